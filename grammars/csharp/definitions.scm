@@ -1,0 +1,10 @@
+; Capture names: see grammars/python/definitions.scm.
+(method_declaration name: (identifier) @name) @definition.function
+(local_function_statement name: (identifier) @name) @definition.function
+(constructor_declaration name: (identifier) @name) @definition.constructor
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(struct_declaration name: (identifier) @name) @definition.struct
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(namespace_declaration name: (_) @name) @definition.module

@@ -1,0 +1,8 @@
+; Capture names: see grammars/python/definitions.scm.
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @definition.trait
+(mod_item name: (identifier) @name) @definition.module
+(impl_item type: (_) @name) @scope

@@ -1,0 +1,30 @@
+; Capture names: see grammars/python/definitions.scm. Used for both TypeScript and TSX.
+; function_signature: overload signatures are folded into the implementation that follows them;
+; one without an implementation (`declare function`) is listed on its own, without a body.
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(function_signature name: (identifier) @name) @definition.function
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(internal_module name: (_) @name) @definition.module
+(method_definition name: (_) @name) @definition.function
+((method_definition name: (property_identifier) @name) @definition.constructor
+  (#eq? @name "constructor"))
+(abstract_method_signature name: (_) @name) @definition.function
+(method_signature name: (_) @name) @definition.function
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator name: (identifier) @name value: [(object) (class)]) @scope
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(pair
+  key: (_) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(export_statement value: [(arrow_function) (function_expression)] @definition.function)
