@@ -1,0 +1,198 @@
+/**
+ * What every CLI command shares: the global options, value parsers that reject bad input with a
+ * message naming the accepted values, and the Command subclass that turns every usage error into
+ * one line on stderr and exit code 2 (nothing on stdout).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
+import { LLM_CLIENT_SPELLINGS, makeConfig, type Config, type LlmClient } from '../config.js';
+import { ToolInputError, messageOf } from '../errors.js';
+
+/** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
+export const EXIT_USAGE = 2;
+
+export interface GlobalOptions {
+  logLevel: LogLevel;
+  logFile?: string | undefined;
+}
+
+/** A usage error raised by a command's own checks (after commander parsed the flags). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export class FaultlineCommand extends Command {
+  override createCommand(name?: string): FaultlineCommand {
+    return new FaultlineCommand(name);
+  }
+
+  override unknownOption(flag: string): never {
+    const accepted = acceptedFlags(this);
+    this.error(`unknown flag ${flag} for '${commandPath(this)}'; accepted: ${accepted.join(', ') || '(none)'}`, {
+      code: 'commander.unknownOption',
+      exitCode: EXIT_USAGE,
+    });
+  }
+
+  override unknownCommand(): never {
+    const names = this.commands.map((command) => command.name());
+    this.error(`unknown command '${this.args[0] ?? ''}' for '${commandPath(this)}'; accepted: ${names.join(', ')}`, {
+      code: 'commander.unknownCommand',
+      exitCode: EXIT_USAGE,
+    });
+  }
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+function acceptedFlags(command: Command): string[] {
+  const flags: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) {
+    for (const option of c.options) if (option.long && !option.hidden) flags.push(option.long);
+  }
+  return [...new Set([...flags, '--help'])];
+}
+
+/** Parsers for commander options: each throws InvalidArgumentError naming what is accepted. */
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('expected a positive integer');
+  }
+  return n;
+}
+
+export function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535');
+  return n;
+}
+
+export function llmClient(value: string): LlmClient {
+  const client = LLM_CLIENT_SPELLINGS[value.trim().toLowerCase()];
+  if (!client) throw new InvalidArgumentError(`accepted: ${Object.keys(LLM_CLIENT_SPELLINGS).join(', ')}`);
+  return client;
+}
+
+export function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL');
+  return value;
+}
+
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The global options, defined on the root program (they go before the command). */
+export function addGlobalOptions(program: Command): void {
+  program
+    .addOption(
+      new Option('--log-file <path>', 'append logs to this file instead of stderr').env('FAULT_LOG_FILE'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'least severe level that is logged').choices(LOG_LEVELS).default('info').env('FAULT_LOG_LEVEL'),
+    )
+    .addOption(
+      new Option('--log-stdout', 'accepted for compatibility with fault; ignored, since stdout carries the MCP protocol').hideHelp(),
+    )
+    .addOption(new Option('--with-otel', 'accepted for compatibility with fault; OpenTelemetry export is not implemented').hideHelp());
+}
+
+/** The options that shape the MCP server's tools; on both `mcp` and `agent`. */
+export function addServerOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--llm-client <client>', 'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama (default: from the API keys present)')
+        .argParser(llmClient)
+        .env('FAULT_AGENT_CLIENT'),
+    )
+    .addOption(
+      new Option('--llm-prompt-reasoning-model <model>', 'model for the review tools (default per provider)').env(
+        'FAULT_AGENT_PROMPT_REASONING_MODEL',
+      ),
+    )
+    .addOption(new Option('--llm-embed-model <model>', 'embedding model for code search (default per provider)').env('FAULT_AGENT_EMBED_MODEL'))
+    .addOption(
+      new Option('--llm-embed-model-dim <n>', 'dimension the embedding model returns (checked)')
+        .argParser(positiveInteger)
+        .env('FAULT_AGENT_EMBED_MODEL_DIMENSION'),
+    )
+    .addOption(
+      new Option('--llm-base-url <url>', 'OpenAI-compatible base URL for a self-hosted server').argParser(httpUrl).env('FAULT_LLM_BASE_URL'),
+    )
+    .addOption(
+      new Option('--root <dir>', 'directory the file tools may read (repeatable; default: the client\'s roots, else anywhere)').argParser(
+        collect,
+      ),
+    )
+    .addOption(
+      new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses').env(
+        'FAULTLINE_ALLOW_REMOTE_TARGETS',
+      ),
+    )
+    .addOption(
+      new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600),
+    )
+    .addOption(
+      new Option('--max-rate <rps>', 'highest total request rate (num_clients × rps) accepted').argParser(positiveInteger).default(5000),
+    );
+}
+
+export interface ServerOptionValues {
+  llmClient?: LlmClient;
+  llmPromptReasoningModel?: string;
+  llmEmbedModel?: string;
+  llmEmbedModelDim?: number;
+  llmBaseUrl?: string;
+  root?: string[];
+  allowRemoteTargets?: boolean;
+  maxDuration: number;
+  maxRate: number;
+}
+
+export function configFrom(globals: GlobalOptions, options: ServerOptionValues): Config {
+  return makeConfig({
+    log: { level: globals.logLevel, file: globals.logFile },
+    roots: options.root ?? [],
+    llm: {
+      client: options.llmClient,
+      baseUrl: options.llmBaseUrl,
+      promptModel: options.llmPromptReasoningModel,
+      embedModel: options.llmEmbedModel,
+      embedDim: options.llmEmbedModelDim,
+    },
+    scenario: {
+      allowRemoteTargets: options.allowRemoteTargets ?? false,
+      maxDurationMs: options.maxDuration * 1000,
+      maxRatePerSecond: options.maxRate,
+    },
+  });
+}
+
+export function loggerFor(globals: GlobalOptions): Logger {
+  return createLogger({ level: globals.logLevel, file: globals.logFile });
+}
+
+/**
+ * Runs a command's work: a UsageError or ToolInputError is a one-line message and exit 2, any
+ * other error a one-line message and exit 1.
+ */
+export async function runCommand(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const usage = error instanceof UsageError || error instanceof ToolInputError;
+    process.stderr.write(`faultline: ${messageOf(error)}\n`);
+    process.exitCode = usage ? EXIT_USAGE : 1;
+  }
+}

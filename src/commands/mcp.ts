@@ -1,0 +1,126 @@
+/**
+ * `faultline mcp` (the native spelling) and `faultline agent tool` (fault's spelling, so its
+ * users' client configs work after changing only the command name): both start the MCP server.
+ */
+import { Option, type Command } from 'commander';
+import { createServer } from '../server.js';
+import { LineJsonRpcTransport, protectStdout } from '../transports/stdio.js';
+import { serveHttp } from '../transports/http.js';
+import { messageOf } from '../errors.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import {
+  UsageError,
+  addServerOptions,
+  configFrom,
+  loggerFor,
+  portNumber,
+  runCommand,
+  type GlobalOptions,
+  type ServerOptionValues,
+} from './common.js';
+
+export const DEFAULT_HTTP_PORT = 8808;
+
+interface McpOptions extends ServerOptionValues {
+  transport: 'stdio' | 'http';
+  host: string;
+  port: number;
+  token?: string;
+}
+
+export function registerMcpCommands(program: Command, globals: () => GlobalOptions): void {
+  const mcp = program
+    .command('mcp')
+    .summary('run the MCP server (stdio or streamable HTTP)')
+    .description(
+      'Run the faultline MCP server. With --transport stdio (the default) an MCP client spawns it and\n' +
+        'talks JSON-RPC over stdin/stdout; logs go to stderr or --log-file. With --transport http it serves\n' +
+        `streamable HTTP at http://HOST:PORT/mcp (127.0.0.1:${DEFAULT_HTTP_PORT} by default).`,
+    )
+    .addOption(new Option('--transport <kind>', 'how clients connect').choices(['stdio', 'http']).default('stdio'))
+    .addOption(new Option('--host <address>', 'address the HTTP transport binds').default('127.0.0.1'))
+    .addOption(new Option('--port <n>', 'port of the HTTP transport (0: any free port)').argParser(portNumber).default(DEFAULT_HTTP_PORT))
+    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'));
+  addServerOptions(mcp).action((options: McpOptions) =>
+    runCommand(async () => {
+      const config = configFrom(globals(), options);
+      if (options.transport === 'http') await runHttp(config, globals(), options);
+      else await runStdio(config, globals());
+    }),
+  );
+
+  const agent = program
+    .command('agent')
+    .summary("fault-compatible spelling: 'faultline agent tool' runs the MCP server on stdio")
+    .description("The reference tool's spelling. 'faultline agent [LLM flags] tool' is 'faultline mcp' on stdio.");
+  addServerOptions(agent);
+  agent
+    .command('tool')
+    .description('run the MCP server on stdio (same as: faultline mcp --transport stdio)')
+    .action(() => runCommand(() => runStdio(configFrom(globals(), agent.opts<ServerOptionValues>()), globals())));
+}
+
+async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
+  // First of all: from here on, only the protocol writes to stdout.
+  const protocolOut = protectStdout();
+  const log = loggerFor(globals);
+  const { mcp } = createServer(config, { log });
+  const transport = new LineJsonRpcTransport(process.stdin, protocolOut);
+  transport.onerror = (error) => log.warn('stdio: %s', error.message);
+  let stopping = false;
+  const stop = async (why: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping (%s)', why);
+    await mcp.close().catch(() => undefined);
+    await log.close();
+    // Work still running (a scenario, an LLM call) was cancelled by close(); do not wait on it.
+    setTimeout(() => process.exit(0), 1000).unref();
+  };
+  transport.onclose = () => void stop('stdin closed');
+  keepAlive(log, stop);
+  await mcp.connect(transport);
+  log.info('faultline MCP server ready on stdio');
+}
+
+async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
+  const log = loggerFor(globals);
+  if (!isLoopback(options.host) && options.token === undefined) {
+    throw new UsageError(
+      `--host ${options.host} exposes the tools beyond this machine; set --token (or FAULTLINE_TOKEN) as well, or bind 127.0.0.1`,
+    );
+  }
+  let server;
+  try {
+    server = await serveHttp({
+      host: options.host,
+      port: options.port,
+      token: options.token,
+      log,
+      newSession: () => createServer(config, { log }).mcp,
+    });
+  } catch (error) {
+    throw new UsageError(`--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`);
+  }
+  process.stderr.write(`faultline MCP server listening on ${server.url}\n`);
+  const running = server;
+  keepAlive(log, async (why) => {
+    log.info('stopping (%s)', why);
+    await running.close();
+    await log.close();
+    process.exit(0);
+  });
+}
+
+/** Signals stop the server; a stray rejection or exception is logged and never kills it. */
+function keepAlive(log: Logger, stop: (why: string) => Promise<void>): void {
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('unhandledRejection', (reason) => log.error('unhandled rejection: %s', reason instanceof Error ? reason.stack : String(reason)));
+  process.on('uncaughtException', (error) => log.error('uncaught exception: %s', error.stack ?? error.message));
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+}

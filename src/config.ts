@@ -1,0 +1,93 @@
+/**
+ * The server's configuration: what the CLI flags and environment variables decide, already
+ * validated. Domain modules receive the part they need; nothing else reads process.env for
+ * settings that are listed here.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { LogLevel } from './log.js';
+
+/** The LLM providers we speak to, by their canonical name. */
+export const LLM_CLIENTS = ['openai', 'openrouter', 'gemini', 'ollama'] as const;
+export type LlmClient = (typeof LLM_CLIENTS)[number];
+
+/**
+ * Every spelling `--llm-client` accepts: the reference tool's (`open-ai`, `open-router`) and the
+ * plain ones, so its users' client configs keep working.
+ */
+export const LLM_CLIENT_SPELLINGS: Record<string, LlmClient> = {
+  'open-ai': 'openai',
+  openai: 'openai',
+  'open-router': 'openrouter',
+  openrouter: 'openrouter',
+  gemini: 'gemini',
+  ollama: 'ollama',
+};
+
+export interface LlmConfig {
+  /** Unset: chosen from the API keys present in the environment (see src/llm). */
+  client?: LlmClient | undefined;
+  /** An OpenAI-compatible base URL for self-hosted servers. */
+  baseUrl?: string | undefined;
+  promptModel?: string | undefined;
+  embedModel?: string | undefined;
+  /** The dimension the embedding model is expected to return; checked, never assumed. */
+  embedDim?: number | undefined;
+  /** Upper bound for one LLM request, retries included. */
+  timeoutMs: number;
+}
+
+export interface ScenarioLimits {
+  /** Load only loopback and private addresses unless this is set. */
+  allowRemoteTargets: boolean;
+  maxDurationMs: number;
+  /** Upper bound for num_clients × rps. */
+  maxRatePerSecond: number;
+}
+
+export interface Config {
+  log: { level: LogLevel; file?: string | undefined };
+  /** Directories the file-reading tools may read from (absolute). Empty: the client's roots decide. */
+  roots: string[];
+  llm: LlmConfig;
+  scenario: ScenarioLimits;
+  /** Where the embedded vector store and other state live. */
+  dataDir: string;
+}
+
+export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_DURATION_MS = 10 * 60_000;
+export const DEFAULT_MAX_RATE_PER_SECOND = 5_000;
+
+/** `$FAULTLINE_DATA_DIR`, else `$XDG_DATA_HOME/faultline`, else `~/.local/share/faultline`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FAULTLINE_DATA_DIR) return resolve(env.FAULTLINE_DATA_DIR);
+  const base = env.XDG_DATA_HOME ? resolve(env.XDG_DATA_HOME) : join(homedir(), '.local', 'share');
+  return join(base, 'faultline');
+}
+
+/** A complete configuration from a partial one; what is not given takes its default. */
+export function makeConfig(partial: DeepPartial<Config> = {}): Config {
+  return {
+    log: { level: partial.log?.level ?? 'info', file: partial.log?.file },
+    roots: (partial.roots ?? []).map((root) => resolve(root)),
+    llm: {
+      client: partial.llm?.client,
+      baseUrl: partial.llm?.baseUrl,
+      promptModel: partial.llm?.promptModel,
+      embedModel: partial.llm?.embedModel,
+      embedDim: partial.llm?.embedDim,
+      timeoutMs: partial.llm?.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
+    },
+    scenario: {
+      allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
+      maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
+      maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
+    },
+    dataDir: partial.dataDir ?? defaultDataDir(),
+  };
+}
+
+export type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K];
+};

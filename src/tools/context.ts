@@ -1,0 +1,11 @@
+/** What every tool family receives when it registers: configuration, file access, logging. */
+import type { FileAccess } from '../access.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+
+export interface ToolContext {
+  config: Config;
+  /** The only way tools read files (roots, absolute paths, size and binary checks). */
+  access: FileAccess;
+  log: Logger;
+}

@@ -1,0 +1,178 @@
+/**
+ * How a tool is declared: one definition (name, title, description, zod input and output shapes,
+ * all four annotations) and one handler that returns `{text, structured}` or throws.
+ *
+ * The registry wraps every handler so that
+ * - a ToolInputError becomes an `isError` result with its message (and no structuredContent,
+ *   which strict clients would validate against the outputSchema even on error);
+ * - a cancelled call answers "cancelled" (the SDK drops it anyway) and never crashes anything;
+ * - any other error becomes an `isError` result naming the tool, and is logged with its stack.
+ *
+ * It also serves `tools/list` itself, so the JSON Schemas it publishes are exactly the ones the
+ * snapshot test and the schema lint see: the SDK's converter adds a `$schema` keyword that
+ * Gemini rejects, so it is stripped here, in one place.
+ */
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+
+export interface ToolAnnotationsExplicit {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Reads local files or computes locally: safe to auto-approve. */
+export const LOCAL_READ_ONLY: ToolAnnotationsExplicit = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  /** snake_case, at most 64 characters (MCP clients prefix it with the server's name). */
+  name: string;
+  title: string;
+  /** Says when to use the tool, its units and defaults, and whether it needs an LLM. */
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotationsExplicit;
+}
+
+/** What a handler gets besides its arguments. */
+export interface ToolCall {
+  /** Aborts when the client cancels the request or disconnects. */
+  signal: AbortSignal;
+  /**
+   * Reports progress when the client asked for it (sent a progressToken); a no-op otherwise.
+   * `progress` must increase from call to call.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export interface ToolOutcome<S> {
+  /** The text content: the legacy shape scripts parse (see DESIGN.md §2). */
+  text: string;
+  /** The structuredContent, validated against the output shape. */
+  structured: S;
+}
+
+export type ToolHandler<I extends z.ZodRawShape, O extends z.ZodRawShape> = (
+  args: z.infer<z.ZodObject<I>>,
+  call: ToolCall,
+) => Promise<ToolOutcome<z.infer<z.ZodObject<O>>>>;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export class ToolRegistry {
+  private readonly listed: Tool[] = [];
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly log: Logger,
+  ) {}
+
+  register<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+    definition: ToolDefinition<I, O>,
+    handler: ToolHandler<I, O>,
+  ): void {
+    const inputSchema = z.object(definition.input);
+    const outputSchema = z.object(definition.output);
+    this.listed.push({
+      name: definition.name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: publishedSchema(inputSchema, 'input') as Tool['inputSchema'],
+      outputSchema: publishedSchema(outputSchema, 'output') as Tool['outputSchema'],
+      annotations: { title: definition.title, ...definition.annotations },
+    });
+    const run = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
+      const started = performance.now();
+      try {
+        const outcome = await handler(args as z.infer<z.ZodObject<I>>, toolCall(extra, this.log));
+        this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
+        return {
+          content: [{ type: 'text', text: outcome.text }],
+          structuredContent: outcome.structured as Record<string, unknown>,
+        };
+      } catch (error) {
+        return this.failure(definition.name, error, extra.signal);
+      }
+    };
+    this.server.registerTool(
+      definition.name,
+      {
+        title: definition.title,
+        description: definition.description,
+        inputSchema,
+        outputSchema,
+        annotations: { title: definition.title, ...definition.annotations },
+      },
+      run as never,
+    );
+  }
+
+  /** Every registered tool as `tools/list` publishes it. */
+  tools(): Tool[] {
+    return this.listed.map((tool) => structuredClone(tool));
+  }
+
+  /** Makes `tools/list` answer from this registry (call once, after every tool is registered). */
+  serveToolList(): void {
+    this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools() }));
+  }
+
+  private failure(name: string, error: unknown, signal: AbortSignal): CallToolResult {
+    let text: string;
+    if (error instanceof ToolInputError) {
+      text = error.message;
+    } else if (error instanceof CancelledError || signal.aborted) {
+      text = `${name} was cancelled`;
+    } else {
+      this.log.error('%s failed unexpectedly: %s', name, error instanceof Error ? (error.stack ?? error.message) : messageOf(error));
+      text = `${name} failed: ${messageOf(error)}`;
+    }
+    return { content: [{ type: 'text', text }], isError: true };
+  }
+}
+
+function publishedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+function toolCall(extra: Extra, log: Logger): ToolCall {
+  const token = extra._meta?.progressToken;
+  let last = -Infinity;
+  return {
+    signal: extra.signal,
+    progress(progress, total, message) {
+      if (token === undefined || extra.signal.aborted || progress <= last) return;
+      last = progress;
+      extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message !== undefined ? { message } : {}),
+          },
+        })
+        .catch((error: unknown) => log.debug('progress notification not sent: %s', messageOf(error)));
+    },
+  };
+}

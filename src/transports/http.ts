@@ -1,0 +1,220 @@
+/**
+ * Streamable HTTP transport (MCP 2025-03-26+), one session per client, on a node:http server.
+ *
+ * Every request passes three gates before the SDK sees it:
+ * 1. the path is `/mcp` (404 otherwise);
+ * 2. DNS-rebinding protection: the Host header names this server (a loopback name, or the address
+ *    it was bound to, with its port), and an Origin header, when present, names a loopback host
+ *    or that address (403 otherwise) — a web page on another origin cannot drive the tools;
+ * 3. with a token configured, `Authorization: Bearer <token>` (401 otherwise, compared in
+ *    constant time).
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+
+export const MCP_PATH = '/mcp';
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_SESSIONS = 64;
+
+export interface HttpServeOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  token?: string | undefined;
+  /** Builds the MCP server for a new session. */
+  newSession: () => McpServer;
+  log: Logger;
+}
+
+export interface RunningHttpServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
+  const sessions = new Map<string, Session>();
+  const server: Server = createHttpServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log.error('HTTP request failed: %s', messageOf(error));
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+      else res.end();
+    });
+  });
+
+  let port = options.port;
+  const gate = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (url.pathname !== MCP_PATH) {
+      sendJsonRpcError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      return false;
+    }
+    if (!hostAllowed(req.headers.host, options.host, port)) {
+      sendJsonRpcError(res, 403, -32000, 'Forbidden: Host header does not name this server');
+      return false;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, options.host)) {
+      sendJsonRpcError(res, 403, -32000, 'Forbidden: Origin not allowed');
+      return false;
+    }
+    if (options.token !== undefined && !tokenMatches(req.headers.authorization, options.token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="faultline"');
+      sendJsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>');
+      return false;
+    }
+    return true;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!gate(req, res)) {
+      req.resume();
+      return;
+    }
+    const sessionId = headerValue(req.headers['mcp-session-id']);
+    let body: unknown;
+    if (req.method === 'POST') {
+      const parsed = await readJsonBody(req);
+      if (!parsed.ok) {
+        sendJsonRpcError(res, parsed.status, parsed.code, parsed.message);
+        return;
+      }
+      body = parsed.value;
+    }
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) {
+        sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
+        return;
+      }
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize');
+      return;
+    }
+    if (sessions.size >= MAX_SESSIONS) {
+      sendJsonRpcError(res, 503, -32000, `Too many sessions (${MAX_SESSIONS}); close one with DELETE ${MCP_PATH}`);
+      return;
+    }
+    const mcp = options.newSession();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server: mcp });
+        options.log.debug('HTTP session %s opened', id);
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && sessions.delete(id)) options.log.debug('HTTP session %s closed', id);
+    };
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `http://${hostForUrl}:${port}${MCP_PATH}`,
+    port,
+    async close() {
+      const closing = [...sessions.values()].map((session) => session.server.close().catch(() => undefined));
+      sessions.clear();
+      await Promise.all(closing);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function hostAllowed(hostHeader: string | undefined, boundHost: string, port: number): boolean {
+  if (!hostHeader) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(`http://${hostHeader}`);
+  } catch {
+    return false;
+  }
+  const headerPort = parsed.port === '' ? 80 : Number(parsed.port);
+  return headerPort === port && nameAllowed(parsed.hostname, boundHost);
+}
+
+function originAllowed(origin: string, boundHost: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && nameAllowed(parsed.hostname, boundHost);
+}
+
+function nameAllowed(hostname: string, boundHost: string): boolean {
+  const name = hostname.toLowerCase();
+  if (LOOPBACK_NAMES.has(name)) return true;
+  const bound = boundHost.toLowerCase();
+  // A wildcard bind accepts any name only when the user explicitly chose it; the check then
+  // cannot tell rebinding from a real remote name, so it is left to the token.
+  if (bound === '0.0.0.0' || bound === '::') return true;
+  return name === bound || name === `[${bound}]`;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!match) return false;
+  // Hash both sides so the comparison is constant-time whatever their lengths.
+  const given = createHash('sha256').update(match[1]!.trim()).digest();
+  const expected = createHash('sha256').update(token).digest();
+  return timingSafeEqual(given, expected);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      return { ok: false, status: 413, code: -32600, message: `Request body over ${MAX_BODY_BYTES} bytes` };
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch (error) {
+    return { ok: false, status: 400, code: -32700, message: `Parse error: ${(error as Error).message}` };
+  }
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
