@@ -1,0 +1,54 @@
+/**
+ * Transport for Ollama's native API (/api/chat, /api/embed) on the official `ollama` package.
+ * Structured output uses `format` set to the JSON schema, which Ollama turns into a grammar.
+ *
+ * The package only aborts streamed requests, so each call gets a client whose fetch carries our
+ * signal; a client is a plain object, cheap to make.
+ */
+import { Ollama } from 'ollama';
+import { z } from 'zod';
+import { LlmError } from './errors.js';
+import type { ChatMessage, JsonFormat, Transport } from './provider.js';
+
+export class OllamaTransport implements Transport {
+  constructor(private readonly host: string) {}
+
+  async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
+    try {
+      const response = await this.client(signal).chat({
+        model,
+        messages,
+        stream: false,
+        ...(format ? { format: z.toJSONSchema(format.schema) as object } : {}),
+        // Deterministic sampling is what Ollama recommends for schema-constrained output.
+        options: { temperature: 0 },
+      });
+      return response.message?.content ?? '';
+    } catch (error) {
+      throw this.translate(error, signal);
+    }
+  }
+
+  async embed(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
+    try {
+      const response = await this.client(signal).embed({ model, input: texts });
+      return response.embeddings;
+    } catch (error) {
+      throw this.translate(error, signal);
+    }
+  }
+
+  private client(signal: AbortSignal): Ollama {
+    return new Ollama({ host: this.host, fetch: (input, init) => fetch(input, { ...init, signal }) });
+  }
+
+  private translate(error: unknown, signal: AbortSignal): unknown {
+    if (signal.aborted) return error;
+    const status = (error as { status_code?: unknown }).status_code;
+    if (typeof status === 'number') {
+      return new LlmError('http', `Ollama at ${this.host} answered HTTP ${status}: ${(error as Error).message}`, status);
+    }
+    const cause = ((error as Error).cause as Error | undefined)?.message;
+    return new LlmError('network', `could not reach Ollama at ${this.host}: ${cause ?? (error as Error).message}`);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Transport for OpenAI-compatible endpoints (OpenAI, OpenRouter, Gemini's compatibility layer,
+ * self-hosted servers) on the official `openai` package.
+ *
+ * Traps handled here (measured, see code-analysis-anchors §6):
+ * - the SDK asks for base64 embeddings by default and returns empty vectors from servers that
+ *   answer with float arrays, so we always ask for `encoding_format: 'float'`;
+ * - the SDK's own retries are off: LlmProvider retries, within its one deadline.
+ */
+import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { LlmError } from './errors.js';
+import type { ChatMessage, JsonFormat, Transport } from './provider.js';
+
+export interface OpenAiTransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Extra headers, e.g. OpenRouter's attribution headers. */
+  headers?: Record<string, string> | undefined;
+}
+
+export class OpenAiTransport implements Transport {
+  private readonly client: OpenAI;
+  /**
+   * Some compatible servers reject `response_format: json_schema` with a 4xx. After the first such
+   * refusal we stop sending it; the schema is in the prompt anyway and the reply is validated.
+   */
+  private jsonSchemaRefused = false;
+
+  constructor(private readonly options: OpenAiTransportOptions) {
+    this.client = new OpenAI({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey,
+      defaultHeaders: options.headers,
+      maxRetries: 0,
+      // Our deadline (LlmProvider) always fires first; this only keeps the SDK from imposing its own.
+      timeout: 24 * 3600_000,
+    });
+  }
+
+  async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
+    const useSchema = format !== undefined && !this.jsonSchemaRefused;
+    let completion;
+    try {
+      completion = await this.client.chat.completions.create(
+        {
+          model,
+          messages,
+          ...(useSchema ? { response_format: zodResponseFormat(format.schema, format.name) } : {}),
+        },
+        { signal },
+      );
+    } catch (error) {
+      const translated = this.translate(error);
+      if (useSchema && translated instanceof LlmError && translated.kind === 'http' && (translated.status === 400 || translated.status === 422)) {
+        this.jsonSchemaRefused = true;
+        return this.chat(model, messages, format, signal);
+      }
+      throw translated;
+    }
+    const message = completion.choices[0]?.message;
+    if (message?.refusal) throw new LlmError('invalid_reply', `the model refused: ${message.refusal}`);
+    return message?.content ?? '';
+  }
+
+  async embed(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
+    let response;
+    try {
+      response = await this.client.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal });
+    } catch (error) {
+      throw this.translate(error);
+    }
+    return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+  }
+
+  /** SDK errors → LlmError; an abort is passed through untouched for the deadline to name. */
+  private translate(error: unknown): unknown {
+    if (error instanceof OpenAI.APIUserAbortError) return error;
+    if (error instanceof OpenAI.APIConnectionError) {
+      const cause = (error.cause as Error | undefined)?.message ?? error.message;
+      return new LlmError('network', `could not reach ${this.options.baseUrl}: ${cause}`);
+    }
+    if (error instanceof OpenAI.APIError && error.status !== undefined) {
+      const retryAfter = Number(error.headers?.get('retry-after'));
+      return new LlmError(
+        'http',
+        `${this.options.baseUrl} answered HTTP ${error.status}: ${error.message}`,
+        error.status,
+        Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      );
+    }
+    if (error instanceof LlmError) return error;
+    return new LlmError('network', `request to ${this.options.baseUrl} failed: ${(error as Error).message}`);
+  }
+}
