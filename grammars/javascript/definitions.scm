@@ -19,3 +19,6 @@
   left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (export_statement value: [(arrow_function) (function_expression)] @definition.function)
+; After a syntax error, a function declaration can come back as a named function expression
+; inside the ERROR node; it is still the definition the author wrote.
+(ERROR (function_expression name: (identifier) @name) @definition.function)

@@ -1,0 +1,258 @@
+/**
+ * Finds the definitions in a syntax tree: what the language's definitions.scm captures, turned
+ * into named, qualified, located records.
+ *
+ * The query only says "this node is a function/class/… called X". The rest is done here, the
+ * same way for every language, with a few per-language tables:
+ * - qualification: the names of the enclosing captured definitions and scopes (`Class.method`,
+ *   `outer.inner`, `Type::method` through a Rust impl), plus a receiver the query captured
+ *   outside the node (Go `(s *Server) Start` → `Server.Start`, JS `module.exports.f = …`);
+ * - kind: a function directly inside a class-like definition or scope is a method;
+ * - extent: `full` grows outwards over wrappers (export, decorators, templates) and backwards over
+ *   attached siblings (TS method decorators, Rust attributes and doc comments, TS overload
+ *   signatures of the same name);
+ * - body: the `body` field of the node (or of the function it binds);
+ * - indentation: both spans start at the start of their first line when only indentation precedes
+ *   them there, so the texts keep their original indentation.
+ */
+import type { Node, Tree } from 'web-tree-sitter';
+import type { Grammar } from './grammar.js';
+import type { LanguageInfo } from './languages.js';
+
+export type FunctionKind = 'function' | 'method' | 'constructor';
+export type TypeKind = 'class' | 'interface' | 'struct' | 'enum' | 'trait' | 'module';
+export type DefinitionKind = FunctionKind | TypeKind;
+
+/**
+ * A range of the source. Offsets are UTF-16 code-unit offsets into the source string (what
+ * `String.prototype.slice` takes), not UTF-8 byte offsets; lines are 1-based and inclusive.
+ */
+export interface SourceSpan {
+  startLine: number;
+  endLine: number;
+  startOffset: number;
+  endOffset: number;
+}
+
+export interface Definition extends SourceSpan {
+  /** The bare name as written (`method`). */
+  name: string;
+  /** The name qualified by its containers, joined with the language's separator (`Class.method`). */
+  qualifiedName: string;
+  kind: DefinitionKind;
+  /** The block alone (null for a declaration without one: abstract, interface, trait signature). */
+  body: SourceSpan | null;
+}
+
+const FUNCTION_KINDS: ReadonlySet<string> = new Set<FunctionKind>(['function', 'method', 'constructor']);
+const CLASS_LIKE_KINDS: ReadonlySet<string> = new Set<TypeKind>(['class', 'interface', 'struct', 'enum', 'trait']);
+
+export function isFunctionKind(kind: DefinitionKind): kind is FunctionKind {
+  return FUNCTION_KINDS.has(kind);
+}
+
+/** Parent node types whose whole text belongs to the definition they wrap. */
+const WRAPPERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  python: new Set(['decorated_definition']),
+  javascript: new Set(['export_statement']),
+  typescript: new Set(['export_statement']),
+  tsx: new Set(['export_statement']),
+  cpp: new Set(['template_declaration']),
+};
+
+/** Declarator types → the declaration types that are wholly theirs when they are its only declarator. */
+const SINGLE_DECLARATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+  variable_declarator: new Set(['lexical_declaration', 'variable_declaration']),
+  type_spec: new Set(['type_declaration']),
+};
+
+/** Preceding sibling types that are attached to the definition after them (when adjacent). */
+const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node) => boolean>> = {
+  typescript: (node) => node.type === 'decorator',
+  tsx: (node) => node.type === 'decorator',
+  go: (node) => node.type === 'comment',
+  rust: (node) =>
+    node.type === 'attribute_item' ||
+    ((node.type === 'line_comment' || node.type === 'block_comment') && /^(\/\/\/(?!\/)|\/\*\*(?!\/))/.test(node.text)),
+};
+
+/** Bodiless signatures folded into a following implementation of the same name (overloads). */
+const OVERLOAD_SIGNATURES: ReadonlySet<string> = new Set(['function_signature', 'method_signature']);
+
+interface Captured {
+  node: Node;
+  /** A kind, or 'scope' for a container that is not itself listed. */
+  role: DefinitionKind | 'scope';
+  name: string;
+  /** Qualifier segments from the name itself (`A::f`) or from a receiver. */
+  ownQualifier: string[];
+}
+
+export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Definition[] {
+  const captured = captureDefinitions(tree, grammar, info);
+  const byNodeId = new Map(captured.map((entry) => [entry.node.id, entry]));
+  const definitions: Definition[] = [];
+  for (const entry of captured) {
+    if (entry.role === 'scope') continue;
+    const containers = enclosingContainers(entry.node, byNodeId);
+    const qualifier = [...containers.map((container) => container.name).reverse(), ...entry.ownQualifier];
+    const nearest = containers[0];
+    let kind: DefinitionKind = entry.role;
+    // A function directly inside a class-like definition or scope is a method; inside a module
+    // or namespace it is still a function.
+    const insideType = nearest !== undefined && (nearest.role === 'scope' || CLASS_LIKE_KINDS.has(nearest.role));
+    if (kind === 'function' && insideType) kind = 'method';
+    const full = fullNode(entry.node, info);
+    const start = attachedStart(full, entry, info) ?? full;
+    const body = bodyNode(entry.node);
+    definitions.push({
+      name: entry.name,
+      qualifiedName: [...qualifier, entry.name].join(info.separator),
+      kind,
+      ...withIndentation(span(start, full), source),
+      body: body ? withIndentation(span(body, body), source) : null,
+    });
+  }
+  return dropFoldedSignatures(definitions);
+}
+
+function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): Captured[] {
+  const byNodeId = new Map<number, Captured>();
+  for (const match of grammar.definitionsQuery.matches(tree.rootNode)) {
+    let node: Node | undefined;
+    let role: Captured['role'] | undefined;
+    let nameNode: Node | undefined;
+    let receiver: Node | undefined;
+    for (const capture of match.captures) {
+      if (capture.name === 'name') nameNode = capture.node;
+      else if (capture.name === 'receiver') receiver = capture.node;
+      else if (capture.name === 'scope') [node, role] = [capture.node, 'scope'];
+      else if (capture.name.startsWith('definition.')) [node, role] = [capture.node, capture.name.slice(11) as DefinitionKind];
+    }
+    if (!node || !role) continue;
+    const existing = byNodeId.get(node.id);
+    // A node matched by a general pattern and a specific one (a JS `constructor` method) keeps
+    // the specific kind, whichever order the matches arrive in.
+    if (existing && !(existing.role === 'function' && role === 'constructor')) continue;
+    const { name, qualifier } = splitName(nameNode, info);
+    const ownQualifier = receiver ? [typeName(receiver.text), ...qualifier] : qualifier;
+    byNodeId.set(node.id, { node, role, name, ownQualifier });
+  }
+  return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+}
+
+/** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
+function splitName(nameNode: Node | undefined, info: LanguageInfo): { name: string; qualifier: string[] } {
+  // `export default function () {}` has no name of its own: it is the module's default export.
+  if (!nameNode) return { name: 'default', qualifier: [] };
+  if (nameNode.type !== 'qualified_identifier') return { name: typeName(nameNode.text), qualifier: [] };
+  const segments = nameNode.text.split('::').map((segment) => typeName(segment.trim()));
+  const name = segments.pop() ?? nameNode.text;
+  return { name, qualifier: segments.filter((segment) => segment.length > 0 && info.separator === '::') };
+}
+
+/**
+ * The plain name of a type as written in a receiver or impl header: `*List[T]` → `List`,
+ * `Point<T>` → `Point`, `&'a mut Foo` → `Foo`, `fmt::Display` stays as written.
+ */
+function typeName(text: string): string {
+  return text
+    .replace(/^[&*\s]+/, '')
+    .replace(/^'\w+\s+/, '')
+    .replace(/^mut\s+/, '')
+    .replace(/[<[].*$/s, '')
+    .trim();
+}
+
+/** The captured definitions and scopes enclosing `node`, nearest first. */
+function enclosingContainers(node: Node, byNodeId: ReadonlyMap<number, Captured>): Captured[] {
+  const containers: Captured[] = [];
+  for (let parent = node.parent; parent; parent = parent.parent) {
+    const container = byNodeId.get(parent.id);
+    if (container) containers.push(container);
+  }
+  return containers;
+}
+
+/** The outermost node whose text is all this definition's: declarations, wrappers, attached siblings. */
+function fullNode(node: Node, info: LanguageInfo): Node {
+  let full = node;
+  const parent = full.parent;
+  // `const f = () => …;` (JS) or `type T struct {…}` (Go) is the whole declaration when it
+  // declares that one name alone.
+  const declaration = parent && SINGLE_DECLARATIONS[full.type];
+  if (declaration?.has(parent.type) && parent.namedChildren.filter((child) => child.type === full.type).length === 1) {
+    full = parent;
+  }
+  const wrappers = WRAPPERS[info.name];
+  while (wrappers && full.parent && wrappers.has(full.parent.type)) full = full.parent;
+  return full;
+}
+
+/** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
+function attachedStart(full: Node, entry: Captured, info: LanguageInfo): Node | undefined {
+  const attached = ATTACHED_SIBLINGS[info.name];
+  let start: Node | undefined;
+  for (let sibling = full.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
+    // Only what touches the definition (no blank line between) is attached to it.
+    if (sibling.endPosition.row < (start ?? full).startPosition.row - 1) break;
+    if (attached?.(sibling) || isOverloadOf(sibling, entry)) start = sibling;
+    else break;
+  }
+  return start;
+}
+
+function isOverloadOf(sibling: Node, entry: Captured): boolean {
+  const signature = sibling.type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
+  return (
+    signature !== null &&
+    OVERLOAD_SIGNATURES.has(signature.type) &&
+    signature.childForFieldName('name')?.text === entry.name &&
+    bodyNode(entry.node) !== undefined
+  );
+}
+
+/** The function's block: its own `body`, or the body of the function a declarator/field binds. */
+function bodyNode(node: Node): Node | undefined {
+  const own = node.childForFieldName('body');
+  if (own) return own;
+  for (const field of ['value', 'right']) {
+    const bound = node.childForFieldName(field)?.childForFieldName('body');
+    if (bound) return bound;
+  }
+  // C# expression-bodied members (`int F() => 1;`) have no `body` field.
+  return node.namedChildren.find((child) => child.type === 'arrow_expression_clause');
+}
+
+function span(start: Node, end: Node): SourceSpan {
+  return {
+    startLine: start.startPosition.row + 1,
+    endLine: end.endPosition.row + 1,
+    startOffset: start.startIndex,
+    endOffset: end.endIndex,
+  };
+}
+
+/** The span from its line's start when only indentation precedes it, so the text keeps its indentation. */
+function withIndentation(result: SourceSpan, source: string): SourceSpan {
+  if (result.startOffset === 0) return result;
+  const lineStart = source.lastIndexOf('\n', result.startOffset - 1) + 1;
+  if (/^[ \t]*$/.test(source.slice(lineStart, result.startOffset))) result.startOffset = lineStart;
+  return result;
+}
+
+/** Overload signatures folded into the implementation after them are not listed on their own. */
+function dropFoldedSignatures(definitions: Definition[]): Definition[] {
+  return definitions.filter(
+    (definition) =>
+      definition.body !== null ||
+      !definitions.some(
+        (other) =>
+          other !== definition &&
+          other.body !== null &&
+          other.qualifiedName === definition.qualifiedName &&
+          other.startOffset <= definition.startOffset &&
+          definition.endOffset <= other.endOffset,
+      ),
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * Loads tree-sitter grammars and parses source text.
+ *
+ * The web-tree-sitter runtime is initialised once per process, on first use. Each grammar (its
+ * wasm, a Parser set to it and its compiled definitions query) is loaded on first use of its
+ * language and then kept for the life of the process: that is a fixed, bounded cost per language,
+ * while re-compiling the query on every call would cost milliseconds each time. Trees are the
+ * per-call allocation that grows: `withTree` always deletes them (leaving them to the wasm heap
+ * grew RSS to 400 MB over 200 parses of a 2,000-line file).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
+import type { LanguageInfo } from './languages.js';
+
+export interface Grammar {
+  readonly language: Language;
+  readonly parser: Parser;
+  readonly definitionsQuery: Query;
+}
+
+let runtimeReady: Promise<void> | undefined;
+const grammars = new Map<string, Promise<Grammar>>();
+
+/**
+ * The grammars/ directory. Searched upwards from this module because the compiled file sits at a
+ * different depth (dist/src/code) than the source (src/code), and an installed package keeps
+ * grammars/ at its root.
+ */
+export const grammarsDirectory: string = findGrammarsDirectory();
+
+function findGrammarsDirectory(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'grammars');
+    if (existsSync(join(candidate, 'manifest.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('faultline: the grammars/ directory (with manifest.json) was not found');
+    dir = parent;
+  }
+}
+
+/** The grammar for a language, loaded on first use (concurrent callers share one load). */
+export function loadGrammar(info: LanguageInfo): Promise<Grammar> {
+  const key = `${info.grammarDir}/${info.wasmFile}`;
+  let loading = grammars.get(key);
+  if (!loading) {
+    loading = load(info);
+    // A failed load is not cached, so a later call reports the error again instead of a stale one.
+    loading.catch(() => grammars.delete(key));
+    grammars.set(key, loading);
+  }
+  return loading;
+}
+
+async function load(info: LanguageInfo): Promise<Grammar> {
+  runtimeReady ??= Parser.init();
+  await runtimeReady;
+  const dir = join(grammarsDirectory, info.grammarDir);
+  const language = await Language.load(new Uint8Array(readFileSync(join(dir, info.wasmFile))));
+  if (language.abiVersion < MIN_COMPATIBLE_VERSION || language.abiVersion > LANGUAGE_VERSION) {
+    throw new Error(
+      `grammar ${info.wasmFile} has ABI ${language.abiVersion}; web-tree-sitter accepts ${MIN_COMPATIBLE_VERSION}..${LANGUAGE_VERSION}`,
+    );
+  }
+  const definitionsQuery = new Query(language, readFileSync(join(dir, 'definitions.scm'), 'utf8'));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return { language, parser, definitionsQuery };
+}
+
+/** Parses `source` and runs `use` on the tree, deleting the tree afterwards whatever happens. */
+export async function withTree<T>(source: string, info: LanguageInfo, use: (tree: Tree, grammar: Grammar) => T): Promise<T> {
+  const grammar = await loadGrammar(info);
+  const tree = grammar.parser.parse(source);
+  if (!tree) throw new Error(`tree-sitter returned no tree for ${info.displayName} source`);
+  try {
+    return use(tree, grammar);
+  } finally {
+    tree.delete();
+  }
+}

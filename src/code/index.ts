@@ -1,0 +1,198 @@
+/**
+ * Code reading with tree-sitter: which definitions a source file has, and the text of one.
+ *
+ * Public API (source text is passed in; reading files is src/access.ts's job):
+ *
+ * - `languageForPath(path)` → `LanguageInfo | undefined` by extension (case-insensitive);
+ *   `languageByName('python' | 'ts' | 'c++' | …)`; `supportedLanguages()`;
+ *   `supportedExtensions()`; `requireLanguageForPath(path)` throws UnsupportedLanguageError
+ *   (a ToolInputError listing the supported extensions).
+ * - `listDefinitions(source, language)` → `{ language, definitions, syntaxErrors }`.
+ *   `definitions` are in source order (by start of the definition itself, so an outer function
+ *   comes before the functions nested in it). Each has `name`, `qualifiedName` (`Class.method`,
+ *   Go `Receiver.Method`, Rust/C++/PHP `Type::method`, nested `outer.inner`), `kind`
+ *   (`function | method | constructor` — see `isFunctionKind` — or `class | interface | struct |
+ *   enum | trait | module`), 1-based inclusive `startLine`/`endLine`, `startOffset`/`endOffset`
+ *   (UTF-16 offsets: `source.slice(startOffset, endOffset)` is the full text, with decorators,
+ *   annotations, Rust attributes and doc comments, `export`, TS overload signatures) and
+ *   `body: SourceSpan | null` (the block alone, from the start of its first line so indentation
+ *   is kept; null for declarations without one). `syntaxErrors` is `{ count, firstLines }`: with
+ *   errors, the definitions are those tree-sitter could still recognise.
+ * - `listFunctions(source, language)` → the same, with function-like definitions only.
+ * - `extractFunction(source, language, func)` → `{ name, qualifiedName, kind, language, full, body,
+ *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
+ *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable), optionally with
+ *   `:LINE` (`A.m:42`, the definition's first line) to pick one of several same-named overloads.
+ *   Throws FunctionNotFoundError (`.available`, the function names that exist) or
+ *   AmbiguousFunctionError (`.candidates`, qualified names with lines); both are ToolInputErrors.
+ * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
+ *
+ * `language` is a LanguageInfo or a name accepted by languageByName. Grammars load on first use;
+ * every call is async only for that.
+ */
+import { ToolInputError } from '../errors.js';
+import { findDefinitions, isFunctionKind, type Definition } from './definitions.js';
+import { withTree } from './grammar.js';
+import { languageByName, languageForPath, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
+import { summariseSyntaxErrors, type SyntaxErrorSummary } from './syntax-errors.js';
+
+export { languageByName, languageForPath, supportedExtensions, supportedLanguages, isFunctionKind };
+export type { LanguageInfo, Definition, SyntaxErrorSummary };
+export type { DefinitionKind, FunctionKind, TypeKind, SourceSpan } from './definitions.js';
+
+export interface DefinitionList {
+  language: string;
+  definitions: Definition[];
+  syntaxErrors: SyntaxErrorSummary;
+}
+
+export interface ExtractedFunction {
+  name: string;
+  qualifiedName: string;
+  kind: Definition['kind'];
+  language: string;
+  /** The whole definition as written, with decorators/annotations/attributes/export. */
+  full: string;
+  /** The block only, with its original indentation; null when the declaration has none. */
+  body: string | null;
+  startLine: number;
+  endLine: number;
+  syntaxErrors: SyntaxErrorSummary;
+}
+
+/** How many names a not-found error lists before saying how many more there are. */
+export const MAX_LISTED_NAMES = 50;
+
+export class UnsupportedLanguageError extends ToolInputError {}
+
+export class FunctionNotFoundError extends ToolInputError {
+  constructor(
+    readonly func: string,
+    /** Qualified names of every function in the file (the message lists up to MAX_LISTED_NAMES). */
+    readonly available: string[],
+  ) {
+    super(
+      available.length === 0
+        ? `func: no function named '${func}' (the file defines no functions)`
+        : `func: no function named '${func}'; the file defines: ${capList(available)}`,
+    );
+  }
+}
+
+export class AmbiguousFunctionError extends ToolInputError {
+  constructor(
+    readonly func: string,
+    /** `qualifiedName (lines a-b)` for each match. */
+    readonly candidates: string[],
+  ) {
+    super(
+      `func: '${func}' matches ${candidates.length} definitions: ${candidates.join(', ')}. ` +
+        `Pass a qualified name, or add ':LINE' with the first line to pick one (e.g. '${func}:LINE')`,
+    );
+  }
+}
+
+/** The language of a file, or an UnsupportedLanguageError naming the supported extensions. */
+export function requireLanguageForPath(path: string): LanguageInfo {
+  const info = languageForPath(path);
+  if (info) return info;
+  throw new UnsupportedLanguageError(
+    `file: ${path} has no supported extension; supported: ${supportedExtensions().join(' ')}`,
+  );
+}
+
+function resolveLanguage(language: LanguageInfo | string): LanguageInfo {
+  if (typeof language !== 'string') return language;
+  const info = languageByName(language);
+  if (info) return info;
+  throw new UnsupportedLanguageError(
+    `language: '${language}' is not supported; supported: ${supportedLanguages()
+      .map((entry) => entry.name)
+      .join(', ')}`,
+  );
+}
+
+export async function listDefinitions(source: string, language: LanguageInfo | string): Promise<DefinitionList> {
+  const info = resolveLanguage(language);
+  return withTree(source, info, (tree, grammar) => ({
+    language: info.name,
+    definitions: findDefinitions(tree, grammar, info, source),
+    syntaxErrors: summariseSyntaxErrors(tree.rootNode),
+  }));
+}
+
+export async function listFunctions(source: string, language: LanguageInfo | string): Promise<DefinitionList> {
+  const list = await listDefinitions(source, language);
+  return { ...list, definitions: list.definitions.filter((definition) => isFunctionKind(definition.kind)) };
+}
+
+export async function countSyntaxErrors(source: string, language: LanguageInfo | string): Promise<SyntaxErrorSummary> {
+  const info = resolveLanguage(language);
+  return withTree(source, info, (tree) => summariseSyntaxErrors(tree.rootNode));
+}
+
+export async function extractFunction(
+  source: string,
+  language: LanguageInfo | string,
+  func: string,
+): Promise<ExtractedFunction> {
+  const requested = func.trim();
+  if (requested.length === 0) throw new ToolInputError('func: must be a function name, bare or qualified (e.g. run or Server.run)');
+  const list = await listFunctions(source, language);
+  const definition = pickDefinition(list.definitions, requested);
+  return {
+    name: definition.name,
+    qualifiedName: definition.qualifiedName,
+    kind: definition.kind,
+    language: list.language,
+    full: source.slice(definition.startOffset, definition.endOffset),
+    body: definition.body ? source.slice(definition.body.startOffset, definition.body.endOffset) : null,
+    startLine: definition.startLine,
+    endLine: definition.endLine,
+    syntaxErrors: list.syntaxErrors,
+  };
+}
+
+/**
+ * Exact qualified name first, then a qualified suffix on segment boundaries (`B.m` finds
+ * `A.B.m`), then the bare name. A trailing `:LINE` narrows to the definition starting there.
+ */
+function pickDefinition(functions: Definition[], requested: string): Definition {
+  const lineMatch = /^(.*[^:]):(\d+)$/.exec(requested);
+  const wanted = lineMatch?.[1] ?? requested;
+  const line = lineMatch ? Number(lineMatch[2]) : undefined;
+  const target = segments(wanted);
+  const tiers = [
+    (definition: Definition) => sameSegments(segments(definition.qualifiedName), target),
+    (definition: Definition) => endsWithSegments(segments(definition.qualifiedName), target),
+  ];
+  for (const matches of tiers) {
+    let found = functions.filter(matches);
+    if (line !== undefined) found = found.filter((definition) => definition.startLine === line);
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) {
+      throw new AmbiguousFunctionError(
+        requested,
+        found.map((definition) => `${definition.qualifiedName} (lines ${definition.startLine}-${definition.endLine})`),
+      );
+    }
+  }
+  throw new FunctionNotFoundError(requested, [...new Set(functions.map((definition) => definition.qualifiedName))]);
+}
+
+function segments(name: string): string[] {
+  return name.split(/::|\./).filter((segment) => segment.length > 0);
+}
+
+function sameSegments(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((segment, index) => segment === b[index]);
+}
+
+function endsWithSegments(name: string[], suffix: string[]): boolean {
+  return suffix.length <= name.length && suffix.every((segment, index) => segment === name[name.length - suffix.length + index]);
+}
+
+function capList(names: string[]): string {
+  const shown = names.slice(0, MAX_LISTED_NAMES).join(', ');
+  return names.length > MAX_LISTED_NAMES ? `${shown} … and ${names.length - MAX_LISTED_NAMES} more` : shown;
+}
