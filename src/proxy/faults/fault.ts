@@ -1,0 +1,203 @@
+/**
+ * The small interface every fault implements, and the pieces they share.
+ *
+ * A fault is created once from its validated spec (its settings, shared by every connection) and
+ * attached to each link it applies to, which gives a `LinkStage` holding that link's own state
+ * (Toxiproxy keeps per-connection state apart from the toxic's settings in the same way).
+ *
+ *   link (one direction of one connection)
+ *     chunk read ──▶ [stage] ──▶ [stage] ──▶ … ──▶ pieces written in order, each at its `at` time
+ *
+ * A stage only ever moves pieces later in time or cuts them into smaller pieces: it never drops,
+ * copies, reorders or changes a byte. A holding stage (blackhole) instead stops the link while it
+ * is attached.
+ */
+import { ToolInputError } from '../../errors.js';
+
+export type Side = 'client' | 'server';
+export type Direction = 'ingress' | 'egress' | 'both';
+/** upstream = client → target (requests), downstream = target → client (responses). */
+export type LinkDirection = 'upstream' | 'downstream';
+
+/** Fields every fault spec accepts. */
+export interface FaultTarget {
+  /** Key for counters; defaults to the fault's type. Unique within one fault list. */
+  name?: string;
+  /** Default 'server' (the proxy↔target socket). */
+  side?: Side;
+  /** Default 'ingress' (what the proxy reads from that socket). */
+  direction?: Direction;
+}
+
+/** A slice of the stream and the earliest time (performance.now() ms) it may be written. */
+export interface TimedPiece {
+  data: Buffer;
+  at: number;
+}
+
+/** What a stage knows about the chunk it shapes. */
+export interface ChunkInfo {
+  /** performance.now() when the proxy read the chunk. */
+  arrival: number;
+  /** The chunk begins a message: data now flows this way after flowing the other way, or first data. */
+  messageStart: boolean;
+  /** performance.now() when the chunk reached the head of the link (≥ every earlier release). */
+  now: number;
+  /** Bytes already read behind this chunk on the same link (they "follow" it). */
+  followingBytes: number;
+}
+
+/** One fault's state on one link. */
+export interface LinkStage {
+  /** True for a stage that stops the link while attached (blackhole); such a stage does not shape. */
+  readonly holds: boolean;
+  /** Shapes one chunk's pieces (in stream order) and returns them, each no earlier than before. */
+  shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[];
+  /** The link stops using this stage (fault removed or connection closed). */
+  detach(now: number): void;
+}
+
+/** What one fault did, summed over every connection since the proxy started. */
+export interface FaultCounters {
+  name: string;
+  type: string;
+  /** Whether the fault is in the current fault list. */
+  active: boolean;
+  /** Connections the fault was attached to (a connection counts once even with both links). */
+  connections: number;
+  /** Bytes that went through this fault's stage, client → target. */
+  bytesUpstream: number;
+  /** Bytes that went through this fault's stage, target → client. */
+  bytesDownstream: number;
+  /** Times the fault acted: delays applied (latency, jitter), stalls (packet_loss), pieces paced (bandwidth), holds (blackhole). */
+  applications: number;
+  /** Sum of the delays drawn by latency and jitter, each counted from the chunk's arrival (ms). */
+  delayAddedMs: number;
+  /** Virtual segment transmissions seen by packet_loss, retransmissions included. */
+  segments: number;
+  /** Of those, the ones the loss model marked lost. */
+  segmentsLost: number;
+  /** Head-of-line stall time added by packet_loss (ms). */
+  stallMs: number;
+  /** Bytes released by the bandwidth token bucket. */
+  bytesPaced: number;
+  /** Time links spent held by a blackhole, summed over links, live holds included (ms). */
+  timeHeldMs: number;
+}
+
+/** Identifies the link a stage is attached to (used to derive its random stream). */
+export interface LinkLabel {
+  connectionId: number;
+  direction: LinkDirection;
+}
+
+/** A fault created from its spec. */
+export interface Fault {
+  readonly counters: FaultCounters;
+  attach(link: LinkLabel): LinkStage;
+  /** Counters with live figures (ongoing holds) folded in. */
+  snapshot(now: number): FaultCounters;
+}
+
+export function emptyCounters(name: string, type: string): FaultCounters {
+  return {
+    name,
+    type,
+    active: true,
+    connections: 0,
+    bytesUpstream: 0,
+    bytesDownstream: 0,
+    applications: 0,
+    delayAddedMs: 0,
+    segments: 0,
+    segmentsLost: 0,
+    stallMs: 0,
+    bytesPaced: 0,
+    timeHeldMs: 0,
+  };
+}
+
+/** The links a side/direction pair acts on (DESIGN.md §3 table). */
+export function linksOf(side: Side, direction: Direction): LinkDirection[] {
+  if (direction === 'both') return ['upstream', 'downstream'];
+  // server+ingress and client+egress carry responses; server+egress and client+ingress requests.
+  const responses = (side === 'server') === (direction === 'ingress');
+  return [responses ? 'downstream' : 'upstream'];
+}
+
+/** Reads and checks the fields of one fault spec; every error names the fault and the field. */
+export class SpecReader {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly type: string,
+    private readonly raw: Record<string, unknown>,
+  ) {}
+
+  fail(field: string, expected: string, value: unknown = this.raw[field]): never {
+    throw new ToolInputError(`${this.type} fault: ${field} must be ${expected} (got ${describe(value)})`);
+  }
+
+  private take(field: string): unknown {
+    this.seen.add(field);
+    return this.raw[field];
+  }
+
+  number(field: string, check: { min?: number; max?: number; above?: number; default?: number; expected: string }): number {
+    const value = this.take(field);
+    if (value === undefined && check.default !== undefined) return check.default;
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(field, check.expected);
+    if (check.min !== undefined && value < check.min) this.fail(field, check.expected);
+    if (check.max !== undefined && value > check.max) this.fail(field, check.expected);
+    if (check.above !== undefined && value <= check.above) this.fail(field, check.expected);
+    return value;
+  }
+
+  optionalNumber(field: string, check: { min?: number; max?: number; expected: string }): number | undefined {
+    if (this.raw[field] === undefined) {
+      this.seen.add(field);
+      return undefined;
+    }
+    return this.number(field, check);
+  }
+
+  boolean(field: string, fallback: boolean): boolean {
+    const value = this.take(field);
+    if (value === undefined) return fallback;
+    if (typeof value !== 'boolean') this.fail(field, 'true or false');
+    return value;
+  }
+
+  choice<T extends string>(field: string, choices: readonly T[], fallback: T): T {
+    const value = this.take(field);
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) this.fail(field, `one of ${choices.join(', ')}`);
+    return value as T;
+  }
+
+  /** name, side and direction, with their defaults. */
+  target(): Required<FaultTarget> {
+    const name = this.take('name');
+    if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) this.fail('name', 'a non-empty string');
+    return {
+      name: (name as string | undefined) ?? this.type,
+      side: this.choice('side', ['client', 'server'] as const, 'server'),
+      direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, 'ingress'),
+    };
+  }
+
+  /** Rejects fields no reader asked for, so a misspelt argument is not silently ignored. */
+  done(): void {
+    const unknown = Object.keys(this.raw).filter((key) => key !== 'type' && !this.seen.has(key));
+    if (unknown.length > 0) {
+      throw new ToolInputError(`${this.type} fault: unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')} (accepted: ${[...this.seen].join(', ')})`);
+    }
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return typeof value;
+}

@@ -1,0 +1,66 @@
+/**
+ * Fault specs as plain typed objects, their validation, and the factory that turns a validated
+ * spec into a `Fault`. Validation throws a ToolInputError naming the fault and the field, with
+ * what is accepted; the MCP tools show that message as it is.
+ */
+import { ToolInputError } from '../../errors.js';
+import { createBandwidth, readBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
+import { createBlackhole, readBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
+import { SpecReader, type Fault } from './fault.js';
+import { createJitter, readJitter, type JitterSpec, type ResolvedJitter } from './jitter.js';
+import { createLatency, readLatency, type LatencySpec, type ResolvedLatency } from './latency.js';
+import { createPacketLoss, readPacketLoss, type PacketLossSpec, type ResolvedPacketLoss } from './packet-loss.js';
+
+export type FaultSpec = LatencySpec | JitterSpec | PacketLossSpec | BandwidthSpec | BlackholeSpec;
+/** A validated spec with every default filled in. */
+export type ResolvedFault = ResolvedLatency | ResolvedJitter | ResolvedPacketLoss | ResolvedBandwidth | ResolvedBlackhole;
+export type FaultType = FaultSpec['type'];
+
+const READERS: Record<FaultType, (reader: SpecReader) => ResolvedFault> = {
+  latency: readLatency,
+  jitter: readJitter,
+  packet_loss: readPacketLoss,
+  bandwidth: readBandwidth,
+  blackhole: readBlackhole,
+};
+export const FAULT_TYPES = Object.keys(READERS) as FaultType[];
+
+/** Checks one fault spec (of unknown shape) and fills in its defaults. */
+export function validateFault(spec: unknown): ResolvedFault {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    throw new ToolInputError(`a fault must be an object with a "type" (one of ${FAULT_TYPES.join(', ')})`);
+  }
+  const raw = spec as Record<string, unknown>;
+  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as FaultType] : undefined;
+  if (!read) throw new ToolInputError(`fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`);
+  return read(new SpecReader(raw['type'] as string, raw));
+}
+
+/** Checks a fault list: each fault, and that their names (default: the type) are distinct. */
+export function validateFaults(specs: unknown): ResolvedFault[] {
+  if (!Array.isArray(specs)) throw new ToolInputError('faults must be an array of fault objects');
+  const resolved = specs.map(validateFault);
+  const names = new Set<string>();
+  for (const fault of resolved) {
+    if (names.has(fault.name)) {
+      throw new ToolInputError(`two faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`);
+    }
+    names.add(fault.name);
+  }
+  return resolved;
+}
+
+export function createFault(spec: ResolvedFault, seed: number | string, clock: () => number): Fault {
+  switch (spec.type) {
+    case 'latency':
+      return createLatency(spec, seed);
+    case 'jitter':
+      return createJitter(spec, seed);
+    case 'packet_loss':
+      return createPacketLoss(spec, seed);
+    case 'bandwidth':
+      return createBandwidth(spec);
+    case 'blackhole':
+      return createBlackhole(spec, clock);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The fault proxy: an in-process TCP proxy that injects latency, jitter, packet loss, bandwidth
+ * limits and blackholes (semantics: DESIGN.md §3). Everything the rest of faultline uses comes
+ * from this file.
+ *
+ *   const proxy = await startProxy({
+ *     mappings: ['0=127.0.0.1:8080'],                       // or parsed Mapping objects
+ *     faults: [{ type: 'latency', latencyMs: 200 }],        // validated; see the specs below
+ *     seed: 42,                                             // same seed, same fault decisions
+ *     tls: { rejectUnauthorized: true, ca: pem },           // for https:// / tls:// / :443 targets
+ *     onEvent: (e) => …,                                    // open / connect_failed / close
+ *   });
+ *   proxy.ports[0];                                         // the bound port of each mapping
+ *   proxy.setFaults([{ type: 'blackhole' }]);               // live: no byte lost or reordered
+ *   proxy.counters();                                       // per mapping and per fault
+ *   await proxy.stop();                                     // every socket closed, no timer left
+ *
+ * - parseMapping(text): the one mapping parser (`PORT=host:port`, `ADDR:PORT=…`, `0=…`,
+ *   `[::1]:PORT=…`, `https://` / `tls://` remotes and bare `host:443` ⇒ TLS with SNI, `tcp://`
+ *   forces plain). A bad mapping throws a ToolInputError quoting it and listing the forms.
+ * - Fault specs are plain objects, all with optional `name` (counter key, default the type),
+ *   `side` ('server' | 'client', default 'server') and `direction` ('ingress' | 'egress' | 'both',
+ *   default 'ingress'); server+ingress = responses (see linksOf):
+ *     { type: 'latency', latencyMs, deviationMs?, distribution?, perOp? }
+ *     { type: 'jitter', amplitudeMs, frequencyHz }
+ *     { type: 'packet_loss', lossRate?, model?: 'bernoulli' | 'gilbert_elliott', p?, r?, lossInBad?, lossInGood?, rttMs? }
+ *     { type: 'bandwidth', bytesPerSecond, scope?: 'connection' | 'shared' }   // parseBandwidth(rate, unit)
+ *     { type: 'blackhole' }
+ *   validateFault / validateFaults check them and throw a ToolInputError naming the field;
+ *   startProxy and setFaults validate too.
+ * - Errors from startProxy: a bad mapping or fault, or a port that cannot be bound (the message
+ *   names the mapping). Connection-level failures never reject: they are counted and reported
+ *   through onEvent.
+ */
+export { parseMapping, ACCEPTED_MAPPING_FORMS, type Mapping } from './mapping.js';
+export {
+  startProxy,
+  type ProxyOptions,
+  type ProxyTlsOptions,
+  type ProxyEvent,
+  type RunningProxy,
+  type ProxyCounters,
+  type MappingCounters,
+} from './proxy.js';
+export { validateFault, validateFaults, FAULT_TYPES, type FaultSpec, type ResolvedFault, type FaultType } from './faults/index.js';
+export { linksOf, type FaultCounters, type Side, type Direction, type LinkDirection } from './faults/fault.js';
+export { parseBandwidth, BANDWIDTH_UNITS, BANDWIDTH_SCOPES, type BandwidthSpec } from './faults/bandwidth.js';
+export { LATENCY_DISTRIBUTIONS, type LatencySpec } from './faults/latency.js';
+export { LOSS_MODELS, SEGMENT_BYTES, type PacketLossSpec } from './faults/packet-loss.js';
+export type { JitterSpec } from './faults/jitter.js';
+export type { BlackholeSpec } from './faults/blackhole.js';
+export { createRandom, type Random } from './random.js';

@@ -1,0 +1,111 @@
+/**
+ * The one parser for proxy mappings `LOCAL=REMOTE` (DESIGN.md §3); the CLI, the scenario runner
+ * and the MCP tools all call `parseMapping`.
+ *
+ *   34000=example.com:443            listen 127.0.0.1:34000, TLS to example.com:443 (SNI example.com)
+ *   127.0.0.1:34000=api.local:80     listen on the given address, plain TCP
+ *   0=tls://db.local:5433            ephemeral port, TLS
+ *   [::1]:8080=[::1]:80              IPv6 literals in brackets
+ *   34000=tcp://example.com:443      `tcp://` forces plain passthrough even on port 443
+ *   34000=https://example.com        `https://` without a port means 443 (`http://` means 80)
+ */
+import { isIP } from 'node:net';
+import { ToolInputError } from '../errors.js';
+
+export interface Mapping {
+  /** The mapping as written. */
+  text: string;
+  /** Address the listener binds: 127.0.0.1 unless the mapping names one. */
+  listenHost: string;
+  /** 0 asks the system for an ephemeral port. */
+  listenPort: number;
+  /** Host to dial, without brackets for IPv6 literals. */
+  remoteHost: string;
+  remotePort: number;
+  /** Originate TLS towards the remote. */
+  tls: boolean;
+  /** TLS server name (SNI) to send; absent for IP literals and plain TCP. */
+  servername?: string;
+}
+
+export const ACCEPTED_MAPPING_FORMS =
+  'PORT=HOST:PORT, ADDR:PORT=HOST:PORT, [IPv6]:PORT=HOST:PORT, 0=HOST:PORT (ephemeral port); ' +
+  'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), ' +
+  'and a bare HOST:443 means TLS with SNI=HOST; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080';
+
+const SCHEMES: Record<string, { tls: boolean; defaultPort?: number }> = {
+  'https': { tls: true, defaultPort: 443 },
+  'tls': { tls: true },
+  'http': { tls: false, defaultPort: 80 },
+  'tcp': { tls: false },
+};
+
+export function parseMapping(text: string): Mapping {
+  const fail = (reason: string): never => {
+    throw new ToolInputError(`invalid proxy mapping ${JSON.stringify(text)}: ${reason}. Accepted forms: ${ACCEPTED_MAPPING_FORMS}`);
+  };
+  if (typeof text !== 'string') return fail('a mapping is a string');
+  const trimmed = text.trim();
+  const equals = trimmed.indexOf('=');
+  if (equals < 0) return fail('missing "=" between the local and the remote side');
+  const local = trimmed.slice(0, equals).trim();
+  let remote = trimmed.slice(equals + 1).trim();
+  if (!local) return fail('the local side (before "=") is empty');
+  if (!remote) return fail('the remote side (after "=") is empty');
+
+  let listenHost = '127.0.0.1';
+  let listenPortText = local;
+  if (!/^\d+$/.test(local)) {
+    const split = splitHostPort(local);
+    if (!split) return fail(`local side ${JSON.stringify(local)} is not PORT, ADDR:PORT or [IPv6]:PORT`);
+    listenHost = split.host;
+    listenPortText = split.port;
+  }
+  const listenPort = parsePort(listenPortText, 0);
+  if (listenPort === undefined) return fail(`local port ${JSON.stringify(listenPortText)} is not an integer in 0..65535`);
+
+  let scheme: string | undefined;
+  const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(remote);
+  if (schemeMatch) {
+    scheme = schemeMatch[1]!.toLowerCase();
+    if (!(scheme in SCHEMES)) return fail(`unknown scheme "${scheme}://" (use https://, tls://, tcp:// or http://)`);
+    remote = remote.slice(schemeMatch[0].length).replace(/\/$/, '');
+    if (remote.includes('/')) return fail('the remote is HOST:PORT, without a path');
+  }
+  const schemeInfo = scheme ? SCHEMES[scheme] : undefined;
+  let split = splitHostPort(remote);
+  if (!split && schemeInfo?.defaultPort !== undefined && isHostOnly(remote)) {
+    split = { host: unbracket(remote), port: String(schemeInfo.defaultPort) };
+  }
+  if (!split) return fail(`remote ${JSON.stringify(remote)} is not HOST:PORT`);
+  const remotePort = parsePort(split.port, 1);
+  if (remotePort === undefined) return fail(`remote port ${JSON.stringify(split.port)} is not an integer in 1..65535`);
+
+  const tls = schemeInfo ? schemeInfo.tls : remotePort === 443;
+  const mapping: Mapping = { text: trimmed, listenHost, listenPort, remoteHost: split.host, remotePort, tls };
+  if (tls && isIP(split.host) === 0) mapping.servername = split.host;
+  return mapping;
+}
+
+/** `host:port` or `[v6]:port`; undefined when it is neither. */
+function splitHostPort(value: string): { host: string; port: string } | undefined {
+  const bracketed = /^\[([0-9a-fA-F:.]+(?:%[\w.-]+)?)\]:(\d+)$/.exec(value);
+  if (bracketed) return isIP(bracketed[1]!) === 6 ? { host: bracketed[1]!, port: bracketed[2]! } : undefined;
+  const plain = /^([A-Za-z0-9._-]+):(\d+)$/.exec(value);
+  if (plain) return { host: plain[1]!, port: plain[2]! };
+  return undefined;
+}
+
+function isHostOnly(value: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(value) || (/^\[.+\]$/.test(value) && isIP(unbracket(value)) === 6);
+}
+
+function unbracket(value: string): string {
+  return value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+}
+
+function parsePort(value: string, min: number): number | undefined {
+  if (!/^\d{1,5}$/.test(value)) return undefined;
+  const port = Number(value);
+  return port >= min && port <= 65535 ? port : undefined;
+}

@@ -1,0 +1,341 @@
+/**
+ * startProxy: one TCP listener per mapping; each accepted client gets a connection to the mapping's
+ * remote (TLS when the mapping says so) and two links, upstream (client → target) and downstream
+ * (target → client), each carrying the stages of the faults that apply to it.
+ *
+ *   client ══▶ listener ──upstream link: [faults on requests]──▶ target
+ *   client ◀══ listener ◀─downstream link: [faults on responses]── target
+ *
+ * The client socket stays paused until the target connection is up. An unreachable target (or a
+ * failed TLS handshake) closes that client connection and is counted; the proxy keeps running.
+ */
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import { ToolInputError } from '../errors.js';
+import type { Fault, FaultCounters, LinkDirection } from './faults/fault.js';
+import { linksOf } from './faults/fault.js';
+import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
+import { Link, type AttachedStage, type ConnectionFlow } from './link.js';
+import { parseMapping, type Mapping } from './mapping.js';
+
+export interface ProxyTlsOptions {
+  /** Verify the target's certificate (default true). */
+  rejectUnauthorized?: boolean;
+  /** Extra trusted CA certificates (PEM) for the target. */
+  ca?: string | Buffer | Array<string | Buffer>;
+}
+
+export interface ProxyOptions {
+  /** Mapping objects or mapping strings (parsed with parseMapping). */
+  mappings: ReadonlyArray<Mapping | string>;
+  /** Initial faults (default none). */
+  faults?: readonly FaultSpec[];
+  /** Seed for every random fault decision (default: drawn at start, see RunningProxy.seed). */
+  seed?: number | string;
+  /** How TLS towards targets is verified. */
+  tls?: ProxyTlsOptions;
+  /** Called once per connection event; must not throw (a throw is ignored). */
+  onEvent?: (event: ProxyEvent) => void;
+}
+
+interface EventBase {
+  /** Index of the mapping in ProxyOptions.mappings, and its text. */
+  mappingIndex: number;
+  mapping: string;
+  connectionId: number;
+  /** The client's address as host:port. */
+  client: string;
+}
+
+export type ProxyEvent =
+  | (EventBase & { type: 'open' })
+  | (EventBase & { type: 'connect_failed'; error: string })
+  | (EventBase & { type: 'close'; bytesUpstream: number; bytesDownstream: number; durationMs: number; error?: string });
+
+export interface MappingCounters {
+  mapping: string;
+  /** The bound port. */
+  port: number;
+  /** Client connections accepted. */
+  connections: number;
+  /** Client connections open now. */
+  activeConnections: number;
+  /** Connections whose target could not be reached (refused, DNS, TLS handshake). */
+  connectFailures: number;
+  /** Bytes read from clients. */
+  bytesUpstream: number;
+  /** Bytes read from targets. */
+  bytesDownstream: number;
+  /** Bytes read but not yet written, now (held, delayed or paced). */
+  bytesQueued: number;
+}
+
+export interface ProxyCounters {
+  mappings: MappingCounters[];
+  /** Every fault ever set, by name; `active` tells whether it is in the current list. */
+  faults: FaultCounters[];
+}
+
+export interface RunningProxy {
+  readonly mappings: readonly Mapping[];
+  /** The bound port of each mapping, in order. */
+  readonly ports: readonly number[];
+  /** The seed in use (give it back to reproduce the same fault decisions). */
+  readonly seed: number | string;
+  /** Replaces the fault list, on live connections too; throws (changing nothing) on an invalid spec. */
+  setFaults(faults: readonly FaultSpec[]): void;
+  counters(): ProxyCounters;
+  /** Closes the listeners and every connection; resolves when every socket is closed. */
+  stop(): Promise<void>;
+}
+
+interface FaultEntry {
+  spec: ResolvedFault;
+  key: string;
+  fault: Fault;
+}
+
+interface Connection {
+  id: number;
+  mappingIndex: number;
+  client: net.Socket;
+  target: net.Socket;
+  clientAddress: string;
+  openedAt: number;
+  links?: Record<LinkDirection, Link>;
+  /** Faults already counted as attached to this connection. */
+  countedFaults: Set<Fault>;
+  bytesUpstream: number;
+  bytesDownstream: number;
+  error?: string;
+  openSockets: number;
+}
+
+const clock = (): number => performance.now();
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
+  if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
+  const mappingCounters: MappingCounters[] = mappings.map((m) => ({
+    mapping: m.text,
+    port: 0,
+    connections: 0,
+    activeConnections: 0,
+    connectFailures: 0,
+    bytesUpstream: 0,
+    bytesDownstream: 0,
+    bytesQueued: 0,
+  }));
+  const faultsByName = new Map<string, FaultEntry>();
+  let activeFaults: FaultEntry[] = [];
+  const connections = new Set<Connection>();
+  let nextConnectionId = 1;
+  let stopping = false;
+  let allClosed: (() => void) | undefined;
+
+  const emit = (event: ProxyEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // An observer's bug must not take connections down.
+    }
+  };
+
+  const setFaults = (specs: readonly FaultSpec[]): void => {
+    const resolved = validateFaults(specs);
+    const next: FaultEntry[] = [];
+    for (const spec of resolved) {
+      const key = JSON.stringify(spec);
+      const previous = faultsByName.get(spec.name);
+      if (previous && previous.key === key) {
+        next.push(previous);
+        continue;
+      }
+      const fault = createFault(spec, seed, clock);
+      if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
+      const entry = { spec, key, fault };
+      faultsByName.set(spec.name, entry);
+      next.push(entry);
+    }
+    activeFaults = next;
+    for (const entry of faultsByName.values()) entry.fault.counters.active = next.includes(entry);
+    for (const connection of connections) attachFaults(connection);
+  };
+
+  const attachFaults = (connection: Connection): void => {
+    if (!connection.links) return;
+    for (const link of Object.values(connection.links)) {
+      const current = link.attached;
+      const stages: AttachedStage[] = [];
+      for (const { spec, fault } of activeFaults) {
+        if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
+        const existing = current.find((s) => s.fault === fault);
+        stages.push(existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: link.direction }) });
+        if (!connection.countedFaults.has(fault)) {
+          connection.countedFaults.add(fault);
+          fault.counters.connections++;
+        }
+      }
+      link.setStages(stages);
+    }
+  };
+
+  const onClient = (mappingIndex: number, client: net.Socket): void => {
+    const mapping = mappings[mappingIndex]!;
+    const counters = mappingCounters[mappingIndex]!;
+    const clientAddress = formatAddress(client.remoteAddress, client.remotePort);
+    if (stopping) {
+      client.destroy();
+      return;
+    }
+    counters.connections++;
+    counters.activeConnections++;
+    const target = mapping.tls
+      ? tls.connect({
+          host: mapping.remoteHost,
+          port: mapping.remotePort,
+          servername: mapping.servername,
+          rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
+          ca: options.tls?.ca,
+          allowHalfOpen: true,
+        })
+      : net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true });
+    const connection: Connection = {
+      id: nextConnectionId++,
+      mappingIndex,
+      client,
+      target,
+      clientAddress,
+      openedAt: clock(),
+      countedFaults: new Set(),
+      bytesUpstream: 0,
+      bytesDownstream: 0,
+      openSockets: 2,
+    };
+    connections.add(connection);
+    const base = { mappingIndex, mapping: mapping.text, connectionId: connection.id, client: clientAddress };
+
+    const onConnected = (): void => {
+      target.setNoDelay(true);
+      const flow: ConnectionFlow = {};
+      const upstream = new Link('upstream', client, target, flow, (n) => {
+        connection.bytesUpstream += n;
+        counters.bytesUpstream += n;
+      }, clock);
+      const downstream = new Link('downstream', target, client, flow, (n) => {
+        connection.bytesDownstream += n;
+        counters.bytesDownstream += n;
+      }, clock);
+      connection.links = { upstream, downstream };
+      attachFaults(connection);
+      upstream.start();
+      downstream.start();
+      emit({ type: 'open', ...base });
+    };
+    target.once(mapping.tls ? 'secureConnect' : 'connect', onConnected);
+
+    const destroyBoth = (error: Error): void => {
+      connection.error ??= describeError(error);
+      client.destroy();
+      target.destroy();
+    };
+    client.on('error', destroyBoth);
+    target.on('error', (error: Error) => {
+      if (!connection.links) {
+        // The target never came up (refused, DNS, TLS handshake): count it and close the client.
+        counters.connectFailures++;
+        emit({ type: 'connect_failed', ...base, error: describeError(error) });
+      }
+      destroyBoth(error);
+    });
+
+    const onSocketClose = (socket: net.Socket, other: net.Socket) => (hadError: boolean) => {
+      const links = connection.links;
+      const from = links && (socket === client ? links.upstream : links.downstream);
+      const to = links && (socket === client ? links.downstream : links.upstream);
+      // A clean close means this socket's end was read and ours was sent; the other direction may
+      // still be delivering (e.g. a delayed response), so only an abrupt close ends the other side.
+      if (hadError || !from?.sourceDone || !to?.finished) other.destroy();
+      if (--connection.openSockets > 0) return;
+      links?.upstream.close();
+      links?.downstream.close();
+      connections.delete(connection);
+      counters.activeConnections--;
+      emit({
+        type: 'close',
+        ...base,
+        bytesUpstream: connection.bytesUpstream,
+        bytesDownstream: connection.bytesDownstream,
+        durationMs: clock() - connection.openedAt,
+        ...(connection.error ? { error: connection.error } : {}),
+      });
+      if (connections.size === 0) allClosed?.();
+    };
+    client.once('close', onSocketClose(client, target));
+    target.once('close', onSocketClose(target, client));
+  };
+
+  const servers: net.Server[] = [];
+  const closeServers = (): Promise<void> =>
+    Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined);
+
+  try {
+    setFaults(options.faults ?? []);
+    for (const [index, mapping] of mappings.entries()) {
+      const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) => onClient(index, socket));
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (error: NodeJS.ErrnoException) => {
+          const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
+          reject(new ToolInputError(`cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
+        });
+        server.listen({ host: mapping.listenHost, port: mapping.listenPort }, () => resolve());
+      });
+      server.on('error', () => {
+        // After listening, a server error (e.g. EMFILE on accept) only costs that accept.
+      });
+      servers.push(server);
+      mappingCounters[index]!.port = (server.address() as net.AddressInfo).port;
+    }
+  } catch (error) {
+    await closeServers();
+    throw error;
+  }
+
+  return {
+    mappings,
+    ports: mappingCounters.map((c) => c.port),
+    seed,
+    setFaults,
+    counters(): ProxyCounters {
+      const now = clock();
+      const snapshot = mappingCounters.map((c) => ({ ...c, bytesQueued: 0 }));
+      for (const connection of connections) {
+        const links = connection.links;
+        if (links) snapshot[connection.mappingIndex]!.bytesQueued += links.upstream.queuedBytes + links.downstream.queuedBytes;
+      }
+      return { mappings: snapshot, faults: [...faultsByName.values()].map((entry) => entry.fault.snapshot(now)) };
+    },
+    async stop(): Promise<void> {
+      stopping = true;
+      const closed = connections.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
+      const listenersClosed = closeServers();
+      for (const connection of connections) {
+        connection.client.destroy();
+        connection.target.destroy();
+      }
+      await Promise.all([closed, listenersClosed]);
+    },
+  };
+}
+
+function describeError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+function formatAddress(host: string | undefined, port: number | undefined): string {
+  const h = host ?? '?';
+  return `${h.includes(':') ? `[${h}]` : h}:${port ?? '?'}`;
+}
