@@ -8,10 +8,11 @@
  * in prose ("1.") is not an answer.
  */
 
+import { extractFencedBlocks } from './fences.js';
+
 export type ExtractResult = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const THINK_BLOCK = /<think>[\s\S]*?<\/think>/gi;
-const FENCE = /```[^\n`]*\n([\s\S]*?)```/g;
 /** Each attempt may scan to the end of the reply; bounding them keeps a huge reply linear-ish. */
 const MAX_SCAN_ATTEMPTS = 50;
 
@@ -22,8 +23,8 @@ export function extractJson(reply: string): ExtractResult {
   const whole = tryParse(text);
   if (whole.ok) return whole;
 
-  for (const match of text.matchAll(FENCE)) {
-    const fenced = tryParse((match[1] ?? '').trim());
+  for (const block of extractFencedBlocks(text)) {
+    const fenced = tryParse(block.body.trim());
     if (fenced.ok) return fenced;
   }
 

@@ -1,0 +1,59 @@
+/**
+ * Proposes reliability and performance changes to a whole file. The model returns the new file
+ * and its reasoning; `old` is the file as read from disk (never the model's echo of it) and
+ * `diff` is computed here, so both are true by construction. When the file's language has a
+ * grammar, the new file must not add syntax errors (one repair turn shows the model where).
+ */
+import { z } from 'zod';
+import type { LanguageInfo } from '../code/index.js';
+import { unifiedDiff } from './patch.js';
+import { fenced, renderPrompt } from './prompts.js';
+import type { CallOptions, LlmProvider } from './provider.js';
+import { newSyntaxErrors } from './syntax-check.js';
+
+const ProposedChange = z.object({
+  score: z.number().min(0).max(1).describe('how reliable and performant the original file is'),
+  explanation: z.string().min(1),
+  new: z.string().min(1).describe('the complete new file'),
+  dependencies: z.array(z.string()).describe('packages or modules the new file needs that the original did not import'),
+});
+
+export interface FileChange {
+  score: number;
+  explanation: string;
+  old: string;
+  new: string;
+  dependencies: string[];
+  diff: string;
+}
+
+export interface FileChangeInput {
+  /** The path as shown to the model and in the diff headers. */
+  path: string;
+  source: string;
+  /** The file's grammar when it has one; without one the parse check is skipped. */
+  language: LanguageInfo | undefined;
+}
+
+export async function proposeFileChanges(provider: LlmProvider, input: FileChangeInput, options: CallOptions = {}): Promise<FileChange> {
+  const lang = input.language?.displayName ?? 'text';
+  const messages = await renderPrompt('file-changes', {
+    lang,
+    file: input.path,
+    snippet: fenced(input.source, input.language?.name ?? ''),
+  });
+  const language = input.language;
+  const proposal = await provider.structured(messages, ProposedChange, {
+    name: 'file_change',
+    signal: options.signal,
+    check: language ? (value) => newSyntaxErrors(input.source, value.new, language) : undefined,
+  });
+  return {
+    score: proposal.score,
+    explanation: proposal.explanation,
+    old: input.source,
+    new: proposal.new,
+    dependencies: proposal.dependencies,
+    diff: unifiedDiff(input.path, input.path, input.source, proposal.new),
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Suggests a better version of a function as a unified diff that applies to it.
+ *
+ * The model is asked for a diff. Whatever it sends is checked here, not trusted:
+ *   diff that applies ─┐
+ *   code instead      ─┼─▶ improved function ─▶ must parse ─▶ diff recomputed locally (applies)
+ *   empty             ─┘      (no change)
+ *   anything else, or a diff that does not apply ─▶ one repair turn asking for the complete
+ *   function instead ─▶ still unusable: the model's diff is returned with applies=false and why.
+ */
+import { extractFencedBlocks } from './fences.js';
+import { stripReasoning } from './extract-json.js';
+import { applyModelPatch, looksLikePatch, unifiedDiff } from './patch.js';
+import { fenced, renderPrompt } from './prompts.js';
+import type { CallOptions, ChatMessage, LlmProvider } from './provider.js';
+import type { ReviewAspect } from './score.js';
+import { newSyntaxErrors } from './syntax-check.js';
+import type { LanguageInfo } from '../code/index.js';
+
+/** A piece of indexed code related to the snippet, with where it lives. */
+export interface RelatedCode {
+  path: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+/** Retrieval over the indexed source tree (RAG); the query is the snippet itself. */
+export type SearchContext = (query: string, signal?: AbortSignal) => Promise<RelatedCode[]>;
+
+export interface SuggestInput {
+  aspect: ReviewAspect;
+  snippet: string;
+  lang: string;
+  /** The grammar for `lang`, when there is one: results must then parse. */
+  language?: LanguageInfo | undefined;
+  score: number;
+  targetScore: number;
+  searchContext?: SearchContext | undefined;
+}
+
+export interface Suggestion {
+  /** Unified diff from `a/snippet` to `b/snippet`; '' when no change is suggested. */
+  diff: string;
+  /** True when `diff` applies to the snippet and its result parses. */
+  applies: boolean;
+  /** Said to the reader when the diff is not simply what the model sent. */
+  note?: string | undefined;
+}
+
+const MAX_RELATED = 5;
+const MAX_RELATED_CHARS = 4_000;
+
+export async function suggestBetterFunction(provider: LlmProvider, input: SuggestInput, options: CallOptions = {}): Promise<Suggestion> {
+  const snippet = withFinalNewline(input.snippet);
+  const related = input.searchContext ? (await input.searchContext(input.snippet, options.signal)).slice(0, MAX_RELATED) : [];
+  const messages = await renderPrompt(`suggest-${input.aspect}`, {
+    lang: input.lang,
+    score: String(input.score),
+    target_score: String(input.targetScore),
+    snippet: fenced(snippet, input.lang),
+    context_rule: related.length > 0 ? ', and what the related code below provides' : '',
+    context: related.length > 0 ? renderRelated(related, input.lang) : '',
+  });
+
+  const first = await provider.text(messages, options);
+  const firstTry = await interpret(snippet, first, input.language);
+  if (firstTry.ok) return firstTry.suggestion;
+
+  const repair: ChatMessage[] = [
+    ...messages,
+    { role: 'assistant', content: first },
+    {
+      role: 'user',
+      content:
+        `That reply cannot be used: ${firstTry.reason}. ` +
+        'Reply instead with the complete improved function in one fenced code block, and nothing else.',
+    },
+  ];
+  const second = await provider.text(repair, options);
+  const secondTry = await interpret(snippet, second, input.language);
+  if (secondTry.ok) return secondTry.suggestion;
+  return {
+    diff: firstTry.diff,
+    applies: false,
+    note: `The model's suggestion does not apply to the snippet (${firstTry.reason}; asked again: ${secondTry.reason}).`,
+  };
+}
+
+type Interpretation = { ok: true; suggestion: Suggestion } | { ok: false; reason: string; diff: string };
+
+async function interpret(snippet: string, reply: string, language: LanguageInfo | undefined): Promise<Interpretation> {
+  const text = stripReasoning(reply).trim();
+  const blocks = extractFencedBlocks(text);
+  const block = blocks.find((candidate) => looksLikePatch(candidate.body)) ?? blocks[0];
+  const body = block ? block.body : text;
+
+  if (body.trim() === '') return { ok: true, suggestion: { diff: '', applies: true, note: 'No change suggested.' } };
+
+  let improved: string;
+  let note: string | undefined;
+  if (looksLikePatch(body)) {
+    const applied = applyModelPatch(snippet, body);
+    if (!applied.ok) return { ok: false, reason: `the diff does not apply: ${applied.reason}`, diff: body };
+    improved = applied.result;
+  } else if (block || language) {
+    // Code without a fence is accepted only when a grammar can vouch that it is code.
+    improved = withFinalNewline(body);
+    note = 'The model replied with code instead of a diff; the diff was computed locally.';
+  } else {
+    return { ok: false, reason: 'the reply is neither a unified diff nor a fenced code block', diff: '' };
+  }
+
+  const diff = unifiedDiff('a/snippet', 'b/snippet', snippet, improved);
+  const syntaxProblem = language ? await newSyntaxErrors(snippet, improved, language) : undefined;
+  if (syntaxProblem) return { ok: false, reason: syntaxProblem, diff };
+  if (diff === '') return { ok: true, suggestion: { diff, applies: true, note: 'No change suggested.' } };
+  return { ok: true, suggestion: { diff, applies: true, note } };
+}
+
+function renderRelated(related: RelatedCode[], lang: string): string {
+  const parts = related.map((chunk) => {
+    const text = chunk.text.length > MAX_RELATED_CHARS ? `${chunk.text.slice(0, MAX_RELATED_CHARS)}\n…` : chunk.text;
+    return `${chunk.path}:${chunk.startLine}-${chunk.endLine}\n${fenced(text, lang)}`;
+  });
+  return `\nRelated code from the same project, for reference only (do not change it):\n\n${parts.join('\n\n')}\n`;
+}
+
+function withFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
