@@ -4,7 +4,8 @@
  */
 import { Option, type Command } from 'commander';
 import { createServer } from '../server.js';
-import { LineJsonRpcTransport, protectStdout } from '../transports/stdio.js';
+import { LineJsonRpcTransport } from '../transports/stdio.js';
+import { protectStdout } from '../transports/stdout-guard.js';
 import { serveHttp } from '../transports/http.js';
 import { messageOf } from '../errors.js';
 import type { Config } from '../config.js';
@@ -62,7 +63,8 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
 }
 
 async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
-  // First of all: from here on, only the protocol writes to stdout.
+  // Usually installed already by cli.ts before any module loaded; from here on, only the
+  // protocol writes to stdout.
   const protocolOut = protectStdout();
   const log = loggerFor(globals);
   const { mcp } = createServer(config, { log });

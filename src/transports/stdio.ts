@@ -6,18 +6,12 @@
  * error (-32600), as JSON-RPC 2.0 requires; the SDK's transport only reports them locally, which
  * leaves the client waiting. The server stays up either way.
  *
- * `protectStdout()` makes sure nothing but this transport writes to the real stdout: anything
- * else that writes there (console.log in a dependency, a stray banner) goes to stderr instead.
+ * Pair it with `protectStdout()` (./stdout-guard.ts) so nothing else writes to the real stdout.
  */
 import type { Readable } from 'node:stream';
+import type { ProtocolOutput } from './stdout-guard.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-/** Where protocol messages are written: the real stdout, or a stream in tests. */
-export interface ProtocolOutput {
-  write(data: string): boolean;
-  once(event: 'drain', listener: () => void): unknown;
-}
 
 /** Longest line accepted; a longer one is answered with an error and discarded. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -124,19 +118,4 @@ function idOf(value: unknown): string | number | null {
     if (typeof id === 'string' || typeof id === 'number') return id;
   }
   return null;
-}
-
-/**
- * Reserves the real stdout for the protocol: returns a writer for it, and sends every other
- * write to process.stdout (console.log and friends, dependencies) to stderr.
- */
-export function protectStdout(): ProtocolOutput {
-  const stdout = process.stdout;
-  const realWrite = stdout.write.bind(stdout) as (data: string) => boolean;
-  const toStderr = process.stderr.write.bind(process.stderr);
-  stdout.write = ((...args: Parameters<typeof process.stderr.write>) => toStderr(...args)) as typeof stdout.write;
-  return {
-    write: (data) => realWrite(data),
-    once: (event, listener) => stdout.once(event, listener),
-  };
 }

@@ -1,0 +1,63 @@
+/** The faultline command line: help, version, and one-line usage errors with exit code 2. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cliPath, repoRoot } from './helpers/repo.js';
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    input: '',
+    timeout: 20_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('--help teaches the commands and exits 0', () => {
+  const { code, stdout } = run(['--help']);
+  assert.equal(code, 0);
+  for (const word of ['mcp', 'agent', '--log-file', '--log-level', 'Examples']) assert.match(stdout, new RegExp(word));
+});
+
+test('every command has its own --help', () => {
+  for (const args of [['mcp', '--help'], ['agent', '--help'], ['agent', 'tool', '--help']]) {
+    const { code, stdout } = run(args);
+    assert.equal(code, 0, args.join(' '));
+    assert.match(stdout, /Usage: faultline/);
+  }
+  const mcp = run(['mcp', '--help']).stdout;
+  for (const flag of ['--transport', '--host', '--port', '--token', '--root', '--llm-client']) assert.match(mcp, new RegExp(flag));
+});
+
+test('--version prints the package version', () => {
+  const { version } = JSON.parse(readFileSync(`${repoRoot}/package.json`, 'utf8')) as { version: string };
+  const { code, stdout } = run(['--version']);
+  assert.equal(code, 0);
+  assert.equal(stdout.trim(), version);
+});
+
+const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mentions: RegExp[] }> = [
+  { args: ['--bogus'], mentions: [/--bogus/, /accepted: .*--log-level/] },
+  { args: ['nope'], mentions: [/'nope'/, /accepted: .*mcp/] },
+  { args: ['mcp', '--transport', 'pigeon'], mentions: [/--transport/, /stdio, http/] },
+  { args: ['mcp', '--port', 'abc'], mentions: [/--port/, /0-65535/] },
+  { args: ['agent', '--llm-client', 'nope', 'tool'], mentions: [/--llm-client/, /open-ai/, /ollama/] },
+  { args: ['agent', 'tool', '--zzz'], mentions: [/--zzz/, /--llm-client/] },
+  { args: ['agent', 'tool', '--llm-embed-model-dim', '-3'], mentions: [/--llm-embed-model-dim/, /positive integer/] },
+  { args: ['--log-level', 'loud', 'mcp'], mentions: [/--log-level/, /trace/] },
+  { args: ['agent', 'tool'], env: { FAULT_AGENT_CLIENT: 'bad' }, mentions: [/FAULT_AGENT_CLIENT/, /open-router/] },
+  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'], mentions: [/--token/] },
+];
+
+for (const { args, env, mentions } of usageErrors) {
+  test(`usage error: faultline ${args.join(' ')}${env ? ` with ${Object.keys(env).join(',')}` : ''}`, () => {
+    const { code, stdout, stderr } = run(args, env);
+    assert.equal(code, 2);
+    assert.equal(stdout, '', 'nothing on stdout');
+    const lines = stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line on stderr, got:\n${stderr}`);
+    for (const mention of mentions) assert.match(lines[0]!, mention);
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * 1,000 tool calls with random and malformed arguments (seeded, so a failure replays) against the
+ * built server over stdio. The server must answer every call, stay up, and log no unhandled
+ * rejection or uncaught exception. File tools are confined to an empty temporary root so the
+ * fuzz never reads or indexes anything real.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnRawServer } from './helpers/raw-stdio.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+const CALLS = 1000;
+const IN_FLIGHT = 16;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, async () => {
+  const root = await mkdtemp(join(tmpdir(), 'faultline-fuzz-'));
+  await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
+  const server = await spawnRawServer(['mcp', '--root', root, '--max-duration', '2'], {
+    FAULTLINE_DATA_DIR: join(root, '.data'),
+    OPENAI_API_KEY: '',
+    OPENROUTER_API_KEY: '',
+    GEMINI_API_KEY: '',
+    OLLAMA_HOST: '',
+    QDRANT_URL: '',
+  });
+  try {
+    const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }> };
+    const tools = listed.tools;
+    const random = mulberry32(SEED);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const strings = [
+      '',
+      ' ',
+      'a'.repeat(10_000),
+      '../../etc/passwd',
+      '/etc/passwd',
+      '/',
+      '/dev/zero',
+      join(root, 'ok.py'),
+      join(root, 'missing.rs'),
+      `file://${join(root, 'ok.py')}`,
+      'file://',
+      'http://',
+      'http://127.0.0.1:1/',
+      'ftp://example.com',
+      '\u0000\u0001',
+      '💥',
+      'f',
+      'python',
+      'both',
+      'sideways',
+      '-1s',
+      '1s',
+      '0ms',
+      '10 minutes',
+      '999999h',
+      'kbps',
+      '{"json": true}',
+      '0=127.0.0.1:1',
+      '99999=nowhere',
+    ];
+    const values: Array<() => unknown> = [
+      () => pick(strings),
+      () => Math.floor(random() * 2000) - 1000,
+      () => random() * 1e12,
+      () => -0.5,
+      () => 0,
+      () => Number.MAX_SAFE_INTEGER,
+      () => random() < 0.5,
+      () => null,
+      () => [],
+      () => [pick(strings), 7],
+      () => ({}),
+      () => ({ nested: { deeper: [1, 2, 3] } }),
+    ];
+    const argumentsFor = (tool: (typeof tools)[number]): unknown => {
+      const roll = random();
+      if (roll < 0.05) return pick([null, 'text', 42, [1, 2]]);
+      if (roll < 0.1) return {};
+      const names = Object.keys(tool.inputSchema.properties ?? {});
+      const args: Record<string, unknown> = {};
+      for (const name of names) if (random() < 0.8) args[name] = pick(values)();
+      if (random() < 0.2) args[`unexpected_${Math.floor(random() * 10)}`] = pick(values)();
+      return args;
+    };
+
+    let answered = 0;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < CALLS) {
+        next += 1;
+        const unknown = random() < 0.05;
+        const tool = pick(tools);
+        const params = unknown ? { name: `fault_${pick(strings)}`, arguments: {} } : { name: tool.name, arguments: argumentsFor(tool) };
+        const response = await server.request('tools/call', params, 60_000);
+        assert.ok(response.result !== undefined || response.error !== undefined, JSON.stringify(response).slice(0, 300));
+        answered += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    assert.equal(answered, CALLS);
+
+    const after = await server.request('tools/list');
+    assert.ok(after.result, 'still answering after the fuzz');
+    assert.ok(server.alive(), 'still running');
+    assert.doesNotMatch(server.stderr(), /unhandled rejection|uncaught exception/i, server.stderr().slice(-2000));
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});

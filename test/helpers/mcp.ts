@@ -1,0 +1,92 @@
+/**
+ * MCP clients for tests: the real SDK client talking to the real built CLI over stdio (what an
+ * MCP host does), or to an in-process server through a linked in-memory pair (fast, for unit
+ * tests of tools).
+ *
+ * The stdio helper records every line the server wrote to stdout, so tests can assert that
+ * nothing but JSON-RPC ever reached it, and everything it wrote to stderr.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from '../../src/server.js';
+import { makeConfig, type Config } from '../../src/config.js';
+import { cliPath } from './repo.js';
+
+export interface StdioSession {
+  client: Client;
+  /** Every line the server wrote to stdout so far. */
+  stdoutLines(): string[];
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Spawns `node dist/src/cli.js ...args` (default: `mcp`) and connects the SDK client.
+ */
+export async function connectStdio(args: string[] = ['mcp'], env: Record<string, string> = {}): Promise<StdioSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, ...args],
+    env: { ...inheritedEnv(), ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const lines: string[] = [];
+  let partial = '';
+  // The SDK's transport owns the child's stdout; listen beside it, from the moment the child is
+  // spawned (start() spawns synchronously), to see the raw bytes.
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    const started = start();
+    const child = (transport as unknown as { _process?: { stdout?: NodeJS.ReadableStream } })._process;
+    child?.stdout?.on('data', (chunk: Buffer) => {
+      partial += chunk.toString('utf8');
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      lines.push(...parts);
+    });
+    return started;
+  };
+  const client = new Client({ name: 'faultline-test', version: '0.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    stdoutLines: () => (partial ? [...lines, partial] : [...lines]),
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** An in-process server and client, linked in memory. */
+export async function connectInMemory(config: Config = makeConfig()): Promise<{ client: Client; close(): Promise<void> }> {
+  const { mcp } = createServer(config);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'faultline-test', version: '0.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await mcp.close();
+    },
+  };
+}
+
+/** The text of a tool result's first content item. */
+export function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  const first = content[0];
+  return first && first.type === 'text' ? first.text : '';
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}

@@ -1,0 +1,119 @@
+/**
+ * The built CLI over streamable HTTP: the SDK client with the bearer token lists tools and calls
+ * one; requests without the token are refused (401); a foreign Origin or Host is refused (403).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cliPath, fixturePath } from './helpers/repo.js';
+import { textOf } from './helpers/mcp.js';
+
+const TOKEN = 'test-token-4f7a';
+let child: ChildProcess;
+let url: URL;
+
+before(async () => {
+  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--token', TOKEN], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  url = await new Promise<URL>((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 15_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]!));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${stderr}`)));
+  });
+});
+
+after(async () => {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+
+function post(headers: Record<string, string>, path = url.pathname, body = INITIALIZE): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('the SDK client with the token lists tools and calls one', async () => {
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const client = new Client({ name: 'http-test', version: '0' });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'fault_list_function_names'));
+    const result = await client.callTool({ name: 'fault_list_function_names', arguments: { file: fixturePath('code', 'sample.py') } });
+    assert.equal(result.isError, undefined, textOf(result));
+    assert.ok(Array.isArray(JSON.parse(textOf(result))));
+  } finally {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  }
+});
+
+test('a request without the token, or with a wrong one, is refused with 401', async () => {
+  const missing = await post({});
+  assert.equal(missing.status, 401);
+  assert.match(String(missing.headers['www-authenticate']), /Bearer/);
+  const wrong = await post({ authorization: 'Bearer not-the-token' });
+  assert.equal(wrong.status, 401);
+});
+
+test('a foreign Origin or Host is refused with 403 (DNS rebinding)', async () => {
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  assert.equal((await post({ ...auth, origin: 'https://evil.example' })).status, 403);
+  assert.equal((await post({ ...auth, host: `evil.example:${url.port}` })).status, 403);
+  const local = await post({ ...auth, origin: `http://localhost:${url.port}` });
+  assert.equal(local.status, 200, local.body);
+});
+
+test('other paths are 404 and unreadable bodies are JSON-RPC parse errors', async () => {
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  assert.equal((await post(auth, '/elsewhere')).status, 404);
+  const garbled = await post(auth, url.pathname, '{not json');
+  assert.equal(garbled.status, 400);
+  assert.equal((JSON.parse(garbled.body) as { error: { code: number } }).error.code, -32700);
+  const noSession = await post(auth, url.pathname, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+  assert.equal(noSession.status, 400);
+});
