@@ -8,8 +8,9 @@ import { applyPatch, createTwoFilesPatch, parsePatch } from 'diff';
 export function unifiedDiff(oldName: string, newName: string, before: string, after: string): string {
   if (before === after) return '';
   const patch = createTwoFilesPatch(oldName, newName, before, after, undefined, undefined, { context: 3 });
-  // The package starts with a "=====" separator line that `patch` and `git apply` do not need.
-  return patch.replace(/^=+\n/, '');
+  // The package starts with an "Index:" line (when both names are equal) and a "=====" separator,
+  // which `patch` and `git apply` do not need.
+  return patch.replace(/^(Index: .*\n)?=+\n/, '');
 }
 
 /** True when the text has at least one unified-diff hunk header. */
