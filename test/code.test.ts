@@ -138,7 +138,7 @@ test('JavaScript: exports, arrows, function expressions, class fields, object me
 });
 
 test('TypeScript: overloads folded, generics, abstract members, decorators, namespaces', async () => {
-  assert.deepEqual(await functionsOf('sample.ts'), [
+  assert.deepEqual(await functionsOf('sample.mts'), [
     'method Shape.area 2-2',
     'function overloaded 5-9',
     'function identity 11-13',
@@ -151,20 +151,20 @@ test('TypeScript: overloads folded, generics, abstract members, decorators, name
     'function Geometry.distance 37-39',
     'function logged 42-44',
   ]);
-  const overloaded = await extract('sample.ts', 'overloaded');
+  const overloaded = await extract('sample.mts', 'overloaded');
   assert.equal(
     overloaded.full,
     'export function overloaded(x: string): string;\nexport function overloaded(x: number): number;\n' +
       'export function overloaded(x: string | number): string | number {\n  return x;\n}',
   );
   assert.equal(overloaded.body, '{\n  return x;\n}');
-  const describe = await extract('sample.ts', 'describe');
+  const describe = await extract('sample.mts', 'describe');
   assert.equal(describe.full, '  @logged\n  describe(): string {\n    return `Base(${String(this.item)})`;\n  }');
-  const abstract = await extract('sample.ts', 'Base.area');
+  const abstract = await extract('sample.mts', 'Base.area');
   assert.deepEqual([abstract.full, abstract.body], ['  abstract area(): number', null]);
-  const identity = await extract('sample.ts', 'identity');
+  const identity = await extract('sample.mts', 'identity');
   assert.equal(identity.full, 'function identity<T>(value: T): T {\n  return value;\n}');
-  const kinds = (await listDefinitions(fixture('sample.ts'), 'typescript')).definitions
+  const kinds = (await listDefinitions(fixture('sample.mts'), 'typescript')).definitions
     .filter((d) => d.kind !== 'function' && d.kind !== 'method' && d.kind !== 'constructor')
     .map((d) => `${d.kind} ${d.qualifiedName}`);
   assert.deepEqual(kinds, ['interface Shape', 'class Base', 'class Square', 'module Geometry']);
@@ -292,11 +292,11 @@ test('syntax errors: counted and located; the parts that parse are still answere
   const py = await listFunctions(fixture('broken.py'), 'python');
   assert.deepEqual(py.syntaxErrors, { count: 1, firstLines: [5] });
   assert.deepEqual(py.definitions.map((d) => d.name), ['good', 'bad', 'also_good']);
-  const ts = await listFunctions(fixture('broken.ts'), 'typescript');
+  const ts = await listFunctions(fixture('broken.cts'), 'typescript');
   assert.ok(ts.syntaxErrors.count >= 1);
   assert.equal(ts.syntaxErrors.firstLines[0], 5);
   assert.deepEqual(ts.definitions.map((d) => d.name), ['ok', 'fine']);
-  const fine = await extractFunction(fixture('broken.ts'), 'typescript', 'fine');
+  const fine = await extractFunction(fixture('broken.cts'), 'typescript', 'fine');
   assert.equal(fine.full, 'function fine(): number {\n  return 3;\n}');
   assert.deepEqual(fine.syntaxErrors, ts.syntaxErrors);
   assert.deepEqual(await countSyntaxErrors(fixture('sample.rs'), 'rust'), { count: 0, firstLines: [] });

@@ -180,8 +180,8 @@ function fullNode(node: Node, info: LanguageInfo): Node {
   const parent = full.parent;
   // `const f = () => …;` (JS) or `type T struct {…}` (Go) is the whole declaration when it
   // declares that one name alone.
-  const declaration = parent && SINGLE_DECLARATIONS[full.type];
-  if (declaration?.has(parent.type) && parent.namedChildren.filter((child) => child.type === full.type).length === 1) {
+  const declarations = SINGLE_DECLARATIONS[node.type];
+  if (parent && declarations?.has(parent.type) && parent.namedChildren.filter((child) => child.type === node.type).length === 1) {
     full = parent;
   }
   const wrappers = WRAPPERS[info.name];

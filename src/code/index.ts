@@ -31,7 +31,7 @@
  * every call is async only for that.
  */
 import { ToolInputError } from '../errors.js';
-import { findDefinitions, isFunctionKind, type Definition } from './definitions.js';
+import { findDefinitions, isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { withTree } from './grammar.js';
 import { languageByName, languageForPath, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
 import { summariseSyntaxErrors, type SyntaxErrorSummary } from './syntax-errors.js';
@@ -46,10 +46,17 @@ export interface DefinitionList {
   syntaxErrors: SyntaxErrorSummary;
 }
 
+/** A definition whose kind is function-like. */
+export type FunctionDefinition = Definition & { kind: FunctionKind };
+
+export interface FunctionList extends DefinitionList {
+  definitions: FunctionDefinition[];
+}
+
 export interface ExtractedFunction {
   name: string;
   qualifiedName: string;
-  kind: Definition['kind'];
+  kind: FunctionKind;
   language: string;
   /** The whole definition as written, with decorators/annotations/attributes/export. */
   full: string;
@@ -121,9 +128,9 @@ export async function listDefinitions(source: string, language: LanguageInfo | s
   }));
 }
 
-export async function listFunctions(source: string, language: LanguageInfo | string): Promise<DefinitionList> {
+export async function listFunctions(source: string, language: LanguageInfo | string): Promise<FunctionList> {
   const list = await listDefinitions(source, language);
-  return { ...list, definitions: list.definitions.filter((definition) => isFunctionKind(definition.kind)) };
+  return { ...list, definitions: list.definitions.filter(isFunctionDefinition) };
 }
 
 export async function countSyntaxErrors(source: string, language: LanguageInfo | string): Promise<SyntaxErrorSummary> {
@@ -157,14 +164,14 @@ export async function extractFunction(
  * Exact qualified name first, then a qualified suffix on segment boundaries (`B.m` finds
  * `A.B.m`), then the bare name. A trailing `:LINE` narrows to the definition starting there.
  */
-function pickDefinition(functions: Definition[], requested: string): Definition {
+function pickDefinition(functions: FunctionDefinition[], requested: string): FunctionDefinition {
   const lineMatch = /^(.*[^:]):(\d+)$/.exec(requested);
   const wanted = lineMatch?.[1] ?? requested;
   const line = lineMatch ? Number(lineMatch[2]) : undefined;
   const target = segments(wanted);
   const tiers = [
-    (definition: Definition) => sameSegments(segments(definition.qualifiedName), target),
-    (definition: Definition) => endsWithSegments(segments(definition.qualifiedName), target),
+    (definition: FunctionDefinition) => sameSegments(segments(definition.qualifiedName), target),
+    (definition: FunctionDefinition) => endsWithSegments(segments(definition.qualifiedName), target),
   ];
   for (const matches of tiers) {
     let found = functions.filter(matches);
@@ -178,6 +185,10 @@ function pickDefinition(functions: Definition[], requested: string): Definition 
     }
   }
   throw new FunctionNotFoundError(requested, [...new Set(functions.map((definition) => definition.qualifiedName))]);
+}
+
+function isFunctionDefinition(definition: Definition): definition is FunctionDefinition {
+  return isFunctionKind(definition.kind);
 }
 
 function segments(name: string): string[] {

@@ -1,0 +1,62 @@
+/**
+ * `faultline code list FILE` and `faultline code extract FILE FUNC`: the code tools without an
+ * MCP client. They print exactly the tools' structuredContent as JSON on stdout.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { FileAccess } from '../access.js';
+import { extractFunction, listFunctions, requireLanguageForPath, supportedExtensions } from '../code/index.js';
+import { extractionReport, functionListReport } from '../code/report.js';
+import { runCommand, type GlobalOptions } from './common.js';
+
+export function registerCodeCommand(program: Command, _globals: () => GlobalOptions): void {
+  const code = program
+    .command('code')
+    .summary('list and extract functions with tree-sitter (JSON out)')
+    .description(
+      'Read source files the way the fault_list_function_names and fault_extract_code_block tools do,\n' +
+        `locally and without an LLM. Supported extensions: ${supportedExtensions().join(' ')}`,
+    );
+
+  code
+    .command('list')
+    .argument('<file>', 'source file (a relative path is taken from the current directory)')
+    .summary('print the functions of FILE as JSON')
+    .description(
+      'Print every function-like definition of FILE in source order, as JSON: names, and for each function\n' +
+        'its qualified name, kind and 1-based start/end lines, plus a syntax-error summary.',
+    )
+    .addHelpText('after', '\nExamples:\n  faultline code list src/server.py\n  faultline code list ./main.go | jq -r ".functions[].qualified_name"')
+    .action((file: string) =>
+      runCommand(async () => {
+        const source = await readSource(file);
+        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path)));
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      }),
+    );
+
+  code
+    .command('extract')
+    .argument('<file>', 'source file (a relative path is taken from the current directory)')
+    .argument('<func>', 'function name: bare (run), qualified (Server.run, Type::run), or with :LINE (size:26)')
+    .summary('print one function of FILE as JSON')
+    .description(
+      'Print one function of FILE as JSON: `full` (with decorators, annotations, attributes, doc comments,\n' +
+        '`export`) and `body` (the block alone, original indentation), with its qualified name and lines.\n' +
+        'A name matching several definitions is an error listing the qualified candidates (exit code 2).',
+    )
+    .addHelpText('after', '\nExamples:\n  faultline code extract app.py Greeter.greet\n  faultline code extract lib.rs "Point::new" | jq -r .full')
+    .action((file: string, func: string) =>
+      runCommand(async () => {
+        const source = await readSource(file);
+        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func));
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      }),
+    );
+}
+
+/** A person on a terminal means paths relative to where they are; the file checks are FileAccess's. */
+function readSource(file: string) {
+  const path = file.startsWith('file://') ? file : resolve(file);
+  return new FileAccess().readSourceFile(path, 'file');
+}

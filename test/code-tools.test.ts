@@ -1,0 +1,152 @@
+/**
+ * fault_list_function_names and fault_extract_code_block through a real MCP SDK client: the whole
+ * fixture matrix and every error case, once against the tools registered on an in-process server
+ * (linked in memory) and once against the built CLI over stdio (`node dist/src/cli.js mcp`).
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FileAccess } from '../src/access.js';
+import { makeConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { ToolRegistry } from '../src/tools/define.js';
+import { registerCodeTools } from '../src/tools/code.js';
+import { extractFunction, listFunctions, requireLanguageForPath } from '../src/code/index.js';
+import { extractionReport, functionListReport } from '../src/code/report.js';
+import { readFileSync } from 'node:fs';
+import { connectStdio, textOf } from './helpers/mcp.js';
+import { fixturePath } from './helpers/repo.js';
+
+type Call = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+const fixtureDir = fixturePath('code');
+const fixtures = readdirSync(fixtureDir).sort();
+
+async function codeToolsInMemory(): Promise<{ call: Call; close(): Promise<void> }> {
+  const mcp = new McpServer({ name: 'code-tools-test', version: '0.0.0' }, { capabilities: { tools: {} } });
+  const tools = new ToolRegistry(mcp, silentLogger);
+  registerCodeTools(tools, { config: makeConfig(), access: new FileAccess(), log: silentLogger });
+  tools.serveToolList();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'code-tools-test', version: '0.0.0' });
+  await client.connect(clientSide);
+  return {
+    call: (name, args) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    close: async () => {
+      await client.close();
+      await mcp.close();
+    },
+  };
+}
+
+/** Every fixture listed, and every function of it extracted, exactly as the module answers. */
+async function assertMatrix(call: Call): Promise<void> {
+  for (const name of fixtures) {
+    const file = join(fixtureDir, name);
+    const text = readFileSync(file, 'utf8');
+    const language = requireLanguageForPath(file);
+    const expected = functionListReport(await listFunctions(text, language));
+    const listed = await call('fault_list_function_names', { file });
+    assert.equal(listed.isError, undefined, `${name}: ${textOf(listed)}`);
+    assert.deepEqual(JSON.parse(textOf(listed)), expected.names, name);
+    assert.deepEqual(listed.structuredContent, JSON.parse(JSON.stringify(expected)), name);
+    for (const fn of expected.functions) {
+      // The qualified name, plus :LINE where overloads share it, names exactly one definition.
+      const shared = expected.functions.filter((other) => other.qualified_name === fn.qualified_name).length > 1;
+      const func = shared ? `${fn.qualified_name}:${fn.start_line}` : fn.qualified_name;
+      const extracted = await call('fault_extract_code_block', { file, func });
+      assert.equal(extracted.isError, undefined, `${name} ${func}: ${textOf(extracted)}`);
+      const report = extractionReport(await extractFunction(text, language, func));
+      assert.deepEqual(JSON.parse(textOf(extracted)), { full: report.full, body: report.body });
+      assert.deepEqual(extracted.structuredContent, JSON.parse(JSON.stringify(report)));
+      assert.equal(report.start_line, fn.start_line);
+    }
+  }
+}
+
+/** Spot checks with literal values, so the matrix is not only the module compared with itself. */
+async function assertLiterals(call: Call): Promise<void> {
+  const go = await call('fault_list_function_names', { file: fixturePath('code', 'sample.go') });
+  assert.equal(textOf(go), '["Plain","Start","Name","Map","Push","Größe"]');
+  const start = (go.structuredContent as { functions: unknown[] }).functions[1];
+  assert.deepEqual(start, { name: 'Start', qualified_name: 'Server.Start', kind: 'method', start_line: 14, end_line: 17 });
+  const rust = await call('fault_extract_code_block', { file: `file://${fixturePath('code', 'sample.rs')}`, func: 'plain' });
+  assert.deepEqual(JSON.parse(textOf(rust)), {
+    full: '/// Adds two numbers.\n#[inline]\npub fn plain(a: i32, b: i32) -> i32 {\n    a + b\n}',
+    body: '{\n    a + b\n}',
+  });
+}
+
+async function assertErrors(call: Call): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'faultline-code-tools-'));
+  try {
+    const failure = async (name: string, args: Record<string, unknown>, pattern: RegExp): Promise<void> => {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${JSON.stringify(args)} should fail`);
+      assert.equal(result.structuredContent, undefined);
+      assert.match(textOf(result), pattern);
+    };
+    const list = 'fault_list_function_names';
+    await failure(list, { file: 'relative/sample.py' }, /file: .*absolute/i);
+    await failure(list, { file: join(scratch, 'missing.py') }, /file: .*missing\.py/);
+    await failure(list, { file: scratch }, /file: .*director/i);
+    const binary = join(scratch, 'blob.py');
+    writeFileSync(binary, Buffer.from([0x64, 0x65, 0x66, 0x00, 0x01]));
+    await failure(list, { file: binary }, /binary/);
+    const huge = join(scratch, 'huge.py');
+    writeFileSync(huge, Buffer.alloc(5 * 1024 * 1024 + 1, 0x20));
+    await failure(list, { file: huge }, /over 5(\.0)? MB|5 MiB|5\.0 MB/);
+    const text = join(scratch, 'notes.txt');
+    writeFileSync(text, 'def f(): pass\n');
+    await failure(list, { file: text }, /notes\.txt has no supported extension; supported: .*\.py/);
+    await failure('fault_extract_code_block', { file: fixturePath('code', 'Sample.java'), func: 'size' }, /'size' matches 2 definitions: Sample\.size \(lines 22-24\), Sample\.size \(lines 26-28\)/);
+    await failure('fault_extract_code_block', { file: fixturePath('code', 'sample.py'), func: 'nope' }, /no function named 'nope'; the file defines: plain, decorated, Greeter\.__init__/);
+
+    const broken = await call(list, { file: fixturePath('code', 'broken.py') });
+    assert.equal(broken.isError, undefined);
+    assert.equal(textOf(broken), '["good","bad","also_good"]');
+    const structured = broken.structuredContent as { syntax_errors: unknown; note: string };
+    assert.deepEqual(structured.syntax_errors, { count: 1, first_lines: [5] });
+    assert.match(structured.note, /1 syntax error\(s\), first at line\(s\) 5/);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+test('code tools through an in-memory MCP client', async () => {
+  const session = await codeToolsInMemory();
+  try {
+    await assertLiterals(session.call);
+    await assertErrors(session.call);
+    await assertMatrix(session.call);
+  } finally {
+    await session.close();
+  }
+});
+
+test('code tools through the built CLI over stdio', async (t: TestContext) => {
+  const session = await connectStdio();
+  try {
+    const { tools } = await session.client.listTools();
+    if (!tools.some((tool) => tool.name === 'fault_list_function_names')) {
+      // registerCodeTools is wired into src/tools/index.ts by the lead; until then only the
+      // in-memory test above runs the tools.
+      t.skip('fault_list_function_names is not registered in the server yet');
+      return;
+    }
+    const call: Call = (name, args) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    await assertLiterals(call);
+    await assertErrors(call);
+    await assertMatrix(call);
+    assert.ok(session.stdoutLines().every((line) => line.startsWith('{')), 'stdout carries only JSON-RPC');
+  } finally {
+    await session.close();
+  }
+});
