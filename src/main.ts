@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerCodeCommand } from './commands/code.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
@@ -26,6 +27,7 @@ export function buildProgram(): FaultlineCommand {
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
 
   registerMcpCommands(program, globals);
+  registerCodeCommand(program, globals);
 
   program.addHelpText(
     'after',

@@ -26,7 +26,8 @@ export class FaultlineCommand extends Command {
     return new FaultlineCommand(name);
   }
 
-  override unknownOption(flag: string): never {
+  // Not in commander's type declarations, but a documented extension point of Command.
+  unknownOption(flag: string): never {
     const accepted = acceptedFlags(this);
     this.error(`unknown flag ${flag} for '${commandPath(this)}'; accepted: ${accepted.join(', ') || '(none)'}`, {
       code: 'commander.unknownOption',
@@ -34,7 +35,7 @@ export class FaultlineCommand extends Command {
     });
   }
 
-  override unknownCommand(): never {
+  unknownCommand(): never {
     const names = this.commands.map((command) => command.name());
     this.error(`unknown command '${this.args[0] ?? ''}' for '${commandPath(this)}'; accepted: ${names.join(', ')}`, {
       code: 'commander.unknownCommand',

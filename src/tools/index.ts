@@ -1,8 +1,8 @@
 /** Every tool family, registered in the order tools/list shows them. */
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+import { registerCodeTools } from './code.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
-  void tools;
-  void ctx;
+  registerCodeTools(tools, ctx);
 }
