@@ -1,0 +1,208 @@
+/**
+ * Code tools benchmark: listing and extraction on a generated ~2,000-line file per language.
+ *
+ * Prints, per language, side by side in one run:
+ * - module warm: mean time per listFunctions / extractFunction call in this process, after warm-up
+ *   (the grammar loaded, JIT warm);
+ * - MCP warm: mean time per fault_list_function_names / fault_extract_code_block call end to end
+ *   through the SDK client and the built CLI over stdio (`node dist/src/cli.js mcp`), file read
+ *   included; "-" when the server does not register the code tools;
+ * - cold: the first list call in a fresh process — module: `import` of src/code plus the first
+ *   listFunctions (runtime init, grammar load, first parse); MCP: the first tools/call on a freshly
+ *   spawned server after initialize (spawn and initialize not counted; shown separately).
+ * Targets (issue 3): MCP warm list well under 50 ms, cold under 500 ms.
+ *
+ * Run: npx tsc -p . && node dist/bench/code.js [iterations=30]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { extractFunction, languageByName, listFunctions } from '../src/code/index.js';
+
+const TARGET_LINES = 2000;
+const iterations = Number(process.argv[2] ?? 30);
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const cliPath = join(repoRoot, 'dist', 'src', 'cli.js');
+const codeModule = join(repoRoot, 'dist', 'src', 'code', 'index.js');
+
+/** One repeating unit of source per language (a class with methods plus free functions). */
+const UNITS: Record<string, { ext: string; head: string; unit: (i: number) => string; pick: string }> = {
+  python: {
+    ext: 'py',
+    head: 'import os\n\n',
+    unit: (i) =>
+      `@decorator\ndef func_${i}(a, b):\n    total = a + b\n    for x in range(total):\n        total += x\n    return total\n\n\n` +
+      `class Service${i}:\n    def __init__(self, name):\n        self.name = name\n\n    def run(self, n):\n        def inner():\n            return n * 2\n        return inner()\n\n\n`,
+    pick: 'func_7',
+  },
+  javascript: {
+    ext: 'js',
+    head: "import fs from 'node:fs';\n\n",
+    unit: (i) =>
+      `export function func_${i}(a, b) {\n  let total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
+      `const arrow_${i} = (n) => n * 2;\n\nclass Service${i} {\n  constructor(name) {\n    this.name = name;\n  }\n\n  run(n) {\n    return arrow_${i}(n);\n  }\n}\n\n`,
+    pick: 'func_7',
+  },
+  typescript: {
+    ext: 'ts',
+    head: "import fs from 'node:fs';\n\n",
+    unit: (i) =>
+      `export function func_${i}(a: number, b: number): number {\n  let total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
+      `const arrow_${i} = (n: number): number => n * 2;\n\nclass Service${i}<T> {\n  constructor(private readonly name: T) {}\n\n  run(n: number): number {\n    return arrow_${i}(n);\n  }\n}\n\n`,
+    pick: 'func_7',
+  },
+  go: {
+    ext: 'go',
+    head: 'package bench\n\n',
+    unit: (i) =>
+      `// Func${i} sums.\nfunc Func${i}(a, b int) int {\n\ttotal := a + b\n\tfor x := 0; x < total; x++ {\n\t\ttotal += x\n\t}\n\treturn total\n}\n\n` +
+      `type Service${i} struct {\n\tname string\n}\n\nfunc (s *Service${i}) Run(n int) int {\n\treturn n * 2\n}\n\n`,
+    pick: 'Func7',
+  },
+  rust: {
+    ext: 'rs',
+    head: 'use std::fmt;\n\n',
+    unit: (i) =>
+      `/// Sums.\n#[inline]\npub fn func_${i}(a: i64, b: i64) -> i64 {\n    let mut total = a + b;\n    for x in 0..total {\n        total += x;\n    }\n    total\n}\n\n` +
+      `pub struct Service${i} {\n    name: String,\n}\n\nimpl Service${i} {\n    pub fn run(&self, n: i64) -> i64 {\n        n * 2\n    }\n}\n\n`,
+    pick: 'func_7',
+  },
+  java: {
+    ext: 'java',
+    head: 'package bench;\n\n',
+    unit: (i) =>
+      `class Service${i} {\n    private final String name;\n\n    Service${i}(String name) {\n        this.name = name;\n    }\n\n    @Override\n    public String toString() {\n        return name;\n    }\n\n` +
+      `    static int func${i}(int a, int b) {\n        int total = a + b;\n        for (int x = 0; x < total; x++) {\n            total += x;\n        }\n        return total;\n    }\n}\n\n`,
+    pick: 'func7',
+  },
+};
+
+function generate(language: string): { source: string; lines: number } {
+  const spec = UNITS[language]!;
+  let source = spec.head;
+  for (let i = 0; source.split('\n').length < TARGET_LINES; i += 1) source += spec.unit(i);
+  return { source, lines: source.split('\n').length - 1 };
+}
+
+function meanMs(samples: number[]): number {
+  return samples.reduce((a, b) => a + b, 0) / samples.length;
+}
+
+async function timeEach(run: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 5; i += 1) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return meanMs(samples);
+}
+
+/** Module cold start in a fresh node process: import + first listFunctions, timed inside it. */
+function moduleColdMs(file: string, language: string): number {
+  const script =
+    `const t0 = performance.now(); const code = await import(${JSON.stringify(codeModule)});` +
+    `const text = (await import('node:fs')).readFileSync(${JSON.stringify(file)}, 'utf8');` +
+    `await code.listFunctions(text, ${JSON.stringify(language)}); process.stdout.write(String(performance.now() - t0));`;
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+interface McpSession {
+  client: Client;
+  close(): Promise<void>;
+}
+
+async function spawnServer(): Promise<{ session: McpSession; connectMs: number; hasCodeTools: boolean }> {
+  const started = performance.now();
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'ignore' });
+  const client = new Client({ name: 'faultline-bench', version: '0.0.0' });
+  await client.connect(transport);
+  const connectMs = performance.now() - started;
+  const { tools } = await client.listTools();
+  return {
+    session: { client, close: () => client.close() },
+    connectMs,
+    hasCodeTools: tools.some((tool) => tool.name === 'fault_list_function_names'),
+  };
+}
+
+async function callOk(client: Client, name: string, args: Record<string, string>): Promise<void> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+}
+
+const fmt = (ms: number | undefined): string => (ms === undefined ? '-' : ms.toFixed(2));
+
+async function main(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'faultline-bench-code-'));
+  const rows: string[][] = [];
+  try {
+    for (const language of Object.keys(UNITS)) {
+      const spec = UNITS[language]!;
+      const { source, lines } = generate(language);
+      const file = join(scratch, `bench.${spec.ext}`);
+      writeFileSync(file, source);
+      const info = languageByName(language)!;
+      const listed = await listFunctions(source, info);
+      const moduleList = await timeEach(() => listFunctions(source, info));
+      const moduleExtract = await timeEach(() => extractFunction(source, info, spec.pick));
+      const coldModule = moduleColdMs(file, language);
+
+      const { session, connectMs, hasCodeTools } = await spawnServer();
+      let coldMcp: number | undefined;
+      let mcpList: number | undefined;
+      let mcpExtract: number | undefined;
+      try {
+        if (hasCodeTools) {
+          const started = performance.now();
+          await callOk(session.client, 'fault_list_function_names', { file });
+          coldMcp = performance.now() - started;
+          mcpList = await timeEach(() => callOk(session.client, 'fault_list_function_names', { file }));
+          mcpExtract = await timeEach(() => callOk(session.client, 'fault_extract_code_block', { file, func: spec.pick }));
+        }
+      } finally {
+        await session.close();
+      }
+      rows.push([
+        language,
+        String(lines),
+        String(listed.definitions.length),
+        fmt(moduleList),
+        fmt(moduleExtract),
+        fmt(mcpList),
+        fmt(mcpExtract),
+        mcpList === undefined ? '-' : (mcpList / moduleList).toFixed(2),
+        fmt(coldModule),
+        fmt(coldMcp),
+        fmt(connectMs),
+      ]);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const header = [
+    'language',
+    'lines',
+    'functions',
+    'module list ms',
+    'module extract ms',
+    'MCP list ms',
+    'MCP extract ms',
+    'MCP/module list',
+    'cold module ms',
+    'cold MCP 1st call ms',
+    'MCP spawn+init ms',
+  ];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => cell.padStart(widths[column]!)).join('  ');
+  process.stdout.write(`code tools, ${iterations} warm calls each (mean), node ${process.version}\n`);
+  process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write('targets: MCP list well under 50 ms warm; first call in a fresh process under 500 ms\n');
+}
+
+await main();
