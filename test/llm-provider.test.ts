@@ -142,7 +142,7 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.ok(performance.now() - started < 5_000);
     });
 
-    test('a cancelled request stops at once with CancelledError', async () => {
+    test('a cancelled request stops at once with CancelledError', { timeout: 10_000 }, async () => {
       fake.queueChat({ delayMs: 10_000, content: 'never read' });
       const controller = new AbortController();
       const pending = provider().text(MESSAGES, { signal: controller.signal });
@@ -151,6 +151,8 @@ for (const api of ['openai', 'ollama'] as const) {
       controller.abort();
       await assert.rejects(pending, CancelledError);
       assert.ok(performance.now() - started < 2_000);
+      // The HTTP request itself was aborted, not left running.
+      while (!fake.chatRequests()[0]!.abandoned) await new Promise((resolve) => setTimeout(resolve, 5));
     });
 
     test('an already aborted signal sends nothing', async () => {

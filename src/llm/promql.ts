@@ -27,7 +27,7 @@ export function checkPromQL(expression: string): string | undefined {
       stack.push({ open: ch, at: i });
     } else if (ch in CLOSERS) {
       const top = stack.pop();
-      if (top?.open !== CLOSERS[ch]) return `the PromQL expression has an unmatched "${ch}"`;
+      if (!top || top.open !== CLOSERS[ch]) return `the PromQL expression has an unmatched "${ch}"`;
       if (ch === ']') {
         const problem = checkRange(expr.slice(top.at + 1, i));
         if (problem) return problem;

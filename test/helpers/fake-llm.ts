@@ -40,6 +40,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** True when the client went away before the (delayed) reply was sent. */
+  abandoned: boolean;
 }
 
 export interface FakeLlmOptions {
@@ -92,7 +94,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       sendJson(res, 400, { error: { message: 'fake-llm: body is not JSON' } });
       return;
     }
-    requests.push({ ...route, path: req.url ?? '', headers: req.headers, body });
+    const record: RecordedRequest = { ...route, path: req.url ?? '', headers: req.headers, body, abandoned: false };
+    requests.push(record);
 
     const queue = route.kind === 'chat' ? chatQueue : embedQueue;
     const scripted = queue.shift();
@@ -103,7 +106,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     const step: FakeStep = typeof scripted === 'string' ? { content: scripted } : (scripted ?? {});
     if (step.delayMs) {
       const delivered = await wait(step.delayMs, req);
-      if (!delivered) return;
+      if (!delivered) {
+        record.abandoned = true;
+        return;
+      }
     }
     if (step.drop) {
       req.socket.destroy();

@@ -1,0 +1,197 @@
+/**
+ * The six LLM-backed review tools, under fault's names and argument names: scores, better
+ * versions of a function, SLOs and whole-file changes. Each is thin: check the provider, call
+ * src/llm, render fault's legacy text shape plus typed structuredContent (DESIGN.md §2).
+ *
+ * With no provider configured, every tool answers at once with isError naming what to set.
+ */
+import * as z from 'zod';
+import { languageByName, languageForPath } from '../code/index.js';
+import { ToolInputError } from '../errors.js';
+import { LlmError } from '../llm/errors.js';
+import { proposeFileChanges } from '../llm/file-changes.js';
+import type { LlmProvider } from '../llm/provider.js';
+import { scoreSnippet } from '../llm/score.js';
+import { createProvider, type ProviderChoice } from '../llm/select.js';
+import { Slo, suggestSlos } from '../llm/slo.js';
+import { suggestBetterFunction, type SearchContext } from '../llm/suggest.js';
+import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+/** Reads nothing it changes, but calls a remote model whose answers vary. */
+const LLM_READ_ONLY: ToolAnnotationsExplicit = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** The model must send the whole file back; beyond this size that is neither cheap nor reliable. */
+export const MAX_CHANGE_FILE_BYTES = 256 * 1024;
+const MAX_SNIPPET_CHARS = 100_000;
+
+const NEEDS_LLM =
+  'Needs an LLM: set OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY or OLLAMA_HOST (or --llm-client / --llm-base-url); ' +
+  'without one it fails at once with a message saying so.';
+
+export interface ReviewDependencies {
+  /** The provider for one call; default: chosen from the config and the environment each time. */
+  provider?: (() => ProviderChoice) | undefined;
+  /** Retrieval over the indexed source tree for the suggest tools (not wired yet). */
+  searchContext?: SearchContext | undefined;
+}
+
+const snippetArgument = z.string().min(1).describe('The code to review, e.g. a function from fault_extract_code_block');
+const langArgument = z
+  .string()
+  .min(1)
+  .describe('Its language (python, typescript, go, rust, java, …); with a known grammar, suggested code must parse');
+const scoreArgument = (what: string) => z.number().min(0).max(1).describe(what);
+
+export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps: ReviewDependencies = {}): void {
+  const provider = (tool: string): LlmProvider => {
+    const choice = deps.provider ? deps.provider() : createProvider(ctx.config.llm);
+    if (!choice.ok) throw new ToolInputError(`${tool} needs an LLM, and ${choice.reason}`);
+    return choice.provider;
+  };
+
+  for (const aspect of ['performance', 'reliability'] as const) {
+    const name = `fault_score_${aspect}`;
+    tools.register(
+      {
+        name,
+        title: `Score ${aspect}`,
+        description:
+          `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing meaningful to improve), with a one-sentence ` +
+          `explanation naming the most important ${aspect === 'performance' ? 'issue under load' : 'failure-handling gap'}. ` +
+          `Text: JSON {"score", "explanation"}. The reply is validated (score in [0,1]) and repaired once if needed. ${NEEDS_LLM}`,
+        input: { snippet: snippetArgument, lang: langArgument },
+        output: { score: z.number().min(0).max(1), explanation: z.string() },
+        annotations: LLM_READ_ONLY,
+      },
+      async ({ snippet, lang }, call) => {
+        checkSnippet(snippet);
+        const llm = provider(name);
+        const result = await llmCall(() => scoreSnippet(llm, { aspect, snippet, lang }, { signal: call.signal }));
+        return { text: JSON.stringify(result), structured: result };
+      },
+    );
+  }
+
+  for (const aspect of ['performance', 'reliability'] as const) {
+    const name = `fault_suggest_better_function_${aspect}`;
+    tools.register(
+      {
+        name,
+        title: `Suggest a ${aspect === 'performance' ? 'faster' : 'more reliable'} function`,
+        description:
+          `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
+          '(files a/snippet and b/snippet) that is checked to apply to the snippet; when the model sends code instead of a ' +
+          'diff, the diff is computed locally. With a known grammar for lang, the result must also parse. Text: the diff in a ' +
+          '```diff block (empty when no change is worth making), preceded by a note when it does not apply. Structured: ' +
+          `{diff, applies}. score and target_score are the current and wanted ${aspect} scores in [0,1], as from ` +
+          `fault_score_${aspect}. ${NEEDS_LLM}`,
+        input: {
+          snippet: snippetArgument,
+          lang: langArgument,
+          score: scoreArgument(`Current ${aspect} score in [0,1]`),
+          target_score: scoreArgument(`Wanted ${aspect} score in [0,1]`),
+        },
+        output: {
+          diff: z.string().describe("Unified diff from a/snippet to b/snippet; '' when no change is suggested"),
+          applies: z.boolean().describe('True when the diff applies to the snippet (and, with a known grammar, parses)'),
+        },
+        annotations: LLM_READ_ONLY,
+      },
+      async ({ snippet, lang, score, target_score }, call) => {
+        checkSnippet(snippet);
+        const llm = provider(name);
+        const suggestion = await llmCall(() =>
+          suggestBetterFunction(
+            llm,
+            { aspect, snippet, lang, language: languageByName(lang), score, targetScore: target_score, searchContext: deps.searchContext },
+            { signal: call.signal },
+          ),
+        );
+        const block = `\`\`\`diff\n${suggestion.diff}\`\`\``;
+        const text = suggestion.applies || !suggestion.note ? block : `${suggestion.note}\n\n${block}`;
+        return { text, structured: { diff: suggestion.diff, applies: suggestion.applies } };
+      },
+    );
+  }
+
+  tools.register(
+    {
+      name: 'fault_suggest_service_level_objectives_slo',
+      title: 'Suggest SLOs',
+      description:
+        'Proposes 2-5 service level objectives for the code, each with type (latency|availability|error), title, ' +
+        'objective (percent in [0,100)), explanation, threshold, unit (ms|s|%|""), window (e.g. "300s", "30d") and an ' +
+        'SLI as PromQL and as a Cloud Monitoring SLO for Cloud Run (sli.prometheus, sli["gcp/cloudrun"]). Every field is ' +
+        'validated (PromQL brackets, quotes and ranges; window format; goal = objective/100) and the reply repaired once ' +
+        `if needed. Text: the JSON array of SLOs. ${NEEDS_LLM}`,
+      input: { snippet: snippetArgument, lang: langArgument },
+      output: { slos: z.array(Slo) },
+      annotations: LLM_READ_ONLY,
+    },
+    async ({ snippet, lang }, call) => {
+      checkSnippet(snippet);
+      const llm = provider('fault_suggest_service_level_objectives_slo');
+      const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
+      return { text: JSON.stringify(slos), structured: { slos } };
+    },
+  );
+
+  tools.register(
+    {
+      name: 'fault_make_reliability_and_perf_changes',
+      title: 'Propose reliability and performance changes to a file',
+      description:
+        'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, ' +
+        'error handling, cleanup, less wasted work) without changing its public behaviour. Returns JSON {score (the ' +
+        'original file, 0-1), explanation, old (the file as read from disk), new (the proposed file), dependencies ' +
+        '(new imports it needs), diff (unified diff old→new, computed locally)}. Nothing is written. When the ' +
+        'language has a grammar (Python, JavaScript, TypeScript, Go, Rust, Java, Ruby, C, C++, C#, PHP), `new` must not ' +
+        `add syntax errors (one repair attempt, then an error). Files up to ${MAX_CHANGE_FILE_BYTES / 1024} KB. ${NEEDS_LLM}`,
+      input: { file: z.string().describe('Absolute path or file:// URI of the source file') },
+      output: {
+        score: z.number().min(0).max(1),
+        explanation: z.string(),
+        old: z.string(),
+        new: z.string(),
+        dependencies: z.array(z.string()),
+        diff: z.string(),
+      },
+      annotations: LLM_READ_ONLY,
+    },
+    async ({ file }, call) => {
+      const llm = provider('fault_make_reliability_and_perf_changes');
+      const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const change = await llmCall(() =>
+        proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path) }, { signal: call.signal }),
+      );
+      return { text: JSON.stringify(change), structured: change };
+    },
+  );
+}
+
+function checkSnippet(snippet: string): void {
+  if (snippet.trim() === '') throw new ToolInputError('snippet: is blank; give the code to review');
+  if (snippet.length > MAX_SNIPPET_CHARS) {
+    throw new ToolInputError(`snippet: is ${snippet.length} characters; at most ${MAX_SNIPPET_CHARS} are accepted (send one function)`);
+  }
+}
+
+/**
+ * An LLM failure is an expected outcome with a message written for the caller, so it is answered
+ * like an input error (its text as is, no stack in the log); anything else, cancellation included,
+ * passes through to the registry.
+ */
+async function llmCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof LlmError) throw new ToolInputError(`LLM ${error.kind.replace('_', ' ')}: ${error.message}`);
+    throw error;
+  }
+}
