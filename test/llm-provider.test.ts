@@ -123,6 +123,19 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(fake.chatRequests().length, 3);
     });
 
+    if (api === 'openai') {
+      test('an endpoint that refuses json_schema (400) is asked again without it', async () => {
+        fake.queueChat({ status: 400, content: 'response_format json_schema is not supported' }, '{"score": 0.6, "explanation": "ok"}');
+        const llm = provider();
+        assert.deepEqual(await llm.structured(MESSAGES, Score, { name: 'code_score' }), { score: 0.6, explanation: 'ok' });
+        const [refused, plain] = fake.chatRequests();
+        assert.equal(refused!.body.response_format.type, 'json_schema');
+        assert.equal(plain!.body.response_format, undefined);
+        // The schema still reaches the model through the prompt.
+        assert.match(promptText(plain!), /matches this JSON Schema/);
+      });
+    }
+
     test('400 is not retried', async () => {
       fake.queueChat({ status: 401, content: 'bad key' });
       await assert.rejects(provider().text(MESSAGES), /401/);
