@@ -8,13 +8,18 @@
 import * as z from 'zod';
 import { languageByName, languageForPath } from '../code/index.js';
 import { ToolInputError } from '../errors.js';
-import { LlmError } from '../llm/errors.js';
-import { proposeFileChanges } from '../llm/file-changes.js';
-import type { LlmProvider } from '../llm/provider.js';
-import { scoreSnippet } from '../llm/score.js';
-import { createProvider, type ProviderChoice } from '../llm/select.js';
-import { Slo, suggestSlos } from '../llm/slo.js';
-import { suggestBetterFunction, type SearchContext } from '../llm/suggest.js';
+import {
+  createProvider,
+  LlmError,
+  proposeFileChanges,
+  scoreSnippet,
+  Slo,
+  suggestBetterFunction,
+  suggestSlos,
+  type LlmProvider,
+  type ProviderChoice,
+  type SearchContext,
+} from '../llm/index.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
