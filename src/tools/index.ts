@@ -2,7 +2,9 @@
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 import { registerCodeTools } from './code.js';
+import { registerReviewTools } from './review.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
+  registerReviewTools(tools, ctx);
 }
