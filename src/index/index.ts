@@ -1,0 +1,28 @@
+/**
+ * Source indexing and code search (DESIGN.md §6).
+ *
+ * Public API:
+ * - `indexSettingsFrom(config, env?)` → IndexSettings: the data directory, the LLM config (which
+ *   embedding provider) and the environment (API keys, QDRANT_URL, QDRANT_API_KEY).
+ * - `indexSourceTree(settings, {sourceDir, lang?, signal?, onProgress?})` → IndexStats: walks the
+ *   tree (.gitignore respected; dependency/build directories, binaries and files over 1 MB
+ *   skipped), chunks each new or changed file by definition (src/code/chunk.ts), embeds the
+ *   chunks and replaces the file's old ones; removes the chunks of files that are gone. `lang` is
+ *   `all` (default) or a language name (`acceptedLangValues()`); unknown: a ToolInputError.
+ * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]
+ *   `{path, tree, relativePath, startLine, endLine, symbol, kind, language, score, code}`, best
+ *   first. This is also the retrieval context for the LLM suggest tools: pass the function under
+ *   review as `query` and map `code` to their `text`.
+ *
+ * `sourceDir` must already be checked by the caller (FileAccess.resolveDirectory: absolute,
+ * inside the roots, a directory). The embedder is the configured provider's model, else the
+ * local hashed embedder; the store is Qdrant when QDRANT_URL is set, else a local file under
+ * `<dataDir>/index`; both are one per tree and embedder. Failures outside the caller's arguments
+ * (Qdrant unreachable, dimension mismatch, a damaged index) are IndexErrors naming the URL or file;
+ * a cancelled run throws CancelledError and leaves the previous index in place.
+ */
+export { indexSourceTree, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
+export { searchIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
+export { indexSettingsFrom, type IndexSettings } from './open.js';
+export { acceptedLangValues } from './languages.js';
+export { IndexError } from './errors.js';

@@ -1,0 +1,229 @@
+/**
+ * Indexes a source tree: walk, read, chunk, embed, store — incrementally.
+ *
+ * A file whose content hash equals the indexed one is neither chunked nor embedded. A changed
+ * file's chunks replace its old ones; a file that is gone (or now ignored, too large or binary)
+ * loses its chunks. Only files of the selected languages are touched, so indexing `python` after
+ * `all` keeps the other languages' chunks.
+ *
+ * Work goes in batches of about EMBED_BATCH_CHUNKS chunks, checking the AbortSignal in between;
+ * nothing is visible to searches until the store's commit, so a cancelled or failed run leaves
+ * the previous index as it was (see store.ts).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { chunkSource, type CodeChunk } from '../code/chunk.js';
+import { CancelledError } from '../errors.js';
+import { selectEmbedder, type Embedder } from './embedder.js';
+import { IndexError } from './errors.js';
+import { LanguageSelection } from './languages.js';
+import { canonicalTree, registerTree } from './location.js';
+import { openStore, type IndexSettings } from './open.js';
+import { normalised, type StoredChunk, type VectorStore } from './store.js';
+import { uuidV5 } from './uuid.js';
+import { walkSourceTree, type WalkedFile } from './walk.js';
+
+/** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
+const EMBED_BATCH_CHUNKS = 256;
+/** Bytes inspected for a NUL byte to call a file binary (git's heuristic uses 8000). */
+const BINARY_SNIFF_BYTES = 8000;
+
+export interface IndexOptions {
+  /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
+  sourceDir: string;
+  /** `all` (default) or a language name; see languages.ts. */
+  lang?: string | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: IndexProgress) => void) | undefined;
+}
+
+export interface IndexProgress {
+  filesDone: number;
+  filesTotal: number;
+  /** Chunks embedded so far in this run. */
+  embedded: number;
+}
+
+export interface IndexStats {
+  /** The tree as indexed (symlinks resolved). */
+  tree: string;
+  lang: string;
+  /** Source files of the selected languages in the index after this run. */
+  files: number;
+  /** Of those, files chunked and embedded in this run (new or changed). */
+  changed: number;
+  unchanged: number;
+  /** Chunks in the whole index after this run. */
+  chunks: number;
+  /** Chunks embedded in this run. */
+  embedded: number;
+  /** Files left out: over 1 MB, binary, or unreadable. */
+  skipped: number;
+  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[] };
+  /** Files whose chunks were removed because they are gone or no longer indexable. */
+  removed: number;
+  seconds: number;
+  store: string;
+  embedder: string;
+}
+
+export async function indexSourceTree(settings: IndexSettings, options: IndexOptions): Promise<IndexStats> {
+  const started = performance.now();
+  const selection = LanguageSelection.parse(options.lang);
+  const embedder = selectEmbedder(settings.llm, settings.env);
+  const tree = await canonicalTree(options.sourceDir);
+  const { store } = await openStore(settings, tree, embedder);
+  const existingDimension = await store.dimension();
+  if (embedder.dimension !== undefined && existingDimension !== undefined && embedder.dimension !== existingDimension) {
+    throw new IndexError(
+      `${store.description} has dimension ${existingDimension} but ${embedder.description} gives ${embedder.dimension}; ` +
+        'it was built with another embedding model or dimension',
+    );
+  }
+
+  const walked = await walkSourceTree(tree, selection, options.signal);
+  const indexed = await store.fileHashes();
+  const skippedFiles = { tooLarge: walked.tooLarge, binary: [] as string[], unreadable: [] as string[] };
+  const present = new Set<string>();
+  const batch = new EmbeddingBatch(embedder, store, options.signal);
+  let unchanged = 0;
+  let changed = 0;
+  let filesDone = 0;
+  const report = (): void =>
+    options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
+
+  for (const file of walked.files) {
+    throwIfAborted(options.signal);
+    const read = await readSource(file);
+    filesDone++;
+    if (read.kind !== 'text') {
+      skippedFiles[read.kind].push(file.path);
+      report();
+      continue;
+    }
+    present.add(file.path);
+    const fileHash = createHash('sha256').update(read.bytes).digest('hex');
+    if (indexed.get(file.path) === fileHash) {
+      unchanged++;
+      report();
+      continue;
+    }
+    const chunks = await chunkFile(file, read.text);
+    // A file with nothing to index (empty, comments only) that never had chunks needs no write.
+    if (chunks.length > 0 || indexed.has(file.path)) {
+      changed++;
+      await batch.add(file.path, fileHash, chunks);
+    }
+    report();
+  }
+  await batch.flush();
+
+  let removed = 0;
+  for (const path of indexed.keys()) {
+    if (present.has(path) || !selection.languageOf(path)) continue;
+    await store.replaceFile(path, []);
+    removed++;
+  }
+  throwIfAborted(options.signal);
+  if (changed > 0 || removed > 0) {
+    await registerTree(settings.dataDir, tree);
+    await store.commit();
+  }
+
+  return {
+    tree,
+    lang: selection.describe(),
+    files: present.size,
+    changed,
+    unchanged,
+    chunks: await store.count(),
+    embedded: batch.embedded,
+    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length,
+    skippedFiles,
+    removed,
+    seconds: Math.round(performance.now() - started) / 1000,
+    store: store.description,
+    embedder: embedder.description,
+  };
+}
+
+/** The stable id of a chunk: the same path, symbol and text always give the same id. */
+export function chunkId(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'hash'>): string {
+  return uuidV5(`${chunk.path}\0${chunk.symbol}\0${chunk.hash}`);
+}
+
+/** What is embedded for a chunk: where it is and what it is called, then the code. */
+export function embeddingText(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): string {
+  return `${chunk.path}\n${chunk.symbol}\n\n${chunk.text}`;
+}
+
+type ReadResult = { kind: 'text'; bytes: Buffer; text: string } | { kind: 'binary' | 'unreadable' };
+
+async function readSource(file: WalkedFile): Promise<ReadResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.absolutePath);
+  } catch {
+    return { kind: 'unreadable' };
+  }
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'binary' };
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return { kind: 'text', bytes, text };
+}
+
+async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
+  const chunks = await chunkSource(text, { path: file.path, language: file.language.grammar ?? file.language.name });
+  // Identical definitions in one file (same name, same text) would share an id: keep one.
+  const seen = new Set<string>();
+  return chunks.filter((chunk) => {
+    const key = `${chunk.symbol}\0${chunk.hash}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Collects changed files until enough chunks are waiting, then embeds and stores them together. */
+class EmbeddingBatch {
+  embedded = 0;
+  private files: Array<{ path: string; fileHash: string; chunks: CodeChunk[] }> = [];
+  private waiting = 0;
+
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly store: VectorStore,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async add(path: string, fileHash: string, chunks: CodeChunk[]): Promise<void> {
+    this.files.push({ path, fileHash, chunks });
+    this.waiting += chunks.length;
+    if (this.waiting >= EMBED_BATCH_CHUNKS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const files = this.files;
+    this.files = [];
+    this.waiting = 0;
+    const chunks = files.flatMap((file) => file.chunks);
+    throwIfAborted(this.signal);
+    const vectors = await this.embedder.embed(chunks.map(embeddingText), this.signal);
+    throwIfAborted(this.signal);
+    let next = 0;
+    for (const file of files) {
+      const stored: StoredChunk[] = file.chunks.map((chunk) => ({
+        ...chunk,
+        id: chunkId(chunk),
+        fileHash: file.fileHash,
+        vector: normalised(vectors[next++]!),
+      }));
+      await this.store.replaceFile(file.path, stored);
+    }
+    this.embedded += chunks.length;
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError('indexing was cancelled');
+}

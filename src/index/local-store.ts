@@ -1,0 +1,221 @@
+/**
+ * The embedded store: one file per tree and embedder, searched exactly (cosine over every chunk).
+ *
+ * File layout (little-endian):
+ *   "FLIDX001"  8 bytes magic
+ *   uint32      byte length of the header (padded with spaces to a multiple of 4)
+ *   header      JSON {format, tree, embedder, dimension, chunks: ChunkRecord[]}
+ *   float32[]   count × dimension unit vectors, chunk i at i × dimension
+ *
+ * Exact search over a Float32Array is a few milliseconds per 10,000 chunks at 512 dimensions,
+ * which is enough for one repository and needs no native code (see
+ * ../shared/reference/code-analysis-anchors.md §4). Writes replace the whole file atomically
+ * (atomic-file.ts), so an interrupted index leaves the previous one intact. Loaded indexes are
+ * cached per process and reloaded when the file changes, so searches after the first do not
+ * read the disk.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { IndexError } from './errors.js';
+import { writeFileAtomically } from './atomic-file.js';
+import type { ChunkRecord, StoreHit, StoredChunk, VectorStore } from './store.js';
+
+const MAGIC = 'FLIDX001';
+const FORMAT = 'faultline-index-1';
+
+interface Snapshot {
+  dimension: number | undefined;
+  chunks: ChunkRecord[];
+  /** chunks.length × dimension. */
+  vectors: Float32Array;
+}
+
+interface CachedSnapshot {
+  mtimeMs: number;
+  size: number;
+  snapshot: Snapshot;
+}
+
+/** Loaded indexes by file; few are used at once, and each is as large as its repository's code. */
+const cache = new Map<string, CachedSnapshot>();
+const MAX_CACHED = 4;
+
+const EMPTY: Snapshot = { dimension: undefined, chunks: [], vectors: new Float32Array(0) };
+
+export interface LocalStoreIdentity {
+  tree: string;
+  embedder: string;
+}
+
+export class LocalStore implements VectorStore {
+  readonly description: string;
+  private pending = new Map<string, readonly StoredChunk[]>();
+
+  private constructor(
+    private readonly file: string,
+    private readonly identity: LocalStoreIdentity,
+    private snapshot: Snapshot,
+    /** Why the file on disk could not be read; searches report it, the next index rewrites it. */
+    readonly damage: string | undefined,
+  ) {
+    this.description = `local index ${file}`;
+  }
+
+  /** Opens the index file (absent: an empty index). */
+  static async open(file: string, identity: LocalStoreIdentity): Promise<LocalStore> {
+    try {
+      return new LocalStore(file, identity, await loadSnapshot(file), undefined);
+    } catch (error) {
+      if (!(error instanceof IndexError)) throw error;
+      return new LocalStore(file, identity, EMPTY, error.message);
+    }
+  }
+
+  /** Whether an index file exists (searching a tree that was never indexed is an error). */
+  static async exists(file: string): Promise<boolean> {
+    return stat(file).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+  }
+
+  async dimension(): Promise<number | undefined> {
+    return this.snapshot.dimension;
+  }
+
+  async fileHashes(): Promise<Map<string, string>> {
+    const hashes = new Map<string, string>();
+    for (const chunk of this.snapshot.chunks) hashes.set(chunk.path, chunk.fileHash);
+    return hashes;
+  }
+
+  async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
+    const expected = this.snapshot.dimension ?? firstPendingDimension(this.pending);
+    for (const chunk of chunks) {
+      if (expected !== undefined && chunk.vector.length !== expected) {
+        throw new IndexError(
+          `the vectors have dimension ${chunk.vector.length} but the index at ${this.file} has dimension ${expected}; ` +
+            'it was built with another embedding model or dimension',
+        );
+      }
+    }
+    this.pending.set(path, chunks);
+  }
+
+  async commit(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const kept = this.snapshot.chunks.flatMap((chunk, index) => (this.pending.has(chunk.path) ? [] : [index]));
+    const added = [...this.pending.values()].flat();
+    const dimension = this.snapshot.dimension ?? added[0]?.vector.length;
+    const count = kept.length + added.length;
+    const vectors = new Float32Array(count * (dimension ?? 0));
+    const chunks: ChunkRecord[] = [];
+    if (dimension !== undefined) {
+      kept.forEach((from, to) => {
+        vectors.set(this.snapshot.vectors.subarray(from * dimension, (from + 1) * dimension), to * dimension);
+        chunks.push(this.snapshot.chunks[from]!);
+      });
+      added.forEach((chunk, offset) => {
+        vectors.set(chunk.vector, (kept.length + offset) * dimension);
+        const { vector: _vector, ...record } = chunk;
+        chunks.push(record);
+      });
+    }
+    const snapshot: Snapshot = { dimension, chunks, vectors };
+    await writeFileAtomically(this.file, encode(snapshot, this.identity));
+    this.snapshot = snapshot;
+    this.pending = new Map();
+    const info = await stat(this.file);
+    remember(this.file, { mtimeMs: info.mtimeMs, size: info.size, snapshot });
+  }
+
+  async count(): Promise<number> {
+    return this.snapshot.chunks.length;
+  }
+
+  async search(query: Float32Array, limit: number): Promise<StoreHit[]> {
+    if (this.damage !== undefined) throw new IndexError(this.damage);
+    const { dimension, chunks, vectors } = this.snapshot;
+    if (dimension === undefined || chunks.length === 0) return [];
+    if (query.length !== dimension) {
+      throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${dimension}`);
+    }
+    return topK(query, vectors, dimension, limit).map(({ index, score }) => ({ chunk: chunks[index]!, score }));
+  }
+}
+
+/** The `limit` best dot products, best first (a sorted insertion list: limit is small). */
+function topK(query: Float32Array, vectors: Float32Array, dimension: number, limit: number): Array<{ index: number; score: number }> {
+  const best: Array<{ index: number; score: number }> = [];
+  const count = vectors.length / dimension;
+  for (let index = 0; index < count; index++) {
+    const base = index * dimension;
+    let score = 0;
+    for (let d = 0; d < dimension; d++) score += query[d]! * vectors[base + d]!;
+    if (best.length === limit && score <= best[best.length - 1]!.score) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.score < score) at--;
+    best.splice(at, 0, { index, score });
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
+
+function firstPendingDimension(pending: ReadonlyMap<string, readonly StoredChunk[]>): number | undefined {
+  for (const chunks of pending.values()) if (chunks[0]) return chunks[0].vector.length;
+  return undefined;
+}
+
+function encode(snapshot: Snapshot, identity: LocalStoreIdentity): Uint8Array[] {
+  let header = JSON.stringify({ format: FORMAT, ...identity, dimension: snapshot.dimension ?? null, chunks: snapshot.chunks });
+  header += ' '.repeat((4 - (Buffer.byteLength(header) % 4)) % 4);
+  const headerBytes = Buffer.from(header, 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(headerBytes.length);
+  const vectorBytes = new Uint8Array(snapshot.vectors.buffer, snapshot.vectors.byteOffset, snapshot.vectors.byteLength);
+  return [Buffer.from(MAGIC, 'latin1'), length, headerBytes, vectorBytes];
+}
+
+async function loadSnapshot(file: string): Promise<Snapshot> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch {
+    return EMPTY;
+  }
+  const cached = cache.get(file);
+  if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.snapshot;
+  const bytes = await readFile(file);
+  const snapshot = decode(bytes, file);
+  remember(file, { mtimeMs: info.mtimeMs, size: info.size, snapshot });
+  return snapshot;
+}
+
+function decode(bytes: Buffer, file: string): Snapshot {
+  const damaged = (why: string): IndexError =>
+    new IndexError(`the index at ${file} is damaged (${why}); index the tree again to rebuild it`);
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a faultline index file');
+  const headerLength = bytes.readUInt32LE(8);
+  const vectorsStart = 12 + headerLength;
+  if (vectorsStart > bytes.length) throw damaged('truncated header');
+  let header: { format?: unknown; dimension?: unknown; chunks?: unknown };
+  try {
+    header = JSON.parse(bytes.toString('utf8', 12, vectorsStart)) as typeof header;
+  } catch {
+    throw damaged('unreadable header');
+  }
+  if (header.format !== FORMAT || !Array.isArray(header.chunks)) throw damaged(`unknown format ${String(header.format)}`);
+  const chunks = header.chunks as ChunkRecord[];
+  const dimension = typeof header.dimension === 'number' ? header.dimension : undefined;
+  const expectedBytes = chunks.length * (dimension ?? 0) * 4;
+  if (bytes.length - vectorsStart !== expectedBytes) throw damaged(`expected ${expectedBytes} bytes of vectors, found ${bytes.length - vectorsStart}`);
+  // A copy: the file's buffer may not be 4-byte aligned for a Float32Array view.
+  const vectors = new Float32Array(expectedBytes / 4);
+  new Uint8Array(vectors.buffer).set(bytes.subarray(vectorsStart));
+  return { dimension, chunks, vectors };
+}
+
+function remember(file: string, entry: CachedSnapshot): void {
+  cache.delete(file);
+  cache.set(file, entry);
+  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+}

@@ -1,0 +1,227 @@
+/**
+ * The Qdrant store (when QDRANT_URL is set), through @qdrant/js-client-rest.
+ *
+ * - One collection per tree and embedder (`faultline-<tree-key>-<embedder>`), cosine distance,
+ *   the vector size of the embedder; an existing collection of another size is an error, not
+ *   overwritten.
+ * - Point ids are UUIDv5 of path, symbol and content hash, so re-indexing a chunk overwrites it.
+ * - Payload: path, language, symbol, kind, start_line, end_line, hash, file_hash, code; keyword
+ *   indexes on path and language.
+ * - A changed file: its new points are upserted (in batches of UPSERT_BATCH), then its points not
+ *   among them are deleted; searches meanwhile see old and new chunks, never none. A run stopped
+ *   in between leaves two file hashes on the file's points, which fileHashes() reports as '' so
+ *   the next run redoes that file.
+ * - Every failure names the URL: an unreachable server, an HTTP error with Qdrant's message.
+ */
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { messageOf } from '../errors.js';
+import { IndexError } from './errors.js';
+import type { ChunkRecord, StoreHit, StoredChunk, VectorStore } from './store.js';
+import type { ChunkKind } from '../code/chunk.js';
+
+/** Qdrant's guidance is 64–256 points per upsert. */
+export const UPSERT_BATCH = 128;
+const SCROLL_PAGE = 1000;
+/** Per request; the client's own default is five minutes. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export interface QdrantSettings {
+  url: string;
+  apiKey?: string | undefined;
+}
+
+type Payload = {
+  path: string;
+  language: string;
+  symbol: string;
+  kind: ChunkKind;
+  start_line: number;
+  end_line: number;
+  hash: string;
+  file_hash: string;
+  code: string;
+};
+
+interface PendingFile {
+  path: string;
+  ids: string[];
+  /** Whether the collection may hold older points of this file that must go. */
+  hadPoints: boolean;
+}
+
+export class QdrantStore implements VectorStore {
+  readonly description: string;
+  private readonly client: QdrantClient;
+  private points: Array<{ id: string; vector: number[]; payload: Payload }> = [];
+  private files: PendingFile[] = [];
+  private known: Map<string, string> | undefined;
+  private collectionDimension: number | undefined | null = null;
+
+  constructor(
+    private readonly settings: QdrantSettings,
+    readonly collection: string,
+  ) {
+    this.description = `qdrant ${settings.url} collection ${collection}`;
+    this.client = new QdrantClient({
+      url: settings.url,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      checkCompatibility: false,
+      timeout: REQUEST_TIMEOUT_MS,
+    });
+  }
+
+  /** Whether the collection exists (searching a tree that was never indexed is an error). */
+  async exists(): Promise<boolean> {
+    return this.call('check the collection', () => this.client.collectionExists(this.collection)).then((answer) => answer.exists);
+  }
+
+  async dimension(): Promise<number | undefined> {
+    if (this.collectionDimension !== null) return this.collectionDimension;
+    if (!(await this.exists())) return (this.collectionDimension = undefined);
+    const info = await this.call('read the collection', () => this.client.getCollection(this.collection));
+    const vectors = info.config.params.vectors as { size?: number } | undefined;
+    return (this.collectionDimension = typeof vectors?.size === 'number' ? vectors.size : undefined);
+  }
+
+  async fileHashes(): Promise<Map<string, string>> {
+    const hashes = new Map<string, string>();
+    if (await this.exists()) {
+      let offset: string | number | Record<string, unknown> | null | undefined;
+      do {
+        const page = await this.call('list the indexed files', () =>
+          this.client.scroll(this.collection, {
+            limit: SCROLL_PAGE,
+            with_payload: ['path', 'file_hash'],
+            with_vector: false,
+            ...(offset !== undefined && offset !== null ? { offset: offset as string } : {}),
+          }),
+        );
+        for (const point of page.points) {
+          const payload = point.payload as Partial<Payload> | null | undefined;
+          if (typeof payload?.path !== 'string' || typeof payload.file_hash !== 'string') continue;
+          const seen = hashes.get(payload.path);
+          hashes.set(payload.path, seen === undefined || seen === payload.file_hash ? payload.file_hash : '');
+        }
+        offset = page.next_page_offset as typeof offset;
+      } while (offset !== undefined && offset !== null);
+    }
+    this.known = hashes;
+    return hashes;
+  }
+
+  async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
+    if (chunks.length > 0) await this.ensureCollection(chunks[0]!.vector.length);
+    const hadPoints = (this.known ?? (await this.fileHashes())).has(path);
+    for (const chunk of chunks) this.points.push({ id: chunk.id, vector: Array.from(chunk.vector), payload: payloadOf(chunk) });
+    this.files.push({ path, ids: chunks.map((chunk) => chunk.id), hadPoints });
+    if (this.points.length >= UPSERT_BATCH) await this.flush();
+  }
+
+  async commit(): Promise<void> {
+    await this.flush();
+  }
+
+  async count(): Promise<number> {
+    if (!(await this.exists())) return 0;
+    const answer = await this.call('count the points', () => this.client.count(this.collection, { exact: true }));
+    return answer.count;
+  }
+
+  async search(vector: Float32Array, limit: number): Promise<StoreHit[]> {
+    const dimension = await this.dimension();
+    if (dimension !== undefined && dimension !== vector.length) {
+      throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
+    }
+    const answer = await this.call('search', () =>
+      this.client.query(this.collection, { query: Array.from(vector), limit, with_payload: true }),
+    );
+    return answer.points.flatMap((point) => {
+      const payload = point.payload as Payload | null | undefined;
+      if (!payload || typeof payload.path !== 'string') return [];
+      return [{ chunk: recordOf(String(point.id), payload), score: point.score }];
+    });
+  }
+
+  /** Upserts the buffered points, then deletes the stale points of every file they complete. */
+  private async flush(): Promise<void> {
+    for (let start = 0; start < this.points.length; start += UPSERT_BATCH) {
+      const batch = this.points.slice(start, start + UPSERT_BATCH);
+      await this.call('upsert points', () => this.client.upsert(this.collection, { wait: true, points: batch }));
+    }
+    this.points = [];
+    const files = this.files;
+    this.files = [];
+    for (const file of files) {
+      if (!file.hadPoints) continue;
+      const filter = {
+        must: [{ key: 'path', match: { value: file.path } }],
+        ...(file.ids.length > 0 ? { must_not: [{ has_id: file.ids }] } : {}),
+      };
+      await this.call('delete stale points', () => this.client.delete(this.collection, { wait: true, filter }));
+      if (file.ids.length === 0) this.known?.delete(file.path);
+    }
+  }
+
+  private async ensureCollection(size: number): Promise<void> {
+    const existing = await this.dimension();
+    if (existing === size) return;
+    if (existing !== undefined) {
+      throw new IndexError(
+        `${this.description} has vectors of dimension ${existing} but the embedder gives ${size}; ` +
+          'it was built with another embedding model or dimension (delete the collection or use another embedder)',
+      );
+    }
+    await this.call('create the collection', () => this.client.createCollection(this.collection, { vectors: { size, distance: 'Cosine' } }));
+    for (const field of ['path', 'language']) {
+      await this.call(`index the payload field ${field}`, () =>
+        this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true }),
+      );
+    }
+    this.collectionDimension = size;
+  }
+
+  private async call<T>(what: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw new IndexError(describeFailure(what, this.settings.url, error));
+    }
+  }
+}
+
+function describeFailure(what: string, url: string, error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
+    return `could not reach Qdrant at ${url} to ${what}: ${cause !== undefined ? messageOf(cause) : error.message} (check QDRANT_URL)`;
+  }
+  return `Qdrant at ${url} failed to ${what}: ${messageOf(error).replace(/\s+/g, ' ').trim()}`;
+}
+
+function payloadOf(chunk: StoredChunk): Payload {
+  return {
+    path: chunk.path,
+    language: chunk.language,
+    symbol: chunk.symbol,
+    kind: chunk.kind,
+    start_line: chunk.startLine,
+    end_line: chunk.endLine,
+    hash: chunk.hash,
+    file_hash: chunk.fileHash,
+    code: chunk.text,
+  };
+}
+
+function recordOf(id: string, payload: Payload): ChunkRecord {
+  return {
+    id,
+    path: payload.path,
+    language: payload.language,
+    symbol: payload.symbol,
+    kind: payload.kind,
+    startLine: payload.start_line,
+    endLine: payload.end_line,
+    hash: payload.hash,
+    fileHash: payload.file_hash,
+    text: payload.code,
+  };
+}

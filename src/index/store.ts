@@ -1,0 +1,54 @@
+/**
+ * What the indexer and search need from a vector store, implemented by the local store
+ * (local-store.ts, the default) and Qdrant (qdrant-store.ts, when QDRANT_URL is set).
+ *
+ * A store holds the chunks of one tree for one embedder. Changes are per file: `replaceFile`
+ * puts a file's new chunks in place of its old ones (none: the file is gone), and `commit` makes
+ * them durable. Until the commit, searches see the previous index: the local store swaps one
+ * file atomically; Qdrant writes the new points before deleting the stale ones.
+ */
+import type { CodeChunk } from '../code/chunk.js';
+
+export interface StoredChunk extends CodeChunk {
+  /** UUIDv5 of path, symbol and hash (chunkId). */
+  id: string;
+  /** SHA-256 of the whole file the chunk came from: what incremental indexing compares. */
+  fileHash: string;
+  /** Unit length. */
+  vector: Float32Array;
+}
+
+export type ChunkRecord = Omit<StoredChunk, 'vector'>;
+
+export interface StoreHit {
+  chunk: ChunkRecord;
+  /** Cosine similarity, -1..1. */
+  score: number;
+}
+
+export interface VectorStore {
+  /** Where the index lives, for people: a file path, or the Qdrant URL and collection. */
+  readonly description: string;
+  /** The vector dimension of the existing index; undefined when there is none yet. */
+  dimension(): Promise<number | undefined>;
+  /**
+   * The file hash of every indexed path. A path whose chunks disagree (a run interrupted between
+   * writing a file's new chunks and deleting its old ones) maps to '' so that it is redone.
+   */
+  fileHashes(): Promise<Map<string, string>>;
+  replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void>;
+  commit(): Promise<void>;
+  /** Chunks in the committed index. */
+  count(): Promise<number>;
+  search(vector: Float32Array, limit: number): Promise<StoreHit[]>;
+}
+
+/** A copy scaled to unit length, so that a dot product is the cosine similarity. */
+export function normalised(vector: ArrayLike<number>): Float32Array {
+  const out = Float32Array.from(vector);
+  let norm = 0;
+  for (const value of out) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < out.length; i++) out[i]! /= norm;
+  return out;
+}
