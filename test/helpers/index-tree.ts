@@ -1,0 +1,43 @@
+/**
+ * A scratch copy of test/fixtures/index/tree for indexing tests, plus what git cannot hold in the
+ * fixture (files its own .gitignore ignores, a node_modules directory, a file over 1 MB), and a
+ * scratch data directory. `cleanup()` removes both.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeConfig } from '../../src/config.js';
+import type { IndexSettings } from '../../src/index/index.js';
+import { fixturePath } from './repo.js';
+
+export interface ScratchTree {
+  dir: string;
+  dataDir: string;
+  settings: IndexSettings;
+  write(path: string, text: string): void;
+  remove(path: string): void;
+  cleanup(): void;
+}
+
+export function scratchTree(env: NodeJS.ProcessEnv = {}): ScratchTree {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-index-'));
+  const dir = join(base, 'tree');
+  const dataDir = join(base, 'data');
+  cpSync(fixturePath('index', 'tree'), dir, { recursive: true });
+  const write = (path: string, text: string): void => {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  write('ignored/secret.py', 'def ignored_directory_function():\n    return 1\n');
+  write('app/skip.gen.py', 'def generated_and_ignored():\n    return 2\n');
+  write('node_modules/dep/index.js', 'function dependencyCode() { return 42; }\n');
+  write('app/huge.py', `# over the 1 MB limit\n${'x = 1\n'.repeat(200_000)}`);
+  return {
+    dir,
+    dataDir,
+    settings: { dataDir, llm: makeConfig().llm, env },
+    write,
+    remove: (path) => rmSync(join(dir, path)),
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
+}

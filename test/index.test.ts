@@ -1,0 +1,192 @@
+/**
+ * Indexing and search with the local store and the local hashed embedder, for real, on a scratch
+ * copy of test/fixtures/index/tree: what is walked and skipped, search by identifier words,
+ * incremental re-indexing, removal, cancellation and crash safety.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
+import { IgnoreFile, isIgnored } from '../src/index/gitignore.js';
+import { CancelledError, ToolInputError } from '../src/errors.js';
+import { scratchTree } from './helpers/index-tree.js';
+
+async function topSymbol(settings: Parameters<typeof searchIndex>[0], dir: string, query: string): Promise<string | undefined> {
+  const hits = await searchIndex(settings, { query, sourceDir: dir, limit: 5 });
+  return hits[0]?.symbol;
+}
+
+test('indexes the selected files, skipping ignored, dependency, binary and oversized ones', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(stats.lang, 'all');
+  assert.equal(stats.files, 5, 'config.py, keep.gen.py, server.go, rateLimiter.ts, build.kt');
+  assert.equal(stats.changed, 5);
+  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [] });
+  assert.equal(stats.skipped, 2);
+  assert.equal(stats.embedded, stats.chunks);
+  assert.match(stats.store, /^local index .*hashed-v1-512\.index$/);
+
+  const hits = await searchIndex(tree.settings, { query: 'function', sourceDir: tree.dir, limit: 50 });
+  const paths = new Set(hits.map((hit) => hit.relativePath));
+  assert.deepEqual([...paths].sort(), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
+  const symbols = hits.map((hit) => hit.symbol);
+  for (const expected of ['parse_config_file', 'RetryPolicy', 'RetryPolicy.next_delay', 'Server.HandleHealthCheck', 'TokenBucketRateLimiter.tryAcquireToken', '<module>']) {
+    assert.ok(symbols.includes(expected), `${expected} is indexed (got ${symbols.join(', ')})`);
+  }
+});
+
+test('search finds the function named by the query words first, with its lines and code', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const cases: Array<[string, string]> = [
+    ['parse config file', 'parse_config_file'],
+    ['validate settings', 'validate_settings'],
+    ['health check handler', 'Server.HandleHealthCheck'],
+    ['acquire token', 'TokenBucketRateLimiter.tryAcquireToken'],
+    ['retry next delay backoff', 'RetryPolicy.next_delay'],
+    ['sleep milliseconds', 'sleepMilliseconds'],
+    ['invoice total', '<lines 1-3>'],
+  ];
+  for (const [query, expected] of cases) assert.equal(await topSymbol(tree.settings, tree.dir, query), expected, query);
+
+  const [hit] = await searchIndex(tree.settings, { query: 'parse config file', sourceDir: tree.dir, limit: 1 });
+  assert.equal(hit!.path, join(tree.dir, 'app', 'config.py'));
+  assert.equal(hit!.startLine, 8);
+  assert.equal(hit!.endLine, 13);
+  assert.ok(hit!.code.startsWith('def parse_config_file(path):'));
+  assert.ok(hit!.score > 0 && hit!.score <= 1);
+});
+
+test('re-indexing embeds only new and changed files and removes the chunks of deleted ones', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+
+  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([again.changed, again.unchanged, again.embedded, again.removed], [0, 5, 0, 0]);
+  assert.equal(again.chunks, first.chunks);
+
+  tree.write('lib/server.go', readFileSync(join(tree.dir, 'lib/server.go'), 'utf8') + '\nfunc ShutdownGracefully() {}\n');
+  const edited = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([edited.changed, edited.unchanged, edited.removed], [1, 4, 0]);
+  assert.equal(edited.embedded, 5, 'the four chunks of server.go plus the new function');
+  assert.equal(edited.chunks, first.chunks + 1);
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'shutdown gracefully'), 'ShutdownGracefully');
+
+  tree.remove('web/rateLimiter.ts');
+  const deleted = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([deleted.changed, deleted.removed, deleted.embedded], [0, 1, 0]);
+  const hits = await searchIndex(tree.settings, { query: 'token bucket rate limiter acquire', sourceDir: tree.dir, limit: 50 });
+  assert.ok(hits.every((hit) => hit.relativePath !== 'web/rateLimiter.ts'));
+  assert.equal(deleted.chunks, edited.chunks - 5, 'rateLimiter.ts had five chunks');
+});
+
+test('a language filter indexes that language alone and keeps the others already indexed', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const all = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  tree.write('app/config.py', readFileSync(join(tree.dir, 'app/config.py'), 'utf8') + '\ndef added_later():\n    pass\n');
+  tree.remove('lib/server.go');
+  const python = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'python' });
+  assert.equal(python.lang, 'python');
+  assert.deepEqual([python.files, python.changed, python.removed], [2, 1, 0], 'server.go is not python: left alone');
+  assert.equal(python.chunks, all.chunks + 1);
+
+  const typescript = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ts' });
+  assert.equal(typescript.lang, 'typescript,tsx');
+  await assert.rejects(indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'cobol' }), (error: unknown) => {
+    assert.ok(error instanceof ToolInputError);
+    assert.match(error.message, /^lang: 'cobol' is not supported; accepted: all, python, javascript, typescript/);
+    return true;
+  });
+});
+
+test('a cancelled index leaves the previous index searchable and unchanged', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  for (let i = 0; i < 40; i++) tree.write(`extra/module${i}.py`, `def extra_function_${i}():\n    return ${i}\n`);
+  tree.write('app/config.py', 'def replaced():\n    pass\n');
+  const controller = new AbortController();
+  await assert.rejects(
+    indexSourceTree(tree.settings, {
+      sourceDir: tree.dir,
+      signal: controller.signal,
+      onProgress: (progress) => {
+        if (progress.filesDone === 20) controller.abort();
+      },
+    }),
+    CancelledError,
+  );
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+  const hits = await searchIndex(tree.settings, { query: 'extra function', sourceDir: tree.dir, limit: 50 });
+  assert.equal(hits.filter((hit) => hit.symbol.startsWith('extra_function')).length, 0);
+  assert.equal(hits.length, Math.min(50, first.chunks));
+});
+
+test('a crash mid-write leaves the old index readable; a damaged index is reported and rebuilt', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const storeFile = first.store.replace(/^local index /, '');
+  const storeDir = join(storeFile, '..');
+
+  // What a process killed during a write leaves: half a temporary file beside the index.
+  const old = readFileSync(storeFile);
+  writeFileSync(`${storeFile}.tmp-999999999-deadbeef`, old.subarray(0, old.length >> 1));
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+  tree.write('app/new.py', 'def brand_new_function():\n    pass\n');
+  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual(readdirSync(storeDir).filter((name) => name.includes('.tmp-')), [], 'the abandoned temporary is removed');
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'brand new function'), 'brand_new_function');
+
+  // A damaged file (not something our writes produce, but disks fail) is an error naming it.
+  writeFileSync(storeFile, readFileSync(storeFile).subarray(0, 100));
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
+    assert.ok(error instanceof IndexError);
+    assert.ok(error.message.includes(storeFile) && /damaged .*index the tree again/.test(error.message), error.message);
+    return true;
+  });
+  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(rebuilt.changed, 6);
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+});
+
+test('search without source_dir covers every accepted indexed tree; errors are clear', async (t) => {
+  const one = scratchTree();
+  t.after(one.cleanup);
+  await assert.rejects(searchIndex(one.settings, { query: 'config' }), /no source tree has been indexed with local hashed/);
+  await assert.rejects(searchIndex(one.settings, { query: 'config', sourceDir: one.dir }), /has not been indexed .* index it first/);
+  await indexSourceTree(one.settings, { sourceDir: one.dir });
+  const hits = await searchIndex(one.settings, { query: 'parse config file', limit: 3 });
+  assert.equal(hits[0]!.symbol, 'parse_config_file');
+  await assert.rejects(searchIndex(one.settings, { query: 'config', acceptTree: async () => false }), /no source tree has been indexed/);
+  await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^ToolInputError: query: empty/);
+  for (const limit of [0, 51, 2.5]) {
+    await assert.rejects(searchIndex(one.settings, { query: 'x', sourceDir: one.dir, limit }), /limit: .* from 1 to 50/);
+  }
+});
+
+test('.gitignore rules: anchoring, directories, globs, negation, nested files', () => {
+  const root = new IgnoreFile('', ['# comment', '/build', 'logs/', '*.gen.*', '!keep.gen.ts', 'docs/**/draft?.md', 'a/**', '\\#hash'].join('\n'));
+  const nested = new IgnoreFile('pkg', 'local.py\n!/logs/\n');
+  const ignored = (path: string, dir = false) => isIgnored([root, nested], path, dir);
+  assert.equal(ignored('build', true), true);
+  assert.equal(ignored('src/build', true), false, 'a leading slash anchors');
+  assert.equal(ignored('src/logs', true), true, 'no slash: any depth');
+  assert.equal(ignored('src/logs', false), false, 'a trailing slash: directories only');
+  assert.equal(ignored('x/y.gen.py'), true);
+  assert.equal(ignored('x/keep.gen.ts'), false, 'negation re-includes');
+  assert.equal(ignored('docs/a/b/draft1.md'), true);
+  assert.equal(ignored('docs/draft1.md'), true, '**/ matches zero directories');
+  assert.equal(ignored('docs/a/draft10.md'), false, '? is one character');
+  assert.equal(ignored('a/deep/file.py'), true);
+  assert.equal(ignored('#hash'), true);
+  assert.equal(ignored('pkg/local.py'), true, 'a nested .gitignore applies below it');
+  assert.equal(ignored('local.py'), false, 'and not above it');
+  assert.equal(ignored('pkg/logs', true), false, 'a deeper rule wins');
+});
