@@ -64,7 +64,8 @@ export class QdrantStore implements VectorStore {
     this.description = `qdrant ${settings.url} collection ${collection}`;
     this.client = new QdrantClient({
       url: settings.url,
-      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      // As a header rather than `apiKey`, which would print a warning on every http:// client.
+      ...(settings.apiKey ? { headers: { 'api-key': settings.apiKey } } : {}),
       checkCompatibility: false,
       timeout: REQUEST_TIMEOUT_MS,
     });

@@ -1,0 +1,157 @@
+/**
+ * The Qdrant store through @qdrant/js-client-rest: against test/helpers/fake-qdrant.ts (asserting
+ * the requests), and the behaviour suite again against a real Qdrant when QDRANT_URL is set
+ * (reported as skipped otherwise).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { chunkId, indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
+import { QdrantStore, UPSERT_BATCH } from '../src/index/qdrant-store.js';
+import { uuidV5 } from '../src/index/uuid.js';
+import { startFakeQdrant, type FakeQdrant } from './helpers/fake-qdrant.js';
+import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function collectionOf(store: string): string {
+  return /collection (\S+)$/.exec(store)![1]!;
+}
+
+/** Behaviour any Qdrant must show; `url` is the fake's or the real server's. */
+async function behaviour(url: string, apiKey: string | undefined, t: { after(fn: () => unknown): void }): Promise<ScratchTree> {
+  const tree = scratchTree({ QDRANT_URL: url, ...(apiKey ? { QDRANT_API_KEY: apiKey } : {}) });
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  t.after(async () => {
+    // A real server keeps collections: remove this run's.
+    const client = new QdrantClient({ url, ...(apiKey ? { headers: { 'api-key': apiKey } } : {}), checkCompatibility: false });
+    await client.deleteCollection(collectionOf(first.store)).catch(() => undefined);
+  });
+  assert.match(first.store, new RegExp(`^qdrant ${url} collection faultline-tree-[0-9a-f]{12}-hashed-v1-512$`));
+  assert.equal(first.files, 5);
+  assert.equal(first.chunks, first.embedded);
+
+  const [hit] = await searchIndex(tree.settings, { query: 'parse config file', sourceDir: tree.dir, limit: 3 });
+  assert.equal(hit!.symbol, 'parse_config_file');
+  assert.equal(hit!.path, join(tree.dir, 'app', 'config.py'));
+  assert.deepEqual([hit!.startLine, hit!.endLine], [8, 13]);
+  assert.ok(hit!.code.startsWith('def parse_config_file(path):'));
+
+  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([again.changed, again.embedded, again.chunks], [0, 0, first.chunks]);
+
+  tree.write('lib/server.go', readFileSync(join(tree.dir, 'lib/server.go'), 'utf8').replace('NewServer', 'CreateServerInstance'));
+  const edited = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([edited.changed, edited.embedded, edited.chunks], [1, 4, first.chunks]);
+  const hits = await searchIndex(tree.settings, { query: 'new server create instance', sourceDir: tree.dir, limit: 50 });
+  assert.equal(hits[0]!.symbol, 'CreateServerInstance');
+  assert.ok(!hits.some((h) => h.symbol === 'NewServer'), 'the stale chunk is gone');
+
+  tree.remove('web/rateLimiter.ts');
+  const deleted = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([deleted.removed, deleted.chunks], [1, first.chunks - 5]);
+  return tree;
+}
+
+test('Qdrant store against the fake server: requests, ids, payloads, batching, stale deletes', async (t) => {
+  const fake = await startFakeQdrant({ apiKey: 'secret-key', scrollPage: 3 });
+  t.after(() => fake.close());
+  const tree = await behaviour(fake.url, 'secret-key', t);
+
+  assert.ok(fake.requests.every((request) => request.apiKey === 'secret-key'), 'QDRANT_API_KEY is sent as the api-key header');
+  const [create, ...moreCreates] = fake.requestsTo('PUT', `-hashed-v1-512`);
+  assert.equal(moreCreates.length, 0, 'the collection is created once');
+  assert.deepEqual(create!.body.vectors, { size: 512, distance: 'Cosine' });
+  const indexes = fake.requestsTo('PUT', '/index').map((request) => [request.body.field_name, request.body.field_schema, request.query.get('wait')]);
+  assert.deepEqual(indexes, [
+    ['path', 'keyword', 'true'],
+    ['language', 'keyword', 'true'],
+  ]);
+
+  const collection = [...fake.collections.values()][0]!;
+  const points = [...collection.points.values()];
+  for (const point of points) {
+    assert.match(String(point.id), UUID);
+    const payload = point.payload as { path: string; symbol: string; hash: string; code: string };
+    assert.equal(point.id, chunkId(payload), 'the id is UUIDv5 of path, symbol and content hash');
+    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'path', 'start_line', 'symbol']);
+  }
+  assert.ok(points.some((point) => point.payload.symbol === 'CreateServerInstance'));
+
+  // The edit upserted server.go's four chunks, then deleted its points not among them.
+  const deletes = fake.requestsTo('POST', '/points/delete');
+  assert.equal(deletes.length, 2, 'one for the edited file, one for the deleted file');
+  assert.deepEqual(deletes[0]!.body.filter.must, [{ key: 'path', match: { value: 'lib/server.go' } }]);
+  assert.equal(deletes[0]!.body.filter.must_not[0].has_id.length, 4);
+  assert.deepEqual(deletes[1]!.body.filter, { must: [{ key: 'path', match: { value: 'web/rateLimiter.ts' } }] });
+  assert.ok(fake.requestsTo('POST', '/points/scroll').length > 3, 'the file hashes are read page by page');
+
+  // Many chunks go in batches of at most UPSERT_BATCH points.
+  const before = fake.requestsTo('PUT', '/points').length;
+  tree.write('gen/many.py', Array.from({ length: 300 }, (_, i) => `def generated_${i}():\n    return ${i}\n`).join('\n'));
+  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const upserts = fake.requestsTo('PUT', '/points').slice(before);
+  assert.deepEqual(upserts.map((request) => request.body.points.length), [UPSERT_BATCH, UPSERT_BATCH, 300 - 2 * UPSERT_BATCH]);
+  assert.ok(upserts.every((request) => request.query.get('wait') === 'true'));
+});
+
+test('a file whose points carry two file hashes (an interrupted run) is redone', async (t) => {
+  const fake = await startFakeQdrant();
+  t.after(() => fake.close());
+  const store = new QdrantStore({ url: fake.url }, 'mixed');
+  const chunk = (symbol: string, fileHash: string) => ({
+    path: 'a.py', language: 'python', symbol, kind: 'function' as const, startLine: 1, endLine: 2, text: symbol, hash: symbol,
+    id: uuidV5(symbol), fileHash, vector: new Float32Array([1, 0, 0]),
+  });
+  await store.replaceFile('a.py', [chunk('old', 'hash-1'), chunk('new', 'hash-2')]);
+  await store.replaceFile('b.py', [{ ...chunk('b', 'hash-3'), path: 'b.py' }]);
+  await store.commit();
+  assert.deepEqual(await store.fileHashes(), new Map([['a.py', ''], ['b.py', 'hash-3']]));
+});
+
+test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QDRANT_URL', async (t) => {
+  const closedPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const unreachable = scratchTree({ QDRANT_URL: `http://127.0.0.1:${closedPort}` });
+  t.after(unreachable.cleanup);
+  await assert.rejects(indexSourceTree(unreachable.settings, { sourceDir: unreachable.dir }), (error: unknown) => {
+    assert.ok(error instanceof IndexError);
+    assert.match(error.message, new RegExp(`^could not reach Qdrant at http://127\\.0\\.0\\.1:${closedPort} to check the collection: .*ECONNREFUSED`));
+    return true;
+  });
+  await assert.rejects(searchIndex(unreachable.settings, { query: 'x', sourceDir: unreachable.dir }), /could not reach Qdrant at http:\/\/127\.0\.0\.1/);
+
+  const fake: FakeQdrant = await startFakeQdrant();
+  t.after(() => fake.close());
+  const tree = scratchTree({ QDRANT_URL: fake.url });
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const collection = fake.collections.get(collectionOf(first.store))!;
+  collection.size = 8;
+  collection.points.clear();
+  await assert.rejects(indexSourceTree(tree.settings, { sourceDir: tree.dir }), (error: unknown) => {
+    assert.ok(error instanceof IndexError);
+    assert.match(error.message, new RegExp(`qdrant ${fake.url} collection \\S+ has dimension 8 but local hashed identifier embedder .* gives 512`));
+    return true;
+  });
+
+  const bad = scratchTree({ QDRANT_URL: 'localhost:6333' });
+  t.after(bad.cleanup);
+  await assert.rejects(indexSourceTree(bad.settings, { sourceDir: bad.dir }), /QDRANT_URL must be an http:\/\/ or https:\/\/ URL .*"localhost:6333"/);
+});
+
+test('uuidV5 matches the RFC test vector', () => {
+  assert.equal(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+});
+
+test('Qdrant store against a real Qdrant (QDRANT_URL)', { skip: !process.env.QDRANT_URL && 'QDRANT_URL not set' }, async (t) => {
+  await behaviour(process.env.QDRANT_URL!.replace(/\/+$/, ''), process.env.QDRANT_API_KEY, t);
+});
