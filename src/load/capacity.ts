@@ -1,0 +1,119 @@
+/**
+ * The closed-loop capacity mode (DESIGN.md §4, `strategy: "capacity"`): how many requests per
+ * second the endpoint sustains. Each of `connections` keep-alive connections sends its next
+ * request as soon as the previous response completes, so the rate is whatever the target allows;
+ * it is the right tool for "how much throughput is left under this fault", and the wrong one for
+ * latency under a given load (use runOpenLoop for that).
+ *
+ * It runs on autocannon 9, whose figures carry its limits, stated here so nobody reads more into
+ * them: latency is recorded in whole milliseconds (truncated), only for completed responses
+ * (timeouts never enter it), and TLS certificates are never verified (autocannon hard-codes
+ * rejectUnauthorized: false, so https needs an explicit tls.rejectUnauthorized: false).
+ */
+import autocannon, { type AutocannonResult } from 'autocannon';
+import { CancelledError, ToolInputError } from '../errors.js';
+import { MAX_CONNECTIONS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
+
+export interface CapacityOptions extends LoadTarget {
+  connections: number;
+  durationMs: number;
+  /** Per request, from its send; at least 1000 (autocannon's minimum is 1 s). */
+  timeoutMs: number;
+  /** Aborting stops the run within about 100 ms; the promise rejects with a CancelledError. */
+  signal?: AbortSignal;
+}
+
+export interface CapacityResult {
+  mode: 'closed-loop';
+  connections: number;
+  /** The run's actual length (autocannon stops at a 100 ms sampling tick after durationMs). */
+  elapsedMs: number;
+  /** Completed responses (any status) per second of elapsedMs: the sustained capacity. */
+  requestsPerSecond: number;
+  sent: number;
+  responses: number;
+  /** Transport errors, timeouts and 5xx responses. */
+  errors: number;
+  timeouts: number;
+  http5xx: number;
+  statusCodes: Record<string, number>;
+  /** Of completed responses only, in whole milliseconds (autocannon truncates), from the send. */
+  latencyWholeMs: { mean: number; min: number; max: number; p50: number; p90: number; p99: number; p999: number };
+}
+
+/** autocannon checks for its end only at each sampling tick; 100 ms bounds how late a stop lands. */
+const SAMPLE_INTERVAL_MS = 100;
+
+export async function runCapacity(options: CapacityOptions): Promise<CapacityResult> {
+  if (options === null || typeof options !== 'object') throw new ToolInputError('options must be an object');
+  const target = resolveTarget(options);
+  const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
+  const durationMs = requirePositive('durationMs', options.durationMs);
+  const timeoutMs = requirePositive('timeoutMs', options.timeoutMs);
+  if (timeoutMs < 1000) throw new ToolInputError(`timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`);
+  if (target.secure && (options.tls?.rejectUnauthorized !== false || options.tls?.ca !== undefined)) {
+    throw new ToolInputError(
+      'capacity mode cannot verify TLS certificates (autocannon does not); pass tls.rejectUnauthorized: false to measure an https URL unverified',
+    );
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
+  const signal = options.signal;
+  if (signal?.aborted) throw new CancelledError('capacity run cancelled before it started');
+
+  const host = target.connectHost.includes(':') ? `[${target.connectHost}]` : target.connectHost;
+  const headers: Record<string, string> = { host: target.hostHeader };
+  for (const [name, value] of target.headers) headers[name] = value;
+
+  const outcome = await new Promise<{ error: Error | null; result: AutocannonResult }>((resolve) => {
+    const instance = autocannon(
+      {
+        url: `${target.url.protocol}//${host}:${target.connectPort}${target.path}`,
+        connections,
+        duration: durationMs / 1000,
+        timeout: timeoutMs / 1000,
+        method: target.method,
+        headers,
+        ...(target.body.length > 0 ? { body: target.body.toString('utf8') } : {}),
+        ...(target.servername !== undefined ? { servername: target.servername } : {}),
+        sampleInt: SAMPLE_INTERVAL_MS,
+      },
+      (error, result) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve({ error, result });
+      },
+    );
+    const onAbort = (): void => instance.stop();
+    signal?.addEventListener('abort', onAbort);
+  });
+  // autocannon destroys its sockets as it calls back, from a timer; their handles finish closing
+  // in that event-loop turn's close phase, which has passed by the second check phase from now.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  if (signal?.aborted) throw new CancelledError('capacity run cancelled');
+  if (outcome.error) throw outcome.error;
+  const raw = outcome.result;
+
+  const elapsedMs = raw.duration * 1000;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(raw.statusCodeStats)) statusCodes[code] = count;
+  return {
+    mode: 'closed-loop',
+    connections,
+    elapsedMs,
+    requestsPerSecond: raw.requests.total / (elapsedMs / 1000),
+    sent: raw.requests.sent,
+    responses: raw.requests.total,
+    errors: raw.errors + raw['5xx'],
+    timeouts: raw.timeouts,
+    http5xx: raw['5xx'],
+    statusCodes,
+    latencyWholeMs: {
+      mean: raw.latency.mean,
+      min: raw.latency.min,
+      max: raw.latency.max,
+      p50: raw.latency.p50,
+      p90: raw.latency.p90,
+      p99: raw.latency.p99,
+      p999: raw.latency.p99_9,
+    },
+  };
+}

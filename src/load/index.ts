@@ -1,0 +1,28 @@
+/**
+ * Load generation (DESIGN.md §4). Everything the rest of faultline uses comes from this file.
+ *
+ *   const result = await runOpenLoop({
+ *     url: 'http://127.0.0.1:8080/api',        // Host header and TLS server name come from here
+ *     connectTo: { host: '127.0.0.1', port: proxyPort },   // optional: send somewhere else
+ *     method: 'POST', body: '{"a":1}',         // a non-empty body is sent as application/json
+ *     ratePerSecond: 5 * 20,                   // total: num_clients × rps
+ *     connections: 5,                          // num_clients keep-alive connections
+ *     durationMs: 10_000, timeoutMs: 5_000,
+ *     signal, onSecond: (bucket) => …,
+ *   });
+ *   result.latency.p99          // ms from the intended start (no coordinated omission)
+ *   result.samples.latencyMs[i] // every request, for fault windows and SLO counts
+ *   summarizeSamples(result.samples, { fromMs: 2000, toMs: 5000 })
+ *
+ *   const capacity = await runCapacity({ url, connections: 10, durationMs: 10_000, timeoutMs: 5_000 });
+ *   capacity.requestsPerSecond  // closed loop: what the endpoint sustains
+ *
+ * Percentiles are exact R-6 (percentiles.ts). Errors are classed refused / reset / timeout /
+ * http_5xx / other (error-class.ts); 4xx responses are not errors.
+ */
+export { runOpenLoop, MAX_REQUESTS_PER_RUN, type OpenLoopOptions, type OpenLoopResult, type SecondBucket } from './open-loop.js';
+export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
+export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
+export { computeStats, percentileR6, type Stats } from './percentiles.js';
+export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
+export type { LoadTarget } from './options.js';

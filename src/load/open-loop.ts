@@ -1,0 +1,358 @@
+/**
+ * The open-loop load generator (DESIGN.md §4): requests are due at evenly spaced intended times,
+ * t_i = i / ratePerSecond from the start, whatever the target does (k6's constant-arrival-rate);
+ * `connections` keep-alive connections carry them. When every connection is busy a due request
+ * waits in a FIFO queue, and its latency still counts from its intended start (wrk2's rule), so a
+ * stall shows in the percentiles of every request that was due during it — no coordinated
+ * omission. Service time counts from the actual send and TTFB from writing the request.
+ *
+ *   scheduler ──due i──▶ idle connection? ──yes──▶ send ──▶ response | failure | deadline
+ *                           │ no                                      │
+ *                           └──▶ waiting queue ◀── next waiting ◀──────┘ (connection freed)
+ *
+ * Each request has a deadline, intended start + timeoutMs. Past it the request is a `timeout`
+ * whether it was on the wire (the socket is destroyed) or still queued (it is never sent), and it
+ * enters the latency distribution at exactly timeoutMs. So the run ends at most about timeoutMs
+ * after the last intended start, even against a blackhole.
+ */
+import { CancelledError, ToolInputError } from '../errors.js';
+import { HttpConnection, type ExchangeEvents } from './connection.js';
+import type { TransportFailure } from './error-class.js';
+import { Fifo } from './fifo.js';
+import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
+import { computeStats } from './percentiles.js';
+import { buildRequest } from './request.js';
+import { createSamples, encodeErrorClass, summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
+
+export interface OpenLoopOptions extends LoadTarget {
+  /** Total requests per second over all connections (fault's num_clients × rps). */
+  ratePerSecond: number;
+  /** Keep-alive connections serving the requests (fault's num_clients). */
+  connections: number;
+  /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
+  durationMs: number;
+  /** Per request, counted from its intended start. */
+  timeoutMs: number;
+  /** Aborting stops the run: sockets destroyed, the promise rejects with a CancelledError. */
+  signal?: AbortSignal;
+  /** Called with each second's figures once all of its requests have settled, in order. */
+  onSecond?: (bucket: SecondBucket) => void;
+}
+
+/** The requests whose intended start fell in one second of the run. */
+export interface SecondBucket {
+  /** 0 for [0 s, 1 s) from the start of the run, and so on. */
+  second: number;
+  requests: number;
+  errors: number;
+  /** Latency from the intended start, ms; null when the second had no requests. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface OpenLoopResult extends SampleSummary {
+  mode: 'open-loop';
+  requested: { ratePerSecond: number; connections: number; durationMs: number; timeoutMs: number; requests: number };
+  /** Requests that left the queue during [0, durationMs), per second of durationMs. */
+  achievedRatePerSecond: number;
+  /** From the start of the run until the last request settled. */
+  elapsedMs: number;
+  /** Requests that found every connection busy and waited in the queue. */
+  queued: number;
+  /** The longest the waiting queue got. */
+  maxQueueDepth: number;
+  /** Requests that reached their deadline while still queued (counted as timeouts, never sent). */
+  notSent: number;
+  /** Failures by errno code or message (e.g. ECONNREFUSED, "HTTP 503"), for the error set. */
+  errorDetails: Record<string, number>;
+  seconds: SecondBucket[];
+  samples: RequestSamples;
+}
+
+/** A bound on one run's memory: every request keeps a 37-byte sample. */
+export const MAX_REQUESTS_PER_RUN = 5_000_000;
+
+export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  if (options === null || typeof options !== 'object') throw new ToolInputError('options must be an object');
+  const target = resolveTarget(options);
+  const ratePerSecond = requirePositive('ratePerSecond', options.ratePerSecond);
+  const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
+  const durationMs = requirePositive('durationMs', options.durationMs);
+  const timeoutMs = requirePositive('timeoutMs', options.timeoutMs, MAX_TIMEOUT_MS);
+  const requests = Math.ceil((durationMs * ratePerSecond) / 1000);
+  if (requests > MAX_REQUESTS_PER_RUN) {
+    throw new ToolInputError(
+      `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,
+    );
+  }
+  if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
+  if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
+
+  const run = new OpenLoopRun({ ratePerSecond, connections, durationMs, timeoutMs, requests }, options.signal, options.onSecond);
+  const request = buildRequest(target);
+  return run.execute((events) => new HttpConnection(target, request, events));
+}
+
+interface Plan {
+  ratePerSecond: number;
+  connections: number;
+  durationMs: number;
+  timeoutMs: number;
+  requests: number;
+}
+
+interface Slot {
+  connection: HttpConnection;
+  /** The request in progress, or -1. */
+  request: number;
+  sentAtMs: number;
+  ttfbMs: number;
+  deadline: NodeJS.Timeout | undefined;
+}
+
+type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
+
+class OpenLoopRun {
+  private readonly samples: RequestSamples;
+  private readonly slots: Slot[] = [];
+  private readonly idle = new Fifo<Slot>();
+  private readonly waiting = new Fifo<number>();
+  private readonly errorDetails = new Map<string, number>();
+  /** bucketStart[k] is the first request of second k; bucketStart[seconds] = requests. */
+  private readonly bucketStart: number[] = [];
+  private readonly bucketSettled: number[] = [];
+  private readonly seconds: SecondBucket[] = [];
+  private startMs = 0;
+  private lastSettledMs = 0;
+  private nextDue = 0;
+  private settled = 0;
+  private queued = 0;
+  private maxQueueDepth = 0;
+  private notSent = 0;
+  private scheduler: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private settle: { resolve: (result: OpenLoopResult) => void; reject: (error: unknown) => void } | undefined;
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly signal: AbortSignal | undefined,
+    private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
+  ) {
+    this.samples = createSamples(plan.requests);
+    for (let i = 0; i < plan.requests; i++) {
+      const offset = this.offsetMs(i);
+      this.samples.intendedStartMs[i] = offset;
+      const second = Math.floor(offset / 1000);
+      while (this.bucketStart.length <= second) this.bucketStart.push(i);
+    }
+    this.bucketStart.push(plan.requests);
+    for (let k = 0; k < this.bucketStart.length - 1; k++) this.bucketSettled.push(0);
+  }
+
+  execute(connect: ConnectionFactory): Promise<OpenLoopResult> {
+    for (let k = 0; k < this.plan.connections; k++) {
+      const slot: Slot = {
+        request: -1,
+        sentAtMs: 0,
+        ttfbMs: NaN,
+        deadline: undefined,
+        connection: connect({
+          onFirstByte: (ttfbMs) => {
+            slot.ttfbMs = ttfbMs;
+          },
+          onResponse: (status, atMs) => this.exchangeEnded(slot, atMs, status, null),
+          onFailure: (failure, atMs) => this.exchangeEnded(slot, atMs, 0, failure),
+        }),
+      };
+      this.slots.push(slot);
+      this.idle.push(slot);
+    }
+    return new Promise<OpenLoopResult>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.signal?.addEventListener('abort', this.onAbort);
+      this.startMs = performance.now();
+      this.tick();
+    });
+  }
+
+  private offsetMs(i: number): number {
+    return (i * 1000) / this.plan.ratePerSecond;
+  }
+
+  /**
+   * Dispatches every request now due, then sleeps until the next one. Node timers fire late
+   * (about 0.1–1.5 ms) and never under 1 ms apart, so above 1,000 req/s a tick sends a few
+   * requests at once; their latency still counts from each one's own intended start.
+   */
+  private readonly tick = (): void => {
+    this.scheduler = undefined;
+    const elapsed = performance.now() - this.startMs;
+    while (this.nextDue < this.plan.requests && this.samples.intendedStartMs[this.nextDue]! <= elapsed) {
+      this.dispatch(this.nextDue++);
+    }
+    if (this.nextDue < this.plan.requests && !this.stopped) {
+      this.scheduler = setTimeout(this.tick, this.samples.intendedStartMs[this.nextDue]! - elapsed);
+    }
+  };
+
+  private dispatch(i: number): void {
+    const slot = this.idle.shift();
+    if (slot !== undefined) {
+      if (!this.start(slot, i)) this.release(slot);
+      return;
+    }
+    this.waiting.push(i);
+    this.queued++;
+    this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
+  }
+
+  /** Sends request i on the slot's connection; false (and a timeout recorded) when it is past its deadline. */
+  private start(slot: Slot, i: number): boolean {
+    const now = performance.now();
+    const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
+    if (now >= deadlineAt) {
+      this.notSent++;
+      this.record(i, deadlineAt, NaN, NaN, 0, { errorClass: 'timeout', detail: 'timed out waiting for a free connection' });
+      return false;
+    }
+    slot.request = i;
+    slot.sentAtMs = now;
+    slot.ttfbMs = NaN;
+    slot.deadline = setTimeout(this.onDeadline, deadlineAt - now, slot);
+    slot.connection.send();
+    return true;
+  }
+
+  /** The slot's connection is free: it takes the oldest waiting request still worth sending. */
+  private release(slot: Slot): void {
+    if (this.stopped) return;
+    for (let i = this.waiting.shift(); i !== undefined; i = this.waiting.shift()) {
+      if (this.start(slot, i)) return;
+    }
+    this.idle.push(slot);
+  }
+
+  private readonly onDeadline = (slot: Slot): void => {
+    slot.deadline = undefined;
+    slot.connection.abandon();
+    this.exchangeEnded(slot, performance.now(), 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+  };
+
+  private exchangeEnded(slot: Slot, atMs: number, status: number, failure: TransportFailure | null): void {
+    const i = slot.request;
+    if (this.stopped || i < 0) return;
+    clearTimeout(slot.deadline);
+    slot.deadline = undefined;
+    slot.request = -1;
+    const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
+    if (atMs >= deadlineAt) {
+      // Whatever ended it, the deadline came first (the event loop ran the timer late).
+      this.record(i, deadlineAt, slot.sentAtMs, slot.ttfbMs, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+    } else if (failure !== null) {
+      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, 0, failure);
+    } else if (status >= 500 && status <= 599) {
+      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, status, { errorClass: 'http_5xx', detail: `HTTP ${status}` });
+    } else {
+      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, status, null);
+    }
+    this.release(slot);
+  }
+
+  private record(i: number, endMs: number, sentAtMs: number, ttfbMs: number, status: number, failure: TransportFailure | null): void {
+    const { samples } = this;
+    samples.latencyMs[i] = endMs - this.startMs - samples.intendedStartMs[i]!;
+    samples.serviceMs[i] = endMs - sentAtMs; // NaN when never sent
+    samples.ttfbMs[i] = ttfbMs;
+    samples.status[i] = status;
+    samples.errorClass[i] = encodeErrorClass(failure?.errorClass ?? null);
+    if (failure !== null) this.errorDetails.set(failure.detail, (this.errorDetails.get(failure.detail) ?? 0) + 1);
+    this.lastSettledMs = Math.max(this.lastSettledMs, endMs);
+    this.settled++;
+    const second = Math.floor(samples.intendedStartMs[i]! / 1000);
+    this.bucketSettled[second]!++;
+    this.closeCompleteSeconds();
+    if (this.settled === this.plan.requests) void this.finish();
+  }
+
+  /** Emits, in order, each second whose requests have all settled. */
+  private closeCompleteSeconds(): void {
+    while (this.seconds.length < this.bucketSettled.length) {
+      const k = this.seconds.length;
+      const first = this.bucketStart[k]!;
+      const end = this.bucketStart[k + 1]!;
+      if (this.bucketSettled[k]! < end - first) return;
+      const stats = computeStats(this.samples.latencyMs.subarray(first, end));
+      let errors = 0;
+      for (let i = first; i < end; i++) if (this.samples.errorClass[i] !== 0) errors++;
+      const bucket: SecondBucket = { second: k, requests: end - first, errors, p50Ms: stats?.p50 ?? null, p95Ms: stats?.p95 ?? null };
+      this.seconds.push(bucket);
+      if (this.onSecond !== undefined) {
+        try {
+          this.onSecond(bucket);
+        } catch (error) {
+          void this.fail(error);
+          return;
+        }
+      }
+    }
+  }
+
+  private readonly onAbort = (): void => {
+    void this.fail(new CancelledError('load run cancelled'));
+  };
+
+  private async finish(): Promise<void> {
+    if (this.stopped) return;
+    await this.stop();
+    this.settle?.resolve(this.result());
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    if (this.stopped) return;
+    await this.stop();
+    this.settle?.reject(error);
+  }
+
+  /** Stops scheduling, clears every timer and waits until every socket has closed. */
+  private async stop(): Promise<void> {
+    this.stopped = true;
+    this.signal?.removeEventListener('abort', this.onAbort);
+    clearTimeout(this.scheduler);
+    this.scheduler = undefined;
+    for (const slot of this.slots) {
+      clearTimeout(slot.deadline);
+      slot.deadline = undefined;
+    }
+    await Promise.all(this.slots.map((slot) => slot.connection.close()));
+  }
+
+  private result(): OpenLoopResult {
+    const { samples, plan } = this;
+    let sentDuringRun = 0;
+    for (let i = 0; i < samples.count; i++) {
+      const serviceMs = samples.serviceMs[i]!;
+      // Sent at intended start + send lag, and send lag = latency − service time.
+      if (!Number.isNaN(serviceMs) && samples.intendedStartMs[i]! + samples.latencyMs[i]! - serviceMs < plan.durationMs) sentDuringRun++;
+    }
+    return {
+      mode: 'open-loop',
+      requested: {
+        ratePerSecond: plan.ratePerSecond,
+        connections: plan.connections,
+        durationMs: plan.durationMs,
+        timeoutMs: plan.timeoutMs,
+        requests: plan.requests,
+      },
+      achievedRatePerSecond: sentDuringRun / (plan.durationMs / 1000),
+      elapsedMs: this.lastSettledMs - this.startMs,
+      queued: this.queued,
+      maxQueueDepth: this.maxQueueDepth,
+      notSent: this.notSent,
+      errorDetails: Object.fromEntries(this.errorDetails),
+      ...summarizeSamples(samples),
+      seconds: this.seconds,
+      samples,
+    };
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * An incremental HTTP/1.1 response parser: just enough to know the status, where the response
+ * ends (content-length, chunked, or the connection's close) and whether the connection can be
+ * reused. Bodies are skipped, never buffered. Interim 1xx responses (100 Continue, 103 Early
+ * Hints) are skipped; the final response is the one reported.
+ */
+
+export class ResponseProtocolError extends Error {
+  override readonly name = 'ResponseProtocolError';
+}
+
+/** Header blocks larger than this are refused (Node's own default limit is 16 KiB). */
+const MAX_HEAD_BYTES = 64 * 1024;
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'until-close' | 'done';
+
+export class ResponseParser {
+  status = 0;
+  /** False when the server asked to close, or the response ends at the close. */
+  keepAlive = true;
+  private state: State = 'head';
+  private head: Buffer = Buffer.alloc(0);
+  private remaining = 0;
+  private line = '';
+
+  /** @param bodyAllowed false for a HEAD request: its response never has a body. */
+  constructor(private readonly bodyAllowed: boolean) {}
+
+  get complete(): boolean {
+    return this.state === 'done';
+  }
+
+  /**
+   * Consumes a chunk of the connection's bytes; returns true once the response is complete.
+   * Bytes after the end of the response mean the server sent something unasked for: the
+   * connection is then marked not reusable. Throws ResponseProtocolError on a malformed response.
+   */
+  feed(chunk: Buffer): boolean {
+    let offset = 0;
+    while (offset < chunk.length && this.state !== 'done') {
+      offset = this.step(chunk, offset);
+    }
+    if (this.state === 'done' && offset < chunk.length) this.keepAlive = false;
+    return this.state === 'done';
+  }
+
+  /** The connection closed: true when that ends the response (a close-delimited body). */
+  closed(): boolean {
+    if (this.state === 'until-close') this.state = 'done';
+    return this.state === 'done';
+  }
+
+  private step(chunk: Buffer, offset: number): number {
+    switch (this.state) {
+      case 'head':
+        return this.readHead(chunk, offset);
+      case 'length': {
+        const take = Math.min(this.remaining, chunk.length - offset);
+        this.remaining -= take;
+        if (this.remaining === 0) this.state = 'done';
+        return offset + take;
+      }
+      case 'chunk-size':
+      case 'chunk-crlf':
+      case 'trailers':
+        return this.readLine(chunk, offset);
+      case 'chunk-data': {
+        const take = Math.min(this.remaining, chunk.length - offset);
+        this.remaining -= take;
+        if (this.remaining === 0) this.state = 'chunk-crlf';
+        return offset + take;
+      }
+      case 'until-close':
+      case 'done':
+        return chunk.length;
+    }
+  }
+
+  private readHead(chunk: Buffer, offset: number): number {
+    const previous = this.head.length;
+    this.head = previous === 0 ? chunk.subarray(offset) : Buffer.concat([this.head, chunk.subarray(offset)]);
+    const end = this.head.indexOf(CRLFCRLF, Math.max(0, previous - 3));
+    if (end < 0) {
+      if (this.head.length > MAX_HEAD_BYTES) throw new ResponseProtocolError(`response head over ${MAX_HEAD_BYTES} bytes`);
+      // Copy: the chunk's memory belongs to the socket and may be reused.
+      this.head = Buffer.from(this.head);
+      return chunk.length;
+    }
+    const consumed = offset + (end + 4 - previous);
+    this.startBody(this.head.toString('latin1', 0, end));
+    this.head = Buffer.alloc(0);
+    return consumed;
+  }
+
+  private startBody(head: string): void {
+    const lines = head.split('\r\n');
+    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0] ?? '');
+    if (!statusLine) throw new ResponseProtocolError(`malformed status line ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
+    const status = Number(statusLine[2]);
+    let contentLength: number | undefined;
+    let chunked = false;
+    let connection = '';
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw new ResponseProtocolError(`malformed header line ${JSON.stringify(line.slice(0, 80))}`);
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (name === 'content-length') {
+        if (!/^\d+$/.test(value) || (contentLength !== undefined && contentLength !== Number(value))) {
+          throw new ResponseProtocolError(`invalid content-length ${JSON.stringify(value)}`);
+        }
+        contentLength = Number(value);
+      } else if (name === 'transfer-encoding') {
+        chunked = value.toLowerCase().split(',').some((coding) => coding.trim() === 'chunked');
+      } else if (name === 'connection') {
+        connection = value.toLowerCase();
+      }
+    }
+    if (status >= 100 && status < 200) {
+      if (status === 101) throw new ResponseProtocolError('unexpected 101 Switching Protocols');
+      return; // interim response: the final one follows in state 'head'
+    }
+    this.status = status;
+    const http10 = statusLine[1] === '0';
+    this.keepAlive = http10 ? /\bkeep-alive\b/.test(connection) : !/\bclose\b/.test(connection);
+    if (!this.bodyAllowed || status === 204 || status === 304) {
+      this.state = 'done';
+    } else if (chunked) {
+      this.state = 'chunk-size';
+    } else if (contentLength !== undefined) {
+      this.remaining = contentLength;
+      this.state = contentLength === 0 ? 'done' : 'length';
+    } else {
+      this.keepAlive = false;
+      this.state = 'until-close';
+    }
+  }
+
+  /** Reads one CRLF-terminated line (chunk size, the CRLF after data, or a trailer). */
+  private readLine(chunk: Buffer, offset: number): number {
+    const newline = chunk.indexOf(0x0a, offset);
+    const end = newline < 0 ? chunk.length : newline;
+    this.line += chunk.toString('latin1', offset, end);
+    if (this.line.length > MAX_HEAD_BYTES) throw new ResponseProtocolError('chunked framing line too long');
+    if (newline < 0) return chunk.length;
+    const line = this.line.replace(/\r$/, '');
+    this.line = '';
+    if (this.state === 'chunk-size') {
+      const size = /^([0-9a-fA-F]+)\s*(?:;.*)?$/.exec(line);
+      if (!size) throw new ResponseProtocolError(`malformed chunk size ${JSON.stringify(line.slice(0, 40))}`);
+      this.remaining = parseInt(size[1]!, 16);
+      this.state = this.remaining === 0 ? 'trailers' : 'chunk-data';
+    } else if (this.state === 'chunk-crlf') {
+      if (line !== '') throw new ResponseProtocolError('chunk data longer than its size');
+      this.state = 'chunk-size';
+    } else if (line === '') {
+      this.state = 'done'; // the empty line after the (usually absent) trailers
+    }
+    return newline + 1;
+  }
+}
