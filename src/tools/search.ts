@@ -1,0 +1,164 @@
+/**
+ * fault_index_source_code (fault's name and arguments) and fault_search_code (new): src/index
+ * behind MCP. Text content: `done` for the index, as fault answers; a readable list of results
+ * for the search. structuredContent: the index statistics, or the results with path, lines,
+ * symbol, score and code.
+ */
+import * as z from 'zod';
+import { CancelledError } from '../errors.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  acceptedLangValues,
+  indexSettingsFrom,
+  indexSourceTree,
+  searchIndex,
+  type SearchHit,
+} from '../index/index.js';
+import type { ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+const sourceDirDescription = 'Absolute path or file:// URI of the source tree (a directory)';
+
+export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void {
+  const settings = () => indexSettingsFrom(ctx.config);
+
+  tools.register(
+    {
+      name: 'fault_index_source_code',
+      title: 'Index source code',
+      description:
+        'Indexes a source tree for fault_search_code and for the context of the fault_suggest_* tools. Chunks every ' +
+        'file by definition with tree-sitter (functions, methods, class skeletons, top-level code), embeds the chunks ' +
+        "and stores them: locally under the server's data directory, or in Qdrant when QDRANT_URL is set; one index per " +
+        'tree and embedding model. Embeddings come from the configured LLM provider, else a local lexical embedder ' +
+        '(no network). Respects .gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
+        'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
+        'Text: "done". Structured: counts of files, chunks, skipped and removed files, seconds, and the store.',
+      input: {
+        source_dir: z.string().describe(sourceDirDescription),
+        lang: z
+          .string()
+          .optional()
+          .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
+      },
+      output: {
+        files: z.number().describe('Source files of the selected languages now in the index'),
+        changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
+        unchanged: z.number().describe('Files skipped because their content is already indexed'),
+        chunks: z.number().describe('Chunks in the whole index of this tree'),
+        embedded: z.number().describe('Chunks embedded in this run'),
+        skipped: z.number().describe('Files left out: over 1 MB, binary or unreadable'),
+        skipped_files: z.object({ too_large: z.array(z.string()), binary: z.array(z.string()), unreadable: z.array(z.string()) }),
+        removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
+        seconds: z.number(),
+        store: z.string().describe('Where the index lives: a local file, or the Qdrant URL and collection'),
+        embedder: z.string(),
+        lang: z.string(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    async ({ source_dir, lang }, call) => {
+      const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
+      const stats = await indexSourceTree(settings(), {
+        sourceDir,
+        lang,
+        signal: call.signal,
+        onProgress: ({ filesDone, filesTotal, embedded }) =>
+          call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
+      }).catch((error: unknown) => {
+        throw call.signal.aborted ? new CancelledError() : error;
+      });
+      return {
+        text: 'done',
+        structured: {
+          files: stats.files,
+          changed: stats.changed,
+          unchanged: stats.unchanged,
+          chunks: stats.chunks,
+          embedded: stats.embedded,
+          skipped: stats.skipped,
+          skipped_files: {
+            too_large: stats.skippedFiles.tooLarge,
+            binary: stats.skippedFiles.binary,
+            unreadable: stats.skippedFiles.unreadable,
+          },
+          removed: stats.removed,
+          seconds: stats.seconds,
+          store: stats.store,
+          embedder: stats.embedder,
+          lang: stats.lang,
+        },
+      };
+    },
+  );
+
+  tools.register(
+    {
+      name: 'fault_search_code',
+      title: 'Search indexed code',
+      description:
+        'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +
+        'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score ' +
+        '(cosine similarity, higher is closer) and code. With the local embedder the match is lexical: use identifier ' +
+        'words (e.g. "parse config file"). Without source_dir, searches every indexed tree the server may read. ' +
+        `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
+      input: {
+        query: z.string().describe('What to look for: identifiers, words, or a code snippet'),
+        source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
+        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results to return (default ${DEFAULT_SEARCH_LIMIT})`),
+      },
+      output: {
+        results: z.array(
+          z.object({
+            path: z.string().describe('Absolute path of the file'),
+            start_line: z.number().describe('1-based'),
+            end_line: z.number().describe('1-based, inclusive'),
+            symbol: z.string().describe('Qualified name; #partN for a split definition, <module> for top-level code'),
+            kind: z.string(),
+            language: z.string(),
+            score: z.number(),
+            code: z.string(),
+          }),
+        ),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    async ({ query, source_dir, limit }, call) => {
+      const sourceDir = source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
+      const hits = await searchIndex(settings(), {
+        query,
+        sourceDir,
+        limit,
+        signal: call.signal,
+        acceptTree: (tree) => ctx.access.resolveDirectory(tree, 'source_dir').then(() => true, () => false),
+      });
+      return {
+        text: renderHits(hits),
+        structured: {
+          results: hits.map((hit) => ({
+            path: hit.path,
+            start_line: hit.startLine,
+            end_line: hit.endLine,
+            symbol: hit.symbol,
+            kind: hit.kind,
+            language: hit.language,
+            score: Math.round(hit.score * 10_000) / 10_000,
+            code: hit.code,
+          })),
+        },
+      };
+    },
+  );
+}
+
+function renderHits(hits: readonly SearchHit[]): string {
+  if (hits.length === 0) return 'No indexed code matches.';
+  return hits
+    .map(
+      (hit, index) =>
+        `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} (${hit.kind}, score ${hit.score.toFixed(3)})\n` +
+        `\`\`\`${hit.language}\n${hit.code}\n\`\`\``,
+    )
+    .join('\n\n');
+}

@@ -1,0 +1,113 @@
+/**
+ * fault_index_source_code and fault_search_code through MCP: the real SDK client and server,
+ * linked in memory, with the tool registry built as src/server.ts builds it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FileAccess } from '../src/access.js';
+import { makeConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { ToolRegistry } from '../src/tools/define.js';
+import { registerSearchTools } from '../src/tools/search.js';
+import { lintTool } from './helpers/schema-lint.js';
+import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
+
+async function connect(tree: ScratchTree, roots: string[] = []): Promise<{ client: Client; close(): Promise<void> }> {
+  const mcp = new McpServer({ name: 'faultline-test', version: '0.0.0' }, { capabilities: { tools: {} } });
+  const tools = new ToolRegistry(mcp, silentLogger);
+  registerSearchTools(tools, { config: makeConfig({ dataDir: tree.dataDir, roots }), access: new FileAccess(roots), log: silentLogger });
+  tools.serveToolList();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(clientSide);
+  return { client, close: async () => (await client.close(), await mcp.close()) };
+}
+
+const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
+
+test('both tools are listed and pass the schema lint', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((tool) => tool.name), ['fault_index_source_code', 'fault_search_code']);
+  for (const tool of tools) assert.deepEqual(lintTool(tool), []);
+});
+
+test('index with progress, then search: text and structured content', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const progress: number[] = [];
+  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir, lang: 'all' } }, undefined, {
+    onprogress: (notification) => progress.push(notification.progress),
+  });
+  assert.equal(indexed.isError, undefined);
+  assert.equal(text(indexed), 'done');
+  const stats = indexed.structuredContent as Record<string, unknown>;
+  assert.equal(stats.files, 5);
+  assert.equal(stats.skipped, 2);
+  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [] });
+  assert.match(String(stats.store), /^local index /);
+  assert.ok(progress.length >= 5, `progress notifications: ${progress.join(',')}`);
+  assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+
+  const found = await client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', source_dir: tree.dir, limit: 2 } });
+  assert.equal(found.isError, undefined);
+  const { results } = found.structuredContent as { results: Array<Record<string, unknown>> };
+  assert.equal(results.length, 2);
+  assert.equal(results[0]!.symbol, 'Server.HandleHealthCheck');
+  assert.equal(results[0]!.start_line, 10);
+  assert.match(text(found), /^1\. .*lib\/server\.go:10-14 Server\.HandleHealthCheck \(method, score 0\.\d{3}\)\n```go\n\/\/ HandleHealthCheck/);
+
+  const anywhere = await client.callTool({ name: 'fault_search_code', arguments: { query: 'health check' } });
+  assert.equal((anywhere.structuredContent as { results: Array<{ symbol: string }> }).results[0]!.symbol, 'Server.HandleHealthCheck');
+});
+
+test('bad arguments are isError results naming the argument', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const { client, close } = await connect(tree, [tree.dir]);
+  t.after(close);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.equal(result.isError, true, JSON.stringify(result));
+    assert.equal(result.structuredContent, undefined);
+    return text(result);
+  };
+  assert.match(await call('fault_index_source_code', { source_dir: '/definitely/not/here' }), /^source_dir: \/definitely\/not\/here does not exist/);
+  assert.match(await call('fault_index_source_code', { source_dir: join(tree.dir, '..') }), /^source_dir: .* is outside the allowed roots/);
+  assert.match(await call('fault_index_source_code', { source_dir: `${tree.dir}/app/config.py` }), /^source_dir: .* is not a directory/);
+  assert.match(await call('fault_index_source_code', { source_dir: tree.dir, lang: 'cobol' }), /^lang: 'cobol' is not supported; accepted: all, python/);
+  assert.match(await call('fault_search_code', { query: 'x', source_dir: tree.dir }), /has not been indexed .* index it first/);
+  assert.match(await call('fault_search_code', { query: 'x', limit: 0 }), /limit/);
+  assert.match(await call('fault_search_code', { query: ' ' }), /^query: empty/);
+});
+
+test('a cancelled index request stops and leaves no index behind', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  for (let i = 0; i < 300; i++) tree.write(`bulk/m${i}.py`, `def bulk_${i}():\n    return ${i}\n`);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const controller = new AbortController();
+  const pending = client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } }, undefined, {
+    signal: controller.signal,
+    onprogress: (notification) => {
+      if (notification.progress >= 10) controller.abort();
+    },
+  });
+  await assert.rejects(pending, /abort/i);
+  // The server stopped: a search still finds no index (nothing was committed).
+  const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'bulk', source_dir: tree.dir } });
+  assert.equal(result.isError, true);
+  assert.match(text(result), /has not been indexed/);
+});
