@@ -12,7 +12,7 @@
  * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]
  *   `{path, tree, relativePath, startLine, endLine, symbol, kind, language, score, code}`, best
  *   first. This is also the retrieval context for the LLM suggest tools: pass the function under
- *   review as `query` and map `code` to their `text`.
+ *   review as `query` and map `code` to their `text`. `renderSearchHits(hits)` is the text form.
  *
  * `sourceDir` must already be checked by the caller (FileAccess.resolveDirectory: absolute,
  * inside the roots, a directory). The embedder is the configured provider's model, else the
@@ -22,7 +22,7 @@
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
 export { indexSourceTree, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
-export { searchIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
+export { searchIndex, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
 export { IndexError } from './errors.js';

@@ -100,3 +100,15 @@ async function treesToSearch(settings: IndexSettings, options: SearchOptions): P
   }
   return accepted;
 }
+
+/** Hits as people read them: `1. path:start-end symbol (kind, score 0.612)` and the code, fenced. */
+export function renderSearchHits(hits: readonly SearchHit[]): string {
+  if (hits.length === 0) return 'No indexed code matches.';
+  return hits
+    .map(
+      (hit, index) =>
+        `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} (${hit.kind}, score ${hit.score.toFixed(3)})\n` +
+        `\`\`\`${hit.language}\n${hit.code}\n\`\`\``,
+    )
+    .join('\n\n');
+}

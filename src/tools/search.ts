@@ -12,8 +12,8 @@ import {
   acceptedLangValues,
   indexSettingsFrom,
   indexSourceTree,
+  renderSearchHits,
   searchIndex,
-  type SearchHit,
 } from '../index/index.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
@@ -134,7 +134,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         acceptTree: (tree) => ctx.access.resolveDirectory(tree, 'source_dir').then(() => true, () => false),
       });
       return {
-        text: renderHits(hits),
+        text: renderSearchHits(hits),
         structured: {
           results: hits.map((hit) => ({
             path: hit.path,
@@ -150,15 +150,4 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       };
     },
   );
-}
-
-function renderHits(hits: readonly SearchHit[]): string {
-  if (hits.length === 0) return 'No indexed code matches.';
-  return hits
-    .map(
-      (hit, index) =>
-        `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} (${hit.kind}, score ${hit.score.toFixed(3)})\n` +
-        `\`\`\`${hit.language}\n${hit.code}\n\`\`\``,
-    )
-    .join('\n\n');
 }

@@ -1,0 +1,117 @@
+/**
+ * `faultline index DIR [--lang L]` and `faultline search "QUERY" [--dir DIR]`: the index and
+ * search tools without an MCP client, with the same store and embedder selection (LLM flags and
+ * API keys, QDRANT_URL, FAULTLINE_DATA_DIR), so the server finds what the CLI indexed.
+ */
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { FileAccess } from '../access.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  acceptedLangValues,
+  indexSettingsFrom,
+  indexSourceTree,
+  renderSearchHits,
+  searchIndex,
+  type IndexProgress,
+} from '../index/index.js';
+import { addServerOptions, configFrom, positiveInteger, runCommand, type GlobalOptions, type ServerOptionValues } from './common.js';
+
+interface IndexOptions extends ServerOptionValues {
+  lang: string;
+}
+
+interface SearchOptions extends ServerOptionValues {
+  dir?: string;
+  limit: number;
+  json?: boolean;
+}
+
+export function registerIndexCommands(program: Command, globals: () => GlobalOptions): void {
+  const index = program
+    .command('index')
+    .argument('<dir>', 'source tree to index (a relative path is taken from the current directory)')
+    .summary('index a source tree for code search')
+    .description(
+      'Chunk every source file of DIR by definition, embed the chunks and store them, as the\n' +
+        'fault_index_source_code tool does. Incremental: unchanged files are not re-embedded. Respects\n' +
+        '.gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB.\n' +
+        "The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL\n" +
+        'is set; embeddings come from the configured LLM provider, else a local lexical embedder.\n' +
+        'Prints the statistics as JSON on stdout; a progress bar on stderr when it is a terminal.',
+    )
+    .addOption(new Option('--lang <lang>', `language to index: ${acceptedLangValues().join(', ')}`).default('all'))
+    .addHelpText('after', '\nExamples:\n  faultline index .\n  faultline index ~/src/api --lang python\n  QDRANT_URL=http://127.0.0.1:6333 faultline index .');
+  addServerOptions(index).action((dir: string, options: IndexOptions) =>
+    runCommand(async () => {
+      const config = configFrom(globals(), options);
+      const sourceDir = await new FileAccess(config.roots).resolveDirectory(resolve(dir), 'dir');
+      const bar = process.stderr.isTTY ? new ProgressBar() : undefined;
+      const stats = await withInterrupt((signal) =>
+        indexSourceTree(indexSettingsFrom(config), { sourceDir, lang: options.lang, signal, onProgress: bar?.update }),
+      ).finally(() => bar?.finish());
+      process.stdout.write(`${JSON.stringify(stats, null, 2)}\n`);
+    }),
+  );
+
+  const search = program
+    .command('search')
+    .argument('<query>', 'what to look for: identifiers, words or a snippet')
+    .summary('search indexed code')
+    .description(
+      'Print the indexed chunks closest to QUERY, best first: path:lines, symbol, score (cosine\n' +
+        'similarity) and code, as the fault_search_code tool does. Without --dir, every indexed tree.',
+    )
+    .option('--dir <dir>', 'search this indexed tree only')
+    .addOption(new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`).argParser(positiveInteger).default(DEFAULT_SEARCH_LIMIT))
+    .option('--json', 'print the results as JSON')
+    .addHelpText('after', '\nExamples:\n  faultline search "parse config file" --dir .\n  faultline search retryPolicy --limit 3 --json');
+  addServerOptions(search).action((query: string, options: SearchOptions) =>
+    runCommand(async () => {
+      const config = configFrom(globals(), options);
+      const access = new FileAccess(config.roots);
+      const sourceDir = options.dir === undefined ? undefined : await access.resolveDirectory(resolve(options.dir), 'dir');
+      const hits = await withInterrupt((signal) =>
+        searchIndex(indexSettingsFrom(config), {
+          query,
+          sourceDir,
+          limit: options.limit,
+          signal,
+          acceptTree: (tree) => access.resolveDirectory(tree).then(() => true, () => false),
+        }),
+      );
+      process.stdout.write(options.json ? `${JSON.stringify(hits, null, 2)}\n` : `${renderSearchHits(hits)}\n`);
+    }),
+  );
+}
+
+/** Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts; the handlers go afterwards. */
+async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** One line on stderr, redrawn: `[########------------]  120/500 files  800 chunks embedded`. */
+class ProgressBar {
+  private drawn = false;
+
+  readonly update = ({ filesDone, filesTotal, embedded }: IndexProgress): void => {
+    const width = 30;
+    const filled = filesTotal === 0 ? width : Math.round((filesDone / filesTotal) * width);
+    process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${filesDone}/${filesTotal} files  ${embedded} chunks embedded`);
+    this.drawn = true;
+  };
+
+  finish(): void {
+    if (this.drawn) process.stderr.write('\n');
+  }
+}
