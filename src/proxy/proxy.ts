@@ -182,6 +182,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
   };
 
+  const tlsOptions = (mapping: Mapping): tls.ConnectionOptions => {
+    // allowHalfOpen is honoured by tls.connect (it builds the socket with it) but missing from its types.
+    const connectOptions: tls.ConnectionOptions & { allowHalfOpen: boolean } = {
+      host: mapping.remoteHost,
+      port: mapping.remotePort,
+      servername: mapping.servername,
+      rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
+      ca: options.tls?.ca,
+      allowHalfOpen: true,
+    };
+    return connectOptions;
+  };
+
   const onClient = (mappingIndex: number, client: net.Socket): void => {
     const mapping = mappings[mappingIndex]!;
     const counters = mappingCounters[mappingIndex]!;
@@ -192,16 +205,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     counters.connections++;
     counters.activeConnections++;
-    const target = mapping.tls
-      ? tls.connect({
-          host: mapping.remoteHost,
-          port: mapping.remotePort,
-          servername: mapping.servername,
-          rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
-          ca: options.tls?.ca,
-          allowHalfOpen: true,
-        })
-      : net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true });
+    const target = mapping.tls ? tls.connect(tlsOptions(mapping)) : net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true });
     const connection: Connection = {
       id: nextConnectionId++,
       mappingIndex,
