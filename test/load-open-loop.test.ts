@@ -1,0 +1,167 @@
+/**
+ * Accuracy of the open-loop generator against local servers (issue 5): achieved rate, even
+ * spacing, no coordinated omission, per-second buckets, and what goes on the wire.
+ * Tolerances only; every run lasts 2–3 s.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
+import { heldResources, startServer, type TestServer } from './fixtures/load/servers.js';
+
+const servers: TestServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function server(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const started = await startServer(...args);
+  servers.push(started);
+  return started;
+}
+
+describe('rate', () => {
+  for (const ratePerSecond of [200, 1000]) {
+    test(`achieves ${ratePerSecond} req/s within 2%, as the server counts too`, async () => {
+      const target = await server();
+      const durationMs = 2000;
+      const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs, timeoutMs: 2000 });
+      const expected = (ratePerSecond * durationMs) / 1000;
+      assert.equal(result.requested.requests, expected);
+      assert.equal(result.requests, expected);
+      assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+      assert.ok(Math.abs(result.achievedRatePerSecond / ratePerSecond - 1) <= 0.02, `achieved ${result.achievedRatePerSecond} req/s`);
+      // The server's own view: requests that arrived within the run's window.
+      const first = target.arrivals[0]!.atMs;
+      const inWindow = target.arrivals.filter((arrival) => arrival.atMs - first < durationMs).length;
+      assert.ok(Math.abs(inWindow / expected - 1) <= 0.02, `${inWindow} of ${expected} arrived within ${durationMs} ms`);
+    });
+  }
+});
+
+test('starts are evenly spaced: no per-second burst', async () => {
+  const target = await server();
+  const ratePerSecond = 200;
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs: 2000, timeoutMs: 2000 });
+
+  for (let i = 1; i < result.samples.count; i++) {
+    assert.ok(Math.abs(result.samples.intendedStartMs[i]! - result.samples.intendedStartMs[i - 1]! - 5) < 1e-9);
+  }
+  // Arrivals at the server per 100 ms: 20 expected in each. autocannon's rate limit would put
+  // 200 in the first bin of each second and none in the others.
+  const first = target.arrivals[0]!.atMs;
+  const bins = new Array<number>(20).fill(0);
+  for (const arrival of target.arrivals) {
+    const bin = Math.floor((arrival.atMs - first) / 100);
+    if (bin < bins.length) bins[bin]!++;
+  }
+  const nearExpected = bins.filter((count) => count >= 10 && count <= 30).length;
+  assert.ok(nearExpected >= 18, `arrivals per 100 ms: ${bins.join(' ')}`);
+  assert.ok(Math.max(...bins) <= 40, `arrivals per 100 ms: ${bins.join(' ')}`);
+  // The generator's own send lag stays far below the 1 s a burst schedule implies.
+  assert.ok(result.sendLag!.p95 < 50, `send lag p95 ${result.sendLag!.p95} ms`);
+});
+
+test('a 1 s stall shows in the latency of every request due during it (no coordinated omission)', async () => {
+  // Answers in 50 ms; from 1 s after the first request until 2 s, every response waits for the
+  // stall to end. 100 req/s on 10 connections: ~5 busy normally, all 10 stuck during the stall,
+  // so about 90 requests queue in the generator and must carry the wait in their latency.
+  let stallStart = -1;
+  const target = await server((_request, response, self) => {
+    const now = performance.now();
+    if (stallStart < 0) stallStart = now + 1000;
+    const release = now >= stallStart && now < stallStart + 1000 ? stallStart + 1000 - now : 0;
+    self.later(release + 50, () => response.end('ok'));
+  });
+  const seconds: SecondBucket[] = [];
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 100,
+    connections: 10,
+    durationMs: 3000,
+    timeoutMs: 5000,
+    onSecond: (bucket) => seconds.push(bucket),
+  });
+  assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+
+  const { latencyMs, serviceMs } = result.samples;
+  const slowLatency = latencyMs.filter((ms) => ms >= 500).length;
+  const slowService = serviceMs.filter((ms) => ms >= 500).length;
+  // Requests due in the stall's first half (~50) complete ≥ 500 ms after their intended start.
+  assert.ok(slowLatency >= 40, `${slowLatency} requests with latency ≥ 500 ms`);
+  // On the wire only the ~10 requests that were in flight when the stall began waited that long:
+  // a closed-loop measurement (service time) would hide the rest.
+  assert.ok(slowService <= 15, `${slowService} requests with service time ≥ 500 ms`);
+  assert.ok(result.latency!.p95 >= 500, `latency p95 ${result.latency!.p95} ms`);
+  assert.ok(result.latency!.p95 > 3 * result.serviceTime!.p95, `latency p95 ${result.latency!.p95} vs service p95 ${result.serviceTime!.p95}`);
+  assert.ok(result.latency!.max >= 900, `latency max ${result.latency!.max} ms`);
+  assert.ok(result.queued >= 40, `${result.queued} requests waited for a connection`);
+
+  // Per second: the stall's second stands out, the first does not.
+  assert.deepEqual(seconds, result.seconds);
+  assert.deepEqual(
+    seconds.map((bucket) => bucket.second),
+    [0, 1, 2],
+  );
+  assert.ok(seconds[0]!.p95Ms! < 200, `second 0 p95 ${seconds[0]!.p95Ms} ms`);
+  assert.ok(seconds[1]!.p95Ms! >= 500, `second 1 p95 ${seconds[1]!.p95Ms} ms`);
+  assert.equal(
+    seconds.reduce((sum, bucket) => sum + bucket.requests, 0),
+    300,
+  );
+
+  // A window summary equals the same figures computed by hand.
+  const window = summarizeSamples(result.samples, { fromMs: 1000, toMs: 2000 });
+  assert.equal(window.requests, 100);
+  assert.equal(window.latency!.p50, seconds[1]!.p50Ms);
+});
+
+test('sends method, body, JSON content type, headers, and the URL host through connectTo', async () => {
+  const target = await server((_request, response) => response.end('created'));
+  const result = await runOpenLoop({
+    url: 'http://service.test:8080/orders?x=1',
+    connectTo: { host: '127.0.0.1', port: target.port },
+    method: 'post',
+    body: '{"item":42}',
+    headers: { 'x-test': 'yes' },
+    ratePerSecond: 20,
+    connections: 2,
+    durationMs: 200,
+    timeoutMs: 2000,
+  });
+  assert.equal(result.responses, 4);
+  const arrival = target.arrivals[0]!;
+  assert.equal(arrival.method, 'POST');
+  assert.equal(arrival.url, '/orders?x=1');
+  assert.equal(arrival.body, '{"item":42}');
+  assert.equal(arrival.headers.host, 'service.test:8080');
+  assert.equal(arrival.headers['content-type'], 'application/json');
+  assert.equal(arrival.headers['content-length'], '11');
+  assert.equal(arrival.headers['x-test'], 'yes');
+  // Every request but the first on each connection reused it.
+  assert.ok(target.arrivals.length === 4);
+});
+
+test('4xx is counted by status, 5xx is an http_5xx error; chunked and close-delimited bodies are read to their end', async () => {
+  let n = 0;
+  const target = await server((_request, response) => {
+    const kind = n++ % 4;
+    if (kind === 0) response.writeHead(404).end('missing');
+    else if (kind === 1) response.writeHead(503).end('busy');
+    else if (kind === 2) {
+      response.write('part one, ');
+      response.end('part two');
+    } else {
+      response.writeHead(200, { connection: 'close' });
+      response.end('closing');
+    }
+  });
+  const before = heldResources(servers);
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 1, durationMs: 500, timeoutMs: 2000 });
+  assert.deepEqual(result.statusCodes, { '200': 10, '404': 5, '503': 5 });
+  assert.equal(result.errors, 5);
+  assert.equal(result.errorsByClass.http_5xx, 5);
+  assert.equal(result.errorDetails['HTTP 503'], 5);
+  assert.equal(result.responses, 20);
+  assert.equal(result.ttfb!.count, 20);
+  assert.deepEqual(heldResources(servers), before);
+});
