@@ -1,0 +1,271 @@
+/** Each fault on real loopback sockets, with tolerances for a shared 2-core machine. */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import type net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { describe, it } from 'node:test';
+import { parseBandwidth, startProxy, type FaultSpec, type RunningProxy } from '../src/proxy/index.js';
+import { connect, destroyAndWait, echo, handleCounts, readBytes, readToEnd, settledHandles, startServer, type TestServer } from './fixtures/proxy/net.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** Runs `body` against a proxy in front of a server, then stops both and checks nothing leaked. */
+async function withProxy(onSocket: (socket: net.Socket) => void, faults: FaultSpec[], body: (proxy: RunningProxy, server: TestServer) => Promise<void>, seed = 1): Promise<void> {
+  const baseline = handleCounts();
+  const server = await startServer(onSocket);
+  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults, seed });
+  try {
+    await body(proxy, server);
+  } finally {
+    await proxy.stop();
+    await server.close();
+  }
+  assert.deepEqual(await settledHandles(baseline), baseline);
+}
+
+/** Sends `message`, waits for the echo, returns the round trip in ms. */
+async function roundTrip(client: net.Socket, message: string): Promise<number> {
+  const start = performance.now();
+  client.write(message);
+  await readBytes(client, message.length);
+  return performance.now() - start;
+}
+
+/** Fixed-size messages carrying a sequence number; the server notes when each arrives. */
+function arrivalRecorder(): { onSocket: (socket: net.Socket) => void; arrivals: number[] } {
+  const arrivals: number[] = [];
+  return {
+    arrivals,
+    onSocket(socket) {
+      let buffered = Buffer.alloc(0);
+      socket.on('data', (data: Buffer) => {
+        const now = performance.now();
+        buffered = Buffer.concat([buffered, data]);
+        while (buffered.length >= 4) {
+          arrivals[buffered.readUInt32BE(0)] = now;
+          buffered = buffered.subarray(4);
+        }
+      });
+    },
+  };
+}
+
+function seq(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+}
+
+describe('latency', () => {
+  it('adds the delay to every exchange on a keep-alive connection, not only the first', async () => {
+    await withProxy(echo, [{ type: 'latency', latencyMs: 100 }], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      const trips: number[] = [];
+      for (let i = 0; i < 5; i++) trips.push(await roundTrip(client, `request ${i}`));
+      for (const trip of trips) assert.ok(trip >= 99 && trip < 100 + 60, `round trips ${trips.map((t) => t.toFixed(1))}`);
+      const [counters] = proxy.counters().faults;
+      assert.equal(counters!.applications, 5, 'one delay per response');
+      assert.equal(counters!.delayAddedMs, 500);
+      await destroyAndWait(client);
+    });
+  });
+
+  it('per-op mode delays every chunk; message mode only the first of a message', async () => {
+    for (const perOp of [true, false]) {
+      const recorder = arrivalRecorder();
+      await withProxy(recorder.onSocket, [{ type: 'latency', latencyMs: 100, perOp, side: 'client' }], async (proxy) => {
+        const client = await connect(proxy.ports[0]!);
+        const sent: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          sent.push(performance.now());
+          client.write(seq(i));
+          await sleep(40);
+        }
+        await sleep(150);
+        const oneWay = sent.map((t, i) => recorder.arrivals[i]! - t);
+        const shown = oneWay.map((d) => d.toFixed(1)).join(', ');
+        if (perOp) for (const d of oneWay) assert.ok(d >= 99 && d < 160, `per-op one-way delays ${shown}`);
+        else {
+          assert.ok(oneWay[0]! >= 99 && oneWay[0]! < 160, `message one-way delays ${shown}`);
+          // Later chunks of the same message only wait for the first: ≈ 100 − 40·i ms.
+          assert.ok(oneWay[2]! < 60, `message one-way delays ${shown}`);
+        }
+        await destroyAndWait(client);
+      });
+    }
+  });
+});
+
+describe('jitter', () => {
+  it('delays each chunk by the current value in [0, amplitude]', async () => {
+    const recorder = arrivalRecorder();
+    await withProxy(recorder.onSocket, [{ type: 'jitter', amplitudeMs: 30, frequencyHz: 20, side: 'client' }], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      const sent: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        sent.push(performance.now());
+        client.write(seq(i));
+        await sleep(10);
+      }
+      await sleep(80);
+      const oneWay = sent.map((t, i) => recorder.arrivals[i]! - t);
+      for (const d of oneWay) assert.ok(d >= 0 && d <= 30 + 15, `one-way ${d}`);
+      assert.ok(Math.max(...oneWay) - Math.min(...oneWay) > 5, 'the delay varies');
+      const counters = proxy.counters().faults[0]!;
+      assert.equal(counters.applications, 60);
+      assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= 60 * 30);
+      await destroyAndWait(client);
+    });
+  });
+});
+
+describe('packet loss', () => {
+  it('loses about lossRate of the virtual segments, stalls after each, and never corrupts data', async () => {
+    const payload = randomBytes(1024 * 1024);
+    const results: Array<{ segments: number; segmentsLost: number }> = [];
+    for (let run = 0; run < 2; run++) {
+      await withProxy((socket) => socket.end(payload), [{ type: 'packet_loss', lossRate: 0.05, rttMs: 5 }], async (proxy) => {
+        const start = performance.now();
+        const client = await connect(proxy.ports[0]!);
+        const received = await readToEnd(client);
+        const elapsed = performance.now() - start;
+        assert.equal(sha(received), sha(payload));
+        const counters = proxy.counters().faults[0]!;
+        assert.ok(counters.segments >= Math.ceil(payload.length / 1448), `segments ${counters.segments}`);
+        const rate = counters.segmentsLost / counters.segments;
+        const sigma = Math.sqrt((0.05 * 0.95) / counters.segments);
+        assert.ok(Math.abs(rate - 0.05) < 4 * sigma, `measured loss ${rate}`);
+        assert.ok(counters.applications > 0 && counters.stallMs >= counters.applications * 5);
+        assert.ok(elapsed >= counters.stallMs * 0.9, `elapsed ${elapsed} ms vs stalls ${counters.stallMs} ms`);
+        results.push({ segments: counters.segments, segmentsLost: counters.segmentsLost });
+        await destroyAndWait(client);
+      }, 99);
+    }
+    assert.deepEqual(results[0], results[1], 'same seed, same losses');
+  });
+});
+
+describe('bandwidth', () => {
+  /** The server sends `bytes` when asked; returns the measured rate in bytes/s. */
+  async function measure(bytesPerSecond: number, bytes: number): Promise<number> {
+    const payload = randomBytes(bytes);
+    let rate = 0;
+    await withProxy((socket) => socket.once('data', () => socket.end(payload)), [{ type: 'bandwidth', bytesPerSecond }], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      const done = readToEnd(client);
+      const start = performance.now();
+      client.write('go');
+      const received = await done;
+      rate = received.length / ((performance.now() - start) / 1000);
+      assert.equal(sha(received), sha(payload));
+      assert.equal(proxy.counters().faults[0]!.bytesPaced, bytes);
+      await destroyAndWait(client);
+    });
+    return rate;
+  }
+
+  it('holds throughput within 5% of 64 KB/s ("64 kbps" means kilobytes)', async () => {
+    const cap = parseBandwidth(64, 'kbps');
+    assert.equal(cap, 64_000);
+    const rate = await measure(cap, 2 * cap);
+    assert.ok(Math.abs(rate / cap - 1) < 0.05, `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
+  });
+
+  it('holds throughput within 5% of 10 MB/s', async () => {
+    const cap = parseBandwidth(10, 'mbps');
+    const rate = await measure(cap, 2 * cap);
+    assert.ok(Math.abs(rate / cap - 1) < 0.05, `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
+  });
+
+  it('a shared scope splits one rate between connections', async () => {
+    const payload = randomBytes(64_000);
+    await withProxy((socket) => socket.once('data', () => socket.end(payload)), [{ type: 'bandwidth', bytesPerSecond: 128_000, scope: 'shared' }], async (proxy) => {
+      const clients = await Promise.all([connect(proxy.ports[0]!), connect(proxy.ports[0]!)]);
+      const start = performance.now();
+      const done = clients.map(readToEnd);
+      for (const client of clients) client.write('go');
+      await Promise.all(done);
+      const seconds = (performance.now() - start) / 1000;
+      assert.ok(seconds > 0.95 && seconds < 1.1, `two × 64 kB at a shared 128 kB/s took ${seconds.toFixed(3)} s`);
+      await Promise.all(clients.map(destroyAndWait));
+    });
+  });
+});
+
+describe('blackhole', () => {
+  it('passes no byte while active, back-pressures the sender, and resumes intact', async () => {
+    let received: Buffer[] = [];
+    const payload = randomBytes(16 * 1024 * 1024);
+    await withProxy((socket) => socket.on('data', (d: Buffer) => received.push(d)), [{ type: 'blackhole', side: 'client' }], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      let backPressured = false;
+      let offset = 0;
+      const pump = (): void => {
+        while (offset < payload.length) {
+          const ok = client.write(payload.subarray(offset, offset + 256 * 1024));
+          offset += 256 * 1024;
+          if (!ok) {
+            backPressured = true;
+            client.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+      await sleep(400);
+      assert.equal(received.length, 0, 'no byte passes while the blackhole is on');
+      assert.ok(backPressured, 'the sender saw backpressure');
+      assert.ok(offset < payload.length, 'the sender could not push everything');
+      const held = proxy.counters();
+      assert.ok(held.mappings[0]!.bytesQueued <= 2 * 1024 * 1024, `proxy holds ${held.mappings[0]!.bytesQueued} bytes`);
+      assert.ok(held.faults[0]!.timeHeldMs >= 350);
+      proxy.setFaults([]);
+      while (received.reduce((a, b) => a + b.length, 0) < payload.length) await sleep(20);
+      assert.equal(sha(Buffer.concat(received)), sha(payload));
+      const after = proxy.counters().faults[0]!;
+      assert.equal(after.active, false);
+      assert.equal(after.applications, 1);
+      received = [];
+      await destroyAndWait(client);
+    });
+  });
+});
+
+describe('side and direction', () => {
+  it('each combination delays the stream DESIGN.md §3 says', async () => {
+    const replySent: number[] = [];
+    const recorder = (socket: net.Socket): void => {
+      socket.on('data', (data: Buffer) => {
+        requestArrived.push(performance.now());
+        socket.write(data);
+        replySent.push(performance.now());
+      });
+    };
+    const requestArrived: number[] = [];
+    await withProxy(recorder, [], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      const cases: Array<[FaultSpec['side'], FaultSpec['direction'], 'request' | 'response' | 'both']> = [
+        ['server', 'ingress', 'response'],
+        ['client', 'egress', 'response'],
+        ['server', 'egress', 'request'],
+        ['client', 'ingress', 'request'],
+        ['server', 'both', 'both'],
+        [undefined, undefined, 'response'],
+      ];
+      for (const [side, direction, expected] of cases) {
+        proxy.setFaults([{ type: 'latency', latencyMs: 120, side, direction }]);
+        const sent = performance.now();
+        await roundTrip(client, 'ping');
+        const received = performance.now();
+        const request = requestArrived.at(-1)! - sent;
+        const response = received - replySent.at(-1)!;
+        const label = `${side}+${direction}: request ${request.toFixed(1)} ms, response ${response.toFixed(1)} ms`;
+        assert.equal(request >= 118, expected !== 'response', label);
+        assert.equal(response >= 118, expected !== 'request', label);
+        assert.ok(request < 200 && response < 200, label);
+      }
+      await destroyAndWait(client);
+    });
+  });
+});
