@@ -25,6 +25,8 @@ import { walkSourceTree, type WalkedFile } from './walk.js';
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
+/** Files read concurrently: reading is I/O-bound, while chunking and embedding are not. */
+const READ_AHEAD = 16;
 /** Bytes inspected for a NUL byte to call a file binary (git's heuristic uses 8000). */
 const BINARY_SNIFF_BYTES = 8000;
 
@@ -92,29 +94,33 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
   const report = (): void =>
     options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
 
-  for (const file of walked.files) {
-    throwIfAborted(options.signal);
-    const read = await readSource(file);
-    filesDone++;
-    if (read.kind !== 'text') {
-      skippedFiles[read.kind].push(file.path);
+  for (let start = 0; start < walked.files.length; start += READ_AHEAD) {
+    const group = walked.files.slice(start, start + READ_AHEAD);
+    const reads = await Promise.all(group.map(readSource));
+    for (const [offset, file] of group.entries()) {
+      throwIfAborted(options.signal);
+      const read = reads[offset]!;
+      filesDone++;
+      if (read.kind !== 'text') {
+        skippedFiles[read.kind].push(file.path);
+        report();
+        continue;
+      }
+      present.add(file.path);
+      const fileHash = createHash('sha256').update(read.bytes).digest('hex');
+      if (indexed.get(file.path) === fileHash) {
+        unchanged++;
+        report();
+        continue;
+      }
+      const chunks = await chunkFile(file, read.text);
+      // A file with nothing to index (empty, comments only) that never had chunks needs no write.
+      if (chunks.length > 0 || indexed.has(file.path)) {
+        changed++;
+        await batch.add(file.path, fileHash, chunks);
+      }
       report();
-      continue;
     }
-    present.add(file.path);
-    const fileHash = createHash('sha256').update(read.bytes).digest('hex');
-    if (indexed.get(file.path) === fileHash) {
-      unchanged++;
-      report();
-      continue;
-    }
-    const chunks = await chunkFile(file, read.text);
-    // A file with nothing to index (empty, comments only) that never had chunks needs no write.
-    if (chunks.length > 0 || indexed.has(file.path)) {
-      changed++;
-      await batch.add(file.path, fileHash, chunks);
-    }
-    report();
   }
   await batch.flush();
 

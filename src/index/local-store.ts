@@ -143,14 +143,21 @@ export class LocalStore implements VectorStore {
   }
 }
 
-/** The `limit` best dot products, best first (a sorted insertion list: limit is small). */
+/**
+ * The `limit` best dot products, best first (a sorted insertion list: limit is small). A sparse
+ * query (the hashed embedder's has a few dozen non-zero dimensions) is multiplied over its
+ * non-zero dimensions only, which gives the same sums at a fraction of the cost.
+ */
 function topK(query: Float32Array, vectors: Float32Array, dimension: number, limit: number): Array<{ index: number; score: number }> {
+  const nonZero: number[] = [];
+  for (let d = 0; d < dimension; d++) if (query[d] !== 0) nonZero.push(d);
+  const dims = Int32Array.from(nonZero);
+  const weights = Float32Array.from(nonZero, (d) => query[d]!);
+  const sparse = dims.length < dimension / 2;
   const best: Array<{ index: number; score: number }> = [];
   const count = vectors.length / dimension;
-  for (let index = 0; index < count; index++) {
-    const base = index * dimension;
-    let score = 0;
-    for (let d = 0; d < dimension; d++) score += query[d]! * vectors[base + d]!;
+  for (let index = 0, base = 0; index < count; index++, base += dimension) {
+    const score = sparse ? sparseDot(weights, dims, vectors, base) : denseDot(query, vectors, base, dimension);
     if (best.length === limit && score <= best[best.length - 1]!.score) continue;
     let at = best.length;
     while (at > 0 && best[at - 1]!.score < score) at--;
@@ -158,6 +165,29 @@ function topK(query: Float32Array, vectors: Float32Array, dimension: number, lim
     if (best.length > limit) best.pop();
   }
   return best;
+}
+
+function sparseDot(weights: Float32Array, dims: Int32Array, vectors: Float32Array, base: number): number {
+  let sum = 0;
+  for (let j = 0; j < dims.length; j++) sum += weights[j]! * vectors[base + dims[j]!]!;
+  return sum;
+}
+
+/** Four running sums: fewer dependent additions per step, measurably faster in V8. */
+function denseDot(query: Float32Array, vectors: Float32Array, base: number, dimension: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d + 4 <= dimension; d += 4) {
+    s0 += query[d]! * vectors[base + d]!;
+    s1 += query[d + 1]! * vectors[base + d + 1]!;
+    s2 += query[d + 2]! * vectors[base + d + 2]!;
+    s3 += query[d + 3]! * vectors[base + d + 3]!;
+  }
+  for (; d < dimension; d++) s0 += query[d]! * vectors[base + d]!;
+  return s0 + s1 + s2 + s3;
 }
 
 function firstPendingDimension(pending: ReadonlyMap<string, readonly StoredChunk[]>): number | undefined {
