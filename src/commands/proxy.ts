@@ -1,0 +1,196 @@
+/**
+ * `faultline proxy`: runs the fault proxy standalone until Ctrl-C (or SIGTERM), so a person can
+ * put any app behind it. One line per connection event goes to stderr; when it stops, the
+ * counters are printed to stdout as JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { messageOf } from '../errors.js';
+import {
+  BANDWIDTH_SCOPES,
+  LATENCY_DISTRIBUTIONS,
+  LOSS_MODELS,
+  parseBandwidth,
+  startProxy,
+  validateFaults,
+  type FaultSpec,
+  type ProxyCounters,
+  type ProxyEvent,
+} from '../proxy/index.js';
+import { collect, runCommand, UsageError, type GlobalOptions } from './common.js';
+
+export interface ProxyCommandOptions {
+  proxy?: string[];
+  latency?: number;
+  latencyDeviation?: number;
+  latencyDistribution?: string;
+  latencyPerOp?: boolean;
+  jitterAmplitude?: number;
+  jitterFrequency?: number;
+  packetLoss?: number;
+  packetLossModel?: string;
+  packetLossRtt?: number;
+  bandwidth?: number;
+  bandwidthUnit?: string;
+  bandwidthScope?: string;
+  blackhole?: boolean;
+  seed?: string;
+  tlsInsecure?: boolean;
+  tlsCa?: string;
+  [sideOrDirection: string]: unknown;
+}
+
+const FAULT_FLAGS = ['latency', 'jitter', 'packet-loss', 'bandwidth', 'blackhole'] as const;
+
+export function registerProxyCommand(program: Command, _globals?: () => GlobalOptions): void {
+  const command = program
+    .command('proxy')
+    .summary('run the fault proxy in front of any app until Ctrl-C')
+    .description(
+      'Listen on each --proxy mapping and forward to its remote, injecting the faults given by the flags. ' +
+        'Each fault acts on side server (proxy↔target) or client (client↔proxy), direction ingress (what the proxy reads there), ' +
+        'egress (what it writes) or both; the default server+ingress delays responses. Connection events go to stderr; ' +
+        'the counters are printed to stdout as JSON on exit.',
+    )
+    .addOption(
+      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host').argParser(collect),
+    )
+    .addOption(new Option('--latency <ms>', 'add latency: centre of the delay in ms').argParser(nonNegative))
+    .addOption(new Option('--latency-deviation <ms>', 'spread of the delay in ms (default 0)').argParser(nonNegative))
+    .addOption(new Option('--latency-distribution <name>', 'distribution of the delay (default normal)').choices(LATENCY_DISTRIBUTIONS))
+    .addOption(new Option('--latency-per-op', 'delay every chunk read instead of once per message'))
+    .addOption(new Option('--jitter-amplitude <ms>', 'add jitter: extra delay drawn uniformly in [0, ms]').argParser(nonNegative))
+    .addOption(new Option('--jitter-frequency <hz>', 'times per second the jitter delay is redrawn (default 5)').argParser(nonNegative))
+    .addOption(new Option('--packet-loss <rate>', 'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)').argParser(nonNegative))
+    .addOption(new Option('--packet-loss-model <model>', 'loss model (default bernoulli)').choices(LOSS_MODELS))
+    .addOption(new Option('--packet-loss-rtt <ms>', 'round-trip time used for recovery stalls in ms (default 20)').argParser(nonNegative))
+    .addOption(new Option('--bandwidth <rate>', 'add a bandwidth cap of RATE in --bandwidth-unit').argParser(nonNegative))
+    .addOption(new Option('--bandwidth-unit <unit>', 'bps, kbps, mbps, gbps (bytes/s ×1, 1e3, 1e6, 1e9) or bit/s, kbit/s, mbit/s, gbit/s').default('bps'))
+    .addOption(new Option('--bandwidth-scope <scope>', 'cap each connection, or share one cap between connections (default connection)').choices(BANDWIDTH_SCOPES))
+    .addOption(new Option('--blackhole', 'add a blackhole: the stream stops (nothing dropped) until the proxy stops'))
+    .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
+    .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
+    .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'));
+  for (const fault of FAULT_FLAGS) {
+    command
+      .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
+      .addOption(new Option(`--${fault}-direction <direction>`, `direction the ${fault} fault acts on (default ingress)`).choices(['ingress', 'egress', 'both']));
+  }
+  command
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  faultline proxy --proxy 34000=api.example.com:443 --latency 200 --latency-deviation 50\n' +
+        '  faultline proxy --proxy 0=127.0.0.1:8080 --bandwidth 64 --bandwidth-unit kbps --packet-loss 0.02\n' +
+        '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client',
+    )
+    .action((options: ProxyCommandOptions) =>
+      runCommand(async () => {
+        const stop = new AbortController();
+        const onSignal = (): void => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          const counters = await runProxy(options, stop.signal, (line) => process.stderr.write(`${line}\n`));
+          process.stdout.write(`${JSON.stringify(counters, null, 2)}\n`);
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }),
+    );
+}
+
+/** The fault specs the flags ask for (validated). */
+export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
+  const target = (fault: (typeof FAULT_FLAGS)[number]): Pick<FaultSpec, 'side' | 'direction'> => {
+    const key = fault.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    return { side: options[`${key}Side`] as FaultSpec['side'], direction: options[`${key}Direction`] as FaultSpec['direction'] };
+  };
+  const faults: FaultSpec[] = [];
+  if (options.latency !== undefined) {
+    faults.push({
+      type: 'latency',
+      latencyMs: options.latency,
+      deviationMs: options.latencyDeviation,
+      distribution: options.latencyDistribution as (typeof LATENCY_DISTRIBUTIONS)[number] | undefined,
+      perOp: options.latencyPerOp,
+      ...target('latency'),
+    });
+  } else if (options.latencyDeviation !== undefined || options.latencyDistribution || options.latencyPerOp) {
+    throw new UsageError('--latency-deviation, --latency-distribution and --latency-per-op need --latency <ms>');
+  }
+  if (options.jitterAmplitude !== undefined) {
+    faults.push({ type: 'jitter', amplitudeMs: options.jitterAmplitude, frequencyHz: options.jitterFrequency ?? 5, ...target('jitter') });
+  } else if (options.jitterFrequency !== undefined) throw new UsageError('--jitter-frequency needs --jitter-amplitude <ms>');
+  if (options.packetLoss !== undefined) {
+    faults.push({
+      type: 'packet_loss',
+      lossRate: options.packetLoss,
+      model: options.packetLossModel as (typeof LOSS_MODELS)[number] | undefined,
+      rttMs: options.packetLossRtt,
+      ...target('packet-loss'),
+    });
+  } else if (options.packetLossModel || options.packetLossRtt !== undefined) throw new UsageError('--packet-loss-model and --packet-loss-rtt need --packet-loss <rate>');
+  if (options.bandwidth !== undefined) {
+    faults.push({
+      type: 'bandwidth',
+      bytesPerSecond: parseBandwidth(options.bandwidth, options.bandwidthUnit),
+      scope: options.bandwidthScope as (typeof BANDWIDTH_SCOPES)[number] | undefined,
+      ...target('bandwidth'),
+    });
+  }
+  if (options.blackhole) faults.push({ type: 'blackhole', ...target('blackhole') });
+  // Drop the flags left unset so validation sees only what was given.
+  const specs = faults.map((fault) => Object.fromEntries(Object.entries(fault).filter(([, value]) => value !== undefined)) as unknown as FaultSpec);
+  validateFaults(specs);
+  return specs;
+}
+
+/** Runs the proxy the options describe until `signal` aborts; returns the final counters. */
+export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal, log: (line: string) => void): Promise<ProxyCounters> {
+  if (!options.proxy?.length) throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
+  const faults = faultsFromOptions(options);
+  let ca: string | undefined;
+  if (options.tlsCa) {
+    try {
+      ca = readFileSync(options.tlsCa, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--tls-ca ${options.tlsCa}: ${messageOf(error)}`);
+    }
+  }
+  const proxy = await startProxy({
+    mappings: options.proxy,
+    faults,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
+    onEvent: (event) => log(describeEvent(event)),
+  });
+  proxy.mappings.forEach((mapping, i) => {
+    const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
+    log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}`);
+  });
+  log(`faults: ${faults.length ? faults.map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  await proxy.stop();
+  log('stopped');
+  return proxy.counters();
+}
+
+function describeEvent(event: ProxyEvent): string {
+  const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
+  switch (event.type) {
+    case 'open':
+      return `${prefix} open`;
+    case 'connect_failed':
+      return `${prefix} target unreachable: ${event.error}`;
+    case 'close':
+      return `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`;
+  }
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  return n;
+}
