@@ -107,6 +107,7 @@ interface Slot {
   /** The request in progress, or -1. */
   request: number;
   sentAtMs: number;
+  deadlineAtMs: number;
   ttfbMs: number;
   deadline: NodeJS.Timeout | undefined;
 }
@@ -155,6 +156,7 @@ class OpenLoopRun {
       const slot: Slot = {
         request: -1,
         sentAtMs: 0,
+        deadlineAtMs: 0,
         ttfbMs: NaN,
         deadline: undefined,
         connection: connect({
@@ -213,11 +215,12 @@ class OpenLoopRun {
     const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
     if (now >= deadlineAt) {
       this.notSent++;
-      this.record(i, deadlineAt, NaN, NaN, 0, { errorClass: 'timeout', detail: 'timed out waiting for a free connection' });
+      this.record(i, this.plan.timeoutMs, NaN, NaN, 0, { errorClass: 'timeout', detail: 'timed out waiting for a free connection' });
       return false;
     }
     slot.request = i;
     slot.sentAtMs = now;
+    slot.deadlineAtMs = deadlineAt;
     slot.ttfbMs = NaN;
     slot.deadline = setTimeout(this.onDeadline, deadlineAt - now, slot);
     slot.connection.send();
@@ -234,9 +237,16 @@ class OpenLoopRun {
   }
 
   private readonly onDeadline = (slot: Slot): void => {
+    const now = performance.now();
+    // Node timers count from the event loop's cached, whole-millisecond clock, so they can fire
+    // up to ~1 ms early: a response may still arrive in time.
+    if (now < slot.deadlineAtMs) {
+      slot.deadline = setTimeout(this.onDeadline, slot.deadlineAtMs - now, slot);
+      return;
+    }
     slot.deadline = undefined;
     slot.connection.abandon();
-    this.exchangeEnded(slot, performance.now(), 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+    this.exchangeEnded(slot, now, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
   };
 
   private exchangeEnded(slot: Slot, atMs: number, status: number, failure: TransportFailure | null): void {
@@ -245,29 +255,35 @@ class OpenLoopRun {
     clearTimeout(slot.deadline);
     slot.deadline = undefined;
     slot.request = -1;
-    const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
-    if (atMs >= deadlineAt) {
+    if (atMs >= slot.deadlineAtMs) {
       // Whatever ended it, the deadline came first (the event loop ran the timer late).
-      this.record(i, deadlineAt, slot.sentAtMs, slot.ttfbMs, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
-    } else if (failure !== null) {
-      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, 0, failure);
+      const serviceMs = slot.deadlineAtMs - slot.sentAtMs;
+      this.record(i, this.plan.timeoutMs, serviceMs, slot.ttfbMs, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+      this.release(slot);
+      return;
+    }
+    const latencyMs = atMs - this.startMs - this.samples.intendedStartMs[i]!;
+    const serviceMs = atMs - slot.sentAtMs;
+    if (failure !== null) {
+      this.record(i, latencyMs, serviceMs, slot.ttfbMs, 0, failure);
     } else if (status >= 500 && status <= 599) {
-      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, status, { errorClass: 'http_5xx', detail: `HTTP ${status}` });
+      this.record(i, latencyMs, serviceMs, slot.ttfbMs, status, { errorClass: 'http_5xx', detail: `HTTP ${status}` });
     } else {
-      this.record(i, atMs, slot.sentAtMs, slot.ttfbMs, status, null);
+      this.record(i, latencyMs, serviceMs, slot.ttfbMs, status, null);
     }
     this.release(slot);
   }
 
-  private record(i: number, endMs: number, sentAtMs: number, ttfbMs: number, status: number, failure: TransportFailure | null): void {
+  /** Records request i's outcome; serviceMs is NaN when it was never sent. */
+  private record(i: number, latencyMs: number, serviceMs: number, ttfbMs: number, status: number, failure: TransportFailure | null): void {
     const { samples } = this;
-    samples.latencyMs[i] = endMs - this.startMs - samples.intendedStartMs[i]!;
-    samples.serviceMs[i] = endMs - sentAtMs; // NaN when never sent
+    samples.latencyMs[i] = latencyMs;
+    samples.serviceMs[i] = serviceMs;
     samples.ttfbMs[i] = ttfbMs;
     samples.status[i] = status;
     samples.errorClass[i] = encodeErrorClass(failure?.errorClass ?? null);
     if (failure !== null) this.errorDetails.set(failure.detail, (this.errorDetails.get(failure.detail) ?? 0) + 1);
-    this.lastSettledMs = Math.max(this.lastSettledMs, endMs);
+    this.lastSettledMs = Math.max(this.lastSettledMs, this.startMs + samples.intendedStartMs[i]! + latencyMs);
     this.settled++;
     const second = Math.floor(samples.intendedStartMs[i]! / 1000);
     this.bucketSettled[second]!++;

@@ -1,0 +1,217 @@
+/**
+ * Failures, cancellation and TLS in the open-loop generator and the capacity mode: each error
+ * class is classified and counted, timeouts enter the latency distribution, an abort or a
+ * throwing callback stops everything, and no socket or timer outlives a run.
+ */
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { after, describe, test } from 'node:test';
+import { CancelledError } from '../src/errors.js';
+import { runCapacity, runOpenLoop } from '../src/load/index.js';
+import { closedPort, heldResources, startServer, TLS_CERT, type TestServer } from './fixtures/load/servers.js';
+
+const servers: TestServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function server(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const started = await startServer(...args);
+  servers.push(started);
+  return started;
+}
+
+/** A server that reads requests and never answers. */
+const blackhole = (): Promise<TestServer> => server(() => {});
+
+describe('error classes', () => {
+  test('timeouts: classified, counted, and in the latency distribution at exactly the timeout', async () => {
+    const target = await blackhole();
+    const before = heldResources(servers);
+    const started = performance.now();
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 5, durationMs: 1000, timeoutMs: 300 });
+    const elapsed = performance.now() - started;
+    assert.deepEqual(heldResources(servers), before);
+
+    assert.equal(result.requests, 50);
+    assert.equal(result.errors, 50);
+    assert.equal(result.errorsByClass.timeout, 50);
+    assert.equal(result.latency!.count, 50);
+    assert.equal(result.latency!.min, 300);
+    assert.equal(result.latency!.max, 300);
+    assert.equal(result.responses, 0);
+    // 5 connections each held their first request for 300 ms while 15 more came due: those
+    // waited in the queue, and their latency still counts from their intended start.
+    assert.ok(result.queued >= 30, `queued ${result.queued}`);
+    assert.ok(result.sendLag!.max >= 150, `send lag max ${result.sendLag!.max}`);
+    assert.equal(result.serviceTime!.count, 50 - result.notSent);
+    assert.equal((result.errorDetails['timed out waiting for a free connection'] ?? 0) + result.errorDetails['timed out waiting for the response']!, 50);
+    // The run ends about one timeout after the last request was due, not later.
+    assert.ok(elapsed < 1000 + 300 + 500, `run took ${elapsed} ms`);
+    assert.ok(result.seconds.every((bucket) => bucket.errors === bucket.requests && bucket.p50Ms === 300));
+  });
+
+  test('some requests time out: the others keep their own latency', async () => {
+    let n = 0;
+    const target = await server((_request, response, self) => {
+      if (n++ % 2 === 0) response.end('fast');
+      else self.later(1000, () => response.end('slow'));
+    });
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 10, durationMs: 500, timeoutMs: 200 });
+    assert.equal(result.errorsByClass.timeout, 5);
+    assert.equal(result.statusCodes['200'], 5);
+    const timedOut = result.samples.latencyMs.filter((_ms, i) => result.samples.errorClass[i] !== 0);
+    assert.deepEqual([...timedOut], [200, 200, 200, 200, 200]);
+    assert.ok(result.latency!.p25 < 100, `fast requests' p25 ${result.latency!.p25}`);
+  });
+
+  test('refused', async () => {
+    const port = await closedPort();
+    const before = heldResources(servers);
+    const result = await runOpenLoop({ url: `http://127.0.0.1:${port}/`, ratePerSecond: 50, connections: 3, durationMs: 200, timeoutMs: 1000 });
+    assert.deepEqual(heldResources(servers), before);
+    assert.equal(result.errorsByClass.refused, 10);
+    assert.equal(result.errors, 10);
+    assert.equal(result.errorDetails['ECONNREFUSED'], 10);
+    assert.equal(result.ttfb, null);
+  });
+
+  test('reset: an RST, or a close before the response is complete', async () => {
+    let n = 0;
+    const target = await server((request, response) => {
+      const socket = request.socket as Socket;
+      if (n++ % 2 === 0) socket.resetAndDestroy();
+      else {
+        // Promise 100 bytes, send 2, close.
+        response.writeHead(200, { 'content-length': '100' });
+        response.write('ok', () => socket.destroy());
+      }
+    });
+    const before = heldResources(servers);
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 2, durationMs: 500, timeoutMs: 1000 });
+    assert.deepEqual(heldResources(servers), before);
+    assert.equal(result.errorsByClass.reset, 20, JSON.stringify(result.errorDetails));
+    assert.equal(result.errorDetails['ECONNRESET'], 10);
+    assert.equal(result.errorDetails['connection closed before the response was complete'], 10);
+    // The truncated responses did send their first bytes.
+    assert.equal(result.ttfb!.count, 10);
+  });
+});
+
+describe('cancellation and cleanup', () => {
+  test('an abort mid-run rejects within a fraction of a second and frees every socket and timer', async () => {
+    const target = await server((_request, response, self) => self.later(2000, () => response.end('late')));
+    const before = heldResources(servers);
+    const controller = new AbortController();
+    const run = runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 200,
+      connections: 20,
+      durationMs: 10_000,
+      timeoutMs: 5000,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(target.openSockets.size > 0, 'connections were open when the abort came');
+    const abortedAt = performance.now();
+    controller.abort();
+    await assert.rejects(run, CancelledError);
+    const took = performance.now() - abortedAt;
+    assert.ok(took < 500, `rejected ${took} ms after the abort`);
+    assert.deepEqual(heldResources(servers), before);
+  });
+
+  test('an already aborted signal rejects before anything is opened', async () => {
+    const before = heldResources(servers);
+    await assert.rejects(
+      runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 1, connections: 1, durationMs: 1000, timeoutMs: 100, signal: AbortSignal.abort() }),
+      CancelledError,
+    );
+    assert.deepEqual(heldResources(servers), before);
+  });
+
+  test('an onSecond callback that throws ends the run with its error, leaving nothing behind', async () => {
+    const target = await server();
+    const before = heldResources(servers);
+    await assert.rejects(
+      runOpenLoop({
+        url: `${target.origin}/`,
+        ratePerSecond: 100,
+        connections: 5,
+        durationMs: 3000,
+        timeoutMs: 1000,
+        onSecond: () => {
+          throw new Error('listener broke');
+        },
+      }),
+      /listener broke/,
+    );
+    assert.deepEqual(heldResources(servers), before);
+  });
+});
+
+describe('https', () => {
+  test('TLS to connectTo with the URL host as server name; verification on by default', async () => {
+    const target = await server(undefined, { tls: true });
+    const url = `https://localhost:${target.port}/secure`;
+    const connectTo = { host: '127.0.0.1', port: target.port };
+    const common = { url, connectTo, ratePerSecond: 20, connections: 2, durationMs: 200, timeoutMs: 2000 };
+
+    const unverified = await runOpenLoop({ ...common, tls: { rejectUnauthorized: false } });
+    assert.equal(unverified.statusCodes['200'], 4);
+    assert.equal(target.arrivals[0]!.servername, 'localhost');
+    assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
+
+    const selfSigned = await runOpenLoop(common);
+    assert.equal(selfSigned.errorsByClass.other, 4);
+    assert.equal(selfSigned.errorDetails['DEPTH_ZERO_SELF_SIGNED_CERT'], 4);
+
+    const trusted = await runOpenLoop({ ...common, tls: { ca: TLS_CERT } });
+    assert.equal(trusted.statusCodes['200'], 4);
+
+    // The certificate names localhost and 127.0.0.1, not other.test: checked against the URL's host.
+    const before = heldResources(servers);
+    const wrongName = await runOpenLoop({ ...common, url: `https://other.test:${target.port}/`, tls: { ca: TLS_CERT } });
+    assert.equal(wrongName.errorDetails['ERR_TLS_CERT_ALTNAME_INVALID'], 4);
+    assert.deepEqual(heldResources(servers), before);
+  });
+});
+
+describe('capacity (closed loop)', () => {
+  test('sustained rate follows connections ÷ service time (Little), Host kept through connectTo', async () => {
+    const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+    const before = heldResources(servers);
+    const result = await runCapacity({
+      url: 'http://service.test/',
+      connectTo: { host: '127.0.0.1', port: target.port },
+      connections: 4,
+      durationMs: 1000,
+      timeoutMs: 2000,
+    });
+    assert.deepEqual(heldResources(servers), before);
+    // 4 connections × 1 / ~21 ms ≈ 190 req/s at most.
+    assert.ok(result.requestsPerSecond > 100 && result.requestsPerSecond <= 200, `${result.requestsPerSecond} req/s`);
+    assert.equal(result.statusCodes['200'], result.responses);
+    assert.ok(Math.abs(result.requestsPerSecond * (result.elapsedMs / 1000) - result.responses) < 1e-6);
+    assert.ok(result.latencyWholeMs.p50 >= 20 && result.latencyWholeMs.p50 < 60, `p50 ${result.latencyWholeMs.p50}`);
+    assert.equal(target.arrivals[0]!.headers.host, 'service.test');
+    assert.equal(result.errors, 0);
+  });
+
+  test('5xx count as errors; an abort stops the run within a fraction of a second, leaving nothing behind', async () => {
+    const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));
+    const before = heldResources(servers);
+    const controller = new AbortController();
+    const run = runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 10_000, timeoutMs: 2000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const started = performance.now();
+    await assert.rejects(run, CancelledError);
+    assert.ok(performance.now() - started < 1000);
+    assert.deepEqual(heldResources(servers), before);
+
+    const result = await runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 300, timeoutMs: 2000 });
+    assert.ok(result.http5xx > 0);
+    assert.equal(result.errors, result.http5xx);
+    assert.equal(result.statusCodes['500'], result.http5xx);
+  });
+});
