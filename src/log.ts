@@ -26,6 +26,20 @@ export interface LoggerOptions {
   file?: string | undefined;
 }
 
+/**
+ * stderr can go away (the client closed the pipe). Writing to it then fails with EPIPE, and an
+ * unhandled stream error would become an uncaught exception that is itself logged to stderr:
+ * a busy loop. So a broken stderr is noted once and logging to it stops.
+ */
+let stderrBroken = false;
+process.stderr.on('error', () => {
+  stderrBroken = true;
+});
+
+function writeStderr(line: string): void {
+  if (!stderrBroken) process.stderr.write(line);
+}
+
 export function createLogger({ level, file }: LoggerOptions): Logger {
   const threshold = RANK[level];
   let stream: WriteStream | undefined;
@@ -33,7 +47,7 @@ export function createLogger({ level, file }: LoggerOptions): Logger {
     stream = createWriteStream(file, { flags: 'a' });
     // A log file that cannot be written must not take the server down: fall back to stderr.
     stream.on('error', (error) => {
-      process.stderr.write(`faultline: cannot write log file ${file}: ${error.message}\n`);
+      writeStderr(`faultline: cannot write log file ${file}: ${error.message}\n`);
       stream = undefined;
     });
   }
@@ -41,7 +55,7 @@ export function createLogger({ level, file }: LoggerOptions): Logger {
     if (RANK[lvl] < threshold) return;
     const line = `${new Date().toISOString()} ${lvl.toUpperCase().padEnd(5)} ${format(message, ...args)}\n`;
     if (stream) stream.write(line);
-    else process.stderr.write(line);
+    else writeStderr(line);
   };
   return {
     trace: (m, ...a) => write('trace', m, a),

@@ -6,15 +6,16 @@ import { CommanderError } from 'commander';
 import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerCodeCommand } from './commands/code.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerIndexCommands } from './commands/index-command.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
   const program = new FaultlineCommand('faultline');
   program
     .description(
-      'Chaos-engineering and code-analysis tools for AI agents, served over MCP.\n\n' +
-        'Run it as an MCP server (faultline mcp, or fault\'s spelling faultline agent tool), or use its\n' +
-        'tools directly from the shell.',
+      'Chaos-engineering and code-analysis tools for AI agents, served over MCP. Run it as an MCP server ' +
+        "(faultline mcp, or fault's spelling faultline agent tool), or use its tools directly from the shell.",
     )
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
@@ -28,6 +29,8 @@ export function buildProgram(): FaultlineCommand {
 
   registerMcpCommands(program, globals);
   registerCodeCommand(program, globals);
+  registerIndexCommands(program, globals);
+  registerDemoCommand(program, globals);
 
   program.addHelpText(
     'after',

@@ -67,6 +67,7 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   // protocol writes to stdout.
   const protocolOut = protectStdout();
   const log = loggerFor(globals);
+  log.debug('configuration: %j', config);
   const { mcp } = createServer(config, { log });
   const transport = new LineJsonRpcTransport(process.stdin, protocolOut);
   transport.onerror = (error) => log.warn('stdio: %s', error.message);
@@ -88,6 +89,7 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
 
 async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
   const log = loggerFor(globals);
+  log.debug('configuration: %j', config);
   if (!isLoopback(options.host) && options.token === undefined) {
     throw new UsageError(
       `--host ${options.host} exposes the tools beyond this machine; set --token (or FAULTLINE_TOKEN) as well, or bind 127.0.0.1`,

@@ -3,8 +3,11 @@ import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 import { registerCodeTools } from './code.js';
 import { registerReviewTools } from './review.js';
+import { registerSearchTools } from './search.js';
+import { relatedCodeSearch } from './related-code.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
-  registerReviewTools(tools, ctx);
+  registerSearchTools(tools, ctx);
+  registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
 }
