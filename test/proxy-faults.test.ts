@@ -232,6 +232,25 @@ describe('blackhole', () => {
   });
 });
 
+describe('blackhole from the first byte', () => {
+  it('reads nothing from a target that pushes as soon as the connection opens, then delivers it all', async () => {
+    const payload = randomBytes(16 * 1024 * 1024);
+    await withProxy((socket) => socket.end(payload), [{ type: 'blackhole' }], async (proxy) => {
+      const client = await connect(proxy.ports[0]!);
+      let received = 0;
+      const all = readToEnd(client);
+      client.on('data', (d: Buffer) => (received += d.length));
+      await sleep(300);
+      assert.equal(received, 0);
+      const queued = proxy.counters().mappings[0]!.bytesQueued;
+      assert.ok(queued <= 2 * 1024 * 1024, `proxy holds ${queued} bytes`);
+      proxy.setFaults([]);
+      assert.equal(sha(await all), sha(payload));
+      await destroyAndWait(client);
+    });
+  });
+});
+
 describe('side and direction', () => {
   it('each combination delays the stream DESIGN.md §3 says', async () => {
     const replySent: number[] = [];

@@ -48,7 +48,7 @@ export class Link {
   private queued = 0;
   private timer: NodeJS.Timeout | undefined;
   private destFull = false;
-  private sourcePaused = true; // sockets arrive paused (pauseOnConnect) until the link starts
+  private sourcePaused = false;
   private sourceEnded = false;
   private endSent = false;
   private closed = false;
@@ -69,6 +69,10 @@ export class Link {
     this.source.on('data', this.onData);
     this.source.on('end', this.onEnd);
     this.dest.on('drain', this.onDrain);
+    // A 'data' listener may set the source flowing; start paused and let updateFlow decide, so a
+    // fault that holds from the first byte (a blackhole already on) reads nothing.
+    this.source.pause();
+    this.sourcePaused = true;
     this.updateFlow();
   }
 
