@@ -209,7 +209,12 @@ class OpenLoopRun {
     this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
   }
 
-  /** Sends request i on the slot's connection; false (and a timeout recorded) when it is past its deadline. */
+  /**
+   * Sends request i on the slot's connection; false (and a timeout recorded) when it is already
+   * past its deadline. With one timeout for all and a FIFO queue, a connection frees up by the
+   * deadline of the request it carried, which is never later than the waiting ones' — so this
+   * happens only when the event loop ran late.
+   */
   private start(slot: Slot, i: number): boolean {
     const now = performance.now();
     const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
