@@ -24,7 +24,8 @@
  *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable), optionally with
  *   `:LINE` (`A.m:42`, the definition's first line) to pick one of several same-named overloads.
  *   Throws FunctionNotFoundError (`.available`, the function names that exist) or
- *   AmbiguousFunctionError (`.candidates`, qualified names with lines); both are ToolInputErrors.
+ *   AmbiguousFunctionError (`.candidates`, qualified names with lines); both are ToolInputErrors,
+ *   as is the error for a `:LINE` where none of the matching definitions starts (it names theirs).
  * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
  *
  * `language` is a LanguageInfo or a name accepted by languageByName. Grammars load on first use;
@@ -173,9 +174,13 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
     (definition: FunctionDefinition) => sameSegments(segments(definition.qualifiedName), target),
     (definition: FunctionDefinition) => endsWithSegments(segments(definition.qualifiedName), target),
   ];
+  let startLines: number[] = [];
   for (const matches of tiers) {
     let found = functions.filter(matches);
-    if (line !== undefined) found = found.filter((definition) => definition.startLine === line);
+    if (line !== undefined) {
+      if (startLines.length === 0) startLines = found.map((definition) => definition.startLine);
+      found = found.filter((definition) => definition.startLine === line);
+    }
     if (found.length === 1) return found[0]!;
     if (found.length > 1) {
       throw new AmbiguousFunctionError(
@@ -183,6 +188,11 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
         found.map((definition) => `${definition.qualifiedName} (lines ${definition.startLine}-${definition.endLine})`),
       );
     }
+  }
+  if (startLines.length > 0) {
+    throw new ToolInputError(
+      `func: no '${wanted}' starts at line ${line}; it starts at line(s) ${startLines.join(', ')} (e.g. '${wanted}:${startLines[0]}')`,
+    );
   }
   throw new FunctionNotFoundError(requested, [...new Set(functions.map((definition) => definition.qualifiedName))]);
 }
