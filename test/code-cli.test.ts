@@ -13,7 +13,7 @@ test('code list prints the functions of a file (relative paths from the current 
   const run = faultline('code', 'list', 'sample.go');
   assert.equal(run.status, 0, run.stderr);
   const report = JSON.parse(run.stdout) as { names: string[]; functions: { qualified_name: string }[]; language: string };
-  assert.deepEqual(report.names, ['Plain', 'Start', 'Name', 'Map', 'Push', 'Größe']);
+  assert.deepEqual(report.names, ['Plain', 'Start', 'Name', 'Map', 'Push', 'Run', 'Größe', 'helper']);
   assert.equal(report.functions[1]?.qualified_name, 'Server.Start');
   assert.equal(report.language, 'go');
 });

@@ -134,7 +134,7 @@ test('JavaScript: exports, arrows, function expressions, class fields, object me
   const arrow = await extract('sample.js', 'arrow');
   assert.deepEqual([arrow.full, arrow.body], ['const arrow = (x) => x * 2;', 'x * 2']);
   const field = await extract('sample.js', 'Counter.increment');
-  assert.equal(field.full, '  increment = () => {\n    this.count += 1;\n  }');
+  assert.equal(field.full, '  increment = () => {\n    this.count += 1;\n  };');
 });
 
 test('TypeScript: overloads folded, generics, abstract members, decorators, namespaces', async () => {
@@ -161,7 +161,7 @@ test('TypeScript: overloads folded, generics, abstract members, decorators, name
   const describe = await extract('sample.mts', 'describe');
   assert.equal(describe.full, '  @logged\n  describe(): string {\n    return `Base(${String(this.item)})`;\n  }');
   const abstract = await extract('sample.mts', 'Base.area');
-  assert.deepEqual([abstract.full, abstract.body], ['  abstract area(): number', null]);
+  assert.deepEqual([abstract.full, abstract.body], ['  abstract area(): number;', null]);
   const identity = await extract('sample.mts', 'identity');
   assert.equal(identity.full, 'function identity<T>(value: T): T {\n  return value;\n}');
   const kinds = (await listDefinitions(fixture('sample.mts'), 'typescript')).definitions
@@ -186,7 +186,9 @@ test('Go: receivers (pointer, value, generic), generics, doc comments', async ()
     'method Server.Name 19-21',
     'function Map 23-29',
     'method List.Push 35-37',
+    'method Runner.Run 40-40',
     'function Größe 43-46',
+    'function Größe.helper 44-44',
   ]);
   const start = await extract('sample.go', 'Start');
   assert.equal(start.full, 'func (s *Server) Start() error {\n\tfmt.Println("start", s.name)\n\treturn nil\n}');
@@ -227,6 +229,7 @@ test('Java: constructors, annotations, overloads, nested types, unicode', async 
     'method Sample.Visitor.visit 31-31',
     'method Sample.Color.next 37-39',
     'method Sample.größe 42-45',
+    'function Sample.größe.r 43-43',
   ]);
   const toString = await extract('Sample.java', 'toString');
   assert.equal(toString.full, '    @Override\n    public String toString() {\n        return "Sample(" + value + ")";\n    }');
@@ -308,7 +311,7 @@ test('lookup errors name what exists, capped', async () => {
     assert.ok(error instanceof FunctionNotFoundError && error instanceof ToolInputError);
     assert.equal(
       error.message,
-      "func: no function named 'Stop'; the file defines: Plain, Server.Start, Server.Name, Map, List.Push, Größe",
+      "func: no function named 'Stop'; the file defines: Plain, Server.Start, Server.Name, Map, List.Push, Runner.Run, Größe, Größe.helper",
     );
     return true;
   });

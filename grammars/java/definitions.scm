@@ -2,6 +2,9 @@
 (method_declaration name: (identifier) @name) @definition.function
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (compact_constructor_declaration name: (identifier) @name) @definition.constructor
+(variable_declarator name: (identifier) @name value: (lambda_expression)) @definition.function
+; An enum constant with a body (`ADD { int apply(…) {…} }`) qualifies the methods inside it.
+(enum_constant name: (identifier) @name body: (class_body)) @scope
 (class_declaration name: (identifier) @name) @definition.class
 (record_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface

@@ -18,6 +18,8 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: [(object) (class)]) @scope
+(pair key: (_) @name value: (object)) @scope
+(public_field_definition name: (_) @name value: (object)) @scope
 (public_field_definition
   name: (_) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function

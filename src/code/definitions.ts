@@ -8,9 +8,10 @@
  *   `outer.inner`, `Type::method` through a Rust impl), plus a receiver the query captured
  *   outside the node (Go `(s *Server) Start` → `Server.Start`, JS `module.exports.f = …`);
  * - kind: a function directly inside a class-like definition or scope is a method;
- * - extent: `full` grows outwards over wrappers (export, decorators, templates) and backwards over
- *   attached siblings (TS method decorators, Rust attributes and doc comments, TS overload
- *   signatures of the same name);
+ * - extent: `full` grows outwards over wrappers (export, declare, decorators, templates, the
+ *   declaration or statement around a bound function), backwards over attached siblings (TS
+ *   method decorators, Rust attributes, doc comments, TS overload signatures of the same name)
+ *   and forwards over a class member's closing `;`;
  * - body: the `body` field of the node (or of the function it binds);
  * - indentation: both spans start at the start of their first line when only indentation precedes
  *   them there, so the texts keep their original indentation.
@@ -55,26 +56,38 @@ export function isFunctionKind(kind: DefinitionKind): kind is FunctionKind {
 const WRAPPERS: Readonly<Record<string, ReadonlySet<string>>> = {
   python: new Set(['decorated_definition']),
   javascript: new Set(['export_statement']),
-  typescript: new Set(['export_statement']),
-  tsx: new Set(['export_statement']),
+  typescript: new Set(['export_statement', 'ambient_declaration']),
+  tsx: new Set(['export_statement', 'ambient_declaration']),
   cpp: new Set(['template_declaration']),
 };
 
 /** Declarator types → the declaration types that are wholly theirs when they are its only declarator. */
 const SINGLE_DECLARATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
-  variable_declarator: new Set(['lexical_declaration', 'variable_declaration']),
+  variable_declarator: new Set(['lexical_declaration', 'variable_declaration', 'local_variable_declaration', 'field_declaration']),
   type_spec: new Set(['type_declaration']),
+  var_spec: new Set(['var_declaration']),
+  // `module.exports.f = () => …;` and PHP `$f = function () {…};` are the whole statement.
+  assignment_expression: new Set(['expression_statement']),
 };
 
 /** Preceding sibling types that are attached to the definition after them (when adjacent). */
 const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node) => boolean>> = {
-  typescript: (node) => node.type === 'decorator',
-  tsx: (node) => node.type === 'decorator',
+  javascript: (node) => isDocBlock(node, 'comment'),
+  typescript: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
+  tsx: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
+  java: (node) => isDocBlock(node, 'block_comment'),
+  php: (node) => isDocBlock(node, 'comment'),
+  csharp: (node) => node.type === 'comment' && /^\/\/\/(?!\/)/.test(node.text),
   go: (node) => node.type === 'comment',
   rust: (node) =>
     node.type === 'attribute_item' ||
     ((node.type === 'line_comment' || node.type === 'block_comment') && /^(\/\/\/(?!\/)|\/\*\*(?!\/))/.test(node.text)),
 };
+
+/** A doc comment opened with slash-star-star (JSDoc, Javadoc, PHPDoc); plain block comments are not attached. */
+function isDocBlock(node: Node, commentType: string): boolean {
+  return node.type === commentType && /^\/\*\*(?!\/)/.test(node.text);
+}
 
 /** Bodiless signatures folded into a following implementation of the same name (overloads). */
 const OVERLOAD_SIGNATURES: ReadonlySet<string> = new Set(['function_signature', 'method_signature']);
@@ -95,7 +108,9 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   for (const entry of captured) {
     if (entry.role === 'scope') continue;
     const containers = enclosingContainers(entry.node, byNodeId);
-    const qualifier = [...containers.map((container) => container.name).reverse(), ...entry.ownQualifier];
+    // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
+    const outer = [...containers].reverse().flatMap((container) => [...container.ownQualifier, container.name]);
+    const qualifier = [...outer, ...entry.ownQualifier];
     const nearest = containers[0];
     let kind: DefinitionKind = entry.role;
     // A function directly inside a class-like definition or scope is a method; inside a module
@@ -109,7 +124,7 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
       name: entry.name,
       qualifiedName: [...qualifier, entry.name].join(info.separator),
       kind,
-      ...withIndentation(span(start, full), source),
+      ...withIndentation(span(start, endNode(full)), source),
       body: body ? withIndentation(span(body, body), source) : null,
     });
   }
@@ -145,10 +160,24 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): C
 function splitName(nameNode: Node | undefined, info: LanguageInfo): { name: string; qualifier: string[] } {
   // `export default function () {}` has no name of its own: it is the module's default export.
   if (!nameNode) return { name: 'default', qualifier: [] };
-  if (nameNode.type !== 'qualified_identifier') return { name: typeName(nameNode.text), qualifier: [] };
-  const segments = nameNode.text.split('::').map((segment) => typeName(segment.trim()));
-  const name = segments.pop() ?? nameNode.text;
-  return { name, qualifier: segments.filter((segment) => segment.length > 0 && info.separator === '::') };
+  if (nameNode.type !== 'qualified_identifier') return { name: plainName(nameNode), qualifier: [] };
+  const segments = nameNode.text.split('::').map((segment) => segment.trim());
+  const last = segments.pop() ?? nameNode.text;
+  return {
+    name: /^operator\b/.test(last) ? last : typeName(last),
+    qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
+  };
+}
+
+/**
+ * A definition's name as its users write it: a string key `'GET /'` without its quotes; a
+ * computed key `[Symbol.iterator]` or a C++ `operator<` as written; a type `Point<T>` (Rust impl,
+ * C++ specialisation) without its arguments.
+ */
+function plainName(node: Node): string {
+  if (node.type === 'string') return node.text.slice(1, -1);
+  if (node.type === 'computed_property_name' || node.type === 'operator_name') return node.text;
+  return typeName(node.text);
 }
 
 /**
@@ -174,7 +203,16 @@ function enclosingContainers(node: Node, byNodeId: ReadonlyMap<number, Captured>
   return containers;
 }
 
-/** The outermost node whose text is all this definition's: declarations, wrappers, attached siblings. */
+/**
+ * The `;` that ends a class member (`f = () => 1;`, `abstract g(): void;`): tree-sitter makes it
+ * the member's sibling, but it is part of the definition as written.
+ */
+function endNode(full: Node): Node {
+  const next = full.nextSibling;
+  return next && next.type === ';' && !next.isNamed && next.startIndex === full.endIndex ? next : full;
+}
+
+/** The outermost node whose text is all this definition's: declarations and wrappers. */
 function fullNode(node: Node, info: LanguageInfo): Node {
   let full = node;
   const parent = full.parent;
@@ -217,8 +255,11 @@ function bodyNode(node: Node): Node | undefined {
   const own = node.childForFieldName('body');
   if (own) return own;
   for (const field of ['value', 'right']) {
-    const bound = node.childForFieldName(field)?.childForFieldName('body');
-    if (bound) return bound;
+    let bound = node.childForFieldName(field);
+    // Go binds through expression lists: `f := func() {…}`, `var f = func() {…}`.
+    if (bound?.type === 'expression_list' && bound.namedChildCount === 1) bound = bound.namedChild(0);
+    const boundBody = bound?.childForFieldName('body');
+    if (boundBody) return boundBody;
   }
   // C# expression-bodied members (`int F() => 1;`) have no `body` field.
   return node.namedChildren.find((child) => child.type === 'arrow_expression_clause');
