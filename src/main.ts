@@ -8,6 +8,7 @@ import { registerMcpCommands } from './commands/mcp.js';
 import { registerCodeCommand } from './commands/code.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerIndexCommands } from './commands/index-command.js';
+import { registerProxyCommand } from './commands/proxy.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
@@ -30,6 +31,7 @@ export function buildProgram(): FaultlineCommand {
   registerMcpCommands(program, globals);
   registerCodeCommand(program, globals);
   registerIndexCommands(program, globals);
+  registerProxyCommand(program, globals);
   registerDemoCommand(program, globals);
 
   program.addHelpText(

@@ -5,9 +5,11 @@ import { registerCodeTools } from './code.js';
 import { registerReviewTools } from './review.js';
 import { registerSearchTools } from './search.js';
 import { relatedCodeSearch } from './related-code.js';
+import { registerScenarioTools } from './scenario.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
   registerSearchTools(tools, ctx);
   registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
+  registerScenarioTools(tools, ctx);
 }

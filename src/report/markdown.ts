@@ -1,0 +1,248 @@
+/**
+ * The markdown report of a scenario run. Its first part is fault's report — same sections, same
+ * headers, same row formats (reference/fault-anchor.md §3.4) — with fault's bugs fixed: "Mean
+ * Latency (ms)" is the mean, errors include timeouts and HTTP 5xx, and the status follows the
+ * SLOs. After it come our additions: errors by class, latency from the actual send and time to
+ * first byte, a per-second timeline with a chart, the fault's counters, and the impact against
+ * the baseline when one ran. Every number here is in the JSON result too.
+ */
+import type { LoadFigures, PhaseResult, ScenarioResult } from '../scenario/result.js';
+import type { SloResult } from '../scenario/slo.js';
+import type { FaultCounters, MappingCounters } from '../proxy/index.js';
+import { formatDuration } from '../duration.js';
+import { timelineCell } from './fault-text.js';
+import { latencyChart } from './chart.js';
+
+export function renderReport(result: ScenarioResult): string {
+  const out: string[] = [];
+  const line = (text = ''): void => void out.push(text);
+  line('# Scenarios Report');
+  line();
+  line(`Start: ${utc(result.startedAt)}`);
+  line();
+  line(`End: ${utc(result.endedAt)}`);
+  line();
+  line(`## Scenario: ${result.title}  (items: 1)`);
+  line();
+  line(`_Description:_ ${result.fault.type.replace('_', ' ')} fault ${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`);
+  line();
+  line(`### 🎯 \`${result.method}\` ${result.url} | ${result.passed ? 'Passed' : 'Failed'}`);
+  line();
+  line('**Call**:');
+  line();
+  line(`- Method: \`${result.method}\``);
+  line(`- Timeout: ${Math.round(result.timeoutMs)}ms`);
+  const headers = Object.entries(result.headers);
+  if (headers.length === 0) line('- Headers: -');
+  else {
+    line('- Headers:');
+    for (const [name, value] of headers) line(`    - ${name}: ${value}`);
+  }
+  line(`- Body?: ${result.hasBody ? 'Yes' : 'No'}`);
+  line();
+  line('**Strategy**:');
+  line();
+  const s = result.strategy;
+  line(
+    s.type === 'capacity'
+      ? `capacity for ${formatDuration(s.durationMs)} with ${s.clients} clients (closed loop: each client sends as soon as its previous response completes)`
+      : `load for ${formatDuration(s.durationMs)} with ${s.clients} clients @ ${formatNumber(s.rps)} RPS`,
+  );
+  line();
+  line('**Faults Applied**:');
+  line();
+  line('| Type | Timeline | Description |');
+  line('|------|----------|-------------|');
+  line(
+    `| ${result.fault.type} | ${timelineCell(result.fault.startMs / s.durationMs, result.fault.endMs / s.durationMs)} | ${result.fault.description} |`,
+  );
+  line();
+  renderPhaseCore(result.run, result, line);
+  line('---');
+  line();
+
+  line('## Details');
+  line();
+  line(`Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). Fault active from ${formatDuration(result.fault.startMs)} to ${formatDuration(result.fault.endMs)}.`);
+  line();
+  if (result.run.load) renderLoadDetails(result.run.load, line);
+  renderCounters(result.run, line);
+  if (result.baseline) renderBaseline(result, line);
+  return out.join('\n');
+}
+
+type Line = (text?: string) => void;
+
+/** fault's Run Overview, percentile and SLO tables, for the fault phase. */
+function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line): void {
+  line('**Run Overview**:');
+  line();
+  if (phase.capacity) {
+    const c = phase.capacity;
+    line('| Sustained Requests/s | Num. Requests | Num. Errors | Timeouts | Mean Latency (ms) | p50 (ms) | p99 (ms) | Total Time |');
+    line('|----------------------|---------------|-------------|----------|-------------------|----------|----------|------------|');
+    line(
+      `| ${c.requestsPerSecond.toFixed(1)} | ${c.sent} | ${withPercent(c.errors, c.sent)} | ${c.timeouts} | ${c.latencyWholeMs.mean.toFixed(2)} | ${c.latencyWholeMs.p50} | ${c.latencyWholeMs.p99} | ${humanize(c.elapsedMs)} |`,
+    );
+    line();
+    line('_Capacity latencies are autocannon\'s: whole milliseconds, completed responses only, from the send._');
+    line();
+    return;
+  }
+  const load = phase.load!;
+  line('| Num. Requests | Num. Errors | Min. Response Time | Max Response Time | Mean Latency (ms) | Expectation Failures | Total Time |');
+  line('|---------------|-------------|--------------------|-------------------|-------------------|----------------------|------------|');
+  line(
+    `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | 0 | ${humanize(load.elapsedMs)} |`,
+  );
+  line();
+  line('| Latency Percentile | Latency (ms) | Num. Requests (% of total) |');
+  line('|--------------------|--------------|----------------------------|');
+  for (const row of load.percentiles) line(`| p${row.percentile} | ${fixed2(row.latencyMs)} | ${row.requests} (${row.percentOfTotal.toFixed(1)}%) |`);
+  line();
+  if (phase.slos.length > 0) renderSlos(phase.slos, line);
+  void result;
+}
+
+function renderSlos(slos: SloResult[], line: Line): void {
+  line('| SLO       | Pass? | Objective | Margin | Num. Requests Over Threshold (% of total) |');
+  line('|-----------|-------|-----------|--------|------------------------------------------|');
+  for (const slo of slos) {
+    const unit = slo.type === 'latency' ? 'ms' : '%';
+    const objective = slo.type === 'latency' ? `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}ms` : `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}%`;
+    const margin = `${slo.margin >= 0 ? 'Below' : 'Above'} by ${Math.abs(slo.margin).toFixed(1)}${unit}`;
+    line(`| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} | ${slo.over} (${slo.overPercent.toFixed(1)}%) |`);
+  }
+  line();
+}
+
+function renderLoadDetails(load: LoadFigures, line: Line): void {
+  line('### Errors by class');
+  line();
+  line('| Class | Count | % of requests |');
+  line('|-------|-------|---------------|');
+  for (const [errorClass, count] of Object.entries(load.errorsByClass)) line(`| ${errorClass} | ${count} | ${percent(count, load.requests)} |`);
+  line();
+  const details = Object.entries(load.errorDetails);
+  if (details.length > 0) line(`Error details: ${details.map(([detail, count]) => `${detail} × ${count}`).join(', ')}.`);
+  const statuses = Object.entries(load.statusCodes);
+  line(`Responses by status: ${statuses.length > 0 ? statuses.map(([status, count]) => `${status} × ${count}`).join(', ') : 'none'}.`);
+  line();
+  line('### Latency breakdown');
+  line();
+  line('Latency counts from each request\'s intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first response byte.');
+  line();
+  line('| Measure (ms) | Count | Mean | p50 | p95 | p99 | p99.9 | Max |');
+  line('|--------------|-------|------|-----|-----|-----|-------|-----|');
+  for (const [name, stats] of [
+    ['latency', load.latency],
+    ['service time', load.serviceTime],
+    ['time to first byte', load.ttfb],
+    ['send lag', load.sendLag],
+  ] as const) {
+    if (!stats) line(`| ${name} | 0 | - | - | - | - | - | - |`);
+    else line(`| ${name} | ${stats.count} | ${fixed2(stats.mean)} | ${fixed2(stats.p50)} | ${fixed2(stats.p95)} | ${fixed2(stats.p99)} | ${fixed2(stats.p999)} | ${fixed2(stats.max)} |`);
+  }
+  line();
+  line(
+    `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s; ${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
+  );
+  line();
+  if (load.duringFault) {
+    const w = load.duringFault;
+    line(
+      `While the fault was active (${formatDuration(w.fromMs)}–${formatDuration(w.toMs)}): ${w.requests} requests, ${withPercent(w.errors, w.requests)} errors, p50 ${fixed2(w.latency?.p50)} ms, p95 ${fixed2(w.latency?.p95)} ms, p99 ${fixed2(w.latency?.p99)} ms.`,
+    );
+    line();
+  }
+  line('### Timeline');
+  line();
+  line('| Second | Requests | p50 (ms) | p95 (ms) | Errors | Fault active |');
+  line('|--------|----------|----------|----------|--------|--------------|');
+  for (const second of load.timeline) {
+    line(`| ${second.second} | ${second.requests} | ${fixed2(second.p50Ms)} | ${fixed2(second.p95Ms)} | ${second.errors} | ${second.faultActive ? 'yes' : 'no'} |`);
+  }
+  line();
+  const chart = latencyChart(load.timeline);
+  if (chart) {
+    line(chart);
+    line();
+  }
+}
+
+function renderCounters(phase: PhaseResult, line: Line): void {
+  line('### Fault proxy counters');
+  line();
+  line('| Mapping | Port | Connections | Connect failures | Bytes client→target | Bytes target→client |');
+  line('|---------|------|-------------|------------------|---------------------|---------------------|');
+  for (const m of phase.proxy.mappings as MappingCounters[]) {
+    line(`| \`${m.mapping}\` | ${m.port} | ${m.connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
+  }
+  line();
+  const faults = phase.proxy.faults as FaultCounters[];
+  if (faults.length > 0) {
+    line('| Fault | Connections | Applications | Delay added (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |');
+    line('|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|');
+    for (const f of faults) {
+      line(
+        `| ${f.name} | ${f.connections} | ${f.applications} | ${f.delayAddedMs.toFixed(1)} | ${f.segmentsLost} / ${f.segments} | ${f.stallMs.toFixed(1)} | ${f.timeHeldMs.toFixed(1)} | ${f.bytesPaced} |`,
+      );
+    }
+    line();
+  }
+}
+
+function renderBaseline(result: ScenarioResult, line: Line): void {
+  const baseline = result.baseline!;
+  line('### Impact against the baseline');
+  line();
+  line(`The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)}.`);
+  line();
+  line('| Metric | Baseline | With fault | Change | Ratio |');
+  line('|--------|----------|------------|--------|-------|');
+  for (const row of result.impact) {
+    const unit = row.unit === 'ms' ? ' ms' : row.unit === '%' ? '%' : ' req/s';
+    const value = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)}${unit}`);
+    const change = row.change === null ? '-' : `${row.change >= 0 ? '+' : ''}${row.change.toFixed(2)}${unit}`;
+    line(`| ${row.metric} | ${value(row.baseline)} | ${value(row.fault)} | ${change} | ${row.ratio === null ? '-' : `×${row.ratio.toFixed(2)}`} |`);
+  }
+  line();
+  if (baseline.slos.length > 0) {
+    line(`Baseline SLOs: ${baseline.slos.map((slo) => `${slo.title} ${slo.pass ? '✅' : '❌'}`).join(', ')}.`);
+    line();
+  }
+}
+
+/** "2026-11-22 10:00:00.123 UTC" */
+function utc(iso: string): string {
+  return iso.replace('T', ' ').replace('Z', ' UTC');
+}
+
+/** chrono-humanize's precise style, as fault prints Total Time: "10 seconds and 179 ms". */
+export function humanize(ms: number): string {
+  const total = Math.round(ms);
+  const parts: string[] = [];
+  const minutes = Math.floor(total / 60_000);
+  const seconds = Math.floor((total % 60_000) / 1000);
+  const millis = total % 1000;
+  if (minutes > 0) parts.push(`${minutes} minute${minutes === 1 ? '' : 's'}`);
+  if (seconds > 0) parts.push(`${seconds} second${seconds === 1 ? '' : 's'}`);
+  if (millis > 0 || parts.length === 0) parts.push(`${millis} ms`);
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+function withPercent(count: number, total: number): string {
+  return `${count} (${total === 0 ? '0.0' : ((count / total) * 100).toFixed(1)}%)`;
+}
+
+function percent(count: number, total: number): string {
+  return `${total === 0 ? '0.0' : ((count / total) * 100).toFixed(1)}%`;
+}
+
+function fixed2(value: number | null | undefined): string {
+  return value === null || value === undefined ? '-' : value.toFixed(2);
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(+value.toFixed(3));
+}

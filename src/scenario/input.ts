@@ -1,0 +1,274 @@
+/**
+ * From the arguments an agent or a person gives (fault's argument names, snake_case, strings for
+ * durations) to a validated ScenarioSpec. One function serves the five MCP tools and the
+ * `faultline run` command, so both accept and refuse exactly the same things. Every refusal is a
+ * ToolInputError that names the argument as the caller wrote it and says what is accepted.
+ */
+import { ToolInputError } from '../errors.js';
+import { parseDuration, DURATION_FORMS } from '../duration.js';
+import type { ScenarioLimits } from '../config.js';
+import {
+  parseBandwidth,
+  parseMapping,
+  validateFault,
+  type Direction,
+  type FaultSpec,
+  type FaultType,
+  type Mapping,
+  type ResolvedFault,
+  type Side,
+} from '../proxy/index.js';
+import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
+import { checkLoadTarget } from './target.js';
+
+export const SCENARIO_DEFAULTS = {
+  method: 'GET',
+  duration: '10s',
+  num_clients: 5,
+  rps: 10,
+  timeout: 10,
+  direction: 'ingress' as Direction,
+  side: 'server' as Side,
+  latency: 100,
+  deviation: 0,
+  amplitude: 20,
+  frequency: 5,
+  rate: 1000,
+  unit: 'bps',
+  loss_rate: 0.05,
+} as const;
+
+/** The arguments of the fault_run_* tools (every one optional but `url`). */
+export interface ScenarioArguments {
+  url: string;
+  method?: string | undefined;
+  body?: string | undefined;
+  headers?: string[] | undefined;
+  duration?: string | undefined;
+  num_clients?: number | undefined;
+  rps?: number | undefined;
+  /** Seconds. */
+  timeout?: number | undefined;
+  proxies?: string[] | undefined;
+  direction?: string | undefined;
+  side?: string | undefined;
+  slos?: string[] | undefined;
+  baseline?: boolean | undefined;
+  seed?: number | undefined;
+  fault_start?: string | undefined;
+  fault_duration?: string | undefined;
+  strategy?: string | undefined;
+  insecure_tls?: boolean | undefined;
+  // latency
+  latency?: number | undefined;
+  deviation?: number | undefined;
+  per_read_write_op?: boolean | undefined;
+  distribution?: string | undefined;
+  // jitter
+  amplitude?: number | undefined;
+  frequency?: number | undefined;
+  // bandwidth
+  rate?: number | undefined;
+  unit?: string | undefined;
+  bandwidth_scope?: string | undefined;
+  // packet loss
+  loss_rate?: number | undefined;
+  model?: string | undefined;
+  rtt?: number | undefined;
+}
+
+export type Strategy = 'load' | 'capacity';
+
+export interface ScenarioSpec {
+  url: string;
+  method: string;
+  body: string;
+  headers: Record<string, string>;
+  durationMs: number;
+  clients: number;
+  /** Per client, as fault means it: the total rate is clients × rps. */
+  rps: number;
+  timeoutMs: number;
+  /** Empty: an ephemeral proxy in front of `url`. Otherwise the app's outbound calls go through these. */
+  proxies: Mapping[];
+  fault: ResolvedFault;
+  /** When the fault is active, from the start of the load (ms); the rest of the run has no fault. */
+  faultStartMs: number;
+  faultEndMs: number;
+  slos: Slo[];
+  baseline: boolean;
+  seed: number | undefined;
+  strategy: Strategy;
+  rejectUnauthorized: boolean;
+}
+
+/** fault's field names for what the proxy's specs call otherwise, so errors name the argument given. */
+const ARGUMENT_OF_FIELD: Record<string, string> = {
+  latencyMs: 'latency',
+  deviationMs: 'deviation',
+  perOp: 'per_read_write_op',
+  amplitudeMs: 'amplitude',
+  frequencyHz: 'frequency',
+  bytesPerSecond: 'rate',
+  lossRate: 'loss_rate',
+  rttMs: 'rtt',
+  scope: 'bandwidth_scope',
+};
+
+export async function scenarioFromArguments(type: FaultType, args: ScenarioArguments, limits: ScenarioLimits): Promise<ScenarioSpec> {
+  const url = await checkLoadTarget(args.url, limits.allowRemoteTargets, 'url');
+  const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
+  if (!/^[A-Z][A-Z0-9_-]*$/.test(method)) throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
+
+  const durationMs = parseDuration(args.duration ?? SCENARIO_DEFAULTS.duration, 'duration');
+  if (durationMs <= 0) throw new ToolInputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
+  if (durationMs > limits.maxDurationMs) {
+    throw new ToolInputError(
+      `duration: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} s this server allows (raise it with --max-duration)`,
+    );
+  }
+  const clients = positiveInteger(args.num_clients ?? SCENARIO_DEFAULTS.num_clients, 'num_clients');
+  const rps = positiveNumber(args.rps ?? SCENARIO_DEFAULTS.rps, 'rps');
+  if (clients * rps > limits.maxRatePerSecond) {
+    throw new ToolInputError(
+      `num_clients × rps = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} this server allows (raise it with --max-rate)`,
+    );
+  }
+  const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, 'timeout');
+  if (timeoutSeconds > 600) throw new ToolInputError('timeout: at most 600 seconds');
+
+  const proxies = (args.proxies ?? []).map((text, index) => {
+    try {
+      return parseMapping(text);
+    } catch (error) {
+      throw new ToolInputError(`proxies[${index}]: ${(error as Error).message}`);
+    }
+  });
+
+  const fault = buildFault(type, args);
+  const { startMs, endMs } = faultWindow(args, durationMs);
+  const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) => parseSlo(text, `slos[${index}]`));
+  const strategy = args.strategy ?? 'load';
+  if (strategy !== 'load' && strategy !== 'capacity') throw new ToolInputError(`strategy: "${strategy}" is not one of load, capacity`);
+  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new ToolInputError('seed: must be an integer');
+
+  return {
+    url: url.href,
+    method,
+    body: args.body ?? '',
+    headers: parseHeaders(args.headers ?? []),
+    durationMs,
+    clients,
+    rps,
+    timeoutMs: timeoutSeconds * 1000,
+    proxies,
+    fault,
+    faultStartMs: startMs,
+    faultEndMs: endMs,
+    slos,
+    baseline: args.baseline ?? false,
+    seed: args.seed,
+    strategy,
+    rejectUnauthorized: !(args.insecure_tls ?? false),
+  };
+}
+
+function buildFault(type: FaultType, args: ScenarioArguments): ResolvedFault {
+  const target = {
+    side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], 'side') as Side,
+    direction: choice(args.direction ?? SCENARIO_DEFAULTS.direction, ['ingress', 'egress', 'both'], 'direction') as Direction,
+  };
+  let spec: FaultSpec;
+  switch (type) {
+    case 'latency':
+      spec = {
+        type,
+        ...target,
+        latencyMs: args.latency ?? SCENARIO_DEFAULTS.latency,
+        deviationMs: args.deviation ?? SCENARIO_DEFAULTS.deviation,
+        perOp: args.per_read_write_op ?? false,
+        ...(args.distribution !== undefined ? { distribution: args.distribution as never } : {}),
+      };
+      break;
+    case 'jitter':
+      spec = { type, ...target, amplitudeMs: args.amplitude ?? SCENARIO_DEFAULTS.amplitude, frequencyHz: args.frequency ?? SCENARIO_DEFAULTS.frequency };
+      break;
+    case 'bandwidth':
+      spec = {
+        type,
+        ...target,
+        bytesPerSecond: parseBandwidth(args.rate ?? SCENARIO_DEFAULTS.rate, args.unit ?? SCENARIO_DEFAULTS.unit),
+        ...(args.bandwidth_scope !== undefined ? { scope: args.bandwidth_scope as never } : {}),
+      };
+      break;
+    case 'packet_loss':
+      spec = {
+        type,
+        ...target,
+        lossRate: args.loss_rate ?? SCENARIO_DEFAULTS.loss_rate,
+        ...(args.model !== undefined ? { model: args.model as never } : {}),
+        ...(args.rtt !== undefined ? { rttMs: args.rtt } : {}),
+      };
+      break;
+    case 'blackhole':
+      spec = { type, ...target };
+      break;
+  }
+  try {
+    return validateFault(spec);
+  } catch (error) {
+    if (!(error instanceof ToolInputError)) throw error;
+    throw new ToolInputError(error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${ARGUMENT_OF_FIELD[field] ?? field} must`));
+  }
+}
+
+/**
+ * When the fault is active: `fault_start` (default 0) and `fault_duration` (default: to the end),
+ * each a duration or a percentage of `duration` ("20%").
+ */
+function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: number; endMs: number } {
+  const at = (text: string | undefined, what: string, fallback: number): number => {
+    if (text === undefined || text.trim() === '') return fallback;
+    const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text);
+    if (percent) {
+      const value = Number(percent[1]);
+      if (value > 100) throw new ToolInputError(`${what}: ${text} is over 100%`);
+      return (value / 100) * durationMs;
+    }
+    return parseDuration(text, what);
+  };
+  const startMs = at(args.fault_start, 'fault_start', 0);
+  if (startMs >= durationMs) throw new ToolInputError(`fault_start: ${args.fault_start} is not before the end of the run (${args.duration ?? SCENARIO_DEFAULTS.duration})`);
+  const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
+  if (lengthMs <= 0) throw new ToolInputError('fault_duration: must be above 0');
+  return { startMs, endMs: Math.min(durationMs, startMs + lengthMs) };
+}
+
+function parseHeaders(lines: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  lines.forEach((line, index) => {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+      throw new ToolInputError(`headers[${index}]: "${line}" is not "Name: value"`);
+    }
+    headers[name] = line.slice(colon + 1).trim();
+  });
+  return headers;
+}
+
+function positiveInteger(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ToolInputError(`${what}: must be a whole number ≥ 1 (got ${value})`);
+  return value;
+}
+
+function positiveNumber(value: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new ToolInputError(`${what}: must be a number above 0 (got ${value})`);
+  return value;
+}
+
+function choice(value: string, accepted: readonly string[], what: string): string {
+  const normalized = value.trim().toLowerCase();
+  if (!accepted.includes(normalized)) throw new ToolInputError(`${what}: "${value}" is not one of ${accepted.join(', ')}`);
+  return normalized;
+}

@@ -1,0 +1,117 @@
+/**
+ * What a scenario run returns: every number the markdown report shows, as plain JSON (the MCP
+ * tools' structuredContent and `faultline run --json`). Times are milliseconds (µs resolution)
+ * unless a name says otherwise; "latency" is always counted from the request's intended start.
+ */
+import type { CapacityResult, ErrorClass, Stats } from '../load/index.js';
+import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
+import type { SloResult } from './slo.js';
+import type { Strategy } from './input.js';
+
+export interface PercentileRow {
+  /** 25, 50, 75, 95, 99. */
+  percentile: number;
+  latencyMs: number;
+  /** Requests whose latency is at or under latencyMs. */
+  requests: number;
+  /** The same, as a percentage of all requests. */
+  percentOfTotal: number;
+}
+
+export interface TimelineSecond {
+  /** Second of the run, by intended start: 0 is [0 s, 1 s). */
+  second: number;
+  requests: number;
+  errors: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  /** Whether the fault was active during any part of this second. */
+  faultActive: boolean;
+}
+
+/** The open-loop figures of one phase. */
+export interface LoadFigures {
+  requests: number;
+  responses: number;
+  errors: number;
+  errorsByClass: Record<ErrorClass, number>;
+  /** Failures by errno code or message (ECONNREFUSED, "HTTP 503", …). */
+  errorDetails: Record<string, number>;
+  statusCodes: Record<string, number>;
+  latency: Stats | null;
+  serviceTime: Stats | null;
+  ttfb: Stats | null;
+  /** From the intended start to the actual send (timer lateness plus queueing for a connection). */
+  sendLag: Stats | null;
+  percentiles: PercentileRow[];
+  targetRatePerSecond: number;
+  achievedRatePerSecond: number;
+  /** From the start of the load until its last request settled. */
+  elapsedMs: number;
+  /** Requests that waited for a free connection. */
+  queued: number;
+  /** Requests whose deadline came while still queued (timeouts, never sent). */
+  notSent: number;
+  timeline: TimelineSecond[];
+  /** The requests due while the fault was active, when it was active for only part of the run. */
+  duringFault: { fromMs: number; toMs: number; requests: number; errors: number; latency: Stats | null } | null;
+}
+
+export interface PhaseResult {
+  phase: 'baseline' | 'fault';
+  startedAt: string;
+  endedAt: string;
+  /** Open-loop figures (strategy "load"). */
+  load: LoadFigures | null;
+  /** Closed-loop figures (strategy "capacity"). */
+  capacity: CapacityResult | null;
+  slos: SloResult[];
+  /** Every SLO passed (strategy "capacity" has none: true). */
+  passed: boolean;
+  /** The proxy's counters for this phase (each phase has its own proxy). */
+  proxy: ProxyCounters;
+  /** The ports the proxy listened on, in mapping order. */
+  proxyPorts: number[];
+}
+
+export interface ImpactRow {
+  metric: string;
+  unit: 'ms' | '%' | 'req/s';
+  baseline: number | null;
+  fault: number | null;
+  /** fault − baseline. */
+  change: number | null;
+  /** fault / baseline, when the baseline is not 0. */
+  ratio: number | null;
+}
+
+export interface ScenarioResult {
+  title: string;
+  url: string;
+  method: string;
+  /** Header names and values, with credentials masked. */
+  headers: Record<string, string>;
+  hasBody: boolean;
+  timeoutMs: number;
+  strategy: { type: Strategy; durationMs: number; clients: number; rps: number; ratePerSecond: number };
+  fault: {
+    type: ResolvedFault['type'];
+    settings: ResolvedFault;
+    /** fault's description string (see report/fault-text.ts). */
+    description: string;
+    startMs: number;
+    endMs: number;
+    seed: number | string;
+  };
+  /** The mappings the proxy served ("0=tcp://host:port" in front of url when none were given). */
+  proxies: string[];
+  /** Load went through the proxy (no proxies given), or straight to url (proxies given). */
+  routedThroughProxy: boolean;
+  startedAt: string;
+  endedAt: string;
+  baseline: PhaseResult | null;
+  run: PhaseResult;
+  impact: ImpactRow[];
+  /** The run passed every SLO. */
+  passed: boolean;
+}

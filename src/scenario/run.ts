@@ -1,0 +1,248 @@
+/**
+ * Runs one scenario: a fault proxy and the load generator on a timeline.
+ *
+ *   [baseline phase: proxy, no fault, load for `duration`]   (when baseline: true)
+ *   fault phase:     proxy ── fault on at faultStart … off at faultEnd ──▶
+ *                    load  ── open loop (or closed-loop capacity) for `duration` ──▶
+ *
+ * Without `proxies`, the load goes to an ephemeral proxy port that forwards (plain TCP, so TLS
+ * stays end to end with the url's server name) to the url's host; with `proxies`, the load goes
+ * straight to the url and the faults apply to the app's outbound calls through the mapped ports.
+ * Each phase has its own proxy, so each phase's counters are its own. Everything started is
+ * stopped before this returns, throws or is cancelled.
+ */
+import { CancelledError } from '../errors.js';
+import {
+  runCapacity,
+  runOpenLoop,
+  summarizeSamples,
+  type CapacityResult,
+  type OpenLoopResult,
+} from '../load/index.js';
+import { startProxy, type RunningProxy } from '../proxy/index.js';
+import { describeFault } from '../report/fault-text.js';
+import type { ScenarioSpec } from './input.js';
+import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
+import { evaluateSlos, upperBound } from './slo.js';
+
+export interface ScenarioProgress {
+  /** Milliseconds of load done so far, over every phase. */
+  doneMs: number;
+  totalMs: number;
+  message: string;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal | undefined;
+  /** Called about once a second while load runs. */
+  onProgress?: ((progress: ScenarioProgress) => void) | undefined;
+}
+
+const REPORTED_PERCENTILES = [25, 50, 75, 95, 99];
+
+export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}): Promise<ScenarioResult> {
+  const startedAt = new Date().toISOString();
+  const seed = spec.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const phases = spec.baseline ? (['baseline', 'fault'] as const) : (['fault'] as const);
+  const totalMs = phases.length * spec.durationMs;
+  let baseline: PhaseResult | null = null;
+  let run: PhaseResult | undefined;
+  for (const [index, phase] of phases.entries()) {
+    const result = await runPhase(spec, phase, seed, {
+      signal: options.signal,
+      onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * spec.durationMs + doneMs, totalMs, message })),
+    });
+    if (phase === 'baseline') baseline = result;
+    else run = result;
+  }
+  const fault = run!;
+  const url = new URL(spec.url);
+  return {
+    title: `Evaluating runtime performance of ${spec.url}`,
+    url: spec.url,
+    method: spec.method,
+    headers: maskCredentials(spec.headers),
+    hasBody: spec.body !== '',
+    timeoutMs: spec.timeoutMs,
+    strategy: { type: spec.strategy, durationMs: spec.durationMs, clients: spec.clients, rps: spec.rps, ratePerSecond: spec.clients * spec.rps },
+    fault: {
+      type: spec.fault.type,
+      settings: spec.fault,
+      description: describeFault(spec.fault),
+      startMs: spec.faultStartMs,
+      endMs: spec.faultEndMs,
+      seed,
+    },
+    proxies: proxyMappings(spec, url),
+    routedThroughProxy: spec.proxies.length === 0,
+    startedAt,
+    endedAt: new Date().toISOString(),
+    baseline,
+    run: fault,
+    impact: baseline ? impactRows(baseline, fault) : [],
+    passed: fault.passed,
+  };
+}
+
+interface PhaseOptions {
+  signal: AbortSignal | undefined;
+  onProgress: ((doneMs: number, message: string) => void) | undefined;
+}
+
+async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseResult> {
+  if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
+  const url = new URL(spec.url);
+  const startedAt = new Date().toISOString();
+  const proxy = await startProxy({
+    mappings: proxyMappings(spec, url),
+    seed,
+    tls: { rejectUnauthorized: spec.rejectUnauthorized },
+  });
+  const timers: NodeJS.Timeout[] = [];
+  let settled = { requests: 0, errors: 0 };
+  const loadStart = performance.now();
+  const ticker = setInterval(() => {
+    const doneMs = Math.min(spec.durationMs, performance.now() - loadStart);
+    options.onProgress?.(doneMs, `${phase}: ${Math.floor(doneMs / 1000)}s/${spec.durationMs / 1000}s, ${settled.requests} requests settled, ${settled.errors} errors`);
+  }, 1000);
+  try {
+    if (phase === 'fault') scheduleFault(spec, proxy, timers);
+    const target = {
+      url: spec.url,
+      method: spec.method,
+      body: spec.body,
+      headers: spec.headers,
+      tls: { rejectUnauthorized: spec.rejectUnauthorized },
+      ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
+    };
+    let load: LoadFigures | null = null;
+    let capacity: CapacityResult | null = null;
+    let slos: PhaseResult['slos'] = [];
+    if (spec.strategy === 'capacity') {
+      capacity = await runCapacity({ ...target, connections: spec.clients, durationMs: spec.durationMs, timeoutMs: Math.max(1000, spec.timeoutMs), signal: options.signal });
+    } else {
+      const result = await runOpenLoop({
+        ...target,
+        ratePerSecond: spec.clients * spec.rps,
+        connections: spec.clients,
+        durationMs: spec.durationMs,
+        timeoutMs: spec.timeoutMs,
+        signal: options.signal,
+        onSecond: (bucket) => {
+          settled = { requests: settled.requests + bucket.requests, errors: settled.errors + bucket.errors };
+        },
+      });
+      const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
+      load = loadFigures(spec, phase, result, sorted);
+      slos = evaluateSlos(spec.slos, sorted, result.errors);
+    }
+    return {
+      phase,
+      startedAt,
+      endedAt: new Date().toISOString(),
+      load,
+      capacity,
+      slos,
+      passed: slos.every((slo) => slo.pass),
+      proxy: proxy.counters(),
+      proxyPorts: [...proxy.ports],
+    };
+  } finally {
+    clearInterval(ticker);
+    for (const timer of timers) clearTimeout(timer);
+    await proxy.stop();
+  }
+}
+
+/** Switches the fault on at faultStartMs and, when it ends before the run does, off at faultEndMs. */
+function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): void {
+  const on = () => proxy.setFaults([spec.fault]);
+  if (spec.faultStartMs <= 0) on();
+  else timers.push(setTimeout(on, spec.faultStartMs));
+  if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(() => proxy.setFaults([]), spec.faultEndMs));
+}
+
+/** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */
+function proxyMappings(spec: ScenarioSpec, url: URL): string[] {
+  if (spec.proxies.length > 0) return spec.proxies.map((mapping) => mapping.text);
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+  // Plain TCP to the url's host: TLS, when the url has it, stays end to end.
+  return [`0=tcp://${url.hostname}:${port}`];
+}
+
+function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: OpenLoopResult, sorted: Float64Array): LoadFigures {
+  const total = result.requests;
+  const faultOn = (fromMs: number, toMs: number) => phase === 'fault' && fromMs < spec.faultEndMs && toMs > spec.faultStartMs;
+  const timeline: TimelineSecond[] = result.seconds.map((bucket) => ({
+    second: bucket.second,
+    requests: bucket.requests,
+    errors: bucket.errors,
+    p50Ms: bucket.p50Ms,
+    p95Ms: bucket.p95Ms,
+    faultActive: faultOn(bucket.second * 1000, (bucket.second + 1) * 1000),
+  }));
+  const partialFault = phase === 'fault' && (spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs);
+  let duringFault: LoadFigures['duringFault'] = null;
+  if (partialFault) {
+    const window = summarizeSamples(result.samples, { fromMs: spec.faultStartMs, toMs: spec.faultEndMs });
+    duringFault = { fromMs: spec.faultStartMs, toMs: spec.faultEndMs, requests: window.requests, errors: window.errors, latency: window.latency };
+  }
+  return {
+    requests: total,
+    responses: result.responses,
+    errors: result.errors,
+    errorsByClass: result.errorsByClass,
+    errorDetails: result.errorDetails,
+    statusCodes: result.statusCodes,
+    latency: result.latency,
+    serviceTime: result.serviceTime,
+    ttfb: result.ttfb,
+    sendLag: result.sendLag,
+    percentiles: REPORTED_PERCENTILES.map((percentile) => {
+      const latencyMs = result.latency ? (result.latency[`p${percentile}` as 'p50'] as number) : 0;
+      const requests = upperBound(sorted, latencyMs);
+      return { percentile, latencyMs, requests, percentOfTotal: total === 0 ? 0 : (requests / total) * 100 };
+    }),
+    targetRatePerSecond: spec.clients * spec.rps,
+    achievedRatePerSecond: result.achievedRatePerSecond,
+    elapsedMs: result.elapsedMs,
+    queued: result.queued,
+    notSent: result.notSent,
+    timeline,
+    duringFault,
+  };
+}
+
+function impactRows(baseline: PhaseResult, fault: PhaseResult): ImpactRow[] {
+  const row = (metric: string, unit: ImpactRow['unit'], before: number | null | undefined, after: number | null | undefined): ImpactRow => {
+    const b = before ?? null;
+    const a = after ?? null;
+    return { metric, unit, baseline: b, fault: a, change: a !== null && b !== null ? a - b : null, ratio: a !== null && b !== null && b !== 0 ? a / b : null };
+  };
+  if (baseline.capacity || fault.capacity) {
+    return [
+      row('sustained requests/s', 'req/s', baseline.capacity?.requestsPerSecond, fault.capacity?.requestsPerSecond),
+      row('p50 latency', 'ms', baseline.capacity?.latencyWholeMs.p50, fault.capacity?.latencyWholeMs.p50),
+      row('p99 latency', 'ms', baseline.capacity?.latencyWholeMs.p99, fault.capacity?.latencyWholeMs.p99),
+    ];
+  }
+  const b = baseline.load!;
+  const f = fault.load!;
+  const errorPercent = (load: LoadFigures) => (load.requests === 0 ? 0 : (load.errors / load.requests) * 100);
+  return [
+    row('mean latency', 'ms', b.latency?.mean, f.latency?.mean),
+    row('p50 latency', 'ms', b.latency?.p50, f.latency?.p50),
+    row('p95 latency', 'ms', b.latency?.p95, f.latency?.p95),
+    row('p99 latency', 'ms', b.latency?.p99, f.latency?.p99),
+    row('max latency', 'ms', b.latency?.max, f.latency?.max),
+    row('errors', '%', errorPercent(b), errorPercent(f)),
+    row('achieved rate', 'req/s', b.achievedRatePerSecond, f.achievedRatePerSecond),
+  ];
+}
+
+const CREDENTIAL_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i;
+
+/** fault masks Authorization as xxxxxx; so do we, and the other usual credential headers. */
+function maskCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, CREDENTIAL_HEADERS.test(name) ? 'xxxxxx' : value]));
+}

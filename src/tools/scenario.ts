@@ -1,0 +1,159 @@
+/**
+ * The five impact-scenario tools, under fault's names and argument names: each runs one network
+ * fault through the in-process proxy while open-loop load drives the endpoint, and answers with
+ * fault's markdown report (text) and every number in it (structuredContent).
+ *
+ * Each tool's schema carries only its own fault's fields; everything but `url` has a default,
+ * stated in its description (schemas carry no `default` keyword, which Gemini rejects).
+ */
+import * as z from 'zod';
+import { CancelledError } from '../errors.js';
+import { BANDWIDTH_UNITS, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
+import { renderReport } from '../report/markdown.js';
+import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
+import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+/** Sends traffic to the user's endpoint: not read-only, not idempotent, open world; it deletes nothing. */
+const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+const D = SCENARIO_DEFAULTS;
+
+const commonInput = {
+  url: z.string().describe('The endpoint to load, http:// or https:// (a loopback or private address unless the server allows remote targets)'),
+  method: z.string().optional().describe(`HTTP method (default ${D.method})`),
+  body: z.string().optional().describe('Request body; a non-empty body is sent as application/json (default none)'),
+  headers: z.array(z.string()).optional().describe('Extra request headers, each "Name: value"'),
+  duration: z.string().optional().describe(`How long the load runs: 500ms, 10s, 1m, 1m30s (default ${D.duration})`),
+  num_clients: z.number().int().min(1).optional().describe(`Concurrent keep-alive connections (default ${D.num_clients})`),
+  rps: z.number().min(0).optional().describe(`Requests per second per client; the total rate is num_clients × rps (default ${D.rps})`),
+  timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds, counted from the intended start (default ${D.timeout})`),
+  proxies: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Proxy mappings LOCAL=REMOTE for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432" or "34000=https://api.example.com"; ' +
+        'the load then goes straight to url and the fault applies to what the app sends through these ports. Default none: the fault sits between the load and url.',
+    ),
+  direction: z.enum(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads from the socket, egress = what it writes (default ingress)'),
+  side: z.enum(['server', 'client']).optional().describe('server = the proxy↔target socket, client = the client↔proxy socket (default server; server+ingress = responses)'),
+  slos: z.array(z.string()).optional().describe('SLOs such as "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default "99% @ 350ms" and "95% @ 200ms")'),
+  baseline: z.boolean().optional().describe('Run the same load without the fault first and report the impact (doubles the run time; default false)'),
+  seed: z.number().int().optional().describe('Seed for the fault\'s random decisions, to replay a run (default random, reported)'),
+  fault_start: z.string().optional().describe('When the fault starts, a duration or % of duration, e.g. "2s" or "20%" (default 0)'),
+  fault_duration: z.string().optional().describe('How long the fault lasts, a duration or % (default until the end)'),
+  strategy: z.enum(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports the requests/s sustained under the fault'),
+  insecure_tls: z.boolean().optional().describe('Accept any certificate from an https url (default false: verify it)'),
+};
+
+const faultInputs: Record<FaultType, z.ZodRawShape> = {
+  latency: {
+    latency: z.number().min(0).optional().describe(`Added delay in milliseconds: the mean of the distribution (default ${D.latency})`),
+    deviation: z.number().min(0).optional().describe(`Standard deviation in milliseconds (default ${D.deviation})`),
+    per_read_write_op: z.boolean().optional().describe('Delay every chunk instead of once per request/response message (default false)'),
+    distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
+  },
+  jitter: {
+    amplitude: z.number().min(0).optional().describe(`Largest extra delay in milliseconds; each chunk gets a delay in [0, amplitude] (default ${D.amplitude})`),
+    frequency: z.number().min(0).optional().describe(`How many times a second the delay is redrawn, in Hz (default ${D.frequency})`),
+  },
+  bandwidth: {
+    rate: z.number().min(0).optional().describe(`Bandwidth cap in unit (default ${D.rate})`),
+    unit: z.string().optional().describe(`Unit of rate, in bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bits: bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit}). Accepted: ${BANDWIDTH_UNITS.join(', ')}`),
+    bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
+  },
+  packet_loss: {
+    loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of 1448-byte TCP segments lost, 0..1 (default ${D.loss_rate}); each loss stalls the stream for TCP's recovery time`),
+    model: z.enum(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
+    rtt: z.number().min(0).optional().describe('Round-trip time in ms the recovery stall is based on (default 20)'),
+  },
+  blackhole: {},
+};
+
+const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string }> = [
+  { type: 'latency', name: 'fault_run_latency_impact_scenario', title: 'Run a latency impact scenario', what: 'adds latency (once per request/response, or per chunk)' },
+  { type: 'jitter', name: 'fault_run_jitter_impact_scenario', title: 'Run a jitter impact scenario', what: 'adds a varying delay in [0, amplitude], redrawn frequency times a second' },
+  { type: 'packet_loss', name: 'fault_run_packet_loss_impact_scenario', title: 'Run a packet loss impact scenario', what: 'loses TCP segments, stalling the stream for the retransmission time as real loss does' },
+  { type: 'bandwidth', name: 'fault_run_bandwidth_impact_scenario', title: 'Run a bandwidth impact scenario', what: 'caps the bandwidth' },
+  { type: 'blackhole', name: 'fault_run_blackhole_impact_scenario', title: 'Run a blackhole impact scenario', what: 'stops the traffic (bytes are held, not dropped) until the fault ends' },
+];
+
+const stats = z.looseObject({ count: z.number(), min: z.number(), max: z.number(), mean: z.number(), p50: z.number(), p95: z.number(), p99: z.number() }).nullable();
+const phase = z.looseObject({
+  phase: z.enum(['baseline', 'fault']),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  load: z
+    .looseObject({
+      requests: z.number(),
+      errors: z.number(),
+      errorsByClass: z.record(z.string(), z.number()),
+      latency: stats,
+      serviceTime: stats,
+      ttfb: stats,
+      percentiles: z.array(z.object({ percentile: z.number(), latencyMs: z.number(), requests: z.number(), percentOfTotal: z.number() })),
+      achievedRatePerSecond: z.number(),
+      timeline: z.array(z.looseObject({ second: z.number(), requests: z.number(), errors: z.number(), faultActive: z.boolean() })),
+    })
+    .nullable(),
+  capacity: z.looseObject({ requestsPerSecond: z.number() }).nullable(),
+  slos: z.array(
+    z.looseObject({ title: z.string(), type: z.enum(['latency', 'error']), pass: z.boolean(), observed: z.number(), margin: z.number(), over: z.number(), overPercent: z.number() }),
+  ),
+  passed: z.boolean(),
+  proxy: z.looseObject({ mappings: z.array(z.looseObject({})), faults: z.array(z.looseObject({})) }),
+});
+const scenarioOutput = {
+  title: z.string(),
+  url: z.string(),
+  method: z.string(),
+  headers: z.record(z.string(), z.string()),
+  hasBody: z.boolean(),
+  timeoutMs: z.number(),
+  strategy: z.looseObject({ type: z.enum(['load', 'capacity']), durationMs: z.number(), clients: z.number(), rps: z.number() }),
+  fault: z.looseObject({ type: z.string(), description: z.string(), startMs: z.number(), endMs: z.number(), seed: z.union([z.number(), z.string()]) }),
+  proxies: z.array(z.string()),
+  routedThroughProxy: z.boolean(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  baseline: phase.nullable(),
+  run: phase,
+  impact: z.array(z.looseObject({ metric: z.string() })),
+  passed: z.boolean().describe('Every SLO passed during the fault run'),
+};
+
+export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): void {
+  for (const tool of TOOLS) {
+    tools.register(
+      {
+        name: tool.name,
+        title: tool.title,
+        description:
+          `Measures the impact of a network fault on an HTTP endpoint: a local fault proxy ${tool.what}, while open-loop load ` +
+          `(num_clients × rps requests/s, latency from each request's intended start) runs for duration. Only url is required. ` +
+          `Returns fault's markdown report (run overview, percentiles, SLO verdicts) plus errors by class, a per-second ` +
+          `timeline with a chart, fault counters and, with baseline, the impact. Takes about duration (twice with baseline); ` +
+          `sends progress; cancellable. No LLM needed.`,
+        input: { ...commonInput, ...faultInputs[tool.type] },
+        output: scenarioOutput,
+        annotations: SCENARIO_ANNOTATIONS,
+      },
+      async (args, call) => {
+        const spec = await scenarioFromArguments(tool.type, args as unknown as ScenarioArguments, ctx.config.scenario);
+        ctx.log.info('%s: %s %s for %d ms at %d req/s', tool.name, spec.method, spec.url, spec.durationMs, spec.clients * spec.rps);
+        const result = await runScenario(spec, {
+          signal: call.signal,
+          onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
+        }).catch((error: unknown) => {
+          throw call.signal.aborted ? new CancelledError() : error;
+        });
+        return { text: renderReport(result), structured: result as unknown as z.infer<z.ZodObject<typeof scenarioOutput>> };
+      },
+    );
+  }
+}
