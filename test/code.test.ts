@@ -317,7 +317,9 @@ test('lookup errors name what exists, capped', async () => {
   });
   const many = Array.from({ length: 60 }, (_, i) => `def f${i}():\n    pass\n`).join('');
   await assert.rejects(extractFunction(many, 'python', 'g'), /f49 … and 10 more$/);
-  await assert.rejects(extractFunction(many, 'python', '  '), /func: must be a function name/);
+  await assert.rejects(extractFunction(many, 'python', '  '), /func: '' is not a function name/);
+  // Separators alone once matched every function as a "suffix".
+  for (const func of ['.', '::', '.:3']) await assert.rejects(extractFunction(many, 'python', func), /is not a function name/);
   await assert.rejects(listDefinitions('x', 'cobol'), /language: 'cobol' is not supported; supported: python, javascript/);
   // Qualified suffixes: `Greeter.fetch.helper` is found as `fetch.helper`, not as `Greeter.helper`.
   assert.equal((await extract('sample.py', 'fetch.helper')).qualifiedName, 'Greeter.fetch.helper');

@@ -145,7 +145,9 @@ export async function extractFunction(
   func: string,
 ): Promise<ExtractedFunction> {
   const requested = func.trim();
-  if (requested.length === 0) throw new ToolInputError('func: must be a function name, bare or qualified (e.g. run or Server.run)');
+  if (segments(requested.replace(/:\d+$/, '')).length === 0) {
+    throw new ToolInputError(`func: '${requested}' is not a function name; give one bare or qualified (e.g. run or Server.run)`);
+  }
   const list = await listFunctions(source, language);
   const definition = pickDefinition(list.definitions, requested);
   return {
