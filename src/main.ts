@@ -9,6 +9,7 @@ import { registerCodeCommand } from './commands/code.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerIndexCommands } from './commands/index-command.js';
 import { registerProxyCommand } from './commands/proxy.js';
+import { registerRunCommand } from './commands/run.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
@@ -31,6 +32,7 @@ export function buildProgram(): FaultlineCommand {
   registerMcpCommands(program, globals);
   registerCodeCommand(program, globals);
   registerIndexCommands(program, globals);
+  registerRunCommand(program, globals);
   registerProxyCommand(program, globals);
   registerDemoCommand(program, globals);
 

@@ -1,60 +1,74 @@
 /**
- * `faultline demo`: shows what faultline does with nothing but this repository — no LLM, no
- * Qdrant, no network. It starts the MCP server in process, connects a real MCP client to it,
- * lists the tools and reads a bundled sample with the code tools, printing each step.
+ * `faultline demo`: the main job with nothing but this repository — no LLM, no Qdrant, no
+ * network beyond loopback. It starts a small app and the upstream it depends on, starts the MCP
+ * server in process and connects a real MCP client, then asks for a latency scenario on the
+ * app's upstream calls (through a mapped proxy port), with a baseline, and prints the report.
  */
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from '../server.js';
 import { makeConfig } from '../config.js';
-import { runCommand, type GlobalOptions } from './common.js';
+import { startDemoServices } from '../demo/services.js';
+import { runCommand, EXIT_USAGE, type GlobalOptions } from './common.js';
 
-const SAMPLE = join(fileURLToPath(new URL('../../../examples/', import.meta.url)), 'checkout.py');
+const DEMO_DURATION = '5s';
 
 export function registerDemoCommand(program: Command, _globals: () => GlobalOptions): void {
   program
     .command('demo')
-    .summary('a tour of the tools on a bundled sample (no LLM, no network)')
-    .description('Start the MCP server in process, connect an MCP client, list the tools and call the code tools on examples/checkout.py.')
+    .summary('a latency scenario on a bundled app, through MCP (no LLM, no network; about 12 s)')
+    .description(
+      'Start a small checkout app and the pricing service it calls, connect an MCP client to faultline in process, and run ' +
+        `fault_run_latency_impact_scenario: ${DEMO_DURATION} of load on the app, first without a fault (the baseline), then with ` +
+        "80 ms of latency on the app's calls to its upstream. Prints the markdown report.",
+    )
     .action(() => runCommand(runDemo));
 }
 
 async function runDemo(): Promise<void> {
+  const services = await startDemoServices();
   const { mcp } = createServer(makeConfig());
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
   const client = new Client({ name: 'faultline-demo', version: '1' });
   await client.connect(clientSide);
-  const say = (text: string): void => void process.stdout.write(`${text}\n`);
+  const note = (text: string): void => void process.stderr.write(`${text}\n`);
   try {
     const { tools } = await client.listTools();
-    say(`# faultline demo\n\nThe server offers ${tools.length} tools:\n`);
-    for (const tool of tools) say(`- ${tool.name}: ${tool.title ?? ''}`);
-
-    say(`\n## fault_list_function_names ${SAMPLE}\n`);
-    const listed = (await client.callTool({ name: 'fault_list_function_names', arguments: { file: SAMPLE } })) as CallToolResult;
-    say(textOf(listed));
-    const functions = (listed.structuredContent as { functions: Array<{ qualified_name: string; start_line: number; end_line: number }> }).functions;
-    for (const f of functions) say(`  ${f.qualified_name.padEnd(28)} lines ${f.start_line}-${f.end_line}`);
-
-    say(`\n## fault_extract_code_block checkout\n`);
-    const extracted = (await client.callTool({ name: 'fault_extract_code_block', arguments: { file: SAMPLE, func: 'checkout' } })) as CallToolResult;
-    say((JSON.parse(textOf(extracted)) as { full: string }).full);
-
-    say(`## fault_score_reliability without an LLM configured\n`);
-    const scored = (await client.callTool({ name: 'fault_score_reliability', arguments: { snippet: 'def f(): pass', lang: 'python' } })) as CallToolResult;
-    say(`isError: ${scored.isError === true}: ${textOf(scored)}`);
+    note(`faultline offers ${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    note(`app: ${services.appUrl} → its upstream through 127.0.0.1:${services.upstreamVia} (the fault proxy) → 127.0.0.1:${services.upstreamPort}`);
+    note(`calling fault_run_latency_impact_scenario (baseline ${DEMO_DURATION}, then ${DEMO_DURATION} with 80 ms on the upstream calls)…`);
+    const result = (await client.callTool(
+      {
+        name: 'fault_run_latency_impact_scenario',
+        arguments: {
+          url: services.appUrl,
+          proxies: [`${services.upstreamVia}=127.0.0.1:${services.upstreamPort}`],
+          latency: 80,
+          deviation: 10,
+          duration: DEMO_DURATION,
+          num_clients: 10,
+          rps: 5,
+          baseline: true,
+          slos: ['99% @ 350ms', '95% @ 100ms'],
+        },
+      },
+      undefined,
+      { onprogress: (progress) => note(`  ${progress.message ?? ''}`), timeout: 120_000 },
+    )) as CallToolResult;
+    const first = result.content[0];
+    const text = first?.type === 'text' ? first.text : '';
+    if (result.isError) {
+      note(`the scenario failed: ${text}`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    process.stdout.write(`${text}\n`);
   } finally {
     await client.close();
     await mcp.close();
+    await services.close();
   }
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
 }

@@ -1,0 +1,197 @@
+/**
+ * `faultline run <fault> --url URL [flags]`: the fault_run_*_impact_scenario tools from the
+ * shell. Flags are the tools' arguments with dashes (`--num-clients` for num_clients); the
+ * markdown report goes to stdout (and --report FILE), every number to --json FILE. A live
+ * progress line goes to stderr when it is a terminal.
+ *
+ * Exit codes: 0 the run passed its SLOs, 3 it ran but failed an SLO, 2 bad arguments, 1 any
+ * other failure — so a CI job can gate on it.
+ */
+import { writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { renderReport } from '../report/markdown.js';
+import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
+import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
+import { makeConfig } from '../config.js';
+import { collect, positiveInteger, runCommand, UsageError, type GlobalOptions } from './common.js';
+
+export const EXIT_SLO_FAILED = 3;
+
+const FAULTS: Record<string, FaultType> = {
+  latency: 'latency',
+  jitter: 'jitter',
+  'packet-loss': 'packet_loss',
+  bandwidth: 'bandwidth',
+  blackhole: 'blackhole',
+};
+
+interface RunOptions {
+  url: string;
+  method?: string;
+  body?: string;
+  header?: string[];
+  duration?: string;
+  numClients?: number;
+  rps?: number;
+  timeout?: number;
+  proxy?: string[];
+  direction?: string;
+  side?: string;
+  slo?: string[];
+  baseline?: boolean;
+  seed?: number;
+  faultStart?: string;
+  faultDuration?: string;
+  strategy?: string;
+  insecureTls?: boolean;
+  latency?: number;
+  deviation?: number;
+  perReadWriteOp?: boolean;
+  distribution?: string;
+  amplitude?: number;
+  frequency?: number;
+  rate?: number;
+  unit?: string;
+  bandwidthScope?: string;
+  lossRate?: number;
+  model?: string;
+  rtt?: number;
+  report?: string;
+  json?: string;
+  allowRemoteTargets?: boolean;
+  maxDuration: number;
+  maxRate: number;
+}
+
+function number(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
+  return n;
+}
+
+export function registerRunCommand(program: Command, _globals: () => GlobalOptions): void {
+  const D = SCENARIO_DEFAULTS;
+  program
+    .command('run')
+    .argument('<fault>', `the fault: ${Object.keys(FAULTS).join(', ')}`)
+    .summary('run an impact scenario: a fault proxy plus open-loop load, then a markdown report')
+    .description(
+      'Drive open-loop load (num-clients × rps requests/s) at --url through a local fault proxy for --duration, and print ' +
+        "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
+        'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when every SLO passed, 3 when one failed.',
+    )
+    .requiredOption('--url <url>', 'endpoint to load (http:// or https://; loopback or private unless --allow-remote-targets)')
+    .option('--method <method>', `HTTP method (default ${D.method})`)
+    .option('--body <json>', 'request body, sent as application/json')
+    .addOption(new Option('--header <line>', '"Name: value", repeatable').argParser(collect))
+    .option('--duration <duration>', `how long the load runs: 500ms, 10s, 1m30s (default ${D.duration})`)
+    .addOption(new Option('--num-clients <n>', `keep-alive connections (default ${D.num_clients})`).argParser(positiveInteger))
+    .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
+    .addOption(new Option('--timeout <seconds>', `per-request timeout from the intended start (default ${D.timeout})`).argParser(number))
+    .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
+    .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').choices(['ingress', 'egress', 'both']))
+    .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').choices(['server', 'client']))
+    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default fault\'s two)').argParser(collect))
+    .option('--baseline', 'run the same load without the fault first and report the impact')
+    .addOption(new Option('--seed <n>', 'seed for the fault\'s random decisions').argParser(integer))
+    .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
+    .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
+    .addOption(new Option('--strategy <strategy>', 'load (open loop, default) or capacity (closed loop: sustained req/s)').choices(['load', 'capacity']))
+    .option('--insecure-tls', 'accept any certificate from an https --url')
+    .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
+    .addOption(new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number))
+    .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
+    .addOption(new Option('--distribution <name>', 'latency: distribution (default normal)').choices(LATENCY_DISTRIBUTIONS))
+    .addOption(new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number))
+    .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
+    .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
+    .option('--unit <unit>', `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`)
+    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: per connection (default) or shared').choices(BANDWIDTH_SCOPES))
+    .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
+    .addOption(new Option('--model <model>', 'packet-loss: bernoulli (default) or gilbert_elliott').choices(LOSS_MODELS))
+    .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number))
+    .option('--report <file>', 'also write the markdown report to FILE')
+    .option('--json <file>', 'write every number of the run as JSON to FILE')
+    .option('--allow-remote-targets', 'let --url be a non-loopback, non-private address')
+    .addOption(new Option('--max-duration <seconds>', 'longest --duration accepted').argParser(positiveInteger).default(600))
+    .addOption(new Option('--max-rate <rps>', 'highest num-clients × rps accepted').argParser(positiveInteger).default(5000))
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  faultline run latency --url http://127.0.0.1:8080/health --latency 200 --duration 30s --baseline\n' +
+        '  faultline run blackhole --url http://127.0.0.1:8080/ --timeout 1 --fault-start 20% --fault-duration 5s\n' +
+        '  faultline run bandwidth --url http://127.0.0.1:8080/big --rate 64 --unit kbps --json results.json\n' +
+        '  faultline run latency --url http://127.0.0.1:8080/ --proxy 34000=127.0.0.1:5432 --latency 50   # app → db calls',
+    )
+    .action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options)));
+}
+
+async function runFromShell(faultName: string, options: RunOptions): Promise<void> {
+  const type = FAULTS[faultName];
+  if (!type) throw new UsageError(`unknown fault '${faultName}'; accepted: ${Object.keys(FAULTS).join(', ')}`);
+  const args: ScenarioArguments = {
+    url: options.url,
+    method: options.method,
+    body: options.body,
+    headers: options.header,
+    duration: options.duration,
+    num_clients: options.numClients,
+    rps: options.rps,
+    timeout: options.timeout,
+    proxies: options.proxy,
+    direction: options.direction,
+    side: options.side,
+    slos: options.slo,
+    baseline: options.baseline,
+    seed: options.seed,
+    fault_start: options.faultStart,
+    fault_duration: options.faultDuration,
+    strategy: options.strategy,
+    insecure_tls: options.insecureTls,
+    latency: options.latency,
+    deviation: options.deviation,
+    per_read_write_op: options.perReadWriteOp,
+    distribution: options.distribution,
+    amplitude: options.amplitude,
+    frequency: options.frequency,
+    rate: options.rate,
+    unit: options.unit,
+    bandwidth_scope: options.bandwidthScope,
+    loss_rate: options.lossRate,
+    model: options.model,
+    rtt: options.rtt,
+  };
+  const limits = makeConfig({
+    scenario: { allowRemoteTargets: options.allowRemoteTargets ?? false, maxDurationMs: options.maxDuration * 1000, maxRatePerSecond: options.maxRate },
+  }).scenario;
+  const spec = await scenarioFromArguments(type, args, limits);
+
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const live = process.stderr.isTTY === true;
+  try {
+    const result = await runScenario(spec, {
+      signal: stop.signal,
+      onProgress: live
+        ? (progress) => process.stderr.write(`\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`)
+        : undefined,
+    });
+    if (live) process.stderr.write('\r\x1b[2K');
+    const report = renderReport(result);
+    process.stdout.write(`${report}\n`);
+    if (options.report) await writeFile(options.report, `${report}\n`);
+    if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+    if (!result.passed) process.exitCode = EXIT_SLO_FAILED;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
