@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { extractJson } from '../src/llm/extract-json.js';
+import { extractJson, jsonCandidates } from '../src/llm/extract-json.js';
 
 function value(reply: string): unknown {
   const result = extractJson(reply);
@@ -35,4 +35,10 @@ test('no JSON, or broken JSON, is reported with a reason', () => {
     const result = extractJson(reply);
     assert.equal(result.ok, false, reply);
   }
+});
+
+test('every JSON value is a candidate, in order, so a schema can skip an aside', () => {
+  assert.deepEqual([...jsonCandidates('On a scale [0, 1]: {"score": 0.5}')], [[0, 1], { score: 0.5 }]);
+  assert.deepEqual([...jsonCandidates('```json\n{"a": 1}\n```')], [{ a: 1 }, { a: 1 }]);
+  assert.deepEqual([...jsonCandidates('nothing here')], []);
 });

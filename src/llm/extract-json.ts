@@ -3,9 +3,11 @@
  *
  * Models wrap JSON in ```json fences, put a sentence before or after it, or (reasoning models
  * served by Ollama) emit a <think>…</think> preamble. We look, in order, at: the whole reply,
- * the contents of each fenced block, then every `{` or `[` in the text, and return the first
- * candidate that parses as JSON. Only objects and arrays count as found values: a bare number
- * in prose ("1.") is not an answer.
+ * the contents of each fenced block, then every `{` or `[` in the text; each of those that
+ * parses as JSON is a candidate. Only objects and arrays count: a bare number in prose ("1.") is
+ * not an answer. `extractJson` takes the first candidate; a caller with a schema walks
+ * `jsonCandidates` and takes the first that fits, so an aside such as "on a scale [0, 1]" before
+ * the real answer does not hide it.
  */
 
 import { extractFencedBlocks } from './fences.js';
@@ -17,15 +19,23 @@ const THINK_BLOCK = /<think>[\s\S]*?<\/think>/gi;
 const MAX_SCAN_ATTEMPTS = 50;
 
 export function extractJson(reply: string): ExtractResult {
+  const first = jsonCandidates(reply).next();
+  if (!first.done) return { ok: true, value: first.value };
+  const empty = stripReasoning(reply).trim() === '';
+  return { ok: false, reason: empty ? 'the reply is empty' : 'no JSON object or array was found in the reply' };
+}
+
+/** Every JSON object or array in the reply, in the order described above (repeats possible). */
+export function* jsonCandidates(reply: string): Generator<unknown> {
   const text = stripReasoning(reply).trim();
-  if (text === '') return { ok: false, reason: 'the reply is empty' };
+  if (text === '') return;
 
   const whole = tryParse(text);
-  if (whole.ok) return whole;
+  if (whole.ok) yield whole.value;
 
   for (const block of extractFencedBlocks(text)) {
     const fenced = tryParse(block.body.trim());
-    if (fenced.ok) return fenced;
+    if (fenced.ok) yield fenced.value;
   }
 
   let attempts = 0;
@@ -36,9 +46,8 @@ export function extractJson(reply: string): ExtractResult {
     const end = matchingClose(text, start);
     if (end === -1) continue;
     const candidate = tryParse(text.slice(start, end + 1));
-    if (candidate.ok) return candidate;
+    if (candidate.ok) yield candidate.value;
   }
-  return { ok: false, reason: 'no JSON object or array was found in the reply' };
 }
 
 /** Removes reasoning preambles that some models put before their answer. */

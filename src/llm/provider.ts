@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { LlmClient } from '../config.js';
 import { LlmError, excerpt } from './errors.js';
-import { extractJson } from './extract-json.js';
+import { extractJson, jsonCandidates } from './extract-json.js';
 import { DEFAULT_RETRY, withDeadline, withRetries, type RetryOptions } from './retry.js';
 
 export interface ChatMessage {
@@ -144,13 +144,21 @@ export class LlmProvider {
 
 type Verdict<T> = { ok: true; value: T } | { ok: false; problem: string };
 
+/** The first JSON value in the reply that fits the schema, then the check; else what was wrong with the first. */
 async function judge<T>(reply: string, schema: z.ZodType<T>, check: StructuredOptions<T>['check']): Promise<Verdict<T>> {
+  let firstProblem: string | undefined;
+  for (const candidate of jsonCandidates(reply)) {
+    const parsed = schema.safeParse(candidate);
+    if (!parsed.success) {
+      firstProblem ??= describeIssues(parsed.error);
+      continue;
+    }
+    const problem = check ? await check(parsed.data) : undefined;
+    return problem === undefined ? { ok: true, value: parsed.data } : { ok: false, problem };
+  }
+  if (firstProblem !== undefined) return { ok: false, problem: firstProblem };
   const extracted = extractJson(reply);
-  if (!extracted.ok) return { ok: false, problem: extracted.reason };
-  const parsed = schema.safeParse(extracted.value);
-  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) };
-  const problem = check ? await check(parsed.data) : undefined;
-  return problem === undefined ? { ok: true, value: parsed.data } : { ok: false, problem };
+  return { ok: false, problem: extracted.ok ? 'no JSON value in the reply fits the schema' : extracted.reason };
 }
 
 /** "score: Too big: expected number to be <=1; explanation: …" — short enough to quote back. */
