@@ -6,16 +6,19 @@
  */
 import { z } from 'zod';
 import type { LanguageInfo } from '../code/index.js';
+import { lenientNumber, lenientStringList, lenientText } from './lenient.js';
 import { unifiedDiff } from './patch.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, LlmProvider } from './provider.js';
 import { newSyntaxErrors } from './syntax-check.js';
 
 const ProposedChange = z.object({
-  score: z.number().min(0).max(1).describe('how reliable and performant the original file is'),
-  explanation: z.string().min(1),
+  score: lenientNumber(z.number().min(0).max(1).describe('how reliable and performant the original file is')),
+  explanation: lenientText(z.string().min(1)),
   new: z.string().min(1).describe('the complete new file'),
-  dependencies: z.array(z.string()).describe('packages or modules the new file needs that the original did not import'),
+  dependencies: lenientStringList(
+    z.array(z.string()).describe('packages or modules the new file needs that the original did not import'),
+  ),
 });
 
 export interface FileChange {

@@ -3,6 +3,7 @@
  * tool's SLO shape, with its window, units, objective range and PromQL checked.
  */
 import { z } from 'zod';
+import { lenientNumber, lenientText, lenientWrappedList } from './lenient.js';
 import { checkPromQL } from './promql.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, LlmProvider } from './provider.js';
@@ -34,9 +35,9 @@ export const Slo = z
   .object({
     type: z.enum(['latency', 'availability', 'error']),
     title: z.string().min(1),
-    objective: z.number().min(0).lt(100).describe('target percentage, e.g. 99.5'),
-    explanation: z.string().min(1),
-    threshold: z.number(),
+    objective: lenientNumber(z.number().min(0).lt(100).describe('target percentage, e.g. 99.5')),
+    explanation: lenientText(z.string().min(1)),
+    threshold: lenientNumber(z.number()),
     unit: z.enum(['ms', 's', '%', '']),
     window: Window,
     sli: z.object({
@@ -62,8 +63,8 @@ export const Slo = z
   });
 export type Slo = z.infer<typeof Slo>;
 
-/** The reply's root: OpenAI's structured output wants an object, not a bare array. */
-export const SloList = z.object({ slos: z.array(Slo).min(1).max(10) });
+/** The reply's root: OpenAI's structured output wants an object, not a bare array (accepted too). */
+export const SloList = lenientWrappedList('slos', z.object({ slos: z.array(Slo).min(1).max(10) }));
 
 export interface SloInput {
   snippet: string;
