@@ -13,34 +13,96 @@ export function unifiedDiff(oldName: string, newName: string, before: string, af
   return patch.replace(/^(Index: .*\n)?=+\n/, '');
 }
 
-/** True when the text has at least one unified-diff hunk header. */
+/**
+ * True when the text reads as a diff: it has a hunk header (`@@`), a `---`/`+++` file header
+ * pair, or only lines that start with ' ', '+' or '-', some of them '+' or '-' (a diff whose
+ * headers the model left out).
+ */
 export function looksLikePatch(text: string): boolean {
-  return /^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/m.test(text);
+  const lines = text.split('\n');
+  if (lines.some((line) => line.startsWith('@@')) || hasFileHeaders(lines)) return true;
+  const nonEmpty = lines.filter((line) => line.trim() !== '');
+  return nonEmpty.some((line) => /^[+-]/.test(line)) && nonEmpty.every((line) => /^[ +-]/.test(line));
 }
 
 export type PatchOutcome = { ok: true; result: string } | { ok: false; reason: string };
 
 /**
  * Applies a model-written single-file diff to `original`: exactly first, then allowing one
- * mismatched context line (models often mangle a blank or an indent), never more.
+ * mismatched context line (models often mangle a blank or an indent), never more. Line ends are
+ * compared without trailing whitespace, so a CRLF snippet takes an LF diff. The diff is
+ * normalised first (see normaliseModelPatch).
  */
 export function applyModelPatch(original: string, patchText: string): PatchOutcome {
   let patches;
   try {
-    patches = parsePatch(patchText).filter((patch) => patch.hunks.length > 0);
+    patches = parsePatch(normaliseModelPatch(patchText)).filter((patch) => patch.hunks.length > 0);
   } catch (error) {
     return { ok: false, reason: `the diff cannot be parsed (${(error as Error).message})` };
   }
   if (patches.length === 0) return { ok: false, reason: 'the diff has no hunks' };
   if (patches.length > 1) return { ok: false, reason: `the diff changes ${patches.length} files; one was expected` };
   const [patch] = patches;
+  const compareLine = (_lineNumber: number, line: string, _operation: string, patchContent: string): boolean =>
+    line.trimEnd() === patchContent.trimEnd();
   for (const fuzzFactor of [0, 1]) {
     try {
-      const result = applyPatch(original, patch!, { fuzzFactor });
+      const result = applyPatch(original, patch!, { fuzzFactor, compareLine });
       if (result !== false) return { ok: true, result };
     } catch (error) {
       return { ok: false, reason: `the diff is malformed (${(error as Error).message})` };
     }
   }
   return { ok: false, reason: 'its context and removed lines do not match the code' };
+}
+
+/**
+ * What models get wrong in hand-written diffs, put right before `diff` parses them (it rejects a
+ * hunk whose header counts differ from its lines): every hunk header is recounted from the lines
+ * under it, a bare `@@` gets numbers, and a diff with no hunk header at all becomes one hunk.
+ * Start lines are kept when given; applyPatch searches around them anyway. Trailing blank lines
+ * (left by a code fence) are not context.
+ */
+export function normaliseModelPatch(text: string): string {
+  const lines = text.split('\n');
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  if (!lines.some((line) => line.startsWith('@@'))) {
+    let firstBodyLine = 0;
+    while (firstBodyLine < lines.length && !/^[ +-]/.test(lines[firstBodyLine]!)) firstBodyLine++;
+    if (hasFileHeaders(lines.slice(firstBodyLine, firstBodyLine + 2))) firstBodyLine += 2;
+    lines.splice(firstBodyLine, 0, '@@ -1 +1 @@');
+  }
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const header = /^@@(?:\s*-(\d+)(?:,\d+)?\s+\+(\d+)(?:,\d+)?)?\s*(?:@@)?(.*)$/.exec(lines[i]!);
+    if (!header) {
+      out.push(lines[i]!);
+      continue;
+    }
+    let end = i + 1;
+    while (end < lines.length && !endsHunk(lines, end)) end++;
+    // A context line that lost its leading space is still context.
+    const body = lines.slice(i + 1, end).map((line) => (/^[ +\\-]/.test(line) || line === '' ? line : ` ${line}`));
+    let oldCount = 0;
+    let newCount = 0;
+    for (const line of body) {
+      if (line.startsWith('+')) newCount++;
+      else if (line.startsWith('-')) oldCount++;
+      else if (!line.startsWith('\\')) [oldCount, newCount] = [oldCount + 1, newCount + 1];
+    }
+    const [oldStart, newStart] = [Number(header[1] ?? 1), Number(header[2] ?? 1)];
+    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@${header[3] ?? ''}`, ...body);
+    i = end - 1;
+  }
+  return out.join('\n') + '\n';
+}
+
+/** A hunk ends at the next hunk header, file header pair or `diff --git` line. */
+function endsHunk(lines: string[], index: number): boolean {
+  const line = lines[index]!;
+  return line.startsWith('@@') || line.startsWith('diff ') || hasFileHeaders(lines.slice(index, index + 2));
+}
+
+function hasFileHeaders(lines: string[]): boolean {
+  return lines.some((line, index) => line.startsWith('--- ') && lines[index + 1]?.startsWith('+++ ') === true);
 }
