@@ -134,6 +134,47 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.deepEqual(result, { diff: '', applies: true, note: 'No change suggested.' });
     });
 
+    test('score: a string score, a list explanation and a bracketed aside are read in one call', async () => {
+      fake.queueChat('On a scale [0, 1] I rate it:\n```json\n{"score": "0.45", "explanation": ["One call per id.", "No batching."]}\n```');
+      const result = await scoreSnippet(provider, { aspect: 'performance', snippet: SNIPPET, lang: 'python' });
+      assert.deepEqual(result, { score: 0.45, explanation: 'One call per id. No batching.' });
+      assert.equal(fake.chatRequests().length, 1, 'no repair turn was needed');
+    });
+
+    test('suggest: a diff with miscounted hunk headers, or none, applies without a repair turn', async () => {
+      const body = APPLYING_DIFF.split('\n').slice(4, -1).join('\n');
+      const replies = [
+        APPLYING_DIFF.replace('@@ -1,6 +1,3 @@', '@@ -1,9 +1,2 @@'),
+        APPLYING_DIFF.replace('@@ -1,6 +1,3 @@', '@@'),
+        `\`\`\`diff\n${body}\n\`\`\``,
+        `\`\`\`diff\n--- a/snippet\n+++ b/snippet\n${body}\n\`\`\``,
+      ];
+      for (const reply of replies) {
+        fake.requests.length = 0;
+        fake.queueChat(reply);
+        for (const language of [PYTHON, undefined]) {
+          if (language === undefined) fake.queueChat(reply);
+          const result = await suggestBetterFunction(provider, { ...suggestInput(), language });
+          assert.equal(result.applies, true, reply);
+          assert.equal(result.note, undefined, reply);
+          const applied = applyModelPatch(`${SNIPPET}\n`, result.diff);
+          assert.ok(applied.ok && applied.result === BATCHED, reply);
+        }
+        assert.equal(fake.chatRequests().length, 2, 'one call each, no repair');
+      }
+    });
+
+    test('suggest: code for another function, or text that merely parses, is not accepted', async () => {
+      fake.queueChat('```python\ndef other(x):\n    return x + 1\n```', `\`\`\`python\n${BATCHED}\`\`\``);
+      const repaired = await suggestBetterFunction(provider, suggestInput());
+      assert.equal(repaired.applies, true);
+      assert.match(promptText(fake.chatRequests()[1]!), /does not define fetch_all, the function to improve/);
+      fake.queueChat('x', 'x');
+      const refused = await suggestBetterFunction(provider, suggestInput());
+      assert.equal(refused.applies, false);
+      assert.match(refused.note ?? '', /does not define fetch_all/);
+    });
+
     test('suggest: related code from the index reaches the prompt with path:lines', async () => {
       fake.queueChat(APPLYING_DIFF);
       const queries: string[] = [];
@@ -160,6 +201,13 @@ for (const api of ['openai', 'ollama'] as const) {
       const schema = api === 'openai' ? body.response_format.json_schema.schema : body.format;
       assert.deepEqual(schema.required, ['slos']);
       assert.ok(promptText(fake.chatRequests()[0]!).includes(SNIPPET));
+    });
+
+    test('SLOs: a bare array, as the reference tool asked for, is accepted as the list', async () => {
+      fake.queueChat(`\`\`\`json\n${JSON.stringify(JSON.parse(VALID_SLOS).slos)}\n\`\`\``);
+      const slos = await suggestSlos(provider, { snippet: SNIPPET, lang: 'python' });
+      assert.equal(slos.length, 2);
+      assert.equal(fake.chatRequests().length, 1);
     });
 
     test('SLOs: malformed PromQL and window are caught and repaired', async () => {

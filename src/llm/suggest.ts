@@ -2,8 +2,8 @@
  * Suggests a better version of a function as a unified diff that applies to it.
  *
  * The model is asked for a diff. Whatever it sends is checked here, not trusted:
- *   diff that applies ─┐
- *   code instead      ─┼─▶ improved function ─▶ must parse ─▶ diff recomputed locally (applies)
+ *   diff that applies ─┐                        must parse and still
+ *   code instead      ─┼─▶ improved function ─▶ define the function ─▶ diff recomputed locally
  *   empty             ─┘      (no change)
  *   anything else, or a diff that does not apply ─▶ one repair turn asking for the complete
  *   function instead ─▶ still unusable: the model's diff is returned with applies=false and why.
@@ -14,7 +14,7 @@ import { applyModelPatch, looksLikePatch, unifiedDiff } from './patch.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, ChatMessage, LlmProvider } from './provider.js';
 import type { ReviewAspect } from './score.js';
-import { newSyntaxErrors } from './syntax-check.js';
+import { lostFunction, newSyntaxErrors } from './syntax-check.js';
 import type { LanguageInfo } from '../code/index.js';
 
 /** A piece of indexed code related to the snippet, with where it lives. */
@@ -112,8 +112,10 @@ async function interpret(snippet: string, reply: string, language: LanguageInfo 
   }
 
   const diff = unifiedDiff('a/snippet', 'b/snippet', snippet, improved);
-  const syntaxProblem = language ? await newSyntaxErrors(snippet, improved, language) : undefined;
-  if (syntaxProblem) return { ok: false, reason: syntaxProblem, diff };
+  const problem = language
+    ? ((await newSyntaxErrors(snippet, improved, language)) ?? (await lostFunction(snippet, improved, language)))
+    : undefined;
+  if (problem) return { ok: false, reason: problem, diff };
   if (diff === '') return { ok: true, suggestion: { diff, applies: true, note: 'No change suggested.' } };
   return { ok: true, suggestion: { diff, applies: true, note } };
 }
