@@ -144,6 +144,28 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(slos[0].sli['gcp/cloudrun'].serviceLevelIndicator.requestBased.distributionCut.range.max, 300);
     });
 
+    test('replies real models send: prose around JSON, a string score, a bare SLO array, a miscounted diff', async () => {
+      fake.queueChat('Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```');
+      const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
+      assert.deepEqual(json(score), { score: 0.6, explanation: 'Sequential calls. No timeout.' });
+
+      fake.queueChat(JSON.stringify(JSON.parse(VALID_SLOS).slos));
+      const slos = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      assert.equal(json(slos).length, 2);
+
+      const removed = SNIPPET.split('\n').slice(1).map((line) => `-${line}`);
+      fake.queueChat(['```diff', '@@ -1,3 +1,3 @@', ` ${SNIPPET.split('\n')[0]}`, ...removed, '+    return client.get_many(ids)', '```'].join('\n'));
+      const suggestion = await session.call('fault_suggest_better_function_performance', {
+        snippet: SNIPPET,
+        lang: 'python',
+        score: 0.3,
+        target_score: 0.9,
+      });
+      assert.equal((suggestion.structuredContent as { applies: boolean }).applies, true, textOf(suggestion));
+      assert.match(textOf(suggestion), /^```diff\n--- a\/snippet\n\+\+\+ b\/snippet\n@@ -1,\d+ \+1,2 @@\n/);
+      assert.equal(fake.chatRequests().length, 3, 'no repair turn was needed');
+    });
+
     test('fault_make_reliability_and_perf_changes: old from disk, diff computed, new must parse', async () => {
       const proposed = FILE.replace('results = []', 'results: list = []');
       fake.queueChat(
