@@ -8,20 +8,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { extractFunction, listFunctions, requireLanguageForPath } from '../src/code/index.js';
-import { fixturePath } from './helpers/repo.js';
+import { extract, functionsOf } from './helpers/code-fixtures.js';
 
-const fixture = (name: string): string => readFileSync(fixturePath('code', name), 'utf8');
-
-async function functionsOf(name: string): Promise<string[]> {
-  const list = await listFunctions(fixture(name), requireLanguageForPath(name));
-  assert.deepEqual(list.syntaxErrors, { count: 0, firstLines: [] }, `${name} should parse cleanly`);
-  return list.definitions.map((d) => `${d.kind} ${d.qualifiedName} ${d.startLine}-${d.endLine}`);
-}
-
-async function extract(name: string, func: string): Promise<[string, string | null]> {
-  const extracted = await extractFunction(fixture(name), requireLanguageForPath(name), func);
+async function texts(name: string, func: string): Promise<[string, string | null]> {
+  const extracted = await extract(name, func);
   return [extracted.full, extracted.body];
 }
 
@@ -41,12 +31,12 @@ test('Python: decorators with arguments, property setters, nested classes, async
     'function main.inner 41-42',
     'function ünïcode_名前 45-46',
   ]);
-  assert.deepEqual(await extract('edge.py', 'Outer.fetch'), [
+  assert.deepEqual(await texts('edge.py', 'Outer.fetch'), [
     '    @retry(times=5)\n    async def fetch(self, url: str) -> bytes:\n        return b""',
     '        return b""',
   ]);
-  assert.deepEqual(await extract('edge.py', 'value:23'), ['    @value.setter\n    def value(self, v):\n        self._v = v', '        self._v = v']);
-  await assert.rejects(extract('edge.py', 'value:22'), /func: no 'value' starts at line 22; it starts at line\(s\) 19, 23/);
+  assert.deepEqual(await texts('edge.py', 'value:23'), ['    @value.setter\n    def value(self, v):\n        self._v = v', '        self._v = v']);
+  await assert.rejects(texts('edge.py', 'value:22'), /func: no 'value' starts at line 22; it starts at line\(s\) 19, 23/);
 });
 
 test('TypeScript: declare, class-field semicolons, nested object literals, overloads in classes', async () => {
@@ -72,13 +62,13 @@ test('TypeScript: declare, class-field semicolons, nested object literals, overl
     'method Greeter.greet 41-41',
     'method Impl.greet 44-45',
   ]);
-  assert.deepEqual(await extract('edge.mts', 'ambient'), ['declare function ambient(x: number): void;', null]);
-  assert.deepEqual(await extract('edge.mts', 'describe'), ['  describe = (): string => `${this.name}`;', '`${this.name}`']);
-  assert.deepEqual(await extract('edge.mts', 'Impl.greet'), [
+  assert.deepEqual(await texts('edge.mts', 'ambient'), ['declare function ambient(x: number): void;', null]);
+  assert.deepEqual(await texts('edge.mts', 'describe'), ['  describe = (): string => `${this.name}`;', '`${this.name}`']);
+  assert.deepEqual(await texts('edge.mts', 'Impl.greet'), [
     '  greet(name: string): string;\n  greet(name: any): any { return name; }',
     '{ return name; }',
   ]);
-  assert.deepEqual(await extract('edge.mts', 'Deep.arrow'), ['    export const arrow = <T,>(x: T) => x;', 'x']);
+  assert.deepEqual(await texts('edge.mts', 'Deep.arrow'), ['    export const arrow = <T,>(x: T) => x;', 'x']);
 });
 
 test('JavaScript: string and computed keys, nested objects, assignments keep their semicolon', async () => {
@@ -99,11 +89,11 @@ test('JavaScript: string and computed keys, nested objects, assignments keep the
     'function b 29-29',
     'function Widget.prototype.extra 30-30',
   ]);
-  assert.deepEqual(await extract('edge.js', 'module.exports.handler'), [
+  assert.deepEqual(await texts('edge.js', 'module.exports.handler'), [
     'module.exports.handler = async (event) => {\n  return event;\n};',
     '{\n  return event;\n}',
   ]);
-  assert.deepEqual(await extract('edge.js', 'GET /'), ["  'GET /': function home() {}", '{}']);
+  assert.deepEqual(await texts('edge.js', 'GET /'), ["  'GET /': function home() {}", '{}']);
 });
 
 test('Go: generic receivers by value and pointer, interface methods, function literals', async () => {
@@ -117,11 +107,11 @@ test('Go: generic receivers by value and pointer, interface methods, function li
     'method Reader.Read 39-39',
     'method Pair.Key 42-42',
   ]);
-  assert.deepEqual(await extract('edge.go', 'Push'), [
+  assert.deepEqual(await texts('edge.go', 'Push'), [
     '// Push adds.\nfunc (s *Stack[T]) Push(v T) {\n\ts.items = append(s.items, v)\n}',
     '{\n\ts.items = append(s.items, v)\n}',
   ]);
-  assert.deepEqual(await extract('edge.go', 'handler'), ['\thandler := func(x int) error { return nil }', '{ return nil }']);
+  assert.deepEqual(await texts('edge.go', 'handler'), ['\thandler := func(x int) error { return nil }', '{ return nil }']);
 });
 
 test('Rust: generic impls, trait default methods, closures, nested modules', async () => {
@@ -139,11 +129,11 @@ test('Rust: generic impls, trait default methods, closures, nested modules', asy
     'function main::nested 51-51',
     'function main::callback 52-52',
   ]);
-  assert.deepEqual(await extract('edge.rs', 'new'), [
+  assert.deepEqual(await texts('edge.rs', 'new'), [
     '    /// Makes one.\n    #[inline]\n    pub const fn new(x: T, y: T) -> Self { Self { x, y } }',
     '{ Self { x, y } }',
   ]);
-  assert.deepEqual(await extract('edge.rs', 'add'), ['    let add = |a: i32, b: i32| a + b;', 'a + b']);
+  assert.deepEqual(await texts('edge.rs', 'add'), ['    let add = |a: i32, b: i32| a + b;', 'a + b']);
 });
 
 test('Java: Javadoc, annotations with arguments, records, enum constant bodies, lambdas', async () => {
@@ -163,11 +153,11 @@ test('Java: Javadoc, annotations with arguments, records, enum constant bodies, 
     'method Outer.anon 51-55',
     'function Outer.anon.toString 53-53',
   ]);
-  assert.deepEqual(await extract('Edge.java', 'Outer.Outer'), [
+  assert.deepEqual(await texts('Edge.java', 'Outer.Outer'), [
     '    /** Javadoc. */\n    @Inject\n    public Outer(int x) { this.x = x; }',
     '{ this.x = x; }',
   ]);
-  assert.deepEqual(await extract('Edge.java', 'ADD.apply'), [
+  assert.deepEqual(await texts('Edge.java', 'ADD.apply'), [
     '            @Override int apply(int a, int b) { return a + b; }',
     '{ return a + b; }',
   ]);
@@ -188,7 +178,7 @@ test('C++: operators keep their symbol', async () => {
 
 test('CRLF with characters outside the BMP: offsets and lines stay exact', async () => {
   assert.deepEqual(await functionsOf('crlf-unicode.py'), ['method A.m 3-5', 'function f 7-8']);
-  assert.deepEqual(await extract('crlf-unicode.py', 'm'), [
+  assert.deepEqual(await texts('crlf-unicode.py', 'm'), [
     '    @dec(x="😀")\r\n    def m(self):\r\n        return "😀😀"',
     '        return "😀😀"',
   ]);

@@ -22,20 +22,8 @@ import {
   supportedLanguages,
 } from '../src/code/index.js';
 import { ToolInputError } from '../src/errors.js';
-import { fixturePath, repoRoot } from './helpers/repo.js';
-
-const fixture = (name: string): string => readFileSync(fixturePath('code', name), 'utf8');
-
-/** `kind qualifiedName start-end` for every function-like definition of a fixture. */
-async function functionsOf(name: string): Promise<string[]> {
-  const list = await listFunctions(fixture(name), requireLanguageForPath(name));
-  assert.deepEqual(list.syntaxErrors, { count: 0, firstLines: [] }, `${name} should parse cleanly`);
-  return list.definitions.map((d) => `${d.kind} ${d.qualifiedName} ${d.startLine}-${d.endLine}`);
-}
-
-async function extract(name: string, func: string) {
-  return extractFunction(fixture(name), requireLanguageForPath(name), func);
-}
+import { extract, fixture, functionsOf } from './helpers/code-fixtures.js';
+import { repoRoot } from './helpers/repo.js';
 
 test('every vendored grammar matches its manifest and loads with a compatible ABI', async () => {
   const manifest = JSON.parse(readFileSync(join(repoRoot, 'grammars', 'manifest.json'), 'utf8')) as {
