@@ -15,7 +15,6 @@ import {
   type FaultSpec,
   type FaultType,
   type Mapping,
-  type ResolvedFault,
   type Side,
 } from '../proxy/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
@@ -91,7 +90,12 @@ export interface ScenarioSpec {
   timeoutMs: number;
   /** Empty: an ephemeral proxy in front of `url`. Otherwise the app's outbound calls go through these. */
   proxies: Mapping[];
-  fault: ResolvedFault;
+  /**
+   * The fault as built from the arguments, already checked with validateFault. It is kept
+   * unresolved because the proxy validates what it is given again, and a resolved packet-loss
+   * spec (p and r filled in for bernoulli) is not valid input to it.
+   */
+  fault: FaultSpec;
   /** When the fault is active, from the start of the load (ms); the rest of the run has no fault. */
   faultStartMs: number;
   faultEndMs: number;
@@ -173,7 +177,7 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
   };
 }
 
-function buildFault(type: FaultType, args: ScenarioArguments): ResolvedFault {
+function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
   const target = {
     side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], 'side') as Side,
     direction: choice(args.direction ?? SCENARIO_DEFAULTS.direction, ['ingress', 'egress', 'both'], 'direction') as Direction,
@@ -215,7 +219,8 @@ function buildFault(type: FaultType, args: ScenarioArguments): ResolvedFault {
       break;
   }
   try {
-    return validateFault(spec);
+    validateFault(spec);
+    return spec;
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
     throw new ToolInputError(error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${ARGUMENT_OF_FIELD[field] ?? field} must`));

@@ -19,7 +19,7 @@ import {
   type CapacityResult,
   type OpenLoopResult,
 } from '../load/index.js';
-import { startProxy, type RunningProxy } from '../proxy/index.js';
+import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js';
 import { describeFault } from '../report/fault-text.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
@@ -57,6 +57,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   }
   const fault = run!;
   const url = new URL(spec.url);
+  const settings = validateFault(spec.fault);
   return {
     title: `Evaluating runtime performance of ${spec.url}`,
     url: spec.url,
@@ -67,8 +68,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     strategy: { type: spec.strategy, durationMs: spec.durationMs, clients: spec.clients, rps: spec.rps, ratePerSecond: spec.clients * spec.rps },
     fault: {
       type: spec.fault.type,
-      settings: spec.fault,
-      description: describeFault(spec.fault),
+      settings,
+      description: describeFault(settings),
       startMs: spec.faultStartMs,
       endMs: spec.faultEndMs,
       seed,

@@ -1,0 +1,200 @@
+/**
+ * The five fault_run_*_impact_scenario tools end to end through MCP (in-memory transport, the
+ * real server) against a local app on loopback: each fault moves the measured numbers the way
+ * it should, and the markdown report shows exactly the JSON result's numbers.
+ *
+ * Each run is short (1 s of load, twice with a baseline) and compared against its own baseline
+ * or against size / rate, never against an absolute time.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ScenarioResult } from '../src/scenario/index.js';
+import { connectInMemory, textOf } from './helpers/mcp.js';
+import { closedPort, heldResources, type TestServer } from './fixtures/load/servers.js';
+import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
+import { assertReportMatchesJson, PERCENTILE_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
+import { connect } from 'node:net';
+
+let app: TestServer;
+let mcp: Awaited<ReturnType<typeof connectInMemory>>;
+const servers: TestServer[] = [];
+
+before(async () => {
+  app = await startApp();
+  servers.push(app);
+  mcp = await connectInMemory();
+});
+after(async () => {
+  await mcp.close();
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function runTool(name: string, args: Record<string, unknown>): Promise<{ report: string; result: ScenarioResult }> {
+  const response = (await mcp.client.callTool({ name, arguments: { seed: 7, ...args } })) as CallToolResult;
+  assert.notEqual(response.isError, true, textOf(response));
+  const result = response.structuredContent as unknown as ScenarioResult;
+  const report = textOf(response);
+  assertReportMatchesJson(report, result);
+  return { report, result };
+}
+
+const spread = (result: ScenarioResult['run']): number => result.load!.latency!.p95 - result.load!.latency!.p25;
+
+describe('fault_run_*_impact_scenario through MCP', () => {
+  test('latency: the percentiles shift by about the injected delay against the baseline', async () => {
+    const held = heldResources(servers);
+    const { report, result } = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/ok`,
+      duration: '1s',
+      num_clients: 10,
+      rps: 5,
+      latency: 100,
+      baseline: true,
+    });
+    const base = result.baseline!.load!;
+    const run = result.run.load!;
+    assert.equal(base.requests, 50);
+    assert.equal(run.requests, 50);
+    assert.equal(run.errors, 0);
+    // Deviation 0: every response waits the full 100 ms in the proxy, so none can be faster.
+    assert.ok(run.latency!.min >= 99.5, `fastest request ${run.latency!.min} ms`);
+    for (const percentile of ['p50', 'p95'] as const) {
+      const shift = run.latency![percentile] - base.latency![percentile];
+      assert.ok(shift > 80 && shift < 160, `${percentile} shifted by ${shift} ms`);
+    }
+    const serviceShift = run.serviceTime!.p50 - base.serviceTime!.p50;
+    assert.ok(serviceShift > 80 && serviceShift < 160, `service time p50 shifted by ${serviceShift} ms`);
+    // The impact table is the difference of the two phases' figures.
+    const p50Row = result.impact.find((row) => row.metric === 'p50 latency')!;
+    assert.equal(p50Row.change, run.latency!.p50 - base.latency!.p50);
+    assert.equal(result.run.proxy.faults[0]!.applications, run.responses);
+    assert.equal(result.passed, true);
+    assert.match(report, /### Impact against the baseline/);
+    assert.deepEqual(heldResources(servers), held);
+  });
+
+  test('jitter: the spread widens', async () => {
+    const { result } = await runTool('fault_run_jitter_impact_scenario', {
+      url: `${app.origin}/ok`,
+      duration: '1s',
+      num_clients: 10,
+      rps: 5,
+      amplitude: 80,
+      frequency: 20,
+      baseline: true,
+    });
+    const before = spread(result.baseline!);
+    const during = spread(result.run);
+    // Uniform delays in [0, 80] ms put about 56 ms between p25 and p95.
+    assert.ok(during > before + 20, `p95 − p25: baseline ${before} ms, with jitter ${during} ms`);
+    assert.ok(result.run.load!.latency!.max - result.run.load!.latency!.min > 30);
+    assert.ok(result.run.proxy.faults[0]!.delayAddedMs > 0);
+  });
+
+  test('packet loss: the tail latency rises on multi-segment responses', async () => {
+    const { result } = await runTool('fault_run_packet_loss_impact_scenario', {
+      url: `${app.origin}/bytes/65536`,
+      duration: '1s',
+      num_clients: 10,
+      rps: 3,
+      loss_rate: 0.1,
+      baseline: true,
+    });
+    const base = result.baseline!.load!.latency!;
+    const run = result.run.load!.latency!;
+    const counters = result.run.proxy.faults[0]!;
+    assert.ok(counters.segments >= 30 * 45, `segments seen ${counters.segments}`);
+    assert.ok(counters.segmentsLost > 0 && counters.stallMs > 0, `lost ${counters.segmentsLost}, stalled ${counters.stallMs} ms`);
+    assert.ok(run.p95 > base.p95 + 40, `p95: baseline ${base.p95} ms, with loss ${run.p95} ms`);
+    assert.ok(run.mean > base.mean + 20, `mean: baseline ${base.mean} ms, with loss ${run.mean} ms`);
+    assert.equal(result.run.load!.errors, 0, 'loss delays, it never corrupts or drops');
+  });
+
+  test('bandwidth: a download takes about size / rate', async () => {
+    const rate = 200_000; // 200 kbps = 200,000 bytes/s, fault's byte units
+    const serviceTime = async (bytes: number): Promise<number> => {
+      const { result } = await runTool('fault_run_bandwidth_impact_scenario', {
+        url: `${app.origin}/bytes/${bytes}`,
+        duration: '1s',
+        num_clients: 4,
+        rps: 1,
+        rate: rate / 1000,
+        unit: 'kbps',
+        timeout: 5,
+      });
+      assert.equal(result.run.load!.errors, 0);
+      assert.ok(result.run.proxy.faults[0]!.bytesPaced >= bytes * 4);
+      return result.run.load!.serviceTime!.p50;
+    };
+    const small = await serviceTime(40_000);
+    const large = await serviceTime(120_000);
+    for (const [measured, bytes] of [[small, 40_000], [large, 120_000]] as const) {
+      const expected = (bytes / rate) * 1000;
+      assert.ok(measured > expected * 0.7 && measured < expected * 1.6, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
+    }
+    assert.ok(large / small > 2 && large / small < 4, `three times the bytes took ${large / small} times as long`);
+  });
+
+  test('blackhole with timeout 1: every request times out and the run fails its SLOs', async () => {
+    const { report, result } = await runTool('fault_run_blackhole_impact_scenario', {
+      url: `${app.origin}/ok`,
+      duration: '1s',
+      num_clients: 5,
+      rps: 2,
+      timeout: 1,
+      slos: ['99% @ 350ms', '95% @ 200ms', 'errors < 1%'],
+    });
+    const load = result.run.load!;
+    assert.equal(load.requests, 10);
+    assert.equal(load.errors, 10);
+    assert.equal(load.errorsByClass.timeout, 10);
+    assert.equal(load.responses, 0);
+    // Timeouts enter the distribution at exactly the timeout.
+    assert.equal(load.latency!.min, 1000);
+    assert.equal(load.latency!.max, 1000);
+    assert.equal(result.passed, false);
+    assert.equal(result.run.passed, false);
+    assert.deepEqual(
+      result.run.slos.map((slo) => slo.pass),
+      [false, false, false],
+    );
+    assert.match(report, /\| timeout \| 10 \| 100\.0% \|/);
+    assert.deepEqual(tableRows(report, PERCENTILE_HEADER).map((row) => row[1]), ['1000.00', '1000.00', '1000.00', '1000.00', '1000.00']);
+  });
+
+  test('proxies: the fault applies to the app\'s outbound calls through the mapped port', async () => {
+    const upstream = await startApp();
+    servers.push(upstream);
+    const proxyPort = await closedPort();
+    const caller = await startAppCallingUpstream(proxyPort);
+    servers.push(caller);
+    const { result } = await runTool('fault_run_latency_impact_scenario', {
+      url: `${caller.origin}/`,
+      duration: '1s',
+      num_clients: 5,
+      rps: 4,
+      latency: 100,
+      proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`],
+    });
+    const load = result.run.load!;
+    assert.equal(result.routedThroughProxy, false);
+    assert.deepEqual(result.run.proxyPorts, [proxyPort]);
+    assert.equal(load.errors, 0);
+    assert.equal(load.statusCodes['200'], 20);
+    assert.ok(load.latency!.min >= 99.5, `fastest request ${load.latency!.min} ms`);
+    assert.equal(upstream.arrivals.length, 20, 'every request made one upstream call');
+    assert.ok(result.run.proxy.mappings[0]!.connections > 0);
+    // The mapped port is closed again once the tool answered.
+    await assert.rejects(
+      new Promise<void>((resolve, reject) => {
+        const socket = connect(proxyPort, '127.0.0.1', () => {
+          socket.destroy();
+          resolve();
+        });
+        socket.once('error', reject);
+      }),
+      { code: 'ECONNREFUSED' },
+    );
+  });
+});
