@@ -7,5 +7,11 @@
 import { isStdioServerInvocation, protectStdout } from './transports/stdout-guard.js';
 
 if (isStdioServerInvocation(process.argv)) protectStdout();
+// A reader that goes away (`faultline --help | head`, a client that closed the pipe) is the end
+// of the conversation, not a crash.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 const { main } = await import('./main.js');
 await main(process.argv);

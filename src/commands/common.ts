@@ -109,8 +109,8 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('--with-otel', 'accepted for compatibility with fault; OpenTelemetry export is not implemented').hideHelp());
 }
 
-/** The options that shape the MCP server's tools; on both `mcp` and `agent`. */
-export function addServerOptions(command: Command): Command {
+/** The LLM provider flags (fault's names and env vars), for every command that may call a model. */
+export function addLlmOptions(command: Command): Command {
   return command
     .addOption(
       new Option('--llm-client <client>', 'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama (default: from the API keys present)')
@@ -130,23 +130,33 @@ export function addServerOptions(command: Command): Command {
     )
     .addOption(
       new Option('--llm-base-url <url>', 'OpenAI-compatible base URL for a self-hosted server').argParser(httpUrl).env('FAULT_LLM_BASE_URL'),
-    )
-    .addOption(
-      new Option('--root <dir>', 'directory the file tools may read (repeatable; default: the client\'s roots, else anywhere)').argParser(
-        collect,
-      ),
-    )
+    );
+}
+
+/** `--root`: the directories file-reading commands and tools are confined to. */
+export function addRootOption(command: Command): Command {
+  return command.addOption(
+    new Option('--root <dir>', "directory the file tools may read (repeatable; default: the client's roots, else anywhere)").argParser(collect),
+  );
+}
+
+/** The limits on what a scenario may do. */
+export function addScenarioLimitOptions(command: Command): Command {
+  return command
     .addOption(
       new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses').env(
         'FAULTLINE_ALLOW_REMOTE_TARGETS',
       ),
     )
-    .addOption(
-      new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600),
-    )
+    .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
     .addOption(
       new Option('--max-rate <rps>', 'highest total request rate (num_clients × rps) accepted').argParser(positiveInteger).default(5000),
     );
+}
+
+/** Everything that shapes the MCP server's tools; on both `mcp` and `agent`. */
+export function addServerOptions(command: Command): Command {
+  return addScenarioLimitOptions(addRootOption(addLlmOptions(command)));
 }
 
 export interface ServerOptionValues {
@@ -157,8 +167,8 @@ export interface ServerOptionValues {
   llmBaseUrl?: string;
   root?: string[];
   allowRemoteTargets?: boolean;
-  maxDuration: number;
-  maxRate: number;
+  maxDuration?: number;
+  maxRate?: number;
 }
 
 export function configFrom(globals: GlobalOptions, options: ServerOptionValues): Config {
@@ -174,7 +184,7 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
     },
     scenario: {
       allowRemoteTargets: options.allowRemoteTargets ?? false,
-      maxDurationMs: options.maxDuration * 1000,
+      maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },
   });
@@ -182,6 +192,20 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
 
 export function loggerFor(globals: GlobalOptions): Logger {
   return createLogger({ level: globals.logLevel, file: globals.logFile });
+}
+
+/** Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts; the handlers go afterwards. */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }
 
 /**

@@ -16,7 +16,16 @@ import {
   searchIndex,
   type IndexProgress,
 } from '../index/index.js';
-import { addServerOptions, configFrom, positiveInteger, runCommand, type GlobalOptions, type ServerOptionValues } from './common.js';
+import {
+  addLlmOptions,
+  addRootOption,
+  configFrom,
+  positiveInteger,
+  runCommand,
+  withInterrupt,
+  type GlobalOptions,
+  type ServerOptionValues,
+} from './common.js';
 
 interface IndexOptions extends ServerOptionValues {
   lang: string;
@@ -34,16 +43,16 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .argument('<dir>', 'source tree to index (a relative path is taken from the current directory)')
     .summary('index a source tree for code search')
     .description(
-      'Chunk every source file of DIR by definition, embed the chunks and store them, as the\n' +
-        'fault_index_source_code tool does. Incremental: unchanged files are not re-embedded. Respects\n' +
-        '.gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB.\n' +
-        "The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL\n" +
-        'is set; embeddings come from the configured LLM provider, else a local lexical embedder.\n' +
+      'Chunk every source file of DIR by definition, embed the chunks and store them, as the ' +
+        'fault_index_source_code tool does. Incremental: unchanged files are not re-embedded. Respects ' +
+        '.gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
+        "The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL " +
+        'is set; embeddings come from the configured LLM provider, else a local lexical embedder. ' +
         'Prints the statistics as JSON on stdout; a progress bar on stderr when it is a terminal.',
     )
     .addOption(new Option('--lang <lang>', `language to index: ${acceptedLangValues().join(', ')}`).default('all'))
     .addHelpText('after', '\nExamples:\n  faultline index .\n  faultline index ~/src/api --lang python\n  QDRANT_URL=http://127.0.0.1:6333 faultline index .');
-  addServerOptions(index).action((dir: string, options: IndexOptions) =>
+  addRootOption(addLlmOptions(index)).action((dir: string, options: IndexOptions) =>
     runCommand(async () => {
       const config = configFrom(globals(), options);
       const sourceDir = await new FileAccess(config.roots).resolveDirectory(resolve(dir), 'dir');
@@ -60,14 +69,14 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .argument('<query>', 'what to look for: identifiers, words or a snippet')
     .summary('search indexed code')
     .description(
-      'Print the indexed chunks closest to QUERY, best first: path:lines, symbol, score (cosine\n' +
+      'Print the indexed chunks closest to QUERY, best first: path:lines, symbol, score (cosine ' +
         'similarity) and code, as the fault_search_code tool does. Without --dir, every indexed tree.',
     )
     .option('--dir <dir>', 'search this indexed tree only')
     .addOption(new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`).argParser(positiveInteger).default(DEFAULT_SEARCH_LIMIT))
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExamples:\n  faultline search "parse config file" --dir .\n  faultline search retryPolicy --limit 3 --json');
-  addServerOptions(search).action((query: string, options: SearchOptions) =>
+  addRootOption(addLlmOptions(search)).action((query: string, options: SearchOptions) =>
     runCommand(async () => {
       const config = configFrom(globals(), options);
       const access = new FileAccess(config.roots);
@@ -84,20 +93,6 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       process.stdout.write(options.json ? `${JSON.stringify(hits, null, 2)}\n` : `${renderSearchHits(hits)}\n`);
     }),
   );
-}
-
-/** Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts; the handlers go afterwards. */
-async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
 }
 
 /** One line on stderr, redrawn: `[########------------]  120/500 files  800 chunks embedded`. */

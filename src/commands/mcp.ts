@@ -35,8 +35,8 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .command('mcp')
     .summary('run the MCP server (stdio or streamable HTTP)')
     .description(
-      'Run the faultline MCP server. With --transport stdio (the default) an MCP client spawns it and\n' +
-        'talks JSON-RPC over stdin/stdout; logs go to stderr or --log-file. With --transport http it serves\n' +
+      'Run the faultline MCP server. With --transport stdio (the default) an MCP client spawns it and ' +
+        'talks JSON-RPC over stdin/stdout; logs go to stderr or --log-file. With --transport http it serves ' +
         `streamable HTTP at http://HOST:PORT/mcp (127.0.0.1:${DEFAULT_HTTP_PORT} by default).`,
     )
     .addOption(new Option('--transport <kind>', 'how clients connect').choices(['stdio', 'http']).default('stdio'))

@@ -17,7 +17,7 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
-import { collect, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
   proxy?: string[];
@@ -86,17 +86,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
-        const stop = new AbortController();
-        const onSignal = (): void => stop.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
-        try {
-          const counters = await runProxy(options, stop.signal, (line) => process.stderr.write(`${line}\n`));
-          process.stdout.write(`${JSON.stringify(counters, null, 2)}\n`);
-        } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
+        const counters = await withInterrupt((signal) => runProxy(options, signal, (line) => process.stderr.write(`${line}\n`)));
+        process.stdout.write(`${JSON.stringify(counters, null, 2)}\n`);
       }),
     );
 }

@@ -12,8 +12,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
 import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
-import { makeConfig } from '../config.js';
-import { collect, positiveInteger, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { addScenarioLimitOptions, collect, configFrom, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 
 export const EXIT_SLO_FAILED = 3;
 
@@ -25,7 +24,7 @@ const FAULTS: Record<string, FaultType> = {
   blackhole: 'blackhole',
 };
 
-interface RunOptions {
+interface RunOptions extends ServerOptionValues {
   url: string;
   method?: string;
   body?: string;
@@ -58,9 +57,6 @@ interface RunOptions {
   rtt?: number;
   report?: string;
   json?: string;
-  allowRemoteTargets?: boolean;
-  maxDuration: number;
-  maxRate: number;
 }
 
 function number(value: string): number {
@@ -75,9 +71,9 @@ function integer(value: string): number {
   return n;
 }
 
-export function registerRunCommand(program: Command, _globals: () => GlobalOptions): void {
+export function registerRunCommand(program: Command, globals: () => GlobalOptions): void {
   const D = SCENARIO_DEFAULTS;
-  program
+  const command = program
     .command('run')
     .argument('<fault>', `the fault: ${Object.keys(FAULTS).join(', ')}`)
     .summary('run an impact scenario: a fault proxy plus open-loop load, then a markdown report')
@@ -118,9 +114,6 @@ export function registerRunCommand(program: Command, _globals: () => GlobalOptio
     .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number))
     .option('--report <file>', 'also write the markdown report to FILE')
     .option('--json <file>', 'write every number of the run as JSON to FILE')
-    .option('--allow-remote-targets', 'let --url be a non-loopback, non-private address')
-    .addOption(new Option('--max-duration <seconds>', 'longest --duration accepted').argParser(positiveInteger).default(600))
-    .addOption(new Option('--max-rate <rps>', 'highest num-clients × rps accepted').argParser(positiveInteger).default(5000))
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -128,11 +121,11 @@ export function registerRunCommand(program: Command, _globals: () => GlobalOptio
         '  faultline run blackhole --url http://127.0.0.1:8080/ --timeout 1 --fault-start 20% --fault-duration 5s\n' +
         '  faultline run bandwidth --url http://127.0.0.1:8080/big --rate 64 --unit kbps --json results.json\n' +
         '  faultline run latency --url http://127.0.0.1:8080/ --proxy 34000=127.0.0.1:5432 --latency 50   # app → db calls',
-    )
-    .action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options)));
+    );
+  addScenarioLimitOptions(command).action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options, globals())));
 }
 
-async function runFromShell(faultName: string, options: RunOptions): Promise<void> {
+async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions): Promise<void> {
   const type = FAULTS[faultName];
   if (!type) throw new UsageError(`unknown fault '${faultName}'; accepted: ${Object.keys(FAULTS).join(', ')}`);
   const args: ScenarioArguments = {
@@ -167,31 +160,21 @@ async function runFromShell(faultName: string, options: RunOptions): Promise<voi
     model: options.model,
     rtt: options.rtt,
   };
-  const limits = makeConfig({
-    scenario: { allowRemoteTargets: options.allowRemoteTargets ?? false, maxDurationMs: options.maxDuration * 1000, maxRatePerSecond: options.maxRate },
-  }).scenario;
-  const spec = await scenarioFromArguments(type, args, limits);
-
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const spec = await scenarioFromArguments(type, args, configFrom(globals, options).scenario);
   const live = process.stderr.isTTY === true;
-  try {
-    const result = await runScenario(spec, {
-      signal: stop.signal,
+  const result = await withInterrupt((signal) =>
+    runScenario(spec, {
+      signal,
       onProgress: live
         ? (progress) => process.stderr.write(`\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`)
         : undefined,
-    });
+    }),
+  ).finally(() => {
     if (live) process.stderr.write('\r\x1b[2K');
-    const report = renderReport(result);
-    process.stdout.write(`${report}\n`);
-    if (options.report) await writeFile(options.report, `${report}\n`);
-    if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
-    if (!result.passed) process.exitCode = EXIT_SLO_FAILED;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
+  const report = renderReport(result);
+  process.stdout.write(`${report}\n`);
+  if (options.report) await writeFile(options.report, `${report}\n`);
+  if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (!result.passed) process.exitCode = EXIT_SLO_FAILED;
 }
