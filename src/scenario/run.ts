@@ -11,7 +11,7 @@
  * Each phase has its own proxy, so each phase's counters are its own. Everything started is
  * stopped before this returns, throws or is cancelled.
  */
-import { CancelledError } from '../errors.js';
+import { CancelledError, ToolInputError } from '../errors.js';
 import {
   runCapacity,
   runOpenLoop,
@@ -98,6 +98,11 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     mappings: proxyMappings(spec, url),
     seed,
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
+  }).catch((error: unknown) => {
+    // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
+    // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
+    if (error instanceof ToolInputError && spec.proxies.length > 0) throw new ToolInputError(`proxies: ${error.message}`);
+    throw error;
   });
   const timers: NodeJS.Timeout[] = [];
   let settled = { requests: 0, errors: 0 };
