@@ -1,0 +1,108 @@
+/**
+ * The one-shot commands as a person runs them: `faultline index` / `search` on a tree, and
+ * `faultline run` against a local server (exit 0 when the SLOs pass, 3 when one fails, 2 on bad
+ * arguments), with --report and --json files.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, fixturePath } from './helpers/repo.js';
+
+let work: string;
+let server: Server;
+let url: string;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'faultline-cli-'));
+  server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+after(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('index then search: the function named by the query comes first', async () => {
+  const tree = join(work, 'tree');
+  cpSync(fixturePath('index', 'tree'), tree, { recursive: true });
+  const indexed = await run(['index', tree, '--lang', 'python']);
+  assert.equal(indexed.code, 0, indexed.stderr);
+  const stats = JSON.parse(indexed.stdout) as { files: number; chunks: number; store: string };
+  assert.ok(stats.files >= 1 && stats.chunks >= 1, indexed.stdout);
+
+  const searched = await run(['search', 'parse config file', '--dir', tree, '--json', '--limit', '3']);
+  assert.equal(searched.code, 0, searched.stderr);
+  const hits = JSON.parse(searched.stdout) as Array<{ symbol: string; path: string }>;
+  assert.equal(hits[0]?.symbol, 'parse_config_file');
+  assert.ok(hits.length <= 3);
+
+  const unknownLang = await run(['index', tree, '--lang', 'cobol']);
+  assert.equal(unknownLang.code, 2);
+  assert.equal(unknownLang.stdout, '');
+  assert.match(unknownLang.stderr, /lang/);
+});
+
+test('run latency: the report on stdout and in --report, every number in --json, exit 0 when the SLOs pass', async () => {
+  const report = join(work, 'report.md');
+  const json = join(work, 'results.json');
+  const result = await run([
+    'run', 'latency', '--url', url, '--latency', '20', '--duration', '1s', '--num-clients', '4', '--rps', '5',
+    '--slo', '99% @ 2000ms', '--report', report, '--json', json, '--seed', '7',
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^# Scenarios Report/);
+  assert.match(result.stdout, /\| Passed/);
+  assert.equal(readFileSync(report, 'utf8'), result.stdout);
+  const results = JSON.parse(readFileSync(json, 'utf8')) as { passed: boolean; fault: { seed: number }; run: { load: { requests: number; latency: { mean: number } } } };
+  assert.equal(results.passed, true);
+  assert.equal(results.fault.seed, 7);
+  assert.equal(results.run.load.requests, 20);
+  assert.match(result.stdout, new RegExp(`\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`));
+});
+
+test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
+  const failing = await run(['run', 'latency', '--url', url, '--latency', '60', '--duration', '500ms', '--num-clients', '4', '--rps', '4', '--slo', 'p50 < 10ms']);
+  assert.equal(failing.code, 3, failing.stderr);
+  assert.match(failing.stdout, /\| Failed/);
+
+  for (const args of [
+    ['run', 'latency', '--url', url, '--deviation', '-5'],
+    ['run', 'latency', '--url', 'ftp://127.0.0.1/'],
+    ['run', 'sideways', '--url', url],
+    ['run', 'bandwidth', '--url', url, '--unit', 'furlongs'],
+    ['run', 'latency', '--url', url, '--duration', '11m'],
+    ['run', 'latency'],
+  ]) {
+    const bad = await run(args);
+    assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
+    assert.equal(bad.stdout, '');
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+  }
+});
