@@ -284,16 +284,19 @@ function withIndentation(result: SourceSpan, source: string): SourceSpan {
 
 /** Overload signatures folded into the implementation after them are not listed on their own. */
 function dropFoldedSignatures(definitions: Definition[]): Definition[] {
+  // Implementations by qualified name, so a file of many signatures (an interface, a .d.ts) stays linear.
+  const implementations = new Map<string, Definition[]>();
+  for (const definition of definitions) {
+    if (definition.body === null) continue;
+    const same = implementations.get(definition.qualifiedName);
+    if (same) same.push(definition);
+    else implementations.set(definition.qualifiedName, [definition]);
+  }
   return definitions.filter(
     (definition) =>
       definition.body !== null ||
-      !definitions.some(
-        (other) =>
-          other !== definition &&
-          other.body !== null &&
-          other.qualifiedName === definition.qualifiedName &&
-          other.startOffset <= definition.startOffset &&
-          definition.endOffset <= other.endOffset,
-      ),
+      !implementations
+        .get(definition.qualifiedName)
+        ?.some((other) => other.startOffset <= definition.startOffset && definition.endOffset <= other.endOffset),
   );
 }
