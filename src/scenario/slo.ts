@@ -6,7 +6,9 @@
  * - latency: "P% of requests complete within T" — written `99% @ 350ms` (fault's form),
  *   `p(99) < 350` (k6's threshold form; ms) or `p99 < 350ms`. It passes when the run's P-th
  *   percentile latency (from the intended start, timeouts included at their elapsed time) is at
- *   or under T — equivalently, when at most (100 − P)% of the requests took longer than T.
+ *   or under T (fault's rule). The percentile is R-6, interpolated between neighbouring requests,
+ *   so this is close to but not exactly "at most (100 − P)% took longer than T": with ten
+ *   requests of 10…100 ms, p90 is 99 ms, so `90% @ 95ms` fails although only 10% are over 95 ms.
  * - error: "at most E% of requests fail" — written `errors < 1%`, `error_rate < 1%` or k6's
  *   `rate < 0.01`. Failures are every error class: refused, reset, timeout, HTTP 5xx, other.
  *   It passes when the error percentage is under E.
