@@ -1,0 +1,167 @@
+/**
+ * The markdown report: a golden file for a fixed result (fault's sections and exact headers, then
+ * our additions), the mean that is the mean, and the pieces fault's users recognise (timeline
+ * cell, fault descriptions, humanized total time) plus the chart.
+ *
+ * Regenerate the golden file with UPDATE_GOLDEN=1 and review its diff.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { computeStats, type CapacityResult } from '../src/load/index.js';
+import { validateFault } from '../src/proxy/index.js';
+import { latencyChart } from '../src/report/chart.js';
+import { describeFault, scopeGlyphs, timelineCell } from '../src/report/fault-text.js';
+import { humanize, renderReport } from '../src/report/markdown.js';
+import { fixturePath } from './helpers/repo.js';
+import { FAULT_LATENCIES, fixedResult } from './fixtures/scenario/fixed-result.js';
+import { assertReportMatchesJson, OVERVIEW_HEADER, PERCENTILE_HEADER, SLO_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
+
+const GOLDEN = fixturePath('scenario', 'report.golden.md');
+
+describe('renderReport', () => {
+  test('matches the golden report', () => {
+    const report = renderReport(fixedResult());
+    if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, report);
+    assert.equal(report, readFileSync(GOLDEN, 'utf8'));
+  });
+
+  test('fault\'s headers, exactly as fault-anchor.md §3.4 quotes them, in fault\'s order', () => {
+    const lines = renderReport(fixedResult()).split('\n');
+    const order = [
+      '# Scenarios Report',
+      'Start: 2026-01-02 03:04:05.006 UTC',
+      'End: 2026-01-02 03:04:11.050 UTC',
+      '## Scenario: Evaluating runtime performance of http://127.0.0.1:8080/api  (items: 1)',
+      '### 🎯 `POST` http://127.0.0.1:8080/api | Failed',
+      '**Call**:',
+      '- Method: `POST`',
+      '- Timeout: 1000ms',
+      '- Headers:',
+      '    - Authorization: xxxxxx',
+      '- Body?: Yes',
+      '**Strategy**:',
+      'load for 2s with 2 clients @ 5 RPS',
+      '**Faults Applied**:',
+      '| Type | Timeline | Description |',
+      '| latency | 0% `.xx.......` 100% | Latency: ➡️🖧, Per Read/Write Op.: false, Distribution: normal, Mean: 100.00 ms, Stddev: 5.00 ms |',
+      '**Run Overview**:',
+      OVERVIEW_HEADER,
+      PERCENTILE_HEADER,
+      SLO_HEADER,
+      '---',
+    ];
+    let from = 0;
+    for (const expected of order) {
+      const at = lines.indexOf(expected, from);
+      assert.notEqual(at, -1, `missing, or out of order: ${expected}`);
+      from = at + 1;
+    }
+  });
+
+  test('the report\'s tables show the result\'s numbers', () => {
+    const result = fixedResult();
+    assertReportMatchesJson(renderReport(result), result);
+  });
+
+  test('"Mean Latency (ms)" is the arithmetic mean, not the median, on a skewed sample', () => {
+    const result = fixedResult();
+    const [row] = tableRows(renderReport(result), OVERVIEW_HEADER);
+    const mean = FAULT_LATENCIES.reduce((sum, ms) => sum + ms, 0) / FAULT_LATENCIES.length;
+    assert.equal(row![4], mean.toFixed(2));
+    assert.equal(row![4], '193.82');
+    assert.notEqual(row![4], result.run.load!.latency!.p50.toFixed(2));
+    // Errors include the timeouts.
+    assert.equal(row![1], '2 (10.0%)');
+    assert.equal(row![6], '2 seconds and 950 ms');
+  });
+
+  test('the status follows the SLOs', () => {
+    const failing = fixedResult();
+    assert.match(renderReport(failing), /\| Failed$/m);
+    const passing = fixedResult();
+    passing.passed = true;
+    passing.run.slos = passing.run.slos.map((slo) => ({ ...slo, pass: true }));
+    assert.match(renderReport(passing), /\| Passed$/m);
+  });
+
+  test('without a baseline or a fault window, those sections are left out', () => {
+    const result = fixedResult();
+    result.baseline = null;
+    result.impact = [];
+    result.run.load!.duringFault = null;
+    const report = renderReport(result);
+    assert.doesNotMatch(report, /Impact against the baseline/);
+    assert.doesNotMatch(report, /While the fault was active/);
+  });
+
+  test('a capacity run renders its own overview', () => {
+    const result = fixedResult();
+    const capacity = {
+      requestsPerSecond: 812.5,
+      sent: 1625,
+      errors: 5,
+      timeouts: 2,
+      elapsedMs: 2_004,
+      latencyWholeMs: { mean: 2.46, p50: 2, p99: 9 },
+    } as unknown as CapacityResult;
+    result.strategy.type = 'capacity';
+    result.run = { ...result.run, load: null, capacity, slos: [], passed: true };
+    result.baseline = null;
+    result.passed = true;
+    const report = renderReport(result);
+    assert.match(report, /^capacity for 2s with 2 clients \(closed loop/m);
+    assert.match(report, /^\| 812\.5 \| 1625 \| 5 \(0\.3%\) \| 2 \| 2\.46 \| 2 \| 9 \| 2 seconds and 4 ms \|$/m);
+    assert.doesNotMatch(report, new RegExp(SLO_HEADER.replace(/[|.()?%]/g, '\\$&')));
+  });
+});
+
+describe('report pieces', () => {
+  test('timeline cell: ten slots, x where the fault is active', () => {
+    assert.equal(timelineCell(0, 1), '0% `xxxxxxxxxx` 100%');
+    assert.equal(timelineCell(0.1, 0.3), '0% `.xx.......` 100%');
+    assert.equal(timelineCell(0.5, 1), '0% `.....xxxxx` 100%');
+    assert.equal(timelineCell(0, 0.05), '0% `x.........` 100%');
+    assert.equal(timelineCell(0.95, 1), '0% `..........` 100%');
+  });
+
+  test('fault descriptions and scope glyphs', () => {
+    assert.equal(scopeGlyphs('server', 'ingress'), '➡️🖧');
+    assert.equal(scopeGlyphs('server', 'egress'), '⬅️🖧');
+    assert.equal(scopeGlyphs('server', 'both'), '↔️🖧');
+    assert.equal(scopeGlyphs('client', 'ingress'), '🖥️⬅️');
+    assert.equal(scopeGlyphs('client', 'egress'), '🖥️➡️');
+    assert.equal(scopeGlyphs('client', 'both'), '🖥️↔️');
+    const described = (spec: unknown) => describeFault(validateFault(spec));
+    assert.equal(described({ type: 'jitter', amplitudeMs: 100, frequencyHz: 3 }), 'Jitter: ➡️🖧Amplitude: 100.00ms, Frequence 3.00Hz');
+    assert.equal(described({ type: 'bandwidth', bytesPerSecond: 300, side: 'client', direction: 'egress' }), 'Bandwidth: 🖥️➡️Rate: 300Bps');
+    assert.equal(described({ type: 'blackhole', direction: 'both' }), 'Blackhole: ↔️🖧');
+    assert.equal(described({ type: 'packet_loss' }), 'Packet Loss: ➡️🖧Rate: 5.00%, Model: bernoulli');
+  });
+
+  test('total time humanized as fault prints it', () => {
+    assert.equal(humanize(10_179), '10 seconds and 179 ms');
+    assert.equal(humanize(1_000), '1 second');
+    assert.equal(humanize(0.4), '0 ms');
+    assert.equal(humanize(61_005), '1 minute, 1 second and 5 ms');
+    assert.equal(humanize(120_000), '2 minutes');
+  });
+
+  test('chart: a mermaid xychart of p50 and p95 per second, fault seconds starred, empty seconds left out', () => {
+    const second = (n: number, p50: number | null, faultActive = false) => ({ second: n, requests: p50 === null ? 0 : 10, errors: 0, p50Ms: p50, p95Ms: p50 === null ? null : p50 * 2, faultActive });
+    assert.equal(latencyChart([second(0, 5)]), null);
+    const chart = latencyChart([second(0, 5), second(1, null), second(2, 50.123, true)])!;
+    assert.match(chart, /^```mermaid\nxychart-beta\n/);
+    assert.match(chart, /x-axis "second of the run" \["0", "2\*"\]/);
+    assert.match(chart, /line \[5, 50\.12\]/);
+    assert.match(chart, /line \[10, 100\.25\]/);
+    assert.match(chart, /y-axis "latency \(ms\)" 0 --> 111/);
+    assert.ok(chart.endsWith('```'));
+  });
+
+  test('computeStats mean is the mean (the figure the report prints)', () => {
+    const stats = computeStats([1, 1, 1, 1, 96])!;
+    assert.equal(stats.mean, 20);
+    assert.equal(stats.p50, 1);
+  });
+});
