@@ -6,7 +6,6 @@ import { Option, type Command } from 'commander';
 import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
-import { serveHttp } from '../transports/http.js';
 import { messageOf } from '../errors.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -95,6 +94,8 @@ async function runHttp(config: Config, globals: GlobalOptions, options: McpOptio
       `--host ${options.host} exposes the tools beyond this machine; set --token (or FAULTLINE_TOKEN) as well, or bind 127.0.0.1`,
     );
   }
+  // Loaded only for HTTP: the SDK's HTTP transport brings a web framework stdio never needs.
+  const { serveHttp } = await import('../transports/http.js');
   let server;
   try {
     server = await serveHttp({

@@ -8,7 +8,7 @@ import { IndexError } from './errors.js';
 import type { Embedder } from './embedder.js';
 import { LocalStore } from './local-store.js';
 import { indexDirectory, treeKey } from './location.js';
-import { QdrantStore, type QdrantSettings } from './qdrant-store.js';
+import type { QdrantSettings } from './qdrant-store.js';
 import type { VectorStore } from './store.js';
 
 export interface IndexSettings {
@@ -49,6 +49,8 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
   const qdrant = qdrantSettings(settings.env);
   const key = treeKey(canonicalTree);
   if (qdrant) {
+    // The Qdrant client (~80 ms to load) is loaded only when Qdrant is in use.
+    const { QdrantStore } = await import('./qdrant-store.js');
     const store = new QdrantStore(qdrant, `faultline-${key}-${embedder.id}`.slice(0, 255));
     return { store, exists: await store.exists() };
   }

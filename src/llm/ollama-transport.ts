@@ -5,17 +5,20 @@
  * The package only aborts streamed requests, so each call gets a client whose fetch carries our
  * signal; a client is a plain object, cheap to make.
  */
-import { Ollama } from 'ollama';
+import type { Ollama } from 'ollama';
 import { z } from 'zod';
 import { LlmError } from './errors.js';
 import type { ChatMessage, JsonFormat, Transport } from './provider.js';
+
+/** The `ollama` package, loaded on the first request rather than at start-up. */
+let ollamaModule: Promise<typeof import('ollama')> | undefined;
 
 export class OllamaTransport implements Transport {
   constructor(private readonly host: string) {}
 
   async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
     try {
-      const response = await this.client(signal).chat({
+      const response = await (await this.client(signal)).chat({
         model,
         messages,
         stream: false,
@@ -31,14 +34,16 @@ export class OllamaTransport implements Transport {
 
   async embed(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
     try {
-      const response = await this.client(signal).embed({ model, input: texts });
+      const response = await (await this.client(signal)).embed({ model, input: texts });
       return response.embeddings;
     } catch (error) {
       throw this.translate(error, signal);
     }
   }
 
-  private client(signal: AbortSignal): Ollama {
+  private async client(signal: AbortSignal): Promise<Ollama> {
+    ollamaModule ??= import('ollama');
+    const { Ollama } = await ollamaModule;
     return new Ollama({ host: this.host, fetch: (input, init) => fetch(input, { ...init, signal }) });
   }
 

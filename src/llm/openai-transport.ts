@@ -6,9 +6,11 @@
  * - the SDK asks for base64 embeddings by default and returns empty vectors from servers that
  *   answer with float arrays, so we always ask for `encoding_format: 'float'`;
  * - the SDK's own retries are off: LlmProvider retries, within its one deadline.
+ *
+ * The `openai` package is loaded on the first request, not at start-up: it costs ~70 ms to load,
+ * and a server whose LLM tools are never called should not pay it before answering initialize.
  */
-import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
+import type OpenAI from 'openai';
 import { LlmError } from './errors.js';
 import type { ChatMessage, JsonFormat, Transport } from './provider.js';
 
@@ -19,30 +21,47 @@ export interface OpenAiTransportOptions {
   headers?: Record<string, string> | undefined;
 }
 
+type OpenAiSdk = typeof import('openai').default;
+type ZodResponseFormat = typeof import('openai/helpers/zod').zodResponseFormat;
+
+let sdk: Promise<{ OpenAI: OpenAiSdk; zodResponseFormat: ZodResponseFormat }> | undefined;
+function loadSdk(): Promise<{ OpenAI: OpenAiSdk; zodResponseFormat: ZodResponseFormat }> {
+  sdk ??= Promise.all([import('openai'), import('openai/helpers/zod')]).then(([openai, helpers]) => ({
+    OpenAI: openai.default,
+    zodResponseFormat: helpers.zodResponseFormat,
+  }));
+  return sdk;
+}
+
 export class OpenAiTransport implements Transport {
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   /**
    * Some compatible servers reject `response_format: json_schema` with a 4xx. After the first such
    * refusal we stop sending it; the schema is in the prompt anyway and the reply is validated.
    */
   private jsonSchemaRefused = false;
 
-  constructor(private readonly options: OpenAiTransportOptions) {
-    this.client = new OpenAI({
-      baseURL: options.baseUrl,
-      apiKey: options.apiKey,
-      defaultHeaders: options.headers,
+  constructor(private readonly options: OpenAiTransportOptions) {}
+
+  private async sdk(): Promise<{ client: OpenAI; OpenAI: OpenAiSdk; zodResponseFormat: ZodResponseFormat }> {
+    const { OpenAI, zodResponseFormat } = await loadSdk();
+    this.client ??= new OpenAI({
+      baseURL: this.options.baseUrl,
+      apiKey: this.options.apiKey,
+      defaultHeaders: this.options.headers,
       maxRetries: 0,
       // Our deadline (LlmProvider) always fires first; this only keeps the SDK from imposing its own.
       timeout: 24 * 3600_000,
     });
+    return { client: this.client, OpenAI, zodResponseFormat };
   }
 
   async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
     const useSchema = format !== undefined && !this.jsonSchemaRefused;
+    const { client, OpenAI, zodResponseFormat } = await this.sdk();
     let completion;
     try {
-      completion = await this.client.chat.completions.create(
+      completion = await client.chat.completions.create(
         {
           model,
           messages,
@@ -51,7 +70,7 @@ export class OpenAiTransport implements Transport {
         { signal },
       );
     } catch (error) {
-      const translated = this.translate(error);
+      const translated = this.translate(OpenAI, error);
       if (useSchema && translated instanceof LlmError && translated.kind === 'http' && (translated.status === 400 || translated.status === 422)) {
         this.jsonSchemaRefused = true;
         return this.chat(model, messages, format, signal);
@@ -64,17 +83,18 @@ export class OpenAiTransport implements Transport {
   }
 
   async embed(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
+    const { client, OpenAI } = await this.sdk();
     let response;
     try {
-      response = await this.client.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal });
+      response = await client.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal });
     } catch (error) {
-      throw this.translate(error);
+      throw this.translate(OpenAI, error);
     }
     return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
   }
 
   /** SDK errors → LlmError; an abort is passed through untouched for the deadline to name. */
-  private translate(error: unknown): unknown {
+  private translate(OpenAI: OpenAiSdk, error: unknown): unknown {
     if (error instanceof OpenAI.APIUserAbortError) return error;
     if (error instanceof OpenAI.APIConnectionError) {
       const cause = (error.cause as Error | undefined)?.message ?? error.message;

@@ -10,7 +10,7 @@
  * (timeouts never enter it), and TLS certificates are never verified (autocannon hard-codes
  * rejectUnauthorized: false, so https needs an explicit tls.rejectUnauthorized: false).
  */
-import autocannon, { type AutocannonResult } from 'autocannon';
+import type { AutocannonResult } from 'autocannon';
 import { CancelledError, ToolInputError } from '../errors.js';
 import { MAX_CONNECTIONS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 
@@ -64,6 +64,8 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
   const headers: Record<string, string> = { host: target.hostHeader };
   for (const [name, value] of target.headers) headers[name] = value;
 
+  // Loaded here, not at start-up: autocannon costs ~130 ms to load and only this mode uses it.
+  const { default: autocannon } = await import('autocannon');
   const outcome = await new Promise<{ error: Error | null; result: AutocannonResult }>((resolve) => {
     const instance = autocannon(
       {

@@ -83,47 +83,33 @@ const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string 
   { type: 'blackhole', name: 'fault_run_blackhole_impact_scenario', title: 'Run a blackhole impact scenario', what: 'stops the traffic (bytes are held, not dropped) until the fault ends' },
 ];
 
-const stats = z.looseObject({ count: z.number(), min: z.number(), max: z.number(), mean: z.number(), p50: z.number(), p95: z.number(), p99: z.number() }).nullable();
-const phase = z.looseObject({
+/**
+ * The result's outline: the fields an agent decides on are typed, the rest (every number of the
+ * report) is there but left open, so tools/list stays small — the full shape is ScenarioResult in
+ * src/scenario/result.ts, documented in the README.
+ */
+const phaseOutline = z.looseObject({
   phase: z.enum(['baseline', 'fault']),
-  startedAt: z.string(),
-  endedAt: z.string(),
+  passed: z.boolean(),
   load: z
     .looseObject({
       requests: z.number(),
       errors: z.number(),
-      errorsByClass: z.record(z.string(), z.number()),
-      latency: stats,
-      serviceTime: stats,
-      ttfb: stats,
-      percentiles: z.array(z.object({ percentile: z.number(), latencyMs: z.number(), requests: z.number(), percentOfTotal: z.number() })),
-      achievedRatePerSecond: z.number(),
-      timeline: z.array(z.looseObject({ second: z.number(), requests: z.number(), errors: z.number(), faultActive: z.boolean() })),
+      latency: z.looseObject({ mean: z.number(), p50: z.number(), p95: z.number(), p99: z.number() }).nullable(),
     })
-    .nullable(),
-  capacity: z.looseObject({ requestsPerSecond: z.number() }).nullable(),
-  slos: z.array(
-    z.looseObject({ title: z.string(), type: z.enum(['latency', 'error']), pass: z.boolean(), observed: z.number(), margin: z.number(), over: z.number(), overPercent: z.number() }),
-  ),
-  passed: z.boolean(),
-  proxy: z.looseObject({ mappings: z.array(z.looseObject({})), faults: z.array(z.looseObject({})) }),
+    .nullable()
+    .describe('Open-loop figures: counts, errors by class, latency/service time/TTFB stats, percentiles, per-second timeline'),
+  capacity: z.looseObject({ requestsPerSecond: z.number() }).nullable().describe('Closed-loop figures (strategy capacity)'),
+  slos: z.array(z.looseObject({ title: z.string(), pass: z.boolean() })),
 });
 const scenarioOutput = {
   title: z.string(),
   url: z.string(),
-  method: z.string(),
-  headers: z.record(z.string(), z.string()),
-  hasBody: z.boolean(),
-  timeoutMs: z.number(),
-  strategy: z.looseObject({ type: z.enum(['load', 'capacity']), durationMs: z.number(), clients: z.number(), rps: z.number() }),
-  fault: z.looseObject({ type: z.string(), description: z.string(), startMs: z.number(), endMs: z.number(), seed: z.union([z.number(), z.string()]) }),
-  proxies: z.array(z.string()),
-  routedThroughProxy: z.boolean(),
-  startedAt: z.string(),
-  endedAt: z.string(),
-  baseline: phase.nullable(),
-  run: phase,
-  impact: z.array(z.looseObject({ metric: z.string() })),
+  strategy: z.looseObject({ type: z.enum(['load', 'capacity']) }),
+  fault: z.looseObject({ type: z.string(), description: z.string(), seed: z.union([z.number(), z.string()]) }),
+  baseline: phaseOutline.nullable().describe('The no-fault run, when baseline was asked for'),
+  run: phaseOutline.describe('The run with the fault'),
+  impact: z.array(z.looseObject({ metric: z.string() })).describe('Baseline vs fault, when a baseline ran'),
   passed: z.boolean().describe('Every SLO passed during the fault run'),
 };
 
