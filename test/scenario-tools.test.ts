@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ScenarioResult } from '../src/scenario/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
-import { closedPort, heldResources, type TestServer } from './fixtures/load/servers.js';
+import { closedPort, heldResources, startServer, type TestServer } from './fixtures/load/servers.js';
 import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 import { assertReportMatchesJson, PERCENTILE_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
 import { connect } from 'node:net';
@@ -161,6 +161,46 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     );
     assert.match(report, /\| timeout \| 10 \| 100\.0% \|/);
     assert.deepEqual(tableRows(report, PERCENTILE_HEADER).map((row) => row[1]), ['1000.00', '1000.00', '1000.00', '1000.00', '1000.00']);
+  });
+
+  test('a fault window: active over the second half only, in the timeline, the window figures and the report', async () => {
+    const { report, result } = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/ok`,
+      duration: '2s',
+      num_clients: 4,
+      rps: 5,
+      latency: 80,
+      fault_start: '50%',
+    });
+    const load = result.run.load!;
+    assert.deepEqual([result.fault.startMs, result.fault.endMs], [1000, 2000]);
+    assert.deepEqual(load.timeline.map((second) => [second.second, second.requests, second.faultActive]), [
+      [0, 20, false],
+      [1, 20, true],
+    ]);
+    assert.ok(load.timeline[0]!.p50Ms! < 40, `before the fault: p50 ${load.timeline[0]!.p50Ms} ms`);
+    assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
+    assert.equal(load.duringFault!.requests, 20);
+    assert.ok(load.duringFault!.latency!.min >= 79.5);
+    assert.match(report, /^\| latency \| 0% `\.\.\.\.\.xxxxx` 100% \| Latency: /m);
+    assert.match(report, /^\| 1 \| 20 \| [\d.]+ \| [\d.]+ \| 0 \| yes \|$/m);
+  });
+
+  test('https url: TLS stays end to end through the proxy; insecure_tls accepts a self-signed certificate', async () => {
+    const tlsApp = await startServer(undefined, { tls: true });
+    servers.push(tlsApp);
+    const { result } = await runTool('fault_run_latency_impact_scenario', {
+      url: `${tlsApp.origin}/`,
+      duration: '500ms',
+      num_clients: 2,
+      rps: 10,
+      latency: 30,
+      insecure_tls: true,
+    });
+    assert.deepEqual(result.run.load!.statusCodes, { '200': 10 });
+    assert.ok(result.run.load!.latency!.min >= 29.5);
+    const verified = await runTool('fault_run_latency_impact_scenario', { url: `${tlsApp.origin}/`, duration: '200ms', num_clients: 1, rps: 10, latency: 1 });
+    assert.equal(verified.result.run.load!.errors, verified.result.run.load!.requests, 'the certificate is verified by default');
   });
 
   test('proxies: the fault applies to the app\'s outbound calls through the mapped port', async () => {
