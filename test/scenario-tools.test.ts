@@ -186,6 +186,20 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.match(report, /^\| 1 \| 20 \| [\d.]+ \| [\d.]+ \| 0 \| yes \|$/m);
   });
 
+  test('HTTP 5xx answers are errors (fault counted none), 4xx are not; an error SLO sees them', async () => {
+    const args = { duration: '500ms', num_clients: 2, rps: 10, latency: 1, slos: ['errors < 5%'] };
+    const failing = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/503`, ...args });
+    const load = failing.result.run.load!;
+    assert.equal(load.errors, 10);
+    assert.equal(load.errorsByClass.http_5xx, 10);
+    assert.deepEqual(load.statusCodes, { '503': 10 });
+    assert.equal(failing.result.passed, false);
+    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \|/m);
+    const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });
+    assert.equal(notFound.result.run.load!.errors, 0);
+    assert.equal(notFound.result.passed, true);
+  });
+
   test('https url: TLS stays end to end through the proxy; insecure_tls accepts a self-signed certificate', async () => {
     const tlsApp = await startServer(undefined, { tls: true });
     servers.push(tlsApp);
