@@ -72,6 +72,7 @@ describe('parseBandwidth', () => {
     assert.throws(() => parseBandwidth(0, 'kbps'), /rate must be a number above 0 \(got 0\).*kbps/);
     assert.throws(() => parseBandwidth(-1), /rate/);
     assert.throws(() => parseBandwidth(Number.NaN), /rate/);
+    assert.throws(() => parseBandwidth(1e30, 'gbps'), /rate 1e\+30 gbps is above the largest cap, 1000 gbps/);
     assert.throws(() => parseBandwidth(5, 'kb/s'), /unit "kb\/s" is unknown; accepted units: bps, kbps, mbps, gbps, bit\/s, kbit\/s, mbit\/s, gbit\/s/);
   });
 });
@@ -89,6 +90,20 @@ describe('fault validation', () => {
     assert.equal(ge.r, 0.5);
     assert.ok(Math.abs(ge.p / (ge.p + ge.r) - 0.2) < 1e-12, 'steady-state loss equals lossRate');
     assert.equal(validateFault({ type: 'bandwidth', bytesPerSecond: 1 }).type, 'bandwidth');
+  });
+
+  it('accepts its own output again (setFaults re-validates resolved specs)', () => {
+    for (const spec of [
+      { type: 'latency', latencyMs: 5 },
+      { type: 'jitter', amplitudeMs: 5, frequencyHz: 2 },
+      { type: 'packet_loss' },
+      { type: 'packet_loss', model: 'gilbert_elliott', lossRate: 0.1 },
+      { type: 'bandwidth', bytesPerSecond: 1000 },
+      { type: 'blackhole' },
+    ]) {
+      const resolved = validateFault(spec);
+      assert.deepEqual(validateFault(resolved), resolved, spec.type);
+    }
     assert.equal(validateFault({ type: 'blackhole', side: 'client', direction: 'both' }).name, 'blackhole');
   });
 
@@ -105,7 +120,8 @@ describe('fault validation', () => {
       [{ type: 'jitter', amplitudeMs: 10, frequencyHz: 0 }, /jitter fault: frequencyHz must be .*> 0/],
       [{ type: 'packet_loss', lossRate: 1.5 }, /lossRate must be a probability in 0\.\.1 \(got 1\.5\)/],
       [{ type: 'packet_loss', p: 0.1 }, /p must be left out unless model is gilbert_elliott/],
-      [{ type: 'bandwidth', bytesPerSecond: 0 }, /bandwidth fault: bytesPerSecond must be a number of bytes per second above 0 \(got 0\)/],
+      [{ type: 'bandwidth', bytesPerSecond: 0 }, /bandwidth fault: bytesPerSecond must be a number of bytes per second above 0, at most 1000000000000 \(got 0\)/],
+      [{ type: 'bandwidth', bytesPerSecond: 1e39 }, /at most 1000000000000 \(got 1e\+39\)/],
       [{ type: 'bandwidth', bytesPerSecond: 10, scope: 'global' }, /scope must be one of connection, shared/],
       [{ type: 'slow' }, /fault type must be one of latency, jitter, packet_loss, bandwidth, blackhole \(got "slow"\)/],
       [null, /a fault must be an object/],

@@ -132,7 +132,7 @@ describe('limits raised by the server configuration', () => {
     assert.equal(spec.clients, 5);
     assert.equal(spec.rps, 10);
     assert.equal(spec.timeoutMs, 10_000);
-    assert.deepEqual(spec.slos.map((slo) => slo.title), ['99% @ 350ms', '95% @ 200ms']);
+    assert.deepEqual(spec.slos.map((slo) => slo.title), ['99% @ 350ms', '95% @ 200ms', 'errors < 1%']);
     assert.equal(spec.faultStartMs, 0);
     assert.equal(spec.faultEndMs, 10_000);
   });

@@ -30,12 +30,13 @@ describe('parseSlo', () => {
     });
   }
 
-  test('the defaults are fault\'s two SLOs', () => {
+  test('the defaults are fault\'s two SLOs and an error budget', () => {
     assert.deepEqual(
       DEFAULT_SLOS.map((text) => parseSlo(text)),
       [
         { title: '99% @ 350ms', type: 'latency', objective: 99, threshold: 350 },
         { title: '95% @ 200ms', type: 'latency', objective: 95, threshold: 200 },
+        { title: 'errors < 1%', type: 'error', objective: 99, threshold: 1 },
       ],
     );
   });

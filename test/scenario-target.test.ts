@@ -17,12 +17,11 @@ describe('isLocalAddress', () => {
     '192.168.1.20',
     '::1',
     'fd12:3456::1',
-    'fe80::1',
     '::ffff:127.0.0.1',
     '::FFFF:10.0.0.1',
     '::ffff:7f00:1',
   ];
-  const remote = ['8.8.8.8', '172.32.0.1', '11.0.0.1', '192.169.0.1', '100.64.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '::ffff:808:808', 'localhost', '', 'not an address'];
+  const remote = ['169.254.169.254', 'fe80::1', '8.8.8.8', '172.32.0.1', '11.0.0.1', '192.169.0.1', '100.64.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '::ffff:808:808', 'localhost', '', 'not an address'];
   for (const address of local) test(`${address} is local`, () => assert.equal(isLocalAddress(address), true));
   for (const address of remote) test(`${JSON.stringify(address)} is not`, () => assert.equal(isLocalAddress(address), false));
 });
@@ -60,5 +59,29 @@ describe('checkLoadTarget', () => {
     await assert.rejects(checkLoadTarget('127.0.0.1:8080', false), /url: .* uses 127\.0\.0\.1:|url: .* is not a URL/);
     await assert.rejects(checkLoadTarget('not a url', false), /url: "not a url" is not a URL/);
     await assert.rejects(checkLoadTarget('file:///etc/passwd', false), /only http:\/\/ and https:\/\//);
+  });
+});
+
+describe('localOnlyLookup', () => {
+  test('resolves local names for net.connect, in both callback shapes', async () => {
+    const { localOnlyLookup } = await import('../src/scenario/target.js');
+    const all = await new Promise<unknown>((resolve, reject) =>
+      localOnlyLookup('localhost', { all: true }, ((error: Error | null, addresses: unknown) => (error ? reject(error) : resolve(addresses))) as never),
+    );
+    assert.ok(Array.isArray(all) && all.length > 0);
+    const one = await new Promise<string>((resolve, reject) =>
+      localOnlyLookup('localhost', {}, ((error: Error | null, address: string) => (error ? reject(error) : resolve(address))) as never),
+    );
+    assert.ok(isLocalAddress(one), one);
+  });
+
+  test('a name that does not resolve fails as the system lookup does', async () => {
+    const { localOnlyLookup } = await import('../src/scenario/target.js');
+    await assert.rejects(
+      new Promise((resolve, reject) =>
+        localOnlyLookup('no-such-host.invalid', { all: true }, ((error: Error | null, addresses: unknown) => (error ? reject(error) : resolve(addresses))) as never),
+      ),
+      (error: NodeJS.ErrnoException) => error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN',
+    );
   });
 });

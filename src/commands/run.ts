@@ -93,7 +93,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
     .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').choices(['ingress', 'egress', 'both']))
     .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').choices(['server', 'client']))
-    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default fault\'s two)').argParser(collect))
+    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")').argParser(collect))
     .option('--baseline', 'run the same load without the fault first and report the impact')
     .addOption(new Option('--seed <n>', 'seed for the fault\'s random decisions').argParser(integer))
     .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')

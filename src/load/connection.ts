@@ -85,8 +85,9 @@ export class HttpConnection {
           ALPNProtocols: ['http/1.1'],
           // The certificate must name the URL's host, not connectTo's (e.g. a proxy's 127.0.0.1).
           checkServerIdentity: (_host, cert) => checkServerIdentity(target.hostname, cert),
+          ...(target.lookup ? { lookup: target.lookup } : {}),
         })
-      : connectTcp({ host: target.connectHost, port: target.connectPort });
+      : connectTcp({ host: target.connectHost, port: target.connectPort, ...(target.lookup ? { lookup: target.lookup } : {}) });
     socket.setNoDelay(true);
     this.live.add(socket);
     socket.once(target.secure ? 'secureConnect' : 'connect', () => {

@@ -2,7 +2,7 @@
  * The options both load modes accept, their validation, and the resolved target they produce.
  * Every check throws a ToolInputError that names the argument and what is accepted.
  */
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { ToolInputError } from '../errors.js';
 
 /** Where and what to send. */
@@ -19,6 +19,8 @@ export interface LoadTarget {
   headers?: Record<string, string>;
   /** For https URLs: verify the certificate (default true) against these CAs (default Node's). */
   tls?: { rejectUnauthorized?: boolean; ca?: string | Buffer };
+  /** How host names are resolved when connecting (e.g. one that refuses non-local addresses). */
+  lookup?: LookupFunction;
 }
 
 export interface ResolvedTarget {
@@ -38,6 +40,7 @@ export interface ResolvedTarget {
   body: Buffer;
   rejectUnauthorized: boolean;
   ca: string | Buffer | undefined;
+  lookup: LookupFunction | undefined;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -130,6 +133,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
     body,
     rejectUnauthorized: tls.rejectUnauthorized ?? true,
     ca: tls.ca,
+    lookup: target.lookup,
   };
 }
 

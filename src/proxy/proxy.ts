@@ -36,6 +36,8 @@ export interface ProxyOptions {
   tls?: ProxyTlsOptions;
   /** Called once per connection event; must not throw (a throw is ignored). */
   onEvent?: (event: ProxyEvent) => void;
+  /** How remote host names are resolved (e.g. one that refuses non-local addresses). */
+  lookup?: net.LookupFunction;
 }
 
 interface EventBase {
@@ -190,6 +192,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
       ca: options.tls?.ca,
       allowHalfOpen: true,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
     };
     return connectOptions;
   };
@@ -204,7 +207,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     counters.connections++;
     counters.activeConnections++;
-    const target = mapping.tls ? tls.connect(tlsOptions(mapping)) : net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true });
+    const target = mapping.tls ? tls.connect(tlsOptions(mapping)) : net.connect({
+          host: mapping.remoteHost,
+          port: mapping.remotePort,
+          allowHalfOpen: true,
+          noDelay: true,
+          ...(options.lookup ? { lookup: options.lookup } : {}),
+        });
     const connection: Connection = {
       id: nextConnectionId++,
       mappingIndex,

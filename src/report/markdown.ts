@@ -87,6 +87,11 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
     line();
     line('_Capacity latencies are autocannon\'s: whole milliseconds, completed responses only, from the send._');
     line();
+    if (phase.slos.length > 0) renderSlos(phase.slos, line);
+    if (phase.slosNotEvaluated.length > 0) {
+      line(`Not evaluated in a closed-loop run (no latency from an intended start): ${phase.slosNotEvaluated.join(', ')}.`);
+      line();
+    }
     return;
   }
   const load = phase.load!;
@@ -109,7 +114,8 @@ function renderSlos(slos: SloResult[], line: Line): void {
   line('|-----------|-------|-----------|--------|------------------------------------------|');
   for (const slo of slos) {
     const unit = slo.type === 'latency' ? 'ms' : '%';
-    const objective = slo.type === 'latency' ? `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}ms` : `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}%`;
+    // fault's "99% < 350ms" for latency; for errors its "99% < 1%" reads as nonsense, so say it plainly.
+    const objective = slo.type === 'latency' ? `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}ms` : `errors < ${formatNumber(slo.threshold)}%`;
     const margin = `${slo.margin >= 0 ? 'Below' : 'Above'} by ${Math.abs(slo.margin).toFixed(1)}${unit}`;
     line(`| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} | ${slo.over} (${slo.overPercent.toFixed(1)}%) |`);
   }

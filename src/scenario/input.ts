@@ -104,6 +104,8 @@ export interface ScenarioSpec {
   seed: number | undefined;
   strategy: Strategy;
   rejectUnauthorized: boolean;
+  /** Load only loopback and private addresses, checked again at every connect. */
+  localOnly: boolean;
 }
 
 /** fault's field names for what the proxy's specs call otherwise, so errors name the argument given. */
@@ -174,6 +176,7 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
     seed: args.seed,
     strategy,
     rejectUnauthorized: !(args.insecure_tls ?? false),
+    localOnly: !limits.allowRemoteTargets,
   };
 }
 

@@ -66,7 +66,9 @@ export interface PhaseResult {
   /** Closed-loop figures (strategy "capacity"). */
   capacity: CapacityResult | null;
   slos: SloResult[];
-  /** Every SLO passed (strategy "capacity" has none: true). */
+  /** SLOs that could not be evaluated: latency SLOs in a closed-loop (capacity) run. */
+  slosNotEvaluated: string[];
+  /** Every evaluated SLO passed. */
   passed: boolean;
   /** The proxy's counters for this phase (each phase has its own proxy). */
   proxy: ProxyCounters;

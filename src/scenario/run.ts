@@ -23,7 +23,8 @@ import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js'
 import { describeFault } from '../report/fault-text.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
-import { evaluateSlos, upperBound } from './slo.js';
+import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
+import { localOnlyLookup } from './target.js';
 
 export interface ScenarioProgress {
   /** Milliseconds of load done so far, over every phase. */
@@ -98,6 +99,9 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     mappings: proxyMappings(spec, url),
     seed,
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
+    // The proxy in front of url connects to the load's target: the same local-only rule applies.
+    // The caller's mappings are the app's dependencies, which may be anywhere.
+    ...(spec.localOnly && spec.proxies.length === 0 ? { lookup: localOnlyLookup } : {}),
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
@@ -109,7 +113,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   const loadStart = performance.now();
   const ticker = setInterval(() => {
     const doneMs = Math.min(spec.durationMs, performance.now() - loadStart);
-    options.onProgress?.(doneMs, `${phase}: ${Math.floor(doneMs / 1000)}s/${spec.durationMs / 1000}s, ${settled.requests} requests settled, ${settled.errors} errors`);
+    options.onProgress?.(doneMs, `${phase}: ${Math.round(doneMs / 1000)}s/${spec.durationMs / 1000}s, ${settled.requests} requests settled, ${settled.errors} errors`);
   }, 1000);
   try {
     if (phase === 'fault') scheduleFault(spec, proxy, timers);
@@ -119,13 +123,20 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       body: spec.body,
       headers: spec.headers,
       tls: { rejectUnauthorized: spec.rejectUnauthorized },
+      ...(spec.localOnly ? { lookup: localOnlyLookup } : {}),
       ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
     };
     let load: LoadFigures | null = null;
     let capacity: CapacityResult | null = null;
     let slos: PhaseResult['slos'] = [];
+    let notEvaluated: string[] = [];
     if (spec.strategy === 'capacity') {
       capacity = await runCapacity({ ...target, connections: spec.clients, durationMs: spec.durationMs, timeoutMs: Math.max(1000, spec.timeoutMs), signal: options.signal });
+      // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
+      const sent = capacity.sent;
+      const errors = capacity.errors;
+      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, errors));
+      notEvaluated = spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title);
     } else {
       const result = await runOpenLoop({
         ...target,
@@ -149,6 +160,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       load,
       capacity,
       slos,
+      slosNotEvaluated: notEvaluated,
       passed: slos.every((slo) => slo.pass),
       proxy: proxy.counters(),
       proxyPorts: [...proxy.ports],

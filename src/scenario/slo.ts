@@ -31,8 +31,11 @@ export interface Slo {
   threshold: number;
 }
 
-/** fault's two hard-coded SLOs, our defaults. */
-export const DEFAULT_SLOS: readonly string[] = ['99% @ 350ms', '95% @ 200ms'];
+/**
+ * fault's two hard-coded SLOs, plus an error budget: with latency SLOs alone, a run whose every
+ * request failed fast (refused, a bad certificate) would pass, and the verdict would lie.
+ */
+export const DEFAULT_SLOS: readonly string[] = ['99% @ 350ms', '95% @ 200ms', 'errors < 1%'];
 
 export const SLO_FORMS = '"99% @ 350ms", "p(95) < 200", "p95 < 200ms", "errors < 1%", "rate < 0.01"';
 
@@ -93,17 +96,23 @@ export function evaluateSlos(slos: readonly Slo[], sortedLatencies: ArrayLike<nu
         burnRate: overPercent / 100 / allowedBad,
       };
     }
-    const observed = total === 0 ? 0 : (failed / total) * 100;
-    return {
-      ...slo,
-      pass: total > 0 && observed < slo.threshold,
-      observed,
-      margin: slo.threshold - observed,
-      over: failed,
-      overPercent: observed,
-      burnRate: observed / 100 / allowedBad,
-    };
+    return evaluateErrorSlo(slo, total, failed);
   });
+}
+
+/** An error SLO over `total` requests of which `failed` failed (also for closed-loop runs). */
+export function evaluateErrorSlo(slo: Slo, total: number, failed: number): SloResult {
+  const allowedBad = (100 - slo.objective) / 100;
+  const observed = total === 0 ? 0 : (failed / total) * 100;
+  return {
+    ...slo,
+    pass: total > 0 && observed < slo.threshold,
+    observed,
+    margin: slo.threshold - observed,
+    over: failed,
+    overPercent: observed,
+    burnRate: observed / 100 / allowedBad,
+  };
 }
 
 /** Number of values ≤ limit in an ascending array. */

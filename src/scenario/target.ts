@@ -1,10 +1,16 @@
 /**
  * The safety check on what a scenario may load: by default only loopback and private addresses
  * (we never load-test someone else's server by accident). A host name is resolved, and every
- * address it resolves to must qualify, so a public name cannot slip through.
+ * address it resolves to must qualify, so a public name cannot slip through; and the sockets that
+ * carry the load resolve through `localOnlyLookup`, which applies the same rule at connect time,
+ * so a name that resolves elsewhere later (DNS rebinding) cannot either.
+ *
+ * Link-local addresses (169.254/16, fe80::/10) are not private networks, and 169.254.169.254 is
+ * the cloud metadata service: they are refused too.
  */
+import { lookup as dnsLookup } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ToolInputError } from '../errors.js';
 
 const LOCAL_RANGES = new BlockList();
@@ -12,12 +18,10 @@ LOCAL_RANGES.addSubnet('127.0.0.0', 8, 'ipv4'); // loopback
 LOCAL_RANGES.addSubnet('10.0.0.0', 8, 'ipv4'); // private (RFC 1918)
 LOCAL_RANGES.addSubnet('172.16.0.0', 12, 'ipv4');
 LOCAL_RANGES.addSubnet('192.168.0.0', 16, 'ipv4');
-LOCAL_RANGES.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local
 LOCAL_RANGES.addAddress('0.0.0.0', 'ipv4'); // "this host" on Linux
 LOCAL_RANGES.addAddress('::1', 'ipv6'); // loopback
 LOCAL_RANGES.addAddress('::', 'ipv6');
 LOCAL_RANGES.addSubnet('fc00::', 7, 'ipv6'); // unique local
-LOCAL_RANGES.addSubnet('fe80::', 10, 'ipv6'); // link-local
 
 export function isLocalAddress(address: string): boolean {
   const family = isIP(address);
@@ -62,3 +66,24 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
   }
   return parsed;
 }
+
+/**
+ * A `lookup` for net/tls.connect that resolves as usual and fails with ENOTLOCAL when any address
+ * is not loopback or private.
+ */
+export const localOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    const done = callback as (...args: unknown[]) => void;
+    if (error) return done(error, options.all ? [] : '', 0);
+    const remote = addresses.filter((entry) => !isLocalAddress(entry.address));
+    if (remote.length > 0 || addresses.length === 0) {
+      const refusal = Object.assign(
+        new Error(`${hostname} resolves to ${remote.map((entry) => entry.address).join(', ') || 'nothing'}, not a loopback or private address`),
+        { code: 'ENOTLOCAL' },
+      );
+      return done(refusal, options.all ? [] : '', 0);
+    }
+    if (options.all) return done(null, addresses);
+    return done(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};

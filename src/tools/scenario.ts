@@ -42,7 +42,7 @@ const commonInput = {
     ),
   direction: z.enum(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads from the socket, egress = what it writes (default ingress)'),
   side: z.enum(['server', 'client']).optional().describe('server = the proxy↔target socket, client = the client↔proxy socket (default server; server+ingress = responses)'),
-  slos: z.array(z.string()).optional().describe('SLOs such as "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default "99% @ 350ms" and "95% @ 200ms")'),
+  slos: z.array(z.string()).optional().describe('SLOs such as "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default "99% @ 350ms", "95% @ 200ms" and "errors < 1%")'),
   baseline: z.boolean().optional().describe('Run the same load without the fault first and report the impact (doubles the run time; default false)'),
   seed: z.number().int().optional().describe('Seed for the fault\'s random decisions, to replay a run (default random, reported)'),
   fault_start: z.string().optional().describe('When the fault starts, a duration or % of duration, e.g. "2s" or "20%" (default 0)'),

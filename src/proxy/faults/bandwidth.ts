@@ -40,6 +40,8 @@ const UNIT_BYTES: Record<string, number> = {
   'gbit/s': 1e9 / 8,
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
+/** Above a terabyte per second a cap caps nothing a loopback test can send. */
+export const MAX_BYTES_PER_SECOND = 1e12;
 
 /** Bytes per second for `rate` in `unit`; throws naming `rate` or `unit` and listing the units. */
 export function parseBandwidth(rate: number, unit = 'bps'): number {
@@ -49,14 +51,18 @@ export function parseBandwidth(rate: number, unit = 'bps'): number {
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
     throw new ToolInputError(`bandwidth rate must be a number above 0 (got ${JSON.stringify(rate)}); accepted units: ${units}`);
   }
-  return rate * factor;
+  const bytesPerSecond = rate * factor;
+  if (bytesPerSecond > MAX_BYTES_PER_SECOND) {
+    throw new ToolInputError(`bandwidth rate ${rate} ${unit} is above the largest cap, ${MAX_BYTES_PER_SECOND / 1e9} gbps (bytes)`);
+  }
+  return bytesPerSecond;
 }
 
 export function readBandwidth(reader: SpecReader): ResolvedBandwidth {
   const spec: ResolvedBandwidth = {
     type: 'bandwidth',
     ...reader.target(),
-    bytesPerSecond: reader.number('bytesPerSecond', { above: 0, max: 1e12, expected: 'a number of bytes per second above 0' }),
+    bytesPerSecond: reader.number('bytesPerSecond', { above: 0, max: MAX_BYTES_PER_SECOND, expected: `a number of bytes per second above 0, at most ${MAX_BYTES_PER_SECOND}` }),
     scope: reader.choice('scope', BANDWIDTH_SCOPES, 'connection'),
   };
   reader.done();

@@ -63,7 +63,9 @@ export function readPacketLoss(reader: SpecReader): ResolvedPacketLoss {
   const rttMs = reader.number('rttMs', { min: 0, max: 60_000, default: 20, expected: 'a number of milliseconds in 0..60000' });
   if (model === 'bernoulli') {
     for (const field of ['p', 'r'] as const) {
-      if ((field === 'p' ? p : r) !== undefined) reader.fail(field, 'left out unless model is gilbert_elliott');
+      // 0 is what a resolved bernoulli spec carries, so validating a resolved spec again passes.
+      const value = field === 'p' ? p : r;
+      if (value !== undefined && value !== 0) reader.fail(field, 'left out unless model is gilbert_elliott');
     }
   } else {
     r ??= 0.5;
