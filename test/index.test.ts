@@ -190,3 +190,31 @@ test('.gitignore rules: anchoring, directories, globs, negation, nested files', 
   assert.equal(ignored('local.py'), false, 'and not above it');
   assert.equal(ignored('pkg/logs', true), false, 'a deeper rule wins');
 });
+
+test('.gitignore details as git reads them: ** inside a name, classes, bad patterns, whitespace, CRLF', () => {
+  // Each expectation was checked with `git ls-files --others --exclude-standard`.
+  const file = new IgnoreFile('', ['gen**', '[[:upper:]]*.py', '[c-a].js', '[abc', 'tab.js\t', 'spaces.js  ', 'crlf.js\r', '[!]]x.ts'].join('\n'));
+  const ignored = (path: string, dir = false) => isIgnored([file], path, dir);
+  assert.equal(ignored('generated', true), true);
+  assert.equal(ignored('gen/a.ts'), false, '** that is not a whole segment does not cross a slash');
+  assert.equal(ignored('Config.py'), true, 'a POSIX class');
+  assert.equal(ignored('config.py'), false);
+  assert.equal(ignored('c.js'), false, 'a reversed range matches nothing');
+  assert.equal(ignored('[abc'), false, 'an unclosed [ matches nothing');
+  assert.equal(ignored('tab.js'), false, 'a trailing tab is part of the pattern');
+  assert.equal(ignored('spaces.js'), true, 'trailing spaces are not');
+  assert.equal(ignored('crlf.js'), true, 'a CRLF line ending is not part of the pattern');
+  assert.equal(ignored('ax.ts'), true, 'a leading ] in a negated class is a member');
+  assert.equal(ignored(']x.ts'), false);
+});
+
+test('a .gitignore line git cannot match does not disable the rest of that file', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  tree.write('.gitignore', `${readFileSync(join(tree.dir, '.gitignore'), 'utf8')}[z-a].py\nlib/\n`);
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(stats.files, 4, 'lib/server.go is ignored by the line after the reversed range');
+  const hits = await searchIndex(tree.settings, { query: 'server', sourceDir: tree.dir, limit: 50 });
+  assert.ok(hits.length > 0 && hits.every((hit) => !hit.relativePath.startsWith('lib/') && !hit.relativePath.startsWith('ignored/')));
+});
+

@@ -7,7 +7,8 @@
  *
  * Pattern rules: a pattern with a slash before its end is anchored to its .gitignore's directory,
  * one without matches a name at any depth; a trailing slash matches directories only; `*` and `?`
- * stop at slashes, `**` crosses them; `[...]` is a character class; `\` escapes.
+ * stop at slashes, `**` as a whole segment crosses them (elsewhere it is a `*`); `[...]` is a
+ * character class; `\` escapes. Checked against `git ls-files --others --exclude-standard`.
  */
 
 interface Rule {
@@ -60,8 +61,8 @@ export function isIgnored(files: readonly IgnoreFile[], path: string, isDirector
 }
 
 function parseRule(line: string): Rule | undefined {
-  // Trailing spaces are dropped unless escaped with a backslash.
-  let pattern = line.replace(/(?<!\\)\s+$/, '');
+  // Trailing spaces (not tabs) are dropped unless escaped with a backslash.
+  let pattern = line.replace(/(?<!\\) +$/, '');
   if (pattern === '' || pattern.startsWith('#')) return undefined;
   let negate = false;
   if (pattern.startsWith('!')) {
@@ -79,24 +80,27 @@ function parseRule(line: string): Rule | undefined {
   const anchored = pattern.includes('/');
   if (pattern.startsWith('/')) pattern = pattern.slice(1);
   const body = globToRegex(pattern);
-  return { regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negate, directoryOnly };
+  // A pattern git cannot match (an unclosed `[`) matches nothing, and the file's other rules still apply.
+  if (body === undefined) return undefined;
+  return { regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`, 's'), negate, directoryOnly };
 }
 
-function globToRegex(glob: string): string {
+function globToRegex(glob: string): string | undefined {
   let out = '';
   let i = 0;
   while (i < glob.length) {
     const c = glob[i]!;
-    const atSegmentStart = i === 0 || glob[i - 1] === '/';
-    if (atSegmentStart && glob.startsWith('**/', i)) {
-      out += '(?:.*/)?';
-      i += 3;
-    } else if (glob.startsWith('/**', i) && i + 3 === glob.length) {
-      out += '/.*';
-      i += 3;
-    } else if (glob.startsWith('**', i)) {
-      out += '.*';
-      i += 2;
+    if (c === '*' && glob[i + 1] === '*') {
+      // `**` is special only as a whole segment; elsewhere it is a plain `*`.
+      let end = i;
+      while (glob[end] === '*') end++;
+      const segmentStart = i === 0 || glob[i - 1] === '/';
+      if (segmentStart && end === glob.length) out += '.*';
+      else if (segmentStart && glob[end] === '/') {
+        out += '(?:.*/)?';
+        end++;
+      } else out += '[^/]*';
+      i = end;
     } else if (c === '*') {
       out += '[^/]*';
       i += 1;
@@ -104,16 +108,10 @@ function globToRegex(glob: string): string {
       out += '[^/]';
       i += 1;
     } else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close === -1) {
-        out += '\\[';
-        i += 1;
-      } else {
-        let set = glob.slice(i + 1, close);
-        if (set.startsWith('!')) set = `^${set.slice(1)}`;
-        out += `[${set.replace(/\\/g, '\\\\')}]`;
-        i = close + 1;
-      }
+      const parsed = bracketExpression(glob, i);
+      if (parsed === undefined) return undefined;
+      out += parsed.regex;
+      i = parsed.end;
     } else if (c === '\\' && i + 1 < glob.length) {
       out += escapeRegex(glob[i + 1]!);
       i += 2;
@@ -123,6 +121,74 @@ function globToRegex(glob: string): string {
     }
   }
   return out;
+}
+
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alnum: 'a-zA-Z0-9',
+  alpha: 'a-zA-Z',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1f\\x7f',
+  digit: '0-9',
+  graph: '\\x21-\\x7e',
+  lower: 'a-z',
+  print: '\\x20-\\x7e',
+  punct: '!-\\/:-@\\[-`{-~',
+  space: ' \\t\\n\\r\\f\\v',
+  upper: 'A-Z',
+  xdigit: '0-9a-fA-F',
+};
+
+/**
+ * `[...]` starting at `start`, as git's wildmatch reads it: `!` or `^` negates, a leading `]` is a
+ * member, `a-z` ranges (a reversed one matches nothing), `[:alpha:]` classes, `\` escapes; it never
+ * matches a slash. Undefined when it is not closed or names an unknown class: git matches nothing then.
+ */
+function bracketExpression(glob: string, start: number): { regex: string; end: number } | undefined {
+  let i = start + 1;
+  const negated = glob[i] === '!' || glob[i] === '^';
+  if (negated) i++;
+  let members = '';
+  let first = true;
+  for (;;) {
+    if (i >= glob.length) return undefined;
+    let c = glob[i]!;
+    if (c === ']' && !first) break;
+    first = false;
+    if (c === '[' && glob[i + 1] === ':') {
+      const close = glob.indexOf(':]', i + 2);
+      if (close === -1) return undefined;
+      const named = POSIX_CLASSES[glob.slice(i + 2, close)];
+      if (named === undefined) return undefined;
+      members += named;
+      i = close + 2;
+      continue;
+    }
+    if (c === '\\') {
+      i++;
+      if (i >= glob.length) return undefined;
+      c = glob[i]!;
+    }
+    i++;
+    if (glob[i] === '-' && glob[i + 1] !== undefined && glob[i + 1] !== ']') {
+      let to = glob[i + 1]!;
+      i += 2;
+      if (to === '\\') {
+        if (i >= glob.length) return undefined;
+        to = glob[i]!;
+        i++;
+      }
+      if (c <= to) members += `${classMember(c)}-${classMember(to)}`;
+      continue;
+    }
+    members += classMember(c);
+  }
+  const end = i + 1;
+  if (negated) return { regex: `[^/${members}]`, end };
+  return { regex: members === '' ? '(?!)' : `(?!/)[${members}]`, end };
+}
+
+function classMember(char: string): string {
+  return /[\\\]\[^-]/.test(char) ? `\\${char}` : char;
 }
 
 function escapeRegex(text: string): string {

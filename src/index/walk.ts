@@ -100,9 +100,6 @@ async function walkDirectory(
 }
 
 async function readIgnoreFile(path: string, base: string): Promise<IgnoreFile | undefined> {
-  try {
-    return new IgnoreFile(base, await readFile(path, 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : new IgnoreFile(base, text);
 }
