@@ -8,6 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { listFunctions } from '../src/code/index.js';
+import { MAX_NESTING, MAX_TREE_DEPTH } from '../src/code/definitions.js';
 import { extract, functionsOf } from './helpers/code-fixtures.js';
 
 async function texts(name: string, func: string): Promise<[string, string | null]> {
@@ -182,4 +184,30 @@ test('CRLF with characters outside the BMP: offsets and lines stay exact', async
     '    @dec(x="😀")\r\n    def m(self):\r\n        return "😀😀"',
     '        return "😀😀"',
   ]);
+});
+
+test('pathological nesting is bounded: deeper definitions are left out, nothing hangs', async () => {
+  const nested = `${'function f() {'.repeat(MAX_NESTING + 20)}${'}'.repeat(MAX_NESTING + 20)}`;
+  const deep = await listFunctions(nested, 'javascript');
+  assert.equal(deep.definitions.length, MAX_NESTING);
+  const bracketed = `x = ${'['.repeat(MAX_TREE_DEPTH)}function g() {}${']'.repeat(MAX_TREE_DEPTH)};\nfunction h() {}\n`;
+  assert.deepEqual((await listFunctions(bracketed, 'javascript')).definitions.map((d) => d.name), ['h']);
+});
+
+test('a minified file (every definition on one line) costs about what the same code on many lines costs', async () => {
+  const entries = Array.from({ length: 20_000 }, (_, i) => `f${i}: (x) => x + ${i}`);
+  const oneLine = `const api = {${entries.join(', ')}};\n`;
+  const manyLines = `const api = {\n${entries.join(',\n')}\n};\n`;
+  const fastest = async (source: string): Promise<number> => {
+    let best = Infinity;
+    for (let run = 0; run < 2; run++) {
+      const started = performance.now();
+      assert.equal((await listFunctions(source, 'javascript')).definitions.length, entries.length);
+      best = Math.min(best, performance.now() - started);
+    }
+    return best;
+  };
+  const ratio = (await fastest(oneLine)) / (await fastest(manyLines));
+  // Linear work gives about 1; scanning the line for each definition gave over 10.
+  assert.ok(ratio < 4, `one line took ${ratio.toFixed(1)}× as long as many lines`);
 });

@@ -101,17 +101,31 @@ interface Captured {
   ownQualifier: string[];
 }
 
+/**
+ * Definitions nested in more than MAX_NESTING others, or starting deeper than MAX_TREE_DEPTH in
+ * the syntax tree, are left out. Real code stays far below both; the limits keep a pathological
+ * file (thousands of functions nested in each other, or inside thousands of brackets) from
+ * costing time and output that grow with the square of its depth: tree-sitter finds a node's
+ * parent or sibling by walking down from the root.
+ */
+export const MAX_NESTING = 64;
+export const MAX_TREE_DEPTH = 400;
+
 export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Definition[] {
-  const captured = captureDefinitions(tree, grammar, info);
-  const byNodeId = new Map(captured.map((entry) => [entry.node.id, entry]));
   const definitions: Definition[] = [];
-  for (const entry of captured) {
-    if (entry.role === 'scope') continue;
-    const containers = enclosingContainers(entry.node, byNodeId);
+  // The captured definitions and scopes enclosing the current entry, outermost first. Entries come
+  // in source order, outer before inner, so enclosure is decided by offsets alone: asking
+  // tree-sitter for a node's parent walks down from the root each time.
+  const open: Captured[] = [];
+  for (const entry of captureDefinitions(tree, grammar, info)) {
+    while (open.length > 0 && !encloses(open[open.length - 1]!.node, entry.node)) open.pop();
+    if (open.length >= MAX_NESTING) continue;
+    const nearest = open[open.length - 1];
     // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
-    const outer = [...containers].reverse().flatMap((container) => [...container.ownQualifier, container.name]);
+    const outer = open.flatMap((container) => [...container.ownQualifier, container.name]);
+    open.push(entry);
+    if (entry.role === 'scope') continue;
     const qualifier = [...outer, ...entry.ownQualifier];
-    const nearest = containers[0];
     let kind: DefinitionKind = entry.role;
     // A function directly inside a class-like definition or scope is a method; inside a module
     // or namespace it is still a function.
@@ -131,9 +145,13 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   return dropFoldedSignatures(definitions);
 }
 
+function encloses(outer: Node, inner: Node): boolean {
+  return outer.startIndex <= inner.startIndex && inner.endIndex <= outer.endIndex;
+}
+
 function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): Captured[] {
   const byNodeId = new Map<number, Captured>();
-  for (const match of grammar.definitionsQuery.matches(tree.rootNode)) {
+  for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
     let node: Node | undefined;
     let role: Captured['role'] | undefined;
     let nameNode: Node | undefined;
@@ -191,16 +209,6 @@ function typeName(text: string): string {
     .replace(/^mut\s+/, '')
     .replace(/[<[].*$/s, '')
     .trim();
-}
-
-/** The captured definitions and scopes enclosing `node`, nearest first. */
-function enclosingContainers(node: Node, byNodeId: ReadonlyMap<number, Captured>): Captured[] {
-  const containers: Captured[] = [];
-  for (let parent = node.parent; parent; parent = parent.parent) {
-    const container = byNodeId.get(parent.id);
-    if (container) containers.push(container);
-  }
-  return containers;
 }
 
 /**
@@ -276,9 +284,10 @@ function span(start: Node, end: Node): SourceSpan {
 
 /** The span from its line's start when only indentation precedes it, so the text keeps its indentation. */
 function withIndentation(result: SourceSpan, source: string): SourceSpan {
-  if (result.startOffset === 0) return result;
-  const lineStart = source.lastIndexOf('\n', result.startOffset - 1) + 1;
-  if (/^[ \t]*$/.test(source.slice(lineStart, result.startOffset))) result.startOffset = lineStart;
+  // Scans back over blanks only: a minified file is one long line holding every definition.
+  let lineStart = result.startOffset;
+  while (lineStart > 0 && (source[lineStart - 1] === ' ' || source[lineStart - 1] === '\t')) lineStart--;
+  if (lineStart === 0 || source[lineStart - 1] === '\n') result.startOffset = lineStart;
   return result;
 }
 
