@@ -218,3 +218,15 @@ test('a .gitignore line git cannot match does not disable the rest of that file'
   assert.ok(hits.length > 0 && hits.every((hit) => !hit.relativePath.startsWith('lib/') && !hit.relativePath.startsWith('ignored/')));
 });
 
+
+test('two index calls of one tree at once in one process keep each other\'s files', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  for (let i = 0; i < 100; i++) tree.write(`py/m${i}.py`, `def python_function_${i}():\n    return ${i}\n`);
+  await Promise.all([
+    indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'python' }),
+    indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'go' }),
+  ]);
+  const all = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([all.changed, all.unchanged], [2, 103], 'only rateLimiter.ts and build.kt were not indexed yet');
+});

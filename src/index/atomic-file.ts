@@ -39,12 +39,12 @@ export async function removeAbandonedTemporaries(path: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) continue;
+    if (Number.isInteger(pid) && pid > 0 && isProcessRunning(pid)) continue;
     await unlink(join(dirname(path), name)).catch(() => undefined);
   }
 }
 
-function isRunning(pid: number): boolean {
+export function isProcessRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -17,6 +17,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { IndexError } from './errors.js';
 import { writeFileAtomically } from './atomic-file.js';
+import { withFileLock } from './file-lock.js';
 import type { ChunkRecord, StoreHit, StoredChunk, VectorStore } from './store.js';
 
 const MAGIC = 'FLIDX001';
@@ -55,19 +56,15 @@ export class LocalStore implements VectorStore {
     private readonly identity: LocalStoreIdentity,
     private snapshot: Snapshot,
     /** Why the file on disk could not be read; searches report it, the next index rewrites it. */
-    readonly damage: string | undefined,
+    private damage: string | undefined,
   ) {
     this.description = `local index ${file}`;
   }
 
   /** Opens the index file (absent: an empty index). */
   static async open(file: string, identity: LocalStoreIdentity): Promise<LocalStore> {
-    try {
-      return new LocalStore(file, identity, await loadSnapshot(file), undefined);
-    } catch (error) {
-      if (!(error instanceof IndexError)) throw error;
-      return new LocalStore(file, identity, EMPTY, error.message);
-    }
+    const { snapshot, damage } = await readIndex(file);
+    return new LocalStore(file, identity, snapshot, damage);
   }
 
   /** Whether an index file exists (searching a tree that was never indexed is an error). */
@@ -90,42 +87,28 @@ export class LocalStore implements VectorStore {
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
     const expected = this.snapshot.dimension ?? firstPendingDimension(this.pending);
-    for (const chunk of chunks) {
-      if (expected !== undefined && chunk.vector.length !== expected) {
-        throw new IndexError(
-          `the vectors have dimension ${chunk.vector.length} but the index at ${this.file} has dimension ${expected}; ` +
-            'it was built with another embedding model or dimension',
-        );
-      }
-    }
+    const mismatch = chunks.find((chunk) => expected !== undefined && chunk.vector.length !== expected);
+    if (mismatch) throw dimensionMismatch(mismatch.vector.length, expected!, this.file);
     this.pending.set(path, chunks);
   }
 
+  /**
+   * Writes the index with this run's files replaced. Under a lock, and over the newest file on
+   * disk: another run (another process, or a concurrent call) may have committed since this one
+   * opened the index, and its files must not be lost.
+   */
   async commit(): Promise<void> {
     if (this.pending.size === 0) return;
-    const kept = this.snapshot.chunks.flatMap((chunk, index) => (this.pending.has(chunk.path) ? [] : [index]));
-    const added = [...this.pending.values()].flat();
-    const dimension = this.snapshot.dimension ?? added[0]?.vector.length;
-    const count = kept.length + added.length;
-    const vectors = new Float32Array(count * (dimension ?? 0));
-    const chunks: ChunkRecord[] = [];
-    if (dimension !== undefined) {
-      kept.forEach((from, to) => {
-        vectors.set(this.snapshot.vectors.subarray(from * dimension, (from + 1) * dimension), to * dimension);
-        chunks.push(this.snapshot.chunks[from]!);
-      });
-      added.forEach((chunk, offset) => {
-        vectors.set(chunk.vector, (kept.length + offset) * dimension);
-        const { vector: _vector, ...record } = chunk;
-        chunks.push(record);
-      });
-    }
-    const snapshot: Snapshot = { dimension, chunks, vectors };
-    await writeFileAtomically(this.file, encode(snapshot, this.identity));
-    this.snapshot = snapshot;
-    this.pending = new Map();
-    const info = await stat(this.file);
-    remember(this.file, { mtimeMs: info.mtimeMs, size: info.size, snapshot });
+    await withFileLock(`${this.file}.lock`, async () => {
+      const { snapshot: newest } = await readIndex(this.file);
+      const snapshot = withReplacedFiles(newest, this.pending, this.file);
+      await writeFileAtomically(this.file, encode(snapshot, this.identity));
+      this.snapshot = snapshot;
+      this.damage = undefined;
+      this.pending = new Map();
+      const info = await stat(this.file);
+      remember(this.file, { mtimeMs: info.mtimeMs, size: info.size, snapshot });
+    });
   }
 
   async count(): Promise<number> {
@@ -190,6 +173,35 @@ function denseDot(query: Float32Array, vectors: Float32Array, base: number, dime
   return s0 + s1 + s2 + s3;
 }
 
+/** `base` with the chunks of every file in `replacements` swapped for the given ones. */
+function withReplacedFiles(base: Snapshot, replacements: ReadonlyMap<string, readonly StoredChunk[]>, file: string): Snapshot {
+  const kept = base.chunks.flatMap((chunk, index) => (replacements.has(chunk.path) ? [] : [index]));
+  const added = [...replacements.values()].flat();
+  const dimension = base.dimension ?? added[0]?.vector.length;
+  if (dimension === undefined) return EMPTY;
+  const mismatch = added.find((chunk) => chunk.vector.length !== dimension);
+  if (mismatch) throw dimensionMismatch(mismatch.vector.length, dimension, file);
+  const vectors = new Float32Array((kept.length + added.length) * dimension);
+  const chunks: ChunkRecord[] = [];
+  kept.forEach((from, to) => {
+    vectors.set(base.vectors.subarray(from * dimension, (from + 1) * dimension), to * dimension);
+    chunks.push(base.chunks[from]!);
+  });
+  added.forEach((chunk, offset) => {
+    vectors.set(chunk.vector, (kept.length + offset) * dimension);
+    const { vector: _vector, ...record } = chunk;
+    chunks.push(record);
+  });
+  return { dimension, chunks, vectors };
+}
+
+function dimensionMismatch(actual: number, expected: number, file: string): IndexError {
+  return new IndexError(
+    `the vectors have dimension ${actual} but the index at ${file} has dimension ${expected}; ` +
+      'it was built with another embedding model or dimension',
+  );
+}
+
 function firstPendingDimension(pending: ReadonlyMap<string, readonly StoredChunk[]>): number | undefined {
   for (const chunks of pending.values()) if (chunks[0]) return chunks[0].vector.length;
   return undefined;
@@ -203,6 +215,16 @@ function encode(snapshot: Snapshot, identity: LocalStoreIdentity): Uint8Array[] 
   length.writeUInt32LE(headerBytes.length);
   const vectorBytes = new Uint8Array(snapshot.vectors.buffer, snapshot.vectors.byteOffset, snapshot.vectors.byteLength);
   return [Buffer.from(MAGIC, 'latin1'), length, headerBytes, vectorBytes];
+}
+
+/** The index on disk (absent: empty); a damaged one reads as empty, with the reason. */
+async function readIndex(file: string): Promise<{ snapshot: Snapshot; damage: string | undefined }> {
+  try {
+    return { snapshot: await loadSnapshot(file), damage: undefined };
+  } catch (error) {
+    if (!(error instanceof IndexError)) throw error;
+    return { snapshot: EMPTY, damage: error.message };
+  }
 }
 
 async function loadSnapshot(file: string): Promise<Snapshot> {
