@@ -144,16 +144,25 @@ test('a crash mid-write leaves the old index readable; a damaged index is report
   assert.deepEqual(readdirSync(storeDir).filter((name) => name.includes('.tmp-')), [], 'the abandoned temporary is removed');
   assert.equal(await topSymbol(tree.settings, tree.dir, 'brand new function'), 'brand_new_function');
 
-  // A damaged file (not something our writes produce, but disks fail) is an error naming it.
-  writeFileSync(storeFile, readFileSync(storeFile).subarray(0, 100));
-  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
-    assert.ok(error instanceof IndexError);
-    assert.ok(error.message.includes(storeFile) && /damaged .*index the tree again/.test(error.message), error.message);
-    return true;
-  });
-  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.equal(rebuilt.changed, 6);
-  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+  // A damaged file (not something our writes produce, but disks fail) is an error naming it and
+  // saying how to rebuild it, and the next index rebuilds it: cut short, or with records that
+  // lack a field (the header still parses).
+  const damages: Array<[string, (bytes: Buffer) => Buffer]> = [
+    ['truncated header', (bytes) => bytes.subarray(0, 100)],
+    ['a chunk without its path', (bytes) => Buffer.from(bytes.toString('latin1').replaceAll('"path":', '"paht":'), 'latin1')],
+  ];
+  for (const [why, damage] of damages) {
+    writeFileSync(storeFile, damage(readFileSync(storeFile)));
+    await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
+      assert.ok(error instanceof IndexError);
+      assert.equal(error.message.startsWith(`the index of ${tree.dir} at ${storeFile} is damaged (${why}`), true, error.message);
+      assert.match(error.message, /; rebuild it: faultline index .* \(or fault_index_source_code\)$/);
+      return true;
+    });
+    const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.equal(rebuilt.changed, 6);
+    assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+  }
 });
 
 test('search without source_dir covers every accepted indexed tree; errors are clear', async (t) => {

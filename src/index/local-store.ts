@@ -63,7 +63,7 @@ export class LocalStore implements VectorStore {
 
   /** Opens the index file (absent: an empty index). */
   static async open(file: string, identity: LocalStoreIdentity): Promise<LocalStore> {
-    const { snapshot, damage } = await readIndex(file);
+    const { snapshot, damage } = await readIndex(file, identity.tree);
     return new LocalStore(file, identity, snapshot, damage);
   }
 
@@ -100,7 +100,7 @@ export class LocalStore implements VectorStore {
   async commit(): Promise<void> {
     if (this.pending.size === 0) return;
     await withFileLock(`${this.file}.lock`, async () => {
-      const { snapshot: newest } = await readIndex(this.file);
+      const { snapshot: newest } = await readIndex(this.file, this.identity.tree);
       const snapshot = withReplacedFiles(newest, this.pending, this.file);
       await writeFileAtomically(this.file, encode(snapshot, this.identity));
       this.snapshot = snapshot;
@@ -218,16 +218,16 @@ function encode(snapshot: Snapshot, identity: LocalStoreIdentity): Uint8Array[] 
 }
 
 /** The index on disk (absent: empty); a damaged one reads as empty, with the reason. */
-async function readIndex(file: string): Promise<{ snapshot: Snapshot; damage: string | undefined }> {
+async function readIndex(file: string, tree: string): Promise<{ snapshot: Snapshot; damage: string | undefined }> {
   try {
-    return { snapshot: await loadSnapshot(file), damage: undefined };
+    return { snapshot: await loadSnapshot(file, tree), damage: undefined };
   } catch (error) {
     if (!(error instanceof IndexError)) throw error;
     return { snapshot: EMPTY, damage: error.message };
   }
 }
 
-async function loadSnapshot(file: string): Promise<Snapshot> {
+async function loadSnapshot(file: string, tree: string): Promise<Snapshot> {
   let info;
   try {
     info = await stat(file);
@@ -237,14 +237,14 @@ async function loadSnapshot(file: string): Promise<Snapshot> {
   const cached = cache.get(file);
   if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.snapshot;
   const bytes = await readFile(file);
-  const snapshot = decode(bytes, file);
+  const snapshot = decode(bytes, file, tree);
   remember(file, { mtimeMs: info.mtimeMs, size: info.size, snapshot });
   return snapshot;
 }
 
-function decode(bytes: Buffer, file: string): Snapshot {
+function decode(bytes: Buffer, file: string, tree: string): Snapshot {
   const damaged = (why: string): IndexError =>
-    new IndexError(`the index at ${file} is damaged (${why}); index the tree again to rebuild it`);
+    new IndexError(`the index of ${tree} at ${file} is damaged (${why}); rebuild it: faultline index ${tree} (or fault_index_source_code)`);
   if (bytes.length < 12 || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a faultline index file');
   const headerLength = bytes.readUInt32LE(8);
   const vectorsStart = 12 + headerLength;
@@ -256,7 +256,8 @@ function decode(bytes: Buffer, file: string): Snapshot {
     throw damaged('unreadable header');
   }
   if (header.format !== FORMAT || !Array.isArray(header.chunks)) throw damaged(`unknown format ${String(header.format)}`);
-  const chunks = header.chunks as ChunkRecord[];
+  if (!header.chunks.every(isChunkRecord)) throw damaged('a chunk without its path, symbol, lines or text');
+  const chunks = header.chunks;
   const dimension = typeof header.dimension === 'number' ? header.dimension : undefined;
   const expectedBytes = chunks.length * (dimension ?? 0) * 4;
   if (bytes.length - vectorsStart !== expectedBytes) throw damaged(`expected ${expectedBytes} bytes of vectors, found ${bytes.length - vectorsStart}`);
@@ -264,6 +265,17 @@ function decode(bytes: Buffer, file: string): Snapshot {
   const vectors = new Float32Array(expectedBytes / 4);
   new Uint8Array(vectors.buffer).set(bytes.subarray(vectorsStart));
   return { dimension, chunks, vectors };
+}
+
+function isChunkRecord(value: unknown): value is ChunkRecord {
+  const record = value as Partial<Record<keyof ChunkRecord, unknown>> | null;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    (['id', 'path', 'language', 'symbol', 'kind', 'text', 'hash', 'fileHash'] as const).every((key) => typeof record[key] === 'string') &&
+    Number.isInteger(record.startLine) &&
+    Number.isInteger(record.endLine)
+  );
 }
 
 function remember(file: string, entry: CachedSnapshot): void {
