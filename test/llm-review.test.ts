@@ -255,3 +255,21 @@ for (const api of ['openai', 'ollama'] as const) {
 function suggestInput() {
   return { aspect: 'performance' as const, snippet: SNIPPET, lang: 'python', language: PYTHON, score: 0.3, targetScore: 0.8 };
 }
+
+test('suggest: the request and its repair share one LLM timeout', async () => {
+  const fake = await startFakeLlm();
+  try {
+    const choice = createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 400 }, {}, { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } });
+    assert.ok(choice.ok);
+    // Each reply alone is within the timeout; the two together are not.
+    fake.queueChat({ delayMs: 300, content: 'no diff here' }, { delayMs: 300, content: `\`\`\`python\n${BATCHED}\`\`\`` });
+    await assert.rejects(suggestBetterFunction(choice.provider, suggestInput()), (error: unknown) => {
+      assert.ok(error instanceof LlmError);
+      assert.equal(error.kind, 'timeout');
+      assert.match(error.message, /did not finish within 400 ms/);
+      return true;
+    });
+  } finally {
+    await fake.close();
+  }
+});

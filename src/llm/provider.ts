@@ -110,6 +110,14 @@ export class LlmProvider {
     });
   }
 
+  /**
+   * Several calls that make one answer (a reply and its repair) under the one timeout a single
+   * structured() call has; `work` passes the signal it gets to each call.
+   */
+  conversation<T>(options: CallOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline(this.options.timeoutMs, options.signal, this.describe('the conversation'), work);
+  }
+
   /** One vector per text, in order, each of the expected dimension. */
   async embed(texts: string[], options: CallOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];

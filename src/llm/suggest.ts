@@ -51,9 +51,14 @@ export interface Suggestion {
 const MAX_RELATED = 5;
 const MAX_RELATED_CHARS = 4_000;
 
-export async function suggestBetterFunction(provider: LlmProvider, input: SuggestInput, options: CallOptions = {}): Promise<Suggestion> {
+/** The retrieval, the request and its repair share the LLM timeout. */
+export function suggestBetterFunction(provider: LlmProvider, input: SuggestInput, options: CallOptions = {}): Promise<Suggestion> {
+  return provider.conversation(options, (signal) => suggest(provider, input, signal));
+}
+
+async function suggest(provider: LlmProvider, input: SuggestInput, signal: AbortSignal): Promise<Suggestion> {
   const snippet = withFinalNewline(input.snippet);
-  const related = input.searchContext ? (await input.searchContext(input.snippet, options.signal)).slice(0, MAX_RELATED) : [];
+  const related = input.searchContext ? (await input.searchContext(input.snippet, signal)).slice(0, MAX_RELATED) : [];
   const messages = await renderPrompt(`suggest-${input.aspect}`, {
     lang: input.lang,
     score: String(input.score),
@@ -63,7 +68,7 @@ export async function suggestBetterFunction(provider: LlmProvider, input: Sugges
     context: related.length > 0 ? renderRelated(related, input.lang) : '',
   });
 
-  const first = await provider.text(messages, options);
+  const first = await provider.text(messages, { signal });
   const firstTry = await interpret(snippet, first, input.language);
   if (firstTry.ok) return firstTry.suggestion;
 
@@ -77,7 +82,7 @@ export async function suggestBetterFunction(provider: LlmProvider, input: Sugges
         'Reply instead with the complete improved function in one fenced code block, and nothing else.',
     },
   ];
-  const second = await provider.text(repair, options);
+  const second = await provider.text(repair, { signal });
   const secondTry = await interpret(snippet, second, input.language);
   if (secondTry.ok) return secondTry.suggestion;
   return {
