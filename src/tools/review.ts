@@ -42,7 +42,7 @@ const NEEDS_LLM =
 export interface ReviewDependencies {
   /** The provider for one call; default: chosen from the config and the environment each time. */
   provider?: (() => ProviderChoice) | undefined;
-  /** Retrieval over the indexed source tree for the suggest tools (not wired yet). */
+  /** Retrieval over the indexed source tree for the suggest tools (RAG); without it the prompt has the snippet alone. */
   searchContext?: SearchContext | undefined;
 }
 
@@ -92,7 +92,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
         description:
           `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
           '(files a/snippet and b/snippet) that is checked to apply to the snippet; when the model sends code instead of a ' +
-          'diff, the diff is computed locally. With a known grammar for lang, the result must also parse. Text: the diff in a ' +
+          'diff, the diff is computed locally. With a known grammar for lang, the result must also parse and still define the ' +
+          'function. When a source tree was indexed (fault_index_source_code), related code from it is given to the model ' +
+          'with file:line references. Text: the diff in a ' +
           '```diff block (empty when no change is worth making), preceded by a note when it does not apply. Structured: ' +
           `{diff, applies}. score and target_score are the current and wanted ${aspect} scores in [0,1], as from ` +
           `fault_score_${aspect}. ${NEEDS_LLM}`,
