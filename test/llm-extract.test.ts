@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extractJson, jsonCandidates } from '../src/llm/extract-json.js';
+import { extractFencedBlocks } from '../src/llm/fences.js';
 
 function value(reply: string): unknown {
   const result = extractJson(reply);
@@ -41,4 +42,9 @@ test('every JSON value is a candidate, in order, so a schema can skip an aside',
   assert.deepEqual([...jsonCandidates('On a scale [0, 1]: {"score": 0.5}')], [[0, 1], { score: 0.5 }]);
   assert.deepEqual([...jsonCandidates('```json\n{"a": 1}\n```')], [{ a: 1 }, { a: 1 }]);
   assert.deepEqual([...jsonCandidates('nothing here')], []);
+});
+
+test('a CRLF reply still has its fences found', () => {
+  assert.deepEqual(value('Here:\r\n```json\r\n{"a": [1]}\r\n```\r\n'), { a: [1] });
+  assert.deepEqual(extractFencedBlocks('```diff\r\n-a\r\n+b\r\n```\r\n'), [{ info: 'diff', body: '-a\r\n+b\r\n' }]);
 });
