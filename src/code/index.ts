@@ -17,7 +17,8 @@
  *   annotations, Rust attributes and doc comments, `export`, TS overload signatures) and
  *   `body: SourceSpan | null` (the block alone, from the start of its first line so indentation
  *   is kept; null for declarations without one). `syntaxErrors` is `{ count, firstLines }`: with
- *   errors, the definitions are those tree-sitter could still recognise.
+ *   errors, the definitions are those tree-sitter could still recognise. Definitions nested in
+ *   more than MAX_NESTING (64) others or deeper than MAX_TREE_DEPTH (400) tree levels are left out.
  * - `listFunctions(source, language)` → the same, with function-like definitions only.
  * - `extractFunction(source, language, func)` → `{ name, qualifiedName, kind, language, full, body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
