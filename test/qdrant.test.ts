@@ -143,6 +143,15 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
     return true;
   });
 
+  const guarded = await startFakeQdrant({ apiKey: 'right-key' });
+  t.after(() => guarded.close());
+  const wrongKey = scratchTree({ QDRANT_URL: guarded.url, QDRANT_API_KEY: 'wrong-key' });
+  t.after(wrongKey.cleanup);
+  await assert.rejects(
+    indexSourceTree(wrongKey.settings, { sourceDir: wrongKey.dir }),
+    new RegExp(`^IndexError: Qdrant at ${guarded.url} failed to check the collection: Must provide an API key .* \\(check QDRANT_API_KEY\\)$`),
+  );
+
   const bad = scratchTree({ QDRANT_URL: 'localhost:6333' });
   t.after(bad.cleanup);
   await assert.rejects(indexSourceTree(bad.settings, { sourceDir: bad.dir }), /QDRANT_URL must be an http:\/\/ or https:\/\/ URL .*"localhost:6333"/);

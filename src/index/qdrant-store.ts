@@ -195,7 +195,11 @@ function describeFailure(what: string, url: string, error: unknown): string {
   if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
     return `could not reach Qdrant at ${url} to ${what}: ${cause !== undefined ? messageOf(cause) : error.message} (check QDRANT_URL)`;
   }
-  return `Qdrant at ${url} failed to ${what}: ${messageOf(error).replace(/\s+/g, ' ').trim()}`;
+  // The client's HTTP errors carry Qdrant's own explanation in the body; the message is only the status text.
+  const { status, data } = error as { status?: unknown; data?: { status?: { error?: unknown } } };
+  const detail = typeof data?.status?.error === 'string' ? data.status.error : messageOf(error);
+  const hint = status === 401 || status === 403 ? ' (check QDRANT_API_KEY)' : '';
+  return `Qdrant at ${url} failed to ${what}: ${detail.replace(/\s+/g, ' ').trim()}${hint}`;
 }
 
 function payloadOf(chunk: StoredChunk): Payload {
