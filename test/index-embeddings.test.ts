@@ -82,7 +82,7 @@ test('dimension checks: the configured dimension, and an index built with anothe
   });
   const declared = { ...changed, llm: { ...changed.llm, embedDim: 12 } };
   await assert.rejects(indexSourceTree(declared, { sourceDir: tree.dir }), /local index .* has dimension 8 but openai embedding model m gives 12/);
-  await assert.rejects(searchIndex(changed, { query: 'x', sourceDir: tree.dir }), /query vector has dimension 12 but the index .* has dimension 8/);
+  await assert.rejects(searchIndex(changed, { query: 'config', sourceDir: tree.dir }), /query vector has dimension 12 but the index .* has dimension 8/);
 });
 
 test('the hashed embedder is used when no provider is configured; a broken explicit choice is an error', () => {

@@ -31,7 +31,7 @@ function startIndex(tree: ScratchTree, ...args: string[]): ChildProcess & { done
 }
 
 async function indexed(tree: ScratchTree): Promise<string[]> {
-  const hits = await searchIndex(tree.settings, { query: 'function', sourceDir: tree.dir, limit: 50 });
+  const hits = await searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir, limit: 50 });
   return [...new Set(hits.map((hit) => hit.relativePath))].sort();
 }
 

@@ -29,7 +29,7 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.embedded, stats.chunks);
   assert.match(stats.store, /^local index .*hashed-v1-512\.index$/);
 
-  const hits = await searchIndex(tree.settings, { query: 'function', sourceDir: tree.dir, limit: 50 });
+  const hits = await searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir, limit: 50 });
   const paths = new Set(hits.map((hit) => hit.relativePath));
   assert.deepEqual([...paths].sort(), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
   const symbols = hits.map((hit) => hit.symbol);
@@ -175,6 +175,10 @@ test('search without source_dir covers every accepted indexed tree; errors are c
   assert.equal(hits[0]!.symbol, 'parse_config_file');
   await assert.rejects(searchIndex(one.settings, { query: 'config', acceptTree: async () => false }), /no source tree has been indexed/);
   await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^ToolInputError: query: empty/);
+  await assert.rejects(searchIndex(one.settings, { query: 'x'.repeat(1 << 20) }), /^ToolInputError: query: 1048576 characters is too long; at most 32000/);
+  for (const query of ['!!!', 'the function']) {
+    await assert.rejects(searchIndex(one.settings, { query, sourceDir: one.dir }), /^ToolInputError: query: ".*" has no words or identifiers to look for/);
+  }
   for (const limit of [0, 51, 2.5]) {
     await assert.rejects(searchIndex(one.settings, { query: 'x', sourceDir: one.dir, limit }), /limit: .* from 1 to 50/);
   }

@@ -127,7 +127,7 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
     assert.match(error.message, new RegExp(`^could not reach Qdrant at http://127\\.0\\.0\\.1:${closedPort} to check the collection: .*ECONNREFUSED`));
     return true;
   });
-  await assert.rejects(searchIndex(unreachable.settings, { query: 'x', sourceDir: unreachable.dir }), /could not reach Qdrant at http:\/\/127\.0\.0\.1/);
+  await assert.rejects(searchIndex(unreachable.settings, { query: 'config', sourceDir: unreachable.dir }), /could not reach Qdrant at http:\/\/127\.0\.0\.1/);
 
   const fake: FakeQdrant = await startFakeQdrant();
   t.after(() => fake.close());

@@ -90,6 +90,12 @@ test('bad arguments are isError results naming the argument', async (t) => {
   assert.match(await call('fault_search_code', { query: 'x', source_dir: tree.dir }), /has not been indexed .* index it first/);
   assert.match(await call('fault_search_code', { query: 'x', limit: 0 }), /limit/);
   assert.match(await call('fault_search_code', { query: ' ' }), /^query: empty/);
+  assert.match(await call('fault_search_code', { query: 'parse '.repeat(200_000) }), /^query: \d+ characters is too long; at most 32000/);
+  assert.match(await call('fault_search_code', { query: 'x', limit: 1000 }), /limit/);
+  // A relative path is taken from the root (one root here); this one is not there.
+  assert.match(await call('fault_search_code', { query: 'x', source_dir: 'relative/dir' }), /^source_dir: .*\/tree\/relative\/dir does not exist/);
+  await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+  assert.match(await call('fault_search_code', { query: '!!!', source_dir: tree.dir }), /^query: "!!!" has no words or identifiers/);
 });
 
 test('a cancelled index request stops and leaves no index behind', async (t) => {

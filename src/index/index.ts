@@ -22,7 +22,7 @@
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
 export { indexSourceTree, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
-export { searchIndex, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
+export { searchIndex, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
 export { IndexError } from './errors.js';

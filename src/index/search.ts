@@ -15,10 +15,12 @@ import { selectEmbedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { canonicalTree, indexedTrees } from './location.js';
 import { openStore, type IndexSettings } from './open.js';
-import { normalised } from './store.js';
+import { normalised, type VectorStore } from './store.js';
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
+/** About 8,000 tokens, the most any provider's embedding model takes in one input. */
+export const MAX_QUERY_CHARS = 32_000;
 
 export interface SearchOptions {
   query: string;
@@ -52,21 +54,32 @@ export interface SearchHit {
 export async function searchIndex(settings: IndexSettings, options: SearchOptions): Promise<SearchHit[]> {
   const query = options.query.trim();
   if (query === '') throw new ToolInputError('query: empty; give words or identifiers to look for (e.g. "parse config file")');
+  if (query.length > MAX_QUERY_CHARS) {
+    throw new ToolInputError(`query: ${query.length} characters is too long; at most ${MAX_QUERY_CHARS} (words, identifiers or one function)`);
+  }
   const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw new ToolInputError(`limit: ${limit} is not accepted; give a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
   }
   const embedder = selectEmbedder(settings.llm, settings.env);
-  const trees = await treesToSearch(settings, options);
+  const stores: Array<{ tree: string; store: VectorStore }> = [];
+  for (const tree of await treesToSearch(settings, options)) {
+    const { store, exists } = await openStore(settings, tree, embedder);
+    if (exists) stores.push({ tree, store });
+  }
+  if (stores.length === 0) {
+    const where = options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed` : 'no source tree has been indexed';
+    throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
+  }
+
   const [vector] = await embedder.embed([query], options.signal);
   const unit = normalised(vector!);
-
+  // The local embedder finds nothing to compare in punctuation or keywords alone: every score would be 0.
+  if (unit.every((value) => value === 0)) {
+    throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (keywords such as "function" do not count)`);
+  }
   const hits: SearchHit[] = [];
-  let searched = 0;
-  for (const tree of trees) {
-    const { store, exists } = await openStore(settings, tree, embedder);
-    if (!exists) continue;
-    searched++;
+  for (const { tree, store } of stores) {
     for (const { chunk, score } of await store.search(unit, limit)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),
@@ -81,10 +94,6 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
         code: chunk.text,
       });
     }
-  }
-  if (searched === 0) {
-    const where = options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed` : 'no source tree has been indexed';
-    throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
 }

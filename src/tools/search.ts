@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import {
   DEFAULT_SEARCH_LIMIT,
+  MAX_QUERY_CHARS,
   MAX_SEARCH_LIMIT,
   acceptedLangValues,
   indexSettingsFrom,
@@ -104,7 +105,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         'words (e.g. "parse config file"). Without source_dir, searches every indexed tree the server may read. ' +
         `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
       input: {
-        query: z.string().describe('What to look for: identifiers, words, or a code snippet'),
+        query: z.string().describe(`What to look for: identifiers, words, or a code snippet (at most ${MAX_QUERY_CHARS} characters)`),
         source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
         limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results to return (default ${DEFAULT_SEARCH_LIMIT})`),
       },
