@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
 import { IgnoreFile, isIgnored } from '../src/index/gitignore.js';
@@ -243,3 +243,19 @@ test('two index calls of one tree at once in one process keep each other\'s file
   const all = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([all.changed, all.unchanged], [2, 103], 'only rateLimiter.ts and build.kt were not indexed yet');
 });
+
+test('unreadable files and directories are listed as skipped, not indexed, and do not stop the run', { skip: process.getuid?.() === 0 && 'root reads every file' }, async (t) => {
+  const tree = scratchTree();
+  t.after(() => {
+    chmodSync(join(tree.dir, 'locked'), 0o755);
+    tree.cleanup();
+  });
+  tree.write('locked/hidden.py', 'def hidden():\n    pass\n');
+  tree.write('app/secret.py', 'def secret():\n    pass\n');
+  chmodSync(join(tree.dir, 'locked'), 0o000);
+  chmodSync(join(tree.dir, 'app/secret.py'), 0o000);
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual(stats.skippedFiles.unreadable, ['locked/', 'app/secret.py']);
+  assert.equal(stats.files, 5);
+});
+

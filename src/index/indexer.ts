@@ -59,7 +59,7 @@ export interface IndexStats {
   chunks: number;
   /** Chunks embedded in this run. */
   embedded: number;
-  /** Files left out: over 1 MB, binary, or unreadable. */
+  /** Files left out: over 1 MB, binary, or unreadable (and directories that could not be read). */
   skipped: number;
   skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[] };
   /** Files whose chunks were removed because they are gone or no longer indexable. */
@@ -85,7 +85,7 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
 
   const walked = await walkSourceTree(tree, selection, options.signal);
   const indexed = await store.fileHashes();
-  const skippedFiles = { tooLarge: walked.tooLarge, binary: [] as string[], unreadable: [] as string[] };
+  const skippedFiles = { tooLarge: walked.tooLarge, binary: [] as string[], unreadable: [...walked.unreadable] };
   const present = new Set<string>();
   const batch = new EmbeddingBatch(embedder, store, options.signal);
   let unchanged = 0;

@@ -4,14 +4,16 @@
  * Skipped without being counted: what .gitignore ignores (every .gitignore in the tree, plus
  * .git/info/exclude), dependency and build directories (node_modules, vendor, dist, build, target,
  * …), hidden directories, symlinks (they could leave the tree or loop), and files the language
- * selection does not take. Counted as skipped: files over the size limit. Binary files are
- * recognised when read (src/index/indexer.ts), since that needs their bytes.
+ * selection does not take. Counted as skipped: files over the size limit, and directories that
+ * cannot be read. Binary files are recognised when read (src/index/indexer.ts), since that needs
+ * their bytes.
  *
  * Paths are tree-relative POSIX paths, sorted, so an index is the same on every run and OS.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CancelledError } from '../errors.js';
+import { CancelledError, messageOf } from '../errors.js';
+import { IndexError } from './errors.js';
 import { IgnoreFile, isIgnored } from './gitignore.js';
 import type { IndexLanguage, LanguageSelection } from './languages.js';
 
@@ -47,14 +49,17 @@ export interface WalkResult {
   files: WalkedFile[];
   /** Files the selection takes but that are over MAX_INDEXED_FILE_BYTES. */
   tooLarge: string[];
+  /** Directories that could not be listed (permissions), with a trailing slash. */
+  unreadable: string[];
 }
 
 export async function walkSourceTree(root: string, selection: LanguageSelection, signal?: AbortSignal): Promise<WalkResult> {
-  const result: WalkResult = { files: [], tooLarge: [] };
+  const result: WalkResult = { files: [], tooLarge: [], unreadable: [] };
   const rootIgnores = [await readIgnoreFile(join(root, '.git', 'info', 'exclude'), '')].flatMap((file) => (file ? [file] : []));
   await walkDirectory(root, '', rootIgnores, selection, result, signal);
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   result.tooLarge.sort();
+  result.unreadable.sort();
   return result;
 }
 
@@ -73,8 +78,11 @@ async function walkDirectory(
   let entries;
   try {
     entries = await readdir(absoluteDir, { withFileTypes: true });
-  } catch {
-    // An unreadable subdirectory is left out, like git does, rather than failing the whole index.
+  } catch (error) {
+    // Without the tree itself there is nothing to index (and nothing to remove from the index).
+    if (relativeDir === '') throw new IndexError(`cannot list ${root}: ${messageOf(error)}`);
+    // An unreadable subdirectory is left out, as git does, rather than failing the whole index.
+    result.unreadable.push(`${relativeDir}/`);
     return;
   }
   const files: Array<Omit<WalkedFile, 'size'>> = [];

@@ -49,7 +49,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         unchanged: z.number().describe('Files skipped because their content is already indexed'),
         chunks: z.number().describe('Chunks in the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files left out: over 1 MB, binary or unreadable'),
+        skipped: z.number().describe('Files left out: over 1 MB, binary or unreadable (an unreadable directory counts once, listed with a trailing /)'),
         skipped_files: z.object({ too_large: z.array(z.string()), binary: z.array(z.string()), unreadable: z.array(z.string()) }),
         removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
         seconds: z.number(),
