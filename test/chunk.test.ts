@@ -103,3 +103,21 @@ test('empty and comment-only files give no chunks; chunking is deterministic', a
   const go = languageByName('go')!;
   assert.deepEqual(await chunkSource(source, { path: 's.go', language: go }), await chunkSource(source, { path: 's.go', language: go }));
 });
+
+test('every part of a split function and every window is exactly the lines it claims', async () => {
+  // Blank lines between statements, and a window that ends on a blank line.
+  const statements = Array.from({ length: 40 }, (_, i) => `    total_${i} = compute_something(${i}, "padding text to make this line longer")\n`);
+  const source = `def spaced_function(x):\n${statements.join('\n')}    return x\n`;
+  const kotlin = Array.from({ length: 60 }, (_, i) => (i % 5 === 4 ? '' : `val line${i + 1} = ${i + 1}`)).join('\n');
+  const chunks = [
+    ...(await chunkSource(source, { path: 's.py', language: python })),
+    ...(await chunkSource(kotlin, { path: 'k.kt', language: 'kotlin' })),
+  ];
+  const parts = chunks.filter((chunk) => chunk.symbol.includes('#part') || chunk.kind === 'window');
+  assert.ok(parts.length >= 4, `${parts.length} parts and windows`);
+  for (const chunk of parts) {
+    const lines = (chunk.path === 's.py' ? source : kotlin).split('\n').slice(chunk.startLine - 1, chunk.endLine);
+    assert.equal(chunk.text, lines.join('\n'), `${chunk.symbol} ${chunk.startLine}-${chunk.endLine}`);
+    if (chunk.kind !== 'window') assert.notEqual(lines.at(-1)!.trim(), '', 'a part ends at a line with code');
+  }
+});

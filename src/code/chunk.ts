@@ -94,7 +94,12 @@ function functionPieces(definition: Definition, tree: Tree, lines: Lines, maxCha
   const cuts = statementLines(definition, tree, lines.source).filter((line) => line > startLine && line <= endLine);
   const bounds = [startLine, ...new Set(cuts), endLine + 1];
   const segments: Array<[number, number]> = [];
-  for (let i = 0; i + 1 < bounds.length; i++) segments.push([bounds[i]!, bounds[i + 1]! - 1]);
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    // A segment ends at its last line with text: blank lines before the next statement belong to no part.
+    let last = bounds[i + 1]! - 1;
+    while (last > bounds[i]! && lines.isBlank(last)) last--;
+    segments.push([bounds[i]!, last]);
+  }
 
   const ranges: Array<[number, number]> = [];
   let current: [number, number] | undefined;
@@ -244,9 +249,14 @@ class Lines {
     return this.starts.length;
   }
 
+  /** Lines `from`..`to` without the terminator of the last (a blank last line stays, as ''). */
   text(from: number, to: number): string {
-    const end = to < this.count ? this.starts[to]! - 1 : this.source.length;
-    return this.source.slice(this.starts[from - 1], end).replace(/\r?\n$/, '').replace(/\r$/, '');
+    if (to < this.count) return this.source.slice(this.starts[from - 1], this.starts[to]! - 1).replace(/\r$/, '');
+    return this.source.slice(this.starts[from - 1]).replace(/\r?\n$/, '');
+  }
+
+  isBlank(line: number): boolean {
+    return this.text(line, line).trim() === '';
   }
 
   length(from: number, to: number): number {

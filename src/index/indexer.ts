@@ -29,6 +29,11 @@ const EMBED_BATCH_CHUNKS = 256;
 const READ_AHEAD = 16;
 /** Bytes inspected for a NUL byte to call a file binary (git's heuristic uses 8000). */
 const BINARY_SNIFF_BYTES = 8000;
+/**
+ * Part of every file hash, so that files indexed by an older faultline are chunked again: bump it
+ * whenever a change to chunking (src/code) or to embeddingText changes the chunks of a file.
+ */
+const CHUNKING_VERSION = '2';
 
 export interface IndexOptions {
   /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
@@ -107,7 +112,7 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
         continue;
       }
       present.add(file.path);
-      const fileHash = createHash('sha256').update(read.bytes).digest('hex');
+      const fileHash = createHash('sha256').update(`faultline-chunks-${CHUNKING_VERSION}\0`).update(read.bytes).digest('hex');
       if (indexed.get(file.path) === fileHash) {
         unchanged++;
         report();

@@ -12,7 +12,7 @@ import type { CodeChunk } from '../code/chunk.js';
 export interface StoredChunk extends CodeChunk {
   /** UUIDv5 of path, symbol and hash (chunkId). */
   id: string;
-  /** SHA-256 of the whole file the chunk came from: what incremental indexing compares. */
+  /** SHA-256 of the chunking version and the whole file the chunk came from: what incremental indexing compares. */
   fileHash: string;
   /** Unit length. */
   vector: Float32Array;
