@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -104,6 +105,16 @@ test('a cancelled index request stops and leaves no index behind', async (t) => 
   for (let i = 0; i < 300; i++) tree.write(`bulk/m${i}.py`, `def bulk_${i}():\n    return ${i}\n`);
   const { client, close } = await connect(tree);
   t.after(close);
+  // How long the whole index takes here, on a copy in another data directory.
+  const timing = scratchTree();
+  t.after(timing.cleanup);
+  for (let i = 0; i < 300; i++) timing.write(`bulk/m${i}.py`, `def bulk_${i}():\n    return ${i}\n`);
+  const timed = await connect(timing);
+  t.after(timed.close);
+  const started = performance.now();
+  await timed.client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: timing.dir } });
+  const fullRun = performance.now() - started;
+
   const controller = new AbortController();
   const pending = client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } }, undefined, {
     signal: controller.signal,
@@ -112,7 +123,8 @@ test('a cancelled index request stops and leaves no index behind', async (t) => 
     },
   });
   await assert.rejects(pending, /abort/i);
-  // The server stopped: a search still finds no index (nothing was committed).
+  // Had the server gone on, it would have committed the index within one full run's time.
+  await sleep(Math.max(3 * fullRun, 200));
   const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'bulk', source_dir: tree.dir } });
   assert.equal(result.isError, true);
   assert.match(text(result), /has not been indexed/);
