@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 export interface QdrantRequest {
   method: string;
@@ -51,7 +52,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const raw = await readBody(req);
+    const raw = await text(req);
     const body = raw ? JSON.parse(raw) : undefined;
     const apiKey = typeof req.headers['api-key'] === 'string' ? req.headers['api-key'] : undefined;
     requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, body, apiKey });
@@ -182,16 +183,7 @@ function notFound(res: ServerResponse, path: string): void {
 }
 
 function send(res: ServerResponse, status: number, payload: unknown): void {
-  const text = JSON.stringify(payload);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  const body = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
