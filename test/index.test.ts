@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
 import { IgnoreFile, isIgnored } from '../src/index/gitignore.js';
@@ -259,3 +259,19 @@ test('unreadable files and directories are listed as skipped, not indexed, and d
   assert.equal(stats.files, 5);
 });
 
+
+test('in a git checkout: the .gitignore files above the tree apply, and .gitignore decides about build output', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const checkout = join(tree.dir, '..');
+  mkdirSync(join(checkout, '.git', 'info'), { recursive: true });
+  writeFileSync(join(checkout, '.git', 'info', 'exclude'), 'rateLimiter.ts\n');
+  writeFileSync(join(checkout, '.gitignore'), '/tree/lib\ndist/\n');
+  tree.write('build/tool.py', 'def build_tool():\n    pass\n');
+  tree.write('dist/bundle.py', 'def bundled():\n    pass\n');
+
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const hits = await searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir, limit: 50 });
+  assert.deepEqual([...new Set(hits.map((hit) => hit.relativePath))].sort(), ['app/config.py', 'app/keep.gen.py', 'build/tool.py', 'web/build.kt']);
+  assert.equal(stats.files, 4);
+});

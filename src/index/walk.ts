@@ -1,17 +1,19 @@
 /**
  * Lists the source files of a tree that an index takes.
  *
- * Skipped without being counted: what .gitignore ignores (every .gitignore in the tree, plus
- * .git/info/exclude), dependency and build directories (node_modules, vendor, dist, build, target,
- * …), hidden directories, symlinks (they could leave the tree or loop), and files the language
- * selection does not take. Counted as skipped: files over the size limit, and directories that
- * cannot be read. Binary files are recognised when read (src/index/indexer.ts), since that needs
- * their bytes.
+ * Skipped without being counted: what git ignores (every .gitignore from the top of the enclosing
+ * git checkout down, plus .git/info/exclude), dependency directories (node_modules, vendor, …),
+ * hidden directories, symlinks (they could leave the tree or loop), and files the language
+ * selection does not take. Build output (dist, build, target, …) is what .gitignore says in a git
+ * checkout, where a tracked directory of that name is source (Go's go/build); outside one, those
+ * names are skipped. Counted as skipped: files over the size limit, and directories that cannot
+ * be read. Binary files are recognised when read (src/index/indexer.ts), since that needs their
+ * bytes.
  *
  * Paths are tree-relative POSIX paths, sorted, so an index is the same on every run and OS.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { CancelledError, messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
 import { IgnoreFile, isIgnored } from './gitignore.js';
@@ -20,22 +22,19 @@ import type { IndexLanguage, LanguageSelection } from './languages.js';
 /** Files larger than this are not indexed (generated or vendored code, data). */
 export const MAX_INDEXED_FILE_BYTES = 1024 * 1024;
 
-/** Directory names never entered: dependencies, build output, caches. */
-const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
+/** Directory names never entered: dependencies and caches. */
+const DEPENDENCY_DIRECTORIES: ReadonlySet<string> = new Set([
   'node_modules',
   'bower_components',
   'vendor',
   'third_party',
-  'dist',
-  'build',
-  'out',
-  'target',
-  'obj',
-  'coverage',
   '__pycache__',
   'venv',
   'site-packages',
 ]);
+
+/** Directory names taken for build output when no git checkout says what it ignores. */
+const BUILD_DIRECTORIES: ReadonlySet<string> = new Set(['dist', 'build', 'out', 'target', 'obj', 'coverage']);
 
 export interface WalkedFile {
   /** Tree-relative POSIX path. */
@@ -53,27 +52,54 @@ export interface WalkResult {
   unreadable: string[];
 }
 
+interface Walk {
+  root: string;
+  /** The tree's path inside its git checkout ('' at its top, or outside any checkout): .gitignore rules see these paths. */
+  prefix: string;
+  skippedNames: ReadonlySet<string>;
+  selection: LanguageSelection;
+  result: WalkResult;
+  signal: AbortSignal | undefined;
+}
+
 export async function walkSourceTree(root: string, selection: LanguageSelection, signal?: AbortSignal): Promise<WalkResult> {
   const result: WalkResult = { files: [], tooLarge: [], unreadable: [] };
-  const rootIgnores = [await readIgnoreFile(join(root, '.git', 'info', 'exclude'), '')].flatMap((file) => (file ? [file] : []));
-  await walkDirectory(root, '', rootIgnores, selection, result, signal);
+  const checkout = await enclosingCheckout(root);
+  const prefix = checkout === undefined ? '' : relative(checkout, root).split(sep).join('/');
+  const skippedNames = checkout === undefined ? new Set([...DEPENDENCY_DIRECTORIES, ...BUILD_DIRECTORIES]) : DEPENDENCY_DIRECTORIES;
+  const ignores = checkout === undefined ? [] : await checkoutIgnores(checkout, prefix);
+  await walkDirectory({ root, prefix, skippedNames, selection, result, signal }, '', ignores);
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   result.tooLarge.sort();
   result.unreadable.sort();
   return result;
 }
 
-async function walkDirectory(
-  root: string,
-  relativeDir: string,
-  inheritedIgnores: readonly IgnoreFile[],
-  selection: LanguageSelection,
-  result: WalkResult,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+/** The top of the git checkout holding `root` (the nearest directory with a .git), if any. */
+async function enclosingCheckout(root: string): Promise<string | undefined> {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (await stat(join(dir, '.git')).then(() => true, () => false)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** .git/info/exclude and the .gitignore files above the tree, which git applies inside it too. */
+async function checkoutIgnores(checkout: string, prefix: string): Promise<IgnoreFile[]> {
+  const files = [await readIgnoreFile(join(checkout, '.git', 'info', 'exclude'), '')];
+  const parts = prefix === '' ? [] : prefix.split('/');
+  for (let depth = 0; depth < parts.length; depth++) {
+    const base = parts.slice(0, depth).join('/');
+    files.push(await readIgnoreFile(join(checkout, ...parts.slice(0, depth), '.gitignore'), base));
+  }
+  return files.flatMap((file) => (file ? [file] : []));
+}
+
+async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: readonly IgnoreFile[]): Promise<void> {
+  const { root, prefix, result, signal } = walk;
   if (signal?.aborted) throw new CancelledError('indexing was cancelled');
+  const inCheckout = (path: string): string => (prefix === '' ? path : path === '' ? prefix : `${prefix}/${path}`);
   const absoluteDir = join(root, relativeDir);
-  const own = await readIgnoreFile(join(absoluteDir, '.gitignore'), relativeDir);
+  const own = await readIgnoreFile(join(absoluteDir, '.gitignore'), inCheckout(relativeDir));
   const ignores = own ? [...inheritedIgnores, own] : inheritedIgnores;
   let entries;
   try {
@@ -89,12 +115,12 @@ async function walkDirectory(
   for (const entry of entries) {
     const path = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (entry.name.startsWith('.') || SKIPPED_DIRECTORIES.has(entry.name)) continue;
-      if (isIgnored(ignores, path, true)) continue;
-      await walkDirectory(root, path, ignores, selection, result, signal);
+      if (entry.name.startsWith('.') || walk.skippedNames.has(entry.name)) continue;
+      if (isIgnored(ignores, inCheckout(path), true)) continue;
+      await walkDirectory(walk, path, ignores);
     } else if (entry.isFile()) {
-      const language = selection.languageOf(entry.name);
-      if (language && !isIgnored(ignores, path, false)) files.push({ path, absolutePath: join(absoluteDir, entry.name), language });
+      const language = walk.selection.languageOf(entry.name);
+      if (language && !isIgnored(ignores, inCheckout(path), false)) files.push({ path, absolutePath: join(absoluteDir, entry.name), language });
     }
   }
   // The sizes of a directory's files at once: stat calls are independent I/O.
