@@ -43,7 +43,7 @@ test('a Python file: functions, methods, a class skeleton and the module lines',
       '        ...',
     ].join('\n'),
   );
-  assert.equal(chunks.at(-1)!.text, '"""Loading and validating the service configuration."""\nimport json\nimport os\nDEFAULT_PORT = 8080');
+  assert.equal(chunks.at(-1)!.text, '"""Loading and validating the service configuration."""\nimport json\nimport os\n\nDEFAULT_PORT = 8080');
   for (const chunk of chunks) {
     assert.equal(chunk.path, 'app/config.py');
     assert.equal(chunk.language, 'python');
@@ -121,3 +121,31 @@ test('every part of a split function and every window is exactly the lines it cl
     if (chunk.kind !== 'window') assert.notEqual(lines.at(-1)!.trim(), '', 'a part ends at a line with code');
   }
 });
+
+test('top-level code between definitions forms one chunk per run, each exactly the lines it names', async () => {
+  const source = [
+    'import os',
+    'LIMIT = 3',
+    '',
+    'def first():',
+    '    return LIMIT',
+    '',
+    'REGISTRY = {}',
+    '',
+    'def second():',
+    '    return 2',
+    '',
+    'if __name__ == "__main__":',
+    '    first()',
+  ].join('\n');
+  const modules = (await chunkSource(source, { path: 'm.py', language: python })).filter((chunk) => chunk.kind === 'toplevel');
+  assert.deepEqual(
+    modules.map((chunk) => [chunk.symbol, chunk.startLine, chunk.endLine, chunk.text]),
+    [
+      ['<module>#part1', 1, 2, 'import os\nLIMIT = 3'],
+      ['<module>#part2', 7, 7, 'REGISTRY = {}'],
+      ['<module>#part3', 12, 13, 'if __name__ == "__main__":\n    first()'],
+    ],
+  );
+});
+

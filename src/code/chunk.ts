@@ -9,8 +9,9 @@
  * - a class, interface, struct, enum, trait or module is one "skeleton" chunk: its text with the
  *   bodies of the functions inside it collapsed to `{ … }` (Python: `...`), since each of those
  *   functions has its own chunk;
- * - the lines no definition covers (imports, constants, top-level statements) form one
- *   `<module>` chunk per file, its text those lines in order (so not necessarily contiguous).
+ * - the lines no definition covers (imports, constants, top-level statements) form `<module>`
+ *   chunks, one per run of such lines between definitions (`<module>#partN` when there are
+ *   several), each exactly the lines it names.
  * Without a grammar: windows of WINDOW_LINES lines overlapping by WINDOW_OVERLAP.
  *
  * Lines are 1-based and inclusive; `hash` is the SHA-256 of the chunk text, so an unchanged chunk
@@ -180,18 +181,30 @@ function collapsed(body: string): string {
   return body.trimStart().startsWith('{') ? `${indentation}{ … }` : `${indentation}...`;
 }
 
-/** The lines outside every definition that say something (not only brackets or blank). */
+/**
+ * The runs of lines outside every definition (imports, constants, top-level statements), verbatim:
+ * a run ends where a definition comes between two such lines, so each chunk's lines are exactly
+ * its text. Runs of only blank lines and brackets are left out.
+ */
 function toplevelPieces(definitions: readonly Definition[], lines: Lines, maxChars: number): Piece[] {
   const covered = new Uint8Array(lines.count + 2);
   for (const definition of definitions) covered.fill(1, definition.startLine, definition.endLine + 1);
-  const leftover = lines.entries(1, lines.count).filter((entry) => covered[entry.line] === 0 && /[\p{L}\p{N}]/u.test(entry.text));
-  const groups = packLines(leftover, maxChars);
-  return groups.map((group, index) => ({
-    symbol: groups.length === 1 ? '<module>' : `<module>#part${index + 1}`,
+  const runs: Array<[number, number]> = [];
+  for (let line = 1; line <= lines.count; line++) {
+    if (covered[line] === 1 || !/[\p{L}\p{N}]/u.test(lines.text(line, line))) continue;
+    const run = runs.at(-1);
+    if (run && !covered.subarray(run[1] + 1, line).includes(1)) run[1] = line;
+    else runs.push([line, line]);
+  }
+  const ranges = runs.flatMap(([from, to]) =>
+    lines.length(from, to) <= maxChars ? [[from, to] as [number, number]] : packLines(lines.entries(from, to), maxChars).map(rangeOf),
+  );
+  return ranges.map(([from, to], index) => ({
+    symbol: ranges.length === 1 ? '<module>' : `<module>#part${index + 1}`,
     kind: 'toplevel' as const,
-    startLine: group[0]!.line,
-    endLine: group[group.length - 1]!.line,
-    text: group.map((entry) => entry.text).join('\n'),
+    startLine: from,
+    endLine: to,
+    text: lines.text(from, to),
   }));
 }
 
