@@ -8,18 +8,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FileAccess } from '../src/access.js';
-import { makeConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
-import { ToolRegistry } from '../src/tools/define.js';
 import { registerCodeTools } from '../src/tools/code.js';
 import { extractFunction, listFunctions, requireLanguageForPath } from '../src/code/index.js';
 import { extractionReport, functionListReport } from '../src/code/report.js';
-import { connectStdio, textOf } from './helpers/mcp.js';
+import { connectStdio, connectTools, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -28,21 +21,8 @@ const fixtureDir = fixturePath('code');
 const fixtures = readdirSync(fixtureDir).sort();
 
 async function codeToolsInMemory(): Promise<{ call: Call; close(): Promise<void> }> {
-  const mcp = new McpServer({ name: 'code-tools-test', version: '0.0.0' }, { capabilities: { tools: {} } });
-  const tools = new ToolRegistry(mcp, silentLogger);
-  registerCodeTools(tools, { config: makeConfig(), access: new FileAccess(), log: silentLogger });
-  tools.serveToolList();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const client = new Client({ name: 'code-tools-test', version: '0.0.0' });
-  await client.connect(clientSide);
-  return {
-    call: (name, args) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
-    close: async () => {
-      await client.close();
-      await mcp.close();
-    },
-  };
+  const { client, close } = await connectTools(registerCodeTools);
+  return { call: (name, args) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>, close };
 }
 
 /** Every fixture listed, and every function of it extracted, exactly as the module answers. */

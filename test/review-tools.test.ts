@@ -8,17 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FileAccess } from '../src/access.js';
 import { makeConfig, type LlmConfig } from '../src/config.js';
 import { createProvider } from '../src/llm/select.js';
-import { silentLogger } from '../src/log.js';
-import { ToolRegistry } from '../src/tools/define.js';
 import { registerReviewTools, type ReviewDependencies } from '../src/tools/review.js';
 import { promptText, startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
-import { textOf } from './helpers/mcp.js';
+import { connectTools, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
 import { lintTool } from './helpers/schema-lint.js';
 
@@ -36,22 +31,11 @@ interface Session {
 }
 
 async function reviewSession(llm: Partial<LlmConfig>, deps: ReviewDependencies = {}): Promise<Session> {
-  const config = makeConfig({ llm });
-  const mcp = new McpServer({ name: 'review-tools-test', version: '0.0.0' }, { capabilities: { tools: {} } });
-  const tools = new ToolRegistry(mcp, silentLogger);
-  registerReviewTools(tools, { config, access: new FileAccess(), log: silentLogger }, deps);
-  tools.serveToolList();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const client = new Client({ name: 'review-tools-test', version: '0.0.0' });
-  await client.connect(clientSide);
+  const { client, close } = await connectTools((tools, ctx) => registerReviewTools(tools, ctx, deps), makeConfig({ llm }));
   return {
     client,
     call: (name, args, signal) => client.callTool({ name, arguments: args }, undefined, { signal }) as Promise<CallToolResult>,
-    close: async () => {
-      await client.close();
-      await mcp.close();
-    },
+    close,
   };
 }
 

@@ -6,28 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FileAccess } from '../src/access.js';
 import { makeConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
-import { ToolRegistry } from '../src/tools/define.js';
 import { registerSearchTools } from '../src/tools/search.js';
 import { lintTool } from './helpers/schema-lint.js';
+import { connectTools } from './helpers/mcp.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
-async function connect(tree: ScratchTree, roots: string[] = []): Promise<{ client: Client; close(): Promise<void> }> {
-  const mcp = new McpServer({ name: 'faultline-test', version: '0.0.0' }, { capabilities: { tools: {} } });
-  const tools = new ToolRegistry(mcp, silentLogger);
-  registerSearchTools(tools, { config: makeConfig({ dataDir: tree.dataDir, roots }), access: new FileAccess(roots), log: silentLogger });
-  tools.serveToolList();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const client = new Client({ name: 'test', version: '0.0.0' });
-  await client.connect(clientSide);
-  return { client, close: async () => (await client.close(), await mcp.close()) };
+function connect(tree: ScratchTree, roots: string[] = []): Promise<{ client: Client; close(): Promise<void> }> {
+  return connectTools(registerSearchTools, makeConfig({ dataDir: tree.dataDir, roots }));
 }
 
 const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;

@@ -10,7 +10,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServer } from '../../src/server.js';
+import { FileAccess } from '../../src/access.js';
+import { silentLogger } from '../../src/log.js';
+import { ToolRegistry } from '../../src/tools/define.js';
+import type { ToolContext } from '../../src/tools/context.js';
 import { makeConfig, type Config } from '../../src/config.js';
 import { cliPath } from './repo.js';
 
@@ -64,7 +69,25 @@ export async function connectStdio(args: string[] = ['mcp'], env: Record<string,
 
 /** An in-process server and client, linked in memory. */
 export async function connectInMemory(config: Config = makeConfig()): Promise<{ client: Client; close(): Promise<void> }> {
-  const { mcp } = createServer(config);
+  return linkInMemory(createServer(config).mcp);
+}
+
+/**
+ * An in-process server with only the tools `register` adds (one tool family under test, with the
+ * dependencies the test chooses), and a client, linked in memory.
+ */
+export async function connectTools(
+  register: (tools: ToolRegistry, ctx: ToolContext) => void,
+  config: Config = makeConfig(),
+): Promise<{ client: Client; close(): Promise<void> }> {
+  const mcp = new McpServer({ name: 'faultline-test', version: '0.0.0' }, { capabilities: { tools: {} } });
+  const tools = new ToolRegistry(mcp, silentLogger);
+  register(tools, { config, access: new FileAccess(config.roots), log: silentLogger });
+  tools.serveToolList();
+  return linkInMemory(mcp);
+}
+
+async function linkInMemory(mcp: McpServer): Promise<{ client: Client; close(): Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
   const client = new Client({ name: 'faultline-test', version: '0.0.0' });
