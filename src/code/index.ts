@@ -82,8 +82,8 @@ export class FunctionNotFoundError extends ToolInputError {
   ) {
     super(
       available.length === 0
-        ? `func: no function named '${func}' (the file defines no functions)`
-        : `func: no function named '${func}'; the file defines: ${capList(available)}`,
+        ? `func: no function named '${echoedName(func)}' (the file defines no functions)`
+        : `func: no function named '${echoedName(func)}'; the file defines: ${capList(available)}`,
     );
   }
 }
@@ -95,8 +95,8 @@ export class AmbiguousFunctionError extends ToolInputError {
     readonly candidates: string[],
   ) {
     super(
-      `func: '${func}' matches ${candidates.length} definitions: ${candidates.join(', ')}. ` +
-        `Pass a qualified name, or add ':LINE' with the first line to pick one (e.g. '${func}:LINE')`,
+      `func: '${echoedName(func)}' matches ${candidates.length} definitions: ${candidates.join(', ')}. ` +
+        `Pass a qualified name, or add ':LINE' with the first line to pick one (e.g. '${echoedName(func)}:LINE')`,
     );
   }
 }
@@ -147,7 +147,7 @@ export async function extractFunction(
 ): Promise<ExtractedFunction> {
   const requested = func.trim();
   if (segments(requested.replace(/:\d+$/, '')).length === 0) {
-    throw new ToolInputError(`func: '${requested}' is not a function name; give one bare or qualified (e.g. run or Server.run)`);
+    throw new ToolInputError(`func: '${echoedName(requested)}' is not a function name; give one bare or qualified (e.g. run or Server.run)`);
   }
   const list = await listFunctions(source, language);
   const definition = pickDefinition(list.definitions, requested);
@@ -194,7 +194,7 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
   }
   if (startLines.length > 0) {
     throw new ToolInputError(
-      `func: no '${wanted}' starts at line ${line}; it starts at line(s) ${startLines.join(', ')} (e.g. '${wanted}:${startLines[0]}')`,
+      `func: no '${echoedName(wanted)}' starts at line ${line}; it starts at line(s) ${startLines.join(', ')} (e.g. '${echoedName(wanted)}:${startLines[0]}')`,
     );
   }
   throw new FunctionNotFoundError(requested, [...new Set(functions.map((definition) => definition.qualifiedName))]);
@@ -214,6 +214,13 @@ function sameSegments(a: string[], b: string[]): boolean {
 
 function endsWithSegments(name: string[], suffix: string[]): boolean {
   return suffix.length <= name.length && suffix.every((segment, index) => segment === name[name.length - suffix.length + index]);
+}
+
+/** Names echoed in errors are cut short: a 100 kB argument must not come back as a 100 kB message. */
+const MAX_ECHOED_NAME_CHARS = 120;
+
+function echoedName(name: string): string {
+  return name.length > MAX_ECHOED_NAME_CHARS ? `${name.slice(0, MAX_ECHOED_NAME_CHARS)}…` : name;
 }
 
 function capList(names: string[]): string {
