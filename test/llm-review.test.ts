@@ -170,9 +170,32 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(repaired.applies, true);
       assert.match(promptText(fake.chatRequests()[1]!), /does not define fetch_all, the function to improve/);
       fake.queueChat('x', 'x');
-      const refused = await suggestBetterFunction(provider, suggestInput());
-      assert.equal(refused.applies, false);
-      assert.match(refused.note ?? '', /does not define fetch_all/);
+      await assert.rejects(
+        suggestBetterFunction(provider, suggestInput()),
+        (error: unknown) => error instanceof LlmError && error.kind === 'invalid_reply' && /does not define fetch_all/.test(error.message),
+      );
+    });
+
+    test('suggest: prose in both replies is an invalid_reply error quoting it, never a diff', async () => {
+      const prose = 'I think you should add retries.';
+      for (const language of [PYTHON, undefined]) {
+        fake.queueChat(prose, prose);
+        await assert.rejects(suggestBetterFunction(provider, { ...suggestInput(), language }), (error: unknown) => {
+          assert.ok(error instanceof LlmError && error.kind === 'invalid_reply', String(error));
+          assert.match(error.message, /no usable code or diff/);
+          assert.ok(error.message.includes(`"${prose}"`), error.message);
+          return true;
+        });
+      }
+      assert.equal(fake.chatRequests().length, 4, 'one repair turn each');
+    });
+
+    test('suggest: prose, then a diff that does not apply, returns that diff with applies=false', async () => {
+      fake.queueChat('I think you should add retries.', NON_APPLYING_DIFF);
+      const result = await suggestBetterFunction(provider, suggestInput());
+      assert.equal(result.applies, false);
+      assert.match(result.diff, /\+    data = \{\}/);
+      assert.doesNotMatch(result.diff, /retries/);
     });
 
     test('suggest: related code from the index reaches the prompt with path:lines', async () => {

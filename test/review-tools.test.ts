@@ -103,6 +103,19 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.match(promptText(fake.chatRequests()[0]!), /rated 0\.3 for performance/);
     });
 
+    test('fault_suggest_better_function_performance: prose twice is isError quoting it, not a diff', async () => {
+      fake.queueChat('I think you should add retries.', 'I think you should add retries.');
+      const result = await session.call('fault_suggest_better_function_performance', {
+        snippet: SNIPPET,
+        lang: 'python',
+        score: 0.3,
+        target_score: 0.9,
+      });
+      assert.equal(result.isError, true, textOf(result));
+      assert.equal(result.structuredContent, undefined);
+      assert.match(textOf(result), /LLM invalid reply: the model sent no usable code or diff.*"I think you should add retries\."/);
+    });
+
     test('fault_suggest_better_function_reliability: a diff that never applies says so', async () => {
       const bad = '```diff\n@@ -1,2 +1,2 @@\n def fetch_all(client, ids):\n-    x = 1\n+    x = 2\n```';
       fake.queueChat(bad, bad);

@@ -6,8 +6,10 @@
  *   code instead      ─┼─▶ improved function ─▶ define the function ─▶ diff recomputed locally
  *   empty             ─┘      (no change)
  *   anything else, or a diff that does not apply ─▶ one repair turn asking for the complete
- *   function instead ─▶ still unusable: the model's diff is returned with applies=false and why.
+ *   function instead ─▶ still unusable: the model's diff (or the diff to its code) is returned with
+ *   applies=false and why; when neither reply held code or a diff (prose), an LlmError.
  */
+import { LlmError, excerpt } from './errors.js';
 import { extractFencedBlocks } from './fences.js';
 import { stripReasoning } from './extract-json.js';
 import { applyModelPatch, looksLikePatch, unifiedDiff } from './patch.js';
@@ -85,13 +87,18 @@ async function suggest(provider: LlmProvider, input: SuggestInput, signal: Abort
   const second = await provider.text(repair, { signal });
   const secondTry = await interpret(snippet, second, input.language);
   if (secondTry.ok) return secondTry.suggestion;
-  return {
-    diff: firstTry.diff,
-    applies: false,
-    note: `The model's suggestion does not apply to the snippet (${firstTry.reason}; asked again: ${secondTry.reason}).`,
-  };
+  const reason = `${firstTry.reason}; asked again: ${secondTry.reason}`;
+  const shown = firstTry.diff !== '' ? firstTry.diff : secondTry.diff;
+  if (shown === '') {
+    throw new LlmError(
+      'invalid_reply',
+      `the model sent no usable code or diff, even when asked again (${reason}); it replied ${excerpt(second, 120)}`,
+    );
+  }
+  return { diff: shown, applies: false, note: `The model's suggestion does not apply to the snippet (${reason}).` };
 }
 
+/** A failure's `diff` is what the model proposed, as a diff; '' when it proposed no code at all. */
 type Interpretation = { ok: true; suggestion: Suggestion } | { ok: false; reason: string; diff: string };
 
 async function interpret(snippet: string, reply: string, language: LanguageInfo | undefined): Promise<Interpretation> {
@@ -104,7 +111,8 @@ async function interpret(snippet: string, reply: string, language: LanguageInfo 
 
   let improved: string;
   let note: string | undefined;
-  if (looksLikePatch(body)) {
+  const isPatch = looksLikePatch(body);
+  if (isPatch) {
     const applied = applyModelPatch(snippet, body);
     if (!applied.ok) return { ok: false, reason: `the diff does not apply: ${applied.reason}`, diff: body };
     improved = applied.result;
@@ -120,7 +128,9 @@ async function interpret(snippet: string, reply: string, language: LanguageInfo 
   const problem = language
     ? ((await newSyntaxErrors(snippet, improved, language)) ?? (await lostFunction(snippet, improved, language)))
     : undefined;
-  if (problem) return { ok: false, reason: problem, diff };
+  // Unfenced text the grammar does not vouch for is prose, not code: it is never shown as a diff.
+  const proposedCode = isPatch || block !== undefined;
+  if (problem) return { ok: false, reason: proposedCode ? problem : `the reply is not code (${problem})`, diff: proposedCode ? diff : '' };
   if (diff === '') return { ok: true, suggestion: { diff, applies: true, note: 'No change suggested.' } };
   return { ok: true, suggestion: { diff, applies: true, note } };
 }
