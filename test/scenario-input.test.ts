@@ -129,8 +129,8 @@ describe('limits raised by the server configuration', () => {
   test('defaults: only url is needed', async () => {
     const spec = await scenarioFromArguments('latency', { url }, makeConfig().scenario);
     assert.equal(spec.durationMs, 10_000);
-    assert.equal(spec.clients, 5);
-    assert.equal(spec.rps, 10);
+    assert.equal(spec.clients, 10);
+    assert.equal(spec.rps, 2);
     assert.equal(spec.timeoutMs, 10_000);
     assert.deepEqual(spec.slos.map((slo) => slo.title), ['99% @ 350ms', '95% @ 200ms', 'errors < 1%']);
     assert.equal(spec.faultStartMs, 0);

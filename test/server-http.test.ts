@@ -8,6 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
 
@@ -116,4 +118,57 @@ test('other paths are 404 and unreadable bodies are JSON-RPC parse errors', asyn
   assert.equal((JSON.parse(garbled.body) as { error: { code: number } }).error.code, -32700);
   const noSession = await post(auth, url.pathname, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
   assert.equal(noSession.status, 400);
+});
+
+test('clients that never DELETE their session do not lock the server out', async () => {
+  // The SDK client's close() sends no DELETE; past the session cap, idle sessions make room.
+  for (let i = 0; i < 70; i++) {
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+    const client = new Client({ name: `visitor-${i}`, version: '0' });
+    await client.connect(transport);
+    await client.listTools();
+    await client.close();
+  }
+});
+
+test('a client that goes away mid-call cancels the call: a scenario stops loading the endpoint', async () => {
+  let hits = 0;
+  const app = createHttpServer((_req, res) => {
+    hits++;
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+  try {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const init = await post(auth);
+    const session = String(init.headers['mcp-session-id']);
+    await post({ ...auth, 'mcp-session-id': session }, url.pathname, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const call = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { ...auth, 'mcp-session-id': session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    call.on('error', () => undefined);
+    call.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'fault_run_latency_impact_scenario', arguments: { url: appUrl, duration: '20s', latency: 1, num_clients: 2, rps: 10 } },
+      }),
+    );
+    while (hits < 10) await new Promise((resolve) => setTimeout(resolve, 50));
+    call.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the cancellation lands
+    const afterCancel = hits;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // At 20 requests/s a run that went on would add ~30 more requests in that time.
+    assert.ok(hits - afterCancel <= 1, `the load went on after the client left: ${hits - afterCancel} more requests`);
+  } finally {
+    app.closeAllConnections();
+    await new Promise<void>((resolve) => app.close(() => resolve()));
+  }
 });

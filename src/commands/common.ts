@@ -144,9 +144,8 @@ export function addRootOption(command: Command): Command {
 export function addScenarioLimitOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses').env(
-        'FAULTLINE_ALLOW_REMOTE_TARGETS',
-      ),
+      // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
+      new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses (env: FAULTLINE_ALLOW_REMOTE_TARGETS=1)'),
     )
     .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
     .addOption(
@@ -183,11 +182,19 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
       embedDim: options.llmEmbedModelDim,
     },
     scenario: {
-      allowRemoteTargets: options.allowRemoteTargets ?? false,
+      allowRemoteTargets: options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS'),
       maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },
   });
+}
+
+/** A yes/no environment variable: 1/true/yes/on or 0/false/no/off/empty; anything else is a usage error. */
+export function envFlag(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (env[name] ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(value)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  throw new UsageError(`${name}=${env[name]} is not a yes/no value; accepted: 1, true, yes, on / 0, false, no, off`);
 }
 
 export function loggerFor(globals: GlobalOptions): Logger {

@@ -16,6 +16,15 @@ import { addScenarioLimitOptions, collect, configFrom, positiveInteger, runComma
 
 export const EXIT_SLO_FAILED = 3;
 
+/** Each fault's own flags (as commander names them); giving another fault's flag is a mistake. */
+const FAULT_FLAGS: Record<FaultType, Array<keyof RunOptions>> = {
+  latency: ['latency', 'deviation', 'perReadWriteOp', 'distribution'],
+  jitter: ['amplitude', 'frequency'],
+  bandwidth: ['rate', 'unit', 'bandwidthScope'],
+  packet_loss: ['lossRate', 'model', 'rtt'],
+  blackhole: [],
+};
+
 const FAULTS: Record<string, FaultType> = {
   latency: 'latency',
   jitter: 'jitter',
@@ -128,6 +137,15 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
 async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions): Promise<void> {
   const type = FAULTS[faultName];
   if (!type) throw new UsageError(`unknown fault '${faultName}'; accepted: ${Object.keys(FAULTS).join(', ')}`);
+  const flag = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  for (const [other, keys] of Object.entries(FAULT_FLAGS)) {
+    if (other === type) continue;
+    const given = keys.find((key) => options[key] !== undefined);
+    if (given) {
+      const own = FAULT_FLAGS[type].map(flag).join(', ') || 'none of its own';
+      throw new UsageError(`${flag(given)} applies to '${other.replace('_', '-')}' scenarios; '${faultName}' takes ${own}`);
+    }
+  }
   const args: ScenarioArguments = {
     url: options.url,
     method: options.method,

@@ -63,8 +63,20 @@ export function renderReport(result: ScenarioResult): string {
 
   line('## Details');
   line();
+  if (result.ignoredArguments.length > 0) {
+    line(`Ignored arguments (they belong to other fault types): ${result.ignoredArguments.join(', ')}.`);
+    line();
+  }
   line(`Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). Fault active from ${formatDuration(result.fault.startMs)} to ${formatDuration(result.fault.endMs)}.`);
   line();
+  const unreachable = Object.entries(result.run.targetConnectFailures);
+  if (unreachable.length > 0) {
+    line(
+      `The proxy could not reach the target ${unreachable.reduce((n, [, count]) => n + count, 0)} times (${unreachable.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
+        'the load sees each as a reset, since the proxy had accepted the connection.',
+    );
+    line();
+  }
   if (result.run.load) renderLoadDetails(result.run.load, line);
   renderCounters(result.run, line);
   if (result.baseline) renderBaseline(result, line);
@@ -101,12 +113,21 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
     `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | 0 | ${humanize(load.elapsedMs)} |`,
   );
   line();
+  if (load.saturation) {
+    const sat = load.saturation;
+    line(
+      `> ⚠️ The connections were the bottleneck: ${sat.waitedPercent.toFixed(1)}% of the requests waited for one of the ` +
+        `${result.strategy.clients} connections (median wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below include that wait. ` +
+        `At this rate and service time about ${sat.connectionsNeeded} requests were in flight at once; to measure the fault alone, ` +
+        `raise num_clients to at least ${Math.max(sat.connectionsNeeded * 2, result.strategy.clients + 1)} or lower rps.`,
+    );
+    line();
+  }
   line('| Latency Percentile | Latency (ms) | Num. Requests (% of total) |');
   line('|--------------------|--------------|----------------------------|');
   for (const row of load.percentiles) line(`| p${row.percentile} | ${fixed2(row.latencyMs)} | ${row.requests} (${row.percentOfTotal.toFixed(1)}%) |`);
   line();
   if (phase.slos.length > 0) renderSlos(phase.slos, line);
-  void result;
 }
 
 function renderSlos(slos: SloResult[], line: Line): void {

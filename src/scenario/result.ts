@@ -52,6 +52,11 @@ export interface LoadFigures {
   queued: number;
   /** Requests whose deadline came while still queued (timeouts, never sent). */
   notSent: number;
+  /**
+   * Set when the connections limited the run (over 10% of requests waited for one): the share
+   * that waited, the median wait, and the connections the rate needs (rate × mean service time).
+   */
+  saturation: { waitedPercent: number; waitP50Ms: number; connectionsNeeded: number } | null;
   timeline: TimelineSecond[];
   /** The requests due while the fault was active, when it was active for only part of the run. */
   duringFault: { fromMs: number; toMs: number; requests: number; errors: number; latency: Stats | null } | null;
@@ -74,6 +79,11 @@ export interface PhaseResult {
   proxy: ProxyCounters;
   /** The ports the proxy listened on, in mapping order. */
   proxyPorts: number[];
+  /**
+   * Why the proxy could not reach a target, by errno code (ECONNREFUSED, ENOTFOUND, …). The load
+   * sees these as resets: the proxy had accepted the connection, then closed it.
+   */
+  targetConnectFailures: Record<string, number>;
 }
 
 export interface ImpactRow {
@@ -109,6 +119,8 @@ export interface ScenarioResult {
   proxies: string[];
   /** Load went through the proxy (no proxies given), or straight to url (proxies given). */
   routedThroughProxy: boolean;
+  /** Arguments given that belong to other fault types, ignored. */
+  ignoredArguments: string[];
   startedAt: string;
   endedAt: string;
   baseline: PhaseResult | null;

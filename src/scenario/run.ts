@@ -37,6 +37,8 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** Called about once a second while load runs. */
   onProgress?: ((progress: ScenarioProgress) => void) | undefined;
+  /** Arguments the caller gave that belong to other fault types (reported, not used). */
+  ignoredArguments?: string[] | undefined;
 }
 
 const REPORTED_PERCENTILES = [25, 50, 75, 95, 99];
@@ -77,6 +79,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     },
     proxies: proxyMappings(spec, url),
     routedThroughProxy: spec.proxies.length === 0,
+    ignoredArguments: options.ignoredArguments ?? [],
     startedAt,
     endedAt: new Date().toISOString(),
     baseline,
@@ -95,9 +98,15 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
+  const targetConnectFailures: Record<string, number> = {};
   const proxy = await startProxy({
     mappings: proxyMappings(spec, url),
     seed,
+    onEvent: (event) => {
+      if (event.type !== 'connect_failed') return;
+      const reason = /\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error;
+      targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
+    },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
     // The proxy in front of url connects to the load's target: the same local-only rule applies.
     // The caller's mappings are the app's dependencies, which may be anywhere.
@@ -164,6 +173,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       passed: slos.every((slo) => slo.pass),
       proxy: proxy.counters(),
       proxyPorts: [...proxy.ports],
+      targetConnectFailures,
     };
   } finally {
     clearInterval(ticker);
@@ -225,9 +235,27 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
     achievedRatePerSecond: result.achievedRatePerSecond,
     elapsedMs: result.elapsedMs,
     queued: result.queued,
+    saturation: saturationOf(spec, result),
     notSent: result.notSent,
     timeline,
     duringFault,
+  };
+}
+
+/**
+ * Whether the connections, not the target, limited the run: when more than a tenth of the
+ * requests had to wait for a free connection, their latency includes that wait. Little's law
+ * gives how many requests were in flight on average (rate × mean service time), so the report can
+ * say how many connections the rate needs.
+ */
+function saturationOf(spec: ScenarioSpec, result: OpenLoopResult): LoadFigures['saturation'] {
+  if (result.requests === 0 || result.queued / result.requests <= 0.1) return null;
+  const rate = spec.clients * spec.rps;
+  const meanServiceMs = result.serviceTime?.mean ?? 0;
+  return {
+    waitedPercent: (result.queued / result.requests) * 100,
+    waitP50Ms: result.sendLag?.p50 ?? 0,
+    connectionsNeeded: Math.ceil((rate * meanServiceMs) / 1000),
   };
 }
 

@@ -45,6 +45,10 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ToolInputError(`${what}: "${url}" uses ${parsed.protocol}; only http:// and https:// URLs can be loaded`);
   }
+  if (parsed.username !== '' || parsed.password !== '') {
+    // Refused before anything logs or sends the URL: credentials do not belong in it.
+    throw new ToolInputError(`${what}: credentials in the URL are not supported; send them as a header, e.g. headers: ["Authorization: Basic …"]`);
+  }
   if (allowRemote) return parsed;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];

@@ -6,7 +6,11 @@
  * - a ToolInputError becomes an `isError` result with its message (and no structuredContent,
  *   which strict clients would validate against the outputSchema even on error);
  * - a cancelled call answers "cancelled" (the SDK drops it anyway) and never crashes anything;
- * - any other error becomes an `isError` result naming the tool, and is logged with its stack.
+ * - any other error becomes an `isError` result naming the tool, and is logged with its stack;
+ * - an argument the tool does not know is refused by name (a typo such as `num_client` would
+ *   otherwise be dropped silently and the call would run on defaults), unless the definition
+ *   lists it as ignored (fault's scenario tools shared one parameter set, so its users' scripts may
+ *   send another fault's fields).
  *
  * It also serves `tools/list` itself, so the JSON Schemas it publishes are exactly the ones the
  * snapshot test and the schema lint see: the SDK's converter adds a `$schema` keyword that
@@ -49,6 +53,8 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   input: I;
   output: O;
   annotations: ToolAnnotationsExplicit;
+  /** Arguments accepted for compatibility and ignored; the handler is told which were given. */
+  ignoredArguments?: readonly string[];
 }
 
 /** What a handler gets besides its arguments. */
@@ -60,6 +66,8 @@ export interface ToolCall {
    * `progress` must increase from call to call.
    */
   progress(progress: number, total?: number, message?: string): void;
+  /** The ignored arguments (see ToolDefinition.ignoredArguments) this call carried. */
+  ignoredArguments: string[];
 }
 
 export interface ToolOutcome<S> {
@@ -89,7 +97,12 @@ export class ToolRegistry {
     handler: ToolHandler<I, O>,
   ): void {
     const inputSchema = z.object(definition.input);
+    // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
+    // published schema stays the plain object (no additionalProperties, which Gemini rejects).
+    const acceptingSchema = z.looseObject(definition.input);
     const outputSchema = z.object(definition.output);
+    const known = new Set(Object.keys(definition.input));
+    const ignorable = new Set(definition.ignoredArguments ?? []);
     this.listed.push({
       name: definition.name,
       title: definition.title,
@@ -101,7 +114,17 @@ export class ToolRegistry {
     const run = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
       const started = performance.now();
       try {
-        const outcome = await handler(args as z.infer<z.ZodObject<I>>, toolCall(extra, this.log));
+        const given = (args ?? {}) as Record<string, unknown>;
+        const unknown = Object.keys(given).filter((key) => !known.has(key) && !ignorable.has(key));
+        if (unknown.length > 0) {
+          throw new ToolInputError(
+            `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; ` +
+              `${definition.name} accepts: ${[...known].join(', ')}`,
+          );
+        }
+        const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
+        const accepted = Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key)));
+        const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, toolCall(extra, this.log, ignored));
         this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
         return {
           content: [{ type: 'text', text: outcome.text }],
@@ -116,7 +139,7 @@ export class ToolRegistry {
       {
         title: definition.title,
         description: definition.description,
-        inputSchema,
+        inputSchema: acceptingSchema,
         outputSchema,
         annotations: { title: definition.title, ...definition.annotations },
       },
@@ -154,11 +177,12 @@ function publishedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<stri
   return json;
 }
 
-function toolCall(extra: Extra, log: Logger): ToolCall {
+function toolCall(extra: Extra, log: Logger, ignoredArguments: string[]): ToolCall {
   const token = extra._meta?.progressToken;
   let last = -Infinity;
   return {
     signal: extra.signal,
+    ignoredArguments,
     progress(progress, total, message) {
       if (token === undefined || extra.signal.aborted || progress <= last) return;
       last = progress;

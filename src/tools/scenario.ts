@@ -30,7 +30,12 @@ const commonInput = {
   body: z.string().optional().describe('Request body; a non-empty body is sent as application/json (default none)'),
   headers: z.array(z.string()).optional().describe('Extra request headers, each "Name: value"'),
   duration: z.string().optional().describe(`How long the load runs: 500ms, 10s, 1m, 1m30s (default ${D.duration})`),
-  num_clients: z.number().int().min(1).optional().describe(`Concurrent keep-alive connections (default ${D.num_clients})`),
+  num_clients: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Keep-alive connections, each carrying one request at a time: keep it above the total rate × the latency you expect (default ${D.num_clients})`),
   rps: z.number().min(0).optional().describe(`Requests per second per client; the total rate is num_clients × rps (default ${D.rps})`),
   timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds, counted from the intended start (default ${D.timeout})`),
   proxies: z
@@ -105,13 +110,33 @@ const phaseOutline = z.looseObject({
 const scenarioOutput = {
   title: z.string(),
   url: z.string(),
+  method: z.string(),
+  headers: z.record(z.string(), z.string()).describe('Request headers, credentials masked'),
+  hasBody: z.boolean(),
+  timeoutMs: z.number(),
   strategy: z.looseObject({ type: z.enum(['load', 'capacity']) }),
   fault: z.looseObject({ type: z.string(), description: z.string(), seed: z.union([z.number(), z.string()]) }),
+  proxies: z.array(z.string()).describe('The proxy mappings served'),
+  routedThroughProxy: z.boolean().describe('true: the load went through the proxy; false: the fault was on the app\'s outbound calls'),
+  ignoredArguments: z.array(z.string()).describe('Arguments given that belong to other fault types, ignored'),
+  startedAt: z.string(),
+  endedAt: z.string(),
   baseline: phaseOutline.nullable().describe('The no-fault run, when baseline was asked for'),
   run: phaseOutline.describe('The run with the fault'),
   impact: z.array(z.looseObject({ metric: z.string() })).describe('Baseline vs fault, when a baseline ran'),
   passed: z.boolean().describe('Every SLO passed during the fault run'),
 };
+
+/**
+ * fault's later versions gave all five scenario tools one parameter set, so scripts may send, say,
+ * `rate` to the latency tool, or fault's HTTP-error fields: accepted, ignored, and reported.
+ */
+const FAULT_SHARED_FIELDS = ['probability', 'status_code', 'error_body'];
+function ignoredFor(type: FaultType): string[] {
+  const own = new Set(Object.keys(faultInputs[type]));
+  const others = Object.values(faultInputs).flatMap((shape) => Object.keys(shape));
+  return [...new Set([...others, ...FAULT_SHARED_FIELDS])].filter((name) => !own.has(name));
+}
 
 export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): void {
   for (const tool of TOOLS) {
@@ -128,12 +153,14 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
         input: { ...commonInput, ...faultInputs[tool.type] },
         output: scenarioOutput,
         annotations: SCENARIO_ANNOTATIONS,
+        ignoredArguments: ignoredFor(tool.type),
       },
       async (args, call) => {
         const spec = await scenarioFromArguments(tool.type, args as unknown as ScenarioArguments, ctx.config.scenario);
         ctx.log.info('%s: %s %s for %d ms at %d req/s', tool.name, spec.method, spec.url, spec.durationMs, spec.clients * spec.rps);
         const result = await runScenario(spec, {
           signal: call.signal,
+          ignoredArguments: call.ignoredArguments,
           onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
         }).catch((error: unknown) => {
           throw call.signal.aborted ? new CancelledError() : error;

@@ -8,6 +8,15 @@
  *    or that address (403 otherwise) — a web page on another origin cannot drive the tools;
  * 3. with a token configured, `Authorization: Bearer <token>` (401 otherwise, compared in
  *    constant time).
+ *
+ * Sessions end on DELETE, after SESSION_IDLE_MS without a request, or — when MAX_SESSIONS are
+ * open — the least recently used idle one makes room for a new one (SDK clients do not send
+ * DELETE on close, so without this a server fills up and locks everyone out).
+ *
+ * There is no event store, so a response stream that breaks can never be resumed: when a client
+ * goes away before its POST is answered, the requests in it are cancelled (as if the client had
+ * sent notifications/cancelled), instead of running on — a scenario would keep loading the
+ * user's endpoint for nobody.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
@@ -21,6 +30,7 @@ import type { Logger } from '../log.js';
 export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_SESSIONS = 64;
+export const SESSION_IDLE_MS = 30 * 60_000;
 
 export interface HttpServeOptions {
   host: string;
@@ -41,6 +51,9 @@ export interface RunningHttpServer {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  lastSeen: number;
+  /** Requests (POSTs and GET streams) being served now. */
+  inFlight: number;
 }
 
 export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
@@ -98,32 +111,68 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
         sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
         return;
       }
-      await session.transport.handleRequest(req, res, body);
+      await serve(session, req, res, body);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize');
       return;
     }
-    if (sessions.size >= MAX_SESSIONS) {
-      sendJsonRpcError(res, 503, -32000, `Too many sessions (${MAX_SESSIONS}); close one with DELETE ${MCP_PATH}`);
+    if (sessions.size >= MAX_SESSIONS && !evictLeastRecentlyUsed()) {
+      sendJsonRpcError(res, 503, -32000, `Too many busy sessions (${MAX_SESSIONS}); close one with DELETE ${MCP_PATH}`);
       return;
     }
     const mcp = options.newSession();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server: mcp });
+        sessions.set(id, session);
         options.log.debug('HTTP session %s opened', id);
       },
     });
+    const session: Session = { transport, server: mcp, lastSeen: Date.now(), inFlight: 0 };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) options.log.debug('HTTP session %s closed', id);
     };
     await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await serve(session, req, res, body);
   };
+
+  /** Hands a request to its session, keeping the bookkeeping above. */
+  const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    session.lastSeen = Date.now();
+    session.inFlight++;
+    const requestIds = requestIdsIn(body);
+    res.once('close', () => {
+      session.inFlight--;
+      session.lastSeen = Date.now();
+      if (res.writableFinished) return;
+      for (const requestId of requestIds) {
+        session.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } });
+      }
+    });
+    await session.transport.handleRequest(req, res, body);
+  };
+
+  const closeSession = (id: string, why: string): void => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    options.log.debug('HTTP session %s closed (%s)', id, why);
+    void session.server.close().catch(() => undefined);
+  };
+
+  /** Closes the idle session seen longest ago; false when every session is busy. */
+  const evictLeastRecentlyUsed = (): boolean => {
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    if (!oldest) return false;
+    closeSession(oldest[0], 'evicted to make room');
+    return true;
+  };
+
+
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -133,12 +182,20 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     });
   });
   port = (server.address() as AddressInfo).port;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.inFlight === 0 && now - session.lastSeen > SESSION_IDLE_MS) closeSession(id, 'idle');
+    }
+  }, 60_000);
+  sweeper.unref();
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
 
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
     async close() {
+      clearInterval(sweeper);
       const closing = [...sessions.values()].map((session) => session.server.close().catch(() => undefined));
       sessions.clear();
       await Promise.all(closing);
@@ -189,6 +246,19 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   const given = createHash('sha256').update(match[1]!.trim()).digest();
   const expected = createHash('sha256').update(token).digest();
   return timingSafeEqual(given, expected);
+}
+
+/** The ids of the JSON-RPC requests in a POST body (one message or a batch). */
+function requestIdsIn(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  const ids: Array<string | number> = [];
+  for (const message of messages) {
+    if (message && typeof message === 'object' && 'method' in message && 'id' in message) {
+      const id = (message as { id: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+    }
+  }
+  return ids;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -59,6 +59,7 @@ export async function connectStdio(args: string[] = ['mcp'], env: Record<string,
   };
   const client = new Client({ name: 'faultline-test', version: '0.0.0' });
   await client.connect(transport);
+  await client.listTools(); // so the SDK checks every structuredContent against its outputSchema
   return {
     client,
     stdoutLines: () => (partial ? [...lines, partial] : [...lines]),
@@ -92,6 +93,9 @@ async function linkInMemory(mcp: McpServer): Promise<{ client: Client; close(): 
   await mcp.connect(serverSide);
   const client = new Client({ name: 'faultline-test', version: '0.0.0' });
   await client.connect(clientSide);
+  // As hosts do: with the tools listed, the SDK client checks every structuredContent against
+  // its tool's outputSchema, so a result that breaks its schema fails the test.
+  await client.listTools();
   return {
     client,
     close: async () => {
