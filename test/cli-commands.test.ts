@@ -56,6 +56,11 @@ test('index then search: the function named by the query comes first', async () 
   assert.equal(indexed.code, 0, indexed.stderr);
   const stats = JSON.parse(indexed.stdout) as { files: number; chunks: number; store: string };
   assert.ok(stats.files >= 1 && stats.chunks >= 1, indexed.stdout);
+  // The same shape as fault_index_source_code's structuredContent.
+  assert.deepEqual(Object.keys(stats), [
+    'files', 'changed', 'unchanged', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
+  ]);
+  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable']);
 
   const searched = await run(['search', 'parse config file', '--dir', tree, '--json', '--limit', '3']);
   assert.equal(searched.code, 0, searched.stderr);

@@ -12,6 +12,7 @@ import {
   acceptedLangValues,
   indexSettingsFrom,
   indexSourceTree,
+  indexStatsJson,
   renderSearchHits,
   searchIndex,
   type IndexProgress,
@@ -48,7 +49,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         '.gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
         "The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL " +
         'is set; embeddings come from the configured LLM provider, else a local lexical embedder. ' +
-        'Prints the statistics as JSON on stdout; a progress bar on stderr when it is a terminal.',
+        'Prints the statistics as JSON on stdout (the tool\'s structured result); a progress bar on stderr when it is a terminal.',
     )
     .addOption(new Option('--lang <lang>', `language to index: ${acceptedLangValues().join(', ')}`).default('all'))
     .addHelpText('after', '\nExamples:\n  faultline index .\n  faultline index ~/src/api --lang python\n  QDRANT_URL=http://127.0.0.1:6333 faultline index .');
@@ -60,7 +61,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       const stats = await withInterrupt((signal) =>
         indexSourceTree(indexSettingsFrom(config), { sourceDir, lang: options.lang, signal, onProgress: bar?.update }),
       ).finally(() => bar?.finish());
-      process.stdout.write(`${JSON.stringify(stats, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(indexStatsJson(stats), null, 2)}\n`);
     }),
   );
 

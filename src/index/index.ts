@@ -9,6 +9,7 @@
  *   skipped), chunks each new or changed file by definition (src/code/chunk.ts), embeds the
  *   chunks and replaces the file's old ones; removes the chunks of files that are gone. `lang` is
  *   `all` (default) or a language name (`acceptedLangValues()`); unknown: a ToolInputError.
+ *   `indexStatsJson(stats)` is the JSON form the tool and the CLI print (snake_case).
  * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]
  *   `{path, tree, relativePath, startLine, endLine, symbol, kind, language, score, code}`, best
  *   first. This is also the retrieval context for the LLM suggest tools: pass the function under
@@ -21,7 +22,7 @@
  * (Qdrant unreachable, dimension mismatch, a damaged index) are IndexErrors naming the URL or file;
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
-export { indexSourceTree, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
+export { indexSourceTree, indexStatsJson, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
 export { searchIndex, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';

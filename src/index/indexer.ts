@@ -74,6 +74,28 @@ export interface IndexStats {
   embedder: string;
 }
 
+/** IndexStats as the tool's structuredContent and `faultline index` print them: snake_case, without the tree. */
+export function indexStatsJson(stats: IndexStats) {
+  return {
+    files: stats.files,
+    changed: stats.changed,
+    unchanged: stats.unchanged,
+    chunks: stats.chunks,
+    embedded: stats.embedded,
+    skipped: stats.skipped,
+    skipped_files: {
+      too_large: stats.skippedFiles.tooLarge,
+      binary: stats.skippedFiles.binary,
+      unreadable: stats.skippedFiles.unreadable,
+    },
+    removed: stats.removed,
+    seconds: stats.seconds,
+    store: stats.store,
+    embedder: stats.embedder,
+    lang: stats.lang,
+  };
+}
+
 export async function indexSourceTree(settings: IndexSettings, options: IndexOptions): Promise<IndexStats> {
   const started = performance.now();
   const selection = LanguageSelection.parse(options.lang);

@@ -13,6 +13,7 @@ import {
   acceptedLangValues,
   indexSettingsFrom,
   indexSourceTree,
+  indexStatsJson,
   renderSearchHits,
   searchIndex,
 } from '../index/index.js';
@@ -70,27 +71,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      return {
-        text: 'done',
-        structured: {
-          files: stats.files,
-          changed: stats.changed,
-          unchanged: stats.unchanged,
-          chunks: stats.chunks,
-          embedded: stats.embedded,
-          skipped: stats.skipped,
-          skipped_files: {
-            too_large: stats.skippedFiles.tooLarge,
-            binary: stats.skippedFiles.binary,
-            unreadable: stats.skippedFiles.unreadable,
-          },
-          removed: stats.removed,
-          seconds: stats.seconds,
-          store: stats.store,
-          embedder: stats.embedder,
-          lang: stats.lang,
-        },
-      };
+      return { text: 'done', structured: indexStatsJson(stats) };
     },
   );
 
