@@ -49,6 +49,8 @@ const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mention
   { args: ['--log-level', 'loud', 'mcp'], mentions: [/--log-level/, /trace/] },
   { args: ['agent', 'tool'], env: { FAULT_AGENT_CLIENT: 'bad' }, mentions: [/FAULT_AGENT_CLIENT/, /open-router/] },
   { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'], mentions: [/--token/] },
+  { args: ['mcp', '--port', '9000'], mentions: [/--port applies to --transport http only/] },
+  { args: ['mcp'], env: { FAULTLINE_ALLOW_REMOTE_TARGETS: 'maybe' }, mentions: [/FAULTLINE_ALLOW_REMOTE_TARGETS=maybe/] },
 ];
 
 for (const { args, env, mentions } of usageErrors) {

@@ -44,6 +44,10 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'));
   addServerOptions(mcp).action((options: McpOptions) =>
     runCommand(async () => {
+      if (options.transport === 'stdio') {
+        const httpOnly = ['host', 'port', 'token'].filter((name) => mcp.getOptionValueSource(name) === 'cli');
+        if (httpOnly.length > 0) throw new UsageError(`${httpOnly.map((name) => `--${name}`).join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} to --transport http only`);
+      }
       const config = configFrom(globals(), options);
       if (options.transport === 'http') await runHttp(config, globals(), options);
       else await runStdio(config, globals());
@@ -58,6 +62,7 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
   agent
     .command('tool')
     .description('run the MCP server on stdio (same as: faultline mcp --transport stdio)')
+    .addHelpText('after', "\nIt takes the agent's flags, before or after 'tool': see 'faultline agent --help'.")
     .action(() => runCommand(() => runStdio(configFrom(globals(), agent.opts<ServerOptionValues>()), globals())));
 }
 

@@ -208,7 +208,9 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   line();
   const faults = phase.proxy.faults as FaultCounters[];
   if (faults.length > 0) {
-    line('| Fault | Connections | Applications | Delay added (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |');
+    // Per-chunk delays overlap (each counts from its chunk's arrival), so their sum is not the
+    // time added to a request: the column says what it is.
+    line('| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |');
     line('|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|');
     for (const f of faults) {
       line(
