@@ -66,3 +66,35 @@ test('suggest tools get related code from the index, with file:line references',
     await rm(base, { recursive: true, force: true });
   }
 });
+
+test('with the root inside an indexed tree, related code comes from under that root only', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'faultline-rag-'));
+  const tree = join(base, 'tree');
+  await mkdir(join(tree, 'svc'), { recursive: true });
+  await mkdir(join(tree, 'svcold'));
+  const retry = 'import random\n\n\ndef backoff_delay(attempt):\n    """Delay before retrying a quote fetch."""\n    return min(2 ** attempt, 30) * random.random()\n';
+  await writeFile(join(tree, 'svc', 'retry_policy.py'), retry);
+  await writeFile(join(tree, 'svcold', 'retry_policy.py'), retry.replace('backoff_delay', 'old_backoff_delay'));
+  const fake = await startFakeLlm({ chat: [IMPROVED] });
+  const llm = { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 5000 };
+  const dataDir = join(base, 'data');
+  const indexer = await connectInMemory(makeConfig({ llm, dataDir }));
+  const rooted = await connectInMemory(makeConfig({ llm, dataDir, roots: [join(tree, 'svc')] }));
+  try {
+    const indexed = await indexer.client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree, lang: 'python' } });
+    assert.equal(indexed.isError, undefined, textOf(indexed));
+    const suggested = await rooted.client.callTool({
+      name: 'fault_suggest_better_function_reliability',
+      arguments: { snippet: SNIPPET, lang: 'python', score: 0.3, target_score: 0.8 },
+    });
+    assert.equal(suggested.isError, undefined, textOf(suggested));
+    const prompt = promptText(fake.requests.filter((request) => request.kind === 'chat')[0]!);
+    assert.ok(prompt.includes(`${join(tree, 'svc', 'retry_policy.py')}:4`), 'related code under the root is cited');
+    assert.ok(!prompt.includes('svcold'), 'nothing outside the root reaches the prompt');
+  } finally {
+    await indexer.close();
+    await rooted.close();
+    await fake.close();
+    await rm(base, { recursive: true, force: true });
+  }
+});

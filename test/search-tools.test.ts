@@ -87,6 +87,36 @@ test('bad arguments are isError results naming the argument', async (t) => {
   assert.match(await call('fault_search_code', { query: '!!!', source_dir: tree.dir }), /^query: "!!!" has no words or identifiers/);
 });
 
+test('a directory inside an indexed tree, as source_dir or as the root, searches that part of its index', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  // 'lib2' shares the prefix 'lib' but not the path segment: it must stay out of a search of lib.
+  tree.write('lib2/health.go', 'package lib2\n\n// HandleHealthCheck answers health checks.\nfunc HandleHealthCheck() bool {\n\treturn true\n}\n');
+  tree.write('app/health.py', 'def handle_health_check():\n    """Answer health checks."""\n    return True\n');
+  const unrestricted = await connect(tree);
+  t.after(unrestricted.close);
+  const indexed = await unrestricted.client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+  assert.equal(indexed.isError, undefined, text(indexed));
+  const paths = (result: unknown): string[] => {
+    assert.equal((result as CallToolResult).isError, undefined, text(result));
+    return ((result as CallToolResult).structuredContent as { results: Array<{ path: string }> }).results.map((hit) => hit.path);
+  };
+  const everywhere = paths(await unrestricted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }));
+  assert.ok(everywhere.some((path) => path.startsWith(join(tree.dir, 'app') + '/')), everywhere.join('\n'));
+
+  const lib = join(tree.dir, 'lib');
+  const underLib = paths(
+    await unrestricted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', source_dir: lib, limit: 50 } }),
+  );
+  assert.ok(underLib.length > 0);
+  assert.deepEqual(underLib.filter((path) => !path.startsWith(`${lib}/`)), [], 'only chunks under lib/');
+
+  const rooted = await connect(tree, [lib]);
+  t.after(rooted.close);
+  const inRoot = paths(await rooted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }));
+  assert.deepEqual(inRoot, underLib, 'the root limits the search as source_dir does');
+});
+
 test('a cancelled index request stops and leaves no index behind', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);

@@ -12,8 +12,11 @@
  *   `indexStatsJson(stats)` is the JSON form the tool and the CLI print (snake_case).
  * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]
  *   `{path, tree, relativePath, startLine, endLine, symbol, kind, language, score, code}`, best
- *   first. This is also the retrieval context for the LLM suggest tools: pass the function under
- *   review as `query` and map `code` to their `text`. `renderSearchHits(hits)` is the text form.
+ *   first. A `sourceDir` inside an indexed tree searches that tree's index, limited to the chunks
+ *   under it; without `sourceDir`, a tree `acceptTree` refuses is still searched within the
+ *   directories inside it that it accepts (roots inside the tree). This is also the retrieval
+ *   context for the LLM suggest tools: pass the function under review as `query` and map `code`
+ *   to their `text`. `renderSearchHits(hits)` is the text form.
  *
  * `sourceDir` must already be checked by the caller (FileAccess.resolveDirectory: absolute,
  * inside the roots, a directory). The embedder is the configured provider's model, else the

@@ -18,7 +18,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { IndexError } from './errors.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
-import type { ChunkRecord, StoreHit, StoredChunk, VectorStore } from './store.js';
+import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type VectorStore } from './store.js';
 
 const MAGIC = 'FLIDX001';
 const FORMAT = 'faultline-index-1';
@@ -115,14 +115,15 @@ export class LocalStore implements VectorStore {
     return this.snapshot.chunks.length;
   }
 
-  async search(query: Float32Array, limit: number): Promise<StoreHit[]> {
+  async search(query: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
     if (this.damage !== undefined) throw new IndexError(this.damage);
     const { dimension, chunks, vectors } = this.snapshot;
     if (dimension === undefined || chunks.length === 0) return [];
     if (query.length !== dimension) {
       throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${dimension}`);
     }
-    return topK(query, vectors, dimension, limit).map(({ index, score }) => ({ chunk: chunks[index]!, score }));
+    const included = within === undefined ? undefined : chunks.map((chunk) => isUnder(chunk.path, within));
+    return topK(query, vectors, dimension, limit, included).map(({ index, score }) => ({ chunk: chunks[index]!, score }));
   }
 }
 
@@ -131,7 +132,13 @@ export class LocalStore implements VectorStore {
  * query (the hashed embedder's has a few dozen non-zero dimensions) is multiplied over its
  * non-zero dimensions only, which gives the same sums at a fraction of the cost.
  */
-function topK(query: Float32Array, vectors: Float32Array, dimension: number, limit: number): Array<{ index: number; score: number }> {
+function topK(
+  query: Float32Array,
+  vectors: Float32Array,
+  dimension: number,
+  limit: number,
+  included: readonly boolean[] | undefined,
+): Array<{ index: number; score: number }> {
   const nonZero: number[] = [];
   for (let d = 0; d < dimension; d++) if (query[d] !== 0) nonZero.push(d);
   const dims = Int32Array.from(nonZero);
@@ -140,6 +147,7 @@ function topK(query: Float32Array, vectors: Float32Array, dimension: number, lim
   const best: Array<{ index: number; score: number }> = [];
   const count = vectors.length / dimension;
   for (let index = 0, base = 0; index < count; index++, base += dimension) {
+    if (included !== undefined && !included[index]) continue;
     const score = sparse ? sparseDot(weights, dims, vectors, base) : denseDot(query, vectors, base, dimension);
     if (best.length === limit && score <= best[best.length - 1]!.score) continue;
     let at = best.length;

@@ -16,7 +16,7 @@
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
-import type { ChunkRecord, StoreHit, StoredChunk, VectorStore } from './store.js';
+import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type VectorStore } from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
 
 /** Qdrant's guidance is 64–256 points per upsert. */
@@ -128,13 +128,20 @@ export class QdrantStore implements VectorStore {
     return answer.count;
   }
 
-  async search(vector: Float32Array, limit: number): Promise<StoreHit[]> {
+  async search(vector: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
     const dimension = await this.dimension();
     if (dimension !== undefined && dimension !== vector.length) {
       throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
     }
+    // Qdrant has no prefix match on a keyword field: the paths under `within` are listed instead.
+    let filter: { must: Array<{ key: string; match: { any: string[] } }> } | undefined;
+    if (within !== undefined) {
+      const paths = [...(await this.fileHashes()).keys()].filter((path) => isUnder(path, within));
+      if (paths.length === 0) return [];
+      filter = { must: [{ key: 'path', match: { any: paths } }] };
+    }
     const answer = await this.call('search', () =>
-      this.client.query(this.collection, { query: Array.from(vector), limit, with_payload: true }),
+      this.client.query(this.collection, { query: Array.from(vector), limit, with_payload: true, ...(filter ? { filter } : {}) }),
     );
     return answer.points.flatMap((point) => {
       const payload = point.payload as Payload | null | undefined;

@@ -4,14 +4,16 @@
  * not their whole prompt).
  *
  * The query is embedded by the same embedder that indexing selects from the same settings, so it
- * lands in the same store. With `sourceDir`, that tree's index is searched (never indexed: an
- * error saying to index it first); without, every tree indexed under the data directory with this
- * embedder that `acceptTree` allows, merged by score.
+ * lands in the same store. With `sourceDir`, the index of that tree, or else of the innermost
+ * indexed tree containing it, limited to the chunks under `sourceDir` (never indexed: an error
+ * saying to index it first); without, every tree indexed under the data directory with this
+ * embedder, merged by score: whole where `acceptTree` allows the tree, else limited to the
+ * directories inside it that `acceptTree` allows (a tree that contains an allowed root).
  */
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { ToolInputError } from '../errors.js';
 import type { ChunkKind } from '../code/chunk.js';
-import { selectEmbedder } from './embedder.js';
+import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { canonicalTree, indexedTrees } from './location.js';
 import { openStore, type IndexSettings } from './open.js';
@@ -28,8 +30,11 @@ export interface SearchOptions {
   sourceDir?: string | undefined;
   /** 1..MAX_SEARCH_LIMIT; default DEFAULT_SEARCH_LIMIT. */
   limit?: number | undefined;
-  /** Without sourceDir: which indexed trees may be searched (e.g. only those inside the roots). */
-  acceptTree?: ((tree: string) => Promise<boolean>) | undefined;
+  /**
+   * Without sourceDir: which directories may be searched (e.g. only those inside the roots). Asked
+   * of each indexed tree; of a tree it refuses, of the directories inside it, from the top down.
+   */
+  acceptTree?: ((directory: string) => Promise<boolean>) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -62,13 +67,13 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
     throw new ToolInputError(`limit: ${limit} is not accepted; give a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
   }
   const embedder = selectEmbedder(settings.llm, settings.env);
-  const stores: Array<{ tree: string; store: VectorStore }> = [];
-  for (const tree of await treesToSearch(settings, options)) {
-    const { store, exists } = await openStore(settings, tree, embedder);
-    if (exists) stores.push({ tree, store });
-  }
-  if (stores.length === 0) {
-    const where = options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed` : 'no source tree has been indexed';
+  const targets =
+    options.sourceDir !== undefined
+      ? await indexContaining(settings, embedder, options.sourceDir)
+      : await acceptedIndexes(settings, embedder, options.acceptTree);
+  if (targets.length === 0) {
+    const where =
+      options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed (nor a directory containing it)` : 'no source tree has been indexed';
     throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
   }
 
@@ -79,8 +84,8 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
     throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (keywords such as "function" do not count)`);
   }
   const hits: SearchHit[] = [];
-  for (const { tree, store } of stores) {
-    for (const { chunk, score } of await store.search(unit, limit)) {
+  for (const { tree, store, within } of targets) {
+    for (const { chunk, score } of await store.search(unit, limit, within)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),
         tree,
@@ -98,16 +103,80 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
-async function treesToSearch(settings: IndexSettings, options: SearchOptions): Promise<string[]> {
-  if (options.sourceDir !== undefined) {
-    if (!isAbsolute(options.sourceDir)) throw new ToolInputError(`source_dir: ${options.sourceDir} must be an absolute path`);
-    return [await canonicalTree(options.sourceDir)];
+/** An index to search, whole or only under some of its directories (relative, '/'-separated). */
+interface SearchTarget {
+  tree: string;
+  store: VectorStore;
+  within?: string[] | undefined;
+}
+
+/** The index of `sourceDir`, else of the innermost indexed tree that contains it, limited to it. */
+async function indexContaining(settings: IndexSettings, embedder: Embedder, sourceDir: string): Promise<SearchTarget[]> {
+  if (!isAbsolute(sourceDir)) throw new ToolInputError(`source_dir: ${sourceDir} must be an absolute path`);
+  const dir = await canonicalTree(sourceDir);
+  const containing = (await indexedTrees(settings.dataDir))
+    .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
+    .sort((a, b) => b.length - a.length);
+  for (const tree of [dir, ...containing]) {
+    const { store, exists } = await openStore(settings, tree, embedder);
+    if (!exists) continue;
+    const inside = relativeInside(tree, dir)!;
+    return [{ tree, store, within: inside === '' ? undefined : [inside] }];
+  }
+  return [];
+}
+
+async function acceptedIndexes(
+  settings: IndexSettings,
+  embedder: Embedder,
+  acceptTree: SearchOptions['acceptTree'],
+): Promise<SearchTarget[]> {
+  const targets: SearchTarget[] = [];
+  for (const tree of await indexedTrees(settings.dataDir)) {
+    const whole = !acceptTree || (await acceptTree(tree));
+    const { store, exists } = await openStore(settings, tree, embedder);
+    if (!exists) continue;
+    if (whole) {
+      targets.push({ tree, store });
+      continue;
+    }
+    const within = await acceptedDirectories(tree, [...(await store.fileHashes()).keys()], acceptTree);
+    if (within.length > 0) targets.push({ tree, store, within });
+  }
+  return targets;
+}
+
+/**
+ * The highest directories of `tree` holding indexed files that `accept` allows. Roots are whole
+ * subtrees, so below an allowed directory nothing more is asked; below a refused one, each child.
+ */
+async function acceptedDirectories(tree: string, paths: readonly string[], accept: (directory: string) => Promise<boolean>): Promise<string[]> {
+  const children = new Map<string, Set<string>>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let depth = 1; depth < parts.length; depth++) {
+      const parent = parts.slice(0, depth - 1).join('/');
+      const child = parts.slice(0, depth).join('/');
+      let set = children.get(parent);
+      if (!set) children.set(parent, (set = new Set()));
+      set.add(child);
+    }
   }
   const accepted: string[] = [];
-  for (const tree of await indexedTrees(settings.dataDir)) {
-    if (!options.acceptTree || (await options.acceptTree(tree))) accepted.push(tree);
+  const pending = [...(children.get('') ?? [])];
+  for (let dir = pending.shift(); dir !== undefined; dir = pending.shift()) {
+    if (await accept(join(tree, ...dir.split('/')))) accepted.push(dir);
+    else pending.push(...(children.get(dir) ?? []));
   }
   return accepted;
+}
+
+/** `dir` relative to `tree` with '/' separators ('' for the tree itself); undefined when outside it. */
+function relativeInside(tree: string, dir: string): string | undefined {
+  const rel = relative(tree, dir);
+  if (rel === '') return '';
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join('/');
 }
 
 /** Hits as people read them: `1. path:start-end symbol (kind, score 0.612)` and the code, fenced. */

@@ -40,7 +40,16 @@ export interface VectorStore {
   commit(): Promise<void>;
   /** Chunks in the committed index. */
   count(): Promise<number>;
-  search(vector: Float32Array, limit: number): Promise<StoreHit[]>;
+  /** The `limit` closest chunks; with `within`, only chunks of files under those directories (see isUnder). */
+  search(vector: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]>;
+}
+
+/**
+ * Whether a chunk path (relative to its tree, '/'-separated) lies under one of `dirs`, relative
+ * directories on a path-segment boundary ('py' holds 'py/app.py', not 'python/x.py'; '' holds all).
+ */
+export function isUnder(path: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => dir === '' || path.startsWith(`${dir}/`));
 }
 
 /** A copy scaled to unit length, so that a dot product is the cosine similarity. */
