@@ -3,7 +3,7 @@
  * tools' structuredContent and `faultline run --json`). Times are milliseconds (µs resolution)
  * unless a name says otherwise; "latency" is always counted from the request's intended start.
  */
-import type { CapacityResult, ErrorClass, Stats } from '../load/index.js';
+import type { CapacityResult, SampleSummary, Stats } from '../load/index.js';
 import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
 import type { SloResult } from './slo.js';
 import type { Strategy } from './input.js';
@@ -29,20 +29,13 @@ export interface TimelineSecond {
   faultActive: boolean;
 }
 
-/** The open-loop figures of one phase. */
-export interface LoadFigures {
-  requests: number;
-  responses: number;
-  errors: number;
-  errorsByClass: Record<ErrorClass, number>;
+/**
+ * The open-loop figures of one phase: the load generator's summary (counts, errors by class,
+ * status codes, latency / service time / TTFB / send-lag stats, see load/samples.ts) and more.
+ */
+export interface LoadFigures extends SampleSummary {
   /** Failures by errno code or message (ECONNREFUSED, "HTTP 503", …). */
   errorDetails: Record<string, number>;
-  statusCodes: Record<string, number>;
-  latency: Stats | null;
-  serviceTime: Stats | null;
-  ttfb: Stats | null;
-  /** From the intended start to the actual send (timer lateness plus queueing for a connection). */
-  sendLag: Stats | null;
   percentiles: PercentileRow[];
   targetRatePerSecond: number;
   achievedRatePerSecond: number;
