@@ -118,7 +118,7 @@ export class ToolRegistry {
         const unknown = Object.keys(given).filter((key) => !known.has(key) && !ignorable.has(key));
         if (unknown.length > 0) {
           throw new ToolInputError(
-            `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; ` +
+            `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).map((key) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)).join(', ')}; ` +
               `${definition.name} accepts: ${[...known].join(', ')}`,
           );
         }
