@@ -5,21 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CancelledError } from '../src/errors.js';
 import { runCapacity, runOpenLoop } from '../src/load/index.js';
-import { closedPort, heldResources, startServer, TLS_CERT, type TestServer } from './fixtures/load/servers.js';
+import { closedPort, heldResources, serverPool, TLS_CERT, type TestServer } from './fixtures/load/servers.js';
 
-const servers: TestServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-});
-
-async function server(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const started = await startServer(...args);
-  servers.push(started);
-  return started;
-}
+const { servers, server } = serverPool();
 
 /** A server that reads requests and never answers. */
 const blackhole = (): Promise<TestServer> => server(() => {});

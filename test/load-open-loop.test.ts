@@ -4,20 +4,11 @@
  * Tolerances only; every run lasts 2–3 s.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
-import { heldResources, startServer, type TestServer } from './fixtures/load/servers.js';
+import { heldResources, serverPool } from './fixtures/load/servers.js';
 
-const servers: TestServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-});
-
-async function server(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const started = await startServer(...args);
-  servers.push(started);
-  return started;
-}
+const { servers, server } = serverPool();
 
 describe('rate', () => {
   for (const ratePerSecond of [200, 1000]) {
