@@ -2,17 +2,34 @@
  * The `faultline` command: parses argv (and the env vars that stand for flags) and runs one
  * command. Usage errors are one line on stderr and exit code 2, with nothing on stdout.
  */
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
-import { registerMcpCommands } from './commands/mcp.js';
-import { registerCodeCommand } from './commands/code.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerIndexCommands } from './commands/index-command.js';
-import { registerProxyCommand } from './commands/proxy.js';
-import { registerRunCommand } from './commands/run.js';
 import { VERSION } from './version.js';
 
-export function buildProgram(): FaultlineCommand {
+type Register = (program: Command, globals: () => GlobalOptions) => void;
+
+/**
+ * Every top-level command, by name, with the module that registers it. A command's module (and
+ * what it imports: the MCP SDK, the proxy, tree-sitter…) is loaded only when argv names that
+ * command, so `faultline --version` or `faultline proxy` never pay for the MCP server. Help and
+ * unknown commands load them all, to list them. Keep the order: it is the order of `--help`.
+ */
+const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Register> }> = [
+  { names: ['mcp', 'agent'], load: async () => (await import('./commands/mcp.js')).registerMcpCommands },
+  { names: ['code'], load: async () => (await import('./commands/code.js')).registerCodeCommand },
+  { names: ['index', 'search'], load: async () => (await import('./commands/index-command.js')).registerIndexCommands },
+  { names: ['run'], load: async () => (await import('./commands/run.js')).registerRunCommand },
+  { names: ['proxy'], load: async () => (await import('./commands/proxy.js')).registerProxyCommand },
+  { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+];
+
+/** Builds the program with every command registered (help, tests). */
+export async function buildProgram(): Promise<FaultlineCommand> {
+  return programWith(COMMANDS);
+}
+
+async function programWith(commands: typeof COMMANDS): Promise<FaultlineCommand> {
+  const registers = await Promise.all(commands.map((command) => command.load()));
   const program = new FaultlineCommand('faultline');
   program
     .description(
@@ -29,12 +46,7 @@ export function buildProgram(): FaultlineCommand {
   addGlobalOptions(program);
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
 
-  registerMcpCommands(program, globals);
-  registerCodeCommand(program, globals);
-  registerIndexCommands(program, globals);
-  registerRunCommand(program, globals);
-  registerProxyCommand(program, globals);
-  registerDemoCommand(program, globals);
+  for (const register of registers) register(program, globals);
 
   program.addHelpText(
     'after',
@@ -53,8 +65,33 @@ Run 'faultline <command> --help' for a command's flags.`,
   return program;
 }
 
+/**
+ * The commands argv needs: the one it names; none when it names none and asks only for the
+ * version; all of them otherwise (help, or an unknown command that must list the accepted ones).
+ */
+function commandsFor(argv: string[]): typeof COMMANDS {
+  const name = commandName(argv.slice(2));
+  if (name === undefined) return argv.slice(2).some((arg) => arg === '-V' || arg === '--version') ? [] : COMMANDS;
+  const named = COMMANDS.find((command) => command.names.includes(name));
+  return named ? [named] : COMMANDS;
+}
+
+/** The first argument that is not a global flag or a global flag's value. */
+function commandName(args: string[]): string | undefined {
+  const globals = new FaultlineCommand('faultline');
+  addGlobalOptions(globals);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined;
+    if (!arg.startsWith('-')) return arg;
+    const option = globals.options.find((candidate) => candidate.long === arg || candidate.short === arg);
+    if (option && (option.required || option.optional)) i++;
+  }
+  return undefined;
+}
+
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await programWith(commandsFor(argv));
   if (argv.length <= 2) {
     program.outputHelp();
     return;
