@@ -21,6 +21,9 @@ import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './f
 /** Bytes read but not yet written above which the source is paused. */
 export const LINK_HIGH_WATER_BYTES = 1 << 20;
 
+/** How far ahead of a piece's time a wake-up timer aims (ms); see Link.wakeUpIn. */
+const TIMER_AIM_SHORT_MS = 1;
+
 /** A fault's stage on this link. */
 export interface AttachedStage {
   fault: Fault;
@@ -46,7 +49,8 @@ export class Link {
   private shaped: TimedPiece[] = [];
   private shapedNext = 0;
   private queued = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /** The wake-up for the next piece: a timer while it is far, an immediate when it is close. */
+  private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | undefined;
   private destFull = false;
   private sourcePaused = false;
   private sourceEnded = false;
@@ -107,8 +111,7 @@ export class Link {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelWakeUp();
     const now = this.clock();
     for (const attached of this.stages) attached.stage.detach(now);
     this.stages = [];
@@ -170,8 +173,8 @@ export class Link {
       }
       const piece = this.shaped[this.shapedNext]!;
       const wait = piece.at - this.clock();
-      if (wait > 0.5) {
-        this.timer = setTimeout(this.onTimer, Math.ceil(wait));
+      if (wait > 0) {
+        this.wakeUpIn(wait);
         break;
       }
       this.shapedNext++;
@@ -179,6 +182,28 @@ export class Link {
       if (!this.dest.write(piece.data)) this.destFull = true;
     }
     this.updateFlow();
+  }
+
+  /**
+   * Arms the wake-up for a piece due in `wait` ms, so that it is written on time and never early.
+   * Node's timers have whole-millisecond resolution against a loop clock cached at the start of
+   * each loop turn, so a timer fires up to a few milliseconds late (rounding `wait` up added about
+   * 1 ms to every delay). A timer therefore aims about a millisecond short, and the rest is waited
+   * with immediates, which still let I/O run between checks; pump() writes only once the clock
+   * has reached the piece's time.
+   */
+  private wakeUpIn(wait: number): void {
+    if (wait > TIMER_AIM_SHORT_MS + 1) {
+      this.timer = { kind: 'timeout', handle: setTimeout(this.onTimer, Math.floor(wait - TIMER_AIM_SHORT_MS)) };
+    } else {
+      this.timer = { kind: 'immediate', handle: setImmediate(this.onTimer) };
+    }
+  }
+
+  private cancelWakeUp(): void {
+    if (this.timer?.kind === 'timeout') clearTimeout(this.timer.handle);
+    else if (this.timer?.kind === 'immediate') clearImmediate(this.timer.handle);
+    this.timer = undefined;
   }
 
   private shape(chunk: QueuedChunk): TimedPiece[] {
