@@ -33,6 +33,7 @@
  * every call is async only for that.
  */
 import { ToolInputError } from '../errors.js';
+import { DefinitionCache } from './definition-cache.js';
 import { findDefinitions, isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { withTree } from './grammar.js';
 import { languageByName, languageForPath, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
@@ -121,13 +122,19 @@ function resolveLanguage(language: LanguageInfo | string): LanguageInfo {
   );
 }
 
+const recentlyParsed = new DefinitionCache<DefinitionList>();
+
 export async function listDefinitions(source: string, language: LanguageInfo | string): Promise<DefinitionList> {
   const info = resolveLanguage(language);
-  return withTree(source, info, (tree, grammar) => ({
-    language: info.name,
-    definitions: findDefinitions(tree, grammar, info, source),
-    syntaxErrors: summariseSyntaxErrors(tree.rootNode),
-  }));
+  const list = await recentlyParsed.get(info.name, source, () =>
+    withTree(source, info, (tree, grammar) => ({
+      language: info.name,
+      definitions: findDefinitions(tree, grammar, info, source),
+      syntaxErrors: summariseSyntaxErrors(tree.rootNode),
+    })),
+  );
+  // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.
+  return { ...list, definitions: [...list.definitions] };
 }
 
 export async function listFunctions(source: string, language: LanguageInfo | string): Promise<FunctionList> {
