@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
+import { parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
 import { heldResources, serverPool } from './fixtures/load/servers.js';
 
 const { servers, server } = serverPool();
@@ -132,7 +132,7 @@ test('sends method, body, JSON content type, headers, and the URL host through c
   assert.ok(target.arrivals.length === 4);
 });
 
-test('4xx is counted by status, 5xx is an http_5xx error; chunked and close-delimited bodies are read to their end', async () => {
+test('statuses outside expect_status are errors (5xx http_5xx, others http_status); chunked and close-delimited bodies are read to their end', async () => {
   let n = 0;
   const target = await server((_request, response) => {
     const kind = n++ % 4;
@@ -149,10 +149,24 @@ test('4xx is counted by status, 5xx is an http_5xx error; chunked and close-deli
   const before = heldResources(servers);
   const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 1, durationMs: 500, timeoutMs: 2000 });
   assert.deepEqual(result.statusCodes, { '200': 10, '404': 5, '503': 5 });
-  assert.equal(result.errors, 5);
+  assert.equal(result.errors, 10);
   assert.equal(result.errorsByClass.http_5xx, 5);
+  assert.equal(result.errorsByClass.http_status, 5);
   assert.equal(result.errorDetails['HTTP 503'], 5);
+  assert.equal(result.errorDetails['HTTP 404'], 5);
   assert.equal(result.responses, 20);
   assert.equal(result.ttfb!.count, 20);
+  // With 404 expected, it is a response like any other; 503 stays an error.
+  n = 0;
+  const expecting404 = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 40,
+    connections: 1,
+    durationMs: 500,
+    timeoutMs: 2000,
+    expectedStatus: parseExpectedStatus('2xx,3xx,404'),
+  });
+  assert.equal(expecting404.errors, 5);
+  assert.equal(expecting404.errorsByClass.http_status, 0);
   assert.deepEqual(heldResources(servers), before);
 });

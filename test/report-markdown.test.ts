@@ -76,13 +76,23 @@ describe('renderReport', () => {
     assert.equal(row![6], '2 seconds and 950 ms');
   });
 
-  test('the status follows the SLOs', () => {
+  test('the status line and the first lines show the verdict and why', () => {
     const failing = fixedResult();
-    assert.match(renderReport(failing), /\| Failed$/m);
+    const failed = renderReport(failing);
+    assert.match(failed, /\| Failed$/m);
+    assert.match(failed.split('\n')[2]!, /^\*\*Verdict: Failed\*\* — SLO "99% @ 350ms" failed\.$/);
     const passing = fixedResult();
+    passing.verdict = 'passed';
+    passing.verdictReasons = [];
     passing.passed = true;
-    passing.run.slos = passing.run.slos.map((slo) => ({ ...slo, pass: true }));
     assert.match(renderReport(passing), /\| Passed$/m);
+    const inconclusive = fixedResult();
+    inconclusive.verdict = 'inconclusive';
+    inconclusive.verdictReasons = ['the app made no connection to 127.0.0.1:34000 (34000=127.0.0.1:9) during the run: point its upstream at that address.'];
+    inconclusive.passed = false;
+    const text = renderReport(inconclusive);
+    assert.match(text, /\| Inconclusive$/m);
+    assert.match(text.split('\n')[2]!, /^\*\*Verdict: Inconclusive\*\* — the app made no connection to 127\.0\.0\.1:34000/);
   });
 
   test('without a baseline or a fault window, those sections are left out', () => {

@@ -186,7 +186,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.match(report, /^\| 1 \| 20 \| [\d.]+ \| [\d.]+ \| 0 \| yes \|$/m);
   });
 
-  test('HTTP 5xx answers are errors (fault counted none), 4xx are not; an error SLO sees them', async () => {
+  test('HTTP 5xx answers are errors (fault counted none), so are statuses outside expect_status; an error SLO sees them', async () => {
     const args = { duration: '500ms', num_clients: 2, rps: 10, latency: 1, slos: ['errors < 5%'] };
     const failing = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/503`, ...args });
     const load = failing.result.run.load!;
@@ -195,9 +195,18 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.deepEqual(load.statusCodes, { '503': 10 });
     assert.equal(failing.result.passed, false);
     assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \|/m);
+    // A 404 is outside the default expect_status (2xx, 3xx): a mistyped path fails the gate, and the
+    // report's first lines say which status and what to check.
     const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });
-    assert.equal(notFound.result.run.load!.errors, 0);
-    assert.equal(notFound.result.passed, true);
+    assert.equal(notFound.result.run.load!.errors, 10);
+    assert.equal(notFound.result.run.load!.errorsByClass.http_status, 10);
+    assert.equal(notFound.result.verdict, 'failed');
+    assert.match(notFound.report.split('\n').slice(0, 6).join('\n'), /404 × 10: is the url \(path and method\) right\?/);
+    // Expected, it is a plain response again.
+    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404' });
+    assert.equal(expected.result.run.load!.errors, 0);
+    assert.equal(expected.result.verdict, 'passed');
+    assert.equal(expected.result.passed, true);
   });
 
   test('https url: TLS stays end to end through the proxy; insecure_tls accepts a self-signed certificate', async () => {

@@ -75,7 +75,9 @@ test('the report says when the connections, not the fault, limited the run', asy
   try {
     const result = (await client.callTool({
       name: 'fault_run_latency_impact_scenario',
-      arguments: { url, latency: 100, duration: '1s', num_clients: 1, rps: 30, slos: ['errors < 50%'] },
+      // Connections open on demand, so only a max_connections cap below what the rate needs
+      // (30/s × 100 ms ≈ 3 in flight) makes requests wait.
+      arguments: { url, latency: 100, duration: '1s', num_clients: 1, rps: 30, max_connections: 1, slos: ['errors < 50%'] },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
     const load = (result.structuredContent as { run: { load: { saturation: { waitedPercent: number; connectionsNeeded: number } | null } } }).run.load;

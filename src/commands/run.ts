@@ -4,8 +4,9 @@
  * markdown report goes to stdout (and --report FILE), every number to --json FILE. A live
  * progress line goes to stderr when it is a terminal.
  *
- * Exit codes: 0 the run passed its SLOs, 3 it ran but failed an SLO, 2 bad arguments, 1 any
- * other failure — so a CI job can gate on it.
+ * Exit codes: 0 the run passed its SLOs, 3 it ran but failed an SLO, 4 inconclusive (the fault
+ * never touched the measured traffic), 2 bad arguments, 1 any other failure — so a CI job can
+ * gate on it and a run that tested nothing is never green.
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -15,6 +16,16 @@ import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } 
 import { addScenarioLimitOptions, collect, configFrom, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 
 export const EXIT_SLO_FAILED = 3;
+export const EXIT_INCONCLUSIVE = 4;
+
+/** A choice flag that accepts any case (--side Server), as the tools' enum arguments do. */
+function anyCaseChoice(values: readonly string[]) {
+  return (value: string): string => {
+    const lower = value.trim().toLowerCase();
+    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return lower;
+  };
+}
 
 /** Each fault's own flags (as commander names them); giving another fault's flag is a mistake. */
 const FAULT_FLAGS: Record<FaultType, Array<keyof RunOptions>> = {
@@ -42,6 +53,8 @@ interface RunOptions extends ServerOptionValues {
   numClients?: number;
   rps?: number;
   timeout?: number;
+  expectStatus?: string;
+  maxConnections?: number;
   proxy?: string[];
   direction?: string;
   side?: string;
@@ -89,7 +102,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .description(
       'Drive open-loop load (num-clients × rps requests/s) at --url through a local fault proxy for --duration, and print ' +
         "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
-        'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when every SLO passed, 3 when one failed.',
+        'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
     )
     .requiredOption('--url <url>', 'endpoint to load (http:// or https://; loopback or private unless --allow-remote-targets)')
     .option('--method <method>', `HTTP method (default ${D.method})`)
@@ -99,27 +112,29 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(new Option('--num-clients <n>', `keep-alive connections (default ${D.num_clients})`).argParser(positiveInteger))
     .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
     .addOption(new Option('--timeout <seconds>', `per-request timeout from the intended start (default ${D.timeout})`).argParser(number))
+    .addOption(new Option('--expect-status <list>', 'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors'))
+    .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, within the file-descriptor limit)').argParser(positiveInteger))
     .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
-    .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').choices(['ingress', 'egress', 'both']))
-    .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').choices(['server', 'client']))
+    .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').argParser(anyCaseChoice(['ingress', 'egress', 'both'])))
+    .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').argParser(anyCaseChoice(['server', 'client'])))
     .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")').argParser(collect))
     .option('--baseline', 'run the same load without the fault first and report the impact')
     .addOption(new Option('--seed <n>', 'seed for the fault\'s random decisions').argParser(integer))
     .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
     .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
-    .addOption(new Option('--strategy <strategy>', 'load (open loop, default) or capacity (closed loop: sustained req/s)').choices(['load', 'capacity']))
+    .addOption(new Option('--strategy <strategy>', 'load (open loop, default) or capacity (closed loop: sustained req/s)').argParser(anyCaseChoice(['load', 'capacity'])))
     .option('--insecure-tls', 'accept any certificate from an https --url')
     .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
     .addOption(new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number))
     .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
-    .addOption(new Option('--distribution <name>', 'latency: distribution (default normal)').choices(LATENCY_DISTRIBUTIONS))
+    .addOption(new Option('--distribution <name>', 'latency: distribution (default normal)').argParser(anyCaseChoice(LATENCY_DISTRIBUTIONS)))
     .addOption(new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number))
     .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
     .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
     .option('--unit <unit>', `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`)
-    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: per connection (default) or shared').choices(BANDWIDTH_SCOPES))
+    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: per connection (default) or shared').argParser(anyCaseChoice(BANDWIDTH_SCOPES)))
     .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
-    .addOption(new Option('--model <model>', 'packet-loss: bernoulli (default) or gilbert_elliott').choices(LOSS_MODELS))
+    .addOption(new Option('--model <model>', 'packet-loss: bernoulli (default) or gilbert_elliott').argParser(anyCaseChoice(LOSS_MODELS)))
     .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number))
     .option('--report <file>', 'also write the markdown report to FILE')
     .option('--json <file>', 'write every number of the run as JSON to FILE')
@@ -155,6 +170,8 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
     num_clients: options.numClients,
     rps: options.rps,
     timeout: options.timeout,
+    expect_status: options.expectStatus,
+    max_connections: options.maxConnections,
     proxies: options.proxy,
     direction: options.direction,
     side: options.side,
@@ -194,5 +211,6 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   process.stdout.write(`${report}\n`);
   if (options.report) await writeFile(options.report, `${report}\n`);
   if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
-  if (!result.passed) process.exitCode = EXIT_SLO_FAILED;
+  if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
+  else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
 }

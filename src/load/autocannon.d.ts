@@ -11,6 +11,10 @@ declare module 'autocannon' {
     servername?: string;
     /** Milliseconds between samples; autocannon notices its end only at one. */
     sampleInt?: number;
+    /** Requests per second over all connections (a cap). */
+    overallRate?: number;
+    /** Requests to make in all; autocannon then ignores duration. */
+    amount?: number;
   }
   export interface Histogram {
     average: number;

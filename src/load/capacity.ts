@@ -16,6 +16,8 @@ import { MAX_CONNECTIONS, requireCount, requirePositive, resolveTarget, type Loa
 
 export interface CapacityOptions extends LoadTarget {
   connections: number;
+  /** The most requests per second sent over all connections (the server's --max-rate); default no cap. */
+  maxRatePerSecond?: number;
   durationMs: number;
   /** Per request, from its send; at least 1000 (autocannon's minimum is 1 s). */
   timeoutMs: number;
@@ -50,6 +52,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs);
+  const maxRate = options.maxRatePerSecond === undefined ? undefined : requirePositive('maxRatePerSecond', options.maxRatePerSecond);
   if (timeoutMs < 1000) throw new ToolInputError(`timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`);
   if (target.secure && (options.tls?.rejectUnauthorized !== false || options.tls?.ca !== undefined)) {
     throw new ToolInputError(
@@ -66,6 +69,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
 
   // Loaded here, not at start-up: autocannon costs ~130 ms to load and only this mode uses it.
   const { default: autocannon } = await import('autocannon');
+  let stopAtDuration: NodeJS.Timeout | undefined;
   const outcome = await new Promise<{ error: Error | null; result: AutocannonResult }>((resolve) => {
     const instance = autocannon(
       {
@@ -78,14 +82,22 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
         ...(target.body.length > 0 ? { body: target.body.toString('utf8') } : {}),
         ...(target.servername !== undefined ? { servername: target.servername } : {}),
         sampleInt: SAMPLE_INTERVAL_MS,
+        // A closed loop sends as fast as the target answers; a rate cap still holds it. autocannon's
+        // own rate limit grants each connection a budget per second and overshoots it (measured:
+        // 80 req/s against a cap of 50), so the run is also given the cap's total, maxRate ×
+        // duration, as its request count; with a count autocannon ignores its duration, so a timer
+        // stops it at durationMs whatever happens.
+        ...(maxRate !== undefined ? { overallRate: maxRate, amount: Math.max(1, Math.floor((maxRate * durationMs) / 1000)) } : {}),
       },
       (error, result) => {
+        clearTimeout(stopAtDuration);
         signal?.removeEventListener('abort', onAbort);
         resolve({ error, result });
       },
     );
     const onAbort = (): void => instance.stop();
     signal?.addEventListener('abort', onAbort);
+    if (maxRate !== undefined) stopAtDuration = setTimeout(() => instance.stop(), durationMs);
   });
   // autocannon destroys its sockets as it calls back, from a timer; their handles finish closing
   // in that event-loop turn's close phase, which has passed by the second check phase from now.
@@ -102,7 +114,9 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
     connections,
     elapsedMs,
     requestsPerSecond: raw.requests.total / (elapsedMs / 1000),
-    sent: raw.requests.sent,
+    // Responses plus failed requests. autocannon's own requests.sent adds each connection's rate
+    // budget to its count at start, so with a rate cap it overstates what was sent.
+    sent: raw.requests.total + raw.errors,
     responses: raw.requests.total,
     errors: raw.errors + raw['5xx'],
     timeouts: raw.timeouts,

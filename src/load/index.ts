@@ -18,11 +18,14 @@
  *   capacity.requestsPerSecond  // closed loop: what the endpoint sustains
  *
  * Percentiles are exact R-6 (percentiles.ts). Errors are classed refused / reset / timeout /
- * http_5xx / other (error-class.ts); 4xx responses are not errors.
+ * http_5xx / http_status / other (error-class.ts); a status outside the expected set is an error.
  */
-export { runOpenLoop, MAX_REQUESTS_PER_RUN, type OpenLoopOptions, type OpenLoopResult, type SecondBucket } from './open-loop.js';
+export { runOpenLoop, MAX_REQUESTS_PER_RUN, type OpenLoopOptions, type OpenLoopResult, type SecondBucket, type LiveCounters } from './open-loop.js';
 export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
 export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
 export { computeStats, percentileR6, type Stats } from './percentiles.js';
 export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
 export type { LoadTarget } from './options.js';
+export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, isExpectedStatus, describeExpectedStatus, type ExpectedStatus } from './expect-status.js';
+export { openFileLimit, RESERVED_FDS } from './fd-limit.js';
+export { MAX_CONNECTIONS } from './options.js';

@@ -1,14 +1,17 @@
 /**
  * The open-loop load generator (DESIGN.md §4): requests are due at evenly spaced intended times,
  * t_i = i / ratePerSecond from the start, whatever the target does (k6's constant-arrival-rate);
- * `connections` keep-alive connections carry them. When every connection is busy a due request
- * waits in a FIFO queue, and its latency still counts from its intended start (wrk2's rule), so a
+ * `connections` keep-alive connections carry them, and when a request is due while every one is
+ * busy, another opens, up to `maxConnections` (as k6's arrival-rate executors add virtual users),
+ * so the generator is not what makes the service look slow. Only at that cap does a due request
+ * wait in a FIFO queue, and its latency still counts from its intended start (wrk2's rule), so a
  * stall shows in the percentiles of every request that was due during it — no coordinated
  * omission. Service time counts from the actual send and TTFB from writing the request.
  *
  *   scheduler ──due i──▶ idle connection? ──yes──▶ send ──▶ response | failure | deadline
- *                           │ no                                      │
- *                           └──▶ waiting queue ◀── next waiting ◀──────┘ (connection freed)
+ *                           │ no: below maxConnections? ──yes──▶ open one, send   │
+ *                           │ no                                                  │
+ *                           └──▶ waiting queue ◀── next waiting ◀─────────────────┘ (connection freed)
  *
  * Each request has a deadline, intended start + timeoutMs. Past it the request is a `timeout`
  * whether it was on the wire (the socket is destroyed) or still queued (it is never sent), and it
@@ -22,13 +25,20 @@ import { Fifo } from './fifo.js';
 import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 import { computeStats } from './percentiles.js';
 import { buildRequest } from './request.js';
+import { DEFAULT_EXPECTED_STATUS, isExpectedStatus, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';
 import { createSamples, encodeErrorClass, summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
 
 export interface OpenLoopOptions extends LoadTarget {
   /** Total requests per second over all connections (fault's num_clients × rps). */
   ratePerSecond: number;
-  /** Keep-alive connections serving the requests (fault's num_clients). */
+  /** Keep-alive connections ready at the start (fault's num_clients). */
   connections: number;
+  /** The most connections the run may open when every open one is busy (default `connections`). */
+  maxConnections?: number;
+  /** Statuses that count as success (default 2xx and 3xx); others are http_5xx or http_status errors. */
+  expectedStatus?: ExpectedStatus;
+  /** Updated as the run goes, for progress reports (requests in flight while the run drains). */
+  live?: LiveCounters;
   /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
   durationMs: number;
   /** Per request, counted from its intended start. */
@@ -37,6 +47,13 @@ export interface OpenLoopOptions extends LoadTarget {
   signal?: AbortSignal;
   /** Called with each second's figures once all of its requests have settled, in order. */
   onSecond?: (bucket: SecondBucket) => void;
+}
+
+/** What a run has done so far, updated in place. */
+export interface LiveCounters {
+  dispatched: number;
+  settled: number;
+  openConnections: number;
 }
 
 /** The requests whose intended start fell in one second of the run. */
@@ -52,12 +69,16 @@ export interface SecondBucket {
 
 export interface OpenLoopResult extends SampleSummary {
   mode: 'open-loop';
-  requested: { ratePerSecond: number; connections: number; durationMs: number; timeoutMs: number; requests: number };
+  requested: { ratePerSecond: number; connections: number; maxConnections: number; durationMs: number; timeoutMs: number; requests: number };
+  /** Connections the run opened (at least `connections`, at most `maxConnections`). */
+  connectionsOpened: number;
+  /** The most requests on the wire at the same moment: the connections the rate really needed. */
+  peakBusyConnections: number;
   /** Requests that left the queue during [0, durationMs), per second of durationMs. */
   achievedRatePerSecond: number;
   /** From the start of the run until the last request settled. */
   elapsedMs: number;
-  /** Requests that found every connection busy and waited in the queue. */
+  /** Requests that found every connection busy at the maxConnections cap and waited in the queue. */
   queued: number;
   /** The longest the waiting queue got. */
   maxQueueDepth: number;
@@ -77,6 +98,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const target = resolveTarget(options);
   const ratePerSecond = requirePositive('ratePerSecond', options.ratePerSecond);
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
+  const maxConnections = requireCount('maxConnections', options.maxConnections ?? connections, MAX_CONNECTIONS);
+  if (maxConnections < connections) throw new ToolInputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs, MAX_TIMEOUT_MS);
   const requests = Math.ceil((durationMs * ratePerSecond) / 1000);
@@ -89,7 +112,9 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
 
-  const run = new OpenLoopRun({ ratePerSecond, connections, durationMs, timeoutMs, requests }, options.signal, options.onSecond);
+  const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
+  const plan = { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
+  const run = new OpenLoopRun(plan, options.signal, options.onSecond, options.live);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -97,6 +122,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
 interface Plan {
   ratePerSecond: number;
   connections: number;
+  maxConnections: number;
+  expectedStatus: ExpectedStatus;
   durationMs: number;
   timeoutMs: number;
   requests: number;
@@ -131,6 +158,9 @@ class OpenLoopRun {
   private queued = 0;
   private maxQueueDepth = 0;
   private notSent = 0;
+  private busy = 0;
+  private peakBusy = 0;
+  private connect: ConnectionFactory | undefined;
   private scheduler: NodeJS.Timeout | undefined;
   private stopped = false;
   private settle: { resolve: (result: OpenLoopResult) => void; reject: (error: unknown) => void } | undefined;
@@ -139,6 +169,7 @@ class OpenLoopRun {
     private readonly plan: Plan,
     private readonly signal: AbortSignal | undefined,
     private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
+    private readonly live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 },
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -152,30 +183,35 @@ class OpenLoopRun {
   }
 
   execute(connect: ConnectionFactory): Promise<OpenLoopResult> {
-    for (let k = 0; k < this.plan.connections; k++) {
-      const slot: Slot = {
-        request: -1,
-        sentAtMs: 0,
-        deadlineAtMs: 0,
-        ttfbMs: NaN,
-        deadline: undefined,
-        connection: connect({
-          onFirstByte: (ttfbMs) => {
-            slot.ttfbMs = ttfbMs;
-          },
-          onResponse: (status, atMs) => this.exchangeEnded(slot, atMs, status, null),
-          onFailure: (failure, atMs) => this.exchangeEnded(slot, atMs, 0, failure),
-        }),
-      };
-      this.slots.push(slot);
-      this.idle.push(slot);
-    }
+    this.connect = connect;
+    for (let k = 0; k < this.plan.connections; k++) this.idle.push(this.openSlot());
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.signal?.addEventListener('abort', this.onAbort);
       this.startMs = performance.now();
       this.tick();
     });
+  }
+
+  /** A new connection slot; its socket opens on its first request. */
+  private openSlot(): Slot {
+    const slot: Slot = {
+      request: -1,
+      sentAtMs: 0,
+      deadlineAtMs: 0,
+      ttfbMs: NaN,
+      deadline: undefined,
+      connection: this.connect!({
+        onFirstByte: (ttfbMs) => {
+          slot.ttfbMs = ttfbMs;
+        },
+        onResponse: (status, atMs) => this.exchangeEnded(slot, atMs, status, null),
+        onFailure: (failure, atMs) => this.exchangeEnded(slot, atMs, 0, failure),
+      }),
+    };
+    this.slots.push(slot);
+    this.live.openConnections = this.slots.length;
+    return slot;
   }
 
   private offsetMs(i: number): number {
@@ -199,7 +235,8 @@ class OpenLoopRun {
   };
 
   private dispatch(i: number): void {
-    const slot = this.idle.shift();
+    this.live.dispatched++;
+    const slot = this.idle.shift() ?? (this.slots.length < this.plan.maxConnections ? this.openSlot() : undefined);
     if (slot !== undefined) {
       if (!this.start(slot, i)) this.release(slot);
       return;
@@ -228,6 +265,8 @@ class OpenLoopRun {
     slot.deadlineAtMs = deadlineAt;
     slot.ttfbMs = NaN;
     slot.deadline = setTimeout(this.onDeadline, deadlineAt - now, slot);
+    this.busy++;
+    if (this.busy > this.peakBusy) this.peakBusy = this.busy;
     slot.connection.send();
     return true;
   }
@@ -260,6 +299,7 @@ class OpenLoopRun {
     clearTimeout(slot.deadline);
     slot.deadline = undefined;
     slot.request = -1;
+    this.busy--;
     if (atMs >= slot.deadlineAtMs) {
       // Whatever ended it, the deadline came first (the event loop ran the timer late).
       const serviceMs = slot.deadlineAtMs - slot.sentAtMs;
@@ -271,8 +311,9 @@ class OpenLoopRun {
     const serviceMs = atMs - slot.sentAtMs;
     if (failure !== null) {
       this.record(i, latencyMs, serviceMs, slot.ttfbMs, 0, failure);
-    } else if (status >= 500 && status <= 599) {
-      this.record(i, latencyMs, serviceMs, slot.ttfbMs, status, { errorClass: 'http_5xx', detail: `HTTP ${status}` });
+    } else if (!isExpectedStatus(this.plan.expectedStatus, status)) {
+      const errorClass = status >= 500 && status <= 599 ? 'http_5xx' : 'http_status';
+      this.record(i, latencyMs, serviceMs, slot.ttfbMs, status, { errorClass, detail: `HTTP ${status}` });
     } else {
       this.record(i, latencyMs, serviceMs, slot.ttfbMs, status, null);
     }
@@ -290,6 +331,7 @@ class OpenLoopRun {
     if (failure !== null) this.errorDetails.set(failure.detail, (this.errorDetails.get(failure.detail) ?? 0) + 1);
     this.lastSettledMs = Math.max(this.lastSettledMs, this.startMs + samples.intendedStartMs[i]! + latencyMs);
     this.settled++;
+    this.live.settled = this.settled;
     const second = Math.floor(samples.intendedStartMs[i]! / 1000);
     this.bucketSettled[second]!++;
     this.closeCompleteSeconds();
@@ -361,10 +403,13 @@ class OpenLoopRun {
       requested: {
         ratePerSecond: plan.ratePerSecond,
         connections: plan.connections,
+        maxConnections: plan.maxConnections,
         durationMs: plan.durationMs,
         timeoutMs: plan.timeoutMs,
         requests: plan.requests,
       },
+      connectionsOpened: this.slots.length,
+      peakBusyConnections: this.peakBusy,
       achievedRatePerSecond: sentDuringRun / (plan.durationMs / 1000),
       elapsedMs: this.lastSettledMs - this.startMs,
       queued: this.queued,

@@ -19,7 +19,7 @@ export interface RequestSamples {
   ttfbMs: Float64Array;
   /** HTTP status of the response; 0 when there was none (a transport error or a timeout). */
   status: Uint16Array;
-  /** 0 for success (any status below 500), else 1 + the index in ERROR_CLASSES. */
+  /** 0 for success (an expected status), else 1 + the index in ERROR_CLASSES. */
   errorClass: Uint8Array;
 }
 

@@ -18,6 +18,11 @@ export function renderReport(result: ScenarioResult): string {
   const line = (text = ''): void => void out.push(text);
   line('# Scenarios Report');
   line();
+  // The verdict first, with what to do about it: a run the fault never touched must not read as a pass.
+  const [firstReason, ...moreReasons] = result.verdictReasons;
+  line(`**Verdict: ${VERDICT_WORD[result.verdict]}**${firstReason ? ` — ${firstReason}` : ' — every SLO held with the fault acting on the traffic.'}`);
+  for (const reason of moreReasons) line(`- ${reason}`);
+  line();
   line(`Start: ${utc(result.startedAt)}`);
   line();
   line(`End: ${utc(result.endedAt)}`);
@@ -26,7 +31,7 @@ export function renderReport(result: ScenarioResult): string {
   line();
   line(`_Description:_ ${result.fault.type.replace('_', ' ')} fault ${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`);
   line();
-  line(`### 🎯 \`${result.method}\` ${result.url} | ${result.passed ? 'Passed' : 'Failed'}`);
+  line(`### 🎯 \`${result.method}\` ${result.url} | ${VERDICT_WORD[result.verdict]}`);
   line();
   line('**Call**:');
   line();
@@ -49,6 +54,10 @@ export function renderReport(result: ScenarioResult): string {
       : `load for ${formatDuration(s.durationMs)} with ${s.clients} clients @ ${formatNumber(s.rps)} RPS`,
   );
   line();
+  if (s.type === 'load') {
+    line(`_${formatNumber(s.ratePerSecond)} requests/s in all, over up to ${s.maxConnections} keep-alive connections opened on demand; success = status ${s.expectStatus}._`);
+    line();
+  }
   line('**Faults Applied**:');
   line();
   line('| Type | Timeline | Description |');
@@ -67,7 +76,15 @@ export function renderReport(result: ScenarioResult): string {
     line(`Ignored arguments (they belong to other fault types): ${result.ignoredArguments.join(', ')}.`);
     line();
   }
-  line(`Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). Fault active from ${formatDuration(result.fault.startMs)} to ${formatDuration(result.fault.endMs)}.`);
+  const toTheEnd = result.fault.endMs >= result.strategy.durationMs;
+  line(
+    `Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). ` +
+      (toTheEnd
+        ? `Fault active from ${formatDuration(result.fault.startMs)} to the end of the run: the load ran ${formatDuration(result.strategy.durationMs)}, ` +
+          `and the fault stayed on while the requests still in flight settled, until ${formatDuration(Math.round(result.fault.activeUntilMs))} ` +
+          `(each request ends by its timeout, ${formatDuration(result.timeoutMs)} after its intended start).`
+        : `Fault active from ${formatDuration(result.fault.startMs)} to ${formatDuration(result.fault.endMs)}; requests in flight at its end finished without it.`),
+  );
   line();
   const unreachable = Object.entries(result.run.targetConnectFailures);
   if (unreachable.length > 0) {
@@ -84,6 +101,8 @@ export function renderReport(result: ScenarioResult): string {
 }
 
 type Line = (text?: string) => void;
+
+const VERDICT_WORD: Record<ScenarioResult['verdict'], string> = { passed: 'Passed', failed: 'Failed', inconclusive: 'Inconclusive' };
 
 /** fault's Run Overview, percentile and SLO tables, for the fault phase. */
 function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line): void {
@@ -115,11 +134,15 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   line();
   if (load.saturation) {
     const sat = load.saturation;
+    const rate = result.strategy.ratePerSecond;
+    // The total rate is num_clients × rps, so raising num_clients would raise the rate too: the
+    // connection cap is max_connections, and the rate is lowered through rps.
     line(
       `> ⚠️ The connections were the bottleneck: ${sat.waitedPercent.toFixed(1)}% of the requests waited for one of the ` +
-        `${result.strategy.clients} connections (median wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below include that wait. ` +
-        `At this rate and service time about ${sat.connectionsNeeded} requests were in flight at once; to measure the fault alone, ` +
-        `raise num_clients to at least ${Math.max(sat.connectionsNeeded * 2, result.strategy.clients + 1)} or lower rps.`,
+        `max_connections = ${load.maxConnections} connections (median wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below include that wait. ` +
+        `At ${formatNumber(rate)} requests/s and a mean service time of ${fixed2(load.serviceTime?.mean)} ms, about ${sat.connectionsNeeded} requests are in flight at once; ` +
+        `to measure the fault alone, set max_connections to at least ${Math.max(Math.ceil(sat.connectionsNeeded * 1.5), load.maxConnections + 1)}, ` +
+        `or lower rps so that num_clients × rps × service time stays under ${load.maxConnections} connections.`,
     );
     line();
   }
@@ -172,7 +195,9 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   }
   line();
   line(
-    `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s; ${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
+    `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
+      `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), at most ${load.peakBusyConnections} busy at once; ` +
+      `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
   );
   line();
   if (load.duringFault) {
@@ -183,6 +208,8 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     line();
   }
   line('### Timeline');
+  line();
+  line('Requests are grouped by the second they were due in (their intended start), not the second they ended.');
   line();
   line('| Second | Requests | p50 (ms) | p95 (ms) | Errors | Fault active |');
   line('|--------|----------|----------|----------|--------|--------------|');

@@ -10,3 +10,4 @@ export { runScenario, type RunOptions, type ScenarioProgress } from './run.js';
 export { parseSlo, evaluateSlos, DEFAULT_SLOS, SLO_FORMS, type Slo, type SloResult } from './slo.js';
 export { checkLoadTarget, isLocalAddress } from './target.js';
 export type { ScenarioResult, PhaseResult, LoadFigures, ImpactRow, PercentileRow, TimelineSecond } from './result.js';
+export { decideVerdict, type Verdict, type VerdictWithReasons } from './verdict.js';

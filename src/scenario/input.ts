@@ -17,6 +17,7 @@ import {
   type Mapping,
   type Side,
 } from '../proxy/index.js';
+import { DEFAULT_EXPECTED_STATUS, MAX_CONNECTIONS, openFileLimit, parseExpectedStatus, RESERVED_FDS, type ExpectedStatus } from '../load/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
 
@@ -50,6 +51,10 @@ export interface ScenarioArguments {
   rps?: number | undefined;
   /** Seconds. */
   timeout?: number | undefined;
+  /** Statuses that count as success, e.g. "2xx,3xx" (default), "200", "200-299,404". */
+  expect_status?: string | undefined;
+  /** The most keep-alive connections the load may open when every open one is busy. */
+  max_connections?: number | undefined;
   proxies?: string[] | undefined;
   direction?: string | undefined;
   side?: string | undefined;
@@ -90,6 +95,13 @@ export interface ScenarioSpec {
   /** Per client, as fault means it: the total rate is clients × rps. */
   rps: number;
   timeoutMs: number;
+  /** Connections opened on demand, up to this many (at least `clients`). */
+  maxConnections: number;
+  /** Statuses that count as success; the text as given (normalised) and parsed. */
+  expectStatus: string;
+  expectedStatus: ExpectedStatus;
+  /** --max-rate: a closed-loop capacity run is held to it too. */
+  maxRatePerSecond: number;
   /** Empty: an ephemeral proxy in front of `url`. Otherwise the app's outbound calls go through these. */
   proxies: Mapping[];
   /**
@@ -125,6 +137,7 @@ const ARGUMENT_OF_FIELD: Record<string, string> = {
 
 export async function scenarioFromArguments(type: FaultType, args: ScenarioArguments, limits: ScenarioLimits): Promise<ScenarioSpec> {
   const url = await checkLoadTarget(args.url, limits.allowRemoteTargets, 'url');
+  if (url.port === '0') throw new ToolInputError(`url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`);
   const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
   if (!/^[A-Z][A-Z0-9_-]*$/.test(method)) throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
 
@@ -144,6 +157,8 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
   }
   const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, 'timeout');
   if (timeoutSeconds > 600) throw new ToolInputError('timeout: at most 600 seconds');
+  const expectStatus = (args.expect_status ?? DEFAULT_EXPECTED_STATUS).trim();
+  const expectedStatus = parseExpectedStatus(expectStatus, 'expect_status');
 
   const proxies = (args.proxies ?? []).map((text, index) => {
     try {
@@ -153,11 +168,11 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
     }
   });
 
+  const maxConnections = connectionBudget(args, clients, clients * rps, timeoutSeconds, proxies.length === 0);
   const fault = buildFault(type, args);
   const { startMs, endMs } = faultWindow(args, durationMs);
   const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) => parseSlo(text, `slos[${index}]`));
-  const strategy = args.strategy ?? 'load';
-  if (strategy !== 'load' && strategy !== 'capacity') throw new ToolInputError(`strategy: "${strategy}" is not one of load, capacity`);
+  const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], 'strategy') as Strategy;
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new ToolInputError('seed: must be an integer');
 
   return {
@@ -169,6 +184,10 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
     clients,
     rps,
     timeoutMs: timeoutSeconds * 1000,
+    maxConnections,
+    expectStatus,
+    expectedStatus,
+    maxRatePerSecond: limits.maxRatePerSecond,
     proxies,
     fault,
     faultStartMs: startMs,
@@ -196,7 +215,7 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
         latencyMs: args.latency ?? SCENARIO_DEFAULTS.latency,
         deviationMs: args.deviation ?? SCENARIO_DEFAULTS.deviation,
         perOp: args.per_read_write_op ?? false,
-        ...(args.distribution !== undefined ? { distribution: args.distribution as never } : {}),
+        ...(args.distribution !== undefined ? { distribution: lower(args.distribution) as never } : {}),
       };
       break;
     case 'jitter':
@@ -207,7 +226,7 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
         type,
         ...target,
         bytesPerSecond: parseBandwidth(args.rate ?? SCENARIO_DEFAULTS.rate, args.unit ?? SCENARIO_DEFAULTS.unit),
-        ...(args.bandwidth_scope !== undefined ? { scope: args.bandwidth_scope as never } : {}),
+        ...(args.bandwidth_scope !== undefined ? { scope: lower(args.bandwidth_scope) as never } : {}),
       };
       break;
     case 'packet_loss':
@@ -215,7 +234,7 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
         type,
         ...target,
         lossRate: args.loss_rate ?? SCENARIO_DEFAULTS.loss_rate,
-        ...(args.model !== undefined ? { model: args.model as never } : {}),
+        ...(args.model !== undefined ? { model: lower(args.model) as never } : {}),
         ...(args.rtt !== undefined ? { rttMs: args.rtt } : {}),
       };
       break;
@@ -252,6 +271,36 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
   const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
   if (lengthMs <= 0) throw new ToolInputError('fault_duration: must be above 0');
   return { startMs, endMs: Math.min(durationMs, startMs + lengthMs) };
+}
+
+/**
+ * The most connections the load may open: `max_connections` when given, else as many as the rate
+ * can need (rate × timeout: every request in flight until its timeout), never fewer than
+ * `num_clients`. Either way no more than the process can hold: each connection is a socket, and
+ * three when the load goes through the in-process proxy (the load's, the proxy's accepted one and
+ * its upstream), with RESERVED_FDS kept free; and no more than the generator's MAX_CONNECTIONS.
+ */
+function connectionBudget(args: ScenarioArguments, clients: number, rate: number, timeoutSeconds: number, throughProxy: boolean): number {
+  const limit = openFileLimit();
+  const socketsPerConnection = throughProxy ? 3 : 1;
+  const fdCap = limit === undefined ? MAX_CONNECTIONS : Math.floor(Math.max(0, limit - RESERVED_FDS) / socketsPerConnection);
+  const cap = Math.min(MAX_CONNECTIONS, fdCap);
+  const why =
+    cap === MAX_CONNECTIONS
+      ? `the load generator opens at most ${MAX_CONNECTIONS}`
+      : `this process may open ${limit} files (ulimit -n) and each connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
+  if (clients > cap) throw new ToolInputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
+  if (args.max_connections !== undefined) {
+    const max = positiveInteger(args.max_connections, 'max_connections');
+    if (max < clients) throw new ToolInputError(`max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`);
+    if (max > cap) throw new ToolInputError(`max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`);
+    return max;
+  }
+  return Math.max(clients, Math.min(cap, Math.ceil(rate * timeoutSeconds)));
+}
+
+function lower(value: string): string {
+  return value.trim().toLowerCase();
 }
 
 function parseHeaders(lines: string[]): Record<string, string> {

@@ -7,6 +7,7 @@ import type { CapacityResult, SampleSummary, Stats } from '../load/index.js';
 import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
 import type { SloResult } from './slo.js';
 import type { Strategy } from './input.js';
+import type { Verdict } from './verdict.js';
 
 export interface PercentileRow {
   /** 25, 50, 75, 95, 99. */
@@ -19,7 +20,7 @@ export interface PercentileRow {
 }
 
 export interface TimelineSecond {
-  /** Second of the run, by intended start: 0 is [0 s, 1 s). */
+  /** Second of the run the requests were due in (by intended start, not by when they ended): 0 is [0 s, 1 s). */
   second: number;
   requests: number;
   errors: number;
@@ -41,12 +42,18 @@ export interface LoadFigures extends SampleSummary {
   achievedRatePerSecond: number;
   /** From the start of the load until its last request settled. */
   elapsedMs: number;
-  /** Requests that waited for a free connection. */
+  /** Requests that waited for a free connection (all max_connections were busy). */
   queued: number;
+  /** The most connections the load could open. */
+  maxConnections: number;
+  /** Connections the load opened (num_clients at the start, more on demand). */
+  connectionsOpened: number;
+  /** The most requests on the wire at once: the connections the rate needed. */
+  peakBusyConnections: number;
   /** Requests whose deadline came while still queued (timeouts, never sent). */
   notSent: number;
   /**
-   * Set when the connections limited the run (over 10% of requests waited for one): the share
+   * Set when the connections limited the run (requests waited at the max_connections cap): the share
    * that waited, the median wait, and the connections the rate needs (rate × mean service time).
    */
   saturation: { waitedPercent: number; waitP50Ms: number; connectionsNeeded: number } | null;
@@ -98,14 +105,30 @@ export interface ScenarioResult {
   headers: Record<string, string>;
   hasBody: boolean;
   timeoutMs: number;
-  strategy: { type: Strategy; durationMs: number; clients: number; rps: number; ratePerSecond: number };
+  strategy: {
+    type: Strategy;
+    durationMs: number;
+    clients: number;
+    rps: number;
+    ratePerSecond: number;
+    /** Connections open on demand up to this many. */
+    maxConnections: number;
+    /** Statuses that counted as success, e.g. "2xx,3xx". */
+    expectStatus: string;
+  };
   fault: {
     type: ResolvedFault['type'];
     settings: ResolvedFault;
     /** fault's description string (see report/fault-text.ts). */
     description: string;
     startMs: number;
+    /** The end of the window asked for (at most the load's duration). */
     endMs: number;
+    /**
+     * When the fault really stopped acting: endMs when it ended before the load; when it lasted
+     * to the end of the load, the moment the last request settled (it stays on while they drain).
+     */
+    activeUntilMs: number;
     seed: number | string;
   };
   /** The mappings the proxy served ("0=tcp://host:port" in front of url when none were given). */
@@ -119,6 +142,13 @@ export interface ScenarioResult {
   baseline: PhaseResult | null;
   run: PhaseResult;
   impact: ImpactRow[];
-  /** The run passed every SLO. */
+  /**
+   * failed: an SLO failed; inconclusive: the fault could not have touched what was measured (no
+   * connection through a mapped port, or the fault never acted while active); passed otherwise.
+   */
+  verdict: Verdict;
+  /** Why, with what to do: the report's first lines. */
+  verdictReasons: string[];
+  /** verdict === 'passed'. */
   passed: boolean;
 }

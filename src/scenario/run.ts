@@ -17,6 +17,7 @@ import {
   runOpenLoop,
   summarizeSamples,
   type CapacityResult,
+  type LiveCounters,
   type OpenLoopResult,
 } from '../load/index.js';
 import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js';
@@ -24,6 +25,7 @@ import { describeFault } from '../report/fault-text.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
+import { decideVerdict } from './verdict.js';
 import { localOnlyLookup } from './target.js';
 
 export interface ScenarioProgress {
@@ -47,13 +49,15 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const startedAt = new Date().toISOString();
   const seed = spec.seed ?? Math.floor(Math.random() * 2 ** 31);
   const phases = spec.baseline ? (['baseline', 'fault'] as const) : (['fault'] as const);
-  const totalMs = phases.length * spec.durationMs;
+  // A phase lasts its duration, then at most `timeout` while the requests still in flight settle.
+  const phaseMs = spec.durationMs + spec.timeoutMs;
+  const totalMs = phases.length * phaseMs;
   let baseline: PhaseResult | null = null;
   let run: PhaseResult | undefined;
   for (const [index, phase] of phases.entries()) {
     const result = await runPhase(spec, phase, seed, {
       signal: options.signal,
-      onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * spec.durationMs + doneMs, totalMs, message })),
+      onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
     });
     if (phase === 'baseline') baseline = result;
     else run = result;
@@ -61,6 +65,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const fault = run!;
   const url = new URL(spec.url);
   const settings = validateFault(spec.fault);
+  const { verdict, reasons } = decideVerdict(spec, fault);
   return {
     title: `Evaluating runtime performance of ${spec.url}`,
     url: spec.url,
@@ -68,13 +73,22 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     headers: maskCredentials(spec.headers),
     hasBody: spec.body !== '',
     timeoutMs: spec.timeoutMs,
-    strategy: { type: spec.strategy, durationMs: spec.durationMs, clients: spec.clients, rps: spec.rps, ratePerSecond: spec.clients * spec.rps },
+    strategy: {
+      type: spec.strategy,
+      durationMs: spec.durationMs,
+      clients: spec.clients,
+      rps: spec.rps,
+      ratePerSecond: spec.clients * spec.rps,
+      maxConnections: spec.maxConnections,
+      expectStatus: spec.expectStatus,
+    },
     fault: {
       type: spec.fault.type,
       settings,
       description: describeFault(settings),
       startMs: spec.faultStartMs,
       endMs: spec.faultEndMs,
+      activeUntilMs: spec.faultEndMs < spec.durationMs ? spec.faultEndMs : (fault.load?.elapsedMs ?? fault.capacity?.elapsedMs ?? spec.durationMs),
       seed,
     },
     proxies: proxyMappings(spec, url),
@@ -85,7 +99,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     baseline,
     run: fault,
     impact: baseline ? impactRows(baseline, fault) : [],
-    passed: fault.passed,
+    verdict,
+    verdictReasons: reasons,
+    passed: verdict === 'passed',
   };
 }
 
@@ -118,11 +134,20 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     throw error;
   });
   const timers: NodeJS.Timeout[] = [];
-  let settled = { requests: 0, errors: 0 };
+  const live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 };
+  let errors = 0;
   const loadStart = performance.now();
+  // Once a second, also while the requests in flight at the end of the load settle (up to
+  // `timeout`), so a client sees the call is alive and why it is not over yet.
   const ticker = setInterval(() => {
-    const doneMs = Math.min(spec.durationMs, performance.now() - loadStart);
-    options.onProgress?.(doneMs, `${phase}: ${Math.round(doneMs / 1000)}s/${spec.durationMs / 1000}s, ${settled.requests} requests settled, ${settled.errors} errors`);
+    const elapsedMs = performance.now() - loadStart;
+    const doneMs = Math.min(spec.durationMs + spec.timeoutMs, elapsedMs);
+    const inFlight = live.dispatched - live.settled;
+    const message =
+      elapsedMs < spec.durationMs || spec.strategy === 'capacity'
+        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors, ${live.openConnections} connections`
+        : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`;
+    options.onProgress?.(doneMs, message);
   }, 1000);
   try {
     if (phase === 'fault') scheduleFault(spec, proxy, timers);
@@ -140,7 +165,14 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     let slos: PhaseResult['slos'] = [];
     let notEvaluated: string[] = [];
     if (spec.strategy === 'capacity') {
-      capacity = await runCapacity({ ...target, connections: spec.clients, durationMs: spec.durationMs, timeoutMs: Math.max(1000, spec.timeoutMs), signal: options.signal });
+      capacity = await runCapacity({
+        ...target,
+        connections: spec.clients,
+        durationMs: spec.durationMs,
+        timeoutMs: Math.max(1000, spec.timeoutMs),
+        maxRatePerSecond: spec.maxRatePerSecond,
+        signal: options.signal,
+      });
       // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
       const sent = capacity.sent;
       const errors = capacity.errors;
@@ -151,11 +183,14 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         ...target,
         ratePerSecond: spec.clients * spec.rps,
         connections: spec.clients,
+        maxConnections: spec.maxConnections,
+        expectedStatus: spec.expectedStatus,
         durationMs: spec.durationMs,
         timeoutMs: spec.timeoutMs,
         signal: options.signal,
+        live,
         onSecond: (bucket) => {
-          settled = { requests: settled.requests + bucket.requests, errors: settled.errors + bucket.errors };
+          errors += bucket.errors;
         },
       });
       const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
@@ -182,7 +217,13 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   }
 }
 
-/** Switches the fault on at faultStartMs and, when it ends before the run does, off at faultEndMs. */
+/**
+ * Switches the fault on at faultStartMs and, when it ends before the load does, off at faultEndMs
+ * (requests in flight then finish without it). A fault that lasts to the end of the load stays on
+ * until the last request has settled, so every request sent under it meets it for its whole life
+ * (a latency run's last requests are delayed like the others; a blackhole's held requests time
+ * out); the report then gives that real end (`activeUntilMs`), draining included.
+ */
 function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): void {
   const on = () => proxy.setFaults([spec.fault]);
   if (spec.faultStartMs <= 0) on();
@@ -235,6 +276,9 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
     achievedRatePerSecond: result.achievedRatePerSecond,
     elapsedMs: result.elapsedMs,
     queued: result.queued,
+    maxConnections: spec.maxConnections,
+    connectionsOpened: result.connectionsOpened,
+    peakBusyConnections: result.peakBusyConnections,
     saturation: saturationOf(spec, result),
     notSent: result.notSent,
     timeline,
@@ -243,13 +287,13 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
 }
 
 /**
- * Whether the connections, not the target, limited the run: when more than a tenth of the
- * requests had to wait for a free connection, their latency includes that wait. Little's law
- * gives how many requests were in flight on average (rate × mean service time), so the report can
- * say how many connections the rate needs.
+ * Whether the connections, not the target, limited the run: connections open on demand, so a
+ * request waits only when all `max_connections` are busy, and its latency then includes that
+ * wait. Little's law gives how many requests were in flight on average (rate × mean service
+ * time), so the report can say how many connections the rate needs.
  */
 function saturationOf(spec: ScenarioSpec, result: OpenLoopResult): LoadFigures['saturation'] {
-  if (result.requests === 0 || result.queued / result.requests <= 0.1) return null;
+  if (result.requests === 0 || result.queued === 0) return null;
   const rate = spec.clients * spec.rps;
   const meanServiceMs = result.serviceTime?.mean ?? 0;
   return {

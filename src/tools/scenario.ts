@@ -24,6 +24,11 @@ const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
 
 const D = SCENARIO_DEFAULTS;
 
+/** A string enum that accepts any case ("Server", "INGRESS"); the schema still lists the canonical values. */
+function anyCase<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(values));
+}
+
 const commonInput = {
   url: z.string().describe('The endpoint to load, http:// or https:// (a loopback or private address unless the server allows remote targets)'),
   method: z.string().optional().describe(`HTTP method (default ${D.method})`),
@@ -35,9 +40,16 @@ const commonInput = {
     .int()
     .min(1)
     .optional()
-    .describe(`Keep-alive connections, each carrying one request at a time: keep it above the total rate × the latency you expect (default ${D.num_clients})`),
+    .describe(`Keep-alive connections open at the start, each carrying one request at a time; more open on demand up to max_connections (default ${D.num_clients})`),
   rps: z.number().min(0).optional().describe(`Requests per second per client; the total rate is num_clients × rps (default ${D.rps})`),
   timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds, counted from the intended start (default ${D.timeout})`),
+  expect_status: z.string().optional().describe('Statuses that count as success: codes, ranges, classes, e.g. "200", "200-299,404" (default "2xx,3xx"); others are errors'),
+  max_connections: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Most connections the load opens when all are busy (default rate × timeout, within the file-descriptor limit)'),
   proxies: z
     .array(z.string())
     .optional()
@@ -45,14 +57,14 @@ const commonInput = {
       'Proxy mappings LOCAL=REMOTE for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432" or "34000=https://api.example.com"; ' +
         'the load then goes straight to url and the fault applies to what the app sends through these ports. Default none: the fault sits between the load and url.',
     ),
-  direction: z.enum(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads from the socket, egress = what it writes (default ingress)'),
-  side: z.enum(['server', 'client']).optional().describe('server = the proxy↔target socket, client = the client↔proxy socket (default server; server+ingress = responses)'),
+  direction: anyCase(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads from the socket, egress = what it writes (default ingress)'),
+  side: anyCase(['server', 'client']).optional().describe('server = the proxy↔target socket, client = the client↔proxy socket (default server; server+ingress = responses)'),
   slos: z.array(z.string()).optional().describe('SLOs such as "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default "99% @ 350ms", "95% @ 200ms" and "errors < 1%")'),
   baseline: z.boolean().optional().describe('Run the same load without the fault first and report the impact (doubles the run time; default false)'),
   seed: z.number().int().optional().describe('Seed for the fault\'s random decisions, to replay a run (default random, reported)'),
   fault_start: z.string().optional().describe('When the fault starts, a duration or % of duration, e.g. "2s" or "20%" (default 0)'),
   fault_duration: z.string().optional().describe('How long the fault lasts, a duration or % (default until the end)'),
-  strategy: z.enum(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports the requests/s sustained under the fault'),
+  strategy: anyCase(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports the requests/s sustained under the fault'),
   insecure_tls: z.boolean().optional().describe('Accept any certificate from an https url (default false: verify it)'),
 };
 
@@ -61,7 +73,7 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
     latency: z.number().min(0).optional().describe(`Added delay in milliseconds: the mean of the distribution (default ${D.latency})`),
     deviation: z.number().min(0).optional().describe(`Standard deviation in milliseconds (default ${D.deviation})`),
     per_read_write_op: z.boolean().optional().describe('Delay every chunk instead of once per request/response message (default false)'),
-    distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
+    distribution: anyCase(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
   },
   jitter: {
     amplitude: z.number().min(0).optional().describe(`Largest extra delay in milliseconds; each chunk gets a delay in [0, amplitude] (default ${D.amplitude})`),
@@ -70,11 +82,11 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
   bandwidth: {
     rate: z.number().min(0).optional().describe(`Bandwidth cap in unit (default ${D.rate})`),
     unit: z.string().optional().describe(`Unit of rate, in bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bits: bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit}). Accepted: ${BANDWIDTH_UNITS.join(', ')}`),
-    bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
+    bandwidth_scope: anyCase(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
   },
   packet_loss: {
     loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of 1448-byte TCP segments lost, 0..1 (default ${D.loss_rate}); each loss stalls the stream for TCP's recovery time`),
-    model: z.enum(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
+    model: anyCase(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
     rtt: z.number().min(0).optional().describe('Round-trip time in ms the recovery stall is based on (default 20)'),
   },
   blackhole: {},
@@ -124,7 +136,9 @@ const scenarioOutput = {
   baseline: phaseOutline.nullable().describe('The no-fault run, when baseline was asked for'),
   run: phaseOutline.describe('The run with the fault'),
   impact: z.array(z.looseObject({ metric: z.string() })).describe('Baseline vs fault, when a baseline ran'),
-  passed: z.boolean().describe('Every SLO passed during the fault run'),
+  verdict: z.enum(['passed', 'failed', 'inconclusive']).describe('failed: an SLO failed; inconclusive: the fault never touched the measured traffic; else passed'),
+  verdictReasons: z.array(z.string()).describe('Why, and what to do'),
+  passed: z.boolean().describe('verdict is passed'),
 };
 
 /**
@@ -148,8 +162,8 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
           `Measures the impact of a network fault on an HTTP endpoint: a local fault proxy ${tool.what}, while open-loop load ` +
           `(num_clients × rps requests/s, latency from each request's intended start) runs for duration. Only url is required. ` +
           `Returns fault's markdown report (run overview, percentiles, SLO verdicts) plus errors by class, a per-second ` +
-          `timeline with a chart, fault counters and, with baseline, the impact. Takes about duration (twice with baseline); ` +
-          `sends progress; cancellable. No LLM needed.`,
+          `timeline with a chart, fault counters and, with baseline, the impact; verdict passed, failed or inconclusive. ` +
+          `Takes duration plus at most timeout to drain (twice with baseline); sends progress; cancellable. No LLM needed.`,
         input: { ...commonInput, ...faultInputs[tool.type] },
         output: scenarioOutput,
         annotations: SCENARIO_ANNOTATIONS,

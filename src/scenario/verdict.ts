@@ -1,0 +1,71 @@
+/**
+ * The verdict of a scenario (DESIGN.md §4): failed when an SLO failed; inconclusive when the fault
+ * could not have touched what was measured — no connection reached a mapped proxy port, or the
+ * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
+ * report puts in its first lines, saying what to do about it.
+ */
+import type { ScenarioSpec } from './input.js';
+import type { PhaseResult } from './result.js';
+
+export type Verdict = 'passed' | 'failed' | 'inconclusive';
+
+export interface VerdictWithReasons {
+  verdict: Verdict;
+  /** Why, in the order the report shows them; empty for a plain pass. */
+  reasons: string[];
+}
+
+export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWithReasons {
+  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
+  const statusHints = unexpectedStatusHints(run);
+  const untouched = untouchedReasons(spec, run);
+  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...statusHints, ...untouched.warnings] };
+  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
+  return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
+}
+
+/** "404 × 40: is the url right?" for each unexpected status, most frequent first. */
+function unexpectedStatusHints(run: PhaseResult): string[] {
+  const load = run.load;
+  if (!load || (load.errorsByClass.http_status ?? 0) + (load.errorsByClass.http_5xx ?? 0) === 0) return [];
+  const unexpected = Object.entries(load.errorDetails)
+    .map(([detail, count]) => ({ status: /^HTTP (\d{3})$/.exec(detail)?.[1], count }))
+    .filter((entry): entry is { status: string; count: number } => entry.status !== undefined)
+    .sort((a, b) => b.count - a.count);
+  return unexpected.map(({ status, count }) => `${status} × ${count}: ${hintFor(Number(status))}`);
+}
+
+function hintFor(status: number): string {
+  if (status === 404 || status === 405 || status === 410) return 'is the url (path and method) right?';
+  if (status === 401 || status === 403) return 'does the endpoint need credentials (headers)?';
+  if (status === 429) return 'the endpoint rate-limited the load; lower the rate or add 429 to expect_status.';
+  if (status >= 500) return 'the endpoint failed; see errors by class.';
+  return 'not in expect_status; if this answer is right, add it to expect_status.';
+}
+
+/** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
+function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive: string[]; warnings: string[] } {
+  const inconclusive: string[] = [];
+  const warnings: string[] = [];
+  if (spec.proxies.length > 0) {
+    const unused = run.proxy.mappings
+      .map((counters, index) => ({ counters, mapping: spec.proxies[index]!, port: run.proxyPorts[index] }))
+      .filter(({ counters }) => counters.connections === 0)
+      .map(({ mapping, port }) => `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`);
+    if (unused.length === spec.proxies.length) inconclusive.push(...unused);
+    else warnings.push(...unused);
+  }
+  if (inconclusive.length === 0) {
+    const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
+    if (!fault || fault.applications === 0) {
+      const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
+      inconclusive.push(
+        `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
+          `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
+          (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
+          '.',
+      );
+    }
+  }
+  return { inconclusive, warnings };
+}
