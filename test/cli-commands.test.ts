@@ -67,6 +67,7 @@ test('index then search: the function named by the query comes first', async () 
   const hits = JSON.parse(searched.stdout) as Array<{ symbol: string; path: string }>;
   assert.equal(hits[0]?.symbol, 'parse_config_file');
   assert.ok(hits.length <= 3);
+  assert.deepEqual(Object.keys(hits[0]!), ['path', 'start_line', 'end_line', 'symbol', 'kind', 'language', 'score', 'code'], 'the names MCP uses');
 
   const unknownLang = await run(['index', tree, '--lang', 'cobol']);
   assert.equal(unknownLang.code, 2);

@@ -18,7 +18,7 @@ import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { LanguageSelection } from './languages.js';
 import { canonicalTree, registerTree } from './location.js';
-import { openStore, type IndexSettings } from './open.js';
+import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import { uuidV5 } from './uuid.js';
 import { walkSourceTree, type WalkedFile } from './walk.js';
@@ -72,6 +72,8 @@ export interface IndexStats {
   seconds: number;
   store: string;
   embedder: string;
+  /** Something the user should know about this run (an index rebuilt in a new format). */
+  note?: string | undefined;
 }
 
 /** IndexStats as the tool's structuredContent and `faultline index` print them: snake_case, without the tree. */
@@ -93,6 +95,7 @@ export function indexStatsJson(stats: IndexStats) {
     store: stats.store,
     embedder: stats.embedder,
     lang: stats.lang,
+    ...(stats.note !== undefined ? { note: stats.note } : {}),
   };
 }
 
@@ -101,7 +104,28 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
   const selection = LanguageSelection.parse(options.lang);
   const embedder = selectEmbedder(settings.llm, settings.env);
   const tree = await canonicalTree(options.sourceDir);
+  const note = removeLegacyLocalIndex(settings, tree, embedder)
+    ? 'the index was in the format of an older faultline and was rebuilt once in the new one (SQLite)'
+    : undefined;
   const { store } = await openStore(settings, tree, embedder);
+  try {
+    return await indexInto(store, embedder, tree, selection, options, started, note, settings);
+  } catch (error) {
+    store.rollback?.();
+    throw error;
+  }
+}
+
+async function indexInto(
+  store: VectorStore,
+  embedder: Embedder,
+  tree: string,
+  selection: LanguageSelection,
+  options: IndexOptions,
+  started: number,
+  note: string | undefined,
+  settings: IndexSettings,
+): Promise<IndexStats> {
   const existingDimension = await store.dimension();
   if (embedder.dimension !== undefined && existingDimension !== undefined && embedder.dimension !== existingDimension) {
     throw new IndexError(
@@ -177,6 +201,7 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
     seconds: Math.round(performance.now() - started) / 1000,
     store: store.description,
     embedder: embedder.description,
+    note,
   };
 }
 
@@ -241,7 +266,7 @@ class EmbeddingBatch {
     this.waiting = 0;
     const chunks = files.flatMap((file) => file.chunks);
     throwIfAborted(this.signal);
-    const vectors = await this.embedder.embed(chunks.map(embeddingText), this.signal);
+    const vectors = this.store.wantsVectors ? await this.embedder.embed(chunks.map(embeddingText), this.signal) : undefined;
     throwIfAborted(this.signal);
     let next = 0;
     for (const file of files) {
@@ -249,7 +274,7 @@ class EmbeddingBatch {
         ...chunk,
         id: chunkId(chunk),
         fileHash: file.fileHash,
-        vector: normalised(vectors[next++]!),
+        vector: vectors ? normalised(vectors[next++]!) : undefined,
       }));
       await this.store.replaceFile(file.path, stored);
     }

@@ -16,7 +16,7 @@
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
-import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type VectorStore } from './store.js';
+import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type StoreQuery, type VectorStore } from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
 
 /** Qdrant's guidance is 64–256 points per upsert. */
@@ -51,6 +51,7 @@ interface PendingFile {
 
 export class QdrantStore implements VectorStore {
   readonly description: string;
+  readonly wantsVectors = true;
   private readonly client: QdrantClient;
   private points: Array<{ id: string; vector: number[]; payload: Payload }> = [];
   private files: PendingFile[] = [];
@@ -111,9 +112,9 @@ export class QdrantStore implements VectorStore {
   }
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
-    if (chunks.length > 0) await this.ensureCollection(chunks[0]!.vector.length);
+    if (chunks.length > 0) await this.ensureCollection(vectorOf(chunks[0]!).length);
     const hadPoints = (this.known ?? (await this.fileHashes())).has(path);
-    for (const chunk of chunks) this.points.push({ id: chunk.id, vector: Array.from(chunk.vector), payload: payloadOf(chunk) });
+    for (const chunk of chunks) this.points.push({ id: chunk.id, vector: Array.from(vectorOf(chunk)), payload: payloadOf(chunk) });
     this.files.push({ path, ids: chunks.map((chunk) => chunk.id), hadPoints });
     if (this.points.length >= UPSERT_BATCH) await this.flush();
   }
@@ -128,7 +129,9 @@ export class QdrantStore implements VectorStore {
     return answer.count;
   }
 
-  async search(vector: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
+  async search(query: StoreQuery, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
+    const vector = query.vector;
+    if (vector === undefined) return [];
     const dimension = await this.dimension();
     if (dimension !== undefined && dimension !== vector.length) {
       throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
@@ -236,4 +239,10 @@ function recordOf(id: string, payload: Payload): ChunkRecord {
     fileHash: payload.file_hash,
     text: payload.code,
   };
+}
+
+/** Qdrant stores every chunk with its vector (wantsVectors): the indexer always embeds for it. */
+function vectorOf(chunk: StoredChunk): Float32Array {
+  if (!chunk.vector) throw new IndexError(`chunk ${chunk.symbol} of ${chunk.path} has no vector`);
+  return chunk.vector;
 }

@@ -1,0 +1,69 @@
+/**
+ * Reciprocal rank fusion of the search channels, and the two rules that keep a definition on top
+ * of its own debris.
+ *
+ * Each channel gives a ranked list of chunks; a chunk scores Σ 1/(RRF_K + rank) over the lists it
+ * is in (Cormack et al., 2009: rank-based, so a BM25 score and a cosine need no common scale). An
+ * exact symbol match (the query is the definition's name or a qualified form of it) ranks above
+ * every other hit. Then:
+ * - a split definition counts once: its `#partN` fragments collapse into the best-ranked one;
+ * - an empty stub (an abstract method, an overload signature, a declaration) ranks after every
+ *   real definition of the same name among the hits, and counts half otherwise.
+ */
+import type { ChunkRecord, StoreHit } from './store.js';
+import { baseSymbol, isStub } from './tokens.js';
+
+/** The usual constant: it flattens the head of each list so that agreement between lists wins. */
+export const RRF_K = 60;
+/** Added to an exact symbol match, more than any fused score can reach. */
+const EXACT_SYMBOL_BONUS = 1;
+
+export interface Channel {
+  /** Best first. */
+  ranked: readonly ChunkRecord[];
+  weight?: number;
+}
+
+export function fuseRankings(channels: readonly Channel[], exact: ReadonlySet<string>, limit: number): StoreHit[] {
+  const scored = new Map<string, { chunk: ChunkRecord; score: number }>();
+  for (const { ranked, weight = 1 } of channels) {
+    ranked.forEach((chunk, rank) => {
+      const entry = scored.get(chunk.id) ?? { chunk, score: 0 };
+      entry.score += weight / (RRF_K + rank + 1);
+      scored.set(chunk.id, entry);
+    });
+  }
+  for (const entry of scored.values()) {
+    if (exact.has(entry.chunk.id)) entry.score += EXACT_SYMBOL_BONUS;
+  }
+
+  // One hit per definition: the best-scored of its fragments.
+  const byDefinition = new Map<string, { chunk: ChunkRecord; score: number }>();
+  for (const entry of scored.values()) {
+    const key = `${entry.chunk.path}\0${baseSymbol(entry.chunk.symbol)}`;
+    const seen = byDefinition.get(key);
+    if (!seen || entry.score > seen.score) byDefinition.set(key, entry);
+  }
+
+  const entries = [...byDefinition.values()].map((entry) => ({ ...entry, stub: isStub(entry.chunk) }));
+  const realByName = new Map<string, number>();
+  for (const entry of entries) {
+    if (entry.stub) continue;
+    const name = lastName(entry.chunk.symbol);
+    realByName.set(name, Math.max(realByName.get(name) ?? 0, entry.score));
+  }
+  for (const entry of entries) {
+    if (!entry.stub) continue;
+    const real = realByName.get(lastName(entry.chunk.symbol));
+    entry.score = real !== undefined ? Math.min(entry.score, real * 0.999) : entry.score / 2;
+  }
+  return entries
+    .sort((a, b) => b.score - a.score || a.chunk.path.localeCompare(b.chunk.path) || a.chunk.startLine - b.chunk.startLine)
+    .slice(0, limit)
+    .map(({ chunk, score }) => ({ chunk, score }));
+}
+
+/** `Greeter.hello#part2` → `hello`. */
+function lastName(symbol: string): string {
+  return baseSymbol(symbol).split(/\.|::/).at(-1)!.toLowerCase();
+}

@@ -1,0 +1,148 @@
+/**
+ * Code-aware tokens for the lexical and symbol channels of search (search.ts, the stores).
+ *
+ * An identifier counts whole (lower-cased, underscores kept: `_read_status`, `readuntil`) and
+ * split on case changes, digits and underscores (`read`, `status`); a chunk's text is cut into
+ * four fields the lexical ranking weighs differently: its name (symbol and its parts), its doc
+ * (docstrings and comments), its path (directory and file name segments) and its body (every
+ * identifier in the code). The same function turns a query into terms, so `readUntil`,
+ * `read_until` and "read until" meet the same tokens.
+ *
+ * The symbol channel looks a definition up by name: `symbolTerms` lists the lower-cased dotted
+ * suffixes of its qualified name, module path included (`urllib.parse.urlencode`,
+ * `parse.urlencode`, `urlencode`), so an identifier query, bare or qualified, finds it exactly.
+ */
+import type { CodeChunk } from '../code/chunk.js';
+import { splitIdentifier } from './hashed-embedder.js';
+
+/** Words in most chunks or queries that carry no meaning of their own (keywords, articles). */
+const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as async at await be break by case catch class const continue def default do elif else end enum ' +
+    'export extends false fn for from func function go if impl import in interface is it its let mut new nil none ' +
+    'not null of on or package pass private pub public return self static struct super switch that the this throw ' +
+    'to true try type use var void when while with yield'
+  ).split(' '),
+);
+
+const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
+
+/** Lower-cased tokens of `text`: each identifier whole (when it has parts) and its parts; stopwords dropped. */
+export function codeTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.matchAll(IDENTIFIER)) {
+    const identifier = match[0].replace(/\$/g, '');
+    const whole = identifier.toLowerCase();
+    const parts = splitIdentifier(identifier);
+    if (whole.length > 1 && !STOPWORDS.has(whole) && (parts.length !== 1 || parts[0] !== whole)) tokens.push(whole);
+    for (const part of parts) if (!STOPWORDS.has(part)) tokens.push(part);
+  }
+  return tokens;
+}
+
+/** The distinct terms of a query, in order (at most `max`: a pasted function is still one query). */
+export function queryTerms(query: string, max = 64): string[] {
+  return [...new Set(codeTokens(query))].slice(0, max);
+}
+
+export interface LexicalFields {
+  name: string;
+  doc: string;
+  path: string;
+  body: string;
+}
+
+/** The four fields a chunk is indexed under, each a space-separated token list. */
+export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): LexicalFields {
+  return {
+    name: codeTokens(baseSymbol(chunk.symbol)).join(' '),
+    doc: codeTokens(docText(chunk.text)).join(' '),
+    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')).join(' '),
+    body: codeTokens(chunk.text).join(' '),
+  };
+}
+
+/** `Greeter.hello#part2` → `Greeter.hello`: the definition a fragment belongs to. */
+export function baseSymbol(symbol: string): string {
+  return symbol.replace(/#part\d+$/, '');
+}
+
+/** 0 for a whole chunk, N for `#partN` of a split definition. */
+export function partNumber(symbol: string): number {
+  const match = /#part(\d+)$/.exec(symbol);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * The module a file is, as code names it: `Lib/urllib/parse.py` → `lib.urllib.parse`,
+ * `src/index.ts` → `src`, segments lower-cased. Every suffix of it also qualifies a symbol (see
+ * symbolTerms), so a query need not know where the tree starts.
+ */
+function moduleSegments(path: string): string[] {
+  const segments = path.replace(/\.[^./]+$/, '').split('/').filter((segment) => segment !== '');
+  if (segments.length > 1 && /^(index|__init__|mod|lib|main)$/.test(segments.at(-1)!)) segments.pop();
+  return segments.map((segment) => segment.toLowerCase());
+}
+
+/**
+ * The names a definition answers to, lower-cased: its own name, every dotted suffix of its
+ * qualified name (`Type::method` and `Type.method` alike), and those prefixed by the suffixes of
+ * its module path. Module-level code and line windows answer to none.
+ */
+export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>): string[] {
+  if (chunk.kind === 'toplevel' || chunk.kind === 'window') return [];
+  const parts = baseSymbol(chunk.symbol)
+    .toLowerCase()
+    .split(/\.|::|#/)
+    .filter((part) => part !== '');
+  if (parts.length === 0) return [];
+  const terms = new Set<string>();
+  for (let i = 0; i < parts.length; i++) terms.add(parts.slice(i).join('.'));
+  const qualified = parts.join('.');
+  const module = moduleSegments(chunk.path);
+  for (let i = 0; i < module.length; i++) terms.add(`${module.slice(i).join('.')}.${qualified}`);
+  return [...terms];
+}
+
+/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), lower-cased and dotted. */
+export function symbolQuery(query: string): string | undefined {
+  const trimmed = query.trim();
+  if (!/^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u.test(trimmed)) return undefined;
+  return trimmed
+    .replace(/\(\)$/, '')
+    .replace(/::|\/|#/g, '.')
+    .toLowerCase();
+}
+
+/** Docstrings and comments of a chunk: what explains it in words. */
+export function docText(text: string): string {
+  const pieces: string[] = [];
+  for (const match of text.matchAll(/"""([\s\S]*?)"""|'''([\s\S]*?)'''|\/\*([\s\S]*?)\*\/|(?:^|[ \t])(?:#|\/\/)(.*)$/gm)) {
+    pieces.push(match[1] ?? match[2] ?? match[3] ?? match[4] ?? '');
+  }
+  return pieces.join('\n');
+}
+
+/**
+ * Whether a function chunk has no code of its own: an abstract method, an overload or interface
+ * signature, `pass`/`...`/`raise NotImplementedError` under a docstring. Such stubs rank after
+ * real definitions of the same name.
+ */
+export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language'>): boolean {
+  if (chunk.kind !== 'function' && chunk.kind !== 'method') return false;
+  const text = chunk.text;
+  if (chunk.language === 'python') {
+    const code = text
+      .replace(/"""[\s\S]*?"""|'''[\s\S]*?'''/g, '')
+      .replace(/#.*$/gm, '')
+      .replace(/^\s*@.*$/gm, '');
+    const signature = /\bdef\s[\s\S]*?\)\s*(?:->[^:]*)?:([\s\S]*)$/.exec(code);
+    if (!signature) return false;
+    const rest = signature[1]!.trim();
+    return /^(\.\.\.|pass|raise NotImplementedError(\(.*\))?|return NotImplemented)?$/.test(rest);
+  }
+  // C-family: no body braces at all (a declaration), or an empty body.
+  const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').trim();
+  if (!code.includes('{')) return true;
+  return /\{\s*\}\s*;?$/.test(code) && code.indexOf('{') === code.lastIndexOf('{');
+}
