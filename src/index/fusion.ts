@@ -8,15 +8,20 @@
  * every other hit. Then:
  * - a split definition counts once: its `#partN` fragments collapse into the best-ranked one;
  * - an empty stub (an abstract method, an overload signature, a declaration) ranks after every
- *   real definition of the same name among the hits, and counts half otherwise.
+ *   real definition of the same name among the hits, and counts half otherwise;
+ * - test code (isTestPath) counts TEST_CODE_FACTOR of its score.
  */
 import type { ChunkRecord, StoreHit } from './store.js';
-import { baseSymbol, isStub } from './tokens.js';
+import { baseSymbol, isStub, isTestPath } from './tokens.js';
 
 /** The usual constant: it flattens the head of each list so that agreement between lists wins. */
 export const RRF_K = 60;
 /** Added to an exact symbol match, more than any fused score can reach. */
 const EXACT_SYMBOL_BONUS = 1;
+/** Among exact matches the symbol channel's own order decides: up to this much more for its first. */
+const EXACT_ORDER_BONUS = 0.5;
+/** Test code counts this much of its score outside exact name matches (those it ranks after already). */
+const TEST_CODE_FACTOR = 0.6;
 
 export interface Channel {
   /** Best first. */
@@ -24,7 +29,11 @@ export interface Channel {
   weight?: number;
 }
 
-export function fuseRankings(channels: readonly Channel[], exact: ReadonlySet<string>, limit: number): StoreHit[] {
+/**
+ * `exact`: the ids of exact symbol matches, in the symbol channel's order (best definition
+ * first: see the stores); they rank first, in that order.
+ */
+export function fuseRankings(channels: readonly Channel[], exact: readonly string[], limit: number): StoreHit[] {
   const scored = new Map<string, { chunk: ChunkRecord; score: number }>();
   for (const { ranked, weight = 1 } of channels) {
     ranked.forEach((chunk, rank) => {
@@ -33,8 +42,11 @@ export function fuseRankings(channels: readonly Channel[], exact: ReadonlySet<st
       scored.set(chunk.id, entry);
     });
   }
+  const exactRank = new Map(exact.map((id, rank) => [id, rank]));
   for (const entry of scored.values()) {
-    if (exact.has(entry.chunk.id)) entry.score += EXACT_SYMBOL_BONUS;
+    const rank = exactRank.get(entry.chunk.id);
+    if (rank !== undefined) entry.score += EXACT_SYMBOL_BONUS + EXACT_ORDER_BONUS / (1 + rank);
+    else if (isTestPath(entry.chunk.path)) entry.score *= TEST_CODE_FACTOR;
   }
 
   // One hit per definition: the best-scored of its fragments.

@@ -18,7 +18,7 @@ import { IndexError } from './errors.js';
 import { canonicalTree, indexedTrees } from './location.js';
 import { openStore, type IndexSettings } from './open.js';
 import { normalised, type VectorStore } from './store.js';
-import { queryTerms, symbolQuery } from './tokens.js';
+import { queryTerms, symbolQuery, symbolQueryText } from './tokens.js';
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
@@ -87,7 +87,7 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   const vector = targets.some(({ store }) => store.wantsVectors) ? normalised((await embedder.embed([query], options.signal))[0]!) : undefined;
   const hits: SearchHit[] = [];
   for (const { tree, store, within } of targets) {
-    const storeQuery = { terms, symbol, vector: store.wantsVectors ? vector : undefined };
+    const storeQuery = { terms, symbol, symbolText: symbolQueryText(query), vector: store.wantsVectors ? vector : undefined };
     for (const { chunk, score } of await store.search(storeQuery, limit, within)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),

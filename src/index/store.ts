@@ -34,6 +34,8 @@ export interface StoreQuery {
   terms: readonly string[];
   /** The query as a (qualified) identifier, lower-cased and dotted; the symbol channel. */
   symbol?: string | undefined;
+  /** The same as written (case kept, dotted), to prefer a definition named exactly so. */
+  symbolText?: string | undefined;
   /** Unit-length query vector, when the store keeps vectors; the embedding channel. */
   vector?: Float32Array | undefined;
 }

@@ -104,14 +104,16 @@ export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>):
   return [...terms];
 }
 
-/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), lower-cased and dotted. */
-export function symbolQuery(query: string): string | undefined {
+/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), dotted, case kept. */
+export function symbolQueryText(query: string): string | undefined {
   const trimmed = query.trim();
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u.test(trimmed)) return undefined;
-  return trimmed
-    .replace(/\(\)$/, '')
-    .replace(/::|\/|#/g, '.')
-    .toLowerCase();
+  return trimmed.replace(/\(\)$/, '').replace(/::|\/|#/g, '.');
+}
+
+/** symbolQueryText lower-cased: what symbolTerms are compared with. */
+export function symbolQuery(query: string): string | undefined {
+  return symbolQueryText(query)?.toLowerCase();
 }
 
 /** Docstrings and comments of a chunk: what explains it in words. */
@@ -145,4 +147,16 @@ export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language'>): bo
   const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').trim();
   if (!code.includes('{')) return true;
   return /\{\s*\}\s*;?$/.test(code) && code.indexOf('{') === code.lastIndexOf('{');
+}
+
+/**
+ * Whether a path is test code: a `test`/`tests`/`__tests__`/`spec` directory (or one ending in
+ * `_test`/`_tests`), or a test file by the usual names (`test_x.py`, `x_test.go`, `x.test.ts`,
+ * `x.spec.js`). Tests call and re-define the names they test; they rank after the code itself.
+ */
+export function isTestPath(path: string): boolean {
+  const segments = path.toLowerCase().split('/');
+  const file = segments.pop() ?? '';
+  if (segments.some((segment) => /^(tests?|testing|__tests__|specs?|[\w-]*_tests?)$/.test(segment))) return true;
+  return /^test_.*\.py$|_tests?\.[a-z]+$|\.(test|spec)\.[a-z]+$|^tests?\.py$/.test(file);
 }
