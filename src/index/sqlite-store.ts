@@ -80,6 +80,7 @@ export class SqliteStore implements VectorStore {
   readonly description: string;
   readonly wantsVectors: boolean;
   private writer: Database | undefined;
+  private statements: ReturnType<typeof writeStatements> | undefined;
   private dimensionSeen: number | undefined;
 
   private constructor(
@@ -119,17 +120,13 @@ export class SqliteStore implements VectorStore {
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
     const db = await this.openWriter();
-    const existing = db.prepare('SELECT rowid FROM chunks WHERE path = ?').pluck().all(path) as number[];
-    const deleteLexical = db.prepare('DELETE FROM lexical WHERE rowid = ?');
-    for (const rowid of existing) deleteLexical.run(rowid);
-    db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)').run(path);
-    db.prepare('DELETE FROM chunks WHERE path = ?').run(path);
-    const insertChunk = db.prepare(
-      'INSERT OR REPLACE INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const insertLexical = db.prepare('INSERT INTO lexical (rowid, name, doc, path, body) VALUES (?, ?, ?, ?, ?)');
-    const insertSymbol = db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)');
+    const { existing, deleteLexical, deleteSymbols, deleteChunks, insertChunk, insertLexical, insertSymbol } = (this.statements ??= writeStatements(db));
+    const rowids = existing.all(path) as number[];
+    for (const rowid of rowids) deleteLexical.run(rowid);
+    if (rowids.length > 0) {
+      deleteSymbols.run(path);
+      deleteChunks.run(path);
+    }
     for (const chunk of chunks) {
       let vector: Buffer | null = null;
       if (this.wantsVectors && chunk.vector) {
@@ -150,6 +147,7 @@ export class SqliteStore implements VectorStore {
     const db = this.writer;
     if (!db) return;
     this.writer = undefined;
+    this.statements = undefined;
     try {
       db.exec('COMMIT');
     } finally {
@@ -162,6 +160,7 @@ export class SqliteStore implements VectorStore {
     const db = this.writer;
     if (!db) return;
     this.writer = undefined;
+    this.statements = undefined;
     try {
       if (db.inTransaction) db.exec('ROLLBACK');
     } finally {
@@ -425,6 +424,22 @@ export class SqliteStore implements VectorStore {
 }
 
 class DamagedIndex extends IndexError {}
+
+/** The statements a run repeats for every file, prepared once. */
+function writeStatements(db: Database) {
+  return {
+    existing: db.prepare('SELECT rowid FROM chunks WHERE path = ?').pluck(),
+    deleteLexical: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
+    deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
+    insertChunk: db.prepare(
+      'INSERT OR REPLACE INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertLexical: db.prepare('INSERT INTO lexical (rowid, name, doc, path, body) VALUES (?, ?, ?, ?, ?)'),
+    insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
+  };
+}
 
 function closeReader(file: string): void {
   readers.get(file)?.db.close();

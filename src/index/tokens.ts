@@ -30,13 +30,28 @@ const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
 /** Lower-cased tokens of `text`: each identifier whole (when it has parts) and its parts; stopwords dropped. */
 export function codeTokens(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of text.matchAll(IDENTIFIER)) {
-    const identifier = match[0].replace(/\$/g, '');
-    const whole = identifier.toLowerCase();
-    const parts = splitIdentifier(identifier);
-    if (whole.length > 1 && !STOPWORDS.has(whole) && (parts.length !== 1 || parts[0] !== whole)) tokens.push(whole);
-    for (const part of parts) if (!STOPWORDS.has(part)) tokens.push(part);
-  }
+  for (const match of text.matchAll(IDENTIFIER)) tokens.push(...identifierTokens(match[0]));
+  return tokens;
+}
+
+/**
+ * The tokens of one identifier, memoised: code repeats its identifiers, and splitting them is
+ * most of tokenizing. The memo is dropped whole when full, which bounds its memory.
+ */
+const memo = new Map<string, readonly string[]>();
+const MEMO_LIMIT = 100_000;
+
+function identifierTokens(raw: string): readonly string[] {
+  const known = memo.get(raw);
+  if (known) return known;
+  const identifier = raw.replace(/\$/g, '');
+  const whole = identifier.toLowerCase();
+  const parts = splitIdentifier(identifier);
+  const tokens: string[] = [];
+  if (whole.length > 1 && !STOPWORDS.has(whole) && (parts.length !== 1 || parts[0] !== whole)) tokens.push(whole);
+  for (const part of parts) if (!STOPWORDS.has(part)) tokens.push(part);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(raw, tokens);
   return tokens;
 }
 
