@@ -34,8 +34,8 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.lang, 'all');
   assert.equal(stats.files, 5, 'config.py, keep.gen.py, server.go, rateLimiter.ts, build.kt');
   assert.equal(stats.changed, 5);
-  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [] });
-  assert.equal(stats.skipped, 2);
+  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'] });
+  assert.equal(stats.skipped, 3, 'two files and the node_modules directory');
   assert.equal(stats.embedded, stats.chunks);
   assert.match(stats.store, /^local index .*hashed-v1-512\.sqlite$/);
 
@@ -282,4 +282,33 @@ test('in a git checkout: the .gitignore files above the tree apply, and .gitigno
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'build/tool.py', 'web/build.kt']);
   assert.equal(stats.files, 4);
+});
+
+test('indexing stops early over the file or byte limit, naming the limit and how to raise it', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const few = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '3' } };
+  await assert.rejects(indexSourceTree(few, { sourceDir: tree.dir }), (error: unknown) => {
+    assert.ok(error instanceof ToolInputError);
+    assert.match(error.message, /^source_dir: .* has more than 3 source files, the limit of one index; .* raise the limit with FAULTLINE_INDEX_MAX_FILES$/);
+    return true;
+  });
+  const small = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_BYTES: '100' } };
+  await assert.rejects(indexSourceTree(small, { sourceDir: tree.dir }), /^ToolInputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/);
+  const wrong = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: 'many' } };
+  await assert.rejects(indexSourceTree(wrong, { sourceDir: tree.dir }), /FAULTLINE_INDEX_MAX_FILES must be a positive whole number \(got "many"\)/);
+  // Nothing was indexed by the refused runs; within the limits (the binary file counts until read), the tree indexes.
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /has not been indexed/);
+  const enough = await indexSourceTree({ ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '6' } }, { sourceDir: tree.dir });
+  assert.equal(enough.files, 5);
+});
+
+test('directories skipped by name are listed, the standard library\'s own venv package among them', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
+  tree.write('Lib/site-packages/pkg/mod.py', 'def vendored():\n    return 1\n');
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual(stats.skippedFiles.directories, ['Lib/site-packages/', 'Lib/venv/', 'node_modules/']);
+  assert.equal(stats.skipped, 2 + 3);
 });

@@ -21,7 +21,7 @@ import { canonicalTree, registerTree } from './location.js';
 import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import { uuidV5 } from './uuid.js';
-import { walkSourceTree, type WalkedFile } from './walk.js';
+import { indexLimitsFrom, walkSourceTree, type WalkedFile } from './walk.js';
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
@@ -64,9 +64,9 @@ export interface IndexStats {
   chunks: number;
   /** Chunks embedded in this run. */
   embedded: number;
-  /** Files left out: over 1 MB, binary, or unreadable (and directories that could not be read). */
+  /** Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or for their name). */
   skipped: number;
-  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[] };
+  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[]; directories: string[] };
   /** Files whose chunks were removed because they are gone or no longer indexable. */
   removed: number;
   seconds: number;
@@ -89,6 +89,7 @@ export function indexStatsJson(stats: IndexStats) {
       too_large: stats.skippedFiles.tooLarge,
       binary: stats.skippedFiles.binary,
       unreadable: stats.skippedFiles.unreadable,
+      directories: stats.skippedFiles.directories,
     },
     removed: stats.removed,
     seconds: stats.seconds,
@@ -134,9 +135,14 @@ async function indexInto(
     );
   }
 
-  const walked = await walkSourceTree(tree, selection, options.signal);
+  const walked = await walkSourceTree(tree, selection, options.signal, indexLimitsFrom(settings.env));
   const indexed = await store.fileHashes();
-  const skippedFiles = { tooLarge: walked.tooLarge, binary: [] as string[], unreadable: [...walked.unreadable] };
+  const skippedFiles = {
+    tooLarge: walked.tooLarge,
+    binary: [] as string[],
+    unreadable: [...walked.unreadable],
+    directories: walked.skippedDirectories,
+  };
   const present = new Set<string>();
   const batch = new EmbeddingBatch(embedder, store, options.signal);
   let unchanged = 0;
@@ -172,6 +178,8 @@ async function indexInto(
       }
       report();
     }
+    // Chunking and SQLite writes are synchronous: let other calls of the server run between groups.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await batch.flush();
 
@@ -195,7 +203,7 @@ async function indexInto(
     unchanged,
     chunks: await store.count(),
     embedded: batch.embedded,
-    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length,
+    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length + skippedFiles.directories.length,
     skippedFiles,
     removed,
     seconds: Math.round(performance.now() - started) / 1000,

@@ -35,7 +35,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         'file by definition with tree-sitter (functions, methods, class skeletons, top-level code) and stores the ' +
         "chunks with code-aware lexical terms and, with a configured LLM provider, its embeddings: in SQLite under the " +
         "server's data directory, or in Qdrant when QDRANT_URL is set; one index per tree and embedding model. " +
-        'Respects .gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
+        'Respects .gitignore; skips node_modules, vendor, venv, build output, binaries and files over 1 MB. At most ' +
+        '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
         'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
         'Text: "done". Structured: counts of files, chunks, skipped and removed files, seconds, and the store.',
       input: {
@@ -46,13 +47,19 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
       },
       output: {
+        note: z.string().optional().describe('Present when the index was rebuilt from an older format'),
         files: z.number().describe('Source files of the selected languages now in the index'),
         changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
         unchanged: z.number().describe('Files skipped because their content is already indexed'),
         chunks: z.number().describe('Chunks in the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files left out: over 1 MB, binary or unreadable (an unreadable directory counts once, listed with a trailing /)'),
-        skipped_files: z.object({ too_large: z.array(z.string()), binary: z.array(z.string()), unreadable: z.array(z.string()) }),
+        skipped: z.number().describe('Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or by name: node_modules, venv, …; listed with a trailing /)'),
+        skipped_files: z.object({
+          too_large: z.array(z.string()),
+          binary: z.array(z.string()),
+          unreadable: z.array(z.string()),
+          directories: z.array(z.string()).describe('Skipped by name'),
+        }),
         removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
         seconds: z.number(),
         store: z.string().describe('Where the index lives: a local file, or the Qdrant URL and collection'),
