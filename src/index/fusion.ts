@@ -12,7 +12,7 @@
  * - test code (isTestPath) counts TEST_CODE_FACTOR of its score.
  */
 import type { ChunkRecord, StoreHit } from './store.js';
-import { baseSymbol, isStub, isTestPath } from './tokens.js';
+import { baseSymbol, isStub, isTestPath, partNumber } from './tokens.js';
 
 /** The usual constant: it flattens the head of each list so that agreement between lists wins. */
 export const RRF_K = 60;
@@ -78,4 +78,47 @@ export function fuseRankings(channels: readonly Channel[], exact: readonly strin
 /** `Greeter.hello#part2` → `hello`. */
 function lastName(symbol: string): string {
   return baseSymbol(symbol).split(/\.|::/).at(-1)!.toLowerCase();
+}
+
+/**
+ * Symbol matches, best definition first: exact before prefix; then the name as written (case
+ * included) before a case-insensitive match; code before tests; public modules before private ones
+ * (`_bootsubprocess.py`); a real body before a stub; a definition nested less deeply (a method
+ * before a function defined inside a test method); a whole definition or its first part before
+ * later fragments; a shorter path; then the path and line, so the order is stable. Duplicates (a
+ * chunk found under several names) count once.
+ */
+export function rankDefinitions<Entry extends { chunk: ChunkRecord; exact: boolean }>(entries: readonly Entry[], written: string): Entry[] {
+  const seen = new Set<string>();
+  const writtenParts = written.split(/\.|::|\/|#/).filter((part) => part !== '');
+  const keyed = entries
+    .filter((entry) => !seen.has(entry.chunk.id) && seen.add(entry.chunk.id))
+    .map((entry) => {
+      const { chunk } = entry;
+      const parts = baseSymbol(chunk.symbol).split(/\.|::/);
+      const caseExact = parts.slice(-writtenParts.length).join('.') === writtenParts.slice(-parts.length).join('.');
+      return {
+        entry,
+        key: [
+          entry.exact ? 0 : 1,
+          caseExact ? 0 : 1,
+          isTestPath(chunk.path) ? 1 : 0,
+          isPrivatePath(chunk.path) ? 1 : 0,
+          isStub(chunk) ? 1 : 0,
+          parts.length,
+          Math.min(partNumber(chunk.symbol), 2),
+          chunk.path.length,
+        ],
+      };
+    });
+  keyed.sort((a, b) => {
+    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!;
+    return a.entry.chunk.path.localeCompare(b.entry.chunk.path) || a.entry.chunk.startLine - b.entry.chunk.startLine;
+  });
+  return keyed.map(({ entry }) => entry);
+}
+
+/** A module or package whose name starts with `_` (not `__init__`): private, or a fallback implementation. */
+function isPrivatePath(path: string): boolean {
+  return path.split('/').some((segment) => /^_(?!_)/.test(segment));
 }

@@ -209,7 +209,7 @@ async function indexInto(
     seconds: Math.round(performance.now() - started) / 1000,
     store: store.description,
     embedder: embedder.description,
-    note,
+    note: note ?? store.note,
   };
 }
 

@@ -21,8 +21,8 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { IndexError } from './errors.js';
-import { fuseRankings, type Channel } from './fusion.js';
-import { baseSymbol, isStub, isTestPath, lexicalFields, partNumber, symbolTerms } from './tokens.js';
+import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
+import { lexicalFields, symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
 const FORMAT = 'faultline-sqlite-2';
@@ -188,9 +188,12 @@ export class SqliteStore implements VectorStore {
            WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term) LIMIT ?`,
         )
         .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
-      const ranked = rankDefinitions(rows, query.symbolText ?? symbol);
-      channels.push({ ranked: ranked.map(toRecord) });
-      exact.push(...ranked.filter((row) => row.exact).map((row) => row.id));
+      const ranked = rankDefinitions(
+        rows.map((row) => ({ chunk: toRecord(row), exact: row.exact === 1 })),
+        query.symbolText ?? symbol,
+      ).slice(0, CANDIDATES);
+      channels.push({ ranked: ranked.map((entry) => entry.chunk) });
+      exact.push(...ranked.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
     }
 
     if (query.terms.length > 0) {
@@ -444,48 +447,6 @@ function writeStatements(db: Database) {
 function closeReader(file: string): void {
   readers.get(file)?.db.close();
   readers.delete(file);
-}
-
-/**
- * Symbol matches, best definition first: exact before prefix; then the name as written (case
- * included) before a case-insensitive match; code before tests; public modules before private ones
- * (`_bootsubprocess.py`); a real body before a stub; a
- * definition nested less deeply (a method before a function defined inside a test method); a
- * whole definition or its first part before later fragments; a shorter path; then the path and
- * line, so the order is stable. Duplicates (a chunk found under several terms) count once.
- */
-function rankDefinitions<Row extends ChunkRow & { exact: number }>(rows: readonly Row[], written: string): Row[] {
-  const seen = new Set<string>();
-  const writtenParts = written.split(/\.|::|\/|#/).filter((part) => part !== '');
-  const keyed = rows
-    .filter((row) => !seen.has(row.id) && seen.add(row.id))
-    .map((row) => {
-      const parts = baseSymbol(row.symbol).split(/\.|::/);
-      const caseExact = parts.slice(-writtenParts.length).join('.') === writtenParts.slice(-parts.length).join('.');
-      return {
-        row,
-        key: [
-          row.exact ? 0 : 1,
-          caseExact ? 0 : 1,
-          isTestPath(row.path) ? 1 : 0,
-          isPrivatePath(row.path) ? 1 : 0,
-          isStub({ kind: row.kind as ChunkKind, text: row.text, language: row.language }) ? 1 : 0,
-          parts.length,
-          Math.min(partNumber(row.symbol), 2),
-          row.path.length,
-        ],
-      };
-    });
-  keyed.sort((a, b) => {
-    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!;
-    return a.row.path.localeCompare(b.row.path) || a.row.start_line - b.row.start_line;
-  });
-  return keyed.slice(0, CANDIDATES).map((entry) => entry.row);
-}
-
-/** A module or package whose name starts with `_` (not `__init__`): private, or a fallback implementation. */
-function isPrivatePath(path: string): boolean {
-  return path.split('/').some((segment) => /^_(?!_)/.test(segment));
 }
 
 /** Closes every cached read connection (tests, and a server shutting down). */

@@ -48,6 +48,8 @@ export interface VectorStore {
    * lexical and symbol channels do that embedder's work better (ARCHITECTURE.md, search).
    */
   readonly wantsVectors: boolean;
+  /** Something this run did that the user should know (an index rebuilt from an older layout). */
+  readonly note?: string | undefined;
   /** The vector dimension of the existing index; undefined when there is none yet. */
   dimension(): Promise<number | undefined>;
   /**

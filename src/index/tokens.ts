@@ -175,3 +175,50 @@ export function isTestPath(path: string): boolean {
   if (segments.some((segment) => /^(tests?|testing|__tests__|specs?|[\w-]*_tests?)$/.test(segment))) return true;
   return /^test_.*\.py$|_tests?\.[a-z]+$|\.(test|spec)\.[a-z]+$|^tests?\.py$/.test(file);
 }
+
+/** Field weights of the sparse vector (Qdrant's lexical channel), as bm25() weighs the FTS5 columns. */
+const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 8, doc: 3, path: 2, body: 1 };
+/** BM25's k1: how soon more occurrences of a term stop counting. */
+const SPARSE_K1 = 1.2;
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+/**
+ * A chunk's lexical fields as a sparse vector for Qdrant: each token hashed to a 32-bit index, its
+ * value the field-weighted occurrences, saturated as BM25 does (tf·(k1+1)/(tf+k1)). Qdrant's IDF
+ * modifier supplies the inverse document frequency at query time, over the whole collection.
+ */
+export function sparseDocument(fields: LexicalFields): SparseVector {
+  const weighted = new Map<number, number>();
+  for (const field of Object.keys(SPARSE_FIELD_WEIGHTS) as Array<keyof LexicalFields>) {
+    for (const token of fields[field].split(' ')) {
+      if (token === '') continue;
+      const index = fnv1a(token);
+      weighted.set(index, (weighted.get(index) ?? 0) + SPARSE_FIELD_WEIGHTS[field]);
+    }
+  }
+  return sparseFrom(weighted, (tf) => (tf * (SPARSE_K1 + 1)) / (tf + SPARSE_K1));
+}
+
+/** A query's terms as a sparse vector: each term once, weight 1. */
+export function sparseQuery(terms: readonly string[]): SparseVector {
+  return sparseFrom(new Map(terms.map((term) => [fnv1a(term), 1])), (value) => value);
+}
+
+function sparseFrom(weights: ReadonlyMap<number, number>, value: (weight: number) => number): SparseVector {
+  const indices = [...weights.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((index) => value(weights.get(index)!)) };
+}
+
+/** 32-bit FNV-1a, unsigned: Qdrant's sparse indices are u32. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
