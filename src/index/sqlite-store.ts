@@ -198,13 +198,21 @@ export class SqliteStore implements VectorStore {
 
     if (query.terms.length > 0) {
       const match = query.terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
-      const rows = db
-        .prepare(
-          `SELECT c.rowid, c.* FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
-           WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
-        )
-        .all(match, ...scope.params, CANDIDATES) as ChunkRow[];
-      channels.push({ ranked: rows.map(toRecord) });
+      // Ranked on the full-text index alone, then only the best rows are read: joining every match
+      // to its chunk before sorting would read each matching row of the table.
+      const ranked = (
+        scope.sql === ''
+          ? db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck().all(match, CANDIDATES)
+          : db
+              .prepare(
+                `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
+                 WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
+              )
+              .pluck()
+              .all(match, ...scope.params, CANDIDATES)
+      ) as number[];
+      const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
+      channels.push({ ranked: ranked.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
     }
 
     if (query.vector !== undefined && this.wantsVectors) {
