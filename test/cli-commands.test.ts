@@ -60,13 +60,14 @@ test('index then search: the function named by the query comes first', async () 
   assert.deepEqual(Object.keys(stats), [
     'files', 'changed', 'unchanged', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
   ]);
-  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable']);
+  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable', 'directories']);
 
   const searched = await run(['search', 'parse config file', '--dir', tree, '--json', '--limit', '3']);
   assert.equal(searched.code, 0, searched.stderr);
   const hits = JSON.parse(searched.stdout) as Array<{ symbol: string; path: string }>;
   assert.equal(hits[0]?.symbol, 'parse_config_file');
   assert.ok(hits.length <= 3);
+  assert.deepEqual(Object.keys(hits[0]!), ['path', 'start_line', 'end_line', 'symbol', 'kind', 'language', 'score', 'code'], 'the names MCP uses');
 
   const unknownLang = await run(['index', tree, '--lang', 'cobol']);
   assert.equal(unknownLang.code, 2);

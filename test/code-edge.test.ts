@@ -153,7 +153,7 @@ test('Java: Javadoc, annotations with arguments, records, enum constant bodies, 
     'method Outer.Visitor.visit 47-47',
     'method Outer.Visitor.done 48-48',
     'method Outer.anon 51-55',
-    'function Outer.anon.toString 53-53',
+    'method Outer.anon.Object.toString 53-53',
   ]);
   assert.deepEqual(await texts('Edge.java', 'Outer.Outer'), [
     '    /** Javadoc. */\n    @Inject\n    public Outer(int x) { this.x = x; }',

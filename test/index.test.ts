@@ -5,12 +5,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeReaders } from '../src/index/sqlite-store.js';
 import { join } from 'node:path';
 import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
 import { IgnoreFile, isIgnored } from '../src/index/gitignore.js';
 import { CancelledError, ToolInputError } from '../src/errors.js';
 import { scratchTree } from './helpers/index-tree.js';
+import { openStore } from '../src/index/open.js';
+import { selectEmbedder } from '../src/index/embedder.js';
+import { realpath } from 'node:fs/promises';
+
+/** The paths in a tree's index, sorted. */
+async function indexedPaths(settings: Parameters<typeof searchIndex>[0], dir: string): Promise<string[]> {
+  const { store } = await openStore(settings, await realpath(dir), selectEmbedder(settings.llm, settings.env));
+  return [...(await store.fileHashes()).keys()].sort();
+}
 
 async function topSymbol(settings: Parameters<typeof searchIndex>[0], dir: string, query: string): Promise<string | undefined> {
   const hits = await searchIndex(settings, { query, sourceDir: dir, limit: 5 });
@@ -24,17 +34,14 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.lang, 'all');
   assert.equal(stats.files, 5, 'config.py, keep.gen.py, server.go, rateLimiter.ts, build.kt');
   assert.equal(stats.changed, 5);
-  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [] });
-  assert.equal(stats.skipped, 2);
+  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'] });
+  assert.equal(stats.skipped, 3, 'two files and the node_modules directory');
   assert.equal(stats.embedded, stats.chunks);
-  assert.match(stats.store, /^local index .*hashed-v1-512\.index$/);
+  assert.match(stats.store, /^local index .*hashed-v1-512\.sqlite$/);
 
-  const hits = await searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir, limit: 50 });
-  const paths = new Set(hits.map((hit) => hit.relativePath));
-  assert.deepEqual([...paths].sort(), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
-  const symbols = hits.map((hit) => hit.symbol);
-  for (const expected of ['parse_config_file', 'RetryPolicy', 'RetryPolicy.next_delay', 'Server.HandleHealthCheck', 'TokenBucketRateLimiter.tryAcquireToken', '<module>']) {
-    assert.ok(symbols.includes(expected), `${expected} is indexed (got ${symbols.join(', ')})`);
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
+  for (const expected of ['parse_config_file', 'RetryPolicy', 'RetryPolicy.next_delay', 'Server.HandleHealthCheck', 'TokenBucketRateLimiter.tryAcquireToken']) {
+    assert.equal(await topSymbol(tree.settings, tree.dir, expected), expected, `${expected} is indexed and found by its name`);
   }
 });
 
@@ -108,7 +115,8 @@ test('a language filter indexes that language alone and keeps the others already
 test('a cancelled index leaves the previous index searchable and unchanged', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
-  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const before = await indexedPaths(tree.settings, tree.dir);
   for (let i = 0; i < 40; i++) tree.write(`extra/module${i}.py`, `def extra_function_${i}():\n    return ${i}\n`);
   tree.write('app/config.py', 'def replaced():\n    pass\n');
   const controller = new AbortController();
@@ -125,44 +133,45 @@ test('a cancelled index leaves the previous index searchable and unchanged', asy
   assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
   const hits = await searchIndex(tree.settings, { query: 'extra function', sourceDir: tree.dir, limit: 50 });
   assert.equal(hits.filter((hit) => hit.symbol.startsWith('extra_function')).length, 0);
-  assert.equal(hits.length, Math.min(50, first.chunks));
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), before);
 });
 
-test('a crash mid-write leaves the old index readable; a damaged index is reported and rebuilt', async (t) => {
+test('a damaged index is reported naming its file, and the next index rebuilds it', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   const storeFile = first.store.replace(/^local index /, '');
-  const storeDir = join(storeFile, '..');
-
-  // What a process killed during a write leaves: half a temporary file beside the index.
-  const old = readFileSync(storeFile);
-  writeFileSync(`${storeFile}.tmp-999999999-deadbeef`, old.subarray(0, old.length >> 1));
+  closeReaders();
+  // Not something our writes produce (SQLite's transactions see to that), but disks fail.
+  writeFileSync(storeFile, Buffer.alloc(8192, 0x5a));
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
+    assert.ok(error instanceof IndexError);
+    assert.equal(error.message.startsWith(`the index of ${tree.dir} at ${storeFile} is damaged (`), true, error.message);
+    assert.match(error.message, /; rebuild it: faultline index .* \(or fault_index_source_code\)$/);
+    return true;
+  });
+  closeReaders();
+  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(rebuilt.changed, first.changed);
   assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
-  tree.write('app/new.py', 'def brand_new_function():\n    pass\n');
-  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual(readdirSync(storeDir).filter((name) => name.includes('.tmp-')), [], 'the abandoned temporary is removed');
-  assert.equal(await topSymbol(tree.settings, tree.dir, 'brand new function'), 'brand_new_function');
+});
 
-  // A damaged file (not something our writes produce, but disks fail) is an error naming it and
-  // saying how to rebuild it, and the next index rebuilds it: cut short, or with records that
-  // lack a field (the header still parses).
-  const damages: Array<[string, (bytes: Buffer) => Buffer]> = [
-    ['truncated header', (bytes) => bytes.subarray(0, 100)],
-    ['a chunk without its path', (bytes) => Buffer.from(bytes.toString('latin1').replaceAll('"path":', '"paht":'), 'latin1')],
-  ];
-  for (const [why, damage] of damages) {
-    writeFileSync(storeFile, damage(readFileSync(storeFile)));
-    await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
-      assert.ok(error instanceof IndexError);
-      assert.equal(error.message.startsWith(`the index of ${tree.dir} at ${storeFile} is damaged (${why}`), true, error.message);
-      assert.match(error.message, /; rebuild it: faultline index .* \(or fault_index_source_code\)$/);
-      return true;
-    });
-    const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-    assert.equal(rebuilt.changed, 6);
-    assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
-  }
+test('an index in the format before SQLite is reported by search and rebuilt once by indexing, with a note', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const storeFile = first.store.replace(/^local index /, '');
+  closeReaders();
+  rmSync(storeFile);
+  const legacy = storeFile.replace(/\.sqlite$/, '.index');
+  writeFileSync(legacy, 'FLIDX001');
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /indexed by an older faultline .* index it again/);
+  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.match(rebuilt.note ?? '', /older faultline .* rebuilt once/);
+  assert.equal(existsSync(legacy), false);
+  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(again.note, undefined);
+  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
 });
 
 test('search without source_dir covers every accepted indexed tree; errors are clear', async (t) => {
@@ -227,8 +236,8 @@ test('a .gitignore line git cannot match does not disable the rest of that file'
   tree.write('.gitignore', `${readFileSync(join(tree.dir, '.gitignore'), 'utf8')}[z-a].py\nlib/\n`);
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.equal(stats.files, 4, 'lib/server.go is ignored by the line after the reversed range');
-  const hits = await searchIndex(tree.settings, { query: 'server', sourceDir: tree.dir, limit: 50 });
-  assert.ok(hits.length > 0 && hits.every((hit) => !hit.relativePath.startsWith('lib/') && !hit.relativePath.startsWith('ignored/')));
+  const paths = await indexedPaths(tree.settings, tree.dir);
+  assert.ok(paths.length > 0 && paths.every((path) => !path.startsWith('lib/') && !path.startsWith('ignored/')));
 });
 
 
@@ -271,7 +280,35 @@ test('in a git checkout: the .gitignore files above the tree apply, and .gitigno
   tree.write('dist/bundle.py', 'def bundled():\n    pass\n');
 
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  const hits = await searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir, limit: 50 });
-  assert.deepEqual([...new Set(hits.map((hit) => hit.relativePath))].sort(), ['app/config.py', 'app/keep.gen.py', 'build/tool.py', 'web/build.kt']);
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'build/tool.py', 'web/build.kt']);
   assert.equal(stats.files, 4);
+});
+
+test('indexing stops early over the file or byte limit, naming the limit and how to raise it', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const few = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '3' } };
+  await assert.rejects(indexSourceTree(few, { sourceDir: tree.dir }), (error: unknown) => {
+    assert.ok(error instanceof ToolInputError);
+    assert.match(error.message, /^source_dir: .* has more than 3 source files, the limit of one index; .* raise the limit with FAULTLINE_INDEX_MAX_FILES$/);
+    return true;
+  });
+  const small = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_BYTES: '100' } };
+  await assert.rejects(indexSourceTree(small, { sourceDir: tree.dir }), /^ToolInputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/);
+  const wrong = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: 'many' } };
+  await assert.rejects(indexSourceTree(wrong, { sourceDir: tree.dir }), /FAULTLINE_INDEX_MAX_FILES must be a positive whole number \(got "many"\)/);
+  // Nothing was indexed by the refused runs; within the limits (the binary file counts until read), the tree indexes.
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /has not been indexed/);
+  const enough = await indexSourceTree({ ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '6' } }, { sourceDir: tree.dir });
+  assert.equal(enough.files, 5);
+});
+
+test('directories skipped by name are listed, the standard library\'s own venv package among them', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
+  tree.write('Lib/site-packages/pkg/mod.py', 'def vendored():\n    return 1\n');
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual(stats.skippedFiles.directories, ['Lib/site-packages/', 'Lib/venv/', 'node_modules/']);
+  assert.equal(stats.skipped, 2 + 3);
 });

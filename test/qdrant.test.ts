@@ -65,12 +65,20 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
   assert.ok(fake.requests.every((request) => request.apiKey === 'secret-key'), 'QDRANT_API_KEY is sent as the api-key header');
   const [create, ...moreCreates] = fake.requestsTo('PUT', `-hashed-v1-512`);
   assert.equal(moreCreates.length, 0, 'the collection is created once');
-  assert.deepEqual(create!.body.vectors, { size: 512, distance: 'Cosine' });
+  assert.deepEqual(create!.body.vectors, { dense: { size: 512, distance: 'Cosine' } });
+  assert.deepEqual(create!.body.sparse_vectors, { lexical: { modifier: 'idf' } }, 'Qdrant computes the IDF of the lexical terms');
   const indexes = fake.requestsTo('PUT', '/index').map((request) => [request.body.field_name, request.body.field_schema, request.query.get('wait')]);
   assert.deepEqual(indexes, [
     ['path', 'keyword', 'true'],
     ['language', 'keyword', 'true'],
+    ['names', 'keyword', 'true'],
   ]);
+  // Search is Qdrant's hybrid query: dense and sparse prefetches fused by rrf.
+  const query = fake.requestsTo('POST', '/points/query')[0]!.body;
+  assert.deepEqual(query.query, { fusion: 'rrf' });
+  assert.deepEqual(query.prefetch.map((prefetch: { using: string }) => prefetch.using), ['dense', 'lexical']);
+  assert.equal(query.prefetch[0].query.length, 512);
+  assert.equal(query.prefetch[1].query.indices.length, 3, '"parse config file": three terms');
 
   const collection = [...fake.collections.values()][0]!;
   const points = [...collection.points.values()];
@@ -78,7 +86,10 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
     assert.match(String(point.id), UUID);
     const payload = point.payload as { path: string; symbol: string; hash: string; code: string };
     assert.equal(point.id, chunkId(payload), 'the id is UUIDv5 of path, symbol and content hash');
-    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'path', 'start_line', 'symbol']);
+    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'names', 'path', 'start_line', 'symbol']);
+    const vector = point.vector as unknown as { dense: number[]; lexical: { indices: number[]; values: number[] } };
+    assert.equal(vector.dense.length, 512);
+    assert.ok(vector.lexical.indices.length > 0 && vector.lexical.indices.every((index) => Number.isInteger(index) && index >= 0 && index < 2 ** 32));
   }
   assert.ok(points.some((point) => point.payload.symbol === 'CreateServerInstance'));
 
@@ -163,4 +174,30 @@ test('uuidV5 matches the RFC test vector', () => {
 
 test('Qdrant store against a real Qdrant (QDRANT_URL)', { skip: !process.env.QDRANT_URL && 'QDRANT_URL not set' }, async (t) => {
   await behaviour(process.env.QDRANT_URL!.replace(/\/+$/, ''), process.env.QDRANT_API_KEY, t);
+});
+
+test('Qdrant: an identifier query puts the definition of that name first; an old-layout collection is rebuilt once', async (t) => {
+  const fake = await startFakeQdrant();
+  t.after(() => fake.close());
+  const tree = scratchTree({ QDRANT_URL: fake.url });
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  for (const name of ['RetryPolicy.next_delay', 'next_delay', 'TokenBucketRateLimiter.tryAcquireToken', 'parse_config_file']) {
+    const [hit] = await searchIndex(tree.settings, { query: name, sourceDir: tree.dir, limit: 5 });
+    assert.equal(hit!.symbol.endsWith(name), true, `${name} → ${hit!.symbol}`);
+    assert.ok(hit!.score > 1, 'an exact name match scores above 1');
+  }
+  const lookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter);
+  assert.deepEqual(lookups.at(-1)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
+
+  // A collection written before hybrid search: one unnamed vector, no sparse vectors.
+  const collection = fake.collections.get(collectionOf(first.store))!;
+  collection.named = false;
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /written by an older faultline without hybrid search; index the tree again/);
+  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.match(rebuilt.note ?? '', /layout of an older faultline .* rebuilt once/);
+  assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks]);
+  assert.equal(fake.requestsTo('DELETE', collectionOf(first.store)).length, 1);
+  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([again.note, again.changed], [undefined, 0]);
 });

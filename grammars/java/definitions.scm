@@ -9,3 +9,6 @@
 (record_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
+; An anonymous class (`new Runnable() { public void run() {…} }`) qualifies its methods by the
+; type it implements: `A.start.Runnable.run`, a method.
+(object_creation_expression type: (_) @name (class_body)) @scope

@@ -29,6 +29,10 @@
 (assignment_expression
   left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; `baseWrite = (str) => …` binds a function to a variable declared before (`let baseWrite;`).
+(assignment_expression
+  left: (identifier) @name
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (export_statement value: [(arrow_function) (function_expression)] @definition.function)
 ; After a syntax error, a function declaration can come back as a named function expression
 ; inside the ERROR node; it is still the definition the author wrote.

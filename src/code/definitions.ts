@@ -99,6 +99,8 @@ interface Captured {
   name: string;
   /** Qualifier segments from the name itself (`A::f`) or from a receiver. */
   ownQualifier: string[];
+  /** A member assigned on `this` (`this._cb = () => …`): it belongs to the class, not the method. */
+  onThis?: boolean;
 }
 
 /**
@@ -122,24 +124,29 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
     if (open.length >= MAX_NESTING) continue;
     const nearest = open[open.length - 1];
     // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
-    const outer = open.flatMap((container) => [...container.ownQualifier, container.name]);
+    // A member assigned on `this` is qualified by the class around the method (`Command._exitCallback`),
+    // or by the constructor function that assigns it when no class encloses it (`Point.x`).
+    const owners = entry.onThis ? open.slice(0, thisOwnerDepth(open)) : open;
+    const outer = owners.flatMap((container) => [...container.ownQualifier, container.name]);
     open.push(entry);
     if (entry.role === 'scope') continue;
     const qualifier = [...outer, ...entry.ownQualifier];
     let kind: DefinitionKind = entry.role;
     // A function directly inside a class-like definition or scope is a method; inside a module
     // or namespace it is still a function.
-    const insideType = nearest !== undefined && (nearest.role === 'scope' || CLASS_LIKE_KINDS.has(nearest.role));
+    const owner = entry.onThis ? owners[owners.length - 1] : nearest;
+    const insideType = owner !== undefined && (owner.role === 'scope' || CLASS_LIKE_KINDS.has(owner.role));
     if (kind === 'function' && insideType) kind = 'method';
     const full = fullNode(entry.node, info);
     const start = attachedStart(full, entry, info) ?? full;
     const body = bodyNode(entry.node);
+    const bodyStart = body ? leadingComments(body) : undefined;
     definitions.push({
       name: entry.name,
       qualifiedName: [...qualifier, entry.name].join(info.separator),
       kind,
       ...withIndentation(span(start, endNode(full)), source),
-      body: body ? withIndentation(span(body, body), source) : null,
+      body: body ? withIndentation(span(bodyStart ?? body, body), source) : null,
     });
   }
   return dropFoldedSignatures(definitions);
@@ -168,8 +175,9 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): C
     // the specific kind, whichever order the matches arrive in.
     if (existing && !(existing.role === 'function' && role === 'constructor')) continue;
     const { name, qualifier } = splitName(nameNode, info);
-    const ownQualifier = receiver ? [typeName(receiver.text), ...qualifier] : qualifier;
-    byNodeId.set(node.id, { node, role, name, ownQualifier });
+    const onThis = receiver?.type === 'this';
+    const ownQualifier = receiver && !onThis ? [typeName(receiver.text), ...qualifier] : qualifier;
+    byNodeId.set(node.id, { node, role, name, ownQualifier, ...(onThis ? { onThis } : {}) });
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
 }
@@ -249,6 +257,8 @@ function attachedStart(full: Node, entry: Captured, info: LanguageInfo): Node | 
 }
 
 function isOverloadOf(sibling: Node, entry: Captured): boolean {
+  // Only a function has overloads: `function f(): void; namespace f {…}` are merged declarations, both listed.
+  if (entry.role !== 'function' && entry.role !== 'method' && entry.role !== 'constructor') return false;
   const signature = sibling.type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
   return (
     signature !== null &&
@@ -271,6 +281,25 @@ function bodyNode(node: Node): Node | undefined {
   }
   // C# expression-bodied members (`int F() => 1;`) have no `body` field.
   return node.namedChildren.find((child) => child.type === 'arrow_expression_clause');
+}
+
+/**
+ * Comments between a function's header and its block (Python: `def f():` then `# why` lines,
+ * which tree-sitter leaves outside the block): part of the body as written. Undefined: none.
+ */
+function leadingComments(body: Node): Node | undefined {
+  let first: Node | undefined;
+  for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling) first = sibling;
+  return first;
+}
+
+/** How many of the open containers qualify a `this` member: through the innermost class, else all of them (the constructor function). */
+function thisOwnerDepth(open: readonly Captured[]): number {
+  for (let depth = open.length; depth > 0; depth--) {
+    const role = open[depth - 1]!.role;
+    if (role === 'scope' || CLASS_LIKE_KINDS.has(role)) return depth;
+  }
+  return open.length;
 }
 
 function span(start: Node, end: Node): SourceSpan {
@@ -296,7 +325,8 @@ function dropFoldedSignatures(definitions: Definition[]): Definition[] {
   // Implementations by qualified name, so a file of many signatures (an interface, a .d.ts) stays linear.
   const implementations = new Map<string, Definition[]>();
   for (const definition of definitions) {
-    if (definition.body === null) continue;
+    // A namespace merged with a function of its name (`fs.readFile`) is not that function's implementation.
+    if (definition.body === null || !isFunctionKind(definition.kind)) continue;
     const same = implementations.get(definition.qualifiedName);
     if (same) same.push(definition);
     else implementations.set(definition.qualifiedName, [definition]);

@@ -14,6 +14,7 @@ import {
   indexSourceTree,
   indexStatsJson,
   renderSearchHits,
+  searchHitJson,
   searchIndex,
   type IndexProgress,
 } from '../index/index.js';
@@ -70,8 +71,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .argument('<query>', 'what to look for: identifiers, words or a snippet')
     .summary('search indexed code')
     .description(
-      'Print the indexed chunks closest to QUERY, best first: path:lines, symbol, score (cosine ' +
-        'similarity) and code, as the fault_search_code tool does. Without --dir, every indexed tree.',
+      'Print the indexed chunks that best match QUERY, best first: path:lines, symbol, score (fused rank ' +
+        'of the lexical, symbol-name and embedding channels) and code, as the fault_search_code tool does ' +
+        '(--json: the same snake_case fields). Without --dir, every indexed tree.',
     )
     .option('--dir <dir>', 'search this indexed tree only')
     .addOption(new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`).argParser(positiveInteger).default(DEFAULT_SEARCH_LIMIT))
@@ -91,7 +93,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
           acceptTree: (tree) => access.resolveDirectory(tree).then(() => true, () => false),
         }),
       );
-      process.stdout.write(options.json ? `${JSON.stringify(hits, null, 2)}\n` : `${renderSearchHits(hits)}\n`);
+      process.stdout.write(options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`);
     }),
   );
 }

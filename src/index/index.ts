@@ -16,17 +16,21 @@
  *   under it; without `sourceDir`, a tree `acceptTree` refuses is still searched within the
  *   directories inside it that it accepts (roots inside the tree). This is also the retrieval
  *   context for the LLM suggest tools: pass the function under review as `query` and map `code`
- *   to their `text`. `renderSearchHits(hits)` is the text form.
+ *   to their `text`. `renderSearchHits(hits)` is the text form, `searchHitJson(hit)` the JSON one
+ *   (snake_case, as MCP and `faultline search --json` print it). Search is hybrid: code-aware
+ *   lexical (BM25) and symbol-name channels, plus the embedding channel for a provider's model,
+ *   fused by rank (fusion.ts); `score` is the fused score (above 1: an exact name match).
  *
  * `sourceDir` must already be checked by the caller (FileAccess.resolveDirectory: absolute,
  * inside the roots, a directory). The embedder is the configured provider's model, else the
- * local hashed embedder; the store is Qdrant when QDRANT_URL is set, else a local file under
+ * local hashed embedder (whose vectors the local store does not keep: its lexical channel does that
+ * work); the store is Qdrant when QDRANT_URL is set, else a local SQLite database under
  * `<dataDir>/index`; both are one per tree and embedder. Failures outside the caller's arguments
  * (Qdrant unreachable, dimension mismatch, a damaged index) are IndexErrors naming the URL or file;
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
 export { indexSourceTree, indexStatsJson, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
-export { searchIndex, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
+export { searchIndex, searchHitJson, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
 export { IndexError } from './errors.js';

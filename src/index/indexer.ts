@@ -18,10 +18,10 @@ import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { LanguageSelection } from './languages.js';
 import { canonicalTree, registerTree } from './location.js';
-import { openStore, type IndexSettings } from './open.js';
+import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import { uuidV5 } from './uuid.js';
-import { walkSourceTree, type WalkedFile } from './walk.js';
+import { indexLimitsFrom, walkSourceTree, type WalkedFile } from './walk.js';
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
@@ -33,7 +33,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * Part of every file hash, so that files indexed by an older faultline are chunked again: bump it
  * whenever a change to chunking (src/code) or to embeddingText changes the chunks of a file.
  */
-const CHUNKING_VERSION = '3';
+const CHUNKING_VERSION = '4';
 
 export interface IndexOptions {
   /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
@@ -64,14 +64,16 @@ export interface IndexStats {
   chunks: number;
   /** Chunks embedded in this run. */
   embedded: number;
-  /** Files left out: over 1 MB, binary, or unreadable (and directories that could not be read). */
+  /** Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or for their name). */
   skipped: number;
-  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[] };
+  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[]; directories: string[] };
   /** Files whose chunks were removed because they are gone or no longer indexable. */
   removed: number;
   seconds: number;
   store: string;
   embedder: string;
+  /** Something the user should know about this run (an index rebuilt in a new format). */
+  note?: string | undefined;
 }
 
 /** IndexStats as the tool's structuredContent and `faultline index` print them: snake_case, without the tree. */
@@ -87,12 +89,14 @@ export function indexStatsJson(stats: IndexStats) {
       too_large: stats.skippedFiles.tooLarge,
       binary: stats.skippedFiles.binary,
       unreadable: stats.skippedFiles.unreadable,
+      directories: stats.skippedFiles.directories,
     },
     removed: stats.removed,
     seconds: stats.seconds,
     store: stats.store,
     embedder: stats.embedder,
     lang: stats.lang,
+    ...(stats.note !== undefined ? { note: stats.note } : {}),
   };
 }
 
@@ -101,7 +105,28 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
   const selection = LanguageSelection.parse(options.lang);
   const embedder = selectEmbedder(settings.llm, settings.env);
   const tree = await canonicalTree(options.sourceDir);
+  const note = removeLegacyLocalIndex(settings, tree, embedder)
+    ? 'the index was in the format of an older faultline and was rebuilt once in the new one (SQLite)'
+    : undefined;
   const { store } = await openStore(settings, tree, embedder);
+  try {
+    return await indexInto(store, embedder, tree, selection, options, started, note, settings);
+  } catch (error) {
+    store.rollback?.();
+    throw error;
+  }
+}
+
+async function indexInto(
+  store: VectorStore,
+  embedder: Embedder,
+  tree: string,
+  selection: LanguageSelection,
+  options: IndexOptions,
+  started: number,
+  note: string | undefined,
+  settings: IndexSettings,
+): Promise<IndexStats> {
   const existingDimension = await store.dimension();
   if (embedder.dimension !== undefined && existingDimension !== undefined && embedder.dimension !== existingDimension) {
     throw new IndexError(
@@ -110,9 +135,14 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
     );
   }
 
-  const walked = await walkSourceTree(tree, selection, options.signal);
+  const walked = await walkSourceTree(tree, selection, options.signal, indexLimitsFrom(settings.env));
   const indexed = await store.fileHashes();
-  const skippedFiles = { tooLarge: walked.tooLarge, binary: [] as string[], unreadable: [...walked.unreadable] };
+  const skippedFiles = {
+    tooLarge: walked.tooLarge,
+    binary: [] as string[],
+    unreadable: [...walked.unreadable],
+    directories: walked.skippedDirectories,
+  };
   const present = new Set<string>();
   const batch = new EmbeddingBatch(embedder, store, options.signal);
   let unchanged = 0;
@@ -148,6 +178,8 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
       }
       report();
     }
+    // Chunking and SQLite writes are synchronous: let other calls of the server run between groups.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await batch.flush();
 
@@ -171,12 +203,13 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
     unchanged,
     chunks: await store.count(),
     embedded: batch.embedded,
-    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length,
+    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length + skippedFiles.directories.length,
     skippedFiles,
     removed,
     seconds: Math.round(performance.now() - started) / 1000,
     store: store.description,
     embedder: embedder.description,
+    note: note ?? store.note,
   };
 }
 
@@ -241,7 +274,7 @@ class EmbeddingBatch {
     this.waiting = 0;
     const chunks = files.flatMap((file) => file.chunks);
     throwIfAborted(this.signal);
-    const vectors = await this.embedder.embed(chunks.map(embeddingText), this.signal);
+    const vectors = this.store.wantsVectors ? await this.embedder.embed(chunks.map(embeddingText), this.signal) : undefined;
     throwIfAborted(this.signal);
     let next = 0;
     for (const file of files) {
@@ -249,7 +282,7 @@ class EmbeddingBatch {
         ...chunk,
         id: chunkId(chunk),
         fileHash: file.fileHash,
-        vector: normalised(vectors[next++]!),
+        vector: vectors ? normalised(vectors[next++]!) : undefined,
       }));
       await this.store.replaceFile(file.path, stored);
     }

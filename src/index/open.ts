@@ -1,12 +1,14 @@
 /**
- * Which store an index uses: Qdrant when QDRANT_URL is set, else the local store under the data
- * directory; either way one per tree and embedder.
+ * Which store an index uses: Qdrant when QDRANT_URL is set, else the local SQLite store under the
+ * data directory (`<dataDir>/index/<tree-key>/<embedder>.sqlite`); either way one per tree and
+ * embedder.
  */
 import { join } from 'node:path';
 import type { Config, LlmConfig } from '../config.js';
 import { IndexError } from './errors.js';
 import type { Embedder } from './embedder.js';
-import { LocalStore } from './local-store.js';
+import { removeLegacyIndex, SqliteStore } from './sqlite-store.js';
+import { HashedEmbedder } from './hashed-embedder.js';
 import { indexDirectory, treeKey } from './location.js';
 import type { QdrantSettings } from './qdrant-store.js';
 import type { VectorStore } from './store.js';
@@ -43,6 +45,8 @@ export interface OpenedStore {
   store: VectorStore;
   /** Whether an index of this tree and embedder exists already. */
   exists: boolean;
+  /** Whether an index in the format before SQLite was found (removed by indexing, to be rebuilt). */
+  legacy?: boolean;
 }
 
 export async function openStore(settings: IndexSettings, canonicalTree: string, embedder: Embedder): Promise<OpenedStore> {
@@ -54,7 +58,20 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
     const store = new QdrantStore(qdrant, `faultline-${key}-${embedder.id}`.slice(0, 255));
     return { store, exists: await store.exists() };
   }
-  const file = join(indexDirectory(settings.dataDir), key, `${embedder.id}.index`);
-  const exists = await LocalStore.exists(file);
-  return { store: await LocalStore.open(file, { tree: canonicalTree, embedder: embedder.id }), exists };
+  const base = join(indexDirectory(settings.dataDir), key, embedder.id);
+  const file = `${base}.sqlite`;
+  const exists = SqliteStore.exists(file);
+  const legacy = !exists && SqliteStore.exists(`${base}.index`);
+  // The local hashed embedder's vectors add nothing the lexical and symbol channels lack.
+  const vectors = !(embedder instanceof HashedEmbedder);
+  return { store: await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors }), exists, legacy };
+}
+
+/**
+ * Removes the index of `canonicalTree` in the format before SQLite (one file per tree and
+ * embedder, `<embedder>.index`), which this version no longer reads; true when there was one.
+ */
+export function removeLegacyLocalIndex(settings: IndexSettings, canonicalTree: string, embedder: Embedder): boolean {
+  if (qdrantSettings(settings.env)) return false;
+  return removeLegacyIndex(join(indexDirectory(settings.dataDir), treeKey(canonicalTree), `${embedder.id}.index`));
 }

@@ -1,12 +1,18 @@
 /**
  * The Qdrant store (when QDRANT_URL is set), through @qdrant/js-client-rest.
  *
- * - One collection per tree and embedder (`faultline-<tree-key>-<embedder>`), cosine distance,
- *   the vector size of the embedder; an existing collection of another size is an error, not
- *   overwritten.
+ * - One collection per tree and embedder (`faultline-<tree-key>-<embedder>`) with two named
+ *   vectors: `dense` (the embedder's, cosine) and `lexical`, a sparse vector of the chunk's
+ *   code-aware terms (tokens.ts sparseDocument) with Qdrant's IDF modifier. An existing collection
+ *   of another size is an error, not overwritten; one in the layout before hybrid search (one
+ *   unnamed vector) is deleted and rebuilt by the next index run, with a note.
+ * - Search is Qdrant's own hybrid (Query API, Qdrant 1.10 or later): a lexical and a dense
+ *   prefetch fused by reciprocal rank (`fusion: rrf`). An identifier query also looks the name up
+ *   exactly in the `names` payload (keyword-indexed; tokens.ts symbolTerms); those definitions
+ *   rank first (fusion.ts).
  * - Point ids are UUIDv5 of path, symbol and content hash, so re-indexing a chunk overwrites it.
- * - Payload: path, language, symbol, kind, start_line, end_line, hash, file_hash, code; keyword
- *   indexes on path and language.
+ * - Payload: path, language, symbol, kind, start_line, end_line, hash, file_hash, code, names;
+ *   keyword indexes on path, language and names.
  * - A changed file: its new points are upserted (in batches of UPSERT_BATCH), then its points not
  *   among them are deleted; searches meanwhile see old and new chunks, never none. A run stopped
  *   in between leaves two file hashes on the file's points, which fileHashes() reports as '' so
@@ -16,9 +22,15 @@
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
-import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type VectorStore } from './store.js';
+import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type StoreQuery, type VectorStore } from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
+import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
+import { lexicalFields, sparseDocument, sparseQuery, symbolTerms, type SparseVector } from './tokens.js';
 
+/** Per channel, as the local store: enough that fusion still fills the limit. */
+const CANDIDATES = 100;
+/** Definitions read for an exact name (a common one, `__init__`, has many). */
+const SYMBOL_CANDIDATES = 500;
 /** Qdrant's guidance is 64–256 points per upsert. */
 export const UPSERT_BATCH = 128;
 const SCROLL_PAGE = 1000;
@@ -40,6 +52,7 @@ type Payload = {
   hash: string;
   file_hash: string;
   code: string;
+  names: string[];
 };
 
 interface PendingFile {
@@ -51,8 +64,12 @@ interface PendingFile {
 
 export class QdrantStore implements VectorStore {
   readonly description: string;
+  readonly wantsVectors = true;
   private readonly client: QdrantClient;
-  private points: Array<{ id: string; vector: number[]; payload: Payload }> = [];
+  private points: Array<{ id: string; vector: { dense: number[]; lexical: SparseVector }; payload: Payload }> = [];
+  /** Set when this run found the collection in the layout before hybrid search and rebuilt it. */
+  note: string | undefined;
+  private legacyLayout = false;
   private files: PendingFile[] = [];
   private known: Map<string, string> | undefined;
   private collectionDimension: number | undefined | null = null;
@@ -80,13 +97,19 @@ export class QdrantStore implements VectorStore {
     if (this.collectionDimension !== null) return this.collectionDimension;
     if (!(await this.exists())) return (this.collectionDimension = undefined);
     const info = await this.call('read the collection', () => this.client.getCollection(this.collection));
-    const vectors = info.config.params.vectors as { size?: number } | undefined;
-    return (this.collectionDimension = typeof vectors?.size === 'number' ? vectors.size : undefined);
+    const vectors = info.config.params.vectors as { size?: number; dense?: { size?: number } } | undefined;
+    if (typeof vectors?.size === 'number') {
+      // One unnamed vector: written before hybrid search; rebuilt by the next index run.
+      this.legacyLayout = true;
+      return (this.collectionDimension = undefined);
+    }
+    return (this.collectionDimension = typeof vectors?.dense?.size === 'number' ? vectors.dense.size : undefined);
   }
 
   async fileHashes(): Promise<Map<string, string>> {
     const hashes = new Map<string, string>();
-    if (await this.exists()) {
+    // A collection in the old layout is rebuilt whole: none of its files counts as indexed.
+    if ((await this.exists()) && ((await this.dimension()), !this.legacyLayout)) {
       let offset: string | number | Record<string, unknown> | null | undefined;
       do {
         const page = await this.call('list the indexed files', () =>
@@ -111,9 +134,12 @@ export class QdrantStore implements VectorStore {
   }
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
-    if (chunks.length > 0) await this.ensureCollection(chunks[0]!.vector.length);
+    if (chunks.length > 0) await this.ensureCollection(vectorOf(chunks[0]!).length);
     const hadPoints = (this.known ?? (await this.fileHashes())).has(path);
-    for (const chunk of chunks) this.points.push({ id: chunk.id, vector: Array.from(chunk.vector), payload: payloadOf(chunk) });
+    for (const chunk of chunks) {
+      const vector = { dense: Array.from(vectorOf(chunk)), lexical: sparseDocument(lexicalFields(chunk)) };
+      this.points.push({ id: chunk.id, vector, payload: payloadOf(chunk) });
+    }
     this.files.push({ path, ids: chunks.map((chunk) => chunk.id), hadPoints });
     if (this.points.length >= UPSERT_BATCH) await this.flush();
   }
@@ -128,8 +154,13 @@ export class QdrantStore implements VectorStore {
     return answer.count;
   }
 
-  async search(vector: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
+  async search(query: StoreQuery, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
+    const vector = query.vector;
+    if (vector === undefined) return [];
     const dimension = await this.dimension();
+    if (this.legacyLayout) {
+      throw new IndexError(`${this.description} was written by an older faultline without hybrid search; index the tree again to rebuild it`);
+    }
     if (dimension !== undefined && dimension !== vector.length) {
       throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
     }
@@ -140,14 +171,30 @@ export class QdrantStore implements VectorStore {
       if (paths.length === 0) return [];
       filter = { must: [{ key: 'path', match: { any: paths } }] };
     }
+    const scoped = filter ? { filter } : {};
+    const prefetch = [
+      { query: Array.from(vector), using: 'dense', limit: CANDIDATES, ...scoped },
+      ...(query.terms.length > 0 ? [{ query: sparseQuery(query.terms), using: 'lexical', limit: CANDIDATES, ...scoped }] : []),
+    ];
     const answer = await this.call('search', () =>
-      this.client.query(this.collection, { query: Array.from(vector), limit, with_payload: true, ...(filter ? { filter } : {}) }),
+      this.client.query(this.collection, { prefetch, query: { fusion: 'rrf' }, limit: CANDIDATES, with_payload: true, ...scoped }),
     );
-    return answer.points.flatMap((point) => {
-      const payload = point.payload as Payload | null | undefined;
-      if (!payload || typeof payload.path !== 'string') return [];
-      return [{ chunk: recordOf(String(point.id), payload), score: point.score }];
-    });
+    const fused = answer.points.flatMap((point) => recordsOf([point]));
+    const channels: Channel[] = [{ ranked: fused }];
+    const exact: string[] = [];
+    if (query.symbol !== undefined) {
+      const symbolFilter = { must: [{ key: 'names', match: { value: query.symbol } }, ...(filter?.must ?? [])] };
+      const page = await this.call('look the name up', () =>
+        this.client.scroll(this.collection, { limit: SYMBOL_CANDIDATES, with_payload: true, with_vector: false, filter: symbolFilter }),
+      );
+      const named = rankDefinitions(
+        recordsOf(page.points).map((chunk) => ({ chunk, exact: true })),
+        query.symbolText ?? query.symbol,
+      ).slice(0, CANDIDATES);
+      channels.unshift({ ranked: named.map((entry) => entry.chunk) });
+      exact.push(...named.map((entry) => entry.chunk.id));
+    }
+    return fuseRankings(channels, exact, limit);
   }
 
   /** Upserts the buffered points, then deletes the stale points of every file they complete. */
@@ -179,8 +226,19 @@ export class QdrantStore implements VectorStore {
           'it was built with another embedding model or dimension (delete the collection or use another embedder)',
       );
     }
-    await this.call('create the collection', () => this.client.createCollection(this.collection, { vectors: { size, distance: 'Cosine' } }));
-    for (const field of ['path', 'language']) {
+    if (this.legacyLayout) {
+      await this.call('delete the collection in the layout before hybrid search', () => this.client.deleteCollection(this.collection));
+      this.legacyLayout = false;
+      this.known = new Map();
+      this.note = 'the Qdrant collection was in the layout of an older faultline (no sparse vectors) and was rebuilt once';
+    }
+    await this.call('create the collection', () =>
+      this.client.createCollection(this.collection, {
+        vectors: { dense: { size, distance: 'Cosine' } },
+        sparse_vectors: { lexical: { modifier: 'idf' } },
+      }),
+    );
+    for (const field of ['path', 'language', 'names']) {
       await this.call(`index the payload field ${field}`, () =>
         this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true }),
       );
@@ -220,7 +278,15 @@ function payloadOf(chunk: StoredChunk): Payload {
     hash: chunk.hash,
     file_hash: chunk.fileHash,
     code: chunk.text,
+    names: symbolTerms(chunk),
   };
+}
+
+function recordsOf(points: ReadonlyArray<{ id: string | number; payload?: Record<string, unknown> | null | undefined }>): ChunkRecord[] {
+  return points.flatMap((point) => {
+    const payload = point.payload as Payload | null | undefined;
+    return payload && typeof payload.path === 'string' ? [recordOf(String(point.id), payload)] : [];
+  });
 }
 
 function recordOf(id: string, payload: Payload): ChunkRecord {
@@ -236,4 +302,10 @@ function recordOf(id: string, payload: Payload): ChunkRecord {
     fileHash: payload.file_hash,
     text: payload.code,
   };
+}
+
+/** Qdrant stores every chunk with its vector (wantsVectors): the indexer always embeds for it. */
+function vectorOf(chunk: StoredChunk): Float32Array {
+  if (!chunk.vector) throw new IndexError(`chunk ${chunk.symbol} of ${chunk.path} has no vector`);
+  return chunk.vector;
 }

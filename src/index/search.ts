@@ -18,6 +18,7 @@ import { IndexError } from './errors.js';
 import { canonicalTree, indexedTrees } from './location.js';
 import { openStore, type IndexSettings } from './open.js';
 import { normalised, type VectorStore } from './store.js';
+import { queryTerms, symbolQuery, symbolQueryText } from './tokens.js';
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
@@ -50,7 +51,7 @@ export interface SearchHit {
   symbol: string;
   kind: ChunkKind;
   language: string;
-  /** Cosine similarity of query and chunk, -1..1 (higher is closer). */
+  /** The fused rank score (fusion.ts): higher is better; above 1 for an exact match of the symbol's name. */
   score: number;
   /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines). */
   code: string;
@@ -77,15 +78,17 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
     throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
   }
 
-  const [vector] = await embedder.embed([query], options.signal);
-  const unit = normalised(vector!);
-  // The local embedder finds nothing to compare in punctuation or keywords alone: every score would be 0.
-  if (unit.every((value) => value === 0)) {
+  const terms = queryTerms(query);
+  const symbol = symbolQuery(query);
+  // Punctuation or keywords alone give the lexical channel nothing to look for.
+  if (terms.length === 0 && symbol === undefined) {
     throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (keywords such as "function" do not count)`);
   }
+  const vector = targets.some(({ store }) => store.wantsVectors) ? normalised((await embedder.embed([query], options.signal))[0]!) : undefined;
   const hits: SearchHit[] = [];
   for (const { tree, store, within } of targets) {
-    for (const { chunk, score } of await store.search(unit, limit, within)) {
+    const storeQuery = { terms, symbol, symbolText: symbolQueryText(query), vector: store.wantsVectors ? vector : undefined };
+    for (const { chunk, score } of await store.search(storeQuery, limit, within)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),
         tree,
@@ -118,7 +121,13 @@ async function indexContaining(settings: IndexSettings, embedder: Embedder, sour
     .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
     .sort((a, b) => b.length - a.length);
   for (const tree of [dir, ...containing]) {
-    const { store, exists } = await openStore(settings, tree, embedder);
+    const { store, exists, legacy } = await openStore(settings, tree, embedder);
+    if (legacy) {
+      throw new IndexError(
+        `${tree} was indexed by an older faultline in a format this version does not read; index it again ` +
+          `(fault_index_source_code or \`faultline index ${tree}\`): it is rebuilt once`,
+      );
+    }
     if (!exists) continue;
     const inside = relativeInside(tree, dir)!;
     return [{ tree, store, within: inside === '' ? undefined : [inside] }];
@@ -177,6 +186,20 @@ function relativeInside(tree: string, dir: string): string | undefined {
   if (rel === '') return '';
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return rel.split(sep).join('/');
+}
+
+/** A hit as the tool's structuredContent and `faultline search --json` print it: snake_case, score to 4 places. */
+export function searchHitJson(hit: SearchHit) {
+  return {
+    path: hit.path,
+    start_line: hit.startLine,
+    end_line: hit.endLine,
+    symbol: hit.symbol,
+    kind: hit.kind,
+    language: hit.language,
+    score: Math.round(hit.score * 10_000) / 10_000,
+    code: hit.code,
+  };
 }
 
 /** Hits as people read them: `1. path:start-end symbol (kind, score 0.612)` and the code, fenced. */

@@ -1,11 +1,14 @@
 /**
- * What the indexer and search need from a vector store, implemented by the local store
- * (local-store.ts, the default) and Qdrant (qdrant-store.ts, when QDRANT_URL is set).
+ * What the indexer and search need from a store, implemented by the local SQLite store
+ * (sqlite-store.ts, the default) and Qdrant (qdrant-store.ts, when QDRANT_URL is set).
  *
  * A store holds the chunks of one tree for one embedder. Changes are per file: `replaceFile`
  * puts a file's new chunks in place of its old ones (none: the file is gone), and `commit` makes
- * them durable. Until the commit, searches see the previous index: the local store swaps one
- * file atomically; Qdrant writes the new points before deleting the stale ones.
+ * them durable. Until the commit, searches see the previous index: the local store writes in one
+ * SQLite transaction; Qdrant writes the new points before deleting the stale ones.
+ *
+ * Search is hybrid (DESIGN.md §6): a store ranks the chunks for a query's terms (lexical), its
+ * identifier (symbol) and its vector (embedding), and fuses the rankings (fusion.ts).
  */
 import type { CodeChunk } from '../code/chunk.js';
 
@@ -14,21 +17,39 @@ export interface StoredChunk extends CodeChunk {
   id: string;
   /** SHA-256 of the chunking version and the whole file the chunk came from: what incremental indexing compares. */
   fileHash: string;
-  /** Unit length. */
-  vector: Float32Array;
+  /** Unit length; absent when the store keeps no vectors (`wantsVectors` false). */
+  vector?: Float32Array | undefined;
 }
 
 export type ChunkRecord = Omit<StoredChunk, 'vector'>;
 
 export interface StoreHit {
   chunk: ChunkRecord;
-  /** Cosine similarity, -1..1. */
+  /** The fused score (fusion.ts): higher is better; comparable only within one search. */
   score: number;
+}
+
+export interface StoreQuery {
+  /** Code-aware terms of the query (tokens.ts queryTerms); the lexical channel. */
+  terms: readonly string[];
+  /** The query as a (qualified) identifier, lower-cased and dotted; the symbol channel. */
+  symbol?: string | undefined;
+  /** The same as written (case kept, dotted), to prefer a definition named exactly so. */
+  symbolText?: string | undefined;
+  /** Unit-length query vector, when the store keeps vectors; the embedding channel. */
+  vector?: Float32Array | undefined;
 }
 
 export interface VectorStore {
   /** Where the index lives, for people: a file path, or the Qdrant URL and collection. */
   readonly description: string;
+  /**
+   * Whether chunks need vectors. The local store keeps none for the local hashed embedder: its
+   * lexical and symbol channels do that embedder's work better (ARCHITECTURE.md, search).
+   */
+  readonly wantsVectors: boolean;
+  /** Something this run did that the user should know (an index rebuilt from an older layout). */
+  readonly note?: string | undefined;
   /** The vector dimension of the existing index; undefined when there is none yet. */
   dimension(): Promise<number | undefined>;
   /**
@@ -38,10 +59,12 @@ export interface VectorStore {
   fileHashes(): Promise<Map<string, string>>;
   replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void>;
   commit(): Promise<void>;
+  /** Gives up the changes not committed (a cancelled or failed run); a store that writes as it goes has nothing to undo. */
+  rollback?(): void;
   /** Chunks in the committed index. */
   count(): Promise<number>;
-  /** The `limit` closest chunks; with `within`, only chunks of files under those directories (see isUnder). */
-  search(vector: Float32Array, limit: number, within?: readonly string[]): Promise<StoreHit[]>;
+  /** The `limit` best chunks, fused; with `within`, only chunks of files under those directories (see isUnder). */
+  search(query: StoreQuery, limit: number, within?: readonly string[]): Promise<StoreHit[]>;
 }
 
 /**

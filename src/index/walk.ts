@@ -4,7 +4,8 @@
  * Skipped without being counted: what git ignores (every .gitignore from the top of the enclosing
  * git checkout down, plus .git/info/exclude), dependency directories (node_modules, vendor, …),
  * hidden directories, symlinks (they could leave the tree or loop), and files the language
- * selection does not take. Build output (dist, build, target, …) is what .gitignore says in a git
+ * selection does not take. Listed as skipped (skippedDirectories): directories left out for
+ * their name (dependencies, and build output outside a checkout). Build output (dist, build, target, …) is what .gitignore says in a git
  * checkout, where a tracked directory of that name is source (Go's go/build); outside one, those
  * names are skipped. Counted as skipped: files over the size limit, and directories that cannot
  * be read. Binary files are recognised when read (src/index/indexer.ts), since that needs their
@@ -16,11 +17,43 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { CancelledError, messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
+import { ToolInputError } from '../errors.js';
 import { IgnoreFile, isIgnored } from './gitignore.js';
 import type { IndexLanguage, LanguageSelection } from './languages.js';
 
 /** Files larger than this are not indexed (generated or vendored code, data). */
 export const MAX_INDEXED_FILE_BYTES = 1024 * 1024;
+
+/**
+ * How much one index takes, so that indexing `/` by mistake stops early with an error saying which
+ * limit and how to raise it, instead of running for minutes and exhausting memory.
+ */
+export interface IndexLimits {
+  /** Source files of the selected languages (after ignores and the size limit). */
+  maxFiles: number;
+  /** Their total size in bytes. */
+  maxBytes: number;
+}
+
+export const MAX_FILES_ENV = 'FAULTLINE_INDEX_MAX_FILES';
+export const MAX_BYTES_ENV = 'FAULTLINE_INDEX_MAX_BYTES';
+/** The Python standard library is ~2,000 files and 40 MB; the Linux kernel ~60,000 and 1.2 GB of C. */
+export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 100_000, maxBytes: 1024 * 2 ** 20 };
+
+/** The limits, from the environment where set (a positive whole number), else the defaults. */
+export function indexLimitsFrom(env: NodeJS.ProcessEnv): IndexLimits {
+  const read = (name: string, fallback: number): number => {
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < 1) throw new IndexError(`${name} must be a positive whole number (got "${text}")`);
+    return value;
+  };
+  return { maxFiles: read(MAX_FILES_ENV, DEFAULT_INDEX_LIMITS.maxFiles), maxBytes: read(MAX_BYTES_ENV, DEFAULT_INDEX_LIMITS.maxBytes) };
+}
+
+/** A tree over an index limit: the caller's argument, so the tools answer it as a ToolInputError. */
+export class IndexLimitError extends ToolInputError {}
 
 /** Directory names never entered: dependencies and caches. */
 const DEPENDENCY_DIRECTORIES: ReadonlySet<string> = new Set([
@@ -46,6 +79,8 @@ export interface WalkedFile {
 
 export interface WalkResult {
   files: WalkedFile[];
+  /** Directories not entered because of their name (dependencies, build output), with a trailing slash. */
+  skippedDirectories: string[];
   /** Files the selection takes but that are over MAX_INDEXED_FILE_BYTES. */
   tooLarge: string[];
   /** Directories that could not be listed (permissions), with a trailing slash. */
@@ -60,17 +95,26 @@ interface Walk {
   selection: LanguageSelection;
   result: WalkResult;
   signal: AbortSignal | undefined;
+  limits: IndexLimits;
+  /** Bytes of the files taken so far. */
+  bytes: number;
 }
 
-export async function walkSourceTree(root: string, selection: LanguageSelection, signal?: AbortSignal): Promise<WalkResult> {
-  const result: WalkResult = { files: [], tooLarge: [], unreadable: [] };
+export async function walkSourceTree(
+  root: string,
+  selection: LanguageSelection,
+  signal?: AbortSignal,
+  limits: IndexLimits = DEFAULT_INDEX_LIMITS,
+): Promise<WalkResult> {
+  const result: WalkResult = { files: [], skippedDirectories: [], tooLarge: [], unreadable: [] };
   const checkout = await enclosingCheckout(root);
   const prefix = checkout === undefined ? '' : relative(checkout, root).split(sep).join('/');
   const skippedNames = checkout === undefined ? new Set([...DEPENDENCY_DIRECTORIES, ...BUILD_DIRECTORIES]) : DEPENDENCY_DIRECTORIES;
   const ignores = checkout === undefined ? [] : await checkoutIgnores(checkout, prefix);
-  await walkDirectory({ root, prefix, skippedNames, selection, result, signal }, '', ignores);
+  await walkDirectory({ root, prefix, skippedNames, selection, result, signal, limits, bytes: 0 }, '', ignores);
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   result.tooLarge.sort();
+  result.skippedDirectories.sort();
   result.unreadable.sort();
   return result;
 }
@@ -115,7 +159,11 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
   for (const entry of entries) {
     const path = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (entry.name.startsWith('.') || walk.skippedNames.has(entry.name)) continue;
+      if (entry.name.startsWith('.')) continue;
+      if (walk.skippedNames.has(entry.name)) {
+        if (!isIgnored(ignores, inCheckout(path), true)) result.skippedDirectories.push(`${path}/`);
+        continue;
+      }
       if (isIgnored(ignores, inCheckout(path), true)) continue;
       await walkDirectory(walk, path, ignores);
     } else if (entry.isFile()) {
@@ -129,8 +177,25 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
     const size = sizes[index];
     if (size === undefined) return;
     if (size > MAX_INDEXED_FILE_BYTES) result.tooLarge.push(file.path);
-    else result.files.push({ ...file, size });
+    else {
+      result.files.push({ ...file, size });
+      walk.bytes += size;
+    }
   });
+  // Checked as the walk goes, so a tree far over a limit (`/`) stops early and holds little.
+  const { maxFiles, maxBytes } = walk.limits;
+  if (result.files.length > maxFiles) {
+    throw new IndexLimitError(
+      `source_dir: ${root} has more than ${maxFiles} source files, the limit of one index; index a smaller ` +
+        `directory, or raise the limit with ${MAX_FILES_ENV}`,
+    );
+  }
+  if (walk.bytes > maxBytes) {
+    throw new IndexLimitError(
+      `source_dir: ${root} has more than ${maxBytes} bytes (${Math.round(maxBytes / 2 ** 20)} MB) of source files, the ` +
+        `limit of one index; index a smaller directory, or raise the limit with ${MAX_BYTES_ENV}`,
+    );
+  }
 }
 
 async function readIgnoreFile(path: string, base: string): Promise<IgnoreFile | undefined> {

@@ -15,6 +15,7 @@ import {
   indexSourceTree,
   indexStatsJson,
   renderSearchHits,
+  searchHitJson,
   searchIndex,
 } from '../index/index.js';
 import type { ToolRegistry } from './define.js';
@@ -31,10 +32,11 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       title: 'Index source code',
       description:
         'Indexes a source tree for fault_search_code and for the context of the fault_suggest_* tools. Chunks every ' +
-        'file by definition with tree-sitter (functions, methods, class skeletons, top-level code), embeds the chunks ' +
-        "and stores them: locally under the server's data directory, or in Qdrant when QDRANT_URL is set; one index per " +
-        'tree and embedding model. Embeddings come from the configured LLM provider, else a local lexical embedder ' +
-        '(no network). Respects .gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
+        'file by definition with tree-sitter (functions, methods, class skeletons, top-level code) and stores the ' +
+        "chunks with code-aware lexical terms and, with a configured LLM provider, its embeddings: in SQLite under the " +
+        "server's data directory, or in Qdrant when QDRANT_URL is set; one index per tree and embedding model. " +
+        'Respects .gitignore; skips node_modules, vendor, venv, build output, binaries and files over 1 MB. At most ' +
+        '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
         'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
         'Text: "done". Structured: counts of files, chunks, skipped and removed files, seconds, and the store.',
       input: {
@@ -45,13 +47,19 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
       },
       output: {
+        note: z.string().optional().describe('Present when the index was rebuilt from an older format'),
         files: z.number().describe('Source files of the selected languages now in the index'),
         changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
         unchanged: z.number().describe('Files skipped because their content is already indexed'),
         chunks: z.number().describe('Chunks in the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files left out: over 1 MB, binary or unreadable (an unreadable directory counts once, listed with a trailing /)'),
-        skipped_files: z.object({ too_large: z.array(z.string()), binary: z.array(z.string()), unreadable: z.array(z.string()) }),
+        skipped: z.number().describe('Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or by name: node_modules, venv, …; listed with a trailing /)'),
+        skipped_files: z.object({
+          too_large: z.array(z.string()),
+          binary: z.array(z.string()),
+          unreadable: z.array(z.string()),
+          directories: z.array(z.string()).describe('Skipped by name'),
+        }),
         removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
         seconds: z.number(),
         store: z.string().describe('Where the index lives: a local file, or the Qdrant URL and collection'),
@@ -82,8 +90,9 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       description:
         'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +
         'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score ' +
-        '(cosine similarity, higher is closer) and code. With the local embedder the match is lexical: use identifier ' +
-        'words (e.g. "parse config file"). Without source_dir, searches every indexed tree the server may read. ' +
+        '(fused rank of lexical, symbol-name and embedding matches; above 1 when the query is the symbol\'s name) and ' +
+        'code. Give an identifier (urlencode, HTTPResponse._read_status) or words (e.g. "cancel a task"). Without ' +
+        'source_dir, searches every indexed tree the server may read. ' +
         `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
       input: {
         query: z.string().describe(`What to look for: identifiers, words, or a code snippet (at most ${MAX_QUERY_CHARS} characters)`),
@@ -118,16 +127,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       return {
         text: renderSearchHits(hits),
         structured: {
-          results: hits.map((hit) => ({
-            path: hit.path,
-            start_line: hit.startLine,
-            end_line: hit.endLine,
-            symbol: hit.symbol,
-            kind: hit.kind,
-            language: hit.language,
-            score: Math.round(hit.score * 10_000) / 10_000,
-            code: hit.code,
-          })),
+          results: hits.map(searchHitJson),
         },
       };
     },

