@@ -159,7 +159,8 @@ export function tokenize(text: string): string[] {
 
 function normalize(token: string): string {
   if (token.length > 4 && token.endsWith('ies')) return `${token.slice(0, -3)}y`;
-  if (token.length > 3 && token.endsWith('s') && !/(ss|is|us|os)$/.test(token)) return token.slice(0, -1);
+  // status, kinesis, redis keep their s; cpus, gpus lose it.
+  if (token.length > 3 && token.endsWith('s') && !/(ss|is|os)$/.test(token) && !(token.length > 4 && token.endsWith('us'))) return token.slice(0, -1);
   return token;
 }
 
