@@ -177,12 +177,22 @@ function readings(text: string): string {
   return ` ${tokenize(text).join(' ')} | ${tokenize(text.replace(/([a-z])([A-Z])/g, '$1 $2')).join(' ')} `;
 }
 
+/** Each phrase once in normalised form (` packet loss `), so matching is a search per phrase. */
+const NORMALISED = new Map<string, string>();
+function normalisedPhrase(phrase: string): string {
+  let found = NORMALISED.get(phrase);
+  if (found === undefined) {
+    found = ` ${tokenize(phrase).join(' ')} `;
+    NORMALISED.set(phrase, found);
+  }
+  return found;
+}
+
 function matchGroups(joined: string, groups: Record<string, Phrases>): Map<string, Match> {
   const found = new Map<string, Match>();
   for (const [group, phrases] of Object.entries(groups)) {
     for (const [phrase, weight] of phrases) {
-      const normalised = tokenize(phrase).join(' ');
-      if (!joined.includes(` ${normalised} `)) continue;
+      if (!joined.includes(normalisedPhrase(phrase))) continue;
       const entry = found.get(group) ?? { strength: 0, phrases: [] };
       entry.strength = Math.max(entry.strength, weight);
       if (!entry.phrases.includes(phrase)) entry.phrases.push(phrase);
