@@ -222,6 +222,26 @@ describe('wrong inputs are refused naming the field', () => {
     refused(latency('PT5M'), { ...target, logConfiguration: { logSchemaVersion: 2, cloudWatchLogsConfiguration: { logGroupArn: 'group' } } }, /logGroupArn: must be a log group ARN/);
   });
 
+  test('misspelt fields are refused by name instead of falling back to a default; per-action selections replace the shared one', () => {
+    refused(latency('PT5M'), { ...target, selectonMode: 'COUNT(1)' }, /^target_config\.selectonMode: unknown field; accepted: .*selectionMode/);
+    refused({ ...latency('PT5M'), paramaters: {} }, target, /^recommendation\.paramaters: unknown field/);
+    refused(latency('PT5M'), { ...target, targets: { 'task-network-latency': { tag: { a: 'b' } } } }, /^target_config\.targets\.task-network-latency\.tag: unknown field/);
+    const built = buildExperimentTemplate(
+      [
+        { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M' },
+        { action: 'aws:rds:reboot-db-instances', name: 'db' },
+      ],
+      { ...target, selectionMode: 'COUNT(2)', targets: { db: { resourceArns: ['arn:aws:rds:us-east-1:123456789012:db:orders'] } } },
+    );
+    const targets = Object.values(built.template.targets!);
+    assert.equal(targets.length, 2);
+    const db = targets.find((t) => t.resourceType === 'aws:rds:db')!;
+    assert.deepEqual(db.resourceArns, ['arn:aws:rds:us-east-1:123456789012:db:orders']);
+    assert.equal(db.resourceTags, undefined, 'the shared tags do not leak into an action\'s own selection');
+    assert.equal(db.selectionMode, 'COUNT(2)');
+    refused(latency('PT5M'), { ...target, targets: { nope: {} } }, /^target_config\.targets\.nope: no action is named "nope"/);
+  });
+
   test('ISO 8601 durations parse and format', () => {
     assert.equal(parseIsoDuration('PT30S'), 30_000);
     assert.equal(parseIsoDuration('PT1H30M'), 5_400_000);

@@ -72,6 +72,8 @@ describe('MCP tools', () => {
       ['fault_recommend_fis_experiments', { finding: '' }, /^finding:/],
       ['fault_export_scenario', { to: 'fis', fault: 'bandwidth', url: 'http://svc:8080/', duration: '5m' }, /^fault: cannot export to fis/],
       ['fault_export_scenario', { to: 'k6', fault: 'latency', url: 'ftp://svc/' }, /^url:/],
+      ['fault_export_scenario', { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 }, /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/],
+      ['fault_export_scenario', { to: 'fis', fault: 'latency', url: 'http://svc/', duration: '5m', target_config: '{"roleArn":"x","stopConditonArn":"y"}' }, /^target_config\.stopConditonArn: unknown field/],
     ];
     for (const [name, args, message] of cases) {
       const result = await call(name, args);
@@ -128,6 +130,9 @@ describe('CLI', () => {
     assert.match(k6.stdout, /"rate": 20/);
     assert.match(k6.stdout, /p\(99\)<=300/);
     assert.match(k6.stderr, /^note: /m);
+    const stray = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1']);
+    assert.equal(stray.code, 2);
+    assert.match(stray.stderr, /^faultline: --loss-rate: applies to packet_loss scenarios; a latency scenario takes --latency, --deviation, --distribution/);
     const refused = await run(['export', '--to', 'chaos-mesh', 'jitter', '--url', 'http://svc:8080/']);
     assert.equal(refused.code, 2);
     assert.equal(refused.stdout, '');

@@ -327,5 +327,27 @@ export async function exportScenario(spec: ScenarioSpec, to: ExportTarget, optio
   }
 }
 
+/** The scenario arguments each exportable fault reads; another fault's argument is a mistake, not a default. */
+export const EXPORT_FAULT_ARGUMENTS: Record<string, readonly string[]> = {
+  latency: ['latency', 'deviation', 'distribution'],
+  packet_loss: ['loss_rate', 'model'],
+  bandwidth: ['rate', 'unit', 'bandwidth_scope'],
+  jitter: [],
+  blackhole: [],
+};
+
+/** Refuses an argument of another fault (`loss_rate` on a latency export); `spell` names it as the caller wrote it. */
+export function checkFaultArguments(fault: string, given: Record<string, unknown>, spell: (name: string) => string = (name) => name): void {
+  const own = new Set(EXPORT_FAULT_ARGUMENTS[fault] ?? []);
+  for (const [other, names] of Object.entries(EXPORT_FAULT_ARGUMENTS)) {
+    if (other === fault) continue;
+    const stray = names.find((name) => !own.has(name) && given[name] !== undefined);
+    if (stray) {
+      const accepted = [...own].map(spell).join(', ') || 'none of its own';
+      throw new ToolInputError(`${spell(stray)}: applies to ${other} scenarios; a ${fault} scenario takes ${accepted}`);
+    }
+  }
+}
+
 /** Scenario limits for exports: nothing is loaded, so any host and the engines' own lengths apply. */
 export const EXPORT_LIMITS = { allowRemoteTargets: true, maxDurationMs: 12 * 3_600_000, maxRatePerSecond: 1_000_000 };

@@ -278,8 +278,27 @@ interface ActionRequest {
   startAfter: string[];
 }
 
+/** What a recommendation may carry: ours (as fault_recommend_fis_experiments returns it) and fis-recommender's. */
+const RECOMMENDATION_KEYS = new Set([
+  'action', 'actionId', 'fis_action', 'parameters', 'duration', 'description', 'name', 'startAfter',
+  'failure', 'why', 'confidence', 'score', 'parametersToSet', 'targetResourceType', 'targetKey', 'stopCondition', 'localRehearsal',
+  'experiment_name', 'rationale',
+]);
+const SELECTION_KEYS = ['resourceType', 'selectionMode', 'tags', 'resourceTags', 'resourceArns', 'parameters', 'filters'] as const;
+const TARGET_CONFIG_KEYS = new Set<string>([
+  ...SELECTION_KEYS, 'roleArn', 'stopConditionArn', 'noStopCondition', 'targets', 'description', 'templateTags', 'logConfiguration', 'experimentOptions', 'clientToken',
+]);
+
+/** A misspelt key would silently fall back to a default (selectonMode → ALL): refuse it by name. */
+function refuseUnknownKeys(object: Json, known: Set<string> | readonly string[], field: string): void {
+  const accepted = known instanceof Set ? known : new Set(known);
+  const unknown = Object.keys(object).find((key) => !accepted.has(key));
+  if (unknown !== undefined) fail(`${field}.${unknown}`, `unknown field; accepted: ${[...accepted].join(', ')}`);
+}
+
 function readRecommendation(raw: unknown, field: string): ActionRequest {
   if (!isObject(raw)) fail(field, 'must be an object {action, parameters?, duration?}');
+  refuseUnknownKeys(raw, RECOMMENDATION_KEYS, field);
   const id = raw.action ?? raw.actionId ?? raw.fis_action;
   if (typeof id !== 'string') fail(`${field}.action`, 'required: an FIS action id such as aws:ecs:task-network-latency');
   const action = findAction(id);
@@ -310,6 +329,7 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
   if (list.length > 20) fail('recommendation', 'at most 20 actions in one template');
   const requests = list.map((raw, index) => readRecommendation(raw, Array.isArray(recommendation) ? `recommendation[${index}]` : 'recommendation'));
   if (!isObject(targetConfig)) fail('target_config', 'must be an object {roleArn, stopConditionArn, tags | resourceArns, …}');
+  refuseUnknownKeys(targetConfig, TARGET_CONFIG_KEYS, 'target_config');
   const warnings: string[] = [];
 
   // Names: given, else the action type (`task-network-latency`), numbered when repeated.
@@ -347,7 +367,10 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
     }
     if (action.resourceType !== null) {
       const own = perAction[request.name];
-      const selection = isObject(own) ? { ...targetConfig, ...own } : targetConfig;
+      if (own !== undefined && !isObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');
+      if (isObject(own)) refuseUnknownKeys(own, SELECTION_KEYS, `target_config.targets.${request.name}`);
+      // An action's own selection replaces the shared one (its tags do not mix with shared ARNs).
+      const selection = isObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
       const fieldName = isObject(own) ? `target_config.targets.${request.name}` : 'target_config';
       const target = buildTarget(action, selection, fieldName);
       // Actions on the same selection share one target, as a person would write it.

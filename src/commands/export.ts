@@ -102,34 +102,32 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
       runCommand(async () => {
         const type = FAULTS[fault];
         if (!type) throw new UsageError(`unknown fault '${fault}'; accepted: ${Object.keys(FAULTS).join(', ')}`);
-        const [{ exportScenario, EXPORT_LIMITS, jsonArgument }, { scenarioFromArguments }] = await Promise.all([import('../cloud/index.js'), import('../scenario/index.js')]);
-        const spec = await scenarioFromArguments(
-          type as never,
-          {
-            url: flags.url,
-            method: flags.method,
-            body: flags.body,
-            headers: flags.header,
-            duration: flags.duration,
-            num_clients: flags.numClients,
-            rps: flags.rps,
-            timeout: flags.timeout,
-            slos: flags.slo,
-            fault_start: flags.faultStart,
-            fault_duration: flags.faultDuration,
-            direction: flags.direction,
-            side: flags.side,
-            latency: flags.latency,
-            deviation: flags.deviation,
-            distribution: flags.distribution,
-            loss_rate: flags.lossRate,
-            model: flags.model,
-            rate: flags.rate,
-            unit: flags.unit,
-            bandwidth_scope: flags.bandwidthScope,
-          },
-          EXPORT_LIMITS,
-        );
+        const [{ exportScenario, checkFaultArguments, EXPORT_LIMITS, jsonArgument }, { scenarioFromArguments }] = await Promise.all([import('../cloud/index.js'), import('../scenario/index.js')]);
+        const args = {
+          url: flags.url,
+          method: flags.method,
+          body: flags.body,
+          headers: flags.header,
+          duration: flags.duration,
+          num_clients: flags.numClients,
+          rps: flags.rps,
+          timeout: flags.timeout,
+          slos: flags.slo,
+          fault_start: flags.faultStart,
+          fault_duration: flags.faultDuration,
+          direction: flags.direction,
+          side: flags.side,
+          latency: flags.latency,
+          deviation: flags.deviation,
+          distribution: flags.distribution,
+          loss_rate: flags.lossRate,
+          model: flags.model,
+          rate: flags.rate,
+          unit: flags.unit,
+          bandwidth_scope: flags.bandwidthScope,
+        };
+        checkFaultArguments(type, args, (name) => `--${name.replace(/_/g, '-')}`);
+        const spec = await scenarioFromArguments(type as never, args, EXPORT_LIMITS);
         const result = await exportScenario(spec, flags.to, {
           ...(flags.platform ? { platform: flags.platform } : {}),
           ...(flags.target !== undefined ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> } : {}),

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
 import {
   buildExperimentTemplate,
+  checkFaultArguments,
   EXPORT_LIMITS,
   EXPORT_TARGETS,
   exportScenario,
@@ -163,6 +164,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async (args) => {
       const { to, fault, platform, target_config, namespace, selector, ...scenario } = args;
+      checkFaultArguments(fault, scenario);
       const spec = await scenarioFromArguments(fault as FaultType, scenario as unknown as ScenarioArguments, EXPORT_LIMITS);
       const result = await exportScenario(spec, to, {
         ...(platform ? { platform } : {}),
