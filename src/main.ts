@@ -21,6 +21,8 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['run'], load: async () => (await import('./commands/run.js')).registerRunCommand },
   { names: ['proxy'], load: async () => (await import('./commands/proxy.js')).registerProxyCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+  { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
+  { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
 ];
 
 /** Builds the program with every command registered (help, tests). */

@@ -6,10 +6,12 @@ import { registerReviewTools } from './review.js';
 import { registerSearchTools } from './search.js';
 import { relatedCodeSearch } from './related-code.js';
 import { registerScenarioTools } from './scenario.js';
+import { registerCloudTools } from './cloud.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
   registerSearchTools(tools, ctx);
   registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
   registerScenarioTools(tools, ctx);
+  registerCloudTools(tools, ctx); // family: cloud (fault_recommend_fis_experiments, fault_create_fis_template, fault_export_scenario)
 }

@@ -1,0 +1,179 @@
+/**
+ * The cloud family (src/cloud behind MCP): FIS recommendations from a finding, validated FIS
+ * experiment templates (or CloudFormation), and exports of a scenario to FIS, Chaos Mesh and k6.
+ * All read-only and offline: nothing calls AWS or a cluster, nothing needs credentials.
+ *
+ * Inputs stay flat (src/tools/README.md): fis-recommender's object arguments (finding,
+ * recommendation, target_config) are taken as JSON text.
+ */
+import * as z from 'zod';
+import { ToolInputError } from '../errors.js';
+import {
+  buildExperimentTemplate,
+  checkFaultArguments,
+  EXPORT_LIMITS,
+  EXPORT_TARGETS,
+  exportScenario,
+  FIS_PLATFORMS,
+  jsonArgument,
+  recommendExperiments,
+  renderCloudFormation,
+} from '../cloud/index.js';
+import { scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
+import { LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
+import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+const recommendationShape = z.object({
+  action: z.string().describe('FIS action id'),
+  failure: z.string(),
+  why: z.array(z.string()).describe('The failure modes and services the finding named'),
+  confidence: z.number().describe('0–0.95, relative to the best match and the evidence'),
+  score: z.number(),
+  duration: z.string().nullable().describe('ISO 8601; null when the action takes no duration'),
+  parameters: z.record(z.string(), z.string()),
+  parametersToSet: z.array(z.string()).describe('Required parameters still to set'),
+  targetResourceType: z.string().nullable(),
+  targetKey: z.string().nullable(),
+  stopCondition: z.object({ source: z.literal('aws:cloudwatch:alarm'), suggestion: z.string() }),
+  localRehearsal: z
+    .object({ tool: z.string(), arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), note: z.string() })
+    .nullable()
+    .describe('The faultline scenario tool reproducing the failure locally'),
+});
+
+const EXPORT_FAULTS = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
+const D = SCENARIO_DEFAULTS;
+
+export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void {
+  tools.register(
+    {
+      name: 'fault_recommend_fis_experiments',
+      title: 'Recommend AWS FIS experiments for a finding',
+      description:
+        'Turns a reliability finding into ranked AWS Fault Injection Service experiments, offline (no LLM, no AWS). ' +
+        'Tokenized matching of failure modes and services (RDS/Aurora, DynamoDB, EKS, ECS, Lambda, EC2/spot/ASG, EBS, S3, ' +
+        'Kinesis, ElastiCache, MemoryDB, network). Each: action, why, confidence, duration, parameters, target resource type, ' +
+        'stop condition, and the local faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
+      input: {
+        finding: z.string().describe('Plain text, or JSON text {id, summary, type, description} (at most 10 KB)'),
+        resources: z.array(z.string()).optional().describe('ARNs or resource types (aws:rds:db) the finding concerns'),
+        limit: z.number().int().min(1).max(20).optional().describe('Most recommendations (default 5)'),
+      },
+      output: {
+        recommendations: z.array(recommendationShape),
+        finding_id: z.string().nullable(),
+        count: z.number(),
+        detected: z.object({ services: z.array(z.string()), failureModes: z.array(z.string()) }),
+      },
+      annotations: LOCAL_READ_ONLY,
+    },
+    async ({ finding, resources, limit }) => {
+      const set = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
+      return { text: JSON.stringify(set), structured: set };
+    },
+  );
+
+  tools.register(
+    {
+      name: 'fault_create_fis_template',
+      title: 'Create an AWS FIS experiment template',
+      description:
+        'Builds a complete FIS CreateExperimentTemplate input, validated against the FIS action catalog: the action\'s own target ' +
+        'key and resource type, accepted and required parameters, ISO 8601 durations in range, selectionMode, tags or ≤5 ARNs, ' +
+        'a CloudWatch-alarm stop condition. Never calls AWS. Text: the template JSON, or the CloudFormation document.',
+      input: {
+        recommendation: z
+          .string()
+          .describe('JSON text: one recommendation as fault_recommend_fis_experiments returns it, or {action, parameters?, duration?}; an array for several actions (with name, startAfter)'),
+        target_config: z
+          .string()
+          .describe(
+            'JSON text: {roleArn, stopConditionArn (CloudWatch alarm) or noStopCondition: true, resourceType?, selectionMode? (ALL default | COUNT(n) | PERCENT(n)), ' +
+              'tags | resourceArns | parameters, filters?, targets?: {<action name>: selection}, description?, templateTags?, logConfiguration?, experimentOptions?}',
+          ),
+        format: z.enum(['json', 'cloudformation']).optional().describe('json: the API input (default); cloudformation: an AWS::FIS::ExperimentTemplate resource'),
+        yaml: z.boolean().optional().describe('CloudFormation as YAML instead of JSON (default false)'),
+      },
+      output: {
+        format: z.enum(['json', 'cloudformation']),
+        template: z.record(z.string(), z.unknown()).describe('The CreateExperimentTemplate input'),
+        document: z.string().describe('What the text content carries'),
+        warnings: z.array(z.string()),
+      },
+      annotations: LOCAL_READ_ONLY,
+    },
+    async ({ recommendation, target_config, format, yaml }) => {
+      const built = buildExperimentTemplate(jsonArgument(recommendation, 'recommendation', true), jsonArgument(target_config, 'target_config'));
+      const chosen = format ?? 'json';
+      if (chosen === 'json' && yaml) throw new ToolInputError('yaml: applies to format cloudformation only');
+      const document = chosen === 'json' ? JSON.stringify(built.template, null, 2) : await renderCloudFormation(built.template, yaml ? 'yaml' : 'json');
+      return {
+        text: document,
+        structured: { format: chosen, template: built.template as unknown as Record<string, unknown>, document, warnings: built.warnings },
+      };
+    },
+  );
+
+  tools.register(
+    {
+      name: 'fault_export_scenario',
+      title: 'Export a scenario to FIS, Chaos Mesh or k6',
+      description:
+        'Writes one faultline scenario for an engine beyond one machine: fis (ECS/EKS network action template), chaos-mesh ' +
+        '(NetworkChaos YAML: delay+jitter, loss, bandwidth, partition) or k6 (constant-arrival-rate script, thresholds from slos). ' +
+        'Same arguments and defaults as the fault_run_* tools. A fault or setting with no exact equivalent is an error saying why. ' +
+        'Nothing is run. Text: the document.',
+      input: {
+        to: z.enum(EXPORT_TARGETS).describe('fis, chaos-mesh or k6'),
+        fault: z.enum(EXPORT_FAULTS).describe('The scenario\'s fault'),
+        url: z.string().describe('The service endpoint (any host: nothing is loaded)'),
+        method: z.string().optional().describe(`HTTP method (default ${D.method})`),
+        body: z.string().optional().describe('Request body, sent as application/json'),
+        headers: z.array(z.string()).optional().describe('"Name: value" lines'),
+        duration: z.string().optional().describe(`Load length: 30s, 5m (default ${D.duration}; FIS actions need ≥ 1m)`),
+        num_clients: z.number().int().min(1).optional().describe(`Connections (default ${D.num_clients}); rate = num_clients × rps`),
+        rps: z.number().min(0).optional().describe(`Requests/s per client (default ${D.rps})`),
+        timeout: z.number().min(0).optional().describe(`Request timeout in seconds (default ${D.timeout})`),
+        slos: z.array(z.string()).optional().describe('"99% @ 350ms", "errors < 1%" (default fault\'s two and errors < 1%)'),
+        fault_start: z.string().optional().describe('Duration or % of duration (default 0)'),
+        fault_duration: z.string().optional().describe('Duration or % (default to the end)'),
+        direction: z.enum(['ingress', 'egress', 'both']).optional().describe('Default ingress'),
+        side: z.enum(['server', 'client']).optional().describe('Default server'),
+        latency: z.number().min(0).optional().describe(`latency: ms (default ${D.latency})`),
+        deviation: z.number().min(0).optional().describe('latency: ms (default 0)'),
+        distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('latency: default normal; exports need uniform when deviation > 0'),
+        loss_rate: z.number().min(0).max(1).optional().describe(`packet_loss: 0..1 (default ${D.loss_rate})`),
+        model: z.enum(LOSS_MODELS).optional().describe('packet_loss: default bernoulli'),
+        rate: z.number().min(0).optional().describe(`bandwidth: in unit (default ${D.rate})`),
+        unit: z.string().optional().describe(`bandwidth: bps (B/s), kbps, mbps, gbps, bit/s … (default ${D.unit})`),
+        bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('bandwidth: default connection; chaos-mesh needs shared'),
+        platform: z.enum(FIS_PLATFORMS).optional().describe('fis: ecs (default) or eks actions'),
+        target_config: z.string().optional().describe('fis: JSON text as for fault_create_fis_template (+ kubernetesServiceAccount); placeholders fill the rest'),
+        namespace: z.string().optional().describe('chaos-mesh: namespace (default "default")'),
+        selector: z.array(z.string()).optional().describe('chaos-mesh: pod labels key=value'),
+      },
+      output: {
+        to: z.enum(EXPORT_TARGETS),
+        fault: z.string(),
+        format: z.enum(['json', 'yaml', 'javascript']),
+        document: z.string(),
+        notes: z.array(z.string()).describe('Placeholders to replace and how the engine differs, explicitly'),
+      },
+      annotations: LOCAL_READ_ONLY,
+    },
+    async (args) => {
+      const { to, fault, platform, target_config, namespace, selector, ...scenario } = args;
+      checkFaultArguments(fault, scenario);
+      const spec = await scenarioFromArguments(fault as FaultType, scenario as unknown as ScenarioArguments, EXPORT_LIMITS);
+      const result = await exportScenario(spec, to, {
+        ...(platform ? { platform } : {}),
+        ...(target_config !== undefined ? { targetConfig: jsonArgument(target_config, 'target_config') as Record<string, unknown> } : {}),
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(selector !== undefined ? { selector } : {}),
+      });
+      ctx.log.debug('exported a %s scenario to %s', fault, to);
+      return { text: result.document, structured: result };
+    },
+  );
+}

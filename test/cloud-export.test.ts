@@ -1,0 +1,156 @@
+/**
+ * Scenario exports: the FIS template, the Chaos Mesh manifest and the k6 script carry the
+ * scenario's numbers and parse (JSON, YAML, an ES module checked by `node --check` in a child
+ * process); a fault or setting with no exact equivalent is refused with the reason.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { EXPORT_LIMITS, exportScenario, buildExperimentTemplate, type ExportTarget, type ExportOptions } from '../src/cloud/index.js';
+import { scenarioFromArguments, type ScenarioArguments } from '../src/scenario/index.js';
+import { ToolInputError } from '../src/errors.js';
+import type { FaultType } from '../src/proxy/index.js';
+
+const work = mkdtempSync(join(tmpdir(), 'faultline-export-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+async function exported(to: ExportTarget, fault: FaultType, args: Partial<ScenarioArguments>, options: ExportOptions = {}) {
+  const spec = await scenarioFromArguments(fault, { url: 'http://checkout.internal:8080/pay', ...args }, EXPORT_LIMITS);
+  return exportScenario(spec, to, options);
+}
+
+async function refusedExport(to: ExportTarget, fault: FaultType, args: Partial<ScenarioArguments>, message: RegExp, options: ExportOptions = {}): Promise<void> {
+  await assert.rejects(exported(to, fault, args, options), (error: unknown) => {
+    assert.ok(error instanceof ToolInputError, String(error));
+    assert.match(error.message, message);
+    return true;
+  });
+}
+
+const TARGET = { roleArn: 'arn:aws:iam::123456789012:role/fis', stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:p99', tags: { service: 'checkout' } };
+
+describe('fis', () => {
+  test('latency → task-network-latency with the same delay, jitter set explicitly, a wait action for fault_start; the template validates', async () => {
+    const result = await exported('fis', 'latency', { latency: 180, deviation: 15, distribution: 'uniform', duration: '10m', fault_start: '2m', fault_duration: '5m' }, { targetConfig: TARGET });
+    assert.equal(result.format, 'json');
+    const template = JSON.parse(result.document);
+    assert.equal(template.actions.fault.actionId, 'aws:ecs:task-network-latency');
+    assert.deepEqual(template.actions.fault.parameters, { duration: 'PT5M', delayMilliseconds: '180', jitterMilliseconds: '15' });
+    assert.deepEqual(template.actions['wait-before-fault'], { actionId: 'aws:fis:wait', parameters: { duration: 'PT2M' } });
+    assert.deepEqual(template.actions.fault.startAfter, ['wait-before-fault']);
+    assert.deepEqual(template.targets[template.actions.fault.targets.Tasks].resourceTags, { service: 'checkout' });
+    // Feeding the exported actions back through the builder reproduces the same template.
+    const again = buildExperimentTemplate(
+      Object.entries(template.actions).map(([name, a]) => {
+        const { actionId, targets: _t, ...rest } = a as Record<string, unknown>;
+        return { name, action: actionId, ...rest };
+      }),
+      TARGET,
+    );
+    assert.deepEqual(again.template.actions, template.actions);
+    const zero = JSON.parse((await exported('fis', 'latency', { latency: 100, duration: '5m' }, { targetConfig: TARGET })).document);
+    assert.equal(zero.actions.fault.parameters.jitterMilliseconds, '0', 'FIS would add its 10 ms default jitter otherwise');
+  });
+
+  test('packet loss → lossPercent, blackhole → blackhole-port on the url\'s port; eks actions; placeholders are listed', async () => {
+    const loss = JSON.parse((await exported('fis', 'packet_loss', { loss_rate: 0.07, duration: '3m' }, { platform: 'eks', targetConfig: { ...TARGET, kubernetesServiceAccount: 'fis-sa' } })).document);
+    assert.equal(loss.actions.fault.actionId, 'aws:eks:pod-network-packet-loss');
+    assert.equal(loss.actions.fault.parameters.lossPercent, '7');
+    assert.equal(loss.actions.fault.parameters.kubernetesServiceAccount, 'fis-sa');
+    assert.ok(loss.actions.fault.targets.Pods);
+    const blackhole = await exported('fis', 'blackhole', { duration: '2m' });
+    const template = JSON.parse(blackhole.document);
+    assert.deepEqual(template.actions.fault.parameters, { duration: 'PT2M', port: '8080', trafficType: 'ingress', protocol: 'tcp' });
+    assert.ok(blackhole.notes.some((n) => /roleArn is a placeholder/.test(n)));
+    assert.ok(blackhole.notes.some((n) => /stopConditionArn is a placeholder/.test(n)));
+    assert.ok(blackhole.notes.some((n) => /placeholder tag/.test(n)));
+  });
+
+  test('refusals: no bandwidth or jitter action, a normal spread, a fault shorter than FIS allows, a request-side fault, proxies', async () => {
+    await refusedExport('fis', 'bandwidth', { duration: '5m' }, /^fault: cannot export to fis: FIS has no bandwidth-limiting action/);
+    await refusedExport('fis', 'jitter', { duration: '5m' }, /^fault: cannot export to fis: .*no equivalent/);
+    await refusedExport('fis', 'latency', { duration: '5m', deviation: 10 }, /^distribution: cannot export to fis: a normal spread of 10 ms/);
+    await refusedExport('fis', 'latency', { duration: '10s' }, /cannot export to fis: .*duration: PT10S is below PT1M/);
+    await refusedExport('fis', 'latency', { duration: '5m', direction: 'egress' }, /^direction: cannot export to fis: the fault acts on the requests/);
+    await refusedExport('fis', 'latency', { duration: '5m', latency: 12.5 }, /^latency: cannot export to fis: 12.5 ms is not a whole number/);
+    await refusedExport('fis', 'latency', { duration: '5m', proxies: ['0=127.0.0.1:5432'] }, /^proxies: cannot export to fis/);
+    await refusedExport('fis', 'latency', { duration: '5m' }, /target_config\.stopConditionArn: required/, { targetConfig: { roleArn: TARGET.roleArn, stopConditionArn: undefined } });
+  });
+});
+
+describe('chaos-mesh', () => {
+  test('delay with jitter, loss, shared bandwidth and partition, with the scenario\'s numbers', async () => {
+    const delay = await exported('chaos-mesh', 'latency', { latency: 250, deviation: 40, distribution: 'uniform', duration: '2m', fault_start: '30s', fault_duration: '1m' }, { namespace: 'shop', selector: ['app=checkout'] });
+    assert.equal(delay.format, 'yaml');
+    const manifest = parseYaml(delay.document);
+    assert.equal(manifest.apiVersion, 'chaos-mesh.org/v1alpha1');
+    assert.equal(manifest.kind, 'NetworkChaos');
+    assert.equal(manifest.metadata.namespace, 'shop');
+    assert.deepEqual(manifest.spec.selector, { namespaces: ['shop'], labelSelectors: { app: 'checkout' } });
+    assert.equal(manifest.spec.action, 'delay');
+    assert.deepEqual(manifest.spec.delay, { latency: '250ms', jitter: '40ms', correlation: '0' });
+    assert.equal(manifest.spec.duration, '60s');
+    assert.ok(delay.notes.some((n) => /30s after the load starts/.test(n)));
+
+    const loss = parseYaml((await exported('chaos-mesh', 'packet_loss', { loss_rate: 0.125 })).document);
+    assert.deepEqual(loss.spec.loss, { loss: '12.5', correlation: '0' });
+    assert.equal(loss.spec.duration, '10s');
+
+    const bandwidth = parseYaml((await exported('chaos-mesh', 'bandwidth', { rate: 64, unit: 'kbps', bandwidth_scope: 'shared' })).document);
+    assert.equal(bandwidth.spec.action, 'bandwidth');
+    assert.equal(bandwidth.spec.bandwidth.rate, '64000bps');
+    assert.ok(Number.isInteger(bandwidth.spec.bandwidth.limit) && Number.isInteger(bandwidth.spec.bandwidth.buffer));
+
+    const partition = parseYaml((await exported('chaos-mesh', 'blackhole', {})).document);
+    assert.equal(partition.spec.action, 'partition');
+  });
+
+  test('refusals: per-connection bandwidth, jitter, gilbert-elliott loss, a bad selector', async () => {
+    await refusedExport('chaos-mesh', 'bandwidth', { rate: 64, unit: 'kbps' }, /^bandwidth_scope: cannot export to chaos-mesh: .*use bandwidth_scope shared/);
+    await refusedExport('chaos-mesh', 'jitter', {}, /^fault: cannot export to chaos-mesh/);
+    await refusedExport('chaos-mesh', 'packet_loss', { model: 'gilbert_elliott' }, /^model: cannot export to chaos-mesh/);
+    await refusedExport('chaos-mesh', 'latency', {}, /^selector\[0\]: "app checkout" is not a label selector/, { selector: ['app checkout'] });
+  });
+});
+
+describe('k6', () => {
+  test('a constant-arrival-rate scenario with the same rate, duration and timeout, thresholds from the SLOs; valid ES module', async () => {
+    const result = await exported('k6', 'latency', {
+      num_clients: 4,
+      rps: 2.5,
+      duration: '1m30s',
+      timeout: 3,
+      method: 'post',
+      body: '{"sku":"a\'b"}',
+      headers: ['X-Trace: on'],
+      slos: ['99% @ 350ms', 'p95 < 200ms', 'errors < 0.5%'],
+    });
+    assert.equal(result.format, 'javascript');
+    const options = JSON.parse(/export const options = (\{[\s\S]*?\n\});/.exec(result.document)![1]!);
+    assert.deepEqual(options.scenarios.faultline, { executor: 'constant-arrival-rate', rate: 10, timeUnit: '1s', duration: '90s', preAllocatedVUs: 4, maxVUs: 30 });
+    assert.deepEqual(options.thresholds, { http_req_duration: ['p(99)<=350', 'p(95)<=200'], http_req_failed: ['rate<0.005'] });
+    const params = JSON.parse(/const params = (\{[\s\S]*?\n\});/.exec(result.document)![1]!);
+    assert.deepEqual(params, { timeout: '3s', headers: { 'X-Trace': 'on', 'Content-Type': 'application/json' } });
+    assert.match(result.document, /http\.request\("POST", "http:\/\/checkout\.internal:8080\/pay", "\{\\"sku\\":\\"a'b\\"\}", params\)/);
+    const file = join(work, 'load.mjs');
+    writeFileSync(file, result.document);
+    await promisify(execFile)(process.execPath, ['--check', file]);
+  });
+
+  test('a fractional rate gets a longer time unit; a rate k6 cannot write is refused', async () => {
+    const result = await exported('k6', 'blackhole', { num_clients: 1, rps: 0.5 });
+    assert.match(result.document, /"rate": 1,\s+"timeUnit": "2s"/);
+    await refusedExport('k6', 'latency', { num_clients: 1, rps: 1 / 3 }, /^rps: .* cannot be written as whole requests/);
+  });
+
+  test('a script that is not JavaScript fails the same check (the check can fail)', async () => {
+    const file = join(work, 'broken.mjs');
+    writeFileSync(file, 'export const options = {;\n');
+    await assert.rejects(promisify(execFile)(process.execPath, ['--check', file]));
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * The cloud tools through MCP (the real server, in memory) and the fis/export commands as a
+ * person runs them (the built CLI in a child process): shapes, structuredContent = text, errors
+ * naming the argument, exit code 2 with nothing on stdout.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parse as parseYaml } from 'yaml';
+import { connectInMemory, textOf } from './helpers/mcp.js';
+import { cliPath } from './helpers/repo.js';
+
+let mcp: Awaited<ReturnType<typeof connectInMemory>>;
+before(async () => {
+  mcp = await connectInMemory();
+});
+after(async () => {
+  await mcp.close();
+});
+
+async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await mcp.client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+const TARGET = JSON.stringify({
+  roleArn: 'arn:aws:iam::123456789012:role/fis',
+  stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:p99',
+  tags: { service: 'checkout' },
+});
+
+describe('MCP tools', () => {
+  test('the three tools are listed read-only, in the cloud family', async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const name of ['fault_recommend_fis_experiments', 'fault_create_fis_template', 'fault_export_scenario']) {
+      const tool = tools.find((t) => t.name === name);
+      assert.ok(tool, name);
+      assert.equal(tool.annotations?.readOnlyHint, true);
+      assert.equal(tool.annotations?.openWorldHint, false);
+    }
+  });
+
+  test('recommend → template: fis-recommender\'s finding shape in, its output shape extended, fed straight into the template tool', async () => {
+    const finding = JSON.stringify({ id: 'inv-42', summary: 'Network latency between services causes request timeouts', type: 'incident', description: 'checkout → payments on ECS' });
+    const result = await call('fault_recommend_fis_experiments', { finding, limit: 3 });
+    assert.notEqual(result.isError, true, textOf(result));
+    const text = JSON.parse(textOf(result)) as { finding_id: string; count: number; recommendations: Array<{ action: string; duration: string }> };
+    assert.deepEqual(text, result.structuredContent);
+    assert.equal(text.finding_id, 'inv-42');
+    assert.equal(text.count, 3);
+    const best = text.recommendations[0]!;
+    assert.equal(best.action, 'aws:ecs:task-network-latency');
+    const template = await call('fault_create_fis_template', { recommendation: JSON.stringify(best), target_config: TARGET });
+    assert.notEqual(template.isError, true, textOf(template));
+    const body = JSON.parse(textOf(template)) as { actions: Record<string, { targets: unknown; parameters: Record<string, string> }> };
+    assert.deepEqual(body, (template.structuredContent as { template: unknown }).template);
+    assert.deepEqual(body.actions['task-network-latency']!.targets, { Tasks: 'ecs-task-1' });
+    assert.equal(body.actions['task-network-latency']!.parameters.duration, best.duration);
+
+    const cfn = await call('fault_create_fis_template', { recommendation: JSON.stringify(best), target_config: TARGET, format: 'cloudformation', yaml: true });
+    const document = parseYaml(textOf(cfn));
+    assert.equal(document.Resources.FaultlineExperimentTemplate.Type, 'AWS::FIS::ExperimentTemplate');
+    assert.deepEqual(document.Resources.FaultlineExperimentTemplate.Properties.Actions['task-network-latency'].Targets, { Tasks: 'ecs-task-1' });
+  });
+
+  test('bad arguments answer isError naming the field, with no structuredContent', async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['fault_create_fis_template', { recommendation: '{"action":"aws:ecs:task-network-latency","duration":"PT0M"}', target_config: TARGET }, /^recommendation\.parameters\.duration/],
+      ['fault_create_fis_template', { recommendation: 'not json', target_config: TARGET }, /^recommendation: not JSON text/],
+      ['fault_create_fis_template', { recommendation: '{"action":"aws:rds:reboot-db-instances"}', target_config: JSON.stringify({ ...JSON.parse(TARGET), resourceType: 'aws:ec2:instance' }) }, /^target_config\.resourceType/],
+      ['fault_create_fis_template', { recommendation: '{"action":"aws:ec2:reboot-instances"}', target_config: TARGET, yaml: true }, /^yaml: applies to format cloudformation only/],
+      ['fault_recommend_fis_experiments', { finding: '' }, /^finding:/],
+      ['fault_export_scenario', { to: 'fis', fault: 'bandwidth', url: 'http://svc:8080/', duration: '5m' }, /^fault: cannot export to fis/],
+      ['fault_export_scenario', { to: 'k6', fault: 'latency', url: 'ftp://svc/' }, /^url:/],
+      ['fault_export_scenario', { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 }, /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/],
+      ['fault_export_scenario', { to: 'fis', fault: 'latency', url: 'http://svc/', duration: '5m', target_config: '{"roleArn":"x","stopConditonArn":"y"}' }, /^target_config\.stopConditonArn: unknown field/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), message);
+      assert.equal(result.structuredContent, undefined);
+    }
+  });
+
+  test('export: any host is accepted (nothing is loaded), the document is the text', async () => {
+    const result = await call('fault_export_scenario', { to: 'chaos-mesh', fault: 'packet_loss', url: 'https://api.example.com/', loss_rate: 0.02, selector: ['app=api'] });
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.equal((result.structuredContent as { document: string }).document, textOf(result));
+    assert.equal(parseYaml(textOf(result)).spec.loss.loss, '2');
+  });
+});
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('CLI', () => {
+  test('fis recommend --json and the readable list', async () => {
+    const json = await run(['fis', 'recommend', '--finding', 'Aurora failover caused database connection failures', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).recommendations[0].action, 'aws:rds:failover-db-cluster');
+    const list = await run(['fis', 'recommend', '--finding', 'Lambda invocation errors', '--limit', '2']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^1\. aws:lambda:invocation-error/);
+    assert.match(list.stdout, /rehearse locally: fault_run_http_error_impact_scenario/);
+  });
+
+  test('fis template: CloudFormation JSON on stdout; a wrong field is one line on stderr, exit 2, nothing on stdout', async () => {
+    const ok = await run(['fis', 'template', '--recommendation', '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}', '--target', TARGET, '--format', 'cloudformation']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout).Resources.FaultlineExperimentTemplate.Properties.Actions['stop-instances'].Targets.Instances, 'ec2-instance-1');
+    const bad = await run(['fis', 'template', '--recommendation', '{"action":"aws:ec2:stop-instances"}', '--target', JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' })]);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /^faultline: target_config\.selectionMode: COUNT\(0\)/);
+  });
+
+  test('export --to k6 and a refused export', async () => {
+    const k6 = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--num-clients', '5', '--rps', '4', '--slo', '99% @ 300ms']);
+    assert.equal(k6.code, 0, k6.stderr);
+    assert.match(k6.stdout, /"rate": 20/);
+    assert.match(k6.stdout, /p\(99\)<=300/);
+    assert.match(k6.stderr, /^note: /m);
+    const stray = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1']);
+    assert.equal(stray.code, 2);
+    assert.match(stray.stderr, /^faultline: --loss-rate: applies to packet_loss scenarios; a latency scenario takes --latency, --deviation, --distribution/);
+    const refused = await run(['export', '--to', 'chaos-mesh', 'jitter', '--url', 'http://svc:8080/']);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /cannot export to chaos-mesh/);
+  });
+});
