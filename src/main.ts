@@ -10,6 +10,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerIndexCommands } from './commands/index-command.js';
 import { registerProxyCommand } from './commands/proxy.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerMcpChaosCommand } from './commands/mcp-chaos.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
@@ -35,6 +36,7 @@ export function buildProgram(): FaultlineCommand {
   registerRunCommand(program, globals);
   registerProxyCommand(program, globals);
   registerDemoCommand(program, globals);
+  registerMcpChaosCommand(program, globals);
 
   program.addHelpText(
     'after',
