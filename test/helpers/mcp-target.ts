@@ -9,6 +9,7 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -100,6 +101,8 @@ export async function startTargetHttp(options: { json?: boolean } = {}): Promise
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'stdio') {
   process.stderr.write(`target pid ${process.pid}\n`);
+  // Tests that cannot see stderr learn the pid from this file.
+  if (process.env.TOOLPLANE_TARGET_PID_FILE) appendFileSync(process.env.TOOLPLANE_TARGET_PID_FILE, `${process.pid}\n`);
   const mcp = createTargetServer();
   await mcp.connect(new StdioServerTransport());
 }
