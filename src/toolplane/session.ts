@@ -42,6 +42,9 @@ interface ToolInfo {
   unsafeRetry: boolean;
 }
 
+/** Attempts kept in memory for the SLIs; older ones are only in the journal file. */
+export const MAX_RECORDS = 100_000;
+
 /** Meta keys a client may use to mark which task a call belongs to. */
 export const TASK_META_KEYS = ['task_id', 'faultline/task'];
 
@@ -132,6 +135,8 @@ export class ToolPlane {
   }
 
   record(key: string, record: CallRecord): void {
+    // Bounded: a long-running proxy keeps the most recent MAX_RECORDS attempts (the journal file keeps all).
+    if (this.records.length >= MAX_RECORDS) this.records.splice(0, this.records.length - MAX_RECORDS + 1);
     this.records.push(record);
     this.lastByKey.set(key, record);
     this.options.onRecord?.(record);
