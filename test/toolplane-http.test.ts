@@ -120,3 +120,31 @@ test('the proxy binds to loopback by default', async () => {
     await proxy.close();
   }
 });
+
+test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, prints the report on SIGTERM', async () => {
+  const { spawn } = await import('node:child_process');
+  const { cliPath } = await import('./helpers/repo.js');
+  const target = await startTargetHttp();
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--upstream', target.url, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  proxy.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  try {
+    const end = Date.now() + 15_000;
+    while (!/listening on (\S+)/.test(stderr) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    const url = /listening on (\S+)/.exec(stderr)![1]!;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = new Client({ name: 'cli-http', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.listTools();
+    assert.equal(text(await client.callTool({ name: 'echo', arguments: { text: 'via cli' } })), 'via cli');
+    await client.close();
+    assert.deepEqual(await (await fetch(url.replace(/\/mcp$/, '/healthz'))).json(), { status: 'ok' });
+  } finally {
+    proxy.kill('SIGTERM');
+    await new Promise((resolve) => proxy.once('close', resolve));
+    await target.close();
+  }
+  assert.match(stdout, /tool calls \(logical\) \/ attempts \/ tasks \| 1 \/ 1 \/ 1/);
+});
