@@ -35,7 +35,9 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
         'On exit the markdown report goes to stderr (stdout is the protocol).',
     )
     .argument('<command...>', 'the MCP server command and its arguments (after --)');
-  addPlaneFlags(stdio).action((command: string[], flags: PlaneFlags) =>
+  addPlaneFlags(stdio)
+    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline mcp-chaos proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything')
+    .action((command: string[], flags: PlaneFlags) =>
     runCommand(async () => {
       const { runStdioProxy } = await import('../toolplane/stdio-proxy.js');
       const plane = await makePlane(flags);
@@ -58,7 +60,9 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .requiredOption('--upstream <url>', 'the upstream MCP endpoint, e.g. http://127.0.0.1:3000/mcp', parseUrl)
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber);
-  addPlaneFlags(http).action((flags: PlaneFlags & { upstream: string; host?: string; port?: number }) =>
+  addPlaneFlags(http)
+    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
+    .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number }) =>
     runCommand(async () => {
       const { startHttpProxy } = await import('../toolplane/http-proxy.js');
       const plane = await makePlane(flags);
