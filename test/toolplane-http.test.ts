@@ -148,3 +148,22 @@ test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, pri
   }
   assert.match(stdout, /tool calls \(logical\) \/ attempts \/ tasks \| 1 \/ 1 \/ 1/);
 });
+
+test('with JSON replies, list_changed reaches the client on its GET stream (passed through the proxy)', async () => {
+  const s = await setup({ faults: [{ type: 'list_changed', tools: ['slow'], after_calls: 1 }] }, { json: true });
+  try {
+    let notified = 0;
+    s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
+    // Wait until the client's GET stream is open through the proxy.
+    const end = Date.now() + 5000;
+    while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    await s.client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    const until = Date.now() + 5000;
+    while (notified === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(notified, 1);
+  } finally {
+    await s.close();
+  }
+});

@@ -87,6 +87,8 @@ test('bad arguments are isError naming the argument', async () => {
       [{ command: 'node', calls: ['{"tool":"x","arguments":[1]}'] }, /calls\[0\]\.arguments/],
       [{ command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' }, /plan\.faults\[0\]\.type/],
       [{ url: 'http://93.184.216.34/mcp', calls: ['{"tool":"x"}'] }, /url/],
+      [{ command: '/nonexistent/mcp-server', calls: ['{"tool":"x"}'] }, /could not start \/nonexistent\/mcp-server/],
+      [{ command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] }, /exited before it answered initialize|closed/i],
     ];
     for (const [args, pattern] of cases) {
       const result = (await client.callTool({ name: NAME, arguments: args })) as CallToolResult;

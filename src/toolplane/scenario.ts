@@ -43,6 +43,9 @@ export interface ToolCallScenarioResult {
   client_errors: number;
 }
 
+/** How long the target may take to answer initialize. */
+const CONNECT_TIMEOUT_MS = 15_000;
+
 export const SCENARIO_LIMITS = { calls: 100, tasks: 100, attempts: 2000, runMs: 300_000 };
 
 export async function runToolCallScenario(scenario: ToolCallScenario): Promise<ToolCallScenarioResult> {
@@ -74,12 +77,12 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         toProxy.end();
         await proxy.catch(() => undefined);
       };
-      const connected = client.connect(transport);
+      const connected = client.connect(transport, { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
       await Promise.race([connected, proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize')))]);
     } else {
       const proxy = await startHttpProxy({ plane, upstream: scenario.target.url });
       finishProxy = () => proxy.close();
-      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
     }
     await client.listTools({}, { signal: stop.signal });
     const total = scenario.tasks * scenario.calls.length;
