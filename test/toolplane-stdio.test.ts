@@ -316,3 +316,30 @@ test('a bad plan is a usage error naming the field', async () => {
   assert.equal(code, 2);
   assert.match(stderr, /faults\[0\]\.probability: expected a number from 0 to 1/);
 });
+
+test('a cancellation during an injected delay drops the answer; the next call is served', async () => {
+  const p = await proxied({ faults: [{ type: 'latency', tools: ['echo'], added_ms: 3000, every: 2 }] });
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const start = performance.now();
+    await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'late' } }, undefined, { signal: controller.signal }));
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'next' } })), 'next');
+    assert.ok(performance.now() - start < 2500, 'the second call did not wait for the first one\'s delay');
+  } finally {
+    await p.close();
+  }
+  const records = journalOf(p.journal);
+  assert.deepEqual(records.map((r) => [r.outcome, r.fault]), [
+    ['no_answer', 'latency'],
+    ['ok', 'none'],
+  ]);
+});
+
+test('when the server exits by itself the proxy exits with its code', async () => {
+  const planFile = join(dir, 'exit.json');
+  writeFileSync(planFile, '{}');
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, '-e', 'process.exit(3)'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const code = await new Promise((resolve) => proxy.once('close', resolve));
+  assert.equal(code, 3);
+});
