@@ -71,3 +71,11 @@ test('after_calls and every select which matching calls are eligible; plan order
   assert.equal(hits[2]!.delayMs, 15);
   assert.deepEqual(hits[2]!.tags, ['latency', 'error_injection', 'latency']);
 });
+
+test('drop_tool and registry_inconsistency with no tools target none (mcp-chaos semantics); other faults target all', () => {
+  const engine = new FaultEngine(validatePlan({ faults: [{ type: 'drop_tool' }, { type: 'registry_inconsistency' }] }));
+  assert.equal(engine.decide('a', 't').shortCircuit, undefined);
+  assert.deepEqual(engine.listView([{ name: 'a' }]).map((t) => t.name), ['a']);
+  const all = new FaultEngine(validatePlan({ faults: [{ type: 'rate_limit' }] }));
+  assert.equal(all.decide('a', 't').shortCircuit?.tag, 'rate_limit');
+});

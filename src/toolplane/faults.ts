@@ -70,7 +70,7 @@ export class FaultEngine {
     this.plan.faults.forEach((fault, index) => {
       const state = this.state[index]!;
       // list_changed's `tools` are the tools it hides; every call counts towards its trigger.
-      if (fault.type !== 'list_changed' && !matchesTools(fault.tools, tool)) return;
+      if (fault.type !== 'list_changed' && !targets(fault, tool)) return;
       state.matching += 1;
       const eligible = state.matching > fault.after_calls && (state.matching - fault.after_calls - 1) % fault.every === 0;
       if (!this.fires(fault, state, eligible, task)) return;
@@ -159,12 +159,21 @@ export class FaultEngine {
   listView<T extends { name: string }>(tools: T[]): T[] {
     this.knownTools = tools.map((t) => t.name);
     const dropped = this.plan.faults.filter((f) => f.type === 'drop_tool');
-    const visible = tools.filter((t) => !this.hidden.has(t.name) && !dropped.some((f) => matchesTools(f.tools, t.name)));
+    const visible = tools.filter((t) => !this.hidden.has(t.name) && !dropped.some((f) => targets(f, t.name)));
     for (const name of this.added) {
       if (!visible.some((t) => t.name === name)) visible.push({ name, description: `${name} (added mid-session)`, inputSchema: { type: 'object' } } as unknown as T);
     }
     return visible;
   }
+}
+
+/**
+ * Whether a fault targets a tool. As in mcp-chaos, drop_tool and registry_inconsistency name
+ * their tools: an empty list targets none (for every other fault it targets every tool).
+ */
+function targets(fault: PlanFault, tool: string): boolean {
+  if (fault.tools.length === 0 && (fault.type === 'drop_tool' || fault.type === 'registry_inconsistency')) return false;
+  return matchesTools(fault.tools, tool);
 }
 
 function unknownTool(tool: string, tag: FaultType, shape: ErrorShape, code: number): ShortCircuit {
