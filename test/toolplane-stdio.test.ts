@@ -343,3 +343,21 @@ test('when the server exits by itself the proxy exits with its code', async () =
   const code = await new Promise((resolve) => proxy.once('close', resolve));
   assert.equal(code, 3);
 });
+
+test('a call cancelled while the server works on it is journalled as no answer and leaves no pending state', async () => {
+  const p = await proxied({ faults: [] }, ['--metrics', join(dir, 'cancel-metrics.json')]);
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    await assert.rejects(p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }));
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
+  } finally {
+    await p.close();
+  }
+  assert.deepEqual(journalOf(p.journal).map((r) => [r.tool, r.outcome]), [
+    ['slow', 'no_answer'],
+    ['echo', 'ok'],
+  ]);
+  const metrics = JSON.parse(readFileSync(join(dir, 'cancel-metrics.json'), 'utf8'));
+  assert.equal(metrics.availability, 0.5);
+});

@@ -339,7 +339,13 @@ export class PlaneSession {
     const pending = this.pending.get(String(requestId));
     if (!pending) return;
     pending.cancelled = true;
-    pending.wake?.();
+    if (pending.wake) {
+      pending.wake(); // a delay or hang here: its own path records the call
+      return;
+    }
+    // Waiting for the upstream, which will not answer a cancelled request: record it now.
+    this.pending.delete(String(requestId));
+    if (pending.kind === 'call' && pending.decision) this.recordCall(pending, undefined, null, false);
   }
 
   /** A real delay that a cancellation (or close) cuts short; Infinity waits for the cancellation. */
