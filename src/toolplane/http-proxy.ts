@@ -13,7 +13,9 @@
  * Content-Type (and back: Content-Type, Mcp-Session-Id, WWW-Authenticate). Sessions are keyed by
  * Mcp-Session-Id and bounded.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { JsonRpcMessage, PlaneSession, ToolPlane } from './session.js';
 
@@ -85,10 +87,20 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     const headers = forwardHeaders(req);
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'GET') {
-      const reply = await fetch(upstream, { method: 'GET', headers, signal: abort.signal });
+      // node:http rather than fetch: fetch cuts a body idle for 5 minutes, and a GET stream may idle far longer.
+      const reply = await openStream(upstream, headers, abort.signal);
       const state = stateFor(sessionId);
-      copyHead(reply, res);
-      if (!isSse(reply) || !reply.body) return void res.end(Buffer.from(await reply.arrayBuffer()));
+      for (const name of RESPONSE_HEADERS) {
+        const value = reply.headers[name];
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      res.statusCode = reply.statusCode ?? 502;
+      if (!String(reply.headers['content-type'] ?? '').includes('text/event-stream')) {
+        reply.pipe(res);
+        return;
+      }
+      res.setHeader('cache-control', 'no-cache');
+      res.flushHeaders();
       state.streams.add(res);
       res.on('close', () => state.streams.delete(res));
       await relaySse(reply, res, state.session);
@@ -150,7 +162,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       copyHead(reply, res);
       write = (message) => writeEvent(res, message);
       early.splice(0).forEach(write);
-      await relaySse(reply, res, target.session);
+      await relaySse(Readable.fromWeb(reply.body as never), res, target.session);
       await localDone;
       return void res.end();
     }
@@ -221,15 +233,12 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
 }
 
 /** Reads an SSE body event by event; JSON-RPC data goes through the session, the rest verbatim. */
-async function relaySse(reply: Response, res: ServerResponse, session: PlaneSession): Promise<void> {
+async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerResponse, session: PlaneSession): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
-  const reader = reply.body!.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
+    for await (const chunk of source) {
+      buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
       let boundary: RegExpExecArray | null;
       while ((boundary = /\r?\n\r?\n/.exec(buffer))) {
         const raw = buffer.slice(0, boundary.index);
@@ -239,9 +248,16 @@ async function relaySse(reply: Response, res: ServerResponse, session: PlaneSess
     }
   } catch {
     // The client or the upstream went away: the stream simply ends.
-  } finally {
-    reader.releaseLock();
   }
+}
+
+/** A GET to the upstream with node:http(s), no idle timeout; aborts with `signal`. */
+function openStream(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: 'GET', headers, signal }, resolve);
+    request.once('error', reject);
+    request.end();
+  });
 }
 
 async function relayEvent(raw: string, res: ServerResponse, session: PlaneSession): Promise<void> {
