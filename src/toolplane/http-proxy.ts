@@ -13,9 +13,8 @@
  * Content-Type (and back: Content-Type, Mcp-Session-Id, WWW-Authenticate). Sessions are keyed by
  * Mcp-Session-Id and bounded.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { JsonRpcMessage, PlaneSession, ToolPlane } from './session.js';
 
@@ -50,6 +49,9 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const maxSessions = options.maxSessions ?? 1000;
   const sessions = new Map<string, SessionState>();
   const inflight = new Set<AbortController>();
+  const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
+    sendWith(agent, url, method, headers, body, signal);
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -87,38 +89,28 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     const headers = forwardHeaders(req);
     const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'GET') {
-      // node:http rather than fetch: fetch cuts a body idle for 5 minutes, and a GET stream may idle far longer.
-      const reply = await openStream(upstream, headers, abort.signal);
+      const reply = await send(upstream, 'GET', headers, undefined, abort.signal);
       const state = stateFor(sessionId);
-      for (const name of RESPONSE_HEADERS) {
-        const value = reply.headers[name];
-        if (value !== undefined) res.setHeader(name, value);
-      }
-      res.statusCode = reply.statusCode ?? 502;
-      if (!String(reply.headers['content-type'] ?? '').includes('text/event-stream')) {
-        reply.pipe(res);
-        return;
-      }
-      res.setHeader('cache-control', 'no-cache');
-      res.flushHeaders();
+      copyHead(reply, res);
+      if (!isSse(reply)) return void res.end(await readAll(reply));
       state.streams.add(res);
       res.on('close', () => state.streams.delete(res));
       await relaySse(reply, res, state.session);
       return void res.end();
     }
     if (req.method === 'DELETE') {
-      const reply = await fetch(upstream, { method: 'DELETE', headers, signal: abort.signal });
+      const reply = await send(upstream, 'DELETE', headers, undefined, abort.signal);
       if (sessionId !== undefined) {
         sessions.get(sessionId)?.session.close();
         sessions.delete(sessionId);
       }
       copyHead(reply, res);
-      return void res.end(Buffer.from(await reply.arrayBuffer()));
+      return void res.end(await readAll(reply));
     }
     if (req.method !== 'POST') {
-      const reply = await fetch(upstream, { method: req.method ?? 'GET', headers, signal: abort.signal });
+      const reply = await send(upstream, req.method ?? 'GET', headers, undefined, abort.signal);
       copyHead(reply, res);
-      return void res.end(Buffer.from(await reply.arrayBuffer()));
+      return void res.end(await readAll(reply));
     }
     const body = await readBody(req, maxBody);
     let parsed: unknown;
@@ -130,9 +122,9 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     const messages = Array.isArray(parsed) ? (parsed as JsonRpcMessage[]) : typeof parsed === 'object' && parsed !== null ? [parsed as JsonRpcMessage] : undefined;
     if (!messages) {
       // Not JSON-RPC we understand: the upstream decides (fail-safe).
-      const reply = await fetch(upstream, { method: 'POST', headers, body, signal: abort.signal });
+      const reply = await send(upstream, 'POST', headers, body, abort.signal);
       copyHead(reply, res);
-      return void res.end(Buffer.from(await reply.arrayBuffer()));
+      return void res.end(await readAll(reply));
     }
     const state = stateFor(sessionId);
     const forwarded: JsonRpcMessage[] = [];
@@ -150,23 +142,19 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       await localDone;
       return replyLocal(res, early, state);
     }
-    const reply = await fetch(upstream, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]),
-      signal: abort.signal,
-    });
-    const upstreamSessionId = reply.headers.get('mcp-session-id');
+    const reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+    const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !sessionId ? adopt(upstreamSessionId, state) : state;
-    if (isSse(reply) && reply.body) {
+    if (isSse(reply)) {
       copyHead(reply, res);
       write = (message) => writeEvent(res, message);
       early.splice(0).forEach(write);
-      await relaySse(Readable.fromWeb(reply.body as never), res, target.session);
+      await relaySse(reply, res, target.session);
       await localDone;
       return void res.end();
     }
-    const text = await reply.text();
+    const text = (await readAll(reply)).toString('utf8');
+    const ok = reply.statusCode !== undefined && reply.statusCode >= 200 && reply.statusCode < 300;
     let upstreamMessages: JsonRpcMessage[] = [];
     try {
       const value = text ? (JSON.parse(text) as unknown) : undefined;
@@ -175,9 +163,9 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       copyHead(reply, res);
       return void res.end(text);
     }
-    if (reply.status === 202 || !reply.ok) {
+    if (reply.statusCode === 202 || !ok) {
       await localDone;
-      if (early.length === 0 || !reply.ok) {
+      if (early.length === 0 || !ok) {
         copyHead(reply, res);
         return void res.end(text);
       }
@@ -226,6 +214,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
         for (const stream of state.streams) stream.end();
       }
       sessions.clear();
+      agent.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -251,13 +240,23 @@ async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerR
   }
 }
 
-/** A GET to the upstream with node:http(s), no idle timeout; aborts with `signal`. */
-function openStream(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+/**
+ * One request to the upstream with node:http(s) over keep-alive connections. Not fetch: fetch
+ * cuts a body idle for 5 minutes (a GET stream may idle far longer) and costs more per call.
+ */
+function sendWith(agent: HttpAgent, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: 'GET', headers, signal }, resolve);
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal, agent }, resolve);
     request.once('error', reject);
-    request.end();
+    request.end(body);
   });
+}
+
+
+async function readAll(reply: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of reply) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 async function relayEvent(raw: string, res: ServerResponse, session: PlaneSession): Promise<void> {
@@ -301,21 +300,26 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function copyHead(reply: Response, res: ServerResponse): void {
+function copyHead(reply: IncomingMessage, res: ServerResponse): void {
   if (res.headersSent) return;
   for (const name of RESPONSE_HEADERS) {
-    const value = reply.headers.get(name);
-    if (value !== null) res.setHeader(name, value);
+    const value = reply.headers[name];
+    if (value !== undefined) res.setHeader(name, value);
   }
-  res.statusCode = reply.status;
+  res.statusCode = reply.statusCode ?? 502;
   if (isSse(reply)) {
     res.setHeader('cache-control', 'no-cache');
     res.flushHeaders(); // the client sees the stream open before the first event
   }
 }
 
-function isSse(reply: Response): boolean {
-  return (reply.headers.get('content-type') ?? '').includes('text/event-stream');
+function isSse(reply: IncomingMessage): boolean {
+  return headerOf(reply, 'content-type').includes('text/event-stream');
+}
+
+function headerOf(reply: IncomingMessage, name: string): string {
+  const value = reply.headers[name];
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
