@@ -111,11 +111,15 @@ test('JSON replies (no SSE) work too, and /metrics and /healthz answer', async (
   }
 });
 
-test('the proxy binds to loopback by default', async () => {
+test('the proxy binds to loopback by default and answers 502 when the upstream is down', async () => {
   const plane = new ToolPlane(validatePlan({}));
   const proxy = await startHttpProxy({ plane, upstream: 'http://127.0.0.1:9/mcp' });
   try {
     assert.match(proxy.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    // An unreachable upstream is a 502 with a JSON-RPC error naming the cause, never a crash.
+    const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    assert.equal(reply.status, 502);
+    assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
   } finally {
     await proxy.close();
   }
