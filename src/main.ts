@@ -23,6 +23,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
+  { names: ['mcp-chaos'], load: async () => (await import('./commands/mcp-chaos.js')).registerMcpChaosCommand },
 ];
 
 /** Builds the program with every command registered (help, tests). */

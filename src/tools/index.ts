@@ -7,6 +7,7 @@ import { registerSearchTools } from './search.js';
 import { relatedCodeSearch } from './related-code.js';
 import { registerScenarioTools } from './scenario.js';
 import { registerCloudTools } from './cloud.js';
+import { registerToolplaneTools } from './toolplane.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
@@ -14,4 +15,5 @@ export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
   registerScenarioTools(tools, ctx);
   registerCloudTools(tools, ctx); // family: cloud (fault_recommend_fis_experiments, fault_create_fis_template, fault_export_scenario)
+  registerToolplaneTools(tools, ctx); // toolset family: toolplane
 }

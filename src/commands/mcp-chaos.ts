@@ -1,0 +1,164 @@
+/**
+ * `faultline mcp-chaos proxy stdio|http` and `faultline mcp-chaos demo`: mcp-chaos's spelling, so
+ * its users change only the binary name. The tool-call plane module (and yaml, ajv) are imported
+ * inside the actions, so other commands do not load them.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { ToolPlane } from '../toolplane/session.js';
+import { httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+
+interface PlaneFlags {
+  plan?: string;
+  journal?: string;
+  metrics?: string;
+  report?: string;
+  strict?: boolean;
+  taskIdleMs?: number;
+}
+
+export function registerMcpChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
+  const chaos = program
+    .command('mcp-chaos')
+    .summary('chaos for the MCP tool-call plane: fault-injecting proxies and an offline demo')
+    .description(
+      'Put a fault plan between an MCP client and any MCP server (stdio or streamable HTTP) and measure what the client gets: ' +
+        'TCSR, availability, correctness, ETA, schema conformance, TCAF, deadline adherence, blast radius. Same spelling as mcp-chaos.',
+    );
+  const proxy = chaos.command('proxy').summary('run a fault-injecting MCP proxy (stdio or http)').description('Run a fault-injecting MCP proxy.');
+
+  const stdio = proxy
+    .command('stdio')
+    .summary('spawn an MCP server and relay its stdio through the plan')
+    .description(
+      'Spawn CMD ARGS… as the MCP server, relay newline-delimited JSON-RPC both ways through the plan, pass its stderr through. ' +
+        'Replace the server command in a client config with `faultline mcp-chaos proxy stdio --plan p.yaml -- CMD ARGS…`. ' +
+        'On exit the markdown report goes to stderr (stdout is the protocol).',
+    )
+    .argument('<command...>', 'the MCP server command and its arguments (after --)');
+  addPlaneFlags(stdio)
+    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline mcp-chaos proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything')
+    .action((command: string[], flags: PlaneFlags) =>
+    runCommand(async () => {
+      const { runStdioProxy } = await import('../toolplane/stdio-proxy.js');
+      const plane = await makePlane(flags);
+      const result = await withInterrupt((signal) =>
+        runStdioProxy({ command: command[0]!, args: command.slice(1), plane: plane.plane, input: process.stdin, output: process.stdout, signal }),
+      );
+      await plane.finish();
+      if (result.exitCode !== null && result.exitCode !== 0) process.exitCode = result.exitCode;
+    }),
+  );
+
+  const http = proxy
+    .command('http')
+    .summary('a streamable-HTTP MCP proxy in front of --upstream')
+    .description(
+      'Listen on --host:--port (loopback by default) and proxy streamable HTTP to --upstream through the plan: POST with JSON or SSE ' +
+        'replies, GET streams, DELETE, 202 for notifications; Mcp-Session-Id, Authorization, MCP-Protocol-Version and Last-Event-ID ' +
+        'forwarded. GET /metrics returns the SLIs as JSON, GET /healthz {"status":"ok"}. Runs until Ctrl-C; the report goes to stdout.',
+    )
+    .requiredOption('--upstream <url>', 'the upstream MCP endpoint, e.g. http://127.0.0.1:3000/mcp', parseUrl)
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber);
+  addPlaneFlags(http)
+    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
+    .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number }) =>
+    runCommand(async () => {
+      const { startHttpProxy } = await import('../toolplane/http-proxy.js');
+      const plane = await makePlane(flags);
+      const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host: flags.host ?? '127.0.0.1', port: flags.port ?? 8900 });
+      process.stderr.write(`mcp-chaos proxy listening on ${server.url} → ${flags.upstream}\n`);
+      await withInterrupt((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+      await server.close();
+      await plane.finish(process.stdout);
+    }),
+  );
+
+  chaos
+    .command('demo')
+    .summary('offline simulator: blast radius with and without resilience (no network, deterministic)')
+    .description(
+      'Simulate an agent whose tasks each fan out to --fanout tool calls against an in-process fake MCP server, through the same ' +
+        'fault code as the proxies, without and with resilience (2 retries, graceful degradation of the last 2 calls, a circuit ' +
+        'breaker with half-open probes). Prints TCAF, TCSR, ETA, blast radius and the prediction 1 − (1 − e)^TCAF.',
+    )
+    .addOption(new Option('--tasks <n>', 'tasks to simulate (default 200, at most 100000)').argParser(positiveInteger))
+    .addOption(new Option('--fanout <n>', 'tool calls per task (TCAF; default 8, at most 100)').argParser(positiveInteger))
+    .addOption(new Option('--error-rate <e>', 'per-call error probability 0..1 (default 0.02)').argParser(rate))
+    .addOption(new Option('--seed <seed>', 'seed of the fault decisions (default 42)'))
+    .addOption(new Option('--correlated', 'errors come in Markov bursts (mean length 8) at the same marginal rate'))
+    .addOption(new Option('--json', 'print the result as JSON'))
+    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos demo\n  faultline mcp-chaos demo --fanout 20 --error-rate 0.05 --correlated --json')
+    .action((flags: { tasks?: number; fanout?: number; errorRate?: number; seed?: string; correlated?: boolean; json?: boolean }) =>
+      runCommand(async () => {
+        const { runDemo, renderDemo, DEMO_LIMITS } = await import('../toolplane/simulator.js');
+        const tasks = flags.tasks ?? 200;
+        const fanout = flags.fanout ?? 8;
+        if (tasks > DEMO_LIMITS.tasks) throw new UsageError(`--tasks: at most ${DEMO_LIMITS.tasks}`);
+        if (fanout > DEMO_LIMITS.fanout) throw new UsageError(`--fanout: at most ${DEMO_LIMITS.fanout}`);
+        const seed = flags.seed === undefined ? 42 : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
+        const result = await runDemo({ tasks, fanout, errorRate: flags.errorRate ?? 0.02, seed, correlated: flags.correlated ?? false });
+        process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderDemo(result));
+      }),
+    );
+}
+
+function addPlaneFlags(command: Command): Command {
+  return command
+    .option('--plan <file>', 'fault plan, YAML or JSON (mcp-chaos format plus faultline faults; default: no faults)')
+    .option('--journal <file>', 'append one JSON line per tool call to FILE')
+    .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
+    .option('--report <file>', 'write the markdown report to FILE on exit')
+    .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
+    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger);
+}
+
+async function makePlane(flags: PlaneFlags): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const { createWriteStream } = await import('node:fs');
+  const { ToolPlane } = await import('../toolplane/session.js');
+  const { parsePlanText, EMPTY_PLAN } = await import('../toolplane/plan.js');
+  const { renderReport } = await import('../toolplane/metrics.js');
+  let plan = EMPTY_PLAN;
+  if (flags.plan !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(flags.plan, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--plan: cannot read ${flags.plan}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    plan = await parsePlanText(text, `--plan ${flags.plan}`);
+  }
+  const journal = flags.journal ? createWriteStream(flags.journal, { flags: 'a' }) : undefined;
+  const plane = new ToolPlane(plan, {
+    strict: flags.strict ?? false,
+    ...(flags.taskIdleMs !== undefined ? { taskIdleMs: flags.taskIdleMs } : {}),
+    onRecord: (record) => journal?.write(JSON.stringify(record) + '\n'),
+  });
+  return {
+    plane,
+    async finish(out = process.stderr) {
+      if (journal) await new Promise<void>((resolve) => journal.end(() => resolve()));
+      const slis = plane.slis();
+      const report = renderReport(slis);
+      if (flags.metrics) await writeFile(flags.metrics, JSON.stringify(slis, null, 2) + '\n');
+      if (flags.report) await writeFile(flags.report, report);
+      out.write(report);
+    },
+  };
+}
+
+function parseUrl(value: string): string {
+  return httpUrl(value);
+}
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError('expected a probability from 0 to below 1, e.g. 0.02');
+  return n;
+}
+
+function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number of milliseconds ≥ 0');
+  return Number(value);
+}

@@ -1,0 +1,161 @@
+/**
+ * The journal and the SLIs computed from it. One record per tools/call attempt; attempts that
+ * repeat a failed call (same task, tool and arguments) are retries of one logical call.
+ *
+ * Per logical call (its last attempt): responded = an answer arrived; correct = responded, not
+ * isError, structuredContent valid against the declared outputSchema (when there is one) and not
+ * mutated by us; success = correct and within the tool's deadline. Then
+ *   TCSR = successes / calls      A = responded / calls     C = correct / responded
+ *   ETA = A × C                   SCR = schema_ok / calls   deadline adherence = within / calls
+ *   TCAF = calls / tasks          blast radius = tasks with a failed call / tasks
+ *   e = failed calls / calls      predicted blast radius = 1 − (1 − e)^TCAF
+ *   amplification = attempts / calls
+ */
+
+export type Outcome = 'ok' | 'is_error' | 'jsonrpc_error' | 'no_answer';
+
+export interface CallRecord {
+  ts: string;
+  seq: number;
+  tool: string;
+  task: string;
+  /** Sequence number of the logical call's first attempt. */
+  logical: number;
+  attempt: number;
+  upstream_ms: number | null;
+  injected_delay_ms: number;
+  latency_ms: number;
+  deadline_ms: number;
+  fault: string;
+  outcome: Outcome;
+  error_shape: 'is_error' | 'jsonrpc' | null;
+  responded: boolean;
+  schema_ok: boolean;
+  correct: boolean;
+  within_deadline: boolean;
+  success: boolean;
+  /** The tool is annotated destructive or non-idempotent. */
+  unsafe_retry: boolean;
+}
+
+export interface Verdict {
+  tool: string;
+  fault: string;
+  failures: number;
+  stopped: number;
+  retried: number;
+  runaway: number;
+  blind_retries: number;
+}
+
+export interface Slis {
+  attempts: number;
+  calls: number;
+  tasks: number;
+  tcsr: number;
+  availability: number;
+  correctness: number;
+  eta: number;
+  schema_conformance: number;
+  deadline_adherence: number;
+  tcaf: number;
+  blast_radius: number;
+  error_rate: number;
+  predicted_blast_radius: number;
+  amplification: number;
+  injected: Record<string, number>;
+  verdicts: Verdict[];
+  internal_errors: number;
+  evicted: number;
+}
+
+const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
+
+export function computeSlis(records: readonly CallRecord[], extra: { internal_errors?: number; evicted?: number } = {}): Slis {
+  const last = new Map<number, CallRecord>();
+  const attemptsOf = new Map<number, CallRecord[]>();
+  for (const r of records) {
+    last.set(r.logical, r);
+    const list = attemptsOf.get(r.logical) ?? [];
+    list.push(r);
+    attemptsOf.set(r.logical, list);
+  }
+  const calls = [...last.values()];
+  const n = calls.length;
+  const responded = calls.filter((c) => c.responded).length;
+  const correct = calls.filter((c) => c.correct).length;
+  const success = calls.filter((c) => c.success).length;
+  const tasks = new Map<string, boolean>();
+  for (const c of calls) tasks.set(c.task, (tasks.get(c.task) ?? true) && c.success);
+  const failedTasks = [...tasks.values()].filter((ok) => !ok).length;
+  const tcaf = ratio(n, tasks.size);
+  const e = ratio(n - success, n);
+  const injected: Record<string, number> = {};
+  for (const r of records) for (const tag of r.fault === 'none' ? [] : r.fault.split('+')) injected[tag] = (injected[tag] ?? 0) + 1;
+  const verdicts = new Map<string, Verdict>();
+  for (const attempts of attemptsOf.values()) {
+    const first = attempts[0]!;
+    if (first.success) continue;
+    const key = `${first.tool}\u0000${first.fault}`;
+    const v = verdicts.get(key) ?? { tool: first.tool, fault: first.fault, failures: 0, stopped: 0, retried: 0, runaway: 0, blind_retries: 0 };
+    const retries = attempts.length - 1;
+    v.failures += 1;
+    if (retries === 0) v.stopped += 1;
+    else if (retries < 3) v.retried += 1;
+    else v.runaway += 1;
+    if (first.unsafe_retry) v.blind_retries += retries;
+    verdicts.set(key, v);
+  }
+  const round = (x: number): number => Math.round(x * 10000) / 10000;
+  return {
+    attempts: records.length,
+    calls: n,
+    tasks: tasks.size,
+    tcsr: round(ratio(success, n)),
+    availability: round(ratio(responded, n)),
+    correctness: round(ratio(correct, responded)),
+    eta: round(ratio(responded, n) * ratio(correct, responded)),
+    schema_conformance: round(ratio(calls.filter((c) => c.schema_ok).length, n)),
+    deadline_adherence: round(ratio(calls.filter((c) => c.within_deadline).length, n)),
+    tcaf: round(tcaf),
+    blast_radius: round(ratio(failedTasks, tasks.size)),
+    error_rate: round(e),
+    predicted_blast_radius: round(n === 0 ? 0 : 1 - Math.pow(1 - e, tcaf)),
+    amplification: round(ratio(records.length, n)),
+    injected,
+    verdicts: [...verdicts.values()].sort((a, b) => a.tool.localeCompare(b.tool) || a.fault.localeCompare(b.fault)),
+    internal_errors: extra.internal_errors ?? 0,
+    evicted: extra.evicted ?? 0,
+  };
+}
+
+/** The markdown report printed on exit and written by --report. */
+export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): string {
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  const lines = [
+    `# ${title}`,
+    '',
+    s.calls === 0 ? '**Inconclusive: no tool calls were observed.**\n' : '',
+    '| SLI | value |',
+    '|---|---|',
+    `| tool calls (logical) / attempts / tasks | ${s.calls} / ${s.attempts} / ${s.tasks} |`,
+    `| TCSR | ${pct(s.tcsr)} |`,
+    `| availability (A) | ${pct(s.availability)} |`,
+    `| correctness (C) | ${pct(s.correctness)} |`,
+    `| ETA = A × C | ${pct(s.eta)} |`,
+    `| schema conformance | ${pct(s.schema_conformance)} |`,
+    `| deadline adherence | ${pct(s.deadline_adherence)} |`,
+    `| TCAF | ${s.tcaf.toFixed(2)} |`,
+    `| blast radius (measured) | ${pct(s.blast_radius)} |`,
+    `| blast radius (predicted 1 − (1 − e)^TCAF, e = ${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
+    `| amplification (attempts / calls) | ${s.amplification.toFixed(2)} |`,
+    `| proxy internal errors / evicted pending requests | ${s.internal_errors} / ${s.evicted} |`,
+    '',
+    `Injected: ${Object.entries(s.injected).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+  ];
+  if (s.verdicts.length > 0) {
+    lines.push('', '## Client behaviour', '', '| tool | fault | failures | stopped | retried | runaway (3+) | blind retries |', '|---|---|---|---|---|---|---|');
+    for (const v of s.verdicts) lines.push(`| ${v.tool} | ${v.fault} | ${v.failures} | ${v.stopped} | ${v.retried} | ${v.runaway} | ${v.blind_retries} |`);
+  }
+  return lines.filter((l, i) => l !== '' || i > 0).join('\n') + '\n';
+}

@@ -1,0 +1,157 @@
+/**
+ * A tool-call chaos scenario, end to end: the target MCP server behind the proxy (spawned over
+ * stdio, or an HTTP endpoint behind the HTTP proxy), the official SDK client replaying `calls`
+ * once per task (each task marked in `_meta`), optionally with resilience (2 retries of a failed
+ * call), then the SLIs and the report. The child process never outlives the run: it is reaped on
+ * success, failure and cancellation.
+ */
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledError } from '../errors.js';
+import { renderReport, type CallRecord, type Slis } from './metrics.js';
+import type { Plan } from './plan.js';
+import { ToolPlane } from './session.js';
+import { runStdioProxy } from './stdio-proxy.js';
+import { startHttpProxy } from './http-proxy.js';
+
+export interface ScenarioCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolCallScenario {
+  target: { command: string; args: string[] } | { url: string };
+  plan: Plan;
+  calls: ScenarioCall[];
+  tasks: number;
+  resilience: boolean;
+  /** Client-side timeout of one call (ms): a hung call is cancelled after it. */
+  callTimeoutMs: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number, message: string) => void;
+}
+
+export interface ToolCallScenarioResult {
+  slis: Slis;
+  report: string;
+  records: CallRecord[];
+  transport: 'stdio' | 'http';
+  client_errors: number;
+}
+
+/** How long the target may take to answer initialize. */
+const CONNECT_TIMEOUT_MS = 15_000;
+
+export const SCENARIO_LIMITS = { calls: 100, tasks: 100, attempts: 2000, runMs: 300_000 };
+
+export async function runToolCallScenario(scenario: ToolCallScenario): Promise<ToolCallScenarioResult> {
+  const plane = new ToolPlane(scenario.plan);
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  scenario.signal?.addEventListener('abort', onAbort, { once: true });
+  const client = new Client({ name: 'faultline-toolplane', version: '1' });
+  let finishProxy: () => Promise<void> = async () => undefined;
+  let clientErrors = 0;
+  try {
+    let transport: Transport;
+    if ('command' in scenario.target) {
+      const toProxy = new PassThrough();
+      const fromProxy = new PassThrough();
+      const proxy = runStdioProxy({
+        command: scenario.target.command,
+        args: scenario.target.args,
+        plane,
+        input: toProxy,
+        output: fromProxy,
+        stderr: 'ignore',
+        signal: stop.signal,
+        graceMs: 1000,
+      });
+      proxy.catch(() => undefined);
+      transport = new StreamTransport(fromProxy, toProxy);
+      finishProxy = async () => {
+        toProxy.end();
+        await proxy.catch(() => undefined);
+      };
+      const connected = client.connect(transport, { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
+      await Promise.race([connected, proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize')))]);
+    } else {
+      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url });
+      finishProxy = () => proxy.close();
+      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
+    }
+    await client.listTools({}, { signal: stop.signal });
+    const total = scenario.tasks * scenario.calls.length;
+    let done = 0;
+    for (let t = 1; t <= scenario.tasks; t++) {
+      for (const call of scenario.calls) {
+        for (let attempt = 0; attempt <= (scenario.resilience ? 2 : 0); attempt++) {
+          if (stop.signal.aborted) throw new CancelledError();
+          const ok = await client
+            .callTool({ name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } }, undefined, { signal: stop.signal, timeout: scenario.callTimeoutMs })
+            .then((result) => result.isError !== true)
+            .catch(() => {
+              clientErrors += 1;
+              return false;
+            });
+          await new Promise((resolve) => setImmediate(resolve)); // let the proxy write the journal record
+          if (ok) break;
+        }
+        done += 1;
+        scenario.onProgress?.(done, total, `${call.tool} (task ${t}/${scenario.tasks})`);
+      }
+    }
+    if (stop.signal.aborted) throw new CancelledError();
+    const slis = plane.slis();
+    return { slis, report: renderReport(slis, 'Tool-call chaos scenario'), records: plane.records, transport: 'command' in scenario.target ? 'stdio' : 'http', client_errors: clientErrors };
+  } finally {
+    scenario.signal?.removeEventListener('abort', onAbort);
+    await client.close().catch(() => undefined);
+    stop.abort();
+    await finishProxy();
+  }
+}
+
+/** An MCP client transport over a pair of in-process streams (the stdio proxy's ends). */
+class StreamTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(
+    private readonly input: PassThrough,
+    private readonly output: PassThrough,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          continue;
+        }
+        if (!message) break;
+        this.onmessage?.(message);
+      }
+    });
+    this.input.on('end', () => this.onclose?.());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.output.writableEnded) this.output.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    this.output.end();
+    this.onclose?.();
+  }
+}

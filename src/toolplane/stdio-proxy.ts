@@ -1,0 +1,112 @@
+/**
+ * The stdio proxy: spawns the MCP server, relays newline-delimited JSON-RPC both ways through a
+ * PlaneSession, passes the server's stderr through. The child is always reaped: when the client
+ * closes stdin (its stdin is closed, then SIGTERM, then SIGKILL after a grace period), when the
+ * signal aborts, and on process exit.
+ *
+ *   client stdin ─lines─▶ session.fromClient ─▶ child stdin
+ *   client stdout ◀────── session.fromServer ◀─lines─ child stdout        child stderr ─▶ our stderr
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { JsonRpcMessage, ToolPlane } from './session.js';
+
+export interface StdioProxyOptions {
+  command: string;
+  args: string[];
+  plane: ToolPlane;
+  input: Readable;
+  output: Pick<Writable, 'write'>;
+  /** Where the child's stderr goes (default: inherited). */
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  /** Grace period between closing the child's stdin, SIGTERM and SIGKILL (ms, default 2000). */
+  graceMs?: number;
+  onChild?: (child: ChildProcess) => void;
+}
+
+export interface StdioProxyResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyResult> {
+  const { plane } = options;
+  const session = plane.session();
+  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env });
+  options.onChild?.(child);
+  const grace = options.graceMs ?? 2000;
+  const killOnExit = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+
+  const toClient = (message: JsonRpcMessage): void => {
+    options.output.write(JSON.stringify(message) + '\n');
+  };
+  const toServer = (message: JsonRpcMessage): void => {
+    if (child.stdin?.writable) child.stdin.write(JSON.stringify(message) + '\n');
+  };
+
+  const fromClient = createInterface({ input: options.input, crlfDelay: Infinity });
+  fromClient.on('line', (line) => {
+    const message = parse(line);
+    if (!message) {
+      if (line.trim() !== '' && child.stdin?.writable) child.stdin.write(line + '\n'); // not ours to judge
+      return;
+    }
+    void session.fromClient(message, toServer, toClient);
+  });
+  const fromServer = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+  fromServer.on('line', (line) => {
+    const message = parse(line);
+    if (!message) {
+      options.output.write(line + '\n');
+      return;
+    }
+    void session.fromServer(message, toClient);
+  });
+  child.stdin?.on('error', () => undefined); // EPIPE when the child died first: the exit handler reports it
+
+  let stopTimers: NodeJS.Timeout[] = [];
+  const stop = (): void => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin?.end();
+    stopTimers.push(setTimeout(() => child.kill('SIGTERM'), grace));
+    stopTimers.push(setTimeout(() => child.kill('SIGKILL'), grace * 2));
+  };
+  fromClient.on('close', stop);
+  options.signal?.addEventListener('abort', stop, { once: true });
+
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      cleanup();
+      reject(new Error(`could not start ${options.command}: ${error.message}`));
+    });
+    child.once('close', (exitCode, signal) => {
+      cleanup();
+      resolve({ exitCode, signal });
+    });
+    function cleanup(): void {
+      for (const timer of stopTimers) clearTimeout(timer);
+      stopTimers = [];
+      process.off('exit', killOnExit);
+      options.signal?.removeEventListener('abort', stop);
+      fromClient.close();
+      fromServer.close();
+      session.close();
+    }
+  });
+}
+
+function parse(line: string): JsonRpcMessage | undefined {
+  if (!line.trimStart().startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRpcMessage) : undefined;
+  } catch {
+    return undefined;
+  }
+}

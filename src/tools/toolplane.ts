@@ -1,0 +1,125 @@
+/**
+ * fault_run_tool_call_chaos_scenario (toolset family: toolplane): puts an MCP server behind the
+ * tool-call-plane proxy with a fault plan, replays calls as tasks, and answers with the report
+ * (text) and every SLI (structuredContent). The domain work is in src/toolplane/.
+ */
+import * as z from 'zod';
+import { CancelledError, ToolInputError } from '../errors.js';
+import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+/** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
+const TOOLPLANE_ANNOTATIONS: ToolAnnotationsExplicit = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+const verdict = z.object({
+  tool: z.string(),
+  fault: z.string(),
+  failures: z.number(),
+  stopped: z.number(),
+  retried: z.number(),
+  runaway: z.number(),
+  blind_retries: z.number(),
+});
+
+export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): void {
+  tools.register(
+    {
+      name: 'fault_run_tool_call_chaos_scenario',
+      title: 'Run a tool-call chaos scenario',
+      description:
+        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +
+        'once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, TCAF, ' +
+        'deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts. plan is YAML or JSON text (mcp-chaos format: ' +
+        'seed, faults [{type, tools, probability, after_calls, every, error_shape, …}]; types latency, drop_tool, schema_drift, ' +
+        'partial_result, registry_inconsistency, error_injection, burst_error, server_degradation, timeout, empty_result, corrupt, ' +
+        'prompt_injection, oversized, rate_limit, list_changed). Sends progress; cancellable; the server process never outlives the call. No LLM.',
+      input: {
+        command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
+        args: z.array(z.string()).optional().describe('Arguments of command'),
+        url: z.string().optional().describe('Streamable-HTTP MCP endpoint, loopback or private unless remote targets are allowed'),
+        plan: z.string().optional().describe('Fault plan as YAML or JSON text (default: no faults)'),
+        calls: z.array(z.string()).describe('The calls of one task, each a JSON string {"tool": name, "arguments": {…}}; at most 100'),
+        tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
+        seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
+        deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
+        resilience: z.boolean().optional().describe('Retry a failed call up to 2 times (default false)'),
+      },
+      output: {
+        transport: z.enum(['stdio', 'http']),
+        attempts: z.number(),
+        calls: z.number(),
+        tasks: z.number(),
+        tcsr: z.number(),
+        availability: z.number(),
+        correctness: z.number(),
+        eta: z.number(),
+        schema_conformance: z.number(),
+        deadline_adherence: z.number(),
+        tcaf: z.number(),
+        blast_radius: z.number(),
+        error_rate: z.number(),
+        predicted_blast_radius: z.number(),
+        amplification: z.number(),
+        injected: z.record(z.string(), z.number()),
+        verdicts: z.array(verdict),
+        internal_errors: z.number(),
+        evicted: z.number(),
+        client_errors: z.number(),
+      },
+      annotations: TOOLPLANE_ANNOTATIONS,
+    },
+    async (args, call) => {
+      const { parsePlanText, EMPTY_PLAN } = await import('../toolplane/plan.js');
+      const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolplane/scenario.js');
+      if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
+      if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
+      let target: { command: string; args: string[] } | { url: string };
+      if (args.url !== undefined) {
+        const { checkLoadTarget } = await import('../scenario/target.js');
+        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario.allowRemoteTargets, 'url')).href };
+      } else {
+        if (args.command!.trim() === '') throw new ToolInputError('command: must not be empty');
+        target = { command: args.command!, args: args.args ?? [] };
+      }
+      let plan = args.plan === undefined ? EMPTY_PLAN : await parsePlanText(args.plan, 'plan');
+      if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
+      if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
+      if (args.calls.length === 0 || args.calls.length > SCENARIO_LIMITS.calls) throw new ToolInputError(`calls: give 1 to ${SCENARIO_LIMITS.calls} calls`);
+      const calls = args.calls.map((text, i) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          throw new ToolInputError(`calls[${i}]: not JSON; expected {"tool": "name", "arguments": {…}}`);
+        }
+        const v = value as { tool?: unknown; arguments?: unknown };
+        if (typeof v !== 'object' || v === null || typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
+        if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
+          throw new ToolInputError(`calls[${i}].arguments: expected an object`);
+        }
+        return { tool: v.tool, arguments: (v.arguments ?? {}) as Record<string, unknown> };
+      });
+      const tasks = args.tasks ?? 10;
+      if (tasks * calls.length * (args.resilience ? 3 : 1) > SCENARIO_LIMITS.attempts) throw new ToolInputError(`tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`);
+      const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
+      const result = await runToolCallScenario({
+        target,
+        plan,
+        calls,
+        tasks,
+        resilience: args.resilience ?? false,
+        callTimeoutMs: Math.min(5 * plan.deadline_ms, 60_000),
+        signal,
+        onProgress: (done, total, message) => call.progress(done, total, message),
+      }).catch((error: unknown) => {
+        throw call.signal.aborted ? new CancelledError() : error;
+      });
+      return { text: result.report, structured: { transport: result.transport, ...result.slis, client_errors: result.client_errors } };
+    },
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * The streamable-HTTP proxy in front of our own SDK-built HTTP server, driven by the official SDK
+ * client: SSE replies, notifications, session headers, DELETE, JSON replies, faults, /metrics.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startHttpProxy } from '../src/toolplane/http-proxy.js';
+import { ToolPlane } from '../src/toolplane/session.js';
+import { validatePlan } from '../src/toolplane/plan.js';
+import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
+
+async function setup(plan: unknown, options: { json?: boolean } = {}) {
+  const target: TargetHttp = await startTargetHttp(options);
+  const plane = new ToolPlane(validatePlan(plan));
+  const proxy = await startHttpProxy({ plane, upstream: target.url });
+  const transport = new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { Authorization: 'Bearer t0ken' } } });
+  const client = new Client({ name: 'toolplane-http-test', version: '0' });
+  await client.connect(transport);
+  await client.listTools();
+  return {
+    target,
+    plane,
+    proxy,
+    client,
+    transport,
+    async close() {
+      await client.close();
+      await proxy.close();
+      await target.close();
+    },
+  };
+}
+
+const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
+
+test('SSE replies, their notifications and the session headers survive the proxy; DELETE reaches the server', async () => {
+  const s = await setup({ faults: [] });
+  try {
+    const logs: string[] = [];
+    s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+    const result = await s.client.callTool({ name: 'chatty', arguments: {} });
+    assert.equal(text(result), 'done');
+    assert.deepEqual(logs, ['working']);
+    const items = await s.client.callTool({ name: 'get_items', arguments: { count: 3 } });
+    assert.deepEqual(items.structuredContent, { items: [1, 2, 3], total: 3 });
+    const sessionId = s.transport.sessionId;
+    assert.ok(sessionId);
+    const later = s.target.seen.filter((h) => h[':method'] === 'POST').slice(1);
+    assert.ok(later.length >= 2);
+    for (const headers of later) {
+      assert.equal(headers['mcp-session-id'], sessionId);
+      assert.equal(headers.authorization, 'Bearer t0ken');
+      assert.ok(headers['mcp-protocol-version'], 'MCP-Protocol-Version forwarded');
+    }
+    await s.transport.terminateSession();
+    assert.ok(s.target.seen.some((h) => h[':method'] === 'DELETE' && h['mcp-session-id'] === sessionId));
+  } finally {
+    await s.close();
+  }
+});
+
+test('faults act on what the HTTP client receives: latency, schema_drift, drop_tool, list_changed over SSE', async () => {
+  const s = await setup({
+    faults: [
+      { type: 'latency', tools: ['echo'], added_ms: 250 },
+      { type: 'schema_drift', tools: ['get_items'] },
+      { type: 'drop_tool', tools: ['delete_record'] },
+      { type: 'list_changed', tools: ['slow'], after_calls: 2 },
+    ],
+  });
+  try {
+    let notified = 0;
+    s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
+    const start = performance.now();
+    assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
+    assert.ok(performance.now() - start >= 240);
+    await assert.rejects(s.client.callTool({ name: 'get_items', arguments: { count: 2 } }), /output schema|structured content/i);
+    const names = (await s.client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes('delete_record'));
+    await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    assert.equal(notified, 1);
+    assert.ok(!(await s.client.listTools()).tools.some((t) => t.name === 'slow'));
+    const dropped = (await s.client.callTool({ name: 'delete_record', arguments: { id: '1' } })) as CallToolResult;
+    assert.equal(dropped.isError, true);
+  } finally {
+    await s.close();
+  }
+  const slis = s.plane.slis();
+  assert.equal(slis.calls, 4);
+  assert.equal(slis.schema_conformance, 0.75);
+});
+
+test('JSON replies (no SSE) work too, and /metrics and /healthz answer', async () => {
+  const s = await setup({ faults: [{ type: 'error_injection', rate: 1, tools: ['echo'] }] }, { json: true });
+  try {
+    const failed = (await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })) as CallToolResult;
+    assert.equal(failed.isError, true);
+    assert.equal(text(failed), 'injected error');
+    const items = await s.client.callTool({ name: 'get_items', arguments: { count: 2 } });
+    assert.deepEqual(items.structuredContent, { items: [1, 2], total: 2 });
+    const base = s.proxy.url.replace(/\/mcp$/, '');
+    assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' });
+    const metrics = (await (await fetch(`${base}/metrics`)).json()) as { calls: number; tcsr: number };
+    assert.equal(metrics.calls, 2);
+    assert.equal(metrics.tcsr, 0.5);
+  } finally {
+    await s.close();
+  }
+});
+
+test('the proxy binds to loopback by default and answers 502 when the upstream is down', async () => {
+  const plane = new ToolPlane(validatePlan({}));
+  const proxy = await startHttpProxy({ plane, upstream: 'http://127.0.0.1:9/mcp' });
+  try {
+    assert.match(proxy.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    // An unreachable upstream is a 502 with a JSON-RPC error naming the cause, never a crash.
+    const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    assert.equal(reply.status, 502);
+    assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, prints the report on SIGTERM', async () => {
+  const { spawn } = await import('node:child_process');
+  const { cliPath } = await import('./helpers/repo.js');
+  const target = await startTargetHttp();
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--upstream', target.url, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  proxy.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  try {
+    const end = Date.now() + 15_000;
+    while (!/listening on (\S+)/.test(stderr) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    const url = /listening on (\S+)/.exec(stderr)![1]!;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = new Client({ name: 'cli-http', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.listTools();
+    assert.equal(text(await client.callTool({ name: 'echo', arguments: { text: 'via cli' } })), 'via cli');
+    await client.close();
+    assert.deepEqual(await (await fetch(url.replace(/\/mcp$/, '/healthz'))).json(), { status: 'ok' });
+  } finally {
+    proxy.kill('SIGTERM');
+    await new Promise((resolve) => proxy.once('close', resolve));
+    await target.close();
+  }
+  assert.match(stdout, /tool calls \(logical\) \/ attempts \/ tasks \| 1 \/ 1 \/ 1/);
+});
+
+test('with JSON replies, list_changed reaches the client on its GET stream (passed through the proxy)', async () => {
+  const s = await setup({ faults: [{ type: 'list_changed', tools: ['slow'], after_calls: 1 }] }, { json: true });
+  try {
+    let notified = 0;
+    s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
+    // Wait until the client's GET stream is open through the proxy.
+    const end = Date.now() + 5000;
+    while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    await s.client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    const until = Date.now() + 5000;
+    while (notified === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(notified, 1);
+  } finally {
+    await s.close();
+  }
+});

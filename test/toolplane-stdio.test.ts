@@ -1,0 +1,363 @@
+/**
+ * The stdio proxy with our own SDK-built server behind it, driven by the official SDK client:
+ * each fault's effect is asserted on what the client receives.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { cliPath, repoRoot } from './helpers/repo.js';
+
+const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+const dir = mkdtempSync(join(tmpdir(), 'toolplane-'));
+let planCount = 0;
+
+interface Proxied {
+  client: Client;
+  journal: string;
+  stderr(): string;
+  childPid(): number | undefined;
+  close(): Promise<void>;
+}
+
+async function proxied(plan: unknown, extra: string[] = []): Promise<Proxied> {
+  const planFile = join(dir, `plan-${++planCount}.json`);
+  writeFileSync(planFile, JSON.stringify(plan));
+  const journal = join(dir, `journal-${planCount}.jsonl`);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--journal', journal, ...extra, '--', process.execPath, targetPath, 'stdio'],
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'toolplane-test', version: '0' });
+  await client.connect(transport);
+  await client.listTools();
+  return {
+    client,
+    journal,
+    stderr: () => stderr,
+    childPid: () => {
+      const match = /target pid (\d+)/.exec(stderr);
+      return match ? Number(match[1]) : undefined;
+    },
+    close: () => client.close(),
+  };
+}
+
+const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
+const journalOf = (file: string): Array<Record<string, unknown>> =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+test('an empty plan relays everything unchanged, stderr passes through, and the journal records each call', async () => {
+  const p = await proxied({ faults: [] });
+  try {
+    const { tools } = await p.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['chatty', 'delete_record', 'echo', 'get_items', 'slow']);
+    const result = await p.client.callTool({ name: 'get_items', arguments: { count: 4 } });
+    assert.deepEqual(result.structuredContent, { items: [1, 2, 3, 4], total: 4 });
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'hi');
+    assert.match(p.stderr(), /target pid \d+/);
+  } finally {
+    await p.close();
+  }
+  const records = journalOf(p.journal);
+  assert.deepEqual(records.map((r) => [r.tool, r.fault, r.outcome, r.success]), [
+    ['get_items', 'none', 'ok', true],
+    ['echo', 'none', 'ok', true],
+  ]);
+  assert.match(p.stderr(), /TCSR \| 100\.0%/);
+});
+
+test('latency really delays the answer; schema_drift fails the outputSchema; partial_result truncates silently', async () => {
+  const p = await proxied({
+    seed: 1,
+    faults: [
+      { type: 'latency', tools: ['echo'], added_ms: 300 },
+      { type: 'schema_drift', tools: ['get_items'], after_calls: 1, every: 2 },
+      { type: 'partial_result', tools: ['get_*'], after_calls: 2, every: 2 },
+    ],
+  });
+  try {
+    let start = performance.now();
+    await p.client.callTool({ name: 'get_items', arguments: { count: 2 } }); // 1st: untouched
+    const direct = performance.now() - start;
+    start = performance.now();
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
+    const delayed = performance.now() - start;
+    assert.ok(delayed >= 290, `delayed call took ${delayed} ms`);
+    assert.ok(delayed > direct, 'the delayed call is slower than the direct one');
+    // 2nd get_items call: schema_drift (the SDK client checks structuredContent against the outputSchema).
+    await assert.rejects(p.client.callTool({ name: 'get_items', arguments: { count: 3 } }), /output schema|structured content/i);
+    // 3rd: partial_result: half the array, no marker, still valid against the schema.
+    const partial = await p.client.callTool({ name: 'get_items', arguments: { count: 10 } });
+    assert.deepEqual(partial.structuredContent, { items: [1, 2, 3, 4, 5], total: 10 });
+    assert.deepEqual(JSON.parse(text(partial)), { items: [1, 2, 3, 4, 5], total: 10 });
+  } finally {
+    await p.close();
+  }
+  const records = journalOf(p.journal);
+  assert.deepEqual(records.map((r) => [r.fault, r.schema_ok, r.correct]), [
+    ['none', true, true],
+    ['latency', true, true],
+    ['schema_drift', false, false],
+    ['partial_result', true, false],
+  ]);
+  assert.ok((records[1]!.injected_delay_ms as number) === 300);
+});
+
+test('drop_tool hides the tool and calls get the unknown-tool error; registry_inconsistency keeps it listed and errors', async () => {
+  const p = await proxied({ faults: [{ type: 'drop_tool', tools: ['echo'] }, { type: 'registry_inconsistency', tools: ['delete_record'] }] });
+  try {
+    const names = (await p.client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes('echo'));
+    assert.ok(names.includes('delete_record'));
+    const dropped = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
+    assert.equal(dropped.isError, true);
+    assert.equal(text(dropped), 'Tool echo not found');
+    const inconsistent = (await p.client.callTool({ name: 'delete_record', arguments: { id: '1' } })) as CallToolResult;
+    assert.equal(inconsistent.isError, true);
+    assert.match(text(inconsistent), /registry inconsistency/);
+  } finally {
+    await p.close();
+  }
+});
+
+test('error_shape jsonrpc gives a JSON-RPC error with the plan code; is_error gives a tool result', async () => {
+  const p = await proxied({
+    faults: [
+      { type: 'error_injection', rate: 1, tools: ['echo'], error_shape: 'jsonrpc', code: -32050 },
+      { type: 'rate_limit', tools: ['get_items'] },
+    ],
+  });
+  try {
+    await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'x' } }), (error: unknown) => error instanceof McpError && error.code === -32050);
+    const limited = (await p.client.callTool({ name: 'get_items', arguments: { count: 1 } })) as CallToolResult;
+    assert.equal(limited.isError, true);
+    assert.match(text(limited), /retry after 5s/);
+  } finally {
+    await p.close();
+  }
+  assert.deepEqual(journalOf(p.journal).map((r) => [r.outcome, r.error_shape]), [
+    ['jsonrpc_error', 'jsonrpc'],
+    ['is_error', 'is_error'],
+  ]);
+});
+
+test('list_changed hides a tool mid-session and sends notifications/tools/list_changed', async () => {
+  const p = await proxied({ faults: [{ type: 'list_changed', tools: ['echo'], add: ['new_tool'], after_calls: 1 }] });
+  try {
+    let notified = 0;
+    p.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
+    await p.client.callTool({ name: 'get_items', arguments: { count: 1 } });
+    assert.equal(notified, 0);
+    await p.client.callTool({ name: 'get_items', arguments: { count: 1 } });
+    assert.ok(await waitFor(() => notified === 1, 5000), 'list_changed received');
+    const names = (await p.client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes('echo'));
+    assert.ok(names.includes('new_tool'));
+    const gone = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
+    assert.equal(gone.isError, true);
+  } finally {
+    await p.close();
+  }
+});
+
+test('timeout hangs until the client cancels (no answer), or answers an error after hang_ms; content faults mutate text', async () => {
+  const p = await proxied({
+    faults: [
+      { type: 'timeout', tools: ['slow'] },
+      { type: 'timeout', tools: ['echo'], hang_ms: 150, after_calls: 2 },
+      { type: 'corrupt', tools: ['get_items'], every: 3 },
+      { type: 'prompt_injection', tools: ['get_items'], after_calls: 1, every: 3, payload: 'IGNORE PREVIOUS' },
+      { type: 'empty_result', tools: ['echo'], every: 2 },
+      { type: 'oversized', tools: ['chatty'], bytes: 5000 },
+    ],
+  });
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    await assert.rejects(p.client.callTool({ name: 'slow', arguments: { ms: 1 } }, undefined, { signal: controller.signal }));
+    // echo: 1st empty_result, 2nd untouched, 3rd hangs 150 ms then errors.
+    const empty = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
+    assert.deepEqual(empty.content, []);
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'y' } })), 'y');
+    const timedOut = (await p.client.callTool({ name: 'echo', arguments: { text: 'z' } })) as CallToolResult;
+    assert.equal(timedOut.isError, true);
+    assert.match(text(timedOut), /timed out after 150 ms/);
+    // get_items has an outputSchema, so corrupt/injected text keeps structuredContent: read the text.
+    const corrupt = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
+    assert.throws(() => JSON.parse(text(corrupt)));
+    const injected = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
+    assert.match(text(injected), /IGNORE PREVIOUS$/);
+    const big = (await p.client.callTool({ name: 'chatty', arguments: {} })) as CallToolResult;
+    assert.equal((big.content[1] as { text: string }).text.length, 5000);
+  } finally {
+    await p.close();
+  }
+  const records = journalOf(p.journal);
+  assert.deepEqual(records[0]!.outcome, 'no_answer');
+  assert.equal(records[0]!.responded, false);
+});
+
+test('the same seed and traffic give the same journal', async () => {
+  const runOnce = async (): Promise<string[]> => {
+    const p = await proxied({ seed: 7, faults: [{ type: 'error_injection', rate: 0.5 }, { type: 'partial_result', probability: 0.3, tools: ['get_items'] }] });
+    try {
+      for (let i = 0; i < 16; i++) await p.client.callTool({ name: i % 2 ? 'echo' : 'get_items', arguments: i % 2 ? { text: `${i}` } : { count: i } });
+    } finally {
+      await p.close();
+    }
+    return journalOf(p.journal).map((r) => `${r.tool} ${r.fault} ${r.outcome}`);
+  };
+  const first = await runOnce();
+  const second = await runOnce();
+  assert.deepEqual(first, second);
+  assert.ok(first.some((line) => line.includes('error_injection')) && first.some((line) => line.endsWith('none ok')), first.join('\n'));
+});
+
+test('retries are counted apart; blind retries of a destructive tool and runaway loops are reported', async () => {
+  const p = await proxied({ faults: [{ type: 'error_injection', rate: 1, tools: ['delete_record'] }] }, ['--metrics', join(dir, 'metrics.json')]);
+  try {
+    for (let i = 0; i < 4; i++) await p.client.callTool({ name: 'delete_record', arguments: { id: '9' }, _meta: { task_id: 'A' } });
+    await p.client.callTool({ name: 'echo', arguments: { text: 'ok' }, _meta: { task_id: 'B' } });
+  } finally {
+    await p.close();
+  }
+  assert.ok(await waitFor(() => /runaway/.test(p.stderr())));
+  const metrics = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8'));
+  assert.equal(metrics.calls, 2);
+  assert.equal(metrics.attempts, 5);
+  assert.equal(metrics.tasks, 2);
+  assert.equal(metrics.blast_radius, 0.5);
+  assert.deepEqual(metrics.verdicts, [{ tool: 'delete_record', fault: 'error_injection', failures: 1, stopped: 0, retried: 0, runaway: 1, blind_retries: 3 }]);
+});
+
+/** A raw JSON-RPC conversation with the proxy in front of a server that answers malformed results. */
+async function rawStrictCheck(strict: boolean): Promise<Record<string, unknown>> {
+  const planFile = join(dir, `raw-${strict}.json`);
+  writeFileSync(planFile, JSON.stringify({ faults: [{ type: 'corrupt' }] }));
+  // A server whose tool result has content as a string, which the mutation code cannot handle.
+  const server = `require('readline').createInterface({input:process.stdin}).on('line',l=>{const m=JSON.parse(l);if(m.id!==undefined)process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{content:'not-an-array'}})+'\\n')})`;
+  const args = [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, ...(strict ? ['--strict'] : []), '--', process.execPath, '-e', server];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout });
+  const first = new Promise<string>((resolve) => lines.once('line', resolve));
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }) + '\n');
+  const answer = JSON.parse(await first) as Record<string, unknown>;
+  child.stdin.end();
+  await new Promise((resolve) => child.once('close', resolve));
+  return answer;
+}
+
+test('fail-safe forwards the original answer on an internal error; --strict fails closed with a JSON-RPC error', async () => {
+  const safe = await rawStrictCheck(false);
+  assert.deepEqual(safe.result, { content: 'not-an-array' });
+  const strict = await rawStrictCheck(true);
+  assert.equal((strict.error as { code: number }).code, -32603);
+});
+
+test('the child is reaped when the client closes stdin and when the proxy is sent SIGTERM', async () => {
+  const p = await proxied({ faults: [] });
+  const pid = p.childPid();
+  assert.ok(pid && alive(pid));
+  await p.close();
+  assert.ok(await waitFor(() => !alive(pid)), 'child gone after the client closed');
+
+  const planFile = join(dir, 'empty.json');
+  writeFileSync(planFile, '{}');
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, targetPath, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  assert.ok(await waitFor(() => /target pid \d+/.test(stderr)));
+  const childPid = Number(/target pid (\d+)/.exec(stderr)![1]);
+  proxy.kill('SIGTERM');
+  await new Promise((resolve) => proxy.once('close', resolve));
+  assert.ok(await waitFor(() => !alive(childPid)), 'child gone after SIGTERM');
+  proxy.stdin.destroy();
+});
+
+test('a bad plan is a usage error naming the field', async () => {
+  const planFile = join(dir, 'bad.yaml');
+  writeFileSync(planFile, 'faults:\n  - type: latency\n    probability: 2\n');
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, targetPath, 'stdio']);
+  let stderr = '';
+  proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise((resolve) => proxy.once('close', resolve));
+  assert.equal(code, 2);
+  assert.match(stderr, /faults\[0\]\.probability: expected a number from 0 to 1/);
+});
+
+test('a cancellation during an injected delay drops the answer; the next call is served', async () => {
+  const p = await proxied({ faults: [{ type: 'latency', tools: ['echo'], added_ms: 3000, every: 2 }] });
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const start = performance.now();
+    await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'late' } }, undefined, { signal: controller.signal }));
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'next' } })), 'next');
+    assert.ok(performance.now() - start < 2500, 'the second call did not wait for the first one\'s delay');
+  } finally {
+    await p.close();
+  }
+  const records = journalOf(p.journal);
+  assert.deepEqual(records.map((r) => [r.outcome, r.fault]), [
+    ['no_answer', 'latency'],
+    ['ok', 'none'],
+  ]);
+});
+
+test('when the server exits by itself the proxy exits with its code', async () => {
+  const planFile = join(dir, 'exit.json');
+  writeFileSync(planFile, '{}');
+  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, '-e', 'process.exit(3)'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const code = await new Promise((resolve) => proxy.once('close', resolve));
+  assert.equal(code, 3);
+});
+
+test('a call cancelled while the server works on it is journalled as no answer and leaves no pending state', async () => {
+  const p = await proxied({ faults: [] }, ['--metrics', join(dir, 'cancel-metrics.json')]);
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    await assert.rejects(p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }));
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
+  } finally {
+    await p.close();
+  }
+  assert.deepEqual(journalOf(p.journal).map((r) => [r.tool, r.outcome]), [
+    ['slow', 'no_answer'],
+    ['echo', 'ok'],
+  ]);
+  const metrics = JSON.parse(readFileSync(join(dir, 'cancel-metrics.json'), 'utf8'));
+  assert.equal(metrics.availability, 0.5);
+});

@@ -1,0 +1,127 @@
+/**
+ * fault_run_tool_call_chaos_scenario through a real SDK client: stdio and HTTP targets, every
+ * number in structuredContent, argument errors naming the argument, cancellation reaping the child.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { registerToolplaneTools } from '../src/tools/toolplane.js';
+import { connectTools, textOf } from './helpers/mcp.js';
+import { repoRoot } from './helpers/repo.js';
+import { startTargetHttp } from './helpers/mcp-target.js';
+
+const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+const NAME = 'fault_run_tool_call_chaos_scenario';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {
+  const pidFile = join(mkdtempSync(join(tmpdir(), 'toolplane-tool-')), 'pids');
+  process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
+  const { client, close } = await connectTools(registerToolplaneTools);
+  try {
+    const result = (await client.callTool({
+      name: NAME,
+      arguments: {
+        command: process.execPath,
+        args: [targetPath, 'stdio'],
+        plan: 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n',
+        calls: ['{"tool":"get_items","arguments":{"count":3}}', '{"tool":"echo","arguments":{"text":"x"}}'],
+        tasks: 6,
+      },
+    })) as CallToolResult;
+    assert.equal(result.isError, undefined, textOf(result));
+    const s = result.structuredContent as Record<string, number>;
+    assert.equal(s.calls, 12);
+    assert.equal(s.tasks, 6);
+    assert.equal(s.tcaf, 2);
+    assert.equal(s.blast_radius, 0.5);
+    assert.equal(s.tcsr, 0.75);
+    assert.deepEqual(s.injected, { error_injection: 3 });
+    assert.match(textOf(result), /TCSR \| 75\.0%/);
+  } finally {
+    await close();
+    delete process.env.TOOLPLANE_TARGET_PID_FILE;
+  }
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  assert.ok(!alive(pid), 'the target process is gone when the tool returns');
+});
+
+test('an HTTP target with resilience: retries counted as attempts', async () => {
+  const target = await startTargetHttp();
+  const { client, close } = await connectTools(registerToolplaneTools);
+  try {
+    const result = (await client.callTool({
+      name: NAME,
+      arguments: { url: target.url, plan: '{"faults":[{"type":"error_injection","rate":1,"tools":["echo"],"every":2}]}', calls: ['{"tool":"echo","arguments":{"text":"x"}}'], tasks: 4, resilience: true },
+    })) as CallToolResult;
+    assert.equal(result.isError, undefined, textOf(result));
+    const s = result.structuredContent as Record<string, number>;
+    assert.equal(s.transport as unknown, 'http');
+    assert.equal(s.calls, 4);
+    assert.equal(s.tcsr, 1);
+    assert.ok(s.attempts! > 4);
+  } finally {
+    await close();
+    await target.close();
+  }
+});
+
+test('bad arguments are isError naming the argument', async () => {
+  const { client, close } = await connectTools(registerToolplaneTools);
+  try {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ calls: ['{"tool":"x"}'] }, /command or url/],
+      [{ command: 'node', url: 'http://127.0.0.1:1/mcp', calls: ['{"tool":"x"}'] }, /command or url/],
+      [{ command: 'node', calls: ['nope'] }, /calls\[0\]: not JSON/],
+      [{ command: 'node', calls: ['{"tool":"x","arguments":[1]}'] }, /calls\[0\]\.arguments/],
+      [{ command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' }, /plan\.faults\[0\]\.type/],
+      [{ url: 'http://93.184.216.34/mcp', calls: ['{"tool":"x"}'] }, /url/],
+      [{ command: '/nonexistent/mcp-server', calls: ['{"tool":"x"}'] }, /could not start \/nonexistent\/mcp-server/],
+      [{ command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] }, /exited before it answered initialize|closed/i],
+    ];
+    for (const [args, pattern] of cases) {
+      const result = (await client.callTool({ name: NAME, arguments: args })) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), pattern);
+    }
+  } finally {
+    await close();
+  }
+});
+
+test('cancelling a hung scenario stops it and reaps the child', async () => {
+  const pidFile = join(mkdtempSync(join(tmpdir(), 'toolplane-tool-')), 'pids');
+  process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
+  const { client, close } = await connectTools(registerToolplaneTools);
+  try {
+    const controller = new AbortController();
+    const pending = client.callTool(
+      { name: NAME, arguments: { command: process.execPath, args: [targetPath, 'stdio'], plan: '{"faults":[{"type":"timeout"}]}', calls: ['{"tool":"echo","arguments":{"text":"x"}}'], deadline_ms: 10000 } },
+      undefined,
+      { signal: controller.signal },
+    );
+    const start = Date.now();
+    while (!existsSync(pidFile) && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    await assert.rejects(pending);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    const end = Date.now() + 10_000;
+    while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(!alive(pid), 'child reaped after cancellation');
+  } finally {
+    await close();
+    delete process.env.TOOLPLANE_TARGET_PID_FILE;
+  }
+});
