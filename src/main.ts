@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerChaosCommand } from './commands/chaos.js';
 import { registerCodeCommand } from './commands/code.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerIndexCommands } from './commands/index-command.js';
@@ -34,6 +35,7 @@ export function buildProgram(): FaultlineCommand {
   registerIndexCommands(program, globals);
   registerRunCommand(program, globals);
   registerProxyCommand(program, globals);
+  registerChaosCommand(program, globals);
   registerDemoCommand(program, globals);
 
   program.addHelpText(
@@ -47,7 +49,8 @@ Examples:
 Environment: FAULT_LOG_FILE, FAULT_LOG_LEVEL, FAULT_AGENT_CLIENT, FAULT_AGENT_PROMPT_REASONING_MODEL,
 FAULT_AGENT_EMBED_MODEL, FAULT_AGENT_EMBED_MODEL_DIMENSION, FAULT_LLM_BASE_URL, OPENAI_API_KEY,
 OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST, QDRANT_URL, QDRANT_API_KEY, FAULTLINE_DATA_DIR,
-FAULTLINE_TOKEN, FAULTLINE_ALLOW_REMOTE_TARGETS.
+FAULTLINE_TOKEN, FAULTLINE_ALLOW_REMOTE_TARGETS, FAULTLINE_ADMIN_TOKEN, FAULTLINE_ADMIN_URL,
+FAULTLINE_ALLOW_PRODUCTION.
 Run 'faultline <command> --help' for a command's flags.`,
   );
   return program;
