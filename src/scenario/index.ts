@@ -10,3 +10,4 @@ export { runScenario, type RunOptions, type ScenarioProgress } from './run.js';
 export { parseSlo, evaluateSlos, DEFAULT_SLOS, SLO_FORMS, type Slo, type SloResult } from './slo.js';
 export { checkLoadTarget, isLocalAddress } from './target.js';
 export type { ScenarioResult, PhaseResult, LoadFigures, ImpactRow, PercentileRow, TimelineSecond } from './result.js';
+export { httpScenarioFromArguments, describeHttpFault, HTTP_SCENARIO_DEFAULTS, HTTP_FAULT_ARGUMENTS, type HttpScenarioArguments } from './http-fault.js';
