@@ -269,6 +269,8 @@ describe('HTTP faults', () => {
       assert.throws(() => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]), /status_code must be an HTTP status in 400\.\.599/);
       assert.throws(() => proxy.setHttpFaults([{ type: 'teapot' }]), /HTTP fault type must be one of/);
       assert.throws(() => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]), /unknown field "colour"/);
+      assert.throws(() => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, api, \d+/);
+      assert.throws(() => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]), /fault target "apl" names no mapping/);
       await a.close();
       await b.close();
     } finally {

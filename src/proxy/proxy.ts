@@ -175,6 +175,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const targets = (Array.isArray(specs) ? specs : []).map((spec) => {
       const target = (spec as { target?: unknown } | null)?.target;
       if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError('a fault\'s target must be a mapping\'s local port or #name, as a string');
+      if (target !== undefined && !mappings.some((_, index) => mappingNamed(target, index))) {
+        throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${mappings.map((m, i) => [String(mappingCounters[i]!.port || m.listenPort), ...(m.name ? [m.name] : [])].join(', ')).join(', ')}`);
+      }
       return target as string | undefined;
     });
     const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutTarget(spec)) : specs);
@@ -325,7 +328,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const mappingNamed = (target: string, index: number): boolean => {
     const mapping = mappings[index]!;
-    return target === mapping.name || target === String(mappingCounters[index]!.port) || target === String(mapping.listenPort);
+    const bound = mappingCounters[index]!.port;
+    return target === mapping.name || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
   };
 
   // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through

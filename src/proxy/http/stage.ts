@@ -14,6 +14,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ToolInputError } from '../../errors.js';
 import type { Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../random.js';
 import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
@@ -87,6 +88,7 @@ export class HttpStage {
   /** Replaces the fault list (validated first; nothing changes on error). Applies from the next request. */
   setFaults(specs: unknown): void {
     const resolved = validateHttpFaults(specs);
+    for (const spec of resolved) this.checkTarget(spec.target);
     const next: FaultEntry[] = [];
     for (const spec of resolved) {
       const key = JSON.stringify(spec);
@@ -113,11 +115,19 @@ export class HttpStage {
     return { ...this.mappingCounters[index]! };
   }
 
+  /** Refuses a target that names no mapping (a typo would otherwise make the fault silently idle). */
+  checkTarget(target: string | undefined): void {
+    if (target === undefined || this.options.mappings.some((_, index) => this.targets(target, index))) return;
+    const names = this.options.mappings.flatMap((mapping, index) => [String(this.options.ports()[index] || mapping.listenPort), ...(mapping.name ? [mapping.name] : [])]);
+    throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${names.join(', ')}`);
+  }
+
   /** Whether a fault's `target` names mapping `index` (its local port, bound port or #name). */
   targets(target: string | undefined, index: number): boolean {
     if (target === undefined) return true;
     const mapping = this.options.mappings[index]!;
-    return target === mapping.name || target === String(this.options.ports()[index]) || target === String(mapping.listenPort);
+    const bound = this.options.ports()[index];
+    return target === mapping.name || (bound !== undefined && bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
   }
 
   /** A new client connection (paused): HTTP/1.1 goes to the HTTP server, anything else to the TCP path. */
