@@ -98,6 +98,23 @@ describe('HTTP stage without faults', () => {
     assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
+  it('answers 502 when the upstream cannot be reached, and counts the connect failure', async () => {
+    const baseline = handleCounts();
+    const closed = await startServer(() => {});
+    const port = closed.port;
+    await closed.close();
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${port}`], http: true });
+    try {
+      const response = await fetch(`http://127.0.0.1:${proxy.ports[0]}/`);
+      assert.equal(response.status, 502);
+      assert.match(await response.text(), /could not be reached/);
+      assert.equal(proxy.counters().mappings[0]!.connectFailures, 1);
+    } finally {
+      await proxy.stop();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
   it('classifies first bytes', () => {
     assert.equal(classify(Buffer.from('GET / HTTP/1.1\r\n')), 'http');
     assert.equal(classify(Buffer.from('GE')), 'more');
