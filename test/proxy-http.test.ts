@@ -227,6 +227,13 @@ describe('HTTP faults', () => {
     });
   });
 
+  it('an upstream that resets mid-body under a body-reading fault closes that client, and the proxy goes on', async () => {
+    await withHttpProxy([{ type: 'schema_mismatch', missing_fields: ['a'] }], async (_proxy, _upstream, port) => {
+      await assert.rejects(async () => (await fetch(`http://127.0.0.1:${port}/reset`)).text());
+      assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/json`)).json(), JSON_BODY);
+    });
+  });
+
   it('connection_refused resets the client connection before any answer', async () => {
     await withHttpProxy([{ type: 'connection-refused' }], async (_proxy, upstream, port) => {
       const client = await RawClient.connect(port);

@@ -306,7 +306,8 @@ export class HttpStage {
         answer.pipe(res);
         return;
       }
-      void this.transform(client, req, res, answer, after, forwardedAt);
+      // The upstream may reset mid-body (or the client leave): never an unhandled rejection.
+      this.transform(client, req, res, answer, after, forwardedAt).catch(() => res.destroy());
     });
   }
 
