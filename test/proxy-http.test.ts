@@ -258,6 +258,19 @@ describe('HTTP faults', () => {
     });
   });
 
+  it('connection_drop on a chunked upstream body: content-length of the whole body, then exactly after_bytes', async () => {
+    await withHttpProxy([{ type: 'connection-drop', afterBytes: 3, path: '/chunked' }], async (_proxy, _upstream, port) => {
+      const client = await RawClient.connect(port);
+      assert.equal((await client.request('GET', '/json')).status, 200, 'other paths untouched');
+      client.send('GET', '/chunked');
+      const bytes = await client.readToClose();
+      const headEnd = bytes.indexOf('\r\n\r\n') + 4;
+      assert.match(bytes.subarray(0, headEnd).toString(), /content-length: 11\r\n/i);
+      assert.doesNotMatch(bytes.subarray(0, headEnd).toString(), /transfer-encoding/i);
+      assert.equal(bytes.subarray(headEnd).toString(), 'hel');
+    });
+  });
+
   it('probability: within statistical bounds, and the same seed gives the same decisions', async () => {
     const run = async (seed: number): Promise<number[]> => {
       const statuses: number[] = [];
