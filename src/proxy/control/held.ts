@@ -9,6 +9,7 @@ import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
 import { parseFaultJson } from './fault-config.js';
+import { parseMapping } from '../mapping.js';
 
 export const HELD_LIMITS = {
   /** Proxies held at once, per server. */
@@ -56,6 +57,8 @@ export interface HeldStartOptions {
 export class HeldProxies {
   private readonly held = new Map<string, Held>();
   private stopped = false;
+  /** Starts under way: they count against the cap before their proxy exists. */
+  private starting = 0;
 
   constructor(private readonly log: (line: string) => void = () => {}) {}
 
@@ -65,7 +68,7 @@ export class HeldProxies {
 
   async start(options: HeldStartOptions): Promise<HeldStatus> {
     if (this.stopped) throw new ToolInputError('the server is stopping');
-    if (this.held.size >= HELD_LIMITS.maxHeld) {
+    if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
       throw new ToolInputError(`at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`);
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
@@ -74,10 +77,14 @@ export class HeldProxies {
     const { network, http } = splitFaults(options.faults);
     const id = `proxy-${randomBytes(4).toString('hex')}`;
     const events: string[] = [];
+    this.starting++;
     const proxy = await startProxy({
       mappings: options.mappings.map((text, index) => {
-        if (typeof text !== 'string') throw new ToolInputError(`proxies[${index}]: a mapping string`);
-        return text;
+        try {
+          return parseMapping(text);
+        } catch (error) {
+          throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
+        }
       }),
       faults: network,
       http: true,
@@ -89,7 +96,12 @@ export class HeldProxies {
         events.push(line);
         if (events.length > HELD_LIMITS.events) events.shift();
       },
-    });
+    }).finally(() => this.starting--);
+    if (this.stopped) {
+      // The server closed while this one was starting: it must not outlive it.
+      await proxy.stop();
+      throw new ToolInputError('the server is stopping');
+    }
     const startedAt = new Date();
     const entry: Held = {
       id,
