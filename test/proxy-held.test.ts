@@ -92,6 +92,9 @@ describe('held proxies (fault_proxy_*)', () => {
   it(`caps held proxies at ${HELD_LIMITS.maxHeld} and refuses production`, async () => {
     const { client, close } = await connectInMemory();
     try {
+      // Failed starts (a bad mapping, a port in use) do not use up the cap.
+      await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['bad'] } });
+      await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], faults: ['{"type":"nope"}'] } });
       for (let i = 0; i < HELD_LIMITS.maxHeld; i++) {
         const result = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
         assert.equal(result.isError, undefined, textOf(result));

@@ -77,15 +77,16 @@ export class HeldProxies {
     const { network, http } = splitFaults(options.faults);
     const id = `proxy-${randomBytes(4).toString('hex')}`;
     const events: string[] = [];
+    const mappings = options.mappings.map((text, index) => {
+      try {
+        return parseMapping(text);
+      } catch (error) {
+        throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
+      }
+    });
     this.starting++;
     const proxy = await startProxy({
-      mappings: options.mappings.map((text, index) => {
-        try {
-          return parseMapping(text);
-        } catch (error) {
-          throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
-        }
-      }),
+      mappings,
       faults: network,
       http: true,
       httpFaults: http,
