@@ -1,5 +1,6 @@
 /** The HTTP-aware stage and its eight faults, against a real node:http upstream, with fetch and raw sockets. */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -111,6 +112,39 @@ describe('HTTP stage without faults', () => {
       assert.equal(proxy.counters().mappings[0]!.connectFailures, 1);
     } finally {
       await proxy.stop();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
+  it('passes an Upgrade (WebSocket-style) exchange through as a tunnel', async () => {
+    const baseline = handleCounts();
+    const server = http.createServer((_req, res) => res.end('plain'));
+    server.on('upgrade', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-host: ${req.headers['host']}\r\n\r\n`);
+      socket.pipe(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${port}`], http: true, httpFaults: [{ type: 'error' }] });
+    try {
+      const socket = await connect(proxy.ports[0]!);
+      let received = '';
+      const until = async (text: string): Promise<void> => {
+        for (let i = 0; i < 200 && !received.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      socket.on('data', (data: Buffer) => (received += data.toString()));
+      socket.write('GET /ws HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: echo\r\nconnection: Upgrade\r\n\r\n');
+      await until('\r\n\r\n');
+      assert.match(received, /^HTTP\/1\.1 101 /);
+      assert.match(received, new RegExp(`x-host: 127\\.0\\.0\\.1:${port}`));
+      socket.write('ping');
+      await until('ping');
+      assert.ok(received.endsWith('\r\n\r\nping'), JSON.stringify(received));
+      await destroyAndWait(socket);
+    } finally {
+      await proxy.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
     assert.deepEqual(await settledHandles(baseline), baseline);
   });
