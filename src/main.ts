@@ -20,6 +20,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['index', 'search'], load: async () => (await import('./commands/index-command.js')).registerIndexCommands },
   { names: ['run'], load: async () => (await import('./commands/run.js')).registerRunCommand },
   { names: ['proxy'], load: async () => (await import('./commands/proxy.js')).registerProxyCommand },
+  { names: ['chaos'], load: async () => (await import('./commands/chaos.js')).registerChaosCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
@@ -62,7 +63,8 @@ Examples:
 Environment: FAULT_LOG_FILE, FAULT_LOG_LEVEL, FAULT_AGENT_CLIENT, FAULT_AGENT_PROMPT_REASONING_MODEL,
 FAULT_AGENT_EMBED_MODEL, FAULT_AGENT_EMBED_MODEL_DIMENSION, FAULT_LLM_BASE_URL, OPENAI_API_KEY,
 OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST, QDRANT_URL, QDRANT_API_KEY, FAULTLINE_DATA_DIR,
-FAULTLINE_TOKEN, FAULTLINE_ALLOW_REMOTE_TARGETS.
+FAULTLINE_TOKEN, FAULTLINE_ALLOW_REMOTE_TARGETS, FAULTLINE_ADMIN_TOKEN, FAULTLINE_ADMIN_URL,
+FAULTLINE_ALLOW_PRODUCTION.
 Run 'faultline <command> --help' for a command's flags.`,
   );
   return program;

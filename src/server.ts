@@ -35,7 +35,12 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
   );
   const access = new FileAccess(config.roots);
   const tools = new ToolRegistry(mcp, log);
-  registerAllTools(tools, { config, access, log });
+  // Work tools hold across calls (held proxies) stops when the client connection closes.
+  const closers: Array<() => Promise<void> | void> = [];
+  registerAllTools(tools, { config, access, log, onClose: (close) => closers.push(close) });
+  mcp.server.onclose = () => {
+    for (const close of closers) void Promise.resolve().then(close).catch((error: unknown) => log.warn('on close: %s', messageOf(error)));
+  };
   tools.serveToolList();
   followClientRoots(mcp, access, log);
   return { mcp, tools, access };

@@ -168,7 +168,7 @@ describe('scenario verdicts', () => {
     });
     assert.notEqual(ok.isError, true, textOf(ok));
     const result = ok.structuredContent as unknown as ScenarioResult;
-    assert.equal(result.fault.settings.side, 'server');
+    assert.equal((result.fault.settings as { side?: string }).side, 'server');
     const portZero = await callTool('fault_run_latency_impact_scenario', { url: 'http://127.0.0.1:0/', duration: '200ms' });
     assert.equal(portZero.isError, true);
     assert.match(textOf(portZero), /^url: port 0/);

@@ -37,6 +37,11 @@ export interface ProxyCommandOptions {
   seed?: string;
   tlsInsecure?: boolean;
   tlsCa?: string;
+  http?: boolean;
+  httpFault?: string[];
+  admin?: string;
+  adminToken?: string;
+  allowProduction?: boolean;
   [sideOrDirection: string]: unknown;
 }
 
@@ -70,7 +75,17 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--blackhole', 'add a blackhole: the stream stops (nothing dropped) until the proxy stops'))
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
-    .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'));
+    .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
+    .addOption(new Option('--http', 'parse HTTP/1.1 on every mapping so HTTP faults can act (implied by --http-fault and --admin); other traffic passes as TCP'))
+    .addOption(
+      new Option(
+        '--http-fault <json>',
+        'add a fault config, repeatable, applied in order: HTTP faults {"type":"error","statusCode":503,"probability":0.5} (types latency, error, rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop; camelCase or snake_case, optional method, path glob, target) or network faults {"type":"latency","latencyMs":200}',
+      ).argParser(collect),
+    )
+    .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
+    .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
+    .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'));
   for (const fault of FAULT_FLAGS) {
     command
       .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
@@ -82,7 +97,9 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
       '\nExamples:\n' +
         '  faultline proxy --proxy 34000=api.example.com:443 --latency 200 --latency-deviation 50\n' +
         '  faultline proxy --proxy 0=127.0.0.1:8080 --bandwidth 64 --bandwidth-unit kbps --packet-loss 0.02\n' +
-        '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client',
+        '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client\n' +
+        '  faultline proxy --proxy 34000=https://api.example.com#weather-api --http-fault \'{"type":"rate-limit","retryAfterSeconds":5,"probability":0.2}\'\n' +
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)',
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
@@ -150,20 +167,49 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
       throw new UsageError(`--tls-ca ${options.tlsCa}: ${messageOf(error)}`);
     }
   }
+  // The control plane is loaded only when asked for.
+  const control = options.httpFault?.length || options.admin !== undefined ? await import('../proxy/control/index.js') : undefined;
+  const configs = (options.httpFault ?? []).map((text, index) => control!.parseFaultJson(text, `--http-fault #${index + 1}`));
+  const networkFaults = [...faults, ...configs.flatMap((c) => (c.kind === 'network' ? [c.spec] : []))];
+  const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
+  let admin: { host: string; port: number; token: string } | undefined;
+  if (options.admin !== undefined) {
+    const refusal = control!.productionRefusal('--admin', 'pass --allow-production', options.allowProduction === true);
+    if (refusal) throw new UsageError(refusal);
+    if (!options.adminToken) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    admin = { ...parseListenAddress(options.admin), token: options.adminToken };
+  }
   const proxy = await startProxy({
     mappings: options.proxy,
-    faults,
+    faults: networkFaults,
+    http: options.http === true || httpFaults.length > 0 || admin !== undefined,
+    httpFaults,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
     onEvent: (event) => log(describeEvent(event)),
   });
-  proxy.mappings.forEach((mapping, i) => {
-    const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
-    log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}`);
-  });
-  log(`faults: ${faults.length ? faults.map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
-  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-  await proxy.stop();
+  let adminServer: { url: string; close(): Promise<void> } | undefined;
+  let registry: { dispose(): void } | undefined;
+  try {
+    proxy.mappings.forEach((mapping, i) => {
+      const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
+      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? ' (HTTP)' : ''}`);
+    });
+    log(`faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
+    if (admin) {
+      const faultRegistry = new control!.FaultRegistry(proxy, { network: networkFaults, http: httpFaults }, (event) =>
+        log(`${new Date().toISOString()} admin: ${event.type} ${event.id} (${event.faultType} on ${event.target})`),
+      );
+      registry = faultRegistry;
+      adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log });
+      log(`admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all; Bearer token)`);
+    }
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  } finally {
+    await adminServer?.close();
+    registry?.dispose();
+    await proxy.stop();
+  }
   log('stopped');
   return proxy.counters();
 }
@@ -178,6 +224,14 @@ function describeEvent(event: ProxyEvent): string {
     case 'close':
       return `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`;
   }
+}
+
+/** `PORT`, `HOST:PORT` or `[v6]:PORT`; the host defaults to loopback. */
+export function parseListenAddress(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) throw new UsageError(`--admin ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
+  return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }
 
 function nonNegative(value: string): number {

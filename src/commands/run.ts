@@ -77,6 +77,17 @@ interface RunOptions extends ServerOptionValues {
   lossRate?: number;
   model?: string;
   rtt?: number;
+  // http-error
+  httpFault?: string;
+  statusCode?: number;
+  probability?: number;
+  errorBody?: string;
+  forward?: boolean;
+  delay?: number;
+  retryAfter?: number;
+  hang?: number;
+  missingFields?: string;
+  afterBytes?: number;
   report?: string;
   json?: string;
 }
@@ -97,7 +108,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
   const D = SCENARIO_DEFAULTS;
   const command = program
     .command('run')
-    .argument('<fault>', `the fault: ${Object.keys(FAULTS).join(', ')}`)
+    .argument('<fault>', `the fault: ${Object.keys(FAULTS).join(', ')}, http-error`)
     .summary('run an impact scenario: a fault proxy plus open-loop load, then a markdown report')
     .description(
       'Drive open-loop load (num-clients × rps requests/s) at --url through a local fault proxy for --duration, and print ' +
@@ -136,6 +147,16 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
     .addOption(new Option('--model <model>', 'packet-loss: bernoulli (default) or gilbert_elliott').argParser(anyCaseChoice(LOSS_MODELS)))
     .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number))
+    .addOption(new Option('--http-fault <type>', 'http-error: latency, error (default), rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop'))
+    .addOption(new Option('--status-code <code>', 'http-error: status answered (default 500)').argParser(integer))
+    .addOption(new Option('--probability <p>', 'http-error: chance 0..1 a request gets the fault (default 1)').argParser(number))
+    .option('--error-body <text>', 'http-error: body answered')
+    .option('--forward', 'http-error: call the upstream first, then replace its answer')
+    .addOption(new Option('--delay <ms>', 'http-error latency: delay before forwarding (default 100)').argParser(number))
+    .addOption(new Option('--retry-after <seconds>', 'http-error rate_limit: Retry-After (default 60)').argParser(integer))
+    .addOption(new Option('--hang <ms>', 'http-error timeout: hold before closing (default: until the client gives up)').argParser(number))
+    .option('--missing-fields <a,b>', 'http-error schema_mismatch: dot paths removed from JSON bodies')
+    .addOption(new Option('--after-bytes <n>', 'http-error connection_drop: body bytes before the cut (default 0)').argParser(integer))
     .option('--report <file>', 'also write the markdown report to FILE')
     .option('--json <file>', 'write every number of the run as JSON to FILE')
     .addHelpText(
@@ -149,15 +170,22 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
   addScenarioLimitOptions(command).action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options, globals())));
 }
 
+/** The http-error scenario's own flags; giving one to a network fault is a mistake. */
+const HTTP_FLAGS: Array<keyof RunOptions> = ['httpFault', 'statusCode', 'probability', 'errorBody', 'forward', 'delay', 'retryAfter', 'hang', 'missingFields', 'afterBytes'];
+
 async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions): Promise<void> {
   const type = FAULTS[faultName];
-  if (!type) throw new UsageError(`unknown fault '${faultName}'; accepted: ${Object.keys(FAULTS).join(', ')}`);
+  const isHttp = faultName === 'http-error';
+  if (!type && !isHttp) throw new UsageError(`unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULTS), 'http-error'].join(', ')}`);
+  const httpGiven = HTTP_FLAGS.find((key) => options[key] !== undefined);
+  if (!isHttp && httpGiven) throw new UsageError(`--${httpGiven.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to 'http-error' scenarios`);
   const flag = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   for (const [other, keys] of Object.entries(FAULT_FLAGS)) {
     if (other === type) continue;
+    if (isHttp && (keys.length === 0 || !keys.some((key) => options[key] !== undefined))) continue;
     const given = keys.find((key) => options[key] !== undefined);
     if (given) {
-      const own = FAULT_FLAGS[type].map(flag).join(', ') || 'none of its own';
+      const own = (type ? FAULT_FLAGS[type] : HTTP_FLAGS).map(flag).join(', ') || 'none of its own';
       throw new UsageError(`${flag(given)} applies to '${other.replace('_', '-')}' scenarios; '${faultName}' takes ${own}`);
     }
   }
@@ -195,7 +223,25 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
     model: options.model,
     rtt: options.rtt,
   };
-  const spec = await scenarioFromArguments(type, args, configFrom(globals, options).scenario);
+  const limits = configFrom(globals, options).scenario;
+  const spec = isHttp
+    ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
+        {
+          ...args,
+          http_fault: options.httpFault,
+          status_code: options.statusCode,
+          probability: options.probability,
+          error_body: options.errorBody,
+          forward: options.forward,
+          delay: options.delay,
+          retry_after: options.retryAfter,
+          hang: options.hang,
+          missing_fields: options.missingFields?.split(',').map((field) => field.trim()).filter(Boolean),
+          after_bytes: options.afterBytes,
+        },
+        limits,
+      )
+    : await scenarioFromArguments(type!, args, limits);
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runScenario(spec, {

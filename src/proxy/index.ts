@@ -28,6 +28,11 @@
  *     { type: 'blackhole' }
  *   validateFault / validateFaults check them and throw a ToolInputError naming the field;
  *   startProxy and setFaults validate too.
+ * - HTTP mappings (`http: true`, see http/stage.ts): HTTP/1.1 is read on the client side and
+ *   `httpFaults` / setHttpFaults apply the eight HTTP faults (latency, error, rate_limit, timeout,
+ *   malformed, schema_mismatch, connection_refused, connection_drop), each with probability,
+ *   method, path glob and target; other traffic passes through as TCP. Any fault (network or
+ *   HTTP) may carry `target`: a mapping's port or its `#name`.
  * - Errors from startProxy: a bad mapping or fault, or a port that cannot be bound (the message
  *   names the mapping). Connection-level failures never reject: they are counted and reported
  *   through onEvent.
@@ -50,3 +55,4 @@ export { LOSS_MODELS, SEGMENT_BYTES, type PacketLossSpec } from './faults/packet
 export type { JitterSpec } from './faults/jitter.js';
 export type { BlackholeSpec } from './faults/blackhole.js';
 export { createRandom, type Random } from './random.js';
+export { validateHttpFault, validateHttpFaults, faultKind, HTTP_FAULT_TYPES, type HttpFaultSpec, type ResolvedHttpFault, type HttpFaultType, type HttpFaultCounters } from './http/index.js';

@@ -8,6 +8,7 @@
  *   [::1]:8080=[::1]:80              IPv6 literals in brackets
  *   34000=tcp://example.com:443      `tcp://` forces plain passthrough even on port 443
  *   34000=https://example.com        `https://` without a port means 443 (`http://` means 80)
+ *   34000=api.example.com:443#weather-api   `#name`: a name the control plane's targets can use
  */
 import { isIP } from 'node:net';
 import { ToolInputError } from '../errors.js';
@@ -26,12 +27,14 @@ export interface Mapping {
   tls: boolean;
   /** TLS server name (SNI) to send; absent for IP literals and plain TCP. */
   servername?: string;
+  /** The `#name` suffix, when given: fault targets may name the mapping by it. */
+  name?: string;
 }
 
 export const ACCEPTED_MAPPING_FORMS =
   'PORT=HOST:PORT, ADDR:PORT=HOST:PORT, [IPv6]:PORT=HOST:PORT, 0=HOST:PORT (ephemeral port); ' +
   'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), ' +
-  'and a bare HOST:443 means TLS with SNI=HOST; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080';
+  'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME suffix names the mapping; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
 
 const SCHEMES: Record<string, { tls: boolean; defaultPort?: number }> = {
   'https': { tls: true, defaultPort: 443 },
@@ -45,7 +48,13 @@ export function parseMapping(text: string): Mapping {
     throw new ToolInputError(`invalid proxy mapping ${JSON.stringify(text)}: ${reason}. Accepted forms: ${ACCEPTED_MAPPING_FORMS}`);
   };
   if (typeof text !== 'string') return fail('a mapping is a string');
-  const trimmed = text.trim();
+  let trimmed = text.trim();
+  let name: string | undefined;
+  const named = /#([A-Za-z0-9._-]{1,64})$/.exec(trimmed);
+  if (named) {
+    name = named[1];
+    trimmed = trimmed.slice(0, named.index).trim();
+  } else if (trimmed.includes('#')) return fail('a name after "#" is 1 to 64 letters, digits, ".", "_" or "-"');
   const equals = trimmed.indexOf('=');
   if (equals < 0) return fail('missing "=" between the local and the remote side');
   const local = trimmed.slice(0, equals).trim();
@@ -82,8 +91,9 @@ export function parseMapping(text: string): Mapping {
   if (remotePort === undefined) return fail(`remote port ${JSON.stringify(split.port)} is not an integer in 1..65535`);
 
   const tls = schemeInfo ? schemeInfo.tls : remotePort === 443;
-  const mapping: Mapping = { text: trimmed, listenHost, listenPort, remoteHost: split.host, remotePort, tls };
+  const mapping: Mapping = { text: text.trim(), listenHost, listenPort, remoteHost: split.host, remotePort, tls };
   if (tls && isIP(split.host) === 0) mapping.servername = split.host;
+  if (name !== undefined) mapping.name = name;
   return mapping;
 }
 

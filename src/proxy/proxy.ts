@@ -17,6 +17,10 @@ import { linksOf, type Fault, type FaultCounters, type LinkDirection } from './f
 import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import { Link, type AttachedStage, type ConnectionFlow } from './link.js';
 import { parseMapping, type Mapping } from './mapping.js';
+import type { HttpFaultCounters } from './http/fault.js';
+import { pipePair } from './http/pipe.js';
+import type { HttpFaultSpec } from './http/spec.js';
+import { HttpStage } from './http/stage.js';
 
 export interface ProxyTlsOptions {
   /** Verify the target's certificate (default true). */
@@ -38,6 +42,13 @@ export interface ProxyOptions {
   onEvent?: (event: ProxyEvent) => void;
   /** How remote host names are resolved (e.g. one that refuses non-local addresses). */
   lookup?: net.LookupFunction;
+  /**
+   * Parse HTTP/1.1 on the client side of every mapping so HTTP faults can act (default false;
+   * connections that do not speak HTTP/1.1 still pass through as TCP). See http/stage.ts.
+   */
+  http?: boolean;
+  /** Initial HTTP faults (needs `http`). */
+  httpFaults?: readonly HttpFaultSpec[];
 }
 
 interface EventBase {
@@ -70,12 +81,18 @@ export interface MappingCounters {
   bytesDownstream: number;
   /** Bytes read but not yet written, now (held, delayed or paced). */
   bytesQueued: number;
+  /** HTTP mappings only: client connections that spoke HTTP/1.1 (each opens its own upstream connection, counted in `connections`). */
+  httpConnections?: number;
+  /** HTTP mappings only: requests received. */
+  httpExchanges?: number;
 }
 
 export interface ProxyCounters {
   mappings: MappingCounters[];
   /** Every fault ever set, by name; `active` tells whether it is in the current list. */
   faults: FaultCounters[];
+  /** Every HTTP fault ever set (HTTP proxies only). */
+  httpFaults?: HttpFaultCounters[];
 }
 
 export interface RunningProxy {
@@ -84,8 +101,15 @@ export interface RunningProxy {
   readonly ports: readonly number[];
   /** The seed in use (give it back to reproduce the same fault decisions). */
   readonly seed: number | string;
-  /** Replaces the fault list, on live connections too; throws (changing nothing) on an invalid spec. */
+  /**
+   * Replaces the fault list, on live connections too; throws (changing nothing) on an invalid spec.
+   * A spec may carry `target` (a mapping's port or #name) to act on that mapping only.
+   */
   setFaults(faults: readonly FaultSpec[]): void;
+  /** Replaces the HTTP fault list (from the next request on); throws on an invalid spec or when `http` is off. */
+  setHttpFaults(faults: readonly HttpFaultSpec[]): void;
+  /** Whether the proxy parses HTTP (ProxyOptions.http). */
+  readonly http: boolean;
   counters(): ProxyCounters;
   /** Closes the listeners and every connection; resolves when every socket is closed. */
   stop(): Promise<void>;
@@ -95,6 +119,8 @@ interface FaultEntry {
   spec: ResolvedFault;
   key: string;
   fault: Fault;
+  /** The mapping it is limited to (a port or #name), or every mapping. */
+  target: string | undefined;
 }
 
 interface Connection {
@@ -145,10 +171,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
-    const resolved = validateFaults(specs);
+    // `target` is the proxy's business, not the fault's: split it off before validation.
+    const targets = (Array.isArray(specs) ? specs : []).map((spec) => {
+      const target = (spec as { target?: unknown } | null)?.target;
+      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError('a fault\'s target must be a mapping\'s local port or #name, as a string');
+      if (target !== undefined && !mappings.some((_, index) => mappingNamed(target, index))) {
+        throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${mappings.map((m, i) => [String(mappingCounters[i]!.port || m.listenPort), ...(m.name ? [m.name] : [])].join(', ')).join(', ')}`);
+      }
+      return target as string | undefined;
+    });
+    const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutTarget(spec)) : specs);
     const next: FaultEntry[] = [];
-    for (const spec of resolved) {
-      const key = JSON.stringify(spec);
+    for (const [index, spec] of resolved.entries()) {
+      const target = targets[index];
+      const key = JSON.stringify([spec, target]);
       const previous = faultsByName.get(spec.name);
       if (previous && previous.key === key) {
         next.push(previous);
@@ -156,7 +192,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       const fault = createFault(spec, seed, clock);
       if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
-      const entry = { spec, key, fault };
+      const entry = { spec, key, fault, target };
       faultsByName.set(spec.name, entry);
       next.push(entry);
     }
@@ -170,8 +206,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     for (const link of Object.values(connection.links)) {
       const current = link.attached;
       const stages: AttachedStage[] = [];
-      for (const { spec, fault } of activeFaults) {
+      for (const { spec, fault, target } of activeFaults) {
         if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
+        if (target !== undefined && !mappingNamed(target, connection.mappingIndex)) continue;
         const existing = current.find((s) => s.fault === fault);
         stages.push(existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: link.direction }) });
         if (!connection.countedFaults.has(fault)) {
@@ -289,14 +326,42 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     target.once('close', onSocketClose(target, client));
   };
 
+  const mappingNamed = (target: string, index: number): boolean => {
+    const mapping = mappings[index]!;
+    const bound = mappingCounters[index]!.port;
+    return target === mapping.name || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
+  };
+
+  // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through
+  // an in-memory pipe, as if they were clients.
+  const stage = options.http
+    ? new HttpStage({
+        mappings,
+        seed,
+        ports: () => mappingCounters.map((c) => c.port),
+        connectUpstream: (index, client) => {
+          const [ours, theirs] = pipePair();
+          theirs.remoteAddress = client.remoteAddress;
+          theirs.remotePort = client.remotePort;
+          onClient(index, theirs as unknown as net.Socket);
+          return ours;
+        },
+        passThrough: (index, socket) => onClient(index, socket),
+      })
+    : undefined;
+  if (!stage && options.httpFaults?.length) throw new ToolInputError('HTTP faults need an HTTP proxy (http: true)');
+
   const servers: net.Server[] = [];
   const closeServers = (): Promise<void> =>
     Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined);
 
   try {
     setFaults(options.faults ?? []);
+    stage?.setFaults(options.httpFaults ?? []);
     for (const [index, mapping] of mappings.entries()) {
-      const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) => onClient(index, socket));
+      const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) =>
+        stage ? stage.accept(index, socket) : onClient(index, socket),
+      );
       await new Promise<void>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) => {
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
@@ -320,26 +385,42 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     ports: mappingCounters.map((c) => c.port),
     seed,
     setFaults,
+    http: stage !== undefined,
+    setHttpFaults(faults: readonly HttpFaultSpec[]): void {
+      if (!stage) throw new ToolInputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
+      stage.setFaults(faults);
+    },
     counters(): ProxyCounters {
       const now = clock();
-      const snapshot = mappingCounters.map((c) => ({ ...c, bytesQueued: 0 }));
+      const snapshot: MappingCounters[] = mappingCounters.map((c, index) => ({ ...c, bytesQueued: 0, ...(stage ? stage.mappingCountersOf(index) : {}) }));
       for (const connection of connections) {
         const links = connection.links;
         if (links) snapshot[connection.mappingIndex]!.bytesQueued += links.upstream.queuedBytes + links.downstream.queuedBytes;
       }
-      return { mappings: snapshot, faults: [...faultsByName.values()].map((entry) => entry.fault.snapshot(now)) };
+      return {
+        mappings: snapshot,
+        faults: [...faultsByName.values()].map((entry) => entry.fault.snapshot(now)),
+        ...(stage ? { httpFaults: stage.counters() } : {}),
+      };
     },
     async stop(): Promise<void> {
       stopping = true;
+      const stageClosed = stage?.close();
       const closed = connections.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
       const listenersClosed = closeServers();
       for (const connection of connections) {
         connection.client.destroy();
         connection.target.destroy();
       }
-      await Promise.all([closed, listenersClosed]);
+      await Promise.all([closed, listenersClosed, stageClosed]);
     },
   };
+}
+
+function withoutTarget(spec: FaultSpec): FaultSpec {
+  if (typeof spec !== 'object' || spec === null || !('target' in spec)) return spec;
+  const { target: _target, ...rest } = spec as FaultSpec & { target?: unknown };
+  return rest as FaultSpec;
 }
 
 function describeError(error: Error): string {

@@ -11,3 +11,4 @@ export { parseSlo, evaluateSlos, DEFAULT_SLOS, SLO_FORMS, type Slo, type SloResu
 export { checkLoadTarget, isLocalAddress } from './target.js';
 export type { ScenarioResult, PhaseResult, LoadFigures, ImpactRow, PercentileRow, TimelineSecond } from './result.js';
 export { decideVerdict, type Verdict, type VerdictWithReasons } from './verdict.js';
+export { httpScenarioFromArguments, describeHttpFault, HTTP_SCENARIO_DEFAULTS, HTTP_FAULT_ARGUMENTS, type HttpScenarioArguments } from './http-fault.js';

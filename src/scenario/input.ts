@@ -18,6 +18,7 @@ import {
   type Side,
 } from '../proxy/index.js';
 import { DEFAULT_EXPECTED_STATUS, MAX_CONNECTIONS, openFileLimit, parseExpectedStatus, RESERVED_FDS, type ExpectedStatus } from '../load/index.js';
+import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
 
@@ -120,6 +121,11 @@ export interface ScenarioSpec {
   rejectUnauthorized: boolean;
   /** Load only loopback and private addresses, checked again at every connect. */
   localOnly: boolean;
+  /**
+   * An HTTP fault (scenario/http-fault.ts), checked but kept as given, like `fault`: when set, it
+   * is the scenario's fault and `fault` is unused.
+   */
+  httpFault?: HttpFaultSpec;
 }
 
 /** fault's field names for what the proxy's specs call otherwise, so errors name the argument given. */

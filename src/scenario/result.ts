@@ -3,6 +3,7 @@
  * tools' structuredContent and `faultline run --json`). Times are milliseconds (µs resolution)
  * unless a name says otherwise; "latency" is always counted from the request's intended start.
  */
+import type { ResolvedHttpFault } from '../proxy/http/index.js';
 import type { CapacityResult, SampleSummary, Stats } from '../load/index.js';
 import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
 import type { SloResult } from './slo.js';
@@ -117,8 +118,9 @@ export interface ScenarioResult {
     expectStatus: string;
   };
   fault: {
-    type: ResolvedFault['type'];
-    settings: ResolvedFault;
+    /** A network fault's type, or `http_<type>` for an HTTP fault. */
+    type: ResolvedFault['type'] | `http_${ResolvedHttpFault['type']}`;
+    settings: ResolvedFault | ResolvedHttpFault;
     /** fault's description string (see report/fault-text.ts). */
     description: string;
     startMs: number;

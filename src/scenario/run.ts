@@ -21,7 +21,9 @@ import {
   type OpenLoopResult,
 } from '../load/index.js';
 import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js';
+import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
+import { describeHttpFault } from './http-fault.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
@@ -64,7 +66,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   }
   const fault = run!;
   const url = new URL(spec.url);
-  const settings = validateFault(spec.fault);
+  const httpSettings = spec.httpFault ? validateHttpFault(spec.httpFault) : undefined;
+  const settings = httpSettings ?? validateFault(spec.fault);
   const { verdict, reasons } = decideVerdict(spec, fault);
   return {
     title: `Evaluating runtime performance of ${spec.url}`,
@@ -83,9 +86,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
       expectStatus: spec.expectStatus,
     },
     fault: {
-      type: spec.fault.type,
+      type: httpSettings ? (`http_${httpSettings.type}` as const) : spec.fault.type,
       settings,
-      description: describeFault(settings),
+      description: httpSettings ? describeHttpFault(httpSettings) : describeFault(validateFault(spec.fault)),
       startMs: spec.faultStartMs,
       endMs: spec.faultEndMs,
       activeUntilMs: spec.faultEndMs < spec.durationMs ? spec.faultEndMs : (fault.load?.elapsedMs ?? fault.capacity?.elapsedMs ?? spec.durationMs),
@@ -124,6 +127,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
+    ...(spec.httpFault ? { http: true } : {}),
     // The proxy in front of url connects to the load's target: the same local-only rule applies.
     // The caller's mappings are the app's dependencies, which may be anywhere.
     ...(spec.localOnly && spec.proxies.length === 0 ? { lookup: localOnlyLookup } : {}),
@@ -225,10 +229,12 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
  * out); the report then gives that real end (`activeUntilMs`), draining included.
  */
 function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): void {
-  const on = () => proxy.setFaults([spec.fault]);
+  const httpFault = spec.httpFault;
+  const on = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
+  const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
   if (spec.faultStartMs <= 0) on();
   else timers.push(setTimeout(on, spec.faultStartMs));
-  if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(() => proxy.setFaults([]), spec.faultEndMs));
+  if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, spec.faultEndMs));
 }
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */

@@ -56,15 +56,27 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
     else warnings.push(...unused);
   }
   if (inconclusive.length === 0) {
-    const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
-    if (!fault || fault.applications === 0) {
-      const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
-      inconclusive.push(
-        `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
-          `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
-          (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
-          '.',
-      );
+    const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
+    if (spec.httpFault) {
+      // HTTP faults count per exchange: those that matched, and of them those it acted on.
+      const fault = (run.proxy.httpFaults ?? []).find((counters) => counters.type === spec.httpFault!.type);
+      if (!fault || fault.applications === 0) {
+        inconclusive.push(
+          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
+            `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
+            (fault && fault.requests > 0 ? 'its probability never drew it; raise probability or the traffic.' : 'no HTTP/1.1 request matched its method and path.'),
+        );
+      }
+    } else {
+      const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
+      if (!fault || fault.applications === 0) {
+        inconclusive.push(
+          `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
+            `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
+            (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
+            '.',
+        );
+      }
     }
   }
   return { inconclusive, warnings };

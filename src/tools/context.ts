@@ -8,4 +8,6 @@ export interface ToolContext {
   /** The only way tools read files (roots, absolute paths, size and binary checks). */
   access: FileAccess;
   log: Logger;
+  /** Registers work to run when the server closes (e.g. stopping held proxies); absent in some tests. */
+  onClose?: (close: () => Promise<void> | void) => void;
 }

@@ -15,7 +15,7 @@ import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
 /** Sends traffic to the user's endpoint: not read-only, not idempotent, open world; it deletes nothing. */
-const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
+export const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
   readOnlyHint: false,
   destructiveHint: false,
   idempotentHint: false,
@@ -29,7 +29,7 @@ function anyCase<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(values));
 }
 
-const commonInput = {
+export const commonInput = {
   url: z.string().describe('The endpoint to load, http:// or https:// (a loopback or private address unless the server allows remote targets)'),
   method: z.string().optional().describe(`HTTP method (default ${D.method})`),
   body: z.string().optional().describe('Request body; a non-empty body is sent as application/json (default none)'),
@@ -119,7 +119,7 @@ const phaseOutline = z.looseObject({
   capacity: z.looseObject({ requestsPerSecond: z.number() }).nullable().describe('Closed-loop figures (strategy capacity)'),
   slos: z.array(z.looseObject({ title: z.string(), pass: z.boolean() })),
 });
-const scenarioOutput = {
+export const scenarioOutput = {
   title: z.string(),
   url: z.string(),
   method: z.string(),

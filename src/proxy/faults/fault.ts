@@ -130,7 +130,7 @@ export class SpecReader {
   private readonly seen = new Set<string>();
 
   constructor(
-    private readonly type: string,
+    readonly type: string,
     private readonly raw: Record<string, unknown>,
   ) {}
 
@@ -173,6 +173,20 @@ export class SpecReader {
     if (value === undefined) return fallback;
     if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) this.fail(field, `one of ${choices.join(', ')}`);
     return value as T;
+  }
+
+  optionalString(field: string): string | undefined {
+    const value = this.take(field);
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.trim() === '') this.fail(field, 'a non-empty string');
+    return value.trim();
+  }
+
+  stringList(field: string, expected: string): string[] {
+    const value = this.take(field);
+    const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
+    if (!Array.isArray(list) || list.length === 0 || list.some((item) => typeof item !== 'string' || item.trim() === '')) this.fail(field, expected);
+    return (list as string[]).map((item) => item.trim());
   }
 
   /** name, side and direction, with their defaults. */

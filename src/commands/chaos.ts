@@ -1,0 +1,152 @@
+/**
+ * `faultline chaos inject|status|clear|clear-all`: mcp-chaos-monkey's CLI spelling, but talking to
+ * a running `faultline proxy --admin` over its admin API, so a fault injected from one shell
+ * reaches the proxy running in another (mcp-chaos-monkey's CLI changes only its own process).
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { runCommand, UsageError, type GlobalOptions } from './common.js';
+
+interface ChaosOptions {
+  admin?: string;
+  token?: string;
+}
+
+interface InjectOptions extends ChaosOptions {
+  status?: number;
+  delay?: number;
+  duration?: number;
+  retryAfter?: number;
+  fields?: string;
+  probability?: number;
+  afterBytes?: number;
+  method?: string;
+  path?: string;
+  config?: string;
+}
+
+const TYPES = ['latency', 'error', 'timeout', 'malformed', 'connection-refused', 'connection-drop', 'rate-limit', 'schema-mismatch'];
+
+export function registerChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
+  const chaos = program
+    .command('chaos')
+    .summary("inject, list and clear faults in a running proxy's admin API (mcp-chaos-monkey's CLI)")
+    .description(
+      "Talks to 'faultline proxy --admin' over HTTP. TARGET is a mapping's local port or its #name. " +
+        'The admin URL and token come from --admin/--token or FAULTLINE_ADMIN_URL/FAULTLINE_ADMIN_TOKEN.',
+    );
+  const common = (command: Command): Command =>
+    command
+      .addOption(new Option('--admin <url>', 'admin API of the running proxy: http://127.0.0.1:9090 or 127.0.0.1:9090').env('FAULTLINE_ADMIN_URL'))
+      .addOption(new Option('--token <token>', 'its bearer token').env('FAULTLINE_ADMIN_TOKEN'));
+
+  common(
+    chaos
+      .command('inject')
+      .argument('<target>', "a mapping's local port or #name")
+      .argument('<type>', `${TYPES.join(', ')} (or any type with --config)`)
+      .description('Inject a fault; prints its id. --delay feeds latency and timeout, as in mcp-chaos-monkey.')
+      .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integer(400, 599)))
+      .addOption(new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)))
+      .addOption(new Option('--duration <seconds>', 'expire after this many seconds (default: until cleared)').argParser(number(0.001, 86_400)))
+      .addOption(new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integer(0, 86_400)))
+      .addOption(new Option('--fields <a,b>', 'schema-mismatch: dot paths to remove, comma-separated'))
+      .addOption(new Option('--after-bytes <n>', 'connection-drop: body bytes sent before the cut (default 0)').argParser(integer(0, Number.MAX_SAFE_INTEGER)))
+      .addOption(new Option('--probability <p>', 'chance 0..1 that a matching request gets the fault (default 1)').argParser(number(0, 1)))
+      .addOption(new Option('--method <methods>', 'only these methods, e.g. GET,POST'))
+      .addOption(new Option('--path <glob>', 'only paths matching this glob, e.g. /api/**'))
+      .addOption(new Option('--config <json>', 'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})')),
+  )
+    .addHelpText('after', '\nExamples:\n  faultline chaos inject weather-api error --status 503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  faultline chaos inject 34000 latency --delay 500 --probability 0.5')
+    .action((target: string, type: string, options: InjectOptions) =>
+      runCommand(async () => {
+        const config = injectConfig(type, options);
+        const body: Record<string, unknown> = { target, config };
+        if (options.duration !== undefined) body['durationMs'] = Math.round(options.duration * 1000);
+        const answer = await call(options, 'POST', '/chaos/inject', body);
+        process.stdout.write(`${String(answer['faultId'])}\n`);
+      }),
+    );
+
+  common(chaos.command('status').description('List the active faults: id → target [type] (N requests).')).action((options: ChaosOptions) =>
+    runCommand(async () => {
+      const answer = await call(options, 'GET', '/chaos/status');
+      const faults = Array.isArray(answer['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
+      if (faults.length === 0) process.stdout.write('No active faults\n');
+      for (const f of faults) process.stdout.write(`${String(f['id'])} → ${String(f['target'])} [${String(f['type'])}] (${String(f['requestCount'])} requests)\n`);
+    }),
+  );
+
+  common(chaos.command('clear').argument('<id>', 'the id inject printed').description('Clear one fault (an unknown id is an error).')).action((id: string, options: ChaosOptions) =>
+    runCommand(async () => {
+      await call(options, 'POST', '/chaos/clear', { faultId: id });
+      process.stdout.write(`Cleared ${id}\n`);
+    }),
+  );
+
+  common(chaos.command('clear-all').description('Clear every injected fault.')).action((options: ChaosOptions) =>
+    runCommand(async () => {
+      await call(options, 'POST', '/chaos/clear-all', {});
+      process.stdout.write('Cleared all faults\n');
+    }),
+  );
+}
+
+/** mcp-chaos-monkey's CLI mapping from flags to a fault config. */
+export function injectConfig(type: string, options: InjectOptions): Record<string, unknown> {
+  const normalized = type.trim().toLowerCase().replace(/_/g, '-');
+  let extra: Record<string, unknown> = {};
+  if (options.config !== undefined) {
+    try {
+      extra = JSON.parse(options.config) as Record<string, unknown>;
+    } catch {
+      throw new UsageError('--config: not JSON');
+    }
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--config: a JSON object');
+  }
+  const config: Record<string, unknown> = { type: normalized, ...extra };
+  const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !TYPES.includes(normalized);
+  if (!isNetwork) {
+    if (normalized === 'latency') config['delayMs'] = options.delay ?? 1000;
+    if (normalized === 'timeout') config['hangMs'] = options.delay ?? 1000;
+    if (normalized === 'error') config['statusCode'] = options.status ?? 503;
+    if (normalized === 'rate-limit') config['retryAfterSeconds'] = options.retryAfter ?? 60;
+    if (normalized === 'schema-mismatch') {
+      if (!options.fields) throw new UsageError('schema-mismatch needs --fields a,b');
+      config['missingFields'] = options.fields.split(',').map((f) => f.trim()).filter(Boolean);
+    }
+    if (normalized === 'connection-drop' && options.afterBytes !== undefined) config['afterBytes'] = options.afterBytes;
+    if (options.method !== undefined) config['method'] = options.method;
+    if (options.path !== undefined) config['path'] = options.path;
+  }
+  if (options.probability !== undefined) config['probability'] = options.probability;
+  return config;
+}
+
+async function call(options: ChaosOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  if (!options.admin) throw new UsageError('give the admin API: --admin 127.0.0.1:PORT or FAULTLINE_ADMIN_URL');
+  if (!options.token) throw new UsageError('give the admin token: --token T or FAULTLINE_ADMIN_TOKEN');
+  const { adminRequest, AdminRequestError } = await import('../proxy/control/client.js');
+  try {
+    return await adminRequest({ url: options.admin, token: options.token }, method, path, body);
+  } catch (error) {
+    // 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
+    if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number in ${min}..${max}`);
+    return n;
+  };
+}
+
+function number(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`expected a number in ${min}..${max}`);
+    return n;
+  };
+}

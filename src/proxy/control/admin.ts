@@ -1,0 +1,142 @@
+/**
+ * The admin API of a running proxy: mcp-chaos-monkey's routes and payloads, so its users' scripts
+ * work unchanged, served over HTTP on loopback (by default) behind a bearer token.
+ *
+ *   GET  /chaos/status     → {"faults":[{"id","target","type","requestCount"}]}
+ *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
+ *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
+ *   POST /chaos/clear-all  → {"cleared": "all"}
+ *
+ * Missing token 401, wrong token 403 (compared in constant time, over HMAC digests so lengths do
+ * not leak either), bad input 400 naming the field, unknown route 404, wrong method 405. Bodies
+ * above 64 KiB are refused. snake_case spellings (fault_id, duration_ms) are accepted too.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ToolInputError, messageOf } from '../../errors.js';
+import type { FaultRegistry } from './registry.js';
+
+export const MAX_ADMIN_BODY = 64 * 1024;
+
+export interface AdminOptions {
+  host: string;
+  port: number;
+  token: string;
+  registry: FaultRegistry;
+  log?: (line: string) => void;
+}
+
+export interface AdminServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Compares two secrets in constant time, whatever their lengths. */
+export function tokensMatch(given: string, expected: string): boolean {
+  const key = randomBytes(32);
+  const a = createHmac('sha256', key).update(given).digest();
+  const b = createHmac('sha256', key).update(expected).digest();
+  return timingSafeEqual(a, b) && expected.length > 0;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
+  if (!options.token) throw new ToolInputError('the admin API needs a token (--admin-token or FAULTLINE_ADMIN_TOKEN)');
+  const log = options.log ?? (() => {});
+  const registry = options.registry;
+  const server = http.createServer((req, res) => {
+    const send = (status: number, value: unknown): void => {
+      const body = JSON.stringify(value);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
+      res.end(body);
+    };
+    handle(req, registry, log)
+      .then(([status, value]) => send(status, value))
+      .catch((error: unknown) => {
+        if (error instanceof HttpError) send(error.status, { error: error.message });
+        else if (error instanceof ToolInputError) send(400, { error: error.message });
+        else {
+          log(`admin: internal error: ${messageOf(error)}`);
+          send(500, { error: 'internal error' });
+        }
+      });
+  });
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`)));
+    server.listen({ host: options.host, port: options.port }, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  async function handle(req: http.IncomingMessage, registry: FaultRegistry, log: (line: string) => void): Promise<[number, unknown]> {
+    const header = req.headers['authorization'];
+    if (!header) throw new HttpError(401, 'missing Authorization: Bearer <token>');
+    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+    if (!tokensMatch(given, options.token)) throw new HttpError(403, 'wrong token');
+    const path = (req.url ?? '/').split('?')[0];
+    const routes: Record<string, string> = { '/chaos/status': 'GET', '/chaos/inject': 'POST', '/chaos/clear': 'POST', '/chaos/clear-all': 'POST' };
+    const method = path ? routes[path] : undefined;
+    if (!method) throw new HttpError(404, `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`);
+    if (req.method !== method) throw new HttpError(405, `${path} takes ${method}`);
+    if (path === '/chaos/status') {
+      req.resume();
+      return [200, { faults: registry.status() }];
+    }
+    const body = await readJson(req);
+    switch (path) {
+      case '/chaos/inject': {
+        const durationMs = body['durationMs'] ?? body['duration_ms'];
+        const id = registry.inject(body['target'], body['config'], durationMs);
+        log(`admin: injected ${id}`);
+        return [200, { faultId: id }];
+      }
+      case '/chaos/clear': {
+        const id = body['faultId'] ?? body['fault_id'];
+        if (typeof id !== 'string' || id === '') throw new HttpError(400, 'faultId: the id /chaos/inject returned');
+        if (!registry.clear(id)) throw new HttpError(404, `no active fault ${JSON.stringify(id)} (it may have expired)`);
+        return [200, { cleared: id }];
+      }
+      default:
+        registry.clearAll();
+        return [200, { cleared: 'all' }];
+    }
+  }
+}
+
+async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ADMIN_BODY) throw new HttpError(413, `body above ${MAX_ADMIN_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'the body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'the body must be a JSON object');
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,46 @@
+/**
+ * One fault config, any door (proxy flags, the admin API, the MCP tools), any spelling: faultline's
+ * network faults (camelCase as in src/proxy/faults, or snake_case, kebab-case types) and HTTP
+ * faults (snake_case, or mcp-chaos-monkey's camelCase and kebab-case types). `latency` is the HTTP
+ * fault with `delay`/`delayMs`, the network fault with `latencyMs` (see faultKind).
+ */
+import { ToolInputError } from '../../errors.js';
+import { validateFault, type FaultSpec } from '../faults/index.js';
+import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
+
+export type FaultConfig = { kind: 'network'; spec: FaultSpec; type: string } | { kind: 'http'; spec: HttpFaultSpec; type: string };
+
+export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${what}: a fault config is a JSON object with a "type"`);
+  const record = raw as Record<string, unknown>;
+  const type = typeof record['type'] === 'string' ? record['type'] : '';
+  try {
+    if (faultKind(record) === 'network') {
+      const spec: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(record)) {
+        spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] = key === 'type' ? type.trim().toLowerCase().replace(/-/g, '_') : value;
+      }
+      const target = spec['target'];
+      delete spec['target'];
+      validateFault(spec);
+      if (target !== undefined) spec['target'] = target;
+      return { kind: 'network', spec: spec as unknown as FaultSpec, type };
+    }
+    validateHttpFault(record);
+    return { kind: 'http', spec: record as HttpFaultSpec, type };
+  } catch (error) {
+    if (error instanceof ToolInputError) throw new ToolInputError(`${what}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Parses a JSON text into a fault config (for --http-fault and the MCP tools' string arrays). */
+export function parseFaultJson(text: string, what: string): FaultConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ToolInputError(`${what}: not JSON; write a fault config such as {"type":"error","status_code":503} or {"type":"latency","latencyMs":200}`);
+  }
+  return parseFaultConfig(value, what);
+}

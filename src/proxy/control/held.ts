@@ -1,0 +1,191 @@
+/**
+ * Proxies an agent holds across MCP calls: started by one call, faults changed by others, read,
+ * stopped. Each stops by itself after its ttl; all stop with the server (stopAll). How many may be
+ * held at once, and for how long, is capped.
+ */
+import { randomBytes } from 'node:crypto';
+import { ToolInputError } from '../../errors.js';
+import type { FaultSpec } from '../faults/index.js';
+import type { HttpFaultSpec } from '../http/spec.js';
+import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
+import { parseFaultJson } from './fault-config.js';
+import { parseMapping } from '../mapping.js';
+
+export const HELD_LIMITS = {
+  /** Proxies held at once, per server. */
+  maxHeld: 8,
+  defaultTtlMs: 10 * 60_000,
+  maxTtlMs: 60 * 60_000,
+  /** Mappings per proxy. */
+  maxMappings: 16,
+  /** Faults per list. */
+  maxFaults: 32,
+  /** Connection events kept per proxy for status. */
+  events: 20,
+};
+
+export interface HeldStatus {
+  id: string;
+  listening: Array<{ mapping: string; address: string }>;
+  seed: number | string;
+  startedAt: string;
+  expiresAt: string;
+  faults: string[];
+  counters: ProxyCounters;
+  recentEvents: string[];
+}
+
+interface Held {
+  id: string;
+  proxy: RunningProxy;
+  timer: NodeJS.Timeout;
+  startedAt: Date;
+  expiresAt: Date;
+  faults: string[];
+  events: string[];
+}
+
+export interface HeldStartOptions {
+  mappings: string[];
+  /** Fault configs as JSON texts (network or HTTP faults, any spelling). */
+  faults: string[];
+  ttlMs?: number | undefined;
+  seed?: number | undefined;
+  lookup?: ProxyOptions['lookup'];
+}
+
+export class HeldProxies {
+  private readonly held = new Map<string, Held>();
+  private stopped = false;
+  /** Starts under way: they count against the cap before their proxy exists. */
+  private starting = 0;
+
+  constructor(private readonly log: (line: string) => void = () => {}) {}
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  async start(options: HeldStartOptions): Promise<HeldStatus> {
+    if (this.stopped) throw new ToolInputError('the server is stopping');
+    if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
+      throw new ToolInputError(`at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`);
+    }
+    if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
+    const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
+    const { network, http } = splitFaults(options.faults);
+    const id = `proxy-${randomBytes(4).toString('hex')}`;
+    const events: string[] = [];
+    const mappings = options.mappings.map((text, index) => {
+      try {
+        return parseMapping(text);
+      } catch (error) {
+        throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
+      }
+    });
+    this.starting++;
+    const proxy = await startProxy({
+      mappings,
+      faults: network,
+      http: true,
+      httpFaults: http,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      onEvent: (event) => {
+        const line = `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
+        events.push(line);
+        if (events.length > HELD_LIMITS.events) events.shift();
+      },
+    }).finally(() => this.starting--);
+    if (this.stopped) {
+      // The server closed while this one was starting: it must not outlive it.
+      await proxy.stop();
+      throw new ToolInputError('the server is stopping');
+    }
+    const startedAt = new Date();
+    const entry: Held = {
+      id,
+      proxy,
+      startedAt,
+      expiresAt: new Date(startedAt.getTime() + ttlMs),
+      faults: [...options.faults],
+      events,
+      timer: setTimeout(() => {
+        this.log(`held proxy ${id}: ttl reached, stopping`);
+        void this.stop(id);
+      }, ttlMs),
+    };
+    entry.timer.unref();
+    this.held.set(id, entry);
+    this.log(`held proxy ${id} started on ${proxy.ports.join(', ')} for ${ttlMs / 1000} s`);
+    return this.statusOf(entry);
+  }
+
+  setFaults(id: string, faults: string[]): HeldStatus {
+    const entry = this.get(id);
+    const { network, http } = splitFaults(faults);
+    entry.proxy.setFaults(network);
+    entry.proxy.setHttpFaults(http);
+    entry.faults = [...faults];
+    return this.statusOf(entry);
+  }
+
+  status(id: string): HeldStatus {
+    return this.statusOf(this.get(id));
+  }
+
+  /** Stops one proxy; the final status, or undefined when no such proxy is held. */
+  async stop(id: string): Promise<HeldStatus | undefined> {
+    const entry = this.held.get(id);
+    if (!entry) return undefined;
+    this.held.delete(id);
+    clearTimeout(entry.timer);
+    await entry.proxy.stop();
+    this.log(`held proxy ${id} stopped`);
+    return this.statusOf(entry);
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.held.keys()].map((id) => this.stop(id)));
+  }
+
+  ids(): string[] {
+    return [...this.held.keys()];
+  }
+
+  private get(id: string): Held {
+    const entry = this.held.get(id);
+    if (!entry) throw new ToolInputError(`id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`);
+    return entry;
+  }
+
+  private statusOf(entry: Held): HeldStatus {
+    return {
+      id: entry.id,
+      listening: entry.proxy.mappings.map((mapping, index) => {
+        const host = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
+        return { mapping: mapping.text, address: `${host}:${entry.proxy.ports[index]}` };
+      }),
+      seed: entry.proxy.seed,
+      startedAt: entry.startedAt.toISOString(),
+      expiresAt: entry.expiresAt.toISOString(),
+      faults: entry.faults,
+      counters: entry.proxy.counters(),
+      recentEvents: [...entry.events],
+    };
+  }
+}
+
+function splitFaults(faults: string[]): { network: FaultSpec[]; http: HttpFaultSpec[] } {
+  if (faults.length > HELD_LIMITS.maxFaults) throw new ToolInputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
+  const network: FaultSpec[] = [];
+  const http: HttpFaultSpec[] = [];
+  faults.forEach((text, index) => {
+    const config = parseFaultJson(text, `faults[${index}]`);
+    if (config.kind === 'network') network.push(config.spec);
+    else http.push(config.spec);
+  });
+  return { network, http };
+}

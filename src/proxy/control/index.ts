@@ -1,0 +1,10 @@
+/**
+ * The live fault control plane (DESIGN.md §7): one fault model for three doors — proxy flags,
+ * the admin API (mcp-chaos-monkey's /chaos/* routes), and proxies an MCP agent holds across calls.
+ */
+export { FaultRegistry, MAX_ACTIVE_FAULTS, type FaultStatus, type RegistryEvent } from './registry.js';
+export { startAdmin, tokensMatch, type AdminServer, type AdminOptions } from './admin.js';
+export { adminRequest, AdminRequestError } from './client.js';
+export { parseFaultConfig, parseFaultJson, type FaultConfig } from './fault-config.js';
+export { productionSignal, productionRefusal } from './guard.js';
+export { HeldProxies, HELD_LIMITS, type HeldStatus } from './held.js';

@@ -1,0 +1,133 @@
+/**
+ * The live faults of a running proxy: the base faults it started with plus those injected at run
+ * time, each with an id, a target mapping and an optional expiry timer. Every change recomputes
+ * the proxy's two fault lists (network and HTTP) and applies them at once.
+ *
+ *   inject(target, config, durationMs?) → id      clear(id) → found?      clearAll()      status()
+ */
+import { randomBytes } from 'node:crypto';
+import { ToolInputError } from '../../errors.js';
+import type { FaultSpec } from '../faults/index.js';
+import type { HttpFaultSpec } from '../http/spec.js';
+import type { RunningProxy } from '../proxy.js';
+import { parseFaultConfig, type FaultConfig } from './fault-config.js';
+
+/** At most this many injected faults at once (mcp-chaos-monkey's MAX_FAULTS). */
+export const MAX_ACTIVE_FAULTS = 1000;
+/** The longest durationMs accepted: a day. */
+export const MAX_FAULT_DURATION_MS = 86_400_000;
+
+export interface InjectedFault {
+  id: string;
+  target: string;
+  /** The type as the caller wrote it. */
+  type: string;
+  config: FaultConfig;
+  injectedAt: number;
+  expiresAt: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface FaultStatus {
+  id: string;
+  target: string;
+  type: string;
+  /** HTTP faults: requests that reached the fault; network faults: times it acted. */
+  requestCount: number;
+}
+
+export type RegistryEvent = { type: 'inject' | 'clear' | 'expire'; id: string; target: string; faultType: string };
+
+export class FaultRegistry {
+  private readonly injected = new Map<string, InjectedFault>();
+
+  constructor(
+    private readonly proxy: RunningProxy,
+    private readonly base: { network: FaultSpec[]; http: HttpFaultSpec[] } = { network: [], http: [] },
+    private readonly onEvent: (event: RegistryEvent) => void = () => {},
+  ) {}
+
+  /** The targets a fault may name: each mapping's bound port and #name. */
+  targets(): string[] {
+    return this.proxy.mappings.flatMap((mapping, index) => [String(this.proxy.ports[index]), ...(mapping.name ? [mapping.name] : [])]);
+  }
+
+  inject(target: unknown, config: unknown, durationMs?: unknown): string {
+    if (typeof target !== 'string' || target.trim() === '') throw new ToolInputError('target: a non-empty string, a mapping\'s local port or #name');
+    const name = target.trim().replace(/^#/, '');
+    if (!this.targets().includes(name)) throw new ToolInputError(`target: "${target}" names no mapping of this proxy; accepted: ${this.targets().join(', ')}`);
+    if (durationMs !== undefined && (typeof durationMs !== 'number' || !Number.isInteger(durationMs) || durationMs < 0 || durationMs > MAX_FAULT_DURATION_MS)) {
+      throw new ToolInputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
+    }
+    if (this.injected.size >= MAX_ACTIVE_FAULTS) throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
+    const parsed = parseFaultConfig(config);
+    const id = `${name}-${Date.now()}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(-6)}`;
+    const fault: InjectedFault = { id, target: name, type: parsed.type, config: parsed, injectedAt: Date.now(), expiresAt: undefined, timer: undefined };
+    this.injected.set(id, fault);
+    try {
+      this.apply();
+    } catch (error) {
+      this.injected.delete(id);
+      throw error;
+    }
+    if (durationMs !== undefined) {
+      fault.expiresAt = Date.now() + (durationMs as number);
+      fault.timer = setTimeout(() => {
+        if (!this.injected.delete(id)) return;
+        this.apply();
+        this.onEvent({ type: 'expire', id, target: fault.target, faultType: fault.type });
+      }, durationMs as number);
+      fault.timer.unref();
+    }
+    this.onEvent({ type: 'inject', id, target: name, faultType: parsed.type });
+    return id;
+  }
+
+  clear(id: unknown): boolean {
+    if (typeof id !== 'string') return false;
+    const fault = this.injected.get(id);
+    if (!fault) return false;
+    clearTimeout(fault.timer);
+    this.injected.delete(id);
+    this.apply();
+    this.onEvent({ type: 'clear', id, target: fault.target, faultType: fault.type });
+    return true;
+  }
+
+  clearAll(): number {
+    const count = this.injected.size;
+    for (const fault of this.injected.values()) clearTimeout(fault.timer);
+    this.injected.clear();
+    this.apply();
+    if (count > 0) this.onEvent({ type: 'clear', id: '*', target: '*', faultType: 'all' });
+    return count;
+  }
+
+  status(): FaultStatus[] {
+    const counters = this.proxy.counters();
+    return [...this.injected.values()].map((fault) => {
+      let requestCount = 0;
+      if (fault.config.kind === 'http') requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.requests ?? 0;
+      else requestCount = counters.faults.find((c) => c.name === fault.id)?.applications ?? 0;
+      return { id: fault.id, target: fault.target, type: fault.type, requestCount };
+    });
+  }
+
+  /** Stops every expiry timer (the proxy itself is stopped by its owner). */
+  dispose(): void {
+    for (const fault of this.injected.values()) clearTimeout(fault.timer);
+    this.injected.clear();
+  }
+
+  private apply(): void {
+    const network: FaultSpec[] = [...this.base.network];
+    const http: HttpFaultSpec[] = [...this.base.http];
+    for (const fault of this.injected.values()) {
+      if (fault.config.kind === 'network') network.push({ ...fault.config.spec, name: fault.id, target: fault.target } as unknown as FaultSpec);
+      else http.push({ ...fault.config.spec, name: fault.id, target: fault.target });
+    }
+    this.proxy.setFaults(network);
+    if (this.proxy.http) this.proxy.setHttpFaults(http);
+    else if (http.length > 0) throw new ToolInputError('this proxy does not parse HTTP, so it cannot take HTTP faults');
+  }
+}

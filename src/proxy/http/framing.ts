@@ -1,0 +1,85 @@
+/**
+ * HTTP framing helpers of the HTTP stage: telling HTTP/1.x from other protocols by its first
+ * bytes, the headers forwarded each way (hop-by-hop ones dropped, Host pointed at the remote),
+ * and sending a whole response with the right content-length.
+ */
+import type http from 'node:http';
+import type { Mapping } from '../mapping.js';
+import type { BufferedResponse } from './fault.js';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+
+/** 'http' when the bytes start like an HTTP/1.x request line, 'more' when too few to say. */
+export function classify(data: Buffer): 'http' | 'tcp' | 'more' {
+  const head = data.subarray(0, 24).toString('latin1');
+  const match = /^([A-Z]{1,20})(?: |$)/.exec(head);
+  if (!match) return head.length === 0 ? 'more' : 'tcp';
+  if (head.length === match[1]!.length) return head.length < 20 ? 'more' : 'tcp';
+  return match[1] === 'PRI' ? 'tcp' : 'http'; // "PRI * HTTP/2.0": HTTP/2 prior knowledge
+}
+
+function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+}
+
+/** The request's headers for the upstream: hop-by-hop ones dropped, Host pointed at the remote when it named the proxy. */
+export function requestHeaders(req: http.IncomingMessage, mapping: Mapping, plainBody: boolean, keepUpgrade = false): http.OutgoingHttpHeaders {
+  const listed = new Set(String(req.headers['connection'] ?? '').toLowerCase().split(',').map((s) => s.trim()));
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'expect') continue;
+    if (name === 'transfer-encoding') {
+      if (String(value).toLowerCase().includes('chunked')) out[name] = 'chunked';
+      continue;
+    }
+    if (keepUpgrade && (name === 'connection' || name === 'upgrade')) {
+      out[name] = String(value);
+      continue;
+    }
+    if (HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    if (plainBody && name === 'accept-encoding') continue;
+    out[name] = value;
+  }
+  const host = typeof out['host'] === 'string' ? out['host'] : '';
+  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  if (!host || isLoopbackName(hostname) || hostname === mapping.listenHost) {
+    const defaultPort = mapping.tls ? 443 : 80;
+    const remote = mapping.remoteHost.includes(':') ? `[${mapping.remoteHost}]` : mapping.remoteHost;
+    out['host'] = mapping.remotePort === defaultPort ? remote : `${remote}:${mapping.remotePort}`;
+  }
+  return out;
+}
+
+/** Raw response headers as a flat list, hop-by-hop (and, unless kept, content-length) removed. */
+export function responseHeaders(raw: string[], keepLength: boolean): string[] {
+  const listed = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') for (const token of raw[i + 1]!.toLowerCase().split(',')) listed.add(token.trim());
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || listed.has(name) || (!keepLength && name === 'content-length')) continue;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+export function pairs(flatList: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < flatList.length; i += 2) out.push([flatList[i]!, flatList[i + 1]!]);
+  return out;
+}
+
+export function flat(list: Array<[string, string]>): string[] {
+  return list.flat();
+}
+
+/** Sends a whole response with its content-length (none for HEAD, 1xx, 204 and 304, which carry no body). */
+export function sendWhole(res: http.ServerResponse, req: http.IncomingMessage, response: BufferedResponse): void {
+  const noBody = req.method === 'HEAD' || response.status === 204 || response.status === 304 || response.status < 200;
+  const headers = response.headers.filter(([name]) => noBody || name.toLowerCase() !== 'content-length');
+  if (!noBody) headers.push(['content-length', String(response.body.length)]);
+  res.writeHead(response.status, response.statusMessage || undefined, flat(headers));
+  res.end(noBody ? undefined : response.body);
+}

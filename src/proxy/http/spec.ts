@@ -1,0 +1,128 @@
+/**
+ * HTTP fault specs: validation, the spellings accepted (faultline's snake_case, mcp-chaos-monkey's
+ * camelCase and kebab-case types, its field names), and the factory from spec to behaviour.
+ *
+ *   {"type":"error","statusCode":503}                  ≡ {"type":"error","status_code":503}
+ *   {"type":"rate-limit","retryAfterSeconds":5}        ≡ {"type":"rate_limit","retry_after":5}
+ *   {"type":"schema-mismatch","missingFields":["a.b"]} ≡ {"type":"schema_mismatch","missing_fields":["a.b"]}
+ *   {"type":"latency","delayMs":200}, {"type":"timeout","hangMs":5000}, {"type":"connection-drop","afterBytes":10}
+ */
+import { ToolInputError } from '../../errors.js';
+import { SpecReader } from '../faults/fault.js';
+import { httpConnectionDrop, readHttpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
+import { httpConnectionRefused, readHttpConnectionRefused, type HttpConnectionRefusedSpec } from './connection-refused.js';
+import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
+import { HTTP_FAULT_TYPES, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
+import { httpLatency, readHttpLatency, type HttpLatencySpec } from './latency.js';
+import { httpMalformed, readHttpMalformed, type HttpMalformedSpec } from './malformed.js';
+import { httpRateLimit, readHttpRateLimit, type HttpRateLimitSpec } from './rate-limit.js';
+import { httpSchemaMismatch, readHttpSchemaMismatch, type HttpSchemaMismatchSpec } from './schema-mismatch.js';
+import { httpTimeout, readHttpTimeout, type HttpTimeoutSpec } from './timeout.js';
+
+/** A validated HTTP fault, every default filled in. */
+export type ResolvedHttpFault =
+  | HttpLatencySpec
+  | HttpErrorSpec
+  | HttpRateLimitSpec
+  | HttpTimeoutSpec
+  | HttpMalformedSpec
+  | HttpSchemaMismatchSpec
+  | HttpConnectionRefusedSpec
+  | HttpConnectionDropSpec;
+
+/** As written by a caller: any of the accepted spellings. */
+export type HttpFaultSpec = { type: string } & Record<string, unknown>;
+
+const READERS: Record<HttpFaultType, (reader: SpecReader) => ResolvedHttpFault> = {
+  latency: readHttpLatency,
+  error: readHttpError,
+  rate_limit: readHttpRateLimit,
+  timeout: readHttpTimeout,
+  malformed: readHttpMalformed,
+  schema_mismatch: readHttpSchemaMismatch,
+  connection_refused: readHttpConnectionRefused,
+  connection_drop: readHttpConnectionDrop,
+};
+
+/** mcp-chaos-monkey's field names (after camelCase → snake_case) for ours. */
+const FIELD_ALIASES: Record<string, string> = {
+  delay_ms: 'delay',
+  hang_ms: 'hang',
+  retry_after_seconds: 'retry_after',
+};
+
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/-/g, '_');
+}
+
+/** The spec with keys and type in faultline's spelling; a key given twice in two spellings is an error. */
+export function normalizeHttpFault(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const snake = snakeCase(key);
+    const canonical = FIELD_ALIASES[snake] ?? snake;
+    if (canonical in out) throw new ToolInputError(`HTTP fault: "${key}" is given twice (as ${canonical} in another spelling)`);
+    out[canonical] = key === 'type' && typeof value === 'string' ? value.trim().toLowerCase().replace(/-/g, '_') : value;
+  }
+  return out;
+}
+
+export function validateHttpFault(spec: unknown): ResolvedHttpFault {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    throw new ToolInputError(`an HTTP fault must be an object with a "type" (one of ${HTTP_FAULT_TYPES.join(', ')})`);
+  }
+  const raw = normalizeHttpFault(spec as Record<string, unknown>);
+  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as HttpFaultType] : undefined;
+  if (!read) throw new ToolInputError(`HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} (kebab-case accepted; got ${JSON.stringify((spec as Record<string, unknown>)['type'])})`);
+  return read(new SpecReader(raw['type'] as string, raw));
+}
+
+export function validateHttpFaults(specs: unknown): ResolvedHttpFault[] {
+  if (!Array.isArray(specs)) throw new ToolInputError('HTTP faults must be an array of fault objects');
+  const resolved = specs.map(validateHttpFault);
+  const names = new Set<string>();
+  for (const fault of resolved) {
+    if (names.has(fault.name)) throw new ToolInputError(`two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`);
+    names.add(fault.name);
+  }
+  return resolved;
+}
+
+export function httpBehaviour(spec: ResolvedHttpFault): HttpFaultBehaviour {
+  switch (spec.type) {
+    case 'latency':
+      return httpLatency(spec);
+    case 'error':
+      return httpError(spec);
+    case 'rate_limit':
+      return httpRateLimit(spec);
+    case 'timeout':
+      return httpTimeout(spec);
+    case 'malformed':
+      return httpMalformed(spec);
+    case 'schema_mismatch':
+      return httpSchemaMismatch(spec);
+    case 'connection_refused':
+      return httpConnectionRefused();
+    case 'connection_drop':
+      return httpConnectionDrop(spec);
+  }
+}
+
+/** Network fault types (src/proxy/faults) — the other half of the one fault model. */
+const NETWORK_TYPES = new Set(['jitter', 'packet_loss', 'bandwidth', 'blackhole']);
+const NETWORK_LATENCY_FIELDS = new Set(['latency_ms', 'deviation_ms', 'distribution', 'per_op', 'side', 'direction']);
+
+/**
+ * Whether a fault config (any spelling) is a network fault or an HTTP fault. `latency` is both:
+ * with `latencyMs` (and the other network latency fields) it is the network fault, with
+ * `delay`/`delayMs` the HTTP one.
+ */
+export function faultKind(raw: unknown): 'network' | 'http' {
+  if (typeof raw !== 'object' || raw === null) return 'http';
+  const record = raw as Record<string, unknown>;
+  const type = typeof record['type'] === 'string' ? record['type'].trim().toLowerCase().replace(/-/g, '_') : '';
+  if (NETWORK_TYPES.has(type)) return 'network';
+  if (type === 'latency') return Object.keys(record).some((key) => NETWORK_LATENCY_FIELDS.has(snakeCase(key))) ? 'network' : 'http';
+  return 'http';
+}

@@ -1,0 +1,111 @@
+/**
+ * Proxies an agent holds across calls (toolset family `proxy`): start one in front of the app's
+ * dependencies, change its faults while the user's own tests run, read what happened, stop it.
+ * Thin: validation and lifecycle live in src/proxy/control/held.ts.
+ */
+import * as z from 'zod';
+import { ToolInputError } from '../errors.js';
+import { HELD_LIMITS, HeldProxies, productionRefusal, type HeldStatus } from '../proxy/control/index.js';
+import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+const FAULTS_DESCRIPTION =
+  'Fault configs as JSON strings, applied in order. HTTP: {"type":"error","status_code":503}, latency {delay ms}, rate_limit {retry_after s}, ' +
+  'timeout {hang ms}, malformed, schema_mismatch {missing_fields:["a.b"]}, connection_refused, connection_drop {after_bytes}; each with optional ' +
+  'probability (0..1, default 1), method ("GET,POST"), path (glob "/api/**"), target (a mapping port or #name). Network: {"type":"latency","latencyMs":200}, ' +
+  'jitter, packet_loss, bandwidth, blackhole. camelCase or snake_case.';
+
+const statusOutput = {
+  id: z.string(),
+  listening: z.array(z.object({ mapping: z.string(), address: z.string() })).describe('Point the app at these host:port addresses'),
+  seed: z.union([z.number(), z.string()]),
+  startedAt: z.string(),
+  expiresAt: z.string().describe('When the ttl stops it'),
+  faults: z.array(z.string()),
+  counters: z.looseObject({}).describe('Per mapping (connections, bytes, httpExchanges) and per fault (applications, passes)'),
+  recentEvents: z.array(z.string()),
+};
+
+const HELD: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+
+/** Whether an env flag says yes (1/true/yes/on). */
+function envYes(name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
+}
+
+const render = (status: HeldStatus) => ({ text: JSON.stringify(status), structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>> });
+
+export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void {
+  const held = new HeldProxies((line) => ctx.log.info('%s', line));
+  ctx.onClose?.(() => held.stopAll());
+  const id = z.string().describe('The id fault_proxy_start returned');
+
+  // family: proxy
+  tools.register(
+    {
+      name: 'fault_proxy_start',
+      title: 'Start a held fault proxy',
+      description:
+        `Starts a fault proxy that stays up across calls, so the user's own app and tests can run through it. Returns an id and the listening addresses. ` +
+        `Every mapping parses HTTP/1.1 (other traffic passes as TCP). Stops after ttl (seconds, default ${HELD_LIMITS.defaultTtlMs / 1000}, at most ${HELD_LIMITS.maxTtlMs / 1000}) ` +
+        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused in production (NODE_ENV/ENVIRONMENT) unless the server has FAULTLINE_ALLOW_PRODUCTION=1.`,
+      input: {
+        proxies: z.array(z.string()).describe('Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)'),
+        faults: z.array(z.string()).optional().describe(`${FAULTS_DESCRIPTION} Default none.`),
+        ttl: z.number().optional().describe(`Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`),
+        seed: z.number().int().optional().describe('Seed for the random fault decisions (default random, reported)'),
+      },
+      output: statusOutput,
+      annotations: HELD,
+    },
+    async ({ proxies, faults, ttl, seed }) => {
+      const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
+      if (refusal) throw new ToolInputError(refusal);
+      if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
+      return render(await held.start({ mappings: proxies, faults: faults ?? [], ttlMs: ttl === undefined ? undefined : ttl * 1000, seed }));
+    },
+  );
+
+  // family: proxy
+  tools.register(
+    {
+      name: 'fault_proxy_set_faults',
+      title: 'Set the faults of a held proxy',
+      description: 'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
+      input: { id, faults: z.array(z.string()).describe(FAULTS_DESCRIPTION) },
+      output: statusOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ id, faults }) => render(held.setFaults(id, faults)),
+  );
+
+  // family: proxy
+  tools.register(
+    {
+      name: 'fault_proxy_status',
+      title: 'Read a held proxy',
+      description: 'Counters of a held proxy (per mapping: connections, bytes, HTTP exchanges; per fault: applications, passes) and its recent connection events.',
+      input: { id },
+      output: statusOutput,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ id }) => render(held.status(id)),
+  );
+
+  // family: proxy
+  tools.register(
+    {
+      name: 'fault_proxy_stop',
+      title: 'Stop a held proxy',
+      description: 'Stops a held proxy: closes its ports and every connection. Returns its final status.',
+      input: { id },
+      output: statusOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ id }) => {
+      const status = await held.stop(id);
+      if (!status) throw new ToolInputError(`id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${held.ids().join(', ') || 'none'}`);
+      return render(status);
+    },
+  );
+}

@@ -1,0 +1,219 @@
+/**
+ * The live control plane: mcp-chaos-monkey's admin payloads verbatim against a running proxy,
+ * auth, expiry, caps, the production guard, and `faultline chaos` in one process reaching a
+ * `faultline proxy --admin` running in another.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { startProxy } from '../src/proxy/index.js';
+import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokensMatch } from '../src/proxy/control/index.js';
+import { injectConfig } from '../src/commands/chaos.js';
+import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
+import { startUpstream } from './fixtures/http/upstream.js';
+import { cliPath } from './helpers/repo.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const TOKEN = 'test-token-123';
+
+async function withAdmin(body: (api: (method: string, path: string, payload?: unknown, token?: string | null) => Promise<{ status: number; json: Record<string, unknown> }>, proxyUrl: string, received: string[]) => Promise<void>): Promise<void> {
+  const baseline = handleCounts();
+  const upstream = await startUpstream();
+  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#weather-api`], http: true, seed: 3 });
+  const registry = new FaultRegistry(proxy);
+  const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
+  const api = async (method: string, path: string, payload?: unknown, token: string | null = TOKEN) => {
+    const response = await fetch(`${admin.url}${path}`, {
+      method,
+      headers: { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
+      ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+  try {
+    await body(api, `http://127.0.0.1:${proxy.ports[0]}`, upstream.received);
+  } finally {
+    await admin.close();
+    registry.dispose();
+    await proxy.stop();
+    await upstream.close();
+  }
+  assert.deepEqual(await settledHandles(baseline), baseline);
+}
+
+describe('admin API (mcp-chaos-monkey routes)', () => {
+  it('takes its payloads verbatim: inject, status, clear, clear-all', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      const injected = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 503 } });
+      assert.equal(injected.status, 200);
+      const id = injected.json['faultId'] as string;
+      assert.match(id, /^weather-api-\d+-[0-9a-z]{6}$/);
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 503);
+      const status = await api('GET', '/chaos/status');
+      assert.deepEqual(status.json, { faults: [{ id, target: 'weather-api', type: 'error', requestCount: 1 }] });
+      assert.deepEqual((await api('POST', '/chaos/clear', { faultId: id })).json, { cleared: id });
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+      const unknown = await api('POST', '/chaos/clear', { faultId: id });
+      assert.equal(unknown.status, 404);
+
+      const limited = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'rate-limit', retryAfterSeconds: 5 } });
+      const response = await fetch(`${proxyUrl}/`);
+      assert.equal(response.status, 429);
+      assert.equal(response.headers.get('retry-after'), '5');
+      await api('POST', '/chaos/clear', { faultId: limited.json['faultId'] });
+
+      await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'schema-mismatch', missingFields: ['data.user'] } });
+      assert.deepEqual(Object.keys((await (await fetch(`${proxyUrl}/json`)).json()) as object), ['id', 'data', 'items']);
+      assert.deepEqual(((await (await fetch(`${proxyUrl}/json`)).json()) as { data: object }).data, {});
+      assert.deepEqual((await api('POST', '/chaos/clear-all')).json, { cleared: 'all' });
+      assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
+    });
+  });
+
+  it('accepts snake_case configs and network faults; targets by port too', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      const port = new URL(proxyUrl).port;
+      const snake = await api('POST', '/chaos/inject', { target: port, config: { type: 'error', status_code: 502, probability: 1 }, duration_ms: 60_000 });
+      assert.equal(snake.status, 200);
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 502);
+      await api('POST', '/chaos/clear-all');
+      const network = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'latency', latencyMs: 150 } });
+      assert.equal(network.status, 200);
+      const started = performance.now();
+      await (await fetch(`${proxyUrl}/`)).text();
+      assert.ok(performance.now() - started >= 140);
+      const [fault] = (await api('GET', '/chaos/status')).json['faults'] as Array<{ requestCount: number }>;
+      assert.ok(fault!.requestCount >= 1);
+    });
+  });
+
+  it('refuses bad tokens, bad configs and unknown targets with the right status', async () => {
+    await withAdmin(async (api, _proxyUrl, received) => {
+      assert.equal((await api('GET', '/chaos/status', undefined, null)).status, 401);
+      assert.equal((await api('GET', '/chaos/status', undefined, 'wrong')).status, 403);
+      const bad = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 99 } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.json['error'] as string, /status_code must be an HTTP status in 400\.\.599/);
+      const target = await api('POST', '/chaos/inject', { target: 'nope', config: { type: 'error' } });
+      assert.equal(target.status, 400);
+      assert.match(target.json['error'] as string, /names no mapping.*accepted: \d+, weather-api/);
+      assert.equal((await api('GET', '/chaos/inject')).status, 405);
+      assert.equal((await api('GET', '/nope')).status, 404);
+      assert.deepEqual(received, []);
+    });
+  });
+
+  it('expires a fault after durationMs', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error' }, durationMs: 200 });
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 500);
+      await sleep(400);
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+      assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
+    });
+  });
+
+  it(`caps active faults at ${MAX_ACTIVE_FAULTS}`, async () => {
+    const proxy = await startProxy({ mappings: ['0=127.0.0.1:9#x'], http: true });
+    const events: string[] = [];
+    const registry = new FaultRegistry(proxy, undefined, (event) => events.push(event.type));
+    try {
+      for (let i = 0; i < MAX_ACTIVE_FAULTS; i++) registry.inject('x', { type: 'latency', delayMs: 1 });
+      assert.throws(() => registry.inject('x', { type: 'latency', delayMs: 1 }), /at most 1000 faults/);
+      assert.equal(registry.clearAll(), MAX_ACTIVE_FAULTS);
+      assert.equal(events.filter((e) => e === 'inject').length, MAX_ACTIVE_FAULTS);
+    } finally {
+      registry.dispose();
+      await proxy.stop();
+    }
+  });
+
+  it('compares tokens in constant time and guards production', () => {
+    assert.equal(tokensMatch('a', 'a'), true);
+    assert.equal(tokensMatch('a', 'ab'), false);
+    assert.equal(tokensMatch('', ''), false);
+    for (const value of ['production', 'PROD', 'prd', 'Live']) {
+      assert.match(productionRefusal('--admin', 'pass --allow-production', false, { NODE_ENV: value }) ?? '', /refused: NODE_ENV=.* says this is production/);
+      assert.match(productionRefusal('x', 'y', false, { ENVIRONMENT: value }) ?? '', /ENVIRONMENT/);
+    }
+    assert.equal(productionRefusal('x', 'y', true, { NODE_ENV: 'production' }), undefined);
+    assert.equal(productionRefusal('x', 'y', false, { NODE_ENV: 'staging' }), undefined);
+  });
+
+  it("maps mcp-chaos-monkey's CLI flags to configs", () => {
+    assert.deepEqual(injectConfig('latency', { delay: 500 }), { type: 'latency', delayMs: 500 });
+    assert.deepEqual(injectConfig('timeout', {}), { type: 'timeout', hangMs: 1000 });
+    assert.deepEqual(injectConfig('error', { probability: 0.5 }), { type: 'error', statusCode: 503, probability: 0.5 });
+    assert.deepEqual(injectConfig('rate-limit', { retryAfter: 5 }), { type: 'rate-limit', retryAfterSeconds: 5 });
+    assert.deepEqual(injectConfig('schema-mismatch', { fields: 'a.b, c' }), { type: 'schema-mismatch', missingFields: ['a.b', 'c'] });
+    assert.deepEqual(injectConfig('latency', { config: '{"latencyMs":200}' }), { type: 'latency', latencyMs: 200 });
+  });
+});
+
+/** Spawns the built CLI; resolves when it exits. */
+function cli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }>; stderrLines: string[] } {
+  const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const stderrLines: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    stderrLines.splice(0, stderrLines.length, ...stderr.split('\n'));
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, done, stderrLines };
+}
+
+describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
+  it('injects into the running proxy, lists, expires on time, refuses an unknown id', async () => {
+    const upstream = await startUpstream();
+    const proxy = cli(['proxy', '--proxy', `0=127.0.0.1:${upstream.port}#api`, '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'test', ENVIRONMENT: '' });
+    try {
+      const deadline = Date.now() + 20_000;
+      let adminUrl: string | undefined;
+      let proxyPort: string | undefined;
+      while (!adminUrl && Date.now() < deadline) {
+        await sleep(50);
+        adminUrl = proxy.stderrLines.map((l) => /admin API on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean);
+        proxyPort = proxy.stderrLines.map((l) => /listening on 127\.0\.0\.1:(\d+)/.exec(l)?.[1]).find(Boolean);
+      }
+      assert.ok(adminUrl && proxyPort, proxy.stderrLines.join('\n'));
+      const env = { FAULTLINE_ADMIN_URL: adminUrl, FAULTLINE_ADMIN_TOKEN: TOKEN };
+      const injected = await cli(['chaos', 'inject', 'api', 'error', '--status', '503', '--duration', '1.5'], env).done;
+      assert.equal(injected.code, 0, injected.stderr);
+      const id = injected.stdout.trim();
+      assert.match(id, /^api-\d+-/);
+      const injectedAt = Date.now();
+      assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 503);
+      const status = await cli(['chaos', 'status'], env).done;
+      assert.equal(status.stdout.trim(), `${id} → api [error] (1 requests)`);
+      // Expiry: still on before 1.5 s (when the machine is not too slow to tell), off after.
+      while (Date.now() - injectedAt < 2500) await sleep(100);
+      assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 200);
+      assert.equal((await cli(['chaos', 'status'], env).done).stdout.trim(), 'No active faults');
+      assert.match(proxy.stderrLines.join('\n'), new RegExp(`admin: expire ${id}`));
+      const unknown = await cli(['chaos', 'clear', id], env).done;
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /404/);
+      const wrongToken = await cli(['chaos', 'status'], { ...env, FAULTLINE_ADMIN_TOKEN: 'nope' }).done;
+      assert.equal(wrongToken.code, 2);
+      assert.match(wrongToken.stderr, /403/);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      const exit = await proxy.done;
+      await upstream.close();
+      assert.equal(exit.code, 0, exit.stderr);
+      assert.ok(JSON.parse(exit.stdout).httpFaults.length >= 1);
+    }
+  });
+
+  it('refuses --admin in production unless --allow-production, and without a token', async () => {
+    const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'PROD' }).done;
+    assert.equal(prod.code, 2);
+    assert.match(prod.stderr, /--admin refused: NODE_ENV=PROD says this is production; pass --allow-production/);
+    const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: '', NODE_ENV: '' }).done;
+    assert.equal(noToken.code, 2);
+    assert.match(noToken.stderr, /--admin needs a token/);
+  });
+});

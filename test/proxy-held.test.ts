@@ -1,0 +1,131 @@
+/** fault_proxy_* tools: a proxy held across calls, live faults, ttl, caps, stop on server exit (in memory and over stdio). */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HELD_LIMITS } from '../src/proxy/control/index.js';
+import { connectInMemory, connectStdio, textOf } from './helpers/mcp.js';
+import { startUpstream } from './fixtures/http/upstream.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+type Status = { id: string; listening: Array<{ address: string }>; counters: { httpFaults?: Array<{ name: string; applications: number; passes: number }>; mappings: Array<{ httpExchanges?: number }> }; recentEvents: string[] };
+const statusOf = (result: unknown): Status => (result as CallToolResult).structuredContent as unknown as Status;
+const portOf = (status: Status): number => Number(status.listening[0]!.address.split(':').at(-1));
+
+describe('held proxies (fault_proxy_*)', () => {
+  it('start, set faults live, status, stop', async () => {
+    const upstream = await startUpstream();
+    const { client, close } = await connectInMemory();
+    try {
+      const started = await client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: [`0=127.0.0.1:${upstream.port}#api`], faults: ['{"type":"error","statusCode":503,"path":"/orders/**"}'], seed: 5 },
+      });
+      assert.equal(started.isError, undefined, textOf(started));
+      const status = statusOf(started);
+      const port = portOf(status);
+      assert.deepEqual(JSON.parse(textOf(started)).id, status.id);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/orders/1`)).status, 503);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 200);
+      const set = await client.callTool({ name: 'fault_proxy_set_faults', arguments: { id: status.id, faults: ['{"type":"rate_limit","retry_after":7}', '{"type":"latency","latencyMs":1}'] } });
+      assert.equal(set.isError, undefined, textOf(set));
+      const limited = await fetch(`http://127.0.0.1:${port}/orders/1`);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get('retry-after'), '7');
+      const read = statusOf(await client.callTool({ name: 'fault_proxy_status', arguments: { id: status.id } }));
+      assert.equal(read.counters.httpFaults!.find((c) => c.name === 'error')!.applications, 1);
+      assert.equal(read.counters.httpFaults!.find((c) => c.name === 'rate_limit')!.applications, 1);
+      assert.equal(read.counters.mappings[0]!.httpExchanges, 3);
+      assert.ok(read.recentEvents.some((e) => / open$/.test(e)));
+      const bad = await client.callTool({ name: 'fault_proxy_set_faults', arguments: { id: status.id, faults: ['{"type":"error","statusCode":42}'] } });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /faults\[0\]: error fault: status_code must be an HTTP status in 400\.\.599/);
+      const notJson = await client.callTool({ name: 'fault_proxy_set_faults', arguments: { id: status.id, faults: ['error'] } });
+      assert.match(textOf(notJson), /faults\[0\]: not JSON/);
+      const stopped = await client.callTool({ name: 'fault_proxy_stop', arguments: { id: status.id } });
+      assert.equal(stopped.isError, undefined);
+      assert.equal(await listening(port), false);
+      const again = await client.callTool({ name: 'fault_proxy_status', arguments: { id: status.id } });
+      assert.equal(again.isError, true);
+      assert.match(textOf(again), /no held proxy/);
+    } finally {
+      await close();
+      await upstream.close();
+    }
+  });
+
+  it('stops by itself after ttl, and every held proxy stops when the server closes', async () => {
+    const { client, close } = await connectInMemory();
+    let lastPort = 0;
+    try {
+      const short = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], ttl: 0.3 } }));
+      assert.equal(await listening(portOf(short)), true);
+      await sleep(700);
+      assert.equal(await listening(portOf(short)), false);
+      const long = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } }));
+      lastPort = portOf(long);
+      assert.ok(Date.parse((long as unknown as { expiresAt: string }).expiresAt) - Date.now() > 9 * 60_000);
+      const tooLong = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], ttl: 999_999 } });
+      assert.match(textOf(tooLong), /ttl: seconds in 1\.\.3600/);
+      const badMapping = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9', 'nonsense'] } });
+      assert.match(textOf(badMapping), /^proxies\[1\]: invalid proxy mapping "nonsense"/);
+    } finally {
+      await close();
+    }
+    await sleep(100);
+    assert.equal(await listening(lastPort), false);
+  });
+
+  it(`caps held proxies at ${HELD_LIMITS.maxHeld} and refuses production`, async () => {
+    const { client, close } = await connectInMemory();
+    try {
+      // Failed starts (a bad mapping, a port in use) do not use up the cap.
+      await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['bad'] } });
+      await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], faults: ['{"type":"nope"}'] } });
+      for (let i = 0; i < HELD_LIMITS.maxHeld; i++) {
+        const result = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
+        assert.equal(result.isError, undefined, textOf(result));
+      }
+      const over = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
+      assert.match(textOf(over), /at most 8 proxies may be held at once/);
+    } finally {
+      await close();
+    }
+    const saved = process.env['ENVIRONMENT'];
+    process.env['ENVIRONMENT'] = 'Live';
+    const second = await connectInMemory();
+    try {
+      const refused = await second.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /refused: ENVIRONMENT=Live says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/);
+    } finally {
+      if (saved === undefined) delete process.env['ENVIRONMENT'];
+      else process.env['ENVIRONMENT'] = saved;
+      await second.close();
+    }
+  });
+
+  it('over stdio: the proxy is gone once the server process exits', async () => {
+    const session = await connectStdio(['mcp'], { NODE_ENV: 'test', ENVIRONMENT: '' });
+    const started = await session.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
+    const port = portOf(statusOf(started));
+    assert.equal(await listening(port), true);
+    await session.close();
+    const deadline = Date.now() + 10_000;
+    while ((await listening(port)) && Date.now() < deadline) await sleep(100);
+    assert.equal(await listening(port), false);
+  });
+});

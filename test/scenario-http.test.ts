@@ -1,0 +1,76 @@
+/** fault_run_http_error_impact_scenario and `faultline run http-error`, against a real upstream on loopback. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ScenarioResult } from '../src/scenario/index.js';
+import { connectInMemory, textOf } from './helpers/mcp.js';
+import { startUpstream, type Upstream } from './fixtures/http/upstream.js';
+import { cliPath } from './helpers/repo.js';
+
+let upstream: Upstream;
+let mcp: Awaited<ReturnType<typeof connectInMemory>>;
+
+before(async () => {
+  upstream = await startUpstream();
+  mcp = await connectInMemory();
+});
+after(async () => {
+  await mcp.close();
+  await upstream.close();
+});
+
+const call = (args: Record<string, unknown>) => mcp.client.callTool({ name: 'fault_run_http_error_impact_scenario', arguments: args }) as Promise<CallToolResult>;
+
+describe('fault_run_http_error_impact_scenario', () => {
+  it("answers fault's error at the given probability, never reaching the upstream for those requests", async () => {
+    const before = upstream.received.length;
+    const response = await call({ url: `http://127.0.0.1:${upstream.port}/ok`, duration: '1s', num_clients: 5, rps: 20, status_code: 503, probability: 0.5, seed: 11, latency: 5 });
+    assert.notEqual(response.isError, true, textOf(response));
+    const result = response.structuredContent as unknown as ScenarioResult;
+    const load = result.run.load!;
+    assert.equal(load.requests, 100);
+    assert.equal(result.fault.type, 'http_error');
+    assert.deepEqual(result.ignoredArguments, ['latency']);
+    const errors = load.statusCodes['503'] ?? 0;
+    // Binomial(100, 0.5): ±5 sd.
+    assert.ok(errors > 25 && errors < 75, `${errors} errors`);
+    assert.equal(upstream.received.length - before, 100 - errors);
+    assert.equal(result.run.proxy.httpFaults![0]!.applications, errors);
+    assert.equal(result.passed, false);
+    assert.match(textOf(response), /HTTP Error: Status: 503, Probability: 50%, not forwarded/);
+  });
+
+  it('runs the other HTTP faults by http_fault', async () => {
+    const response = await call({ url: `http://127.0.0.1:${upstream.port}/json`, duration: '500ms', num_clients: 2, rps: 10, http_fault: 'rate_limit', retry_after: 3 });
+    const result = response.structuredContent as unknown as ScenarioResult;
+    assert.equal(result.run.load!.statusCodes['429'], 10);
+  });
+
+  it('refuses bad arguments, naming them', async () => {
+    const url = `http://127.0.0.1:${upstream.port}/`;
+    assert.match(textOf(await call({ url, status_code: 200 })), /^status_code: must be an HTTP status in 400\.\.599/);
+    assert.match(textOf(await call({ url, delay: 5 })), /^delay: belongs to http_fault latency; error takes status_code, error_body, forward, probability/);
+    assert.match(textOf(await call({ url, http_fault: 'schema_mismatch' })), /^missing_fields: schema_mismatch needs/);
+    assert.match(textOf(await call({ url: 'https://127.0.0.1:1/' })), /^url: an https:\/\/ url keeps TLS end to end/);
+    assert.match(textOf(await call({ url, http_fault: 'teapot' })), /http_fault/);
+  });
+});
+
+describe('faultline run http-error', () => {
+  it('prints the report and exits 3 when the SLOs fail', async () => {
+    const child = spawn(process.execPath, [cliPath, 'run', 'http-error', '--url', `http://127.0.0.1:${upstream.port}/`, '--duration', '500ms', '--status-code', '502', '--num-clients', '2', '--rps', '10'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    assert.equal(code, 3, stderr);
+    assert.match(stdout, /HTTP Error: Status: 502/);
+    const wrong = spawn(process.execPath, [cliPath, 'run', 'latency', '--url', `http://127.0.0.1:${upstream.port}/`, '--status-code', '502'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let wrongErr = '';
+    wrong.stderr.on('data', (d: Buffer) => (wrongErr += d.toString()));
+    assert.equal(await new Promise<number | null>((resolve) => wrong.once('close', resolve)), 2);
+    assert.match(wrongErr, /--status-code applies to 'http-error' scenarios/);
+  });
+});
