@@ -10,6 +10,8 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerIndexCommands } from './commands/index-command.js';
 import { registerProxyCommand } from './commands/proxy.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerProbeCommand } from './commands/probe.js';
+import { registerCoverageCommand } from './commands/coverage.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): FaultlineCommand {
@@ -35,6 +37,8 @@ export function buildProgram(): FaultlineCommand {
   registerRunCommand(program, globals);
   registerProxyCommand(program, globals);
   registerDemoCommand(program, globals);
+  registerProbeCommand(program, globals);
+  registerCoverageCommand(program, globals);
 
   program.addHelpText(
     'after',
