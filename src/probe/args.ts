@@ -99,11 +99,15 @@ export function hostileCases(inputSchema: JsonSchema, count: number, seed: numbe
   const names = Object.keys(props);
   const req = required(inputSchema);
   const cases: HostileCase[] = [];
-  const kinds = ['wrong-type', 'hostile-string', 'missing-required', 'unknown-field', 'not-an-object', 'out-of-range'] as const;
+  // Kinds take turns, and each kind walks the properties in turn (from a seeded offset), so that a
+  // few cases already reach every property with a wrong type; the values themselves are seeded.
+  const kinds = ['wrong-type', 'missing-required', 'hostile-string', 'unknown-field', 'out-of-range', 'not-an-object'] as const;
+  const offset = Math.floor(random() * Math.max(1, names.length));
   for (let i = 0; i < count; i++) {
-    const kind = kinds[(i + Math.floor(random() * kinds.length)) % kinds.length]!;
+    const kind = kinds[i % kinds.length]!;
+    const turn = Math.floor(i / kinds.length);
+    const name = names.length > 0 ? names[(offset + turn) % names.length] : undefined;
     const args: Record<string, unknown> = { ...base };
-    const name = names.length > 0 ? pick(names) : undefined;
     if (kind === 'wrong-type' && name) {
       const expected = typeOf(props[name]!) ?? 'any';
       const wrong = WRONG_VALUES.filter((v) => jsonType(v) !== expected && !(expected === 'number' && jsonType(v) === 'integer'));

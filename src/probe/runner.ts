@@ -201,7 +201,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     const capabilities = result.capabilities ?? {};
     report.server = { name: result.serverInfo?.name, version: result.serverInfo?.version, protocolVersion: result.protocolVersion, capabilities };
 
-    if (on('PROTO')) await protoChecks(main);
+    if (on('PROTO')) main = await protoChecks(main);
+    if (!main.alive()) main = await reopen();
 
     progress('listing tools');
     const initialTools = await listTools(main);
@@ -399,7 +400,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     return tools;
   }
 
-  async function protoChecks(peer: Peer): Promise<void> {
+  async function protoChecks(peer: Peer): Promise<Peer> {
     const since = (from: number): TranscriptLine[] => peer.transcript.slice(from);
     progress('PROTO: ping, unknown method, malformed JSON, invalid request');
     let from = peer.transcript.length;
@@ -421,6 +422,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       { leaf: 'FAULT-PROTO-INVALID-REQUEST', probe: 'proto-invalid-request', text: JSON.stringify({ jsonrpc: '2.0', id: 9002, method: 42, params: 'x' }), code: -32600, id: 9002 },
     ];
     for (const check of rawChecks) {
+      if (!peer.alive()) peer = await reopen(); // the previous message killed it: that one is its finding
       from = peer.transcript.length;
       let reply = await peer.sendRaw(check.text, Math.min(bound(), 1000), check.id);
       // Some servers answer an invalid request with id null rather than its id.
@@ -437,6 +439,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         if (code === undefined) ledger.note(check.leaf, `no ${check.code} answer (the server stayed silent but kept working)`);
       }
     }
+    return peer;
   }
 
   async function capabilityChecks(peer: Peer, capabilities: Record<string, unknown>): Promise<void> {
