@@ -91,6 +91,13 @@ class Ledger {
     r.checks += 1;
     if (r.findings.length < 20) r.findings.push({ ...finding, exchange: finding.exchange.slice(-EXCHANGE_LINES) });
   }
+  /** Nothing could be tested (no initialize): checks made so far showed nothing either. */
+  untested(): void {
+    for (const r of this.results.values()) {
+      r.checks = 0;
+      r.status = 'n/a';
+    }
+  }
   note(leaf: string, note: string, inconclusive = false): void {
     const r = this.results.get(leaf);
     if (!r) return;
@@ -195,6 +202,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     }
     const result = init.message?.result as { protocolVersion?: string; capabilities?: Record<string, unknown>; serverInfo?: { name?: string; version?: string } } | undefined;
     if (!result) {
+      ledger.untested();
       report.error = `could not initialize the server: ${init.timedOut ? 'no answer' : init.closed ? 'it exited or closed the connection' : JSON.stringify(init.message?.error ?? init.message)}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }
@@ -230,8 +238,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       return { reply, ms: Date.now() - startedAt, token };
     };
 
-    // ── SCHEMA (and TOOL-HANG): one valid call per callable tool ──
-    if (on('SCHEMA') || on('TOOL') || on('TIMEOUT')) {
+    // ── SCHEMA (and TOOL-HANG): one valid call per callable tool; STATE and CONFIG watch what these calls change ──
+    {
       for (const tool of callable) {
         if (!timeLeft()) break;
         progress(`SCHEMA: valid call of ${tool.name}`);
@@ -578,7 +586,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     await probe('faultline-probe-no-such-session', 'an unknown');
     const old = second.sessionId();
     await second.close();
-    if (old) await probe(old, 'a terminated (DELETE) ');
+    if (old) await probe(old, 'a terminated (DELETE)');
   }
 
   async function httpHeaderChecks(): Promise<void> {

@@ -6,10 +6,12 @@ import { registerReviewTools } from './review.js';
 import { registerSearchTools } from './search.js';
 import { relatedCodeSearch } from './related-code.js';
 import { registerScenarioTools } from './scenario.js';
+import { registerProbeTools } from './probe.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
   registerSearchTools(tools, ctx);
   registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
   registerScenarioTools(tools, ctx);
+  registerProbeTools(tools, ctx); // toolset family: probe
 }
