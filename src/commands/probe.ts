@@ -6,7 +6,7 @@
  * Exit codes: 0 no probe failed, 1 a probe failed (or the server could not be probed), 2 bad arguments.
  */
 import { writeFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
@@ -24,6 +24,12 @@ interface ProbeCommandOptions {
   json?: string;
   registry?: string;
   quiet?: boolean;
+}
+
+function family(value: string, previous: string[] | undefined): string[] {
+  const id = value.trim().toUpperCase();
+  if (!FAMILIES.includes(id)) throw new InvalidArgumentError(`accepted: ${FAMILIES.join(', ')}`);
+  return collect(id, previous);
 }
 
 function nonNegativeInteger(value: string): number {
@@ -45,7 +51,7 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env('FAULTLINE_PROBE_TOKEN'))
     .addOption(new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100').argParser(positiveInteger).default(8))
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
-    .addOption(new Option('--family <id>', 'run only this family\'s probes (repeatable)').choices(FAMILIES).argParser(collect as never))
+    .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
     .addOption(new Option('--call-timeout <ms>', 'bound on each request, in milliseconds').argParser(positiveInteger).default(5000))
     .addOption(new Option('--timeout <ms>', 'bound on the whole probe run, in milliseconds').argParser(positiveInteger).default(120_000))

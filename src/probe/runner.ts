@@ -176,10 +176,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     progress('PROTO: request before initialize');
     let from = mark(main);
     const early = await main.request('tools/list', {}, Math.min(bound(), 1500), 'before-initialize');
+    const earlyExchange = since(main, from);
+    const servedEarly = (reply: Reply): boolean => reply.message?.result !== undefined;
     if (ledger.wants('FAULT-PROTO-PRE-INIT')) {
-      if (early.message?.result) ledger.fail({ leaf: 'FAULT-PROTO-PRE-INIT', probe: 'proto-pre-init', message: 'tools/list was served before initialize', exchange: since(main, from) });
-      else if (!main.alive()) ledger.fail({ leaf: 'FAULT-PROTO-PRE-INIT', probe: 'proto-pre-init', message: 'the server exited on a request before initialize', exchange: since(main, from) });
-      else ledger.check('FAULT-PROTO-PRE-INIT');
+      if (servedEarly(early)) ledger.fail({ leaf: 'FAULT-PROTO-PRE-INIT', probe: 'proto-pre-init', message: 'tools/list was served before initialize', exchange: earlyExchange });
+      else if (!main.alive()) ledger.fail({ leaf: 'FAULT-PROTO-PRE-INIT', probe: 'proto-pre-init', message: 'the server exited on a request before initialize', exchange: earlyExchange });
     }
     if (!main.alive()) main = open();
 
@@ -206,6 +207,12 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       report.error = `could not initialize the server: ${init.timedOut ? 'no answer' : init.closed ? 'it exited or closed the connection' : JSON.stringify(init.message?.error ?? init.message)}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }
+    if (early.timedOut && ledger.wants('FAULT-PROTO-PRE-INIT')) {
+      // A slow starter may answer the early request late: that answer counts too.
+      const late = await main.waitFor('before-initialize', 1);
+      if (servedEarly(late)) ledger.fail({ leaf: 'FAULT-PROTO-PRE-INIT', probe: 'proto-pre-init', message: 'tools/list sent before initialize was served (answered late)', exchange: main.transcript.filter((line) => line.text.includes('"before-initialize"')) });
+      else ledger.check('FAULT-PROTO-PRE-INIT');
+    } else if (!servedEarly(early) && ledger.wants('FAULT-PROTO-PRE-INIT')) ledger.check('FAULT-PROTO-PRE-INIT');
     const capabilities = result.capabilities ?? {};
     report.server = { name: result.serverInfo?.name, version: result.serverInfo?.version, protocolVersion: result.protocolVersion, capabilities };
 
