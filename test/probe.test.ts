@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { fixturePath } from './helpers/repo.js';
 import { loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
 import { hostileCases, validArguments } from '../src/probe/args.js';
+import { checkTaxonomy } from '../src/probe/taxonomy.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -122,4 +123,17 @@ test('over HTTP, a server without token, Origin, Host or session checks fails th
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken registry is refused by name', async () => {
+  const taxonomy = await loadTaxonomy();
+  const planFaults = ['latency', 'drop_tool', 'schema_drift', 'partial_result', 'registry_inconsistency', 'error_injection', 'burst_error', 'server_degradation', 'timeout', 'empty_result', 'corrupt', 'prompt_injection', 'oversized', 'rate_limit', 'list_changed'];
+  for (const fault of planFaults) assert.ok((taxonomy.injections.toolplane?.[fault] ?? []).length > 0, fault);
+  assert.equal(taxonomy.families.length, 8);
+  // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
+  for (const family of taxonomy.families) assert.ok(taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)), family.id);
+  const broken = structuredClone(taxonomy) as unknown as { leaves: Array<{ id: string }>; injections: Record<string, Record<string, string[]>> };
+  broken.leaves[0]!.id = 'FAULT-NOPE-X';
+  broken.injections.toolplane!.latency = ['FAULT-TOOL-MISSING'];
+  assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);
 });
