@@ -152,3 +152,27 @@ test('fault_probe_mcp_server: the report and every finding; bad arguments are na
     await close();
   }
 });
+
+test('the stdout guard is for the stdio server only, not for a command after --', async () => {
+  const { isStdioServerInvocation } = await import('../src/transports/stdout-guard.js');
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'mcp']), true);
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'probe', '--', 'node', 'cli.js', 'mcp']), false);
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'mcp', '--transport', 'http']), false);
+});
+
+test('faultline over stdio refuses a request before initialize, and still serves ping', async () => {
+  const child = spawn(process.execPath, [cliPath, 'mcp'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  try {
+    const lines: string[] = [];
+    child.stdout!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean)));
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) + '\n');
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
+    const deadline = Date.now() + 20_000;
+    while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(lines.map((l) => JSON.parse(l) as { id: number; error?: { code: number }; result?: unknown }).map((m) => [m.id, m]));
+    assert.equal(byId[1]?.error?.code, -32600);
+    assert.deepEqual(byId[2]?.result, {});
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
