@@ -25,6 +25,8 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
   { names: ['mcp-chaos'], load: async () => (await import('./commands/mcp-chaos.js')).registerMcpChaosCommand },
+  { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
+  { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
 ];
 
 /** Builds the program with every command registered (help, tests). */

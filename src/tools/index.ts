@@ -10,6 +10,7 @@ import { registerCloudTools } from './cloud.js';
 import { registerToolplaneTools } from './toolplane.js';
 import { registerProxyTools } from './proxy.js';
 import { registerHttpScenarioTool } from './http-scenario.js';
+import { registerProbeTools } from './probe.js';
 
 export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerCodeTools(tools, ctx);
@@ -20,4 +21,5 @@ export function registerAllTools(tools: ToolRegistry, ctx: ToolContext): void {
   registerToolplaneTools(tools, ctx); // toolset family: toolplane
   registerHttpScenarioTool(tools, ctx); // family: http (fault_run_http_error_impact_scenario)
   registerProxyTools(tools, ctx); // family: proxy (fault_proxy_start, _set_faults, _status, _stop)
+  registerProbeTools(tools, ctx); // toolset family: probe
 }

@@ -4,7 +4,8 @@
  * Unlike the SDK's StdioServerTransport, a line that is not JSON is answered with a JSON-RPC
  * parse error (-32700) and one that is JSON but not a JSON-RPC message with an invalid-request
  * error (-32600), as JSON-RPC 2.0 requires; the SDK's transport only reports them locally, which
- * leaves the client waiting. The server stays up either way.
+ * leaves the client waiting. The server stays up either way. A request other than ping before
+ * `initialize` is refused (-32600) rather than served.
  *
  * Pair it with `protectStdout()` (./stdout-guard.ts) so nothing else writes to the real stdout.
  */
@@ -94,8 +95,18 @@ export class LineJsonRpcTransport implements Transport {
       this.reply(idOf(value), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
       return;
     }
+    // Requests other than ping wait for initialize (the MCP lifecycle); the SDK's server would
+    // serve them, so a client that skipped the handshake would never learn of a version mismatch.
+    const message = parsed.data as { method?: unknown; id?: unknown };
+    if (message.method === 'initialize') this.initializeSeen = true;
+    else if (!this.initializeSeen && typeof message.method === 'string' && message.id !== undefined && message.method !== 'ping') {
+      this.reply(idOf(value), -32600, `Invalid Request: ${message.method} before initialize`);
+      return;
+    }
     this.onmessage?.(parsed.data);
   }
+
+  private initializeSeen = false;
 
   private reply(id: string | number | null, code: number, message: string): void {
     this.onerror?.(new Error(message));

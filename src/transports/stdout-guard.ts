@@ -34,7 +34,10 @@ export function protectStdout(): ProtocolOutput {
  * `agent … tool`), decided before the full parser is loaded. Help and version requests are not.
  */
 export function isStdioServerInvocation(argv: readonly string[]): boolean {
-  const args = argv.slice(2);
+  // What follows `--` belongs to another program (`faultline probe -- node cli.js mcp`).
+  const all = argv.slice(2);
+  const end = all.indexOf('--');
+  const args = end === -1 ? all : all.slice(0, end);
   if (args.some((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version' || arg === 'help')) return false;
   const transport = args.findIndex((arg) => arg === '--transport' || arg.startsWith('--transport='));
   const transportValue = transport === -1 ? 'stdio' : args[transport]!.includes('=') ? args[transport]!.split('=')[1] : args[transport + 1];

@@ -1,0 +1,100 @@
+/**
+ * `faultline probe -- CMD ARGS…` (stdio) or `faultline probe --url URL [--token T]` (streamable
+ * HTTP): runs the taxonomy's probes against any MCP server. The text report goes to stdout, every
+ * finding (the run record coverage reads) to --json FILE.
+ *
+ * Exit codes: 0 no probe failed, 1 a probe failed (or the server could not be probed), 2 bad arguments.
+ */
+import { writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
+import type { FamilyId } from '../probe/taxonomy.js';
+
+const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
+
+interface ProbeCommandOptions {
+  url?: string;
+  token?: string;
+  cases?: number;
+  seed?: number;
+  family?: string[];
+  allowWrites?: boolean;
+  callTimeout?: number;
+  timeout?: number;
+  json?: string;
+  registry?: string;
+  quiet?: boolean;
+}
+
+function family(value: string, previous: string[] | undefined): string[] {
+  const id = value.trim().toUpperCase();
+  if (!FAMILIES.includes(id)) throw new InvalidArgumentError(`accepted: ${FAMILIES.join(', ')}`);
+  return collect(id, previous);
+}
+
+function nonNegativeInteger(value: string): number {
+  return value.trim() === '0' ? 0 : positiveInteger(value);
+}
+
+export function registerProbeCommand(program: Command, _globals: () => GlobalOptions): void {
+  program
+    .command('probe')
+    .summary('probe an MCP server for runtime faults, per taxonomy leaf')
+    .description(
+      'Runs the fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP ' +
+        'server spawned from CMD ARGS (stdio) or reached at --url (streamable HTTP), and reports per leaf passed / failed / ' +
+        'n/a / inconclusive, each failure with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
+        'called unless --allow-writes. Exit 1 when a probe failed.',
+    )
+    .argument('[command...]', 'the stdio server to spawn, after --')
+    .addOption(new Option('--url <url>', 'probe a streamable HTTP server at this URL instead').argParser(httpUrl))
+    .addOption(new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env('FAULTLINE_PROBE_TOKEN'))
+    .addOption(new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100').argParser(positiveInteger).default(8))
+    .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
+    .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
+    .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
+    .addOption(new Option('--call-timeout <ms>', 'bound on each request, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(new Option('--timeout <ms>', 'bound on the whole probe run, in milliseconds').argParser(positiveInteger).default(120_000))
+    .addOption(new Option('--json <file>', 'write the report (a run record for `faultline coverage`) as JSON to FILE'))
+    .addOption(new Option('--registry <file>', 'use this taxonomy JSON instead of the shipped one'))
+    .addOption(new Option('--quiet', 'print the verdict and leaf lines only, not the exchanges'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  faultline probe -- node server.js                    probe a stdio server
+  faultline probe --family PROTO --family TOOL -- npx my-mcp-server
+  faultline probe --url http://127.0.0.1:8808/mcp --token "$T" --json probe.json`,
+    )
+    .action((command: string[], options: ProbeCommandOptions) =>
+      runCommand(async () => {
+        const { runProbe, loadTaxonomy, renderProbeText, PROBE_LIMITS } = await import('../probe/index.js');
+        if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
+        if (!options.url && command.length === 0) throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
+        if (options.token && !options.url) throw new UsageError('--token applies to --url only');
+        if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
+        if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
+        if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
+        const taxonomy = await loadTaxonomy(options.registry);
+        const target = options.url
+          ? { kind: 'http' as const, url: options.url, ...(options.token ? { token: options.token } : {}) }
+          : { kind: 'stdio' as const, command: command[0]!, args: command.slice(1) };
+        const report = await withInterrupt((signal) =>
+          runProbe(target, taxonomy, {
+            cases: options.cases ?? 8,
+            seed: options.seed ?? 1,
+            families: (options.family ?? []) as FamilyId[],
+            allowWrites: options.allowWrites === true,
+            callTimeoutMs: options.callTimeout ?? 5000,
+            overallTimeoutMs: options.timeout ?? 120_000,
+            signal,
+            onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
+          }),
+        );
+        if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+        if (options.json) await writeFile(options.json, JSON.stringify(report, null, 2) + '\n');
+        process.stdout.write(renderProbeText(report, options.quiet !== true));
+        if (report.error || report.summary.failed > 0) process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,414 @@
+/**
+ * A raw JSON-RPC peer for probing: it speaks to an MCP server over stdio (a child process it
+ * spawns and always reaps) or streamable HTTP (one POST per message, JSON or SSE answers), and
+ * keeps a transcript of every line sent and received, so that a finding can quote the exact
+ * exchange that shows it. Raw rather than the SDK client because the probes must send what a
+ * well-behaved client never would: requests before initialize, malformed JSON, bad ids.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export type JsonRpcMessage = Record<string, unknown>;
+
+export interface TranscriptLine {
+  /** '>' sent by the probe, '<' received from the server, '!' an observation (exit, HTTP status). */
+  dir: '>' | '<' | '!';
+  text: string;
+}
+
+export interface Reply {
+  message?: JsonRpcMessage;
+  /** No answer within the bound. */
+  timedOut: boolean;
+  /** The connection or process went away before an answer. */
+  closed: boolean;
+  /** HTTP only: the status of the POST that carried the request. */
+  status?: number;
+}
+
+export type StdioTarget = { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+export type HttpTarget = { kind: 'http'; url: string; token?: string };
+export type Target = StdioTarget | HttpTarget;
+
+export const PROBE_PROTOCOL_VERSION = '2025-06-18';
+const TRANSCRIPT_TEXT_LIMIT = 2000;
+const TRANSCRIPT_LINES_LIMIT = 20_000;
+
+export interface Peer {
+  readonly target: Target;
+  readonly transcript: TranscriptLine[];
+  /** Notifications (and server requests) received so far. */
+  readonly notifications: JsonRpcMessage[];
+  /** stdio: lines on stdout that were not JSON-RPC. */
+  readonly pollution: string[];
+  /** Sends a request with a fresh numeric id (or the given one) and waits for the answer. */
+  request(method: string, params: unknown, timeoutMs: number, id?: number | string): Promise<Reply>;
+  /** Sends a notification. */
+  notify(method: string, params?: unknown): Promise<void>;
+  /** Sends raw text as one message (stdio: one line; HTTP: one POST body) and waits for an id-less or null-id answer. */
+  sendRaw(text: string, timeoutMs: number, awaitId?: number | string | null): Promise<Reply>;
+  /** Waits for an answer to an already sent id (after a cancel, say). */
+  waitFor(id: number | string, timeoutMs: number): Promise<Reply>;
+  alive(): boolean;
+  /** HTTP: the session id the server assigned, if any. */
+  sessionId(): string | undefined;
+  stderrTail(): string;
+  close(): Promise<void>;
+}
+
+/** initialize + notifications/initialized; returns the initialize reply. */
+export async function handshake(peer: Peer, timeoutMs: number, protocolVersion = PROBE_PROTOCOL_VERSION): Promise<Reply> {
+  const reply = await peer.request(
+    'initialize',
+    { protocolVersion, capabilities: {}, clientInfo: { name: 'faultline-probe', version: '1' } },
+    timeoutMs,
+  );
+  if (reply.message?.result) await peer.notify('notifications/initialized');
+  return reply;
+}
+
+export function openPeer(target: Target): Peer {
+  return target.kind === 'stdio' ? new StdioPeer(target) : new HttpPeer(target);
+}
+
+abstract class BasePeer {
+  readonly transcript: TranscriptLine[] = [];
+  readonly notifications: JsonRpcMessage[] = [];
+  readonly pollution: string[] = [];
+  protected nextId = 1;
+  private readonly waiting = new Map<string, (message: JsonRpcMessage) => void>();
+  private readonly unclaimed = new Map<string, JsonRpcMessage>();
+  private readonly closeListeners = new Set<() => void>();
+
+  protected note(dir: TranscriptLine['dir'], text: string): void {
+    if (this.transcript.length >= TRANSCRIPT_LINES_LIMIT) return;
+    this.transcript.push({ dir, text: text.length > TRANSCRIPT_TEXT_LIMIT ? `${text.slice(0, TRANSCRIPT_TEXT_LIMIT)}… (${text.length} chars)` : text });
+  }
+
+  /** Routes one received message: an answer to its waiter, anything else to notifications. */
+  protected receive(message: JsonRpcMessage): void {
+    const isAnswer = 'result' in message || 'error' in message;
+    if (!isAnswer) {
+      this.notifications.push(message);
+      return;
+    }
+    const key = JSON.stringify(message.id ?? null);
+    const waiter = this.waiting.get(key);
+    if (waiter) {
+      this.waiting.delete(key);
+      waiter(message);
+    } else this.unclaimed.set(key, message);
+  }
+
+  protected closedNow(): void {
+    for (const listener of [...this.closeListeners]) listener();
+  }
+
+  abstract alive(): boolean;
+
+  waitFor(id: number | string | null, timeoutMs: number, status?: () => number | undefined): Promise<Reply> {
+    const key = JSON.stringify(id);
+    const ready = this.unclaimed.get(key);
+    if (ready) {
+      this.unclaimed.delete(key);
+      return Promise.resolve({ message: ready, timedOut: false, closed: false, status: status?.() });
+    }
+    return new Promise((resolve) => {
+      const finish = (reply: Reply): void => {
+        clearTimeout(timer);
+        this.waiting.delete(key);
+        this.closeListeners.delete(onClose);
+        resolve({ ...reply, status: status?.() });
+      };
+      const onClose = (): void => finish({ timedOut: false, closed: true });
+      const timer = setTimeout(() => finish({ timedOut: true, closed: false }), timeoutMs);
+      this.waiting.set(key, (message) => finish({ message, timedOut: false, closed: false }));
+      this.closeListeners.add(onClose);
+      if (!this.alive()) onClose();
+    });
+  }
+}
+
+class StdioPeer extends BasePeer implements Peer {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private exited = false;
+  private stderr = '';
+  private partial = '';
+  private readonly exitedPromise: Promise<void>;
+
+  constructor(readonly target: StdioTarget) {
+    super();
+    // Its own process group, so that close() also reaps what the command spawned (npx, sh -c …).
+    this.child = spawn(target.command, target.args, {
+      cwd: target.cwd,
+      env: { ...process.env, ...target.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
+    this.exitedPromise = new Promise((resolve) => {
+      const done = (why: string): void => {
+        if (this.exited) return;
+        this.exited = true;
+        this.note('!', why);
+        process.off('exit', this.killOnExit);
+        this.closedNow();
+        resolve();
+      };
+      this.child.once('exit', (code, signal) => done(`process exited (code ${String(code)}, signal ${String(signal)})`));
+      this.child.once('error', (error) => done(`process could not run: ${error.message}`));
+    });
+    process.on('exit', this.killOnExit);
+    this.child.stdin.on('error', () => undefined);
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-8000);
+    });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.partial += chunk.toString('utf8');
+      const lines = this.partial.split('\n');
+      this.partial = lines.pop() ?? '';
+      for (const raw of lines) this.line(raw.replace(/\r$/, ''));
+    });
+  }
+
+  private readonly killOnExit = (): void => this.killGroup('SIGKILL');
+
+  private killGroup(signal: NodeJS.Signals): void {
+    if (this.exited || this.child.pid === undefined) return;
+    try {
+      if (process.platform !== 'win32') process.kill(-this.child.pid, signal);
+      else this.child.kill(signal);
+    } catch {
+      this.child.kill(signal);
+    }
+  }
+
+  private line(text: string): void {
+    if (text.trim() === '') return;
+    this.note('<', text);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.pollution.push(text);
+      return;
+    }
+    if (!message || typeof message !== 'object' || (message as JsonRpcMessage).jsonrpc !== '2.0') {
+      this.pollution.push(text);
+      return;
+    }
+    this.receive(message as JsonRpcMessage);
+  }
+
+  private write(text: string): void {
+    this.note('>', text);
+    if (!this.exited) this.child.stdin.write(text + '\n');
+  }
+
+  alive(): boolean {
+    return !this.exited;
+  }
+
+  sessionId(): undefined {
+    return undefined;
+  }
+
+  stderrTail(): string {
+    return this.stderr;
+  }
+
+  request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
+    this.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
+    return this.waitFor(id, timeoutMs);
+  }
+
+  async notify(method: string, params?: unknown): Promise<void> {
+    this.write(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }));
+  }
+
+  sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
+    this.write(text);
+    return this.waitFor(awaitId, timeoutMs);
+  }
+
+  /** End stdin (the polite way to stop a stdio server), then SIGTERM, then SIGKILL the group. */
+  async close(): Promise<void> {
+    if (this.exited) return;
+    this.child.stdin.end();
+    const wait = (ms: number): Promise<boolean> =>
+      Promise.race([this.exitedPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    if (await wait(1500)) return;
+    this.killGroup('SIGTERM');
+    if (await wait(1500)) return;
+    this.killGroup('SIGKILL');
+    await wait(3000);
+  }
+}
+
+export interface RawHttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  messages: JsonRpcMessage[];
+  body: string;
+}
+
+/** One POST with the given headers (the probe's defaults overridable, `undefined` drops one). */
+export function postRaw(
+  url: string,
+  body: string,
+  headers: Record<string, string | undefined>,
+  timeoutMs: number,
+  onMessage?: (message: JsonRpcMessage) => void,
+  method = 'POST',
+): Promise<RawHttpResponse> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const finalHeaders: Record<string, string> = {};
+  const merged: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...headers,
+  };
+  for (const [name, value] of Object.entries(merged)) if (value !== undefined) finalHeaders[name] = value;
+  return new Promise((resolve) => {
+    const messages: JsonRpcMessage[] = [];
+    let text = '';
+    let settled = false;
+    const finish = (status: number, responseHeaders: IncomingHttpHeaders): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ status, headers: responseHeaders, messages, body: text.slice(0, 64_000) });
+    };
+    const req = send(target, { method, headers: finalHeaders }, (res) => {
+      res.setEncoding('utf8');
+      const sse = String(res.headers['content-type'] ?? '').includes('text/event-stream');
+      let pending = '';
+      const deliver = (json: string): void => {
+        try {
+          const parsed = JSON.parse(json) as JsonRpcMessage | JsonRpcMessage[];
+          for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+            messages.push(m);
+            onMessage?.(m);
+          }
+        } catch {
+          // not JSON: kept in the body for the transcript
+        }
+      };
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (!sse) return;
+        pending += chunk;
+        let cut: number;
+        while ((cut = pending.search(/\r?\n\r?\n/)) !== -1) {
+          const event = pending.slice(0, cut);
+          pending = pending.slice(cut).replace(/^\r?\n\r?\n/, '');
+          const data = event
+            .split(/\r?\n/)
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).replace(/^ /, ''))
+            .join('\n');
+          if (data) deliver(data);
+        }
+      });
+      res.on('end', () => {
+        if (!sse && text.trim()) deliver(text);
+        finish(res.statusCode ?? 0, res.headers);
+      });
+      res.on('error', () => finish(res.statusCode ?? 0, res.headers));
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish(0, {});
+    }, timeoutMs);
+    req.on('error', () => finish(0, {}));
+    req.end(body);
+  });
+}
+
+class HttpPeer extends BasePeer implements Peer {
+  private session: string | undefined;
+  private protocolVersion: string | undefined;
+  private lastStatus: number | undefined;
+  private closed = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(readonly target: HttpTarget) {
+    super();
+  }
+
+  alive(): boolean {
+    return !this.closed;
+  }
+
+  sessionId(): string | undefined {
+    return this.session;
+  }
+
+  stderrTail(): string {
+    return '';
+  }
+
+  /** POSTs one message; answers are routed as they stream in. */
+  private post(text: string, timeoutMs: number): Promise<RawHttpResponse> {
+    this.note('>', text);
+    const headers: Record<string, string | undefined> = {};
+    if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
+    if (this.session) headers['mcp-session-id'] = this.session;
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    const sent = postRaw(this.target.url, text, headers, timeoutMs, (message) => {
+      this.note('<', JSON.stringify(message));
+      if (message.id !== undefined && (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion) {
+        this.protocolVersion = String((message.result as { protocolVersion: unknown }).protocolVersion);
+      }
+      this.receive(message);
+    }).then((response) => {
+      const session = response.headers['mcp-session-id'];
+      if (typeof session === 'string' && !this.session) this.session = session;
+      this.lastStatus = response.status;
+      if (response.status === 0) this.note('!', 'HTTP request failed or timed out');
+      else if (response.status >= 300 || response.messages.length === 0) {
+        this.note('!', `HTTP ${response.status}${response.messages.length === 0 && response.body ? ` ${response.body.slice(0, 300)}` : ''}`);
+      }
+      return response;
+    });
+    this.inflight.add(sent);
+    void sent.finally(() => this.inflight.delete(sent));
+    return sent;
+  }
+
+  async request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
+    const text = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+    const answered = this.waitFor(id, timeoutMs, () => this.lastStatus);
+    const response = await Promise.race([this.post(text, timeoutMs), answered.then(() => undefined)]);
+    if (response && response.status === 0) return { timedOut: true, closed: false, status: 0 };
+    if (response && response.messages.every((m) => JSON.stringify(m.id) !== JSON.stringify(id))) {
+      // The POST ended without our answer (an HTTP error with a body that is not ours, say).
+      return Promise.race([answered, new Promise<Reply>((r) => setTimeout(() => r({ timedOut: false, closed: true, status: response.status }), 50).unref())]);
+    }
+    return answered;
+  }
+
+  async notify(method: string, params?: unknown): Promise<void> {
+    await this.post(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), 5000);
+  }
+
+  async sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
+    const response = await this.post(text, timeoutMs);
+    const message = response.messages.find((m) => JSON.stringify(m.id ?? null) === JSON.stringify(awaitId));
+    return { message, timedOut: response.status === 0, closed: false, status: response.status };
+  }
+
+  /** Ends the session (DELETE) and waits for every open POST. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.session) {
+      const headers: Record<string, string | undefined> = { 'mcp-session-id': this.session };
+      if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
+      await postRaw(this.target.url, '', headers, 3000, undefined, 'DELETE');
+    }
+    this.closedNow();
+    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 3000).unref())]);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The run record: one JSON file per run of something that exercises faults (a probe run, a
+ * tool-call chaos plan, a network or HTTP scenario). Probe runs write it (`--json FILE`);
+ * `faultline coverage` reads it. Small on purpose: which leaves a run exercised and with what
+ * outcome, or (for injection runs) which faults it injected, which the taxonomy maps to leaves.
+ *
+ * {
+ *   "format": "faultline-run-record", "version": 1,
+ *   "kind": "probe" | "toolplane" | "network" | "scenario",
+ *   "name": "…", "startedAt": "ISO-8601", "taxonomyVersion": "…",
+ *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "n/a" | "inconclusive" }],
+ *   "injected": ["latency", …]           // toolplane / network runs: fault names
+ * }
+ */
+export const RUN_RECORD_FORMAT = 'faultline-run-record';
+export const RUN_RECORD_VERSION = 1;
+
+export type LeafStatus = 'passed' | 'failed' | 'n/a' | 'inconclusive';
+export const RUN_KINDS = ['probe', 'toolplane', 'network', 'scenario'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export interface RecordedLeaf {
+  id: string;
+  status: LeafStatus;
+}
+
+export interface RunRecord {
+  format: typeof RUN_RECORD_FORMAT;
+  version: typeof RUN_RECORD_VERSION;
+  kind: RunKind;
+  name: string;
+  startedAt: string;
+  taxonomyVersion?: string;
+  leaves?: RecordedLeaf[];
+  injected?: string[];
+}
+
+const STATUSES: readonly string[] = ['passed', 'failed', 'n/a', 'inconclusive'];
+
+/** Checks a parsed record; returns the problems (empty when it is usable). */
+export function recordProblems(data: unknown): string[] {
+  const r = data as Partial<RunRecord> | null;
+  if (!r || typeof r !== 'object') return ['not a JSON object'];
+  const problems: string[] = [];
+  if (r.format !== RUN_RECORD_FORMAT) problems.push(`format must be "${RUN_RECORD_FORMAT}"`);
+  if (r.version !== RUN_RECORD_VERSION) problems.push(`version must be ${RUN_RECORD_VERSION}`);
+  if (!(RUN_KINDS as readonly string[]).includes(r.kind as string)) problems.push(`kind must be one of ${RUN_KINDS.join(', ')}`);
+  if (r.leaves !== undefined && (!Array.isArray(r.leaves) || r.leaves.some((l) => typeof l?.id !== 'string' || !STATUSES.includes(l?.status)))) {
+    problems.push(`leaves must be [{id, status: ${STATUSES.join('|')}}]`);
+  }
+  if (r.injected !== undefined && (!Array.isArray(r.injected) || r.injected.some((f) => typeof f !== 'string'))) problems.push('injected must be an array of fault names');
+  return problems;
+}

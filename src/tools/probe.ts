@@ -1,0 +1,99 @@
+/**
+ * fault_probe_mcp_server (toolset family: probe): runs the fault-taxonomy probes against an MCP
+ * server — spawned from command + args (stdio) or reached at url (streamable HTTP) — and answers
+ * with the text report and every leaf and finding (structuredContent).
+ */
+import * as z from 'zod';
+import { ToolInputError } from '../errors.js';
+import { FAMILY_IDS, loadTaxonomy, PROBE_DEFAULTS, PROBE_LIMITS, renderProbeText, runProbe, type FamilyId, type Target } from '../probe/index.js';
+import { checkLoadTarget } from '../scenario/target.js';
+import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import type { ToolContext } from './context.js';
+
+/** It runs the command it is given: not read-only, possibly destructive, open world. */
+const PROBE_ANNOTATIONS: ToolAnnotationsExplicit = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+const STATUS = z.enum(['passed', 'failed', 'n/a', 'inconclusive']);
+
+export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void {
+  tools.register(
+    {
+      name: 'fault_probe_mcp_server',
+      title: 'Probe an MCP server for runtime faults',
+      description:
+        'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
+        'reports per leaf passed/failed/n/a/inconclusive, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
+        'stdio server, or url for streamable HTTP (loopback/private unless remote targets are allowed). Only readOnlyHint tools are ' +
+        'called unless allow_writes. Takes seconds.',
+      input: {
+        command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
+        args: z.array(z.string()).optional().describe('Arguments of command, e.g. ["server.js"]'),
+        url: z.string().optional().describe('Streamable HTTP endpoint instead of command, e.g. http://127.0.0.1:8808/mcp'),
+        token: z.string().optional().describe('Bearer token for url'),
+        cases: z.number().int().min(1).max(PROBE_LIMITS.cases).optional().describe(`Hostile argument cases per tool (default ${PROBE_DEFAULTS.cases})`),
+        seed: z.number().int().min(0).optional().describe(`Seed of the hostile cases (default ${PROBE_DEFAULTS.seed})`),
+        families: z.array(z.enum(FAMILY_IDS)).optional().describe('Only these families (default all)'),
+        allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
+        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
+      },
+      output: {
+        verdict: z.enum(['pass', 'fail', 'error']),
+        target: z.string(),
+        passed: z.number(),
+        failed: z.number(),
+        not_applicable: z.number(),
+        inconclusive: z.number(),
+        leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
+        findings: z.array(z.object({ leaf: z.string(), tool: z.string().optional(), message: z.string(), exchange: z.array(z.string()) })),
+        error: z.string().optional(),
+      },
+      annotations: PROBE_ANNOTATIONS,
+    },
+    async (input, call) => {
+      const { command, args, url, token } = input;
+      if (command !== undefined && url !== undefined) throw new ToolInputError('give either command (stdio) or url (HTTP), not both');
+      if (command === undefined && url === undefined) throw new ToolInputError('command: give command (+ args) to spawn a stdio server, or url for an HTTP one');
+      if (command !== undefined && command.trim() === '') throw new ToolInputError('command: must not be empty');
+      if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
+      if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
+      let target: Target;
+      if (url !== undefined) {
+        const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
+        target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
+      } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      const taxonomy = await loadTaxonomy();
+      let step = 0;
+      const report = await runProbe(target, taxonomy, {
+        cases: input.cases ?? PROBE_DEFAULTS.cases,
+        seed: input.seed ?? PROBE_DEFAULTS.seed,
+        families: (input.families ?? []) as FamilyId[],
+        allowWrites: input.allow_writes === true,
+        callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
+        overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
+        signal: call.signal,
+        onProgress: (message) => call.progress(++step, undefined, message),
+      });
+      return {
+        text: renderProbeText(report),
+        structured: {
+          verdict: (report.error ? 'error' : report.summary.failed > 0 ? 'fail' : 'pass') as 'error' | 'fail' | 'pass',
+          target: report.target,
+          passed: report.summary.passed,
+          failed: report.summary.failed,
+          not_applicable: report.summary.notApplicable,
+          inconclusive: report.summary.inconclusive,
+          leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
+          findings: report.leaves.flatMap((l) =>
+            l.findings.map((f) => ({ leaf: f.leaf, ...(f.tool ? { tool: f.tool } : {}), message: f.message, exchange: f.exchange.map((x) => `${x.dir} ${x.text}`) })),
+          ),
+          ...(report.error ? { error: report.error } : {}),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,178 @@
+/**
+ * `faultline probe` and `faultline coverage` from the shell, and the fault_probe_mcp_server tool:
+ * - dogfood: the built CLI probes faultline itself over stdio and over HTTP and reports no failure;
+ * - a faulty server: exit 1 and the finding in --json; bad arguments: exit 2;
+ * - coverage of a suite that exercises some families and not others: numbers and exit 6.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, fixturePath } from './helpers/repo.js';
+import { connectInMemory } from './helpers/mcp.js';
+
+const SERVER = fixturePath('probe', 'faulty-server.mjs');
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+test('dogfood: faultline probe reports no failure on faultline over stdio', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'probe-'));
+  try {
+    const r = await cli(['probe', '--cases', '4', '--json', join(dir, 'r.json'), '--', process.execPath, cliPath, 'mcp']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^PASS probe/);
+    const record = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
+    assert.equal(record.format, 'faultline-run-record');
+    assert.equal(record.summary.failed, 0);
+    assert.ok(record.summary.passed >= 15, `only ${record.summary.passed} leaves passed`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('dogfood: faultline probe reports no failure on faultline over HTTP with a token', async () => {
+  const child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--token', 'dogfood-token'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    });
+    const r = await cli(['probe', '--cases', '4', '--quiet', '--url', url], { FAULTLINE_PROBE_TOKEN: 'dogfood-token' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    // The HTTP checks ran and passed: faultline refuses a missing token, a foreign Origin and Host.
+    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
+      assert.match(r.stdout, new RegExp(`PASS ${leaf}`));
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('a faulty server: exit 1, the finding and its exchange in --json', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'probe-'));
+  try {
+    const r = await cli(['probe', '--family', 'SCHEMA', '--json', join(dir, 'r.json'), '--', process.execPath, SERVER], { FAULTS: 'bad-structured' });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /FAIL FAULT-SCHEMA-OUTPUT-MISMATCH/);
+    const record = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
+    const leaf = record.leaves.find((l: { id: string }) => l.id === 'FAULT-SCHEMA-OUTPUT-MISMATCH');
+    assert.equal(leaf.status, 'failed');
+    assert.ok(leaf.findings[0].exchange.some((x: { dir: string; text: string }) => x.dir === '<' && x.text.includes('structuredContent')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('bad arguments: exit 2, one line on stderr, nothing on stdout', async () => {
+  for (const args of [['probe'], ['probe', '--url', 'http://127.0.0.1:1/mcp', '--', 'node'], ['probe', '--family', 'NOPE', '--', 'node'], ['probe', '--cases', '1000', '--', 'node'], ['coverage'], ['coverage', '--threshold', '120', 'x.yaml']]) {
+    const r = await cli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('coverage: a suite that exercises some families and not others; exit 6 below the threshold', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'coverage-'));
+  try {
+    // A real probe run limited to PROTO and SCHEMA, plus a tool-call chaos record that injected
+    // schema_drift and latency, plus a run that never ran.
+    const probe = await cli(['probe', '--family', 'PROTO', '--family', 'SCHEMA', '--json', join(dir, 'probe.json'), '--', process.execPath, SERVER]);
+    assert.equal(probe.code, 0, probe.stdout + probe.stderr);
+    await writeFile(join(dir, 'plan.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'toolplane', name: 'plan', startedAt: new Date().toISOString(), injected: ['schema_drift', 'latency'] }));
+    await writeFile(
+      join(dir, 'suite.yaml'),
+      'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n  - { name: plan, kind: toolplane, record: plan.json }\n  - { name: never, kind: network, record: missing.json }\n',
+    );
+    const r = await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    const fam = Object.fromEntries(report.families.map((f: { id: string; status: string }) => [f.id, f.status]));
+    assert.equal(fam.PROTO, 'covered');
+    assert.equal(fam.SCHEMA, 'covered');
+    assert.equal(fam.TOOL, 'partial'); // latency → FAULT-TOOL-HANG only
+    assert.equal(fam.TIMEOUT, 'partial'); // latency → FAULT-TIMEOUT-PROGRESS
+    assert.equal(fam.SECURITY, 'uncovered');
+    assert.equal(fam.PROVIDER, 'n/a'); // no agents in the suite
+    // 6 PROTO + 3 SCHEMA + TOOL-HANG + TIMEOUT-PROGRESS exercised, out of 29 leaves minus 4 PROVIDER.
+    assert.equal(report.exercised, 11);
+    assert.equal(report.applicable, 25);
+    assert.equal(report.percent, 44);
+    assert.equal(report.runs.find((x: { name: string }) => x.name === 'never').ran, false);
+
+    const below = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '50']);
+    assert.equal(below.code, 6);
+    assert.match(below.stdout, /44% .*NOT met/);
+    const met = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '40', '--format', 'junit']);
+    assert.equal(met.code, 0);
+    assert.match(met.stdout, /<testsuite name="fault-coverage" tests="8" failures="5" skipped="1">/);
+    const only = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'plan', '--format', 'sarif']);
+    const sarif = JSON.parse(only.stdout);
+    assert.equal(sarif.version, '2.1.0');
+    assert.equal(sarif.runs[0].results.length, 25 - 3); // plan alone exercises 3 leaves
+    const unknown = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'nope']);
+    assert.equal(unknown.code, 2);
+    const taxonomy = await cli(['coverage', '--no-suite']);
+    assert.match(taxonomy.stdout, /8 families, 29 leaves/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('fault_probe_mcp_server: the report and every finding; bad arguments are named', async () => {
+  const { client, close } = await connectInMemory();
+  try {
+    const result = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: process.execPath, args: [SERVER], families: ['PROTO'] } });
+    assert.equal(result.isError, undefined);
+    const s = result.structuredContent as { verdict: string; passed: number; failed: number; leaves: unknown[] };
+    assert.equal(s.verdict, 'pass');
+    assert.equal(s.passed, 6);
+    const both = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: 'node', url: 'http://127.0.0.1:1/mcp' } });
+    assert.equal(both.isError, true);
+    const remote = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://203.0.113.9/mcp' } });
+    assert.equal(remote.isError, true);
+    assert.match(JSON.stringify(remote.content), /url/);
+  } finally {
+    await close();
+  }
+});
+
+test('the stdout guard is for the stdio server only, not for a command after --', async () => {
+  const { isStdioServerInvocation } = await import('../src/transports/stdout-guard.js');
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'mcp']), true);
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'probe', '--', 'node', 'cli.js', 'mcp']), false);
+  assert.equal(isStdioServerInvocation(['node', 'cli', 'mcp', '--transport', 'http']), false);
+});
+
+test('faultline over stdio refuses a request before initialize, and still serves ping', async () => {
+  const child = spawn(process.execPath, [cliPath, 'mcp'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  try {
+    const lines: string[] = [];
+    child.stdout!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean)));
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) + '\n');
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
+    const deadline = Date.now() + 20_000;
+    while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(lines.map((l) => JSON.parse(l) as { id: number; error?: { code: number }; result?: unknown }).map((m) => [m.id, m]));
+    assert.equal(byId[1]?.error?.code, -32600);
+    assert.deepEqual(byId[2]?.result, {});
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

@@ -1,0 +1,139 @@
+/**
+ * The probes against a deliberately faulty MCP server (test/fixtures/probe/faulty-server.mjs, its
+ * faults chosen by FAULTS): each fault is found under its leaf, and the well-behaved server passes.
+ * Over stdio and over HTTP (a server with no token, Origin, Host or session checks).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fixturePath } from './helpers/repo.js';
+import { loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
+import { hostileCases, validArguments } from '../src/probe/args.js';
+import { checkTaxonomy } from '../src/probe/taxonomy.js';
+
+const SERVER = fixturePath('probe', 'faulty-server.mjs');
+
+async function probe(faults: string, families: FamilyId[] = [], target?: Target): Promise<ProbeReport> {
+  const taxonomy = await loadTaxonomy();
+  return runProbe(target ?? { kind: 'stdio', command: process.execPath, args: [SERVER], env: { FAULTS: faults } }, taxonomy, {
+    cases: 12,
+    seed: 1,
+    families,
+    allowWrites: false,
+    callTimeoutMs: 1500,
+    overallTimeoutMs: 60_000,
+  });
+}
+
+const failed = (report: ProbeReport): string[] => report.leaves.filter((l) => l.status === 'failed').map((l) => l.id).sort();
+
+test('a well-behaved server passes every leaf that applies; cancellation is checked on its slow tool', async () => {
+  const report = await probe('slow');
+  assert.equal(report.error, undefined);
+  assert.deepEqual(failed(report), [], JSON.stringify(report.leaves.flatMap((l) => l.findings), null, 1));
+  const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
+  assert.equal(status['FAULT-TIMEOUT-CANCEL-IGNORED'], 'passed');
+  assert.equal(status['FAULT-TOOL-CRASH'], 'passed');
+  assert.equal(status['FAULT-SCHEMA-OUTPUT-MISMATCH'], 'passed');
+  // stdio: the HTTP-only leaves did not apply, and say so rather than "passed".
+  assert.equal(status['FAULT-SECURITY-HTTP-ORIGIN'], 'n/a');
+  assert.equal(status['FAULT-STATE-STALE-SESSION'], 'n/a');
+  // Safe by default: the tool not annotated read-only was never called.
+  assert.ok(report.tools.skipped.includes('delete_everything'));
+  assert.ok(!report.tools.called.includes('delete_everything'));
+});
+
+const CASES: Array<{ faults: string; families: FamilyId[]; leaf: string }> = [
+  { faults: 'pre-init', families: ['PROTO'], leaf: 'FAULT-PROTO-PRE-INIT' },
+  { faults: 'echo-version', families: ['PROTO'], leaf: 'FAULT-PROTO-VERSION-NEGOTIATION' },
+  { faults: 'bad-ping', families: ['PROTO'], leaf: 'FAULT-PROTO-PING' },
+  { faults: 'die-on-garbage', families: ['PROTO'], leaf: 'FAULT-PROTO-MALFORMED-JSON' },
+  { faults: 'crash', families: ['TOOL'], leaf: 'FAULT-TOOL-CRASH' },
+  { faults: 'protocol-error', families: ['TOOL'], leaf: 'FAULT-TOOL-PROTOCOL-ERROR' },
+  { faults: 'pollute', families: ['TOOL'], leaf: 'FAULT-TOOL-STDOUT-POLLUTION' },
+  { faults: 'bad-structured', families: ['SCHEMA'], leaf: 'FAULT-SCHEMA-OUTPUT-MISMATCH' },
+  { faults: 'no-structured', families: ['SCHEMA'], leaf: 'FAULT-SCHEMA-MISSING-STRUCTURED' },
+  { faults: 'mutate', families: ['STATE'], leaf: 'FAULT-STATE-SURFACE-DRIFT' },
+  { faults: 'union', families: ['PROVIDER'], leaf: 'FAULT-PROVIDER-UNION-SCHEMA' },
+  { faults: 'traversal', families: ['SECURITY'], leaf: 'FAULT-SECURITY-PATH-TRAVERSAL' },
+  { faults: 'injection', families: ['SECURITY'], leaf: 'FAULT-SECURITY-DESCRIPTION-INJECTION' },
+  { faults: 'ignore-cancel', families: ['TIMEOUT'], leaf: 'FAULT-TIMEOUT-CANCEL-IGNORED' },
+  { faults: 'fake-resources', families: ['CONFIG'], leaf: 'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED' },
+  { faults: 'mutate', families: ['CONFIG'], leaf: 'FAULT-CONFIG-ANNOTATION-CONTRADICTED' },
+];
+
+for (const c of CASES) {
+  test(`${c.faults}: found under ${c.leaf}, and only the selected family is reported`, async () => {
+    const report = await probe(c.faults, c.families);
+    assert.ok(failed(report).includes(c.leaf), `${c.leaf} not failed: ${JSON.stringify(report.leaves.map((l) => [l.id, l.status]))}`);
+    assert.ok(report.leaves.every((l) => c.families.includes(l.family)));
+    const finding = report.leaves.find((l) => l.id === c.leaf)!.findings[0]!;
+    assert.ok(finding.message.length > 0);
+    if (!['FAULT-CONFIG-ANNOTATION-CONTRADICTED', 'FAULT-TOOL-STDOUT-POLLUTION'].includes(c.leaf)) {
+      assert.ok(finding.exchange.length > 0, 'a finding quotes its exchange');
+    }
+  });
+}
+
+test('a crash is shown by the exact request that caused it and the exit', async () => {
+  const report = await probe('crash', ['TOOL']);
+  const finding = report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!;
+  assert.match(finding.exchange.map((x) => x.text).join('\n'), /"name":"read_thing"[\s\S]*process exited \(code 3/);
+  assert.match(finding.message, /count: \w+ instead of number/);
+});
+
+test('listChanged advertised but never seen is inconclusive, not passed and not failed', async () => {
+  const report = await probe('list-changed', ['CONFIG']);
+  assert.equal(report.leaves.find((l) => l.id === 'FAULT-CONFIG-LIST-CHANGED')!.status, 'inconclusive');
+});
+
+test('a server that cannot be initialized is an error, and nothing passes', async () => {
+  const report = await probe('', [], { kind: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume(); setTimeout(() => {}, 60000)'] });
+  assert.match(report.error ?? '', /could not initialize/);
+  assert.equal(report.summary.passed, 0);
+});
+
+test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
+  assert.deepEqual(hostileCases(schema, 10, 7), hostileCases(schema, 10, 7));
+  assert.notDeepEqual(JSON.stringify(hostileCases(schema, 10, 7)), JSON.stringify(hostileCases(schema, 10, 8)));
+  assert.deepEqual(validArguments(schema), { a: 'a' });
+});
+
+test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /listening on (\S+)/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    });
+    const report = await probe('', ['SECURITY', 'STATE'], { kind: 'http', url, token: 'secret-token' });
+    const f = failed(report);
+    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
+      assert.ok(f.includes(leaf), `${leaf} not failed: ${f.join(', ')}`);
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken registry is refused by name', async () => {
+  const taxonomy = await loadTaxonomy();
+  const planFaults = ['latency', 'drop_tool', 'schema_drift', 'partial_result', 'registry_inconsistency', 'error_injection', 'burst_error', 'server_degradation', 'timeout', 'empty_result', 'corrupt', 'prompt_injection', 'oversized', 'rate_limit', 'list_changed'];
+  for (const fault of planFaults) assert.ok((taxonomy.injections.toolplane?.[fault] ?? []).length > 0, fault);
+  assert.equal(taxonomy.families.length, 8);
+  // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
+  for (const family of taxonomy.families) assert.ok(taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)), family.id);
+  const broken = structuredClone(taxonomy) as unknown as { leaves: Array<{ id: string }>; injections: Record<string, Record<string, string[]>> };
+  broken.leaves[0]!.id = 'FAULT-NOPE-X';
+  broken.injections.toolplane!.latency = ['FAULT-TOOL-MISSING'];
+  assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);
+});
