@@ -36,6 +36,7 @@ export interface ProxyCommandOptions {
   blackhole?: boolean;
   seed?: string;
   tlsInsecure?: boolean;
+  allowNonLoopbackBind?: boolean;
   tlsCa?: string;
   [sideOrDirection: string]: unknown;
 }
@@ -70,7 +71,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--blackhole', 'add a blackhole: the stream stops (nothing dropped) until the proxy stops'))
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
-    .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'));
+    .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
+    .addOption(new Option('--allow-non-loopback-bind', 'let mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
   for (const fault of FAULT_FLAGS) {
     command
       .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
@@ -156,6 +158,9 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
     onEvent: (event) => log(describeEvent(event)),
+    // The person at the terminal names the remotes (any address but link-local/metadata); binds
+    // stay on loopback unless asked (src/target-policy.ts).
+    policy: { allowRemoteTargets: true, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
   });
   proxy.mappings.forEach((mapping, i) => {
     const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;

@@ -17,6 +17,7 @@ import { linksOf, type Fault, type FaultCounters, type LinkDirection } from './f
 import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import { Link, type AttachedStage, type ConnectionFlow } from './link.js';
 import { parseMapping, type Mapping } from './mapping.js';
+import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 
 export interface ProxyTlsOptions {
   /** Verify the target's certificate (default true). */
@@ -38,6 +39,12 @@ export interface ProxyOptions {
   onEvent?: (event: ProxyEvent) => void;
   /** How remote host names are resolved (e.g. one that refuses non-local addresses). */
   lookup?: net.LookupFunction;
+  /**
+   * The target policy (src/target-policy.ts): checked on the mappings before anything binds, and
+   * on every connect (through `lookup`, which defaults to the policy's). `argument` names the
+   * mappings in errors (default `proxies`).
+   */
+  policy?: TargetPolicy & { argument?: string };
 }
 
 interface EventBase {
@@ -118,6 +125,10 @@ const clock = (): number => performance.now();
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
   if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  if (options.policy) {
+    checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
+    options = { ...options, lookup: options.lookup ?? targetLookup(options.policy.allowRemoteTargets) };
+  }
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
   const mappingCounters: MappingCounters[] = mappings.map((m) => ({
     mapping: m.text,

@@ -19,6 +19,7 @@ import {
 } from '../proxy/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
+import { checkMappings } from '../target-policy.js';
 
 export const SCENARIO_DEFAULTS = {
   method: 'GET',
@@ -152,6 +153,7 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
       throw new ToolInputError(`proxies[${index}]: ${(error as Error).message}`);
     }
   });
+  checkMappings(proxies, limits, 'proxies');
 
   const fault = buildFault(type, args);
   const { startMs, endMs } = faultWindow(args, durationMs);

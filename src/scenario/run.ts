@@ -25,6 +25,7 @@ import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { localOnlyLookup } from './target.js';
+import { targetLookup } from '../target-policy.js';
 
 export interface ScenarioProgress {
   /** Milliseconds of load done so far, over every phase. */
@@ -108,9 +109,10 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
-    // The proxy in front of url connects to the load's target: the same local-only rule applies.
-    // The caller's mappings are the app's dependencies, which may be anywhere.
-    ...(spec.localOnly && spec.proxies.length === 0 ? { lookup: localOnlyLookup } : {}),
+    // The proxy in front of url connects to the load's target, and the caller's mappings to the
+    // app's dependencies: the same target policy applies to both.
+    // Every mapping's remote obeys the target policy, checked at every connect (src/target-policy.ts).
+    lookup: targetLookup(!spec.localOnly),
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
