@@ -6,6 +6,10 @@
  * error (-32600), as JSON-RPC 2.0 requires; the SDK's transport only reports them locally, which
  * leaves the client waiting. The server stays up either way.
  *
+ * A request whose id is already in flight is refused (-32600): the SDK would otherwise let the
+ * second take over the first's cancellation, leaving the first uncancellable. When stdin closes,
+ * the requests in flight are answered first (at most DRAIN_MS), then the transport closes.
+ *
  * Pair it with `protectStdout()` (./stdout-guard.ts) so nothing else writes to the real stdout.
  */
 import type { Readable } from 'node:stream';
@@ -15,6 +19,8 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 
 /** Longest line accepted; a longer one is answered with an error and discarded. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
+/** How long in-flight requests may run on after stdin closes. */
+export const DRAIN_MS = 5_000;
 
 export class LineJsonRpcTransport implements Transport {
   onclose?: () => void;
@@ -25,6 +31,10 @@ export class LineJsonRpcTransport implements Transport {
   private pendingBytes = 0;
   private discarding = false;
   private closed = false;
+  /** Ids of the requests received and not yet answered (nor cancelled). */
+  private readonly inFlight = new Set<string | number>();
+  private drainTimer: NodeJS.Timeout | undefined;
+  private ending = false;
 
   constructor(
     private readonly input: Readable,
@@ -39,6 +49,7 @@ export class LineJsonRpcTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
+    if (!('method' in message) && 'id' in message && (message.id !== undefined)) this.settled(message.id as string | number);
     return new Promise((resolve) => {
       if (this.output.write(JSON.stringify(message) + '\n')) resolve();
       else this.output.once('drain', resolve);
@@ -48,6 +59,7 @@ export class LineJsonRpcTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
     this.input.off('data', this.onData);
     this.input.off('error', this.onInputError);
     this.input.off('end', this.onEnd);
@@ -94,12 +106,35 @@ export class LineJsonRpcTransport implements Transport {
       this.reply(idOf(value), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
       return;
     }
-    this.onmessage?.(parsed.data);
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) {
+      if (this.inFlight.has(message.id)) {
+        this.reply(message.id, -32600, `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request in flight; use a new id`, false);
+        return;
+      }
+      this.inFlight.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // The SDK sends no answer for a cancelled request: it is no longer in flight.
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') queueMicrotask(() => this.settled(id));
+    }
+    this.onmessage?.(message);
   }
 
-  private reply(id: string | number | null, code: number, message: string): void {
+  private settled(id: string | number): void {
+    if (!this.inFlight.delete(id)) return;
+    if (this.ending && this.inFlight.size === 0) void this.close();
+  }
+
+  private reply(id: string | number | null, code: number, message: string, settles = true): void {
     this.onerror?.(new Error(message));
     // JSON-RPC 2.0 answers a message it cannot read with `id: null`; the SDK's type requires an id.
+    const error = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n';
+    // Written directly: an answer about a duplicate id must not settle the original request.
+    if (!settles) {
+      if (!this.closed) this.output.write(error);
+      return;
+    }
     void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
   }
 
@@ -108,7 +143,14 @@ export class LineJsonRpcTransport implements Transport {
   };
 
   private readonly onEnd = (): void => {
-    void this.close();
+    // Answer what is in flight first (bounded): a client that writes its requests and closes
+    // stdin still gets every answer that comes within DRAIN_MS.
+    if (this.inFlight.size === 0) {
+      void this.close();
+      return;
+    }
+    this.ending = true;
+    this.drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
   };
 }
 
