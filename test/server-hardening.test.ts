@@ -105,3 +105,19 @@ test('sessions holding only an idle GET stream are evicted, so a new client can 
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
   }
 });
+
+test('over stdio the client roots confine the file tools too (asked before the first call)', async () => {
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const client = new Client({ name: 'hardening', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'pipe' }));
+  try {
+    const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
+    assert.equal(outside.isError, true);
+    assert.match(textOf(outside), /^file: .*outside the allowed roots/);
+    const inside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'inside.py') } });
+    assert.notEqual(inside.isError, true, textOf(inside));
+  } finally {
+    await client.close();
+  }
+});
