@@ -40,6 +40,8 @@ export interface LlmConfig {
 export interface ScenarioLimits {
   /** Load only loopback and private addresses unless this is set. */
   allowRemoteTargets: boolean;
+  /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
+  allowNonLoopbackBind?: boolean | undefined;
   maxDurationMs: number;
   /** Upper bound for num_clients × rps. */
   maxRatePerSecond: number;
@@ -81,6 +83,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     },
     scenario: {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
+      allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },

@@ -3,7 +3,7 @@
  * to a transport (src/transports). One server serves one client connection.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsResultSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FileAccess } from './access.js';
 import { makeConfig, type Config } from './config.js';
 import { messageOf } from './errors.js';
@@ -42,25 +42,43 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     for (const close of closers) void Promise.resolve().then(close).catch((error: unknown) => log.warn('on close: %s', messageOf(error)));
   };
   tools.serveToolList();
-  followClientRoots(mcp, access, log);
+  followClientRoots(mcp, tools, access, log);
   return { mcp, tools, access };
 }
 
 /**
  * Keeps FileAccess in step with the client's roots (roots/list), when the client has them.
- * A client that fails to answer leaves the previous roots in force.
+ *
+ * The roots are asked for lazily, before the first tool call (and again after
+ * notifications/roots/list_changed), over that call's own stream: over streamable HTTP a request
+ * sent when `initialized` arrives has no stream to travel on until the client opens one, so the
+ * client could never answer it. The call waits for the answer, bounded by ROOTS_TIMEOUT_MS; a
+ * client that fails to answer leaves the previous roots in force.
  */
-function followClientRoots(mcp: McpServer, access: FileAccess, log: Logger): void {
-  const refresh = async (): Promise<void> => {
-    if (!mcp.server.getClientCapabilities()?.roots) return;
-    try {
-      const { roots } = await mcp.server.listRoots(undefined, { timeout: 10_000 });
-      access.setClientRoots(roots.map((root) => root.uri));
-      log.debug('client roots: %s', roots.map((root) => root.uri).join(', ') || '(none)');
-    } catch (error) {
-      log.warn('could not list the client roots: %s', messageOf(error));
-    }
+const ROOTS_TIMEOUT_MS = 5_000;
+
+function followClientRoots(mcp: McpServer, tools: ToolRegistry, access: FileAccess, log: Logger): void {
+  let stale = true;
+  let fetching: Promise<void> | undefined;
+  tools.beforeCall = async (extra) => {
+    if (!stale || !mcp.server.getClientCapabilities()?.roots) return;
+    fetching ??= (async () => {
+      try {
+        const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS });
+        access.setClientRoots(roots.map((root) => root.uri));
+        stale = false;
+        log.debug('client roots: %s', roots.map((root) => root.uri).join(', ') || '(none)');
+      } catch (error) {
+        // Not retried on every call (each would wait the timeout): again after list_changed only.
+        stale = false;
+        log.warn("could not list the client roots: %s", messageOf(error));
+      } finally {
+        fetching = undefined;
+      }
+    })();
+    await fetching;
   };
-  mcp.server.oninitialized = () => void refresh();
-  mcp.server.setNotificationHandler(RootsListChangedNotificationSchema, () => void refresh());
+  mcp.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    stale = true;
+  });
 }

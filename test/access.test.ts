@@ -54,7 +54,7 @@ test('names each kind of unreadable file', async () => {
   const access = new FileAccess();
   await refusal(access.readSourceFile(join(inside, 'missing.py')), /does not exist/);
   await refusal(access.readSourceFile(inside), /is a directory/);
-  await refusal(access.readSourceFile(join(inside, 'blob.bin')), /binary/);
+  await refusal(new FileAccess([inside]).readSourceFile(join(inside, 'blob.bin')), /binary/);
   await refusal(access.readSourceFile(join(inside, 'big.py'), 'file', 1024), /2\.0 KB; files over 1\.0 KB/);
   await refusal(access.readSourceFile(''), /empty path/);
   await refusal(access.readSourceFile('https://example.com/a.py'), /is a URL/);
@@ -83,4 +83,64 @@ test('directories resolve with the same rules', async () => {
   assert.equal(await access.resolveDirectory(inside), inside);
   await refusal(access.resolveDirectory(join(inside, 'a.py')), /not a directory/);
   await refusal(access.resolveDirectory(outside), /outside the allowed roots/);
+});
+
+// Issue 11 items 2, 4 and 9: no-roots policy, FIFOs, /proc.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp as mkdtemp11, writeFile as writeFile11, symlink as symlink11, rm as rm11 } from 'node:fs/promises';
+import { tmpdir as tmpdir11, homedir as homedir11 } from 'node:os';
+import { join as join11 } from 'node:path';
+import { FileAccess as FileAccess11 } from '../src/access.js';
+
+test('without roots only source files of a known language are read, never a secret location (also through a symlink)', async () => {
+  const dir = await mkdtemp11(join11(tmpdir11(), 'faultline-noroots-'));
+  try {
+    const access = new FileAccess11();
+    await writeFile11(join11(dir, 'app.py'), 'def f():\n    return 1\n');
+    await writeFile11(join11(dir, 'notes.txt'), 'plain text\n');
+    assert.match((await access.readSourceFile(join11(dir, 'app.py'))).text, /def f/);
+    await assert.rejects(access.readSourceFile(join11(dir, 'notes.txt'), 'file_path'), /^ToolInputError: file_path: .*not a source file of a known language/);
+    await assert.rejects(access.readSourceFile('/etc/shadow', 'file'), /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/);
+    await assert.rejects(access.readSourceFile(join11(homedir11(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
+    await assert.rejects(access.readSourceFile('/proc/self/environ', 'file'), /under \/proc/);
+    // A source-looking symlink to a secret is judged by its real path.
+    await symlink11('/etc/shadow', join11(dir, 'shadow.py'));
+    await assert.rejects(access.readSourceFile(join11(dir, 'shadow.py'), 'file'), /holds secrets|permission denied|does not exist/);
+    // With a root, any regular text file inside it is read.
+    const rooted = new FileAccess11([dir]);
+    assert.equal((await rooted.readSourceFile(join11(dir, 'notes.txt'))).text, 'plain text\n');
+  } finally {
+    await rm11(dir, { recursive: true, force: true });
+  }
+});
+
+test('a FIFO is refused at once without blocking a worker, and later reads still work', async () => {
+  const dir = await mkdtemp11(join11(tmpdir11(), 'faultline-fifo-'));
+  try {
+    const access = new FileAccess11([dir]);
+    const fifo = join11(dir, 'pipe.py');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile11(join11(dir, 'ok.py'), 'x = 1\n');
+    // More attempts than libuv has workers (4 by default): a blocking open would hang them all.
+    const attempts = await Promise.allSettled(Array.from({ length: 16 }, () => access.readSourceFile(fifo, 'file_path')));
+    for (const attempt of attempts) {
+      assert.equal(attempt.status, 'rejected');
+      assert.match(String((attempt as PromiseRejectedResult).reason), /file_path: .*not a regular file/);
+    }
+    assert.equal((await access.readSourceFile(join11(dir, 'ok.py'))).text, 'x = 1\n');
+    // A hostname lookup (also on the worker pool) still answers.
+    const { lookup } = await import('node:dns/promises');
+    assert.ok((await lookup('localhost')).address);
+  } finally {
+    await rm11(dir, { recursive: true, force: true });
+  }
+});
+
+test('a /proc file that refuses reads gives an error naming the argument, not a raw EIO/EACCES', async () => {
+  const access = new FileAccess11(['/proc']);
+  for (const path of ['/proc/1/mem', '/proc/self/mem', '/proc/1/environ']) {
+    const error = await access.readSourceFile(path, 'file_path').then(() => undefined, (e: unknown) => e);
+    if (error === undefined) continue; // readable here: nothing to check
+    assert.match(String(error), /^ToolInputError: file_path: /, path);
+  }
 });

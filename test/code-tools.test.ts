@@ -84,7 +84,7 @@ async function assertErrors(call: Call): Promise<void> {
     await failure(list, { file: huge }, /over 5(\.0)? MB|5 MiB|5\.0 MB/);
     const text = join(scratch, 'notes.txt');
     writeFileSync(text, 'def f(): pass\n');
-    await failure(list, { file: text }, /notes\.txt has no supported extension; supported: .*\.py/);
+    await failure(list, { file: text }, /^file: .*notes\.txt (has no supported extension; supported: .*\.py|is not a source file of a known language)/);
     await failure('fault_extract_code_block', { file: fixturePath('code', 'Sample.java'), func: 'size' }, /'size' matches 2 definitions: Sample\.size \(lines 22-24\), Sample\.size \(lines 26-28\)/);
     await failure('fault_extract_code_block', { file: fixturePath('code', 'sample.py'), func: 'nope' }, /no function named 'nope'; the file defines: plain, decorated, Greeter\.__init__/);
 

@@ -123,3 +123,106 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
     await rm(root, { recursive: true, force: true });
   }
 });
+
+/**
+ * Issue 11: every tool with hostile arguments derived from its published schema (traversal,
+ * FIFOs, /proc, huge and nested values, odd URLs and mappings). No crash, no hang past the bound,
+ * nothing but JSON-RPC on stdout, and every argument error names an argument it was given.
+ */
+test(`fuzz: schema-derived hostile arguments for every tool (seed ${SEED})`, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const root = await mkdtemp(join(tmpdir(), 'faultline-fuzz-hostile-'));
+  await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
+  execFileSync('mkfifo', [join(root, 'pipe.py')]);
+  const server = await spawnRawServer(['mcp', '--root', root, '--max-duration', '1'], {
+    FAULTLINE_DATA_DIR: join(root, '.data'),
+    OPENAI_API_KEY: '',
+    OPENROUTER_API_KEY: '',
+    GEMINI_API_KEY: '',
+    OLLAMA_HOST: '',
+    QDRANT_URL: '',
+  });
+  try {
+    type Schema = { type?: string | string[]; items?: Schema; enum?: unknown[] };
+    const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, Schema> } }> };
+    const random = mulberry32(SEED ^ 0x5eed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const hostileStrings = [
+      join(root, '..', '..', 'etc', 'passwd'),
+      join(root, 'pipe.py'),
+      '/proc/self/mem',
+      '/proc/1/environ',
+      '/etc/shadow',
+      'x'.repeat(200_000),
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://0x7f.1:0/',
+      'gopher://127.0.0.1/',
+      '0.0.0.0:41500=169.254.169.254:80',
+      '[::]:0=127.0.0.1:80',
+      '81=127.0.0.1:80',
+      '\u202e\u0000',
+    ];
+    const hostileFor = (schema: Schema | undefined): unknown => {
+      const type = Array.isArray(schema?.type) ? schema!.type[0] : schema?.type;
+      switch (type) {
+        case 'string':
+          return pick(hostileStrings);
+        case 'number':
+        case 'integer':
+          return pick([1e308, -1, 0.5, 2 ** 53 + 1, 1e-300]);
+        case 'boolean':
+          return pick(['true', 1, null]);
+        case 'array':
+          return pick([
+            Array.from({ length: 3000 }, () => pick(hostileStrings).slice(0, 64)),
+            [pick(hostileStrings)],
+            [[[[['deep']]]]],
+          ]);
+        default:
+          return { nested: Array.from({ length: 50 }, () => ({ a: [1, { b: 'c' }] })) };
+      }
+    };
+    const calls: Array<{ tool: string; args: Record<string, unknown>; names: string[] }> = [];
+    for (const tool of listed.tools) {
+      const properties = tool.inputSchema.properties ?? {};
+      for (let round = 0; round < 4; round++) {
+        const args: Record<string, unknown> = {};
+        for (const [name, schema] of Object.entries(properties)) if (random() < 0.7) args[name] = hostileFor(schema);
+        calls.push({ tool: tool.name, args, names: Object.keys(properties) });
+      }
+    }
+    let next = 0;
+    const failures: string[] = [];
+    const worker = async (): Promise<void> => {
+      while (next < calls.length) {
+        const { tool, args, names } = calls[next++]!;
+        // Bound: the slowest legitimate answer here is a 1 s scenario plus its set-up.
+        const response = (await server.request('tools/call', { name: tool, arguments: args }, 30_000)) as {
+          result?: { isError?: boolean; content?: Array<{ text?: string }> };
+          error?: { message: string };
+        };
+        const text = response.error?.message ?? response.result?.content?.[0]?.text ?? '';
+        if (!response.result?.isError && !response.error) continue;
+        // A given argument, or a required one that is missing.
+        const named = names.some((name) => text.includes(name));
+        // Errors that are not about an argument: no LLM configured, no index built yet.
+        const unrelated = /LLM|provider|API key|index/i.test(text);
+        if (!named && !unrelated) failures.push(`${tool} ${JSON.stringify(Object.keys(args))}: ${text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    assert.deepEqual(failures, [], 'every error names an argument it was given');
+    for (const line of server.stdoutLines()) {
+      if (line.trim() === '') continue;
+      const message = JSON.parse(line) as { jsonrpc?: string };
+      assert.equal(message.jsonrpc, '2.0', `stdout carries only JSON-RPC: ${line.slice(0, 200)}`);
+    }
+    assert.ok((await server.request('tools/list')).result, 'still answering');
+    assert.ok(server.alive(), 'still running');
+    assert.doesNotMatch(server.stderr(), /unhandled rejection|uncaught exception/i, server.stderr().slice(-2000));
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});

@@ -147,6 +147,12 @@ export function addScenarioLimitOptions(command: Command): Command {
       // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
       new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses (env: FAULTLINE_ALLOW_REMOTE_TARGETS=1)'),
     )
+    .addOption(
+      new Option(
+        '--allow-non-loopback-bind',
+        'let proxy mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (off: a fault relay open to the network is a decision, not a default)',
+      ),
+    )
     .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
     .addOption(
       new Option('--max-rate <rps>', 'highest total request rate (num_clients × rps) accepted').argParser(positiveInteger).default(5000),
@@ -166,6 +172,7 @@ export interface ServerOptionValues {
   llmBaseUrl?: string;
   root?: string[];
   allowRemoteTargets?: boolean;
+  allowNonLoopbackBind?: boolean;
   maxDuration?: number;
   maxRate?: number;
 }
@@ -183,6 +190,7 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
     },
     scenario: {
       allowRemoteTargets: options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS'),
+      allowNonLoopbackBind: options.allowNonLoopbackBind ?? false,
       maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },

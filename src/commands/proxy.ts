@@ -36,6 +36,7 @@ export interface ProxyCommandOptions {
   blackhole?: boolean;
   seed?: string;
   tlsInsecure?: boolean;
+  allowNonLoopbackBind?: boolean;
   tlsCa?: string;
   http?: boolean;
   httpFault?: string[];
@@ -85,7 +86,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     )
     .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
     .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
-    .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'));
+    .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'))
+    .addOption(new Option('--allow-non-loopback-bind', 'let mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
   for (const fault of FAULT_FLAGS) {
     command
       .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
@@ -187,6 +189,9 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
     onEvent: (event) => log(describeEvent(event)),
+    // The person at the terminal names the remotes (any address but link-local/metadata); binds
+    // stay on loopback unless asked (src/target-policy.ts).
+    policy: { allowRemoteTargets: true, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
   });
   let adminServer: { url: string; close(): Promise<void> } | undefined;
   let registry: { dispose(): void } | undefined;

@@ -21,6 +21,7 @@ import type { HttpFaultCounters } from './http/fault.js';
 import { pipePair } from './http/pipe.js';
 import type { HttpFaultSpec } from './http/spec.js';
 import { HttpStage } from './http/stage.js';
+import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 
 export interface ProxyTlsOptions {
   /** Verify the target's certificate (default true). */
@@ -49,6 +50,12 @@ export interface ProxyOptions {
   http?: boolean;
   /** Initial HTTP faults (needs `http`). */
   httpFaults?: readonly HttpFaultSpec[];
+  /**
+   * The target policy (src/target-policy.ts): checked on the mappings before anything binds, and
+   * on every connect (through `lookup`, which defaults to the policy's). `argument` names the
+   * mappings in errors (default `proxies`).
+   */
+  policy?: TargetPolicy & { argument?: string };
 }
 
 interface EventBase {
@@ -144,6 +151,10 @@ const clock = (): number => performance.now();
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
   if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  if (options.policy) {
+    checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
+    options = { ...options, lookup: options.lookup ?? targetLookup(options.policy.allowRemoteTargets) };
+  }
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
   const mappingCounters: MappingCounters[] = mappings.map((m) => ({
     mapping: m.text,

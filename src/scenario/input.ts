@@ -21,6 +21,7 @@ import { DEFAULT_EXPECTED_STATUS, MAX_CONNECTIONS, openFileLimit, parseExpectedS
 import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
+import { checkMappings } from '../target-policy.js';
 
 export const SCENARIO_DEFAULTS = {
   method: 'GET',
@@ -173,6 +174,7 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
       throw new ToolInputError(`proxies[${index}]: ${(error as Error).message}`);
     }
   });
+  checkMappings(proxies, limits, 'proxies');
 
   const maxConnections = connectionBudget(args, clients, clients * rps, timeoutSeconds, proxies.length === 0);
   const fault = buildFault(type, args);

@@ -29,6 +29,7 @@ import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecon
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
 import { localOnlyLookup } from './target.js';
+import { targetLookup } from '../target-policy.js';
 
 export interface ScenarioProgress {
   /** Milliseconds of load done so far, over every phase. */
@@ -128,9 +129,10 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
     ...(spec.httpFault ? { http: true } : {}),
-    // The proxy in front of url connects to the load's target: the same local-only rule applies.
-    // The caller's mappings are the app's dependencies, which may be anywhere.
-    ...(spec.localOnly && spec.proxies.length === 0 ? { lookup: localOnlyLookup } : {}),
+    // The proxy in front of url connects to the load's target, and the caller's mappings to the
+    // app's dependencies: the same target policy applies to both, checked at every connect
+    // (src/target-policy.ts).
+    lookup: targetLookup(!spec.localOnly),
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.

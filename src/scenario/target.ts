@@ -8,28 +8,13 @@
  * Link-local addresses (169.254/16, fe80::/10) are not private networks, and 169.254.169.254 is
  * the cloud metadata service: they are refused too.
  */
-import { lookup as dnsLookup } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { ToolInputError } from '../errors.js';
+import { addressRefusal, targetLookup } from '../target-policy.js';
 
-const LOCAL_RANGES = new BlockList();
-LOCAL_RANGES.addSubnet('127.0.0.0', 8, 'ipv4'); // loopback
-LOCAL_RANGES.addSubnet('10.0.0.0', 8, 'ipv4'); // private (RFC 1918)
-LOCAL_RANGES.addSubnet('172.16.0.0', 12, 'ipv4');
-LOCAL_RANGES.addSubnet('192.168.0.0', 16, 'ipv4');
-LOCAL_RANGES.addAddress('0.0.0.0', 'ipv4'); // "this host" on Linux
-LOCAL_RANGES.addAddress('::1', 'ipv6'); // loopback
-LOCAL_RANGES.addAddress('::', 'ipv6');
-LOCAL_RANGES.addSubnet('fc00::', 7, 'ipv6'); // unique local
-
-export function isLocalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return LOCAL_RANGES.check(mapped[1]!, 'ipv4');
-  return LOCAL_RANGES.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+// The policy itself lives in src/target-policy.ts, shared with the proxy's mappings.
+export { isLocalAddress } from '../target-policy.js';
 
 /**
  * Checks that `url` is an http(s) URL whose host is loopback or private (unless remote targets
@@ -49,7 +34,6 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
     // Refused before anything logs or sends the URL: credentials do not belong in it.
     throw new ToolInputError(`${what}: credentials in the URL are not supported; send them as a header, e.g. headers: ["Authorization: Basic …"]`);
   }
-  if (allowRemote) return parsed;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host)) {
@@ -58,36 +42,20 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
     try {
       addresses = (await lookup(host, { all: true })).map((entry) => entry.address);
     } catch (error) {
+      // With remote targets allowed, a name that does not resolve here fails at connect instead.
+      if (allowRemote) return parsed;
       throw new ToolInputError(`${what}: cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
-  const remote = addresses.filter((address) => !isLocalAddress(address));
-  if (remote.length > 0) {
-    throw new ToolInputError(
-      `${what}: ${host} resolves to ${remote.join(', ')}, which is not a loopback or private address; scenarios load only ` +
-        'local and private targets unless the server runs with --allow-remote-targets',
-    );
+  for (const address of addresses) {
+    const refusal = addressRefusal(address, allowRemote);
+    if (refusal) throw new ToolInputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
   }
   return parsed;
 }
 
 /**
  * A `lookup` for net/tls.connect that resolves as usual and fails with ENOTLOCAL when any address
- * is not loopback or private.
+ * is not loopback or private (or is link-local / metadata).
  */
-export const localOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    const done = callback as (...args: unknown[]) => void;
-    if (error) return done(error, options.all ? [] : '', 0);
-    const remote = addresses.filter((entry) => !isLocalAddress(entry.address));
-    if (remote.length > 0 || addresses.length === 0) {
-      const refusal = Object.assign(
-        new Error(`${hostname} resolves to ${remote.map((entry) => entry.address).join(', ') || 'nothing'}, not a loopback or private address`),
-        { code: 'ENOTLOCAL' },
-      );
-      return done(refusal, options.all ? [] : '', 0);
-    }
-    if (options.all) return done(null, addresses);
-    return done(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+export const localOnlyLookup: LookupFunction = targetLookup(false);

@@ -20,7 +20,9 @@ import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
@@ -86,6 +88,11 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export class ToolRegistry {
   private readonly listed: Tool[] = [];
+  /**
+   * Runs before every tool handler, e.g. to fetch the client's roots over the call's own stream
+   * (server.ts); a failure is logged and the call goes on.
+   */
+  beforeCall?: (extra: Extra) => Promise<void>;
 
   constructor(
     private readonly server: McpServer,
@@ -124,6 +131,7 @@ export class ToolRegistry {
         }
         const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
         const accepted = Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key)));
+        if (this.beforeCall) await this.beforeCall(extra).catch((error: unknown) => this.log.warn('before %s: %s', definition.name, messageOf(error)));
         const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, toolCall(extra, this.log, ignored));
         this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
         return {
@@ -155,6 +163,35 @@ export class ToolRegistry {
   /** Makes `tools/list` answer from this registry (call once, after every tool is registered). */
   serveToolList(): void {
     this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools() }));
+    // The tool list never changes after start: advertise that (the SDK sets listChanged: true
+    // when the first tool is registered, and never sends the notification).
+    this.server.server.registerCapabilities({ tools: { listChanged: false } });
+    this.guardCallArguments();
+  }
+
+  /**
+   * `tools/call` with non-object `arguments` (an array, a string, null…) fails the SDK's request
+   * schema, which answers -32603 with a raw validation dump; answer -32602 naming `arguments`.
+   * The SDK keeps its handlers in a private map: this wraps the one it installed for tools/call.
+   */
+  private guardCallArguments(): void {
+    const handlers = (this.server.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })
+      ._requestHandlers;
+    const inner = handlers?.get('tools/call');
+    if (!handlers || !inner) return;
+    handlers.set('tools/call', (request, extra) => {
+      const params = (request as { params?: unknown }).params;
+      if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+        return Promise.reject(new McpError(ErrorCode.InvalidParams, 'params: must be an object with name and arguments'));
+      }
+      const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+      if (typeof name !== 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, 'name: must be the name of a tool (a string)'));
+      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+        const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+        return Promise.reject(new McpError(ErrorCode.InvalidParams, `arguments: must be an object of named arguments, not ${kind}`));
+      }
+      return inner(request, extra);
+    });
   }
 
   private failure(name: string, error: unknown, signal: AbortSignal): CallToolResult {

@@ -62,7 +62,13 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
       if (refusal) throw new ToolInputError(refusal);
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
-      return render(await held.start({ mappings: proxies, faults: faults ?? [], ttlMs: ttl === undefined ? undefined : ttl * 1000, seed }));
+      return render(await held.start({
+          mappings: proxies,
+          faults: faults ?? [],
+          ttlMs: ttl === undefined ? undefined : ttl * 1000,
+          seed,
+          policy: { allowRemoteTargets: ctx.config.scenario.allowRemoteTargets, allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true },
+        }));
     },
   );
 

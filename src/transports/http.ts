@@ -11,7 +11,9 @@
  *
  * Sessions end on DELETE, after SESSION_IDLE_MS without a request, or — when MAX_SESSIONS are
  * open — the least recently used idle one makes room for a new one (SDK clients do not send
- * DELETE on close, so without this a server fills up and locks everyone out).
+ * DELETE on close, so without this a server fills up and locks everyone out). A session whose
+ * only open request is a GET stream is idle: holding streams cannot lock new clients out.
+ * A request id already in flight in the session is refused (409, -32600).
  *
  * There is no event store, so a response stream that breaks can never be resumed: when a client
  * goes away before its POST is answered, the requests in it are cancelled (as if the client had
@@ -52,8 +54,14 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
-  /** Requests (POSTs and GET streams) being served now. */
+  /**
+   * POSTs being served now. A GET stream is not counted: a client holding only an idle stream
+   * keeps no call running, and its session must stay evictable or 64 held streams lock out
+   * every new client.
+   */
   inFlight: number;
+  /** Ids of the JSON-RPC requests being answered now: a duplicate would take over the first's stream and cancellation. */
+  requestIds: Set<string | number>;
 }
 
 export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
@@ -130,7 +138,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
         options.log.debug('HTTP session %s opened', id);
       },
     });
-    const session: Session = { transport, server: mcp, lastSeen: Date.now(), inFlight: 0 };
+    const session: Session = { transport, server: mcp, lastSeen: Date.now(), inFlight: 0, requestIds: new Set() };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) options.log.debug('HTTP session %s closed', id);
@@ -142,10 +150,18 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
   /** Hands a request to its session, keeping the bookkeeping above. */
   const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     session.lastSeen = Date.now();
-    session.inFlight++;
     const requestIds = requestIdsIn(body);
+    const duplicate = requestIds.find((id, index) => session.requestIds.has(id) || requestIds.indexOf(id) !== index);
+    if (duplicate !== undefined) {
+      sendJsonRpcError(res, 409, -32600, `Invalid Request: id ${JSON.stringify(duplicate)} is already used by a request in flight; use a new id`);
+      return;
+    }
+    const counted = req.method !== 'GET';
+    if (counted) session.inFlight++;
+    for (const id of requestIds) session.requestIds.add(id);
     res.once('close', () => {
-      session.inFlight--;
+      if (counted) session.inFlight--;
+      for (const id of requestIds) session.requestIds.delete(id);
       session.lastSeen = Date.now();
       if (res.writableFinished) return;
       for (const requestId of requestIds) {

@@ -7,6 +7,10 @@
  * leaves the client waiting. The server stays up either way. A request other than ping before
  * `initialize` is refused (-32600) rather than served.
  *
+ * A request whose id is already in flight is refused (-32600): the SDK would otherwise let the
+ * second take over the first's cancellation, leaving the first uncancellable. When stdin closes,
+ * the requests in flight are answered first (at most DRAIN_MS), then the transport closes.
+ *
  * Pair it with `protectStdout()` (./stdout-guard.ts) so nothing else writes to the real stdout.
  */
 import type { Readable } from 'node:stream';
@@ -16,6 +20,8 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 
 /** Longest line accepted; a longer one is answered with an error and discarded. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
+/** How long in-flight requests may run on after stdin closes. */
+export const DRAIN_MS = 5_000;
 
 export class LineJsonRpcTransport implements Transport {
   onclose?: () => void;
@@ -26,6 +32,10 @@ export class LineJsonRpcTransport implements Transport {
   private pendingBytes = 0;
   private discarding = false;
   private closed = false;
+  /** Ids of the requests received and not yet answered (nor cancelled). */
+  private readonly inFlight = new Set<string | number>();
+  private drainTimer: NodeJS.Timeout | undefined;
+  private ending = false;
 
   constructor(
     private readonly input: Readable,
@@ -40,6 +50,7 @@ export class LineJsonRpcTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
+    if (!('method' in message) && 'id' in message && (message.id !== undefined)) this.settled(message.id as string | number);
     return new Promise((resolve) => {
       if (this.output.write(JSON.stringify(message) + '\n')) resolve();
       else this.output.once('drain', resolve);
@@ -49,6 +60,7 @@ export class LineJsonRpcTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
     this.input.off('data', this.onData);
     this.input.off('error', this.onInputError);
     this.input.off('end', this.onEnd);
@@ -95,22 +107,44 @@ export class LineJsonRpcTransport implements Transport {
       this.reply(idOf(value), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
       return;
     }
-    // Requests other than ping wait for initialize (the MCP lifecycle); the SDK's server would
-    // serve them, so a client that skipped the handshake would never learn of a version mismatch.
-    const message = parsed.data as { method?: unknown; id?: unknown };
-    if (message.method === 'initialize') this.initializeSeen = true;
-    else if (!this.initializeSeen && typeof message.method === 'string' && message.id !== undefined && message.method !== 'ping') {
-      this.reply(idOf(value), -32600, `Invalid Request: ${message.method} before initialize`);
-      return;
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) {
+      // Requests other than ping wait for initialize (the MCP lifecycle); the SDK's server would
+      // serve them, so a client that skipped the handshake would never learn of a version mismatch.
+      if (message.method === 'initialize') this.initializeSeen = true;
+      else if (!this.initializeSeen && message.method !== 'ping') {
+        this.reply(message.id, -32600, `Invalid Request: ${message.method} before initialize`, false);
+        return;
+      }
+      if (this.inFlight.has(message.id)) {
+        this.reply(message.id, -32600, `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request in flight; use a new id`, false);
+        return;
+      }
+      this.inFlight.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // The SDK sends no answer for a cancelled request: it is no longer in flight.
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') queueMicrotask(() => this.settled(id));
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(message);
   }
 
   private initializeSeen = false;
 
-  private reply(id: string | number | null, code: number, message: string): void {
+  private settled(id: string | number): void {
+    if (!this.inFlight.delete(id)) return;
+    if (this.ending && this.inFlight.size === 0) void this.close();
+  }
+
+  private reply(id: string | number | null, code: number, message: string, settles = true): void {
     this.onerror?.(new Error(message));
     // JSON-RPC 2.0 answers a message it cannot read with `id: null`; the SDK's type requires an id.
+    const error = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n';
+    // Written directly: an answer about a duplicate id must not settle the original request.
+    if (!settles) {
+      if (!this.closed) this.output.write(error);
+      return;
+    }
     void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
   }
 
@@ -119,7 +153,14 @@ export class LineJsonRpcTransport implements Transport {
   };
 
   private readonly onEnd = (): void => {
-    void this.close();
+    // Answer what is in flight first (bounded): a client that writes its requests and closes
+    // stdin still gets every answer that comes within DRAIN_MS.
+    if (this.inFlight.size === 0) {
+      void this.close();
+      return;
+    }
+    this.ending = true;
+    this.drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
   };
 }
 

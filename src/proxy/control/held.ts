@@ -10,6 +10,7 @@ import type { HttpFaultSpec } from '../http/spec.js';
 import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
 import { parseFaultJson } from './fault-config.js';
 import { parseMapping } from '../mapping.js';
+import type { TargetPolicy } from '../../target-policy.js';
 
 export const HELD_LIMITS = {
   /** Proxies held at once, per server. */
@@ -52,6 +53,8 @@ export interface HeldStartOptions {
   ttlMs?: number | undefined;
   seed?: number | undefined;
   lookup?: ProxyOptions['lookup'];
+  /** The target policy for the mappings (the server's --allow-remote-targets and bind flags). */
+  policy?: TargetPolicy;
 }
 
 export class HeldProxies {
@@ -92,6 +95,9 @@ export class HeldProxies {
       httpFaults: http,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.lookup ? { lookup: options.lookup } : {}),
+      // An agent names these remotes: the same target policy as a scenario's `proxies`
+      // (loopback/private unless allowed, never link-local or metadata, loopback binds).
+      ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
       onEvent: (event) => {
         const line = `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
         events.push(line);

