@@ -34,7 +34,7 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
   const access = new FileAccess(config.roots);
-  const tools = new ToolRegistry(mcp, log);
+  const tools = new ToolRegistry(mcp, log, config.toolsets);
   registerAllTools(tools, { config, access, log });
   tools.serveToolList();
   followClientRoots(mcp, access, log);

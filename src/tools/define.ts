@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledError, ToolInputError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import { TOOLSETS, type Toolset } from '../config.js';
 
 export interface ToolAnnotationsExplicit {
   readOnlyHint: boolean;
@@ -47,6 +48,8 @@ export const LOCAL_READ_ONLY: ToolAnnotationsExplicit = {
 export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   /** snake_case, at most 64 characters (MCP clients prefix it with the server's name). */
   name: string;
+  /** The family `--toolsets` selects it by; required so that an untagged tool fails the build. */
+  toolset: Toolset;
   title: string;
   /** Says when to use the tool, its units and defaults, and whether it needs an LLM. */
   description: string;
@@ -87,15 +90,22 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export class ToolRegistry {
   private readonly listed: Tool[] = [];
 
+  private readonly enabled: ReadonlySet<Toolset>;
+
   constructor(
     private readonly server: McpServer,
     private readonly log: Logger,
-  ) {}
+    /** The families offered (--toolsets); a tool of another family is not registered at all. */
+    toolsets: readonly Toolset[] = TOOLSETS,
+  ) {
+    this.enabled = new Set(toolsets);
+  }
 
   register<I extends z.ZodRawShape, O extends z.ZodRawShape>(
     definition: ToolDefinition<I, O>,
     handler: ToolHandler<I, O>,
   ): void {
+    if (!this.enabled.has(definition.toolset)) return;
     const inputSchema = z.object(definition.input);
     // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
     // published schema stays the plain object (no additionalProperties, which Gemini rejects).

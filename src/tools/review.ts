@@ -65,6 +65,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     tools.register(
       {
         name,
+        toolset: 'review',
         title: `Score ${aspect}`,
         description:
           `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing meaningful to improve), with a one-sentence ` +
@@ -88,6 +89,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     tools.register(
       {
         name,
+        toolset: 'review',
         title: `Suggest a ${aspect === 'performance' ? 'faster' : 'more reliable'} function`,
         description:
           `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
@@ -130,6 +132,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
   tools.register(
     {
       name: 'fault_suggest_service_level_objectives_slo',
+      toolset: 'review',
       title: 'Suggest SLOs',
       description:
         'Proposes 2-5 service level objectives for the code, each with type (latency|availability|error), title, ' +
@@ -152,6 +155,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
   tools.register(
     {
       name: 'fault_make_reliability_and_perf_changes',
+      toolset: 'review',
       title: 'Propose reliability and performance changes to a file',
       description:
         'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, ' +

@@ -143,6 +143,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
     tools.register(
       {
         name: tool.name,
+        toolset: 'scenario',
         title: tool.title,
         description:
           `Measures the impact of a network fault on an HTTP endpoint: a local fault proxy ${tool.what}, while open-loop load ` +
