@@ -140,3 +140,35 @@ describe('anthropic provider over the real SDK', () => {
     assert.match(choice.ok ? '' : choice.reason, /ANTHROPIC_API_KEY/);
   });
 });
+
+describe('OPENAI_BASE_URL', () => {
+  test('reaches a local OpenAI-compatible server; --llm-base-url wins over it; blank counts as unset', async () => {
+    const fake = await startFakeLlm();
+    const other = await startFakeLlm();
+    try {
+      // Alone, it picks the openai client (a self-hosted server needing no key).
+      const alone = createProvider({ timeoutMs: 5_000 }, { OPENAI_BASE_URL: fake.openaiBaseUrl });
+      assert.ok(alone.ok);
+      assert.equal(alone.provider.info.client, 'openai');
+      assert.equal(alone.provider.info.endpoint, fake.openaiBaseUrl);
+      fake.queueChat('from the compatible server');
+      assert.equal(await alone.provider.text(MESSAGES), 'from the compatible server');
+      assert.equal(fake.chatRequests().length, 1);
+
+      const both = createProvider({ baseUrl: other.openaiBaseUrl, timeoutMs: 5_000 }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseUrl });
+      assert.ok(both.ok);
+      assert.equal(both.provider.info.endpoint, other.openaiBaseUrl);
+
+      const blank = createProvider({ timeoutMs: 5_000 }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: '' });
+      assert.ok(blank.ok);
+      assert.equal(blank.provider.info.endpoint, 'https://api.openai.com/v1');
+
+      const bad = createProvider({ timeoutMs: 5_000 }, { OPENAI_BASE_URL: 'ftp://x' });
+      assert.equal(bad.ok, false);
+      assert.match(bad.ok ? '' : bad.reason, /OPENAI_BASE_URL must be an http/);
+    } finally {
+      await fake.close();
+      await other.close();
+    }
+  });
+});
