@@ -141,6 +141,61 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(slos[0].sli['gcp/cloudrun'].serviceLevelIndicator.requestBased.distributionCut.range.max, 300);
     });
 
+    test('fault_suggest_service_level_objectives_slo: format openslo and sloth', async () => {
+      fake.queueChat(VALID_SLOS, VALID_SLOS);
+      const open = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'openslo', service: 'Fetcher' });
+      assert.equal(open.isError, undefined, textOf(open));
+      const documents = json(open);
+      assert.equal(documents.length, 2);
+      assert.deepEqual((open.structuredContent as { openslo: unknown }).openslo, documents);
+      for (const document of documents) {
+        assert.equal(document.apiVersion, 'openslo/v1');
+        assert.equal(document.kind, 'SLO');
+        assert.match(document.metadata.name, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+        assert.equal(document.spec.service, 'fetcher');
+        assert.equal(document.spec.budgetingMethod, 'Occurrences');
+        assert.equal(document.spec.timeWindow.length, 1);
+        assert.equal(document.spec.timeWindow[0].isRolling, true);
+        assert.match(document.spec.timeWindow[0].duration, /^[1-9]\d*[mhdwMQY]$/);
+        assert.ok(document.spec.indicator.spec.ratioMetric, 'good/total PromQL is a ratio SLI');
+        assert.equal(document.spec.indicator.spec.ratioMetric.rawType, 'success');
+      }
+      assert.equal(documents[0].spec.timeWindow[0].duration, '5m', '"300s" in OpenSLO shorthand');
+      assert.equal(documents[0].spec.objectives[0].target, 0.995);
+
+      const sloth = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'sloth' });
+      const spec = json(sloth);
+      assert.equal(spec.version, 'prometheus/v1');
+      assert.equal(spec.service, 'service');
+      assert.equal(spec.slos.length, 2);
+      for (const slo of spec.slos) {
+        assert.match(slo.name, /^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/);
+        assert.ok(slo.objective > 0 && slo.objective <= 100);
+        assert.match(slo.sli.raw.error_ratio_query, /^1 - \(.*\[\{\{\.window\}\}\]/);
+        assert.doesNotMatch(slo.sli.raw.error_ratio_query, /\[5m\]/);
+        assert.ok(slo.alerting.name);
+      }
+      assert.deepEqual((sloth.structuredContent as { skipped: string[] }).skipped, []);
+    });
+
+    test('fault_suggest_service_level_objectives_slo: the documented GCP windowsBased/calendarPeriod shape is valid', async () => {
+      const parsed = JSON.parse(VALID_SLOS);
+      const gcp = parsed.slos[1].sli['gcp/cloudrun'];
+      delete gcp.rollingPeriod;
+      gcp.calendarPeriod = 'MONTH';
+      gcp.serviceLevelIndicator = {
+        windowsBased: {
+          goodTotalRatioThreshold: { performance: gcp.serviceLevelIndicator.requestBased, threshold: 0.99 },
+          windowPeriod: '60s',
+        },
+      };
+      fake.queueChat(JSON.stringify(parsed));
+      const result = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      assert.equal(result.isError, undefined, textOf(result));
+      assert.equal(json(result)[1].sli['gcp/cloudrun'].calendarPeriod, 'MONTH');
+      assert.equal(fake.chatRequests().length, 1, 'accepted without a repair turn');
+    });
+
     test('replies real models send: prose around JSON, a string score, a bare SLO array, a miscounted diff', async () => {
       fake.queueChat('Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```');
       const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });

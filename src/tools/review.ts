@@ -13,7 +13,6 @@ import {
   LlmError,
   proposeFileChanges,
   scoreSnippet,
-  Slo,
   suggestBetterFunction,
   suggestSlos,
   type LlmProvider,
@@ -21,6 +20,7 @@ import {
   type SearchContext,
 } from '../llm/index.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { SLO_FORMATS, toOpenSlo, toSloth } from '../llm/slo-formats.js';
 import type { ToolContext } from './context.js';
 
 /** Reads nothing it changes, but calls a remote model whose answers vary. */
@@ -36,8 +36,22 @@ export const MAX_CHANGE_FILE_BYTES = 256 * 1024;
 const MAX_SNIPPET_CHARS = 100_000;
 
 const NEEDS_LLM =
-  'Needs an LLM: set OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY or OLLAMA_HOST (or --llm-client / --llm-base-url); ' +
-  'without one it fails at once with a message saying so.';
+  'Needs an LLM (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST or --llm-client); ' +
+  'without one it fails at once saying so.';
+
+/**
+ * The SLO result's outline: the fields an agent decides on are typed, the rest (the validated
+ * Slo, src/llm/slo.ts) is present but left open, so tools/list stays small.
+ */
+const SloOutline = z.looseObject({
+  type: z.enum(['latency', 'availability', 'error']),
+  title: z.string(),
+  objective: z.number().describe('percent'),
+  threshold: z.number(),
+  unit: z.string(),
+  window: z.string(),
+  sli: z.looseObject({ prometheus: z.string() }),
+});
 
 export interface ReviewDependencies {
   /** The provider for one call; default: chosen from the config and the environment each time. */
@@ -139,15 +153,38 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
         'objective (percent in [0,100)), explanation, threshold, unit (ms|s|%|""), window (e.g. "300s", "30d") and an ' +
         'SLI as PromQL and as a Cloud Monitoring SLO for Cloud Run (sli.prometheus, sli["gcp/cloudrun"]). Every field is ' +
         'validated (PromQL brackets, quotes and ranges; window format; goal = objective/100) and the reply repaired once ' +
-        `if needed. Text: the JSON array of SLOs. ${NEEDS_LLM}`,
-      input: { snippet: snippetArgument, lang: langArgument },
-      output: { slos: z.array(Slo) },
+        `if needed. Text: the JSON array of SLOs, or with format the OpenSLO documents / Sloth spec as JSON. ${NEEDS_LLM}`,
+      input: {
+        snippet: snippetArgument,
+        lang: langArgument,
+        format: z
+          .enum(SLO_FORMATS)
+          .optional()
+          .describe('fault (default: the array), openslo (openslo/v1 SLO documents) or sloth (prometheus/v1 spec; ratio SLIs only)'),
+        service: z.string().optional().describe('Service name in openslo/sloth output (default "service")'),
+      },
+      output: {
+        slos: z.array(SloOutline),
+        openslo: z.array(z.looseObject({ apiVersion: z.string(), kind: z.string() })).optional(),
+        sloth: z.looseObject({ version: z.string() }).optional(),
+        skipped: z.array(z.string()).optional().describe('SLOs left out of the sloth spec, and why'),
+      },
       annotations: LLM_READ_ONLY,
     },
-    async ({ snippet, lang }, call) => {
+    async ({ snippet, lang, format, service }, call) => {
       checkSnippet(snippet);
+      const serviceName = service ?? 'service';
+      if (serviceName.trim() === '' || serviceName.length > 63) throw new ToolInputError('service: must be 1-63 characters');
       const llm = provider('fault_suggest_service_level_objectives_slo');
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
+      if (format === 'openslo') {
+        const openslo = toOpenSlo(slos, serviceName);
+        return { text: JSON.stringify(openslo), structured: { slos, openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }> } };
+      }
+      if (format === 'sloth') {
+        const { spec, skipped } = toSloth(slos, serviceName);
+        return { text: JSON.stringify(spec), structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped } };
+      }
       return { text: JSON.stringify(slos), structured: { slos } };
     },
   );
