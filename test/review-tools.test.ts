@@ -218,6 +218,39 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(fake.chatRequests().length, 3, 'no repair turn was needed');
     });
 
+    test('fault_function_reliability_deep_analysis: findings per concern, lines in the file, diffs that apply (one repair)', async () => {
+      const diff = '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch every record by id."""\n-    results = []\n-    for record_id in ids:\n-        results.append(client.get(record_id))\n-    return results\n+    """Fetch every record by id, in one batched call."""\n+    return client.get_many(ids)\n';
+      const finding = { concern: 'performance', severity: 'high', start_line: 7, end_line: 8, problem: 'One call per id.', change: 'Batch the calls.', diff };
+      fake.queueChat(
+        // Lines outside the function and a concern not asked for: sent back once.
+        JSON.stringify({ findings: [{ ...finding, start_line: 1, end_line: 2 }] }),
+        JSON.stringify({ findings: [finding, { ...finding, concern: 'reliability', severity: 'medium', problem: 'No timeout on client.get.', change: 'Pass a timeout.', diff: '' }] }),
+      );
+      const result = await session.call('fault_function_reliability_deep_analysis', {
+        file: FILE_PATH,
+        lang: 'python',
+        func: 'fetch_all',
+        concerns: ['performance', 'reliability'],
+      });
+      const structured = result.structuredContent as { function: { start_line: number; end_line: number }; findings: Array<Record<string, unknown>> };
+      assert.deepEqual(structured.function, { qualified_name: 'fetch_all', start_line: 4, end_line: 9 });
+      assert.equal(structured.findings.length, 2);
+      assert.equal(structured.findings[0]!.start_line, 7);
+      assert.match(String(structured.findings[0]!.diff), /^\+    return client.get_many\(ids\)$/m);
+      assert.equal(structured.findings[1]!.diff, '');
+      const prompt = promptText(fake.chatRequests()[0]!);
+      assert.ok(prompt.includes(SNIPPET), 'the extracted function is in the prompt');
+      assert.match(prompt, /lines 4-9 of the file/);
+      assert.match(promptText(fake.chatRequests()[1]!), /not inside the function \(lines 4-9/);
+      assert.deepEqual(json(result), { findings: structured.findings });
+    });
+
+    test('fault_function_reliability_deep_analysis: an unknown concern names the argument', async () => {
+      const result = await session.call('fault_function_reliability_deep_analysis', { file: FILE_PATH, lang: 'python', func: 'fetch_all', concerns: ['speed'] });
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /^concerns: "speed" not accepted; accepted: performance, reliability, threat/);
+    });
+
     test('fault_make_reliability_and_perf_changes: old from disk, diff computed, new must parse', async () => {
       const proposed = FILE.replace('results = []', 'results: list = []');
       fake.queueChat(
@@ -326,6 +359,7 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
     try {
       const { tools } = await session.client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+        'fault_function_reliability_deep_analysis',
         'fault_make_reliability_and_perf_changes',
         'fault_score_performance',
         'fault_score_reliability',

@@ -14,7 +14,7 @@ import { cliPath } from './helpers/repo.js';
 /**
  * Bytes of tools/list JSON per tool, on average. The goal is 3 KB; the five scenario tools'
  * result outline (src/tools/scenario.ts) still costs 3.5 KB each, so the whole list is held at
- * 3.7 KB (measured 3.67 KB for the 15 tools) and every other family at 3 KB (measured 1.9 KB). Lower these as the schemas shrink; never raise them.
+ * 3.7 KB (measured 3.57 KB for 16 tools) and every other family at 3 KB (measured about 2 KB). Lower these as the schemas shrink; never raise them.
  */
 const AVERAGE_BUDGET_BYTES = 3_700;
 const NON_SCENARIO_BUDGET_BYTES = 3_000;

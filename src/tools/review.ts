@@ -6,7 +6,7 @@
  * With no provider configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
-import { languageByName, languageForPath } from '../code/index.js';
+import { extractFunction, languageByName, languageForPath, requireLanguageForPath } from '../code/index.js';
 import { ToolInputError } from '../errors.js';
 import {
   createProvider,
@@ -21,6 +21,7 @@ import {
 } from '../llm/index.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { SLO_FORMATS, toOpenSlo, toSloth } from '../llm/slo-formats.js';
+import { CONCERNS, SEVERITIES, deepAnalysis, type Concern } from '../llm/deep-analysis.js';
 import type { ToolContext } from './context.js';
 
 /** Reads nothing it changes, but calls a remote model whose answers vary. */
@@ -221,6 +222,84 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       return { text: JSON.stringify(change), structured: change };
     },
   );
+
+  tools.register(
+    {
+      name: 'fault_function_reliability_deep_analysis',
+      toolset: 'review',
+      title: 'Deep analysis of a function',
+      description:
+        'Extracts func from file (tree-sitter) and asks the model, with related indexed code, for at most 3 findings per ' +
+        'concern (performance, reliability, threat: cold start, dependency failure, exhaustion, races, rate limits). ' +
+        'Each finding: severity (low|medium|high|critical), start_line/end_line in the file, problem, change, and a ' +
+        'unified diff (a/snippet → b/snippet) checked to apply to the function ("" when the change is not a code edit). ' +
+        `Validated and repaired once. Text: JSON {findings}. ${NEEDS_LLM}`,
+      input: {
+        file: z.string().describe('Absolute path or file:// URI of the source file'),
+        lang: z.string().describe('Its language, as said to the model (default: from the extension)'),
+        func: z.string().describe('Function name: bare, qualified (Class.method), or with :LINE'),
+        concerns: z.array(z.string()).optional().describe('Any of performance, reliability, threat (default/empty: all)'),
+      },
+      output: {
+        function: z.looseObject({ qualified_name: z.string(), start_line: z.number(), end_line: z.number() }),
+        findings: z.array(
+          z.looseObject({
+            concern: z.enum(CONCERNS),
+            severity: z.enum(SEVERITIES),
+            start_line: z.number(),
+            end_line: z.number(),
+            problem: z.string(),
+            change: z.string(),
+            diff: z.string(),
+          }),
+        ),
+      },
+      annotations: LLM_READ_ONLY,
+    },
+    async ({ file, lang, func, concerns }, call) => {
+      const chosen = checkConcerns(concerns);
+      const llm = provider('fault_function_reliability_deep_analysis');
+      const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path), func);
+      const findings = await llmCall(() =>
+        deepAnalysis(
+          llm,
+          {
+            file: source.path,
+            lang: lang.trim() || extracted.language,
+            snippet: extracted.full,
+            startLine: extracted.startLine,
+            endLine: extracted.endLine,
+            concerns: chosen,
+            searchContext: deps.searchContext,
+          },
+          { signal: call.signal },
+        ),
+      );
+      const structured = {
+        function: { qualified_name: extracted.qualifiedName, start_line: extracted.startLine, end_line: extracted.endLine },
+        findings: findings.map((finding) => ({
+          concern: finding.concern,
+          severity: finding.severity,
+          start_line: finding.startLine,
+          end_line: finding.endLine,
+          problem: finding.problem,
+          change: finding.change,
+          diff: finding.diff,
+        })),
+      };
+      return { text: JSON.stringify({ findings: structured.findings }), structured };
+    },
+  );
+}
+
+function checkConcerns(concerns: string[] | undefined): Concern[] {
+  if (concerns === undefined || concerns.length === 0) return [...CONCERNS];
+  const unknown = concerns.filter((concern) => !(CONCERNS as readonly string[]).includes(concern));
+  if (unknown.length > 0) {
+    throw new ToolInputError(`concerns: ${unknown.slice(0, 5).map((c) => JSON.stringify(c.slice(0, 40))).join(', ')} not accepted; accepted: ${CONCERNS.join(', ')}`);
+  }
+  return [...new Set(concerns)] as Concern[];
 }
 
 function checkSnippet(snippet: string): void {
