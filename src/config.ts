@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { LogLevel } from './log.js';
 
 /** The LLM providers we speak to, by their canonical name. */
-export const LLM_CLIENTS = ['openai', 'openrouter', 'gemini', 'ollama'] as const;
+export const LLM_CLIENTS = ['openai', 'openrouter', 'gemini', 'ollama', 'anthropic'] as const;
 export type LlmClient = (typeof LLM_CLIENTS)[number];
 
 /**
@@ -22,6 +22,7 @@ export const LLM_CLIENT_SPELLINGS: Record<string, LlmClient> = {
   openrouter: 'openrouter',
   gemini: 'gemini',
   ollama: 'ollama',
+  anthropic: 'anthropic',
 };
 
 export interface LlmConfig {
@@ -36,6 +37,13 @@ export interface LlmConfig {
   /** Upper bound for one LLM request, retries included. */
   timeoutMs: number;
 }
+
+/**
+ * Tool families `--toolsets` / FAULTLINE_TOOLSETS choose from: every tool belongs to exactly one,
+ * so a client that needs only some pays for only their part of tools/list.
+ */
+export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolplane', 'probe', 'cloud'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
 
 export interface ScenarioLimits {
   /** Load only loopback and private addresses unless this is set. */
@@ -55,6 +63,8 @@ export interface Config {
   scenario: ScenarioLimits;
   /** Where the embedded vector store and other state live. */
   dataDir: string;
+  /** The tool families tools/list offers and tools/call accepts (default: all). */
+  toolsets: Toolset[];
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -88,6 +98,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
     dataDir: partial.dataDir ?? defaultDataDir(),
+    toolsets: partial.toolsets ?? [...TOOLSETS],
   };
 }
 

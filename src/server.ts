@@ -34,7 +34,7 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
   const access = new FileAccess(config.roots);
-  const tools = new ToolRegistry(mcp, log);
+  const tools = new ToolRegistry(mcp, log, config.toolsets);
   // Work tools hold across calls (held proxies) stops when the client connection closes.
   const closers: Array<() => Promise<void> | void> = [];
   registerAllTools(tools, { config, access, log, onClose: (close) => closers.push(close) });

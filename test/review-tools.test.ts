@@ -141,6 +141,61 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(slos[0].sli['gcp/cloudrun'].serviceLevelIndicator.requestBased.distributionCut.range.max, 300);
     });
 
+    test('fault_suggest_service_level_objectives_slo: format openslo and sloth', async () => {
+      fake.queueChat(VALID_SLOS, VALID_SLOS);
+      const open = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'openslo', service: 'Fetcher' });
+      assert.equal(open.isError, undefined, textOf(open));
+      const documents = json(open);
+      assert.equal(documents.length, 2);
+      assert.deepEqual((open.structuredContent as { openslo: unknown }).openslo, documents);
+      for (const document of documents) {
+        assert.equal(document.apiVersion, 'openslo/v1');
+        assert.equal(document.kind, 'SLO');
+        assert.match(document.metadata.name, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+        assert.equal(document.spec.service, 'fetcher');
+        assert.equal(document.spec.budgetingMethod, 'Occurrences');
+        assert.equal(document.spec.timeWindow.length, 1);
+        assert.equal(document.spec.timeWindow[0].isRolling, true);
+        assert.match(document.spec.timeWindow[0].duration, /^[1-9]\d*[mhdwMQY]$/);
+        assert.ok(document.spec.indicator.spec.ratioMetric, 'good/total PromQL is a ratio SLI');
+        assert.equal(document.spec.indicator.spec.ratioMetric.rawType, 'success');
+      }
+      assert.equal(documents[0].spec.timeWindow[0].duration, '5m', '"300s" in OpenSLO shorthand');
+      assert.equal(documents[0].spec.objectives[0].target, 0.995);
+
+      const sloth = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'sloth' });
+      const spec = json(sloth);
+      assert.equal(spec.version, 'prometheus/v1');
+      assert.equal(spec.service, 'service');
+      assert.equal(spec.slos.length, 2);
+      for (const slo of spec.slos) {
+        assert.match(slo.name, /^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/);
+        assert.ok(slo.objective > 0 && slo.objective <= 100);
+        assert.match(slo.sli.raw.error_ratio_query, /^1 - \(.*\[\{\{\.window\}\}\]/);
+        assert.doesNotMatch(slo.sli.raw.error_ratio_query, /\[5m\]/);
+        assert.ok(slo.alerting.name);
+      }
+      assert.deepEqual((sloth.structuredContent as { skipped: string[] }).skipped, []);
+    });
+
+    test('fault_suggest_service_level_objectives_slo: the documented GCP windowsBased/calendarPeriod shape is valid', async () => {
+      const parsed = JSON.parse(VALID_SLOS);
+      const gcp = parsed.slos[1].sli['gcp/cloudrun'];
+      delete gcp.rollingPeriod;
+      gcp.calendarPeriod = 'MONTH';
+      gcp.serviceLevelIndicator = {
+        windowsBased: {
+          goodTotalRatioThreshold: { performance: gcp.serviceLevelIndicator.requestBased, threshold: 0.99 },
+          windowPeriod: '60s',
+        },
+      };
+      fake.queueChat(JSON.stringify(parsed));
+      const result = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      assert.equal(result.isError, undefined, textOf(result));
+      assert.equal(json(result)[1].sli['gcp/cloudrun'].calendarPeriod, 'MONTH');
+      assert.equal(fake.chatRequests().length, 1, 'accepted without a repair turn');
+    });
+
     test('replies real models send: prose around JSON, a string score, a bare SLO array, a miscounted diff', async () => {
       fake.queueChat('Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```');
       const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
@@ -161,6 +216,39 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal((suggestion.structuredContent as { applies: boolean }).applies, true, textOf(suggestion));
       assert.match(textOf(suggestion), /^```diff\n--- a\/snippet\n\+\+\+ b\/snippet\n@@ -1,\d+ \+1,2 @@\n/);
       assert.equal(fake.chatRequests().length, 3, 'no repair turn was needed');
+    });
+
+    test('fault_function_reliability_deep_analysis: findings per concern, lines in the file, diffs that apply (one repair)', async () => {
+      const diff = '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch every record by id."""\n-    results = []\n-    for record_id in ids:\n-        results.append(client.get(record_id))\n-    return results\n+    """Fetch every record by id, in one batched call."""\n+    return client.get_many(ids)\n';
+      const finding = { concern: 'performance', severity: 'high', start_line: 7, end_line: 8, problem: 'One call per id.', change: 'Batch the calls.', diff };
+      fake.queueChat(
+        // Lines outside the function and a concern not asked for: sent back once.
+        JSON.stringify({ findings: [{ ...finding, start_line: 1, end_line: 2 }] }),
+        JSON.stringify({ findings: [finding, { ...finding, concern: 'reliability', severity: 'medium', problem: 'No timeout on client.get.', change: 'Pass a timeout.', diff: '' }] }),
+      );
+      const result = await session.call('fault_function_reliability_deep_analysis', {
+        file: FILE_PATH,
+        lang: 'python',
+        func: 'fetch_all',
+        concerns: ['performance', 'reliability'],
+      });
+      const structured = result.structuredContent as { function: { start_line: number; end_line: number }; findings: Array<Record<string, unknown>> };
+      assert.deepEqual(structured.function, { qualified_name: 'fetch_all', start_line: 4, end_line: 9 });
+      assert.equal(structured.findings.length, 2);
+      assert.equal(structured.findings[0]!.start_line, 7);
+      assert.match(String(structured.findings[0]!.diff), /^\+    return client.get_many\(ids\)$/m);
+      assert.equal(structured.findings[1]!.diff, '');
+      const prompt = promptText(fake.chatRequests()[0]!);
+      assert.ok(prompt.includes(SNIPPET), 'the extracted function is in the prompt');
+      assert.match(prompt, /lines 4-9 of the file/);
+      assert.match(promptText(fake.chatRequests()[1]!), /not inside the function \(lines 4-9/);
+      assert.deepEqual(json(result), { findings: structured.findings });
+    });
+
+    test('fault_function_reliability_deep_analysis: an unknown concern names the argument', async () => {
+      const result = await session.call('fault_function_reliability_deep_analysis', { file: FILE_PATH, lang: 'python', func: 'fetch_all', concerns: ['speed'] });
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /^concerns: "speed" not accepted; accepted: performance, reliability, threat/);
     });
 
     test('fault_make_reliability_and_perf_changes: old from disk, diff computed, new must parse', async () => {
@@ -271,6 +359,7 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
     try {
       const { tools } = await session.client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+        'fault_function_reliability_deep_analysis',
         'fault_make_reliability_and_perf_changes',
         'fault_score_performance',
         'fault_score_reliability',

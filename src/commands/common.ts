@@ -5,7 +5,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
-import { LLM_CLIENT_SPELLINGS, makeConfig, type Config, type LlmClient } from '../config.js';
+import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
+import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { ToolInputError, messageOf } from '../errors.js';
 
 /** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
@@ -35,6 +36,16 @@ export class FaultlineCommand extends Command {
     });
   }
 
+  /**
+   * An environment variable set to "" (or blanks) counts as unset for every option read from the
+   * environment: a client config that blanks FAULT_AGENT_CLIENT must not stop the server.
+   * Commander reads any defined variable, so the blank ones are removed before it parses.
+   */
+  override parseAsync(argv?: readonly string[], options?: Parameters<Command['parseAsync']>[1]): Promise<this> {
+    forgetBlankEnv(this);
+    return super.parseAsync(argv, options);
+  }
+
   unknownCommand(): never {
     const names = this.commands.map((command) => command.name());
     this.error(`unknown command '${this.args[0] ?? ''}' for '${commandPath(this)}'; accepted: ${names.join(', ')}`, {
@@ -42,6 +53,14 @@ export class FaultlineCommand extends Command {
       exitCode: EXIT_USAGE,
     });
   }
+}
+
+function forgetBlankEnv(command: Command, env: NodeJS.ProcessEnv = process.env): void {
+  for (const option of command.options) {
+    const name = (option as Option).envVar;
+    if (name !== undefined && env[name] !== undefined && env[name]!.trim() === '') delete env[name];
+  }
+  for (const sub of command.commands) forgetBlankEnv(sub, env);
 }
 
 function commandPath(command: Command): string {
@@ -90,6 +109,27 @@ export function httpUrl(value: string): string {
   return value;
 }
 
+/** `--llm-timeout`: any form the one duration parser accepts (a bare number is seconds). */
+export function llmTimeout(value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value, '--llm-timeout');
+  } catch {
+    throw new InvalidArgumentError(`expected a duration such as ${DURATION_FORMS}`);
+  }
+  if (!(ms >= 1)) throw new InvalidArgumentError('expected a duration of at least 1 ms');
+  return ms;
+}
+
+/** `--toolsets code,search`: a comma-separated list of tool families; `all` means every one. */
+export function toolsetList(value: string): Toolset[] {
+  const names = value.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  if (names.length === 0 || names.includes('all')) return [...TOOLSETS];
+  const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);
+  return [...new Set(names)] as Toolset[];
+}
+
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -113,7 +153,7 @@ export function addGlobalOptions(program: Command): void {
 export function addLlmOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--llm-client <client>', 'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama (default: from the API keys present)')
+      new Option('--llm-client <client>', 'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama, anthropic (default: from the API keys present)')
         .argParser(llmClient)
         .env('FAULT_AGENT_CLIENT'),
     )
@@ -129,8 +169,22 @@ export function addLlmOptions(command: Command): Command {
         .env('FAULT_AGENT_EMBED_MODEL_DIMENSION'),
     )
     .addOption(
-      new Option('--llm-base-url <url>', 'OpenAI-compatible base URL for a self-hosted server').argParser(httpUrl).env('FAULT_LLM_BASE_URL'),
+      new Option('--llm-base-url <url>', 'base URL of the provider (wins over OPENAI_BASE_URL / ANTHROPIC_BASE_URL)').argParser(httpUrl).env('FAULT_LLM_BASE_URL'),
+    )
+    .addOption(
+      new Option('--llm-timeout <duration>', 'bound on one LLM call, retries and repair included, e.g. 90s, 2m (default: 120s)')
+        .argParser(llmTimeout)
+        .env('FAULT_LLM_TIMEOUT'),
     );
+}
+
+/** `--toolsets`: which tool families the MCP server offers. */
+export function addToolsetOption(command: Command): Command {
+  return command.addOption(
+    new Option('--toolsets <list>', `comma-separated tool families to offer: ${TOOLSETS.join(', ')} (default: all)`)
+      .argParser(toolsetList)
+      .env('FAULTLINE_TOOLSETS'),
+  );
 }
 
 /** `--root`: the directories file-reading commands and tools are confined to. */
@@ -161,7 +215,7 @@ export function addScenarioLimitOptions(command: Command): Command {
 
 /** Everything that shapes the MCP server's tools; on both `mcp` and `agent`. */
 export function addServerOptions(command: Command): Command {
-  return addScenarioLimitOptions(addRootOption(addLlmOptions(command)));
+  return addToolsetOption(addScenarioLimitOptions(addRootOption(addLlmOptions(command))));
 }
 
 export interface ServerOptionValues {
@@ -170,6 +224,8 @@ export interface ServerOptionValues {
   llmEmbedModel?: string;
   llmEmbedModelDim?: number;
   llmBaseUrl?: string;
+  llmTimeout?: number;
+  toolsets?: Toolset[];
   root?: string[];
   allowRemoteTargets?: boolean;
   allowNonLoopbackBind?: boolean;
@@ -187,6 +243,7 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
       promptModel: options.llmPromptReasoningModel,
       embedModel: options.llmEmbedModel,
       embedDim: options.llmEmbedModelDim,
+      timeoutMs: options.llmTimeout,
     },
     scenario: {
       allowRemoteTargets: options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS'),
@@ -194,6 +251,7 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
       maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },
+    toolsets: options.toolsets,
   });
 }
 

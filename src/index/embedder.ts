@@ -70,6 +70,8 @@ export class ProviderEmbedder implements Embedder {
  */
 export function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): Embedder {
   const choice = createProvider(llm, env);
+  // Anthropic has no embedding API: its users get the local embedder, and the index stats say why.
+  if (choice.ok && choice.provider.info.client === 'anthropic') return new HashedEmbedder('anthropic has no embedding API');
   if (choice.ok) return new ProviderEmbedder(choice.provider);
   if (llm.client !== undefined || llm.baseUrl !== undefined) throw new IndexError(`cannot embed: ${choice.reason}`);
   return new HashedEmbedder();

@@ -29,8 +29,13 @@ const STOPWORDS: ReadonlySet<string> = new Set(
 
 export class HashedEmbedder implements Embedder {
   readonly id = `hashed-v1-${HASHED_DIMENSION}`;
-  readonly description = `local hashed identifier embedder (${HASHED_DIMENSION} dimensions, lexical)`;
+  readonly description: string;
   readonly dimension = HASHED_DIMENSION;
+
+  /** `why`: said in the description (index stats) when a provider is configured but cannot embed. */
+  constructor(why?: string) {
+    this.description = `local hashed identifier embedder (${HASHED_DIMENSION} dimensions, lexical${why ? `; ${why}` : ''})`;
+  }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     return texts.map((text) => hashedEmbedding(text));

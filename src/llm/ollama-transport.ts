@@ -7,6 +7,7 @@
  */
 import type { Ollama } from 'ollama';
 import { z } from 'zod';
+import { boundedFetch } from './bounded-fetch.js';
 import { LlmError } from './errors.js';
 import type { ChatMessage, JsonFormat, Transport } from './provider.js';
 
@@ -26,7 +27,10 @@ export class OllamaTransport implements Transport {
         // Deterministic sampling is what Ollama recommends for schema-constrained output.
         options: { temperature: 0 },
       });
-      return response.message?.content ?? '';
+      const content: unknown = response?.message?.content;
+      if (content === undefined || content === null) return '';
+      if (typeof content !== 'string') throw new LlmError('invalid_reply', `the reply's message content is ${typeof content}, not text`);
+      return content;
     } catch (error) {
       throw this.translate(error, signal);
     }
@@ -44,11 +48,12 @@ export class OllamaTransport implements Transport {
   private async client(signal: AbortSignal): Promise<Ollama> {
     ollamaModule ??= import('ollama');
     const { Ollama } = await ollamaModule;
-    return new Ollama({ host: this.host, fetch: (input, init) => fetch(input, { ...init, signal }) });
+    const bounded = boundedFetch();
+    return new Ollama({ host: this.host, fetch: (input, init) => bounded(input, { ...init, signal }) });
   }
 
   private translate(error: unknown, signal: AbortSignal): unknown {
-    if (signal.aborted) return error;
+    if (signal.aborted || error instanceof LlmError) return error;
     const status = (error as { status_code?: unknown }).status_code;
     if (typeof status === 'number') {
       return new LlmError('http', `Ollama at ${this.host} answered HTTP ${status}: ${(error as Error).message}`, status);

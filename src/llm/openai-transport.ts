@@ -11,6 +11,7 @@
  * and a server whose LLM tools are never called should not pay it before answering initialize.
  */
 import type OpenAI from 'openai';
+import { boundedFetch } from './bounded-fetch.js';
 import { LlmError } from './errors.js';
 import type { ChatMessage, JsonFormat, Transport } from './provider.js';
 
@@ -52,6 +53,7 @@ export class OpenAiTransport implements Transport {
       maxRetries: 0,
       // Our deadline (LlmProvider) always fires first; this only keeps the SDK from imposing its own.
       timeout: 24 * 3600_000,
+      fetch: boundedFetch(),
     });
     return { client: this.client, OpenAI, zodResponseFormat };
   }
@@ -77,9 +79,7 @@ export class OpenAiTransport implements Transport {
       }
       throw translated;
     }
-    const message = completion.choices[0]?.message;
-    if (message?.refusal) throw new LlmError('invalid_reply', `the model refused: ${message.refusal}`);
-    return message?.content ?? '';
+    return replyText(completion);
   }
 
   async embed(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
@@ -112,4 +112,22 @@ export class OpenAiTransport implements Transport {
     if (error instanceof LlmError) return error;
     return new LlmError('network', `request to ${this.options.baseUrl} failed: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The assistant text of a completion, from whatever a compatible server sent: no `choices`, an
+ * empty or non-array `choices`, or null content is '' (an empty reply, which the caller's repair
+ * turn and validation treat as unusable, never as "no change"); content sent as an array of text
+ * parts is joined; content of any other type is an `invalid_reply` naming what came.
+ */
+export function replyText(completion: unknown): string {
+  const choices = (completion as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices)) return '';
+  const message = (choices[0] as { message?: { content?: unknown; refusal?: unknown } } | undefined)?.message;
+  if (typeof message?.refusal === 'string' && message.refusal !== '') throw new LlmError('invalid_reply', `the model refused: ${message.refusal}`);
+  const content = message?.content;
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content) && content.every((part) => typeof part?.text === 'string')) return content.map((part) => part.text as string).join('');
+  throw new LlmError('invalid_reply', `the reply's message content is ${Array.isArray(content) ? 'an array' : typeof content}, not text`);
 }

@@ -43,8 +43,18 @@ export function applyModelPatch(original: string, patchText: string): PatchOutco
   if (patches.length === 0) return { ok: false, reason: 'the diff has no hunks' };
   if (patches.length > 1) return { ok: false, reason: `the diff changes ${patches.length} files; one was expected` };
   const [patch] = patches;
-  const compareLine = (_lineNumber: number, line: string, _operation: string, patchContent: string): boolean =>
-    line.trimEnd() === patchContent.trimEnd();
+  // Models often number hunks by the line in the file, not in the snippet: the package searches
+  // around the given start, but from a start far past the end that search runs for ever. Starts
+  // past the end are moved to it; the search still finds the hunk wherever it matches.
+  const lineCount = original.split('\n').length - (original.endsWith('\n') ? 1 : 0);
+  const pastEnd = patch!.hunks.find((hunk) => hunk.oldStart > lineCount + 1)?.oldStart;
+  for (const hunk of patch!.hunks) {
+    hunk.oldStart = Math.min(hunk.oldStart, lineCount + 1);
+    hunk.newStart = Math.min(hunk.newStart, lineCount + 1);
+  }
+  // `line` is undefined when a hunk reaches past the end of the text (the package asks anyway).
+  const compareLine = (_lineNumber: number, line: string | undefined, _operation: string, patchContent: string): boolean =>
+    typeof line === 'string' && line.trimEnd() === patchContent.trimEnd();
   for (const fuzzFactor of [0, 1]) {
     try {
       const result = applyPatch(original, patch!, { fuzzFactor, compareLine });
@@ -52,6 +62,9 @@ export function applyModelPatch(original: string, patchText: string): PatchOutco
     } catch (error) {
       return { ok: false, reason: `the diff is malformed (${(error as Error).message})` };
     }
+  }
+  if (pastEnd !== undefined) {
+    return { ok: false, reason: `a hunk header (@@ -${pastEnd}) starts past the end of the snippet, which has ${lineCount} lines, and its lines match nowhere in it` };
   }
   return { ok: false, reason: 'its context and removed lines do not match the code' };
 }

@@ -12,7 +12,8 @@ export type PromptName =
   | 'suggest-performance'
   | 'suggest-reliability'
   | 'slo'
-  | 'file-changes';
+  | 'file-changes'
+  | 'deep-analysis';
 
 /** This module runs compiled from dist/src/llm/; the templates stay in <package>/src/llm/prompts/. */
 const PROMPTS_DIR = new URL('../../../src/llm/prompts/', import.meta.url);

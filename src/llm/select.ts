@@ -3,11 +3,14 @@
  * (flags) and the environment (keys), with the defaults documented in README.md.
  *
  * With no `--llm-client`, the first of OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY,
- * OLLAMA_HOST that is set picks the provider; with none of them but `--llm-base-url`, the base
- * URL is treated as a self-hosted OpenAI-compatible server. Otherwise nothing is configured and
+ * ANTHROPIC_API_KEY, OLLAMA_HOST that is set picks the provider; with none of them but
+ * `--llm-base-url` or OPENAI_BASE_URL, the base URL is treated as a self-hosted OpenAI-compatible
+ * server. The base URL: --llm-base-url / FAULT_LLM_BASE_URL, else the SDK's own variable
+ * (OPENAI_BASE_URL for openai, ANTHROPIC_BASE_URL for anthropic), else the provider's default. Otherwise nothing is configured and
  * the reason says what to set — tools answer with it at once instead of trying a request.
  */
 import type { LlmClient, LlmConfig } from '../config.js';
+import { AnthropicTransport } from './anthropic-transport.js';
 import { OllamaTransport } from './ollama-transport.js';
 import { OpenAiTransport } from './openai-transport.js';
 import { LlmProvider, type Transport } from './provider.js';
@@ -52,10 +55,24 @@ export const PROVIDER_DEFAULTS: Record<LlmClient, ProviderDefaults> = {
     embedModel: 'nomic-embed-text',
     embedDim: 768,
   },
+  anthropic: {
+    env: 'ANTHROPIC_API_KEY',
+    endpoint: 'https://api.anthropic.com',
+    promptModel: 'claude-sonnet-4-6',
+    // Anthropic has no embedding API: code search uses the local embedder (src/index/embedder.ts).
+    embedModel: 'none',
+    embedDim: 0,
+  },
 };
 
+/**
+ * The base-URL variables each SDK's own users set, honoured after --llm-base-url /
+ * FAULT_LLM_BASE_URL (which win, being faultline's own setting).
+ */
+const SDK_BASE_URL_ENV: Partial<Record<LlmClient, string>> = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' };
+
 /** The order in which env vars pick a provider when `--llm-client` is not given. */
-const AUTO_ORDER: LlmClient[] = ['openai', 'openrouter', 'gemini', 'ollama'];
+const AUTO_ORDER: LlmClient[] = ['openai', 'openrouter', 'gemini', 'anthropic', 'ollama'];
 
 /** Sent to servers that want no key; the openai SDK refuses an empty one. */
 const NO_KEY = 'no-key';
@@ -76,31 +93,47 @@ export function createProvider(
   if (llm.baseUrl !== undefined && !isHttpUrl(llm.baseUrl)) {
     return { ok: false, reason: `--llm-base-url / FAULT_LLM_BASE_URL must be an http:// or https:// URL (got "${llm.baseUrl}")` };
   }
-  const client = llm.client ?? autoClient(env, llm.baseUrl);
+  const openAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
+  const client = llm.client ?? autoClient(env, llm.baseUrl ?? openAiBaseUrl);
   if (client === undefined) {
     return {
       ok: false,
       reason:
-        'no LLM provider is configured: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or OLLAMA_HOST for a local Ollama ' +
+        'no LLM provider is configured: set OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY, or OLLAMA_HOST for a local Ollama ' +
         '(pick one explicitly with --llm-client / FAULT_AGENT_CLIENT; for a self-hosted OpenAI-compatible server give --llm-base-url / FAULT_LLM_BASE_URL)',
     };
   }
 
   const defaults = PROVIDER_DEFAULTS[client];
   const secret = nonEmpty(env[defaults.env]);
+  const sdkBaseUrlEnv = SDK_BASE_URL_ENV[client];
+  const sdkBaseUrl = sdkBaseUrlEnv !== undefined ? nonEmpty(env[sdkBaseUrlEnv]) : undefined;
+  if (llm.baseUrl === undefined && sdkBaseUrl !== undefined && !isHttpUrl(sdkBaseUrl)) {
+    return { ok: false, reason: `${sdkBaseUrlEnv} must be an http:// or https:// URL (got "${sdkBaseUrl}")` };
+  }
+  const baseUrl = llm.baseUrl ?? sdkBaseUrl;
   let transport: Transport;
   let endpoint: string;
   if (client === 'ollama') {
-    endpoint = llm.baseUrl ?? secret ?? defaults.endpoint;
+    endpoint = baseUrl ?? secret ?? defaults.endpoint;
     transport = new OllamaTransport(endpoint);
+  } else if (client === 'anthropic') {
+    if (secret === undefined && baseUrl === undefined) {
+      return {
+        ok: false,
+        reason: `--llm-client anthropic needs an API key: set ANTHROPIC_API_KEY (or give ANTHROPIC_BASE_URL / --llm-base-url for a server that needs no key)`,
+      };
+    }
+    endpoint = baseUrl ?? defaults.endpoint;
+    transport = new AnthropicTransport({ baseUrl, apiKey: secret ?? NO_KEY });
   } else {
-    if (secret === undefined && llm.baseUrl === undefined) {
+    if (secret === undefined && baseUrl === undefined) {
       return {
         ok: false,
         reason: `--llm-client ${client} needs an API key: set ${defaults.env} (or give --llm-base-url / FAULT_LLM_BASE_URL for a server that needs no key)`,
       };
     }
-    endpoint = llm.baseUrl ?? defaults.endpoint;
+    endpoint = baseUrl ?? defaults.endpoint;
     transport = new OpenAiTransport({
       baseUrl: endpoint,
       apiKey: secret ?? NO_KEY,

@@ -23,13 +23,39 @@ const GoodTotalRatio = z.object({
   goodTotalRatio: z.object({ goodServiceFilter: z.string().min(1), totalServiceFilter: z.string().min(1) }),
 });
 
-/** A Cloud Monitoring ServiceLevelObjective for a Cloud Run service (request-based SLIs only). */
-const CloudRunSlo = z.object({
-  displayName: z.string().min(1),
-  goal: z.number().gt(0).lt(1),
-  rollingPeriod: z.string().regex(/^[1-9]\d*s$/, 'must be a whole number of seconds, e.g. "2592000s"'),
-  serviceLevelIndicator: z.object({ requestBased: z.union([DistributionCut, GoodTotalRatio]) }),
+/**
+ * Cloud Monitoring's windows-based SLI, in the shape the reference tool documents: a window is
+ * good when its request-based performance meets `threshold`.
+ */
+const WindowsBased = z.object({
+  goodTotalRatioThreshold: z.object({
+    performance: z.union([DistributionCut, GoodTotalRatio]),
+    threshold: z.number().gt(0).lte(1),
+  }),
+  windowPeriod: z.string().regex(/^[1-9]\d*s$/, 'must be a whole number of seconds, e.g. "60s"'),
 });
+
+/**
+ * A Cloud Monitoring ServiceLevelObjective for a Cloud Run service: a request-based or
+ * windows-based SLI, over a rolling period or a calendar period (exactly one of the two).
+ */
+const CloudRunSlo = z
+  .object({
+    displayName: z.string().min(1),
+    goal: z.number().gt(0).lt(1),
+    rollingPeriod: z.string().regex(/^[1-9]\d*s$/, 'must be a whole number of seconds, e.g. "2592000s"').nullable().optional(),
+    calendarPeriod: z.enum(['DAY', 'WEEK', 'FORTNIGHT', 'MONTH', 'QUARTER', 'HALF', 'YEAR']).nullable().optional(),
+    serviceLevelIndicator: z.union([
+      z.object({ requestBased: z.union([DistributionCut, GoodTotalRatio]) }),
+      z.object({ windowsBased: WindowsBased }),
+    ]),
+  })
+  .superRefine((slo, ctx) => {
+    // Nullable as well as optional: OpenAI's structured output wants every field present.
+    if ((slo.rollingPeriod == null) === (slo.calendarPeriod == null)) {
+      ctx.addIssue({ code: 'custom', path: ['rollingPeriod'], message: 'give exactly one of rollingPeriod and calendarPeriod' });
+    }
+  });
 
 export const Slo = z
   .object({

@@ -4,7 +4,7 @@
  * The model is asked for a diff. Whatever it sends is checked here, not trusted:
  *   diff that applies ─┐                        must parse and still
  *   code instead      ─┼─▶ improved function ─▶ define the function ─▶ diff recomputed locally
- *   empty             ─┘      (no change)
+ *   empty block       ─┘      (no change; an empty reply is not one)
  *   anything else, or a diff that does not apply ─▶ one repair turn asking for the complete
  *   function instead ─▶ still unusable: the model's diff (or the diff to its code) is returned with
  *   applies=false and why; when neither reply held code or a diff (prose), an LlmError.
@@ -103,11 +103,16 @@ type Interpretation = { ok: true; suggestion: Suggestion } | { ok: false; reason
 
 async function interpret(snippet: string, reply: string, language: LanguageInfo | undefined): Promise<Interpretation> {
   const text = stripReasoning(reply).trim();
+  // Only an explicit empty block means "no change"; an empty reply (no choices, null content, only
+  // <think>…</think>) is a failed reply, never a successful empty diff.
+  if (text === '') {
+    return { ok: false, reason: reply.trim() === '' ? 'the reply is empty' : 'the reply holds only reasoning, no diff or code', diff: '' };
+  }
   const blocks = extractFencedBlocks(text);
   const block = blocks.find((candidate) => looksLikePatch(candidate.body)) ?? blocks[0];
   const body = block ? block.body : text;
 
-  if (body.trim() === '') return { ok: true, suggestion: { diff: '', applies: true, note: 'No change suggested.' } };
+  if (block !== undefined && body.trim() === '') return { ok: true, suggestion: { diff: '', applies: true, note: 'No change suggested.' } };
 
   let improved: string;
   let note: string | undefined;

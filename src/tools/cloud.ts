@@ -49,6 +49,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_recommend_fis_experiments',
+      toolset: 'cloud',
       title: 'Recommend AWS FIS experiments for a finding',
       description:
         'Turns a reliability finding into ranked AWS Fault Injection Service experiments, offline (no LLM, no AWS). ' +
@@ -77,6 +78,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_create_fis_template',
+      toolset: 'cloud',
       title: 'Create an AWS FIS experiment template',
       description:
         'Builds a complete FIS CreateExperimentTemplate input, validated against the FIS action catalog: the action\'s own target ' +
@@ -118,6 +120,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_export_scenario',
+      toolset: 'cloud',
       title: 'Export a scenario to FIS, Chaos Mesh or k6',
       description:
         'Writes one faultline scenario for an engine beyond one machine: fis (ECS/EKS network action template), chaos-mesh ' +

@@ -24,6 +24,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_list_function_names',
+      toolset: 'code',
       title: 'List function names',
       description:
         'Lists every function-like definition in a source file, in source order: functions, methods, ' +
@@ -59,6 +60,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_extract_code_block',
+      toolset: 'code',
       title: 'Extract a function',
       description:
         'Returns the source of one function from a file: `full` is the whole definition including decorators, ' +

@@ -30,6 +30,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledError, ToolInputError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import { TOOLSETS, type Toolset } from '../config.js';
 
 export interface ToolAnnotationsExplicit {
   readOnlyHint: boolean;
@@ -49,6 +50,8 @@ export const LOCAL_READ_ONLY: ToolAnnotationsExplicit = {
 export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   /** snake_case, at most 64 characters (MCP clients prefix it with the server's name). */
   name: string;
+  /** The family `--toolsets` selects it by; required so that an untagged tool fails the build. */
+  toolset: Toolset;
   title: string;
   /** Says when to use the tool, its units and defaults, and whether it needs an LLM. */
   description: string;
@@ -94,15 +97,22 @@ export class ToolRegistry {
    */
   beforeCall?: (extra: Extra) => Promise<void>;
 
+  private readonly enabled: ReadonlySet<Toolset>;
+
   constructor(
     private readonly server: McpServer,
     private readonly log: Logger,
-  ) {}
+    /** The families offered (--toolsets); a tool of another family is not registered at all. */
+    toolsets: readonly Toolset[] = TOOLSETS,
+  ) {
+    this.enabled = new Set(toolsets);
+  }
 
   register<I extends z.ZodRawShape, O extends z.ZodRawShape>(
     definition: ToolDefinition<I, O>,
     handler: ToolHandler<I, O>,
   ): void {
+    if (!this.enabled.has(definition.toolset)) return;
     const inputSchema = z.object(definition.input);
     // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
     // published schema stays the plain object (no additionalProperties, which Gemini rejects).
@@ -211,7 +221,56 @@ export class ToolRegistry {
 function publishedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return compactSchema(json, io) as Record<string, unknown>;
+}
+
+const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+/**
+ * tools/list goes to the model with every request, so the published schemas drop what says
+ * nothing, keeping exactly what they accept:
+ * - `additionalProperties: {}` (the converter's spelling of "anything", the default anyway);
+ * - `propertyNames: {type: "string"}` (every JSON key is a string);
+ * - integer bounds that are only zod's safe-integer range;
+ * - in output schemas, `anyOf: [X, {type: "null"}]` becomes X with `"null"` added to its type
+ *   (input schemas keep no anyOf at all: Gemini rejects it, and the lint checks that).
+ */
+export function compactSchema(node: unknown, io: 'input' | 'output'): unknown {
+  if (Array.isArray(node)) return node.map((item) => compactSchema(item, io));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === 'additionalProperties' && isEmptyObject(value)) continue;
+    if (key === 'propertyNames' && isStringType(value)) continue;
+    if ((key === 'maximum' || key === 'minimum') && SAFE_INTEGER_BOUNDS.has(value as number)) continue;
+    out[key] = key === 'properties' ? mapValues(value as Record<string, unknown>, (child) => compactSchema(child, io)) : compactSchema(value, io);
+  }
+  const anyOf = out.anyOf;
+  if (io === 'output' && Array.isArray(anyOf) && anyOf.length === 2) {
+    const nullIndex = anyOf.findIndex((branch) => isNullType(branch));
+    const other = anyOf[1 - nullIndex] as Record<string, unknown> | undefined;
+    if (nullIndex !== -1 && other && typeof other.type === 'string' && other.anyOf === undefined) {
+      delete out.anyOf;
+      return { ...other, ...out, type: [other.type, 'null'] };
+    }
+  }
+  return out;
+}
+
+function mapValues(record: Record<string, unknown>, map: (value: unknown) => unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+function isStringType(value: unknown): boolean {
+  return JSON.stringify(value) === '{"type":"string"}';
+}
+
+function isNullType(value: unknown): boolean {
+  return JSON.stringify(value) === '{"type":"null"}';
 }
 
 function toolCall(extra: Extra, log: Logger, ignoredArguments: string[]): ToolCall {

@@ -36,6 +36,7 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
   tools.register(
     {
       name: 'fault_run_http_error_impact_scenario',
+      toolset: 'http',
       title: 'Run an HTTP fault impact scenario',
       description:
         'Measures the impact of an HTTP fault: a local proxy that reads HTTP answers errors (default 500, without calling the upstream), ' +

@@ -24,6 +24,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_probe_mcp_server',
+      toolset: 'probe',
       title: 'Probe an MCP server for runtime faults',
       description:
         'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +

@@ -44,6 +44,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_proxy_start',
+      toolset: 'proxy',
       title: 'Start a held fault proxy',
       description:
         `Starts a fault proxy that stays up across calls, so the user's own app and tests can run through it. Returns an id and the listening addresses. ` +
@@ -76,6 +77,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_proxy_set_faults',
+      toolset: 'proxy',
       title: 'Set the faults of a held proxy',
       description: 'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
       input: { id, faults: z.array(z.string()).describe(FAULTS_DESCRIPTION) },
@@ -89,6 +91,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_proxy_status',
+      toolset: 'proxy',
       title: 'Read a held proxy',
       description: 'Counters of a held proxy (per mapping: connections, bytes, HTTP exchanges; per fault: applications, passes) and its recent connection events.',
       input: { id },
@@ -102,6 +105,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
   tools.register(
     {
       name: 'fault_proxy_stop',
+      toolset: 'proxy',
       title: 'Stop a held proxy',
       description: 'Stops a held proxy: closes its ports and every connection. Returns its final status.',
       input: { id },

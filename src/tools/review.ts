@@ -6,14 +6,13 @@
  * With no provider configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
-import { languageByName, languageForPath } from '../code/index.js';
+import { extractFunction, languageByName, languageForPath, requireLanguageForPath } from '../code/index.js';
 import { ToolInputError } from '../errors.js';
 import {
   createProvider,
   LlmError,
   proposeFileChanges,
   scoreSnippet,
-  Slo,
   suggestBetterFunction,
   suggestSlos,
   type LlmProvider,
@@ -21,6 +20,8 @@ import {
   type SearchContext,
 } from '../llm/index.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { SLO_FORMATS, toOpenSlo, toSloth } from '../llm/slo-formats.js';
+import { CONCERNS, SEVERITIES, deepAnalysis, type Concern } from '../llm/deep-analysis.js';
 import type { ToolContext } from './context.js';
 
 /** Reads nothing it changes, but calls a remote model whose answers vary. */
@@ -36,8 +37,22 @@ export const MAX_CHANGE_FILE_BYTES = 256 * 1024;
 const MAX_SNIPPET_CHARS = 100_000;
 
 const NEEDS_LLM =
-  'Needs an LLM: set OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY or OLLAMA_HOST (or --llm-client / --llm-base-url); ' +
-  'without one it fails at once with a message saying so.';
+  'Needs an LLM (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST or --llm-client); ' +
+  'without one it fails at once saying so.';
+
+/**
+ * The SLO result's outline: the fields an agent decides on are typed, the rest (the validated
+ * Slo, src/llm/slo.ts) is present but left open, so tools/list stays small.
+ */
+const SloOutline = z.looseObject({
+  type: z.enum(['latency', 'availability', 'error']),
+  title: z.string(),
+  objective: z.number().describe('percent'),
+  threshold: z.number(),
+  unit: z.string(),
+  window: z.string(),
+  sli: z.looseObject({ prometheus: z.string() }),
+});
 
 export interface ReviewDependencies {
   /** The provider for one call; default: chosen from the config and the environment each time. */
@@ -65,6 +80,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     tools.register(
       {
         name,
+        toolset: 'review',
         title: `Score ${aspect}`,
         description:
           `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing meaningful to improve), with a one-sentence ` +
@@ -88,6 +104,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     tools.register(
       {
         name,
+        toolset: 'review',
         title: `Suggest a ${aspect === 'performance' ? 'faster' : 'more reliable'} function`,
         description:
           `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
@@ -130,21 +147,45 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
   tools.register(
     {
       name: 'fault_suggest_service_level_objectives_slo',
+      toolset: 'review',
       title: 'Suggest SLOs',
       description:
         'Proposes 2-5 service level objectives for the code, each with type (latency|availability|error), title, ' +
         'objective (percent in [0,100)), explanation, threshold, unit (ms|s|%|""), window (e.g. "300s", "30d") and an ' +
         'SLI as PromQL and as a Cloud Monitoring SLO for Cloud Run (sli.prometheus, sli["gcp/cloudrun"]). Every field is ' +
         'validated (PromQL brackets, quotes and ranges; window format; goal = objective/100) and the reply repaired once ' +
-        `if needed. Text: the JSON array of SLOs. ${NEEDS_LLM}`,
-      input: { snippet: snippetArgument, lang: langArgument },
-      output: { slos: z.array(Slo) },
+        `if needed. Text: the JSON array of SLOs, or with format the OpenSLO documents / Sloth spec as JSON. ${NEEDS_LLM}`,
+      input: {
+        snippet: snippetArgument,
+        lang: langArgument,
+        format: z
+          .enum(SLO_FORMATS)
+          .optional()
+          .describe('fault (default: the array), openslo (openslo/v1 SLO documents) or sloth (prometheus/v1 spec; ratio SLIs only)'),
+        service: z.string().optional().describe('Service name in openslo/sloth output (default "service")'),
+      },
+      output: {
+        slos: z.array(SloOutline),
+        openslo: z.array(z.looseObject({ apiVersion: z.string(), kind: z.string() })).optional(),
+        sloth: z.looseObject({ version: z.string() }).optional(),
+        skipped: z.array(z.string()).optional().describe('SLOs left out of the sloth spec, and why'),
+      },
       annotations: LLM_READ_ONLY,
     },
-    async ({ snippet, lang }, call) => {
+    async ({ snippet, lang, format, service }, call) => {
       checkSnippet(snippet);
+      const serviceName = service ?? 'service';
+      if (serviceName.trim() === '' || serviceName.length > 63) throw new ToolInputError('service: must be 1-63 characters');
       const llm = provider('fault_suggest_service_level_objectives_slo');
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
+      if (format === 'openslo') {
+        const openslo = toOpenSlo(slos, serviceName);
+        return { text: JSON.stringify(openslo), structured: { slos, openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }> } };
+      }
+      if (format === 'sloth') {
+        const { spec, skipped } = toSloth(slos, serviceName);
+        return { text: JSON.stringify(spec), structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped } };
+      }
       return { text: JSON.stringify(slos), structured: { slos } };
     },
   );
@@ -152,6 +193,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
   tools.register(
     {
       name: 'fault_make_reliability_and_perf_changes',
+      toolset: 'review',
       title: 'Propose reliability and performance changes to a file',
       description:
         'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, ' +
@@ -180,6 +222,84 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       return { text: JSON.stringify(change), structured: change };
     },
   );
+
+  tools.register(
+    {
+      name: 'fault_function_reliability_deep_analysis',
+      toolset: 'review',
+      title: 'Deep analysis of a function',
+      description:
+        'Extracts func from file (tree-sitter) and asks the model, with related indexed code, for at most 3 findings per ' +
+        'concern (performance, reliability, threat: cold start, dependency failure, exhaustion, races, rate limits). ' +
+        'Each finding: severity (low|medium|high|critical), start_line/end_line in the file, problem, change, and a ' +
+        'unified diff (a/snippet → b/snippet) checked to apply to the function ("" when the change is not a code edit). ' +
+        `Validated and repaired once. Text: JSON {findings}. ${NEEDS_LLM}`,
+      input: {
+        file: z.string().describe('Absolute path or file:// URI of the source file'),
+        lang: z.string().describe('Its language, as said to the model (default: from the extension)'),
+        func: z.string().describe('Function name: bare, qualified (Class.method), or with :LINE'),
+        concerns: z.array(z.string()).optional().describe('Any of performance, reliability, threat (default/empty: all)'),
+      },
+      output: {
+        function: z.looseObject({ qualified_name: z.string(), start_line: z.number(), end_line: z.number() }),
+        findings: z.array(
+          z.looseObject({
+            concern: z.enum(CONCERNS),
+            severity: z.enum(SEVERITIES),
+            start_line: z.number(),
+            end_line: z.number(),
+            problem: z.string(),
+            change: z.string(),
+            diff: z.string(),
+          }),
+        ),
+      },
+      annotations: LLM_READ_ONLY,
+    },
+    async ({ file, lang, func, concerns }, call) => {
+      const chosen = checkConcerns(concerns);
+      const llm = provider('fault_function_reliability_deep_analysis');
+      const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path), func);
+      const findings = await llmCall(() =>
+        deepAnalysis(
+          llm,
+          {
+            file: source.path,
+            lang: lang.trim() || extracted.language,
+            snippet: extracted.full,
+            startLine: extracted.startLine,
+            endLine: extracted.endLine,
+            concerns: chosen,
+            searchContext: deps.searchContext,
+          },
+          { signal: call.signal },
+        ),
+      );
+      const structured = {
+        function: { qualified_name: extracted.qualifiedName, start_line: extracted.startLine, end_line: extracted.endLine },
+        findings: findings.map((finding) => ({
+          concern: finding.concern,
+          severity: finding.severity,
+          start_line: finding.startLine,
+          end_line: finding.endLine,
+          problem: finding.problem,
+          change: finding.change,
+          diff: finding.diff,
+        })),
+      };
+      return { text: JSON.stringify({ findings: structured.findings }), structured };
+    },
+  );
+}
+
+function checkConcerns(concerns: string[] | undefined): Concern[] {
+  if (concerns === undefined || concerns.length === 0) return [...CONCERNS];
+  const unknown = concerns.filter((concern) => !(CONCERNS as readonly string[]).includes(concern));
+  if (unknown.length > 0) {
+    throw new ToolInputError(`concerns: ${unknown.slice(0, 5).map((c) => JSON.stringify(c.slice(0, 40))).join(', ')} not accepted; accepted: ${CONCERNS.join(', ')}`);
+  }
+  return [...new Set(concerns)] as Concern[];
 }
 
 function checkSnippet(snippet: string): void {

@@ -30,42 +30,36 @@ function anyCase<const T extends readonly [string, ...string[]]>(values: T) {
 }
 
 export const commonInput = {
-  url: z.string().describe('The endpoint to load, http:// or https:// (a loopback or private address unless the server allows remote targets)'),
+  url: z.string().describe('http(s) endpoint to load; loopback/private unless remote targets are allowed'),
   method: z.string().optional().describe(`HTTP method (default ${D.method})`),
-  body: z.string().optional().describe('Request body; a non-empty body is sent as application/json (default none)'),
-  headers: z.array(z.string()).optional().describe('Extra request headers, each "Name: value"'),
-  duration: z.string().optional().describe(`How long the load runs: 500ms, 10s, 1m, 1m30s (default ${D.duration})`),
+  body: z.string().optional().describe('Request body, sent as application/json (default none)'),
+  headers: z.array(z.string()).optional().describe('Extra headers, each "Name: value"'),
+  duration: z.string().optional().describe(`Load duration, e.g. 500ms, 10s, 1m30s (default ${D.duration})`),
   num_clients: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe(`Keep-alive connections open at the start, each carrying one request at a time; more open on demand up to max_connections (default ${D.num_clients})`),
-  rps: z.number().min(0).optional().describe(`Requests per second per client; the total rate is num_clients × rps (default ${D.rps})`),
-  timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds, counted from the intended start (default ${D.timeout})`),
-  expect_status: z.string().optional().describe('Statuses that count as success: codes, ranges, classes, e.g. "200", "200-299,404" (default "2xx,3xx"); others are errors'),
-  max_connections: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('Most connections the load opens when all are busy (default rate × timeout, within the file-descriptor limit)'),
+    .describe(`Keep-alive connections open at start, one request in flight each; more open on demand up to max_connections (default ${D.num_clients})`),
+  rps: z.number().min(0).optional().describe(`Requests/s per client; total = num_clients × rps (default ${D.rps})`),
+  timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds from the intended start (default ${D.timeout})`),
+  expect_status: z.string().optional().describe('Statuses counted as success, e.g. "200", "200-299,404" (default "2xx,3xx"); others are errors'),
+  max_connections: z.number().int().min(1).optional().describe('Most connections opened when all are busy (default rate × timeout, within the fd limit)'),
   proxies: z
     .array(z.string())
     .optional()
     .describe(
-      'Proxy mappings LOCAL=REMOTE for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432" or "34000=https://api.example.com"; ' +
-        'the load then goes straight to url and the fault applies to what the app sends through these ports. Default none: the fault sits between the load and url.',
+      'LOCAL=REMOTE mappings for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432"; the fault then applies there and the load goes straight to url (default none: fault between load and url)',
     ),
-  direction: anyCase(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads from the socket, egress = what it writes (default ingress)'),
-  side: anyCase(['server', 'client']).optional().describe('server = the proxy↔target socket, client = the client↔proxy socket (default server; server+ingress = responses)'),
-  slos: z.array(z.string()).optional().describe('SLOs such as "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default "99% @ 350ms", "95% @ 200ms" and "errors < 1%")'),
-  baseline: z.boolean().optional().describe('Run the same load without the fault first and report the impact (doubles the run time; default false)'),
-  seed: z.number().int().optional().describe('Seed for the fault\'s random decisions, to replay a run (default random, reported)'),
-  fault_start: z.string().optional().describe('When the fault starts, a duration or % of duration, e.g. "2s" or "20%" (default 0)'),
-  fault_duration: z.string().optional().describe('How long the fault lasts, a duration or % (default until the end)'),
-  strategy: anyCase(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports the requests/s sustained under the fault'),
-  insecure_tls: z.boolean().optional().describe('Accept any certificate from an https url (default false: verify it)'),
+  direction: anyCase(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads, egress = what it writes (default ingress)'),
+  side: anyCase(['server', 'client']).optional().describe('server = proxy↔target, client = client↔proxy socket (default server; server+ingress = responses)'),
+  slos: z.array(z.string()).optional().describe('SLOs like "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default: those with "95% @ 200ms" for p95)'),
+  baseline: z.boolean().optional().describe('Run without the fault first and report the impact (doubles run time; default false)'),
+  seed: z.number().int().optional().describe('Seed for random fault decisions (default random, reported)'),
+  fault_start: z.string().optional().describe('Fault start, a duration or % of duration, e.g. "2s", "20%" (default 0)'),
+  fault_duration: z.string().optional().describe('Fault length, a duration or % (default to the end)'),
+  strategy: anyCase(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports requests/s sustained'),
+  insecure_tls: z.boolean().optional().describe('Accept any https certificate (default false)'),
 };
 
 const faultInputs: Record<FaultType, z.ZodRawShape> = {
@@ -133,7 +127,9 @@ export const scenarioOutput = {
   ignoredArguments: z.array(z.string()).describe('Arguments given that belong to other fault types, ignored'),
   startedAt: z.string(),
   endedAt: z.string(),
-  baseline: phaseOutline.nullable().describe('The no-fault run, when baseline was asked for'),
+  // Outlined once (for run): the baseline phase has the same shape, and repeating the outline
+  // cost every scenario tool 1.3 KB of tools/list.
+  baseline: z.looseObject({ passed: z.boolean() }).nullable().describe('The no-fault run when baseline was asked for: the same shape as run'),
   run: phaseOutline.describe('The run with the fault'),
   impact: z.array(z.looseObject({ metric: z.string() })).describe('Baseline vs fault, when a baseline ran'),
   verdict: z.enum(['passed', 'failed', 'inconclusive']).describe('failed: an SLO failed; inconclusive: the fault never touched the measured traffic; else passed'),
@@ -157,6 +153,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
     tools.register(
       {
         name: tool.name,
+        toolset: 'scenario',
         title: tool.title,
         description:
           `Measures the impact of a network fault on an HTTP endpoint: a local fault proxy ${tool.what}, while open-loop load ` +

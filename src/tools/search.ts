@@ -29,6 +29,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
   tools.register(
     {
       name: 'fault_index_source_code',
+      toolset: 'search',
       title: 'Index source code',
       description:
         'Indexes a source tree for fault_search_code and for the context of the fault_suggest_* tools. Chunks every ' +
@@ -86,6 +87,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
   tools.register(
     {
       name: 'fault_search_code',
+      toolset: 'search',
       title: 'Search indexed code',
       description:
         'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +

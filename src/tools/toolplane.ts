@@ -30,6 +30,7 @@ export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): v
   tools.register(
     {
       name: 'fault_run_tool_call_chaos_scenario',
+      toolset: 'toolplane',
       title: 'Run a tool-call chaos scenario',
       description:
         'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +

@@ -1,9 +1,10 @@
 /**
- * A local HTTP server that speaks just enough of two LLM APIs for tests, through the real
- * `openai` and `ollama` clients:
+ * A local HTTP server that speaks just enough of three LLM APIs for tests, through the real
+ * `openai`, `ollama` and `@anthropic-ai/sdk` clients:
  *
- *   OpenAI   POST /v1/chat/completions   POST /v1/embeddings
- *   Ollama   POST /api/chat              POST /api/embed
+ *   OpenAI     POST /v1/chat/completions   POST /v1/embeddings
+ *   Ollama     POST /api/chat              POST /api/embed
+ *   Anthropic  POST /v1/messages           (no embeddings: Anthropic has none)
  *
  * Chat replies are scripted per test as a queue (shared by both APIs); each entry is the reply
  * text or a step with a status, a delay or a dropped connection. An empty queue answers HTTP 500
@@ -30,12 +31,18 @@ export interface FakeStep {
   drop?: boolean;
   /** For embeddings: the vectors to return. */
   vectors?: number[][];
+  /** The whole JSON response body, sent as is (malformed replies: no choices, object content…). */
+  body?: unknown;
+  /** Stream this many bytes of a JSON string, chunked with no content-length (an oversized reply). */
+  streamBytes?: number;
+  /** Anthropic: answer with a tool_use block carrying this input (structured output). */
+  toolInput?: unknown;
 }
 
 export type FakeReply = string | FakeStep;
 
 export interface RecordedRequest {
-  api: 'openai' | 'ollama';
+  api: Api;
   kind: 'chat' | 'embed';
   path: string;
   headers: IncomingMessage['headers'];
@@ -57,6 +64,8 @@ export interface FakeLlm {
   openaiBaseUrl: string;
   /** Host for the ollama client. */
   ollamaHost: string;
+  /** Base URL for the Anthropic client (the origin; the SDK adds /v1/messages). */
+  anthropicBaseUrl: string;
   requests: RecordedRequest[];
   chatRequests(): RecordedRequest[];
   /** Appends chat replies to the queue. */
@@ -119,10 +128,22 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       sendError(res, route.api, step.status, step.content ?? `scripted HTTP ${step.status}`, step.headers);
       return;
     }
+    if (step.body !== undefined) {
+      sendJson(res, 200, step.body, step.headers);
+      return;
+    }
+    if (step.streamBytes !== undefined) {
+      streamHuge(res, step.streamBytes);
+      return;
+    }
     if (route.kind === 'chat') {
       const content = step.content ?? '';
       const payload =
-        route.api === 'openai' ? openAiCompletion(body.model, content) : { model: body.model, message: { role: 'assistant', content }, done: true };
+        route.api === 'openai'
+          ? openAiCompletion(body.model, content)
+          : route.api === 'anthropic'
+            ? anthropicMessage(body.model, content, step.toolInput, body.tool_choice?.name)
+            : { model: body.model, message: { role: 'assistant', content }, done: true };
       sendJson(res, 200, payload, step.headers);
     } else {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
@@ -163,6 +184,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   return {
     openaiBaseUrl: `${origin}/v1`,
     ollamaHost: origin,
+    anthropicBaseUrl: origin,
     requests,
     chatRequests: () => requests.filter((request) => request.kind === 'chat'),
     queueChat: (...replies) => void chatQueue.push(...replies),
@@ -193,7 +215,10 @@ export function hashedVector(text: string, dim: number): number[] {
   return vector.map((value) => value / norm);
 }
 
-const ROUTES: Record<string, { api: 'openai' | 'ollama'; kind: 'chat' | 'embed' }> = {
+type Api = 'openai' | 'ollama' | 'anthropic';
+
+const ROUTES: Record<string, { api: Api; kind: 'chat' | 'embed' }> = {
+  'POST /v1/messages': { api: 'anthropic', kind: 'chat' },
   'POST /v1/chat/completions': { api: 'openai', kind: 'chat' },
   'POST /v1/embeddings': { api: 'openai', kind: 'embed' },
   'POST /api/chat': { api: 'ollama', kind: 'chat' },
@@ -211,8 +236,52 @@ function openAiCompletion(model: string, content: string): object {
   };
 }
 
-function sendError(res: ServerResponse, api: 'openai' | 'ollama', status: number, message: string, headers?: Record<string, string>): void {
-  sendJson(res, status, api === 'openai' ? { error: { message, type: 'fake_error' } } : { error: message }, headers);
+/** A Messages API reply: text, or a tool_use block when the step scripts the tool's input. */
+function anthropicMessage(model: string, content: string, toolInput: unknown, toolName: string | undefined): object {
+  const block =
+    toolInput !== undefined
+      ? { type: 'tool_use', id: 'toolu_fake', name: toolName ?? 'answer', input: toolInput }
+      : { type: 'text', text: content };
+  return {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [block],
+    stop_reason: toolInput !== undefined ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
+}
+
+/** `{"pad": "xxxx…"}` of about `bytes` bytes, in 64 KiB chunks, with no content-length. */
+function streamHuge(res: ServerResponse, bytes: number): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"pad": "');
+  const chunk = 'x'.repeat(64 * 1024);
+  let sent = 0;
+  const more = (): void => {
+    while (sent < bytes) {
+      sent += chunk.length;
+      if (!res.write(chunk)) {
+        res.once('drain', more);
+        return;
+      }
+    }
+    res.end('"}');
+  };
+  res.on('close', () => res.off('drain', more));
+  more();
+}
+
+function sendError(res: ServerResponse, api: Api, status: number, message: string, headers?: Record<string, string>): void {
+  const payload =
+    api === 'openai'
+      ? { error: { message, type: 'fake_error' } }
+      : api === 'anthropic'
+        ? { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } }
+        : { error: message };
+  sendJson(res, status, payload, headers);
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {

@@ -1,0 +1,124 @@
+/**
+ * Toolsets and the tools/list budget: `--toolsets` / FAULTLINE_TOOLSETS choose which families the
+ * server offers (unknown names are a usage error listing the accepted ones); every tool carries a
+ * family; tools/list stays lean; an environment variable set to "" counts as unset.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { TOOLSETS, makeConfig } from '../src/config.js';
+import { compactSchema } from '../src/tools/define.js';
+import { connectInMemory, connectStdio } from './helpers/mcp.js';
+import { cliPath } from './helpers/repo.js';
+
+/**
+ * Bytes of tools/list JSON per tool, on average. The goal is 3 KB; the six scenario tools'
+ * arguments and result outline (src/tools/scenario.ts) still cost 6–7 KB each, so the whole list
+ * is held at 3.4 KB (measured 3.32 KB for 26 tools) and every other family at 3 KB (measured
+ * about 2 KB). Lower these as the schemas shrink; never raise them.
+ */
+const AVERAGE_BUDGET_BYTES = 3_400;
+const NON_SCENARIO_BUDGET_BYTES = 3_000;
+/** No single tool may cost more than this. */
+const MAX_TOOL_BYTES = 8_000;
+
+test('tools/list stays within its byte budget, with units and defaults still in the descriptions', async () => {
+  const { client, close } = await connectInMemory();
+  try {
+    const { tools } = await client.listTools();
+    const sizes = tools.map((tool) => ({ name: tool.name, bytes: Buffer.byteLength(JSON.stringify(tool)) }));
+    const average = (list: typeof sizes) => list.reduce((sum, item) => sum + item.bytes, 0) / list.length;
+    assert.ok(average(sizes) <= AVERAGE_BUDGET_BYTES, `average ${Math.round(average(sizes))} bytes per tool`);
+    const others = sizes.filter((item) => !item.name.includes('_impact_scenario'));
+    assert.ok(average(others) <= NON_SCENARIO_BUDGET_BYTES, `average ${Math.round(average(others))} bytes per non-scenario tool`);
+    for (const item of sizes) assert.ok(item.bytes <= MAX_TOOL_BYTES, `${item.name}: ${item.bytes} bytes`);
+    // Lean, not mute: units and defaults are still said.
+    const latency = tools.find((tool) => tool.name === 'fault_run_latency_impact_scenario')!;
+    const props = latency.inputSchema.properties as Record<string, { description: string }>;
+    assert.match(props.latency!.description, /milliseconds.*default/);
+    assert.match(props.duration!.description, /default/);
+    assert.match(props.timeout!.description, /seconds.*default/);
+  } finally {
+    await close();
+  }
+});
+
+test('compactSchema drops only what says nothing', () => {
+  const compacted = compactSchema(
+    {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+        m: { type: 'integer', minimum: 1, maximum: 10 },
+        h: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } },
+        o: { anyOf: [{ type: 'object', properties: { a: { type: 'number' } }, additionalProperties: {} }, { type: 'null' }], description: 'x' },
+      },
+    },
+    'output',
+  );
+  assert.deepEqual(compacted, {
+    type: 'object',
+    properties: {
+      n: { type: 'integer' },
+      m: { type: 'integer', minimum: 1, maximum: 10 },
+      h: { type: 'object', additionalProperties: { type: 'string' } },
+      o: { type: ['object', 'null'], properties: { a: { type: 'number' } }, description: 'x' },
+    },
+  });
+  // Input schemas keep their anyOf untouched (the lint forbids it there anyway).
+  const input = { anyOf: [{ type: 'string' }, { type: 'null' }] };
+  assert.deepEqual(compactSchema(input, 'input'), input);
+});
+
+test('toolsets: the config chooses the families tools/list offers', async () => {
+  const { client, close } = await connectInMemory(makeConfig({ toolsets: ['code', 'review'] }));
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('fault_list_function_names'));
+    assert.ok(names.includes('fault_score_performance'));
+    assert.ok(!names.some((name) => name.includes('scenario') && name.startsWith('fault_run')), names.join(','));
+    assert.ok(!names.includes('fault_search_code'));
+    // A tool outside the chosen families is not callable either.
+    const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'x' } }).catch((error: Error) => ({ isError: true, error }));
+    assert.equal((result as { isError?: boolean }).isError, true);
+  } finally {
+    await close();
+  }
+});
+
+test('every family name is documented in the config list, default all', () => {
+  assert.deepEqual(makeConfig().toolsets, [...TOOLSETS]);
+  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolplane', 'probe', 'cloud']);
+});
+
+test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unset', async () => {
+  const session = await connectStdio(['mcp'], { FAULTLINE_TOOLSETS: 'code', FAULT_AGENT_CLIENT: '', FAULT_LLM_TIMEOUT: ' ', FAULT_LLM_BASE_URL: '' });
+  try {
+    const names = (await session.client.listTools()).tools.map((tool) => tool.name).sort();
+    assert.deepEqual(names, ['fault_extract_code_block', 'fault_list_function_names']);
+  } finally {
+    await session.close();
+  }
+});
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input: '', timeout: 20_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('an unknown toolset is a usage error listing the accepted ones', () => {
+  for (const [args, env] of [[['mcp', '--toolsets', 'code,nope'], {}], [['mcp'], { FAULTLINE_TOOLSETS: 'nope' }]] as const) {
+    const { code, stdout, stderr } = run([...args], { ...env });
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolplane, probe, cloud, all/);
+  }
+});
+
+test('--llm-timeout takes a duration and refuses anything else', () => {
+  const { code, stderr } = run(['mcp', '--llm-timeout', 'soon']);
+  assert.equal(code, 2);
+  assert.match(stderr, /--llm-timeout.*expected a duration/);
+  assert.match(run(['mcp', '--help']).stdout, /--llm-timeout/);
+  assert.match(run(['mcp', '--help']).stdout, /--toolsets/);
+});
