@@ -10,21 +10,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnRawServer } from './helpers/raw-stdio.js';
+import { seededRandom } from '../src/probe/args.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CALLS = 1000;
 const IN_FLIGHT = 16;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, async () => {
   const root = await mkdtemp(join(tmpdir(), 'faultline-fuzz-'));
@@ -40,7 +31,7 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
   try {
     const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }> };
     const tools = listed.tools;
-    const random = mulberry32(SEED);
+    const random = seededRandom(SEED);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const strings = [
       '',
@@ -145,7 +136,7 @@ test(`fuzz: schema-derived hostile arguments for every tool (seed ${SEED})`, asy
   try {
     type Schema = { type?: string | string[]; items?: Schema; enum?: unknown[] };
     const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, Schema> } }> };
-    const random = mulberry32(SEED ^ 0x5eed);
+    const random = seededRandom(SEED ^ 0x5eed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const hostileStrings = [
       join(root, '..', '..', 'etc', 'passwd'),

@@ -3,18 +3,14 @@
  * TIMEOUT probes), and seeded hostile variants (for the TOOL probe): wrong types, missing
  * required fields, unknown fields, huge and odd strings. Same schema + seed → same cases.
  */
+import { createRandom } from '../proxy/random.js';
+
 export type JsonSchema = Record<string, unknown>;
 
-/** mulberry32: a small, well-known seeded generator; enough to make cases reproducible. */
+/** The project's one seeded generator (proxy/random.ts): same schema + seed → same cases. */
 export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = createRandom(seed, 'probe-args');
+  return () => random.next();
 }
 
 function typeOf(schema: JsonSchema): string | undefined {
