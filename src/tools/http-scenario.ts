@@ -5,13 +5,11 @@
  * arguments, report and verdicts as the network scenario tools (tools/scenario.ts).
  */
 import * as z from 'zod';
-import { CancelledError } from '../errors.js';
 import { HTTP_FAULT_TYPES } from '../proxy/http/index.js';
-import { renderReport } from '../report/markdown.js';
-import { HTTP_SCENARIO_DEFAULTS as H, httpScenarioFromArguments, runScenario, type HttpScenarioArguments } from '../scenario/index.js';
+import { HTTP_SCENARIO_DEFAULTS as H, httpScenarioFromArguments, type HttpScenarioArguments } from '../scenario/index.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
-import { commonInput, scenarioOutput, SCENARIO_ANNOTATIONS } from './scenario.js';
+import { commonInput, runScenarioCall, scenarioOutput, SCENARIO_ANNOTATIONS } from './scenario.js';
 
 const { direction: _direction, side: _side, ...common } = commonInput;
 
@@ -51,14 +49,7 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
     async (args, call) => {
       const spec = await httpScenarioFromArguments(args as unknown as HttpScenarioArguments, ctx.config.scenario);
       ctx.log.info('fault_run_http_error_impact_scenario: %s %s for %d ms, %s', spec.method, spec.url, spec.durationMs, spec.httpFault.type);
-      const result = await runScenario(spec, {
-        signal: call.signal,
-        ignoredArguments: call.ignoredArguments,
-        onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
-      }).catch((error: unknown) => {
-        throw call.signal.aborted ? new CancelledError() : error;
-      });
-      return { text: renderReport(result), structured: result as unknown as z.infer<z.ZodObject<typeof scenarioOutput>> };
+      return runScenarioCall(spec, call);
     },
   );
 }

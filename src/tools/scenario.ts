@@ -10,8 +10,8 @@ import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import { BANDWIDTH_UNITS, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
 import { renderReport } from '../report/markdown.js';
-import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
-import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments, type ScenarioSpec } from '../scenario/index.js';
+import type { ToolAnnotationsExplicit, ToolCall, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
 /** Sends traffic to the user's endpoint: not read-only, not idempotent, open world; it deletes nothing. */
@@ -169,15 +169,26 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
       async (args, call) => {
         const spec = await scenarioFromArguments(tool.type, args as unknown as ScenarioArguments, ctx.config.scenario);
         ctx.log.info('%s: %s %s for %d ms at %d req/s', tool.name, spec.method, spec.url, spec.durationMs, spec.clients * spec.rps);
-        const result = await runScenario(spec, {
-          signal: call.signal,
-          ignoredArguments: call.ignoredArguments,
-          onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
-        }).catch((error: unknown) => {
-          throw call.signal.aborted ? new CancelledError() : error;
-        });
-        return { text: renderReport(result), structured: result as unknown as z.infer<z.ZodObject<typeof scenarioOutput>> };
+        return runScenarioCall(spec, call);
       },
     );
   }
+}
+
+/**
+ * Runs a validated scenario for one tool call (progress, cancellation, ignored arguments) and
+ * renders it: shared by the network scenario tools and the HTTP one.
+ */
+export async function runScenarioCall(
+  spec: ScenarioSpec,
+  call: ToolCall,
+): Promise<{ text: string; structured: z.infer<z.ZodObject<typeof scenarioOutput>> }> {
+  const result = await runScenario(spec, {
+    signal: call.signal,
+    ignoredArguments: call.ignoredArguments,
+    onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
+  }).catch((error: unknown) => {
+    throw call.signal.aborted ? new CancelledError() : error;
+  });
+  return { text: renderReport(result), structured: result as unknown as z.infer<z.ZodObject<typeof scenarioOutput>> };
 }
