@@ -71,6 +71,18 @@ describe('fis', () => {
     assert.ok(blackhole.notes.some((n) => /placeholder tag/.test(n)));
   });
 
+  test('a partial target_config: an explicit waiver or a role alone is taken as given, the placeholder alarm sits in the role\'s account', async () => {
+    const role = 'arn:aws:iam::123456789012:role/fis';
+    const waived = await exported('fis', 'latency', { latency: 100, duration: '2m' }, { targetConfig: { roleArn: role, noStopCondition: true } });
+    assert.deepEqual(JSON.parse(waived.document).stopConditions, [{ source: 'none' }]);
+    assert.ok(!waived.notes.some((n) => /stopConditionArn is a placeholder/.test(n)), waived.notes.join('\n'));
+    const roleOnly = await exported('fis', 'latency', { latency: 100, duration: '2m' }, { targetConfig: { roleArn: role } });
+    const template = JSON.parse(roleOnly.document);
+    assert.match(template.stopConditions[0].value, /^arn:aws:cloudwatch:[^:]+:123456789012:alarm:REPLACE_WITH_STOP_ALARM$/);
+    assert.ok(roleOnly.notes.some((n) => /stopConditionArn is a placeholder/.test(n)));
+    assert.ok(!roleOnly.notes.some((n) => /roleArn is a placeholder/.test(n)));
+  });
+
   test('refusals: no bandwidth or jitter action, a normal spread, a fault shorter than FIS allows, a request-side fault, proxies', async () => {
     await refusedExport('fis', 'bandwidth', { duration: '5m' }, /^fault: cannot export to fis: FIS has no bandwidth-limiting action/);
     await refusedExport('fis', 'jitter', { duration: '5m' }, /^fault: cannot export to fis: .*no equivalent/);

@@ -43,7 +43,11 @@ export interface ExportResult {
 }
 
 const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
-const PLACEHOLDER_ALARM = 'arn:aws:cloudwatch:us-east-1:000000000000:alarm:REPLACE_WITH_STOP_ALARM';
+/** A placeholder alarm ARN in the account of `roleArn` when that is a role ARN (FIS wants both in one account). */
+function placeholderAlarmFor(roleArn: unknown): string {
+  const account = typeof roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(roleArn)?.[1] : undefined;
+  return `arn:aws:cloudwatch:us-east-1:${account ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
+}
 
 function refuse(argument: string, to: ExportTarget, reason: string): never {
   throw new ToolInputError(`${argument}: cannot export to ${to}: ${reason}`);
@@ -166,13 +170,17 @@ function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportResult {
     ...(spec.faultStartMs > 0 ? { startAfter: ['wait-before-fault'] } : {}),
     description: `faultline ${spec.fault.type} scenario on ${spec.url}`.slice(0, 512),
   });
-  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, stopConditionArn: PLACEHOLDER_ALARM, ...given };
+  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
+  // The alarm placeholder only stands in for an alarm nobody mentioned: not next to an explicit
+  // waiver (noStopCondition), and in the given role's account, which the template builder checks.
+  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
+  if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
   if (given.tags === undefined && given.resourceTags === undefined && given.resourceArns === undefined && given.parameters === undefined) {
     config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
     notes.push(`The ${platform === 'ecs' ? 'tasks' : 'pods'} are selected by a placeholder tag: give target_config.tags, resourceArns or target parameters.`);
   }
   if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give target_config.roleArn.');
-  if (config.stopConditionArn === PLACEHOLDER_ALARM && config.noStopCondition !== true) notes.push('stopConditionArn is a placeholder: give target_config.stopConditionArn (a CloudWatch alarm on the service\'s SLO).');
+  if (!alarmGiven) notes.push('stopConditionArn is a placeholder: give target_config.stopConditionArn (a CloudWatch alarm on the service\'s SLO).');
   let built;
   try {
     built = buildExperimentTemplate(recommendations, config);
