@@ -39,6 +39,9 @@ describe('fault_run_http_error_impact_scenario', () => {
     assert.equal(result.run.proxy.httpFaults![0]!.applications, errors);
     assert.equal(result.passed, false);
     assert.match(textOf(response), /HTTP Error: Status: 503, Probability: 50%, not forwarded/);
+    // The injected 503s are the fault's, not the endpoint's (which answered every request 200).
+    assert.ok(result.verdictReasons.includes(`503 × ${errors}: injected by the HTTP fault, as asked.`), result.verdictReasons.join('\n'));
+    assert.doesNotMatch(textOf(response), /the endpoint failed/);
   });
 
   it('runs the other HTTP faults by http_fault', async () => {

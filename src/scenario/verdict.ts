@@ -17,22 +17,43 @@ export interface VerdictWithReasons {
 
 export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWithReasons {
   const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
-  const statusHints = unexpectedStatusHints(run);
+  const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run);
   if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...statusHints, ...untouched.warnings] };
   if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
   return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
 }
 
+/**
+ * The status the scenario's own HTTP fault answers with (error: status_code, rate_limit: 429) and
+ * how many times it did, so those answers are not blamed on the endpoint.
+ */
+function injectedAnswers(spec: ScenarioSpec, run: PhaseResult): { status: number; count: number } | undefined {
+  const fault = spec.httpFault;
+  if (!fault) return undefined;
+  const status = fault.type === 'error' ? Number(fault['status_code'] ?? 500) : fault.type === 'rate_limit' ? 429 : undefined;
+  if (status === undefined) return undefined;
+  const counters = (run.proxy.httpFaults ?? []).find((c) => c.type === fault.type);
+  return { status, count: counters?.applications ?? 0 };
+}
+
 /** "404 × 40: is the url right?" for each unexpected status, most frequent first. */
-function unexpectedStatusHints(run: PhaseResult): string[] {
+function unexpectedStatusHints(run: PhaseResult, injected?: { status: number; count: number }): string[] {
   const load = run.load;
   if (!load || (load.errorsByClass.http_status ?? 0) + (load.errorsByClass.http_5xx ?? 0) === 0) return [];
   const unexpected = Object.entries(load.errorDetails)
     .map(([detail, count]) => ({ status: /^HTTP (\d{3})$/.exec(detail)?.[1], count }))
     .filter((entry): entry is { status: string; count: number } => entry.status !== undefined)
     .sort((a, b) => b.count - a.count);
-  return unexpected.map(({ status, count }) => `${status} × ${count}: ${hintFor(Number(status))}`);
+  return unexpected.map(({ status, count }) => {
+    if (injected && injected.count > 0 && Number(status) === injected.status) {
+      const fromEndpoint = count - injected.count;
+      return fromEndpoint > 0
+        ? `${status} × ${count}: ${injected.count} injected by the HTTP fault, ${fromEndpoint} from the endpoint (${hintFor(Number(status))})`
+        : `${status} × ${count}: injected by the HTTP fault, as asked.`;
+    }
+    return `${status} × ${count}: ${hintFor(Number(status))}`;
+  });
 }
 
 function hintFor(status: number): string {
