@@ -89,6 +89,8 @@ test('bad arguments are isError naming the argument', async () => {
       [{ url: 'http://93.184.216.34/mcp', calls: ['{"tool":"x"}'] }, /url/],
       [{ command: '/nonexistent/mcp-server', calls: ['{"tool":"x"}'] }, /could not start \/nonexistent\/mcp-server/],
       [{ command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] }, /exited before it answered initialize|closed/i],
+      // A tool the server does not have (a typo) is named, with what the server has.
+      [{ command: process.execPath, args: [targetPath, 'stdio'], calls: ['{"tool":"echo","arguments":{"text":"x"}}', '{"tool":"ecko"}'] }, /^calls: the server has no tool "ecko"; its tools\/list has .*\becho\b/],
     ];
     for (const [args, pattern] of cases) {
       const result = (await client.callTool({ name: NAME, arguments: args })) as CallToolResult;

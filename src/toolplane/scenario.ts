@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError } from '../errors.js';
+import { CancelledError, ToolInputError } from '../errors.js';
 import { renderReport, type CallRecord, type Slis } from './metrics.js';
 import type { Plan } from './plan.js';
 import { ToolPlane } from './session.js';
@@ -84,7 +84,18 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
       finishProxy = () => proxy.close();
       await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
     }
-    await client.listTools({}, { signal: stop.signal });
+    const { tools: listed } = await client.listTools({}, { signal: stop.signal });
+    // A call to a tool the server does not have would fail every time and read as a resilience
+    // failure; a typo in `calls` is the likelier cause, so say so. Tools the plan adds to the
+    // list (list_changed) are fair game: failing calls to them are that fault's point.
+    const offered = new Set([...plane.serverToolNames(), ...listed.map((tool) => tool.name)]);
+    const missing = [...new Set(scenario.calls.map((call) => call.tool).filter((name) => !offered.has(name)))];
+    if (missing.length > 0) {
+      const names = plane.serverToolNames();
+      throw new ToolInputError(
+        `calls: the server has no tool ${missing.map((name) => JSON.stringify(name)).join(', ')}; its tools/list has ${names.length === 0 ? 'no tools' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')}`,
+      );
+    }
     const total = scenario.tasks * scenario.calls.length;
     let done = 0;
     for (let t = 1; t <= scenario.tasks; t++) {

@@ -100,6 +100,11 @@ export class ToolPlane {
     return this.engine.listView(tools);
   }
 
+  /** The tool names the server's tools/list has shown so far (before the plan hid or added any). */
+  serverToolNames(): string[] {
+    return [...this.tools.keys()];
+  }
+
   unsafeRetry(tool: string): boolean {
     return this.tools.get(tool)?.unsafeRetry ?? false;
   }
