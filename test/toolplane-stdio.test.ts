@@ -2,10 +2,10 @@
  * The stdio proxy with our own SDK-built server behind it, driven by the official SDK client:
  * each fault's effect is asserted on what the client receives.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,6 +16,7 @@ import { cliPath, repoRoot } from './helpers/repo.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'toolplane-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 let planCount = 0;
 
 interface Proxied {

@@ -2,14 +2,25 @@
  * fault_run_tool_call_chaos_scenario through a real SDK client: stdio and HTTP targets, every
  * number in structuredContent, argument errors naming the argument, cancellation reaping the child.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { registerToolplaneTools } from '../src/tools/toolplane.js';
 import { connectTools, textOf } from './helpers/mcp.js';
+
+const scratch: string[] = [];
+/** A fresh scratch directory, removed when the file's tests end. */
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolplane-tool-'));
+  scratch.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
 import { repoRoot } from './helpers/repo.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
 
@@ -26,7 +37,7 @@ function alive(pid: number): boolean {
 }
 
 test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {
-  const pidFile = join(mkdtempSync(join(tmpdir(), 'toolplane-tool-')), 'pids');
+  const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
   const { client, close } = await connectTools(registerToolplaneTools);
   try {
@@ -103,7 +114,7 @@ test('bad arguments are isError naming the argument', async () => {
 });
 
 test('cancelling a hung scenario stops it and reaps the child', async () => {
-  const pidFile = join(mkdtempSync(join(tmpdir(), 'toolplane-tool-')), 'pids');
+  const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
   const { client, close } = await connectTools(registerToolplaneTools);
   try {
