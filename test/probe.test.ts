@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fixturePath } from './helpers/repo.js';
 import { loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
-import { hostileCases, validArguments } from '../src/probe/args.js';
+import { hostileCases, slowArguments, validArguments } from '../src/probe/args.js';
 import { checkTaxonomy } from '../src/probe/taxonomy.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
@@ -98,6 +98,14 @@ test('hostile cases are seeded: same seed, same cases; another seed, other cases
   assert.deepEqual(hostileCases(schema, 10, 7), hostileCases(schema, 10, 7));
   assert.notDeepEqual(JSON.stringify(hostileCases(schema, 10, 7)), JSON.stringify(hostileCases(schema, 10, 8)));
   assert.deepEqual(validArguments(schema), { a: 'a' });
+});
+
+test('the cancellation probe asks a delay-like argument for a call that outlasts the cancel, within the schema bounds', () => {
+  const sleep = { type: 'object', properties: { ms: { type: 'number' }, label: { type: 'string' } }, required: ['ms'] };
+  assert.deepEqual(slowArguments(sleep, 1650), { ms: 1650 });
+  assert.deepEqual(slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650), { delay_seconds: 1 });
+  assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), { sleepMs: 1650 });
+  assert.equal(slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650), undefined);
 });
 
 test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {

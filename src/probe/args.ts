@@ -77,6 +77,33 @@ export function validArguments(inputSchema: JsonSchema): Record<string, unknown>
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** Names of arguments that set how long a call takes: a delay in milliseconds or in seconds. */
+const MILLISECONDS_NAME = /(^|_)(ms|millis|milliseconds|delay|sleep|wait|duration|timeout)(_|$)|[a-z](Ms|Millis|Delay|Duration)$/i;
+const SECONDS_NAME = /(^|_)(s|secs?|seconds)(_|$)|[a-z](Secs?|Seconds)$/;
+
+/**
+ * Valid arguments that ask the tool to take about `targetMs`, when its schema has a number
+ * argument named like a delay (`ms`, `delay_ms`, `sleepSeconds`, …), within the schema's bounds;
+ * undefined when it has none. The cancellation probe needs a call still running when it cancels,
+ * and a tool's minimal valid arguments (a 1 ms sleep) finish first.
+ */
+export function slowArguments(inputSchema: JsonSchema, targetMs: number): Record<string, unknown> | undefined {
+  const args = validArguments(inputSchema);
+  let found = false;
+  for (const [name, schema] of Object.entries(properties(inputSchema))) {
+    const type = typeOf(schema);
+    if (type !== 'number' && type !== 'integer') continue;
+    const seconds = SECONDS_NAME.test(name);
+    if (!seconds && !MILLISECONDS_NAME.test(name)) continue;
+    let value = seconds ? targetMs / 1000 : targetMs;
+    if (typeof schema.maximum === 'number') value = Math.min(value, schema.maximum);
+    if (typeof schema.minimum === 'number') value = Math.max(value, schema.minimum);
+    args[name] = type === 'integer' ? Math.ceil(value) : value;
+    found = true;
+  }
+  return found ? args : undefined;
+}
+
 const HOSTILE_STRINGS = ['', ' ', '\u0000', '../../../../../../../../etc/passwd', '%s%n%x', '${jndi:ldap://x}', "'; DROP TABLE t; --", '\u202e\ud83d\ude00', '-1', 'NaN', 'x'.repeat(100_000)];
 const WRONG_VALUES: unknown[] = [null, 12345, -1, 1e308, true, [], {}, 'not-a-number', [null], { nested: { deep: [1, 'a'] } }];
 

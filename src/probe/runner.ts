@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { handshake, openPeer, postRaw, PROBE_PROTOCOL_VERSION, type JsonRpcMessage, type Peer, type Reply, type Target, type TranscriptLine } from './peer.js';
-import { hostileCases, validArguments, type JsonSchema } from './args.js';
+import { hostileCases, slowArguments, validArguments, type JsonSchema } from './args.js';
 import { compileSchema, descriptionsOf, instructionLikeText, portabilityIssues, schemaErrors, type ListedTool } from './schema-checks.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
 import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type LeafStatus, type RunRecord } from './record.js';
@@ -314,7 +314,12 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     if (on('TIMEOUT')) {
       let tried = 0;
       let tested = false;
-      for (const tool of callable) {
+      // Tools with a delay-like argument first, asked to run well past the cancel; a server that
+      // ignores the cancel then answers within the 2 s wait below, which is the finding.
+      const slowCalls = callable
+        .map((tool) => ({ tool, args: slowArguments(tool.inputSchema ?? {}, CANCEL_AFTER_MS + 1500) }))
+        .sort((a, b) => Number(b.args !== undefined) - Number(a.args !== undefined));
+      for (const { tool, args } of slowCalls) {
         if (!timeLeft() || tried >= 5) break;
         tried++;
         if (!main.alive()) main = await reopen();
@@ -323,7 +328,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         const token = `faultline-probe-${++tokenCount}`;
         const id = `cancel-${tried}`;
         tokens.set(token, { tool: tool.name, startedAt: Date.now(), peer: main });
-        const pending = main.request('tools/call', { name: tool.name, arguments: validArguments(tool.inputSchema ?? {}), _meta: { progressToken: token } }, CANCEL_AFTER_MS, id);
+        const pending = main.request('tools/call', { name: tool.name, arguments: args ?? validArguments(tool.inputSchema ?? {}), _meta: { progressToken: token } }, CANCEL_AFTER_MS, id);
         const early = await pending;
         if (!early.timedOut) {
           tokens.get(token)!.answeredAt = Date.now();
