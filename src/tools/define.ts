@@ -98,6 +98,12 @@ export class ToolRegistry {
   beforeCall?: (extra: Extra) => Promise<void>;
 
   private readonly enabled: ReadonlySet<Toolset>;
+  /**
+   * Output shapes several tools share (the six scenario tools have one), with their zod object and
+   * published JSON Schema: converted once, not once per tool (the conversion is most of the cost
+   * of building the server, and start-up is on every MCP client's critical path).
+   */
+  private readonly outputs = new WeakMap<z.ZodRawShape, { schema: z.ZodObject; published: Tool['outputSchema'] }>();
 
   constructor(
     private readonly server: McpServer,
@@ -117,7 +123,7 @@ export class ToolRegistry {
     // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
     // published schema stays the plain object (no additionalProperties, which Gemini rejects).
     const acceptingSchema = z.looseObject(definition.input);
-    const outputSchema = z.object(definition.output);
+    const output = this.outputFor(definition.output);
     const known = new Set(Object.keys(definition.input));
     const ignorable = new Set(definition.ignoredArguments ?? []);
     this.listed.push({
@@ -125,7 +131,7 @@ export class ToolRegistry {
       title: definition.title,
       description: definition.description,
       inputSchema: publishedSchema(inputSchema, 'input') as Tool['inputSchema'],
-      outputSchema: publishedSchema(outputSchema, 'output') as Tool['outputSchema'],
+      outputSchema: output.published,
       annotations: { title: definition.title, ...definition.annotations },
     });
     const run = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
@@ -158,11 +164,21 @@ export class ToolRegistry {
         title: definition.title,
         description: definition.description,
         inputSchema: acceptingSchema,
-        outputSchema,
+        outputSchema: output.schema,
         annotations: { title: definition.title, ...definition.annotations },
       },
       run as never,
     );
+  }
+
+  private outputFor(shape: z.ZodRawShape): { schema: z.ZodObject; published: Tool['outputSchema'] } {
+    let output = this.outputs.get(shape);
+    if (!output) {
+      const schema = z.object(shape);
+      output = { schema, published: publishedSchema(schema, 'output') as Tool['outputSchema'] };
+      this.outputs.set(shape, output);
+    }
+    return output;
   }
 
   /** Every registered tool as `tools/list` publishes it. */
