@@ -9,6 +9,9 @@ import * as z from 'zod';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
+/** src/code and its report shapes, loaded by the first call. */
+const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
+
 const syntaxErrorsShape = z
   .object({
     count: z.number().describe('ERROR and MISSING nodes tree-sitter produced; 0 for a clean parse'),
@@ -96,5 +99,3 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     },
   );
 }
-
-const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
