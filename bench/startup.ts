@@ -10,7 +10,8 @@
  * 2. MCP start-up: spawn + initialize + tools/list, `faultline mcp` against a one-tool server on
  *    the same SDK (target ≤ 1.2×), measured two ways in interleaved rounds:
  *    - raw JSON-RPC (test/helpers/mcp-startup.ts): the server's side alone;
- *    - through the SDK client, as an SDK-based MCP client sees it. That client also compiles a
+ *    - through the SDK client, as an SDK-based MCP client sees it (a fresh client process each
+ *      time, bench/sdk-client-startup.ts, so its work runs cold). That client also compiles a
  *      validator for every tool's outputSchema when tools/list answers (Client.cacheToolMetadata,
  *      ajv); that time is measured on its own and reported as the client-side share, since no
  *      server can remove it without changing the schemas it publishes.
@@ -25,14 +26,14 @@ import net from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cliPath } from '../test/helpers/repo.js';
 import { median, timeRawStartup } from '../test/helpers/mcp-startup.js';
 import { drained, startServer } from '../test/fixtures/proxy/net.js';
 
 const ROUNDS = Number(process.env['BENCH_STARTUP_ROUNDS'] ?? 9);
 const BULK_BYTES = Number(process.env['BENCH_STARTUP_BYTES'] ?? 512 * 1024 * 1024);
+const sdkClient = fileURLToPath(new URL('./sdk-client-startup.js', import.meta.url));
 const oneToolServer = fileURLToPath(new URL('../test/fixtures/server/one-tool-server.js', import.meta.url));
 const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 
@@ -48,24 +49,17 @@ function timeProcess(args: string[]): Promise<number> {
 
 /**
  * Milliseconds from spawn to the tools/list answer through the SDK client, and of those, the time
- * the client spent compiling output-schema validators (its cacheToolMetadata, timed in place).
+ * the client spent compiling output-schema validators: measured by bench/sdk-client-startup.ts in
+ * a fresh client process each time, since a real client does this work once, cold (in this
+ * long-lived process the compile would run warm and look about half as long).
  */
 async function timeSdkStartup(args: string[]): Promise<{ totalMs: number; compileMs: number }> {
-  const started = performance.now();
-  const client = new Client({ name: 'bench', version: '0.0.0' });
-  let compileMs = 0;
-  const inner = client as unknown as { cacheToolMetadata(tools: unknown[]): void };
-  const cache = inner.cacheToolMetadata.bind(client);
-  inner.cacheToolMetadata = (tools) => {
-    const compiling = performance.now();
-    cache(tools);
-    compileMs += performance.now() - compiling;
-  };
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
-  await client.listTools();
-  const totalMs = performance.now() - started;
-  await client.close();
-  return { totalMs, compileMs };
+  const child = spawn(process.execPath, [sdkClient, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
+  if (code !== 0) throw new Error(`sdk-client-startup exited ${code}: ${output}`);
+  return JSON.parse(output) as { totalMs: number; compileMs: number };
 }
 
 const BARE_PIPE = `
@@ -129,7 +123,8 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     bare.push(await timeProcess(['-e', '0']));
     version.push(await timeProcess([cliPath, '--version']));
-    for (const which of ['oneTool', 'faultline'] as const) {
+    // Alternate which server goes first, so neither gains from the order (a warm file cache).
+    for (const which of round % 2 === 0 ? (['oneTool', 'faultline'] as const) : (['faultline', 'oneTool'] as const)) {
       const raw = await timeRawStartup(argsOf[which]);
       servers[which].rawInit.push(raw.initializeMs);
       servers[which].raw.push(raw.toolsListMs);
