@@ -1,7 +1,9 @@
 /**
  * Start-up budget: each command loads only what it uses. Checked two ways, both independent of
  * how busy the machine is: which modules a fresh process loads (a module-resolution hook records
- * them), and the time of `faultline --version` as a ratio to `node -e 0` measured in the same run.
+ * them), and times as ratios to a baseline measured in the same run: `faultline --version` to
+ * `node -e 0`, and `faultline mcp` (spawn, initialize, tools/list over raw JSON-RPC) to the
+ * one-tool server on the same SDK.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { cliPath } from './helpers/repo.js';
+import { cliPath, repoRoot } from './helpers/repo.js';
+import { median, timeRawStartup } from './helpers/mcp-startup.js';
 
 const HOOKS = `
 import { appendFileSync } from 'node:fs';
@@ -20,8 +23,17 @@ export async function resolve(specifier, context, next) {
   return result;
 }`;
 
-/** The file: URLs a fresh `faultline …args` process resolves. */
-function modulesLoadedBy(args: string[]): string[] {
+/** An MCP client's opening: initialize, initialized, tools/list; then stdin closes. */
+const TOOLS_LIST_SESSION = [
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'startup-test', version: '0' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+]
+  .map((message) => `${JSON.stringify(message)}\n`)
+  .join('');
+
+/** The file: URLs a fresh `faultline …args` process resolves, given `input` on stdin. */
+function modulesLoadedBy(args: string[], input = ''): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-'));
   try {
     const hooks = join(dir, 'hooks.mjs');
@@ -33,9 +45,11 @@ function modulesLoadedBy(args: string[]): string[] {
     const run = spawnSync(process.execPath, ['--import', register, cliPath, ...args], {
       env: { ...process.env, FAULTLINE_TRACE_FILE: trace },
       encoding: 'utf8',
+      input,
       timeout: 30_000,
     });
     assert.equal(run.status, 0, run.stderr);
+    if (input !== '') assert.match(run.stdout, /"id":2/, 'tools/list was not answered');
     return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -61,6 +75,29 @@ test('faultline proxy loads the proxy, not the MCP SDK, zod or tree-sitter', () 
   assert.ok(!loaded.some((url) => url.endsWith('/src/commands/mcp.js')));
 });
 
+test('faultline mcp loads no domain module and no heavy dependency before it has answered tools/list', () => {
+  const loaded = modulesLoadedBy(['mcp'], TOOLS_LIST_SESSION);
+  const packages = packagesIn(loaded);
+  // Tools load these on their first call (import() in the handlers), not at start-up.
+  for (const heavy of ['diff', 'web-tree-sitter', 'better-sqlite3', 'autocannon', 'openai', 'ollama', '@anthropic-ai/sdk', '@qdrant/js-client-rest', 'yaml']) {
+    assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
+  }
+  assert.deepEqual([...packages].sort(), ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'commander', 'zod', 'zod-to-json-schema']);
+  // Of the domain folders only leaf modules of names and limits (no imports of their own).
+  const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolplane)\//.test(url));
+  const leaves = ['proxy/vocabulary.js', 'proxy/control/guard.js', 'scenario/defaults.js', 'cloud/export-targets.js', 'code/languages.js', 'llm/concerns.js', 'llm/errors.js', 'llm/slo-formats.js', 'probe/limits.js', 'probe/taxonomy.js'];
+  assert.deepEqual(domain.filter((url) => !leaves.some((leaf) => url.endsWith(`/src/${leaf}`))), []);
+});
+
+test("the search tools' schema vocabulary equals src/index's own", async () => {
+  const mirror = await import('../src/tools/search-vocabulary.js');
+  const index = await import('../src/index/index.js');
+  assert.deepEqual(mirror.acceptedLangValues(), index.acceptedLangValues());
+  assert.equal(mirror.DEFAULT_SEARCH_LIMIT, index.DEFAULT_SEARCH_LIMIT);
+  assert.equal(mirror.MAX_SEARCH_LIMIT, index.MAX_SEARCH_LIMIT);
+  assert.equal(mirror.MAX_QUERY_CHARS, index.MAX_QUERY_CHARS);
+});
+
 test('faultline --help still lists every command', () => {
   const run = spawnSync(process.execPath, [cliPath, '--help'], { encoding: 'utf8', timeout: 30_000 });
   for (const name of ['mcp', 'agent', 'code', 'index', 'search', 'run', 'proxy', 'demo']) {
@@ -84,4 +121,23 @@ test('faultline --version costs at most 3× bare node start-up (medians, same ru
   // Measured about 1.5× here; before commands loaded lazily it was 5–6×.
   const ratio = median(version) / median(bare);
   assert.ok(ratio < 3, `--version took ${ratio.toFixed(2)}× node -e 0`);
+});
+
+test('faultline mcp answers initialize and tools/list within 2× the one-tool SDK server (medians, same run)', async () => {
+  const oneTool = join(repoRoot, 'dist', 'test', 'fixtures', 'server', 'one-tool-server.js');
+  const yardstick: number[] = [];
+  const faultline: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const one = await timeRawStartup([oneTool]);
+    const ours = await timeRawStartup([cliPath, 'mcp']);
+    assert.equal(one.tools, 1);
+    assert.ok(ours.tools >= 20, `faultline listed ${ours.tools} tools`);
+    yardstick.push(one.toolsListMs);
+    faultline.push(ours.toolsListMs);
+  }
+  // Measured about 1.3× here (1.6× when every tool module loaded its domain code at start). The
+  // bound is loose so a busy machine cannot fail it: it catches gross regressions (a blocking
+  // start-up, a heavy dependency loaded eagerly); what is loaded is checked exactly above.
+  const ratio = median(faultline) / median(yardstick);
+  assert.ok(ratio < 2, `faultline mcp took ${ratio.toFixed(2)}× the one-tool server`);
 });

@@ -16,10 +16,10 @@ import { ToolInputError } from '../errors.js';
 import type { ScenarioSpec } from '../scenario/index.js';
 import { buildExperimentTemplate } from './template.js';
 import { formatIsoDuration } from './iso-duration.js';
+import { EXPORT_TARGETS, FIS_PLATFORMS } from './export-targets.js';
 
-export const EXPORT_TARGETS = ['fis', 'chaos-mesh', 'k6'] as const;
+export { EXPORT_TARGETS, FIS_PLATFORMS };
 export type ExportTarget = (typeof EXPORT_TARGETS)[number];
-export const FIS_PLATFORMS = ['ecs', 'eks'] as const;
 export type FisPlatform = (typeof FIS_PLATFORMS)[number];
 
 export interface ExportOptions {

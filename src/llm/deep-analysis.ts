@@ -12,10 +12,10 @@ import { applyModelPatch, unifiedDiff } from './patch.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, LlmProvider } from './provider.js';
 import type { RelatedCode, SearchContext } from './suggest.js';
+import { CONCERNS, SEVERITIES } from './concerns.js';
 
-export const CONCERNS = ['performance', 'reliability', 'threat'] as const;
+export { CONCERNS, SEVERITIES };
 export type Concern = (typeof CONCERNS)[number];
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 
 const Finding = z.object({
   concern: z.enum(CONCERNS),

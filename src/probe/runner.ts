@@ -10,6 +10,7 @@ import { handshake, openPeer, postRaw, PROBE_PROTOCOL_VERSION, type JsonRpcMessa
 import { hostileCases, slowArguments, validArguments, type JsonSchema } from './args.js';
 import { compileSchema, descriptionsOf, instructionLikeText, portabilityIssues, schemaErrors, type ListedTool } from './schema-checks.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
+import { PROBE_DEFAULTS, PROBE_LIMITS } from './limits.js';
 import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type LeafStatus, type RunRecord } from './record.js';
 
 export interface ProbeOptions {
@@ -25,8 +26,7 @@ export interface ProbeOptions {
   onProgress?: (message: string) => void;
 }
 
-export const PROBE_DEFAULTS = { cases: 8, seed: 1, callTimeoutMs: 5000, overallTimeoutMs: 120_000 } as const;
-export const PROBE_LIMITS = { cases: 100, callTimeoutMs: 60_000, overallTimeoutMs: 600_000 } as const;
+export { PROBE_DEFAULTS, PROBE_LIMITS };
 
 export interface Finding {
   leaf: string;

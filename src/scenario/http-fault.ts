@@ -12,8 +12,9 @@ import type { ScenarioLimits } from '../config.js';
 import { ToolInputError } from '../errors.js';
 import { HTTP_FAULT_TYPES, validateHttpFault, type HttpFaultSpec, type HttpFaultType, type ResolvedHttpFault } from '../proxy/http/index.js';
 import { scenarioFromArguments, type ScenarioArguments, type ScenarioSpec } from './input.js';
+import { HTTP_SCENARIO_DEFAULTS } from './defaults.js';
 
-export const HTTP_SCENARIO_DEFAULTS = { http_fault: 'error', status_code: 500, probability: 1, delay: 100, retry_after: 60, after_bytes: 0 } as const;
+export { HTTP_SCENARIO_DEFAULTS };
 
 export interface HttpScenarioArguments extends ScenarioArguments {
   http_fault?: string | undefined;

@@ -22,25 +22,9 @@ import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
 import { checkMappings } from '../target-policy.js';
+import { SCENARIO_DEFAULTS } from './defaults.js';
 
-export const SCENARIO_DEFAULTS = {
-  method: 'GET',
-  duration: '10s',
-  // 20 requests/s over 10 connections: each connection is busy a fifth of the time even with a
-  // 100 ms fault, so the default run measures the fault, not a queue for connections.
-  num_clients: 10,
-  rps: 2,
-  timeout: 10,
-  direction: 'ingress' as Direction,
-  side: 'server' as Side,
-  latency: 100,
-  deviation: 0,
-  amplitude: 20,
-  frequency: 5,
-  rate: 1000,
-  unit: 'bps',
-  loss_rate: 0.05,
-} as const;
+export { SCENARIO_DEFAULTS };
 
 /** The arguments of the fault_run_* tools (every one optional but `url`). */
 export interface ScenarioArguments {

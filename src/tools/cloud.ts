@@ -5,22 +5,17 @@
  *
  * Inputs stay flat (src/tools/README.md): fis-recommender's object arguments (finding,
  * recommendation, target_config) are taken as JSON text.
+ *
+ * src/cloud (and, for exports, the scenario parser) loads on the first call: the schemas need only
+ * the leaf modules of names and defaults.
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import {
-  buildExperimentTemplate,
-  checkFaultArguments,
-  EXPORT_LIMITS,
-  EXPORT_TARGETS,
-  exportScenario,
-  FIS_PLATFORMS,
-  jsonArgument,
-  recommendExperiments,
-  renderCloudFormation,
-} from '../cloud/index.js';
-import { scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
-import { LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
+import { EXPORT_TARGETS, FIS_PLATFORMS } from '../cloud/export-targets.js';
+import type { ScenarioArguments } from '../scenario/index.js';
+import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
+import type { FaultType } from '../proxy/index.js';
+import { LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -70,6 +65,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       annotations: LOCAL_READ_ONLY,
     },
     async ({ finding, resources, limit }) => {
+      const { recommendExperiments } = await import('../cloud/index.js');
       const set = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
       return { text: JSON.stringify(set), structured: set };
     },
@@ -106,6 +102,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       annotations: LOCAL_READ_ONLY,
     },
     async ({ recommendation, target_config, format, yaml }) => {
+      const { buildExperimentTemplate, jsonArgument, renderCloudFormation } = await import('../cloud/index.js');
       const built = buildExperimentTemplate(jsonArgument(recommendation, 'recommendation', true), jsonArgument(target_config, 'target_config'));
       const chosen = format ?? 'json';
       if (chosen === 'json' && yaml) throw new ToolInputError('yaml: applies to format cloudformation only');
@@ -167,6 +164,10 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async (args) => {
       const { to, fault, platform, target_config, namespace, selector, ...scenario } = args;
+      const [{ checkFaultArguments, EXPORT_LIMITS, exportScenario, jsonArgument }, { scenarioFromArguments }] = await Promise.all([
+        import('../cloud/index.js'),
+        import('../scenario/index.js'),
+      ]);
       checkFaultArguments(fault, scenario);
       const spec = await scenarioFromArguments(fault as FaultType, scenario as unknown as ScenarioArguments, EXPORT_LIMITS);
       const result = await exportScenario(spec, to, {

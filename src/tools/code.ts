@@ -2,12 +2,15 @@
  * fault_list_function_names and fault_extract_code_block: src/code behind fault's tool names and
  * argument names. Text content keeps fault's shapes (a JSON array of names; JSON {full, body});
  * structuredContent adds qualified names, kinds, lines and the syntax-error summary.
+ *
+ * src/code (tree-sitter) loads on the first call, not when the server starts.
  */
 import * as z from 'zod';
-import { extractFunction, listFunctions, requireLanguageForPath } from '../code/index.js';
-import { extractionReport, functionListReport } from '../code/report.js';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+
+/** src/code and its report shapes, loaded by the first call. */
+const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
 
 const syntaxErrorsShape = z
   .object({
@@ -52,6 +55,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     },
     async ({ file }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
+      const [{ listFunctions, requireLanguageForPath }, { functionListReport }] = await loadCode();
       const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path)));
       return { text: JSON.stringify(report.names), structured: report };
     },
@@ -89,6 +93,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     },
     async ({ file, func }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
+      const [{ extractFunction, requireLanguageForPath }, { extractionReport }] = await loadCode();
       const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func));
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },

@@ -90,7 +90,10 @@ export type ToolHandler<I extends z.ZodRawShape, O extends z.ZodRawShape> = (
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export class ToolRegistry {
-  private readonly listed: Tool[] = [];
+  /** The tools in registration order, with the zod objects their published schemas come from. */
+  private readonly registered: Array<{ tool: Pick<Tool, 'name' | 'title' | 'description' | 'annotations'>; input: z.ZodObject; output: z.ZodObject }> = [];
+  /** What tools/list publishes, converted once (see publish()). */
+  private published: Tool[] | undefined;
   /**
    * Runs before every tool handler, e.g. to fetch the client's roots over the call's own stream
    * (server.ts); a failure is logged and the call goes on.
@@ -98,6 +101,8 @@ export class ToolRegistry {
   beforeCall?: (extra: Extra) => Promise<void>;
 
   private readonly enabled: ReadonlySet<Toolset>;
+  /** One zod object per output shape, so the tools sharing one (the six scenario tools) share it. */
+  private readonly outputs = new WeakMap<z.ZodRawShape, z.ZodObject>();
 
   constructor(
     private readonly server: McpServer,
@@ -117,17 +122,20 @@ export class ToolRegistry {
     // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
     // published schema stays the plain object (no additionalProperties, which Gemini rejects).
     const acceptingSchema = z.looseObject(definition.input);
-    const outputSchema = z.object(definition.output);
+    const outputSchema = this.outputFor(definition.output);
     const known = new Set(Object.keys(definition.input));
     const ignorable = new Set(definition.ignoredArguments ?? []);
-    this.listed.push({
-      name: definition.name,
-      title: definition.title,
-      description: definition.description,
-      inputSchema: publishedSchema(inputSchema, 'input') as Tool['inputSchema'],
-      outputSchema: publishedSchema(outputSchema, 'output') as Tool['outputSchema'],
-      annotations: { title: definition.title, ...definition.annotations },
+    this.registered.push({
+      tool: {
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        annotations: { title: definition.title, ...definition.annotations },
+      },
+      input: inputSchema,
+      output: outputSchema,
     });
+    this.published = undefined;
     const run = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
       const started = performance.now();
       try {
@@ -165,13 +173,56 @@ export class ToolRegistry {
     );
   }
 
+  private outputFor(shape: z.ZodRawShape): z.ZodObject {
+    let schema = this.outputs.get(shape);
+    if (!schema) {
+      schema = z.object(shape);
+      this.outputs.set(shape, schema);
+    }
+    return schema;
+  }
+
   /** Every registered tool as `tools/list` publishes it. */
   tools(): Tool[] {
-    return this.listed.map((tool) => structuredClone(tool));
+    this.published ??= this.publish();
+    return this.published.map((tool) => structuredClone(tool));
+  }
+
+  /**
+   * Converts every tool's schemas to JSON Schema: all inputs in one call and all outputs in
+   * another, through a zod registry, so a field schema several tools share (the scenario tools'
+   * twenty common arguments) is converted once rather than once per tool. The result is the same
+   * as converting each tool alone (the snapshot test holds it); the conversion is most of the
+   * cost of building the server, and start-up is on every MCP client's critical path.
+   */
+  private publish(): Tool[] {
+    const inputs = z.registry<{ id: string }>();
+    const outputs = z.registry<{ id: string }>();
+    const outputIds = new Map<z.ZodObject, string>();
+    this.registered.forEach(({ input, output }, index) => {
+      inputs.add(input, { id: String(index) });
+      if (!outputIds.has(output)) {
+        outputIds.set(output, String(outputIds.size));
+        outputs.add(output, { id: outputIds.get(output)! });
+      }
+    });
+    const publishedInputs = publishedSchemas(inputs, 'input');
+    const publishedOutputs = publishedSchemas(outputs, 'output');
+    // Keys in the order tools/list has always shown them.
+    return this.registered.map(({ tool, output }, index) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: publishedInputs[String(index)] as Tool['inputSchema'],
+      outputSchema: publishedOutputs[outputIds.get(output)!] as Tool['outputSchema'],
+      annotations: tool.annotations,
+    }));
   }
 
   /** Makes `tools/list` answer from this registry (call once, after every tool is registered). */
   serveToolList(): void {
+    // Converted now, not on the first tools/list: a schema zod cannot convert fails the start.
+    this.published ??= this.publish();
     this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools() }));
     // The tool list never changes after start: advertise that (the SDK sets listChanged: true
     // when the first tool is registered, and never sends the notification).
@@ -218,10 +269,16 @@ export class ToolRegistry {
   }
 }
 
-function publishedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
-  delete json.$schema;
-  return compactSchema(json, io) as Record<string, unknown>;
+/** The JSON Schema of every schema in `registry`, by id, as tools/list publishes them. */
+function publishedSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Record<string, unknown>> {
+  const { schemas } = z.toJSONSchema(registry, { target: 'draft-7', io });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, json]) => {
+      const copy: Record<string, unknown> = { ...json };
+      delete copy.$schema;
+      return [id, compactSchema(copy, io) as Record<string, unknown>];
+    }),
+  );
 }
 
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);

@@ -5,8 +5,9 @@
  * arguments, report and verdicts as the network scenario tools (tools/scenario.ts).
  */
 import * as z from 'zod';
-import { HTTP_FAULT_TYPES } from '../proxy/http/index.js';
-import { HTTP_SCENARIO_DEFAULTS as H, httpScenarioFromArguments, type HttpScenarioArguments } from '../scenario/index.js';
+import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
+import type { HttpScenarioArguments } from '../scenario/index.js';
+import { HTTP_SCENARIO_DEFAULTS as H } from '../scenario/defaults.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 import { commonInput, runScenarioCall, scenarioOutput, SCENARIO_ANNOTATIONS } from './scenario.js';
@@ -47,6 +48,7 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
       ignoredArguments: IGNORED,
     },
     async (args, call) => {
+      const { httpScenarioFromArguments } = await import('../scenario/index.js');
       const spec = await httpScenarioFromArguments(args as unknown as HttpScenarioArguments, ctx.config.scenario);
       ctx.log.info('fault_run_http_error_impact_scenario: %s %s for %d ms, %s', spec.method, spec.url, spec.durationMs, spec.httpFault.type);
       return runScenarioCall(spec, call);

@@ -1,12 +1,14 @@
 /**
  * fault_probe_mcp_server (toolset family: probe): runs the fault-taxonomy probes against an MCP
  * server — spawned from command + args (stdio) or reached at url (streamable HTTP) — and answers
- * with the text report and every leaf and finding (structuredContent).
+ * with the text report and every leaf and finding (structuredContent). The probe runner loads on
+ * the first call.
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import { FAMILY_IDS, loadTaxonomy, PROBE_DEFAULTS, PROBE_LIMITS, renderProbeText, runProbe, type FamilyId, type Target } from '../probe/index.js';
-import { checkLoadTarget } from '../scenario/target.js';
+import type { Target } from '../probe/index.js';
+import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
+import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -64,9 +66,11 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
       let target: Target;
       if (url !== undefined) {
+        const { checkLoadTarget } = await import('../scenario/target.js');
         const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
       } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      const { loadTaxonomy, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
       let step = 0;
       const report = await runProbe(target, taxonomy, {

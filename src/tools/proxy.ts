@@ -5,7 +5,9 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import { HELD_LIMITS, HeldProxies, productionRefusal, type HeldStatus } from '../proxy/control/index.js';
+import type { HeldProxies, HeldStatus } from '../proxy/control/index.js';
+import { productionRefusal } from '../proxy/control/guard.js';
+import { HELD_LIMITS } from '../proxy/vocabulary.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -36,8 +38,13 @@ function envYes(name: string): boolean {
 const render = (status: HeldStatus) => ({ text: JSON.stringify(status), structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>> });
 
 export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void {
-  const held = new HeldProxies((line) => ctx.log.info('%s', line));
-  ctx.onClose?.(() => held.stopAll());
+  // The proxy loads on the first call of any of these tools, not when the server starts.
+  let proxies: HeldProxies | undefined;
+  const heldProxies = async (): Promise<HeldProxies> => {
+    const { HeldProxies } = await import('../proxy/control/index.js');
+    return (proxies ??= new HeldProxies((line) => ctx.log.info('%s', line)));
+  };
+  ctx.onClose?.(() => proxies?.stopAll());
   const id = z.string().describe('The id fault_proxy_start returned');
 
   // family: proxy
@@ -63,6 +70,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
       if (refusal) throw new ToolInputError(refusal);
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
+      const held = await heldProxies();
       return render(await held.start({
           mappings: proxies,
           faults: faults ?? [],
@@ -84,7 +92,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ id, faults }) => render(held.setFaults(id, faults)),
+    async ({ id, faults }) => render((await heldProxies()).setFaults(id, faults)),
   );
 
   // family: proxy
@@ -98,7 +106,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       output: statusOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ id }) => render(held.status(id)),
+    async ({ id }) => render((await heldProxies()).status(id)),
   );
 
   // family: proxy
@@ -113,6 +121,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async ({ id }) => {
+      const held = await heldProxies();
       const status = await held.stop(id);
       if (!status) throw new ToolInputError(`id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${held.ids().join(', ') || 'none'}`);
       return render(status);

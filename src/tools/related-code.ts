@@ -2,9 +2,8 @@
  * Retrieval for the suggest tools: the function under review is the query (not the whole prompt,
  * as fault embedded), over every tree indexed with fault_index_source_code that the server may
  * read. Without an index there is simply no related code; a failing search is logged and the
- * suggestion goes ahead without context rather than failing.
+ * suggestion goes ahead without context rather than failing. src/index loads on the first search.
  */
-import { indexSettingsFrom, searchIndex } from '../index/index.js';
 import type { SearchContext } from '../llm/index.js';
 import { messageOf } from '../errors.js';
 import type { ToolContext } from './context.js';
@@ -14,6 +13,7 @@ const RELATED_CHUNKS = 5;
 export function relatedCodeSearch(ctx: ToolContext): SearchContext {
   return async (query, signal) => {
     try {
+      const { indexSettingsFrom, searchIndex } = await import('../index/index.js');
       const hits = await searchIndex(indexSettingsFrom(ctx.config), {
         query,
         signal,

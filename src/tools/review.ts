@@ -6,23 +6,19 @@
  * With no provider configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
-import { extractFunction, languageByName, languageForPath, requireLanguageForPath } from '../code/index.js';
 import { ToolInputError } from '../errors.js';
-import {
-  createProvider,
-  LlmError,
-  proposeFileChanges,
-  scoreSnippet,
-  suggestBetterFunction,
-  suggestSlos,
-  type LlmProvider,
-  type ProviderChoice,
-  type SearchContext,
-} from '../llm/index.js';
+import type { LlmProvider, ProviderChoice, SearchContext } from '../llm/index.js';
+import { LlmError } from '../llm/errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { SLO_FORMATS, toOpenSlo, toSloth } from '../llm/slo-formats.js';
-import { CONCERNS, SEVERITIES, deepAnalysis, type Concern } from '../llm/deep-analysis.js';
+import type { Concern } from '../llm/deep-analysis.js';
+import { CONCERNS, SEVERITIES } from '../llm/concerns.js';
 import type { ToolContext } from './context.js';
+
+// The LLM clients, prompts, diff library and tree-sitter load on the first call (import() below),
+// not when the server starts: the schemas need only the leaf modules above.
+const loadLlm = () => import('../llm/index.js');
+const loadCode = () => import('../code/index.js');
 
 /** Reads nothing it changes, but calls a remote model whose answers vary. */
 const LLM_READ_ONLY: ToolAnnotationsExplicit = {
@@ -69,8 +65,8 @@ const langArgument = z
 const scoreArgument = (what: string) => z.number().min(0).max(1).describe(what);
 
 export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps: ReviewDependencies = {}): void {
-  const provider = (tool: string): LlmProvider => {
-    const choice = deps.provider ? deps.provider() : createProvider(ctx.config.llm);
+  const provider = async (tool: string): Promise<LlmProvider> => {
+    const choice = deps.provider ? deps.provider() : (await loadLlm()).createProvider(ctx.config.llm);
     if (!choice.ok) throw new ToolInputError(`${tool} needs an LLM, and ${choice.reason}`);
     return choice.provider;
   };
@@ -92,7 +88,8 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       },
       async ({ snippet, lang }, call) => {
         checkSnippet(snippet);
-        const llm = provider(name);
+        const llm = await provider(name);
+        const { scoreSnippet } = await loadLlm();
         const result = await llmCall(() => scoreSnippet(llm, { aspect, snippet, lang }, { signal: call.signal }));
         return { text: JSON.stringify(result), structured: result };
       },
@@ -129,7 +126,8 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       },
       async ({ snippet, lang, score, target_score }, call) => {
         checkSnippet(snippet);
-        const llm = provider(name);
+        const llm = await provider(name);
+        const [{ suggestBetterFunction }, { languageByName }] = await Promise.all([loadLlm(), loadCode()]);
         const suggestion = await llmCall(() =>
           suggestBetterFunction(
             llm,
@@ -176,7 +174,8 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       checkSnippet(snippet);
       const serviceName = service ?? 'service';
       if (serviceName.trim() === '' || serviceName.length > 63) throw new ToolInputError('service: must be 1-63 characters');
-      const llm = provider('fault_suggest_service_level_objectives_slo');
+      const llm = await provider('fault_suggest_service_level_objectives_slo');
+      const { suggestSlos } = await loadLlm();
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
       if (format === 'openslo') {
         const openslo = toOpenSlo(slos, serviceName);
@@ -214,8 +213,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       annotations: LLM_READ_ONLY,
     },
     async ({ file }, call) => {
-      const llm = provider('fault_make_reliability_and_perf_changes');
+      const llm = await provider('fault_make_reliability_and_perf_changes');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const [{ proposeFileChanges }, { languageForPath }] = await Promise.all([loadLlm(), loadCode()]);
       const change = await llmCall(() =>
         proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path) }, { signal: call.signal }),
       );
@@ -258,8 +258,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     },
     async ({ file, lang, func, concerns }, call) => {
       const chosen = checkConcerns(concerns);
-      const llm = provider('fault_function_reliability_deep_analysis');
+      const llm = await provider('fault_function_reliability_deep_analysis');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([import('../llm/deep-analysis.js'), loadCode()]);
       const extracted = await extractFunction(source.text, requireLanguageForPath(source.path), func);
       const findings = await llmCall(() =>
         deepAnalysis(

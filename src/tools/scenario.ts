@@ -5,12 +5,16 @@
  *
  * Each tool's schema carries only its own fault's fields; everything but `url` has a default,
  * stated in its description (schemas carry no `default` keyword, which Gemini rejects).
+ *
+ * The scenario runner, the proxy and the report load on the first call (import() in the
+ * handlers): the schemas need only the leaf modules of names and defaults.
  */
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
-import { BANDWIDTH_UNITS, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
-import { renderReport } from '../report/markdown.js';
-import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments, type ScenarioSpec } from '../scenario/index.js';
+import type { FaultType } from '../proxy/index.js';
+import { BANDWIDTH_UNITS, LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
+import type { ScenarioArguments, ScenarioSpec } from '../scenario/index.js';
+import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
 import type { ToolAnnotationsExplicit, ToolCall, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -167,6 +171,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
         ignoredArguments: ignoredFor(tool.type),
       },
       async (args, call) => {
+        const { scenarioFromArguments } = await import('../scenario/index.js');
         const spec = await scenarioFromArguments(tool.type, args as unknown as ScenarioArguments, ctx.config.scenario);
         ctx.log.info('%s: %s %s for %d ms at %d req/s', tool.name, spec.method, spec.url, spec.durationMs, spec.clients * spec.rps);
         return runScenarioCall(spec, call);
@@ -183,6 +188,7 @@ export async function runScenarioCall(
   spec: ScenarioSpec,
   call: ToolCall,
 ): Promise<{ text: string; structured: z.infer<z.ZodObject<typeof scenarioOutput>> }> {
+  const [{ runScenario }, { renderReport }] = await Promise.all([import('../scenario/index.js'), import('../report/markdown.js')]);
   const result = await runScenario(spec, {
     signal: call.signal,
     ignoredArguments: call.ignoredArguments,

@@ -6,25 +6,18 @@
  */
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
-import {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_QUERY_CHARS,
-  MAX_SEARCH_LIMIT,
-  acceptedLangValues,
-  indexSettingsFrom,
-  indexSourceTree,
-  indexStatsJson,
-  renderSearchHits,
-  searchHitJson,
-  searchIndex,
-} from '../index/index.js';
+import { acceptedLangValues, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './search-vocabulary.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
 const sourceDirDescription = 'Absolute path or file:// URI of the source tree (a directory)';
 
 export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void {
-  const settings = () => indexSettingsFrom(ctx.config);
+  // src/index (SQLite, embedders, tree-sitter) loads on the first call, not when the server starts.
+  const domain = async () => {
+    const index = await import('../index/index.js');
+    return { index, settings: index.indexSettingsFrom(ctx.config) };
+  };
 
   tools.register(
     {
@@ -71,7 +64,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
     },
     async ({ source_dir, lang }, call) => {
       const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
-      const stats = await indexSourceTree(settings(), {
+      const { index, settings } = await domain();
+      const stats = await index.indexSourceTree(settings, {
         sourceDir,
         lang,
         signal: call.signal,
@@ -80,7 +74,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      return { text: 'done', structured: indexStatsJson(stats) };
+      return { text: 'done', structured: index.indexStatsJson(stats) };
     },
   );
 
@@ -119,7 +113,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
     },
     async ({ query, source_dir, limit }, call) => {
       const sourceDir = source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
-      const hits = await searchIndex(settings(), {
+      const { index, settings } = await domain();
+      const hits = await index.searchIndex(settings, {
         query,
         sourceDir,
         limit,
@@ -127,9 +122,9 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         acceptTree: (tree) => ctx.access.resolveDirectory(tree, 'source_dir').then(() => true, () => false),
       });
       return {
-        text: renderSearchHits(hits),
+        text: index.renderSearchHits(hits),
         structured: {
-          results: hits.map(searchHitJson),
+          results: hits.map(index.searchHitJson),
         },
       };
     },

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ToolInputError } from '../../errors.js';
+import { HELD_LIMITS } from '../vocabulary.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
@@ -12,18 +13,7 @@ import { parseFaultJson } from './fault-config.js';
 import { parseMapping } from '../mapping.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
-export const HELD_LIMITS = {
-  /** Proxies held at once, per server. */
-  maxHeld: 8,
-  defaultTtlMs: 10 * 60_000,
-  maxTtlMs: 60 * 60_000,
-  /** Mappings per proxy. */
-  maxMappings: 16,
-  /** Faults per list. */
-  maxFaults: 32,
-  /** Connection events kept per proxy for status. */
-  events: 20,
-};
+export { HELD_LIMITS };
 
 export interface HeldStatus {
   id: string;

@@ -14,6 +14,7 @@
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
 import { ToolInputError } from '../../errors.js';
+import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
 import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkDirection, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
 export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
@@ -29,17 +30,7 @@ export interface BandwidthSpec extends FaultTarget {
 
 export type ResolvedBandwidth = Required<BandwidthSpec>;
 
-const UNIT_BYTES: Record<string, number> = {
-  'bps': 1,
-  'kbps': 1e3,
-  'mbps': 1e6,
-  'gbps': 1e9,
-  'bit/s': 1 / 8,
-  'kbit/s': 1e3 / 8,
-  'mbit/s': 1e6 / 8,
-  'gbit/s': 1e9 / 8,
-};
-export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
+export { BANDWIDTH_UNITS };
 /** Above a terabyte per second a cap caps nothing a loopback test can send. */
 export const MAX_BYTES_PER_SECOND = 1e12;
 

@@ -10,9 +10,10 @@
  * Every sample is truncated at 0 (a negative delay becomes 0).
  */
 import { createRandom, type Random } from '../random.js';
+import { LATENCY_DISTRIBUTIONS } from '../vocabulary.js';
 import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
-export const LATENCY_DISTRIBUTIONS = ['normal', 'uniform', 'pareto', 'pareto_normal'] as const;
+export { LATENCY_DISTRIBUTIONS };
 export type LatencyDistribution = (typeof LATENCY_DISTRIBUTIONS)[number];
 
 export interface LatencySpec extends FaultTarget {

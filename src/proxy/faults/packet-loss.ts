@@ -22,6 +22,7 @@
  * on average) and p = lossRate·r/(1−lossRate), which gives lossRate in the steady state.
  */
 import { createRandom, type Random } from '../random.js';
+import { LOSS_MODELS } from '../vocabulary.js';
 import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
 export const SEGMENT_BYTES = 1448;
@@ -29,7 +30,7 @@ const DUPLICATE_ACK_THRESHOLD = 3;
 const RTO_MIN_MS = 200;
 const MAX_RETRIES = 6;
 
-export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
+export { LOSS_MODELS };
 export type LossModel = (typeof LOSS_MODELS)[number];
 
 export interface PacketLossSpec extends FaultTarget {

@@ -12,17 +12,9 @@
  */
 import { ToolInputError } from '../../errors.js';
 import { SpecReader } from '../faults/fault.js';
+import { HTTP_FAULT_TYPES } from '../vocabulary.js';
 
-export const HTTP_FAULT_TYPES = [
-  'latency',
-  'error',
-  'rate_limit',
-  'timeout',
-  'malformed',
-  'schema_mismatch',
-  'connection_refused',
-  'connection_drop',
-] as const;
+export { HTTP_FAULT_TYPES };
 export type HttpFaultType = (typeof HTTP_FAULT_TYPES)[number];
 
 /** Fields every HTTP fault accepts. */

@@ -1,0 +1,46 @@
+/**
+ * The proxy's names and limits that tool schemas and descriptions quote: a leaf module (no
+ * imports), so the MCP server can build its tool list without loading the proxy itself. The fault
+ * modules re-export these; this is their one definition.
+ */
+
+export const LATENCY_DISTRIBUTIONS = ['normal', 'uniform', 'pareto', 'pareto_normal'] as const;
+
+export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
+
+/** Bytes per second per bandwidth unit: bytes unless the unit says bit (DESIGN.md's unit table). */
+export const UNIT_BYTES: Readonly<Record<string, number>> = {
+  'bps': 1,
+  'kbps': 1e3,
+  'mbps': 1e6,
+  'gbps': 1e9,
+  'bit/s': 1 / 8,
+  'kbit/s': 1e3 / 8,
+  'mbit/s': 1e6 / 8,
+  'gbit/s': 1e9 / 8,
+};
+export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
+
+export const HTTP_FAULT_TYPES = [
+  'latency',
+  'error',
+  'rate_limit',
+  'timeout',
+  'malformed',
+  'schema_mismatch',
+  'connection_refused',
+  'connection_drop',
+] as const;
+
+export const HELD_LIMITS = {
+  /** Proxies held at once, per server. */
+  maxHeld: 8,
+  defaultTtlMs: 10 * 60_000,
+  maxTtlMs: 60 * 60_000,
+  /** Mappings per proxy. */
+  maxMappings: 16,
+  /** Faults per list. */
+  maxFaults: 32,
+  /** Connection events kept per proxy for status. */
+  events: 20,
+};
