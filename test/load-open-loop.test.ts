@@ -189,5 +189,4 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
   assert.ok(result.queued > 0, 'overdue requests waited for a connection');
   // Far from the cap: none of those waits may read as "raise max_connections".
   assert.equal(result.queuedAtCap, 0);
-  assert.ok(result.connectionsOpened < 100, `${result.connectionsOpened} connections opened`);
 });

@@ -21,6 +21,12 @@
  * whether it was on the wire (the socket is destroyed) or still queued (it is never sent), and it
  * enters the latency distribution at exactly timeoutMs. So the run ends at most about timeoutMs
  * after the last intended start, even against a blackhole.
+ *
+ * Requests go on the wire in the order they were due (the queue is FIFO and a new request never
+ * passes a waiting one), and every deadline is intended start + the same timeout, so the
+ * requests in flight are in deadline order too: one timer, armed for the oldest, watches them
+ * all, instead of a setTimeout and a clearTimeout per request (at 20,000 req/s those were 40,000
+ * timer-list operations a second on the generator's event loop).
  */
 import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
@@ -148,7 +154,8 @@ interface Slot {
   sentAtMs: number;
   deadlineAtMs: number;
   ttfbMs: number;
-  deadline: NodeJS.Timeout | undefined;
+  /** Its index in `slots`, for the in-flight list. */
+  index: number;
   /** Opened on demand and its socket not connected yet. */
   connecting: boolean;
 }
@@ -169,6 +176,9 @@ class OpenLoopRun {
   private readonly slots: Slot[] = [];
   private readonly idle = new Fifo<Slot>();
   private readonly waiting = new Fifo<number>();
+  /** Requests on the wire in the order sent (= deadline order): pairs of request, slot index. Entries whose slot has moved on are stale and skipped. */
+  private readonly inFlight = new Fifo<number>();
+  private deadlineTimer: NodeJS.Timeout | undefined;
   private readonly errorDetails = new Map<string, number>();
   /** bucketStart[k] is the first request of second k; bucketStart[seconds] = requests. */
   private readonly bucketStart: number[] = [];
@@ -226,7 +236,7 @@ class OpenLoopRun {
       sentAtMs: 0,
       deadlineAtMs: 0,
       ttfbMs: NaN,
-      deadline: undefined,
+      index: this.slots.length,
       connecting: false,
       connection: this.connect!({
         onFirstByte: (ttfbMs) => {
@@ -319,7 +329,9 @@ class OpenLoopRun {
     slot.sentAtMs = now;
     slot.deadlineAtMs = deadlineAt;
     slot.ttfbMs = NaN;
-    slot.deadline = setTimeout(this.onDeadline, deadlineAt - now, slot);
+    this.inFlight.push(i);
+    this.inFlight.push(slot.index);
+    if (this.deadlineTimer === undefined) this.deadlineTimer = setTimeout(this.onDeadline, deadlineAt - now);
     this.busy++;
     if (this.busy > this.peakBusy) this.peakBusy = this.busy;
     slot.connection.send();
@@ -335,26 +347,42 @@ class OpenLoopRun {
     this.idle.push(slot);
   }
 
-  private readonly onDeadline = (slot: Slot): void => {
-    const now = performance.now();
-    // Node timers count from the event loop's cached, whole-millisecond clock, so they can fire
-    // up to ~1 ms early: a response may still arrive in time.
-    if (now < slot.deadlineAtMs) {
-      slot.deadline = setTimeout(this.onDeadline, slot.deadlineAtMs - now, slot);
-      return;
+  /** The in-flight entry at the front, or undefined; drops entries whose request already ended. */
+  private oldestInFlight(): Slot | undefined {
+    for (;;) {
+      const i = this.inFlight.peek(0);
+      if (i === undefined) return undefined;
+      const slot = this.slots[this.inFlight.peek(1)!]!;
+      if (slot.request === i) return slot;
+      this.inFlight.shift();
+      this.inFlight.shift();
     }
-    slot.deadline = undefined;
-    slot.connection.abandon();
-    this.exchangeEnded(slot, now, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+  }
+
+  /** Times out every request in flight whose deadline has come, then waits for the next one's. */
+  private readonly onDeadline = (): void => {
+    this.deadlineTimer = undefined;
+    if (this.stopped) return;
+    for (let slot = this.oldestInFlight(); slot !== undefined; slot = this.oldestInFlight()) {
+      const now = performance.now();
+      // Node timers count from the event loop's cached, whole-millisecond clock, so they can
+      // fire up to ~1 ms early: a response may still arrive in time.
+      if (now < slot.deadlineAtMs) {
+        this.deadlineTimer = setTimeout(this.onDeadline, slot.deadlineAtMs - now);
+        return;
+      }
+      slot.connection.abandon();
+      this.exchangeEnded(slot, now, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+      if (this.stopped) return;
+    }
   };
 
   private exchangeEnded(slot: Slot, atMs: number, status: number, failure: TransportFailure | null): void {
     const i = slot.request;
     if (this.stopped || i < 0) return;
     this.connected(slot); // a failed or timed-out setup ends the attempt too
-    clearTimeout(slot.deadline);
-    slot.deadline = undefined;
     slot.request = -1;
+    this.oldestInFlight(); // drops the ended front entries, so the list stays as long as the requests in flight
     this.busy--;
     if (atMs >= slot.deadlineAtMs) {
       // Whatever ended it, the deadline came first (the event loop ran the timer late).
@@ -439,10 +467,8 @@ class OpenLoopRun {
     this.signal?.removeEventListener('abort', this.onAbort);
     clearTimeout(this.scheduler);
     this.scheduler = undefined;
-    for (const slot of this.slots) {
-      clearTimeout(slot.deadline);
-      slot.deadline = undefined;
-    }
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
     await Promise.all(this.slots.map((slot) => slot.connection.close()));
   }
 
