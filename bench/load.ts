@@ -1,51 +1,103 @@
 /**
- * Load-generator benchmark, all against one trivial HTTP server in its own process, in one run:
+ * Load-generator benchmark (issue 18), all against one trivial HTTP server in its own process,
+ * in one run. Every table interleaves its cases over ROUNDS rounds and prints the median, because
+ * the 2-core machine is shared; the load average is printed at the start and the end.
  *
- * 1. idle round trip: the open-loop generator at 200 req/s on one connection; its service time
- *    (from the actual send, so free of the generator's scheduling) is the true latency of this
- *    server on this machine, the reference for the error figures below;
- * 2. accuracy: open loop at 1,000 and 5,000 req/s — requested vs achieved rate, and p50/p99
- *    latency (from the intended start) minus the idle round trip: what the generator adds,
- *    mostly Node's timer granularity (the send lag column);
- * 3. the highest open-loop rate sustained here: stepping the rate up until the generator falls
- *    behind (achieved < 98% of requested, or a growing queue: latency p99 > 50 ms, or errors);
- * 4. closed-loop maxima for comparison: autocannon 9 (through runCapacity) and wrk, when
- *    installed (`apt-get install wrk`); wrk is skipped with a note otherwise.
+ * 1. idle round trip, straight to the server and through the in-process proxy: the open-loop
+ *    generator at 200 req/s on one connection; its latency p99 is the reference the others are
+ *    held to (what a lightly loaded generator and server give on this machine right now);
+ * 2. sharpness at 1k/5k/10k/20k req/s, no proxy and via the proxy: achieved ÷ requested, latency
+ *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
+ *    the actual write: the part of the latency the generator alone adds, its timers and its
+ *    event loop); connections open on demand (50 at the start, up to 1,000);
+ * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
+ * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
+ *    latency p99 ≤ idle p99 + 5 ms, stepping up 2,500 req/s at a time until two steps in a row fail — then wrk's and
+ *    autocannon's closed-loop maxima (50 connections) on the same server and the ratios;
+ * 5. a 300 ms server at 50 req/s: on-demand connections open about rate × 0.3 s = 15, not 50;
+ * 6. what a user runs: `faultline run latency --latency 0` as a spawned process at 1k and 5k
+ *    req/s (the CLI's own process, proxy in the path), next to the module figure above.
  *
  * Run: npx tsc -p . && node dist/bench/load.js
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { runCapacity, runOpenLoop, type OpenLoopResult } from '../src/load/index.js';
+import { startProxy } from '../src/proxy/index.js';
 
-const CONNECTIONS = 50;
-const RUN_MS = 5000;
-const STEP_MS = 3000;
+const ROUNDS = 3;
+const RUN_MS = 3000;
+const RATES = [1000, 5000, 10_000, 20_000];
+const CLOSED_LOOP_CONNECTIONS = 50;
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 const SERVER_SOURCE = `
 const http = require('node:http');
-const server = http.createServer((request, response) => response.end('hello world'));
+const delay = Number(process.argv[1] || 0);
+const server = http.createServer((request, response) => delay > 0 ? setTimeout(() => response.end('hello world'), delay) : response.end('hello world'));
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['-e', SERVER_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: string; port: number }> {
+  const child = spawn(process.execPath, ['-e', SERVER_SOURCE, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [port] = (await once(lines, 'line')) as [string];
   lines.close();
-  return { child, url: `http://127.0.0.1:${port}/` };
+  return { child, url: `http://127.0.0.1:${port}/`, port: Number(port) };
 }
 
-const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(3));
-const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
+const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-function openLoop(url: string, ratePerSecond: number, connections: number, durationMs: number): Promise<OpenLoopResult> {
-  return runOpenLoop({ url, ratePerSecond, connections, durationMs, timeoutMs: 5000 });
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-function sustained(result: OpenLoopResult): boolean {
-  return result.achievedRatePerSecond >= 0.98 * result.requested.ratePerSecond && result.errors === 0 && result.latency!.p99 <= 50;
+/**
+ * One run, after a pause: an overloaded run leaves the server draining and hundreds of sockets
+ * closing, and the next run must not pay for it.
+ */
+async function openLoop(url: string, ratePerSecond: number, connections: number, maxConnections: number, durationMs = RUN_MS): Promise<OpenLoopResult> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return runOpenLoop({ url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 });
+}
+
+/** Kept up: ≥ 99% of the requested rate, no errors, and latency p99 within 5 ms of the idle p99. */
+function sustained(result: OpenLoopResult, idleP99: number): boolean {
+  return result.achievedRatePerSecond >= 0.99 * result.requested.ratePerSecond && result.errors === 0 && result.latency!.p99 <= idleP99 + 5;
+}
+
+/** The figures a table row shows, medians over rounds. */
+interface Row {
+  ratio: number[];
+  p50: number[];
+  p99: number[];
+  lag99: number[];
+  service99: number[];
+  peak: number[];
+  queued: number[];
+  errors: number[];
+}
+
+const emptyRow = (): Row => ({ ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
+
+function add(row: Row, result: OpenLoopResult): void {
+  row.ratio.push(result.achievedRatePerSecond / result.requested.ratePerSecond);
+  row.p50.push(result.latency!.p50);
+  row.p99.push(result.latency!.p99);
+  row.lag99.push(result.sendLag!.p99);
+  row.service99.push(result.serviceTime!.p99);
+  row.peak.push(result.connectionsOpened);
+  row.queued.push(result.queued);
+  row.errors.push(result.errors);
 }
 
 interface WrkFigures {
@@ -64,7 +116,7 @@ function toMs(text: string): number {
 function runWrk(url: string): WrkFigures | string {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
   if (probe.error) return 'wrk not installed (apt-get install wrk); skipped';
-  const run = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${RUN_MS / 1000}s`, '--latency', url], { encoding: 'utf8' });
+  const run = spawnSync('wrk', ['-t1', `-c${CLOSED_LOOP_CONNECTIONS}`, `-d${RUN_MS / 1000}s`, '--latency', url], { encoding: 'utf8' });
   const requestsPerSecond = /Requests\/sec:\s+([\d.]+)/.exec(run.stdout);
   const p50 = /^\s+50%\s+(\S+)/m.exec(run.stdout);
   const p99 = /^\s+99%\s+(\S+)/m.exec(run.stdout);
@@ -72,69 +124,156 @@ function runWrk(url: string): WrkFigures | string {
   return { requestsPerSecond: Number(requestsPerSecond[1]), p50Ms: toMs(p50[1]!), p99Ms: toMs(p99[1]!) };
 }
 
-async function main(): Promise<void> {
-  const { child, url } = await startServer();
+interface CliFigures {
+  achieved: number;
+  p50: number;
+  p99: number;
+  lag99: number;
+}
+
+/** `faultline run latency --latency 0` as a user runs it; the figures from its --json file. */
+async function runCli(url: string, ratePerSecond: number): Promise<CliFigures | string> {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
   try {
-    console.log(`Trivial Node server in its own process at ${url}; ${CONNECTIONS} connections unless noted. Times in ms.\n`);
+    const json = join(dir, 'run.json');
+    const clients = 50;
+    const args = [CLI, 'run', 'latency', '--url', url, '--latency', '0', '--duration', `${RUN_MS / 1000}s`, '--num-clients', String(clients), '--rps', String(ratePerSecond / clients), '--json', json];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    // 3 (an SLO failed) and 4 (inconclusive) are verdicts: the figures are in the file all the same.
+    if (code !== 0 && code !== 3 && code !== 4) return `exit ${code}: ${stderr.slice(0, 300)}`;
+    const figures = JSON.parse(readFileSync(json, 'utf8')).run.load;
+    return { achieved: figures.achievedRatePerSecond / ratePerSecond, p50: figures.latency.p50, p99: figures.latency.p99, lag99: figures.sendLag.p99 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-    const idle = await openLoop(url, 200, 1, 3000);
-    const idleP50 = idle.serviceTime!.p50;
-    const idleP99 = idle.serviceTime!.p99;
-    console.log(`Idle round trip (200 req/s, 1 connection, service time): p50 ${ms(idleP50)}  p99 ${ms(idleP99)}`);
-    console.log(`  (its latency from the intended start: p50 ${ms(idle.latency!.p50)}  p99 ${ms(idle.latency!.p99)})\n`);
+async function main(): Promise<void> {
+  const server = await startServer();
+  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [] });
+  const paths = [
+    ['no proxy', server.url],
+    ['via proxy', `http://127.0.0.1:${proxy.ports[0]}/`],
+  ] as const;
+  try {
+    console.log(`Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds.`);
+    console.log(`load average at the start: ${load()}\n`);
+    // Warm both processes' JIT and the proxy before anything is measured.
+    await openLoop(server.url, 5000, 50, 1000, 1000);
+    await openLoop(paths[1][1], 2000, 50, 1000, 1000);
 
-    console.log('Open-loop accuracy');
-    console.log('requested/s  achieved/s  achieved÷requested  latency p50 (−idle)   latency p99 (−idle)   service p50/p99    send lag p50/p99');
-    for (const rate of [1000, 5000]) {
-      const result = await openLoop(url, rate, CONNECTIONS, RUN_MS);
-      const latency = result.latency!;
-      console.log(
-        [
-          String(rate).padStart(11),
-          result.achievedRatePerSecond.toFixed(1).padStart(10),
-          (result.achievedRatePerSecond / rate).toFixed(4).padStart(18),
-          `${ms(latency.p50)} (${signed(latency.p50 - idleP50)})`.padStart(20),
-          `${ms(latency.p99)} (${signed(latency.p99 - idleP99)})`.padStart(21),
-          `${ms(result.serviceTime!.p50)}/${ms(result.serviceTime!.p99)}`.padStart(18),
-          `${ms(result.sendLag!.p50)}/${ms(result.sendLag!.p99)}`.padStart(18),
-          result.errors > 0 ? `  errors ${result.errors}` : '',
-        ].join('  '),
-      );
+    const idle = new Map<string, number[]>(paths.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, url] of paths) idle.get(name)!.push((await openLoop(url, 200, 1, 1, 2000)).latency!.p99);
+    }
+    const idleP99 = new Map([...idle].map(([name, values]) => [name, median(values)]));
+    for (const [name] of paths) console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))}`);
+
+    console.log('\nSharpness (50 connections at the start, up to 1,000 on demand)');
+    console.log('path        requested/s  achieved÷req  p50      p99      p99−idle   send lag p99  service p99  opened  errors');
+    const rows = new Map<string, Row>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const rate of RATES) {
+        for (const [name, url] of paths) {
+          const key = `${name} ${rate}`;
+          if (!rows.has(key)) rows.set(key, emptyRow());
+          add(rows.get(key)!, await openLoop(url, rate, 50, 1000));
+        }
+      }
+    }
+    for (const [name] of paths) {
+      for (const rate of RATES) {
+        const row = rows.get(`${name} ${rate}`)!;
+        console.log(
+          `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
+            `  ${signed(median(row.p99) - idleP99.get(name)!).padStart(9)}  ${ms(median(row.lag99)).padStart(12)}  ${ms(median(row.service99)).padStart(11)}` +
+            `  ${String(median(row.peak)).padStart(6)}  ${median(row.errors)}`,
+        );
+      }
     }
 
-    console.log('\nHighest sustained open-loop rate (achieved ≥ 98% of requested, no errors, latency p99 ≤ 50 ms)');
+    console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
+    console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
+    const pool = new Map<string, Row>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const rate of [1000, 5000]) {
+        for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
+          const key = `${rate}|${mode}`;
+          if (!pool.has(key)) pool.set(key, emptyRow());
+          add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
+        }
+      }
+    }
+    for (const [key, row] of pool) {
+      const [rate, mode] = key.split('|');
+      console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
+    }
+
+    const bound = idleP99.get('no proxy')! + 5;
+    console.log(
+      `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
+        'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+    );
     let best = 0;
-    for (let rate = 5000; rate <= 40_000; rate += 2500) {
-      const result = await openLoop(url, rate, CONNECTIONS, STEP_MS);
-      const ok = sustained(result);
-      console.log(
-        `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, ` +
-          `p50 ${ms(result.latency!.p50)}, p99 ${ms(result.latency!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
-      );
-      if (!ok) break;
-      best = rate;
+    let failedInARow = 0;
+    for (let rate = 2500; rate <= 40_000 && failedInARow < 2; rate += 2500) {
+      let ok = false;
+      for (let attempt = 0; attempt < 2 && !ok; attempt++) {
+        const result = await openLoop(server.url, rate, 50, 1000);
+        ok = sustained(result, idleP99.get('no proxy')!);
+        console.log(
+          `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
+            `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+        );
+      }
+      failedInARow = ok ? 0 : failedInARow + 1;
+      if (ok) best = rate;
     }
 
-    const autocannon = await runCapacity({ url, connections: CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
-    const wrk = runWrk(url);
-
-    console.log('\nSide by side (same server, same run)');
+    const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
+    const wrk = runWrk(server.url);
+    console.log(`\nSide by side (same server, same run; closed loop with ${CLOSED_LOOP_CONNECTIONS} connections)`);
     console.log(`  open loop (ours), highest sustained rate     ${String(best).padStart(8)} req/s`);
     console.log(
       `  autocannon 9 closed loop, maximum            ${autocannon.requestsPerSecond.toFixed(0).padStart(8)} req/s` +
         `  (p50 ${autocannon.latencyWholeMs.p50} ms, p99 ${autocannon.latencyWholeMs.p99} ms, whole ms)`,
     );
     if (typeof wrk === 'string') console.log(`  wrk: ${wrk}`);
-    else {
-      console.log(
-        `  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`,
-      );
-    }
+    else console.log(`  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`);
     console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
-    if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}   autocannon ÷ wrk: ${(autocannon.requestsPerSecond / wrk.requestsPerSecond).toFixed(2)}`);
-    console.log('\nOpen loop holds a fixed rate and measures from each request\'s intended start; the closed-loop tools send as fast as responses return.');
+    if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
+
+    const slow = await startServer(300);
+    try {
+      const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
+      console.log(
+        `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
+          `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
+      );
+    } finally {
+      slow.child.kill();
+    }
+
+    console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
+    for (const rate of [1000, 5000]) {
+      const cli = await runCli(server.url, rate);
+      const module = rows.get(`via proxy ${rate}`)!;
+      if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
+      else {
+        console.log(
+          `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
+            `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}`,
+        );
+      }
+    }
+    console.log(`\nload average at the end: ${load()}`);
+    console.log("Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.");
   } finally {
-    child.kill();
+    await proxy.stop();
+    server.child.kill();
   }
 }
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ToolInputError } from '../src/errors.js';
-import { computeStats, percentileR6, runCapacity, runOpenLoop } from '../src/load/index.js';
+import { computeStats, percentileR6, runCapacity, runOpenLoop, selectPercentiles } from '../src/load/index.js';
 import { resolveTarget } from '../src/load/options.js';
 import { buildRequest } from '../src/load/request.js';
 import { ResponseParser, ResponseProtocolError } from '../src/load/response-parser.js';
@@ -97,6 +97,27 @@ describe('percentiles', () => {
     assert.equal(percentileR6(sorted, 99), 50);
     assert.equal(percentileR6(sorted, 1), 15);
     assert.equal(percentileR6([], 50), 0);
+  });
+
+  test('selection gives exactly the sorted R-6 percentiles, input untouched', () => {
+    // Deterministic inputs of every awkward shape: random, sorted, reversed, constant, few
+    // distinct values, tiny lengths. The per-second buckets use selection; reports use sorting.
+    let seed = 12345;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 10;
+    const shapes: Float64Array[] = [];
+    for (const n of [1, 2, 3, 7, 100, 1001]) {
+      const random = Float64Array.from({ length: n }, next);
+      shapes.push(random, random.slice().sort(), random.slice().sort().reverse(), new Float64Array(n).fill(4.2));
+      shapes.push(Float64Array.from({ length: n }, () => Math.floor(next() / 4)));
+    }
+    const percents = [0, 1, 25, 50, 95, 99, 99.9, 100];
+    for (const values of shapes) {
+      const before = [...values];
+      const sorted = values.slice().sort();
+      assert.deepEqual(selectPercentiles(values, percents), percents.map((p) => percentileR6(sorted, p)), `n=${values.length}`);
+      assert.deepEqual([...values], before);
+    }
+    assert.deepEqual(selectPercentiles(new Float64Array(0), [50]), [0]);
   });
 
   test('stats: true mean, extremes, unsorted input untouched, null when empty', () => {

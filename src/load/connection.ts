@@ -20,6 +20,8 @@ import { ResponseParser, ResponseProtocolError } from './response-parser.js';
 export interface ExchangeEvents {
   /** The first response byte arrived, `ttfbMs` after the request was written. */
   onFirstByte(ttfbMs: number): void;
+  /** A socket finished connecting (TCP, and TLS when secure). */
+  onConnected?(): void;
   /** The response is complete. */
   onResponse(status: number, atMs: number): void;
   /** The exchange failed; the connection will reconnect for the next request. */
@@ -91,6 +93,7 @@ export class HttpConnection {
     socket.setNoDelay(true);
     this.live.add(socket);
     socket.once(target.secure ? 'secureConnect' : 'connect', () => {
+      this.events.onConnected?.();
       if (socket === this.socket && this.parser !== null) this.write(socket);
     });
     socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));

@@ -14,6 +14,11 @@ export class Fifo<T> {
     this.items.push(item);
   }
 
+  /** The item `offset` places from the front, without removing it. */
+  peek(offset = 0): T | undefined {
+    return this.items[this.head + offset];
+  }
+
   shift(): T | undefined {
     if (this.head >= this.items.length) return undefined;
     const item = this.items[this.head];

@@ -20,10 +20,10 @@
  * Percentiles are exact R-6 (percentiles.ts). Errors are classed refused / reset / timeout /
  * http_5xx / http_status / other (error-class.ts); a status outside the expected set is an error.
  */
-export { runOpenLoop, MAX_REQUESTS_PER_RUN, type OpenLoopOptions, type OpenLoopResult, type SecondBucket, type LiveCounters } from './open-loop.js';
+export { runOpenLoop, MAX_REQUESTS_PER_RUN, MAX_CONNECTING, type OpenLoopOptions, type OpenLoopResult, type SecondBucket, type LiveCounters } from './open-loop.js';
 export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
 export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
-export { computeStats, percentileR6, type Stats } from './percentiles.js';
+export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';
 export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
 export type { LoadTarget } from './options.js';
 export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, isExpectedStatus, describeExpectedStatus, type ExpectedStatus } from './expect-status.js';

@@ -43,7 +43,10 @@ export interface LoadFigures extends SampleSummary {
   achievedRatePerSecond: number;
   /** From the start of the load until its last request settled. */
   elapsedMs: number;
-  /** Requests that waited for a free connection (all max_connections were busy). */
+  /**
+   * Requests that waited for a free connection: every open one was busy and none could open
+   * (max_connections reached, or 4 on-demand connections already being set up).
+   */
   queued: number;
   /** The most connections the load could open. */
   maxConnections: number;

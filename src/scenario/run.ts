@@ -301,11 +301,13 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
  * time), so the report can say how many connections the rate needs.
  */
 function saturationOf(spec: ScenarioSpec, result: OpenLoopResult): LoadFigures['saturation'] {
-  if (result.requests === 0 || result.queued === 0) return null;
+  // Brief waits while on-demand connections were being set up (at most MAX_CONNECTING at once)
+  // are not the cap: only waits with every one of max_connections open say raise it.
+  if (result.requests === 0 || result.queuedAtCap === 0) return null;
   const rate = spec.clients * spec.rps;
   const meanServiceMs = result.serviceTime?.mean ?? 0;
   return {
-    waitedPercent: (result.queued / result.requests) * 100,
+    waitedPercent: (result.queuedAtCap / result.requests) * 100,
     waitP50Ms: result.sendLag?.p50 ?? 0,
     connectionsNeeded: Math.ceil((rate * meanServiceMs) / 1000),
   };
