@@ -368,6 +368,10 @@ class OpenLoopRun {
       // Node timers count from the event loop's cached, whole-millisecond clock, so they can
       // fire up to ~1 ms early: a response may still arrive in time.
       if (now < slot.deadlineAtMs) {
+        // A queued request sent by an earlier iteration of this loop (a timeout freed its
+        // connection) may have armed a timer for its own, later deadline: replace it, or it
+        // would be left running, unowned, past the end of the run.
+        clearTimeout(this.deadlineTimer);
         this.deadlineTimer = setTimeout(this.onDeadline, slot.deadlineAtMs - now);
         return;
       }
