@@ -10,6 +10,22 @@ export class ToolInputError extends Error {
   override readonly name = 'ToolInputError';
 }
 
+/**
+ * A failure outside the caller's arguments that its message fully explains (nothing indexed yet,
+ * a store that cannot be reached, a command that cannot be started): answered like any failure,
+ * but logged as one line, since there is no bug to find in its stack.
+ */
+export class OperationalError extends Error {
+  override readonly name: string = 'OperationalError';
+}
+
+/** An OperationalError, or a Node system error (ENOENT from spawn, ECONNREFUSED…): expected, not a bug. */
+export function isOperational(error: unknown): boolean {
+  if (error instanceof OperationalError) return true;
+  const system = error as { code?: unknown; syscall?: unknown } | null;
+  return error instanceof Error && typeof system?.code === 'string' && typeof system.syscall === 'string';
+}
+
 /** Thrown when work was stopped because the caller cancelled it (an aborted AbortSignal). */
 export class CancelledError extends Error {
   override readonly name = 'CancelledError';

@@ -3,6 +3,8 @@
  * reached, the existing index was built with another vector dimension, the embedding provider is
  * misconfigured. The message says what and where (the URL, the path), for the person reading it.
  */
-export class IndexError extends Error {
+import { OperationalError } from '../errors.js';
+
+export class IndexError extends OperationalError {
   override readonly name = 'IndexError';
 }

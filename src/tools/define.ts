@@ -28,7 +28,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import { CancelledError, ToolInputError, isOperational, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { TOOLSETS, type Toolset } from '../config.js';
 
@@ -261,6 +261,9 @@ export class ToolRegistry {
       text = error.message;
     } else if (error instanceof CancelledError || signal.aborted) {
       text = `${name} was cancelled`;
+    } else if (isOperational(error)) {
+      this.log.warn('%s failed: %s', name, messageOf(error));
+      text = `${name} failed: ${messageOf(error)}`;
     } else {
       this.log.error('%s failed unexpectedly: %s', name, error instanceof Error ? (error.stack ?? error.message) : messageOf(error));
       text = `${name} failed: ${messageOf(error)}`;
