@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeConfig } from '../src/config.js';
@@ -73,4 +73,37 @@ test('a split definition is one hit, and an empty stub ranks after the real defi
   const calls = await searchIndex(settings, { query: 'call_at', sourceDir: dir, limit: 10 });
   const symbols = calls.map((hit) => hit.symbol);
   assert.ok(symbols.indexOf('BaseEventLoop.call_at') < symbols.indexOf('AbstractEventLoop.call_at'), symbols.join(', '));
+});
+
+test('a package indexed alone keeps its name in qualified queries, and a split function is found at its signature', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-search-quality-'));
+  t.after(() => {
+    closeReaders();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
+  // The urllib package alone: parse.py is the module urllib.parse.
+  const urllib = join(base, 'urllib');
+  cpSync(fixturePath('search', 'corpus', 'urllib'), urllib, { recursive: true });
+  await indexSourceTree(settings, { sourceDir: urllib });
+  const [urlencode] = await searchIndex(settings, { query: 'urllib.parse.urlencode', sourceDir: urllib, limit: 5 });
+  assert.equal(urlencode?.symbol.replace(/#part\d+$/, ''), 'urlencode');
+
+  // A package whose __init__.py defines a long function with a three-line signature: the chunker
+  // splits it, and its first fragment is the signature alone (which once counted as an empty stub,
+  // so the docstring fragment was returned, without the def line).
+  const json = join(base, 'json');
+  mkdirSync(json);
+  const doc = Array.from({ length: 60 }, (_, i) => `    Line ${i} of a long docstring about serializing obj to a JSON formatted str.`).join('\n');
+  const body = Array.from({ length: 30 }, (_, i) => `    value_${i} = obj.get("key_${i}", kw.get("default_${i}"))`).join('\n');
+  writeFileSync(
+    join(json, '__init__.py'),
+    `import sys\n\n\ndef dumps(obj, *, skipkeys=False, ensure_ascii=True,\n        allow_nan=True, cls=None, indent=None,\n        default=None, sort_keys=False, **kw):\n    """Serialize obj.\n\n${doc}\n    """\n${body}\n    return str(obj)\n`,
+  );
+  await indexSourceTree(settings, { sourceDir: json });
+  for (const query of ['json.dumps', 'dumps']) {
+    const [first] = await searchIndex(settings, { query, sourceDir: json, limit: 5 });
+    assert.equal(first?.symbol, 'dumps#part1', `${query}: ${first?.symbol}`);
+    assert.equal(first?.startLine, 4, `${query}: the hit starts at the def line`);
+  }
 });

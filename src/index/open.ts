@@ -3,7 +3,7 @@
  * data directory (`<dataDir>/index/<tree-key>/<embedder>.sqlite`); either way one per tree and
  * embedder.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Config, LlmConfig } from '../config.js';
 import { IndexError } from './errors.js';
 import type { Embedder } from './embedder.js';
@@ -55,7 +55,7 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
   if (qdrant) {
     // The Qdrant client (~80 ms to load) is loaded only when Qdrant is in use.
     const { QdrantStore } = await import('./qdrant-store.js');
-    const store = new QdrantStore(qdrant, `faultline-${key}-${embedder.id}`.slice(0, 255));
+    const store = new QdrantStore(qdrant, `faultline-${key}-${embedder.id}`.slice(0, 255), basename(canonicalTree));
     return { store, exists: await store.exists() };
   }
   const base = join(indexDirectory(settings.dataDir), key, embedder.id);

@@ -77,6 +77,8 @@ export class QdrantStore implements VectorStore {
   constructor(
     private readonly settings: QdrantSettings,
     readonly collection: string,
+    /** The indexed directory's own name, the first segment of module paths (tokens.ts symbolTerms). */
+    private readonly treeName = '',
   ) {
     this.description = `qdrant ${settings.url} collection ${collection}`;
     this.client = new QdrantClient({
@@ -138,7 +140,7 @@ export class QdrantStore implements VectorStore {
     const hadPoints = (this.known ?? (await this.fileHashes())).has(path);
     for (const chunk of chunks) {
       const vector = { dense: Array.from(vectorOf(chunk)), lexical: sparseDocument(lexicalFields(chunk)) };
-      this.points.push({ id: chunk.id, vector, payload: payloadOf(chunk) });
+      this.points.push({ id: chunk.id, vector, payload: payloadOf(chunk, this.treeName) });
     }
     this.files.push({ path, ids: chunks.map((chunk) => chunk.id), hadPoints });
     if (this.points.length >= UPSERT_BATCH) await this.flush();
@@ -267,7 +269,7 @@ function describeFailure(what: string, url: string, error: unknown): string {
   return `Qdrant at ${url} failed to ${what}: ${detail.replace(/\s+/g, ' ').trim()}${hint}`;
 }
 
-function payloadOf(chunk: StoredChunk): Payload {
+function payloadOf(chunk: StoredChunk, treeName: string): Payload {
   return {
     path: chunk.path,
     language: chunk.language,
@@ -278,7 +280,7 @@ function payloadOf(chunk: StoredChunk): Payload {
     hash: chunk.hash,
     file_hash: chunk.fileHash,
     code: chunk.text,
-    names: symbolTerms(chunk),
+    names: symbolTerms(chunk, treeName),
   };
 }
 

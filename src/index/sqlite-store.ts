@@ -17,7 +17,7 @@
  * as they come, and searches read only the rows they rank.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { IndexError } from './errors.js';
@@ -25,7 +25,11 @@ import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
 import { lexicalFields, symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
-const FORMAT = 'faultline-sqlite-2';
+/**
+ * The layout and the meaning of its rows; a database in another one is rebuilt by the next
+ * indexing run. 3: symbol names are qualified from the indexed directory's own name.
+ */
+const FORMAT = 'faultline-sqlite-3';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
 /** Symbol matches read before ordering: a common name (`__init__`, `run`) has thousands. */
@@ -90,7 +94,11 @@ export class SqliteStore implements VectorStore {
   ) {
     this.description = `local index ${file}`;
     this.wantsVectors = identity.vectors;
+    this.treeName = basename(identity.tree);
   }
+
+  /** The indexed directory's own name, the first segment of every module path (see symbolTerms). */
+  private readonly treeName: string;
 
   static async open(file: string, identity: LocalStoreIdentity): Promise<SqliteStore> {
     return new SqliteStore(file, identity, await loadDriver());
@@ -139,7 +147,7 @@ export class SqliteStore implements VectorStore {
       );
       const fields = lexicalFields(chunk);
       insertLexical.run(lastInsertRowid, fields.name, fields.doc, fields.path, fields.body);
-      for (const term of symbolTerms(chunk)) insertSymbol.run(term, lastInsertRowid);
+      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, lastInsertRowid);
     }
   }
 
@@ -323,8 +331,17 @@ export class SqliteStore implements VectorStore {
         return undefined;
       }
       const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").pluck().get();
-      if (format !== FORMAT) throw new Error(`unknown format ${String(format)}`);
+      if (format !== FORMAT) {
+        throw typeof format === 'string' && format.startsWith('faultline-sqlite-')
+          ? new DamagedIndex(`the index of ${this.identity.tree} was built by another version of faultline (${format}, this one reads ${FORMAT}); index it again: faultline index ${this.identity.tree} (or fault_index_source_code)`)
+          : new Error(`unknown format ${String(format)}`);
+      }
     } catch (error) {
+      if (error instanceof DamagedIndex) {
+        // Built by another version: indexing rebuilds it (readerUnlessDamaged), search says so.
+        db.close();
+        throw error;
+      }
       db.close();
       throw this.damaged(error);
     }

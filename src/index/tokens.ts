@@ -90,11 +90,13 @@ export function partNumber(symbol: string): number {
 
 /**
  * The module a file is, as code names it: `Lib/urllib/parse.py` → `lib.urllib.parse`,
- * `src/index.ts` → `src`, segments lower-cased. Every suffix of it also qualifies a symbol (see
- * symbolTerms), so a query need not know where the tree starts.
+ * `src/index.ts` → `src`, segments lower-cased. The path is taken from the indexed tree's own
+ * directory (`treeName`), so indexing `…/urllib` alone still makes `parse.py` the module
+ * `urllib.parse`, and its `__init__.py` the package `urllib`. Every suffix of it also qualifies a
+ * symbol (see symbolTerms), so a query need not know where the tree starts.
  */
-function moduleSegments(path: string): string[] {
-  const segments = path.replace(/\.[^./]+$/, '').split('/').filter((segment) => segment !== '');
+function moduleSegments(path: string, treeName = ''): string[] {
+  const segments = `${treeName}/${path}`.replace(/\.[^./]+$/, '').split('/').filter((segment) => segment !== '');
   if (segments.length > 1 && /^(index|__init__|mod|lib|main)$/.test(segments.at(-1)!)) segments.pop();
   return segments.map((segment) => segment.toLowerCase());
 }
@@ -104,7 +106,7 @@ function moduleSegments(path: string): string[] {
  * qualified name (`Type::method` and `Type.method` alike), and those prefixed by the suffixes of
  * its module path. Module-level code and line windows answer to none.
  */
-export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>): string[] {
+export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>, treeName = ''): string[] {
   if (chunk.kind === 'toplevel' || chunk.kind === 'window') return [];
   const parts = baseSymbol(chunk.symbol)
     .toLowerCase()
@@ -114,7 +116,7 @@ export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>):
   const terms = new Set<string>();
   for (let i = 0; i < parts.length; i++) terms.add(parts.slice(i).join('.'));
   const qualified = parts.join('.');
-  const module = moduleSegments(chunk.path);
+  const module = moduleSegments(chunk.path, treeName);
   for (let i = 0; i < module.length; i++) terms.add(`${module.slice(i).join('.')}.${qualified}`);
   return [...terms];
 }
@@ -143,10 +145,13 @@ export function docText(text: string): string {
 /**
  * Whether a function chunk has no code of its own: an abstract method, an overload or interface
  * signature, `pass`/`...`/`raise NotImplementedError` under a docstring. Such stubs rank after
- * real definitions of the same name.
+ * real definitions of the same name. A fragment of a split definition is never one: the first
+ * fragment of a long function can be its signature alone (`def dumps(…):` over three lines),
+ * which looks empty but is where the definition starts.
  */
-export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language'>): boolean {
+export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language' | 'symbol'>): boolean {
   if (chunk.kind !== 'function' && chunk.kind !== 'method') return false;
+  if (partNumber(chunk.symbol) > 0) return false;
   const text = chunk.text;
   if (chunk.language === 'python') {
     const code = text
