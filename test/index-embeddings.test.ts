@@ -84,10 +84,10 @@ test('dimension checks: the configured dimension, and an index built with anothe
   await assert.rejects(searchIndex(changed, { query: 'config', sourceDir: tree.dir }), /query vector has dimension 12 but the index .* has dimension 8/);
 });
 
-test('the hashed embedder is used when no provider is configured; a broken explicit choice is an error', () => {
-  assert.ok(selectEmbedder(llm({}), {}) instanceof HashedEmbedder);
-  assert.equal(selectEmbedder(llm({}), { OPENAI_API_KEY: 'sk-test' }).id, 'openai-text-embedding-3-small');
-  assert.throws(() => selectEmbedder(llm({ client: 'openai' }), {}), (error: unknown) => {
+test('the hashed embedder is used when no provider is configured; a broken explicit choice is an error', async () => {
+  assert.ok((await selectEmbedder(llm({}), {})) instanceof HashedEmbedder);
+  assert.equal((await selectEmbedder(llm({}), { OPENAI_API_KEY: 'sk-test' })).id, 'openai-text-embedding-3-small');
+  await assert.rejects(selectEmbedder(llm({ client: 'openai' }), {}), (error: unknown) => {
     assert.ok(error instanceof IndexError);
     assert.match(error.message, /^cannot embed: --llm-client openai needs an API key: set OPENAI_API_KEY/);
     return true;

@@ -37,7 +37,7 @@ function startIndex(tree: ScratchTree, ...args: string[]): ChildProcess & { done
 
 /** The paths in the tree's index, sorted. */
 async function indexed(tree: ScratchTree): Promise<string[]> {
-  const { store } = await openStore(tree.settings, await realpath(tree.dir), selectEmbedder(tree.settings.llm, tree.settings.env));
+  const { store } = await openStore(tree.settings, await realpath(tree.dir), await selectEmbedder(tree.settings.llm, tree.settings.env));
   return [...(await store.fileHashes()).keys()].sort();
 }
 

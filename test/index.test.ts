@@ -18,7 +18,7 @@ import { realpath } from 'node:fs/promises';
 
 /** The paths in a tree's index, sorted. */
 async function indexedPaths(settings: Parameters<typeof searchIndex>[0], dir: string): Promise<string[]> {
-  const { store } = await openStore(settings, await realpath(dir), selectEmbedder(settings.llm, settings.env));
+  const { store } = await openStore(settings, await realpath(dir), await selectEmbedder(settings.llm, settings.env));
   return [...(await store.fileHashes()).keys()].sort();
 }
 

@@ -128,8 +128,8 @@ describe('anthropic provider over the real SDK', () => {
     assert.deepEqual(result, { score: 0.3, explanation: 'N+1 calls.' });
   });
 
-  test('indexing with anthropic uses the local embedder and says why', () => {
-    const embedder = selectEmbedder({ client: 'anthropic', timeoutMs: 1_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
+  test('indexing with anthropic uses the local embedder and says why', async () => {
+    const embedder = await selectEmbedder({ client: 'anthropic', timeoutMs: 1_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
     assert.match(embedder.id, /^hashed-/);
     assert.match(embedder.description, /anthropic has no embedding API/);
   });

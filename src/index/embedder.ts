@@ -10,7 +10,7 @@
  */
 import type { LlmConfig } from '../config.js';
 import type { LlmProvider } from '../llm/provider.js';
-import { createProvider } from '../llm/select.js';
+import { autoClient, nonEmpty } from '../llm/provider-env.js';
 import { IndexError } from './errors.js';
 import { HashedEmbedder } from './hashed-embedder.js';
 
@@ -68,7 +68,13 @@ export class ProviderEmbedder implements Embedder {
  * asked for (`--llm-client`, `--llm-base-url`) that cannot be used is an error, not a silent
  * fallback to a different kind of search.
  */
-export function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): Embedder {
+export async function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
+  // Nothing asks for a provider: the local embedder, without loading the providers (and zod),
+  // which a search from a fresh process would otherwise spend most of its time on.
+  if (llm.client === undefined && llm.baseUrl === undefined && autoClient(env, nonEmpty(env.OPENAI_BASE_URL)) === undefined) {
+    return new HashedEmbedder();
+  }
+  const { createProvider } = await import('../llm/select.js');
   const choice = createProvider(llm, env);
   // Anthropic has no embedding API: its users get the local embedder, and the index stats say why.
   if (choice.ok && choice.provider.info.client === 'anthropic') return new HashedEmbedder('anthropic has no embedding API');

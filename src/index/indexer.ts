@@ -103,7 +103,7 @@ export function indexStatsJson(stats: IndexStats) {
 export async function indexSourceTree(settings: IndexSettings, options: IndexOptions): Promise<IndexStats> {
   const started = performance.now();
   const selection = LanguageSelection.parse(options.lang);
-  const embedder = selectEmbedder(settings.llm, settings.env);
+  const embedder = await selectEmbedder(settings.llm, settings.env);
   const tree = await canonicalTree(options.sourceDir);
   const note = removeLegacyLocalIndex(settings, tree, embedder)
     ? 'the index was in the format of an older faultline and was rebuilt once in the new one (SQLite)'

@@ -67,7 +67,7 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw new ToolInputError(`limit: ${limit} is not accepted; give a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
   }
-  const embedder = selectEmbedder(settings.llm, settings.env);
+  const embedder = await selectEmbedder(settings.llm, settings.env);
   const targets =
     options.sourceDir !== undefined
       ? await indexContaining(settings, embedder, options.sourceDir)

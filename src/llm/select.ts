@@ -15,6 +15,7 @@ import { OllamaTransport } from './ollama-transport.js';
 import { OpenAiTransport } from './openai-transport.js';
 import { LlmProvider, type Transport } from './provider.js';
 import type { RetryOptions } from './retry.js';
+import { autoClient, nonEmpty, PROVIDER_KEY_ENV } from './provider-env.js';
 
 interface ProviderDefaults {
   /** The env var holding the API key (for Ollama: the host). */
@@ -28,35 +29,35 @@ interface ProviderDefaults {
 
 export const PROVIDER_DEFAULTS: Record<LlmClient, ProviderDefaults> = {
   openai: {
-    env: 'OPENAI_API_KEY',
+    env: PROVIDER_KEY_ENV.openai,
     endpoint: 'https://api.openai.com/v1',
     promptModel: 'o4-mini',
     embedModel: 'text-embedding-3-small',
     embedDim: 1536,
   },
   openrouter: {
-    env: 'OPENROUTER_API_KEY',
+    env: PROVIDER_KEY_ENV.openrouter,
     endpoint: 'https://openrouter.ai/api/v1',
     promptModel: 'openai/o4-mini',
     embedModel: 'openai/text-embedding-3-small',
     embedDim: 1536,
   },
   gemini: {
-    env: 'GEMINI_API_KEY',
+    env: PROVIDER_KEY_ENV.gemini,
     endpoint: 'https://generativelanguage.googleapis.com/v1beta/openai/',
     promptModel: 'gemini-2.5-flash',
     embedModel: 'gemini-embedding-001',
     embedDim: 3072,
   },
   ollama: {
-    env: 'OLLAMA_HOST',
+    env: PROVIDER_KEY_ENV.ollama,
     endpoint: 'http://127.0.0.1:11434',
     promptModel: 'qwen2.5-coder:7b',
     embedModel: 'nomic-embed-text',
     embedDim: 768,
   },
   anthropic: {
-    env: 'ANTHROPIC_API_KEY',
+    env: PROVIDER_KEY_ENV.anthropic,
     endpoint: 'https://api.anthropic.com',
     promptModel: 'claude-sonnet-4-6',
     // Anthropic has no embedding API: code search uses the local embedder (src/index/embedder.ts).
@@ -70,9 +71,6 @@ export const PROVIDER_DEFAULTS: Record<LlmClient, ProviderDefaults> = {
  * FAULT_LLM_BASE_URL (which win, being faultline's own setting).
  */
 const SDK_BASE_URL_ENV: Partial<Record<LlmClient, string>> = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' };
-
-/** The order in which env vars pick a provider when `--llm-client` is not given. */
-const AUTO_ORDER: LlmClient[] = ['openai', 'openrouter', 'gemini', 'anthropic', 'ollama'];
 
 /** Sent to servers that want no key; the openai SDK refuses an empty one. */
 const NO_KEY = 'no-key';
@@ -150,17 +148,6 @@ export function createProvider(
     embedDim: llm.embedDim ?? (embedModel === defaults.embedModel ? defaults.embedDim : undefined),
   };
   return { ok: true, provider: new LlmProvider(info, transport, { timeoutMs: llm.timeoutMs, retry: options.retry }) };
-}
-
-function autoClient(env: NodeJS.ProcessEnv, baseUrl: string | undefined): LlmClient | undefined {
-  const found = AUTO_ORDER.find((client) => nonEmpty(env[PROVIDER_DEFAULTS[client].env]) !== undefined);
-  if (found) return found;
-  return baseUrl !== undefined ? 'openai' : undefined;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }
 
 function isHttpUrl(value: string): boolean {
