@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,7 +33,7 @@ const TOOLS_LIST_SESSION = [
   .join('');
 
 /** The file: URLs a fresh `faultline …args` process resolves, given `input` on stdin. */
-function modulesLoadedBy(args: string[], input = ''): string[] {
+function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-'));
   try {
     const hooks = join(dir, 'hooks.mjs');
@@ -43,7 +43,7 @@ function modulesLoadedBy(args: string[], input = ''): string[] {
     writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
     writeFileSync(trace, '');
     const run = spawnSync(process.execPath, ['--import', register, cliPath, ...args], {
-      env: { ...process.env, FAULTLINE_TRACE_FILE: trace },
+      env: { ...process.env, ...env, FAULTLINE_TRACE_FILE: trace },
       encoding: 'utf8',
       input,
       timeout: 30_000,
@@ -96,6 +96,27 @@ test("the search tools' schema vocabulary equals src/index's own", async () => {
   assert.equal(mirror.DEFAULT_SEARCH_LIMIT, index.DEFAULT_SEARCH_LIMIT);
   assert.equal(mirror.MAX_SEARCH_LIMIT, index.MAX_SEARCH_LIMIT);
   assert.equal(mirror.MAX_QUERY_CHARS, index.MAX_QUERY_CHARS);
+});
+
+test('faultline search loads no LLM provider, zod, tree-sitter or MCP SDK when no provider is configured', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-search-'));
+  try {
+    const tree = join(dir, 'app');
+    mkdirSync(tree);
+    writeFileSync(join(tree, 'server.py'), 'def handle_request(request):\n    return request\n');
+    // Blank provider variables count as unset, whatever the machine running the tests has set.
+    const env = { FAULTLINE_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', OPENAI_BASE_URL: '', FAULT_LLM_BASE_URL: '', FAULT_AGENT_CLIENT: '' };
+    const indexed = spawnSync(process.execPath, [cliPath, 'index', tree], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(indexed.status, 0, indexed.stderr);
+    const loaded = modulesLoadedBy(['search', 'handle_request', '--dir', tree], '', env);
+    const packages = packagesIn(loaded);
+    for (const heavy of ['zod', 'openai', 'ollama', '@anthropic-ai/sdk', 'web-tree-sitter', '@modelcontextprotocol/sdk', '@qdrant/js-client-rest']) {
+      assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
+    }
+    assert.ok(!loaded.some((url) => url.endsWith('/src/llm/select.js')), 'the providers were loaded');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('faultline --help still lists every command', () => {

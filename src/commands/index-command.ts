@@ -6,18 +6,12 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { FileAccess } from '../access.js';
-import {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_SEARCH_LIMIT,
-  acceptedLangValues,
-  indexSettingsFrom,
-  indexSourceTree,
-  indexStatsJson,
-  renderSearchHits,
-  searchHitJson,
-  searchIndex,
-  type IndexProgress,
-} from '../index/index.js';
+// The search side by its own modules: `search` never loads the indexer (chunking, tree-sitter);
+// `index` imports it when it runs.
+import type { IndexProgress } from '../index/indexer.js';
+import { acceptedLangValues } from '../index/languages.js';
+import { indexSettingsFrom } from '../index/open.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, renderSearchHits, searchHitJson, searchIndex } from '../index/search.js';
 import {
   addLlmOptions,
   addRootOption,
@@ -59,6 +53,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       const config = configFrom(globals(), options);
       const sourceDir = await new FileAccess(config.roots).resolveDirectory(resolve(dir), 'dir');
       const bar = process.stderr.isTTY ? new ProgressBar() : undefined;
+      const { indexSourceTree, indexStatsJson } = await import('../index/indexer.js');
       const stats = await withInterrupt((signal) =>
         indexSourceTree(indexSettingsFrom(config), { sourceDir, lang: options.lang, signal, onProgress: bar?.update }),
       ).finally(() => bar?.finish());

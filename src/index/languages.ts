@@ -8,7 +8,7 @@
  */
 import { extname } from 'node:path';
 import { ToolInputError } from '../errors.js';
-import { languageByName, languageForPath, supportedLanguages, type LanguageInfo } from '../code/index.js';
+import { languageByName, languageForPath, supportedLanguages, type LanguageInfo } from '../code/languages.js';
 
 /** A language a file is indexed as: its id, and its grammar when there is one. */
 export interface IndexLanguage {
