@@ -20,10 +20,9 @@ import { openStore, type IndexSettings } from './open.js';
 import { normalised, type VectorStore } from './store.js';
 import { queryTerms, symbolQuery, symbolQueryText } from './tokens.js';
 
-export const DEFAULT_SEARCH_LIMIT = 10;
-export const MAX_SEARCH_LIMIT = 50;
-/** About 8,000 tokens, the most any provider's embedding model takes in one input. */
-export const MAX_QUERY_CHARS = 32_000;
+import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './limits.js';
+
+export { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT };
 
 export interface SearchOptions {
   query: string;

@@ -6,7 +6,8 @@
  */
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
-import { acceptedLangValues, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './search-vocabulary.js';
+import { acceptedLangValues } from '../index/languages.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../index/limits.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
