@@ -205,11 +205,11 @@ export class SqliteStore implements VectorStore {
     }
 
     if (query.terms.length > 0) {
-      const match = query.terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
+      const quoted = query.terms.map((term) => `"${term.replace(/"/g, '""')}"`);
       // Ranked on the full-text index alone, then only the best rows are read: joining every match
       // to its chunk before sorting would read each matching row of the table.
-      const ranked = (
-        scope.sql === ''
+      const bestMatches = (match: string): number[] =>
+        (scope.sql === ''
           ? db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck().all(match, CANDIDATES)
           : db
               .prepare(
@@ -217,8 +217,18 @@ export class SqliteStore implements VectorStore {
                  WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
               )
               .pluck()
-              .all(match, ...scope.params, CANDIDATES)
-      ) as number[];
+              .all(match, ...scope.params, CANDIDATES)) as number[];
+      // Chunks with every term first, then any term. FTS5 scores every row a MATCH yields (no early
+      // termination), and common words make an OR yield a large part of the store: when enough
+      // chunks have all the terms, the much smaller AND is all that is scored.
+      const ranked = quoted.length > 1 ? bestMatches(quoted.join(' AND ')) : [];
+      if (ranked.length < CANDIDATES) {
+        const seen = new Set(ranked);
+        for (const rowid of bestMatches(quoted.join(' OR '))) {
+          if (ranked.length >= CANDIDATES) break;
+          if (!seen.has(rowid)) ranked.push(rowid);
+        }
+      }
       const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
       channels.push({ ranked: ranked.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
     }
