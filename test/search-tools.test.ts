@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
 import { registerSearchTools } from '../src/tools/search.js';
 import { lintTool } from './helpers/schema-lint.js';
-import { connectTools } from './helpers/mcp.js';
+import { connectInMemory, connectTools } from './helpers/mcp.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
 function connect(tree: ScratchTree, roots: string[] = []): Promise<{ client: Client; close(): Promise<void> }> {
@@ -146,4 +147,37 @@ test('a cancelled index request stops and leaves no index behind', async (t) => 
   const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'bulk', source_dir: tree.dir } });
   assert.equal(result.isError, true);
   assert.match(text(result), /has not been indexed/);
+});
+
+test('other calls are answered while a large tree is being indexed', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  // A few thousand definitions: long enough to index that a server blocked by it would answer
+  // nothing else meanwhile. The indexer hands the event loop back between groups of files.
+  const big = join(tree.dir, 'big');
+  mkdirSync(big);
+  for (let file = 0; file < 300; file++) {
+    const functions = Array.from({ length: 20 }, (_, i) => `def handler_${file}_${i}(request, retries=3):\n    total = 0\n    for attempt in range(retries):\n        total += attempt * ${i}\n    return total\n`);
+    writeFileSync(join(big, `module_${file}.py`), functions.join('\n\n'));
+  }
+  const small = join(tree.dir, 'small.py');
+  writeFileSync(small, 'def ping():\n    return "pong"\n');
+  const { client, close } = await connectInMemory(makeConfig({ dataDir: tree.dataDir }));
+  t.after(close);
+
+  let indexingDone = false;
+  const indexing = client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: big } }, undefined, { timeout: 120_000 }).finally(() => {
+    indexingDone = true;
+  });
+  let answeredDuring = 0;
+  while (!indexingDone && answeredDuring < 5) {
+    const listed = await client.callTool({ name: 'fault_list_function_names', arguments: { file: small } });
+    assert.equal(listed.isError, undefined, text(listed));
+    assert.match(text(listed), /ping/);
+    if (!indexingDone) answeredDuring++;
+  }
+  const indexed = await indexing;
+  assert.equal(indexed.isError, undefined, text(indexed));
+  assert.equal((indexed.structuredContent as { files: number }).files, 300);
+  assert.ok(answeredDuring >= 3, `only ${answeredDuring} calls were answered while indexing`);
 });
