@@ -3,10 +3,11 @@
  * the proxy reads, so dropping bytes would only corrupt the stream. Instead the stream is cut into
  * virtual 1448-byte segments (one Ethernet MSS), a seeded loss model marks some of them lost, and
  * the stream stalls from a lost segment onward (head-of-line blocking) for TCP's recovery time.
- * Every chunk the proxy reads starts a new segment: with Nagle off (as the proxy and most HTTP
- * stacks run) each small write leaves as its own packet, so a 145-byte response is one segment
- * that can be lost, not a tenth of a segment shared with its neighbours (which let a 20% loss rate
- * touch 1% of requests). A chunk of n bytes is ceil(n / 1448) segments.
+ * Every message starts a new segment (a message: data flowing this way after flowing the other
+ * way, as latency counts them): a request or a response leaves in packets of its own, so a
+ * 145-byte response is one segment that can be lost, not a tenth of a segment shared with its
+ * neighbours (which let a 20% loss rate touch 1% of requests). Within a message, segments are
+ * cut by byte offset, whatever sizes the reads come in, so a seed replays the same losses.
  *
  *
  * - fast retransmit, ≈ rttMs, when at least three more segments follow the lost one (the three
@@ -101,12 +102,11 @@ export function lossModel(spec: ResolvedPacketLoss, random: Random): () => boole
 /** One link's packet loss. Exported so tests can drive it without sockets. */
 export function packetLossStage(spec: ResolvedPacketLoss, lost: () => boolean, counters: FaultCounters): LinkStage {
   const rtoMs = RTO_MIN_MS + 2 * spec.rttMs;
+  let segmentOffset = 0; // bytes of the current virtual segment already seen (0 = next byte starts one)
   return {
     holds: false,
     shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[] {
-      // Bytes of the current virtual segment already seen: 0 at each chunk, which starts a segment
-      // (see the header); the pieces of one chunk (split by an earlier stage) are contiguous.
-      let segmentOffset = 0;
+      if (chunk.messageStart) segmentOffset = 0; // a message starts a segment (see the header)
       const out: TimedPiece[] = [];
       let chunkBytes = 0;
       for (const piece of pieces) chunkBytes += piece.data.length;
