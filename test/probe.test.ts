@@ -106,6 +106,8 @@ test('the cancellation probe asks a delay-like argument for a call that outlasts
   assert.deepEqual(slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650), { delay_seconds: 1 });
   assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), { sleepMs: 1650 });
   assert.equal(slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650), undefined);
+  // No unit in the name, no guess: 1,650 seconds would hold the server's work for half an hour.
+  assert.equal(slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650), undefined);
 });
 
 test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {

@@ -77,13 +77,17 @@ export function validArguments(inputSchema: JsonSchema): Record<string, unknown>
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** Names of arguments that set how long a call takes: a delay in milliseconds or in seconds. */
-const MILLISECONDS_NAME = /(^|_)(ms|millis|milliseconds|delay|sleep|wait|duration|timeout)(_|$)|[a-z](Ms|Millis|Delay|Duration)$/i;
-const SECONDS_NAME = /(^|_)(s|secs?|seconds)(_|$)|[a-z](Secs?|Seconds)$/;
+/**
+ * Names of arguments that set how long a call takes, with their unit in the name (`ms`,
+ * `delay_ms`, `sleepMs`, `wait_seconds`). A bare `delay` or `timeout` is left alone: its unit is
+ * unknown, and 1,650 read as seconds would hold the server's work for half an hour.
+ */
+const MILLISECONDS_NAME = /(^|_)(ms|millis|milliseconds)$|[a-z](Ms|Millis|Milliseconds)$/;
+const SECONDS_NAME = /(^|_)(s|secs?|seconds)$|[a-z](Secs?|Seconds)$/;
 
 /**
  * Valid arguments that ask the tool to take about `targetMs`, when its schema has a number
- * argument named like a delay (`ms`, `delay_ms`, `sleepSeconds`, …), within the schema's bounds;
+ * argument whose name gives a time unit (`ms`, `delay_ms`, `sleepSeconds`, …), within the schema's bounds;
  * undefined when it has none. The cancellation probe needs a call still running when it cancels,
  * and a tool's minimal valid arguments (a 1 ms sleep) finish first.
  */
