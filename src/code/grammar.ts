@@ -5,14 +5,17 @@
  * wasm, a Parser set to it and its compiled definitions query) is loaded on first use of its
  * language and then kept for the life of the process: that is a fixed, bounded cost per language,
  * while re-compiling the query on every call would cost milliseconds each time. Trees are the
- * per-call allocation that grows: `withTree` always deletes them (leaving them to the wasm heap
- * grew RSS to 400 MB over 200 parses of a 2,000-line file).
+ * per-call allocation that grows: `withTree` deletes them (leaving them to the wasm heap grew RSS
+ * to 400 MB over 200 parses of a 2,000-line file), except the latest tree of a named document,
+ * which RecentTrees keeps, bounded, so the document's next version is re-parsed incrementally.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
+import { Edit, Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
 import type { LanguageInfo } from './languages.js';
+import { RecentTrees } from './recent-trees.js';
+import { editBetween } from './source-edit.js';
 
 export interface Grammar {
   readonly language: Language;
@@ -43,9 +46,14 @@ function findGrammarsDirectory(): string {
 
 const PARSE_READ_CHARS = 10 * 1024;
 
+/** Languages sharing a grammar file (none today, but JS/JSX-like pairs could) share its key. */
+function grammarKey(info: LanguageInfo): string {
+  return `${info.grammarDir}/${info.wasmFile}`;
+}
+
 /** The grammar for a language, loaded on first use (concurrent callers share one load). */
 export function loadGrammar(info: LanguageInfo): Promise<Grammar> {
-  const key = `${info.grammarDir}/${info.wasmFile}`;
+  const key = grammarKey(info);
   let loading = grammars.get(key);
   if (!loading) {
     loading = load(info);
@@ -72,16 +80,41 @@ async function load(info: LanguageInfo): Promise<Grammar> {
   return { language, parser, definitionsQuery };
 }
 
-/** Parses `source` and runs `use` on the tree, deleting the tree afterwards whatever happens. */
-export async function withTree<T>(source: string, info: LanguageInfo, use: (tree: Tree, grammar: Grammar) => T): Promise<T> {
+const recentTrees = new RecentTrees();
+
+/**
+ * Parses `source` and runs `use` on the tree. With `document` (a file's path), the tree of that
+ * document's previous version, if kept, is edited and re-parsed incrementally, and this tree is
+ * kept in its place; without it the tree is deleted afterwards, whatever happens.
+ */
+export async function withTree<T>(
+  source: string,
+  info: LanguageInfo,
+  use: (tree: Tree, grammar: Grammar) => T,
+  document?: string,
+): Promise<T> {
   const grammar = await loadGrammar(info);
-  // web-tree-sitter reads its input through a callback in pieces of at most 10K UTF-16 units; a
-  // plain string is sliced from the offset to the end on every read, a bounded slice is ~25% faster.
-  const tree = grammar.parser.parse((offset) => source.slice(offset, offset + PARSE_READ_CHARS));
+  const key = grammarKey(info);
+  const previous = document === undefined ? undefined : recentTrees.take(document, key);
+  if (previous) previous.tree.edit(new Edit(editBetween(previous.source, source)));
+  let tree: Tree | null;
+  try {
+    // web-tree-sitter reads its input through a callback in pieces of at most 10K UTF-16 units; a
+    // plain string is sliced from the offset to the end on every read, a bounded slice is ~25% faster.
+    tree = grammar.parser.parse((offset) => source.slice(offset, offset + PARSE_READ_CHARS), previous?.tree);
+  } finally {
+    previous?.tree.delete();
+  }
   if (!tree) throw new Error(`tree-sitter returned no tree for ${info.displayName} source`);
   try {
     return use(tree, grammar);
   } finally {
-    tree.delete();
+    if (document === undefined) tree.delete();
+    else recentTrees.keep(document, { grammarKey: key, source, tree });
   }
+}
+
+/** How many document trees are kept for incremental re-parsing (for tests). */
+export function keptTreeCount(): number {
+  return recentTrees.size;
 }

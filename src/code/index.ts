@@ -7,7 +7,9 @@
  *   `languageByName('python' | 'ts' | 'c++' | …)`; `supportedLanguages()`;
  *   `supportedExtensions()`; `requireLanguageForPath(path)` throws UnsupportedLanguageError
  *   (a ToolInputError listing the supported extensions).
- * - `listDefinitions(source, language)` → `{ language, definitions, syntaxErrors }`.
+ * - `listDefinitions(source, language, { document? })` → `{ language, definitions, syntaxErrors }`.
+ *   `document` names what the source is a version of (a file's path): the tree of its previous
+ *   version is then re-parsed incrementally (src/code/recent-trees.ts); the answer is the same.
  *   `definitions` are in source order (by start of the definition itself, so an outer function
  *   comes before the functions nested in it). Each has `name`, `qualifiedName` (`Class.method`,
  *   Go `Receiver.Method`, Rust/C++/PHP `Type::method`, nested `outer.inner`), `kind`
@@ -19,8 +21,8 @@
  *   is kept; null for declarations without one). `syntaxErrors` is `{ count, firstLines }`: with
  *   errors, the definitions are those tree-sitter could still recognise. Definitions nested in
  *   more than MAX_NESTING (64) others or deeper than MAX_TREE_DEPTH (400) tree levels are left out.
- * - `listFunctions(source, language)` → the same, with function-like definitions only.
- * - `extractFunction(source, language, func)` → `{ name, qualifiedName, kind, language, full, body,
+ * - `listFunctions(source, language, { document? })` → the same, with function-like definitions only.
+ * - `extractFunction(source, language, func, { document? })` → `{ name, qualifiedName, kind, language, full, body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
  *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable), optionally with
  *   `:LINE` (`A.m:42`, the definition's first line) to pick one of several same-named overloads.
@@ -124,21 +126,34 @@ function resolveLanguage(language: LanguageInfo | string): LanguageInfo {
 
 const recentlyParsed = new DefinitionCache<DefinitionList>();
 
-export async function listDefinitions(source: string, language: LanguageInfo | string): Promise<DefinitionList> {
+export interface ParseOptions {
+  /**
+   * The document this source is a version of (a file's path). Its tree is kept, bounded, so the
+   * next version of the same document is re-parsed incrementally; the result is the same.
+   */
+  document?: string;
+}
+
+export async function listDefinitions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<DefinitionList> {
   const info = resolveLanguage(language);
   const list = await recentlyParsed.get(info.name, source, () =>
-    withTree(source, info, (tree, grammar) => ({
-      language: info.name,
-      definitions: findDefinitions(tree, grammar, info, source),
-      syntaxErrors: summariseSyntaxErrors(tree.rootNode),
-    })),
+    withTree(
+      source,
+      info,
+      (tree, grammar) => ({
+        language: info.name,
+        definitions: findDefinitions(tree, grammar, info, source),
+        syntaxErrors: summariseSyntaxErrors(tree.rootNode),
+      }),
+      options.document,
+    ),
   );
   // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.
   return { ...list, definitions: [...list.definitions] };
 }
 
-export async function listFunctions(source: string, language: LanguageInfo | string): Promise<FunctionList> {
-  const list = await listDefinitions(source, language);
+export async function listFunctions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<FunctionList> {
+  const list = await listDefinitions(source, language, options);
   return { ...list, definitions: list.definitions.filter(isFunctionDefinition) };
 }
 
@@ -151,12 +166,13 @@ export async function extractFunction(
   source: string,
   language: LanguageInfo | string,
   func: string,
+  options: ParseOptions = {},
 ): Promise<ExtractedFunction> {
   const requested = func.trim();
   if (segments(requested.replace(/:\d+$/, '')).length === 0) {
     throw new ToolInputError(`func: '${echoedName(requested)}' is not a function name; give one bare or qualified (e.g. run or Server.run)`);
   }
-  const list = await listFunctions(source, language);
+  const list = await listFunctions(source, language, options);
   const definition = pickDefinition(list.definitions, requested);
   return {
     name: definition.name,

@@ -56,7 +56,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     async ({ file }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [{ listFunctions, requireLanguageForPath }, { functionListReport }] = await loadCode();
-      const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path)));
+      const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path), { document: source.path }));
       return { text: JSON.stringify(report.names), structured: report };
     },
   );
@@ -94,7 +94,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     async ({ file, func }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [{ extractFunction, requireLanguageForPath }, { extractionReport }] = await loadCode();
-      const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func));
+      const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func, { document: source.path }));
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
   );
