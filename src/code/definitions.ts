@@ -94,6 +94,8 @@ const OVERLOAD_SIGNATURES: ReadonlySet<string> = new Set(['function_signature', 
 
 interface Captured {
   node: Node;
+  /** Where the node ends: asked of tree-sitter once, since every enclosure test needs it. */
+  end: number;
   /** A kind, or 'scope' for a container that is not itself listed. */
   role: DefinitionKind | 'scope';
   name: string;
@@ -119,8 +121,8 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   // in source order, outer before inner, so enclosure is decided by offsets alone: asking
   // tree-sitter for a node's parent walks down from the root each time.
   const open: Captured[] = [];
-  for (const entry of captureDefinitions(tree, grammar, info)) {
-    while (open.length > 0 && !encloses(open[open.length - 1]!.node, entry.node)) open.pop();
+  for (const entry of captureDefinitions(tree, grammar, info, source)) {
+    while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) open.pop();
     if (open.length >= MAX_NESTING) continue;
     const nearest = open[open.length - 1];
     // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
@@ -152,11 +154,13 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   return dropFoldedSignatures(definitions);
 }
 
-function encloses(outer: Node, inner: Node): boolean {
-  return outer.startIndex <= inner.startIndex && inner.endIndex <= outer.endIndex;
+function encloses(outer: Captured, inner: Captured): boolean {
+  return outer.node.startIndex <= inner.node.startIndex && inner.end <= outer.end;
 }
 
-function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): Captured[] {
+function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Captured[] {
+  // A slice of the source: a node's own `text` reads through the parser's input callback.
+  const text = (node: Node): string => source.slice(node.startIndex, node.endIndex);
   const byNodeId = new Map<number, Captured>();
   for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
     let node: Node | undefined;
@@ -174,21 +178,23 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo): C
     // A node matched by a general pattern and a specific one (a JS `constructor` method) keeps
     // the specific kind, whichever order the matches arrive in.
     if (existing && !(existing.role === 'function' && role === 'constructor')) continue;
-    const { name, qualifier } = splitName(nameNode, info);
+    const { name, qualifier } = splitName(nameNode, info, text);
     const onThis = receiver?.type === 'this';
-    const ownQualifier = receiver && !onThis ? [typeName(receiver.text), ...qualifier] : qualifier;
-    byNodeId.set(node.id, { node, role, name, ownQualifier, ...(onThis ? { onThis } : {}) });
+    const ownQualifier = receiver && !onThis ? [typeName(text(receiver)), ...qualifier] : qualifier;
+    byNodeId.set(node.id, { node, end: node.endIndex, role, name, ownQualifier, ...(onThis ? { onThis } : {}) });
   }
-  return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
 }
 
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
-function splitName(nameNode: Node | undefined, info: LanguageInfo): { name: string; qualifier: string[] } {
+function splitName(nameNode: Node | undefined, info: LanguageInfo, text: (node: Node) => string): { name: string; qualifier: string[] } {
   // `export default function () {}` has no name of its own: it is the module's default export.
   if (!nameNode) return { name: 'default', qualifier: [] };
-  if (nameNode.type !== 'qualified_identifier') return { name: plainName(nameNode), qualifier: [] };
-  const segments = nameNode.text.split('::').map((segment) => segment.trim());
-  const last = segments.pop() ?? nameNode.text;
+  const type = nameNode.type;
+  const written = text(nameNode);
+  if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
+  const segments = written.split('::').map((segment) => segment.trim());
+  const last = segments.pop() ?? written;
   return {
     name: /^operator\b/.test(last) ? last : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
@@ -200,10 +206,10 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo): { name: stri
  * computed key `[Symbol.iterator]` or a C++ `operator<` as written; a type `Point<T>` (Rust impl,
  * C++ specialisation) without its arguments.
  */
-function plainName(node: Node): string {
-  if (node.type === 'string') return node.text.slice(1, -1);
-  if (node.type === 'computed_property_name' || node.type === 'operator_name') return node.text;
-  return typeName(node.text);
+function plainName(type: string, written: string): string {
+  if (type === 'string') return written.slice(1, -1);
+  if (type === 'computed_property_name' || type === 'operator_name') return written;
+  return typeName(written);
 }
 
 /**
@@ -231,15 +237,18 @@ function endNode(full: Node): Node {
 /** The outermost node whose text is all this definition's: declarations and wrappers. */
 function fullNode(node: Node, info: LanguageInfo): Node {
   let full = node;
-  const parent = full.parent;
   // `const f = () => …;` (JS) or `type T struct {…}` (Go) is the whole declaration when it
   // declares that one name alone.
-  const declarations = SINGLE_DECLARATIONS[node.type];
-  if (parent && declarations?.has(parent.type) && parent.namedChildren.filter((child) => child.type === node.type).length === 1) {
-    full = parent;
+  const type = node.type;
+  const declarations = SINGLE_DECLARATIONS[type];
+  if (declarations) {
+    const parent = full.parent;
+    if (parent && declarations.has(parent.type) && parent.namedChildren.filter((child) => child.type === type).length === 1) full = parent;
   }
   const wrappers = WRAPPERS[info.name];
-  while (wrappers && full.parent && wrappers.has(full.parent.type)) full = full.parent;
+  if (!wrappers) return full;
+  // One `parent` per step: tree-sitter finds it by walking down from the root.
+  for (let outer = full.parent; outer && wrappers.has(outer.type); outer = outer.parent) full = outer;
   return full;
 }
 
