@@ -148,6 +148,10 @@ test('fault_probe_mcp_server: the report and every finding; bad arguments are na
     const remote = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://203.0.113.9/mcp' } });
     assert.equal(remote.isError, true);
     assert.match(JSON.stringify(remote.content), /url/);
+    // A command that does not exist is a wrong argument, not a server that failed a probe.
+    const missing = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: '/nonexistent/faultline-no-such-server' } });
+    assert.equal(missing.isError, true);
+    assert.match(JSON.stringify(missing.content), /command: could not start '\/nonexistent\/faultline-no-such-server'.*ENOENT/);
   } finally {
     await close();
   }

@@ -93,6 +93,14 @@ test('a server that cannot be initialized is an error, and nothing passes', asyn
   assert.equal(report.summary.passed, 0);
 });
 
+test('a server that exits before initialize is an error with no finding: the early request is not blamed for it', async () => {
+  const report = await probe('', [], { kind: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] });
+  assert.match(report.error ?? '', /could not initialize the server: it exited/);
+  assert.equal(report.startError, undefined);
+  assert.deepEqual(failed(report), []);
+  assert.equal(report.summary.findings, 0);
+});
+
 test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
   assert.deepEqual(hostileCases(schema, 10, 7), hostileCases(schema, 10, 7));

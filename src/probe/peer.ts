@@ -54,6 +54,8 @@ export interface Peer {
   /** HTTP: the session id the server assigned, if any. */
   sessionId(): string | undefined;
   stderrTail(): string;
+  /** Why the target could not be started at all (stdio: the command could not be spawned). */
+  startError(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ class StdioPeer extends BasePeer implements Peer {
   private exited = false;
   private stderr = '';
   private partial = '';
+  private spawnError: string | undefined;
   private readonly exitedPromise: Promise<void>;
 
   constructor(readonly target: StdioTarget) {
@@ -156,7 +159,10 @@ class StdioPeer extends BasePeer implements Peer {
         resolve();
       };
       this.child.once('exit', (code, signal) => done(`process exited (code ${String(code)}, signal ${String(signal)})`));
-      this.child.once('error', (error) => done(`process could not run: ${error.message}`));
+      this.child.once('error', (error) => {
+        if (this.child.pid === undefined) this.spawnError = error.message;
+        done(`process could not run: ${error.message}`);
+      });
     });
     process.on('exit', this.killOnExit);
     this.child.stdin.on('error', () => undefined);
@@ -215,6 +221,10 @@ class StdioPeer extends BasePeer implements Peer {
 
   stderrTail(): string {
     return this.stderr;
+  }
+
+  startError(): string | undefined {
+    return this.spawnError;
   }
 
   request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
@@ -347,6 +357,10 @@ class HttpPeer extends BasePeer implements Peer {
 
   stderrTail(): string {
     return '';
+  }
+
+  startError(): undefined {
+    return undefined;
   }
 
   /** POSTs one message; answers are routed as they stream in. */

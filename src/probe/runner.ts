@@ -58,6 +58,8 @@ export interface ProbeReport extends RunRecord {
   tools: { listed: number; called: string[]; skipped: string[] };
   /** Set when the server could not be probed at all (no initialize). */
   error?: string;
+  /** Set when the target could not even be started (a stdio command that cannot be spawned): the input is wrong, not the server. */
+  startError?: string;
 }
 
 const EXCHANGE_LINES = 12;
@@ -91,10 +93,14 @@ class Ledger {
     r.checks += 1;
     if (r.findings.length < 20) r.findings.push({ ...finding, exchange: finding.exchange.slice(-EXCHANGE_LINES) });
   }
-  /** Nothing could be tested (no initialize): checks made so far showed nothing either. */
+  /**
+   * Nothing could be tested (no initialize): what was seen before says nothing either. A server
+   * that exits before it can be initialised did not exit because of the early request.
+   */
   untested(): void {
     for (const r of this.results.values()) {
       r.checks = 0;
+      r.findings = [];
       r.status = 'n/a';
     }
   }
@@ -204,6 +210,12 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     const result = init.message?.result as { protocolVersion?: string; capabilities?: Record<string, unknown>; serverInfo?: { name?: string; version?: string } } | undefined;
     if (!result) {
       ledger.untested();
+      const startError = main.startError();
+      if (startError) {
+        report.startError = startError;
+        report.error = `could not start the command: ${startError}`;
+        return;
+      }
       report.error = `could not initialize the server: ${init.timedOut ? 'no answer' : init.closed ? 'it exited or closed the connection' : JSON.stringify(init.message?.error ?? init.message)}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }

@@ -83,6 +83,8 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         signal: call.signal,
         onProgress: (message) => call.progress(++step, undefined, message),
       });
+      // A command that cannot be spawned is a wrong argument, not a finding about a server.
+      if (report.startError) throw new ToolInputError(`command: could not start '${command}': ${report.startError}`);
       return {
         text: renderProbeText(report),
         structured: {
