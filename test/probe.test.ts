@@ -7,7 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fixturePath } from './helpers/repo.js';
-import { loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
+import { computeCoverage, loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { hostileCases, slowArguments, validArguments } from '../src/probe/args.js';
 import { checkTaxonomy } from '../src/probe/taxonomy.js';
 
@@ -99,6 +102,40 @@ test('a server that exits before initialize is an error with no finding: the ear
   assert.equal(report.startError, undefined);
   assert.deepEqual(failed(report), []);
   assert.equal(report.summary.findings, 0);
+});
+
+test('a server whose tools may not be called: what needs calls is untested, with why, and no annotation check passes', async () => {
+  const report = await probe('no-read-only', ['TOOL', 'SCHEMA', 'CONFIG', 'TIMEOUT']);
+  assert.equal(report.tools.called.length, 0);
+  const status = (id: string) => report.leaves.find((leaf) => leaf.id === id)!;
+  for (const id of ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-SCHEMA-OUTPUT-MISMATCH', 'FAULT-TIMEOUT-CANCEL-IGNORED', 'FAULT-CONFIG-ANNOTATION-CONTRADICTED']) {
+    assert.equal(status(id).status, 'untested', id);
+    assert.match(status(id).note ?? '', /none of the \d+ tools is annotated readOnlyHint/, id);
+  }
+  // Checks that need no call still ran.
+  assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+  assert.equal(report.summary.untested, report.leaves.filter((leaf) => leaf.status === 'untested').length);
+  assert.ok(report.summary.untested >= 5);
+});
+
+test('coverage: an untested leaf stays in the denominator, not exercised; an n/a one leaves it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'faultline-untested-'));
+  try {
+    const taxonomy = await loadTaxonomy();
+    const leaves = [
+      { id: 'FAULT-PROTO-PING', status: 'passed' },
+      { id: 'FAULT-TOOL-CRASH', status: 'untested' },
+      { id: 'FAULT-SECURITY-HTTP-TOKEN', status: 'n/a' },
+    ];
+    await writeFile(join(dir, 'run.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'probe', name: 'run', startedAt: new Date().toISOString(), leaves }));
+    const report = await computeCoverage({ version: 1, agents: false, runs: [{ name: 'run', kind: 'probe', record: 'run.json' }], baseDir: dir }, taxonomy);
+    const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
+    assert.deepEqual([leaf('FAULT-PROTO-PING').exercised, leaf('FAULT-PROTO-PING').applicable], [true, true]);
+    assert.deepEqual([leaf('FAULT-TOOL-CRASH').exercised, leaf('FAULT-TOOL-CRASH').applicable], [false, true]);
+    assert.equal(leaf('FAULT-SECURITY-HTTP-TOKEN').applicable, false);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {

@@ -85,7 +85,7 @@ test('faultline mcp loads no domain module and no heavy dependency before it has
   assert.deepEqual([...packages].sort(), ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'commander', 'zod', 'zod-to-json-schema']);
   // Of the domain folders only leaf modules of names and limits (no imports of their own).
   const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolplane)\//.test(url));
-  const leaves = ['proxy/vocabulary.js', 'proxy/control/guard.js', 'scenario/defaults.js', 'cloud/export-targets.js', 'code/languages.js', 'llm/concerns.js', 'llm/errors.js', 'llm/slo-formats.js', 'probe/limits.js', 'probe/taxonomy.js', 'index/languages.js', 'index/limits.js'];
+  const leaves = ['proxy/vocabulary.js', 'proxy/control/guard.js', 'scenario/defaults.js', 'cloud/export-targets.js', 'code/languages.js', 'llm/concerns.js', 'llm/errors.js', 'llm/slo-formats.js', 'probe/limits.js', 'probe/record.js', 'probe/taxonomy.js', 'index/languages.js', 'index/limits.js'];
   assert.deepEqual(domain.filter((url) => !leaves.some((leaf) => url.endsWith(`/src/${leaf}`))), []);
 });
 

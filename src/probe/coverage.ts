@@ -14,7 +14,8 @@
  *
  * A leaf is exercised when a record says it passed, failed or was inconclusive (a probe ran for
  * it), or when an injection run injected a fault the taxonomy maps to it. A leaf every record
- * calls n/a (an HTTP check on a stdio server) leaves the denominator. Per family: covered (every
+ * calls n/a (an HTTP check on a stdio server) leaves the denominator; one a record calls untested
+ * (it applies, but that run could not exercise it) stays in it, not exercised. Per family: covered (every
  * applicable leaf exercised), partial, uncovered, n/a (no applicable leaf; PROVIDER without
  * agents unless a run exercised it).
  */
@@ -121,6 +122,7 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
   const runs = only.length > 0 ? suite.runs.filter((run) => only.includes(run.name)) : suite.runs;
   const hits = new Map<string, Array<{ run: string; status: string }>>();
   const seenNa = new Set<string>();
+  const seenUntested = new Set<string>();
   const reportRuns: CoverageReport['runs'] = [];
   for (const run of runs) {
     const { record, problem } = await readRecord(resolve(suite.baseDir, run.record));
@@ -128,6 +130,7 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
     if (!record) continue;
     for (const leaf of record.leaves ?? []) {
       if (leaf.status === 'n/a') seenNa.add(leaf.id);
+      else if (leaf.status === 'untested') seenUntested.add(leaf.id);
       else hits.set(leaf.id, [...(hits.get(leaf.id) ?? []), { run: run.name, status: leaf.status }]);
     }
     const mapping = taxonomy.injections[record.kind === 'scenario' ? 'network' : record.kind] ?? {};
@@ -139,7 +142,7 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
     const family = familyOf(leaf.id)!;
     const by = hits.get(leaf.id) ?? [];
     const familyDef = taxonomy.families.find((f) => f.id === family);
-    const applicable = by.length > 0 || (!seenNa.has(leaf.id) && !(familyDef?.needsAgents && !suite.agents));
+    const applicable = by.length > 0 || seenUntested.has(leaf.id) || (!seenNa.has(leaf.id) && !(familyDef?.needsAgents && !suite.agents));
     return { id: leaf.id, family, exercised: by.length > 0, applicable, by };
   });
   const families: FamilyCoverage[] = taxonomy.families.map((family) => {

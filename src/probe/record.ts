@@ -8,14 +8,16 @@
  *   "format": "faultline-run-record", "version": 1,
  *   "kind": "probe" | "toolplane" | "network" | "scenario",
  *   "name": "…", "startedAt": "ISO-8601", "taxonomyVersion": "…",
- *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "n/a" | "inconclusive" }],
+ *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "n/a" | "inconclusive" | "untested" }],
+ *     (n/a: the leaf does not apply to this server; untested: it applies, but the run could not
+ *     exercise it — coverage keeps it in the denominator, not exercised)
  *   "injected": ["latency", …]           // toolplane / network runs: fault names
  * }
  */
 export const RUN_RECORD_FORMAT = 'faultline-run-record';
 export const RUN_RECORD_VERSION = 1;
 
-export type LeafStatus = 'passed' | 'failed' | 'n/a' | 'inconclusive';
+export type LeafStatus = 'passed' | 'failed' | 'n/a' | 'inconclusive' | 'untested';
 export const RUN_KINDS = ['probe', 'toolplane', 'network', 'scenario'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
@@ -35,7 +37,8 @@ export interface RunRecord {
   injected?: string[];
 }
 
-const STATUSES: readonly string[] = ['passed', 'failed', 'n/a', 'inconclusive'];
+export const LEAF_STATUSES = ['passed', 'failed', 'n/a', 'inconclusive', 'untested'] as const satisfies readonly LeafStatus[];
+const STATUSES: readonly string[] = LEAF_STATUSES;
 
 /** Checks a parsed record; returns the problems (empty when it is usable). */
 export function recordProblems(data: unknown): string[] {

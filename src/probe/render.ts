@@ -1,7 +1,7 @@
 /** The probe report as text: a verdict line, then per family each leaf with its status, then every failure with its exchange. */
 import type { ProbeReport } from './runner.js';
 
-const MARK: Record<string, string> = { passed: 'PASS', failed: 'FAIL', 'n/a': 'n/a ', inconclusive: '??? ' };
+const MARK: Record<string, string> = { passed: 'PASS', failed: 'FAIL', 'n/a': 'n/a ', inconclusive: '??? ', untested: 'SKIP' };
 
 export function renderProbeText(report: ProbeReport, verbose = true): string {
   const out: string[] = [];
@@ -10,7 +10,7 @@ export function renderProbeText(report: ProbeReport, verbose = true): string {
   out.push(`${verdict} probe of ${report.target} (${report.transport}) in ${(report.durationMs / 1000).toFixed(1)} s — taxonomy ${report.taxonomyVersion ?? '?'}`);
   if (report.server) out.push(`server: ${report.server.name ?? '?'} ${report.server.version ?? ''}, protocol ${report.server.protocolVersion ?? '?'}`);
   if (report.error) out.push(`error: ${report.error}`);
-  out.push(`leaves: ${s.passed} passed, ${s.failed} failed, ${s.inconclusive} inconclusive, ${s.notApplicable} n/a; ${s.findings} finding(s)`);
+  out.push(`leaves: ${s.passed} passed, ${s.failed} failed, ${s.inconclusive} inconclusive, ${s.untested} untested, ${s.notApplicable} n/a; ${s.findings} finding(s)`);
   out.push(`tools: ${report.tools.listed} listed, ${report.tools.called.length} called${report.tools.skipped.length ? `, ${report.tools.skipped.length} skipped (not readOnlyHint; --allow-writes calls them): ${report.tools.skipped.slice(0, 8).join(', ')}${report.tools.skipped.length > 8 ? ', …' : ''}` : ''}`);
   let family = '';
   for (const leaf of report.leaves) {

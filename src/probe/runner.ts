@@ -54,7 +54,7 @@ export interface ProbeReport extends RunRecord {
   durationMs: number;
   server?: { name?: string; version?: string; protocolVersion?: string; capabilities?: Record<string, unknown> };
   leaves: LeafResult[];
-  summary: { passed: number; failed: number; notApplicable: number; inconclusive: number; findings: number };
+  summary: { passed: number; failed: number; notApplicable: number; inconclusive: number; untested: number; findings: number };
   tools: { listed: number; called: string[]; skipped: string[] };
   /** Set when the server could not be probed at all (no initialize). */
   error?: string;
@@ -63,6 +63,8 @@ export interface ProbeReport extends RunRecord {
 }
 
 const EXCHANGE_LINES = 12;
+/** The probes that call the server's tools (taxonomy.json names them per leaf). */
+const CALLING_PROBES: ReadonlySet<string> = new Set(['tool-hostile-args', 'schema-valid-call', 'timeout-cancel', 'timeout-progress', 'security-traversal', 'config-annotations']);
 const CANCEL_AFTER_MS = 150;
 const PROGRESS_EXPECTED_MS = 3000;
 const PASSWD_CONTENT = /root:[^:\n]*:0:0:/;
@@ -71,11 +73,13 @@ const PATH_LIKE = /path|file|dir|folder|uri|root|location/i;
 
 class Ledger {
   private readonly results = new Map<string, LeafResult>();
+  private readonly probesByLeaf = new Map<string, readonly string[]>();
   constructor(
     taxonomy: Taxonomy,
     selected: (family: FamilyId) => boolean,
   ) {
     for (const leaf of taxonomy.leaves) {
+      this.probesByLeaf.set(leaf.id, leaf.probes);
       const family = familyOf(leaf.id)!;
       if (selected(family)) this.results.set(leaf.id, { id: leaf.id, family, status: 'n/a', checks: 0, findings: [] });
     }
@@ -104,16 +108,30 @@ class Ledger {
       r.status = 'n/a';
     }
   }
-  note(leaf: string, note: string, inconclusive = false): void {
+  /**
+   * Adds a note to a leaf. `inconclusive`: what was seen shows neither a pass nor a fault.
+   * `untested`: the leaf applies to this server but this run could not exercise it (the note says
+   * why); unless a check ran after all, it stays in coverage's denominator as not exercised,
+   * where n/a (the leaf does not apply here) leaves it.
+   */
+  note(leaf: string, note: string, outcome?: 'inconclusive' | 'untested'): void {
     const r = this.results.get(leaf);
     if (!r) return;
     r.note = r.note ? `${r.note}; ${note}` : note;
-    if (inconclusive) r.status = 'inconclusive';
+    if (outcome === 'inconclusive' || (outcome === 'untested' && r.status !== 'inconclusive')) r.status = outcome;
+  }
+  /** The leaves exercised only by these probes, for a note on each (see note). */
+  leavesOnlyProbedBy(probes: ReadonlySet<string>): string[] {
+    return [...this.results.keys()].filter((id) => {
+      const own = this.probesByLeaf.get(id) ?? [];
+      return own.length > 0 && own.every((probe) => probes.has(probe));
+    });
   }
   finish(): LeafResult[] {
     return [...this.results.values()].map((r) => ({
       ...r,
-      status: r.findings.length > 0 ? 'failed' : r.status === 'inconclusive' ? 'inconclusive' : r.checks > 0 ? 'passed' : 'n/a',
+      status:
+        r.findings.length > 0 ? 'failed' : r.status === 'inconclusive' ? 'inconclusive' : r.checks > 0 ? 'passed' : r.status === 'untested' ? 'untested' : 'n/a',
     }));
   }
 }
@@ -153,7 +171,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     transport: target.kind,
     durationMs: 0,
     leaves: [],
-    summary: { passed: 0, failed: 0, notApplicable: 0, inconclusive: 0, findings: 0 },
+    summary: { passed: 0, failed: 0, notApplicable: 0, inconclusive: 0, untested: 0, findings: 0 },
     tools: { listed: 0, called: [], skipped: [] },
   };
 
@@ -167,6 +185,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     if (leaf.status === 'passed') report.summary.passed++;
     else if (leaf.status === 'failed') report.summary.failed++;
     else if (leaf.status === 'inconclusive') report.summary.inconclusive++;
+    else if (leaf.status === 'untested') report.summary.untested++;
     else report.summary.notApplicable++;
     report.summary.findings += leaf.findings.length;
   }
@@ -237,6 +256,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     const callable = initialTools.filter((tool) => options.allowWrites || tool.annotations?.readOnlyHint === true);
     report.tools.skipped = initialTools.filter((tool) => !callable.includes(tool)).map((tool) => tool.name);
     report.tools.called = callable.map((tool) => tool.name);
+    if (callable.length === 0 && initialTools.length > 0) {
+      // The server has tools but the probe may call none of them: what only calls exercise applies, untested.
+      const why = `none of the ${initialTools.length} tools is annotated readOnlyHint, so none was called (allow_writes calls them)`;
+      for (const leaf of ledger.leavesOnlyProbedBy(CALLING_PROBES)) ledger.note(leaf, why, 'untested');
+    }
 
     if (on('CONFIG')) await capabilityChecks(main, capabilities);
     if (on('PROVIDER')) providerChecks(initialTools);
@@ -359,7 +383,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         } else ledger.check('FAULT-TIMEOUT-CANCEL-IGNORED');
         break;
       }
-      if (!tested) ledger.note('FAULT-TIMEOUT-CANCEL-IGNORED', `no callable tool ran longer than ${CANCEL_AFTER_MS} ms, so no cancel could be observed`);
+      if (!tested) ledger.note('FAULT-TIMEOUT-CANCEL-IGNORED', `no callable tool ran longer than ${CANCEL_AFTER_MS} ms, so no cancel could be observed`, 'untested');
       progressChecks(tokens);
     }
 
@@ -383,12 +407,13 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         const advertised = (capabilities.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
         if (changed && !announced) {
           ledger.fail({ leaf: 'FAULT-CONFIG-LIST-CHANGED', probe: 'config-list-changed', message: `the tool list changed during the session (${diffNames(initialTools, afterTools)}) with no notifications/tools/list_changed`, exchange: [] });
-          if (!options.allowWrites) {
+          // Only the calls of read-only tools can contradict their annotations; with none called, nothing does.
+          if (!options.allowWrites && callable.length > 0) {
             ledger.fail({ leaf: 'FAULT-CONFIG-ANNOTATION-CONTRADICTED', probe: 'config-annotations', message: `only readOnlyHint tools were called, yet the tool list changed (${diffNames(initialTools, afterTools)})`, exchange: [] });
           }
         } else {
-          if (!options.allowWrites) ledger.check('FAULT-CONFIG-ANNOTATION-CONTRADICTED');
-          if (advertised && !announced) ledger.note('FAULT-CONFIG-LIST-CHANGED', 'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent', true);
+          if (!options.allowWrites && callable.length > 0) ledger.check('FAULT-CONFIG-ANNOTATION-CONTRADICTED');
+          if (advertised && !announced) ledger.note('FAULT-CONFIG-LIST-CHANGED', 'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent', 'inconclusive');
           else ledger.check('FAULT-CONFIG-LIST-CHANGED');
         }
       }
@@ -408,7 +433,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       }
     }
     if (!timeLeft()) {
-      for (const leaf of ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TIMEOUT-CANCEL-IGNORED']) ledger.note(leaf, `the overall bound (${options.overallTimeoutMs} ms) stopped the run early`);
+      for (const leaf of ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TIMEOUT-CANCEL-IGNORED']) ledger.note(leaf, `the overall bound (${options.overallTimeoutMs} ms) stopped the run early`, 'untested');
     }
   }
 
@@ -538,7 +563,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     callTool: (peer: Peer, tool: ListedTool, args: unknown, withProgress: boolean) => Promise<{ reply: Reply }>,
   ): Promise<void> {
     if (!existsSync('/etc/passwd')) {
-      ledger.note('FAULT-SECURITY-PATH-TRAVERSAL', 'no /etc/passwd on this machine to look for');
+      ledger.note('FAULT-SECURITY-PATH-TRAVERSAL', 'no /etc/passwd on this machine to look for', 'untested');
       return;
     }
     for (const tool of callable) {
@@ -639,7 +664,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         ledger.fail({ leaf: attempt.leaf, probe: 'security-http-headers', message: `initialize ${attempt.what} was accepted (HTTP ${response.status})`, exchange });
         const session = response.headers['mcp-session-id'];
         if (typeof session === 'string') await postRaw(target.url, '', { ...auth, 'mcp-session-id': session }, 2000, undefined, 'DELETE');
-      } else if (response.status === 0) ledger.note(attempt.leaf, `no HTTP answer ${attempt.what}`, true);
+      } else if (response.status === 0) ledger.note(attempt.leaf, `no HTTP answer ${attempt.what}`, 'inconclusive');
       else ledger.check(attempt.leaf);
     }
   }

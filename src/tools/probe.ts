@@ -9,6 +9,7 @@ import { ToolInputError } from '../errors.js';
 import type { Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
+import { LEAF_STATUSES } from '../probe/record.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -20,7 +21,7 @@ const PROBE_ANNOTATIONS: ToolAnnotationsExplicit = {
   openWorldHint: true,
 };
 
-const STATUS = z.enum(['passed', 'failed', 'n/a', 'inconclusive']);
+const STATUS = z.enum(LEAF_STATUSES);
 
 export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
@@ -30,7 +31,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       title: 'Probe an MCP server for runtime faults',
       description:
         'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
-        'reports per leaf passed/failed/n/a/inconclusive, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
+        'reports per leaf passed/failed/inconclusive/untested (applies, could not be exercised)/n/a, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
         'stdio server, or url for streamable HTTP (loopback/private unless remote targets are allowed). Only readOnlyHint tools are ' +
         'called unless allow_writes. Takes seconds.',
       input: {
@@ -51,6 +52,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         failed: z.number(),
         not_applicable: z.number(),
         inconclusive: z.number(),
+        untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
         leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
         findings: z.array(z.object({ leaf: z.string(), tool: z.string().optional(), message: z.string(), exchange: z.array(z.string()) })),
         error: z.string().optional(),
@@ -94,6 +96,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
           failed: report.summary.failed,
           not_applicable: report.summary.notApplicable,
           inconclusive: report.summary.inconclusive,
+          untested: report.summary.untested,
           leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
           findings: report.leaves.flatMap((l) =>
             l.findings.map((f) => ({ leaf: f.leaf, ...(f.tool ? { tool: f.tool } : {}), message: f.message, exchange: f.exchange.map((x) => `${x.dir} ${x.text}`) })),
