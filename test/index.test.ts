@@ -84,6 +84,14 @@ test('re-indexing embeds only new and changed files and removes the chunks of de
   assert.equal(edited.chunks, first.chunks + 1);
   assert.equal(await topSymbol(tree.settings, tree.dir, 'shutdown gracefully'), 'ShutdownGracefully');
 
+  // An empty file is one of the files, with nothing to index: counted as empty, every run.
+  tree.write('lib/empty.py', '');
+  for (let run = 0; run < 2; run++) {
+    const withEmpty = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.deepEqual([withEmpty.files, withEmpty.changed, withEmpty.unchanged, withEmpty.empty], [6, 0, 5, 1]);
+  }
+  tree.remove('lib/empty.py');
+
   tree.remove('web/rateLimiter.ts');
   const deleted = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([deleted.changed, deleted.removed, deleted.embedded], [0, 1, 0]);

@@ -60,6 +60,8 @@ export interface IndexStats {
   /** Of those, files chunked and embedded in this run (new or changed). */
   changed: number;
   unchanged: number;
+  /** Of those, files with nothing to index (empty, or no code the chunker keeps): files = changed + unchanged + empty. */
+  empty: number;
   /** Chunks in the whole index after this run. */
   chunks: number;
   /** Chunks embedded in this run. */
@@ -82,6 +84,7 @@ export function indexStatsJson(stats: IndexStats) {
     files: stats.files,
     changed: stats.changed,
     unchanged: stats.unchanged,
+    empty: stats.empty,
     chunks: stats.chunks,
     embedded: stats.embedded,
     skipped: stats.skipped,
@@ -147,6 +150,7 @@ async function indexInto(
   const batch = new EmbeddingBatch(embedder, store, options.signal);
   let unchanged = 0;
   let changed = 0;
+  let empty = 0;
   let filesDone = 0;
   const report = (): void =>
     options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
@@ -175,7 +179,7 @@ async function indexInto(
       if (chunks.length > 0 || indexed.has(file.path)) {
         changed++;
         await batch.add(file.path, fileHash, chunks);
-      }
+      } else empty++;
       report();
     }
     // Chunking and SQLite writes are synchronous: let other calls of the server run between groups.
@@ -201,6 +205,7 @@ async function indexInto(
     files: present.size,
     changed,
     unchanged,
+    empty,
     chunks: await store.count(),
     embedded: batch.embedded,
     skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length + skippedFiles.directories.length,
