@@ -58,7 +58,7 @@ test('index then search: the function named by the query comes first', async () 
   assert.ok(stats.files >= 1 && stats.chunks >= 1, indexed.stdout);
   // The same shape as fault_index_source_code's structuredContent.
   assert.deepEqual(Object.keys(stats), [
-    'files', 'changed', 'unchanged', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
+    'files', 'changed', 'unchanged', 'empty', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
   ]);
   assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable', 'directories']);
 
