@@ -9,7 +9,13 @@
  * 2. sharpness at 1k/5k/10k/20k req/s, no proxy and via the proxy: achieved ÷ requested, latency
  *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
  *    the actual write: the part of the latency the generator alone adds, its timers and its
- *    event loop); connections open on demand (50 at the start, up to 1,000);
+ *    event loop); connections open on demand (50 at the start, up to 1,000). Issue 18's
+ *    before/after, interleaved in the same rounds: "before" = the generator on the caller's
+ *    thread (which also runs the proxy) opening a connection as soon as a due request finds every
+ *    one busy; "main, deferred" = the same thread with the new growth rule (open after the loop
+ *    turn has read its responses, none while the generator runs late); "after" = that rule in a
+ *    worker thread of its own (runOpenLoop's default). ✓ = sustained (≥ 99% of the rate, no
+ *    errors, p99 within 5 ms of the idle p99);
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
  *    latency p99 ≤ idle p99 + 5 ms, stepping up 2,500 req/s at a time until two steps in a row fail — then wrk's and
@@ -18,7 +24,8 @@
  * 6. what a user runs: `faultline run latency --latency 0` as a spawned process at 1k and 5k
  *    req/s (the CLI's own process, proxy in the path), next to the module figure above.
  *
- * Run: npx tsc -p . && node dist/bench/load.js
+ * Run: npx tsc -p . && node dist/bench/load.js [--rounds N] [--sections sharpness,pool,sustained,slow,cli]
+ * (default: 3 rounds, every section; the idle reference always runs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,9 +35,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runCapacity, runOpenLoop, type OpenLoopResult } from '../src/load/index.js';
+import { planOpenLoop, runPlanned, type OpenLoopOptions } from '../src/load/open-loop.js';
+import { resolveTarget } from '../src/load/options.js';
+import { runInWorker } from '../src/load/worker-host.js';
 import { startProxy } from '../src/proxy/index.js';
 
-const ROUNDS = 3;
+const ARGS = parseArgs(process.argv.slice(2));
+const ROUNDS = ARGS.rounds;
 const RUN_MS = 3000;
 const RATES = [1000, 5000, 10_000, 20_000];
 const CLOSED_LOOP_CONNECTIONS = 50;
@@ -49,6 +60,44 @@ async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: str
   const [port] = (await once(lines, 'line')) as [string];
   lines.close();
   return { child, url: `http://127.0.0.1:${port}/`, port: Number(port) };
+}
+
+function parseArgs(argv: string[]): { rounds: number; sections: Set<string> } {
+  const all = ['sharpness', 'pool', 'sustained', 'slow', 'cli'];
+  let rounds = 3;
+  let sections = new Set(all);
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    if (arg === '--rounds') rounds = Number(argv[++k]);
+    else if (arg === '--sections') sections = new Set((argv[++k] ?? '').split(','));
+    else {
+      console.error(`usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}]`);
+      process.exit(arg === '--help' ? 0 : 2);
+    }
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  for (const section of sections) if (!all.includes(section)) throw new Error(`unknown section ${section}; known: ${all.join(', ')}`);
+  return { rounds, sections };
+}
+
+/** How the generator runs: issue 18's before, the growth rule alone, and after. */
+interface Variant {
+  name: string;
+  thread: 'main' | 'worker';
+  growth: 'immediate' | 'deferred';
+}
+const VARIANTS: Variant[] = [
+  { name: 'before: main, immediate', thread: 'main', growth: 'immediate' },
+  { name: 'main, deferred', thread: 'main', growth: 'deferred' },
+  { name: 'after: worker, deferred', thread: 'worker', growth: 'deferred' },
+];
+
+/** One run of a variant, after the same pause as openLoop(). */
+async function openLoopAs(variant: Variant, url: string, ratePerSecond: number, connections: number, maxConnections: number, durationMs = RUN_MS): Promise<OpenLoopResult> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
+  const plan = { ...planOpenLoop(options), growth: variant.growth };
+  return variant.thread === 'main' ? runPlanned(plan, resolveTarget(options), undefined, undefined, undefined) : runInWorker(plan, options);
 }
 
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
@@ -165,36 +214,55 @@ async function main(): Promise<void> {
     await openLoop(server.url, 5000, 50, 1000, 1000);
     await openLoop(paths[1][1], 2000, 50, 1000, 1000);
 
-    const idle = new Map<string, number[]>(paths.map(([name]) => [name, []]));
+    // Idle reference per path and per thread: each variant is held to the idle p99 of its own thread.
+    const threads = ['main', 'worker'] as const;
+    const idle = new Map<string, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, url] of paths) idle.get(name)!.push((await openLoop(url, 200, 1, 1, 2000)).latency!.p99);
-    }
-    const idleP99 = new Map([...idle].map(([name, values]) => [name, median(values)]));
-    for (const [name] of paths) console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))}`);
-
-    console.log('\nSharpness (50 connections at the start, up to 1,000 on demand)');
-    console.log('path        requested/s  achieved÷req  p50      p99      p99−idle   send lag p99  service p99  opened  errors');
-    const rows = new Map<string, Row>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const rate of RATES) {
-        for (const [name, url] of paths) {
-          const key = `${name} ${rate}`;
-          if (!rows.has(key)) rows.set(key, emptyRow());
-          add(rows.get(key)!, await openLoop(url, rate, 50, 1000));
+      for (const [name, url] of paths) {
+        for (const thread of threads) {
+          const key = `${name}|${thread}`;
+          if (!idle.has(key)) idle.set(key, []);
+          idle.get(key)!.push((await openLoopAs({ name: thread, thread, growth: 'deferred' }, url, 200, 1, 1, 2000)).latency!.p99);
         }
       }
     }
+    const idleP99 = new Map([...idle].map(([key, values]) => [key, median(values)]));
     for (const [name] of paths) {
-      for (const rate of RATES) {
-        const row = rows.get(`${name} ${rate}`)!;
-        console.log(
-          `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
-            `  ${signed(median(row.p99) - idleP99.get(name)!).padStart(9)}  ${ms(median(row.lag99)).padStart(12)}  ${ms(median(row.service99)).padStart(11)}` +
-            `  ${String(median(row.peak)).padStart(6)}  ${median(row.errors)}`,
-        );
+      console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${threads.map((thread) => `${thread} thread ${ms(idleP99.get(`${name}|${thread}`))}`).join(', ')}`);
+    }
+
+    const rows = new Map<string, Row>();
+    if (ARGS.sections.has('sharpness')) {
+      console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); before/after of issue 18 side by side');
+      console.log('path        requested/s  generator                 achieved÷req  p50      p99      p99−idle   send lag p99  service p99  opened  errors');
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const rate of RATES) {
+          for (const [name, url] of paths) {
+            for (const variant of VARIANTS) {
+              const key = `${name}|${rate}|${variant.name}`;
+              if (!rows.has(key)) rows.set(key, emptyRow());
+              add(rows.get(key)!, await openLoopAs(variant, url, rate, 50, 1000));
+            }
+          }
+        }
+      }
+      for (const [name] of paths) {
+        for (const rate of RATES) {
+          for (const variant of VARIANTS) {
+            const row = rows.get(`${name}|${rate}|${variant.name}`)!;
+            const overIdle = median(row.p99) - idleP99.get(`${name}|${variant.thread}`)!;
+            const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
+            console.log(
+              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(24)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
+                `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)}  ${ms(median(row.service99)).padStart(11)}` +
+                `  ${String(median(row.peak)).padStart(6)}  ${median(row.errors)}`,
+            );
+          }
+        }
       }
     }
 
+    if (ARGS.sections.has('pool')) {
     console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
     console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
     const pool = new Map<string, Row>();
@@ -212,7 +280,11 @@ async function main(): Promise<void> {
       console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
     }
 
-    const bound = idleP99.get('no proxy')! + 5;
+    }
+
+    if (ARGS.sections.has('sustained')) {
+    const noProxyIdle = idleP99.get('no proxy|worker')!;
+    const bound = noProxyIdle + 5;
     console.log(
       `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
         'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
@@ -223,7 +295,7 @@ async function main(): Promise<void> {
       let ok = false;
       for (let attempt = 0; attempt < 2 && !ok; attempt++) {
         const result = await openLoop(server.url, rate, 50, 1000);
-        ok = sustained(result, idleP99.get('no proxy')!);
+        ok = sustained(result, noProxyIdle);
         console.log(
           `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
             `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
@@ -246,6 +318,9 @@ async function main(): Promise<void> {
     console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
     if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
 
+    }
+
+    if (ARGS.sections.has('slow')) {
     const slow = await startServer(300);
     try {
       const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
@@ -257,17 +332,21 @@ async function main(): Promise<void> {
       slow.child.kill();
     }
 
+    }
+
+    if (ARGS.sections.has('cli')) {
     console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
     for (const rate of [1000, 5000]) {
       const cli = await runCli(server.url, rate);
-      const module = rows.get(`via proxy ${rate}`)!;
+      const module = rows.get(`via proxy|${rate}|${VARIANTS[2]!.name}`);
       if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
       else {
         console.log(
           `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
-            `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}`,
+            (module ? `   module via proxy (worker): p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
         );
       }
+    }
     }
     console.log(`\nload average at the end: ${load()}`);
     console.log("Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.");

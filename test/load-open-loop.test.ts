@@ -182,7 +182,8 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
     const until = performance.now() + 200;
     while (performance.now() < until);
   }, 300);
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000 });
+  // On the caller's thread: the stall must hold up the generator's own event loop.
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000, thread: 'main' });
   clearTimeout(stall);
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
   assert.equal(result.peakConnecting, MAX_CONNECTING, 'the stall must have pushed the setup limit');

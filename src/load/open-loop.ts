@@ -32,7 +32,7 @@ import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
-import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
+import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget, type ResolvedTarget } from './options.js';
 import { selectPercentiles } from './percentiles.js';
 import { buildRequest } from './request.js';
 import { DEFAULT_EXPECTED_STATUS, isExpectedStatus, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';
@@ -57,6 +57,12 @@ export interface OpenLoopOptions extends LoadTarget {
   signal?: AbortSignal;
   /** Called with each second's figures once all of its requests have settled, in order. */
   onSecond?: (bucket: SecondBucket) => void;
+  /**
+   * Where the generator's event loop runs (default 'worker'): a worker thread of its own, so its
+   * timers and sockets do not share a core with the caller's work (the in-process fault proxy, the
+   * MCP server); 'main' runs it on the caller's event loop. Same figures either way.
+   */
+  thread?: LoadThread;
 }
 
 /** What a run has done so far, updated in place. */
@@ -90,14 +96,21 @@ export interface OpenLoopResult extends SampleSummary {
   elapsedMs: number;
   /**
    * Requests that found every connection busy and could not open one, so waited in the queue:
-   * either maxConnections was reached or MAX_CONNECTING on-demand connections were still being
-   * set up (a brief wait, usually until the next response frees a connection).
+   * either maxConnections was reached, MAX_CONNECTING on-demand connections were still being set
+   * up (a brief wait, usually until the next response frees a connection), or the generator was
+   * too late to open one (growthSkippedLate). A request that got a connection within the event-loop
+   * turn it became due in (freed by a response read in that turn, or opened for it) is not counted.
    */
   queued: number;
   /** Of `queued`, those that waited with all maxConnections open: only these say the cap limited the run. */
   queuedAtCap: number;
   /** The most on-demand connections being set up at the same moment (never above MAX_CONNECTING). */
   peakConnecting: number;
+  /**
+   * Times waiting requests got no new connection because the generator's own scheduler ran more
+   * than LATE_NO_GROWTH_MS late (its event loop, not the target, was behind).
+   */
+  growthSkippedLate: number;
   /** The longest the waiting queue got. */
   maxQueueDepth: number;
   /** Requests that reached their deadline while still queued (counted as timeouts, never sent). */
@@ -112,8 +125,19 @@ export interface OpenLoopResult extends SampleSummary {
 export const MAX_REQUESTS_PER_RUN = 5_000_000;
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const plan = planOpenLoop(options);
+  if (options.thread === 'main') return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live);
+  const { runInWorker } = await import('./worker-host.js');
+  return runInWorker(plan, options);
+}
+
+/** Where the generator runs: a worker thread of its own (default) or the caller's event loop. */
+export type LoadThread = 'worker' | 'main';
+
+/** Validates the options into a plan (ToolInputError naming the argument), before anything is opened. */
+export function planOpenLoop(options: OpenLoopOptions): Plan {
   if (options === null || typeof options !== 'object') throw new ToolInputError('options must be an object');
-  const target = resolveTarget(options);
+  resolveTarget(options);
   const ratePerSecond = requirePositive('ratePerSecond', options.ratePerSecond);
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const maxConnections = requireCount('maxConnections', options.maxConnections ?? connections, MAX_CONNECTIONS);
@@ -126,18 +150,31 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
       `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,
     );
   }
+  if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'main') {
+    throw new ToolInputError(`thread must be "worker" or "main", got ${JSON.stringify(options.thread)}`);
+  }
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
-
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
-  const plan = { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
-  const run = new OpenLoopRun(plan, options.signal, options.onSecond, options.live);
+  return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
+}
+
+/** Runs a validated plan on this thread's event loop. */
+export function runPlanned(
+  plan: Plan,
+  target: ResolvedTarget,
+  signal: AbortSignal | undefined,
+  onSecond: ((bucket: SecondBucket) => void) | undefined,
+  live: LiveCounters | undefined,
+): Promise<OpenLoopResult> {
+  const run = new OpenLoopRun(plan, signal, onSecond, live);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
 
-interface Plan {
+/** A validated run: what planOpenLoop returns (plain data, so it can cross to a worker). */
+export interface Plan {
   ratePerSecond: number;
   connections: number;
   maxConnections: number;
@@ -145,6 +182,13 @@ interface Plan {
   durationMs: number;
   timeoutMs: number;
   requests: number;
+  /**
+   * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
+   * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
+   * issue 18 — a due request that finds every connection busy opens one at once — kept only so
+   * bench/load.ts can show both side by side.
+   */
+  growth?: 'deferred' | 'immediate';
 }
 
 interface Slot {
@@ -168,6 +212,13 @@ interface Slot {
  * first, while a slow server still gets every connection it needs, four at a time.
  */
 export const MAX_CONNECTING = 4;
+
+/**
+ * Above this lateness of the scheduler's tick, the generator opens no on-demand connection (see
+ * `grow`). Timers normally run 0.1–1.5 ms late; 5 ms is the most the generator may add to p99
+ * (issue 18), so past it the generator, not the target, is what keeps requests waiting.
+ */
+export const LATE_NO_GROWTH_MS = 5;
 
 type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
 
@@ -198,6 +249,12 @@ class OpenLoopRun {
   private peakBusy = 0;
   private connect: ConnectionFactory | undefined;
   private scheduler: NodeJS.Timeout | undefined;
+  private growth: NodeJS.Immediate | undefined;
+  /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
+  private lateMs = 0;
+  private growthSkippedLate = 0;
+  /** Requests put in the waiting queue since the last `grow`, not yet counted in `queued`. */
+  private uncounted = 0;
   private stopped = false;
   private settle: { resolve: (result: OpenLoopResult) => void; reject: (error: unknown) => void } | undefined;
 
@@ -268,12 +325,52 @@ class OpenLoopRun {
     slot.connecting = false;
     this.connecting--;
     // Requests that waited only for the setup limit may now get a connection of their own.
+    if (this.plan.growth !== 'immediate') {
+      if (this.waiting.length > 0) this.scheduleGrowth();
+      return;
+    }
     while (this.waiting.length > 0 && !this.stopped) {
       const extra = this.openOnDemand();
       if (extra === undefined) break;
       this.release(extra);
     }
   }
+
+  /** Considers opening connections for the waiting requests once this loop turn has read its I/O. */
+  private scheduleGrowth(): void {
+    if (this.growth === undefined && !this.stopped) this.growth = setImmediate(this.grow);
+  }
+
+  /**
+   * Opens on-demand connections for the requests still waiting — in the check phase, after the
+   * poll phase has read every response already in: a connection whose response sat unread only
+   * because the event loop was busy frees up there, so it is not mistaken for a server that needs
+   * more connections. And none while the scheduler itself runs more than LATE_NO_GROWTH_MS late:
+   * then the generator's own thread is what is behind, and every connection it opens costs that
+   * thread more (measured: 950 connections at 10,000 req/s through the in-process proxy, when the
+   * responses were waiting for the generator, not the other way round). Waiting requests keep
+   * their intended start, so what the delay costs shows in the latency and the send lag.
+   */
+  private readonly grow = (): void => {
+    this.growth = undefined;
+    if (this.stopped) return;
+    if (this.waiting.length > 0 && this.lateMs > LATE_NO_GROWTH_MS) this.growthSkippedLate++;
+    else {
+      while (this.waiting.length > 0) {
+        const extra = this.openOnDemand();
+        if (extra === undefined) break;
+        this.release(extra);
+      }
+    }
+    // Requests still waiting that became due this loop turn now count as queued: neither a
+    // response nor a new connection freed a connection for them. The queue is FIFO, so they are
+    // its tail.
+    const queued = Math.min(this.uncounted, this.waiting.length);
+    this.uncounted = 0;
+    this.queued += queued;
+    if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap += queued;
+    this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
+  };
 
   private offsetMs(i: number): number {
     return (i * 1000) / this.plan.ratePerSecond;
@@ -287,6 +384,7 @@ class OpenLoopRun {
   private readonly tick = (): void => {
     this.scheduler = undefined;
     const elapsed = performance.now() - this.startMs;
+    if (this.nextDue < this.plan.requests) this.lateMs = elapsed - this.samples.intendedStartMs[this.nextDue]!;
     while (this.nextDue < this.plan.requests && this.samples.intendedStartMs[this.nextDue]! <= elapsed) {
       this.dispatch(this.nextDue++);
     }
@@ -298,17 +396,23 @@ class OpenLoopRun {
   private dispatch(i: number): void {
     this.live.dispatched++;
     // Older requests already waiting go first: a new connection takes the oldest, not i.
-    const slot = this.waiting.length > 0 ? undefined : (this.idle.shift() ?? this.openOnDemand());
+    const immediate = this.plan.growth === 'immediate';
+    const slot = this.waiting.length > 0 ? undefined : (this.idle.shift() ?? (immediate ? this.openOnDemand() : undefined));
     if (slot !== undefined) {
       if (!this.start(slot, i)) this.release(slot);
       return;
     }
     this.waiting.push(i);
-    this.queued++;
-    if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap++;
-    const extra = this.openOnDemand();
-    if (extra !== undefined) this.release(extra);
-    this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
+    if (immediate) {
+      this.queued++;
+      if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap++;
+      const extra = this.openOnDemand();
+      if (extra !== undefined) this.release(extra);
+      this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
+      return;
+    }
+    this.uncounted++;
+    this.scheduleGrowth();
   }
 
   /**
@@ -475,6 +579,8 @@ class OpenLoopRun {
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
+    clearImmediate(this.growth);
+    this.growth = undefined;
     await Promise.all(this.slots.map((slot) => slot.connection.close()));
   }
 
@@ -503,6 +609,7 @@ class OpenLoopRun {
       queued: this.queued,
       queuedAtCap: this.queuedAtCap,
       peakConnecting: this.peakConnecting,
+      growthSkippedLate: this.growthSkippedLate,
       maxQueueDepth: this.maxQueueDepth,
       notSent: this.notSent,
       errorDetails: Object.fromEntries(this.errorDetails),
