@@ -92,12 +92,47 @@ const VARIANTS: Variant[] = [
   { name: 'after: worker, deferred', thread: 'worker', growth: 'deferred' },
 ];
 
-/** One run of a variant, after the same pause as openLoop(). */
-async function openLoopAs(variant: Variant, url: string, ratePerSecond: number, connections: number, maxConnections: number, durationMs = RUN_MS): Promise<OpenLoopResult> {
+/** One run of a variant, after the same pause as openLoop(), with this process's CPU time per thread. */
+async function openLoopAs(
+  variant: Variant,
+  url: string,
+  ratePerSecond: number,
+  connections: number,
+  maxConnections: number,
+  durationMs = RUN_MS,
+): Promise<OpenLoopResult & { cpu: ThreadCpu }> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
   const plan = { ...planOpenLoop(options), growth: variant.growth };
-  return variant.thread === 'main' ? runPlanned(plan, resolveTarget(options), undefined, undefined, undefined) : runInWorker(plan, options);
+  const before = threadCpu();
+  const result = await (variant.thread === 'main' ? runPlanned(plan, resolveTarget(options), undefined, undefined, undefined) : runInWorker(plan, options));
+  const after = threadCpu();
+  return { ...result, cpu: { mainMs: after.mainMs - before.mainMs, otherMs: after.otherMs - before.otherMs } };
+}
+
+/**
+ * CPU time of this process, ms: its main thread (the proxy's, and the generator's when it runs
+ * there), and every other thread (the generator's worker, V8's GC helpers). Linux /proc: the
+ * process's figure still counts threads that have exited, as the worker has by then. Clock ticks
+ * (10 ms) for the main thread, so only runs of seconds are read.
+ */
+interface ThreadCpu {
+  mainMs: number;
+  otherMs: number;
+}
+function threadCpu(): ThreadCpu {
+  try {
+    const ticks = (path: string): number => {
+      const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+    };
+    const tickMs = 10; // USER_HZ is 100 on Linux
+    const total = ticks('/proc/self/stat') * tickMs;
+    const main = ticks(`/proc/self/task/${process.pid}/stat`) * tickMs;
+    return { mainMs: main, otherMs: total - main };
+  } catch {
+    return { mainMs: Number.NaN, otherMs: Number.NaN };
+  }
 }
 
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
@@ -126,6 +161,8 @@ function sustained(result: OpenLoopResult, idleP99: number): boolean {
 
 /** The figures a table row shows, medians over rounds. */
 interface Row {
+  cpuMain: number[];
+  cpuOther: number[];
   ratio: number[];
   p50: number[];
   p99: number[];
@@ -136,9 +173,14 @@ interface Row {
   errors: number[];
 }
 
-const emptyRow = (): Row => ({ ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
+const emptyRow = (): Row => ({ cpuMain: [], cpuOther: [], ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
 
-function add(row: Row, result: OpenLoopResult): void {
+function add(row: Row, result: OpenLoopResult & { cpu?: ThreadCpu }): void {
+  if (result.cpu) {
+    // µs of CPU per request sent.
+    row.cpuMain.push((result.cpu.mainMs * 1000) / result.requests);
+    row.cpuOther.push((result.cpu.otherMs * 1000) / result.requests);
+  }
   row.ratio.push(result.achievedRatePerSecond / result.requested.ratePerSecond);
   row.p50.push(result.latency!.p50);
   row.p99.push(result.latency!.p99);
@@ -234,7 +276,9 @@ async function main(): Promise<void> {
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
       console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); before/after of issue 18 side by side');
-      console.log('path        requested/s  generator                 achieved÷req  p50      p99      p99−idle   send lag p99  service p99  opened  errors');
+      console.log(
+        'path        requested/s  generator                 achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req: main thread, other threads',
+      );
       for (let round = 0; round < ROUNDS; round++) {
         for (const rate of RATES) {
           for (const [name, url] of paths) {
@@ -255,7 +299,7 @@ async function main(): Promise<void> {
             console.log(
               `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(24)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
                 `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)}  ${ms(median(row.service99)).padStart(11)}` +
-                `  ${String(median(row.peak)).padStart(6)}  ${median(row.errors)}`,
+                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)}  ${median(row.cpuMain).toFixed(0).padStart(5)}, ${median(row.cpuOther).toFixed(0)}`,
             );
           }
         }

@@ -192,6 +192,24 @@ describe('worker thread', () => {
     assert.deepEqual(await leftBehind(), before);
   });
 
+  test("while the caller's thread (the in-process proxy's) is stalled, the worker opens no on-demand connection", async () => {
+    // A 20 ms server at 500 req/s needs ~10 connections. 300 ms in, this thread busy-waits 200 ms:
+    // the worker's own scheduler stays punctual, but every response waits for this thread (the
+    // server runs here, as the proxy does in a scenario), so every connection looks busy. The
+    // caller's heartbeat is then stale, and the worker must not take that for a slow target.
+    const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+    const stall = setTimeout(() => {
+      const until = performance.now() + 200;
+      while (performance.now() < until);
+    }, 300);
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000 });
+    clearTimeout(stall);
+    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    assert.ok(result.growthSkippedLate > 0, 'growth was held back while this thread was behind');
+    // ~100 requests came due during the stall; without the rule each finds every connection busy.
+    assert.ok(result.connectionsOpened < 100, `opened ${result.connectionsOpened}`);
+  });
+
   test('thread must be worker or main', async () => {
     await assert.rejects(
       runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 1, connections: 1, durationMs: 100, timeoutMs: 100, thread: 'other' as never }),

@@ -10,7 +10,7 @@ import type { LookupFunction } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runPlanned, type LiveCounters } from './open-loop.js';
 import { resolveTarget } from './options.js';
-import { LIVE_FIELDS, reviveError, serializeError, type HostMessage, type WorkerInput, type WorkerMessage } from './worker-protocol.js';
+import { BEAT_MS, LIVE_FIELDS, reviveError, serializeError, type HostMessage, type WorkerInput, type WorkerMessage } from './worker-protocol.js';
 
 const port = parentPort!;
 const input = workerData as WorkerInput;
@@ -51,7 +51,11 @@ const ca = tls?.ca instanceof Uint8Array ? Buffer.from(tls.ca.buffer, tls.ca.byt
 const target = resolveTarget({ ...input.target, ...(tls ? { tls: { ...tls, ca } } : {}), ...(input.proxiedLookup ? { lookup } : {}) });
 const onSecond = input.seconds ? (bucket: Parameters<NonNullable<Parameters<typeof runPlanned>[3]>>[0]) => post({ type: 'second', bucket }) : undefined;
 
-runPlanned(input.plan, target, controller.signal, onSecond, sharedLive(input.live))
+/** How far behind the caller's thread is: the age of its latest heartbeat beyond the beat period. */
+const beat = new Float64Array(input.callerBeat);
+const callerLateMs = (): number => performance.timeOrigin + performance.now() - beat[0]! - BEAT_MS;
+
+runPlanned(input.plan, target, controller.signal, onSecond, sharedLive(input.live), callerLateMs)
   .then(
     (result) => {
       const { samples } = result;

@@ -160,15 +160,20 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
 }
 
-/** Runs a validated plan on this thread's event loop. */
+/**
+ * Runs a validated plan on this thread's event loop. In a worker, `callerLateMs` says how far
+ * behind the caller's thread is (it runs the in-process proxy the requests cross): the generator
+ * opens no on-demand connection while either thread is late (see `grow`).
+ */
 export function runPlanned(
   plan: Plan,
   target: ResolvedTarget,
   signal: AbortSignal | undefined,
   onSecond: ((bucket: SecondBucket) => void) | undefined,
   live: LiveCounters | undefined,
+  callerLateMs?: () => number,
 ): Promise<OpenLoopResult> {
-  const run = new OpenLoopRun(plan, signal, onSecond, live);
+  const run = new OpenLoopRun(plan, signal, onSecond, live, callerLateMs);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -263,6 +268,7 @@ class OpenLoopRun {
     private readonly signal: AbortSignal | undefined,
     private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
     private readonly live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 },
+    private readonly callerLateMs?: () => number,
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -345,8 +351,9 @@ class OpenLoopRun {
    * Opens on-demand connections for the requests still waiting — in the check phase, after the
    * poll phase has read every response already in: a connection whose response sat unread only
    * because the event loop was busy frees up there, so it is not mistaken for a server that needs
-   * more connections. And none while the scheduler itself runs more than LATE_NO_GROWTH_MS late:
-   * then the generator's own thread is what is behind, and every connection it opens costs that
+   * more connections. And none while the scheduler itself — or, in a worker, the caller's thread,
+   * which runs the in-process proxy — runs more than LATE_NO_GROWTH_MS late: then faultline's own
+   * process is what is behind, and every connection it opens costs that
    * thread more (measured: 950 connections at 10,000 req/s through the in-process proxy, when the
    * responses were waiting for the generator, not the other way round). Waiting requests keep
    * their intended start, so what the delay costs shows in the latency and the send lag.
@@ -354,7 +361,7 @@ class OpenLoopRun {
   private readonly grow = (): void => {
     this.growth = undefined;
     if (this.stopped) return;
-    if (this.waiting.length > 0 && this.lateMs > LATE_NO_GROWTH_MS) this.growthSkippedLate++;
+    if (this.waiting.length > 0 && Math.max(this.lateMs, this.callerLateMs?.() ?? 0) > LATE_NO_GROWTH_MS) this.growthSkippedLate++;
     else {
       while (this.waiting.length > 0) {
         const extra = this.openOnDemand();

@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import { CancelledError } from '../errors.js';
 import type { LiveCounters, OpenLoopOptions, OpenLoopResult, Plan } from './open-loop.js';
-import { LIVE_FIELDS, reviveError, serializeError, type HostMessage, type WorkerInput, type WorkerMessage } from './worker-protocol.js';
+import { BEAT_MS, LIVE_FIELDS, reviveError, serializeError, type HostMessage, type WorkerInput, type WorkerMessage } from './worker-protocol.js';
 
 const WORKER_URL = new URL('./open-loop-worker.js', import.meta.url);
 
@@ -40,16 +40,25 @@ export function runInWorker(plan: Plan, options: OpenLoopOptions): Promise<OpenL
   if (signal?.aborted) return Promise.reject(new CancelledError('load run cancelled before it started'));
   const liveBuffer = new SharedArrayBuffer(LIVE_FIELDS.length * Float64Array.BYTES_PER_ELEMENT);
   const liveValues = new Float64Array(liveBuffer);
+  const beatBuffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT);
+  const beat = new Float64Array(beatBuffer);
+  const stamp = (): void => {
+    beat[0] = performance.timeOrigin + performance.now();
+  };
+  stamp();
   const input: WorkerInput = {
     plan,
     target: { url, connectTo, method, body, headers, tls },
     proxiedLookup: lookup !== undefined,
     seconds: onSecond !== undefined,
     live: liveBuffer,
+    callerBeat: beatBuffer,
   };
   return new Promise<OpenLoopResult>((resolve, reject) => {
     const worker = new Worker(WORKER_URL, { workerData: input });
     running++;
+    // The heartbeat the worker reads to tell whether this thread (the proxy's) is behind.
+    const beatTimer = setInterval(stamp, BEAT_MS);
     let outcome: Outcome | undefined;
     let forceTimer: NodeJS.Timeout | undefined;
     const send = (message: HostMessage): void => worker.postMessage(message);
@@ -92,6 +101,7 @@ export function runInWorker(plan: Plan, options: OpenLoopOptions): Promise<OpenL
     worker.once('exit', (code) => {
       running--;
       clearTimeout(forceTimer);
+      clearInterval(beatTimer);
       signal?.removeEventListener('abort', onAbort);
       if (live !== undefined) unbindLive(live, liveValues);
       if (outcome === undefined) reject(new Error(`the load worker exited (code ${code}) before the run ended`));

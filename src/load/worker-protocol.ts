@@ -18,7 +18,15 @@ export interface WorkerInput {
   seconds: boolean;
   /** LIVE_FIELDS.length float64s, written by the worker, read by the caller. */
   live: SharedArrayBuffer;
+  /**
+   * One float64: the caller's thread writes the time (timeOrigin + now, ms) every BEAT_MS; when
+   * it is older than that, the caller's event loop — which runs the in-process proxy — is behind.
+   */
+  callerBeat: SharedArrayBuffer;
 }
+
+/** How often the caller's thread stamps `callerBeat`. */
+export const BEAT_MS = 5;
 
 /** The order of the live counters in the shared buffer. */
 export const LIVE_FIELDS = ['dispatched', 'settled', 'openConnections'] as const satisfies readonly (keyof LiveCounters)[];
