@@ -97,9 +97,10 @@ export interface OpenLoopResult extends SampleSummary {
   /**
    * Requests that found every connection busy and could not open one, so waited in the queue:
    * either maxConnections was reached, MAX_CONNECTING on-demand connections were still being set
-   * up (a brief wait, usually until the next response frees a connection), or the generator was
-   * too late to open one (growthSkippedLate). A request that got a connection within the event-loop
-   * turn it became due in (freed by a response read in that turn, or opened for it) is not counted.
+   * up (a brief wait, usually until the next response frees a connection). A request that got a
+   * connection once the generator tried to open one — freed by a response read first, or opened
+   * for it — is not counted, nor a wait while growth was put off (growthSkippedLate; that wait
+   * shows in the send lag).
    */
   queued: number;
   /** Of `queued`, those that waited with all maxConnections open: only these say the cap limited the run. */
@@ -107,8 +108,9 @@ export interface OpenLoopResult extends SampleSummary {
   /** The most on-demand connections being set up at the same moment (never above MAX_CONNECTING). */
   peakConnecting: number;
   /**
-   * Times waiting requests got no new connection because the generator's own scheduler ran more
-   * than LATE_NO_GROWTH_MS late (its event loop, not the target, was behind).
+   * Times on-demand growth was put off because the generator's scheduler (or, in a worker, the
+   * caller's thread, which runs the in-process proxy) ran more than LATE_NO_GROWTH_MS late:
+   * faultline's own process, not the target, was behind. Retried every millisecond.
    */
   growthSkippedLate: number;
   /** The longest the waiting queue got. */
@@ -224,6 +226,8 @@ export const MAX_CONNECTING = 4;
  * (issue 18), so past it the generator, not the target, is what keeps requests waiting.
  */
 export const LATE_NO_GROWTH_MS = 5;
+/** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
+const GROWTH_RETRY_MS = 1;
 
 type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
 
@@ -255,6 +259,7 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   private scheduler: NodeJS.Timeout | undefined;
   private growth: NodeJS.Immediate | undefined;
+  private growthRetry: NodeJS.Timeout | undefined;
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
   private lateMs = 0;
   private growthSkippedLate = 0;
@@ -361,17 +366,28 @@ class OpenLoopRun {
   private readonly grow = (): void => {
     this.growth = undefined;
     if (this.stopped) return;
-    if (this.waiting.length > 0 && Math.max(this.lateMs, this.callerLateMs?.() ?? 0) > LATE_NO_GROWTH_MS) this.growthSkippedLate++;
-    else {
-      while (this.waiting.length > 0) {
-        const extra = this.openOnDemand();
-        if (extra === undefined) break;
-        this.release(extra);
+    if (this.waiting.length > 0 && Math.max(this.lateMs, this.callerLateMs?.() ?? 0) > LATE_NO_GROWTH_MS) {
+      // Put off, not given up: try again in a moment, and a retry that itself runs late says the
+      // loop is still behind. Meanwhile responses may free connections for the waiting requests.
+      this.growthSkippedLate++;
+      if (this.growthRetry === undefined) {
+        const armedAt = performance.now();
+        this.growthRetry = setTimeout(() => {
+          this.growthRetry = undefined;
+          this.lateMs = performance.now() - armedAt - GROWTH_RETRY_MS;
+          this.grow();
+        }, GROWTH_RETRY_MS);
       }
+      return;
     }
-    // Requests still waiting that became due this loop turn now count as queued: neither a
-    // response nor a new connection freed a connection for them. The queue is FIFO, so they are
-    // its tail.
+    while (this.waiting.length > 0) {
+      const extra = this.openOnDemand();
+      if (extra === undefined) break;
+      this.release(extra);
+    }
+    // Requests still waiting that were put in the queue since the last growth now count as
+    // queued: neither a response nor a new connection freed a connection for them (the cap or the
+    // setup limit held them). The queue is FIFO, so they are its tail.
     const queued = Math.min(this.uncounted, this.waiting.length);
     this.uncounted = 0;
     this.queued += queued;
@@ -588,6 +604,8 @@ class OpenLoopRun {
     this.deadlineTimer = undefined;
     clearImmediate(this.growth);
     this.growth = undefined;
+    clearTimeout(this.growthRetry);
+    this.growthRetry = undefined;
     await Promise.all(this.slots.map((slot) => slot.connection.close()));
   }
 
