@@ -4,18 +4,19 @@
  * `connections` keep-alive connections carry them, and when a request is due while every one is
  * busy, another opens, up to `maxConnections` (as k6's arrival-rate executors add virtual users),
  * so the generator is not what makes the service look slow. At most MAX_CONNECTING of those
- * on-demand connections are being set up at once. A due request that finds no idle connection
- * and cannot open one (the cap, or the setup limit) waits in a FIFO queue, and its latency still
+ * on-demand connections are being set up at once, and they open only after the event-loop turn
+ * has read the responses already in, and not while faultline's own process runs late (`grow`).
+ * A due request that finds no idle connection waits in a FIFO queue, and its latency still
  * counts from its intended start (wrk2's rule), so a stall shows in the percentiles of every
  * request that was due during it — no coordinated omission. Service time counts from the actual
  * send and TTFB from writing the request.
  *
  *   scheduler ──due i──▶ idle connection? ──yes──▶ send ──▶ response | failure | deadline
- *                           │ no: below maxConnections and                        │
- *                           │     < MAX_CONNECTING setting up? ──yes──▶ open one, send
  *                           │ no                                                  │
- *                           └──▶ waiting queue ◀── next waiting ◀─────────────────┘ (connection freed,
- *                                                                                    or one finished connecting)
+ *                           └──▶ waiting queue ◀── next waiting ◀─────────────────┘ (connection freed)
+ *                                    │ after the turn's I/O (setImmediate): not late, below
+ *                                    │ maxConnections, < MAX_CONNECTING setting up?
+ *                                    └──yes──▶ open one, send the oldest waiting
  *
  * Each request has a deadline, intended start + timeoutMs. Past it the request is a `timeout`
  * whether it was on the wire (the socket is destroyed) or still queued (it is never sent), and it

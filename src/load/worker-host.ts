@@ -11,6 +11,10 @@
  * or an `onSecond` that throws, tells the worker to stop; the promise settles only once the
  * worker has exited, which it does after closing every socket and clearing every timer — so
  * nothing outlives a run, whether it returned, failed or was cancelled.
+ *
+ * While the run lasts, this thread stamps a shared clock every BEAT_MS: when the stamp is stale,
+ * this thread (which runs the in-process proxy every request crosses) is behind, and the worker
+ * opens no on-demand connection — more would only give this thread more to do.
  */
 import { Worker } from 'node:worker_threads';
 import { CancelledError } from '../errors.js';
