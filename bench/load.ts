@@ -9,12 +9,11 @@
  * 2. sharpness at 1k/5k/10k/20k req/s, no proxy and via the proxy: achieved ÷ requested, latency
  *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
  *    the actual write: the part of the latency the generator alone adds, its timers and its
- *    event loop); connections open on demand (50 at the start, up to 1,000). Issue 18's
- *    before/after, interleaved in the same rounds: "before" = the generator on the caller's
- *    thread (which also runs the proxy) opening a connection as soon as a due request finds every
- *    one busy; "main, deferred" = the same thread with the new growth rule (open after the loop
- *    turn has read its responses, none while the generator runs late); "after" = that rule in a
- *    worker thread of its own (runOpenLoop's default). ✓ = sustained (≥ 99% of the rate, no
+ *    event loop); connections open on demand (50 at the start, up to 1,000), and this process's
+ *    CPU per request (generator, and proxy when in the path). Issue 18's before/after, interleaved
+ *    in the same rounds: "before" opens a connection as soon as a due request finds every one
+ *    busy; "after" (runOpenLoop's rule) opens once the loop turn has read its responses, and none
+ *    while the generator's scheduler runs over 5 ms late. ✓ = sustained (≥ 99% of the rate, no
  *    errors, p99 within 5 ms of the idle p99);
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
@@ -37,7 +36,6 @@ import { fileURLToPath } from 'node:url';
 import { runCapacity, runOpenLoop, type OpenLoopResult } from '../src/load/index.js';
 import { planOpenLoop, runPlanned, type OpenLoopOptions } from '../src/load/open-loop.js';
 import { resolveTarget } from '../src/load/options.js';
-import { runInWorker } from '../src/load/worker-host.js';
 import { startProxy } from '../src/proxy/index.js';
 
 const ARGS = parseArgs(process.argv.slice(2));
@@ -80,19 +78,17 @@ function parseArgs(argv: string[]): { rounds: number; sections: Set<string> } {
   return { rounds, sections };
 }
 
-/** How the generator runs: issue 18's before, the growth rule alone, and after. */
+/** How the generator grows its connections: issue 18's before and after. */
 interface Variant {
   name: string;
-  thread: 'main' | 'worker';
   growth: 'immediate' | 'deferred';
 }
 const VARIANTS: Variant[] = [
-  { name: 'before: main, immediate', thread: 'main', growth: 'immediate' },
-  { name: 'main, deferred', thread: 'main', growth: 'deferred' },
-  { name: 'after: worker, deferred', thread: 'worker', growth: 'deferred' },
+  { name: 'before (immediate)', growth: 'immediate' },
+  { name: 'after (deferred)', growth: 'deferred' },
 ];
 
-/** One run of a variant, after the same pause as openLoop(), with this process's CPU time per thread. */
+/** One run of a variant, after the same pause as openLoop(), with this process's CPU time. */
 async function openLoopAs(
   variant: Variant,
   url: string,
@@ -100,39 +96,14 @@ async function openLoopAs(
   connections: number,
   maxConnections: number,
   durationMs = RUN_MS,
-): Promise<OpenLoopResult & { cpu: ThreadCpu }> {
+): Promise<OpenLoopResult & { cpuMs: number }> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
   const plan = { ...planOpenLoop(options), growth: variant.growth };
-  const before = threadCpu();
-  const result = await (variant.thread === 'main' ? runPlanned(plan, resolveTarget(options), undefined, undefined, undefined) : runInWorker(plan, options));
-  const after = threadCpu();
-  return { ...result, cpu: { mainMs: after.mainMs - before.mainMs, otherMs: after.otherMs - before.otherMs } };
-}
-
-/**
- * CPU time of this process, ms: its main thread (the proxy's, and the generator's when it runs
- * there), and every other thread (the generator's worker, V8's GC helpers). Linux /proc: the
- * process's figure still counts threads that have exited, as the worker has by then. Clock ticks
- * (10 ms) for the main thread, so only runs of seconds are read.
- */
-interface ThreadCpu {
-  mainMs: number;
-  otherMs: number;
-}
-function threadCpu(): ThreadCpu {
-  try {
-    const ticks = (path: string): number => {
-      const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ');
-      return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
-    };
-    const tickMs = 10; // USER_HZ is 100 on Linux
-    const total = ticks('/proc/self/stat') * tickMs;
-    const main = ticks(`/proc/self/task/${process.pid}/stat`) * tickMs;
-    return { mainMs: main, otherMs: total - main };
-  } catch {
-    return { mainMs: Number.NaN, otherMs: Number.NaN };
-  }
+  const before = process.cpuUsage();
+  const result = await runPlanned(plan, resolveTarget(options), undefined, undefined, undefined);
+  const used = process.cpuUsage(before);
+  return { ...result, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
@@ -161,8 +132,7 @@ function sustained(result: OpenLoopResult, idleP99: number): boolean {
 
 /** The figures a table row shows, medians over rounds. */
 interface Row {
-  cpuMain: number[];
-  cpuOther: number[];
+  cpu: number[];
   ratio: number[];
   p50: number[];
   p99: number[];
@@ -173,14 +143,10 @@ interface Row {
   errors: number[];
 }
 
-const emptyRow = (): Row => ({ cpuMain: [], cpuOther: [], ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
+const emptyRow = (): Row => ({ cpu: [], ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
 
-function add(row: Row, result: OpenLoopResult & { cpu?: ThreadCpu }): void {
-  if (result.cpu) {
-    // µs of CPU per request sent.
-    row.cpuMain.push((result.cpu.mainMs * 1000) / result.requests);
-    row.cpuOther.push((result.cpu.otherMs * 1000) / result.requests);
-  }
+function add(row: Row, result: OpenLoopResult & { cpuMs?: number }): void {
+  if (result.cpuMs !== undefined) row.cpu.push((result.cpuMs * 1000) / result.requests); // µs per request
   row.ratio.push(result.achievedRatePerSecond / result.requested.ratePerSecond);
   row.p50.push(result.latency!.p50);
   row.p99.push(result.latency!.p99);
@@ -256,28 +222,18 @@ async function main(): Promise<void> {
     await openLoop(server.url, 5000, 50, 1000, 1000);
     await openLoop(paths[1][1], 2000, 50, 1000, 1000);
 
-    // Idle reference per path and per thread: each variant is held to the idle p99 of its own thread.
-    const threads = ['main', 'worker'] as const;
-    const idle = new Map<string, number[]>();
+    const idle = new Map<string, number[]>(paths.map(([name]) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, url] of paths) {
-        for (const thread of threads) {
-          const key = `${name}|${thread}`;
-          if (!idle.has(key)) idle.set(key, []);
-          idle.get(key)!.push((await openLoopAs({ name: thread, thread, growth: 'deferred' }, url, 200, 1, 1, 2000)).latency!.p99);
-        }
-      }
+      for (const [name, url] of paths) idle.get(name)!.push((await openLoop(url, 200, 1, 1, 2000)).latency!.p99);
     }
-    const idleP99 = new Map([...idle].map(([key, values]) => [key, median(values)]));
-    for (const [name] of paths) {
-      console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${threads.map((thread) => `${thread} thread ${ms(idleP99.get(`${name}|${thread}`))}`).join(', ')}`);
-    }
+    const idleP99 = new Map([...idle].map(([name, values]) => [name, median(values)]));
+    for (const [name] of paths) console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))}`);
 
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
       console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); before/after of issue 18 side by side');
       console.log(
-        'path        requested/s  generator                 achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req: main thread, other threads',
+        'path        requested/s  connection growth    achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
       );
       for (let round = 0; round < ROUNDS; round++) {
         for (const rate of RATES) {
@@ -294,12 +250,12 @@ async function main(): Promise<void> {
         for (const rate of RATES) {
           for (const variant of VARIANTS) {
             const row = rows.get(`${name}|${rate}|${variant.name}`)!;
-            const overIdle = median(row.p99) - idleP99.get(`${name}|${variant.thread}`)!;
+            const overIdle = median(row.p99) - idleP99.get(name)!;
             const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
             console.log(
-              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(24)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
+              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
                 `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)}  ${ms(median(row.service99)).padStart(11)}` +
-                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)}  ${median(row.cpuMain).toFixed(0).padStart(5)}, ${median(row.cpuOther).toFixed(0)}`,
+                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)}  ${median(row.cpu).toFixed(0).padStart(10)}`,
             );
           }
         }
@@ -307,17 +263,17 @@ async function main(): Promise<void> {
     }
 
     if (ARGS.sections.has('pool')) {
-    console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
-    console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
-    const pool = new Map<string, Row>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const rate of [1000, 5000]) {
-        for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
-          const key = `${rate}|${mode}`;
-          if (!pool.has(key)) pool.set(key, emptyRow());
-          add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
+      console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
+      console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
+      const pool = new Map<string, Row>();
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const rate of [1000, 5000]) {
+          for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
+            const key = `${rate}|${mode}`;
+            if (!pool.has(key)) pool.set(key, emptyRow());
+            add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
+          }
         }
-      }
     }
     for (const [key, row] of pool) {
       const [rate, mode] = key.split('|');
@@ -327,26 +283,26 @@ async function main(): Promise<void> {
     }
 
     if (ARGS.sections.has('sustained')) {
-    const noProxyIdle = idleP99.get('no proxy|worker')!;
-    const bound = noProxyIdle + 5;
-    console.log(
-      `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
-        'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
-    );
-    let best = 0;
-    let failedInARow = 0;
-    for (let rate = 2500; rate <= 40_000 && failedInARow < 2; rate += 2500) {
-      let ok = false;
-      for (let attempt = 0; attempt < 2 && !ok; attempt++) {
-        const result = await openLoop(server.url, rate, 50, 1000);
-        ok = sustained(result, noProxyIdle);
-        console.log(
-          `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
-            `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
-        );
-      }
-      failedInARow = ok ? 0 : failedInARow + 1;
-      if (ok) best = rate;
+      const noProxyIdle = idleP99.get('no proxy')!;
+      const bound = noProxyIdle + 5;
+      console.log(
+        `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
+          'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+      );
+      let best = 0;
+      let failedInARow = 0;
+      for (let rate = 2500; rate <= 40_000 && failedInARow < 2; rate += 2500) {
+        let ok = false;
+        for (let attempt = 0; attempt < 2 && !ok; attempt++) {
+          const result = await openLoop(server.url, rate, 50, 1000);
+          ok = sustained(result, noProxyIdle);
+          console.log(
+            `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
+              `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+          );
+        }
+        failedInARow = ok ? 0 : failedInARow + 1;
+        if (ok) best = rate;
     }
 
     const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
@@ -365,31 +321,31 @@ async function main(): Promise<void> {
     }
 
     if (ARGS.sections.has('slow')) {
-    const slow = await startServer(300);
-    try {
-      const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
-      console.log(
-        `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
-          `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
-      );
-    } finally {
-      slow.child.kill();
+      const slow = await startServer(300);
+      try {
+        const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
+        console.log(
+          `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
+            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
+        );
+      } finally {
+        slow.child.kill();
     }
 
     }
 
     if (ARGS.sections.has('cli')) {
-    console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
-    for (const rate of [1000, 5000]) {
-      const cli = await runCli(server.url, rate);
-      const module = rows.get(`via proxy|${rate}|${VARIANTS[2]!.name}`);
-      if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
-      else {
-        console.log(
-          `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
-            (module ? `   module via proxy (worker): p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
-        );
-      }
+      console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
+      for (const rate of [1000, 5000]) {
+        const cli = await runCli(server.url, rate);
+        const module = rows.get(`via proxy|${rate}|${VARIANTS[1]!.name}`);
+        if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
+        else {
+          console.log(
+            `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
+              (module ? `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
+          );
+        }
     }
     }
     console.log(`\nload average at the end: ${load()}`);

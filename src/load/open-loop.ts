@@ -58,12 +58,6 @@ export interface OpenLoopOptions extends LoadTarget {
   signal?: AbortSignal;
   /** Called with each second's figures once all of its requests have settled, in order. */
   onSecond?: (bucket: SecondBucket) => void;
-  /**
-   * Where the generator's event loop runs (default 'worker'): a worker thread of its own, so its
-   * timers and sockets do not share a core with the caller's work (the in-process fault proxy, the
-   * MCP server); 'main' runs it on the caller's event loop. Same figures either way.
-   */
-  thread?: LoadThread;
 }
 
 /** What a run has done so far, updated in place. */
@@ -109,9 +103,9 @@ export interface OpenLoopResult extends SampleSummary {
   /** The most on-demand connections being set up at the same moment (never above MAX_CONNECTING). */
   peakConnecting: number;
   /**
-   * Times on-demand growth was put off because the generator's scheduler (or, in a worker, the
-   * caller's thread, which runs the in-process proxy) ran more than LATE_NO_GROWTH_MS late:
-   * faultline's own process, not the target, was behind. Retried every millisecond.
+   * Times on-demand growth was put off because the generator's scheduler ran more than
+   * LATE_NO_GROWTH_MS late: its own event loop (in a scenario shared with the in-process proxy),
+   * not the target, was behind. Retried every millisecond.
    */
   growthSkippedLate: number;
   /** The longest the waiting queue got. */
@@ -129,13 +123,8 @@ export const MAX_REQUESTS_PER_RUN = 5_000_000;
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const plan = planOpenLoop(options);
-  if (options.thread === 'main') return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live);
-  const { runInWorker } = await import('./worker-host.js');
-  return runInWorker(plan, options);
+  return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live);
 }
-
-/** Where the generator runs: a worker thread of its own (default) or the caller's event loop. */
-export type LoadThread = 'worker' | 'main';
 
 /** Validates the options into a plan (ToolInputError naming the argument), before anything is opened. */
 export function planOpenLoop(options: OpenLoopOptions): Plan {
@@ -153,9 +142,6 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
       `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,
     );
   }
-  if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'main') {
-    throw new ToolInputError(`thread must be "worker" or "main", got ${JSON.stringify(options.thread)}`);
-  }
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
@@ -163,25 +149,20 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
 }
 
-/**
- * Runs a validated plan on this thread's event loop. In a worker, `callerLateMs` says how far
- * behind the caller's thread is (it runs the in-process proxy the requests cross): the generator
- * opens no on-demand connection while either thread is late (see `grow`).
- */
+/** Runs a validated plan (bench/load.ts sets its `growth` to compare the rules). */
 export function runPlanned(
   plan: Plan,
   target: ResolvedTarget,
   signal: AbortSignal | undefined,
   onSecond: ((bucket: SecondBucket) => void) | undefined,
   live: LiveCounters | undefined,
-  callerLateMs?: () => number,
 ): Promise<OpenLoopResult> {
-  const run = new OpenLoopRun(plan, signal, onSecond, live, callerLateMs);
+  const run = new OpenLoopRun(plan, signal, onSecond, live);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
 
-/** A validated run: what planOpenLoop returns (plain data, so it can cross to a worker). */
+/** A validated run: what planOpenLoop returns. */
 export interface Plan {
   ratePerSecond: number;
   connections: number;
@@ -274,7 +255,6 @@ class OpenLoopRun {
     private readonly signal: AbortSignal | undefined,
     private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
     private readonly live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 },
-    private readonly callerLateMs?: () => number,
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -357,9 +337,9 @@ class OpenLoopRun {
    * Opens on-demand connections for the requests still waiting — in the check phase, after the
    * poll phase has read every response already in: a connection whose response sat unread only
    * because the event loop was busy frees up there, so it is not mistaken for a server that needs
-   * more connections. And none while the scheduler itself — or, in a worker, the caller's thread,
-   * which runs the in-process proxy — runs more than LATE_NO_GROWTH_MS late: then faultline's own
-   * process is what is behind, and every connection it opens costs that
+   * more connections. And none while the scheduler itself runs more than LATE_NO_GROWTH_MS late:
+   * then the generator's own thread (which in a scenario also runs the in-process proxy) is what
+   * is behind, and every connection it opens costs that
    * thread more (measured: 950 connections at 10,000 req/s through the in-process proxy, when the
    * responses were waiting for the generator, not the other way round). Waiting requests keep
    * their intended start, so what the delay costs shows in the latency and the send lag.
@@ -367,7 +347,7 @@ class OpenLoopRun {
   private readonly grow = (): void => {
     this.growth = undefined;
     if (this.stopped) return;
-    if (this.waiting.length > 0 && Math.max(this.lateMs, this.callerLateMs?.() ?? 0) > LATE_NO_GROWTH_MS) {
+    if (this.waiting.length > 0 && this.lateMs > LATE_NO_GROWTH_MS) {
       // Put off, not given up: try again in a moment, and a retry that itself runs late says the
       // loop is still behind. Meanwhile responses may free connections for the waiting requests.
       this.growthSkippedLate++;
@@ -376,7 +356,7 @@ class OpenLoopRun {
         this.growthRetry = setTimeout(() => {
           this.growthRetry = undefined;
           this.lateMs = performance.now() - armedAt - GROWTH_RETRY_MS;
-          this.grow();
+          this.scheduleGrowth(); // after this turn's poll phase, as always
         }, GROWTH_RETRY_MS);
       }
       return;
