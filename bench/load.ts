@@ -24,7 +24,8 @@
  *    req/s (the CLI's own process, proxy in the path), next to the module figure above.
  *
  * Run: npx tsc -p . && node dist/bench/load.js [--rounds N] [--sections sharpness,pool,sustained,slow,cli]
- * (default: 3 rounds, every section; the idle reference always runs).
+ * [--rates 1000,5000,10000,20000] (defaults shown: 3 rounds, every section, the sharpness rates;
+ * the idle reference always runs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -41,7 +42,7 @@ import { startProxy } from '../src/proxy/index.js';
 const ARGS = parseArgs(process.argv.slice(2));
 const ROUNDS = ARGS.rounds;
 const RUN_MS = 3000;
-const RATES = [1000, 5000, 10_000, 20_000];
+const RATES = ARGS.rates;
 const CLOSED_LOOP_CONNECTIONS = 50;
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -60,22 +61,25 @@ async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: str
   return { child, url: `http://127.0.0.1:${port}/`, port: Number(port) };
 }
 
-function parseArgs(argv: string[]): { rounds: number; sections: Set<string> } {
+function parseArgs(argv: string[]): { rounds: number; sections: Set<string>; rates: number[] } {
   const all = ['sharpness', 'pool', 'sustained', 'slow', 'cli'];
   let rounds = 3;
+  let rates = [1000, 5000, 10_000, 20_000];
   let sections = new Set(all);
   for (let k = 0; k < argv.length; k++) {
     const arg = argv[k];
     if (arg === '--rounds') rounds = Number(argv[++k]);
     else if (arg === '--sections') sections = new Set((argv[++k] ?? '').split(','));
+    else if (arg === '--rates') rates = (argv[++k] ?? '').split(',').map(Number);
     else {
-      console.error(`usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}]`);
+      console.error(`usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}] [--rates 1000,5000,10000,20000]`);
       process.exit(arg === '--help' ? 0 : 2);
     }
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  if (rates.some((rate) => !(rate > 0))) throw new Error('--rates must be positive numbers, comma-separated');
   for (const section of sections) if (!all.includes(section)) throw new Error(`unknown section ${section}; known: ${all.join(', ')}`);
-  return { rounds, sections };
+  return { rounds, sections, rates };
 }
 
 /** How the generator grows its connections: issue 18's before and after. */

@@ -5,7 +5,7 @@
  * busy, another opens, up to `maxConnections` (as k6's arrival-rate executors add virtual users),
  * so the generator is not what makes the service look slow. At most MAX_CONNECTING of those
  * on-demand connections are being set up at once, and they open only after the event-loop turn
- * has read the responses already in, and not while faultline's own process runs late (`grow`).
+ * has read the responses already in, and not while the scheduler itself runs late (`grow`).
  * A due request that finds no idle connection waits in a FIFO queue, and its latency still
  * counts from its intended start (wrk2's rule), so a stall shows in the percentiles of every
  * request that was due during it — no coordinated omission. Service time counts from the actual
@@ -91,7 +91,7 @@ export interface OpenLoopResult extends SampleSummary {
   elapsedMs: number;
   /**
    * Requests that found every connection busy and could not open one, so waited in the queue:
-   * either maxConnections was reached, MAX_CONNECTING on-demand connections were still being set
+   * either maxConnections was reached or MAX_CONNECTING on-demand connections were still being set
    * up (a brief wait, usually until the next response frees a connection). A request that got a
    * connection once the generator tried to open one — freed by a response read first, or opened
    * for it — is not counted, nor a wait while growth was put off (growthSkippedLate; that wait
@@ -339,9 +339,9 @@ class OpenLoopRun {
    * because the event loop was busy frees up there, so it is not mistaken for a server that needs
    * more connections. And none while the scheduler itself runs more than LATE_NO_GROWTH_MS late:
    * then the generator's own thread (which in a scenario also runs the in-process proxy) is what
-   * is behind, and every connection it opens costs that
-   * thread more (measured: 950 connections at 10,000 req/s through the in-process proxy, when the
-   * responses were waiting for the generator, not the other way round). Waiting requests keep
+   * is behind, and every connection it opens costs that thread more (measured: 950 connections
+   * at 10,000 req/s through the in-process proxy, when the responses were waiting for the
+   * generator, not the other way round). Waiting requests keep
    * their intended start, so what the delay costs shows in the latency and the send lag.
    */
   private readonly grow = (): void => {
