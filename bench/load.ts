@@ -9,7 +9,12 @@
  * 2. sharpness at 1k/5k/10k/20k req/s, no proxy and via the proxy: achieved ÷ requested, latency
  *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
  *    the actual write: the part of the latency the generator alone adds, its timers and its
- *    event loop); connections open on demand (50 at the start, up to 1,000);
+ *    event loop); connections open on demand (50 at the start, up to 1,000), and this process's
+ *    CPU per request (generator, and proxy when in the path). Issue 18's before/after, interleaved
+ *    in the same rounds: "before" opens a connection as soon as a due request finds every one
+ *    busy; "after" (runOpenLoop's rule) opens once the loop turn has read its responses, and none
+ *    while the generator's scheduler runs over 5 ms late. ✓ = sustained (≥ 99% of the rate, no
+ *    errors, p99 within 5 ms of the idle p99);
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
  *    latency p99 ≤ idle p99 + 5 ms, stepping up 2,500 req/s at a time until two steps in a row fail — then wrk's and
@@ -18,7 +23,9 @@
  * 6. what a user runs: `faultline run latency --latency 0` as a spawned process at 1k and 5k
  *    req/s (the CLI's own process, proxy in the path), next to the module figure above.
  *
- * Run: npx tsc -p . && node dist/bench/load.js
+ * Run: npx tsc -p . && node dist/bench/load.js [--rounds N] [--sections sharpness,pool,sustained,slow,cli]
+ * [--rates 1000,5000,10000,20000] (defaults shown: 3 rounds, every section, the sharpness rates;
+ * the idle reference always runs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,11 +35,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runCapacity, runOpenLoop, type OpenLoopResult } from '../src/load/index.js';
+import { planOpenLoop, runPlanned, type OpenLoopOptions } from '../src/load/open-loop.js';
+import { resolveTarget } from '../src/load/options.js';
 import { startProxy } from '../src/proxy/index.js';
 
-const ROUNDS = 3;
+const ARGS = parseArgs(process.argv.slice(2));
+const ROUNDS = ARGS.rounds;
 const RUN_MS = 3000;
-const RATES = [1000, 5000, 10_000, 20_000];
+const RATES = ARGS.rates;
 const CLOSED_LOOP_CONNECTIONS = 50;
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -49,6 +59,55 @@ async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: str
   const [port] = (await once(lines, 'line')) as [string];
   lines.close();
   return { child, url: `http://127.0.0.1:${port}/`, port: Number(port) };
+}
+
+function parseArgs(argv: string[]): { rounds: number; sections: Set<string>; rates: number[] } {
+  const all = ['sharpness', 'pool', 'sustained', 'slow', 'cli'];
+  let rounds = 3;
+  let rates = [1000, 5000, 10_000, 20_000];
+  let sections = new Set(all);
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    if (arg === '--rounds') rounds = Number(argv[++k]);
+    else if (arg === '--sections') sections = new Set((argv[++k] ?? '').split(','));
+    else if (arg === '--rates') rates = (argv[++k] ?? '').split(',').map(Number);
+    else {
+      console.error(`usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}] [--rates 1000,5000,10000,20000]`);
+      process.exit(arg === '--help' ? 0 : 2);
+    }
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  if (rates.some((rate) => !(rate > 0))) throw new Error('--rates must be positive numbers, comma-separated');
+  for (const section of sections) if (!all.includes(section)) throw new Error(`unknown section ${section}; known: ${all.join(', ')}`);
+  return { rounds, sections, rates };
+}
+
+/** How the generator grows its connections: issue 18's before and after. */
+interface Variant {
+  name: string;
+  growth: 'immediate' | 'deferred';
+}
+const VARIANTS: Variant[] = [
+  { name: 'before (immediate)', growth: 'immediate' },
+  { name: 'after (deferred)', growth: 'deferred' },
+];
+
+/** One run of a variant, after the same pause as openLoop(), with this process's CPU time. */
+async function openLoopAs(
+  variant: Variant,
+  url: string,
+  ratePerSecond: number,
+  connections: number,
+  maxConnections: number,
+  durationMs = RUN_MS,
+): Promise<OpenLoopResult & { cpuMs: number }> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
+  const plan = { ...planOpenLoop(options), growth: variant.growth };
+  const before = process.cpuUsage();
+  const result = await runPlanned(plan, resolveTarget(options), undefined, undefined, undefined);
+  const used = process.cpuUsage(before);
+  return { ...result, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
@@ -77,6 +136,7 @@ function sustained(result: OpenLoopResult, idleP99: number): boolean {
 
 /** The figures a table row shows, medians over rounds. */
 interface Row {
+  cpu: number[];
   ratio: number[];
   p50: number[];
   p99: number[];
@@ -87,9 +147,10 @@ interface Row {
   errors: number[];
 }
 
-const emptyRow = (): Row => ({ ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
+const emptyRow = (): Row => ({ cpu: [], ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
 
-function add(row: Row, result: OpenLoopResult): void {
+function add(row: Row, result: OpenLoopResult & { cpuMs?: number }): void {
+  if (result.cpuMs !== undefined) row.cpu.push((result.cpuMs * 1000) / result.requests); // µs per request
   row.ratio.push(result.achievedRatePerSecond / result.requested.ratePerSecond);
   row.p50.push(result.latency!.p50);
   row.p99.push(result.latency!.p99);
@@ -172,65 +233,80 @@ async function main(): Promise<void> {
     const idleP99 = new Map([...idle].map(([name, values]) => [name, median(values)]));
     for (const [name] of paths) console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))}`);
 
-    console.log('\nSharpness (50 connections at the start, up to 1,000 on demand)');
-    console.log('path        requested/s  achieved÷req  p50      p99      p99−idle   send lag p99  service p99  opened  errors');
     const rows = new Map<string, Row>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const rate of RATES) {
-        for (const [name, url] of paths) {
-          const key = `${name} ${rate}`;
-          if (!rows.has(key)) rows.set(key, emptyRow());
-          add(rows.get(key)!, await openLoop(url, rate, 50, 1000));
+    if (ARGS.sections.has('sharpness')) {
+      console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); before/after of issue 18 side by side');
+      console.log(
+        'path        requested/s  connection growth    achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
+      );
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const rate of RATES) {
+          for (const [name, url] of paths) {
+            for (const variant of VARIANTS) {
+              const key = `${name}|${rate}|${variant.name}`;
+              if (!rows.has(key)) rows.set(key, emptyRow());
+              add(rows.get(key)!, await openLoopAs(variant, url, rate, 50, 1000));
+            }
+          }
         }
       }
-    }
-    for (const [name] of paths) {
-      for (const rate of RATES) {
-        const row = rows.get(`${name} ${rate}`)!;
-        console.log(
-          `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
-            `  ${signed(median(row.p99) - idleP99.get(name)!).padStart(9)}  ${ms(median(row.lag99)).padStart(12)}  ${ms(median(row.service99)).padStart(11)}` +
-            `  ${String(median(row.peak)).padStart(6)}  ${median(row.errors)}`,
-        );
+      for (const [name] of paths) {
+        for (const rate of RATES) {
+          for (const variant of VARIANTS) {
+            const row = rows.get(`${name}|${rate}|${variant.name}`)!;
+            const overIdle = median(row.p99) - idleP99.get(name)!;
+            const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
+            console.log(
+              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
+                `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)}  ${ms(median(row.service99)).padStart(11)}` +
+                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)}  ${median(row.cpu).toFixed(0).padStart(10)}`,
+            );
+          }
+        }
       }
     }
 
-    console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
-    console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
-    const pool = new Map<string, Row>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const rate of [1000, 5000]) {
-        for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
-          const key = `${rate}|${mode}`;
-          if (!pool.has(key)) pool.set(key, emptyRow());
-          add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
+    if (ARGS.sections.has('pool')) {
+      console.log('\nOn-demand connections vs a fixed pool (10 connections at the start), no proxy');
+      console.log('requested/s  mode                 achieved÷req  p99      opened  queued');
+      const pool = new Map<string, Row>();
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const rate of [1000, 5000]) {
+          for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
+            const key = `${rate}|${mode}`;
+            if (!pool.has(key)) pool.set(key, emptyRow());
+            add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
+          }
         }
-      }
     }
     for (const [key, row] of pool) {
       const [rate, mode] = key.split('|');
       console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
     }
 
-    const bound = idleP99.get('no proxy')! + 5;
-    console.log(
-      `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
-        'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
-    );
-    let best = 0;
-    let failedInARow = 0;
-    for (let rate = 2500; rate <= 40_000 && failedInARow < 2; rate += 2500) {
-      let ok = false;
-      for (let attempt = 0; attempt < 2 && !ok; attempt++) {
-        const result = await openLoop(server.url, rate, 50, 1000);
-        ok = sustained(result, idleP99.get('no proxy')!);
-        console.log(
-          `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
-            `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
-        );
-      }
-      failedInARow = ok ? 0 : failedInARow + 1;
-      if (ok) best = rate;
+    }
+
+    if (ARGS.sections.has('sustained')) {
+      const noProxyIdle = idleP99.get('no proxy')!;
+      const bound = noProxyIdle + 5;
+      console.log(
+        `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
+          'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+      );
+      let best = 0;
+      let failedInARow = 0;
+      for (let rate = 2500; rate <= 40_000 && failedInARow < 2; rate += 2500) {
+        let ok = false;
+        for (let attempt = 0; attempt < 2 && !ok; attempt++) {
+          const result = await openLoop(server.url, rate, 50, 1000);
+          ok = sustained(result, noProxyIdle);
+          console.log(
+            `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
+              `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+          );
+        }
+        failedInARow = ok ? 0 : failedInARow + 1;
+        if (ok) best = rate;
     }
 
     const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
@@ -246,28 +322,35 @@ async function main(): Promise<void> {
     console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
     if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
 
-    const slow = await startServer(300);
-    try {
-      const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
-      console.log(
-        `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
-          `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
-      );
-    } finally {
-      slow.child.kill();
     }
 
-    console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
-    for (const rate of [1000, 5000]) {
-      const cli = await runCli(server.url, rate);
-      const module = rows.get(`via proxy ${rate}`)!;
-      if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
-      else {
+    if (ARGS.sections.has('slow')) {
+      const slow = await startServer(300);
+      try {
+        const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
         console.log(
-          `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
-            `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}`,
+          `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
+            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
         );
-      }
+      } finally {
+        slow.child.kill();
+    }
+
+    }
+
+    if (ARGS.sections.has('cli')) {
+      console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
+      for (const rate of [1000, 5000]) {
+        const cli = await runCli(server.url, rate);
+        const module = rows.get(`via proxy|${rate}|${VARIANTS[1]!.name}`);
+        if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
+        else {
+          console.log(
+            `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
+              (module ? `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
+          );
+        }
+    }
     }
     console.log(`\nload average at the end: ${load()}`);
     console.log("Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.");

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
+import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
+import { resolveTarget } from '../src/load/options.js';
 import { heldResources, serverPool } from './fixtures/load/servers.js';
 
 const { servers, server } = serverPool();
@@ -186,7 +188,33 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
   clearTimeout(stall);
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
   assert.equal(result.peakConnecting, MAX_CONNECTING, 'the stall must have pushed the setup limit');
+  // The first tick after the stall ran ~200 ms late: growth waited until the loop caught up.
+  assert.ok(result.growthSkippedLate > 0, 'growth was put off while the generator ran late');
   assert.ok(result.queued > 0, 'overdue requests waited for a connection');
   // Far from the cap: none of those waits may read as "raise max_connections".
   assert.equal(result.queuedAtCap, 0);
+});
+
+test('no on-demand connections while the generator itself is what runs behind (issue 18)', async () => {
+  // An instant server at 2,000 req/s needs one or two connections. This process busy-waits 8 ms
+  // of every 10 (as a saturated proxy on the same thread would): requests come due in bursts
+  // while the responses to the last ones sit unread. The rule before issue 18 opened a connection
+  // for each that found every one busy, and each new one cost the busy thread more; now growth
+  // waits for the loop to read what is in and for the scheduler to run on time.
+  const target = await server();
+  const stalls = setInterval(() => {
+    const until = performance.now() + 8;
+    while (performance.now() < until);
+  }, 10);
+  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 5000 };
+  try {
+    const before = await runPlanned({ ...planOpenLoop(options), growth: 'immediate' }, resolveTarget(options), undefined, undefined, undefined);
+    const after = await runOpenLoop(options);
+    assert.equal(before.errors + after.errors, 0);
+    assert.ok(before.connectionsOpened > 50, `the stalls must push the old rule: it opened ${before.connectionsOpened}`);
+    assert.ok(after.growthSkippedLate > 0, 'growth was put off while the generator ran late');
+    assert.ok(after.connectionsOpened - 10 <= (before.connectionsOpened - 10) / 3, `opened on demand: ${after.connectionsOpened - 10} now, ${before.connectionsOpened - 10} before`);
+  } finally {
+    clearInterval(stalls);
+  }
 });

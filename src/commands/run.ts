@@ -124,7 +124,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
     .addOption(new Option('--timeout <seconds>', `per-request timeout from the intended start (default ${D.timeout})`).argParser(number))
     .addOption(new Option('--expect-status <list>', 'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors'))
-    .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, within the file-descriptor limit)').argParser(positiveInteger))
+    .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)').argParser(positiveInteger))
     .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
     .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').argParser(anyCaseChoice(['ingress', 'egress', 'both'])))
     .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').argParser(anyCaseChoice(['server', 'client'])))

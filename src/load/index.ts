@@ -28,4 +28,4 @@ export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
 export type { LoadTarget } from './options.js';
 export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, isExpectedStatus, describeExpectedStatus, type ExpectedStatus } from './expect-status.js';
 export { openFileLimit, RESERVED_FDS } from './fd-limit.js';
-export { MAX_CONNECTIONS } from './options.js';
+export { MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS } from './options.js';

@@ -156,5 +156,18 @@ export function requireCount(name: string, value: unknown, max: number): number 
 
 /** The most connections either mode opens. */
 export const MAX_CONNECTIONS = 10_000;
+/**
+ * The most connections a scenario opens on demand when the user names no max_connections.
+ * Connections open only when a due request finds every one busy, so this cap matters only when
+ * the target holds requests long at a high rate (a blackhole, a latency of seconds): 1,000 carry
+ * the rate while each request takes up to 1,000 ÷ rate seconds (1 s at 1,000 req/s; the whole
+ * default 10 s timeout up to 100 req/s). Past that, requests wait in the generator, still timed
+ * from their intended start, and the report names max_connections to raise. The former default,
+ * rate × timeout (10,000 at 1,000 req/s, 6,581 here once the file-descriptor limit trimmed it),
+ * let one run hold three sockets per connection through the proxy, and each connection's setup
+ * costs faultline's process more CPU than a request: growing to 950 connections at
+ * 10,000 req/s through the in-process proxy made its overload worse (issue 18).
+ */
+export const DEFAULT_MAX_CONNECTIONS = 1_000;
 /** setTimeout's limit (about 24.8 days); a longer timeout would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;

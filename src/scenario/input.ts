@@ -17,7 +17,7 @@ import {
   type Mapping,
   type Side,
 } from '../proxy/index.js';
-import { DEFAULT_EXPECTED_STATUS, MAX_CONNECTIONS, openFileLimit, parseExpectedStatus, RESERVED_FDS, type ExpectedStatus } from '../load/index.js';
+import { DEFAULT_EXPECTED_STATUS, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, openFileLimit, parseExpectedStatus, RESERVED_FDS, type ExpectedStatus } from '../load/index.js';
 import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
@@ -267,8 +267,8 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
 
 /**
  * The most connections the load may open: `max_connections` when given, else as many as the rate
- * can need (rate × timeout: every request in flight until its timeout), never fewer than
- * `num_clients`. Either way no more than the process can hold: each connection is a socket, and
+ * can need (rate × timeout: every request in flight until its timeout) up to
+ * DEFAULT_MAX_CONNECTIONS (why: see there), never fewer than `num_clients`. Either way no more than the process can hold: each connection is a socket, and
  * three when the load goes through the in-process proxy (the load's, the proxy's accepted one and
  * its upstream), with RESERVED_FDS kept free; and no more than the generator's MAX_CONNECTIONS.
  */
@@ -288,7 +288,7 @@ function connectionBudget(args: ScenarioArguments, clients: number, rate: number
     if (max > cap) throw new ToolInputError(`max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`);
     return max;
   }
-  return Math.max(clients, Math.min(cap, Math.ceil(rate * timeoutSeconds)));
+  return Math.max(clients, Math.min(cap, DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSeconds)));
 }
 
 function lower(value: string): string {

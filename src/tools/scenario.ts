@@ -48,7 +48,7 @@ export const commonInput = {
   rps: z.number().min(0).optional().describe(`Requests/s per client; total = num_clients × rps (default ${D.rps})`),
   timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds from the intended start (default ${D.timeout})`),
   expect_status: z.string().optional().describe('Statuses counted as success, e.g. "200", "200-299,404" (default "2xx,3xx"); others are errors'),
-  max_connections: z.number().int().min(1).optional().describe('Most connections opened when all are busy (default rate × timeout, within the fd limit)'),
+  max_connections: z.number().int().min(1).optional().describe('Most connections opened when all are busy (default rate × timeout, at most 1000 and within the fd limit)'),
   proxies: z
     .array(z.string())
     .optional()
