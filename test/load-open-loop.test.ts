@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { resolveTarget } from '../src/load/options.js';
-import { heldResources, serverPool } from './fixtures/load/servers.js';
+import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
 
 const { servers, server } = serverPool();
 
@@ -29,6 +29,26 @@ describe('rate', () => {
       assert.ok(Math.abs(inWindow / expected - 1) <= 0.02, `${inWindow} of ${expected} arrived within ${durationMs} ms`);
     });
   }
+});
+
+test('the first connections are open, TLS included, before the clock starts: their setup is not in the first latencies', async () => {
+  const target = await server(undefined, { tls: true });
+  let openAtStart = -1;
+  const result = await runOpenLoop({
+    url: `https://localhost:${target.port}/`,
+    connectTo: { host: '127.0.0.1', port: target.port },
+    tls: { ca: TLS_CERT },
+    ratePerSecond: 20,
+    connections: 3,
+    durationMs: 200,
+    timeoutMs: 2000,
+    onStart: () => {
+      openAtStart = target.openSockets.size;
+    },
+  });
+  assert.equal(openAtStart, 3);
+  assert.equal(result.connectionsOpened, 3);
+  assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
 });
 
 test('starts are evenly spaced: no per-second burst', async () => {

@@ -54,6 +54,24 @@ export class HttpConnection {
     else this.write(this.socket);
   }
 
+  /**
+   * Opens the socket ahead of the first request; resolves once it connected or could not (a
+   * failure is left to the first request, which opens a socket again).
+   */
+  preconnect(): Promise<void> {
+    if (this.socket !== null) return Promise.resolve();
+    const socket = (this.socket = this.open());
+    return new Promise((resolve) => {
+      const done = (): void => {
+        socket.off(this.target.secure ? 'secureConnect' : 'connect', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.once(this.target.secure ? 'secureConnect' : 'connect', done);
+      socket.once('close', done);
+    });
+  }
+
   /** Gives up on the exchange in progress (a timeout): its socket cannot be reused. */
   abandon(): void {
     this.parser = null;

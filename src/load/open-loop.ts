@@ -58,6 +58,11 @@ export interface OpenLoopOptions extends LoadTarget {
   signal?: AbortSignal;
   /** Called with each second's figures once all of its requests have settled, in order. */
   onSecond?: (bucket: SecondBucket) => void;
+  /**
+   * Called when the run's clock starts: after its first `connections` are open (see preconnect),
+   * so what is scheduled against the run (a scenario's fault window) starts with it.
+   */
+  onStart?: () => void;
 }
 
 /** What a run has done so far, updated in place. */
@@ -123,7 +128,7 @@ export const MAX_REQUESTS_PER_RUN = 5_000_000;
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const plan = planOpenLoop(options);
-  return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live);
+  return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live, options.onStart);
 }
 
 /** Validates the options into a plan (ToolInputError naming the argument), before anything is opened. */
@@ -156,8 +161,9 @@ export function runPlanned(
   signal: AbortSignal | undefined,
   onSecond: ((bucket: SecondBucket) => void) | undefined,
   live: LiveCounters | undefined,
+  onStart?: () => void,
 ): Promise<OpenLoopResult> {
-  const run = new OpenLoopRun(plan, signal, onSecond, live);
+  const run = new OpenLoopRun(plan, signal, onSecond, live, onStart);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -208,6 +214,8 @@ export const MAX_CONNECTING = 4;
  * (issue 18), so past it the generator, not the target, is what keeps requests waiting.
  */
 export const LATE_NO_GROWTH_MS = 5;
+/** The longest the run waits for its first connections to open before its clock starts. */
+export const PRECONNECT_MAX_MS = 2_000;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
 
@@ -255,6 +263,7 @@ class OpenLoopRun {
     private readonly signal: AbortSignal | undefined,
     private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
     private readonly live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 },
+    private readonly onStart?: () => void,
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -273,12 +282,34 @@ class OpenLoopRun {
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.signal?.addEventListener('abort', this.onAbort);
-      this.startMs = performance.now();
-      this.tick();
+      void this.preconnect().then(() => {
+        if (this.stopped) return;
+        this.startMs = performance.now();
+        this.onStart?.();
+        this.tick();
+      });
     });
   }
 
-  /** A new connection slot; its socket opens on its first request. */
+  /**
+   * Opens the run's own `connections` before its clock starts, as wrk does: their TCP (and TLS)
+   * setup is not what the first requests' latency should carry, and through the in-process proxy
+   * each also opens the proxy's upstream connection. Bounded by PRECONNECT_MAX_MS (or the
+   * request timeout, if shorter): a target that does not accept by then is left to the requests,
+   * which open their sockets again and count the wait from their intended start.
+   */
+  private async preconnect(): Promise<void> {
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.slots.map((slot) => slot.connection.preconnect())),
+      new Promise<void>((resolve) => {
+        bound = setTimeout(resolve, Math.min(PRECONNECT_MAX_MS, this.plan.timeoutMs));
+      }),
+    ]);
+    clearTimeout(bound);
+  }
+
+  /** A new connection slot; its socket opens on its first request (or in preconnect). */
   private openSlot(): Slot {
     const slot: Slot = {
       request: -1,

@@ -156,7 +156,10 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     options.onProgress?.(doneMs, message);
   }, 1000);
   try {
-    if (phase === 'fault') scheduleFault(spec, proxy, timers);
+    // A fault from the start is on before the load opens its first connection; a later start or
+    // an end is timed from the load's own clock (for the open loop, once its first connections
+    // are open: onStart).
+    const scheduleWindow = phase === 'fault' ? scheduleFault(spec, proxy, timers) : () => {};
     const target = {
       url: spec.url,
       method: spec.method,
@@ -171,6 +174,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     let slos: PhaseResult['slos'] = [];
     let notEvaluated: string[] = [];
     if (spec.strategy === 'capacity') {
+      scheduleWindow(); // the closed loop starts at once
       capacity = await runCapacity({
         ...target,
         connections: spec.clients,
@@ -195,6 +199,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         timeoutMs: spec.timeoutMs,
         signal: options.signal,
         live,
+        onStart: scheduleWindow,
         onSecond: (bucket) => {
           errors += bucket.errors;
         },
@@ -230,13 +235,16 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
  * (a latency run's last requests are delayed like the others; a blackhole's held requests time
  * out); the report then gives that real end (`activeUntilMs`), draining included.
  */
-function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): void {
+function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): () => void {
   const httpFault = spec.httpFault;
   const on = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
   if (spec.faultStartMs <= 0) on();
-  else timers.push(setTimeout(on, spec.faultStartMs));
-  if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, spec.faultEndMs));
+  /** Arms the timed switches: call it when the load's clock starts. */
+  return () => {
+    if (spec.faultStartMs > 0) timers.push(setTimeout(on, spec.faultStartMs));
+    if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, spec.faultEndMs));
+  };
 }
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */
