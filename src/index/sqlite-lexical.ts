@@ -26,7 +26,7 @@ import { lexicalFields } from './tokens.js';
 
 type Database = BetterSqlite3.Database;
 
-/** At most this many chunks are listed and scored here per tier. */
+/** At most this many chunks are listed and scored here per tier (the default of rankLexical's `budget`). */
 const CANDIDATE_BUDGET = 3000;
 const BM25_WEIGHTS = Object.values(FIELD_WEIGHTS).join(', ');
 
@@ -144,7 +144,7 @@ function readStatements(db: Database) {
  * Rowids of the `limit` best chunks for `terms` (tokens.ts queryTerms): those with every term
  * first, then those with any, each group by BM25, best first.
  */
-export function rankLexical(db: Database, terms: readonly string[], scope: Scope, limit: number): number[] {
+export function rankLexical(db: Database, terms: readonly string[], scope: Scope, limit: number, budget = CANDIDATE_BUDGET): number[] {
   const statements = prepared.get(db) ?? readStatements(db);
   prepared.set(db, statements);
   const totals = new Map(statements.totals.all() as Array<[string, string]>);
@@ -192,8 +192,8 @@ export function rankLexical(db: Database, terms: readonly string[], scope: Scope
   let all: Scored[] = [];
   if (counts.size > 1 && query.length === counts.size) {
     const expression = query.map((term) => quote(term.term)).join(' AND ');
-    const listed = match(expression, CANDIDATE_BUDGET + 1);
-    all = score(listed.length > CANDIDATE_BUDGET ? best(expression, limit) : listed);
+    const listed = match(expression, budget + 1);
+    all = score(listed.length > budget ? best(expression, limit) : listed);
     if (all.length >= limit) return all.slice(0, limit).map((entry) => entry.rowid);
   }
   const taken = new Set(all.map((entry) => entry.rowid));
@@ -204,14 +204,14 @@ export function rankLexical(db: Database, terms: readonly string[], scope: Scope
   const rare: QueryTerm[] = [];
   let listedRows = 0;
   for (const term of byRarity) {
-    if (listedRows + term.df > CANDIDATE_BUDGET) break;
+    if (listedRows + term.df > budget) break;
     rare.push(term);
     listedRows += term.df;
   }
   const common = byRarity.slice(rare.length);
   const anyOf = (some: readonly QueryTerm[], repeated: boolean): string =>
     some.flatMap((term) => Array<string>(repeated ? term.count : 1).fill(quote(term.term))).join(' OR ');
-  let others = rare.length > 0 ? score(match(anyOf(rare, false), CANDIDATE_BUDGET).filter((rowid) => !taken.has(rowid))) : [];
+  let others = rare.length > 0 ? score(match(anyOf(rare, false), budget).filter((rowid) => !taken.has(rowid))) : [];
   if (common.length > 0) {
     const ceiling = common.reduce((sum, term) => sum + term.count * upperBound(term.idf), 0);
     if (others.length < needed || others[needed - 1]!.score <= ceiling) {
