@@ -123,9 +123,9 @@ test('the lexical ranking is FTS5 bm25() over every match, whatever way it takes
       const withAll = new Set(everyMatch.filter((row) => row.all).map((row) => row.rowid));
       for (const limit of [10, 100, 300]) {
       const expected = everyMatch.slice(0, limit);
-      for (const budget of [20, 200, 3000]) {
-        const ranked = rankLexical(db, terms, scope, limit, budget);
-        const label = `"${query}" ${scope.sql === '' ? 'everywhere' : 'under lib/'}, budget ${budget}`;
+      for (const tuning of [{ directPostings: 0, budget: 20 }, { directPostings: 0, budget: 200 }, { directPostings: 0, budget: 3000 }, {}]) {
+        const ranked = rankLexical(db, terms, scope, limit, tuning);
+        const label = `"${query}" ${scope.sql === '' ? 'everywhere' : 'under lib/'}, ${JSON.stringify(tuning)}`;
         assert.equal(ranked.length, expected.length, `${label}: as many hits`);
         ranked.forEach((rowid, index) => {
           // Ties may come in another order; the score at each rank must be the same.

@@ -40,6 +40,8 @@ async function behaviour(url: string, apiKey: string | undefined, t: { after(fn:
   assert.equal(hit!.path, join(tree.dir, 'app', 'config.py'));
   assert.deepEqual([hit!.startLine, hit!.endLine], [8, 13]);
   assert.ok(hit!.code.startsWith('def parse_config_file(path):'));
+  const [prefixHit] = await searchIndex(tree.settings, { query: 'parse_conf', sourceDir: tree.dir, limit: 3 });
+  assert.equal(prefixHit!.symbol, 'parse_config_file', 'a prefix of the name finds it first (the names_hex prefix index)');
 
   const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([again.changed, again.embedded, again.chunks], [0, 0, first.chunks]);

@@ -35,24 +35,27 @@ export function stem(token: string): string {
   return stemmed;
 }
 
-/** Each field's tokens stemmed, still space-separated: what the FTS5 table indexes. */
-export function stemmedFields(fields: LexicalFields): LexicalFields {
-  const each = (text: string): string => (text === '' ? '' : text.split(' ').map(stem).join(' '));
-  return { name: each(fields.name), doc: each(fields.doc), path: each(fields.path), body: each(fields.body) };
-}
-
-/** A chunk's field-weighted frequency of each (stemmed) term, and its length in tokens. */
-export function weightedTerms(stemmed: LexicalFields): { length: number; weights: Map<string, number> } {
+/**
+ * A chunk's lexical fields stemmed (each still space-separated: what the FTS5 table indexes), the
+ * field-weighted frequency of each stemmed term, and the chunk's length in tokens.
+ */
+export function stemmedTerms(fields: LexicalFields): { stemmed: LexicalFields; length: number; weights: Map<string, number> } {
   const weights = new Map<string, number>();
+  const stemmed = { name: '', doc: '', path: '', body: '' };
   let length = 0;
   for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof LexicalFields>) {
-    if (stemmed[field] === '') continue;
-    for (const term of stemmed[field].split(' ')) {
-      length++;
-      weights.set(term, (weights.get(term) ?? 0) + FIELD_WEIGHTS[field]);
+    if (fields[field] === '') continue;
+    const weight = FIELD_WEIGHTS[field];
+    const terms = fields[field].split(' ');
+    for (let i = 0; i < terms.length; i++) {
+      const term = stem(terms[i]!);
+      terms[i] = term;
+      weights.set(term, (weights.get(term) ?? 0) + weight);
     }
+    length += terms.length;
+    stemmed[field] = terms.join(' ');
   }
-  return { length, weights };
+  return { stemmed, length, weights };
 }
 
 /** FTS5's IDF: never zero or below, so a term in most chunks still counts a little. */

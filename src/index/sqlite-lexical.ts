@@ -2,12 +2,14 @@
  * The lexical channel of the SQLite store: which chunks FTS5 matches, ranked by BM25 (bm25.ts)
  * over a few candidates only.
  *
- * Why not `ORDER BY bm25(lexical)`: FTS5 scores every row a MATCH yields, and first counts each
- * query term's rows to get its IDF, walking the term's whole posting list. A common term ("read",
- * "data"; in bench/index.ts's synthetic store every term is in a third of the chunks) makes both
- * cost the size of the store: 100 ms at 100,000 chunks. So the store keeps, next to the FTS5
- * table, each chunk's term frequencies and length (`lexical_terms`) and each term's document
- * frequency (`lexical_vocab`), and ranks like this, with FTS5 only matching (rowids, no scores):
+ * Why not always `ORDER BY bm25(lexical)`: FTS5 scores every row a MATCH yields, and first counts
+ * each query term's rows to get its IDF, walking the term's whole posting list. A common term
+ * ("read", "data"; in bench/index.ts's synthetic store every term is in a third of the chunks)
+ * makes both cost the size of the store: 100 ms at 100,000 chunks. So the store keeps, next to the
+ * FTS5 table, each chunk's term frequencies and length (`lexical_terms`) and each term's document
+ * frequency (`lexical_vocab`). When the query's terms have few postings between them
+ * (DIRECT_POSTINGS), FTS5 ranks as before: every term first, then any. Otherwise, with FTS5 only
+ * matching (rowids, no scores):
  *
  * 1. Chunks holding every term come first (as before). They are listed (an AND is an intersection,
  *    cheap) and scored here; only when there are more than CANDIDATE_BUDGET does FTS5's bm25()
@@ -21,13 +23,19 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
-import { encodeTerms, FIELD_WEIGHTS, frequencyOf, idf, stem, stemmedFields, termIds, termScore, upperBound, weightedTerms } from './bm25.js';
+import { encodeTerms, FIELD_WEIGHTS, frequencyOf, idf, stem, stemmedTerms, termIds, termScore, upperBound } from './bm25.js';
 import { lexicalFields } from './tokens.js';
 
 type Database = BetterSqlite3.Database;
 
-/** At most this many chunks are listed and scored here per tier (the default of rankLexical's `budget`). */
-const CANDIDATE_BUDGET = 3000;
+/**
+ * Up to this many postings (the query terms' document frequencies summed), FTS5's bm25() ranks
+ * every match itself, faster than listing candidates and reading their terms here (a few µs a
+ * row); above, the candidates are chosen as below. Measured: FTS5 takes about 1 µs per posting.
+ */
+const DIRECT_POSTINGS = 20_000;
+/** At most this many chunks are listed and scored here per tier. */
+const CANDIDATE_BUDGET = 1500;
 const BM25_WEIGHTS = Object.values(FIELD_WEIGHTS).join(', ');
 
 /** Tables of the lexical channel (created with the store's schema). */
@@ -49,8 +57,13 @@ export interface Scope {
  * each chunk, and the document frequencies, added up in memory and written at `finish`.
  */
 export class LexicalWriter {
+  /** Ids of the terms seen in this run; new ones are numbered here and inserted at `finish`. */
   private readonly ids = new Map<string, number>();
+  private readonly newTerms = new Map<number, string>();
   private readonly dfChanges = new Map<number, number>();
+  private nextId: number;
+  /** A new vocabulary: every term is new, none needs looking up. */
+  private readonly vocabularyWasEmpty: boolean;
   private readonly statements;
 
   constructor(db: Database) {
@@ -61,18 +74,20 @@ export class LexicalWriter {
       insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, length, terms) VALUES (?, ?, ?)'),
       deleteTerms: db.prepare('DELETE FROM lexical_terms WHERE chunk = ?'),
       vocabId: db.prepare('SELECT id FROM lexical_vocab WHERE term = ?').pluck(),
-      newTerm: db.prepare('INSERT INTO lexical_vocab (term, df) VALUES (?, 0)'),
+      insertTerm: db.prepare('INSERT INTO lexical_vocab (id, term, df) VALUES (?, ?, ?)'),
       changeDf: db.prepare('UPDATE lexical_vocab SET df = df + ? WHERE id = ?'),
       dropUnused: db.prepare('DELETE FROM lexical_vocab WHERE id = ? AND df <= 0'),
       totals: db.prepare('SELECT count(*), total(length) FROM lexical_terms').raw(),
       setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
+    const highest = db.prepare('SELECT max(id) FROM lexical_vocab').pluck().get() as number | null;
+    this.nextId = (highest ?? 0) + 1;
+    this.vocabularyWasEmpty = highest === null;
   }
 
   add(rowid: number | bigint, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): void {
-    const fields = stemmedFields(lexicalFields(chunk));
-    this.statements.insertFts.run(rowid, fields.name, fields.doc, fields.path, fields.body);
-    const { length, weights } = weightedTerms(fields);
+    const { stemmed, length, weights } = stemmedTerms(lexicalFields(chunk));
+    this.statements.insertFts.run(rowid, stemmed.name, stemmed.doc, stemmed.path, stemmed.body);
     const pairs: Array<[number, number]> = [];
     for (const [term, weight] of weights) {
       const id = this.idOf(term);
@@ -89,14 +104,20 @@ export class LexicalWriter {
     this.statements.deleteFts.run(rowid);
   }
 
-  /** Writes the document frequencies and the store's totals (call before COMMIT). */
+  /** Writes the vocabulary's changes and the store's totals (call before COMMIT). */
   finish(): void {
     for (const [id, change] of this.dfChanges) {
+      const term = this.newTerms.get(id);
+      if (term !== undefined) {
+        if (change > 0) this.statements.insertTerm.run(id, term, change);
+        continue;
+      }
       if (change === 0) continue;
       this.statements.changeDf.run(change, id);
       if (change < 0) this.statements.dropUnused.run(id);
     }
     this.dfChanges.clear();
+    this.newTerms.clear();
     this.ids.clear();
     const [rows, tokens] = this.statements.totals.get() as [number, number];
     this.statements.setMeta.run('lexical_rows', String(rows));
@@ -106,11 +127,21 @@ export class LexicalWriter {
   private idOf(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
-      id = (this.statements.vocabId.get(term) as number | undefined) ?? Number(this.statements.newTerm.run(term).lastInsertRowid);
+      id = this.vocabularyWasEmpty ? undefined : (this.statements.vocabId.get(term) as number | undefined);
+      if (id === undefined) {
+        id = this.nextId++;
+        this.newTerms.set(id, term);
+      }
       this.ids.set(term, id);
     }
     return id;
   }
+}
+
+/** For tests: where the ways of ranking part (the defaults: DIRECT_POSTINGS, CANDIDATE_BUDGET). */
+export interface LexicalTuning {
+  directPostings?: number;
+  budget?: number;
 }
 
 interface QueryTerm {
@@ -134,7 +165,7 @@ function readStatements(db: Database) {
   return {
     totals: db.prepare("SELECT key, value FROM meta WHERE key IN ('lexical_rows', 'lexical_tokens')").raw(),
     vocab: db.prepare('SELECT id, df FROM lexical_vocab WHERE term = ?').raw(),
-    terms: db.prepare('SELECT length, terms FROM lexical_terms WHERE chunk = ?').raw(),
+    terms: db.prepare('SELECT chunk, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
     match: db.prepare('SELECT rowid FROM lexical WHERE lexical MATCH ? LIMIT ?').pluck(),
     best: db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck(),
   };
@@ -144,7 +175,8 @@ function readStatements(db: Database) {
  * Rowids of the `limit` best chunks for `terms` (tokens.ts queryTerms): those with every term
  * first, then those with any, each group by BM25, best first.
  */
-export function rankLexical(db: Database, terms: readonly string[], scope: Scope, limit: number, budget = CANDIDATE_BUDGET): number[] {
+export function rankLexical(db: Database, terms: readonly string[], scope: Scope, limit: number, tuning: LexicalTuning = {}): number[] {
+  const { budget = CANDIDATE_BUDGET, directPostings = DIRECT_POSTINGS } = tuning;
   const statements = prepared.get(db) ?? readStatements(db);
   prepared.set(db, statements);
   const totals = new Map(statements.totals.all() as Array<[string, string]>);
@@ -178,19 +210,38 @@ export function rankLexical(db: Database, terms: readonly string[], scope: Scope
           )
           .pluck()
           .all(expression, ...scope.params, max)) as number[];
-  const score = (rowids: readonly number[]): Scored[] =>
-    rowids
-      .map((rowid) => {
-        const [length, blob] = statements.terms.get(rowid) as [number, Buffer];
+  const anyOf = (some: readonly QueryTerm[], repeated: boolean): string =>
+    some.flatMap((term) => Array<string>(repeated ? term.count : 1).fill(quote(term.term))).join(' OR ');
+  const everyTerm = counts.size > 1 && query.length === counts.size;
+
+  if (query.reduce((sum, term) => sum + term.df, 0) <= directPostings) {
+    // Each query term is a phrase of its own, as FTS5 scores it (a stem twice counts twice).
+    const ranked = everyTerm ? best(query.flatMap((term) => Array<string>(term.count).fill(quote(term.term))).join(' AND '), limit) : [];
+    if (ranked.length < limit) {
+      const seen = new Set(ranked);
+      for (const rowid of best(anyOf(query, true), limit + ranked.length)) {
+        if (ranked.length >= limit) break;
+        if (!seen.has(rowid)) ranked.push(rowid);
+      }
+    }
+    return ranked;
+  }
+
+  const score = (rowids: readonly number[]): Scored[] => {
+    if (rowids.length === 0) return [];
+    const rowsRead = statements.terms.all(JSON.stringify(rowids)) as Array<[number, number, Buffer]>;
+    return rowsRead
+      .map(([rowid, length, blob]) => {
         let total = 0;
         for (const term of query) total += term.count * termScore(term.idf, frequencyOf(blob, term.id), length, avgLength);
         return { rowid, score: total };
       })
       .sort(byScore);
+  };
 
   // 1. Every term (only when the query has several, and each is indexed: else no chunk has all).
   let all: Scored[] = [];
-  if (counts.size > 1 && query.length === counts.size) {
+  if (everyTerm) {
     const expression = query.map((term) => quote(term.term)).join(' AND ');
     const listed = match(expression, budget + 1);
     all = score(listed.length > budget ? best(expression, limit) : listed);
@@ -209,8 +260,6 @@ export function rankLexical(db: Database, terms: readonly string[], scope: Scope
     listedRows += term.df;
   }
   const common = byRarity.slice(rare.length);
-  const anyOf = (some: readonly QueryTerm[], repeated: boolean): string =>
-    some.flatMap((term) => Array<string>(repeated ? term.count : 1).fill(quote(term.term))).join(' OR ');
   let others = rare.length > 0 ? score(match(anyOf(rare, false), budget).filter((rowid) => !taken.has(rowid))) : [];
   if (common.length > 0) {
     const ceiling = common.reduce((sum, term) => sum + term.count * upperBound(term.idf), 0);
