@@ -217,15 +217,13 @@ export class SqliteStore implements VectorStore {
 
     if (query.terms.length > 0) {
       const ranked = rankLexical(db, query.terms, scope, CANDIDATES);
-      const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
-      channels.push({ ranked: ranked.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+      channels.push({ ranked: chunksByRowid(db, ranked) });
     }
 
     if (query.vector !== undefined && this.wantsVectors) {
       const nearest = this.nearest(db, query.vector, CANDIDATES, within);
       if (nearest.length > 0) {
-        const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
-        channels.push({ ranked: nearest.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+        channels.push({ ranked: chunksByRowid(db, nearest) });
       }
     }
     return fuseRankings(channels, exact, limit);
@@ -488,6 +486,17 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
     sql: `AND (${within.map(() => 'substr(c.path, 1, ?) = ?').join(' OR ')})`,
     params: within.flatMap((dir) => [dir.length + 1, `${dir}/`]),
   };
+}
+
+/** The chunks of `rowids`, in that order, read in one statement. */
+function chunksByRowid(db: Database, rowids: readonly number[]): ChunkRecord[] {
+  if (rowids.length === 0) return [];
+  const rows = db.prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rowids)) as ChunkRow[];
+  const byRowid = new Map(rows.map((row) => [row.rowid, row]));
+  return rowids.flatMap((rowid) => {
+    const row = byRowid.get(rowid);
+    return row ? [toRecord(row)] : [];
+  });
 }
 
 function toRecord(row: ChunkRow): ChunkRecord {
