@@ -59,8 +59,11 @@ export interface Scope {
 export class LexicalWriter {
   /** Ids of the terms seen in this run; new ones are numbered here and inserted at `finish`. */
   private readonly ids = new Map<string, number>();
-  private readonly newTerms = new Map<number, string>();
-  private readonly dfChanges = new Map<number, number>();
+  /** The new terms, by id − firstNewId (ids are numbered in order). */
+  private readonly newTerms: string[] = [];
+  private readonly firstNewId: number;
+  /** Change of each term's document frequency, by id (typed: a run can meet 100,000s of terms). */
+  private dfChanges = new Int32Array(1024);
   private nextId: number;
   /** A new vocabulary: every term is new, none needs looking up. */
   private readonly vocabularyWasEmpty: boolean;
@@ -81,7 +84,7 @@ export class LexicalWriter {
       setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
     const highest = db.prepare('SELECT max(id) FROM lexical_vocab').pluck().get() as number | null;
-    this.nextId = (highest ?? 0) + 1;
+    this.nextId = this.firstNewId = (highest ?? 0) + 1;
     this.vocabularyWasEmpty = highest === null;
   }
 
@@ -92,36 +95,45 @@ export class LexicalWriter {
     for (const [term, weight] of weights) {
       const id = this.idOf(term);
       pairs.push([id, weight]);
-      this.dfChanges.set(id, (this.dfChanges.get(id) ?? 0) + 1);
+      this.changeDf(id, 1);
     }
     this.statements.insertTerms.run(rowid, length, encodeTerms(pairs));
   }
 
   remove(rowid: number): void {
     const terms = this.statements.selectTerms.get(rowid) as Buffer | undefined;
-    if (terms) for (const id of termIds(terms)) this.dfChanges.set(id, (this.dfChanges.get(id) ?? 0) - 1);
+    if (terms) for (const id of termIds(terms)) this.changeDf(id, -1);
     this.statements.deleteTerms.run(rowid);
     this.statements.deleteFts.run(rowid);
   }
 
   /** Writes the vocabulary's changes and the store's totals (call before COMMIT). */
   finish(): void {
-    for (const [id, change] of this.dfChanges) {
-      const term = this.newTerms.get(id);
-      if (term !== undefined) {
-        if (change > 0) this.statements.insertTerm.run(id, term, change);
+    for (let id = 1; id < this.dfChanges.length; id++) {
+      const change = this.dfChanges[id]!;
+      if (id >= this.firstNewId) {
+        if (change > 0) this.statements.insertTerm.run(id, this.newTerms[id - this.firstNewId]!, change);
         continue;
       }
       if (change === 0) continue;
       this.statements.changeDf.run(change, id);
       if (change < 0) this.statements.dropUnused.run(id);
     }
-    this.dfChanges.clear();
-    this.newTerms.clear();
+    this.dfChanges = new Int32Array(0);
+    this.newTerms.length = 0;
     this.ids.clear();
     const [rows, tokens] = this.statements.totals.get() as [number, number];
     this.statements.setMeta.run('lexical_rows', String(rows));
     this.statements.setMeta.run('lexical_tokens', String(tokens));
+  }
+
+  private changeDf(id: number, change: number): void {
+    if (id >= this.dfChanges.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.dfChanges.length * 2));
+      grown.set(this.dfChanges);
+      this.dfChanges = grown;
+    }
+    this.dfChanges[id]! += change;
   }
 
   private idOf(term: string): number {
@@ -130,7 +142,7 @@ export class LexicalWriter {
       id = this.vocabularyWasEmpty ? undefined : (this.statements.vocabId.get(term) as number | undefined);
       if (id === undefined) {
         id = this.nextId++;
-        this.newTerms.set(id, term);
+        this.newTerms.push(term);
       }
       this.ids.set(term, id);
     }
