@@ -36,17 +36,18 @@ export function stem(token: string): string {
 }
 
 /**
- * A chunk's lexical fields stemmed (each still space-separated: what the FTS5 table indexes), the
- * field-weighted frequency of each stemmed term, and the chunk's length in tokens.
+ * A chunk's lexical tokens (tokens.ts lexicalTokens) stemmed, each field space-separated (what the
+ * FTS5 table indexes), the field-weighted frequency of each stemmed term, and the chunk's length in
+ * tokens. The token arrays are stemmed in place.
  */
-export function stemmedTerms(fields: LexicalFields): { stemmed: LexicalFields; length: number; weights: Map<string, number> } {
+export function stemmedTerms(fields: Record<keyof LexicalFields, string[]>): { stemmed: LexicalFields; length: number; weights: Map<string, number> } {
   const weights = new Map<string, number>();
   const stemmed = { name: '', doc: '', path: '', body: '' };
   let length = 0;
   for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof LexicalFields>) {
-    if (fields[field] === '') continue;
+    const terms = fields[field];
+    if (terms.length === 0) continue;
     const weight = FIELD_WEIGHTS[field];
-    const terms = fields[field].split(' ');
     for (let i = 0; i < terms.length; i++) {
       const term = stem(terms[i]!);
       terms[i] = term;

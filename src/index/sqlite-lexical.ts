@@ -24,7 +24,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
 import { encodeTerms, FIELD_WEIGHTS, frequencyOf, idf, stem, stemmedTerms, termIds, termScore, upperBound } from './bm25.js';
-import { lexicalFields } from './tokens.js';
+import { lexicalTokens } from './tokens.js';
 
 type Database = BetterSqlite3.Database;
 
@@ -89,7 +89,7 @@ export class LexicalWriter {
   }
 
   add(rowid: number | bigint, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): void {
-    const { stemmed, length, weights } = stemmedTerms(lexicalFields(chunk));
+    const { stemmed, length, weights } = stemmedTerms(lexicalTokens(chunk));
     this.statements.insertFts.run(rowid, stemmed.name, stemmed.doc, stemmed.path, stemmed.body);
     const pairs: Array<[number, number]> = [];
     for (const [term, weight] of weights) {

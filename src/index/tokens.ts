@@ -69,11 +69,17 @@ export interface LexicalFields {
 
 /** The four fields a chunk is indexed under, each a space-separated token list. */
 export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): LexicalFields {
+  const tokens = lexicalTokens(chunk);
+  return { name: tokens.name.join(' '), doc: tokens.doc.join(' '), path: tokens.path.join(' '), body: tokens.body.join(' ') };
+}
+
+/** The same fields as token arrays. */
+export function lexicalTokens(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): Record<keyof LexicalFields, string[]> {
   return {
-    name: codeTokens(baseSymbol(chunk.symbol)).join(' '),
-    doc: codeTokens(docText(chunk.text)).join(' '),
-    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')).join(' '),
-    body: codeTokens(chunk.text).join(' '),
+    name: codeTokens(baseSymbol(chunk.symbol)),
+    doc: codeTokens(docText(chunk.text)),
+    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')),
+    body: codeTokens(chunk.text),
   };
 }
 
