@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     console.log(`  peak RSS: ${peakRss.toFixed(0)} MB (before indexing: ${rssBefore.toFixed(0)} MB)  (target < 300)`);
     console.log(`  unchanged re-index: ${again.seconds.toFixed(3)} s = ${((again.seconds / first.seconds) * 100).toFixed(1)}% of the first run, embedded ${again.embedded}  (target < 10%)`);
 
-    // A 50,000-chunk store of another tree, searched as the tool searches it.
+    // A 100,000-chunk store of another tree, searched as the tool searches it.
     const embedder = new HashedEmbedder();
     const searchTree = join(base, 'search-tree');
     mkdirSync(searchTree);

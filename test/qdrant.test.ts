@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { chunkId, indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
-import { QdrantStore, UPSERT_BATCH } from '../src/index/qdrant-store.js';
+import { hexOf, LAYOUT, QdrantStore, UPSERT_BATCH } from '../src/index/qdrant-store.js';
 import { uuidV5 } from '../src/index/uuid.js';
 import { startFakeQdrant, type FakeQdrant } from './helpers/fake-qdrant.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
@@ -40,6 +40,8 @@ async function behaviour(url: string, apiKey: string | undefined, t: { after(fn:
   assert.equal(hit!.path, join(tree.dir, 'app', 'config.py'));
   assert.deepEqual([hit!.startLine, hit!.endLine], [8, 13]);
   assert.ok(hit!.code.startsWith('def parse_config_file(path):'));
+  const [prefixHit] = await searchIndex(tree.settings, { query: 'parse_conf', sourceDir: tree.dir, limit: 3 });
+  assert.equal(prefixHit!.symbol, 'parse_config_file', 'a prefix of the name finds it first (the names_hex prefix index)');
 
   const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([again.changed, again.embedded, again.chunks], [0, 0, first.chunks]);
@@ -72,6 +74,7 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
     ['path', 'keyword', 'true'],
     ['language', 'keyword', 'true'],
     ['names', 'keyword', 'true'],
+    ['names_hex', { type: 'text', tokenizer: 'prefix', min_token_len: 2, lowercase: true }, 'true'],
   ]);
   // Search is Qdrant's hybrid query: dense and sparse prefetches fused by rrf.
   const query = fake.requestsTo('POST', '/points/query')[0]!.body;
@@ -84,9 +87,11 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
   const points = [...collection.points.values()];
   for (const point of points) {
     assert.match(String(point.id), UUID);
-    const payload = point.payload as { path: string; symbol: string; hash: string; code: string };
+    const payload = point.payload as { path: string; symbol: string; hash: string; code: string; layout: number; names: string[]; names_hex: string[] };
     assert.equal(point.id, chunkId(payload), 'the id is UUIDv5 of path, symbol and content hash');
-    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'names', 'path', 'start_line', 'symbol']);
+    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'layout', 'names', 'names_hex', 'path', 'start_line', 'symbol']);
+    assert.equal(payload.layout, LAYOUT);
+    assert.deepEqual(payload.names_hex, payload.names.map((name) => Buffer.from(name).toString('hex')));
     const vector = point.vector as unknown as { dense: number[]; lexical: { indices: number[]; values: number[] } };
     assert.equal(vector.dense.length, 512);
     assert.ok(vector.lexical.indices.length > 0 && vector.lexical.indices.every((index) => Number.isInteger(index) && index >= 0 && index < 2 ** 32));
@@ -188,16 +193,87 @@ test('Qdrant: an identifier query puts the definition of that name first; an old
     assert.ok(hit!.score > 1, 'an exact name match scores above 1');
   }
   const lookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter);
-  assert.deepEqual(lookups.at(-1)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
+  assert.deepEqual(lookups.at(-2)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
+  assert.deepEqual(lookups.at(-1)!.body.filter.must, [{ key: 'names_hex', match: { text: hexOf('parse_config_file') } }]);
 
   // A collection written before hybrid search: one unnamed vector, no sparse vectors.
   const collection = fake.collections.get(collectionOf(first.store))!;
   collection.named = false;
-  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /written by an older faultline without hybrid search; index the tree again/);
+  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /written by an older faultline \(without hybrid search\); index the tree again/);
   const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.match(rebuilt.note ?? '', /layout of an older faultline .* rebuilt once/);
   assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks]);
   assert.equal(fake.requestsTo('DELETE', collectionOf(first.store)).length, 1);
   const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([again.note, again.changed], [undefined, 0]);
+});
+
+test('Qdrant: a prefix of a name or qualified name ranks that definition first, as the local store does', async (t) => {
+  const fake = await startFakeQdrant();
+  t.after(() => fake.close());
+  const remote = scratchTree({ QDRANT_URL: fake.url });
+  t.after(remote.cleanup);
+  const local = scratchTree();
+  t.after(local.cleanup);
+  await indexSourceTree(remote.settings, { sourceDir: remote.dir });
+  await indexSourceTree(local.settings, { sourceDir: local.dir });
+  const cases: Array<[string, string]> = [
+    ['parse_conf', 'parse_config_file'],
+    ['validate_sett', 'validate_settings'],
+    ['RetryPolicy.next_d', 'RetryPolicy.next_delay'],
+    ['config.RetryPol', 'RetryPolicy'],
+    ['TokenBucketRate', 'TokenBucketRateLimiter'],
+    ['TokenBucketRateLimiter.tryAcq', 'TokenBucketRateLimiter.tryAcquireToken'],
+  ];
+  for (const [query, expected] of cases) {
+    const [remoteHit] = await searchIndex(remote.settings, { query, sourceDir: remote.dir, limit: 5 });
+    const [localHit] = await searchIndex(local.settings, { query, sourceDir: local.dir, limit: 5 });
+    assert.equal(remoteHit?.symbol, expected, `Qdrant: "${query}"`);
+    assert.equal(localHit?.symbol, expected, `local: "${query}"`);
+    assert.ok(remoteHit!.score < 1, 'a prefix is not an exact name match');
+  }
+  const prefixLookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter?.must?.[0]?.key === 'names_hex');
+  assert.equal(prefixLookups.length, cases.length);
+  assert.deepEqual(prefixLookups[0]!.body.filter.must[0], { key: 'names_hex', match: { text: hexOf('parse_conf') } });
+  // The prefix index itself: a name's own prefixes match, a piece from its middle does not.
+  const client = new QdrantClient({ url: fake.url, checkCompatibility: false });
+  const collection = collectionOf((await indexSourceTree(remote.settings, { sourceDir: remote.dir })).store);
+  const symbolsFor = async (text: string): Promise<string[]> =>
+    (await client.scroll(collection, { limit: 100, with_payload: ['symbol'], filter: { must: [{ key: 'names_hex', match: { text } }] } })).points
+      .map((point) => String(point.payload!.symbol))
+      .sort();
+  assert.deepEqual(await symbolsFor(hexOf('parse_conf')), ['parse_config_file']);
+  assert.deepEqual(await symbolsFor(hexOf('config.parse_c')), ['parse_config_file'], 'the module-qualified name');
+  assert.deepEqual(await symbolsFor(hexOf('config_file')), []);
+  assert.deepEqual(await symbolsFor(hexOf('retrypolicy.')), ['RetryPolicy.__init__', 'RetryPolicy.next_delay']);
+});
+
+test('Qdrant: a collection of an older layout (no layout in the payload, or no prefix index) is rebuilt once, with a note', async (t) => {
+  const fake = await startFakeQdrant();
+  t.after(() => fake.close());
+  const tree = scratchTree({ QDRANT_URL: fake.url });
+  t.after(tree.cleanup);
+  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const name = collectionOf(first.store);
+
+  // Written before the layout version: points without `layout`, names qualified the old way.
+  for (const point of fake.collections.get(name)!.points.values()) delete point.payload.layout;
+  await assert.rejects(searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir }), /older faultline \(layout 2, this one writes 3\); index the tree again to rebuild it once/);
+  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.match(rebuilt.note ?? '', /layout of an older faultline \(layout 2, this one writes 3\) and was rebuilt once/);
+  assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks], 'every file indexed again');
+  assert.ok([...fake.collections.get(name)!.points.values()].every((point) => point.payload.layout === LAYOUT));
+  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.deepEqual([again.note, again.changed], [undefined, 0], 'once');
+
+  // An empty collection of that version lacks the prefix index: rebuilt too.
+  const collection = fake.collections.get(name)!;
+  collection.points.clear();
+  collection.payloadIndexes.delete('names_hex');
+  const emptyRebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.match(emptyRebuilt.note ?? '', /no prefix index on names/);
+  assert.ok(fake.collections.get(name)!.payloadIndexes.has('names_hex'));
+  assert.equal(fake.requestsTo('DELETE', name).length, 2);
+  const [hit] = await searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir, limit: 3 });
+  assert.equal(hit!.symbol, 'parse_config_file');
 });

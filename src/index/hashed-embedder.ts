@@ -84,8 +84,11 @@ export function splitIdentifier(identifier: string): string[] {
     .map((part) => part.toLowerCase());
 }
 
-/** 32-bit FNV-1a over UTF-16 code units: fast, and good enough spread for feature hashing. */
-function fnv1a(text: string): number {
+/**
+ * 32-bit FNV-1a over UTF-16 code units, unsigned: fast, and good enough spread for feature hashing
+ * (here) and for the sparse vectors' term indices (tokens.ts sparseDocument).
+ */
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -4,15 +4,19 @@
  * - One collection per tree and embedder (`faultline-<tree-key>-<embedder>`) with two named
  *   vectors: `dense` (the embedder's, cosine) and `lexical`, a sparse vector of the chunk's
  *   code-aware terms (tokens.ts sparseDocument) with Qdrant's IDF modifier. An existing collection
- *   of another size is an error, not overwritten; one in the layout before hybrid search (one
- *   unnamed vector) is deleted and rebuilt by the next index run, with a note.
+ *   of another size is an error, not overwritten; one in an older layout (LAYOUT: one unnamed
+ *   vector, a point without this `layout` in its payload, or no `names_hex` text index) is deleted
+ *   and rebuilt by the next index run, with a note; search asks for that run.
  * - Search is Qdrant's own hybrid (Query API, Qdrant 1.10 or later): a lexical and a dense
  *   prefetch fused by reciprocal rank (`fusion: rrf`). An identifier query also looks the name up
- *   exactly in the `names` payload (keyword-indexed; tokens.ts symbolTerms); those definitions
- *   rank first (fusion.ts).
+ *   in the `names` payload (keyword-indexed; tokens.ts symbolTerms): exactly, and as a prefix of a
+ *   name, as the local store does. Qdrant has no prefix match on keywords, so each name is also
+ *   kept hex-encoded in `names_hex`, under a full-text index with the `prefix` tokenizer: a hex
+ *   word is one token, and the hex of a name's prefix is a prefix of the name's hex. Exact matches
+ *   rank first, then the prefix matches (fusion.ts rankDefinitions).
  * - Point ids are UUIDv5 of path, symbol and content hash, so re-indexing a chunk overwrites it.
- * - Payload: path, language, symbol, kind, start_line, end_line, hash, file_hash, code, names;
- *   keyword indexes on path, language and names.
+ * - Payload: path, language, symbol, kind, start_line, end_line, hash, file_hash, code, names,
+ *   names_hex, layout; keyword indexes on path, language and names, the text index on names_hex.
  * - A changed file: its new points are upserted (in batches of UPSERT_BATCH), then its points not
  *   among them are deleted; searches meanwhile see old and new chunks, never none. A run stopped
  *   in between leaves two file hashes on the file's points, which fileHashes() reports as '' so
@@ -31,6 +35,12 @@ import { lexicalFields, sparseDocument, sparseQuery, symbolTerms, type SparseVec
 const CANDIDATES = 100;
 /** Definitions read for an exact name (a common one, `__init__`, has many). */
 const SYMBOL_CANDIDATES = 500;
+/**
+ * The layout of the collection and its points; another one is rebuilt by the next index run.
+ * 1: one unnamed vector. 2: dense and sparse vectors, names qualified from the tree's own name
+ * (not recorded: a collection without `layout` is 2 or older). 3: `layout` and `names_hex`.
+ */
+export const LAYOUT = 3;
 /** Qdrant's guidance is 64–256 points per upsert. */
 export const UPSERT_BATCH = 128;
 const SCROLL_PAGE = 1000;
@@ -53,6 +63,8 @@ type Payload = {
   file_hash: string;
   code: string;
   names: string[];
+  names_hex: string[];
+  layout: number;
 };
 
 interface PendingFile {
@@ -67,9 +79,10 @@ export class QdrantStore implements VectorStore {
   readonly wantsVectors = true;
   private readonly client: QdrantClient;
   private points: Array<{ id: string; vector: { dense: number[]; lexical: SparseVector }; payload: Payload }> = [];
-  /** Set when this run found the collection in the layout before hybrid search and rebuilt it. */
+  /** Set when this run found the collection in an older layout and rebuilt it. */
   note: string | undefined;
-  private legacyLayout = false;
+  /** Why the collection is in an older layout (undefined: it is not). */
+  private legacyLayout: string | undefined;
   private files: PendingFile[] = [];
   private known: Map<string, string> | undefined;
   private collectionDimension: number | undefined | null = null;
@@ -100,18 +113,28 @@ export class QdrantStore implements VectorStore {
     if (!(await this.exists())) return (this.collectionDimension = undefined);
     const info = await this.call('read the collection', () => this.client.getCollection(this.collection));
     const vectors = info.config.params.vectors as { size?: number; dense?: { size?: number } } | undefined;
-    if (typeof vectors?.size === 'number') {
-      // One unnamed vector: written before hybrid search; rebuilt by the next index run.
-      this.legacyLayout = true;
-      return (this.collectionDimension = undefined);
-    }
+    this.legacyLayout = await this.olderLayout(vectors, info.payload_schema);
+    // An older layout is rebuilt by the next index run: until then no vectors count as indexed.
+    if (this.legacyLayout !== undefined) return (this.collectionDimension = undefined);
     return (this.collectionDimension = typeof vectors?.dense?.size === 'number' ? vectors.dense.size : undefined);
+  }
+
+  /** Why the existing collection is not in LAYOUT, or undefined when it is. */
+  private async olderLayout(vectors: { size?: number } | undefined, schema: Record<string, unknown> | undefined | null): Promise<string | undefined> {
+    if (typeof vectors?.size === 'number') return 'without hybrid search';
+    const sample = await this.call('read the layout', () =>
+      this.client.scroll(this.collection, { limit: 1, with_payload: ['layout'], with_vector: false }),
+    );
+    const layout = (sample.points[0]?.payload as { layout?: unknown } | null | undefined)?.layout;
+    if (sample.points.length > 0 && layout !== LAYOUT) return `layout ${typeof layout === 'number' ? layout : 2}, this one writes ${LAYOUT}`;
+    if (!schema || !('names_hex' in schema)) return `no prefix index on names, this one writes layout ${LAYOUT}`;
+    return undefined;
   }
 
   async fileHashes(): Promise<Map<string, string>> {
     const hashes = new Map<string, string>();
     // A collection in the old layout is rebuilt whole: none of its files counts as indexed.
-    if ((await this.exists()) && ((await this.dimension()), !this.legacyLayout)) {
+    if ((await this.exists()) && ((await this.dimension()), this.legacyLayout === undefined)) {
       let offset: string | number | Record<string, unknown> | null | undefined;
       do {
         const page = await this.call('list the indexed files', () =>
@@ -160,8 +183,8 @@ export class QdrantStore implements VectorStore {
     const vector = query.vector;
     if (vector === undefined) return [];
     const dimension = await this.dimension();
-    if (this.legacyLayout) {
-      throw new IndexError(`${this.description} was written by an older faultline without hybrid search; index the tree again to rebuild it`);
+    if (this.legacyLayout !== undefined) {
+      throw new IndexError(`${this.description} was written by an older faultline (${this.legacyLayout}); index the tree again to rebuild it once`);
     }
     if (dimension !== undefined && dimension !== vector.length) {
       throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
@@ -185,16 +208,34 @@ export class QdrantStore implements VectorStore {
     const channels: Channel[] = [{ ranked: fused }];
     const exact: string[] = [];
     if (query.symbol !== undefined) {
-      const symbolFilter = { must: [{ key: 'names', match: { value: query.symbol } }, ...(filter?.must ?? [])] };
-      const page = await this.call('look the name up', () =>
-        this.client.scroll(this.collection, { limit: SYMBOL_CANDIDATES, with_payload: true, with_vector: false, filter: symbolFilter }),
+      const symbol = query.symbol;
+      const scope = filter?.must ?? [];
+      const exactPage = await this.call('look the name up', () =>
+        this.client.scroll(this.collection, {
+          limit: SYMBOL_CANDIDATES,
+          with_payload: true,
+          with_vector: false,
+          filter: { must: [{ key: 'names', match: { value: symbol } }, ...scope] },
+        }),
+      );
+      // Then the definitions whose name starts with the query (the exact ones again among them).
+      const prefixPage = await this.call('look the name up as a prefix', () =>
+        this.client.scroll(this.collection, {
+          limit: SYMBOL_CANDIDATES,
+          with_payload: true,
+          with_vector: false,
+          filter: { must: [{ key: 'names_hex', match: { text: hexOf(symbol) } }, ...scope] },
+        }),
       );
       const named = rankDefinitions(
-        recordsOf(page.points).map((chunk) => ({ chunk, exact: true })),
-        query.symbolText ?? query.symbol,
+        [...exactPage.points, ...prefixPage.points].flatMap((point) => {
+          const names = (point.payload as Partial<Payload> | null | undefined)?.names;
+          return recordsOf([point]).map((chunk) => ({ chunk, exact: Array.isArray(names) && names.includes(symbol) }));
+        }),
+        query.symbolText ?? symbol,
       ).slice(0, CANDIDATES);
       channels.unshift({ ranked: named.map((entry) => entry.chunk) });
-      exact.push(...named.map((entry) => entry.chunk.id));
+      exact.push(...named.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
     }
     return fuseRankings(channels, exact, limit);
   }
@@ -228,11 +269,11 @@ export class QdrantStore implements VectorStore {
           'it was built with another embedding model or dimension (delete the collection or use another embedder)',
       );
     }
-    if (this.legacyLayout) {
-      await this.call('delete the collection in the layout before hybrid search', () => this.client.deleteCollection(this.collection));
-      this.legacyLayout = false;
+    if (this.legacyLayout !== undefined) {
+      await this.call('delete the collection in an older layout', () => this.client.deleteCollection(this.collection));
+      this.note = `the Qdrant collection was in the layout of an older faultline (${this.legacyLayout}) and was rebuilt once`;
+      this.legacyLayout = undefined;
       this.known = new Map();
-      this.note = 'the Qdrant collection was in the layout of an older faultline (no sparse vectors) and was rebuilt once';
     }
     await this.call('create the collection', () =>
       this.client.createCollection(this.collection, {
@@ -245,6 +286,14 @@ export class QdrantStore implements VectorStore {
         this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true }),
       );
     }
+    await this.call('index the payload field names_hex', () =>
+      this.client.createPayloadIndex(this.collection, {
+        field_name: 'names_hex',
+        // Every prefix of each hex name is a token; a query is one whole hex word (see hexOf).
+        field_schema: { type: 'text', tokenizer: 'prefix', min_token_len: 2, lowercase: true },
+        wait: true,
+      }),
+    );
     this.collectionDimension = size;
   }
 
@@ -270,6 +319,7 @@ function describeFailure(what: string, url: string, error: unknown): string {
 }
 
 function payloadOf(chunk: StoredChunk, treeName: string): Payload {
+  const names = symbolTerms(chunk, treeName);
   return {
     path: chunk.path,
     language: chunk.language,
@@ -280,8 +330,18 @@ function payloadOf(chunk: StoredChunk, treeName: string): Payload {
     hash: chunk.hash,
     file_hash: chunk.fileHash,
     code: chunk.text,
-    names: symbolTerms(chunk, treeName),
+    names,
+    names_hex: names.map(hexOf),
+    layout: LAYOUT,
   };
+}
+
+/**
+ * A name as one alphanumeric word for the prefix tokenizer, which would split it at `.` and `_`:
+ * its UTF-8 bytes in hex, so that a prefix of the name is a prefix of this word.
+ */
+export function hexOf(name: string): string {
+  return Buffer.from(name, 'utf8').toString('hex');
 }
 
 function recordsOf(points: ReadonlyArray<{ id: string | number; payload?: Record<string, unknown> | null | undefined }>): ChunkRecord[] {

@@ -5,7 +5,9 @@
  *
  *   meta(key, value)                          format, tree, embedder, dimension
  *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
- *   lexical  FTS5(name, doc, path, body)      code-aware tokens (tokens.ts), contentless, rowid = chunks.rowid
+ *   lexical  FTS5(name, doc, path, body)      code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
+ *   lexical_terms(chunk, length, terms)       each chunk's weighted term frequencies and length (sqlite-lexical.ts)
+ *   lexical_vocab(id, term, df)               each term's id and document frequency
  *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
  *
  * A run writes in one transaction (BEGIN IMMEDIATE at its first change, COMMIT in commit()), so
@@ -22,22 +24,22 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { IndexError } from './errors.js';
 import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
-import { lexicalFields, symbolTerms } from './tokens.js';
+import { LEXICAL_SCHEMA, LexicalWriter, rankLexical } from './sqlite-lexical.js';
+import { symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
 /**
  * The layout and the meaning of its rows; a database in another one is rebuilt by the next
- * indexing run. 3: symbol names are qualified from the indexed directory's own name.
+ * indexing run. 3: symbol names are qualified from the indexed directory's own name. 4: lexical
+ * terms are stemmed before FTS5, with their frequencies kept for BM25 (sqlite-lexical.ts).
  */
-const FORMAT = 'faultline-sqlite-3';
+const FORMAT = 'faultline-sqlite-4';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
 /** Symbol matches read before ordering: a common name (`__init__`, `run`) has thousands. */
 const SYMBOL_CANDIDATES = 2000;
 /** How long a run waits for another run's write lock before giving up. */
 const WRITE_LOCK_WAIT_MS = 10 * 60_000;
-/** Column weights of bm25(): a word in the name counts most, then the doc, the path, the code. */
-const BM25_WEIGHTS = '20.0, 4.0, 2.0, 1.0';
 
 type Database = BetterSqlite3.Database;
 
@@ -85,6 +87,7 @@ export class SqliteStore implements VectorStore {
   readonly wantsVectors: boolean;
   private writer: Database | undefined;
   private statements: ReturnType<typeof writeStatements> | undefined;
+  private lexical: LexicalWriter | undefined;
   private dimensionSeen: number | undefined;
 
   private constructor(
@@ -128,14 +131,19 @@ export class SqliteStore implements VectorStore {
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
     const db = await this.openWriter();
-    const { existing, deleteLexical, deleteSymbols, deleteChunks, insertChunk, insertLexical, insertSymbol } = (this.statements ??= writeStatements(db));
+    const { existing, deleteSymbols, deleteChunks, insertChunk, insertSymbol } = (this.statements ??= writeStatements(db));
+    const lexical = (this.lexical ??= new LexicalWriter(db));
     const rowids = existing.all(path) as number[];
-    for (const rowid of rowids) deleteLexical.run(rowid);
+    for (const rowid of rowids) lexical.remove(rowid);
     if (rowids.length > 0) {
       deleteSymbols.run(path);
       deleteChunks.run(path);
     }
+    // A chunk id is path, symbol and content: a repeat within the file is the same chunk again.
+    const seen = new Set<string>();
     for (const chunk of chunks) {
+      if (seen.has(chunk.id)) continue;
+      seen.add(chunk.id);
       let vector: Buffer | null = null;
       if (this.wantsVectors && chunk.vector) {
         this.checkDimension(db, chunk.vector.length);
@@ -145,8 +153,7 @@ export class SqliteStore implements VectorStore {
         chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
         chunk.text, chunk.hash, chunk.fileHash, vector,
       );
-      const fields = lexicalFields(chunk);
-      insertLexical.run(lastInsertRowid, fields.name, fields.doc, fields.path, fields.body);
+      lexical.add(lastInsertRowid, chunk);
       for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, lastInsertRowid);
     }
   }
@@ -156,7 +163,10 @@ export class SqliteStore implements VectorStore {
     if (!db) return;
     this.writer = undefined;
     this.statements = undefined;
+    const lexical = this.lexical;
+    this.lexical = undefined;
     try {
+      lexical?.finish();
       db.exec('COMMIT');
     } finally {
       db.close();
@@ -169,6 +179,7 @@ export class SqliteStore implements VectorStore {
     if (!db) return;
     this.writer = undefined;
     this.statements = undefined;
+    this.lexical = undefined;
     try {
       if (db.inTransaction) db.exec('ROLLBACK');
     } finally {
@@ -205,39 +216,14 @@ export class SqliteStore implements VectorStore {
     }
 
     if (query.terms.length > 0) {
-      const quoted = query.terms.map((term) => `"${term.replace(/"/g, '""')}"`);
-      // Ranked on the full-text index alone, then only the best rows are read: joining every match
-      // to its chunk before sorting would read each matching row of the table.
-      const bestMatches = (match: string): number[] =>
-        (scope.sql === ''
-          ? db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck().all(match, CANDIDATES)
-          : db
-              .prepare(
-                `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
-                 WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
-              )
-              .pluck()
-              .all(match, ...scope.params, CANDIDATES)) as number[];
-      // Chunks with every term first, then any term. FTS5 scores every row a MATCH yields (no early
-      // termination), and common words make an OR yield a large part of the store: when enough
-      // chunks have all the terms, the much smaller AND is all that is scored.
-      const ranked = quoted.length > 1 ? bestMatches(quoted.join(' AND ')) : [];
-      if (ranked.length < CANDIDATES) {
-        const seen = new Set(ranked);
-        for (const rowid of bestMatches(quoted.join(' OR '))) {
-          if (ranked.length >= CANDIDATES) break;
-          if (!seen.has(rowid)) ranked.push(rowid);
-        }
-      }
-      const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
-      channels.push({ ranked: ranked.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+      const ranked = rankLexical(db, query.terms, scope, CANDIDATES);
+      channels.push({ ranked: chunksByRowid(db, ranked) });
     }
 
     if (query.vector !== undefined && this.wantsVectors) {
       const nearest = this.nearest(db, query.vector, CANDIDATES, within);
       if (nearest.length > 0) {
-        const select = db.prepare('SELECT rowid, * FROM chunks WHERE rowid = ?');
-        channels.push({ ranked: nearest.map((rowid) => toRecord(select.get(rowid) as ChunkRow)) });
+        channels.push({ ranked: chunksByRowid(db, nearest) });
       }
     }
     return fuseRankings(channels, exact, limit);
@@ -449,8 +435,7 @@ export class SqliteStore implements VectorStore {
         symbol TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
         text TEXT NOT NULL, hash TEXT NOT NULL, file_hash TEXT NOT NULL, vector BLOB);
       CREATE INDEX chunks_path ON chunks (path);
-      CREATE VIRTUAL TABLE lexical USING fts5(name, doc, path, body, content='', contentless_delete=1,
-        tokenize="porter unicode61 remove_diacritics 2 tokenchars '_'");
+      ${LEXICAL_SCHEMA}
       CREATE TABLE symbols (term TEXT NOT NULL, chunk INTEGER NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID;
       CREATE INDEX symbols_chunk ON symbols (chunk);
     `);
@@ -467,14 +452,12 @@ class DamagedIndex extends IndexError {}
 function writeStatements(db: Database) {
   return {
     existing: db.prepare('SELECT rowid FROM chunks WHERE path = ?').pluck(),
-    deleteLexical: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
     deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     insertChunk: db.prepare(
-      'INSERT OR REPLACE INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
+      'INSERT INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    insertLexical: db.prepare('INSERT INTO lexical (rowid, name, doc, path, body) VALUES (?, ?, ?, ?, ?)'),
     insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
   };
 }
@@ -503,6 +486,17 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
     sql: `AND (${within.map(() => 'substr(c.path, 1, ?) = ?').join(' OR ')})`,
     params: within.flatMap((dir) => [dir.length + 1, `${dir}/`]),
   };
+}
+
+/** The chunks of `rowids`, in that order, read in one statement. */
+function chunksByRowid(db: Database, rowids: readonly number[]): ChunkRecord[] {
+  if (rowids.length === 0) return [];
+  const rows = db.prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rowids)) as ChunkRow[];
+  const byRowid = new Map(rows.map((row) => [row.rowid, row]));
+  return rowids.flatMap((rowid) => {
+    const row = byRowid.get(rowid);
+    return row ? [toRecord(row)] : [];
+  });
 }
 
 function toRecord(row: ChunkRow): ChunkRecord {

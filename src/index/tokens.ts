@@ -13,7 +13,7 @@
  * `parse.urlencode`, `urlencode`), so an identifier query, bare or qualified, finds it exactly.
  */
 import type { CodeChunk } from '../code/chunk.js';
-import { splitIdentifier } from './hashed-embedder.js';
+import { fnv1a, splitIdentifier } from './hashed-embedder.js';
 
 /** Words in most chunks or queries that carry no meaning of their own (keywords, articles). */
 const STOPWORDS: ReadonlySet<string> = new Set(
@@ -69,11 +69,17 @@ export interface LexicalFields {
 
 /** The four fields a chunk is indexed under, each a space-separated token list. */
 export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): LexicalFields {
+  const tokens = lexicalTokens(chunk);
+  return { name: tokens.name.join(' '), doc: tokens.doc.join(' '), path: tokens.path.join(' '), body: tokens.body.join(' ') };
+}
+
+/** The same fields as token arrays. */
+export function lexicalTokens(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): Record<keyof LexicalFields, string[]> {
   return {
-    name: codeTokens(baseSymbol(chunk.symbol)).join(' '),
-    doc: codeTokens(docText(chunk.text)).join(' '),
-    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')).join(' '),
-    body: codeTokens(chunk.text).join(' '),
+    name: codeTokens(baseSymbol(chunk.symbol)),
+    doc: codeTokens(docText(chunk.text)),
+    path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')),
+    body: codeTokens(chunk.text),
   };
 }
 
@@ -192,8 +198,8 @@ export interface SparseVector {
 }
 
 /**
- * A chunk's lexical fields as a sparse vector for Qdrant: each token hashed to a 32-bit index, its
- * value the field-weighted occurrences, saturated as BM25 does (tf·(k1+1)/(tf+k1)). Qdrant's IDF
+ * A chunk's lexical fields as a sparse vector for Qdrant: each token hashed (FNV-1a) to a 32-bit
+ * index (Qdrant's sparse indices are u32), its value the field-weighted occurrences, saturated as BM25 does (tf·(k1+1)/(tf+k1)). Qdrant's IDF
  * modifier supplies the inverse document frequency at query time, over the whole collection.
  */
 export function sparseDocument(fields: LexicalFields): SparseVector {
@@ -216,14 +222,4 @@ export function sparseQuery(terms: readonly string[]): SparseVector {
 function sparseFrom(weights: ReadonlyMap<number, number>, value: (weight: number) => number): SparseVector {
   const indices = [...weights.keys()].sort((a, b) => a - b);
   return { indices, values: indices.map((index) => value(weights.get(index)!)) };
-}
-
-/** 32-bit FNV-1a, unsigned: Qdrant's sparse indices are u32. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -4,8 +4,9 @@
  * with a fixed vector size (one unnamed vector, or a named `dense` one plus sparse vectors with
  * the IDF modifier), upsert by id, cosine query, the Query API's hybrid form (`prefetch` of dense
  * and sparse queries fused by `rrf`), scroll with paging and a filter, count, delete by filter, delete a collection
- * (`must` key match value/any — an array payload matches when one element does — and `must_not`
- * has_id), keyword payload indexes. Every request is
+ * (`must` key match value/any — an array payload matches when one element does — or match text,
+ * and `must_not` has_id), keyword payload indexes, and full-text ones (`word`, `whitespace` and
+ * `prefix` tokenizers, `lowercase`, `min_token_len`, `max_token_len`). Every request is
  * recorded (method, path, query, body, api-key header) so tests can assert what was sent.
  *
  * An unknown route answers 404, a wrong vector size 400, as Qdrant does; `apiKey` makes every
@@ -42,7 +43,16 @@ interface Collection {
   named: boolean;
   sparse: Record<string, { modifier?: string }>;
   points: Map<string, Point>;
-  payloadIndexes: Map<string, string>;
+  payloadIndexes: Map<string, string | TextIndex>;
+}
+
+/** A full-text payload index's parameters, as `PUT /collections/{name}/index` takes them. */
+interface TextIndex {
+  type: 'text';
+  tokenizer?: 'word' | 'whitespace' | 'prefix' | 'multilingual';
+  lowercase?: boolean;
+  min_token_len?: number;
+  max_token_len?: number;
 }
 
 export interface FakeQdrant {
@@ -104,12 +114,20 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
               ...(collection.named ? { sparse_vectors: collection.sparse } : {}),
             },
           },
-          payload_schema: Object.fromEntries([...collection.payloadIndexes].map(([field, type]) => [field, { data_type: type }])),
+          payload_schema: Object.fromEntries(
+            [...collection.payloadIndexes].map(([field, schema]) => [
+              field,
+              typeof schema === 'string' ? { data_type: schema } : { data_type: 'text', params: schema },
+            ]),
+          ),
         });
       case 'DELETE ':
         collections.delete(name);
         return ok(res, true);
       case 'PUT /index':
+        if (typeof body.field_schema === 'object' && body.field_schema.type !== 'text') {
+          return send(res, 400, { status: { error: `fake-qdrant: index type ${body.field_schema.type} is not implemented` } });
+        }
         collection.payloadIndexes.set(body.field_name, body.field_schema);
         return ok(res, { operation_id: requests.length, status: 'completed' });
       case 'PUT /points': {
@@ -126,7 +144,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
       }
       case 'POST /points/scroll': {
         const all = [...collection.points.values()]
-          .filter((point) => matches(point, body.filter))
+          .filter((point) => matches(point, body.filter, collection))
           .sort((a, b) => String(a.id).localeCompare(String(b.id)));
         const limit = Math.min(body.limit ?? 10, options.scrollPage ?? Infinity);
         const start = body.offset === undefined || body.offset === null ? 0 : all.findIndex((point) => String(point.id) === String(body.offset));
@@ -142,7 +160,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
           // Each prefetch ranks the points its filter lets through; `rrf` sums 1/(k + rank) over them.
           const fused = new Map<string, { point: Point; score: number }>();
           for (const prefetch of body.prefetch as Array<{ query: number[] | Sparse; using: string; limit?: number; filter?: unknown }>) {
-            const candidates = [...collection.points.values()].filter((point) => matches(point, prefetch.filter));
+            const candidates = [...collection.points.values()].filter((point) => matches(point, prefetch.filter, collection));
             const ranked = candidates
               .map((point) => ({ point, score: scoreOf(collection, candidates, point, prefetch.query, prefetch.using) }))
               .filter(({ score }) => !Array.isArray(prefetch.query) || Number.isFinite(score))
@@ -156,7 +174,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
             });
           }
           const points = [...fused.values()]
-            .filter(({ point }) => matches(point, body.filter))
+            .filter(({ point }) => matches(point, body.filter, collection))
             .sort((a, b) => b.score - a.score)
             .slice(0, body.limit ?? 10)
             .map(({ point, score }) => ({ id: point.id, version: 0, score, payload: point.payload }));
@@ -175,7 +193,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
       case 'POST /points/count':
         return ok(res, { count: collection.points.size });
       case 'POST /points/delete': {
-        for (const [id, point] of collection.points) if (matches(point, body.filter)) collection.points.delete(id);
+        for (const [id, point] of collection.points) if (matches(point, body.filter, collection)) collection.points.delete(id);
         return ok(res, { operation_id: requests.length, status: 'completed' });
       }
       default:
@@ -200,12 +218,22 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
   };
 }
 
-/** The filter subset the store sends: `must` of key/match.value or match.any, `must_not` of has_id. */
-function matches(point: Point, filter: any): boolean {
+/**
+ * The filter subset the store sends: `must` of key/match.value, match.any or match.text, `must_not`
+ * of has_id. match.text as Qdrant does it: on a field with a full-text index, every token of the
+ * query must be among the tokens of the field's values (the prefix tokenizer indexes each word's
+ * prefixes, and reads the query as whole words); without one, every word of the query must be a
+ * substring of a value.
+ */
+function matches(point: Point, filter: any, collection: Collection): boolean {
   for (const condition of filter?.must ?? []) {
     if (condition.key === undefined) continue;
     const stored = point.payload[condition.key];
     const values = Array.isArray(stored) ? stored : [stored];
+    if (typeof condition.match?.text === 'string') {
+      if (!textMatches(values, condition.match.text, collection.payloadIndexes.get(condition.key))) return false;
+      continue;
+    }
     const wanted: unknown[] = condition.match?.any ?? [condition.match?.value];
     if (!values.some((value) => wanted.includes(value))) return false;
   }
@@ -213,6 +241,30 @@ function matches(point: Point, filter: any): boolean {
     if (condition.has_id && (condition.has_id as unknown[]).map(String).includes(String(point.id))) return false;
   }
   return true;
+}
+
+function textMatches(values: unknown[], query: string, index: string | TextIndex | undefined): boolean {
+  const texts = values.filter((value): value is string => typeof value === 'string');
+  if (typeof index !== 'object') {
+    return query.split(/\s+/).filter((word) => word !== '').every((word) => texts.some((text) => text.includes(word)));
+  }
+  const indexed = new Set(texts.flatMap((text) => tokens(text, index, false)));
+  const wanted = tokens(query, index, true);
+  return wanted.length > 0 && wanted.every((token) => indexed.has(token));
+}
+
+/** A text index's tokens of `text`: words (or whitespace-separated pieces), cased and bounded as configured. */
+function tokens(text: string, index: TextIndex, query: boolean): string[] {
+  const words = (index.tokenizer === 'whitespace' ? text.split(/\s+/) : text.split(/[^\p{L}\p{N}]+/u)).filter((word) => word !== '');
+  const cased = index.lowercase === false ? words : words.map((word) => word.toLowerCase());
+  const min = index.min_token_len ?? 0;
+  const max = index.max_token_len ?? Infinity;
+  if (index.tokenizer !== 'prefix' || query) return cased.filter((word) => word.length >= min && word.length <= max);
+  return cased.flatMap((word) => {
+    const prefixes: string[] = [];
+    for (let length = Math.max(min, 1); length <= Math.min(max, word.length); length++) prefixes.push(word.slice(0, length));
+    return prefixes;
+  });
 }
 
 function denseOf(point: Point): number[] {
