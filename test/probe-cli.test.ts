@@ -53,6 +53,10 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
         }
       });
     });
+    // Without the token: the error says so, not that the server went away.
+    const refused = await cli(['probe', '--quiet', '--url', url]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /could not initialize the server: it answered HTTP 401 \(a token is needed/);
     const r = await cli(['probe', '--cases', '4', '--quiet', '--url', url], { FAULTLINE_PROBE_TOKEN: 'dogfood-token' });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     // The HTTP checks ran and passed: faultline refuses a missing token, a foreign Origin and Host.

@@ -102,6 +102,10 @@ test('a server that exits before initialize is an error with no finding: the ear
   assert.equal(report.startError, undefined);
   assert.deepEqual(failed(report), []);
   assert.equal(report.summary.findings, 0);
+  // Every leaf applies but none was exercised: untested, saying why (coverage keeps them all), and
+  // no note about how the server answered a version it never saw.
+  assert.equal(report.summary.untested, report.leaves.length);
+  assert.ok(report.leaves.every((leaf) => leaf.note === 'the server could not be initialized, so nothing was probed'));
 });
 
 test('a server whose tools may not be called: what needs calls is untested, with why, and no annotation check passes', async () => {

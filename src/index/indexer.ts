@@ -60,7 +60,10 @@ export interface IndexStats {
   /** Of those, files chunked and embedded in this run (new or changed). */
   changed: number;
   unchanged: number;
-  /** Of those, files with nothing to index (empty, or no code the chunker keeps): files = changed + unchanged + empty. */
+  /**
+   * Of those, files with nothing to index (empty, or no code the chunker keeps) and no chunks from
+   * before; one that just became empty is `changed` (its chunks are removed). files = changed + unchanged + empty.
+   */
   empty: number;
   /** Chunks in the whole index after this run. */
   chunks: number;

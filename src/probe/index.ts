@@ -1,5 +1,5 @@
 /** The probe module's interface: run probes against an MCP server, load the taxonomy, compute coverage. */
-export { runProbe, PROBE_DEFAULTS, PROBE_LIMITS, type ProbeOptions, type ProbeReport, type Finding, type LeafResult } from './runner.js';
+export { runProbe, probeVerdict, PROBE_DEFAULTS, PROBE_LIMITS, type ProbeOptions, type ProbeReport, type ProbeVerdict, type Finding, type LeafResult } from './runner.js';
 export { loadTaxonomy, checkTaxonomy, familyOf, FAMILY_IDS, type Taxonomy, type FamilyId } from './taxonomy.js';
 export { renderProbeText } from './render.js';
 export type { Target } from './peer.js';

@@ -1,12 +1,12 @@
 /** The probe report as text: a verdict line, then per family each leaf with its status, then every failure with its exchange. */
-import type { ProbeReport } from './runner.js';
+import { probeVerdict, type ProbeReport } from './runner.js';
 
 const MARK: Record<string, string> = { passed: 'PASS', failed: 'FAIL', 'n/a': 'n/a ', inconclusive: '??? ', untested: 'SKIP' };
 
 export function renderProbeText(report: ProbeReport, verbose = true): string {
   const out: string[] = [];
   const s = report.summary;
-  const verdict = report.error ? 'ERROR' : s.failed > 0 ? 'FAIL' : 'PASS';
+  const verdict = probeVerdict(report).toUpperCase();
   out.push(`${verdict} probe of ${report.target} (${report.transport}) in ${(report.durationMs / 1000).toFixed(1)} s — taxonomy ${report.taxonomyVersion ?? '?'}`);
   if (report.server) out.push(`server: ${report.server.name ?? '?'} ${report.server.version ?? ''}, protocol ${report.server.protocolVersion ?? '?'}`);
   if (report.error) out.push(`error: ${report.error}`);

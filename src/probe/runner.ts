@@ -63,6 +63,20 @@ export interface ProbeReport extends RunRecord {
 }
 
 const EXCHANGE_LINES = 12;
+
+export type ProbeVerdict = 'pass' | 'fail' | 'inconclusive' | 'error';
+
+/**
+ * The run's verdict: error (not probed at all), fail (a leaf failed), inconclusive (nothing
+ * failed but nothing passed either: a run that tested nothing must not read as a pass), else
+ * pass. As with a test runner's skips, untested leaves do not turn a pass into something else;
+ * the summary counts them and each says why.
+ */
+export function probeVerdict(report: Pick<ProbeReport, 'error' | 'summary'>): ProbeVerdict {
+  if (report.error) return 'error';
+  if (report.summary.failed > 0) return 'fail';
+  return report.summary.passed > 0 ? 'pass' : 'inconclusive';
+}
 /** The probes that call the server's tools (taxonomy.json names them per leaf). */
 const CALLING_PROBES: ReadonlySet<string> = new Set(['tool-hostile-args', 'schema-valid-call', 'timeout-cancel', 'timeout-progress', 'security-traversal', 'config-annotations']);
 const CANCEL_AFTER_MS = 150;
@@ -98,14 +112,17 @@ class Ledger {
     if (r.findings.length < 20) r.findings.push({ ...finding, exchange: finding.exchange.slice(-EXCHANGE_LINES) });
   }
   /**
-   * Nothing could be tested (no initialize): what was seen before says nothing either. A server
-   * that exits before it can be initialised did not exit because of the early request.
+   * Nothing could be tested (no initialize): what was seen before says nothing either (a server
+   * that exits before it can be initialised did not exit because of the early request). Every
+   * selected leaf is untested, with why: coverage must not count such a run as covering nothing
+   * applicable.
    */
-  untested(): void {
+  untested(why: string): void {
     for (const r of this.results.values()) {
       r.checks = 0;
       r.findings = [];
-      r.status = 'n/a';
+      r.status = 'untested';
+      r.note = why;
     }
   }
   /**
@@ -219,23 +236,33 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       } else ledger.check('FAULT-PROTO-VERSION-NEGOTIATION');
     } else {
       // An error for an unknown version is not what the spec asks (offer another version) but is not
-      // dangerous; start over with a version the server surely knows.
-      ledger.note('FAULT-PROTO-VERSION-NEGOTIATION', 'the server refused an unsupported version with an error instead of offering its own');
-      ledger.check('FAULT-PROTO-VERSION-NEGOTIATION');
+      // dangerous; start over with a version the server surely knows. No answer at all says nothing.
+      if (init.message?.error !== undefined) {
+        ledger.note('FAULT-PROTO-VERSION-NEGOTIATION', 'the server refused an unsupported version with an error instead of offering its own');
+        ledger.check('FAULT-PROTO-VERSION-NEGOTIATION');
+      }
       if (!main.alive() || init.timedOut) main = open();
       from = mark(main);
       init = await handshake(main, bound(), PROBE_PROTOCOL_VERSION);
     }
     const result = init.message?.result as { protocolVersion?: string; capabilities?: Record<string, unknown>; serverInfo?: { name?: string; version?: string } } | undefined;
     if (!result) {
-      ledger.untested();
+      ledger.untested('the server could not be initialized, so nothing was probed');
       const startError = main.startError();
       if (startError) {
         report.startError = startError;
         report.error = `could not start the command: ${startError}`;
         return;
       }
-      report.error = `could not initialize the server: ${init.timedOut ? 'no answer' : init.closed ? 'it exited or closed the connection' : JSON.stringify(init.message?.error ?? init.message)}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
+      const why =
+        init.status === 401 || init.status === 403
+          ? `it answered HTTP ${init.status} (a token is needed: pass token)`
+          : init.timedOut
+            ? 'no answer'
+            : init.closed
+              ? `it exited or closed the connection${init.status ? ` (HTTP ${init.status})` : ''}`
+              : JSON.stringify(init.message?.error ?? init.message);
+      report.error = `could not initialize the server: ${why}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }
     if (early.timedOut && ledger.wants('FAULT-PROTO-PRE-INIT')) {
@@ -259,7 +286,14 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     if (callable.length === 0 && initialTools.length > 0) {
       // The server has tools but the probe may call none of them: what only calls exercise applies, untested.
       const why = `none of the ${initialTools.length} tools is annotated readOnlyHint, so none was called (allow_writes calls them)`;
-      for (const leaf of ledger.leavesOnlyProbedBy(CALLING_PROBES)) ledger.note(leaf, why, 'untested');
+      // Only what calls would have exercised on these tools: output checks need an outputSchema;
+      // path traversal and progress apply only to what a call shows, and stay n/a as with calls.
+      const withOutputSchema = initialTools.some((tool) => tool.outputSchema !== undefined);
+      for (const leaf of ledger.leavesOnlyProbedBy(CALLING_PROBES)) {
+        if (leaf.startsWith('FAULT-SCHEMA-') && !withOutputSchema) continue;
+        if (leaf === 'FAULT-SECURITY-PATH-TRAVERSAL' || leaf === 'FAULT-TIMEOUT-PROGRESS') continue;
+        ledger.note(leaf, why, 'untested');
+      }
     }
 
     if (on('CONFIG')) await capabilityChecks(main, capabilities);

@@ -46,7 +46,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
       output: {
-        verdict: z.enum(['pass', 'fail', 'error']),
+        verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('inconclusive: nothing failed and nothing passed (untested leaves are counted apart)'),
         target: z.string(),
         passed: z.number(),
         failed: z.number(),
@@ -72,7 +72,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
       } else target = { kind: 'stdio', command: command!, args: args ?? [] };
-      const { loadTaxonomy, renderProbeText, runProbe } = await import('../probe/index.js');
+      const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
       let step = 0;
       const report = await runProbe(target, taxonomy, {
@@ -90,7 +90,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       return {
         text: renderProbeText(report),
         structured: {
-          verdict: (report.error ? 'error' : report.summary.failed > 0 ? 'fail' : 'pass') as 'error' | 'fail' | 'pass',
+          verdict: probeVerdict(report),
           target: report.target,
           passed: report.summary.passed,
           failed: report.summary.failed,

@@ -46,7 +46,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         files: z.number().describe('Source files of the selected languages now in the index'),
         changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
         unchanged: z.number().describe('Files skipped because their content is already indexed'),
-        empty: z.number().describe('Files with nothing to index (empty, comments only); files = changed + unchanged + empty'),
+        empty: z.number().describe('Files with nothing to index (empty, comments only) and no chunks indexed before; one that just became empty is changed. files = changed + unchanged + empty'),
         chunks: z.number().describe('Chunks in the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
         skipped: z.number().describe('Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or by name: node_modules, venv, …; listed with a trailing /)'),
