@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { makeConfig } from '../src/config.js';
 import { indexSourceTree, searchIndex } from '../src/index/index.js';
 import { closeReaders } from '../src/index/sqlite-store.js';
+import { fuseRankings } from '../src/index/fusion.js';
+import type { ChunkRecord } from '../src/index/store.js';
 import { fixturePath } from './helpers/repo.js';
 
 /** [query, the hit expected, its 1-based rank]. A hit is `path:symbol`. */
@@ -28,6 +30,12 @@ const JUDGED: Array<[string, string, number]> = [
   ['call_later', 'asyncio/events.py:AbstractEventLoop.call_later', 2],
   ['process_records', 'tests/records.py:process_records#part1', 1],
   ['read_status', 'http/client.py:HTTPResponse._read_status', 1],
+  // The start of a name finds the names it begins, ahead of any word match, and a split one at its signature.
+  ['urlenc', 'urllib/parse.py:urlencode', 1],
+  ['StreamReader.readexa', 'asyncio/streams.py:StreamReader.readexactly', 1],
+  ['process_rec', 'tests/records.py:process_records#part1', 1],
+  // A word match (readline's "Read") would rank first without the prefix tier.
+  ['StreamRead', 'asyncio/streams.py:StreamReader', 1],
   // sleep_then_cancel's docstring says "after a delay" word for word: lexical search ranks it first.
   ['schedule a callback after a delay', 'asyncio/tasks.py:sleep_then_cancel', 1],
   ['schedule a callback after a delay', 'asyncio/base_events.py:BaseEventLoop.call_later', 2],
@@ -106,4 +114,29 @@ test('a package indexed alone keeps its name in qualified queries, and a split f
     assert.equal(first?.symbol, 'dumps#part1', `${query}: ${first?.symbol}`);
     assert.equal(first?.startLine, 4, `${query}: the hit starts at the def line`);
   }
+});
+
+test('fusion: prefix matches rank after exact ones and before word matches; a name match is answered by its first fragment', () => {
+  const chunk = (id: string, symbol: string, startLine: number): ChunkRecord => ({
+    id,
+    path: 'm.py',
+    language: 'python',
+    symbol,
+    kind: 'function',
+    startLine,
+    endLine: startLine + 5,
+    text: `def ${symbol.replace(/#.*$/, '')}():\n    return work(1)\n`,
+    hash: id,
+    fileHash: 'f',
+  });
+  const exact = chunk('e', 'get', 1);
+  const part1 = chunk('p1', 'get_payload#part1', 10);
+  const part2 = chunk('p2', 'get_payload#part2', 16);
+  const word = chunk('w', 'Queue._get', 30);
+  const lexical = { ranked: [word, part2, part1, exact] };
+  const symbol = { ranked: [exact, part1, part2] };
+  const hits = fuseRankings([lexical, symbol], ['e'], 10, ['p1', 'p2']);
+  assert.deepEqual(hits.map((hit) => hit.chunk.id), ['e', 'p1', 'w']);
+  // Without the prefix tier, the better-scored fragment (part2, no signature) would stand for the definition.
+  assert.deepEqual(fuseRankings([lexical, symbol], ['e'], 10).map((hit) => hit.chunk.id), ['e', 'p2', 'w']);
 });

@@ -5,8 +5,10 @@
  * Each channel gives a ranked list of chunks; a chunk scores Σ 1/(RRF_K + rank) over the lists it
  * is in (Cormack et al., 2009: rank-based, so a BM25 score and a cosine need no common scale). An
  * exact symbol match (the query is the definition's name or a qualified form of it) ranks above
- * every other hit. Then:
- * - a split definition counts once: its `#partN` fragments collapse into the best-ranked one;
+ * every other hit, then a prefix match (the query begins the name: `get_payl`, `json.dum`; at
+ * least MIN_PREFIX_CHARS long). Then:
+ * - a split definition counts once: its `#partN` fragments collapse into the best-ranked one, or,
+ *   for a name match, into its first fragment (the one with the signature), at the best score;
  * - an empty stub (an abstract method, an overload signature, a declaration) ranks after every
  *   real definition of the same name among the hits, and counts half otherwise;
  * - test code (isTestPath) counts TEST_CODE_FACTOR of its score.
@@ -20,6 +22,11 @@ export const RRF_K = 60;
 const EXACT_SYMBOL_BONUS = 1;
 /** Among exact matches the symbol channel's own order decides: up to this much more for its first. */
 const EXACT_ORDER_BONUS = 0.5;
+/** Added to a prefix match: below every exact match, above any fused score. */
+const PREFIX_SYMBOL_BONUS = 0.5;
+const PREFIX_ORDER_BONUS = 0.25;
+/** A shorter query is not taken as the start of a name (`g` begins half the names of a tree). */
+export const MIN_PREFIX_CHARS = 3;
 /** Test code counts this much of its score outside exact name matches (those it ranks after already). */
 const TEST_CODE_FACTOR = 0.6;
 
@@ -31,9 +38,10 @@ export interface Channel {
 
 /**
  * `exact`: the ids of exact symbol matches, in the symbol channel's order (best definition
- * first: see the stores); they rank first, in that order.
+ * first: see the stores); they rank first, in that order. `prefix`: the ids of prefix matches,
+ * likewise; they rank next.
  */
-export function fuseRankings(channels: readonly Channel[], exact: readonly string[], limit: number): StoreHit[] {
+export function fuseRankings(channels: readonly Channel[], exact: readonly string[], limit: number, prefix: readonly string[] = []): StoreHit[] {
   const scored = new Map<string, { chunk: ChunkRecord; score: number }>();
   for (const { ranked, weight = 1 } of channels) {
     ranked.forEach((chunk, rank) => {
@@ -43,18 +51,28 @@ export function fuseRankings(channels: readonly Channel[], exact: readonly strin
     });
   }
   const exactRank = new Map(exact.map((id, rank) => [id, rank]));
+  const prefixRank = new Map(prefix.map((id, rank) => [id, rank]));
+  const named = new Set<string>();
   for (const entry of scored.values()) {
     const rank = exactRank.get(entry.chunk.id);
+    const prefixAt = prefixRank.get(entry.chunk.id);
     if (rank !== undefined) entry.score += EXACT_SYMBOL_BONUS + EXACT_ORDER_BONUS / (1 + rank);
+    else if (prefixAt !== undefined) entry.score += PREFIX_SYMBOL_BONUS + PREFIX_ORDER_BONUS / (1 + prefixAt);
     else if (isTestPath(entry.chunk.path)) entry.score *= TEST_CODE_FACTOR;
+    if (rank !== undefined || prefixAt !== undefined) named.add(entry.chunk.id);
   }
 
-  // One hit per definition: the best-scored of its fragments.
+  // One hit per definition: the best-scored of its fragments, or for a name match its first
+  // fragment (the signature) with the best fragment's score.
   const byDefinition = new Map<string, { chunk: ChunkRecord; score: number }>();
   for (const entry of scored.values()) {
     const key = `${entry.chunk.path}\0${baseSymbol(entry.chunk.symbol)}`;
     const seen = byDefinition.get(key);
-    if (!seen || entry.score > seen.score) byDefinition.set(key, entry);
+    if (!seen) byDefinition.set(key, { ...entry });
+    else if (named.has(entry.chunk.id) || named.has(seen.chunk.id)) {
+      const head = partNumber(entry.chunk.symbol) < partNumber(seen.chunk.symbol) ? entry.chunk : seen.chunk;
+      byDefinition.set(key, { chunk: head, score: Math.max(seen.score, entry.score) });
+    } else if (entry.score > seen.score) byDefinition.set(key, { ...entry });
   }
 
   const entries = [...byDefinition.values()].map((entry) => ({ ...entry, stub: isStub(entry.chunk) }));

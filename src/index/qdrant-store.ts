@@ -28,7 +28,7 @@ import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
 import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type StoreQuery, type VectorStore } from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
-import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
+import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
 import { lexicalFields, sparseDocument, sparseQuery, symbolTerms, type SparseVector } from './tokens.js';
 
 /** Per channel, as the local store: enough that fusion still fills the limit. */
@@ -207,6 +207,7 @@ export class QdrantStore implements VectorStore {
     const fused = answer.points.flatMap((point) => recordsOf([point]));
     const channels: Channel[] = [{ ranked: fused }];
     const exact: string[] = [];
+    const prefix: string[] = [];
     if (query.symbol !== undefined) {
       const symbol = query.symbol;
       const scope = filter?.must ?? [];
@@ -236,8 +237,9 @@ export class QdrantStore implements VectorStore {
       ).slice(0, CANDIDATES);
       channels.unshift({ ranked: named.map((entry) => entry.chunk) });
       exact.push(...named.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
+      if (symbol.length >= MIN_PREFIX_CHARS) prefix.push(...named.filter((entry) => !entry.exact).map((entry) => entry.chunk.id));
     }
-    return fuseRankings(channels, exact, limit);
+    return fuseRankings(channels, exact, limit, prefix);
   }
 
   /** Upserts the buffered points, then deletes the stale points of every file they complete. */

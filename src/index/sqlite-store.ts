@@ -23,7 +23,7 @@ import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { IndexError } from './errors.js';
-import { fuseRankings, rankDefinitions, type Channel } from './fusion.js';
+import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
 import { LEXICAL_SCHEMA, LexicalWriter, rankLexical } from './sqlite-lexical.js';
 import { symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
@@ -198,6 +198,7 @@ export class SqliteStore implements VectorStore {
     const scope = withinClause(within);
     const channels: Channel[] = [];
     const exact: string[] = [];
+    const prefix: string[] = [];
 
     if (query.symbol !== undefined) {
       const symbol = query.symbol;
@@ -213,6 +214,7 @@ export class SqliteStore implements VectorStore {
       ).slice(0, CANDIDATES);
       channels.push({ ranked: ranked.map((entry) => entry.chunk) });
       exact.push(...ranked.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
+      if (symbol.length >= MIN_PREFIX_CHARS) prefix.push(...ranked.filter((entry) => !entry.exact).map((entry) => entry.chunk.id));
     }
 
     if (query.terms.length > 0) {
@@ -226,7 +228,7 @@ export class SqliteStore implements VectorStore {
         channels.push({ ranked: chunksByRowid(db, nearest) });
       }
     }
-    return fuseRankings(channels, exact, limit);
+    return fuseRankings(channels, exact, limit, prefix);
   }
 
   /** Rowids of the `limit` vectors closest to `query` (exact: every vector is compared). */
