@@ -142,6 +142,13 @@ test('coverage: an untested leaf stays in the denominator, not exercised; an n/a
   }
 });
 
+test('a traversal call that gets no answer (the server died) is untested, not passed', async () => {
+  const report = await probe('', ['SECURITY'], { kind: 'stdio', command: process.execPath, args: [fixturePath('probe', 'crash-on-call.mjs')] });
+  const traversal = report.leaves.find((leaf) => leaf.id === 'FAULT-SECURITY-PATH-TRAVERSAL')!;
+  assert.equal(traversal.status, 'untested');
+  assert.equal(traversal.note, 'read_file.path got no answer');
+});
+
 test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
   assert.deepEqual(hostileCases(schema, 10, 7), hostileCases(schema, 10, 7));

@@ -600,6 +600,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       ledger.note('FAULT-SECURITY-PATH-TRAVERSAL', 'no /etc/passwd on this machine to look for', 'untested');
       return;
     }
+    const unanswered = new Set<string>();
     for (const tool of callable) {
       const props = (tool.inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
       const pathLike = Object.entries(props).filter(([name, s]) => PATH_LIKE.test(name) && (s?.type === 'string' || s?.type === undefined));
@@ -614,7 +615,12 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
           const res = reply.message?.result as { isError?: boolean } | undefined;
           if (res && !res.isError && PASSWD_CONTENT.test(JSON.stringify(res))) {
             ledger.fail({ leaf: 'FAULT-SECURITY-PATH-TRAVERSAL', probe: 'security-traversal', tool: tool.name, message: `${name}=${JSON.stringify(value)} was answered with the content of /etc/passwd`, exchange: peer.transcript.slice(from) });
-          } else ledger.check('FAULT-SECURITY-PATH-TRAVERSAL');
+          } else if (reply.message !== undefined) ledger.check('FAULT-SECURITY-PATH-TRAVERSAL');
+          // No answer (the server died or hung): nothing shows whether the file would have been read.
+          else if (!unanswered.has(`${tool.name}.${name}`)) {
+            unanswered.add(`${tool.name}.${name}`);
+            ledger.note('FAULT-SECURITY-PATH-TRAVERSAL', `${tool.name}.${name} got no answer`, 'untested');
+          }
         }
       }
     }
