@@ -51,6 +51,16 @@ test('the first connections are open, TLS included, before the clock starts: the
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
 });
 
+test('a throwing onStart fails the run and leaves nothing open', async () => {
+  const target = await server();
+  const before = heldResources(servers);
+  await assert.rejects(
+    runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 2, durationMs: 200, timeoutMs: 2000, onStart: () => { throw new Error('boom'); } }),
+    /boom/,
+  );
+  assert.deepEqual(heldResources(servers), before);
+});
+
 test('starts are evenly spaced: no per-second burst', async () => {
   const target = await server();
   const ratePerSecond = 200;

@@ -285,8 +285,13 @@ class OpenLoopRun {
       void this.preconnect().then(() => {
         if (this.stopped) return;
         this.startMs = performance.now();
-        this.onStart?.();
-        this.tick();
+        // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
+        try {
+          this.onStart?.();
+          this.tick();
+        } catch (error) {
+          void this.fail(error);
+        }
       });
     });
   }
