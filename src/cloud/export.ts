@@ -277,8 +277,11 @@ function exportK6(spec: ScenarioSpec): ExportResult {
   const perSecond = spec.clients * spec.rps;
   const { rate, timeUnit } = arrivalRate(perSecond);
   const notes: string[] = [];
-  // faultline opens connections as requests fall due while others are in flight; k6 adds VUs the
-  // same way. Enough VUs for every request to wait its full timeout keeps the rate open-loop.
+  // k6's constant-arrival-rate adds VUs as iterations fall due while others are in flight, as
+  // faultline opens connections. Enough VUs for every request to wait its full timeout keeps k6
+  // open-loop. This deliberately differs from faultline's own default of at most 1,000
+  // connections (load/options.ts DEFAULT_MAX_CONNECTIONS), which bounds the sockets one process
+  // and its in-process proxy hold; a k6 VU is cheap and the cloud run has no in-process proxy.
   const needed = Math.max(spec.clients, Math.ceil(perSecond * (spec.timeoutMs / 1000)));
   const maxVUs = Math.min(needed, MAX_K6_VUS);
   if (needed > MAX_K6_VUS) notes.push(`maxVUs capped at ${MAX_K6_VUS} (rate × timeout asks ${needed}); k6 drops iterations (dropped_iterations) when every VU is busy.`);
