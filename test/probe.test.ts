@@ -149,6 +149,21 @@ test('a traversal call that gets no answer (the server died) is untested, not pa
   assert.equal(traversal.note, 'read_file.path got no answer');
 });
 
+test('a server that exits on every call leaves what only an answered call shows untested, with why, not n/a', async () => {
+  const report = await probe('', ['SCHEMA', 'STATE', 'CONFIG'], { kind: 'stdio', command: process.execPath, args: [fixturePath('probe', 'crash-on-call.mjs')] });
+  const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
+  for (const id of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) {
+    assert.equal(leaf(id).status, 'untested', id);
+    assert.match(leaf(id).note ?? '', /no successful result to schema-valid arguments from read_file/);
+  }
+  for (const id of ['FAULT-STATE-SURFACE-DRIFT', 'FAULT-CONFIG-LIST-CHANGED', 'FAULT-CONFIG-ANNOTATION-CONTRADICTED']) {
+    assert.equal(leaf(id).status, 'untested', id);
+    assert.match(leaf(id).note ?? '', /first session ended/);
+  }
+  // The input schema was seen and compiled: that leaf is passed, whatever the calls did.
+  assert.equal(leaf('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+});
+
 test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
   assert.deepEqual(hostileCases(schema, 10, 7), hostileCases(schema, 10, 7));

@@ -317,6 +317,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
 
     // ── SCHEMA (and TOOL-HANG): one valid call per callable tool; STATE and CONFIG watch what these calls change ──
     {
+      // Tools with an outputSchema whose valid call gave no successful result: their output was never seen.
+      const unshownOutputs: string[] = [];
       for (const tool of callable) {
         if (!timeLeft()) break;
         progress(`SCHEMA: valid call of ${tool.name}`);
@@ -330,7 +332,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         }
         ledger.check('FAULT-TOOL-HANG');
         const res = reply.message?.result as { isError?: boolean; structuredContent?: unknown; content?: unknown } | undefined;
-        if (!res || res.isError || !tool.outputSchema) continue;
+        if (!tool.outputSchema) continue;
+        if (!res || res.isError) {
+          unshownOutputs.push(tool.name);
+          continue;
+        }
         const validate = validators.get(tool.name);
         if (res.structuredContent === undefined) {
           ledger.fail({ leaf: 'FAULT-SCHEMA-MISSING-STRUCTURED', probe: 'schema-valid-call', tool: tool.name, message: 'the tool declares an outputSchema but its successful result has no structuredContent', exchange });
@@ -340,6 +346,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         if (validate && !validate(res.structuredContent)) {
           ledger.fail({ leaf: 'FAULT-SCHEMA-OUTPUT-MISMATCH', probe: 'schema-valid-call', tool: tool.name, message: `structuredContent breaks the outputSchema: ${schemaErrors(validate)}`, exchange });
         } else if (validate) ledger.check('FAULT-SCHEMA-OUTPUT-MISMATCH');
+      }
+      if (unshownOutputs.length > 0) {
+        // Untested unless another tool's output was checked (a check turns the leaf passed).
+        const why = `no successful result to schema-valid arguments from ${unshownOutputs.length === 1 ? unshownOutputs[0] : `${unshownOutputs.length} tools with an outputSchema (${unshownOutputs.slice(0, 5).join(', ')}${unshownOutputs.length > 5 ? ', …' : ''})`}, so its output was not checked`;
+        for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) ledger.note(leaf, why, 'untested');
       }
     }
 
@@ -450,6 +461,16 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
           if (advertised && !announced) ledger.note('FAULT-CONFIG-LIST-CHANGED', 'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent', 'inconclusive');
           else ledger.check('FAULT-CONFIG-LIST-CHANGED');
         }
+      }
+      // A session that ended (the server exited or dropped it) shows no list to compare: the
+      // leaves apply to every server with tools, so they are untested, not n/a.
+      if (!afterTools) {
+        const why = 'the first session ended before its tool list could be read again (the server exited or dropped it)';
+        ledger.note('FAULT-STATE-SURFACE-DRIFT', why, 'untested');
+        ledger.note('FAULT-CONFIG-LIST-CHANGED', why, 'untested');
+        if (!options.allowWrites && callable.length > 0) ledger.note('FAULT-CONFIG-ANNOTATION-CONTRADICTED', why, 'untested');
+      } else if (!secondTools) {
+        ledger.note('FAULT-STATE-SURFACE-DRIFT', `a second session could not list tools (${init2.timedOut ? 'no answer' : init2.closed ? 'the server exited or closed it' : 'initialize failed'})`, 'untested');
       }
       if (target.kind === 'http' && on('STATE')) await staleSessionChecks(second);
       else await second.close();
