@@ -209,7 +209,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   }
   line('### Timeline');
   line();
-  line('Requests are grouped by the second they were due in (their intended start), not the second they ended.');
+  line('Requests are grouped by the second they were due in (their intended start), not the second they ended. "Fault active" says whether the fault window overlaps that second: a request due just before the window opens may still cross the proxy after it opened.');
   line();
   line('| Second | Requests | p50 (ms) | p95 (ms) | Errors | Fault active |');
   line('|--------|----------|----------|----------|--------|--------------|');
