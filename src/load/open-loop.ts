@@ -109,8 +109,9 @@ export interface OpenLoopResult extends SampleSummary {
   peakConnecting: number;
   /**
    * Times on-demand growth was put off because the generator's scheduler ran more than
-   * LATE_NO_GROWTH_MS late: its own event loop (in a scenario shared with the in-process proxy),
-   * not the target, was behind. Retried every millisecond.
+   * LATE_NO_GROWTH_MS late or its event loop was over BUSY_NO_GROWTH busy: its own thread (in a
+   * scenario shared with the in-process proxy), not the target, was behind. Retried every
+   * millisecond.
    */
   growthSkippedLate: number;
   /** The longest the waiting queue got. */
@@ -214,6 +215,18 @@ export const MAX_CONNECTING = 4;
  * (issue 18), so past it the generator, not the target, is what keeps requests waiting.
  */
 export const LATE_NO_GROWTH_MS = 5;
+/**
+ * Above this share of wall time spent running callbacks (event-loop utilisation over the last
+ * few tens of milliseconds: see loopBusy), the generator opens no on-demand connection either: its thread — in a
+ * scenario also the in-process proxy's — has no time left, so requests wait for it, not for the
+ * target, even while each tick is less than LATE_NO_GROWTH_MS late. Measured at 5,000 req/s
+ * through the in-process proxy: a run's cold first second opened 300–600 connections (each one
+ * three sockets and a setup's CPU on that same thread), and second 0's p95 went to 0.2–0.9 s. A
+ * slow target leaves the loop mostly idle while it waits, so it still gets its connections.
+ */
+export const BUSY_NO_GROWTH = 0.9;
+const BUSY_WINDOW_MS = 50;
+const BUSY_MIN_SPAN_MS = 10;
 /** The longest the run waits for its first connections to open before its clock starts. */
 export const PRECONNECT_MAX_MS = 2_000;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
@@ -253,6 +266,9 @@ class OpenLoopRun {
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
   private lateMs = 0;
   private growthSkippedLate = 0;
+  /** Event-loop utilisation at the start of the current window, and over the last whole window. */
+  private utilizationMark = performance.eventLoopUtilization();
+  private lastUtilization = 0;
   /** Requests put in the waiting queue since the last `grow`, not yet counted in `queued`. */
   private uncounted = 0;
   private stopped = false;
@@ -285,6 +301,7 @@ class OpenLoopRun {
       void this.preconnect().then(() => {
         if (this.stopped) return;
         this.startMs = performance.now();
+        this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
           this.onStart?.();
@@ -377,13 +394,14 @@ class OpenLoopRun {
    * then the generator's own thread (which in a scenario also runs the in-process proxy) is what
    * is behind, and every connection it opens costs that thread more (measured: 950 connections
    * at 10,000 req/s through the in-process proxy, when the responses were waiting for the
-   * generator, not the other way round). Waiting requests keep
+   * generator, not the other way round) — nor while the loop is over BUSY_NO_GROWTH busy, which
+   * catches the same overload when every tick is only a little late. Waiting requests keep
    * their intended start, so what the delay costs shows in the latency and the send lag.
    */
   private readonly grow = (): void => {
     this.growth = undefined;
     if (this.stopped) return;
-    if (this.waiting.length > 0 && this.lateMs > LATE_NO_GROWTH_MS) {
+    if (this.waiting.length > 0 && (this.lateMs > LATE_NO_GROWTH_MS || this.loopBusy())) {
       // Put off, not given up: try again in a moment, and a retry that itself runs late says the
       // loop is still behind. Meanwhile responses may free connections for the waiting requests.
       this.growthSkippedLate++;
@@ -411,6 +429,25 @@ class OpenLoopRun {
     if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap += queued;
     this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
   };
+
+  /**
+   * Whether the event loop ran callbacks more than BUSY_NO_GROWTH of the time lately: over the
+   * current window (from the clock's start, then restarted each time it is asked after
+   * BUSY_WINDOW_MS) once it is BUSY_MIN_SPAN_MS long, else over the last whole window.
+   */
+  private loopBusy(): boolean {
+    const now = performance.eventLoopUtilization();
+    const window = performance.eventLoopUtilization(now, this.utilizationMark);
+    const spanMs = window.idle + window.active;
+    // The window so far once it says something (the run's first milliseconds, when its code is
+    // still cold, are when growth runs away), else the last whole one.
+    const busy = spanMs >= BUSY_MIN_SPAN_MS ? window.utilization : this.lastUtilization;
+    if (spanMs >= BUSY_WINDOW_MS) {
+      this.lastUtilization = window.utilization;
+      this.utilizationMark = now;
+    }
+    return busy > BUSY_NO_GROWTH;
+  }
 
   private offsetMs(i: number): number {
     return (i * 1000) / this.plan.ratePerSecond;
