@@ -15,6 +15,11 @@ const CRLFCRLF = Buffer.from('\r\n\r\n');
 
 type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'until-close' | 'done';
 
+/** Space or tab (what String.prototype.trim would take off a header name here). */
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
 export class ResponseParser {
   status = 0;
   /** False when the server asked to close, or the response ends at the close. */
@@ -94,29 +99,41 @@ export class ResponseParser {
   }
 
   private startBody(head: string): void {
-    const lines = head.split('\r\n');
-    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0] ?? '');
-    if (!statusLine) throw new ResponseProtocolError(`malformed status line ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
+    // Called once per response at up to tens of thousands a second: scan the head in place,
+    // and look closely only at the three headers that matter (by the length of their names).
+    const statusEnd = head.indexOf('\r\n');
+    const statusText = statusEnd < 0 ? head : head.slice(0, statusEnd);
+    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(statusText);
+    if (!statusLine) throw new ResponseProtocolError(`malformed status line ${JSON.stringify(statusText.slice(0, 80))}`);
     const status = Number(statusLine[2]);
     let contentLength: number | undefined;
     let chunked = false;
     let connection = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) throw new ResponseProtocolError(`malformed header line ${JSON.stringify(line.slice(0, 80))}`);
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === 'content-length') {
-        if (!/^\d+$/.test(value) || (contentLength !== undefined && contentLength !== Number(value))) {
-          throw new ResponseProtocolError(`invalid content-length ${JSON.stringify(value)}`);
+    for (let start = statusEnd < 0 ? head.length : statusEnd + 2; start < head.length; ) {
+      let end = head.indexOf('\r\n', start);
+      if (end < 0) end = head.length;
+      const colon = head.indexOf(':', start);
+      if (colon <= start || colon >= end) throw new ResponseProtocolError(`malformed header line ${JSON.stringify(head.slice(start, Math.min(end, start + 80)))}`);
+      let nameStart = start;
+      let nameEnd = colon;
+      while (nameStart < nameEnd && isBlank(head.charCodeAt(nameStart))) nameStart++;
+      while (nameEnd > nameStart && isBlank(head.charCodeAt(nameEnd - 1))) nameEnd--;
+      const nameLength = nameEnd - nameStart;
+      if (nameLength === 14 || nameLength === 17 || nameLength === 10) {
+        const name = head.slice(nameStart, nameEnd).toLowerCase();
+        const value = head.slice(colon + 1, end).trim();
+        if (name === 'content-length') {
+          if (!/^\d+$/.test(value) || (contentLength !== undefined && contentLength !== Number(value))) {
+            throw new ResponseProtocolError(`invalid content-length ${JSON.stringify(value)}`);
+          }
+          contentLength = Number(value);
+        } else if (name === 'transfer-encoding') {
+          chunked = value.toLowerCase().split(',').some((coding) => coding.trim() === 'chunked');
+        } else if (name === 'connection') {
+          connection = value.toLowerCase();
         }
-        contentLength = Number(value);
-      } else if (name === 'transfer-encoding') {
-        chunked = value.toLowerCase().split(',').some((coding) => coding.trim() === 'chunked');
-      } else if (name === 'connection') {
-        connection = value.toLowerCase();
       }
+      start = end + 2;
     }
     if (status >= 100 && status < 200) {
       if (status === 101) throw new ResponseProtocolError('unexpected 101 Switching Protocols');
