@@ -203,7 +203,8 @@ const parsedPaths = new Map<string, { field: string; type: string | undefined }[
 
 /**
  * The node a path leads to from `node`: `/`-separated steps, each `field` (a named child in that
- * field, as `field: (_)` in a pattern) or `field:type` (of that type, as `field: (type)`).
+ * field, as `field: (_)` in a pattern), `field:type` (of that type, as `field: (type)`) or `:type`
+ * (the first child of that type in any field or none, as `(type)` in a pattern).
  */
 function followPath(node: Node, path: string): Node | undefined {
   let steps = parsedPaths.get(path);
@@ -216,7 +217,8 @@ function followPath(node: Node, path: string): Node | undefined {
   }
   let current: Node | null = node;
   for (const step of steps) {
-    current = current.childForFieldName(step.field);
+    const type = step.type;
+    current = step.field === '' ? current.namedChildren.find((child) => child.type === type) ?? null : current.childForFieldName(step.field);
     if (!current || (step.type === undefined ? !current.isNamed : current.type !== step.type)) return undefined;
   }
   return current;
