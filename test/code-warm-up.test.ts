@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { keptTreeCount } from '../src/code/grammar.js';
-import { listFunctions } from '../src/code/index.js';
-import { warmUpCode } from '../src/code/warm-up.js';
+import { isFunctionKind, listDefinitions, listFunctions, supportedLanguages } from '../src/code/index.js';
+import { warmUpCode, warmUpSample } from '../src/code/warm-up.js';
 
 const codeDir = fileURLToPath(new URL('../src/code/', import.meta.url));
 
@@ -32,6 +32,17 @@ test('warming up keeps no trees, skips unknown languages, never rejects, and cha
   const listed = await listFunctions(source, 'typescript');
   assert.equal(listed.definitions.filter((definition) => definition.name === 'run').length, listed.definitions.filter((definition) => definition.name.startsWith('func_')).length);
   assert.equal(listed.syntaxErrors.count, 0);
+});
+
+test('every language has a warm-up sample that parses cleanly into functions and types', async () => {
+  for (const info of supportedLanguages()) {
+    const sample = warmUpSample(info);
+    assert.ok(sample !== undefined && sample.split('\n').length >= 100, info.name);
+    const listed = await listDefinitions(sample, info);
+    assert.equal(listed.syntaxErrors.count, 0, `${info.name}: ${JSON.stringify(listed.syntaxErrors)}`);
+    assert.ok(listed.definitions.some((definition) => isFunctionKind(definition.kind)), `${info.name}: functions`);
+    assert.ok(listed.definitions.some((definition) => !isFunctionKind(definition.kind)), `${info.name}: types`);
+  }
 });
 
 /** The first listFunctions in a fresh node process, in ms, after a warm-up and a short idle spell or not. */
