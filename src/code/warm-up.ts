@@ -8,8 +8,8 @@
  * until V8 has seen them run for a while. On a 20,000-line TypeScript file that makes the first
  * listing 3–4 times slower than the next one. Warming up loads each language's grammar and query
  * and lists a generated sample source in pieces, so V8 compiles the hot code before it is needed
- * (measured: the first 20,000-line listing ~1,230 → ~530 ms after a 500-line warm-up and a short
- * idle spell; bench/code.ts).
+ * (measured with 300 ms idle after it, runs interleaved: zod's schemas.ts first listing ~450 →
+ * ~120 ms, a 20,000-line file ~870 → ~530 ms; bench/code.ts prints the figures).
  *
  * Each step runs on the main thread, so the work is cut into steps of tens of milliseconds with a
  * turn of the event loop between them: a request that arrives meanwhile waits for one step, not
