@@ -13,10 +13,13 @@
  *   no tree of it), "edited" calls the same path rewritten with one more line;
  * - cold: the first list call in a fresh process — module: `import` of src/code plus the first
  *   listFunctions (runtime init, grammar load, first parse); MCP: the first tools/call on a freshly
- *   spawned server after initialize (spawn and initialize not counted; shown separately).
+ *   spawned server after initialize (spawn and initialize not counted; shown separately);
+ *   "after warm-up": the module's first listFunctions after warmUpCode(language) and 300 ms idle,
+ *   as a server that warms up between start-up and the agent's first call would see it;
+ * - the 20,000-line first call, also split into phases (grammar+query load, parse, definitions).
  * Targets (issue 18): warm list/extract ≤ 50 ms up to 3,000 lines; first call ≤ 300 ms at 20k lines.
  *
- * Run: npx tsc -p . && node dist/bench/code.js [iterations=30]
+ * Run: npx tsc -p . && node dist/bench/code.js [iterations=30] [rows=RegExp, e.g. 'zod|typescript']
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +32,8 @@ import { extractFunction, languageByName, listFunctions } from '../src/code/inde
 
 const TARGET_LINES = 2000;
 const iterations = Number(process.argv[2] ?? 30);
+/** Which rows to measure (by label); the 20,000-line first call is always measured. */
+const rowFilter = new RegExp(process.argv[3] ?? '.');
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const cliPath = join(repoRoot, 'dist', 'src', 'cli.js');
 const codeModule = join(repoRoot, 'dist', 'src', 'code', 'index.js');
@@ -134,13 +139,51 @@ function edited(source: string): string {
   return at < 0 ? `${source}\n// edit ${editCount}\n` : `${source.slice(0, at)}\n// edit ${editCount}${source.slice(at)}`;
 }
 
-/** Module cold start in a fresh node process: import + first listFunctions, timed inside it. */
-function moduleColdMs(file: string, language: string): number {
+/**
+ * Module cold start in a fresh node process: import + first listFunctions, timed inside it. With
+ * `warmUp`, warmUpCode(language) runs first and the process idles 300 ms (as a server would
+ * between start-up and an agent's first call); then only the listFunctions call is timed.
+ */
+function moduleColdMs(file: string, language: string, warmUp = false): number {
+  const warmUpModule = join(repoRoot, 'dist', 'src', 'code', 'warm-up.js');
   const script =
+    (warmUp
+      ? `await (await import(${JSON.stringify(warmUpModule)})).warmUpCode([${JSON.stringify(language)}]); await new Promise((resolve) => setTimeout(resolve, 300));`
+      : '') +
     `const t0 = performance.now(); const code = await import(${JSON.stringify(codeModule)});` +
     `const text = (await import('node:fs')).readFileSync(${JSON.stringify(file)}, 'utf8');` +
     `await code.listFunctions(text, ${JSON.stringify(language)}); process.stdout.write(String(performance.now() - t0));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+/**
+ * Where a fresh process's first call goes: the same steps as listFunctions, timed one by one in a
+ * fresh node process (src/code's internal modules, so the phases can be told apart). `matches`
+ * runs the definitions query once more on the same tree afterwards: a second run, so it shows
+ * the query's share of `definitions` only roughly (its code is warm by then).
+ */
+function moduleColdPhases(file: string, language: string): { import: number; load: number; parse: number; definitions: number; matches: number } {
+  const dir = join(repoRoot, 'dist', 'src', 'code');
+  const script = `
+    const t0 = performance.now();
+    const { loadGrammar, withTree } = await import(${JSON.stringify(join(dir, 'grammar.js'))});
+    const { findDefinitions, MAX_TREE_DEPTH } = await import(${JSON.stringify(join(dir, 'definitions.js'))});
+    const { languageByName } = await import(${JSON.stringify(join(dir, 'languages.js'))});
+    const text = (await import('node:fs')).readFileSync(${JSON.stringify(file)}, 'utf8');
+    const t1 = performance.now();
+    const info = languageByName(${JSON.stringify(language)});
+    await loadGrammar(info);
+    const t2 = performance.now();
+    let t3 = 0, t4 = 0, t5 = 0;
+    await withTree(text, info, (tree, grammar) => {
+      t3 = performance.now();
+      findDefinitions(tree, grammar, info, text);
+      t4 = performance.now();
+      grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH });
+      t5 = performance.now();
+    });
+    process.stdout.write(JSON.stringify({ import: t1 - t0, load: t2 - t1, parse: t3 - t2, definitions: t4 - t3, matches: t5 - t4 }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
 }
 
 interface McpSession {
@@ -185,6 +228,7 @@ async function measure(scratch: string, label: string, language: string, ext: st
   const nextEdit = (): void => void (editing = edited(editing));
   const moduleListEdited = await timeEach(() => listFunctions(editing, info, { document: file }), nextEdit);
   const coldModule = moduleColdMs(file, language);
+  const warmedModule = moduleColdMs(file, language, true);
 
   const { session, connectMs, hasCodeTools } = await spawnServer();
   let coldMcp: number | undefined;
@@ -229,6 +273,7 @@ async function measure(scratch: string, label: string, language: string, ext: st
     fmt(mcpListEdited),
     mcpList === undefined ? '-' : (mcpList / moduleList).toFixed(2),
     fmt(coldModule),
+    fmt(warmedModule),
     fmt(coldMcp),
     fmt(connectMs),
   ];
@@ -241,12 +286,12 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'faultline-bench-code-'));
   const rows: string[][] = [];
   try {
-    for (const language of Object.keys(UNITS)) {
+    for (const language of Object.keys(UNITS).filter((label) => rowFilter.test(label))) {
       const spec = UNITS[language]!;
       rows.push(await measure(scratch, language, language, spec.ext, generate(language).source, spec.pick));
     }
     for (const real of REAL_FILES) {
-      if (existsSync(real.path)) rows.push(await measure(scratch, real.label, real.language, real.ext, readFileSync(real.path, 'utf8')));
+      if (existsSync(real.path) && rowFilter.test(real.label)) rows.push(await measure(scratch, real.label, real.language, real.ext, readFileSync(real.path, 'utf8')));
     }
     // The cold-start target is for large files: a 20,000-line TypeScript file, first call only.
     const big = generate('typescript', 20_000).source;
@@ -257,7 +302,13 @@ async function main(): Promise<void> {
       const started = performance.now();
       await callOk(session.client, 'fault_list_function_names', { file: bigFile });
       const coldMcp = performance.now() - started;
-      process.stdout.write(`20,000-line TypeScript file, first call in a fresh process: module ${fmt(moduleColdMs(bigFile, 'typescript'))} ms, MCP ${fmt(coldMcp)} ms (target ≤ 300 ms)\n`);
+      const phases = moduleColdPhases(bigFile, 'typescript');
+      process.stdout.write(
+        `20,000-line TypeScript file, first call in a fresh process: module ${fmt(moduleColdMs(bigFile, 'typescript'))} ms, MCP ${fmt(coldMcp)} ms (target ≤ 300 ms); ` +
+          `module after warmUpCode and 300 ms idle ${fmt(moduleColdMs(bigFile, 'typescript', true))} ms; ` +
+          `phases in another fresh process: import ${fmt(phases.import)}, runtime+grammar+query ${fmt(phases.load)}, parse ${fmt(phases.parse)}, ` +
+          `definitions ${fmt(phases.definitions)} ms (of which the query's matches ${fmt(phases.matches)} ms, measured again on the same tree after)\n`,
+      );
     } finally {
       await session.close();
     }
@@ -278,6 +329,7 @@ async function main(): Promise<void> {
     'MCP list edited ms',
     'MCP/module list',
     'cold module ms',
+    'module 1st call after warm-up ms',
     'cold MCP 1st call ms',
     'MCP spawn+init ms',
   ];

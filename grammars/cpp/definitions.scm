@@ -1,13 +1,16 @@
 ; Capture names: see grammars/python/definitions.scm. A qualified declarator name (`A::f`) is
 ; split by src/code/definitions.ts into its qualifier and name.
-(function_definition declarator: (function_declarator declarator: (_) @name)) @definition.function
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (_) @name))) @definition.function
-(function_definition
-  declarator: (reference_declarator
-    (function_declarator declarator: (_) @name))) @definition.function
-(class_specifier name: (_) @name body: (field_declaration_list)) @definition.class
-(struct_specifier name: (_) @name body: (field_declaration_list)) @definition.struct
-(enum_specifier name: (_) @name body: (enumerator_list)) @definition.enum
+; Function names are paths through the declarators rather than nested patterns, and types are
+; constrained by their body alone: nested or two-field patterns cost tree-sitter ~40 ms more to
+; compile here (see grammars/typescript/definitions.scm). Each path that leads nowhere drops its
+; match, so one function definition matches the pattern whose path fits its declarator.
+((function_definition) @definition.function
+  (#set! name "declarator:function_declarator/declarator"))
+((function_definition) @definition.function
+  (#set! name "declarator:pointer_declarator/declarator:function_declarator/declarator"))
+((function_definition) @definition.function
+  (#set! name "declarator:reference_declarator/:function_declarator/declarator"))
+((class_specifier body: (field_declaration_list)) @definition.class (#set! name "name"))
+((struct_specifier body: (field_declaration_list)) @definition.struct (#set! name "name"))
+((enum_specifier body: (enumerator_list)) @definition.enum (#set! name "name"))
 (namespace_definition name: (_) @name) @definition.module

@@ -10,20 +10,20 @@
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: [(object) (class)]) @scope
 (pair key: (_) @name value: (object)) @scope
-(field_definition property: (_) @name value: (object)) @scope
-(field_definition
-  property: (_) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; Fields and assignments: constrained by their value alone, named by a path (see
+; grammars/typescript/definitions.scm for why).
+((field_definition value: (object)) @scope (#set! name "property"))
+((field_definition value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "property"))
 (pair
   key: (_) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-(assignment_expression
-  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "left:member_expression/property:property_identifier")
+  (#set! receiver "left:member_expression/object"))
 ; `baseWrite = (str) => …` binds a function to a variable declared before (`let baseWrite;`).
-(assignment_expression
-  left: (identifier) @name
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "left:identifier"))
 (export_statement value: [(arrow_function) (function_expression)] @definition.function)
 ; After a syntax error, a function declaration can come back as a named function expression
 ; inside the ERROR node; it is still the definition the author wrote.

@@ -3,6 +3,11 @@
 ;                       struct, enum, trait or module (a function inside a class becomes a method)
 ;   @scope              a container that only qualifies names inside it (impl blocks, objects)
 ;   @name               the name;  @receiver  a qualifier outside the node (Go receivers, `a.b = …`)
+; Instead of capturing them, a pattern may give the name or receiver as a path from the definition's
+; node: (#set! name "left:member_expression/property:property_identifier") (#set! receiver "…").
+; Steps are separated by `/`: `field` is a named child in that field (as `field: (_)`), `field:type`
+; one of that type (as `field: (type)`); a path that leads nowhere drops the match. Used where a
+; pattern would otherwise constrain two fields, which is costly for tree-sitter to compile.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 (assignment left: (identifier) @name right: (lambda)) @definition.function

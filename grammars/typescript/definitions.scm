@@ -19,20 +19,22 @@
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: [(object) (class)]) @scope
 (pair key: (_) @name value: (object)) @scope
-(public_field_definition name: (_) @name value: (object)) @scope
-(public_field_definition
-  name: (_) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; A field or an assignment is constrained by its value alone, and its name is found by the
+; `name` path (see grammars/python/definitions.scm): a pattern constraining two fields
+; (`name: … value: …`) costs tree-sitter up to 30 ms more to compile (it analyses every parse
+; state the pair can occur in), and a field name needs no constraint beyond being there.
+((public_field_definition value: (object)) @scope (#set! name "name"))
+((public_field_definition value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "name"))
 (pair
   key: (_) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-(assignment_expression
-  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "left:member_expression/property:property_identifier")
+  (#set! receiver "left:member_expression/object"))
 ; `baseWrite = (str) => …` binds a function to a variable declared before (`let baseWrite;`).
-(assignment_expression
-  left: (identifier) @name
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "left:identifier"))
 (export_statement value: [(arrow_function) (function_expression)] @definition.function)
 ; After a syntax error, a function declaration can come back as a named function expression
 ; inside the ERROR node; it is still the definition the author wrote.

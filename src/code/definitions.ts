@@ -174,6 +174,18 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
       else if (capture.name.startsWith('definition.')) [node, role] = [capture.node, capture.name.slice(11) as DefinitionKind];
     }
     if (!node || !role) continue;
+    // A pattern may name its name and receiver by a path from the definition's node instead of
+    // capturing them (cheaper to compile; see grammars/python/definitions.scm). A path that
+    // leads nowhere means the pattern does not apply, as a capture that cannot match would.
+    const paths = match.setProperties;
+    if (paths?.name && !nameNode) {
+      nameNode = followPath(node, paths.name);
+      if (!nameNode) continue;
+    }
+    if (paths?.receiver && !receiver) {
+      receiver = followPath(node, paths.receiver);
+      if (!receiver) continue;
+    }
     const existing = byNodeId.get(node.id);
     // A node matched by a general pattern and a specific one (a JS `constructor` method) keeps
     // the specific kind, whichever order the matches arrive in.
@@ -184,6 +196,32 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     byNodeId.set(node.id, { node, end: node.endIndex, role, name, ownQualifier, ...(onThis ? { onThis } : {}) });
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
+}
+
+/** Parsed `field:type/field` paths, by their text (a query has a handful). */
+const parsedPaths = new Map<string, { field: string; type: string | undefined }[]>();
+
+/**
+ * The node a path leads to from `node`: `/`-separated steps, each `field` (a named child in that
+ * field, as `field: (_)` in a pattern), `field:type` (of that type, as `field: (type)`) or `:type`
+ * (the first child of that type in any field or none, as `(type)` in a pattern).
+ */
+function followPath(node: Node, path: string): Node | undefined {
+  let steps = parsedPaths.get(path);
+  if (!steps) {
+    steps = path.split('/').map((step) => {
+      const [field = '', type] = step.split(':');
+      return { field, type };
+    });
+    parsedPaths.set(path, steps);
+  }
+  let current: Node | null = node;
+  for (const step of steps) {
+    const type = step.type;
+    current = step.field === '' ? current.namedChildren.find((child) => child.type === type) ?? null : current.childForFieldName(step.field);
+    if (!current || (step.type === undefined ? !current.isNamed : current.type !== step.type)) return undefined;
+  }
+  return current;
 }
 
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */

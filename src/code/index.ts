@@ -31,6 +31,10 @@
  *   as is the error for a `:LINE` where none of the matching definitions starts (it names theirs).
  * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
  *
+ * - `warmUpCode(languages = ['typescript'])` → loads those grammars and queries and lists a
+ *   generated sample, in small steps, so a later first call does not pay for compiling them (for a
+ *   host with idle time, e.g. a server after start-up; src/code/warm-up.ts). Never rejects.
+ *
  * `language` is a LanguageInfo or a name accepted by languageByName. Grammars load on first use;
  * every call is async only for that.
  */
@@ -42,6 +46,7 @@ import { languageByName, languageForPath, supportedExtensions, supportedLanguage
 import { summariseSyntaxErrors, type SyntaxErrorSummary } from './syntax-errors.js';
 
 export { languageByName, languageForPath, supportedExtensions, supportedLanguages, isFunctionKind };
+export { warmUpCode } from './warm-up.js';
 export type { LanguageInfo, Definition, SyntaxErrorSummary };
 export type { DefinitionKind, FunctionKind, TypeKind, SourceSpan } from './definitions.js';
 

@@ -1,0 +1,163 @@
+/**
+ * The definitions queries name some definitions by a path (`#set! name "left:identifier"`) rather
+ * than by constraining two fields of one node, which tree-sitter compiles far faster. The answer
+ * must be exactly what the original two-field patterns gave: the original queries are kept in
+ * test/fixtures/code-whole-queries/<grammar dir>.scm and both are run over every fixture of the
+ * languages they serve, real files from node_modules, and a snippet made of the cases the paths
+ * decide (every kind of left-hand side, fields with and without a function or object value,
+ * declarators of every shape).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Query } from 'web-tree-sitter';
+import { findDefinitions } from '../src/code/definitions.js';
+import { loadGrammar, withTree } from '../src/code/grammar.js';
+import { languageForPath, supportedLanguages, type LanguageInfo } from '../src/code/index.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixtures = join(root, 'test', 'fixtures', 'code');
+const wholeQueries = join(root, 'test', 'fixtures', 'code-whole-queries');
+
+/** Real files that exercise the TypeScript and JavaScript patterns at scale, when installed. */
+const REAL_FILES = [
+  'node_modules/zod/src/v4/classic/schemas.ts',
+  'node_modules/zod/src/v4/core/schemas.ts',
+  'node_modules/commander/lib/command.js',
+  'node_modules/yaml/dist/compose/composer.js',
+].map((path) => join(root, path));
+
+/** Every case the paths decide, in a file both TypeScript and JavaScript parse. */
+const JS_PATH_CASES = `
+class A {
+  f = () => 1;
+  g = function () {};
+  h = function* () {};
+  o = { m() {}, n: () => 2 };
+  'quoted' = () => 3;
+  [computed] = () => 4;
+  #hidden = () => 5;
+  plain = 6;
+  nothing;
+  static s = () => 7;
+}
+let x; x = () => 1;
+a.b = function () {};
+a.b.c = () => {};
+this.d = () => {};
+this.#e = () => {};
+a[b] = () => {};
+(a) = () => {};
+[p, q] = [() => 1, () => 2];
+({ r } = { r: () => 3 });
+a.b = 1;
+obj.prop = class {};
+module.exports.run = async () => {};
+exports.go = function named() {};
+`;
+
+/** Declarators of every shape, with and without a body (C is C++'s subset here). */
+const C_PATH_CASES = `
+int plain(void) { return 0; }
+int *pointer(void) { return 0; }
+int **pointer2(void) { return 0; }
+int ***pointer3(void) { return 0; }
+int (*returns_fn(void))(int) { return 0; }
+int prototype(void);
+struct point { int x; };
+struct point make(void) { struct point p = {0}; return p; }
+struct forward;
+struct { int y; } anonymous;
+enum color { RED, GREEN };
+enum color pick(void) { return RED; }
+typedef struct named { int z; } named_t;
+`;
+
+const CPP_PATH_CASES = `${C_PATH_CASES}
+int &reference() { static int r; return r; }
+const int &const_reference() { static int r; return r; }
+int &&rvalue() { return 1; }
+namespace ns { class A { public: int m(); int &r(); A(); ~A(); A &operator=(const A &); }; }
+int ns::A::m() { return 1; }
+int &ns::A::r() { static int x; return x; }
+ns::A::A() {}
+ns::A::~A() {}
+ns::A &ns::A::operator=(const ns::A &) { return *this; }
+template <typename T> T *make_ptr() { return nullptr; }
+class Declared;
+struct S { void inline_method() {} };
+enum class Scoped { One };
+auto trailing() -> int { return 1; }
+`;
+
+const PATH_CASES: Readonly<Record<string, string>> = { typescript: JS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };
+
+function sourcesFor(info: LanguageInfo): { label: string; source: string }[] {
+  const sources = readdirSync(fixtures)
+    .filter((file) => languageForPath(file)?.grammarDir === info.grammarDir && languageForPath(file)?.name === info.name)
+    .map((file) => ({ label: file, source: readFileSync(join(fixtures, file), 'utf8') }));
+  for (const path of REAL_FILES) {
+    if (existsSync(path) && languageForPath(path)?.grammarDir === info.grammarDir) sources.push({ label: path, source: readFileSync(path, 'utf8') });
+  }
+  const cases = PATH_CASES[info.grammarDir];
+  if (cases) sources.push({ label: 'path cases', source: cases });
+  return sources;
+}
+
+const languagesWithWholeQuery = supportedLanguages().filter((info) => existsSync(join(wholeQueries, `${info.grammarDir}.scm`)));
+
+test('the whole queries are kept for the languages whose queries use paths', () => {
+  for (const info of supportedLanguages()) {
+    const query = readFileSync(join(root, 'grammars', info.grammarDir, 'definitions.scm'), 'utf8');
+    if (/^[^;]*#set! (name|receiver)/m.test(query)) assert.ok(languagesWithWholeQuery.includes(info), `${info.name} uses paths`);
+  }
+  assert.ok(languagesWithWholeQuery.length >= 3);
+});
+
+for (const info of languagesWithWholeQuery) {
+  test(`${info.name}: the query with paths finds exactly what the whole query finds`, async () => {
+    const grammar = await loadGrammar(info);
+    const whole = new Query(grammar.language, readFileSync(join(wholeQueries, `${info.grammarDir}.scm`), 'utf8'));
+    try {
+      const sources = sourcesFor(info);
+      assert.ok(sources.length >= 2, `${info.name}: fixtures to compare on`);
+      for (const { label, source } of sources) {
+        const [withPaths, withWhole] = await withTree(source, info, (tree) => [
+          findDefinitions(tree, grammar, info, source),
+          findDefinitions(tree, { ...grammar, definitionsQuery: whole }, info, source),
+        ]);
+        assert.deepEqual(withPaths, withWhole, `${info.name} ${label}`);
+        if (label !== 'empty') assert.ok(withWhole.length > 0, `${info.name} ${label}: some definitions`);
+      }
+    } finally {
+      whole.delete();
+    }
+  });
+}
+
+test('the queries with paths compile faster than the whole queries they replace (TypeScript, C++)', async (t) => {
+  const best = { paths: 0, whole: 0 };
+  for (const name of ['typescript', 'cpp']) {
+    const info = supportedLanguages().find((language) => language.name === name)!;
+    const grammar = await loadGrammar(info);
+    const texts = {
+      paths: readFileSync(join(root, 'grammars', info.grammarDir, 'definitions.scm'), 'utf8'),
+      whole: readFileSync(join(wholeQueries, `${info.grammarDir}.scm`), 'utf8'),
+    };
+    // Best of several, interleaved, so load on the machine affects both alike (measured ~3x apart).
+    const fastest = { paths: Infinity, whole: Infinity };
+    for (let round = 0; round < 9; round += 1) {
+      for (const kind of ['paths', 'whole'] as const) {
+        const started = performance.now();
+        new Query(grammar.language, texts[kind]).delete();
+        fastest[kind] = Math.min(fastest[kind], performance.now() - started);
+      }
+    }
+    t.diagnostic(`${name}: paths ${fastest.paths.toFixed(1)} ms, whole ${fastest.whole.toFixed(1)} ms`);
+    best.paths += fastest.paths;
+    best.whole += fastest.whole;
+  }
+  assert.ok(best.paths < best.whole * 0.75, `paths ${best.paths.toFixed(1)} ms vs whole ${best.whole.toFixed(1)} ms`);
+});
