@@ -1,8 +1,8 @@
 /**
  * The tools/list generated at build time (src/tools/tool-list.ts): it equals the live list, the
  * server answers from it and registers a family on its first call (toolsets, validation and
- * concurrency unchanged), and a stale, missing or malformed file is never served: the server
- * builds the list live instead.
+ * concurrency unchanged; a module that fails to load fails only that call), and a stale, missing
+ * or malformed file is never served: the server builds the list live instead.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -172,5 +172,26 @@ test('with the generated list unusable the server builds the list live, and its 
     assert.match(textOf(bad), /file/);
   } finally {
     await close();
+  }
+});
+
+test('a tool module that fails to load answers the call with isError naming the tool, and the server goes on', async () => {
+  const mcp = new McpServer({ name: 'deferred', version: '0' }, { capabilities: { tools: {} } });
+  const tools = new ToolRegistry(mcp, silentLogger);
+  const listed = (await liveList()).slice(0, 1);
+  tools.serveToolList({ list: listed, prepare: () => Promise.reject(new Error('boom')) });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'tool-list-test', version: '0' });
+  await client.connect(clientSide);
+  try {
+    assert.deepEqual((await client.listTools()).tools, listed);
+    const failed = await client.callTool({ name: listed[0]!.name, arguments: {} });
+    assert.equal(failed.isError, true);
+    assert.equal(textOf(failed), `${listed[0]!.name} failed: its tool module failed to load (boom)`);
+    await client.ping();
+  } finally {
+    await client.close();
+    await mcp.close();
   }
 });
