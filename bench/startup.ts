@@ -15,6 +15,10 @@
  *      validator for every tool's outputSchema when tools/list answers (Client.cacheToolMetadata,
  *      ajv); that time is measured on its own and reported as the client-side share, since no
  *      server can remove it without changing the schemas it publishes.
+ *    A third server, `faultline mcp` with its tools/list built live (a copy of dist/src without
+ *    the generated tools/list, src/tools/tool-list.ts), shows what the generated list saves; with
+ *    BENCH_STARTUP_BASELINE=/path/to/other/dist/src/cli.js, a fourth is another build (e.g. main)
+ *    in the same rounds.
  * 3. `faultline proxy` (the CLI, its own process) bulk throughput against a bare Node pipe proxy
  *    in its own process (target ≥ 1×), BENCH_STARTUP_BYTES per transfer (default 512 MiB).
  *
@@ -22,12 +26,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cliPath } from '../test/helpers/repo.js';
+import { cliPath, repoRoot } from '../test/helpers/repo.js';
 import { median, timeRawStartup } from '../test/helpers/mcp-startup.js';
 import { drained, startServer } from '../test/fixtures/proxy/net.js';
 
@@ -36,6 +42,19 @@ const BULK_BYTES = Number(process.env['BENCH_STARTUP_BYTES'] ?? 512 * 1024 * 102
 const sdkClient = fileURLToPath(new URL('./sdk-client-startup.js', import.meta.url));
 const oneToolServer = fileURLToPath(new URL('../test/fixtures/server/one-tool-server.js', import.meta.url));
 const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+const BASELINE_CLI = process.env['BENCH_STARTUP_BASELINE'];
+
+/**
+ * A copy of dist/src without the generated tools/list (so its `faultline mcp` registers every tool
+ * family at start and builds the list live), next to a package.json and the repo's node_modules.
+ */
+function liveListBuild(): { cli: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-live-'));
+  cpSync(join(repoRoot, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true, filter: (source) => !source.endsWith('tool-list.json') });
+  copyFileSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { cli: join(dir, 'dist', 'src', 'cli.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** Milliseconds from spawn to exit. */
 function timeProcess(args: string[]): Promise<number> {
@@ -118,22 +137,32 @@ async function main(): Promise<void> {
   const bare: number[] = [];
   type Side = { rawInit: number[]; raw: number[]; sdk: number[]; compile: number[] };
   const side = (): Side => ({ rawInit: [], raw: [], sdk: [], compile: [] });
-  const servers = { oneTool: side(), faultline: side() };
-  const argsOf = { oneTool: [oneToolServer], faultline: [cliPath, 'mcp'] };
-  for (let round = 0; round < ROUNDS; round++) {
-    bare.push(await timeProcess(['-e', '0']));
-    version.push(await timeProcess([cliPath, '--version']));
-    // Alternate which server goes first, so neither gains from the order (a warm file cache).
-    for (const which of round % 2 === 0 ? (['oneTool', 'faultline'] as const) : (['faultline', 'oneTool'] as const)) {
-      const raw = await timeRawStartup(argsOf[which]);
-      servers[which].rawInit.push(raw.initializeMs);
-      servers[which].raw.push(raw.toolsListMs);
-      const sdk = await timeSdkStartup(argsOf[which]);
-      servers[which].sdk.push(sdk.totalMs);
-      servers[which].compile.push(sdk.compileMs);
+  const live = liveListBuild();
+  const sides: Array<{ label: string; args: string[]; times: Side }> = [
+    { label: 'one-tool server', args: [oneToolServer], times: side() },
+    { label: 'faultline mcp', args: [cliPath, 'mcp'], times: side() },
+    { label: 'faultline mcp, list built live', args: [live.cli, 'mcp'], times: side() },
+  ];
+  if (BASELINE_CLI) sides.push({ label: 'baseline build', args: [BASELINE_CLI, 'mcp'], times: side() });
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      bare.push(await timeProcess(['-e', '0']));
+      version.push(await timeProcess([cliPath, '--version']));
+      // Rotate which server goes first, so none gains from the order (a warm file cache).
+      for (let i = 0; i < sides.length; i++) {
+        const { args, times } = sides[(round + i) % sides.length]!;
+        const raw = await timeRawStartup(args);
+        times.rawInit.push(raw.initializeMs);
+        times.raw.push(raw.toolsListMs);
+        const sdk = await timeSdkStartup(args);
+        times.sdk.push(sdk.totalMs);
+        times.compile.push(sdk.compileMs);
+      }
     }
+  } finally {
+    live.remove();
   }
-  const [one, fl] = [servers.oneTool, servers.faultline];
+  const one = sides[0]!.times;
   const ratio = (a: number[], b: number[]): string => `${(median(a) / median(b)).toFixed(2)}×`;
   const ms = (values: number[]): string => median(values).toFixed(1);
   out(`load average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
@@ -143,16 +172,18 @@ async function main(): Promise<void> {
   out(`| node -e 0 | ${ms(bare)} | 1 |`);
   out(`| faultline --version | ${ms(version)} | ${ratio(version, bare)} node -e 0 |`);
   out('');
-  out('MCP start-up, spawn + initialize + tools/list: `faultline mcp` against the one-tool SDK server.');
+  out('MCP start-up, spawn + initialize + tools/list, against the one-tool SDK server (ratio in brackets).');
   out('');
-  out('| median ms | one-tool server | faultline mcp | ratio |');
-  out('|---|---|---|---|');
-  out(`| raw JSON-RPC: initialize answered | ${ms(one.rawInit)} | ${ms(fl.rawInit)} | ${ratio(fl.rawInit, one.rawInit)} |`);
-  out(`| raw JSON-RPC: tools/list answered (server side) | ${ms(one.raw)} | ${ms(fl.raw)} | ${ratio(fl.raw, one.raw)} |`);
-  out(`| SDK client: listTools() returned | ${ms(one.sdk)} | ${ms(fl.sdk)} | ${ratio(fl.sdk, one.sdk)} |`);
-  out(`| of which the client compiling outputSchema validators | ${ms(one.compile)} | ${ms(fl.compile)} | |`);
-  const without = (sdk: number[], compile: number[]): number[] => sdk.map((total, i) => total - compile[i]!);
-  out(`| SDK client without that compile | ${ms(without(one.sdk, one.compile))} | ${ms(without(fl.sdk, fl.compile))} | ${ratio(without(fl.sdk, fl.compile), without(one.sdk, one.compile))} |`);
+  out(`| median ms | ${sides.map((entry) => entry.label).join(' | ')} |`);
+  out(`|---|${sides.map(() => '---').join('|')}|`);
+  const without = (times: Side): number[] => times.sdk.map((total, i) => total - times.compile[i]!);
+  const row = (label: string, pick: (times: Side) => number[], ratios = true): void =>
+    out(`| ${label} | ${sides.map(({ times }, i) => `${ms(pick(times))}${ratios && i > 0 ? ` (${ratio(pick(times), pick(one))})` : ''}`).join(' | ')} |`);
+  row('raw JSON-RPC: initialize answered', (times) => times.rawInit);
+  row('raw JSON-RPC: tools/list answered (server side)', (times) => times.raw);
+  row('SDK client: listTools() returned', (times) => times.sdk);
+  row('of which the client compiling outputSchema validators', (times) => times.compile, false);
+  row('SDK client without that compile', without);
 
   // Bulk throughput through a proxy process: the bare pipe and `faultline proxy`, interleaved.
   let expected = 0;

@@ -2,11 +2,18 @@
 /**
  * Entry point of the `faultline` command. When it is about to serve MCP on stdio, it reserves
  * stdout for the protocol before loading anything else, so not even a dependency printing while
- * it loads can corrupt the stream. Then it loads and runs the command-line program.
+ * it loads can corrupt the stream, and starts loading the server. Then it loads and runs the
+ * command-line program.
  */
 import { isStdioServerInvocation, protectStdout } from './transports/stdout-guard.js';
 
-if (isStdioServerInvocation(process.argv)) protectStdout();
+if (isStdioServerInvocation(process.argv)) {
+  protectStdout();
+  // Start loading the server (the MCP SDK and zod, most of the start-up) while main.ts loads the
+  // command-line parser: the two overlap their file reads. main.ts imports the same module (a
+  // failure surfaces there).
+  import('./commands/mcp.js').catch(() => undefined);
+}
 // A reader that goes away (`faultline --help | head`, a client that closed the pipe) is the end
 // of the conversation, not a crash.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -2,7 +2,8 @@
  * The `faultline` command: parses argv (and the env vars that stand for flags) and runs one
  * command. Usage errors are one line on stderr and exit code 2, with nothing on stdout.
  */
-import { CommanderError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { CommanderError } from './commands/commander.js';
 import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
 import { VERSION } from './version.js';
 

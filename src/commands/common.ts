@@ -3,7 +3,7 @@
  * message naming the accepted values, and the Command subclass that turns every usage error into
  * one line on stderr and exit code 2 (nothing on stdout).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
 import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';

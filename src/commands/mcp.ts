@@ -2,7 +2,8 @@
  * `faultline mcp` (the native spelling) and `faultline agent tool` (fault's spelling, so its
  * users' client configs work after changing only the command name): both start the MCP server.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
+import { Option } from './commander.js';
 import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';

@@ -89,9 +89,22 @@ export type ToolHandler<I extends z.ZodRawShape, O extends z.ZodRawShape> = (
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** Tools listed before they are registered (see ToolRegistry.serveToolList). */
+export interface DeferredTools {
+  /** What tools/list answers, in order, already limited to the enabled toolsets. */
+  list: Tool[] | Promise<Tool[]>;
+  /** Registers the family of the tool `name` (once; later calls resolve at once). */
+  prepare(name: string): Promise<void>;
+}
+
 export class ToolRegistry {
   /** The tools in registration order, with the zod objects their published schemas come from. */
-  private readonly registered: Array<{ tool: Pick<Tool, 'name' | 'title' | 'description' | 'annotations'>; input: z.ZodObject; output: z.ZodObject }> = [];
+  private readonly registered: Array<{
+    toolset: Toolset;
+    tool: Pick<Tool, 'name' | 'title' | 'description' | 'annotations'>;
+    input: z.ZodObject;
+    output: z.ZodObject;
+  }> = [];
   /** What tools/list publishes, converted once (see publish()). */
   private published: Tool[] | undefined;
   /**
@@ -126,6 +139,7 @@ export class ToolRegistry {
     const known = new Set(Object.keys(definition.input));
     const ignorable = new Set(definition.ignoredArguments ?? []);
     this.registered.push({
+      toolset: definition.toolset,
       tool: {
         name: definition.name,
         title: definition.title,
@@ -188,6 +202,17 @@ export class ToolRegistry {
     return this.published.map((tool) => structuredClone(tool));
   }
 
+  /** The names of the tools registered so far, in order. */
+  names(): string[] {
+    return this.registered.map(({ tool }) => tool.name);
+  }
+
+  /** Every registered tool as `tools/list` publishes it, with its toolset (for the generated list). */
+  listed(): Array<{ toolset: Toolset; tool: Tool }> {
+    const tools = this.tools();
+    return tools.map((tool, index) => ({ toolset: this.registered[index]!.toolset, tool }));
+  }
+
   /**
    * Converts every tool's schemas to JSON Schema: all inputs in one call and all outputs in
    * another, through a zod registry, so a field schema several tools share (the scenario tools'
@@ -219,15 +244,25 @@ export class ToolRegistry {
     }));
   }
 
-  /** Makes `tools/list` answer from this registry (call once, after every tool is registered). */
-  serveToolList(): void {
-    // Converted now, not on the first tools/list: a schema zod cannot convert fails the start.
-    this.published ??= this.publish();
-    this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools() }));
+  /**
+   * Makes `tools/list` answer from this registry (call once, before connecting).
+   *
+   * Without `deferred`, every tool is registered already and the list is converted now (a schema
+   * zod cannot convert fails the start). With it, tools/list answers `deferred.list` (the list
+   * generated at build time, or a live one still being built) and a tool's family is registered by
+   * `deferred.prepare(name)` just before the call runs.
+   */
+  serveToolList(deferred?: DeferredTools): void {
+    if (!deferred) this.published ??= this.publish();
+    const list = deferred ? async () => (await deferred.list).map((tool) => structuredClone(tool)) : () => this.tools();
+    this.server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await list() }));
     // The tool list never changes after start: advertise that (the SDK sets listChanged: true
     // when the first tool is registered, and never sends the notification).
     this.server.server.registerCapabilities({ tools: { listChanged: false } });
-    this.guardCallArguments();
+    // Nor does registering a deferred family after connect() change it: every tool it adds was
+    // listed from the start, so the SDK must not announce list_changed.
+    this.server.sendToolListChanged = () => undefined;
+    this.guardCallArguments(deferred);
   }
 
   /**
@@ -235,11 +270,15 @@ export class ToolRegistry {
    * schema, which answers -32603 with a raw validation dump; answer -32602 naming `arguments`.
    * The SDK keeps its handlers in a private map: this wraps the one it installed for tools/call.
    */
-  private guardCallArguments(): void {
+  private guardCallArguments(deferred?: DeferredTools): void {
     const handlers = (this.server.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })
       ._requestHandlers;
     const inner = handlers?.get('tools/call');
-    if (!handlers || !inner) return;
+    if (!handlers || !inner) {
+      // Without the wrap, deferred tools would never be registered: refuse to start instead.
+      if (deferred) throw new Error("the SDK's tools/call handler was not found: cannot register tools on their first call");
+      return;
+    }
     handlers.set('tools/call', (request, extra) => {
       const params = (request as { params?: unknown }).params;
       if (params === null || typeof params !== 'object' || Array.isArray(params)) {
@@ -251,7 +290,14 @@ export class ToolRegistry {
         const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
         return Promise.reject(new McpError(ErrorCode.InvalidParams, `arguments: must be an object of named arguments, not ${kind}`));
       }
-      return inner(request, extra);
+      if (!deferred) return inner(request, extra);
+      return deferred.prepare(name).then(
+        () => inner(request, extra),
+        (error: unknown): CallToolResult => {
+          this.log.error('%s: its tool module failed to load: %s', name, error instanceof Error ? (error.stack ?? error.message) : messageOf(error));
+          return { content: [{ type: 'text', text: `${name} failed: its tool module failed to load (${messageOf(error)})` }], isError: true };
+        },
+      );
     });
   }
 

@@ -1,0 +1,95 @@
+/**
+ * The tools/list generated at build time (`npm run build` runs tool-list-writer.js): every tool as
+ * tools/list publishes it, with its toolset and the family module that defines it, in one JSON
+ * file next to this module. The server answers tools/list from it without importing a single tool
+ * module or building a zod schema (a tool's module loads on its first call), which is most of what
+ * an MCP client waits for at start-up.
+ *
+ * A stale file must never be served: it records the modules the list was built from (every module
+ * in src/tools and what they import statically, compiled) and a hash of their contents and of
+ * zod's version (zod converts the schemas). Reading and hashing them costs about 2 ms; any
+ * difference, a missing module or an unreadable file means the server builds the list live, as
+ * before. Only leaf modules are imported here: this runs before every tools/list.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { TOOLSETS, type Toolset } from '../config.js';
+import { messageOf } from '../errors.js';
+
+/** Bumped when the file's layout changes, so an older file is rebuilt rather than misread. */
+export const TOOL_LIST_FORMAT = 1;
+/** dist/src/tools/tool-list.json */
+export const TOOL_LIST_URL = new URL('./tool-list.json', import.meta.url);
+/** dist/src/: the base the recorded source paths are relative to. */
+export const SOURCES_BASE = new URL('../', import.meta.url);
+
+export interface ListedTool {
+  /** The family module that registers it (TOOL_FAMILIES in tools/index.ts). */
+  module: string;
+  toolset: Toolset;
+  /** Exactly what tools/list publishes for it. */
+  tool: Tool;
+}
+
+export interface GeneratedToolList {
+  format: number;
+  /** sha256 over zod's version and the contents of `sources`, in order. */
+  fingerprint: string;
+  /** The compiled modules the list was built from, relative to dist/src/. */
+  sources: string[];
+  tools: ListedTool[];
+}
+
+export type ToolListReading = { tools: ListedTool[] } | { stale: string };
+
+/** The hash of zod's version and of the given modules' contents; throws when one is unreadable. */
+export function fingerprintOf(sources: readonly string[], base: URL = SOURCES_BASE): string {
+  const hash = createHash('sha256');
+  hash.update(`zod@${zodVersion()}\n`);
+  for (const source of sources) {
+    hash.update(`${source}\n`);
+    hash.update(readFileSync(new URL(source, base)));
+  }
+  return hash.digest('hex');
+}
+
+function zodVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL(import.meta.resolve('zod/package.json')), 'utf8')) as { version?: unknown };
+  return String(manifest.version);
+}
+
+let shipped: ToolListReading | undefined;
+
+/**
+ * The shipped list (dist/src/tools/tool-list.json) if it matches the modules it was built from;
+ * otherwise why not (the caller builds the list live). Read once per process: an HTTP server
+ * creates one server per session.
+ */
+export function readToolList(): ToolListReading {
+  return (shipped ??= checkToolList(TOOL_LIST_URL, SOURCES_BASE));
+}
+
+/** The list in `url` if it matches the modules under `base` it records; otherwise why not. */
+export function checkToolList(url: URL, base: URL): ToolListReading {
+  let list: Partial<GeneratedToolList>;
+  try {
+    list = JSON.parse(readFileSync(url, 'utf8')) as Partial<GeneratedToolList>;
+  } catch (error) {
+    return { stale: `cannot read ${url.pathname}: ${messageOf(error)}` };
+  }
+  if (list.format !== TOOL_LIST_FORMAT) return { stale: `format ${String(list.format)}, expected ${TOOL_LIST_FORMAT}` };
+  if (!Array.isArray(list.sources) || !Array.isArray(list.tools) || typeof list.fingerprint !== 'string') return { stale: 'malformed' };
+  let fingerprint: string;
+  try {
+    fingerprint = fingerprintOf(list.sources, base);
+  } catch (error) {
+    return { stale: `a source is gone: ${messageOf(error)}` };
+  }
+  if (fingerprint !== list.fingerprint) return { stale: 'the tool modules changed since it was generated' };
+  const malformed = list.tools.find(
+    (entry) => typeof entry?.module !== 'string' || !(TOOLSETS as readonly string[]).includes(entry.toolset) || typeof entry.tool?.name !== 'string',
+  );
+  if (malformed) return { stale: 'malformed tool entry' };
+  return { tools: list.tools };
+}
