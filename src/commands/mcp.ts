@@ -90,6 +90,26 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   keepAlive(log, stop);
   await mcp.connect(transport);
   log.info('faultline MCP server ready on stdio');
+  warmUpCodeWhenIdle(config, log);
+}
+
+/** After start-up, once the client has had time for initialize and tools/list. */
+const CODE_WARM_UP_DELAY_MS = 1_000;
+
+/**
+ * Spends the server's idle time after start-up readying the code tools (src/code/warm-up.ts:
+ * tree-sitter's runtime, the TypeScript grammar and query, V8's compiled code), so an agent's
+ * first code tool call is not 3–4 times slower than the next. Only when the code or review toolset is
+ * enabled; in steps of tens of milliseconds, so a request that arrives meanwhile waits for one
+ * step; the timer does not keep the process alive.
+ */
+function warmUpCodeWhenIdle(config: Config, log: Logger): void {
+  if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
+  setTimeout(() => {
+    import('../code/index.js')
+      .then(({ warmUpCode }) => warmUpCode())
+      .catch((error: unknown) => log.debug('code warm-up: %s', messageOf(error)));
+  }, CODE_WARM_UP_DELAY_MS).unref();
 }
 
 async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
@@ -115,6 +135,7 @@ async function runHttp(config: Config, globals: GlobalOptions, options: McpOptio
     throw new UsageError(`--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`);
   }
   process.stderr.write(`faultline MCP server listening on ${server.url}\n`);
+  warmUpCodeWhenIdle(config, log);
   const running = server;
   keepAlive(log, async (why) => {
     log.info('stopping (%s)', why);
