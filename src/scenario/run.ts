@@ -29,6 +29,7 @@ import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecon
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
 import { localOnlyLookup } from './target.js';
+import { warmUpOnce } from './warm-up.js';
 import { targetLookup } from '../target-policy.js';
 
 export interface ScenarioProgress {
@@ -115,6 +116,10 @@ interface PhaseOptions {
 }
 
 async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseResult> {
+  if (spec.strategy !== 'capacity') {
+    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
+    await warmUpOnce();
+  }
   if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
