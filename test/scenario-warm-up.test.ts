@@ -1,0 +1,28 @@
+/**
+ * The scenario's warm-up (src/scenario/warm-up.ts): once per process, on loopback only, and it
+ * leaves nothing behind — no socket, no listening server, no timer.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { warmUpOnce } from '../src/scenario/warm-up.js';
+
+/** Handles of these kinds that are alive now (sockets, listening servers, timers). */
+function handles(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const resource of process.getActiveResourcesInfo()) if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
+  return counts;
+}
+
+test('the warm-up runs once per process and leaves no socket, server or timer open', async () => {
+  const before = handles();
+  const first = warmUpOnce();
+  assert.equal(warmUpOnce(), first, 'a second caller shares the first warm-up');
+  await new Promise((resolve) => setTimeout(resolve, 20)); // the listen and first connections are under way
+  assert.ok((handles()['TCPSocketWrap'] ?? 0) > (before['TCPSocketWrap'] ?? 0), 'it holds connections while it runs');
+  await first;
+  // Closed sockets are released on the next turns of the loop.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(handles(), before);
+  await warmUpOnce();
+  assert.deepEqual(handles(), before, 'already warm: nothing runs again');
+});
