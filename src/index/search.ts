@@ -116,10 +116,15 @@ interface SearchTarget {
 async function indexContaining(settings: IndexSettings, embedder: Embedder, sourceDir: string): Promise<SearchTarget[]> {
   if (!isAbsolute(sourceDir)) throw new ToolInputError(`source_dir: ${sourceDir} must be an absolute path`);
   const dir = await canonicalTree(sourceDir);
-  const containing = (await indexedTrees(settings.dataDir))
-    .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
-    .sort((a, b) => b.length - a.length);
-  for (const tree of [dir, ...containing]) {
+  // The directory's own index first: only without one are the other trees' markers read.
+  const containing = async (): Promise<string[]> =>
+    (await indexedTrees(settings.dataDir))
+      .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
+      .sort((a, b) => b.length - a.length);
+  for await (const tree of (async function* () {
+    yield dir;
+    yield* await containing();
+  })()) {
     const { store, exists, legacy } = await openStore(settings, tree, embedder);
     if (legacy) {
       throw new IndexError(
