@@ -6,7 +6,8 @@
  * loses its chunks. Only files of the selected languages are touched, so indexing `python` after
  * `all` keeps the other languages' chunks.
  *
- * Work goes in batches of about EMBED_BATCH_CHUNKS chunks, checking the AbortSignal in between;
+ * Work goes in batches of about EMBED_BATCH_CHUNKS chunks (file by file when the store keeps no
+ * vectors: there is nothing to embed), checking the AbortSignal in between;
  * nothing is visible to searches until the store's commit, so a cancelled or failed run leaves
  * the previous index as it was (see store.ts).
  */
@@ -277,7 +278,10 @@ async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
   });
 }
 
-/** Collects changed files until enough chunks are waiting, then embeds and stores them together. */
+/**
+ * Collects changed files until enough chunks are waiting, then embeds and stores them together;
+ * for a store without vectors, stores each file's chunks as they come.
+ */
 class EmbeddingBatch {
   embedded = 0;
   private files: Array<{ path: string; fileHash: string; chunks: CodeChunk[] }> = [];
