@@ -23,7 +23,7 @@ const K1 = 1.2;
 const B = 0.75;
 
 /** Bounded (memo.ts): it lives as long as the process. */
-const stems = new GenerationalMemo<string>(5_000);
+const stems = new GenerationalMemo<string>(2_500);
 
 /** The Porter stem of one lower-cased token, memoised (code repeats its words). */
 export function stem(token: string): string {

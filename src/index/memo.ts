@@ -5,10 +5,11 @@
  * 2 × `generation` entries are held, and a frequent key (an identifier every file repeats)
  * survives every turn, where clearing one map when full forgot it with the rest.
  *
- * On the Python standard library's 15.9 million identifiers (451,000 distinct), 2 × 10,000
- * entries hit 95.2% of lookups, 2 × 20,000 96.1%, and the 100,000-entry map cleared when full
- * that this replaced 96.2%, for five times the memory; every entry a miss adds outlives the young
- * generation, so a big memo is also garbage for the old one.
+ * On the Python standard library's 15.9 million identifiers (451,000 distinct), 2 × 5,000
+ * entries hit 94.2% of lookups, 2 × 10,000 95.2%, and the 100,000-entry map cleared when full
+ * that this replaced 96.2%, for ten times the memory; every entry a miss adds outlives the young
+ * generation, so a big memo is also garbage for the old one, and V8 lets the old generation grow
+ * to about four times what it holds before collecting it (ARCHITECTURE.md, "Memory while indexing").
  */
 export class GenerationalMemo<V> {
   private current = new Map<string, V>();

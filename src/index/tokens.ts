@@ -39,7 +39,7 @@ export function codeTokens(text: string): string[] {
  * The tokens of one identifier, memoised: code repeats its identifiers, and splitting them is
  * most of tokenizing. Bounded (memo.ts): it lives as long as the process.
  */
-const memo = new GenerationalMemo<readonly string[]>(10_000);
+const memo = new GenerationalMemo<readonly string[]>(5_000);
 
 function identifierTokens(raw: string): readonly string[] {
   const known = memo.get(raw);
