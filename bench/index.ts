@@ -1,27 +1,38 @@
 /**
  * Indexing and search with the local SQLite store and the local hashed embedder.
  *
- * 1. Generates a tree of 100,000 lines across Python, TypeScript, Go, Rust and Java (seeded, so
- *    every run indexes the same code), indexes it: chunks per second, peak RSS.
- * 2. Re-indexes it unchanged: time as a ratio of the first run.
- * 3. Builds a 100,000-chunk local store and runs queries through searchIndex, as the search tool
- *    does (lexical, symbol channels, fusion): warm p50/p99 in this process, and the wall time of
- *    one search in a fresh process (loading faultline and the driver, opening the database).
+ * 1. Indexing, on two corpora: a generated tree of about 100,000 chunks (1.1 million lines) across
+ *    Python, TypeScript, Go, Rust and Java (seeded, so every run indexes the same code) and the Python standard library of
+ *    `python3` (skipped without it). Each run is a process of its own, measured two ways side by
+ *    side: the module API (bench/index-child.ts: indexSourceTree) and the CLI as users run it
+ *    (`faultline index`, spawned with the environment the MCP SDK gives servers, its peak RSS read
+ *    by bench/peak-rss-probe.ts). Chunks per second and peak RSS (the process's maxRSS), median
+ *    and worst over the runs; the module run also re-indexes unchanged (time as a share of the first).
+ *    With `--compare DIR` (another checkout with dist/ built) the same runs of that build are
+ *    interleaved with these and the ratios printed.
+ * 2. Search: builds a 100,000-chunk local store and runs queries through searchIndex, as the search
+ *    tool does (lexical, symbol channels, fusion): warm p50/p99 in this process. Then `faultline
+ *    search` from a fresh process on that store and on the standard library's index, interleaved
+ *    with `node -e 0` (same environment): median and p90 wall time, and the ratio.
  *
- * Run: npx tsc -p . && node dist/bench/index.js
+ * Run: npx tsc -p . && node dist/bench/index.js [--runs N] [--rounds N] [--compare DIR]
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makeConfig } from '../src/config.js';
-import { indexSourceTree, chunkId, searchIndex } from '../src/index/index.js';
+import { chunkId, searchIndex } from '../src/index/index.js';
 import { HashedEmbedder } from '../src/index/hashed-embedder.js';
 import { SqliteStore } from '../src/index/sqlite-store.js';
 import { indexDirectory, registerTree, treeKey } from '../src/index/location.js';
 import type { StoredChunk } from '../src/index/store.js';
+import { repoRoot } from '../test/helpers/repo.js';
 
-const TARGET_LINES = 100_000;
+/** About 100,000 chunks: the generated files average 7 definitions in 80 lines. */
+const TARGET_LINES = 1_100_000;
 const SEARCH_CHUNKS = 100_000;
 const QUERIES = 300;
 
@@ -79,31 +90,137 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+function option(name: string, fallback: number): number;
+function option(name: string): string | undefined;
+function option(name: string, fallback?: number): number | string | undefined {
+  const at = process.argv.indexOf(name);
+  const value = at === -1 ? undefined : process.argv[at + 1];
+  return fallback === undefined ? value : value === undefined ? fallback : Number(value);
+}
+
+const RUNS = option('--runs', 3);
+const ROUNDS = Math.max(9, option('--rounds', 9));
+const childScript = fileURLToPath(new URL('./index-child.js', import.meta.url));
+const probe = fileURLToPath(new URL('./peak-rss-probe.js', import.meta.url));
+const environment = getDefaultEnvironment();
+
+interface RunFigures {
+  chunks: number;
+  seconds: number;
+  peakMb: number;
+  again?: number;
+}
+
+/** Indexing through the module API in a fresh process. */
+function moduleRun(root: string, tree: string, dataDir: string): RunFigures {
+  const out = execFileSync(process.execPath, [childScript, root, tree, dataDir], { encoding: 'utf8', env: environment, maxBuffer: 1 << 24 });
+  const result = JSON.parse(out) as { chunks: number; seconds: number; again: number; peakKb: number };
+  return { chunks: result.chunks, seconds: result.seconds, peakMb: result.peakKb / 1024, again: result.again };
+}
+
+/** `faultline index TREE` as users run it, with the peak-RSS probe loaded. */
+function cliRun(root: string, tree: string, dataDir: string): RunFigures {
+  const child = spawnSync(process.execPath, ['--import', probe, join(root, 'dist', 'src', 'cli.js'), 'index', tree, '--root', tree], {
+    encoding: 'utf8',
+    env: { ...environment, FAULTLINE_DATA_DIR: dataDir },
+    maxBuffer: 1 << 24,
+  });
+  if (child.status !== 0) throw new Error(`faultline index failed: ${child.stderr}`);
+  const stats = JSON.parse(child.stdout) as { chunks: number; seconds: number };
+  const peak = /faultline-peak-rss-kb=(\d+)/.exec(child.stderr);
+  return { chunks: stats.chunks, seconds: stats.seconds, peakMb: Number(peak?.[1]) / 1024 };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function summary(runs: readonly RunFigures[]): { rate: number; peak: number; worst: number; again: number | undefined } {
+  const againShares = runs.filter((run) => run.again !== undefined).map((run) => run.again! / run.seconds);
+  return {
+    rate: median(runs.map((run) => run.chunks / run.seconds)),
+    peak: median(runs.map((run) => run.peakMb)),
+    worst: Math.max(...runs.map((run) => run.peakMb)),
+    again: againShares.length > 0 ? median(againShares) : undefined,
+  };
+}
+
+function pythonLib(): string | undefined {
+  try {
+    return execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wall milliseconds of spawned commands, interleaved round by round. */
+function interleaved(commands: Record<string, string[]>, env: NodeJS.ProcessEnv): Record<string, number[]> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, args] of Object.entries(commands)) {
+      const started = performance.now();
+      const child = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`${name} failed: ${child.stderr}`);
+      times[name]!.push(performance.now() - started);
+    }
+  }
+  return times;
+}
+
 async function main(): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), 'faultline-bench-index-'));
   try {
     const tree = join(base, 'tree');
     const lines = generateTree(tree);
-    const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
+    const stdlib = pythonLib();
+    const corpora = [{ name: `generated tree (${lines} lines)`, dir: tree }, ...(stdlib ? [{ name: `Python standard library (${stdlib})`, dir: stdlib }] : [])];
+    const compare = option('--compare');
+    const builds = [{ label: 'this build', root: repoRoot }, ...(compare ? [{ label: `--compare ${compare}`, root: compare }] : [])];
+    let stdlibData: string | undefined;
 
-    const rssBefore = process.resourceUsage().maxRSS / 1024;
-    const first = await indexSourceTree(settings, { sourceDir: tree });
-    const peakRss = process.resourceUsage().maxRSS / 1024;
-    const again = await indexSourceTree(settings, { sourceDir: tree });
-
-    console.log(`index: ${lines} lines, ${first.files} files, ${first.chunks} chunks in ${first.seconds.toFixed(2)} s`);
-    console.log(`  chunks/s (walk+read+parse+chunk+embed+write): ${Math.round(first.chunks / first.seconds)}  (target >= 3000)`);
-    console.log(`  peak RSS: ${peakRss.toFixed(0)} MB (before indexing: ${rssBefore.toFixed(0)} MB)  (target < 300)`);
-    console.log(`  unchanged re-index: ${again.seconds.toFixed(3)} s = ${((again.seconds / first.seconds) * 100).toFixed(1)}% of the first run, embedded ${again.embedded}  (target < 10%)`);
+    console.log(`index: ${RUNS} runs per corpus, each a fresh process (module API, then the CLI), builds interleaved`);
+    for (const corpus of corpora) {
+      const results = builds.map(() => ({ module: [] as RunFigures[], cli: [] as RunFigures[] }));
+      for (let run = 0; run < RUNS; run++) {
+        builds.forEach((build, at) => {
+          const data = join(base, `data-${at}-${run}`);
+          results[at]!.module.push(moduleRun(build.root, corpus.dir, `${data}-module`));
+          results[at]!.cli.push(cliRun(build.root, corpus.dir, `${data}-cli`));
+          rmSync(`${data}-module`, { recursive: true, force: true });
+          if (at === 0 && run === RUNS - 1 && corpus.dir === stdlib) stdlibData = `${data}-cli`;
+          else rmSync(`${data}-cli`, { recursive: true, force: true });
+        });
+      }
+      console.log(`  ${corpus.name}: ${results[0]!.cli[0]!.chunks} chunks`);
+      builds.forEach((build, at) => {
+        for (const kind of ['module', 'cli'] as const) {
+          const { rate, peak, worst, again } = summary(results[at]![kind]);
+          const each = results[at]![kind].map((run) => run.peakMb.toFixed(0)).join(', ');
+          console.log(
+            `    ${build.label}, ${kind === 'cli' ? '`faultline index`' : 'module API     '}: ${Math.round(rate)} chunks/s (target >= 3000 on the standard library), ` +
+              `peak RSS median ${peak.toFixed(0)} MB, worst ${worst.toFixed(0)} MB [${each}] (target < 300)` +
+              (again !== undefined ? `; unchanged re-index ${(again * 100).toFixed(1)}% of the first run (target < 10%)` : ''),
+          );
+        }
+      });
+      if (builds.length > 1) {
+        for (const kind of ['module', 'cli'] as const) {
+          const ours = summary(results[0]![kind]);
+          const theirs = summary(results[1]![kind]);
+          console.log(`    ratio this/compare (${kind}): chunks/s ${(ours.rate / theirs.rate).toFixed(2)}, peak RSS median ${(ours.peak / theirs.peak).toFixed(2)}, worst ${(ours.worst / theirs.worst).toFixed(2)}`);
+        }
+      }
+    }
 
     // A 100,000-chunk store of another tree, searched as the tool searches it.
+    const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
     const embedder = new HashedEmbedder();
     const searchTree = join(base, 'search-tree');
     mkdirSync(searchTree);
     await registerTree(settings.dataDir, searchTree);
     const file = join(indexDirectory(settings.dataDir), treeKey(searchTree), `${embedder.id}.sqlite`);
     const store = await SqliteStore.open(file, { tree: searchTree, embedder: embedder.id, vectors: false });
-    const rssBeforeStore = process.resourceUsage().maxRSS / 1024;
     const buildStarted = performance.now();
     for (let f = 0; f < SEARCH_CHUNKS / 50; f++) {
       const texts = Array.from({ length: 50 }, (_, c) => `def ${snake(3)}_${f}_${c}():\n    ${snake(2)} = ${snake(2)}(${word()})\n    return ${camel(2)}`);
@@ -115,7 +232,6 @@ async function main(): Promise<void> {
     }
     await store.commit();
     const buildSeconds = (performance.now() - buildStarted) / 1000;
-    const storePeakRss = process.resourceUsage().maxRSS / 1024;
 
     const times: number[] = [];
     for (let q = 0; q < QUERIES; q++) {
@@ -125,26 +241,27 @@ async function main(): Promise<void> {
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
-    const fresh: number[] = [];
-    const script = `const {searchIndex}=await import(${JSON.stringify(new URL('../src/index/index.js', import.meta.url).href)});` +
-      `await searchIndex(${JSON.stringify(settings)},{query:'parse user config',sourceDir:${JSON.stringify(searchTree)},limit:10});`;
-    for (let run = 0; run < 5; run++) {
-      const started = performance.now();
-      execFileSync(process.execPath, ['--input-type=module', '-e', script]);
-      fresh.push(performance.now() - started);
-    }
-    const bare: number[] = [];
-    for (let run = 0; run < 5; run++) {
-      const started = performance.now();
-      execFileSync(process.execPath, ['--input-type=module', '-e', '']);
-      bare.push(performance.now() - started);
-    }
-    fresh.sort((a, b) => a - b);
-    bare.sort((a, b) => a - b);
-    console.log(`search: ${await store.count()} chunks, ${QUERIES} queries, top 10 (searchIndex: lexical + symbol channels, fused)`);
+    console.log(`search: ${await store.count()} chunks (written in ${buildSeconds.toFixed(2)} s), ${QUERIES} queries, top 10 (searchIndex: lexical + symbol channels, fused)`);
     console.log(`  warm p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms  (target p50 < 20)`);
-    console.log(`  fresh process, one search: median ${percentile(fresh, 50).toFixed(0)} ms wall, of which ${percentile(bare, 50).toFixed(0)} ms is starting node itself  (target < 150)`);
-    console.log(`  store of ${SEARCH_CHUNKS} chunks written in ${buildSeconds.toFixed(2)} s; peak RSS ${storePeakRss.toFixed(0)} MB (before: ${rssBeforeStore.toFixed(0)} MB)`);
+
+    const cli = join(repoRoot, 'dist', 'src', 'cli.js');
+    const fresh: Array<{ name: string; data: string; dir: string; queries: string[] }> = [
+      { name: `the ${SEARCH_CHUNKS}-chunk store`, data: settings.dataDir, dir: searchTree, queries: ['parse user config', 'retry_timeout_cache', 'sessionToken'] },
+      ...(stdlib && stdlibData ? [{ name: 'the standard library index', data: stdlibData, dir: stdlib, queries: ['urlencode', 'cancel a task', 'read data from the stream until a separator is found'] }] : []),
+    ];
+    for (const target of fresh) {
+      const commands: Record<string, string[]> = { 'node -e 0': ['-e', '0'] };
+      for (const query of target.queries) commands[query] = [cli, 'search', query, '--dir', target.dir, '--root', target.dir];
+      const measured = interleaved(commands, { ...environment, FAULTLINE_DATA_DIR: target.data });
+      const bare = measured['node -e 0']!;
+      const searches = target.queries.flatMap((query) => measured[query]!);
+      const p90 = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 90);
+      console.log(
+        `  \`faultline search\` from a fresh process on ${target.name}, ${ROUNDS} interleaved rounds of ${target.queries.length} queries: ` +
+          `median ${median(searches).toFixed(0)} ms, p90 ${p90(searches).toFixed(0)} ms wall (target < 150); ` +
+          `\`node -e 0\` median ${median(bare).toFixed(0)} ms, p90 ${p90(bare).toFixed(0)} ms; ratio ${(median(searches) / median(bare)).toFixed(2)}`,
+      );
+    }
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

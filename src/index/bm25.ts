@@ -14,6 +14,7 @@
  * terms FTS5 matches and the terms scored here are the same strings by construction.
  */
 import { stemmer } from 'stemmer';
+import { GenerationalMemo } from './memo.js';
 import type { LexicalFields } from './tokens.js';
 
 /** A word in the name counts most, then the doc, the path, the code (as bm25()'s column weights were). */
@@ -21,15 +22,14 @@ export const FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { na
 const K1 = 1.2;
 const B = 0.75;
 
-const stems = new Map<string, string>();
-const STEM_MEMO_LIMIT = 100_000;
+/** Bounded (memo.ts): it lives as long as the process. */
+const stems = new GenerationalMemo<string>(2_500);
 
 /** The Porter stem of one lower-cased token, memoised (code repeats its words). */
 export function stem(token: string): string {
   let stemmed = stems.get(token);
   if (stemmed === undefined) {
     stemmed = stemmer(token);
-    if (stems.size >= STEM_MEMO_LIMIT) stems.clear();
     stems.set(token, stemmed);
   }
   return stemmed;

@@ -6,7 +6,8 @@
  * loses its chunks. Only files of the selected languages are touched, so indexing `python` after
  * `all` keeps the other languages' chunks.
  *
- * Work goes in batches of about EMBED_BATCH_CHUNKS chunks, checking the AbortSignal in between;
+ * Work goes in batches of about EMBED_BATCH_CHUNKS chunks (file by file when the store keeps no
+ * vectors: there is nothing to embed), checking the AbortSignal in between;
  * nothing is visible to searches until the store's commit, so a cancelled or failed run leaves
  * the previous index as it was (see store.ts).
  */
@@ -27,6 +28,8 @@ import { indexLimitsFrom, walkSourceTree, type WalkedFile } from './walk.js';
 const EMBED_BATCH_CHUNKS = 256;
 /** Files read concurrently: reading is I/O-bound, while chunking and embedding are not. */
 const READ_AHEAD = 16;
+/** …and at most this many bytes of them (but at least one file), so that big files are not held 16 at a time. */
+const READ_AHEAD_BYTES = 1024 * 1024;
 /** Bytes inspected for a NUL byte to call a file binary (git's heuristic uses 8000). */
 const BINARY_SNIFF_BYTES = 8000;
 /**
@@ -158,8 +161,7 @@ async function indexInto(
   const report = (): void =>
     options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
 
-  for (let start = 0; start < walked.files.length; start += READ_AHEAD) {
-    const group = walked.files.slice(start, start + READ_AHEAD);
+  for (const group of readAheadGroups(walked.files)) {
     const reads = await Promise.all(group.map(readSource));
     for (const [offset, file] of group.entries()) {
       throwIfAborted(options.signal);
@@ -171,7 +173,7 @@ async function indexInto(
         continue;
       }
       present.add(file.path);
-      const fileHash = createHash('sha256').update(`faultline-chunks-${CHUNKING_VERSION}\0`).update(read.bytes).digest('hex');
+      const fileHash = read.fileHash;
       if (indexed.get(file.path) === fileHash) {
         unchanged++;
         report();
@@ -231,8 +233,25 @@ export function embeddingText(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>
   return `${chunk.path}\n${chunk.symbol}\n\n${chunk.text}`;
 }
 
-type ReadResult = { kind: 'text'; bytes: Buffer; text: string } | { kind: 'binary' | 'unreadable' };
+/** The files in order, in groups of at most READ_AHEAD files and READ_AHEAD_BYTES bytes (a bigger file alone). */
+export function* readAheadGroups<T extends { size: number }>(files: readonly T[], maxFiles = READ_AHEAD, maxBytes = READ_AHEAD_BYTES): Generator<T[]> {
+  let group: T[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (group.length > 0 && (group.length >= maxFiles || bytes + file.size > maxBytes)) {
+      yield group;
+      group = [];
+      bytes = 0;
+    }
+    group.push(file);
+    bytes += file.size;
+  }
+  if (group.length > 0) yield group;
+}
 
+type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'binary' | 'unreadable' };
+
+/** A file's text and hash; its bytes are not kept (a read-ahead group holds only the texts). */
 async function readSource(file: WalkedFile): Promise<ReadResult> {
   let bytes: Buffer;
   try {
@@ -241,9 +260,10 @@ async function readSource(file: WalkedFile): Promise<ReadResult> {
     return { kind: 'unreadable' };
   }
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'binary' };
+  const fileHash = createHash('sha256').update(`faultline-chunks-${CHUNKING_VERSION}\0`).update(bytes).digest('hex');
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return { kind: 'text', bytes, text };
+  return { kind: 'text', fileHash, text };
 }
 
 async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
@@ -258,7 +278,10 @@ async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
   });
 }
 
-/** Collects changed files until enough chunks are waiting, then embeds and stores them together. */
+/**
+ * Collects changed files until enough chunks are waiting, then embeds and stores them together;
+ * for a store without vectors, stores each file's chunks as they come.
+ */
 class EmbeddingBatch {
   embedded = 0;
   private files: Array<{ path: string; fileHash: string; chunks: CodeChunk[] }> = [];
@@ -273,7 +296,9 @@ class EmbeddingBatch {
   async add(path: string, fileHash: string, chunks: CodeChunk[]): Promise<void> {
     this.files.push({ path, fileHash, chunks });
     this.waiting += chunks.length;
-    if (this.waiting >= EMBED_BATCH_CHUNKS) await this.flush();
+    // Without vectors there is nothing to batch: a file's chunks go to the store at once, and die
+    // young (held for a batch, they outlived the V8 young generation and filled the old one).
+    if (this.waiting >= EMBED_BATCH_CHUNKS || !this.store.wantsVectors) await this.flush();
   }
 
   async flush(): Promise<void> {

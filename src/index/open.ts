@@ -64,7 +64,9 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
   const legacy = !exists && SqliteStore.exists(`${base}.index`);
   // The local hashed embedder's vectors add nothing the lexical and symbol channels lack.
   const vectors = !(embedder instanceof HashedEmbedder);
-  return { store: await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors }), exists, legacy };
+  const store = await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors });
+  // A first run that was cancelled (or has not committed yet) leaves a database with no index in it.
+  return { store, exists: exists && store.committed(), legacy };
 }
 
 /**

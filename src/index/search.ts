@@ -116,10 +116,7 @@ interface SearchTarget {
 async function indexContaining(settings: IndexSettings, embedder: Embedder, sourceDir: string): Promise<SearchTarget[]> {
   if (!isAbsolute(sourceDir)) throw new ToolInputError(`source_dir: ${sourceDir} must be an absolute path`);
   const dir = await canonicalTree(sourceDir);
-  const containing = (await indexedTrees(settings.dataDir))
-    .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
-    .sort((a, b) => b.length - a.length);
-  for (const tree of [dir, ...containing]) {
+  const indexOf = async (tree: string): Promise<SearchTarget | undefined> => {
     const { store, exists, legacy } = await openStore(settings, tree, embedder);
     if (legacy) {
       throw new IndexError(
@@ -127,9 +124,19 @@ async function indexContaining(settings: IndexSettings, embedder: Embedder, sour
           `(fault_index_source_code or \`faultline index ${tree}\`): it is rebuilt once`,
       );
     }
-    if (!exists) continue;
+    if (!exists) return undefined;
     const inside = relativeInside(tree, dir)!;
-    return [{ tree, store, within: inside === '' ? undefined : [inside] }];
+    return { tree, store, within: inside === '' ? undefined : [inside] };
+  };
+  // The directory's own index first: only without one are the other trees' markers read.
+  const own = await indexOf(dir);
+  if (own) return [own];
+  const containing = (await indexedTrees(settings.dataDir))
+    .filter((tree) => tree !== dir && relativeInside(tree, dir) !== undefined)
+    .sort((a, b) => b.length - a.length);
+  for (const tree of containing) {
+    const target = await indexOf(tree);
+    if (target) return [target];
   }
   return [];
 }

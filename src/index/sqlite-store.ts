@@ -111,6 +111,20 @@ export class SqliteStore implements VectorStore {
     return existsSync(file);
   }
 
+  /**
+   * Whether the database holds a committed index: a first run that was cancelled, failed or has
+   * not committed yet leaves a file without one. A damaged database counts (search reports it,
+   * the next run rebuilds it).
+   */
+  committed(): boolean {
+    try {
+      return this.reader() !== undefined;
+    } catch (error) {
+      if (error instanceof DamagedIndex) return true;
+      throw error;
+    }
+  }
+
   async dimension(): Promise<number | undefined> {
     const db = this.readerUnlessDamaged();
     if (!db) return undefined;
