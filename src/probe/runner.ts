@@ -328,6 +328,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         const exchange = since(main, from);
         if (reply.timedOut) {
           ledger.fail({ leaf: 'FAULT-TOOL-HANG', probe: 'schema-valid-call', tool: tool.name, message: `no answer within ${bound()} ms to a call with schema-valid arguments`, exchange });
+          if (tool.outputSchema) unshownOutputs.push(tool.name);
           continue;
         }
         ledger.check('FAULT-TOOL-HANG');
