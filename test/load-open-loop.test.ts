@@ -248,3 +248,27 @@ test('no on-demand connections while the generator itself is what runs behind (i
     clearInterval(stalls);
   }
 });
+
+test('no on-demand connections while the event loop is over 90% busy, even with every tick on time', async () => {
+  // A 20 ms server at 500 req/s needs ~10 connections; the run starts with 2. Meanwhile a chain
+  // of 1 ms busy-waits keeps this process's loop ~100% busy in slices too short to make the
+  // scheduler 5 ms late: only the utilisation rule sees that faultline's own thread is what
+  // requests wait for. (Without that rule, this opens about ten connections on a quiet machine.)
+  const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+  let burning = true;
+  const burn = (): void => {
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    if (burning) setImmediate(burn);
+  };
+  setImmediate(burn);
+  try {
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
+    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    assert.ok(result.growthSkippedLate > 0, 'growth was put off');
+    // The first BUSY_MIN_SPAN_MS (10 ms) of the run has no utilisation figure yet: a few may open then.
+    assert.ok(result.connectionsOpened <= 2 + MAX_CONNECTING, `opened ${result.connectionsOpened}`);
+  } finally {
+    burning = false;
+  }
+});
