@@ -5,7 +5,10 @@
  *
  * 1. idle round trip, straight to the server and through the in-process proxy: the open-loop
  *    generator at 200 req/s on one connection; its latency p99 is the reference the others are
- *    held to (what a lightly loaded generator and server give on this machine right now);
+ *    held to (what a lightly loaded generator and server give on this machine right now). The
+ *    reference is the lowest of the rounds' p99s, not their median: a stall during an idle run
+ *    (seen: 5.7 ms in two rounds of three, 1.7–3.3 ms otherwise) would raise the reference and so
+ *    flatter every "p99 − idle" held to it;
  * 2. sharpness at 1k/5k/10k/20k req/s, no proxy and via the proxy: achieved ÷ requested, latency
  *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
  *    the actual write: the part of the latency the generator alone adds, its timers and its
@@ -220,7 +223,7 @@ async function main(): Promise<void> {
     ['via proxy', `http://127.0.0.1:${proxy.ports[0]}/`],
   ] as const;
   try {
-    console.log(`Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds.`);
+    console.log(`Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds (the idle reference: the lowest).`);
     console.log(`load average at the start: ${load()}\n`);
     // Warm both processes' JIT and the proxy before anything is measured.
     await openLoop(server.url, 5000, 50, 1000, 1000);
@@ -230,8 +233,11 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, url] of paths) idle.get(name)!.push((await openLoop(url, 200, 1, 1, 2000)).latency!.p99);
     }
-    const idleP99 = new Map([...idle].map(([name, values]) => [name, median(values)]));
-    for (const [name] of paths) console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))}`);
+    // The lowest, not the median: a stall in the reference would flatter every row held to it.
+    const idleP99 = new Map([...idle].map(([name, values]) => [name, Math.min(...values)]));
+    for (const [name] of paths) {
+      console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))} (the lowest of the rounds: ${idle.get(name)!.map(ms).join(', ')})`);
+    }
 
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
@@ -278,12 +284,11 @@ async function main(): Promise<void> {
             add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
           }
         }
-    }
-    for (const [key, row] of pool) {
-      const [rate, mode] = key.split('|');
-      console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
-    }
-
+      }
+      for (const [key, row] of pool) {
+        const [rate, mode] = key.split('|');
+        console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
+      }
     }
 
     if (ARGS.sections.has('sustained')) {
@@ -291,7 +296,7 @@ async function main(): Promise<void> {
       const bound = noProxyIdle + 5;
       console.log(
         `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
-          'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+        'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
       );
       let best = 0;
       let failedInARow = 0;
@@ -302,26 +307,25 @@ async function main(): Promise<void> {
           ok = sustained(result, noProxyIdle);
           console.log(
             `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
-              `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+            `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
           );
         }
         failedInARow = ok ? 0 : failedInARow + 1;
         if (ok) best = rate;
-    }
+      }
 
-    const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
-    const wrk = runWrk(server.url);
-    console.log(`\nSide by side (same server, same run; closed loop with ${CLOSED_LOOP_CONNECTIONS} connections)`);
-    console.log(`  open loop (ours), highest sustained rate     ${String(best).padStart(8)} req/s`);
-    console.log(
-      `  autocannon 9 closed loop, maximum            ${autocannon.requestsPerSecond.toFixed(0).padStart(8)} req/s` +
+      const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
+      const wrk = runWrk(server.url);
+      console.log(`\nSide by side (same server, same run; closed loop with ${CLOSED_LOOP_CONNECTIONS} connections)`);
+      console.log(`  open loop (ours), highest sustained rate     ${String(best).padStart(8)} req/s`);
+      console.log(
+        `  autocannon 9 closed loop, maximum            ${autocannon.requestsPerSecond.toFixed(0).padStart(8)} req/s` +
         `  (p50 ${autocannon.latencyWholeMs.p50} ms, p99 ${autocannon.latencyWholeMs.p99} ms, whole ms)`,
-    );
-    if (typeof wrk === 'string') console.log(`  wrk: ${wrk}`);
-    else console.log(`  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`);
-    console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
-    if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
-
+      );
+      if (typeof wrk === 'string') console.log(`  wrk: ${wrk}`);
+      else console.log(`  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`);
+      console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
+      if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
     }
 
     if (ARGS.sections.has('slow')) {
@@ -330,12 +334,11 @@ async function main(): Promise<void> {
         const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
         console.log(
           `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
-            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
+          `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
         );
       } finally {
         slow.child.kill();
-    }
-
+      }
     }
 
     if (ARGS.sections.has('cli')) {
