@@ -292,6 +292,34 @@ test('in a git checkout: the .gitignore files above the tree apply, and .gitigno
   assert.equal(stats.files, 4);
 });
 
+test('an index that finds no file says why: what git ignores there, or that the tree has none of the selected languages', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const checkout = join(tree.dir, '..');
+  mkdirSync(join(checkout, '.git'), { recursive: true });
+  // Every file of the tree excluded by a .gitignore above it, and one directory by the tree's own.
+  writeFileSync(join(checkout, '.gitignore'), '*.py\n*.go\n*.ts\n*.kt\n*.java\n*.rs\n*.js\n');
+  tree.write('.gitignore', 'vendored/\n');
+  tree.write('vendored/lib.c', 'int lib(void) { return 1; }\n');
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.equal(stats.files, 0);
+  assert.match(stats.note ?? '', /^no source file to index in .*: git's ignore rules .* exclude \d+ files and 1 directory there; `git check-ignore -v PATH`/);
+
+  // The ignored directory could hold Ruby: it is still named.
+  const ruby = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ruby' });
+  assert.match(ruby.note ?? '', /^no source file in the selected languages \(ruby\) to index in .*: git's ignore rules .* exclude 1 directory there;/);
+  const empty = join(tree.dataDir, '..', 'empty');
+  mkdirSync(join(empty, '.hidden'), { recursive: true });
+  writeFileSync(join(empty, '.hidden', 'a.py'), 'def hidden():\n    pass\n');
+  const none = await indexSourceTree(tree.settings, { sourceDir: empty });
+  assert.match(none.note ?? '', /^no source file to index in .*empty \(hidden directories, dependency directories and symlinks are not entered\)$/);
+
+  rmSync(join(checkout, '.gitignore'));
+  const found = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  assert.ok(found.files > 0);
+  assert.equal(found.note, undefined, 'no note when files were found');
+});
+
 test('indexing stops early over the file or byte limit, naming the limit and how to raise it', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);

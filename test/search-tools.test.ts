@@ -31,6 +31,19 @@ test('both tools are listed and pass the schema lint', async (t) => {
   for (const tool of tools) assert.deepEqual(lintTool(tool), []);
 });
 
+test('an index that finds no file says why in its text as well as in its note', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir, lang: 'ruby' } });
+  assert.equal(indexed.isError, undefined);
+  const { files, note } = indexed.structuredContent as { files: number; note: string };
+  assert.equal(files, 0);
+  assert.match(note, /^no source file in the selected languages \(ruby\) to index in /);
+  assert.equal(text(indexed), `done\n\nnote: ${note}`);
+});
+
 test('index with progress, then search: text and structured content', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);

@@ -22,7 +22,7 @@ import { canonicalTree, registerTree } from './location.js';
 import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import { uuidV5 } from './uuid.js';
-import { indexLimitsFrom, walkSourceTree, type WalkedFile } from './walk.js';
+import { indexLimitsFrom, walkSourceTree, type WalkedFile, type WalkResult } from './walk.js';
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
@@ -219,8 +219,25 @@ async function indexInto(
     seconds: Math.round(performance.now() - started) / 1000,
     store: store.description,
     embedder: embedder.description,
-    note: note ?? store.note,
+    note: [note ?? store.note, present.size === 0 ? nothingFoundNote(tree, selection, walked) : undefined].filter(Boolean).join('; ') || undefined,
   };
+}
+
+/**
+ * Why an index holds no file: an answer of "files 0, skipped 0" alone reads as a broken indexer
+ * when the tree's files are all excluded by a .gitignore (often one above the tree, in the
+ * enclosing checkout) or are not in the selected languages.
+ */
+function nothingFoundNote(tree: string, selection: LanguageSelection, walked: WalkResult): string {
+  const { files, directories } = walked.ignored;
+  const languages = selection.describe();
+  const found = `no source file${languages === 'all' ? '' : ` in the selected languages (${languages})`} to index in ${tree}`;
+  if (files === 0 && directories === 0) return `${found} (hidden directories, dependency directories and symlinks are not entered)`;
+  const parts = [files > 0 ? `${files} file${files === 1 ? '' : 's'}` : '', directories > 0 ? `${directories} director${directories === 1 ? 'y' : 'ies'}` : ''];
+  return (
+    `${found}: git's ignore rules (.gitignore files from the top of the enclosing checkout down, and .git/info/exclude) ` +
+    `exclude ${parts.filter(Boolean).join(' and ')} there; \`git check-ignore -v PATH\` shows which rule`
+  );
 }
 
 /** The stable id of a chunk: the same path, symbol and text always give the same id. */

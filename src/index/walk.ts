@@ -85,6 +85,11 @@ export interface WalkResult {
   tooLarge: string[];
   /** Directories that could not be listed (permissions), with a trailing slash. */
   unreadable: string[];
+  /**
+   * What git's ignore rules left out, counted so that an index that finds nothing can say why:
+   * files the selection would take, and directories not entered (their files are not counted).
+   */
+  ignored: { files: number; directories: number };
 }
 
 interface Walk {
@@ -106,7 +111,7 @@ export async function walkSourceTree(
   signal?: AbortSignal,
   limits: IndexLimits = DEFAULT_INDEX_LIMITS,
 ): Promise<WalkResult> {
-  const result: WalkResult = { files: [], skippedDirectories: [], tooLarge: [], unreadable: [] };
+  const result: WalkResult = { files: [], skippedDirectories: [], tooLarge: [], unreadable: [], ignored: { files: 0, directories: 0 } };
   const checkout = await enclosingCheckout(root);
   const prefix = checkout === undefined ? '' : relative(checkout, root).split(sep).join('/');
   const skippedNames = checkout === undefined ? new Set([...DEPENDENCY_DIRECTORIES, ...BUILD_DIRECTORIES]) : DEPENDENCY_DIRECTORIES;
@@ -164,11 +169,16 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
         if (!isIgnored(ignores, inCheckout(path), true)) result.skippedDirectories.push(`${path}/`);
         continue;
       }
-      if (isIgnored(ignores, inCheckout(path), true)) continue;
+      if (isIgnored(ignores, inCheckout(path), true)) {
+        result.ignored.directories++;
+        continue;
+      }
       await walkDirectory(walk, path, ignores);
     } else if (entry.isFile()) {
       const language = walk.selection.languageOf(entry.name);
-      if (language && !isIgnored(ignores, inCheckout(path), false)) files.push({ path, absolutePath: join(absoluteDir, entry.name), language });
+      if (!language) continue;
+      if (isIgnored(ignores, inCheckout(path), false)) result.ignored.files++;
+      else files.push({ path, absolutePath: join(absoluteDir, entry.name), language });
     }
   }
   // The sizes of a directory's files at once: stat calls are independent I/O.

@@ -33,7 +33,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         'Respects .gitignore; skips node_modules, vendor, venv, build output, binaries and files over 1 MB. At most ' +
         '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
         'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
-        'Text: "done". Structured: counts of files, chunks, skipped and removed files, seconds, and the store.',
+        'Text: "done" (followed by a note saying why when no file was found). Structured: counts of files, chunks, ' +
+        'skipped and removed files, seconds, and the store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
         lang: z
@@ -42,7 +43,10 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
       },
       output: {
-        note: z.string().optional().describe('Present when the index was rebuilt from an older format'),
+        note: z
+          .string()
+          .optional()
+          .describe('Present when the index was rebuilt from an older format, or when no file was found (says why: what git ignores there)'),
         files: z.number().describe('Source files of the selected languages now in the index'),
         changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
         unchanged: z.number().describe('Files skipped because their content is already indexed'),
@@ -76,7 +80,10 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      return { text: 'done', structured: index.indexStatsJson(stats) };
+      // "done" as fault answers; an index that found nothing says why in the text too, since a
+      // client may show the model the text alone, and the next search would only say "not indexed".
+      const text = stats.files === 0 && stats.note !== undefined ? `done\n\nnote: ${stats.note}` : 'done';
+      return { text, structured: index.indexStatsJson(stats) };
     },
   );
 
