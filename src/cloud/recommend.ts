@@ -12,6 +12,7 @@
 import { ToolInputError } from '../errors.js';
 import { durationParameter, findAction, type FisAction } from './catalog.js';
 import { CONCEPTS, SERVICES, type Phrases } from './vocabulary.js';
+import { byCodeUnits } from '../order.js';
 
 export const MAX_FINDING_BYTES = 10_240;
 
@@ -448,7 +449,7 @@ export function recommendExperiments(input: string, options: RecommendOptions = 
       localRehearsal: localRehearsal(action, parameters),
     });
   }
-  scored.sort((a, b) => b.score - a.score || a.action.localeCompare(b.action));
+  scored.sort((a, b) => b.score - a.score || byCodeUnits(a.action, b.action));
   const top = scored[0]?.score ?? 0;
   const recommendations = scored.slice(0, limit).map((r) => ({
     ...r,

@@ -15,6 +15,7 @@
  */
 import type { ChunkRecord, StoreHit } from './store.js';
 import { baseSymbol, isStub, isTestPath, partNumber } from './tokens.js';
+import { byCodeUnits } from '../order.js';
 
 /** The usual constant: it flattens the head of each list so that agreement between lists wins. */
 export const RRF_K = 60;
@@ -139,12 +140,4 @@ export function rankDefinitions<Entry extends { chunk: ChunkRecord; exact: boole
 /** A module or package whose name starts with `_` (not `__init__`): private, or a fallback implementation. */
 function isPrivatePath(path: string): boolean {
   return path.split('/').some((segment) => /^_(?!_)/.test(segment));
-}
-
-/**
- * Paths in code-unit order: the same tie order whatever the user's locale (localeCompare's
- * depends on LANG), and no ICU collator to build on a fresh process's first search (~10 ms).
- */
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

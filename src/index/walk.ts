@@ -20,6 +20,7 @@ import { IndexError } from './errors.js';
 import { ToolInputError } from '../errors.js';
 import { IgnoreFile, isIgnored } from './gitignore.js';
 import type { IndexLanguage, LanguageSelection } from './languages.js';
+import { byCodeUnits } from '../order.js';
 
 /** Files larger than this are not indexed (generated or vendored code, data). */
 export const MAX_INDEXED_FILE_BYTES = 1024 * 1024;
@@ -117,7 +118,7 @@ export async function walkSourceTree(
   const skippedNames = checkout === undefined ? new Set([...DEPENDENCY_DIRECTORIES, ...BUILD_DIRECTORIES]) : DEPENDENCY_DIRECTORIES;
   const ignores = checkout === undefined ? [] : await checkoutIgnores(checkout, prefix);
   await walkDirectory({ root, prefix, skippedNames, selection, result, signal, limits, bytes: 0 }, '', ignores);
-  result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  result.files.sort((a, b) => byCodeUnits(a.path, b.path));
   result.tooLarge.sort();
   result.skippedDirectories.sort();
   result.unreadable.sort();

@@ -11,6 +11,7 @@
  *   e = failed calls / calls      predicted blast radius = 1 − (1 − e)^TCAF
  *   amplification = attempts / calls
  */
+import { byCodeUnits } from '../order.js';
 
 export type Outcome = 'ok' | 'is_error' | 'jsonrpc_error' | 'no_answer';
 
@@ -123,7 +124,7 @@ export function computeSlis(records: readonly CallRecord[], extra: { internal_er
     predicted_blast_radius: round(n === 0 ? 0 : 1 - Math.pow(1 - e, tcaf)),
     amplification: round(ratio(records.length, n)),
     injected,
-    verdicts: [...verdicts.values()].sort((a, b) => a.tool.localeCompare(b.tool) || a.fault.localeCompare(b.fault)),
+    verdicts: [...verdicts.values()].sort((a, b) => byCodeUnits(a.tool, b.tool) || byCodeUnits(a.fault, b.fault)),
     internal_errors: extra.internal_errors ?? 0,
     evicted: extra.evicted ?? 0,
   };
