@@ -56,9 +56,11 @@ a.b = 1;
 obj.prop = class {};
 module.exports.run = async () => {};
 exports.go = function named() {};
+const m1 = () => 1, m2 = function () {}, m3 = 3;
+let n1 = 1, n2 = (v) => v;
 `;
 
-/** Declarators of every shape, with and without a body (C is C++'s subset here). */
+/** Declarators of every shape, with and without a body, several to a line (C is C++'s subset here). */
 const C_PATH_CASES = `
 int plain(void) { return 0; }
 int *pointer(void) { return 0; }
@@ -73,6 +75,8 @@ struct { int y; } anonymous;
 enum color { RED, GREEN };
 enum color pick(void) { return RED; }
 typedef struct named { int z; } named_t;
+int first(void), second(void);
+int *third(int), fourth;
 `;
 
 const CPP_PATH_CASES = `${C_PATH_CASES}
@@ -90,6 +94,7 @@ class Declared;
 struct S { void inline_method() {} };
 enum class Scoped { One };
 auto trailing() -> int { return 1; }
+struct Many { int a, b; int &ref(), val(); int get() { return a; } };
 `;
 
 const PATH_CASES: Readonly<Record<string, string>> = { typescript: JS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };
@@ -160,4 +165,13 @@ test('the queries with paths compile faster than the whole queries they replace 
     best.whole += fastest.whole;
   }
   assert.ok(best.paths < best.whole * 0.75, `paths ${best.paths.toFixed(1)} ms vs whole ${best.whole.toFixed(1)} ms`);
+});
+
+test('several declarators on one line: each bound function is listed, prototypes and plain values are not', async () => {
+  const { listDefinitions } = await import('../src/code/index.js');
+  const names = async (source: string, language: string): Promise<string[]> =>
+    (await listDefinitions(source, language)).definitions.map((definition) => definition.qualifiedName);
+  assert.deepEqual(await names('const m1 = () => 1, m2 = function () {}, m3 = 3;\nlet n1 = 1, n2 = (v) => v;\n', 'javascript'), ['m1', 'm2', 'n2']);
+  assert.deepEqual(await names('int first(void), second(void);\nint *third(int), fourth;\nint add(int a) { return a; }\n', 'c'), ['add']);
+  assert.deepEqual(await names('struct Many { int a, b; int &ref(), val(); int get() { return a; } };\n', 'cpp'), ['Many', 'Many::get']);
 });
