@@ -183,11 +183,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
     // `target` is the proxy's business, not the fault's: split it off before validation.
-    const targets = (Array.isArray(specs) ? specs : []).map((spec) => {
+    const targets = (Array.isArray(specs) ? specs : []).map((spec, index, all) => {
       const target = (spec as { target?: unknown } | null)?.target;
-      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError('a fault\'s target must be a mapping\'s local port or #name, as a string');
+      const where = all.length > 1 ? `faults[${index}]: ` : '';
+      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
       if (target !== undefined && !mappings.some((_, index) => mappingNamed(target, index))) {
-        throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${mappings.map((m, i) => [String(mappingCounters[i]!.port || m.listenPort), ...(m.name ? [m.name] : [])].join(', ')).join(', ')}`);
+        const names = mappings.flatMap((m, i) => [...(mappingCounters[i]!.port || m.listenPort ? [String(mappingCounters[i]!.port || m.listenPort)] : []), ...(m.name ? [`#${m.name}`] : [])]);
+        throw new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
       }
       return target as string | undefined;
     });
@@ -340,7 +342,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappingNamed = (target: string, index: number): boolean => {
     const mapping = mappings[index]!;
     const bound = mappingCounters[index]!.port;
-    return target === mapping.name || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
+    return (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
   };
 
   // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through
