@@ -50,6 +50,17 @@ describe('fault_run_http_error_impact_scenario', () => {
     assert.equal(result.run.load!.statusCodes['429'], 10);
   });
 
+  it('calls a body-only fault in front of the url inconclusive: the load reads statuses and times, not bodies', async () => {
+    for (const args of [{ http_fault: 'malformed' }, { http_fault: 'schema_mismatch', missing_fields: ['id'] }]) {
+      const response = await call({ url: `http://127.0.0.1:${upstream.port}/json`, duration: '500ms', num_clients: 2, rps: 10, ...args });
+      const result = response.structuredContent as unknown as ScenarioResult;
+      // The fault acted on every response and every SLO held, yet nothing measured could show it.
+      assert.equal(result.run.proxy.httpFaults![0]!.applications, 10);
+      assert.equal(result.verdict, 'inconclusive', result.verdictReasons.join('\n'));
+      assert.match(result.verdictReasons.join('\n'), /changes only response bodies, which the load does not read.*proxies/);
+    }
+  });
+
   it('refuses bad arguments, naming them', async () => {
     const url = `http://127.0.0.1:${upstream.port}/`;
     assert.match(textOf(await call({ url, status_code: 200 })), /^status_code: must be an HTTP status in 400\.\.599/);

@@ -64,6 +64,9 @@ function hintFor(status: number): string {
   return 'not in expect_status; if this answer is right, add it to expect_status.';
 }
 
+/** HTTP faults that change a response's body and nothing else the load measures. */
+const BODY_ONLY_HTTP_FAULTS = new Set(['malformed', 'schema_mismatch']);
+
 /** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
 function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive: string[]; warnings: string[] } {
   const inconclusive: string[] = [];
@@ -86,6 +89,13 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
             `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
             (fault && fault.requests > 0 ? 'its probability never drew it; raise probability or the traffic.' : 'no HTTP/1.1 request matched its method and path.'),
+        );
+      } else if (spec.proxies.length === 0 && BODY_ONLY_HTTP_FAULTS.has(spec.httpFault.type)) {
+        // In front of the url its only effect is on what the load receives, and the load judges a
+        // response by its status and timing: the SLOs could not have seen it.
+        inconclusive.push(
+          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault changes only response bodies, which the load does not read ` +
+            `(it measures statuses and latency): put it on the app's dependency with proxies, where the app reads the bodies.`,
         );
       }
     } else {
