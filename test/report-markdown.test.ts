@@ -64,6 +64,13 @@ describe('renderReport', () => {
     assertReportMatchesJson(renderReport(result), result);
   });
 
+  test('connections reopened after the target or a fault closed them are said, only when there were some', () => {
+    const result = fixedResult();
+    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), at most/);
+    result.run.load!.connectionsReopened = 36;
+    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times after the target or a fault closed one, at most/);
+  });
+
   test('"Mean Latency (ms)" is the arithmetic mean, not the median, on a skewed sample', () => {
     const result = fixedResult();
     const [row] = tableRows(renderReport(result), OVERVIEW_HEADER);

@@ -196,7 +196,9 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   line();
   line(
     `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
-      `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), at most ${load.peakBusyConnections} busy at once; ` +
+      `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), ` +
+      (load.connectionsReopened > 0 ? `reopened ${load.connectionsReopened} times after the target or a fault closed one, ` : '') +
+      `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
   );
   line();
