@@ -19,7 +19,8 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWith
   const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run);
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...statusHints, ...untouched.warnings] };
+  const unreachable = unreachableHint(spec, run);
+  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...statusHints, ...untouched.warnings] };
   if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
   return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
 }
@@ -62,6 +63,22 @@ function hintFor(status: number): string {
   if (status === 429) return 'the endpoint rate-limited the load; lower the rate or add 429 to expect_status.';
   if (status >= 500) return 'the endpoint failed; see errors by class.';
   return 'not in expect_status; if this answer is right, add it to expect_status.';
+}
+
+/**
+ * With the proxy in front of the url, a target that refuses (nothing listening) or cannot be
+ * reached reaches the load as resets, since the proxy had accepted each connection: say what
+ * really happened, where the agent reads first.
+ */
+function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const failures = Object.entries(run.targetConnectFailures ?? {});
+  if (spec.proxies.length > 0 || failures.length === 0) return [];
+  const url = new URL(spec.url);
+  const total = failures.reduce((sum, [, count]) => sum + count, 0);
+  return [
+    `the proxy could not connect to the target ${url.host} ${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
+      'the load saw each as a reset: is the service running there?',
+  ];
 }
 
 /** HTTP faults that change a response's body and nothing else the load measures. */
