@@ -76,7 +76,11 @@ export interface MappingCounters {
   mapping: string;
   /** The bound port. */
   port: number;
-  /** Client connections accepted. */
+  /**
+   * Connections through the TCP path, each with its own connection to the target: on a plain
+   * mapping every client connection accepted; on an HTTP mapping one per client connection that
+   * forwarded a request (an HTTP fault that answers itself opens none; see httpConnections).
+   */
   connections: number;
   /** Client connections open now. */
   activeConnections: number;

@@ -232,7 +232,9 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   line('| Mapping | Port | Connections | Connect failures | Bytes client→target | Bytes target→client |');
   line('|---------|------|-------------|------------------|---------------------|---------------------|');
   for (const m of phase.proxy.mappings as MappingCounters[]) {
-    line(`| \`${m.mapping}\` | ${m.port} | ${m.connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
+    // An HTTP mapping opens its target leg on the first forwarded request: say both counts.
+    const connections = m.httpConnections === undefined ? String(m.connections) : `${m.httpConnections} from clients, ${m.connections} to the target`;
+    line(`| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
   }
   line();
   const faults = phase.proxy.faults as FaultCounters[];

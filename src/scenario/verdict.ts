@@ -91,7 +91,9 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
   if (spec.proxies.length > 0) {
     const unused = run.proxy.mappings
       .map((counters, index) => ({ counters, mapping: spec.proxies[index]!, port: run.proxyPorts[index] }))
-      .filter(({ counters }) => counters.connections === 0)
+      // On an HTTP mapping `connections` counts the legs to the target; an HTTP fault that answers
+      // itself (error, rate_limit, timeout, connection_refused) opens none, yet the app connected.
+      .filter(({ counters }) => counters.connections === 0 && (counters.httpConnections ?? 0) === 0)
       .map(({ mapping, port }) => `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`);
     if (unused.length === spec.proxies.length) inconclusive.push(...unused);
     else warnings.push(...unused);
