@@ -139,6 +139,17 @@ describe('held proxies obey the target policy', () => {
         assert.equal(result.isError, true, `${mapping}: ${textOf(result)}`);
         assert.match(textOf(result), /proxies\[0\]/, mapping);
       }
+      // A local port already taken (here by the first of two mappings) names the mapping too.
+      const squatter = net.createServer();
+      await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+      const port = (squatter.address() as net.AddressInfo).port;
+      try {
+        const taken = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9', `${port}=127.0.0.1:9`] } })) as CallToolResult;
+        assert.equal(taken.isError, true);
+        assert.match(textOf(taken), new RegExp(`^proxies\\[1\\]: cannot listen on 127\\.0\\.0\\.1:${port} .*already in use`));
+      } finally {
+        await new Promise<void>((resolve) => squatter.close(() => resolve()));
+      }
     } finally {
       await close();
     }

@@ -382,7 +382,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) => {
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
-          reject(new ToolInputError(`cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
+          // Named as the caller wrote the mapping (proxies[1], --proxy[0]) when the caller said how.
+          const where = options.policy?.argument ? `${options.policy.argument}[${index}]: ` : '';
+          reject(new ToolInputError(`${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
         });
         server.listen({ host: mapping.listenHost, port: mapping.listenPort }, () => resolve());
       });
