@@ -68,7 +68,7 @@ describe('renderReport', () => {
     const result = fixedResult();
     assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), at most/);
     result.run.load!.connectionsReopened = 36;
-    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times after the target or a fault closed one, at most/);
+    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times \(after the target or a fault closed one, or a request timed out on it\), at most/);
   });
 
   test('"Mean Latency (ms)" is the arithmetic mean, not the median, on a skewed sample', () => {

@@ -89,8 +89,9 @@ export interface OpenLoopResult extends SampleSummary {
   /** Connections the run opened (at least `connections`, at most `maxConnections`). */
   connectionsOpened: number;
   /**
-   * Sockets opened beyond one per connection: a connection whose socket the target or a fault
-   * closed (Connection: close, a reset, a timeout) opens a new one for its next request.
+   * Sockets opened beyond one per connection: a connection whose socket closed (the target or a
+   * fault closed it, or a request timed out on it and the generator dropped it) opens a new one
+   * for its next request.
    */
   connectionsReopened: number;
   /** The most requests on the wire at the same moment: the connections the rate really needed. */

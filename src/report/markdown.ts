@@ -197,7 +197,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   line(
     `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
       `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), ` +
-      (load.connectionsReopened > 0 ? `reopened ${load.connectionsReopened} times after the target or a fault closed one, ` : '') +
+      (load.connectionsReopened > 0 ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), ` : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
   );
