@@ -139,6 +139,10 @@ describe('held proxies obey the target policy', () => {
         assert.equal(result.isError, true, `${mapping}: ${textOf(result)}`);
         assert.match(textOf(result), /proxies\[0\]/, mapping);
       }
+      // Two mappings with one #name would make a fault's target ambiguous.
+      const twice = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9#api', '0=127.0.0.1:10#api'] } })) as CallToolResult;
+      assert.equal(twice.isError, true);
+      assert.match(textOf(twice), /^proxies\[1\] \("0=127\.0\.0\.1:10#api"\): the name #api is already proxies\[0\]'s/);
       // A local port already taken (here by the first of two mappings) names the mapping too.
       const squatter = net.createServer();
       await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));

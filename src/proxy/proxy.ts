@@ -155,6 +155,14 @@ const clock = (): number => performance.now();
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
   if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  // A fault's target names one mapping: two mappings with the same #name would make it ambiguous.
+  mappings.forEach((mapping, index) => {
+    const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
+    if (first !== -1 && first < index) {
+      const argument = options.policy?.argument ?? 'proxies';
+      throw new ToolInputError(`${argument}[${index}] (${JSON.stringify(mapping.text)}): the name #${mapping.name} is already ${argument}[${first}]'s; give each mapping its own name`);
+    }
+  });
   if (options.policy) {
     checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
     options = { ...options, lookup: options.lookup ?? targetLookup(options.policy.allowRemoteTargets) };
