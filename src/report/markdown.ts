@@ -90,7 +90,9 @@ export function renderReport(result: ScenarioResult): string {
   if (unreachable.length > 0) {
     line(
       `The proxy could not reach the target ${unreachable.reduce((n, [, count]) => n + count, 0)} times (${unreachable.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
-        'the load sees each as a reset, since the proxy had accepted the connection.',
+        (result.routedThroughProxy
+          ? 'the load sees each as a reset, since the proxy had accepted the connection.'
+          : "the app's call through the mapped port sees each as a reset, since the proxy had accepted the connection."),
     );
     line();
   }
