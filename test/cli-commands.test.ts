@@ -105,10 +105,15 @@ test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
     ['run', 'bandwidth', '--url', url, '--unit', 'furlongs'],
     ['run', 'latency', '--url', url, '--duration', '11m'],
     ['run', 'latency'],
+    // Output files that cannot be written are refused before the run, not after it.
+    ['run', 'latency', '--url', url, '--report', join(work, 'no-such-dir', 'report.md')],
+    ['run', 'latency', '--url', url, '--json', work],
   ]) {
     const bad = await run(args);
     assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
     assert.equal(bad.stdout, '');
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+    const flag = args.find((arg) => arg === '--report' || arg === '--json');
+    if (flag) assert.match(bad.stderr, new RegExp(`^faultline: ${flag} `), bad.stderr);
   }
 });

@@ -272,3 +272,24 @@ test('no on-demand connections while the event loop is over 90% busy, even with 
     burning = false;
   }
 });
+
+test('a server that closes keep-alive connections: the sockets reopened are counted, and opened + reopened is what the server accepted', async () => {
+  let accepted = 0;
+  const seen = new WeakSet<object>();
+  // Every third request on a socket is answered with Connection: close.
+  const target = await server((request, response) => {
+    const socket = request.socket as typeof request.socket & { served?: number };
+    if (!seen.has(socket)) {
+      seen.add(socket);
+      accepted++;
+    }
+    socket.served = (socket.served ?? 0) + 1;
+    if (socket.served % 3 === 0) response.setHeader('connection', 'close');
+    response.end('ok');
+  });
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 60, connections: 2, maxConnections: 2, durationMs: 500, timeoutMs: 2000 });
+  assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+  assert.equal(result.connectionsOpened, 2);
+  assert.ok(result.connectionsReopened >= 5, `reopened ${result.connectionsReopened}`);
+  assert.equal(result.connectionsOpened + result.connectionsReopened, accepted);
+});

@@ -215,5 +215,12 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
     const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: '', NODE_ENV: '' }).done;
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /--admin needs a token/);
+    // The control plane binds loopback like the mappings, unless non-loopback binds are allowed.
+    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' });
+    const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
+    const exposed = await run.done.finally(() => clearTimeout(started));
+    assert.equal(exposed.code, 2);
+    assert.match(exposed.stderr, /--admin 0\.0\.0\.0:0: the admin API listens only on loopback .* --allow-non-loopback-bind/);
+    assert.equal(exposed.stdout, '');
   });
 });

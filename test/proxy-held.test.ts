@@ -139,6 +139,21 @@ describe('held proxies obey the target policy', () => {
         assert.equal(result.isError, true, `${mapping}: ${textOf(result)}`);
         assert.match(textOf(result), /proxies\[0\]/, mapping);
       }
+      // Two mappings with one #name would make a fault's target ambiguous.
+      const twice = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9#api', '0=127.0.0.1:10#api'] } })) as CallToolResult;
+      assert.equal(twice.isError, true);
+      assert.match(textOf(twice), /^proxies\[1\] \("0=127\.0\.0\.1:10#api"\): the name #api is already proxies\[0\]'s/);
+      // A local port already taken (here by the first of two mappings) names the mapping too.
+      const squatter = net.createServer();
+      await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+      const port = (squatter.address() as net.AddressInfo).port;
+      try {
+        const taken = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9', `${port}=127.0.0.1:9`] } })) as CallToolResult;
+        assert.equal(taken.isError, true);
+        assert.match(textOf(taken), new RegExp(`^proxies\\[1\\]: cannot listen on 127\\.0\\.0\\.1:${port} .*already in use`));
+      } finally {
+        await new Promise<void>((resolve) => squatter.close(() => resolve()));
+      }
     } finally {
       await close();
     }

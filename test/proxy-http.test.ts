@@ -340,7 +340,14 @@ describe('HTTP faults', () => {
       assert.throws(() => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]), /status_code must be an HTTP status in 400\.\.599/);
       assert.throws(() => proxy.setHttpFaults([{ type: 'teapot' }]), /HTTP fault type must be one of/);
       assert.throws(() => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]), /unknown field "colour"/);
-      assert.throws(() => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, api, \d+/);
+      assert.throws(() => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, #api, \d+/);
+      // README spells a name target `#name`: accepted as written, for HTTP and network faults.
+      proxy.setHttpFaults([{ type: 'error', statusCode: 502, target: '#api' }]);
+      assert.equal((await a.request('GET', '/')).status, 502);
+      assert.equal((await b.request('GET', '/')).status, 200);
+      proxy.setFaults([{ type: 'latency', latencyMs: 1, target: '#api' } as never]);
+      // With several faults, the error names the one at fault.
+      assert.throws(() => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]), /^ToolInputError: faults\[1\]: fault target "#apl"/);
       assert.throws(() => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]), /fault target "apl" names no mapping/);
       await a.close();
       await b.close();

@@ -64,6 +64,21 @@ describe('renderReport', () => {
     assertReportMatchesJson(renderReport(result), result);
   });
 
+  test('connections reopened after the target or a fault closed them are said, only when there were some', () => {
+    const result = fixedResult();
+    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), at most/);
+    result.run.load!.connectionsReopened = 36;
+    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times \(after the target or a fault closed one, or a request timed out on it\), at most/);
+  });
+
+  test('target connect failures: the load sees resets in front of the url, the app does through proxies', () => {
+    const result = fixedResult();
+    result.run.targetConnectFailures = { ECONNREFUSED: 3 };
+    assert.match(renderReport(result), /could not reach the target 3 times \(ECONNREFUSED × 3\); the load sees each as a reset/);
+    result.routedThroughProxy = false;
+    assert.match(renderReport(result), /could not reach the target 3 times \(ECONNREFUSED × 3\); the app's call through the mapped port sees each as a reset/);
+  });
+
   test('"Mean Latency (ms)" is the arithmetic mean, not the median, on a skewed sample', () => {
     const result = fixedResult();
     const [row] = tableRows(renderReport(result), OVERVIEW_HEADER);

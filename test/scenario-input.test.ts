@@ -71,6 +71,7 @@ describe('scenario tool arguments are checked before any traffic', () => {
     ['a bad SLO string', LATENCY, { slos: ['99% @ 350ms', 'fast please'] }, 'slos[1]'],
     ['an SLO at 100%', LATENCY, { slos: ['100% @ 350ms'] }, 'slos[0]'],
     ['a bad header', LATENCY, { headers: ['no colon here'] }, 'headers[0]'],
+    ['a header value with CR LF', LATENCY, { headers: ['Accept: */*', 'X-A: b\r\nX-Injected: 1'] }, 'headers[1]'],
     ['a bad method', LATENCY, { method: 'GET /' }, 'method'],
   ];
   for (const [what, tool, args, argument] of cases) {

@@ -71,6 +71,16 @@ describe('scenario verdicts', () => {
     assert.match(report, /\| Inconclusive$/m);
   });
 
+  test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {
+    const port = await closedPort();
+    const spec = await scenarioFromArguments('latency', { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 }, limits);
+    const result = await runScenario(spec);
+    assert.equal(result.verdict, 'failed');
+    // The load sees resets (the proxy had accepted its connections); the reasons say why.
+    assert.equal(result.run.load!.errorsByClass.reset, result.run.load!.requests);
+    assert.match(result.verdictReasons[1] ?? '', new RegExp(`^the proxy could not connect to the target 127\\.0\\.0\\.1:${port} \\d+ times \\(ECONNREFUSED × \\d+\\).*is the service running there\\?`));
+  });
+
   test('faultline run exits 4 for an inconclusive run, 3 for a failed one (a 404 from a mistyped path)', async () => {
     const unused = await closedPort();
     const common = ['--duration', '300ms', '--num-clients', '1', '--rps', '5', '--latency', '1'];

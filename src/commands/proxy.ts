@@ -17,6 +17,7 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
+import { isLoopbackAddress } from '../target-policy.js';
 import { collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
@@ -87,7 +88,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
     .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
     .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'))
-    .addOption(new Option('--allow-non-loopback-bind', 'let mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
+    .addOption(new Option('--allow-non-loopback-bind', 'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
   for (const fault of FAULT_FLAGS) {
     command
       .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
@@ -180,6 +181,10 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     if (refusal) throw new UsageError(refusal);
     if (!options.adminToken) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
     admin = { ...parseListenAddress(options.admin), token: options.adminToken };
+    // The control plane binds like the mappings: loopback unless non-loopback binds are allowed.
+    if (options.allowNonLoopbackBind !== true && !isLoopbackAddress(admin.host)) {
+      throw new UsageError(`--admin ${options.admin}: the admin API listens only on loopback (127.0.0.1, ::1) unless --allow-non-loopback-bind is given; ${admin.host} is not loopback`);
+    }
   }
   const proxy = await startProxy({
     mappings: options.proxy,

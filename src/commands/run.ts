@@ -8,7 +8,8 @@
  * never touched the measured traffic), 2 bad arguments, 1 any other failure — so a CI job can
  * gate on it and a run that tested nothing is never green.
  */
-import { writeFile } from 'node:fs/promises';
+import { access, constants, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
@@ -223,6 +224,9 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
     model: options.model,
     rtt: options.rtt,
   };
+  // Checked before the run, so a long run's results are not lost to a mistyped path.
+  if (options.report) await checkWritable('--report', options.report);
+  if (options.json) await checkWritable('--json', options.json);
   const limits = configFrom(globals, options).scenario;
   const spec = isHttp
     ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
@@ -259,4 +263,17 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
+}
+
+/** Refuses an output file that cannot be written: its directory missing or read-only, or a directory itself. */
+async function checkWritable(flag: string, file: string): Promise<void> {
+  const path = resolve(file);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file}: is a directory; give a file path`);
+  try {
+    await access(existing ? path : dirname(path), constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : code ?? 'not writable'})`);
+  }
 }

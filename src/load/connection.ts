@@ -22,6 +22,8 @@ export interface ExchangeEvents {
   onFirstByte(ttfbMs: number): void;
   /** A socket finished connecting (TCP, and TLS when secure). */
   onConnected?(): void;
+  /** A socket was opened: the first, or a new one after the last was closed or cut. */
+  onSocketOpened?(): void;
   /** The response is complete. */
   onResponse(status: number, atMs: number): void;
   /** The exchange failed; the connection will reconnect for the next request. */
@@ -110,6 +112,7 @@ export class HttpConnection {
       : connectTcp({ host: target.connectHost, port: target.connectPort, ...(target.lookup ? { lookup: target.lookup } : {}) });
     socket.setNoDelay(true);
     this.live.add(socket);
+    this.events.onSocketOpened?.();
     socket.once(target.secure ? 'secureConnect' : 'connect', () => {
       this.events.onConnected?.();
       if (socket === this.socket && this.parser !== null) this.write(socket);

@@ -88,6 +88,12 @@ export interface OpenLoopResult extends SampleSummary {
   requested: { ratePerSecond: number; connections: number; maxConnections: number; durationMs: number; timeoutMs: number; requests: number };
   /** Connections the run opened (at least `connections`, at most `maxConnections`). */
   connectionsOpened: number;
+  /**
+   * Sockets opened beyond one per connection: a connection whose socket closed (the target or a
+   * fault closed it, or a request timed out on it and the generator dropped it) opens a new one
+   * for its next request.
+   */
+  connectionsReopened: number;
   /** The most requests on the wire at the same moment: the connections the rate really needed. */
   peakBusyConnections: number;
   /** Requests that left the queue during [0, durationMs), per second of durationMs. */
@@ -260,6 +266,8 @@ class OpenLoopRun {
   private busy = 0;
   private peakBusy = 0;
   private connect: ConnectionFactory | undefined;
+  /** Every socket the connections opened, reconnects included. */
+  private socketsOpened = 0;
   private scheduler: NodeJS.Timeout | undefined;
   private growth: NodeJS.Immediate | undefined;
   private growthRetry: NodeJS.Timeout | undefined;
@@ -345,6 +353,9 @@ class OpenLoopRun {
           slot.ttfbMs = ttfbMs;
         },
         onConnected: () => this.connected(slot),
+        onSocketOpened: () => {
+          this.socketsOpened++;
+        },
         onResponse: (status, atMs) => this.exchangeEnded(slot, atMs, status, null),
         onFailure: (failure, atMs) => this.exchangeEnded(slot, atMs, 0, failure),
       }),
@@ -682,6 +693,7 @@ class OpenLoopRun {
         requests: plan.requests,
       },
       connectionsOpened: this.slots.length,
+      connectionsReopened: Math.max(0, this.socketsOpened - this.slots.length),
       peakBusyConnections: this.peakBusy,
       achievedRatePerSecond: sentDuringRun / (plan.durationMs / 1000),
       elapsedMs: this.lastSettledMs - this.startMs,

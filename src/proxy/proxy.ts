@@ -76,7 +76,11 @@ export interface MappingCounters {
   mapping: string;
   /** The bound port. */
   port: number;
-  /** Client connections accepted. */
+  /**
+   * Connections through the TCP path, each with its own connection to the target: on a plain
+   * mapping every client connection accepted; on an HTTP mapping one per client connection that
+   * forwarded a request (an HTTP fault that answers itself opens none; see httpConnections).
+   */
   connections: number;
   /** Client connections open now. */
   activeConnections: number;
@@ -151,6 +155,14 @@ const clock = (): number => performance.now();
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
   if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  // A fault's target names one mapping: two mappings with the same #name would make it ambiguous.
+  mappings.forEach((mapping, index) => {
+    const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
+    if (first !== -1 && first < index) {
+      const argument = options.policy?.argument ?? 'proxies';
+      throw new ToolInputError(`${argument}[${index}] (${JSON.stringify(mapping.text)}): the name #${mapping.name} is already ${argument}[${first}]'s; give each mapping its own name`);
+    }
+  });
   if (options.policy) {
     checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
     options = { ...options, lookup: options.lookup ?? targetLookup(options.policy.allowRemoteTargets) };
@@ -183,11 +195,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
     // `target` is the proxy's business, not the fault's: split it off before validation.
-    const targets = (Array.isArray(specs) ? specs : []).map((spec) => {
+    const targets = (Array.isArray(specs) ? specs : []).map((spec, index, all) => {
       const target = (spec as { target?: unknown } | null)?.target;
-      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError('a fault\'s target must be a mapping\'s local port or #name, as a string');
+      const where = all.length > 1 ? `faults[${index}]: ` : '';
+      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
       if (target !== undefined && !mappings.some((_, index) => mappingNamed(target, index))) {
-        throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${mappings.map((m, i) => [String(mappingCounters[i]!.port || m.listenPort), ...(m.name ? [m.name] : [])].join(', ')).join(', ')}`);
+        const names = mappings.flatMap((m, i) => [...(mappingCounters[i]!.port || m.listenPort ? [String(mappingCounters[i]!.port || m.listenPort)] : []), ...(m.name ? [`#${m.name}`] : [])]);
+        throw new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
       }
       return target as string | undefined;
     });
@@ -340,7 +354,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappingNamed = (target: string, index: number): boolean => {
     const mapping = mappings[index]!;
     const bound = mappingCounters[index]!.port;
-    return target === mapping.name || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
+    return (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
   };
 
   // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through
@@ -376,7 +390,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) => {
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
-          reject(new ToolInputError(`cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
+          // Named as the caller wrote the mapping (proxies[1], --proxy[0]) when the caller said how.
+          const where = options.policy?.argument ? `${options.policy.argument}[${index}]: ` : '';
+          reject(new ToolInputError(`${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
         });
         server.listen({ host: mapping.listenHost, port: mapping.listenPort }, () => resolve());
       });

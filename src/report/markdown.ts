@@ -90,7 +90,9 @@ export function renderReport(result: ScenarioResult): string {
   if (unreachable.length > 0) {
     line(
       `The proxy could not reach the target ${unreachable.reduce((n, [, count]) => n + count, 0)} times (${unreachable.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
-        'the load sees each as a reset, since the proxy had accepted the connection.',
+        (result.routedThroughProxy
+          ? 'the load sees each as a reset, since the proxy had accepted the connection.'
+          : "the app's call through the mapped port sees each as a reset, since the proxy had accepted the connection."),
     );
     line();
   }
@@ -196,7 +198,9 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   line();
   line(
     `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
-      `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), at most ${load.peakBusyConnections} busy at once; ` +
+      `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), ` +
+      (load.connectionsReopened > 0 ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), ` : '') +
+      `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
   );
   line();
@@ -230,7 +234,9 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   line('| Mapping | Port | Connections | Connect failures | Bytes client→target | Bytes target→client |');
   line('|---------|------|-------------|------------------|---------------------|---------------------|');
   for (const m of phase.proxy.mappings as MappingCounters[]) {
-    line(`| \`${m.mapping}\` | ${m.port} | ${m.connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
+    // An HTTP mapping opens its target leg on the first forwarded request: say both counts.
+    const connections = m.httpConnections === undefined ? String(m.connections) : `${m.httpConnections} from clients, ${m.connections} to the target`;
+    line(`| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
   }
   line();
   const faults = phase.proxy.faults as FaultCounters[];

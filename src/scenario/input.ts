@@ -303,7 +303,10 @@ function parseHeaders(lines: string[]): Record<string, string> {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       throw new ToolInputError(`headers[${index}]: "${line}" is not "Name: value"`);
     }
-    headers[name] = line.slice(colon + 1).trim();
+    const value = line.slice(colon + 1).trim();
+    // Checked here, before the run starts, so the error names the argument as given.
+    if (/[\r\n\0]/.test(value)) throw new ToolInputError(`headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`);
+    headers[name] = value;
   });
   return headers;
 }

@@ -299,6 +299,7 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
     queued: result.queued,
     maxConnections: spec.maxConnections,
     connectionsOpened: result.connectionsOpened,
+    connectionsReopened: result.connectionsReopened,
     peakBusyConnections: result.peakBusyConnections,
     saturation: saturationOf(spec, result),
     notSent: result.notSent,

@@ -19,7 +19,8 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWith
   const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run);
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...statusHints, ...untouched.warnings] };
+  const unreachable = unreachableHint(spec, run);
+  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...statusHints, ...untouched.warnings] };
   if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
   return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
 }
@@ -64,6 +65,25 @@ function hintFor(status: number): string {
   return 'not in expect_status; if this answer is right, add it to expect_status.';
 }
 
+/**
+ * With the proxy in front of the url, a target that refuses (nothing listening) or cannot be
+ * reached reaches the load as resets, since the proxy had accepted each connection: say what
+ * really happened, where the agent reads first.
+ */
+function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const failures = Object.entries(run.targetConnectFailures ?? {});
+  if (spec.proxies.length > 0 || failures.length === 0) return [];
+  const url = new URL(spec.url);
+  const total = failures.reduce((sum, [, count]) => sum + count, 0);
+  return [
+    `the proxy could not connect to the target ${url.host} ${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
+      'the load saw each as a reset: is the service running there?',
+  ];
+}
+
+/** HTTP faults that change a response's body and nothing else the load measures. */
+const BODY_ONLY_HTTP_FAULTS = new Set(['malformed', 'schema_mismatch']);
+
 /** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
 function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive: string[]; warnings: string[] } {
   const inconclusive: string[] = [];
@@ -71,7 +91,9 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
   if (spec.proxies.length > 0) {
     const unused = run.proxy.mappings
       .map((counters, index) => ({ counters, mapping: spec.proxies[index]!, port: run.proxyPorts[index] }))
-      .filter(({ counters }) => counters.connections === 0)
+      // On an HTTP mapping `connections` counts the legs to the target; an HTTP fault that answers
+      // itself (error, rate_limit, timeout, connection_refused) opens none, yet the app connected.
+      .filter(({ counters }) => counters.connections === 0 && (counters.httpConnections ?? 0) === 0)
       .map(({ mapping, port }) => `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`);
     if (unused.length === spec.proxies.length) inconclusive.push(...unused);
     else warnings.push(...unused);
@@ -86,6 +108,13 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
             `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
             (fault && fault.requests > 0 ? 'its probability never drew it; raise probability or the traffic.' : 'no HTTP/1.1 request matched its method and path.'),
+        );
+      } else if (spec.proxies.length === 0 && BODY_ONLY_HTTP_FAULTS.has(spec.httpFault.type)) {
+        // In front of the url its only effect is on what the load receives, and the load judges a
+        // response by its status and timing: the SLOs could not have seen it.
+        inconclusive.push(
+          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault changes only response bodies, which the load does not read ` +
+            `(it measures statuses and latency): put it on the app's dependency with proxies, where the app reads the bodies.`,
         );
       }
     } else {

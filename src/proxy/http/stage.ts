@@ -87,7 +87,7 @@ export class HttpStage {
   /** Replaces the fault list (validated first; nothing changes on error). Applies from the next request. */
   setFaults(specs: unknown): void {
     const resolved = validateHttpFaults(specs);
-    for (const spec of resolved) this.checkTarget(spec.target);
+    resolved.forEach((spec, index) => this.checkTarget(spec.target, resolved.length > 1 ? `faults[${index}]: ` : ''));
     const next: FaultEntry[] = [];
     for (const spec of resolved) {
       const key = JSON.stringify(spec);
@@ -115,18 +115,25 @@ export class HttpStage {
   }
 
   /** Refuses a target that names no mapping (a typo would otherwise make the fault silently idle). */
-  checkTarget(target: string | undefined): void {
+  checkTarget(target: string | undefined, where = ''): void {
     if (target === undefined || this.options.mappings.some((_, index) => this.targets(target, index))) return;
-    const names = this.options.mappings.flatMap((mapping, index) => [String(this.options.ports()[index] || mapping.listenPort), ...(mapping.name ? [mapping.name] : [])]);
-    throw new ToolInputError(`fault target "${target}" names no mapping; accepted: ${names.join(', ')}`);
+    const names = this.options.mappings.flatMap((mapping, index) => [
+      ...(this.options.ports()[index] || mapping.listenPort ? [String(this.options.ports()[index] || mapping.listenPort)] : []),
+      ...(mapping.name ? [`#${mapping.name}`] : []),
+    ]);
+    throw new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
   }
 
-  /** Whether a fault's `target` names mapping `index` (its local port, bound port or #name). */
+  /** Whether a fault's `target` names mapping `index` (its local port, bound port or name, with or without its "#"). */
   targets(target: string | undefined, index: number): boolean {
     if (target === undefined) return true;
     const mapping = this.options.mappings[index]!;
     const bound = this.options.ports()[index];
-    return target === mapping.name || (bound !== undefined && bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
+    return (
+      (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) ||
+      (bound !== undefined && bound !== 0 && target === String(bound)) ||
+      (mapping.listenPort !== 0 && target === String(mapping.listenPort))
+    );
   }
 
   /** A new client connection (paused): HTTP/1.1 goes to the HTTP server, anything else to the TCP path. */
