@@ -69,7 +69,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
     async ({ proxies, faults, ttl, seed }) => {
       const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
       if (refusal) throw new ToolInputError(refusal);
-      if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
+      if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
       return render(await held.start({
           mappings: proxies,

@@ -66,7 +66,7 @@ export class HeldProxies {
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
-    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds in 1..${HELD_LIMITS.maxTtlMs / 1000}`);
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
     const { network, http } = splitFaults(options.faults);
     const id = `proxy-${randomBytes(4).toString('hex')}`;
     const events: string[] = [];
