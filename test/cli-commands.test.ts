@@ -93,6 +93,41 @@ test('run latency: the report on stdout and in --report, every number in --json,
   assert.match(result.stdout, new RegExp(`\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`));
 });
 
+test('run: Ctrl-C or SIGTERM during the run exits 130 or 143, not 1, saying it was cancelled', async () => {
+  for (const [signal, expected] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    let onFirstRequest: () => void = () => {};
+    const firstRequest = new Promise<void>((resolve) => (onFirstRequest = resolve));
+    const target = createServer((_req, res) => {
+      onFirstRequest();
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+      const child = spawn(process.execPath, [cliPath, 'run', 'latency', '--url', targetUrl, '--latency', '1', '--duration', '60s', '--num-clients', '2', '--rps', '5'], {
+        env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await firstRequest; // the run's load is under way
+      child.kill(signal);
+      const code = await closed;
+      clearTimeout(guard);
+      assert.equal(code, expected, stderr);
+      assert.match(stderr, new RegExp(`cancel.*\\(${signal}\\)`));
+      assert.equal(stdout, '', 'no report for a run cut short');
+    } finally {
+      target.closeAllConnections();
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  }
+});
+
 test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
   const failing = await run(['run', 'latency', '--url', url, '--latency', '60', '--duration', '500ms', '--num-clients', '4', '--rps', '4', '--slo', 'p50 < 10ms']);
   assert.equal(failing.code, 3, failing.stderr);

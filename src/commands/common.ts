@@ -3,6 +3,7 @@
  * message naming the accepted values, and the Command subclass that turns every usage error into
  * one line on stderr and exit code 2 (nothing on stdout).
  */
+import { constants as osConstants } from 'node:os';
 import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
 import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
@@ -267,23 +268,47 @@ export function loggerFor(globals: GlobalOptions): Logger {
   return createLogger({ level: globals.logLevel, file: globals.logFile });
 }
 
-/** Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts; the handlers go afterwards. */
-export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+/** A command's work that a signal cut short: runCommand exits 128 + the signal's number, as a shell does. */
+export class InterruptedError extends Error {
+  constructor(
+    readonly signalName: 'SIGINT' | 'SIGTERM',
+    cause: unknown,
+  ) {
+    super(`${messageOf(cause)} (${signalName})`);
   }
 }
 
 /**
- * Runs a command's work: a UsageError or ToolInputError is a one-line message and exit 2, any
- * other error a one-line message and exit 1.
+ * Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts; the handlers go afterwards.
+ * When the work fails after the signal (it was cancelled), the failure is an InterruptedError,
+ * so a script can tell an interrupted run (130, 143) from one that failed (1).
+ */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let received: 'SIGINT' | 'SIGTERM' | undefined;
+  const onInterrupt = (): void => {
+    received = 'SIGINT';
+    controller.abort();
+  };
+  const onTerminate = (): void => {
+    received = 'SIGTERM';
+    controller.abort();
+  };
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onTerminate);
+  try {
+    return await work(controller.signal);
+  } catch (error) {
+    throw received === undefined ? error : new InterruptedError(received, error);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onTerminate);
+  }
+}
+
+/**
+ * Runs a command's work: a UsageError or ToolInputError is a one-line message and exit 2, work
+ * cut short by Ctrl-C or SIGTERM (withInterrupt) exit 130 or 143, any other error exit 1.
  */
 export async function runCommand(work: () => Promise<void>): Promise<void> {
   try {
@@ -291,6 +316,6 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof ToolInputError;
     process.stderr.write(`faultline: ${messageOf(error)}\n`);
-    process.exitCode = usage ? EXIT_USAGE : 1;
+    process.exitCode = error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
   }
 }
