@@ -62,11 +62,12 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
         faults: z.array(z.string()).optional().describe(`${FAULTS_DESCRIPTION} Default none.`),
         ttl: z.number().optional().describe(`Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`),
         seed: z.number().int().optional().describe('Seed for the random fault decisions (default random, reported)'),
+        insecure_tls: z.boolean().optional().describe('Accept any certificate from a TLS remote, e.g. a self-signed one (default false)'),
       },
       output: statusOutput,
       annotations: HELD,
     },
-    async ({ proxies, faults, ttl, seed }) => {
+    async ({ proxies, faults, ttl, seed, insecure_tls }) => {
       const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
       if (refusal) throw new ToolInputError(refusal);
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
@@ -76,6 +77,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
           faults: faults ?? [],
           ttlMs: ttl === undefined ? undefined : ttl * 1000,
           seed,
+          insecureTls: insecure_tls,
           policy: { allowRemoteTargets: ctx.config.scenario.allowRemoteTargets, allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true },
         }));
     },

@@ -42,6 +42,8 @@ export interface HeldStartOptions {
   faults: string[];
   ttlMs?: number | undefined;
   seed?: number | undefined;
+  /** Accept any certificate from a TLS remote (a dependency with a self-signed one); default false. */
+  insecureTls?: boolean | undefined;
   lookup?: ProxyOptions['lookup'];
   /** The target policy for the mappings (the server's --allow-remote-targets and bind flags). */
   policy?: TargetPolicy;
@@ -84,6 +86,7 @@ export class HeldProxies {
       http: true,
       httpFaults: http,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.insecureTls ? { tls: { rejectUnauthorized: false } } : {}),
       ...(options.lookup ? { lookup: options.lookup } : {}),
       // An agent names these remotes: the same target policy as a scenario's `proxies`
       // (loopback/private unless allowed, never link-local or metadata, loopback binds).
