@@ -18,6 +18,11 @@
  *    busy; "after" (runOpenLoop's rule) opens once the loop turn has read its responses, and none
  *    while the generator's scheduler runs over 5 ms late. ✓ = sustained (≥ 99% of the rate, no
  *    errors, p99 within 5 ms of the idle p99);
+ * 2b. (headroom) the same against a raw-socket server with headroom (wrk's maximum on it shown;
+ *    ~4× the node:http server's here), no proxy from 5k to 20k req/s and via the proxy at 5k and
+ *    10k, each with its own idle reference, the p99 of the run's first 200 ms apart from the
+ *    rest: tells the generator's own share (issue 18's bound) from the node:http server's
+ *    saturation, which is what the sharpness table's 20k row mostly shows;
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
  *    latency p99 ≤ idle p99 + 5 ms, stepping up 2,500 req/s at a time until two steps in a row fail — then wrk's and
@@ -26,7 +31,7 @@
  * 6. what a user runs: `faultline run latency --latency 0` as a spawned process at 1k and 5k
  *    req/s (the CLI's own process, proxy in the path), next to the module figure above.
  *
- * Run: npx tsc -p . && node dist/bench/load.js [--rounds N] [--sections sharpness,pool,sustained,slow,cli]
+ * Run: npx tsc -p . && node dist/bench/load.js [--rounds N] [--sections sharpness,headroom,pool,sustained,slow,cli]
  * [--rates 1000,5000,10000,20000] (defaults shown: 3 rounds, every section, the sharpness rates;
  * the idle reference always runs).
  */
@@ -56,8 +61,30 @@ const server = http.createServer((request, response) => delay > 0 ? setTimeout((
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: string; port: number }> {
-  const child = spawn(process.execPath, ['-e', SERVER_SOURCE, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * A server with headroom, for the generator's own figures: raw sockets, one canned response per
+ * request head (no HTTP parsing beyond the blank line), so it answers several times faster than
+ * the node:http server above on this machine (wrk's maximum is printed beside it).
+ */
+const LEAN_SERVER_SOURCE = `
+const net = require('node:net');
+const RESPONSE = Buffer.from('HTTP/1.1 200 OK\\r\\nContent-Length: 11\\r\\n\\r\\nhello world');
+const server = net.createServer({ noDelay: true }, (socket) => {
+  let tail = '';
+  socket.on('error', () => {});
+  socket.on('data', (chunk) => {
+    const text = tail + chunk.latin1Slice(0, chunk.length);
+    let heads = 0, at = 0;
+    for (let end; (end = text.indexOf('\\r\\n\\r\\n', at)) >= 0; at = end + 4) heads++;
+    tail = text.slice(at);
+    for (let k = 0; k < heads; k++) socket.write(RESPONSE);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+async function startServer(delayMs = 0, source = SERVER_SOURCE): Promise<{ child: ChildProcess; url: string; port: number }> {
+  const child = spawn(process.execPath, ['-e', source, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [port] = (await once(lines, 'line')) as [string];
   lines.close();
@@ -65,7 +92,7 @@ async function startServer(delayMs = 0): Promise<{ child: ChildProcess; url: str
 }
 
 function parseArgs(argv: string[]): { rounds: number; sections: Set<string>; rates: number[] } {
-  const all = ['sharpness', 'pool', 'sustained', 'slow', 'cli'];
+  const all = ['sharpness', 'headroom', 'pool', 'sustained', 'slow', 'cli'];
   let rounds = 3;
   let rates = [1000, 5000, 10_000, 20_000];
   let sections = new Set(all);
@@ -116,6 +143,12 @@ async function openLoopAs(
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
 const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
 const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/** The 99th percentile (nearest rank) of unsorted values. */
+function p99Of(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -269,6 +302,67 @@ async function main(): Promise<void> {
             );
           }
         }
+      }
+    }
+
+    if (ARGS.sections.has('headroom')) {
+      // Is a miss at high rates the generator or the server? The same runs against a server with
+      // headroom, the run's first 200 ms apart from the rest. Issue 18's bounds: no proxy up to
+      // 20k req/s, through the proxy (in this process, as in a scenario) up to 10k.
+      const lean = await startServer(0, LEAN_SERVER_SOURCE);
+      const leanProxy = await startProxy({ mappings: [`0=127.0.0.1:${lean.port}`], faults: [] });
+      try {
+        const wrk = runWrk(lean.url);
+        console.log(
+          `\nThe generator against a server with headroom (raw sockets, a canned response per request, its own process; ` +
+            `wrk -t1 -c${CLOSED_LOOP_CONNECTIONS}: ${typeof wrk === 'string' ? wrk : `${wrk.requestsPerSecond.toFixed(0)} req/s`}); one line per round, rounds interleaved`,
+        );
+        const leanPaths = [
+          { name: 'no proxy', url: lean.url, rates: RATES.filter((rate) => rate >= 5000) },
+          { name: 'via proxy', url: `http://127.0.0.1:${leanProxy.ports[0]}/`, rates: RATES.filter((rate) => rate >= 5000 && rate <= 10_000) },
+        ];
+        for (const path of leanPaths) await openLoop(path.url, 5000, 50, 1000, 1000);
+        // Their own idle references, as above (the lowest of the rounds).
+        const idleOf = new Map<string, number>();
+        for (const path of leanPaths) {
+          const rounds: number[] = [];
+          for (let round = 0; round < ROUNDS; round++) rounds.push((await openLoop(path.url, 200, 1, 1, 2000)).latency!.p99);
+          idleOf.set(path.name, Math.min(...rounds));
+          console.log(`Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} (the lowest of the rounds: ${rounds.map(ms).join(', ')})`);
+        }
+        console.log('path        requested/s  achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req');
+        const leanRows = new Map<string, Row>();
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const path of leanPaths) {
+            for (const rate of path.rates) {
+              const key = `${path.name}|${rate}`;
+              if (!leanRows.has(key)) leanRows.set(key, emptyRow());
+              const result = await openLoopAs(VARIANTS[1]!, path.url, rate, 50, 1000);
+              add(leanRows.get(key)!, result);
+              const early: number[] = [];
+              const rest: number[] = [];
+              const { intendedStartMs, latencyMs, count } = result.samples;
+              for (let i = 0; i < count; i++) (intendedStartMs[i]! < 200 ? early : rest).push(latencyMs[i]!);
+              console.log(
+                `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${(result.achievedRatePerSecond / rate).toFixed(4).padStart(12)}  ${ms(result.latency!.p99).padStart(7)}` +
+                  `  ${ms(p99Of(early)).padStart(23)}  ${ms(p99Of(rest)).padStart(14)}  ${ms(result.sendLag!.p99).padStart(12)}` +
+                  `  ${String(result.connectionsOpened).padStart(6)}  ${((result.cpuMs * 1000) / result.requests).toFixed(0).padStart(10)}`,
+              );
+            }
+          }
+        }
+        console.log('Medians of the rounds (✓: ≥ 99% of the rate, no errors, p99 within 5 ms of the idle p99):');
+        for (const path of leanPaths) {
+          for (const rate of path.rates) {
+            const row = leanRows.get(`${path.name}|${rate}`)!;
+            const overIdle = median(row.p99) - idleOf.get(path.name)!;
+            const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
+            console.log(`${path.name.padEnd(10)}  ${String(rate).padStart(11)}  p99 ${ms(median(row.p99))}, p99 − idle ${signed(overIdle)}${kept ? ' ✓' : ''}`);
+          }
+        }
+      } finally {
+        await leanProxy.stop();
+        lean.child.kill();
       }
     }
 
