@@ -86,6 +86,12 @@ describe('scenario tool arguments are checked before any traffic', () => {
     assert.match(await refusal(LATENCY, { url, num_clients: 50, rps: 21 }), /--max-rate/);
   });
 
+  test('a run that schedules less than one request is refused (it would report ten times the rate asked)', async () => {
+    assert.match(await refusal(LATENCY, { url, duration: '100ms', num_clients: 1, rps: 1 }), /^duration × num_clients × rps schedules 0\.1 requests, less than one/);
+    const { runOpenLoop } = await import('../src/load/index.js');
+    await assert.rejects(runOpenLoop({ url, ratePerSecond: 1, connections: 1, durationMs: 500, timeoutMs: 1000 }), /ratePerSecond × durationMs schedules 0\.5 requests, less than one/);
+  });
+
   test('a public url is refused before any packet is sent', async () => {
     for (const target of ['http://8.8.8.8/', 'https://[2001:4860:4860::8888]/', 'http://[::ffff:8.8.8.8]/']) {
       const text = await refusal(LATENCY, { url: target });

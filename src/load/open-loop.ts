@@ -148,7 +148,10 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   if (maxConnections < connections) throw new ToolInputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs, MAX_TIMEOUT_MS);
-  const requests = Math.ceil((durationMs * ratePerSecond) / 1000);
+  const scheduled = (durationMs * ratePerSecond) / 1000;
+  // Less than one: the first request (due at 0) would go anyway, at a rate far above the one asked.
+  if (scheduled < 1) throw new ToolInputError(`ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise the rate`);
+  const requests = Math.ceil(scheduled);
   if (requests > MAX_REQUESTS_PER_RUN) {
     throw new ToolInputError(
       `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,

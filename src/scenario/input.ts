@@ -166,6 +166,14 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
   const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) => parseSlo(text, `slos[${index}]`));
   const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], 'strategy') as Strategy;
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new ToolInputError('seed: must be an integer');
+  const scheduled = (clients * rps * durationMs) / 1000;
+  if (strategy === 'load' && scheduled < 1) {
+    // The first request is due at 0 s, so it would be sent anyway, and the achieved rate over so
+    // short a run would read far above the target (1 request in 100 ms: "achieved 10 req/s").
+    throw new ToolInputError(
+      `duration × num_clients × rps schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise rps`,
+    );
+  }
 
   return {
     url: url.href,
