@@ -206,6 +206,38 @@ test('over HTTP, a server without token, Origin, Host or session checks fails th
   }
 });
 
+test('an HTTP server that dies on malformed JSON fails that leaf alone: what comes after is untested, not failed', async () => {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: 'die-on-garbage' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /listening on (\S+)/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    });
+    const report = await probe('', [], { kind: 'http', url });
+    const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
+    assert.deepEqual(failed(report), ['FAULT-PROTO-MALFORMED-JSON']);
+    // Before the server died: decided. After: untested with why, never failed by a dead server.
+    assert.equal(status['FAULT-PROTO-PING'], 'passed');
+    for (const leaf of ['FAULT-PROTO-INVALID-REQUEST', 'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-TOOL-CRASH']) {
+      assert.equal(status[leaf], 'untested', leaf);
+      assert.match(report.leaves.find((l) => l.id === leaf)!.note ?? '', /stopped answering after FAULT-PROTO-MALFORMED-JSON/);
+    }
+    // What does not apply to this target stays n/a.
+    assert.equal(status['FAULT-TOOL-STDOUT-POLLUTION'], 'n/a');
+    assert.equal(status['FAULT-SECURITY-HTTP-TOKEN'], 'n/a');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken registry is refused by name', async () => {
   const taxonomy = await loadTaxonomy();
   const planFaults = ['latency', 'drop_tool', 'schema_drift', 'partial_result', 'registry_inconsistency', 'error_injection', 'burst_error', 'server_degradation', 'timeout', 'empty_result', 'corrupt', 'prompt_injection', 'oversized', 'rate_limit', 'list_changed'];

@@ -126,6 +126,18 @@ class Ledger {
     }
   }
   /**
+   * The server is gone for good (an HTTP server stopped answering: the probe did not start it and
+   * cannot start it again). What was decided stays; every leaf not exercised yet is untested, with
+   * why — rather than failed by checks that could only meet a dead server.
+   */
+  untestedFromNow(why: string, notApplicable: ReadonlySet<string>): void {
+    for (const r of this.results.values()) {
+      if (r.checks > 0 || r.findings.length > 0 || r.status === 'inconclusive' || notApplicable.has(r.id)) continue;
+      r.status = 'untested';
+      r.note = r.note ? `${r.note}; ${why}` : why;
+    }
+  }
+  /**
    * Adds a note to a leaf. `inconclusive`: what was seen shows neither a pass nor a fault.
    * `untested`: the leaf applies to this server but this run could not exercise it (the note says
    * why); unless a check ran after all, it stays in coverage's denominator as not exercised,
@@ -174,6 +186,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     peers.push(peer);
     return peer;
   };
+  /** The check after which an HTTP server stopped answering (see probeAll). */
+  let stoppedAfter: string | undefined;
   const progress = options.onProgress ?? (() => undefined);
   const timeLeft = (): boolean => Date.now() < deadline && !options.signal?.aborted;
   const bound = (): number => Math.max(100, Math.min(options.callTimeoutMs, deadline - Date.now()));
@@ -275,6 +289,19 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     report.server = { name: result.serverInfo?.name, version: result.serverInfo?.version, protocolVersion: result.protocolVersion, capabilities };
 
     if (on('PROTO')) main = await protoChecks(main);
+    if (stoppedAfter !== undefined) {
+      // A stdio server is started again; an HTTP one is not the probe's to restart. Ask once more,
+      // on a new session: if it is still silent, every later check would only meet a dead server.
+      const again = open();
+      const retried = await handshake(again, bound(), PROBE_PROTOCOL_VERSION);
+      if (!retried.message?.result) {
+        // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
+        const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
+        ledger.untestedFromNow(`the server stopped answering after ${stoppedAfter} (and still did not answer initialize on a new session), so nothing after it was probed`, notApplicable);
+        return;
+      }
+      main = again;
+    }
     if (!main.alive()) main = await reopen();
 
     progress('listing tools');
@@ -543,8 +570,14 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       const alive = await peer.request('ping', {}, bound());
       const exchange = since(from);
       const code = errorCode(reply);
-      if (!alive.message) ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the server stopped answering (ping) after this message', exchange });
-      else if (reply.message?.result !== undefined) ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the message was served as a valid request', exchange });
+      if (!alive.message) {
+        ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the server stopped answering (ping) after this message', exchange });
+        if (target.kind === 'http') {
+          // The next message would meet the same silence: it is not its finding (see probeAll).
+          stoppedAfter = check.leaf;
+          break;
+        }
+      } else if (reply.message?.result !== undefined) ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the message was served as a valid request', exchange });
       else if (code !== undefined && code !== check.code) ledger.fail({ leaf: check.leaf, probe: check.probe, message: `answered with error ${code} instead of ${check.code}`, exchange });
       else if (reply.status !== undefined && reply.status >= 500) ledger.fail({ leaf: check.leaf, probe: check.probe, message: `HTTP ${reply.status} (a server error) instead of a 4xx with ${check.code}`, exchange });
       else {
