@@ -206,21 +206,27 @@ test('over HTTP, a server without token, Origin, Host or session checks fails th
   }
 });
 
-test('an HTTP server that dies on malformed JSON fails that leaf alone: what comes after is untested, not failed', async () => {
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: 'die-on-garbage' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
-      child.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on (\S+)/.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
+/** The faulty server over HTTP with these faults; resolves with its URL and the child to kill. */
+async function httpFaultyServer(faults: string): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: faults }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
+  });
+  return { url, child };
+}
+
+test('an HTTP server that dies on malformed JSON fails that leaf alone: what comes after is untested, not failed', async () => {
+  const { url, child } = await httpFaultyServer('die-on-garbage');
+  try {
     const report = await probe('', [], { kind: 'http', url });
     const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
     assert.deepEqual(failed(report), ['FAULT-PROTO-MALFORMED-JSON']);
@@ -233,6 +239,19 @@ test('an HTTP server that dies on malformed JSON fails that leaf alone: what com
     // What does not apply to this target stays n/a.
     assert.equal(status['FAULT-TOOL-STDOUT-POLLUTION'], 'n/a');
     assert.equal(status['FAULT-SECURITY-HTTP-TOKEN'], 'n/a');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('an HTTP server that exits on a hostile call is a crash (the connection went away), not a hang, and nothing after it fails', async () => {
+  const { url, child } = await httpFaultyServer('crash');
+  try {
+    const report = await probe('', [], { kind: 'http', url });
+    const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
+    assert.deepEqual(failed(report), ['FAULT-TOOL-CRASH'], JSON.stringify(report.leaves.flatMap((l) => l.findings.map((f) => f.message))));
+    assert.match(report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!.message, /dropped the connection/);
+    for (const leaf of ['FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-STATE-STALE-SESSION', 'FAULT-TIMEOUT-CANCEL-IGNORED']) assert.equal(status[leaf], 'untested', leaf);
   } finally {
     child.kill('SIGKILL');
   }

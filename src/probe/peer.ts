@@ -260,6 +260,8 @@ export interface RawHttpResponse {
   headers: IncomingHttpHeaders;
   messages: JsonRpcMessage[];
   body: string;
+  /** The request failed on the connection (refused, reset) rather than timing out: its error code. */
+  connectionError?: string;
 }
 
 /** One POST with the given headers (the probe's defaults overridable, `undefined` drops one). */
@@ -284,11 +286,11 @@ export function postRaw(
     const messages: JsonRpcMessage[] = [];
     let text = '';
     let settled = false;
-    const finish = (status: number, responseHeaders: IncomingHttpHeaders): void => {
+    const finish = (status: number, responseHeaders: IncomingHttpHeaders, connectionError?: string): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ status, headers: responseHeaders, messages, body: text.slice(0, 64_000) });
+      resolve({ status, headers: responseHeaders, messages, body: text.slice(0, 64_000), ...(connectionError ? { connectionError } : {}) });
     };
     const req = send(target, { method, headers: finalHeaders }, (res) => {
       res.setEncoding('utf8');
@@ -331,7 +333,7 @@ export function postRaw(
       req.destroy();
       finish(0, {});
     }, timeoutMs);
-    req.on('error', () => finish(0, {}));
+    req.on('error', (error: NodeJS.ErrnoException) => finish(0, {}, error.code ?? 'error'));
     req.end(body);
   });
 }
@@ -380,7 +382,8 @@ class HttpPeer extends BasePeer implements Peer {
       const session = response.headers['mcp-session-id'];
       if (typeof session === 'string' && !this.session) this.session = session;
       this.lastStatus = response.status;
-      if (response.status === 0) this.note('!', 'HTTP request failed or timed out');
+      if (response.connectionError) this.note('!', `HTTP request failed: ${response.connectionError}`);
+      else if (response.status === 0) this.note('!', 'HTTP request timed out');
       else if (response.status >= 300 || response.messages.length === 0) {
         this.note('!', `HTTP ${response.status}${response.messages.length === 0 && response.body ? ` ${response.body.slice(0, 300)}` : ''}`);
       }
@@ -395,6 +398,8 @@ class HttpPeer extends BasePeer implements Peer {
     const text = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
     const answered = this.waitFor(id, timeoutMs, () => this.lastStatus);
     const response = await Promise.race([this.post(text, timeoutMs), answered.then(() => undefined)]);
+    // The connection failed (refused, reset: the server went away) is not the same as no answer in time.
+    if (response?.connectionError) return { timedOut: false, closed: true, status: 0 };
     if (response && response.status === 0) return { timedOut: true, closed: false, status: 0 };
     if (response && response.messages.every((m) => JSON.stringify(m.id) !== JSON.stringify(id))) {
       // The POST ended without our answer (an HTTP error with a body that is not ours, say).
@@ -410,7 +415,7 @@ class HttpPeer extends BasePeer implements Peer {
   async sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
     const response = await this.post(text, timeoutMs);
     const message = response.messages.find((m) => JSON.stringify(m.id ?? null) === JSON.stringify(awaitId));
-    return { message, timedOut: response.status === 0, closed: false, status: response.status };
+    return { message, timedOut: response.status === 0 && !response.connectionError, closed: response.connectionError !== undefined, status: response.status };
   }
 
   /** Ends the session (DELETE) and waits for every open POST. */

@@ -165,6 +165,13 @@ class Ledger {
   }
 }
 
+/** An HTTP server that did not survive a probe and accepts no new session (see stillThere). */
+class ServerGone extends Error {
+  constructor(readonly after: string) {
+    super(`the server stopped answering after ${after}`);
+  }
+}
+
 function errorCode(reply: Reply): number | undefined {
   const error = reply.message?.error as { code?: unknown } | undefined;
   return typeof error?.code === 'number' ? error.code : undefined;
@@ -186,8 +193,6 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     peers.push(peer);
     return peer;
   };
-  /** The check after which an HTTP server stopped answering (see probeAll). */
-  let stoppedAfter: string | undefined;
   const progress = options.onProgress ?? (() => undefined);
   const timeLeft = (): boolean => Date.now() < deadline && !options.signal?.aborted;
   const bound = (): number => Math.max(100, Math.min(options.callTimeoutMs, deadline - Date.now()));
@@ -208,6 +213,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
 
   try {
     await probeAll();
+  } catch (error) {
+    if (!(error instanceof ServerGone)) throw error;
+    // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
+    const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
+    ledger.untestedFromNow(`the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`, notApplicable);
   } finally {
     await Promise.allSettled(peers.map((peer) => peer.close()));
   }
@@ -289,19 +299,6 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     report.server = { name: result.serverInfo?.name, version: result.serverInfo?.version, protocolVersion: result.protocolVersion, capabilities };
 
     if (on('PROTO')) main = await protoChecks(main);
-    if (stoppedAfter !== undefined) {
-      // A stdio server is started again; an HTTP one is not the probe's to restart. Ask once more,
-      // on a new session: if it is still silent, every later check would only meet a dead server.
-      const again = open();
-      const retried = await handshake(again, bound(), PROBE_PROTOCOL_VERSION);
-      if (!retried.message?.result) {
-        // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
-        const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
-        ledger.untestedFromNow(`the server stopped answering after ${stoppedAfter} (and still did not answer initialize on a new session), so nothing after it was probed`, notApplicable);
-        return;
-      }
-      main = again;
-    }
     if (!main.alive()) main = await reopen();
 
     progress('listing tools');
@@ -353,6 +350,11 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         from = mark(main);
         const { reply } = await callTool(main, tool, validArguments(tool.inputSchema ?? {}), true);
         const exchange = since(main, from);
+        if (reply.closed) {
+          if (tool.outputSchema) unshownOutputs.push(tool.name);
+          main = await stillThere(main, `the schema-valid call of ${tool.name}`);
+          continue;
+        }
         if (reply.timedOut) {
           ledger.fail({ leaf: 'FAULT-TOOL-HANG', probe: 'schema-valid-call', tool: tool.name, message: `no answer within ${bound()} ms to a call with schema-valid arguments`, exchange });
           if (tool.outputSchema) unshownOutputs.push(tool.name);
@@ -397,6 +399,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
           const what = `${tool.name} called with ${c.label}`;
           if (reply.closed || !main.alive()) {
             ledger.fail({ leaf: 'FAULT-TOOL-CRASH', probe: 'tool-hostile-args', tool: tool.name, message: `the server ${target.kind === 'stdio' ? 'exited' : 'dropped the connection'} when ${what}`, exchange });
+            main = await stillThere(main, 'FAULT-TOOL-CRASH');
             continue;
           }
           ledger.check('FAULT-TOOL-CRASH');
@@ -520,6 +523,20 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     }
   }
 
+  /**
+   * After a probe whose message the server did not survive: a stdio server is started again by
+   * the next check; an HTTP one is not the probe's to restart. So for HTTP, a new session is tried
+   * at once: the peer to go on with, or ServerGone, which makes every leaf not yet exercised
+   * untested — each later check would otherwise only meet a dead server and be failed by it.
+   */
+  async function stillThere(peer: Peer, afterLeaf: string): Promise<Peer> {
+    if (target.kind !== 'http') return peer;
+    const again = open();
+    const init = await handshake(again, bound(), PROBE_PROTOCOL_VERSION);
+    if (!init.message?.result) throw new ServerGone(afterLeaf);
+    return again;
+  }
+
   async function reopen(): Promise<Peer> {
     const peer = open();
     await handshake(peer, bound());
@@ -572,11 +589,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       const code = errorCode(reply);
       if (!alive.message) {
         ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the server stopped answering (ping) after this message', exchange });
-        if (target.kind === 'http') {
-          // The next message would meet the same silence: it is not its finding (see probeAll).
-          stoppedAfter = check.leaf;
-          break;
-        }
+        peer = await stillThere(peer, check.leaf);
       } else if (reply.message?.result !== undefined) ledger.fail({ leaf: check.leaf, probe: check.probe, message: 'the message was served as a valid request', exchange });
       else if (code !== undefined && code !== check.code) ledger.fail({ leaf: check.leaf, probe: check.probe, message: `answered with error ${code} instead of ${check.code}`, exchange });
       else if (reply.status !== undefined && reply.status >= 500) ledger.fail({ leaf: check.leaf, probe: check.probe, message: `HTTP ${reply.status} (a server error) instead of a 4xx with ${check.code}`, exchange });
@@ -672,7 +685,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
             ledger.fail({ leaf: 'FAULT-SECURITY-PATH-TRAVERSAL', probe: 'security-traversal', tool: tool.name, message: `${name}=${JSON.stringify(value)} was answered with the content of /etc/passwd`, exchange: peer.transcript.slice(from) });
           } else if (reply.message !== undefined) ledger.check('FAULT-SECURITY-PATH-TRAVERSAL');
           // No answer (the server died or hung): nothing shows whether the file would have been read.
-          else if (!unanswered.has(`${tool.name}.${name}`)) {
+          else if (reply.closed && target.kind === 'http') await stillThere(peer, 'FAULT-SECURITY-PATH-TRAVERSAL');
+          if (reply.message === undefined && !unanswered.has(`${tool.name}.${name}`)) {
             unanswered.add(`${tool.name}.${name}`);
             ledger.note('FAULT-SECURITY-PATH-TRAVERSAL', `${tool.name}.${name} got no answer`, 'untested');
           }
