@@ -33,3 +33,28 @@ test('calls without a task id are grouped by the idle gap', async () => {
   assert.deepEqual(plane.records.map((r) => r.task), ['task-1', 'task-1', 'task-1', 'task-2', 'task-2']);
   assert.equal(plane.slis().tcaf, 2.5);
 });
+
+test('a mutation that changes nothing the client receives is neither injected nor an incorrect call', async () => {
+  const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
+  const session = plane.session();
+  const answers = new Map<string | number, unknown>([
+    // Nothing to cut: one text item of a JSON object without arrays, a structuredContent without arrays.
+    [1, { content: [{ type: 'text', text: '{"value":"K","found":true}' }], structuredContent: { value: 'K', found: true } }],
+    // Something to cut: an array.
+    [2, { content: [{ type: 'text', text: '{"items":[1,2,3,4]}' }] }],
+  ]);
+  const received: JsonRpcMessage[] = [];
+  for (const id of [1, 2]) {
+    await session.fromClient(
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: `t${id}`, arguments: {} } },
+      (m) => void session.fromServer({ jsonrpc: '2.0', id: m.id!, result: answers.get(m.id!) as Record<string, unknown> }, () => undefined),
+      (out) => received.push(out),
+    );
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(received.find((m) => m.id === 1)!.result, answers.get(1));
+  assert.deepEqual(received.find((m) => m.id === 2)!.result, { content: [{ type: 'text', text: '{"items":[1,2]}' }] });
+  assert.deepEqual(plane.records.map((r) => [r.tool, r.fault, r.correct]), [['t1', 'none', true], ['t2', 'partial_result', false]]);
+  assert.deepEqual(plane.slis().injected, { partial_result: 1 });
+  session.close();
+});

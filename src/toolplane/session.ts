@@ -297,23 +297,40 @@ export class PlaneSession {
     const upstreamMs = this.plane.now() - pending.startedAt;
     const decision = pending.decision!;
     let answer = message;
-    const mutate = decision.mutations.length > 0 && message.result && !message.result.isError;
-    if (mutate) {
-      const result = applyMutations(message.result as ToolResult, decision.mutations, this.plane.outputSchemaOf(pending.tool) as never, this.plane.engine.random);
+    // Each mutation in turn, keeping only those that changed what the client receives: cutting
+    // arrays in half changes nothing in a result that has none, and such a call is neither
+    // injected nor incorrect (the client got exactly the server's answer).
+    const noEffect = new Set<string>(decision.mutations.map((mutation) => mutation.kind));
+    if (decision.mutations.length > 0 && message.result && !message.result.isError) {
+      const schema = this.plane.outputSchemaOf(pending.tool) as never;
+      let result = message.result as ToolResult;
+      for (const mutation of decision.mutations) {
+        const next = applyMutations(result, [mutation], schema, this.plane.engine.random);
+        if (JSON.stringify(next) !== JSON.stringify(result)) noEffect.delete(mutation.kind);
+        result = next;
+      }
       answer = { ...message, result: result as Record<string, unknown> };
     }
+    const mutated = decision.mutations.some((mutation) => !noEffect.has(mutation.kind));
     if (decision.delayMs > 0) {
       this.pending.set(String(pending.id), pending); // still cancellable while delayed
       await this.sleep(pending, decision.delayMs);
       this.pending.delete(String(pending.id));
     }
-    if (pending.cancelled) return this.recordCall(pending, undefined, upstreamMs, false);
+    const tags = decision.tags.filter((tag) => !noEffect.has(tag));
+    if (pending.cancelled) return this.recordCall(pending, undefined, upstreamMs, false, tags);
     pending.finished = true;
-    pending.toClient(answer);
-    this.recordCall(pending, answer, upstreamMs, Boolean(mutate));
+    pending.toClient(mutated ? answer : message);
+    this.recordCall(pending, answer, upstreamMs, mutated, tags);
   }
 
-  private recordCall(pending: Pending, answer: JsonRpcMessage | undefined, upstreamMs: number | null, mutated: boolean): void {
+  private recordCall(
+    pending: Pending,
+    answer: JsonRpcMessage | undefined,
+    upstreamMs: number | null,
+    mutated: boolean,
+    tags: readonly string[] = pending.decision?.tags ?? [],
+  ): void {
     const plane = this.plane;
     const latency = plane.now() - pending.startedAt;
     const deadline = plane.deadlineOf(pending.tool);
@@ -331,7 +348,7 @@ export class PlaneSession {
       injected_delay_ms: round(pending.decision?.delayMs ?? 0),
       latency_ms: round(latency),
       deadline_ms: deadline,
-      fault: pending.decision && pending.decision.tags.length > 0 ? pending.decision.tags.join('+') : 'none',
+      fault: tags.length > 0 ? tags.join('+') : 'none',
       ...flags,
       within_deadline: within,
       success: flags.correct && within,
