@@ -66,11 +66,12 @@ async function assertLiterals(call: Call): Promise<void> {
 async function assertErrors(call: Call): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'faultline-code-tools-'));
   try {
-    const failure = async (name: string, args: Record<string, unknown>, pattern: RegExp): Promise<void> => {
+    const failure = async (name: string, args: Record<string, unknown>, pattern: RegExp): Promise<string> => {
       const result = await call(name, args);
       assert.equal(result.isError, true, `${JSON.stringify(args)} should fail`);
       assert.equal(result.structuredContent, undefined);
       assert.match(textOf(result), pattern);
+      return textOf(result);
     };
     const list = 'fault_list_function_names';
     await failure(list, { file: 'relative/sample.py' }, /file: .*absolute/i);
@@ -86,6 +87,11 @@ async function assertErrors(call: Call): Promise<void> {
     writeFileSync(text, 'def f(): pass\n');
     await failure(list, { file: text }, /^file: .*notes\.txt (has no supported extension; supported: .*\.py|is not a source file of a known language)/);
     await failure('fault_extract_code_block', { file: fixturePath('code', 'Sample.java'), func: 'size' }, /'size' matches 2 definitions: Sample\.size \(lines 22-24\), Sample\.size \(lines 26-28\)/);
+    // Two overloads on one line: ':LINE' cannot separate them, so the error must not advise adding one.
+    const oneLine = join(scratch, 'OneLine.cs');
+    writeFileSync(oneLine, 'class P { public int M() => 1; public int M(int x) { return x; } }\n');
+    const sameLine = await failure('fault_extract_code_block', { file: oneLine, func: 'M:1' }, /'M:1' matches 2 definitions: P\.M \(lines 1-1\), P\.M \(lines 1-1\)\. They all start at line 1/);
+    assert.doesNotMatch(sameLine, /M:1:LINE/);
     await failure('fault_extract_code_block', { file: fixturePath('code', 'sample.py'), func: 'nope' }, /no function named 'nope'; the file defines: plain, decorated, Greeter\.__init__/);
 
     const broken = await call(list, { file: fixturePath('code', 'broken.py') });

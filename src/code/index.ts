@@ -101,10 +101,14 @@ export class AmbiguousFunctionError extends ToolInputError {
     readonly func: string,
     /** `qualifiedName (lines a-b)` for each match. */
     readonly candidates: string[],
+    /** The `:LINE` the request already carried: then a line cannot tell them apart. */
+    line?: number,
   ) {
     super(
       `func: '${echoedName(func)}' matches ${candidates.length} definitions: ${candidates.join(', ')}. ` +
-        `Pass a qualified name, or add ':LINE' with the first line to pick one (e.g. '${echoedName(func)}:LINE')`,
+        (line === undefined
+          ? `Pass a qualified name, or add ':LINE' with the first line to pick one (e.g. '${echoedName(func)}:LINE')`
+          : `They all start at line ${line}, so ':LINE' cannot tell them apart; put them on separate lines`),
     );
   }
 }
@@ -217,6 +221,7 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
       throw new AmbiguousFunctionError(
         requested,
         found.map((definition) => `${definition.qualifiedName} (lines ${definition.startLine}-${definition.endLine})`),
+        line,
       );
     }
   }

@@ -121,6 +121,12 @@ export class OpenAiTransport implements Transport {
  * parts is joined; content of any other type is an `invalid_reply` naming what came.
  */
 export function replyText(completion: unknown): string {
+  // The SDK hands back a body that is not JSON (an HTML page from a wrong base URL, a proxy's
+  // error text) as a string: that is no reply from a model, and asking it again cannot help.
+  if (typeof completion === 'string') {
+    const start = completion.trim().slice(0, 80);
+    throw new LlmError('invalid_reply', `the server's answer is not a chat completion (is the base URL the API's, e.g. ending in /v1?); it began ${start === '' ? '(empty)' : JSON.stringify(start)}`);
+  }
   const choices = (completion as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices)) return '';
   const message = (choices[0] as { message?: { content?: unknown; refusal?: unknown } } | undefined)?.message;
