@@ -138,3 +138,30 @@ test('cancelling a hung scenario stops it and reaps the child', async () => {
     delete process.env.TOOLPLANE_TARGET_PID_FILE;
   }
 });
+
+test('a server that exits in the middle of a call: the call counts as unanswered, not as no call at all', async () => {
+  // A real SDK server whose one tool kills the process before answering.
+  const sdk = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
+  const script = [
+    `import { McpServer } from ${JSON.stringify(join(sdk, 'server', 'mcp.js'))};`,
+    `import { StdioServerTransport } from ${JSON.stringify(join(sdk, 'server', 'stdio.js'))};`,
+    `const mcp = new McpServer({ name: 'crasher', version: '1.0.0' });`,
+    `mcp.registerTool('crash', { description: 'exits' }, async () => process.exit(3));`,
+    `await mcp.connect(new StdioServerTransport());`,
+  ].join('\n');
+  const { client, close } = await connectTools(registerToolplaneTools);
+  try {
+    const result = (await client.callTool({
+      name: NAME,
+      arguments: { command: process.execPath, args: ['--input-type=module', '-e', script], calls: ['{"tool":"crash","arguments":{}}'], tasks: 2 },
+    })) as CallToolResult;
+    assert.equal(result.isError, undefined, textOf(result));
+    const s = result.structuredContent as Record<string, number>;
+    assert.ok((s.calls ?? 0) >= 1, `the crashing call is counted: ${JSON.stringify(s)}`);
+    assert.equal(s.availability, 0);
+    assert.equal(s.tcsr, 0);
+    assert.doesNotMatch(textOf(result), /no tool calls were observed/);
+  } finally {
+    await close();
+  }
+});

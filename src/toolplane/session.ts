@@ -233,11 +233,16 @@ export class PlaneSession {
     }
   }
 
-  /** Stops every pending delay and hang (the connection is going away). */
+  /**
+   * Stops every pending delay and hang (the connection is going away). A call still waiting for
+   * the upstream (which died or was cut off) will never be answered: it is recorded as
+   * no_answer, as a cancelled one is, so a server that crashes mid-call counts in the SLIs.
+   */
   close(): void {
     for (const pending of this.pending.values()) {
       pending.cancelled = true;
-      pending.wake?.();
+      if (pending.wake) pending.wake(); // a delay or hang here: its own path records the call
+      else if (pending.kind === 'call' && pending.decision && !pending.finished) this.recordCall(pending, undefined, null, false);
     }
     this.pending.clear();
     for (const timer of this.timers) clearTimeout(timer);
