@@ -181,31 +181,6 @@ test('the cancellation probe asks a delay-like argument for a call that outlasts
   assert.equal(slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650), undefined);
 });
 
-test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
-      child.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on (\S+)/.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    });
-    const report = await probe('', ['SECURITY', 'STATE'], { kind: 'http', url, token: 'secret-token' });
-    const f = failed(report);
-    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
-      assert.ok(f.includes(leaf), `${leaf} not failed: ${f.join(', ')}`);
-    }
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
-
 /** The faulty server over HTTP with these faults; resolves with its URL and the child to kill. */
 async function httpFaultyServer(faults: string): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
   const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: faults }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -223,6 +198,19 @@ async function httpFaultyServer(faults: string): Promise<{ url: string; child: R
   });
   return { url, child };
 }
+
+test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {
+  const { url, child } = await httpFaultyServer('');
+  try {
+    const report = await probe('', ['SECURITY', 'STATE'], { kind: 'http', url, token: 'secret-token' });
+    const f = failed(report);
+    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
+      assert.ok(f.includes(leaf), `${leaf} not failed: ${f.join(', ')}`);
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
 
 test('an HTTP server that dies on malformed JSON fails that leaf alone: what comes after is untested, not failed', async () => {
   const { url, child } = await httpFaultyServer('die-on-garbage');
