@@ -119,3 +119,25 @@ function parsePort(value: string, min: number): number | undefined {
   const port = Number(value);
   return port >= min && port <= 65535 ? port : undefined;
 }
+
+/**
+ * Whether a fault's `target` names this mapping: its local port, the port it is bound to, or its
+ * name, with or without the "#" README writes it with. One rule for the TCP faults and the HTTP
+ * stage, so a target accepted by one is accepted by the other.
+ */
+export function targetNamesMapping(target: string, mapping: Mapping, boundPort: number | undefined): boolean {
+  return (
+    (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) ||
+    (boundPort !== undefined && boundPort !== 0 && target === String(boundPort)) ||
+    (mapping.listenPort !== 0 && target === String(mapping.listenPort))
+  );
+}
+
+/** The refusal of a target that names no mapping, listing what does (`where`: e.g. "faults[1]: "). */
+export function unknownTargetError(target: string, mappings: readonly Mapping[], boundPorts: (index: number) => number | undefined, where = ''): ToolInputError {
+  const names = mappings.flatMap((mapping, index) => {
+    const port = boundPorts(index) || mapping.listenPort;
+    return [...(port ? [String(port)] : []), ...(mapping.name ? [`#${mapping.name}`] : [])];
+  });
+  return new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
+}

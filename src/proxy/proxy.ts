@@ -16,7 +16,7 @@ import { ToolInputError } from '../errors.js';
 import { linksOf, type Fault, type FaultCounters, type LinkDirection } from './faults/fault.js';
 import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import { Link, type AttachedStage, type ConnectionFlow } from './link.js';
-import { parseMapping, type Mapping } from './mapping.js';
+import { parseMapping, targetNamesMapping, unknownTargetError, type Mapping } from './mapping.js';
 import type { HttpFaultCounters } from './http/fault.js';
 import { pipePair } from './http/pipe.js';
 import type { HttpFaultSpec } from './http/spec.js';
@@ -200,8 +200,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const where = all.length > 1 ? `faults[${index}]: ` : '';
       if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
       if (target !== undefined && !mappings.some((_, index) => mappingNamed(target, index))) {
-        const names = mappings.flatMap((m, i) => [...(mappingCounters[i]!.port || m.listenPort ? [String(mappingCounters[i]!.port || m.listenPort)] : []), ...(m.name ? [`#${m.name}`] : [])]);
-        throw new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
+        throw unknownTargetError(target, mappings, (index) => mappingCounters[index]!.port, where);
       }
       return target as string | undefined;
     });
@@ -351,11 +350,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     target.once('close', onSocketClose(target, client));
   };
 
-  const mappingNamed = (target: string, index: number): boolean => {
-    const mapping = mappings[index]!;
-    const bound = mappingCounters[index]!.port;
-    return (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) || (bound !== 0 && target === String(bound)) || (mapping.listenPort !== 0 && target === String(mapping.listenPort));
-  };
+  const mappingNamed = (target: string, index: number): boolean => targetNamesMapping(target, mappings[index]!, mappingCounters[index]!.port);
 
   // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through
   // an in-memory pipe, as if they were clients.

@@ -14,8 +14,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ToolInputError } from '../../errors.js';
-import type { Mapping } from '../mapping.js';
+import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../random.js';
 import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
@@ -117,23 +116,12 @@ export class HttpStage {
   /** Refuses a target that names no mapping (a typo would otherwise make the fault silently idle). */
   checkTarget(target: string | undefined, where = ''): void {
     if (target === undefined || this.options.mappings.some((_, index) => this.targets(target, index))) return;
-    const names = this.options.mappings.flatMap((mapping, index) => [
-      ...(this.options.ports()[index] || mapping.listenPort ? [String(this.options.ports()[index] || mapping.listenPort)] : []),
-      ...(mapping.name ? [`#${mapping.name}`] : []),
-    ]);
-    throw new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
+    throw unknownTargetError(target, this.options.mappings, (index) => this.options.ports()[index], where);
   }
 
-  /** Whether a fault's `target` names mapping `index` (its local port, bound port or name, with or without its "#"). */
+  /** Whether a fault's `target` names mapping `index` (see targetNamesMapping). */
   targets(target: string | undefined, index: number): boolean {
-    if (target === undefined) return true;
-    const mapping = this.options.mappings[index]!;
-    const bound = this.options.ports()[index];
-    return (
-      (mapping.name !== undefined && target.replace(/^#/, '') === mapping.name) ||
-      (bound !== undefined && bound !== 0 && target === String(bound)) ||
-      (mapping.listenPort !== 0 && target === String(mapping.listenPort))
-    );
+    return target === undefined || targetNamesMapping(target, this.options.mappings[index]!, this.options.ports()[index]);
   }
 
   /** A new client connection (paused): HTTP/1.1 goes to the HTTP server, anything else to the TCP path. */
