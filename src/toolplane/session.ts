@@ -309,14 +309,18 @@ export class PlaneSession {
     if (decision.mutations.length > 0 && message.result && !message.result.isError) {
       const schema = this.plane.outputSchemaOf(pending.tool) as never;
       let result = message.result as ToolResult;
+      let changed = false;
       for (const mutation of decision.mutations) {
         const next = applyMutations(result, [mutation], schema, this.plane.engine.random);
-        if (JSON.stringify(next) !== JSON.stringify(result)) noEffect.delete(mutation.kind);
+        if (JSON.stringify(next) !== JSON.stringify(result)) {
+          noEffect.delete(mutation.kind);
+          changed = true;
+        }
         result = next;
       }
-      answer = { ...message, result: result as Record<string, unknown> };
+      if (changed) answer = { ...message, result: result as Record<string, unknown> };
     }
-    const mutated = decision.mutations.some((mutation) => !noEffect.has(mutation.kind));
+    const mutated = answer !== message;
     if (decision.delayMs > 0) {
       this.pending.set(String(pending.id), pending); // still cancellable while delayed
       await this.sleep(pending, decision.delayMs);
@@ -325,7 +329,7 @@ export class PlaneSession {
     const tags = decision.tags.filter((tag) => !noEffect.has(tag));
     if (pending.cancelled) return this.recordCall(pending, undefined, upstreamMs, false, tags);
     pending.finished = true;
-    pending.toClient(mutated ? answer : message);
+    pending.toClient(answer);
     this.recordCall(pending, answer, upstreamMs, mutated, tags);
   }
 
