@@ -685,6 +685,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
             ledger.fail({ leaf: 'FAULT-SECURITY-PATH-TRAVERSAL', probe: 'security-traversal', tool: tool.name, message: `${name}=${JSON.stringify(value)} was answered with the content of /etc/passwd`, exchange: peer.transcript.slice(from) });
           } else if (reply.message !== undefined) ledger.check('FAULT-SECURITY-PATH-TRAVERSAL');
           // No answer (the server died or hung): nothing shows whether the file would have been read.
+          // (A new session that answers joins `peers`, where the next value's call finds it.)
           else if (reply.closed && target.kind === 'http') await stillThere(peer, 'FAULT-SECURITY-PATH-TRAVERSAL');
           if (reply.message === undefined && !unanswered.has(`${tool.name}.${name}`)) {
             unanswered.add(`${tool.name}.${name}`);
