@@ -13,16 +13,16 @@
  *    p50/p99 (from the intended start), p99 − idle p99, and the send lag p99 (intended start to
  *    the actual write: the part of the latency the generator alone adds, its timers and its
  *    event loop); connections open on demand (50 at the start, up to 1,000), and this process's
- *    CPU per request (generator, and proxy when in the path). Issue 18's before/after, interleaved
- *    in the same rounds: "before" opens a connection as soon as a due request finds every one
- *    busy; "after" (runOpenLoop's rule) opens once the loop turn has read its responses, and none
- *    while the generator's scheduler runs over 5 ms late. ✓ = sustained (≥ 99% of the rate, no
- *    errors, p99 within 5 ms of the idle p99);
+ *    CPU per request (the whole process: generator, and proxy when in the path). Two generators,
+ *    interleaved in the same rounds: "same thread" runs on this process's main thread, with the
+ *    proxy, as scenarios did before the generator thread; "own thread" (runOpenLoop's default)
+ *    on the generator thread. ✓ = sustained (≥ 99% of the rate, no errors, p99 within 5 ms of
+ *    the idle p99);
  * 2b. (headroom) the same against a raw-socket server with headroom (wrk's maximum on it shown;
  *    ~4× the node:http server's here), no proxy from 5k to 20k req/s and via the proxy at 5k and
  *    10k, each with its own idle reference, the p99 of the run's first 200 ms apart from the
- *    rest: tells the generator's own share (issue 18's bound) from the node:http server's
- *    saturation, which is what the sharpness table's 20k row mostly shows;
+ *    rest, both generators: tells the generator's own share (issue 18's bound) from the node:http
+ *    server's saturation, which is what the sharpness table's 20k row mostly shows;
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
  *    latency p99 ≤ idle p99 + 5 ms, stepping up 2,500 req/s at a time until two steps in a row fail — then wrk's and
@@ -44,7 +44,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runCapacity, runOpenLoop, type OpenLoopResult } from '../src/load/index.js';
 import { planOpenLoop, runPlanned, type OpenLoopOptions } from '../src/load/open-loop.js';
-import { resolveTarget } from '../src/load/options.js';
 import { startProxy } from '../src/proxy/index.js';
 
 const ARGS = parseArgs(process.argv.slice(2));
@@ -112,14 +111,18 @@ function parseArgs(argv: string[]): { rounds: number; sections: Set<string>; rat
   return { rounds, sections, rates };
 }
 
-/** How the generator grows its connections: issue 18's before and after. */
+/**
+ * Which thread the generator runs on: this process's main thread, shared with the in-process
+ * proxy as in a scenario before the generator thread, or its own thread (runOpenLoop's default).
+ * (The older before/after, on-demand growth at once vs deferred, is tested in load-open-loop.)
+ */
 interface Variant {
   name: string;
-  growth: 'immediate' | 'deferred';
+  thread: 'caller' | 'worker';
 }
 const VARIANTS: Variant[] = [
-  { name: 'before (immediate)', growth: 'immediate' },
-  { name: 'after (deferred)', growth: 'deferred' },
+  { name: 'same thread', thread: 'caller' },
+  { name: 'own thread', thread: 'worker' },
 ];
 
 /** One run of a variant, after the same pause as openLoop(), with this process's CPU time. */
@@ -133,9 +136,9 @@ async function openLoopAs(
 ): Promise<OpenLoopResult & { cpuMs: number }> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
-  const plan = { ...planOpenLoop(options), growth: variant.growth };
-  const before = process.cpuUsage();
-  const result = await runPlanned(plan, resolveTarget(options), undefined, undefined, undefined);
+  const before = process.cpuUsage(); // the whole process's: every thread
+  // Through the proxy, the generator thread watches this thread's load as a scenario does.
+  const result = await runPlanned(planOpenLoop(options), { ...options, thread: variant.thread, watchCallerThread: true });
   const used = process.cpuUsage(before);
   return { ...result, cpuMs: (used.user + used.system) / 1000 };
 }
@@ -258,9 +261,11 @@ async function main(): Promise<void> {
   try {
     console.log(`Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds (the idle reference: the lowest).`);
     console.log(`load average at the start: ${load()}\n`);
-    // Warm both processes' JIT and the proxy before anything is measured.
-    await openLoop(server.url, 5000, 50, 1000, 1000);
-    await openLoop(paths[1][1], 2000, 50, 1000, 1000);
+    // Warm both processes' JIT, the proxy and the generator on either thread before anything is measured.
+    for (const variant of VARIANTS) {
+      await openLoopAs(variant, server.url, 5000, 50, 1000, 1000);
+      await openLoopAs(variant, paths[1][1], 2000, 50, 1000, 1000);
+    }
 
     const idle = new Map<string, number[]>(paths.map(([name]) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -274,9 +279,9 @@ async function main(): Promise<void> {
 
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
-      console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); before/after of issue 18 side by side');
+      console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); the generator on the proxy\'s thread and on its own, side by side');
       console.log(
-        'path        requested/s  connection growth    achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
+        'path        requested/s  generator            achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
       );
       for (let round = 0; round < ROUNDS; round++) {
         for (const rate of RATES) {
@@ -321,7 +326,7 @@ async function main(): Promise<void> {
           { name: 'no proxy', url: lean.url, rates: RATES.filter((rate) => rate >= 5000) },
           { name: 'via proxy', url: `http://127.0.0.1:${leanProxy.ports[0]}/`, rates: RATES.filter((rate) => rate >= 5000 && rate <= 10_000) },
         ];
-        for (const path of leanPaths) await openLoop(path.url, 5000, 50, 1000, 1000);
+        for (const path of leanPaths) for (const variant of VARIANTS) await openLoopAs(variant, path.url, 5000, 50, 1000, 1000);
         // Their own idle references, as above (the lowest of the rounds).
         const idleOf = new Map<string, number>();
         for (const path of leanPaths) {
@@ -330,34 +335,40 @@ async function main(): Promise<void> {
           idleOf.set(path.name, Math.min(...rounds));
           console.log(`Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} (the lowest of the rounds: ${rounds.map(ms).join(', ')})`);
         }
-        console.log('path        requested/s  achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req');
+        console.log('path        requested/s  generator    achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req');
         const leanRows = new Map<string, Row>();
         for (let round = 0; round < ROUNDS; round++) {
           for (const path of leanPaths) {
             for (const rate of path.rates) {
-              const key = `${path.name}|${rate}`;
-              if (!leanRows.has(key)) leanRows.set(key, emptyRow());
-              const result = await openLoopAs(VARIANTS[1]!, path.url, rate, 50, 1000);
-              add(leanRows.get(key)!, result);
-              const early: number[] = [];
-              const rest: number[] = [];
-              const { intendedStartMs, latencyMs, count } = result.samples;
-              for (let i = 0; i < count; i++) (intendedStartMs[i]! < 200 ? early : rest).push(latencyMs[i]!);
-              console.log(
-                `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${(result.achievedRatePerSecond / rate).toFixed(4).padStart(12)}  ${ms(result.latency!.p99).padStart(7)}` +
-                  `  ${ms(p99Of(early)).padStart(23)}  ${ms(p99Of(rest)).padStart(14)}  ${ms(result.sendLag!.p99).padStart(12)}` +
-                  `  ${String(result.connectionsOpened).padStart(6)}  ${((result.cpuMs * 1000) / result.requests).toFixed(0).padStart(10)}`,
-              );
+              for (const variant of VARIANTS) {
+                const key = `${path.name}|${rate}|${variant.name}`;
+                if (!leanRows.has(key)) leanRows.set(key, emptyRow());
+                const result = await openLoopAs(variant, path.url, rate, 50, 1000);
+                add(leanRows.get(key)!, result);
+                const early: number[] = [];
+                const rest: number[] = [];
+                const { intendedStartMs, latencyMs, count } = result.samples;
+                for (let i = 0; i < count; i++) (intendedStartMs[i]! < 200 ? early : rest).push(latencyMs[i]!);
+                console.log(
+                  `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)}  ${(result.achievedRatePerSecond / rate).toFixed(4).padStart(12)}  ${ms(result.latency!.p99).padStart(7)}` +
+                    `  ${ms(p99Of(early)).padStart(23)}  ${ms(p99Of(rest)).padStart(14)}  ${ms(result.sendLag!.p99).padStart(12)}` +
+                    `  ${String(result.connectionsOpened).padStart(6)}  ${((result.cpuMs * 1000) / result.requests).toFixed(0).padStart(10)}`,
+                );
+              }
             }
           }
         }
         console.log('Medians of the rounds (✓: ≥ 99% of the rate, no errors, p99 within 5 ms of the idle p99):');
         for (const path of leanPaths) {
           for (const rate of path.rates) {
-            const row = leanRows.get(`${path.name}|${rate}`)!;
-            const overIdle = median(row.p99) - idleOf.get(path.name)!;
-            const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
-            console.log(`${path.name.padEnd(10)}  ${String(rate).padStart(11)}  p99 ${ms(median(row.p99))}, p99 − idle ${signed(overIdle)}${kept ? ' ✓' : ''}`);
+            for (const variant of VARIANTS) {
+              const row = leanRows.get(`${path.name}|${rate}|${variant.name}`)!;
+              const overIdle = median(row.p99) - idleOf.get(path.name)!;
+              const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
+              console.log(
+                `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)}  p99 ${ms(median(row.p99))}, p99 − idle ${signed(overIdle)}, send lag p99 ${ms(median(row.lag99))}${kept ? ' ✓' : ''}`,
+              );
+            }
           }
         }
       } finally {

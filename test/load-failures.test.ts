@@ -18,11 +18,11 @@ const blackhole = (): Promise<TestServer> => server(() => {});
 describe('error classes', () => {
   test('timeouts: classified, counted, and in the latency distribution at exactly the timeout', async () => {
     const target = await blackhole();
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const started = performance.now();
     const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 5, durationMs: 1000, timeoutMs: 300 });
     const elapsed = performance.now() - started;
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
 
     assert.equal(result.requests, 50);
     assert.equal(result.errors, 50);
@@ -58,9 +58,9 @@ describe('error classes', () => {
 
   test('refused', async () => {
     const port = await closedPort();
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const result = await runOpenLoop({ url: `http://127.0.0.1:${port}/`, ratePerSecond: 50, connections: 3, durationMs: 200, timeoutMs: 1000 });
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
     assert.equal(result.errorsByClass.refused, 10);
     assert.equal(result.errors, 10);
     assert.equal(result.errorDetails['ECONNREFUSED'], 10);
@@ -78,9 +78,9 @@ describe('error classes', () => {
         response.write('ok', () => socket.destroy());
       }
     });
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 2, durationMs: 500, timeoutMs: 1000 });
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
     assert.equal(result.errorsByClass.reset, 20, JSON.stringify(result.errorDetails));
     assert.equal(result.errorDetails['ECONNRESET'], 10);
     assert.equal(result.errorDetails['connection closed before the response was complete'], 10);
@@ -92,7 +92,7 @@ describe('error classes', () => {
 describe('cancellation and cleanup', () => {
   test('an abort mid-run rejects within a fraction of a second and frees every socket and timer', async () => {
     const target = await server((_request, response, self) => self.later(2000, () => response.end('late')));
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const controller = new AbortController();
     const run = runOpenLoop({
       url: `${target.origin}/`,
@@ -109,21 +109,21 @@ describe('cancellation and cleanup', () => {
     await assert.rejects(run, CancelledError);
     const took = performance.now() - abortedAt;
     assert.ok(took < 500, `rejected ${took} ms after the abort`);
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
   });
 
   test('an already aborted signal rejects before anything is opened', async () => {
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     await assert.rejects(
       runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 1, connections: 1, durationMs: 1000, timeoutMs: 100, signal: AbortSignal.abort() }),
       CancelledError,
     );
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
   });
 
   test('an onSecond callback that throws ends the run with its error, leaving nothing behind', async () => {
     const target = await server();
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     await assert.rejects(
       runOpenLoop({
         url: `${target.origin}/`,
@@ -137,7 +137,7 @@ describe('cancellation and cleanup', () => {
       }),
       /listener broke/,
     );
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
   });
 });
 
@@ -161,17 +161,17 @@ describe('https', () => {
     assert.equal(trusted.statusCodes['200'], 4);
 
     // The certificate names localhost and 127.0.0.1, not other.test: checked against the URL's host.
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const wrongName = await runOpenLoop({ ...common, url: `https://other.test:${target.port}/`, tls: { ca: TLS_CERT } });
     assert.equal(wrongName.errorDetails['ERR_TLS_CERT_ALTNAME_INVALID'], 4);
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
   });
 });
 
 describe('capacity (closed loop)', () => {
   test('sustained rate follows connections ÷ service time (Little), Host kept through connectTo', async () => {
     const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const result = await runCapacity({
       url: 'http://service.test/',
       connectTo: { host: '127.0.0.1', port: target.port },
@@ -179,7 +179,7 @@ describe('capacity (closed loop)', () => {
       durationMs: 1000,
       timeoutMs: 2000,
     });
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
     // 4 connections × 1 / ~21 ms ≈ 190 req/s at most.
     assert.ok(result.requestsPerSecond > 100 && result.requestsPerSecond <= 200, `${result.requestsPerSecond} req/s`);
     assert.equal(result.statusCodes['200'], result.responses);
@@ -191,14 +191,14 @@ describe('capacity (closed loop)', () => {
 
   test('5xx count as errors; an abort stops the run within a fraction of a second, leaving nothing behind', async () => {
     const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));
-    const before = heldResources(servers);
+    const before = await heldResources(servers);
     const controller = new AbortController();
     const run = runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 10_000, timeoutMs: 2000, signal: controller.signal });
     setTimeout(() => controller.abort(), 300);
     const started = performance.now();
     await assert.rejects(run, CancelledError);
     assert.ok(performance.now() - started < 1000);
-    assert.deepEqual(heldResources(servers), before);
+    assert.deepEqual(await heldResources(servers), before);
 
     const result = await runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 300, timeoutMs: 2000 });
     assert.ok(result.http5xx > 0);

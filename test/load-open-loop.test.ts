@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
-import { resolveTarget } from '../src/load/options.js';
 import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
 
 const { servers, server } = serverPool();
@@ -53,12 +52,12 @@ test('the first connections are open, TLS included, before the clock starts: the
 
 test('a throwing onStart fails the run and leaves nothing open', async () => {
   const target = await server();
-  const before = heldResources(servers);
+  const before = await heldResources(servers);
   await assert.rejects(
     runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 2, durationMs: 200, timeoutMs: 2000, onStart: () => { throw new Error('boom'); } }),
     /boom/,
   );
-  assert.deepEqual(heldResources(servers), before);
+  assert.deepEqual(await heldResources(servers), before);
 });
 
 test('starts are evenly spaced: no per-second burst', async () => {
@@ -178,7 +177,7 @@ test('statuses outside expect_status are errors (5xx http_5xx, others http_statu
       response.end('closing');
     }
   });
-  const before = heldResources(servers);
+  const before = await heldResources(servers);
   const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 1, durationMs: 500, timeoutMs: 2000 });
   assert.deepEqual(result.statusCodes, { '200': 10, '404': 5, '503': 5 });
   assert.equal(result.errors, 10);
@@ -200,7 +199,7 @@ test('statuses outside expect_status are errors (5xx http_5xx, others http_statu
   });
   assert.equal(expecting404.errors, 5);
   assert.equal(expecting404.errorsByClass.http_status, 0);
-  assert.deepEqual(heldResources(servers), before);
+  assert.deepEqual(await heldResources(servers), before);
 });
 
 test('after an event-loop stall, at most MAX_CONNECTING on-demand connections are set up at once', async () => {
@@ -214,7 +213,8 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
     const until = performance.now() + 200;
     while (performance.now() < until);
   }, 300);
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000 });
+  // On this thread: the stall is the generator's own (on its thread of its own, it stalls the server).
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000, thread: 'caller' });
   clearTimeout(stall);
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
   assert.equal(result.peakConnecting, MAX_CONNECTING, 'the stall must have pushed the setup limit');
@@ -236,9 +236,9 @@ test('no on-demand connections while the generator itself is what runs behind (i
     const until = performance.now() + 8;
     while (performance.now() < until);
   }, 10);
-  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 5000 };
+  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 5000, thread: 'caller' as const };
   try {
-    const before = await runPlanned({ ...planOpenLoop(options), growth: 'immediate' }, resolveTarget(options), undefined, undefined, undefined);
+    const before = await runPlanned({ ...planOpenLoop(options), growth: 'immediate' }, options);
     const after = await runOpenLoop(options);
     assert.equal(before.errors + after.errors, 0);
     assert.ok(before.connectionsOpened > 50, `the stalls must push the old rule: it opened ${before.connectionsOpened}`);
@@ -263,7 +263,7 @@ test('no on-demand connections while the event loop is over 90% busy, even with 
   };
   setImmediate(burn);
   try {
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000, thread: 'caller' });
     assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
     assert.ok(result.growthSkippedLate > 0, 'growth was put off');
     // The first BUSY_MIN_SPAN_MS (10 ms) of the run has no utilisation figure yet: a few may open then.

@@ -105,11 +105,11 @@ describe('scenario tool arguments are checked before any traffic', () => {
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
     const port = (squatter.address() as { port: number }).port;
     try {
-      const held = heldResources([app]);
+      const held = await heldResources([app]);
       const text = await refusal(LATENCY, { url, proxies: [`${port}=127.0.0.1:${app.port}`], baseline: true });
       assert.match(text, /proxies/);
       assert.match(text, new RegExp(`${port}.*already in use`));
-      assert.deepEqual(heldResources([app]), held);
+      assert.deepEqual(await heldResources([app]), held);
     } finally {
       await new Promise<void>((resolve) => squatter.close(() => resolve()));
     }

@@ -20,13 +20,13 @@ let app: TestServer;
 let mcp: Awaited<ReturnType<typeof connectInMemory>>;
 const servers: TestServer[] = [];
 /** What the process holds with the test servers up and no scenario running. */
-let idle: ReturnType<typeof resources>;
+let idle: Awaited<ReturnType<typeof resources>>;
 
 before(async () => {
   app = await startApp();
   servers.push(app);
   mcp = await connectInMemory();
-  idle = resources();
+  idle = await resources();
 });
 after(async () => {
   await mcp.close();
@@ -34,18 +34,18 @@ after(async () => {
 });
 
 /** Sockets, timers and listening sockets beyond the test servers' own. */
-function resources(): { sockets: number; timers: number; listeners: number } {
+async function resources(): Promise<{ sockets: number; timers: number; listeners: number }> {
   const listeners = process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length - servers.length;
-  return { ...heldResources(servers), listeners };
+  return { ...(await heldResources(servers)), listeners };
 }
 
-const isIdle = (): boolean => JSON.stringify(resources()) === JSON.stringify(idle);
+const isIdle = async (): Promise<boolean> => JSON.stringify(await resources()) === JSON.stringify(idle);
 
 /** Polls until `done()` holds; returns how long that took (or throws after `limitMs`). */
 async function waitUntil(done: () => boolean | Promise<boolean>, limitMs: number, what: string): Promise<number> {
   const started = performance.now();
   while (!(await done())) {
-    if (performance.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms (${JSON.stringify(resources())})`);
+    if (performance.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms (${JSON.stringify(await resources())})`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return performance.now() - started;
@@ -99,7 +99,7 @@ describe('scenario tools under an MCP host', () => {
     );
     // Load is flowing (the blackhole holds the responses, the requests still reach the app).
     await waitUntil(() => app.arrivals.length >= arrivals + 4, 5000, 'requests reaching the app');
-    assert.notDeepEqual(resources(), idle, 'the run holds sockets while it is running');
+    assert.notDeepEqual(await resources(), idle, 'the run holds sockets while it is running');
     controller.abort();
     assert.equal(await settled, 'rejected');
     const took = await waitUntil(isIdle, 5000, 'resources released');

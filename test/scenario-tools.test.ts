@@ -43,7 +43,7 @@ const spread = (result: ScenarioResult['run']): number => result.load!.latency!.
 
 describe('fault_run_*_impact_scenario through MCP', () => {
   test('latency: the percentiles shift by about the injected delay against the baseline', async () => {
-    const held = heldResources(servers);
+    const held = await heldResources(servers);
     const { report, result } = await runTool('fault_run_latency_impact_scenario', {
       url: `${app.origin}/ok`,
       duration: '1s',
@@ -71,7 +71,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(result.run.proxy.faults[0]!.applications, run.responses);
     assert.equal(result.passed, true);
     assert.match(report, /### Impact against the baseline/);
-    assert.deepEqual(heldResources(servers), held);
+    assert.deepEqual(await heldResources(servers), held);
   });
 
   test('jitter: the spread widens', async () => {

@@ -20,7 +20,9 @@
  * Percentiles are exact R-6 (percentiles.ts). Errors are classed refused / reset / timeout /
  * http_5xx / http_status / other (error-class.ts); a status outside the expected set is an error.
  */
-export { runOpenLoop, MAX_REQUESTS_PER_RUN, MAX_CONNECTING, type OpenLoopOptions, type OpenLoopResult, type SecondBucket, type LiveCounters } from './open-loop.js';
+export { runOpenLoop, MAX_REQUESTS_PER_RUN, MAX_CONNECTING, type OpenLoopOptions, type OpenLoopResult, type SecondBucket } from './open-loop.js';
+export { LiveCounters } from './live-counters.js';
+export { generatorThreadResources } from './generator-thread.js';
 export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
 export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';

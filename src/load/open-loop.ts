@@ -28,12 +28,18 @@
  * requests in flight are in deadline order too: one timer, armed for the oldest, watches them
  * all, instead of a setTimeout and a clearTimeout per request (at 20,000 req/s those were 40,000
  * timer-list operations a second on the generator's event loop).
+ *
+ * By default a run happens on the generator thread (generator-thread.ts), not the caller's:
+ * runOpenLoop validates here, and the thread runs the same OpenLoopRun (runOnThisThread).
  */
 import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
+import { runOnGeneratorThread } from './generator-thread.js';
+import { LiveCounters } from './live-counters.js';
+import { threadBusy, type ThreadLoadGauge } from './thread-load.js';
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
-import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget, type ResolvedTarget } from './options.js';
+import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 import { selectPercentiles } from './percentiles.js';
 import { buildRequest } from './request.js';
 import { DEFAULT_EXPECTED_STATUS, isExpectedStatus, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';
@@ -50,6 +56,20 @@ export interface OpenLoopOptions extends LoadTarget {
   expectedStatus?: ExpectedStatus;
   /** Updated as the run goes, for progress reports (requests in flight while the run drains). */
   live?: LiveCounters;
+  /**
+   * Where the generator runs (default 'worker'): on the process's generator thread, shared by its
+   * runs (generator-thread.ts), so that sending on time and timestamping responses never wait
+   * for what else the caller's thread does — a scenario's in-process proxy, an MCP server's
+   * messages; or on the 'caller's thread, as bench/load.ts does to compare the two.
+   */
+  thread?: 'worker' | 'caller';
+  /**
+   * On the generator thread, also hold back on-demand connections while the caller's thread is
+   * over BUSY_NO_GROWTH busy (thread-load.ts): set it when the requests cross that thread (the
+   * in-process proxy), whose lateness would otherwise look like a target that needs more
+   * connections. On the caller's thread the generator's own loop is that thread: nothing to add.
+   */
+  watchCallerThread?: boolean;
   /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
   durationMs: number;
   /** Per request, counted from its intended start. */
@@ -61,15 +81,10 @@ export interface OpenLoopOptions extends LoadTarget {
   /**
    * Called when the run's clock starts: after its first `connections` are open (see preconnect),
    * so what is scheduled against the run (a scenario's fault window) starts with it.
+   * `sinceStartMs` is how long ago that was: the news comes from the generator's thread, so it
+   * arrives a little late, and a schedule can subtract it.
    */
-  onStart?: () => void;
-}
-
-/** What a run has done so far, updated in place. */
-export interface LiveCounters {
-  dispatched: number;
-  settled: number;
-  openConnections: number;
+  onStart?: (sinceStartMs: number) => void;
 }
 
 /** The requests whose intended start fell in one second of the run. */
@@ -134,8 +149,7 @@ export interface OpenLoopResult extends SampleSummary {
 export const MAX_REQUESTS_PER_RUN = 5_000_000;
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const plan = planOpenLoop(options);
-  return runPlanned(plan, resolveTarget(options), options.signal, options.onSecond, options.live, options.onStart);
+  return runPlanned(planOpenLoop(options), options);
 }
 
 /** Validates the options into a plan (ToolInputError naming the argument), before anything is opened. */
@@ -159,21 +173,29 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   }
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
+  if (options.onStart !== undefined && typeof options.onStart !== 'function') throw new ToolInputError('onStart must be a function');
+  if (options.live !== undefined && !(options.live instanceof LiveCounters)) throw new ToolInputError('live must be a LiveCounters');
+  if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'caller') {
+    throw new ToolInputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
+  }
+  if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean') throw new ToolInputError('watchCallerThread must be true or false');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
   return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
 }
 
-/** Runs a validated plan (bench/load.ts sets its `growth` to compare the rules). */
-export function runPlanned(
-  plan: Plan,
-  target: ResolvedTarget,
-  signal: AbortSignal | undefined,
-  onSecond: ((bucket: SecondBucket) => void) | undefined,
-  live: LiveCounters | undefined,
-  onStart?: () => void,
-): Promise<OpenLoopResult> {
-  const run = new OpenLoopRun(plan, signal, onSecond, live, onStart);
+/** Runs a validated plan (bench/load.ts sets its `growth` to compare the rules) on the thread `options` names. */
+export function runPlanned(plan: Plan, options: OpenLoopOptions): Promise<OpenLoopResult> {
+  return options.thread === 'caller' ? runOnThisThread(plan, options) : runOnGeneratorThread(plan, options);
+}
+
+/**
+ * Runs a validated plan on the calling thread. The generator thread calls this for each run, with
+ * the caller's thread's load gauge when the run watches that thread.
+ */
+export function runOnThisThread(plan: Plan, options: OpenLoopOptions, callerLoad?: ThreadLoadGauge): Promise<OpenLoopResult> {
+  const target = resolveTarget(options);
+  const run = new OpenLoopRun(plan, options.signal, options.onSecond, options.live, options.onStart, callerLoad);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -289,8 +311,9 @@ class OpenLoopRun {
     private readonly plan: Plan,
     private readonly signal: AbortSignal | undefined,
     private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
-    private readonly live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 },
-    private readonly onStart?: () => void,
+    private readonly live: LiveCounters = new LiveCounters(),
+    private readonly onStart?: (sinceStartMs: number) => void,
+    private readonly callerLoad?: ThreadLoadGauge,
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -315,7 +338,7 @@ class OpenLoopRun {
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
-          this.onStart?.();
+          this.onStart?.(0);
           this.tick();
         } catch (error) {
           void this.fail(error);
@@ -460,7 +483,7 @@ class OpenLoopRun {
       this.lastUtilization = window.utilization;
       this.utilizationMark = now;
     }
-    return busy > BUSY_NO_GROWTH;
+    return busy > BUSY_NO_GROWTH || (this.callerLoad !== undefined && threadBusy(this.callerLoad, BUSY_NO_GROWTH));
   }
 
   private offsetMs(i: number): number {

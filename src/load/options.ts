@@ -4,6 +4,7 @@
  */
 import { isIP, type LookupFunction } from 'node:net';
 import { ToolInputError } from '../errors.js';
+import { targetLookup } from '../target-policy.js';
 
 /** Where and what to send. */
 export interface LoadTarget {
@@ -19,8 +20,13 @@ export interface LoadTarget {
   headers?: Record<string, string>;
   /** For https URLs: verify the certificate (default true) against these CAs (default Node's). */
   tls?: { rejectUnauthorized?: boolean; ca?: string | Buffer };
-  /** How host names are resolved when connecting (e.g. one that refuses non-local addresses). */
-  lookup?: LookupFunction;
+  /**
+   * Connect only to loopback and private addresses: a host name is resolved at every connect and
+   * refused (ENOTLOCAL) when an address is not (target-policy.ts), so DNS rebinding cannot
+   * redirect the load. A flag rather than a lookup function, since the run happens on another
+   * thread and a function cannot be sent there.
+   */
+  localOnly?: boolean;
 }
 
 export interface ResolvedTarget {
@@ -114,6 +120,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   const body = Buffer.from(target.body ?? '', 'utf8');
   if (body.length > 0 && !hasContentType) headers.push(['content-type', 'application/json']);
 
+  if (target.localOnly !== undefined && typeof target.localOnly !== 'boolean') throw new ToolInputError('localOnly must be true or false');
   const tls = target.tls ?? {};
   if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== 'boolean') {
     throw new ToolInputError('tls.rejectUnauthorized must be true or false');
@@ -133,7 +140,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
     body,
     rejectUnauthorized: tls.rejectUnauthorized ?? true,
     ca: tls.ca,
-    lookup: target.lookup,
+    lookup: target.localOnly === true ? targetLookup(false) : undefined,
   };
 }
 

@@ -17,7 +17,7 @@ import {
   runOpenLoop,
   summarizeSamples,
   type CapacityResult,
-  type LiveCounters,
+  LiveCounters,
   type OpenLoopResult,
 } from '../load/index.js';
 import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js';
@@ -28,7 +28,6 @@ import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
-import { localOnlyLookup } from './target.js';
 import { warmUpOnce } from './warm-up.js';
 import { targetLookup } from '../target-policy.js';
 
@@ -116,10 +115,6 @@ interface PhaseOptions {
 }
 
 async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseResult> {
-  if (spec.strategy !== 'capacity') {
-    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
-    await warmUpOnce();
-  }
   if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
@@ -144,8 +139,17 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     if (error instanceof ToolInputError && spec.proxies.length > 0) throw new ToolInputError(`proxies: ${error.message}`);
     throw error;
   });
+  if (spec.strategy !== 'capacity') {
+    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
+    // After the proxy has bound the caller's ports, so a port in use is refused at once.
+    await warmUpOnce();
+  }
+  if (options.signal?.aborted) {
+    await proxy.stop();
+    throw new CancelledError('scenario cancelled');
+  }
   const timers: NodeJS.Timeout[] = [];
-  const live: LiveCounters = { dispatched: 0, settled: 0, openConnections: 0 };
+  const live = new LiveCounters();
   let errors = 0;
   const loadStart = performance.now();
   // Once a second, also while the requests in flight at the end of the load settle (up to
@@ -171,7 +175,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       body: spec.body,
       headers: spec.headers,
       tls: { rejectUnauthorized: spec.rejectUnauthorized },
-      ...(spec.localOnly ? { lookup: localOnlyLookup } : {}),
+      localOnly: spec.localOnly,
       ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
     };
     let load: LoadFigures | null = null;
@@ -204,6 +208,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         timeoutMs: spec.timeoutMs,
         signal: options.signal,
         live,
+        // Every request crosses the proxy on this thread: its lateness is not the target's.
+        watchCallerThread: true,
         onStart: scheduleWindow,
         onSecond: (bucket) => {
           errors += bucket.errors;
@@ -240,15 +246,15 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
  * (a latency run's last requests are delayed like the others; a blackhole's held requests time
  * out); the report then gives that real end (`activeUntilMs`), draining included.
  */
-function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): () => void {
+function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): (sinceStartMs?: number) => void {
   const httpFault = spec.httpFault;
   const on = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
   if (spec.faultStartMs <= 0) on();
-  /** Arms the timed switches: call it when the load's clock starts. */
-  return () => {
-    if (spec.faultStartMs > 0) timers.push(setTimeout(on, spec.faultStartMs));
-    if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, spec.faultEndMs));
+  /** Arms the timed switches: call it when the load's clock starts, or `sinceStartMs` after. */
+  return (sinceStartMs = 0) => {
+    if (spec.faultStartMs > 0) timers.push(setTimeout(on, Math.max(0, spec.faultStartMs - sinceStartMs)));
+    if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, Math.max(0, spec.faultEndMs - sinceStartMs)));
   };
 }
 

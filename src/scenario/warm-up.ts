@@ -43,6 +43,7 @@ async function warmUp(): Promise<void> {
         maxConnections: WARM_UP_CONNECTIONS,
         durationMs: WARM_UP_MS,
         timeoutMs: 1_000,
+        watchCallerThread: true,
       });
     } finally {
       await proxy.stop();

@@ -1,0 +1,65 @@
+/**
+ * The generator thread's side (see generator-thread.ts): runs each open-loop run it is sent on
+ * this thread, tells the caller's thread when its clock starts and each second as it closes, and
+ * sends the result back with the samples' memory moved, not copied (a long run's samples are
+ * hundreds of MB). Several runs may be in progress at once, as on any thread.
+ */
+import { parentPort } from 'node:worker_threads';
+import { epochNowMs } from './epoch.js';
+import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
+import { LiveCounters } from './live-counters.js';
+import { runOnThisThread } from './open-loop.js';
+
+const port = parentPort!;
+const runs = new Map<number, AbortController>();
+
+port.on('message', (message: ToGenerator) => {
+  switch (message.type) {
+    case 'run':
+      void run(message);
+      return;
+    case 'abort':
+      runs.get(message.id)?.abort();
+      return;
+    case 'resources':
+      send({ type: 'resources', id: message.id, resources: process.getActiveResourcesInfo() });
+      return;
+  }
+});
+
+function send(message: FromGenerator, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(message, transfer);
+}
+
+async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<void> {
+  const controller = new AbortController();
+  runs.set(id, controller);
+  try {
+    const ca = target.tls?.ca;
+    const result = await runOnThisThread(plan, {
+      ...target,
+      // A Buffer arrives as a plain Uint8Array.
+      ...(ca instanceof Uint8Array ? { tls: { ...target.tls, ca: Buffer.from(ca) } } : {}),
+      // Only used to describe the run; the plan carries what is run.
+      ratePerSecond: plan.ratePerSecond,
+      connections: plan.connections,
+      durationMs: plan.durationMs,
+      timeoutMs: plan.timeoutMs,
+      thread: 'caller',
+      signal: controller.signal,
+      live: new LiveCounters(live),
+      onStart: () => send({ type: 'start', id, startedAtMs: epochNowMs() }),
+      onSecond: (bucket) => send({ type: 'second', id, bucket }),
+    }, callerLoad);
+    const { samples } = result;
+    const buffers = [samples.intendedStartMs, samples.latencyMs, samples.serviceMs, samples.ttfbMs, samples.status, samples.errorClass].map(
+      (array) => array.buffer as ArrayBuffer,
+    );
+    send({ type: 'done', id, result }, buffers);
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    send({ type: 'failed', id, error: { name, message } });
+  } finally {
+    runs.delete(id);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The generator thread (src/load/generator-thread.ts): open-loop runs happen on a thread of their
+ * own, so a busy caller's thread (the in-process proxy, an MCP server) does not make requests
+ * late; progress is shared memory; and a run that crosses the caller's thread still holds back
+ * connections while that thread is saturated (thread-load.ts). Ratios and counts, no absolute times.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LiveCounters, MAX_CONNECTING, runOpenLoop } from '../src/load/index.js';
+import { serverPool } from './fixtures/load/servers.js';
+
+const { server } = serverPool();
+
+/** Keeps this thread ~`share` busy in `sliceMs` busy-waits until stopped (as a saturated proxy would). */
+function keepBusy(sliceMs: number, share: number): () => void {
+  let busy = true;
+  const burn = (): void => {
+    const until = performance.now() + sliceMs;
+    while (performance.now() < until);
+    if (busy) setTimeout(burn, (sliceMs * (1 - share)) / share);
+  };
+  setTimeout(burn, 0);
+  return () => {
+    busy = false;
+  };
+}
+
+test('a busy caller thread makes requests late on its own thread, not on the generator thread', async () => {
+  // 8 ms busy of every ~10 on this thread. The server is on this thread too, so its answers
+  // wait; with enough connections that a request seldom waits for a free one, the send lag
+  // (intended start to the write) is mostly the generator's own timing. Measured: p99 76–113 ms
+  // on the busy thread, 11–13 on the generator thread, on a loaded machine.
+  const target = await server();
+  const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 60, maxConnections: 60, durationMs: 1500, timeoutMs: 5000 };
+  const stop = keepBusy(8, 0.8);
+  try {
+    const caller = await runOpenLoop({ ...options, thread: 'caller' });
+    const worker = await runOpenLoop({ ...options, thread: 'worker' });
+    assert.equal(caller.errors + worker.errors, 0);
+    assert.ok(
+      worker.sendLag!.p99 * 2 < caller.sendLag!.p99,
+      `send lag p99: ${worker.sendLag!.p99.toFixed(2)} ms on the generator thread, ${caller.sendLag!.p99.toFixed(2)} ms on the busy caller's`,
+    );
+  } finally {
+    stop();
+  }
+});
+
+test('live counters are readable from the caller thread while the run goes, and end at the run\'s totals', async () => {
+  const target = await server();
+  const live = new LiveCounters();
+  const seen: number[] = [];
+  const watch = setInterval(() => seen.push(live.settled), 50);
+  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 200, connections: 4, durationMs: 1000, timeoutMs: 2000, live });
+  clearInterval(watch);
+  assert.equal(live.dispatched, result.requests);
+  assert.equal(live.settled, result.requests);
+  assert.equal(live.openConnections, result.connectionsOpened);
+  assert.ok(seen.some((settled) => settled > 0 && settled < result.requests), `settled as seen mid-run: ${seen.join(' ')}`);
+});
+
+test('on the generator thread, a run that watches a saturated caller thread opens no on-demand connection; one that does not watch it does', async () => {
+  // A 20 ms server at 500 req/s needs ~10 connections; runs start with 2. This thread is ~100%
+  // busy in 1 ms slices: the generator thread itself is idle, so only the gauge of this thread
+  // (watchCallerThread, as a scenario sets it for its in-process proxy) tells it to hold back.
+  const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+  const options = { url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 };
+  let burning = true;
+  const burn = (): void => {
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    if (burning) setImmediate(burn);
+  };
+  setImmediate(burn);
+  try {
+    const watching = await runOpenLoop({ ...options, watchCallerThread: true });
+    const blind = await runOpenLoop(options);
+    assert.equal(watching.errors + blind.errors, 0, JSON.stringify([watching.errorDetails, blind.errorDetails]));
+    assert.ok(watching.growthSkippedLate > 0, 'growth was put off');
+    // The run's first milliseconds come before the gauge's first sample: a few may open then.
+    assert.ok(watching.connectionsOpened <= 2 + MAX_CONNECTING, `watching: opened ${watching.connectionsOpened}`);
+    assert.ok(blind.connectionsOpened > 2 + MAX_CONNECTING, `not watching: opened ${blind.connectionsOpened}`);
+  } finally {
+    burning = false;
+  }
+});
+
+test('a refused argument is refused on the caller thread, before any run starts', async () => {
+  await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, thread: 'other' as never }), /thread must be "worker" or "caller"/);
+  await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, live: { dispatched: 0 } as never }), /live must be a LiveCounters/);
+});
