@@ -89,3 +89,58 @@ test('a refused argument is refused on the caller thread, before any run starts'
   await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, thread: 'other' as never }), /thread must be "worker" or "caller"/);
   await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, live: { dispatched: 0 } as never }), /live must be a LiveCounters/);
 });
+
+for (const thread of ['caller', 'worker'] as const) {
+  test(`schedule edges (${thread} thread): no request due at or after an edge is sent before its onEdge has returned`, async () => {
+    // 200 req/s for 1 s, edges at 300 and 700 ms: exactly 60 and 140 requests are due before them.
+    // The first onEdge busy-waits 40 ms on this thread (a busy proxy's thread, say): requests due
+    // meanwhile must wait for it, and no more than the 60 due before it may reach the server first.
+    const target = await server();
+    const live = new LiveCounters();
+    const seen: Array<{ index: number; dispatched: number; returnedAtMs: number }> = [];
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 200,
+      connections: 4,
+      durationMs: 1000,
+      timeoutMs: 2000,
+      thread,
+      live,
+      edgesMs: [300, 700],
+      onEdge: (index) => {
+        const dispatched = live.dispatched;
+        if (index === 0) {
+          const until = performance.now() + 40;
+          while (performance.now() < until);
+        }
+        seen.push({ index, dispatched, returnedAtMs: performance.now() });
+      },
+    });
+    assert.equal(result.errors, 0);
+    assert.deepEqual(
+      seen.map(({ index, dispatched }) => [index, dispatched]),
+      [
+        [0, 60],
+        [1, 140],
+      ],
+    );
+    const beforeFirstReturned = target.arrivals.filter((arrival) => arrival.atMs < seen[0]!.returnedAtMs).length;
+    assert.ok(beforeFirstReturned <= 60, `${beforeFirstReturned} requests reached the server before the first onEdge returned`);
+    // The wait shows in the latency of the requests due during it, counted from their intended start.
+    assert.ok(result.sendLag!.max >= 30, `send lag max ${result.sendLag!.max} ms`);
+  });
+}
+
+test('an edge past the last request is still reached by time while the run drains; a throwing onEdge ends the run with its error', async () => {
+  // Requests due at 0, 50, 100 and 150 ms, each answered 100 ms later: the run lasts past 190.
+  const slow = await server((_request, response, self) => self.later(100, () => response.end('ok')));
+  const reached: number[] = [];
+  await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 20, connections: 4, durationMs: 200, timeoutMs: 2000, edgesMs: [190], onEdge: (index) => void reached.push(index) });
+  assert.deepEqual(reached, [0]);
+  const target = await server();
+  await assert.rejects(
+    runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 2000, edgesMs: [100], onEdge: () => { throw new Error('switch failed'); } }),
+    /switch failed/,
+  );
+  await assert.rejects(runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 2000, edgesMs: [200, 100], onEdge: () => {} }), /edgesMs must be ascending/);
+});

@@ -19,6 +19,8 @@
  *   runOnGeneratorThread ──run(plan,target)──▶ runOnThisThread
  *        onStart(sinceStartMs) ◀──start──────      (clock started)
  *        onSecond(bucket)      ◀──second─────      (each settled second)
+ *        onEdge(index)         ◀──edge───────      (a schedule edge: sending waits…)
+ *                              ──edgePassed──▶     (…until the caller has switched)
  *        resolve(result)       ◀──done───────      (samples' buffers moved, not copied)
  *        reject(error)         ◀──failed─────
  *   signal aborted / a callback threw ──abort──▶   run stopped, sockets closed, then failed
@@ -43,11 +45,12 @@ export interface RunRequest {
   callerLoad: Float64Array | undefined;
 }
 
-export type ToGenerator = RunRequest | { type: 'abort'; id: number } | { type: 'resources'; id: number };
+export type ToGenerator = RunRequest | { type: 'abort'; id: number } | { type: 'edgePassed'; id: number } | { type: 'resources'; id: number };
 
 export type FromGenerator =
   | { type: 'start'; id: number; startedAtMs: number }
   | { type: 'second'; id: number; bucket: SecondBucket }
+  | { type: 'edge'; id: number; index: number }
   | { type: 'done'; id: number; result: OpenLoopResult }
   | { type: 'failed'; id: number; error: { name: string; message: string } }
   | { type: 'resources'; id: number; resources: string[] };
@@ -140,6 +143,11 @@ class GeneratorThread {
         return;
       case 'second':
         this.callBack(message.id, pending, () => pending.options.onSecond?.(message.bucket));
+        return;
+      case 'edge':
+        // The run sends nothing due past the edge until this answer: the caller's switch comes first.
+        this.callBack(message.id, pending, () => pending.options.onEdge?.(message.index));
+        this.send({ type: 'edgePassed', id: message.id });
         return;
       case 'done':
         this.settle(message.id, pending);

@@ -12,6 +12,8 @@ import { runOnThisThread } from './open-loop.js';
 
 const port = parentPort!;
 const runs = new Map<number, AbortController>();
+/** Runs waiting at a schedule edge for the caller's thread to answer. */
+const atEdge = new Map<number, () => void>();
 
 port.on('message', (message: ToGenerator) => {
   switch (message.type) {
@@ -20,6 +22,10 @@ port.on('message', (message: ToGenerator) => {
       return;
     case 'abort':
       runs.get(message.id)?.abort();
+      return;
+    case 'edgePassed':
+      atEdge.get(message.id)?.();
+      atEdge.delete(message.id);
       return;
     case 'resources':
       send({ type: 'resources', id: message.id, resources: process.getActiveResourcesInfo() });
@@ -50,6 +56,11 @@ async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<
       live: new LiveCounters(live),
       onStart: () => send({ type: 'start', id, startedAtMs: epochNowMs() }),
       onSecond: (bucket) => send({ type: 'second', id, bucket }),
+      onEdge: (index) =>
+        new Promise<void>((resolve) => {
+          atEdge.set(id, resolve);
+          send({ type: 'edge', id, index });
+        }),
     }, callerLoad);
     const { samples } = result;
     const buffers = [samples.intendedStartMs, samples.latencyMs, samples.serviceMs, samples.ttfbMs, samples.status, samples.errorClass].map(
@@ -61,5 +72,6 @@ async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<
     send({ type: 'failed', id, error: { name, message } });
   } finally {
     runs.delete(id);
+    atEdge.delete(id);
   }
 }

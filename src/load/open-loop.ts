@@ -85,6 +85,17 @@ export interface OpenLoopOptions extends LoadTarget {
    * arrives a little late, and a schedule can subtract it.
    */
   onStart?: (sinceStartMs: number) => void;
+  /**
+   * Moments of the run's clock (ms, ascending, within the duration) at which `onEdge(index)` is
+   * called, on the caller's thread: a scenario's fault window switches there. No request due at or
+   * after an edge is sent before its onEdge has returned (on the generator thread: before the
+   * caller's thread has answered), so every request due in a window meets it, whichever thread is
+   * busier; requests due meanwhile wait, and their latency still counts from their intended start.
+   * An edge is also reached by time alone, with no request due past it, while the run lasts (a
+   * window that ends after the last request is due, while the last ones are in flight).
+   */
+  edgesMs?: readonly number[];
+  onEdge?: (index: number) => void | Promise<void>;
 }
 
 /** The requests whose intended start fell in one second of the run. */
@@ -174,6 +185,11 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
   if (options.onStart !== undefined && typeof options.onStart !== 'function') throw new ToolInputError('onStart must be a function');
+  const edgesMs = options.edgesMs ?? [];
+  if (!Array.isArray(edgesMs) || edgesMs.some((edge, k) => typeof edge !== 'number' || !Number.isFinite(edge) || edge < 0 || (k > 0 && edge < edgesMs[k - 1]!))) {
+    throw new ToolInputError('edgesMs must be ascending numbers of ms from the start of the run');
+  }
+  if (edgesMs.length > 0 && typeof options.onEdge !== 'function') throw new ToolInputError('onEdge must be a function when edgesMs is given');
   if (options.live !== undefined && !(options.live instanceof LiveCounters)) throw new ToolInputError('live must be a LiveCounters');
   if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'caller') {
     throw new ToolInputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
@@ -181,7 +197,7 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean') throw new ToolInputError('watchCallerThread must be true or false');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
-  return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus };
+  return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus, edgesMs: [...edgesMs] };
 }
 
 /** Runs a validated plan (bench/load.ts sets its `growth` to compare the rules) on the thread `options` names. */
@@ -195,7 +211,7 @@ export function runPlanned(plan: Plan, options: OpenLoopOptions): Promise<OpenLo
  */
 export function runOnThisThread(plan: Plan, options: OpenLoopOptions, callerLoad?: ThreadLoadGauge): Promise<OpenLoopResult> {
   const target = resolveTarget(options);
-  const run = new OpenLoopRun(plan, options.signal, options.onSecond, options.live, options.onStart, callerLoad);
+  const run = new OpenLoopRun(plan, options, options.live, callerLoad);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -209,6 +225,8 @@ export interface Plan {
   durationMs: number;
   timeoutMs: number;
   requests: number;
+  /** The schedule's edges (OpenLoopOptions.edgesMs), validated. */
+  edgesMs: number[];
   /**
    * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
    * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
@@ -281,6 +299,9 @@ class OpenLoopRun {
   private startMs = 0;
   private lastSettledMs = 0;
   private nextDue = 0;
+  /** The next of plan.edgesMs to pass, and whether the run is waiting for one's onEdge. */
+  private nextEdge = 0;
+  private atEdge = false;
   private settled = 0;
   private queued = 0;
   private queuedAtCap = 0;
@@ -309,10 +330,8 @@ class OpenLoopRun {
 
   constructor(
     private readonly plan: Plan,
-    private readonly signal: AbortSignal | undefined,
-    private readonly onSecond: ((bucket: SecondBucket) => void) | undefined,
+    private readonly hooks: Pick<OpenLoopOptions, 'signal' | 'onSecond' | 'onStart' | 'onEdge'>,
     private readonly live: LiveCounters = new LiveCounters(),
-    private readonly onStart?: (sinceStartMs: number) => void,
     private readonly callerLoad?: ThreadLoadGauge,
   ) {
     this.samples = createSamples(plan.requests);
@@ -331,14 +350,14 @@ class OpenLoopRun {
     for (let k = 0; k < this.plan.connections; k++) this.idle.push(this.openSlot());
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
-      this.signal?.addEventListener('abort', this.onAbort);
+      this.hooks.signal?.addEventListener('abort', this.onAbort);
       void this.preconnect().then(() => {
         if (this.stopped) return;
         this.startMs = performance.now();
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
-          this.onStart?.(0);
+          this.hooks.onStart?.(0);
           this.tick();
         } catch (error) {
           void this.fail(error);
@@ -497,15 +516,47 @@ class OpenLoopRun {
    */
   private readonly tick = (): void => {
     this.scheduler = undefined;
+    if (this.atEdge || this.stopped) return;
     const elapsed = performance.now() - this.startMs;
-    if (this.nextDue < this.plan.requests) this.lateMs = elapsed - this.samples.intendedStartMs[this.nextDue]!;
-    while (this.nextDue < this.plan.requests && this.samples.intendedStartMs[this.nextDue]! <= elapsed) {
+    const { intendedStartMs } = this.samples;
+    const edge = this.plan.edgesMs[this.nextEdge] ?? Infinity;
+    if (this.nextDue < this.plan.requests) this.lateMs = elapsed - intendedStartMs[this.nextDue]!;
+    // Requests due before the next edge go now; none due at or after it until it has been passed.
+    while (this.nextDue < this.plan.requests && intendedStartMs[this.nextDue]! <= elapsed && intendedStartMs[this.nextDue]! < edge) {
       this.dispatch(this.nextDue++);
     }
-    if (this.nextDue < this.plan.requests && !this.stopped) {
-      this.scheduler = setTimeout(this.tick, this.samples.intendedStartMs[this.nextDue]! - elapsed);
+    if (this.stopped) return;
+    if (edge <= elapsed) {
+      this.passEdge();
+      return;
     }
+    const next = Math.min(this.nextDue < this.plan.requests ? intendedStartMs[this.nextDue]! : Infinity, edge);
+    if (next !== Infinity) this.scheduler = setTimeout(this.tick, next - elapsed);
   };
+
+  /** Calls onEdge for the edge reached, and goes on once it has returned (or its promise settled). */
+  private passEdge(): void {
+    const index = this.nextEdge++;
+    let waiting: void | Promise<void>;
+    try {
+      waiting = this.hooks.onEdge?.(index);
+    } catch (error) {
+      void this.fail(error);
+      return;
+    }
+    if (!(waiting instanceof Promise)) {
+      this.tick();
+      return;
+    }
+    this.atEdge = true;
+    waiting.then(
+      () => {
+        this.atEdge = false;
+        this.tick();
+      },
+      (error: unknown) => void this.fail(error),
+    );
+  }
 
   private dispatch(i: number): void {
     this.live.dispatched++;
@@ -658,9 +709,9 @@ class OpenLoopRun {
       const empty = end === first;
       const bucket: SecondBucket = { second: k, requests: end - first, errors, p50Ms: empty ? null : p50!, p95Ms: empty ? null : p95! };
       this.seconds.push(bucket);
-      if (this.onSecond !== undefined) {
+      if (this.hooks.onSecond !== undefined) {
         try {
-          this.onSecond(bucket);
+          this.hooks.onSecond(bucket);
         } catch (error) {
           void this.fail(error);
           return;
@@ -688,7 +739,7 @@ class OpenLoopRun {
   /** Stops scheduling, clears every timer and waits until every socket has closed. */
   private async stop(): Promise<void> {
     this.stopped = true;
-    this.signal?.removeEventListener('abort', this.onAbort);
+    this.hooks.signal?.removeEventListener('abort', this.onAbort);
     clearTimeout(this.scheduler);
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);

@@ -166,9 +166,9 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   }, 1000);
   try {
     // A fault from the start is on before the load opens its first connection; a later start or
-    // an end is timed from the load's own clock (for the open loop, once its first connections
-    // are open: onStart).
-    const scheduleWindow = phase === 'fault' ? scheduleFault(spec, proxy, timers) : () => {};
+    // an end is an edge of the open loop's own schedule (no request due past it is sent before the
+    // switch), or timed from the start of the closed loop.
+    const window = phase === 'fault' ? faultWindow(spec, proxy) : { edgesMs: [], switchAt: () => {} };
     const target = {
       url: spec.url,
       method: spec.method,
@@ -183,7 +183,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     let slos: PhaseResult['slos'] = [];
     let notEvaluated: string[] = [];
     if (spec.strategy === 'capacity') {
-      scheduleWindow(); // the closed loop starts at once
+      // The closed loop starts at once.
+      window.edgesMs.forEach((atMs, index) => timers.push(setTimeout(() => window.switchAt(index), atMs)));
       capacity = await runCapacity({
         ...target,
         connections: spec.clients,
@@ -210,7 +211,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         live,
         // Every request crosses the proxy on this thread: its lateness is not the target's.
         watchCallerThread: true,
-        onStart: scheduleWindow,
+        edgesMs: window.edgesMs,
+        onEdge: window.switchAt,
         onSecond: (bucket) => {
           errors += bucket.errors;
         },
@@ -240,22 +242,29 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
 }
 
 /**
- * Switches the fault on at faultStartMs and, when it ends before the load does, off at faultEndMs
- * (requests in flight then finish without it). A fault that lasts to the end of the load stays on
- * until the last request has settled, so every request sent under it meets it for its whole life
- * (a latency run's last requests are delayed like the others; a blackhole's held requests time
- * out); the report then gives that real end (`activeUntilMs`), draining included.
+ * The fault's window: on at faultStartMs and, when it ends before the load does, off at faultEndMs
+ * (requests in flight then finish without it). A fault from the start is switched on here, before
+ * the load begins. A fault that lasts to the end of the load stays on until the last request has
+ * settled, so every request sent under it meets it for its whole life (a latency run's last
+ * requests are delayed like the others; a blackhole's held requests time out); the report then
+ * gives that real end (`activeUntilMs`), draining included.
  */
-function scheduleFault(spec: ScenarioSpec, proxy: RunningProxy, timers: NodeJS.Timeout[]): (sinceStartMs?: number) => void {
+function faultWindow(spec: ScenarioSpec, proxy: RunningProxy): { edgesMs: number[]; switchAt: (index: number) => void } {
   const httpFault = spec.httpFault;
   const on = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
   if (spec.faultStartMs <= 0) on();
-  /** Arms the timed switches: call it when the load's clock starts, or `sinceStartMs` after. */
-  return (sinceStartMs = 0) => {
-    if (spec.faultStartMs > 0) timers.push(setTimeout(on, Math.max(0, spec.faultStartMs - sinceStartMs)));
-    if (spec.faultEndMs < spec.durationMs) timers.push(setTimeout(off, Math.max(0, spec.faultEndMs - sinceStartMs)));
-  };
+  const edgesMs: number[] = [];
+  const switches: Array<() => void> = [];
+  if (spec.faultStartMs > 0) {
+    edgesMs.push(spec.faultStartMs);
+    switches.push(on);
+  }
+  if (spec.faultEndMs < spec.durationMs) {
+    edgesMs.push(spec.faultEndMs);
+    switches.push(off);
+  }
+  return { edgesMs, switchAt: (index) => switches[index]!() };
 }
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */
