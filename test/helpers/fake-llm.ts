@@ -33,6 +33,8 @@ export interface FakeStep {
   vectors?: number[][];
   /** The whole JSON response body, sent as is (malformed replies: no choices, object content…). */
   body?: unknown;
+  /** The response body sent verbatim with HTTP 200 (an empty body, HTML, truncated JSON). */
+  rawBody?: string;
   /** Stream this many bytes of a JSON string, chunked with no content-length (an oversized reply). */
   streamBytes?: number;
   /** Anthropic: answer with a tool_use block carrying this input (structured output). */
@@ -126,6 +128,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
     if (step.status !== undefined && step.status >= 400) {
       sendError(res, route.api, step.status, step.content ?? `scripted HTTP ${step.status}`, step.headers);
+      return;
+    }
+    if (step.rawBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json', ...step.headers });
+      res.end(step.rawBody);
       return;
     }
     if (step.body !== undefined) {
