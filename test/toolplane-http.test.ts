@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpProxy } from '../src/toolplane/http-proxy.js';
 import { ToolPlane } from '../src/toolplane/session.js';
+import { renderReport, type Slis } from '../src/toolplane/metrics.js';
 import { validatePlan } from '../src/toolplane/plan.js';
 import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
 
@@ -122,6 +123,29 @@ test('the proxy binds to loopback by default and answers 502 when the upstream i
     assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
   } finally {
     await proxy.close();
+  }
+});
+
+test('an upstream that goes away mid-run: the calls it could not take count as unanswered at once, and the report says so', async () => {
+  const s = await setup({ faults: [] }, { json: true });
+  try {
+    assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
+    await s.target.close(); // the server dies; the client keeps calling
+    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    const base = s.proxy.url.replace(/\/mcp$/, '');
+    // /metrics at once, not only when the session ends: the client has already seen both fail.
+    const metrics = (await (await fetch(`${base}/metrics`)).json()) as Slis;
+    assert.equal(metrics.calls, 3);
+    assert.equal(metrics.availability, 0.3333);
+    assert.equal(metrics.internal_errors, 0, 'a dead upstream is not a proxy internal error');
+    assert.equal(metrics.upstream_failure?.kind, 'unreachable');
+    assert.equal(metrics.upstream_failure?.attempts_before, 1);
+    assert.equal(metrics.upstream_failure?.unanswered, 2);
+    assert.match(metrics.upstream_failure?.error ?? '', /ECONNREFUSED/);
+    assert.match(renderReport(metrics), /\*\*The upstream server could not be reached\*\* from .* after 1 tool-call attempt; 2 attempts found no server/);
+  } finally {
+    await s.client.close();
+    await s.proxy.close();
   }
 });
 

@@ -142,7 +142,19 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       await localDone;
       return replyLocal(res, early, state);
     }
-    const reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+    let reply: IncomingMessage;
+    try {
+      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+    } catch (error) {
+      if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
+      // The upstream is down (refused, reset): its failure, not the proxy's. The calls sent
+      // are recorded unanswered at once and the client gets a 502 naming the cause.
+      const reason = (error as Error).message;
+      plane.upstreamUnreachable(reason);
+      state.session.upstreamFailed(forwarded);
+      await localDone;
+      return jsonError(res, 502, `faultline mcp-chaos: the upstream ${upstream.href} could not be reached: ${reason}`);
+    }
     const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !sessionId ? adopt(upstreamSessionId, state) : state;
     if (isSse(reply)) {
