@@ -149,6 +149,40 @@ test('an upstream that goes away mid-run: the calls it could not take count as u
   }
 });
 
+test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
+  const target = await startTargetHttp({ json: true });
+  const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));
+  const proxy = await startHttpProxy({ plane, upstream: target.url });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  try {
+    const init = await fetch(proxy.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    await (await fetch(proxy.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+    const gaveUp = new AbortController();
+    const call = fetch(proxy.url, { method: 'POST', headers: withSession, signal: gaveUp.signal, body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}' });
+    setTimeout(() => gaveUp.abort(), 200);
+    await assert.rejects(call);
+    const metricsUrl = proxy.url.replace(/\/mcp$/, '/metrics');
+    let metrics: Slis | undefined;
+    for (let i = 0; i < 100 && (metrics?.calls ?? 0) === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      metrics = (await (await fetch(metricsUrl)).json()) as Slis;
+    }
+    assert.equal(metrics?.calls, 1, 'the abandoned call is in /metrics while the proxy runs');
+    assert.equal(metrics?.availability, 0);
+    assert.equal(plane.records[0]?.outcome, 'no_answer');
+  } finally {
+    await proxy.close();
+    await target.close();
+  }
+});
+
 test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, prints the report on SIGTERM', async () => {
   const { spawn } = await import('node:child_process');
   const { cliPath } = await import('./helpers/repo.js');

@@ -127,6 +127,11 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       return void res.end(await readAll(reply));
     }
     const state = stateFor(sessionId);
+    // A client that hangs up before its answers arrive (a client-side timeout, a killed agent)
+    // has its calls recorded unanswered now; after a finished reply nothing is pending any more.
+    res.on('close', () => {
+      if (!res.writableFinished) state.session.clientGone(messages);
+    });
     const forwarded: JsonRpcMessage[] = [];
     // Until the reply's form is known, answers made here wait in `early`.
     const early: JsonRpcMessage[] = [];

@@ -295,6 +295,17 @@ export class PlaneSession {
     }
   }
 
+  /**
+   * The client's connection carrying these requests closed before their answers (it gave up
+   * without a notifications/cancelled, or that notice was lost with the connection): no answer can
+   * reach it any more, so each is cancelled and recorded unanswered now, not when the session ends.
+   */
+  clientGone(messages: readonly JsonRpcMessage[]): void {
+    for (const message of messages) {
+      if (message.method === 'tools/call' && message.id !== undefined && message.id !== null) this.cancel(message.id);
+    }
+  }
+
   /** A tool call the client made after the upstream was gone, so never sent: recorded unanswered. */
   callWithoutServer(tool: string, args: unknown, meta: Record<string, unknown> | undefined): void {
     const pending: Pending = { id: '', kind: 'call', tool, task: this.plane.taskOf(meta), args, startedAt: this.plane.now(), toClient: () => undefined, cancelled: true, finished: true };
