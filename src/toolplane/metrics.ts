@@ -173,8 +173,9 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
   const lines = [
     `# ${title}`,
     '',
-    s.upstream_failure ? describeUpstreamFailure(s.upstream_failure) + '\n' : '',
-    s.calls === 0 ? '**Inconclusive: no tool calls were observed.**\n' : '',
+    // The notes that apply, each a paragraph; none leaves no empty lines behind.
+    ...(s.upstream_failure ? [describeUpstreamFailure(s.upstream_failure), ''] : []),
+    ...(s.calls === 0 ? ['**Inconclusive: no tool calls were observed.**', ''] : []),
     '| SLI | value |',
     '|---|---|',
     `| tool calls (logical) / attempts / tasks | ${s.calls} / ${s.attempts} / ${s.tasks} |`,
