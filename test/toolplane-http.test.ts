@@ -183,6 +183,18 @@ test('a client that hangs up on a hung call (no cancel notice) has the call coun
   }
 });
 
+test('faultline mcp-chaos proxy http refuses a non-loopback --host without --allow-non-loopback-bind, and a metadata --upstream', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { cliPath } = await import('./helpers/repo.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--port', '0', ...args], { encoding: 'utf8', timeout: 15_000 });
+  const exposed = run(['--upstream', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']);
+  assert.equal(exposed.status, 2, exposed.stderr);
+  assert.match(exposed.stderr, /--host 0\.0\.0\.0: the proxy listens only on loopback .* --allow-non-loopback-bind/);
+  const metadata = run(['--upstream', 'http://169.254.169.254/mcp']);
+  assert.equal(metadata.status, 2, metadata.stderr);
+  assert.match(metadata.stderr, /--upstream: 169\.254\.169\.254 is a link-local or cloud metadata address/);
+});
+
 test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, prints the report on SIGTERM', async () => {
   const { spawn } = await import('node:child_process');
   const { cliPath } = await import('./helpers/repo.js');

@@ -15,7 +15,7 @@
  */
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import type { JsonRpcMessage, PlaneSession, ToolPlane } from './session.js';
 
 export interface HttpProxyOptions {
@@ -26,6 +26,8 @@ export interface HttpProxyOptions {
   /** Largest request body accepted (bytes, default 16 MiB). */
   maxBody?: number;
   maxSessions?: number;
+  /** Resolves the upstream's name at every connect (a target policy's lookup, refusing some addresses). */
+  lookup?: LookupFunction;
 }
 
 export interface HttpProxy {
@@ -51,7 +53,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const inflight = new Set<AbortController>();
   const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
-    sendWith(agent, url, method, headers, body, signal);
+    sendWith(agent, url, method, headers, body, signal, options.lookup);
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -261,9 +263,17 @@ async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerR
  * One request to the upstream with node:http(s) over keep-alive connections. Not fetch: fetch
  * cuts a body idle for 5 minutes (a GET stream may idle far longer) and costs more per call.
  */
-function sendWith(agent: HttpAgent, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+function sendWith(
+  agent: HttpAgent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  signal: AbortSignal,
+  lookup: LookupFunction | undefined,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal, agent }, resolve);
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal, agent, ...(lookup ? { lookup } : {}) }, resolve);
     request.once('error', reject);
     request.end(body);
   });
