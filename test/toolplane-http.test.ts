@@ -121,6 +121,11 @@ test('the proxy binds to loopback by default and answers 502 when the upstream i
     const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     assert.equal(reply.status, 502);
     assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
+    // A GET stream or a DELETE to a dead upstream is the upstream's failure too, not the proxy's.
+    assert.equal((await fetch(proxy.url, { headers: { accept: 'text/event-stream' } })).status, 502);
+    assert.equal((await fetch(proxy.url, { method: 'DELETE' })).status, 502);
+    assert.equal(plane.internalErrors, 0);
+    assert.equal(plane.upstreamFailure?.kind, 'unreachable');
   } finally {
     await proxy.close();
   }

@@ -52,8 +52,13 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const sessions = new Map<string, SessionState>();
   const inflight = new Set<AbortController>();
   const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  /** Upstream requests whose connection failed: the upstream's failure, not the proxy's own. */
+  const upstreamErrors = new WeakSet<object>();
   const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
-    sendWith(agent, url, method, headers, body, signal, options.lookup);
+    sendWith(agent, url, method, headers, body, signal, options.lookup).catch((error: unknown) => {
+      if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
+      throw error;
+    });
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -72,8 +77,10 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      plane.internalErrors += 1;
-      if (!res.headersSent) jsonError(res, 502, `faultline mcp-chaos: ${(error as Error).message}`);
+      const upstreamDown = typeof error === 'object' && error !== null && upstreamErrors.has(error);
+      if (upstreamDown) plane.upstreamUnreachable((error as Error).message);
+      else plane.internalErrors += 1;
+      if (!res.headersSent) jsonError(res, 502, `faultline mcp-chaos: ${upstreamDown ? `the upstream ${upstream.href} could not be reached: ` : ''}${(error as Error).message}`);
       else res.end();
     });
   });
