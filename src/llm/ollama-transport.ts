@@ -65,9 +65,10 @@ export class OllamaTransport implements Transport {
       host: this.host,
       fetch: async (input, init) => {
         const response = await bounded(input, { ...init, signal });
+        if (response.ok) return response;
         const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
-        if (!response.ok && Number.isFinite(retryAfter) && retryAfter >= 0) seen.retryAfterSeconds = retryAfter;
-        return response;
+        if (Number.isFinite(retryAfter) && retryAfter >= 0) seen.retryAfterSeconds = retryAfter;
+        return asOllamaError(response);
       },
     });
   }
@@ -81,4 +82,31 @@ export class OllamaTransport implements Transport {
     const cause = ((error as Error).cause as Error | undefined)?.message;
     return new LlmError('network', `could not reach Ollama at ${this.host}: ${cause ?? (error as Error).message}`);
   }
+}
+
+/**
+ * An error reply in Ollama's own shape, `{"error": "text"}`, whatever came: the package
+ * console.logs "Getting text from response" (to stdout, where `faultline index` prints its JSON)
+ * for any other content type, and turns an error that is an object (a proxy's
+ * `{"error":{"message":…}}`) into "[object Object]".
+ */
+async function asOllamaError(response: Response): Promise<Response> {
+  const text = await response.text().catch(() => '');
+  let message = text.trim();
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error;
+    if (typeof error === 'string') message = error;
+    else if (typeof (error as { message?: unknown })?.message === 'string') message = (error as { message: string }).message;
+  } catch {
+    // not JSON: the text itself (an HTML page, a proxy's message)
+  }
+  if (message.length > 500) message = `${message.slice(0, 500)}…`;
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  return new Response(JSON.stringify({ error: message || `HTTP ${response.status} ${response.statusText}`.trim() }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

@@ -33,7 +33,7 @@ export interface FakeStep {
   vectors?: number[][];
   /** The whole JSON response body, sent as is (malformed replies: no choices, object content…). */
   body?: unknown;
-  /** The response body sent verbatim with HTTP 200 (an empty body, HTML, truncated JSON). */
+  /** The response body sent verbatim, with `status` or 200 (an empty body, HTML, truncated JSON, a proxy's error page). */
   rawBody?: string;
   /** Stream this many bytes of a JSON string, chunked with no content-length (an oversized reply). */
   streamBytes?: number;
@@ -126,13 +126,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       req.socket.destroy();
       return;
     }
-    if (step.status !== undefined && step.status >= 400) {
-      sendError(res, route.api, step.status, step.content ?? `scripted HTTP ${step.status}`, step.headers);
+    if (step.rawBody !== undefined) {
+      res.writeHead(step.status ?? 200, { 'content-type': 'application/json', ...step.headers });
+      res.end(step.rawBody);
       return;
     }
-    if (step.rawBody !== undefined) {
-      res.writeHead(200, { 'content-type': 'application/json', ...step.headers });
-      res.end(step.rawBody);
+    if (step.status !== undefined && step.status >= 400) {
+      sendError(res, route.api, step.status, step.content ?? `scripted HTTP ${step.status}`, step.headers);
       return;
     }
     if (step.body !== undefined) {
