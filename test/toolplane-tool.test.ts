@@ -168,6 +168,7 @@ test('a server that exits in the middle of a call: the call counts as unanswered
     );
     assert.match(textOf(result), /\*\*The upstream server exited\*\* at \d{4}-\d\d-\d\dT[^ ]+ \(exit code 3\) after 0 tool-call attempts; 2 attempts found no server/);
     assert.doesNotMatch(textOf(result), /no tool calls were observed/);
+    assert.match(textOf(result), /\| correctness \(C\) \| n\/a \(no call was answered\) \|/, 'not 0%: no answer was wrong, none came');
   } finally {
     await close();
   }

@@ -181,7 +181,8 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
     `| tool calls (logical) / attempts / tasks | ${s.calls} / ${s.attempts} / ${s.tasks} |`,
     `| TCSR | ${pct(s.tcsr)} |`,
     `| availability (A) | ${pct(s.availability)} |`,
-    `| correctness (C) | ${pct(s.correctness)} |`,
+    // C = correct / responded is undefined when nothing was answered: 0% would read as "wrong answers".
+    `| correctness (C) | ${s.calls > 0 && s.availability === 0 ? 'n/a (no call was answered)' : pct(s.correctness)} |`,
     `| ETA = A × C | ${pct(s.eta)} |`,
     `| schema conformance | ${pct(s.schema_conformance)} |`,
     `| deadline adherence | ${pct(s.deadline_adherence)} |`,
