@@ -29,6 +29,16 @@ export const MAX_PROXY_MAPPINGS = 16;
 /** Lowest listen port accepted (besides 0, an ephemeral port). */
 export const MIN_LISTEN_PORT = 1024;
 
+/**
+ * Why a listen port is refused, or undefined when it is fine: the one rule for every listener
+ * faultline opens (proxy mappings, the admin API, the MCP and tool-call-plane HTTP servers). A
+ * privileged port either fails for a normal user or, run as root, takes a system service's place.
+ */
+export function listenPortRefusal(port: number): string | undefined {
+  if (port === 0 || port >= MIN_LISTEN_PORT) return undefined;
+  return `port ${port} is privileged; use 0 (ephemeral) or a port from ${MIN_LISTEN_PORT} to 65535`;
+}
+
 const LOCAL_RANGES = new BlockList();
 LOCAL_RANGES.addSubnet('127.0.0.0', 8, 'ipv4'); // loopback
 LOCAL_RANGES.addSubnet('10.0.0.0', 8, 'ipv4'); // private (RFC 1918)
@@ -123,9 +133,8 @@ export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPo
   }
   mappings.forEach((mapping, index) => {
     const name = `${what}[${index}] (${JSON.stringify(mapping.text)})`;
-    if (mapping.listenPort !== 0 && mapping.listenPort < MIN_LISTEN_PORT) {
-      throw new ToolInputError(`${name}: local port ${mapping.listenPort} is privileged; use 0 (ephemeral) or a port from ${MIN_LISTEN_PORT} to 65535`);
-    }
+    const portRefusal = listenPortRefusal(mapping.listenPort);
+    if (portRefusal !== undefined) throw new ToolInputError(`${name}: local ${portRefusal}`);
     if (policy.allowNonLoopbackBind !== true && !isLoopbackAddress(mapping.listenHost)) {
       throw new ToolInputError(
         `${name}: the proxy listens only on loopback (127.0.0.1, ::1) unless the server runs with --allow-non-loopback-bind; ${mapping.listenHost} is not loopback`,

@@ -115,3 +115,53 @@ describe('unusable LLM replies', () => {
     await assert.rejects(provider.text([{ role: 'user', content: 'x' }]), /bytes, over the 1048576-byte cap/);
   });
 });
+
+/**
+ * A 2xx whose body is empty, HTML or cut-off JSON is no reply from a model, for every provider:
+ * `invalid_reply` at once, never a `network` error retried (an outside trial saw all three SDKs
+ * turn an empty 200 into "could not reach" after three attempts, and Anthropic's hand an HTML
+ * page back as an empty answer).
+ */
+describe('a 2xx that is not a JSON reply, on every provider', () => {
+  let fake: FakeLlm;
+  before(async () => {
+    fake = await startFakeLlm();
+  });
+  after(() => fake.close());
+  beforeEach(() => {
+    assert.equal(fake.pendingChat(), 0, 'the previous test consumed its script');
+    fake.requests.length = 0;
+  });
+
+  const retry = { retries: 2, baseDelayMs: 5, maxDelayMs: 10 };
+  const providers: Record<string, () => LlmProvider> = {
+    openai: () => pick(createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 10_000 }, {}, { retry })),
+    ollama: () => pick(createProvider({ client: 'ollama', baseUrl: fake.ollamaHost, timeoutMs: 10_000 }, {}, { retry })),
+    anthropic: () =>
+      pick(createProvider({ client: 'anthropic', timeoutMs: 10_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl }, { retry })),
+  };
+  const bodies: Record<string, { rawBody: string; headers?: Record<string, string>; message: RegExp }> = {
+    'an empty body': { rawBody: '', message: /HTTP 200 with an empty body/ },
+    'an HTML page': { rawBody: '<html><title>Sign in</title></html>', headers: { 'content-type': 'text/html' }, message: /not JSON.*Sign in/ },
+    'JSON cut short': { rawBody: '{"choices":[{"mess', message: /not JSON.*choices/ },
+  };
+
+  for (const [client, make] of Object.entries(providers)) {
+    for (const [what, { rawBody, headers, message: expected }] of Object.entries(bodies)) {
+      test(`${client}: ${what} is invalid_reply on the first attempt, not a retried network error`, async () => {
+        fake.queueChat({ rawBody, ...(headers ? { headers } : {}) });
+        await assert.rejects(make().text([{ role: 'user', content: 'x' }]), (error: unknown) => {
+          isInvalidReply(error);
+          assert.match((error as Error).message, expected);
+          return true;
+        });
+        assert.equal(fake.chatRequests().length, 1, 'asked once: retrying cannot make an empty reply full');
+      });
+    }
+  }
+});
+
+function pick(choice: ReturnType<typeof createProvider>): LlmProvider {
+  assert.ok(choice.ok, choice.ok ? '' : choice.reason);
+  return choice.provider;
+}

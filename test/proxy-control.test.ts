@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import { startProxy } from '../src/proxy/index.js';
 import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokensMatch } from '../src/proxy/control/index.js';
 import { injectConfig } from '../src/commands/chaos.js';
+import { portNumber, UsageError } from '../src/commands/common.js';
+import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
 import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
@@ -147,6 +149,27 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.deepEqual(injectConfig('rate-limit', { retryAfter: 5 }), { type: 'rate-limit', retryAfterSeconds: 5 });
     assert.deepEqual(injectConfig('schema-mismatch', { fields: 'a.b, c' }), { type: 'schema-mismatch', missingFields: ['a.b', 'c'] });
     assert.deepEqual(injectConfig('latency', { config: '{"latencyMs":200}' }), { type: 'latency', latencyMs: 200 });
+    assert.deepEqual(injectConfig('packet_loss', { config: '{"rate":0.1}' }), { type: 'packet-loss', rate: 0.1 });
+  });
+
+  it('every --port (mcp --http, mcp-chaos proxy http) refuses a privileged port, as --admin and the mappings do', () => {
+    assert.equal(portNumber('0'), 0);
+    assert.equal(portNumber('1024'), 1024);
+    for (const port of ['1', '80', '1023']) assert.throws(() => portNumber(port), /port \d+ is privileged; use 0 \(ephemeral\) or a port from 1024 to 65535/);
+  });
+
+  it('refuses an unknown fault type itself, naming every type the admin API accepts', () => {
+    for (const [type, options] of [['bogus', {}], ['error', { config: '{"type":"nah"}' }]] as const) {
+      assert.throws(
+        () => injectConfig(type, options),
+        (error: unknown) => {
+          assert.ok(error instanceof UsageError);
+          assert.match(error.message, /fault type "(bogus|nah)" is unknown; accepted: /);
+          for (const accepted of [...HTTP_FAULT_TYPES, ...NETWORK_FAULT_TYPES]) assert.ok(error.message.includes(accepted.replace(/_/g, '-')), accepted);
+          return true;
+        },
+      );
+    }
   });
 });
 
@@ -205,6 +228,21 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       await upstream.close();
       assert.equal(exit.code, 0, exit.stderr);
       assert.ok(JSON.parse(exit.stdout).httpFaults.length >= 1);
+    }
+  });
+
+  it('refuses an unknown fault type before any request, and a privileged --admin port', async () => {
+    // No admin URL at all: the type is judged first, so nothing could have been sent.
+    const bogus = await cli(['chaos', 'inject', 'api', 'bogus'], { FAULTLINE_ADMIN_URL: '', FAULTLINE_ADMIN_TOKEN: '' }).done;
+    assert.equal(bogus.code, 2);
+    assert.match(bogus.stderr, /fault type "bogus" is unknown; accepted: latency, error, .*blackhole/);
+    assert.equal(bogus.stdout, '');
+    for (const admin of ['80', '127.0.0.1:443']) {
+      const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', admin], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' });
+      const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
+      const privileged = await run.done.finally(() => clearTimeout(started));
+      assert.equal(privileged.code, 2, privileged.stderr);
+      assert.match(privileged.stderr, new RegExp(`--admin ${admin}: port \\d+ is privileged; use 0 \\(ephemeral\\) or a port from 1024 to 65535`));
     }
   });
 

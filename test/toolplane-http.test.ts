@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpProxy } from '../src/toolplane/http-proxy.js';
 import { ToolPlane } from '../src/toolplane/session.js';
+import { renderReport, type Slis } from '../src/toolplane/metrics.js';
 import { validatePlan } from '../src/toolplane/plan.js';
 import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
 
@@ -120,9 +121,83 @@ test('the proxy binds to loopback by default and answers 502 when the upstream i
     const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     assert.equal(reply.status, 502);
     assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
+    // A GET stream or a DELETE to a dead upstream is the upstream's failure too, not the proxy's.
+    assert.equal((await fetch(proxy.url, { headers: { accept: 'text/event-stream' } })).status, 502);
+    assert.equal((await fetch(proxy.url, { method: 'DELETE' })).status, 502);
+    assert.equal(plane.internalErrors, 0);
+    assert.equal(plane.upstreamFailure?.kind, 'unreachable');
   } finally {
     await proxy.close();
   }
+});
+
+test('an upstream that goes away mid-run: the calls it could not take count as unanswered at once, and the report says so', async () => {
+  const s = await setup({ faults: [] }, { json: true });
+  try {
+    assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
+    await s.target.close(); // the server dies; the client keeps calling
+    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    const base = s.proxy.url.replace(/\/mcp$/, '');
+    // /metrics at once, not only when the session ends: the client has already seen both fail.
+    const metrics = (await (await fetch(`${base}/metrics`)).json()) as Slis;
+    assert.equal(metrics.calls, 3);
+    assert.equal(metrics.availability, 0.3333);
+    assert.equal(metrics.internal_errors, 0, 'a dead upstream is not a proxy internal error');
+    assert.equal(metrics.upstream_failure?.kind, 'unreachable');
+    assert.equal(metrics.upstream_failure?.attempts_before, 1);
+    assert.equal(metrics.upstream_failure?.unanswered, 2);
+    assert.match(metrics.upstream_failure?.error ?? '', /ECONNREFUSED/);
+    assert.match(renderReport(metrics), /\*\*The upstream server could not be reached\*\* from .* after 1 tool-call attempt; 2 attempts found no server/);
+  } finally {
+    await s.client.close();
+    await s.proxy.close();
+  }
+});
+
+test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
+  const target = await startTargetHttp({ json: true });
+  const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));
+  const proxy = await startHttpProxy({ plane, upstream: target.url });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  try {
+    const init = await fetch(proxy.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    await (await fetch(proxy.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+    const gaveUp = new AbortController();
+    const call = fetch(proxy.url, { method: 'POST', headers: withSession, signal: gaveUp.signal, body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}' });
+    setTimeout(() => gaveUp.abort(), 200);
+    await assert.rejects(call);
+    const metricsUrl = proxy.url.replace(/\/mcp$/, '/metrics');
+    let metrics: Slis | undefined;
+    for (let i = 0; i < 100 && (metrics?.calls ?? 0) === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      metrics = (await (await fetch(metricsUrl)).json()) as Slis;
+    }
+    assert.equal(metrics?.calls, 1, 'the abandoned call is in /metrics while the proxy runs');
+    assert.equal(metrics?.availability, 0);
+    assert.equal(plane.records[0]?.outcome, 'no_answer');
+  } finally {
+    await proxy.close();
+    await target.close();
+  }
+});
+
+test('faultline mcp-chaos proxy http refuses a non-loopback --host without --allow-non-loopback-bind, and a metadata --upstream', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { cliPath } = await import('./helpers/repo.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--port', '0', ...args], { encoding: 'utf8', timeout: 15_000 });
+  const exposed = run(['--upstream', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']);
+  assert.equal(exposed.status, 2, exposed.stderr);
+  assert.match(exposed.stderr, /--host 0\.0\.0\.0: the proxy listens only on loopback .* --allow-non-loopback-bind/);
+  const metadata = run(['--upstream', 'http://169.254.169.254/mcp']);
+  assert.equal(metadata.status, 2, metadata.stderr);
+  assert.match(metadata.stderr, /--upstream: 169\.254\.169\.254 is a link-local or cloud metadata address/);
 });
 
 test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, prints the report on SIGTERM', async () => {

@@ -97,6 +97,8 @@ test('an empty plan relays everything unchanged, stderr passes through, and the 
     ['echo', 'none', 'ok', true],
   ]);
   assert.match(p.stderr(), /TCSR \| 100\.0%/);
+  // The client closing stdin stops the server: that exit is ours, not a failure.
+  assert.doesNotMatch(p.stderr(), /upstream server exited/);
 });
 
 test('latency really delays the answer; schema_drift fails the outputSchema; partial_result truncates silently', async () => {
@@ -341,8 +343,12 @@ test('when the server exits by itself the proxy exits with its code', async () =
   const planFile = join(dir, 'exit.json');
   writeFileSync(planFile, '{}');
   const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, '-e', 'process.exit(3)'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  proxy.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const code = await new Promise((resolve) => proxy.once('close', resolve));
   assert.equal(code, 3);
+  // The report says why there was nothing more: the server died, we did not stop it.
+  assert.match(stderr, /\*\*The upstream server exited\*\* at \S+ \(exit code 3\) after 0 tool-call attempts/);
 });
 
 test('a call cancelled while the server works on it is journalled as no answer and leaves no pending state', async () => {

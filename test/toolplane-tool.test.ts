@@ -157,10 +157,18 @@ test('a server that exits in the middle of a call: the call counts as unanswered
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
     const s = result.structuredContent as Record<string, number>;
-    assert.ok((s.calls ?? 0) >= 1, `the crashing call is counted: ${JSON.stringify(s)}`);
+    // Both tasks' calls count: the one the server died in, and the one made after it had gone
+    // (which used to show only as a client error, leaving the SLIs about one call).
+    assert.equal(s.calls, 2, `every call the client made is counted: ${JSON.stringify(s)}`);
     assert.equal(s.availability, 0);
     assert.equal(s.tcsr, 0);
+    assert.deepEqual(
+      { ...(result.structuredContent as { upstream_failure: Record<string, unknown> }).upstream_failure, at: 'T' },
+      { kind: 'exited', at: 'T', attempts_before: 0, exit_code: 3, unanswered: 2 },
+    );
+    assert.match(textOf(result), /\*\*The upstream server exited\*\* at \d{4}-\d\d-\d\dT[^ ]+ \(exit code 3\) after 0 tool-call attempts; 2 attempts found no server/);
     assert.doesNotMatch(textOf(result), /no tool calls were observed/);
+    assert.match(textOf(result), /\| correctness \(C\) \| n\/a \(no call was answered\) \|/, 'not 0%: no answer was wrong, none came');
   } finally {
     await close();
   }

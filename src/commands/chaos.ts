@@ -4,6 +4,7 @@
  * reaches the proxy running in another (mcp-chaos-monkey's CLI changes only its own process).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 import { runCommand, UsageError, type GlobalOptions } from './common.js';
 
 interface ChaosOptions {
@@ -24,7 +25,12 @@ interface InjectOptions extends ChaosOptions {
   config?: string;
 }
 
-const TYPES = ['latency', 'error', 'timeout', 'malformed', 'connection-refused', 'connection-drop', 'rate-limit', 'schema-mismatch'];
+/** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
+const kebab = (type: string): string => type.replace(/_/g, '-');
+const HTTP_TYPES: readonly string[] = HTTP_FAULT_TYPES.map(kebab);
+const NETWORK_ONLY_TYPES: readonly string[] = NETWORK_FAULT_TYPES.map(kebab).filter((type) => !HTTP_TYPES.includes(type));
+/** Every type the admin API accepts, for the help and for the refusal of any other. */
+const ACCEPTED_TYPES = `${HTTP_TYPES.join(', ')}; network faults (their fields in --config): ${NETWORK_ONLY_TYPES.join(', ')}`;
 
 export function registerChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
   const chaos = program
@@ -43,7 +49,7 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
     chaos
       .command('inject')
       .argument('<target>', "a mapping's local port or #name")
-      .argument('<type>', `${TYPES.join(', ')} (or any type with --config)`)
+      .argument('<type>', ACCEPTED_TYPES)
       .description('Inject a fault; prints its id. --delay feeds latency and timeout, as in mcp-chaos-monkey.')
       .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integer(400, 599)))
       .addOption(new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)))
@@ -104,7 +110,13 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
     if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--config: a JSON object');
   }
   const config: Record<string, unknown> = { type: normalized, ...extra };
-  const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !TYPES.includes(normalized);
+  // Refused here, before any request, with the whole list (the admin API would refuse it too,
+  // but only once it is reachable and with the token right).
+  const effective = typeof config['type'] === 'string' ? kebab(config['type'].trim().toLowerCase()) : '';
+  if (!HTTP_TYPES.includes(effective) && !NETWORK_ONLY_TYPES.includes(effective)) {
+    throw new UsageError(`fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`);
+  }
+  const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
   if (!isNetwork) {
     if (normalized === 'latency') config['delayMs'] = options.delay ?? 1000;
     if (normalized === 'timeout') config['hangMs'] = options.delay ?? 1000;

@@ -9,6 +9,7 @@ import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js'
 import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { ToolInputError, messageOf } from '../errors.js';
+import { listenPortRefusal } from '../target-policy.js';
 
 /** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
 export const EXIT_USAGE = 2;
@@ -90,6 +91,8 @@ export function positiveInteger(value: string): number {
 export function portNumber(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535');
+  const refusal = listenPortRefusal(n);
+  if (refusal !== undefined) throw new InvalidArgumentError(refusal);
   return n;
 }
 

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolplane/session.js';
+import { isLoopbackAddress } from '../target-policy.js';
 import { httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
@@ -59,14 +60,26 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     )
     .requiredOption('--upstream <url>', 'the upstream MCP endpoint, e.g. http://127.0.0.1:3000/mcp', parseUrl)
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
-    .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber);
+    .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber)
+    .option('--allow-non-loopback-bind', 'let --host be an address other than 127.0.0.1/::1 (exposes the upstream\'s tools to the network, with no authentication of the proxy\'s own)');
   addPlaneFlags(http)
     .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
-    .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number }) =>
+    .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
     runCommand(async () => {
-      const { startHttpProxy } = await import('../toolplane/http-proxy.js');
+      const host = flags.host ?? '127.0.0.1';
+      if (flags.allowNonLoopbackBind !== true && !isLoopbackAddress(host)) {
+        throw new UsageError(`--host ${host}: the proxy listens only on loopback (127.0.0.1, ::1) unless --allow-non-loopback-bind is given; ${host} is not loopback`);
+      }
+      // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
+      // and cloud metadata addresses never, checked now and again at every connect.
+      const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
+        import('../toolplane/http-proxy.js'),
+        import('../scenario/target.js'),
+        import('../target-policy.js'),
+      ]);
+      await checkLoadTarget(flags.upstream, true, '--upstream');
       const plane = await makePlane(flags);
-      const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host: flags.host ?? '127.0.0.1', port: flags.port ?? 8900 });
+      const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host, port: flags.port ?? 8900, lookup: targetLookup(true) });
       process.stderr.write(`mcp-chaos proxy listening on ${server.url} → ${flags.upstream}\n`);
       await withInterrupt((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
       await server.close();

@@ -17,7 +17,7 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
-import { isLoopbackAddress } from '../target-policy.js';
+import { isLoopbackAddress, listenPortRefusal } from '../target-policy.js';
 import { collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
@@ -241,6 +241,8 @@ export function parseListenAddress(value: string): { host: string; port: number 
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535) throw new UsageError(`--admin ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
+  const refusal = listenPortRefusal(port);
+  if (refusal !== undefined) throw new UsageError(`--admin ${value}: ${refusal}`);
   return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }
 

@@ -97,6 +97,8 @@ export class OpenAiTransport implements Transport {
   private translate(OpenAI: OpenAiSdk, error: unknown): unknown {
     if (error instanceof OpenAI.APIUserAbortError) return error;
     if (error instanceof OpenAI.APIConnectionError) {
+      // boundedFetch's own verdicts (too large, empty, not JSON) arrive wrapped as the cause.
+      if (error.cause instanceof LlmError) return error.cause;
       const cause = (error.cause as Error | undefined)?.message ?? error.message;
       return new LlmError('network', `could not reach ${this.options.baseUrl}: ${cause}`);
     }

@@ -21,6 +21,9 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
 
+/** faultline's network faults (src/proxy/faults); `latency` is also an HTTP fault (faultKind tells). */
+export const NETWORK_FAULT_TYPES = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
+
 export const HTTP_FAULT_TYPES = [
   'latency',
   'error',

@@ -15,7 +15,7 @@
  */
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import type { JsonRpcMessage, PlaneSession, ToolPlane } from './session.js';
 
 export interface HttpProxyOptions {
@@ -26,6 +26,8 @@ export interface HttpProxyOptions {
   /** Largest request body accepted (bytes, default 16 MiB). */
   maxBody?: number;
   maxSessions?: number;
+  /** Resolves the upstream's name at every connect (a target policy's lookup, refusing some addresses). */
+  lookup?: LookupFunction;
 }
 
 export interface HttpProxy {
@@ -50,8 +52,13 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const sessions = new Map<string, SessionState>();
   const inflight = new Set<AbortController>();
   const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  /** Upstream requests whose connection failed: the upstream's failure, not the proxy's own. */
+  const upstreamErrors = new WeakSet<object>();
   const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
-    sendWith(agent, url, method, headers, body, signal);
+    sendWith(agent, url, method, headers, body, signal, options.lookup).catch((error: unknown) => {
+      if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
+      throw error;
+    });
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -70,8 +77,10 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      plane.internalErrors += 1;
-      if (!res.headersSent) jsonError(res, 502, `faultline mcp-chaos: ${(error as Error).message}`);
+      const upstreamDown = typeof error === 'object' && error !== null && upstreamErrors.has(error);
+      if (upstreamDown) plane.upstreamUnreachable((error as Error).message);
+      else plane.internalErrors += 1;
+      if (!res.headersSent) jsonError(res, 502, `faultline mcp-chaos: ${upstreamDown ? `the upstream ${upstream.href} could not be reached: ` : ''}${(error as Error).message}`);
       else res.end();
     });
   });
@@ -127,6 +136,11 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       return void res.end(await readAll(reply));
     }
     const state = stateFor(sessionId);
+    // A client that hangs up before its answers arrive (a client-side timeout, a killed agent)
+    // has its calls recorded unanswered now; after a finished reply nothing is pending any more.
+    res.on('close', () => {
+      if (!res.writableFinished) state.session.clientGone(messages);
+    });
     const forwarded: JsonRpcMessage[] = [];
     // Until the reply's form is known, answers made here wait in `early`.
     const early: JsonRpcMessage[] = [];
@@ -142,7 +156,19 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       await localDone;
       return replyLocal(res, early, state);
     }
-    const reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+    let reply: IncomingMessage;
+    try {
+      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+    } catch (error) {
+      if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
+      // The upstream is down (refused, reset): its failure, not the proxy's. The calls sent
+      // are recorded unanswered at once and the client gets a 502 naming the cause.
+      const reason = (error as Error).message;
+      plane.upstreamUnreachable(reason);
+      state.session.upstreamFailed(forwarded);
+      await localDone;
+      return jsonError(res, 502, `faultline mcp-chaos: the upstream ${upstream.href} could not be reached: ${reason}`);
+    }
     const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !sessionId ? adopt(upstreamSessionId, state) : state;
     if (isSse(reply)) {
@@ -244,9 +270,17 @@ async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerR
  * One request to the upstream with node:http(s) over keep-alive connections. Not fetch: fetch
  * cuts a body idle for 5 minutes (a GET stream may idle far longer) and costs more per call.
  */
-function sendWith(agent: HttpAgent, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+function sendWith(
+  agent: HttpAgent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  signal: AbortSignal,
+  lookup: LookupFunction | undefined,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal, agent }, resolve);
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal, agent, ...(lookup ? { lookup } : {}) }, resolve);
     request.once('error', reject);
     request.end(body);
   });

@@ -49,6 +49,28 @@ export interface Verdict {
   blind_retries: number;
 }
 
+/**
+ * The upstream server failed under the proxy: a stdio server exited on its own (not stopped by
+ * us), or an HTTP upstream could not be reached. Tool calls that then found no server are
+ * recorded as unanswered calls (`no_answer`), so they count against availability and TCSR, and
+ * are counted here too: the report says the server died rather than leaving a gap.
+ */
+export interface UpstreamFailure {
+  kind: 'exited' | 'unreachable';
+  /** When it was first seen (ISO 8601). */
+  at: string;
+  /** Tool-call attempts recorded before it. */
+  attempts_before: number;
+  /** exited: the exit code, when it exited rather than being killed by a signal. */
+  exit_code?: number;
+  /** exited: the signal that ended it. */
+  signal?: string;
+  /** unreachable: the last connection error. */
+  error?: string;
+  /** Tool-call attempts that found no server (in flight when it died, or made after). */
+  unanswered: number;
+}
+
 export interface Slis {
   attempts: number;
   calls: number;
@@ -68,11 +90,16 @@ export interface Slis {
   verdicts: Verdict[];
   internal_errors: number;
   evicted: number;
+  /** Present only when the upstream server exited or could not be reached. */
+  upstream_failure?: UpstreamFailure;
 }
 
 const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
 
-export function computeSlis(records: readonly CallRecord[], extra: { internal_errors?: number; evicted?: number } = {}): Slis {
+export function computeSlis(
+  records: readonly CallRecord[],
+  extra: { internal_errors?: number; evicted?: number; upstream_failure?: UpstreamFailure | undefined } = {},
+): Slis {
   const last = new Map<number, CallRecord>();
   const attemptsOf = new Map<number, CallRecord[]>();
   for (const r of records) {
@@ -127,7 +154,17 @@ export function computeSlis(records: readonly CallRecord[], extra: { internal_er
     verdicts: [...verdicts.values()].sort((a, b) => byCodeUnits(a.tool, b.tool) || byCodeUnits(a.fault, b.fault)),
     internal_errors: extra.internal_errors ?? 0,
     evicted: extra.evicted ?? 0,
+    ...(extra.upstream_failure ? { upstream_failure: { ...extra.upstream_failure } } : {}),
   };
+}
+
+/** One sentence saying how the upstream failed and what that cost, for the top of the report. */
+export function describeUpstreamFailure(failure: UpstreamFailure): string {
+  const how =
+    failure.kind === 'exited'
+      ? `**The upstream server exited** at ${failure.at} (${failure.signal !== undefined ? `signal ${failure.signal}` : `exit code ${failure.exit_code ?? 'unknown'}`})`
+      : `**The upstream server could not be reached** from ${failure.at} (${failure.error ?? 'no answer'})`;
+  return `${how} after ${failure.attempts_before} tool-call attempt${failure.attempts_before === 1 ? '' : 's'}; ${failure.unanswered} attempt${failure.unanswered === 1 ? '' : 's'} found no server and ${failure.unanswered === 1 ? 'counts' : 'count'} as unanswered.`;
 }
 
 /** The markdown report printed on exit and written by --report. */
@@ -136,13 +173,16 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
   const lines = [
     `# ${title}`,
     '',
-    s.calls === 0 ? '**Inconclusive: no tool calls were observed.**\n' : '',
+    // The notes that apply, each a paragraph; none leaves no empty lines behind.
+    ...(s.upstream_failure ? [describeUpstreamFailure(s.upstream_failure), ''] : []),
+    ...(s.calls === 0 ? ['**Inconclusive: no tool calls were observed.**', ''] : []),
     '| SLI | value |',
     '|---|---|',
     `| tool calls (logical) / attempts / tasks | ${s.calls} / ${s.attempts} / ${s.tasks} |`,
     `| TCSR | ${pct(s.tcsr)} |`,
     `| availability (A) | ${pct(s.availability)} |`,
-    `| correctness (C) | ${pct(s.correctness)} |`,
+    // C = correct / responded is undefined when nothing was answered: 0% would read as "wrong answers".
+    `| correctness (C) | ${s.calls > 0 && s.availability === 0 ? 'n/a (no call was answered)' : pct(s.correctness)} |`,
     `| ETA = A × C | ${pct(s.eta)} |`,
     `| schema conformance | ${pct(s.schema_conformance)} |`,
     `| deadline adherence | ${pct(s.deadline_adherence)} |`,

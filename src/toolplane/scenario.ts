@@ -56,6 +56,8 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
   const client = new Client({ name: 'faultline-toolplane', version: '1' });
   let finishProxy: () => Promise<void> = async () => undefined;
   let clientErrors = 0;
+  let serverGone = false;
+  const session = plane.session();
   try {
     let transport: Transport;
     if ('command' in scenario.target) {
@@ -72,6 +74,12 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         graceMs: 1000,
       });
       proxy.catch(() => undefined);
+      // The server exiting on its own ends the proxy; calls after that have no server to reach.
+      const gone = (): void => {
+        serverGone = true;
+        fromProxy.end(); // the client's pending call fails now ("connection closed"), not at its timeout
+      };
+      void proxy.then(gone, gone);
       transport = new StreamTransport(fromProxy, toProxy);
       finishProxy = async () => {
         toProxy.end();
@@ -102,6 +110,11 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
       for (const call of scenario.calls) {
         for (let attempt = 0; attempt <= (scenario.resilience ? 2 : 0); attempt++) {
           if (stop.signal.aborted) throw new CancelledError();
+          if (serverGone) {
+            // Not sent (it would only wait out its timeout): recorded as the unanswered call it is.
+            session.callWithoutServer(call.tool, call.arguments, { task_id: `task-${t}` });
+            continue;
+          }
           const ok = await client
             .callTool({ name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } }, undefined, { signal: stop.signal, timeout: scenario.callTimeoutMs })
             .then((result) => result.isError !== true)

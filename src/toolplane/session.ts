@@ -13,7 +13,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { FaultEngine, type Decision } from './faults.js';
 import { applyMutations, type ToolResult } from './mutate.js';
-import { computeSlis, type CallRecord, type Outcome, type Slis } from './metrics.js';
+import { computeSlis, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
 import type { Plan } from './plan.js';
 
 export interface JsonRpcMessage {
@@ -55,6 +55,8 @@ export class ToolPlane {
   readonly maxPending: number;
   internalErrors = 0;
   evicted = 0;
+  /** Set when the upstream server exited on its own or could not be reached (see UpstreamFailure). */
+  upstreamFailure: UpstreamFailure | undefined;
   private readonly tools = new Map<string, ToolInfo>();
   private readonly ajv = new Ajv({ strict: false, allErrors: false });
   private readonly taskIdleMs: number;
@@ -80,7 +82,29 @@ export class ToolPlane {
   }
 
   slis(): Slis {
-    return computeSlis(this.records, { internal_errors: this.internalErrors, evicted: this.evicted });
+    return computeSlis(this.records, { internal_errors: this.internalErrors, evicted: this.evicted, upstream_failure: this.upstreamFailure });
+  }
+
+  /** The stdio server ended although nobody stopped it. */
+  upstreamExited(exitCode: number | null, signal: string | null): void {
+    this.upstreamFailure ??= {
+      kind: 'exited',
+      at: new Date().toISOString(),
+      attempts_before: this.seq,
+      ...(signal !== null ? { signal } : exitCode !== null ? { exit_code: exitCode } : {}),
+      unanswered: 0,
+    };
+  }
+
+  /** The HTTP upstream refused or dropped a request; the first failure's time is kept, the latest error named. */
+  upstreamUnreachable(error: string): void {
+    if (this.upstreamFailure?.kind === 'unreachable') this.upstreamFailure.error = error;
+    else this.upstreamFailure ??= { kind: 'unreachable', at: new Date().toISOString(), attempts_before: this.seq, error, unanswered: 0 };
+  }
+
+  /** Counts one tool-call attempt that found no server. */
+  countUnanswered(): void {
+    if (this.upstreamFailure) this.upstreamFailure.unanswered += 1;
   }
 
   /** Learns outputSchemas and annotations from a tools/list result; returns the client's view. */
@@ -242,11 +266,51 @@ export class PlaneSession {
     for (const pending of this.pending.values()) {
       pending.cancelled = true;
       if (pending.wake) pending.wake(); // a delay or hang here: its own path records the call
-      else if (pending.kind === 'call' && pending.decision && !pending.finished) this.recordCall(pending, undefined, null, false);
+      else if (pending.kind === 'call' && pending.decision && !pending.finished) {
+        this.recordCall(pending, undefined, null, false);
+        this.plane.countUnanswered(); // only when the upstream failed: it died with this call in flight
+      }
     }
     this.pending.clear();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /**
+   * The upstream could not be reached with these forwarded messages: their tool calls will never
+   * be answered, so they are recorded unanswered now (not left pending until the session ends,
+   * which kept them out of /metrics while the client had already seen them fail).
+   */
+  upstreamFailed(messages: readonly JsonRpcMessage[]): void {
+    for (const message of messages) {
+      if (message.id === undefined || message.id === null) continue;
+      const pending = this.pending.get(String(message.id));
+      if (!pending || pending.wake) continue;
+      this.pending.delete(String(message.id));
+      pending.finished = true;
+      if (pending.kind === 'call' && pending.decision) {
+        this.recordCall(pending, undefined, null, false);
+        this.plane.countUnanswered();
+      }
+    }
+  }
+
+  /**
+   * The client's connection carrying these requests closed before their answers (it gave up
+   * without a notifications/cancelled, or that notice was lost with the connection): no answer can
+   * reach it any more, so each is cancelled and recorded unanswered now, not when the session ends.
+   */
+  clientGone(messages: readonly JsonRpcMessage[]): void {
+    for (const message of messages) {
+      if (message.method === 'tools/call' && message.id !== undefined && message.id !== null) this.cancel(message.id);
+    }
+  }
+
+  /** A tool call the client made after the upstream was gone, so never sent: recorded unanswered. */
+  callWithoutServer(tool: string, args: unknown, meta: Record<string, unknown> | undefined): void {
+    const pending: Pending = { id: '', kind: 'call', tool, task: this.plane.taskOf(meta), args, startedAt: this.plane.now(), toClient: () => undefined, cancelled: true, finished: true };
+    this.recordCall(pending, undefined, null, false);
+    this.plane.countUnanswered();
   }
 
   private track(message: JsonRpcMessage, kind: 'call' | 'list', toClient: Sink): Pending {

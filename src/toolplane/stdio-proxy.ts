@@ -71,8 +71,11 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   child.stdin?.on('error', () => undefined); // EPIPE when the child died first: the exit handler reports it
 
   let stopTimers: NodeJS.Timeout[] = [];
+  /** We asked the child to stop (the client left, or a signal): its exit is then no failure. */
+  let stopping = false;
   const stop = (): void => {
     if (child.exitCode !== null || child.signalCode !== null) return;
+    stopping = true;
     child.stdin?.end();
     stopTimers.push(setTimeout(() => child.kill('SIGTERM'), grace));
     stopTimers.push(setTimeout(() => child.kill('SIGKILL'), grace * 2));
@@ -86,6 +89,8 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
       reject(new Error(`could not start ${options.command}: ${error.message}`));
     });
     child.once('close', (exitCode, signal) => {
+      // Before cleanup closes the session, so the calls in flight count as found no server.
+      if (!stopping) plane.upstreamExited(exitCode, signal);
       cleanup();
       resolve({ exitCode, signal });
     });

@@ -71,6 +71,18 @@ export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): v
         internal_errors: z.number(),
         evicted: z.number(),
         client_errors: z.number(),
+        upstream_failure: z
+          .object({
+            kind: z.enum(['exited', 'unreachable']),
+            at: z.string(),
+            attempts_before: z.number(),
+            exit_code: z.number().optional(),
+            signal: z.string().optional(),
+            error: z.string().optional(),
+            unanswered: z.number(),
+          })
+          .optional()
+          .describe('Only when the server exited or could not be reached'),
       },
       annotations: TOOLPLANE_ANNOTATIONS,
     },

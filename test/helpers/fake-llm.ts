@@ -33,6 +33,8 @@ export interface FakeStep {
   vectors?: number[][];
   /** The whole JSON response body, sent as is (malformed replies: no choices, object content…). */
   body?: unknown;
+  /** The response body sent verbatim, with `status` or 200 (an empty body, HTML, truncated JSON, a proxy's error page). */
+  rawBody?: string;
   /** Stream this many bytes of a JSON string, chunked with no content-length (an oversized reply). */
   streamBytes?: number;
   /** Anthropic: answer with a tool_use block carrying this input (structured output). */
@@ -122,6 +124,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
     if (step.drop) {
       req.socket.destroy();
+      return;
+    }
+    if (step.rawBody !== undefined) {
+      res.writeHead(step.status ?? 200, { 'content-type': 'application/json', ...step.headers });
+      res.end(step.rawBody);
       return;
     }
     if (step.status !== undefined && step.status >= 400) {
