@@ -4,6 +4,7 @@
  * what is accepted; the MCP tools show that message as it is.
  */
 import { ToolInputError } from '../../errors.js';
+import { NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { createBandwidth, readBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
 import { createBlackhole, readBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
 import { SpecReader, type Fault } from './fault.js';
@@ -14,7 +15,11 @@ import { createPacketLoss, readPacketLoss, type PacketLossSpec, type ResolvedPac
 export type FaultSpec = LatencySpec | JitterSpec | PacketLossSpec | BandwidthSpec | BlackholeSpec;
 /** A validated spec with every default filled in. */
 export type ResolvedFault = ResolvedLatency | ResolvedJitter | ResolvedPacketLoss | ResolvedBandwidth | ResolvedBlackhole;
-export type FaultType = FaultSpec['type'];
+/** The network fault types: the vocabulary's one list (tools and CLI quote it without loading this module). */
+export type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
+/** Every spec's type is in that list (compile-time check); READERS below has one reader per entry of it. */
+const specTypesListed: FaultSpec['type'] extends FaultType ? true : never = true;
+void specTypesListed;
 
 const READERS: Record<FaultType, (reader: SpecReader) => ResolvedFault> = {
   latency: readLatency,
@@ -23,7 +28,7 @@ const READERS: Record<FaultType, (reader: SpecReader) => ResolvedFault> = {
   bandwidth: readBandwidth,
   blackhole: readBlackhole,
 };
-export const FAULT_TYPES = Object.keys(READERS) as FaultType[];
+export const FAULT_TYPES: readonly FaultType[] = NETWORK_FAULT_TYPES;
 
 /** Checks one fault spec (of unknown shape) and fills in its defaults. */
 export function validateFault(spec: unknown): ResolvedFault {
