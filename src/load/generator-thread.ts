@@ -17,7 +17,7 @@
  *
  *   caller's thread                          generator thread (generator-worker.ts)
  *   runOnGeneratorThread ──run(plan,target)──▶ runOnThisThread
- *        onStart(sinceStartMs) ◀──start──────      (clock started)
+ *        onStart()             ◀──start──────      (clock started)
  *        onSecond(bucket)      ◀──second─────      (each settled second)
  *        onEdge(index)         ◀──edge───────      (a schedule edge: sending waits…)
  *                              ──edgePassed──▶     (…until the caller has switched)
@@ -28,7 +28,6 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CancelledError, ToolInputError } from '../errors.js';
-import { epochNowMs } from './epoch.js';
 import { LiveCounters } from './live-counters.js';
 import type { OpenLoopOptions, OpenLoopResult, Plan, SecondBucket } from './open-loop.js';
 import type { LoadTarget } from './options.js';
@@ -48,7 +47,7 @@ export interface RunRequest {
 export type ToGenerator = RunRequest | { type: 'abort'; id: number } | { type: 'edgePassed'; id: number } | { type: 'resources'; id: number };
 
 export type FromGenerator =
-  | { type: 'start'; id: number; startedAtMs: number }
+  | { type: 'start'; id: number }
   | { type: 'second'; id: number; bucket: SecondBucket }
   | { type: 'edge'; id: number; index: number }
   | { type: 'done'; id: number; result: OpenLoopResult }
@@ -139,7 +138,7 @@ class GeneratorThread {
     if (pending === undefined) return;
     switch (message.type) {
       case 'start':
-        this.callBack(message.id, pending, () => pending.options.onStart?.(Math.max(0, epochNowMs() - message.startedAtMs)));
+        this.callBack(message.id, pending, () => pending.options.onStart?.());
         return;
       case 'second':
         this.callBack(message.id, pending, () => pending.options.onSecond?.(message.bucket));

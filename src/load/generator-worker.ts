@@ -5,7 +5,6 @@
  * hundreds of MB). Several runs may be in progress at once, as on any thread.
  */
 import { parentPort } from 'node:worker_threads';
-import { epochNowMs } from './epoch.js';
 import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
 import { runOnThisThread } from './open-loop.js';
@@ -54,7 +53,7 @@ async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<
       thread: 'caller',
       signal: controller.signal,
       live: new LiveCounters(live),
-      onStart: () => send({ type: 'start', id, startedAtMs: epochNowMs() }),
+      onStart: () => send({ type: 'start', id }),
       onSecond: (bucket) => send({ type: 'second', id, bucket }),
       onEdge: (index) =>
         new Promise<void>((resolve) => {

@@ -80,11 +80,10 @@ export interface OpenLoopOptions extends LoadTarget {
   onSecond?: (bucket: SecondBucket) => void;
   /**
    * Called when the run's clock starts: after its first `connections` are open (see preconnect),
-   * so what is scheduled against the run (a scenario's fault window) starts with it.
-   * `sinceStartMs` is how long ago that was: the news comes from the generator's thread, so it
-   * arrives a little late, and a schedule can subtract it.
+   * so what is timed against the run starts with it. (From the generator thread the news arrives
+   * a little late: what must happen exactly at a moment of the run's clock is an edge, below.)
    */
-  onStart?: (sinceStartMs: number) => void;
+  onStart?: () => void;
   /**
    * Moments of the run's clock (ms, ascending, within the duration) at which `onEdge(index)` is
    * called, on the caller's thread: a scenario's fault window switches there. No request due at or
@@ -357,7 +356,7 @@ class OpenLoopRun {
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
-          this.hooks.onStart?.(0);
+          this.hooks.onStart?.();
           this.tick();
         } catch (error) {
           void this.fail(error);
