@@ -95,6 +95,7 @@ for (const thread of ['caller', 'worker'] as const) {
     // 200 req/s for 1 s, edges at 300 and 700 ms: exactly 60 and 140 requests are due before them.
     // The first onEdge busy-waits 40 ms on this thread (a busy proxy's thread, say): requests due
     // meanwhile must wait for it, and no more than the 60 due before it may reach the server first.
+    // The second returns a promise that settles 30 ms later: nothing more is sent until then.
     const target = await server();
     const live = new LiveCounters();
     const seen: Array<{ index: number; dispatched: number; returnedAtMs: number }> = [];
@@ -112,8 +113,16 @@ for (const thread of ['caller', 'worker'] as const) {
         if (index === 0) {
           const until = performance.now() + 40;
           while (performance.now() < until);
+          seen.push({ index, dispatched, returnedAtMs: performance.now() });
+          return;
         }
-        seen.push({ index, dispatched, returnedAtMs: performance.now() });
+        // The second switch is asynchronous: the run waits for its promise too.
+        return new Promise<void>((resolve) =>
+          setTimeout(() => {
+            seen.push({ index, dispatched: live.dispatched, returnedAtMs: performance.now() });
+            resolve();
+          }, 30),
+        );
       },
     });
     assert.equal(result.errors, 0);

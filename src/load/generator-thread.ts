@@ -144,9 +144,7 @@ class GeneratorThread {
         this.callBack(message.id, pending, () => pending.options.onSecond?.(message.bucket));
         return;
       case 'edge':
-        // The run sends nothing due past the edge until this answer: the caller's switch comes first.
-        this.callBack(message.id, pending, () => pending.options.onEdge?.(message.index));
-        this.send({ type: 'edgePassed', id: message.id });
+        this.passEdge(message.id, message.index, pending);
         return;
       case 'done':
         this.settle(message.id, pending);
@@ -158,6 +156,24 @@ class GeneratorThread {
         pending.reject(pending.failure ?? reviveError(message.error));
         return;
     }
+  }
+
+  /**
+   * The run sends nothing due past the edge until it is told the caller's onEdge is done (its
+   * promise, if it returns one, settled): the caller's switch comes first.
+   */
+  private passEdge(id: number, index: number, pending: PendingRun): void {
+    let waiting: void | Promise<void> = undefined;
+    this.callBack(id, pending, () => {
+      waiting = pending.options.onEdge?.(index);
+    });
+    Promise.resolve(waiting).then(
+      () => this.send({ type: 'edgePassed', id }),
+      (error: unknown) => {
+        pending.failure ??= error;
+        this.send({ type: 'abort', id });
+      },
+    );
   }
 
   /** Runs one of the caller's callbacks; one that throws ends the run with its error, as on the caller's own thread. */
