@@ -8,22 +8,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LiveCounters, MAX_CONNECTING, runOpenLoop } from '../src/load/index.js';
 import { serverPool } from './fixtures/load/servers.js';
+import { busyInSlices, busyShare } from './helpers/busy-loop.js';
 
 const { server } = serverPool();
-
-/** Keeps this thread ~`share` busy in `sliceMs` busy-waits until stopped (as a saturated proxy would). */
-function keepBusy(sliceMs: number, share: number): () => void {
-  let busy = true;
-  const burn = (): void => {
-    const until = performance.now() + sliceMs;
-    while (performance.now() < until);
-    if (busy) setTimeout(burn, (sliceMs * (1 - share)) / share);
-  };
-  setTimeout(burn, 0);
-  return () => {
-    busy = false;
-  };
-}
 
 test('a busy caller thread makes requests late on its own thread, not on the generator thread', async () => {
   // 8 ms busy of every ~10 on this thread. The server is on this thread too, so its answers
@@ -32,7 +19,7 @@ test('a busy caller thread makes requests late on its own thread, not on the gen
   // on the busy thread, 11–13 on the generator thread, on a loaded machine.
   const target = await server();
   const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 60, maxConnections: 60, durationMs: 1500, timeoutMs: 5000 };
-  const stop = keepBusy(8, 0.8);
+  const stop = busyShare(8, 0.8);
   try {
     const caller = await runOpenLoop({ ...options, thread: 'caller' });
     const worker = await runOpenLoop({ ...options, thread: 'worker' });
@@ -65,13 +52,7 @@ test('on the generator thread, a run that watches a saturated caller thread open
   // (watchCallerThread, as a scenario sets it for its in-process proxy) tells it to hold back.
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
   const options = { url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 };
-  let burning = true;
-  const burn = (): void => {
-    const until = performance.now() + 1;
-    while (performance.now() < until);
-    if (burning) setImmediate(burn);
-  };
-  setImmediate(burn);
+  const stopBusy = busyInSlices(1);
   try {
     const watching = await runOpenLoop({ ...options, watchCallerThread: true });
     const blind = await runOpenLoop(options);
@@ -81,7 +62,7 @@ test('on the generator thread, a run that watches a saturated caller thread open
     assert.ok(watching.connectionsOpened <= 2 + MAX_CONNECTING, `watching: opened ${watching.connectionsOpened}`);
     assert.ok(blind.connectionsOpened > 2 + MAX_CONNECTING, `not watching: opened ${blind.connectionsOpened}`);
   } finally {
-    burning = false;
+    stopBusy();
   }
 });
 

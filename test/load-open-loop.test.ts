@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
+import { busyInSlices } from './helpers/busy-loop.js';
 
 const { servers, server } = serverPool();
 
@@ -255,13 +256,7 @@ test('no on-demand connections while the event loop is over 90% busy, even with 
   // scheduler 5 ms late: only the utilisation rule sees that faultline's own thread is what
   // requests wait for. (Without that rule, this opens about ten connections on a quiet machine.)
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-  let burning = true;
-  const burn = (): void => {
-    const until = performance.now() + 1;
-    while (performance.now() < until);
-    if (burning) setImmediate(burn);
-  };
-  setImmediate(burn);
+  const stopBusy = busyInSlices(1);
   try {
     const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000, thread: 'caller' });
     assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
@@ -269,7 +264,7 @@ test('no on-demand connections while the event loop is over 90% busy, even with 
     // The first BUSY_MIN_SPAN_MS (10 ms) of the run has no utilisation figure yet: a few may open then.
     assert.ok(result.connectionsOpened <= 2 + MAX_CONNECTING, `opened ${result.connectionsOpened}`);
   } finally {
-    burning = false;
+    stopBusy();
   }
 });
 

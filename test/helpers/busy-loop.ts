@@ -1,0 +1,35 @@
+/**
+ * Keeps this thread's event loop busy, as a saturated in-process proxy would, for tests of how the
+ * load generator behaves when the thread it watches has no time left.
+ */
+
+/**
+ * Busy-waits `sliceMs` at a time, back to back (setImmediate between slices, so I/O and timers
+ * still run: every tick on time, yet the loop ~100% busy). Returns a function that stops it.
+ */
+export function busyInSlices(sliceMs: number): () => void {
+  let burning = true;
+  const burn = (): void => {
+    const until = performance.now() + sliceMs;
+    while (performance.now() < until);
+    if (burning) setImmediate(burn);
+  };
+  setImmediate(burn);
+  return () => {
+    burning = false;
+  };
+}
+
+/** Busy-waits `sliceMs`, then idles so the thread is about `share` busy, until stopped. */
+export function busyShare(sliceMs: number, share: number): () => void {
+  let burning = true;
+  const burn = (): void => {
+    const until = performance.now() + sliceMs;
+    while (performance.now() < until);
+    if (burning) setTimeout(burn, (sliceMs * (1 - share)) / share);
+  };
+  setTimeout(burn, 0);
+  return () => {
+    burning = false;
+  };
+}
