@@ -32,6 +32,10 @@
 ((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
   (#set! name "left:member_expression/property:property_identifier")
   (#set! receiver "left:member_expression/object"))
+; `o["k"] = () => …` (a string key; a computed one `o[k]` names no definition).
+((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  (#set! name "left:subscript_expression/index:string")
+  (#set! receiver "left:subscript_expression/object"))
 ; `baseWrite = (str) => …` binds a function to a variable declared before (`let baseWrite;`).
 ((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
   (#set! name "left:identifier"))
