@@ -5,7 +5,8 @@
  * shortcut must give exactly what asking tree-sitter gave: these cases sit on the edges of each
  * check (comments where a wrapper or an attached sibling could be, `;` after members, comments
  * between a header and its block, `/` that is not a comment), and the expected values are what
- * the pass gave before the shortcuts, when it asked tree-sitter every time.
+ * the pass gave before the shortcuts, when it asked tree-sitter every time. Names of plain
+ * identifiers are read from the text too (src/code/definitions.ts plainWordAt).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,5 +90,27 @@ test('python: a comment between the header and the block is part of the body; a 
   assert.deepEqual(await rows(PY_CASES, 'python'), [
     ["function","f",1,3,"def f():\n    # why\n    return 1","    # why\n    return 1"],
     ["function","g",5,7,"@dec\ndef g(x=1/2):  # c\n    pass","# c\n    pass"],
+  ]);
+});
+
+test('typescript: a name read from the text alone is the identifier tree-sitter found (unicode, $, #private, escapes, dotted namespaces)', async () => {
+  const source = "function ünïcode_名前() {}\nconst $el = () => 1, _x2 = () => 2;\nclass A { #p() {} q?() {} static r<T>(x: T) {} }\nfunction \\u0061bc() {}\nnamespace N1.N2 { function f() {} }\nnamespace M1 . M2 { }\nlet o = { k: () => 1, 5: () => 2, \"s\": () => 3, get g() { return 1; } };\nfunction x‿y() {}\n";
+  assert.deepEqual(await rows(source, 'typescript'), [
+    ["function", "ünïcode_名前", 1, 1, "function ünïcode_名前() {}", "{}"],
+    ["function", "$el", 2, 2, "$el = () => 1", "1"],
+    ["function", "_x2", 2, 2, "_x2 = () => 2;", "2"],
+    ["class", "A", 3, 3, "class A { #p() {} q?() {} static r<T>(x: T) {} }", "{ #p() {} q?() {} static r<T>(x: T) {} }"],
+    ["method", "A.#p", 3, 3, "#p() {}", "{}"],
+    ["method", "A.q", 3, 3, "q?() {}", "{}"],
+    ["method", "A.r", 3, 3, "static r<T>(x: T) {}", "{}"],
+    ["function", "\\u0061bc", 4, 4, "function \\u0061bc() {}", "{}"],
+    ["module", "N1.N2", 5, 5, "namespace N1.N2 { function f() {} }", "{ function f() {} }"],
+    ["function", "N1.N2.f", 5, 5, "function f() {}", "{}"],
+    ["module", "M1 . M2", 6, 6, "namespace M1 . M2 { }", "{ }"],
+    ["method", "o.k", 7, 7, "k: () => 1", "1"],
+    ["method", "o.5", 7, 7, "5: () => 2", "2"],
+    ["method", "o.s", 7, 7, "\"s\": () => 3", "3"],
+    ["method", "o.g", 7, 7, "get g() { return 1; }", "{ return 1; }"],
+    ["function", "x‿y", 8, 8, "function x‿y() {}", "{}"],
   ]);
 });

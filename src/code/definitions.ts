@@ -218,7 +218,7 @@ function encloses(outer: Captured, inner: Captured): boolean {
 
 function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Captured[] {
   // A slice of the source: a node's own `text` reads through the parser's input callback.
-  const text = (node: Node): string => source.slice(node.startIndex, node.endIndex);
+  const text: NodeText = Object.assign((node: Node): string => source.slice(node.startIndex, node.endIndex), { source });
   const byNodeId = new Map<number, Captured>();
   for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
     let node: Node | undefined;
@@ -235,14 +235,21 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     // A pattern may name its name and receiver by a path from the definition's node instead of
     // capturing them (cheaper to compile; see grammars/python/definitions.scm). A path that
     // leads nowhere means the pattern does not apply, as a capture that cannot match would.
+    // Alternatives (`a|b`) are tried in order; the receiver path at the same place goes with the name's.
     const paths = match.setProperties;
+    let chosen = 0;
     if (paths?.name && !nameNode) {
-      nameNode = followPath(node, paths.name);
+      const alternatives = alternativesOf(paths.name);
+      for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
       if (!nameNode) continue;
+      chosen--;
     }
     if (paths?.receiver && !receiver) {
-      receiver = followPath(node, paths.receiver);
-      if (!receiver) continue;
+      const receiverPath = alternativesOf(paths.receiver)[chosen];
+      if (receiverPath) {
+        receiver = followPath(node, receiverPath);
+        if (!receiver) continue;
+      }
     }
     const existing = byNodeId.get(node.id);
     // A node matched by a general pattern and a specific one (a JS `constructor` method) keeps
@@ -262,6 +269,15 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     });
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
+}
+
+/** A path property split into its `|` alternatives, by its text (a query has a handful). */
+const parsedAlternatives = new Map<string, string[]>();
+
+function alternativesOf(property: string): string[] {
+  let alternatives = parsedAlternatives.get(property);
+  if (!alternatives) parsedAlternatives.set(property, (alternatives = property.split('|')));
+  return alternatives;
 }
 
 /** Parsed `field:type/field` paths, by their text (a query has a handful). */
@@ -290,10 +306,34 @@ function followPath(node: Node, path: string): Node | undefined {
   return current;
 }
 
+/** A node's text, sliced from the source it was parsed from. */
+type NodeText = ((node: Node) => string) & { source: string };
+
+/**
+ * The name starting at `start` when the text alone shows it is one plain JavaScript identifier
+ * (`run`, `#secret`, `$el`) and nothing more: the word is followed, after blanks, by what can only
+ * come after a name (`(`, `<`, `:`, `=`, `;`, `,`, `)`, `{`, `?`, `!`). Its node is then an
+ * identifier of exactly that text, named as written, so neither its type nor its end need asking
+ * tree-sitter. Undefined otherwise (strings, numbers, computed keys, `A.B`, escapes): ask it.
+ */
+function plainWordAt(source: string, start: number): string | undefined {
+  PLAIN_WORD.lastIndex = start;
+  const word = PLAIN_WORD.exec(source)?.[0];
+  if (word === undefined) return undefined;
+  let after = start + word.length;
+  while (after < source.length && isBlank(source.charCodeAt(after))) after++;
+  return after === source.length || NAME_FOLLOWERS.includes(source[after]!) ? word : undefined;
+}
+
+const PLAIN_WORD = /#?[\p{ID_Start}$_][\p{ID_Continue}$]*/uy;
+const NAME_FOLLOWERS = '(<:=;,){?!';
+
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
-function splitName(nameNode: Node | undefined, info: LanguageInfo, text: (node: Node) => string): { name: string; qualifier: string[] } {
+function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeText): { name: string; qualifier: string[] } {
   // `export default function () {}` has no name of its own: it is the module's default export.
   if (!nameNode) return { name: 'default', qualifier: [] };
+  const word = TEXT_CHECKED_LANGUAGES.has(info.name) ? plainWordAt(text.source, nameNode.startIndex) : undefined;
+  if (word !== undefined) return { name: word, qualifier: [] };
   const type = nameNode.type;
   const written = text(nameNode);
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
