@@ -7,7 +7,8 @@
  * - qualification: the names of the enclosing captured definitions and scopes (`Class.method`,
  *   `outer.inner`, `Type::method` through a Rust impl), plus a receiver the query captured
  *   outside the node (Go `(s *Server) Start` → `Server.Start`, JS `module.exports.f = …`);
- * - kind: a function directly inside a class-like definition or scope is a method;
+ * - kind: a function directly inside a class-like definition or scope is a method, and so is one
+ *   whose name is qualified by a type outside it (C++ `int S::m() {…}`);
  * - extent: `full` grows outwards over wrappers (export, declare, decorators, templates, the
  *   declaration or statement around a bound function), backwards over attached siblings (TS
  *   method decorators, Rust attributes, doc comments, TS overload signatures of the same name)
@@ -122,8 +123,10 @@ export const MAX_TREE_DEPTH = 400;
  * end, parent, siblings, fields) is a call into WASM that marshals the node and often builds a new
  * JS Node: ~1-3 µs each, a dozen per definition, so on a 20,000-line file (6,000 definitions) they
  * cost more than the query did. What the source text can answer instead is read from it: rows come
- * from a line index, and a question whose answer the text rules out (no `;` after the node, no
- * comment marker before its block, a blank line above it) is not asked.
+ * from a line index, a plain identifier's name from the text, and a question whose answer the
+ * text rules out (no `;` after the node, no comment marker before its block, a blank line above
+ * it, a bracket before it where a wrapper's keyword would be) is not asked. test/code-text-checks
+ * holds the edge cases; the outputs were compared with the asking version's on ~8,700 real files.
  */
 interface Context {
   info: LanguageInfo;
