@@ -320,8 +320,16 @@ type NodeText = ((node: Node) => string) & { source: string };
  * tree-sitter. Undefined otherwise (strings, numbers, computed keys, `A.B`, escapes): ask it.
  */
 function plainWordAt(source: string, start: number): string | undefined {
-  PLAIN_WORD.lastIndex = start;
-  const word = PLAIN_WORD.exec(source)?.[0];
+  let end = start + (source.charCodeAt(start) === HASH ? 1 : 0);
+  // ASCII names are scanned by hand (6,000 names: ~1 ms instead of ~5 with the Unicode regex).
+  if (!isAsciiWordCode(source.charCodeAt(end)) || isDigitCode(source.charCodeAt(end))) end = start;
+  else while (isAsciiWordCode(source.charCodeAt(++end)));
+  let word: string | undefined;
+  if (end > start && !(source.charCodeAt(end) >= 0x80)) word = source.slice(start, end);
+  else {
+    PLAIN_WORD.lastIndex = start;
+    word = PLAIN_WORD.exec(source)?.[0];
+  }
   if (word === undefined) return undefined;
   let after = start + word.length;
   while (after < source.length && isBlank(source.charCodeAt(after))) after++;
@@ -329,6 +337,15 @@ function plainWordAt(source: string, start: number): string | undefined {
 }
 
 const PLAIN_WORD = /#?[\p{ID_Start}$_][\p{ID_Continue}$]*/uy;
+
+/** `[A-Za-z0-9_$]` (false for NaN, past the end). */
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x24;
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
 const NAME_FOLLOWERS = '(<:=;,){?!';
 
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
