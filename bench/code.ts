@@ -19,13 +19,19 @@
  * - the 20,000-line first call, also split into phases (grammar+query load, parse, definitions).
  * Targets (issue 18): warm list/extract ≤ 50 ms up to 3,000 lines; first call ≤ 300 ms at 20k lines.
  *
+ * With FAULTLINE_BENCH_BASELINE set to another build's dist/ directory (e.g. a copy of an earlier
+ * commit's build, with grammars/ and node_modules/ beside it), that build is measured in the same
+ * run beside this one: module warm list/extract per row (blocks interleaved, best of two), and
+ * for the 20,000-line file the fresh-process first call and its phases (processes interleaved,
+ * medians), so the two are compared under the same load.
+ *
  * Run: npx tsc -p . && node dist/bench/code.js [iterations=30] [rows=RegExp, e.g. 'zod|typescript']
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { extractFunction, languageByName, listFunctions } from '../src/code/index.js';
@@ -36,7 +42,11 @@ const iterations = Number(process.argv[2] ?? 30);
 const rowFilter = new RegExp(process.argv[3] ?? '.');
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const cliPath = join(repoRoot, 'dist', 'src', 'cli.js');
-const codeModule = join(repoRoot, 'dist', 'src', 'code', 'index.js');
+const thisDist = join(repoRoot, 'dist');
+const baselineDist = process.env.FAULTLINE_BENCH_BASELINE;
+const baselineCode: typeof import('../src/code/index.js') | undefined = baselineDist
+  ? await import(pathToFileURL(join(baselineDist, 'src', 'code', 'index.js')).href)
+  : undefined;
 
 /** One repeating unit of source per language (a class with methods plus free functions). */
 const UNITS: Record<string, { ext: string; head: string; unit: (i: number) => string; pick: string }> = {
@@ -144,8 +154,9 @@ function edited(source: string): string {
  * `warmUp`, warmUpCode(language) runs first and the process idles 300 ms (as a server would
  * between start-up and an agent's first call); then only the listFunctions call is timed.
  */
-function moduleColdMs(file: string, language: string, warmUp = false): number {
-  const warmUpModule = join(repoRoot, 'dist', 'src', 'code', 'warm-up.js');
+function moduleColdMs(file: string, language: string, warmUp = false, dist = thisDist): number {
+  const warmUpModule = join(dist, 'src', 'code', 'warm-up.js');
+  const codeModule = join(dist, 'src', 'code', 'index.js');
   const script =
     (warmUp
       ? `await (await import(${JSON.stringify(warmUpModule)})).warmUpCode([${JSON.stringify(language)}]); await new Promise((resolve) => setTimeout(resolve, 300));`
@@ -162,8 +173,8 @@ function moduleColdMs(file: string, language: string, warmUp = false): number {
  * runs the definitions query once more on the same tree afterwards: a second run, so it shows
  * the query's share of `definitions` only roughly (its code is warm by then).
  */
-function moduleColdPhases(file: string, language: string): { import: number; load: number; parse: number; definitions: number; matches: number } {
-  const dir = join(repoRoot, 'dist', 'src', 'code');
+function moduleColdPhases(file: string, language: string, dist = thisDist): Phases {
+  const dir = join(dist, 'src', 'code');
   const script = `
     const t0 = performance.now();
     const { loadGrammar, withTree } = await import(${JSON.stringify(join(dir, 'grammar.js'))});
@@ -184,6 +195,43 @@ function moduleColdPhases(file: string, language: string): { import: number; loa
     });
     process.stdout.write(JSON.stringify({ import: t1 - t0, load: t2 - t1, parse: t3 - t2, definitions: t4 - t3, matches: t5 - t4 }));`;
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+interface Phases {
+  import: number;
+  load: number;
+  parse: number;
+  definitions: number;
+  matches: number;
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
+/** This build's and the baseline's fresh-process first call and phases on `file`, processes interleaved (medians of `rounds`). */
+function coldBesideBaseline(file: string, language: string, rounds: number): string {
+  const runs: Record<'this' | 'baseline', { cold: number[]; phases: Phases[] }> = { this: { cold: [], phases: [] }, baseline: { cold: [], phases: [] } };
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [label, dist] of [['this', thisDist], ['baseline', baselineDist!]] as const) {
+      runs[label].cold.push(moduleColdMs(file, language, false, dist));
+      runs[label].phases.push(moduleColdPhases(file, language, dist));
+    }
+  }
+  const line = (label: 'this' | 'baseline'): string => {
+    const { cold, phases } = runs[label];
+    // Median, and in brackets the fastest run: the least disturbed by other load on the machine.
+    const phase = (key: keyof Phases): string => {
+      const samples = phases.map((entry) => entry[key]);
+      return `${fmt(median(samples))} (${fmt(Math.min(...samples))})`;
+    };
+    return (
+      `  ${label === 'this' ? 'this build' : 'baseline  '}: first call ${fmt(median(cold))} (${fmt(Math.min(...cold))}) ms; phases: import ${phase('import')}, ` +
+      `runtime+grammar+query ${phase('load')}, parse ${phase('parse')}, definitions ${phase('definitions')} (query's matches again ${phase('matches')})\n`
+    );
+  };
+  return `same file, fresh processes interleaved, medians (fastest) of ${rounds} (baseline ${baselineDist}):\n${line('this')}${line('baseline')}`;
 }
 
 interface McpSession {
@@ -227,6 +275,22 @@ async function measure(scratch: string, label: string, language: string, ext: st
   let editing = source;
   const nextEdit = (): void => void (editing = edited(editing));
   const moduleListEdited = await timeEach(() => listFunctions(editing, info, { document: file }), nextEdit);
+  // The baseline build beside this one: blocks interleaved (this, baseline, this, baseline), best mean of each.
+  let baselineList: number | undefined;
+  let baselineExtract: number | undefined;
+  let besideList = moduleList;
+  let besideExtract = moduleExtract;
+  if (baselineCode) {
+    const base = baselineCode;
+    baselineList = await timeEach(() => base.listFunctions(current, language), nextSource);
+    besideList = Math.min(besideList, await timeEach(() => listFunctions(current, info), nextSource));
+    baselineList = Math.min(baselineList, await timeEach(() => base.listFunctions(current, language), nextSource));
+    if (func) {
+      baselineExtract = await timeEach(() => base.extractFunction(current, language, func), nextSource);
+      besideExtract = Math.min(besideExtract ?? Infinity, await timeEach(() => extractFunction(current, info, func), nextSource));
+      baselineExtract = Math.min(baselineExtract, await timeEach(() => base.extractFunction(current, language, func), nextSource));
+    }
+  }
   const coldModule = moduleColdMs(file, language);
   const warmedModule = moduleColdMs(file, language, true);
 
@@ -276,6 +340,7 @@ async function measure(scratch: string, label: string, language: string, ext: st
     fmt(warmedModule),
     fmt(coldMcp),
     fmt(connectMs),
+    ...(baselineCode ? [fmt(besideList), fmt(baselineList), fmt(besideExtract), fmt(baselineExtract)] : []),
   ];
 }
 
@@ -309,6 +374,7 @@ async function main(): Promise<void> {
           `phases in another fresh process: import ${fmt(phases.import)}, runtime+grammar+query ${fmt(phases.load)}, parse ${fmt(phases.parse)}, ` +
           `definitions ${fmt(phases.definitions)} ms (of which the query's matches ${fmt(phases.matches)} ms, measured again on the same tree after)\n`,
       );
+      if (baselineDist) process.stdout.write(coldBesideBaseline(bigFile, 'typescript', 7));
     } finally {
       await session.close();
     }
@@ -332,6 +398,7 @@ async function main(): Promise<void> {
     'module 1st call after warm-up ms',
     'cold MCP 1st call ms',
     'MCP spawn+init ms',
+    ...(baselineCode ? ['list ms (beside)', 'baseline list ms', 'extract ms (beside)', 'baseline extract ms'] : []),
   ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]): string => cells.map((cell, column) => cell.padStart(widths[column]!)).join('  ');

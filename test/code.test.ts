@@ -244,7 +244,7 @@ test('Ruby, C, C++, C#, PHP', async () => {
     'method geo::Shape::area 9-9',
     'function geo::Shape_helper 12-14',
     'function maximum 18-21',
-    'function geo::Shape::perimeter 23-25',
+    'method geo::Shape::perimeter 23-25',
   ]);
   assert.equal((await extract('sample.cpp', 'maximum')).full, 'template <typename T>\nT maximum(T a, T b) {\n    return a > b ? a : b;\n}');
   assert.deepEqual(await functionsOf('Sample.cs'), [

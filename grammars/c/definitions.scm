@@ -3,10 +3,6 @@
 ; Names are paths through the declarators rather than nested patterns, and types are constrained
 ; by their body alone: cheaper for tree-sitter to compile (see grammars/cpp/definitions.scm).
 ((function_definition) @definition.function
-  (#set! name "declarator:function_declarator/declarator"))
-((function_definition) @definition.function
-  (#set! name "declarator:pointer_declarator/declarator:function_declarator/declarator"))
-((function_definition) @definition.function
-  (#set! name "declarator:pointer_declarator/declarator:pointer_declarator/declarator:function_declarator/declarator"))
+  (#set! name "declarator:function_declarator/declarator|declarator:pointer_declarator/declarator:function_declarator/declarator|declarator:pointer_declarator/declarator:pointer_declarator/declarator:function_declarator/declarator"))
 ((struct_specifier body: (field_declaration_list)) @definition.struct (#set! name "name:type_identifier"))
 ((enum_specifier body: (enumerator_list)) @definition.enum (#set! name "name:type_identifier"))

@@ -2,14 +2,10 @@
 ; split by src/code/definitions.ts into its qualifier and name.
 ; Function names are paths through the declarators rather than nested patterns, and types are
 ; constrained by their body alone: nested or two-field patterns cost tree-sitter ~40 ms more to
-; compile here (see grammars/typescript/definitions.scm). Each path that leads nowhere drops its
-; match, so one function definition matches the pattern whose path fits its declarator.
+; compile here (see grammars/typescript/definitions.scm). The first alternative path that fits a
+; function's declarator names it; none fitting drops the match.
 ((function_definition) @definition.function
-  (#set! name "declarator:function_declarator/declarator"))
-((function_definition) @definition.function
-  (#set! name "declarator:pointer_declarator/declarator:function_declarator/declarator"))
-((function_definition) @definition.function
-  (#set! name "declarator:reference_declarator/:function_declarator/declarator"))
+  (#set! name "declarator:function_declarator/declarator|declarator:pointer_declarator/declarator:function_declarator/declarator|declarator:reference_declarator/:function_declarator/declarator"))
 ((class_specifier body: (field_declaration_list)) @definition.class (#set! name "name"))
 ((struct_specifier body: (field_declaration_list)) @definition.struct (#set! name "name"))
 ((enum_specifier body: (enumerator_list)) @definition.enum (#set! name "name"))

@@ -18,12 +18,13 @@
 (pair
   key: (_) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; Assignments, one pattern for every left-hand side (alternatives tried in order, `|`; the
+; receiver alternative at the same place goes with the name's): `a.b = () => …`; `o["k"] = …` (a
+; string key; a computed `o[k]` names no definition); `baseWrite = (str) => …`, a function bound
+; to a variable declared before (`let baseWrite;`).
 ((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-  (#set! name "left:member_expression/property:property_identifier")
-  (#set! receiver "left:member_expression/object"))
-; `baseWrite = (str) => …` binds a function to a variable declared before (`let baseWrite;`).
-((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-  (#set! name "left:identifier"))
+  (#set! name "left:member_expression/property:property_identifier|left:subscript_expression/index:string|left:identifier")
+  (#set! receiver "left:member_expression/object|left:subscript_expression/object|"))
 (export_statement value: [(arrow_function) (function_expression)] @definition.function)
 ; After a syntax error, a function declaration can come back as a named function expression
 ; inside the ERROR node; it is still the definition the author wrote.

@@ -7,7 +7,8 @@
  * - qualification: the names of the enclosing captured definitions and scopes (`Class.method`,
  *   `outer.inner`, `Type::method` through a Rust impl), plus a receiver the query captured
  *   outside the node (Go `(s *Server) Start` → `Server.Start`, JS `module.exports.f = …`);
- * - kind: a function directly inside a class-like definition or scope is a method;
+ * - kind: a function directly inside a class-like definition or scope is a method, and so is one
+ *   whose name is qualified by a type outside it (C++ `int S::m() {…}`);
  * - extent: `full` grows outwards over wrappers (export, declare, decorators, templates, the
  *   declaration or statement around a bound function), backwards over attached siblings (TS
  *   method decorators, Rust attributes, doc comments, TS overload signatures of the same name)
@@ -103,6 +104,8 @@ interface Captured {
   ownQualifier: string[];
   /** A member assigned on `this` (`this._cb = () => …`): it belongs to the class, not the method. */
   onThis?: boolean;
+  /** The name itself is qualified (C++ `int S::m() {…}`, defined outside the class or namespace it names). */
+  qualifiedName?: boolean;
 }
 
 /**
@@ -115,8 +118,29 @@ interface Captured {
 export const MAX_NESTING = 64;
 export const MAX_TREE_DEPTH = 400;
 
+/**
+ * What the passes after the query share. Every question asked of a web-tree-sitter node (its type,
+ * end, parent, siblings, fields) is a call into WASM that marshals the node and often builds a new
+ * JS Node: ~1-3 µs each, a dozen per definition, so on a 20,000-line file (6,000 definitions) they
+ * cost more than the query did. What the source text can answer instead is read from it: rows come
+ * from a line index, a plain identifier's name from the text, and a question whose answer the
+ * text rules out (no `;` after the node, no comment marker before its block, a blank line above
+ * it, a bracket before it where a wrapper's keyword would be) is not asked. test/code-text-checks
+ * holds the edge cases; the outputs were compared with the asking version's on ~8,700 real files.
+ */
+interface Context {
+  info: LanguageInfo;
+  source: string;
+  lines: LineIndex;
+  /** Whether the grammar has overload signatures at all (only TypeScript's does). */
+  hasSignatures: boolean;
+}
+
 export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Definition[] {
+  const context: Context = { info, source, lines: new LineIndex(source), hasSignatures: hasSignatureTypes(grammar) };
   const definitions: Definition[] = [];
+  // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
+  const qualifiedOutside: { definition: Definition; qualifier: string[] }[] = [];
   // The captured definitions and scopes enclosing the current entry, outermost first. Entries come
   // in source order, outer before inner, so enclosure is decided by offsets alone: asking
   // tree-sitter for a node's parent walks down from the root each time.
@@ -139,19 +163,56 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
     const owner = entry.onThis ? owners[owners.length - 1] : nearest;
     const insideType = owner !== undefined && (owner.role === 'scope' || CLASS_LIKE_KINDS.has(owner.role));
     if (kind === 'function' && insideType) kind = 'method';
-    const full = fullNode(entry.node, info);
-    const start = attachedStart(full, entry, info) ?? full;
+    const full = fullNode(entry, context);
+    const start = attachedStart(full, entry, context) ?? full.node;
     const body = bodyNode(entry.node);
-    const bodyStart = body ? leadingComments(body) : undefined;
-    definitions.push({
+    const bodyEnd = body?.endIndex ?? 0;
+    const bodyStart = body ? leadingComments(body, entry, context) : undefined;
+    const definition: Definition = {
       name: entry.name,
-      qualifiedName: [...qualifier, entry.name].join(info.separator),
+      qualifiedName: joinQualified([...qualifier, entry.name], info.separator),
       kind,
-      ...withIndentation(span(start, endNode(full)), source),
-      body: body ? withIndentation(span(bodyStart ?? body, body), source) : null,
-    });
+      ...withIndentation(span(start.startIndex, start.startPosition.row, endOf(full, context), context), source),
+      body: body ? withIndentation(span((bodyStart ?? body).startIndex, (bodyStart ?? body).startPosition.row, bodyEnd, context), source) : null,
+    };
+    definitions.push(definition);
+    if (entry.qualifiedName && kind === 'function') qualifiedOutside.push({ definition, qualifier });
   }
+  if (qualifiedOutside.length > 0) markMethodsDefinedOutside(definitions, qualifiedOutside, info.separator);
   return dropFoldedSignatures(definitions);
+}
+
+/**
+ * A function whose name is qualified (C++ `int S::m() {…}`, defined outside its class) is a method
+ * of the type it names, unless what it names is a namespace this file defines (`int net::f() {…}`
+ * after `namespace net {…}`: a function of that namespace). A namespace defined elsewhere cannot
+ * be told from a class by the syntax; the type is the likelier reading out of a class's own file.
+ */
+function markMethodsDefinedOutside(definitions: Definition[], qualifiedOutside: { definition: Definition; qualifier: string[] }[], separator: string): void {
+  const namespaces = new Set<string>();
+  const namespaceNames = new Set<string>();
+  for (const definition of definitions) {
+    if (definition.kind !== 'module') continue;
+    namespaces.add(definition.qualifiedName);
+    namespaceNames.add(definition.name);
+  }
+  for (const { definition, qualifier } of qualifiedOutside) {
+    const named = qualifier[qualifier.length - 1]!;
+    if (!namespaces.has(qualifier.join(separator)) && !namespaceNames.has(named)) definition.kind = 'method';
+  }
+}
+
+/**
+ * A qualified name from its segments: joined with the separator, except before a computed member
+ * key, which reads as it is written after its object (`C[Symbol.iterator]`, `o[key]`).
+ */
+function joinQualified(segments: string[], separator: string): string {
+  let joined = segments[0] ?? '';
+  for (let index = 1; index < segments.length; index++) {
+    const segment = segments[index]!;
+    joined += segment.startsWith('[') ? segment : separator + segment;
+  }
+  return joined;
 }
 
 function encloses(outer: Captured, inner: Captured): boolean {
@@ -160,7 +221,7 @@ function encloses(outer: Captured, inner: Captured): boolean {
 
 function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Captured[] {
   // A slice of the source: a node's own `text` reads through the parser's input callback.
-  const text = (node: Node): string => source.slice(node.startIndex, node.endIndex);
+  const text: NodeText = Object.assign((node: Node): string => source.slice(node.startIndex, node.endIndex), { source });
   const byNodeId = new Map<number, Captured>();
   for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
     let node: Node | undefined;
@@ -177,14 +238,21 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     // A pattern may name its name and receiver by a path from the definition's node instead of
     // capturing them (cheaper to compile; see grammars/python/definitions.scm). A path that
     // leads nowhere means the pattern does not apply, as a capture that cannot match would.
+    // Alternatives (`a|b`) are tried in order; the receiver path at the same place goes with the name's.
     const paths = match.setProperties;
+    let chosen = 0;
     if (paths?.name && !nameNode) {
-      nameNode = followPath(node, paths.name);
+      const alternatives = alternativesOf(paths.name);
+      for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
       if (!nameNode) continue;
+      chosen--;
     }
     if (paths?.receiver && !receiver) {
-      receiver = followPath(node, paths.receiver);
-      if (!receiver) continue;
+      const receiverPath = alternativesOf(paths.receiver)[chosen];
+      if (receiverPath) {
+        receiver = followPath(node, receiverPath);
+        if (!receiver) continue;
+      }
     }
     const existing = byNodeId.get(node.id);
     // A node matched by a general pattern and a specific one (a JS `constructor` method) keeps
@@ -193,9 +261,26 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     const { name, qualifier } = splitName(nameNode, info, text);
     const onThis = receiver?.type === 'this';
     const ownQualifier = receiver && !onThis ? [typeName(text(receiver)), ...qualifier] : qualifier;
-    byNodeId.set(node.id, { node, end: node.endIndex, role, name, ownQualifier, ...(onThis ? { onThis } : {}) });
+    byNodeId.set(node.id, {
+      node,
+      end: node.endIndex,
+      role,
+      name,
+      ownQualifier,
+      ...(onThis ? { onThis } : {}),
+      ...(qualifier.length > 0 ? { qualifiedName: true } : {}),
+    });
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
+}
+
+/** A path property split into its `|` alternatives, by its text (a query has a handful). */
+const parsedAlternatives = new Map<string, string[]>();
+
+function alternativesOf(property: string): string[] {
+  let alternatives = parsedAlternatives.get(property);
+  if (!alternatives) parsedAlternatives.set(property, (alternatives = property.split('|')));
+  return alternatives;
 }
 
 /** Parsed `field:type/field` paths, by their text (a query has a handful). */
@@ -224,10 +309,51 @@ function followPath(node: Node, path: string): Node | undefined {
   return current;
 }
 
+/** A node's text, sliced from the source it was parsed from. */
+type NodeText = ((node: Node) => string) & { source: string };
+
+/**
+ * The name starting at `start` when the text alone shows it is one plain JavaScript identifier
+ * (`run`, `#secret`, `$el`) and nothing more: the word is followed, after blanks, by what can only
+ * come after a name (`(`, `<`, `:`, `=`, `;`, `,`, `)`, `{`, `?`, `!`). Its node is then an
+ * identifier of exactly that text, named as written, so neither its type nor its end need asking
+ * tree-sitter. Undefined otherwise (strings, numbers, computed keys, `A.B`, escapes): ask it.
+ */
+function plainWordAt(source: string, start: number): string | undefined {
+  let end = start + (source.charCodeAt(start) === HASH ? 1 : 0);
+  // ASCII names are scanned by hand (6,000 names: ~1 ms instead of ~5 with the Unicode regex).
+  if (!isAsciiWordCode(source.charCodeAt(end)) || isDigitCode(source.charCodeAt(end))) end = start;
+  else while (isAsciiWordCode(source.charCodeAt(++end)));
+  let word: string | undefined;
+  if (end > start && !(source.charCodeAt(end) >= 0x80)) word = source.slice(start, end);
+  else {
+    PLAIN_WORD.lastIndex = start;
+    word = PLAIN_WORD.exec(source)?.[0];
+  }
+  if (word === undefined) return undefined;
+  let after = start + word.length;
+  while (after < source.length && isBlank(source.charCodeAt(after))) after++;
+  return after === source.length || NAME_FOLLOWERS.includes(source[after]!) ? word : undefined;
+}
+
+const PLAIN_WORD = /#?[\p{ID_Start}$_][\p{ID_Continue}$]*/uy;
+
+/** `[A-Za-z0-9_$]` (false for NaN, past the end). */
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x24;
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+const NAME_FOLLOWERS = '(<:=;,){?!';
+
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
-function splitName(nameNode: Node | undefined, info: LanguageInfo, text: (node: Node) => string): { name: string; qualifier: string[] } {
+function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeText): { name: string; qualifier: string[] } {
   // `export default function () {}` has no name of its own: it is the module's default export.
   if (!nameNode) return { name: 'default', qualifier: [] };
+  const word = TEXT_CHECKED_LANGUAGES.has(info.name) ? plainWordAt(text.source, nameNode.startIndex) : undefined;
+  if (word !== undefined) return { name: word, qualifier: [] };
   const type = nameNode.type;
   const written = text(nameNode);
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
@@ -240,15 +366,19 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: (node: 
 }
 
 /**
- * A definition's name as its users write it: a string key `'GET /'` without its quotes; a
- * computed key `[Symbol.iterator]` or a C++ `operator<` as written; a type `Point<T>` (Rust impl,
- * C++ specialisation) without its arguments.
+ * A definition's name as its users write it: a string key `'GET /'` without its quotes, computed
+ * or not (`['GET /']`, as `o['GET /'] = …`); any other computed key `[Symbol.iterator]` or a C++
+ * `operator<` as written; a type `Point<T>` (Rust impl, C++ specialisation) without its arguments.
  */
 function plainName(type: string, written: string): string {
   if (type === 'string') return written.slice(1, -1);
-  if (type === 'computed_property_name' || type === 'operator_name') return written;
+  if (type === 'computed_property_name') return STRING_KEY.exec(written)?.[1]?.slice(1, -1) ?? written;
+  if (type === 'operator_name') return written;
   return typeName(written);
 }
+
+/** A computed key that is one plain string literal: `["k"]`, `[ 'k' ]` (no escapes, nothing else). */
+const STRING_KEY = /^\[\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\]$/;
 
 /**
  * The plain name of a type as written in a receiver or impl header: `*List[T]` → `List`,
@@ -263,44 +393,120 @@ function typeName(text: string): string {
     .trim();
 }
 
-/**
- * The `;` that ends a class member (`f = () => 1;`, `abstract g(): void;`): tree-sitter makes it
- * the member's sibling, but it is part of the definition as written.
- */
-function endNode(full: Node): Node {
-  const next = full.nextSibling;
-  return next && next.type === ';' && !next.isNamed && next.startIndex === full.endIndex ? next : full;
+/** A node with its end, asked of tree-sitter once. */
+interface Extent {
+  node: Node;
+  end: number;
 }
 
+/**
+ * Where the definition ends: after the `;` that ends a class member (`f = () => 1;`, `abstract
+ * g(): void;`), which tree-sitter makes the member's sibling though it is part of the definition
+ * as written. Asked of tree-sitter only when the source has a `;` right there.
+ */
+function endOf(full: Extent, context: Context): number {
+  if (context.source.charCodeAt(full.end) !== SEMICOLON) return full.end;
+  const next = full.node.nextSibling;
+  return next && next.type === ';' && !next.isNamed && next.startIndex === full.end ? next.endIndex : full.end;
+}
+
+const SEMICOLON = 0x3b;
+
 /** The outermost node whose text is all this definition's: declarations and wrappers. */
-function fullNode(node: Node, info: LanguageInfo): Node {
-  let full = node;
+function fullNode(entry: Captured, context: Context): Extent {
+  const node = entry.node;
+  let full: Extent = { node, end: entry.end };
   // `const f = () => …;` (JS) or `type T struct {…}` (Go) is the whole declaration when it
   // declares that one name alone.
   const type = node.type;
   const declarations = SINGLE_DECLARATIONS[type];
   if (declarations) {
-    const parent = full.parent;
-    if (parent && declarations.has(parent.type) && parent.namedChildren.filter((child) => child.type === type).length === 1) full = parent;
+    const parent = node.parent;
+    if (parent && declarations.has(parent.type) && (parent.namedChildCount === 1 || parent.namedChildren.filter((child) => child.type === type).length === 1)) {
+      full = { node: parent, end: parent.endIndex };
+    }
   }
-  const wrappers = WRAPPERS[info.name];
-  if (!wrappers) return full;
+  const wrappers = WRAPPERS[context.info.name];
+  if (!wrappers || cannotBeWrapped(full.node.startIndex, context)) return full;
   // One `parent` per step: tree-sitter finds it by walking down from the root.
-  for (let outer = full.parent; outer && wrappers.has(outer.type); outer = outer.parent) full = outer;
+  for (let outer = full.node.parent; outer && wrappers.has(outer.type); outer = outer.parent) full = { node: outer, end: outer.endIndex };
   return full;
 }
 
+/**
+ * Languages whose wrappers (`export`, `declare`) end with a keyword just before what they wrap,
+ * and whose nodes never end in a newline, so the text can answer for tree-sitter. Not C++: a
+ * `template<…> requires requires (T a) { … }` header ends with `}`; nor Python: a decorator ends
+ * with anything; nor C/C++/Rust/C#, whose preprocessor lines or doc comments end in a newline.
+ */
+const TEXT_CHECKED_LANGUAGES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx']);
+
+/**
+ * True when the text before `start` rules out a wrapper around the node starting there: a
+ * wrapper's last token before the node it wraps is a keyword (`export`, `default`, `declare`) or
+ * a comment, while here it is a bracket or separator (`}`, `;`, `{`, `,`) with no comment marker
+ * before it on its line, or nothing at all.
+ */
+function cannotBeWrapped(start: number, context: Context): boolean {
+  if (!TEXT_CHECKED_LANGUAGES.has(context.info.name)) return false;
+  const source = context.source;
+  let at = start - 1;
+  while (at >= 0 && isBlank(source.charCodeAt(at))) at--;
+  if (at < 0) return true;
+  if (!'};{,'.includes(source[at]!)) return false;
+  // A line comment could end with that bracket (`export // }`): refuse when its line has a marker.
+  for (let before = at - 1; before >= 0; before--) {
+    const code = source.charCodeAt(before);
+    if (code === NEWLINE) break;
+    if (code === SLASH || code === HASH || code === LESS_THAN || code === MINUS) return false;
+  }
+  return true;
+}
+
+const NEWLINE = 0x0a;
+const SLASH = 0x2f;
+const HASH = 0x23;
+const LESS_THAN = 0x3c;
+const MINUS = 0x2d;
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === NEWLINE || code === 0x0d || code === 0x0b || code === 0x0c;
+}
+
 /** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
-function attachedStart(full: Node, entry: Captured, info: LanguageInfo): Node | undefined {
-  const attached = ATTACHED_SIBLINGS[info.name];
+function attachedStart(full: Extent, entry: Captured, context: Context): Node | undefined {
+  const attached = ATTACHED_SIBLINGS[context.info.name];
+  // Nothing can be attached: no attached kinds in this language, and no overloads in its grammar.
+  if (!attached && !context.hasSignatures) return undefined;
+  if (TEXT_CHECKED_LANGUAGES.has(context.info.name) && blankLineBefore(full.node.startIndex, context.source)) return undefined;
   let start: Node | undefined;
-  for (let sibling = full.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
+  for (let sibling = full.node.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
     // Only what touches the definition (no blank line between) is attached to it.
-    if (sibling.endPosition.row < (start ?? full).startPosition.row - 1) break;
+    if (context.lines.rowAt(sibling.endIndex) < (start ?? full.node).startPosition.row - 1) break;
     if (attached?.(sibling) || isOverloadOf(sibling, entry)) start = sibling;
     else break;
   }
   return start;
+}
+
+/**
+ * True when only blanks precede `start` up to the file's start or a blank line: then no sibling
+ * before it touches it (in the languages of TEXT_CHECKED_LANGUAGES, no node ends in blank lines).
+ */
+function blankLineBefore(start: number, source: string): boolean {
+  let newlines = 0;
+  for (let at = start - 1; at >= 0; at--) {
+    const code = source.charCodeAt(at);
+    if (code === NEWLINE && ++newlines === 2) return true;
+    if (!isBlank(code)) return false;
+  }
+  return true;
+}
+
+/** Whether the grammar has the node types of overload signatures. */
+function hasSignatureTypes(grammar: Grammar): boolean {
+  const types = grammar.language.types;
+  return [...OVERLOAD_SIGNATURES].some((type) => types.includes(type));
 }
 
 function isOverloadOf(sibling: Node, entry: Captured): boolean {
@@ -334,7 +540,10 @@ function bodyNode(node: Node): Node | undefined {
  * Comments between a function's header and its block (Python: `def f():` then `# why` lines,
  * which tree-sitter leaves outside the block): part of the body as written. Undefined: none.
  */
-function leadingComments(body: Node): Node | undefined {
+function leadingComments(body: Node, entry: Captured, context: Context): Node | undefined {
+  // Such a comment lies between the definition's start and its block's: without a comment marker
+  // there (`#`, `/`, Ruby's `=begin`), there is none to look for.
+  if (!/[#/=]/.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
   let first: Node | undefined;
   for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling) first = sibling;
   return first;
@@ -349,13 +558,30 @@ function thisOwnerDepth(open: readonly Captured[]): number {
   return open.length;
 }
 
-function span(start: Node, end: Node): SourceSpan {
-  return {
-    startLine: start.startPosition.row + 1,
-    endLine: end.endPosition.row + 1,
-    startOffset: start.startIndex,
-    endOffset: end.endIndex,
-  };
+function span(startOffset: number, startRow: number, endOffset: number, context: Context): SourceSpan {
+  return { startLine: startRow + 1, endLine: context.lines.rowAt(endOffset) + 1, startOffset, endOffset };
+}
+
+/** Row (0-based) of an offset, as tree-sitter counts them: by `\n`. */
+class LineIndex {
+  /** Offsets just after each `\n`, in order. */
+  private readonly starts: number[] = [];
+
+  constructor(source: string) {
+    for (let at = source.indexOf('\n'); at >= 0; at = source.indexOf('\n', at + 1)) this.starts.push(at + 1);
+  }
+
+  /** How many line starts are at or before `offset`. */
+  rowAt(offset: number): number {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.starts[middle]! <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
 }
 
 /** The span from its line's start when only indentation precedes it, so the text keeps its indentation. */

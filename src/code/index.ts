@@ -24,7 +24,8 @@
  * - `listFunctions(source, language, { document? })` → the same, with function-like definitions only.
  * - `extractFunction(source, language, func, { document? })` → `{ name, qualifiedName, kind, language, full, body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
- *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable), optionally with
+ *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable; a computed key `[k]` is a
+ *   segment of its own, `C[Symbol.iterator]` or `[Symbol.iterator]`), optionally with
  *   `:LINE` (`A.m:42`, the definition's first line) to pick one of several same-named overloads.
  *   Throws FunctionNotFoundError (`.available`, the function names that exist) or
  *   AmbiguousFunctionError (`.candidates`, qualified names with lines); both are ToolInputErrors,
@@ -237,8 +238,37 @@ function isFunctionDefinition(definition: Definition): definition is FunctionDef
   return isFunctionKind(definition.kind);
 }
 
+/**
+ * The segments of a qualified name: split at `.` and `::`, except inside a computed member key,
+ * which is a segment of its own (`C[Symbol.iterator]` → `C`, `[Symbol.iterator]`), so the key
+ * listed as a name is accepted back alone. An empty `[]` stays with its segment (`operator[]`).
+ */
 function segments(name: string): string[] {
-  return name.split(/::|\./).filter((segment) => segment.length > 0);
+  const found: string[] = [];
+  let current = '';
+  let depth = 0;
+  const push = (): void => {
+    if (current.length > 0) found.push(current);
+    current = '';
+  };
+  for (let index = 0; index < name.length; index++) {
+    const char = name[index]!;
+    if (depth > 0) {
+      current += char;
+      if (char === '[') depth++;
+      else if (char === ']' && --depth === 0) push();
+    } else if (char === '[' && name[index + 1] !== ']') {
+      push();
+      current = char;
+      depth = 1;
+    } else if (char === '.') push();
+    else if (char === ':' && name[index + 1] === ':') {
+      push();
+      index++;
+    } else current += char;
+  }
+  push();
+  return found;
 }
 
 function sameSegments(a: string[], b: string[]): boolean {

@@ -1,0 +1,115 @@
+/**
+ * How definitions are named and kinded where the name is not a plain identifier: C++ methods
+ * defined outside their class (`int S::m() {…}`), and JavaScript/TypeScript computed member keys
+ * (`{ [k]() {} }`, `o["k"] = function () {}`). Every listed name must come back through
+ * extractFunction, qualified or bare.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { extractFunction, listDefinitions, listFunctions } from '../src/code/index.js';
+
+async function described(source: string, language: string): Promise<string[]> {
+  const { definitions } = await listDefinitions(source, language);
+  return definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`);
+}
+
+/** Every function listed is found again by its qualified name and by its bare name when that is unique. */
+async function assertRoundTrips(source: string, language: string): Promise<void> {
+  const { definitions } = await listFunctions(source, language);
+  assert.ok(definitions.length > 0);
+  for (const definition of definitions) {
+    const byQualified = await extractFunction(source, language, `${definition.qualifiedName}:${definition.startLine}`);
+    assert.equal(byQualified.qualifiedName, definition.qualifiedName);
+    assert.equal(byQualified.startLine, definition.startLine);
+    if (definitions.filter((other) => other.name === definition.name).length === 1) {
+      assert.equal((await extractFunction(source, language, definition.name)).qualifiedName, definition.qualifiedName, definition.name);
+    }
+  }
+}
+
+const CPP_OUTSIDE = `namespace net {
+namespace detail { int helper(); }
+struct S {
+  S();
+  int m();
+  int n() { return 1; }
+};
+int detail::helper() { return 0; }
+}
+
+net::S::S() {}
+int net::S::m() { return 2; }
+int net::detail::helper2() { return 3; }
+template <typename T> int Box<T>::get() { return 4; }
+int ::global() { return 5; }
+int plain() { return 6; }
+`;
+
+test('C++: a function defined outside its class (`int S::m()`) is a method of S, qualified as the ones inside', async () => {
+  assert.deepEqual(await described(CPP_OUTSIDE, 'cpp'), [
+    'module net',
+    'module net::detail',
+    'struct net::S',
+    'method net::S::n',
+    // `detail` is a namespace this file defines: a function of it, not a method.
+    'function net::detail::helper',
+    'method net::S::S',
+    'method net::S::m',
+    'function net::detail::helper2',
+    // A type defined elsewhere (a header): a method of it, its template arguments dropped.
+    'method Box::get',
+    'function global',
+    'function plain',
+  ]);
+  await assertRoundTrips(CPP_OUTSIDE, 'cpp');
+  const m = await extractFunction(CPP_OUTSIDE, 'cpp', 'S::m');
+  assert.equal(m.kind, 'method');
+  assert.equal(m.full, 'int net::S::m() { return 2; }');
+});
+
+const COMPUTED = `const o = {};
+o["k"] = function () {};
+o['dash-key'] = () => 1;
+o[dynamic] = () => 2;
+module.exports["handler"] = async () => 3;
+const x = { ["k3"]() {}, [sym]: function () {}, [\`t\`]() {}, "k4"() {} };
+class C {
+  [Symbol.iterator]() {
+    function inner() {}
+  }
+  ['m']() {}
+  static ["s"] = () => 1;
+}
+`;
+
+for (const language of ['javascript', 'typescript']) {
+  test(`${language}: computed member keys are named as written after their object (x[sym]); string keys as plain names`, async () => {
+    assert.deepEqual(await described(COMPUTED, language), [
+      'function o.k',
+      'function o.dash-key',
+      'function module.exports.handler',
+      'method x.k3',
+      'method x[sym]',
+      'method x[`t`]',
+      'method x.k4',
+      'class C',
+      'method C[Symbol.iterator]',
+      'function C[Symbol.iterator].inner',
+      'method C.m',
+      'method C.s',
+    ]);
+    await assertRoundTrips(COMPUTED, language);
+    // The key alone, or with the older `.` before it, still finds it.
+    for (const func of ['[Symbol.iterator]', 'C[Symbol.iterator]', 'C.[Symbol.iterator]']) {
+      assert.equal((await extractFunction(COMPUTED, language, func)).qualifiedName, 'C[Symbol.iterator]', func);
+    }
+    assert.equal((await extractFunction(COMPUTED, language, 'o.k')).full, 'o["k"] = function () {};');
+    assert.equal((await extractFunction(COMPUTED, language, 'inner')).qualifiedName, 'C[Symbol.iterator].inner');
+  });
+}
+
+test('C++: operator[] keeps its brackets as part of its name', async () => {
+  const source = 'struct V { int operator[](int i) { return i; } };\nint V::operator[](long i) { return 0; }\n';
+  assert.deepEqual(await described(source, 'cpp'), ['struct V', 'method V::operator[]', 'method V::operator[]']);
+  assert.equal((await extractFunction(source, 'cpp', 'operator[]:2')).full, 'int V::operator[](long i) { return 0; }');
+});
