@@ -168,7 +168,9 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     const inFlight = live.dispatched - live.settled;
     const message =
       elapsedMs < spec.durationMs || spec.strategy === 'capacity'
-        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors, ${live.openConnections} connections`
+        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors` +
+          // The closed loop holds its `clients` connections; autocannon does not say how many are open.
+          (spec.strategy === 'capacity' ? '' : `, ${live.openConnections} connections`)
         : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`;
     options.onProgress?.(doneMs, message);
   }, 1000);
@@ -200,11 +202,15 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         timeoutMs: Math.max(1000, spec.timeoutMs),
         maxRatePerSecond: spec.maxRatePerSecond,
         signal: options.signal,
+        // The open loop counts in `live` itself; the closed loop reports each request's end.
+        onSettled: (error) => {
+          live.settled += 1;
+          if (error) errors += 1;
+        },
       });
       // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
-      const sent = capacity.sent;
-      const errors = capacity.errors;
-      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, errors));
+      const { sent, errors: failed } = capacity;
+      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed));
       notEvaluated = spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title);
     } else {
       const result = await runOpenLoop({
