@@ -140,6 +140,20 @@ describe('scenario verdicts', () => {
     assert.ok(capacity.sent <= 50 * (capacity.elapsedMs / 1000) * 1.2 + 5, `${capacity.sent} requests in ${capacity.elapsedMs} ms with a cap of 50/s`);
   });
 
+  test("a capacity run's progress counts its requests and errors as they end (autocannon's, not the open loop's counters)", async () => {
+    const progress: string[] = [];
+    const spec = await scenarioFromArguments('latency', { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+    const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
+    const capacity = result.run.capacity!;
+    assert.ok(capacity.sent > 0 && capacity.errors === capacity.responses, `${capacity.sent} sent, ${capacity.errors} errors`);
+    const first = /^fault: 1s\/1\.5s, (\d+) requests settled, (\d+) errors$/.exec(progress[0] ?? '');
+    assert.ok(first, progress.join(' | '));
+    // By 1 s of 1.5 s, some of what the run sent had ended, every one a 503, and not more than in all.
+    const [settled, errors] = [Number(first[1]), Number(first[2])];
+    assert.ok(settled > 0 && settled <= capacity.sent, `${settled} settled by 1s of ${capacity.sent} sent`);
+    assert.equal(errors, settled);
+  });
+
   test('connections beyond what the file-descriptor limit allows are refused before anything starts, naming the argument', async () => {
     const run = (flags: string) => runCli('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run latency --url ${app.origin}/ok --duration 1s ${flags}`]);
     const clients = await run('--num-clients 200 --rps 0.1');

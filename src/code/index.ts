@@ -32,9 +32,10 @@
  *   as is the error for a `:LINE` where none of the matching definitions starts (it names theirs).
  * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
  *
- * - `warmUpCode(languages = ['typescript'])` → loads those grammars and queries and lists a
+ * - `warmUpCode(languages = ['typescript'], { beforeStep })` → loads those grammars and queries and lists a
  *   generated sample, in small steps, so a later first call does not pay for compiling them (for a
- *   host with idle time, e.g. a server after start-up; src/code/warm-up.ts). Never rejects.
+ *   host with idle time, e.g. a server after start-up; beforeStep is awaited before each step, to
+ *   put steps off while the host measures; src/code/warm-up.ts). Never rejects.
  *
  * `language` is a LanguageInfo or a name accepted by languageByName. Grammars load on first use;
  * every call is async only for that.

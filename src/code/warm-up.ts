@@ -86,18 +86,28 @@ function sampleSource(unit: (i: number) => string, lines: number): string {
   return source;
 }
 
+export interface WarmUpOptions {
+  /**
+   * Awaited before each step (a grammar's load, a sample listing): a host puts steps off while
+   * it does latency-sensitive work on this thread (an MCP server: while a scenario measures).
+   */
+  beforeStep?: () => Promise<void>;
+}
+
 /**
  * Loads the grammars and queries of `languages` (ids or aliases, as languageByName takes; unknown
  * ones are skipped) and lists sample sources with them. Resolves when done; never rejects.
  */
-export async function warmUpCode(languages: readonly string[] = ['typescript']): Promise<void> {
+export async function warmUpCode(languages: readonly string[] = ['typescript'], options: WarmUpOptions = {}): Promise<void> {
+  const beforeStep = options.beforeStep ?? (() => Promise.resolve());
   for (const name of languages) {
     const info = languageByName(name);
     if (!info) continue;
     try {
+      await beforeStep();
       await loadGrammar(info);
       await yieldToEventLoop();
-      await listSamples(info);
+      await listSamples(info, beforeStep);
     } catch {
       // The first real call loads the grammar again and reports what went wrong.
     }
@@ -111,10 +121,11 @@ export function warmUpSample(info: LanguageInfo): string | undefined {
   return unit && sampleSource(unit, SAMPLE_LINES_PER_STEP);
 }
 
-async function listSamples(info: LanguageInfo): Promise<void> {
+async function listSamples(info: LanguageInfo, beforeStep: () => Promise<void>): Promise<void> {
   const source = warmUpSample(info);
   if (source === undefined) return;
   for (let step = 0; step < SAMPLE_STEPS; step += 1) {
+    await beforeStep();
     // No document: the sample's tree is deleted, and nothing is left in the definition cache.
     await withTree(source, info, (tree, grammar) => findDefinitions(tree, grammar, info, source));
     await yieldToEventLoop();

@@ -8,6 +8,7 @@ import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../errors.js';
+import { whenNotMeasuring } from '../measuring.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -106,8 +107,12 @@ const CODE_WARM_UP_DELAY_MS = 1_000;
 function warmUpCodeWhenIdle(config: Config, log: Logger): void {
   if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
   setTimeout(() => {
-    import('../code/index.js')
-      .then(({ warmUpCode }) => warmUpCode())
+    // Not while a scenario measures: its proxy shares this thread, and a step (a grammar's
+    // WebAssembly compile: hundreds of ms) would show as the target's latency in its report.
+    whenNotMeasuring()
+      .then(() => import('../code/index.js'))
+      .then(({ warmUpCode }) => warmUpCode(undefined, { beforeStep: whenNotMeasuring }))
+      .then(() => log.debug('code warm-up: done'))
       .catch((error: unknown) => log.debug('code warm-up: %s', messageOf(error)));
   }, CODE_WARM_UP_DELAY_MS).unref();
 }

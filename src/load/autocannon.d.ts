@@ -49,6 +49,8 @@ declare module 'autocannon' {
   }
   export interface Instance {
     stop(): void;
+    on(event: 'response', listener: (client: unknown, statusCode: number) => void): Instance;
+    on(event: 'reqError', listener: (error: Error) => void): Instance;
   }
   function autocannon(options: AutocannonOptions, callback: (error: Error | null, result: AutocannonResult) => void): Instance;
   export default autocannon;

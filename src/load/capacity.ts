@@ -23,6 +23,11 @@ export interface CapacityOptions extends LoadTarget {
   timeoutMs: number;
   /** Aborting stops the run within about 100 ms; the promise rejects with a CancelledError. */
   signal?: AbortSignal;
+  /**
+   * Called as each request ends, `error` true for a transport error, a timeout or a 5xx (what
+   * `errors` counts): live progress, since the result comes only at the end.
+   */
+  onSettled?: (error: boolean) => void;
 }
 
 export interface CapacityResult {
@@ -95,6 +100,11 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
         resolve({ error, result });
       },
     );
+    const onSettled = options.onSettled;
+    if (onSettled) {
+      instance.on('response', (_client, statusCode) => onSettled(statusCode >= 500));
+      instance.on('reqError', () => onSettled(true));
+    }
     const onAbort = (): void => instance.stop();
     signal?.addEventListener('abort', onAbort);
     if (maxRate !== undefined) stopAtDuration = setTimeout(() => instance.stop(), durationMs);

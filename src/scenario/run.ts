@@ -12,6 +12,7 @@
  * stopped before this returns, throws or is cancelled.
  */
 import { CancelledError, ToolInputError } from '../errors.js';
+import { beginMeasuring } from '../measuring.js';
 import {
   runCapacity,
   runOpenLoop,
@@ -57,13 +58,20 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const totalMs = phases.length * phaseMs;
   let baseline: PhaseResult | null = null;
   let run: PhaseResult | undefined;
-  for (const [index, phase] of phases.entries()) {
-    const result = await runPhase(spec, phase, seed, {
-      signal: options.signal,
-      onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
-    });
-    if (phase === 'baseline') baseline = result;
-    else run = result;
+  // Optional work on this thread (an MCP server's code warm-up) waits until the run is over: the
+  // proxy runs here, so its steps would be reported as the target's latency (src/measuring.ts).
+  const endMeasuring = beginMeasuring();
+  try {
+    for (const [index, phase] of phases.entries()) {
+      const result = await runPhase(spec, phase, seed, {
+        signal: options.signal,
+        onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
+      });
+      if (phase === 'baseline') baseline = result;
+      else run = result;
+    }
+  } finally {
+    endMeasuring();
   }
   const fault = run!;
   const url = new URL(spec.url);
@@ -160,7 +168,9 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     const inFlight = live.dispatched - live.settled;
     const message =
       elapsedMs < spec.durationMs || spec.strategy === 'capacity'
-        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors, ${live.openConnections} connections`
+        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors` +
+          // The closed loop holds its `clients` connections; autocannon does not say how many are open.
+          (spec.strategy === 'capacity' ? '' : `, ${live.openConnections} connections`)
         : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`;
     options.onProgress?.(doneMs, message);
   }, 1000);
@@ -192,11 +202,15 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         timeoutMs: Math.max(1000, spec.timeoutMs),
         maxRatePerSecond: spec.maxRatePerSecond,
         signal: options.signal,
+        // The open loop counts in `live` itself; the closed loop reports each request's end.
+        onSettled: (error) => {
+          live.settled += 1;
+          if (error) errors += 1;
+        },
       });
       // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
-      const sent = capacity.sent;
-      const errors = capacity.errors;
-      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, errors));
+      const { sent, errors: failed } = capacity;
+      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed));
       notEvaluated = spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title);
     } else {
       const result = await runOpenLoop({
