@@ -15,8 +15,10 @@ const { server } = serverPool();
 test('a busy caller thread makes requests late on its own thread, not on the generator thread', async () => {
   // 8 ms busy of every ~10 on this thread. The server is on this thread too, so its answers
   // wait; with enough connections that a request seldom waits for a free one, the send lag
-  // (intended start to the write) is mostly the generator's own timing. Measured: p99 76–113 ms
-  // on the busy thread, 11–13 on the generator thread, on a loaded machine.
+  // (intended start to the write) is mostly the generator's own timing. Compared at the median:
+  // the busy thread delays about half its requests by most of a slice, every time, while the
+  // tail of either side also carries whatever else the machine runs (a loaded run's p99s were
+  // 52.7 against 77.8 ms, once).
   const target = await server();
   const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 60, maxConnections: 60, durationMs: 1500, timeoutMs: 5000 };
   const stop = busyShare(8, 0.8);
@@ -25,8 +27,8 @@ test('a busy caller thread makes requests late on its own thread, not on the gen
     const worker = await runOpenLoop({ ...options, thread: 'worker' });
     assert.equal(caller.errors + worker.errors, 0);
     assert.ok(
-      worker.sendLag!.p99 * 2 < caller.sendLag!.p99,
-      `send lag p99: ${worker.sendLag!.p99.toFixed(2)} ms on the generator thread, ${caller.sendLag!.p99.toFixed(2)} ms on the busy caller's`,
+      worker.sendLag!.p50 * 2 < caller.sendLag!.p50,
+      `send lag p50: ${worker.sendLag!.p50.toFixed(2)} ms on the generator thread, ${caller.sendLag!.p50.toFixed(2)} ms on the busy caller's`,
     );
   } finally {
     stop();
