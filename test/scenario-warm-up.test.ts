@@ -19,7 +19,7 @@ test('the warm-up runs once per process and leaves no socket, server or timer op
   const before = await handles();
   const first = warmUpOnce();
   assert.equal(warmUpOnce(), first, 'a second caller shares the first warm-up');
-  // Watched while it runs (~250 ms of load), however long its listen and first connections take.
+  // Watched while it runs (~600 ms of load), however long its listen and first connections take.
   let done = false;
   void first.then(() => (done = true));
   let mostSockets = 0;

@@ -9,7 +9,11 @@
  * process — never to the user's target, whose state and logs it must not touch. The same code
  * (connection, response parser, scheduler, proxy links) then runs warm when the clock starts
  * (`faultline run` at 5,000 req/s, three interleaved runs on a loaded machine: second 0's p95
- * 89–346 ms without the warm-up, 45–141 ms with it; costs ~0.3 s once per process).
+ * 89–346 ms without the warm-up, 45–141 ms with it; costs ~0.6 s once per process). Since the
+ * generator runs on a thread of its own, that thread's code starts cold in a fresh isolate and
+ * needs the longer warm-up: `faultline run` at 5,000 req/s, 10 interleaved CLI runs each, second
+ * 0's p95 (median) was 11.6 ms with the generator on the proxy's thread and a 250 ms warm-up,
+ * 19.9 on its own thread with 250 ms, and 9.4 on its own thread with 600 ms.
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS of load, a short drain) and stops everything it started before resolving.
@@ -19,7 +23,7 @@ import { runOpenLoop } from '../load/index.js';
 import { startProxy } from '../proxy/index.js';
 
 const WARM_UP_RATE_PER_SECOND = 4_000;
-const WARM_UP_MS = 250;
+const WARM_UP_MS = 600;
 const WARM_UP_CONNECTIONS = 8;
 const RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
 
