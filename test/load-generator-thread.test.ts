@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CancelledError } from '../src/errors.js';
 import { LiveCounters, MAX_CONNECTING, runOpenLoop } from '../src/load/index.js';
+import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { serverPool } from './fixtures/load/servers.js';
 import { busyInSlices, busyShare } from './helpers/busy-loop.js';
 
@@ -135,4 +137,16 @@ test('an edge past the last request is still reached by time while the run drain
     /switch failed/,
   );
   await assert.rejects(runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 2000, edgesMs: [200, 100], onEdge: () => {} }), /edgesMs must be ascending/);
+});
+
+test('a signal that aborts between planning and running cancels the run on either thread', async () => {
+  const target = await server();
+  for (const thread of ['caller', 'worker'] as const) {
+    const controller = new AbortController();
+    const options = { url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 1000, thread, signal: controller.signal };
+    const plan = planOpenLoop(options);
+    controller.abort();
+    await assert.rejects(runPlanned(plan, options), CancelledError);
+  }
+  assert.equal(target.arrivals.length, 0);
 });

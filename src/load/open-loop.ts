@@ -199,8 +199,10 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus, edgesMs: [...edgesMs] };
 }
 
-/** Runs a validated plan (bench/load.ts sets its `growth` to compare the rules) on the thread `options` names. */
+/** Runs a validated plan (a test sets its `growth` to compare the rules) on the thread `options` names. */
 export function runPlanned(plan: Plan, options: OpenLoopOptions): Promise<OpenLoopResult> {
+  // Planned earlier: the signal may have aborted since, and an aborted signal fires no more events.
+  if (options.signal?.aborted) return Promise.reject(new CancelledError('load run cancelled before it started'));
   return options.thread === 'caller' ? runOnThisThread(plan, options) : runOnGeneratorThread(plan, options);
 }
 
@@ -230,7 +232,7 @@ export interface Plan {
    * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
    * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
    * issue 18 — a due request that finds every connection busy opens one at once — kept only so
-   * bench/load.ts can show both side by side.
+   * a test (load-open-loop) can show both side by side.
    */
   growth?: 'deferred' | 'immediate';
 }
