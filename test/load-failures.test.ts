@@ -4,9 +4,10 @@
  * throwing callback stops everything, and no socket or timer outlives a run.
  */
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError, OperationalError } from '../src/errors.js';
+import { resolveThroughPolicy } from '../src/load/capacity.js';
 import { runCapacity, runOpenLoop } from '../src/load/index.js';
 import { closedPort, heldResources, serverPool, TLS_CERT, type TestServer } from './fixtures/load/servers.js';
 
@@ -169,6 +170,25 @@ describe('https', () => {
 });
 
 describe('capacity (closed loop)', () => {
+  test('localOnly: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
+    const target = await server();
+    const result = await runCapacity({ url: `http://localhost:${target.port}/`, localOnly: true, connections: 1, durationMs: 300, timeoutMs: 1000 });
+    assert.ok(result.responses > 0);
+    assert.equal(result.errors, 0);
+    assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
+  });
+
+  test('resolveThroughPolicy: a refused name is an error that says why; an unresolvable one is left to the connections; an IP is kept', async () => {
+    const refusing: LookupFunction = (hostname, _options, callback) =>
+      (callback as (...args: unknown[]) => void)(Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), { code: 'ENOTLOCAL' }), '', 0);
+    const unknown: LookupFunction = (_hostname, _options, callback) => (callback as (...args: unknown[]) => void)(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }), '', 0);
+    const local: LookupFunction = (_hostname, _options, callback) => (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
+    await assert.rejects(resolveThroughPolicy(refusing, 'rebound.test'), (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message));
+    assert.equal(await resolveThroughPolicy(unknown, 'missing.test'), 'missing.test');
+    assert.equal(await resolveThroughPolicy(local, 'app.test'), '127.0.0.1');
+    assert.equal(await resolveThroughPolicy(refusing, '::1'), '::1');
+  });
+
   test('sustained rate follows connections ÷ service time (Little), Host kept through connectTo', async () => {
     const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
     const before = await heldResources(servers);

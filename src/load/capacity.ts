@@ -11,7 +11,8 @@
  * rejectUnauthorized: false, so https needs an explicit tls.rejectUnauthorized: false).
  */
 import type { AutocannonResult } from 'autocannon';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { isIP, type LookupFunction } from 'node:net';
+import { CancelledError, OperationalError, ToolInputError } from '../errors.js';
 import { MAX_CONNECTIONS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 
 export interface CapacityOptions extends LoadTarget {
@@ -68,7 +69,10 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
   const signal = options.signal;
   if (signal?.aborted) throw new CancelledError('capacity run cancelled before it started');
 
-  const host = target.connectHost.includes(':') ? `[${target.connectHost}]` : target.connectHost;
+  // autocannon resolves names itself, with no lookup to apply the target policy at connect: the
+  // name is resolved here, through that policy, and autocannon connects to the address it gave.
+  const connectHost = target.lookup === undefined ? target.connectHost : await resolveThroughPolicy(target.lookup, target.connectHost);
+  const host = connectHost.includes(':') ? `[${connectHost}]` : connectHost;
   const headers: Record<string, string> = { host: target.hostHeader };
   for (const [name, value] of target.headers) headers[name] = value;
 
@@ -142,4 +146,20 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
       p999: raw.latency.p99_9,
     },
   };
+}
+
+/**
+ * The address `host` resolves to through `lookup` (the target policy's): an IP literal as it is; a
+ * name the policy refuses is an OperationalError naming why; a name that does not resolve is left
+ * as it is, for autocannon's connections to fail on as they would.
+ */
+export function resolveThroughPolicy(lookup: LookupFunction, host: string): Promise<string> {
+  if (isIP(host) !== 0) return Promise.resolve(host);
+  return new Promise((resolve, reject) => {
+    lookup(host, { all: false }, (error, address) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOTLOCAL') reject(new OperationalError(error.message));
+      else if (error || typeof address !== 'string') resolve(host);
+      else resolve(address);
+    });
+  });
 }
