@@ -62,9 +62,9 @@ describe('checkLoadTarget', () => {
   });
 });
 
-describe('localOnlyLookup', () => {
+describe('the local-only lookup (targetLookup(false)) the load connects through', () => {
   test('resolves local names for net.connect, in both callback shapes', async () => {
-    const { localOnlyLookup } = await import('../src/scenario/target.js');
+    const localOnlyLookup = (await import('../src/target-policy.js')).targetLookup(false);
     const all = await new Promise<unknown>((resolve, reject) =>
       localOnlyLookup('localhost', { all: true }, ((error: Error | null, addresses: unknown) => (error ? reject(error) : resolve(addresses))) as never),
     );
@@ -76,7 +76,7 @@ describe('localOnlyLookup', () => {
   });
 
   test('a name that does not resolve fails as the system lookup does', async () => {
-    const { localOnlyLookup } = await import('../src/scenario/target.js');
+    const localOnlyLookup = (await import('../src/target-policy.js')).targetLookup(false);
     await assert.rejects(
       new Promise((resolve, reject) =>
         localOnlyLookup('no-such-host.invalid', { all: true }, ((error: Error | null, addresses: unknown) => (error ? reject(error) : resolve(addresses))) as never),

@@ -14,11 +14,15 @@
  * memory while a run watches it, and the generator reads it with no message in between. A sample
  * that is STALE_MS old says the caller's thread has not run its timers since: busy too.
  */
-import { epochNowMs } from './epoch.js';
 
 const SAMPLE_MS = 10;
 /** A sample older than this: the caller's thread has not run a timer for several periods. */
 const STALE_MS = 5 * SAMPLE_MS;
+
+/** The time in epoch ms (µs resolution): the same clock on either thread, where performance.now() need not be. */
+function epochNowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 /** [utilisation over the last sample period, when it was taken (epoch ms)]; 0 when never sampled. */
 export type ThreadLoadGauge = Float64Array;

@@ -2,16 +2,16 @@
  * The safety check on what a scenario may load: by default only loopback and private addresses
  * (we never load-test someone else's server by accident). A host name is resolved, and every
  * address it resolves to must qualify, so a public name cannot slip through; and the sockets that
- * carry the load resolve through `localOnlyLookup`, which applies the same rule at connect time,
- * so a name that resolves elsewhere later (DNS rebinding) cannot either.
+ * carry the load resolve through the policy's targetLookup (load's `localOnly`), which applies the
+ * same rule at connect time, so a name that resolves elsewhere later (DNS rebinding) cannot either.
  *
  * Link-local addresses (169.254/16, fe80::/10) are not private networks, and 169.254.169.254 is
  * the cloud metadata service: they are refused too.
  */
 import { lookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { ToolInputError } from '../errors.js';
-import { addressRefusal, targetLookup } from '../target-policy.js';
+import { addressRefusal } from '../target-policy.js';
 
 // The policy itself lives in src/target-policy.ts, shared with the proxy's mappings.
 export { isLocalAddress } from '../target-policy.js';
@@ -53,9 +53,3 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
   }
   return parsed;
 }
-
-/**
- * A `lookup` for net/tls.connect that resolves as usual and fails with ENOTLOCAL when any address
- * is not loopback or private (or is link-local / metadata).
- */
-export const localOnlyLookup: LookupFunction = targetLookup(false);
