@@ -117,22 +117,6 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   };
 }
 
-/** Resolves when `work` does or when `signal` aborts, whichever comes first. */
-async function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return work;
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort!);
-  }
-}
-
 interface PhaseOptions {
   signal: AbortSignal | undefined;
   onProgress: ((doneMs: number, message: string) => void) | undefined;
@@ -166,8 +150,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   if (spec.strategy !== 'capacity') {
     // The process's first open-loop run only: its own code warm, so second 0 measures the target.
     // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
-    // does not wait for it (it ends by itself within a second, closing all it opened).
-    await untilAborted(warmUpOnce(), options.signal);
+    // stops it (unless another scenario waits for it too) and does not wait out its load.
+    await warmUpOnce(options.signal);
   }
   if (options.signal?.aborted) {
     await proxy.stop();

@@ -17,6 +17,9 @@
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS of load, a short drain) and stops everything it started before resolving.
+ * Concurrent scenarios share one warm-up. It is cancelled when every scenario waiting for it has
+ * been cancelled — then the last of them returns only once it has stopped, so a cancelled call
+ * leaves no socket behind — and the next scenario warms up again.
  */
 import net from 'node:net';
 import { runOpenLoop } from '../load/index.js';
@@ -27,17 +30,60 @@ const WARM_UP_MS = 600;
 const WARM_UP_CONNECTIONS = 8;
 const RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
 
-let warmedUp: Promise<void> | undefined;
+let warmedUp = false;
 
-/** Resolves once this process's load and proxy code have been warmed (the first call does it). */
-export function warmUpOnce(): Promise<void> {
-  warmedUp ??= warmUp().catch(() => {});
-  return warmedUp;
+/** The warm-up under way, and how many callers wait for it. */
+interface Running {
+  readonly done: Promise<void>;
+  readonly controller: AbortController;
+  waiting: number;
+}
+let running: Running | undefined;
+
+/**
+ * Resolves once this process's load and proxy code have been warmed (the first call does it, later
+ * ones share it), or at once when `signal` aborts: never rejects. A caller whose signal aborts stops
+ * the warm-up if no other caller still waits for it, and then resolves after it has stopped.
+ */
+export async function warmUpOnce(signal?: AbortSignal): Promise<void> {
+  if (warmedUp || signal?.aborted) return;
+  running ??= startWarmUp();
+  const run = running;
+  run.waiting++;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    if ((await Promise.race([run.done, aborted])) !== 'aborted') return;
+    if (run.waiting > 1) return; // another scenario still needs it: it goes on, that one's to stop
+    run.controller.abort();
+    await run.done;
+  } finally {
+    signal?.removeEventListener('abort', onAbort!);
+    run.waiting--;
+  }
 }
 
-async function warmUp(): Promise<void> {
+function startWarmUp(): Running {
+  const controller = new AbortController();
+  const done = warmUp(controller.signal).then(
+    () => void (warmedUp = true),
+    // A failure leaves runs cold and is not retried; a cancelled warm-up is, by the next scenario.
+    () => void (warmedUp = !controller.signal.aborted),
+  );
+  const run: Running = { done, controller, waiting: 0 };
+  void done.finally(() => {
+    if (running === run) running = undefined;
+  });
+  return run;
+}
+
+async function warmUp(signal: AbortSignal): Promise<void> {
   const sink = await startSink();
   try {
+    signal.throwIfAborted();
     const proxy = await startProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [] });
     try {
       await runOpenLoop({
@@ -48,6 +94,7 @@ async function warmUp(): Promise<void> {
         durationMs: WARM_UP_MS,
         timeoutMs: 1_000,
         watchCallerThread: true,
+        signal,
       });
     } finally {
       await proxy.stop();
