@@ -4,6 +4,7 @@
  * Tolerances only; every run lasts 2–3 s.
  */
 import assert from 'node:assert/strict';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
@@ -287,4 +288,61 @@ test('a server that closes keep-alive connections: the sockets reopened are coun
   assert.equal(result.connectionsOpened, 2);
   assert.ok(result.connectionsReopened >= 5, `reopened ${result.connectionsReopened}`);
   assert.equal(result.connectionsOpened + result.connectionsReopened, accepted);
+});
+
+test('responses cut into small pieces and interleaved across connections are read right, on either thread', async () => {
+  // Reads of every plain connection land in one shared buffer (connection.ts): a partial head
+  // kept from one read must survive other connections' reads in between. Every response here is
+  // cut into 5-byte writes a moment apart, so heads, chunk sizes and bodies span many reads, and
+  // each request's status depends on its arrival order, so a mix-up between connections shows.
+  const sockets = new Set<Socket>();
+  let arrived = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
+        pending = pending.slice(end + 4);
+        const k = arrived++;
+        const status = k % 3 === 2 ? '503 Service Unavailable' : '200 OK';
+        const response =
+          k % 2 === 0
+            ? `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n`
+            : `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world`;
+        const pieces = response.match(/[^]{1,5}/g)!;
+        const writeNext = (): void => {
+          if (socket.destroyed) return;
+          socket.write(pieces.shift()!);
+          if (pieces.length === 0) return;
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            writeNext();
+          }, 1);
+          timers.add(timer);
+        };
+        writeNext();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    for (const thread of ['worker', 'caller'] as const) {
+      arrived = 0;
+      const result = await runOpenLoop({ url, ratePerSecond: 300, connections: 20, maxConnections: 20, durationMs: 500, timeoutMs: 4000, thread });
+      assert.equal(result.requests, 150, thread);
+      assert.equal(arrived, 150, `${thread}: every request reached the server once`);
+      assert.equal(result.responses, 150, `${thread}: every response was read whole`);
+      assert.deepEqual(result.errorsByClass, { refused: 0, reset: 0, timeout: 0, http_5xx: 50, http_status: 0, other: 0 }, `${thread}: exactly every third response was a 503`);
+      assert.ok(result.peakBusyConnections > 1, `${thread}: responses were interleaved across connections`);
+    }
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

@@ -30,6 +30,13 @@ export interface ExchangeEvents {
   onFailure(failure: TransportFailure, atMs: number): void;
 }
 
+/**
+ * Where every plain connection's reads land (net's `onread`). One buffer is enough: each read is
+ * handed to its connection's parser synchronously, and the parser copies what it keeps (a partial
+ * response head) before returning.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 export class HttpConnection {
   /** The socket the next request goes on; null when a new one must be opened. */
   private socket: Socket | null = null;
@@ -109,7 +116,20 @@ export class HttpConnection {
           checkServerIdentity: (_host, cert) => checkServerIdentity(target.hostname, cert),
           ...(target.lookup ? { lookup: target.lookup } : {}),
         })
-      : connectTcp({ host: target.connectHost, port: target.connectPort, ...(target.lookup ? { lookup: target.lookup } : {}) });
+      : connectTcp({
+          host: target.connectHost,
+          port: target.connectPort,
+          ...(target.lookup ? { lookup: target.lookup } : {}),
+          // Reads land in one buffer shared by every plain connection, handed over synchronously:
+          // no allocation per read and no trip through the Readable stream ('data' events).
+          onread: {
+            buffer: READ_BUFFER,
+            callback: (length: number): boolean => {
+              this.onData(socket, READ_BUFFER.subarray(0, length));
+              return true; // keep reading
+            },
+          },
+        });
     socket.setNoDelay(true);
     this.live.add(socket);
     this.events.onSocketOpened?.();
@@ -117,7 +137,7 @@ export class HttpConnection {
       this.events.onConnected?.();
       if (socket === this.socket && this.parser !== null) this.write(socket);
     });
-    socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));
+    if (target.secure) socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));
     socket.on('error', (error: Error) => this.onError(socket, error));
     socket.on('close', () => {
       this.live.delete(socket);
