@@ -72,6 +72,19 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     });
   });
 
+  it('refuses a misspelt key in a payload, naming it, rather than leaving a fault on for good', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      const misspelt = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 503 }, duration: 5000 });
+      assert.equal(misspelt.status, 400);
+      assert.match(String(misspelt.json['error']), /unknown field "duration"; accepted: target, config, durationMs, duration_ms/);
+      assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+      const clear = await api('POST', '/chaos/clear', { id: 'x' });
+      assert.equal(clear.status, 400);
+      assert.match(String(clear.json['error']), /unknown field "id"/);
+    });
+  });
+
   it('accepts snake_case configs and network faults; targets by port too', async () => {
     await withAdmin(async (api, proxyUrl) => {
       const port = new URL(proxyUrl).port;
@@ -244,6 +257,15 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       assert.equal(privileged.code, 2, privileged.stderr);
       assert.match(privileged.stderr, new RegExp(`--admin ${admin}: port \\d+ is privileged; use 0 \\(ephemeral\\) or a port from 1024 to 65535`));
     }
+  });
+
+  it('refuses an --http-fault whose target names no mapping, naming which --http-fault', async () => {
+    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9#api', '--http-fault', '{"type":"latency","latencyMs":5}', '--http-fault', '{"type":"error","target":"apj"}'], { NODE_ENV: '' });
+    const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
+    const refused = await run.done.finally(() => clearTimeout(started));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--http-fault #2: fault target "apj" names no mapping; accepted: #api/);
+    assert.equal(refused.stdout, '');
   });
 
   it('refuses --admin in production unless --allow-production, and without a token', async () => {

@@ -168,6 +168,24 @@ describe('held proxies obey the target policy', () => {
         assert.equal(result.isError, true, `${mapping}: ${textOf(result)}`);
         assert.match(textOf(result), /proxies\[0\]/, mapping);
       }
+      // A fault whose target names no mapping is refused naming its place in `faults`, network
+      // and HTTP faults counted together (the proxy sees them apart).
+      const upstream = await startUpstream();
+      try {
+        const badTarget = (await client.callTool({
+          name: 'fault_proxy_start',
+          arguments: { proxies: [`0=127.0.0.1:${upstream.port}#api`], faults: ['{"type":"latency","latencyMs":5}', '{"type":"error","target":"apj"}'] },
+        })) as CallToolResult;
+        assert.equal(badTarget.isError, true);
+        assert.match(textOf(badTarget), /^faults\[1\]: fault target "apj" names no mapping; accepted: #api/);
+        const started = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: [`0=127.0.0.1:${upstream.port}#api`] } }));
+        const set = (await client.callTool({ name: 'fault_proxy_set_faults', arguments: { id: started.id, faults: ['{"type":"error"}', '{"type":"rate_limit","target":"nope"}'] } })) as CallToolResult;
+        assert.equal(set.isError, true);
+        assert.match(textOf(set), new RegExp(`^faults\\[1\\]: fault target "nope" names no mapping; accepted: ${portOf(started)}, #api`));
+        await client.callTool({ name: 'fault_proxy_stop', arguments: { id: started.id } });
+      } finally {
+        await upstream.close();
+      }
       // Two mappings with one #name would make a fault's target ambiguous.
       const twice = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9#api', '0=127.0.0.1:10#api'] } })) as CallToolResult;
       assert.equal(twice.isError, true);

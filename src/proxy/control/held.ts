@@ -9,8 +9,8 @@ import { HELD_LIMITS } from '../vocabulary.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
-import { parseFaultJson } from './fault-config.js';
-import { parseMapping } from '../mapping.js';
+import { checkFaultTargets, parseFaultJson } from './fault-config.js';
+import { parseMapping, type Mapping } from '../mapping.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
 export { HELD_LIMITS };
@@ -69,9 +69,6 @@ export class HeldProxies {
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
-    const { network, http } = splitFaults(options.faults);
-    const id = `proxy-${randomBytes(4).toString('hex')}`;
-    const events: string[] = [];
     const mappings = options.mappings.map((text, index) => {
       try {
         return parseMapping(text);
@@ -79,6 +76,9 @@ export class HeldProxies {
         throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
       }
     });
+    const { network, http } = splitFaults(options.faults, mappings);
+    const id = `proxy-${randomBytes(4).toString('hex')}`;
+    const events: string[] = [];
     this.starting++;
     const proxy = await startProxy({
       mappings,
@@ -123,7 +123,7 @@ export class HeldProxies {
 
   setFaults(id: string, faults: string[]): HeldStatus {
     const entry = this.get(id);
-    const { network, http } = splitFaults(faults);
+    const { network, http } = splitFaults(faults, entry.proxy.mappings, (index) => entry.proxy.ports[index]);
     entry.proxy.setFaults(network);
     entry.proxy.setHttpFaults(http);
     entry.faults = [...faults];
@@ -177,14 +177,15 @@ export class HeldProxies {
   }
 }
 
-function splitFaults(faults: string[]): { network: FaultSpec[]; http: HttpFaultSpec[] } {
+function splitFaults(faults: string[], mappings: readonly Mapping[], boundPort?: (index: number) => number | undefined): { network: FaultSpec[]; http: HttpFaultSpec[] } {
   if (faults.length > HELD_LIMITS.maxFaults) throw new ToolInputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
   const network: FaultSpec[] = [];
   const http: HttpFaultSpec[] = [];
-  faults.forEach((text, index) => {
-    const config = parseFaultJson(text, `faults[${index}]`);
+  const configs = faults.map((text, index) => parseFaultJson(text, `faults[${index}]`));
+  checkFaultTargets(configs, mappings, (index) => `faults[${index}]`, boundPort);
+  for (const config of configs) {
     if (config.kind === 'network') network.push(config.spec);
     else http.push(config.spec);
-  });
+  }
   return { network, http };
 }
