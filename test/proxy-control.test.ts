@@ -268,6 +268,14 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
     assert.equal(refused.stdout, '');
   });
 
+  it('refuses --method, --path and --probability on a network fault instead of dropping them (which would widen the fault)', async () => {
+    assert.throws(() => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }), /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/);
+    const refused = await cli(['chaos', 'inject', 'api', 'jitter', '--config', '{"amplitudeMs":5,"frequencyHz":5}', '--method', 'POST', '--probability', '0.5', '--admin', '127.0.0.1:9', '--token', TOKEN]).done;
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
+    assert.equal(refused.stdout, '');
+  });
+
   it('refuses --admin in production unless --allow-production, and without a token', async () => {
     const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'PROD' }).done;
     assert.equal(prod.code, 2);
