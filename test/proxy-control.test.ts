@@ -11,6 +11,7 @@ import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokens
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
+import { MAX_RETIRED_FAULTS } from '../src/proxy/retired.js';
 import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
@@ -83,6 +84,33 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       assert.equal(clear.status, 400);
       assert.match(String(clear.json['error']), /unknown field "id"/);
     });
+  });
+
+  it('keeps the counters of at most MAX_RETIRED_FAULTS cleared faults, however many a long-lived proxy sees', async () => {
+    const baseline = handleCounts();
+    const upstream = await startUpstream();
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#api`], http: true });
+    const registry = new FaultRegistry(proxy);
+    try {
+      const rounds = MAX_RETIRED_FAULTS + 100;
+      let last = '';
+      for (let i = 0; i < rounds; i++) {
+        registry.clear(registry.inject('api', { type: 'error', statusCode: 503 }));
+        last = registry.inject('api', { type: 'latency', latencyMs: 1 });
+        registry.clear(last);
+      }
+      const kept = registry.inject('api', { type: 'rate-limit', retryAfterSeconds: 1 });
+      const counters = proxy.counters();
+      assert.equal(counters.httpFaults!.length, MAX_RETIRED_FAULTS + 1);
+      assert.equal(counters.faults.length, MAX_RETIRED_FAULTS);
+      assert.ok(counters.httpFaults!.some((c) => c.name === kept && c.active));
+      assert.equal(counters.faults.at(-1)!.name, last, 'the most recent retired ones are kept');
+    } finally {
+      registry.dispose();
+      await proxy.stop();
+      await upstream.close();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
   it('accepts snake_case configs and network faults; targets by port too', async () => {

@@ -47,3 +47,4 @@ export const HELD_LIMITS = {
   /** Connection events kept per proxy for status. */
   events: 20,
 };
+

@@ -16,6 +16,7 @@ import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../random.js';
+import { pruneRetired } from '../retired.js';
 import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
 import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from './spec.js';
@@ -103,6 +104,7 @@ export class HttpStage {
     }
     this.active = next;
     for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
+    pruneRetired(this.byName, (entry) => entry.counters.active);
   }
 
   counters(): HttpFaultCounters[] {
