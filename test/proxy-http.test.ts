@@ -322,6 +322,33 @@ describe('HTTP faults', () => {
     });
   });
 
+  it("connection_drop with mcp-chaos-monkey's afterMs closes that long after forwarding, also when the upstream is slower", async () => {
+    const baseline = handleCounts();
+    const UPSTREAM_MS = 1500;
+    const slow = http.createServer((_req, res) => {
+      const timer = setTimeout(() => res.end('late'), UPSTREAM_MS);
+      res.on('close', () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`], http: true, httpFaults: [{ type: 'connection-drop', afterMs: 100 }] });
+    try {
+      const client = await RawClient.connect(proxy.ports[0]!);
+      const started = performance.now();
+      client.send('GET', '/');
+      const bytes = await client.readToClose();
+      const elapsed = performance.now() - started;
+      assert.equal(bytes.length, 0, 'no answer before the cut');
+      // The cut comes at afterMs, not when the upstream answers (at 1500 ms): generous bounds.
+      assert.ok(elapsed < UPSTREAM_MS * 0.6, `closed after ${elapsed.toFixed(0)} ms`);
+      assert.ok(elapsed >= 90, `closed after ${elapsed.toFixed(0)} ms`);
+    } finally {
+      await proxy.stop();
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
   it('a response fault on a body above 16 MiB passes it through whole and counts it oversized, not applied', async () => {
     await withHttpProxy([{ type: 'malformed' }], async (proxy, _upstream, port) => {
       const size = MAX_BUFFERED_BODY + 1_000_000;

@@ -294,8 +294,23 @@ export class HttpStage {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
+    // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
+    // the upstream has not answered by then; an answer that came first is cut in transform().
+    const cutMs = after.map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined)).find((ms) => ms !== undefined);
+    let cutTimer: NodeJS.Timeout | undefined;
+    if (cutMs !== undefined) {
+      cutTimer = setTimeout(() => {
+        client.timers.delete(cutTimer!);
+        client.socket.destroy();
+      }, cutMs);
+      client.timers.add(cutTimer);
+    }
     req.pipe(upstream);
     upstream.on('response', (answer: http.IncomingMessage) => {
+      if (cutTimer) {
+        clearTimeout(cutTimer);
+        client.timers.delete(cutTimer);
+      }
       answer.on('error', () => res.destroy());
       if (after.length === 0) {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
