@@ -73,6 +73,8 @@ const oursMs = (performance.now() - started) / n;
 function selectionFor(resourceType: string | null): Record<string, unknown> {
   if (resourceType === 'aws:iam:role') return { tags: undefined, resourceArns: ['arn:aws:iam::123456789012:role/app'] };
   if (resourceType === 'aws:eks:cluster') return { tags: undefined, resourceArns: ['arn:aws:eks:us-east-1:123456789012:cluster/c'] };
+  // FIS selects pods by target parameters only.
+  if (resourceType === 'aws:eks:pod') return { tags: undefined, parameters: { clusterIdentifier: 'prod', namespace: 'shop', selectorType: 'labelSelector', selectorValue: 'app=checkout' } };
   return {};
 }
 const oursValidity = ours.flat().map((r) => r.parametersToSet.length === 0 && templateValid(() => buildExperimentTemplate(r, { ...TARGET, ...selectionFor(r.targetResourceType) })));

@@ -58,11 +58,17 @@ describe('fis', () => {
   });
 
   test('packet loss → lossPercent, blackhole → blackhole-port on the url\'s port; eks actions; placeholders are listed', async () => {
-    const loss = JSON.parse((await exported('fis', 'packet_loss', { loss_rate: 0.07, duration: '3m' }, { platform: 'eks', targetConfig: { ...TARGET, kubernetesServiceAccount: 'fis-sa' } })).document);
+    const loss = JSON.parse((await exported('fis', 'packet_loss', { loss_rate: 0.07, duration: '3m' }, { platform: 'eks', targetConfig: { ...TARGET, tags: undefined, parameters: { clusterIdentifier: 'prod', namespace: 'shop', selectorType: 'labelSelector', selectorValue: 'app=checkout' }, kubernetesServiceAccount: 'fis-sa' } })).document);
     assert.equal(loss.actions.fault.actionId, 'aws:eks:pod-network-packet-loss');
     assert.equal(loss.actions.fault.parameters.lossPercent, '7');
     assert.equal(loss.actions.fault.parameters.kubernetesServiceAccount, 'fis-sa');
     assert.ok(loss.actions.fault.targets.Pods);
+    // Pods are selected by target parameters (FIS takes no tags or ARNs for them): placeholders, listed.
+    const eks = await exported('fis', 'latency', { latency: 100, duration: '2m' }, { platform: 'eks', targetConfig: { kubernetesServiceAccount: 'fis-sa' } });
+    const pods = Object.values(JSON.parse(eks.document).targets as Record<string, { resourceTags?: unknown; parameters?: Record<string, string> }>)[0]!;
+    assert.equal(pods.resourceTags, undefined);
+    assert.deepEqual(Object.keys(pods.parameters!), ['clusterIdentifier', 'namespace', 'selectorType', 'selectorValue']);
+    assert.ok(eks.notes.some((n) => /placeholder target parameters/.test(n)), eks.notes.join('\n'));
     const blackhole = await exported('fis', 'blackhole', { duration: '2m' });
     const template = JSON.parse(blackhole.document);
     assert.deepEqual(template.actions.fault.parameters, { duration: 'PT2M', port: '8080', trafficType: 'ingress', protocol: 'tcp' });

@@ -101,7 +101,14 @@ describe('matching', () => {
           const spec = action.parameters.find((p) => p.name === name)!;
           parameters[name] = spec.kind === 'arn' ? 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress' : spec.kind === 'list' ? (spec.values?.[0] ?? 'a') : spec.kind === 'json' ? '{}' : spec.kind === 'integer' ? String(spec.min ?? 1) : spec.kind === 'boolean' ? 'true' : spec.values?.[0] ?? 'sa';
         }
-        const selection = action.selection === 'arns-only' ? { tags: undefined, resourceArns: ['arn:aws:iam::123456789012:role/app'] } : action.selection === 'single-arn' ? { tags: undefined, resourceArns: ['arn:aws:eks:us-east-1:123456789012:cluster/c'] } : {};
+        const selection =
+          action.resourceType === 'aws:eks:pod'
+            ? { tags: undefined, parameters: { clusterIdentifier: 'prod', namespace: 'shop', selectorType: 'labelSelector', selectorValue: 'app=x' } }
+            : action.selection === 'arns-only'
+              ? { tags: undefined, resourceArns: ['arn:aws:iam::123456789012:role/app'] }
+              : action.selection === 'single-arn'
+                ? { tags: undefined, resourceArns: ['arn:aws:eks:us-east-1:123456789012:cluster/c'] }
+                : {};
         buildExperimentTemplate({ ...r, parameters }, { ...target, ...selection });
         built++;
       }

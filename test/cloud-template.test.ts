@@ -48,12 +48,17 @@ function minimumValue(spec: ParameterSpec): string {
   }
 }
 
+const EKS_POD_TARGET = { clusterIdentifier: 'prod', namespace: 'shop', selectorType: 'labelSelector', selectorValue: 'app=checkout' };
+
 function minimumRequest(action: FisAction): { recommendation: Record<string, unknown>; target: Record<string, unknown> } {
   const parameters = Object.fromEntries(action.parameters.filter((p) => p.required).map((p) => [p.name, minimumValue(p)]));
   const target: Record<string, unknown> = { roleArn: ROLE, stopConditionArn: ALARM };
   if (action.resourceType) {
     const service = action.resourceType === 'aws:ec2:autoscaling-group' ? 'autoscaling' : action.resourceType.split(':')[1];
-    if (action.selection === 'arns-only' || action.selection === 'single-arn') {
+    if (action.resourceType === 'aws:eks:pod') {
+      // FIS selects pods by target parameters only.
+      target.parameters = EKS_POD_TARGET;
+    } else if (action.selection === 'arns-only' || action.selection === 'single-arn') {
       target.resourceArns = [service === 'iam' ? 'arn:aws:iam::123456789012:role/app' : `arn:aws:${service}:us-east-1:123456789012:thing/one`];
     } else {
       target.tags = { service: 'checkout' };
@@ -250,5 +255,17 @@ describe('wrong inputs are refused naming the field', () => {
     for (const bad of ['P', 'PT', '5m', 'PT-1M', 'P1W', '']) assert.equal(parseIsoDuration(bad), undefined, bad);
     assert.equal(formatIsoDuration(5_400_000), 'PT1H30M');
     assert.equal(formatIsoDuration(1_500), 'PT1.5S');
+  });
+});
+
+describe('aws:eks:pod targets', () => {
+  const recommendation = { action: 'aws:eks:pod-delete', parameters: { kubernetesServiceAccount: 'fis-sa' } };
+  test('are selected by target parameters only, as FIS requires: tags and ARNs are refused, the four parameters required', () => {
+    assert.throws(() => buildExperimentTemplate(recommendation, { roleArn: ROLE, stopConditionArn: ALARM, tags: { app: 'checkout' } }), /target_config\.tags: aws:eks:pod targets are selected by target parameters only \(clusterIdentifier, namespace, selectorType, selectorValue\), never by ARN or tag/);
+    assert.throws(() => buildExperimentTemplate(recommendation, { roleArn: ROLE, stopConditionArn: ALARM, resourceArns: ['arn:aws:eks:us-east-1:123456789012:pod/x'] }), /target_config\.resourceArns: aws:eks:pod targets are selected by target parameters only/);
+    assert.throws(() => buildExperimentTemplate(recommendation, { roleArn: ROLE, stopConditionArn: ALARM, parameters: { clusterIdentifier: 'prod' } }), /target_config\.parameters: aws:eks:pod targets need namespace, selectorType, selectorValue \(given: clusterIdentifier\)/);
+    const { template, warnings } = buildExperimentTemplate(recommendation, { roleArn: ROLE, stopConditionArn: ALARM, parameters: { ...EKS_POD_TARGET, selectorType: 'label' } });
+    assert.deepEqual(Object.values(template.targets!)[0]!.parameters, { ...EKS_POD_TARGET, selectorType: 'label' });
+    assert.ok(warnings.some((w) => /selectorType: "label" is not one of labelSelector, deploymentName, podName/.test(w)), warnings.join('\n'));
   });
 });

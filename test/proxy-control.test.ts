@@ -11,6 +11,7 @@ import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokens
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
+import { MAX_RETIRED_FAULTS } from '../src/proxy/retired.js';
 import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
@@ -70,6 +71,46 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       assert.deepEqual((await api('POST', '/chaos/clear-all')).json, { cleared: 'all' });
       assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
     });
+  });
+
+  it('refuses a misspelt key in a payload, naming it, rather than leaving a fault on for good', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      const misspelt = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 503 }, duration: 5000 });
+      assert.equal(misspelt.status, 400);
+      assert.match(String(misspelt.json['error']), /unknown field "duration"; accepted: target, config, durationMs, duration_ms/);
+      assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
+      assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+      const clear = await api('POST', '/chaos/clear', { id: 'x' });
+      assert.equal(clear.status, 400);
+      assert.match(String(clear.json['error']), /unknown field "id"/);
+    });
+  });
+
+  it('keeps the counters of at most MAX_RETIRED_FAULTS cleared faults, however many a long-lived proxy sees', async () => {
+    const baseline = handleCounts();
+    const upstream = await startUpstream();
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#api`], http: true });
+    const registry = new FaultRegistry(proxy);
+    try {
+      const rounds = MAX_RETIRED_FAULTS + 100;
+      let last = '';
+      for (let i = 0; i < rounds; i++) {
+        registry.clear(registry.inject('api', { type: 'error', statusCode: 503 }));
+        last = registry.inject('api', { type: 'latency', latencyMs: 1 });
+        registry.clear(last);
+      }
+      const kept = registry.inject('api', { type: 'rate-limit', retryAfterSeconds: 1 });
+      const counters = proxy.counters();
+      assert.equal(counters.httpFaults!.length, MAX_RETIRED_FAULTS + 1);
+      assert.equal(counters.faults.length, MAX_RETIRED_FAULTS);
+      assert.ok(counters.httpFaults!.some((c) => c.name === kept && c.active));
+      assert.equal(counters.faults.at(-1)!.name, last, 'the most recent retired ones are kept');
+    } finally {
+      registry.dispose();
+      await proxy.stop();
+      await upstream.close();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
   it('accepts snake_case configs and network faults; targets by port too', async () => {
@@ -244,6 +285,23 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       assert.equal(privileged.code, 2, privileged.stderr);
       assert.match(privileged.stderr, new RegExp(`--admin ${admin}: port \\d+ is privileged; use 0 \\(ephemeral\\) or a port from 1024 to 65535`));
     }
+  });
+
+  it('refuses an --http-fault whose target names no mapping, naming which --http-fault', async () => {
+    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9#api', '--http-fault', '{"type":"latency","latencyMs":5}', '--http-fault', '{"type":"error","target":"apj"}'], { NODE_ENV: '' });
+    const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
+    const refused = await run.done.finally(() => clearTimeout(started));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--http-fault #2: fault target "apj" names no mapping; accepted: #api/);
+    assert.equal(refused.stdout, '');
+  });
+
+  it('refuses --method, --path and --probability on a network fault instead of dropping them (which would widen the fault)', async () => {
+    assert.throws(() => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }), /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/);
+    const refused = await cli(['chaos', 'inject', 'api', 'jitter', '--config', '{"amplitudeMs":5,"frequencyHz":5}', '--method', 'POST', '--probability', '0.5', '--admin', '127.0.0.1:9', '--token', TOKEN]).done;
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
+    assert.equal(refused.stdout, '');
   });
 
   it('refuses --admin in production unless --allow-production, and without a token', async () => {

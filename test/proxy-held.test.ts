@@ -147,6 +147,29 @@ describe('held proxies (fault_proxy_*)', () => {
     }
   });
 
+  it(`caps held proxies at ${HELD_LIMITS.maxHeldPerProcess} over all the server's connections`, async () => {
+    const sessions = await Promise.all(Array.from({ length: Math.ceil(HELD_LIMITS.maxHeldPerProcess / HELD_LIMITS.maxHeld) + 1 }, () => connectInMemory()));
+    try {
+      let held = 0;
+      let refusal = '';
+      for (const { client } of sessions) {
+        for (let i = 0; i < HELD_LIMITS.maxHeld && !refusal; i++) {
+          const result = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], ttl: 60 } })) as CallToolResult;
+          if (result.isError) refusal = textOf(result);
+          else held++;
+        }
+      }
+      assert.equal(held, HELD_LIMITS.maxHeldPerProcess);
+      assert.match(refusal, new RegExp(`at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by this server over all its connections`));
+      // A connection that closes gives its proxies back.
+      await sessions.shift()!.close();
+      const after = (await sessions.at(-1)!.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+      assert.equal(after.isError, undefined, textOf(after));
+    } finally {
+      await Promise.all(sessions.map((session) => session.close()));
+    }
+  });
+
   it('over stdio: the proxy is gone once the server process exits', async () => {
     const session = await connectStdio(['mcp'], { NODE_ENV: 'test', ENVIRONMENT: '' });
     const started = await session.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
@@ -167,6 +190,24 @@ describe('held proxies obey the target policy', () => {
         const result = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: [mapping] } })) as CallToolResult;
         assert.equal(result.isError, true, `${mapping}: ${textOf(result)}`);
         assert.match(textOf(result), /proxies\[0\]/, mapping);
+      }
+      // A fault whose target names no mapping is refused naming its place in `faults`, network
+      // and HTTP faults counted together (the proxy sees them apart).
+      const upstream = await startUpstream();
+      try {
+        const badTarget = (await client.callTool({
+          name: 'fault_proxy_start',
+          arguments: { proxies: [`0=127.0.0.1:${upstream.port}#api`], faults: ['{"type":"latency","latencyMs":5}', '{"type":"error","target":"apj"}'] },
+        })) as CallToolResult;
+        assert.equal(badTarget.isError, true);
+        assert.match(textOf(badTarget), /^faults\[1\]: fault target "apj" names no mapping; accepted: #api/);
+        const started = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: [`0=127.0.0.1:${upstream.port}#api`] } }));
+        const set = (await client.callTool({ name: 'fault_proxy_set_faults', arguments: { id: started.id, faults: ['{"type":"error"}', '{"type":"rate_limit","target":"nope"}'] } })) as CallToolResult;
+        assert.equal(set.isError, true);
+        assert.match(textOf(set), new RegExp(`^faults\\[1\\]: fault target "nope" names no mapping; accepted: ${portOf(started)}, #api`));
+        await client.callTool({ name: 'fault_proxy_stop', arguments: { id: started.id } });
+      } finally {
+        await upstream.close();
       }
       // Two mappings with one #name would make a fault's target ambiguous.
       const twice = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9#api', '0=127.0.0.1:10#api'] } })) as CallToolResult;

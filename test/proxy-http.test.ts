@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { startProxy, type RunningProxy } from '../src/proxy/index.js';
 import { removePath, globToRegExp, classify, type HttpFaultSpec } from '../src/proxy/http/index.js';
+import { MAX_BUFFERED_BODY } from '../src/proxy/http/stage.js';
 import { handleCounts, settledHandles, startServer, echo, connect, readBytes, destroyAndWait, TLS_CERT, TLS_KEY } from './fixtures/proxy/net.js';
 import { JSON_BODY, RawClient, startUpstream, type Upstream } from './fixtures/http/upstream.js';
 
@@ -289,6 +290,79 @@ describe('HTTP faults', () => {
       assert.equal(bytes.length - headEnd, 1000);
       assert.deepEqual(upstream.received, ['GET /bytes/5000']);
       await assert.rejects(async () => (await fetch(`http://127.0.0.1:${port}/bytes/5000`)).arrayBuffer());
+    });
+  });
+
+  it('connection_drop at or past the end of the body sends it whole with connection: close, so keep-alive does not send into the closing socket', async () => {
+    await withHttpProxy([{ type: 'connection_drop', after_bytes: 100_000 }], async (proxy, _upstream, port) => {
+      const client = await RawClient.connect(port);
+      const whole = await client.request('GET', '/json');
+      assert.equal(whole.status, 200);
+      assert.deepEqual(JSON.parse(whole.body.toString()), JSON_BODY);
+      // Without it a keep-alive client reuses the socket and its next request fails unseen by the fault.
+      assert.equal(whole.headers['connection'], 'close');
+      await client.close();
+      // A real keep-alive client: every request reaches the fault and gets its whole answer.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (let i = 0; i < 10; i++) {
+          const status = await new Promise<number | string>((resolve) => {
+            const request = http.get({ host: '127.0.0.1', port, path: '/json', agent }, (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode ?? 0));
+            });
+            request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+          });
+          assert.equal(status, 200, `request ${i}`);
+        }
+      } finally {
+        agent.destroy();
+      }
+      assert.equal(proxy.counters().httpFaults![0]!.requests, 11);
+    });
+  });
+
+  it("connection_drop with mcp-chaos-monkey's afterMs closes that long after forwarding, also when the upstream is slower", async () => {
+    const baseline = handleCounts();
+    const UPSTREAM_MS = 1500;
+    const slow = http.createServer((_req, res) => {
+      const timer = setTimeout(() => res.end('late'), UPSTREAM_MS);
+      res.on('close', () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`], http: true, httpFaults: [{ type: 'connection-drop', afterMs: 100 }] });
+    try {
+      const client = await RawClient.connect(proxy.ports[0]!);
+      const started = performance.now();
+      client.send('GET', '/');
+      const bytes = await client.readToClose();
+      const elapsed = performance.now() - started;
+      assert.equal(bytes.length, 0, 'no answer before the cut');
+      // The cut comes at afterMs, not when the upstream answers (at 1500 ms): generous bounds.
+      assert.ok(elapsed < UPSTREAM_MS * 0.6, `closed after ${elapsed.toFixed(0)} ms`);
+      assert.ok(elapsed >= 90, `closed after ${elapsed.toFixed(0)} ms`);
+    } finally {
+      await proxy.stop();
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
+  it('a response fault on a body above 16 MiB passes it through whole and counts it oversized, not applied', async () => {
+    await withHttpProxy([{ type: 'malformed' }], async (proxy, _upstream, port) => {
+      const size = MAX_BUFFERED_BODY + 1_000_000;
+      const client = await RawClient.connect(port);
+      const big = await client.request('GET', `/bytes/${size}`);
+      assert.equal(big.status, 200);
+      assert.equal(big.body.length, size);
+      assert.ok(big.body.every((byte) => byte === 0x61), 'the body went through unchanged');
+      // The connection is still good, and the fault still acts on a body it can read.
+      const small = await client.request('GET', '/json');
+      assert.throws(() => JSON.parse(small.body.toString()));
+      await client.close();
+      const counters = proxy.counters().httpFaults![0]!;
+      assert.deepEqual({ requests: counters.requests, applications: counters.applications, passes: counters.passes, oversized: counters.oversized }, { requests: 2, applications: 1, passes: 0, oversized: 1 });
     });
   });
 

@@ -582,6 +582,31 @@ export const FIS_ACTIONS: readonly FisAction[] = [
   },
 ];
 
+/**
+ * Resource types FIS selects by target parameters only. Source: the FIS user guide's page on the
+ * aws:eks:pod actions ("You cannot use resource ARNs or resource tags to identify targets of type
+ * aws:eks:pod in experiment templates. You must use the required resource parameters") and its
+ * targets page (the parameter names); read 2026-11-23. Our §5 summary only says such types exist.
+ */
+export interface TargetTypeSpec {
+  resourceType: string;
+  required: readonly string[];
+  optional: readonly string[];
+  /** Values the documentation lists for a parameter (others are warned about, not refused). */
+  values: Readonly<Record<string, readonly string[]>>;
+  source: string;
+}
+
+export const PARAMETER_SELECTED_TYPES: Readonly<Record<string, TargetTypeSpec>> = {
+  'aws:eks:pod': {
+    resourceType: 'aws:eks:pod',
+    required: ['clusterIdentifier', 'namespace', 'selectorType', 'selectorValue'],
+    optional: ['targetContainerName', 'availabilityZoneIdentifier'],
+    values: { selectorType: ['labelSelector', 'deploymentName', 'podName'] },
+    source: 'FIS user guide, eks-pod-actions and targets pages (read 2026-11-23)',
+  },
+};
+
 const BY_ID = new Map(FIS_ACTIONS.map((action) => [action.id, action]));
 
 export function findAction(id: string): FisAction | undefined {

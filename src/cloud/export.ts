@@ -176,8 +176,14 @@ function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportResult {
   const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
   if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
   if (given.tags === undefined && given.resourceTags === undefined && given.resourceArns === undefined && given.parameters === undefined) {
-    config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-    notes.push(`The ${platform === 'ecs' ? 'tasks' : 'pods'} are selected by a placeholder tag: give target_config.tags, resourceArns or target parameters.`);
+    if (platform === 'ecs') {
+      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
+      notes.push('The tasks are selected by a placeholder tag: give target_config.tags, resourceArns or target parameters.');
+    } else {
+      // FIS selects EKS pods by target parameters only (never by tag or ARN).
+      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
+      notes.push('The pods are selected by placeholder target parameters: give target_config.parameters {clusterIdentifier, namespace, selectorType (labelSelector, deploymentName, podName), selectorValue}; FIS takes no tags or ARNs for pods.');
+    }
   }
   if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give target_config.roleArn.');
   if (!alarmGiven) notes.push('stopConditionArn is a placeholder: give target_config.stopConditionArn (a CloudWatch alarm on the service\'s SLO).');

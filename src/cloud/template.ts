@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolInputError } from '../errors.js';
-import { durationParameter, findAction, FIS_ACTIONS, type FisAction, type ParameterSpec } from './catalog.js';
+import { durationParameter, findAction, FIS_ACTIONS, PARAMETER_SELECTED_TYPES, type FisAction, type ParameterSpec } from './catalog.js';
 import { describeMs, parseIsoDuration } from './iso-duration.js';
 
 export interface TemplateTarget {
@@ -211,7 +211,7 @@ function arnService(resourceType: string): string {
   return ARN_SERVICE_OF[resourceType] ?? resourceType.split(':')[1] ?? '';
 }
 
-function buildTarget(action: FisAction, selection: Json, field: string): TemplateTarget {
+function buildTarget(action: FisAction, selection: Json, field: string, warnings: string[]): TemplateTarget {
   const givenType = optionalString(selection, 'resourceType', field);
   if (givenType !== undefined && givenType !== action.resourceType) {
     fail(`${field}.resourceType`, `${action.id} targets ${action.resourceType}, not ${givenType}`);
@@ -224,6 +224,14 @@ function buildTarget(action: FisAction, selection: Json, field: string): Templat
   const tagsValue = selection.tags ?? selection.resourceTags;
   const arnsValue = selection.resourceArns;
   if (tagsValue !== undefined && arnsValue !== undefined) fail(field, 'give tags or resourceArns, not both');
+  const byParameters = PARAMETER_SELECTED_TYPES[resourceType];
+  if (byParameters) {
+    // FIS refuses a template that selects these by ARN or tag.
+    const how = `${resourceType} targets are selected by target parameters only (${byParameters.required.join(', ')}), never by ARN or tag`;
+    if (arnsValue !== undefined) fail(`${field}.resourceArns`, how);
+    if (tagsValue !== undefined) fail(`${field}.tags`, how);
+    if (selection.parameters === undefined) fail(`${field}.parameters`, `required: ${how}, e.g. {"clusterIdentifier":"prod","namespace":"shop","selectorType":"labelSelector","selectorValue":"app=checkout"}`);
+  }
   if (arnsValue !== undefined) {
     if (!Array.isArray(arnsValue) || arnsValue.length === 0) fail(`${field}.resourceArns`, 'must be a non-empty array of ARNs');
     if (arnsValue.length > MAX_ARNS) fail(`${field}.resourceArns`, `at most ${MAX_ARNS} ARNs (got ${arnsValue.length}); select more by tags`);
@@ -247,6 +255,18 @@ function buildTarget(action: FisAction, selection: Json, field: string): Templat
     target.parameters = stringMap(selection.parameters, `${field}.parameters`, { keyMax: 64, valueMax: 1024 });
     for (const [key, value] of Object.entries(target.parameters)) {
       if (!TARGET_PARAMETER_VALUE.test(value)) fail(`${field}.parameters.${key}`, 'values use letters, digits, spaces and _.:/=+-@ only (1–1024)');
+    }
+    if (byParameters) {
+      const missing = byParameters.required.filter((name) => target.parameters![name] === undefined);
+      if (missing.length > 0) fail(`${field}.parameters`, `${resourceType} targets need ${missing.join(', ')} (given: ${Object.keys(target.parameters).join(', ') || 'none'})`);
+      const known = [...byParameters.required, ...byParameters.optional];
+      for (const key of Object.keys(target.parameters)) {
+        if (!known.includes(key)) warnings.push(`${field}.parameters.${key}: not a ${resourceType} target parameter our source lists (${known.join(', ')}); FIS may refuse it`);
+      }
+      for (const [name, values] of Object.entries(byParameters.values)) {
+        const value = target.parameters[name];
+        if (value !== undefined && !values.includes(value)) warnings.push(`${field}.parameters.${name}: "${value}" is not one of ${values.join(', ')}, the values our source lists; FIS may refuse it`);
+      }
     }
   }
   if (selection.filters !== undefined) {
@@ -372,7 +392,7 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
       // An action's own selection replaces the shared one (its tags do not mix with shared ARNs).
       const selection = isObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
       const fieldName = isObject(own) ? `target_config.targets.${request.name}` : 'target_config';
-      const target = buildTarget(action, selection, fieldName);
+      const target = buildTarget(action, selection, fieldName, warnings);
       // Actions on the same selection share one target, as a person would write it.
       const same = Object.entries(targets).find(([, t]) => JSON.stringify(t) === JSON.stringify(target));
       const targetName = same ? same[0] : `${action.resourceType.split(':').slice(1).join('-')}-${Object.keys(targets).length + 1}`.slice(0, 64);

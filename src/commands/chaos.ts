@@ -117,7 +117,13 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
     throw new UsageError(`fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`);
   }
   const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
-  if (!isNetwork) {
+  if (isNetwork) {
+    // Dropped silently, they would widen the fault to every request of the target.
+    const httpOnly = (['method', 'path', 'probability'] as const).filter((flag) => options[flag] !== undefined);
+    if (httpOnly.length > 0) {
+      throw new UsageError(`${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP faults take ${httpOnly.length > 1 ? 'these' : 'this'}; the network fault ${normalized} acts on all the traffic of its target`);
+    }
+  } else {
     if (normalized === 'latency') config['delayMs'] = options.delay ?? 1000;
     if (normalized === 'timeout') config['hangMs'] = options.delay ?? 1000;
     if (normalized === 'error') config['statusCode'] = options.status ?? 503;

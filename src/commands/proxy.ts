@@ -173,6 +173,17 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   // The control plane is loaded only when asked for.
   const control = options.httpFault?.length || options.admin !== undefined ? await import('../proxy/control/index.js') : undefined;
   const configs = (options.httpFault ?? []).map((text, index) => control!.parseFaultJson(text, `--http-fault #${index + 1}`));
+  if (configs.length > 0) {
+    // A mapping that does not parse is refused by startProxy, naming its --proxy.
+    const { parseMapping } = await import('../proxy/mapping.js');
+    let mappings: ReturnType<typeof parseMapping>[] | undefined;
+    try {
+      mappings = options.proxy.map((text) => parseMapping(text));
+    } catch {
+      mappings = undefined;
+    }
+    if (mappings) control!.checkFaultTargets(configs, mappings, (index) => `--http-fault #${index + 1}`);
+  }
   const networkFaults = [...faults, ...configs.flatMap((c) => (c.kind === 'network' ? [c.spec] : []))];
   const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
   let admin: { host: string; port: number; token: string } | undefined;

@@ -21,6 +21,7 @@ import type { HttpFaultCounters } from './http/fault.js';
 import { pipePair } from './http/pipe.js';
 import type { HttpFaultSpec } from './http/spec.js';
 import { HttpStage } from './http/stage.js';
+import { pruneRetired } from './retired.js';
 import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 
 export interface ProxyTlsOptions {
@@ -100,9 +101,9 @@ export interface MappingCounters {
 
 export interface ProxyCounters {
   mappings: MappingCounters[];
-  /** Every fault ever set, by name; `active` tells whether it is in the current list. */
+  /** The faults set, by name: the current list and the last MAX_RETIRED_FAULTS retired ones (`active` tells which). */
   faults: FaultCounters[];
-  /** Every HTTP fault ever set (HTTP proxies only). */
+  /** The HTTP faults set, the same way (HTTP proxies only). */
   httpFaults?: HttpFaultCounters[];
 }
 
@@ -222,6 +223,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     activeFaults = next;
     for (const entry of faultsByName.values()) entry.fault.counters.active = next.includes(entry);
+    pruneRetired(faultsByName, (entry) => entry.fault.counters.active);
     for (const connection of connections) attachFaults(connection);
   };
 

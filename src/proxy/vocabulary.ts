@@ -36,8 +36,10 @@ export const HTTP_FAULT_TYPES = [
 ] as const;
 
 export const HELD_LIMITS = {
-  /** Proxies held at once, per server. */
+  /** Proxies held at once, per server (one per MCP connection or HTTP session). */
   maxHeld: 8,
+  /** Proxies held at once by the whole process, over every connection and session. */
+  maxHeldPerProcess: 32,
   defaultTtlMs: 10 * 60_000,
   maxTtlMs: 60 * 60_000,
   /** Mappings per proxy. */
@@ -47,3 +49,4 @@ export const HELD_LIMITS = {
   /** Connection events kept per proxy for status. */
   events: 20,
 };
+

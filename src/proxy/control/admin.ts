@@ -103,12 +103,15 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
     const body = await readJson(req);
     switch (path) {
       case '/chaos/inject': {
+        // A misspelt key (`duration`, `ttl`) would otherwise leave a fault on for good.
+        refuseUnknownKeys(body, ['target', 'config', 'durationMs', 'duration_ms']);
         const durationMs = body['durationMs'] ?? body['duration_ms'];
         const id = registry.inject(body['target'], body['config'], durationMs);
         log(`admin: injected ${id}`);
         return [200, { faultId: id }];
       }
       case '/chaos/clear': {
+        refuseUnknownKeys(body, ['faultId', 'fault_id']);
         const id = body['faultId'] ?? body['fault_id'];
         if (typeof id !== 'string' || id === '') throw new HttpError(400, 'faultId: the id /chaos/inject returned');
         if (!registry.clear(id)) throw new HttpError(404, `no active fault ${JSON.stringify(id)} (it may have expired)`);
@@ -119,6 +122,11 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
         return [200, { cleared: 'all' }];
     }
   }
+}
+
+function refuseUnknownKeys(body: Record<string, unknown>, accepted: readonly string[]): void {
+  const unknown = Object.keys(body).filter((key) => !accepted.includes(key));
+  if (unknown.length > 0) throw new HttpError(400, `unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')}; accepted: ${accepted.join(', ')}`);
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {

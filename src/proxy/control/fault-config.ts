@@ -7,6 +7,7 @@
 import { ToolInputError } from '../../errors.js';
 import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
+import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 
 export type FaultConfig = { kind: 'network'; spec: FaultSpec; type: string } | { kind: 'http'; spec: HttpFaultSpec; type: string };
 
@@ -43,4 +44,18 @@ export function parseFaultJson(text: string, what: string): FaultConfig {
     throw new ToolInputError(`${what}: not JSON; write a fault config such as {"type":"error","status_code":503} or {"type":"latency","latencyMs":200}`);
   }
   return parseFaultConfig(value, what);
+}
+
+/**
+ * Refuses a config whose `target` names none of `mappings`, naming the argument it came from
+ * (`label(i)`, e.g. "--http-fault #2" or "faults[1]"): the proxy would refuse it too, but without
+ * saying which of the caller's faults it was, since it sees network and HTTP faults apart.
+ */
+export function checkFaultTargets(configs: readonly FaultConfig[], mappings: readonly Mapping[], label: (index: number) => string, boundPort: (index: number) => number | undefined = () => undefined): void {
+  configs.forEach((config, index) => {
+    const target = (config.spec as { target?: unknown }).target;
+    if (typeof target !== 'string') return;
+    if (mappings.some((mapping, i) => targetNamesMapping(target, mapping, boundPort(i)))) return;
+    throw unknownTargetError(target, mappings, boundPort, `${label(index)}: `);
+  });
 }

@@ -9,8 +9,8 @@ import { HELD_LIMITS } from '../vocabulary.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
-import { parseFaultJson } from './fault-config.js';
-import { parseMapping } from '../mapping.js';
+import { checkFaultTargets, parseFaultJson } from './fault-config.js';
+import { parseMapping, type Mapping } from '../mapping.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
 export { HELD_LIMITS };
@@ -49,6 +49,12 @@ export interface HeldStartOptions {
   policy?: TargetPolicy;
 }
 
+/**
+ * Held proxies of the whole process (started or starting): each MCP connection or HTTP session
+ * has its own HeldProxies, and without this an agent opening sessions could hold 8 per session.
+ */
+const processWide = { held: 0 };
+
 export class HeldProxies {
   private readonly held = new Map<string, Held>();
   private stopped = false;
@@ -67,11 +73,11 @@ export class HeldProxies {
       throw new ToolInputError(`at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`);
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
+    if (processWide.held >= HELD_LIMITS.maxHeldPerProcess) {
+      throw new ToolInputError(`at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by this server over all its connections; stop some with fault_proxy_stop or let their ttl end`);
+    }
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
-    const { network, http } = splitFaults(options.faults);
-    const id = `proxy-${randomBytes(4).toString('hex')}`;
-    const events: string[] = [];
     const mappings = options.mappings.map((text, index) => {
       try {
         return parseMapping(text);
@@ -79,26 +85,39 @@ export class HeldProxies {
         throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
       }
     });
+    const { network, http } = splitFaults(options.faults, mappings);
+    const id = `proxy-${randomBytes(4).toString('hex')}`;
+    const events: string[] = [];
     this.starting++;
-    const proxy = await startProxy({
-      mappings,
-      faults: network,
-      http: true,
-      httpFaults: http,
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.insecureTls ? { tls: { rejectUnauthorized: false } } : {}),
-      ...(options.lookup ? { lookup: options.lookup } : {}),
-      // An agent names these remotes: the same target policy as a scenario's `proxies`
-      // (loopback/private unless allowed, never link-local or metadata, loopback binds).
-      ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
-      onEvent: (event) => {
-        const line = `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
-        events.push(line);
-        if (events.length > HELD_LIMITS.events) events.shift();
-      },
-    }).finally(() => this.starting--);
+    processWide.held++;
+    let proxy: RunningProxy;
+    try {
+      proxy = await startProxy({
+        mappings,
+        faults: network,
+        http: true,
+        httpFaults: http,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.insecureTls ? { tls: { rejectUnauthorized: false } } : {}),
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        // An agent names these remotes: the same target policy as a scenario's `proxies`
+        // (loopback/private unless allowed, never link-local or metadata, loopback binds).
+        ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
+        onEvent: (event) => {
+          const line = `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
+          events.push(line);
+          if (events.length > HELD_LIMITS.events) events.shift();
+        },
+      });
+    } catch (error) {
+      processWide.held--;
+      throw error;
+    } finally {
+      this.starting--;
+    }
     if (this.stopped) {
       // The server closed while this one was starting: it must not outlive it.
+      processWide.held--;
       await proxy.stop();
       throw new ToolInputError('the server is stopping');
     }
@@ -123,7 +142,7 @@ export class HeldProxies {
 
   setFaults(id: string, faults: string[]): HeldStatus {
     const entry = this.get(id);
-    const { network, http } = splitFaults(faults);
+    const { network, http } = splitFaults(faults, entry.proxy.mappings, (index) => entry.proxy.ports[index]);
     entry.proxy.setFaults(network);
     entry.proxy.setHttpFaults(http);
     entry.faults = [...faults];
@@ -139,6 +158,7 @@ export class HeldProxies {
     const entry = this.held.get(id);
     if (!entry) return undefined;
     this.held.delete(id);
+    processWide.held--;
     clearTimeout(entry.timer);
     await entry.proxy.stop();
     this.log(`held proxy ${id} stopped`);
@@ -177,14 +197,15 @@ export class HeldProxies {
   }
 }
 
-function splitFaults(faults: string[]): { network: FaultSpec[]; http: HttpFaultSpec[] } {
+function splitFaults(faults: string[], mappings: readonly Mapping[], boundPort?: (index: number) => number | undefined): { network: FaultSpec[]; http: HttpFaultSpec[] } {
   if (faults.length > HELD_LIMITS.maxFaults) throw new ToolInputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
   const network: FaultSpec[] = [];
   const http: HttpFaultSpec[] = [];
-  faults.forEach((text, index) => {
-    const config = parseFaultJson(text, `faults[${index}]`);
+  const configs = faults.map((text, index) => parseFaultJson(text, `faults[${index}]`));
+  checkFaultTargets(configs, mappings, (index) => `faults[${index}]`, boundPort);
+  for (const config of configs) {
     if (config.kind === 'network') network.push(config.spec);
     else http.push(config.spec);
-  });
+  }
   return { network, http };
 }

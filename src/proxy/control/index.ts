@@ -5,6 +5,6 @@
 export { FaultRegistry, MAX_ACTIVE_FAULTS, type FaultStatus, type RegistryEvent } from './registry.js';
 export { startAdmin, tokensMatch, type AdminServer, type AdminOptions } from './admin.js';
 export { adminRequest, AdminRequestError } from './client.js';
-export { parseFaultConfig, parseFaultJson, type FaultConfig } from './fault-config.js';
+export { checkFaultTargets, parseFaultConfig, parseFaultJson, type FaultConfig } from './fault-config.js';
 export { productionSignal, productionRefusal } from './guard.js';
 export { HeldProxies, HELD_LIMITS, type HeldStatus } from './held.js';

@@ -84,6 +84,12 @@ export interface HttpFaultCounters {
   applications: number;
   /** The ones it let through (the draw lost). */
   passes: number;
+  /**
+   * Of the draws it won, the ones it could not act on: a response fault (malformed,
+   * schema_mismatch, connection_drop, error with forward) whose upstream body was above 16 MiB,
+   * which went through unchanged. requests = applications + passes + oversized.
+   */
+  oversized: number;
 }
 
 /** Reads the common fields; the fault's own reader reads the rest and calls `done()`. */

@@ -16,6 +16,7 @@ import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../random.js';
+import { pruneRetired } from '../retired.js';
 import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
 import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from './spec.js';
@@ -95,7 +96,7 @@ export class HttpStage {
         next.push(previous);
         continue;
       }
-      const counters: HttpFaultCounters = { name: spec.name, type: spec.type, target: spec.target ?? null, active: true, requests: 0, applications: 0, passes: 0 };
+      const counters: HttpFaultCounters = { name: spec.name, type: spec.type, target: spec.target ?? null, active: true, requests: 0, applications: 0, passes: 0, oversized: 0 };
       if (previous && previous.spec.type === spec.type) Object.assign(counters, previous.counters, { target: spec.target ?? null });
       const entry: FaultEntry = { spec, key, behaviour: httpBehaviour(spec), counters, matches: requestMatcher(spec), randoms: new Map() };
       this.byName.set(spec.name, entry);
@@ -103,6 +104,7 @@ export class HttpStage {
     }
     this.active = next;
     for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
+    pruneRetired(this.byName, (entry) => entry.counters.active);
   }
 
   counters(): HttpFaultCounters[] {
@@ -292,8 +294,23 @@ export class HttpStage {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
+    // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
+    // the upstream has not answered by then; an answer that came first is cut in transform().
+    const cutMs = after.map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined)).find((ms) => ms !== undefined);
+    let cutTimer: NodeJS.Timeout | undefined;
+    if (cutMs !== undefined) {
+      cutTimer = setTimeout(() => {
+        client.timers.delete(cutTimer!);
+        client.socket.destroy();
+      }, cutMs);
+      client.timers.add(cutTimer);
+    }
     req.pipe(upstream);
     upstream.on('response', (answer: http.IncomingMessage) => {
+      if (cutTimer) {
+        clearTimeout(cutTimer);
+        client.timers.delete(cutTimer);
+      }
       answer.on('error', () => res.destroy());
       if (after.length === 0) {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
@@ -307,19 +324,21 @@ export class HttpStage {
 
   /** Reads the upstream's body, runs the response faults in order, sends or cuts. */
   private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: http.IncomingMessage, after: FaultEntry[], forwardedAt: number): Promise<void> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of answer as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > MAX_BUFFERED_BODY) {
-        // Too large to rewrite: what was read, then the rest, unchanged.
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
-        for (const c of chunks) res.write(c);
-        answer.pipe(res);
-        return;
+    const read = await readUpTo(answer, MAX_BUFFERED_BODY);
+    if (!read.complete) {
+      // Too large to rewrite: what was read, then the rest, unchanged. The faults did not act on
+      // this exchange, so it leaves their applications for `oversized`.
+      for (const entry of after) {
+        entry.counters.applications--;
+        entry.counters.oversized++;
       }
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
+      for (const c of read.chunks) res.write(c);
+      answer.pipe(res);
+      return;
     }
+    const chunks = read.chunks;
+    const size = read.size;
     if (client.closed) return;
     let response: BufferedResponse = {
       status: answer.statusCode ?? 502,
@@ -340,8 +359,13 @@ export class HttpStage {
         return;
       }
       // cut: the head announces the whole body; exactly afterBytes of it follow, then the close.
+      // A cut at or past the body's end delivers it whole, so the head says the connection closes
+      // after it: a keep-alive client must not send its next request into the closing socket,
+      // where it would fail without ever reaching the proxy (and the fault would seem to miss it).
+      const whole = action.afterBytes >= response.body.length;
       const body = response.body.subarray(0, Math.min(action.afterBytes, response.body.length));
-      res.writeHead(response.status, response.statusMessage || undefined, flat([...response.headers, ['content-length', String(response.body.length)]]));
+      const headers: Array<[string, string]> = [...response.headers, ['content-length', String(response.body.length)], ...(whole ? [['connection', 'close'] as [string, string]] : [])];
+      res.writeHead(response.status, response.statusMessage || undefined, flat(headers));
       res.flushHeaders();
       const socket = client.socket;
       if (body.length === 0) socket.end(() => socket.destroy());
@@ -375,4 +399,43 @@ export class HttpStage {
     upstream.on('close', destroy);
     socket.pipe(upstream).pipe(socket);
   }
+}
+
+/**
+ * Reads a body until it ends or passes `limit` bytes. Past the limit the stream is left paused
+ * and intact (the caller pipes the rest); an async iterator would destroy it on an early exit.
+ */
+function readUpTo(stream: http.IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        stream.pause();
+        resolve({ chunks, size, complete: false });
+      }
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve({ chunks, size, complete: true });
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onAborted = (): void => onError(new Error('the upstream closed mid-body'));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('aborted', onAborted);
+  });
 }
