@@ -145,18 +145,26 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   // in source order, outer before inner, so enclosure is decided by offsets alone: asking
   // tree-sitter for a node's parent walks down from the root each time.
   const open: Captured[] = [];
+  // The qualified name of each open container, as segments: what a definition inside it is qualified by.
+  const openPaths: string[][] = [];
   for (const entry of captureDefinitions(tree, grammar, info, source)) {
-    while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) open.pop();
+    while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) {
+      open.pop();
+      openPaths.pop();
+    }
     if (open.length >= MAX_NESTING) continue;
     const nearest = open[open.length - 1];
     // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
     // A member assigned on `this` is qualified by the class around the method (`Command._exitCallback`),
-    // or by the constructor function that assigns it when no class encloses it (`Point.x`).
-    const owners = entry.onThis ? open.slice(0, thisOwnerDepth(open)) : open;
-    const outer = owners.flatMap((container) => [...container.ownQualifier, container.name]);
-    open.push(entry);
-    if (entry.role === 'scope') continue;
+    // or by the constructor function that assigns it when no class encloses it (`Point.x`); what is
+    // defined inside such a member is qualified by the member's name (`Command.Help.render`).
+    const ownerDepth = entry.onThis ? thisOwnerDepth(open) : open.length;
+    const owners = entry.onThis ? open.slice(0, ownerDepth) : open;
+    const outer = ownerDepth > 0 ? openPaths[ownerDepth - 1]! : [];
     const qualifier = [...outer, ...entry.ownQualifier];
+    open.push(entry);
+    openPaths.push([...qualifier, entry.name]);
+    if (entry.role === 'scope') continue;
     let kind: DefinitionKind = entry.role;
     // A function directly inside a class-like definition or scope is a method; inside a module
     // or namespace it is still a function.
@@ -164,7 +172,8 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
     const insideType = owner !== undefined && (owner.role === 'scope' || CLASS_LIKE_KINDS.has(owner.role));
     if (kind === 'function' && insideType) kind = 'method';
     const full = fullNode(entry, context);
-    const start = attachedStart(full, entry, context) ?? full.node;
+    const exported = splitExport(full, context);
+    const start = attachedStart(exported ?? full, entry, context) ?? (exported ?? full).node;
     const body = bodyNode(entry.node);
     const bodyEnd = body?.endIndex ?? 0;
     const bodyStart = body ? leadingComments(body, entry, context) : undefined;
@@ -472,6 +481,43 @@ const MINUS = 0x2d;
 function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === NEWLINE || code === 0x0d || code === 0x0b || code === 0x0c;
 }
+
+/**
+ * `export` on a line of its own before what it exports (`export\nfunction w() {}`): tree-sitter
+ * ends a statement at the line break there (it reads `export` as an identifier), so the keyword
+ * comes back as an expression statement before the declaration instead of as its wrapper. `export`
+ * is a reserved word: a statement of that one word (and comments after it on its line) can only be
+ * the keyword, and the definition starts there, as `export function w() {}` on one line does.
+ * Returns `full` grown back over the keyword (its end kept), or undefined. The text is checked
+ * first, so tree-sitter is asked only when the line before the definition is such a statement.
+ */
+function splitExport(full: Extent, context: Context): Extent | undefined {
+  if (!TEXT_CHECKED_LANGUAGES.has(context.info.name)) return undefined;
+  const source = context.source;
+  let keywordEnd = full.node.startIndex;
+  while (keywordEnd > 0 && isBlank(source.charCodeAt(keywordEnd - 1))) keywordEnd--;
+  // Only blanks lie between: a line break among them, and `export` starting the line before.
+  let lineBreak = keywordEnd;
+  while (lineBreak < full.node.startIndex && source.charCodeAt(lineBreak) !== NEWLINE) lineBreak++;
+  if (keywordEnd === 0 || lineBreak === full.node.startIndex) return undefined;
+  const lineStart = source.lastIndexOf('\n', keywordEnd - 1) + 1;
+  EXPORT_LINE.lastIndex = lineStart;
+  const line = EXPORT_LINE.exec(source);
+  if (!line) return undefined;
+  const keywordStart = lineStart + line[1]!.length;
+  // The declaration can be an expression statement's only child (TypeScript `namespace N {…}`).
+  let statement: Node = full.node;
+  let keyword = statement.previousNamedSibling;
+  if (!keyword && statement.parent?.type === 'expression_statement' && statement.parent.startIndex === statement.startIndex) {
+    statement = statement.parent;
+    keyword = statement.previousNamedSibling;
+  }
+  if (!keyword || keyword.type !== 'expression_statement' || keyword.startIndex !== keywordStart || keyword.endIndex !== keywordEnd) return undefined;
+  return { node: keyword, end: full.end };
+}
+
+/** A line of `export` alone, after indentation (group 1), with comments after it at most. */
+const EXPORT_LINE = /([ \t]*)export(?:[ \t]*(?:\/\/.*|\/\*(?:[^*\n]|\*(?!\/))*\*\/))*[ \t]*$/my;
 
 /** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
 function attachedStart(full: Extent, entry: Captured, context: Context): Node | undefined {
