@@ -464,12 +464,7 @@ function cannotBeWrapped(start: number, context: Context): boolean {
   if (at < 0) return true;
   if (!'};{,'.includes(source[at]!)) return false;
   // A line comment could end with that bracket (`export // }`): refuse when its line has a marker.
-  for (let before = at - 1; before >= 0; before--) {
-    const code = source.charCodeAt(before);
-    if (code === NEWLINE) break;
-    if (code === SLASH || code === HASH || code === LESS_THAN || code === MINUS) return false;
-  }
-  return true;
+  return context.lines.firstMarkerOnLine(at, source) >= at;
 }
 
 const NEWLINE = 0x0a;
@@ -615,6 +610,29 @@ class LineIndex {
 
   constructor(source: string) {
     for (let at = source.indexOf('\n'); at >= 0; at = source.indexOf('\n', at + 1)) this.starts.push(at + 1);
+  }
+
+  /** Per row, the offset of its first comment-marker character (see firstMarkerOnLine), found when first asked. */
+  private readonly firstMarkers = new Map<number, number>();
+
+  /**
+   * The offset of the first character on `offset`'s line that can start a comment (`/`, `#`, `<`
+   * of `<!--`, `-` of `-->`), or the line's end when it has none. Each line is scanned once, so
+   * a minified file, one line holding every definition, costs its length once rather than once
+   * per definition.
+   */
+  firstMarkerOnLine(offset: number, source: string): number {
+    const row = this.rowAt(offset);
+    let marker = this.firstMarkers.get(row);
+    if (marker === undefined) {
+      const end = row < this.starts.length ? this.starts[row]! - 1 : source.length;
+      for (marker = row === 0 ? 0 : this.starts[row - 1]!; marker < end; marker++) {
+        const code = source.charCodeAt(marker);
+        if (code === SLASH || code === HASH || code === LESS_THAN || code === MINUS) break;
+      }
+      this.firstMarkers.set(row, marker);
+    }
+    return marker;
   }
 
   /** How many line starts are at or before `offset`. */
