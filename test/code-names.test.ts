@@ -113,3 +113,17 @@ test('C++: operator[] keeps its brackets as part of its name', async () => {
   assert.deepEqual(await described(source, 'cpp'), ['struct V', 'method V::operator[]', 'method V::operator[]']);
   assert.equal((await extractFunction(source, 'cpp', 'operator[]:2')).full, 'int V::operator[](long i) { return 0; }');
 });
+
+test('C++: a return type or macro that error recovery read into a qualified name is not part of the name', async () => {
+  // `DECL T f(…)`: tree-sitter reads `T f` as a qualified name with a MISSING `::`; a macro line
+  // before `typename C::size_type\nC::size()` makes the return type part of the name.
+  const source =
+    '__DEVICE_DECL__ __half hsin(const __half a) { return a; }\n' +
+    'TEMPLATE_DECL\ntypename C_DEC::size_type\nC_DEC::size() const { return 0; }\n' +
+    'TEMPLATE_DECL\nstd::pair<typename C_DEC::iterator, bool>\nC_DEC::insert(int v) { return {}; }\n' +
+    'int A :: B :: f() { return 1; }\n' +
+    'ns::Out<int, char>::Inner::g() {}\n';
+  assert.deepEqual(await described(source, 'cpp'), ['function hsin', 'method C_DEC::size', 'method C_DEC::insert', 'method A::B::f', 'method ns::Out::Inner::g']);
+  await assertRoundTrips(source, 'cpp');
+  assert.equal((await extractFunction(source, 'cpp', 'hsin')).full, '__DEVICE_DECL__ __half hsin(const __half a) { return a; }');
+});

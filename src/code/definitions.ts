@@ -366,12 +366,36 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
   const type = nameNode.type;
   const written = text(nameNode);
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
-  const segments = written.split('::').map((segment) => segment.trim());
+  const segments = withoutLeadingType(written).split('::');
   const last = segments.pop() ?? written;
   return {
     name: /^operator\b/.test(last) ? last : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
   };
+}
+
+/**
+ * A C++ qualified name without what error recovery made part of it: tree-sitter reads
+ * `DECL_MACRO T f(…) {…}` as the type `DECL_MACRO` and a qualified name `T f` whose `::` is
+ * MISSING, and takes a return type on the line before a qualified name into it (`typename
+ * C::size_type\nC::operator()`). A name has no blank outside its template arguments (blanks
+ * around `::` aside) until an `operator`, whose name can hold some (`operator bool`): what comes
+ * before such a blank is not the name.
+ */
+function withoutLeadingType(written: string): string {
+  const text = written.includes(' ') || written.includes('\n') || written.includes('\t') ? written.replace(/\s*::\s*/g, '::') : written;
+  if (!/\s/.test(text)) return text;
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '<') depth++;
+    else if (char === '>' && depth > 0) depth--;
+    else if (depth > 0) continue;
+    else if (char === ' ' || char === '\n' || char === '\t' || char === '\r') start = index + 1;
+    else if (char === 'o' && text.startsWith('operator', index) && !/[\w$]/.test(text[index - 1] ?? '') && !/[\w$]/.test(text[index + 8] ?? '')) break;
+  }
+  return text.slice(start);
 }
 
 /**
