@@ -127,3 +127,23 @@ test('C++: a return type or macro that error recovery read into a qualified name
   await assertRoundTrips(source, 'cpp');
   assert.equal((await extractFunction(source, 'cpp', 'hsin')).full, '__DEVICE_DECL__ __half hsin(const __half a) { return a; }');
 });
+
+test('C++: conversion operators are listed, inside their class and defined outside it, named by their type', async () => {
+  const source =
+    'struct S {\n  explicit operator bool() const { return true; }\n  operator int();\n  operator std::vector<int> () const { return {}; }\n};\n' +
+    'S::operator int() { return 1; }\nns::T::operator  unsigned   long() const { return 2; }\nS::operator std::string() { return ""; }\n';
+  assert.deepEqual(await described(source, 'cpp'), [
+    'struct S',
+    'method S::operator bool',
+    'method S::operator std::vector<int>',
+    'method S::operator int',
+    'method ns::T::operator unsigned long',
+    'method S::operator std::string',
+  ]);
+  await assertRoundTrips(source, 'cpp');
+  assert.equal((await extractFunction(source, 'cpp', 'S::operator int')).full, 'S::operator int() { return 1; }');
+  // Error recovery reads `MACRO namespace NAME {…}` as a function definition whose declarator is
+  // the qualified name `namespace NAME`: not a conversion operator, so not listed.
+  const macroNamespace = 'namespace n {\nINLINE_IF namespace VERSION_NS\n{\nint f() { return 1; }\n}\n}\n';
+  assert.deepEqual(await described(macroNamespace, 'cpp'), ['module n', 'function n::f']);
+});

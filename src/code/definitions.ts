@@ -255,6 +255,9 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
       for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
       if (!nameNode) continue;
       chosen--;
+      // A path ending at a C++ qualified name as the whole declarator: a conversion operator
+      // (`S::operator int() {…}`), or error recovery (`MACRO namespace NAME {…}`), not a definition.
+      if (alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
     }
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
@@ -282,6 +285,9 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
 }
+
+/** A conversion operator's qualified name: `S::operator int`, or `MACRO operator int` (its `::` MISSING). */
+const CONVERSION_OPERATOR = /(?:^|::|\s)operator\b/;
 
 /** A path property split into its `|` alternatives, by its text (a query has a handful). */
 const parsedAlternatives = new Map<string, string[]>();
@@ -366,10 +372,13 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
   const type = nameNode.type;
   const written = text(nameNode);
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
-  const segments = withoutLeadingType(written).split('::');
-  const last = segments.pop() ?? written;
+  const unqualified = withoutLeadingType(written);
+  // An operator's name is one segment, though a conversion's type can hold `::` (`operator std::string`).
+  const operator = /(?:^|::)(operator\b.*)$/.exec(unqualified);
+  const segments = operator ? (operator.index === 0 ? [] : unqualified.slice(0, operator.index).split('::')) : unqualified.split('::');
+  const last = operator ? operator[1]! : segments.pop() ?? written;
   return {
-    name: /^operator\b/.test(last) ? last : typeName(last),
+    name: operator ? conversionOperatorName(last) : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
   };
 }
@@ -407,7 +416,18 @@ function plainName(type: string, written: string): string {
   if (type === 'string') return written.slice(1, -1);
   if (type === 'computed_property_name') return STRING_KEY.exec(written)?.[1]?.slice(1, -1) ?? written;
   if (type === 'operator_name') return written;
+  if (type === 'operator_cast') return conversionOperatorName(written);
   return typeName(written);
+}
+
+/**
+ * A C++ conversion operator's name, `operator bool`: its node holds its parameters and qualifiers
+ * too (`operator bool() const`), and its type can be written over several blanks. Any other
+ * operator's name (`operator()`, `operator new[]`) is its node's text as it is.
+ */
+function conversionOperatorName(written: string): string {
+  const conversion = /^operator\s+([^(]*[^\s(])\s*\(/.exec(written);
+  return conversion ? `operator ${conversion[1]!.replace(/\s+/g, ' ')}` : written;
 }
 
 /** A computed key that is one plain string literal: `["k"]`, `[ 'k' ]` (no escapes, nothing else). */
