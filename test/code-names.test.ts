@@ -147,3 +147,19 @@ test('C++: conversion operators are listed, inside their class and defined outsi
   const macroNamespace = 'namespace n {\nINLINE_IF namespace VERSION_NS\n{\nint f() { return 1; }\n}\n}\n';
   assert.deepEqual(await described(macroNamespace, 'cpp'), ['module n', 'function n::f']);
 });
+
+test('JavaScript/TypeScript: a computed key that is a comma sequence is named by its last operand, the key it evaluates to', async () => {
+  // What TypeScript emits for a class with private fields and an async iterator.
+  const source =
+    'class Stream {\n  [(_Stream_client = new WeakMap(), _Stream_read = function _Stream_read() {\n    return 1;\n  }, Symbol.asyncIterator)]() {\n    return 2;\n  }\n  [(_k = 1, "key")]() {}\n}\n';
+  for (const language of ['javascript', 'typescript']) {
+    assert.deepEqual(await described(source, language), [
+      'class Stream',
+      'method Stream[Symbol.asyncIterator]',
+      'function Stream[Symbol.asyncIterator]._Stream_read',
+      'method Stream.key',
+    ]);
+    await assertRoundTrips(source, language);
+    assert.equal((await extractFunction(source, language, '[Symbol.asyncIterator]')).startLine, 2);
+  }
+});

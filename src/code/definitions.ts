@@ -371,6 +371,10 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
   if (word !== undefined) return { name: word, qualifier: [] };
   const type = nameNode.type;
   const written = text(nameNode);
+  if (type === 'computed_property_name' && written.startsWith('[(')) {
+    const key = sequenceKey(nameNode);
+    if (key) return { name: plainName(type, `[${text(key)}]`), qualifier: [] };
+  }
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
   const unqualified = withoutLeadingType(written);
   // An operator's name is one segment, though a conversion's type can hold `::` (`operator std::string`).
@@ -381,6 +385,17 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
     name: operator ? conversionOperatorName(last) : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
   };
+}
+
+/**
+ * The key a computed name `[(a = …, b = …, Symbol.iterator)]` evaluates to: the last operand of its
+ * comma sequence. TypeScript compiles private fields into such keys (`[(_C_x = new WeakMap(),
+ * Symbol.asyncIterator)]() {…}`), whose text runs over many lines; the method is `C[Symbol.asyncIterator]`.
+ */
+function sequenceKey(name: Node): Node | undefined {
+  const parenthesized = name.namedChild(0);
+  const sequence = parenthesized?.type === 'parenthesized_expression' ? parenthesized.namedChild(0) : null;
+  return sequence?.type === 'sequence_expression' ? sequence.namedChild(sequence.namedChildCount - 1) ?? undefined : undefined;
 }
 
 /**
