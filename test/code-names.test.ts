@@ -113,3 +113,53 @@ test('C++: operator[] keeps its brackets as part of its name', async () => {
   assert.deepEqual(await described(source, 'cpp'), ['struct V', 'method V::operator[]', 'method V::operator[]']);
   assert.equal((await extractFunction(source, 'cpp', 'operator[]:2')).full, 'int V::operator[](long i) { return 0; }');
 });
+
+test('C++: a return type or macro that error recovery read into a qualified name is not part of the name', async () => {
+  // `DECL T f(…)`: tree-sitter reads `T f` as a qualified name with a MISSING `::`; a macro line
+  // before `typename C::size_type\nC::size()` makes the return type part of the name.
+  const source =
+    '__DEVICE_DECL__ __half hsin(const __half a) { return a; }\n' +
+    'TEMPLATE_DECL\ntypename C_DEC::size_type\nC_DEC::size() const { return 0; }\n' +
+    'TEMPLATE_DECL\nstd::pair<typename C_DEC::iterator, bool>\nC_DEC::insert(int v) { return {}; }\n' +
+    'int A :: B :: f() { return 1; }\n' +
+    'ns::Out<int, char>::Inner::g() {}\n';
+  assert.deepEqual(await described(source, 'cpp'), ['function hsin', 'method C_DEC::size', 'method C_DEC::insert', 'method A::B::f', 'method ns::Out::Inner::g']);
+  await assertRoundTrips(source, 'cpp');
+  assert.equal((await extractFunction(source, 'cpp', 'hsin')).full, '__DEVICE_DECL__ __half hsin(const __half a) { return a; }');
+});
+
+test('C++: conversion operators are listed, inside their class and defined outside it, named by their type', async () => {
+  const source =
+    'struct S {\n  explicit operator bool() const { return true; }\n  operator int();\n  operator std::vector<int> () const { return {}; }\n};\n' +
+    'S::operator int() { return 1; }\nns::T::operator  unsigned   long() const { return 2; }\nS::operator std::string() { return ""; }\n';
+  assert.deepEqual(await described(source, 'cpp'), [
+    'struct S',
+    'method S::operator bool',
+    'method S::operator std::vector<int>',
+    'method S::operator int',
+    'method ns::T::operator unsigned long',
+    'method S::operator std::string',
+  ]);
+  await assertRoundTrips(source, 'cpp');
+  assert.equal((await extractFunction(source, 'cpp', 'S::operator int')).full, 'S::operator int() { return 1; }');
+  // Error recovery reads `MACRO namespace NAME {…}` as a function definition whose declarator is
+  // the qualified name `namespace NAME`: not a conversion operator, so not listed.
+  const macroNamespace = 'namespace n {\nINLINE_IF namespace VERSION_NS\n{\nint f() { return 1; }\n}\n}\n';
+  assert.deepEqual(await described(macroNamespace, 'cpp'), ['module n', 'function n::f']);
+});
+
+test('JavaScript/TypeScript: a computed key that is a comma sequence is named by its last operand, the key it evaluates to', async () => {
+  // What TypeScript emits for a class with private fields and an async iterator.
+  const source =
+    'class Stream {\n  [(_Stream_client = new WeakMap(), _Stream_read = function _Stream_read() {\n    return 1;\n  }, Symbol.asyncIterator)]() {\n    return 2;\n  }\n  [(_k = 1, "key")]() {}\n}\n';
+  for (const language of ['javascript', 'typescript']) {
+    assert.deepEqual(await described(source, language), [
+      'class Stream',
+      'method Stream[Symbol.asyncIterator]',
+      'function Stream[Symbol.asyncIterator]._Stream_read',
+      'method Stream.key',
+    ]);
+    await assertRoundTrips(source, language);
+    assert.equal((await extractFunction(source, language, '[Symbol.asyncIterator]')).startLine, 2);
+  }
+});

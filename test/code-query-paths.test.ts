@@ -95,6 +95,13 @@ struct S { void inline_method() {} };
 enum class Scoped { One };
 auto trailing() -> int { return 1; }
 struct Many { int a, b; int &ref(), val(); int get() { return a; } };
+struct Conv { explicit operator bool() const { return true; } operator int(); };
+Conv::operator int() { return 1; }
+ns::Conv::operator long() { return 2; }
+MACRO namespace NAME
+{
+int inside() { return 3; }
+}
 `;
 
 const PATH_CASES: Readonly<Record<string, string>> = { typescript: JS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };

@@ -145,18 +145,26 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   // in source order, outer before inner, so enclosure is decided by offsets alone: asking
   // tree-sitter for a node's parent walks down from the root each time.
   const open: Captured[] = [];
+  // The qualified name of each open container, as segments: what a definition inside it is qualified by.
+  const openPaths: string[][] = [];
   for (const entry of captureDefinitions(tree, grammar, info, source)) {
-    while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) open.pop();
+    while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) {
+      open.pop();
+      openPaths.pop();
+    }
     if (open.length >= MAX_NESTING) continue;
     const nearest = open[open.length - 1];
     // A container's own qualifier counts too: `h` inside Go's `func (s *Server) Start` is `Server.Start.h`.
     // A member assigned on `this` is qualified by the class around the method (`Command._exitCallback`),
-    // or by the constructor function that assigns it when no class encloses it (`Point.x`).
-    const owners = entry.onThis ? open.slice(0, thisOwnerDepth(open)) : open;
-    const outer = owners.flatMap((container) => [...container.ownQualifier, container.name]);
-    open.push(entry);
-    if (entry.role === 'scope') continue;
+    // or by the constructor function that assigns it when no class encloses it (`Point.x`); what is
+    // defined inside such a member is qualified by the member's name (`Command.Help.render`).
+    const ownerDepth = entry.onThis ? thisOwnerDepth(open) : open.length;
+    const owners = entry.onThis ? open.slice(0, ownerDepth) : open;
+    const outer = ownerDepth > 0 ? openPaths[ownerDepth - 1]! : [];
     const qualifier = [...outer, ...entry.ownQualifier];
+    open.push(entry);
+    openPaths.push([...qualifier, entry.name]);
+    if (entry.role === 'scope') continue;
     let kind: DefinitionKind = entry.role;
     // A function directly inside a class-like definition or scope is a method; inside a module
     // or namespace it is still a function.
@@ -164,7 +172,8 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
     const insideType = owner !== undefined && (owner.role === 'scope' || CLASS_LIKE_KINDS.has(owner.role));
     if (kind === 'function' && insideType) kind = 'method';
     const full = fullNode(entry, context);
-    const start = attachedStart(full, entry, context) ?? full.node;
+    const exported = splitExport(full, context);
+    const start = attachedStart(exported ?? full, entry, context) ?? (exported ?? full).node;
     const body = bodyNode(entry.node);
     const bodyEnd = body?.endIndex ?? 0;
     const bodyStart = body ? leadingComments(body, entry, context) : undefined;
@@ -246,6 +255,9 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
       for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
       if (!nameNode) continue;
       chosen--;
+      // A path ending at a C++ qualified name as the whole declarator: a conversion operator
+      // (`S::operator int() {…}`), or error recovery (`MACRO namespace NAME {…}`), not a definition.
+      if (alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
     }
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
@@ -273,6 +285,9 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
 }
+
+/** A conversion operator's qualified name: `S::operator int`, or `MACRO operator int` (its `::` MISSING). */
+const CONVERSION_OPERATOR = /(?:^|::|\s)operator\b/;
 
 /** A path property split into its `|` alternatives, by its text (a query has a handful). */
 const parsedAlternatives = new Map<string, string[]>();
@@ -356,13 +371,55 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
   if (word !== undefined) return { name: word, qualifier: [] };
   const type = nameNode.type;
   const written = text(nameNode);
+  if (type === 'computed_property_name' && written.startsWith('[(')) {
+    const key = sequenceKey(nameNode);
+    if (key) return { name: plainName(type, `[${text(key)}]`), qualifier: [] };
+  }
   if (type !== 'qualified_identifier') return { name: plainName(type, written), qualifier: [] };
-  const segments = written.split('::').map((segment) => segment.trim());
-  const last = segments.pop() ?? written;
+  const unqualified = withoutLeadingType(written);
+  // An operator's name is one segment, though a conversion's type can hold `::` (`operator std::string`).
+  const operator = /(?:^|::)(operator\b.*)$/.exec(unqualified);
+  const segments = operator ? (operator.index === 0 ? [] : unqualified.slice(0, operator.index).split('::')) : unqualified.split('::');
+  const last = operator ? operator[1]! : segments.pop() ?? written;
   return {
-    name: /^operator\b/.test(last) ? last : typeName(last),
+    name: operator ? conversionOperatorName(last) : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
   };
+}
+
+/**
+ * The key a computed name `[(a = …, b = …, Symbol.iterator)]` evaluates to: the last operand of its
+ * comma sequence. TypeScript compiles private fields into such keys (`[(_C_x = new WeakMap(),
+ * Symbol.asyncIterator)]() {…}`), whose text runs over many lines; the method is `C[Symbol.asyncIterator]`.
+ */
+function sequenceKey(name: Node): Node | undefined {
+  const parenthesized = name.namedChild(0);
+  const sequence = parenthesized?.type === 'parenthesized_expression' ? parenthesized.namedChild(0) : null;
+  return sequence?.type === 'sequence_expression' ? sequence.namedChild(sequence.namedChildCount - 1) ?? undefined : undefined;
+}
+
+/**
+ * A C++ qualified name without what error recovery made part of it: tree-sitter reads
+ * `DECL_MACRO T f(…) {…}` as the type `DECL_MACRO` and a qualified name `T f` whose `::` is
+ * MISSING, and takes a return type on the line before a qualified name into it (`typename
+ * C::size_type\nC::operator()`). A name has no blank outside its template arguments (blanks
+ * around `::` aside) until an `operator`, whose name can hold some (`operator bool`): what comes
+ * before such a blank is not the name.
+ */
+function withoutLeadingType(written: string): string {
+  const text = written.includes(' ') || written.includes('\n') || written.includes('\t') ? written.replace(/\s*::\s*/g, '::') : written;
+  if (!/\s/.test(text)) return text;
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '<') depth++;
+    else if (char === '>' && depth > 0) depth--;
+    else if (depth > 0) continue;
+    else if (char === ' ' || char === '\n' || char === '\t' || char === '\r') start = index + 1;
+    else if (char === 'o' && text.startsWith('operator', index) && !/[\w$]/.test(text[index - 1] ?? '') && !/[\w$]/.test(text[index + 8] ?? '')) break;
+  }
+  return text.slice(start);
 }
 
 /**
@@ -374,7 +431,18 @@ function plainName(type: string, written: string): string {
   if (type === 'string') return written.slice(1, -1);
   if (type === 'computed_property_name') return STRING_KEY.exec(written)?.[1]?.slice(1, -1) ?? written;
   if (type === 'operator_name') return written;
+  if (type === 'operator_cast') return conversionOperatorName(written);
   return typeName(written);
+}
+
+/**
+ * A C++ conversion operator's name, `operator bool`: its node holds its parameters and qualifiers
+ * too (`operator bool() const`), and its type can be written over several blanks. Any other
+ * operator's name (`operator()`, `operator new[]`) is its node's text as it is.
+ */
+function conversionOperatorName(written: string): string {
+  const conversion = /^operator\s+([^(]*[^\s(])\s*\(/.exec(written);
+  return conversion ? `operator ${conversion[1]!.replace(/\s+/g, ' ')}` : written;
 }
 
 /** A computed key that is one plain string literal: `["k"]`, `[ 'k' ]` (no escapes, nothing else). */
@@ -455,12 +523,7 @@ function cannotBeWrapped(start: number, context: Context): boolean {
   if (at < 0) return true;
   if (!'};{,'.includes(source[at]!)) return false;
   // A line comment could end with that bracket (`export // }`): refuse when its line has a marker.
-  for (let before = at - 1; before >= 0; before--) {
-    const code = source.charCodeAt(before);
-    if (code === NEWLINE) break;
-    if (code === SLASH || code === HASH || code === LESS_THAN || code === MINUS) return false;
-  }
-  return true;
+  return context.lines.firstMarkerOnLine(at, source) >= at;
 }
 
 const NEWLINE = 0x0a;
@@ -472,6 +535,43 @@ const MINUS = 0x2d;
 function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === NEWLINE || code === 0x0d || code === 0x0b || code === 0x0c;
 }
+
+/**
+ * `export` on a line of its own before what it exports (`export\nfunction w() {}`): tree-sitter
+ * ends a statement at the line break there (it reads `export` as an identifier), so the keyword
+ * comes back as an expression statement before the declaration instead of as its wrapper. `export`
+ * is a reserved word: a statement of that one word (and comments after it on its line) can only be
+ * the keyword, and the definition starts there, as `export function w() {}` on one line does.
+ * Returns `full` grown back over the keyword (its end kept), or undefined. The text is checked
+ * first, so tree-sitter is asked only when the line before the definition is such a statement.
+ */
+function splitExport(full: Extent, context: Context): Extent | undefined {
+  if (!TEXT_CHECKED_LANGUAGES.has(context.info.name)) return undefined;
+  const source = context.source;
+  let keywordEnd = full.node.startIndex;
+  while (keywordEnd > 0 && isBlank(source.charCodeAt(keywordEnd - 1))) keywordEnd--;
+  // Only blanks lie between: a line break among them, and `export` starting the line before.
+  let lineBreak = keywordEnd;
+  while (lineBreak < full.node.startIndex && source.charCodeAt(lineBreak) !== NEWLINE) lineBreak++;
+  if (keywordEnd === 0 || lineBreak === full.node.startIndex) return undefined;
+  const lineStart = source.lastIndexOf('\n', keywordEnd - 1) + 1;
+  EXPORT_LINE.lastIndex = lineStart;
+  const line = EXPORT_LINE.exec(source);
+  if (!line) return undefined;
+  const keywordStart = lineStart + line[1]!.length;
+  // The declaration can be an expression statement's only child (TypeScript `namespace N {…}`).
+  let statement: Node = full.node;
+  let keyword = statement.previousNamedSibling;
+  if (!keyword && statement.parent?.type === 'expression_statement' && statement.parent.startIndex === statement.startIndex) {
+    statement = statement.parent;
+    keyword = statement.previousNamedSibling;
+  }
+  if (!keyword || keyword.type !== 'expression_statement' || keyword.startIndex !== keywordStart || keyword.endIndex !== keywordEnd) return undefined;
+  return { node: keyword, end: full.end };
+}
+
+/** A line of `export` alone, after indentation (group 1), with comments after it at most. */
+const EXPORT_LINE = /([ \t]*)export(?:[ \t]*(?:\/\/.*|\/\*(?:[^*\n]|\*(?!\/))*\*\/))*[ \t]*$/my;
 
 /** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
 function attachedStart(full: Extent, entry: Captured, context: Context): Node | undefined {
@@ -569,6 +669,29 @@ class LineIndex {
 
   constructor(source: string) {
     for (let at = source.indexOf('\n'); at >= 0; at = source.indexOf('\n', at + 1)) this.starts.push(at + 1);
+  }
+
+  /** Per row, the offset of its first comment-marker character (see firstMarkerOnLine), found when first asked. */
+  private readonly firstMarkers = new Map<number, number>();
+
+  /**
+   * The offset of the first character on `offset`'s line that can start a comment (`/`, `#`, `<`
+   * of `<!--`, `-` of `-->`), or the line's end when it has none. Each line is scanned once, so
+   * a minified file, one line holding every definition, costs its length once rather than once
+   * per definition.
+   */
+  firstMarkerOnLine(offset: number, source: string): number {
+    const row = this.rowAt(offset);
+    let marker = this.firstMarkers.get(row);
+    if (marker === undefined) {
+      const end = row < this.starts.length ? this.starts[row]! - 1 : source.length;
+      for (marker = row === 0 ? 0 : this.starts[row - 1]!; marker < end; marker++) {
+        const code = source.charCodeAt(marker);
+        if (code === SLASH || code === HASH || code === LESS_THAN || code === MINUS) break;
+      }
+      this.firstMarkers.set(row, marker);
+    }
+    return marker;
   }
 
   /** How many line starts are at or before `offset`. */
