@@ -58,7 +58,7 @@ test('index with progress, then search: text and structured content', async (t) 
   const stats = indexed.structuredContent as Record<string, unknown>;
   assert.equal(stats.files, 5);
   assert.equal(stats.skipped, 3);
-  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'] });
+  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'], symlinks: [] });
   assert.match(String(stats.store), /^local index /);
   assert.ok(progress.length >= 5, `progress notifications: ${progress.join(',')}`);
   assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
