@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
 import { registerSearchTools } from '../src/tools/search.js';
+import { MAX_HIT_CODE_CHARS } from '../src/index/search.js';
 import { lintTool } from './helpers/schema-lint.js';
 import { connectInMemory, connectTools } from './helpers/mcp.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
@@ -193,4 +194,26 @@ test('other calls are answered while a large tree is being indexed', async (t) =
   assert.equal(indexed.isError, undefined, text(indexed));
   assert.equal((indexed.structuredContent as { files: number }).files, 300);
   assert.ok(answeredDuring >= 3, `only ${answeredDuring} calls were answered while indexing`);
+});
+
+test('a hit on a line the chunker cannot cut (a minified bundle) shows at most MAX_HIT_CODE_CHARS of it, and says where the rest is', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  // 600 KB on one line: one chunk the size of the line.
+  const entries = Array.from({ length: 20_000 }, (_, i) => `"key${i}":"bundled value ${i}"`).join(',');
+  tree.write('web/bundle.min.js', `window.BUNDLED_TABLE={${entries}};\n`);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+  assert.equal(indexed.isError, undefined, text(indexed));
+  const found = await client.callTool({ name: 'fault_search_code', arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 } });
+  assert.equal(found.isError, undefined, text(found));
+  const { results } = found.structuredContent as { results: Array<{ path: string; start_line: number; end_line: number; code: string }> };
+  const hit = results.find((result) => result.path.endsWith('bundle.min.js'));
+  assert.ok(hit, JSON.stringify(results.map((result) => result.path)));
+  assert.equal(hit.start_line, 1);
+  assert.ok(hit.code.length < MAX_HIT_CODE_CHARS + 200, `code is ${hit.code.length} characters`);
+  assert.ok(hit.code.startsWith('window.BUNDLED_TABLE={"key0":'));
+  assert.match(hit.code, /\n… \(\d+ more characters not shown; read line 1 of the file\)$/);
+  assert.ok(text(found).length < 3 * (MAX_HIT_CODE_CHARS + 400), `the text is ${text(found).length} characters`);
 });
