@@ -43,6 +43,10 @@ test('an index that finds no file says why in its text as well as in its note', 
   assert.equal(files, 0);
   assert.match(note, /^no source file in the selected languages \(ruby\) to index in /);
   assert.equal(text(indexed), `done\n\nnote: ${note}`);
+  // Searching it right after does not contradict the index run that just answered.
+  const search = await client.callTool({ name: 'fault_search_code', arguments: { query: 'config', source_dir: tree.dir } });
+  assert.equal(search.isError, true);
+  assert.match(text(search), /an index run that finds no source file leaves no index \(its note says why\)$/);
 });
 
 test('index with progress, then search: text and structured content', async (t) => {

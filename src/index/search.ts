@@ -74,7 +74,11 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   if (targets.length === 0) {
     const where =
       options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed (nor a directory containing it)` : 'no source tree has been indexed';
-    throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
+    // An index run that finds no source file writes no index: say so, or a user who just indexed reads a contradiction.
+    throw new IndexError(
+      `${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`); ` +
+        'an index run that finds no source file leaves no index (its note says why)',
+    );
   }
 
   const terms = queryTerms(query);
