@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkOpenSlo, checkSloth, toOpenSlo, toSloth } from '../src/llm/slo-formats.js';
 import type { Slo } from '../src/llm/slo.js';
+import { checkPromQL } from '../src/llm/promql.js';
 
 const AVAILABILITY = {
   type: 'availability',
@@ -68,4 +69,15 @@ test('a latency threshold is given in the unit of the histogram the quantile rea
   // A metric whose name says no unit keeps the SLO's.
   const unnamed = 'histogram_quantile(0.99, sum(rate(checkout_latency_bucket[5m])) by (le))';
   assert.equal(value({ ...LATENCY_P99, sli: { ...LATENCY_P99.sli, prometheus: unnamed } }), 350);
+});
+
+test('a subquery keeps its step when its range becomes {{.window}} (a range on a function call does not parse)', () => {
+  const prometheus = '1 - avg_over_time((sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])))[30m:1m])';
+  const { spec } = toSloth([{ ...AVAILABILITY, type: 'error', sli: { ...AVAILABILITY.sli, prometheus } }], 'shop');
+  assert.equal(
+    spec.slos[0]!.sli.raw.error_ratio_query,
+    '1 - avg_over_time((sum(rate(http_requests_total{code=~"5.."}[{{.window}}])) / sum(rate(http_requests_total[{{.window}}])))[{{.window}}:1m])',
+  );
+  // Templated as Sloth does, the query is PromQL that parses.
+  assert.equal(checkPromQL(spec.slos[0]!.sli.raw.error_ratio_query.replaceAll('{{.window}}', '5m')), undefined);
 });

@@ -21,7 +21,8 @@ export type SloFormat = (typeof SLO_FORMATS)[number];
 const RFC1123 = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const SLOTH_NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/;
 const SHORTHAND = /^[1-9]\d*[mhdwMQY]$/;
-const RANGE_SELECTOR = /\[\s*\d+(?:ms|[smhdwy])(?:\d+(?:ms|[smhdwy]))*\s*(?::\s*\d*(?:ms|[smhdwy])?)?\s*\]/g;
+/** A range `[5m]`, or a subquery's `[30m:1m]` (its step captured: `rate(x[5m])[{{.window}}]` would not parse). */
+const RANGE_SELECTOR = /\[\s*\d+(?:ms|[smhdwy])(?:\d+(?:ms|[smhdwy]))*\s*(:\s*\d*(?:ms|[smhdwy])?)?\s*\]/g;
 
 export interface OpenSloDocument {
   apiVersion: 'openslo/v1';
@@ -125,7 +126,9 @@ export function toSloth(slos: Slo[], service: string): SlothResult {
       skipped.push(`"${slo.title}": its objective is ${slo.objective}, and Sloth needs one above 0`);
       continue;
     }
-    const windowed = slo.sli.prometheus.replace(RANGE_SELECTOR, '[{{.window}}]');
+    const windowed = slo.sli.prometheus.replace(RANGE_SELECTOR, (_range, step: string | undefined) =>
+      step === undefined ? '[{{.window}}]' : `[{{.window}}${step.replace(/\s+/g, '')}]`,
+    );
     if (!windowed.includes('{{.window}}')) {
       skipped.push(`"${slo.title}": its PromQL has no range selector to carry {{.window}}`);
       continue;
