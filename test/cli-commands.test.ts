@@ -60,7 +60,7 @@ test('index then search: the function named by the query comes first', async () 
   assert.deepEqual(Object.keys(stats), [
     'files', 'changed', 'unchanged', 'empty', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
   ]);
-  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable', 'directories']);
+  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable', 'directories', 'symlinks']);
 
   const searched = await run(['search', 'parse config file', '--dir', tree, '--json', '--limit', '3']);
   assert.equal(searched.code, 0, searched.stderr);

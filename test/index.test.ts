@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { closeReaders } from '../src/index/sqlite-store.js';
 import { join } from 'node:path';
 import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
@@ -34,7 +35,7 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.lang, 'all');
   assert.equal(stats.files, 5, 'config.py, keep.gen.py, server.go, rateLimiter.ts, build.kt');
   assert.equal(stats.changed, 5);
-  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'] });
+  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'], symlinks: [] });
   assert.equal(stats.skipped, 3, 'two files and the node_modules directory');
   assert.equal(stats.embedded, stats.chunks);
   assert.match(stats.store, /^local index .*hashed-v1-512\.sqlite$/);
@@ -276,6 +277,27 @@ test('unreadable files and directories are listed as skipped, not indexed, and d
   assert.equal(stats.files, 5);
 });
 
+
+test('symbolic links are not followed, and the ones to a directory or a source file are listed as skipped', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  const outside = mkdtempSync(join(tmpdir(), 'faultline-outside-'));
+  t.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(join(outside, 'elsewhere.py'), 'def outside_the_tree():\n    return 1\n');
+  symlinkSync(join(tree.dir, 'app', 'config.py'), join(tree.dir, 'app', 'config_link.py'));
+  symlinkSync(join(outside, 'elsewhere.py'), join(tree.dir, 'escape.py'));
+  symlinkSync(outside, join(tree.dir, 'shared'));
+  symlinkSync(tree.dir, join(tree.dir, 'app', 'loop'));
+  symlinkSync(join(tree.dir, 'gone.py'), join(tree.dir, 'broken.py'));
+  symlinkSync(join(tree.dir, 'README.md'), join(tree.dir, 'notes.txt'));
+  symlinkSync(outside, join(tree.dir, 'ignored', 'inside_ignored'));
+  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  // Not the link named like no source file (notes.txt), nor the one under an ignored directory.
+  assert.deepEqual(stats.skippedFiles.symlinks, ['app/config_link.py', 'app/loop/', 'broken.py', 'escape.py', 'shared/']);
+  assert.equal(stats.skipped, 3 + 5);
+  assert.equal(stats.files, 5, 'nothing behind a link was indexed');
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
+});
 
 test('in a git checkout: the .gitignore files above the tree apply, and .gitignore decides about build output', async (t) => {
   const tree = scratchTree();

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
 import { registerSearchTools } from '../src/tools/search.js';
+import { MAX_HIT_CODE_CHARS } from '../src/index/search.js';
 import { lintTool } from './helpers/schema-lint.js';
 import { connectInMemory, connectTools } from './helpers/mcp.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
@@ -42,6 +43,10 @@ test('an index that finds no file says why in its text as well as in its note', 
   assert.equal(files, 0);
   assert.match(note, /^no source file in the selected languages \(ruby\) to index in /);
   assert.equal(text(indexed), `done\n\nnote: ${note}`);
+  // Searching it right after does not contradict the index run that just answered.
+  const search = await client.callTool({ name: 'fault_search_code', arguments: { query: 'config', source_dir: tree.dir } });
+  assert.equal(search.isError, true);
+  assert.match(text(search), /an index run that finds no source file leaves no index \(its note says why\)$/);
 });
 
 test('index with progress, then search: text and structured content', async (t) => {
@@ -58,7 +63,7 @@ test('index with progress, then search: text and structured content', async (t) 
   const stats = indexed.structuredContent as Record<string, unknown>;
   assert.equal(stats.files, 5);
   assert.equal(stats.skipped, 3);
-  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'] });
+  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'], symlinks: [] });
   assert.match(String(stats.store), /^local index /);
   assert.ok(progress.length >= 5, `progress notifications: ${progress.join(',')}`);
   assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
@@ -193,4 +198,26 @@ test('other calls are answered while a large tree is being indexed', async (t) =
   assert.equal(indexed.isError, undefined, text(indexed));
   assert.equal((indexed.structuredContent as { files: number }).files, 300);
   assert.ok(answeredDuring >= 3, `only ${answeredDuring} calls were answered while indexing`);
+});
+
+test('a hit on a line the chunker cannot cut (a minified bundle) shows at most MAX_HIT_CODE_CHARS of it, and says where the rest is', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  // 600 KB on one line: one chunk the size of the line.
+  const entries = Array.from({ length: 20_000 }, (_, i) => `"key${i}":"bundled value ${i}"`).join(',');
+  tree.write('web/bundle.min.js', `window.BUNDLED_TABLE={${entries}};\n`);
+  const { client, close } = await connect(tree);
+  t.after(close);
+  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+  assert.equal(indexed.isError, undefined, text(indexed));
+  const found = await client.callTool({ name: 'fault_search_code', arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 } });
+  assert.equal(found.isError, undefined, text(found));
+  const { results } = found.structuredContent as { results: Array<{ path: string; start_line: number; end_line: number; code: string }> };
+  const hit = results.find((result) => result.path.endsWith('bundle.min.js'));
+  assert.ok(hit, JSON.stringify(results.map((result) => result.path)));
+  assert.equal(hit.start_line, 1);
+  assert.ok(hit.code.length < MAX_HIT_CODE_CHARS + 200, `code is ${hit.code.length} characters`);
+  assert.ok(hit.code.startsWith('window.BUNDLED_TABLE={"key0":'));
+  assert.match(hit.code, /\n… \(\d+ more characters not shown; read line 1 of the file\)$/);
+  assert.ok(text(found).length < 3 * (MAX_HIT_CODE_CHARS + 400), `the text is ${text(found).length} characters`);
 });

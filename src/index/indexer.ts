@@ -74,7 +74,7 @@ export interface IndexStats {
   embedded: number;
   /** Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or for their name). */
   skipped: number;
-  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[]; directories: string[] };
+  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[]; directories: string[]; symlinks: string[] };
   /** Files whose chunks were removed because they are gone or no longer indexable. */
   removed: number;
   seconds: number;
@@ -99,6 +99,7 @@ export function indexStatsJson(stats: IndexStats) {
       binary: stats.skippedFiles.binary,
       unreadable: stats.skippedFiles.unreadable,
       directories: stats.skippedFiles.directories,
+      symlinks: stats.skippedFiles.symlinks,
     },
     removed: stats.removed,
     seconds: stats.seconds,
@@ -151,6 +152,7 @@ async function indexInto(
     binary: [] as string[],
     unreadable: [...walked.unreadable],
     directories: walked.skippedDirectories,
+    symlinks: walked.symlinks,
   };
   const present = new Set<string>();
   const batch = new EmbeddingBatch(embedder, store, options.signal);
@@ -213,7 +215,12 @@ async function indexInto(
     empty,
     chunks: await store.count(),
     embedded: batch.embedded,
-    skipped: skippedFiles.tooLarge.length + skippedFiles.binary.length + skippedFiles.unreadable.length + skippedFiles.directories.length,
+    skipped:
+      skippedFiles.tooLarge.length +
+      skippedFiles.binary.length +
+      skippedFiles.unreadable.length +
+      skippedFiles.directories.length +
+      skippedFiles.symlinks.length,
     skippedFiles,
     removed,
     seconds: Math.round(performance.now() - started) / 1000,

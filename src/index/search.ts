@@ -52,7 +52,7 @@ export interface SearchHit {
   language: string;
   /** The fused rank score (fusion.ts): higher is better; above 1 for an exact match of the symbol's name. */
   score: number;
-  /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines). */
+  /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines), cut at MAX_HIT_CODE_CHARS. */
   code: string;
 }
 
@@ -74,7 +74,11 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   if (targets.length === 0) {
     const where =
       options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed (nor a directory containing it)` : 'no source tree has been indexed';
-    throw new IndexError(`${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`)`);
+    // An index run that finds no source file writes no index: say so, or a user who just indexed reads a contradiction.
+    throw new IndexError(
+      `${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`); ` +
+        'an index run that finds no source file leaves no index (its note says why)',
+    );
   }
 
   const terms = queryTerms(query);
@@ -98,11 +102,29 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
         kind: chunk.kind,
         language: chunk.language,
         score,
-        code: chunk.text,
+        code: shownCode(chunk),
       });
     }
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/**
+ * The most characters of a chunk a hit shows. The chunker keeps chunks near 2,000 characters by
+ * cutting between statements and lines, but a line it cannot cut (a minified bundle, a data
+ * literal on one line) stays whole, up to the 1 MB file limit: ten such hits would send the model
+ * megabytes. The rest is named, with the lines to read.
+ */
+export const MAX_HIT_CODE_CHARS = 8_000;
+
+function shownCode(chunk: { text: string; startLine: number; endLine: number }): string {
+  const { text } = chunk;
+  if (text.length <= MAX_HIT_CODE_CHARS) return text;
+  // Not inside a UTF-16 surrogate pair.
+  let end = MAX_HIT_CODE_CHARS;
+  if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
+  const lines = chunk.startLine === chunk.endLine ? `line ${chunk.startLine}` : `lines ${chunk.startLine}-${chunk.endLine}`;
+  return `${text.slice(0, end)}\n… (${text.length - end} more characters not shown; read ${lines} of the file)`;
 }
 
 /** An index to search, whole or only under some of its directories (relative, '/'-separated). */

@@ -3,8 +3,10 @@
  *
  * Skipped without being counted: what git ignores (every .gitignore from the top of the enclosing
  * git checkout down, plus .git/info/exclude), dependency directories (node_modules, vendor, …),
- * hidden directories, symlinks (they could leave the tree or loop), and files the language
- * selection does not take. Listed as skipped (skippedDirectories): directories left out for
+ * hidden directories, and files the language selection does not take. Not followed but listed
+ * (symlinks): symbolic links to a directory or to a file the selection takes — they could leave
+ * the tree or loop, and a user whose sources sit behind one must learn why they are missing.
+ * Listed as skipped (skippedDirectories): directories left out for
  * their name (dependencies, and build output outside a checkout). Build output (dist, build, target, …) is what .gitignore says in a git
  * checkout, where a tracked directory of that name is source (Go's go/build); outside one, those
  * names are skipped. Counted as skipped: files over the size limit, and directories that cannot
@@ -86,6 +88,8 @@ export interface WalkResult {
   tooLarge: string[];
   /** Directories that could not be listed (permissions), with a trailing slash. */
   unreadable: string[];
+  /** Symbolic links not followed: to a directory (with a trailing slash), or named like a selected source file. */
+  symlinks: string[];
   /**
    * What git's ignore rules left out, counted so that an index that finds nothing can say why:
    * files the selection would take, and directories not entered (their files are not counted).
@@ -112,7 +116,7 @@ export async function walkSourceTree(
   signal?: AbortSignal,
   limits: IndexLimits = DEFAULT_INDEX_LIMITS,
 ): Promise<WalkResult> {
-  const result: WalkResult = { files: [], skippedDirectories: [], tooLarge: [], unreadable: [], ignored: { files: 0, directories: 0 } };
+  const result: WalkResult = { files: [], skippedDirectories: [], tooLarge: [], unreadable: [], symlinks: [], ignored: { files: 0, directories: 0 } };
   const checkout = await enclosingCheckout(root);
   const prefix = checkout === undefined ? '' : relative(checkout, root).split(sep).join('/');
   const skippedNames = checkout === undefined ? new Set([...DEPENDENCY_DIRECTORIES, ...BUILD_DIRECTORIES]) : DEPENDENCY_DIRECTORIES;
@@ -122,6 +126,7 @@ export async function walkSourceTree(
   result.tooLarge.sort();
   result.skippedDirectories.sort();
   result.unreadable.sort();
+  result.symlinks.sort();
   return result;
 }
 
@@ -162,6 +167,7 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
     return;
   }
   const files: Array<Omit<WalkedFile, 'size'>> = [];
+  const links: string[] = [];
   for (const entry of entries) {
     const path = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
     if (entry.isDirectory()) {
@@ -180,8 +186,19 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
       if (!language) continue;
       if (isIgnored(ignores, inCheckout(path), false)) result.ignored.files++;
       else files.push({ path, absolutePath: join(absoluteDir, entry.name), language });
+    } else if (entry.isSymbolicLink() && !entry.name.startsWith('.')) {
+      links.push(path);
     }
   }
+  // What a link points to decides whether it is worth saying (stat follows it; a broken link is
+  // said when its name is a source file's).
+  const targets = await Promise.all(links.map((path) => stat(join(root, path)).then((info) => info.isDirectory(), () => false)));
+  links.forEach((path, index) => {
+    const toDirectory = targets[index]!;
+    if (!toDirectory && !walk.selection.languageOf(path.slice(path.lastIndexOf('/') + 1))) return;
+    if (isIgnored(ignores, inCheckout(path), toDirectory)) return;
+    result.symlinks.push(toDirectory ? `${path}/` : path);
+  });
   // The sizes of a directory's files at once: stat calls are independent I/O.
   const sizes = await Promise.all(files.map((file) => stat(file.absolutePath).then((info) => info.size, () => undefined)));
   files.forEach((file, index) => {

@@ -3,6 +3,8 @@
  * `kind` lets callers (tools, the indexer) react without parsing messages; the message is written
  * for the person reading the tool result: what failed, and what came back when something did.
  */
+import { OperationalError } from '../errors.js';
+
 export type LlmErrorKind =
   /** No provider configured (the message names the env var or flag to set). */
   | 'not_configured'
@@ -17,7 +19,9 @@ export type LlmErrorKind =
   /** Embeddings came back with a dimension other than the expected one. */
   | 'dimension_mismatch';
 
-export class LlmError extends Error {
+// Operational: a provider that is down, misconfigured or answering badly is expected, not a bug
+// (the tools' generic failure path logs it as a warning, without a stack trace).
+export class LlmError extends OperationalError {
   override readonly name = 'LlmError';
   constructor(
     readonly kind: LlmErrorKind,

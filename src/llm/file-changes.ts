@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { LanguageInfo } from '../code/index.js';
 import { lenientNumber, lenientStringList, lenientText } from './lenient.js';
-import { unifiedDiff } from './patch.js';
+import { inConventionsOf, unifiedDiff } from './patch.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, LlmProvider } from './provider.js';
 import { newSyntaxErrors } from './syntax-check.js';
@@ -51,12 +51,15 @@ export async function proposeFileChanges(provider: LlmProvider, input: FileChang
     signal: options.signal,
     check: language ? (value) => newSyntaxErrors(input.source, value.new, language) : undefined,
   });
+  // The file's own line ends and final newline: the model's LF text against a CRLF file would
+  // otherwise be a diff of every line.
+  const proposed = inConventionsOf(input.source, proposal.new);
   return {
     score: proposal.score,
     explanation: proposal.explanation,
     old: input.source,
-    new: proposal.new,
+    new: proposed,
     dependencies: proposal.dependencies,
-    diff: unifiedDiff(input.path, input.path, input.source, proposal.new),
+    diff: unifiedDiff(input.path, input.path, input.source, proposed),
   };
 }

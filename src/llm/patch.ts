@@ -14,6 +14,22 @@ export function unifiedDiff(oldName: string, newName: string, before: string, af
 }
 
 /**
+ * The model's version of a text written in the text's own conventions: CRLF line ends when most
+ * of its lines end so, and no final newline when it has none. Models answer in LF and end with a
+ * newline whatever they were shown, so without this a diff against a CRLF file rewrites every
+ * line, and a diff against a text without a final newline does not apply to it (`git apply` and
+ * `patch` need the "\ No newline at end of file" marker that only a true comparison produces).
+ */
+export function inConventionsOf(original: string, proposed: string): string {
+  let text = proposed;
+  const lineEnds = original.split('\n').length - 1;
+  const crlfEnds = original.split('\r\n').length - 1;
+  if (crlfEnds > 0 && crlfEnds * 2 > lineEnds) text = text.replace(/\r?\n/g, '\r\n');
+  if (original !== '' && !original.endsWith('\n')) text = text.replace(/\r?\n$/, '');
+  return text;
+}
+
+/**
  * True when the text reads as a diff: it has a hunk header (`@@`), a `---`/`+++` file header
  * pair, or only lines that start with ' ', '+' or '-', some of them '+' or '-' (a diff whose
  * headers the model left out).

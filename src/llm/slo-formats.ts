@@ -2,7 +2,8 @@
  * Validated SLOs (slo.ts) in the formats teams keep them in:
  * - OpenSLO `openslo/v1` `SLO` documents (agent-chaos-anchors §6), one per SLO, with an inline
  *   SLI: a SLO whose PromQL is a quantile (histogram_quantile, quantile_over_time) is a
- *   `thresholdMetric` objective (`op: lte`, `value` = threshold in the SLO's unit); any other is a
+ *   `thresholdMetric` objective (`op: lte`, `value` = threshold in the metric's unit: seconds for a
+ *   `_seconds` histogram); any other is a
  *   raw `ratioMetric` over its PromQL, rawType `failure` for an error SLO, else `success`;
  *   a rolling `timeWindow`, `budgetingMethod: Occurrences`, `target` = objective / 100.
  * - a Sloth `prometheus/v1` spec (§7): each availability or error SLO with an error-ratio query
@@ -20,7 +21,8 @@ export type SloFormat = (typeof SLO_FORMATS)[number];
 const RFC1123 = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const SLOTH_NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/;
 const SHORTHAND = /^[1-9]\d*[mhdwMQY]$/;
-const RANGE_SELECTOR = /\[\s*\d+(?:ms|[smhdwy])(?:\d+(?:ms|[smhdwy]))*\s*(?::\s*\d*(?:ms|[smhdwy])?)?\s*\]/g;
+/** A range `[5m]`, or a subquery's `[30m:1m]` (its step captured: `rate(x[5m])[{{.window}}]` would not parse). */
+const RANGE_SELECTOR = /\[\s*\d+(?:ms|[smhdwy])(?:\d+(?:ms|[smhdwy]))*\s*(:\s*\d*(?:ms|[smhdwy])?)?\s*\]/g;
 
 export interface OpenSloDocument {
   apiVersion: 'openslo/v1';
@@ -40,8 +42,8 @@ export function toOpenSlo(slos: Slo[], service: string): OpenSloDocument[] {
         ? { thresholdMetric: source }
         : { ratioMetric: { counter: false, raw: source, rawType: slo.type === 'error' ? 'failure' : 'success' } },
     };
-    const objective: Record<string, unknown> = { displayName: slo.title, target: round(slo.objective / 100) };
-    if (latency) Object.assign(objective, { op: 'lte', value: slo.threshold });
+    const objective: Record<string, unknown> = { displayName: slo.title, target: targetOf(slo.objective) };
+    if (latency) Object.assign(objective, { op: 'lte', value: thresholdInMetricUnit(slo) });
     return {
       apiVersion: 'openslo/v1',
       kind: 'SLO',
@@ -119,7 +121,14 @@ export function toSloth(slos: Slo[], service: string): SlothResult {
       skipped.push(`"${slo.title}": its PromQL is a quantile, not the ratio Sloth needs`);
       continue;
     }
-    const windowed = slo.sli.prometheus.replace(RANGE_SELECTOR, '[{{.window}}]');
+    // The fault shape allows 0; Sloth's objective is in (0, 100].
+    if (!(slo.objective > 0)) {
+      skipped.push(`"${slo.title}": its objective is ${slo.objective}, and Sloth needs one above 0`);
+      continue;
+    }
+    const windowed = slo.sli.prometheus.replace(RANGE_SELECTOR, (_range, step: string | undefined) =>
+      step === undefined ? '[{{.window}}]' : `[{{.window}}${step.replace(/\s+/g, '')}]`,
+    );
     if (!windowed.includes('{{.window}}')) {
       skipped.push(`"${slo.title}": its PromQL has no range selector to carry {{.window}}`);
       continue;
@@ -172,7 +181,9 @@ function rfc1123(text: string): string {
 }
 
 function uniqueName(text: string, used: Set<string>): string {
-  const base = rfc1123(text).slice(0, 58).replace(/-+$/, '') || 'slo';
+  const slug = rfc1123(text).slice(0, 58).replace(/-+$/, '') || 'slo';
+  // Sloth's names have at least two characters (its pattern has a first and a last one).
+  const base = slug.length < 2 ? `slo-${slug}` : slug;
   let name = base;
   for (let n = 2; used.has(name); n++) name = `${base}-${n}`;
   used.add(name);
@@ -181,6 +192,30 @@ function uniqueName(text: string, used: Set<string>): string {
 
 function toPascal(name: string): string {
   return name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('') || 'Slo';
+}
+
+/** objective (a percentage below 100) as OpenSLO's target in [0, 1), never rounded up to 1. */
+function targetOf(objective: number): number {
+  const target = round(objective / 100);
+  return target < 1 ? target : objective / 100;
+}
+
+/**
+ * The latency threshold in the unit of the metric the quantile reads, which is what a threshold
+ * objective's `value` is compared with: Prometheus histograms are in seconds by convention
+ * (`…_seconds_bucket`), some in milliseconds; an SLO of "350 ms" over a `_seconds` histogram is
+ * 0.35. A query naming neither keeps the SLO's own unit.
+ */
+export function thresholdInMetricUnit(slo: Pick<Slo, 'threshold' | 'unit' | 'sli'>): number {
+  const query = slo.sli.prometheus;
+  const metricUnit = /_seconds(?:_bucket|_sum|_count)?\b/.test(query)
+    ? 's'
+    : /_(?:milliseconds|ms)(?:_bucket|_sum|_count)?\b/.test(query)
+      ? 'ms'
+      : undefined;
+  if (slo.unit === 'ms' && metricUnit === 's') return round(slo.threshold / 1000);
+  if (slo.unit === 's' && metricUnit === 'ms') return round(slo.threshold * 1000);
+  return slo.threshold;
 }
 
 function round(value: number): number {

@@ -12,7 +12,7 @@
 import { LlmError, excerpt } from './errors.js';
 import { extractFencedBlocks } from './fences.js';
 import { stripReasoning } from './extract-json.js';
-import { applyModelPatch, looksLikePatch, unifiedDiff } from './patch.js';
+import { applyModelPatch, inConventionsOf, looksLikePatch, unifiedDiff } from './patch.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, ChatMessage, LlmProvider } from './provider.js';
 import type { ReviewAspect } from './score.js';
@@ -71,7 +71,7 @@ async function suggest(provider: LlmProvider, input: SuggestInput, signal: Abort
   });
 
   const first = await provider.text(messages, { signal });
-  const firstTry = await interpret(snippet, first, input.language);
+  const firstTry = await interpret(input.snippet, first, input.language);
   if (firstTry.ok) return firstTry.suggestion;
 
   const repair: ChatMessage[] = [
@@ -85,7 +85,7 @@ async function suggest(provider: LlmProvider, input: SuggestInput, signal: Abort
     },
   ];
   const second = await provider.text(repair, { signal });
-  const secondTry = await interpret(snippet, second, input.language);
+  const secondTry = await interpret(input.snippet, second, input.language);
   if (secondTry.ok) return secondTry.suggestion;
   const reason = `${firstTry.reason}; asked again: ${secondTry.reason}`;
   const shown = firstTry.diff !== '' ? firstTry.diff : secondTry.diff;
@@ -101,7 +101,13 @@ async function suggest(provider: LlmProvider, input: SuggestInput, signal: Abort
 /** A failure's `diff` is what the model proposed, as a diff; '' when it proposed no code at all. */
 type Interpretation = { ok: true; suggestion: Suggestion } | { ok: false; reason: string; diff: string };
 
-async function interpret(snippet: string, reply: string, language: LanguageInfo | undefined): Promise<Interpretation> {
+/**
+ * `original` is the snippet as the caller sent it: the diff returned applies to exactly that text
+ * (its line ends, its missing final newline). The model saw it with a final newline, so its diff
+ * is applied to that form.
+ */
+async function interpret(original: string, reply: string, language: LanguageInfo | undefined): Promise<Interpretation> {
+  const snippet = withFinalNewline(original);
   const text = stripReasoning(reply).trim();
   // Only an explicit empty block means "no change"; an empty reply (no choices, null content, only
   // <think>…</think>) is a failed reply, never a successful empty diff.
@@ -129,7 +135,7 @@ async function interpret(snippet: string, reply: string, language: LanguageInfo 
     return { ok: false, reason: 'the reply is neither a unified diff nor a fenced code block', diff: '' };
   }
 
-  const diff = unifiedDiff('a/snippet', 'b/snippet', snippet, improved);
+  const diff = unifiedDiff('a/snippet', 'b/snippet', original, inConventionsOf(original, improved));
   const problem = language
     ? ((await newSyntaxErrors(snippet, improved, language)) ?? (await lostFunction(snippet, improved, language)))
     : undefined;
