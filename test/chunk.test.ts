@@ -149,3 +149,24 @@ test('top-level code between definitions forms one chunk per run, each exactly t
   );
 });
 
+
+test('each part of a split class skeleton names the source lines it stands for, not the whole class', async () => {
+  // 60 fields and 30 methods: the skeleton (bodies collapsed) is over the budget and is cut.
+  const fields = Array.from({ length: 60 }, (_, i) => `  private readonly field_${i}: Map<string, number> = new Map();`);
+  const methods = Array.from({ length: 30 }, (_, i) => `  method_${i}(value: number): number {\n    const doubled = value * 2;\n    return doubled + ${i};\n  }`);
+  const source = `import { x } from './x';\n\nexport class Big {\n${[...fields.slice(0, 30), ...methods, ...fields.slice(30)].join('\n')}\n}\n`;
+  const parts = (await chunkSource(source, { path: 'big.ts', language: typescript })).filter((chunk) => chunk.symbol.startsWith('Big#part'));
+  assert.ok(parts.length >= 2, `${parts.length} parts`);
+  const sourceLines = source.split('\n');
+  assert.equal(parts[0]!.startLine, 3, 'the first part starts at the class');
+  assert.equal(parts.at(-1)!.endLine, sourceLines.length - 1, 'the last part ends at its closing brace');
+  for (const [index, part] of parts.entries()) {
+    if (index > 0) assert.ok(part.startLine > parts[index - 1]!.endLine, `${part.symbol} starts after the part before it ends`);
+    const claimed = sourceLines.slice(part.startLine - 1, part.endLine);
+    // Every line of the part's text is one of the lines it claims (a collapsed method shows its first line).
+    for (const line of part.text.split('\n')) {
+      const shown = line.replace(' { … }', ' {');
+      assert.ok(claimed.includes(shown), `${part.symbol} ${part.startLine}-${part.endLine} shows ${JSON.stringify(line)}`);
+    }
+  }
+});

@@ -151,27 +151,48 @@ function skeletonPieces(definition: Definition, all: readonly Definition[], line
       other.startOffset >= definition.startOffset &&
       other.endOffset <= definition.endOffset,
   );
-  let text = '';
+  // The skeleton by lines, each with the source lines it stands for: a line with a collapsed body
+  // joins the body's first and last lines, so every part of a split skeleton can say its lines.
+  const skeleton: Array<{ text: string; from: number; to: number }> = [];
+  let line = { text: '', from: lines.lineAt(definition.startOffset), to: lines.lineAt(definition.startOffset) };
+  const copy = (start: number, end: number): void => {
+    for (let at = start; ; ) {
+      const newline = source.indexOf('\n', at);
+      if (newline === -1 || newline >= end) {
+        line.text += source.slice(at, end);
+        if (end > at) line.to = lines.lineAt(end - 1);
+        return;
+      }
+      line.text += source.slice(at, newline);
+      skeleton.push(line);
+      at = newline + 1;
+      line = { text: '', from: lines.lineAt(at), to: lines.lineAt(at) };
+    }
+  };
   let at = definition.startOffset;
   for (const member of inner) {
     const body = member.body!;
     // Bodies of functions nested in an already collapsed one are gone with it.
     if (body.startOffset < at) continue;
-    text += source.slice(at, body.startOffset) + collapsed(source.slice(body.startOffset, body.endOffset));
+    copy(at, body.startOffset);
+    line.text += collapsed(source.slice(body.startOffset, body.endOffset));
+    line.to = lines.lineAt(Math.max(body.startOffset, body.endOffset - 1));
     at = body.endOffset;
   }
-  text += source.slice(at, definition.endOffset);
+  copy(at, definition.endOffset);
+  skeleton.push(line);
+  const text = skeleton.map((entry) => entry.text).join('\n');
 
   const { qualifiedName: symbol, kind, startLine, endLine } = definition;
   if (text.length <= maxChars) return [{ symbol, kind, startLine, endLine, text }];
-  // An oversized skeleton (a type with many fields) is cut between its lines; each part keeps
-  // the type's line range, since a collapsed text has no line numbers of its own.
-  const entries = text.split('\n').map((line, index) => ({ line: index, text: line }));
+  // An oversized skeleton (a type with many fields) is cut between its lines; each part names
+  // the source lines its skeleton lines stand for.
+  const entries = skeleton.map((entry, index) => ({ line: index, text: entry.text }));
   return packLines(entries, maxChars).map((group, index) => ({
     symbol: `${symbol}#part${index + 1}`,
     kind,
-    startLine,
-    endLine,
+    startLine: skeleton[group[0]!.line]!.from,
+    endLine: skeleton[group[group.length - 1]!.line]!.to,
     text: group.map((entry) => entry.text).join('\n'),
   }));
 }
@@ -260,6 +281,18 @@ class Lines {
 
   get count(): number {
     return this.starts.length;
+  }
+
+  /** The 1-based line the character at `offset` is on. */
+  lineAt(offset: number): number {
+    let low = 0;
+    let high = this.starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
   }
 
   /** Lines `from`..`to` without the terminator of the last (a blank last line stays, as ''). */
