@@ -53,8 +53,15 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
-    .addOption(new Option('--call-timeout <ms>', 'bound on each request, in milliseconds').argParser(positiveInteger).default(5000))
-    .addOption(new Option('--timeout <ms>', 'bound on the whole probe run, in milliseconds').argParser(positiveInteger).default(120_000))
+    .addOption(new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(
+      new Option(
+        '--timeout <ms>',
+        'bound on the whole run, stopping the server included, in milliseconds: at the bound requests in flight are abandoned, the server (and what it started) is stopped within 0.25 s more, and the leaves not probed yet are reported untested',
+      )
+        .argParser(positiveInteger)
+        .default(120_000),
+    )
     .addOption(new Option('--json <file>', 'write the report (a run record for `faultline coverage`) as JSON to FILE'))
     .addOption(new Option('--registry <file>', 'use this taxonomy JSON instead of the shipped one'))
     .addOption(new Option('--quiet', 'print the verdict and leaf lines only, not the exchanges'))
