@@ -154,6 +154,59 @@ test('an upstream that goes away mid-run: the calls it could not take count as u
   }
 });
 
+test('an upstream that goes away and comes back: the report says when it failed and when it recovered, and counts both kinds of call', async () => {
+  const s = await setup({ faults: [] }, { json: true });
+  const port = Number(new URL(s.target.url).port);
+  let again: TargetHttp | undefined;
+  let later: Client | undefined;
+  const base = s.proxy.url.replace(/\/mcp$/, '');
+  const metrics = async (): Promise<Slis> => (await (await fetch(`${base}/metrics`)).json()) as Slis;
+  try {
+    assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
+    await s.target.close();
+    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    const down = await metrics();
+    assert.equal(down.upstream_failure?.recovered_at, undefined);
+    assert.match(renderReport(down), /still unreachable at the end/);
+
+    // The server comes back on the same address; an agent reconnects (its old session died with the server).
+    again = await startTargetHttp({ json: true, port });
+    later = new Client({ name: 'toolplane-http-test', version: '0' });
+    await later.connect(new StreamableHTTPClientTransport(new URL(s.proxy.url)));
+    for (const word of ['d', 'e']) assert.equal(text(await later.callTool({ name: 'echo', arguments: { text: word } })), word);
+    const up = await metrics();
+    assert.equal(up.calls, 5);
+    assert.equal(up.availability, 0.6); // a, d, e answered; b, c found no server
+    const failure = up.upstream_failure!;
+    assert.equal(failure.kind, 'unreachable');
+    assert.equal(failure.attempts_before, 1);
+    assert.equal(failure.unanswered, 2, 'the calls that found no upstream');
+    assert.equal(failure.reached, 2, 'the calls that reached it after it recovered');
+    assert.equal(failure.outage_count, 1);
+    assert.ok(failure.recovered_at !== undefined && failure.recovered_at >= failure.at, JSON.stringify(failure));
+    assert.deepEqual(failure.outages, [{ from: failure.at, to: failure.recovered_at, error: failure.error, unanswered: 2 }]);
+    const report = renderReport(up);
+    assert.match(report, /\*\*The upstream server could not be reached\*\* from \S+ to \S+ \(.*ECONNREFUSED.*\), first after 1 tool-call attempt; 2 attempts found no server/);
+    assert.match(report, /\*\*It recovered\*\* at \S+: 2 tool-call attempts reached it after its first failure\./);
+    assert.doesNotMatch(report, /still unreachable/);
+
+    // It goes away a second time: a second outage, still going on at the end.
+    await again.close();
+    await assert.rejects(later.callTool({ name: 'echo', arguments: { text: 'f' } }), /could not be reached/);
+    const twice = (await metrics()).upstream_failure!;
+    assert.equal(twice.outage_count, 2);
+    assert.equal(twice.recovered_at, undefined);
+    assert.equal(twice.unanswered, 3);
+    assert.equal(twice.outages?.[1]?.unanswered, 1);
+    assert.match(renderReport(await metrics()), /could not be reached\*\* 2 times: from \S+ to \S+; from \S+ \(last error: .*\).* It was still unreachable at the end \(2 tool-call attempts reached it between outages\)\./);
+  } finally {
+    await s.client.close();
+    await later?.close().catch(() => undefined);
+    await s.proxy.close();
+    await again?.close().catch(() => undefined);
+  }
+});
+
 test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
   const target = await startTargetHttp({ json: true });
   const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));

@@ -54,11 +54,21 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
   /** Upstream requests whose connection failed: the upstream's failure, not the proxy's own. */
   const upstreamErrors = new WeakSet<object>();
-  const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
-    sendWith(agent, url, method, headers, body, signal, options.lookup).catch((error: unknown) => {
-      if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
-      throw error;
-    });
+  /**
+   * One request upstream. An answer (any status) says the upstream is there — it ends an outage,
+   * and the `toolCalls` tool calls it carried reached it; a connection failure is the upstream's.
+   */
+  const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal, toolCalls = 0): Promise<IncomingMessage> =>
+    sendWith(agent, url, method, headers, body, signal, options.lookup).then(
+      (reply) => {
+        plane.upstreamReached(toolCalls);
+        return reply;
+      },
+      (error: unknown) => {
+        if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
+        throw error;
+      },
+    );
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -158,7 +168,8 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     }
     let reply: IncomingMessage;
     try {
-      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+      const toolCalls = forwarded.filter((m) => m.method === 'tools/call' && m.id !== undefined && m.id !== null).length;
+      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal, toolCalls);
     } catch (error) {
       if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
       // The upstream is down (refused, reset): its failure, not the proxy's. The calls sent
