@@ -210,7 +210,7 @@ export function addScenarioLimitOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-non-loopback-bind',
-        'let proxy mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (off: a fault relay open to the network is a decision, not a default)',
+        'let listeners bind addresses other than 127.0.0.1/::1, e.g. 0.0.0.0: proxy mappings, and with mcp --transport http its --host (which then needs --token too); off: a listener open to the network is a decision, not a default',
       ),
     )
     .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))

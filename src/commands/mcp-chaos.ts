@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolplane/session.js';
-import { isLoopbackAddress } from '../target-policy.js';
+import { bindRefusal } from '../target-policy.js';
 import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
@@ -68,9 +68,9 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
     runCommand(async () => {
       const host = flags.host ?? '127.0.0.1';
-      if (flags.allowNonLoopbackBind !== true && !isLoopbackAddress(host)) {
-        throw new UsageError(`--host ${host}: the proxy listens only on loopback (127.0.0.1, ::1) unless --allow-non-loopback-bind is given; ${host} is not loopback`);
-      }
+      // A relay, not an API of faultline's own: the upstream's own authentication (forwarded) applies.
+      const exposed = bindRefusal(host, { argument: `--host ${host}`, what: 'the proxy', allowNonLoopbackBind: flags.allowNonLoopbackBind === true });
+      if (exposed) throw new UsageError(exposed);
       // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
       // and cloud metadata addresses never, checked now and again at every connect.
       const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
