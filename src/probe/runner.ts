@@ -359,6 +359,14 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       }
     }
 
+    // Tools whose outputSchema the probe may not check (not callable): their output leaves apply
+    // but stay unexercised unless a callable tool's output is checked (a check makes them pass).
+    const uncheckedOutputs = report.tools.skipped.filter((name) => initialTools.some((tool) => tool.name === name && tool.outputSchema !== undefined));
+    if (uncheckedOutputs.length > 0 && callable.length > 0) {
+      const why = `${uncheckedOutputs.length === 1 ? `${uncheckedOutputs[0]} declares` : `${uncheckedOutputs.length} tools declare`} an outputSchema but ${uncheckedOutputs.length === 1 ? 'is' : 'are'} not annotated readOnlyHint, so ${uncheckedOutputs.length === 1 ? 'its' : 'their'} output was not checked (allow_writes calls ${uncheckedOutputs.length === 1 ? 'it' : 'them'})`;
+      for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) ledger.note(leaf, why, 'untested');
+    }
+
     if (on('CONFIG')) await capabilityChecks(main, capabilities);
     if (on('PROVIDER')) providerChecks(initialTools);
     if (on('SECURITY')) descriptionChecks(initialTools);
