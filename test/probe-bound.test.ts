@@ -118,3 +118,15 @@ test('runProbe over HTTP: at the bound its requests to a hanging server are cut,
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('an HTTP server that is not there: the error names the refused connection, at once', async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  await new Promise((resolve) => server.close(resolve)); // the port is free again: nothing listens
+  const bound = 20_000;
+  const started = Date.now();
+  const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), { cases: 1, seed: 1, allowWrites: false, callTimeoutMs: 5000, overallTimeoutMs: bound });
+  assert.match(report.error ?? '', new RegExp(`could not initialize the server: no connection to ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)`));
+  assert.ok((Date.now() - started) / bound < 0.5, 'a refused connection is not waited out');
+});

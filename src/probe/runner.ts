@@ -317,14 +317,18 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         report.error = `could not start the command: ${startError}`;
         return;
       }
+      // An HTTP request that failed on the connection (refused, reset) says so in the transcript.
+      const connectionError = [...main.transcript].reverse().find((line) => line.dir === '!' && line.text.startsWith('HTTP request failed: '))?.text.slice(21);
       const why =
         init.status === 401 || init.status === 403
           ? `it answered HTTP ${init.status} (a token is needed: pass token)`
           : init.timedOut
             ? 'no answer'
-            : init.closed
-              ? `it exited or closed the connection${init.status ? ` (HTTP ${init.status})` : ''}`
-              : JSON.stringify(init.message?.error ?? init.message);
+            : init.closed && target.kind === 'http' && connectionError !== undefined
+              ? `no connection to ${target.url} (${connectionError})`
+              : init.closed
+                ? `it exited or closed the connection${init.status ? ` (HTTP ${init.status})` : ''}`
+                : JSON.stringify(init.message?.error ?? init.message);
       report.error = `could not initialize the server: ${why}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }
