@@ -207,6 +207,52 @@ test('an upstream that goes away and comes back: the report says when it failed 
   }
 });
 
+for (const form of ['sse', 'json'] as const) {
+  test(`an upstream that drops the connection mid-answer (${form}): the call counts as found no server, not as a proxy internal error`, async () => {
+    const { createServer } = await import('node:http');
+    const upstream = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const message = JSON.parse(body) as { id?: number; method?: string };
+        if (message.method === 'initialize') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'dropper', version: '1' } } }));
+        } else if (message.method === 'tools/call') {
+          // Starts the answer, then the connection goes.
+          res.writeHead(200, { 'content-type': form === 'sse' ? 'text/event-stream' : 'application/json' });
+          res.write(form === 'sse' ? ': starting\n\n' : '{"jsonrpc":"2.0",');
+          setTimeout(() => req.socket.destroy(), 30);
+        } else res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const plane = new ToolPlane(validatePlan({}));
+    const proxy = await startHttpProxy({ plane, upstream: `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}/mcp` });
+    try {
+      const post = (message: unknown): Promise<Response> =>
+        fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
+      assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })).status, 200);
+      const reply = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+      const body = await reply.text().catch(() => '');
+      if (form === 'json') {
+        assert.equal(reply.status, 502);
+        assert.match(body, /dropped the connection mid-answer/);
+      }
+      const metrics = (await (await fetch(proxy.url.replace(/\/mcp$/, '/metrics'))).json()) as Slis;
+      assert.equal(metrics.calls, 1, 'recorded at once, not left pending');
+      assert.equal(metrics.availability, 0);
+      assert.equal(metrics.internal_errors, 0, 'the upstream\'s failure, not the proxy\'s');
+      assert.equal(metrics.upstream_failure?.kind, 'unreachable');
+      assert.equal(metrics.upstream_failure?.unanswered, 1);
+      assert.match(metrics.upstream_failure?.error ?? '', /dropped mid-answer/);
+    } finally {
+      await proxy.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+}
+
 test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
   const target = await startTargetHttp({ json: true });
   const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));
