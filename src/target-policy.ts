@@ -9,7 +9,8 @@
  *   slip a metadata address in after the argument check.
  * - A listener binds loopback unless non-loopback binds are allowed (`--allow-non-loopback-bind`):
  *   fault bound 0.0.0.0 by default, which exposes a fault-injecting relay to the whole network;
- *   here that takes an explicit decision by the person running the server.
+ *   here that takes an explicit decision by the person running the server. One rule for every
+ *   listener (bindRefusal); an API that controls faultline needs its token beyond loopback too.
  * - Listen ports below 1024 are refused (privileged; 0 asks for an ephemeral one), and a scenario
  *   or proxy takes at most MAX_PROXY_MAPPINGS mappings.
  */
@@ -80,9 +81,43 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 export function isLoopbackAddress(address: string): boolean {
-  if (address.toLowerCase() === 'localhost') return true;
-  const ip = normalise(address);
+  const bare = address.replace(/^\[(.*)\]$/, '$1'); // [::1] as a URL writes it
+  if (bare.toLowerCase() === 'localhost') return true;
+  const ip = normalise(bare);
   return ip !== undefined && LOOPBACK_RANGES.check(ip.address, ip.type);
+}
+
+/** What a listener's bind is checked against (bindRefusal). */
+export interface BindRule {
+  /** The argument that named the address, as messages quote it: `--host 0.0.0.0`, `proxies[0] ("…")`. */
+  argument: string;
+  /** What would listen: 'the proxy', 'the admin API', 'the MCP HTTP server'. */
+  what: string;
+  allowNonLoopbackBind: boolean;
+  /** A control or MCP HTTP API, which drives faultline itself: beyond loopback it needs its token too. */
+  token?: { value: string | undefined; flag: string };
+  /** The opt-in is the flag of the server an agent talks to (a tool's argument), not of this command line. */
+  serverFlag?: boolean;
+}
+
+/**
+ * Why binding `host` is refused, or undefined when it may: the one rule for every listener
+ * faultline opens (the MCP HTTP transport, `faultline proxy` mappings and its admin API, the
+ * scenario proxies, `mcp-chaos proxy http`). Loopback always; any other address only with
+ * --allow-non-loopback-bind, an explicit decision by the person running faultline; and an API
+ * that controls faultline (its MCP tools, the fault admin API) also needs its token there.
+ */
+export function bindRefusal(host: string, rule: BindRule): string | undefined {
+  if (isLoopbackAddress(host)) return undefined;
+  const optIn = rule.serverFlag ? 'unless the server runs with --allow-non-loopback-bind' : 'unless --allow-non-loopback-bind is given';
+  if (!rule.allowNonLoopbackBind) {
+    const andToken = rule.token ? ` (and then ${rule.token.flag} as well)` : '';
+    return `${rule.argument}: ${rule.what} listens only on loopback (127.0.0.1, ::1) ${optIn}${andToken}; ${host} is not loopback`;
+  }
+  if (rule.token && !rule.token.value) {
+    return `${rule.argument}: ${rule.what} on ${host}, beyond loopback, needs a token as well: ${rule.token.flag}`;
+  }
+  return undefined;
 }
 
 /** Why `address` (an IP) may not be dialled under `policy`; undefined when it may. */
@@ -135,11 +170,9 @@ export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPo
     const name = `${what}[${index}] (${JSON.stringify(mapping.text)})`;
     const portRefusal = listenPortRefusal(mapping.listenPort);
     if (portRefusal !== undefined) throw new ToolInputError(`${name}: local ${portRefusal}`);
-    if (policy.allowNonLoopbackBind !== true && !isLoopbackAddress(mapping.listenHost)) {
-      throw new ToolInputError(
-        `${name}: the proxy listens only on loopback (127.0.0.1, ::1) unless the server runs with --allow-non-loopback-bind; ${mapping.listenHost} is not loopback`,
-      );
-    }
+    // A flag (--proxy) is this command line's; a tool argument's opt-in is the server's flag.
+    const bind = bindRefusal(mapping.listenHost, { argument: name, what: 'the proxy', allowNonLoopbackBind: policy.allowNonLoopbackBind === true, serverFlag: !what.startsWith('--') });
+    if (bind !== undefined) throw new ToolInputError(bind);
     if (isIP(mapping.remoteHost) !== 0) {
       const refusal = addressRefusal(mapping.remoteHost, policy.allowRemoteTargets);
       if (refusal) throw new ToolInputError(`${name}: remote ${refusal}`);

@@ -48,7 +48,9 @@ const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mention
   { args: ['agent', 'tool', '--llm-embed-model-dim', '-3'], mentions: [/--llm-embed-model-dim/, /positive integer/] },
   { args: ['--log-level', 'loud', 'mcp'], mentions: [/--log-level/, /trace/] },
   { args: ['agent', 'tool'], env: { FAULT_AGENT_CLIENT: 'bad' }, mentions: [/FAULT_AGENT_CLIENT/, /open-router/] },
-  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'], mentions: [/--token/] },
+  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'], mentions: [/--allow-non-loopback-bind/, /--token/] },
+  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--token', 't'], mentions: [/--host 0.0.0.0: .*--allow-non-loopback-bind/] },
+  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--allow-non-loopback-bind'], mentions: [/--host 0.0.0.0: .*needs a token .*--token/] },
   { args: ['mcp', '--port', '9000'], mentions: [/--port applies to --transport http only/] },
   { args: ['mcp'], env: { FAULTLINE_ALLOW_REMOTE_TARGETS: 'maybe' }, mentions: [/FAULTLINE_ALLOW_REMOTE_TARGETS=maybe/] },
 ];

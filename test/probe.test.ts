@@ -257,3 +257,14 @@ test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken r
   broken.injections.toolplane!.latency = ['FAULT-TOOL-MISSING'];
   assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);
 });
+
+test('a tool with an outputSchema the probe may not call leaves the output leaves untested, with why, not n/a', async () => {
+  const report = await probe('writable-output', ['SCHEMA']);
+  const status = (id: string) => report.leaves.find((l) => l.id === id)!;
+  assert.deepEqual(report.tools.skipped, ['read_thing', 'delete_everything']);
+  for (const id of ['FAULT-SCHEMA-OUTPUT-MISMATCH', 'FAULT-SCHEMA-MISSING-STRUCTURED']) {
+    assert.equal(status(id).status, 'untested', id);
+    assert.match(status(id).note ?? '', /read_thing declares an outputSchema but is not annotated readOnlyHint/, id);
+  }
+  assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+});

@@ -154,6 +154,105 @@ test('an upstream that goes away mid-run: the calls it could not take count as u
   }
 });
 
+test('an upstream that goes away and comes back: the report says when it failed and when it recovered, and counts both kinds of call', async () => {
+  const s = await setup({ faults: [] }, { json: true });
+  const port = Number(new URL(s.target.url).port);
+  let again: TargetHttp | undefined;
+  let later: Client | undefined;
+  const base = s.proxy.url.replace(/\/mcp$/, '');
+  const metrics = async (): Promise<Slis> => (await (await fetch(`${base}/metrics`)).json()) as Slis;
+  try {
+    assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
+    await s.target.close();
+    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    const down = await metrics();
+    assert.equal(down.upstream_failure?.recovered_at, undefined);
+    assert.match(renderReport(down), /still unreachable at the end/);
+
+    // The server comes back on the same address; an agent reconnects (its old session died with the server).
+    again = await startTargetHttp({ json: true, port });
+    later = new Client({ name: 'toolplane-http-test', version: '0' });
+    await later.connect(new StreamableHTTPClientTransport(new URL(s.proxy.url)));
+    for (const word of ['d', 'e']) assert.equal(text(await later.callTool({ name: 'echo', arguments: { text: word } })), word);
+    const up = await metrics();
+    assert.equal(up.calls, 5);
+    assert.equal(up.availability, 0.6); // a, d, e answered; b, c found no server
+    const failure = up.upstream_failure!;
+    assert.equal(failure.kind, 'unreachable');
+    assert.equal(failure.attempts_before, 1);
+    assert.equal(failure.unanswered, 2, 'the calls that found no upstream');
+    assert.equal(failure.reached, 2, 'the calls that reached it after it recovered');
+    assert.equal(failure.outage_count, 1);
+    assert.ok(failure.recovered_at !== undefined && failure.recovered_at >= failure.at, JSON.stringify(failure));
+    assert.deepEqual(failure.outages, [{ from: failure.at, to: failure.recovered_at, error: failure.error, unanswered: 2 }]);
+    const report = renderReport(up);
+    assert.match(report, /\*\*The upstream server could not be reached\*\* from \S+ to \S+ \(.*ECONNREFUSED.*\), first after 1 tool-call attempt; 2 attempts found no server/);
+    assert.match(report, /\*\*It recovered\*\* at \S+: 2 tool-call attempts reached it after its first failure\./);
+    assert.doesNotMatch(report, /still unreachable/);
+
+    // It goes away a second time: a second outage, still going on at the end.
+    await again.close();
+    await assert.rejects(later.callTool({ name: 'echo', arguments: { text: 'f' } }), /could not be reached/);
+    const twice = (await metrics()).upstream_failure!;
+    assert.equal(twice.outage_count, 2);
+    assert.equal(twice.recovered_at, undefined);
+    assert.equal(twice.unanswered, 3);
+    assert.equal(twice.outages?.[1]?.unanswered, 1);
+    assert.match(renderReport(await metrics()), /could not be reached\*\* 2 times: from \S+ to \S+; from \S+ \(last error: .*\).* It was still unreachable at the end \(2 tool-call attempts reached it between outages\)\./);
+  } finally {
+    await s.client.close();
+    await later?.close().catch(() => undefined);
+    await s.proxy.close();
+    await again?.close().catch(() => undefined);
+  }
+});
+
+for (const form of ['sse', 'json'] as const) {
+  test(`an upstream that drops the connection mid-answer (${form}): the call counts as found no server, not as a proxy internal error`, async () => {
+    const { createServer } = await import('node:http');
+    const upstream = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const message = JSON.parse(body) as { id?: number; method?: string };
+        if (message.method === 'initialize') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'dropper', version: '1' } } }));
+        } else if (message.method === 'tools/call') {
+          // Starts the answer, then the connection goes.
+          res.writeHead(200, { 'content-type': form === 'sse' ? 'text/event-stream' : 'application/json' });
+          res.write(form === 'sse' ? ': starting\n\n' : '{"jsonrpc":"2.0",');
+          setTimeout(() => req.socket.destroy(), 30);
+        } else res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const plane = new ToolPlane(validatePlan({}));
+    const proxy = await startHttpProxy({ plane, upstream: `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}/mcp` });
+    try {
+      const post = (message: unknown): Promise<Response> =>
+        fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
+      assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })).status, 200);
+      const reply = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+      const body = await reply.text().catch(() => '');
+      if (form === 'json') {
+        assert.equal(reply.status, 502);
+        assert.match(body, /dropped the connection mid-answer/);
+      }
+      const metrics = (await (await fetch(proxy.url.replace(/\/mcp$/, '/metrics'))).json()) as Slis;
+      assert.equal(metrics.calls, 1, 'recorded at once, not left pending');
+      assert.equal(metrics.availability, 0);
+      assert.equal(metrics.internal_errors, 0, 'the upstream\'s failure, not the proxy\'s');
+      assert.equal(metrics.upstream_failure?.kind, 'unreachable');
+      assert.equal(metrics.upstream_failure?.unanswered, 1);
+      assert.match(metrics.upstream_failure?.error ?? '', /dropped mid-answer/);
+    } finally {
+      await proxy.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+}
+
 test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
   const target = await startTargetHttp({ json: true });
   const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));

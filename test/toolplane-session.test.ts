@@ -58,3 +58,29 @@ test('a mutation that changes nothing the client receives is neither injected no
   assert.deepEqual(plane.slis().injected, { partial_result: 1 });
   session.close();
 });
+
+test('a call answered by the proxy counts only the faults that acted: not the mutations it never reached, nor the errors that lost', async () => {
+  const plane = new ToolPlane(
+    validatePlan({
+      faults: [
+        { type: 'latency', added_ms: 1 },
+        { type: 'schema_drift' },
+        { type: 'error_injection', rate: 1, tools: ['x'] },
+        { type: 'rate_limit', tools: ['x'] },
+      ],
+    }),
+  );
+  const session = plane.session();
+  const sent: JsonRpcMessage[] = [];
+  const received: JsonRpcMessage[] = [];
+  await session.fromClient({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }, (m) => sent.push(m), (m) => received.push(m));
+  assert.equal(sent.length, 0, 'answered by the proxy');
+  assert.deepEqual(received[0]!.result, { content: [{ type: 'text', text: 'injected error' }], isError: true });
+  // A call that reaches the server gets the delay and the drift, which both act.
+  const answer = { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } };
+  await session.fromClient({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'y', arguments: {} } }, (m) => void session.fromServer({ jsonrpc: '2.0', id: m.id!, result: answer }, () => undefined), () => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(plane.records.map((r) => [r.tool, r.fault]), [['x', 'latency+error_injection'], ['y', 'latency+schema_drift']]);
+  assert.deepEqual(plane.slis().injected, { latency: 2, error_injection: 1, schema_drift: 1 });
+  session.close();
+});

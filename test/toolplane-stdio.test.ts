@@ -4,8 +4,8 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -263,6 +263,51 @@ test('retries are counted apart; blind retries of a destructive tool and runaway
   assert.equal(metrics.tasks, 2);
   assert.equal(metrics.blast_radius, 0.5);
   assert.deepEqual(metrics.verdicts, [{ tool: 'delete_record', fault: 'error_injection', failures: 1, stopped: 0, retried: 0, runaway: 1, blind_retries: 3 }]);
+});
+
+test('--json writes a run record that faultline coverage counts: the faults the run injected, mapped to taxonomy leaves', async () => {
+  const record = join(dir, 'runs', 'plan.json');
+  mkdirSync(join(dir, 'runs'), { recursive: true });
+  const p = await proxied({ seed: 1, faults: [{ type: 'schema_drift', tools: ['get_items'] }, { type: 'latency', tools: ['echo'], added_ms: 10 }, { type: 'rate_limit', tools: ['nothing_called'] }] }, ['--json', record]);
+  try {
+    await assert.rejects(p.client.callTool({ name: 'get_items', arguments: { count: 3 } }), /output schema|structured content/i);
+    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
+  } finally {
+    await p.close();
+  }
+  assert.ok(await waitFor(() => existsSync(record) && /runaway|TCSR/.test(p.stderr())), p.stderr());
+  const written = JSON.parse(readFileSync(record, 'utf8'));
+  assert.equal(written.format, 'faultline-run-record');
+  assert.equal(written.version, 1);
+  assert.equal(written.kind, 'toolplane');
+  assert.match(written.name, /^mcp-chaos proxy stdio .*mcp-target\.js stdio$/);
+  assert.deepEqual(written.injected, ['latency', 'schema_drift'], 'only the faults that fired (rate_limit never did)');
+  assert.equal(written.slis.calls, 2);
+  assert.deepEqual(written.slis.injected, { latency: 1, schema_drift: 1 });
+  writeFileSync(join(dir, 'suite.yaml'), 'version: 1\nruns:\n  - { name: chaos-plan, kind: toolplane, record: runs/plan.json }\n');
+  const coverage = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'], { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout))),
+  );
+  const report = JSON.parse(coverage) as { runs: Array<{ ran: boolean; problem?: string }>; leaves: Array<{ id: string; by: Array<{ run: string; status: string }> }> };
+  assert.deepEqual(report.runs.map((r) => [r.ran, r.problem]), [[true, undefined]]);
+  const by = (id: string): string[] => report.leaves.find((l) => l.id === id)!.by.map((b) => `${b.run}: ${b.status}`);
+  assert.deepEqual(by('FAULT-SCHEMA-OUTPUT-MISMATCH'), ['chaos-plan: injected schema_drift']);
+  assert.deepEqual(by('FAULT-TOOL-HANG'), ['chaos-plan: injected latency']);
+  assert.deepEqual(by('FAULT-TOOL-PROTOCOL-ERROR'), [], 'rate_limit was planned but never injected');
+});
+
+test('an output file that cannot be written is refused before the server starts, naming the flag', async () => {
+  const planFile = join(dir, 'empty-plan.json');
+  writeFileSync(planFile, '{}');
+  for (const flag of ['--json', '--metrics', '--report', '--journal']) {
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, flag, join(dir, 'no-such-dir', 'out'), '--', process.execPath, targetPath, 'stdio'], { timeout: 30_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    );
+    assert.equal(result.code, 2, `${flag}: ${result.stderr}`);
+    assert.match(result.stderr, new RegExp(`${flag} .*no-such-dir.*cannot be written`));
+  }
 });
 
 /** A raw JSON-RPC conversation with the proxy in front of a server that answers malformed results. */

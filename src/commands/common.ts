@@ -3,7 +3,9 @@
  * message naming the accepted values, and the Command subclass that turns every usage error into
  * one line on stderr and exit code 2 (nothing on stdout).
  */
+import { access, constants as fsConstants, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
 import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
@@ -208,7 +210,7 @@ export function addScenarioLimitOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-non-loopback-bind',
-        'let proxy mappings listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (off: a fault relay open to the network is a decision, not a default)',
+        'let listeners bind addresses other than 127.0.0.1/::1, e.g. 0.0.0.0: proxy mappings, and with mcp --transport http its --host (which then needs --token too); off: a listener open to the network is a decision, not a default',
       ),
     )
     .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
@@ -320,5 +322,18 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
     const usage = error instanceof UsageError || error instanceof ToolInputError;
     process.stderr.write(`faultline: ${messageOf(error)}\n`);
     process.exitCode = error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
+  }
+}
+
+/** Refuses an output file that cannot be written: its directory missing or read-only, or a directory itself. */
+export async function checkWritable(flag: string, file: string): Promise<void> {
+  const path = resolve(file);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file}: is a directory; give a file path`);
+  try {
+    await access(existing ? path : dirname(path), fsConstants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : code ?? 'not writable'})`);
   }
 }

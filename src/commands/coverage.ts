@@ -30,7 +30,10 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
     .description(
       'Reads a suite file (YAML: version, agents, runs of kind probe|toolplane|network|scenario, each with its run record) ' +
         'and reports per fault family covered / partial / uncovered / n/a, per leaf which run exercised it, and the percentage ' +
-        'of applicable leaves exercised. Computed from the run records of what actually ran. --no-suite prints the taxonomy.',
+        'of applicable leaves exercised. Computed from the run records of what actually ran: `faultline probe --json FILE` ' +
+        'writes one (kind probe), so does `faultline mcp-chaos proxy stdio|http --json FILE` (kind toolplane: the faults it ' +
+        'injected); no command writes network or scenario records yet (one written by other tooling in the same format counts). ' +
+        '--no-suite prints the taxonomy.',
     )
     .argument('[suite]', 'the suite YAML file')
     .addOption(new Option('--probe <name>', 'count only this run of the suite (repeatable)').argParser(collect as never))
@@ -43,6 +46,7 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
       `
 Examples:
   faultline probe --json runs/probe.json -- node server.js
+  faultline mcp-chaos proxy stdio --plan plan.yaml --json runs/plan.json -- node server.js
   faultline coverage faultline-suite.yaml --threshold 60 --format md
   faultline coverage --no-suite`,
     )

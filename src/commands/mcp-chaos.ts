@@ -5,12 +5,13 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolplane/session.js';
-import { isLoopbackAddress } from '../target-policy.js';
-import { httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import { bindRefusal } from '../target-policy.js';
+import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
   plan?: string;
   journal?: string;
+  json?: string;
   metrics?: string;
   report?: string;
   strict?: boolean;
@@ -41,7 +42,7 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .action((command: string[], flags: PlaneFlags) =>
     runCommand(async () => {
       const { runStdioProxy } = await import('../toolplane/stdio-proxy.js');
-      const plane = await makePlane(flags);
+      const plane = await makePlane(flags, `mcp-chaos proxy stdio ${command.join(' ')}`);
       const result = await withInterrupt((signal) =>
         runStdioProxy({ command: command[0]!, args: command.slice(1), plane: plane.plane, input: process.stdin, output: process.stdout, signal }),
       );
@@ -67,9 +68,9 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
     runCommand(async () => {
       const host = flags.host ?? '127.0.0.1';
-      if (flags.allowNonLoopbackBind !== true && !isLoopbackAddress(host)) {
-        throw new UsageError(`--host ${host}: the proxy listens only on loopback (127.0.0.1, ::1) unless --allow-non-loopback-bind is given; ${host} is not loopback`);
-      }
+      // A relay, not an API of faultline's own: the upstream's own authentication (forwarded) applies.
+      const exposed = bindRefusal(host, { argument: `--host ${host}`, what: 'the proxy', allowNonLoopbackBind: flags.allowNonLoopbackBind === true });
+      if (exposed) throw new UsageError(exposed);
       // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
       // and cloud metadata addresses never, checked now and again at every connect.
       const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
@@ -78,7 +79,7 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
         import('../target-policy.js'),
       ]);
       await checkLoadTarget(flags.upstream, true, '--upstream');
-      const plane = await makePlane(flags);
+      const plane = await makePlane(flags, `mcp-chaos proxy http ${flags.upstream}`);
       const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host, port: flags.port ?? 8900, lookup: targetLookup(true) });
       process.stderr.write(`mcp-chaos proxy listening on ${server.url} → ${flags.upstream}\n`);
       await withInterrupt((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
@@ -120,18 +121,25 @@ function addPlaneFlags(command: Command): Command {
   return command
     .option('--plan <file>', 'fault plan, YAML or JSON (mcp-chaos format plus faultline faults; default: no faults)')
     .option('--journal <file>', 'append one JSON line per tool call to FILE')
+    .option('--json <file>', 'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolplane, the faults injected), the SLIs under "slis"')
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
     .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
     .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger);
 }
 
-async function makePlane(flags: PlaneFlags): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+  const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
   const { ToolPlane } = await import('../toolplane/session.js');
   const { parsePlanText, EMPTY_PLAN } = await import('../toolplane/plan.js');
   const { renderReport } = await import('../toolplane/metrics.js');
+  const { toolplaneRunRecord } = await import('../toolplane/run-record.js');
+  // Refused now, not after a run of hours whose results then have nowhere to go.
+  for (const [flag, file] of [['--journal', flags.journal], ['--json', flags.json], ['--metrics', flags.metrics], ['--report', flags.report]] as const) {
+    if (file !== undefined) await checkWritable(flag, file);
+  }
   let plan = EMPTY_PLAN;
   if (flags.plan !== undefined) {
     let text: string;
@@ -155,6 +163,7 @@ async function makePlane(flags: PlaneFlags): Promise<{ plane: ToolPlane; finish(
       const slis = plane.slis();
       const report = renderReport(slis);
       if (flags.metrics) await writeFile(flags.metrics, JSON.stringify(slis, null, 2) + '\n');
+      if (flags.json) await writeFile(flags.json, JSON.stringify(toolplaneRunRecord(slis, name, startedAt), null, 2) + '\n');
       if (flags.report) await writeFile(flags.report, report);
       out.write(report);
     },

@@ -9,6 +9,7 @@ import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../errors.js';
 import { whenNotMeasuring } from '../measuring.js';
+import { bindRefusal } from '../target-policy.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -120,11 +121,15 @@ function warmUpCodeWhenIdle(config: Config, log: Logger): void {
 async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
-  if (!isLoopback(options.host) && options.token === undefined) {
-    throw new UsageError(
-      `--host ${options.host} exposes the tools beyond this machine; set --token (or FAULTLINE_TOKEN) as well, or bind 127.0.0.1`,
-    );
-  }
+  // The one bind rule (src/target-policy.ts): beyond loopback only with --allow-non-loopback-bind,
+  // and this API, which runs faultline's tools, needs its token there too.
+  const exposed = bindRefusal(options.host, {
+    argument: `--host ${options.host}`,
+    what: 'the MCP HTTP server',
+    allowNonLoopbackBind: options.allowNonLoopbackBind === true,
+    token: { value: options.token, flag: '--token T (or FAULTLINE_TOKEN)' },
+  });
+  if (exposed) throw new UsageError(exposed);
   // Loaded only for HTTP: the SDK's HTTP transport brings a web framework stdio never needs.
   const { serveHttp } = await import('../transports/http.js');
   let server;
@@ -156,8 +161,4 @@ function keepAlive(log: Logger, stop: (why: string) => Promise<void>): void {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection: %s', reason instanceof Error ? reason.stack : String(reason)));
   process.on('uncaughtException', (error) => log.error('uncaught exception: %s', error.stack ?? error.message));
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }

@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
+import { checkWritable, collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
@@ -53,8 +53,15 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
-    .addOption(new Option('--call-timeout <ms>', 'bound on each request, in milliseconds').argParser(positiveInteger).default(5000))
-    .addOption(new Option('--timeout <ms>', 'bound on the whole probe run, in milliseconds').argParser(positiveInteger).default(120_000))
+    .addOption(new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(
+      new Option(
+        '--timeout <ms>',
+        'bound on the whole run, stopping the server included, in milliseconds: at the bound requests in flight are abandoned, the server (and what it started) is stopped within 0.25 s more, and the leaves not probed yet are reported untested',
+      )
+        .argParser(positiveInteger)
+        .default(120_000),
+    )
     .addOption(new Option('--json <file>', 'write the report (a run record for `faultline coverage`) as JSON to FILE'))
     .addOption(new Option('--registry <file>', 'use this taxonomy JSON instead of the shipped one'))
     .addOption(new Option('--quiet', 'print the verdict and leaf lines only, not the exchanges'))
@@ -75,6 +82,7 @@ Examples:
         if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
         if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
         if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
+        if (options.json) await checkWritable('--json', options.json);
         const taxonomy = await loadTaxonomy(options.registry);
         const target = options.url
           ? { kind: 'http' as const, url: options.url, ...(options.token ? { token: options.token } : {}) }

@@ -17,7 +17,7 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
-import { isLoopbackAddress, listenPortRefusal } from '../target-policy.js';
+import { bindRefusal, listenPortRefusal } from '../target-policy.js';
 import { collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
@@ -192,10 +192,9 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     if (refusal) throw new UsageError(refusal);
     if (!options.adminToken) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
     admin = { ...parseListenAddress(options.admin), token: options.adminToken };
-    // The control plane binds like the mappings: loopback unless non-loopback binds are allowed.
-    if (options.allowNonLoopbackBind !== true && !isLoopbackAddress(admin.host)) {
-      throw new UsageError(`--admin ${options.admin}: the admin API listens only on loopback (127.0.0.1, ::1) unless --allow-non-loopback-bind is given; ${admin.host} is not loopback`);
-    }
+    // The control plane binds like every listener (src/target-policy.ts bindRefusal); its token is required everywhere.
+    const exposed = bindRefusal(admin.host, { argument: `--admin ${options.admin}`, what: 'the admin API', allowNonLoopbackBind: options.allowNonLoopbackBind === true, token: { value: admin.token, flag: '--admin-token T or FAULTLINE_ADMIN_TOKEN' } });
+    if (exposed) throw new UsageError(exposed);
   }
   const proxy = await startProxy({
     mappings: options.proxy,

@@ -8,13 +8,12 @@
  * never touched the measured traffic), 2 bad arguments, 1 any other failure — so a CI job can
  * gate on it and a run that tested nothing is never green.
  */
-import { access, constants, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
 import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
-import { addScenarioLimitOptions, collect, configFrom, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
@@ -265,15 +264,3 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
 }
 
-/** Refuses an output file that cannot be written: its directory missing or read-only, or a directory itself. */
-async function checkWritable(flag: string, file: string): Promise<void> {
-  const path = resolve(file);
-  const existing = await stat(path).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file}: is a directory; give a file path`);
-  try {
-    await access(existing ? path : dirname(path), constants.W_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : code ?? 'not writable'})`);
-  }
-}

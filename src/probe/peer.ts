@@ -6,6 +6,7 @@
  * well-behaved client never would: requests before initialize, malformed JSON, bad ids.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -32,6 +33,34 @@ export type HttpTarget = { kind: 'http'; url: string; token?: string };
 export type Target = StdioTarget | HttpTarget;
 
 export const PROBE_PROTOCOL_VERSION = '2025-06-18';
+
+/**
+ * The run the peer belongs to was stopped (its overall bound ran out, or its caller cancelled):
+ * every wait ends at once with this, rather than as a timeout a check would read as a finding.
+ */
+export class PeerStopped extends Error {
+  constructor(readonly why: unknown) {
+    super('the probe run was stopped');
+  }
+}
+
+export interface PeerOptions {
+  /** Aborting it ends every wait of the peer at once (PeerStopped) and cuts its HTTP requests. */
+  stop?: AbortSignal;
+}
+
+/**
+ * How long close() may take: until \`deadline\` (epoch ms) for the polite steps, and then at most
+ * STOP_GRACE_MS for SIGTERM before SIGKILL, so a run that ends at its bound overruns it by little.
+ */
+export interface CloseOptions {
+  deadline?: number;
+}
+
+/** After its time is up, a stdio server still gets this long between SIGTERM and SIGKILL. */
+export const STOP_GRACE_MS = 250;
+/** Without a deadline: the polite wait after closing stdin, then after SIGTERM. */
+const POLITE_GRACE_MS = 1500;
 const TRANSCRIPT_TEXT_LIMIT = 2000;
 const TRANSCRIPT_LINES_LIMIT = 20_000;
 
@@ -56,7 +85,8 @@ export interface Peer {
   stderrTail(): string;
   /** Why the target could not be started at all (stdio: the command could not be spawned). */
   startError(): string | undefined;
-  close(): Promise<void>;
+  /** Ends the session and reaps what it started, within options.deadline plus a short grace. */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /** initialize + notifications/initialized; returns the initialize reply. */
@@ -70,8 +100,13 @@ export async function handshake(peer: Peer, timeoutMs: number, protocolVersion =
   return reply;
 }
 
-export function openPeer(target: Target): Peer {
-  return target.kind === 'stdio' ? new StdioPeer(target) : new HttpPeer(target);
+export function openPeer(target: Target, options: PeerOptions = {}): Peer {
+  return target.kind === 'stdio' ? new StdioPeer(target, options.stop) : new HttpPeer(target, options.stop);
+}
+
+/** Milliseconds until \`deadline\`, capped at \`max\` (max itself without a deadline). */
+function until(deadline: number | undefined, max: number): number {
+  return deadline === undefined ? max : Math.max(0, Math.min(max, deadline - Date.now()));
 }
 
 abstract class BasePeer {
@@ -82,6 +117,13 @@ abstract class BasePeer {
   private readonly waiting = new Map<string, (message: JsonRpcMessage) => void>();
   private readonly unclaimed = new Map<string, JsonRpcMessage>();
   private readonly closeListeners = new Set<() => void>();
+
+  constructor(protected readonly stop: AbortSignal | undefined) {}
+
+  /** Throws PeerStopped when the run was stopped: nothing more is sent once it is. */
+  protected throwIfStopped(): void {
+    if (this.stop?.aborted) throw new PeerStopped(this.stop.reason);
+  }
 
   protected note(dir: TranscriptLine['dir'], text: string): void {
     if (this.transcript.length >= TRANSCRIPT_LINES_LIMIT) return;
@@ -116,17 +158,28 @@ abstract class BasePeer {
       this.unclaimed.delete(key);
       return Promise.resolve({ message: ready, timedOut: false, closed: false, status: status?.() });
     }
-    return new Promise((resolve) => {
-      const finish = (reply: Reply): void => {
+    if (this.stop?.aborted) return Promise.reject(new PeerStopped(this.stop.reason));
+    return new Promise((resolve, reject) => {
+      const settle = (): void => {
         clearTimeout(timer);
         this.waiting.delete(key);
         this.closeListeners.delete(onClose);
+        this.stop?.removeEventListener('abort', onStop);
+      };
+      const finish = (reply: Reply): void => {
+        settle();
         resolve({ ...reply, status: status?.() });
       };
       const onClose = (): void => finish({ timedOut: false, closed: true });
+      // Stopped runs end their waits now: a timeout here would read as the server's hang.
+      const onStop = (): void => {
+        settle();
+        reject(new PeerStopped(this.stop?.reason));
+      };
       const timer = setTimeout(() => finish({ timedOut: true, closed: false }), timeoutMs);
       this.waiting.set(key, (message) => finish({ message, timedOut: false, closed: false }));
       this.closeListeners.add(onClose);
+      this.stop?.addEventListener('abort', onStop, { once: true });
       if (!this.alive()) onClose();
     });
   }
@@ -140,8 +193,11 @@ class StdioPeer extends BasePeer implements Peer {
   private spawnError: string | undefined;
   private readonly exitedPromise: Promise<void>;
 
-  constructor(readonly target: StdioTarget) {
-    super();
+  constructor(
+    readonly target: StdioTarget,
+    stop?: AbortSignal,
+  ) {
+    super(stop);
     // Its own process group, so that close() also reaps what the command spawned (npx, sh -c …).
     this.child = spawn(target.command, target.args, {
       cwd: target.cwd,
@@ -154,7 +210,7 @@ class StdioPeer extends BasePeer implements Peer {
         if (this.exited) return;
         this.exited = true;
         this.note('!', why);
-        process.off('exit', this.killOnExit);
+        // The exit listener stays until close() has reaped the rest of the group.
         this.closedNow();
         resolve();
       };
@@ -177,16 +233,53 @@ class StdioPeer extends BasePeer implements Peer {
     });
   }
 
-  private readonly killOnExit = (): void => this.killGroup('SIGKILL');
+  private readonly killOnExit = (): void => {
+    this.killGroup('SIGKILL');
+  };
 
-  private killGroup(signal: NodeJS.Signals): void {
-    if (this.exited || this.child.pid === undefined) return;
-    try {
-      if (process.platform !== 'win32') process.kill(-this.child.pid, signal);
-      else this.child.kill(signal);
-    } catch {
-      this.child.kill(signal);
+  /**
+   * Signals the whole process group (the command and whatever it started): also after the
+   * command itself exited, since what it started may live on. Returns false when nothing of the
+   * group is left (signal 0 asks just that).
+   */
+  private killGroup(signal: NodeJS.Signals | 0): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined) return false;
+    if (process.platform === 'win32') {
+      if (this.exited) return false;
+      if (signal !== 0) this.child.kill(signal);
+      return true;
     }
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      if (this.exited) return false;
+      if (signal !== 0) this.child.kill(signal);
+      return true;
+    }
+  }
+
+  /**
+   * Whether anything of the group still runs. A member that exited but that init has not reaped
+   * yet (a zombie: signal 0 still reaches it) runs nothing and holds nothing: on Linux /proc tells
+   * them apart, since a slow-reaping init (containers) keeps zombies for a second or more.
+   */
+  private async groupAlive(): Promise<boolean> {
+    if (!this.exited) return true;
+    if (!this.killGroup(0)) return false;
+    return process.platform !== 'linux' || (await livingMembers(this.child.pid!)) > 0;
+  }
+
+  /** Waits until nothing of the group runs, or \`ms\` passed; true when nothing runs. */
+  private async groupGone(ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    await within(this.exitedPromise, ms);
+    while (await this.groupAlive()) {
+      if (Date.now() >= end) return false;
+      await sleep(Math.min(25, Math.max(1, end - Date.now())));
+    }
+    return true;
   }
 
   private line(text: string): void {
@@ -227,32 +320,73 @@ class StdioPeer extends BasePeer implements Peer {
     return this.spawnError;
   }
 
-  request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
+  async request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
+    this.throwIfStopped();
     this.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
     return this.waitFor(id, timeoutMs);
   }
 
   async notify(method: string, params?: unknown): Promise<void> {
+    this.throwIfStopped();
     this.write(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }));
   }
 
-  sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
+  async sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
+    this.throwIfStopped();
     this.write(text);
     return this.waitFor(awaitId, timeoutMs);
   }
 
-  /** End stdin (the polite way to stop a stdio server), then SIGTERM, then SIGKILL the group. */
-  async close(): Promise<void> {
-    if (this.exited) return;
-    this.child.stdin.end();
-    const wait = (ms: number): Promise<boolean> =>
-      Promise.race([this.exitedPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-    if (await wait(1500)) return;
-    this.killGroup('SIGTERM');
-    if (await wait(1500)) return;
-    this.killGroup('SIGKILL');
-    await wait(3000);
+  /**
+   * End stdin (the polite way to stop a stdio server), then SIGTERM, then SIGKILL the group —
+   * also when the command itself already exited, for what it started. The polite waits last
+   * until options.deadline at most; SIGTERM always gets STOP_GRACE_MS.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (this.reaped) return this.reaped;
+    this.reaped = this.reap(options.deadline).finally(() => process.off('exit', this.killOnExit));
+    return this.reaped;
   }
+
+  private reaped: Promise<void> | undefined;
+
+  private async reap(deadline: number | undefined): Promise<void> {
+    if (!this.exited) this.child.stdin.end();
+    if (await this.groupGone(until(deadline, POLITE_GRACE_MS))) return;
+    this.killGroup('SIGTERM');
+    if (await this.groupGone(Math.max(STOP_GRACE_MS, until(deadline, POLITE_GRACE_MS)))) return;
+    this.killGroup('SIGKILL');
+    await this.groupGone(3000);
+  }
+}
+
+/** Linux: how many processes of group \`pgid\` are not zombies (from /proc/PID/stat). */
+async function livingMembers(pgid: number): Promise<number> {
+  let entries: string[];
+  try {
+    entries = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 1; // no /proc to ask: assume something still runs
+  }
+  const stats = await Promise.all(entries.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')));
+  let living = 0;
+  for (const stat of stats) {
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so parse after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') living++;
+  }
+  return living;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits for \`promise\`, or \`ms\` at most; the timer goes either way. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 export interface RawHttpResponse {
@@ -272,6 +406,7 @@ export function postRaw(
   timeoutMs: number,
   onMessage?: (message: JsonRpcMessage) => void,
   method = 'POST',
+  signal?: AbortSignal,
 ): Promise<RawHttpResponse> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -290,9 +425,12 @@ export function postRaw(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       resolve({ status, headers: responseHeaders, messages, body: text.slice(0, 64_000), ...(connectionError ? { connectionError } : {}) });
     };
-    const req = send(target, { method, headers: finalHeaders }, (res) => {
+    // agent: false — a connection per request, closed with it: none is left in Node's global
+    // keep-alive pool after the run (the probe's sockets end with its requests).
+    const req = send(target, { method, headers: finalHeaders, agent: false }, (res) => {
       res.setEncoding('utf8');
       const sse = String(res.headers['content-type'] ?? '').includes('text/event-stream');
       let pending = '';
@@ -333,7 +471,14 @@ export function postRaw(
       req.destroy();
       finish(0, {});
     }, timeoutMs);
+    // A stopped run cuts its requests at once: the socket goes with them.
+    const onAbort = (): void => {
+      req.destroy();
+      finish(0, {}, 'stopped');
+    };
     req.on('error', (error: NodeJS.ErrnoException) => finish(0, {}, error.code ?? 'error'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
 }
@@ -345,8 +490,11 @@ class HttpPeer extends BasePeer implements Peer {
   private closed = false;
   private readonly inflight = new Set<Promise<unknown>>();
 
-  constructor(readonly target: HttpTarget) {
-    super();
+  constructor(
+    readonly target: HttpTarget,
+    stop?: AbortSignal,
+  ) {
+    super(stop);
   }
 
   alive(): boolean {
@@ -378,7 +526,7 @@ class HttpPeer extends BasePeer implements Peer {
         this.protocolVersion = String((message.result as { protocolVersion: unknown }).protocolVersion);
       }
       this.receive(message);
-    }).then((response) => {
+    }, 'POST', this.stop).then((response) => {
       const session = response.headers['mcp-session-id'];
       if (typeof session === 'string' && !this.session) this.session = session;
       this.lastStatus = response.status;
@@ -395,9 +543,12 @@ class HttpPeer extends BasePeer implements Peer {
   }
 
   async request(method: string, params: unknown, timeoutMs: number, id: number | string = this.nextId++): Promise<Reply> {
+    this.throwIfStopped();
     const text = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
     const answered = this.waitFor(id, timeoutMs, () => this.lastStatus);
+    answered.catch(() => undefined); // a stop rejects it; the race below or the return reports that
     const response = await Promise.race([this.post(text, timeoutMs), answered.then(() => undefined)]);
+    this.throwIfStopped();
     // The connection failed (refused, reset: the server went away) is not the same as no answer in time.
     if (response?.connectionError) return { timedOut: false, closed: true, status: 0 };
     if (response && response.status === 0) return { timedOut: true, closed: false, status: 0 };
@@ -409,25 +560,33 @@ class HttpPeer extends BasePeer implements Peer {
   }
 
   async notify(method: string, params?: unknown): Promise<void> {
+    this.throwIfStopped();
     await this.post(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), 5000);
+    this.throwIfStopped();
   }
 
   async sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
+    this.throwIfStopped();
     const response = await this.post(text, timeoutMs);
+    this.throwIfStopped();
     const message = response.messages.find((m) => JSON.stringify(m.id ?? null) === JSON.stringify(awaitId));
     return { message, timedOut: response.status === 0 && !response.connectionError, closed: response.connectionError !== undefined, status: response.status };
   }
 
-  /** Ends the session (DELETE) and waits for every open POST. */
-  async close(): Promise<void> {
+  /**
+   * Ends the session (DELETE) and waits for every open POST: until options.deadline at most, then
+   * STOP_GRACE_MS for the DELETE (a stopped run's POSTs were cut already).
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const grace = (): number => Math.max(STOP_GRACE_MS, until(options.deadline, 3000));
     if (this.session) {
       const headers: Record<string, string | undefined> = { 'mcp-session-id': this.session };
       if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
-      await postRaw(this.target.url, '', headers, 3000, undefined, 'DELETE');
+      await postRaw(this.target.url, '', headers, grace(), undefined, 'DELETE');
     }
     this.closedNow();
-    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 3000).unref())]);
+    await within(Promise.allSettled([...this.inflight]), grace());
   }
 }

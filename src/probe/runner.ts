@@ -6,7 +6,8 @@
  * spawned is reaped before this returns, whatever happens.
  */
 import { existsSync } from 'node:fs';
-import { handshake, openPeer, postRaw, PROBE_PROTOCOL_VERSION, type JsonRpcMessage, type Peer, type Reply, type Target, type TranscriptLine } from './peer.js';
+import { CancelledError } from '../errors.js';
+import { handshake, openPeer, PeerStopped, postRaw, PROBE_PROTOCOL_VERSION, type JsonRpcMessage, type Peer, type Reply, type Target, type TranscriptLine } from './peer.js';
 import { hostileCases, slowArguments, validArguments, type JsonSchema } from './args.js';
 import { compileSchema, descriptionsOf, instructionLikeText, portabilityIssues, schemaErrors, type ListedTool } from './schema-checks.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
@@ -181,20 +182,40 @@ function describeTarget(target: Target): string {
   return target.kind === 'stdio' ? [target.command, ...target.args].join(' ') : target.url;
 }
 
+/** Why a run was stopped before its end: the stop signal's reason. */
+const OVERALL_BOUND = 'overall-bound';
+
+/**
+ * options.overallTimeoutMs bounds the whole run, stopping the server included: at the bound every
+ * wait ends (PeerStopped), HTTP requests are cut, and close() gets only a short grace
+ * (peer.ts STOP_GRACE_MS) to stop what the run started — so the run overshoots its bound by
+ * that grace at most, and no child, socket or timer outlives it. The leaves not yet probed are
+ * untested, with why. A cancelled run (options.signal) stops the same way and throws CancelledError.
+ */
 export async function runProbe(target: Target, taxonomy: Taxonomy, options: ProbeOptions): Promise<ProbeReport> {
   const started = Date.now();
   const deadline = started + options.overallTimeoutMs;
   const families = options.families && options.families.length > 0 ? new Set(options.families) : undefined;
   const on = (family: FamilyId): boolean => !families || families.has(family);
   const ledger = new Ledger(taxonomy, on);
+  const stop = new AbortController();
+  const boundTimer = setTimeout(() => stop.abort(OVERALL_BOUND), options.overallTimeoutMs);
+  const onCancel = (): void => stop.abort(options.signal?.reason ?? 'cancelled');
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener('abort', onCancel, { once: true });
+  /** Ends a check that asked the server directly (postRaw) once the run was stopped. */
+  const throwIfStopped = (): void => {
+    if (stop.signal.aborted) throw new PeerStopped(stop.signal.reason);
+  };
   const peers: Peer[] = [];
   const open = (): Peer => {
-    const peer = openPeer(target);
+    throwIfStopped();
+    const peer = openPeer(target, { stop: stop.signal });
     peers.push(peer);
     return peer;
   };
   const progress = options.onProgress ?? (() => undefined);
-  const timeLeft = (): boolean => Date.now() < deadline && !options.signal?.aborted;
+  const timeLeft = (): boolean => Date.now() < deadline && !stop.signal.aborted;
   const bound = (): number => Math.max(100, Math.min(options.callTimeoutMs, deadline - Date.now()));
   const report: ProbeReport = {
     format: RUN_RECORD_FORMAT,
@@ -211,16 +232,34 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     tools: { listed: 0, called: [], skipped: [] },
   };
 
+  // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
+  const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
+  let cancelled = false;
   try {
     await probeAll();
   } catch (error) {
-    if (!(error instanceof ServerGone)) throw error;
-    // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
-    const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
-    ledger.untestedFromNow(`the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`, notApplicable);
+    if (error instanceof ServerGone) {
+      ledger.untestedFromNow(`the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`, notApplicable);
+    } else if (error instanceof PeerStopped && error.why === OVERALL_BOUND) {
+      const why = `the overall bound (${options.overallTimeoutMs} ms) ended the run before this was probed`;
+      if (!report.server) {
+        // Not even initialized within the bound: nothing was tested, as with any failed initialize.
+        ledger.untested(`the server could not be initialized within the overall bound (${options.overallTimeoutMs} ms), so nothing was probed`);
+        report.error = `could not initialize the server: no answer within the overall bound (${options.overallTimeoutMs} ms)${peers[0]?.stderrTail() ? `; stderr: ${peers[0].stderrTail().slice(-500)}` : ''}`;
+      } else {
+        ledger.untestedFromNow(why, notApplicable);
+        for (const leaf of ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TIMEOUT-CANCEL-IGNORED']) ledger.note(leaf, `the overall bound (${options.overallTimeoutMs} ms) stopped the run early`, 'untested');
+      }
+    } else if (error instanceof PeerStopped) cancelled = true;
+    else throw error;
   } finally {
-    await Promise.allSettled(peers.map((peer) => peer.close()));
+    clearTimeout(boundTimer);
+    options.signal?.removeEventListener('abort', onCancel);
+    // At the bound (or once cancelled) only a short grace is left to stop the server.
+    const closeBy = stop.signal.aborted ? Date.now() : deadline;
+    await Promise.allSettled(peers.map((peer) => peer.close({ deadline: closeBy })));
   }
+  if (cancelled) throw new CancelledError('the probe run was cancelled');
   report.leaves = ledger.finish();
   for (const leaf of report.leaves) {
     if (leaf.status === 'passed') report.summary.passed++;
@@ -278,14 +317,18 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         report.error = `could not start the command: ${startError}`;
         return;
       }
+      // An HTTP request that failed on the connection (refused, reset) says so in the transcript.
+      const connectionError = [...main.transcript].reverse().find((line) => line.dir === '!' && line.text.startsWith('HTTP request failed: '))?.text.slice(21);
       const why =
         init.status === 401 || init.status === 403
           ? `it answered HTTP ${init.status} (a token is needed: pass token)`
           : init.timedOut
             ? 'no answer'
-            : init.closed
-              ? `it exited or closed the connection${init.status ? ` (HTTP ${init.status})` : ''}`
-              : JSON.stringify(init.message?.error ?? init.message);
+            : init.closed && target.kind === 'http' && connectionError !== undefined
+              ? `no connection to ${target.url} (${connectionError})`
+              : init.closed
+                ? `it exited or closed the connection${init.status ? ` (HTTP ${init.status})` : ''}`
+                : JSON.stringify(init.message?.error ?? init.message);
       report.error = `could not initialize the server: ${why}${main.stderrTail() ? `; stderr: ${main.stderrTail().slice(-500)}` : ''}`;
       return;
     }
@@ -318,6 +361,14 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         if (leaf === 'FAULT-SECURITY-PATH-TRAVERSAL' || leaf === 'FAULT-TIMEOUT-PROGRESS') continue;
         ledger.note(leaf, why, 'untested');
       }
+    }
+
+    // Tools whose outputSchema the probe may not check (not callable): their output leaves apply
+    // but stay unexercised unless a callable tool's output is checked (a check makes them pass).
+    const uncheckedOutputs = report.tools.skipped.filter((name) => initialTools.some((tool) => tool.name === name && tool.outputSchema !== undefined));
+    if (uncheckedOutputs.length > 0 && callable.length > 0) {
+      const why = `${uncheckedOutputs.length === 1 ? `${uncheckedOutputs[0]} declares` : `${uncheckedOutputs.length} tools declare`} an outputSchema but ${uncheckedOutputs.length === 1 ? 'is' : 'are'} not annotated readOnlyHint, so ${uncheckedOutputs.length === 1 ? 'its' : 'their'} output was not checked (allow_writes calls ${uncheckedOutputs.length === 1 ? 'it' : 'them'})`;
+      for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) ledger.note(leaf, why, 'untested');
     }
 
     if (on('CONFIG')) await capabilityChecks(main, capabilities);
@@ -504,7 +555,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         ledger.note('FAULT-STATE-SURFACE-DRIFT', `a second session could not list tools (${init2.timedOut ? 'no answer' : init2.closed ? 'the server exited or closed it' : 'initialize failed'})`, 'untested');
       }
       if (target.kind === 'http' && on('STATE')) await staleSessionChecks(second);
-      else await second.close();
+      else await second.close({ deadline });
     }
 
     if (target.kind === 'http' && on('SECURITY')) await httpHeaderChecks();
@@ -733,7 +784,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     });
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 'stale-session', method: 'ping' });
     const probe = async (session: string, what: string): Promise<void> => {
-      const response = await postRaw(target.url, ping, headers(session), bound());
+      const response = await postRaw(target.url, ping, headers(session), bound(), undefined, 'POST', stop.signal);
+      throwIfStopped();
       const exchange: TranscriptLine[] = [
         { dir: '>', text: `POST ${target.url} mcp-session-id: ${session} ${ping}` },
         { dir: '<', text: `HTTP ${response.status} ${response.body.slice(0, 500)}` },
@@ -744,7 +796,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     };
     await probe('faultline-probe-no-such-session', 'an unknown');
     const old = second.sessionId();
-    await second.close();
+    await second.close({ deadline });
     if (old) await probe(old, 'a terminated (DELETE)');
   }
 
@@ -765,7 +817,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
         continue;
       }
       progress(`SECURITY: initialize ${attempt.what}`);
-      const response = await postRaw(target.url, initialize, attempt.headers, bound());
+      const response = await postRaw(target.url, initialize, attempt.headers, bound(), undefined, 'POST', stop.signal);
+      throwIfStopped();
       const exchange: TranscriptLine[] = [
         { dir: '>', text: `POST ${target.url} ${Object.entries(attempt.headers).filter(([k]) => k !== 'authorization').map(([k, v]) => `${k}: ${v}`).join(' ')} ${initialize}` },
         { dir: '<', text: `HTTP ${response.status} ${response.body.slice(0, 500)}` },
@@ -773,7 +826,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
       if (response.status >= 200 && response.status < 300) {
         ledger.fail({ leaf: attempt.leaf, probe: 'security-http-headers', message: `initialize ${attempt.what} was accepted (HTTP ${response.status})`, exchange });
         const session = response.headers['mcp-session-id'];
-        if (typeof session === 'string') await postRaw(target.url, '', { ...auth, 'mcp-session-id': session }, 2000, undefined, 'DELETE');
+        if (typeof session === 'string') await postRaw(target.url, '', { ...auth, 'mcp-session-id': session }, Math.min(2000, bound()), undefined, 'DELETE', stop.signal);
       } else if (response.status === 0) ledger.note(attempt.leaf, `no HTTP answer ${attempt.what}`, 'inconclusive');
       else ledger.check(attempt.leaf);
     }

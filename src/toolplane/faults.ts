@@ -77,6 +77,7 @@ export class FaultEngine {
       decision.tags.push(fault.type);
       this.apply(fault, state, tool, decision);
     });
+    if (decision.shortCircuit) onlyWhatActed(decision, decision.shortCircuit);
     return decision;
   }
 
@@ -165,6 +166,23 @@ export class FaultEngine {
     }
     return visible;
   }
+}
+
+/**
+ * A call answered here never reaches the server, so the result mutations that fired never act,
+ * and of the faults that would answer only the first does (the first that answers wins): neither
+ * is counted as injected. What the client does get stays: the delays, the one answer, a
+ * list_changed notice.
+ */
+function onlyWhatActed(decision: Decision, answered: ShortCircuit): void {
+  let answerTagged = false;
+  decision.tags = decision.tags.filter((tag) => {
+    if (tag === 'latency' || (tag === 'list_changed' && decision.listChanged && tag !== answered.tag)) return true;
+    if (tag !== answered.tag || answerTagged) return false;
+    answerTagged = true;
+    return true;
+  });
+  decision.mutations = [];
 }
 
 /**

@@ -54,11 +54,21 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
   /** Upstream requests whose connection failed: the upstream's failure, not the proxy's own. */
   const upstreamErrors = new WeakSet<object>();
-  const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> =>
-    sendWith(agent, url, method, headers, body, signal, options.lookup).catch((error: unknown) => {
-      if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
-      throw error;
-    });
+  /**
+   * One request upstream. An answer (any status) says the upstream is there — it ends an outage,
+   * and the `toolCalls` tool calls it carried reached it; a connection failure is the upstream's.
+   */
+  const send = (url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal, toolCalls = 0): Promise<IncomingMessage> =>
+    sendWith(agent, url, method, headers, body, signal, options.lookup).then(
+      (reply) => {
+        plane.upstreamReached(toolCalls);
+        return reply;
+      },
+      (error: unknown) => {
+        if (typeof error === 'object' && error !== null && !signal.aborted) upstreamErrors.add(error);
+        throw error;
+      },
+    );
 
   const stateFor = (id: string | undefined): SessionState => {
     const key = id ?? '';
@@ -158,7 +168,8 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     }
     let reply: IncomingMessage;
     try {
-      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal);
+      const toolCalls = forwarded.filter((m) => m.method === 'tools/call' && m.id !== undefined && m.id !== null).length;
+      reply = await send(upstream, 'POST', headers, JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]), abort.signal, toolCalls);
     } catch (error) {
       if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
       // The upstream is down (refused, reset): its failure, not the proxy's. The calls sent
@@ -171,15 +182,30 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     }
     const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !sessionId ? adopt(upstreamSessionId, state) : state;
+    // The upstream dropped the connection in the middle of its answer (it died, or reset): its
+    // failure, as a refused connection is; the calls still waiting will never be answered.
+    const dropped = (error: unknown): void => {
+      plane.upstreamUnreachable(`the connection dropped mid-answer: ${(error as Error)?.message ?? String(error)}`);
+      state.session.upstreamFailed(forwarded);
+    };
     if (isSse(reply)) {
       copyHead(reply, res);
       write = (message) => writeEvent(res, message);
       early.splice(0).forEach(write);
-      await relaySse(reply, res, target.session);
+      const failure = await relaySse(reply, res, target.session);
+      if (failure !== undefined && !abort.signal.aborted) dropped(failure);
       await localDone;
       return void res.end();
     }
-    const text = (await readAll(reply)).toString('utf8');
+    let text: string;
+    try {
+      text = (await readAll(reply)).toString('utf8');
+    } catch (error) {
+      if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
+      dropped(error);
+      await localDone;
+      return jsonError(res, 502, `faultline mcp-chaos: the upstream ${upstream.href} dropped the connection mid-answer: ${(error as Error).message}`);
+    }
     const ok = reply.statusCode !== undefined && reply.statusCode >= 200 && reply.statusCode < 300;
     let upstreamMessages: JsonRpcMessage[] = [];
     try {
@@ -247,8 +273,11 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   };
 }
 
-/** Reads an SSE body event by event; JSON-RPC data goes through the session, the rest verbatim. */
-async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerResponse, session: PlaneSession): Promise<void> {
+/**
+ * Reads an SSE body event by event; JSON-RPC data goes through the session, the rest verbatim.
+ * Returns the error that ended the source early (the connection dropped), if one did.
+ */
+async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerResponse, session: PlaneSession): Promise<unknown> {
   const decoder = new TextDecoder();
   let buffer = '';
   try {
@@ -261,9 +290,11 @@ async function relaySse(source: AsyncIterable<Uint8Array | string>, res: ServerR
         await relayEvent(raw, res, session);
       }
     }
-  } catch {
-    // The client or the upstream went away: the stream simply ends.
+  } catch (error) {
+    // The client or the upstream went away: the stream simply ends; the caller tells which.
+    return error ?? new Error('the stream failed');
   }
+  return undefined;
 }
 
 /**

@@ -54,6 +54,10 @@ export interface Verdict {
  * us), or an HTTP upstream could not be reached. Tool calls that then found no server are
  * recorded as unanswered calls (`no_answer`), so they count against availability and TCSR, and
  * are counted here too: the report says the server died rather than leaving a gap.
+ *
+ * An HTTP upstream may come back: each period it could not be reached is an outage (from the
+ * first refused request to the first answer after it), and the tool calls that reached it after
+ * its first failure are counted apart, so a server that recovered is not reported as down.
  */
 export interface UpstreamFailure {
   kind: 'exited' | 'unreachable';
@@ -69,7 +73,27 @@ export interface UpstreamFailure {
   error?: string;
   /** Tool-call attempts that found no server (in flight when it died, or made after). */
   unanswered: number;
+  /** unreachable: when it answered again after its last outage; absent while it is still unreachable. */
+  recovered_at?: string;
+  /** unreachable: tool-call attempts that reached the upstream after its first failure. */
+  reached?: number;
+  /** unreachable: how many separate times it could not be reached. */
+  outage_count?: number;
+  /** unreachable: the outages, the latest MAX_OUTAGES_KEPT; `to` is absent for one still going on. */
+  outages?: Outage[];
 }
+
+export interface Outage {
+  from: string;
+  to?: string;
+  /** The last connection error of this outage. */
+  error: string;
+  /** Tool-call attempts that found no server during it. */
+  unanswered: number;
+}
+
+/** Outages kept in upstream_failure (the latest; outage_count counts them all). */
+export const MAX_OUTAGES_KEPT = 20;
 
 export interface Slis {
   attempts: number;
@@ -154,17 +178,33 @@ export function computeSlis(
     verdicts: [...verdicts.values()].sort((a, b) => byCodeUnits(a.tool, b.tool) || byCodeUnits(a.fault, b.fault)),
     internal_errors: extra.internal_errors ?? 0,
     evicted: extra.evicted ?? 0,
-    ...(extra.upstream_failure ? { upstream_failure: { ...extra.upstream_failure } } : {}),
+    ...(extra.upstream_failure ? { upstream_failure: copyFailure(extra.upstream_failure) } : {}),
   };
 }
 
-/** One sentence saying how the upstream failed and what that cost, for the top of the report. */
+function copyFailure(failure: UpstreamFailure): UpstreamFailure {
+  return { ...failure, ...(failure.outages ? { outages: failure.outages.map((outage) => ({ ...outage })) } : {}) };
+}
+
+const attempts = (n: number): string => `${n} tool-call attempt${n === 1 ? '' : 's'}`;
+
+/** One paragraph saying how the upstream failed, whether it came back, and what that cost, for the top of the report. */
 export function describeUpstreamFailure(failure: UpstreamFailure): string {
-  const how =
-    failure.kind === 'exited'
-      ? `**The upstream server exited** at ${failure.at} (${failure.signal !== undefined ? `signal ${failure.signal}` : `exit code ${failure.exit_code ?? 'unknown'}`})`
-      : `**The upstream server could not be reached** from ${failure.at} (${failure.error ?? 'no answer'})`;
-  return `${how} after ${failure.attempts_before} tool-call attempt${failure.attempts_before === 1 ? '' : 's'}; ${failure.unanswered} attempt${failure.unanswered === 1 ? '' : 's'} found no server and ${failure.unanswered === 1 ? 'counts' : 'count'} as unanswered.`;
+  const lost = `${failure.unanswered} attempt${failure.unanswered === 1 ? '' : 's'} found no server and ${failure.unanswered === 1 ? 'counts' : 'count'} as unanswered`;
+  if (failure.kind === 'exited') {
+    return `**The upstream server exited** at ${failure.at} (${failure.signal !== undefined ? `signal ${failure.signal}` : `exit code ${failure.exit_code ?? 'unknown'}`}) after ${attempts(failure.attempts_before)}; ${lost}.`;
+  }
+  const outages = failure.outages ?? [];
+  const count = failure.outage_count ?? Math.max(1, outages.length);
+  const shown = outages.map((o) => (o.to !== undefined ? `from ${o.from} to ${o.to}` : `from ${o.from}`));
+  const earlier = count - outages.length;
+  const periods = shown.length === 0 ? `from ${failure.at}` : `${earlier > 0 ? `${earlier} earlier time${earlier === 1 ? '' : 's'} from ${failure.at}, then ` : ''}${shown.join('; ')}`;
+  const first = `**The upstream server could not be reached** ${count > 1 ? `${count} times: ` : ''}${periods} (${count > 1 ? 'last error: ' : ''}${failure.error ?? 'no answer'}), first after ${attempts(failure.attempts_before)}; ${lost}.`;
+  const reached = failure.reached ?? 0;
+  if (failure.recovered_at !== undefined) {
+    return `${first} **It recovered** at ${failure.recovered_at}: ${attempts(reached)} reached it after its first failure.`;
+  }
+  return `${first} It was still unreachable at the end${reached > 0 ? ` (${attempts(reached)} reached it between outages)` : ''}.`;
 }
 
 /** The markdown report printed on exit and written by --report. */

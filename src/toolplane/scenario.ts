@@ -115,8 +115,9 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
             session.callWithoutServer(call.tool, call.arguments, { task_id: `task-${t}` });
             continue;
           }
-          const ok = await client
-            .callTool({ name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } }, undefined, { signal: stop.signal, timeout: scenario.callTimeoutMs })
+          const ok = await withCallSignal(stop.signal, (signal) =>
+            client.callTool({ name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } }, undefined, { signal, timeout: scenario.callTimeoutMs }),
+          )
             .then((result) => result.isError !== true)
             .catch(() => {
               clientErrors += 1;
@@ -137,6 +138,23 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
     await client.close().catch(() => undefined);
     stop.abort();
     await finishProxy();
+  }
+}
+
+/**
+ * Runs one request with a signal of its own that `run` aborts. The SDK client adds an abort
+ * listener to a request's signal and never removes it, so the run's signal given to each of up to
+ * 2000 calls kept every listener (and warned of a leak after 10); a call's own signal goes with it.
+ */
+async function withCallSignal<T>(run: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const call = new AbortController();
+  const relay = (): void => call.abort(run.reason);
+  if (run.aborted) relay();
+  else run.addEventListener('abort', relay, { once: true });
+  try {
+    return await work(call.signal);
+  } finally {
+    run.removeEventListener('abort', relay);
   }
 }
 

@@ -13,7 +13,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { FaultEngine, type Decision } from './faults.js';
 import { applyMutations, type ToolResult } from './mutate.js';
-import { computeSlis, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
+import { computeSlis, MAX_OUTAGES_KEPT, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
 import type { Plan } from './plan.js';
 
 export interface JsonRpcMessage {
@@ -96,15 +96,60 @@ export class ToolPlane {
     };
   }
 
-  /** The HTTP upstream refused or dropped a request; the first failure's time is kept, the latest error named. */
+  /**
+   * The HTTP upstream refused or dropped a request. The first failure's time is kept and the
+   * latest error named; a failure after a recovery opens a new outage.
+   */
   upstreamUnreachable(error: string): void {
-    if (this.upstreamFailure?.kind === 'unreachable') this.upstreamFailure.error = error;
-    else this.upstreamFailure ??= { kind: 'unreachable', at: new Date().toISOString(), attempts_before: this.seq, error, unanswered: 0 };
+    const now = new Date().toISOString();
+    const failure = this.upstreamFailure;
+    if (!failure) {
+      this.upstreamFailure = { kind: 'unreachable', at: now, attempts_before: this.seq, error, unanswered: 0, reached: 0, outage_count: 1, outages: [{ from: now, error, unanswered: 0 }] };
+      return;
+    }
+    if (failure.kind !== 'unreachable') return;
+    failure.error = error;
+    const outages = (failure.outages ??= []);
+    if (failure.recovered_at === undefined && outages.length > 0) {
+      outages[outages.length - 1]!.error = error;
+      return;
+    }
+    delete failure.recovered_at;
+    failure.outage_count = (failure.outage_count ?? outages.length) + 1;
+    outages.push({ from: now, error, unanswered: 0 });
+    if (outages.length > MAX_OUTAGES_KEPT) outages.splice(0, outages.length - MAX_OUTAGES_KEPT);
   }
 
-  /** Counts one tool-call attempt that found no server. */
+  /**
+   * The HTTP upstream answered (any HTTP status: the server is there). Ends an outage going on;
+   * `toolCalls` tool-call attempts went with the request, and count as reaching it when it had
+   * failed before.
+   */
+  upstreamReached(toolCalls = 0): void {
+    const failure = this.upstreamFailure;
+    if (failure?.kind !== 'unreachable') return;
+    if (failure.recovered_at === undefined) {
+      const now = new Date().toISOString();
+      failure.recovered_at = now;
+      const last = failure.outages?.[failure.outages.length - 1];
+      if (last && last.to === undefined) last.to = now;
+    }
+    failure.reached = (failure.reached ?? 0) + toolCalls;
+  }
+
+  /** Whether the upstream is down now: it exited, or its last outage has not ended. */
+  upstreamDown(): boolean {
+    const failure = this.upstreamFailure;
+    return failure !== undefined && (failure.kind === 'exited' || failure.recovered_at === undefined);
+  }
+
+  /** Counts one tool-call attempt that found no server (only while the upstream is down). */
   countUnanswered(): void {
-    if (this.upstreamFailure) this.upstreamFailure.unanswered += 1;
+    const failure = this.upstreamFailure;
+    if (!failure || !this.upstreamDown()) return;
+    failure.unanswered += 1;
+    const last = failure.outages?.[failure.outages.length - 1];
+    if (last) last.unanswered += 1;
   }
 
   /** Learns outputSchemas and annotations from a tools/list result; returns the client's view. */

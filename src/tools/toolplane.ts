@@ -79,7 +79,11 @@ export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): v
             exit_code: z.number().optional(),
             signal: z.string().optional(),
             error: z.string().optional(),
-            unanswered: z.number(),
+            unanswered: z.number().describe('Attempts that found no server'),
+            recovered_at: z.string().optional().describe('When it answered again; absent while still down'),
+            reached: z.number().optional().describe('Attempts that reached it after its first failure'),
+            outage_count: z.number().optional(),
+            outages: z.array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() })).optional(),
           })
           .optional()
           .describe('Only when the server exited or could not be reached'),

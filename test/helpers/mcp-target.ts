@@ -61,8 +61,8 @@ export interface TargetHttp {
   close(): Promise<void>;
 }
 
-/** The target over streamable HTTP on 127.0.0.1 (SSE replies; JSON replies with json: true). */
-export async function startTargetHttp(options: { json?: boolean } = {}): Promise<TargetHttp> {
+/** The target over streamable HTTP on 127.0.0.1 (SSE replies; JSON replies with json: true), on `port` (default: an ephemeral one). */
+export async function startTargetHttp(options: { json?: boolean; port?: number } = {}): Promise<TargetHttp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const seen: TargetHttp['seen'] = [];
@@ -86,7 +86,10 @@ export async function startTargetHttp(options: { json?: boolean } = {}): Promise
     }
     await transport.handleRequest(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,

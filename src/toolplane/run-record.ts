@@ -1,0 +1,29 @@
+/**
+ * The run record of a tool-call chaos run (a proxy's whole life, or a scenario): what
+ * `faultline coverage` reads (probe/record.ts), with the faults the run really injected — those
+ * that changed what a client received, as the SLIs count them — and the SLIs under `slis`
+ * (a record's own `injected` is a list of fault names, the SLIs' a count per fault).
+ */
+import { byCodeUnits } from '../order.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
+import type { Slis } from './metrics.js';
+
+export interface ToolplaneRunRecord extends RunRecord {
+  kind: 'toolplane';
+  injected: string[];
+  slis: Slis;
+}
+
+export function toolplaneRunRecord(slis: Slis, name: string, startedAt: Date): ToolplaneRunRecord {
+  return {
+    format: RUN_RECORD_FORMAT,
+    version: RUN_RECORD_VERSION,
+    kind: 'toolplane',
+    name: name.slice(0, 200),
+    startedAt: startedAt.toISOString(),
+    injected: Object.keys(slis.injected)
+      .filter((fault) => (slis.injected[fault] ?? 0) > 0)
+      .sort(byCodeUnits),
+    slis,
+  };
+}
