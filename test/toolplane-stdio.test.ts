@@ -365,6 +365,19 @@ test('a bad plan is a usage error naming the field', async () => {
   assert.match(stderr, /faults\[0\]\.probability: expected a number from 0 to 1/);
 });
 
+test('a server command that cannot run is a usage error naming it (exit 2)', async () => {
+  const planFile = join(dir, 'empty-plan.json');
+  writeFileSync(planFile, '{"faults":[]}');
+  for (const [command, code] of [['/nonexistent/faultline-no-such-server', 'ENOENT'], [planFile, 'EACCES']] as const) {
+    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', command], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exit = await new Promise((resolve) => proxy.once('close', resolve));
+    assert.equal(exit, 2, stderr);
+    assert.match(stderr, new RegExp(`command: could not start .*${code}`));
+  }
+});
+
 test('a cancellation during an injected delay drops the answer; the next call is served', async () => {
   const p = await proxied({ faults: [{ type: 'latency', tools: ['echo'], added_ms: 3000, every: 2 }] });
   try {

@@ -10,7 +10,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { ToolInputError } from '../errors.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
+
+/** Spawn errors that mean the command itself cannot run (a bad argument, not a failure of ours). */
+const COMMAND_ERRORS = new Set(['ENOENT', 'EACCES', 'ENOTDIR']);
 
 export interface StdioProxyOptions {
   command: string;
@@ -84,9 +88,11 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   options.signal?.addEventListener('abort', stop, { once: true });
 
   return new Promise((resolve, reject) => {
-    child.once('error', (error) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
       cleanup();
-      reject(new Error(`could not start ${options.command}: ${error.message}`));
+      const message = `could not start ${options.command}: ${error.message}`;
+      // No such program, or not one that may run: the command given is what is wrong.
+      reject(COMMAND_ERRORS.has(error.code ?? '') ? new ToolInputError(`command: ${message}`) : new Error(message));
     });
     child.once('close', (exitCode, signal) => {
       // Before cleanup closes the session, so the calls in flight count as found no server.
