@@ -354,6 +354,51 @@ test('the child is reaped when the client closes stdin and when the proxy is sen
   proxy.stdin.destroy();
 });
 
+test('what the server started goes with it, whether the client leaves or the server exits by itself', async () => {
+  // `sh -c` starts a sleeper in the background (it holds the server's stdout too), then becomes
+  // the server, or exits with 3: the sleeper is in the server's process group but is not the
+  // process the proxy spawned.
+  const planFile = join(dir, 'empty-for-group.json');
+  writeFileSync(planFile, '{}');
+  for (const ending of ['the client leaves', 'the server exits by itself'] as const) {
+    const pidFile = join(dir, `sleeper-${ending.length}.pid`);
+    const then = ending === 'the client leaves' ? `exec '${process.execPath}' '${targetPath}' stdio` : 'exit 3';
+    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', 'sh', '-c', `sleep 300 & echo $! > '${pidFile}'; ${then}`], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    proxy.stderr.resume();
+    proxy.stdout.resume();
+    const closed = new Promise<number | null>((resolve) => proxy.once('close', resolve));
+    let sleeper: number | undefined;
+    try {
+      assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== ''), `${ending}: the launcher started its sleeper`);
+      sleeper = Number(readFileSync(pidFile, 'utf8').trim());
+      if (ending === 'the client leaves') proxy.stdin.end(); // the server's stdin closes and it exits
+      // Not 300 s: the proxy ends once the server and what it started are gone.
+      const code = await Promise.race([closed, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref())]);
+      assert.notEqual(code, 'hung', `${ending}: the proxy ended`);
+      if (ending === 'the server exits by itself') assert.equal(code, 3, 'the proxy exits with the server\'s code');
+      // Gone by the time the proxy has exited (a zombie that init has not reaped yet runs nothing).
+      assert.equal(running(sleeper), false, `${ending}: the sleeper was stopped with the server`);
+    } finally {
+      proxy.kill('SIGKILL');
+      if (sleeper !== undefined && running(sleeper)) process.kill(sleeper, 'SIGKILL');
+    }
+  }
+});
+
+/** Whether pid runs: exists and is not a zombie (Linux: from /proc; elsewhere signal 0). */
+function running(pid: number): boolean {
+  if (process.platform !== 'linux') return alive(pid);
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
 test('a bad plan is a usage error naming the field', async () => {
   const planFile = join(dir, 'bad.yaml');
   writeFileSync(planFile, 'faults:\n  - type: latency\n    probability: 2\n');

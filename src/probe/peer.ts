@@ -6,9 +6,9 @@
  * well-behaved client never would: requests before initialize, malformed JSON, bad ids.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { groupGone, OWN_GROUP, signalGroup } from '../process-group.js';
 
 export type JsonRpcMessage = Record<string, unknown>;
 
@@ -203,7 +203,7 @@ class StdioPeer extends BasePeer implements Peer {
       cwd: target.cwd,
       env: { ...process.env, ...target.env },
       stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
+      detached: OWN_GROUP,
     });
     this.exitedPromise = new Promise((resolve) => {
       const done = (why: string): void => {
@@ -237,49 +237,16 @@ class StdioPeer extends BasePeer implements Peer {
     this.killGroup('SIGKILL');
   };
 
-  /**
-   * Signals the whole process group (the command and whatever it started): also after the
-   * command itself exited, since what it started may live on. Returns false when nothing of the
-   * group is left (signal 0 asks just that).
-   */
+  /** Signals the command's process group (process-group.ts); false when nothing of it is left. */
   private killGroup(signal: NodeJS.Signals | 0): boolean {
-    const pid = this.child.pid;
-    if (pid === undefined) return false;
-    if (process.platform === 'win32') {
-      if (this.exited) return false;
-      if (signal !== 0) this.child.kill(signal);
-      return true;
-    }
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      if (this.exited) return false;
-      if (signal !== 0) this.child.kill(signal);
-      return true;
-    }
+    return signalGroup(this.child, signal);
   }
 
-  /**
-   * Whether anything of the group still runs. A member that exited but that init has not reaped
-   * yet (a zombie: signal 0 still reaches it) runs nothing and holds nothing: on Linux /proc tells
-   * them apart, since a slow-reaping init (containers) keeps zombies for a second or more.
-   */
-  private async groupAlive(): Promise<boolean> {
-    if (!this.exited) return true;
-    if (!this.killGroup(0)) return false;
-    return process.platform !== 'linux' || (await livingMembers(this.child.pid!)) > 0;
-  }
-
-  /** Waits until nothing of the group runs, or \`ms\` passed; true when nothing runs. */
+  /** Waits until nothing of the group runs (zombies aside), or \`ms\` passed; true when nothing runs. */
   private async groupGone(ms: number): Promise<boolean> {
     const end = Date.now() + ms;
     await within(this.exitedPromise, ms);
-    while (await this.groupAlive()) {
-      if (Date.now() >= end) return false;
-      await sleep(Math.min(25, Math.max(1, end - Date.now())));
-    }
-    return true;
+    return groupGone(this.child, Math.max(0, end - Date.now()));
   }
 
   private line(text: string): void {
@@ -358,28 +325,6 @@ class StdioPeer extends BasePeer implements Peer {
     this.killGroup('SIGKILL');
     await this.groupGone(3000);
   }
-}
-
-/** Linux: how many processes of group \`pgid\` are not zombies (from /proc/PID/stat). */
-async function livingMembers(pgid: number): Promise<number> {
-  let entries: string[];
-  try {
-    entries = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-  } catch {
-    return 1; // no /proc to ask: assume something still runs
-  }
-  const stats = await Promise.all(entries.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')));
-  let living = 0;
-  for (const stat of stats) {
-    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so parse after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') living++;
-  }
-  return living;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Waits for \`promise\`, or \`ms\` at most; the timer goes either way. */

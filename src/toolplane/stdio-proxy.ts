@@ -2,7 +2,8 @@
  * The stdio proxy: spawns the MCP server, relays newline-delimited JSON-RPC both ways through a
  * PlaneSession, passes the server's stderr through. The child is always reaped: when the client
  * closes stdin (its stdin is closed, then SIGTERM, then SIGKILL after a grace period), when the
- * signal aborts, and on process exit.
+ * signal aborts, and on process exit. It runs in a process group of its own (process-group.ts):
+ * signals go to the group, and what is left of it when the server exits is stopped too.
  *
  *   client stdin ─lines─▶ session.fromClient ─▶ child stdin
  *   client stdout ◀────── session.fromServer ◀─lines─ child stdout        child stderr ─▶ our stderr
@@ -11,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ToolInputError } from '../errors.js';
+import { groupAlive, groupGone, OWN_GROUP, signalGroup } from '../process-group.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
 
 /** Spawn errors that mean the command itself cannot run (a bad argument, not a failure of ours). */
@@ -39,12 +41,11 @@ export interface StdioProxyResult {
 export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyResult> {
   const { plane } = options;
   const session = plane.session();
-  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env });
+  // A process group of its own, so that stopping it also stops what it started (npx, sh -c …).
+  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env, detached: OWN_GROUP });
   options.onChild?.(child);
   const grace = options.graceMs ?? 2000;
-  const killOnExit = (): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
+  const killOnExit = (): void => void signalGroup(child, 'SIGKILL');
   process.once('exit', killOnExit);
 
   const toClient = (message: JsonRpcMessage): void => {
@@ -81,8 +82,8 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
     if (child.exitCode !== null || child.signalCode !== null) return;
     stopping = true;
     child.stdin?.end();
-    stopTimers.push(setTimeout(() => child.kill('SIGTERM'), grace));
-    stopTimers.push(setTimeout(() => child.kill('SIGKILL'), grace * 2));
+    stopTimers.push(setTimeout(() => signalGroup(child, 'SIGTERM'), grace));
+    stopTimers.push(setTimeout(() => signalGroup(child, 'SIGKILL'), grace * 2));
   };
   fromClient.on('close', stop);
   options.signal?.addEventListener('abort', stop, { once: true });
@@ -90,20 +91,36 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   return new Promise((resolve, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       cleanup();
+      process.off('exit', killOnExit);
       const message = `could not start ${options.command}: ${error.message}`;
       // No such program, or not one that may run: the command given is what is wrong.
       reject(COMMAND_ERRORS.has(error.code ?? '') ? new ToolInputError(`command: ${message}`) : new Error(message));
+    });
+    // What the server started may outlive it, and hold its stdout open (so no 'close' would
+    // come): once it exits, the rest of its group gets SIGTERM, then SIGKILL after the grace period.
+    let groupReaped: Promise<void> = Promise.resolve();
+    child.once('exit', () => {
+      groupReaped = reapGroup();
     });
     child.once('close', (exitCode, signal) => {
       // Before cleanup closes the session, so the calls in flight count as found no server.
       if (!stopping) plane.upstreamExited(exitCode, signal);
       cleanup();
-      resolve({ exitCode, signal });
+      void groupReaped.finally(() => {
+        process.off('exit', killOnExit);
+        resolve({ exitCode, signal });
+      });
     });
+    async function reapGroup(): Promise<void> {
+      if (!(await groupAlive(child))) return;
+      signalGroup(child, 'SIGTERM');
+      if (await groupGone(child, grace)) return;
+      signalGroup(child, 'SIGKILL');
+      await groupGone(child, 3000);
+    }
     function cleanup(): void {
       for (const timer of stopTimers) clearTimeout(timer);
       stopTimers = [];
-      process.off('exit', killOnExit);
       options.signal?.removeEventListener('abort', stop);
       fromClient.close();
       fromServer.close();
