@@ -14,18 +14,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
+import { alive } from './helpers/processes.js';
 import { loadTaxonomy, runProbe } from '../src/probe/index.js';
 
 const HANG = fixturePath('probe', 'hang-server.mjs');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The pids still alive after a short settling time (an exited process may take a moment to be reaped by init). */
 async function survivors(pids: number[]): Promise<number[]> {

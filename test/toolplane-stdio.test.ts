@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, repoRoot } from './helpers/repo.js';
+import { alive, running } from './helpers/processes.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'toolplane-'));
@@ -60,15 +61,6 @@ const journalOf = (file: string): Array<Record<string, unknown>> =>
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
   const end = Date.now() + ms;
@@ -386,18 +378,6 @@ test('what the server started goes with it, whether the client leaves or the ser
     }
   }
 });
-
-/** Whether pid runs: exists and is not a zombie (Linux: from /proc; elsewhere signal 0). */
-function running(pid: number): boolean {
-  if (process.platform !== 'linux') return alive(pid);
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 test('a bad plan is a usage error naming the field', async () => {
   const planFile = join(dir, 'bad.yaml');

@@ -22,19 +22,11 @@ after(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 import { repoRoot } from './helpers/repo.js';
+import { alive } from './helpers/processes.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const NAME = 'fault_run_tool_call_chaos_scenario';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {
   const pidFile = join(scratchDir(), 'pids');
