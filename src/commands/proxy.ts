@@ -1,9 +1,11 @@
 /**
  * `faultline proxy`: runs the fault proxy standalone until Ctrl-C (or SIGTERM), so a person can
  * put any app behind it. One line per connection event goes to stderr; when it stops, the
- * counters are printed to stdout as JSON.
+ * counters are printed to stdout as JSON (and, with --json FILE, a run record of kind network that
+ * `faultline coverage` reads: proxy/run-record.ts).
  */
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { messageOf } from '../errors.js';
 import {
@@ -18,7 +20,7 @@ import {
   type ProxyEvent,
 } from '../proxy/index.js';
 import { bindRefusal, listenPortRefusal } from '../target-policy.js';
-import { collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
   proxy?: string[];
@@ -44,6 +46,7 @@ export interface ProxyCommandOptions {
   admin?: string;
   adminToken?: string;
   allowProduction?: boolean;
+  json?: string;
   [sideOrDirection: string]: unknown;
 }
 
@@ -88,6 +91,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
     .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
     .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'))
+    .addOption(new Option('--json <file>', 'write a run record for `faultline coverage` to FILE on exit (kind network: the faults that acted; the counters under "counters")'))
     .addOption(new Option('--allow-non-loopback-bind', 'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
   for (const fault of FAULT_FLAGS) {
     command
@@ -106,8 +110,16 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
+        // Checked before the proxy starts, so a session's record is not lost to a mistyped path.
+        if (options.json) await checkWritable('--json', options.json);
+        const startedAt = new Date();
         const counters = await withInterrupt((signal) => runProxy(options, signal, (line) => process.stderr.write(`${line}\n`)));
         process.stdout.write(`${JSON.stringify(counters, null, 2)}\n`);
+        if (options.json) {
+          const { networkRunRecord } = await import('../proxy/run-record.js');
+          const name = `proxy ${(options.proxy ?? []).join(' ')}`;
+          await writeFile(options.json, `${JSON.stringify(networkRunRecord(counters, name, startedAt), null, 2)}\n`);
+        }
       }),
     );
 }

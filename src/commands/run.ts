@@ -1,7 +1,8 @@
 /**
  * `faultline run <fault> --url URL [flags]`: the fault_run_*_impact_scenario tools from the
  * shell. Flags are the tools' arguments with dashes (`--num-clients` for num_clients); the
- * markdown report goes to stdout (and --report FILE), every number to --json FILE. A live
+ * markdown report goes to stdout (and --report FILE), every number to --json FILE (a run record of
+ * kind scenario, which `faultline coverage` reads: scenario/run-record.ts). A live
  * progress line goes to stderr when it is a terminal.
  *
  * Exit codes: 0 the run passed its SLOs, 3 it ran but failed an SLO, 4 inconclusive (the fault
@@ -158,7 +159,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .option('--missing-fields <a,b>', 'http-error schema_mismatch: dot paths removed from JSON bodies')
     .addOption(new Option('--after-bytes <n>', 'http-error connection_drop: body bytes before the cut (default 0)').argParser(integer))
     .option('--report <file>', 'also write the markdown report to FILE')
-    .option('--json <file>', 'write every number of the run as JSON to FILE')
+    .option('--json <file>', 'write every number of the run as JSON to FILE: a run record for `faultline coverage` (kind scenario; injected: the faults that really acted)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -259,7 +260,10 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   const report = renderReport(result);
   process.stdout.write(`${report}\n`);
   if (options.report) await writeFile(options.report, `${report}\n`);
-  if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (options.json) {
+    const { scenarioRunRecord } = await import('../scenario/run-record.js');
+    await writeFile(options.json, `${JSON.stringify(scenarioRunRecord(result), null, 2)}\n`);
+  }
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
 }

@@ -1,0 +1,55 @@
+/**
+ * Which faults a proxy really injected, from its own counters, and the run record of a
+ * `faultline proxy` session (kind network) that `faultline coverage` reads (probe/record.ts).
+ *
+ * A fault injected something when it acted on traffic: a fault whose window no request crossed,
+ * that never drew, whose every delay was 0 ms or that lost no segment did not, and is not listed
+ * (coverage would otherwise count leaves nothing tested). Network faults are named by their type
+ * (`latency`, `packet_loss`, …, as the taxonomy's `network` injections name them); HTTP faults
+ * as `http_<type>`. Faults the admin API set and later cleared count too (the counters keep them).
+ */
+import { byCodeUnits } from '../order.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
+import type { FaultCounters } from './faults/fault.js';
+import type { HttpFaultCounters } from './http/fault.js';
+import type { ProxyCounters } from './proxy.js';
+
+/** Whether a network fault changed anything: it acted, and (delays, losses) by a non-zero amount. */
+export function networkFaultActed(counters: FaultCounters): boolean {
+  if (counters.applications === 0) return false;
+  if (counters.type === 'latency' || counters.type === 'jitter') return counters.delayAddedMs > 0;
+  if (counters.type === 'packet_loss') return counters.segmentsLost > 0;
+  return true;
+}
+
+/** Whether an HTTP fault acted on at least one exchange (its draw won and it could act). */
+export function httpFaultActed(counters: HttpFaultCounters): boolean {
+  return counters.applications > 0;
+}
+
+/** The faults that acted, by name, sorted. */
+export function faultsThatActed(counters: ProxyCounters): string[] {
+  const names = new Set<string>();
+  for (const fault of counters.faults) if (networkFaultActed(fault)) names.add(fault.type);
+  for (const fault of counters.httpFaults ?? []) if (httpFaultActed(fault)) names.add(`http_${fault.type}`);
+  return [...names].sort(byCodeUnits);
+}
+
+export interface NetworkRunRecord extends RunRecord {
+  kind: 'network';
+  injected: string[];
+  /** The proxy's counters when it stopped (what `faultline proxy` prints). */
+  counters: ProxyCounters;
+}
+
+export function networkRunRecord(counters: ProxyCounters, name: string, startedAt: Date): NetworkRunRecord {
+  return {
+    format: RUN_RECORD_FORMAT,
+    version: RUN_RECORD_VERSION,
+    kind: 'network',
+    name: name.slice(0, 200),
+    startedAt: startedAt.toISOString(),
+    injected: faultsThatActed(counters),
+    counters,
+  };
+}
