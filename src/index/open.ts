@@ -3,6 +3,7 @@
  * data directory (`<dataDir>/index/<tree-key>/<embedder>.sqlite`); either way one per tree and
  * embedder.
  */
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Config, LlmConfig } from '../config.js';
 import { IndexError } from './errors.js';
@@ -47,6 +48,12 @@ export interface OpenedStore {
   exists: boolean;
   /** Whether an index in the format before SQLite was found (removed by indexing, to be rebuilt). */
   legacy?: boolean;
+  /**
+   * A local database with no committed index in it: the first index run of this tree was
+   * interrupted (Ctrl-C, a kill, a failure) before it committed, or is still running. Search says
+   * so rather than "not indexed", which would leave the user wondering what happened to the run.
+   */
+  unfinished?: boolean;
 }
 
 export async function openStore(settings: IndexSettings, canonicalTree: string, embedder: Embedder): Promise<OpenedStore> {
@@ -66,7 +73,8 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
   const vectors = !(embedder instanceof HashedEmbedder);
   const store = await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors });
   // A first run that was cancelled (or has not committed yet) leaves a database with no index in it.
-  return { store, exists: exists && store.committed(), legacy };
+  const committed = exists && store.committed();
+  return { store, exists: committed, legacy, unfinished: exists && !committed };
 }
 
 /**
@@ -76,4 +84,24 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
 export function removeLegacyLocalIndex(settings: IndexSettings, canonicalTree: string, embedder: Embedder): boolean {
   if (qdrantSettings(settings.env)) return false;
   return removeLegacyIndex(join(indexDirectory(settings.dataDir), treeKey(canonicalTree), `${embedder.id}.index`));
+}
+
+/**
+ * The local index directories (`<dataDir>/index/<tree-key>`) holding a database of this embedder
+ * that no run ever committed: a tree is registered (tree.json) just before its first commit, so a
+ * database without the marker is a first run that was interrupted or is still running.
+ */
+export async function unfinishedLocalIndexes(settings: IndexSettings, embedder: Embedder): Promise<string[]> {
+  if (qdrantSettings(settings.env)) return [];
+  const root = indexDirectory(settings.dataDir);
+  let keys: string[];
+  try {
+    keys = await readdir(root);
+  } catch {
+    return [];
+  }
+  return keys
+    .sort()
+    .map((key) => join(root, key))
+    .filter((dir) => SqliteStore.exists(join(dir, `${embedder.id}.sqlite`)) && !SqliteStore.exists(join(dir, 'tree.json')));
 }

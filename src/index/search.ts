@@ -16,7 +16,7 @@ import type { ChunkKind } from '../code/chunk.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { canonicalTree, indexedTrees } from './location.js';
-import { openStore, type IndexSettings } from './open.js';
+import { openStore, unfinishedLocalIndexes, type IndexSettings } from './open.js';
 import { normalised, type VectorStore } from './store.js';
 import { queryTerms, symbolQuery, symbolQueryText } from './tokens.js';
 
@@ -72,6 +72,7 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
       ? await indexContaining(settings, embedder, options.sourceDir)
       : await acceptedIndexes(settings, embedder, options.acceptTree);
   if (targets.length === 0) {
+    await explainUnfinished(settings, embedder, options.sourceDir);
     const where =
       options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed (nor a directory containing it)` : 'no source tree has been indexed';
     // An index run that finds no source file writes no index: say so, or a user who just indexed reads a contradiction.
@@ -125,6 +126,32 @@ function shownCode(chunk: { text: string; startLine: number; endLine: number }):
   if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
   const lines = chunk.startLine === chunk.endLine ? `line ${chunk.startLine}` : `lines ${chunk.startLine}-${chunk.endLine}`;
   return `${text.slice(0, end)}\n… (${text.length - end} more characters not shown; read ${lines} of the file)`;
+}
+
+/**
+ * With nothing to search: when a first index run was interrupted before it committed (it leaves a
+ * database with no index in it), say so and what to do, rather than "not indexed".
+ */
+async function explainUnfinished(settings: IndexSettings, embedder: Embedder, sourceDir: string | undefined): Promise<void> {
+  const again = 'run `faultline index DIR` (or fault_index_source_code) again; if a run is still going, wait for it to finish';
+  if (sourceDir !== undefined) {
+    const tree = await canonicalTree(sourceDir);
+    const { unfinished } = await openStore(settings, tree, embedder);
+    if (unfinished) {
+      throw new IndexError(
+        `${tree}: an index run was interrupted before it finished (Ctrl-C, a kill or a failure), so nothing is indexed yet — ` +
+          again.replace('DIR', tree),
+      );
+    }
+    return;
+  }
+  const unfinished = await unfinishedLocalIndexes(settings, embedder);
+  if (unfinished.length > 0) {
+    throw new IndexError(
+      `no source tree has been indexed with ${embedder.description}: ${unfinished.length === 1 ? 'an index run was' : `${unfinished.length} index runs were`} ` +
+        `interrupted before ${unfinished.length === 1 ? 'it' : 'they'} finished (Ctrl-C, a kill or a failure; ${unfinished.join(', ')}) — ${again}`,
+    );
+  }
 }
 
 /** An index to search, whole or only under some of its directories (relative, '/'-separated). */
