@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { startProxy } from '../src/proxy/index.js';
+import { startProxy, validateFault } from '../src/proxy/index.js';
+import { SCENARIO_DEFAULTS } from '../src/scenario/defaults.js';
 import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokensMatch } from '../src/proxy/control/index.js';
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';
@@ -83,6 +84,59 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       const clear = await api('POST', '/chaos/clear', { id: 'x' });
       assert.equal(clear.status, 400);
       assert.match(String(clear.json['error']), /unknown field "id"/);
+    });
+  });
+
+  it("refuses a config whose own target names another mapping than the body's target, naming config.target", async () => {
+    const baseline = handleCounts();
+    const upstream = await startUpstream();
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#a`, `0=127.0.0.1:${upstream.port}#b`], http: true });
+    const registry = new FaultRegistry(proxy);
+    const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
+    const inject = async (payload: unknown) => {
+      const response = await fetch(`${admin.url}/chaos/inject`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(payload) });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    try {
+      for (const own of ['#b', 'b', String(proxy.ports[1]), 'nowhere']) {
+        const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
+        assert.equal(conflict.status, 400, JSON.stringify(own));
+        assert.ok(String(conflict.json['error']).startsWith(`config.target: ${JSON.stringify(own)} conflicts with target "a"`), String(conflict.json['error']));
+      }
+      assert.deepEqual(registry.status(), [], 'nothing was injected');
+      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[0]}/`)).status, 200);
+      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[1]}/`)).status, 200);
+      // The same mapping in another spelling agrees, and the fault goes there only.
+      const agreeing = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: String(proxy.ports[0]) } });
+      assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
+      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[0]}/`)).status, 503);
+      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[1]}/`)).status, 200);
+    } finally {
+      await admin.close();
+      registry.dispose();
+      await proxy.stop();
+      await upstream.close();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
+  it('takes a jitter without frequencyHz, with the default every other door applies', async () => {
+    assert.equal((validateFault({ type: 'jitter', amplitudeMs: 5 }) as { frequencyHz?: number }).frequencyHz, SCENARIO_DEFAULTS.frequency);
+    await withAdmin(async (api, proxyUrl) => {
+      for (const config of [{ type: 'jitter', amplitudeMs: 5 }, { type: 'jitter', amplitude_ms: 5 }]) {
+        const injected = await api('POST', '/chaos/inject', { target: 'weather-api', config });
+        assert.equal(injected.status, 200, JSON.stringify(injected.json));
+        assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+        const status = (await api('GET', '/chaos/status')).json['faults'] as Array<{ id: string; type: string; requestCount: number }>;
+        const mine = status.find((fault) => fault.id === injected.json['faultId'])!;
+        assert.equal(mine.type, 'jitter');
+        assert.ok(mine.requestCount > 0, 'the jitter acted on the request');
+        await api('POST', '/chaos/clear-all');
+      }
+      // A bad frequency is still refused, naming the field.
+      const bad = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'jitter', amplitudeMs: 5, frequencyHz: 0 } });
+      assert.equal(bad.status, 400);
+      assert.match(String(bad.json['error']), /frequencyHz/);
     });
   });
 

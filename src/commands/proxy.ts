@@ -19,6 +19,7 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
+import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
 import { bindRefusal, listenPortRefusal } from '../target-policy.js';
 import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
@@ -70,7 +71,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--latency-distribution <name>', 'distribution of the delay (default normal)').choices(LATENCY_DISTRIBUTIONS))
     .addOption(new Option('--latency-per-op', 'delay every chunk read instead of once per message'))
     .addOption(new Option('--jitter-amplitude <ms>', 'add jitter: extra delay drawn uniformly in [0, ms]').argParser(nonNegative))
-    .addOption(new Option('--jitter-frequency <hz>', 'times per second the jitter delay is redrawn (default 5)').argParser(nonNegative))
+    .addOption(new Option('--jitter-frequency <hz>', `times per second the jitter delay is redrawn (default ${NETWORK_FAULT_DEFAULTS.jitterFrequencyHz})`).argParser(nonNegative))
     .addOption(new Option('--packet-loss <rate>', 'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)').argParser(nonNegative))
     .addOption(new Option('--packet-loss-model <model>', 'loss model (default bernoulli)').choices(LOSS_MODELS))
     .addOption(new Option('--packet-loss-rtt <ms>', 'round-trip time used for recovery stalls in ms (default 20)').argParser(nonNegative))
@@ -144,7 +145,7 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
     throw new UsageError('--latency-deviation, --latency-distribution and --latency-per-op need --latency <ms>');
   }
   if (options.jitterAmplitude !== undefined) {
-    faults.push({ type: 'jitter', amplitudeMs: options.jitterAmplitude, frequencyHz: options.jitterFrequency ?? 5, ...target('jitter') });
+    faults.push({ type: 'jitter', amplitudeMs: options.jitterAmplitude, ...(options.jitterFrequency !== undefined ? { frequencyHz: options.jitterFrequency } : {}), ...target('jitter') });
   } else if (options.jitterFrequency !== undefined) throw new UsageError('--jitter-frequency needs --jitter-amplitude <ms>');
   if (options.packetLoss !== undefined) {
     faults.push({

@@ -21,6 +21,15 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
 
+/**
+ * The network faults' defaults that every door applies the same way (the fault's own validator,
+ * so the admin API, --http-fault, the proxy tools, `faultline proxy` and the scenarios agree).
+ */
+export const NETWORK_FAULT_DEFAULTS = {
+  /** jitter: redraws of the delay per second. */
+  jitterFrequencyHz: 5,
+} as const;
+
 /** faultline's network faults (src/proxy/faults); `latency` is also an HTTP fault (faultKind tells). */
 export const NETWORK_FAULT_TYPES = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
 

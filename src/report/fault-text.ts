@@ -4,6 +4,7 @@
  * "Frequence"), and the ten-slot timeline cell.
  */
 import type { Direction, FaultSpec, Side } from '../proxy/index.js';
+import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
 
 /** fault's glyphs: server side ➡️ ingress, ⬅️ egress, ↔️ both, then 🖧; client side 🖥️ then ⬅️/➡️/↔️. */
 export function scopeGlyphs(side: Side = 'server', direction: Direction = 'ingress'): string {
@@ -24,7 +25,7 @@ export function describeFault(fault: FaultSpec): string {
         `Mean: ${fault.latencyMs.toFixed(2)} ms, Stddev: ${(fault.deviationMs ?? 0).toFixed(2)} ms`
       );
     case 'jitter':
-      return `Jitter: ${scope}Amplitude: ${fault.amplitudeMs.toFixed(2)}ms, Frequence ${fault.frequencyHz.toFixed(2)}Hz`;
+      return `Jitter: ${scope}Amplitude: ${fault.amplitudeMs.toFixed(2)}ms, Frequence ${(fault.frequencyHz ?? NETWORK_FAULT_DEFAULTS.jitterFrequencyHz).toFixed(2)}Hz`;
     case 'bandwidth':
       return `Bandwidth: ${scope}Rate: ${Math.round(fault.bytesPerSecond)}Bps${fault.scope === 'shared' ? ' (shared)' : ''}`;
     case 'packet_loss': {

@@ -1,9 +1,10 @@
 /**
  * The scenario arguments' defaults, quoted by the tools' descriptions and applied by input.ts and
- * http-fault.ts: a leaf module (type imports only), so the MCP server can describe its scenario
+ * http-fault.ts: a leaf module (type imports, and the proxy's leaf vocabulary), so the MCP server can describe its scenario
  * tools without loading the scenario runner, the proxy or the load generator.
  */
 import type { Direction, Side } from '../proxy/index.js';
+import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
 
 export const SCENARIO_DEFAULTS = {
   method: 'GET',
@@ -18,7 +19,7 @@ export const SCENARIO_DEFAULTS = {
   latency: 100,
   deviation: 0,
   amplitude: 20,
-  frequency: 5,
+  frequency: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz,
   rate: 1000,
   unit: 'bps',
   loss_rate: 0.05,

@@ -52,6 +52,12 @@ export class FaultRegistry {
     return this.proxy.mappings.flatMap((mapping, index) => [String(this.proxy.ports[index]), ...(mapping.name ? [mapping.name] : [])]);
   }
 
+  /** The index of the mapping a target (bound port, or name with or without #) names; -1 for none. */
+  private mappingOf(target: string): number {
+    const name = target.trim().replace(/^#/, '');
+    return this.proxy.mappings.findIndex((mapping, index) => mapping.name === name || String(this.proxy.ports[index]) === name);
+  }
+
   inject(target: unknown, config: unknown, durationMs?: unknown): string {
     if (typeof target !== 'string' || target.trim() === '') throw new ToolInputError('target: a non-empty string, a mapping\'s local port or #name');
     const name = target.trim().replace(/^#/, '');
@@ -61,6 +67,16 @@ export class FaultRegistry {
     }
     if (this.injected.size >= MAX_ACTIVE_FAULTS) throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
     const parsed = parseFaultConfig(config);
+    // The body's target says where the fault goes. A config that names a mapping of its own (a
+    // config copied from --http-fault or a tool's faults) must agree, or the caller would get a
+    // fault on another mapping than the one written in the config, silently.
+    const own = (parsed.spec as { target?: unknown }).target;
+    if (own !== undefined && (typeof own !== 'string' || this.mappingOf(own) !== this.mappingOf(name))) {
+      throw new ToolInputError(
+        `config.target: ${JSON.stringify(own)} conflicts with target "${target}"; the fault goes on the mapping target names, ` +
+          'so drop config.target or make it name the same mapping',
+      );
+    }
     const id = `${name}-${Date.now()}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(-6)}`;
     const fault: InjectedFault = { id, target: name, type: parsed.type, config: parsed, injectedAt: Date.now(), expiresAt: undefined, timer: undefined };
     this.injected.set(id, fault);
