@@ -163,3 +163,24 @@ test('proxy --json: on Ctrl-C, a network run record lists the faults that acted 
   assert.equal(refused.code, 2, refused.stderr);
   assert.match(refused.stderr, /^faultline: --json /);
 });
+
+test('faultsThatActed: applications alone are not enough when nothing changed (0 ms delays, no segment lost)', async () => {
+  const { faultsThatActed } = await import('../src/proxy/run-record.js');
+  const { emptyCounters } = await import('../src/proxy/faults/fault.js');
+  const counters = (type: string, fields: Partial<ReturnType<typeof emptyCounters>>) => ({ ...emptyCounters(type, type), active: false, ...fields });
+  const http = (type: string, applications: number) => ({ name: type, type, target: null, active: true, requests: 5, applications, passes: 5 - applications, oversized: 0 });
+  assert.deepEqual(
+    faultsThatActed({
+      mappings: [],
+      faults: [
+        counters('latency', { applications: 9, delayAddedMs: 0 }),
+        counters('jitter', { applications: 3, delayAddedMs: 12 }),
+        counters('packet_loss', { applications: 0, segments: 40, segmentsLost: 0 }),
+        counters('bandwidth', { applications: 0, bytesUpstream: 100 }),
+        counters('blackhole', { applications: 1 }),
+      ],
+      httpFaults: [http('error', 0), http('rate_limit', 2)] as never,
+    }),
+    ['blackhole', 'http_rate_limit', 'jitter'],
+  );
+});
