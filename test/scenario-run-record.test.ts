@@ -72,7 +72,8 @@ test('run --json: a scenario run record lists the faults that acted, and coverag
   assert.equal(record.format, 'faultline-run-record');
   assert.equal(record.version, 1);
   assert.equal(record.kind, 'scenario');
-  assert.ok(record.name.length > 0 && !Number.isNaN(Date.parse(record.startedAt)));
+  assert.equal(record.name, `latency scenario ${url}`);
+  assert.ok(!Number.isNaN(Date.parse(record.startedAt)));
   assert.deepEqual(record.injected, ['latency']);
   assert.equal(record.verdict, 'passed');
   assert.deepEqual(record.verdicts, [{ slo: '99% @ 5000ms', status: 'passed' }]);

@@ -34,7 +34,7 @@ export function scenarioRunRecord(result: ScenarioResult): ScenarioRunRecord {
     format: RUN_RECORD_FORMAT,
     version: RUN_RECORD_VERSION,
     kind: 'scenario',
-    name: result.title.slice(0, 200),
+    name: `${result.fault.type} scenario ${result.url}`.slice(0, 200),
     injected: faultsThatActed(result.run.proxy), // the fault phase's proxy; the baseline runs without a fault
     verdicts,
     ...result,
