@@ -182,7 +182,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   line();
   line('### Latency breakdown');
   line();
-  line('Latency counts from each request\'s intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first response byte.');
+  line('Latency counts from each request\'s intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first byte of the final response (an interim 100 Continue or 103 Early Hints does not count).');
   line();
   line('| Measure (ms) | Count | Mean | p50 | p95 | p99 | p99.9 | Max |');
   line('|--------------|-------|------|-----|-----|-----|-------|-----|');
