@@ -194,7 +194,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(load.errorsByClass.http_5xx, 10);
     assert.deepEqual(load.statusCodes, { '503': 10 });
     assert.equal(failing.result.passed, false);
-    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \|/m);
+    // Run Overview: 10 errors, and 10 expectation failures (statuses outside expect_status), not fault's hard-coded 0.
+    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 10 \|/m);
     // A 404 is outside the default expect_status (2xx, 3xx): a mistyped path fails the gate, and the
     // report's first lines say which status and what to check.
     const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });

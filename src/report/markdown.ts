@@ -104,6 +104,15 @@ export function renderReport(result: ScenarioResult): string {
 
 type Line = (text?: string) => void;
 
+/**
+ * Responses whose status was outside expect_status (http_5xx and http_status). fault prints a
+ * hard-coded 0 in load mode; here the column says what its name does, so a run of 404s does not
+ * show "0" expectation failures.
+ */
+function expectationFailures(load: LoadFigures): number {
+  return load.errorsByClass.http_status + load.errorsByClass.http_5xx;
+}
+
 const VERDICT_WORD: Record<ScenarioResult['verdict'], string> = { passed: 'Passed', failed: 'Failed', inconclusive: 'Inconclusive' };
 
 /** fault's Run Overview, percentile and SLO tables, for the fault phase. */
@@ -131,7 +140,7 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   line('| Num. Requests | Num. Errors | Min. Response Time | Max Response Time | Mean Latency (ms) | Expectation Failures | Total Time |');
   line('|---------------|-------------|--------------------|-------------------|-------------------|----------------------|------------|');
   line(
-    `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | 0 | ${humanize(load.elapsedMs)} |`,
+    `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | ${expectationFailures(load)} | ${humanize(load.elapsedMs)} |`,
   );
   line();
   if (load.saturation) {
