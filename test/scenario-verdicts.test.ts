@@ -179,6 +179,38 @@ describe('scenario verdicts', () => {
     assert.ok(progress.some((message) => /draining: \d+ requests? in flight/.test(message)), progress.join(' | '));
   });
 
+  test('a fault window no request was due in: inconclusive, saying so, and the report never claims it was active', async () => {
+    // 2 requests/s for 1 s are due at 0 and 500 ms and answered at once: the load has ended long
+    // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
+    // from 950ms … until 502ms" and blamed the direction the fault acts on.
+    const late = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' }, limits),
+    );
+    assert.equal(late.run.load!.requests, 2);
+    assert.equal(late.verdict, 'inconclusive');
+    assert.equal(late.fault.switchedOn, false);
+    assert.equal(late.fault.activeUntilMs, late.fault.startMs);
+    assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
+    assert.match(late.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/);
+    const lateReport = renderReport(late);
+    assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
+    assert.doesNotMatch(lateReport, /Fault active from/);
+    // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
+    const between = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 2, latency: 50, fault_start: '1100ms', fault_duration: '300ms' }, limits),
+    );
+    assert.equal(between.verdict, 'inconclusive');
+    assert.equal(between.fault.switchedOn, true);
+    assert.equal(between.run.load!.duringFault!.requests, 0);
+    assert.match(between.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/);
+    // A fault to the end of a load whose last request settled before `duration`: on until then,
+    // and the report no longer says "the load ran 1s … until 502ms".
+    const whole = await runScenario(await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 }, limits));
+    assert.equal(whole.fault.switchedOn, true);
+    assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
+    assert.match(renderReport(whole), /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./);
+  });
+
   test('enum arguments take any case; a url with port 0 is refused naming url', async () => {
     const ok = await callTool('fault_run_latency_impact_scenario', {
       url: `${app.origin}/ok`,

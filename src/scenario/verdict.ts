@@ -4,6 +4,7 @@
  * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
  * report puts in its first lines, saying what to do about it.
  */
+import { formatDuration } from '../duration.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
 
@@ -15,10 +16,14 @@ export interface VerdictWithReasons {
   reasons: string[];
 }
 
-export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWithReasons {
+/**
+ * @param switchedOn whether the fault was ever switched on: false when every request had settled
+ *   before fault_start (run.ts, faultWindow).
+ */
+export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn = true): VerdictWithReasons {
   const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
-  const untouched = untouchedReasons(spec, run);
+  const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
   if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...statusHints, ...untouched.warnings] };
   if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
@@ -85,7 +90,7 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
 const BODY_ONLY_HTTP_FAULTS = new Set(['malformed', 'schema_mismatch']);
 
 /** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
-function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive: string[]; warnings: string[] } {
+function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: boolean): { inconclusive: string[]; warnings: string[] } {
   const inconclusive: string[] = [];
   const warnings: string[] = [];
   if (spec.proxies.length > 0) {
@@ -100,7 +105,11 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
   }
   if (inconclusive.length === 0) {
     const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
-    if (spec.httpFault) {
+    const emptyWindow = emptyWindowReason(spec, run, switchedOn);
+    if (emptyWindow !== undefined && !faultActed(spec, run)) {
+      // The fault had no traffic to act on because of when it ran, not where it sat.
+      inconclusive.push(emptyWindow);
+    } else if (spec.httpFault) {
       // HTTP faults count per exchange: those that matched, and of them those it acted on.
       const fault = (run.proxy.httpFaults ?? []).find((counters) => counters.type === spec.httpFault!.type);
       if (!fault || fault.applications === 0) {
@@ -130,4 +139,32 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
     }
   }
   return { inconclusive, warnings };
+}
+
+/** Whether the scenario's fault (network or HTTP) acted at least once. */
+function faultActed(spec: ScenarioSpec, run: PhaseResult): boolean {
+  const counters = spec.httpFault
+    ? (run.proxy.httpFaults ?? []).find((c) => c.type === spec.httpFault!.type)
+    : run.proxy.faults.find((c) => c.type === spec.fault.type);
+  return (counters?.applications ?? 0) > 0;
+}
+
+/**
+ * Why a fault window that starts or ends inside the run held no request: none was due in it, or
+ * the load had ended (every request settled) before it opened, so it was never switched on.
+ * Undefined when the window is the whole run or some request was due in it.
+ */
+function emptyWindowReason(spec: ScenarioSpec, run: PhaseResult, switchedOn: boolean): string | undefined {
+  if (spec.faultStartMs <= 0 && spec.faultEndMs >= spec.durationMs) return undefined;
+  const dueInWindow = run.load?.duringFault?.requests;
+  if (switchedOn && dueInWindow !== 0) return undefined;
+  const type = spec.httpFault ? `HTTP ${spec.httpFault.type.replace('_', ' ')}` : spec.fault.type.replace('_', ' ');
+  const rate = spec.clients * spec.rps;
+  const end = spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
+  return (
+    `the ${type} fault met no request: none was due in its window (${formatDuration(spec.faultStartMs)} to ${end}; ` +
+    `one request every ${formatDuration(1000 / rate)} at ${+rate.toFixed(3)} requests/s)` +
+    (switchedOn ? '' : ', and every request had settled before it opened, so it was never switched on') +
+    ': start it earlier (fault_start), lengthen it (fault_duration) or raise the rate.'
+  );
 }
