@@ -5,6 +5,7 @@
  * report puts in its first lines, saying what to do about it.
  */
 import { formatDuration } from '../duration.js';
+import { isExpectedStatus } from '../load/expect-status.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
 
@@ -25,9 +26,11 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...statusHints, ...untouched.warnings] };
-  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
-  return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
+  const certificate = certificateHint(spec, run);
+  const redirects = redirectHints(spec, run);
+  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...untouched.warnings] };
+  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects] };
+  return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...untouched.warnings] };
 }
 
 /**
@@ -84,6 +87,45 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     `the proxy could not connect to the target ${url.host} ${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
       'the load saw each as a reset: is the service running there?',
   ];
+}
+
+/** What OpenSSL and Node call a certificate the client could not verify. */
+const CERTIFICATE_ERROR = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/**
+ * An https url whose certificate the load refused: the error details name OpenSSL's code, which
+ * does not say what to do; a self-signed or private-CA certificate (a local or staging server)
+ * is what insecure_tls is for.
+ */
+function certificateHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  if (!spec.rejectUnauthorized || !run.load) return [];
+  const refused = Object.entries(run.load.errorDetails).filter(([detail]) => CERTIFICATE_ERROR.test(detail));
+  if (refused.length === 0) return [];
+  return [
+    `the load refused the target's TLS certificate (${refused.map(([code, count]) => `${code} × ${count}`).join(', ')}): ` +
+      'for a self-signed or private-CA certificate, pass insecure_tls: true (--insecure-tls); for a name mismatch, use the host name the certificate names in url.',
+  ];
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Redirects that counted as success (3xx is in the default expect_status): the load never
+ * follows one, so what it timed was the redirect, not the page it points to. Said wherever the
+ * agent reads first, since a pass on redirects alone has not measured the endpoint it meant.
+ */
+function redirectHints(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const load = run.load;
+  if (!load) return [];
+  const counted = Object.entries(load.statusCodes)
+    .map(([status, count]) => ({ status: Number(status), count }))
+    .filter(({ status }) => REDIRECTS.has(status) && isExpectedStatus(spec.expectedStatus, status))
+    .sort((a, b) => b.count - a.count);
+  return counted.map(
+    ({ status, count }) =>
+      `${status} × ${count}: a redirect, counted as success (expect_status ${spec.expectStatus}) but not followed: the load timed the redirect itself, ` +
+      'not the page it points to; give that page as url, or leave 3xx out of expect_status to count redirects as errors.',
+  );
 }
 
 /** HTTP faults that change a response's body and nothing else the load measures. */
