@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
@@ -138,6 +139,58 @@ describe('scenario verdicts', () => {
     const capacity = result.run.capacity!;
     // autocannon paces each connection; a sampling tick of slack at most.
     assert.ok(capacity.sent <= 50 * (capacity.elapsedMs / 1000) * 1.2 + 5, `${capacity.sent} requests in ${capacity.elapsedMs} ms with a cap of 50/s`);
+  });
+
+  test('a capacity run against a server that closes its connections: nothing counted is inconclusive, mis-timed latencies are said', async () => {
+    // HTTP/1.0 with the body ended by the close, as small embedded servers answer: autocannon
+    // counts no response and no error, and the verdict was "failed: errors < 1%" with 0 errors.
+    let answered = 0;
+    const sockets = new Set<Socket>();
+    const http10 = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+      let head = '';
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        answered++;
+        socket.end('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+      });
+    });
+    await new Promise<void>((resolve) => http10.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (http10.address() as AddressInfo).port;
+      const spec = await scenarioFromArguments('latency', { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const result = await runScenario(spec);
+      assert.ok(answered > 0, 'the server did answer');
+      assert.equal(result.run.capacity!.sent, 0);
+      assert.equal(result.verdict, 'inconclusive');
+      assert.match(result.verdictReasons[0]!, /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => http10.close(resolve));
+    }
+    // Connection: close on every response: counted, but autocannon's latencies are not to be trusted.
+    const closing = await startServer((_request, response) => {
+      response.setHeader('connection', 'close');
+      response.end('ok');
+    });
+    try {
+      const spec = await scenarioFromArguments('latency', { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const result = await runScenario(spec);
+      assert.ok(result.run.capacity!.sent > 0);
+      assert.ok(result.run.proxy.mappings[0]!.connections > 2);
+      assert.ok(result.verdictReasons.some((reason) => /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(reason)), result.verdictReasons.join(' | '));
+    } finally {
+      await closing.close();
+    }
+    // Kept alive: no such reason.
+    const keptAlive = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
+    );
+    assert.equal(keptAlive.verdict, 'passed');
+    assert.deepEqual(keptAlive.verdictReasons, []);
   });
 
   test("a capacity run's progress counts its requests and errors as they end (autocannon's, not the open loop's counters)", async () => {

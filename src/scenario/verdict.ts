@@ -28,9 +28,12 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
   const unreachable = unreachableHint(spec, run);
   const certificate = certificateHint(spec, run);
   const redirects = redirectHints(spec, run);
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...untouched.warnings] };
-  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects] };
-  return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...untouched.warnings] };
+  const closedLoop = closedLoopReasons(spec, run);
+  // A closed loop that completed nothing tested nothing: its error SLO "failed" over 0 requests.
+  if (closedLoop.nothingMeasured) return { verdict: 'inconclusive', reasons: [closedLoop.nothingMeasured, ...unreachable] };
+  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
+  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings] };
+  return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
 }
 
 /**
@@ -105,6 +108,39 @@ function certificateHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     `the load refused the target's TLS certificate (${refused.map(([code, count]) => `${code} × ${count}`).join(', ')}): ` +
       'for a self-signed or private-CA certificate, pass insecure_tls: true (--insecure-tls); for a name mismatch, use the host name the certificate names in url.',
   ];
+}
+
+/**
+ * What a closed-loop (capacity) run's figures are worth. autocannon, which runs it, reads only
+ * responses on connections kept alive: a body ended by the server closing the connection
+ * (HTTP/1.0 without Content-Length) is never counted, and when the server closes after each
+ * response (Connection: close, HTTP/1.0) it writes the next request on the closing socket and
+ * times the following response from that lost request (measured: p50 221 ms for ~18 ms exchanges).
+ * The proxy in front of url sees how many connections the load opened.
+ */
+function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasured?: string; warnings: string[] } {
+  const capacity = run.capacity;
+  if (!capacity) return { warnings: [] };
+  const seconds = formatDuration(spec.durationMs);
+  if (capacity.sent === 0) {
+    return {
+      nothingMeasured:
+        `the closed loop completed no request in ${seconds} (no response, no error): autocannon, which runs strategy capacity, ` +
+        'reads only responses that end by their length, so a body ended by closing the connection (HTTP/1.0) is never counted; ' +
+        'use strategy load, which reads any response.',
+      warnings: [],
+    };
+  }
+  const opened = spec.proxies.length === 0 ? (run.proxy.mappings[0]?.connections ?? 0) : 0;
+  // autocannon reopens after its own timeouts too; only count what the target closed.
+  if (opened <= spec.clients || capacity.timeouts > 0) return { warnings: [] };
+  return {
+    warnings: [
+      `the target closed connections (${opened} opened for ${spec.clients} clients: Connection: close or HTTP/1.0): autocannon, which runs strategy capacity, ` +
+        'then times some responses from a request it wrote on the closing connection, so its latencies read too high; the requests/s stand. ' +
+        'Use strategy load for latencies.',
+    ],
+  };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
