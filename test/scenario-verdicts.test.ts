@@ -187,7 +187,7 @@ describe('scenario verdicts', () => {
     }
     // Kept alive: no such reason.
     const keptAlive = await runScenario(
-      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
     );
     assert.equal(keptAlive.verdict, 'passed');
     assert.deepEqual(keptAlive.verdictReasons, []);
@@ -262,6 +262,22 @@ describe('scenario verdicts', () => {
     assert.equal(whole.fault.switchedOn, true);
     assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
     assert.match(renderReport(whole), /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./);
+  });
+
+  test('a fault that injects nothing (latency 0, jitter amplitude 0) is inconclusive, not passed', async () => {
+    const args = { url: `${app.origin}/ok`, duration: '500ms', num_clients: 1, rps: 4 };
+    const latency = await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0 });
+    const latencyResult = latency.structuredContent as unknown as ScenarioResult;
+    assert.equal(latencyResult.run.load!.errors, 0);
+    assert.ok(latencyResult.run.proxy.faults[0]!.applications > 0, 'it "acted", adding 0 ms');
+    assert.equal(latencyResult.verdict, 'inconclusive');
+    assert.match(latencyResult.verdictReasons[0]!, /^the latency fault adds nothing \(latency 0 ms, deviation 0 ms\)/);
+    // A deviation alone still delays (a normal draw truncated at 0): a real fault.
+    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 })).structuredContent as unknown as ScenarioResult;
+    assert.equal(deviation.verdict, 'passed');
+    const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 })).structuredContent as unknown as ScenarioResult;
+    assert.equal(jitter.verdict, 'inconclusive');
+    assert.match(jitter.verdictReasons[0]!, /^the jitter fault adds nothing \(amplitude 0 ms\)/);
   });
 
   test('enum arguments take any case; a url with port 0 is refused naming url', async () => {

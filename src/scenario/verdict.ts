@@ -206,7 +206,11 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: bool
       }
     } else {
       const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
-      if (!fault || fault.applications === 0) {
+      const noOp = noOpReason(spec);
+      if (noOp !== undefined) {
+        // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
+        inconclusive.push(noOp);
+      } else if (!fault || fault.applications === 0) {
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
             `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
@@ -217,6 +221,18 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: bool
     }
   }
   return { inconclusive, warnings };
+}
+
+/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0), if they do not. */
+function noOpReason(spec: ScenarioSpec): string | undefined {
+  const fault = spec.fault as { type: string; latencyMs?: number; deviationMs?: number; amplitudeMs?: number };
+  if (fault.type === 'latency' && fault.latencyMs === 0 && fault.deviationMs === 0) {
+    return 'the latency fault adds nothing (latency 0 ms, deviation 0 ms): the run measured the endpoint without a fault; give latency above 0.';
+  }
+  if (fault.type === 'jitter' && fault.amplitudeMs === 0) {
+    return 'the jitter fault adds nothing (amplitude 0 ms): the run measured the endpoint without a fault; give amplitude above 0.';
+  }
+  return undefined;
 }
 
 /** Whether the scenario's fault (network or HTTP) acted at least once. */
