@@ -72,6 +72,21 @@ describe('scenario verdicts', () => {
     assert.match(report, /\| Inconclusive$/m);
   });
 
+  test('failed with a fault that never touched the traffic: the reasons say so, so the failure is not read as the fault\'s impact', async () => {
+    // The app answers 503 by itself and never calls the mapped port: the SLO fails with no fault
+    // at all. The reasons gave only the SLO, and an agent blamed the dependency's latency.
+    const unused = await closedPort();
+    const spec = await scenarioFromArguments(
+      'latency',
+      { url: `${app.origin}/status/503`, duration: '500ms', num_clients: 1, rps: 4, latency: 100, proxies: [`${unused}=127.0.0.1:${app.port}`] },
+      limits,
+    );
+    const result = await runScenario(spec);
+    assert.equal(result.verdict, 'failed');
+    assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
+    assert.ok(result.verdictReasons.some((reason) => /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason)), result.verdictReasons.join(' | '));
+  });
+
   test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {
     const port = await closedPort();
     const spec = await scenarioFromArguments('latency', { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 }, limits);

@@ -31,7 +31,11 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
   const closedLoop = closedLoopReasons(spec, run);
   // A closed loop that completed nothing tested nothing: its error SLO "failed" over 0 requests.
   if (closedLoop.nothingMeasured) return { verdict: 'inconclusive', reasons: [closedLoop.nothingMeasured, ...unreachable] };
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
+  // Failed whatever the fault did, but say when it never touched the traffic: the failure is then
+  // the endpoint's own (it failed with no fault at all), not the fault's impact.
+  if (failed.length > 0) {
+    return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.inconclusive, ...untouched.warnings] };
+  }
   if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings] };
   return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
 }
