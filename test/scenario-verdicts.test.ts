@@ -19,7 +19,7 @@ import { runOpenLoop } from '../src/load/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { closedPort, startServer, type TestServer } from './fixtures/load/servers.js';
-import { startApp } from './fixtures/scenario/app.js';
+import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 
 const limits = makeConfig().scenario;
 let app: TestServer;
@@ -85,6 +85,30 @@ describe('scenario verdicts', () => {
     assert.equal(result.verdict, 'failed');
     assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
     assert.ok(result.verdictReasons.some((reason) => /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason)), result.verdictReasons.join(' | '));
+  });
+
+  test('proxies: a dependency that is down is named in the reasons, not only the 502s the app answered', async () => {
+    const proxyPort = await closedPort();
+    let down = await closedPort();
+    while (down === proxyPort) down = await closedPort();
+    const caller = await startAppCallingUpstream(proxyPort);
+    try {
+      const spec = await scenarioFromArguments(
+        'latency',
+        { url: `${caller.origin}/`, duration: '500ms', num_clients: 1, rps: 4, latency: 10, proxies: [`${proxyPort}=127.0.0.1:${down}`] },
+        limits,
+      );
+      const result = await runScenario(spec);
+      assert.equal(result.verdict, 'failed');
+      assert.deepEqual(result.run.load!.statusCodes, { '502': 2 });
+      const reasons = result.verdictReasons.join('\n');
+      assert.match(
+        reasons,
+        new RegExp(`the proxy could not connect to the app's dependency 2 times \\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} × 2; the app saw each call as a reset`),
+      );
+    } finally {
+      await caller.close();
+    }
   });
 
   test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {

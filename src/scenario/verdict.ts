@@ -87,12 +87,21 @@ function hintFor(status: number): string {
  */
 function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const failures = Object.entries(run.targetConnectFailures ?? {});
-  if (spec.proxies.length > 0 || failures.length === 0) return [];
-  const url = new URL(spec.url);
+  if (failures.length === 0) return [];
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
+  const why = `${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')})`;
+  if (spec.proxies.length === 0) {
+    return [`the proxy could not connect to the target ${new URL(spec.url).host} ${why}; the load saw each as a reset: is the service running there?`];
+  }
+  // With proxies the app's calls failed, and the app's answers (502s, resets) are what the load
+  // saw: name the dependencies the proxy could not reach, or the endpoint gets the blame.
+  const remotes = run.proxy.mappings
+    .map((counters, index) => ({ counters, mapping: spec.proxies[index]! }))
+    .filter(({ counters }) => counters.connectFailures > 0)
+    .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
-    `the proxy could not connect to the target ${url.host} ${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
-      'the load saw each as a reset: is the service running there?',
+    `the proxy could not connect to the app's dependency ${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
+      'the app saw each call as a reset: is the dependency running at the mapping\'s remote address?',
   ];
 }
 
