@@ -209,6 +209,19 @@ describe('capacity (closed loop)', () => {
     assert.equal(result.errors, 0);
   });
 
+  test('with a rate cap the latencies are the measured ones: autocannon\'s coordinated-omission correction does not fill them with made-up values', async () => {
+    // Every scenario caps a capacity run at --max-rate. With a rate, autocannon records each
+    // latency "with an expected interval" of ceil(1 / per-connection rate) = 1 ms, which adds
+    // synthetic samples at latency − 1, − 2, … down to 1 ms: a 50 ms fault showed p50 26 ms, min 1.
+    const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+    const result = await runCapacity({ url: `${target.origin}/`, connections: 4, durationMs: 1000, timeoutMs: 2000, maxRatePerSecond: 1000 });
+    assert.equal(result.errors, 0);
+    assert.ok(result.responses > 20, `${result.responses} responses`);
+    // Whole milliseconds, truncated: a response held 20 ms on the server takes at least 19.
+    assert.ok(result.latencyWholeMs.min >= 19, `min ${result.latencyWholeMs.min} ms, below the server's 20 ms`);
+    assert.ok(result.latencyWholeMs.p50 >= 20, `p50 ${result.latencyWholeMs.p50} ms`);
+  });
+
   test('5xx count as errors; an abort stops the run within a fraction of a second, leaving nothing behind', async () => {
     const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));
     const before = await heldResources(servers);

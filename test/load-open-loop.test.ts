@@ -290,6 +290,28 @@ test('a server that closes keep-alive connections: the sockets reopened are coun
   assert.equal(result.connectionsOpened + result.connectionsReopened, accepted);
 });
 
+test('time to first byte is the final response\'s: a 100 Continue or 103 Early Hints sent at once does not make it instant', async () => {
+  // Real servers answer these before their handler runs: Node sends 100 Continue as soon as it
+  // reads "Expect: 100-continue", and an app sends 103 Early Hints before doing its work. The
+  // final response here starts HOLD_MS after the request arrived, so its first byte cannot come
+  // sooner; timing the interim response instead gave about 1 ms.
+  const HOLD_MS = 150;
+  const target = await server((request, response, self) => {
+    if (request.method === 'GET') response.writeEarlyHints({ link: '</app.css>; rel=preload; as=style' });
+    self.later(HOLD_MS, () => response.end('done'));
+  });
+  for (const options of [{ method: 'POST', body: '{"n":1}', headers: { expect: '100-continue' } }, { method: 'GET' }]) {
+    const result = await runOpenLoop({ url: `${target.origin}/`, ...options, ratePerSecond: 4, connections: 2, durationMs: 1000, timeoutMs: 5000 });
+    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    assert.equal(result.ttfb!.count, 4);
+    assert.ok(result.ttfb!.min >= HOLD_MS - 1, `${options.method}: time to first byte ${result.ttfb!.min} ms, before the final response was sent`);
+    // The body ends right after the head: first byte and whole response are about the same time.
+    assert.ok(result.ttfb!.p50 / result.serviceTime!.p50 > 0.9, `${options.method}: ttfb ${result.ttfb!.p50} ms of ${result.serviceTime!.p50} ms`);
+  }
+  // The interim responses really were sent: the server saw the Expect header on every POST.
+  assert.equal(target.arrivals.filter((arrival) => arrival.method === 'POST' && arrival.headers.expect === '100-continue').length, 4);
+});
+
 test('responses cut into small pieces and interleaved across connections are read right, on either thread', async () => {
   // Reads of every plain connection land in one shared buffer (connection.ts): a partial head
   // kept from one read must survive other connections' reads in between. Every response here is

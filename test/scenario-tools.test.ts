@@ -194,7 +194,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(load.errorsByClass.http_5xx, 10);
     assert.deepEqual(load.statusCodes, { '503': 10 });
     assert.equal(failing.result.passed, false);
-    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \|/m);
+    // Run Overview: 10 errors, and 10 expectation failures (statuses outside expect_status), not fault's hard-coded 0.
+    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 10 \|/m);
     // A 404 is outside the default expect_status (2xx, 3xx): a mistyped path fails the gate, and the
     // report's first lines say which status and what to check.
     const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });
@@ -224,6 +225,25 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.ok(result.run.load!.latency!.min >= 29.5);
     const verified = await runTool('fault_run_latency_impact_scenario', { url: `${tlsApp.origin}/`, duration: '200ms', num_clients: 1, rps: 10, latency: 1 });
     assert.equal(verified.result.run.load!.errors, verified.result.run.load!.requests, 'the certificate is verified by default');
+    // The reasons say what to do, not only OpenSSL's code in the error details.
+    assert.equal(verified.result.verdict, 'failed');
+    assert.match(verified.result.verdictReasons.join('\n'), /the load refused the target's TLS certificate \([A-Z_]+ × 2\): for a self-signed or private-CA certificate, pass insecure_tls: true/);
+  });
+
+  test('redirects count as success by default but are not followed: the reasons say the load timed the redirect itself', async () => {
+    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1 };
+    const { result, report } = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args });
+    assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
+    assert.equal(result.verdict, 'passed');
+    assert.match(result.verdictReasons[0]!, /^302 × 5: a redirect, counted as success \(expect_status 2xx,3xx\) but not followed: the load timed the redirect itself, not the page it points to/);
+    assert.match(report.split('\n').slice(0, 4).join('\n'), /Verdict: Passed\*\* — 302 × 5: a redirect/);
+    // With 3xx left out of expect_status they are errors, with the usual status hint only.
+    const strict = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args, expect_status: '2xx' });
+    assert.equal(strict.result.verdict, 'failed');
+    assert.ok(!strict.result.verdictReasons.some((reason) => /a redirect, counted as success/.test(reason)), strict.result.verdictReasons.join(' | '));
+    // A 304 is not a redirect to follow: no such reason.
+    const notModified = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/304`, ...args });
+    assert.deepEqual(notModified.result.verdictReasons, []);
   });
 
   test('proxies: the fault applies to the app\'s outbound calls through the mapped port', async () => {

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
@@ -18,7 +19,7 @@ import { runOpenLoop } from '../src/load/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { closedPort, startServer, type TestServer } from './fixtures/load/servers.js';
-import { startApp } from './fixtures/scenario/app.js';
+import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 
 const limits = makeConfig().scenario;
 let app: TestServer;
@@ -69,6 +70,45 @@ describe('scenario verdicts', () => {
     const firstLine = report.split('\n')[2]!;
     assert.match(firstLine, new RegExp(`^\\*\\*Verdict: Inconclusive\\*\\* — the app made no connection to 127\\.0\\.0\\.1:${unused} .*point its upstream at that address`));
     assert.match(report, /\| Inconclusive$/m);
+  });
+
+  test('failed with a fault that never touched the traffic: the reasons say so, so the failure is not read as the fault\'s impact', async () => {
+    // The app answers 503 by itself and never calls the mapped port: the SLO fails with no fault
+    // at all. The reasons gave only the SLO, and an agent blamed the dependency's latency.
+    const unused = await closedPort();
+    const spec = await scenarioFromArguments(
+      'latency',
+      { url: `${app.origin}/status/503`, duration: '500ms', num_clients: 1, rps: 4, latency: 100, proxies: [`${unused}=127.0.0.1:${app.port}`] },
+      limits,
+    );
+    const result = await runScenario(spec);
+    assert.equal(result.verdict, 'failed');
+    assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
+    assert.ok(result.verdictReasons.some((reason) => /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason)), result.verdictReasons.join(' | '));
+  });
+
+  test('proxies: a dependency that is down is named in the reasons, not only the 502s the app answered', async () => {
+    const proxyPort = await closedPort();
+    let down = await closedPort();
+    while (down === proxyPort) down = await closedPort();
+    const caller = await startAppCallingUpstream(proxyPort);
+    try {
+      const spec = await scenarioFromArguments(
+        'latency',
+        { url: `${caller.origin}/`, duration: '500ms', num_clients: 1, rps: 4, latency: 10, proxies: [`${proxyPort}=127.0.0.1:${down}`] },
+        limits,
+      );
+      const result = await runScenario(spec);
+      assert.equal(result.verdict, 'failed');
+      assert.deepEqual(result.run.load!.statusCodes, { '502': 2 });
+      const reasons = result.verdictReasons.join('\n');
+      assert.match(
+        reasons,
+        new RegExp(`the proxy could not connect to the app's dependency 2 times \\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} × 2; the app saw each call as a reset`),
+      );
+    } finally {
+      await caller.close();
+    }
   });
 
   test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {
@@ -140,6 +180,58 @@ describe('scenario verdicts', () => {
     assert.ok(capacity.sent <= 50 * (capacity.elapsedMs / 1000) * 1.2 + 5, `${capacity.sent} requests in ${capacity.elapsedMs} ms with a cap of 50/s`);
   });
 
+  test('a capacity run against a server that closes its connections: nothing counted is inconclusive, mis-timed latencies are said', async () => {
+    // HTTP/1.0 with the body ended by the close, as small embedded servers answer: autocannon
+    // counts no response and no error, and the verdict was "failed: errors < 1%" with 0 errors.
+    let answered = 0;
+    const sockets = new Set<Socket>();
+    const http10 = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+      let head = '';
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        answered++;
+        socket.end('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+      });
+    });
+    await new Promise<void>((resolve) => http10.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (http10.address() as AddressInfo).port;
+      const spec = await scenarioFromArguments('latency', { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const result = await runScenario(spec);
+      assert.ok(answered > 0, 'the server did answer');
+      assert.equal(result.run.capacity!.sent, 0);
+      assert.equal(result.verdict, 'inconclusive');
+      assert.match(result.verdictReasons[0]!, /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => http10.close(resolve));
+    }
+    // Connection: close on every response: counted, but autocannon's latencies are not to be trusted.
+    const closing = await startServer((_request, response) => {
+      response.setHeader('connection', 'close');
+      response.end('ok');
+    });
+    try {
+      const spec = await scenarioFromArguments('latency', { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const result = await runScenario(spec);
+      assert.ok(result.run.capacity!.sent > 0);
+      assert.ok(result.run.proxy.mappings[0]!.connections > 2);
+      assert.ok(result.verdictReasons.some((reason) => /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(reason)), result.verdictReasons.join(' | '));
+    } finally {
+      await closing.close();
+    }
+    // Kept alive: no such reason.
+    const keptAlive = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
+    );
+    assert.equal(keptAlive.verdict, 'passed');
+    assert.deepEqual(keptAlive.verdictReasons, []);
+  });
+
   test("a capacity run's progress counts its requests and errors as they end (autocannon's, not the open loop's counters)", async () => {
     const progress: string[] = [];
     const spec = await scenarioFromArguments('latency', { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
@@ -177,6 +269,54 @@ describe('scenario verdicts', () => {
     const report = renderReport(result);
     assert.match(report, /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/);
     assert.ok(progress.some((message) => /draining: \d+ requests? in flight/.test(message)), progress.join(' | '));
+  });
+
+  test('a fault window no request was due in: inconclusive, saying so, and the report never claims it was active', async () => {
+    // 2 requests/s for 1 s are due at 0 and 500 ms and answered at once: the load has ended long
+    // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
+    // from 950ms … until 502ms" and blamed the direction the fault acts on.
+    const late = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' }, limits),
+    );
+    assert.equal(late.run.load!.requests, 2);
+    assert.equal(late.verdict, 'inconclusive');
+    assert.equal(late.fault.switchedOn, false);
+    assert.equal(late.fault.activeUntilMs, late.fault.startMs);
+    assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
+    assert.match(late.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/);
+    const lateReport = renderReport(late);
+    assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
+    assert.doesNotMatch(lateReport, /Fault active from/);
+    // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
+    const between = await runScenario(
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 2, latency: 50, fault_start: '1100ms', fault_duration: '300ms' }, limits),
+    );
+    assert.equal(between.verdict, 'inconclusive');
+    assert.equal(between.fault.switchedOn, true);
+    assert.equal(between.run.load!.duringFault!.requests, 0);
+    assert.match(between.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/);
+    // A fault to the end of a load whose last request settled before `duration`: on until then,
+    // and the report no longer says "the load ran 1s … until 502ms".
+    const whole = await runScenario(await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 }, limits));
+    assert.equal(whole.fault.switchedOn, true);
+    assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
+    assert.match(renderReport(whole), /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./);
+  });
+
+  test('a fault that injects nothing (latency 0, jitter amplitude 0) is inconclusive, not passed', async () => {
+    const args = { url: `${app.origin}/ok`, duration: '500ms', num_clients: 1, rps: 4 };
+    const latency = await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0 });
+    const latencyResult = latency.structuredContent as unknown as ScenarioResult;
+    assert.equal(latencyResult.run.load!.errors, 0);
+    assert.ok(latencyResult.run.proxy.faults[0]!.applications > 0, 'it "acted", adding 0 ms');
+    assert.equal(latencyResult.verdict, 'inconclusive');
+    assert.match(latencyResult.verdictReasons[0]!, /^the latency fault adds nothing \(latency 0 ms, deviation 0 ms\)/);
+    // A deviation alone still delays (a normal draw truncated at 0): a real fault.
+    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 })).structuredContent as unknown as ScenarioResult;
+    assert.equal(deviation.verdict, 'passed');
+    const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 })).structuredContent as unknown as ScenarioResult;
+    assert.equal(jitter.verdict, 'inconclusive');
+    assert.match(jitter.verdictReasons[0]!, /^the jitter fault adds nothing \(amplitude 0 ms\)/);
   });
 
   test('enum arguments take any case; a url with port 0 is refused naming url', async () => {

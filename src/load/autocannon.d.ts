@@ -15,6 +15,8 @@ declare module 'autocannon' {
     overallRate?: number;
     /** Requests to make in all; autocannon then ignores duration. */
     amount?: number;
+    /** With a rate: record each latency as measured, without autocannon's expected-interval correction. */
+    ignoreCoordinatedOmission?: boolean;
   }
   export interface Histogram {
     average: number;

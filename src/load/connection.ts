@@ -18,7 +18,11 @@ import type { ResolvedTarget } from './options.js';
 import { ResponseParser, ResponseProtocolError } from './response-parser.js';
 
 export interface ExchangeEvents {
-  /** The first response byte arrived, `ttfbMs` after the request was written. */
+  /**
+   * The first byte of the response arrived, `ttfbMs` after the request was written. Called again
+   * when an interim 1xx response (100 Continue, 103 Early Hints) turns out to have come first: the
+   * last call is the final response's first byte.
+   */
   onFirstByte(ttfbMs: number): void;
   /** A socket finished connecting (TCP, and TLS when secure). */
   onConnected?(): void;
@@ -43,7 +47,8 @@ export class HttpConnection {
   /** Non-null while an exchange is in progress. */
   private parser: ResponseParser | null = null;
   private writtenAtMs = 0;
-  private sawFirstByte = false;
+  /** The start of the response head last reported through onFirstByte (NaN: none yet). */
+  private reportedHeadAtMs = Number.NaN;
   /** Every socket this connection opened that has not emitted 'close' yet. */
   private readonly live = new Set<Socket>();
 
@@ -56,7 +61,7 @@ export class HttpConnection {
   /** Starts an exchange; the connection must be idle. Opens a socket first when needed. */
   send(): void {
     this.parser = new ResponseParser(this.target.method !== 'HEAD');
-    this.sawFirstByte = false;
+    this.reportedHeadAtMs = Number.NaN;
     // A socket the server half-closed while idle cannot carry a request: open a fresh one.
     if (this.socket !== null && (this.socket.destroyed || !this.socket.writable)) this.drop(this.socket);
     if (this.socket === null) this.socket = this.open();
@@ -163,22 +168,28 @@ export class HttpConnection {
       return;
     }
     const now = performance.now();
-    if (!this.sawFirstByte) {
-      this.sawFirstByte = true;
-      this.events.onFirstByte(now - this.writtenAtMs);
-    }
     let complete: boolean;
     try {
-      complete = parser.feed(chunk);
+      complete = parser.feed(chunk, now);
     } catch (error) {
       if (!(error instanceof ResponseProtocolError)) throw error;
+      this.reportFirstByte(parser);
       this.fail(socket, { errorClass: 'other', detail: error.message }, now);
       return;
     }
+    this.reportFirstByte(parser);
     if (!complete) return;
     this.parser = null;
     if (!parser.keepAlive) this.drop(socket);
     this.events.onResponse(parser.status, now);
+  }
+
+  /** Reports the start of the latest response head once (a later, final head reports again). */
+  private reportFirstByte(parser: ResponseParser): void {
+    const startedAt = parser.headStartedAtMs;
+    if (Number.isNaN(startedAt) || startedAt === this.reportedHeadAtMs) return;
+    this.reportedHeadAtMs = startedAt;
+    this.events.onFirstByte(startedAt - this.writtenAtMs);
   }
 
   private onError(socket: Socket, error: Error): void {

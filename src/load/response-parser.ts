@@ -2,7 +2,9 @@
  * An incremental HTTP/1.1 response parser: just enough to know the status, where the response
  * ends (content-length, chunked, or the connection's close) and whether the connection can be
  * reused. Bodies are skipped, never buffered. Interim 1xx responses (100 Continue, 103 Early
- * Hints) are skipped; the final response is the one reported.
+ * Hints) are skipped; the final response is the one reported, and so is its start (headStartedAtMs):
+ * a server sends 100 Continue or 103 Early Hints before its handler has done anything, so timing
+ * the first byte from them would make every response look instant.
  */
 
 export class ResponseProtocolError extends Error {
@@ -28,6 +30,11 @@ export class ResponseParser {
   private head: Buffer = Buffer.alloc(0);
   private remaining = 0;
   private line = '';
+  /**
+   * When the first byte of the latest response head arrived (the `atMs` of the feed that carried
+   * it): the final response's once its head is parsed; NaN before any byte.
+   */
+  headStartedAtMs = Number.NaN;
 
   /** @param bodyAllowed false for a HEAD request: its response never has a body. */
   constructor(private readonly bodyAllowed: boolean) {}
@@ -41,9 +48,11 @@ export class ResponseParser {
    * Bytes after the end of the response mean the server sent something unasked for: the
    * connection is then marked not reusable. Throws ResponseProtocolError on a malformed response.
    */
-  feed(chunk: Buffer): boolean {
+  feed(chunk: Buffer, atMs = Number.NaN): boolean {
     let offset = 0;
     while (offset < chunk.length && this.state !== 'done') {
+      // A head starts here: the response's own, or an interim one that the final one replaces.
+      if (this.state === 'head' && this.head.length === 0) this.headStartedAtMs = atMs;
       offset = this.step(chunk, offset);
     }
     if (this.state === 'done' && offset < chunk.length) this.keepAlive = false;

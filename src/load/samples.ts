@@ -15,7 +15,7 @@ export interface RequestSamples {
   latencyMs: Float64Array;
   /** From leaving the queue (connecting first if needed) to the same end; NaN when never sent. */
   serviceMs: Float64Array;
-  /** From writing the request to the first response byte; NaN when no byte arrived. */
+  /** From writing the request to the first byte of the final response (interim 1xx skipped); NaN when none arrived. */
   ttfbMs: Float64Array;
   /** HTTP status of the response; 0 when there was none (a transport error or a timeout). */
   status: Uint16Array;
@@ -59,7 +59,7 @@ export interface SampleSummary {
   latency: Stats | null;
   /** From the actual send; every request that was sent. */
   serviceTime: Stats | null;
-  /** From writing the request to the first response byte; every request that got one. */
+  /** From writing the request to the first byte of the final response (interim 1xx skipped); every request that got one. */
   ttfb: Stats | null;
   /** From the intended start to the actual send: timer lateness plus waiting for a free connection. */
   sendLag: Stats | null;

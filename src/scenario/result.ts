@@ -133,9 +133,15 @@ export interface ScenarioResult {
     endMs: number;
     /**
      * When the fault really stopped acting: endMs when it ended before the load; when it lasted
-     * to the end of the load, the moment the last request settled (it stays on while they drain).
+     * to the end of the load, the moment the last request settled (it stays on while they drain);
+     * startMs when it was never switched on.
      */
     activeUntilMs: number;
+    /**
+     * Whether the fault was ever on: false when every request had settled before fault_start
+     * (the last one was due before the window opened), so no request could meet it.
+     */
+    switchedOn: boolean;
     seed: number | string;
   };
   /** The mappings the proxy served ("0=tcp://host:port" in front of url when none were given). */

@@ -58,6 +58,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const totalMs = phases.length * phaseMs;
   let baseline: PhaseResult | null = null;
   let run: PhaseResult | undefined;
+  let switchedOn = false;
   // Optional work on this thread (an MCP server's code warm-up) waits until the run is over: the
   // proxy runs here, so its steps would be reported as the target's latency (src/measuring.ts).
   const endMeasuring = beginMeasuring();
@@ -67,8 +68,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
         signal: options.signal,
         onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
       });
-      if (phase === 'baseline') baseline = result;
-      else run = result;
+      if (phase === 'baseline') baseline = result.phase;
+      else ({ phase: run, faultSwitchedOn: switchedOn } = result);
     }
   } finally {
     endMeasuring();
@@ -77,7 +78,11 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const url = new URL(spec.url);
   const httpSettings = spec.httpFault ? validateHttpFault(spec.httpFault) : undefined;
   const settings = httpSettings ?? validateFault(spec.fault);
-  const { verdict, reasons } = decideVerdict(spec, fault);
+  const { verdict, reasons } = decideVerdict(spec, fault, switchedOn);
+  // The load ends once its last request has settled, which may be before `duration` (the last
+  // one is due up to one interval before it) or after it (draining): the proxy, and so the
+  // fault, stops then.
+  const loadEndMs = fault.load?.elapsedMs ?? fault.capacity?.elapsedMs ?? spec.durationMs;
   return {
     title: `Evaluating runtime performance of ${spec.url}`,
     url: spec.url,
@@ -100,7 +105,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
       description: httpSettings ? describeHttpFault(httpSettings) : describeFault(validateFault(spec.fault)),
       startMs: spec.faultStartMs,
       endMs: spec.faultEndMs,
-      activeUntilMs: spec.faultEndMs < spec.durationMs ? spec.faultEndMs : (fault.load?.elapsedMs ?? fault.capacity?.elapsedMs ?? spec.durationMs),
+      activeUntilMs: !switchedOn ? spec.faultStartMs : spec.faultEndMs < spec.durationMs ? Math.min(spec.faultEndMs, loadEndMs) : loadEndMs,
+      switchedOn,
       seed,
     },
     proxies: proxyMappings(spec, url),
@@ -122,7 +128,13 @@ interface PhaseOptions {
   onProgress: ((doneMs: number, message: string) => void) | undefined;
 }
 
-async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseResult> {
+/** A phase's figures, and whether its fault was ever switched on (see faultWindow). */
+interface PhaseOutcome {
+  phase: PhaseResult;
+  faultSwitchedOn: boolean;
+}
+
+async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseOutcome> {
   if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
@@ -179,7 +191,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     // A fault from the start is on before the load opens its first connection; a later start or
     // an end is an edge of the open loop's own schedule (no request due past it is sent before the
     // switch), or timed from the start of the closed loop.
-    const window = phase === 'fault' ? faultWindow(spec, proxy) : { edgesMs: [], switchAt: () => {} };
+    const window = phase === 'fault' ? faultWindow(spec, proxy) : { edgesMs: [], switchAt: () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
       method: spec.method,
@@ -237,17 +249,20 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       slos = evaluateSlos(spec.slos, sorted, result.errors);
     }
     return {
-      phase,
-      startedAt,
-      endedAt: new Date().toISOString(),
-      load,
-      capacity,
-      slos,
-      slosNotEvaluated: notEvaluated,
-      passed: slos.every((slo) => slo.pass),
-      proxy: proxy.counters(),
-      proxyPorts: [...proxy.ports],
-      targetConnectFailures,
+      phase: {
+        phase,
+        startedAt,
+        endedAt: new Date().toISOString(),
+        load,
+        capacity,
+        slos,
+        slosNotEvaluated: notEvaluated,
+        passed: slos.every((slo) => slo.pass),
+        proxy: proxy.counters(),
+        proxyPorts: [...proxy.ports],
+        targetConnectFailures,
+      },
+      faultSwitchedOn: window.switchedOn(),
     };
   } finally {
     clearInterval(ticker);
@@ -262,11 +277,18 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
  * the load begins. A fault that lasts to the end of the load stays on until the last request has
  * settled, so every request sent under it meets it for its whole life (a latency run's last
  * requests are delayed like the others; a blackhole's held requests time out); the report then
- * gives that real end (`activeUntilMs`), draining included.
+ * gives that real end (`activeUntilMs`), draining included. An edge is passed only while the load
+ * runs: when every request has settled before fault_start, the fault is never switched on
+ * (`switchedOn`), and the verdict says no request met it.
  */
-function faultWindow(spec: ScenarioSpec, proxy: RunningProxy): { edgesMs: number[]; switchAt: (index: number) => void } {
+function faultWindow(spec: ScenarioSpec, proxy: RunningProxy): { edgesMs: number[]; switchAt: (index: number) => void; switchedOn: () => boolean } {
   const httpFault = spec.httpFault;
-  const on = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
+  let switchedOn = false;
+  const switchOn = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
+  const on = (): void => {
+    switchOn();
+    switchedOn = true;
+  };
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
   if (spec.faultStartMs <= 0) on();
   const edgesMs: number[] = [];
@@ -279,7 +301,7 @@ function faultWindow(spec: ScenarioSpec, proxy: RunningProxy): { edgesMs: number
     edgesMs.push(spec.faultEndMs);
     switches.push(off);
   }
-  return { edgesMs, switchAt: (index) => switches[index]!() };
+  return { edgesMs, switchAt: (index) => switches[index]!(), switchedOn: () => switchedOn };
 }
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */

@@ -4,6 +4,8 @@
  * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
  * report puts in its first lines, saying what to do about it.
  */
+import { formatDuration } from '../duration.js';
+import { isExpectedStatus } from '../load/expect-status.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
 
@@ -15,14 +17,27 @@ export interface VerdictWithReasons {
   reasons: string[];
 }
 
-export function decideVerdict(spec: ScenarioSpec, run: PhaseResult): VerdictWithReasons {
+/**
+ * @param switchedOn whether the fault was ever switched on: false when every request had settled
+ *   before fault_start (run.ts, faultWindow).
+ */
+export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn = true): VerdictWithReasons {
   const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
-  const untouched = untouchedReasons(spec, run);
+  const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
-  if (failed.length > 0) return { verdict: 'failed', reasons: [...failed, ...unreachable, ...statusHints, ...untouched.warnings] };
-  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints] };
-  return { verdict: 'passed', reasons: [...statusHints, ...untouched.warnings] };
+  const certificate = certificateHint(spec, run);
+  const redirects = redirectHints(spec, run);
+  const closedLoop = closedLoopReasons(spec, run);
+  // A closed loop that completed nothing tested nothing: its error SLO "failed" over 0 requests.
+  if (closedLoop.nothingMeasured) return { verdict: 'inconclusive', reasons: [closedLoop.nothingMeasured, ...unreachable] };
+  // Failed whatever the fault did, but say when it never touched the traffic: the failure is then
+  // the endpoint's own (it failed with no fault at all), not the fault's impact.
+  if (failed.length > 0) {
+    return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.inconclusive, ...untouched.warnings] };
+  }
+  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings] };
+  return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
 }
 
 /**
@@ -72,20 +87,101 @@ function hintFor(status: number): string {
  */
 function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const failures = Object.entries(run.targetConnectFailures ?? {});
-  if (spec.proxies.length > 0 || failures.length === 0) return [];
-  const url = new URL(spec.url);
+  if (failures.length === 0) return [];
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
+  const why = `${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')})`;
+  if (spec.proxies.length === 0) {
+    return [`the proxy could not connect to the target ${new URL(spec.url).host} ${why}; the load saw each as a reset: is the service running there?`];
+  }
+  // With proxies the app's calls failed, and the app's answers (502s, resets) are what the load
+  // saw: name the dependencies the proxy could not reach, or the endpoint gets the blame.
+  const remotes = run.proxy.mappings
+    .map((counters, index) => ({ counters, mapping: spec.proxies[index]! }))
+    .filter(({ counters }) => counters.connectFailures > 0)
+    .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
-    `the proxy could not connect to the target ${url.host} ${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
-      'the load saw each as a reset: is the service running there?',
+    `the proxy could not connect to the app's dependency ${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
+      'the app saw each call as a reset: is the dependency running at the mapping\'s remote address?',
   ];
+}
+
+/** What OpenSSL and Node call a certificate the client could not verify. */
+const CERTIFICATE_ERROR = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/**
+ * An https url whose certificate the load refused: the error details name OpenSSL's code, which
+ * does not say what to do; a self-signed or private-CA certificate (a local or staging server)
+ * is what insecure_tls is for.
+ */
+function certificateHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  if (!spec.rejectUnauthorized || !run.load) return [];
+  const refused = Object.entries(run.load.errorDetails).filter(([detail]) => CERTIFICATE_ERROR.test(detail));
+  if (refused.length === 0) return [];
+  return [
+    `the load refused the target's TLS certificate (${refused.map(([code, count]) => `${code} × ${count}`).join(', ')}): ` +
+      'for a self-signed or private-CA certificate, pass insecure_tls: true (--insecure-tls); for a name mismatch, use the host name the certificate names in url.',
+  ];
+}
+
+/**
+ * What a closed-loop (capacity) run's figures are worth. autocannon, which runs it, reads only
+ * responses on connections kept alive: a body ended by the server closing the connection
+ * (HTTP/1.0 without Content-Length) is never counted, and when the server closes after each
+ * response (Connection: close, HTTP/1.0) it writes the next request on the closing socket and
+ * times the following response from that lost request (measured: p50 221 ms for ~18 ms exchanges).
+ * The proxy in front of url sees how many connections the load opened.
+ */
+function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasured?: string; warnings: string[] } {
+  const capacity = run.capacity;
+  if (!capacity) return { warnings: [] };
+  const seconds = formatDuration(spec.durationMs);
+  if (capacity.sent === 0) {
+    return {
+      nothingMeasured:
+        `the closed loop completed no request in ${seconds} (no response, no error): autocannon, which runs strategy capacity, ` +
+        'reads only responses that end by their length, so a body ended by closing the connection (HTTP/1.0) is never counted; ' +
+        'use strategy load, which reads any response.',
+      warnings: [],
+    };
+  }
+  const opened = spec.proxies.length === 0 ? (run.proxy.mappings[0]?.connections ?? 0) : 0;
+  // autocannon reopens after its own timeouts too; only count what the target closed.
+  if (opened <= spec.clients || capacity.timeouts > 0) return { warnings: [] };
+  return {
+    warnings: [
+      `the target closed connections (${opened} opened for ${spec.clients} clients: Connection: close or HTTP/1.0): autocannon, which runs strategy capacity, ` +
+        'then times some responses from a request it wrote on the closing connection, so its latencies read too high; the requests/s stand. ' +
+        'Use strategy load for latencies.',
+    ],
+  };
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Redirects that counted as success (3xx is in the default expect_status): the load never
+ * follows one, so what it timed was the redirect, not the page it points to. Said wherever the
+ * agent reads first, since a pass on redirects alone has not measured the endpoint it meant.
+ */
+function redirectHints(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const load = run.load;
+  if (!load) return [];
+  const counted = Object.entries(load.statusCodes)
+    .map(([status, count]) => ({ status: Number(status), count }))
+    .filter(({ status }) => REDIRECTS.has(status) && isExpectedStatus(spec.expectedStatus, status))
+    .sort((a, b) => b.count - a.count);
+  return counted.map(
+    ({ status, count }) =>
+      `${status} × ${count}: a redirect, counted as success (expect_status ${spec.expectStatus}) but not followed: the load timed the redirect itself, ` +
+      'not the page it points to; give that page as url, or leave 3xx out of expect_status to count redirects as errors.',
+  );
 }
 
 /** HTTP faults that change a response's body and nothing else the load measures. */
 const BODY_ONLY_HTTP_FAULTS = new Set(['malformed', 'schema_mismatch']);
 
 /** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
-function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive: string[]; warnings: string[] } {
+function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: boolean): { inconclusive: string[]; warnings: string[] } {
   const inconclusive: string[] = [];
   const warnings: string[] = [];
   if (spec.proxies.length > 0) {
@@ -100,7 +196,11 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
   }
   if (inconclusive.length === 0) {
     const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
-    if (spec.httpFault) {
+    const emptyWindow = emptyWindowReason(spec, run, switchedOn);
+    if (emptyWindow !== undefined && !faultActed(spec, run)) {
+      // The fault had no traffic to act on because of when it ran, not where it sat.
+      inconclusive.push(emptyWindow);
+    } else if (spec.httpFault) {
       // HTTP faults count per exchange: those that matched, and of them those it acted on.
       const fault = (run.proxy.httpFaults ?? []).find((counters) => counters.type === spec.httpFault!.type);
       if (!fault || fault.applications === 0) {
@@ -119,7 +219,11 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
       }
     } else {
       const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
-      if (!fault || fault.applications === 0) {
+      const noOp = noOpReason(spec);
+      if (noOp !== undefined) {
+        // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
+        inconclusive.push(noOp);
+      } else if (!fault || fault.applications === 0) {
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
             `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
@@ -130,4 +234,44 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult): { inconclusive:
     }
   }
   return { inconclusive, warnings };
+}
+
+/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0), if they do not. */
+function noOpReason(spec: ScenarioSpec): string | undefined {
+  const fault = spec.fault as { type: string; latencyMs?: number; deviationMs?: number; amplitudeMs?: number };
+  if (fault.type === 'latency' && fault.latencyMs === 0 && fault.deviationMs === 0) {
+    return 'the latency fault adds nothing (latency 0 ms, deviation 0 ms): the run measured the endpoint without a fault; give latency above 0.';
+  }
+  if (fault.type === 'jitter' && fault.amplitudeMs === 0) {
+    return 'the jitter fault adds nothing (amplitude 0 ms): the run measured the endpoint without a fault; give amplitude above 0.';
+  }
+  return undefined;
+}
+
+/** Whether the scenario's fault (network or HTTP) acted at least once. */
+function faultActed(spec: ScenarioSpec, run: PhaseResult): boolean {
+  const counters = spec.httpFault
+    ? (run.proxy.httpFaults ?? []).find((c) => c.type === spec.httpFault!.type)
+    : run.proxy.faults.find((c) => c.type === spec.fault.type);
+  return (counters?.applications ?? 0) > 0;
+}
+
+/**
+ * Why a fault window that starts or ends inside the run held no request: none was due in it, or
+ * the load had ended (every request settled) before it opened, so it was never switched on.
+ * Undefined when the window is the whole run or some request was due in it.
+ */
+function emptyWindowReason(spec: ScenarioSpec, run: PhaseResult, switchedOn: boolean): string | undefined {
+  if (spec.faultStartMs <= 0 && spec.faultEndMs >= spec.durationMs) return undefined;
+  const dueInWindow = run.load?.duringFault?.requests;
+  if (switchedOn && dueInWindow !== 0) return undefined;
+  const type = spec.httpFault ? `HTTP ${spec.httpFault.type.replace('_', ' ')}` : spec.fault.type.replace('_', ' ');
+  const rate = spec.clients * spec.rps;
+  const end = spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
+  return (
+    `the ${type} fault met no request: none was due in its window (${formatDuration(spec.faultStartMs)} to ${end}; ` +
+    `one request every ${formatDuration(1000 / rate)} at ${+rate.toFixed(3)} requests/s)` +
+    (switchedOn ? '' : ', and every request had settled before it opened, so it was never switched on') +
+    ': start it earlier (fault_start), lengthen it (fault_duration) or raise the rate.'
+  );
 }
