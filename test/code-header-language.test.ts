@@ -29,7 +29,6 @@ const CPP_HEADERS: Record<string, string> = {
   'qualified name': 'int f(std::size_t n);\n',
   'qualified destructor': 'Widget::~Widget();\n',
   'extensionless standard include': '#include <stdint.h>\n#include <vector>\nint f(void);\n',
-  'extern "C++"': 'extern "C++" {\nint f(int);\n}\n',
   'version check': '#if __cplusplus >= 201103L\nnamespace x {\n}\n#endif\n',
 };
 
@@ -38,6 +37,7 @@ const C_HEADERS: Record<string, string> = {
   'extern "C" guard': '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n',
   'C++ block for C++ readers': '#if defined(__cplusplus)\ntemplate <typename T> T wrap(T x);\nnamespace c { class Wrapper {}; }\n#endif\nint f(void);\n',
   'C++ block after #ifndef __cplusplus #else': '#ifndef __cplusplus\n# define is_ok(x) ok(x)\n#else\nextern "C++" { inline int is_ok(float x) { return 1; } }\n#endif\n',
+  'extern "C++" under a macro of its own (glibc string.h)': '#ifdef __CORRECT_ISO_CPP_STRING_H_PROTO\nextern "C++" {\nchar *strchr(char *s, int c);\n}\n#endif\n',
   'C++ words in comments': '/* class Widget { public: }; namespace x { } template <T> std::vector */\n// using namespace std;\nint f(void);\n',
   'C++ words in strings': 'static const char *v = "std::string";\nstatic const char c = \':\';\n',
   'C++ in a macro': '#define DECLARE(name) \\\n  class name { public: }; \\\n  namespace x {}\nint f(void);\n',

@@ -251,13 +251,18 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     const paths = match.setProperties;
     let chosen = 0;
     if (paths?.name && !nameNode) {
+      // An empty alternative accepts a definition without a name (the module's `default`).
       const alternatives = alternativesOf(paths.name);
-      for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
-      if (!nameNode) continue;
+      let anonymous = false;
+      for (chosen = 0; chosen < alternatives.length && !nameNode && !anonymous; chosen++) {
+        if (alternatives[chosen] === '') anonymous = true;
+        else nameNode = followPath(node, alternatives[chosen]!);
+      }
+      if (!nameNode && !anonymous) continue;
       chosen--;
       // A path ending at a C++ qualified name as the whole declarator: a conversion operator
       // (`S::operator int() {…}`), or error recovery (`MACRO namespace NAME {…}`), not a definition.
-      if (alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
+      if (nameNode && alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
     }
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];

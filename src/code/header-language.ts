@@ -6,14 +6,15 @@
  *
  * A sign of C++ is a construct C has no reading for, outside comments, string literals,
  * macro definitions and preprocessor blocks conditional on `__cplusplus` (a C header's C++ wrapper,
- * `#ifdef __cplusplus extern "C" { #endif`, is still a C header; `extern "C"` alone says nothing):
+ * `#ifdef __cplusplus extern "C" { #endif`, is still a C header; `extern "C"` alone says nothing,
+ * nor does `extern "C++"`, which glibc's string.h and wchar.h use in blocks for C++ readers under
+ * a macro of their own):
  * - `template <`, `namespace N {` (also `namespace N MACRO(…) {`), `namespace {`, `namespace A = B;`,
  *   `using namespace`;
  * - a class declared or defined: `class N {`, `class N : public B`, `class N;`, `enum class N`;
  * - an access specifier opening a line: `public:`, `private:`, `protected:`;
  * - a qualified name `a::b` (a C23 attribute `[[gnu::unused]]` aside);
- * - `#include <vector>`: a standard C++ header has no extension, every C one is `<name.h>`;
- * - `extern "C++"`.
+ * - `#include <vector>`: a standard C++ header has no extension, every C one is `<name.h>`.
  *
  * Only the first MAX_SCANNED_CHARS characters are read, once, with no parse: a header shows its
  * language in its first declarations, and a list must not cost measurably more for asking.
@@ -42,10 +43,10 @@ export const MAX_SCANNED_CHARS = 8 * 1024;
  * its sign at that place (CPP_SIGNS); one pass of this plain alternation over the text is several
  * times cheaper than one regex trying every sign at every word.
  */
-const SIGN_START = /\b(?:template|namespace|using|class|public|private|protected|extern)\b|::/g;
+const SIGN_START = /\b(?:template|namespace|using|class|public|private|protected)\b|::/g;
 
-/** A sign's keyword or `::` anywhere, `extern "C++"`, or an extensionless include: the scan is worth doing. */
-const ANY_CANDIDATE = /\b(?:template|namespace|using|class|public|private|protected)\b|::|extern\s*"C\+\+"|#\s*include\s*<[^>.]+>/;
+/** A sign's keyword or `::` anywhere, or an extensionless include: the scan is worth doing. */
+const ANY_CANDIDATE = /\b(?:template|namespace|using|class|public|private|protected)\b|::|#\s*include\s*<[^>.]+>/;
 
 /** The signs of C++ listed above, each tried where its keyword (or `::`) was found. */
 const CPP_SIGNS: Readonly<Record<string, RegExp>> = {
@@ -56,7 +57,6 @@ const CPP_SIGNS: Readonly<Record<string, RegExp>> = {
   public: /public[ \t]*:(?!:)/y,
   private: /private[ \t]*:(?!:)/y,
   protected: /protected[ \t]*:(?!:)/y,
-  extern: /extern\s*"C\+\+"/y,
 };
 
 /** A C23 attribute, whose names can be qualified (`[[gnu::unused]]`): not C++. */
@@ -156,10 +156,10 @@ function testsForCpp(name: string, condition: string): boolean {
   return /\bdefined\s*\(?\s*__cplusplus\b/.test(condition) || /^\s*!?\s*__cplusplus\s*$/.test(condition);
 }
 
-/** Comments become a blank (or the line breaks they span), strings `""` (`"C++"` kept), continuations a blank. */
+/** Comments become a blank (or the line breaks they span), strings `""`, continuations a blank. */
 function blankNotCode(match: string): string {
   if (match.startsWith('/*')) return match.includes('\n') ? match.replace(/[^\n]+/g, ' ') : ' ';
-  if (match[0] === '"') return match === '"C++"' ? match : '""';
+  if (match[0] === '"') return '""';
   if (match[0] === "'") return "''";
   return ' ';
 }

@@ -1,0 +1,65 @@
+/**
+ * The text tree-sitter is given (src/code/parse-text.ts): the source itself, or a rewrite with the
+ * same length and every token at the same offset, with as many line breaks before it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { textToParse } from '../src/code/parse-text.js';
+
+/** Offsets of the non-blank characters of `text`, each with the number of line breaks before it. */
+function tokens(text: string): string[] {
+  const found: string[] = [];
+  let rows = 0;
+  for (let at = 0; at < text.length; at++) {
+    if (text[at] === '\n') rows++;
+    else if (!/\s/.test(text[at]!)) found.push(`${at}:${text[at]}:${rows}`);
+  }
+  return found;
+}
+
+test('`export` and `default` on separate lines: the line breaks move after `default`, every other token keeps its row', () => {
+  const source = 'a();\nexport\n  default function f() {}\n';
+  const text = textToParse(source, 'javascript');
+  assert.equal(text, 'a();\nexport   default\nfunction f() {}\n');
+  assert.equal(text.length, source.length);
+  // Only `default`'s own characters change row (to `export`'s); everything else is where it was.
+  const keyword = source.indexOf('default');
+  const outsideKeyword = (token: string) => Number(token.split(':')[0]) < keyword || Number(token.split(':')[0]) >= keyword + 7;
+  assert.deepEqual(tokens(text).filter(outsideKeyword), tokens(source).filter(outsideKeyword));
+  assert.deepEqual(tokens(text).filter((token) => !outsideKeyword(token)).map((token) => token.split(':')[2]), Array(7).fill('1'));
+  assert.equal(textToParse('export\r\ndefault class {}', 'typescript'), 'export  default\nclass {}');
+});
+
+test('`export default abstract class` of an anonymous class: `abstract` is blanked, in TypeScript only', () => {
+  for (const [source, expected] of [
+    ['export default abstract class {}', 'export default          class {}'],
+    ['export default abstract class<T> {}', 'export default          class<T> {}'],
+    ['export  default\nabstract  class extends B {}', 'export  default\n          class extends B {}'],
+    ['export default abstract class implements I {}', 'export default          class implements I {}'],
+  ] as const) {
+    assert.equal(textToParse(source, 'typescript'), expected);
+    assert.equal(textToParse(source, 'tsx'), expected);
+    assert.equal(textToParse(source, 'javascript'), source);
+  }
+});
+
+test('anything else is parsed as written', () => {
+  for (const source of [
+    'export default abstract class A {}',
+    'export default abstract class Abstract {}',
+    'myexport default abstract class {}',
+    'export abstract class {}',
+    'const abstract = 1; abstract\nclass {}',
+    'x.export\ndefault function f() {}',
+    'y = 1; export\ndefault function f() {}',
+    'export\ndefault\nfunction f() {}',
+    'export\n\ndefault function f() {}',
+    'export\ndefaults function f() {}',
+    'export\ndefault',
+    '',
+  ]) {
+    assert.equal(textToParse(source, 'typescript'), source, JSON.stringify(source));
+  }
+  const python = 'export\ndefault function f() {}';
+  assert.equal(textToParse(python, 'python'), python);
+});
