@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { extractFunction, listDefinitions } from '../src/code/index.js';
 import { textToParse } from '../src/code/parse-text.js';
 
 /** Offsets of the non-blank characters of `text`, each with the number of line breaks before it. */
@@ -62,4 +63,21 @@ test('anything else is parsed as written', () => {
   }
   const python = 'export\ndefault function f() {}';
   assert.equal(textToParse(python, 'python'), python);
+});
+
+test('C++: export macros between `class` and the name are blanked for the parser, and the class is listed as written', async () => {
+  assert.equal(textToParse('class V8_EXPORT Isolate : public Base {};', 'cpp'), 'class           Isolate : public Base {};');
+  assert.equal(textToParse('struct API\n  DEPRECATED Foo final {};', 'cpp'), 'struct    \n             Foo final {};');
+  for (const source of ['class Foo {};', 'class FOO {};', 'class A b;', 'class A::B {};', 'class API a::B {};', 'struct S s = {};', 'int CLASS Foo {};']) {
+    assert.equal(textToParse(source, 'cpp'), source, source);
+  }
+  assert.equal(textToParse('class V8_EXPORT Isolate {};', 'c'), 'class V8_EXPORT Isolate {};');
+
+  const source = 'namespace v8 {\nclass V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};\n}\n';
+  const list = await listDefinitions(source, 'cpp');
+  assert.equal(list.syntaxErrors.count, 0);
+  assert.deepEqual(list.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`), ['module v8', 'class v8::Isolate', 'method v8::Isolate::Dispose']);
+  const klass = list.definitions[1]!;
+  assert.equal(source.slice(klass.startOffset, klass.endOffset), 'class V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};');
+  assert.equal((await extractFunction(source, 'cpp', 'Isolate::Dispose')).full, '  void Dispose() { x = 1; }');
 });

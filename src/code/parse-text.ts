@@ -1,6 +1,6 @@
 /**
- * The text tree-sitter is given for a source: the source itself, except for two shapes the
- * language allows and its grammar misreads, each rewritten in place into the shape the grammar
+ * The text tree-sitter is given for a source: the source itself, except for shapes the
+ * language allows (or its preprocessor makes valid) and its grammar misreads, each rewritten in place into the shape the grammar
  * reads as the author meant, with the same length and the same line breaks before every token,
  * so every node's offsets and rows are those of the source (definitions.ts slices the source
  * itself, never this text):
@@ -13,6 +13,11 @@
  *   with `extends`, `implements` or type parameters): the grammar has no such rule and reads its
  *   body as an object, or worse. `abstract` is blanked, which leaves a class it reads (a class's
  *   members may be abstract in the grammar either way), listed as the class `default`.
+ * - C++ export and attribute macros between `class`/`struct`/`union` and the name (`class
+ *   V8_EXPORT Isolate : public Base {`, `class Q_CORE_EXPORT QString {`): the grammar takes the
+ *   macro for the name and the rest for a function, losing the class and its methods. Upper-case
+ *   words there, before the name and a `{`, a base clause or `final`, are blanked: after `class`
+ *   only a macro can stand before the name.
  *
  * Both are recognised only where they cannot be anything else: `export` alone on its line and
  * `default` first on a later line, or `export default abstract class` then `{`, `<`, `extends` or
@@ -21,10 +26,12 @@
  */
 
 const JS_LIKE: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx']);
+const CPP = 'cpp';
 const TS_LIKE: ReadonlySet<string> = new Set(['typescript', 'tsx']);
 
 /** The text to parse for `source` in `language` (a language id); the source itself when nothing applies. */
 export function textToParse(source: string, language: string): string {
+  if (language === CPP) return unmacroClassHeads(source);
   if (!JS_LIKE.has(language)) return source;
   let text = joinSplitDefaultExports(source);
   if (TS_LIKE.has(language)) text = unabstractDefaultClasses(text);
@@ -96,4 +103,26 @@ function followsKeywords(source: string, at: number, keywords: string[]): boolea
     end -= keyword.length;
   }
   return end === 0 || !isWordCode(source.charCodeAt(end - 1));
+}
+
+/**
+ * `class`, `struct` or `union`, then upper-case macro words (group 1), then the name and what
+ * only a class head has next: `{`, a base clause `:` (not `::`), or `final`.
+ */
+const MACRO_CLASS_HEAD = /\b(?:class|struct|union)\s+((?:[A-Z][A-Z0-9_]*\s+)+)[A-Za-z_]\w*\s*(?:\{|:(?!:)|final\b)/g;
+
+/** `class V8_EXPORT Isolate {` → `class           Isolate {` (line breaks among the words kept). */
+function unmacroClassHeads(source: string): string {
+  const parts: string[] = [];
+  let copied = 0;
+  MACRO_CLASS_HEAD.lastIndex = 0;
+  for (let match = MACRO_CLASS_HEAD.exec(source); match; match = MACRO_CLASS_HEAD.exec(source)) {
+    const macros = match[1]!;
+    const start = match.index + match[0].indexOf(macros);
+    parts.push(source.slice(copied, start), macros.replace(/[A-Z0-9_]/g, ' '));
+    copied = start + macros.length;
+  }
+  if (parts.length === 0) return source;
+  parts.push(source.slice(copied));
+  return parts.join('');
 }
