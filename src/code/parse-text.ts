@@ -48,7 +48,7 @@ function isWordCode(code: number): boolean {
 
 /** `export⏎default␠…` → `export␠default⏎…`: the same characters' offsets, the line breaks after `default`. */
 function joinSplitDefaultExports(source: string): string {
-  let text = source;
+  const rewrite = new Rewrite(source);
   for (let at = source.indexOf('default'); at >= 0; at = source.indexOf('default', at + 7)) {
     // `default` starts its line (after blanks) and ends in blanks…
     const after = at + 7;
@@ -64,13 +64,31 @@ function joinSplitDefaultExports(source: string): string {
     while (lineStart > 0 && (source[lineStart - 1] === ' ' || source[lineStart - 1] === '\t')) lineStart--;
     if (lineStart > 0 && source[lineStart - 1] !== '\n') continue;
     const gapAfter = source.slice(after, gapAfterEnd);
-    const moved = countNewlines(gapBefore);
-    const newlines = moved + countNewlines(gapAfter);
+    const newlines = countNewlines(gapBefore) + countNewlines(gapAfter);
     // The blanks after `default` must have room for the line breaks moved into them.
     if (gapAfter.length < newlines) continue;
-    text = text.slice(0, gapBeforeStart) + ' '.repeat(gapBefore.length) + text.slice(at, after) + '\n'.repeat(newlines) + ' '.repeat(gapAfter.length - newlines) + text.slice(gapAfterEnd);
+    rewrite.replace(gapBeforeStart, at, ' '.repeat(gapBefore.length));
+    rewrite.replace(after, gapAfterEnd, '\n'.repeat(newlines) + ' '.repeat(gapAfter.length - newlines));
   }
-  return text;
+  return rewrite.text();
+}
+
+/** Same-length replacements in increasing order, joined once (a file can hold thousands). */
+class Rewrite {
+  private readonly parts: string[] = [];
+  private copied = 0;
+
+  constructor(private readonly source: string) {}
+
+  replace(start: number, end: number, replacement: string): void {
+    this.parts.push(this.source.slice(this.copied, start), replacement);
+    this.copied = end;
+  }
+
+  text(): string {
+    if (this.parts.length === 0) return this.source;
+    return this.parts.join('') + this.source.slice(this.copied);
+  }
 }
 
 function countNewlines(text: string): number {
@@ -81,13 +99,13 @@ function countNewlines(text: string): number {
 
 /** `export default abstract class {` (or `<`, `extends`, `implements`) → `export default          class {`. */
 function unabstractDefaultClasses(source: string): string {
-  let text = source;
+  const rewrite = new Rewrite(source);
   for (let at = source.indexOf('abstract'); at >= 0; at = source.indexOf('abstract', at + 8)) {
     ANONYMOUS_ABSTRACT_CLASS.lastIndex = at;
     if (!ANONYMOUS_ABSTRACT_CLASS.test(source) || !followsKeywords(source, at, ['default', 'export'])) continue;
-    text = text.slice(0, at) + ' '.repeat(8) + text.slice(at + 8);
+    rewrite.replace(at, at + 8, ' '.repeat(8));
   }
-  return text;
+  return rewrite.text();
 }
 
 /** `abstract class` then what only an anonymous class has next. */
@@ -113,16 +131,12 @@ const MACRO_CLASS_HEAD = /\b(?:class|struct|union)\s+((?:[A-Z][A-Z0-9_]*\s+)+)[A
 
 /** `class V8_EXPORT Isolate {` → `class           Isolate {` (line breaks among the words kept). */
 function unmacroClassHeads(source: string): string {
-  const parts: string[] = [];
-  let copied = 0;
+  const rewrite = new Rewrite(source);
   MACRO_CLASS_HEAD.lastIndex = 0;
   for (let match = MACRO_CLASS_HEAD.exec(source); match; match = MACRO_CLASS_HEAD.exec(source)) {
     const macros = match[1]!;
     const start = match.index + match[0].indexOf(macros);
-    parts.push(source.slice(copied, start), macros.replace(/[A-Z0-9_]/g, ' '));
-    copied = start + macros.length;
+    rewrite.replace(start, start + macros.length, macros.replace(/[A-Z0-9_]/g, ' '));
   }
-  if (parts.length === 0) return source;
-  parts.push(source.slice(copied));
-  return parts.join('');
+  return rewrite.text();
 }
