@@ -1,14 +1,15 @@
 /**
- * The text tree-sitter is given for a source: the source itself, except for shapes the
- * language allows (or its preprocessor makes valid) and its grammar misreads, each rewritten in place into the shape the grammar
- * reads as the author meant, with the same length and the same line breaks before every token,
- * so every node's offsets and rows are those of the source (definitions.ts slices the source
- * itself, never this text):
+ * The text tree-sitter is given for a source: the source itself, except for shapes the language
+ * allows (or its preprocessor makes valid) and its grammar misreads, each rewritten in place into
+ * a shape the grammar reads as the author meant, with the same length and the same line breaks
+ * before every token, so every node's offsets and rows are those of the source (definitions.ts
+ * slices the source itself, never this text):
  *
  * - `export` and `default` on separate lines (`export\ndefault function f() {}`): the grammar
  *   ends a statement at the line break after `export` (as if it were a name) and the rest is a
  *   syntax error. The line breaks between the two keywords are moved to the blanks right after
- *   `default`, which the grammar reads the same way (`export default\nfunction f() {}`).
+ *   `default`, which the grammar reads the same way (`export default\nfunction f() {}`). When
+ *   those blanks are too few to take them (`export\ndefault\nfunction`), the text is left alone.
  * - TypeScript's anonymous abstract default class (`export default abstract class { … }`, also
  *   with `extends`, `implements` or type parameters): the grammar has no such rule and reads its
  *   body as an object, or worse. `abstract` is blanked, which leaves a class it reads (a class's
@@ -19,10 +20,12 @@
  *   words there, before the name and a `{`, a base clause or `final`, are blanked: after `class`
  *   only a macro can stand before the name.
  *
- * Both are recognised only where they cannot be anything else: `export` alone on its line and
- * `default` first on a later line, or `export default abstract class` then `{`, `<`, `extends` or
- * `implements`; a line comment cannot hide a line-initial `export`, and inside a block comment or a
- * string the rewrite changes no token. Each costs one indexOf pass over the source.
+ * Each is recognised only where it cannot be anything else: `export` alone on its line and
+ * `default` first on a later line; `export default abstract class` then `{`, `<`, `extends` or
+ * `implements`; `class`, words in capitals, a name, then a class head's next token. A line comment
+ * cannot hide a line-initial `export`, and inside a block comment, a string or a macro body the
+ * rewrite changes no token. Each costs one indexOf or regex pass over the source; the rewrites of
+ * a file are joined once.
  */
 
 const JS_LIKE: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx']);
