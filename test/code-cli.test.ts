@@ -34,3 +34,11 @@ test('code extract prints one function; errors are one line on stderr with exit 
   assert.equal(unsupported.status, 2);
   assert.equal(unsupported.stdout, '');
 });
+
+test('code list reads a C++ .h header as C++ and says so', () => {
+  const run = faultline('code', 'list', 'widget.h');
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout) as { functions: { qualified_name: string }[]; language: string };
+  assert.equal(report.language, 'cpp');
+  assert.equal(report.functions.at(-1)?.qualified_name, 'ui::clamp');
+});

@@ -163,3 +163,32 @@ test('JavaScript/TypeScript: a computed key that is a comma sequence is named by
     assert.equal((await extractFunction(source, language, '[Symbol.asyncIterator]')).startLine, 2);
   }
 });
+
+test('TypeScript: a member assigned on a cast, a non-null or parenthesized object is qualified by the object itself', async () => {
+  for (const language of ['typescript', 'tsx']) {
+    const source =
+      'function refine(payload: unknown) {\n  (payload as Ctx).addIssue = (issue) => {};\n}\n' +
+      '(config.checks![0]!.def as { when?: unknown }).when = () => true;\n' +
+      '(api satisfies Api).get = function () {};\n' +
+      '((o)).g = () => 2;\n' +
+      'store!.reset = () => {};\n';
+    assert.deepEqual(await described(source, language), [
+      'function refine',
+      'function refine.payload.addIssue',
+      'function config.checks.when',
+      'function api.get',
+      'function o.g',
+      'function store.reset',
+    ]);
+    await assertRoundTrips(source, language);
+  }
+  // JavaScript has no casts; its parentheses are unwrapped the same way.
+  assert.deepEqual(await described('((o)).g = () => 2;\n', 'javascript'), ['function o.g']);
+});
+
+test('C++: an anonymous enum with an underlying type (read with a zero-width name) is not listed with an empty name', async () => {
+  const source = 'struct S {\n  enum : unsigned { Size = 8 };\n  enum Named : int { A };\n  int f() { return Size; }\n};\nenum : int { Top };\n';
+  const { definitions } = await listDefinitions(source, 'cpp');
+  assert.ok(definitions.every((definition) => definition.name !== '' && !definition.qualifiedName.endsWith('::')), JSON.stringify(definitions.map((d) => d.qualifiedName)));
+  assert.deepEqual(await described(source, 'cpp'), ['struct S', 'enum S::Named', 'method S::f']);
+});

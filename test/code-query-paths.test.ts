@@ -104,7 +104,18 @@ int inside() { return 3; }
 }
 `;
 
-const PATH_CASES: Readonly<Record<string, string>> = { typescript: JS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };
+/** TypeScript's `export =` of a class or function, named or not (several in one file: each is matched). */
+const TS_PATH_CASES = `${JS_PATH_CASES}
+export = class { m() {} };
+export = class Named { n() {} };
+export = function () {};
+export = function named() {};
+export = function* () {};
+export = async () => 1;
+export = value;
+`;
+
+const PATH_CASES: Readonly<Record<string, string>> = { typescript: TS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };
 
 function sourcesFor(info: LanguageInfo): { label: string; source: string }[] {
   const sources = readdirSync(fixtures)

@@ -30,7 +30,7 @@ async function assertMatrix(call: Call): Promise<void> {
   for (const name of fixtures) {
     const file = join(fixtureDir, name);
     const text = readFileSync(file, 'utf8');
-    const language = requireLanguageForPath(file);
+    const language = requireLanguageForPath(file, text);
     const expected = functionListReport(await listFunctions(text, language));
     const listed = await call('fault_list_function_names', { file });
     assert.equal(listed.isError, undefined, `${name}: ${textOf(listed)}`);
@@ -61,6 +61,20 @@ async function assertLiterals(call: Call): Promise<void> {
     full: '/// Adds two numbers.\n#[inline]\npub fn plain(a: i32, b: i32) -> i32 {\n    a + b\n}',
     body: '{\n    a + b\n}',
   });
+}
+
+/** A `.h` header is read as C++ when its text is C++ (the tool passes the text, not the extension alone). */
+async function assertHeaders(call: Call): Promise<void> {
+  const cpp = await call('fault_list_function_names', { file: fixturePath('code', 'widget.h') });
+  const listed = cpp.structuredContent as { language: string; functions: { qualified_name: string }[] };
+  assert.equal(listed.language, 'cpp');
+  assert.deepEqual(listed.functions.slice(0, 2).map((fn) => fn.qualified_name), ['ui::Rect::area', 'ui::Widget::Widget']);
+  const method = await call('fault_extract_code_block', { file: fixturePath('code', 'widget.h'), func: 'Widget::invalidate' });
+  assert.deepEqual(JSON.parse(textOf(method)), { full: '  void invalidate() { dirty_ = true; }', body: '{ dirty_ = true; }' });
+  assert.equal((method.structuredContent as { language: string }).language, 'cpp');
+  const c = await call('fault_list_function_names', { file: fixturePath('code', 'ring_buffer.h') });
+  assert.equal(textOf(c), '["ring_used","ring_is_empty"]');
+  assert.equal((c.structuredContent as { language: string }).language, 'c');
 }
 
 async function assertErrors(call: Call): Promise<void> {
@@ -109,6 +123,7 @@ test('code tools through an in-memory MCP client', async () => {
   const session = await codeToolsInMemory();
   try {
     await assertLiterals(session.call);
+    await assertHeaders(session.call);
     await assertErrors(session.call);
     await assertMatrix(session.call);
   } finally {
@@ -121,6 +136,7 @@ test('code tools through the built CLI over stdio', async () => {
   try {
     const call: Call = (name, args) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
     await assertLiterals(call);
+    await assertHeaders(call);
     await assertErrors(call);
     await assertMatrix(call);
     assert.ok(session.stdoutLines().every((line) => line.startsWith('{')), 'stdout carries only JSON-RPC');

@@ -121,6 +121,21 @@ test('a language filter indexes that language alone and keeps the others already
   });
 });
 
+test('a C++ .h header is chunked as C++, a C one as C; lang cpp and lang c both take .h headers', async (t) => {
+  const tree = scratchTree();
+  t.after(tree.cleanup);
+  tree.write('include/widget.h', readFileSync(new URL('../../test/fixtures/code/widget.h', import.meta.url), 'utf8'));
+  tree.write('include/ring_buffer.h', readFileSync(new URL('../../test/fixtures/code/ring_buffer.h', import.meta.url), 'utf8'));
+  const cpp = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'cpp' });
+  assert.equal(cpp.files, 2, 'both headers');
+  const invalidate = (await searchIndex(tree.settings, { query: 'Widget invalidate', sourceDir: tree.dir, limit: 5 })).find((hit) => hit.symbol.endsWith('invalidate'));
+  assert.deepEqual([invalidate?.symbol, invalidate?.language, invalidate?.relativePath], ['ui::Widget::invalidate', 'cpp', 'include/widget.h']);
+  const ring = (await searchIndex(tree.settings, { query: 'ring_used', sourceDir: tree.dir, limit: 5 })).find((hit) => hit.symbol === 'ring_used');
+  assert.equal(ring?.language, 'c');
+  const c = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'c' });
+  assert.deepEqual([c.files, c.changed, c.removed], [2, 0, 0]);
+});
+
 test('a cancelled index leaves the previous index searchable and unchanged', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);

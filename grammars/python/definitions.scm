@@ -8,9 +8,9 @@
 ; Steps are separated by `/`: `field` is a named child in that field (as `field: (_)`), `field:type`
 ; one of that type (as `field: (type)`); a path that leads nowhere drops the match. Paths joined
 ; by `|` are alternatives, tried in order (a receiver's alternatives go with the name's, one for
-; one; an empty one: no receiver). Used where a pattern would otherwise constrain two fields, or
-; where several patterns would differ only in their path: each pattern costs tree-sitter time to
-; compile and to match.
+; one; an empty one: no receiver; an empty name alternative: no name, the module's `default`).
+; Used where a pattern would otherwise constrain two fields, or where several patterns would
+; differ only in their path: each pattern costs tree-sitter time to compile and to match.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 (assignment left: (identifier) @name right: (lambda)) @definition.function

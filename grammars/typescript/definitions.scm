@@ -36,15 +36,24 @@
 ((assignment_expression right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
   (#set! name "left:member_expression/property:property_identifier|left:subscript_expression/index:string|left:identifier")
   (#set! receiver "left:member_expression/object|left:subscript_expression/object|"))
-; A class assigned the same way (`module.exports = class {…}`) is the scope of its members, as
-; one bound to a variable is.
-((assignment_expression right: (class)) @scope
+; A class or object assigned the same way (`module.exports = class {…}`, `module.exports = { m()
+; {} }`, `Foo.prototype = {…}`) is the scope of its members, as one bound to a variable is.
+((assignment_expression right: [(class) (object)]) @scope
   (#set! name "left:member_expression/property:property_identifier|left:subscript_expression/index:string|left:identifier")
   (#set! receiver "left:member_expression/object|left:subscript_expression/object|"))
 ; `export default` of an anonymous function, generator or class: named `default`, as the
 ; module's default export is imported; the members of the class are its methods.
 (export_statement value: [(arrow_function) (function_expression) (generator_function)] @definition.function)
 (export_statement value: (class) @definition.class)
+; An object exported as the default (`export default { m() {} }`) is the scope `default` of its
+; members, as the anonymous default class is.
+(export_statement value: (object) @scope)
 ; After a syntax error, a function declaration can come back as a named function expression
 ; inside the ERROR node; it is still the definition the author wrote.
 (ERROR (function_expression name: (identifier) @name) @definition.function)
+; TypeScript's `export = class {…}` and `export = function () {…}` are named as `export default`
+; is: `default` when anonymous (the empty path alternative: no name), else by their own name
+; (`export = class Named {…}` is `Named`).
+((export_statement "=" (class) @definition.class) (#set! name "name|"))
+((export_statement "=" [(function_expression) (generator_function) (arrow_function)] @definition.function)
+  (#set! name "name|"))

@@ -251,13 +251,18 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     const paths = match.setProperties;
     let chosen = 0;
     if (paths?.name && !nameNode) {
+      // An empty alternative accepts a definition without a name (the module's `default`).
       const alternatives = alternativesOf(paths.name);
-      for (chosen = 0; chosen < alternatives.length && !nameNode; chosen++) nameNode = followPath(node, alternatives[chosen]!);
-      if (!nameNode) continue;
+      let anonymous = false;
+      for (chosen = 0; chosen < alternatives.length && !nameNode && !anonymous; chosen++) {
+        if (alternatives[chosen] === '') anonymous = true;
+        else nameNode = followPath(node, alternatives[chosen]!);
+      }
+      if (!nameNode && !anonymous) continue;
       chosen--;
       // A path ending at a C++ qualified name as the whole declarator: a conversion operator
       // (`S::operator int() {…}`), or error recovery (`MACRO namespace NAME {…}`), not a definition.
-      if (alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
+      if (nameNode && alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
     }
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
@@ -271,8 +276,12 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     // the specific kind, whichever order the matches arrive in.
     if (existing && !(existing.role === 'function' && role === 'constructor')) continue;
     const { name, qualifier } = splitName(nameNode, info, text);
+    // An empty name is error recovery's (a zero-width MISSING identifier, C++ `enum : unsigned {…}`
+    // read with one): nothing a caller could name, as a definition without a name node is not.
+    if (name === '') continue;
+    if (receiver && TEXT_CHECKED_LANGUAGES.has(info.name)) receiver = unwrappedReceiver(receiver);
     const onThis = receiver?.type === 'this';
-    const ownQualifier = receiver && !onThis ? [typeName(text(receiver)), ...qualifier] : qualifier;
+    const ownQualifier = receiver && !onThis ? [receiverName(text(receiver), info), ...qualifier] : qualifier;
     byNodeId.set(node.id, {
       node,
       end: node.endIndex,
@@ -284,6 +293,25 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
     });
   }
   return [...byNodeId.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
+}
+
+/** Expressions that only wrap the object a member is assigned on: `(payload as Ctx).f = …` is `payload.f`. */
+const RECEIVER_WRAPPERS: ReadonlySet<string> = new Set(['parenthesized_expression', 'as_expression', 'satisfies_expression', 'non_null_expression']);
+
+function unwrappedReceiver(receiver: Node): Node {
+  let inner = receiver;
+  for (let depth = 0; depth < 8 && RECEIVER_WRAPPERS.has(inner.type); depth++) {
+    const child = inner.namedChild(0);
+    if (!child) break;
+    inner = child;
+  }
+  return inner;
+}
+
+/** A receiver's name: a type's plain name (typeName); in TypeScript without non-null marks (`a!.b` → `a.b`). */
+function receiverName(written: string, info: LanguageInfo): string {
+  const name = typeName(written);
+  return info.name === 'typescript' || info.name === 'tsx' ? name.replace(/!(?=\.|$)/g, '') : name;
 }
 
 /** A conversion operator's qualified name: `S::operator int`, or `MACRO operator int` (its `::` MISSING). */

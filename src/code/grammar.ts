@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Edit, Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
 import type { LanguageInfo } from './languages.js';
 import { RecentTrees } from './recent-trees.js';
+import { textToParse } from './parse-text.js';
 import { editBetween } from './source-edit.js';
 
 export interface Grammar {
@@ -85,7 +86,9 @@ const recentTrees = new RecentTrees();
 /**
  * Parses `source` and runs `use` on the tree. With `document` (a file's path), the tree of that
  * document's previous version, if kept, is edited and re-parsed incrementally, and this tree is
- * kept in its place; without it the tree is deleted afterwards, whatever happens.
+ * kept in its place; without it the tree is deleted afterwards, whatever happens. The parser reads
+ * textToParse's text (parse-text.ts): the source, or a rewrite of it with the same offsets and
+ * rows, so the tree fits the source.
  */
 export async function withTree<T>(
   source: string,
@@ -96,12 +99,14 @@ export async function withTree<T>(
   const grammar = await loadGrammar(info);
   const key = grammarKey(info);
   const previous = document === undefined ? undefined : recentTrees.take(document, key);
-  if (previous) previous.tree.edit(new Edit(editBetween(previous.source, source)));
+  // What the parser reads: the source, or the same-length rewrite of a shape the grammar misreads.
+  const parsed = textToParse(source, info.name);
+  if (previous) previous.tree.edit(new Edit(editBetween(previous.source, parsed)));
   let tree: Tree | null;
   try {
     // web-tree-sitter reads its input through a callback in pieces of at most 10K UTF-16 units; a
     // plain string is sliced from the offset to the end on every read, a bounded slice is ~25% faster.
-    tree = grammar.parser.parse((offset) => source.slice(offset, offset + PARSE_READ_CHARS), previous?.tree);
+    tree = grammar.parser.parse((offset) => parsed.slice(offset, offset + PARSE_READ_CHARS), previous?.tree);
   } finally {
     previous?.tree.delete();
   }
@@ -110,7 +115,7 @@ export async function withTree<T>(
     return use(tree, grammar);
   } finally {
     if (document === undefined) tree.delete();
-    else recentTrees.keep(document, { grammarKey: key, source, tree });
+    else recentTrees.keep(document, { grammarKey: key, source: parsed, tree });
   }
 }
 

@@ -3,9 +3,10 @@
  *
  * Public API (source text is passed in; reading files is src/access.ts's job):
  *
- * - `languageForPath(path)` → `LanguageInfo | undefined` by extension (case-insensitive);
+ * - `languageForPath(path, source?)` → `LanguageInfo | undefined` by extension (case-insensitive;
+ *   a `.h` header whose `source` shows C++ is C++, else C: src/code/header-language.ts);
  *   `languageByName('python' | 'ts' | 'c++' | …)`; `supportedLanguages()`;
- *   `supportedExtensions()`; `requireLanguageForPath(path)` throws UnsupportedLanguageError
+ *   `supportedExtensions()`; `requireLanguageForPath(path, source?)` throws UnsupportedLanguageError
  *   (a ToolInputError listing the supported extensions).
  * - `listDefinitions(source, language, { document? })` → `{ language, definitions, syntaxErrors }`.
  *   `document` names what the source is a version of (a file's path): the tree of its previous
@@ -44,10 +45,20 @@ import { ToolInputError } from '../errors.js';
 import { DefinitionCache } from './definition-cache.js';
 import { findDefinitions, isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { withTree } from './grammar.js';
-import { languageByName, languageForPath, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
+import { languageForSource } from './header-language.js';
+import { languageByName, languageForPath as languageForExtension, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
 import { summariseSyntaxErrors, type SyntaxErrorSummary } from './syntax-errors.js';
 
-export { languageByName, languageForPath, supportedExtensions, supportedLanguages, isFunctionKind };
+export { languageByName, supportedExtensions, supportedLanguages, isFunctionKind };
+
+/**
+ * The language of a file, by its extension (case-insensitive); undefined when unsupported. A `.h`
+ * header is C unless `source`, its text, shows C++ (src/code/header-language.ts): pass the text
+ * whenever it is at hand.
+ */
+export function languageForPath(path: string, source?: string): LanguageInfo | undefined {
+  return source === undefined ? languageForExtension(path) : languageForSource(path, source);
+}
 export { warmUpCode } from './warm-up.js';
 export type { LanguageInfo, Definition, SyntaxErrorSummary };
 export type { DefinitionKind, FunctionKind, TypeKind, SourceSpan } from './definitions.js';
@@ -115,9 +126,12 @@ export class AmbiguousFunctionError extends ToolInputError {
   }
 }
 
-/** The language of a file, or an UnsupportedLanguageError naming the supported extensions. */
-export function requireLanguageForPath(path: string): LanguageInfo {
-  const info = languageForPath(path);
+/**
+ * The language of a file, or an UnsupportedLanguageError naming the supported extensions. With
+ * `source`, the file's text, a `.h` header showing C++ is C++ (see languageForPath).
+ */
+export function requireLanguageForPath(path: string, source?: string): LanguageInfo {
+  const info = languageForPath(path, source);
   if (info) return info;
   throw new UnsupportedLanguageError(
     `file: ${path} has no supported extension; supported: ${supportedExtensions().join(' ')}`,

@@ -30,7 +30,7 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     .action((file: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path)));
+        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text)));
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );
@@ -49,7 +49,7 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     .action((file: string, func: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func));
+        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func));
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );

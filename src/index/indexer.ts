@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { chunkSource, type CodeChunk } from '../code/chunk.js';
+import { languageForSource } from '../code/header-language.js';
 import { CancelledError } from '../errors.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
@@ -36,7 +37,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * Part of every file hash, so that files indexed by an older faultline are chunked again: bump it
  * whenever a change to chunking (src/code) or to embeddingText changes the chunks of a file.
  */
-const CHUNKING_VERSION = '4';
+const CHUNKING_VERSION = '5';
 
 export interface IndexOptions {
   /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
@@ -291,7 +292,9 @@ async function readSource(file: WalkedFile): Promise<ReadResult> {
 }
 
 async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
-  const chunks = await chunkSource(text, { path: file.path, language: file.language.grammar ?? file.language.name });
+  // A `.h` header is chunked as C++ when its text shows C++ (the walk chose its language by extension).
+  const grammar = file.language.grammar && (languageForSource(file.path, text) ?? file.language.grammar);
+  const chunks = await chunkSource(text, { path: file.path, language: grammar ?? file.language.name });
   // Identical definitions in one file (same name, same text) would share an id: keep one.
   const seen = new Set<string>();
   return chunks.filter((chunk) => {

@@ -55,7 +55,8 @@ export class LanguageSelection {
     const grammar = languageForPath(path);
     const name = grammar?.name ?? windowedByExtension.get(extname(path).toLowerCase());
     if (name === undefined) return undefined;
-    if (this.names !== 'all' && !this.names.has(name)) return undefined;
+    // A `.h` header is C or C++ by its text, read later (src/code/header-language.ts): `cpp` takes it too.
+    if (this.names !== 'all' && !this.names.has(name) && !(name === 'c' && this.names.has('cpp') && extname(path).toLowerCase() === '.h')) return undefined;
     return { name, grammar };
   }
 

@@ -33,7 +33,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
         'Lists every function-like definition in a source file, in source order: functions, methods, ' +
         'constructors, nested functions, and arrow/function expressions bound to a name. Parses locally with ' +
         'tree-sitter (no LLM). Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, Ruby, C, C++, C#, PHP ' +
-        '(by file extension). Text: a JSON array of the bare names. Structured: each function with its qualified ' +
+        '(by file extension; a .h header whose text is C++ is C++). Text: a JSON array of the bare names. Structured: each function with its qualified ' +
         'name (Class.method, Go Receiver.Method, Rust Type::method), kind and 1-based start/end lines.',
       input: { file: fileArgument },
       output: {
@@ -56,7 +56,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     async ({ file }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [{ listFunctions, requireLanguageForPath }, { functionListReport }] = await loadCode();
-      const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path), { document: source.path }));
+      const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text), { document: source.path }));
       return { text: JSON.stringify(report.names), structured: report };
     },
   );
@@ -94,7 +94,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     async ({ file, func }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [{ extractFunction, requireLanguageForPath }, { extractionReport }] = await loadCode();
-      const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path), func, { document: source.path }));
+      const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path }));
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
   );

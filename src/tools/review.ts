@@ -217,7 +217,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
       const [{ proposeFileChanges }, { languageForPath }] = await Promise.all([loadLlm(), loadCode()]);
       const change = await llmCall(() =>
-        proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path) }, { signal: call.signal }),
+        proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path, source.text) }, { signal: call.signal }),
       );
       return { text: JSON.stringify(change), structured: change };
     },
@@ -261,7 +261,7 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       const llm = await provider('fault_function_reliability_deep_analysis');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
       const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([import('../llm/deep-analysis.js'), loadCode()]);
-      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path), func, { document: source.path });
+      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path });
       const findings = await llmCall(() =>
         deepAnalysis(
           llm,
