@@ -323,7 +323,13 @@ class OpenLoopRun {
   private growthSkippedLate = 0;
   /** Event-loop utilisation at the start of the current window, and over the last whole window. */
   private utilizationMark = performance.eventLoopUtilization();
-  private lastUtilization = 0;
+  /**
+   * Starts as a double (-0, which reads as 0): V8 lays out a field first set to a small integer as
+   * an integer, and the first fraction stored in it changes the layout of every run object, which
+   * throws away the generator's optimised hot path mid-run. Only a run that may grow its pool
+   * stores one (the warm-up does not), so that was a user's first such run, at its busiest.
+   */
+  private lastUtilization = -0;
   /** Requests put in the waiting queue since the last `grow`, not yet counted in `queued`. */
   private uncounted = 0;
   private stopped = false;
