@@ -152,3 +152,22 @@ test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
     if (flag) assert.match(bad.stderr, new RegExp(`^faultline: ${flag} `), bad.stderr);
   }
 });
+
+test('run: an argument error names the flag the user typed, not the tool argument behind it', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--fault-start', '5s', '--duration', '1s'], /^faultline: --fault-start: 5s is not before the end of the run/],
+    [['--rps', '0'], /^faultline: --rps: /],
+    [['--header', 'no colon'], /^faultline: --header\[0\]: /],
+    [['--slo', 'nonsense'], /^faultline: --slo\[0\]: /],
+    [['--proxy', '1=2'], /^faultline: --proxy\[0\]: /],
+    [['--num-clients', '100', '--rps', '100'], /^faultline: --num-clients × --rps = 10000 requests\/s/],
+  ];
+  for (const [flags, expected] of cases) {
+    const bad = await run(['run', 'latency', '--url', url, ...flags]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, expected);
+  }
+  const http = await run(['run', 'http-error', '--url', url, '--http-fault', 'nope']);
+  assert.equal(http.code, 2, http.stderr);
+  assert.match(http.stderr, /^faultline: --http-fault: "nope" is not one of/);
+});

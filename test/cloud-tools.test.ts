@@ -133,6 +133,10 @@ describe('CLI', () => {
     const stray = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1']);
     assert.equal(stray.code, 2);
     assert.match(stray.stderr, /^faultline: --loss-rate: applies to packet_loss scenarios; a latency scenario takes --latency, --deviation, --distribution/);
+    // The scenario's own checks name the flags too, not the tool arguments behind them.
+    const badRate = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--rps', '0']);
+    assert.equal(badRate.code, 2);
+    assert.match(badRate.stderr, /^faultline: --rps: /);
     const refused = await run(['export', '--to', 'chaos-mesh', 'jitter', '--url', 'http://svc:8080/']);
     assert.equal(refused.code, 2);
     assert.equal(refused.stdout, '');

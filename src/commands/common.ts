@@ -311,6 +311,36 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
   }
 }
 
+/** Scenario arguments whose flag is not the argument's name with dashes. */
+const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo' };
+
+/**
+ * Runs `build` (validation written for the tools' arguments, e.g. a scenario's), naming `command`'s
+ * flags in its argument errors: their messages start with the argument (`fault_start: 5s is not
+ * before the end of the run`, `headers[0]: …`, `num_clients × rps = …`), which from the shell are
+ * `--fault-start`, `--header`, `--num-clients × --rps`. Only leading names that are this command's
+ * flags are rewritten, so the rest of a message reads as written.
+ */
+export async function withFlagNames<T>(command: Command, build: () => Promise<T>): Promise<T> {
+  const flags = new Set(command.options.map((option) => option.long));
+  try {
+    return await build();
+  } catch (error) {
+    if (!(error instanceof ToolInputError)) throw error;
+    throw new UsageError(
+      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) =>
+        names
+          .split(' × ')
+          .map((name) => {
+            const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
+            return flags.has(flag) ? flag : name;
+          })
+          .join(' × '),
+      ),
+    );
+  }
+}
+
 /**
  * Runs a command's work: a UsageError or ToolInputError is a one-line message and exit 2, work
  * cut short by Ctrl-C or SIGTERM (withInterrupt) exit 130 or 143, any other error exit 1.

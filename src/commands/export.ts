@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { collect, positiveInteger, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { collect, positiveInteger, runCommand, UsageError, withFlagNames, type GlobalOptions } from './common.js';
 
 const FAULTS: Record<string, string> = {
   latency: 'latency',
@@ -54,7 +54,7 @@ function number(value: string): number {
 }
 
 export function registerExportCommand(program: Command, _globals: () => GlobalOptions): void {
-  program
+  const command = program
     .command('export')
     .argument('<fault>', `the scenario's fault: ${Object.keys(FAULTS).join(', ')}`)
     .summary('write a scenario for AWS FIS, Chaos Mesh or k6 (nothing is run)')
@@ -127,7 +127,7 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
           bandwidth_scope: flags.bandwidthScope,
         };
         checkFaultArguments(type, args, (name) => `--${name.replace(/_/g, '-')}`);
-        const spec = await scenarioFromArguments(type as never, args, EXPORT_LIMITS);
+        const spec = await withFlagNames(command, () => scenarioFromArguments(type as never, args, EXPORT_LIMITS));
         const result = await exportScenario(spec, flags.to, {
           ...(flags.platform ? { platform: flags.platform } : {}),
           ...(flags.target !== undefined ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> } : {}),

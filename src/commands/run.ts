@@ -14,7 +14,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
 import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
-import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withFlagNames, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
@@ -168,13 +168,13 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         '  faultline run bandwidth --url http://127.0.0.1:8080/big --rate 64 --unit kbps --json results.json\n' +
         '  faultline run latency --url http://127.0.0.1:8080/ --proxy 34000=127.0.0.1:5432 --latency 50   # app → db calls',
     );
-  addScenarioLimitOptions(command).action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options, globals())));
+  addScenarioLimitOptions(command).action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options, globals(), command)));
 }
 
 /** The http-error scenario's own flags; giving one to a network fault is a mistake. */
 const HTTP_FLAGS: Array<keyof RunOptions> = ['httpFault', 'statusCode', 'probability', 'errorBody', 'forward', 'delay', 'retryAfter', 'hang', 'missingFields', 'afterBytes'];
 
-async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions): Promise<void> {
+async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions, command: Command): Promise<void> {
   const type = FAULTS[faultName];
   const isHttp = faultName === 'http-error';
   if (!type && !isHttp) throw new UsageError(`unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULTS), 'http-error'].join(', ')}`);
@@ -228,7 +228,7 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   if (options.report) await checkWritable('--report', options.report);
   if (options.json) await checkWritable('--json', options.json);
   const limits = configFrom(globals, options).scenario;
-  const spec = isHttp
+  const spec = await withFlagNames(command, async () => isHttp
     ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
         {
           ...args,
@@ -245,7 +245,7 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
         },
         limits,
       )
-    : await scenarioFromArguments(type!, args, limits);
+    : await scenarioFromArguments(type!, args, limits));
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runScenario(spec, {
