@@ -250,10 +250,10 @@ describe('scenario verdicts', () => {
     const run = (flags: string) => runCli('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run latency --url ${app.origin}/ok --duration 1s ${flags}`]);
     const clients = await run('--num-clients 200 --rps 0.1');
     assert.equal(clients.status, 2, String(clients.stderr));
-    assert.match(String(clients.stderr), /num_clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/);
+    assert.match(String(clients.stderr), /--num-clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/);
     const max = await run('--num-clients 2 --max-connections 100');
     assert.equal(max.status, 2, String(max.stderr));
-    assert.match(String(max.stderr), /max_connections: 100 is more than the 48 connections/);
+    assert.match(String(max.stderr), /--max-connections: 100 is more than the 48 connections/);
   });
 
   test('a blackhole to the end: every request times out, and the report says the fault stayed on while they drained', async () => {
