@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
+import { runCliProcess, type CliOutcome } from './helpers/processes.js';
 
 let work: string;
 let server: Server;
@@ -30,23 +31,8 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function run(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '', ...env });
 }
 
 test('index then search: the function named by the query comes first', async () => {

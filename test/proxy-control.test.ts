@@ -20,10 +20,19 @@ import { cliPath } from './helpers/repo.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = 'test-token-123';
 
-async function withAdmin(body: (api: (method: string, path: string, payload?: unknown, token?: string | null) => Promise<{ status: number; json: Record<string, unknown> }>, proxyUrl: string, received: string[]) => Promise<void>): Promise<void> {
+type AdminApi = (method: string, path: string, payload?: unknown, token?: string | null) => Promise<{ status: number; json: Record<string, unknown> }>;
+
+/**
+ * An HTTP proxy (one mapping per name, all to one upstream) with its admin API, torn down after
+ * `body`, which then must have left no handle behind.
+ */
+async function withAdmin(
+  body: (api: AdminApi, proxyUrl: string, received: string[], context: { ports: readonly number[]; registry: FaultRegistry }) => Promise<void>,
+  mappingNames: string[] = ['weather-api'],
+): Promise<void> {
   const baseline = handleCounts();
   const upstream = await startUpstream();
-  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#weather-api`], http: true, seed: 3 });
+  const proxy = await startProxy({ mappings: mappingNames.map((name) => `0=127.0.0.1:${upstream.port}#${name}`), http: true, seed: 3 });
   const registry = new FaultRegistry(proxy);
   const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
   const api = async (method: string, path: string, payload?: unknown, token: string | null = TOKEN) => {
@@ -35,7 +44,7 @@ async function withAdmin(body: (api: (method: string, path: string, payload?: un
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   try {
-    await body(api, `http://127.0.0.1:${proxy.ports[0]}`, upstream.received);
+    await body(api, `http://127.0.0.1:${proxy.ports[0]}`, upstream.received, { ports: proxy.ports, registry });
   } finally {
     await admin.close();
     registry.dispose();
@@ -88,36 +97,25 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   });
 
   it("refuses a config whose own target names another mapping than the body's target, naming config.target", async () => {
-    const baseline = handleCounts();
-    const upstream = await startUpstream();
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#a`, `0=127.0.0.1:${upstream.port}#b`], http: true });
-    const registry = new FaultRegistry(proxy);
-    const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
-    const inject = async (payload: unknown) => {
-      const response = await fetch(`${admin.url}/chaos/inject`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(payload) });
-      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-    };
-    try {
-      for (const own of ['#b', 'b', String(proxy.ports[1]), 'nowhere']) {
-        const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
-        assert.equal(conflict.status, 400, JSON.stringify(own));
-        assert.ok(String(conflict.json['error']).startsWith(`config.target: ${JSON.stringify(own)} conflicts with target "a"`), String(conflict.json['error']));
-      }
-      assert.deepEqual(registry.status(), [], 'nothing was injected');
-      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[0]}/`)).status, 200);
-      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[1]}/`)).status, 200);
-      // The same mapping in another spelling agrees, and the fault goes there only.
-      const agreeing = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: String(proxy.ports[0]) } });
-      assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
-      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[0]}/`)).status, 503);
-      assert.equal((await fetch(`http://127.0.0.1:${proxy.ports[1]}/`)).status, 200);
-    } finally {
-      await admin.close();
-      registry.dispose();
-      await proxy.stop();
-      await upstream.close();
-    }
-    assert.deepEqual(await settledHandles(baseline), baseline);
+    await withAdmin(
+      async (api, _proxyUrl, _received, { ports, registry }) => {
+        const inject = (payload: unknown) => api('POST', '/chaos/inject', payload);
+        for (const own of ['#b', 'b', String(ports[1]), 'nowhere']) {
+          const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
+          assert.equal(conflict.status, 400, JSON.stringify(own));
+          assert.ok(String(conflict.json['error']).startsWith(`config.target: ${JSON.stringify(own)} conflicts with target "a"`), String(conflict.json['error']));
+        }
+        assert.deepEqual(registry.status(), [], 'nothing was injected');
+        assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 200);
+        assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
+        // The same mapping in another spelling agrees, and the fault goes there only.
+        const agreeing = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: String(ports[0]) } });
+        assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
+        assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 503);
+        assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
+      },
+      ['a', 'b'],
+    );
   });
 
   it('takes a jitter without frequencyHz, with the default every other door applies', async () => {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath } from './helpers/repo.js';
+import { runCliProcess, type CliOutcome } from './helpers/processes.js';
 
 let work: string;
 let server: Server;
@@ -33,23 +34,8 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function cli(args: string[]): Promise<CliOutcome> {
+  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data') });
 }
 
 interface Record {

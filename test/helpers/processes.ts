@@ -1,5 +1,7 @@
-/** Whether processes a test started are still there, for the reaping tests. */
+/** Processes a test starts: whether they are still there (for the reaping tests), and the CLI run to its end. */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cliPath } from './repo.js';
 
 /** Whether pid exists (a zombie that init has not reaped yet counts). */
 export function alive(pid: number): boolean {
@@ -22,4 +24,30 @@ export function running(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+export interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built CLI with `args` and `env` on top of this process's environment, to its end;
+ * killed after 60 s so a hung command fails its test instead of the suite.
+ */
+export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
