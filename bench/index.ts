@@ -24,11 +24,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makeConfig } from '../src/config.js';
-import { chunkId, searchIndex } from '../src/index/index.js';
-import { HashedEmbedder } from '../src/index/hashed-embedder.js';
-import { SqliteStore } from '../src/index/sqlite-store.js';
-import { indexDirectory, registerTree, treeKey } from '../src/index/location.js';
-import type { StoredChunk } from '../src/index/store.js';
+import { chunkId, searchIndex } from '../src/search/index.js';
+import { HashedEmbedder } from '../src/search/hashed-embedder.js';
+import { SqliteStore } from '../src/search/sqlite-store.js';
+import { indexDirectory, registerTree, treeKey } from '../src/search/location.js';
+import type { StoredChunk } from '../src/search/store.js';
 import { repoRoot } from '../test/helpers/repo.js';
 
 /** About 100,000 chunks: the generated files average 7 definitions in 80 lines. */

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makeConfig } from '../src/config.js';
-import { indexSourceTree, searchIndex, type SearchHit } from '../src/index/index.js';
+import { indexSourceTree, searchIndex, type SearchHit } from '../src/search/index.js';
 
 /**
  * [query, `path-suffix:symbol` of the definition, or of each when the name is defined in several
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
       const bare: number[] = [];
       for (const query of ['urlencode', 'cancel a task', 'read data from the stream until a separator is found']) {
         const script =
-          `const {searchIndex}=await import(${JSON.stringify(new URL('../src/index/index.js', import.meta.url).href)});` +
+          `const {searchIndex}=await import(${JSON.stringify(new URL('../src/search/index.js', import.meta.url).href)});` +
           `await searchIndex(${JSON.stringify(settings)},{query:${JSON.stringify(query)},sourceDir:${JSON.stringify(corpus.dir)},limit:10});`;
         for (let run = 0; run < 3; run++) {
           let started = performance.now();

@@ -25,7 +25,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
-  { names: ['mcp-chaos'], load: async () => (await import('./commands/mcp-chaos.js')).registerMcpChaosCommand },
+  { names: ['toolcall', 'mcp-chaos'], load: async () => (await import('./commands/toolcall.js')).registerToolcallCommand },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
   { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
 ];

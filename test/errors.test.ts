@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { CancelledError, OperationalError, ToolInputError, isOperational } from '../src/errors.js';
-import { IndexError } from '../src/index/errors.js';
+import { IndexError } from '../src/search/errors.js';
 
 test('operational failures: our OperationalError and its kinds, and Node system errors; not bugs or argument errors', async () => {
   assert.ok(isOperational(new OperationalError('store unreachable')));

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeConfig, type LlmConfig } from '../src/config.js';
-import { embeddingText, indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
-import { EMBED_BATCH, selectEmbedder } from '../src/index/embedder.js';
-import { HashedEmbedder } from '../src/index/hashed-embedder.js';
+import { embeddingText, indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
+import { EMBED_BATCH, selectEmbedder } from '../src/search/embedder.js';
+import { HashedEmbedder } from '../src/search/hashed-embedder.js';
 import { startFakeLlm } from './helpers/fake-llm.js';
 import { scratchTree } from './helpers/index-tree.js';
 

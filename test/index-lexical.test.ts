@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteStore, closeReaders } from '../src/index/sqlite-store.js';
-import { rankLexical, type Scope } from '../src/index/sqlite-lexical.js';
-import { stem } from '../src/index/bm25.js';
-import { queryTerms } from '../src/index/tokens.js';
-import { chunkId } from '../src/index/indexer.js';
-import type { StoredChunk } from '../src/index/store.js';
+import { SqliteStore, closeReaders } from '../src/search/sqlite-store.js';
+import { rankLexical, type Scope } from '../src/search/sqlite-lexical.js';
+import { stem } from '../src/search/bm25.js';
+import { queryTerms } from '../src/search/tokens.js';
+import { chunkId } from '../src/search/indexer.js';
+import type { StoredChunk } from '../src/search/store.js';
 
 const COMMON = ['parse', 'load', 'save', 'user', 'config', 'file'];
 const MEDIUM = ['retry', 'timeout', 'cache', 'token', 'session', 'order', 'invoice', 'payment', 'queue', 'worker'];

@@ -9,9 +9,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { GenerationalMemo } from '../src/index/memo.js';
-import { codeTokens } from '../src/index/tokens.js';
-import { indexSourceTree, readAheadGroups } from '../src/index/indexer.js';
+import { GenerationalMemo } from '../src/search/memo.js';
+import { codeTokens } from '../src/search/tokens.js';
+import { indexSourceTree, readAheadGroups } from '../src/search/indexer.js';
 import { scratchTree } from './helpers/index-tree.js';
 
 test('a generational memo holds at most two generations and keeps a key in frequent use', () => {

@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { openStore } from '../src/index/open.js';
-import { selectEmbedder } from '../src/index/embedder.js';
-import { closeReaders } from '../src/index/sqlite-store.js';
+import { openStore } from '../src/search/open.js';
+import { selectEmbedder } from '../src/search/embedder.js';
+import { closeReaders } from '../src/search/sqlite-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { indexSourceTree, searchIndex } from '../src/index/index.js';
+import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { cliPath } from './helpers/repo.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
 

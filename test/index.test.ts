@@ -7,14 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { closeReaders } from '../src/index/sqlite-store.js';
+import { closeReaders } from '../src/search/sqlite-store.js';
 import { join } from 'node:path';
-import { indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
-import { IgnoreFile, isIgnored } from '../src/index/gitignore.js';
+import { indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
+import { IgnoreFile, isIgnored } from '../src/search/gitignore.js';
 import { CancelledError, ToolInputError } from '../src/errors.js';
 import { scratchTree } from './helpers/index-tree.js';
-import { openStore } from '../src/index/open.js';
-import { selectEmbedder } from '../src/index/embedder.js';
+import { openStore } from '../src/search/open.js';
+import { selectEmbedder } from '../src/search/embedder.js';
 import { realpath } from 'node:fs/promises';
 
 /** The paths in a tree's index, sorted. */

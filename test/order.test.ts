@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { byCodeUnits } from '../src/order.js';
-import { computeSlis, type CallRecord } from '../src/toolplane/metrics.js';
+import { computeSlis, type CallRecord } from '../src/toolcall/metrics.js';
 
 test('byCodeUnits orders by UTF-16 code units: upper case before lower, no locale folding', () => {
   assert.deepEqual(['beta', 'alpha', 'Alpha', 'Beta', 'älpha', '_x'].sort(byCodeUnits), ['Alpha', 'Beta', '_x', 'alpha', 'beta', 'älpha']);

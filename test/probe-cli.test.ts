@@ -99,10 +99,10 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
     // schema_drift and latency, plus a run that never ran.
     const probe = await cli(['probe', '--family', 'PROTO', '--family', 'SCHEMA', '--json', join(dir, 'probe.json'), '--', process.execPath, SERVER]);
     assert.equal(probe.code, 0, probe.stdout + probe.stderr);
-    await writeFile(join(dir, 'plan.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'toolplane', name: 'plan', startedAt: new Date().toISOString(), injected: ['schema_drift', 'latency'] }));
+    await writeFile(join(dir, 'plan.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'toolcall', name: 'plan', startedAt: new Date().toISOString(), injected: ['schema_drift', 'latency'] }));
     await writeFile(
       join(dir, 'suite.yaml'),
-      'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n  - { name: plan, kind: toolplane, record: plan.json }\n  - { name: never, kind: network, record: missing.json }\n',
+      'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n  - { name: plan, kind: toolcall, record: plan.json }\n  - { name: never, kind: network, record: missing.json }\n',
     );
     const r = await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json']);
     assert.equal(r.code, 0, r.stderr);

@@ -9,9 +9,9 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { chunkId, indexSourceTree, searchIndex, IndexError } from '../src/index/index.js';
-import { hexOf, LAYOUT, QdrantStore, UPSERT_BATCH } from '../src/index/qdrant-store.js';
-import { uuidV5 } from '../src/index/uuid.js';
+import { chunkId, indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
+import { hexOf, LAYOUT, QdrantStore, UPSERT_BATCH } from '../src/search/qdrant-store.js';
+import { uuidV5 } from '../src/search/uuid.js';
 import { startFakeQdrant, type FakeQdrant } from './helpers/fake-qdrant.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
 

@@ -12,10 +12,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeConfig } from '../src/config.js';
-import { indexSourceTree, searchIndex } from '../src/index/index.js';
-import { closeReaders } from '../src/index/sqlite-store.js';
-import { fuseRankings } from '../src/index/fusion.js';
-import type { ChunkRecord } from '../src/index/store.js';
+import { indexSourceTree, searchIndex } from '../src/search/index.js';
+import { closeReaders } from '../src/search/sqlite-store.js';
+import { fuseRankings } from '../src/search/fusion.js';
+import type { ChunkRecord } from '../src/search/store.js';
 import { fixturePath } from './helpers/repo.js';
 
 /** [query, the hit expected, its 1-based rank]. A hit is `path:symbol`. */

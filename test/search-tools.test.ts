@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../src/config.js';
 import { registerSearchTools } from '../src/tools/search.js';
-import { MAX_HIT_CODE_CHARS } from '../src/index/search.js';
+import { MAX_HIT_CODE_CHARS } from '../src/search/search.js';
 import { lintTool } from './helpers/schema-lint.js';
 import { connectInMemory, connectTools } from './helpers/mcp.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';

@@ -106,7 +106,7 @@ test('faultline mcp loads no tool module, no domain module and no heavy dependen
   const tools = loaded.filter((url) => url.includes('/dist/src/tools/')).map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
   assert.deepEqual([...new Set(tools)].sort(), ['define.js', 'index.js', 'tool-list.js']);
   // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
-  const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolplane)\//.test(url));
+  const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url));
   assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);
 });
 

@@ -127,9 +127,16 @@ export function llmTimeout(value: string): number {
   return ms;
 }
 
+/** Earlier names of a toolset, still accepted. */
+const TOOLSET_ALIASES: Record<string, Toolset> = { toolplane: 'toolcall' };
+
 /** `--toolsets code,search`: a comma-separated list of tool families; `all` means every one. */
 export function toolsetList(value: string): Toolset[] {
-  const names = value.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '')
+    .map((name) => TOOLSET_ALIASES[name] ?? name);
   if (names.length === 0 || names.includes('all')) return [...TOOLSETS];
   const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);

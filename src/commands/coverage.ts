@@ -28,10 +28,10 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
     .command('coverage')
     .summary('report which fault families a suite\'s runs exercised')
     .description(
-      'Reads a suite file (YAML: version, agents, runs of kind probe|toolplane|network|scenario, each with its run record) ' +
+      'Reads a suite file (YAML: version, agents, runs of kind probe|toolcall|network|scenario, each with its run record) ' +
         'and reports per fault family covered / partial / uncovered / n/a, per leaf which run exercised it, and the percentage ' +
         'of applicable leaves exercised. Computed from the run records of what actually ran: `faultline probe --json FILE` ' +
-        'writes one (kind probe), so does `faultline mcp-chaos proxy stdio|http --json FILE` (kind toolplane: the faults it ' +
+        'writes one (kind probe), so does `faultline toolcall proxy stdio|http --json FILE` (kind toolcall: the faults it ' +
         'injected); no command writes network or scenario records yet (one written by other tooling in the same format counts). ' +
         '--no-suite prints the taxonomy.',
     )
@@ -46,7 +46,7 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
       `
 Examples:
   faultline probe --json runs/probe.json -- node server.js
-  faultline mcp-chaos proxy stdio --plan plan.yaml --json runs/plan.json -- node server.js
+  faultline toolcall proxy stdio --plan plan.yaml --json runs/plan.json -- node server.js
   faultline coverage faultline-suite.yaml --threshold 60 --format md
   faultline coverage --no-suite`,
     )

@@ -8,10 +8,10 @@ import { Option, type Command } from 'commander';
 import { FileAccess } from '../access.js';
 // The search side by its own modules: `search` never loads the indexer (chunking, tree-sitter);
 // `index` imports it when it runs.
-import type { IndexProgress } from '../index/indexer.js';
-import { acceptedLangValues } from '../index/languages.js';
-import { indexSettingsFrom } from '../index/open.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, renderSearchHits, searchHitJson, searchIndex } from '../index/search.js';
+import type { IndexProgress } from '../search/indexer.js';
+import { acceptedLangValues } from '../search/languages.js';
+import { indexSettingsFrom } from '../search/open.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, renderSearchHits, searchHitJson, searchIndex } from '../search/search.js';
 import {
   addLlmOptions,
   addRootOption,
@@ -53,7 +53,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       const config = configFrom(globals(), options);
       const sourceDir = await new FileAccess(config.roots).resolveDirectory(resolve(dir), 'dir');
       const bar = process.stderr.isTTY ? new ProgressBar() : undefined;
-      const { indexSourceTree, indexStatsJson } = await import('../index/indexer.js');
+      const { indexSourceTree, indexStatsJson } = await import('../search/indexer.js');
       const stats = await withInterrupt((signal) =>
         indexSourceTree(indexSettingsFrom(config), { sourceDir, lang: options.lang, signal, onProgress: bar?.update }),
       ).finally(() => bar?.finish());

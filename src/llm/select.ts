@@ -60,7 +60,7 @@ export const PROVIDER_DEFAULTS: Record<LlmClient, ProviderDefaults> = {
     env: PROVIDER_KEY_ENV.anthropic,
     endpoint: 'https://api.anthropic.com',
     promptModel: 'claude-sonnet-4-6',
-    // Anthropic has no embedding API: code search uses the local embedder (src/index/embedder.ts).
+    // Anthropic has no embedding API: code search uses the local embedder (src/search/embedder.ts).
     embedModel: 'none',
     embedDim: 0,
   },

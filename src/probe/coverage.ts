@@ -8,7 +8,7 @@
  *   agents: false              # true when the project drives agents (PROVIDER applies)
  *   runs:
  *     - { name: stdio-probe, kind: probe, record: runs/probe.json }
- *     - { name: chaos-plan, kind: toolplane, record: runs/plan.json }
+ *     - { name: chaos-plan, kind: toolcall, record: runs/plan.json }
  *     - { name: latency, kind: network, record: runs/latency.json }
  * Record paths are relative to the suite file. A run whose record is missing did not run.
  *
@@ -22,7 +22,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ToolInputError, messageOf } from '../errors.js';
-import { recordProblems, RUN_KINDS, type RunKind, type RunRecord } from './record.js';
+import { recordProblems, RUN_KINDS, runKindOf, type RunKind, type RunRecord } from './record.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
 
 export interface SuiteRun {
@@ -89,11 +89,12 @@ export async function loadSuite(file: string): Promise<Suite> {
   const runs: SuiteRun[] = [];
   for (const [i, run] of (Array.isArray(s.runs) ? s.runs : []).entries()) {
     const r = run as Partial<SuiteRun> | null;
-    if (!r || typeof r.name !== 'string' || typeof r.record !== 'string' || !(RUN_KINDS as readonly string[]).includes(r.kind as string)) {
+    const kind = runKindOf(r?.kind);
+    if (!r || typeof r.name !== 'string' || typeof r.record !== 'string' || kind === undefined) {
       problems.push(`runs[${i}] needs name, record (a path) and kind (${RUN_KINDS.join('|')})`);
       continue;
     }
-    runs.push({ name: r.name, kind: r.kind!, record: r.record });
+    runs.push({ name: r.name, kind, record: r.record });
   }
   if (problems.length > 0) throw new ToolInputError(`suite ${file}: ${problems.join('; ')}`);
   return { version: 1, name: typeof s.name === 'string' ? s.name : undefined, agents: s.agents === true, runs, baseDir: dirname(resolve(file)) };
@@ -133,7 +134,8 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
       else if (leaf.status === 'untested') seenUntested.add(leaf.id);
       else hits.set(leaf.id, [...(hits.get(leaf.id) ?? []), { run: run.name, status: leaf.status }]);
     }
-    const mapping = taxonomy.injections[record.kind === 'scenario' ? 'network' : record.kind] ?? {};
+    const recordKind = runKindOf(record.kind);
+    const mapping = taxonomy.injections[recordKind === 'scenario' ? 'network' : (recordKind ?? '')] ?? {};
     for (const fault of record.injected ?? []) {
       for (const id of mapping[fault] ?? []) hits.set(id, [...(hits.get(id) ?? []), { run: run.name, status: `injected ${fault}` }]);
     }

@@ -6,20 +6,26 @@
  *
  * {
  *   "format": "faultline-run-record", "version": 1,
- *   "kind": "probe" | "toolplane" | "network" | "scenario",
+ *   "kind": "probe" | "toolcall" | "network" | "scenario",
  *   "name": "…", "startedAt": "ISO-8601", "taxonomyVersion": "…",
  *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "n/a" | "inconclusive" | "untested" }],
  *     (n/a: the leaf does not apply to this server; untested: it applies, but the run could not
  *     exercise it — coverage keeps it in the denominator, not exercised)
- *   "injected": ["latency", …]           // toolplane / network runs: fault names
+ *   "injected": ["latency", …]           // toolcall / network runs: fault names
  * }
  */
 export const RUN_RECORD_FORMAT = 'faultline-run-record';
 export const RUN_RECORD_VERSION = 1;
 
 export type LeafStatus = 'passed' | 'failed' | 'n/a' | 'inconclusive' | 'untested';
-export const RUN_KINDS = ['probe', 'toolplane', 'network', 'scenario'] as const;
+export const RUN_KINDS = ['probe', 'toolcall', 'network', 'scenario'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
+
+/** A kind as written, with the tool-call plane's earlier name (`toolplane`) read as `toolcall`. */
+export function runKindOf(kind: unknown): RunKind | undefined {
+  const name = kind === 'toolplane' ? 'toolcall' : kind;
+  return (RUN_KINDS as readonly unknown[]).includes(name) ? (name as RunKind) : undefined;
+}
 
 export interface RecordedLeaf {
   id: string;
@@ -47,7 +53,7 @@ export function recordProblems(data: unknown): string[] {
   const problems: string[] = [];
   if (r.format !== RUN_RECORD_FORMAT) problems.push(`format must be "${RUN_RECORD_FORMAT}"`);
   if (r.version !== RUN_RECORD_VERSION) problems.push(`version must be ${RUN_RECORD_VERSION}`);
-  if (!(RUN_KINDS as readonly string[]).includes(r.kind as string)) problems.push(`kind must be one of ${RUN_KINDS.join(', ')}`);
+  if (runKindOf(r.kind) === undefined) problems.push(`kind must be one of ${RUN_KINDS.join(', ')}`);
   if (r.leaves !== undefined && (!Array.isArray(r.leaves) || r.leaves.some((l) => typeof l?.id !== 'string' || !STATUSES.includes(l?.status)))) {
     problems.push(`leaves must be [{id, status: ${STATUSES.join('|')}}]`);
   }

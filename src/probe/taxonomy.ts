@@ -30,7 +30,7 @@ export interface Taxonomy {
   version: string;
   families: Family[];
   leaves: Leaf[];
-  /** kind ("toolplane", "network") → fault name → the leaves it exercises. */
+  /** kind ("toolcall", "network") → fault name → the leaves it exercises. */
   injections: Record<string, Record<string, string[]>>;
 }
 

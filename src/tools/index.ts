@@ -29,8 +29,8 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
   { module: 'scenario', load: async () => (await import('./scenario.js')).registerScenarioTools },
   // family: cloud (fault_recommend_fis_experiments, fault_create_fis_template, fault_export_scenario)
   { module: 'cloud', load: async () => (await import('./cloud.js')).registerCloudTools },
-  // toolset family: toolplane
-  { module: 'toolplane', load: async () => (await import('./toolplane.js')).registerToolplaneTools },
+  // toolset family: toolcall
+  { module: 'toolcall', load: async () => (await import('./toolcall.js')).registerToolcallTools },
   // family: http (fault_run_http_error_impact_scenario)
   { module: 'http-scenario', load: async () => (await import('./http-scenario.js')).registerHttpScenarioTool },
   // family: proxy (fault_proxy_start, _set_faults, _status, _stop)

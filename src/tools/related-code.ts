@@ -13,7 +13,7 @@ const RELATED_CHUNKS = 5;
 export function relatedCodeSearch(ctx: ToolContext): SearchContext {
   return async (query, signal) => {
     try {
-      const { indexSettingsFrom, searchIndex } = await import('../index/index.js');
+      const { indexSettingsFrom, searchIndex } = await import('../search/index.js');
       const hits = await searchIndex(indexSettingsFrom(ctx.config), {
         query,
         signal,

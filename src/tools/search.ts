@@ -6,8 +6,8 @@
  */
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
-import { acceptedLangValues } from '../index/languages.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../index/limits.js';
+import { acceptedLangValues } from '../search/languages.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -16,7 +16,7 @@ const sourceDirDescription = 'Absolute path or file:// URI of the source tree (a
 export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void {
   // src/index (SQLite, embedders, tree-sitter) loads on the first call, not when the server starts.
   const domain = async () => {
-    const index = await import('../index/index.js');
+    const index = await import('../search/index.js');
     return { index, settings: index.indexSettingsFrom(ctx.config) };
   };
 

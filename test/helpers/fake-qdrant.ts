@@ -1,5 +1,5 @@
 /**
- * A local HTTP server implementing the part of Qdrant's REST API that src/index/qdrant-store.ts
+ * A local HTTP server implementing the part of Qdrant's REST API that src/search/qdrant-store.ts
  * calls through @qdrant/js-client-rest, with real semantics for what the tests check: collections
  * with a fixed vector size (one unnamed vector, or a named `dense` one plus sparse vectors with
  * the IDF modifier), upsert by id, cosine query, the Query API's hybrid form (`prefetch` of dense

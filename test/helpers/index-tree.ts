@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeConfig } from '../../src/config.js';
-import type { IndexSettings } from '../../src/index/index.js';
+import type { IndexSettings } from '../../src/search/index.js';
 import { fixturePath } from './repo.js';
 
 export interface ScratchTree {

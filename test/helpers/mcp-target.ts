@@ -18,7 +18,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 export function createTargetServer(): McpServer {
-  const mcp = new McpServer({ name: 'toolplane-target', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+  const mcp = new McpServer({ name: 'toolcall-target', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
   mcp.registerTool(
     'get_items',
     {

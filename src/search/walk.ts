@@ -10,7 +10,7 @@
  * their name (dependencies, and build output outside a checkout). Build output (dist, build, target, …) is what .gitignore says in a git
  * checkout, where a tracked directory of that name is source (Go's go/build); outside one, those
  * names are skipped. Counted as skipped: files over the size limit, and directories that cannot
- * be read. Binary files are recognised when read (src/index/indexer.ts), since that needs their
+ * be read. Binary files are recognised when read (src/search/indexer.ts), since that needs their
  * bytes.
  *
  * Paths are tree-relative POSIX paths, sorted, so an index is the same on every run and OS.

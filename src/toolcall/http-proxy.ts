@@ -90,7 +90,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       const upstreamDown = typeof error === 'object' && error !== null && upstreamErrors.has(error);
       if (upstreamDown) plane.upstreamUnreachable((error as Error).message);
       else plane.internalErrors += 1;
-      if (!res.headersSent) jsonError(res, 502, `faultline mcp-chaos: ${upstreamDown ? `the upstream ${upstream.href} could not be reached: ` : ''}${(error as Error).message}`);
+      if (!res.headersSent) jsonError(res, 502, `faultline toolcall: ${upstreamDown ? `the upstream ${upstream.href} could not be reached: ` : ''}${(error as Error).message}`);
       else res.end();
     });
   });
@@ -178,7 +178,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       plane.upstreamUnreachable(reason);
       state.session.upstreamFailed(forwarded);
       await localDone;
-      return jsonError(res, 502, `faultline mcp-chaos: the upstream ${upstream.href} could not be reached: ${reason}`);
+      return jsonError(res, 502, `faultline toolcall: the upstream ${upstream.href} could not be reached: ${reason}`);
     }
     const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !sessionId ? adopt(upstreamSessionId, state) : state;
@@ -204,7 +204,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       if (abort.signal.aborted) throw error; // the client went away: not the upstream's failure
       dropped(error);
       await localDone;
-      return jsonError(res, 502, `faultline mcp-chaos: the upstream ${upstream.href} dropped the connection mid-answer: ${(error as Error).message}`);
+      return jsonError(res, 502, `faultline toolcall: the upstream ${upstream.href} dropped the connection mid-answer: ${(error as Error).message}`);
     }
     const ok = reply.statusCode !== undefined && reply.statusCode >= 200 && reply.statusCode < 300;
     let upstreamMessages: JsonRpcMessage[] = [];

@@ -1,10 +1,11 @@
 /**
- * `faultline mcp-chaos proxy stdio|http` and `faultline mcp-chaos demo`: mcp-chaos's spelling, so
- * its users change only the binary name. The tool-call plane module (and yaml, ajv) are imported
+ * `faultline toolcall proxy stdio|http` and `faultline toolcall demo`: chaos for the MCP tool-call
+ * plane. `mcp-chaos` is an alias (mcp-chaos's own spelling), so its users change only the binary
+ * name. The tool-call plane module (and yaml, ajv) are imported
  * inside the actions, so other commands do not load them.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { ToolPlane } from '../toolplane/session.js';
+import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
 import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
@@ -18,9 +19,10 @@ interface PlaneFlags {
   taskIdleMs?: number;
 }
 
-export function registerMcpChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
+export function registerToolcallCommand(program: Command, _globals?: () => GlobalOptions): void {
   const chaos = program
-    .command('mcp-chaos')
+    .command('toolcall')
+    .alias('mcp-chaos')
     .summary('chaos for the MCP tool-call plane: fault-injecting proxies and an offline demo')
     .description(
       'Put a fault plan between an MCP client and any MCP server (stdio or streamable HTTP) and measure what the client gets: ' +
@@ -33,16 +35,16 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .summary('spawn an MCP server and relay its stdio through the plan')
     .description(
       'Spawn CMD ARGS… as the MCP server, relay newline-delimited JSON-RPC both ways through the plan, pass its stderr through. ' +
-        'Replace the server command in a client config with `faultline mcp-chaos proxy stdio --plan p.yaml -- CMD ARGS…`. ' +
+        'Replace the server command in a client config with `faultline toolcall proxy stdio --plan p.yaml -- CMD ARGS…`. ' +
         'On exit the markdown report goes to stderr (stdout is the protocol).',
     )
     .argument('<command...>', 'the MCP server command and its arguments (after --)');
   addPlaneFlags(stdio)
-    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline mcp-chaos proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything')
+    .addHelpText('after', '\nExamples:\n  faultline toolcall proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline toolcall proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything')
     .action((command: string[], flags: PlaneFlags) =>
     runCommand(async () => {
-      const { runStdioProxy } = await import('../toolplane/stdio-proxy.js');
-      const plane = await makePlane(flags, `mcp-chaos proxy stdio ${command.join(' ')}`);
+      const { runStdioProxy } = await import('../toolcall/stdio-proxy.js');
+      const plane = await makePlane(flags, `toolcall proxy stdio ${command.join(' ')}`);
       const result = await withInterrupt((signal) =>
         runStdioProxy({ command: command[0]!, args: command.slice(1), plane: plane.plane, input: process.stdin, output: process.stdout, signal }),
       );
@@ -64,7 +66,7 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber)
     .option('--allow-non-loopback-bind', 'let --host be an address other than 127.0.0.1/::1 (exposes the upstream\'s tools to the network, with no authentication of the proxy\'s own)');
   addPlaneFlags(http)
-    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
+    .addHelpText('after', '\nExamples:\n  faultline toolcall proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
     .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
     runCommand(async () => {
       const host = flags.host ?? '127.0.0.1';
@@ -74,14 +76,14 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
       // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
       // and cloud metadata addresses never, checked now and again at every connect.
       const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
-        import('../toolplane/http-proxy.js'),
+        import('../toolcall/http-proxy.js'),
         import('../scenario/target.js'),
         import('../target-policy.js'),
       ]);
       await checkLoadTarget(flags.upstream, true, '--upstream');
-      const plane = await makePlane(flags, `mcp-chaos proxy http ${flags.upstream}`);
+      const plane = await makePlane(flags, `toolcall proxy http ${flags.upstream}`);
       const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host, port: flags.port ?? 8900, lookup: targetLookup(true) });
-      process.stderr.write(`mcp-chaos proxy listening on ${server.url} → ${flags.upstream}\n`);
+      process.stderr.write(`toolcall proxy listening on ${server.url} → ${flags.upstream}\n`);
       await withInterrupt((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
       await server.close();
       await plane.finish(process.stdout);
@@ -102,10 +104,10 @@ export function registerMcpChaosCommand(program: Command, _globals?: () => Globa
     .addOption(new Option('--seed <seed>', 'seed of the fault decisions (default 42)'))
     .addOption(new Option('--correlated', 'errors come in Markov bursts (mean length 8) at the same marginal rate'))
     .addOption(new Option('--json', 'print the result as JSON'))
-    .addHelpText('after', '\nExamples:\n  faultline mcp-chaos demo\n  faultline mcp-chaos demo --fanout 20 --error-rate 0.05 --correlated --json')
+    .addHelpText('after', '\nExamples:\n  faultline toolcall demo\n  faultline toolcall demo --fanout 20 --error-rate 0.05 --correlated --json')
     .action((flags: { tasks?: number; fanout?: number; errorRate?: number; seed?: string; correlated?: boolean; json?: boolean }) =>
       runCommand(async () => {
-        const { runDemo, renderDemo, DEMO_LIMITS } = await import('../toolplane/simulator.js');
+        const { runDemo, renderDemo, DEMO_LIMITS } = await import('../toolcall/simulator.js');
         const tasks = flags.tasks ?? 200;
         const fanout = flags.fanout ?? 8;
         if (tasks > DEMO_LIMITS.tasks) throw new UsageError(`--tasks: at most ${DEMO_LIMITS.tasks}`);
@@ -121,7 +123,7 @@ function addPlaneFlags(command: Command): Command {
   return command
     .option('--plan <file>', 'fault plan, YAML or JSON (mcp-chaos format plus faultline faults; default: no faults)')
     .option('--journal <file>', 'append one JSON line per tool call to FILE')
-    .option('--json <file>', 'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolplane, the faults injected), the SLIs under "slis"')
+    .option('--json <file>', 'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolcall, the faults injected), the SLIs under "slis"')
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
     .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
@@ -132,10 +134,10 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
-  const { ToolPlane } = await import('../toolplane/session.js');
-  const { parsePlanText, EMPTY_PLAN } = await import('../toolplane/plan.js');
-  const { renderReport } = await import('../toolplane/metrics.js');
-  const { toolplaneRunRecord } = await import('../toolplane/run-record.js');
+  const { ToolPlane } = await import('../toolcall/session.js');
+  const { parsePlanText, EMPTY_PLAN } = await import('../toolcall/plan.js');
+  const { renderReport } = await import('../toolcall/metrics.js');
+  const { toolcallRunRecord } = await import('../toolcall/run-record.js');
   // Refused now, not after a run of hours whose results then have nowhere to go.
   for (const [flag, file] of [['--journal', flags.journal], ['--json', flags.json], ['--metrics', flags.metrics], ['--report', flags.report]] as const) {
     if (file !== undefined) await checkWritable(flag, file);
@@ -163,7 +165,7 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
       const slis = plane.slis();
       const report = renderReport(slis);
       if (flags.metrics) await writeFile(flags.metrics, JSON.stringify(slis, null, 2) + '\n');
-      if (flags.json) await writeFile(flags.json, JSON.stringify(toolplaneRunRecord(slis, name, startedAt), null, 2) + '\n');
+      if (flags.json) await writeFile(flags.json, JSON.stringify(toolcallRunRecord(slis, name, startedAt), null, 2) + '\n');
       if (flags.report) await writeFile(flags.report, report);
       out.write(report);
     },

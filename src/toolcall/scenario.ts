@@ -53,7 +53,7 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   scenario.signal?.addEventListener('abort', onAbort, { once: true });
-  const client = new Client({ name: 'faultline-toolplane', version: '1' });
+  const client = new Client({ name: 'faultline-toolcall', version: '1' });
   let finishProxy: () => Promise<void> = async () => undefined;
   let clientErrors = 0;
   let serverGone = false;

@@ -16,7 +16,7 @@ import { cliPath, repoRoot } from './helpers/repo.js';
 import { alive, running } from './helpers/processes.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
-const dir = mkdtempSync(join(tmpdir(), 'toolplane-'));
+const dir = mkdtempSync(join(tmpdir(), 'toolcall-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let planCount = 0;
 
@@ -39,7 +39,7 @@ async function proxied(plan: unknown, extra: string[] = []): Promise<Proxied> {
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'toolplane-test', version: '0' });
+  const client = new Client({ name: 'toolcall-test', version: '0' });
   await client.connect(transport);
   await client.listTools();
   return {
@@ -271,12 +271,12 @@ test('--json writes a run record that faultline coverage counts: the faults the 
   const written = JSON.parse(readFileSync(record, 'utf8'));
   assert.equal(written.format, 'faultline-run-record');
   assert.equal(written.version, 1);
-  assert.equal(written.kind, 'toolplane');
-  assert.match(written.name, /^mcp-chaos proxy stdio .*mcp-target\.js stdio$/);
+  assert.equal(written.kind, 'toolcall');
+  assert.match(written.name, /^toolcall proxy stdio .*mcp-target\.js stdio$/);
   assert.deepEqual(written.injected, ['latency', 'schema_drift'], 'only the faults that fired (rate_limit never did)');
   assert.equal(written.slis.calls, 2);
   assert.deepEqual(written.slis.injected, { latency: 1, schema_drift: 1 });
-  writeFileSync(join(dir, 'suite.yaml'), 'version: 1\nruns:\n  - { name: chaos-plan, kind: toolplane, record: runs/plan.json }\n');
+  writeFileSync(join(dir, 'suite.yaml'), 'version: 1\nruns:\n  - { name: chaos-plan, kind: toolcall, record: runs/plan.json }\n');
   const coverage = await new Promise<string>((resolve, reject) =>
     execFile(process.execPath, [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'], { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout))),
   );

@@ -8,17 +8,17 @@ import { byCodeUnits } from '../order.js';
 import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
 import type { Slis } from './metrics.js';
 
-export interface ToolplaneRunRecord extends RunRecord {
-  kind: 'toolplane';
+export interface ToolcallRunRecord extends RunRecord {
+  kind: 'toolcall';
   injected: string[];
   slis: Slis;
 }
 
-export function toolplaneRunRecord(slis: Slis, name: string, startedAt: Date): ToolplaneRunRecord {
+export function toolcallRunRecord(slis: Slis, name: string, startedAt: Date): ToolcallRunRecord {
   return {
     format: RUN_RECORD_FORMAT,
     version: RUN_RECORD_VERSION,
-    kind: 'toolplane',
+    kind: 'toolcall',
     name: name.slice(0, 200),
     startedAt: startedAt.toISOString(),
     injected: Object.keys(slis.injected)

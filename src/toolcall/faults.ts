@@ -56,7 +56,7 @@ export class FaultEngine {
   private knownTools: string[] = [];
 
   constructor(readonly plan: Plan) {
-    this.random = createRandom(plan.seed, 'toolplane');
+    this.random = createRandom(plan.seed, 'toolplane' /* the stream's label; changing it changes every seeded run */);
     this.state = plan.faults.map(() => ({ matching: 0, inBurst: undefined, episodeTask: undefined, inEpisode: undefined, fired: false }));
   }
 

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { runDemo } from '../src/toolplane/simulator.js';
-import { parsePlanText, validatePlan, matchesTools } from '../src/toolplane/plan.js';
-import { FaultEngine } from '../src/toolplane/faults.js';
+import { runDemo } from '../src/toolcall/simulator.js';
+import { parsePlanText, validatePlan, matchesTools } from '../src/toolcall/plan.js';
+import { FaultEngine } from '../src/toolcall/faults.js';
 import { cliPath } from './helpers/repo.js';
 
 test('without resilience the blast radius matches 1 − (1 − e)^TCAF within 4 standard deviations', async () => {

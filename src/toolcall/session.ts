@@ -515,7 +515,7 @@ function round(ms: number): number {
 }
 
 function internalError(id: string | number, error: unknown): JsonRpcMessage {
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline mcp-chaos (strict): internal error: ${(error as Error)?.message ?? String(error)}` } };
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline toolcall (strict): internal error: ${(error as Error)?.message ?? String(error)}` } };
 }
 
 export type { Outcome };

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startHttpProxy } from '../src/toolplane/http-proxy.js';
-import { ToolPlane } from '../src/toolplane/session.js';
-import { renderReport, type Slis } from '../src/toolplane/metrics.js';
-import { validatePlan } from '../src/toolplane/plan.js';
+import { startHttpProxy } from '../src/toolcall/http-proxy.js';
+import { ToolPlane } from '../src/toolcall/session.js';
+import { renderReport, type Slis } from '../src/toolcall/metrics.js';
+import { validatePlan } from '../src/toolcall/plan.js';
 import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
 
 async function setup(plan: unknown, options: { json?: boolean } = {}) {
@@ -18,7 +18,7 @@ async function setup(plan: unknown, options: { json?: boolean } = {}) {
   const plane = new ToolPlane(validatePlan(plan));
   const proxy = await startHttpProxy({ plane, upstream: target.url });
   const transport = new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { Authorization: 'Bearer t0ken' } } });
-  const client = new Client({ name: 'toolplane-http-test', version: '0' });
+  const client = new Client({ name: 'toolcall-http-test', version: '0' });
   await client.connect(transport);
   await client.listTools();
   return {
@@ -120,7 +120,7 @@ test('the proxy binds to loopback by default and answers 502 when the upstream i
     // An unreachable upstream is a 502 with a JSON-RPC error naming the cause, never a crash.
     const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     assert.equal(reply.status, 502);
-    assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline mcp-chaos: .*ECONNREFUSED/);
+    assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline toolcall: .*ECONNREFUSED/);
     // A GET stream or a DELETE to a dead upstream is the upstream's failure too, not the proxy's.
     assert.equal((await fetch(proxy.url, { headers: { accept: 'text/event-stream' } })).status, 502);
     assert.equal((await fetch(proxy.url, { method: 'DELETE' })).status, 502);
@@ -171,7 +171,7 @@ test('an upstream that goes away and comes back: the report says when it failed 
 
     // The server comes back on the same address; an agent reconnects (its old session died with the server).
     again = await startTargetHttp({ json: true, port });
-    later = new Client({ name: 'toolplane-http-test', version: '0' });
+    later = new Client({ name: 'toolcall-http-test', version: '0' });
     await later.connect(new StreamableHTTPClientTransport(new URL(s.proxy.url)));
     for (const word of ['d', 'e']) assert.equal(text(await later.callTool({ name: 'echo', arguments: { text: word } })), word);
     const up = await metrics();

@@ -1,8 +1,8 @@
 /** PlaneSession unit checks: bounded pending state, task grouping by idle gap. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ToolPlane, type JsonRpcMessage } from '../src/toolplane/session.js';
-import { validatePlan } from '../src/toolplane/plan.js';
+import { ToolPlane, type JsonRpcMessage } from '../src/toolcall/session.js';
+import { validatePlan } from '../src/toolcall/plan.js';
 
 test('pending requests are bounded: the oldest is evicted and counted', async () => {
   const plane = new ToolPlane(validatePlan({}), { maxPending: 2 });

@@ -1,7 +1,7 @@
 /**
- * fault_run_tool_call_chaos_scenario (toolset family: toolplane): puts an MCP server behind the
+ * fault_run_tool_call_chaos_scenario (toolset family: toolcall): puts an MCP server behind the
  * tool-call-plane proxy with a fault plan, replays calls as tasks, and answers with the report
- * (text) and every SLI (structuredContent). The domain work is in src/toolplane/.
+ * (text) and every SLI (structuredContent). The domain work is in src/toolcall/.
  */
 import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
@@ -26,11 +26,11 @@ const verdict = z.object({
   blind_retries: z.number(),
 });
 
-export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): void {
+export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_run_tool_call_chaos_scenario',
-      toolset: 'toolplane',
+      toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
         'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +
@@ -91,8 +91,8 @@ export function registerToolplaneTools(tools: ToolRegistry, ctx: ToolContext): v
       annotations: TOOLPLANE_ANNOTATIONS,
     },
     async (args, call) => {
-      const { parsePlanText, EMPTY_PLAN } = await import('../toolplane/plan.js');
-      const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolplane/scenario.js');
+      const { parsePlanText, EMPTY_PLAN } = await import('../toolcall/plan.js');
+      const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
       if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
       if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
       let target: { command: string; args: string[] } | { url: string };

@@ -2,7 +2,7 @@
  * Embedders turn chunk texts and queries into vectors. Two kinds, one interface:
  * - the configured LLM provider's embedding model (src/llm: OpenAI, OpenRouter, Gemini's
  *   OpenAI-compatible endpoint, Ollama), in batches;
- * - the local hashed embedder, when no provider is configured (src/index/hashed-embedder.ts).
+ * - the local hashed embedder, when no provider is configured (src/search/hashed-embedder.ts).
  *
  * An embedder's `id` names the index it writes (one per tree and embedder), because vectors from
  * different models cannot be compared; its dimension is checked against what the model returns

@@ -8,15 +8,15 @@
  * Calls alternate in blocks of 100 between direct and proxied so machine noise hits both alike.
  * Goal: p50 added < 1 ms over stdio, < 2 ms over HTTP.
  *
- * Run: npx tsc -p . && node dist/bench/toolplane.js   (BENCH_TOOLPLANE_CALLS, default 2000 per path)
+ * Run: npx tsc -p . && node dist/bench/toolcall.js   (BENCH_TOOLPLANE_CALLS, default 2000 per path)
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startHttpProxy } from '../src/toolplane/http-proxy.js';
-import { ToolPlane } from '../src/toolplane/session.js';
-import { EMPTY_PLAN } from '../src/toolplane/plan.js';
+import { startHttpProxy } from '../src/toolcall/http-proxy.js';
+import { ToolPlane } from '../src/toolcall/session.js';
+import { EMPTY_PLAN } from '../src/toolcall/plan.js';
 import { startTargetHttp } from '../test/helpers/mcp-target.js';
 import { cliPath, repoRoot } from '../test/helpers/repo.js';
 

@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { registerToolplaneTools } from '../src/tools/toolplane.js';
+import { registerToolcallTools } from '../src/tools/toolcall.js';
 import { connectTools, textOf } from './helpers/mcp.js';
 
 const scratch: string[] = [];
 /** A fresh scratch directory, removed when the file's tests end. */
 function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'toolplane-tool-'));
+  const dir = mkdtempSync(join(tmpdir(), 'toolcall-tool-'));
   scratch.push(dir);
   return dir;
 }
@@ -31,7 +31,7 @@ const NAME = 'fault_run_tool_call_chaos_scenario';
 test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {
   const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
-  const { client, close } = await connectTools(registerToolplaneTools);
+  const { client, close } = await connectTools(registerToolcallTools);
   try {
     const result = (await client.callTool({
       name: NAME,
@@ -62,7 +62,7 @@ test('a stdio target: faults injected, SLIs in structuredContent, the report in 
 
 test('an HTTP target with resilience: retries counted as attempts', async () => {
   const target = await startTargetHttp();
-  const { client, close } = await connectTools(registerToolplaneTools);
+  const { client, close } = await connectTools(registerToolcallTools);
   try {
     const result = (await client.callTool({
       name: NAME,
@@ -81,7 +81,7 @@ test('an HTTP target with resilience: retries counted as attempts', async () => 
 });
 
 test('bad arguments are isError naming the argument', async () => {
-  const { client, close } = await connectTools(registerToolplaneTools);
+  const { client, close } = await connectTools(registerToolcallTools);
   try {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ calls: ['{"tool":"x"}'] }, /command or url/],
@@ -108,7 +108,7 @@ test('bad arguments are isError naming the argument', async () => {
 test('cancelling a hung scenario stops it and reaps the child', async () => {
   const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
-  const { client, close } = await connectTools(registerToolplaneTools);
+  const { client, close } = await connectTools(registerToolcallTools);
   try {
     const controller = new AbortController();
     const pending = client.callTool(
@@ -141,7 +141,7 @@ test('a server that exits in the middle of a call: the call counts as unanswered
     `mcp.registerTool('crash', { description: 'exits' }, async () => process.exit(3));`,
     `await mcp.connect(new StdioServerTransport());`,
   ].join('\n');
-  const { client, close } = await connectTools(registerToolplaneTools);
+  const { client, close } = await connectTools(registerToolcallTools);
   try {
     const result = (await client.callTool({
       name: NAME,
@@ -167,8 +167,8 @@ test('a server that exits in the middle of a call: the call counts as unanswered
 });
 
 test('a long scenario leaves no abort listener behind: no leak warning, the caller signal clean afterwards', async () => {
-  const { runToolCallScenario } = await import('../src/toolplane/scenario.js');
-  const { validatePlan } = await import('../src/toolplane/plan.js');
+  const { runToolCallScenario } = await import('../src/toolcall/scenario.js');
+  const { validatePlan } = await import('../src/toolcall/plan.js');
   const { EventEmitter } = await import('node:events');
   const warnings: string[] = [];
   const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
