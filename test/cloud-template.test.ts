@@ -228,9 +228,9 @@ describe('wrong inputs are refused naming the field', () => {
   });
 
   test('misspelt fields are refused by name instead of falling back to a default; per-action selections replace the shared one', () => {
-    refused(latency('PT5M'), { ...target, selectonMode: 'COUNT(1)' }, /^target_config\.selectonMode: unknown field; accepted: .*selectionMode/);
-    refused({ ...latency('PT5M'), paramaters: {} }, target, /^recommendation\.paramaters: unknown field/);
-    refused(latency('PT5M'), { ...target, targets: { 'task-network-latency': { tag: { a: 'b' } } } }, /^target_config\.targets\.task-network-latency\.tag: unknown field/);
+    refused(latency('PT5M'), { ...target, selectonMode: 'COUNT(1)' }, /^target_config: unknown field "selectonMode" \(accepted: .*selectionMode/);
+    refused({ ...latency('PT5M'), paramaters: {} }, target, /^recommendation: unknown field "paramaters"/);
+    refused(latency('PT5M'), { ...target, targets: { 'task-network-latency': { tag: { a: 'b' } } } }, /^target_config\.targets\.task-network-latency: unknown field "tag"/);
     const built = buildExperimentTemplate(
       [
         { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M' },

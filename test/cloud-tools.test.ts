@@ -73,7 +73,7 @@ describe('MCP tools', () => {
       ['fault_export_scenario', { to: 'fis', fault: 'bandwidth', url: 'http://svc:8080/', duration: '5m' }, /^fault: cannot export to fis/],
       ['fault_export_scenario', { to: 'k6', fault: 'latency', url: 'ftp://svc/' }, /^url:/],
       ['fault_export_scenario', { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 }, /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/],
-      ['fault_export_scenario', { to: 'fis', fault: 'latency', url: 'http://svc/', duration: '5m', target_config: '{"roleArn":"x","stopConditonArn":"y"}' }, /^target_config\.stopConditonArn: unknown field/],
+      ['fault_export_scenario', { to: 'fis', fault: 'latency', url: 'http://svc/', duration: '5m', target_config: '{"roleArn":"x","stopConditonArn":"y"}' }, /^target_config: unknown field "stopConditonArn"/],
     ];
     for (const [name, args, message] of cases) {
       const result = await call(name, args);

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolInputError } from '../errors.js';
+import { isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 import { durationParameter, findAction, FIS_ACTIONS, PARAMETER_SELECTED_TYPES, type FisAction, type ParameterSpec } from './catalog.js';
 import { describeMs, parseIsoDuration } from './iso-duration.js';
 
@@ -72,9 +73,6 @@ const ARN_SERVICE_OF: Record<string, string> = {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function fail(field: string, message: string): never {
   throw new ToolInputError(`${field}: ${message}`);
@@ -89,7 +87,7 @@ function optionalString(object: Json, key: string, field: string, max?: number):
 }
 
 function stringMap(value: unknown, field: string, limits: { keyMax: number; valueMax: number; entries?: number }): Record<string, string> {
-  if (!isObject(value)) fail(field, 'must be an object of name → string value');
+  if (!isPlainObject(value)) fail(field, 'must be an object of name → string value');
   const entries = Object.entries(value);
   if (limits.entries !== undefined && entries.length > limits.entries) fail(field, `at most ${limits.entries} entries (got ${entries.length})`);
   const out: Record<string, string> = {};
@@ -273,7 +271,7 @@ function buildTarget(action: FisAction, selection: Json, field: string, warnings
     if (!Array.isArray(selection.filters)) fail(`${field}.filters`, 'must be an array of {path, values}');
     target.filters = selection.filters.map((filter: unknown, index: number) => {
       const at = `${field}.filters[${index}]`;
-      if (!isObject(filter) || typeof filter.path !== 'string' || !Array.isArray(filter.values)) fail(at, 'must be {path: string, values: string[]}');
+      if (!isPlainObject(filter) || typeof filter.path !== 'string' || !Array.isArray(filter.values)) fail(at, 'must be {path: string, values: string[]}');
       if (filter.path.length === 0 || filter.path.length > 256) fail(`${at}.path`, '1–256 characters');
       const values = filter.values.map((value: unknown, i: number) => {
         if (typeof value !== 'string' || value.length > 128) fail(`${at}.values[${i}]`, 'a string of at most 128 characters');
@@ -309,15 +307,9 @@ const TARGET_CONFIG_KEYS = new Set<string>([
   ...SELECTION_KEYS, 'roleArn', 'stopConditionArn', 'noStopCondition', 'targets', 'description', 'templateTags', 'logConfiguration', 'experimentOptions', 'clientToken',
 ]);
 
-/** A misspelt key would silently fall back to a default (selectonMode → ALL): refuse it by name. */
-function refuseUnknownKeys(object: Json, known: Set<string> | readonly string[], field: string): void {
-  const accepted = known instanceof Set ? known : new Set(known);
-  const unknown = Object.keys(object).find((key) => !accepted.has(key));
-  if (unknown !== undefined) fail(`${field}.${unknown}`, `unknown field; accepted: ${[...accepted].join(', ')}`);
-}
 
 function readRecommendation(raw: unknown, field: string): ActionRequest {
-  if (!isObject(raw)) fail(field, 'must be an object {action, parameters?, duration?}');
+  if (!isPlainObject(raw)) fail(field, 'must be an object {action, parameters?, duration?}');
   refuseUnknownKeys(raw, RECOMMENDATION_KEYS, field);
   const id = raw.action ?? raw.actionId ?? raw.fis_action;
   if (typeof id !== 'string') fail(`${field}.action`, 'required: an FIS action id such as aws:ecs:task-network-latency');
@@ -348,7 +340,7 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
   if (list.length === 0) fail('recommendation', 'give at least one action');
   if (list.length > 20) fail('recommendation', 'at most 20 actions in one template');
   const requests = list.map((raw, index) => readRecommendation(raw, Array.isArray(recommendation) ? `recommendation[${index}]` : 'recommendation'));
-  if (!isObject(targetConfig)) fail('target_config', 'must be an object {roleArn, stopConditionArn, tags | resourceArns, …}');
+  if (!isPlainObject(targetConfig)) fail('target_config', 'must be an object {roleArn, stopConditionArn, tags | resourceArns, …}');
   refuseUnknownKeys(targetConfig, TARGET_CONFIG_KEYS, 'target_config');
   const warnings: string[] = [];
 
@@ -369,7 +361,7 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
   const actions: Record<string, TemplateAction> = {};
   const targets: Record<string, TemplateTarget> = {};
   const perAction = targetConfig.targets === undefined ? {} : targetConfig.targets;
-  if (!isObject(perAction)) fail('target_config.targets', 'must be an object of action name → target selection');
+  if (!isPlainObject(perAction)) fail('target_config.targets', 'must be an object of action name → target selection');
   for (const key of Object.keys(perAction)) {
     if (!used.has(key)) fail(`target_config.targets.${key}`, `no action is named "${key}"; actions: ${[...used].join(', ')}`);
   }
@@ -387,11 +379,11 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
     }
     if (action.resourceType !== null) {
       const own = perAction[request.name];
-      if (own !== undefined && !isObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');
-      if (isObject(own)) refuseUnknownKeys(own, SELECTION_KEYS, `target_config.targets.${request.name}`);
+      if (own !== undefined && !isPlainObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');
+      if (isPlainObject(own)) refuseUnknownKeys(own, SELECTION_KEYS, `target_config.targets.${request.name}`);
       // An action's own selection replaces the shared one (its tags do not mix with shared ARNs).
-      const selection = isObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
-      const fieldName = isObject(own) ? `target_config.targets.${request.name}` : 'target_config';
+      const selection = isPlainObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
+      const fieldName = isPlainObject(own) ? `target_config.targets.${request.name}` : 'target_config';
       const target = buildTarget(action, selection, fieldName, warnings);
       // Actions on the same selection share one target, as a person would write it.
       const same = Object.entries(targets).find(([, t]) => JSON.stringify(t) === JSON.stringify(target));
@@ -472,20 +464,20 @@ function checkNoCycle(actions: Record<string, TemplateAction>): void {
 
 function readLogConfiguration(raw: unknown): NonNullable<ExperimentTemplateInput['logConfiguration']> {
   const field = 'target_config.logConfiguration';
-  if (!isObject(raw)) fail(field, 'must be an object {logSchemaVersion, cloudWatchLogsConfiguration?: {logGroupArn}, s3Configuration?: {bucketName, prefix?}}');
+  if (!isPlainObject(raw)) fail(field, 'must be an object {logSchemaVersion, cloudWatchLogsConfiguration?: {logGroupArn}, s3Configuration?: {bucketName, prefix?}}');
   const version = raw.logSchemaVersion ?? 2;
   if (!Number.isInteger(version) || (version as number) < 1) fail(`${field}.logSchemaVersion`, 'must be a whole number ≥ 1');
   const out: NonNullable<ExperimentTemplateInput['logConfiguration']> = { logSchemaVersion: version as number };
   if (raw.cloudWatchLogsConfiguration !== undefined) {
     const cw = raw.cloudWatchLogsConfiguration;
-    if (!isObject(cw) || typeof cw.logGroupArn !== 'string' || !LOG_GROUP_ARN.test(cw.logGroupArn)) {
+    if (!isPlainObject(cw) || typeof cw.logGroupArn !== 'string' || !LOG_GROUP_ARN.test(cw.logGroupArn)) {
       fail(`${field}.cloudWatchLogsConfiguration.logGroupArn`, 'must be a log group ARN (arn:aws:logs:<region>:<account>:log-group:<name>)');
     }
     out.cloudWatchLogsConfiguration = { logGroupArn: cw.logGroupArn };
   }
   if (raw.s3Configuration !== undefined) {
     const s3 = raw.s3Configuration;
-    if (!isObject(s3) || typeof s3.bucketName !== 'string' || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3.bucketName)) {
+    if (!isPlainObject(s3) || typeof s3.bucketName !== 'string' || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3.bucketName)) {
       fail(`${field}.s3Configuration.bucketName`, 'must be an S3 bucket name (3–63 lowercase letters, digits, dots, hyphens)');
     }
     out.s3Configuration = { bucketName: s3.bucketName };
@@ -500,7 +492,7 @@ function readLogConfiguration(raw: unknown): NonNullable<ExperimentTemplateInput
 
 function readExperimentOptions(raw: unknown): NonNullable<ExperimentTemplateInput['experimentOptions']> {
   const field = 'target_config.experimentOptions';
-  if (!isObject(raw)) fail(field, 'must be an object {accountTargeting?, emptyTargetResolutionMode?}');
+  if (!isPlainObject(raw)) fail(field, 'must be an object {accountTargeting?, emptyTargetResolutionMode?}');
   const out: NonNullable<ExperimentTemplateInput['experimentOptions']> = {};
   for (const key of Object.keys(raw)) {
     if (key !== 'accountTargeting' && key !== 'emptyTargetResolutionMode') fail(`${field}.${key}`, 'unknown; accepted: accountTargeting, emptyTargetResolutionMode');

@@ -22,6 +22,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ToolInputError, messageOf } from '../errors.js';
+import { unknownKeysProblem } from '../config-reader.js';
 import { recordProblems, RUN_KINDS, runKindOf, type RunKind, type RunRecord } from './record.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
 
@@ -82,7 +83,8 @@ export async function loadSuite(file: string): Promise<Suite> {
   const s = data as { version?: unknown; name?: unknown; agents?: unknown; runs?: unknown } | null;
   const problems: string[] = [];
   if (!s || typeof s !== 'object') throw new ToolInputError(`suite ${file}: expected a YAML mapping with version and runs`);
-  for (const key of Object.keys(s)) if (!['version', 'name', 'agents', 'runs'].includes(key)) problems.push(`unknown key ${key} (accepted: version, name, agents, runs)`);
+  const unknown = unknownKeysProblem(s as Record<string, unknown>, ['version', 'name', 'agents', 'runs'], 'the suite');
+  if (unknown !== undefined) problems.push(unknown);
   if (s.version !== 1) problems.push('version must be 1');
   if (s.agents !== undefined && typeof s.agents !== 'boolean') problems.push('agents must be true or false');
   if (!Array.isArray(s.runs)) problems.push('runs must be a list of {name, kind, record}');

@@ -10,6 +10,7 @@
  *   oversized         a text item of `bytes` bytes appended
  */
 import type { Random } from '../proxy/random.js';
+import { isPlainObject } from '../config-reader.js';
 import type { Mutation } from './faults.js';
 
 export interface ToolResult {
@@ -27,7 +28,7 @@ export function applyMutations(result: ToolResult, mutations: readonly Mutation[
     switch (kind) {
       case 'schema_drift':
         if (out.structuredContent) out.structuredContent = drift(out.structuredContent, outputSchema, random);
-        out.content = out.content?.map((item) => mapJsonText(item, (value) => (isObject(value) ? drift(value, outputSchema, random) : retype(value))));
+        out.content = out.content?.map((item) => mapJsonText(item, (value) => (isPlainObject(value) ? drift(value, outputSchema, random) : retype(value))));
         break;
       case 'partial_result':
         if (out.structuredContent) out.structuredContent = truncate(out.structuredContent) as Record<string, unknown>;
@@ -83,13 +84,13 @@ function retype(value: unknown): unknown {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'string') return value.length;
   if (Array.isArray(value)) return { items: value };
-  if (isObject(value)) return [value];
+  if (isPlainObject(value)) return [value];
   return 'null';
 }
 
 function truncate(value: unknown): unknown {
   if (Array.isArray(value)) return value.slice(0, Math.floor(value.length / 2)).map(truncate);
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncate(v)]));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncate(v)]));
   return value;
 }
 
@@ -114,6 +115,3 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -11,6 +11,7 @@
  *   error_shape  is_error (a tool result with isError: true, the default) | jsonrpc (with `code`)
  */
 import { ToolInputError } from '../errors.js';
+import { isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 
 export const FAULT_TYPES = [
   'latency',
@@ -108,9 +109,9 @@ export async function parsePlanText(text: string, where = 'plan'): Promise<Plan>
 
 /** Validates a parsed plan object, filling defaults. */
 export function validatePlan(raw: unknown, where = 'plan'): Plan {
-  if (!isObject(raw)) throw new ToolInputError(`${where}: expected a mapping with seed and faults`);
+  if (!isPlainObject(raw)) throw new ToolInputError(`${where}: expected a mapping with seed and faults`);
   const known = ['seed', 'faults', 'task_idle_ms', 'deadline_ms', 'deadlines'];
-  for (const key of Object.keys(raw)) if (!known.includes(key)) throw new ToolInputError(`${where}.${key}: unknown field; accepted: ${known.join(', ')}`);
+  refuseUnknownKeys(raw, known, where);
   const seed = raw.seed ?? 0;
   if (typeof seed !== 'number' && typeof seed !== 'string') throw new ToolInputError(`${where}.seed: expected a number or string`);
   const faultsRaw = raw.faults ?? [];
@@ -118,7 +119,7 @@ export function validatePlan(raw: unknown, where = 'plan'): Plan {
   if (faultsRaw.length > PLAN_LIMITS.faults) throw new ToolInputError(`${where}.faults: at most ${PLAN_LIMITS.faults} faults`);
   const deadlines: Record<string, number> = {};
   if (raw.deadlines !== undefined) {
-    if (!isObject(raw.deadlines)) throw new ToolInputError(`${where}.deadlines: expected a mapping of tool name to ms`);
+    if (!isPlainObject(raw.deadlines)) throw new ToolInputError(`${where}.deadlines: expected a mapping of tool name to ms`);
     for (const [tool, ms] of Object.entries(raw.deadlines)) deadlines[tool] = num(ms, `${where}.deadlines.${tool}`, 1, PLAN_LIMITS.delayMs);
   }
   return {
@@ -131,16 +132,14 @@ export function validatePlan(raw: unknown, where = 'plan'): Plan {
 }
 
 function validateFault(raw: unknown, where: string): PlanFault {
-  if (!isObject(raw)) throw new ToolInputError(`${where}: expected a mapping with a type`);
+  if (!isPlainObject(raw)) throw new ToolInputError(`${where}: expected a mapping with a type`);
   const type = raw.type;
   if (typeof type !== 'string' || !(FAULT_TYPES as readonly string[]).includes(type)) {
     throw new ToolInputError(`${where}.type: unknown fault type ${JSON.stringify(type)}; accepted: ${FAULT_TYPES.join(', ')}`);
   }
   const t = type as FaultType;
   const allowed = [...COMMON, ...FIELDS[t]];
-  for (const key of Object.keys(raw)) {
-    if (!allowed.includes(key)) throw new ToolInputError(`${where}.${key}: invalid field for fault type ${t}; accepted: ${allowed.join(', ')}`);
-  }
+  refuseUnknownKeys(raw, allowed, `${where} (${t})`);
   const tools = raw.tools ?? [];
   if (!Array.isArray(tools) || tools.some((x) => typeof x !== 'string' || x === '')) throw new ToolInputError(`${where}.tools: expected a list of tool names or globs`);
   const shape = raw.error_shape ?? 'is_error';
@@ -174,9 +173,6 @@ function validateFault(raw: unknown, where: string): PlanFault {
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function num(value: unknown, where: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {

@@ -15,6 +15,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolInputError, messageOf } from '../../errors.js';
+import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultRegistry } from './registry.js';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
@@ -104,14 +105,14 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
     switch (path) {
       case '/chaos/inject': {
         // A misspelt key (`duration`, `ttl`) would otherwise leave a fault on for good.
-        refuseUnknownKeys(body, ['target', 'config', 'durationMs', 'duration_ms']);
+        refuseUnknownKeys(body, ['target', 'config', 'durationMs', 'duration_ms'], path);
         const durationMs = body['durationMs'] ?? body['duration_ms'];
         const id = registry.inject(body['target'], body['config'], durationMs);
         log(`admin: injected ${id}`);
         return [200, { faultId: id }];
       }
       case '/chaos/clear': {
-        refuseUnknownKeys(body, ['faultId', 'fault_id']);
+        refuseUnknownKeys(body, ['faultId', 'fault_id'], path);
         const id = body['faultId'] ?? body['fault_id'];
         if (typeof id !== 'string' || id === '') throw new HttpError(400, 'faultId: the id /chaos/inject returned');
         if (!registry.clear(id)) throw new HttpError(404, `no active fault ${JSON.stringify(id)} (it may have expired)`);
@@ -124,9 +125,9 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   }
 }
 
-function refuseUnknownKeys(body: Record<string, unknown>, accepted: readonly string[]): void {
-  const unknown = Object.keys(body).filter((key) => !accepted.includes(key));
-  if (unknown.length > 0) throw new HttpError(400, `unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')}; accepted: ${accepted.join(', ')}`);
+function refuseUnknownKeys(body: Record<string, unknown>, accepted: readonly string[], route: string): void {
+  const problem = unknownKeysProblem(body, accepted, `${route} body`);
+  if (problem !== undefined) throw new HttpError(400, problem);
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {

@@ -12,7 +12,7 @@
  * copies, reorders or changes a byte. A holding stage (blackhole) instead stops the link while it
  * is attached.
  */
-import { ToolInputError } from '../../errors.js';
+import { ConfigReader } from '../../config-reader.js';
 
 export type Side = 'client' | 'server';
 export type Direction = 'ingress' | 'egress' | 'both';
@@ -126,67 +126,12 @@ export function linksOf(side: Side, direction: Direction): LinkDirection[] {
 }
 
 /** Reads and checks the fields of one fault spec; every error names the fault and the field. */
-export class SpecReader {
-  private readonly seen = new Set<string>();
-
+export class SpecReader extends ConfigReader {
   constructor(
     readonly type: string,
-    private readonly raw: Record<string, unknown>,
-  ) {}
-
-  fail(field: string, expected: string, value: unknown = this.raw[field]): never {
-    throw new ToolInputError(`${this.type} fault: ${field} must be ${expected} (got ${describe(value)})`);
-  }
-
-  private take(field: string): unknown {
-    this.seen.add(field);
-    return this.raw[field];
-  }
-
-  number(field: string, check: { min?: number; max?: number; above?: number; default?: number; expected: string }): number {
-    const value = this.take(field);
-    if (value === undefined && check.default !== undefined) return check.default;
-    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(field, check.expected);
-    if (check.min !== undefined && value < check.min) this.fail(field, check.expected);
-    if (check.max !== undefined && value > check.max) this.fail(field, check.expected);
-    if (check.above !== undefined && value <= check.above) this.fail(field, check.expected);
-    return value;
-  }
-
-  optionalNumber(field: string, check: { min?: number; max?: number; expected: string }): number | undefined {
-    if (this.raw[field] === undefined) {
-      this.seen.add(field);
-      return undefined;
-    }
-    return this.number(field, check);
-  }
-
-  boolean(field: string, fallback: boolean): boolean {
-    const value = this.take(field);
-    if (value === undefined) return fallback;
-    if (typeof value !== 'boolean') this.fail(field, 'true or false');
-    return value;
-  }
-
-  choice<T extends string>(field: string, choices: readonly T[], fallback: T): T {
-    const value = this.take(field);
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) this.fail(field, `one of ${choices.join(', ')}`);
-    return value as T;
-  }
-
-  optionalString(field: string): string | undefined {
-    const value = this.take(field);
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') this.fail(field, 'a non-empty string');
-    return value.trim();
-  }
-
-  stringList(field: string, expected: string): string[] {
-    const value = this.take(field);
-    const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
-    if (!Array.isArray(list) || list.length === 0 || list.some((item) => typeof item !== 'string' || item.trim() === '')) this.fail(field, expected);
-    return (list as string[]).map((item) => item.trim());
+    raw: Record<string, unknown>,
+  ) {
+    super(`${type} fault`, raw, ['type']);
   }
 
   /** name, side and direction, with their defaults. */
@@ -199,19 +144,4 @@ export class SpecReader {
       direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, 'ingress'),
     };
   }
-
-  /** Rejects fields no reader asked for, so a misspelt argument is not silently ignored. */
-  done(): void {
-    const unknown = Object.keys(this.raw).filter((key) => key !== 'type' && !this.seen.has(key));
-    if (unknown.length > 0) {
-      throw new ToolInputError(`${this.type} fault: unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')} (accepted: ${[...this.seen].join(', ')})`);
-    }
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return typeof value;
 }
