@@ -8,9 +8,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { JsonRpcMessage } from '../jsonrpc/message.js';
 import { groupGone, OWN_GROUP, signalGroup } from '../process-group.js';
 
-export type JsonRpcMessage = Record<string, unknown>;
+export type { JsonRpcMessage };
 
 export interface TranscriptLine {
   /** '>' sent by the probe, '<' received from the server, '!' an observation (exit, HTTP status). */

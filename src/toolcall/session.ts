@@ -15,15 +15,9 @@ import { FaultEngine, type Decision } from './faults.js';
 import { applyMutations, type ToolResult } from './mutate.js';
 import { computeSlis, MAX_OUTAGES_KEPT, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
 import type { Plan } from './plan.js';
+import type { JsonRpcMessage } from '../jsonrpc/message.js';
 
-export interface JsonRpcMessage {
-  jsonrpc?: string;
-  id?: string | number | null;
-  method?: string;
-  params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-}
+export type { JsonRpcMessage };
 export type Sink = (message: JsonRpcMessage) => void;
 
 export interface PlaneOptions {
