@@ -38,7 +38,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         'deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts. plan is YAML or JSON text (mcp-chaos format: ' +
         'seed, faults [{type, tools, probability, after_calls, every, error_shape, …}]; types latency, drop_tool, schema_drift, ' +
         'partial_result, registry_inconsistency, error_injection, burst_error, server_degradation, timeout, empty_result, corrupt, ' +
-        'prompt_injection, oversized, rate_limit, list_changed). Sends progress; cancellable; the server process never outlives the call. No LLM.',
+        'prompt_injection, oversized, rate_limit, list_changed, head_of_line_blocking {slots}). Sends progress; cancellable; the server process never outlives the call. No LLM.',
       input: {
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
@@ -66,6 +66,9 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         error_rate: z.number(),
         predicted_blast_radius: z.number(),
         amplification: z.number(),
+        queueing: z
+          .object({ queued_attempts: z.number(), mean_ms: z.number(), p95_ms: z.number(), max_ms: z.number() })
+          .describe('Waits for head-of-line slots, over the attempts that had to wait'),
         injected: z.record(z.string(), z.number()),
         verdicts: z.array(verdict),
         internal_errors: z.number(),
