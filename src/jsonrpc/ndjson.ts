@@ -8,7 +8,8 @@
  * long line costs one pass, not a re-scan per chunk; a `\r` before the `\n` is dropped.
  *
  * LineWriter writes whole lines, and keeps them whole while a long line is being streamed through
- * in pieces: lines written meanwhile wait and follow it.
+ * in pieces: lines written meanwhile wait and follow it. It says when its output is full, so the
+ * side feeding it can pause until it drains (a slow reader never makes the proxy hold a stream).
  */
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
@@ -108,13 +109,29 @@ export class LineReader extends EventEmitter {
 export class LineWriter {
   private streaming = false;
   private waiting: string[] = [];
+  private full = false;
+  private drainWaiters: Array<() => void> = [];
 
-  constructor(private readonly output: Pick<Writable, 'write'>) {}
+  constructor(private readonly output: Pick<Writable, 'write'> & Partial<Pick<Writable, 'once'>>) {}
+
+  /** The output said it is full (a write returned false) and has not drained since. */
+  get isFull(): boolean {
+    return this.full;
+  }
+
+  /** Calls `then` once the output has room again (at once when it has). */
+  whenDrained(then: () => void): void {
+    if (!this.full) return then();
+    this.drainWaiters.push(then);
+    if (this.drainWaiters.length > 1) return;
+    if (typeof this.output.once !== 'function') return this.drained();
+    this.output.once('drain', () => this.drained());
+  }
 
   /** Writes one line (the newline added). */
   line(text: string): void {
     if (this.streaming) this.waiting.push(text);
-    else this.output.write(text + '\n');
+    else this.write(text + '\n');
   }
 
   /** Starts a line written in pieces; other lines wait until streamEnd. */
@@ -123,14 +140,25 @@ export class LineWriter {
   }
 
   streamChunk(bytes: Buffer): void {
-    this.output.write(bytes);
+    this.write(bytes);
   }
 
   streamEnd(): void {
-    this.output.write('\n');
+    this.write('\n');
     this.streaming = false;
     const waiting = this.waiting;
     this.waiting = [];
-    for (const text of waiting) this.output.write(text + '\n');
+    for (const text of waiting) this.write(text + '\n');
+  }
+
+  private write(data: string | Buffer): void {
+    if (this.output.write(data) === false) this.full = true;
+  }
+
+  private drained(): void {
+    this.full = false;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const then of waiters) then();
   }
 }

@@ -52,16 +52,19 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
 
   // Whole lines out, each side's; a long line streamed through keeps them from interleaving with it.
   const clientLines = new LineWriter(options.output);
-  const serverLines = new LineWriter({ write: (data: string | Uint8Array) => (child.stdin?.writable ? child.stdin.write(data) : false) });
+  const serverLines = new LineWriter({
+    write: (data: string | Uint8Array) => (child.stdin?.writable ? child.stdin.write(data) : true),
+    once: (event: string, listener: () => void) => child.stdin!.once(event, listener),
+  } as Pick<Writable, 'write' | 'once'>);
   const toClient = (message: JsonRpcMessage): void => clientLines.line(JSON.stringify(message));
   const toServer = (message: JsonRpcMessage): void => serverLines.line(JSON.stringify(message));
 
-  const fromClient = readBounded(options.input, serverLines, plane, {
+  const fromClient = boundedLines(options.input, serverLines, plane, {
     onLine: (line) => void session.fromClientText(line, toServer, toClient, (text) => serverLines.line(text)),
     // Already passed through (fail-safe) or dropped (strict) by now: only the accounting is left.
     onOversize: (id, problem) => session.clientUnreadable(id, problem, () => undefined, toClient),
   });
-  const fromServer = readBounded(child.stdout!, clientLines, plane, {
+  const fromServer = boundedLines(child.stdout!, clientLines, plane, {
     onLine: (line) => void session.fromServerText(line, toClient, (text) => clientLines.line(text)),
     onOversize: (id, problem) => session.serverUnreadable(id, problem),
   });
@@ -126,7 +129,7 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
  * never held: fail-safe passes it through to the other side piece by piece, strict drops it;
  * either way its id is found on the way (without parsing) and `onOversize` is told.
  */
-function readBounded(
+function boundedLines(
   input: Readable,
   passTo: LineWriter,
   plane: ToolPlane,
@@ -134,10 +137,23 @@ function readBounded(
 ): LineReader {
   let scanner: IdScanner = createIdScanner();
   const maxBytes = plane.limits.maxChars; // a character is at least one byte: this bounds the characters too
-  return new LineReader(input, {
+  // Backpressure: while the other side's output is full, this side is not read.
+  let paused = false;
+  const holdIfFull = (): void => {
+    if (paused || !passTo.isFull) return;
+    paused = true;
+    input.pause();
+    passTo.whenDrained(() => {
+      paused = false;
+      if (!closed) input.resume();
+    });
+  };
+  let closed = false;
+  const reader = new LineReader(input, {
     maxBytes,
     onLine: (line) => {
       if (line.trim() !== '') handlers.onLine(line);
+      holdIfFull();
     },
     oversizeStart: () => {
       scanner = createIdScanner();
@@ -146,10 +162,13 @@ function readBounded(
     oversizeChunk: (bytes) => {
       scanner.feed(bytes);
       if (!plane.strict) passTo.streamChunk(bytes);
+      holdIfFull();
     },
     oversizeEnd: (bytes) => {
       if (!plane.strict) passTo.streamEnd();
       handlers.onOversize(scanner.id, `a message of ${bytes} bytes, above the ${maxBytes} accepted`);
     },
   });
+  reader.once('close', () => (closed = true));
+  return reader;
 }
