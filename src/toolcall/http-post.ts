@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isMessageObject, readJson, type JsonRpcMessage } from '../jsonrpc/message.js';
 import { peekId } from '../jsonrpc/peek-id.js';
 import { readSseStream, toSseResponse, writeMessageEvent } from './http-sse.js';
+import { copyHead, headerOf, isSse, jsonError, pipeTo, sendJson, writeChunk } from './http-reply.js';
 import { readBounded, type ByteBudget, type BoundedBody, type Upstream } from './http-upstream.js';
 import type { PlaneSession, ToolPlane } from './session.js';
 
@@ -211,9 +212,8 @@ export class PostExchange {
       return this.replyJson(target, 200);
     }
     copyHead(reply, this.res);
-    for (const chunk of body.head) this.res.write(chunk);
-    for (let next = await body.rest.next(); !next.done; next = await body.rest.next()) this.res.write(next.value);
-    this.res.end();
+    for (const chunk of body.head) await writeChunk(this.res, chunk);
+    await pipeTo({ [Symbol.asyncIterator]: () => body.rest }, this.res);
     await admitted;
   }
 
@@ -283,45 +283,4 @@ async function readClientBody(req: IncomingMessage, max: number): Promise<Buffer
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
-}
-
-const RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'www-authenticate'];
-
-export function copyHead(reply: IncomingMessage, res: ServerResponse): void {
-  if (res.headersSent) return;
-  for (const name of RESPONSE_HEADERS) {
-    const value = reply.headers[name];
-    if (value !== undefined) res.setHeader(name, value);
-  }
-  res.statusCode = reply.statusCode ?? 502;
-  if (isSse(reply)) {
-    res.setHeader('cache-control', 'no-cache');
-    res.flushHeaders(); // the client sees the stream open before the first event
-  }
-}
-
-/** Passes a body through as it comes, never holding more than a chunk. */
-export async function pipeTo(reply: IncomingMessage, res: ServerResponse): Promise<void> {
-  for await (const chunk of reply) {
-    if (res.writableEnded) break;
-    res.write(chunk);
-  }
-  res.end();
-}
-
-export function isSse(reply: IncomingMessage): boolean {
-  return headerOf(reply, 'content-type').includes('text/event-stream');
-}
-
-export function headerOf(reply: IncomingMessage, name: string): string {
-  const value = reply.headers[name];
-  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
-}
-
-export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-}
-
-export function jsonError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32603, message } });
 }

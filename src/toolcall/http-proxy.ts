@@ -17,7 +17,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { readSseStream, toSseResponse } from './http-sse.js';
 import { ByteBudget, Upstream } from './http-upstream.js';
-import { copyHead, isSse, jsonError, pipeTo, PostExchange, sendJson, type ProxyContext, type SessionLookup, type SessionState } from './http-post.js';
+import { PostExchange, type ProxyContext, type SessionLookup, type SessionState } from './http-post.js';
+import { copyHead, isSse, jsonError, pipeTo, sendJson } from './http-reply.js';
 import type { ToolPlane } from './session.js';
 
 export interface HttpProxyOptions {

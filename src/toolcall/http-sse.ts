@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { isMessageObject, readJson, type JsonRpcMessage } from '../jsonrpc/message.js';
 import { peekId } from '../jsonrpc/peek-id.js';
 import { createSseReader, formatSseEvent, type SseEvent } from '../jsonrpc/sse.js';
+import { untilDrained } from './http-reply.js';
 import type { ByteBudget } from './http-upstream.js';
 import type { PlaneSession } from './session.js';
 
@@ -24,6 +25,8 @@ export interface SseDelivery {
   raw(event: SseEvent): void;
   /** A comment or retry line to pass on (keep-alives). */
   line?(text: string): void;
+  /** Resolves when the receiving side can take the next event (backpressure). */
+  ready?(): Promise<unknown>;
 }
 
 /** Reads `source` as SSE and delivers its events in order, each delivery awaited before the next. */
@@ -44,6 +47,7 @@ export async function readSseStream(source: AsyncIterable<Uint8Array | string>, 
       budget.release(held);
       held = 0;
       await deliverEvent(events.shift()!, session, deliver);
+      await deliver.ready?.();
     }
   };
   try {
@@ -101,5 +105,6 @@ export function toSseResponse(res: ServerResponse, session: PlaneSession): SseDe
     line: (text) => {
       if (!res.writableEnded) res.write(text);
     },
+    ready: () => untilDrained(res),
   };
 }
