@@ -6,7 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,7 +80,6 @@ test('server-memory: re-serialising an empty graph is no mutation; a real graph 
 
 test('server-filesystem: partial_result cuts the file in structuredContent and in the text, at a line break', async () => {
   const root = join(dir, 'files');
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(root, { recursive: true });
   const file = Array.from({ length: 8 }, (_, i) => `${i + 1}. a line of the runbook that the agent reads`).join('\n') + '\n';
   writeFileSync(join(root, 'runbook.md'), file);
