@@ -22,6 +22,7 @@ test('the tool-call plane verdicts are listed by tool then fault in code-unit or
     logical: seq,
     attempt: 0,
     upstream_ms: null,
+    queued_ms: 0,
     injected_delay_ms: 0,
     latency_ms: 1,
     deadline_ms: 1000,

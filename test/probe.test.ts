@@ -247,8 +247,8 @@ test('an HTTP server that exits on a hostile call is a crash (the connection wen
 
 test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken registry is refused by name', async () => {
   const taxonomy = await loadTaxonomy();
-  const planFaults = ['latency', 'drop_tool', 'schema_drift', 'partial_result', 'registry_inconsistency', 'error_injection', 'burst_error', 'server_degradation', 'timeout', 'empty_result', 'corrupt', 'prompt_injection', 'oversized', 'rate_limit', 'list_changed'];
-  for (const fault of planFaults) assert.ok((taxonomy.injections.toolcall?.[fault] ?? []).length > 0, fault);
+  const { FAULT_TYPES } = await import('../src/toolcall/plan.js');
+  for (const fault of FAULT_TYPES) assert.ok((taxonomy.injections.toolcall?.[fault] ?? []).length > 0, fault);
   assert.equal(taxonomy.families.length, 8);
   // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
   for (const family of taxonomy.families) assert.ok(taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)), family.id);

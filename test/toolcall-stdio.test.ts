@@ -387,7 +387,7 @@ test('a bad plan is a usage error naming the field', async () => {
   proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const code = await new Promise((resolve) => proxy.once('close', resolve));
   assert.equal(code, 2);
-  assert.match(stderr, /faults\[0\]\.probability: expected a number from 0 to 1/);
+  assert.match(stderr, /faults\[0\] \(latency\): probability must be a number from 0 to 1 \(got 2\)/);
 });
 
 test('a server command that cannot run is a usage error naming it (exit 2)', async () => {

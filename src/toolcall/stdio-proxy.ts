@@ -1,6 +1,7 @@
 /**
  * The stdio proxy: spawns the MCP server, relays newline-delimited JSON-RPC both ways through a
- * PlaneSession, passes the server's stderr through. The child is always reaped: when the client
+ * PlaneSession, passes the server's stderr through. Every line is bounded (the plane's message
+ * bound): a longer one is streamed through unread, or dropped with --strict, never held. The child is always reaped: when the client
  * closes stdin (its stdin is closed, then SIGTERM, then SIGKILL after a grace period), when the
  * signal aborts, and on process exit. It runs in a process group of its own (process-group.ts):
  * signals go to the group, and what is left of it when the server exits is stopped too.
@@ -9,9 +10,10 @@
  *   client stdout ◀────── session.fromServer ◀─lines─ child stdout        child stderr ─▶ our stderr
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ToolInputError } from '../errors.js';
+import { LineReader, LineWriter } from '../jsonrpc/ndjson.js';
+import { createIdScanner, type IdScanner, type MessageId } from '../jsonrpc/peek-id.js';
 import { groupAlive, groupGone, OWN_GROUP, signalGroup } from '../process-group.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
 
@@ -48,30 +50,23 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   const killOnExit = (): void => void signalGroup(child, 'SIGKILL');
   process.once('exit', killOnExit);
 
-  const toClient = (message: JsonRpcMessage): void => {
-    options.output.write(JSON.stringify(message) + '\n');
-  };
-  const toServer = (message: JsonRpcMessage): void => {
-    if (child.stdin?.writable) child.stdin.write(JSON.stringify(message) + '\n');
-  };
+  // Whole lines out, each side's; a long line streamed through keeps them from interleaving with it.
+  const clientLines = new LineWriter(options.output);
+  const serverLines = new LineWriter({
+    write: (data: string | Uint8Array) => (child.stdin?.writable ? child.stdin.write(data) : true),
+    once: (event: string, listener: () => void) => child.stdin!.once(event, listener),
+  } as Pick<Writable, 'write' | 'once'>);
+  const toClient = (message: JsonRpcMessage): void => clientLines.line(JSON.stringify(message));
+  const toServer = (message: JsonRpcMessage): void => serverLines.line(JSON.stringify(message));
 
-  const fromClient = createInterface({ input: options.input, crlfDelay: Infinity });
-  fromClient.on('line', (line) => {
-    const message = parse(line);
-    if (!message) {
-      if (line.trim() !== '' && child.stdin?.writable) child.stdin.write(line + '\n'); // not ours to judge
-      return;
-    }
-    void session.fromClient(message, toServer, toClient);
+  const fromClient = boundedLines(options.input, serverLines, plane, {
+    onLine: (line) => void session.fromClientText(line, toServer, toClient, (text) => serverLines.line(text)),
+    // Already passed through (fail-safe) or dropped (strict) by now: only the accounting is left.
+    onOversize: (id, problem) => session.clientUnreadable(id, problem, () => undefined, toClient),
   });
-  const fromServer = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-  fromServer.on('line', (line) => {
-    const message = parse(line);
-    if (!message) {
-      options.output.write(line + '\n');
-      return;
-    }
-    void session.fromServer(message, toClient);
+  const fromServer = boundedLines(child.stdout!, clientLines, plane, {
+    onLine: (line) => void session.fromServerText(line, toClient, (text) => clientLines.line(text)),
+    onOversize: (id, problem) => session.serverUnreadable(id, problem),
   });
   child.stdin?.on('error', () => undefined); // EPIPE when the child died first: the exit handler reports it
 
@@ -129,12 +124,51 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   });
 }
 
-function parse(line: string): JsonRpcMessage | undefined {
-  if (!line.trimStart().startsWith('{')) return undefined;
-  try {
-    const value = JSON.parse(line) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRpcMessage) : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Newline-delimited messages from one side, bounded per line. A line beyond the plane's bound is
+ * never held: fail-safe passes it through to the other side piece by piece, strict drops it;
+ * either way its id is found on the way (without parsing) and `onOversize` is told.
+ */
+function boundedLines(
+  input: Readable,
+  passTo: LineWriter,
+  plane: ToolPlane,
+  handlers: { onLine(line: string): void; onOversize(id: MessageId | undefined, problem: string): void },
+): LineReader {
+  let scanner: IdScanner = createIdScanner();
+  const maxBytes = plane.limits.maxChars; // a character is at least one byte: this bounds the characters too
+  // Backpressure: while the other side's output is full, this side is not read.
+  let paused = false;
+  const holdIfFull = (): void => {
+    if (paused || !passTo.isFull) return;
+    paused = true;
+    input.pause();
+    passTo.whenDrained(() => {
+      paused = false;
+      if (!closed) input.resume();
+    });
+  };
+  let closed = false;
+  const reader = new LineReader(input, {
+    maxBytes,
+    onLine: (line) => {
+      if (line.trim() !== '') handlers.onLine(line);
+      holdIfFull();
+    },
+    oversizeStart: () => {
+      scanner = createIdScanner();
+      if (!plane.strict) passTo.streamStart();
+    },
+    oversizeChunk: (bytes) => {
+      scanner.feed(bytes);
+      if (!plane.strict) passTo.streamChunk(bytes);
+      holdIfFull();
+    },
+    oversizeEnd: (bytes) => {
+      if (!plane.strict) passTo.streamEnd();
+      handlers.onOversize(scanner.id, `a message of ${bytes} bytes, above the ${maxBytes} accepted`);
+    },
+  });
+  reader.once('close', () => (closed = true));
+  return reader;
 }

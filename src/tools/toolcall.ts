@@ -34,11 +34,11 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       title: 'Run a tool-call chaos scenario',
       description:
         'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +
-        'once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, TCAF, ' +
-        'deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts. plan is YAML or JSON text (mcp-chaos format: ' +
-        'seed, faults [{type, tools, probability, after_calls, every, error_shape, …}]; types latency, drop_tool, schema_drift, ' +
-        'partial_result, registry_inconsistency, error_injection, burst_error, server_degradation, timeout, empty_result, corrupt, ' +
-        'prompt_injection, oversized, rate_limit, list_changed). Sends progress; cancellable; the server process never outlives the call. No LLM.',
+        'once per task and measures what a client gets: TCSR, availability, correctness, ETA, TCAF, deadline adherence, blast ' +
+        'radius vs 1 − (1 − e)^TCAF, retry verdicts. plan: mcp-chaos YAML/JSON (seed, faults [{type, tools, probability, …}]); ' +
+        'types latency, drop_tool, schema_drift, partial_result, registry_inconsistency, error_injection, burst_error, ' +
+        'server_degradation, timeout, empty_result, corrupt, prompt_injection, oversized, rate_limit, list_changed, ' +
+        'head_of_line_blocking. Sends progress, cancellable; the server never outlives the call. No LLM.',
       input: {
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
@@ -66,6 +66,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         error_rate: z.number(),
         predicted_blast_radius: z.number(),
         amplification: z.number(),
+        queueing: z.object({ queued_attempts: z.number(), mean_ms: z.number(), p95_ms: z.number(), max_ms: z.number() }),
         injected: z.record(z.string(), z.number()),
         verdicts: z.array(verdict),
         internal_errors: z.number(),
@@ -79,9 +80,9 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
             exit_code: z.number().optional(),
             signal: z.string().optional(),
             error: z.string().optional(),
-            unanswered: z.number().describe('Attempts that found no server'),
-            recovered_at: z.string().optional().describe('When it answered again; absent while still down'),
-            reached: z.number().optional().describe('Attempts that reached it after its first failure'),
+            unanswered: z.number(),
+            recovered_at: z.string().optional(),
+            reached: z.number().optional(),
             outage_count: z.number().optional(),
             outages: z.array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() })).optional(),
           })
