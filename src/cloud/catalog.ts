@@ -81,7 +81,8 @@ const apiFault = (kind: string, failure: string): FisAction => ({
   targetKey: 'Roles',
   targetKeySource: 'reference',
   parameters: [
-    duration('duration', { requiredSource: 'marked' }),
+    // "The duration, from one minute to 12 hours" (FIS actions reference, aws:fis:inject-api-*).
+    duration('duration', { requiredSource: 'marked', rangeSource: 'action' }),
     required('service', 'enum', { requiredSource: 'marked', values: ['ec2', 'kinesis'] }),
     required('percentage', 'integer', { requiredSource: 'marked', ...percent1to100 }),
     required('operations', 'list', { requiredSource: 'marked', note: 'comma-separated API operation names, e.g. DescribeInstances' }),
@@ -613,7 +614,14 @@ export function findAction(id: string): FisAction | undefined {
   return BY_ID.get(id.trim());
 }
 
-/** The parameter that carries an action's length (`duration`, else `maxDuration`), if any. */
+/**
+ * The parameter that carries how long an action's fault lasts, which a recommendation's
+ * `duration` sets: `duration`, else `maxDuration`, else (aws:ec2:stop-instances)
+ * `startInstancesAfterDuration`, how long the instances stay stopped. None for an action that
+ * acts once (a reboot, a termination, a failover).
+ */
 export function durationParameter(action: FisAction): ParameterSpec | undefined {
-  return action.parameters.find((p) => p.name === 'duration') ?? action.parameters.find((p) => p.name === 'maxDuration');
+  return LENGTH_PARAMETERS.map((name) => action.parameters.find((p) => p.name === name)).find((p) => p !== undefined);
 }
+
+const LENGTH_PARAMETERS = ['duration', 'maxDuration', 'startInstancesAfterDuration'] as const;

@@ -11,5 +11,5 @@ export { FIS_ACTIONS, CATALOG_SOURCE, findAction, durationParameter, type FisAct
 export { parseIsoDuration, formatIsoDuration } from './iso-duration.js';
 export { recommendExperiments, readFinding, tokenize, MAX_FINDING_BYTES, type Recommendation, type RecommendationSet, type LocalRehearsal } from './recommend.js';
 export { buildExperimentTemplate, checkSelectionMode, toCloudFormation, renderCloudFormation, type ExperimentTemplateInput, type BuiltTemplate } from './template.js';
-export { exportScenario, checkFaultArguments, EXPORT_TARGETS, EXPORT_LIMITS, FIS_PLATFORMS, MAX_K6_VUS, type ExportTarget, type ExportOptions, type ExportResult, type FisPlatform } from './export.js';
+export { exportScenario, checkFaultArguments, EXPORT_TARGETS, EXPORT_LIMITS, FIS_PLATFORMS, MAX_K6_VUS, type ExportTarget, type ExportOptions, type ExportResult, type FisPlatform } from './export/index.js';
 export { jsonArgument } from './json-argument.js';
