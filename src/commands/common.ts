@@ -319,7 +319,19 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
 }
 
 /** Scenario arguments whose flag is not the argument's name with dashes. */
-const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo' };
+const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo', target_config: '--target' };
+
+/**
+ * How `command` spells a tool argument: its flag (`fault_start` → `--fault-start`, `headers` →
+ * `--header`) when the command has that flag, else the argument's own name.
+ */
+export function argumentFlags(command: Command): (argument: string) => string {
+  const flags = new Set(command.options.map((option) => option.long));
+  return (name) => {
+    const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
+    return flags.has(flag) ? flag : name;
+  };
+}
 
 /**
  * Runs `build` (validation written for the tools' arguments, e.g. a scenario's), naming `command`'s
@@ -329,22 +341,12 @@ const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header'
  * flags are rewritten, so the rest of a message reads as written.
  */
 export async function withFlagNames<T>(command: Command, build: () => Promise<T>): Promise<T> {
-  const flags = new Set(command.options.map((option) => option.long));
+  const spell = argumentFlags(command);
   try {
     return await build();
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
-    throw new UsageError(
-      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) =>
-        names
-          .split(' × ')
-          .map((name) => {
-            const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
-            return flags.has(flag) ? flag : name;
-          })
-          .join(' × '),
-      ),
-    );
+    throw new UsageError(error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')));
   }
 }
 
