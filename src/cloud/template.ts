@@ -1,7 +1,7 @@
 /**
  * From one or more recommended actions and a target configuration to a complete FIS
  * CreateExperimentTemplate input, validated field by field against the catalog and the API's
- * limits (agent-chaos-anchors.md §5.1), or a ToolInputError naming the field and what is
+ * limits (botocore's CreateExperimentTemplate), or a ToolInputError naming the field and what is
  * accepted. Offline: nothing here calls AWS.
  *
  * Input shapes (fis-recommender's, extended):

@@ -1,6 +1,6 @@
 /**
  * The markdown report of a scenario run. Its first part is fault's report — same sections, same
- * headers, same row formats (reference/fault-anchor.md §3.4) — with fault's bugs fixed: "Mean
+ * headers, same row formats as fault's markdown report — with fault's bugs fixed: "Mean
  * Latency (ms)" is the mean, errors include timeouts and HTTP 5xx, and the status follows the
  * SLOs. After it come our additions: errors by class, latency from the actual send and time to
  * first byte, a per-second timeline with a chart, the counters of every fault on the proxy
