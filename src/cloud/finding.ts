@@ -106,33 +106,64 @@ interface Hit {
   phrase: Phrase;
 }
 
-const TOKENIZED = new Map<string, string[]>();
-function phraseTokens(text: string): string[] {
-  let tokens = TOKENIZED.get(text);
-  if (tokens === undefined) {
-    tokens = tokenize(text);
-    TOKENIZED.set(text, tokens);
-  }
-  return tokens;
+interface Indexed {
+  kind: Hit['kind'];
+  group: string;
+  phrase: Phrase;
+  words: string[];
 }
 
-/** Every occurrence of every phrase in `tokens`. */
-function hitsIn(tokens: readonly string[]): Hit[] {
-  const hits: Hit[] = [];
-  const scan = (kind: Hit['kind'], groups: Record<string, readonly Phrase[]>): void => {
+/**
+ * Every phrase of the vocabulary by its first word, built once, so a finding is read in one pass;
+ * and the longest phrase, in words: how far back a hit covering another can start.
+ */
+let byFirstWord: { index: Map<string, Indexed[]>; longest: number } | undefined;
+function phraseIndex(): { index: Map<string, Indexed[]>; longest: number } {
+  if (byFirstWord) return byFirstWord;
+  const index = new Map<string, Indexed[]>();
+  let longest = 0;
+  const add = (kind: Hit['kind'], groups: Record<string, readonly Phrase[]>): void => {
     for (const [group, phrases] of Object.entries(groups)) {
       for (const phrase of phrases) {
-        const words = phraseTokens(phrase.text);
-        for (let start = 0; start + words.length <= tokens.length; start++) {
-          if (words.every((word, i) => tokens[start + i] === word)) hits.push({ kind, group, start, end: start + words.length, phrase });
-        }
+        const words = tokenize(phrase.text);
+        if (words.length === 0) continue;
+        const list = index.get(words[0]!) ?? [];
+        list.push({ kind, group, phrase, words });
+        index.set(words[0]!, list);
+        longest = Math.max(longest, words.length);
       }
     }
   };
-  scan('concept', CONCEPTS);
-  scan('service', SERVICES);
-  // A hit strictly inside a longer one is what the longer one is made of, not a word of its own.
-  return hits.filter((hit) => !hits.some((other) => other.end - other.start > hit.end - hit.start && other.start <= hit.start && other.end >= hit.end));
+  add('concept', CONCEPTS);
+  add('service', SERVICES);
+  byFirstWord = { index, longest };
+  return byFirstWord;
+}
+
+/** Every occurrence of every phrase in `tokens`, less those a longer one of their kind covers. */
+function hitsIn(tokens: readonly string[]): Hit[] {
+  const { index, longest: longestPhrase } = phraseIndex();
+  const hits: Hit[] = [];
+  for (let start = 0; start < tokens.length; start++) {
+    for (const entry of index.get(tokens[start]!) ?? []) {
+      if (start + entry.words.length > tokens.length) continue;
+      if (entry.words.every((word, i) => tokens[start + i] === word)) {
+        hits.push({ kind: entry.kind, group: entry.group, start, end: start + entry.words.length, phrase: entry.phrase });
+      }
+    }
+  }
+  // A hit strictly inside a longer one of its kind is what the longer one is made of ("instance"
+  // in "db instance"), not a word of its own. Longest span starting at each position, per kind:
+  const longest = { concept: new Map<number, number>(), service: new Map<number, number>() };
+  for (const hit of hits) longest[hit.kind].set(hit.start, Math.max(longest[hit.kind].get(hit.start) ?? 0, hit.end - hit.start));
+  return hits.filter((hit) => {
+    const length = hit.end - hit.start;
+    for (let from = Math.max(0, hit.start - longestPhrase); from <= hit.start; from++) {
+      const span = longest[hit.kind].get(from) ?? 0;
+      if (span > length && from + span >= hit.end) return false;
+    }
+    return true;
+  });
 }
 
 function add(into: Map<string, Match>, group: string, strength: number, label: string): void {
