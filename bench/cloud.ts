@@ -14,6 +14,7 @@
  */
 import { buildExperimentTemplate, recommendExperiments } from '../src/cloud/index.js';
 import { JUDGED_FINDINGS } from '../test/fixtures/cloud/findings.js';
+import { withOpenParametersSet } from '../test/fixtures/cloud/fis-sets.js';
 
 const TARGET = { roleArn: 'arn:aws:iam::123456789012:role/fis', stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:slo', tags: { app: 'x' } };
 
@@ -80,9 +81,9 @@ function selectionFor(resourceType: string | null): Record<string, unknown> {
 const oursValidity = ours.flat().map((r) => r.parametersToSet.length === 0 && templateValid(() => buildExperimentTemplate(r, { ...TARGET, ...selectionFor(r.targetResourceType) })));
 // The rest name what they still need (a service account, an SSM document, API operations): with
 // those given (any well-formed value), every one must pass.
-const FILL: Record<string, string> = { kubernetesServiceAccount: 'fis-sa', documentArn: 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress', operations: 'DescribeInstances', availabilityZoneIdentifiers: 'use1-az1', region: 'us-west-2', processName: 'app', managedResourceTypes: 'ASG', availabilityZoneIdentifier: 'use1-az1', alarmArns: TARGET.stopConditionArn, alarmStates: 'ALARM', kubernetesApiVersion: 'chaos-mesh.org/v1alpha1', kubernetesKind: 'NetworkChaos', kubernetesNamespace: 'default', kubernetesSpec: '{}', documentParameters: '{}', port: '8080', trafficType: 'ingress', protocol: 'tcp' };
+const FILL: Record<string, string> = { kubernetesServiceAccount: 'fis-sa', documentArn: 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress', operations: 'DescribeInstances', availabilityZoneIdentifiers: 'use1-az1', region: 'us-west-2', processName: 'app', managedResourceTypes: 'ASG', availabilityZoneIdentifier: 'use1-az1', alarmArns: TARGET.stopConditionArn, alarmStates: 'ALARM', kubernetesApiVersion: 'chaos-mesh.org/v1alpha1', kubernetesKind: 'NetworkChaos', kubernetesNamespace: 'default', kubernetesSpec: '{}', documentParameters: '{}', port: '8080', trafficType: 'ingress', protocol: 'tcp', 'documentParameters.Port': '8080', 'documentParameters.ProcessName': 'app' };
 const oursFilled = ours.flat().map((r) =>
-  templateValid(() => buildExperimentTemplate({ ...r, parameters: { ...r.parameters, ...Object.fromEntries(r.parametersToSet.map((p) => [p, FILL[p] ?? 'x'])) } }, { ...TARGET, ...selectionFor(r.targetResourceType) })),
+  templateValid(() => buildExperimentTemplate({ ...r, parameters: withOpenParametersSet(r.parameters, r.parametersToSet, (p) => FILL[p] ?? 'x') }, { ...TARGET, ...selectionFor(r.targetResourceType) })),
 );
 started = performance.now();
 const theirs = JUDGED_FINDINGS.map((j) => substringRecommend(j.finding));

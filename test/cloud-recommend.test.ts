@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { buildExperimentTemplate, FIS_ACTIONS, findAction, parseIsoDuration, recommendExperiments, tokenize } from '../src/cloud/index.js';
 import { ToolInputError } from '../src/errors.js';
 import { JUDGED_FINDINGS } from './fixtures/cloud/findings.js';
-import { findingText, KEYWORD_FINDINGS, scoreSet } from './fixtures/cloud/fis-sets.js';
+import { findingText, KEYWORD_FINDINGS, scoreSet, withOpenParametersSet } from './fixtures/cloud/fis-sets.js';
 
 // Held floors: the figures measured when the set was written (53/54 and 54/54) leave this margin.
 const TOP1_FLOOR = 0.9;
@@ -98,11 +98,11 @@ describe('matching', () => {
     for (const judged of JUDGED_FINDINGS) {
       for (const r of recommendExperiments(judged.finding, { resources: judged.resources ?? [] }).recommendations) {
         const action = FIS_ACTIONS.find((a) => a.id === r.action)!;
-        const parameters = { ...r.parameters };
-        for (const name of r.parametersToSet) {
-          const spec = action.parameters.find((p) => p.name === name)!;
-          parameters[name] = spec.kind === 'arn' ? 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress' : spec.kind === 'list' ? (spec.values?.[0] ?? 'a') : spec.kind === 'json' ? '{}' : spec.kind === 'integer' ? String(spec.min ?? 1) : spec.kind === 'boolean' ? 'true' : spec.values?.[0] ?? 'sa';
-        }
+        const parameters = withOpenParametersSet(r.parameters, r.parametersToSet, (name) => {
+          const spec = action.parameters.find((p) => p.name === name);
+          if (!spec) return name.endsWith('.Port') ? '8080' : 'app'; // a value inside documentParameters
+          return spec.kind === 'arn' ? 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress' : spec.kind === 'list' ? (spec.values?.[0] ?? 'a') : spec.kind === 'json' ? '{}' : spec.kind === 'integer' ? String(spec.min ?? 1) : spec.kind === 'boolean' ? 'true' : spec.values?.[0] ?? 'sa';
+        });
         const selection =
           action.resourceType === 'aws:eks:pod'
             ? { tags: undefined, parameters: { clusterIdentifier: 'prod', namespace: 'shop', selectorType: 'labelSelector', selectorValue: 'app=x' } }
@@ -137,7 +137,7 @@ describe("fis-recommender's 44 keyword pairs, phrased as findings (test/fixtures
 
   test('every recommended action has its required parameters filled where AWS has a default; what is left has none', () => {
     // Parameters with no default AWS could have: they name the user's own things.
-    const noDefault = new Set(['kubernetesServiceAccount', 'processName', 'port', 'operations', 'availabilityZoneIdentifier', 'availabilityZoneIdentifiers', 'region', 'alarmArns', 'alarmStates', 'documentArn', 'documentParameters', 'kubernetesApiVersion', 'kubernetesKind', 'kubernetesNamespace', 'kubernetesSpec']);
+    const noDefault = new Set(['kubernetesServiceAccount', 'processName', 'port', 'operations', 'availabilityZoneIdentifier', 'availabilityZoneIdentifiers', 'region', 'alarmArns', 'alarmStates', 'documentArn', 'documentParameters', 'kubernetesApiVersion', 'kubernetesKind', 'kubernetesNamespace', 'kubernetesSpec', 'documentParameters.Port', 'documentParameters.ProcessName']);
     for (const entry of KEYWORD_FINDINGS) {
       for (const r of recommendExperiments(findingText(entry)).recommendations) {
         for (const name of r.parametersToSet) assert.ok(noDefault.has(name), `${r.action} leaves ${name} to set for "${findingText(entry)}"`);

@@ -38,7 +38,10 @@ export interface Recommendation {
   duration: string | null;
   /** Suggested values (strings, as FIS takes them), the duration excepted. */
   parameters: Record<string, string>;
-  /** Required parameters the finding could not fill: set them before building the template. */
+  /**
+   * Required parameters the finding could not fill, and required values inside one
+   * (`documentParameters.Port`): set them before building the template.
+   */
   parametersToSet: string[];
   targetResourceType: string | null;
   targetKey: string | null;
@@ -218,7 +221,10 @@ function recommendationOf(candidate: Candidate, text: string, evidence: Evidence
   if (variant?.document) why.push(`SSM document ${variant.document}`);
   for (const [concept, note] of Object.entries(profile.note ?? {})) if (concepts.has(concept)) why.push(note);
   why.push(...suggestion.notes);
-  const parametersToSet = action.parameters.filter((p) => p.required && p !== durationSpec && suggestion.parameters[p.name] === undefined).map((p) => p.name);
+  const parametersToSet = [
+    ...action.parameters.filter((p) => p.required && p !== durationSpec && suggestion.parameters[p.name] === undefined).map((p) => p.name),
+    ...suggestion.toSet,
+  ];
   return {
     action: action.id,
     failure: action.failure,

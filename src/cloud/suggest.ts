@@ -25,6 +25,8 @@ export interface Suggestion {
   parameters: Record<string, string>;
   /** Said with the recommendation: where a value came from when the user should check it. */
   notes: string[];
+  /** Required values inside a parameter still to set (`documentParameters.Port`). */
+  toSet: string[];
 }
 
 function firstNumber(text: string, pattern: RegExp): number | undefined {
@@ -68,6 +70,7 @@ function operationsIn(text: string): string[] {
 export function suggestParameters(action: FisAction, context: SuggestContext): Suggestion {
   const p: Record<string, string> = {};
   const notes: string[] = [];
+  const toSet: string[] = [];
   const { text, concepts } = context;
   switch (action.id) {
     case 'aws:ecs:task-network-latency':
@@ -186,9 +189,9 @@ export function suggestParameters(action: FisAction, context: SuggestContext): S
       const parameters = documentParameters(document, values, context.durationMs);
       const missing = document.parameters.filter((parameter) => parameter.required && parameters[parameter.name] === undefined).map((parameter) => parameter.name);
       p.documentParameters = JSON.stringify(parameters);
-      if (missing.length > 0) notes.push(`documentParameters: ${document.name} also needs ${missing.join(', ')}`);
+      toSet.push(...missing.map((name) => `documentParameters.${name}`));
       break;
     }
   }
-  return { parameters: p, notes };
+  return { parameters: p, notes, toSet };
 }
