@@ -113,7 +113,10 @@ function bestFit(profile: Profile, evidence: Evidence): { score: number; why: st
   return best;
 }
 
-const isCompute = (service: string): boolean => (COMPUTE_PLATFORMS as readonly string[]).includes(service) || service === 'lambda';
+/** Offered as plausible when the finding names no platform. */
+const isComputePlatform = (service: string): boolean => (COMPUTE_PLATFORMS as readonly string[]).includes(service);
+/** Where the workload runs: naming one rules out the others a generic word hints at. */
+const isCompute = (service: string): boolean => isComputePlatform(service) || service === 'lambda';
 
 function standingOf(profile: Profile, evidence: Evidence, platformNamed: boolean): { standing: Standing; service: string | undefined } | undefined {
   const named = profile.services.find((service) => evidence.named.has(service));
@@ -121,7 +124,7 @@ function standingOf(profile: Profile, evidence: Evidence, platformNamed: boolean
   if (profile.generic) return { standing: 'generic', service: undefined };
   const hinted = profile.services.find((service) => evidence.hinted.has(service));
   if (hinted) return { standing: 'hinted', service: hinted };
-  if (!platformNamed && profile.services.some((service) => (COMPUTE_PLATFORMS as readonly string[]).includes(service))) return { standing: 'plausible', service: profile.services[0] };
+  if (!platformNamed && profile.services.some(isComputePlatform)) return { standing: 'plausible', service: profile.services[0] };
   return undefined;
 }
 
