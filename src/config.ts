@@ -42,8 +42,19 @@ export interface LlmConfig {
  * Tool families `--toolsets` / FAULTLINE_TOOLSETS choose from: every tool belongs to exactly one,
  * so a client that needs only some pays for only their part of tools/list.
  */
-export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud'] as const;
+export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'fis-recommender'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
+
+/**
+ * Families offered only when named: another tool's names and shapes for what faultline's own
+ * tools already do (fis-recommender: fis-recommender-mcp's recommend_fis_experiments and
+ * create_fis_template), for its users to switch without rewriting a call. Offered by default they
+ * would show every client two tools for one job; `all` keeps meaning faultline's own families.
+ */
+export const OPT_IN_TOOLSETS: readonly Toolset[] = ['fis-recommender'];
+
+/** The families offered when --toolsets is not given, and what `all` means. */
+export const DEFAULT_TOOLSETS: readonly Toolset[] = TOOLSETS.filter((toolset) => !OPT_IN_TOOLSETS.includes(toolset));
 
 export interface ScenarioLimits {
   /** Load only loopback and private addresses unless this is set. */
@@ -63,7 +74,7 @@ export interface Config {
   scenario: ScenarioLimits;
   /** Where the embedded vector store and other state live. */
   dataDir: string;
-  /** The tool families tools/list offers and tools/call accepts (default: all). */
+  /** The tool families tools/list offers and tools/call accepts (default: DEFAULT_TOOLSETS). */
   toolsets: Toolset[];
 }
 
@@ -98,7 +109,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
     dataDir: partial.dataDir ?? defaultDataDir(),
-    toolsets: partial.toolsets ?? [...TOOLSETS],
+    toolsets: partial.toolsets ?? [...DEFAULT_TOOLSETS],
   };
 }
 

@@ -8,7 +8,7 @@ import { constants as osConstants } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
-import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
+import { DEFAULT_TOOLSETS, LLM_CLIENT_SPELLINGS, OPT_IN_TOOLSETS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { ToolInputError, messageOf } from '../errors.js';
 import { listenPortRefusal } from '../target-policy.js';
@@ -130,17 +130,21 @@ export function llmTimeout(value: string): number {
 /** Earlier names of a toolset, still accepted. */
 const TOOLSET_ALIASES: Record<string, Toolset> = { toolplane: 'toolcall' };
 
-/** `--toolsets code,search`: a comma-separated list of tool families; `all` means every one. */
+/**
+ * `--toolsets code,search`: a comma-separated list of tool families. `all` means every family on
+ * by default; an opt-in family (fis-recommender) is added by naming it, with `all` or alone.
+ */
 export function toolsetList(value: string): Toolset[] {
   const names = value
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '')
     .map((name) => TOOLSET_ALIASES[name] ?? name);
-  if (names.length === 0 || names.includes('all')) return [...TOOLSETS];
-  const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
+  if (names.length === 0) return [...DEFAULT_TOOLSETS];
+  const unknown = names.filter((name) => name !== 'all' && !(TOOLSETS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);
-  return [...new Set(names)] as Toolset[];
+  const chosen = new Set(names.flatMap((name) => (name === 'all' ? DEFAULT_TOOLSETS : [name as Toolset])));
+  return TOOLSETS.filter((toolset) => chosen.has(toolset));
 }
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -194,7 +198,10 @@ export function addLlmOptions(command: Command): Command {
 /** `--toolsets`: which tool families the MCP server offers. */
 export function addToolsetOption(command: Command): Command {
   return command.addOption(
-    new Option('--toolsets <list>', `comma-separated tool families to offer: ${TOOLSETS.join(', ')} (default: all)`)
+    new Option(
+      '--toolsets <list>',
+      `comma-separated tool families to offer: ${DEFAULT_TOOLSETS.join(', ')} (default and "all": these); ${OPT_IN_TOOLSETS.join(', ')} only when named (e.g. "all,${OPT_IN_TOOLSETS[0]}")`,
+    )
       .argParser(toolsetList)
       .env('FAULTLINE_TOOLSETS'),
   );
@@ -319,7 +326,19 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
 }
 
 /** Scenario arguments whose flag is not the argument's name with dashes. */
-const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo' };
+const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo', target_config: '--target' };
+
+/**
+ * How `command` spells a tool argument: its flag (`fault_start` → `--fault-start`, `headers` →
+ * `--header`) when the command has that flag, else the argument's own name.
+ */
+export function argumentFlags(command: Command): (argument: string) => string {
+  const flags = new Set(command.options.map((option) => option.long));
+  return (name) => {
+    const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
+    return flags.has(flag) ? flag : name;
+  };
+}
 
 /**
  * Runs `build` (validation written for the tools' arguments, e.g. a scenario's), naming `command`'s
@@ -329,22 +348,12 @@ const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header'
  * flags are rewritten, so the rest of a message reads as written.
  */
 export async function withFlagNames<T>(command: Command, build: () => Promise<T>): Promise<T> {
-  const flags = new Set(command.options.map((option) => option.long));
+  const spell = argumentFlags(command);
   try {
     return await build();
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
-    throw new UsageError(
-      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) =>
-        names
-          .split(' × ')
-          .map((name) => {
-            const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
-            return flags.has(flag) ? flag : name;
-          })
-          .join(' × '),
-      ),
-    );
+    throw new UsageError(error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')));
   }
 }
 

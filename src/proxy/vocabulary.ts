@@ -21,6 +21,9 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
 
+/** A bandwidth cap per connection (the default) or one cap shared by every connection. */
+export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
+
 /**
  * The network faults' defaults that every door applies the same way (the fault's own validator,
  * so the admin API, --http-fault, the proxy tools, `faultline proxy` and the scenarios agree).

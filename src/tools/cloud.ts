@@ -66,7 +66,8 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async ({ finding, resources, limit }) => {
       const { recommendExperiments } = await import('../cloud/index.js');
-      const set = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
+      // The output shape has no notes: each recommendation's `why` says what they say.
+      const { notes: _notes, ...set } = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
       return { text: JSON.stringify(set), structured: set };
     },
   );

@@ -37,6 +37,8 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
   { module: 'proxy', load: async () => (await import('./proxy.js')).registerProxyTools },
   // toolset family: probe
   { module: 'probe', load: async () => (await import('./probe.js')).registerProbeTools },
+  // toolset family: fis-recommender (off unless named; recommend_fis_experiments, create_fis_template)
+  { module: 'fis-recommender', load: async () => (await import('./fis-recommender.js')).registerFisRecommenderTools },
 ];
 
 /**

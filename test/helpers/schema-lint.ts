@@ -46,17 +46,25 @@ export function lintTool(tool: Tool): string[] {
     if (key === 'additionalProperties' && typeof value === 'object') problems.push(where(`${path} has additionalProperties with a schema`));
     if (key === 'type' && Array.isArray(value)) problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
   });
-  const inputProperties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string } }>;
-  for (const [name, property] of Object.entries(inputProperties)) {
-    const nested = property.type === 'object' || (property.type === 'array' && property.items?.type === 'object');
-    if (nested) problems.push(where(`input "${name}" is a nested object; keep input schemas flat`));
-  }
+  // A structured argument is an object with named properties (portable); a bare map, or an object
+  // with no properties (which Gemini refuses), is not.
+  walk(tool.inputSchema.properties, 'inputSchema.properties', (path, key, value) => {
+    if (key !== 'type' || value !== 'object') return;
+    const node = at(tool.inputSchema, path.replace(/^inputSchema\./, ''));
+    const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!properties || Object.keys(properties).length === 0) problems.push(where(`${path} is an object without named properties; give its fields`));
+  });
   if (tool.outputSchema) {
     walk(tool.outputSchema, 'outputSchema', (path, key) => {
       if (FORBIDDEN_OUTPUT_KEYWORDS.includes(key)) problems.push(where(`${path} uses "${key}"`));
     });
   }
   return problems;
+}
+
+/** The node at a dotted path (`properties.finding.items`) under `root`. */
+function at(root: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
 }
 
 function walk(node: unknown, path: string, visit: (path: string, key: string, value: unknown) => void): void {

@@ -14,10 +14,10 @@
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
 import { ToolInputError } from '../../errors.js';
-import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
+import { BANDWIDTH_SCOPES, BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
 import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkDirection, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
-export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
+export { BANDWIDTH_SCOPES };
 export type BandwidthScope = (typeof BANDWIDTH_SCOPES)[number];
 
 export interface BandwidthSpec extends FaultTarget {
