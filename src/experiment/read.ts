@@ -39,6 +39,8 @@ export const EXPERIMENT_LIMITS = { steps: 64, expectations: 64, abortRules: 16, 
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 /** The run goes on this long after the last fault's end plus recover_within, when its length is not given. */
 const DEFAULT_TAIL_MS = 5000;
+/** The least time after recovery in which the steady state is measured again. */
+const MIN_AFTER_MS = 1000;
 
 type Raw = Record<string, unknown>;
 
@@ -86,10 +88,15 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const base = loadPlan?.url;
   const context: CheckContext = { base, policy: options.policy, steps, phases, durationMs, baseDir: options.baseDir };
 
-  const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
   const steadySlos: Slo[] = [];
   const expectations: Expectation[] = [];
   const afterWindow: Window = { label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`, fromMs: Math.min(durationMs, phases.recover.fromMs + (recoverWithinMs ?? 0)), toMs: durationMs };
+  const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
+  if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
+    throw new ToolInputError(
+      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} after the last step${recoverWithinMs !== undefined ? `, which leaves less than ${formatDuration(MIN_AFTER_MS)} after recover_within (${formatDuration(recoverWithinMs)})` : ''} to see the steady state again; lengthen the run`,
+    );
+  }
   for (const [index, item] of steadyRaw.entries()) {
     const where = `steady_state[${index}]`;
     if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
