@@ -73,7 +73,7 @@ test('the lint catches each kind of problem it claims to', () => {
     /"exclusiveMaximum"/,
     /"\$ref"/,
     /additionalProperties with a schema/,
-    /"e" is a nested object/,
+    /"e" is an object without properties/,
   ]) {
     assert.match(problems, expected);
   }

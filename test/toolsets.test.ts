@@ -88,7 +88,7 @@ test('toolsets: the config chooses the families tools/list offers', async () => 
 
 test('every family name is documented in the config list, default all', () => {
   assert.deepEqual(makeConfig().toolsets, [...TOOLSETS]);
-  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud']);
+  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment']);
 });
 
 test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unset', async () => {
@@ -111,7 +111,7 @@ test('an unknown toolset is a usage error listing the accepted ones', () => {
     const { code, stdout, stderr } = run([...args], { ...env });
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
-    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, all/);
+    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, experiment, all/);
   }
 });
 

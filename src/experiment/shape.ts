@@ -40,7 +40,7 @@ export function checkShape(raw: unknown, where = 'experiment'): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
   const forbidden = findForbiddenKey(raw, '');
   if (forbidden !== undefined) throw new ToolInputError(`${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`);
-  validator ??= new Ajv({ allErrors: true, strict: false }).compile(EXPERIMENT_SCHEMA);
+  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
   if (validator(raw)) return;
   throw new ToolInputError(describeErrors(validator.errors ?? [], raw));
 }

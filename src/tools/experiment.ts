@@ -9,14 +9,49 @@ import { CancelledError, ToolInputError } from '../errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
-/** A string argument is the experiment's YAML or JSON text: carried under a key no file can have (checkShape refuses it). */
-const TEXT = '\u0000text';
+/**
+ * Whatever the client sends as `experiment` (an object, or YAML/JSON text) is carried to the
+ * handler as it is, under a key no file can have, and read there by the experiment's own reader
+ * against the published experiment schema: the tool schema below describes the common forms for
+ * agents and must not refuse the others (objects in expect, rollbacks, toolcall steps…).
+ */
+const RAW = '\u0000raw';
 
 const EXPERIMENT_DESCRIPTION =
-  'The experiment: {title, load: {url, rps, duration, timeout}, proxies: ["34000=127.0.0.1:7001#weather"], steady_state: ["p95 < 300ms", "errors < 1%"], ' +
+  'The experiment as an object (or its YAML/JSON text): {title, load: {url, rps, duration, timeout}, proxies: ["34000=127.0.0.1:7001#weather"], steady_state: ["p95 < 300ms", "errors < 1%"], ' +
   'method: [{at: "5s", for: "10s", fault: {target: "weather", type: "error", statusCode: 503}}, {at, for, toolcall: {command|url, plan, calls}}, {at, probe: {command|url}}], ' +
-  'expect: ["errors < 5%", "GET /health -> $.circuit == \\"open\\"", {command: ["npm", "test"]}], recover_within: "5s", abort_when: "errors > 50% for 3s"} — ' +
-  "or its YAML/JSON text. mcp-chaos-monkey's scenario JSON is accepted as it is. Schema: `faultline experiment schema`.";
+  'expect: ["errors < 5%", "GET /health -> $.circuit == \\"open\\"", {command: ["npm", "test"]}], recover_within: "5s", abort_when: "errors > 50% for 3s"}. ' +
+  "mcp-chaos-monkey's scenario JSON is accepted as it is. Full schema: `faultline experiment schema`.";
+
+const publishedExperiment = z.looseObject({
+  title: z.string().optional(),
+  description: z.string().optional(),
+  load: z
+    .looseObject({
+      url: z.string(),
+      rps: z.number().optional().describe('Total requests per second (num_clients defaults to 1)'),
+      duration: z.string().optional(),
+      timeout: z.string().optional(),
+      method: z.string().optional(),
+    })
+    .optional(),
+  proxies: z.array(z.string()).optional().describe('LOCAL=REMOTE#name mappings for the app\'s dependencies'),
+  steady_state: z.array(z.string()).optional(),
+  method: z
+    .array(
+      z.looseObject({
+        name: z.string().optional(),
+        at: z.string().optional(),
+        for: z.string().optional(),
+        via: z.string().optional(),
+        fault: z.looseObject({ type: z.string(), target: z.string().optional() }).optional().describe('A fault config as the proxies take it, camelCase or snake_case'),
+      }),
+    )
+    .optional(),
+  expect: z.array(z.string()).optional(),
+  recover_within: z.string().optional(),
+  abort_when: z.string().optional(),
+});
 
 const RUN: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
 
@@ -47,9 +82,7 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
         'Every fault is cleared at its step\'s end, on abort and when the call is cancelled. Commands in the experiment (expect, rollbacks) are run as given. ' +
         'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV/ENVIRONMENT) unless the server has FAULTLINE_ALLOW_PRODUCTION=1.',
       input: {
-        experiment: z
-          .preprocess((value) => (typeof value === 'string' ? { [TEXT]: value } : value), z.looseObject({}))
-          .describe(EXPERIMENT_DESCRIPTION),
+        experiment: z.preprocess((value) => ({ [RAW]: value }), publishedExperiment).describe(EXPERIMENT_DESCRIPTION),
         dry_run: z.boolean().optional().describe('Only validate and describe what would run (default false)'),
       },
       output: {
@@ -65,8 +98,7 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
       annotations: RUN,
     },
     async (args, call) => {
-      const given = args.experiment as Record<string, unknown>;
-      const source = Object.hasOwn(given, TEXT) ? given[TEXT] : given;
+      const source = (args.experiment as Record<string, unknown>)[RAW];
       const [{ experimentFrom }, { summarizePlan, renderPlan }] = await Promise.all([import('../experiment/load-file.js'), import('../experiment/describe.js')]);
       const limits = ctx.config.scenario;
       const policy = {

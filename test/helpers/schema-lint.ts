@@ -1,7 +1,7 @@
 /**
  * The lint every published tool must pass (DESIGN.md §2): a title, all four annotations set
  * explicitly, a name MCP hosts accept, and input schemas that Gemini and OpenAI strict mode
- * accept — flat, with no keyword either rejects.
+ * accept: no keyword either rejects, and no object without declared properties.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -46,11 +46,15 @@ export function lintTool(tool: Tool): string[] {
     if (key === 'additionalProperties' && typeof value === 'object') problems.push(where(`${path} has additionalProperties with a schema`));
     if (key === 'type' && Array.isArray(value)) problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
   });
-  const inputProperties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string } }>;
-  for (const [name, property] of Object.entries(inputProperties)) {
-    const nested = property.type === 'object' || (property.type === 'array' && property.items?.type === 'object');
-    if (nested) problems.push(where(`input "${name}" is a nested object; keep input schemas flat`));
-  }
+  // A structured argument is an object in the schema (DESIGN.md §2), and Gemini rejects an object
+  // that declares no properties: every nested object, in arrays too, must say what it holds.
+  const objectsWithoutProperties = (node: Record<string, unknown> | undefined, path: string): void => {
+    if (!node) return;
+    if (node.type === 'object' && Object.keys((node.properties ?? {}) as object).length === 0) problems.push(where(`input "${path}" is an object without properties`));
+    for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) objectsWithoutProperties(child, path ? `${path}.${name}` : name);
+    objectsWithoutProperties(node.items as Record<string, unknown> | undefined, `${path}[]`);
+  };
+  for (const [name, property] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>)) objectsWithoutProperties(property, name);
   if (tool.outputSchema) {
     walk(tool.outputSchema, 'outputSchema', (path, key) => {
       if (FORBIDDEN_OUTPUT_KEYWORDS.includes(key)) problems.push(where(`${path} uses "${key}"`));
