@@ -24,6 +24,16 @@ interface ContextFlags extends ServerOptionValues {
   allowProduction?: boolean;
 }
 
+interface ExportFlags extends ContextFlags {
+  to: 'chaos-mesh' | 'k6' | 'fis';
+  out?: string;
+  partial?: boolean;
+  namespace?: string;
+  selector?: string[];
+  platform?: 'ecs' | 'eks';
+  target?: string;
+}
+
 interface RunFlags extends ContextFlags {
   json?: string;
   junit?: string;
@@ -78,6 +88,25 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     }),
   );
 
+  const exportCommand = experiment
+    .command('export')
+    .argument('<file>', 'the experiment (YAML or JSON)')
+    .summary('write an experiment for Chaos Mesh, k6 or AWS FIS (nothing is run)')
+    .description(
+      'chaos-mesh: a Workflow (each fault step a NetworkChaos or HTTPChaos after a Suspend, side by side; HTTP checks as StatusCheck nodes, abort_when\'s aborting the workflow). ' +
+        'k6: the load with a threshold per expectation window and HTTP checks that abort the test. fis: a template whose actions are sequenced by startAfter, with a stop condition. ' +
+        'What the engine cannot express with the same meaning is refused with the reason (exit 2); --partial writes the rest and lists what was left out. The document goes to stdout (or --out), notes to stderr.',
+    )
+    .addOption(new Option('--to <engine>', 'chaos-mesh, k6 or fis').choices(['chaos-mesh', 'k6', 'fis']).makeOptionMandatory())
+    .option('--out <file>', 'write the document to FILE instead of stdout')
+    .option('--partial', 'write what the engine can express and list the parts left out, instead of refusing')
+    .option('--namespace <ns>', 'chaos-mesh: namespace of the pods (default "default")')
+    .addOption(new Option('--selector <name:key=value>', 'chaos-mesh: a label selecting a mapping\'s pods (NAME is its #name; * for every mapping), repeatable').argParser(collect))
+    .addOption(new Option('--platform <platform>', 'fis: ecs (default) or eks network actions').choices(['ecs', 'eks']))
+    .option('--target <json>', 'fis: target_config JSON {roleArn, stopConditionArn, mappings: {<name>: {tags | resourceArns | parameters}}, …}; placeholders fill what is missing')
+    .addHelpText('after', '\nExamples:\n  faultline experiment export --to chaos-mesh weather.yaml --selector weather:app=weather --namespace shop\n  faultline experiment export --to k6 weather.yaml --partial --out load.js');
+  addContextOptions(exportCommand).action((file: string, flags: ExportFlags) => runCommand(() => exportFromShell(file, flags, globals())));
+
   experiment
     .command('schema')
     .summary('print the experiment file\'s JSON Schema')
@@ -111,9 +140,11 @@ function policyFrom(flags: ContextFlags, globals: GlobalOptions): { policy: Safe
   };
 }
 
-async function loadFile(file: string, flags: ContextFlags, globals: GlobalOptions) {
+async function loadFile(file: string, flags: ContextFlags, globals: GlobalOptions, forExport = false) {
   const text = await readExperimentFile(file);
-  const { policy, limits } = policyFrom(flags, globals);
+  const local = policyFrom(flags, globals);
+  // An export dials nothing: any host, and the engines' own lengths.
+  const { policy, limits } = forExport ? { policy: { ...local.policy, allowRemoteTargets: true }, limits: { ...local.limits, allowRemoteTargets: true, maxDurationMs: 12 * 3_600_000, maxRatePerSecond: 1_000_000 } } : local;
   const extraControl: ControlPlane[] = flags.admin ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }] : [];
   const { experimentFrom } = await import('../experiment/load-file.js');
   const experiment = await experimentFrom(
@@ -147,4 +178,26 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
   if (flags.html) await writeFile(flags.html, renderHtml(result));
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
+}
+
+async function exportFromShell(file: string, flags: ExportFlags, globals: GlobalOptions): Promise<void> {
+  if (flags.out) await checkWritable('--out', flags.out);
+  const selectors: Record<string, string[]> = {};
+  for (const entry of flags.selector ?? []) {
+    const match = /^([^:=]+):(.+=.*)$/.exec(entry.trim());
+    if (!match) throw new UsageError(`--selector ${entry}: write NAME:key=value (NAME a mapping's #name, or * for all)`);
+    (selectors[match[1]!.replace(/^#/, '')] ??= []).push(match[2]!);
+  }
+  const { experiment } = await loadFile(file, flags, globals, true);
+  const [{ exportExperiment }, { jsonArgument }] = await Promise.all([import('../experiment/export/index.js'), import('../cloud/json-argument.js')]);
+  const result = await exportExperiment(experiment, flags.to, {
+    ...(flags.partial ? { partial: true } : {}),
+    ...(flags.namespace ? { namespace: flags.namespace } : {}),
+    ...(Object.keys(selectors).length ? { selectors } : {}),
+    ...(flags.platform ? { platform: flags.platform } : {}),
+    ...(flags.target !== undefined ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> } : {}),
+  });
+  for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
+  if (flags.out) await writeFile(flags.out, result.document);
+  else process.stdout.write(result.document);
 }
