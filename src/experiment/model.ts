@@ -4,27 +4,13 @@
  */
 import type { Mapping } from '../proxy/index.js';
 import type { FaultConfig } from '../proxy/control/index.js';
-import type { Slo } from '../scenario/index.js';
-import type { ExpectedStatus } from '../load/index.js';
+import type { ScenarioSpec, Slo } from '../scenario/index.js';
 import type { Plan as ToolcallPlan } from '../toolcall/index.js';
 import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
 
-export interface LoadPlan {
-  url: string;
-  method: string;
-  body: string;
-  headers: Record<string, string>;
-  durationMs: number;
-  clients: number;
-  rps: number;
-  timeoutMs: number;
-  maxConnections: number;
-  expectStatus: string;
-  expectedStatus: ExpectedStatus;
-  rejectUnauthorized: boolean;
-  localOnly: boolean;
-}
+/** The load: the scenario tools' own validated open-loop settings. */
+export type LoadPlan = Pick<ScenarioSpec, 'url' | 'method' | 'body' | 'headers' | 'durationMs' | 'clients' | 'rps' | 'timeoutMs' | 'maxConnections' | 'expectStatus' | 'expectedStatus' | 'rejectUnauthorized' | 'localOnly'>;
 
 export interface ControlPlane {
   name: string;

@@ -17,6 +17,7 @@
  * probability nor more than one method.
  */
 import { validateHttpFault, type ResolvedHttpFault } from '../../proxy/index.js';
+import { httpBehaviour } from '../../proxy/http/spec.js';
 import { formatDuration } from '../../duration.js';
 import { ToolInputError } from '../../errors.js';
 import { networkChaosSpec } from '../adapters/cloud.js';
@@ -188,7 +189,13 @@ function httpChaosSpec(fault: ResolvedHttpFault, port: number, namespace: string
       return { ...base, target: 'Request', delay: `${fault.delay}ms` };
     case 'error':
       if (!fault.forward) refuse('error answers in the service\'s place without calling it; HTTPChaos can only replace the answer the service gave after handling the request — give the fault forward: true to export that');
-      return { ...base, target: 'Response', replace: { code: fault.status_code, body: Buffer.from(fault.error_body).toString('base64'), headers: { 'Content-Type': looksLikeJson(fault.error_body) ? 'application/json' : 'text/plain; charset=utf-8' } } };
+    {
+      // The answer the fault itself gives, so code, body and content type are the proxy's own.
+      const answer = httpBehaviour(fault).response?.({ status: 200, statusMessage: 'OK', headers: [], body: Buffer.alloc(0) });
+      if (answer?.kind !== 'replace') return refuse('error gives no answer to replace with');
+      const headers = Object.fromEntries(answer.response.headers.map(([name, value]) => [name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), value]));
+      return { ...base, target: 'Response', replace: { code: answer.response.status, body: answer.response.body.toString('base64'), headers } };
+    }
     case 'schema_mismatch': {
       const nested = fault.missing_fields.find((field) => field.includes('.'));
       if (nested) refuse(`missing_fields ${nested}: a JSON merge patch cannot remove a field inside arrays as faultline does, and the body's shape is not known here; only top-level fields export`);
@@ -206,15 +213,6 @@ function httpChaosSpec(fault: ResolvedHttpFault, port: number, namespace: string
       return refuse("malformed cuts each response's own body in half behind a marker; HTTPChaos replaces or patches with a fixed body");
     case 'connection_drop':
       return refuse('connection_drop cuts the response after some bytes; HTTPChaos has no fault that does');
-  }
-}
-
-function looksLikeJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }
 
