@@ -45,7 +45,7 @@ export interface ToolcallStep {
   index: number;
   name: string;
   atMs: number;
-  /** Undefined: it runs until done (bounded by the run). */
+  /** Undefined: it runs until done, within its plane's own bounds (the run waits for it). */
   forMs: number | undefined;
   server: McpTarget;
   plan: ToolcallPlan;

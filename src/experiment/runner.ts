@@ -66,7 +66,7 @@ class ExperimentRun {
   private readonly connectFailures: Record<string, number> = {};
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pending: Array<Promise<unknown>> = [];
-  /** Aborted when the run ends or an abort rule fires: stops injecting plane steps and checks. */
+  /** Aborted when an abort rule fires (and in cleanup): stops injecting plane steps and abort checks. */
   private readonly halt = new AbortController();
   /** Aborted at the end of the run only: the checks and commands of expectations stop then. */
   private readonly finish = new AbortController();
@@ -110,6 +110,7 @@ class ExperimentRun {
     const onCancel = (): void => this.clearAllNow('cancelled');
     signal?.addEventListener('abort', onCancel, { once: true });
     let load: OpenLoopResult | undefined;
+    let rollbacks: ExperimentResult['rollbacks'] = [];
     const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
@@ -140,9 +141,9 @@ class ExperimentRun {
           signal?.addEventListener('abort', () => reject(new CancelledError('experiment cancelled')), { once: true });
         });
       }
-      // Faults that lasted to the end stay on until the last request settled; off now.
+      // Faults that lasted to the end stay on until the last request settled; off now. Plane
+      // steps and commands still running finish (each within its own bound), then the run ends.
       await this.switchOffAll();
-      this.halt.abort();
       await this.settlePending();
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
@@ -152,8 +153,9 @@ class ExperimentRun {
       this.halt.abort();
       this.finish.abort();
       await this.cleanUp();
+      // Whatever happened, cancellation and errors included; every fault is already cleared.
+      rollbacks = await this.runRollbacks();
     }
-    const rollbacks = await this.runRollbacks();
     return this.result(load, rollbacks);
   }
 
