@@ -31,7 +31,7 @@ export const WIDTH = 880;
 /** Wide enough for a lane's label: every chart shares it, so their time axes line up. */
 const LEFT = 150;
 const RIGHT = 16;
-const TOP = 18;
+const TOP = 30;
 const BOTTOM = 26;
 
 export const escapeHtml = (text: string): string => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!);
