@@ -170,6 +170,17 @@ describe('suggestions', () => {
     assert.deepEqual(experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]), [['redis', 'network', 'latency'], ['weather', 'http', 'error']]);
     assert.equal(experiment.load!.url, 'http://127.0.0.1:8000/', 'the port uvicorn.run names');
   });
+
+  test('JavaScript (axios, fetch, ioredis) and Go (net/http, go-redis, database/sql): each dependency with its env var and the app\'s own port', async () => {
+    const node = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'node-app') });
+    assert.deepEqual(node.dependencies.map((d) => [d.kind, d.client, d.env]), [['http', 'axios', 'PAYMENTS_URL'], ['redis', 'redis', 'REDIS_URL'], ['http', 'fetch', 'QUOTES_URL']]);
+    assert.equal(node.dependencies[0]!.address, 'http://payments.internal:9000', 'the ?? fallback');
+    assert.match(node.experiment, /url: http:\/\/127\.0\.0\.1:3000\//);
+    const go = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'go-app') });
+    assert.deepEqual(go.dependencies.map((d) => [d.kind, d.env]), [['redis', 'REDIS_ADDR'], ['postgres', 'DATABASE_URL'], ['http', 'INVENTORY_URL']]);
+    assert.deepEqual(go.env, { REDIS_ADDR: '127.0.0.1:34000', DATABASE_URL: 'postgresql://127.0.0.1:34001', INVENTORY_URL: 'http://127.0.0.1:34002' });
+    assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
+  });
 });
 
 describe('the MCP tools', () => {

@@ -16,6 +16,7 @@ import { readExperiment, runExperiment, renderHtml, renderJunit, renderMarkdown,
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { computeCoverage, loadSuite, loadTaxonomy } from '../src/probe/index.js';
 import { cliPath, fixturePath } from './helpers/repo.js';
+import { connectInMemory } from './helpers/mcp.js';
 import { startBreakerApp, startControlPlane, startDependency, startExampleStack } from './fixtures/experiment/stack.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-'));
@@ -188,6 +189,50 @@ describe('a running control plane', () => {
       assert.deepEqual(plane.registry.status(), [], 'cleared at once, not by its 50 s expiry');
     } finally {
       child.kill('SIGKILL');
+      await plane.close();
+      await dependency.close();
+    }
+  });
+
+  test('fault_run_experiment sends progress and, when the call is cancelled, leaves no fault on the plane', async () => {
+    const dependency = await startDependency();
+    const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'dep');
+    process.env.EXPERIMENT_MCP_TOKEN = plane.token;
+    const { client, close } = await connectInMemory();
+    const controller = new AbortController();
+    const progress: string[] = [];
+    try {
+      const call = client.callTool(
+        {
+          name: 'fault_run_experiment',
+          arguments: {
+            experiment: {
+              title: 'cancelled through MCP',
+              duration: '60s',
+              control: { shop: { url: plane.adminUrl, token_env: 'EXPERIMENT_MCP_TOKEN' } },
+              method: [{ at: '0s', for: '50s', via: 'shop', fault: { target: 'dep', type: 'latency', delay: 10 } }],
+            },
+          },
+        },
+        undefined,
+        { signal: controller.signal, timeout: 120_000, onprogress: (p) => void progress.push(String(p.message)) },
+      );
+      const rejected = assert.rejects(call);
+      const deadline = Date.now() + 45_000;
+      while (plane.registry.status().length === 0 || progress.length === 0) {
+        if (Date.now() > deadline) assert.fail(`no fault set or no progress (${progress.length})`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.match(progress[0]!, /faults on: latency on shop\/dep/);
+      controller.abort();
+      await rejected;
+      while (plane.registry.status().length > 0) {
+        if (Date.now() > deadline) assert.fail('the fault outlived the cancelled call');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      delete process.env.EXPERIMENT_MCP_TOKEN;
+      await close();
       await plane.close();
       await dependency.close();
     }
