@@ -122,6 +122,8 @@ describe('reading', () => {
     await refused({ ...base, steady_state: [], recover_within: '1s' }, /^recover_within: needs steady_state SLOs/);
     await refused({ title: 't', expect: ['errors < 1%'] }, /^expect\[0\]: an SLO is measured on the load/);
     await refused({ ...base, constructor: {} }, /field "constructor" is not accepted/);
+    await refused({ ...base, expect: Array.from({ length: 4 }, () => ({ http: 'GET /health', every: '100ms', during: 'run' })), load: { ...base.load, duration: '10m' } }, /^expect: the HTTP checks would probe 24000 times; at most 20000 per run/);
+    await refused({ ...base, rollbacks: Array.from({ length: 9 }, () => ({ command: ['true'] })) }, /^rollbacks: at most 8 commands/);
   });
 
   test("mcp-chaos-monkey's scenario JSON reads as it is: name, faults for their durationMs, assertions not checked", async () => {

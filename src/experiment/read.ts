@@ -35,7 +35,7 @@ export interface ReadOptions {
 }
 
 /** Limits of one experiment. */
-export const EXPERIMENT_LIMITS = { steps: 64, expectations: 64, abortRules: 16, rollbacks: 8, commandTimeoutMs: 3_600_000, defaultCommandTimeoutMs: 300_000 };
+export const EXPERIMENT_LIMITS = { steps: 64, expectations: 64, abortRules: 16, rollbacks: 8, probes: 20_000, commandTimeoutMs: 3_600_000, defaultCommandTimeoutMs: 300_000 };
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 /** The run goes on this long after the last fault's end plus recover_within, when its length is not given. */
 const DEFAULT_TAIL_MS = 5000;
@@ -120,6 +120,16 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     if (steps.length === 0) throw new ToolInputError('recover_within: there is no step whose end recovery is measured from');
   }
 
+  const abort = await readAbort(file.abort_when, context);
+  const rollbacksRaw = (file.rollbacks as Raw[] | undefined) ?? [];
+  if (rollbacksRaw.length > EXPERIMENT_LIMITS.rollbacks) throw new ToolInputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
+  // Every HTTP check is a timer and a request per probe: bounded, so a 100 ms check over a long
+  // window cannot schedule hundreds of thousands of them.
+  const probes =
+    expectations.reduce((sum, e) => sum + (e.kind === 'http' ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs) : 0), 0) +
+    abort.reduce((sum, rule) => sum + (rule.kind === 'http' ? Math.ceil(Math.max(0, phases.inject.toMs - phases.inject.fromMs) / rule.check.everyMs) : 0), 0);
+  if (probes > EXPERIMENT_LIMITS.probes) throw new ToolInputError(`expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} per run — probe less often (every) or in shorter windows`);
+
   return {
     title,
     description: typeof file.description === 'string' ? file.description : '',
@@ -134,8 +144,8 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     expectations,
     steadySlos,
     recoverWithinMs,
-    abort: await readAbort(file.abort_when, context),
-    rollbacks: ((file.rollbacks as Raw[] | undefined) ?? []).map((item, index) => readCommand(item, `rollbacks[${index}]`, context.baseDir)),
+    abort,
+    rollbacks: rollbacksRaw.map((item, index) => readCommand(item, `rollbacks[${index}]`, context.baseDir)),
     notChecked: [
       ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== '' ? [`expected behaviour: ${file.expectedBehavior.trim()}`] : []),
       ...((file.assertions as string[] | undefined) ?? []).map((text) => text.trim()).filter((text) => text !== ''),
