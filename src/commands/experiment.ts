@@ -1,5 +1,5 @@
 /**
- * `faultline experiment run|validate|export|schema|suggest`: experiments as code from the shell.
+ * `faultline experiment run|validate|export|suggest|schema`: experiments as code from the shell.
  * The domain work is src/experiment's; this file reads flags and files and writes outputs.
  *
  * Exit codes of `run` are `faultline run`'s: 0 passed, 3 failed (an expectation failed, or an
@@ -106,6 +106,29 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option('--target <json>', 'fis: target_config JSON {roleArn, stopConditionArn, mappings: {<name>: {tags | resourceArns | parameters}}, …}; placeholders fill what is missing')
     .addHelpText('after', '\nExamples:\n  faultline experiment export --to chaos-mesh weather.yaml --selector weather:app=weather --namespace shop\n  faultline experiment export --to k6 weather.yaml --partial --out load.js');
   addContextOptions(exportCommand).action((file: string, flags: ExportFlags) => runCommand(() => exportFromShell(file, flags, globals())));
+
+  experiment
+    .command('suggest')
+    .argument('<path>', "the app's source directory, or one source file")
+    .summary('propose a starter experiment from the code\'s outbound dependencies')
+    .description(
+      'Reads the code with tree-sitter for its HTTP, Redis, database and broker clients and the environment variables holding their addresses, and prints a ' +
+        'starter experiment (YAML): one proxy mapping and a fitting fault per dependency, and in its header the variables that point the app at the proxies. Runs nothing.',
+    )
+    .option('--out <file>', 'write the experiment to FILE instead of stdout')
+    .action((path: string, flags: { out?: string }) =>
+      runCommand(async () => {
+        if (flags.out) await checkWritable('--out', flags.out);
+        const [{ FileAccess }, { suggestFromSources }] = await Promise.all([import('../access.js'), import('../experiment/suggest/index.js')]);
+        const absolute = resolve(path);
+        const info = await stat(absolute).catch(() => undefined);
+        if (!info) throw new UsageError(`${path}: no such file or directory`);
+        const suggestion = await suggestFromSources(new FileAccess([]), info.isDirectory() ? { sourceDir: absolute } : { file: absolute });
+        for (const note of suggestion.notes) process.stderr.write(`note: ${note}\n`);
+        if (flags.out) await writeFile(flags.out, suggestion.experiment);
+        else process.stdout.write(suggestion.experiment);
+      }),
+    );
 
   experiment
     .command('schema')

@@ -67,12 +67,12 @@ export async function suggestFromSources(access: FileAccess, target: { sourceDir
   if (skipped.length > 0) notes.push(`${skipped.length} file(s) not read: ${skipped.slice(0, 3).join('; ')}${skipped.length > 3 ? '; …' : ''}`);
   const { stringify } = await import('yaml');
   const header = [
-    '# yaml-language-server: $schema=https://faultline.dev/schemas/experiment.schema.json',
     '# A starter experiment from the code\'s outbound dependencies (faultline). Start the app with',
     '# these variables so its calls go through the experiment\'s proxies:',
     ...(Object.keys(env).length ? Object.entries(env).map(([name, value]) => `#   ${name}=${value}`) : ['#   (none found: point the app at the proxies by hand)']),
     ...dependencies.map((dependency) => `# ${dependency.name}: ${dependency.kind} through ${dependency.client} (${dependency.evidence[0]}); ${FITTING[dependency.kind].fault.type}: ${FITTING[dependency.kind].why}`),
     '# then: faultline experiment run <this file> --html report.html',
+    '# Editors complete and check it against faultline\'s schemas/experiment.schema.json (`faultline experiment schema` prints it).',
   ];
   return { dependencies, experiment: `${header.join('\n')}\n${stringify(experiment, { lineWidth: 0 })}`, env, notes, files_read: sources.length };
 }
