@@ -107,14 +107,21 @@ class ExperimentRun {
   async execute(): Promise<ExperimentResult> {
     const { experiment } = this;
     const signal = this.options.signal;
-    const onCancel = (): void => this.clearAllNow('cancelled');
+    // Cancelled: the in-process faults go at once; the plane steps, checks and commands stop.
+    const onCancel = (): void => {
+      this.clearAllNow('cancelled');
+      this.halt.abort();
+      this.finish.abort();
+    };
     signal?.addEventListener('abort', onCancel, { once: true });
     let load: OpenLoopResult | undefined;
     let rollbacks: ExperimentResult['rollbacks'] = [];
+    let started = false;
     const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       await this.startPlanes();
+      started = true;
       if (experiment.load) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
@@ -153,8 +160,8 @@ class ExperimentRun {
       this.halt.abort();
       this.finish.abort();
       await this.cleanUp();
-      // Whatever happened, cancellation and errors included; every fault is already cleared.
-      rollbacks = await this.runRollbacks();
+      // Once the run started, whatever happened (cancellation and errors too); every fault is already cleared.
+      if (started) rollbacks = await this.runRollbacks();
     }
     return this.result(load, rollbacks);
   }
