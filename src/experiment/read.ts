@@ -88,8 +88,6 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const base = loadPlan?.url;
   const context: CheckContext = { base, policy: options.policy, steps, phases, durationMs, baseDir: options.baseDir };
 
-  const steadySlos: Slo[] = [];
-  const expectations: Expectation[] = [];
   const afterWindow: Window = { label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`, fromMs: Math.min(durationMs, phases.recover.fromMs + (recoverWithinMs ?? 0)), toMs: durationMs };
   const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
   if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
@@ -97,20 +95,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       `${load?.duration !== undefined ? 'load.duration' : 'duration'}: the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} after the last step${recoverWithinMs !== undefined ? `, which leaves less than ${formatDuration(MIN_AFTER_MS)} after recover_within (${formatDuration(recoverWithinMs)})` : ''} to see the steady state again; lengthen the run`,
     );
   }
-  for (const [index, item] of steadyRaw.entries()) {
-    const where = `steady_state[${index}]`;
-    if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
-      const slo = needLoad(parseSlo(item, where), loadPlan, where);
-      steadySlos.push(slo);
-      expectations.push({ kind: 'slo', id: `${where}.before`, title: `steady state before the faults: ${slo.title}`, slo, window: phases.baseline, role: 'steady-before' });
-      expectations.push({ kind: 'slo', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${slo.title}`, slo, window: afterWindow, role: 'steady-after' });
-    } else {
-      const { check, mode } = await readHttpCheck(item, where, context);
-      const label = typeof item === 'string' ? item : ((item as Raw).name as string | undefined) ?? (item as Raw).http;
-      expectations.push({ kind: 'http', id: `${where}.before`, title: `steady state before the faults: ${String(label)}`, check, mode, window: phases.baseline, role: 'steady-before' });
-      expectations.push({ kind: 'http', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${String(label)}`, check, mode, window: afterWindow, role: 'steady-after' });
-    }
-  }
+  const { steadySlos, expectations } = await readSteadyState(steadyRaw, afterWindow, loadPlan, context);
   for (const [index, item] of ((file.expect as unknown[] | undefined) ?? []).entries()) {
     expectations.push(await readExpectation(item, `expect[${index}]`, loadPlan, context));
   }
@@ -151,6 +136,28 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       ...((file.assertions as string[] | undefined) ?? []).map((text) => text.trim()).filter((text) => text !== ''),
     ],
   };
+}
+
+/** The steady state, each entry judged twice: over the baseline, and after recovery (`after`). */
+async function readSteadyState(steadyRaw: readonly unknown[], afterWindow: Window, loadPlan: LoadPlan | undefined, context: CheckContext): Promise<{ steadySlos: Slo[]; expectations: Expectation[] }> {
+  const { phases } = context;
+  const steadySlos: Slo[] = [];
+  const expectations: Expectation[] = [];
+  for (const [index, item] of steadyRaw.entries()) {
+    const where = `steady_state[${index}]`;
+    if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
+      const slo = needLoad(parseSlo(item, where), loadPlan, where);
+      steadySlos.push(slo);
+      expectations.push({ kind: 'slo', id: `${where}.before`, title: `steady state before the faults: ${slo.title}`, slo, window: phases.baseline, role: 'steady-before' });
+      expectations.push({ kind: 'slo', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${slo.title}`, slo, window: afterWindow, role: 'steady-after' });
+    } else {
+      const { check, mode } = await readHttpCheck(item, where, context);
+      const label = typeof item === 'string' ? item : ((item as Raw).name as string | undefined) ?? (item as Raw).http;
+      expectations.push({ kind: 'http', id: `${where}.before`, title: `steady state before the faults: ${String(label)}`, check, mode, window: phases.baseline, role: 'steady-before' });
+      expectations.push({ kind: 'http', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${String(label)}`, check, mode, window: afterWindow, role: 'steady-after' });
+    }
+  }
+  return { steadySlos, expectations };
 }
 
 function needLoad<T>(value: T, load: LoadPlan | undefined, where: string): T {

@@ -24,61 +24,7 @@ export function renderHtml(result: ExperimentResult): string {
     color: PALETTE[index % PALETTE.length]!,
     planned: fault.onAtMs === null,
   }));
-  const failed = result.expectations.filter((e) => e.status === 'failed' && e.atMs !== null);
-  const markers: Marker[] = failed.map((e, index) => ({ atMs: e.atMs!, label: `${index + 1}`, color: '#cf222e' }));
-  if (result.aborted) markers.push({ atMs: result.aborted.atMs, label: 'abort', color: '#000000' });
-  const buckets = result.timeline.buckets;
-  const mid = (bucket: { fromMs: number; toMs: number }): number => (bucket.fromMs + bucket.toMs) / 2;
-  const charts: string[] = [];
-  const lanes: Lane[] = [
-    ...result.faults.map((fault, index) => ({
-      label: fault.name,
-      bars: [{ fromMs: bands[index]!.fromMs, toMs: bands[index]!.toMs, color: bands[index]!.color, planned: fault.onAtMs === null, title: `${fault.name}: ${fault.type} on ${fault.where}, ${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}` }],
-    })),
-    ...result.steps.map((step) => ({ label: step.name, bars: step.startedAtMs === null ? [] : [{ fromMs: step.startedAtMs, toMs: step.endedAtMs ?? duration, color: '#57606a', title: `${step.name} (${step.kind})${step.error ? `: ${step.error}` : ''}` }] })),
-    ...Object.entries(result.checks).map(([id, observations]) => ({
-      label: result.expectations.find((e) => e.id.startsWith(id))?.title ?? id,
-      bars: [],
-      dots: observations.map((o) => ({ atMs: o.atMs, ok: o.ok, title: `${ms(o.atMs)}: ${o.detail}` })),
-    })),
-    ...result.commands.map((command) => ({ label: command.id, bars: [{ fromMs: command.startedAtMs, toMs: command.endedAtMs, color: command.exitCode === 0 ? '#1a7f37' : '#cf222e', title: `${command.id}: exit ${command.exitCode ?? command.signal}` }] })),
-  ];
-  const { baseline, inject, recover } = result.phases;
-  const phaseBands: Band[] = [
-    { ...baseline, label: 'baseline', color: '#1a7f37' },
-    { ...inject, label: 'inject', color: '#cf222e' },
-    { ...recover, label: 'recover', color: '#0969da' },
-  ].filter((phase) => phase.toMs > phase.fromMs);
-  if (lanes.length > 0) charts.push(laneChart('timeline', duration, lanes, phaseBands));
-  if (buckets.length > 0) {
-    charts.push(
-      lineChart({
-        id: 'latency',
-        title: `Latency from the intended start, ms (per ${formatDuration(result.timeline.bucketMs)})`,
-        unit: 'ms',
-        durationMs: duration,
-        height: 260,
-        bands,
-        markers,
-        series: [
-          { name: 'p50', color: '#0969da', points: buckets.map((b) => ({ ms: mid(b), value: b.p50Ms })) },
-          { name: 'p95', color: '#8250df', points: buckets.map((b) => ({ ms: mid(b), value: b.p95Ms })) },
-          { name: 'p99', color: '#bf3989', points: buckets.map((b) => ({ ms: mid(b), value: b.p99Ms })) },
-        ],
-      }),
-      lineChart({
-        id: 'errors',
-        title: 'Error rate, % of requests due in each bucket',
-        unit: '%',
-        durationMs: duration,
-        height: 200,
-        bands,
-        markers,
-        maxValue: Math.min(100, Math.max(5, ...buckets.map((b) => b.errorPercent ?? 0)) * 1.1),
-        series: [{ name: 'errors', color: '#cf222e', area: true, points: buckets.map((b) => ({ ms: mid(b), value: b.errorPercent })) }],
-      }),
-    );
-  }
+  const charts = chartsOf(result, bands);
   const verdictColor = result.verdict === 'passed' ? STATUS_COLOR.passed : result.verdict === 'failed' ? STATUS_COLOR.failed : STATUS_COLOR.inconclusive;
   const load = result.load;
   const stats = load
@@ -144,11 +90,72 @@ export function renderHtml(result: ExperimentResult): string {
   ${commandBlocks ? `<h2>Commands</h2>${commandBlocks}` : ''}
   <p class="foot">faultline experiment · seed ${escapeHtml(String(result.seed ?? '—'))} · ${escapeHtml(result.startedAt)} → ${escapeHtml(result.endedAt)}</p>
 </section>
-<script type="application/json" id="buckets">${JSON.stringify(buckets).replace(/</g, '\\u003c')}</script>
+<script type="application/json" id="buckets">${JSON.stringify(result.timeline.buckets).replace(/</g, '\\u003c')}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+/** The timeline strip (faults, plane steps, checks, commands on their lanes) and the latency and error-rate charts. */
+function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
+  const duration = result.durationMs;
+  const failed = result.expectations.filter((e) => e.status === 'failed' && e.atMs !== null);
+  const markers: Marker[] = failed.map((e, index) => ({ atMs: e.atMs!, label: `${index + 1}`, color: '#cf222e' }));
+  if (result.aborted) markers.push({ atMs: result.aborted.atMs, label: 'abort', color: '#000000' });
+  const buckets = result.timeline.buckets;
+  const mid = (bucket: { fromMs: number; toMs: number }): number => (bucket.fromMs + bucket.toMs) / 2;
+  const charts: string[] = [];
+  const lanes: Lane[] = [
+    ...result.faults.map((fault, index) => ({
+      label: fault.name,
+      bars: [{ fromMs: bands[index]!.fromMs, toMs: bands[index]!.toMs, color: bands[index]!.color, planned: fault.onAtMs === null, title: `${fault.name}: ${fault.type} on ${fault.where}, ${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}` }],
+    })),
+    ...result.steps.map((step) => ({ label: step.name, bars: step.startedAtMs === null ? [] : [{ fromMs: step.startedAtMs, toMs: step.endedAtMs ?? duration, color: '#57606a', title: `${step.name} (${step.kind})${step.error ? `: ${step.error}` : ''}` }] })),
+    ...Object.entries(result.checks).map(([id, observations]) => ({
+      label: result.expectations.find((e) => e.id.startsWith(id))?.title ?? id,
+      bars: [],
+      dots: observations.map((o) => ({ atMs: o.atMs, ok: o.ok, title: `${ms(o.atMs)}: ${o.detail}` })),
+    })),
+    ...result.commands.map((command) => ({ label: command.id, bars: [{ fromMs: command.startedAtMs, toMs: command.endedAtMs, color: command.exitCode === 0 ? '#1a7f37' : '#cf222e', title: `${command.id}: exit ${command.exitCode ?? command.signal}` }] })),
+  ];
+  const { baseline, inject, recover } = result.phases;
+  const phaseBands: Band[] = [
+    { ...baseline, label: 'baseline', color: '#1a7f37' },
+    { ...inject, label: 'inject', color: '#cf222e' },
+    { ...recover, label: 'recover', color: '#0969da' },
+  ].filter((phase) => phase.toMs > phase.fromMs);
+  if (lanes.length > 0) charts.push(laneChart('timeline', duration, lanes, phaseBands));
+  if (buckets.length > 0) {
+    charts.push(
+      lineChart({
+        id: 'latency',
+        title: `Latency from the intended start, ms (per ${formatDuration(result.timeline.bucketMs)})`,
+        unit: 'ms',
+        durationMs: duration,
+        height: 260,
+        bands,
+        markers,
+        series: [
+          { name: 'p50', color: '#0969da', points: buckets.map((b) => ({ ms: mid(b), value: b.p50Ms })) },
+          { name: 'p95', color: '#8250df', points: buckets.map((b) => ({ ms: mid(b), value: b.p95Ms })) },
+          { name: 'p99', color: '#bf3989', points: buckets.map((b) => ({ ms: mid(b), value: b.p99Ms })) },
+        ],
+      }),
+      lineChart({
+        id: 'errors',
+        title: 'Error rate, % of requests due in each bucket',
+        unit: '%',
+        durationMs: duration,
+        height: 200,
+        bands,
+        markers,
+        maxValue: Math.min(100, Math.max(5, ...buckets.map((b) => b.errorPercent ?? 0)) * 1.1),
+        series: [{ name: 'errors', color: '#cf222e', area: true, points: buckets.map((b) => ({ ms: mid(b), value: b.errorPercent })) }],
+      }),
+    );
+  }
+  return charts;
 }
 
 const STYLE = `
