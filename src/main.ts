@@ -28,6 +28,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['toolcall', 'mcp-chaos'], load: async () => (await import('./commands/toolcall.js')).registerToolcallCommand },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
   { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
+  { names: ['experiment'], load: async () => (await import('./commands/experiment.js')).registerExperimentCommand },
 ];
 
 /** Builds the program with every command registered (help, tests). */

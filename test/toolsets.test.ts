@@ -88,10 +88,10 @@ test('toolsets: the config chooses the families tools/list offers', async () => 
 });
 
 test('every family name is documented in the config list; by default every one but the opt-in ones', () => {
-  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'fis-recommender']);
+  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment', 'fis-recommender']);
   assert.deepEqual([...OPT_IN_TOOLSETS], ['fis-recommender']);
   assert.deepEqual(makeConfig().toolsets, [...DEFAULT_TOOLSETS]);
-  assert.deepEqual([...DEFAULT_TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud']);
+  assert.deepEqual([...DEFAULT_TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment']);
 });
 
 test('--toolsets: "all" is every default family; an opt-in family comes only when named, alone or with all', () => {
@@ -140,7 +140,7 @@ test('an unknown toolset is a usage error listing the accepted ones', () => {
     const { code, stdout, stderr } = run([...args], { ...env });
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
-    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, fis-recommender, all/);
+    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, experiment, fis-recommender, all/);
   }
 });
 

@@ -28,11 +28,11 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
     .command('coverage')
     .summary('report which fault families a suite\'s runs exercised')
     .description(
-      'Reads a suite file (YAML: version, agents, runs of kind probe|toolcall|network|scenario, each with its run record) ' +
+      'Reads a suite file (YAML: version, agents, runs of kind probe|toolcall|network|scenario|experiment, each with its run record) ' +
         'and reports per fault family covered / partial / uncovered / n/a, per leaf which run exercised it, and the percentage ' +
         'of applicable leaves exercised. Computed from the run records of what actually ran: `faultline probe --json FILE` ' +
         'writes one (kind probe), so does `faultline toolcall proxy stdio|http --json FILE` (kind toolcall: the faults it ' +
-        'injected); no command writes network or scenario records yet (one written by other tooling in the same format counts). ' +
+        'injected), `faultline run --json` and `faultline experiment run --json` (kinds scenario and experiment); one written by other tooling in the same format counts too. ' +
         '--no-suite prints the taxonomy.',
     )
     .argument('[suite]', 'the suite YAML file')

@@ -137,9 +137,8 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
       else hits.set(leaf.id, [...(hits.get(leaf.id) ?? []), { run: run.name, status: leaf.status }]);
     }
     const recordKind = runKindOf(record.kind);
-    const mapping = taxonomy.injections[recordKind === 'scenario' ? 'network' : (recordKind ?? '')] ?? {};
     for (const fault of record.injected ?? []) {
-      for (const id of mapping[fault] ?? []) hits.set(id, [...(hits.get(id) ?? []), { run: run.name, status: `injected ${fault}` }]);
+      for (const id of injectedLeaves(taxonomy, recordKind, fault)) hits.set(id, [...(hits.get(id) ?? []), { run: run.name, status: `injected ${fault}` }]);
     }
   }
   const leaves: LeafCoverage[] = taxonomy.leaves.map((leaf) => {
@@ -167,6 +166,19 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
     exercised,
     applicable,
   };
+}
+
+/**
+ * The leaves an injected fault exercises, by the record's kind (a scenario's faults are network
+ * faults). An experiment breaks several planes: its tool-call-plane faults say so
+ * (`toolcall:schema_drift`), the rest are the proxy's faults.
+ */
+function injectedLeaves(taxonomy: Taxonomy, kind: RunKind | undefined, fault: string): readonly string[] {
+  if (kind === 'experiment') {
+    const plane = fault.startsWith('toolcall:') ? 'toolcall' : 'network';
+    return taxonomy.injections[plane]?.[fault.replace(/^toolcall:/, '')] ?? [];
+  }
+  return taxonomy.injections[kind === 'scenario' ? 'network' : (kind ?? '')]?.[fault] ?? [];
 }
 
 export const COVERAGE_FORMATS = ['text', 'json', 'md', 'junit', 'sarif'] as const;

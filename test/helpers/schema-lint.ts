@@ -1,7 +1,7 @@
 /**
  * The lint every published tool must pass (DESIGN.md §2): a title, all four annotations set
  * explicitly, a name MCP hosts accept, and input schemas that Gemini and OpenAI strict mode
- * accept — flat, with no keyword either rejects.
+ * accept: no keyword either rejects, and no object without declared properties.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -46,25 +46,21 @@ export function lintTool(tool: Tool): string[] {
     if (key === 'additionalProperties' && typeof value === 'object') problems.push(where(`${path} has additionalProperties with a schema`));
     if (key === 'type' && Array.isArray(value)) problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
   });
-  // A structured argument is an object with named properties (portable); a bare map, or an object
-  // with no properties (which Gemini refuses), is not.
-  walk(tool.inputSchema.properties, 'inputSchema.properties', (path, key, value) => {
-    if (key !== 'type' || value !== 'object') return;
-    const node = at(tool.inputSchema, path.replace(/^inputSchema\./, ''));
-    const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
-    if (!properties || Object.keys(properties).length === 0) problems.push(where(`${path} is an object without named properties; give its fields`));
-  });
+  // A structured argument is an object in the schema, and Gemini rejects an object
+  // that declares no properties: every nested object, in arrays too, must say what it holds.
+  const objectsWithoutProperties = (node: Record<string, unknown> | undefined, path: string): void => {
+    if (!node) return;
+    if (node.type === 'object' && Object.keys((node.properties ?? {}) as object).length === 0) problems.push(where(`input "${path}" is an object without properties`));
+    for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) objectsWithoutProperties(child, path ? `${path}.${name}` : name);
+    objectsWithoutProperties(node.items as Record<string, unknown> | undefined, `${path}[]`);
+  };
+  for (const [name, property] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>)) objectsWithoutProperties(property, name);
   if (tool.outputSchema) {
     walk(tool.outputSchema, 'outputSchema', (path, key) => {
       if (FORBIDDEN_OUTPUT_KEYWORDS.includes(key)) problems.push(where(`${path} uses "${key}"`));
     });
   }
   return problems;
-}
-
-/** The node at a dotted path (`properties.finding.items`) under `root`. */
-function at(root: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
 }
 
 function walk(node: unknown, path: string, visit: (path: string, key: string, value: unknown) => void): void {
