@@ -114,26 +114,26 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
     assert.equal(fam.TIMEOUT, 'partial'); // latency → FAULT-TIMEOUT-PROGRESS
     assert.equal(fam.SECURITY, 'uncovered');
     assert.equal(fam.PROVIDER, 'n/a'); // no agents in the suite
-    // 6 PROTO + 3 SCHEMA + TOOL-HANG + TIMEOUT-PROGRESS exercised, out of 29 leaves minus 4 PROVIDER.
-    assert.equal(report.exercised, 11);
-    assert.equal(report.applicable, 25);
-    assert.equal(report.percent, 44);
+    // 7 PROTO + 3 SCHEMA + TOOL-HANG + TIMEOUT-PROGRESS exercised, out of 30 leaves minus 4 PROVIDER.
+    assert.equal(report.exercised, 12);
+    assert.equal(report.applicable, 26);
+    assert.equal(report.percent, 46.2);
     assert.equal(report.runs.find((x: { name: string }) => x.name === 'never').ran, false);
 
     const below = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '50']);
     assert.equal(below.code, 6);
-    assert.match(below.stdout, /44% .*NOT met/);
+    assert.match(below.stdout, /46\.2% .*NOT met/);
     const met = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '40', '--format', 'junit']);
     assert.equal(met.code, 0);
     assert.match(met.stdout, /<testsuite name="fault-coverage" tests="8" failures="5" skipped="1">/);
     const only = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'plan', '--format', 'sarif']);
     const sarif = JSON.parse(only.stdout);
     assert.equal(sarif.version, '2.1.0');
-    assert.equal(sarif.runs[0].results.length, 25 - 3); // plan alone exercises 3 leaves
+    assert.equal(sarif.runs[0].results.length, 26 - 3); // plan alone exercises 3 leaves
     const unknown = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'nope']);
     assert.equal(unknown.code, 2);
     const taxonomy = await cli(['coverage', '--no-suite']);
-    assert.match(taxonomy.stdout, /8 families, 29 leaves/);
+    assert.match(taxonomy.stdout, /8 families, 30 leaves/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -146,7 +146,7 @@ test('fault_probe_mcp_server: the report and every finding; bad arguments are na
     assert.equal(result.isError, undefined);
     const s = result.structuredContent as { verdict: string; passed: number; failed: number; leaves: unknown[] };
     assert.equal(s.verdict, 'pass');
-    assert.equal(s.passed, 6);
+    assert.equal(s.passed, 7);
     const both = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: 'node', url: 'http://127.0.0.1:1/mcp' } });
     assert.equal(both.isError, true);
     const remote = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://203.0.113.9/mcp' } });

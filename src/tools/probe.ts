@@ -31,9 +31,10 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       title: 'Probe an MCP server for runtime faults',
       description:
         'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
-        'reports per leaf passed/failed/inconclusive/untested (applies, could not be exercised)/n/a, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
-        'stdio server, or url for streamable HTTP (loopback/private unless remote targets are allowed). Only readOnlyHint tools are ' +
-        'called unless allow_writes. Takes seconds.',
+        'reports per leaf passed/failed/warning/inconclusive/untested (applies, could not be exercised)/n/a; each finding is a failure ' +
+        '(a MUST broken, a crash, a hang, a security check) or a warning (a SHOULD, a portability risk), with its JSON-RPC exchange. ' +
+        'Give command (+ args) to spawn a stdio server, or url for streamable HTTP (loopback/private unless remote targets are ' +
+        'allowed; link-local and metadata addresses never). Only readOnlyHint tools are called unless allow_writes. Takes seconds to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
         args: z.array(z.string()).optional().describe('Arguments of command, e.g. ["server.js"]'),
@@ -46,15 +47,27 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
       output: {
-        verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('inconclusive: nothing failed and nothing passed (untested leaves are counted apart)'),
+        verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('fail: a failure was found; pass may carry warnings; inconclusive: nothing failed and nothing was exercised'),
         target: z.string(),
         passed: z.number(),
-        failed: z.number(),
+        failed: z.number().describe('Leaves with a failure'),
+        warning: z.number().describe('Leaves with warnings only'),
         not_applicable: z.number(),
         inconclusive: z.number(),
         untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
         leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
-        findings: z.array(z.object({ leaf: z.string(), tool: z.string().optional(), message: z.string(), exchange: z.array(z.string()) })),
+        findings: z
+          .array(
+            z.object({
+              leaf: z.string(),
+              severity: z.enum(['failure', 'warning']),
+              tools: z.array(z.string()).optional().describe('Every tool a finding of this kind was seen on'),
+              occurrences: z.number(),
+              message: z.string(),
+              exchange: z.array(z.string()),
+            }),
+          )
+          .describe('Failures first, then warnings'),
         error: z.string().optional(),
       },
       annotations: PROBE_ANNOTATIONS,
@@ -67,11 +80,13 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
       if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
       let target: Target;
+      const allowRemote = ctx.config.scenario.allowRemoteTargets;
       if (url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
+        const checked = await checkLoadTarget(url, allowRemote, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
       } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      const { targetLookup } = await import('../target-policy.js');
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
       let step = 0;
@@ -82,6 +97,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         allowWrites: input.allow_writes === true,
         callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
         overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
+        lookup: targetLookup(allowRemote),
         signal: call.signal,
         onProgress: (message) => call.progress(++step, undefined, message),
       });
@@ -94,13 +110,22 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
           target: report.target,
           passed: report.summary.passed,
           failed: report.summary.failed,
+          warning: report.summary.warning,
           not_applicable: report.summary.notApplicable,
           inconclusive: report.summary.inconclusive,
           untested: report.summary.untested,
           leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
-          findings: report.leaves.flatMap((l) =>
-            l.findings.map((f) => ({ leaf: f.leaf, ...(f.tool ? { tool: f.tool } : {}), message: f.message, exchange: f.exchange.map((x) => `${x.dir} ${x.text}`) })),
-          ),
+          findings: report.leaves
+            .flatMap((l) => l.findings)
+            .sort((a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'))
+            .map((f) => ({
+              leaf: f.leaf,
+              severity: f.severity,
+              ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
+              occurrences: f.occurrences,
+              message: f.message,
+              exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
+            })),
           ...(report.error ? { error: report.error } : {}),
         },
       };
