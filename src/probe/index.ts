@@ -4,4 +4,4 @@ export { loadTaxonomy, checkTaxonomy, familyOf, FAMILY_IDS, type Taxonomy, type 
 export { renderProbeText } from './render.js';
 export type { Target } from './peer/index.js';
 export { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, recordProblems, type RunRecord, type LeafStatus } from './record.js';
-export { loadSuite, computeCoverage, renderCoverage, renderTaxonomy, COVERAGE_FORMATS, type CoverageReport, type CoverageFormat, type Suite } from './coverage.js';
+export { loadSuite, computeCoverage, scoreProbes, renderCoverage, renderTaxonomy, thresholdMet, COVERAGE_FORMATS, type CoverageReport, type CoverageFormat, type Suite } from './coverage.js';
