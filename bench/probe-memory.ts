@@ -60,7 +60,7 @@ async function measure(cli: string, c: Case): Promise<Outcome> {
   const server = c.http ? await startHttp(c.env) : undefined;
   try {
     const target = server ? ['--url', server.url] : ['--', process.execPath, fixture];
-    const args = ['--import', rssProbe, cli, 'probe', '--quiet', '--family', 'TOOL', '--cases', '1', '--call-timeout', '5000', '--timeout', '120000', '--json', join(dir, 'r.json'), ...target];
+    const args = ['--import', rssProbe, cli, 'probe', '--quiet', '--family', 'TOOL', '--family', 'PROTO', '--cases', '1', '--call-timeout', '5000', '--timeout', '120000', '--json', join(dir, 'r.json'), ...target];
     const started = Date.now();
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, args, { env: { ...process.env, ...c.env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -71,8 +71,9 @@ async function measure(cli: string, c: Case): Promise<Outcome> {
     const wallMs = Date.now() - started;
     const rssKb = Number(/faultline-peak-rss-kb=(\d+)/.exec(stderr)?.[1] ?? NaN);
     const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8').catch(() => '{}')) as { leaves?: Array<{ findings: Array<{ leaf: string; message: string }> }> };
-    const findings = (report.leaves ?? []).flatMap((leaf) => leaf.findings).map((f) => `${f.leaf}: ${f.message}`);
-    return { rssMb: Math.round(rssKb / 1024), wallMs, code, said: findings[0]?.slice(0, 110) ?? 'no finding' };
+    // What the report says about the hostile answer (the fixture also serves tools/list before initialize: not that).
+    const findings = (report.leaves ?? []).flatMap((leaf) => leaf.findings).filter((f) => f.leaf !== 'FAULT-PROTO-PRE-INIT').map((f) => `${f.leaf}: ${f.message}`);
+    return { rssMb: Math.round(rssKb / 1024), wallMs, code, said: findings.join(' | ').slice(0, 160) || 'no finding' };
   } finally {
     server?.child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });

@@ -26,3 +26,10 @@ export const PEER_BOUNDS = {
   /** Pollution lines and unreadable messages kept per session (all are counted). */
   keptProblems: 20,
 } as const;
+
+/** A byte count as people read it: "16 MiB", "25.0 MiB", "812 bytes". */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${bytes} bytes`;
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}

@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { readJson, DEFAULT_MAX_JSON_DEPTH, isMessageObject, type JsonRpcMessage } from '../../jsonrpc/message.js';
 import { createSseReader } from '../../jsonrpc/sse.js';
-import { PEER_BOUNDS } from '../limits.js';
+import { PEER_BOUNDS, sizeText } from '../limits.js';
 import { BasePeer, refOf, until, within, type CloseOptions, type HttpTarget, type Peer, type Reply, type RequestOptions } from './base.js';
 
 /** After its time is up, a session still gets this long for its DELETE. */
@@ -87,16 +87,16 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
         ? createSseReader({
             maxEventChars: PEER_BOUNDS.messageBytes,
             onEvent: (event) => event.data !== '' && deliver(event.data),
-            onOversize: () => stop(`an SSE event over the probe's bound of ${PEER_BOUNDS.messageBytes} characters per message`),
+            onOversize: () => stop(`an SSE event of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`),
           })
         : undefined;
       const parts: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
         total += chunk.length;
         if (kept.length < BODY_KEPT_CHARS) kept += chunk.toString('utf8', 0, Math.min(chunk.length, BODY_KEPT_CHARS - kept.length));
-        if (total > PEER_BOUNDS.responseBytes) return stop(`an answer of more than ${PEER_BOUNDS.responseBytes} bytes, over the probe's bound per answer`);
+        if (total > PEER_BOUNDS.responseBytes) return stop(`an answer of more than ${sizeText(PEER_BOUNDS.responseBytes)}, the probe's bound per answer (it was cut there)`);
         if (reader) return reader.feed(chunk);
-        if (total > PEER_BOUNDS.messageBytes) return stop(`a body of more than ${PEER_BOUNDS.messageBytes} bytes, over the probe's bound per message`);
+        if (total > PEER_BOUNDS.messageBytes) return stop(`a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`);
         parts.push(chunk);
       });
       res.on('end', () => {
@@ -184,7 +184,7 @@ export class HttpPeer extends BasePeer implements Peer {
       this.bytesRead += response.bytes;
       if (this.bytesRead > PEER_BOUNDS.peerBytes && !this.closed) {
         // More than a server may send in one session: the probe reads no more of it.
-        this.unreadableMessage(`more than ${PEER_BOUNDS.peerBytes} bytes of answers in one session`, 'bound', '', ref);
+        this.unreadableMessage(`more than ${sizeText(PEER_BOUNDS.peerBytes)} of answers in one session, the probe's bound per session`, 'bound', '', ref);
         void this.close({ deadline: Date.now() });
       }
       const session = response.headers['mcp-session-id'];

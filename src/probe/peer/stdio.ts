@@ -4,7 +4,7 @@
  */
 import { createLineReader, type OversizeLine } from '../../jsonrpc/lines.js';
 import { spawnTree, type ProcessTree } from '../../process-group.js';
-import { PEER_BOUNDS } from '../limits.js';
+import { PEER_BOUNDS, sizeText } from '../limits.js';
 import { BasePeer, refOf, until, within, type CloseOptions, type Peer, type Reply, type RequestOptions, type StdioTarget } from './base.js';
 
 /** After its time is up, a stdio server still gets this long between SIGTERM and SIGKILL. */
@@ -79,14 +79,14 @@ export class StdioPeer extends BasePeer implements Peer {
   }
 
   private oversize(line: OversizeLine): void {
-    this.unreadableMessage(`a line of ${line.bytes} bytes, over the probe's bound of ${PEER_BOUNDS.messageBytes} bytes per message`, 'bound', `${line.head}…${line.tail}`);
+    this.unreadableMessage(`a line of ${sizeText(line.bytes)}, over the probe's bound of ${sizeText(PEER_BOUNDS.messageBytes)} per message`, 'bound', `${line.head}…${line.tail}`);
   }
 
   /** More than the server may send in all: it is stopped, and what waits for it ends as closed. */
   private flooded(): void {
     if (this.reaped) return;
-    this.note('!', `the server wrote more than ${PEER_BOUNDS.peerBytes} bytes to stdout; the probe stopped it`);
-    this.unreadable.push({ problem: `more than ${PEER_BOUNDS.peerBytes} bytes on stdout in one session`, kind: 'bound', excerpt: '' });
+    this.note('!', `the server wrote more than ${sizeText(PEER_BOUNDS.peerBytes)} to stdout; the probe stopped it`);
+    this.unreadable.push({ problem: `more than ${sizeText(PEER_BOUNDS.peerBytes)} on stdout in one session, the probe's bound per session (it stopped the server)`, kind: 'bound', excerpt: '' });
     void this.close({ deadline: Date.now() });
   }
 
