@@ -8,11 +8,12 @@
  *
  * Run: npx tsc -p . && node dist/bench/probe-memory.js [--before /tmp/before] [--rounds N]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startFixtureServer } from '../test/helpers/fixture-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = `${root}test/fixtures/probe/hostile-output-server.mjs`;
@@ -34,20 +35,6 @@ const cases: Case[] = [
   { name: 'SSE flood', env: { MODE: 'flood' }, http: true },
 ];
 
-async function startHttp(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [fixture], { env: { ...process.env, ...env, HTTP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const match = /listening on (\S+)/.exec(err);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`the fixture exited: ${err}`)));
-  });
-  return { url, child };
-}
-
 interface Outcome {
   rssMb: number;
   wallMs: number;
@@ -57,7 +44,7 @@ interface Outcome {
 
 async function measure(cli: string, c: Case): Promise<Outcome> {
   const dir = await mkdtemp(join(tmpdir(), 'probe-memory-'));
-  const server = c.http ? await startHttp(c.env) : undefined;
+  const server = c.http ? await startFixtureServer(fixture, c.env) : undefined;
   try {
     const target = server ? ['--url', server.url] : ['--', process.execPath, fixture];
     const args = ['--import', rssProbe, cli, 'probe', '--quiet', '--family', 'TOOL', '--family', 'PROTO', '--cases', '1', '--call-timeout', '5000', '--timeout', '120000', '--json', join(dir, 'r.json'), ...target];

@@ -7,12 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliPath, fixturePath } from './helpers/repo.js';
+import { startFixtureServer } from './helpers/fixture-server.js';
 import { createLineReader, type OversizeLine } from '../src/jsonrpc/lines.js';
 import { loadTaxonomy, runProbe, type ProbeReport, type Target } from '../src/probe/index.js';
 import { handshake, openPeer } from '../src/probe/peer/index.js';
@@ -45,22 +46,7 @@ async function probe(target: Target, families: Array<'PROTO' | 'TOOL' | 'SCHEMA'
 
 const stdio = (env: Record<string, string>): Target => ({ kind: 'stdio', command: process.execPath, args: [HOSTILE], env });
 
-async function httpServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [HOSTILE], { env: { ...process.env, ...env, HTTP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 15_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const match = /listening on (\S+)/.exec(err);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-  });
-  return { url, child };
-}
+const httpServer = (env: Record<string, string>): ReturnType<typeof startFixtureServer> => startFixtureServer(HOSTILE, env);
 
 const leaf = (report: ProbeReport, id: string) => report.leaves.find((l) => l.id === id)!;
 const messages = (report: ProbeReport): string => report.leaves.flatMap((l) => l.findings.map((f) => `${f.leaf} ${f.severity}: ${f.message}`)).join('\n');

@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { fixturePath } from './helpers/repo.js';
+import { startFixtureServer } from './helpers/fixture-server.js';
 import { computeCoverage, loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -185,22 +185,7 @@ test('the cancellation probe asks a delay-like argument for a call that outlasts
 });
 
 /** The faulty server over HTTP with these faults; resolves with its URL and the child to kill. */
-async function httpFaultyServer(faults: string): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HTTP: '1', FAULTS: faults }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 10_000);
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      const m = /listening on (\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-  });
-  return { url, child };
-}
+const httpFaultyServer = (faults: string): ReturnType<typeof startFixtureServer> => startFixtureServer(SERVER, { FAULTS: faults });
 
 test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {
   const { url, child } = await httpFaultyServer('');

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import type { Target } from '../probe/index.js';
+import type { ProbeReport, ProbeVerdict, Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
 import { LEAF_STATUSES } from '../probe/record.js';
@@ -22,6 +22,32 @@ const PROBE_ANNOTATIONS: ToolAnnotationsExplicit = {
 };
 
 const STATUS = z.enum(LEAF_STATUSES);
+
+/** What the tool answers (structuredContent): the verdict, the counts, every leaf and every finding. */
+const PROBE_OUTPUT = {
+  verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('fail: a failure was found; pass may carry warnings; inconclusive: nothing failed and nothing was exercised'),
+  target: z.string(),
+  passed: z.number(),
+  failed: z.number().describe('Leaves with a failure'),
+  warning: z.number().describe('Leaves with warnings only'),
+  not_applicable: z.number(),
+  inconclusive: z.number(),
+  untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
+  leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
+  findings: z
+    .array(
+      z.object({
+        leaf: z.string(),
+        severity: z.enum(['failure', 'warning']),
+        tools: z.array(z.string()).optional().describe('Every tool a finding of this kind was seen on'),
+        occurrences: z.number(),
+        message: z.string(),
+        exchange: z.array(z.string()),
+      }),
+    )
+    .describe('Failures first, then warnings'),
+  error: z.string().optional(),
+};
 
 export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
@@ -46,30 +72,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
         call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
-      output: {
-        verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('fail: a failure was found; pass may carry warnings; inconclusive: nothing failed and nothing was exercised'),
-        target: z.string(),
-        passed: z.number(),
-        failed: z.number().describe('Leaves with a failure'),
-        warning: z.number().describe('Leaves with warnings only'),
-        not_applicable: z.number(),
-        inconclusive: z.number(),
-        untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
-        leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
-        findings: z
-          .array(
-            z.object({
-              leaf: z.string(),
-              severity: z.enum(['failure', 'warning']),
-              tools: z.array(z.string()).optional().describe('Every tool a finding of this kind was seen on'),
-              occurrences: z.number(),
-              message: z.string(),
-              exchange: z.array(z.string()),
-            }),
-          )
-          .describe('Failures first, then warnings'),
-        error: z.string().optional(),
-      },
+      output: PROBE_OUTPUT,
       annotations: PROBE_ANNOTATIONS,
     },
     async (input, call) => {
@@ -105,30 +108,35 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (report.startError) throw new ToolInputError(`command: could not start '${command}': ${report.startError}`);
       return {
         text: renderProbeText(report),
-        structured: {
-          verdict: probeVerdict(report),
-          target: report.target,
-          passed: report.summary.passed,
-          failed: report.summary.failed,
-          warning: report.summary.warning,
-          not_applicable: report.summary.notApplicable,
-          inconclusive: report.summary.inconclusive,
-          untested: report.summary.untested,
-          leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
-          findings: report.leaves
-            .flatMap((l) => l.findings)
-            .sort((a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'))
-            .map((f) => ({
-              leaf: f.leaf,
-              severity: f.severity,
-              ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
-              occurrences: f.occurrences,
-              message: f.message,
-              exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
-            })),
-          ...(report.error ? { error: report.error } : {}),
-        },
+        structured: structuredOf(report, probeVerdict(report)),
       };
     },
   );
+}
+
+/** The report as the tool's structuredContent: snake_case counts, failures before warnings. */
+function structuredOf(report: ProbeReport, verdict: ProbeVerdict): z.infer<z.ZodObject<typeof PROBE_OUTPUT>> {
+  return {
+    verdict,
+    target: report.target,
+    passed: report.summary.passed,
+    failed: report.summary.failed,
+    warning: report.summary.warning,
+    not_applicable: report.summary.notApplicable,
+    inconclusive: report.summary.inconclusive,
+    untested: report.summary.untested,
+    leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
+    findings: report.leaves
+      .flatMap((l) => l.findings)
+      .sort((a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'))
+      .map((f) => ({
+        leaf: f.leaf,
+        severity: f.severity,
+        ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
+        occurrences: f.occurrences,
+        message: f.message,
+        exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
+      })),
+    ...(report.error ? { error: report.error } : {}),
+  };
 }

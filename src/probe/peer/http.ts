@@ -99,9 +99,12 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
         if (total > PEER_BOUNDS.messageBytes) return stop(`a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`);
         parts.push(chunk);
       });
+      // A refusal in plain text or HTML (a 401, a proxy's 502) is an HTTP answer, not a JSON-RPC
+      // message that failed to parse: only a success or a body that says it is JSON is read as one.
+      const jsonRpc = (status >= 200 && status < 300) || String(res.headers['content-type'] ?? '').includes('json');
       res.on('end', () => {
         if (reader) reader.end();
-        else if (parts.length > 0) {
+        else if (parts.length > 0 && jsonRpc) {
           const text = Buffer.concat(parts).toString('utf8');
           if (text.trim() !== '') deliver(text);
         }
