@@ -63,7 +63,11 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
-    .addOption(new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(
+      new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout')
+        .argParser(positiveInteger)
+        .default(5000),
+    )
     .addOption(
       new Option(
         '--timeout <ms>',

@@ -70,7 +70,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         seed: z.number().int().min(0).optional().describe(`Seed of the hostile cases (default ${PROBE_DEFAULTS.seed})`),
         families: z.array(z.enum(FAMILY_IDS)).optional().describe('Only these families (default all)'),
         allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
-        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
+        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms, restarted by each progress notification of a tool call (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
       output: PROBE_OUTPUT,
       annotations: PROBE_ANNOTATIONS,
