@@ -112,7 +112,8 @@ export class Ledger {
       ...(key !== undefined ? { tools: input.tool !== undefined ? [input.tool] : [] } : {}),
       occurrences: 1,
       message: input.message,
-      exchange: input.exchange.slice(-EXCHANGE_LINES),
+      // Which request a line belongs to chose the lines; the record keeps what was said.
+      exchange: input.exchange.slice(-EXCHANGE_LINES).map(({ dir, text }) => ({ dir, text })),
     };
     r.findings.push(finding);
     if (key !== undefined) r.groups.set(key, finding);

@@ -46,7 +46,7 @@ export class StdioPeer extends BasePeer implements Peer {
     });
     child.stdin!.on('error', () => undefined);
     child.stderr!.on('data', (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      this.stderr = (this.stderr + chunk.toString('utf8', Math.max(0, chunk.length - STDERR_TAIL_CHARS))).slice(-STDERR_TAIL_CHARS);
     });
     const lines = createLineReader({
       maxLineBytes: PEER_BOUNDS.messageBytes,
