@@ -8,6 +8,9 @@
  * daemon lived 600 s before the tree was tracked). Before the bound covered stopping the server, a
  * 3 s bound took 6.1 s (HANG=all) and 9.5 s (HANG=calls).
  *
+ * Targets (exit 1 when one is missed): the overshoot at most 1000 ms, and nothing of the server
+ * running more than 1000 ms after runProbe returned.
+ *
  * Run: npx tsc -p . && node dist/bench/probe-bound.js
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -39,6 +42,8 @@ async function lingering(pids: number[], since: number): Promise<number> {
   return Date.now() - since;
 }
 
+const TARGET_MS = 1000;
+const missed: string[] = [];
 const servers: Array<[string, string, Record<string, string>]> = [
   ['HANG=all', 'hang-server.mjs', { HANG: 'all' }],
   ['HANG=calls', 'hang-server.mjs', { HANG: 'calls' }],
@@ -62,8 +67,14 @@ for (const [name, file, env] of servers) {
     const pids = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
     const after = await lingering(pids, returned);
     await rm(dir, { recursive: true, force: true });
+    if (wall - bound > TARGET_MS) missed.push(`${name} at ${bound} ms: overshoot ${wall - bound} ms`);
+    if (after < 0 || after > TARGET_MS) missed.push(`${name} at ${bound} ms: the server ran on ${after < 0 ? 'over 5 s' : `${after} ms`} after the return`);
     console.log(
       `${name.padEnd(15)} ${String(bound).padStart(8)}  ${String(wall).padStart(7)}  ${String(wall - bound).padStart(12)}  ${(wall / bound).toFixed(3).padStart(10)}  ${String(after).padStart(15)}`,
     );
   }
+}
+if (missed.length > 0) {
+  console.log(`missed (target ${TARGET_MS} ms): ${missed.join('; ')}`);
+  process.exitCode = 1;
 }

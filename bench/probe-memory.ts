@@ -6,6 +6,9 @@
  * build of an earlier commit: DIR/dist/src/cli.js), each case runs on both builds, alternating,
  * side by side in one run.
  *
+ * Target (exit 1 when missed): this build's peak RSS at most 200 MB in every case (the lines
+ * and bodies themselves are 25 to 100 MB; the bounds keep at most 16 MiB of one message).
+ *
  * Run: npx tsc -p . && node dist/bench/probe-memory.js [--before /tmp/before] [--rounds N]
  */
 import { spawn } from 'node:child_process';
@@ -68,12 +71,19 @@ async function measure(cli: string, c: Case): Promise<Outcome> {
 }
 
 const builds: Array<[string, string]> = [...(before ? ([['before', `${before}/dist/src/cli.js`]] as Array<[string, string]>) : []), ['after', `${root}dist/src/cli.js`]];
-console.log('case              build   peak RSS MB  wall ms  exit  first finding');
+const TARGET_RSS_MB = 200;
+const missed: string[] = [];
+console.log('case              build   peak RSS MB  wall ms  exit  what the report says');
 for (const c of cases) {
   for (let round = 0; round < rounds; round++) {
     for (const [label, cli] of builds) {
       const o = await measure(cli, c);
+      if (label === 'after' && !(o.rssMb <= TARGET_RSS_MB)) missed.push(`${c.name}: ${o.rssMb} MB`);
       console.log(`${c.name.padEnd(17)} ${label.padEnd(6)} ${String(o.rssMb).padStart(12)} ${String(o.wallMs).padStart(8)} ${String(o.code).padStart(5)}  ${o.said}`);
     }
   }
+}
+if (missed.length > 0) {
+  console.log(`missed (target ${TARGET_RSS_MB} MB peak RSS): ${missed.join('; ')}`);
+  process.exitCode = 1;
 }
