@@ -25,27 +25,17 @@ const STATUS = z.enum(LEAF_STATUSES);
 
 /** What the tool answers (structuredContent): the verdict, the counts, every leaf and every finding. */
 const PROBE_OUTPUT = {
-  verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('fail: a failure was found; pass may carry warnings; inconclusive: nothing failed and nothing was exercised'),
+  verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('pass may carry warnings'),
   target: z.string(),
   passed: z.number(),
-  failed: z.number().describe('Leaves with a failure'),
-  warning: z.number().describe('Leaves with warnings only'),
+  failed: z.number(),
+  warning: z.number(),
   not_applicable: z.number(),
   inconclusive: z.number(),
-  untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
+  untested: z.number().describe('Leaves that apply but were not exercised'),
   leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
-  findings: z
-    .array(
-      z.object({
-        leaf: z.string(),
-        severity: z.enum(['failure', 'warning']),
-        tools: z.array(z.string()).optional().describe('Every tool a finding of this kind was seen on'),
-        occurrences: z.number(),
-        message: z.string(),
-        exchange: z.array(z.string()),
-      }),
-    )
-    .describe('Failures first, then warnings'),
+  /** Failures first, then warnings; a finding of one kind lists every tool it was seen on. */
+  findings: z.array(z.object({ leaf: z.string(), severity: z.enum(['failure', 'warning']), tools: z.array(z.string()).optional(), message: z.string(), exchange: z.array(z.string()) })),
   error: z.string().optional(),
 };
 
@@ -56,21 +46,20 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'probe',
       title: 'Probe an MCP server for runtime faults',
       description:
-        'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
-        'reports per leaf passed/failed/warning/inconclusive/untested (applies, could not be exercised)/n/a; each finding is a failure ' +
-        '(a MUST broken, a crash, a hang, a security check) or a warning (a SHOULD, a portability risk), with its JSON-RPC exchange. ' +
-        'Give command (+ args) to spawn a stdio server, or url for streamable HTTP (loopback/private unless remote targets are ' +
-        'allowed; link-local and metadata addresses never). Only readOnlyHint tools are called unless allow_writes. Takes seconds to a minute.',
+        'Runs fault-taxonomy probes against an MCP server: per leaf passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
+        'failure (MUST broken, crash, hang, security) or a warning (SHOULD, portability) with its JSON-RPC exchange. command (+ args) ' +
+        'spawns a stdio server; url is streamable HTTP (loopback/private unless remote targets are allowed). Calls only readOnlyHint ' +
+        'tools unless allow_writes. Up to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
         args: z.array(z.string()).optional().describe('Arguments of command, e.g. ["server.js"]'),
-        url: z.string().optional().describe('Streamable HTTP endpoint instead of command, e.g. http://127.0.0.1:8808/mcp'),
+        url: z.string().optional().describe('Streamable HTTP URL instead of command'),
         token: z.string().optional().describe('Bearer token for url'),
         cases: z.number().int().min(1).max(PROBE_LIMITS.cases).optional().describe(`Hostile argument cases per tool (default ${PROBE_DEFAULTS.cases})`),
         seed: z.number().int().min(0).optional().describe(`Seed of the hostile cases (default ${PROBE_DEFAULTS.seed})`),
         families: z.array(z.enum(FAMILY_IDS)).optional().describe('Only these families (default all)'),
         allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
-        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms, restarted by each progress notification of a tool call (default ${PROBE_DEFAULTS.callTimeoutMs})`),
+        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms, restarted by progress (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
       output: PROBE_OUTPUT,
       annotations: PROBE_ANNOTATIONS,
@@ -133,7 +122,6 @@ function structuredOf(report: ProbeReport, verdict: ProbeVerdict): z.infer<z.Zod
         leaf: f.leaf,
         severity: f.severity,
         ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
-        occurrences: f.occurrences,
         message: f.message,
         exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
       })),
