@@ -1,13 +1,16 @@
 /**
  * `faultline probe -- CMD ARGS…` (stdio) or `faultline probe --url URL [--token T]` (streamable
  * HTTP): runs the taxonomy's probes against any MCP server. The text report goes to stdout, every
- * finding (the run record coverage reads) to --json FILE.
+ * finding (the run record coverage reads) to --json FILE. --url goes through the target policy
+ * (src/target-policy.ts), as every other outbound connection does: checked before anything is
+ * sent, and again at every connect after name resolution.
  *
- * Exit codes: 0 no probe failed, 1 a probe failed (or the server could not be probed), 2 bad arguments.
+ * Exit codes: 0 no failure (warnings allowed), 1 a failure (or the server could not be probed),
+ * 2 bad arguments or a target the policy refuses.
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { checkWritable, collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
+import { checkWritable, collect, envFlag, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
@@ -15,6 +18,7 @@ const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'T
 interface ProbeCommandOptions {
   url?: string;
   token?: string;
+  allowRemoteTargets?: boolean;
   cases?: number;
   seed?: number;
   family?: string[];
@@ -43,17 +47,27 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .description(
       'Runs the fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP ' +
         'server spawned from CMD ARGS (stdio) or reached at --url (streamable HTTP), and reports per leaf passed / failed / ' +
-        'n/a / inconclusive, each failure with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
-        'called unless --allow-writes. Exit 1 when a probe failed.',
+        'n/a / inconclusive / untested, each finding a failure (a MUST broken, a crash, a hang, a security check) or a warning ' +
+        '(a SHOULD, a portability risk), with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
+        'called unless --allow-writes. --url must be loopback or private unless --allow-remote-targets; link-local and ' +
+        'metadata addresses never. Exit 1 on a failure; warnings alone exit 0.',
     )
     .argument('[command...]', 'the stdio server to spawn, after --')
     .addOption(new Option('--url <url>', 'probe a streamable HTTP server at this URL instead').argParser(httpUrl))
     .addOption(new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env('FAULTLINE_PROBE_TOKEN'))
+    .addOption(
+      // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
+      new Option('--allow-remote-targets', '--url may be an address that is not loopback or private (env: FAULTLINE_ALLOW_REMOTE_TARGETS=1); link-local and metadata addresses never'),
+    )
     .addOption(new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100').argParser(positiveInteger).default(8))
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
-    .addOption(new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(
+      new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout')
+        .argParser(positiveInteger)
+        .default(5000),
+    )
     .addOption(
       new Option(
         '--timeout <ms>',
@@ -64,7 +78,7 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     )
     .addOption(new Option('--json <file>', 'write the report (a run record for `faultline coverage`) as JSON to FILE'))
     .addOption(new Option('--registry <file>', 'use this taxonomy JSON instead of the shipped one'))
-    .addOption(new Option('--quiet', 'print the verdict and leaf lines only, not the exchanges'))
+    .addOption(new Option('--quiet', 'print the findings without their exchanges'))
     .addHelpText(
       'after',
       `
@@ -79,14 +93,20 @@ Examples:
         if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
         if (!options.url && command.length === 0) throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
         if (options.token && !options.url) throw new UsageError('--token applies to --url only');
+        const allowRemote = options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS');
+        if (options.allowRemoteTargets && !options.url) throw new UsageError('--allow-remote-targets applies to --url only');
         if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
         if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
         if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
         if (options.json) await checkWritable('--json', options.json);
         const taxonomy = await loadTaxonomy(options.registry);
-        const target = options.url
-          ? { kind: 'http' as const, url: options.url, ...(options.token ? { token: options.token } : {}) }
-          : { kind: 'stdio' as const, command: command[0]!, args: command.slice(1) };
+        let target: import('../probe/index.js').Target;
+        if (options.url) {
+          const { checkLoadTarget } = await import('../scenario/target.js');
+          const url = await checkLoadTarget(options.url, allowRemote, '--url');
+          target = { kind: 'http', url: url.href, ...(options.token ? { token: options.token } : {}) };
+        } else target = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
+        const { targetLookup } = await import('../target-policy.js');
         const report = await withInterrupt((signal) =>
           runProbe(target, taxonomy, {
             cases: options.cases ?? 8,
@@ -95,6 +115,7 @@ Examples:
             allowWrites: options.allowWrites === true,
             callTimeoutMs: options.callTimeout ?? 5000,
             overallTimeoutMs: options.timeout ?? 120_000,
+            lookup: targetLookup(allowRemote),
             signal,
             onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
           }),
@@ -102,6 +123,7 @@ Examples:
         if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
         if (options.json) await writeFile(options.json, JSON.stringify(report, null, 2) + '\n');
         process.stdout.write(renderProbeText(report, options.quiet !== true));
+        // Failures decide; warnings are reported, not fatal.
         if (report.error || report.summary.failed > 0) process.exitCode = 1;
       }),
     );
