@@ -1,7 +1,6 @@
 /**
  * The fault proxy: an in-process TCP proxy that injects latency, jitter, packet loss, bandwidth
- * limits and blackholes (semantics: DESIGN.md §3). Everything the rest of faultline uses comes
- * from this file.
+ * limits and blackholes. Everything the rest of faultline uses comes from this file.
  *
  *   const proxy = await startProxy({
  *     mappings: ['0=127.0.0.1:8080'],                       // or parsed Mapping objects

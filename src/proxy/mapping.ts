@@ -1,5 +1,5 @@
 /**
- * The one parser for proxy mappings `LOCAL=REMOTE` (DESIGN.md §3); the CLI, the scenario runner
+ * The one parser for proxy mappings `LOCAL=REMOTE`; the CLI, the scenario runner
  * and the MCP tools all call `parseMapping`.
  *
  *   34000=example.com:443            listen 127.0.0.1:34000, TLS to example.com:443 (SNI example.com)

@@ -1,5 +1,5 @@
 /**
- * The HTTP-aware stage of a mapping (DESIGN.md §7): it reads HTTP/1.1 on the client side, runs each
+ * The HTTP-aware stage of a mapping: it reads HTTP/1.1 on the client side, runs each
  * exchange through the mapping's HTTP faults, and forwards what is left through the proxy's TCP
  * path (so TLS origination and the network faults apply to the upstream leg as on any mapping).
  *
