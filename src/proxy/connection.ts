@@ -14,8 +14,18 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Fault, LinkDirection } from './faults/fault.js';
-import { Link, type ConnectionFlow } from './link.js';
+import { Link, type ConnectionFlow, type LinkSink, type LinkSource } from './link.js';
 import type { Mapping } from './mapping.js';
+
+/** The client side of a TCP path: the accepted socket, or a ClientEnd a protocol stage drives. */
+export type ClientSide = LinkSource &
+  LinkSink & {
+    on(event: 'error', listener: (error: Error) => void): unknown;
+    once(event: 'close', listener: (hadError: boolean) => void): unknown;
+    destroy(): unknown;
+    readonly remoteAddress?: string | undefined;
+    readonly remotePort?: number | undefined;
+  };
 
 /** Per-mapping counters the TCP path keeps (see MappingCounters in proxy.ts). */
 export interface TcpMappingCounters {
@@ -63,7 +73,7 @@ export class ProxiedConnection {
     readonly mappingIndex: number,
     readonly mapping: Mapping,
     private readonly counters: TcpMappingCounters,
-    readonly client: net.Socket,
+    readonly client: ClientSide,
     /** The client's address as host:port. */
     readonly clientAddress: string,
   ) {
@@ -136,7 +146,7 @@ export class ProxiedConnection {
     this.destroy();
   };
 
-  private onSocketClose(socket: net.Socket, other: net.Socket): (hadError: boolean) => void {
+  private onSocketClose(socket: ClientSide, other: ClientSide): (hadError: boolean) => void {
     return (hadError) => {
       const links = this.links;
       const from = links && (socket === this.client ? links.upstream : links.downstream);
@@ -196,13 +206,15 @@ export class ConnectionTable implements Iterable<ProxiedConnection> {
   }
 
   /** The TCP path for a client of mapping `mappingIndex` (destroyed at once when stopping). */
-  accept(mappingIndex: number, mapping: Mapping, counters: TcpMappingCounters, client: net.Socket): void {
+  accept(mappingIndex: number, mapping: Mapping, counters: TcpMappingCounters, client: ClientSide): ProxiedConnection | undefined {
     const clientAddress = formatAddress(client.remoteAddress, client.remotePort);
     if (this.stopping) {
       client.destroy();
-      return;
+      return undefined;
     }
-    this.open.add(new ProxiedConnection(this.context, this.nextId++, mappingIndex, mapping, counters, client, clientAddress));
+    const connection = new ProxiedConnection(this.context, this.nextId++, mappingIndex, mapping, counters, client, clientAddress);
+    this.open.add(connection);
+    return connection;
   }
 
   /** Destroys every connection; resolves once all have closed. */

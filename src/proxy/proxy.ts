@@ -17,6 +17,7 @@ import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ToolInputError } from '../errors.js';
 import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
+import { ClientEnd } from './client-end.js';
 import { ConnectionTable } from './connection.js';
 import { NetworkFaultList } from './fault-list.js';
 import type { FaultCounters } from './faults/fault.js';
@@ -163,7 +164,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
     },
   });
-  const onClient = (index: number, client: net.Socket): void => connections.accept(index, mappings[index]!, mappingCounters[index]!, client);
+  const onClient = (index: number, client: net.Socket): void => void connections.accept(index, mappings[index]!, mappingCounters[index]!, client);
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
     faults.set(specs);
@@ -184,7 +185,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           onClient(index, theirs as unknown as net.Socket);
           return ours;
         },
-        passThrough: (index, socket) => onClient(index, socket),
+        openUpstream: (index, client, sink) => {
+          const end = new ClientEnd(sink, client.remoteAddress, client.remotePort);
+          return connections.accept(index, mappings[index]!, mappingCounters[index]!, end) && end;
+        },
+        clock,
       })
     : undefined;
   if (!stage && options.httpFaults?.length) throw new ToolInputError('HTTP faults need an HTTP proxy (http: true)');

@@ -14,12 +14,13 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
-import { createRandom, type Random } from '../random.js';
-import { pruneRetired } from '../retired.js';
-import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
+import type { ClientEnd, ClientEndSink } from '../client-end.js';
+import type { Mapping } from '../mapping.js';
+import { RequestFaultList, type RequestFaultEntry, type TrafficKind } from '../requests/fault-list.js';
+import { TcpSession } from '../requests/tcp-session.js';
+import { RespSession } from '../resp/session.js';
+import type { BufferedResponse, HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
-import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from './spec.js';
 
 /** A client that has said nothing after this long is passed through as TCP (server-speaks-first protocols). */
 export const SNIFF_TIMEOUT_MS = 1000;
@@ -33,24 +34,27 @@ export interface HttpStageOptions {
   ports(): readonly number[];
   /** Opens an upstream connection for mapping `index` through the TCP path; `client` names the client in events. */
   connectUpstream(index: number, client: net.Socket): Duplex;
-  /** Hands a connection that is not HTTP/1.1 to the TCP path. */
-  passThrough(index: number, socket: net.Socket): void;
+  /** Opens mapping `index`'s TCP path with a protocol session's `sink` as its client side. */
+  openUpstream(index: number, client: net.Socket, sink: ClientEndSink): ClientEnd | undefined;
+  clock(): number;
 }
+
+/** Remote ports whose protocol is well known, for a mapping whose scheme does not say. */
+const WELL_KNOWN_PORTS: ReadonlyMap<number, TrafficKind> = new Map([
+  [6379, 'resp'],
+  [6380, 'resp'],
+  [26379, 'resp'],
+]);
 
 export interface HttpMappingCounters {
   /** Client connections that spoke HTTP/1.1. */
   httpConnections: number;
   /** HTTP requests received. */
   httpExchanges: number;
-}
-
-interface FaultEntry {
-  spec: ResolvedHttpFault;
-  key: string;
-  behaviour: HttpFaultBehaviour;
-  counters: HttpFaultCounters;
-  matches: (method: string, path: string) => boolean;
-  randoms: Map<number, Random>;
+  /** Client connections that spoke Redis (RESP). */
+  respConnections: number;
+  /** Redis commands received. */
+  respCommands: number;
 }
 
 interface ClientConnection {
@@ -65,13 +69,18 @@ export class HttpStage {
   private readonly server: http.Server;
   private readonly clients = new Map<net.Socket, ClientConnection>();
   private readonly pending = new Set<net.Socket>();
-  private readonly byName = new Map<string, FaultEntry>();
-  private active: FaultEntry[] = [];
+  /** Connections served by a RESP or TCP session. */
+  private readonly sessions = new Set<net.Socket>();
+  private readonly faults: RequestFaultList;
+  /** What each mapping's connections were seen to speak. */
+  private readonly seen: Array<Set<TrafficKind>>;
   private readonly mappingCounters: HttpMappingCounters[];
   private closing = false;
 
   constructor(private readonly options: HttpStageOptions) {
-    this.mappingCounters = options.mappings.map(() => ({ httpConnections: 0, httpExchanges: 0 }));
+    this.mappingCounters = options.mappings.map(() => ({ httpConnections: 0, httpExchanges: 0, respConnections: 0, respCommands: 0 }));
+    this.seen = options.mappings.map(() => new Set());
+    this.faults = new RequestFaultList({ mappings: options.mappings, seed: options.seed, ports: options.ports, kindsOf: (index) => this.kindsOf(index) });
     // Timeouts off: the proxy must not cut what the client and the upstream allow (a `timeout`
     // fault hangs on purpose), and an idle keep-alive connection lives as long as the client wants.
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 0, headersTimeout: 0 } as http.ServerOptions, (req, res) => this.onRequest(req, res));
@@ -86,44 +95,27 @@ export class HttpStage {
 
   /** Replaces the fault list (validated first; nothing changes on error). Applies from the next request. */
   setFaults(specs: unknown): void {
-    const resolved = validateHttpFaults(specs);
-    resolved.forEach((spec, index) => this.checkTarget(spec.target, resolved.length > 1 ? `faults[${index}]: ` : ''));
-    const next: FaultEntry[] = [];
-    for (const spec of resolved) {
-      const key = JSON.stringify(spec);
-      const previous = this.byName.get(spec.name);
-      if (previous && previous.key === key) {
-        next.push(previous);
-        continue;
-      }
-      const counters: HttpFaultCounters = { name: spec.name, type: spec.type, target: spec.target ?? null, active: true, requests: 0, applications: 0, passes: 0, oversized: 0 };
-      if (previous && previous.spec.type === spec.type) Object.assign(counters, previous.counters, { target: spec.target ?? null });
-      const entry: FaultEntry = { spec, key, behaviour: httpBehaviour(spec), counters, matches: requestMatcher(spec), randoms: new Map() };
-      this.byName.set(spec.name, entry);
-      next.push(entry);
-    }
-    this.active = next;
-    for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
-    pruneRetired(this.byName, (entry) => entry.counters.active);
+    this.faults.set(specs);
   }
 
   counters(): HttpFaultCounters[] {
-    return [...this.byName.values()].map((entry) => ({ ...entry.counters }));
+    return this.faults.counters();
   }
 
   mappingCountersOf(index: number): HttpMappingCounters {
     return { ...this.mappingCounters[index]! };
   }
 
-  /** Refuses a target that names no mapping (a typo would otherwise make the fault silently idle). */
-  checkTarget(target: string | undefined, where = ''): void {
-    if (target === undefined || this.options.mappings.some((_, index) => this.targets(target, index))) return;
-    throw unknownTargetError(target, this.options.mappings, (index) => this.options.ports()[index], where);
-  }
-
-  /** Whether a fault's `target` names mapping `index` (see targetNamesMapping). */
-  targets(target: string | undefined, index: number): boolean {
-    return target === undefined || targetNamesMapping(target, this.options.mappings[index]!, this.options.ports()[index]);
+  /**
+   * What mapping `index` carries, as far as known: what its scheme declares; else what its
+   * connections spoke so far; else what its remote port is known for; else nothing (unknown).
+   */
+  kindsOf(index: number): ReadonlySet<TrafficKind> {
+    const mapping = this.options.mappings[index]!;
+    if (mapping.protocol) return new Set([mapping.protocol]);
+    if (this.seen[index]!.size > 0) return this.seen[index]!;
+    const known = WELL_KNOWN_PORTS.get(mapping.remotePort);
+    return new Set(known ? [known] : []);
   }
 
   /** A new client connection (paused): HTTP/1.1 goes to the HTTP server, anything else to the TCP path. */
@@ -135,7 +127,7 @@ export class HttpStage {
     this.pending.add(socket);
     let buffered: Buffer = Buffer.alloc(0);
     let decided = false;
-    const decide = (isHttp: boolean): void => {
+    const decide = (kind: TrafficKind): void => {
       if (decided) return;
       decided = true;
       clearTimeout(timer);
@@ -145,14 +137,15 @@ export class HttpStage {
       this.pending.delete(socket);
       if (socket.destroyed) return;
       if (buffered.length > 0) socket.unshift(buffered);
-      if (isHttp) this.serveHttp(index, socket);
-      else this.options.passThrough(index, socket);
+      this.seen[index]!.add(kind);
+      if (kind === 'http') this.serveHttp(index, socket);
+      else this.serveSession(index, socket, kind);
     };
     const onReadable = (): void => {
       let chunk: Buffer | null;
       while ((chunk = socket.read() as Buffer | null) !== null) buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      const verdict = classify(buffered);
-      if (verdict !== 'more') decide(verdict === 'http');
+      const verdict = classify(buffered, this.options.mappings[index]!.protocol);
+      if (verdict !== 'more') decide(verdict);
     };
     const onClose = (): void => {
       decided = true;
@@ -160,7 +153,7 @@ export class HttpStage {
       this.pending.delete(socket);
       socket.destroy();
     };
-    const timer = setTimeout(() => decide(false), SNIFF_TIMEOUT_MS);
+    const timer = setTimeout(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp'), SNIFF_TIMEOUT_MS);
     socket.on('readable', onReadable);
     socket.once('close', onClose);
     socket.once('error', onClose);
@@ -170,7 +163,7 @@ export class HttpStage {
   async close(): Promise<void> {
     this.closing = true;
     const closed: Array<Promise<void>> = [];
-    for (const socket of [...this.pending, ...this.clients.keys()]) {
+    for (const socket of [...this.pending, ...this.clients.keys(), ...this.sessions]) {
       if (!socket.destroyed) closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
       socket.destroy();
     }
@@ -191,6 +184,22 @@ export class HttpStage {
     });
     this.server.emit('connection', socket);
     socket.resume();
+  }
+
+  /** A connection that speaks RESP or something else: a session applies the request faults to it. */
+  private serveSession(index: number, socket: net.Socket, kind: 'resp' | 'tcp'): void {
+    this.sessions.add(socket);
+    socket.once('close', () => this.sessions.delete(socket));
+    const common = {
+      socket,
+      index,
+      faults: this.faults,
+      clock: this.options.clock,
+      openUpstream: (sink: ClientEndSink) => this.options.openUpstream(index, socket, sink),
+    };
+    if (kind === 'tcp') return new TcpSession(common).start();
+    this.mappingCounters[index]!.respConnections++;
+    new RespSession({ ...common, countCommand: () => this.mappingCounters[index]!.respCommands++ }).start();
   }
 
   private release(client: ClientConnection): void {
@@ -231,16 +240,8 @@ export class HttpStage {
   private async handle(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0]!;
-    const afterResponse: FaultEntry[] = [];
-    // A snapshot: a list replaced mid-exchange applies from the next request.
-    for (const entry of this.active) {
-      if (!this.targets(entry.spec.target, client.index) || !entry.matches(method, path)) continue;
-      entry.counters.requests++;
-      if (!this.randomOf(entry, client.index).chance(entry.spec.probability)) {
-        entry.counters.passes++;
-        continue;
-      }
-      entry.counters.applications++;
+    const afterResponse: RequestFaultEntry[] = [];
+    for (const entry of this.faults.draw(client.index, 'http', method, path)) {
       const action = entry.behaviour.request();
       switch (action.kind) {
         case 'delay':
@@ -264,16 +265,7 @@ export class HttpStage {
     this.forward(client, req, res, afterResponse);
   }
 
-  private randomOf(entry: FaultEntry, index: number): Random {
-    let random = entry.randoms.get(index);
-    if (!random) {
-      random = createRandom(this.options.seed, `http/${entry.spec.name}/${index}`);
-      entry.randoms.set(index, random);
-    }
-    return random;
-  }
-
-  private forward(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, after: FaultEntry[]): void {
+  private forward(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, after: RequestFaultEntry[]): void {
     const mapping = this.options.mappings[client.index]!;
     const headers = requestHeaders(req, mapping, after.some((entry) => entry.behaviour.readsBody));
     const forwardedAt = performance.now();
@@ -323,7 +315,7 @@ export class HttpStage {
   }
 
   /** Reads the upstream's body, runs the response faults in order, sends or cuts. */
-  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: http.IncomingMessage, after: FaultEntry[], forwardedAt: number): Promise<void> {
+  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: http.IncomingMessage, after: RequestFaultEntry[], forwardedAt: number): Promise<void> {
     const read = await readUpTo(answer, MAX_BUFFERED_BODY);
     if (!read.complete) {
       // Too large to rewrite: what was read, then the rest, unchanged. The faults did not act on
