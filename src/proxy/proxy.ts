@@ -23,7 +23,6 @@ import { NetworkFaultList } from './fault-list.js';
 import type { FaultCounters } from './faults/fault.js';
 import type { FaultSpec } from './faults/index.js';
 import type { HttpFaultCounters } from './http/fault.js';
-import { pipePair } from './http/pipe.js';
 import type { HttpFaultSpec } from './http/spec.js';
 import { HttpStage } from './http/stage.js';
 import { listen } from './listeners.js';
@@ -171,20 +170,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     for (const connection of connections) faults.attach(connection);
   };
 
-  // HTTP mappings: a stage in front of the TCP path; its upstream legs enter the TCP path through
-  // an in-memory pipe, as if they were clients.
+  // Protocol-aware mappings: a stage in front of the TCP path, which drives it through a ClientEnd
+  // in place of the client's socket.
   const stage = options.http
     ? new HttpStage({
         mappings,
         seed,
         ports: () => mappingCounters.map((c) => c.port),
-        connectUpstream: (index, client) => {
-          const [ours, theirs] = pipePair();
-          theirs.remoteAddress = client.remoteAddress;
-          theirs.remotePort = client.remotePort;
-          onClient(index, theirs as unknown as net.Socket);
-          return ours;
-        },
         openUpstream: (index, client, sink) => {
           const end = new ClientEnd(sink, client.remoteAddress, client.remotePort);
           return connections.accept(index, mappings[index]!, mappingCounters[index]!, end) && end;

@@ -3,12 +3,15 @@
  * exchange through the mapping's HTTP faults, and forwards what is left through the proxy's TCP
  * path (so TLS origination and the network faults apply to the upstream leg as on any mapping).
  *
- *   client ══▶ sniff ─┬─ HTTP/1.1 ─▶ node:http server ─▶ faults ─▶ client-side agent ─▶ pipe ─▶ TCP path ─▶ target
- *                     └─ anything else (TLS, a database, HTTP/2) ─────────────────────────────▶ TCP path ─▶ target
+ *   client ══▶ sniff ─┬─ HTTP/1.1 ─▶ node:http server ─▶ faults ─▶ request bytes ─▶ TCP path ─▶ target
+ *                     ├─ Redis (RESP) ─▶ a session: faults per command ──────────▶ TCP path ─▶ target
+ *                     └─ anything else (TLS, a database, HTTP/2) ─▶ faults per message ─▶ TCP path
  *
- * Each client connection gets its own upstream connection (an agent with one socket), opened on
- * its first forwarded request: a fault that answers by itself never touches the upstream. Framing
- * is node:http's on both sides, so keep-alive, chunked bodies and content-length stay right after
+ * Each client connection gets its own upstream connection (upstream.ts), opened on its first
+ * forwarded request: a fault that answers by itself never touches the upstream. Requests are
+ * parsed by node:http on the client's socket and written to the TCP path as bytes (no node:http
+ * client, no in-memory socket); responses are framed by response-parser.ts and written through
+ * node:http's ServerResponse, so keep-alive, chunked bodies and content-length stay right after
  * any change (a changed body is sent with its new content-length).
  */
 import http from 'node:http';
@@ -21,6 +24,8 @@ import { TcpSession } from '../requests/tcp-session.js';
 import { RespSession } from '../resp/session.js';
 import type { BufferedResponse, HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
+import type { ResponseHead } from './response-parser.js';
+import { HttpUpstream, requestHead } from './upstream.js';
 
 /** A client that has said nothing after this long is passed through as TCP (server-speaks-first protocols). */
 export const SNIFF_TIMEOUT_MS = 1000;
@@ -32,8 +37,6 @@ export interface HttpStageOptions {
   seed: number | string;
   /** The bound port of each mapping (known once listening). */
   ports(): readonly number[];
-  /** Opens an upstream connection for mapping `index` through the TCP path; `client` names the client in events. */
-  connectUpstream(index: number, client: net.Socket): Duplex;
   /** Opens mapping `index`'s TCP path with a protocol session's `sink` as its client side. */
   openUpstream(index: number, client: net.Socket, sink: ClientEndSink): ClientEnd | undefined;
   clock(): number;
@@ -60,7 +63,7 @@ export interface HttpMappingCounters {
 interface ClientConnection {
   socket: net.Socket;
   index: number;
-  agent: http.Agent;
+  upstream: HttpUpstream;
   timers: Set<NodeJS.Timeout>;
   closed: boolean;
 }
@@ -172,10 +175,9 @@ export class HttpStage {
   }
 
   private serveHttp(index: number, socket: net.Socket): void {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     // One upstream connection per client connection, through the TCP path.
-    (agent as unknown as { createConnection: () => Duplex }).createConnection = () => this.options.connectUpstream(index, socket);
-    const client: ClientConnection = { socket, index, agent, timers: new Set(), closed: false };
+    const upstream = new HttpUpstream((sink) => this.options.openUpstream(index, socket, sink));
+    const client: ClientConnection = { socket, index, upstream, timers: new Set(), closed: false };
     this.clients.set(socket, client);
     this.mappingCounters[index]!.httpConnections++;
     socket.once('close', () => {
@@ -206,7 +208,7 @@ export class HttpStage {
     client.closed = true;
     for (const timer of client.timers) clearTimeout(timer);
     client.timers.clear();
-    client.agent.destroy();
+    client.upstream.close();
   }
 
   private wait(client: ClientConnection, ms: number): Promise<void> {
@@ -269,74 +271,77 @@ export class HttpStage {
     const mapping = this.options.mappings[client.index]!;
     const headers = requestHeaders(req, mapping, after.some((entry) => entry.behaviour.readsBody));
     const forwardedAt = performance.now();
-    const upstream = http.request({ agent: client.agent, method: req.method, path: req.url, headers, setHost: false });
-    const fail = (): void => {
-      if (res.headersSent || client.closed) {
-        res.destroy();
-        return;
-      }
-      sendWhole(res, req, {
-        status: 502,
-        statusMessage: 'Bad Gateway',
-        headers: [['content-type', 'text/plain; charset=utf-8'], ['connection', 'close']],
-        body: Buffer.from(`faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`),
-      });
-    };
-    upstream.on('error', fail);
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
     // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
     // the upstream has not answered by then; an answer that came first is cut in transform().
     const cutMs = after.map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined)).find((ms) => ms !== undefined);
-    let cutTimer: NodeJS.Timeout | undefined;
-    if (cutMs !== undefined) {
-      cutTimer = setTimeout(() => {
-        client.timers.delete(cutTimer!);
-        client.socket.destroy();
-      }, cutMs);
-      client.timers.add(cutTimer);
-    }
-    req.pipe(upstream);
-    upstream.on('response', (answer: http.IncomingMessage) => {
-      if (cutTimer) {
-        clearTimeout(cutTimer);
-        client.timers.delete(cutTimer);
-      }
-      answer.on('error', () => res.destroy());
-      if (after.length === 0) {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
-        answer.pipe(res);
-        return;
-      }
-      // The upstream may reset mid-body (or the client leave): never an unhandled rejection.
-      this.transform(client, req, res, answer, after, forwardedAt).catch(() => res.destroy());
+    const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs);
+    const framing = headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
+    let answer: Answer | undefined;
+    res.on('drain', () => client.upstream.drained());
+    client.upstream.request(req.method ?? 'GET', requestHead(req.method ?? 'GET', req.url ?? '/', headers), req, framing, {
+      head: (head) => {
+        clearCut();
+        answer = { head, chunks: [], size: 0 };
+        if (after.length === 0) res.writeHead(head.status, head.statusMessage, responseHeaders(head.rawHeaders, true));
+      },
+      body: (chunk) => {
+        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) return res.write(chunk);
+        answer!.chunks.push(chunk);
+        answer!.size += chunk.length;
+        return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, after) : true;
+      },
+      end: () => {
+        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) res.end();
+        else this.transform(client, req, res, answer!, after, forwardedAt).catch(() => res.destroy());
+      },
+      fail: () => {
+        clearCut();
+        // Once the head came, the client must see the cut, not a made-up 502.
+        if (answer || res.headersSent || client.closed) return void res.destroy();
+        sendWhole(res, req, {
+          status: 502,
+          statusMessage: 'Bad Gateway',
+          headers: [['content-type', 'text/plain; charset=utf-8'], ['connection', 'close']],
+          body: Buffer.from(`faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`),
+        });
+      },
     });
   }
 
-  /** Reads the upstream's body, runs the response faults in order, sends or cuts. */
-  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: http.IncomingMessage, after: RequestFaultEntry[], forwardedAt: number): Promise<void> {
-    const read = await readUpTo(answer, MAX_BUFFERED_BODY);
-    if (!read.complete) {
-      // Too large to rewrite: what was read, then the rest, unchanged. The faults did not act on
-      // this exchange, so it leaves their applications for `oversized`.
-      for (const entry of after) {
-        entry.counters.applications--;
-        entry.counters.oversized++;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
-      for (const c of read.chunks) res.write(c);
-      answer.pipe(res);
-      return;
+  /** Closes the client's connection `ms` from now; returns what cancels it. */
+  private cutAfter(client: ClientConnection, ms: number): () => void {
+    const timer = setTimeout(() => {
+      client.timers.delete(timer);
+      client.socket.destroy();
+    }, ms);
+    client.timers.add(timer);
+    return () => {
+      clearTimeout(timer);
+      client.timers.delete(timer);
+    };
+  }
+
+  /** Too large to rewrite: what was read, then the rest, unchanged; the faults did not act on this exchange. */
+  private oversized(res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[]): boolean {
+    for (const entry of after) {
+      entry.counters.applications--;
+      entry.counters.oversized++;
     }
-    const chunks = read.chunks;
-    const size = read.size;
+    res.writeHead(answer.head.status, answer.head.statusMessage, responseHeaders(answer.head.rawHeaders, true));
+    let flowing = true;
+    for (const chunk of answer.chunks) flowing = res.write(chunk);
+    answer.chunks = [];
+    return flowing;
+  }
+
+  /** The upstream's whole body in hand: runs the response faults in order, sends or cuts. */
+  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[], forwardedAt: number): Promise<void> {
     if (client.closed) return;
     let response: BufferedResponse = {
-      status: answer.statusCode ?? 502,
-      statusMessage: answer.statusMessage ?? '',
-      headers: pairs(responseHeaders(answer.rawHeaders, false)),
-      body: Buffer.concat(chunks, size),
+      status: answer.head.status,
+      statusMessage: answer.head.statusMessage,
+      headers: pairs(responseHeaders(answer.head.rawHeaders, false)),
+      body: Buffer.concat(answer.chunks, answer.size),
     };
     for (const entry of after) {
       const action = entry.behaviour.response!(response);
@@ -370,64 +375,31 @@ export class HttpStage {
   /** Upgrade (WebSocket) and CONNECT requests: the head is replayed upstream, then bytes flow both ways untouched. */
   private tunnel(req: http.IncomingMessage, socket: net.Socket, head: Buffer): void {
     const client = this.clients.get(socket);
-    if (!client) {
-      socket.destroy();
-      return;
-    }
+    if (!client) return void socket.destroy();
     const mapping = this.options.mappings[client.index]!;
-    const headers = requestHeaders(req, mapping, false, true);
-    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
-    for (const [name, value] of Object.entries(headers)) for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
-    const upstream = this.options.connectUpstream(client.index, socket);
-    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-    if (head.length > 0) upstream.write(head);
-    const destroy = (): void => {
-      socket.destroy();
-      upstream.destroy();
-    };
-    socket.on('error', destroy);
-    upstream.on('error', destroy);
-    socket.on('close', destroy);
-    upstream.on('close', destroy);
-    socket.pipe(upstream).pipe(socket);
+    const upstream = this.options.openUpstream(client.index, socket, {
+      write: (data) => socket.write(data),
+      end: () => socket.end(),
+      closed: () => socket.destroy(),
+    });
+    if (!upstream) return void socket.destroy();
+    upstream.push(requestHead(req.method ?? 'GET', req.url ?? '/', requestHeaders(req, mapping, false, true)));
+    if (head.length > 0) upstream.push(head);
+    socket.on('data', (data: Buffer) => {
+      if (!upstream.push(data)) socket.pause();
+    });
+    upstream.on('flowing', () => socket.resume());
+    socket.on('drain', () => upstream.drained());
+    socket.on('end', () => upstream.pushEnd());
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+    socket.resume();
   }
 }
 
-/**
- * Reads a body until it ends or passes `limit` bytes. Past the limit the stream is left paused
- * and intact (the caller pipes the rest); an async iterator would destroy it on an early exit.
- */
-function readUpTo(stream: http.IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = (): void => {
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-      stream.off('aborted', onAborted);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        stream.pause();
-        resolve({ chunks, size, complete: false });
-      }
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve({ chunks, size, complete: true });
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const onAborted = (): void => onError(new Error('the upstream closed mid-body'));
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('aborted', onAborted);
-  });
+/** An upstream response being read whole for the response faults. */
+interface Answer {
+  head: ResponseHead;
+  chunks: Buffer[];
+  size: number;
 }
