@@ -171,11 +171,16 @@ describe('RESP faults against a real redis-server', { skip: unavailable }, () =>
   it('learns that an undeclared mapping carries Redis from its first connection', async () => {
     await withAdmin([`0=127.0.0.1:${redis.port}#cache`], async (admin, proxy) => {
       // Unknown before any traffic (the port is not 6379): accepted, since an HTTP client might come.
-      const early = await injected(admin, 'cache', { type: 'latency', delayMs: 1 });
+      const early = await injected(admin, 'cache', { type: 'rate-limit', retryAfterSeconds: 1 });
       assert.equal((await redisCli(proxy.ports[0]!, ['PING'])).stdout.trim(), 'PONG');
-      assert.equal(await admin.requestCount(early), 1);
+      assert.equal(await admin.requestCount(early), 0, 'it could not act on Redis, and says so');
       const refused = await admin.inject('cache', { type: 'rate-limit', retryAfterSeconds: 1 });
       assert.equal(refused.status, 400, JSON.stringify(refused.json));
+      assert.match(String(refused.json['error']), /^config: the fault \{"type":"rate-limit","target":"cache"\} cannot act on its mapping/);
+      // The fault accepted earlier does not block what can act.
+      const latency = await injected(admin, 'cache', { type: 'latency', delayMs: 1 });
+      assert.equal((await redisCli(proxy.ports[0]!, ['PING'])).stdout.trim(), 'PONG');
+      assert.equal(await admin.requestCount(latency), 1);
     });
   });
 });

@@ -101,6 +101,10 @@ export interface MappingCounters {
   httpConnections?: number;
   /** HTTP mappings only: requests received. */
   httpExchanges?: number;
+  /** Protocol-aware proxies only: client connections that spoke Redis (RESP). */
+  respConnections?: number;
+  /** Protocol-aware proxies only: Redis commands received. */
+  respCommands?: number;
 }
 
 export interface ProxyCounters {

@@ -87,6 +87,8 @@ export class FaultRegistry {
       this.apply();
     } catch (error) {
       this.injected.delete(id);
+      // The proxy checks its whole list; the one fault that can be wrong is the caller's config.
+      if (error instanceof ToolInputError) throw new ToolInputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
       throw error;
     }
     if (durationMs !== undefined) {

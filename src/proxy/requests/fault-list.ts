@@ -71,7 +71,9 @@ export class RequestFaultList {
   /** Replaces the list (validated first; nothing changes on error). Applies from the next request. */
   set(specs: unknown): void {
     const resolved = validateHttpFaults(specs);
-    resolved.forEach((spec, index) => this.check(spec, resolved.length > 1 ? `faults[${index}]: ` : ''));
+    // Only new or changed faults are checked against what the mappings carry: one accepted while a
+    // mapping was unknown stays (its counters show whether it acts) rather than block every change.
+    resolved.forEach((spec, index) => this.check(spec, resolved.length > 1 ? `faults[${index}]: ` : '', this.byName.get(spec.name)?.key !== JSON.stringify(spec)));
     const next: RequestFaultEntry[] = [];
     for (const spec of resolved) {
       const key = JSON.stringify(spec);
@@ -135,11 +137,12 @@ export class RequestFaultList {
   }
 
   /** Refuses a target that names no mapping, and a fault that would do nothing where it is aimed. */
-  private check(spec: ResolvedHttpFault, where: string): void {
+  private check(spec: ResolvedHttpFault, where: string, isNew: boolean): void {
     const { mappings } = this.options;
     if (spec.target !== undefined && !mappings.some((_, index) => this.targets(spec.target, index))) {
       throw unknownTargetError(spec.target, mappings, (index) => this.options.ports()[index], where);
     }
+    if (!isNew) return;
     const reasons: string[] = [];
     let acts = false;
     mappings.forEach((mapping, index) => {
