@@ -6,6 +6,7 @@
  *   direct            the upstream itself (node:http answering "ok")
  *   bare node proxy   node:http server + http.request with a keep-alive agent (the yardstick)
  *   http mapping      faultline's HTTP mapping, no fault
+ *   nginx             nginx as a reverse proxy, one worker (for reference; installed when missing)
  *
  * Pass line: http mapping ≥ 1.0× the bare node proxy (the stretch goal, 1.5×, is printed).
  * Exits 1 on a miss, 2 when wrk is missing and cannot be installed.
@@ -13,7 +14,7 @@
  *   npm run build && node dist/bench/http-mapping.js   (BENCH_ROUNDS=5, BENCH_SECONDS=3, BENCH_CONNECTIONS=10)
  */
 import { execFile } from 'node:child_process';
-import { ensureCommand, median, serve, type Served } from './servers.js';
+import { ensureCommand, median, serve, serveNginx, type Served } from './servers.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
@@ -46,6 +47,11 @@ async function main(): Promise<number> {
       'http mapping': await serve('http-mapping', upstream.port),
     };
     started.push(targets['bare node proxy']!, targets['http mapping']!);
+    const nginx = await serveNginx(upstream.port);
+    if (nginx) {
+      targets['nginx'] = nginx;
+      started.push(nginx);
+    }
     const samples: Record<string, number[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     for (const served of Object.values(targets)) await wrk(served.port, 1); // warm-up
     for (let round = 0; round < ROUNDS; round++) {

@@ -10,8 +10,11 @@
  * simple-latency (a 12-line setTimeout proxy delaying responses ARG ms).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProxy } from '../src/proxy/index.js';
 
@@ -42,6 +45,54 @@ export function serve(kind: string, ...args: Array<string | number>): Promise<Se
       });
     });
   });
+}
+
+/**
+ * nginx as a reverse proxy to `upstreamPort` (one worker, keep-alive to the upstream), the fastest
+ * peer; undefined when nginx is missing and cannot be installed.
+ */
+export async function serveNginx(upstreamPort: number): Promise<Served | undefined> {
+  if (!ensureCommand('nginx', 'nginx-light')) return undefined;
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-nginx-'));
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `${kind}_temp_path ${dir}/${kind};`).join(' ');
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log stderr error;
+events { worker_connections 1024; }
+http { access_log off; ${temp}
+  upstream up { server 127.0.0.1:${upstreamPort}; keepalive 32; }
+  server { listen 127.0.0.1:${port}; location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; } } }
+`,
+  );
+  const child = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let tries = 0; tries < 100; tries++) {
+    const up = await new Promise<boolean>((resolve) => net.connect({ port, host: '127.0.0.1' }, function (this: net.Socket) {
+      this.destroy();
+      resolve(true);
+    }).once('error', () => resolve(false)));
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    port,
+    child,
+    stop: () =>
+      new Promise((done) => {
+        child.once('exit', () => {
+          rmSync(dir, { recursive: true, force: true });
+          done();
+        });
+        child.kill('SIGQUIT');
+      }),
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  const port = await listening(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Makes sure a Debian package's command is there (installing the package when it is not); false when it cannot be. */
