@@ -136,6 +136,31 @@ describe('HTTP mapping framing against raw upstreams', () => {
     assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
+  it('after an upstream closes an idle keep-alive connection, the next request goes on a new one', { timeout: 20_000 }, async () => {
+    // As node's own keep-alive timeout does: the response says nothing, the close comes later.
+    let connections = 0;
+    const server = await startServer((socket) => {
+      connections++;
+      socket.on('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        setTimeout(() => socket.end(), 20);
+      });
+    });
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], http: true });
+    try {
+      const client = await RawClient.connect(proxy.ports[0]!);
+      assert.equal((await client.request('GET', '/1')).body.toString(), 'ok');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = await client.request('GET', '/2');
+      assert.equal(second.status, 200);
+      assert.equal(connections, 2);
+      await client.close();
+    } finally {
+      await proxy.stop();
+      await server.close();
+    }
+  });
+
   it('forwards a chunked request body whole', async () => {
     const upstream = await startUpstream();
     const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true });

@@ -113,7 +113,9 @@ export class HttpUpstream implements ClientEndSink {
   private exchangeDone(): void {
     const done = this.current;
     this.current = undefined;
-    this.full = false;
+    // A response whose last write filled the client never says 'drain' once ended: the link must
+    // not stay paused for the next exchange (whose own writes apply backpressure again).
+    this.drained();
     if (this.closing) this.drop();
     done?.handlers.end();
     this.next();
@@ -140,11 +142,15 @@ export class HttpUpstream implements ClientEndSink {
   }
 
   end(): void {
+    const ended = this.path;
     try {
       this.parser.finish();
     } catch (error) {
       if (error instanceof HttpParseError) this.fail(error);
     }
+    // The upstream closed its side (e.g. its keep-alive timeout between requests): the next
+    // request needs a new connection, never this half-closed one.
+    if (this.path === ended) this.drop();
   }
 
   closed(): void {

@@ -7,7 +7,8 @@
  * Backpressure: while the upstream link has paused, or delayed bytes pile up past a bound, the
  * client socket is paused; it resumes once they drain.
  */
-import type { ClientEnd } from '../client-end.js';
+import type net from 'node:net';
+import type { ClientEnd, ClientEndSink } from '../client-end.js';
 
 /** Delayed bytes above which the client is paused. */
 const MAX_DELAYED_BYTES = 1 << 20;
@@ -69,12 +70,13 @@ export class Forwarder {
     this.pump();
   }
 
-  /** Drops what is queued (the session is over). */
+  /** Drops what is queued and the TCP path (the session is over). */
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
     this.queue.length = 0;
     this.queuedBytes = 0;
+    this.end?.destroy();
   }
 
   private pump(): void {
@@ -112,4 +114,25 @@ export class Forwarder {
     if (!this.end || (this.end.destroyed && this.options.reopen)) this.end = this.options.open();
     return this.end && !this.end.destroyed ? this.end : undefined;
   }
+}
+
+/**
+ * The forwarder of a session that owns its client socket and ends with its upstream: it pauses
+ * and resumes that socket (resuming only while `mayResume` says so, e.g. not during a hang).
+ */
+export function sessionForwarder(
+  socket: net.Socket,
+  options: { clock(): number; openUpstream(sink: ClientEndSink): ClientEnd | undefined },
+  sink: ClientEndSink,
+  mayResume: () => boolean = () => true,
+): Forwarder {
+  return new Forwarder({
+    clock: options.clock,
+    open: () => options.openUpstream(sink),
+    reopen: false,
+    pauseClient: () => socket.pause(),
+    resumeClient: () => {
+      if (mayResume()) socket.resume();
+    },
+  });
 }

@@ -14,7 +14,8 @@
 import type net from 'node:net';
 import type { ClientEnd, ClientEndSink } from '../client-end.js';
 import type { RequestFaultList } from './fault-list.js';
-import { Forwarder } from './forwarder.js';
+import { sessionForwarder, type Forwarder } from './forwarder.js';
+import { SessionTimers } from './timers.js';
 
 export interface TcpSessionOptions {
   socket: net.Socket;
@@ -34,20 +35,12 @@ export class TcpSession implements ClientEndSink {
   private withheld = false;
   private cutAfter: number | undefined;
   private serverEnded = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new SessionTimers();
   private done = false;
 
   constructor(private readonly options: TcpSessionOptions) {
     this.socket = options.socket;
-    this.forwarder = new Forwarder({
-      clock: options.clock,
-      open: () => options.openUpstream(this),
-      reopen: false,
-      pauseClient: () => this.socket.pause(),
-      resumeClient: () => {
-        if (!this.hung) this.socket.resume();
-      },
-    });
+    this.forwarder = sessionForwarder(this.socket, options, this, () => !this.hung);
   }
 
   start(): void {
@@ -84,7 +77,7 @@ export class TcpSession implements ClientEndSink {
         case 'timeout':
           this.hung = true;
           this.socket.pause();
-          if (spec.hang !== undefined) this.later(spec.hang, () => this.socket.destroy());
+          if (spec.hang !== undefined) this.timers.later(spec.hang, () => this.socket.destroy());
           return;
         case 'connection_refused':
           this.done = true;
@@ -93,7 +86,7 @@ export class TcpSession implements ClientEndSink {
         case 'connection_drop':
           if (spec.after_ms !== undefined) {
             this.withheld = true;
-            this.later(spec.after_ms, () => this.socket.destroy());
+            this.timers.later(spec.after_ms, () => this.socket.destroy());
           } else this.cutAfter ??= spec.after_bytes;
           break;
         default:
@@ -125,20 +118,10 @@ export class TcpSession implements ClientEndSink {
     closeAfterServer(this.socket, this.serverEnded);
   }
 
-  private later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.done) run();
-    }, ms);
-    this.timers.add(timer);
-  }
-
   private finish(): void {
     this.done = true;
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.forwarder.close();
-    this.forwarder.upstream?.destroy();
   }
 }
 

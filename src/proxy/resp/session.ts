@@ -18,8 +18,9 @@
 import type net from 'node:net';
 import type { ClientEnd, ClientEndSink } from '../client-end.js';
 import type { HttpTimeoutSpec } from '../http/timeout.js';
-import { Forwarder } from '../requests/forwarder.js';
+import { sessionForwarder, type Forwarder } from '../requests/forwarder.js';
 import { closeAfterServer } from '../requests/tcp-session.js';
+import { SessionTimers } from '../requests/timers.js';
 import type { RequestFaultList } from '../requests/fault-list.js';
 import { RespError, RespFramer, type RespValueEnd } from './framer.js';
 
@@ -72,18 +73,12 @@ export class RespSession implements ClientEndSink {
   private heldBytes = 0;
   private serverFull = false;
   private serverEnded = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new SessionTimers();
   private done = false;
 
   constructor(private readonly options: RespSessionOptions) {
     this.socket = options.socket;
-    this.forwarder = new Forwarder({
-      clock: options.clock,
-      open: () => options.openUpstream(this),
-      reopen: false,
-      pauseClient: () => this.socket.pause(),
-      resumeClient: () => this.socket.resume(),
-    });
+    this.forwarder = sessionForwarder(this.socket, options, this);
   }
 
   start(): void {
@@ -204,7 +199,7 @@ export class RespSession implements ClientEndSink {
     this.current!.chunks = [];
     this.slots.push(slot);
     if (spec.hang === undefined) return;
-    this.later(spec.hang, () => {
+    this.timers.later(spec.hang, () => {
       slot.answer = respError(`faultline: timeout, no reply within ${spec.hang} ms`);
       this.flush();
     });
@@ -212,7 +207,7 @@ export class RespSession implements ClientEndSink {
 
   private cutAfterMs(slot: Slot, ms: number): void {
     slot.reply = 'withhold';
-    this.later(ms, () => this.socket.destroy());
+    this.timers.later(ms, () => this.socket.destroy());
   }
 
   private addSlot(slot: Slot): void {
@@ -346,20 +341,10 @@ export class RespSession implements ClientEndSink {
     }
   }
 
-  private later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.done) run();
-    }, ms);
-    this.timers.add(timer);
-  }
-
   private finish(): void {
     this.done = true;
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.forwarder.close();
-    this.forwarder.upstream?.destroy();
   }
 }
 
