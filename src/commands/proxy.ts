@@ -64,7 +64,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         'the counters are printed to stdout as JSON on exit.',
     )
     .addOption(
-      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host').argParser(collect),
+      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)').argParser(collect),
     )
     .addOption(new Option('--latency <ms>', 'add latency: centre of the delay in ms').argParser(nonNegative))
     .addOption(new Option('--latency-deviation <ms>', 'spread of the delay in ms (default 0)').argParser(nonNegative))
@@ -82,7 +82,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
     .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
-    .addOption(new Option('--http', 'parse HTTP/1.1 on every mapping so HTTP faults can act (implied by --http-fault and --admin); other traffic passes as TCP'))
+    .addOption(new Option('--http', 'read each connection as HTTP/1.1, Redis (RESP) or an opaque stream so request faults can act on its requests, commands or messages (implied by --http-fault and --admin)'))
     .addOption(
       new Option(
         '--http-fault <json>',
@@ -107,7 +107,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         '  faultline proxy --proxy 0=127.0.0.1:8080 --bandwidth 64 --bandwidth-unit kbps --packet-loss 0.02\n' +
         '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client\n' +
         '  faultline proxy --proxy 34000=https://api.example.com#weather-api --http-fault \'{"type":"rate-limit","retryAfterSeconds":5,"probability":0.2}\'\n' +
-        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)',
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)\n' +
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 6380=redis://127.0.0.1:6379#redis --admin 9090   (then: faultline chaos inject redis latency --delay 2000 --admin 127.0.0.1:9090)',
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
@@ -226,7 +227,7 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   try {
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
-      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? ' (HTTP)' : ''}`);
+      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`);
     });
     log(`faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
     if (admin) {
