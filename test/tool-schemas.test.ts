@@ -50,6 +50,8 @@ test('the lint catches each kind of problem it claims to', () => {
         c: { type: 'number', exclusiveMinimum: 0 },
         d: { $ref: '#/definitions/x' },
         e: { type: 'object', additionalProperties: { type: 'string' } },
+        h: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } }, required: ['x', 'y'] } },
+        i: { type: 'array' },
         f: { oneOf: [] },
         g: { type: 'number', exclusiveMaximum: 5 },
         format: { type: 'string' },
@@ -73,7 +75,9 @@ test('the lint catches each kind of problem it claims to', () => {
     /"exclusiveMaximum"/,
     /"\$ref"/,
     /additionalProperties with a schema/,
-    /"e" is a nested object/,
+    /properties\.e is an object without properties/,
+    /properties\.h\.items requires "y", which it does not declare/,
+    /properties\.i is an array without items/,
   ]) {
     assert.match(problems, expected);
   }

@@ -3,7 +3,8 @@
  * versions of a function, SLOs and whole-file changes. Each is thin: check the provider, call
  * src/llm, render fault's legacy text shape plus typed structuredContent (DESIGN.md §2).
  *
- * With no provider configured, every tool answers at once with isError naming what to set.
+ * Arguments are checked first (the file read, the function found); then, with no provider
+ * configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
@@ -213,8 +214,8 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       annotations: LLM_READ_ONLY,
     },
     async ({ file }, call) => {
-      const llm = await provider('fault_make_reliability_and_perf_changes');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const llm = await provider('fault_make_reliability_and_perf_changes');
       const [{ proposeFileChanges }, { languageForPath }] = await Promise.all([loadLlm(), loadCode()]);
       const change = await llmCall(() =>
         proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path, source.text) }, { signal: call.signal }),
@@ -258,10 +259,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     },
     async ({ file, lang, func, concerns }, call) => {
       const chosen = checkConcerns(concerns);
-      const llm = await provider('fault_function_reliability_deep_analysis');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
       const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([import('../llm/deep-analysis.js'), loadCode()]);
       const extracted = await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path });
+      const llm = await provider('fault_function_reliability_deep_analysis');
       const findings = await llmCall(() =>
         deepAnalysis(
           llm,

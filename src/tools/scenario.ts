@@ -28,11 +28,6 @@ export const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
 
 const D = SCENARIO_DEFAULTS;
 
-/** A string enum that accepts any case ("Server", "INGRESS"); the schema still lists the canonical values. */
-function anyCase<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(values));
-}
-
 export const commonInput = {
   url: z.string().describe('http(s) endpoint to load; loopback/private unless remote targets are allowed'),
   method: z.string().optional().describe(`HTTP method (default ${D.method})`),
@@ -55,14 +50,14 @@ export const commonInput = {
     .describe(
       'LOCAL=REMOTE mappings for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432"; the fault then applies there and the load goes straight to url (default none: fault between load and url)',
     ),
-  direction: anyCase(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads, egress = what it writes (default ingress)'),
-  side: anyCase(['server', 'client']).optional().describe('server = proxy↔target, client = client↔proxy socket (default server; server+ingress = responses)'),
+  direction: z.enum(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads, egress = what it writes (default ingress)'),
+  side: z.enum(['server', 'client']).optional().describe('server = proxy↔target, client = client↔proxy socket (default server; server+ingress = responses)'),
   slos: z.array(z.string()).optional().describe('SLOs like "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default: those with "95% @ 200ms" for p95)'),
   baseline: z.boolean().optional().describe('Run without the fault first and report the impact (doubles run time; default false)'),
   seed: z.number().int().optional().describe('Seed for random fault decisions (default random, reported)'),
   fault_start: z.string().optional().describe('Fault start, a duration or % of duration, e.g. "2s", "20%" (default 0)'),
   fault_duration: z.string().optional().describe('Fault length, a duration or % (default to the end)'),
-  strategy: anyCase(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports requests/s sustained'),
+  strategy: z.enum(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports requests/s sustained'),
   insecure_tls: z.boolean().optional().describe('Accept any https certificate (default false)'),
 };
 
@@ -71,7 +66,7 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
     latency: z.number().min(0).optional().describe(`Added delay in milliseconds: the mean of the distribution (default ${D.latency})`),
     deviation: z.number().min(0).optional().describe(`Standard deviation in milliseconds (default ${D.deviation})`),
     per_read_write_op: z.boolean().optional().describe('Delay every chunk instead of once per request/response message (default false)'),
-    distribution: anyCase(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
+    distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
   },
   jitter: {
     amplitude: z.number().min(0).optional().describe(`Largest extra delay in milliseconds; each chunk gets a delay in [0, amplitude] (default ${D.amplitude})`),
@@ -80,11 +75,11 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
   bandwidth: {
     rate: z.number().min(0).optional().describe(`Bandwidth cap in unit (default ${D.rate})`),
     unit: z.string().optional().describe(`Unit of rate, in bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bits: bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit}). Accepted: ${BANDWIDTH_UNITS.join(', ')}`),
-    bandwidth_scope: anyCase(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
+    bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
   },
   packet_loss: {
     loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of 1448-byte TCP segments lost, 0..1 (default ${D.loss_rate}); each loss stalls the stream for TCP's recovery time`),
-    model: anyCase(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
+    model: z.enum(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
     rtt: z.number().min(0).optional().describe('Round-trip time in ms the recovery stall is based on (default 20)'),
   },
   blackhole: {},

@@ -6,6 +6,9 @@
 import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { objectArgument, objectListArgument } from './arguments.js';
+import { FAULT_TYPES } from '../toolcall/plan.js';
+import { refuseUnknownKeys } from '../config-reader.js';
 import type { ToolContext } from './context.js';
 
 /** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
@@ -43,8 +46,29 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
         url: z.string().optional().describe('Streamable-HTTP MCP endpoint, loopback or private unless remote targets are allowed'),
-        plan: z.string().optional().describe('Fault plan as YAML or JSON text (default: no faults)'),
-        calls: z.array(z.string()).describe('The calls of one task, each a JSON string {"tool": name, "arguments": {…}}; at most 100'),
+        plan: objectArgument(
+          {
+            seed: z.number().int().optional(),
+            deadline_ms: z.number().optional().describe('Per-call deadline (default 1000)'),
+            faults: z
+              .array(
+                z.looseObject({
+                  type: z.enum(FAULT_TYPES),
+                  tools: z.array(z.string()).optional().describe('Names or globs (default all)'),
+                  probability: z.number().optional().describe('0..1 (default 1)'),
+                  after_calls: z.number().int().optional(),
+                  every: z.number().int().optional(),
+                }),
+              )
+              .optional(),
+          },
+          'Fault plan (mcp-chaos format), or its YAML or JSON text (default: no faults)',
+          { yaml: true },
+        ).optional(),
+        calls: objectListArgument(
+          { tool: z.string() },
+          'The calls of one task, each {"tool": name, "arguments": {…}} (or its JSON text); at most 100',
+        ),
         tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
         seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
         deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
@@ -91,7 +115,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       annotations: TOOLPLANE_ANNOTATIONS,
     },
     async (args, call) => {
-      const { parsePlanText, EMPTY_PLAN } = await import('../toolcall/plan.js');
+      const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
       const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
       if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
       if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
@@ -103,19 +127,13 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         if (args.command!.trim() === '') throw new ToolInputError('command: must not be empty');
         target = { command: args.command!, args: args.args ?? [] };
       }
-      let plan = args.plan === undefined ? EMPTY_PLAN : await parsePlanText(args.plan, 'plan');
+      let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
       if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
       if (args.calls.length === 0 || args.calls.length > SCENARIO_LIMITS.calls) throw new ToolInputError(`calls: give 1 to ${SCENARIO_LIMITS.calls} calls`);
-      const calls = args.calls.map((text, i) => {
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          throw new ToolInputError(`calls[${i}]: not JSON; expected {"tool": "name", "arguments": {…}}`);
-        }
-        const v = value as { tool?: unknown; arguments?: unknown };
-        if (typeof v !== 'object' || v === null || typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
+      const calls = args.calls.map((v, i) => {
+        refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
+        if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
         if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
           throw new ToolInputError(`calls[${i}].arguments: expected an object`);
         }
