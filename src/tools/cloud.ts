@@ -23,19 +23,19 @@ import type { ToolContext } from './context.js';
 const recommendationShape = z.object({
   action: z.string().describe('FIS action id'),
   failure: z.string(),
-  why: z.array(z.string()).describe('The failure modes and services the finding named'),
-  confidence: z.number().describe('0–0.95, relative to the best match and the evidence'),
+  why: z.array(z.string()).describe('What the finding named'),
+  confidence: z.number().describe('0–0.95'),
   score: z.number(),
   duration: z.string().nullable().describe('ISO 8601; null when the action takes no duration'),
   parameters: z.record(z.string(), z.string()),
-  parametersToSet: z.array(z.string()).describe('Required parameters still to set'),
+  parametersToSet: z.array(z.string()),
   targetResourceType: z.string().nullable(),
   targetKey: z.string().nullable(),
   stopCondition: z.object({ source: z.literal('aws:cloudwatch:alarm'), suggestion: z.string() }),
   localRehearsal: z
     .object({ tool: z.string(), arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), note: z.string() })
     .nullable()
-    .describe('The faultline scenario tool reproducing the failure locally'),
+    .describe('The faultline tool rehearsing it locally'),
 });
 
 /** The target_config fields most templates set; the others are named in each argument's description. */
@@ -59,10 +59,9 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'cloud',
       title: 'Recommend AWS FIS experiments for a finding',
       description:
-        'Turns a reliability finding into ranked AWS Fault Injection Service experiments, offline (no LLM, no AWS). ' +
-        'Tokenized matching of failure modes and services (RDS/Aurora, DynamoDB, EKS, ECS, Lambda, EC2/spot/ASG, EBS, S3, ' +
-        'Kinesis, ElastiCache, MemoryDB, network). Each: action, why, confidence, duration, parameters, target resource type, ' +
-        'stop condition, and the local faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
+        'Turns a reliability finding into ranked AWS FIS experiments, offline (no LLM, no AWS), by the failure modes and ' +
+        'services it names. Each: action, why, confidence, duration, parameters, target type, stop condition, and the local ' +
+        'faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
       input: {
         finding: objectOrTextArgument(
           { id: z.string().optional(), summary: z.string().optional(), type: z.string().optional(), description: z.string().optional() },

@@ -62,6 +62,12 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   description: string;
   input: I;
   output: O;
+  /**
+   * The output schema outlines the result: the properties listed are typed, and the result may
+   * carry more (every figure of a report), which the schema leaves open rather than spelling out
+   * in every tools/list.
+   */
+  outline?: boolean;
   annotations: ToolAnnotationsExplicit;
   /** Arguments accepted for compatibility and ignored; the handler is told which were given. */
   ignoredArguments?: readonly string[];
@@ -141,7 +147,7 @@ export class ToolRegistry {
     // (arguments.ts), where `""` means a default and JSON text may stand for an object, and every
     // refusal names its argument. The published schema is the plain object (see publish()).
     const acceptingSchema = z.looseObject({});
-    const outputSchema = this.outputFor(definition.output);
+    const outputSchema = this.outputFor(definition.output, definition.outline === true);
     const known = new Set(Object.keys(definition.input));
     const ignorable = new Set(definition.ignoredArguments ?? []);
     // Built on the first call: it converts the schema, which start-up must not pay for.
@@ -152,7 +158,8 @@ export class ToolRegistry {
         name: definition.name,
         title: definition.title,
         description: definition.description,
-        annotations: { title: definition.title, ...definition.annotations },
+        // The title is the tool's own (tools/list shows it once; annotations.title is its older spelling).
+        annotations: { ...definition.annotations },
       },
       input: inputSchema,
       output: outputSchema,
@@ -198,10 +205,10 @@ export class ToolRegistry {
     );
   }
 
-  private outputFor(shape: z.ZodRawShape): z.ZodObject {
+  private outputFor(shape: z.ZodRawShape, open: boolean): z.ZodObject {
     let schema = this.outputs.get(shape);
     if (!schema) {
-      schema = z.object(shape);
+      schema = open ? z.looseObject(shape) : z.object(shape);
       this.outputs.set(shape, schema);
     }
     return schema;

@@ -36,12 +36,10 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
-        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +
-        'once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, TCAF, ' +
-        'deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts. plan is YAML or JSON text (mcp-chaos format: ' +
-        'seed, faults [{type, tools, probability, after_calls, every, error_shape, …}]; types latency, drop_tool, schema_drift, ' +
-        'partial_result, registry_inconsistency, error_injection, burst_error, server_degradation, timeout, empty_result, corrupt, ' +
-        'prompt_injection, oversized, rate_limit, list_changed). Sends progress; cancellable; the server process never outlives the call. No LLM.',
+        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays ' +
+        'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
+        'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
+        'cancellable; the server process never outlives the call. No LLM.',
       input: {
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
