@@ -45,9 +45,12 @@ export interface LlmConfig {
 export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
+/** What may be dialled besides loopback (src/target-policy.ts): a TargetAllowance. */
 export interface ScenarioLimits {
-  /** Load only loopback and private addresses unless this is set. */
+  /** Every address and name but link-local and metadata ones (--allow-remote-targets). */
   allowRemoteTargets: boolean;
+  /** CIDR blocks, addresses and host names allowed besides loopback (--allow-targets). */
+  allowTargets?: readonly string[] | undefined;
   /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
   allowNonLoopbackBind?: boolean | undefined;
   maxDurationMs: number;
@@ -65,6 +68,8 @@ export interface Config {
   dataDir: string;
   /** The tool families tools/list offers and tools/call accepts (default: all). */
   toolsets: Toolset[];
+  /** Inject faults even where the environment says production (--allow-production). */
+  allowProduction: boolean;
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -93,12 +98,14 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     },
     scenario: {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
+      allowTargets: [...(partial.scenario?.allowTargets ?? [])],
       allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
     dataDir: partial.dataDir ?? defaultDataDir(),
     toolsets: partial.toolsets ?? [...TOOLSETS],
+    allowProduction: partial.allowProduction ?? false,
   };
 }
 

@@ -47,7 +47,7 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new OnFirstUseValidator() },
   );
   const access = new FileAccess(config.roots);
-  const tools = new ToolRegistry(mcp, log, config.toolsets);
+  const tools = new ToolRegistry(mcp, log, config.toolsets, { allowProduction: config.allowProduction });
   // Work tools hold across calls (held proxies) stops when the client connection closes.
   const closers: Array<() => Promise<void> | void> = [];
   const ctx: ToolContext = { config, access, log, onClose: (close) => closers.push(close) };

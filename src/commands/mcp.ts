@@ -9,7 +9,7 @@ import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../errors.js';
 import { whenNotMeasuring } from '../measuring.js';
-import { bindRefusal } from '../target-policy.js';
+import { bindRefusal, describeTargets } from '../target-policy.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -91,7 +91,7 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   transport.onclose = () => void stop('stdin closed');
   keepAlive(log, stop);
   await mcp.connect(transport);
-  log.info('faultline MCP server ready on stdio');
+  log.info('faultline MCP server ready on stdio; targets allowed: %s', describeTargets(config.scenario));
   warmUpCodeWhenIdle(config, log);
 }
 
@@ -144,7 +144,7 @@ async function runHttp(config: Config, globals: GlobalOptions, options: McpOptio
   } catch (error) {
     throw new UsageError(`--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`);
   }
-  process.stderr.write(`faultline MCP server listening on ${server.url}\n`);
+  process.stderr.write(`faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`);
   warmUpCodeWhenIdle(config, log);
   const running = server;
   keepAlive(log, async (why) => {

@@ -15,6 +15,7 @@ import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
 import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
 import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withFlagNames, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import { productionRefusal } from '../production.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
@@ -116,7 +117,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
         'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
     )
-    .requiredOption('--url <url>', 'endpoint to load (http:// or https://; loopback or private unless --allow-remote-targets)')
+    .requiredOption('--url <url>', 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
     .option('--method <method>', `HTTP method (default ${D.method})`)
     .option('--body <json>', 'request body, sent as application/json')
     .addOption(new Option('--header <line>', '"Name: value", repeatable').argParser(collect))
@@ -227,7 +228,10 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   // Checked before the run, so a long run's results are not lost to a mistyped path.
   if (options.report) await checkWritable('--report', options.report);
   if (options.json) await checkWritable('--json', options.json);
-  const limits = configFrom(globals, options).scenario;
+  const config = configFrom(globals, options);
+  const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
+  if (refusal) throw new UsageError(refusal);
+  const limits = config.scenario;
   const spec = await withFlagNames(command, async () => isHttp
     ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
         {

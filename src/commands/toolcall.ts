@@ -7,6 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
+import { productionRefusal } from '../production.js';
 import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
@@ -17,6 +18,7 @@ interface PlaneFlags {
   report?: string;
   strict?: boolean;
   taskIdleMs?: number;
+  allowProduction?: boolean;
 }
 
 export function registerToolcallCommand(program: Command, _globals?: () => GlobalOptions): void {
@@ -127,10 +129,14 @@ function addPlaneFlags(command: Command): Command {
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
     .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
-    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger);
+    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger)
+    .option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)');
 }
 
 async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+  // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
+  const refusal = productionRefusal(name.split(' ').slice(0, 3).join(' '), 'pass --allow-production', flags.allowProduction === true);
+  if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');

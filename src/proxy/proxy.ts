@@ -166,7 +166,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   if (options.policy) {
     checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
-    options = { ...options, lookup: options.lookup ?? targetLookup(options.policy.allowRemoteTargets) };
+    options = { ...options, lookup: options.lookup ?? targetLookup(options.policy) };
   }
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
   const mappingCounters: MappingCounters[] = mappings.map((m) => ({

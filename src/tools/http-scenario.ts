@@ -46,6 +46,7 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
       output: scenarioOutput,
       outline: true,
       annotations: SCENARIO_ANNOTATIONS,
+      injectsFaults: true,
       ignoredArguments: IGNORED,
     },
     async (args, call) => {

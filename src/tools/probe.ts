@@ -32,7 +32,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       description:
         'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
         'reports per leaf passed/failed/inconclusive/untested (applies, could not be exercised)/n/a, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
-        'stdio server, or url for streamable HTTP (loopback/private unless remote targets are allowed). Only readOnlyHint tools are ' +
+        'stdio server, or url for streamable HTTP (loopback unless the server allows the host). Only readOnlyHint tools are ' +
         'called unless allow_writes. Takes seconds.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
@@ -69,7 +69,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       let target: Target;
       if (url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
+        const checked = await checkLoadTarget(url, ctx.config.scenario, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
       } else target = { kind: 'stdio', command: command!, args: args ?? [] };
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');

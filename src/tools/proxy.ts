@@ -6,7 +6,6 @@
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
 import type { HeldProxies, HeldStatus } from '../proxy/control/index.js';
-import { productionRefusal } from '../proxy/control/guard.js';
 import { HELD_LIMITS } from '../proxy/vocabulary.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { objectListArgument } from './arguments.js';
@@ -40,11 +39,6 @@ const statusOutput = {
 
 const HELD: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 
-/** Whether an env flag says yes (1/true/yes/on). */
-function envYes(name: string): boolean {
-  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
-}
-
 const render = (status: HeldStatus) => ({ text: JSON.stringify(status), structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>> });
 
 export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void {
@@ -66,7 +60,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       description:
         `Starts a fault proxy that stays up across calls, so the user's own app and tests can run through it. Returns an id and the listening addresses. ` +
         `Every mapping parses HTTP/1.1 (other traffic passes as TCP). Stops after ttl (seconds, default ${HELD_LIMITS.defaultTtlMs / 1000}, at most ${HELD_LIMITS.maxTtlMs / 1000}) ` +
-        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused in production (NODE_ENV/ENVIRONMENT) unless the server has FAULTLINE_ALLOW_PRODUCTION=1.`,
+        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused where the server's environment says production.`,
       input: {
         proxies: z.array(z.string()).describe('Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)'),
         faults: faultsArgument.optional(),
@@ -76,10 +70,9 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       },
       output: statusOutput,
       annotations: HELD,
+      injectsFaults: true,
     },
     async ({ proxies, faults, ttl, seed, insecure_tls }) => {
-      const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
-      if (refusal) throw new ToolInputError(refusal);
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
       return render(await held.start({
@@ -88,7 +81,11 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
           ttlMs: ttl === undefined ? undefined : ttl * 1000,
           seed,
           insecureTls: insecure_tls,
-          policy: { allowRemoteTargets: ctx.config.scenario.allowRemoteTargets, allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true },
+          policy: {
+            allowRemoteTargets: ctx.config.scenario.allowRemoteTargets,
+            allowTargets: ctx.config.scenario.allowTargets,
+            allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true,
+          },
         }));
     },
   );
@@ -103,6 +100,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       input: { id, faults: faultsArgument },
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      injectsFaults: true,
     },
     async ({ id, faults }) => render((await heldProxies()).setFaults(id, faults.map((fault) => JSON.stringify(fault)))),
   );

@@ -139,6 +139,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
         output: scenarioOutput,
         outline: true,
         annotations: SCENARIO_ANNOTATIONS,
+        injectsFaults: true,
         ignoredArguments: ignoredFor(tool.type),
       },
       async (args, call) => {

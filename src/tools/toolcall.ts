@@ -43,7 +43,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       input: {
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
-        url: z.string().optional().describe('Streamable-HTTP MCP endpoint, loopback or private unless remote targets are allowed'),
+        url: z.string().optional().describe('Streamable-HTTP MCP endpoint (loopback unless the server allows the host)'),
         plan: objectArgument(
           {
             seed: z.number().int().optional(),
@@ -111,6 +111,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
           .describe('Only when the server exited or could not be reached'),
       },
       annotations: TOOLPLANE_ANNOTATIONS,
+      injectsFaults: true,
     },
     async (args, call) => {
       const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
@@ -120,7 +121,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       let target: { command: string; args: string[] } | { url: string };
       if (args.url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario.allowRemoteTargets, 'url')).href };
+        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
       } else {
         if (args.command!.trim() === '') throw new ToolInputError('command: must not be empty');
         target = { command: args.command!, args: args.args ?? [] };
