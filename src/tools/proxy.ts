@@ -49,6 +49,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
     return (proxies ??= new HeldProxies((line) => ctx.log.info('%s', line)));
   };
   ctx.onClose?.(() => proxies?.stopAll());
+  ctx.onHold?.(() => (proxies?.size ?? 0) > 0);
   const id = z.string().describe('The id fault_proxy_start returned');
 
   // family: proxy
