@@ -127,7 +127,10 @@ function warmUpCodeWhenIdle(config: Config, log: Logger): void {
   }, CODE_WARM_UP_DELAY_MS).unref();
 }
 
-async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
+async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions): Promise<void> {
+  // [::1] as a URL writes it is the address ::1 to listen on.
+  const options = { ...flags, host: flags.host.replace(/^\[(.*)\]$/, '$1') };
+  if (options.token !== undefined && options.token.trim() === '') throw new UsageError('--token: must not be blank');
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
   // The one bind rule (src/target-policy.ts): beyond loopback only with --allow-non-loopback-bind,

@@ -220,7 +220,9 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
   let admin: { host: string; port: number; token: string } | undefined;
   if (options.admin !== undefined) {
-    if (!options.adminToken) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    if (options.adminToken === undefined) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    // A blank token would make an API no request can use (the Bearer value is trimmed).
+    if (options.adminToken.trim() === '') throw new UsageError('--admin-token: must not be blank');
     admin = { ...parseListenAddress(options.admin), token: options.adminToken };
     // The control plane binds like every listener (src/target-policy.ts bindRefusal); its token is required everywhere.
     const exposed = bindRefusal(admin.host, { argument: `--admin ${options.admin}`, what: 'the admin API', allowNonLoopbackBind: options.allowNonLoopbackBind === true, token: { value: admin.token, flag: '--admin-token T or FAULTLINE_ADMIN_TOKEN' } });

@@ -19,7 +19,7 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import { FORBIDDEN_KEYS, describeValue, isPlainObject } from '../config-reader.js';
+import { describeValue, isPlainObject, refuseForbiddenKeys } from '../config-reader.js';
 import { jsonDepthExceeds } from '../jsonrpc/message.js';
 
 /** Largest JSON or YAML text accepted for one structured argument, in characters. */
@@ -187,7 +187,7 @@ async function readStructured(name: string, value: unknown, spec: StructuredSpec
   } else if (!isPlainObject(parsed) && !(spec.orList && Array.isArray(parsed) && parsed.length > 0 && parsed.every(isPlainObject))) {
     throw new ToolInputError(`${name}: must be an object${spec.orList ? ' or an array of objects' : ''} (got ${describeValue(parsed)})`);
   }
-  refuseForbiddenKeys(parsed, name);
+  refuseForbiddenKeys(parsed, name, MAX_STRUCTURED_DEPTH);
   if (Array.isArray(parsed)) {
     const itemNode = spec.list ? node.items : node;
     return itemNode ? parsed.map((item) => coerce(item, itemNode)) : parsed;
@@ -226,28 +226,6 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
   if (spec.plainText) return text;
   const expected = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
   throw new ToolInputError(`${name}: not JSON text (${jsonProblem}); give ${expected}`);
-}
-
-/**
- * Refuses `__proto__`, `constructor` and `prototype` as keys at any depth: no argument of ours has
- * such a field, and copying one into an object would reach its prototype. Iterative, and bounded in
- * depth, so a hostile nesting cannot overflow the stack.
- */
-export function refuseForbiddenKeys(value: unknown, name: string): void {
-  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: name, depth: 0 }];
-  while (pending.length > 0) {
-    const { value: current, path, depth } = pending.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth > MAX_STRUCTURED_DEPTH) throw new ToolInputError(`${name}: nested deeper than ${MAX_STRUCTURED_DEPTH} levels`);
-    if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
-      continue;
-    }
-    for (const key of Object.keys(current)) {
-      if (FORBIDDEN_KEYS.has(key)) throw new ToolInputError(`${path}: field ${JSON.stringify(key)} is not accepted`);
-      pending.push({ value: (current as Record<string, unknown>)[key], path: `${path}.${key}`, depth: depth + 1 });
-    }
-  }
 }
 
 const EXPECTED: Record<string, string> = {

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
+import { checkCommandLine } from '../command-line.js';
 import type { Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
@@ -71,7 +72,10 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         const { checkLoadTarget } = await import('../scenario/target.js');
         const checked = await checkLoadTarget(url, ctx.config.scenario, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
-      } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      } else {
+        checkCommandLine(command!, args ?? []);
+        target = { kind: 'stdio', command: command!, args: args ?? [] };
+      }
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
       let step = 0;

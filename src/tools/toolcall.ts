@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
+import { checkCommandLine } from '../command-line.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { objectArgument, objectListArgument } from './arguments.js';
 import { FAULT_TYPES } from '../toolcall/plan.js';
@@ -123,7 +124,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         const { checkLoadTarget } = await import('../scenario/target.js');
         target = { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
       } else {
-        if (args.command!.trim() === '') throw new ToolInputError('command: must not be empty');
+        checkCommandLine(args.command!, args.args ?? []);
         target = { command: args.command!, args: args.args ?? [] };
       }
       let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
