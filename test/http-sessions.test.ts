@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { serveHttp } from '../src/transports/http.js';
 import { createServer } from '../src/server.js';
 import { makeConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
-import { cliPath } from './helpers/repo.js';
+import { startCliProcess } from './helpers/processes.js';
 import { textOf } from './helpers/mcp.js';
 
 /** What the clients' fetches saw: statuses, and the Retry-After of every 503. */
@@ -49,20 +48,9 @@ const CALLS = 3;
 test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evicted, the excess told when to retry`, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'faultline-sessions-'));
   await writeFile(join(dir, 'app.py'), 'def handle(request):\n    return request\n');
-  const child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--root', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
+  const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--root', dir]);
   try {
-    const url = await new Promise<URL>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 30_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match) {
-          clearTimeout(timer);
-          resolve(new URL(match[1]!));
-        }
-      });
-    });
+    const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
     const seen: Seen = { statuses: new Map(), retryAfter: [] };
     // Nobody leaves before every client has either a session or its first 503: so exactly the
     // cap's worth get in first, whatever the machine's speed.
@@ -109,8 +97,7 @@ test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evi
     assert.ok(seen.retryAfter.length >= SESSIONS - 64);
     for (const value of seen.retryAfter) assert.match(value, /^[1-9]\d*$/, 'Retry-After in whole seconds');
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await cli.stop();
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,8 +17,7 @@ import { startProxy } from '../src/proxy/index.js';
 import { registerReviewTools } from '../src/tools/review.js';
 import { connectInMemory, connectTools, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
-import { runCliProcess } from './helpers/processes.js';
-import { cliPath } from './helpers/repo.js';
+import { runCliProcess, startCliProcess } from './helpers/processes.js';
 
 test('command lines that cannot be spawned are refused naming command or args[i], by both tools that spawn', async () => {
   const { client, close } = await connectInMemory();
@@ -137,28 +135,15 @@ test('faultline mcp --host [::1] listens on IPv6 loopback and serves an SDK clie
     t.skip('no IPv6 loopback on this machine');
     return;
   }
-  const child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--host', '[::1]', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
+  const cli = startCliProcess(['mcp', '--transport', 'http', '--host', '[::1]', '--port', '0']);
   try {
-    const url = await new Promise<URL>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line:\n${stderr}`)), 30_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match) {
-          clearTimeout(timer);
-          resolve(new URL(match[1]!));
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}:\n${stderr}`)));
-    });
+    const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
     assert.equal(url.hostname, '[::1]');
     const client = new Client({ name: 'ipv6', version: '0' });
     await client.connect(new StreamableHTTPClientTransport(url));
     assert.ok((await client.listTools()).tools.length > 0);
     await client.close();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    await cli.stop();
   }
 });

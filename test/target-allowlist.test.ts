@@ -7,28 +7,21 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { addressRefusal, describeTargets, parseAllowTargets, targetLookup } from '../src/target-policy.js';
 import { isProductionName, productionSignal } from '../src/production.js';
 import { makeConfig } from '../src/config.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
-import { runCliProcess } from './helpers/processes.js';
-import { cliPath } from './helpers/repo.js';
+import { runCliProcess, startCliProcess } from './helpers/processes.js';
+import { startOkApp, type OkApp } from './helpers/ok-app.js';
 
-let app: Server;
+let app: OkApp;
 let url: string;
 before(async () => {
-  app = createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+  app = await startOkApp();
+  url = app.url;
 });
-after(async () => {
-  app.closeAllConnections();
-  await new Promise<void>((resolve) => app.close(() => resolve()));
-});
+after(() => app.close());
 
 test('allow-list entries: CIDR blocks, addresses, host names, *.domain and *; anything else refused naming the entry', () => {
   assert.deepEqual(parseAllowTargets('10.0.0.0/8, api.staging.local  *.svc.local,fd00::/8,192.168.1.7,*', '--allow-targets'), [
@@ -191,26 +184,13 @@ test('the production guard on the commands that inject faults', async () => {
   assert.match(line, /targets: loopback only/);
 });
 
-/** Spawns the CLI and resolves with its stderr once `until` matches, then stops it. */
-function firstLines(args: string[], env: Record<string, string>, until: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no ${until} in: ${stderr}`));
-    }, 30_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      if (until.test(stderr)) {
-        clearTimeout(timer);
-        child.kill('SIGTERM');
-        resolve(stderr);
-      }
-    });
-    child.on('close', () => {
-      clearTimeout(timer);
-      if (!until.test(stderr)) reject(new Error(`exited without ${until}: ${stderr}`));
-    });
-  });
+/** The CLI's stderr once `until` matches it; the CLI is stopped then. */
+async function firstLines(args: string[], env: Record<string, string>, until: RegExp): Promise<string> {
+  const cli = startCliProcess(args, env);
+  try {
+    await cli.waitFor(until);
+    return cli.stderr();
+  } finally {
+    await cli.stop();
+  }
 }

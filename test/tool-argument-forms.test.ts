@@ -7,8 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,20 +15,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { repoRoot } from './helpers/repo.js';
 import { spawnRawServer } from './helpers/raw-stdio.js';
+import { startOkApp, type OkApp } from './helpers/ok-app.js';
 
-let app: Server;
+let app: OkApp;
 let url: string;
-
 before(async () => {
-  app = createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+  app = await startOkApp();
+  url = app.url;
 });
-
-after(async () => {
-  app.closeAllConnections();
-  await new Promise<void>((resolve) => app.close(() => resolve()));
-});
+after(() => app.close());
 
 type Structured = Record<string, unknown>;
 const structured = (result: CallToolResult) => result.structuredContent as Structured;
