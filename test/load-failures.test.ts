@@ -170,9 +170,9 @@ describe('https', () => {
 });
 
 describe('capacity (closed loop)', () => {
-  test('localOnly: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
+  test('targets: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
     const target = await server();
-    const result = await runCapacity({ url: `http://localhost:${target.port}/`, localOnly: true, connections: 1, durationMs: 300, timeoutMs: 1000 });
+    const result = await runCapacity({ url: `http://localhost:${target.port}/`, targets: { allowRemoteTargets: false }, connections: 1, durationMs: 300, timeoutMs: 1000 });
     assert.ok(result.responses > 0);
     assert.equal(result.errors, 0);
     assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);

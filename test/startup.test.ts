@@ -104,7 +104,7 @@ test('faultline mcp loads no tool module, no domain module and no heavy dependen
   // family's module (its zod schemas) loads before a call. A stale dist/src/tools/tool-list.json
   // makes the server register every family at start: run npm run build.
   const tools = loaded.filter((url) => url.includes('/dist/src/tools/')).map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
-  assert.deepEqual([...new Set(tools)].sort(), ['define.js', 'index.js', 'tool-list.js']);
+  assert.deepEqual([...new Set(tools)].sort(), ['arguments.js', 'define.js', 'index.js', 'tool-list.js']);
   // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
   const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url));
   assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);

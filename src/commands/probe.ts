@@ -10,15 +10,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { checkWritable, collect, envFlag, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
+import { addTargetOptions, checkWritable, collect, positiveInteger, runCommand, targetAllowanceFrom, UsageError, withInterrupt, httpUrl, type GlobalOptions, type TargetOptionValues } from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
 
-interface ProbeCommandOptions {
+interface ProbeCommandOptions extends TargetOptionValues {
   url?: string;
   token?: string;
-  allowRemoteTargets?: boolean;
   cases?: number;
   seed?: number;
   family?: string[];
@@ -41,7 +40,7 @@ function nonNegativeInteger(value: string): number {
 }
 
 export function registerProbeCommand(program: Command, _globals: () => GlobalOptions): void {
-  program
+  const probeCommand = program
     .command('probe')
     .summary('probe an MCP server for runtime faults, per taxonomy leaf')
     .description(
@@ -49,16 +48,12 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
         'server spawned from CMD ARGS (stdio) or reached at --url (streamable HTTP), and reports per leaf passed / failed / ' +
         'n/a / inconclusive / untested, each finding a failure (a MUST broken, a crash, a hang, a security check) or a warning ' +
         '(a SHOULD, a portability risk), with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
-        'called unless --allow-writes. --url must be loopback or private unless --allow-remote-targets; link-local and ' +
+        'called unless --allow-writes. --url must be loopback unless --allow-targets names it; link-local and ' +
         'metadata addresses never. Exit 1 on a failure; warnings alone exit 0.',
     )
     .argument('[command...]', 'the stdio server to spawn, after --')
     .addOption(new Option('--url <url>', 'probe a streamable HTTP server at this URL instead').argParser(httpUrl))
     .addOption(new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env('FAULTLINE_PROBE_TOKEN'))
-    .addOption(
-      // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
-      new Option('--allow-remote-targets', '--url may be an address that is not loopback or private (env: FAULTLINE_ALLOW_REMOTE_TARGETS=1); link-local and metadata addresses never'),
-    )
     .addOption(new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100').argParser(positiveInteger).default(8))
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
@@ -86,15 +81,15 @@ Examples:
   faultline probe -- node server.js                    probe a stdio server
   faultline probe --family PROTO --family TOOL -- npx my-mcp-server
   faultline probe --url http://127.0.0.1:8808/mcp --token "$T" --json probe.json`,
-    )
-    .action((command: string[], options: ProbeCommandOptions) =>
+    );
+  addTargetOptions(probeCommand).action((command: string[], options: ProbeCommandOptions) =>
       runCommand(async () => {
         const { runProbe, loadTaxonomy, renderProbeText, PROBE_LIMITS } = await import('../probe/index.js');
         if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
         if (!options.url && command.length === 0) throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
         if (options.token && !options.url) throw new UsageError('--token applies to --url only');
-        const allowRemote = options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS');
-        if (options.allowRemoteTargets && !options.url) throw new UsageError('--allow-remote-targets applies to --url only');
+        const targets = targetAllowanceFrom(options);
+        if ((options.allowRemoteTargets || options.allowTargets?.length) && !options.url) throw new UsageError('--allow-targets and --allow-remote-targets apply to --url only');
         if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
         if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
         if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
@@ -103,7 +98,7 @@ Examples:
         let target: import('../probe/index.js').Target;
         if (options.url) {
           const { checkLoadTarget } = await import('../scenario/target.js');
-          const url = await checkLoadTarget(options.url, allowRemote, '--url');
+          const url = await checkLoadTarget(options.url, targets, '--url');
           target = { kind: 'http', url: url.href, ...(options.token ? { token: options.token } : {}) };
         } else target = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
         const { targetLookup } = await import('../target-policy.js');
@@ -115,7 +110,7 @@ Examples:
             allowWrites: options.allowWrites === true,
             callTimeoutMs: options.callTimeout ?? 5000,
             overallTimeoutMs: options.timeout ?? 120_000,
-            lookup: targetLookup(allowRemote),
+            lookup: targetLookup(targets),
             signal,
             onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
           }),

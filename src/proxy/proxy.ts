@@ -142,7 +142,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
   checkDistinctNames(mappings, options.policy?.argument ?? 'proxies');
   if (options.policy) checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
-  const lookup = options.lookup ?? (options.policy ? targetLookup(options.policy.allowRemoteTargets) : undefined);
+  const lookup = options.lookup ?? (options.policy ? targetLookup(options.policy) : undefined);
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
   const mappingCounters = mappings.map(emptyMappingCounters);
   const mappingNamed = (target: string, index: number): boolean => targetNamesMapping(target, mappings[index]!, mappingCounters[index]!.port);

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
+import { checkCommandLine } from '../command-line.js';
 import type { ProbeReport, ProbeVerdict, Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
@@ -48,7 +49,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       description:
         'Runs fault-taxonomy probes against an MCP server: per leaf passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
         'failure (MUST broken, crash, hang, security) or a warning (SHOULD, portability) with its JSON-RPC exchange. command (+ args) ' +
-        'spawns a stdio server; url is streamable HTTP (loopback/private unless remote targets are allowed). Calls only readOnlyHint ' +
+        'spawns a stdio server; url is streamable HTTP (loopback unless the server allows the host). Calls only readOnlyHint ' +
         'tools unless allow_writes. Up to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
@@ -72,12 +73,14 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
       if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
       let target: Target;
-      const allowRemote = ctx.config.scenario.allowRemoteTargets;
       if (url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        const checked = await checkLoadTarget(url, allowRemote, 'url');
+        const checked = await checkLoadTarget(url, ctx.config.scenario, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
-      } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      } else {
+        checkCommandLine(command!, args ?? []);
+        target = { kind: 'stdio', command: command!, args: args ?? [] };
+      }
       const { targetLookup } = await import('../target-policy.js');
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
@@ -89,7 +92,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         allowWrites: input.allow_writes === true,
         callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
         overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
-        lookup: targetLookup(allowRemote),
+        lookup: targetLookup(ctx.config.scenario),
         signal: call.signal,
         onProgress: (message) => call.progress(++step, undefined, message),
       });
