@@ -3,8 +3,10 @@
  * real server) against a local app on loopback: each fault moves the measured numbers the way
  * it should, and the markdown report shows exactly the JSON result's numbers.
  *
- * Each run is short (1 s of load, twice with a baseline) and compared against its own baseline
- * or against size / rate, never against an absolute time.
+ * Each run is short (1 s of load, twice with a baseline). Held here: what a busy machine cannot
+ * change (a delay never shortens a request, the faults' own counters, rates never over their
+ * cap); how far each fault moves the numbers against the baseline is bench/checks/scenario.ts's
+ * (scenario.fault-effects), with the thresholds these tests had.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -39,8 +41,6 @@ async function runTool(name: string, args: Record<string, unknown>): Promise<{ r
   return { report, result };
 }
 
-const spread = (result: ScenarioResult['run']): number => result.load!.latency!.p95 - result.load!.latency!.p25;
-
 describe('fault_run_*_impact_scenario through MCP', () => {
   test('latency: the percentiles shift by about the injected delay against the baseline', async () => {
     const held = await heldResources(servers);
@@ -59,12 +59,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(run.errors, 0);
     // Deviation 0: every response waits the full 100 ms in the proxy, so none can be faster.
     assert.ok(run.latency!.min >= 99.5, `fastest request ${run.latency!.min} ms`);
-    for (const percentile of ['p50', 'p95'] as const) {
-      const shift = run.latency![percentile] - base.latency![percentile];
-      assert.ok(shift > 80 && shift < 160, `${percentile} shifted by ${shift} ms`);
-    }
-    const serviceShift = run.serviceTime!.p50 - base.serviceTime!.p50;
-    assert.ok(serviceShift > 80 && serviceShift < 160, `service time p50 shifted by ${serviceShift} ms`);
+    assert.ok(run.serviceTime!.min >= 99.5, `fastest service time ${run.serviceTime!.min} ms`);
+    assert.equal(result.run.proxy.faults[0]!.delayAddedMs, 100 * run.responses);
     // The impact table is the difference of the two phases' figures.
     const p50Row = result.impact.find((row) => row.metric === 'p50 latency')!;
     assert.equal(p50Row.change, run.latency!.p50 - base.latency!.p50);
@@ -84,12 +80,12 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       frequency: 20,
       baseline: true,
     });
-    const before = spread(result.baseline!);
-    const during = spread(result.run);
-    // Uniform delays in [0, 80] ms put about 56 ms between p25 and p95.
-    assert.ok(during > before + 20, `p95 − p25: baseline ${before} ms, with jitter ${during} ms`);
+    // Uniform delays in [0, 80] ms, redrawn 20 times a second: the requests of one run spread over
+    // most of that range (p95 − p25 widening by ~56 ms against the baseline: bench/checks/scenario.ts).
     assert.ok(result.run.load!.latency!.max - result.run.load!.latency!.min > 30);
-    assert.ok(result.run.proxy.faults[0]!.delayAddedMs > 0);
+    const counters = result.run.proxy.faults[0]!;
+    assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 80, `${counters.delayAddedMs} ms over ${counters.applications} delays`);
+    assert.equal(result.baseline!.proxy.faults.length, 0, 'no jitter in the baseline');
   });
 
   test('packet loss: the tail latency rises on multi-segment responses', async () => {
@@ -101,13 +97,13 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       loss_rate: 0.1,
       baseline: true,
     });
-    const base = result.baseline!.load!.latency!;
     const run = result.run.load!.latency!;
     const counters = result.run.proxy.faults[0]!;
     assert.ok(counters.segments >= 30 * 45, `segments seen ${counters.segments}`);
     assert.ok(counters.segmentsLost > 0 && counters.stallMs > 0, `lost ${counters.segmentsLost}, stalled ${counters.stallMs} ms`);
-    assert.ok(run.p95 > base.p95 + 40, `p95: baseline ${base.p95} ms, with loss ${run.p95} ms`);
-    assert.ok(run.mean > base.mean + 20, `mean: baseline ${base.mean} ms, with loss ${run.mean} ms`);
+    // The slowest request waited out at least one stall (how far the tail and the mean rise
+    // against the baseline is bench/checks/scenario.ts's).
+    assert.ok(run.max >= counters.stallMs / counters.applications, `slowest ${run.max} ms, stalls ${counters.stallMs} ms over ${counters.applications}`);
     assert.equal(result.run.load!.errors, 0, 'loss delays, it never corrupts or drops');
   });
 
@@ -129,11 +125,12 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     };
     const small = await serviceTime(40_000);
     const large = await serviceTime(120_000);
+    // Never much faster than the rate allows, however fast the machine (how close to size / rate,
+    // and 3× the bytes 2–4× as long, is bench/checks/scenario.ts's).
     for (const [measured, bytes] of [[small, 40_000], [large, 120_000]] as const) {
       const expected = (bytes / rate) * 1000;
-      assert.ok(measured > expected * 0.7 && measured < expected * 1.6, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
+      assert.ok(measured > expected * 0.7, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
     }
-    assert.ok(large / small > 2 && large / small < 4, `three times the bytes took ${large / small} times as long`);
   });
 
   test('blackhole with timeout 1: every request times out and the run fails its SLOs', async () => {
@@ -178,7 +175,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       [0, 20, false],
       [1, 20, true],
     ]);
-    assert.ok(load.timeline[0]!.p50Ms! < 40, `before the fault: p50 ${load.timeline[0]!.p50Ms} ms`);
+    // Not delayed before the fault (a loopback request takes ~1 ms; under 40 is bench/checks/scenario.ts's).
+    assert.ok(load.timeline[0]!.p50Ms! < 79.5, `before the fault: p50 ${load.timeline[0]!.p50Ms} ms`);
     assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
     assert.equal(load.duringFault!.requests, 20);
     assert.ok(load.duringFault!.latency!.min >= 79.5);

