@@ -10,24 +10,21 @@
  *   npm run bench:check -- proxy             the checks of an area (names starting "proxy.")
  *   npm run bench:check -- proxy.latency-accuracy code.parse-text-linear
  *   npm run bench:check -- --list            names, what each measures, its peer and target
+ *   npm run bench:check -- --markdown        the same as bench/README.md's list of checks
  *   npm run bench:check -- --json out.json   also write the results as JSON
  *
  * The build must be current (`npm run bench:check` builds first). `--dir DIR` reads the check
  * files from another directory of compiled modules (the runner's own tests use it).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { comparedValue, formatCompared, formatFigure, formatTarget, meets, type BenchCheck, type Row } from './lib/check.js';
+import { CHECKS_DIRECTORY, checksMarkdown, discoverChecks, type Located } from './lib/registry.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-
-interface Located {
-  file: string;
-  check: BenchCheck;
-}
 
 interface Outcome {
   name: string;
@@ -35,25 +32,6 @@ interface Outcome {
   rows: Row[];
   /** Why the check produced no verdict: it threw, timed out or died. */
   error?: string;
-}
-
-/** Every check in the compiled .js files of `dir`, sorted by name; duplicate names are an error. */
-async function discover(dir: string): Promise<Located[]> {
-  const found: Located[] = [];
-  for (const entry of readdirSync(dir).filter((name) => name.endsWith('.js')).sort()) {
-    const file = join(dir, entry);
-    const module = (await import(pathToFileURL(file).href)) as { checks?: unknown };
-    if (!Array.isArray(module.checks)) throw new Error(`${entry}: exports no checks array`);
-    for (const check of module.checks as BenchCheck[]) found.push({ file, check });
-  }
-  const seen = new Map<string, string>();
-  for (const { file, check } of found) {
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(check.name)) throw new Error(`${file}: check name "${check.name}" is not area.what (lower case, digits, hyphens)`);
-    const other = seen.get(check.name);
-    if (other) throw new Error(`check "${check.name}" is defined twice (${other}, ${file})`);
-    seen.set(check.name, file);
-  }
-  return found.sort((a, b) => a.check.name.localeCompare(b.check.name, 'en'));
 }
 
 /** The checks a selector names: a whole name, or an area (the part before a dot). */
@@ -151,22 +129,28 @@ async function main(argv: string[]): Promise<number> {
     await child(argv[1]!, argv[2]!);
     return 0;
   }
-  let dir = fileURLToPath(new URL('./checks/', import.meta.url));
+  let dir = CHECKS_DIRECTORY;
   let json: string | undefined;
   let list = false;
+  let markdown = false;
   const selectors: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === '--list') list = true;
+    else if (arg === '--markdown') markdown = true;
     else if (arg === '--json' || arg === '--dir') {
       const value = argv[++i];
       if (value === undefined) throw new UsageError(`${arg} needs a value`);
       if (arg === '--json') json = resolve(value);
       else dir = resolve(value);
-    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (accepted: --list, --json FILE, --dir DIR)`);
+    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (accepted: --list, --markdown, --json FILE, --dir DIR)`);
     else selectors.push(arg);
   }
-  const chosen = select(await discover(dir), selectors);
+  const chosen = select(await discoverChecks(dir), selectors);
+  if (markdown) {
+    out(checksMarkdown(chosen.map(({ check }) => check)));
+    return 0;
+  }
   if (list) {
     for (const { check } of chosen) out(`${check.name}\n  measures: ${check.measures}\n  peer:     ${check.peer}\n  target:   ${check.target}`);
     return 0;

@@ -32,6 +32,12 @@ after(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
+/**
+ * SLOs a busy machine cannot fail, for tests whose verdict is about the fault or the answers, not
+ * the latency (the default SLOs, p95 @ 200ms among them, are the machine's to fail under load).
+ */
+const LOOSE_SLOS = ['99% @ 5000ms', 'errors < 1%'];
+
 async function runTool(name: string, args: Record<string, unknown>): Promise<{ report: string; result: ScenarioResult }> {
   const response = (await mcp.client.callTool({ name, arguments: { seed: 7, ...args } })) as CallToolResult;
   assert.notEqual(response.isError, true, textOf(response));
@@ -51,6 +57,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       rps: 5,
       latency: 100,
       baseline: true,
+      slos: LOOSE_SLOS,
     });
     const base = result.baseline!.load!;
     const run = result.run.load!;
@@ -175,8 +182,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       [0, 20, false],
       [1, 20, true],
     ]);
-    // Not delayed before the fault (a loopback request takes ~1 ms; under 40 is bench/checks/scenario.ts's).
-    assert.ok(load.timeline[0]!.p50Ms! < 79.5, `before the fault: p50 ${load.timeline[0]!.p50Ms} ms`);
+    // (That second 0 is not delayed, p50 ~1 ms, is bench/checks/scenario.ts's: a loaded machine
+    // sends some of its requests late, into the fault, and their latency counts from when they were due.)
     assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
     assert.equal(load.duringFault!.requests, 20);
     assert.ok(load.duringFault!.latency!.min >= 79.5);
@@ -202,7 +209,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(notFound.result.verdict, 'failed');
     assert.match(notFound.report.split('\n').slice(0, 6).join('\n'), /404 × 10: is the url \(path and method\) right\?/);
     // Expected, it is a plain response again.
-    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404' });
+    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404', slos: LOOSE_SLOS });
     assert.equal(expected.result.run.load!.errors, 0);
     assert.equal(expected.result.verdict, 'passed');
     assert.equal(expected.result.passed, true);
@@ -229,7 +236,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
   });
 
   test('redirects count as success by default but are not followed: the reasons say the load timed the redirect itself', async () => {
-    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1 };
+    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1, slos: LOOSE_SLOS };
     const { result, report } = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args });
     assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
     assert.equal(result.verdict, 'passed');

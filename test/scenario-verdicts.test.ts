@@ -155,7 +155,8 @@ describe('scenario verdicts', () => {
   test('on demand, a 300 ms server at 50 requests/s opens about rate × service time connections, not one per request', async () => {
     const result = await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 50, connections: 1, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
     assert.equal(result.errors, 0);
-    assert.equal(result.queued, 0);
+    // (No request waiting for a connection on a quiet machine is bench/checks/scenario.ts's: growth
+    // is put off, by design, while the generator runs late.)
     // Little's law: 50/s × 0.3 s = 15 in flight at least; a busy machine adds more (no more than
     // 30 on a quiet one is bench/checks/scenario.ts's).
     assert.ok(result.peakBusyConnections >= 13, `peak busy ${result.peakBusyConnections}`);
@@ -228,7 +229,7 @@ describe('scenario verdicts', () => {
     }
     // Kept alive: no such reason.
     const keptAlive = await runScenario(
-      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
+      await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity', slos: ['99% @ 5000ms', 'errors < 1%'] }, { ...limits, maxRatePerSecond: 100 }),
     );
     assert.equal(keptAlive.verdict, 'passed');
     assert.deepEqual(keptAlive.verdictReasons, []);
@@ -314,8 +315,9 @@ describe('scenario verdicts', () => {
     assert.ok(latencyResult.run.proxy.faults[0]!.applications > 0, 'it "acted", adding 0 ms');
     assert.equal(latencyResult.verdict, 'inconclusive');
     assert.match(latencyResult.verdictReasons[0]!, /^the latency fault adds nothing \(latency 0 ms, deviation 0 ms\)/);
-    // A deviation alone still delays (a normal draw truncated at 0): a real fault.
-    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 })).structuredContent as unknown as ScenarioResult;
+    // A deviation alone still delays (a normal draw truncated at 0): a real fault. (SLOs a busy
+    // machine cannot fail: the verdict is about the fault, not the machine.)
+    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20, slos: ['99% @ 5000ms', 'errors < 1%'] })).structuredContent as unknown as ScenarioResult;
     assert.equal(deviation.verdict, 'passed');
     const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 })).structuredContent as unknown as ScenarioResult;
     assert.equal(jitter.verdict, 'inconclusive');

@@ -12,6 +12,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
+import { quietFor } from './helpers/wait.js';
 
 const TOKEN = 'test-token-4f7a';
 let child: ChildProcess;
@@ -183,12 +184,16 @@ test('a client that goes away mid-call cancels the call: a scenario stops loadin
         params: { name: 'fault_run_latency_impact_scenario', arguments: { url: appUrl, duration: '20s', latency: 1, num_clients: 2, rps: 10 } },
       }),
     );
-    while (hits < 10) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; hits < 10; waited += 50) {
+      assert.ok(waited < 60_000, `the scenario never loaded the endpoint (${hits} requests)`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     call.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the cancellation lands
+    // At 20 requests/s a run that went on adds one every 50 ms: the cancellation has landed once a
+    // second passes without one (however long a busy machine takes; the 20 s run never gives one).
+    await quietFor(() => hits, 1000, 15_000);
     const afterCancel = hits;
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    // At 20 requests/s a run that went on would add ~30 more requests in that time.
     assert.ok(hits - afterCancel <= 1, `the load went on after the client left: ${hits - afterCancel} more requests`);
   } finally {
     app.closeAllConnections();

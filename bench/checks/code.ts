@@ -29,6 +29,7 @@ const parseTextLinear: BenchCheck = {
   measures: 'the rewrite of a file with 20,000 split exports (TypeScript) or export macros (C++) before parsing',
   peer: 'the same rewrite of a file with 2,000 of them',
   target: 'ten times the rewrites cost at most 40 times the time (linear gives ~10, a copy per rewrite ~100)',
+  tests: ['test/code-parse-text.test.ts'],
   async run() {
     const shapes: Array<[string, (i: number) => string]> = [
       ['typescript', (i) => `export\ndefault function f${i}() {}\nexport default abstract class { m${i}() {} }\n`],
@@ -56,6 +57,7 @@ const minifiedOneLine: BenchCheck = {
   measures: 'listFunctions on a minified file (every definition on one line: 20,000 object members; 10,000 functions)',
   peer: 'the same code with one definition per line',
   target: 'one line costs at most 4 times many lines (linear work gives ~1; a scan of the line per definition gave over 10)',
+  tests: ['test/code-edge.test.ts'],
   async run() {
     const rows: Row[] = [];
     for (const [shape, entries, open, separator, close] of [
@@ -91,6 +93,7 @@ const queryPathsCompile: BenchCheck = {
   measures: 'compiling the definitions queries that name definitions by a path (grammars/*/definitions.scm), TypeScript + C++',
   peer: 'compiling the whole two-field queries they replaced (test/fixtures/code-whole-queries), same answers',
   target: 'at most 0.75 of the whole queries\' time (measured ~1/3)',
+  tests: ['test/code-query-paths.test.ts'],
   async run(context) {
     const total = { paths: 0, whole: 0 };
     for (const name of ['typescript', 'cpp']) {
@@ -137,6 +140,7 @@ const warmUpFirstCall: BenchCheck = {
   measures: 'the first listFunctions of a 3,000-line TypeScript file in a fresh process after warmUpCode and 200 ms idle',
   peer: 'the same first call in a fresh process without the warm-up (processes interleaved, medians of 5)',
   target: 'at most 0.8 of the cold first call (measured ~1/4)',
+  tests: ['test/code-warm-up.test.ts'],
   async run() {
     const source = generatedTypeScript();
     const times = await interleaved(5, { cold: () => firstCallMs(false, source), warmed: () => firstCallMs(true, source) });
@@ -170,6 +174,7 @@ const mcpIdleWarmUp: BenchCheck = {
   measures: 'the first fault_list_function_names call (3,000-line TypeScript file) of `faultline mcp` made 2.5 s after start-up, once its idle-time warm-up ran',
   peer: 'the same first call made at once after initialize (servers interleaved, best of 3)',
   target: 'at most 0.8 of the immediate first call (measured ~1/4)',
+  tests: ['test/code-warm-up.test.ts'],
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-warm-'));
     try {

@@ -39,6 +39,7 @@ const rateAccuracy: BenchCheck = {
   measures: 'the rate the open-loop generator achieves over 2 s at 200 and 1,000 req/s (10 connections), as it reports it and as the server counts arrivals within 2 s of the first',
   peer: 'the rate asked for',
   target: 'within 2% of it, both ways',
+  tests: ['test/load-open-loop.test.ts'],
   async run() {
     const rows: Row[] = [];
     for (const ratePerSecond of [200, 1000]) {
@@ -64,6 +65,7 @@ const evenSpacing: BenchCheck = {
   measures: 'arrivals at the server per 100 ms over a 2 s run at 200 req/s (20 expected in each bin), and the generator\'s send lag (intended start to the write)',
   peer: 'the even schedule: 20 per bin (autocannon\'s per-second rate limit would put 200 in the first bin of each second)',
   target: 'at least 18 of the 20 bins hold 10–30 arrivals, no bin over 40, send lag p95 under 50 ms',
+  tests: ['test/load-open-loop.test.ts'],
   async run() {
     return withServer(undefined, async (target) => {
       const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 200, connections: 10, durationMs: 2000, timeoutMs: 2000 });
@@ -88,6 +90,7 @@ const stallSeconds: BenchCheck = {
   measures: 'the per-second latency p95 of a 3 s run at 100 req/s against a 50 ms server that stalls every response from 1 s to 2 s: the first second, before the stall',
   peer: 'the stall\'s second (which must stand out: ≥ 500 ms, held by the test)',
   target: 'the first second\'s p95 under 200 ms',
+  tests: ['test/load-open-loop.test.ts'],
   async run() {
     let stallStart = -1;
     return withServer(
@@ -118,6 +121,7 @@ const growthWhenLate: BenchCheck = {
   measures: 'on-demand connections opened at 2,000 req/s (10 to start, up to 1,000) against an instant server while this thread busy-waits 8 ms of every 10, growth deferred while the scheduler runs late (the rule)',
   peer: 'the same run with growth on every request that finds every connection busy (the rule before)',
   target: 'the old rule opens over 50 (else the stalls did not bite), the rule at most a third of what it opened on demand',
+  tests: ['test/load-open-loop.test.ts'],
   timeoutMs: 60_000,
   async run() {
     return withServer(undefined, async (target) => {
@@ -151,6 +155,7 @@ const growthWhenBusy: BenchCheck = {
   measures: 'connections opened at 500 req/s (2 to start) against a 20 ms server while this thread is ~100% busy in 1 ms slices (every tick on time), on this thread and on the generator thread watching this one',
   peer: 'the generator thread not watching this one (which must open more)',
   target: 'at most 2 + MAX_CONNECTING opened when the busy thread is its own or watched (the first 10 ms have no utilisation figure yet); over that when not watched',
+  tests: ['test/load-open-loop.test.ts', 'test/load-generator-thread.test.ts'],
   timeoutMs: 60_000,
   async run() {
     return withServer(slowHandler(20), async (target) => {
@@ -180,6 +185,7 @@ const generatorThreadLag: BenchCheck = {
   measures: 'send lag p50 (intended start to the write) at 1,000 req/s on 60 connections for 1.5 s, on the generator thread, while the caller\'s thread is busy 8 ms of every 10',
   peer: 'the same run on the busy caller thread',
   target: 'at most half the caller thread\'s',
+  tests: ['test/load-generator-thread.test.ts'],
   async run() {
     return withServer(undefined, async (target) => {
       const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 60, maxConnections: 60, durationMs: 1500, timeoutMs: 5000 };
@@ -208,6 +214,7 @@ const runEnds: BenchCheck = {
   measures: 'how long runs take to end or stop: a 1 s open-loop run against a server that never answers (timeout 300 ms); an open-loop run and a capacity run aborted mid-way',
   peer: 'the schedule: 1 s + one 300 ms timeout; the abort',
   target: 'the timed-out run over within 500 ms of its last timeout; the open-loop abort rejected within 500 ms, the capacity abort within 1,000 ms',
+  tests: ['test/load-failures.test.ts'],
   async run() {
     const rows: Row[] = [];
     await withServer(() => {}, async (target) => {
@@ -248,6 +255,7 @@ const capacityLittle: BenchCheck = {
   measures: 'the closed-loop (capacity) rate and p50 latency with 4 connections for 1 s against a 20 ms server',
   peer: 'Little\'s law: 4 connections ÷ 20 ms = 200 req/s at most',
   target: 'over 100 req/s (half of it); p50 under 60 ms',
+  tests: ['test/load-failures.test.ts'],
   async run() {
     return withServer(slowHandler(20), async (target) => {
       const result = await runCapacity({ url: `${target.origin}/`, connections: 4, durationMs: 1000, timeoutMs: 2000 });

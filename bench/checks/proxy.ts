@@ -81,6 +81,7 @@ const latencyAccuracy: BenchCheck = {
   measures: 'the delay the latency fault adds to keep-alive round trips (40 per delay; median round trip through the fault minus the no-fault median)',
   peer: 'the delay asked for; the no-fault round trip through the same proxy path, measured in the same run',
   target: 'median within ±0.75 ms of the request at 7 and 23 ms; the worst of 5 exchanges at 100 ms at most 60 ms late; in message mode a chunk 80 ms into a message at most 40 ms later than the 20 ms left of the first chunk\'s delay',
+  tests: ['test/proxy-latency-accuracy.test.ts', 'test/proxy-faults.test.ts'],
   async run() {
     const server = await startServer(echo);
     const rows: Row[] = [];
@@ -123,6 +124,7 @@ const jitterBound: BenchCheck = {
   measures: 'the one-way delay of 60 chunks sent 10 ms apart through a jitter fault of amplitude 30 ms at 20 Hz (the worst of them)',
   peer: 'the amplitude asked for, 30 ms',
   target: 'no chunk more than 15 ms over the amplitude',
+  tests: ['test/proxy-faults.test.ts'],
   async run() {
     const oneWay = await oneWayTimes({ type: 'jitter', amplitudeMs: 30, frequencyHz: 20, side: 'client' }, 60, 10);
     return [
@@ -181,6 +183,7 @@ const bandwidthCap: BenchCheck = {
   measures: 'throughput through the bandwidth fault: 2 s worth of data at 64 KB/s and at 10 MB/s; two connections sharing 128 kB/s',
   peer: 'the cap asked for (for the shared scope: the 1 s that 2 × 64 kB take at 128 kB/s)',
   target: 'between 0.85 and 1.05 of the cap (the tests hold "never 5% over"; the lower bound is what a busy machine breaks); shared: 0.95–1.1 of 1 s',
+  tests: ['test/proxy-faults.test.ts'],
   async run() {
     const rows: Row[] = [];
     for (const [label, cap] of [
@@ -209,6 +212,7 @@ const directionIsolation: BenchCheck = {
   measures: 'request and response legs of an echo exchange under a 120 ms latency fault for each side/direction combination (six cases)',
   peer: 'the 120 ms asked for',
   target: 'the leg not meant to be delayed under 118 ms in every case (no stray delay); the delayed leg under 200 ms (delayed once, not twice)',
+  tests: ['test/proxy-faults.test.ts'],
   async run() {
     const requestArrived: number[] = [];
     const replySent: number[] = [];
@@ -261,6 +265,7 @@ const httpDropAfter: BenchCheck = {
   measures: 'when the HTTP connection_drop fault with afterMs 100 closes a request whose upstream answers after 1,500 ms',
   peer: 'the 100 ms asked for',
   target: 'closed within 0.6 × the upstream\'s 1,500 ms (900 ms), i.e. at most 800 ms after the 100 ms asked for',
+  tests: ['test/proxy-http.test.ts'],
   async run() {
     const slow = http.createServer((_request, response) => {
       const timer = setTimeout(() => response.end('late'), 1500);

@@ -49,6 +49,7 @@ const faultEffects: BenchCheck = {
   measures: 'how far each fault moves a scenario\'s numbers against its own baseline phase, through MCP: latency 100 ms, jitter 80 ms, packet loss 10% on 64 KiB responses, bandwidth 200 kB/s on 40 and 120 kB downloads, a latency window over the second half',
   peer: 'the same run\'s baseline phase (or size ÷ rate for bandwidth)',
   target: 'latency p50, p95 and service p50 shift 80–160 ms; jitter widens p95 − p25 by over 20 ms; loss raises p95 by over 40 ms and the mean by over 20; a download takes 0.7–1.6 × size ÷ rate and 3× the bytes 2–4× as long; p50 before a latency window under 40 ms',
+  tests: ['test/scenario-tools.test.ts'],
   timeoutMs: 180_000,
   async run() {
     const app = await startApp();
@@ -95,7 +96,8 @@ const slowDependency: BenchCheck = {
   name: 'scenario.slow-dependency',
   measures: 'one client at 5 requests/s under a 300 ms latency fault for 2 s (latency p50 and p99); the connections the open-loop generator opens against a 300 ms server at 50 requests/s; how long a blackhole run\'s fault stays on after a 500 ms load with a 1.5 s timeout',
   peer: 'the 300 ms delay; Little\'s law (50/s × 0.3 s = 15 in flight); the last request\'s timeout, ~1.5–2 s into the run',
-  target: 'p50 under 360 ms and p99 under 350 ms; at most 30 connections; the fault off before 2.5 s',
+  target: 'p50 under 360 ms and p99 under 350 ms; at most 30 connections and no request waiting for one; the fault off before 2.5 s',
+  tests: ['test/scenario-verdicts.test.ts'],
   async run() {
     const app = await startApp();
     const slow: TestServer = await startServer((_request, response) => void setTimeout(() => response.end('slow'), 300));
@@ -108,6 +110,7 @@ const slowDependency: BenchCheck = {
         { label: '300 ms fault: p50', ours: { label: 'p50', value: delayed.latency!.p50, unit: 'ms' }, peer: { label: 'asked', value: 300, unit: 'ms' }, target: { on: 'difference', atMost: 59.9 } },
         { label: '300 ms fault: p99', ours: { label: 'p99', value: delayed.latency!.p99, unit: 'ms' }, peer: { label: 'asked', value: 300, unit: 'ms' }, target: { on: 'difference', atMost: 49.9 } },
         { label: 'on demand, 300 ms server', ours: { label: 'opened', value: onDemand.connectionsOpened, unit: 'connections' }, peer: { label: 'in flight by Little', value: 15, unit: 'connections' }, target: { on: 'value', atMost: 30 } },
+        { label: 'on demand: requests that waited', ours: { label: 'queued', value: onDemand.queued, unit: 'requests' }, target: { on: 'value', atMost: 0 } },
         { label: 'blackhole: fault on until', ours: { label: 'active until', value: blackhole.fault.activeUntilMs, unit: 'ms' }, target: { on: 'value', atMost: 2499 } },
       ];
     } finally {
@@ -119,8 +122,9 @@ const slowDependency: BenchCheck = {
 const cancelRelease: BenchCheck = {
   name: 'scenario.cancel-release',
   measures: 'time from cancelling a running scenario to everything released: a blackhole run in process (sockets, listeners, timers), a run with a mapped port in process (the port refusing) and over stdio in a child `faultline mcp`',
-  peer: 'the cancel',
+  peer: 'the moment of the cancel (the runs would otherwise go on for 10 s)',
   target: 'within 1 s each',
+  tests: ['test/scenario-lifecycle.test.ts'],
   async run() {
     const rows: Row[] = [];
     const servers: TestServer[] = [];
@@ -191,6 +195,7 @@ const warmUpShared: BenchCheck = {
   measures: 'the once-per-process warm-up shared by two callers (fresh process): when the first returns after its signal aborts, from its start; a call once warm',
   peer: 'the whole warm-up, which goes on for the second caller',
   target: 'the cancelled caller back within 0.75 of the whole warm-up, a call once warm within 0.25 of it',
+  tests: ['test/scenario-warm-up.test.ts'],
   async run() {
     const base = listening();
     const first = new AbortController();
@@ -219,6 +224,7 @@ const warmUpCancel: BenchCheck = {
   measures: 'a scenario cancelled once its warm-up is under way (fresh process): when it returns, from its start',
   peer: 'a whole warm-up in the same process right after (the cancelled one does not count as done)',
   target: 'within 0.75 of the whole warm-up',
+  tests: ['test/scenario-cancel-warm-up.test.ts'],
   async run() {
     const app = await startApp();
     const base = listening();
@@ -248,6 +254,7 @@ const refusalTime: BenchCheck = {
   measures: 'how long a scenario tool takes to refuse bad arguments through MCP (a bad url, rps 0, a duration over the limit, a bad SLO, a public url), the worst of them',
   peer: 'a run, which would take its duration plus the warm-up',
   target: 'under 500 ms: refused up front, not after any work',
+  tests: ['test/scenario-input.test.ts'],
   async run() {
     const mcp = await connectInMemory(makeConfig({ scenario: { maxDurationMs: 60_000, maxRatePerSecond: 1000 } }));
     const app = await startApp();

@@ -26,6 +26,7 @@ const version: BenchCheck = {
   measures: '`faultline --version`, spawn to exit (median of 7)',
   peer: '`node -e 0`, interleaved with it',
   target: 'at most 3× bare node start-up (measured ~1.5×; 5–6× before commands loaded lazily)',
+  tests: ['test/startup.test.ts'],
   async run() {
     const times = await interleaved(7, { bare: () => timeProcess(['-e', '0']), version: () => timeProcess([cliPath, '--version']) });
     return [
@@ -44,6 +45,7 @@ const mcpToolsList: BenchCheck = {
   measures: '`faultline mcp` from spawn to its tools/list answer over raw JSON-RPC (initialize, initialized, tools/list; median of 5); `faultline agent tool` to tools/list through the SDK client',
   peer: 'the one-tool server on the same SDK (test/fixtures/server/one-tool-server.ts), interleaved',
   target: 'faultline mcp at most 1.5× the one-tool server (measured 1.03–1.06×); agent tool ready within 1 s',
+  tests: ['test/startup.test.ts', 'test/server-stdio.test.ts'],
   async run() {
     const oneTool = join(repoRoot, 'dist', 'test', 'fixtures', 'server', 'one-tool-server.js');
     const times = await interleaved(5, {

@@ -54,6 +54,8 @@ export interface BenchCheck {
   peer: string;
   /** The target, in words, with the threshold. */
   target: string;
+  /** The test files that hold the behaviour behind the figure (test/…), for bench/README.md. */
+  tests?: string[];
   /** Wall-clock bound for the whole check (default 120 s); past it the check's process is killed and it misses. */
   timeoutMs?: number;
   run(context: CheckContext): Promise<Row[]>;
