@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ScenarioResult } from '../src/scenario/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { closedPort, heldResources, startServer, type TestServer } from './fixtures/load/servers.js';
-import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
+import { LOOSE_SLOS, startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 import { assertReportMatchesJson, PERCENTILE_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
 import { connect } from 'node:net';
 
@@ -31,12 +31,6 @@ after(async () => {
   await mcp.close();
   await Promise.all(servers.map((server) => server.close()));
 });
-
-/**
- * SLOs a busy machine cannot fail, for tests whose verdict is about the fault or the answers, not
- * the latency (the default SLOs, p95 @ 200ms among them, are the machine's to fail under load).
- */
-const LOOSE_SLOS = ['99% @ 5000ms', 'errors < 1%'];
 
 async function runTool(name: string, args: Record<string, unknown>): Promise<{ report: string; result: ScenarioResult }> {
   const response = (await mcp.client.callTool({ name, arguments: { seed: 7, ...args } })) as CallToolResult;

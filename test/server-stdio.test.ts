@@ -88,7 +88,8 @@ test('console output from inside the server never reaches stdout', async () => {
   const server = await spawnRawServer(['mcp'], { NODE_OPTIONS: `--import=${preload}` });
   try {
     await server.request('tools/list');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The later noise comes 300 ms after the entry point ran: wait for it, then ask once more.
+    for (let i = 0; i < 400 && !/more-noise-later/.test(server.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     await server.request('tools/list');
     assertOnlyJsonRpc(server.stdoutLines());
     assert.match(server.stderr(), /noise-from-a-dependency/);
