@@ -11,12 +11,13 @@ import type net from 'node:net';
 import { startProxy, type FaultSpec, type HttpFaultSpec } from '../../src/proxy/index.js';
 import { RawClient } from '../../test/fixtures/http/upstream.js';
 import { connect, destroyAndWait, echo, readBytes, readToEnd, startServer } from '../../test/fixtures/proxy/net.js';
-import { median, type BenchCheck, type Row } from '../lib/check.js';
+import { interleaved, median, type BenchCheck, type Row } from '../lib/check.js';
+import { bulkRate, roundTrips, sendBulk, startBarePipe } from '../lib/net-paths.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `count` keep-alive round trips of 4 bytes through a proxy with `faults` in front of an echo server, in ms. */
-async function roundTrips(targetPort: number, faults: FaultSpec[], count: number): Promise<number[]> {
+async function keepAliveTrips(targetPort: number, faults: FaultSpec[], count: number): Promise<number[]> {
   const proxy = await startProxy({ mappings: [`127.0.0.1:0=tcp://127.0.0.1:${targetPort}`], faults, seed: 1 });
   try {
     const client = await connect(proxy.ports[0]!);
@@ -86,9 +87,9 @@ const latencyAccuracy: BenchCheck = {
     const server = await startServer(echo);
     const rows: Row[] = [];
     try {
-      const base = median(await roundTrips(server.port, [], 40));
+      const base = median(await keepAliveTrips(server.port, [], 40));
       for (const latencyMs of [7, 23]) {
-        const trips = await roundTrips(server.port, [{ type: 'latency', latencyMs }], 40);
+        const trips = await keepAliveTrips(server.port, [{ type: 'latency', latencyMs }], 40);
         rows.push({
           label: `${latencyMs} ms, median of 40`,
           ours: { label: 'added', value: median(trips) - base, unit: 'ms' },
@@ -96,7 +97,7 @@ const latencyAccuracy: BenchCheck = {
           target: { on: 'difference', atLeast: -0.75, atMost: 0.75 },
         });
       }
-      const trips = await roundTrips(server.port, [{ type: 'latency', latencyMs: 100 }], 5);
+      const trips = await keepAliveTrips(server.port, [{ type: 'latency', latencyMs: 100 }], 5);
       rows.push({
         label: '100 ms, worst of 5',
         ours: { label: 'round trip', value: Math.max(...trips), unit: 'ms' },
@@ -295,4 +296,35 @@ const httpDropAfter: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [latencyAccuracy, jitterBound, bandwidthCap, directionIsolation, httpDropAfter];
+const overhead: BenchCheck = {
+  name: 'proxy.overhead',
+  measures: 'faultline\'s TCP proxy with no fault on loopback: bulk throughput (256 MiB, best of 3) and 64-byte round trips (p50 of 5,000 after 500)',
+  peer: 'a bare net pipe proxy in the same process (net.createServer + pipe both ways), rounds interleaved',
+  target: 'throughput at least 0.9 of the bare pipe\'s; round-trip p50 at most 1.2 of it',
+  tests: ['test/proxy-integrity.test.ts'],
+  async run() {
+    const bytes = 256 * 1024 * 1024;
+    const bulkServer = await startServer((socket) => socket.once('data', () => void sendBulk(socket, bytes)));
+    const echoServer = await startServer(echo);
+    const pipes = [await startBarePipe(bulkServer.port), await startBarePipe(echoServer.port)];
+    const proxies = [await startProxy({ mappings: [`0=127.0.0.1:${bulkServer.port}`] }), await startProxy({ mappings: [`0=127.0.0.1:${echoServer.port}`] })];
+    try {
+      const rates = await interleaved(3, { pipe: () => bulkRate(pipes[0]!.port, bytes), faultline: () => bulkRate(proxies[0]!.ports[0]!, bytes) });
+      const trips = await interleaved(3, {
+        pipe: async () => (await roundTrips(pipes[1]!.port, 5000, 500)).p50,
+        faultline: async () => (await roundTrips(proxies[1]!.ports[0]!, 5000, 500)).p50,
+      });
+      return [
+        { label: 'bulk throughput', ours: { label: 'faultline', value: Math.max(...rates.faultline) / 1e6, unit: 'MB/s' }, peer: { label: 'bare pipe', value: Math.max(...rates.pipe) / 1e6, unit: 'MB/s' }, target: { on: 'ratio', atLeast: 0.9 } },
+        { label: 'round trip p50', ours: { label: 'faultline', value: median(trips.faultline), unit: 'µs' }, peer: { label: 'bare pipe', value: median(trips.pipe), unit: 'µs' }, target: { on: 'ratio', atMost: 1.2 } },
+      ];
+    } finally {
+      for (const proxy of proxies) await proxy.stop();
+      for (const pipe of pipes) await pipe.close();
+      await bulkServer.close();
+      await echoServer.close();
+    }
+  },
+};
+
+export const checks: BenchCheck[] = [latencyAccuracy, jitterBound, bandwidthCap, directionIsolation, httpDropAfter, overhead];
