@@ -105,6 +105,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       else res.end();
     });
   });
+  // An MCP client keeps its connections for the session's next requests. Node closes one idle for
+  // 5 s; a client that picks it at that moment (its own idle timer late on a busy machine, or a
+  // longer one) has its request cut ("other side closed") before the server read it. Clients
+  // drop idle connections a little before the time this advertises (Keep-Alive: timeout=65).
+  server.keepAliveTimeout = 65_000;
 
   let port = options.port;
   const gate = (req: IncomingMessage, res: ServerResponse): boolean => {
