@@ -156,7 +156,9 @@ export class HttpStage {
       this.pending.delete(socket);
       socket.destroy();
     };
-    const timer = setTimeout(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp'), SNIFF_TIMEOUT_MS);
+    // After a stall of the event loop the timer can fire before the bytes that arrived meanwhile are
+    // read (timers run before I/O polling): let one poll pass before calling a client silent.
+    const timer = setTimeout(() => setImmediate(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp')), SNIFF_TIMEOUT_MS);
     socket.on('readable', onReadable);
     socket.once('close', onClose);
     socket.once('error', onClose);

@@ -149,7 +149,9 @@ export class RequestFaultList {
       if (!this.targets(spec.target, index)) return;
       const kinds = this.options.kindsOf(index);
       const problems = [...kinds].map((kind) => inexpressible(spec, kind)).filter((problem) => problem !== undefined);
-      if (problems.length === 0) acts = true;
+      // A mapping that carried several kinds (HTTP, and a client that sent nothing within the sniff
+      // window) is one the fault can act on when any of its kinds can express it.
+      if (problems.length < kinds.size || kinds.size === 0) acts = true;
       else reasons.push(`mapping ${JSON.stringify(mapping.text)} carries ${[...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')}: ${problems[0]}`);
     });
     if (spec.target !== undefined ? reasons.length > 0 : !acts) {
