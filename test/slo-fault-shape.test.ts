@@ -29,7 +29,7 @@ for (const api of ['openai', 'ollama'] as const) {
     let close: () => Promise<void>;
     before(async () => {
       fake = await startFakeLlm();
-      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'slo-model', timeoutMs: 5_000 };
+      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'slo-model', timeoutMs: 60_000 };
       const session = await connectTools(
         (tools, ctx) => registerReviewTools(tools, ctx, { provider: () => createProvider({ ...llm }, {}, { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } }) }),
         makeConfig({ llm }),

@@ -9,7 +9,7 @@ export async function startFixtureServer(script: string, env: Record<string, str
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env, HTTP: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`no listen line: ${err}`)), 60_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
       const match = /listening on (\S+)/.exec(err);

@@ -72,12 +72,12 @@ export async function spawnRawServer(args: string[] = ['mcp'], env: Record<strin
   };
   const server: RawServer = {
     writeLine: (line) => child.stdin.write(line + '\n'),
-    request(method, params, timeoutMs = 15_000) {
+    request(method, params, timeoutMs = 60_000) {
       const id = nextId++;
       child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }) + '\n');
       return waitFor(id, timeoutMs);
     },
-    nextNullIdResponse: (timeoutMs = 15_000) => waitFor(null, timeoutMs),
+    nextNullIdResponse: (timeoutMs = 60_000) => waitFor(null, timeoutMs),
     stdoutLines: () => [...lines],
     stderr: () => stderr,
     alive: () => !exited && child.exitCode === null,
