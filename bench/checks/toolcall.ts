@@ -1,6 +1,6 @@
 /**
  * What the tool-call plane's fault proxies add to a tool call when their plan is empty, over
- * stdio (the `faultline mcp-chaos proxy stdio` process) and over HTTP (the in-process proxy).
+ * stdio (the `faultline toolcall proxy stdio` process) and over HTTP (the in-process proxy).
  */
 import { percentile, toolcallOverhead } from '../lib/toolcall-overhead.js';
 import type { BenchCheck, Row } from '../lib/check.js';

@@ -211,7 +211,7 @@ export function addToolsetOption(command: Command): Command {
 /** `--root`: the directories file-reading commands and tools are confined to. */
 export function addRootOption(command: Command): Command {
   return command.addOption(
-    new Option('--root <dir>', "directory the file tools may read (repeatable; default: the client's roots, else anywhere)").argParser(collect),
+    new Option('--root <dir>', "directory the file tools may read (repeatable; default: the client's roots; without any, source files outside secret locations)").argParser(collect),
   );
 }
 
