@@ -51,6 +51,12 @@ describe('the schema', () => {
     assert.equal(published, `${JSON.stringify(EXPERIMENT_SCHEMA, null, 2)}\n`, 'regenerate: node dist/src/cli.js experiment schema > schemas/experiment.schema.json');
   });
 
+  test('a JSON file may name its schema for editors ("$schema"); anything else unknown is refused', async () => {
+    const experiment = await read({ $schema: 'https://faultline.dev/schemas/experiment.schema.json', ...base });
+    assert.equal(experiment.title, 't');
+    await refused({ $schemas: 'x', ...base }, /unknown field "\$schemas"/);
+  });
+
   test('every fault field the schema offers for completion is one the proxy accepts', async () => {
     const fields = Object.keys((EXPERIMENT_SCHEMA.properties.method.items.properties.fault as { properties: Record<string, unknown> }).properties);
     const { parseFaultConfig } = await import('../src/proxy/control/index.js');
@@ -115,7 +121,7 @@ describe('reading', () => {
     await refused({ ...base, expect: [{ slo: 'errors < 5%', during: 'lunch' }] }, /^expect\[0\]\.during: "lunch" is not a window/);
     await refused({ ...base, abort_when: 'errors > 50% for 2.5s' }, /^abort_when: .*whole seconds/);
     await refused({ ...base, recover_within: '10s' }, /^load\.duration: the run ends 5s after the last step, which leaves less than 1s after recover_within/);
-    await refused({ ...base, unknown: 1 }, /^experiment: unknown field "unknown" \(accepted: version, title/);
+    await refused({ ...base, unknown: 1 }, /^experiment: unknown field "unknown" \(accepted: \$schema, version, title/);
     await refused({ ...base, proxies: ['34001=169.254.169.254:80#meta'] }, /proxies\[0\].*metadata/);
     await refused({ ...base, load: { ...base.load, url: 'http://8.8.8.8/' } }, /^load\.url: .*not a loopback or private address/);
     await refused({ ...base, load: { ...base.load, duration: '2h' } }, /longer than the 600 s this server allows/);

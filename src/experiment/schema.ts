@@ -234,6 +234,7 @@ export const EXPERIMENT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    $schema: { type: 'string', description: 'The schema this file follows, for editors that complete JSON files (read, not used)' },
     version: { const: 1 },
     title: { type: 'string', minLength: 1, maxLength: 200 },
     name: { type: 'string', minLength: 1, maxLength: 200, description: "mcp-chaos-monkey's scenario name (the title when there is none)" },
