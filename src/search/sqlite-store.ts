@@ -22,6 +22,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
+import { CancelledError } from '../errors.js';
 import { IndexError } from './errors.js';
 import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
 import { LEXICAL_SCHEMA, LexicalWriter, rankLexical } from './sqlite-lexical.js';
@@ -103,9 +104,14 @@ export class SqliteStore implements VectorStore {
   /** The indexed directory's own name, the first segment of every module path (see symbolTerms). */
   private readonly treeName: string;
 
-  static async open(file: string, identity: LocalStoreIdentity): Promise<SqliteStore> {
-    return new SqliteStore(file, identity, await loadDriver());
+  /** `signal`: stops a run waiting for another run's write lock (an indexing run's cancellation). */
+  static async open(file: string, identity: LocalStoreIdentity, signal?: AbortSignal): Promise<SqliteStore> {
+    const store = new SqliteStore(file, identity, await loadDriver());
+    store.signal = signal;
+    return store;
   }
+
+  private signal: AbortSignal | undefined;
 
   static exists(file: string): boolean {
     return existsSync(file);
@@ -415,6 +421,10 @@ export class SqliteStore implements VectorStore {
           db.close();
           throw new IndexError(`${this.file} stayed locked by another indexing run for ${WRITE_LOCK_WAIT_MS / 60_000} minutes`);
         }
+        if (this.signal?.aborted) {
+          db.close();
+          throw new CancelledError('indexing was cancelled');
+        }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -431,6 +441,7 @@ export class SqliteStore implements VectorStore {
 
   private async waitThenOpenWriter(): Promise<Database> {
     await new Promise((resolve) => setTimeout(resolve, 50));
+    if (this.signal?.aborted) throw new CancelledError('indexing was cancelled');
     return this.openWriterOnce();
   }
 

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import { acceptedLangValues } from '../search/languages.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
+import { checkIncludeDirs, DEFAULT_SEARCH_LIMIT, MAX_INCLUDE_CHARS, MAX_INCLUDE_DIRS, MAX_LISTED_DIRECTORIES, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -30,17 +30,28 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         'file by definition with tree-sitter (functions, methods, class skeletons, top-level code) and stores the ' +
         "chunks with code-aware lexical terms and, with a configured LLM provider, its embeddings: in SQLite under the " +
         "server's data directory, or in Qdrant when QDRANT_URL is set; one index per tree and embedding model. " +
-        'Respects .gitignore; skips node_modules, vendor, venv, build output, binaries and files over 1 MB. At most ' +
+        'Respects .gitignore; skips dependency directories (node_modules, vendor, venv, …), build output outside a git ' +
+        'checkout (dist, build, target, …), hidden directories, binaries and files over 1 MB; each skipped directory is ' +
+        'listed with its reason and the include_dirs entry that indexes it. With no roots, secret locations (~/.aws, ' +
+        '~/.ssh, …) are refused. At most ' +
         '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
         'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
-        'Text: "done" (followed by a note saying why when no file was found). Structured: counts of files, chunks, ' +
-        'skipped and removed files, seconds, and the store.',
+        'Text: "done", then the skipped directories and any note. Structured: counts of files, chunks, skipped and ' +
+        'removed files, seconds, and the store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
         lang: z
           .string()
           .optional()
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
+        include_dirs: z
+          .array(z.string().max(MAX_INCLUDE_CHARS))
+          .max(MAX_INCLUDE_DIRS)
+          .optional()
+          .describe(
+            'Directories to index although skipped by name (dependency, build output, hidden) or ignored by git: a name ' +
+              '("dist": every directory so named) or a path inside the tree ("packages/web/dist")',
+          ),
       },
       output: {
         note: z
@@ -53,12 +64,21 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         empty: z.number().describe('Files with nothing to index (empty, comments only) and no chunks indexed before; one that just became empty is changed. files = changed + unchanged + empty'),
         chunks: z.number().describe('Chunks in the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files, directories (unreadable, or node_modules, venv, …; trailing /) and symlinks left out'),
+        skipped: z.number().describe('Files, directories and symlinks left out'),
         skipped_files: z.object({
           too_large: z.array(z.string()).describe('Over 1 MB'),
           binary: z.array(z.string()),
-          unreadable: z.array(z.string()),
-          directories: z.array(z.string()).describe('Skipped by name'),
+          unreadable: z.array(z.string()).describe('Files, directories (trailing /) and ignore files that could not be read'),
+          directories: z
+            .array(
+              z.object({
+                path: z.string().describe('Inside the tree, trailing /'),
+                reason: z.enum(['dependency', 'build output', 'hidden', 'ignored by .gitignore', 'secret location']),
+                include: z.string().optional().describe('The include_dirs entry that indexes it; absent for a secret location'),
+              }),
+            )
+            .describe(`Directories not entered, by path (at most ${MAX_LISTED_DIRECTORIES})`),
+          directories_not_listed: z.number().optional().describe('Skipped directories beyond those listed'),
           symlinks: z.array(z.string()).describe('Not followed (to a directory: trailing /)'),
         }),
         removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
@@ -69,22 +89,26 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    async ({ source_dir, lang }, call) => {
+    async ({ source_dir, lang, include_dirs }, call) => {
       const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
+      const includeDirs = checkIncludeDirs(include_dirs, 'include_dirs');
       const { index, settings } = await domain();
       const stats = await index.indexSourceTree(settings, {
         sourceDir,
         lang,
+        includeDirs,
+        access: ctx.access,
         signal: call.signal,
         onProgress: ({ filesDone, filesTotal, embedded }) =>
           call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      // "done" as fault answers; an index that found nothing says why in the text too, since a
-      // client may show the model the text alone, and the next search would only say "not indexed".
-      const text = stats.files === 0 && stats.note !== undefined ? `done\n\nnote: ${stats.note}` : 'done';
-      return { text, structured: index.indexStatsJson(stats) };
+      // "done" as fault answers, then what the model should know, since a client may show it the
+      // text alone: the directories left out (and how to include them), and why nothing was found.
+      const skipped = index.describeSkippedDirectories(stats, (name) => `include_dirs: [${JSON.stringify(name)}]`);
+      const lines = ['done', ...(skipped ? [`skipped directories: ${skipped}`] : []), ...(stats.note ? [`note: ${stats.note}`] : [])];
+      return { text: lines.join('\n\n'), structured: index.indexStatsJson(stats) };
     },
   );
 
