@@ -93,9 +93,10 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .argument('<query>', 'what to look for: identifiers, words or a snippet')
     .summary('search indexed code')
     .description(
-      'Print the indexed chunks that best match QUERY, best first: path:lines, symbol, score (fused rank ' +
-        'of the lexical, symbol-name and embedding channels) and code, as the fault_search_code tool does ' +
-        '(--json: the same snake_case fields). Without --dir, every indexed tree.',
+      'Print the indexed chunks that best match QUERY, best first: path:lines, symbol, score and code, as the ' +
+        'fault_search_code tool does (--json: the same snake_case fields). The score, 0 to 1, means the same in every ' +
+        'search: 1 when QUERY is the definition\'s name, otherwise the share of its words found in the chunk (rarer words ' +
+        'weigh more; a word in the name counts fully). Without --dir, every indexed tree.',
     )
     .option('--dir <dir>', 'search this indexed tree only')
     .addOption(new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`).argParser(positiveInteger).default(DEFAULT_SEARCH_LIMIT))

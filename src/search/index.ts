@@ -1,5 +1,5 @@
 /**
- * Source indexing and code search (DESIGN.md §6).
+ * Source indexing and code search.
  *
  * Public API:
  * - `indexSettingsFrom(config, env?)` → IndexSettings: the data directory, the LLM config (which

@@ -4,8 +4,8 @@
  * vectors as BLOBs searched exactly. Why SQLite: ARCHITECTURE.md, "The local index".
  *
  *   meta(key, value)                          format, tree, embedder, dimension
- *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
- *   lexical  FTS5(name, doc, path, body)      code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
+ *   chunks(rowid, id, path, …, text, vector)  one row per chunk, rowid from its id (rowidOf); index on path
+ *   lexical  FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
  *   lexical_terms(chunk, length, terms)       each chunk's weighted term frequencies and length (sqlite-lexical.ts)
  *   lexical_vocab(id, term, df)               each term's id and document frequency
  *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
@@ -24,8 +24,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { CancelledError } from '../errors.js';
 import { IndexError } from './errors.js';
-import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
-import { LEXICAL_SCHEMA, LexicalWriter, rankLexical } from './sqlite-lexical.js';
+import { queryForms } from './vocabulary.js';
+import { MIN_PREFIX_CHARS, rankCandidates, rankDefinitions, type Candidate } from './fusion.js';
+import { LEXICAL_SCHEMA, LexicalWriter, rankLexical, scoreLexical } from './sqlite-lexical.js';
 import { symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
@@ -33,10 +34,18 @@ import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from
  * The layout and the meaning of its rows; a database in another one is rebuilt by the next
  * indexing run. 3: symbol names are qualified from the indexed directory's own name. 4: lexical
  * terms are stemmed before FTS5, with their frequencies kept for BM25 (sqlite-lexical.ts).
+ * 5: rowids derived from chunk ids (rowidOf); an identifier's whole term without its outer
+ * underscores (tokens.ts).
  */
-const FORMAT = 'faultline-sqlite-4';
+const FORMAT = 'faultline-sqlite-5';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
+/**
+ * The lexical channel's: more, since tests and module code, which ranking lowers afterwards, can
+ * fill its head (a test of killing a child process says kill, child and process more often than
+ * Popen.kill does).
+ */
+const LEXICAL_CANDIDATES = 300;
 /** Symbol matches read before ordering: a common name (`__init__`, `run`) has thousands. */
 const SYMBOL_CANDIDATES = 2000;
 /** How long a run waits for another run's write lock before giving up. */
@@ -57,9 +66,22 @@ const MAX_READERS = 8;
 
 interface CachedVectors {
   dataVersion: number;
-  rowids: Int32Array;
+  /** Rowids are up to 52 bits (rowidOf): a Float64Array holds them exactly. */
+  rowids: Float64Array;
+  /** Rowid → its row of the matrix. */
+  indexOf: Map<number, number>;
   matrix: Float32Array;
   dimension: number;
+}
+
+/** The cosine of the query with one chunk's vector (both unit length); undefined when it has none. */
+function cosineOf(vectors: CachedVectors, query: Float32Array, rowid: number): number | undefined {
+  const index = vectors.indexOf.get(rowid);
+  if (index === undefined || query.length !== vectors.dimension) return undefined;
+  let score = 0;
+  const base = index * vectors.dimension;
+  for (let d = 0; d < vectors.dimension; d++) score += query[d]! * vectors.matrix[base + d]!;
+  return score;
 }
 
 export interface LocalStoreIdentity {
@@ -169,12 +191,29 @@ export class SqliteStore implements VectorStore {
         this.checkDimension(db, chunk.vector.length);
         vector = Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength);
       }
-      const { lastInsertRowid } = insertChunk.run(
-        chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
-        chunk.text, chunk.hash, chunk.fileHash, vector,
+      const rowid = this.insertAt(rowidOf(chunk.id), (at) =>
+        insertChunk.run(
+          at, chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
+          chunk.text, chunk.hash, chunk.fileHash, vector,
+        ),
       );
-      lexical.add(lastInsertRowid, chunk);
-      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, lastInsertRowid);
+      lexical.add(rowid, chunk);
+      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, rowid);
+    }
+  }
+
+  /**
+   * Inserts a chunk at its rowid; should another chunk hold that one (two ids sharing 52 bits,
+   * about one index in a billion), at the next free one.
+   */
+  private insertAt(rowid: number, insert: (rowid: number) => unknown): number {
+    for (let at = rowid; ; at = at >= MAX_ROWID ? 1 : at + 1) {
+      try {
+        insert(at);
+        return at;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+      }
     }
   }
 
@@ -216,45 +255,52 @@ export class SqliteStore implements VectorStore {
     const db = this.reader();
     if (!db) return [];
     const scope = withinClause(within);
-    const channels: Channel[] = [];
-    const exact: string[] = [];
-    const prefix: string[] = [];
+    const candidates = new Map<number, Candidate>();
 
     if (query.symbol !== undefined) {
       const symbol = query.symbol;
       const rows = db
         .prepare(
           `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
-           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term) LIMIT ?`,
+           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.rowid LIMIT ?`,
         )
         .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
       const ranked = rankDefinitions(
-        rows.map((row) => ({ chunk: toRecord(row), exact: row.exact === 1 })),
+        rows.map((row) => ({ chunk: toRecord(row), rowid: row.rowid, exact: row.exact === 1 })),
         query.symbolText ?? symbol,
       ).slice(0, CANDIDATES);
-      channels.push({ ranked: ranked.map((entry) => entry.chunk) });
-      exact.push(...ranked.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
-      if (symbol.length >= MIN_PREFIX_CHARS) prefix.push(...ranked.filter((entry) => !entry.exact).map((entry) => entry.chunk.id));
-    }
-
-    if (query.terms.length > 0) {
-      const ranked = rankLexical(db, query.terms, scope, CANDIDATES);
-      channels.push({ ranked: chunksByRowid(db, ranked) });
-    }
-
-    if (query.vector !== undefined && this.wantsVectors) {
-      const nearest = this.nearest(db, query.vector, CANDIDATES, within);
-      if (nearest.length > 0) {
-        channels.push({ ranked: chunksByRowid(db, nearest) });
+      let exactRank = 0;
+      let prefixRank = 0;
+      for (const { chunk, rowid, exact } of ranked) {
+        if (!exact && symbol.length < MIN_PREFIX_CHARS) continue;
+        candidates.set(rowid, { chunk, lexical: 0, ...(exact ? { exactRank: exactRank++ } : { prefixRank: prefixRank++ }) });
       }
     }
-    return fuseRankings(channels, exact, limit, prefix);
+
+    const lexical = new Map<number, number>();
+    for (const { rowid, score } of rankLexical(db, query.concepts, scope, LEXICAL_CANDIDATES)) lexical.set(rowid, score);
+    const vectors = query.vector !== undefined && this.wantsVectors ? this.vectors(db) : undefined;
+    const cosines = new Map<number, number>();
+    if (vectors && query.vector) for (const { rowid, score } of this.nearest(db, vectors, query.vector, CANDIDATES, within)) cosines.set(rowid, score);
+
+    // Every candidate gets every channel's score, whichever channel found it.
+    const found = [...new Set([...candidates.keys(), ...lexical.keys(), ...cosines.keys()])];
+    const records = new Map(chunksByRowid(db, found.filter((rowid) => !candidates.has(rowid))).map((record) => [record.rowid, record.chunk]));
+    const missingLexical = found.filter((rowid) => !lexical.has(rowid));
+    for (const [rowid, score] of scoreLexical(db, query.concepts, missingLexical)) lexical.set(rowid, score);
+    return rankCandidates(
+      found.flatMap((rowid) => {
+        const candidate = candidates.get(rowid) ?? (records.has(rowid) ? { chunk: records.get(rowid)!, lexical: 0 } : undefined);
+        if (!candidate) return [];
+        const cosine = vectors && query.vector ? (cosines.get(rowid) ?? cosineOf(vectors, query.vector, rowid)) : undefined;
+        return [{ ...candidate, lexical: lexical.get(rowid) ?? 0, cosine }];
+      }),
+      { limit, symbol: query.symbol, operations: query.operations, action: query.action, forms: queryForms(query.concepts) },
+    );
   }
 
-  /** Rowids of the `limit` vectors closest to `query` (exact: every vector is compared). */
-  private nearest(db: Database, query: Float32Array, limit: number, within: readonly string[] | undefined): number[] {
-    const vectors = this.vectors(db);
-    if (!vectors) return [];
+  /** The `limit` vectors closest to `query`, with their cosine (exact: every vector is compared). */
+  private nearest(db: Database, vectors: CachedVectors, query: Float32Array, limit: number, within: readonly string[] | undefined): Array<{ rowid: number; score: number }> {
     if (query.length !== vectors.dimension) {
       throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`);
     }
@@ -281,7 +327,7 @@ export class SqliteStore implements VectorStore {
       best.splice(at, 0, { rowid, score });
       if (best.length > limit) best.pop();
     }
-    return best.map((entry) => entry.rowid);
+    return best;
   }
 
   /** Every vector of the index, cached per connection until another commit changes the database. */
@@ -292,13 +338,15 @@ export class SqliteStore implements VectorStore {
     const rows = db.prepare('SELECT rowid, vector FROM chunks WHERE vector IS NOT NULL').raw().all() as Array<[number, Buffer]>;
     if (rows.length === 0) return undefined;
     const dimension = rows[0]![1].byteLength / 4;
-    const rowids = new Int32Array(rows.length);
+    const rowids = new Float64Array(rows.length);
+    const indexOf = new Map<number, number>();
     const matrix = new Float32Array(rows.length * dimension);
     rows.forEach(([rowid, blob], index) => {
       rowids[index] = rowid;
+      indexOf.set(rowid, index);
       matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimension), index * dimension);
     });
-    const vectors = { dataVersion, rowids, matrix, dimension };
+    const vectors = { dataVersion, rowids, indexOf, matrix, dimension };
     if (cached) cached.vectors = vectors;
     return vectors;
   }
@@ -482,11 +530,22 @@ function writeStatements(db: Database) {
     deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     insertChunk: db.prepare(
-      'INSERT INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (rowid, id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
   };
+}
+
+const MAX_ROWID = 2 ** 52;
+
+/**
+ * A chunk's rowid: 52 bits of its id (itself a hash of its path, symbol and text), so that rows
+ * sort the same however the index was built: afresh, or by runs that replaced some files (where
+ * rowids in order of insertion would put those files last, and decide ties by it).
+ */
+export function rowidOf(id: string): number {
+  return Number.parseInt(id.replace(/-/g, '').slice(0, 13), 16) || 1;
 }
 
 function closeReader(file: string): void {
@@ -515,15 +574,11 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
   };
 }
 
-/** The chunks of `rowids`, in that order, read in one statement. */
-function chunksByRowid(db: Database, rowids: readonly number[]): ChunkRecord[] {
+/** The chunks of `rowids`, read in one statement. */
+function chunksByRowid(db: Database, rowids: readonly number[]): Array<{ rowid: number; chunk: ChunkRecord }> {
   if (rowids.length === 0) return [];
   const rows = db.prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rowids)) as ChunkRow[];
-  const byRowid = new Map(rows.map((row) => [row.rowid, row]));
-  return rowids.flatMap((rowid) => {
-    const row = byRowid.get(rowid);
-    return row ? [toRecord(row)] : [];
-  });
+  return rows.map((row) => ({ rowid: row.rowid, chunk: toRecord(row) }));
 }
 
 function toRecord(row: ChunkRow): ChunkRecord {

@@ -119,10 +119,14 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       title: 'Search indexed code',
       description:
         'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +
-        'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score ' +
-        '(fused rank of lexical, symbol-name and embedding matches; above 1 when the query is the symbol\'s name) and ' +
-        'code. Give an identifier (urlencode, HTTPResponse._read_status) or words (e.g. "cancel a task"). Without ' +
-        'source_dir, searches every indexed tree the server may read. ' +
+        'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score and ' +
+        'code. score, 0-1, comparable across hits and queries: 1 when the query is the definition\'s name; otherwise the ' +
+        'share of the query\'s words found in it, rarer words weighing more, a word in its name counting fully (with an ' +
+        'embedding provider, averaged with the embeddings\' cosine); lower for tests, module-level code, internal ' +
+        'helpers and the opposite operation (encode for "decode"). A definition published several times (src/x.ts, ' +
+        'dist/x.js, x.d.ts) is one hit, the source, naming the others in copies. Give an identifier (urlencode, ' +
+        'HTTPResponse._read_status) or words ("cancel a task"). Without source_dir, searches every indexed tree the ' +
+        'server may read. ' +
         `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
       input: {
         query: z.string().describe(`What to look for: identifiers, words, or a code snippet (at most ${MAX_QUERY_CHARS} characters)`),
@@ -138,7 +142,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
             symbol: z.string().describe('Qualified name; #partN for a split definition, <module> for top-level code'),
             kind: z.string(),
             language: z.string(),
-            score: z.number(),
+            score: z.number().describe('0-1: 1 = the query is its name'),
+            copies: z.array(z.string()).optional().describe('Other files publishing the same definition (compiled, declarations)'),
             code: z.string(),
           }),
         ),
