@@ -1,25 +1,24 @@
 /**
- * The lexical channel of the SQLite store: which chunks FTS5 matches, ranked by BM25 (bm25.ts)
- * over a few candidates only.
+ * The lexical channel of the SQLite store: which chunks FTS5 matches, scored by bm25.ts
+ * conceptScore over a few candidates only.
  *
  * Why not always `ORDER BY bm25(lexical)`: FTS5 scores every row a MATCH yields, and first counts
  * each query term's rows to get its IDF, walking the term's whole posting list. A common term
  * ("read", "data"; in bench/index.ts's synthetic store every term is in a third of the chunks)
  * makes both cost the size of the store: 100 ms at 100,000 chunks. So the store keeps, next to the
  * FTS5 table, each chunk's term frequencies and length (`lexical_terms`) and each term's document
- * frequency (`lexical_vocab`). When the query's terms have few postings between them
- * (DIRECT_POSTINGS), FTS5 ranks as before: every term first, then any. Otherwise, with FTS5 only
- * matching (rowids, no scores):
+ * frequency (`lexical_vocab`), and scores candidates here. A concept's forms (vocabulary.ts) are
+ * terms of their own to FTS5; here a concept counts once.
  *
- * 1. Chunks holding every term come first (as before). They are listed (an AND is an intersection,
- *    cheap) and scored here; only when there are more than CANDIDATE_BUDGET does FTS5's bm25()
- *    pick the best of them.
- * 2. The rest: the query's rarest terms, as many as have CANDIDATE_BUDGET chunks between them,
- *    give the candidates (MaxScore, Turtle & Flood 1995), each scored on every query term. A chunk
- *    holding none of them holds only the common terms, and scores less than their IDFs × (k1+1)
- *    summed; when the candidates needed all score above that, none of those chunks can enter, and
- *    the ranking is exact. Otherwise FTS5 ranks the chunks with only common terms (`common NOT
- *    rare`) as before, and its best join the candidates: still exact, as slow as before.
+ * - When the query's terms have few postings between them (DIRECT_POSTINGS), FTS5's bm25()
+ *   picks the candidates: its best hold the best by conceptScore (the same sum of term scores,
+ *   without the concepts' weights and ceilings), with room to spare.
+ * - Otherwise the query's rarest terms, as many as have CANDIDATE_BUDGET chunks between them,
+ *   list their chunks whole (MaxScore, Turtle & Flood 1995), each scored on every term. A chunk
+ *   holding none of them holds only common terms and scores at most what those can add; when the
+ *   candidates needed all score above that, none of those chunks can enter and the ranking is
+ *   exact. Otherwise FTS5 ranks the chunks with only common terms (`common NOT rare`) and its
+ *   best join the candidates.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
@@ -47,7 +46,7 @@ export const LEXICAL_SCHEMA = `
   CREATE VIRTUAL TABLE lexical USING fts5(name, scope, doc, path, body, content='', contentless_delete=1,
     tokenize="ascii tokenchars '_'");
   CREATE TABLE lexical_vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
-  CREATE TABLE lexical_terms (chunk INTEGER PRIMARY KEY, length INTEGER NOT NULL, terms BLOB NOT NULL);
+  CREATE TABLE lexical_terms (chunk INTEGER PRIMARY KEY, key INTEGER NOT NULL, length INTEGER NOT NULL, terms BLOB NOT NULL);
 `;
 
 /** A scope on the chunks table (alias `c`), as sqlite-store's withinClause builds it. */
@@ -78,7 +77,7 @@ export class LexicalWriter {
       insertFts: db.prepare('INSERT INTO lexical (rowid, name, scope, doc, path, body) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
       selectTerms: db.prepare('SELECT terms FROM lexical_terms WHERE chunk = ?').pluck(),
-      insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, length, terms) VALUES (?, ?, ?)'),
+      insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, key, length, terms) VALUES (?, ?, ?, ?)'),
       deleteTerms: db.prepare('DELETE FROM lexical_terms WHERE chunk = ?'),
       vocabId: db.prepare('SELECT id FROM lexical_vocab WHERE term = ?').pluck(),
       insertTerm: db.prepare('INSERT INTO lexical_vocab (id, term, df) VALUES (?, ?, ?)'),
@@ -92,7 +91,7 @@ export class LexicalWriter {
     this.vocabularyWasEmpty = highest === null;
   }
 
-  add(rowid: number | bigint, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): void {
+  add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }): void {
     const { stemmed, length, weights } = stemmedTerms(lexicalTokens(chunk));
     this.statements.insertFts.run(rowid, stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body);
     const pairs: Array<[number, number]> = [];
@@ -101,7 +100,7 @@ export class LexicalWriter {
       pairs.push([id, weight]);
       this.changeDf(id, 1);
     }
-    this.statements.insertTerms.run(rowid, length, encodeTerms(pairs));
+    this.statements.insertTerms.run(rowid, tieKey(chunk.id), length, encodeTerms(pairs));
   }
 
   remove(rowid: number): void {
@@ -164,6 +163,18 @@ export interface LexicalTuning {
 export interface ScoredRow {
   rowid: number;
   score: number;
+  /** Decides between equal scores (tieKey). */
+  key: number;
+}
+
+/**
+ * The order of chunks with equal scores: 52 bits of the chunk's id (a hash of its path, symbol
+ * and text), so a tree indexed afresh and one indexed run by run, whose rowids differ, rank the
+ * same. (Rowids themselves stay in insertion order: FTS5 keeps a transaction's terms in memory
+ * only while rowids grow.)
+ */
+export function tieKey(id: string): number {
+  return Number.parseInt(id.replace(/-/g, '').slice(0, 13), 16);
 }
 
 /** A term of the index that some concept's form is, with the most it can add to a score. */
@@ -190,9 +201,9 @@ function readStatements(db: Database) {
     totals: db.prepare("SELECT key, value FROM meta WHERE key IN ('lexical_rows', 'lexical_tokens')").raw(),
     vocab: db.prepare('SELECT id, df FROM lexical_vocab WHERE term = ?').raw(),
     prefixed: db.prepare('SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?').pluck(),
-    terms: db.prepare('SELECT chunk, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
+    terms: db.prepare('SELECT chunk, key, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
     match: db.prepare('SELECT rowid FROM lexical WHERE lexical MATCH ? LIMIT ?').pluck(),
-    best: db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck(),
+    best: db.prepare(`SELECT rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical WHERE lexical MATCH ? ORDER BY 2 LIMIT ?`).raw(),
   };
 }
 
@@ -254,17 +265,18 @@ export function scoreLexical(db: Database, concepts: readonly QueryConcept[], ro
 
 function scoreRows(db: Database, resolved: Resolved, rowids: readonly number[]): ScoredRow[] {
   if (rowids.length === 0) return [];
-  const rowsRead = statementsOf(db).terms.all(JSON.stringify(rowids)) as Array<[number, number, Buffer]>;
-  return rowsRead.map(([rowid, length, blob]) => ({
+  const rowsRead = statementsOf(db).terms.all(JSON.stringify(rowids)) as Array<[number, number, number, Buffer]>;
+  return rowsRead.map(([rowid, key, length, blob]) => ({
     rowid,
+    key,
     score: conceptScore(resolved.concepts, (id) => frequencyOf(blob, id), length, resolved.avgLength, resolved.totalCeiling),
   }));
 }
 
 /**
  * The `limit` chunks with the best lexical scores for the query's concepts (vocabulary.ts),
- * best first, with their scores. Ties keep rowid order, which the store derives from each chunk's
- * content (sqlite-store.ts), so the same tree gives the same order however it was indexed.
+ * best first, with their scores; equal scores in tieKey order, so the same tree gives the same
+ * order however it was indexed.
  */
 export function rankLexical(
   db: Database,
@@ -284,16 +296,27 @@ export function rankLexical(
           .prepare(`SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`)
           .pluck()
           .all(expression, ...scope.params, max)) as number[];
-  const best = (expression: string, max: number): number[] =>
+  const ranked = (expression: string, max: number): Array<[number, number]> =>
     (scope.sql === ''
       ? statementsOf(db).best.all(expression, max)
       : db
           .prepare(
-            `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
-             WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
+            `SELECT lexical.rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
+             WHERE lexical MATCH ? ${scope.sql} ORDER BY 2 LIMIT ?`,
           )
-          .pluck()
-          .all(expression, ...scope.params, max)) as number[];
+          .raw()
+          .all(expression, ...scope.params, max)) as Array<[number, number]>;
+  // FTS5's best `wanted`, and every chunk tied with the last of them: which of equal chunks a
+  // LIMIT keeps follows rowids, and rowids follow the order files were indexed in.
+  const best = (expression: string, wanted: number): number[] => {
+    for (let max = wanted + 1; ; max *= 2) {
+      const rows = ranked(expression, max);
+      const boundary = rows[wanted - 1]?.[1];
+      if (rows.length < max || rows[max - 1]![1] !== boundary) {
+        return rows.filter((row, index) => index < wanted || row[1] === boundary).map(([rowid]) => rowid);
+      }
+    }
+  };
   const anyOf = (some: readonly PostingTerm[]): string => some.map((term) => quote(term.term)).join(' OR ');
   const score = (rowids: readonly number[]): ScoredRow[] => scoreRows(db, resolved, rowids);
   // FTS5's bm25() sums the same term scores without the concepts' weights and ceilings: its best
@@ -335,7 +358,7 @@ export function rankLexical(
 }
 
 function byScore(a: ScoredRow, b: ScoredRow): number {
-  return b.score - a.score || a.rowid - b.rowid;
+  return b.score - a.score || a.key - b.key || a.rowid - b.rowid;
 }
 
 function quote(term: string): string {

@@ -4,9 +4,9 @@
  * vectors as BLOBs searched exactly. Why SQLite: ARCHITECTURE.md, "The local index".
  *
  *   meta(key, value)                          format, tree, embedder, dimension
- *   chunks(rowid, id, path, …, text, vector)  one row per chunk, rowid from its id (rowidOf); index on path
+ *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
  *   lexical  FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
- *   lexical_terms(chunk, length, terms)       each chunk's weighted term frequencies and length (sqlite-lexical.ts)
+ *   lexical_terms(chunk, key, length, terms)  each chunk's tie-break key, weighted term frequencies and length (sqlite-lexical.ts)
  *   lexical_vocab(id, term, df)               each term's id and document frequency
  *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
  *
@@ -34,10 +34,10 @@ import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from
  * The layout and the meaning of its rows; a database in another one is rebuilt by the next
  * indexing run. 3: symbol names are qualified from the indexed directory's own name. 4: lexical
  * terms are stemmed before FTS5, with their frequencies kept for BM25 (sqlite-lexical.ts).
- * 5: rowids derived from chunk ids (rowidOf); an identifier's whole term without its outer
- * underscores (tokens.ts).
+ * 6: lexical fields name and scope apart, keywords kept out of code only, an identifier's whole
+ * term without its outer underscores (tokens.ts); each chunk's tie-break key (sqlite-lexical.ts).
  */
-const FORMAT = 'faultline-sqlite-5';
+const FORMAT = 'faultline-sqlite-6';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
 /**
@@ -66,7 +66,6 @@ const MAX_READERS = 8;
 
 interface CachedVectors {
   dataVersion: number;
-  /** Rowids are up to 52 bits (rowidOf): a Float64Array holds them exactly. */
   rowids: Float64Array;
   /** Rowid → its row of the matrix. */
   indexOf: Map<number, number>;
@@ -191,29 +190,14 @@ export class SqliteStore implements VectorStore {
         this.checkDimension(db, chunk.vector.length);
         vector = Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength);
       }
-      const rowid = this.insertAt(rowidOf(chunk.id), (at) =>
-        insertChunk.run(
-          at, chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
-          chunk.text, chunk.hash, chunk.fileHash, vector,
-        ),
+      const { lastInsertRowid } = insertChunk.run(
+        chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
+        chunk.text, chunk.hash, chunk.fileHash, vector,
       );
+      // Rowids grow: FTS5 keeps the terms of a transaction in memory only while they do.
+      const rowid = Number(lastInsertRowid);
       lexical.add(rowid, chunk);
       for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, rowid);
-    }
-  }
-
-  /**
-   * Inserts a chunk at its rowid; should another chunk hold that one (two ids sharing 52 bits,
-   * about one index in a billion), at the next free one.
-   */
-  private insertAt(rowid: number, insert: (rowid: number) => unknown): number {
-    for (let at = rowid; ; at = at >= MAX_ROWID ? 1 : at + 1) {
-      try {
-        insert(at);
-        return at;
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
-      }
     }
   }
 
@@ -262,7 +246,7 @@ export class SqliteStore implements VectorStore {
       const rows = db
         .prepare(
           `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
-           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.rowid LIMIT ?`,
+           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.id LIMIT ?`,
         )
         .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
       const ranked = rankDefinitions(
@@ -530,22 +514,11 @@ function writeStatements(db: Database) {
     deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     insertChunk: db.prepare(
-      'INSERT INTO chunks (rowid, id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
   };
-}
-
-const MAX_ROWID = 2 ** 52;
-
-/**
- * A chunk's rowid: 52 bits of its id (itself a hash of its path, symbol and text), so that rows
- * sort the same however the index was built: afresh, or by runs that replaced some files (where
- * rowids in order of insertion would put those files last, and decide ties by it).
- */
-export function rowidOf(id: string): number {
-  return Number.parseInt(id.replace(/-/g, '').slice(0, 13), 16) || 1;
 }
 
 function closeReader(file: string): void {
