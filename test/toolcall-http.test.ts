@@ -345,3 +345,78 @@ test('with JSON replies, list_changed reaches the client on its GET stream (pass
     await s.close();
   }
 });
+
+test('head_of_line_blocking over HTTP: a fast call queued behind a slow one answers after it, its wait journalled', async () => {
+  for (const json of [false, true]) {
+    const s = await setup({ faults: [{ type: 'head_of_line_blocking', slots: 1 }] }, { json });
+    try {
+      const order: string[] = [];
+      const seen = s.target.seen.length;
+      const slow = s.client.callTool({ name: 'slow', arguments: { ms: 400 } }).then((r) => order.push(text(r)));
+      while (s.target.seen.length === seen) await new Promise((resolve) => setTimeout(resolve, 5)); // the slow call holds the slot
+      const fast = s.client.callTool({ name: 'echo', arguments: { text: 'fast' } }).then((r) => order.push(text(r)));
+      await Promise.all([slow, fast]);
+      assert.deepEqual(order, ['slept 400', 'fast'], 'the fast call waited for the slot the slow one held');
+      const echo = s.plane.records.find((r) => r.tool === 'echo')!;
+      assert.equal(echo.fault, 'head_of_line_blocking');
+      assert.ok(echo.queued_ms > 0 && echo.queued_ms <= echo.latency_ms, `queued ${echo.queued_ms} of ${echo.latency_ms} ms`);
+      const metrics = (await (await fetch(s.proxy.url.replace(/\/mcp$/, '/metrics'))).json()) as Slis;
+      assert.equal(metrics.queueing.queued_attempts, 1);
+      assert.equal(metrics.injected.head_of_line_blocking, 1);
+      assert.match(renderReport(metrics), /\| head-of-line waits \(attempts \/ mean \/ p95 \/ max\) \| 1 \/ /);
+    } finally {
+      await s.close();
+    }
+  }
+});
+
+/** A bare upstream answering tools/call per `arguments.kind` (deep or big), as JSON or as SSE (`arguments.sse`). */
+async function hostileUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const m = JSON.parse(body) as { id?: number; params?: { arguments?: { kind?: string; sse?: boolean } } };
+      const args = m.params?.arguments ?? {};
+      const payload =
+        args.kind === 'deep'
+          ? `{"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"d"}],"structuredContent":{"v":${'['.repeat(6000)}${']'.repeat(6000)}}}}`
+          : JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: args.kind === 'big' ? 'b'.repeat(200_000) : 'small' }] } });
+      if (args.sse) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\nid: e1\ndata: ${payload}\n\n`);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(payload);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('HTTP: a reply nested 6,000 levels or past the size bound never crashes the proxy; fail-safe relays it, strict answers an error', async () => {
+  const upstream = await hostileUpstream();
+  const post = (url: string, id: number, args: Record<string, unknown>): Promise<Response> =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: args } }) });
+  try {
+    for (const strict of [false, true]) {
+      const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }), { strict, maxMessageChars: 64 * 1024 });
+      const proxy = await startHttpProxy({ plane, upstream: upstream.url });
+      try {
+        for (const sse of [false, true]) {
+          const deep = await (await post(proxy.url, 1, { kind: 'deep', sse })).text();
+          if (strict) assert.match(deep, /"id":1,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be read: JSON nested deeper than 512 levels"/);
+          else assert.ok(deep.includes('"structuredContent":{"v":[[[[') && deep.length > 12_000, 'relayed as it came');
+          const big = await (await post(proxy.url, 2, { kind: 'big', sse })).text();
+          if (strict || sse) assert.match(big, /"id":2,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be (read|relayed): (a reply|an event) of more than/);
+          else assert.ok(big.includes('b'.repeat(200_000)), 'a JSON reply past the bound is streamed through whole');
+          const small = await (await post(proxy.url, 3, { kind: 'small', sse })).text();
+          assert.match(small, /"id":3,"result":\{"content":\[\{"type":"text","text":"sm"\}\]\}/, 'the next call goes through the plan as usual');
+        }
+        assert.equal(plane.records.length, 6);
+        assert.equal(plane.internalErrors, 4, 'each answer the proxy could not read');
+      } finally {
+        await proxy.close();
+      }
+    }
+  } finally {
+    await upstream.close();
+  }
+});

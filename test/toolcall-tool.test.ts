@@ -88,7 +88,7 @@ test('bad arguments are isError naming the argument', async () => {
       [{ command: 'node', url: 'http://127.0.0.1:1/mcp', calls: ['{"tool":"x"}'] }, /command or url/],
       [{ command: 'node', calls: ['nope'] }, /calls\[0\]: not JSON/],
       [{ command: 'node', calls: ['{"tool":"x","arguments":[1]}'] }, /calls\[0\]\.arguments/],
-      [{ command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' }, /plan\.faults\[0\]\.type/],
+      [{ command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' }, /plan\.faults\[0\]: type must be one of latency/],
       [{ url: 'http://93.184.216.34/mcp', calls: ['{"tool":"x"}'] }, /url/],
       [{ command: '/nonexistent/mcp-server', calls: ['{"tool":"x"}'] }, /could not start \/nonexistent\/mcp-server/],
       [{ command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] }, /exited before it answered initialize|closed/i],

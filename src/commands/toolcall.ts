@@ -7,6 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
+import { productionRefusal } from '../production.js';
 import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
@@ -17,6 +18,8 @@ interface PlaneFlags {
   report?: string;
   strict?: boolean;
   taskIdleMs?: number;
+  maxMessageBytes?: number;
+  allowProduction?: boolean;
 }
 
 export function registerToolcallCommand(program: Command, _globals?: () => GlobalOptions): void {
@@ -28,8 +31,12 @@ export function registerToolcallCommand(program: Command, _globals?: () => Globa
       'Put a fault plan between an MCP client and any MCP server (stdio or streamable HTTP) and measure what the client gets: ' +
         'TCSR, availability, correctness, ETA, schema conformance, TCAF, deadline adherence, blast radius. Same spelling as mcp-chaos.',
     );
-  const proxy = chaos.command('proxy').summary('run a fault-injecting MCP proxy (stdio or http)').description('Run a fault-injecting MCP proxy.');
+  registerProxyCommands(chaos);
+  registerDemoCommand(chaos);
+}
 
+function registerProxyCommands(chaos: Command): void {
+  const proxy = chaos.command('proxy').summary('run a fault-injecting MCP proxy (stdio or http)').description('Run a fault-injecting MCP proxy.');
   const stdio = proxy
     .command('stdio')
     .summary('spawn an MCP server and relay its stdio through the plan')
@@ -90,18 +97,23 @@ export function registerToolcallCommand(program: Command, _globals?: () => Globa
     }),
   );
 
+}
+
+function registerDemoCommand(chaos: Command): void {
   chaos
     .command('demo')
     .summary('offline simulator: blast radius with and without resilience (no network, deterministic)')
     .description(
       'Simulate an agent whose tasks each fan out to --fanout tool calls against an in-process fake MCP server, through the same ' +
         'fault code as the proxies, without and with resilience (2 retries, graceful degradation of the last 2 calls, a circuit ' +
-        'breaker with half-open probes). Prints TCAF, TCSR, ETA, blast radius and the prediction 1 − (1 − e)^TCAF.',
+        "breaker with half-open probes). Fault decisions draw from Python's random.Random(seed) stream in mcp-chaos's order, so the " +
+        "defaults print mcp-chaos's published table. Prints TCAF, TCSR, ETA, blast radius, A and C, and the prediction " +
+        '1 − (1 − e)^TCAF at the measured e.',
     )
     .addOption(new Option('--tasks <n>', 'tasks to simulate (default 200, at most 100000)').argParser(positiveInteger))
     .addOption(new Option('--fanout <n>', 'tool calls per task (TCAF; default 8, at most 100)').argParser(positiveInteger))
     .addOption(new Option('--error-rate <e>', 'per-call error probability 0..1 (default 0.02)').argParser(rate))
-    .addOption(new Option('--seed <seed>', 'seed of the fault decisions (default 42)'))
+    .addOption(new Option('--seed <seed>', 'seed of the fault decisions, an integer or text, as Python seeds random.Random (default 42)'))
     .addOption(new Option('--correlated', 'errors come in Markov bursts (mean length 8) at the same marginal rate'))
     .addOption(new Option('--json', 'print the result as JSON'))
     .addHelpText('after', '\nExamples:\n  faultline toolcall demo\n  faultline toolcall demo --fanout 20 --error-rate 0.05 --correlated --json')
@@ -112,7 +124,8 @@ export function registerToolcallCommand(program: Command, _globals?: () => Globa
         const fanout = flags.fanout ?? 8;
         if (tasks > DEMO_LIMITS.tasks) throw new UsageError(`--tasks: at most ${DEMO_LIMITS.tasks}`);
         if (fanout > DEMO_LIMITS.fanout) throw new UsageError(`--fanout: at most ${DEMO_LIMITS.fanout}`);
-        const seed = flags.seed === undefined ? 42 : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
+        const seed = flags.seed === undefined ? 42 : /^-?\d+$/.test(flags.seed.trim()) ? Number(flags.seed) : flags.seed;
+        if (typeof seed === 'number' && !Number.isSafeInteger(seed)) throw new UsageError(`--seed: an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, or any other text`);
         const result = await runDemo({ tasks, fanout, errorRate: flags.errorRate ?? 0.02, seed, correlated: flags.correlated ?? false });
         process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderDemo(result));
       }),
@@ -127,10 +140,19 @@ function addPlaneFlags(command: Command): Command {
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
     .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
-    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger);
+    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger)
+    .option(
+      '--max-message-bytes <n>',
+      `largest message read from either side (default ${DEFAULT_MAX_MESSAGE_BYTES}, 32 MiB; at most ${MAX_MESSAGE_BYTES}); a larger one, or one nested deeper than 512 levels, is passed on unread (with --strict: its request is answered with an error)`,
+      messageBytes,
+    )
+    .option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)');
 }
 
 async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+  // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
+  const refusal = productionRefusal(name.split(' ').slice(0, 3).join(' '), 'pass --allow-production', flags.allowProduction === true);
+  if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
@@ -156,6 +178,7 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
   const plane = new ToolPlane(plan, {
     strict: flags.strict ?? false,
     ...(flags.taskIdleMs !== undefined ? { taskIdleMs: flags.taskIdleMs } : {}),
+    ...(flags.maxMessageBytes !== undefined ? { maxMessageChars: flags.maxMessageBytes } : {}),
     onRecord: (record) => journal?.write(JSON.stringify(record) + '\n'),
   });
   return {
@@ -179,6 +202,16 @@ function parseUrl(value: string): string {
 function rate(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError('expected a probability from 0 to below 1, e.g. 0.02');
+  return n;
+}
+
+/** The proxies' default bound on one message (DEFAULT_MAX_MESSAGE_CHARS, not imported so the plane loads only when used). */
+const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
+
+function messageBytes(value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || n < 1024 || n > MAX_MESSAGE_BYTES) throw new InvalidArgumentError(`expected a whole number of bytes from 1024 to ${MAX_MESSAGE_BYTES}`);
   return n;
 }
 

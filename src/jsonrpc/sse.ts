@@ -21,6 +21,10 @@ export interface SseReaderOptions {
   maxEventChars: number;
   /** Called once when an event passes the bound; the reader then ignores the rest of the body. */
   onOversize?: (chars: number) => void;
+  /** A `retry:` field (the reconnection delay a server asks for, in ms). */
+  onRetry?: (ms: number) => void;
+  /** A comment line (`: …`), which servers send to keep an idle stream open. */
+  onComment?: (comment: string) => void;
 }
 
 export function createSseReader(options: SseReaderOptions): SseReader {
@@ -28,6 +32,8 @@ export function createSseReader(options: SseReaderOptions): SseReader {
   let overflowed = false;
   const parser = createParser({
     onEvent: options.onEvent,
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    ...(options.onComment ? { onComment: options.onComment } : {}),
     onError: (error) => {
       if (error.type !== 'max-buffer-size-exceeded' || overflowed) return;
       overflowed = true;

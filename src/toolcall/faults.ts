@@ -10,10 +10,13 @@
  * Faults are evaluated in plan order against one seeded random source per plan, so the same plan
  * and the same traffic give the same injections. Latency adds up; the first short-circuit fault
  * (an error, a hang) wins; result mutations compose in order. Per-fault state (matching-call
- * counts, burst and episode Markov chains) lives here, apart from the plan's settings.
+ * counts, burst and episode Markov chains, head-of-line slots) lives here, apart from the plan's
+ * settings. head_of_line_blocking draws nothing: it only names the slots a call must pass
+ * (Decision.gates), which the session holds from the call's arrival to its answer.
  */
 import { createRandom, type Random } from '../proxy/random.js';
 import { matchesTools, type ErrorShape, type FaultType, type Plan, type PlanFault } from './plan.js';
+import { SlotPool } from './slots.js';
 
 export type MutationKind = 'schema_drift' | 'partial_result' | 'empty_result' | 'corrupt' | 'prompt_injection' | 'oversized';
 export interface Mutation {
@@ -38,6 +41,13 @@ export interface Decision {
   mutations: Mutation[];
   /** list_changed fired on this call: the client must be sent notifications/tools/list_changed. */
   listChanged: boolean;
+  /** head_of_line_blocking slots the call passes through, in plan order (a call that waits is tagged then). */
+  gates: SlotPool[];
+}
+
+export interface EngineOptions {
+  /** The random source; default: faultline's own seeded stream for the plan's seed. */
+  random?: Random;
 }
 
 interface FaultState {
@@ -54,20 +64,33 @@ export class FaultEngine {
   private readonly hidden = new Set<string>();
   private readonly added = new Set<string>();
   private knownTools: string[] = [];
+  /** One slot pool per head_of_line_blocking fault, by the fault's index. */
+  private readonly pools = new Map<number, SlotPool>();
 
-  constructor(readonly plan: Plan) {
-    this.random = createRandom(plan.seed, 'toolplane' /* the stream's label; changing it changes every seeded run */);
+  constructor(
+    readonly plan: Plan,
+    options: EngineOptions = {},
+  ) {
+    this.random = options.random ?? createRandom(plan.seed, 'toolplane' /* the stream's label; changing it changes every seeded run */);
     this.state = plan.faults.map(() => ({ matching: 0, inBurst: undefined, episodeTask: undefined, inEpisode: undefined, fired: false }));
+    plan.faults.forEach((fault, index) => {
+      if (fault.type === 'head_of_line_blocking') this.pools.set(index, new SlotPool(fault.slots));
+    });
   }
 
   /** Decides what happens to one tools/call of `tool` within task `task`. */
   decide(tool: string, task: string): Decision {
-    const decision: Decision = { tags: [], delayMs: 0, mutations: [], listChanged: false };
+    const decision: Decision = { tags: [], delayMs: 0, mutations: [], listChanged: false, gates: [] };
     if (this.hidden.has(tool) || this.added.has(tool)) {
       decision.tags.push('list_changed');
       decision.shortCircuit = unknownTool(tool, 'list_changed', 'is_error', -32602);
     }
     this.plan.faults.forEach((fault, index) => {
+      const pool = this.pools.get(index);
+      if (pool) {
+        if (targets(fault, tool)) decision.gates.push(pool);
+        return;
+      }
       const state = this.state[index]!;
       // list_changed's `tools` are the tools it hides; every call counts towards its trigger.
       if (fault.type !== 'list_changed' && !targets(fault, tool)) return;

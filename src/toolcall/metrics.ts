@@ -10,10 +10,14 @@
  *   TCAF = calls / tasks          blast radius = tasks with a failed call / tasks
  *   e = failed calls / calls      predicted blast radius = 1 − (1 − e)^TCAF
  *   amplification = attempts / calls
+ * Queueing (head_of_line_blocking): each attempt's wait for a slot is in its record (queued_ms,
+ * inside latency_ms, so a stalled call can miss its deadline); the SLIs give how many attempts
+ * waited and the mean, p95 and longest wait among them.
  */
 import { byCodeUnits } from '../order.js';
 
-export type Outcome = 'ok' | 'is_error' | 'jsonrpc_error' | 'no_answer';
+/** `unread`: the server's answer went to the client as it came, too large or too deeply nested for the proxy to read. */
+export type Outcome = 'ok' | 'is_error' | 'jsonrpc_error' | 'no_answer' | 'unread';
 
 export interface CallRecord {
   ts: string;
@@ -24,6 +28,8 @@ export interface CallRecord {
   logical: number;
   attempt: number;
   upstream_ms: number | null;
+  /** Time spent waiting for a head-of-line slot before the call went on. */
+  queued_ms: number;
   injected_delay_ms: number;
   latency_ms: number;
   deadline_ms: number;
@@ -37,6 +43,16 @@ export interface CallRecord {
   success: boolean;
   /** The tool is annotated destructive or non-idempotent. */
   unsafe_retry: boolean;
+  /** Why the record is unusual (an answer relayed unread). */
+  note?: string;
+}
+
+/** Waits for head-of-line slots, over the attempts that had to wait. */
+export interface Queueing {
+  queued_attempts: number;
+  mean_ms: number;
+  p95_ms: number;
+  max_ms: number;
 }
 
 export interface Verdict {
@@ -110,6 +126,7 @@ export interface Slis {
   error_rate: number;
   predicted_blast_radius: number;
   amplification: number;
+  queueing: Queueing;
   injected: Record<string, number>;
   verdicts: Verdict[];
   internal_errors: number;
@@ -174,11 +191,27 @@ export function computeSlis(
     error_rate: round(e),
     predicted_blast_radius: round(n === 0 ? 0 : 1 - Math.pow(1 - e, tcaf)),
     amplification: round(ratio(records.length, n)),
+    queueing: queueingOf(records),
     injected,
     verdicts: [...verdicts.values()].sort((a, b) => byCodeUnits(a.tool, b.tool) || byCodeUnits(a.fault, b.fault)),
     internal_errors: extra.internal_errors ?? 0,
     evicted: extra.evicted ?? 0,
     ...(extra.upstream_failure ? { upstream_failure: copyFailure(extra.upstream_failure) } : {}),
+  };
+}
+
+function queueingOf(records: readonly CallRecord[]): Queueing {
+  const waits = records
+    .map((r) => r.queued_ms ?? 0)
+    .filter((ms) => ms > 0)
+    .sort((a, b) => a - b);
+  const total = waits.reduce((sum, ms) => sum + ms, 0);
+  const r2 = (x: number): number => Math.round(x * 100) / 100;
+  return {
+    queued_attempts: waits.length,
+    mean_ms: r2(ratio(total, waits.length)),
+    p95_ms: waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.ceil(0.95 * waits.length) - 1)]!,
+    max_ms: waits.length === 0 ? 0 : waits[waits.length - 1]!,
   };
 }
 
@@ -228,8 +261,11 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
     `| deadline adherence | ${pct(s.deadline_adherence)} |`,
     `| TCAF | ${s.tcaf.toFixed(2)} |`,
     `| blast radius (measured) | ${pct(s.blast_radius)} |`,
-    `| blast radius (predicted 1 − (1 − e)^TCAF, e = ${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
+    `| blast radius (predicted 1 − (1 − e)^TCAF at the measured e = ${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
     `| amplification (attempts / calls) | ${s.amplification.toFixed(2)} |`,
+    ...(s.queueing.queued_attempts > 0
+      ? [`| head-of-line waits (attempts / mean / p95 / max) | ${s.queueing.queued_attempts} / ${s.queueing.mean_ms} ms / ${s.queueing.p95_ms} ms / ${s.queueing.max_ms} ms |`]
+      : []),
     `| proxy internal errors / evicted pending requests | ${s.internal_errors} / ${s.evicted} |`,
     '',
     `Injected: ${Object.entries(s.injected).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,

@@ -3,18 +3,25 @@
  *
  *   schema_drift      renames, drops or retypes fields of structuredContent and of JSON text
  *                     content so the result no longer matches the tool's outputSchema
- *   partial_result    arrays cut to half, non-JSON text cut to half
+ *   partial_result    the result cut short, the same way in structuredContent and in the text
+ *                     content (see partial-result.ts)
  *   empty_result      no content, no structuredContent
  *   corrupt           text cut so it is no longer the JSON it claims to be
  *   prompt_injection  the payload appended to every text item
  *   oversized         a text item of `bytes` bytes appended
+ *
+ * JSON text content is rewritten in its own layout (a pretty-printed text stays pretty-printed),
+ * and a text whose value a mutation leaves alone keeps its exact characters. Whether a mutation
+ * changed anything is judged by meaning (sameMeaning): JSON compared as values, not as text.
  */
 import type { Random } from '../proxy/random.js';
 import { isPlainObject } from '../config-reader.js';
 import type { Mutation } from './faults.js';
+import { deepEqual, parseJsonText, serializeLike, type TextItem } from './json-text.js';
+import { partialResult } from './partial-result.js';
 
 export interface ToolResult {
-  content?: Array<{ type: string; text?: string; [key: string]: unknown }>;
+  content?: TextItem[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
   [key: string]: unknown;
@@ -31,24 +38,17 @@ export function applyMutations(result: ToolResult, mutations: readonly Mutation[
         out.content = out.content?.map((item) => mapJsonText(item, (value) => (isPlainObject(value) ? drift(value, outputSchema, random) : retype(value))));
         break;
       case 'partial_result':
-        if (out.structuredContent) out.structuredContent = truncate(out.structuredContent) as Record<string, unknown>;
-        out.content = out.content?.map((item) => {
-          if (item.type !== 'text' || typeof item.text !== 'string') return item;
-          const parsed = parseJson(item.text);
-          if (parsed.ok) return { ...item, text: JSON.stringify(truncate(parsed.value)) };
-          return { ...item, text: item.text.slice(0, Math.floor(item.text.length / 2)) };
-        });
-        if (out.content && out.content.length > 1) out.content = out.content.slice(0, Math.ceil(out.content.length / 2));
+        out = partialResult(out);
         break;
       case 'empty_result':
         out = { ...out, content: [] };
         delete out.structuredContent;
         break;
       case 'corrupt':
-        out.content = out.content?.map((item) => (item.type === 'text' && typeof item.text === 'string' ? { ...item, text: corruptText(item.text) } : item));
+        out.content = out.content?.map((item) => (isText(item) ? { ...item, text: corruptText(item.text) } : item));
         break;
       case 'prompt_injection':
-        out.content = [...(out.content ?? [])].map((item) => (item.type === 'text' && typeof item.text === 'string' ? { ...item, text: `${item.text}\n\n${fault.payload}` } : item));
+        out.content = [...(out.content ?? [])].map((item) => (isText(item) ? { ...item, text: `${item.text}\n\n${fault.payload}` } : item));
         if (!out.content.some((item) => item.type === 'text')) out.content.push({ type: 'text', text: fault.payload });
         break;
       case 'oversized':
@@ -57,6 +57,31 @@ export function applyMutations(result: ToolResult, mutations: readonly Mutation[
     }
   }
   return out;
+}
+
+/**
+ * Whether the client receives the same thing from both results: structuredContent compared as
+ * values, text items as the JSON values they hold when both hold JSON (so pretty-printed and
+ * compact texts of one value are the same), else as text; everything else as values.
+ */
+export function sameMeaning(a: ToolResult, b: ToolResult): boolean {
+  const { content: contentA, ...restA } = a;
+  const { content: contentB, ...restB } = b;
+  if (!deepEqual(restA, restB)) return false;
+  if (!Array.isArray(contentA) || !Array.isArray(contentB)) return deepEqual(contentA, contentB);
+  if (contentA.length !== contentB.length) return false;
+  return contentA.every((item, i) => sameItem(item, contentB[i]!));
+}
+
+function sameItem(a: TextItem, b: TextItem): boolean {
+  if (!isText(a) || !isText(b)) return deepEqual(a, b);
+  const { text: textA, ...restA } = a;
+  const { text: textB, ...restB } = b;
+  if (!deepEqual(restA, restB)) return false;
+  if (textA === textB) return true;
+  const valueA = parseJsonText(textA);
+  const valueB = parseJsonText(textB);
+  return valueA.ok && valueB.ok && deepEqual(valueA.value, valueB.value);
 }
 
 /** Changes fields so the object fails `schema`: required fields renamed/dropped/retyped, declared ones retyped. */
@@ -88,30 +113,20 @@ function retype(value: unknown): unknown {
   return 'null';
 }
 
-function truncate(value: unknown): unknown {
-  if (Array.isArray(value)) return value.slice(0, Math.floor(value.length / 2)).map(truncate);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncate(v)]));
-  return value;
-}
-
 function corruptText(text: string): string {
   const cut = text.slice(0, Math.max(1, Math.ceil(text.length / 2)));
-  return parseJson(cut).ok ? `${cut}{"` : cut;
+  return parseJsonText(cut).ok ? `${cut}{"` : cut;
 }
 
-function mapJsonText(item: { type: string; text?: string; [key: string]: unknown }, change: (value: unknown) => unknown): typeof item {
-  if (item.type !== 'text' || typeof item.text !== 'string') return item;
-  const parsed = parseJson(item.text);
-  return parsed.ok ? { ...item, text: JSON.stringify(change(parsed.value)) } : item;
+function isText(item: TextItem): item is TextItem & { text: string } {
+  return item.type === 'text' && typeof item.text === 'string';
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
+/** Applies `change` to the JSON value a text item holds, written back in the text's own layout; other items as they are. */
+function mapJsonText(item: TextItem, change: (value: unknown) => unknown): TextItem {
+  if (!isText(item)) return item;
+  const parsed = parseJsonText(item.text);
+  if (!parsed.ok) return item;
+  const changed = change(parsed.value);
+  return deepEqual(changed, parsed.value) ? item : { ...item, text: serializeLike(changed, item.text) };
 }
-

@@ -2,29 +2,45 @@
  * The transport-agnostic relay both proxies drive: JSON-RPC messages in from the client and from
  * the server, the plan applied to tools/call and tools/list, the journal written.
  *
- *   client ─fromClient()─▶ [decide: delay · answer here · hang · forward] ─toServer─▶ server
+ *   client ─fromClient()─▶ [decide · wait for slots · delay · answer here · hang · forward] ─toServer─▶ server
  *   client ◀─toClient──── [mutate · delay · filter tools/list · record]  ◀─fromServer()─ server
  *
  * A ToolPlane is one plan against one upstream server (shared by all sessions of an HTTP proxy);
  * a PlaneSession is one client connection's pending requests, bounded by maxPending (the oldest is
  * evicted and counted). Fail-safe by default: an internal error forwards the original message and
  * is counted; strict mode answers the client with a JSON-RPC error instead (fails closed).
+ *
+ * Messages arrive as text (fromClientText, fromServerText) and are read within the plane's bounds
+ * (size and JSON nesting) before anything parses, clones or serialises them. A message beyond
+ * them is not ours to rewrite: fail-safe passes it on as it came, strict answers the request it
+ * belongs to (found by its id, without parsing) with a JSON-RPC error. Either way the plane never
+ * recurses into it, so no message can overflow the stack.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import { DEFAULT_MAX_JSON_DEPTH, isMessageObject, jsonDepthExceeds, readJson, type JsonLimits, type JsonRpcMessage } from '../jsonrpc/message.js';
+import { peekId, type MessageId } from '../jsonrpc/peek-id.js';
+import type { Random } from '../proxy/random.js';
 import { FaultEngine, type Decision } from './faults.js';
-import { applyMutations, type ToolResult } from './mutate.js';
-import { computeSlis, MAX_OUTAGES_KEPT, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
+import { applyMutations, sameMeaning, type ToolResult } from './mutate.js';
+import { computeSlis, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';
 import type { Plan } from './plan.js';
-import type { JsonRpcMessage } from '../jsonrpc/message.js';
+import type { SlotWait } from './slots.js';
+import { UpstreamHealth } from './upstream-health.js';
 
 export type { JsonRpcMessage };
 export type Sink = (message: JsonRpcMessage) => void;
+/** Passes a message on exactly as it came (text the plane would not read). */
+export type RawSink = (text: string) => void;
 
 export interface PlaneOptions {
   strict?: boolean;
   maxPending?: number;
   /** Overrides the plan's task_idle_ms. */
   taskIdleMs?: number;
+  /** Largest message read from either side, in characters (default DEFAULT_MAX_MESSAGE_CHARS). */
+  maxMessageChars?: number;
+  /** The fault decisions' random source (default: faultline's own stream for the plan's seed). */
+  random?: Random;
   /** Called with every journal record as it is written. */
   onRecord?: (record: CallRecord) => void;
   now?: () => number;
@@ -39,6 +55,9 @@ interface ToolInfo {
 /** Attempts kept in memory for the SLIs; older ones are only in the journal file. */
 export const MAX_RECORDS = 100_000;
 
+/** Largest message either side may send through a proxy: above the largest fault-made result (oversized, 16 MiB). */
+export const DEFAULT_MAX_MESSAGE_CHARS = 32 * 1024 * 1024;
+
 /** Meta keys a client may use to mark which task a call belongs to. */
 export const TASK_META_KEYS = ['task_id', 'faultline/task'];
 
@@ -47,10 +66,11 @@ export class ToolPlane {
   readonly records: CallRecord[] = [];
   readonly strict: boolean;
   readonly maxPending: number;
+  /** Bounds on one message read from the client or the server. */
+  readonly limits: JsonLimits;
   internalErrors = 0;
   evicted = 0;
-  /** Set when the upstream server exited on its own or could not be reached (see UpstreamFailure). */
-  upstreamFailure: UpstreamFailure | undefined;
+  readonly upstream = new UpstreamHealth();
   private readonly tools = new Map<string, ToolInfo>();
   private readonly ajv = new Ajv({ strict: false, allErrors: false });
   private readonly taskIdleMs: number;
@@ -64,9 +84,10 @@ export class ToolPlane {
     readonly plan: Plan,
     private readonly options: PlaneOptions = {},
   ) {
-    this.engine = new FaultEngine(plan);
+    this.engine = new FaultEngine(plan, options.random ? { random: options.random } : {});
     this.strict = options.strict ?? false;
     this.maxPending = options.maxPending ?? 1024;
+    this.limits = { maxChars: options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS, maxDepth: DEFAULT_MAX_JSON_DEPTH };
     this.taskIdleMs = options.taskIdleMs ?? plan.task_idle_ms;
     this.now = options.now ?? (() => performance.now());
   }
@@ -76,74 +97,35 @@ export class ToolPlane {
   }
 
   slis(): Slis {
-    return computeSlis(this.records, { internal_errors: this.internalErrors, evicted: this.evicted, upstream_failure: this.upstreamFailure });
+    return computeSlis(this.records, { internal_errors: this.internalErrors, evicted: this.evicted, upstream_failure: this.upstream.failure });
+  }
+
+  /** Set when the upstream server exited on its own or could not be reached (see UpstreamFailure). */
+  get upstreamFailure(): UpstreamFailure | undefined {
+    return this.upstream.failure;
   }
 
   /** The stdio server ended although nobody stopped it. */
   upstreamExited(exitCode: number | null, signal: string | null): void {
-    this.upstreamFailure ??= {
-      kind: 'exited',
-      at: new Date().toISOString(),
-      attempts_before: this.seq,
-      ...(signal !== null ? { signal } : exitCode !== null ? { exit_code: exitCode } : {}),
-      unanswered: 0,
-    };
+    this.upstream.exited(exitCode, signal, this.seq);
   }
 
-  /**
-   * The HTTP upstream refused or dropped a request. The first failure's time is kept and the
-   * latest error named; a failure after a recovery opens a new outage.
-   */
+  /** The HTTP upstream refused or dropped a request (see UpstreamHealth.unreachable). */
   upstreamUnreachable(error: string): void {
-    const now = new Date().toISOString();
-    const failure = this.upstreamFailure;
-    if (!failure) {
-      this.upstreamFailure = { kind: 'unreachable', at: now, attempts_before: this.seq, error, unanswered: 0, reached: 0, outage_count: 1, outages: [{ from: now, error, unanswered: 0 }] };
-      return;
-    }
-    if (failure.kind !== 'unreachable') return;
-    failure.error = error;
-    const outages = (failure.outages ??= []);
-    if (failure.recovered_at === undefined && outages.length > 0) {
-      outages[outages.length - 1]!.error = error;
-      return;
-    }
-    delete failure.recovered_at;
-    failure.outage_count = (failure.outage_count ?? outages.length) + 1;
-    outages.push({ from: now, error, unanswered: 0 });
-    if (outages.length > MAX_OUTAGES_KEPT) outages.splice(0, outages.length - MAX_OUTAGES_KEPT);
+    this.upstream.unreachable(error, this.seq);
   }
 
-  /**
-   * The HTTP upstream answered (any HTTP status: the server is there). Ends an outage going on;
-   * `toolCalls` tool-call attempts went with the request, and count as reaching it when it had
-   * failed before.
-   */
+  /** The HTTP upstream answered; `toolCalls` tool-call attempts went with the request. */
   upstreamReached(toolCalls = 0): void {
-    const failure = this.upstreamFailure;
-    if (failure?.kind !== 'unreachable') return;
-    if (failure.recovered_at === undefined) {
-      const now = new Date().toISOString();
-      failure.recovered_at = now;
-      const last = failure.outages?.[failure.outages.length - 1];
-      if (last && last.to === undefined) last.to = now;
-    }
-    failure.reached = (failure.reached ?? 0) + toolCalls;
+    this.upstream.reached(toolCalls);
   }
 
-  /** Whether the upstream is down now: it exited, or its last outage has not ended. */
   upstreamDown(): boolean {
-    const failure = this.upstreamFailure;
-    return failure !== undefined && (failure.kind === 'exited' || failure.recovered_at === undefined);
+    return this.upstream.down();
   }
 
-  /** Counts one tool-call attempt that found no server (only while the upstream is down). */
   countUnanswered(): void {
-    const failure = this.upstreamFailure;
-    if (!failure || !this.upstreamDown()) return;
-    failure.unanswered += 1;
-    const last = failure.outages?.[failure.outages.length - 1];
-    if (last) last.unanswered += 1;
+    this.upstream.countUnanswered();
   }
 
   /** Learns outputSchemas and annotations from a tools/list result; returns the client's view. */
@@ -189,7 +171,7 @@ export class ToolPlane {
   }
 
   deadlineOf(tool: string): number {
-    return this.plan.deadlines[tool] ?? this.plan.deadline_ms;
+    return Object.hasOwn(this.plan.deadlines, tool) ? this.plan.deadlines[tool]! : this.plan.deadline_ms;
   }
 
   /** Numbers the attempt: a repeat of a failed call (same task, tool, arguments) is a retry. */
@@ -220,6 +202,13 @@ export class ToolPlane {
     const schemaOk = info?.validate ? result.structuredContent !== undefined && info.validate(result.structuredContent) === true : true;
     return { outcome: 'ok', error_shape: null, responded: true, schema_ok: schemaOk, correct: schemaOk && !mutated };
   }
+
+  /** A message's text beyond the bounds (too long or nested too deep): why, or undefined when it is within them. */
+  beyondBounds(text: string): string | undefined {
+    if (text.length > this.limits.maxChars) return `a message of ${text.length} characters, above the ${this.limits.maxChars} accepted`;
+    if (jsonDepthExceeds(text, this.limits.maxDepth)) return `JSON nested deeper than ${this.limits.maxDepth} levels`;
+    return undefined;
+  }
 }
 
 interface Pending {
@@ -229,11 +218,18 @@ interface Pending {
   task: string;
   args: unknown;
   startedAt: number;
+  /** When the call went to the server (after any wait for a slot). */
+  forwardedAt?: number;
+  /** Time spent waiting for head-of-line slots. */
+  queuedMs: number;
+  /** The head-of-line slots held (or waited for); released when the call ends. */
+  slots: SlotWait[];
   decision?: Decision;
   toClient: Sink;
   cancelled: boolean;
   wake?: () => void;
   finished: boolean;
+  recorded: boolean;
 }
 
 export class PlaneSession {
@@ -246,24 +242,84 @@ export class PlaneSession {
     return this.pending.size;
   }
 
-  /** A message from the client. `toServer` forwards it; `toClient` answers it. */
+  /**
+   * A message from the client, as text. Read within the plane's bounds, then as fromClient; text
+   * that is not a JSON-RPC message object (invalid JSON, a batch over stdio) goes on unread.
+   */
+  async fromClientText(text: string, toServer: Sink, toClient: Sink, toServerRaw: RawSink): Promise<void> {
+    const read = readJson(text, this.plane.limits);
+    if (read.ok && isMessageObject(read.value)) return this.fromClient(read.value, toServer, toClient);
+    const beyond = read.ok ? undefined : this.plane.beyondBounds(text);
+    if (beyond !== undefined) return this.clientUnreadable(peekId(text), beyond, () => toServerRaw(text), toClient);
+    return toServerRaw(text); // not a message object (invalid JSON, a batch): not ours to judge, the server answers it
+  }
+
+  /** A message from the server, as text; the counterpart of fromClientText. */
+  async fromServerText(text: string, toClient: Sink, toClientRaw: RawSink): Promise<void> {
+    const read = readJson(text, this.plane.limits);
+    if (read.ok && isMessageObject(read.value)) return this.fromServer(read.value, toClient);
+    const beyond = read.ok ? undefined : this.plane.beyondBounds(text);
+    if (beyond !== undefined) return this.serverUnreadable(peekId(text), beyond, () => toClientRaw(text));
+    return toClientRaw(text);
+  }
+
+  /**
+   * A message from the client the plane would not read (`problem` says why); `id` is its id when
+   * one was found. Fail-safe: it goes on to the server as it came (`forward`), untracked.
+   * Strict: a request is answered with a JSON-RPC error instead, and nothing goes on.
+   */
+  clientUnreadable(id: MessageId | undefined, problem: string, forward: () => void, toClient: Sink): void {
+    this.plane.internalErrors += 1;
+    if (!this.plane.strict) return forward();
+    if (id !== undefined && id !== null) toClient(internalError(id, new Error(`the request could not be read: ${problem}`)));
+  }
+
+  /**
+   * A message from the server the plane would not read (`problem` says why); `id` is its id when
+   * one was found. Fail-safe: it reaches the client as it came (`forward`, when the caller has not
+   * passed it on already), and a call it answers is recorded as answered, unread (the client got
+   * the server's own answer, untouched by the plan). Strict: the request it answers gets a
+   * JSON-RPC error instead, and the message is dropped.
+   */
+  serverUnreadable(id: MessageId | undefined, problem: string, forward?: () => void): void {
+    this.plane.internalErrors += 1;
+    const key = id === undefined || id === null ? undefined : String(id);
+    const pending = key === undefined ? undefined : this.pending.get(key);
+    if (!this.plane.strict) forward?.();
+    if (!pending || pending.finished) return;
+    this.pending.delete(key!);
+    pending.finished = true;
+    if (this.plane.strict) {
+      const answer = internalError(pending.id, new Error(`the server's answer could not be read: ${problem}`));
+      pending.toClient(answer);
+      if (pending.kind === 'call') this.recordCall(pending, answer, this.upstreamMs(pending), false);
+    } else if (pending.kind === 'call') this.recordCall(pending, undefined, this.upstreamMs(pending), false, undefined, problem);
+  }
+
+  /** A message from the client. `toServer` forwards it (maybe later: after a wait for a slot); `toClient` answers it. */
   async fromClient(message: JsonRpcMessage, toServer: Sink, toClient: Sink): Promise<void> {
     let pending: Pending | undefined;
+    let forwarded = false;
+    const forward: Sink = (out) => {
+      forwarded = true;
+      toServer(out);
+    };
     try {
       if (message.method === 'tools/call' && message.id !== undefined && message.id !== null) {
         pending = this.track(message, 'call', toClient);
-        await this.startCall(pending, message, toServer, toClient);
+        await this.startCall(pending, message, forward, toClient);
         return;
       }
       if (message.method === 'tools/list' && message.id !== undefined && message.id !== null) this.track(message, 'list', toClient);
       if (message.method === 'notifications/cancelled') this.cancel(message.params?.requestId as string | number | undefined);
-      toServer(message);
+      forward(message);
     } catch (error) {
       this.plane.internalErrors += 1;
       if (this.plane.strict && message.id !== undefined && message.id !== null) {
         if (pending) pending.finished = true;
         toClient(internalError(message.id, error));
-      } else if (!pending?.finished) toServer(message);
+        if (pending) this.recordCall(pending, undefined, null, false);
+      } else if (!forwarded && !pending?.finished) forward(message);
     }
   }
 
@@ -280,11 +336,7 @@ export class PlaneSession {
     try {
       if (pending.kind === 'list') {
         const tools = message.result?.tools;
-        if (Array.isArray(tools)) {
-          sink({ ...message, result: { ...message.result, tools: this.plane.learnTools(tools as never) } });
-          return;
-        }
-        sink(message);
+        sink(Array.isArray(tools) ? { ...message, result: { ...message.result, tools: this.plane.learnTools(tools as never) } } : message);
         return;
       }
       await this.finishCall(pending, message);
@@ -292,19 +344,21 @@ export class PlaneSession {
       this.plane.internalErrors += 1;
       if (pending.finished) return;
       pending.finished = true;
-      sink(this.plane.strict ? internalError(pending.id, error) : message);
+      const answer = this.plane.strict ? internalError(pending.id, error) : message;
+      sink(answer);
+      if (pending.kind === 'call') this.recordCall(pending, answer, this.upstreamMs(pending), false);
     }
   }
 
   /**
-   * Stops every pending delay and hang (the connection is going away). A call still waiting for
-   * the upstream (which died or was cut off) will never be answered: it is recorded as
-   * no_answer, as a cancelled one is, so a server that crashes mid-call counts in the SLIs.
+   * Stops every pending delay, hang and wait for a slot (the connection is going away). A call
+   * still waiting for the upstream (which died or was cut off) will never be answered: it is
+   * recorded as no_answer, as a cancelled one is, so a server that crashes mid-call counts in the SLIs.
    */
   close(): void {
     for (const pending of this.pending.values()) {
       pending.cancelled = true;
-      if (pending.wake) pending.wake(); // a delay or hang here: its own path records the call
+      if (pending.wake) pending.wake(); // a delay, hang or wait here: its own path records the call
       else if (pending.kind === 'call' && pending.decision && !pending.finished) {
         this.recordCall(pending, undefined, null, false);
         this.plane.countUnanswered(); // only when the upstream failed: it died with this call in flight
@@ -335,6 +389,24 @@ export class PlaneSession {
   }
 
   /**
+   * These forwarded requests will get no answer from the server through this path (its answer
+   * was beyond the bounds and could not be relayed): each still pending is answered with a
+   * JSON-RPC error saying why, in both modes, and recorded.
+   */
+  failForwarded(messages: readonly JsonRpcMessage[], problem: string): void {
+    for (const message of messages) {
+      if (message.id === undefined || message.id === null) continue;
+      const pending = this.pending.get(String(message.id));
+      if (!pending || pending.wake || pending.finished) continue;
+      this.pending.delete(String(message.id));
+      pending.finished = true;
+      const answer = internalError(pending.id, new Error(`the server's answer could not be relayed: ${problem}`));
+      pending.toClient(answer);
+      if (pending.kind === 'call') this.recordCall(pending, answer, this.upstreamMs(pending), false);
+    }
+  }
+
+  /**
    * The client's connection carrying these requests closed before their answers (it gave up
    * without a notifications/cancelled, or that notice was lost with the connection): no answer can
    * reach it any more, so each is cancelled and recorded unanswered now, not when the session ends.
@@ -347,9 +419,18 @@ export class PlaneSession {
 
   /** A tool call the client made after the upstream was gone, so never sent: recorded unanswered. */
   callWithoutServer(tool: string, args: unknown, meta: Record<string, unknown> | undefined): void {
-    const pending: Pending = { id: '', kind: 'call', tool, task: this.plane.taskOf(meta), args, startedAt: this.plane.now(), toClient: () => undefined, cancelled: true, finished: true };
+    const pending: Pending = {
+      ...this.newPending('', 'call', tool, args, () => undefined),
+      task: this.plane.taskOf(meta),
+      cancelled: true,
+      finished: true,
+    };
     this.recordCall(pending, undefined, null, false);
     this.plane.countUnanswered();
+  }
+
+  private newPending(id: string | number, kind: 'call' | 'list', tool: string, args: unknown, toClient: Sink): Pending {
+    return { id, kind, tool, task: '', args, startedAt: this.plane.now(), queuedMs: 0, slots: [], toClient, cancelled: false, finished: false, recorded: false };
   }
 
   private track(message: JsonRpcMessage, kind: 'call' | 'list', toClient: Sink): Pending {
@@ -357,22 +438,13 @@ export class PlaneSession {
       const oldest = this.pending.keys().next().value as string;
       const evicted = this.pending.get(oldest)!;
       evicted.cancelled = true;
-      evicted.wake?.();
       this.pending.delete(oldest);
+      if (evicted.wake) evicted.wake(); // a delay, hang or wait here: its own path records it
+      else releaseSlots(evicted);
       this.plane.evicted += 1;
     }
     const params = message.params ?? {};
-    const pending: Pending = {
-      id: message.id!,
-      kind,
-      tool: kind === 'call' ? String(params.name ?? '') : '',
-      task: '',
-      args: params.arguments,
-      startedAt: this.plane.now(),
-      toClient,
-      cancelled: false,
-      finished: false,
-    };
+    const pending = this.newPending(message.id!, kind, kind === 'call' ? String(params.name ?? '') : '', params.arguments, toClient);
     this.pending.set(String(message.id), pending);
     return pending;
   }
@@ -382,16 +454,18 @@ export class PlaneSession {
     const decision = this.plane.engine.decide(pending.tool, pending.task);
     pending.decision = decision;
     if (decision.listChanged) toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    if (decision.gates.length > 0 && !(await this.passGates(pending, decision))) return this.endCancelled(pending);
     const short = decision.shortCircuit;
     if (!short) {
+      pending.forwardedAt = this.plane.now();
       toServer(message);
       return;
     }
     // Answered here: the upstream never sees the call. Still pending (cancellable) while waiting.
     await this.sleep(pending, decision.delayMs);
     if (short.kind === 'hang') await this.sleep(pending, short.hangMs > 0 ? short.hangMs : Infinity);
+    if (pending.cancelled) return this.endCancelled(pending);
     this.pending.delete(String(pending.id));
-    if (pending.cancelled) return this.recordCall(pending, undefined, null, false);
     const answer: JsonRpcMessage =
       short.shape === 'jsonrpc'
         ? { jsonrpc: '2.0', id: pending.id, error: { code: short.code, message: short.message } }
@@ -401,52 +475,98 @@ export class PlaneSession {
     this.recordCall(pending, answer, null, false);
   }
 
-  private async finishCall(pending: Pending, message: JsonRpcMessage): Promise<void> {
-    const upstreamMs = this.plane.now() - pending.startedAt;
-    const decision = pending.decision!;
-    let answer = message;
-    // Each mutation in turn, keeping only those that changed what the client receives: cutting
-    // arrays in half changes nothing in a result that has none, and such a call is neither
-    // injected nor incorrect (the client got exactly the server's answer).
-    const noEffect = new Set<string>(decision.mutations.map((mutation) => mutation.kind));
-    if (decision.mutations.length > 0 && message.result && !message.result.isError) {
-      const schema = this.plane.outputSchemaOf(pending.tool) as never;
-      let result = message.result as ToolResult;
-      let changed = false;
-      for (const mutation of decision.mutations) {
-        const next = applyMutations(result, [mutation], schema, this.plane.engine.random);
-        if (JSON.stringify(next) !== JSON.stringify(result)) {
-          noEffect.delete(mutation.kind);
-          changed = true;
-        }
-        result = next;
-      }
-      if (changed) answer = { ...message, result: result as Record<string, unknown> };
+  /**
+   * Waits, in arrival order, for a slot of each head-of-line gate the call passes (plan order, so
+   * two calls never hold each other's slots); cancellable like any wait. False when the call was
+   * cancelled (or its session closed) while it waited. A call that had to wait is tagged.
+   */
+  private async passGates(pending: Pending, decision: Decision): Promise<boolean> {
+    const start = this.plane.now();
+    let waited = false;
+    for (const gate of decision.gates) {
+      const slot = gate.acquire();
+      pending.slots.push(slot);
+      if (slot.immediate) continue;
+      waited = true;
+      await new Promise<void>((resolve) => {
+        pending.wake = resolve;
+        void slot.ready.then(resolve);
+      });
+      pending.wake = undefined;
+      if (pending.cancelled) break;
     }
-    const mutated = answer !== message;
+    if (waited) {
+      pending.queuedMs = this.plane.now() - start;
+      decision.tags.push('head_of_line_blocking');
+    }
+    return !pending.cancelled;
+  }
+
+  /** A call cancelled (or cut off) while it waited here: no answer, recorded as such. */
+  private endCancelled(pending: Pending): void {
+    this.pending.delete(String(pending.id));
+    this.recordCall(pending, undefined, null, false);
+  }
+
+  private async finishCall(pending: Pending, message: JsonRpcMessage): Promise<void> {
+    const upstreamMs = this.upstreamMs(pending);
+    const decision = pending.decision!;
+    const { answer, acted } = this.mutate(pending, message, decision);
     if (decision.delayMs > 0) {
       this.pending.set(String(pending.id), pending); // still cancellable while delayed
       await this.sleep(pending, decision.delayMs);
       this.pending.delete(String(pending.id));
     }
-    const tags = decision.tags.filter((tag) => !noEffect.has(tag));
+    const noEffect = new Set(decision.mutations.map((mutation) => mutation.kind).filter((kind) => !acted.has(kind)));
+    const tags = decision.tags.filter((tag) => !noEffect.has(tag as never));
     if (pending.cancelled) return this.recordCall(pending, undefined, upstreamMs, false, tags);
     pending.finished = true;
     pending.toClient(answer);
-    this.recordCall(pending, answer, upstreamMs, mutated, tags);
+    this.recordCall(pending, answer, upstreamMs, answer !== message, tags);
   }
 
+  /**
+   * Each mutation in turn, keeping only those that change what the client receives, judged by
+   * meaning: cutting arrays in half changes nothing in a result that has none, and re-serialising
+   * JSON text (pretty to compact) changes nothing a client reads. Such a call is neither injected
+   * nor incorrect, and the client gets exactly the server's answer.
+   */
+  private mutate(pending: Pending, message: JsonRpcMessage, decision: Decision): { answer: JsonRpcMessage; acted: Set<string> } {
+    const acted = new Set<string>();
+    if (decision.mutations.length === 0 || !message.result || message.result.isError) return { answer: message, acted };
+    const schema = this.plane.outputSchemaOf(pending.tool) as never;
+    let result = message.result as ToolResult;
+    for (const mutation of decision.mutations) {
+      const next = applyMutations(result, [mutation], schema, this.plane.engine.random);
+      if (sameMeaning(next, result)) continue;
+      acted.add(mutation.kind);
+      result = next;
+    }
+    return { answer: acted.size > 0 ? { ...message, result: result as Record<string, unknown> } : message, acted };
+  }
+
+  private upstreamMs(pending: Pending): number | null {
+    return pending.forwardedAt === undefined ? null : this.plane.now() - pending.forwardedAt;
+  }
+
+  /** Writes the call's journal record, once, and releases its slots. `unread`: its answer was relayed without being read, and why. */
   private recordCall(
     pending: Pending,
     answer: JsonRpcMessage | undefined,
     upstreamMs: number | null,
     mutated: boolean,
     tags: readonly string[] = pending.decision?.tags ?? [],
+    unread?: string,
   ): void {
+    releaseSlots(pending);
+    if (pending.recorded) return;
+    pending.recorded = true;
     const plane = this.plane;
     const latency = plane.now() - pending.startedAt;
     const deadline = plane.deadlineOf(pending.tool);
-    const flags = plane.classify(pending.tool, answer, mutated);
+    // An answer relayed unread is the server's own, untouched by the plan: answered, and as correct as the server made it.
+    const flags: Pick<CallRecord, 'outcome' | 'error_shape' | 'responded' | 'schema_ok' | 'correct'> =
+      unread !== undefined ? { outcome: 'unread' as Outcome, error_shape: null, responded: true, schema_ok: true, correct: true } : plane.classify(pending.tool, answer, mutated);
     const attempt = plane.attemptOf(pending.task, pending.tool, pending.args);
     const within = flags.responded && latency <= deadline;
     plane.record(attempt.key, {
@@ -457,6 +577,7 @@ export class PlaneSession {
       logical: attempt.logical,
       attempt: attempt.attempt,
       upstream_ms: upstreamMs === null ? null : round(upstreamMs),
+      queued_ms: round(pending.queuedMs),
       injected_delay_ms: round(pending.decision?.delayMs ?? 0),
       latency_ms: round(latency),
       deadline_ms: deadline,
@@ -465,6 +586,7 @@ export class PlaneSession {
       within_deadline: within,
       success: flags.correct && within,
       unsafe_retry: plane.unsafeRetry(pending.tool),
+      ...(unread !== undefined ? { note: `answer relayed unread: ${unread}` } : {}),
     });
   }
 
@@ -474,7 +596,7 @@ export class PlaneSession {
     if (!pending) return;
     pending.cancelled = true;
     if (pending.wake) {
-      pending.wake(); // a delay or hang here: its own path records the call
+      pending.wake(); // a delay, hang or wait here: its own path records the call
       return;
     }
     // Waiting for the upstream, which will not answer a cancelled request: record it now.
@@ -504,12 +626,17 @@ export class PlaneSession {
   }
 }
 
+function releaseSlots(pending: Pending): void {
+  for (const slot of pending.slots) slot.release();
+}
+
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
 }
 
+/** The JSON-RPC error a client gets when the proxy cannot relay an answer (strict mode, or nothing to relay). */
 function internalError(id: string | number, error: unknown): JsonRpcMessage {
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline toolcall (strict): internal error: ${(error as Error)?.message ?? String(error)}` } };
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline toolcall: ${(error as Error)?.message ?? String(error)}` } };
 }
 
 export type { Outcome };

@@ -26,18 +26,12 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       toolset: 'search',
       title: 'Index source code',
       description:
-        'Indexes a source tree for fault_search_code and for the context of the fault_suggest_* tools. Chunks every ' +
-        'file by definition with tree-sitter (functions, methods, class skeletons, top-level code) and stores the ' +
-        "chunks with code-aware lexical terms and, with a configured LLM provider, its embeddings: in SQLite under the " +
-        "server's data directory, or in Qdrant when QDRANT_URL is set; one index per tree and embedding model. " +
-        'Respects .gitignore; skips dependency directories (node_modules, vendor, venv, …), build output outside a git ' +
-        'checkout (dist, build, target, …), hidden directories, binaries and files over 1 MB; each skipped directory is ' +
-        'listed with its reason and the include_dirs entry that indexes it. With no roots, secret locations (~/.aws, ' +
-        '~/.ssh, …) are refused. At most ' +
-        '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
-        'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
-        'Text: "done", then the skipped directories and any note. Structured: counts of files, chunks, skipped and ' +
-        'removed files, seconds, and the store.',
+        'Indexes a source tree for fault_search_code and the fault_suggest_* tools: chunks every file by definition ' +
+        '(tree-sitter) with lexical terms and, with an LLM provider, embeddings (SQLite in the data directory, or Qdrant ' +
+        'with QDRANT_URL). Respects .gitignore; skips node_modules, vendor, build output, hidden directories, binaries, ' +
+        'files over 1 MB, and (without roots) secret locations; each skipped directory is listed with the include_dirs ' +
+        'entry that indexes it. At most 100,000 files and 1 GB. Incremental. Sends progress; cancellable. Text: "done", ' +
+        'the skipped directories and any note. Structured: file, chunk and skip counts, seconds, store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
         lang: z
@@ -54,44 +48,41 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
           ),
       },
       output: {
-        note: z
-          .string()
-          .optional()
-          .describe('Present when the index was rebuilt from an older format, or when no file was found (says why: what git ignores there)'),
-        files: z.number().describe('Source files of the selected languages now in the index'),
-        changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
-        unchanged: z.number().describe('Files skipped because their content is already indexed'),
-        empty: z.number().describe('Files with nothing to index (empty, comments only) and no chunks indexed before; one that just became empty is changed. files = changed + unchanged + empty'),
-        chunks: z.number().describe('Chunks in the whole index of this tree'),
+        note: z.string().optional().describe('Why nothing was found, or that the index was rebuilt'),
+        files: z.number().describe('Files in the index = changed + unchanged + empty'),
+        changed: z.number().describe('Chunked and embedded in this run'),
+        unchanged: z.number(),
+        empty: z.number().describe('Nothing to index'),
+        chunks: z.number().describe('In the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files, directories and symlinks left out'),
+        skipped: z.number().describe('Files, directories (trailing /) and symlinks left out'),
         skipped_files: z.object({
-          too_large: z.array(z.string()).describe('Over 1 MB'),
+          too_large: z.array(z.string()),
           binary: z.array(z.string()),
-          unreadable: z.array(z.string()).describe('Files, directories (trailing /) and ignore files that could not be read'),
+          unreadable: z.array(z.string()).describe('Files, directories (trailing /) and ignore files'),
           directories: z
             .array(
               z.object({
                 path: z.string().describe('Inside the tree, trailing /'),
                 reason: z.enum(['dependency', 'build output', 'hidden', 'ignored by .gitignore', 'secret location']),
-                include: z.string().optional().describe('The include_dirs entry that indexes it; absent for a secret location'),
+                include: z.string().optional().describe('The include_dirs entry that indexes it'),
               }),
             )
-            .describe(`Directories not entered, by path (at most ${MAX_LISTED_DIRECTORIES})`),
-          directories_not_listed: z.number().optional().describe('Skipped directories beyond those listed'),
-          symlinks: z.array(z.string()).describe('Not followed (to a directory: trailing /)'),
+            .describe(`At most ${MAX_LISTED_DIRECTORIES}`),
+          directories_not_listed: z.number().optional(),
+          symlinks: z.array(z.string()).describe('Not followed'),
         }),
-        removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
+        removed: z.number().describe('Files whose chunks were removed'),
         seconds: z.number(),
-        store: z.string().describe('Where the index lives: a local file, or the Qdrant URL and collection'),
+        store: z.string().describe('A local file, or the Qdrant URL and collection'),
         embedder: z.string(),
         lang: z.string(),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     async ({ source_dir, lang, include_dirs }, call) => {
-      const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const includeDirs = checkIncludeDirs(include_dirs, 'include_dirs');
+      const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const { index, settings } = await domain();
       const stats = await index.indexSourceTree(settings, {
         sourceDir,
@@ -118,20 +109,16 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       toolset: 'search',
       title: 'Search indexed code',
       description:
-        'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +
-        'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score and ' +
-        'code. score, 0-1, comparable across hits and queries: 1 when the query is the definition\'s name; otherwise the ' +
-        'share of the query\'s words found in it, rarer words weighing more, a word in its name counting fully (with an ' +
-        'embedding provider, averaged with the embeddings\' cosine); lower for tests, module-level code, internal ' +
-        'helpers and the opposite operation (encode for "decode"). A definition published several times (src/x.ts, ' +
-        'dist/x.js, x.d.ts) is one hit, the source, naming the others in copies. Give an identifier (urlencode, ' +
-        'HTTPResponse._read_status) or words ("cancel a task"). Without source_dir, searches every indexed tree the ' +
-        'server may read. ' +
-        `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
+        'Finds the code most related to a query (an identifier such as HTTPResponse._read_status, or words) in trees ' +
+        'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score and code. score, 0-1, ' +
+        "comparable across hits and queries: 1 when the query is the definition's name, else the share of the query's " +
+        'words found (rarer words weigh more; averaged with the embeddings\' cosine with a provider), lower for tests, ' +
+        'internal helpers and the opposite operation. A definition published several times (src/x.ts, dist/x.js, ' +
+        'x.d.ts) is one hit, naming the others in copies. Without source_dir, every indexed tree the server may read.',
       input: {
-        query: z.string().describe(`What to look for: identifiers, words, or a code snippet (at most ${MAX_QUERY_CHARS} characters)`),
+        query: z.string().describe(`Identifiers, words or code (at most ${MAX_QUERY_CHARS} characters)`),
         source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
-        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results to return (default ${DEFAULT_SEARCH_LIMIT})`),
+        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results (default ${DEFAULT_SEARCH_LIMIT})`),
       },
       output: {
         results: z.array(
@@ -139,7 +126,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
             path: z.string().describe('Absolute path of the file'),
             start_line: z.number().describe('1-based'),
             end_line: z.number().describe('1-based, inclusive'),
-            symbol: z.string().describe('Qualified name; #partN for a split definition, <module> for top-level code'),
+            symbol: z.string().describe('Qualified name; <module> for top-level code'),
             kind: z.string(),
             language: z.string(),
             score: z.number().describe('0-1: 1 = the query is its name'),
