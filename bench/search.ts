@@ -24,6 +24,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makeConfig } from '../src/config.js';
@@ -68,7 +69,7 @@ function loadSets(): QuestionSet[] {
   ];
 }
 
-function pythonLib(): string | undefined {
+export function pythonLib(): string | undefined {
   try {
     return option('--python-lib') ?? execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
   } catch {
@@ -92,7 +93,7 @@ function describe(hit: SearchHit | undefined): string {
   return hit ? `${hit.relativePath}:${hit.symbol} (${hit.score.toFixed(2)})` : '(nothing)';
 }
 
-function percentile(values: readonly number[], p: number): number {
+export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -119,9 +120,9 @@ function unknownDefinitions(database: string, questions: readonly Question[]): s
 }
 
 /** Wall milliseconds of spawned commands, interleaved round by round. */
-function interleaved(commands: Record<string, { file: string; args: string[] }>, env: NodeJS.ProcessEnv): Record<string, number[]> {
+function interleaved(commands: Record<string, { file: string; args: string[] }>, env: NodeJS.ProcessEnv, rounds: number): Record<string, number[]> {
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const [name, { file, args }] of Object.entries(commands)) {
       const started = performance.now();
       const child = spawnSync(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
@@ -141,90 +142,145 @@ function ripgrep(): boolean {
   return spawnSync('rg', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-async function main(): Promise<void> {
-  const base = mkdtempSync(join(tmpdir(), 'faultline-bench-search-'));
-  const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
-  const stdlib = pythonLib();
-  const corpora: Record<string, string | undefined> = {
-    'python-stdlib': stdlib,
+/** One figure of a question set: how many of its questions of one kind (on one corpus, or all) passed. */
+export interface QualityFigure {
+  set: string;
+  kind: 'identifier' | 'natural';
+  /** A corpus name, or undefined for the whole set. */
+  corpus: string | undefined;
+  passed: number;
+  total: number;
+  /** The set's target for this kind (a share, 0-1), on the whole set only. */
+  target: number | undefined;
+}
+
+export interface QualityResult {
+  figures: QualityFigure[];
+  /** Question sets naming a definition the index lacks (a broken set, not a miss). */
+  broken: string[];
+  /** Warm search times in this process, ms. */
+  warm: number[];
+}
+
+export interface Corpora {
+  settings: { dataDir: string; llm: ReturnType<typeof makeConfig>['llm']; env: Record<string, string> };
+  /** By corpus name; undefined when absent (python3 missing). */
+  dirs: Record<string, string | undefined>;
+  databases: Map<string, string>;
+}
+
+/** Indexes the corpora of the question sets under `dataDir` with the local embedder. */
+export async function indexCorpora(dataDir: string, log: (line: string) => void): Promise<Corpora> {
+  const settings = { dataDir, llm: makeConfig().llm, env: {} };
+  const dirs: Record<string, string | undefined> = {
+    'python-stdlib': pythonLib(),
     zod: join(repoRoot, 'node_modules', 'zod'),
     commander: join(repoRoot, 'node_modules', 'commander'),
   };
-  const failures: string[] = [];
-  const warm: number[] = [];
-  try {
-    const sets = loadSets();
-    const databases = new Map<string, string>();
-    for (const [name, dir] of Object.entries(corpora)) {
-      if (dir === undefined) {
-        console.log(`${name}: not found (python3 is missing); its questions are skipped`);
-        continue;
-      }
-      // Published packages are indexed whole, build output included (that is what they publish).
-      const stats = await indexSourceTree(settings, { sourceDir: dir, includeDirs: ['dist', 'lib', 'build'] });
-      console.log(`${name} (${dir}): ${stats.files} files, ${stats.chunks} chunks`);
-      databases.set(name, join(indexDirectory(settings.dataDir), treeKey(await realpath(dir)), `${new HashedEmbedder().id}.sqlite`));
+  const databases = new Map<string, string>();
+  for (const [name, dir] of Object.entries(dirs)) {
+    if (dir === undefined) {
+      log(`${name}: not found (python3 is missing); its questions are skipped`);
+      continue;
     }
+    // Published packages are indexed whole, build output included (that is what they publish).
+    const stats = await indexSourceTree(settings, { sourceDir: dir, includeDirs: ['dist', 'lib', 'build'] });
+    log(`${name} (${dir}): ${stats.files} files, ${stats.chunks} chunks`);
+    databases.set(name, join(indexDirectory(settings.dataDir), treeKey(await realpath(dir)), `${new HashedEmbedder().id}.sqlite`));
+  }
+  return { settings, dirs, databases };
+}
 
-    for (const set of sets) {
-      const questions = set.questions.filter((question) => corpora[question.corpus] !== undefined);
-      for (const [corpus, database] of databases) {
-        const unknown = unknownDefinitions(database, questions.filter((question) => question.corpus === corpus));
-        if (unknown.length > 0) failures.push(`${set.name}: ${corpus} has no definition ${unknown.join(', ')} (fix the question set)`);
+/** Runs every question of both sets, logging each miss; the pass rates per set, kind and corpus. */
+export async function measureQuality({ settings, dirs, databases }: Corpora, log: (line: string) => void): Promise<QualityResult> {
+  const figures: QualityFigure[] = [];
+  const broken: string[] = [];
+  const warm: number[] = [];
+  for (const set of loadSets()) {
+    const questions = set.questions.filter((question) => dirs[question.corpus] !== undefined);
+    for (const [corpus, database] of databases) {
+      const unknown = unknownDefinitions(database, questions.filter((question) => question.corpus === corpus));
+      if (unknown.length > 0) broken.push(`${set.name}: ${corpus} has no definition ${unknown.join(', ')} (fix the question set)`);
+    }
+    log(`${set.name} questions (${questions.length})`);
+    const tally = new Map<string, QualityFigure>();
+    const topScores = { relevant: [] as number[], other: [] as number[] };
+    for (const question of questions) {
+      const kind = question.kind ?? 'natural';
+      const started = performance.now();
+      const hits = await searchIndex(settings, { query: question.query, sourceDir: dirs[question.corpus]!, limit: kind === 'identifier' ? 10 : 5 });
+      warm.push(performance.now() - started);
+      const relevant = (hit: SearchHit | undefined): boolean => hit !== undefined && question.relevant.some((expected) => matches(hit, expected));
+      const passed = kind === 'identifier' ? relevant(hits[0]) : hits.some(relevant);
+      if (kind === 'natural' && hits[0]) (relevant(hits[0]) ? topScores.relevant : topScores.other).push(hits[0].score);
+      for (const corpus of [question.corpus, undefined]) {
+        const key = `${kind} ${corpus ?? ''}`;
+        const entry = tally.get(key) ?? { set: set.name, kind, corpus, passed: 0, total: 0, target: corpus === undefined ? set.targets[kind] : undefined };
+        entry.passed += passed ? 1 : 0;
+        entry.total += 1;
+        tally.set(key, entry);
       }
-      console.log(`\n${set.name} questions (${questions.length})`);
-      const tally = new Map<string, { passed: number; total: number }>();
-      const topScores = { relevant: [] as number[], other: [] as number[] };
-      for (const question of questions) {
-        const kind = question.kind ?? 'natural';
-        const started = performance.now();
-        const hits = await searchIndex(settings, { query: question.query, sourceDir: corpora[question.corpus]!, limit: kind === 'identifier' ? 10 : 5 });
-        warm.push(performance.now() - started);
-        const relevant = (hit: SearchHit | undefined): boolean => hit !== undefined && question.relevant.some((expected) => matches(hit, expected));
-        const passed = kind === 'identifier' ? relevant(hits[0]) : hits.some(relevant);
-        if (kind === 'natural' && hits[0]) (relevant(hits[0]) ? topScores.relevant : topScores.other).push(hits[0].score);
-        for (const key of [`${kind} ${question.corpus}`, kind]) {
-          const entry = tally.get(key) ?? { passed: 0, total: 0 };
-          entry.passed += passed ? 1 : 0;
-          entry.total += 1;
-          tally.set(key, entry);
-        }
-        if (!passed) {
-          const rank = hits.findIndex(relevant) + 1;
-          console.log(`  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`);
-        }
+      if (!passed) {
+        const rank = hits.findIndex(relevant) + 1;
+        log(`  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`);
       }
-      for (const [key, { passed, total }] of [...tally].sort()) {
-        const kind = key.split(' ')[0] as 'identifier' | 'natural';
-        const target = set.targets[kind];
-        const rate = passed / total;
-        const whole = !key.includes(' ');
-        const line = `  ${kind === 'identifier' ? 'identifier first' : 'natural-language top 5'}${whole ? ', all' : `, ${key.split(' ')[1]}`}: ${passed}/${total} = ${(rate * 100).toFixed(1)}%`;
-        console.log(whole && target !== undefined ? `${line} (target >= ${target * 100}%: ${rate >= target ? 'pass' : 'MISS'})` : line);
-        if (whole && target !== undefined && rate < target) failures.push(`${set.name} ${kind}: ${(rate * 100).toFixed(1)}% < ${target * 100}%`);
-      }
-      if (topScores.relevant.length > 0 && topScores.other.length > 0) {
-        console.log(
-          `  the first hit's score: median ${median(topScores.relevant).toFixed(2)} when relevant (${topScores.relevant.length}), ` +
-            `${median(topScores.other).toFixed(2)} when not (${topScores.other.length})`,
-        );
+    }
+    for (const [, figure] of [...tally].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      figures.push(figure);
+      const rate = figure.passed / figure.total;
+      const line = `  ${figure.kind === 'identifier' ? 'identifier first' : 'natural-language top 5'}, ${figure.corpus ?? 'all'}: ${figure.passed}/${figure.total} = ${(rate * 100).toFixed(1)}%`;
+      log(figure.target !== undefined ? `${line} (target >= ${figure.target * 100}%: ${rate >= figure.target ? 'pass' : 'MISS'})` : line);
+    }
+    if (topScores.relevant.length > 0 && topScores.other.length > 0) {
+      log(
+        `  the first hit's score: median ${median(topScores.relevant).toFixed(2)} when relevant (${topScores.relevant.length}), ` +
+          `${median(topScores.other).toFixed(2)} when not (${topScores.other.length})`,
+      );
+    }
+  }
+  return { figures, broken, warm };
+}
+
+/** The identifiers and the sentence searched from fresh processes on the standard library. */
+export const FRESH_NAMES = ['urlencode', 'readuntil', 'SequenceMatcher'];
+export const FRESH_SENTENCE = 'read a line from the stream';
+
+/**
+ * Wall milliseconds of `faultline search` from a fresh process on the standard library's index
+ * (FRESH_NAMES and FRESH_SENTENCE), of `node -e 0`, and of `rg -n -w NAME` when ripgrep is there,
+ * interleaved round by round, with the environment the MCP SDK gives servers.
+ */
+export function freshProcessTimes(stdlib: string, dataDir: string, rounds: number): Record<string, number[]> {
+  const cli = join(repoRoot, 'dist', 'src', 'cli.js');
+  const commands: Record<string, { file: string; args: string[] }> = { 'node -e 0': { file: process.execPath, args: ['-e', '0'] } };
+  for (const query of [...FRESH_NAMES, FRESH_SENTENCE]) {
+    commands[`faultline search ${JSON.stringify(query)}`] = { file: process.execPath, args: [cli, 'search', query, '--dir', stdlib, '--limit', '5'] };
+  }
+  if (ripgrep()) for (const name of FRESH_NAMES) commands[`rg -n -w ${name}`] = { file: 'rg', args: ['-n', '-w', name, stdlib] };
+  return interleaved(commands, { ...getDefaultEnvironment(), FAULTLINE_DATA_DIR: dataDir }, rounds);
+}
+
+async function main(): Promise<void> {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-bench-search-'));
+  const failures: string[] = [];
+  try {
+    const corpora = await indexCorpora(join(base, 'data'), console.log);
+    const { figures, broken, warm } = await measureQuality(corpora, console.log);
+    failures.push(...broken);
+    for (const figure of figures) {
+      if (figure.target !== undefined && figure.passed / figure.total < figure.target) {
+        failures.push(`${figure.set} ${figure.kind}: ${((figure.passed / figure.total) * 100).toFixed(1)}% < ${figure.target * 100}%`);
       }
     }
     console.log(`\nwarm search in this process, ${warm.length} queries: p50 ${median(warm).toFixed(1)} ms, p90 ${percentile(warm, 90).toFixed(1)} ms`);
 
     // A search from a fresh process, as a user or an agent's shell runs it, beside node and ripgrep.
+    const stdlib = corpora.dirs['python-stdlib'];
     if (stdlib !== undefined) {
-      const cli = join(repoRoot, 'dist', 'src', 'cli.js');
-      const names = ['urlencode', 'readuntil', 'SequenceMatcher'];
-      const commands: Record<string, { file: string; args: string[] }> = { 'node -e 0': { file: process.execPath, args: ['-e', '0'] } };
-      for (const name of names) commands[`faultline search ${name}`] = { file: process.execPath, args: [cli, 'search', name, '--dir', stdlib, '--limit', '5'] };
-      commands['faultline search "read a line from the stream"'] = { file: process.execPath, args: [cli, 'search', 'read a line from the stream', '--dir', stdlib, '--limit', '5'] };
-      const peer = ripgrep();
-      if (peer) for (const name of names) commands[`rg -n -w ${name}`] = { file: 'rg', args: ['-n', '-w', name, stdlib] };
-      else console.log('ripgrep is not installed (apt-get install ripgrep): no side-by-side figures');
-      const times = interleaved(commands, { ...getDefaultEnvironment(), FAULTLINE_DATA_DIR: settings.dataDir });
+      const times = freshProcessTimes(stdlib, corpora.settings.dataDir, ROUNDS);
       const searches = Object.entries(times).filter(([name]) => name.startsWith('faultline')).flatMap(([, values]) => values);
       const rg = Object.entries(times).filter(([name]) => name.startsWith('rg')).flatMap(([, values]) => values);
+      if (rg.length === 0) console.log('ripgrep is not installed (apt-get install ripgrep): no side-by-side figures');
       const bare = times['node -e 0']!;
       console.log(`\nfresh process on the standard library, ${ROUNDS} interleaved rounds (medians, wall time):`);
       for (const [name, values] of Object.entries(times)) console.log(`  ${name}: ${median(values).toFixed(0)} ms (p90 ${percentile(values, 90).toFixed(0)})`);
@@ -246,4 +302,4 @@ async function main(): Promise<void> {
   } else console.log('\nall targets met');
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
