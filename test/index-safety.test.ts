@@ -135,7 +135,7 @@ interface Run {
   stderr: string;
 }
 
-function startIndex(tree: ScratchTree): { child: ReturnType<typeof spawn>; done: Promise<Run> } {
+function startIndex(tree: ScratchTree): { child: ReturnType<typeof spawn>; done: Promise<Run>; stderr: () => string } {
   const child = spawn(process.execPath, [cliPath, 'index', tree.dir], {
     env: { ...process.env, ...LOCAL, FAULTLINE_DATA_DIR: tree.dataDir },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -150,7 +150,7 @@ function startIndex(tree: ScratchTree): { child: ReturnType<typeof spawn>; done:
       resolve({ code, signal, stderr });
     });
   });
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 async function indexedPaths(tree: ScratchTree): Promise<string[]> {
@@ -211,8 +211,9 @@ test('SIGTERM ends a run waiting for another writer\'s lock, and the lock holder
   holder.pragma('journal_mode = WAL');
   holder.exec('BEGIN IMMEDIATE');
   t.after(() => holder.close());
-  const { child, done } = startIndex(tree);
-  await sleep(1500);
+  const { child, done, stderr } = startIndex(tree);
+  // The run says when it starts waiting (however long a busy machine takes to get there).
+  while (child.exitCode === null && !stderr().includes('waiting for another indexing run')) await sleep(5);
   assert.equal(child.exitCode, null, 'the run waits for the lock');
   const signalled = performance.now();
   child.kill('SIGTERM');

@@ -167,7 +167,7 @@ const quality: BenchCheck = {
   peer: 'none: a share of fixed questions, not a time',
   target: 'the targets each question set states (bench/search-questions/: 95% identifiers first, 85% sentences in the top 5)',
   tests: ['test/search-quality.test.ts'],
-  timeoutMs: 300_000,
+  timeoutMs: 600_000,
   async run(context: CheckContext): Promise<Row[]> {
     return withScratch(async (dataDir) => {
       const corpora = await indexCorpora(dataDir, context.log);

@@ -73,7 +73,15 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       const { indexSourceTree, indexStatsJson, describeSkippedDirectories } = await import('../search/indexer.js');
       const stopWaiting = exitIfStuckAfterInterrupt();
       const stats = await withInterrupt((signal) =>
-        indexSourceTree(indexSettingsFrom(config), { sourceDir, lang: options.lang, includeDirs, access, signal, onProgress: bar?.update }),
+        indexSourceTree(indexSettingsFrom(config), {
+          sourceDir,
+          lang: options.lang,
+          includeDirs,
+          access,
+          signal,
+          onProgress: bar?.update,
+          onWaitingForLock: (file) => process.stderr.write(`waiting for another indexing run to finish writing ${file}\n`),
+        }),
       ).finally(() => {
         stopWaiting();
         bar?.finish();

@@ -58,6 +58,8 @@ export interface IndexOptions {
   access?: WalkAccess | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: IndexProgress) => void) | undefined;
+  /** Told once when the run waits for another run's write lock on the local index file. */
+  onWaitingForLock?: ((file: string) => void) | undefined;
 }
 
 export interface IndexProgress {
@@ -140,7 +142,7 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
   const note = removeLegacyLocalIndex(settings, tree, embedder)
     ? 'the index was in the format of an older faultline and was rebuilt once in the new one (SQLite)'
     : undefined;
-  const { store } = await openStore(settings, tree, embedder, options.signal);
+  const { store } = await openStore(settings, tree, embedder, options.signal, options.onWaitingForLock);
   try {
     return await indexInto(store, embedder, tree, selection, options, started, note, settings);
   } catch (error) {

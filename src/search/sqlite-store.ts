@@ -125,14 +125,25 @@ export class SqliteStore implements VectorStore {
   /** The indexed directory's own name, the first segment of every module path (see symbolTerms). */
   private readonly treeName: string;
 
-  /** `signal`: stops a run waiting for another run's write lock (an indexing run's cancellation). */
-  static async open(file: string, identity: LocalStoreIdentity, signal?: AbortSignal): Promise<SqliteStore> {
+  /**
+   * `signal`: stops a run waiting for another run's write lock (an indexing run's cancellation).
+   * `onWaiting`: told once when the run starts waiting for that lock.
+   */
+  static async open(file: string, identity: LocalStoreIdentity, signal?: AbortSignal, onWaiting?: (file: string) => void): Promise<SqliteStore> {
     const store = new SqliteStore(file, identity, await loadDriver());
     store.signal = signal;
+    store.onWaiting = onWaiting;
     return store;
   }
 
   private signal: AbortSignal | undefined;
+  private onWaiting: ((file: string) => void) | undefined;
+
+  /** Says once that this run waits for another run's write lock. */
+  private waiting(): void {
+    this.onWaiting?.(this.file);
+    this.onWaiting = undefined;
+  }
 
   static exists(file: string): boolean {
     return existsSync(file);
@@ -457,6 +468,7 @@ export class SqliteStore implements VectorStore {
           db.close();
           throw new CancelledError('indexing was cancelled');
         }
+        this.waiting();
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -472,6 +484,7 @@ export class SqliteStore implements VectorStore {
   }
 
   private async waitThenOpenWriter(): Promise<Database> {
+    this.waiting();
     await new Promise((resolve) => setTimeout(resolve, 50));
     if (this.signal?.aborted) throw new CancelledError('indexing was cancelled');
     return this.openWriterOnce();
