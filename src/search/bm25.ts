@@ -186,17 +186,23 @@ export function termIds(blob: Uint8Array): number[] {
   return ids;
 }
 
-/** The weighted frequency of term `id` in an encoded term list (binary search); 0 when absent. */
-export function frequencyOf(blob: Uint8Array, id: number): number {
+/**
+ * The weighted frequency of a term id in an encoded term list (binary search; 0 when absent). One
+ * view per list: a chunk is asked about every form of every query concept.
+ */
+export function frequencies(blob: Uint8Array): (id: number) => number {
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  let low = 0;
-  let high = blob.byteLength / 8 - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const seen = view.getUint32(middle * 8, true);
-    if (seen === id) return view.getUint32(middle * 8 + 4, true);
-    if (seen < id) low = middle + 1;
-    else high = middle - 1;
-  }
-  return 0;
+  const last = blob.byteLength / 8 - 1;
+  return (id) => {
+    let low = 0;
+    let high = last;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const seen = view.getUint32(middle * 8, true);
+      if (seen === id) return view.getUint32(middle * 8 + 4, true);
+      if (seen < id) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
+  };
 }

@@ -23,7 +23,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
 import { byCodeUnits } from '../order.js';
-import { conceptScore, encodeTerms, FIELD_WEIGHTS, frequencyOf, idf, K1, PREFIX_MIN_EXTRA, PREFIX_WEIGHT, stemmedTerms, termIds, upperBound, type ScoringConcept } from './bm25.js';
+import { conceptScore, encodeTerms, FIELD_WEIGHTS, frequencies, idf, K1, PREFIX_MIN_EXTRA, PREFIX_WEIGHT, stemmedTerms, termIds, upperBound, type ScoringConcept } from './bm25.js';
 import { lexicalTokens } from './tokens.js';
 import type { QueryConcept } from './vocabulary.js';
 
@@ -269,7 +269,7 @@ function scoreRows(db: Database, resolved: Resolved, rowids: readonly number[]):
   return rowsRead.map(([rowid, key, length, blob]) => ({
     rowid,
     key,
-    score: conceptScore(resolved.concepts, (id) => frequencyOf(blob, id), length, resolved.avgLength, resolved.totalCeiling),
+    score: conceptScore(resolved.concepts, frequencies(blob), length, resolved.avgLength, resolved.totalCeiling),
   }));
 }
 
