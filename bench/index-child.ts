@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 
 const [root, tree, dataDir] = process.argv.slice(2) as [string, string, string];
 const load = (path: string) => import(pathToFileURL(join(root, 'dist', 'src', path)).href);
-const { indexSourceTree } = await load('index/index.js');
+const { indexSourceTree } = await load('search/index.js');
 const { makeConfig } = await load('config.js');
 const settings = { dataDir, llm: makeConfig().llm, env: {} };
 const first = await indexSourceTree(settings, { sourceDir: tree });

@@ -1,5 +1,5 @@
 /**
- * The one place that decides which files the tools may read (DESIGN.md §2, issue 11).
+ * The one place that decides which files the tools may read.
  *
  * - A path must be absolute; a `file://` URI is accepted where a path is. A relative path is
  *   resolved against the only allowed root when there is exactly one, and refused otherwise.
@@ -9,16 +9,22 @@
  * - With no roots at all, only source files of a known language extension are read, and never
  *   under a well-known secret location (~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, /proc, …), by the
  *   path named or by its real path: an agent cannot read /etc/shadow and send it to an LLM.
- * - Files are opened first (non-blocking, so a FIFO or device cannot block a libuv worker), then
- *   the open descriptor is checked: only a regular file is read, up to a size limit, and only
- *   text (no NUL byte in the head). Nothing is stat-ed by path and then opened, so a file swapped
- *   between the check and the open cannot slip through.
+ * - A directory (a tree to index) follows the same rules: inside the roots, or with no roots
+ *   outside every secret location; a walk below it asks `refusal` of every directory it enters.
+ * - Only regular files are opened: a path that is not one by `stat` is refused before any open
+ *   (opening a device can have effects of its own), and the open itself is non-blocking, so a
+ *   FIFO swapped in meanwhile cannot block a libuv worker. The open descriptor is checked again
+ *   (a regular file, the same inode), and read up to a byte bound that holds even when the size
+ *   lies (files in /proc say 0). `readRegularFile` is that read for callers that judge the path
+ *   themselves (the index walk: source files and ignore files); `readSourceFile` adds the rules
+ *   above and reads only text (no NUL byte in the head).
  *
  * Every refusal is a ToolInputError whose message names the argument, says what was wrong and
  * what is accepted.
  */
 import { constants as fsConstants } from 'node:fs';
-import { realpath, stat, open, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, realpath, stat, open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,13 +38,19 @@ export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
   ...['.clj', '.cljs', '.fs', '.fsx', '.vb', '.zig', '.nim', '.jl', '.groovy', '.vue', '.svelte', '.sh', '.bash', '.sql'],
 ]);
 
-/** Where secrets live: never read without roots (the path named and its real path are both checked). */
+/**
+ * Where secrets live: never read without roots (the path named and its real path are both checked).
+ * `/root` is another user's home, whole; when it is the user's own, the entries in the home cover it.
+ */
 export function secretLocations(home: string = homedir()): string[] {
   const inHome = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gcloud', '.netrc', '.npmrc', '.pypirc', '.pgpass', '.git-credentials', '.password-store'];
-  return [
-    ...inHome.map((entry) => join(home, entry)),
-    ...['/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/ssh', '/etc/ssl/private', '/root', '/proc', '/sys', '/dev', '/run/secrets', '/var/run/secrets'],
-  ];
+  const system = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/ssh', '/etc/ssl/private', '/root', '/proc', '/sys', '/dev', '/run/secrets', '/var/run/secrets'];
+  return [...inHome.map((entry) => join(home, entry)), ...system.filter((entry) => !isInside(resolve(home), entry))];
+}
+
+/** The secret location `path` (absolute, resolved) lies in, if any. */
+export function secretLocationOf(path: string, secrets: readonly string[] = secretLocations()): string | undefined {
+  return secrets.find((secret) => path === secret || path.startsWith(secret.endsWith(sep) ? secret : `${secret}${sep}`));
 }
 
 export const MAX_SOURCE_FILE_BYTES = 5 * 1024 * 1024;
@@ -84,17 +96,10 @@ export class FileAccess {
     const path = this.toAbsolutePath(input, what);
     const unrestricted = this.roots.length === 0;
     if (unrestricted) checkNotSecret(path, what);
-    let handle: FileHandle;
+    const opened = await openRegular(path, true);
+    if ('refusal' in opened) throw new ToolInputError(`${what}: ${sourceRefusal(opened, path)}`);
+    const { handle, info } = opened;
     try {
-      // O_NONBLOCK: opening a FIFO (or a device) returns at once instead of blocking a worker.
-      handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    } catch (error) {
-      throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
-    }
-    try {
-      const info = await handle.stat();
-      if (info.isDirectory()) throw new ToolInputError(`${what}: ${path} is a directory; give the path of a source file`);
-      if (!info.isFile()) throw new ToolInputError(`${what}: ${path} is not a regular file (a FIFO, socket or device); only regular text files are read`);
       if (info.size > maxBytes) {
         throw new ToolInputError(`${what}: ${path} is ${formatBytes(info.size)}; files over ${formatBytes(maxBytes)} are not read`);
       }
@@ -110,7 +115,13 @@ export class FileAccess {
         checkSourceExtension(real, what);
       }
       else await this.checkInsideRoots(path, what, real);
-      const bytes = await readBounded(handle, maxBytes, path, what);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = await readBounded(handle, maxBytes);
+      } catch (error) {
+        throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
+      }
+      if (bytes === undefined) throw new ToolInputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
       if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
         throw new ToolInputError(`${what}: ${path} looks like a binary file (it contains NUL bytes); only text source files are read`);
       }
@@ -130,9 +141,45 @@ export class FileAccess {
     }
   }
 
-  /** Resolves a directory argument with the same rules (absolute, inside the roots, exists). */
+  /**
+   * Resolves a directory argument with the same rules: absolute, exists, inside the roots, or with
+   * no roots outside every secret location (the path named and its real path).
+   */
   async resolveDirectory(input: string, what = 'source_dir'): Promise<string> {
-    return this.resolveExisting(input, what, 'directory');
+    // The path named is judged before anything is looked up: a refusal says nothing of what exists there.
+    if (this.roots.length === 0) checkNotSecret(this.toAbsolutePath(input, what), what);
+    const path = await this.resolveExisting(input, what, 'directory');
+    if (this.roots.length === 0) checkNotSecret(await this.realPathOf(path, what), what);
+    return path;
+  }
+
+  /**
+   * Why a directory met on a walk below a resolved tree may not be entered (undefined: it may):
+   * with no roots, a secret location. A walk that follows no symbolic link stays inside the roots
+   * its tree is in, so only the secret locations are asked here (a string comparison per directory).
+   */
+  refusal(directory: string): string | undefined {
+    if (this.roots.length > 0) return undefined;
+    const secret = secretLocationOf(directory);
+    return secret === undefined ? undefined : `${secret} holds secrets; it is never read without roots (give --root or let the client expose roots)`;
+  }
+
+  /** Whether a secret location lies strictly below `directory` (a walk must then ask `refusal` below it). */
+  holdsRefusals(directory: string): boolean {
+    if (this.roots.length > 0) return false;
+    const prefix = directory.endsWith(sep) ? directory : `${directory}${sep}`;
+    return secretLocations().some((secret) => secret.startsWith(prefix));
+  }
+
+  /**
+   * Why a file outside a tree (an ignore file of the enclosing checkout) may not be read, by the
+   * path and its real path: outside the roots, or with no roots in a secret location. Undefined: it may.
+   */
+  async readRefusal(path: string): Promise<string | undefined> {
+    const real = await realpath(path).catch(() => path);
+    if (this.roots.length > 0) return this.checkInsideRoots(path, 'file', real).then(() => undefined, () => 'is outside the roots');
+    const secret = secretLocationOf(path) ?? secretLocationOf(real);
+    return secret === undefined ? undefined : `is in ${secret}, a location that holds secrets (never read without roots)`;
   }
 
   private async resolveExisting(input: string, what: string, kind: 'file' | 'directory'): Promise<string> {
@@ -196,12 +243,11 @@ function isInside(path: string, root: string): boolean {
 
 /** Without roots: outside every secret location. */
 function checkNotSecret(path: string, what: string): void {
-  for (const secret of secretLocations()) {
-    if (isInside(path, secret)) {
-      throw new ToolInputError(
-        `${what}: ${path} is under ${secret}, a location that holds secrets; it is never read without roots (give --root or let the client expose roots)`,
-      );
-    }
+  const secret = secretLocationOf(path);
+  if (secret !== undefined) {
+    throw new ToolInputError(
+      `${what}: ${path} is under ${secret}, a location that holds secrets; it is never read without roots (give --root or let the client expose roots)`,
+    );
   }
 }
 
@@ -216,24 +262,113 @@ function checkSourceExtension(path: string, what: string): void {
   }
 }
 
-/** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say). */
-async function readBounded(handle: FileHandle, maxBytes: number, path: string, what: string): Promise<Buffer> {
+/** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is more. */
+async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
     const buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
-    let bytesRead: number;
-    try {
-      ({ bytesRead } = await handle.read(buffer, 0, buffer.length, null));
-    } catch (error) {
-      throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
-    }
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
     if (bytesRead === 0) break;
     chunks.push(buffer.subarray(0, bytesRead));
     total += bytesRead;
-    if (total > maxBytes) throw new ToolInputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
+    if (total > maxBytes) return undefined;
   }
   return Buffer.concat(chunks, total);
+}
+
+type Refusal = { refusal: 'missing' | 'symlink' | 'directory' | 'not-regular' | 'changed' | 'unreadable'; error?: unknown };
+
+/**
+ * Opens `path` when it is a regular file, judged by `stat` (or `lstat`: a symbolic link is then
+ * refused) before anything is opened, and again on the open descriptor, which must be the same
+ * file. The open is non-blocking (a FIFO swapped in between cannot block a libuv worker) and
+ * does not make the file the process's controlling terminal.
+ */
+async function openRegular(path: string, followSymlinks: boolean): Promise<{ handle: FileHandle; info: Stats } | Refusal> {
+  let before: Stats;
+  try {
+    before = followSymlinks ? await stat(path) : await lstat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { refusal: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', error };
+  }
+  if (before.isSymbolicLink()) return { refusal: 'symlink' };
+  if (before.isDirectory()) return { refusal: 'directory' };
+  if (!before.isFile()) return { refusal: 'not-regular' };
+  let handle: FileHandle;
+  try {
+    const flags = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY | (followSymlinks ? 0 : fsConstants.O_NOFOLLOW);
+    handle = await open(path, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' && !followSymlinks) return { refusal: 'symlink' };
+    return { refusal: code === 'ENOENT' ? 'missing' : 'unreadable', error };
+  }
+  const info = await handle.stat().catch(() => undefined);
+  if (!info || !info.isFile() || info.ino !== before.ino || info.dev !== before.dev) {
+    await handle.close().catch(() => undefined);
+    return { refusal: info && !info.isFile() ? 'not-regular' : 'changed' };
+  }
+  return { handle, info };
+}
+
+function sourceRefusal({ refusal, error }: Refusal, path: string): string {
+  switch (refusal) {
+    case 'directory':
+      return `${path} is a directory; give the path of a source file`;
+    case 'not-regular':
+      return `${path} is not a regular file (a FIFO, socket or device); only regular text files are read`;
+    case 'changed':
+      return `${path} changed while it was being opened; try again`;
+    case 'symlink':
+      return `${path} is a symbolic link`;
+    default:
+      return describeFsError(error, path);
+  }
+}
+
+/** What `readRegularFile` found: the bytes, or why there are none (`problem`: for people, without the path). */
+export type BoundedRead =
+  | { kind: 'read'; bytes: Buffer }
+  | { kind: 'missing' | 'symlink' | 'not-regular' | 'too-large' | 'unreadable'; problem: string };
+
+/**
+ * Reads a regular file, at most `maxBytes` of it, without ever blocking a libuv worker or opening
+ * anything else (see openRegular). It decides nothing about where the file is: callers that take
+ * paths from users ask FileAccess first. `followSymlinks: false` refuses a symbolic link, as git
+ * does for a .gitignore in the work tree.
+ */
+export async function readRegularFile(path: string, options: { maxBytes: number; followSymlinks?: boolean }): Promise<BoundedRead> {
+  const { maxBytes, followSymlinks = true } = options;
+  const opened = await openRegular(path, followSymlinks);
+  if ('refusal' in opened) {
+    switch (opened.refusal) {
+      case 'missing':
+        return { kind: 'missing', problem: 'does not exist' };
+      case 'symlink':
+        return { kind: 'symlink', problem: 'is a symbolic link (not followed)' };
+      case 'directory':
+        return { kind: 'not-regular', problem: 'is a directory' };
+      case 'not-regular':
+        return { kind: 'not-regular', problem: 'is not a regular file (a FIFO, socket or device)' };
+      case 'changed':
+        return { kind: 'unreadable', problem: 'changed while it was being opened' };
+      default:
+        return { kind: 'unreadable', problem: describeFsError(opened.error, '').trim() };
+    }
+  }
+  const { handle, info } = opened;
+  try {
+    const tooLarge = { kind: 'too-large', problem: `is over ${formatBytes(maxBytes)}` } as const;
+    if (info.size > maxBytes) return tooLarge;
+    const bytes = await readBounded(handle, maxBytes);
+    return bytes === undefined ? tooLarge : { kind: 'read', bytes };
+  } catch (error) {
+    return { kind: 'unreadable', problem: describeFsError(error, '').trim() };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
 function describeFsError(error: unknown, path: string): string {

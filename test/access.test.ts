@@ -1,11 +1,12 @@
 /** FileAccess: the one place that decides which files the tools may read. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, writeFile, symlink, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FileAccess } from '../src/access.js';
+import { FileAccess, readRegularFile, secretLocations } from '../src/access.js';
 import { ToolInputError } from '../src/errors.js';
 
 let dir: string;
@@ -85,62 +86,105 @@ test('directories resolve with the same rules', async () => {
   await refusal(access.resolveDirectory(outside), /outside the allowed roots/);
 });
 
-// Issue 11 items 2, 4 and 9: no-roots policy, FIFOs, /proc.
-import { execFileSync } from 'node:child_process';
-import { mkdtemp as mkdtemp11, writeFile as writeFile11, symlink as symlink11, rm as rm11 } from 'node:fs/promises';
-import { tmpdir as tmpdir11, homedir as homedir11 } from 'node:os';
-import { join as join11 } from 'node:path';
-import { FileAccess as FileAccess11 } from '../src/access.js';
-
 test('without roots only source files of a known language are read, never a secret location (also through a symlink)', async () => {
-  const dir = await mkdtemp11(join11(tmpdir11(), 'faultline-noroots-'));
+  const dir = await mkdtemp(join(tmpdir(), 'faultline-noroots-'));
   try {
-    const access = new FileAccess11();
-    await writeFile11(join11(dir, 'app.py'), 'def f():\n    return 1\n');
-    await writeFile11(join11(dir, 'notes.txt'), 'plain text\n');
-    assert.match((await access.readSourceFile(join11(dir, 'app.py'))).text, /def f/);
-    await assert.rejects(access.readSourceFile(join11(dir, 'notes.txt'), 'file_path'), /^ToolInputError: file_path: .*not a source file of a known language/);
+    const access = new FileAccess();
+    await writeFile(join(dir, 'app.py'), 'def f():\n    return 1\n');
+    await writeFile(join(dir, 'notes.txt'), 'plain text\n');
+    assert.match((await access.readSourceFile(join(dir, 'app.py'))).text, /def f/);
+    await assert.rejects(access.readSourceFile(join(dir, 'notes.txt'), 'file_path'), /^ToolInputError: file_path: .*not a source file of a known language/);
     await assert.rejects(access.readSourceFile('/etc/shadow', 'file'), /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/);
-    await assert.rejects(access.readSourceFile(join11(homedir11(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
+    await assert.rejects(access.readSourceFile(join(homedir(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
     await assert.rejects(access.readSourceFile('/proc/self/environ', 'file'), /under \/proc/);
     // A source-looking symlink to a secret is judged by its real path.
-    await symlink11('/etc/shadow', join11(dir, 'shadow.py'));
-    await assert.rejects(access.readSourceFile(join11(dir, 'shadow.py'), 'file'), /holds secrets|permission denied|does not exist/);
+    await symlink('/etc/shadow', join(dir, 'shadow.py'));
+    await assert.rejects(access.readSourceFile(join(dir, 'shadow.py'), 'file'), /holds secrets|permission denied|does not exist/);
     // With a root, any regular text file inside it is read.
-    const rooted = new FileAccess11([dir]);
-    assert.equal((await rooted.readSourceFile(join11(dir, 'notes.txt'))).text, 'plain text\n');
+    const rooted = new FileAccess([dir]);
+    assert.equal((await rooted.readSourceFile(join(dir, 'notes.txt'))).text, 'plain text\n');
   } finally {
-    await rm11(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
 test('a FIFO is refused at once without blocking a worker, and later reads still work', async () => {
-  const dir = await mkdtemp11(join11(tmpdir11(), 'faultline-fifo-'));
+  const dir = await mkdtemp(join(tmpdir(), 'faultline-fifo-'));
   try {
-    const access = new FileAccess11([dir]);
-    const fifo = join11(dir, 'pipe.py');
+    const access = new FileAccess([dir]);
+    const fifo = join(dir, 'pipe.py');
     execFileSync('mkfifo', [fifo]);
-    await writeFile11(join11(dir, 'ok.py'), 'x = 1\n');
+    await writeFile(join(dir, 'ok.py'), 'x = 1\n');
     // More attempts than libuv has workers (4 by default): a blocking open would hang them all.
     const attempts = await Promise.allSettled(Array.from({ length: 16 }, () => access.readSourceFile(fifo, 'file_path')));
     for (const attempt of attempts) {
       assert.equal(attempt.status, 'rejected');
       assert.match(String((attempt as PromiseRejectedResult).reason), /file_path: .*not a regular file/);
     }
-    assert.equal((await access.readSourceFile(join11(dir, 'ok.py'))).text, 'x = 1\n');
+    assert.equal((await access.readSourceFile(join(dir, 'ok.py'))).text, 'x = 1\n');
     // A hostname lookup (also on the worker pool) still answers.
     const { lookup } = await import('node:dns/promises');
     assert.ok((await lookup('localhost')).address);
   } finally {
-    await rm11(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
 test('a /proc file that refuses reads gives an error naming the argument, not a raw EIO/EACCES', async () => {
-  const access = new FileAccess11(['/proc']);
+  const access = new FileAccess(['/proc']);
   for (const path of ['/proc/1/mem', '/proc/self/mem', '/proc/1/environ']) {
     const error = await access.readSourceFile(path, 'file_path').then(() => undefined, (e: unknown) => e);
     if (error === undefined) continue; // readable here: nothing to check
     assert.match(String(error), /^ToolInputError: file_path: /, path);
   }
+});
+
+test('a directory without roots: never a secret location, by its path or its real path; with a root, inside it', async () => {
+  const access = new FileAccess();
+  await refusal(access.resolveDirectory('/etc/ssh', 'source_dir'), /^source_dir: \/etc\/ssh is under \/etc\/ssh, a location that holds secrets; it is never read without roots/);
+  await refusal(access.resolveDirectory('/proc/self', 'source_dir'), /under \/proc/);
+  const link = join(dir, 'to-etc-ssh');
+  await symlink('/etc/ssh', link).catch(() => undefined);
+  await refusal(access.resolveDirectory(link, 'source_dir'), /holds secrets|does not exist/);
+  assert.equal(await access.resolveDirectory(inside), inside);
+  // A walk asks for each directory: refused inside a secret location, and only below one that holds some.
+  assert.match(access.refusal('/etc/ssh/sshd_config.d') ?? '', /\/etc\/ssh holds secrets/);
+  assert.equal(access.refusal('/etc/ssl/certs'), undefined);
+  assert.equal(access.holdsRefusals('/etc'), true);
+  assert.equal(access.holdsRefusals(inside), false);
+  const rooted = new FileAccess(['/etc']);
+  assert.equal(rooted.refusal('/etc/ssh'), undefined, 'roots the user gave are the rule then');
+  assert.equal(await rooted.readRefusal('/etc/ssh/sshd_config'), undefined);
+  assert.equal(await rooted.readRefusal(join(inside, 'a.py')), 'is outside the roots');
+  assert.match((await access.readRefusal('/etc/shadow')) ?? '', /holds secrets/);
+});
+
+test('secret locations: another user\'s /root whole, but the entries of one\'s own home when it is /root', () => {
+  assert.ok(secretLocations('/home/me').includes('/root'));
+  assert.ok(secretLocations('/home/me').includes('/home/me/.aws'));
+  assert.ok(!secretLocations('/root').includes('/root'));
+  assert.ok(secretLocations('/root').includes('/root/.ssh'));
+  assert.ok(secretLocations(homedir()).includes(join(homedir(), '.ssh')));
+});
+
+test('readRegularFile: only regular files, never opened otherwise, read up to the bound', async () => {
+  const fifo = join(dir, 'pipe');
+  execFileSync('mkfifo', [fifo]);
+  await symlink('/dev/zero', join(dir, 'zero'));
+  await symlink(join(inside, 'a.py'), join(dir, 'a-link.py'));
+  // More reads than libuv has workers: none blocks.
+  const reads = await Promise.all(Array.from({ length: 8 }, () => readRegularFile(fifo, { maxBytes: 100 })));
+  for (const read of reads) assert.deepEqual(read, { kind: 'not-regular', problem: 'is not a regular file (a FIFO, socket or device)' });
+  assert.equal((await readRegularFile(join(dir, 'zero'), { maxBytes: 100 })).kind, 'not-regular');
+  assert.deepEqual(await readRegularFile(join(dir, 'zero'), { maxBytes: 100, followSymlinks: false }), { kind: 'symlink', problem: 'is a symbolic link (not followed)' });
+  assert.equal((await readRegularFile(join(dir, 'a-link.py'), { maxBytes: 100 })).kind, 'read');
+  assert.equal((await readRegularFile(join(dir, 'a-link.py'), { maxBytes: 100, followSymlinks: false })).kind, 'symlink');
+  assert.deepEqual(await readRegularFile(join(inside, 'big.py'), { maxBytes: 1024 }), { kind: 'too-large', problem: 'is over 1.0 KB' });
+  assert.deepEqual(await readRegularFile(join(dir, 'nothing-here'), { maxBytes: 1024 }), { kind: 'missing', problem: 'does not exist' });
+  assert.equal((await readRegularFile(inside, { maxBytes: 1024 })).kind, 'not-regular');
+  // A /proc file says its size is 0 and holds more: the bound still holds.
+  const proc = await readRegularFile('/proc/self/maps', { maxBytes: 64 });
+  assert.equal(proc.kind, 'too-large');
+  const read = await readRegularFile(join(inside, 'big.py'), { maxBytes: 4096 });
+  assert.equal(read.kind === 'read' && read.bytes.length, 2048);
 });

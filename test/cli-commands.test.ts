@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,26 @@ test('index then search: the function named by the query comes first', async () 
   assert.equal(unknownLang.code, 2);
   assert.equal(unknownLang.stdout, '');
   assert.match(unknownLang.stderr, /lang/);
+});
+
+test('index: the summary on stderr names every skipped directory with the --include-dir that indexes it', async () => {
+  const tree = join(work, 'skipping');
+  cpSync(fixturePath('index', 'tree'), tree, { recursive: true });
+  mkdirSync(join(tree, 'dist'));
+  writeFileSync(join(tree, 'dist', 'bundle.js'), 'function publishedBundle() { return 1; }\n');
+  mkdirSync(join(tree, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(tree, 'node_modules', 'dep', 'index.js'), 'function dependencyCode() { return 42; }\n');
+  const indexed = await run(['index', tree]);
+  assert.equal(indexed.code, 0, indexed.stderr);
+  assert.match(indexed.stderr, /^indexed 5 files of .*: \d+ chunks \(5 files changed, 0 removed\) in [\d.]+ s\n/);
+  assert.match(indexed.stderr, /\nskipped directories: dist\/ \(build output; --include-dir dist\), node_modules\/ \(dependency; --include-dir node_modules\)\n$/);
+  const again = await run(['index', tree, '--include-dir', 'dist', '--include-dir', './node_modules/']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((JSON.parse(again.stdout) as { changed: number }).changed, 2, 'dist/bundle.js and node_modules/dep/index.js');
+  assert.doesNotMatch(again.stderr, /skipped directories/);
+  const outside = await run(['index', tree, '--include-dir', '../elsewhere']);
+  assert.equal(outside.code, 2);
+  assert.match(outside.stderr, /^faultline: --include-dir\[0\]: "\.\.\/elsewhere" is not a directory name or a path inside the tree/);
 });
 
 test('run latency: the report on stdout and in --report, every number in --json, exit 0 when the SLOs pass', async () => {

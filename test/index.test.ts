@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { closeReaders } from '../src/search/sqlite-store.js';
 import { join } from 'node:path';
-import { indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
+import { describeSkippedDirectories, indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
 import { IgnoreFile, isIgnored } from '../src/search/gitignore.js';
 import { CancelledError, ToolInputError } from '../src/errors.js';
 import { scratchTree } from './helpers/index-tree.js';
@@ -35,8 +35,18 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.lang, 'all');
   assert.equal(stats.files, 5, 'config.py, keep.gen.py, server.go, rateLimiter.ts, build.kt');
   assert.equal(stats.changed, 5);
-  assert.deepEqual(stats.skippedFiles, { tooLarge: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'], symlinks: [] });
-  assert.equal(stats.skipped, 3, 'two files and the node_modules directory');
+  assert.deepEqual(stats.skippedFiles, {
+    tooLarge: ['app/huge.py'],
+    binary: ['app/blob.py'],
+    unreadable: [],
+    directories: [
+      { path: 'ignored/', reason: 'ignored by .gitignore', include: 'ignored' },
+      { path: 'node_modules/', reason: 'dependency', include: 'node_modules' },
+    ],
+    unlistedDirectories: 0,
+    symlinks: [],
+  });
+  assert.equal(stats.skipped, 4, 'two files, the ignored directory and the node_modules directory');
   assert.equal(stats.embedded, stats.chunks);
   assert.match(stats.store, /^local index .*hashed-v1-512\.sqlite$/);
 
@@ -209,7 +219,7 @@ test('search without source_dir covers every accepted indexed tree; errors are c
   await assert.rejects(searchIndex(one.settings, { query: 'config', acceptTree: async () => false }), /no source tree has been indexed/);
   await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^ToolInputError: query: empty/);
   await assert.rejects(searchIndex(one.settings, { query: 'x'.repeat(1 << 20) }), /^ToolInputError: query: 1048576 characters is too long; at most 32000/);
-  for (const query of ['!!!', 'the function']) {
+  for (const query of ['!!!', 'the of a']) {
     await assert.rejects(searchIndex(one.settings, { query, sourceDir: one.dir }), /^ToolInputError: query: ".*" has no words or identifiers to look for/);
   }
   for (const limit of [0, 51, 2.5]) {
@@ -309,7 +319,7 @@ test('symbolic links are not followed, and the ones to a directory or a source f
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   // Not the link named like no source file (notes.txt), nor the one under an ignored directory.
   assert.deepEqual(stats.skippedFiles.symlinks, ['app/config_link.py', 'app/loop/', 'broken.py', 'escape.py', 'shared/']);
-  assert.equal(stats.skipped, 3 + 5);
+  assert.equal(stats.skipped, 4 + 5);
   assert.equal(stats.files, 5, 'nothing behind a link was indexed');
   assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
 });
@@ -376,12 +386,38 @@ test('indexing stops early over the file or byte limit, naming the limit and how
   assert.equal(enough.files, 5);
 });
 
-test('directories skipped by name are listed, the standard library\'s own venv package among them', async (t) => {
+test('every skipped directory is listed with its reason and what includes it; the standard library\'s venv package is source', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
   tree.write('Lib/site-packages/pkg/mod.py', 'def vendored():\n    return 1\n');
+  tree.write('env/pyvenv.cfg', 'home = /usr/bin\n');
+  tree.write('env/lib/mod.py', 'def in_a_virtual_environment():\n    return 1\n');
+  tree.write('packages/web/dist/bundle.js', 'function builtBundle() { return 1; }\n');
+  tree.write('.github/scripts/release.py', 'def release_script():\n    return 1\n');
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual(stats.skippedFiles.directories, ['Lib/site-packages/', 'Lib/venv/', 'node_modules/']);
-  assert.equal(stats.skipped, 2 + 3);
+  assert.deepEqual(stats.skippedFiles.directories, [
+    { path: '.github/', reason: 'hidden', include: '.github' },
+    { path: 'Lib/site-packages/', reason: 'dependency', include: 'site-packages' },
+    { path: 'env/', reason: 'dependency', include: 'env' },
+    { path: 'ignored/', reason: 'ignored by .gitignore', include: 'ignored' },
+    { path: 'node_modules/', reason: 'dependency', include: 'node_modules' },
+    { path: 'packages/web/dist/', reason: 'build output', include: 'dist' },
+  ]);
+  assert.equal(stats.skipped, 2 + 6);
+  assert.ok((await indexedPaths(tree.settings, tree.dir)).includes('Lib/venv/__init__.py'));
+  assert.equal(
+    describeSkippedDirectories(stats, (name) => `--include-dir ${name}`),
+    '.github/ (hidden; --include-dir .github), Lib/site-packages/ (dependency; --include-dir site-packages), env/ (dependency; ' +
+      '--include-dir env), ignored/ (ignored by .gitignore; --include-dir ignored), node_modules/ (dependency; --include-dir ' +
+      'node_modules), packages/web/dist/ (build output; --include-dir dist)',
+  );
+
+  // Included by name or by path, each is indexed; a file inside still follows the .gitignore rules that name it.
+  const included = await indexSourceTree(tree.settings, { sourceDir: tree.dir, includeDirs: ['dist', '.github', 'ignored', 'Lib/site-packages/'] });
+  assert.deepEqual(included.skippedFiles.directories.map((directory) => directory.path), ['env/', 'node_modules/']);
+  const paths = await indexedPaths(tree.settings, tree.dir);
+  for (const path of ['packages/web/dist/bundle.js', '.github/scripts/release.py', 'ignored/secret.py', 'Lib/site-packages/pkg/mod.py']) {
+    assert.ok(paths.includes(path), `${path} is indexed: ${paths.join(', ')}`);
+  }
 });

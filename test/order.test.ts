@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { byCodeUnits } from '../src/order.js';
 import { LanguageSelection } from '../src/search/languages.js';
 import { walkSourceTree } from '../src/search/walk.js';
+import { FileAccess } from '../src/access.js';
 import { computeSlis, type CallRecord } from '../src/toolcall/metrics.js';
 
 test('byCodeUnits orders by UTF-16 code units: upper case before lower, no locale folding', () => {
@@ -25,7 +26,7 @@ test('the files of an indexed tree are walked in code-unit order, whatever the d
     for (const name of ['beta.py', 'alpha.py', 'Alpha.py', 'Beta.py', 'älpha.py', '_x.py']) writeFileSync(join(dir, name), 'def f():\n    return 1\n');
     mkdirSync(join(dir, 'B'));
     writeFileSync(join(dir, 'B', 'inner.py'), 'x = 1\n');
-    const walked = await walkSourceTree(dir, LanguageSelection.parse('all'));
+    const walked = await walkSourceTree(dir, { selection: LanguageSelection.parse('all'), access: new FileAccess() });
     assert.deepEqual(
       walked.files.map((file) => file.path),
       ['Alpha.py', 'B/inner.py', 'Beta.py', '_x.py', 'alpha.py', 'beta.py', 'älpha.py'],

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { makeConfig } from '../src/config.js';
 import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
-import { fuseRankings } from '../src/search/fusion.js';
+import { PREFIX_FLOOR, rankCandidates } from '../src/search/fusion.js';
+import { queryOperations } from '../src/search/vocabulary.js';
 import type { ChunkRecord } from '../src/search/store.js';
 import { fixturePath } from './helpers/repo.js';
 
@@ -116,11 +117,11 @@ test('a package indexed alone keeps its name in qualified queries, and a split f
   }
 });
 
-test('fusion: prefix matches rank after exact ones and before word matches; a name match is answered by its first fragment', () => {
-  const chunk = (id: string, symbol: string, startLine: number): ChunkRecord => ({
+test('ranking: a name match scores 1, a prefix match above word matches, and a name match is answered by its first fragment', () => {
+  const chunk = (id: string, symbol: string, startLine: number, path = 'm.py'): ChunkRecord => ({
     id,
-    path: 'm.py',
-    language: 'python',
+    path,
+    language: path.endsWith('.py') ? 'python' : 'typescript',
     symbol,
     kind: 'function',
     startLine,
@@ -129,14 +130,102 @@ test('fusion: prefix matches rank after exact ones and before word matches; a na
     hash: id,
     fileHash: 'f',
   });
-  const exact = chunk('e', 'get', 1);
-  const part1 = chunk('p1', 'get_payload#part1', 10);
-  const part2 = chunk('p2', 'get_payload#part2', 16);
-  const word = chunk('w', 'Queue._get', 30);
-  const lexical = { ranked: [word, part2, part1, exact] };
-  const symbol = { ranked: [exact, part1, part2] };
-  const hits = fuseRankings([lexical, symbol], ['e'], 10, ['p1', 'p2']);
+  const options = { limit: 10, symbol: 'get', operations: new Set<string>() };
+  const hits = rankCandidates(
+    [
+      { chunk: chunk('w', 'Queue.get_item', 30), lexical: 0.6 },
+      { chunk: chunk('p2', 'get_payload#part2', 16), lexical: 0.5, prefixRank: 1 },
+      { chunk: chunk('p1', 'get_payload#part1', 10), lexical: 0.2, prefixRank: 0 },
+      { chunk: chunk('e', 'get', 1), lexical: 0.3, exactRank: 0 },
+    ],
+    options,
+  );
   assert.deepEqual(hits.map((hit) => hit.chunk.id), ['e', 'p1', 'w']);
-  // Without the prefix tier, the better-scored fragment (part2, no signature) would stand for the definition.
-  assert.deepEqual(fuseRankings([lexical, symbol], ['e'], 10).map((hit) => hit.chunk.id), ['e', 'p2', 'w']);
+  assert.equal(hits[0]!.score, 1);
+  assert.ok(hits[1]!.score >= PREFIX_FLOOR && hits[1]!.score < 1, String(hits[1]!.score));
+  assert.equal(hits[2]!.score, 0.6);
+
+  // Test code and the opposite operation count less; equal scores fall back to path and line.
+  const decode = { limit: 10, operations: queryOperations('decode base64 body') };
+  const ranked = rankCandidates(
+    [
+      { chunk: chunk('enc', 'body_encode', 1), lexical: 0.8 },
+      { chunk: chunk('dec', 'decode', 20), lexical: 0.5 },
+      { chunk: chunk('t', 'decode', 1, 'tests/test_m.py'), lexical: 0.7 },
+      { chunk: chunk('b', 'decode_body', 1, 'b.py'), lexical: 0.5 },
+    ],
+    decode,
+  );
+  assert.deepEqual(ranked.map((hit) => `${hit.chunk.id} ${hit.score.toFixed(2)}`), ['b 0.50', 'dec 0.50', 't 0.42', 'enc 0.40']);
+});
+
+test('ranking: one definition published as source, compiled and declaration files is one hit, the source first', () => {
+  const chunk = (path: string, symbol: string): ChunkRecord => ({
+    id: `${path}:${symbol}`,
+    path,
+    language: /\.tsx?$/.test(path) ? 'typescript' : 'javascript',
+    symbol,
+    kind: 'function',
+    startLine: 1,
+    endLine: 5,
+    text: `export function ${symbol}() {\n  return 1;\n}`,
+    hash: path,
+    fileHash: path,
+  });
+  const paths = ['v4/core/util.js', 'v4/core/util.cjs', 'v4/core/util.d.ts', 'v4/core/util.d.cts', 'src/v4/core/util.ts'];
+  const hits = rankCandidates(
+    [
+      ...paths.map((path, index) => ({ chunk: chunk(path, 'escapeRegex'), lexical: 0.9 - index * 0.01 })),
+      { chunk: chunk('v3/helpers/util.ts', 'escapeRegex'), lexical: 0.5 },
+      { chunk: chunk('lib/command.js', 'Command.version'), lexical: 0.4 },
+      { chunk: chunk('typings/index.d.ts', 'Command.version'), lexical: 0.45 },
+    ],
+    { limit: 10, operations: new Set() },
+  );
+  assert.deepEqual(
+    hits.map((hit) => [hit.chunk.path, hit.score, hit.copies ?? []]),
+    [
+      ['src/v4/core/util.ts', 0.9, ['v4/core/util.cjs', 'v4/core/util.d.cts', 'v4/core/util.d.ts', 'v4/core/util.js']],
+      ['v3/helpers/util.ts', 0.5, []],
+      ['lib/command.js', 0.45, ['typings/index.d.ts']],
+    ],
+  );
+});
+
+test('a tree indexed afresh and one indexed run by run rank every query the same, ties included', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-search-ties-'));
+  t.after(() => {
+    closeReaders();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const dir = join(base, 'tree');
+  cpSync(fixturePath('search', 'corpus'), dir, { recursive: true });
+  // Copies of one module under many names: every query that finds it finds equal scores.
+  const copy = (name: string, body: string): void => {
+    mkdirSync(join(dir, 'copies'), { recursive: true });
+    writeFileSync(join(dir, 'copies', `${name}.py`), body);
+  };
+  const module = (word: string): string =>
+    `def fetch_${word}_records(session, limit):\n    """Fetch the records of a session, at most limit."""\n    return session.query(limit)\n`;
+  const names = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+  const settings = (name: string) => ({ dataDir: join(base, name), llm: makeConfig().llm, env: {} });
+  // Run by run: half the copies first, others changed later, one removed and put back.
+  names.slice(0, 6).forEach((name) => copy(name, module('user')));
+  await indexSourceTree(settings('incremental'), { sourceDir: dir });
+  names.forEach((name, i) => copy(name, module(i % 2 === 0 ? 'user' : 'order')));
+  await indexSourceTree(settings('incremental'), { sourceDir: dir });
+  rmSync(join(dir, 'copies', 'm03.py'));
+  await indexSourceTree(settings('incremental'), { sourceDir: dir });
+  copy('m03', module('order'));
+  await indexSourceTree(settings('incremental'), { sourceDir: dir });
+  await indexSourceTree(settings('fresh'), { sourceDir: dir });
+
+  const queries = ['fetch records of a session', 'fetch_user_records', 'fetch_order', 'session query limit', 'urlencode', 'read until a separator', 'call_later'];
+  for (const query of queries) {
+    const ranked = async (name: string) =>
+      (await searchIndex(settings(name), { query, sourceDir: dir, limit: 20 })).map((hit) => `${hit.relativePath}:${hit.symbol} ${hit.score}`);
+    const fresh = await ranked('fresh');
+    assert.ok(fresh.length > 1, query);
+    assert.deepEqual(await ranked('incremental'), fresh, query);
+  }
 });

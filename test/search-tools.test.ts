@@ -42,7 +42,11 @@ test('an index that finds no file says why in its text as well as in its note', 
   const { files, note } = indexed.structuredContent as { files: number; note: string };
   assert.equal(files, 0);
   assert.match(note, /^no source file in the selected languages \(ruby\) to index in /);
-  assert.equal(text(indexed), `done\n\nnote: ${note}`);
+  assert.equal(
+    text(indexed),
+    'done\n\nskipped directories: ignored/ (ignored by .gitignore; include_dirs: ["ignored"]), node_modules/ (dependency; ' +
+      `include_dirs: ["node_modules"])\n\nnote: ${note}`,
+  );
   // Searching it right after does not contradict the index run that just answered.
   const search = await client.callTool({ name: 'fault_search_code', arguments: { query: 'config', source_dir: tree.dir } });
   assert.equal(search.isError, true);
@@ -59,11 +63,20 @@ test('index with progress, then search: text and structured content', async (t) 
     onprogress: (notification) => progress.push(notification.progress),
   });
   assert.equal(indexed.isError, undefined);
-  assert.equal(text(indexed), 'done');
+  assert.match(text(indexed), /^done\n\nskipped directories: ignored\/ .*node_modules\/ \(dependency; include_dirs: \["node_modules"\]\)$/);
   const stats = indexed.structuredContent as Record<string, unknown>;
   assert.equal(stats.files, 5);
-  assert.equal(stats.skipped, 3);
-  assert.deepEqual(stats.skipped_files, { too_large: ['app/huge.py'], binary: ['app/blob.py'], unreadable: [], directories: ['node_modules/'], symlinks: [] });
+  assert.equal(stats.skipped, 4);
+  assert.deepEqual(stats.skipped_files, {
+    too_large: ['app/huge.py'],
+    binary: ['app/blob.py'],
+    unreadable: [],
+    directories: [
+      { path: 'ignored/', reason: 'ignored by .gitignore', include: 'ignored' },
+      { path: 'node_modules/', reason: 'dependency', include: 'node_modules' },
+    ],
+    symlinks: [],
+  });
   assert.match(String(stats.store), /^local index /);
   assert.ok(progress.length >= 5, `progress notifications: ${progress.join(',')}`);
   assert.deepEqual(progress, [...progress].sort((a, b) => a - b));

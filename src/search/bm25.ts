@@ -3,7 +3,7 @@
  * FTS5's bm25() over every row a MATCH yields (sqlite-lexical.ts says why and how the candidates
  * are chosen).
  *
- * The formula is FTS5's own, so the ranking is the one bm25(lexical, 20, 4, 2, 1) gave: a term's
+ * The formula is FTS5's own, so the ranking is the one bm25(lexical, 20, 6, 4, 2, 1) gives: a term's
  * frequency in a chunk is weighted by the field it occurs in (FIELD_WEIGHTS), the chunk's length
  * is its tokens over all fields, and
  *
@@ -15,11 +15,21 @@
  */
 import { stemmer } from 'stemmer';
 import { GenerationalMemo } from './memo.js';
-import type { LexicalFields } from './tokens.js';
+import { lexicalTokens, type LexicalFields } from './tokens.js';
+import type { QueryConcept } from './vocabulary.js';
 
-/** A word in the name counts most, then the doc, the path, the code (as bm25()'s column weights were). */
-export const FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 20, doc: 4, path: 2, body: 1 };
-const K1 = 1.2;
+/** How much a name that begins with a query's word and runs on counts (vocabulary.ts QueryConcept.prefix). */
+export const PREFIX_WEIGHT = 0.5;
+/** A name run together must add this many letters to the word (`base` → `basename`, not `bases`). */
+export const PREFIX_MIN_EXTRA = 3;
+import type { CodeChunk } from '../code/chunk.js';
+
+/**
+ * A word in the definition's own name counts most, then in the names enclosing it (a method's
+ * class), the doc, the path, the code (the FTS5 table's column weights in the same order).
+ */
+export const FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 20, scope: 6, doc: 4, path: 2, body: 1 };
+export const K1 = 1.2;
 const B = 0.75;
 
 /** Bounded (memo.ts): it lives as long as the process. */
@@ -42,7 +52,7 @@ export function stem(token: string): string {
  */
 export function stemmedTerms(fields: Record<keyof LexicalFields, string[]>): { stemmed: LexicalFields; length: number; weights: Map<string, number> } {
   const weights = new Map<string, number>();
-  const stemmed = { name: '', doc: '', path: '', body: '' };
+  const stemmed = { name: '', scope: '', doc: '', path: '', body: '' };
   let length = 0;
   for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof LexicalFields>) {
     const terms = fields[field];
@@ -77,6 +87,84 @@ export function termScore(termIdf: number, frequency: number, length: number, av
 }
 
 /**
+ * A query concept (vocabulary.ts) as a store scores it: its forms by term id with their IDF and
+ * weight, and `ceiling`, the most it can add to a chunk's score: the IDF of its word (of a word
+ * no chunk holds: the IDF a single chunk would give it) × (k1 + 1), what a term in a name nears.
+ */
+export interface ScoringConcept {
+  ceiling: number;
+  variants: Array<{ id: number; idf: number; weight: number }>;
+}
+
+/**
+ * The lexical score of a chunk, in [0, 1): each concept adds its best form's BM25 term score
+ * (weighted, at most its ceiling), and the sum is divided by the sum of the ceilings. So 1 would
+ * be every word of the query in the chunk's name; a word met once in a chunk's code counts about
+ * half of its share; the rarer a word in the index, the larger its share.
+ */
+export function conceptScore(
+  concepts: readonly ScoringConcept[],
+  frequency: (id: number) => number,
+  length: number,
+  avgLength: number,
+  totalCeiling: number,
+): number {
+  if (totalCeiling <= 0) return 0;
+  let total = 0;
+  for (const concept of concepts) {
+    let best = 0;
+    for (const variant of concept.variants) {
+      const f = frequency(variant.id);
+      if (f === 0) continue;
+      const score = variant.weight * termScore(variant.idf, f, length, avgLength);
+      if (score > best) best = score;
+    }
+    total += Math.min(best, concept.ceiling);
+  }
+  return total / totalCeiling;
+}
+
+/**
+ * Lexical scores computed from the chunks' texts alone, for a store that keeps no document
+ * frequencies (Qdrant): as conceptScore, with every word weighing the same (IDF 1) and the
+ * chunks' mean length as the average. By chunk id.
+ */
+export function unweightedLexicalScores(concepts: readonly QueryConcept[], chunks: ReadonlyArray<Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }>): Map<string, number> {
+  const counted = chunks.map((chunk) => {
+    const { length, weights } = stemmedTerms(lexicalTokens(chunk));
+    return { id: chunk.id, length, weights };
+  });
+  const ids = new Map<string, number>();
+  const idOf = (term: string): number => {
+    if (!ids.has(term)) ids.set(term, ids.size);
+    return ids.get(term)!;
+  };
+  // Names run on from a word (vocabulary.ts QueryConcept.prefix), among these chunks' terms.
+  const vocabulary = [...new Set(counted.flatMap((chunk) => [...chunk.weights.keys()]))];
+  const scoring: ScoringConcept[] = concepts.map((concept) => {
+    const runOn = concept.prefix === undefined ? [] : vocabulary.filter((term) => term.startsWith(concept.prefix!) && term.length >= concept.prefix!.length + PREFIX_MIN_EXTRA);
+    return {
+      ceiling: concept.weight * upperBound(1),
+      variants: [
+        ...concept.variants.map(({ term, weight }) => ({ id: idOf(term), idf: 1, weight: weight * concept.weight })),
+        ...runOn
+          .filter((term) => !concept.variants.some((variant) => variant.term === term))
+          .map((term) => ({ id: idOf(term), idf: 1, weight: PREFIX_WEIGHT * concept.weight })),
+      ],
+    };
+  });
+  const totalCeiling = scoring.reduce((sum, concept) => sum + concept.ceiling, 0);
+  const avgLength = counted.reduce((sum, chunk) => sum + chunk.length, 0) / Math.max(1, counted.length) || 1;
+  const terms = [...ids.keys()];
+  return new Map(
+    counted.map(({ id, length, weights }) => [
+      id,
+      conceptScore(scoring, (termId) => weights.get(terms[termId]!) ?? 0, length, avgLength, totalCeiling),
+    ]),
+  );
+}
+
+/**
  * A chunk's terms as stored: pairs of (term id, weighted frequency), sorted by id, as little-endian
  * u32s. Ids come from the store's vocabulary table.
  */
@@ -98,17 +186,23 @@ export function termIds(blob: Uint8Array): number[] {
   return ids;
 }
 
-/** The weighted frequency of term `id` in an encoded term list (binary search); 0 when absent. */
-export function frequencyOf(blob: Uint8Array, id: number): number {
+/**
+ * The weighted frequency of a term id in an encoded term list (binary search; 0 when absent). One
+ * view per list: a chunk is asked about every form of every query concept.
+ */
+export function frequencies(blob: Uint8Array): (id: number) => number {
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  let low = 0;
-  let high = blob.byteLength / 8 - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const seen = view.getUint32(middle * 8, true);
-    if (seen === id) return view.getUint32(middle * 8 + 4, true);
-    if (seen < id) low = middle + 1;
-    else high = middle - 1;
-  }
-  return 0;
+  const last = blob.byteLength / 8 - 1;
+  return (id) => {
+    let low = 0;
+    let high = last;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const seen = view.getUint32(middle * 8, true);
+      if (seen === id) return view.getUint32(middle * 8 + 4, true);
+      if (seen < id) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
+  };
 }

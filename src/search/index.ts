@@ -1,15 +1,17 @@
 /**
- * Source indexing and code search (DESIGN.md §6).
+ * Source indexing and code search.
  *
  * Public API:
  * - `indexSettingsFrom(config, env?)` → IndexSettings: the data directory, the LLM config (which
  *   embedding provider) and the environment (API keys, QDRANT_URL, QDRANT_API_KEY).
- * - `indexSourceTree(settings, {sourceDir, lang?, signal?, onProgress?})` → IndexStats: walks the
- *   tree (.gitignore respected; dependency/build directories, binaries and files over 1 MB
+ * - `indexSourceTree(settings, {sourceDir, lang?, includeDirs?, access?, signal?, onProgress?})` →
+ *   IndexStats: walks the tree (walk.ts: .gitignore respected; dependency, build, hidden and, by
+ *   `access`'s rules, secret directories skipped and listed; binaries and files over 1 MB
  *   skipped), chunks each new or changed file by definition (src/code/chunk.ts), embeds the
  *   chunks and replaces the file's old ones; removes the chunks of files that are gone. `lang` is
  *   `all` (default) or a language name (`acceptedLangValues()`); unknown: a ToolInputError.
- *   `indexStatsJson(stats)` is the JSON form the tool and the CLI print (snake_case).
+ *   `indexStatsJson(stats)` is the JSON form the tool and the CLI print (snake_case), and
+ *   `describeSkippedDirectories` the skipped directories in a line, with how to include each.
  * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]
  *   `{path, tree, relativePath, startLine, endLine, symbol, kind, language, score, code}`, best
  *   first. A `sourceDir` inside an indexed tree searches that tree's index, limited to the chunks
@@ -29,7 +31,7 @@
  * (Qdrant unreachable, dimension mismatch, a damaged index) are IndexErrors naming the URL or file;
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
-export { indexSourceTree, indexStatsJson, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
+export { indexSourceTree, indexStatsJson, describeSkippedDirectories, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
 export { searchIndex, searchHitJson, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';

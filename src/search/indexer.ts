@@ -12,7 +12,7 @@
  * the previous index as it was (see store.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { FileAccess, readRegularFile } from '../access.js';
 import { chunkSource, type CodeChunk } from '../code/chunk.js';
 import { languageForSource } from '../code/header-language.js';
 import { CancelledError } from '../errors.js';
@@ -23,7 +23,15 @@ import { canonicalTree, registerTree } from './location.js';
 import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import { uuidV5 } from './uuid.js';
-import { indexLimitsFrom, walkSourceTree, type WalkedFile, type WalkResult } from './walk.js';
+import {
+  indexLimitsFrom,
+  MAX_INDEXED_FILE_BYTES,
+  walkSourceTree,
+  type SkippedDirectory,
+  type WalkAccess,
+  type WalkedFile,
+  type WalkResult,
+} from './walk.js';
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
@@ -44,8 +52,14 @@ export interface IndexOptions {
   sourceDir: string;
   /** `all` (default) or a language name; see languages.ts. */
   lang?: string | undefined;
+  /** Directories to enter although skipped by name or ignored by git (walk.ts WalkOptions.includeDirs). */
+  includeDirs?: readonly string[] | undefined;
+  /** The rules for reading the walk follows (the caller's FileAccess); default: no roots, so no secret location is entered. */
+  access?: WalkAccess | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: IndexProgress) => void) | undefined;
+  /** Told once when the run waits for another run's write lock on the local index file. */
+  onWaitingForLock?: ((file: string) => void) | undefined;
 }
 
 export interface IndexProgress {
@@ -73,9 +87,17 @@ export interface IndexStats {
   chunks: number;
   /** Chunks embedded in this run. */
   embedded: number;
-  /** Files left out (over 1 MB, binary, unreadable) and directories left out (unreadable, or for their name). */
+  /** Files left out (over 1 MB, binary, unreadable), directories left out (unreadable, or see walk.ts) and symlinks. */
   skipped: number;
-  skippedFiles: { tooLarge: string[]; binary: string[]; unreadable: string[]; directories: string[]; symlinks: string[] };
+  skippedFiles: {
+    tooLarge: string[];
+    binary: string[];
+    unreadable: string[];
+    /** At most MAX_LISTED_DIRECTORIES, by path; `unlistedDirectories` more were skipped. */
+    directories: SkippedDirectory[];
+    unlistedDirectories: number;
+    symlinks: string[];
+  };
   /** Files whose chunks were removed because they are gone or no longer indexable. */
   removed: number;
   seconds: number;
@@ -99,7 +121,8 @@ export function indexStatsJson(stats: IndexStats) {
       too_large: stats.skippedFiles.tooLarge,
       binary: stats.skippedFiles.binary,
       unreadable: stats.skippedFiles.unreadable,
-      directories: stats.skippedFiles.directories,
+      directories: stats.skippedFiles.directories.map(({ path, reason, include }) => ({ path, reason, ...(include !== undefined ? { include } : {}) })),
+      ...(stats.skippedFiles.unlistedDirectories > 0 ? { directories_not_listed: stats.skippedFiles.unlistedDirectories } : {}),
       symlinks: stats.skippedFiles.symlinks,
     },
     removed: stats.removed,
@@ -119,7 +142,7 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
   const note = removeLegacyLocalIndex(settings, tree, embedder)
     ? 'the index was in the format of an older faultline and was rebuilt once in the new one (SQLite)'
     : undefined;
-  const { store } = await openStore(settings, tree, embedder);
+  const { store } = await openStore(settings, tree, embedder, options.signal, options.onWaitingForLock);
   try {
     return await indexInto(store, embedder, tree, selection, options, started, note, settings);
   } catch (error) {
@@ -146,13 +169,20 @@ async function indexInto(
     );
   }
 
-  const walked = await walkSourceTree(tree, selection, options.signal, indexLimitsFrom(settings.env));
+  const walked = await walkSourceTree(tree, {
+    selection,
+    access: options.access ?? new FileAccess(),
+    signal: options.signal,
+    limits: indexLimitsFrom(settings.env),
+    includeDirs: options.includeDirs,
+  });
   const indexed = await store.fileHashes();
-  const skippedFiles = {
-    tooLarge: walked.tooLarge,
-    binary: [] as string[],
-    unreadable: [...walked.unreadable],
+  const skippedFiles: IndexStats['skippedFiles'] = {
+    tooLarge: [...walked.tooLarge],
+    binary: [],
+    unreadable: [...walked.unreadable, ...walked.ignoreFileProblems.map((problem) => problem.path)],
     directories: walked.skippedDirectories,
+    unlistedDirectories: walked.unlistedDirectories,
     symlinks: walked.symlinks,
   };
   const present = new Set<string>();
@@ -171,7 +201,7 @@ async function indexInto(
       const read = reads[offset]!;
       filesDone++;
       if (read.kind !== 'text') {
-        skippedFiles[read.kind].push(file.path);
+        (read.kind === 'too-large' ? skippedFiles.tooLarge : skippedFiles[read.kind]).push(file.path);
         report();
         continue;
       }
@@ -198,6 +228,7 @@ async function indexInto(
   let removed = 0;
   for (const path of indexed.keys()) {
     if (present.has(path) || !selection.languageOf(path)) continue;
+    throwIfAborted(options.signal);
     await store.replaceFile(path, []);
     removed++;
   }
@@ -221,14 +252,46 @@ async function indexInto(
       skippedFiles.binary.length +
       skippedFiles.unreadable.length +
       skippedFiles.directories.length +
+      skippedFiles.unlistedDirectories +
       skippedFiles.symlinks.length,
     skippedFiles,
     removed,
     seconds: Math.round(performance.now() - started) / 1000,
     store: store.description,
     embedder: embedder.description,
-    note: [note ?? store.note, present.size === 0 ? nothingFoundNote(tree, selection, walked) : undefined].filter(Boolean).join('; ') || undefined,
+    note:
+      [
+        note ?? store.note,
+        ...walked.ignoreFileProblems.map(({ path, problem }) => `the rules of ${path} were not applied: it ${problem}`),
+        present.size === 0 ? nothingFoundNote(tree, selection, walked) : undefined,
+      ]
+        .filter(Boolean)
+        .join('; ') || undefined,
   };
+}
+
+/**
+ * The skipped directories in a line, grouped by reason and by what includes them, each group with
+ * how to include it (`how('dist')`: `--include-dir dist`, `include_dirs: ["dist"]`):
+ * `node_modules/ (dependency; --include-dir node_modules), 3 directories named dist (build output; …)`.
+ * Undefined when none was skipped.
+ */
+export function describeSkippedDirectories(stats: Pick<IndexStats, 'skippedFiles'>, how: (include: string) => string): string | undefined {
+  const { directories, unlistedDirectories } = stats.skippedFiles;
+  if (directories.length === 0) return undefined;
+  const groups = new Map<string, SkippedDirectory[]>();
+  for (const directory of directories) {
+    const key = `${directory.reason}\0${directory.include ?? ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), directory]);
+  }
+  const parts = [...groups.values()].map((group) => {
+    const { path, reason, include } = group[0]!;
+    const what = group.length === 1 ? path : `${group.length} directories named ${include ?? path}`;
+    const remedy = include === undefined ? 'never read without roots' : how(include);
+    return `${what} (${reason}; ${remedy})`;
+  });
+  if (unlistedDirectories > 0) parts.push(`${unlistedDirectories} more not listed`);
+  return parts.join(', ');
 }
 
 /**
@@ -274,16 +337,18 @@ export function* readAheadGroups<T extends { size: number }>(files: readonly T[]
   if (group.length > 0) yield group;
 }
 
-type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'binary' | 'unreadable' };
+type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'binary' | 'unreadable' | 'too-large' };
 
-/** A file's text and hash; its bytes are not kept (a read-ahead group holds only the texts). */
+/**
+ * A file's text and hash; its bytes are not kept (a read-ahead group holds only the texts). Read as
+ * the walk saw it, a regular file: one replaced meanwhile by a FIFO, a device or a symbolic link
+ * is not read (access.ts readRegularFile), one that grew is read up to the limit.
+ */
 async function readSource(file: WalkedFile): Promise<ReadResult> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file.absolutePath);
-  } catch {
-    return { kind: 'unreadable' };
-  }
+  const read = await readRegularFile(file.absolutePath, { maxBytes: MAX_INDEXED_FILE_BYTES, followSymlinks: false });
+  if (read.kind === 'too-large') return { kind: 'too-large' };
+  if (read.kind !== 'read') return { kind: 'unreadable' };
+  const bytes = read.bytes;
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'binary' };
   const fileHash = createHash('sha256').update(`faultline-chunks-${CHUNKING_VERSION}\0`).update(bytes).digest('hex');
   let text = bytes.toString('utf8');

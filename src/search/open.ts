@@ -56,7 +56,14 @@ export interface OpenedStore {
   unfinished?: boolean;
 }
 
-export async function openStore(settings: IndexSettings, canonicalTree: string, embedder: Embedder): Promise<OpenedStore> {
+/** `signal`: an indexing run's, so that waiting for another run's write lock stops when it is cancelled. */
+export async function openStore(
+  settings: IndexSettings,
+  canonicalTree: string,
+  embedder: Embedder,
+  signal?: AbortSignal,
+  onWaiting?: (file: string) => void,
+): Promise<OpenedStore> {
   const qdrant = qdrantSettings(settings.env);
   const key = treeKey(canonicalTree);
   if (qdrant) {
@@ -71,7 +78,7 @@ export async function openStore(settings: IndexSettings, canonicalTree: string, 
   const legacy = !exists && SqliteStore.exists(`${base}.index`);
   // The local hashed embedder's vectors add nothing the lexical and symbol channels lack.
   const vectors = !(embedder instanceof HashedEmbedder);
-  const store = await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors });
+  const store = await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors }, signal, onWaiting);
   // A first run that was cancelled (or has not committed yet) leaves a database with no index in it.
   const committed = exists && store.committed();
   return { store, exists: committed, legacy, unfinished: exists && !committed };

@@ -7,8 +7,12 @@
  *   of another size is an error, not overwritten; one in an older layout (LAYOUT: one unnamed
  *   vector, a point without this `layout` in its payload, or no `names_hex` text index) is deleted
  *   and rebuilt by the next index run, with a note; search asks for that run.
- * - Search is Qdrant's own hybrid (Query API, Qdrant 1.10 or later): a lexical and a dense
- *   prefetch fused by reciprocal rank (`fusion: rrf`). An identifier query also looks the name up
+ * - Search (Query API, Qdrant 1.10 or later): the dense and the lexical (sparse) vectors each give
+ *   candidates, ranked and scored as the local store's are (fusion.ts), with one difference: the
+ *   lexical score does not weigh words by rarity (Qdrant does not expose document frequencies;
+ *   its IDF modifier only picks the lexical candidates). The cosine of a candidate the dense
+ *   channel did not return is asked for with the same query limited to those ids. An identifier
+ *   query also looks the name up
  *   in the `names` payload (keyword-indexed; tokens.ts symbolTerms): exactly, and as a prefix of a
  *   name, as the local store does. Qdrant has no prefix match on keywords, so each name is also
  *   kept hex-encoded in `names_hex`, under a full-text index with the `prefix` tokenizer: a hex
@@ -28,7 +32,9 @@ import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
 import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type StoreQuery, type VectorStore } from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
-import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
+import { unweightedLexicalScores } from './bm25.js';
+import { queryForms } from './vocabulary.js';
+import { MIN_PREFIX_CHARS, rankCandidates, rankDefinitions, type Candidate } from './fusion.js';
 import { lexicalFields, sparseDocument, sparseQuery, symbolTerms, type SparseVector } from './tokens.js';
 
 /** Per channel, as the local store: enough that fusion still fills the limit. */
@@ -197,49 +203,90 @@ export class QdrantStore implements VectorStore {
       filter = { must: [{ key: 'path', match: { any: paths } }] };
     }
     const scoped = filter ? { filter } : {};
-    const prefetch = [
-      { query: Array.from(vector), using: 'dense', limit: CANDIDATES, ...scoped },
-      ...(query.terms.length > 0 ? [{ query: sparseQuery(query.terms), using: 'lexical', limit: CANDIDATES, ...scoped }] : []),
-    ];
-    const answer = await this.call('search', () =>
-      this.client.query(this.collection, { prefetch, query: { fusion: 'rrf' }, limit: CANDIDATES, with_payload: true, ...scoped }),
-    );
-    const fused = answer.points.flatMap((point) => recordsOf([point]));
-    const channels: Channel[] = [{ ranked: fused }];
-    const exact: string[] = [];
-    const prefix: string[] = [];
-    if (query.symbol !== undefined) {
-      const symbol = query.symbol;
-      const scope = filter?.must ?? [];
-      const exactPage = await this.call('look the name up', () =>
-        this.client.scroll(this.collection, {
-          limit: SYMBOL_CANDIDATES,
-          with_payload: true,
-          with_vector: false,
-          filter: { must: [{ key: 'names', match: { value: symbol } }, ...scope] },
-        }),
-      );
-      // Then the definitions whose name starts with the query (the exact ones again among them).
-      const prefixPage = await this.call('look the name up as a prefix', () =>
-        this.client.scroll(this.collection, {
-          limit: SYMBOL_CANDIDATES,
-          with_payload: true,
-          with_vector: false,
-          filter: { must: [{ key: 'names_hex', match: { text: hexOf(symbol) } }, ...scope] },
-        }),
-      );
-      const named = rankDefinitions(
-        [...exactPage.points, ...prefixPage.points].flatMap((point) => {
-          const names = (point.payload as Partial<Payload> | null | undefined)?.names;
-          return recordsOf([point]).map((chunk) => ({ chunk, exact: Array.isArray(names) && names.includes(symbol) }));
-        }),
-        query.symbolText ?? symbol,
-      ).slice(0, CANDIDATES);
-      channels.unshift({ ranked: named.map((entry) => entry.chunk) });
-      exact.push(...named.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
-      if (symbol.length >= MIN_PREFIX_CHARS) prefix.push(...named.filter((entry) => !entry.exact).map((entry) => entry.chunk.id));
+    const dense = Array.from(vector);
+    // The two channels apart, each with its own scores: the dense one's are the cosines the score uses.
+    const [nearest, lexical] = await Promise.all([
+      this.call('search', () => this.client.query(this.collection, { query: dense, using: 'dense', limit: CANDIDATES, with_payload: true, ...scoped })),
+      query.terms.length > 0
+        ? this.call('search', () =>
+            this.client.query(this.collection, { query: sparseQuery(query.terms), using: 'lexical', limit: CANDIDATES, with_payload: true, ...scoped }),
+          )
+        : { points: [] },
+    ]);
+    const candidates = new Map<string, Candidate>();
+    const cosines = new Map<string, number>();
+    for (const point of nearest.points) {
+      for (const chunk of recordsOf([point])) {
+        cosines.set(chunk.id, point.score);
+        candidates.set(chunk.id, { chunk, lexical: 0 });
+      }
     }
-    return fuseRankings(channels, exact, limit, prefix);
+    for (const chunk of recordsOf(lexical.points)) if (!candidates.has(chunk.id)) candidates.set(chunk.id, { chunk, lexical: 0 });
+    if (query.symbol !== undefined) {
+      for (const { chunk, exact, rank } of await this.namedDefinitions(query.symbol, query.symbolText, filter?.must ?? [])) {
+        if (!exact && query.symbol.length < MIN_PREFIX_CHARS) continue;
+        candidates.set(chunk.id, { chunk, lexical: 0, ...(exact ? { exactRank: rank } : { prefixRank: rank }) });
+      }
+    }
+    // The cosine of the candidates the dense channel did not return: the same query, limited to them.
+    const unscored = [...candidates.keys()].filter((id) => !cosines.has(id));
+    if (unscored.length > 0) {
+      const answer = await this.call('search', () =>
+        this.client.query(this.collection, {
+          query: dense,
+          using: 'dense',
+          limit: unscored.length,
+          with_payload: false,
+          filter: { must: [{ has_id: unscored }] },
+        }),
+      );
+      for (const point of answer.points) cosines.set(String(point.id), point.score);
+    }
+    const lexicalScores = unweightedLexicalScores(query.concepts, [...candidates.values()].map((candidate) => candidate.chunk));
+    return rankCandidates(
+      [...candidates.values()].map((candidate) => ({
+        ...candidate,
+        lexical: lexicalScores.get(candidate.chunk.id) ?? 0,
+        cosine: cosines.get(candidate.chunk.id) ?? 0,
+      })),
+      { limit, symbol: query.symbol, operations: query.operations, action: query.action, forms: queryForms(query.concepts) },
+    );
+  }
+
+  /**
+   * The definitions named by the query, exactly or by a prefix of their name, in rankDefinitions'
+   * order, each with its place among the exact or the prefix matches.
+   */
+  private async namedDefinitions(
+    symbol: string,
+    written: string | undefined,
+    scope: ReadonlyArray<{ key: string; match: { any: string[] } }>,
+  ): Promise<Array<{ chunk: ChunkRecord; exact: boolean; rank: number }>> {
+    const exactPage = await this.call('look the name up', () =>
+      this.client.scroll(this.collection, {
+        limit: SYMBOL_CANDIDATES,
+        with_payload: true,
+        with_vector: false,
+        filter: { must: [{ key: 'names', match: { value: symbol } }, ...scope] },
+      }),
+    );
+    // Then the definitions whose name starts with the query (the exact ones again among them).
+    const prefixPage = await this.call('look the name up as a prefix', () =>
+      this.client.scroll(this.collection, {
+        limit: SYMBOL_CANDIDATES,
+        with_payload: true,
+        with_vector: false,
+        filter: { must: [{ key: 'names_hex', match: { text: hexOf(symbol) } }, ...scope] },
+      }),
+    );
+    const found = [...exactPage.points, ...prefixPage.points].flatMap((point) => {
+      const names = (point.payload as Partial<Payload> | null | undefined)?.names;
+      return recordsOf([point]).map((chunk) => ({ chunk, exact: Array.isArray(names) && names.includes(symbol) }));
+    });
+    const named = rankDefinitions(found, written ?? symbol).slice(0, CANDIDATES);
+    let exactRank = 0;
+    let prefixRank = 0;
+    return named.map(({ chunk, exact }) => ({ chunk, exact, rank: exact ? exactRank++ : prefixRank++ }));
   }
 
   /** Upserts the buffered points, then deletes the stale points of every file they complete. */

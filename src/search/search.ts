@@ -11,6 +11,7 @@
  * directories inside it that `acceptTree` allows (a tree that contains an allowed root).
  */
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { byCodeUnits } from '../order.js';
 import { ToolInputError } from '../errors.js';
 import type { ChunkKind } from '../code/chunk.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
@@ -19,6 +20,7 @@ import { canonicalTree, indexedTrees } from './location.js';
 import { openStore, unfinishedLocalIndexes, type IndexSettings } from './open.js';
 import { normalised, type VectorStore } from './store.js';
 import { queryTerms, symbolQuery, symbolQueryText } from './tokens.js';
+import { queryAction, queryConcepts, queryOperations } from './vocabulary.js';
 
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './limits.js';
 
@@ -50,8 +52,14 @@ export interface SearchHit {
   symbol: string;
   kind: ChunkKind;
   language: string;
-  /** The fused rank score (fusion.ts): higher is better; above 1 for an exact match of the symbol's name. */
+  /**
+   * How well it matches the query, 0 to 1, comparable across hits and queries (fusion.ts): 1 when
+   * the query is its name; otherwise the share of the query's words found in it, weighed by
+   * rarity, counting fully in its name (with an embedding provider, averaged with the cosine).
+   */
   score: number;
+  /** Absolute paths of other files publishing the same definition (compiled, declarations); the hit is the source. */
+  copies: string[];
   /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines), cut at MAX_HIT_CODE_CHARS. */
   code: string;
 }
@@ -86,13 +94,17 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   const symbol = symbolQuery(query);
   // Punctuation or keywords alone give the lexical channel nothing to look for.
   if (terms.length === 0 && symbol === undefined) {
-    throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (keywords such as "function" do not count)`);
+    throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (words such as "the" and "of" do not count)`);
   }
   const vector = targets.some(({ store }) => store.wantsVectors) ? normalised((await embedder.embed([query], options.signal))[0]!) : undefined;
-  const hits: SearchHit[] = [];
+  const concepts = queryConcepts(query);
+  const operations = queryOperations(query);
+  const action = queryAction(query, concepts);
+  const hits: Array<SearchHit & { rank: number }> = [];
   for (const { tree, store, within } of targets) {
-    const storeQuery = { terms, symbol, symbolText: symbolQueryText(query), vector: store.wantsVectors ? vector : undefined };
-    for (const { chunk, score } of await store.search(storeQuery, limit, within)) {
+    let rank = 0;
+    const storeQuery = { terms, concepts, operations, action, symbol, symbolText: symbolQueryText(query), vector: store.wantsVectors ? vector : undefined };
+    for (const { chunk, score, copies } of await store.search(storeQuery, limit, within)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),
         tree,
@@ -103,11 +115,18 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
         kind: chunk.kind,
         language: chunk.language,
         score,
+        copies: (copies ?? []).map((path) => join(tree, ...path.split('/'))),
         code: shownCode(chunk),
+        rank: rank++,
       });
     }
   }
-  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  // Scores mean the same in every index, so hits of several trees merge by score; a tie keeps each
+  // index's own order (exact name matches all score 1), then goes by path.
+  return hits
+    .sort((a, b) => b.score - a.score || a.rank - b.rank || byCodeUnits(a.path, b.path) || a.startLine - b.startLine)
+    .slice(0, limit)
+    .map(({ rank: _rank, ...hit }) => hit);
 }
 
 /**
@@ -243,7 +262,7 @@ function relativeInside(tree: string, dir: string): string | undefined {
   return rel.split(sep).join('/');
 }
 
-/** A hit as the tool's structuredContent and `faultline search --json` print it: snake_case, score to 4 places. */
+/** A hit as the tool's structuredContent and `faultline search --json` print it: snake_case, score to 3 places. */
 export function searchHitJson(hit: SearchHit) {
   return {
     path: hit.path,
@@ -252,18 +271,20 @@ export function searchHitJson(hit: SearchHit) {
     symbol: hit.symbol,
     kind: hit.kind,
     language: hit.language,
-    score: Math.round(hit.score * 10_000) / 10_000,
+    score: Math.round(hit.score * 1000) / 1000,
+    ...(hit.copies.length > 0 ? { copies: hit.copies } : {}),
     code: hit.code,
   };
 }
 
-/** Hits as people read them: `1. path:start-end symbol (kind, score 0.612)` and the code, fenced. */
+/** Hits as people read them: `1. path:start-end symbol (kind, score 0.612)`, its copies, and the code, fenced. */
 export function renderSearchHits(hits: readonly SearchHit[]): string {
   if (hits.length === 0) return 'No indexed code matches.';
   return hits
     .map(
       (hit, index) =>
         `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} (${hit.kind}, score ${hit.score.toFixed(3)})\n` +
+        (hit.copies.length > 0 ? `also published as: ${hit.copies.join(', ')}\n` : '') +
         `\`\`\`${hit.language}\n${hit.code}\n\`\`\``,
     )
     .join('\n\n');

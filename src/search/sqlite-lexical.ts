@@ -1,30 +1,31 @@
 /**
- * The lexical channel of the SQLite store: which chunks FTS5 matches, ranked by BM25 (bm25.ts)
- * over a few candidates only.
+ * The lexical channel of the SQLite store: which chunks FTS5 matches, scored by bm25.ts
+ * conceptScore over a few candidates only.
  *
  * Why not always `ORDER BY bm25(lexical)`: FTS5 scores every row a MATCH yields, and first counts
  * each query term's rows to get its IDF, walking the term's whole posting list. A common term
  * ("read", "data"; in bench/index.ts's synthetic store every term is in a third of the chunks)
  * makes both cost the size of the store: 100 ms at 100,000 chunks. So the store keeps, next to the
  * FTS5 table, each chunk's term frequencies and length (`lexical_terms`) and each term's document
- * frequency (`lexical_vocab`). When the query's terms have few postings between them
- * (DIRECT_POSTINGS), FTS5 ranks as before: every term first, then any. Otherwise, with FTS5 only
- * matching (rowids, no scores):
+ * frequency (`lexical_vocab`), and scores candidates here. A concept's forms (vocabulary.ts) are
+ * terms of their own to FTS5; here a concept counts once.
  *
- * 1. Chunks holding every term come first (as before). They are listed (an AND is an intersection,
- *    cheap) and scored here; only when there are more than CANDIDATE_BUDGET does FTS5's bm25()
- *    pick the best of them.
- * 2. The rest: the query's rarest terms, as many as have CANDIDATE_BUDGET chunks between them,
- *    give the candidates (MaxScore, Turtle & Flood 1995), each scored on every query term. A chunk
- *    holding none of them holds only the common terms, and scores less than their IDFs × (k1+1)
- *    summed; when the candidates needed all score above that, none of those chunks can enter, and
- *    the ranking is exact. Otherwise FTS5 ranks the chunks with only common terms (`common NOT
- *    rare`) as before, and its best join the candidates: still exact, as slow as before.
+ * - When the query's terms have few postings between them (DIRECT_POSTINGS), FTS5's bm25()
+ *   picks the candidates: its best hold the best by conceptScore (the same sum of term scores,
+ *   without the concepts' weights and ceilings), with room to spare.
+ * - Otherwise the query's rarest terms, as many as have CANDIDATE_BUDGET chunks between them,
+ *   list their chunks whole (MaxScore, Turtle & Flood 1995), each scored on every term. A chunk
+ *   holding none of them holds only common terms and scores at most what those can add; when the
+ *   candidates needed all score above that, none of those chunks can enter and the ranking is
+ *   exact. Otherwise FTS5 ranks the chunks with only common terms (`common NOT rare`) and its
+ *   best join the candidates.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
-import { encodeTerms, FIELD_WEIGHTS, frequencyOf, idf, stem, stemmedTerms, termIds, termScore, upperBound } from './bm25.js';
+import { byCodeUnits } from '../order.js';
+import { conceptScore, encodeTerms, FIELD_WEIGHTS, frequencies, idf, K1, PREFIX_MIN_EXTRA, PREFIX_WEIGHT, stemmedTerms, termIds, upperBound, type ScoringConcept } from './bm25.js';
 import { lexicalTokens } from './tokens.js';
+import type { QueryConcept } from './vocabulary.js';
 
 type Database = BetterSqlite3.Database;
 
@@ -37,13 +38,15 @@ const DIRECT_POSTINGS = 20_000;
 /** At most this many chunks are listed and scored here per tier. */
 const CANDIDATE_BUDGET = 1500;
 const BM25_WEIGHTS = Object.values(FIELD_WEIGHTS).join(', ');
+/** The most names run on from one word (vocabulary.ts QueryConcept.prefix) a query takes, the most frequent first. */
+const MAX_PREFIXED_TERMS = 32;
 
 /** Tables of the lexical channel (created with the store's schema). */
 export const LEXICAL_SCHEMA = `
-  CREATE VIRTUAL TABLE lexical USING fts5(name, doc, path, body, content='', contentless_delete=1,
+  CREATE VIRTUAL TABLE lexical USING fts5(name, scope, doc, path, body, content='', contentless_delete=1,
     tokenize="ascii tokenchars '_'");
   CREATE TABLE lexical_vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
-  CREATE TABLE lexical_terms (chunk INTEGER PRIMARY KEY, length INTEGER NOT NULL, terms BLOB NOT NULL);
+  CREATE TABLE lexical_terms (chunk INTEGER PRIMARY KEY, key INTEGER NOT NULL, length INTEGER NOT NULL, terms BLOB NOT NULL);
 `;
 
 /** A scope on the chunks table (alias `c`), as sqlite-store's withinClause builds it. */
@@ -71,10 +74,10 @@ export class LexicalWriter {
 
   constructor(db: Database) {
     this.statements = {
-      insertFts: db.prepare('INSERT INTO lexical (rowid, name, doc, path, body) VALUES (?, ?, ?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO lexical (rowid, name, scope, doc, path, body) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
       selectTerms: db.prepare('SELECT terms FROM lexical_terms WHERE chunk = ?').pluck(),
-      insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, length, terms) VALUES (?, ?, ?)'),
+      insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, key, length, terms) VALUES (?, ?, ?, ?)'),
       deleteTerms: db.prepare('DELETE FROM lexical_terms WHERE chunk = ?'),
       vocabId: db.prepare('SELECT id FROM lexical_vocab WHERE term = ?').pluck(),
       insertTerm: db.prepare('INSERT INTO lexical_vocab (id, term, df) VALUES (?, ?, ?)'),
@@ -88,16 +91,16 @@ export class LexicalWriter {
     this.vocabularyWasEmpty = highest === null;
   }
 
-  add(rowid: number | bigint, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): void {
+  add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }): void {
     const { stemmed, length, weights } = stemmedTerms(lexicalTokens(chunk));
-    this.statements.insertFts.run(rowid, stemmed.name, stemmed.doc, stemmed.path, stemmed.body);
+    this.statements.insertFts.run(rowid, stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body);
     const pairs: Array<[number, number]> = [];
     for (const [term, weight] of weights) {
       const id = this.idOf(term);
       pairs.push([id, weight]);
       this.changeDf(id, 1);
     }
-    this.statements.insertTerms.run(rowid, length, encodeTerms(pairs));
+    this.statements.insertTerms.run(rowid, tieKey(chunk.id), length, encodeTerms(pairs));
   }
 
   remove(rowid: number): void {
@@ -156,18 +159,38 @@ export interface LexicalTuning {
   budget?: number;
 }
 
-interface QueryTerm {
+/** A chunk and its lexical score (bm25.ts conceptScore: in [0, 1)). */
+export interface ScoredRow {
+  rowid: number;
+  score: number;
+  /** Decides between equal scores (tieKey). */
+  key: number;
+}
+
+/**
+ * The order of chunks with equal scores: 52 bits of the chunk's id (a hash of its path, symbol
+ * and text), so a tree indexed afresh and one indexed run by run, whose rowids differ, rank the
+ * same. (Rowids themselves stay in insertion order: FTS5 keeps a transaction's terms in memory
+ * only while rowids grow.)
+ */
+export function tieKey(id: string): number {
+  return Number.parseInt(id.replace(/-/g, '').slice(0, 13), 16);
+}
+
+/** A term of the index that some concept's form is, with the most it can add to a score. */
+interface PostingTerm {
   term: string;
   id: number;
   df: number;
-  /** How many query terms have this stem: FTS5 counted each as its own phrase, so do we. */
-  count: number;
-  idf: number;
+  bound: number;
 }
 
-interface Scored {
-  rowid: number;
-  score: number;
+/** The query against this store: its concepts by term id, and the terms that have chunks. */
+interface Resolved {
+  concepts: ScoringConcept[];
+  totalCeiling: number;
+  postings: PostingTerm[];
+  avgLength: number;
 }
 
 /** Statements prepared once per read connection. */
@@ -177,94 +200,139 @@ function readStatements(db: Database) {
   return {
     totals: db.prepare("SELECT key, value FROM meta WHERE key IN ('lexical_rows', 'lexical_tokens')").raw(),
     vocab: db.prepare('SELECT id, df FROM lexical_vocab WHERE term = ?').raw(),
-    terms: db.prepare('SELECT chunk, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
+    prefixed: db.prepare('SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?').pluck(),
+    terms: db.prepare('SELECT chunk, key, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
     match: db.prepare('SELECT rowid FROM lexical WHERE lexical MATCH ? LIMIT ?').pluck(),
-    best: db.prepare(`SELECT rowid FROM lexical WHERE lexical MATCH ? ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`).pluck(),
+    best: db.prepare(`SELECT rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical WHERE lexical MATCH ? ORDER BY 2 LIMIT ?`).raw(),
   };
 }
 
-/**
- * Rowids of the `limit` best chunks for `terms` (tokens.ts queryTerms): those with every term
- * first, then those with any, each group by BM25, best first.
- */
-export function rankLexical(db: Database, terms: readonly string[], scope: Scope, limit: number, tuning: LexicalTuning = {}): number[] {
-  const { budget = CANDIDATE_BUDGET, directPostings = DIRECT_POSTINGS } = tuning;
-  const statements = prepared.get(db) ?? readStatements(db);
-  prepared.set(db, statements);
+function statementsOf(db: Database): ReturnType<typeof readStatements> {
+  let statements = prepared.get(db);
+  if (!statements) prepared.set(db, (statements = readStatements(db)));
+  return statements;
+}
+
+/** Looks the concepts' forms up in the store's vocabulary; undefined when the store holds no chunk. */
+function resolve(db: Database, concepts: readonly QueryConcept[]): Resolved | undefined {
+  const statements = statementsOf(db);
   const totals = new Map(statements.totals.all() as Array<[string, string]>);
   const rows = Number(totals.get('lexical_rows') ?? 0);
-  if (rows === 0) return [];
+  if (rows === 0) return undefined;
   const avgLength = Number(totals.get('lexical_tokens') ?? 0) / rows || 1;
+  const known = new Map<string, { id: number; df: number } | undefined>();
+  const lookUp = (term: string): { id: number; df: number } | undefined => {
+    if (!known.has(term)) {
+      const found = statements.vocab.get(term) as [number, number] | undefined;
+      known.set(term, found && found[1] > 0 ? { id: found[0], df: found[1] } : undefined);
+    }
+    return known.get(term);
+  };
+  const postings = new Map<string, PostingTerm>();
+  const scoring: ScoringConcept[] = concepts.map((concept) => {
+    const word = lookUp(concept.variants[0]!.term);
+    // A word no chunk holds still weighs in: the score says how much of the query was found.
+    const ceiling = concept.weight * idf(rows, word?.df ?? 0) * (K1 + 1);
+    const variants: ScoringConcept['variants'] = [];
+    const forms = [...concept.variants];
+    if (concept.prefix !== undefined) {
+      const { prefix } = concept;
+      const runOn = statements.prefixed.all(prefix, `${prefix}\uffff`, prefix.length + PREFIX_MIN_EXTRA, MAX_PREFIXED_TERMS) as string[];
+      for (const term of runOn) if (!forms.some((form) => form.term === term)) forms.push({ term, weight: PREFIX_WEIGHT });
+    }
+    for (const { term, weight } of forms) {
+      const found = lookUp(term);
+      if (!found) continue;
+      const termIdf = idf(rows, found.df);
+      variants.push({ id: found.id, idf: termIdf, weight: weight * concept.weight });
+      const bound = Math.min(ceiling, weight * concept.weight * upperBound(termIdf));
+      const posting = postings.get(term);
+      if (!posting) postings.set(term, { term, id: found.id, df: found.df, bound });
+      else posting.bound = Math.max(posting.bound, bound);
+    }
+    return { ceiling, variants };
+  });
+  const totalCeiling = scoring.reduce((sum, concept) => sum + concept.ceiling, 0);
+  return { concepts: scoring, totalCeiling, postings: [...postings.values()], avgLength };
+}
 
-  const counts = new Map<string, number>();
-  for (const term of terms) counts.set(stem(term), (counts.get(stem(term)) ?? 0) + 1);
-  const query: QueryTerm[] = [];
-  for (const [term, count] of counts) {
-    const found = statements.vocab.get(term) as [number, number] | undefined;
-    if (found && found[1] > 0) query.push({ term, id: found[0], df: found[1], count, idf: idf(rows, found[1]) });
-  }
-  if (query.length === 0) return [];
+/** The lexical scores of some chunks (found by another channel), by rowid; 0 for a chunk with none of the words. */
+export function scoreLexical(db: Database, concepts: readonly QueryConcept[], rowids: readonly number[]): Map<number, number> {
+  const resolved = rowids.length > 0 ? resolve(db, concepts) : undefined;
+  if (!resolved) return new Map();
+  return new Map(scoreRows(db, resolved, rowids).map((row) => [row.rowid, row.score]));
+}
 
+function scoreRows(db: Database, resolved: Resolved, rowids: readonly number[]): ScoredRow[] {
+  if (rowids.length === 0) return [];
+  const rowsRead = statementsOf(db).terms.all(JSON.stringify(rowids)) as Array<[number, number, number, Buffer]>;
+  return rowsRead.map(([rowid, key, length, blob]) => ({
+    rowid,
+    key,
+    score: conceptScore(resolved.concepts, frequencies(blob), length, resolved.avgLength, resolved.totalCeiling),
+  }));
+}
+
+/**
+ * The `limit` chunks with the best lexical scores for the query's concepts (vocabulary.ts),
+ * best first, with their scores; equal scores in tieKey order, so the same tree gives the same
+ * order however it was indexed.
+ */
+export function rankLexical(
+  db: Database,
+  concepts: readonly QueryConcept[],
+  scope: Scope,
+  limit: number,
+  tuning: LexicalTuning = {},
+): ScoredRow[] {
+  const { budget = CANDIDATE_BUDGET, directPostings = DIRECT_POSTINGS } = tuning;
+  const resolved = resolve(db, concepts);
+  if (!resolved || resolved.postings.length === 0) return [];
+  const { postings } = resolved;
   const match = (expression: string, max: number): number[] =>
     (scope.sql === ''
-      ? statements.match.all(expression, max)
+      ? statementsOf(db).match.all(expression, max)
       : db
           .prepare(`SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`)
           .pluck()
           .all(expression, ...scope.params, max)) as number[];
-  const best = (expression: string, max: number): number[] =>
+  const ranked = (expression: string, max: number): Array<[number, number]> =>
     (scope.sql === ''
-      ? statements.best.all(expression, max)
+      ? statementsOf(db).best.all(expression, max)
       : db
           .prepare(
-            `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
-             WHERE lexical MATCH ? ${scope.sql} ORDER BY bm25(lexical, ${BM25_WEIGHTS}) LIMIT ?`,
+            `SELECT lexical.rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
+             WHERE lexical MATCH ? ${scope.sql} ORDER BY 2 LIMIT ?`,
           )
-          .pluck()
-          .all(expression, ...scope.params, max)) as number[];
-  const anyOf = (some: readonly QueryTerm[], repeated: boolean): string =>
-    some.flatMap((term) => Array<string>(repeated ? term.count : 1).fill(quote(term.term))).join(' OR ');
-  const everyTerm = counts.size > 1 && query.length === counts.size;
-
-  if (query.reduce((sum, term) => sum + term.df, 0) <= directPostings) {
-    // Each query term is a phrase of its own, as FTS5 scores it (a stem twice counts twice).
-    const ranked = everyTerm ? best(query.flatMap((term) => Array<string>(term.count).fill(quote(term.term))).join(' AND '), limit) : [];
-    if (ranked.length < limit) {
-      const seen = new Set(ranked);
-      for (const rowid of best(anyOf(query, true), limit + ranked.length)) {
-        if (ranked.length >= limit) break;
-        if (!seen.has(rowid)) ranked.push(rowid);
+          .raw()
+          .all(expression, ...scope.params, max)) as Array<[number, number]>;
+  // FTS5's best `wanted`, and every chunk tied with the last of them: which of equal chunks a
+  // LIMIT keeps follows rowids, and rowids follow the order files were indexed in.
+  const best = (expression: string, wanted: number): number[] => {
+    for (let max = wanted + 1; ; max *= 2) {
+      const rows = ranked(expression, max);
+      const boundary = rows[wanted - 1]?.[1];
+      if (rows.length < max || rows[max - 1]![1] !== boundary) {
+        return rows.filter((row, index) => index < wanted || row[1] === boundary).map(([rowid]) => rowid);
       }
     }
-    return ranked;
-  }
-
-  const score = (rowids: readonly number[]): Scored[] => {
-    if (rowids.length === 0) return [];
-    const rowsRead = statements.terms.all(JSON.stringify(rowids)) as Array<[number, number, Buffer]>;
-    return rowsRead
-      .map(([rowid, length, blob]) => {
-        let total = 0;
-        for (const term of query) total += term.count * termScore(term.idf, frequencyOf(blob, term.id), length, avgLength);
-        return { rowid, score: total };
-      })
-      .sort(byScore);
   };
+  const anyOf = (some: readonly PostingTerm[]): string => some.map((term) => quote(term.term)).join(' OR ');
+  const score = (rowids: readonly number[]): ScoredRow[] => scoreRows(db, resolved, rowids);
+  // FTS5's bm25() sums the same term scores without the concepts' weights and ceilings: its best
+  // chunks hold the best by conceptScore, with room to spare for the forms it weighs alike.
+  const room = (wanted: number): number => Math.max(wanted * 3, wanted + 50);
 
-  // 1. Every term (only when the query has several, and each is indexed: else no chunk has all).
-  let all: Scored[] = [];
-  if (everyTerm) {
-    const expression = query.map((term) => quote(term.term)).join(' AND ');
-    const listed = match(expression, budget + 1);
-    all = score(listed.length > budget ? best(expression, limit) : listed);
-    if (all.length >= limit) return all.slice(0, limit).map((entry) => entry.rowid);
+  if (postings.reduce((sum, term) => sum + term.df, 0) <= directPostings) {
+    return score(best(anyOf(postings), room(limit))).sort(byScore).slice(0, limit);
   }
-  const taken = new Set(all.map((entry) => entry.rowid));
-  const needed = limit - all.length;
 
-  // 2. Any term: the rare ones list the candidates; the common ones can only add to their scores.
-  const byRarity = [...query].sort((a, b) => a.df - b.df);
-  const rare: QueryTerm[] = [];
+  // The rare terms list their chunks whole; a chunk holding none of them holds only common
+  // terms and scores at most `commonCeiling` (MaxScore, Turtle & Flood 1995). When the candidates
+  // needed all score above that, no such chunk can enter and the ranking is exact; otherwise
+  // FTS5 ranks the chunks with common terms only, and its best join the candidates.
+  const byRarity = [...postings].sort((a, b) => a.df - b.df || byCodeUnits(a.term, b.term));
+  const rare: PostingTerm[] = [];
   let listedRows = 0;
   for (const term of byRarity) {
     if (listedRows + term.df > budget) break;
@@ -272,22 +340,25 @@ export function rankLexical(db: Database, terms: readonly string[], scope: Scope
     listedRows += term.df;
   }
   const common = byRarity.slice(rare.length);
-  let others = rare.length > 0 ? score(match(anyOf(rare, false), budget).filter((rowid) => !taken.has(rowid))) : [];
-  if (common.length > 0) {
-    const ceiling = common.reduce((sum, term) => sum + term.count * upperBound(term.idf), 0);
-    if (others.length < needed || others[needed - 1]!.score <= ceiling) {
-      // Chunks with common terms only: FTS5 ranks them with the same formula (each stem once per
-      // query term, as here), then they are scored here like the rest.
-      const expression = rare.length > 0 ? `(${anyOf(common, true)}) NOT (${anyOf(rare, false)})` : anyOf(common, true);
-      const more = best(expression, needed + taken.size).filter((rowid) => !taken.has(rowid));
-      others = [...others, ...score(more)].sort(byScore);
-    }
+  let scored = rare.length > 0 ? score(match(anyOf(rare), budget)).sort(byScore) : [];
+  const commonIds = new Set(common.map((term) => term.id));
+  const commonCeiling =
+    resolved.concepts.reduce((sum, concept) => {
+      let most = 0;
+      for (const variant of concept.variants) {
+        if (commonIds.has(variant.id)) most = Math.max(most, Math.min(concept.ceiling, variant.weight * upperBound(variant.idf)));
+      }
+      return sum + most;
+    }, 0) / resolved.totalCeiling;
+  if (common.length > 0 && (scored.length < limit || scored[limit - 1]!.score <= commonCeiling)) {
+    const expression = rare.length > 0 ? `(${anyOf(common)}) NOT (${anyOf(rare)})` : anyOf(common);
+    scored = [...scored, ...score(best(expression, room(limit)))].sort(byScore);
   }
-  return [...all, ...others.slice(0, needed)].map((entry) => entry.rowid);
+  return scored.slice(0, limit);
 }
 
-function byScore(a: Scored, b: Scored): number {
-  return b.score - a.score || a.rowid - b.rowid;
+function byScore(a: ScoredRow, b: ScoredRow): number {
+  return b.score - a.score || a.key - b.key || a.rowid - b.rowid;
 }
 
 function quote(term: string): string {

@@ -5,8 +5,8 @@
  *
  *   meta(key, value)                          format, tree, embedder, dimension
  *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
- *   lexical  FTS5(name, doc, path, body)      code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
- *   lexical_terms(chunk, length, terms)       each chunk's weighted term frequencies and length (sqlite-lexical.ts)
+ *   lexical  FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
+ *   lexical_terms(chunk, key, length, terms)  each chunk's tie-break key, weighted term frequencies and length (sqlite-lexical.ts)
  *   lexical_vocab(id, term, df)               each term's id and document frequency
  *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
  *
@@ -22,9 +22,11 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
+import { CancelledError } from '../errors.js';
 import { IndexError } from './errors.js';
-import { fuseRankings, MIN_PREFIX_CHARS, rankDefinitions, type Channel } from './fusion.js';
-import { LEXICAL_SCHEMA, LexicalWriter, rankLexical } from './sqlite-lexical.js';
+import { queryForms } from './vocabulary.js';
+import { MIN_PREFIX_CHARS, rankCandidates, rankDefinitions, type Candidate } from './fusion.js';
+import { LEXICAL_SCHEMA, LexicalWriter, rankLexical, scoreLexical } from './sqlite-lexical.js';
 import { symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
@@ -32,10 +34,18 @@ import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from
  * The layout and the meaning of its rows; a database in another one is rebuilt by the next
  * indexing run. 3: symbol names are qualified from the indexed directory's own name. 4: lexical
  * terms are stemmed before FTS5, with their frequencies kept for BM25 (sqlite-lexical.ts).
+ * 6: lexical fields name and scope apart, keywords kept out of code only, an identifier's whole
+ * term without its outer underscores (tokens.ts); each chunk's tie-break key (sqlite-lexical.ts).
  */
-const FORMAT = 'faultline-sqlite-4';
+const FORMAT = 'faultline-sqlite-6';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
+/**
+ * The lexical channel's: more, since tests and module code, which ranking lowers afterwards, can
+ * fill its head (a test of killing a child process says kill, child and process more often than
+ * Popen.kill does).
+ */
+const LEXICAL_CANDIDATES = 300;
 /** Symbol matches read before ordering: a common name (`__init__`, `run`) has thousands. */
 const SYMBOL_CANDIDATES = 2000;
 /** How long a run waits for another run's write lock before giving up. */
@@ -56,9 +66,21 @@ const MAX_READERS = 8;
 
 interface CachedVectors {
   dataVersion: number;
-  rowids: Int32Array;
+  rowids: Float64Array;
+  /** Rowid → its row of the matrix. */
+  indexOf: Map<number, number>;
   matrix: Float32Array;
   dimension: number;
+}
+
+/** The cosine of the query with one chunk's vector (both unit length); undefined when it has none. */
+function cosineOf(vectors: CachedVectors, query: Float32Array, rowid: number): number | undefined {
+  const index = vectors.indexOf.get(rowid);
+  if (index === undefined || query.length !== vectors.dimension) return undefined;
+  let score = 0;
+  const base = index * vectors.dimension;
+  for (let d = 0; d < vectors.dimension; d++) score += query[d]! * vectors.matrix[base + d]!;
+  return score;
 }
 
 export interface LocalStoreIdentity {
@@ -103,8 +125,24 @@ export class SqliteStore implements VectorStore {
   /** The indexed directory's own name, the first segment of every module path (see symbolTerms). */
   private readonly treeName: string;
 
-  static async open(file: string, identity: LocalStoreIdentity): Promise<SqliteStore> {
-    return new SqliteStore(file, identity, await loadDriver());
+  /**
+   * `signal`: stops a run waiting for another run's write lock (an indexing run's cancellation).
+   * `onWaiting`: told once when the run starts waiting for that lock.
+   */
+  static async open(file: string, identity: LocalStoreIdentity, signal?: AbortSignal, onWaiting?: (file: string) => void): Promise<SqliteStore> {
+    const store = new SqliteStore(file, identity, await loadDriver());
+    store.signal = signal;
+    store.onWaiting = onWaiting;
+    return store;
+  }
+
+  private signal: AbortSignal | undefined;
+  private onWaiting: ((file: string) => void) | undefined;
+
+  /** Says once that this run waits for another run's write lock. */
+  private waiting(): void {
+    this.onWaiting?.(this.file);
+    this.onWaiting = undefined;
   }
 
   static exists(file: string): boolean {
@@ -167,8 +205,10 @@ export class SqliteStore implements VectorStore {
         chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
         chunk.text, chunk.hash, chunk.fileHash, vector,
       );
-      lexical.add(lastInsertRowid, chunk);
-      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, lastInsertRowid);
+      // Rowids grow: FTS5 keeps the terms of a transaction in memory only while they do.
+      const rowid = Number(lastInsertRowid);
+      lexical.add(rowid, chunk);
+      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, rowid);
     }
   }
 
@@ -210,45 +250,52 @@ export class SqliteStore implements VectorStore {
     const db = this.reader();
     if (!db) return [];
     const scope = withinClause(within);
-    const channels: Channel[] = [];
-    const exact: string[] = [];
-    const prefix: string[] = [];
+    const candidates = new Map<number, Candidate>();
 
     if (query.symbol !== undefined) {
       const symbol = query.symbol;
       const rows = db
         .prepare(
           `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
-           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term) LIMIT ?`,
+           WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.id LIMIT ?`,
         )
         .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
       const ranked = rankDefinitions(
-        rows.map((row) => ({ chunk: toRecord(row), exact: row.exact === 1 })),
+        rows.map((row) => ({ chunk: toRecord(row), rowid: row.rowid, exact: row.exact === 1 })),
         query.symbolText ?? symbol,
       ).slice(0, CANDIDATES);
-      channels.push({ ranked: ranked.map((entry) => entry.chunk) });
-      exact.push(...ranked.filter((entry) => entry.exact).map((entry) => entry.chunk.id));
-      if (symbol.length >= MIN_PREFIX_CHARS) prefix.push(...ranked.filter((entry) => !entry.exact).map((entry) => entry.chunk.id));
-    }
-
-    if (query.terms.length > 0) {
-      const ranked = rankLexical(db, query.terms, scope, CANDIDATES);
-      channels.push({ ranked: chunksByRowid(db, ranked) });
-    }
-
-    if (query.vector !== undefined && this.wantsVectors) {
-      const nearest = this.nearest(db, query.vector, CANDIDATES, within);
-      if (nearest.length > 0) {
-        channels.push({ ranked: chunksByRowid(db, nearest) });
+      let exactRank = 0;
+      let prefixRank = 0;
+      for (const { chunk, rowid, exact } of ranked) {
+        if (!exact && symbol.length < MIN_PREFIX_CHARS) continue;
+        candidates.set(rowid, { chunk, lexical: 0, ...(exact ? { exactRank: exactRank++ } : { prefixRank: prefixRank++ }) });
       }
     }
-    return fuseRankings(channels, exact, limit, prefix);
+
+    const lexical = new Map<number, number>();
+    for (const { rowid, score } of rankLexical(db, query.concepts, scope, LEXICAL_CANDIDATES)) lexical.set(rowid, score);
+    const vectors = query.vector !== undefined && this.wantsVectors ? this.vectors(db) : undefined;
+    const cosines = new Map<number, number>();
+    if (vectors && query.vector) for (const { rowid, score } of this.nearest(db, vectors, query.vector, CANDIDATES, within)) cosines.set(rowid, score);
+
+    // Every candidate gets every channel's score, whichever channel found it.
+    const found = [...new Set([...candidates.keys(), ...lexical.keys(), ...cosines.keys()])];
+    const records = new Map(chunksByRowid(db, found.filter((rowid) => !candidates.has(rowid))).map((record) => [record.rowid, record.chunk]));
+    const missingLexical = found.filter((rowid) => !lexical.has(rowid));
+    for (const [rowid, score] of scoreLexical(db, query.concepts, missingLexical)) lexical.set(rowid, score);
+    return rankCandidates(
+      found.flatMap((rowid) => {
+        const candidate = candidates.get(rowid) ?? (records.has(rowid) ? { chunk: records.get(rowid)!, lexical: 0 } : undefined);
+        if (!candidate) return [];
+        const cosine = vectors && query.vector ? (cosines.get(rowid) ?? cosineOf(vectors, query.vector, rowid)) : undefined;
+        return [{ ...candidate, lexical: lexical.get(rowid) ?? 0, cosine }];
+      }),
+      { limit, symbol: query.symbol, operations: query.operations, action: query.action, forms: queryForms(query.concepts) },
+    );
   }
 
-  /** Rowids of the `limit` vectors closest to `query` (exact: every vector is compared). */
-  private nearest(db: Database, query: Float32Array, limit: number, within: readonly string[] | undefined): number[] {
-    const vectors = this.vectors(db);
-    if (!vectors) return [];
+  /** The `limit` vectors closest to `query`, with their cosine (exact: every vector is compared). */
+  private nearest(db: Database, vectors: CachedVectors, query: Float32Array, limit: number, within: readonly string[] | undefined): Array<{ rowid: number; score: number }> {
     if (query.length !== vectors.dimension) {
       throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`);
     }
@@ -275,7 +322,7 @@ export class SqliteStore implements VectorStore {
       best.splice(at, 0, { rowid, score });
       if (best.length > limit) best.pop();
     }
-    return best.map((entry) => entry.rowid);
+    return best;
   }
 
   /** Every vector of the index, cached per connection until another commit changes the database. */
@@ -286,13 +333,15 @@ export class SqliteStore implements VectorStore {
     const rows = db.prepare('SELECT rowid, vector FROM chunks WHERE vector IS NOT NULL').raw().all() as Array<[number, Buffer]>;
     if (rows.length === 0) return undefined;
     const dimension = rows[0]![1].byteLength / 4;
-    const rowids = new Int32Array(rows.length);
+    const rowids = new Float64Array(rows.length);
+    const indexOf = new Map<number, number>();
     const matrix = new Float32Array(rows.length * dimension);
     rows.forEach(([rowid, blob], index) => {
       rowids[index] = rowid;
+      indexOf.set(rowid, index);
       matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimension), index * dimension);
     });
-    const vectors = { dataVersion, rowids, matrix, dimension };
+    const vectors = { dataVersion, rowids, indexOf, matrix, dimension };
     if (cached) cached.vectors = vectors;
     return vectors;
   }
@@ -415,6 +464,11 @@ export class SqliteStore implements VectorStore {
           db.close();
           throw new IndexError(`${this.file} stayed locked by another indexing run for ${WRITE_LOCK_WAIT_MS / 60_000} minutes`);
         }
+        if (this.signal?.aborted) {
+          db.close();
+          throw new CancelledError('indexing was cancelled');
+        }
+        this.waiting();
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -430,7 +484,9 @@ export class SqliteStore implements VectorStore {
   }
 
   private async waitThenOpenWriter(): Promise<Database> {
+    this.waiting();
     await new Promise((resolve) => setTimeout(resolve, 50));
+    if (this.signal?.aborted) throw new CancelledError('indexing was cancelled');
     return this.openWriterOnce();
   }
 
@@ -504,15 +560,11 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
   };
 }
 
-/** The chunks of `rowids`, in that order, read in one statement. */
-function chunksByRowid(db: Database, rowids: readonly number[]): ChunkRecord[] {
+/** The chunks of `rowids`, read in one statement. */
+function chunksByRowid(db: Database, rowids: readonly number[]): Array<{ rowid: number; chunk: ChunkRecord }> {
   if (rowids.length === 0) return [];
   const rows = db.prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rowids)) as ChunkRow[];
-  const byRowid = new Map(rows.map((row) => [row.rowid, row]));
-  return rowids.flatMap((rowid) => {
-    const row = byRowid.get(rowid);
-    return row ? [toRecord(row)] : [];
-  });
+  return rows.map((row) => ({ rowid: row.rowid, chunk: toRecord(row) }));
 }
 
 function toRecord(row: ChunkRow): ChunkRecord {

@@ -7,10 +7,11 @@
  * them durable. Until the commit, searches see the previous index: the local store writes in one
  * SQLite transaction; Qdrant writes the new points before deleting the stale ones.
  *
- * Search is hybrid (DESIGN.md §6): a store ranks the chunks for a query's terms (lexical), its
- * identifier (symbol) and its vector (embedding), and fuses the rankings (fusion.ts).
+ * Search is hybrid: a store finds candidates for a query's words (lexical), its identifier
+ * (symbol) and its vector (embedding), and ranks them with one score (fusion.ts).
  */
 import type { CodeChunk } from '../code/chunk.js';
+import type { QueryConcept } from './vocabulary.js';
 
 export interface StoredChunk extends CodeChunk {
   /** UUIDv5 of path, symbol and hash (chunkId). */
@@ -25,13 +26,21 @@ export type ChunkRecord = Omit<StoredChunk, 'vector'>;
 
 export interface StoreHit {
   chunk: ChunkRecord;
-  /** The fused score (fusion.ts): higher is better; comparable only within one search. */
+  /** How well it matches the query, 0 to 1 (fusion.ts says how it is made). */
   score: number;
+  /** Other files publishing the same definition (compiled, declarations), tree-relative; see fusion.ts. */
+  copies?: string[];
 }
 
 export interface StoreQuery {
-  /** Code-aware terms of the query (tokens.ts queryTerms); the lexical channel. */
+  /** Code-aware terms of the query (tokens.ts queryTerms): Qdrant's sparse vector. */
   terms: readonly string[];
+  /** The query's words with their other forms (vocabulary.ts queryConcepts): the lexical channel and the score. */
+  concepts: readonly QueryConcept[];
+  /** The operations the query asks for (vocabulary.ts queryOperations), whose opposites rank lower. */
+  operations: ReadonlySet<string>;
+  /** The action the query leads with (vocabulary.ts queryAction), if any. */
+  action?: readonly string[] | undefined;
   /** The query as a (qualified) identifier, lower-cased and dotted; the symbol channel. */
   symbol?: string | undefined;
   /** The same as written (case kept, dotted), to prefer a definition named exactly so. */

@@ -1,9 +1,10 @@
 /**
  * Code-aware tokens for the lexical and symbol channels of search (search.ts, the stores).
  *
- * An identifier counts whole (lower-cased, underscores kept: `_read_status`, `readuntil`) and
+ * An identifier counts whole (lower-cased, inner underscores kept: `read_status` for `_read_status`, `readuntil`) and
  * split on case changes, digits and underscores (`read`, `status`); a chunk's text is cut into
- * four fields the lexical ranking weighs differently: its name (symbol and its parts), its doc
+ * five fields the lexical ranking weighs differently: its own name (and its parts), the names of
+ * what encloses it (a method's class), its doc
  * (docstrings and comments), its path (directory and file name segments) and its body (every
  * identifier in the code). The same function turns a query into terms, so `readUntil`,
  * `read_until` and "read until" meet the same tokens.
@@ -16,22 +17,44 @@ import type { CodeChunk } from '../code/chunk.js';
 import { fnv1a, splitIdentifier } from './hashed-embedder.js';
 import { GenerationalMemo } from './memo.js';
 
-/** Words in most chunks or queries that carry no meaning of their own (keywords, articles). */
+/** Words in most sentences that carry no meaning of their own: never a term. */
 const STOPWORDS: ReadonlySet<string> = new Set(
   (
-    'a an and are as async at await be break by case catch class const continue def default do elif else end enum ' +
-    'export extends false fn for from func function go if impl import in interface is it its let mut new nil none ' +
-    'not null of on or package pass private pub public return self static struct super switch that the this throw ' +
-    'to true try type use var void when while with yield'
+    'a an and are as at be by do else for from if in is it its not of on or that the this to when while with ' +
+    'another one onto into than then there these those which what how why where who whose can could should would ' +
+    'may might must will shall has have had was were been being does did also just only very such about'
+  ).split(' '),
+);
+
+/**
+ * Keywords of the common languages: in every chunk's code, where they are noise and only make the
+ * index larger, so not terms of the code (body); but words of a name, a comment or a question
+ * (`Option.default`, "set a default value", "import a module"), where they are terms.
+ */
+const KEYWORDS: ReadonlySet<string> = new Set(
+  (
+    'async await break case catch class const continue def default elif end enum export extends false fn func function ' +
+    'go impl import interface let mut new nil none null package pass private pub public return self static struct super ' +
+    'switch throw true try type use var void yield'
   ).split(' '),
 );
 
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
 
-/** Lower-cased tokens of `text`: each identifier whole (when it has parts) and its parts; stopwords dropped. */
-export function codeTokens(text: string): string[] {
+/** Whether a word is one that carries no meaning of its own (a, the, of, …). */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
+/**
+ * Lower-cased tokens of `text`: each identifier whole (when it has parts) and its parts; stopwords
+ * dropped, and with `code`, the languages' keywords too.
+ */
+export function codeTokens(text: string, code = false): string[] {
   const tokens: string[] = [];
-  for (const match of text.matchAll(IDENTIFIER)) tokens.push(...identifierTokens(match[0]));
+  for (const match of text.matchAll(IDENTIFIER)) {
+    for (const token of identifierTokens(match[0])) if (!code || !KEYWORDS.has(token)) tokens.push(token);
+  }
   return tokens;
 }
 
@@ -47,7 +70,9 @@ function identifierTokens(raw: string): readonly string[] {
   // The memo outlives the chunk `raw` was matched in: it must not keep that chunk's file alive.
   const key = detached(raw);
   const identifier = key.replace(/\$/g, '');
-  const whole = identifier.toLowerCase();
+  // `_read_status` and `__init__` are `read_status` and `init` whole: the underscores around a
+  // name say it is private or special, not what it is called.
+  const whole = identifier.replace(/^_+|_+$/g, '').toLowerCase();
   const parts = splitIdentifier(identifier);
   const tokens: string[] = [];
   if (whole.length > 1 && !STOPWORDS.has(whole) && (parts.length !== 1 || parts[0] !== whole)) tokens.push(whole);
@@ -74,7 +99,10 @@ export function queryTerms(query: string, max = 64): string[] {
 }
 
 export interface LexicalFields {
+  /** The definition's own name (`write` of `StreamWriter.write`); none for module code and windows. */
   name: string;
+  /** The names of what encloses it (`StreamWriter`): a nested function is not named by its parent's words. */
+  scope: string;
   doc: string;
   path: string;
   body: string;
@@ -83,17 +111,34 @@ export interface LexicalFields {
 /** The four fields a chunk is indexed under, each a space-separated token list. */
 export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): LexicalFields {
   const tokens = lexicalTokens(chunk);
-  return { name: tokens.name.join(' '), doc: tokens.doc.join(' '), path: tokens.path.join(' '), body: tokens.body.join(' ') };
+  return {
+    name: tokens.name.join(' '),
+    scope: tokens.scope.join(' '),
+    doc: tokens.doc.join(' '),
+    path: tokens.path.join(' '),
+    body: tokens.body.join(' '),
+  };
 }
 
 /** The same fields as token arrays. */
 export function lexicalTokens(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): Record<keyof LexicalFields, string[]> {
+  // `<module>`, `<lines 1-40>`: code with no name of its own.
+  const segments = chunk.symbol.startsWith('<') ? [] : baseSymbol(chunk.symbol).split(/\.|::/);
   return {
-    name: codeTokens(baseSymbol(chunk.symbol)),
+    name: codeTokens(segments.at(-1) ?? ''),
+    scope: codeTokens(segments.slice(0, -1).join(' ')),
     doc: codeTokens(docText(chunk.text)),
     path: codeTokens(chunk.path.replace(/\.[^./]+$/, '')),
-    body: codeTokens(chunk.text),
+    body: codeTokens(chunk.text, true),
   };
+}
+
+/** The words of a definition's own name and its parent's (`StreamWriter.write` → stream, writer, write), lower-cased. */
+export function splitName(symbol: string): string[] {
+  return baseSymbol(symbol)
+    .split(/\.|::/)
+    .slice(-2)
+    .flatMap((segment) => splitIdentifier(segment.replace(/\$/g, '')));
 }
 
 /** `Greeter.hello#part2` → `Greeter.hello`: the definition a fragment belongs to. */
@@ -201,7 +246,7 @@ export function isTestPath(path: string): boolean {
 }
 
 /** Field weights of the sparse vector (Qdrant's lexical channel), as bm25() weighs the FTS5 columns. */
-const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 8, doc: 3, path: 2, body: 1 };
+const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 8, scope: 4, doc: 3, path: 2, body: 1 };
 /** BM25's k1: how soon more occurrences of a term stop counting. */
 const SPARSE_K1 = 1.2;
 

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import { acceptedLangValues } from '../search/languages.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
+import { checkIncludeDirs, DEFAULT_SEARCH_LIMIT, MAX_INCLUDE_CHARS, MAX_INCLUDE_DIRS, MAX_LISTED_DIRECTORIES, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -28,15 +28,24 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       description:
         'Indexes a source tree for fault_search_code and the fault_suggest_* tools: chunks every file by definition ' +
         '(tree-sitter) with lexical terms and, with an LLM provider, embeddings (SQLite in the data directory, or Qdrant ' +
-        'with QDRANT_URL). Respects .gitignore; skips node_modules, vendor, build output, binaries, files over 1 MB; at ' +
-        'most 100,000 files and 1 GB. Incremental. Sends progress; cancellable. Text: "done" (with a note when no file ' +
-        'was found). Structured: file, chunk and skip counts, seconds, store.',
+        'with QDRANT_URL). Respects .gitignore; skips node_modules, vendor, build output, hidden directories, binaries, ' +
+        'files over 1 MB, and (without roots) secret locations; each skipped directory is listed with the include_dirs ' +
+        'entry that indexes it. At most 100,000 files and 1 GB. Incremental. Sends progress; cancellable. Text: "done", ' +
+        'the skipped directories and any note. Structured: file, chunk and skip counts, seconds, store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
         lang: z
           .string()
           .optional()
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
+        include_dirs: z
+          .array(z.string().max(MAX_INCLUDE_CHARS))
+          .max(MAX_INCLUDE_DIRS)
+          .optional()
+          .describe(
+            'Directories to index although skipped by name (dependency, build output, hidden) or ignored by git: a name ' +
+              '("dist": every directory so named) or a path inside the tree ("packages/web/dist")',
+          ),
       },
       output: {
         note: z.string().optional().describe('Why nothing was found, or that the index was rebuilt'),
@@ -50,9 +59,18 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
         skipped_files: z.object({
           too_large: z.array(z.string()),
           binary: z.array(z.string()),
-          unreadable: z.array(z.string()),
-          directories: z.array(z.string()),
-          symlinks: z.array(z.string()),
+          unreadable: z.array(z.string()).describe('Files, directories (trailing /) and ignore files'),
+          directories: z
+            .array(
+              z.object({
+                path: z.string().describe('Inside the tree, trailing /'),
+                reason: z.enum(['dependency', 'build output', 'hidden', 'ignored by .gitignore', 'secret location']),
+                include: z.string().optional().describe('The include_dirs entry that indexes it'),
+              }),
+            )
+            .describe(`At most ${MAX_LISTED_DIRECTORIES}`),
+          directories_not_listed: z.number().optional(),
+          symlinks: z.array(z.string()).describe('Not followed'),
         }),
         removed: z.number().describe('Files whose chunks were removed'),
         seconds: z.number(),
@@ -62,22 +80,26 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    async ({ source_dir, lang }, call) => {
+    async ({ source_dir, lang, include_dirs }, call) => {
+      const includeDirs = checkIncludeDirs(include_dirs, 'include_dirs');
       const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const { index, settings } = await domain();
       const stats = await index.indexSourceTree(settings, {
         sourceDir,
         lang,
+        includeDirs,
+        access: ctx.access,
         signal: call.signal,
         onProgress: ({ filesDone, filesTotal, embedded }) =>
           call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      // "done" as fault answers; an index that found nothing says why in the text too, since a
-      // client may show the model the text alone, and the next search would only say "not indexed".
-      const text = stats.files === 0 && stats.note !== undefined ? `done\n\nnote: ${stats.note}` : 'done';
-      return { text, structured: index.indexStatsJson(stats) };
+      // "done" as fault answers, then what the model should know, since a client may show it the
+      // text alone: the directories left out (and how to include them), and why nothing was found.
+      const skipped = index.describeSkippedDirectories(stats, (name) => `include_dirs: [${JSON.stringify(name)}]`);
+      const lines = ['done', ...(skipped ? [`skipped directories: ${skipped}`] : []), ...(stats.note ? [`note: ${stats.note}`] : [])];
+      return { text: lines.join('\n\n'), structured: index.indexStatsJson(stats) };
     },
   );
 
@@ -88,8 +110,11 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       title: 'Search indexed code',
       description:
         'Finds the code most related to a query (an identifier such as HTTPResponse._read_status, or words) in trees ' +
-        'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score (fused lexical, name and ' +
-        'embedding ranks; above 1 for an exact name) and code. Without source_dir, every indexed tree the server may read.',
+        'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score and code. score, 0-1, ' +
+        "comparable across hits and queries: 1 when the query is the definition's name, else the share of the query's " +
+        'words found (rarer words weigh more; averaged with the embeddings\' cosine with a provider), lower for tests, ' +
+        'internal helpers and the opposite operation. A definition published several times (src/x.ts, dist/x.js, ' +
+        'x.d.ts) is one hit, naming the others in copies. Without source_dir, every indexed tree the server may read.',
       input: {
         query: z.string().describe(`Identifiers, words or code (at most ${MAX_QUERY_CHARS} characters)`),
         source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
@@ -104,7 +129,8 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
             symbol: z.string().describe('Qualified name; <module> for top-level code'),
             kind: z.string(),
             language: z.string(),
-            score: z.number(),
+            score: z.number().describe('0-1: 1 = the query is its name'),
+            copies: z.array(z.string()).optional().describe('Other files publishing the same definition (compiled, declarations)'),
             code: z.string(),
           }),
         ),

@@ -2,10 +2,10 @@
  * A local HTTP server implementing the part of Qdrant's REST API that src/search/qdrant-store.ts
  * calls through @qdrant/js-client-rest, with real semantics for what the tests check: collections
  * with a fixed vector size (one unnamed vector, or a named `dense` one plus sparse vectors with
- * the IDF modifier), upsert by id, cosine query, the Query API's hybrid form (`prefetch` of dense
+ * the IDF modifier), upsert by id, a query by one named vector (dense or sparse) with a filter, the Query API's hybrid form (`prefetch` of dense
  * and sparse queries fused by `rrf`), scroll with paging and a filter, count, delete by filter, delete a collection
  * (`must` key match value/any — an array payload matches when one element does — or match text,
- * and `must_not` has_id), keyword payload indexes, and full-text ones (`word`, `whitespace` and
+ * `must` and `must_not` has_id), keyword payload indexes, and full-text ones (`word`, `whitespace` and
  * `prefix` tokenizers, `lowercase`, `min_token_len`, `max_token_len`). Every request is
  * recorded (method, path, query, body, api-key header) so tests can assert what was sent.
  *
@@ -180,12 +180,15 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
             .map(({ point, score }) => ({ id: point.id, version: 0, score, payload: point.payload }));
           return ok(res, { points });
         }
-        const query = body.query as number[];
-        if (query.length !== collection.size) {
+        // One vector, named by `using` (dense or sparse), over the points the filter lets through.
+        const query = body.query as number[] | Sparse;
+        if (Array.isArray(query) && query.length !== collection.size) {
           return send(res, 400, { status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${query.length}` } });
         }
-        const scored = [...collection.points.values()]
-          .map((point) => ({ id: point.id, version: 0, score: cosine(query, denseOf(point)), payload: point.payload }))
+        const candidates = [...collection.points.values()].filter((point) => matches(point, body.filter, collection));
+        const scored = candidates
+          .map((point) => ({ id: point.id, version: 0, score: scoreOf(collection, candidates, point, query, body.using ?? 'dense'), payload: body.with_payload === false ? undefined : point.payload }))
+          .filter(({ score }) => Array.isArray(query) || score > 0)
           .sort((a, b) => b.score - a.score)
           .slice(0, body.limit ?? 10);
         return ok(res, { points: scored });
@@ -227,6 +230,7 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
  */
 function matches(point: Point, filter: any, collection: Collection): boolean {
   for (const condition of filter?.must ?? []) {
+    if (condition.has_id && !(condition.has_id as unknown[]).map(String).includes(String(point.id))) return false;
     if (condition.key === undefined) continue;
     const stored = point.payload[condition.key];
     const values = Array.isArray(stored) ? stored : [stored];

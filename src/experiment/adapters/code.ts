@@ -27,7 +27,12 @@ export async function readSources(access: FileAccess, target: { sourceDir: strin
     files.push({ path: target.file, absolutePath: target.file });
   } else {
     const root = await access.resolveDirectory(target.sourceDir, 'source_dir');
-    const walked = await walkSourceTree(root, LanguageSelection.parse('all'), signal, { maxFiles: MAX_SUGGEST_FILES, maxBytes: MAX_SUGGEST_BYTES });
+    const walked = await walkSourceTree(root, {
+      selection: LanguageSelection.parse('all'),
+      access,
+      signal,
+      limits: { maxFiles: MAX_SUGGEST_FILES, maxBytes: MAX_SUGGEST_BYTES },
+    });
     files.push(...walked.files.filter((file) => file.language.grammar !== undefined).map((file) => ({ path: file.path, absolutePath: file.absolutePath })));
   }
   const sources: ReadSource[] = [];
