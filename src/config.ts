@@ -56,9 +56,12 @@ export const OPT_IN_TOOLSETS: readonly Toolset[] = ['fis-recommender'];
 /** The families offered when --toolsets is not given, and what `all` means. */
 export const DEFAULT_TOOLSETS: readonly Toolset[] = TOOLSETS.filter((toolset) => !OPT_IN_TOOLSETS.includes(toolset));
 
+/** What may be dialled besides loopback (src/target-policy.ts): a TargetAllowance. */
 export interface ScenarioLimits {
-  /** Load only loopback and private addresses unless this is set. */
+  /** Every address and name but link-local and metadata ones (--allow-remote-targets). */
   allowRemoteTargets: boolean;
+  /** CIDR blocks, addresses and host names allowed besides loopback (--allow-targets). */
+  allowTargets?: readonly string[] | undefined;
   /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
   allowNonLoopbackBind?: boolean | undefined;
   maxDurationMs: number;
@@ -81,6 +84,8 @@ export interface Config {
   codeCache: boolean;
   /** The tool families tools/list offers and tools/call accepts (default: DEFAULT_TOOLSETS). */
   toolsets: Toolset[];
+  /** Inject faults even where the environment says production (--allow-production). */
+  allowProduction: boolean;
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -114,6 +119,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     },
     scenario: {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
+      allowTargets: [...(partial.scenario?.allowTargets ?? [])],
       allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
@@ -121,6 +127,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     dataDir: partial.dataDir ?? defaultDataDir(),
     codeCache: partial.codeCache ?? defaultCodeCache(),
     toolsets: partial.toolsets ?? [...DEFAULT_TOOLSETS],
+    allowProduction: partial.allowProduction ?? false,
   };
 }
 

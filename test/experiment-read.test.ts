@@ -126,6 +126,18 @@ describe('reading', () => {
     await refused({ ...base, rollbacks: Array.from({ length: 9 }, () => ({ command: ['true'] })) }, /^rollbacks: at most 8 commands/);
   });
 
+  test('a YAML alias inside its own anchor is refused, not walked forever; a shared anchor reads', async () => {
+    for (const text of ['a: &a [*a]', 'title: t\nmethod: &m [{at: 1s, for: 1s, fault: {type: blackhole}, more: *m}]']) {
+      await assert.rejects(read(await parseExperimentText(text)), (error: unknown) => {
+        assert.ok(error instanceof ToolInputError, String(error));
+        assert.match(error.message, /contains itself \(a YAML alias/);
+        return true;
+      });
+    }
+    const shared = ['title: t', 'load: {url: "http://127.0.0.1:8000/", rps: 10, duration: 20s}', 'x-fault: &down {type: blackhole}', 'method:', '  - {at: 1s, for: 2s, fault: *down}', '  - {at: 5s, for: 2s, fault: *down}'].join('\n');
+    await assert.rejects(read(await parseExperimentText(shared)), /unknown field "x-fault"/, 'the walk reached the schema check');
+  });
+
   test("mcp-chaos-monkey's scenario JSON reads as it is: name, faults for their durationMs, assertions not checked", async () => {
     const scenario = {
       name: 'redis-down',

@@ -52,6 +52,8 @@ test('the lint catches each kind of problem it claims to', () => {
         c: { type: 'number', exclusiveMinimum: 0 },
         d: { $ref: '#/definitions/x' },
         e: { type: 'object', additionalProperties: { type: 'string' } },
+        h: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } }, required: ['x', 'y'] } },
+        i: { type: 'array' },
         f: { oneOf: [] },
         g: { type: 'number', exclusiveMaximum: 5 },
         format: { type: 'string' },
@@ -75,7 +77,9 @@ test('the lint catches each kind of problem it claims to', () => {
     /"exclusiveMaximum"/,
     /"\$ref"/,
     /additionalProperties with a schema/,
-    /"e" is an object without properties/,
+    /properties\.e is an object without properties/,
+    /properties\.h\.items requires "y", which it does not declare/,
+    /properties\.i is an array without items/,
   ]) {
     assert.match(problems, expected);
   }
@@ -84,5 +88,5 @@ test('the lint catches each kind of problem it claims to', () => {
   const structured = { ...bad, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { summary: { type: 'string' } } } } } } as unknown as Tool;
   assert.doesNotMatch(lintTool(structured).join('\n'), /finding/);
   const emptyNested = { ...structured, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { tags: { type: 'object', properties: {} } } } } } } as unknown as Tool;
-  assert.match(lintTool(emptyNested).join('\n'), /"finding.tags" is an object without properties/);
+  assert.match(lintTool(emptyNested).join('\n'), /properties\.finding\.properties\.tags is an object without properties/);
 });

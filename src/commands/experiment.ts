@@ -9,7 +9,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { addScenarioLimitOptions, checkWritable, collect, configFrom, envFlag, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import { addScenarioLimitOptions, checkWritable, collect, configFrom, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 import { EXIT_INCONCLUSIVE, EXIT_SLO_FAILED } from './run.js';
 import type { ControlPlane } from '../experiment/model.js';
 import type { SafetyPolicy } from '../experiment/adapters/policy.js';
@@ -46,8 +46,7 @@ function addContextOptions(command: Command): Command {
   return addScenarioLimitOptions(command)
     .addOption(new Option('--proxy <mapping>', 'add a proxy mapping LOCAL=REMOTE#name to the file\'s, repeatable').argParser(collect))
     .option('--admin <url>', "add a control plane named admin: a running `faultline proxy --admin` or an app's mcp-chaos-monkey admin endpoint")
-    .option('--admin-token-env <name>', 'the variable holding --admin\'s token (default FAULTLINE_ADMIN_TOKEN)')
-    .option('--allow-production', 'inject even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live); env FAULTLINE_ALLOW_PRODUCTION=1');
+    .option('--admin-token-env <name>', 'the variable holding --admin\'s token (default FAULTLINE_ADMIN_TOKEN)');
 }
 
 export function registerExperimentCommand(program: Command, globals: () => GlobalOptions): void {
@@ -151,13 +150,15 @@ async function readExperimentFile(file: string): Promise<string> {
 }
 
 function policyFrom(flags: ContextFlags, globals: GlobalOptions): { policy: SafetyPolicy; limits: ReturnType<typeof configFrom>['scenario'] } {
-  const limits = configFrom(globals, flags).scenario;
+  const config = configFrom(globals, flags);
+  const limits = config.scenario;
   return {
     limits,
     policy: {
       allowRemoteTargets: limits.allowRemoteTargets,
+      allowTargets: limits.allowTargets,
       allowNonLoopbackBind: limits.allowNonLoopbackBind,
-      allowProduction: flags.allowProduction === true || envFlag('FAULTLINE_ALLOW_PRODUCTION'),
+      allowProduction: config.allowProduction,
       productionOverride: 'pass --allow-production (or set FAULTLINE_ALLOW_PRODUCTION=1)',
     },
   };

@@ -15,6 +15,7 @@ import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, type ScenarioArguments } from '../scenario/index.js';
 import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withFlagNames, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
 import { addScenarioFlags, anyCaseChoice, FAULT_COMMANDS, FAULT_FLAGS, flagOf, integer, number, refuseOtherFaultFlags, scenarioArguments, type ScenarioFlagValues } from './scenario-flags.js';
+import { productionRefusal } from '../production.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
@@ -52,7 +53,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
         'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
     );
-  addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback or private unless --allow-remote-targets)')
+  addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
     .addOption(new Option('--expect-status <list>', 'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors'))
     .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)').argParser(positiveInteger))
     .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
@@ -106,7 +107,10 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   // Checked before the run, so a long run's results are not lost to a mistyped path.
   if (options.report) await checkWritable('--report', options.report);
   if (options.json) await checkWritable('--json', options.json);
-  const limits = configFrom(globals, options).scenario;
+  const config = configFrom(globals, options);
+  const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
+  if (refusal) throw new UsageError(refusal);
+  const limits = config.scenario;
   const spec = await withFlagNames(command, async () => isHttp
     ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
         {

@@ -10,7 +10,7 @@ import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
 
 /** The load: the scenario tools' own validated open-loop settings. */
-export type LoadPlan = Pick<ScenarioSpec, 'url' | 'method' | 'body' | 'headers' | 'durationMs' | 'clients' | 'rps' | 'timeoutMs' | 'maxConnections' | 'expectStatus' | 'expectedStatus' | 'rejectUnauthorized' | 'localOnly'>;
+export type LoadPlan = Pick<ScenarioSpec, 'url' | 'method' | 'body' | 'headers' | 'durationMs' | 'clients' | 'rps' | 'timeoutMs' | 'maxConnections' | 'expectStatus' | 'expectedStatus' | 'rejectUnauthorized' | 'targets'>;
 
 export interface ControlPlane {
   name: string;

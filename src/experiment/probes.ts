@@ -1,14 +1,12 @@
 /**
  * What the runner itself does to observe: one HTTP check (a request, bounded in time and size,
- * through the target policy's lookup) and one command run to its end (in a process group of its
- * own, killed with everything it started at its timeout or when the run stops; its output kept
- * bounded).
+ * through the target policy's lookup) and one command run to its end (a tracked process tree,
+ * ended with everything it started at its timeout or when the run stops; its output kept bounded).
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { OWN_GROUP, groupGone, signalGroup } from '../process-group.js';
+import { spawnTree } from '../process-group.js';
 import { messageOf } from '../errors.js';
 import type { CommandSpec, HttpCheck } from './model.js';
 import type { Observation } from './predicate.js';
@@ -79,20 +77,18 @@ export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<
   const started = performance.now();
   return new Promise((resolve) => {
     const [file, args] = typeof spec.command === 'string' ? ['/bin/sh', ['-c', spec.command]] : [spec.command[0]!, spec.command.slice(1)];
-    const child = spawn(file, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP });
+    const tree = spawnTree(file, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = tree.child;
     let output = '';
     let timedOut = false;
     let startError: string | undefined;
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-MAX_COMMAND_OUTPUT);
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const stop = (): void => {
-      signalGroup(child, 'SIGTERM');
-      // What ignores SIGTERM is killed a moment later, with the rest of its group.
-      setTimeout(() => signalGroup(child, 'SIGKILL'), 2000).unref();
-    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    // SIGTERM to the whole tree; what ignores it is killed 2 s later.
+    const stop = (): void => void tree.stop(2000);
     const timer = setTimeout(() => {
       timedOut = true;
       stop();
@@ -106,8 +102,7 @@ export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       // Whatever the command started is not left behind.
-      void groupGone(child, 100).then((gone) => {
-        if (!gone) signalGroup(child, 'SIGKILL');
+      void tree.stop(0).then(() => {
         resolve({ exitCode, signal: exitSignal, timedOut, ...(startError ? { startError } : {}), durationMs: performance.now() - started, output });
       });
     });

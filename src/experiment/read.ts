@@ -307,7 +307,7 @@ async function readLoad(raw: Raw, durationMs: number, proxies: readonly Mapping[
     expectStatus: spec.expectStatus,
     expectedStatus: spec.expectedStatus,
     rejectUnauthorized: spec.rejectUnauthorized,
-    localOnly: spec.localOnly,
+    targets: spec.targets,
   };
 }
 

@@ -38,20 +38,28 @@ let validator: ValidateFunction | undefined;
 /** Checks `raw` against the published schema; throws naming the first problem where it is. */
 export function checkShape(raw: unknown, where = 'experiment'): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
-  const forbidden = findForbiddenKey(raw, '');
+  const forbidden = findForbiddenKey(raw, '', new Set());
+  if (forbidden?.cycle) throw new ToolInputError(`${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`);
   if (forbidden !== undefined) throw new ToolInputError(`${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`);
   validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
   if (validator(raw)) return;
   throw new ToolInputError(describeErrors(validator.errors ?? [], raw));
 }
 
-function findForbiddenKey(value: unknown, at: string): { key: string; at: string } | undefined {
+/**
+ * The first key no config may have, or the first node that contains itself: YAML builds one when
+ * an alias points inside its own anchor (`a: &x [*x]`), and every walk of it would never end.
+ */
+function findForbiddenKey(value: unknown, at: string, ancestors: Set<object>): { key: string; at: string; cycle?: true } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
+  if (ancestors.has(value)) return { key: '', at, cycle: true };
+  ancestors.add(value);
   for (const [key, child] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(key)) return { key, at };
-    const found = findForbiddenKey(child, Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key);
+    const found = findForbiddenKey(child, Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key, ancestors);
     if (found) return found;
   }
+  ancestors.delete(value);
   return undefined;
 }
 

@@ -8,7 +8,7 @@ export const LATENCY_DISTRIBUTIONS = ['normal', 'uniform', 'pareto', 'pareto_nor
 
 export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
 
-/** Bytes per second per bandwidth unit: bytes unless the unit says bit (DESIGN.md's unit table). */
+/** Bytes per second per bandwidth unit: bytes unless the unit says bit. */
 export const UNIT_BYTES: Readonly<Record<string, number>> = {
   'bps': 1,
   'kbps': 1e3,

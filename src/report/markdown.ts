@@ -45,6 +45,7 @@ export function renderReport(result: ScenarioResult): string {
     for (const [name, value] of headers) line(`    - ${name}: ${value}`);
   }
   line(`- Body?: ${result.hasBody ? 'Yes' : 'No'}`);
+  line(`- Targets allowed: ${result.targets}`);
   line();
   line('**Strategy**:');
   line();

@@ -65,10 +65,6 @@ const expectation = z.object({
   window: z.string().nullable(),
 });
 
-function envYes(name: string): boolean {
-  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
-}
-
 export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
@@ -80,7 +76,7 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
         'or through a running control plane; tool-call-plane and probe steps against MCP servers), then recovery; open-loop load measured throughout. ' +
         'Answers the markdown report (text) and a verdict per expectation — passed, failed with the figure and the moment, inconclusive with why — and overall. ' +
         'Every fault is cleared at its step\'s end, on abort and when the call is cancelled. Commands in the experiment (expect, rollbacks) are run as given. ' +
-        'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV/ENVIRONMENT) unless the server has FAULTLINE_ALLOW_PRODUCTION=1.',
+        'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV, ENVIRONMENT, APP_ENV … say prod) unless the server allows it.',
       input: {
         experiment: z.preprocess((value) => ({ [RAW]: value }), publishedExperiment).describe(EXPERIMENT_DESCRIPTION),
         dry_run: z.boolean().optional().describe('Only validate and describe what would run (default false)'),
@@ -103,9 +99,10 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
       const limits = ctx.config.scenario;
       const policy = {
         allowRemoteTargets: limits.allowRemoteTargets,
+        allowTargets: limits.allowTargets,
         allowNonLoopbackBind: limits.allowNonLoopbackBind,
-        allowProduction: envYes('FAULTLINE_ALLOW_PRODUCTION'),
-        productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server',
+        allowProduction: ctx.config.allowProduction,
+        productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
       };
       const experiment = await experimentFrom({ experiment: source }, { limits, policy }, 'experiment');
       if (args.dry_run) {

@@ -35,7 +35,7 @@ function scenarioOf(fault: FaultSpec, host: string, port: number, forMs: number,
     seed: undefined,
     strategy: 'load',
     rejectUnauthorized: load?.rejectUnauthorized ?? true,
-    localOnly: false,
+    targets: { allowRemoteTargets: true },
   };
 }
 

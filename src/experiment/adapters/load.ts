@@ -34,7 +34,7 @@ export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
     body: plan.body,
     headers: plan.headers,
     tls: { rejectUnauthorized: plan.rejectUnauthorized },
-    localOnly: plan.localOnly,
+    targets: plan.targets,
     ...(run.connectTo ? { connectTo: run.connectTo } : {}),
     ratePerSecond: plan.clients * plan.rps,
     connections: plan.clients,

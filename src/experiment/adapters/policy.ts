@@ -3,7 +3,7 @@
  * target policy) and whether this environment is production (the production guard). One adapter,
  * so a change to either rule touches this file only.
  */
-import { productionRefusal } from '../../proxy/control/guard.js';
+import { productionRefusal } from '../../production.js';
 import { checkLoadTarget } from '../../scenario/target.js';
 import { checkMappings, targetLookup, type MappingEnds, type TargetPolicy } from '../../target-policy.js';
 import { ToolInputError } from '../../errors.js';
@@ -24,7 +24,7 @@ export function refuseInProduction(what: string, policy: SafetyPolicy): void {
 
 /** An http(s) URL the experiment will call (a check, a control plane, an MCP server): checked like the load's target. */
 export async function checkUrl(url: string, policy: SafetyPolicy, what: string): Promise<URL> {
-  return checkLoadTarget(url, policy.allowRemoteTargets, what);
+  return checkLoadTarget(url, policy, what);
 }
 
 /** Proxy mappings: listen addresses, ports and literal remotes, before anything binds. */
@@ -34,5 +34,5 @@ export function checkProxyMappings(mappings: readonly MappingEnds[], policy: Saf
 
 /** The lookup every socket an experiment opens to a named host resolves through (checked at each connect). */
 export function policyLookup(policy: SafetyPolicy): LookupFunction {
-  return targetLookup(policy.allowRemoteTargets);
+  return targetLookup(policy);
 }

@@ -92,20 +92,25 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
   } else if (loadRules.length > 0) notes.push(`The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`);
   if (experiment.load) notes.push(`FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`);
   let built: ReturnType<typeof buildTemplate> | undefined;
+  const stepOfRecommendation = (message: string): { part: string; rest: string } | undefined => {
+    const match = /^recommendation\[(\d+)\]\./.exec(message);
+    const name = match ? String(recommendations[Number(match[1])]?.name) : undefined;
+    const step = steps.find((candidate) => candidate.name === name || `${candidate.name}-wait` === name);
+    return step && match ? { part: `method[${step.step.index}] (${step.step.name})`, rest: message.slice(match[0].length) } : undefined;
+  };
   if (recommendations.length > 0) {
     try {
       built = buildTemplate(recommendations, { description: `faultline experiment: ${experiment.title}`.slice(0, 512), ...config });
     } catch (error) {
       if (!(error instanceof ToolInputError)) throw error;
       // Name the step behind a recommendation the builder refused.
-      const match = /^recommendation\[(\d+)\]/.exec(error.message);
-      const name = match ? String(recommendations[Number(match[1])]!.name) : undefined;
-      const step = steps.find((candidate) => candidate.name === name || `${candidate.name}-wait` === name);
-      if (step) refusals.push({ part: `method[${step.step.index}] (${step.step.name})`, reason: error.message.replace(/^recommendation\[\d+\]\./, '') });
+      const named = stepOfRecommendation(error.message);
+      if (named) refusals.push({ part: named.part, reason: named.rest });
       else throw error;
     }
   }
-  if (built) notes.push(...built.warnings);
+  // The builder's warnings name recommendation[i]; the reader wrote method[k].
+  if (built) notes.push(...built.warnings.map((warning) => { const named = stepOfRecommendation(warning); return named ? `${named.part}: ${named.rest}` : warning; }));
   return {
     format: 'json',
     render: () => `${JSON.stringify(built?.template ?? {}, null, 2)}\n`,
