@@ -316,3 +316,25 @@ test('faultline code list answers from the store a later process finds (a plante
   const off = await runCliProcess(['code', 'list', fixturePath('code', name)], { FAULTLINE_DATA_DIR: dataDir, FAULTLINE_CODE_CACHE: 'off' });
   assert.ok((JSON.parse(off.stdout) as { names: string[] }).names.every((listed) => !listed.startsWith('planted_')));
 });
+
+test('a file edited in place (same path, length and mtime) is listed anew by the next process', async (t) => {
+  const dir = scratch(t);
+  const dataDir = join(dir, 'data');
+  const file = join(dir, 'edited.py');
+  writeFileSync(file, 'def alpha():\n    pass\n');
+  const mtime = statSync(file).mtime;
+  const before = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
+  assert.equal(before.code, 0, before.stderr);
+  assert.deepEqual((JSON.parse(before.stdout) as { names: string[] }).names, ['alpha']);
+  // Only the content tells the versions apart: the entry is keyed by it, not by path, size or time.
+  writeFileSync(file, 'def gamma():\n    pass\n');
+  utimesSync(file, mtime, mtime);
+  const after = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
+  assert.equal(after.code, 0, after.stderr);
+  assert.deepEqual((JSON.parse(after.stdout) as { names: string[] }).names, ['gamma']);
+  assert.equal(entryFiles(join(dataDir, 'cache', 'definitions')).length, 2, 'one entry per version');
+  // And back: the first version is answered from its own entry, as parsed.
+  writeFileSync(file, 'def alpha():\n    pass\n');
+  const again = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
+  assert.equal(again.stdout, before.stdout);
+});
