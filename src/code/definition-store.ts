@@ -101,7 +101,9 @@ export class DefinitionStore {
    * rejects: a store that cannot be written (read-only, full) only means later calls parse.
    */
   put(info: LanguageInfo, source: string, stored: StoredDefinitions): Promise<void> {
-    const work = this.write(info, source, stored).catch(() => {});
+    // Once the caller's answer is on its way: hashing and encoding a large listing takes
+    // milliseconds that the answer need not wait for.
+    const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(info, source, stored)).catch(() => {});
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
     return work;
@@ -112,14 +114,21 @@ export class DefinitionStore {
     while (this.pending.size > 0) await Promise.all(this.pending);
   }
 
+  /** The last key computed, for its source: a miss (get) is followed by a put of the same source. */
+  private lastKey: { language: string; source: string; key: string } | undefined;
+
   private keyOf(info: LanguageInfo, source: string): string {
+    const last = this.lastKey;
+    if (last !== undefined && last.language === info.name && last.source === source) return last.key;
     let fingerprint = this.fingerprints.get(info.name);
     if (fingerprint === undefined) {
       fingerprint = this.fingerprint(info);
       this.fingerprints.set(info.name, fingerprint);
     }
     // UTF-16 code units, not UTF-8: lone surrogates would all encode as U+FFFD and collide.
-    return createHash('sha256').update(`${fingerprint}\0${info.name}\0`).update(Buffer.from(source, 'utf16le')).digest('hex');
+    const key = createHash('sha256').update(`${fingerprint}\0${info.name}\0`).update(Buffer.from(source, 'utf16le')).digest('hex');
+    this.lastKey = { language: info.name, source, key };
+    return key;
   }
 
   private shardOf(key: string): string {
