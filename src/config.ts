@@ -77,6 +77,11 @@ export interface Config {
   scenario: ScenarioLimits;
   /** Where the embedded vector store and other state live. */
   dataDir: string;
+  /**
+   * Keep the definitions the code tools list on disk under dataDir, so a later process answers a
+   * file listed before without parsing it (default on; FAULTLINE_CODE_CACHE=off turns it off).
+   */
+  codeCache: boolean;
   /** The tool families tools/list offers and tools/call accepts (default: DEFAULT_TOOLSETS). */
   toolsets: Toolset[];
   /** Inject faults even where the environment says production (--allow-production). */
@@ -92,6 +97,11 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.FAULTLINE_DATA_DIR) return resolve(env.FAULTLINE_DATA_DIR);
   const base = env.XDG_DATA_HOME ? resolve(env.XDG_DATA_HOME) : join(homedir(), '.local', 'share');
   return join(base, 'faultline');
+}
+
+/** Whether the code tools keep listed definitions on disk: on unless FAULTLINE_CODE_CACHE is off, 0, false or no. */
+export function defaultCodeCache(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !/^\s*(off|0|false|no)\s*$/i.test(env.FAULTLINE_CODE_CACHE ?? '');
 }
 
 /** A complete configuration from a partial one; what is not given takes its default. */
@@ -115,6 +125,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
     dataDir: partial.dataDir ?? defaultDataDir(),
+    codeCache: partial.codeCache ?? defaultCodeCache(),
     toolsets: partial.toolsets ?? [...DEFAULT_TOOLSETS],
     allowProduction: partial.allowProduction ?? false,
   };

@@ -1,21 +1,23 @@
 /**
- * Timing checks of the code tools (src/code): work that must stay linear in the file, the cheaper
- * query form, and what the warm-up buys a first call. The behaviour behind each (same answers,
- * same lengths, the warm-up's steps) is in the tests: code-parse-text, code-edge, code-query-paths,
- * code-warm-up.
+ * Timing checks of the code tools (src/code): listing beside Universal Ctags (warm, and a fresh
+ * server's first call with and without the definition store), work that must stay linear in the
+ * file, the cheaper query form, and what the warm-up buys a first call. The behaviour behind each
+ * (same answers, same lengths, the store's bounds, the warm-up's steps) is in the tests:
+ * code-definition-store, code-parse-text, code-edge, code-query-paths, code-warm-up.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { Query } from 'web-tree-sitter';
 import { loadGrammar } from '../../src/code/grammar.js';
 import { listFunctions, supportedLanguages } from '../../src/code/index.js';
 import { textToParse } from '../../src/code/parse-text.js';
 import { generatedTypeScript } from '../../test/helpers/code-fixtures.js';
-import { connectStdio } from '../../test/helpers/mcp.js';
+import { connectStdio, type StdioSession } from '../../test/helpers/mcp.js';
 import { repoRoot } from '../../test/helpers/repo.js';
-import { interleaved, median, type BenchCheck, type Row } from '../lib/check.js';
+import { interleaved, median, type BenchCheck, type CheckContext, type Row } from '../lib/check.js';
+import { ctagsProcessMs, ensureCtags, InteractiveCtags } from '../lib/ctags.js';
 
 /** How long `work` takes, in ms. */
 function timed(work: () => unknown): number {
@@ -157,7 +159,8 @@ const warmUpFirstCall: BenchCheck = {
 
 /** The first fault_list_function_names call of a spawned `faultline mcp`, in ms, after `idleMs` of idle time. */
 async function firstMcpCallMs(file: string, idleMs: number): Promise<number> {
-  const session = await connectStdio();
+  // Without the definition store, which would answer every server after the first from disk.
+  const session = await connectStdio(['mcp'], { FAULTLINE_CODE_CACHE: 'off' });
   try {
     await new Promise((resolve) => setTimeout(resolve, idleMs));
     const started = performance.now();
@@ -195,4 +198,165 @@ const mcpIdleWarmUp: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [parseTextLinear, minifiedOneLine, queryPathsCompile, warmUpFirstCall, mcpIdleWarmUp];
+/** A real file nobody here wrote, and how a line comment starts in it (to make its content never seen). */
+interface RealFile {
+  label: string;
+  path: string;
+  comment: string;
+}
+
+/** The sizes the listing targets name: ~3,000 lines (TypeScript, Python) and ~10,000 (JavaScript). */
+const LISTING_FILES: RealFile[] = [
+  { label: 'zod schemas.ts', path: join(repoRoot, 'node_modules/zod/src/v4/classic/schemas.ts'), comment: '//' },
+  { label: 'typing.py', path: '/usr/lib/python3.11/typing.py', comment: '#' },
+  { label: 'jquery.js', path: '/usr/share/javascript/jquery/jquery.js', comment: '//' },
+];
+
+/** The listing files present on this machine, each with its text and line count (an absent one is logged and left out). */
+function listingFiles(context: CheckContext): Array<RealFile & { text: string; lines: number }> {
+  const present = LISTING_FILES.filter((file) => existsSync(file.path) || (context.log(`absent, left out: ${file.path}`), false));
+  if (present.length === 0) throw new Error('none of the listing files is on this machine');
+  return present.map((file) => {
+    const text = readFileSync(file.path, 'utf8');
+    return { ...file, text, lines: text.split('\n').length - 1 };
+  });
+}
+
+/** One fault_list_function_names call, in ms, and its structured answer. */
+async function listThroughMcp(session: StdioSession, file: string): Promise<{ ms: number; answer: unknown }> {
+  const started = performance.now();
+  const result = await session.client.callTool({ name: 'fault_list_function_names', arguments: { file } });
+  const ms = performance.now() - started;
+  if (result.isError) throw new Error(`fault_list_function_names ${file}: ${JSON.stringify(result.content)}`);
+  return { ms, answer: result.structuredContent };
+}
+
+const listingWarm: BenchCheck = {
+  name: 'code.listing-warm-vs-ctags',
+  measures:
+    'a warm `faultline mcp` listing (fault_list_function_names) of content it has never seen: a real file (zod schemas.ts 2,937 lines, typing.py 3,419, jquery.js 10,907) plus one unique comment line, at a new path, after 5 such calls (definition store on, as by default)',
+  peer: 'a running `ctags --_interactive` given the same content (calls alternating, medians of 15)',
+  target: 'at most 3× ctags (the moonshot, 1.5×, is not the pass line)',
+  tests: ['test/code.test.ts', 'test/code-tools.test.ts'],
+  timeoutMs: 240_000,
+  async run(context) {
+    ensureCtags(context.log);
+    const files = listingFiles(context);
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-listing-'));
+    // The definition store on, as by default: each content is new to it, so it only adds its write.
+    const session = await connectStdio(['mcp', '--toolsets', 'code'], { FAULTLINE_DATA_DIR: join(dir, 'data') });
+    const ctags = new InteractiveCtags();
+    try {
+      const rows: Row[] = [];
+      let variant = 0;
+      for (const file of files) {
+        const fresh = (): { path: string; content: string } => {
+          const content = `${file.text}${file.text.endsWith('\n') ? '' : '\n'}${file.comment} never seen ${++variant}\n`;
+          const path = join(dir, `listing-${variant}${extname(file.path)}`);
+          writeFileSync(path, content);
+          return { path, content };
+        };
+        const ours = async (): Promise<number> => {
+          const { path } = fresh();
+          const { ms } = await listThroughMcp(session, path);
+          rmSync(path);
+          return ms;
+        };
+        const theirs = async (): Promise<number> => (await ctags.time(basename(file.path), fresh().content)).ms;
+        // The grammar loaded and V8's code optimised, as in a server that has answered before.
+        await interleaved(5, { ours, theirs });
+        // Alternating which side goes first, so neither always follows the other's disturbance.
+        const first = await interleaved(8, { ours, theirs });
+        const second = await interleaved(7, { theirs, ours });
+        const times = { ours: [...first.ours, ...second.ours], theirs: [...first.theirs, ...second.theirs] };
+        context.log(`${file.label}: ours ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.theirs.map((ms) => ms.toFixed(0)).join(' ')}`);
+        rows.push({
+          label: `${file.label}, ${file.lines.toLocaleString('en-US')} lines`,
+          ours: { label: 'faultline MCP list', value: median(times.ours), unit: 'ms' },
+          peer: { label: 'ctags --_interactive', value: median(times.theirs), unit: 'ms' },
+          target: { on: 'ratio', atMost: 3 },
+        });
+      }
+      return rows;
+    } finally {
+      ctags.close();
+      await session.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** Waits (≤ 10 s) until a data directory's definition store holds an entry: the server writes it after answering. */
+async function storeWritten(dataDir: string): Promise<void> {
+  const store = join(dataDir, 'cache', 'definitions');
+  const entries = (): number =>
+    existsSync(store) ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json')).length : 0;
+  const deadline = Date.now() + 10_000;
+  while (entries() === 0) {
+    if (Date.now() > deadline) throw new Error(`no definition store entry was written under ${store}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A spawned `faultline mcp`'s first call on `file` (spawn and initialize not counted), with a data directory of its own. */
+async function firstCall(file: string, dataDir: string): Promise<{ ms: number; answer: unknown }> {
+  const session = await connectStdio(['mcp', '--toolsets', 'code'], { FAULTLINE_DATA_DIR: dataDir });
+  try {
+    return await listThroughMcp(session, file);
+  } finally {
+    await session.close();
+  }
+}
+
+const listingFirstCall: BenchCheck = {
+  name: 'code.listing-first-call',
+  measures:
+    'a spawned `faultline mcp`\'s first fault_list_function_names call, right after initialize (not counted), on zod schemas.ts (2,937 lines) and jquery.js (10,907): never seen (an empty data directory), and listed before by another server (the definition store holds it)',
+  peer: 'the whole `ctags` process on the file (rounds interleaved, medians of 5)',
+  target: 'listed before: at most 100 ms; never seen: at most 10× the ctags process',
+  tests: ['test/code-definition-store.test.ts'],
+  timeoutMs: 300_000,
+  async run(context) {
+    ensureCtags(context.log);
+    const files = listingFiles(context).filter((file) => !file.path.endsWith('.py'));
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-first-call-'));
+    try {
+      const rows: Row[] = [];
+      for (const file of files) {
+        const times = { ctags: [] as number[], neverSeen: [] as number[], listedBefore: [] as number[] };
+        for (let round = 0; round < 5; round++) {
+          times.ctags.push(ctagsProcessMs(file.path));
+          const dataDir = mkdtempSync(join(dir, 'data-'));
+          const parsed = await firstCall(file.path, dataDir);
+          times.neverSeen.push(parsed.ms);
+          await storeWritten(dataDir);
+          const stored = await firstCall(file.path, dataDir);
+          times.listedBefore.push(stored.ms);
+          // The stored answer must be the parsed one, or the figure would mean nothing.
+          if (JSON.stringify(stored.answer) !== JSON.stringify(parsed.answer)) throw new Error(`${file.label}: the stored answer differs from the parsed one`);
+          rmSync(dataDir, { recursive: true, force: true });
+        }
+        context.log(`${file.label}: never seen ${times.neverSeen.map((ms) => ms.toFixed(0)).join(' ')}; listed before ${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`);
+        const label = `${file.label}, ${file.lines.toLocaleString('en-US')} lines`;
+        const ctagsFigure = { label: 'ctags process', value: median(times.ctags), unit: 'ms' };
+        rows.push({
+          label: `listed before: ${label}`,
+          ours: { label: 'first call', value: median(times.listedBefore), unit: 'ms' },
+          peer: ctagsFigure,
+          target: { on: 'value', atMost: 100 },
+        });
+        rows.push({
+          label: `never seen: ${label}`,
+          ours: { label: 'first call', value: median(times.neverSeen), unit: 'ms' },
+          peer: ctagsFigure,
+          target: { on: 'ratio', atMost: 10 },
+        });
+      }
+      return rows;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export const checks: BenchCheck[] = [listingWarm, listingFirstCall, parseTextLinear, minifiedOneLine, queryPathsCompile, warmUpFirstCall, mcpIdleWarmUp];

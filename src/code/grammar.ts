@@ -9,10 +9,10 @@
  * to 400 MB over 200 parses of a 2,000-line file), except the latest tree of a named document,
  * which RecentTrees keeps, bounded, so the document's next version is re-parsed incrementally.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Edit, Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
+import { grammarsDirectory } from './grammar-files.js';
 import type { LanguageInfo } from './languages.js';
 import { RecentTrees } from './recent-trees.js';
 import { textToParse } from './parse-text.js';
@@ -26,24 +26,6 @@ export interface Grammar {
 
 let runtimeReady: Promise<void> | undefined;
 const grammars = new Map<string, Promise<Grammar>>();
-
-/**
- * The grammars/ directory. Searched upwards from this module because the compiled file sits at a
- * different depth (dist/src/code) than the source (src/code), and an installed package keeps
- * grammars/ at its root.
- */
-export const grammarsDirectory: string = findGrammarsDirectory();
-
-function findGrammarsDirectory(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'grammars');
-    if (existsSync(join(candidate, 'manifest.json'))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('faultline: the grammars/ directory (with manifest.json) was not found');
-    dir = parent;
-  }
-}
 
 const PARSE_READ_CHARS = 10 * 1024;
 

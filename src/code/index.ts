@@ -8,9 +8,11 @@
  *   `languageByName('python' | 'ts' | 'c++' | …)`; `supportedLanguages()`;
  *   `supportedExtensions()`; `requireLanguageForPath(path, source?)` throws UnsupportedLanguageError
  *   (a ToolInputError listing the supported extensions).
- * - `listDefinitions(source, language, { document? })` → `{ language, definitions, syntaxErrors }`.
+ * - `listDefinitions(source, language, { document?, store? })` → `{ language, definitions, syntaxErrors }`.
  *   `document` names what the source is a version of (a file's path): the tree of its previous
- *   version is then re-parsed incrementally (src/code/recent-trees.ts); the answer is the same.
+ *   version is then re-parsed incrementally (src/code/recent-trees.ts); `store`, a DefinitionStore
+ *   (src/code/definition-store.ts), answers a source any process listed before from disk and keeps
+ *   what is parsed. The answer is the same either way.
  *   `definitions` are in source order (by start of the definition itself, so an outer function
  *   comes before the functions nested in it). Each has `name`, `qualifiedName` (`Class.method`,
  *   Go `Receiver.Method`, Rust/C++/PHP `Type::method`, nested `outer.inner`), `kind`
@@ -22,8 +24,8 @@
  *   is kept; null for declarations without one). `syntaxErrors` is `{ count, firstLines }`: with
  *   errors, the definitions are those tree-sitter could still recognise. Definitions nested in
  *   more than MAX_NESTING (64) others or deeper than MAX_TREE_DEPTH (400) tree levels are left out.
- * - `listFunctions(source, language, { document? })` → the same, with function-like definitions only.
- * - `extractFunction(source, language, func, { document? })` → `{ name, qualifiedName, kind, language, full, body,
+ * - `listFunctions(source, language, { document?, store? })` → the same, with function-like definitions only.
+ * - `extractFunction(source, language, func, { document?, store? })` → `{ name, qualifiedName, kind, language, full, body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
  *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable; a computed key `[k]` is a
  *   segment of its own, `C[Symbol.iterator]` or `[Symbol.iterator]`), optionally with
@@ -38,16 +40,18 @@
  *   host with idle time, e.g. a server after start-up; beforeStep is awaited before each step, to
  *   put steps off while the host measures; src/code/warm-up.ts). Never rejects.
  *
- * `language` is a LanguageInfo or a name accepted by languageByName. Grammars load on first use;
- * every call is async only for that.
+ * `language` is a LanguageInfo or a name accepted by languageByName. The tree-sitter runtime is
+ * imported, and each grammar loaded, on the first parse that needs it; calls are async for that.
  */
 import { ToolInputError } from '../errors.js';
+import type { CallArgument, CallReport, CallSite, EnvRead } from './calls.js';
 import { DefinitionCache } from './definition-cache.js';
-import { findDefinitions, isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
-import { withTree } from './grammar.js';
+import type { DefinitionStore } from './definition-store.js';
+import { isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { languageForSource } from './header-language.js';
 import { languageByName, languageForPath as languageForExtension, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
-import { summariseSyntaxErrors, type SyntaxErrorSummary } from './syntax-errors.js';
+import type { SyntaxErrorSummary } from './syntax-errors.js';
+import type { WarmUpOptions } from './warm-up.js';
 
 export { languageByName, supportedExtensions, supportedLanguages, isFunctionKind };
 
@@ -59,7 +63,6 @@ export { languageByName, supportedExtensions, supportedLanguages, isFunctionKind
 export function languageForPath(path: string, source?: string): LanguageInfo | undefined {
   return source === undefined ? languageForExtension(path) : languageForSource(path, source);
 }
-export { warmUpCode } from './warm-up.js';
 export type { LanguageInfo, Definition, SyntaxErrorSummary };
 export type { DefinitionKind, FunctionKind, TypeKind, SourceSpan } from './definitions.js';
 
@@ -151,30 +154,51 @@ function resolveLanguage(language: LanguageInfo | string): LanguageInfo {
 
 const recentlyParsed = new DefinitionCache<DefinitionList>();
 
+/**
+ * The tree-sitter side (runtime, grammars, parsing), imported on the first parse: a process whose
+ * calls the definition store answers never loads it.
+ */
+const loadParsing = () => Promise.all([import('./grammar.js'), import('./definitions.js'), import('./syntax-errors.js')]);
+
 export interface ParseOptions {
   /**
    * The document this source is a version of (a file's path). Its tree is kept, bounded, so the
    * next version of the same document is re-parsed incrementally; the result is the same.
    */
   document?: string;
+  /**
+   * Definitions listed before by any process using the same directory (src/code/definition-store.ts):
+   * a source found there is answered without parsing, one parsed is written there. The answer is
+   * the same either way.
+   */
+  store?: DefinitionStore;
 }
 
 export async function listDefinitions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<DefinitionList> {
   const info = resolveLanguage(language);
-  const list = await recentlyParsed.get(info.name, source, () =>
-    withTree(
-      source,
-      info,
-      (tree, grammar) => ({
-        language: info.name,
-        definitions: findDefinitions(tree, grammar, info, source),
-        syntaxErrors: summariseSyntaxErrors(tree.rootNode),
-      }),
-      options.document,
-    ),
-  );
+  const list = await recentlyParsed.get(info.name, source, async () => {
+    const stored = await options.store?.get(info, source);
+    if (stored) return { language: info.name, ...stored };
+    const parsed = await parseDefinitions(source, info, options.document);
+    void options.store?.put(info, source, parsed);
+    return parsed;
+  });
   // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.
   return { ...list, definitions: [...list.definitions] };
+}
+
+async function parseDefinitions(source: string, info: LanguageInfo, document: string | undefined): Promise<DefinitionList> {
+  const [{ withTree }, { findDefinitions }, { summariseSyntaxErrors }] = await loadParsing();
+  return withTree(
+    source,
+    info,
+    (tree, grammar) => ({
+      language: info.name,
+      definitions: findDefinitions(tree, grammar, info, source),
+      syntaxErrors: summariseSyntaxErrors(tree.rootNode),
+    }),
+    document,
+  );
 }
 
 export async function listFunctions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<FunctionList> {
@@ -184,6 +208,7 @@ export async function listFunctions(source: string, language: LanguageInfo | str
 
 export async function countSyntaxErrors(source: string, language: LanguageInfo | string): Promise<SyntaxErrorSummary> {
   const info = resolveLanguage(language);
+  const [{ withTree }, , { summariseSyntaxErrors }] = await loadParsing();
   return withTree(source, info, (tree) => summariseSyntaxErrors(tree.rootNode));
 }
 
@@ -305,4 +330,16 @@ function capList(names: string[]): string {
   const shown = names.slice(0, MAX_LISTED_NAMES).join(', ');
   return names.length > MAX_LISTED_NAMES ? `${shown} … and ${names.length - MAX_LISTED_NAMES} more` : shown;
 }
-export { listCalls, type CallReport, type CallSite, type CallArgument, type EnvRead } from './calls.js';
+export type { CallReport, CallSite, CallArgument, EnvRead };
+
+/** The calls and environment reads of a source (src/code/calls.ts); tree-sitter is imported on first use. */
+export async function listCalls(source: string, language: LanguageInfo | string): Promise<CallReport> {
+  return (await import('./calls.js')).listCalls(source, language);
+}
+
+/** Readies grammars for a later first call (src/code/warm-up.ts); tree-sitter is imported on first use. */
+export async function warmUpCode(languages?: readonly string[], options?: WarmUpOptions): Promise<void> {
+  return (await import('./warm-up.js')).warmUpCode(languages, options);
+}
+
+export { DefinitionStore, definitionStoreIn, type DefinitionStoreOptions, type StoredDefinitions } from './definition-store.js';

@@ -5,8 +5,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { FileAccess } from '../access.js';
-import { extractFunction, listFunctions, requireLanguageForPath, supportedExtensions } from '../code/index.js';
+import { definitionStoreIn, extractFunction, listFunctions, requireLanguageForPath, supportedExtensions, type ParseOptions } from '../code/index.js';
 import { extractionReport, functionListReport } from '../code/report.js';
+import { defaultCodeCache, defaultDataDir } from '../config.js';
 import { runCommand, type GlobalOptions } from './common.js';
 
 export function registerCodeCommand(program: Command, _globals: () => GlobalOptions): void {
@@ -30,7 +31,7 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     .action((file: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text)));
+        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text), parseOptions()));
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );
@@ -49,10 +50,15 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     .action((file: string, func: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func));
+        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, parseOptions()));
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );
+}
+
+/** The definition store of the data directory, as the MCP tools use it, unless FAULTLINE_CODE_CACHE is off. */
+function parseOptions(): ParseOptions {
+  return defaultCodeCache() ? { store: definitionStoreIn(defaultDataDir()) } : {};
 }
 
 /** A person on a terminal means paths relative to where they are; the file checks are FileAccess's. */

@@ -3,7 +3,8 @@
  * argument names. Text content keeps fault's shapes (a JSON array of names; JSON {full, body});
  * structuredContent adds qualified names, kinds, lines and the syntax-error summary.
  *
- * src/code (tree-sitter) loads on the first call, not when the server starts.
+ * src/code loads on the first call, not when the server starts; with the code cache on (the
+ * default), definitions listed before by any process are answered from the data directory.
  */
 import * as z from 'zod';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
@@ -11,6 +12,11 @@ import type { ToolContext } from './context.js';
 
 /** src/code and its report shapes, loaded by the first call. */
 const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
+
+/** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed before. */
+function parseOptions(code: Awaited<ReturnType<typeof loadCode>>[0], ctx: ToolContext, path: string) {
+  return { document: path, store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined };
+}
 
 const syntaxErrorsShape = z
   .object({
@@ -54,8 +60,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     },
     async ({ file }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [{ listFunctions, requireLanguageForPath }, { functionListReport }] = await loadCode();
-      const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text), { document: source.path }));
+      const [code, { functionListReport }] = await loadCode();
+      const language = code.requireLanguageForPath(source.path, source.text);
+      const report = functionListReport(await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path)));
       return { text: JSON.stringify(report.names), structured: report };
     },
   );
@@ -89,8 +96,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
     },
     async ({ file, func }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [{ extractFunction, requireLanguageForPath }, { extractionReport }] = await loadCode();
-      const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path }));
+      const [code, { extractionReport }] = await loadCode();
+      const language = code.requireLanguageForPath(source.path, source.text);
+      const report = extractionReport(await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path)));
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
   );
