@@ -1,0 +1,16 @@
+/**
+ * Loaded before every test file (`node --test --import`): the files' own processes, and every
+ * CLI they spawn, keep their data (the code tools' definition store, indexes, run records) in a
+ * directory of this run instead of the user's ~/.local/share/faultline. A test that needs a data
+ * directory of its own still sets FAULTLINE_DATA_DIR, which comes first.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+if (!process.env.FAULTLINE_TEST_DATA_HOME) {
+  const home = mkdtempSync(join(tmpdir(), 'faultline-test-data-'));
+  process.env.FAULTLINE_TEST_DATA_HOME = home;
+  process.env.XDG_DATA_HOME = home;
+  process.on('exit', () => rmSync(home, { recursive: true, force: true }));
+}
