@@ -2,22 +2,23 @@
  * FIS recommendations benchmark: on the judged findings of test/fixtures/cloud/findings.ts, side
  * by side in one run,
  * - faultline's recommender (tokenized phrases, service detection, ranking);
- * - fis-recommender-mcp's matching at HEAD 9c6dceb as agent-chaos-anchors.md §4.3–4.4 describes
- *   it: every one of its five keywords that is a substring of the lower-cased JSON dump of the
- *   finding, in table order, no ranking — re-expressed here from that description.
+ * - fis-recommender-mcp's matching at HEAD 9c6dceb: every one of its five keywords that is a
+ *   substring of the lower-cased JSON dump of the finding, in table order, no ranking —
+ *   re-expressed here from that behaviour.
  * For each: top-1 and top-3 accuracy, duplicates per finding, and the share of recommended
  * actions whose template passes the catalog validator (fis-recommender's templates always use
- * target key Instances, resource type aws:ec2:instance and a `duration` parameter, §4.4 item 4;
+ * target key Instances, resource type aws:ec2:instance and a `duration` parameter;
  * ours use the action's own). Also the mean time per recommendation.
  *
  * Run: npx tsc -p . && node dist/bench/cloud.js
  */
 import { buildExperimentTemplate, recommendExperiments } from '../src/cloud/index.js';
 import { JUDGED_FINDINGS } from '../test/fixtures/cloud/findings.js';
+import { withOpenParametersSet } from '../test/fixtures/cloud/fis-sets.js';
 
 const TARGET = { roleArn: 'arn:aws:iam::123456789012:role/fis', stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:slo', tags: { app: 'x' } };
 
-/** fis-recommender's HEAD table (keyword, action, duration), §4.3. */
+/** fis-recommender's HEAD table (keyword, action, duration). */
 const SUBSTRING_TABLE: Array<[string, string, string]> = [
   ['network', 'aws:network:disrupt-connectivity', 'PT5M'],
   ['latency', 'aws:network:disrupt-connectivity', 'PT10M'],
@@ -80,9 +81,9 @@ function selectionFor(resourceType: string | null): Record<string, unknown> {
 const oursValidity = ours.flat().map((r) => r.parametersToSet.length === 0 && templateValid(() => buildExperimentTemplate(r, { ...TARGET, ...selectionFor(r.targetResourceType) })));
 // The rest name what they still need (a service account, an SSM document, API operations): with
 // those given (any well-formed value), every one must pass.
-const FILL: Record<string, string> = { kubernetesServiceAccount: 'fis-sa', documentArn: 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress', operations: 'DescribeInstances', availabilityZoneIdentifiers: 'use1-az1', region: 'us-west-2', processName: 'app', managedResourceTypes: 'ASG', availabilityZoneIdentifier: 'use1-az1', alarmArns: TARGET.stopConditionArn, alarmStates: 'ALARM', kubernetesApiVersion: 'chaos-mesh.org/v1alpha1', kubernetesKind: 'NetworkChaos', kubernetesNamespace: 'default', kubernetesSpec: '{}', documentParameters: '{}', port: '8080', trafficType: 'ingress', protocol: 'tcp' };
+const FILL: Record<string, string> = { kubernetesServiceAccount: 'fis-sa', documentArn: 'arn:aws:ssm:us-east-1::document/AWSFIS-Run-CPU-Stress', operations: 'DescribeInstances', availabilityZoneIdentifiers: 'use1-az1', region: 'us-west-2', processName: 'app', managedResourceTypes: 'ASG', availabilityZoneIdentifier: 'use1-az1', alarmArns: TARGET.stopConditionArn, alarmStates: 'ALARM', kubernetesApiVersion: 'chaos-mesh.org/v1alpha1', kubernetesKind: 'NetworkChaos', kubernetesNamespace: 'default', kubernetesSpec: '{}', documentParameters: '{}', port: '8080', trafficType: 'ingress', protocol: 'tcp', 'documentParameters.Port': '8080', 'documentParameters.ProcessName': 'app' };
 const oursFilled = ours.flat().map((r) =>
-  templateValid(() => buildExperimentTemplate({ ...r, parameters: { ...r.parameters, ...Object.fromEntries(r.parametersToSet.map((p) => [p, FILL[p] ?? 'x'])) } }, { ...TARGET, ...selectionFor(r.targetResourceType) })),
+  templateValid(() => buildExperimentTemplate({ ...r, parameters: withOpenParametersSet(r.parameters, r.parametersToSet, (p) => FILL[p] ?? 'x') }, { ...TARGET, ...selectionFor(r.targetResourceType) })),
 );
 started = performance.now();
 const theirs = JUDGED_FINDINGS.map((j) => substringRecommend(j.finding));

@@ -12,10 +12,10 @@
  * Run: npx tsc -p . && node dist/bench/proxy.js
  */
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startProxy, type FaultSpec, type RunningProxy } from '../src/proxy/index.js';
 import { connect, destroyAndWait, drained, echo, readBytes, readToEnd, startServer, type TestServer } from '../test/fixtures/proxy/net.js';
+import { bulkRate, roundTrips, sendBulk, startBarePipe } from './lib/net-paths.js';
 
 const MB = 1024 * 1024;
 const BULK_BYTES = Number(process.env['BENCH_PROXY_BYTES'] ?? 1024 * MB);
@@ -23,71 +23,9 @@ const CHUNK = randomBytes(64 * 1024);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 
-/** Writes `total` bytes of CHUNK repeated, with backpressure, then ends. */
-async function sendBulk(socket: net.Socket, total: number): Promise<void> {
-  for (let sent = 0; sent < total; sent += CHUNK.length) {
-    if (!socket.write(sent + CHUNK.length <= total ? CHUNK : CHUNK.subarray(0, total - sent))) await drained(socket);
-  }
-  socket.end();
-}
-
-/** A bare pipe proxy, the yardstick: net.createServer + pipe both ways, noDelay. */
-async function startBarePipe(targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer({ noDelay: true }, (client) => {
-    const upstream = net.connect({ port: targetPort, host: '127.0.0.1', noDelay: true });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-      s.once('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    async close() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      await Promise.all([...sockets].map(destroyAndWait));
-      await closed;
-    },
-  };
-}
-
 interface Path {
   name: string;
   port: number;
-}
-
-async function bulk(port: number): Promise<number> {
-  const client = await connect(port);
-  let bytes = 0;
-  const start = performance.now();
-  client.on('data', (d: Buffer) => (bytes += d.length));
-  client.write('go');
-  await new Promise((resolve) => client.once('end', resolve));
-  const seconds = (performance.now() - start) / 1000;
-  await destroyAndWait(client);
-  if (bytes !== BULK_BYTES) throw new Error(`received ${bytes} of ${BULK_BYTES} bytes`);
-  return bytes / seconds;
-}
-
-async function roundTrips(port: number): Promise<{ p50: number; p99: number }> {
-  const client = await connect(port);
-  const message = Buffer.alloc(64, 7);
-  const samples: number[] = [];
-  for (let i = 0; i < 22_000; i++) {
-    const start = performance.now();
-    client.write(message);
-    await readBytes(client, 64);
-    if (i >= 2000) samples.push(performance.now() - start);
-  }
-  await destroyAndWait(client);
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length * 0.5)]! * 1000, p99: samples[Math.floor(samples.length * 0.99)]! * 1000 };
 }
 
 async function overhead(): Promise<void> {
@@ -112,10 +50,10 @@ async function overhead(): Promise<void> {
 
   const best = new Map<string, number>();
   for (let round = 0; round < 3; round++) {
-    for (const path of bulkPaths) best.set(path.name, Math.max(best.get(path.name) ?? 0, await bulk(path.port)));
+    for (const path of bulkPaths) best.set(path.name, Math.max(best.get(path.name) ?? 0, await bulkRate(path.port, BULK_BYTES)));
   }
   const rtt = new Map<string, { p50: number; p99: number }>();
-  for (const path of rttPaths) rtt.set(path.name, await roundTrips(path.port));
+  for (const path of rttPaths) rtt.set(path.name, await roundTrips(path.port, 20_000, 2000));
 
   const pipe = bulkPaths[1]!.name;
   out(`## Overhead (bulk ${(BULK_BYTES / MB).toFixed(0)} MiB, best of 3; 20,000 round trips of 64 B)`);

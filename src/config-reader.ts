@@ -40,6 +40,29 @@ export function unknownKeysProblem(object: Record<string, unknown>, accepted: It
   return `${where}: unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')} (accepted: ${[...known].join(', ')})`;
 }
 
+/**
+ * Refuses FORBIDDEN_KEYS at any depth of a parsed value, naming the path (`finding.a[0]: field
+ * "constructor" is not accepted`): for what is read field by field further down (a fault config,
+ * a tool argument), before anything copies it. Iterative and bounded in depth, so a hostile
+ * nesting cannot overflow the stack.
+ */
+export function refuseForbiddenKeys(value: unknown, name: string, maxDepth = 64): void {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: name, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, path, depth } = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > maxDepth) throw new ToolInputError(`${name}: nested deeper than ${maxDepth} levels`);
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
+      continue;
+    }
+    for (const key of Object.keys(current)) {
+      if (FORBIDDEN_KEYS.has(key)) throw new ToolInputError(`${path}: field ${JSON.stringify(key)} is not accepted`);
+      pending.push({ value: (current as Record<string, unknown>)[key], path: `${path}.${key}`, depth: depth + 1 });
+    }
+  }
+}
+
 /** Throws a ToolInputError for keys outside `accepted` (see unknownKeysProblem). */
 export function refuseUnknownKeys(object: Record<string, unknown>, accepted: Iterable<string>, where: string): void {
   const problem = unknownKeysProblem(object, accepted, where);

@@ -42,12 +42,26 @@ export interface LlmConfig {
  * Tool families `--toolsets` / FAULTLINE_TOOLSETS choose from: every tool belongs to exactly one,
  * so a client that needs only some pays for only their part of tools/list.
  */
-export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud'] as const;
+export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment', 'fis-recommender'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
+/**
+ * Families offered only when named: another tool's names and shapes for what faultline's own
+ * tools already do (fis-recommender: fis-recommender-mcp's recommend_fis_experiments and
+ * create_fis_template), for its users to switch without rewriting a call. Offered by default they
+ * would show every client two tools for one job; `all` keeps meaning faultline's own families.
+ */
+export const OPT_IN_TOOLSETS: readonly Toolset[] = ['fis-recommender'];
+
+/** The families offered when --toolsets is not given, and what `all` means. */
+export const DEFAULT_TOOLSETS: readonly Toolset[] = TOOLSETS.filter((toolset) => !OPT_IN_TOOLSETS.includes(toolset));
+
+/** What may be dialled besides loopback (src/target-policy.ts): a TargetAllowance. */
 export interface ScenarioLimits {
-  /** Load only loopback and private addresses unless this is set. */
+  /** Every address and name but link-local and metadata ones (--allow-remote-targets). */
   allowRemoteTargets: boolean;
+  /** CIDR blocks, addresses and host names allowed besides loopback (--allow-targets). */
+  allowTargets?: readonly string[] | undefined;
   /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
   allowNonLoopbackBind?: boolean | undefined;
   maxDurationMs: number;
@@ -63,8 +77,10 @@ export interface Config {
   scenario: ScenarioLimits;
   /** Where the embedded vector store and other state live. */
   dataDir: string;
-  /** The tool families tools/list offers and tools/call accepts (default: all). */
+  /** The tool families tools/list offers and tools/call accepts (default: DEFAULT_TOOLSETS). */
   toolsets: Toolset[];
+  /** Inject faults even where the environment says production (--allow-production). */
+  allowProduction: boolean;
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -93,12 +109,14 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     },
     scenario: {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
+      allowTargets: [...(partial.scenario?.allowTargets ?? [])],
       allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
     dataDir: partial.dataDir ?? defaultDataDir(),
-    toolsets: partial.toolsets ?? [...TOOLSETS],
+    toolsets: partial.toolsets ?? [...DEFAULT_TOOLSETS],
+    allowProduction: partial.allowProduction ?? false,
   };
 }
 

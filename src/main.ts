@@ -28,6 +28,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['toolcall', 'mcp-chaos'], load: async () => (await import('./commands/toolcall.js')).registerToolcallCommand },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
   { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
+  { names: ['experiment'], load: async () => (await import('./commands/experiment.js')).registerExperimentCommand },
 ];
 
 /** Builds the program with every command registered (help, tests). */
@@ -66,7 +67,7 @@ Examples:
 Environment: FAULT_LOG_FILE, FAULT_LOG_LEVEL, FAULT_AGENT_CLIENT, FAULT_AGENT_PROMPT_REASONING_MODEL,
 FAULT_AGENT_EMBED_MODEL, FAULT_AGENT_EMBED_MODEL_DIMENSION, FAULT_LLM_BASE_URL, OPENAI_API_KEY,
 OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST, QDRANT_URL, QDRANT_API_KEY, FAULTLINE_DATA_DIR,
-FAULTLINE_TOKEN, FAULTLINE_ALLOW_REMOTE_TARGETS, FAULTLINE_ADMIN_TOKEN, FAULTLINE_ADMIN_URL,
+FAULTLINE_TOKEN, FAULTLINE_ALLOW_TARGETS, FAULTLINE_ALLOW_REMOTE_TARGETS, FAULTLINE_ADMIN_TOKEN, FAULTLINE_ADMIN_URL,
 FAULTLINE_ALLOW_PRODUCTION.
 Run 'faultline <command> --help' for a command's flags.`,
   );

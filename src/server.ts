@@ -29,6 +29,8 @@ const INSTRUCTIONS = `faultline: chaos-engineering and code-analysis tools.
 
 export interface FaultlineServer {
   mcp: McpServer;
+  /** Whether this connection holds resources across calls (held proxies). */
+  holdsResources(): boolean;
   /** The tools registered so far (a family registers on its first call; see above). */
   tools: ToolRegistry;
   access: FileAccess;
@@ -47,10 +49,11 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new OnFirstUseValidator() },
   );
   const access = new FileAccess(config.roots);
-  const tools = new ToolRegistry(mcp, log, config.toolsets);
+  const tools = new ToolRegistry(mcp, log, config.toolsets, { allowProduction: config.allowProduction });
   // Work tools hold across calls (held proxies) stops when the client connection closes.
   const closers: Array<() => Promise<void> | void> = [];
-  const ctx: ToolContext = { config, access, log, onClose: (close) => closers.push(close) };
+  const holders: Array<() => boolean> = [];
+  const ctx: ToolContext = { config, access, log, onClose: (close) => closers.push(close), onHold: (holds) => holders.push(holds) };
   mcp.server.onclose = () => {
     for (const close of closers) void Promise.resolve().then(close).catch((error: unknown) => log.warn('on close: %s', messageOf(error)));
   };
@@ -62,7 +65,7 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     tools.serveToolList(builtLive(tools, ctx, log));
   }
   followClientRoots(mcp, tools, access, log);
-  return { mcp, tools, access };
+  return { mcp, tools, access, holdsResources: () => holders.some((holds) => holds()) };
 }
 
 /**

@@ -10,7 +10,8 @@ function run(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     input: '',
-    timeout: 20_000,
+    // A bound for a hang only: a loaded machine can take seconds to start a process.
+    timeout: 60_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -89,15 +89,33 @@ describe('fis', () => {
     assert.ok(!roleOnly.notes.some((n) => /roleArn is a placeholder/.test(n)));
   });
 
-  test('refusals: no bandwidth or jitter action, a normal spread, a fault shorter than FIS allows, a request-side fault, proxies', async () => {
+  test('refusals: no bandwidth or jitter action, a normal spread asked for, a fault longer than FIS runs, a request-side fault, proxies', async () => {
     await refusedExport('fis', 'bandwidth', { duration: '5m' }, /^fault: cannot export to fis: FIS has no bandwidth-limiting action/);
     await refusedExport('fis', 'jitter', { duration: '5m' }, /^fault: cannot export to fis: .*no equivalent/);
-    await refusedExport('fis', 'latency', { duration: '5m', deviation: 10 }, /^distribution: cannot export to fis: a normal spread of 10 ms/);
-    await refusedExport('fis', 'latency', { duration: '10s' }, /cannot export to fis: .*duration: PT10S is below PT1M/);
+    await refusedExport('fis', 'latency', { duration: '5m', deviation: 10, distribution: 'normal' }, /^distribution: cannot export to fis: a normal spread of 10 ms/);
+    await refusedExport('fis', 'latency', { duration: '13h' }, /^duration: cannot export to fis: duration PT13H is above PT12H/);
+    await refusedExport('fis', 'latency', { duration: '14h', fault_duration: '13h' }, /^fault_duration: cannot export to fis: duration PT13H is above PT12H/);
     await refusedExport('fis', 'latency', { duration: '5m', direction: 'egress' }, /^direction: cannot export to fis: the fault acts on the requests/);
     await refusedExport('fis', 'latency', { duration: '5m', latency: 12.5 }, /^latency: cannot export to fis: 12.5 ms is not a whole number/);
     await refusedExport('fis', 'latency', { duration: '5m', proxies: ['0=127.0.0.1:5432'] }, /^proxies: cannot export to fis/);
     await refusedExport('fis', 'latency', { duration: '5m' }, /target_config\.stopConditionArn: required/, { targetConfig: { roleArn: TARGET.roleArn, stopConditionArn: undefined } });
+  });
+
+  test('the scenario defaults export (10 s fault): the short duration is a note naming the argument, not a refusal', async () => {
+    for (const fault of ['latency', 'packet_loss', 'blackhole'] as const) {
+      const result = await exported('fis', fault, {}, { targetConfig: TARGET });
+      const template = JSON.parse(result.document);
+      assert.equal(template.actions.fault.parameters.duration, 'PT10S');
+      assert.ok(result.notes.some((n) => /^duration: duration PT10S is below PT1M, the minimum of most FIS actions; .*own minimum is not in our reference/.test(n)), result.notes.join('\n'));
+    }
+    const waited = await exported('fis', 'latency', { fault_start: '20%' }, { targetConfig: TARGET });
+    assert.ok(waited.notes.some((n) => /^fault_start: duration PT2S is below PT1M/.test(n)), waited.notes.join('\n'));
+  });
+
+  test('a spread left at its default takes the engine\'s uniform jitter, with a note', async () => {
+    const result = await exported('fis', 'latency', { duration: '5m', latency: 200, deviation: 20 }, { targetConfig: TARGET });
+    assert.equal(JSON.parse(result.document).actions.fault.parameters.jitterMilliseconds, '20');
+    assert.ok(result.notes.some((n) => /^distribution was not given: the deviation is exported as the engine's uniform spread/.test(n)), result.notes.join('\n'));
   });
 });
 
@@ -128,8 +146,16 @@ describe('chaos-mesh', () => {
     assert.equal(partition.spec.action, 'partition');
   });
 
-  test('refusals: per-connection bandwidth, jitter, gilbert-elliott loss, a bad selector', async () => {
-    await refusedExport('chaos-mesh', 'bandwidth', { rate: 64, unit: 'kbps' }, /^bandwidth_scope: cannot export to chaos-mesh: .*use bandwidth_scope shared/);
+  test('bandwidth with its scope left out is Chaos Mesh\'s one cap on the pods, with a note; rtt is a note', async () => {
+    const result = await exported('chaos-mesh', 'bandwidth', { rate: 64, unit: 'kbps' });
+    assert.equal(parseYaml(result.document).spec.bandwidth.rate, '64000bps');
+    assert.ok(result.notes.some((n) => /^bandwidth_scope was not given: the cap is exported as Chaos Mesh's/.test(n)), result.notes.join('\n'));
+    const loss = await exported('chaos-mesh', 'packet_loss', { rtt: 40 });
+    assert.ok(loss.notes.some((n) => /^rtt shapes only faultline's simulated recovery/.test(n)), loss.notes.join('\n'));
+  });
+
+  test('refusals: per-connection bandwidth asked for, jitter, gilbert-elliott loss, a bad selector', async () => {
+    await refusedExport('chaos-mesh', 'bandwidth', { rate: 64, unit: 'kbps', bandwidth_scope: 'connection' }, /^bandwidth_scope: cannot export to chaos-mesh: .*use bandwidth_scope shared, or leave it out/);
     await refusedExport('chaos-mesh', 'jitter', {}, /^fault: cannot export to chaos-mesh/);
     await refusedExport('chaos-mesh', 'packet_loss', { model: 'gilbert_elliott' }, /^model: cannot export to chaos-mesh/);
     await refusedExport('chaos-mesh', 'latency', {}, /^selector\[0\]: "app checkout" is not a label selector/, { selector: ['app checkout'] });
@@ -171,4 +197,24 @@ describe('k6', () => {
     writeFileSync(file, 'export const options = {;\n');
     await assert.rejects(promisify(execFile)(process.execPath, ['--check', file]));
   });
+});
+
+describe('every engine × fault with the scenario defaults', () => {
+  // What no engine has: FIS has no bandwidth action, and faultline's jitter (one delay redrawn a
+  // few times a second) is no network engine's jitter. Everything else exports as it stands.
+  const REFUSED = new Set(['fis bandwidth', 'fis jitter', 'chaos-mesh jitter']);
+  for (const to of ['fis', 'chaos-mesh', 'k6'] as const) {
+    for (const fault of ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const) {
+      test(`${to} ${fault}: ${REFUSED.has(`${to} ${fault}`) ? 'refused, naming fault' : 'exported'}`, async () => {
+        if (REFUSED.has(`${to} ${fault}`)) {
+          await refusedExport(to, fault, {}, new RegExp(`^fault: cannot export to ${to}: `));
+          return;
+        }
+        const result = await exported(to, fault, {});
+        assert.ok(result.document.length > 0);
+        if (to === 'fis') assert.ok(JSON.parse(result.document).actions.fault);
+        if (to === 'chaos-mesh') assert.equal(parseYaml(result.document).kind, 'NetworkChaos');
+      });
+    }
+  }
 });

@@ -141,6 +141,22 @@ describe('wrong inputs are refused naming the field', () => {
     assert.equal(ebs.template.actions['pause-volume-io']!.parameters!.duration, 'PT30S');
     refused({ action: 'aws:ec2:send-spot-instance-interruptions', parameters: { durationBeforeInterruption: 'PT1M' } }, target, /durationBeforeInterruption: PT1M is below PT2M/);
     refused({ action: 'aws:directconnect:virtual-interface-disconnect', duration: 'PT5M' }, target, /duration: PT5M is below PT10M/);
+    refused({ action: 'aws:fis:inject-api-throttle-error', duration: 'PT30S', parameters: { service: 'ec2', percentage: '10', operations: 'DescribeInstances' } }, target, /duration: PT30S is below PT1M, the least aws:fis:inject-api-throttle-error accepts/);
+  });
+
+  test('below the general 1-minute rule on an action whose own minimum is unknown: kept, with a warning naming the field', () => {
+    const short = buildExperimentTemplate(latency('PT10S'), target);
+    assert.equal(short.template.actions['task-network-latency']!.parameters!.duration, 'PT10S');
+    assert.ok(short.warnings.some((w) => /^recommendation\.parameters\.duration: PT10S is below PT1M, the minimum of most FIS actions; aws:ecs:task-network-latency's own minimum is not in our reference/.test(w)), short.warnings.join('\n'));
+    assert.ok(!buildExperimentTemplate(latency('PT5M'), target).warnings.some((w) => /minimum/.test(w)), 'no warning within the rule');
+  });
+
+  test('a duration on an action that acts once is left out with a warning; stop-instances takes it as its stop length', () => {
+    const reboot = buildExperimentTemplate({ action: 'aws:ec2:reboot-instances', duration: 'PT2M' }, target);
+    assert.equal(reboot.template.actions['reboot-instances']!.parameters, undefined);
+    assert.ok(reboot.warnings.some((w) => /^recommendation: duration PT2M is left out: aws:ec2:reboot-instances acts once and takes no duration/.test(w)), reboot.warnings.join('\n'));
+    const stop = buildExperimentTemplate({ action: 'aws:ec2:stop-instances', duration: 'PT3M' }, target);
+    assert.deepEqual(stop.template.actions['stop-instances']!.parameters, { startInstancesAfterDuration: 'PT3M' });
   });
 
   test('selectionMode: ALL, COUNT(n≥1), PERCENT(1–100)', () => {
@@ -171,13 +187,12 @@ describe('wrong inputs are refused naming the field', () => {
     assert.deepEqual(rds.template.actions['reboot-db-instances']!.targets, { DBInstances: 'rds-db-1' });
   });
 
-  test('unknown and missing parameters, durations on actions that take none', () => {
+  test('unknown and missing parameters', () => {
     refused({ action: 'aws:ecs:task-network-latency', duration: 'PT5M', parameters: { latencyMs: '100' } }, target, /^recommendation\.parameters\.latencyMs: aws:ecs:task-network-latency has no parameter "latencyMs"; it accepts duration, delayMilliseconds/);
     refused({ action: 'aws:ssm:send-command', duration: 'PT5M' }, target, /^recommendation\.parameters\.documentArn: aws:ssm:send-command requires documentArn/);
     refused({ action: 'aws:eks:pod-delete' }, target, /^recommendation\.parameters\.kubernetesServiceAccount: aws:eks:pod-delete requires kubernetesServiceAccount/);
     refused({ action: 'aws:network:disrupt-connectivity', duration: 'PT5M' }, target, /^recommendation\.parameters\.scope: aws:network:disrupt-connectivity requires scope/);
     refused({ action: 'aws:network:disrupt-connectivity', duration: 'PT5M', parameters: { scope: 'prefix-list' } }, target, /prefixListIdentifier: required when scope is prefix-list/);
-    refused({ action: 'aws:ec2:reboot-instances', duration: 'PT2M' }, target, /^recommendation\.duration: aws:ec2:reboot-instances takes no duration/);
     refused({ action: 'aws:ecs:task-network-packet-loss', duration: 'PT5M', parameters: { lossPercent: '140' } }, target, /lossPercent: .*140/);
     refused({ action: 'aws:lambda:invocation-error', duration: 'PT5M', parameters: { preventExecution: 'yes' } }, target, /preventExecution: "yes" is not true or false/);
     refused({ action: 'aws:fis:inject-api-throttle-error', duration: 'PT5M', parameters: { service: 's3', percentage: '10', operations: 'PutObject' } }, target, /service: "s3" is not one of ec2, kinesis/);

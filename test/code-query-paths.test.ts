@@ -1,11 +1,11 @@
 /**
  * The definitions queries name some definitions by a path (`#set! name "left:identifier"`) rather
- * than by constraining two fields of one node, which tree-sitter compiles far faster. The answer
- * must be exactly what the original two-field patterns gave: the original queries are kept in
- * test/fixtures/code-whole-queries/<grammar dir>.scm and both are run over every fixture of the
- * languages they serve, real files from node_modules, and a snippet made of the cases the paths
- * decide (every kind of left-hand side, fields with and without a function or object value,
- * declarators of every shape).
+ * than by constraining two fields of one node, which tree-sitter compiles far faster (how much:
+ * bench/checks/code.ts, code.query-paths-compile). The answer must be exactly what the original
+ * two-field patterns gave: the original queries are kept in test/fixtures/code-whole-queries/
+ * <grammar dir>.scm and both are run over every fixture of the languages they serve, real files
+ * from node_modules, and a snippet made of the cases the paths decide (every kind of left-hand
+ * side, fields with and without a function or object value, declarators of every shape).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -159,31 +159,6 @@ for (const info of languagesWithWholeQuery) {
     }
   });
 }
-
-test('the queries with paths compile faster than the whole queries they replace (TypeScript, C++)', async (t) => {
-  const best = { paths: 0, whole: 0 };
-  for (const name of ['typescript', 'cpp']) {
-    const info = supportedLanguages().find((language) => language.name === name)!;
-    const grammar = await loadGrammar(info);
-    const texts = {
-      paths: readFileSync(join(root, 'grammars', info.grammarDir, 'definitions.scm'), 'utf8'),
-      whole: readFileSync(join(wholeQueries, `${info.grammarDir}.scm`), 'utf8'),
-    };
-    // Best of several, interleaved, so load on the machine affects both alike (measured ~3x apart).
-    const fastest = { paths: Infinity, whole: Infinity };
-    for (let round = 0; round < 9; round += 1) {
-      for (const kind of ['paths', 'whole'] as const) {
-        const started = performance.now();
-        new Query(grammar.language, texts[kind]).delete();
-        fastest[kind] = Math.min(fastest[kind], performance.now() - started);
-      }
-    }
-    t.diagnostic(`${name}: paths ${fastest.paths.toFixed(1)} ms, whole ${fastest.whole.toFixed(1)} ms`);
-    best.paths += fastest.paths;
-    best.whole += fastest.whole;
-  }
-  assert.ok(best.paths < best.whole * 0.75, `paths ${best.paths.toFixed(1)} ms vs whole ${best.whole.toFixed(1)} ms`);
-});
 
 test('several declarators on one line: each bound function is listed, prototypes and plain values are not', async () => {
   const { listDefinitions } = await import('../src/code/index.js');

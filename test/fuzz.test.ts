@@ -1,8 +1,10 @@
 /**
  * 1,000 tool calls with random and malformed arguments (seeded, so a failure replays) against the
- * built server over stdio. The server must answer every call, stay up, and log no unhandled
- * rejection or uncaught exception. File tools are confined to an empty temporary root so the
- * fuzz never reads or indexes anything real.
+ * built server over stdio: empty and numeric strings for any argument, structured arguments as
+ * objects, as JSON text or as garbage, and `__proto__` / `constructor` / `prototype` keys at the
+ * top and inside. The server must answer every call, stay up, refuse every forbidden key naming
+ * it, and log no unhandled rejection or uncaught exception. File tools are confined to an empty
+ * temporary root so the fuzz never reads or indexes anything real.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +65,16 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
       '{"json": true}',
       '0=127.0.0.1:1',
       '99999=nowhere',
+      '3',
+      ' 7 ',
+      '-1',
+      '1e3',
+      '0x10',
+      'Infinity',
+      'NaN',
+      '{"type": "error", "statusCode": 500}',
+      '[{"type": "error"}]',
+      'seed: 3\nfaults: []',
     ];
     const values: Array<() => unknown> = [
       () => pick(strings),
@@ -78,15 +90,40 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
       () => ({}),
       () => ({ nested: { deeper: [1, 2, 3] } }),
     ];
-    const argumentsFor = (tool: (typeof tools)[number]): unknown => {
+    type Property = { type?: string; properties?: Record<string, Property>; items?: Property };
+    const FORBIDDEN = ['__proto__', 'constructor', 'prototype'];
+    /** An own forbidden key, as parsed JSON has it (an object literal would set the prototype). */
+    const withForbidden = (object: Record<string, unknown>): Record<string, unknown> => {
+      const key = pick(FORBIDDEN);
+      return { ...object, ...(JSON.parse(`{"${key}": {"polluted": true}}`) as Record<string, unknown>) };
+    };
+    /** A structured argument: its declared properties filled at random, sometimes with a forbidden key. */
+    const objectFor = (schema: Property): Record<string, unknown> => {
+      const object: Record<string, unknown> = {};
+      for (const name of Object.keys(schema.properties ?? {})) if (random() < 0.7) object[name] = pick(values)();
+      return random() < 0.1 ? withForbidden(object) : object;
+    };
+    const valueFor = (schema: Property | undefined): unknown => {
+      const structured = schema?.type === 'object' ? schema : schema?.type === 'array' && schema.items?.type === 'object' ? schema.items : undefined;
+      if (!structured || random() < 0.3) return pick(values)();
+      const object = objectFor(structured);
+      const value = schema!.type === 'array' ? [object, ...(random() < 0.3 ? [objectFor(structured)] : [])] : object;
+      // The same value as JSON text, as older clients send it.
+      return random() < 0.4 ? JSON.stringify(value) : value;
+    };
+    const argumentsFor = (tool: (typeof tools)[number]): { args: unknown; forbidden?: string } => {
       const roll = random();
-      if (roll < 0.05) return pick([null, 'text', 42, [1, 2]]);
-      if (roll < 0.1) return {};
-      const names = Object.keys(tool.inputSchema.properties ?? {});
-      const args: Record<string, unknown> = {};
-      for (const name of names) if (random() < 0.8) args[name] = pick(values)();
+      if (roll < 0.05) return { args: pick([null, 'text', 42, [1, 2]]) };
+      if (roll < 0.1) return { args: {} };
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, Property>;
+      let args: Record<string, unknown> = {};
+      for (const [name, schema] of Object.entries(properties)) if (random() < 0.8) args[name] = valueFor(schema);
       if (random() < 0.2) args[`unexpected_${Math.floor(random() * 10)}`] = pick(values)();
-      return args;
+      if (random() < 0.05) {
+        args = withForbidden(args);
+        return { args, forbidden: Object.keys(args).find((key) => FORBIDDEN.includes(key))! };
+      }
+      return { args };
     };
 
     let answered = 0;
@@ -96,9 +133,15 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
         next += 1;
         const unknown = random() < 0.05;
         const tool = pick(tools);
-        const params = unknown ? { name: `fault_${pick(strings)}`, arguments: {} } : { name: tool.name, arguments: argumentsFor(tool) };
+        const generated = unknown ? { args: {} } : argumentsFor(tool);
+        const params = unknown ? { name: `fault_${pick(strings)}`, arguments: {} } : { name: tool.name, arguments: generated.args };
         const response = await server.request('tools/call', params, 60_000);
         assert.ok(response.result !== undefined || response.error !== undefined, JSON.stringify(response).slice(0, 300));
+        if (generated.forbidden !== undefined) {
+          const result = response.result as { isError?: boolean; content?: Array<{ text?: string }> } | undefined;
+          assert.equal(result?.isError, true, `${tool.name} accepted ${generated.forbidden}`);
+          assert.match(result?.content?.[0]?.text ?? '', new RegExp(`^${generated.forbidden}: not accepted as an argument name`));
+        }
         answered += 1;
       }
     };

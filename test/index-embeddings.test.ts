@@ -14,7 +14,7 @@ import { HashedEmbedder } from '../src/search/hashed-embedder.js';
 import { startFakeLlm } from './helpers/fake-llm.js';
 import { scratchTree } from './helpers/index-tree.js';
 
-const llm = (overrides: Partial<LlmConfig>) => makeConfig({ llm: { timeoutMs: 10_000, ...overrides } }).llm;
+const llm = (overrides: Partial<LlmConfig>) => makeConfig({ llm: { timeoutMs: 30_000, ...overrides } }).llm;
 
 test('OpenAI-compatible embeddings: batches, model, dimension and a search that finds the chunk', async (t) => {
   const fake = await startFakeLlm({ embedDim: 8 });

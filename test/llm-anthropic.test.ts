@@ -32,7 +32,7 @@ describe('anthropic provider over the real SDK', () => {
     fake.requests.length = 0;
   });
 
-  function provider(timeoutMs = 5_000): LlmProvider {
+  function provider(timeoutMs = 30_000): LlmProvider {
     const choice = createProvider(
       { client: 'anthropic', promptModel: 'claude-test', timeoutMs },
       { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl },
@@ -43,7 +43,7 @@ describe('anthropic provider over the real SDK', () => {
   }
 
   test('ANTHROPIC_API_KEY alone picks anthropic; the key and version headers are sent', async () => {
-    const choice = createProvider({ timeoutMs: 10_000 }, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
+    const choice = createProvider({ timeoutMs: 30_000 }, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
     assert.ok(choice.ok);
     assert.equal(choice.provider.info.client, 'anthropic');
     assert.equal(choice.provider.info.endpoint, fake.anthropicBaseUrl);
@@ -147,7 +147,7 @@ describe('OPENAI_BASE_URL', () => {
     const other = await startFakeLlm();
     try {
       // Alone, it picks the openai client (a self-hosted server needing no key).
-      const alone = createProvider({ timeoutMs: 5_000 }, { OPENAI_BASE_URL: fake.openaiBaseUrl });
+      const alone = createProvider({ timeoutMs: 30_000 }, { OPENAI_BASE_URL: fake.openaiBaseUrl });
       assert.ok(alone.ok);
       assert.equal(alone.provider.info.client, 'openai');
       assert.equal(alone.provider.info.endpoint, fake.openaiBaseUrl);
@@ -155,7 +155,7 @@ describe('OPENAI_BASE_URL', () => {
       assert.equal(await alone.provider.text(MESSAGES), 'from the compatible server');
       assert.equal(fake.chatRequests().length, 1);
 
-      const both = createProvider({ baseUrl: other.openaiBaseUrl, timeoutMs: 5_000 }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseUrl });
+      const both = createProvider({ baseUrl: other.openaiBaseUrl, timeoutMs: 30_000 }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseUrl });
       assert.ok(both.ok);
       assert.equal(both.provider.info.endpoint, other.openaiBaseUrl);
 

@@ -41,7 +41,7 @@ describe('unusable LLM replies', () => {
   let provider: LlmProvider;
   before(async () => {
     fake = await startFakeLlm();
-    const choice = createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 10_000 }, {}, { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } });
+    const choice = createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 }, {}, { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } });
     assert.ok(choice.ok);
     provider = choice.provider;
   });
@@ -135,10 +135,10 @@ describe('a 2xx that is not a JSON reply, on every provider', () => {
 
   const retry = { retries: 2, baseDelayMs: 5, maxDelayMs: 10 };
   const providers: Record<string, () => LlmProvider> = {
-    openai: () => pick(createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 10_000 }, {}, { retry })),
-    ollama: () => pick(createProvider({ client: 'ollama', baseUrl: fake.ollamaHost, timeoutMs: 10_000 }, {}, { retry })),
+    openai: () => pick(createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 }, {}, { retry })),
+    ollama: () => pick(createProvider({ client: 'ollama', baseUrl: fake.ollamaHost, timeoutMs: 30_000 }, {}, { retry })),
     anthropic: () =>
-      pick(createProvider({ client: 'anthropic', timeoutMs: 10_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl }, { retry })),
+      pick(createProvider({ client: 'anthropic', timeoutMs: 30_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl }, { retry })),
   };
   const bodies: Record<string, { rawBody: string; headers?: Record<string, string>; message: RegExp }> = {
     'an empty body': { rawBody: '', message: /HTTP 200 with an empty body/ },

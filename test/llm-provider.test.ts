@@ -25,7 +25,7 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(fake.pendingChat(), 0, 'the previous test consumed its script');
     });
 
-    function provider(timeoutMs = 2_000, embedDim?: number): LlmProvider {
+    function provider(timeoutMs = 30_000, embedDim?: number): LlmProvider {
       const choice = createProvider(
         {
           client: api,
@@ -110,7 +110,7 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test("a 429's Retry-After is carried on the error, so the backoff honours it", async () => {
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 2_000 },
+        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 30_000 },
         { OPENAI_API_KEY: 'sk-test' },
         { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
       );
@@ -126,7 +126,7 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('an error page (HTML, or an error object from a proxy) is named in the message, and nothing reaches stdout', async () => {
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 2_000 },
+        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 30_000 },
         { OPENAI_API_KEY: 'sk-test' },
         { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
       );
@@ -242,7 +242,7 @@ test('an unreachable endpoint fails quickly with a network error naming it', asy
   const fake = await startFakeLlm();
   const baseUrl = fake.openaiBaseUrl;
   await fake.close();
-  const choice = createProvider({ client: 'openai', baseUrl, timeoutMs: 5_000 }, {}, { retry: FAST_RETRY });
+  const choice = createProvider({ client: 'openai', baseUrl, timeoutMs: 30_000 }, {}, { retry: FAST_RETRY });
   assert.ok(choice.ok);
   await assert.rejects(choice.provider.text(MESSAGES), (error: unknown) => {
     assert.ok(error instanceof LlmError);

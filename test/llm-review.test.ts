@@ -47,7 +47,7 @@ for (const api of ['openai', 'ollama'] as const) {
     before(async () => {
       fake = await startFakeLlm();
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: `${api}-model`, timeoutMs: 5_000 },
+        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: `${api}-model`, timeoutMs: 30_000 },
         {},
         { retry: { retries: 1, baseDelayMs: 5, maxDelayMs: 10 } },
       );

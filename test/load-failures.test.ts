@@ -38,8 +38,10 @@ describe('error classes', () => {
     assert.ok(result.sendLag!.max >= 150, `send lag max ${result.sendLag!.max}`);
     assert.equal(result.serviceTime!.count, 50 - result.notSent);
     assert.equal((result.errorDetails['timed out waiting for a free connection'] ?? 0) + result.errorDetails['timed out waiting for the response']!, 50);
-    // The run ends about one timeout after the last request was due, not later.
-    assert.ok(elapsed < 1000 + 300 + 500, `run took ${elapsed} ms`);
+    // The run ends one timeout after the last request was due: not before, and not waiting on
+    // the server (which never answers). How soon after is bench/checks/load.ts's (load.run-ends).
+    assert.ok(elapsed >= 1000 - 20 + 300, `run took ${elapsed} ms`);
+    assert.ok(elapsed < 10_000, `run took ${elapsed} ms`);
     assert.ok(result.seconds.every((bucket) => bucket.errors === bucket.requests && bucket.p50Ms === 300));
   });
 
@@ -47,14 +49,18 @@ describe('error classes', () => {
     let n = 0;
     const target = await server((_request, response, self) => {
       if (n++ % 2 === 0) response.end('fast');
-      else self.later(1000, () => response.end('slow'));
+      else self.later(60_000, () => response.end('slow'));
     });
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 10, durationMs: 500, timeoutMs: 200 });
+    // A timeout the fast answers cannot reach however busy the machine; the slow never answer in time.
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 10, durationMs: 500, timeoutMs: 3000 });
     assert.equal(result.errorsByClass.timeout, 5);
     assert.equal(result.statusCodes['200'], 5);
     const timedOut = result.samples.latencyMs.filter((_ms, i) => result.samples.errorClass[i] !== 0);
-    assert.deepEqual([...timedOut], [200, 200, 200, 200, 200]);
-    assert.ok(result.latency!.p25 < 100, `fast requests' p25 ${result.latency!.p25}`);
+    assert.deepEqual([...timedOut], [3000, 3000, 3000, 3000, 3000]);
+    // The answered ones keep their own latency, under the timeout's.
+    const answered = result.samples.latencyMs.filter((_ms, i) => result.samples.errorClass[i] === 0);
+    assert.equal(answered.length, 5);
+    assert.ok(answered.every((ms) => ms < 3000), `answered in ${[...answered].join(', ')} ms`);
   });
 
   test('refused', async () => {
@@ -91,8 +97,8 @@ describe('error classes', () => {
 });
 
 describe('cancellation and cleanup', () => {
-  test('an abort mid-run rejects within a fraction of a second and frees every socket and timer', async () => {
-    const target = await server((_request, response, self) => self.later(2000, () => response.end('late')));
+  test('an abort mid-run rejects long before the run or its requests would end, and frees every socket and timer', async () => {
+    const target = await server((_request, response, self) => self.later(30_000, () => response.end('late')));
     const before = await heldResources(servers);
     const controller = new AbortController();
     const run = runOpenLoop({
@@ -100,7 +106,7 @@ describe('cancellation and cleanup', () => {
       ratePerSecond: 200,
       connections: 20,
       durationMs: 10_000,
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
       signal: controller.signal,
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -108,8 +114,9 @@ describe('cancellation and cleanup', () => {
     const abortedAt = performance.now();
     controller.abort();
     await assert.rejects(run, CancelledError);
+    // Long before the 10 s run, a 30 s answer or a 20 s timeout (within 500 ms: bench/checks/load.ts, load.run-ends).
     const took = performance.now() - abortedAt;
-    assert.ok(took < 500, `rejected ${took} ms after the abort`);
+    assert.ok(took < 5000, `rejected ${took} ms after the abort`);
     assert.deepEqual(await heldResources(servers), before);
   });
 
@@ -170,9 +177,9 @@ describe('https', () => {
 });
 
 describe('capacity (closed loop)', () => {
-  test('localOnly: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
+  test('targets: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
     const target = await server();
-    const result = await runCapacity({ url: `http://localhost:${target.port}/`, localOnly: true, connections: 1, durationMs: 300, timeoutMs: 1000 });
+    const result = await runCapacity({ url: `http://localhost:${target.port}/`, targets: { allowRemoteTargets: false }, connections: 1, durationMs: 300, timeoutMs: 1000 });
     assert.ok(result.responses > 0);
     assert.equal(result.errors, 0);
     assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
@@ -200,11 +207,12 @@ describe('capacity (closed loop)', () => {
       timeoutMs: 2000,
     });
     assert.deepEqual(await heldResources(servers), before);
-    // 4 connections × 1 / ~21 ms ≈ 190 req/s at most.
-    assert.ok(result.requestsPerSecond > 100 && result.requestsPerSecond <= 200, `${result.requestsPerSecond} req/s`);
+    // 4 connections × 1 / 20 ms = 200 req/s at most, however fast the machine (how close it comes
+    // is bench/checks/load.ts's, load.capacity-little).
+    assert.ok(result.requestsPerSecond > 0 && result.requestsPerSecond <= 200, `${result.requestsPerSecond} req/s`);
     assert.equal(result.statusCodes['200'], result.responses);
     assert.ok(Math.abs(result.requestsPerSecond * (result.elapsedMs / 1000) - result.responses) < 1e-6);
-    assert.ok(result.latencyWholeMs.p50 >= 20 && result.latencyWholeMs.p50 < 60, `p50 ${result.latencyWholeMs.p50}`);
+    assert.ok(result.latencyWholeMs.p50 >= 19, `p50 ${result.latencyWholeMs.p50}`);
     assert.equal(target.arrivals[0]!.headers.host, 'service.test');
     assert.equal(result.errors, 0);
   });
@@ -222,7 +230,7 @@ describe('capacity (closed loop)', () => {
     assert.ok(result.latencyWholeMs.p50 >= 20, `p50 ${result.latencyWholeMs.p50} ms`);
   });
 
-  test('5xx count as errors; an abort stops the run within a fraction of a second, leaving nothing behind', async () => {
+  test('5xx count as errors; an abort stops the run long before it would end, leaving nothing behind', async () => {
     const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));
     const before = await heldResources(servers);
     const controller = new AbortController();
@@ -230,7 +238,8 @@ describe('capacity (closed loop)', () => {
     setTimeout(() => controller.abort(), 300);
     const started = performance.now();
     await assert.rejects(run, CancelledError);
-    assert.ok(performance.now() - started < 1000);
+    // Long before the 10 s run would end (within 1 s: bench/checks/load.ts, load.run-ends).
+    assert.ok(performance.now() - started < 5000);
     assert.deepEqual(await heldResources(servers), before);
 
     const result = await runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 300, timeoutMs: 2000 });

@@ -1,39 +1,43 @@
 /**
  * The generator thread (src/load/generator-thread.ts): open-loop runs happen on a thread of their
- * own, so a busy caller's thread (the in-process proxy, an MCP server) does not make requests
- * late; progress is shared memory; and a run that crosses the caller's thread still holds back
- * connections while that thread is saturated (thread-load.ts). Ratios and counts, no absolute times.
+ * own, so a busy caller's thread (the in-process proxy, an MCP server) does not hold requests
+ * back; progress is shared memory; and a run that crosses the caller's thread still holds back
+ * connections while that thread is saturated (thread-load.ts). Counts and order only: how much
+ * later a busy caller thread makes requests, and how few connections a watching run opens, are
+ * held by bench/checks/load.ts (load.generator-thread-lag, load.growth-when-busy).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CancelledError } from '../src/errors.js';
-import { LiveCounters, MAX_CONNECTING, runOpenLoop } from '../src/load/index.js';
+import { LiveCounters, runOpenLoop } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { serverPool } from './fixtures/load/servers.js';
-import { busyInSlices, busyShare } from './helpers/busy-loop.js';
+import { busyInSlices } from './helpers/busy-loop.js';
 
 const { server } = serverPool();
 
-test('a busy caller thread makes requests late on its own thread, not on the generator thread', async () => {
-  // 8 ms busy of every ~10 on this thread. The server is on this thread too, so its answers
-  // wait; with enough connections that a request seldom waits for a free one, the send lag
-  // (intended start to the write) is mostly the generator's own timing. Compared at the median:
-  // the busy thread delays about half its requests by most of a slice, every time, while the
-  // tail of either side also carries whatever else the machine runs (a loaded run's p99s were
-  // 52.7 against 77.8 ms, once).
+test('requests keep leaving the scheduler while the caller thread is blocked: on the generator thread, not on the caller\'s', async () => {
+  // Once the run has dispatched a few requests, this thread blocks for 600 ms (100 req/s on 80
+  // connections, the server on this thread too, so nothing is answered meanwhile). On the
+  // generator thread the ~60 requests due in that time are dispatched during it; on the caller's
+  // thread none can be.
   const target = await server();
-  const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 60, maxConnections: 60, durationMs: 1500, timeoutMs: 5000 };
-  const stop = busyShare(8, 0.8);
-  try {
-    const caller = await runOpenLoop({ ...options, thread: 'caller' });
-    const worker = await runOpenLoop({ ...options, thread: 'worker' });
-    assert.equal(caller.errors + worker.errors, 0);
-    assert.ok(
-      worker.sendLag!.p50 * 2 < caller.sendLag!.p50,
-      `send lag p50: ${worker.sendLag!.p50.toFixed(2)} ms on the generator thread, ${caller.sendLag!.p50.toFixed(2)} ms on the busy caller's`,
-    );
-  } finally {
-    stop();
+  for (const thread of ['worker', 'caller'] as const) {
+    const live = new LiveCounters();
+    let during = -1;
+    const watch = setInterval(() => {
+      if (live.dispatched < 5 || during >= 0) return;
+      const before = live.dispatched;
+      const until = performance.now() + 600;
+      while (performance.now() < until);
+      during = live.dispatched - before;
+    }, 5);
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 100, connections: 80, maxConnections: 80, durationMs: 1500, timeoutMs: 10_000, thread, live });
+    clearInterval(watch);
+    assert.equal(result.requests, 150, thread);
+    assert.ok(during >= 0, `${thread}: the run was over before it dispatched 5 requests`);
+    if (thread === 'caller') assert.equal(during, 0, 'the caller thread dispatched nothing while it was blocked');
+    else assert.ok(during > 0, 'the generator thread dispatched nothing while the caller thread was blocked');
   }
 });
 
@@ -50,21 +54,20 @@ test('live counters are readable from the caller thread while the run goes, and 
   assert.ok(seen.some((settled) => settled > 0 && settled < result.requests), `settled as seen mid-run: ${seen.join(' ')}`);
 });
 
-test('on the generator thread, a run that watches a saturated caller thread opens no on-demand connection; one that does not watch it does', async () => {
+test('on the generator thread, a run that watches a saturated caller thread puts its on-demand growth off', async () => {
   // A 20 ms server at 500 req/s needs ~10 connections; runs start with 2. This thread is ~100%
   // busy in 1 ms slices: the generator thread itself is idle, so only the gauge of this thread
   // (watchCallerThread, as a scenario sets it for its in-process proxy) tells it to hold back.
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-  const options = { url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 };
+  const options = { url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 10_000 };
   const stopBusy = busyInSlices(1);
   try {
     const watching = await runOpenLoop({ ...options, watchCallerThread: true });
-    const blind = await runOpenLoop(options);
-    assert.equal(watching.errors + blind.errors, 0, JSON.stringify([watching.errorDetails, blind.errorDetails]));
+    assert.equal(watching.requests, 500);
     assert.ok(watching.growthSkippedLate > 0, 'growth was put off');
-    // The run's first milliseconds come before the gauge's first sample: a few may open then.
-    assert.ok(watching.connectionsOpened <= 2 + MAX_CONNECTING, `watching: opened ${watching.connectionsOpened}`);
-    assert.ok(blind.connectionsOpened > 2 + MAX_CONNECTING, `not watching: opened ${blind.connectionsOpened}`);
+    // How few it opens (2 + MAX_CONNECTING at most: the run's first milliseconds come before the
+    // gauge's first sample), and that a run not watching opens more, depend on the CPU each thread
+    // gets: bench/checks/load.ts, load.growth-when-busy.
   } finally {
     stopBusy();
   }

@@ -1,7 +1,9 @@
 /**
- * Accuracy of the open-loop generator against local servers (issue 5): achieved rate, even
- * spacing, no coordinated omission, per-second buckets, and what goes on the wire.
- * Tolerances only; every run lasts 2–3 s.
+ * The open-loop generator against local servers: the schedule (counts, even intended starts),
+ * no coordinated omission, per-second buckets, on-demand growth held back when its own thread
+ * runs behind, and what goes on the wire. Counts and bounds a busy machine cannot break; how
+ * exactly the schedule is kept in time (achieved rate within 2%, arrivals per 100 ms, send lag)
+ * is held by bench/checks/load.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -14,20 +16,20 @@ import { busyInSlices } from './helpers/busy-loop.js';
 const { servers, server } = serverPool();
 
 describe('rate', () => {
-  for (const ratePerSecond of [200, 1000]) {
-    test(`achieves ${ratePerSecond} req/s within 2%, as the server counts too`, async () => {
+  // Rates a loaded 2-core machine still serves (1,000 req/s is bench/checks/load.ts's).
+  for (const ratePerSecond of [200, 500]) {
+    test(`${ratePerSecond} req/s for 2 s: every request scheduled is sent, arrives once and is answered`, async () => {
       const target = await server();
       const durationMs = 2000;
-      const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs, timeoutMs: 2000 });
+      const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs, timeoutMs: 5000 });
       const expected = (ratePerSecond * durationMs) / 1000;
       assert.equal(result.requested.requests, expected);
       assert.equal(result.requests, expected);
       assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
-      assert.ok(Math.abs(result.achievedRatePerSecond / ratePerSecond - 1) <= 0.02, `achieved ${result.achievedRatePerSecond} req/s`);
-      // The server's own view: requests that arrived within the run's window.
-      const first = target.arrivals[0]!.atMs;
-      const inWindow = target.arrivals.filter((arrival) => arrival.atMs - first < durationMs).length;
-      assert.ok(Math.abs(inWindow / expected - 1) <= 0.02, `${inWindow} of ${expected} arrived within ${durationMs} ms`);
+      assert.equal(result.responses, expected);
+      assert.equal(target.arrivals.length, expected);
+      // Never ahead of the schedule; how close to it (within 2%) is bench/checks/load.ts's.
+      assert.ok(result.achievedRatePerSecond <= ratePerSecond * 1.001, `achieved ${result.achievedRatePerSecond} req/s`);
     });
   }
 });
@@ -71,18 +73,17 @@ test('starts are evenly spaced: no per-second burst', async () => {
     assert.ok(Math.abs(result.samples.intendedStartMs[i]! - result.samples.intendedStartMs[i - 1]! - 5) < 1e-9);
   }
   // Arrivals at the server per 100 ms: 20 expected in each. autocannon's rate limit would put
-  // 200 in the first bin of each second and none in the others.
+  // 200 in the first bin of each second and none in the others; here only a stall of the whole
+  // process of half a second could put 100 in one. (How close to 20 each bin comes, and the send
+  // lag, are bench/checks/load.ts's: load.even-spacing.)
   const first = target.arrivals[0]!.atMs;
   const bins = new Array<number>(20).fill(0);
   for (const arrival of target.arrivals) {
     const bin = Math.floor((arrival.atMs - first) / 100);
     if (bin < bins.length) bins[bin]!++;
   }
-  const nearExpected = bins.filter((count) => count >= 10 && count <= 30).length;
-  assert.ok(nearExpected >= 18, `arrivals per 100 ms: ${bins.join(' ')}`);
-  assert.ok(Math.max(...bins) <= 40, `arrivals per 100 ms: ${bins.join(' ')}`);
-  // The generator's own send lag stays far below the 1 s a burst schedule implies.
-  assert.ok(result.sendLag!.p95 < 50, `send lag p95 ${result.sendLag!.p95} ms`);
+  assert.ok(Math.max(...bins) < 100, `arrivals per 100 ms: ${bins.join(' ')}`);
+  assert.ok(bins.filter((count) => count > 0).length >= 15, `arrivals per 100 ms: ${bins.join(' ')}`);
 });
 
 test('a 1 s stall shows in the latency of every request due during it (no coordinated omission)', async () => {
@@ -126,7 +127,8 @@ test('a 1 s stall shows in the latency of every request due during it (no coordi
     seconds.map((bucket) => bucket.second),
     [0, 1, 2],
   );
-  assert.ok(seconds[0]!.p95Ms! < 200, `second 0 p95 ${seconds[0]!.p95Ms} ms`);
+  // The first second's own p95 (~50 ms) is held under 200 ms by bench/checks/load.ts.
+  assert.ok(seconds[0]!.p95Ms! < 500, `second 0 p95 ${seconds[0]!.p95Ms} ms`);
   assert.ok(seconds[1]!.p95Ms! >= 500, `second 1 p95 ${seconds[1]!.p95Ms} ms`);
   assert.equal(
     seconds.reduce((sum, bucket) => sum + bucket.requests, 0),
@@ -227,7 +229,7 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
   assert.equal(result.queuedAtCap, 0);
 });
 
-test('no on-demand connections while the generator itself is what runs behind (issue 18)', async () => {
+test('on-demand growth is put off while the generator itself is what runs behind; the old rule never puts it off', async () => {
   // An instant server at 2,000 req/s needs one or two connections. This process busy-waits 8 ms
   // of every 10 (as a saturated proxy on the same thread would): requests come due in bursts
   // while the responses to the last ones sit unread. The rule before issue 18 opened a connection
@@ -238,20 +240,22 @@ test('no on-demand connections while the generator itself is what runs behind (i
     const until = performance.now() + 8;
     while (performance.now() < until);
   }, 10);
-  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 5000, thread: 'caller' as const };
+  // How many each rule opens depends on the CPU this process gets: bench/checks/load.ts
+  // (load.growth-when-late) holds the old rule over 50 and this one under a third of it. Here: the
+  // rule engages, and every request is still sent.
+  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 10_000, thread: 'caller' as const };
   try {
     const before = await runPlanned({ ...planOpenLoop(options), growth: 'immediate' }, options);
     const after = await runOpenLoop(options);
-    assert.equal(before.errors + after.errors, 0);
-    assert.ok(before.connectionsOpened > 50, `the stalls must push the old rule: it opened ${before.connectionsOpened}`);
+    assert.equal(before.requests + after.requests, 2 * 3000);
+    assert.equal(before.growthSkippedLate, 0, 'the old rule never puts growth off');
     assert.ok(after.growthSkippedLate > 0, 'growth was put off while the generator ran late');
-    assert.ok(after.connectionsOpened - 10 <= (before.connectionsOpened - 10) / 3, `opened on demand: ${after.connectionsOpened - 10} now, ${before.connectionsOpened - 10} before`);
   } finally {
     clearInterval(stalls);
   }
 });
 
-test('no on-demand connections while the event loop is over 90% busy, even with every tick on time', async () => {
+test('on-demand growth is put off while the event loop is over 90% busy, even with every tick on time', async () => {
   // A 20 ms server at 500 req/s needs ~10 connections; the run starts with 2. Meanwhile a chain
   // of 1 ms busy-waits keeps this process's loop ~100% busy in slices too short to make the
   // scheduler 5 ms late: only the utilisation rule sees that faultline's own thread is what
@@ -259,11 +263,11 @@ test('no on-demand connections while the event loop is over 90% busy, even with 
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
   const stopBusy = busyInSlices(1);
   try {
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 5000, thread: 'caller' });
-    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 10_000, thread: 'caller' });
+    assert.equal(result.requests, 500);
     assert.ok(result.growthSkippedLate > 0, 'growth was put off');
-    // The first BUSY_MIN_SPAN_MS (10 ms) of the run has no utilisation figure yet: a few may open then.
-    assert.ok(result.connectionsOpened <= 2 + MAX_CONNECTING, `opened ${result.connectionsOpened}`);
+    // How few open (at most 2 + MAX_CONNECTING: the first 10 ms have no utilisation figure yet)
+    // depends on the CPU this process gets: bench/checks/load.ts, load.growth-when-busy.
   } finally {
     stopBusy();
   }

@@ -27,26 +27,43 @@ test('whenNotMeasuring waits for the last of overlapping measured runs; ending t
   assert.equal(idle, true);
 });
 
-test("the MCP server's code warm-up waits while a scenario measures, then runs", async () => {
+/** The time of the first stderr line matching `pattern` (the logger stamps each line), or undefined. */
+function loggedAt(stderr: string, pattern: RegExp): number | undefined {
+  const line = stderr.split('\n').find((text) => pattern.test(text));
+  return line === undefined ? undefined : Date.parse(line.slice(0, line.indexOf(' ')));
+}
+
+test("the MCP server's code warm-up waits while a scenario measures, then runs", async (t) => {
   const target = http.createServer((_req, res) => res.end('ok'));
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
-  const session = await connectStdio(['--log-level', 'debug', 'mcp']);
   try {
-    // Called at once: the warm-up's timer (1 s after start-up) fires during the 3 s run.
-    const result = await session.client.callTool({
-      name: 'fault_run_latency_impact_scenario',
-      arguments: { url, duration: '3s', latency: 20 },
-    });
-    assert.notEqual(result.isError, true);
-    assert.doesNotMatch(session.stderr(), /code warm-up: done/, 'the warm-up ran while the scenario measured');
-    // And it runs once the scenario is over.
-    for (let i = 0; i < 300 && !/code warm-up: done/.test(session.stderr()); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // The warm-up's timer fires 1 s after the server is ready. A scenario that began before then
+    // holds every step of it: it cannot be done until the 3 s of load are over. One that began
+    // later (a busy machine can take that long to start the call) tells nothing: try again.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const session = await connectStdio(['--log-level', 'debug', 'mcp']);
+      try {
+        const result = await session.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url, duration: '3s', latency: 20 } });
+        assert.notEqual(result.isError, true);
+        for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        const stderr = session.stderr();
+        const ready = loggedAt(stderr, /MCP server ready/)!;
+        const started = loggedAt(stderr, /fault_run_latency_impact_scenario: GET/)!;
+        const done = loggedAt(stderr, /code warm-up: done/);
+        assert.ok(done !== undefined, 'the warm-up ran once the scenario was over');
+        if (started - ready >= 990) {
+          t.diagnostic(`attempt ${attempt}: the scenario began ${started - ready} ms after start-up, when the warm-up may already have been under way`);
+          continue;
+        }
+        assert.ok(done - started >= 3000, `the warm-up was done ${done - started} ms into the 3 s scenario`);
+        return;
+      } finally {
+        await session.close();
+      }
     }
-    assert.match(session.stderr(), /code warm-up: done/);
+    t.skip('inconclusive: in 3 attempts no scenario began within 1 s of start-up');
   } finally {
-    await session.close();
     await new Promise<void>((resolve) => target.close(() => resolve()));
   }
 });

@@ -4,13 +4,35 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { byCodeUnits } from '../src/order.js';
+import { LanguageSelection } from '../src/search/languages.js';
+import { walkSourceTree } from '../src/search/walk.js';
 import { computeSlis, type CallRecord } from '../src/toolcall/metrics.js';
 
 test('byCodeUnits orders by UTF-16 code units: upper case before lower, no locale folding', () => {
   assert.deepEqual(['beta', 'alpha', 'Alpha', 'Beta', 'älpha', '_x'].sort(byCodeUnits), ['Alpha', 'Beta', '_x', 'alpha', 'beta', 'älpha']);
-  // localeCompare would put "alpha" next to "Alpha" and "älpha" before "beta".
-  assert.notDeepEqual(['beta', 'alpha', 'Alpha', 'älpha'].sort((a, b) => a.localeCompare(b)), ['Alpha', 'alpha', 'beta', 'älpha']);
+  // Characters outside the BMP compare by their surrogates (0xD83D…), after every BMP letter below them.
+  assert.deepEqual(['😀', 'z', '\uFFFD', 'é'].sort(byCodeUnits), ['z', 'é', '😀', '\uFFFD']);
+  assert.equal(byCodeUnits('same', 'same'), 0);
+});
+
+test('the files of an indexed tree are walked in code-unit order, whatever the directory lists first', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-order-'));
+  try {
+    for (const name of ['beta.py', 'alpha.py', 'Alpha.py', 'Beta.py', 'älpha.py', '_x.py']) writeFileSync(join(dir, name), 'def f():\n    return 1\n');
+    mkdirSync(join(dir, 'B'));
+    writeFileSync(join(dir, 'B', 'inner.py'), 'x = 1\n');
+    const walked = await walkSourceTree(dir, LanguageSelection.parse('all'));
+    assert.deepEqual(
+      walked.files.map((file) => file.path),
+      ['Alpha.py', 'B/inner.py', 'Beta.py', '_x.py', 'alpha.py', 'beta.py', 'älpha.py'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the tool-call plane verdicts are listed by tool then fault in code-unit order', () => {

@@ -1,9 +1,10 @@
 /**
  * `--timeout` (overallTimeoutMs) bounds the whole probe run, stopping the server included:
  * against servers that hang (never answer, or answer everything but tool calls) and ignore
- * SIGTERM and the end of their stdin, the run ends close to its bound (a ratio, never an absolute
- * time), and neither the server nor the child it started outlives it. Over HTTP, the probe's
- * sockets to a hanging server are closed when runProbe returns.
+ * SIGTERM and the end of their stdin, the run ends (never before its bound, and long before the
+ * servers would let it), and neither the server nor the child it started outlives it. Over HTTP,
+ * the probe's sockets to a hanging server are closed when runProbe returns. How close to the
+ * bound it ends (within 1.25×) is bench/checks/probe.ts's, probe.overall-bound.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,11 +43,12 @@ for (const hang of ['all', 'calls'] as const) {
       const bound = 3000;
       const r = await probeCli(['--quiet', '--timeout', String(bound), '--json', join(dir, 'r.json'), '--', process.execPath, HANG], { HANG: hang, PIDS: pidFile });
       const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
-      // The run, stopping the server included, within a small share of its bound (it took the
-      // bound plus 1.5 to 3 s of polite stopping before); the process about as long, start-up aside.
+      // The run, stopping the server included, ends at its bound: not before, and without waiting
+      // on servers that never would end it (held within 1.25× by bench/checks/probe.ts).
       assert.ok(report.durationMs >= bound * 0.95, `ended early: ${report.durationMs} ms`);
-      assert.ok(report.durationMs / bound < 1.25, `the run took ${report.durationMs} ms for a ${bound} ms bound`);
-      assert.ok(r.ms - report.durationMs < bound * 0.5, `the process outlived its report by ${r.ms - report.durationMs} ms`);
+      assert.ok(report.durationMs < bound * 4, `the run took ${report.durationMs} ms for a ${bound} ms bound`);
+      // Nor does the process wait on them after its report (it once waited ~40 s on a grandchild).
+      assert.ok(r.ms - report.durationMs < 15_000, `the process outlived its report by ${r.ms - report.durationMs} ms`);
       const pids = (await readFile(pidFile, 'utf8')).split('\n').filter(Boolean).map(Number);
       assert.ok(pids.length >= 2, 'the server and its child wrote their pids');
       assert.deepEqual(await survivors(pids), [], 'a server process or its child outlived the probe');
@@ -99,7 +101,7 @@ test('runProbe over HTTP: at the bound its requests to a hanging server are cut,
     const started = Date.now();
     const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), { cases: 4, seed: 1, allowWrites: false, callTimeoutMs: 60_000, overallTimeoutMs: bound });
     const took = Date.now() - started;
-    assert.ok(took / bound < 1.25, `runProbe took ${took} ms for a ${bound} ms bound`);
+    assert.ok(took < bound * 4, `runProbe took ${took} ms for a ${bound} ms bound`);
     assert.ok(held.length > 0, 'the server held a request');
     // The probe's sockets close with it (the server sees them go within a moment).
     for (let i = 0; i < 40 && open.size > 0; i++) await new Promise((r) => setTimeout(r, 25));
@@ -120,5 +122,6 @@ test('an HTTP server that is not there: the error names the refused connection, 
   const started = Date.now();
   const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), { cases: 1, seed: 1, allowWrites: false, callTimeoutMs: 5000, overallTimeoutMs: bound });
   assert.match(report.error ?? '', new RegExp(`could not initialize the server: no connection to ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)`));
-  assert.ok((Date.now() - started) / bound < 0.5, 'a refused connection is not waited out');
+  // Not waited out (given up within 0.5× the bound: bench/checks/probe.ts).
+  assert.ok(Date.now() - started < bound, 'a refused connection is not waited out');
 });

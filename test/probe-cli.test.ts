@@ -114,29 +114,79 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
     assert.equal(fam.TIMEOUT, 'partial'); // latency → FAULT-TIMEOUT-PROGRESS
     assert.equal(fam.SECURITY, 'uncovered');
     assert.equal(fam.PROVIDER, 'n/a'); // no agents in the suite
-    // 6 PROTO + 3 SCHEMA + TOOL-HANG + TIMEOUT-PROGRESS exercised, out of 29 leaves minus 4 PROVIDER.
-    assert.equal(report.exercised, 11);
-    assert.equal(report.applicable, 25);
-    assert.equal(report.percent, 44);
+    // 7 PROTO + 3 SCHEMA + TOOL-HANG + TIMEOUT-PROGRESS exercised, out of 30 leaves minus 4 PROVIDER.
+    assert.equal(report.exercised, 12);
+    assert.equal(report.applicable, 26);
+    assert.equal(report.percent, 46.2);
+    assert.equal(report.failed, 0);
     assert.equal(report.runs.find((x: { name: string }) => x.name === 'never').ran, false);
 
     const below = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '50']);
     assert.equal(below.code, 6);
-    assert.match(below.stdout, /44% .*NOT met/);
+    assert.match(below.stdout, /46\.2% .*NOT met/);
     const met = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '40', '--format', 'junit']);
     assert.equal(met.code, 0);
     assert.match(met.stdout, /<testsuite name="fault-coverage" tests="8" failures="5" skipped="1">/);
     const only = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'plan', '--format', 'sarif']);
     const sarif = JSON.parse(only.stdout);
     assert.equal(sarif.version, '2.1.0');
-    assert.equal(sarif.runs[0].results.length, 25 - 3); // plan alone exercises 3 leaves
+    assert.equal(sarif.runs[0].results.length, 26 - 3); // plan alone exercises 3 leaves
     const unknown = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'nope']);
     assert.equal(unknown.code, 2);
     const taxonomy = await cli(['coverage', '--no-suite']);
-    assert.match(taxonomy.stdout, /8 families, 29 leaves/);
+    assert.match(taxonomy.stdout, /8 families, 30 leaves/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('coverage: failed leaves are counted apart from exercised ones, in the headline, the family lines and the JSON', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'coverage-failed-'));
+  try {
+    // A real probe of a server that crashes on bad arguments and serves tools/list before initialize.
+    const probe = await cli(['probe', '--family', 'PROTO', '--family', 'TOOL', '--cases', '12', '--json', join(dir, 'probe.json'), '--', process.execPath, SERVER], { FAULTS: 'crash,pre-init' });
+    assert.equal(probe.code, 1, probe.stdout + probe.stderr);
+    await writeFile(join(dir, 'suite.yaml'), 'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n');
+    const text = await cli(['coverage', join(dir, 'suite.yaml')]);
+    assert.equal(text.code, 0, text.stderr);
+    // mcptest's family line and summary shapes; the failing leaf named on its family's line.
+    assert.match(text.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\] {2}1 failing: FAULT-TOOL-CRASH$/m);
+    assert.match(text.stdout, /^covered {2}Protocol interaction {2}7\/7 faults \[PROTO\]$/m, 'a warning (PRE-INIT) is exercised, not failed');
+    assert.match(text.stdout, /^uncovered {2}Security validation {2}0\/5 faults \[SECURITY\]$/m);
+    assert.match(text.stdout, /^2 of 7 families fully covered \(1 n\/a\); 1 exercised fault failed$/m);
+    assert.match(text.stdout.split('\n')[0]!, /42\.3% of applicable faults exercised \(11\/26\), 1 of them failed/);
+    assert.match(text.stdout, /failed:\n {2}FAULT-TOOL-CRASH — failed in probe/);
+    const json = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json'])).stdout);
+    assert.equal(json.failed, 1);
+    assert.equal(json.families.find((f: { id: string }) => f.id === 'TOOL').failed, 1);
+    assert.deepEqual([json.familiesCovered, json.familiesApplicable], [2, 7]);
+    assert.equal(json.leaves.find((l: { id: string }) => l.id === 'FAULT-PROTO-PRE-INIT').failed, false);
+    const sarif = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'sarif'])).stdout);
+    assert.deepEqual(sarif.runs[0].results.filter((r: { level: string }) => r.level === 'error').map((r: { ruleId: string }) => r.ruleId), ['FAULT-TOOL-CRASH']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('coverage --no-suite --probe NAME scores those probes against the taxonomy, and --threshold gates it (exit 6)', async () => {
+  const scored = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--probe', 'proto-ping', '--format', 'json']);
+  assert.equal(scored.code, 0, scored.stderr);
+  const report = JSON.parse(scored.stdout);
+  assert.deepEqual(report.probes, ['tool-hostile-args', 'proto-ping']); // mcptest's fuzz is our hostile-argument probe
+  const exercised = report.leaves.filter((l: { exercised: boolean }) => l.exercised).map((l: { id: string }) => l.id).sort();
+  assert.deepEqual(exercised, ['FAULT-PROTO-PING', 'FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TOOL-PROTOCOL-ERROR', 'FAULT-TOOL-STDOUT-POLLUTION']);
+  assert.equal(report.families.find((f: { id: string }) => f.id === 'PROVIDER').status, 'n/a');
+  const gated = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100']);
+  assert.equal(gated.code, 6);
+  assert.match(gated.stdout, /^fault coverage of probe tool-hostile-args: 15\.4% of applicable faults exercised \(4\/26\) \(threshold 100%: NOT met\)/);
+  assert.match(gated.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\]$/m);
+  assert.match(gated.stdout, /^1 of 7 families fully covered \(1 n\/a\)$/m);
+  assert.equal((await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'])).code, 0);
+  // A threshold with nothing named scores nothing: below any threshold above 0.
+  assert.equal((await cli(['coverage', '--no-suite', '--threshold', '1'])).code, 6);
+  const unknown = await cli(['coverage', '--no-suite', '--probe', 'nope']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /--probe: no probe named nope \(accepted: .*fuzz.*tool-hostile-args/);
 });
 
 test('fault_probe_mcp_server: the report and every finding; bad arguments are named', async () => {
@@ -146,7 +196,7 @@ test('fault_probe_mcp_server: the report and every finding; bad arguments are na
     assert.equal(result.isError, undefined);
     const s = result.structuredContent as { verdict: string; passed: number; failed: number; leaves: unknown[] };
     assert.equal(s.verdict, 'pass');
-    assert.equal(s.passed, 6);
+    assert.equal(s.passed, 7);
     const both = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: 'node', url: 'http://127.0.0.1:1/mcp' } });
     assert.equal(both.isError, true);
     const remote = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://203.0.113.9/mcp' } });

@@ -198,11 +198,14 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     });
   });
 
-  it('expires a fault after durationMs', async () => {
+  it('expires a fault after durationMs, not before', async () => {
     await withAdmin(async (api, proxyUrl) => {
-      await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error' }, durationMs: 200 });
+      // Long enough that the first request comes before it ends, however busy the machine.
+      const injected = performance.now();
+      await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error' }, durationMs: 3000 });
       assert.equal((await fetch(`${proxyUrl}/`)).status, 500);
-      await sleep(400);
+      while ((await fetch(`${proxyUrl}/`)).status === 500 && performance.now() - injected < 30_000) await sleep(50);
+      assert.ok(performance.now() - injected >= 3000, `expired ${performance.now() - injected} ms after the inject`);
       assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
       assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
     });
@@ -296,19 +299,24 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       }
       assert.ok(adminUrl && proxyPort, proxy.stderrLines.join('\n'));
       const env = { FAULTLINE_ADMIN_URL: adminUrl, FAULTLINE_ADMIN_TOKEN: TOKEN };
-      const injected = await cli(['chaos', 'inject', 'api', 'error', '--status', '503', '--duration', '1.5'], env).done;
+      const injected = await cli(['chaos', 'inject', 'api', 'error', '--status', '503'], env).done;
       assert.equal(injected.code, 0, injected.stderr);
       const id = injected.stdout.trim();
       assert.match(id, /^api-\d+-/);
-      const injectedAt = Date.now();
       assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 503);
       const status = await cli(['chaos', 'status'], env).done;
       assert.equal(status.stdout.trim(), `${id} → api [error] (1 requests)`);
-      // Expiry: still on before 1.5 s (when the machine is not too slow to tell), off after.
-      while (Date.now() - injectedAt < 2500) await sleep(100);
+      assert.equal((await cli(['chaos', 'clear', id], env).done).code, 0);
+      assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 200);
+      // Expiry: off once its duration is over, never before (whatever a busy machine costs the CLI).
+      const injecting = Date.now();
+      const expiring = await cli(['chaos', 'inject', 'api', 'error', '--status', '503', '--duration', '1.5'], env).done;
+      assert.equal(expiring.code, 0, expiring.stderr);
+      while ((await fetch(`http://127.0.0.1:${proxyPort}/`)).status === 503 && Date.now() - injecting < 30_000) await sleep(100);
+      assert.ok(Date.now() - injecting >= 1500, `expired ${Date.now() - injecting} ms after the inject command started`);
       assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 200);
       assert.equal((await cli(['chaos', 'status'], env).done).stdout.trim(), 'No active faults');
-      assert.match(proxy.stderrLines.join('\n'), new RegExp(`admin: expire ${id}`));
+      assert.match(proxy.stderrLines.join('\n'), new RegExp(`admin: expire ${expiring.stdout.trim()}`));
       const unknown = await cli(['chaos', 'clear', id], env).done;
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /404/);

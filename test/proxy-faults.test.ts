@@ -1,4 +1,8 @@
-/** Each fault on real loopback sockets, with tolerances for a shared 2-core machine. */
+/**
+ * Each fault on real loopback sockets. Timing enters only as bounds a busy machine cannot break
+ * (a delay is never early, a rate never over its cap) and through the faults' own counters; how
+ * close the timing comes to what was asked is held by bench/checks/proxy.ts.
+ */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type net from 'node:net';
@@ -33,10 +37,17 @@ async function roundTrip(client: net.Socket, message: string): Promise<number> {
 }
 
 /** Fixed-size messages carrying a sequence number; the server notes when each arrives. */
-function arrivalRecorder(): { onSocket: (socket: net.Socket) => void; arrivals: number[] } {
+function arrivalRecorder(): { onSocket: (socket: net.Socket) => void; arrivals: number[]; all(count: number): Promise<void> } {
   const arrivals: number[] = [];
   return {
     arrivals,
+    /** Resolves once messages 0 … count − 1 have all arrived (throws after 20 s). */
+    async all(count) {
+      for (let waited = 0; arrivals.filter((at) => at !== undefined).length < count; waited += 10) {
+        if (waited > 20_000) throw new Error(`${arrivals.filter((at) => at !== undefined).length} of ${count} messages arrived`);
+        await sleep(10);
+      }
+    },
     onSocket(socket) {
       let buffered = Buffer.alloc(0);
       socket.on('data', (data: Buffer) => {
@@ -63,7 +74,7 @@ describe('latency', () => {
       const client = await connect(proxy.ports[0]!);
       const trips: number[] = [];
       for (let i = 0; i < 5; i++) trips.push(await roundTrip(client, `request ${i}`));
-      for (const trip of trips) assert.ok(trip >= 99 && trip < 100 + 60, `round trips ${trips.map((t) => t.toFixed(1))}`);
+      for (const trip of trips) assert.ok(trip >= 99, `round trips ${trips.map((t) => t.toFixed(1))}`);
       const [counters] = proxy.counters().faults;
       assert.equal(counters!.applications, 5, 'one delay per response');
       assert.equal(counters!.delayAddedMs, 500);
@@ -72,24 +83,31 @@ describe('latency', () => {
   });
 
   it('per-op mode delays every chunk; message mode only the first of a message', async () => {
+    // Five chunks 40 ms apart, one direction: one message. A loaded machine may read two of them
+    // in one go (one chunk to the proxy), so per-op counts the reads, and asks for more than one.
     for (const perOp of [true, false]) {
       const recorder = arrivalRecorder();
       await withProxy(recorder.onSocket, [{ type: 'latency', latencyMs: 100, perOp, side: 'client' }], async (proxy) => {
         const client = await connect(proxy.ports[0]!);
         const sent: number[] = [];
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < 5; i++) {
           sent.push(performance.now());
           client.write(seq(i));
           await sleep(40);
         }
-        await sleep(150);
+        await recorder.all(5);
         const oneWay = sent.map((t, i) => recorder.arrivals[i]! - t);
         const shown = oneWay.map((d) => d.toFixed(1)).join(', ');
-        if (perOp) for (const d of oneWay) assert.ok(d >= 99 && d < 160, `per-op one-way delays ${shown}`);
-        else {
-          assert.ok(oneWay[0]! >= 99 && oneWay[0]! < 160, `message one-way delays ${shown}`);
-          // Later chunks of the same message only wait for the first: ≈ 100 − 40·i ms.
-          assert.ok(oneWay[2]! < 60, `message one-way delays ${shown}`);
+        const [counters] = proxy.counters().faults;
+        if (perOp) {
+          for (const d of oneWay) assert.ok(d >= 99, `per-op one-way delays ${shown}`);
+          assert.ok(counters!.applications >= 2, `per-op: ${counters!.applications} delays for five chunks`);
+          assert.equal(counters!.delayAddedMs, counters!.applications * 100);
+        } else {
+          assert.ok(oneWay[0]! >= 99, `message one-way delays ${shown}`);
+          // Later chunks of the same message only wait for the first (≈ 100 − 40·i ms: bench/checks/proxy.ts).
+          assert.equal(counters!.applications, 1, 'message mode: one delay for the message');
+          assert.equal(counters!.delayAddedMs, 100);
         }
         await destroyAndWait(client);
       });
@@ -108,13 +126,15 @@ describe('jitter', () => {
         client.write(seq(i));
         await sleep(10);
       }
-      await sleep(80);
+      await recorder.all(60);
       const oneWay = sent.map((t, i) => recorder.arrivals[i]! - t);
-      for (const d of oneWay) assert.ok(d >= 0 && d <= 30 + 15, `one-way ${d}`);
+      for (const d of oneWay) assert.ok(d >= 0, `one-way ${d}`);
       assert.ok(Math.max(...oneWay) - Math.min(...oneWay) > 5, 'the delay varies');
+      // One delay per chunk read (a loaded machine may read two messages at once), each in
+      // [0, 30]. How far over 30 ms a chunk may arrive is bench/checks/proxy.ts's (proxy.jitter-bound).
       const counters = proxy.counters().faults[0]!;
-      assert.equal(counters.applications, 60);
-      assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= 60 * 30);
+      assert.ok(counters.applications >= 1 && counters.applications <= 60, `${counters.applications} delays`);
+      assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 30);
       await destroyAndWait(client);
     });
   });
@@ -185,21 +205,21 @@ describe('bandwidth', () => {
     return rate;
   }
 
-  // Never more than 5% over the cap; under it only by what a busy machine costs the proxy (a
-  // run under load measured 9.46 MB/s for 10 MB/s, −5.4%), so the lower bound is looser.
-  const nearCap = (rate: number, cap: number): boolean => rate / cap < 1.05 && rate / cap > 0.85;
+  // Never more than 5% over the cap: a busy machine can only make it slower. How close under the
+  // cap it stays is bench/checks/proxy.ts's (proxy.bandwidth-rate).
+  const underCap = (rate: number, cap: number): boolean => rate / cap < 1.05;
 
   it('holds throughput to 64 KB/s, never 5% over ("64 kbps" means kilobytes)', async () => {
     const cap = parseBandwidth(64, 'kbps');
     assert.equal(cap, 64_000);
     const rate = await measure(cap, 2 * cap);
-    assert.ok(nearCap(rate, cap), `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
+    assert.ok(underCap(rate, cap), `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
   });
 
   it('holds throughput to 10 MB/s, never 5% over', async () => {
     const cap = parseBandwidth(10, 'mbps');
     const rate = await measure(cap, 2 * cap);
-    assert.ok(nearCap(rate, cap), `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
+    assert.ok(underCap(rate, cap), `measured ${rate.toFixed(0)} B/s for a cap of ${cap}`);
   });
 
   it('a shared scope splits one rate between connections', async () => {
@@ -211,7 +231,8 @@ describe('bandwidth', () => {
       for (const client of clients) client.write('go');
       await Promise.all(done);
       const seconds = (performance.now() - start) / 1000;
-      assert.ok(seconds > 0.95 && seconds < 1.1, `two × 64 kB at a shared 128 kB/s took ${seconds.toFixed(3)} s`);
+      // Not faster than one 128 kB/s link would allow (two per-connection caps would take 0.5 s).
+      assert.ok(seconds > 0.95, `two × 64 kB at a shared 128 kB/s took ${seconds.toFixed(3)} s`);
       await Promise.all(clients.map(destroyAndWait));
     });
   });
@@ -222,6 +243,7 @@ describe('blackhole', () => {
     let received: Buffer[] = [];
     const payload = randomBytes(16 * 1024 * 1024);
     await withProxy((socket) => socket.on('data', (d: Buffer) => received.push(d)), [{ type: 'blackhole', side: 'client' }], async (proxy) => {
+      const connected = performance.now();
       const client = await connect(proxy.ports[0]!);
       let backPressured = false;
       let offset = 0;
@@ -243,7 +265,8 @@ describe('blackhole', () => {
       assert.ok(offset < payload.length, 'the sender could not push everything');
       const held = proxy.counters();
       assert.ok(held.mappings[0]!.bytesQueued <= 2 * 1024 * 1024, `proxy holds ${held.mappings[0]!.bytesQueued} bytes`);
-      assert.ok(held.faults[0]!.timeHeldMs >= 350);
+      // Held from the first byte it stopped (when a busy machine got to it) until now.
+      assert.ok(held.faults[0]!.timeHeldMs > 0 && held.faults[0]!.timeHeldMs <= performance.now() - connected, `held ${held.faults[0]!.timeHeldMs} ms`);
       proxy.setFaults([]);
       while (received.reduce((a, b) => a + b.length, 0) < payload.length) await sleep(20);
       assert.equal(sha(Buffer.concat(received)), sha(payload));
@@ -276,7 +299,9 @@ describe('blackhole from the first byte', () => {
 });
 
 describe('side and direction', () => {
-  it('each combination delays the stream DESIGN.md §3 says', async () => {
+  it('each combination of side and direction delays the requests, the responses or both', async () => {
+    // 600 ms, so that a leg not meant to be delayed (well under 600 on loopback) can be told apart
+    // on a busy machine; how little it takes is bench/checks/proxy.ts's (proxy.direction-timing).
     const replySent: number[] = [];
     const recorder = (socket: net.Socket): void => {
       socket.on('data', (data: Buffer) => {
@@ -297,16 +322,16 @@ describe('side and direction', () => {
         [undefined, undefined, 'response'],
       ];
       for (const [side, direction, expected] of cases) {
-        proxy.setFaults([{ type: 'latency', latencyMs: 120, side, direction }]);
+        proxy.setFaults([{ type: 'latency', latencyMs: 600, side, direction }]);
         const sent = performance.now();
         await roundTrip(client, 'ping');
         const received = performance.now();
         const request = requestArrived.at(-1)! - sent;
         const response = received - replySent.at(-1)!;
         const label = `${side}+${direction}: request ${request.toFixed(1)} ms, response ${response.toFixed(1)} ms`;
-        assert.equal(request >= 118, expected !== 'response', label);
-        assert.equal(response >= 118, expected !== 'request', label);
-        assert.ok(request < 200 && response < 200, label);
+        assert.equal(request >= 599, expected !== 'response', label);
+        assert.equal(response >= 599, expected !== 'request', label);
+        assert.ok(request < 1200 && response < 1200, `${label}: delayed once, not twice`);
       }
       await destroyAndWait(client);
     });

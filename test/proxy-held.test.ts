@@ -100,9 +100,12 @@ describe('held proxies (fault_proxy_*)', () => {
     const { client, close } = await connectInMemory();
     let lastPort = 0;
     try {
-      const short = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], ttl: 0.3 } }));
+      // Long enough to be seen listening however busy the machine; then gone, never before its ttl.
+      const started = Date.now();
+      const short = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], ttl: 2 } }));
       assert.equal(await listening(portOf(short)), true);
-      await sleep(700);
+      while ((await listening(portOf(short))) && Date.now() - started < 30_000) await sleep(50);
+      assert.ok(Date.now() - started >= 2000, `stopped ${Date.now() - started} ms after the start`);
       assert.equal(await listening(portOf(short)), false);
       const long = statusOf(await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } }));
       lastPort = portOf(long);
@@ -114,7 +117,7 @@ describe('held proxies (fault_proxy_*)', () => {
     } finally {
       await close();
     }
-    await sleep(100);
+    for (let i = 0; i < 100 && (await listening(lastPort)); i++) await sleep(50);
     assert.equal(await listening(lastPort), false);
   });
 

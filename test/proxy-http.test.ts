@@ -324,7 +324,8 @@ describe('HTTP faults', () => {
 
   it("connection_drop with mcp-chaos-monkey's afterMs closes that long after forwarding, also when the upstream is slower", async () => {
     const baseline = handleCounts();
-    const UPSTREAM_MS = 1500;
+    // The upstream would answer after a minute: only the fault can end the exchange this early.
+    const UPSTREAM_MS = 60_000;
     const slow = http.createServer((_req, res) => {
       const timer = setTimeout(() => res.end('late'), UPSTREAM_MS);
       res.on('close', () => clearTimeout(timer));
@@ -338,8 +339,8 @@ describe('HTTP faults', () => {
       const bytes = await client.readToClose();
       const elapsed = performance.now() - started;
       assert.equal(bytes.length, 0, 'no answer before the cut');
-      // The cut comes at afterMs, not when the upstream answers (at 1500 ms): generous bounds.
-      assert.ok(elapsed < UPSTREAM_MS * 0.6, `closed after ${elapsed.toFixed(0)} ms`);
+      // The cut comes at afterMs (never before), not when the upstream answers; how soon after
+      // afterMs is bench/checks/proxy.ts's (proxy.http-drop-after).
       assert.ok(elapsed >= 90, `closed after ${elapsed.toFixed(0)} ms`);
     } finally {
       await proxy.stop();

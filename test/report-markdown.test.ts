@@ -6,14 +6,19 @@
  * Regenerate the golden file with UPDATE_GOLDEN=1 and review its diff.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { computeStats, type CapacityResult } from '../src/load/index.js';
-import { validateFault } from '../src/proxy/index.js';
+import { validateFault, type HttpFaultCounters } from '../src/proxy/index.js';
 import { latencyChart } from '../src/report/chart.js';
 import { describeFault, scopeGlyphs, timelineCell } from '../src/report/fault-text.js';
 import { humanize, renderReport } from '../src/report/markdown.js';
 import { fixturePath } from './helpers/repo.js';
+import { runCliProcess } from './helpers/processes.js';
 import { FAULT_LATENCIES, fixedResult } from './fixtures/scenario/fixed-result.js';
 import { assertReportMatchesJson, OVERVIEW_HEADER, PERCENTILE_HEADER, SLO_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
 
@@ -138,6 +143,78 @@ describe('renderReport', () => {
     assert.match(report, /^capacity for 2s with 2 clients \(closed loop/m);
     assert.match(report, /^\| 812\.5 \| 1625 \| 5 \(0\.3%\) \| 2 \| 2\.46 \| 2 \| 9 \| 2 seconds and 4 ms \|$/m);
     assert.doesNotMatch(report, new RegExp(SLO_HEADER.replace(/[|.()?%]/g, '\\$&')));
+  });
+});
+
+const NETWORK_FAULTS_HEADER = '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
+const HTTP_FAULTS_HEADER = '| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |';
+
+/** The HTTP fault table's rows as the counters say they must read. */
+function httpRows(counters: readonly HttpFaultCounters[]): string[][] {
+  return counters.map((f) => [f.name, f.type, f.target === null ? 'every mapping' : `\`${f.target}\``, String(f.requests), String(f.applications), String(f.passes), String(f.oversized)]);
+}
+
+const HTTP_ERROR: HttpFaultCounters = { name: 'error', type: 'error', target: null, active: false, requests: 12, applications: 4, passes: 8, oversized: 0 };
+
+describe('fault counters: every fault that ran, network and HTTP, with the JSON\'s figures', () => {
+  test('network faults only: their table, no HTTP table', () => {
+    const result = fixedResult();
+    const report = renderReport(result);
+    const [latency] = result.run.proxy.faults;
+    assert.deepEqual(tableRows(report, NETWORK_FAULTS_HEADER), [['latency', '2', String(latency!.applications), latency!.delayAddedMs.toFixed(1), '0 / 0', '0.0', '0.0', '0']]);
+    assert.doesNotMatch(report, /\| HTTP fault \|/);
+  });
+
+  test('HTTP faults only (an http-error run): their table with requests, applications, passes', () => {
+    const result = fixedResult();
+    result.run.proxy.faults = [];
+    result.run.proxy.httpFaults = [HTTP_ERROR];
+    const report = renderReport(result);
+    assert.deepEqual(tableRows(report, HTTP_FAULTS_HEADER), [['error', 'error', 'every mapping', '12', '4', '8', '0']]);
+    assert.doesNotMatch(report, /\| Fault \| Connections \|/);
+  });
+
+  test('both kinds on one proxy, each fault limited to a mapping named: both tables, every fault', () => {
+    const result = fixedResult();
+    const limited: HttpFaultCounters = { name: 'slow-db', type: 'latency', target: '34000', active: true, requests: 5, applications: 5, passes: 0, oversized: 0 };
+    result.run.proxy.httpFaults = [HTTP_ERROR, limited];
+    const report = renderReport(result);
+    assert.equal(tableRows(report, NETWORK_FAULTS_HEADER).length, result.run.proxy.faults.length);
+    assert.deepEqual(tableRows(report, HTTP_FAULTS_HEADER), httpRows(result.run.proxy.httpFaults));
+  });
+
+  test('no fault on the proxy is said, not left as an empty section', () => {
+    const result = fixedResult();
+    result.run.proxy.faults = [];
+    assert.match(renderReport(result), /### Fault proxy counters[\s\S]*No fault was set on this proxy\./);
+  });
+
+  test('with a baseline, its own proxy\'s traffic is named next to the impact', () => {
+    const result = fixedResult();
+    const mapping = result.baseline!.proxy.mappings[0]!;
+    assert.match(renderReport(result), new RegExp(`its proxy: \`${mapping.mapping.replace(/[.]/g, '\\.')}\` ${mapping.connections} connections, ${mapping.bytesUpstream} B client→target, ${mapping.bytesDownstream} B target→client`));
+  });
+
+  test('faultline run http-error: the markdown shows the HTTP fault\'s counters, equal to its --json record', async () => {
+    const server = createServer((_request, response) => response.end('{"ok":true}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const work = mkdtempSync(join(tmpdir(), 'faultline-report-'));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const record = join(work, 'run.json');
+      const run = await runCliProcess(['run', 'http-error', '--url', `http://127.0.0.1:${port}/`, '--duration', '1s', '--num-clients', '2', '--rps', '6', '--probability', '0.5', '--seed', '7', '--json', record], {});
+      assert.ok(run.code === 0 || run.code === 3, run.stderr);
+      const json = JSON.parse(readFileSync(record, 'utf8')) as { run: { proxy: { httpFaults: HttpFaultCounters[] } } };
+      const counters = json.run.proxy.httpFaults;
+      assert.equal(counters.length, 1);
+      assert.ok(counters[0]!.requests > 0 && counters[0]!.applications > 0, JSON.stringify(counters));
+      assert.equal(counters[0]!.requests, counters[0]!.applications + counters[0]!.passes + counters[0]!.oversized);
+      assert.deepEqual(tableRows(run.stdout, HTTP_FAULTS_HEADER), httpRows(counters));
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 

@@ -33,7 +33,7 @@ test('suggest tools get related code from the index, with file:line references',
   await writeFile(join(tree, 'unrelated.py'), 'def render_banner(title):\n    return "*" * len(title)\n');
   const fake = await startFakeLlm({ chat: [IMPROVED, IMPROVED] });
   const config = makeConfig({
-    llm: { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 5000 },
+    llm: { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 30_000 },
     dataDir: join(base, 'data'),
   });
   const { client, close } = await connectInMemory(config);
@@ -76,7 +76,7 @@ test('with the root inside an indexed tree, related code comes from under that r
   await writeFile(join(tree, 'svc', 'retry_policy.py'), retry);
   await writeFile(join(tree, 'svcold', 'retry_policy.py'), retry.replace('backoff_delay', 'old_backoff_delay'));
   const fake = await startFakeLlm({ chat: [IMPROVED] });
-  const llm = { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 5000 };
+  const llm = { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 30_000 };
   const dataDir = join(base, 'data');
   const indexer = await connectInMemory(makeConfig({ llm, dataDir }));
   const rooted = await connectInMemory(makeConfig({ llm, dataDir, roots: [join(tree, 'svc')] }));

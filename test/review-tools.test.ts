@@ -50,7 +50,7 @@ for (const api of ['openai', 'ollama'] as const) {
     let session: Session;
     before(async () => {
       fake = await startFakeLlm();
-      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'review-model', timeoutMs: 5_000 };
+      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'review-model', timeoutMs: 30_000 };
       session = await reviewSession(llm, { provider: () => createProvider({ ...llm }, {}, { retry: FAST_RETRY }) });
     });
     after(async () => {
@@ -311,7 +311,7 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
   });
 
   test('cancelling the tool call aborts the LLM request', { timeout: 10_000 }, async () => {
-    const llm = { client: 'openai' as const, baseUrl: fake.openaiBaseUrl, timeoutMs: 5_000 };
+    const llm = { client: 'openai' as const, baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 };
     const session = await reviewSession(llm);
     try {
       const before = fake.chatRequests().length;
@@ -328,7 +328,7 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
   });
 
   test('bad arguments are refused before any LLM call', async () => {
-    const llm = { client: 'openai' as const, baseUrl: fake.openaiBaseUrl, timeoutMs: 5_000 };
+    const llm = { client: 'openai' as const, baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 };
     const session = await reviewSession(llm);
     const dir = mkdtempSync(join(tmpdir(), 'faultline-review-'));
     try {

@@ -30,13 +30,11 @@ after(async () => {
 
 const LATENCY = 'fault_run_latency_impact_scenario';
 
+/** The refusal's text. Up front: the app gets no request (the last test); how fast is bench/checks/scenario.ts's. */
 async function refusal(tool: string, args: Record<string, unknown>): Promise<string> {
-  const started = performance.now();
   const result = (await mcp.client.callTool({ name: tool, arguments: args })) as CallToolResult;
   assert.equal(result.isError, true, `expected an error for ${JSON.stringify(args)}, got a report`);
   assert.equal(result.structuredContent, undefined);
-  // Refused up front, not after a run.
-  assert.ok(performance.now() - started < 500, `took ${performance.now() - started} ms to refuse`);
   return textOf(result);
 }
 
@@ -96,7 +94,7 @@ describe('scenario tool arguments are checked before any traffic', () => {
     for (const target of ['http://8.8.8.8/', 'https://[2001:4860:4860::8888]/', 'http://[::ffff:8.8.8.8]/']) {
       const text = await refusal(LATENCY, { url: target });
       assert.match(text, /^url: .* not a loopback or private address/);
-      assert.match(text, /--allow-remote-targets/);
+      assert.match(text, /--allow-targets/);
     }
   });
 

@@ -68,7 +68,8 @@ test('run --json: a scenario run record lists the faults that acted, and coverag
   // A blackhole on a mapping the load never crosses (the load goes straight to --url): configured,
   // but no request passed through it. Inconclusive, and nothing injected.
   const idle = join(work, 'blackhole.json');
-  const second = await cli(['run', 'blackhole', '--url', url, '--proxy', `0=127.0.0.1:${port}`, '--duration', '500ms', '--num-clients', '1', '--rps', '4', '--json', idle]);
+  // (SLOs a busy machine cannot fail: a failed SLO would decide the verdict.)
+  const second = await cli(['run', 'blackhole', '--url', url, '--proxy', `0=127.0.0.1:${port}`, '--duration', '500ms', '--num-clients', '1', '--rps', '4', '--slo', '99% @ 5000ms', '--json', idle]);
   assert.equal(second.code, 4, second.stderr);
   const idleRecord = JSON.parse(readFileSync(idle, 'utf8')) as Record;
   assert.equal(idleRecord.kind, 'scenario');

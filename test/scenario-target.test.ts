@@ -27,10 +27,14 @@ describe('isLocalAddress', () => {
 });
 
 describe('checkLoadTarget', () => {
-  test('loopback, private and IPv6 loopback URLs pass', async () => {
-    for (const url of ['http://127.0.0.1:8080/health', 'https://10.0.0.5/', 'http://192.168.0.10:3000/x', 'http://[::1]:8080/', 'http://[::ffff:127.0.0.1]:80/', 'http://0x7f.1/']) {
+  test('loopback and IPv6 loopback URLs pass; private ones only when the allow-list names them', async () => {
+    for (const url of ['http://127.0.0.1:8080/health', 'http://[::1]:8080/', 'http://[::ffff:127.0.0.1]:80/', 'http://0x7f.1/']) {
       const parsed = await checkLoadTarget(url, false);
       assert.ok(parsed instanceof URL);
+    }
+    for (const url of ['https://10.0.0.5/', 'http://192.168.0.10:3000/x', 'http://[fd00::5]/']) {
+      await assert.rejects(checkLoadTarget(url, false), /is a private address; only loopback targets are accepted unless the server's allow-list names it: --allow-targets/);
+      assert.ok((await checkLoadTarget(url, { allowTargets: ['10.0.0.0/8', '192.168.0.10', 'fd00::/8'] })) instanceof URL);
     }
   });
 
@@ -44,7 +48,7 @@ describe('checkLoadTarget', () => {
       await assert.rejects(checkLoadTarget(url, false, 'target'), (error: unknown) => {
         assert.ok(error instanceof ToolInputError);
         assert.match(error.message, /^target: .* is not a loopback or private address/);
-        assert.match(error.message, /--allow-remote-targets/);
+        assert.match(error.message, /--allow-targets/);
         return true;
       });
     }

@@ -3,8 +3,10 @@
  * real server) against a local app on loopback: each fault moves the measured numbers the way
  * it should, and the markdown report shows exactly the JSON result's numbers.
  *
- * Each run is short (1 s of load, twice with a baseline) and compared against its own baseline
- * or against size / rate, never against an absolute time.
+ * Each run is short (1 s of load, twice with a baseline). Held here: what a busy machine cannot
+ * change (a delay never shortens a request, the faults' own counters, rates never over their
+ * cap); how far each fault moves the numbers against the baseline is bench/checks/scenario.ts's
+ * (scenario.fault-effects), with the thresholds these tests had.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ScenarioResult } from '../src/scenario/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { closedPort, heldResources, startServer, type TestServer } from './fixtures/load/servers.js';
-import { startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
+import { LOOSE_SLOS, startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 import { assertReportMatchesJson, PERCENTILE_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
 import { connect } from 'node:net';
 
@@ -39,8 +41,6 @@ async function runTool(name: string, args: Record<string, unknown>): Promise<{ r
   return { report, result };
 }
 
-const spread = (result: ScenarioResult['run']): number => result.load!.latency!.p95 - result.load!.latency!.p25;
-
 describe('fault_run_*_impact_scenario through MCP', () => {
   test('latency: the percentiles shift by about the injected delay against the baseline', async () => {
     const held = await heldResources(servers);
@@ -51,6 +51,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       rps: 5,
       latency: 100,
       baseline: true,
+      slos: LOOSE_SLOS,
     });
     const base = result.baseline!.load!;
     const run = result.run.load!;
@@ -59,12 +60,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(run.errors, 0);
     // Deviation 0: every response waits the full 100 ms in the proxy, so none can be faster.
     assert.ok(run.latency!.min >= 99.5, `fastest request ${run.latency!.min} ms`);
-    for (const percentile of ['p50', 'p95'] as const) {
-      const shift = run.latency![percentile] - base.latency![percentile];
-      assert.ok(shift > 80 && shift < 160, `${percentile} shifted by ${shift} ms`);
-    }
-    const serviceShift = run.serviceTime!.p50 - base.serviceTime!.p50;
-    assert.ok(serviceShift > 80 && serviceShift < 160, `service time p50 shifted by ${serviceShift} ms`);
+    assert.ok(run.serviceTime!.min >= 99.5, `fastest service time ${run.serviceTime!.min} ms`);
+    assert.equal(result.run.proxy.faults[0]!.delayAddedMs, 100 * run.responses);
     // The impact table is the difference of the two phases' figures.
     const p50Row = result.impact.find((row) => row.metric === 'p50 latency')!;
     assert.equal(p50Row.change, run.latency!.p50 - base.latency!.p50);
@@ -84,12 +81,12 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       frequency: 20,
       baseline: true,
     });
-    const before = spread(result.baseline!);
-    const during = spread(result.run);
-    // Uniform delays in [0, 80] ms put about 56 ms between p25 and p95.
-    assert.ok(during > before + 20, `p95 − p25: baseline ${before} ms, with jitter ${during} ms`);
+    // Uniform delays in [0, 80] ms, redrawn 20 times a second: the requests of one run spread over
+    // most of that range (p95 − p25 widening by ~56 ms against the baseline: bench/checks/scenario.ts).
     assert.ok(result.run.load!.latency!.max - result.run.load!.latency!.min > 30);
-    assert.ok(result.run.proxy.faults[0]!.delayAddedMs > 0);
+    const counters = result.run.proxy.faults[0]!;
+    assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 80, `${counters.delayAddedMs} ms over ${counters.applications} delays`);
+    assert.equal(result.baseline!.proxy.faults.length, 0, 'no jitter in the baseline');
   });
 
   test('packet loss: the tail latency rises on multi-segment responses', async () => {
@@ -101,13 +98,13 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       loss_rate: 0.1,
       baseline: true,
     });
-    const base = result.baseline!.load!.latency!;
     const run = result.run.load!.latency!;
     const counters = result.run.proxy.faults[0]!;
     assert.ok(counters.segments >= 30 * 45, `segments seen ${counters.segments}`);
     assert.ok(counters.segmentsLost > 0 && counters.stallMs > 0, `lost ${counters.segmentsLost}, stalled ${counters.stallMs} ms`);
-    assert.ok(run.p95 > base.p95 + 40, `p95: baseline ${base.p95} ms, with loss ${run.p95} ms`);
-    assert.ok(run.mean > base.mean + 20, `mean: baseline ${base.mean} ms, with loss ${run.mean} ms`);
+    // The slowest request waited out at least one stall (how far the tail and the mean rise
+    // against the baseline is bench/checks/scenario.ts's).
+    assert.ok(run.max >= counters.stallMs / counters.applications, `slowest ${run.max} ms, stalls ${counters.stallMs} ms over ${counters.applications}`);
     assert.equal(result.run.load!.errors, 0, 'loss delays, it never corrupts or drops');
   });
 
@@ -129,11 +126,12 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     };
     const small = await serviceTime(40_000);
     const large = await serviceTime(120_000);
+    // Never much faster than the rate allows, however fast the machine (how close to size / rate,
+    // and 3× the bytes 2–4× as long, is bench/checks/scenario.ts's).
     for (const [measured, bytes] of [[small, 40_000], [large, 120_000]] as const) {
       const expected = (bytes / rate) * 1000;
-      assert.ok(measured > expected * 0.7 && measured < expected * 1.6, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
+      assert.ok(measured > expected * 0.7, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
     }
-    assert.ok(large / small > 2 && large / small < 4, `three times the bytes took ${large / small} times as long`);
   });
 
   test('blackhole with timeout 1: every request times out and the run fails its SLOs', async () => {
@@ -178,7 +176,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       [0, 20, false],
       [1, 20, true],
     ]);
-    assert.ok(load.timeline[0]!.p50Ms! < 40, `before the fault: p50 ${load.timeline[0]!.p50Ms} ms`);
+    // (That second 0 is not delayed, p50 ~1 ms, is bench/checks/scenario.ts's: a loaded machine
+    // sends some of its requests late, into the fault, and their latency counts from when they were due.)
     assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
     assert.equal(load.duringFault!.requests, 20);
     assert.ok(load.duringFault!.latency!.min >= 79.5);
@@ -204,7 +203,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(notFound.result.verdict, 'failed');
     assert.match(notFound.report.split('\n').slice(0, 6).join('\n'), /404 × 10: is the url \(path and method\) right\?/);
     // Expected, it is a plain response again.
-    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404' });
+    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404', slos: LOOSE_SLOS });
     assert.equal(expected.result.run.load!.errors, 0);
     assert.equal(expected.result.verdict, 'passed');
     assert.equal(expected.result.passed, true);
@@ -231,7 +230,7 @@ describe('fault_run_*_impact_scenario through MCP', () => {
   });
 
   test('redirects count as success by default but are not followed: the reasons say the load timed the redirect itself', async () => {
-    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1 };
+    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1, slos: LOOSE_SLOS };
     const { result, report } = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args });
     assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
     assert.equal(result.verdict, 'passed');

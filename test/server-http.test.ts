@@ -12,6 +12,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
+import { quietFor } from './helpers/wait.js';
 
 const TOKEN = 'test-token-4f7a';
 let child: ChildProcess;
@@ -120,15 +121,38 @@ test('other paths are 404 and unreadable bodies are JSON-RPC parse errors', asyn
   assert.equal(noSession.status, 400);
 });
 
-test('clients that never DELETE their session do not lock the server out', async () => {
-  // The SDK client's close() sends no DELETE; past the session cap, idle sessions make room.
-  for (let i = 0; i < 70; i++) {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
-    const client = new Client({ name: `visitor-${i}`, version: '0' });
-    await client.connect(transport);
-    await client.listTools();
-    await client.close();
-  }
+test('clients that never DELETE their session do not lock the server out: the least recently used idle session makes room', async () => {
+  // The SDK client's close() sends no DELETE; past the cap of 64 sessions, the idle one seen
+  // longest ago is evicted for each new one.
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const open = async (): Promise<string> => {
+    const init = await post(auth);
+    assert.equal(init.status, 200, init.body);
+    return String(init.headers['mcp-session-id']);
+  };
+  const ping = async (session: string): Promise<number> =>
+    (await post({ ...auth, 'mcp-session-id': session }, url.pathname, JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping' }))).status;
+  // Sessions left by earlier tests of this file are older than all of these: they go first.
+  const sessions: string[] = [];
+  for (let i = 0; i < 64; i++) sessions.push(await open());
+  // Used again, the first is now the most recently seen: the second is the oldest of them.
+  assert.equal(await ping(sessions[0]!), 200);
+  const newest = await open();
+  assert.equal(await ping(sessions[1]!), 404, 'the least recently used session was evicted');
+  assert.equal(await ping(sessions[0]!), 200, 'a session in use again was kept');
+  assert.equal(await ping(sessions[2]!), 200);
+  assert.equal(await ping(newest), 200);
+  // And so on: the next new session takes the place of the oldest left (the third one was just
+  // used, so the fourth).
+  await open();
+  assert.equal(await ping(sessions[3]!), 404);
+  for (const kept of [sessions[0]!, sessions[2]!, sessions[4]!, newest]) assert.equal(await ping(kept), 200);
+  // An SDK client that connects and leaves without DELETE is served too.
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const client = new Client({ name: 'visitor', version: '0' });
+  await client.connect(transport);
+  assert.ok((await client.listTools()).tools.length > 0);
+  await client.close();
 });
 
 test('a client that goes away mid-call cancels the call: a scenario stops loading the endpoint', async () => {
@@ -160,12 +184,16 @@ test('a client that goes away mid-call cancels the call: a scenario stops loadin
         params: { name: 'fault_run_latency_impact_scenario', arguments: { url: appUrl, duration: '20s', latency: 1, num_clients: 2, rps: 10 } },
       }),
     );
-    while (hits < 10) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; hits < 10; waited += 50) {
+      assert.ok(waited < 60_000, `the scenario never loaded the endpoint (${hits} requests)`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     call.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the cancellation lands
+    // At 20 requests/s a run that went on adds one every 50 ms: the cancellation has landed once a
+    // second passes without one (however long a busy machine takes; the 20 s run never gives one).
+    await quietFor(() => hits, 1000, 15_000);
     const afterCancel = hits;
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    // At 20 requests/s a run that went on would add ~30 more requests in that time.
     assert.ok(hits - afterCancel <= 1, `the load went on after the client left: ${hits - afterCancel} more requests`);
   } finally {
     app.closeAllConnections();

@@ -26,10 +26,8 @@ test('agent tool: initialize, list tools, call one; stdout is only JSON-RPC', as
   const session = await connectStdio(['--log-level', 'debug', 'agent', 'tool']);
   try {
     const { tools } = await session.client.listTools();
-    const ready = performance.now() - started;
-    // The requirement is < 1 s on an idle machine; CI shares 2 cores, so only a loose bound is asserted.
-    assert.ok(ready < 10_000, `initialize + tools/list took ${ready.toFixed(0)} ms`);
-    process.stderr.write(`# initialize + tools/list: ${ready.toFixed(0)} ms\n`);
+    // Under 1 s on an idle machine: bench/checks/startup.ts (startup.mcp-tools-list) holds it.
+    process.stderr.write(`# initialize + tools/list: ${(performance.now() - started).toFixed(0)} ms\n`);
     assert.ok(tools.length > 0);
     const names = tools.map((tool) => tool.name);
     assert.ok(names.includes('fault_list_function_names'), names.join(', '));
@@ -90,7 +88,8 @@ test('console output from inside the server never reaches stdout', async () => {
   const server = await spawnRawServer(['mcp'], { NODE_OPTIONS: `--import=${preload}` });
   try {
     await server.request('tools/list');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The later noise comes 300 ms after the entry point ran: wait for it, then ask once more.
+    for (let i = 0; i < 400 && !/more-noise-later/.test(server.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     await server.request('tools/list');
     assertOnlyJsonRpc(server.stdoutLines());
     assert.match(server.stderr(), /noise-from-a-dependency/);

@@ -1,9 +1,8 @@
 /**
- * Start-up budget: each command loads only what it uses. Checked two ways, both independent of
- * how busy the machine is: which modules a fresh process loads (a module-resolution hook records
- * them), and times as ratios to a baseline measured in the same run: `faultline --version` to
- * `node -e 0`, and `faultline mcp` (spawn, initialize, tools/list over raw JSON-RPC) to the
- * one-tool server on the same SDK.
+ * Start-up budget: each command loads only what it uses, checked by which modules a fresh process
+ * loads (a module-resolution hook records them). The times this buys, as ratios to a baseline
+ * measured in the same run (`faultline --version` to `node -e 0`, `faultline mcp` to the one-tool
+ * server on the same SDK), are bench/checks/startup.ts's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,15 +10,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { cliPath, repoRoot } from './helpers/repo.js';
-import { median, timeRawStartup } from './helpers/mcp-startup.js';
+import { cliPath } from './helpers/repo.js';
 
 const HOOKS = `
 import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
-  if (result.url.startsWith('file:')) appendFileSync(process.env.FAULTLINE_TRACE_FILE, result.url + '\\n');
+  if (result.url.startsWith('file:')) appendFileSync(process.env.FAULTLINE_TRACE_FILE, Date.now() + ' ' + result.url + '\\n');
   return result;
 }`;
 
@@ -34,7 +31,7 @@ import { pathToFileURL } from 'node:url';
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (...args) {
   const file = resolveFilename.apply(this, args);
-  if (file.startsWith('/')) appendFileSync(process.env.FAULTLINE_TRACE_FILE, pathToFileURL(file).href + '\\n');
+  if (file.startsWith('/')) appendFileSync(process.env.FAULTLINE_TRACE_FILE, Date.now() + ' ' + pathToFileURL(file).href + '\\n');
   return file;
 };`;
 
@@ -47,7 +44,12 @@ const TOOLS_LIST_SESSION = [
   .map((message) => `${JSON.stringify(message)}\n`)
   .join('');
 
-/** The file: URLs a fresh `faultline …args` process resolves, given `input` on stdin. */
+/**
+ * The file: URLs a fresh `faultline …args` process resolves, given `input` on stdin, up to the
+ * code tools' idle-time warm-up: `faultline mcp` starts it 1 s after start-up (its first module is
+ * src/code/index.js), and a loaded machine can take that long to answer and exit. What it loads
+ * is idle-time work; src/code/index.js resolved within the first second would be start-up's.
+ */
 function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-'));
   try {
@@ -65,7 +67,9 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
     });
     assert.equal(run.status, 0, run.stderr);
     if (input !== '') assert.match(run.stdout, /"id":2/, 'tools/list was not answered');
-    return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((line) => ({ at: Number(line.slice(0, line.indexOf(' '))), url: line.slice(line.indexOf(' ') + 1) }));
+    const warmUp = lines.findIndex(({ at, url }) => url.endsWith('/dist/src/code/index.js') && at - lines[0]!.at >= 1000);
+    return (warmUp === -1 ? lines : lines.slice(0, warmUp)).map(({ url }) => url);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -104,7 +108,7 @@ test('faultline mcp loads no tool module, no domain module and no heavy dependen
   // family's module (its zod schemas) loads before a call. A stale dist/src/tools/tool-list.json
   // makes the server register every family at start: run npm run build.
   const tools = loaded.filter((url) => url.includes('/dist/src/tools/')).map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
-  assert.deepEqual([...new Set(tools)].sort(), ['define.js', 'index.js', 'tool-list.js']);
+  assert.deepEqual([...new Set(tools)].sort(), ['arguments.js', 'define.js', 'index.js', 'tool-list.js']);
   // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
   const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url));
   assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);
@@ -136,42 +140,4 @@ test('faultline --help still lists every command', () => {
   for (const name of ['mcp', 'agent', 'code', 'index', 'search', 'run', 'proxy', 'demo']) {
     assert.match(run.stdout, new RegExp(`^  ${name}\\b`, 'm'), `${name} missing from --help`);
   }
-});
-
-test('faultline --version costs at most 3× bare node start-up (medians, same run)', () => {
-  const time = (args: string[]): number => {
-    const started = performance.now();
-    spawnSync(process.execPath, args, { stdio: 'ignore', timeout: 30_000 });
-    return performance.now() - started;
-  };
-  const bare: number[] = [];
-  const version: number[] = [];
-  for (let round = 0; round < 7; round++) {
-    bare.push(time(['-e', '0']));
-    version.push(time([cliPath, '--version']));
-  }
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[3]!;
-  // Measured about 1.5× here; before commands loaded lazily it was 5–6×.
-  const ratio = median(version) / median(bare);
-  assert.ok(ratio < 3, `--version took ${ratio.toFixed(2)}× node -e 0`);
-});
-
-test('faultline mcp answers initialize and tools/list within 1.5× the one-tool SDK server (medians, same run)', async () => {
-  const oneTool = join(repoRoot, 'dist', 'test', 'fixtures', 'server', 'one-tool-server.js');
-  const yardstick: number[] = [];
-  const faultline: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    const one = await timeRawStartup([oneTool]);
-    const ours = await timeRawStartup([cliPath, 'mcp']);
-    assert.equal(one.tools, 1);
-    assert.ok(ours.tools >= 20, `faultline listed ${ours.tools} tools`);
-    yardstick.push(one.toolsListMs);
-    faultline.push(ours.toolsListMs);
-  }
-  // Measured 1.03–1.06× here with the generated tools/list (1.3–1.5× when every tool family was
-  // registered and converted at start, 1.6× when tool modules also loaded their domain code). The
-  // bound leaves room for a busy machine: it catches gross regressions (a blocking start-up, a
-  // heavy dependency loaded eagerly); what is loaded is checked exactly above.
-  const ratio = median(faultline) / median(yardstick);
-  assert.ok(ratio < 1.5, `faultline mcp took ${ratio.toFixed(2)}× the one-tool server`);
 });

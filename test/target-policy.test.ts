@@ -22,7 +22,8 @@ test('a mapping to the metadata address, a wildcard bind, a privileged port and 
     [['0.0.0.0:0=127.0.0.1:9'], /proxies\[0\].*--allow-non-loopback-bind/],
     [['[::]:0=127.0.0.1:9'], /proxies\[0\].*loopback/],
     [['81=127.0.0.1:9'], /proxies\[0\].*local port 81 is privileged/],
-    [['0=8.8.8.8:53'], /proxies\[0\].*--allow-remote-targets/],
+    [['0=8.8.8.8:53'], /proxies\[0\].*--allow-targets/],
+    [['0=10.0.0.1:53'], /proxies\[0\].*10\.0\.0\.1 is a private address; only loopback targets/],
     [Array.from({ length: MAX_PROXY_MAPPINGS + 1 }, () => '0=127.0.0.1:9'), new RegExp(`at most ${MAX_PROXY_MAPPINGS}`)],
   ];
   for (const [mappings, expected] of cases) {

@@ -6,14 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { makeConfig, TOOLSETS } from '../src/config.js';
 import { connectInMemory } from './helpers/mcp.js';
 import { lintTool } from './helpers/schema-lint.js';
 import { repoRoot } from './helpers/repo.js';
 
 const SNAPSHOT = `${repoRoot}test/__snapshots__/tools.json`;
 
-async function listTools(): Promise<Tool[]> {
-  const { client, close } = await connectInMemory();
+async function listTools(config = makeConfig()): Promise<Tool[]> {
+  const { client, close } = await connectInMemory(config);
   try {
     return (await client.listTools()).tools;
   } finally {
@@ -30,8 +31,9 @@ test('tools/list matches the snapshot', async () => {
   assert.equal(published, readFileSync(SNAPSHOT, 'utf8'), 'a tool schema changed: review, then UPDATE_SNAPSHOTS=1 npm test');
 });
 
-test('every tool passes the portability lint', async () => {
-  const tools = await listTools();
+test('every tool of every toolset, the opt-in ones too, passes the portability lint', async () => {
+  const tools = await listTools(makeConfig({ toolsets: [...TOOLSETS] }));
+  assert.ok(tools.some((tool) => tool.name === 'recommend_fis_experiments'));
   assert.ok(tools.length > 0);
   assert.deepEqual(tools.flatMap(lintTool), []);
   assert.equal(new Set(tools.map((tool) => tool.name)).size, tools.length, 'tool names are unique');
@@ -50,6 +52,8 @@ test('the lint catches each kind of problem it claims to', () => {
         c: { type: 'number', exclusiveMinimum: 0 },
         d: { $ref: '#/definitions/x' },
         e: { type: 'object', additionalProperties: { type: 'string' } },
+        h: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } }, required: ['x', 'y'] } },
+        i: { type: 'array' },
         f: { oneOf: [] },
         g: { type: 'number', exclusiveMaximum: 5 },
         format: { type: 'string' },
@@ -73,9 +77,16 @@ test('the lint catches each kind of problem it claims to', () => {
     /"exclusiveMaximum"/,
     /"\$ref"/,
     /additionalProperties with a schema/,
-    /"e" is a nested object/,
+    /properties\.e is an object without properties/,
+    /properties\.h\.items requires "y", which it does not declare/,
+    /properties\.i is an array without items/,
   ]) {
     assert.match(problems, expected);
   }
   assert.doesNotMatch(problems, /properties\.format uses/, 'an argument named "format" is not the keyword');
+  // A structured argument with named fields is portable.
+  const structured = { ...bad, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { summary: { type: 'string' } } } } } } as unknown as Tool;
+  assert.doesNotMatch(lintTool(structured).join('\n'), /finding/);
+  const emptyNested = { ...structured, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { tags: { type: 'object', properties: {} } } } } } } as unknown as Tool;
+  assert.match(lintTool(emptyNested).join('\n'), /properties\.finding\.properties\.tags is an object without properties/);
 });

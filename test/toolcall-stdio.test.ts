@@ -103,14 +103,11 @@ test('latency really delays the answer; schema_drift fails the outputSchema; par
     ],
   });
   try {
-    let start = performance.now();
     await p.client.callTool({ name: 'get_items', arguments: { count: 2 } }); // 1st: untouched
-    const direct = performance.now() - start;
-    start = performance.now();
+    const start = performance.now();
     assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
     const delayed = performance.now() - start;
     assert.ok(delayed >= 290, `delayed call took ${delayed} ms`);
-    assert.ok(delayed > direct, 'the delayed call is slower than the direct one');
     // 2nd get_items call: schema_drift (the SDK client checks structuredContent against the outputSchema).
     await assert.rejects(p.client.callTool({ name: 'get_items', arguments: { count: 3 } }), /output schema|structured content/i);
     // 3rd: partial_result: half the array, no marker, still valid against the schema.
@@ -404,14 +401,14 @@ test('a server command that cannot run is a usage error naming it (exit 2)', asy
 });
 
 test('a cancellation during an injected delay drops the answer; the next call is served', async () => {
-  const p = await proxied({ faults: [{ type: 'latency', tools: ['echo'], added_ms: 3000, every: 2 }] });
+  const p = await proxied({ faults: [{ type: 'latency', tools: ['echo'], added_ms: 30_000, every: 2 }] });
   try {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
     const start = performance.now();
     await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'late' } }, undefined, { signal: controller.signal }));
     assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'next' } })), 'next');
-    assert.ok(performance.now() - start < 2500, 'the second call did not wait for the first one\'s delay');
+    assert.ok(performance.now() - start < 15_000, 'the second call did not wait for the first one\'s 30 s delay');
   } finally {
     await p.close();
   }

@@ -1,15 +1,15 @@
 /**
  * The AWS Fault Injection Service action catalog, as data. The template builder reads each
- * action's target key, resource type and parameters from here and nowhere else (DESIGN.md §10).
+ * action's target key, resource type and parameters from here and nowhere else, never from a
+ * fixed default.
  *
- * Source: the FIS user guide's actions reference and botocore's fis/2020-12-01 service-2.json, as
- * summarised in /work/shared/reference/agent-chaos-anchors.md §5 ("current in late 2026"; read
- * for this catalog 2026-11-23). Only facts from that summary are encoded. Where it is silent the
- * data says so instead of guessing:
+ * Source: the FIS user guide's actions reference and botocore's fis/2020-12-01 service-2.json
+ * (current in late 2026; read for this catalog 2026-11-23), through a summary of them: only its
+ * facts are encoded. Where it is silent the data says so instead of guessing:
  * - `requiredSource: 'unmarked'`: the reference lists the parameter without R/O; an unmarked
  *   parameter with no default is taken as required (the reference marks the optional ones O).
- * - `rangeSource: 'general'`: the action's own duration range is not stated; the reference's
- *   general rule applies ("most actions allow 1 minute–12 hours").
+ * - `rangeSource: 'general'`: the action's own duration range is not stated; FIS's general rule
+ *   ("most actions allow 1 minute–12 hours") is enforced at its top and warned about below.
  * - `targetKeySource: 'unverified'`: the reference names the target keys Instances, SpotInstances,
  *   Subnets, DBInstances, Clusters, Tasks, Pods, Nodegroups, Functions, Volumes, Roles, Tables,
  *   Buckets and AutoScalingGroups; any other key here is our best reading, to be checked with
@@ -18,7 +18,6 @@
 
 export const CATALOG_SOURCE = {
   document: 'AWS FIS user guide, actions reference; botocore fis/2020-12-01 service-2.json',
-  summary: '/work/shared/reference/agent-chaos-anchors.md §5',
   current: 'late 2026',
   read: '2026-11-23',
 } as const;
@@ -58,7 +57,7 @@ export interface FisAction {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** The reference's general rule for durations (§5.1). */
+/** FIS's general rule for durations, where an action's own range is not known. */
 const GENERAL_DURATION = { min: MINUTE, max: 12 * HOUR, rangeSource: 'general' as const };
 
 // Small builders keep the table below readable; each returns plain data.
@@ -81,7 +80,8 @@ const apiFault = (kind: string, failure: string): FisAction => ({
   targetKey: 'Roles',
   targetKeySource: 'reference',
   parameters: [
-    duration('duration', { requiredSource: 'marked' }),
+    // "The duration, from one minute to 12 hours" (FIS actions reference, aws:fis:inject-api-*).
+    duration('duration', { requiredSource: 'marked', rangeSource: 'action' }),
     required('service', 'enum', { requiredSource: 'marked', values: ['ec2', 'kinesis'] }),
     required('percentage', 'integer', { requiredSource: 'marked', ...percent1to100 }),
     required('operations', 'list', { requiredSource: 'marked', note: 'comma-separated API operation names, e.g. DescribeInstances' }),
@@ -586,7 +586,7 @@ export const FIS_ACTIONS: readonly FisAction[] = [
  * Resource types FIS selects by target parameters only. Source: the FIS user guide's page on the
  * aws:eks:pod actions ("You cannot use resource ARNs or resource tags to identify targets of type
  * aws:eks:pod in experiment templates. You must use the required resource parameters") and its
- * targets page (the parameter names); read 2026-11-23. Our §5 summary only says such types exist.
+ * targets page (the parameter names); read 2026-11-23. The catalog's summary only says such types exist.
  */
 export interface TargetTypeSpec {
   resourceType: string;
@@ -613,7 +613,14 @@ export function findAction(id: string): FisAction | undefined {
   return BY_ID.get(id.trim());
 }
 
-/** The parameter that carries an action's length (`duration`, else `maxDuration`), if any. */
+/**
+ * The parameter that carries how long an action's fault lasts, which a recommendation's
+ * `duration` sets: `duration`, else `maxDuration`, else (aws:ec2:stop-instances)
+ * `startInstancesAfterDuration`, how long the instances stay stopped. None for an action that
+ * acts once (a reboot, a termination, a failover).
+ */
 export function durationParameter(action: FisAction): ParameterSpec | undefined {
-  return action.parameters.find((p) => p.name === 'duration') ?? action.parameters.find((p) => p.name === 'maxDuration');
+  return LENGTH_PARAMETERS.map((name) => action.parameters.find((p) => p.name === name)).find((p) => p !== undefined);
 }
+
+const LENGTH_PARAMETERS = ['duration', 'maxDuration', 'startInstancesAfterDuration'] as const;

@@ -1,7 +1,8 @@
 /**
- * Cloud experiments (DESIGN.md §10): the AWS FIS action catalog as data, finding → ranked FIS
- * experiments, validated CreateExperimentTemplate inputs (and CloudFormation), and exports of a
- * faultline scenario to FIS, Chaos Mesh and k6. Offline: nothing here calls a cloud API.
+ * Cloud experiments: the AWS FIS action catalog as data, finding → ranked FIS experiments,
+ * validated CreateExperimentTemplate inputs (and CloudFormation), fis-recommender-mcp's two tools'
+ * shapes on them, and exports of a faultline scenario to FIS, Chaos Mesh and k6. Offline: nothing
+ * here calls a cloud API.
  *
  *   recommendExperiments('p99 latency between ECS services', { resources }) → {recommendations, …}
  *   buildExperimentTemplate({action, parameters, duration}, {roleArn, stopConditionArn, tags}) → {template, warnings}
@@ -11,5 +12,6 @@ export { FIS_ACTIONS, CATALOG_SOURCE, findAction, durationParameter, type FisAct
 export { parseIsoDuration, formatIsoDuration } from './iso-duration.js';
 export { recommendExperiments, readFinding, tokenize, MAX_FINDING_BYTES, type Recommendation, type RecommendationSet, type LocalRehearsal } from './recommend.js';
 export { buildExperimentTemplate, checkSelectionMode, toCloudFormation, renderCloudFormation, type ExperimentTemplateInput, type BuiltTemplate } from './template.js';
-export { exportScenario, checkFaultArguments, EXPORT_TARGETS, EXPORT_LIMITS, FIS_PLATFORMS, MAX_K6_VUS, type ExportTarget, type ExportOptions, type ExportResult, type FisPlatform } from './export.js';
+export { exportScenario, checkFaultArguments, EXPORT_TARGETS, EXPORT_LIMITS, FIS_PLATFORMS, MAX_K6_VUS, type ExportTarget, type ExportOptions, type ExportResult, type FisPlatform } from './export/index.js';
 export { jsonArgument } from './json-argument.js';
+export { recommendForSeed, templateForSeed, type SeedRecommendation, type SeedRecommendations } from './fis-recommender.js';

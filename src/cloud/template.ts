@@ -1,7 +1,7 @@
 /**
  * From one or more recommended actions and a target configuration to a complete FIS
  * CreateExperimentTemplate input, validated field by field against the catalog and the API's
- * limits (agent-chaos-anchors.md §5.1), or a ToolInputError naming the field and what is
+ * limits (botocore's CreateExperimentTemplate), or a ToolInputError naming the field and what is
  * accepted. Offline: nothing here calls AWS.
  *
  * Input shapes (fis-recommender's, extended):
@@ -16,6 +16,7 @@ import { ToolInputError } from '../errors.js';
 import { isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 import { durationParameter, findAction, FIS_ACTIONS, PARAMETER_SELECTED_TYPES, type FisAction, type ParameterSpec } from './catalog.js';
 import { describeMs, parseIsoDuration } from './iso-duration.js';
+import { checkDocumentParameters } from './ssm-documents.js';
 
 export interface TemplateTarget {
   resourceType: string;
@@ -103,11 +104,21 @@ function stringMap(value: unknown, field: string, limits: { keyMax: number; valu
 
 // ---------------------------------------------------------------- parameters
 
-function checkParameter(action: FisAction, spec: ParameterSpec, value: string, field: string): string {
+/**
+ * One parameter's value checked against the catalog: its form, and its range. A range the action
+ * documents is enforced both ways. The general FIS rule (1 minute–12 hours) is enforced only at
+ * its top, FIS's limit on an experiment's length; below its minimum the value is kept and a
+ * warning says that this action's own minimum is not known, since FIS may well take it.
+ */
+function checkParameter(action: FisAction, spec: ParameterSpec, value: string, field: string, warnings: string[]): string {
   const at = `${field}.${spec.name}`;
   const range = (n: number, show: (x: number) => string): void => {
-    if (spec.min !== undefined && n < spec.min) fail(at, `${value} is below ${show(spec.min)}, the least ${action.id} accepts${rangeNote(spec)}`);
-    if (spec.max !== undefined && n > spec.max) fail(at, `${value} is above ${show(spec.max)}, the most ${action.id} accepts${rangeNote(spec)}`);
+    if (spec.min !== undefined && n < spec.min) {
+      if (spec.rangeSource === 'general') {
+        warnings.push(`${at}: ${value} is below ${show(spec.min)}, the minimum of most FIS actions; ${action.id}'s own minimum is not in our reference: check that FIS accepts it`);
+      } else fail(at, `${value} is below ${show(spec.min)}, the least ${action.id} accepts`);
+    }
+    if (spec.max !== undefined && n > spec.max) fail(at, `${value} is above ${show(spec.max)}, the most ${action.id} accepts${spec.rangeSource === 'general' ? ' (FIS runs an action 12 hours at most)' : ''}`);
   };
   switch (spec.kind) {
     case 'duration': {
@@ -157,11 +168,7 @@ function checkParameter(action: FisAction, spec: ParameterSpec, value: string, f
   }
 }
 
-function rangeNote(spec: ParameterSpec): string {
-  return spec.rangeSource === 'general' ? ' (the general FIS range of 1 minute–12 hours; this action’s own range is not in our reference)' : '';
-}
-
-function buildParameters(action: FisAction, given: Record<string, string>, field: string): Record<string, string> {
+function buildParameters(action: FisAction, given: Record<string, string>, field: string, warnings: string[]): Record<string, string> {
   const known = new Map(action.parameters.map((p) => [p.name, p]));
   for (const name of Object.keys(given)) {
     if (!known.has(name)) {
@@ -176,12 +183,13 @@ function buildParameters(action: FisAction, given: Record<string, string>, field
       if (spec.required) fail(`${field}.${spec.name}`, `${action.id} requires ${spec.name}${spec.note ? ` (${spec.note})` : ''}`);
       continue;
     }
-    out[spec.name] = checkParameter(action, spec, value, field);
+    out[spec.name] = checkParameter(action, spec, value, field, warnings);
   }
   // Cross-field rules the reference states.
   if (action.id === 'aws:network:disrupt-connectivity' && out.scope === 'prefix-list' && out.prefixListIdentifier === undefined) {
     fail(`${field}.prefixListIdentifier`, 'required when scope is prefix-list');
   }
+  if (action.id === 'aws:ssm:send-command') warnings.push(...checkDocumentParameters(out, field));
   return out;
 }
 
@@ -294,6 +302,8 @@ interface ActionRequest {
   parameters: Record<string, string>;
   description?: string;
   startAfter: string[];
+  /** What was read differently from what was given (a duration the action has no use for). */
+  notes: string[];
 }
 
 /** What a recommendation may carry: ours (as fault_recommend_fis_experiments returns it) and fis-recommender's. */
@@ -320,19 +330,25 @@ function readRecommendation(raw: unknown, field: string): ActionRequest {
   }
   const parameters = raw.parameters === undefined || raw.parameters === null ? {} : stringMap(raw.parameters, `${field}.parameters`, { keyMax: 64, valueMax: 1024 });
   const duration = raw.duration;
-  if (duration !== undefined && duration !== null) {
+  const notes: string[] = [];
+  if (duration !== undefined && duration !== null && duration !== '') {
     if (typeof duration !== 'string') fail(`${field}.duration`, 'must be an ISO 8601 duration string such as PT5M');
     const spec = durationParameter(action);
-    if (!spec) fail(`${field}.duration`, `${action.id} takes no duration (it accepts ${action.parameters.map((p) => p.name).join(', ') || 'no parameters'})`);
-    if (parameters[spec.name] !== undefined && parameters[spec.name] !== duration) fail(`${field}.duration`, `differs from parameters.${spec.name}; give one`);
-    parameters[spec.name] = duration;
+    if (!spec) {
+      // A recommendation's duration is advice, not a parameter: an action that acts once (a
+      // reboot, a failover) has no use for it, and FIS would refuse it as a parameter.
+      notes.push(`duration ${duration} is left out: ${action.id} acts once and takes no duration (it accepts ${action.parameters.map((p) => p.name).join(', ') || 'no parameters'})`);
+    } else {
+      if (parameters[spec.name] !== undefined && parameters[spec.name] !== duration) fail(`${field}.duration`, `differs from parameters.${spec.name}; give one`);
+      parameters[spec.name] = duration;
+    }
   }
   const name = optionalString(raw, 'name', field) ?? '';
   if (name !== '' && (name.length > 64 || /\s/.test(name))) fail(`${field}.name`, 'an action name is 1–64 characters without whitespace');
   const startAfter = raw.startAfter === undefined ? [] : raw.startAfter;
   if (!Array.isArray(startAfter) || startAfter.some((s) => typeof s !== 'string')) fail(`${field}.startAfter`, 'must be an array of action names');
   const description = optionalString(raw, 'description', field, 512);
-  return { action, name, parameters, ...(description !== undefined ? { description } : {}), startAfter: startAfter as string[] };
+  return { action, name, parameters, ...(description !== undefined ? { description } : {}), startAfter: startAfter as string[], notes };
 }
 
 export function buildExperimentTemplate(recommendation: unknown, targetConfig: unknown): BuiltTemplate {
@@ -370,13 +386,9 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
     const { action } = request;
     const entry: TemplateAction = { actionId: action.id };
     if (request.description) entry.description = request.description;
-    const parameters = buildParameters(action, request.parameters, `${field}.parameters`);
+    for (const note of request.notes) warnings.push(`${field}: ${note}`);
+    const parameters = buildParameters(action, request.parameters, `${field}.parameters`, warnings);
     if (Object.keys(parameters).length > 0) entry.parameters = parameters;
-    for (const spec of action.parameters) {
-      if (parameters[spec.name] !== undefined && spec.rangeSource === 'general') {
-        warnings.push(`${request.name}: ${spec.name} was checked against FIS's general 1 minute–12 hours range; ${action.id}'s own range is not in our reference`);
-      }
-    }
     if (action.resourceType !== null) {
       const own = perAction[request.name];
       if (own !== undefined && !isPlainObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');

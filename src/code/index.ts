@@ -305,3 +305,4 @@ function capList(names: string[]): string {
   const shown = names.slice(0, MAX_LISTED_NAMES).join(', ');
   return names.length > MAX_LISTED_NAMES ? `${shown} … and ${names.length - MAX_LISTED_NAMES} more` : shown;
 }
+export { listCalls, type CallReport, type CallSite, type CallArgument, type EnvRead } from './calls.js';

@@ -62,7 +62,12 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       .addOption(new Option('--path <glob>', 'only paths matching this glob, e.g. /api/**'))
       .addOption(new Option('--config <json>', 'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})')),
   )
-    .addHelpText('after', '\nExamples:\n  faultline chaos inject weather-api error --status 503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  faultline chaos inject 34000 latency --delay 500 --probability 0.5')
+    .addHelpText(
+      'after',
+      '\nOn a Redis mapping (redis://, or one whose connections speak RESP) latency, timeout, error, connection-refused and connection-drop act per command; ' +
+        'on another non-HTTP stream latency, timeout, connection-refused and connection-drop act per message; a fault the mapping cannot express is refused.\n' +
+        '\nExamples:\n  faultline chaos inject weather-api error --status 503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  faultline chaos inject 34000 latency --delay 500 --probability 0.5\n  faultline chaos inject redis connection-refused --duration 30',
+    )
     .action((target: string, type: string, options: InjectOptions) =>
       runCommand(async () => {
         const config = injectConfig(type, options);

@@ -8,10 +8,11 @@ import { constants as osConstants } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
-import { LLM_CLIENT_SPELLINGS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
+import { DEFAULT_TOOLSETS, LLM_CLIENT_SPELLINGS, OPT_IN_TOOLSETS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { ToolInputError, messageOf } from '../errors.js';
-import { listenPortRefusal } from '../target-policy.js';
+import { listenPortRefusal, parseAllowTargets, type TargetAllowance } from '../target-policy.js';
+import { ALLOW_PRODUCTION_ENV } from '../production.js';
 
 /** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
 export const EXIT_USAGE = 2;
@@ -130,17 +131,21 @@ export function llmTimeout(value: string): number {
 /** Earlier names of a toolset, still accepted. */
 const TOOLSET_ALIASES: Record<string, Toolset> = { toolplane: 'toolcall' };
 
-/** `--toolsets code,search`: a comma-separated list of tool families; `all` means every one. */
+/**
+ * `--toolsets code,search`: a comma-separated list of tool families. `all` means every family on
+ * by default; an opt-in family (fis-recommender) is added by naming it, with `all` or alone.
+ */
 export function toolsetList(value: string): Toolset[] {
   const names = value
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '')
     .map((name) => TOOLSET_ALIASES[name] ?? name);
-  if (names.length === 0 || names.includes('all')) return [...TOOLSETS];
-  const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
+  if (names.length === 0) return [...DEFAULT_TOOLSETS];
+  const unknown = names.filter((name) => name !== 'all' && !(TOOLSETS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);
-  return [...new Set(names)] as Toolset[];
+  const chosen = new Set(names.flatMap((name) => (name === 'all' ? DEFAULT_TOOLSETS : [name as Toolset])));
+  return TOOLSETS.filter((toolset) => chosen.has(toolset));
 }
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -194,7 +199,10 @@ export function addLlmOptions(command: Command): Command {
 /** `--toolsets`: which tool families the MCP server offers. */
 export function addToolsetOption(command: Command): Command {
   return command.addOption(
-    new Option('--toolsets <list>', `comma-separated tool families to offer: ${TOOLSETS.join(', ')} (default: all)`)
+    new Option(
+      '--toolsets <list>',
+      `comma-separated tool families to offer: ${DEFAULT_TOOLSETS.join(', ')} (default and "all": these); ${OPT_IN_TOOLSETS.join(', ')} only when named (e.g. "all,${OPT_IN_TOOLSETS[0]}")`,
+    )
       .argParser(toolsetList)
       .env('FAULTLINE_TOOLSETS'),
   );
@@ -207,18 +215,63 @@ export function addRootOption(command: Command): Command {
   );
 }
 
-/** The limits on what a scenario may do. */
-export function addScenarioLimitOptions(command: Command): Command {
+/** `--allow-targets 10.0.0.0/8,api.staging.local`: what may be dialled besides loopback. */
+export function allowTargetList(value: string, previous: string[] | undefined): string[] {
+  try {
+    return [...(previous ?? []), ...parseAllowTargets(value, '--allow-targets')];
+  } catch (error) {
+    throw new InvalidArgumentError(messageOf(error).replace(/^--allow-targets: /, ''));
+  }
+}
+
+/**
+ * The target policy's flags (src/target-policy.ts): loopback only unless these say more. Every
+ * command that dials on someone's behalf takes them; read them with targetAllowanceFrom.
+ */
+export function addTargetOptions(command: Command): Command {
   return command
     .addOption(
-      // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
-      new Option('--allow-remote-targets', 'let scenarios load URLs that are not loopback or private addresses (env: FAULTLINE_ALLOW_REMOTE_TARGETS=1)'),
+      new Option(
+        '--allow-targets <list>',
+        'CIDR blocks, addresses and host names that may be dialled besides loopback, e.g. 10.0.0.0/8,api.staging.local,*.svc.local (repeatable; env FAULTLINE_ALLOW_TARGETS); link-local and metadata addresses never',
+      ).argParser(allowTargetList),
     )
+    .addOption(
+      // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
+      new Option('--allow-remote-targets', 'let every address and name be dialled (as --allow-targets \'*\'), but link-local and metadata ones (env FAULTLINE_ALLOW_REMOTE_TARGETS=1)'),
+    );
+}
+
+export interface TargetOptionValues {
+  allowTargets?: string[];
+  allowRemoteTargets?: boolean;
+}
+
+/** The allowance the target flags and their environment variables give (flags and variable add up). */
+export function targetAllowanceFrom(options: TargetOptionValues, env: NodeJS.ProcessEnv = process.env): TargetAllowance {
+  let fromEnv: string[] = [];
+  try {
+    fromEnv = parseAllowTargets(env.FAULTLINE_ALLOW_TARGETS ?? '', 'FAULTLINE_ALLOW_TARGETS');
+  } catch (error) {
+    throw new UsageError(messageOf(error));
+  }
+  return {
+    allowRemoteTargets: options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS', env),
+    allowTargets: [...new Set([...fromEnv, ...(options.allowTargets ?? [])])],
+  };
+}
+
+/** The limits on what a scenario may do. */
+export function addScenarioLimitOptions(command: Command): Command {
+  return addTargetOptions(command)
     .addOption(
       new Option(
         '--allow-non-loopback-bind',
         'let listeners bind addresses other than 127.0.0.1/::1, e.g. 0.0.0.0: proxy mappings, and with mcp --transport http its --host (which then needs --token too); off: a listener open to the network is a decision, not a default',
       ),
+    )
+    .addOption(
+      new Option('--allow-production', 'inject faults even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)'),
     )
     .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
     .addOption(
@@ -231,7 +284,7 @@ export function addServerOptions(command: Command): Command {
   return addToolsetOption(addScenarioLimitOptions(addRootOption(addLlmOptions(command))));
 }
 
-export interface ServerOptionValues {
+export interface ServerOptionValues extends TargetOptionValues {
   llmClient?: LlmClient;
   llmPromptReasoningModel?: string;
   llmEmbedModel?: string;
@@ -240,8 +293,8 @@ export interface ServerOptionValues {
   llmTimeout?: number;
   toolsets?: Toolset[];
   root?: string[];
-  allowRemoteTargets?: boolean;
   allowNonLoopbackBind?: boolean;
+  allowProduction?: boolean;
   maxDuration?: number;
   maxRate?: number;
 }
@@ -259,12 +312,13 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
       timeoutMs: options.llmTimeout,
     },
     scenario: {
-      allowRemoteTargets: options.allowRemoteTargets ?? envFlag('FAULTLINE_ALLOW_REMOTE_TARGETS'),
+      ...targetAllowanceFrom(options),
       allowNonLoopbackBind: options.allowNonLoopbackBind ?? false,
       maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },
     toolsets: options.toolsets,
+    allowProduction: options.allowProduction ?? envFlag(ALLOW_PRODUCTION_ENV),
   });
 }
 
@@ -319,7 +373,19 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
 }
 
 /** Scenario arguments whose flag is not the argument's name with dashes. */
-const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo' };
+const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo', target_config: '--target' };
+
+/**
+ * How `command` spells a tool argument: its flag (`fault_start` → `--fault-start`, `headers` →
+ * `--header`) when the command has that flag, else the argument's own name.
+ */
+export function argumentFlags(command: Command): (argument: string) => string {
+  const flags = new Set(command.options.map((option) => option.long));
+  return (name) => {
+    const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
+    return flags.has(flag) ? flag : name;
+  };
+}
 
 /**
  * Runs `build` (validation written for the tools' arguments, e.g. a scenario's), naming `command`'s
@@ -329,22 +395,12 @@ const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header'
  * flags are rewritten, so the rest of a message reads as written.
  */
 export async function withFlagNames<T>(command: Command, build: () => Promise<T>): Promise<T> {
-  const flags = new Set(command.options.map((option) => option.long));
+  const spell = argumentFlags(command);
   try {
     return await build();
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
-    throw new UsageError(
-      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) =>
-        names
-          .split(' × ')
-          .map((name) => {
-            const flag = FLAG_OF_ARGUMENT[name] ?? `--${name.replace(/_/g, '-')}`;
-            return flags.has(flag) ? flag : name;
-          })
-          .join(' × '),
-      ),
-    );
+    throw new UsageError(error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')));
   }
 }
 

@@ -36,8 +36,9 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
           process.stdout.write(`${JSON.stringify(set, null, 2)}\n`);
           return;
         }
+        const header = set.notes.map((note) => `Note: ${note}.\n`).join('');
         if (set.count === 0) {
-          process.stdout.write('No FIS action matches this finding; name the failure (latency, packet loss, failover, throttling, CPU, …) or the service.\n');
+          process.stdout.write(header);
           return;
         }
         const lines = set.recommendations.map((r, i) =>
@@ -51,7 +52,7 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
             r.localRehearsal ? `   rehearse locally: ${r.localRehearsal.tool} ${JSON.stringify(r.localRehearsal.arguments)}` : '   rehearse locally: no faultline scenario reproduces this',
           ].join('\n'),
         );
-        process.stdout.write(`${lines.join('\n\n')}\n`);
+        process.stdout.write(`${header}${header ? '\n' : ''}${lines.join('\n\n')}\n`);
       }),
     );
 

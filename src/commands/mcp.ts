@@ -9,7 +9,8 @@ import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../errors.js';
 import { whenNotMeasuring } from '../measuring.js';
-import { bindRefusal } from '../target-policy.js';
+import { bindRefusal, describeTargets } from '../target-policy.js';
+import { MAX_SESSIONS } from '../transports/limits.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -18,6 +19,7 @@ import {
   configFrom,
   loggerFor,
   portNumber,
+  positiveInteger,
   runCommand,
   type GlobalOptions,
   type ServerOptionValues,
@@ -30,6 +32,7 @@ interface McpOptions extends ServerOptionValues {
   host: string;
   port: number;
   token?: string;
+  maxSessions?: number;
 }
 
 export function registerMcpCommands(program: Command, globals: () => GlobalOptions): void {
@@ -44,12 +47,18 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .addOption(new Option('--transport <kind>', 'how clients connect').choices(['stdio', 'http']).default('stdio'))
     .addOption(new Option('--host <address>', 'address the HTTP transport binds').default('127.0.0.1'))
     .addOption(new Option('--port <n>', 'port of the HTTP transport (0: any free port)').argParser(portNumber).default(DEFAULT_HTTP_PORT))
-    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'));
+    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'))
+    .addOption(
+      new Option('--max-sessions <n>', `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`).argParser(
+        positiveInteger,
+      ),
+    );
   addServerOptions(mcp).action((options: McpOptions) =>
     runCommand(async () => {
       if (options.transport === 'stdio') {
-        const httpOnly = ['host', 'port', 'token'].filter((name) => mcp.getOptionValueSource(name) === 'cli');
-        if (httpOnly.length > 0) throw new UsageError(`${httpOnly.map((name) => `--${name}`).join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} to --transport http only`);
+        const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter((name) => mcp.getOptionValueSource(name) === 'cli');
+        const flags = httpOnly.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+        if (flags.length > 0) throw new UsageError(`${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`);
       }
       const config = configFrom(globals(), options);
       if (options.transport === 'http') await runHttp(config, globals(), options);
@@ -91,7 +100,7 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   transport.onclose = () => void stop('stdin closed');
   keepAlive(log, stop);
   await mcp.connect(transport);
-  log.info('faultline MCP server ready on stdio');
+  log.info('faultline MCP server ready on stdio; targets allowed: %s', describeTargets(config.scenario));
   warmUpCodeWhenIdle(config, log);
 }
 
@@ -118,7 +127,10 @@ function warmUpCodeWhenIdle(config: Config, log: Logger): void {
   }, CODE_WARM_UP_DELAY_MS).unref();
 }
 
-async function runHttp(config: Config, globals: GlobalOptions, options: McpOptions): Promise<void> {
+async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions): Promise<void> {
+  // [::1] as a URL writes it is the address ::1 to listen on.
+  const options = { ...flags, host: flags.host.replace(/^\[(.*)\]$/, '$1') };
+  if (options.token !== undefined && options.token.trim() === '') throw new UsageError('--token: must not be blank');
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
   // The one bind rule (src/target-policy.ts): beyond loopback only with --allow-non-loopback-bind,
@@ -139,12 +151,13 @@ async function runHttp(config: Config, globals: GlobalOptions, options: McpOptio
       port: options.port,
       token: options.token,
       log,
-      newSession: () => createServer(config, { log }).mcp,
+      maxSessions: options.maxSessions,
+      newSession: () => createServer(config, { log }),
     });
   } catch (error) {
     throw new UsageError(`--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`);
   }
-  process.stderr.write(`faultline MCP server listening on ${server.url}\n`);
+  process.stderr.write(`faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`);
   warmUpCodeWhenIdle(config, log);
   const running = server;
   keepAlive(log, async (why) => {

@@ -1,18 +1,21 @@
 /**
  * `faultline probe -- CMD ARGS…` (stdio) or `faultline probe --url URL [--token T]` (streamable
  * HTTP): runs the taxonomy's probes against any MCP server. The text report goes to stdout, every
- * finding (the run record coverage reads) to --json FILE.
+ * finding (the run record coverage reads) to --json FILE. --url goes through the target policy
+ * (src/target-policy.ts), as every other outbound connection does: checked before anything is
+ * sent, and again at every connect after name resolution.
  *
- * Exit codes: 0 no probe failed, 1 a probe failed (or the server could not be probed), 2 bad arguments.
+ * Exit codes: 0 no failure (warnings allowed), 1 a failure (or the server could not be probed),
+ * 2 bad arguments or a target the policy refuses.
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { checkWritable, collect, positiveInteger, runCommand, UsageError, withInterrupt, httpUrl, type GlobalOptions } from './common.js';
+import { addTargetOptions, checkWritable, collect, positiveInteger, runCommand, targetAllowanceFrom, UsageError, withInterrupt, httpUrl, type GlobalOptions, type TargetOptionValues } from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
 
-interface ProbeCommandOptions {
+interface ProbeCommandOptions extends TargetOptionValues {
   url?: string;
   token?: string;
   cases?: number;
@@ -37,14 +40,16 @@ function nonNegativeInteger(value: string): number {
 }
 
 export function registerProbeCommand(program: Command, _globals: () => GlobalOptions): void {
-  program
+  const probeCommand = program
     .command('probe')
     .summary('probe an MCP server for runtime faults, per taxonomy leaf')
     .description(
       'Runs the fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP ' +
         'server spawned from CMD ARGS (stdio) or reached at --url (streamable HTTP), and reports per leaf passed / failed / ' +
-        'n/a / inconclusive, each failure with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
-        'called unless --allow-writes. Exit 1 when a probe failed.',
+        'n/a / inconclusive / untested, each finding a failure (a MUST broken, a crash, a hang, a security check) or a warning ' +
+        '(a SHOULD, a portability risk), with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
+        'called unless --allow-writes. --url must be loopback unless --allow-targets names it; link-local and ' +
+        'metadata addresses never. Exit 1 on a failure; warnings alone exit 0.',
     )
     .argument('[command...]', 'the stdio server to spawn, after --')
     .addOption(new Option('--url <url>', 'probe a streamable HTTP server at this URL instead').argParser(httpUrl))
@@ -53,7 +58,11 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
     .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
-    .addOption(new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds').argParser(positiveInteger).default(5000))
+    .addOption(
+      new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout')
+        .argParser(positiveInteger)
+        .default(5000),
+    )
     .addOption(
       new Option(
         '--timeout <ms>',
@@ -64,7 +73,7 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     )
     .addOption(new Option('--json <file>', 'write the report (a run record for `faultline coverage`) as JSON to FILE'))
     .addOption(new Option('--registry <file>', 'use this taxonomy JSON instead of the shipped one'))
-    .addOption(new Option('--quiet', 'print the verdict and leaf lines only, not the exchanges'))
+    .addOption(new Option('--quiet', 'print the findings without their exchanges'))
     .addHelpText(
       'after',
       `
@@ -72,21 +81,27 @@ Examples:
   faultline probe -- node server.js                    probe a stdio server
   faultline probe --family PROTO --family TOOL -- npx my-mcp-server
   faultline probe --url http://127.0.0.1:8808/mcp --token "$T" --json probe.json`,
-    )
-    .action((command: string[], options: ProbeCommandOptions) =>
+    );
+  addTargetOptions(probeCommand).action((command: string[], options: ProbeCommandOptions) =>
       runCommand(async () => {
         const { runProbe, loadTaxonomy, renderProbeText, PROBE_LIMITS } = await import('../probe/index.js');
         if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
         if (!options.url && command.length === 0) throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
         if (options.token && !options.url) throw new UsageError('--token applies to --url only');
+        const targets = targetAllowanceFrom(options);
+        if ((options.allowRemoteTargets || options.allowTargets?.length) && !options.url) throw new UsageError('--allow-targets and --allow-remote-targets apply to --url only');
         if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
         if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
         if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
         if (options.json) await checkWritable('--json', options.json);
         const taxonomy = await loadTaxonomy(options.registry);
-        const target = options.url
-          ? { kind: 'http' as const, url: options.url, ...(options.token ? { token: options.token } : {}) }
-          : { kind: 'stdio' as const, command: command[0]!, args: command.slice(1) };
+        let target: import('../probe/index.js').Target;
+        if (options.url) {
+          const { checkLoadTarget } = await import('../scenario/target.js');
+          const url = await checkLoadTarget(options.url, targets, '--url');
+          target = { kind: 'http', url: url.href, ...(options.token ? { token: options.token } : {}) };
+        } else target = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
+        const { targetLookup } = await import('../target-policy.js');
         const report = await withInterrupt((signal) =>
           runProbe(target, taxonomy, {
             cases: options.cases ?? 8,
@@ -95,6 +110,7 @@ Examples:
             allowWrites: options.allowWrites === true,
             callTimeoutMs: options.callTimeout ?? 5000,
             overallTimeoutMs: options.timeout ?? 120_000,
+            lookup: targetLookup(targets),
             signal,
             onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
           }),
@@ -102,6 +118,7 @@ Examples:
         if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
         if (options.json) await writeFile(options.json, JSON.stringify(report, null, 2) + '\n');
         process.stdout.write(renderProbeText(report, options.quiet !== true));
+        // Failures decide; warnings are reported, not fatal.
         if (report.error || report.summary.failed > 0) process.exitCode = 1;
       }),
     );

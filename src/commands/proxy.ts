@@ -20,7 +20,8 @@ import {
   type ProxyEvent,
 } from '../proxy/index.js';
 import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
-import { bindRefusal, listenPortRefusal } from '../target-policy.js';
+import { bindRefusal, describeTargets, isLoopbackAddress, listenPortRefusal, type TargetAllowance } from '../target-policy.js';
+import { productionRefusal } from '../production.js';
 import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 export interface ProxyCommandOptions {
@@ -64,7 +65,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         'the counters are printed to stdout as JSON on exit.',
     )
     .addOption(
-      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host').argParser(collect),
+      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)').argParser(collect),
     )
     .addOption(new Option('--latency <ms>', 'add latency: centre of the delay in ms').argParser(nonNegative))
     .addOption(new Option('--latency-deviation <ms>', 'spread of the delay in ms (default 0)').argParser(nonNegative))
@@ -82,7 +83,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
     .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
-    .addOption(new Option('--http', 'parse HTTP/1.1 on every mapping so HTTP faults can act (implied by --http-fault and --admin); other traffic passes as TCP'))
+    .addOption(new Option('--http', 'read each connection as HTTP/1.1, Redis (RESP) or an opaque stream so request faults can act on its requests, commands or messages (implied by --http-fault and --admin)'))
     .addOption(
       new Option(
         '--http-fault <json>',
@@ -91,7 +92,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     )
     .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
     .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
-    .addOption(new Option('--allow-production', 'start the admin API even when NODE_ENV or ENVIRONMENT says production (production, prod, prd, live)'))
+    .addOption(new Option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)'))
     .addOption(new Option('--json <file>', 'write a run record for `faultline coverage` to FILE on exit (kind network: the faults that acted; the counters under "counters")'))
     .addOption(new Option('--allow-non-loopback-bind', 'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
   for (const fault of FAULT_FLAGS) {
@@ -107,7 +108,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         '  faultline proxy --proxy 0=127.0.0.1:8080 --bandwidth 64 --bandwidth-unit kbps --packet-loss 0.02\n' +
         '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client\n' +
         '  faultline proxy --proxy 34000=https://api.example.com#weather-api --http-fault \'{"type":"rate-limit","retryAfterSeconds":5,"probability":0.2}\'\n' +
-        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)',
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)\n' +
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 6380=redis://127.0.0.1:6379#redis --admin 9090   (then: faultline chaos inject redis latency --delay 2000 --admin 127.0.0.1:9090)',
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
@@ -171,9 +173,27 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
   return specs;
 }
 
+/** What `faultline proxy` may dial: the remotes its own --proxy flags name (a mapping that does not parse is refused by startProxy). */
+async function namedRemotes(mappings: readonly string[]): Promise<TargetAllowance> {
+  const { parseMapping } = await import('../proxy/mapping.js');
+  const hosts = new Set<string>();
+  for (const text of mappings) {
+    try {
+      const host = parseMapping(text).remoteHost.replace(/^\[|\]$/g, '');
+      if (!isLoopbackAddress(host)) hosts.add(host);
+    } catch {
+      // Named by startProxy, with its --proxy index.
+    }
+  }
+  return { allowTargets: [...hosts] };
+}
+
 /** Runs the proxy the options describe until `signal` aborts; returns the final counters. */
 export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal, log: (line: string) => void): Promise<ProxyCounters> {
   if (!options.proxy?.length) throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
+  // A fault-injecting relay, admin API or not: the one production guard (src/production.ts).
+  const refusal = productionRefusal(options.admin !== undefined ? '--admin' : 'faultline proxy', 'pass --allow-production', options.allowProduction === true);
+  if (refusal) throw new UsageError(refusal);
   const faults = faultsFromOptions(options);
   let ca: string | undefined;
   if (options.tlsCa) {
@@ -201,14 +221,15 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
   let admin: { host: string; port: number; token: string } | undefined;
   if (options.admin !== undefined) {
-    const refusal = control!.productionRefusal('--admin', 'pass --allow-production', options.allowProduction === true);
-    if (refusal) throw new UsageError(refusal);
-    if (!options.adminToken) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    if (options.adminToken === undefined) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    // A blank token would make an API no request can use (the Bearer value is trimmed).
+    if (options.adminToken.trim() === '') throw new UsageError('--admin-token: must not be blank');
     admin = { ...parseListenAddress(options.admin), token: options.adminToken };
     // The control plane binds like every listener (src/target-policy.ts bindRefusal); its token is required everywhere.
     const exposed = bindRefusal(admin.host, { argument: `--admin ${options.admin}`, what: 'the admin API', allowNonLoopbackBind: options.allowNonLoopbackBind === true, token: { value: admin.token, flag: '--admin-token T or FAULTLINE_ADMIN_TOKEN' } });
     if (exposed) throw new UsageError(exposed);
   }
+  const targets = await namedRemotes(options.proxy);
   const proxy = await startProxy({
     mappings: options.proxy,
     faults: networkFaults,
@@ -217,18 +238,19 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
     onEvent: (event) => log(describeEvent(event)),
-    // The person at the terminal names the remotes (any address but link-local/metadata); binds
-    // stay on loopback unless asked (src/target-policy.ts).
-    policy: { allowRemoteTargets: true, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
+    // The person at the terminal names the remotes: those (and loopback) are what it may dial,
+    // never link-local or metadata addresses; binds stay on loopback unless asked (src/target-policy.ts).
+    policy: { ...targets, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
   });
   let adminServer: { url: string; close(): Promise<void> } | undefined;
   let registry: { dispose(): void } | undefined;
   try {
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
-      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? ' (HTTP)' : ''}`);
+      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`);
     });
     log(`faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
+    log(`targets: ${describeTargets(targets)}`);
     if (admin) {
       const faultRegistry = new control!.FaultRegistry(proxy, { network: networkFaults, http: httpFaults }, (event) =>
         log(`${new Date().toISOString()} admin: ${event.type} ${event.id} (${event.faultType} on ${event.target})`),

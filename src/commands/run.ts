@@ -10,74 +10,24 @@
  * gate on it and a run that tested nothing is never green.
  */
 import { writeFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
-import { runScenario, scenarioFromArguments, SCENARIO_DEFAULTS, type ScenarioArguments } from '../scenario/index.js';
-import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type FaultType } from '../proxy/index.js';
+import { runScenario, scenarioFromArguments, type ScenarioArguments } from '../scenario/index.js';
 import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withFlagNames, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import { addScenarioFlags, anyCaseChoice, FAULT_COMMANDS, FAULT_FLAGS, flagOf, integer, number, refuseOtherFaultFlags, scenarioArguments, type ScenarioFlagValues } from './scenario-flags.js';
+import { productionRefusal } from '../production.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
 
-/** A choice flag that accepts any case (--side Server), as the tools' enum arguments do. */
-function anyCaseChoice(values: readonly string[]) {
-  return (value: string): string => {
-    const lower = value.trim().toLowerCase();
-    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
-    return lower;
-  };
-}
-
-/** Each fault's own flags (as commander names them); giving another fault's flag is a mistake. */
-const FAULT_FLAGS: Record<FaultType, Array<keyof RunOptions>> = {
-  latency: ['latency', 'deviation', 'perReadWriteOp', 'distribution'],
-  jitter: ['amplitude', 'frequency'],
-  bandwidth: ['rate', 'unit', 'bandwidthScope'],
-  packet_loss: ['lossRate', 'model', 'rtt'],
-  blackhole: [],
-};
-
-const FAULTS: Record<string, FaultType> = {
-  latency: 'latency',
-  jitter: 'jitter',
-  'packet-loss': 'packet_loss',
-  bandwidth: 'bandwidth',
-  blackhole: 'blackhole',
-};
-
-interface RunOptions extends ServerOptionValues {
-  url: string;
-  method?: string;
-  body?: string;
-  header?: string[];
-  duration?: string;
-  numClients?: number;
-  rps?: number;
-  timeout?: number;
+interface RunOptions extends ServerOptionValues, ScenarioFlagValues {
   expectStatus?: string;
   maxConnections?: number;
   proxy?: string[];
-  direction?: string;
-  side?: string;
-  slo?: string[];
   baseline?: boolean;
   seed?: number;
-  faultStart?: string;
-  faultDuration?: string;
   strategy?: string;
   insecureTls?: boolean;
-  latency?: number;
-  deviation?: number;
-  perReadWriteOp?: boolean;
-  distribution?: string;
-  amplitude?: number;
-  frequency?: number;
-  rate?: number;
-  unit?: string;
-  bandwidthScope?: string;
-  lossRate?: number;
-  model?: string;
-  rtt?: number;
   // http-error
   httpFault?: string;
   statusCode?: number;
@@ -93,61 +43,24 @@ interface RunOptions extends ServerOptionValues {
   json?: string;
 }
 
-function number(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
-  return n;
-}
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
-  return n;
-}
-
 export function registerRunCommand(program: Command, globals: () => GlobalOptions): void {
-  const D = SCENARIO_DEFAULTS;
   const command = program
     .command('run')
-    .argument('<fault>', `the fault: ${Object.keys(FAULTS).join(', ')}, http-error`)
+    .argument('<fault>', `the fault: ${Object.keys(FAULT_COMMANDS).join(', ')}, http-error`)
     .summary('run an impact scenario: a fault proxy plus open-loop load, then a markdown report')
     .description(
       'Drive open-loop load (num-clients × rps requests/s) at --url through a local fault proxy for --duration, and print ' +
         "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
         'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
-    )
-    .requiredOption('--url <url>', 'endpoint to load (http:// or https://; loopback or private unless --allow-remote-targets)')
-    .option('--method <method>', `HTTP method (default ${D.method})`)
-    .option('--body <json>', 'request body, sent as application/json')
-    .addOption(new Option('--header <line>', '"Name: value", repeatable').argParser(collect))
-    .option('--duration <duration>', `how long the load runs: 500ms, 10s, 1m30s (default ${D.duration})`)
-    .addOption(new Option('--num-clients <n>', `keep-alive connections (default ${D.num_clients})`).argParser(positiveInteger))
-    .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
-    .addOption(new Option('--timeout <seconds>', `per-request timeout from the intended start (default ${D.timeout})`).argParser(number))
+    );
+  addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
     .addOption(new Option('--expect-status <list>', 'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors'))
     .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)').argParser(positiveInteger))
     .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
-    .addOption(new Option('--direction <direction>', 'ingress, egress or both (default ingress)').argParser(anyCaseChoice(['ingress', 'egress', 'both'])))
-    .addOption(new Option('--side <side>', 'server (proxy↔target) or client (client↔proxy) (default server)').argParser(anyCaseChoice(['server', 'client'])))
-    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")').argParser(collect))
     .option('--baseline', 'run the same load without the fault first and report the impact')
     .addOption(new Option('--seed <n>', 'seed for the fault\'s random decisions').argParser(integer))
-    .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
-    .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
     .addOption(new Option('--strategy <strategy>', 'load (open loop, default) or capacity (closed loop: sustained req/s)').argParser(anyCaseChoice(['load', 'capacity'])))
     .option('--insecure-tls', 'accept any certificate from an https --url')
-    .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
-    .addOption(new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number))
-    .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
-    .addOption(new Option('--distribution <name>', 'latency: distribution (default normal)').argParser(anyCaseChoice(LATENCY_DISTRIBUTIONS)))
-    .addOption(new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number))
-    .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
-    .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
-    .option('--unit <unit>', `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`)
-    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: per connection (default) or shared').argParser(anyCaseChoice(BANDWIDTH_SCOPES)))
-    .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
-    .addOption(new Option('--model <model>', 'packet-loss: bernoulli (default) or gilbert_elliott').argParser(anyCaseChoice(LOSS_MODELS)))
-    .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number))
     .addOption(new Option('--http-fault <type>', 'http-error: latency, error (default), rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop'))
     .addOption(new Option('--status-code <code>', 'http-error: status answered (default 500)').argParser(integer))
     .addOption(new Option('--probability <p>', 'http-error: chance 0..1 a request gets the fault (default 1)').argParser(number))
@@ -175,59 +88,29 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
 const HTTP_FLAGS: Array<keyof RunOptions> = ['httpFault', 'statusCode', 'probability', 'errorBody', 'forward', 'delay', 'retryAfter', 'hang', 'missingFields', 'afterBytes'];
 
 async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions, command: Command): Promise<void> {
-  const type = FAULTS[faultName];
+  const type = FAULT_COMMANDS[faultName];
   const isHttp = faultName === 'http-error';
-  if (!type && !isHttp) throw new UsageError(`unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULTS), 'http-error'].join(', ')}`);
+  if (!type && !isHttp) throw new UsageError(`unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULT_COMMANDS), 'http-error'].join(', ')}`);
   const httpGiven = HTTP_FLAGS.find((key) => options[key] !== undefined);
-  if (!isHttp && httpGiven) throw new UsageError(`--${httpGiven.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to 'http-error' scenarios`);
-  const flag = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  for (const [other, keys] of Object.entries(FAULT_FLAGS)) {
-    if (other === type) continue;
-    if (isHttp && (keys.length === 0 || !keys.some((key) => options[key] !== undefined))) continue;
-    const given = keys.find((key) => options[key] !== undefined);
-    if (given) {
-      const own = (type ? FAULT_FLAGS[type] : HTTP_FLAGS).map(flag).join(', ') || 'none of its own';
-      throw new UsageError(`${flag(given)} applies to '${other.replace('_', '-')}' scenarios; '${faultName}' takes ${own}`);
-    }
-  }
+  if (!isHttp && httpGiven) throw new UsageError(`${flagOf(httpGiven)} applies to 'http-error' scenarios`);
+  refuseOtherFaultFlags(faultName, type ? FAULT_FLAGS[type] : HTTP_FLAGS, options as unknown as Record<string, unknown>);
   const args: ScenarioArguments = {
-    url: options.url,
-    method: options.method,
-    body: options.body,
-    headers: options.header,
-    duration: options.duration,
-    num_clients: options.numClients,
-    rps: options.rps,
-    timeout: options.timeout,
+    ...scenarioArguments(options),
     expect_status: options.expectStatus,
     max_connections: options.maxConnections,
     proxies: options.proxy,
-    direction: options.direction,
-    side: options.side,
-    slos: options.slo,
     baseline: options.baseline,
     seed: options.seed,
-    fault_start: options.faultStart,
-    fault_duration: options.faultDuration,
     strategy: options.strategy,
     insecure_tls: options.insecureTls,
-    latency: options.latency,
-    deviation: options.deviation,
-    per_read_write_op: options.perReadWriteOp,
-    distribution: options.distribution,
-    amplitude: options.amplitude,
-    frequency: options.frequency,
-    rate: options.rate,
-    unit: options.unit,
-    bandwidth_scope: options.bandwidthScope,
-    loss_rate: options.lossRate,
-    model: options.model,
-    rtt: options.rtt,
   };
   // Checked before the run, so a long run's results are not lost to a mistyped path.
   if (options.report) await checkWritable('--report', options.report);
   if (options.json) await checkWritable('--json', options.json);
-  const limits = configFrom(globals, options).scenario;
+  const config = configFrom(globals, options);
+  const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
+  if (refusal) throw new UsageError(refusal);
+  const limits = config.scenario;
   const spec = await withFlagNames(command, async () => isHttp
     ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
         {

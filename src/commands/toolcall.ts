@@ -7,6 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
+import { productionRefusal } from '../production.js';
 import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
 interface PlaneFlags {
@@ -18,6 +19,7 @@ interface PlaneFlags {
   strict?: boolean;
   taskIdleMs?: number;
   maxMessageBytes?: number;
+  allowProduction?: boolean;
 }
 
 export function registerToolcallCommand(program: Command, _globals?: () => GlobalOptions): void {
@@ -143,10 +145,14 @@ function addPlaneFlags(command: Command): Command {
       '--max-message-bytes <n>',
       `largest message read from either side (default ${DEFAULT_MAX_MESSAGE_BYTES}, 32 MiB; at most ${MAX_MESSAGE_BYTES}); a larger one, or one nested deeper than 512 levels, is passed on unread (with --strict: its request is answered with an error)`,
       messageBytes,
-    );
+    )
+    .option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)');
 }
 
 async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+  // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
+  const refusal = productionRefusal(name.split(' ').slice(0, 3).join(' '), 'pass --allow-production', flags.allowProduction === true);
+  if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');

@@ -10,6 +10,8 @@
  *   whose range selectors are `[{{.window}}]` (`1 - (good ratio)` unless it is an error SLO). A
  *   quantile query is not a ratio, so it cannot be a Sloth SLO: it is left out and said so in
  *   `skipped`.
+ * A ratio written as a percentage (`… / … * 100`, as the reference tool's guide writes its SLIs)
+ * is read as the ratio both formats expect: the factor 100 is left out.
  * Both are checked structurally here, field by field, before they are returned.
  */
 import type { Slo } from './slo.js';
@@ -34,8 +36,8 @@ export interface OpenSloDocument {
 export function toOpenSlo(slos: Slo[], service: string): OpenSloDocument[] {
   const used = new Set<string>();
   const documents = slos.map((slo): OpenSloDocument => {
-    const source = { metricSource: { type: 'Prometheus', spec: { query: slo.sli.prometheus } } };
     const latency = isQuantile(slo.sli.prometheus);
+    const source = { metricSource: { type: 'Prometheus', spec: { query: latency ? slo.sli.prometheus : ratioQuery(slo.sli.prometheus) } } };
     const indicator = {
       metadata: { name: uniqueName(`${slo.type}-sli`, new Set()), displayName: `${slo.title} (SLI)` },
       spec: latency
@@ -126,7 +128,7 @@ export function toSloth(slos: Slo[], service: string): SlothResult {
       skipped.push(`"${slo.title}": its objective is ${slo.objective}, and Sloth needs one above 0`);
       continue;
     }
-    const windowed = slo.sli.prometheus.replace(RANGE_SELECTOR, (_range, step: string | undefined) =>
+    const windowed = ratioQuery(slo.sli.prometheus).replace(RANGE_SELECTOR, (_range, step: string | undefined) =>
       step === undefined ? '[{{.window}}]' : `[{{.window}}${step.replace(/\s+/g, '')}]`,
     );
     if (!windowed.includes('{{.window}}')) {
@@ -169,6 +171,46 @@ export function shorthand(window: string): string {
     if (seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return `${Math.max(1, Math.ceil(seconds / 60))}m`;
+}
+
+/**
+ * A ratio query without its percentage factor: `a / b * 100` and `100 * a / b` are `a / b`. Only
+ * when the whole expression is a product or quotient at its top level (outside brackets and
+ * strings), so `1 - a * 100` or `a / b * 100 > 99` are left alone.
+ */
+export function ratioQuery(query: string): string {
+  const top = topLevel(query);
+  if (top === undefined || /[-+<>=!%^]|(?:and|or|unless|by|without|on|ignoring|bool)/.test(top) || !top.includes('/')) return query;
+  const trailing = /^([\s\S]*?)\s*\*\s*100(?:\.0*)?\s*$/.exec(query);
+  if (trailing && topLevel(trailing[1]!) !== undefined) return trailing[1]!.trim();
+  const leading = /^\s*100(?:\.0*)?\s*\*\s*([\s\S]*)$/.exec(query);
+  if (leading && topLevel(leading[1]!) !== undefined) return leading[1]!.trim();
+  return query;
+}
+
+/** The query with every bracketed or quoted part emptied; undefined when the brackets do not balance. */
+function topLevel(query: string): string | undefined {
+  let out = '';
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < query.length; i++) {
+    const c = query[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') quote = c;
+    else if (c === '(' || c === '[' || c === '{') {
+      if (depth === 0) out += c;
+      depth++;
+    } else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth < 0) return undefined;
+      if (depth === 0) out += c;
+    } else if (depth === 0) out += c;
+  }
+  return depth === 0 && quote === undefined ? out : undefined;
 }
 
 function isQuantile(query: string): boolean {

@@ -1,10 +1,12 @@
 /**
  * Suggests service level objectives for a snippet, validated field by field: the reference
- * tool's SLO shape, with its window, units, objective range and PromQL checked.
+ * tool's SLO shape, with its window, units, objective range and PromQL checked, and its Cloud
+ * Monitoring SLO normalised (gcp-slo.ts).
  */
 import { z } from 'zod';
 import { lenientNumber, lenientText, lenientWrappedList } from './lenient.js';
 import { checkPromQL } from './promql.js';
+import { CloudRunSlo, normaliseCloudRunSlo } from './gcp-slo.js';
 import { fenced, renderPrompt } from './prompts.js';
 import type { CallOptions, LlmProvider } from './provider.js';
 
@@ -12,52 +14,7 @@ const Window = z
   .string()
   .regex(/^[1-9]\d*(s|m|h|d|w)$/, 'must be a whole number followed by s, m, h, d or w, e.g. "300s"');
 
-const DistributionCut = z.object({
-  distributionCut: z.object({
-    distributionFilter: z.string().min(1),
-    range: z.object({ min: z.number(), max: z.number() }),
-  }),
-});
-
-const GoodTotalRatio = z.object({
-  goodTotalRatio: z.object({ goodServiceFilter: z.string().min(1), totalServiceFilter: z.string().min(1) }),
-});
-
-/**
- * Cloud Monitoring's windows-based SLI, in the shape the reference tool documents: a window is
- * good when its request-based performance meets `threshold`.
- */
-const WindowsBased = z.object({
-  goodTotalRatioThreshold: z.object({
-    performance: z.union([DistributionCut, GoodTotalRatio]),
-    threshold: z.number().gt(0).lte(1),
-  }),
-  windowPeriod: z.string().regex(/^[1-9]\d*s$/, 'must be a whole number of seconds, e.g. "60s"'),
-});
-
-/**
- * A Cloud Monitoring ServiceLevelObjective for a Cloud Run service: a request-based or
- * windows-based SLI, over a rolling period or a calendar period (exactly one of the two).
- */
-const CloudRunSlo = z
-  .object({
-    displayName: z.string().min(1),
-    goal: z.number().gt(0).lt(1),
-    rollingPeriod: z.string().regex(/^[1-9]\d*s$/, 'must be a whole number of seconds, e.g. "2592000s"').nullable().optional(),
-    calendarPeriod: z.enum(['DAY', 'WEEK', 'FORTNIGHT', 'MONTH', 'QUARTER', 'HALF', 'YEAR']).nullable().optional(),
-    serviceLevelIndicator: z.union([
-      z.object({ requestBased: z.union([DistributionCut, GoodTotalRatio]) }),
-      z.object({ windowsBased: WindowsBased }),
-    ]),
-  })
-  .superRefine((slo, ctx) => {
-    // Nullable as well as optional: OpenAI's structured output wants every field present.
-    if ((slo.rollingPeriod == null) === (slo.calendarPeriod == null)) {
-      ctx.addIssue({ code: 'custom', path: ['rollingPeriod'], message: 'give exactly one of rollingPeriod and calendarPeriod' });
-    }
-  });
-
-export const Slo = z
+const StrictSlo = z
   .object({
     type: z.enum(['latency', 'availability', 'error']),
     title: z.string().min(1),
@@ -87,6 +44,18 @@ export const Slo = z
       });
     }
   });
+
+/**
+ * An SLO as validated, after the normalisation of its Cloud Monitoring SLO (gcp-slo.ts): the
+ * reference tool's documented shape is accepted as it is written.
+ */
+export const Slo = z.preprocess((value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const slo = value as Record<string, unknown>;
+  const sli = slo.sli;
+  if (typeof sli !== 'object' || sli === null || Array.isArray(sli) || !('gcp/cloudrun' in sli)) return value;
+  return { ...slo, sli: { ...sli, 'gcp/cloudrun': normaliseCloudRunSlo((sli as Record<string, unknown>)['gcp/cloudrun'], slo) } };
+}, StrictSlo);
 export type Slo = z.infer<typeof Slo>;
 
 /** The reply's root: OpenAI's structured output wants an object, not a bare array (accepted too). */

@@ -88,7 +88,7 @@ class GeneratorThread {
       body: options.body,
       headers: options.headers,
       tls: options.tls,
-      localOnly: options.localOnly,
+      targets: options.targets,
     };
     return new Promise<OpenLoopResult>((resolve, reject) => {
       const pending: PendingRun = { options, resolve, reject };

@@ -4,7 +4,7 @@
  */
 import { isIP, type LookupFunction } from 'node:net';
 import { ToolInputError } from '../errors.js';
-import { targetLookup } from '../target-policy.js';
+import { targetLookup, type TargetAllowance } from '../target-policy.js';
 
 /** Where and what to send. */
 export interface LoadTarget {
@@ -21,12 +21,12 @@ export interface LoadTarget {
   /** For https URLs: verify the certificate (default true) against these CAs (default Node's). */
   tls?: { rejectUnauthorized?: boolean; ca?: string | Buffer };
   /**
-   * Connect only to loopback and private addresses: a host name is resolved at every connect and
-   * refused (ENOTLOCAL) when an address is not (target-policy.ts), so DNS rebinding cannot
-   * redirect the load. A flag rather than a lookup function, since the run happens on another
-   * thread and a function cannot be sent there.
+   * Connect only where the target policy allows (target-policy.ts): a host name is resolved at
+   * every connect and refused (ENOTLOCAL) when an address is not allowed, so DNS rebinding cannot
+   * redirect the load. Data rather than a lookup function, since the run happens on another
+   * thread and a function cannot be sent there. Absent: no check (tests that load a fixture).
    */
-  localOnly?: boolean;
+  targets?: TargetAllowance;
 }
 
 export interface ResolvedTarget {
@@ -120,7 +120,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   const body = Buffer.from(target.body ?? '', 'utf8');
   if (body.length > 0 && !hasContentType) headers.push(['content-type', 'application/json']);
 
-  if (target.localOnly !== undefined && typeof target.localOnly !== 'boolean') throw new ToolInputError('localOnly must be true or false');
+  if (target.targets !== undefined && (typeof target.targets !== 'object' || target.targets === null)) throw new ToolInputError('targets must be a target allowance');
   const tls = target.tls ?? {};
   if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== 'boolean') {
     throw new ToolInputError('tls.rejectUnauthorized must be true or false');
@@ -140,7 +140,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
     body,
     rejectUnauthorized: tls.rejectUnauthorized ?? true,
     ca: tls.ca,
-    lookup: target.localOnly === true ? targetLookup(false) : undefined,
+    lookup: target.targets !== undefined ? targetLookup(target.targets) : undefined,
   };
 }
 

@@ -6,19 +6,21 @@
  *
  * {
  *   "format": "faultline-run-record", "version": 1,
- *   "kind": "probe" | "toolcall" | "network" | "scenario",
+ *   "kind": "probe" | "toolcall" | "network" | "scenario" | "experiment",
  *   "name": "…", "startedAt": "ISO-8601", "taxonomyVersion": "…",
- *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "n/a" | "inconclusive" | "untested" }],
- *     (n/a: the leaf does not apply to this server; untested: it applies, but the run could not
+ *   "leaves": [{ "id": "FAULT-…", "status": "passed" | "failed" | "warning" | "n/a" | "inconclusive" | "untested" }],
+ *     (failed: a failure was found; warning: only warnings were — both exercised the leaf; n/a:
+ *     the leaf does not apply to this server; untested: it applies, but the run could not
  *     exercise it — coverage keeps it in the denominator, not exercised)
- *   "injected": ["latency", …]           // toolcall / network runs: fault names
+ *   "injected": ["latency", …]           // injection runs: fault names (an experiment names its
+ *                                         // tool-call-plane faults "toolcall:<type>")
  * }
  */
 export const RUN_RECORD_FORMAT = 'faultline-run-record';
 export const RUN_RECORD_VERSION = 1;
 
-export type LeafStatus = 'passed' | 'failed' | 'n/a' | 'inconclusive' | 'untested';
-export const RUN_KINDS = ['probe', 'toolcall', 'network', 'scenario'] as const;
+export type LeafStatus = 'passed' | 'failed' | 'warning' | 'n/a' | 'inconclusive' | 'untested';
+export const RUN_KINDS = ['probe', 'toolcall', 'network', 'scenario', 'experiment'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /** A kind as written, with the tool-call plane's earlier name (`toolplane`) read as `toolcall`. */
@@ -43,7 +45,7 @@ export interface RunRecord {
   injected?: string[];
 }
 
-export const LEAF_STATUSES = ['passed', 'failed', 'n/a', 'inconclusive', 'untested'] as const satisfies readonly LeafStatus[];
+export const LEAF_STATUSES = ['passed', 'failed', 'warning', 'n/a', 'inconclusive', 'untested'] as const satisfies readonly LeafStatus[];
 const STATUSES: readonly string[] = LEAF_STATUSES;
 
 /** Checks a parsed record; returns the problems (empty when it is usable). */

@@ -35,6 +35,10 @@ export function schemaErrors(validate: ValidateFunction): string {
 
 export interface PortabilityIssue {
   leaf: 'FAULT-PROVIDER-TOOL-NAME' | 'FAULT-PROVIDER-UNION-SCHEMA' | 'FAULT-PROVIDER-REF-SCHEMA' | 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD';
+  /** What is at fault: the keyword (`anyOf`, `$schema`, `type array`) or `name`. */
+  keyword: string;
+  /** Where in the input schema (a JSON pointer), or the name itself. */
+  at: string;
   message: string;
 }
 
@@ -46,7 +50,7 @@ const UNSUPPORTED_KEYS = ['format', 'default', '$schema', 'patternProperties', '
 export function portabilityIssues(tool: ListedTool): PortabilityIssue[] {
   const issues: PortabilityIssue[] = [];
   if (tool.name.length > 64 || !/^[A-Za-z0-9_-]+$/.test(tool.name)) {
-    issues.push({ leaf: 'FAULT-PROVIDER-TOOL-NAME', message: `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} chars) is over 64 characters or outside [A-Za-z0-9_-]` });
+    issues.push({ leaf: 'FAULT-PROVIDER-TOOL-NAME', keyword: 'name', at: tool.name, message: `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} chars) is over 64 characters or outside [A-Za-z0-9_-]` });
   }
   const walk = (node: unknown, path: string): void => {
     if (!node || typeof node !== 'object') return;
@@ -55,12 +59,12 @@ export function portabilityIssues(tool: ListedTool): PortabilityIssue[] {
       return;
     }
     const schema = node as JsonSchema;
+    const at = path || '/';
     for (const key of Object.keys(schema)) {
-      if (UNION_KEYS.includes(key)) issues.push({ leaf: 'FAULT-PROVIDER-UNION-SCHEMA', message: `${tool.name}: ${key} at ${path || '/'}` });
-      if (REF_KEYS.includes(key)) issues.push({ leaf: 'FAULT-PROVIDER-REF-SCHEMA', message: `${tool.name}: ${key} at ${path || '/'}` });
-      if (UNSUPPORTED_KEYS.includes(key)) issues.push({ leaf: 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD', message: `${tool.name}: ${key} at ${path || '/'}` });
+      const leaf = UNION_KEYS.includes(key) ? 'FAULT-PROVIDER-UNION-SCHEMA' : REF_KEYS.includes(key) ? 'FAULT-PROVIDER-REF-SCHEMA' : UNSUPPORTED_KEYS.includes(key) ? 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD' : undefined;
+      if (leaf) issues.push({ leaf, keyword: key, at, message: `${tool.name}: ${key} at ${at}` });
     }
-    if (Array.isArray(schema.type)) issues.push({ leaf: 'FAULT-PROVIDER-UNION-SCHEMA', message: `${tool.name}: type array ${JSON.stringify(schema.type)} at ${path || '/'}` });
+    if (Array.isArray(schema.type)) issues.push({ leaf: 'FAULT-PROVIDER-UNION-SCHEMA', keyword: 'type array', at, message: `${tool.name}: type array ${JSON.stringify(schema.type)} at ${at}` });
     // Recurse only into places that hold schemas, so that a property *named* "format" is not flagged.
     if (schema.properties && typeof schema.properties === 'object') {
       for (const [name, sub] of Object.entries(schema.properties as Record<string, unknown>)) walk(sub, `${path}/properties/${name}`);

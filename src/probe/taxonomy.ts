@@ -32,6 +32,8 @@ export interface Taxonomy {
   leaves: Leaf[];
   /** kind ("toolcall", "network") → fault name → the leaves it exercises. */
   injections: Record<string, Record<string, string[]>>;
+  /** Other tools' probe names → ours, for `coverage --no-suite --probe` (mcptest's `fuzz`, say). */
+  probeAliases?: Record<string, string[]>;
 }
 
 /** The shipped registry: src/probe/taxonomy.json (dist/src/probe → three levels up). */
@@ -91,6 +93,12 @@ export function checkTaxonomy(data: unknown): Taxonomy {
       else for (const id of ids) if (!leafIds.has(id)) problems.push(`injections.${kind}.${fault} names unknown leaf ${id}`);
     }
   }
+  const probes = new Set(leaves.flatMap((leaf) => (Array.isArray(leaf?.probes) ? leaf.probes : [])));
+  const aliases = t.probeAliases && typeof t.probeAliases === 'object' ? t.probeAliases : {};
+  for (const [alias, targets] of Object.entries(aliases)) {
+    if (!Array.isArray(targets) || targets.length === 0) problems.push(`probeAliases.${alias} must be a non-empty array of probe names`);
+    else for (const probe of targets) if (!probes.has(probe)) problems.push(`probeAliases.${alias} names unknown probe ${probe}`);
+  }
   if (problems.length > 0) throw new ToolInputError(`registry: ${problems.slice(0, 10).join('; ')}`);
-  return { format: 'faultline-taxonomy', version: t.version!, families, leaves, injections } as Taxonomy;
+  return { format: 'faultline-taxonomy', version: t.version!, families, leaves, injections, probeAliases: aliases } as Taxonomy;
 }

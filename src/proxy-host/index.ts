@@ -6,7 +6,7 @@
  *   const proxy = await startHostedProxy({
  *     mappings: ['0=tcp://127.0.0.1:8080'],
  *     faults: [],                                   // validated on the thread, refusals as thrown there
- *     allowRemoteTargets: false,                    // names checked at every connect (targetLookup)
+ *     targets: { allowTargets: ['10.0.0.0/8'] },     // names checked at every connect (targetLookup)
  *     onEvent: (event) => …,                        // open / connect_failed / close, on this thread
  *   });
  *   proxy.ports[0];
@@ -18,17 +18,18 @@
 import { ToolInputError } from '../errors.js';
 import type { ThreadLoadGauge } from '../load/index.js';
 import type { FaultSpec, HttpFaultSpec, Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
+import type { TargetAllowance } from '../target-policy.js';
 import { proxyThread } from './thread.js';
 
 export { proxyThreadResources, STOP_BOUND_MS } from './thread.js';
 
 export interface HostedProxyOptions extends Omit<ProxyOptions, 'lookup'> {
   /**
-   * Resolve the mappings' remote names with the target policy's lookup (src/target-policy.ts) at
-   * every connect: false refuses addresses that are not loopback or private. A flag rather than a
-   * lookup function, which cannot be sent to the thread. Unset: the system's resolver.
+   * What the mappings' remote names may resolve to, checked at every connect with the target
+   * policy's lookup (src/target-policy.ts): plain data rather than a lookup function, which cannot
+   * be sent to the thread. Unset: the policy's lookup when `policy` is given, else the system's.
    */
-  allowRemoteTargets?: boolean;
+  targets?: TargetAllowance;
 }
 
 /** A running proxy on the proxy thread: RunningProxy's facts, with its calls made asynchronous. */
@@ -50,12 +51,12 @@ export interface HostedProxy {
 
 export async function startHostedProxy(options: HostedProxyOptions): Promise<HostedProxy> {
   if (options === null || typeof options !== 'object') throw new ToolInputError('proxy options must be an object');
-  const { onEvent, allowRemoteTargets, ...rest } = options;
+  const { onEvent, targets, ...rest } = options;
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new ToolInputError('onEvent must be a function');
-  if (allowRemoteTargets !== undefined && typeof allowRemoteTargets !== 'boolean') throw new ToolInputError('allowRemoteTargets must be true or false');
+  if (targets !== undefined && (targets === null || typeof targets !== 'object')) throw new ToolInputError('targets must be an object');
   const thread = proxyThread();
   const { id, started } = await thread.start(
-    { ...rest, events: onEvent !== undefined, ...(allowRemoteTargets !== undefined ? { allowRemoteTargets } : {}) },
+    { ...rest, events: onEvent !== undefined, ...(targets !== undefined ? { targets } : {}) },
     onEvent && ((event: ProxyEvent) => onEvent(event)),
   );
   let stopping: Promise<void> | undefined;

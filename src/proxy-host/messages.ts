@@ -4,6 +4,7 @@
  * made their proxy. Everything here can be copied to a thread (no functions).
  */
 import type { ErrorOnTheWire } from '../errors.js';
+import type { TargetAllowance } from '../target-policy.js';
 import type { Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
 import type { FaultSpec, HttpFaultSpec } from '../proxy/index.js';
 
@@ -11,8 +12,8 @@ import type { FaultSpec, HttpFaultSpec } from '../proxy/index.js';
 export interface StartOptions extends Omit<ProxyOptions, 'onEvent' | 'lookup'> {
   /** Send the proxy's events back (the caller gave onEvent). */
   events: boolean;
-  /** Resolve remote names with targetLookup(allowRemoteTargets) (target-policy.ts); else the system's resolver. */
-  allowRemoteTargets?: boolean;
+  /** Resolve remote names with targetLookup(targets) (target-policy.ts); else as startProxy does. */
+  targets?: TargetAllowance;
 }
 
 export type ToProxyThread =

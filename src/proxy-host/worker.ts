@@ -67,13 +67,13 @@ function proxyOf(id: number): RunningProxy {
 }
 
 async function start(id: number, options: StartOptions): Promise<Started> {
-  const { events, allowRemoteTargets, ...proxyOptions } = options;
+  const { events, targets, ...proxyOptions } = options;
   const ca = proxyOptions.tls?.ca;
   const proxy = await startProxy({
     ...proxyOptions,
     // A Buffer arrives as a plain Uint8Array.
     ...(ca !== undefined ? { tls: { ...proxyOptions.tls, ca: Array.isArray(ca) ? ca.map(asBufferOrText) : asBufferOrText(ca) } } : {}),
-    ...(allowRemoteTargets !== undefined ? { lookup: targetLookup(allowRemoteTargets) } : {}),
+    ...(targets !== undefined ? { lookup: targetLookup(targets) } : {}),
     ...(events ? { onEvent: (event) => send({ type: 'event', proxy: id, event }) } : {}),
   });
   const watch = watchThisThread();

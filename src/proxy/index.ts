@@ -1,7 +1,6 @@
 /**
  * The fault proxy: an in-process TCP proxy that injects latency, jitter, packet loss, bandwidth
- * limits and blackholes (semantics: DESIGN.md §3). Everything the rest of faultline uses comes
- * from this file.
+ * limits and blackholes. Everything the rest of faultline uses comes from this file.
  *
  *   const proxy = await startProxy({
  *     mappings: ['0=127.0.0.1:8080'],                       // or parsed Mapping objects
@@ -28,11 +27,12 @@
  *     { type: 'blackhole' }
  *   validateFault / validateFaults check them and throw a ToolInputError naming the field;
  *   startProxy and setFaults validate too.
- * - HTTP mappings (`http: true`, see http/stage.ts): HTTP/1.1 is read on the client side and
- *   `httpFaults` / setHttpFaults apply the eight HTTP faults (latency, error, rate_limit, timeout,
- *   malformed, schema_mismatch, connection_refused, connection_drop), each with probability,
- *   method, path glob and target; other traffic passes through as TCP. Any fault (network or
- *   HTTP) may carry `target`: a mapping's port or its `#name`.
+ * - Protocol-aware proxies (`http: true`, see http/stage.ts): each connection is read as HTTP/1.1,
+ *   Redis (RESP) or an opaque stream, and `httpFaults` / setHttpFaults apply the eight request
+ *   faults (latency, error, rate_limit, timeout, malformed, schema_mismatch, connection_refused,
+ *   connection_drop) to its requests, commands or messages, each with probability, method, path
+ *   glob and target; a fault a targeted mapping cannot express is refused (requests/fault-list.ts).
+ *   Any fault (network or request) may carry `target`: a mapping's port or its `#name`.
  * - Errors from startProxy: a bad mapping or fault, or a port that cannot be bound (the message
  *   names the mapping). Connection-level failures never reject: they are counted and reported
  *   through onEvent.

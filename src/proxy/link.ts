@@ -15,8 +15,26 @@
  * worth). Stages receive the chunk's arrival time, so delays are counted from arrival and
  * consecutive chunks are delayed in a pipeline, not one after another.
  */
-import type { Socket } from 'node:net';
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
+
+/** What a link reads from: a socket, or the client end a protocol stage drives (client-end.ts). */
+export interface LinkSource {
+  on(event: 'data', listener: (data: Buffer) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  off(event: 'data', listener: (data: Buffer) => void): unknown;
+  off(event: 'end', listener: () => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+/** What a link writes to. */
+export interface LinkSink {
+  write(data: Buffer): boolean;
+  end(): unknown;
+  readonly destroyed: boolean;
+  on(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+}
 
 /** Bytes read but not yet written above which the source is paused. */
 export const LINK_HIGH_WATER_BYTES = 1 << 20;
@@ -60,8 +78,8 @@ export class Link {
 
   constructor(
     readonly direction: LinkDirection,
-    private readonly source: Socket,
-    private readonly dest: Socket,
+    private readonly source: LinkSource,
+    private readonly dest: LinkSink,
     private readonly flow: ConnectionFlow,
     private readonly countRead: (bytes: number) => void,
     private readonly clock: () => number,

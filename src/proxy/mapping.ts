@@ -1,5 +1,5 @@
 /**
- * The one parser for proxy mappings `LOCAL=REMOTE` (DESIGN.md §3); the CLI, the scenario runner
+ * The one parser for proxy mappings `LOCAL=REMOTE`; the CLI, the scenario runner
  * and the MCP tools all call `parseMapping`.
  *
  *   34000=example.com:443            listen 127.0.0.1:34000, TLS to example.com:443 (SNI example.com)
@@ -9,6 +9,9 @@
  *   34000=tcp://example.com:443      `tcp://` forces plain passthrough even on port 443
  *   34000=https://example.com        `https://` without a port means 443 (`http://` means 80)
  *   34000=api.example.com:443#weather-api   `#name`: a name the control plane's targets can use
+ *   6380=redis://127.0.0.1:6379#redis   `redis://` (`rediss://` with TLS): the mapping carries Redis,
+ *                                       so request faults act per command (and those that cannot
+ *                                       are refused when set); the port defaults to 6379
  */
 import { isIP } from 'node:net';
 import { ToolInputError } from '../errors.js';
@@ -29,18 +32,22 @@ export interface Mapping {
   servername?: string;
   /** The `#name` suffix, when given: fault targets may name the mapping by it. */
   name?: string;
+  /** What the scheme says the mapping carries (http://, https://, redis://, rediss://); else detected per connection. */
+  protocol?: 'http' | 'resp';
 }
 
 export const ACCEPTED_MAPPING_FORMS =
   'PORT=HOST:PORT, ADDR:PORT=HOST:PORT, [IPv6]:PORT=HOST:PORT, 0=HOST:PORT (ephemeral port); ' +
-  'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), ' +
+  'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), redis://HOST[:PORT] or rediss://HOST[:PORT] (Redis, plain or TLS), ' +
   'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME suffix names the mapping; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
 
-const SCHEMES: Record<string, { tls: boolean; defaultPort?: number }> = {
-  'https': { tls: true, defaultPort: 443 },
+const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: 'http' | 'resp' }> = {
+  'https': { tls: true, defaultPort: 443, protocol: 'http' },
   'tls': { tls: true },
-  'http': { tls: false, defaultPort: 80 },
+  'http': { tls: false, defaultPort: 80, protocol: 'http' },
   'tcp': { tls: false },
+  'redis': { tls: false, defaultPort: 6379, protocol: 'resp' },
+  'rediss': { tls: true, defaultPort: 6379, protocol: 'resp' },
 };
 
 export function parseMapping(text: string): Mapping {
@@ -77,7 +84,7 @@ export function parseMapping(text: string): Mapping {
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(remote);
   if (schemeMatch) {
     scheme = schemeMatch[1]!.toLowerCase();
-    if (!(scheme in SCHEMES)) return fail(`unknown scheme "${scheme}://" (use https://, tls://, tcp:// or http://)`);
+    if (!(scheme in SCHEMES)) return fail(`unknown scheme "${scheme}://" (use https://, tls://, tcp://, http://, redis:// or rediss://)`);
     remote = remote.slice(schemeMatch[0].length).replace(/\/$/, '');
     if (remote.includes('/')) return fail('the remote is HOST:PORT, without a path');
   }
@@ -94,6 +101,7 @@ export function parseMapping(text: string): Mapping {
   const mapping: Mapping = { text: text.trim(), listenHost, listenPort, remoteHost: split.host, remotePort, tls };
   if (tls && isIP(split.host) === 0) mapping.servername = split.host;
   if (name !== undefined) mapping.name = name;
+  if (schemeInfo?.protocol) mapping.protocol = schemeInfo.protocol;
   return mapping;
 }
 

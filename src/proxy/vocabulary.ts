@@ -8,7 +8,7 @@ export const LATENCY_DISTRIBUTIONS = ['normal', 'uniform', 'pareto', 'pareto_nor
 
 export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
 
-/** Bytes per second per bandwidth unit: bytes unless the unit says bit (DESIGN.md's unit table). */
+/** Bytes per second per bandwidth unit: bytes unless the unit says bit. */
 export const UNIT_BYTES: Readonly<Record<string, number>> = {
   'bps': 1,
   'kbps': 1e3,
@@ -20,6 +20,9 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
   'gbit/s': 1e9 / 8,
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
+
+/** A bandwidth cap per connection (the default) or one cap shared by every connection. */
+export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
 
 /**
  * The network faults' defaults that every door applies the same way (the fault's own validator,

@@ -1,14 +1,15 @@
 /**
  * The markdown report of a scenario run. Its first part is fault's report — same sections, same
- * headers, same row formats (reference/fault-anchor.md §3.4) — with fault's bugs fixed: "Mean
+ * headers, same row formats as fault's markdown report — with fault's bugs fixed: "Mean
  * Latency (ms)" is the mean, errors include timeouts and HTTP 5xx, and the status follows the
  * SLOs. After it come our additions: errors by class, latency from the actual send and time to
- * first byte, a per-second timeline with a chart, the fault's counters, and the impact against
- * the baseline when one ran. Every number here is in the JSON result too.
+ * first byte, a per-second timeline with a chart, the counters of every fault on the proxy
+ * (network and HTTP faults, each in its own table), and the impact against the baseline when one
+ * ran. Every number here is in the JSON result too.
  */
 import type { LoadFigures, PhaseResult, ScenarioResult } from '../scenario/result.js';
 import type { SloResult } from '../scenario/slo.js';
-import type { FaultCounters, MappingCounters } from '../proxy/index.js';
+import type { FaultCounters, HttpFaultCounters, MappingCounters } from '../proxy/index.js';
 import { formatDuration } from '../duration.js';
 import { timelineCell } from './fault-text.js';
 import { latencyChart } from './chart.js';
@@ -44,6 +45,7 @@ export function renderReport(result: ScenarioResult): string {
     for (const [name, value] of headers) line(`    - ${name}: ${value}`);
   }
   line(`- Body?: ${result.hasBody ? 'Yes' : 'No'}`);
+  line(`- Targets allowed: ${result.targets}`);
   line();
   line('**Strategy**:');
   line();
@@ -277,13 +279,28 @@ function renderCounters(phase: PhaseResult, line: Line): void {
     }
     line();
   }
+  const httpFaults = phase.proxy.httpFaults ?? [];
+  if (httpFaults.length > 0) {
+    // requests = applications + passes + oversized (a draw won on a body too large to rewrite).
+    line('| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |');
+    line('|------------|------|---------|------------------|--------------|--------|------------------------------|');
+    for (const f of httpFaults as HttpFaultCounters[]) {
+      line(`| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} | ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} |`);
+    }
+    line();
+  }
+  if (faults.length === 0 && httpFaults.length === 0) {
+    line('No fault was set on this proxy.');
+    line();
+  }
 }
 
 function renderBaseline(result: ScenarioResult, line: Line): void {
   const baseline = result.baseline!;
   line('### Impact against the baseline');
   line();
-  line(`The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)}.`);
+  const through = baseline.proxy.mappings.map((m) => `\`${m.mapping}\` ${m.httpConnections ?? m.connections} connections, ${m.bytesUpstream} B client→target, ${m.bytesDownstream} B target→client`);
+  line(`The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)} (its proxy: ${through.join('; ') || 'no mapping'}).`);
   line();
   line('| Metric | Baseline | With fault | Change | Ratio |');
   line('|--------|----------|------------|--------|-------|');

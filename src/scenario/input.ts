@@ -21,7 +21,7 @@ import { DEFAULT_EXPECTED_STATUS, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, open
 import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
-import { checkMappings } from '../target-policy.js';
+import { checkMappings, type TargetAllowance } from '../target-policy.js';
 import { SCENARIO_DEFAULTS } from './defaults.js';
 
 export { SCENARIO_DEFAULTS };
@@ -104,8 +104,8 @@ export interface ScenarioSpec {
   seed: number | undefined;
   strategy: Strategy;
   rejectUnauthorized: boolean;
-  /** Load only loopback and private addresses, checked again at every connect. */
-  localOnly: boolean;
+  /** What the load and the proxy may dial (the server's target policy), checked again at every connect. */
+  targets: TargetAllowance;
   /**
    * An HTTP fault (scenario/http-fault.ts), checked but kept as given, like `fault`: when set, it
    * is the scenario's fault and `fault` is unused.
@@ -127,7 +127,7 @@ const ARGUMENT_OF_FIELD: Record<string, string> = {
 };
 
 export async function scenarioFromArguments(type: FaultType, args: ScenarioArguments, limits: ScenarioLimits): Promise<ScenarioSpec> {
-  const url = await checkLoadTarget(args.url, limits.allowRemoteTargets, 'url');
+  const url = await checkLoadTarget(args.url, limits, 'url');
   if (url.port === '0') throw new ToolInputError(`url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`);
   const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
   if (!/^[A-Z][A-Z0-9_-]*$/.test(method)) throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
@@ -197,7 +197,7 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
     seed: args.seed,
     strategy,
     rejectUnauthorized: !(args.insecure_tls ?? false),
-    localOnly: !limits.allowRemoteTargets,
+    targets: { allowRemoteTargets: limits.allowRemoteTargets, allowTargets: [...(limits.allowTargets ?? [])] },
   };
 }
 

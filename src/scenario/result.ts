@@ -148,6 +148,8 @@ export interface ScenarioResult {
   proxies: string[];
   /** Load went through the proxy (no proxies given), or straight to url (proxies given). */
   routedThroughProxy: boolean;
+  /** What the load and the proxy were allowed to dial: "loopback only", "loopback, 10.0.0.0/8". */
+  targets: string;
   /** Arguments given that belong to other fault types, ignored. */
   ignoredArguments: string[];
   startedAt: string;

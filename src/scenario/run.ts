@@ -33,6 +33,7 @@ import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecon
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
 import { warmUpOnce } from './warm-up.js';
+import { describeTargets } from '../target-policy.js';
 
 export interface ScenarioProgress {
   /** Milliseconds of load done so far, over every phase. */
@@ -113,6 +114,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     },
     proxies: proxyMappings(spec, url),
     routedThroughProxy: spec.proxies.length === 0,
+    targets: describeTargets(spec.targets),
     ignoredArguments: options.ignoredArguments ?? [],
     startedAt,
     endedAt: new Date().toISOString(),
@@ -154,7 +156,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     // The proxy in front of url connects to the load's target, and the caller's mappings to the
     // app's dependencies: the same target policy applies to both, checked at every connect
     // (src/target-policy.ts).
-    allowRemoteTargets: !spec.localOnly,
+    targets: spec.targets,
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
@@ -200,7 +202,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
       body: spec.body,
       headers: spec.headers,
       tls: { rejectUnauthorized: spec.rejectUnauthorized },
-      localOnly: spec.localOnly,
+      targets: spec.targets,
       ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
     };
     let load: LoadFigures | null = null;

@@ -1,26 +1,27 @@
 /**
- * The safety check on what a scenario may load: by default only loopback and private addresses
- * (we never load-test someone else's server by accident). A host name is resolved, and every
- * address it resolves to must qualify, so a public name cannot slip through; and the sockets that
- * carry the load resolve through the policy's targetLookup (load's `localOnly`), which applies the
- * same rule at connect time, so a name that resolves elsewhere later (DNS rebinding) cannot either.
+ * The safety check on what a scenario may load: by default only loopback (we never load-test
+ * someone else's server, or the internal network, by accident); what the server's allow-list
+ * names besides. A host name is resolved, and every address it resolves to must qualify, so a
+ * name cannot slip through; and the sockets that carry the load resolve through the policy's
+ * targetLookup (load's `targets`), which applies the same rule at connect time, so a name that
+ * resolves elsewhere later (DNS rebinding) cannot either.
  *
- * Link-local addresses (169.254/16, fe80::/10) are not private networks, and 169.254.169.254 is
- * the cloud metadata service: they are refused too.
+ * Link-local addresses (169.254/16, fe80::/10) and 169.254.169.254, the cloud metadata service,
+ * are refused whatever the allow-list says.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ToolInputError } from '../errors.js';
-import { addressRefusal } from '../target-policy.js';
+import { addressRefusal, hostnameAllowed, type TargetRules } from '../target-policy.js';
 
 // The policy itself lives in src/target-policy.ts, shared with the proxy's mappings.
 export { isLocalAddress } from '../target-policy.js';
 
 /**
- * Checks that `url` is an http(s) URL whose host is loopback or private (unless remote targets
- * are allowed); returns the parsed URL. `what` names the argument in errors.
+ * Checks that `url` is an http(s) URL whose host the policy lets us dial (`rules`: the server's
+ * allowance, or true for any); returns the parsed URL. `what` names the argument in errors.
  */
-export async function checkLoadTarget(url: string, allowRemote: boolean, what = 'url'): Promise<URL> {
+export async function checkLoadTarget(url: string, rules: TargetRules, what = 'url'): Promise<URL> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -42,13 +43,14 @@ export async function checkLoadTarget(url: string, allowRemote: boolean, what = 
     try {
       addresses = (await lookup(host, { all: true })).map((entry) => entry.address);
     } catch (error) {
-      // With remote targets allowed, a name that does not resolve here fails at connect instead.
-      if (allowRemote) return parsed;
+      // A name allowed as such (or any, with remote targets allowed) that does not resolve here
+      // fails at connect instead.
+      if (hostnameAllowed(rules, host)) return parsed;
       throw new ToolInputError(`${what}: cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
   for (const address of addresses) {
-    const refusal = addressRefusal(address, allowRemote);
+    const refusal = addressRefusal(address, rules, host);
     if (refusal) throw new ToolInputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
   }
   return parsed;

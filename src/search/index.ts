@@ -34,3 +34,6 @@ export { searchIndex, searchHitJson, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
 export { IndexError } from './errors.js';
+/** The files an index of a tree takes (what .gitignore and the dependency directories leave), without indexing them. */
+export { walkSourceTree, type WalkResult, type WalkedFile, type IndexLimits } from './walk.js';
+export { LanguageSelection } from './languages.js';

@@ -135,9 +135,12 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
     return { slis, report: renderReport(slis, 'Tool-call chaos scenario'), records: plane.records, transport: 'command' in scenario.target ? 'stdio' : 'http', client_errors: clientErrors };
   } finally {
     scenario.signal?.removeEventListener('abort', onAbort);
+    // Closing the client ends the server's stdin: a run that ended normally lets it stop the polite
+    // way (the proxy ends its whole process tree after the grace period); a cut or cancelled run
+    // aborted `stop` already, which ends the tree at once.
     await client.close().catch(() => undefined);
-    stop.abort();
     await finishProxy();
+    stop.abort();
   }
 }
 

@@ -1,20 +1,22 @@
 /**
  * The stdio proxy: spawns the MCP server, relays newline-delimited JSON-RPC both ways through a
  * PlaneSession, passes the server's stderr through. Every line is bounded (the plane's message
- * bound): a longer one is streamed through unread, or dropped with --strict, never held. The child is always reaped: when the client
- * closes stdin (its stdin is closed, then SIGTERM, then SIGKILL after a grace period), when the
- * signal aborts, and on process exit. It runs in a process group of its own (process-group.ts):
- * signals go to the group, and what is left of it when the server exits is stopped too.
+ * bound): a longer one is streamed through unread, or dropped with --strict, never held. The
+ * server is spawned as a tracked process tree (process-group.ts): ending it ends whatever it
+ * started too, setsid() daemons included. It is always ended: when the client closes stdin (its
+ * stdin is closed, then after a grace period the whole tree gets SIGTERM, then SIGKILL), at once
+ * when the signal aborts (a bound or a cancellation: only a short grace between SIGTERM and
+ * SIGKILL), when the server itself exits (what it left running), and on process exit.
  *
  *   client stdin ─lines─▶ session.fromClient ─▶ child stdin
  *   client stdout ◀────── session.fromServer ◀─lines─ child stdout        child stderr ─▶ our stderr
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ToolInputError } from '../errors.js';
 import { LineReader, LineWriter } from '../jsonrpc/ndjson.js';
 import { createIdScanner, type IdScanner, type MessageId } from '../jsonrpc/peek-id.js';
-import { groupAlive, groupGone, OWN_GROUP, signalGroup } from '../process-group.js';
+import { spawnTree } from '../process-group.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
 
 /** Spawn errors that mean the command itself cannot run (a bad argument, not a failure of ours). */
@@ -32,6 +34,8 @@ export interface StdioProxyOptions {
   env?: NodeJS.ProcessEnv;
   /** Grace period between closing the child's stdin, SIGTERM and SIGKILL (ms, default 2000). */
   graceMs?: number;
+  /** Grace period between SIGTERM and SIGKILL once the signal aborted (ms, default 250). */
+  abortGraceMs?: number;
   onChild?: (child: ChildProcess) => void;
 }
 
@@ -43,12 +47,11 @@ export interface StdioProxyResult {
 export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyResult> {
   const { plane } = options;
   const session = plane.session();
-  // A process group of its own, so that stopping it also stops what it started (npx, sh -c …).
-  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env, detached: OWN_GROUP });
+  // A tracked tree, so that stopping it also stops what it started (npx, sh -c …, daemons).
+  const tree = spawnTree(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env });
+  const child = tree.child;
   options.onChild?.(child);
   const grace = options.graceMs ?? 2000;
-  const killOnExit = (): void => void signalGroup(child, 'SIGKILL');
-  process.once('exit', killOnExit);
 
   // Whole lines out, each side's; a long line streamed through keeps them from interleaving with it.
   const clientLines = new LineWriter(options.output);
@@ -73,50 +76,47 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   let stopTimers: NodeJS.Timeout[] = [];
   /** We asked the child to stop (the client left, or a signal): its exit is then no failure. */
   let stopping = false;
+  /** Ending the whole tree, once begun (by a stop, or by the server's own exit). */
+  let ended: Promise<boolean> | undefined;
+  const endTree = (graceMs: number): Promise<boolean> => (ended ??= tree.stop(graceMs));
+  // The client left: the polite way first (end of stdin), the whole tree after the grace period.
   const stop = (): void => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     stopping = true;
     child.stdin?.end();
-    stopTimers.push(setTimeout(() => signalGroup(child, 'SIGTERM'), grace));
-    stopTimers.push(setTimeout(() => signalGroup(child, 'SIGKILL'), grace * 2));
+    stopTimers.push(setTimeout(() => void endTree(grace), grace));
+  };
+  // A bound or a cancellation: the tree is ended now, with only a short grace.
+  const abort = (): void => {
+    stopping = true;
+    void endTree(options.abortGraceMs ?? 250);
   };
   fromClient.on('close', stop);
-  options.signal?.addEventListener('abort', stop, { once: true });
+  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted) abort();
 
   return new Promise((resolve, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       cleanup();
-      process.off('exit', killOnExit);
+      tree.dispose();
       const message = `could not start ${options.command}: ${error.message}`;
       // No such program, or not one that may run: the command given is what is wrong.
       reject(COMMAND_ERRORS.has(error.code ?? '') ? new ToolInputError(`command: ${message}`) : new Error(message));
     });
     // What the server started may outlive it, and hold its stdout open (so no 'close' would
-    // come): once it exits, the rest of its group gets SIGTERM, then SIGKILL after the grace period.
-    let groupReaped: Promise<void> = Promise.resolve();
-    child.once('exit', () => {
-      groupReaped = reapGroup();
-    });
+    // come): once it exits, the rest of its tree gets SIGTERM, then SIGKILL after the grace
+    // period, and then our ends of its pipes close whoever still holds theirs.
+    child.once('exit', () => void endTree(stopping ? Math.min(grace, options.abortGraceMs ?? 250) : grace));
     child.once('close', (exitCode, signal) => {
       // Before cleanup closes the session, so the calls in flight count as found no server.
       if (!stopping) plane.upstreamExited(exitCode, signal);
       cleanup();
-      void groupReaped.finally(() => {
-        process.off('exit', killOnExit);
-        resolve({ exitCode, signal });
-      });
+      void endTree(0).finally(() => resolve({ exitCode, signal }));
     });
-    async function reapGroup(): Promise<void> {
-      if (!(await groupAlive(child))) return;
-      signalGroup(child, 'SIGTERM');
-      if (await groupGone(child, grace)) return;
-      signalGroup(child, 'SIGKILL');
-      await groupGone(child, 3000);
-    }
     function cleanup(): void {
       for (const timer of stopTimers) clearTimeout(timer);
       stopTimers = [];
-      options.signal?.removeEventListener('abort', stop);
+      options.signal?.removeEventListener('abort', abort);
       fromClient.close();
       fromServer.close();
       session.close();

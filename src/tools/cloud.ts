@@ -3,8 +3,8 @@
  * experiment templates (or CloudFormation), and exports of a scenario to FIS, Chaos Mesh and k6.
  * All read-only and offline: nothing calls AWS or a cluster, nothing needs credentials.
  *
- * Inputs stay flat (src/tools/README.md): fis-recommender's object arguments (finding,
- * recommendation, target_config) are taken as JSON text.
+ * fis-recommender's object arguments (finding, recommendation, target_config) are objects in the
+ * schemas, and JSON text of them is accepted too (tools/arguments.ts); src/cloud validates them.
  *
  * src/cloud (and, for exports, the scenario parser) loads on the first call: the schemas need only
  * the leaf modules of names and defaults.
@@ -17,25 +17,37 @@ import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
 import type { FaultType } from '../proxy/index.js';
 import { LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
+import { objectArgument, objectOrListArgument, objectOrTextArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
 
 const recommendationShape = z.object({
   action: z.string().describe('FIS action id'),
   failure: z.string(),
-  why: z.array(z.string()).describe('The failure modes and services the finding named'),
-  confidence: z.number().describe('0–0.95, relative to the best match and the evidence'),
+  why: z.array(z.string()).describe('What the finding named'),
+  confidence: z.number().describe('0–0.95'),
   score: z.number(),
   duration: z.string().nullable().describe('ISO 8601; null when the action takes no duration'),
   parameters: z.record(z.string(), z.string()),
-  parametersToSet: z.array(z.string()).describe('Required parameters still to set'),
+  parametersToSet: z.array(z.string()),
   targetResourceType: z.string().nullable(),
   targetKey: z.string().nullable(),
   stopCondition: z.object({ source: z.literal('aws:cloudwatch:alarm'), suggestion: z.string() }),
   localRehearsal: z
     .object({ tool: z.string(), arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), note: z.string() })
     .nullable()
-    .describe('The faultline scenario tool reproducing the failure locally'),
+    .describe('The faultline tool rehearsing it locally'),
 });
+
+/** The target_config fields most templates set; the others are named in each argument's description. */
+const targetConfigShape = {
+  roleArn: z.string().optional().describe('IAM role ARN FIS assumes'),
+  stopConditionArn: z.string().optional().describe('CloudWatch alarm ARN that stops the experiment'),
+  noStopCondition: z.boolean().optional().describe('true to run without one (stated in the template)'),
+  resourceType: z.string().optional().describe("Default: the action's own"),
+  selectionMode: z.string().optional().describe('ALL (default), COUNT(n) or PERCENT(n)'),
+  resourceArns: z.array(z.string()).optional().describe('At most 5'),
+  description: z.string().optional(),
+};
 
 const EXPORT_FAULTS = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
 const D = SCENARIO_DEFAULTS;
@@ -47,12 +59,14 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'cloud',
       title: 'Recommend AWS FIS experiments for a finding',
       description:
-        'Turns a reliability finding into ranked AWS Fault Injection Service experiments, offline (no LLM, no AWS). ' +
-        'Tokenized matching of failure modes and services (RDS/Aurora, DynamoDB, EKS, ECS, Lambda, EC2/spot/ASG, EBS, S3, ' +
-        'Kinesis, ElastiCache, MemoryDB, network). Each: action, why, confidence, duration, parameters, target resource type, ' +
-        'stop condition, and the local faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
+        'Turns a reliability finding into ranked AWS FIS experiments, offline (no LLM, no AWS), by the failure modes and ' +
+        'services it names. Each: action, why, confidence, duration, parameters, target type, stop condition, and the local ' +
+        'faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
       input: {
-        finding: z.string().describe('Plain text, or JSON text {id, summary, type, description} (at most 10 KB)'),
+        finding: objectOrTextArgument(
+          { id: z.string().optional(), summary: z.string().optional(), type: z.string().optional(), description: z.string().optional() },
+          'The finding: an object such as {id, summary, type, description} (any fields; their text is read), or plain text; at most 10 KB',
+        ),
         resources: z.array(z.string()).optional().describe('ARNs or resource types (aws:rds:db) the finding concerns'),
         limit: z.number().int().min(1).max(20).optional().describe('Most recommendations (default 5)'),
       },
@@ -66,7 +80,8 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async ({ finding, resources, limit }) => {
       const { recommendExperiments } = await import('../cloud/index.js');
-      const set = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
+      // The output shape has no notes: each recommendation's `why` says what they say.
+      const { notes: _notes, ...set } = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
       return { text: JSON.stringify(set), structured: set };
     },
   );
@@ -81,15 +96,18 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
         'key and resource type, accepted and required parameters, ISO 8601 durations in range, selectionMode, tags or ≤5 ARNs, ' +
         'a CloudWatch-alarm stop condition. Never calls AWS. Text: the template JSON, or the CloudFormation document.',
       input: {
-        recommendation: z
-          .string()
-          .describe('JSON text: one recommendation as fault_recommend_fis_experiments returns it, or {action, parameters?, duration?}; an array for several actions (with name, startAfter)'),
-        target_config: z
-          .string()
-          .describe(
-            'JSON text: {roleArn, stopConditionArn (CloudWatch alarm) or noStopCondition: true, resourceType?, selectionMode? (ALL default | COUNT(n) | PERCENT(n)), ' +
-              'tags | resourceArns | parameters, filters?, targets?: {<action name>: selection}, description?, templateTags?, logConfiguration?, experimentOptions?}',
-          ),
+        recommendation: objectOrListArgument(
+          {
+            action: z.string().describe('FIS action id, e.g. aws:ecs:task-network-latency'),
+            duration: z.string().optional().describe('ISO 8601, e.g. PT5M'),
+            name: z.string().optional(),
+          },
+          'One recommendation as fault_recommend_fis_experiments returns it, or {action, parameters: {name: value}, duration}; an array of them for several actions (with name, startAfter)',
+        ),
+        target_config: objectArgument(
+          { ...targetConfigShape, roleArn: z.string().describe('IAM role ARN FIS assumes') },
+          'Also: tags or resourceArns or parameters (target selection), filters, targets {<action name>: selection}, templateTags, logConfiguration, experimentOptions',
+        ),
         format: z.enum(['json', 'cloudformation']).optional().describe('json: the API input (default); cloudformation: an AWS::FIS::ExperimentTemplate resource'),
         yaml: z.boolean().optional().describe('CloudFormation as YAML instead of JSON (default false)'),
       },
@@ -102,8 +120,8 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       annotations: LOCAL_READ_ONLY,
     },
     async ({ recommendation, target_config, format, yaml }) => {
-      const { buildExperimentTemplate, jsonArgument, renderCloudFormation } = await import('../cloud/index.js');
-      const built = buildExperimentTemplate(jsonArgument(recommendation, 'recommendation', true), jsonArgument(target_config, 'target_config'));
+      const { buildExperimentTemplate, renderCloudFormation } = await import('../cloud/index.js');
+      const built = buildExperimentTemplate(recommendation, target_config);
       const chosen = format ?? 'json';
       if (chosen === 'json' && yaml) throw new ToolInputError('yaml: applies to format cloudformation only');
       const document = chosen === 'json' ? JSON.stringify(built.template, null, 2) : await renderCloudFormation(built.template, yaml ? 'yaml' : 'json');
@@ -149,7 +167,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
         unit: z.string().optional().describe(`bandwidth: bps (B/s), kbps, mbps, gbps, bit/s … (default ${D.unit})`),
         bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('bandwidth: default connection; chaos-mesh needs shared'),
         platform: z.enum(FIS_PLATFORMS).optional().describe('fis: ecs (default) or eks actions'),
-        target_config: z.string().optional().describe('fis: JSON text as for fault_create_fis_template (+ kubernetesServiceAccount); placeholders fill the rest'),
+        target_config: objectArgument(targetConfigShape, 'fis: as for fault_create_fis_template (+ kubernetesServiceAccount); placeholders fill the rest').optional(),
         namespace: z.string().optional().describe('chaos-mesh: namespace (default "default")'),
         selector: z.array(z.string()).optional().describe('chaos-mesh: pod labels key=value'),
       },
@@ -164,7 +182,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async (args) => {
       const { to, fault, platform, target_config, namespace, selector, ...scenario } = args;
-      const [{ checkFaultArguments, EXPORT_LIMITS, exportScenario, jsonArgument }, { scenarioFromArguments }] = await Promise.all([
+      const [{ checkFaultArguments, EXPORT_LIMITS, exportScenario }, { scenarioFromArguments }] = await Promise.all([
         import('../cloud/index.js'),
         import('../scenario/index.js'),
       ]);
@@ -172,7 +190,7 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       const spec = await scenarioFromArguments(fault as FaultType, scenario as unknown as ScenarioArguments, EXPORT_LIMITS);
       const result = await exportScenario(spec, to, {
         ...(platform ? { platform } : {}),
-        ...(target_config !== undefined ? { targetConfig: jsonArgument(target_config, 'target_config') as Record<string, unknown> } : {}),
+        ...(target_config !== undefined ? { targetConfig: target_config } : {}),
         ...(namespace !== undefined ? { namespace } : {}),
         ...(selector !== undefined ? { selector } : {}),
       });

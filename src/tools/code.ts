@@ -14,14 +14,14 @@ const loadCode = () => Promise.all([import('../code/index.js'), import('../code/
 
 const syntaxErrorsShape = z
   .object({
-    count: z.number().describe('ERROR and MISSING nodes tree-sitter produced; 0 for a clean parse'),
-    first_lines: z.array(z.number()).describe('1-based lines where the first few errors start'),
+    count: z.number().describe('0 for a clean parse'),
+    first_lines: z.array(z.number()),
   })
-  .describe('Where the file failed to parse; the answer then covers only the parts that parsed');
+  .describe('Where the file failed to parse; only what parsed is answered');
 
-const noteShape = z.string().optional().describe('Present when the file has syntax errors');
+const noteShape = z.string().optional();
 
-const fileArgument = z.string().describe('Absolute path or file:// URI of a source file (see the description for languages)');
+const fileArgument = z.string().describe('Absolute path or file:// URI of a source file');
 
 export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
@@ -30,21 +30,20 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       toolset: 'code',
       title: 'List function names',
       description:
-        'Lists every function-like definition in a source file, in source order: functions, methods, ' +
-        'constructors, nested functions, and arrow/function expressions bound to a name. Parses locally with ' +
-        'tree-sitter (no LLM). Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, Ruby, C, C++, C#, PHP ' +
-        '(by file extension; a .h header whose text is C++ is C++). Text: a JSON array of the bare names. Structured: each function with its qualified ' +
-        'name (Class.method, Go Receiver.Method, Rust Type::method), kind and 1-based start/end lines.',
+        'Lists every function-like definition in a source file in source order (functions, methods, constructors, ' +
+        'nested and named arrow functions), parsed locally with tree-sitter (no LLM). Python, JavaScript, TypeScript, TSX, ' +
+        'Go, Rust, Java, Ruby, C, C++, C#, PHP, by extension. Text: a JSON array of the names. Structured: each with its ' +
+        'qualified name (Class.method, Type::method), kind and 1-based lines.',
       input: { file: fileArgument },
       output: {
-        names: z.array(z.string()).describe('Bare names in source order (duplicates kept)'),
+        names: z.array(z.string()),
         functions: z.array(
           z.object({
             name: z.string(),
-            qualified_name: z.string().describe('Pass this as func to fault_extract_code_block when a name is ambiguous'),
+            qualified_name: z.string().describe('func for fault_extract_code_block when a name is ambiguous'),
             kind: z.enum(['function', 'method', 'constructor']),
-            start_line: z.number().describe('1-based, including decorators, annotations, attributes, doc comments'),
-            end_line: z.number().describe('1-based, inclusive'),
+            start_line: z.number().describe('1-based, decorators and doc comments included'),
+            end_line: z.number(),
           }),
         ),
         language: z.string(),
@@ -67,12 +66,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       toolset: 'code',
       title: 'Extract a function',
       description:
-        'Returns the source of one function from a file: `full` is the whole definition including decorators, ' +
-        'annotations, attributes, doc comments and the export wrapper; `body` is the block alone with its original ' +
-        'indentation (null for a declaration without one). Parses locally with tree-sitter (no LLM); same languages ' +
-        'as fault_list_function_names. `func` is a bare name (run), a qualified name (Server.run, Type::run) or ' +
-        'either with :LINE (size:26) to pick one of several overloads. A name matching several definitions is an ' +
-        'error listing the qualified candidates; a missing name is an error listing the names that exist.',
+        'Returns one function of a file: `full`, the whole definition with decorators, doc comments and export; `body`, ' +
+        'the block alone, indentation kept (null without one). Local tree-sitter (no LLM), same languages as ' +
+        'fault_list_function_names. An ambiguous or missing name is an error listing the candidates.',
       input: {
         file: fileArgument,
         func: z.string().describe('Function name: bare, qualified (Class.method, Type::method), or with :LINE'),
@@ -84,8 +80,8 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
         qualified_name: z.string(),
         kind: z.enum(['function', 'method', 'constructor']),
         language: z.string(),
-        start_line: z.number().describe('1-based first line of full'),
-        end_line: z.number().describe('1-based last line of full, inclusive'),
+        start_line: z.number().describe('1-based, of full'),
+        end_line: z.number(),
         syntax_errors: syntaxErrorsShape,
         note: noteShape,
       },

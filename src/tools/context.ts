@@ -10,4 +10,9 @@ export interface ToolContext {
   log: Logger;
   /** Registers work to run when the server closes (e.g. stopping held proxies); absent in some tests. */
   onClose?: (close: () => Promise<void> | void) => void;
+  /**
+   * Registers what says the connection holds resources across calls (held proxies): an HTTP
+   * session that does is never closed to make room for another client, nor for idleness.
+   */
+  onHold?: (holds: () => boolean) => void;
 }

@@ -3,6 +3,9 @@
  * all four annotations) and one handler that returns `{text, structured}` or throws.
  *
  * The registry wraps every handler so that
+ * - its arguments are read as arguments.ts says (`""` means the default, numeric strings are
+ *   numbers, structured arguments may be JSON text) and validated, every problem an `isError`
+ *   naming the argument;
  * - a ToolInputError becomes an `isError` result with its message (and no structuredContent,
  *   which strict clients would validate against the outputSchema even on error);
  * - a cancelled call answers "cancelled" (the SDK drops it anyway) and never crashes anything;
@@ -29,6 +32,9 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledError, ToolInputError, isOperational, messageOf } from '../errors.js';
+import { FORBIDDEN_KEYS } from '../config-reader.js';
+import { ArgumentReader } from './arguments.js';
+import { productionRefusal } from '../production.js';
 import type { Logger } from '../log.js';
 import { TOOLSETS, type Toolset } from '../config.js';
 
@@ -57,9 +63,25 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   description: string;
   input: I;
   output: O;
+  /**
+   * The output schema outlines the result: the properties listed are typed, and the result may
+   * carry more (every figure of a report), which the schema leaves open rather than spelling out
+   * in every tools/list.
+   */
+  outline?: boolean;
   annotations: ToolAnnotationsExplicit;
   /** Arguments accepted for compatibility and ignored; the handler is told which were given. */
   ignoredArguments?: readonly string[];
+  /**
+   * It injects faults (a scenario, a held proxy, the tool-call plane): refused while the server's
+   * environment says production (src/production.ts) unless the server was allowed to.
+   */
+  injectsFaults?: boolean;
+}
+
+export interface RegistryOptions {
+  /** The server may inject faults where its environment says production (--allow-production). */
+  allowProduction?: boolean;
 }
 
 /** What a handler gets besides its arguments. */
@@ -122,6 +144,7 @@ export class ToolRegistry {
     private readonly log: Logger,
     /** The families offered (--toolsets); a tool of another family is not registered at all. */
     toolsets: readonly Toolset[] = TOOLSETS,
+    private readonly options: RegistryOptions = {},
   ) {
     this.enabled = new Set(toolsets);
   }
@@ -132,19 +155,23 @@ export class ToolRegistry {
   ): void {
     if (!this.enabled.has(definition.toolset)) return;
     const inputSchema = z.object(definition.input);
-    // The SDK validates with a schema that keeps unknown keys, so they can be named below; the
-    // published schema stays the plain object (no additionalProperties, which Gemini rejects).
-    const acceptingSchema = z.looseObject(definition.input);
-    const outputSchema = this.outputFor(definition.output);
+    // The SDK only checks that the arguments are an object: they are read and validated below
+    // (arguments.ts), where `""` means a default and JSON text may stand for an object, and every
+    // refusal names its argument. The published schema is the plain object (see publish()).
+    const acceptingSchema = z.looseObject({});
+    const outputSchema = this.outputFor(definition.output, definition.outline === true);
     const known = new Set(Object.keys(definition.input));
     const ignorable = new Set(definition.ignoredArguments ?? []);
+    // Built on the first call: it converts the schema, which start-up must not pay for.
+    let reader: ArgumentReader | undefined;
     this.registered.push({
       toolset: definition.toolset,
       tool: {
         name: definition.name,
         title: definition.title,
         description: definition.description,
-        annotations: { title: definition.title, ...definition.annotations },
+        // The title is the tool's own (tools/list shows it once; annotations.title is its older spelling).
+        annotations: { ...definition.annotations },
       },
       input: inputSchema,
       output: outputSchema,
@@ -154,6 +181,8 @@ export class ToolRegistry {
       const started = performance.now();
       try {
         const given = (args ?? {}) as Record<string, unknown>;
+        const forbidden = Object.keys(given).find((key) => FORBIDDEN_KEYS.has(key));
+        if (forbidden !== undefined) throw new ToolInputError(forbiddenArgumentMessage(forbidden));
         const unknown = Object.keys(given).filter((key) => !known.has(key) && !ignorable.has(key));
         if (unknown.length > 0) {
           throw new ToolInputError(
@@ -162,7 +191,12 @@ export class ToolRegistry {
           );
         }
         const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
-        const accepted = Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key)));
+        reader ??= new ArgumentReader(definition.input);
+        const accepted = await reader.read(Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key))));
+        if (definition.injectsFaults) {
+          const refusal = productionRefusal(definition.name, 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server', this.options.allowProduction === true);
+          if (refusal) throw new ToolInputError(refusal);
+        }
         if (this.beforeCall) await this.beforeCall(extra).catch((error: unknown) => this.log.warn('before %s: %s', definition.name, messageOf(error)));
         const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, toolCall(extra, this.log, ignored));
         this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
@@ -187,10 +221,10 @@ export class ToolRegistry {
     );
   }
 
-  private outputFor(shape: z.ZodRawShape): z.ZodObject {
+  private outputFor(shape: z.ZodRawShape, open: boolean): z.ZodObject {
     let schema = this.outputs.get(shape);
     if (!schema) {
-      schema = z.object(shape);
+      schema = open ? z.looseObject(shape) : z.object(shape);
       this.outputs.set(shape, schema);
     }
     return schema;
@@ -290,6 +324,12 @@ export class ToolRegistry {
         const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
         return Promise.reject(new McpError(ErrorCode.InvalidParams, `arguments: must be an object of named arguments, not ${kind}`));
       }
+      // Checked here, on the arguments as parsed from the wire: the SDK's request schema copies
+      // them into a new object, where a "__proto__" key would become the prototype and vanish.
+      const forbidden = args === undefined ? undefined : Object.keys(args).find((key) => FORBIDDEN_KEYS.has(key));
+      if (forbidden !== undefined) {
+        return Promise.resolve({ content: [{ type: 'text', text: forbiddenArgumentMessage(forbidden) }], isError: true } satisfies CallToolResult);
+      }
       if (!deferred) return inner(request, extra);
       return deferred.prepare(name).then(
         () => inner(request, extra),
@@ -316,6 +356,10 @@ export class ToolRegistry {
     }
     return { content: [{ type: 'text', text }], isError: true };
   }
+}
+
+function forbiddenArgumentMessage(key: string): string {
+  return `${key}: not accepted as an argument name (${[...FORBIDDEN_KEYS].join(', ')} never are)`;
 }
 
 /** The JSON Schema of every schema in `registry`, by id, as tools/list publishes them. */

@@ -15,16 +15,16 @@ import { commonInput, runScenarioCall, scenarioOutput, SCENARIO_ANNOTATIONS } fr
 const { direction: _direction, side: _side, ...common } = commonInput;
 
 const httpInput = {
-  http_fault: z.enum(HTTP_FAULT_TYPES).optional().describe(`Which HTTP fault (default ${H.http_fault})`),
-  probability: z.number().min(0).max(1).optional().describe(`Chance 0..1 that a request gets the fault, seeded (default ${H.probability})`),
-  status_code: z.number().int().optional().describe(`error: status answered, 400..599 (default ${H.status_code})`),
-  error_body: z.string().optional().describe('error: body answered (default {"error":"faultline injected error"})'),
-  forward: z.boolean().optional().describe('error: call the upstream first, then replace its answer (default false: never reaches it)'),
-  delay: z.number().min(0).optional().describe(`latency: ms added before forwarding (default ${H.delay})`),
+  http_fault: z.enum(HTTP_FAULT_TYPES).optional().describe(`Default ${H.http_fault}`),
+  probability: z.number().min(0).max(1).optional().describe(`Chance a request gets the fault, seeded (default ${H.probability})`),
+  status_code: z.number().int().optional().describe(`error: status, 400..599 (default ${H.status_code})`),
+  error_body: z.string().optional().describe('error: body (default {"error":"faultline injected error"})'),
+  forward: z.boolean().optional().describe('error: call the upstream first, then replace its answer (default false)'),
+  delay: z.number().min(0).optional().describe(`latency: ms before forwarding (default ${H.delay})`),
   retry_after: z.number().int().min(0).optional().describe(`rate_limit: Retry-After seconds of the 429 (default ${H.retry_after})`),
-  hang: z.number().min(0).optional().describe('timeout: ms the request is held before the connection closes (default: until the client gives up)'),
-  missing_fields: z.array(z.string()).optional().describe('schema_mismatch: dot paths removed from JSON responses, e.g. "data.items.price"'),
-  after_bytes: z.number().int().min(0).optional().describe(`connection_drop: body bytes sent before the cut (default ${H.after_bytes})`),
+  hang: z.number().min(0).optional().describe('timeout: ms held before the connection closes (default until the client gives up)'),
+  missing_fields: z.array(z.string()).optional().describe('schema_mismatch: dot paths removed from JSON responses'),
+  after_bytes: z.number().int().min(0).optional().describe(`connection_drop: body bytes before the cut (default ${H.after_bytes})`),
 };
 
 /** fault's shared parameter set: the network faults' fields are accepted, ignored and reported. */
@@ -38,13 +38,15 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
       toolset: 'http',
       title: 'Run an HTTP fault impact scenario',
       description:
-        'Measures the impact of an HTTP fault: a local proxy that reads HTTP answers errors (default 500, without calling the upstream), ' +
-        '429s, hangs, malformed or field-stripped JSON, resets or cut responses, each with a seeded probability, while open-loop load ' +
-        '(num_clients × rps requests/s) runs for duration. Only url is required (http://, or any url with proxies for the app\'s dependencies). ' +
-        "Returns fault's markdown report and every number. Takes about duration; sends progress; cancellable. No LLM needed.",
+        'Measures how an HTTP endpoint copes with an HTTP fault: a local proxy answers errors (default 500, upstream not called), ' +
+        '429s, hangs, malformed or field-stripped JSON, resets or cut bodies, with a seeded probability, while open-loop load ' +
+        "(num_clients × rps requests/s) runs for duration. Only url is required. Returns fault's markdown report and a verdict. " +
+        'Takes about duration; sends progress; cancellable. No LLM.',
       input: { ...common, ...httpInput },
       output: scenarioOutput,
+      outline: true,
       annotations: SCENARIO_ANNOTATIONS,
+      injectsFaults: true,
       ignoredArguments: IGNORED,
     },
     async (args, call) => {

@@ -37,6 +37,10 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
   { module: 'proxy', load: async () => (await import('./proxy.js')).registerProxyTools },
   // toolset family: probe
   { module: 'probe', load: async () => (await import('./probe.js')).registerProbeTools },
+  // toolset family: experiment (fault_run_experiment, fault_suggest_experiment)
+  { module: 'experiment', load: async () => (await import('./experiment.js')).registerExperimentTools },
+  // toolset family: fis-recommender (off unless named; recommend_fis_experiments, create_fis_template)
+  { module: 'fis-recommender', load: async () => (await import('./fis-recommender.js')).registerFisRecommenderTools },
 ];
 
 /**

@@ -6,7 +6,8 @@
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
-import type { Target } from '../probe/index.js';
+import { checkCommandLine } from '../command-line.js';
+import type { ProbeReport, ProbeVerdict, Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
 import { LEAF_STATUSES } from '../probe/record.js';
@@ -23,6 +24,22 @@ const PROBE_ANNOTATIONS: ToolAnnotationsExplicit = {
 
 const STATUS = z.enum(LEAF_STATUSES);
 
+/** What the tool answers (structuredContent): the verdict, the counts, every leaf and every finding. */
+const PROBE_OUTPUT = {
+  verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('pass may carry warnings'),
+  target: z.string(),
+  passed: z.number(),
+  failed: z.number(),
+  warning: z.number(),
+  not_applicable: z.number(),
+  inconclusive: z.number(),
+  untested: z.number().describe('Leaves that apply but were not exercised'),
+  leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
+  /** Failures first, then warnings; a finding of one kind lists every tool it was seen on. */
+  findings: z.array(z.object({ leaf: z.string(), severity: z.enum(['failure', 'warning']), tools: z.array(z.string()).optional(), message: z.string(), exchange: z.array(z.string()) })),
+  error: z.string().optional(),
+};
+
 export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
@@ -30,33 +47,22 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'probe',
       title: 'Probe an MCP server for runtime faults',
       description:
-        'Runs fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP server and ' +
-        'reports per leaf passed/failed/inconclusive/untested (applies, could not be exercised)/n/a, each failure with its JSON-RPC exchange. Give command (+ args) to spawn a ' +
-        'stdio server, or url for streamable HTTP (loopback/private unless remote targets are allowed). Only readOnlyHint tools are ' +
-        'called unless allow_writes. Takes seconds.',
+        'Runs fault-taxonomy probes against an MCP server: per leaf passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
+        'failure (MUST broken, crash, hang, security) or a warning (SHOULD, portability) with its JSON-RPC exchange. command (+ args) ' +
+        'spawns a stdio server; url is streamable HTTP (loopback unless the server allows the host). Calls only readOnlyHint ' +
+        'tools unless allow_writes. Up to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
         args: z.array(z.string()).optional().describe('Arguments of command, e.g. ["server.js"]'),
-        url: z.string().optional().describe('Streamable HTTP endpoint instead of command, e.g. http://127.0.0.1:8808/mcp'),
+        url: z.string().optional().describe('Streamable HTTP URL instead of command'),
         token: z.string().optional().describe('Bearer token for url'),
         cases: z.number().int().min(1).max(PROBE_LIMITS.cases).optional().describe(`Hostile argument cases per tool (default ${PROBE_DEFAULTS.cases})`),
         seed: z.number().int().min(0).optional().describe(`Seed of the hostile cases (default ${PROBE_DEFAULTS.seed})`),
         families: z.array(z.enum(FAMILY_IDS)).optional().describe('Only these families (default all)'),
         allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
-        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms (default ${PROBE_DEFAULTS.callTimeoutMs})`),
+        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms, restarted by progress (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
-      output: {
-        verdict: z.enum(['pass', 'fail', 'inconclusive', 'error']).describe('inconclusive: nothing failed and nothing passed (untested leaves are counted apart)'),
-        target: z.string(),
-        passed: z.number(),
-        failed: z.number(),
-        not_applicable: z.number(),
-        inconclusive: z.number(),
-        untested: z.number().describe('Leaves that apply but could not be exercised (each says why)'),
-        leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
-        findings: z.array(z.object({ leaf: z.string(), tool: z.string().optional(), message: z.string(), exchange: z.array(z.string()) })),
-        error: z.string().optional(),
-      },
+      output: PROBE_OUTPUT,
       annotations: PROBE_ANNOTATIONS,
     },
     async (input, call) => {
@@ -69,9 +75,13 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       let target: Target;
       if (url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        const checked = await checkLoadTarget(url, ctx.config.scenario.allowRemoteTargets, 'url');
+        const checked = await checkLoadTarget(url, ctx.config.scenario, 'url');
         target = { kind: 'http', url: checked.href, ...(token ? { token } : {}) };
-      } else target = { kind: 'stdio', command: command!, args: args ?? [] };
+      } else {
+        checkCommandLine(command!, args ?? []);
+        target = { kind: 'stdio', command: command!, args: args ?? [] };
+      }
+      const { targetLookup } = await import('../target-policy.js');
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
       const taxonomy = await loadTaxonomy();
       let step = 0;
@@ -82,6 +92,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         allowWrites: input.allow_writes === true,
         callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
         overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
+        lookup: targetLookup(ctx.config.scenario),
         signal: call.signal,
         onProgress: (message) => call.progress(++step, undefined, message),
       });
@@ -89,21 +100,34 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (report.startError) throw new ToolInputError(`command: could not start '${command}': ${report.startError}`);
       return {
         text: renderProbeText(report),
-        structured: {
-          verdict: probeVerdict(report),
-          target: report.target,
-          passed: report.summary.passed,
-          failed: report.summary.failed,
-          not_applicable: report.summary.notApplicable,
-          inconclusive: report.summary.inconclusive,
-          untested: report.summary.untested,
-          leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
-          findings: report.leaves.flatMap((l) =>
-            l.findings.map((f) => ({ leaf: f.leaf, ...(f.tool ? { tool: f.tool } : {}), message: f.message, exchange: f.exchange.map((x) => `${x.dir} ${x.text}`) })),
-          ),
-          ...(report.error ? { error: report.error } : {}),
-        },
+        structured: structuredOf(report, probeVerdict(report)),
       };
     },
   );
+}
+
+/** The report as the tool's structuredContent: snake_case counts, failures before warnings. */
+function structuredOf(report: ProbeReport, verdict: ProbeVerdict): z.infer<z.ZodObject<typeof PROBE_OUTPUT>> {
+  return {
+    verdict,
+    target: report.target,
+    passed: report.summary.passed,
+    failed: report.summary.failed,
+    warning: report.summary.warning,
+    not_applicable: report.summary.notApplicable,
+    inconclusive: report.summary.inconclusive,
+    untested: report.summary.untested,
+    leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
+    findings: report.leaves
+      .flatMap((l) => l.findings)
+      .sort((a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'))
+      .map((f) => ({
+        leaf: f.leaf,
+        severity: f.severity,
+        ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
+        message: f.message,
+        exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
+      })),
+    ...(report.error ? { error: report.error } : {}),
+  };
 }

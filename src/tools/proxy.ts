@@ -6,16 +6,25 @@
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
 import type { HeldProxies, HeldStatus } from '../proxy/control/index.js';
-import { productionRefusal } from '../proxy/control/guard.js';
 import { HELD_LIMITS } from '../proxy/vocabulary.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { objectListArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
 
 const FAULTS_DESCRIPTION =
-  'Fault configs as JSON strings, applied in order. HTTP: {"type":"error","status_code":503}, latency {delay ms}, rate_limit {retry_after s}, ' +
+  'Fault configs, applied in order. HTTP: {"type":"error","status_code":503}, latency {delay ms}, rate_limit {retry_after s}, ' +
   'timeout {hang ms}, malformed, schema_mismatch {missing_fields:["a.b"]}, connection_refused, connection_drop {after_bytes}; each with optional ' +
-  'probability (0..1, default 1), method ("GET,POST"), path (glob "/api/**"), target (a mapping port or #name). Network: {"type":"latency","latencyMs":200}, ' +
-  'jitter, packet_loss, bandwidth, blackhole. camelCase or snake_case.';
+  'method ("GET,POST"), path (glob "/api/**"). Network: {"type":"latency","latencyMs":200}, jitter, packet_loss, bandwidth, blackhole. camelCase or snake_case.';
+
+/** A held proxy's faults: objects (or JSON text of them), validated by src/proxy/control. */
+const faultsArgument = objectListArgument(
+  {
+    type: z.string(),
+    probability: z.number().optional().describe('0..1, default 1'),
+    target: z.string().optional().describe('A mapping port or #name (default all)'),
+  },
+  FAULTS_DESCRIPTION,
+);
 
 const statusOutput = {
   id: z.string(),
@@ -30,11 +39,6 @@ const statusOutput = {
 
 const HELD: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 
-/** Whether an env flag says yes (1/true/yes/on). */
-function envYes(name: string): boolean {
-  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
-}
-
 const render = (status: HeldStatus) => ({ text: JSON.stringify(status), structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>> });
 
 export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void {
@@ -45,6 +49,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
     return (proxies ??= new HeldProxies((line) => ctx.log.info('%s', line)));
   };
   ctx.onClose?.(() => proxies?.stopAll());
+  ctx.onHold?.(() => (proxies?.size ?? 0) > 0);
   const id = z.string().describe('The id fault_proxy_start returned');
 
   // family: proxy
@@ -56,29 +61,32 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       description:
         `Starts a fault proxy that stays up across calls, so the user's own app and tests can run through it. Returns an id and the listening addresses. ` +
         `Every mapping parses HTTP/1.1 (other traffic passes as TCP). Stops after ttl (seconds, default ${HELD_LIMITS.defaultTtlMs / 1000}, at most ${HELD_LIMITS.maxTtlMs / 1000}) ` +
-        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused in production (NODE_ENV/ENVIRONMENT) unless the server has FAULTLINE_ALLOW_PRODUCTION=1.`,
+        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused where the server's environment says production.`,
       input: {
         proxies: z.array(z.string()).describe('Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)'),
-        faults: z.array(z.string()).optional().describe(`${FAULTS_DESCRIPTION} Default none.`),
+        faults: faultsArgument.optional(),
         ttl: z.number().optional().describe(`Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`),
         seed: z.number().int().optional().describe('Seed for the random fault decisions (default random, reported)'),
         insecure_tls: z.boolean().optional().describe('Accept any certificate from a TLS remote, e.g. a self-signed one (default false)'),
       },
       output: statusOutput,
       annotations: HELD,
+      injectsFaults: true,
     },
     async ({ proxies, faults, ttl, seed, insecure_tls }) => {
-      const refusal = productionRefusal('fault_proxy_start', 'set FAULTLINE_ALLOW_PRODUCTION=1 on the server', envYes('FAULTLINE_ALLOW_PRODUCTION'));
-      if (refusal) throw new ToolInputError(refusal);
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
       return render(await held.start({
           mappings: proxies,
-          faults: faults ?? [],
+          faults: (faults ?? []).map((fault) => JSON.stringify(fault)),
           ttlMs: ttl === undefined ? undefined : ttl * 1000,
           seed,
           insecureTls: insecure_tls,
-          policy: { allowRemoteTargets: ctx.config.scenario.allowRemoteTargets, allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true },
+          policy: {
+            allowRemoteTargets: ctx.config.scenario.allowRemoteTargets,
+            allowTargets: ctx.config.scenario.allowTargets,
+            allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true,
+          },
         }));
     },
   );
@@ -90,11 +98,12 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'proxy',
       title: 'Set the faults of a held proxy',
       description: 'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
-      input: { id, faults: z.array(z.string()).describe(FAULTS_DESCRIPTION) },
+      input: { id, faults: faultsArgument },
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      injectsFaults: true,
     },
-    async ({ id, faults }) => render((await heldProxies()).setFaults(id, faults)),
+    async ({ id, faults }) => render((await heldProxies()).setFaults(id, faults.map((fault) => JSON.stringify(fault)))),
   );
 
   // family: proxy

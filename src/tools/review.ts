@@ -3,7 +3,8 @@
  * versions of a function, SLOs and whole-file changes. Each is thin: check the provider, call
  * src/llm, render fault's legacy text shape plus typed structuredContent (DESIGN.md §2).
  *
- * With no provider configured, every tool answers at once with isError naming what to set.
+ * Arguments are checked first (the file read, the function found); then, with no provider
+ * configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
 import { ToolInputError } from '../errors.js';
@@ -32,9 +33,7 @@ const LLM_READ_ONLY: ToolAnnotationsExplicit = {
 export const MAX_CHANGE_FILE_BYTES = 256 * 1024;
 const MAX_SNIPPET_CHARS = 100_000;
 
-const NEEDS_LLM =
-  'Needs an LLM (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY, OLLAMA_HOST or --llm-client); ' +
-  'without one it fails at once saying so.';
+const NEEDS_LLM = 'Needs an LLM provider on the server (an API key, OLLAMA_HOST or --llm-client); fails at once without one.';
 
 /**
  * The SLO result's outline: the fields an agent decides on are typed, the rest (the validated
@@ -79,9 +78,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
         toolset: 'review',
         title: `Score ${aspect}`,
         description:
-          `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing meaningful to improve), with a one-sentence ` +
-          `explanation naming the most important ${aspect === 'performance' ? 'issue under load' : 'failure-handling gap'}. ` +
-          `Text: JSON {"score", "explanation"}. The reply is validated (score in [0,1]) and repaired once if needed. ${NEEDS_LLM}`,
+          `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing to improve), with one sentence naming the most ` +
+          `important ${aspect === 'performance' ? 'issue under load' : 'failure-handling gap'}. Text: JSON {"score", "explanation"}; ` +
+          `the reply is validated and repaired once if needed. ${NEEDS_LLM}`,
         input: { snippet: snippetArgument, lang: langArgument },
         output: { score: z.number().min(0).max(1), explanation: z.string() },
         annotations: LLM_READ_ONLY,
@@ -105,13 +104,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
         title: `Suggest a ${aspect === 'performance' ? 'faster' : 'more reliable'} function`,
         description:
           `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
-          '(files a/snippet and b/snippet) that is checked to apply to the snippet; when the model sends code instead of a ' +
-          'diff, the diff is computed locally. With a known grammar for lang, the result must also parse and still define the ' +
-          'function. When a source tree was indexed (fault_index_source_code), related code from it is given to the model ' +
-          'with file:line references. Text: the diff in a ' +
-          '```diff block (empty when no change is worth making), preceded by a note when it does not apply. Structured: ' +
-          `{diff, applies}. score and target_score are the current and wanted ${aspect} scores in [0,1], as from ` +
-          `fault_score_${aspect}. ${NEEDS_LLM}`,
+          '(a/snippet → b/snippet) checked to apply (and, with a known grammar, to parse), with related code from indexed trees ' +
+          'as context. Text: the diff in a ```diff block (empty when no change is worth it), after a note when it does not apply. ' +
+          `score and target_score: current and wanted scores in [0,1], as from fault_score_${aspect}. ${NEEDS_LLM}`,
         input: {
           snippet: snippetArgument,
           lang: langArgument,
@@ -148,11 +143,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       toolset: 'review',
       title: 'Suggest SLOs',
       description:
-        'Proposes 2-5 service level objectives for the code, each with type (latency|availability|error), title, ' +
-        'objective (percent in [0,100)), explanation, threshold, unit (ms|s|%|""), window (e.g. "300s", "30d") and an ' +
-        'SLI as PromQL and as a Cloud Monitoring SLO for Cloud Run (sli.prometheus, sli["gcp/cloudrun"]). Every field is ' +
-        'validated (PromQL brackets, quotes and ranges; window format; goal = objective/100) and the reply repaired once ' +
-        `if needed. Text: the JSON array of SLOs, or with format the OpenSLO documents / Sloth spec as JSON. ${NEEDS_LLM}`,
+        'Proposes 2-5 SLOs for the code, each {type (latency|availability|error), title, objective (percent), explanation, ' +
+        'threshold, unit, window ("30d"), sli: {prometheus (PromQL), "gcp/cloudrun" (a Cloud Monitoring SLO)}}, validated ' +
+        "and normalised (fault's shapes accepted), the reply repaired once if needed. Text: the JSON array, or the OpenSLO " +
+        `documents / Sloth spec with format. ${NEEDS_LLM}`,
       input: {
         snippet: snippetArgument,
         lang: langArgument,
@@ -195,12 +189,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       toolset: 'review',
       title: 'Propose reliability and performance changes to a file',
       description:
-        'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, ' +
-        'error handling, cleanup, less wasted work) without changing its public behaviour. Returns JSON {score (the ' +
-        'original file, 0-1), explanation, old (the file as read from disk), new (the proposed file), dependencies ' +
-        '(new imports it needs), diff (unified diff old→new, computed locally)}. Nothing is written. When the ' +
-        'language has a grammar (Python, JavaScript, TypeScript, Go, Rust, Java, Ruby, C, C++, C#, PHP), `new` must not ' +
-        `add syntax errors (one repair attempt, then an error). Files up to ${MAX_CHANGE_FILE_BYTES / 1024} KB. ${NEEDS_LLM}`,
+        'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, errors, ' +
+        'cleanup) keeping its behaviour. Text: JSON {score (of the original, 0-1), explanation, old, new, dependencies (new ' +
+        'imports), diff (old→new, computed locally)}; nothing is written. With a known grammar `new` must parse (one repair). ' +
+        `Files up to ${MAX_CHANGE_FILE_BYTES / 1024} KB. ${NEEDS_LLM}`,
       input: { file: z.string().describe('Absolute path or file:// URI of the source file') },
       output: {
         score: z.number().min(0).max(1),
@@ -213,8 +205,8 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       annotations: LLM_READ_ONLY,
     },
     async ({ file }, call) => {
-      const llm = await provider('fault_make_reliability_and_perf_changes');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
+      const llm = await provider('fault_make_reliability_and_perf_changes');
       const [{ proposeFileChanges }, { languageForPath }] = await Promise.all([loadLlm(), loadCode()]);
       const change = await llmCall(() =>
         proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path, source.text) }, { signal: call.signal }),
@@ -229,11 +221,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       toolset: 'review',
       title: 'Deep analysis of a function',
       description:
-        'Extracts func from file (tree-sitter) and asks the model, with related indexed code, for at most 3 findings per ' +
-        'concern (performance, reliability, threat: cold start, dependency failure, exhaustion, races, rate limits). ' +
-        'Each finding: severity (low|medium|high|critical), start_line/end_line in the file, problem, change, and a ' +
-        'unified diff (a/snippet → b/snippet) checked to apply to the function ("" when the change is not a code edit). ' +
-        `Validated and repaired once. Text: JSON {findings}. ${NEEDS_LLM}`,
+        'Extracts func from file and asks the model, with related indexed code, for at most 3 findings per concern ' +
+        '(performance, reliability, threat: cold start, dependency failure, exhaustion, races). Each: severity, ' +
+        'start_line/end_line in the file, problem, change, and a diff (a/snippet → b/snippet) checked to apply, or "". ' +
+        `Text: JSON {findings}. ${NEEDS_LLM}`,
       input: {
         file: z.string().describe('Absolute path or file:// URI of the source file'),
         lang: z.string().describe('Its language, as said to the model (default: from the extension)'),
@@ -258,10 +249,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
     },
     async ({ file, lang, func, concerns }, call) => {
       const chosen = checkConcerns(concerns);
-      const llm = await provider('fault_function_reliability_deep_analysis');
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
       const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([import('../llm/deep-analysis.js'), loadCode()]);
       const extracted = await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path });
+      const llm = await provider('fault_function_reliability_deep_analysis');
       const findings = await llmCall(() =>
         deepAnalysis(
           llm,

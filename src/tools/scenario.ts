@@ -12,7 +12,7 @@
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import type { FaultType } from '../proxy/index.js';
-import { BANDWIDTH_UNITS, LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
+import { LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
 import type { ScenarioArguments, ScenarioSpec } from '../scenario/index.js';
 import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
 import type { ToolAnnotationsExplicit, ToolCall, ToolRegistry } from './define.js';
@@ -28,64 +28,52 @@ export const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
 
 const D = SCENARIO_DEFAULTS;
 
-/** A string enum that accepts any case ("Server", "INGRESS"); the schema still lists the canonical values. */
-function anyCase<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(values));
-}
-
 export const commonInput = {
-  url: z.string().describe('http(s) endpoint to load; loopback/private unless remote targets are allowed'),
-  method: z.string().optional().describe(`HTTP method (default ${D.method})`),
-  body: z.string().optional().describe('Request body, sent as application/json (default none)'),
-  headers: z.array(z.string()).optional().describe('Extra headers, each "Name: value"'),
-  duration: z.string().optional().describe(`Load duration, e.g. 500ms, 10s, 1m30s (default ${D.duration})`),
-  num_clients: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Keep-alive connections open at start, one request in flight each; more open on demand up to max_connections (default ${D.num_clients})`),
-  rps: z.number().min(0).optional().describe(`Requests/s per client; total = num_clients × rps (default ${D.rps})`),
-  timeout: z.number().min(0).optional().describe(`Per-request timeout in seconds from the intended start (default ${D.timeout})`),
-  expect_status: z.string().optional().describe('Statuses counted as success, e.g. "200", "200-299,404" (default "2xx,3xx"); others are errors'),
-  max_connections: z.number().int().min(1).optional().describe('Most connections opened when all are busy (default rate × timeout, at most 1000 and within the fd limit)'),
+  url: z.string().describe('http(s) URL to load (loopback unless the server allows the host)'),
+  method: z.string().optional().describe(`Default ${D.method}`),
+  body: z.string().optional().describe('JSON body (default none)'),
+  headers: z.array(z.string()).optional().describe('"Name: value" each'),
+  duration: z.string().optional().describe(`e.g. 500ms, 1m30s (default ${D.duration})`),
+  num_clients: z.number().int().min(1).optional().describe(`Connections, a request in flight each (default ${D.num_clients})`),
+  rps: z.number().min(0).optional().describe(`Requests/s per client (default ${D.rps})`),
+  timeout: z.number().min(0).optional().describe(`Per request, in seconds (default ${D.timeout})`),
+  expect_status: z.string().optional().describe('Success statuses, e.g. "200-299,404" (default "2xx,3xx")'),
+  max_connections: z.number().int().min(1).optional().describe('Default rate × timeout, ≤ 1000'),
   proxies: z
     .array(z.string())
     .optional()
-    .describe(
-      'LOCAL=REMOTE mappings for the app\'s outbound calls, e.g. "34000=127.0.0.1:5432"; the fault then applies there and the load goes straight to url (default none: fault between load and url)',
-    ),
-  direction: anyCase(['ingress', 'egress', 'both']).optional().describe('ingress = what the proxy reads, egress = what it writes (default ingress)'),
-  side: anyCase(['server', 'client']).optional().describe('server = proxy↔target, client = client↔proxy socket (default server; server+ingress = responses)'),
-  slos: z.array(z.string()).optional().describe('SLOs like "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default: those with "95% @ 200ms" for p95)'),
-  baseline: z.boolean().optional().describe('Run without the fault first and report the impact (doubles run time; default false)'),
-  seed: z.number().int().optional().describe('Seed for random fault decisions (default random, reported)'),
-  fault_start: z.string().optional().describe('Fault start, a duration or % of duration, e.g. "2s", "20%" (default 0)'),
-  fault_duration: z.string().optional().describe('Fault length, a duration or % (default to the end)'),
-  strategy: anyCase(['load', 'capacity']).optional().describe('load = open-loop fixed rate (default); capacity = closed loop, reports requests/s sustained'),
-  insecure_tls: z.boolean().optional().describe('Accept any https certificate (default false)'),
+    .describe('LOCAL=REMOTE mappings of the app\'s outbound calls ("34000=127.0.0.1:5432"): the fault acts there (default none)'),
+  direction: z.enum(['ingress', 'egress', 'both']).optional().describe('What the proxy reads (default ingress) or writes on side'),
+  side: z.enum(['server', 'client']).optional().describe('server: proxy↔target (default); client: client↔proxy'),
+  slos: z.array(z.string()).optional().describe('e.g. "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default those)'),
+  baseline: z.boolean().optional().describe('Run without the fault first, for the impact (default false)'),
+  seed: z.number().int().optional().describe('Default random, reported'),
+  fault_start: z.string().optional().describe('Duration or % of duration (default 0)'),
+  fault_duration: z.string().optional().describe('Duration or % (default to the end)'),
+  strategy: z.enum(['load', 'capacity']).optional().describe('load: open loop (default); capacity: closed loop, max req/s'),
+  insecure_tls: z.boolean().optional().describe('Accept any certificate (default false)'),
 };
 
 const faultInputs: Record<FaultType, z.ZodRawShape> = {
   latency: {
-    latency: z.number().min(0).optional().describe(`Added delay in milliseconds: the mean of the distribution (default ${D.latency})`),
+    latency: z.number().min(0).optional().describe(`Mean added delay in milliseconds (default ${D.latency})`),
     deviation: z.number().min(0).optional().describe(`Standard deviation in milliseconds (default ${D.deviation})`),
-    per_read_write_op: z.boolean().optional().describe('Delay every chunk instead of once per request/response message (default false)'),
-    distribution: anyCase(LATENCY_DISTRIBUTIONS).optional().describe('normal (default), uniform, pareto or pareto_normal'),
+    per_read_write_op: z.boolean().optional().describe('Delay every chunk, not once per message (default false)'),
+    distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('Default normal'),
   },
   jitter: {
-    amplitude: z.number().min(0).optional().describe(`Largest extra delay in milliseconds; each chunk gets a delay in [0, amplitude] (default ${D.amplitude})`),
-    frequency: z.number().min(0).optional().describe(`How many times a second the delay is redrawn, in Hz (default ${D.frequency})`),
+    amplitude: z.number().min(0).optional().describe(`Largest delay in ms; each chunk gets [0, amplitude] (default ${D.amplitude})`),
+    frequency: z.number().min(0).optional().describe(`Redraws per second, Hz (default ${D.frequency})`),
   },
   bandwidth: {
-    rate: z.number().min(0).optional().describe(`Bandwidth cap in unit (default ${D.rate})`),
-    unit: z.string().optional().describe(`Unit of rate, in bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bits: bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit}). Accepted: ${BANDWIDTH_UNITS.join(', ')}`),
-    bandwidth_scope: anyCase(['connection', 'shared']).optional().describe('Cap each connection separately (default) or all connections together'),
+    rate: z.number().min(0).optional().describe(`Cap in unit (default ${D.rate})`),
+    unit: z.string().optional().describe(`Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`),
+    bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Per connection (default) or all together'),
   },
   packet_loss: {
-    loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of 1448-byte TCP segments lost, 0..1 (default ${D.loss_rate}); each loss stalls the stream for TCP's recovery time`),
-    model: anyCase(LOSS_MODELS).optional().describe('bernoulli (independent losses, default) or gilbert_elliott (bursty)'),
-    rtt: z.number().min(0).optional().describe('Round-trip time in ms the recovery stall is based on (default 20)'),
+    loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of TCP segments lost (default ${D.loss_rate}); each stalls the stream for TCP's recovery`),
+    model: z.enum(LOSS_MODELS).optional().describe('bernoulli (default) or gilbert_elliott (bursty)'),
+    rtt: z.number().min(0).optional().describe('Round-trip time in ms the stall is based on (default 20)'),
   },
   blackhole: {},
 };
@@ -99,46 +87,29 @@ const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string 
 ];
 
 /**
- * The result's outline: the fields an agent decides on are typed, the rest (every number of the
- * report) is there but left open, so tools/list stays small — the full shape is ScenarioResult in
- * src/scenario/result.ts, documented in the README.
+ * The result's outline: the fields an agent decides on are typed; the rest (the request echoed,
+ * timings, every number of the report) is there but left open, so tools/list stays small. The
+ * full shape is ScenarioResult in src/scenario/result.ts.
  */
 const phaseOutline = z.looseObject({
-  phase: z.enum(['baseline', 'fault']),
   passed: z.boolean(),
   load: z
     .looseObject({
       requests: z.number(),
       errors: z.number(),
-      latency: z.looseObject({ mean: z.number(), p50: z.number(), p95: z.number(), p99: z.number() }).nullable(),
+      latency: z.looseObject({ p50: z.number(), p95: z.number(), p99: z.number() }).nullable().describe('ms'),
     })
-    .nullable()
-    .describe('Open-loop figures: counts, errors by class, latency/service time/TTFB stats, percentiles, per-second timeline'),
-  capacity: z.looseObject({ requestsPerSecond: z.number() }).nullable().describe('Closed-loop figures (strategy capacity)'),
+    .nullable(),
   slos: z.array(z.looseObject({ title: z.string(), pass: z.boolean() })),
 });
 export const scenarioOutput = {
-  title: z.string(),
-  url: z.string(),
-  method: z.string(),
-  headers: z.record(z.string(), z.string()).describe('Request headers, credentials masked'),
-  hasBody: z.boolean(),
-  timeoutMs: z.number(),
-  strategy: z.looseObject({ type: z.enum(['load', 'capacity']) }),
-  fault: z.looseObject({ type: z.string(), description: z.string(), seed: z.union([z.number(), z.string()]) }),
-  proxies: z.array(z.string()).describe('The proxy mappings served'),
-  routedThroughProxy: z.boolean().describe('true: the load went through the proxy; false: the fault was on the app\'s outbound calls'),
-  ignoredArguments: z.array(z.string()).describe('Arguments given that belong to other fault types, ignored'),
-  startedAt: z.string(),
-  endedAt: z.string(),
-  // Outlined once (for run): the baseline phase has the same shape, and repeating the outline
-  // cost every scenario tool 1.3 KB of tools/list.
-  baseline: z.looseObject({ passed: z.boolean() }).nullable().describe('The no-fault run when baseline was asked for: the same shape as run'),
-  run: phaseOutline.describe('The run with the fault'),
-  impact: z.array(z.looseObject({ metric: z.string() })).describe('Baseline vs fault, when a baseline ran'),
-  verdict: z.enum(['passed', 'failed', 'inconclusive']).describe('failed: an SLO failed; inconclusive: the fault never touched the measured traffic; else passed'),
-  verdictReasons: z.array(z.string()).describe('Why, and what to do'),
-  passed: z.boolean().describe('verdict is passed'),
+  verdict: z.enum(['passed', 'failed', 'inconclusive']).describe('inconclusive: the fault never touched the traffic'),
+  verdictReasons: z.array(z.string()),
+  fault: z.looseObject({ type: z.string(), description: z.string() }),
+  run: phaseOutline,
+  // Outlined once (for run): the baseline phase has the same shape.
+  baseline: z.looseObject({ passed: z.boolean() }).nullable().describe('As run'),
+  ignoredArguments: z.array(z.string()),
 };
 
 /**
@@ -160,14 +131,15 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
         toolset: 'scenario',
         title: tool.title,
         description:
-          `Measures the impact of a network fault on an HTTP endpoint: a local fault proxy ${tool.what}, while open-loop load ` +
-          `(num_clients × rps requests/s, latency from each request's intended start) runs for duration. Only url is required. ` +
-          `Returns fault's markdown report (run overview, percentiles, SLO verdicts) plus errors by class, a per-second ` +
-          `timeline with a chart, fault counters and, with baseline, the impact; verdict passed, failed or inconclusive. ` +
-          `Takes duration plus at most timeout to drain (twice with baseline); sends progress; cancellable. No LLM needed.`,
+          `Measures how an HTTP endpoint copes with a network fault: a local proxy ${tool.what} while open-loop load ` +
+          `(num_clients × rps requests/s) runs for duration. Only url is required. Returns fault's markdown report ` +
+          `(percentiles, SLOs, errors by class, timeline) and a verdict: passed, failed or inconclusive. Takes about ` +
+          `duration (twice with baseline); sends progress; cancellable. No LLM.`,
         input: { ...commonInput, ...faultInputs[tool.type] },
         output: scenarioOutput,
+        outline: true,
         annotations: SCENARIO_ANNOTATIONS,
+        injectsFaults: true,
         ignoredArguments: ignoredFor(tool.type),
       },
       async (args, call) => {

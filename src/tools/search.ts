@@ -26,15 +26,11 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       toolset: 'search',
       title: 'Index source code',
       description:
-        'Indexes a source tree for fault_search_code and for the context of the fault_suggest_* tools. Chunks every ' +
-        'file by definition with tree-sitter (functions, methods, class skeletons, top-level code) and stores the ' +
-        "chunks with code-aware lexical terms and, with a configured LLM provider, its embeddings: in SQLite under the " +
-        "server's data directory, or in Qdrant when QDRANT_URL is set; one index per tree and embedding model. " +
-        'Respects .gitignore; skips node_modules, vendor, venv, build output, binaries and files over 1 MB. At most ' +
-        '100,000 files and 1 GB per index (FAULTLINE_INDEX_MAX_FILES, FAULTLINE_INDEX_MAX_BYTES). ' +
-        'Incremental: unchanged files are not re-embedded, deleted files are removed. Sends progress; cancellable. ' +
-        'Text: "done" (followed by a note saying why when no file was found). Structured: counts of files, chunks, ' +
-        'skipped and removed files, seconds, and the store.',
+        'Indexes a source tree for fault_search_code and the fault_suggest_* tools: chunks every file by definition ' +
+        '(tree-sitter) with lexical terms and, with an LLM provider, embeddings (SQLite in the data directory, or Qdrant ' +
+        'with QDRANT_URL). Respects .gitignore; skips node_modules, vendor, build output, binaries, files over 1 MB; at ' +
+        'most 100,000 files and 1 GB. Incremental. Sends progress; cancellable. Text: "done" (with a note when no file ' +
+        'was found). Structured: file, chunk and skip counts, seconds, store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
         lang: z
@@ -43,27 +39,24 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
           .describe(`Language to index, or "all" (default): ${acceptedLangValues().join(', ')}`),
       },
       output: {
-        note: z
-          .string()
-          .optional()
-          .describe('Present when the index was rebuilt from an older format, or when no file was found (says why: what git ignores there)'),
-        files: z.number().describe('Source files of the selected languages now in the index'),
-        changed: z.number().describe('Files chunked and embedded in this run (new or changed)'),
-        unchanged: z.number().describe('Files skipped because their content is already indexed'),
-        empty: z.number().describe('Files with nothing to index (empty, comments only) and no chunks indexed before; one that just became empty is changed. files = changed + unchanged + empty'),
-        chunks: z.number().describe('Chunks in the whole index of this tree'),
+        note: z.string().optional().describe('Why nothing was found, or that the index was rebuilt'),
+        files: z.number().describe('Files in the index = changed + unchanged + empty'),
+        changed: z.number().describe('Chunked and embedded in this run'),
+        unchanged: z.number(),
+        empty: z.number().describe('Nothing to index'),
+        chunks: z.number().describe('In the whole index of this tree'),
         embedded: z.number().describe('Chunks embedded in this run'),
-        skipped: z.number().describe('Files, directories (unreadable, or node_modules, venv, …; trailing /) and symlinks left out'),
+        skipped: z.number().describe('Files, directories (trailing /) and symlinks left out'),
         skipped_files: z.object({
-          too_large: z.array(z.string()).describe('Over 1 MB'),
+          too_large: z.array(z.string()),
           binary: z.array(z.string()),
           unreadable: z.array(z.string()),
-          directories: z.array(z.string()).describe('Skipped by name'),
-          symlinks: z.array(z.string()).describe('Not followed (to a directory: trailing /)'),
+          directories: z.array(z.string()),
+          symlinks: z.array(z.string()),
         }),
-        removed: z.number().describe('Files whose chunks were removed (deleted, or no longer indexable)'),
+        removed: z.number().describe('Files whose chunks were removed'),
         seconds: z.number(),
-        store: z.string().describe('Where the index lives: a local file, or the Qdrant URL and collection'),
+        store: z.string().describe('A local file, or the Qdrant URL and collection'),
         embedder: z.string(),
         lang: z.string(),
       },
@@ -94,16 +87,13 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       toolset: 'search',
       title: 'Search indexed code',
       description:
-        'Finds the code most related to a query in trees indexed with fault_index_source_code: functions, methods, ' +
-        'class skeletons and top-level code, best first, each with its file path and 1-based lines, symbol, score ' +
-        '(fused rank of lexical, symbol-name and embedding matches; above 1 when the query is the symbol\'s name) and ' +
-        'code. Give an identifier (urlencode, HTTPResponse._read_status) or words (e.g. "cancel a task"). Without ' +
-        'source_dir, searches every indexed tree the server may read. ' +
-        `limit: 1-${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT}.`,
+        'Finds the code most related to a query (an identifier such as HTTPResponse._read_status, or words) in trees ' +
+        'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score (fused lexical, name and ' +
+        'embedding ranks; above 1 for an exact name) and code. Without source_dir, every indexed tree the server may read.',
       input: {
-        query: z.string().describe(`What to look for: identifiers, words, or a code snippet (at most ${MAX_QUERY_CHARS} characters)`),
+        query: z.string().describe(`Identifiers, words or code (at most ${MAX_QUERY_CHARS} characters)`),
         source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
-        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results to return (default ${DEFAULT_SEARCH_LIMIT})`),
+        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results (default ${DEFAULT_SEARCH_LIMIT})`),
       },
       output: {
         results: z.array(
@@ -111,7 +101,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
             path: z.string().describe('Absolute path of the file'),
             start_line: z.number().describe('1-based'),
             end_line: z.number().describe('1-based, inclusive'),
-            symbol: z.string().describe('Qualified name; #partN for a split definition, <module> for top-level code'),
+            symbol: z.string().describe('Qualified name; <module> for top-level code'),
             kind: z.string(),
             language: z.string(),
             score: z.number(),

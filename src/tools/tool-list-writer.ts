@@ -11,16 +11,19 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { FileAccess } from '../access.js';
-import { makeConfig } from '../config.js';
+import { TOOLSETS, makeConfig } from '../config.js';
 import { silentLogger } from '../log.js';
 import { ToolRegistry } from './define.js';
 import { registerAllTools } from './index.js';
 import { SOURCES_BASE, TOOL_LIST_FORMAT, TOOL_LIST_URL, fingerprintOf, type GeneratedToolList } from './tool-list.js';
 
-/** The list a live server with every toolset publishes, with what it was built from. */
+/**
+ * The list a live server with every toolset publishes (the opt-in ones too: a server offers the
+ * part its --toolsets name), with what it was built from.
+ */
 export async function generateToolList(base: URL = SOURCES_BASE): Promise<GeneratedToolList> {
-  const config = makeConfig();
-  const tools = new ToolRegistry(new McpServer({ name: 'faultline', version: '0' }), silentLogger);
+  const config = makeConfig({ toolsets: [...TOOLSETS] });
+  const tools = new ToolRegistry(new McpServer({ name: 'faultline', version: '0' }), silentLogger, TOOLSETS);
   const modules = new Map<string, string>();
   await registerAllTools(tools, { config, access: new FileAccess(config.roots), log: silentLogger }, (module, names) => {
     for (const name of names) modules.set(name, module);

@@ -5,7 +5,11 @@
  */
 import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
+import { checkCommandLine } from '../command-line.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
+import { objectArgument, objectListArgument } from './arguments.js';
+import { FAULT_TYPES } from '../toolcall/plan.js';
+import { refuseUnknownKeys } from '../config-reader.js';
 import type { ToolContext } from './context.js';
 
 /** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
@@ -33,18 +37,37 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
-        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays calls ' +
-        'once per task and measures what a client gets: TCSR, availability, correctness, ETA, TCAF, deadline adherence, blast ' +
-        'radius vs 1 − (1 − e)^TCAF, retry verdicts. plan: mcp-chaos YAML/JSON (seed, faults [{type, tools, probability, …}]); ' +
-        'types latency, drop_tool, schema_drift, partial_result, registry_inconsistency, error_injection, burst_error, ' +
-        'server_degradation, timeout, empty_result, corrupt, prompt_injection, oversized, rate_limit, list_changed, ' +
-        'head_of_line_blocking. Sends progress, cancellable; the server never outlives the call. No LLM.',
+        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays ' +
+        'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
+        'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
+        'cancellable; the server process never outlives the call. No LLM.',
       input: {
         command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
         args: z.array(z.string()).optional().describe('Arguments of command'),
-        url: z.string().optional().describe('Streamable-HTTP MCP endpoint, loopback or private unless remote targets are allowed'),
-        plan: z.string().optional().describe('Fault plan as YAML or JSON text (default: no faults)'),
-        calls: z.array(z.string()).describe('The calls of one task, each a JSON string {"tool": name, "arguments": {…}}; at most 100'),
+        url: z.string().optional().describe('Streamable-HTTP MCP endpoint (loopback unless the server allows the host)'),
+        plan: objectArgument(
+          {
+            seed: z.number().int().optional(),
+            deadline_ms: z.number().optional().describe('Per-call deadline (default 1000)'),
+            faults: z
+              .array(
+                z.looseObject({
+                  type: z.enum(FAULT_TYPES),
+                  tools: z.array(z.string()).optional().describe('Names or globs (default all)'),
+                  probability: z.number().optional().describe('0..1 (default 1)'),
+                  after_calls: z.number().int().optional(),
+                  every: z.number().int().optional(),
+                }),
+              )
+              .optional(),
+          },
+          'Fault plan (mcp-chaos format), or its YAML or JSON text (default: no faults)',
+          { yaml: true },
+        ).optional(),
+        calls: objectListArgument(
+          { tool: z.string() },
+          'The calls of one task, each {"tool": name, "arguments": {…}} (or its JSON text); at most 100',
+        ),
         tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
         seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
         deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
@@ -90,33 +113,28 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
           .describe('Only when the server exited or could not be reached'),
       },
       annotations: TOOLPLANE_ANNOTATIONS,
+      injectsFaults: true,
     },
     async (args, call) => {
-      const { parsePlanText, EMPTY_PLAN } = await import('../toolcall/plan.js');
+      const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
       const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
       if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
       if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
       let target: { command: string; args: string[] } | { url: string };
       if (args.url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
-        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario.allowRemoteTargets, 'url')).href };
+        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
       } else {
-        if (args.command!.trim() === '') throw new ToolInputError('command: must not be empty');
+        checkCommandLine(args.command!, args.args ?? []);
         target = { command: args.command!, args: args.args ?? [] };
       }
-      let plan = args.plan === undefined ? EMPTY_PLAN : await parsePlanText(args.plan, 'plan');
+      let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
       if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
       if (args.calls.length === 0 || args.calls.length > SCENARIO_LIMITS.calls) throw new ToolInputError(`calls: give 1 to ${SCENARIO_LIMITS.calls} calls`);
-      const calls = args.calls.map((text, i) => {
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          throw new ToolInputError(`calls[${i}]: not JSON; expected {"tool": "name", "arguments": {…}}`);
-        }
-        const v = value as { tool?: unknown; arguments?: unknown };
-        if (typeof v !== 'object' || v === null || typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
+      const calls = args.calls.map((v, i) => {
+        refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
+        if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
         if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
           throw new ToolInputError(`calls[${i}].arguments: expected an object`);
         }

@@ -9,10 +9,17 @@
  * 3. with a token configured, `Authorization: Bearer <token>` (401 otherwise, compared in
  *    constant time).
  *
- * Sessions end on DELETE, after SESSION_IDLE_MS without a request, or — when MAX_SESSIONS are
- * open — the least recently used idle one makes room for a new one (SDK clients do not send
- * DELETE on close, so without this a server fills up and locks everyone out). A session whose
- * only open request is a GET stream is idle: holding streams cannot lock new clients out.
+ * Sessions end on DELETE, after SESSION_IDLE_MS without a request, or when a new client needs
+ * the room. At most `maxSessions` (default MAX_SESSIONS) are open; when they are, an `initialize`
+ * closes the least recently used *inactive* session (SDK clients do not send DELETE on close, so
+ * without this a server fills up with abandoned sessions and locks everyone out), and when every
+ * session is active it is answered 503 with Retry-After: one client can never evict another's
+ * active session. A session is active while it has a request in flight, while it holds resources
+ * (held proxies: then it is never closed for idleness either), and for SESSION_ACTIVE_MS after
+ * its last request, unless its client has gone: the SDK client's close() sends no DELETE but
+ * drops its GET stream, so a session whose stream closed with no request since is inactive at
+ * once. An open GET stream alone is not activity, so held streams cannot lock new clients out for
+ * longer than the window.
  * A request id already in flight in the session is refused (409, -32600).
  *
  * There is no event store, so a response stream that breaks can never be resumed: when a client
@@ -28,20 +35,34 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import { MAX_SESSIONS, SESSION_ACTIVE_MS, SESSION_IDLE_MS } from './limits.js';
 
 export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-const MAX_SESSIONS = 64;
-export const SESSION_IDLE_MS = 30 * 60_000;
+export { MAX_SESSIONS, SESSION_ACTIVE_MS, SESSION_IDLE_MS };
+/** Retry-After when every session is busy (a call in flight or resources held) rather than merely recent. */
+const BUSY_RETRY_AFTER_S = 10;
 
 export interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
   token?: string | undefined;
-  /** Builds the MCP server for a new session. */
-  newSession: () => McpServer;
+  /** Builds the MCP server for a new session, with what tells whether it holds resources (held proxies). */
+  newSession: () => McpServer | SessionServer;
   log: Logger;
+  /** Most sessions open at once (default MAX_SESSIONS). */
+  maxSessions?: number | undefined;
+  /** How long after its last request a session stays active (default SESSION_ACTIVE_MS). */
+  activeMs?: number | undefined;
+  /** The clock (default Date.now); tests move it. */
+  now?: () => number;
+}
+
+export interface SessionServer {
+  mcp: McpServer;
+  /** True while the session holds something that must not be dropped under it (held proxies). */
+  holdsResources?: () => boolean;
 }
 
 export interface RunningHttpServer {
@@ -53,6 +74,7 @@ export interface RunningHttpServer {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  holdsResources: () => boolean;
   lastSeen: number;
   /**
    * POSTs being served now. A GET stream is not counted: a client holding only an idle stream
@@ -62,10 +84,20 @@ interface Session {
   inFlight: number;
   /** Ids of the JSON-RPC requests being answered now: a duplicate would take over the first's stream and cancellation. */
   requestIds: Set<string | number>;
+  /** GET streams open now. */
+  streams: number;
+  /** Its last GET stream closed and no request came since: the client went away. */
+  left: boolean;
 }
+
+/** How long a full server waits for disconnects under way to land before it answers 503. */
+const FULL_GRACE_MS = 20;
 
 export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
+  const now = options.now ?? Date.now;
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  const activeMs = options.activeMs ?? SESSION_ACTIVE_MS;
   const server: Server = createHttpServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log.error('HTTP request failed: %s', messageOf(error));
@@ -73,6 +105,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       else res.end();
     });
   });
+  // An MCP client keeps its connections for the session's next requests. Node closes one idle for
+  // 5 s; a client that picks it at that moment (its own idle timer late on a busy machine, or a
+  // longer one) has its request cut ("other side closed") before the server read it. Clients
+  // drop idle connections a little before the time this advertises (Keep-Alive: timeout=65).
+  server.keepAliveTimeout = 65_000;
 
   let port = options.port;
   const gate = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -126,11 +163,17 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize');
       return;
     }
-    if (sessions.size >= MAX_SESSIONS && !evictLeastRecentlyUsed()) {
-      sendJsonRpcError(res, 503, -32000, `Too many busy sessions (${MAX_SESSIONS}); close one with DELETE ${MCP_PATH}`);
+    if (sessions.size >= maxSessions && !evictLeastRecentlyUsed() && !(await afterGrace(evictLeastRecentlyUsed))) {
+      const retryAfter = secondsUntilRoom();
+      options.log.warn('HTTP: initialize refused, %d active sessions (retry after %d s)', sessions.size, retryAfter);
+      sendJsonRpcError(res, 503, -32000, `Too many active sessions (${maxSessions}); retry after ${retryAfter} s, or close one with DELETE ${MCP_PATH}`, {
+        'retry-after': String(retryAfter),
+      });
       return;
     }
-    const mcp = options.newSession();
+    const created = options.newSession();
+    const mcp = 'mcp' in created ? created.mcp : created;
+    const holdsResources = 'mcp' in created && created.holdsResources ? created.holdsResources : () => false;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -138,7 +181,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
         options.log.debug('HTTP session %s opened', id);
       },
     });
-    const session: Session = { transport, server: mcp, lastSeen: Date.now(), inFlight: 0, requestIds: new Set() };
+    const session: Session = { transport, server: mcp, holdsResources, lastSeen: now(), inFlight: 0, requestIds: new Set(), streams: 0, left: false };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) options.log.debug('HTTP session %s closed', id);
@@ -149,7 +192,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
 
   /** Hands a request to its session, keeping the bookkeeping above. */
   const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    session.lastSeen = Date.now();
+    // A GET opens a stream for the server's own messages: it is not activity of the client's.
+    const stream = req.method === 'GET';
+    if (stream) session.streams++;
+    else session.lastSeen = now();
+    session.left = false;
     const requestIds = requestIdsIn(body);
     const duplicate = requestIds.find((id, index) => session.requestIds.has(id) || requestIds.indexOf(id) !== index);
     if (duplicate !== undefined) {
@@ -160,9 +207,10 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     if (counted) session.inFlight++;
     for (const id of requestIds) session.requestIds.add(id);
     res.once('close', () => {
+      if (stream && --session.streams === 0) session.left = true;
       if (counted) session.inFlight--;
       for (const id of requestIds) session.requestIds.delete(id);
-      session.lastSeen = Date.now();
+      if (counted) session.lastSeen = now();
       if (res.writableFinished) return;
       for (const requestId of requestIds) {
         session.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } });
@@ -179,13 +227,30 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     void session.server.close().catch(() => undefined);
   };
 
-  /** Closes the idle session seen longest ago; false when every session is busy. */
+  /** A request in flight or resources held: never closed under its client. */
+  const busy = (session: Session): boolean => session.inFlight > 0 || session.holdsResources();
+
+  /** Closes the inactive session seen longest ago; false when every session is active. */
   const evictLeastRecentlyUsed = (): boolean => {
+    const threshold = now() - activeMs;
     let oldest: [string, Session] | undefined;
-    for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    for (const entry of sessions) {
+      const session = entry[1];
+      if (busy(session) || (session.lastSeen > threshold && !session.left)) continue;
+      if (!oldest || session.lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
     if (!oldest) return false;
-    closeSession(oldest[0], 'evicted to make room');
+    closeSession(oldest[0], 'inactive, closed to make room');
     return true;
+  };
+
+  const afterGrace = (check: () => boolean): Promise<boolean> => new Promise((resolve) => setTimeout(() => resolve(check()), FULL_GRACE_MS));
+
+  /** Seconds until a session can be closed for room: the first merely recent one turns inactive. */
+  const secondsUntilRoom = (): number => {
+    let soonest = Infinity;
+    for (const session of sessions.values()) if (!busy(session)) soonest = Math.min(soonest, session.lastSeen + activeMs - now());
+    return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : BUSY_RETRY_AFTER_S;
   };
 
 
@@ -199,9 +264,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
   });
   port = (server.address() as AddressInfo).port;
   const sweeper = setInterval(() => {
-    const now = Date.now();
+    const at = now();
     for (const [id, session] of sessions) {
-      if (session.inFlight === 0 && now - session.lastSeen > SESSION_IDLE_MS) closeSession(id, 'idle');
+      if (!busy(session) && at - session.lastSeen > SESSION_IDLE_MS) closeSession(id, 'idle');
     }
   }, 60_000);
   sweeper.unref();
@@ -300,7 +365,7 @@ async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
   }
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }

@@ -16,3 +16,14 @@ export async function functionsOf(name: string): Promise<string[]> {
 export function extract(name: string, func: string): Promise<ExtractedFunction> {
   return extractFunction(fixture(name), requireLanguageForPath(name), func);
 }
+
+/** A 3,000-line TypeScript file: classes with methods, functions, arrow functions. */
+export function generatedTypeScript(): string {
+  let source = "import fs from 'node:fs';\n\n";
+  for (let i = 0; source.split('\n').length < 3000; i += 1) {
+    source +=
+      `export function func_${i}(a: number, b: number): number {\n  let total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
+      `const arrow_${i} = (n: number): number => n * 2;\n\nclass Service${i}<T> {\n  constructor(private readonly name: T) {}\n\n  run(n: number): number {\n    return arrow_${i}(n);\n  }\n}\n\n`;
+  }
+  return source;
+}

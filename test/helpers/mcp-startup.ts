@@ -3,7 +3,7 @@
  * write `initialize`, read its answer, write `notifications/initialized` and `tools/list`, read
  * that answer. What this measures is the server's side only (process start, module loading,
  * building the tools, answering); an SDK client adds its own work on top (see bench/startup.ts).
- * Shared by test/startup.test.ts and bench/startup.ts.
+ * Shared by bench/startup.ts and bench/checks/startup.ts.
  *
  * The server gets the environment the SDK's stdio client gives the servers it spawns (PATH, HOME
  * and the like), as an MCP client would: this shell's NODE_EXTRA_CA_CERTS alone adds some 60 ms

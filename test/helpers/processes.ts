@@ -51,3 +51,47 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<C
     });
   });
 }
+
+/** The built CLI running until stopped, with what it wrote to stderr. */
+export interface RunningCli {
+  /** Resolves with stderr once `pattern` matches it (rejects if the CLI exits first, or after 30 s). */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+  stderr(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawns the built CLI with `args` and `env` on top of this process's environment, and leaves it running. */
+export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    stderr: () => stderr,
+    waitFor: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const match = pattern.exec(stderr);
+          if (!match) return false;
+          clearTimeout(timer);
+          child.stderr.off('data', check);
+          resolve(match);
+          return true;
+        };
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 30 s:\n${stderr}`)), 30_000);
+        if (check()) return;
+        child.stderr.on('data', check);
+        void exited.then(() => {
+          if (!check()) {
+            clearTimeout(timer);
+            reject(new Error(`exited (${child.exitCode ?? child.signalCode}) without ${pattern}:\n${stderr}`));
+          }
+        });
+      }),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,7 +1,8 @@
 /**
- * The lint every published tool must pass (DESIGN.md §2): a title, all four annotations set
- * explicitly, a name MCP hosts accept, and input schemas that Gemini and OpenAI strict mode
- * accept — flat, with no keyword either rejects.
+ * The lint every published tool must pass: a title, all four annotations set explicitly, a name
+ * MCP hosts accept, and input schemas that Gemini and OpenAI strict mode accept — no keyword
+ * either rejects, no union; a nested object (a structured argument) declares its properties, since
+ * Gemini refuses an object schema without any, and requires only properties it declares.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -46,17 +47,34 @@ export function lintTool(tool: Tool): string[] {
     if (key === 'additionalProperties' && typeof value === 'object') problems.push(where(`${path} has additionalProperties with a schema`));
     if (key === 'type' && Array.isArray(value)) problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
   });
-  const inputProperties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string } }>;
-  for (const [name, property] of Object.entries(inputProperties)) {
-    const nested = property.type === 'object' || (property.type === 'array' && property.items?.type === 'object');
-    if (nested) problems.push(where(`input "${name}" is a nested object; keep input schemas flat`));
-  }
+  eachSchema(tool.inputSchema, 'inputSchema', (path, node) => {
+    if (node.type === 'object') {
+      const names = Object.keys(node.properties ?? {});
+      if (names.length === 0) problems.push(where(`${path} is an object without properties (Gemini refuses it)`));
+      for (const name of node.required ?? []) if (!names.includes(name)) problems.push(where(`${path} requires "${name}", which it does not declare`));
+    }
+    if (node.type === 'array' && node.items === undefined) problems.push(where(`${path} is an array without items`));
+  });
   if (tool.outputSchema) {
     walk(tool.outputSchema, 'outputSchema', (path, key) => {
       if (FORBIDDEN_OUTPUT_KEYWORDS.includes(key)) problems.push(where(`${path} uses "${key}"`));
     });
   }
   return problems;
+}
+
+interface SchemaNode {
+  type?: unknown;
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  items?: SchemaNode;
+}
+
+/** Every schema node under `node` (itself, its properties, its items), with its path. */
+function eachSchema(node: SchemaNode, path: string, visit: (path: string, node: SchemaNode) => void): void {
+  visit(path, node);
+  for (const [name, child] of Object.entries(node.properties ?? {})) eachSchema(child, `${path}.properties.${name}`, visit);
+  if (node.items && typeof node.items === 'object') eachSchema(node.items, `${path}.items`, visit);
 }
 
 function walk(node: unknown, path: string, visit: (path: string, key: string, value: unknown) => void): void {

@@ -5,6 +5,7 @@
  * fault with `delay`/`delayMs`, the network fault with `latencyMs` (see faultKind).
  */
 import { ToolInputError } from '../../errors.js';
+import { refuseForbiddenKeys } from '../../config-reader.js';
 import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
@@ -14,6 +15,7 @@ export type FaultConfig = { kind: 'network'; spec: FaultSpec; type: string } | {
 export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${what}: a fault config is a JSON object with a "type"`);
   const record = raw as Record<string, unknown>;
+  refuseForbiddenKeys(record, what);
   const type = typeof record['type'] === 'string' ? record['type'] : '';
   try {
     if (faultKind(record) === 'network') {

@@ -1,5 +1,5 @@
 /**
- * The live fault control plane (DESIGN.md §7): one fault model for three doors — proxy flags,
+ * The live fault control plane: one fault model for three doors — proxy flags,
  * the admin API (mcp-chaos-monkey's /chaos/* routes), and proxies an MCP agent holds across calls.
  */
 export { FaultRegistry, MAX_ACTIVE_FAULTS, type FaultStatus, type RegistryEvent } from './registry.js';

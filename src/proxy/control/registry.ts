@@ -32,7 +32,10 @@ export interface FaultStatus {
   id: string;
   target: string;
   type: string;
-  /** HTTP faults: requests that reached the fault; network faults: times it acted. */
+  /**
+   * Times the fault acted (mcp-chaos-monkey counts a request when its fault fires): requests,
+   * commands or messages it acted on; for a network fault, delays, stalls, paced pieces or holds.
+   */
   requestCount: number;
 }
 
@@ -84,6 +87,8 @@ export class FaultRegistry {
       this.apply();
     } catch (error) {
       this.injected.delete(id);
+      // The proxy checks its whole list; the one fault that can be wrong is the caller's config.
+      if (error instanceof ToolInputError) throw new ToolInputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
       throw error;
     }
     if (durationMs !== undefined) {
@@ -123,7 +128,7 @@ export class FaultRegistry {
     const counters = this.proxy.counters();
     return [...this.injected.values()].map((fault) => {
       let requestCount = 0;
-      if (fault.config.kind === 'http') requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.requests ?? 0;
+      if (fault.config.kind === 'http') requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.applications ?? 0;
       else requestCount = counters.faults.find((c) => c.name === fault.id)?.applications ?? 0;
       return { id: fault.id, target: fault.target, type: fault.type, requestCount };
     });

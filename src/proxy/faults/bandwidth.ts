@@ -9,15 +9,14 @@
  * "theoretical arrival time"), not from when the timer fired. Chunks are cut into slices of 20 ms
  * worth (at least 64 bytes) so the stream flows smoothly instead of in bursts.
  *
- * `parseBandwidth(rate, unit)` implements DESIGN.md's unit table: units are bytes per second
- * unless they say bit: bps = B/s, kbps = 1e3 B/s, mbps = 1e6 B/s, gbps = 1e9 B/s; bit/s, kbit/s,
+ * `parseBandwidth(rate, unit)`: units are bytes per second unless they say bit: bps = B/s, kbps = 1e3 B/s, mbps = 1e6 B/s, gbps = 1e9 B/s; bit/s, kbit/s,
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
 import { ToolInputError } from '../../errors.js';
-import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
+import { BANDWIDTH_SCOPES, BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
 import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkDirection, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
-export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
+export { BANDWIDTH_SCOPES };
 export type BandwidthScope = (typeof BANDWIDTH_SCOPES)[number];
 
 export interface BandwidthSpec extends FaultTarget {

@@ -117,7 +117,7 @@ export function emptyCounters(name: string, type: string): FaultCounters {
   };
 }
 
-/** The links a side/direction pair acts on (DESIGN.md §3 table). */
+/** The links a side/direction pair acts on: server+ingress and client+egress are the responses. */
 export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   if (direction === 'both') return ['upstream', 'downstream'];
   // server+ingress and client+egress carry responses; server+egress and client+ingress requests.

@@ -10,6 +10,8 @@ export interface HttpErrorSpec extends ResolvedCommon {
   type: 'error';
   status_code: number;
   error_body: string;
+  /** mcp-chaos-monkey's message, when given (a Redis error reply says it). */
+  message: string | undefined;
   forward: boolean;
 }
 
@@ -25,6 +27,7 @@ export function readHttpError(reader: SpecReader): HttpErrorSpec {
     ...common,
     status_code: status,
     error_body: body ?? JSON.stringify({ error: message ?? 'faultline injected error' }),
+    message,
     forward: reader.boolean('forward', false),
   };
   reader.done();

@@ -9,8 +9,18 @@ import type { BufferedResponse } from './fault.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 
-/** 'http' when the bytes start like an HTTP/1.x request line, 'more' when too few to say. */
-export function classify(data: Buffer): 'http' | 'tcp' | 'more' {
+/**
+ * What a connection speaks, from its first bytes: 'http' when they start like an HTTP/1.x request
+ * line, 'resp' like a Redis command array (`*N\r\n`), 'more' when too few to say. On a mapping
+ * declared Redis (`redis://`), anything else is a RESP inline command.
+ */
+export function classify(data: Buffer, declared?: 'http' | 'resp'): 'http' | 'resp' | 'tcp' | 'more' {
+  if (data[0] === 0x2a) {
+    const head = data.subarray(0, 16).toString('latin1');
+    if (/^\*\d{1,10}\r\n/.test(head)) return 'resp';
+    return /^\*\d{0,10}\r?$/.test(head) ? 'more' : 'tcp';
+  }
+  if (declared === 'resp' && data.length > 0) return 'resp';
   const head = data.subarray(0, 24).toString('latin1');
   const match = /^([A-Z]{1,20})(?: |$)/.exec(head);
   if (!match) return head.length === 0 ? 'more' : 'tcp';

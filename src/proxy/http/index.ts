@@ -1,4 +1,4 @@
-/** The HTTP-aware stage and its eight faults (DESIGN.md §7); see stage.ts and spec.ts. */
+/** The HTTP-aware stage and its eight faults; see stage.ts and spec.ts. */
 export { classify } from './framing.js';
 export { HttpStage, SNIFF_TIMEOUT_MS, MAX_BUFFERED_BODY, type HttpMappingCounters } from './stage.js';
 export { validateHttpFault, validateHttpFaults, normalizeHttpFault, faultKind, type HttpFaultSpec, type ResolvedHttpFault } from './spec.js';

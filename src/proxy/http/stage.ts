@@ -1,25 +1,31 @@
 /**
- * The HTTP-aware stage of a mapping (DESIGN.md §7): it reads HTTP/1.1 on the client side, runs each
+ * The HTTP-aware stage of a mapping: it reads HTTP/1.1 on the client side, runs each
  * exchange through the mapping's HTTP faults, and forwards what is left through the proxy's TCP
  * path (so TLS origination and the network faults apply to the upstream leg as on any mapping).
  *
- *   client ══▶ sniff ─┬─ HTTP/1.1 ─▶ node:http server ─▶ faults ─▶ client-side agent ─▶ pipe ─▶ TCP path ─▶ target
- *                     └─ anything else (TLS, a database, HTTP/2) ─────────────────────────────▶ TCP path ─▶ target
+ *   client ══▶ sniff ─┬─ HTTP/1.1 ─▶ node:http server ─▶ faults ─▶ request bytes ─▶ TCP path ─▶ target
+ *                     ├─ Redis (RESP) ─▶ a session: faults per command ──────────▶ TCP path ─▶ target
+ *                     └─ anything else (TLS, a database, HTTP/2) ─▶ faults per message ─▶ TCP path
  *
- * Each client connection gets its own upstream connection (an agent with one socket), opened on
- * its first forwarded request: a fault that answers by itself never touches the upstream. Framing
- * is node:http's on both sides, so keep-alive, chunked bodies and content-length stay right after
+ * Each client connection gets its own upstream connection (upstream.ts), opened on its first
+ * forwarded request: a fault that answers by itself never touches the upstream. Requests are
+ * parsed by node:http on the client's socket and written to the TCP path as bytes (no node:http
+ * client, no in-memory socket); responses are framed by response-parser.ts and written through
+ * node:http's ServerResponse, so keep-alive, chunked bodies and content-length stay right after
  * any change (a changed body is sent with its new content-length).
  */
 import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
-import { createRandom, type Random } from '../random.js';
-import { pruneRetired } from '../retired.js';
-import { requestMatcher, type BufferedResponse, type HttpFaultBehaviour, type HttpFaultCounters } from './fault.js';
+import type { ClientEnd, ClientEndSink } from '../client-end.js';
+import type { Mapping } from '../mapping.js';
+import { RequestFaultList, type RequestFaultEntry, type TrafficKind } from '../requests/fault-list.js';
+import { TcpSession } from '../requests/tcp-session.js';
+import { RespSession } from '../resp/session.js';
+import type { BufferedResponse, HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
-import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from './spec.js';
+import type { ResponseHead } from './response-parser.js';
+import { HttpUpstream, requestHead } from './upstream.js';
 
 /** A client that has said nothing after this long is passed through as TCP (server-speaks-first protocols). */
 export const SNIFF_TIMEOUT_MS = 1000;
@@ -31,32 +37,33 @@ export interface HttpStageOptions {
   seed: number | string;
   /** The bound port of each mapping (known once listening). */
   ports(): readonly number[];
-  /** Opens an upstream connection for mapping `index` through the TCP path; `client` names the client in events. */
-  connectUpstream(index: number, client: net.Socket): Duplex;
-  /** Hands a connection that is not HTTP/1.1 to the TCP path. */
-  passThrough(index: number, socket: net.Socket): void;
+  /** Opens mapping `index`'s TCP path with a protocol session's `sink` as its client side. */
+  openUpstream(index: number, client: net.Socket, sink: ClientEndSink): ClientEnd | undefined;
+  clock(): number;
 }
+
+/** Remote ports whose protocol is well known, for a mapping whose scheme does not say. */
+const WELL_KNOWN_PORTS: ReadonlyMap<number, TrafficKind> = new Map([
+  [6379, 'resp'],
+  [6380, 'resp'],
+  [26379, 'resp'],
+]);
 
 export interface HttpMappingCounters {
   /** Client connections that spoke HTTP/1.1. */
   httpConnections: number;
   /** HTTP requests received. */
   httpExchanges: number;
-}
-
-interface FaultEntry {
-  spec: ResolvedHttpFault;
-  key: string;
-  behaviour: HttpFaultBehaviour;
-  counters: HttpFaultCounters;
-  matches: (method: string, path: string) => boolean;
-  randoms: Map<number, Random>;
+  /** Client connections that spoke Redis (RESP). */
+  respConnections: number;
+  /** Redis commands received. */
+  respCommands: number;
 }
 
 interface ClientConnection {
   socket: net.Socket;
   index: number;
-  agent: http.Agent;
+  upstream: HttpUpstream;
   timers: Set<NodeJS.Timeout>;
   closed: boolean;
 }
@@ -65,13 +72,18 @@ export class HttpStage {
   private readonly server: http.Server;
   private readonly clients = new Map<net.Socket, ClientConnection>();
   private readonly pending = new Set<net.Socket>();
-  private readonly byName = new Map<string, FaultEntry>();
-  private active: FaultEntry[] = [];
+  /** Connections served by a RESP or TCP session. */
+  private readonly sessions = new Set<net.Socket>();
+  private readonly faults: RequestFaultList;
+  /** What each mapping's connections were seen to speak. */
+  private readonly seen: Array<Set<TrafficKind>>;
   private readonly mappingCounters: HttpMappingCounters[];
   private closing = false;
 
   constructor(private readonly options: HttpStageOptions) {
-    this.mappingCounters = options.mappings.map(() => ({ httpConnections: 0, httpExchanges: 0 }));
+    this.mappingCounters = options.mappings.map(() => ({ httpConnections: 0, httpExchanges: 0, respConnections: 0, respCommands: 0 }));
+    this.seen = options.mappings.map(() => new Set());
+    this.faults = new RequestFaultList({ mappings: options.mappings, seed: options.seed, ports: options.ports, kindsOf: (index) => this.kindsOf(index) });
     // Timeouts off: the proxy must not cut what the client and the upstream allow (a `timeout`
     // fault hangs on purpose), and an idle keep-alive connection lives as long as the client wants.
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 0, headersTimeout: 0 } as http.ServerOptions, (req, res) => this.onRequest(req, res));
@@ -86,44 +98,27 @@ export class HttpStage {
 
   /** Replaces the fault list (validated first; nothing changes on error). Applies from the next request. */
   setFaults(specs: unknown): void {
-    const resolved = validateHttpFaults(specs);
-    resolved.forEach((spec, index) => this.checkTarget(spec.target, resolved.length > 1 ? `faults[${index}]: ` : ''));
-    const next: FaultEntry[] = [];
-    for (const spec of resolved) {
-      const key = JSON.stringify(spec);
-      const previous = this.byName.get(spec.name);
-      if (previous && previous.key === key) {
-        next.push(previous);
-        continue;
-      }
-      const counters: HttpFaultCounters = { name: spec.name, type: spec.type, target: spec.target ?? null, active: true, requests: 0, applications: 0, passes: 0, oversized: 0 };
-      if (previous && previous.spec.type === spec.type) Object.assign(counters, previous.counters, { target: spec.target ?? null });
-      const entry: FaultEntry = { spec, key, behaviour: httpBehaviour(spec), counters, matches: requestMatcher(spec), randoms: new Map() };
-      this.byName.set(spec.name, entry);
-      next.push(entry);
-    }
-    this.active = next;
-    for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
-    pruneRetired(this.byName, (entry) => entry.counters.active);
+    this.faults.set(specs);
   }
 
   counters(): HttpFaultCounters[] {
-    return [...this.byName.values()].map((entry) => ({ ...entry.counters }));
+    return this.faults.counters();
   }
 
   mappingCountersOf(index: number): HttpMappingCounters {
     return { ...this.mappingCounters[index]! };
   }
 
-  /** Refuses a target that names no mapping (a typo would otherwise make the fault silently idle). */
-  checkTarget(target: string | undefined, where = ''): void {
-    if (target === undefined || this.options.mappings.some((_, index) => this.targets(target, index))) return;
-    throw unknownTargetError(target, this.options.mappings, (index) => this.options.ports()[index], where);
-  }
-
-  /** Whether a fault's `target` names mapping `index` (see targetNamesMapping). */
-  targets(target: string | undefined, index: number): boolean {
-    return target === undefined || targetNamesMapping(target, this.options.mappings[index]!, this.options.ports()[index]);
+  /**
+   * What mapping `index` carries, as far as known: what its scheme declares; else what its
+   * connections spoke so far; else what its remote port is known for; else nothing (unknown).
+   */
+  kindsOf(index: number): ReadonlySet<TrafficKind> {
+    const mapping = this.options.mappings[index]!;
+    if (mapping.protocol) return new Set([mapping.protocol]);
+    if (this.seen[index]!.size > 0) return this.seen[index]!;
+    const known = WELL_KNOWN_PORTS.get(mapping.remotePort);
+    return new Set(known ? [known] : []);
   }
 
   /** A new client connection (paused): HTTP/1.1 goes to the HTTP server, anything else to the TCP path. */
@@ -135,7 +130,7 @@ export class HttpStage {
     this.pending.add(socket);
     let buffered: Buffer = Buffer.alloc(0);
     let decided = false;
-    const decide = (isHttp: boolean): void => {
+    const decide = (kind: TrafficKind): void => {
       if (decided) return;
       decided = true;
       clearTimeout(timer);
@@ -145,14 +140,15 @@ export class HttpStage {
       this.pending.delete(socket);
       if (socket.destroyed) return;
       if (buffered.length > 0) socket.unshift(buffered);
-      if (isHttp) this.serveHttp(index, socket);
-      else this.options.passThrough(index, socket);
+      this.seen[index]!.add(kind);
+      if (kind === 'http') this.serveHttp(index, socket);
+      else this.serveSession(index, socket, kind);
     };
     const onReadable = (): void => {
       let chunk: Buffer | null;
       while ((chunk = socket.read() as Buffer | null) !== null) buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      const verdict = classify(buffered);
-      if (verdict !== 'more') decide(verdict === 'http');
+      const verdict = classify(buffered, this.options.mappings[index]!.protocol);
+      if (verdict !== 'more') decide(verdict);
     };
     const onClose = (): void => {
       decided = true;
@@ -160,7 +156,7 @@ export class HttpStage {
       this.pending.delete(socket);
       socket.destroy();
     };
-    const timer = setTimeout(() => decide(false), SNIFF_TIMEOUT_MS);
+    const timer = setTimeout(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp'), SNIFF_TIMEOUT_MS);
     socket.on('readable', onReadable);
     socket.once('close', onClose);
     socket.once('error', onClose);
@@ -170,7 +166,7 @@ export class HttpStage {
   async close(): Promise<void> {
     this.closing = true;
     const closed: Array<Promise<void>> = [];
-    for (const socket of [...this.pending, ...this.clients.keys()]) {
+    for (const socket of [...this.pending, ...this.clients.keys(), ...this.sessions]) {
       if (!socket.destroyed) closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
       socket.destroy();
     }
@@ -179,10 +175,9 @@ export class HttpStage {
   }
 
   private serveHttp(index: number, socket: net.Socket): void {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     // One upstream connection per client connection, through the TCP path.
-    (agent as unknown as { createConnection: () => Duplex }).createConnection = () => this.options.connectUpstream(index, socket);
-    const client: ClientConnection = { socket, index, agent, timers: new Set(), closed: false };
+    const upstream = new HttpUpstream((sink) => this.options.openUpstream(index, socket, sink));
+    const client: ClientConnection = { socket, index, upstream, timers: new Set(), closed: false };
     this.clients.set(socket, client);
     this.mappingCounters[index]!.httpConnections++;
     socket.once('close', () => {
@@ -193,11 +188,27 @@ export class HttpStage {
     socket.resume();
   }
 
+  /** A connection that speaks RESP or something else: a session applies the request faults to it. */
+  private serveSession(index: number, socket: net.Socket, kind: 'resp' | 'tcp'): void {
+    this.sessions.add(socket);
+    socket.once('close', () => this.sessions.delete(socket));
+    const common = {
+      socket,
+      index,
+      faults: this.faults,
+      clock: this.options.clock,
+      openUpstream: (sink: ClientEndSink) => this.options.openUpstream(index, socket, sink),
+    };
+    if (kind === 'tcp') return new TcpSession(common).start();
+    this.mappingCounters[index]!.respConnections++;
+    new RespSession({ ...common, countCommand: () => this.mappingCounters[index]!.respCommands++ }).start();
+  }
+
   private release(client: ClientConnection): void {
     client.closed = true;
     for (const timer of client.timers) clearTimeout(timer);
     client.timers.clear();
-    client.agent.destroy();
+    client.upstream.close();
   }
 
   private wait(client: ClientConnection, ms: number): Promise<void> {
@@ -231,16 +242,8 @@ export class HttpStage {
   private async handle(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0]!;
-    const afterResponse: FaultEntry[] = [];
-    // A snapshot: a list replaced mid-exchange applies from the next request.
-    for (const entry of this.active) {
-      if (!this.targets(entry.spec.target, client.index) || !entry.matches(method, path)) continue;
-      entry.counters.requests++;
-      if (!this.randomOf(entry, client.index).chance(entry.spec.probability)) {
-        entry.counters.passes++;
-        continue;
-      }
-      entry.counters.applications++;
+    const afterResponse: RequestFaultEntry[] = [];
+    for (const entry of this.faults.draw(client.index, 'http', method, path)) {
       const action = entry.behaviour.request();
       switch (action.kind) {
         case 'delay':
@@ -264,87 +267,81 @@ export class HttpStage {
     this.forward(client, req, res, afterResponse);
   }
 
-  private randomOf(entry: FaultEntry, index: number): Random {
-    let random = entry.randoms.get(index);
-    if (!random) {
-      random = createRandom(this.options.seed, `http/${entry.spec.name}/${index}`);
-      entry.randoms.set(index, random);
-    }
-    return random;
-  }
-
-  private forward(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, after: FaultEntry[]): void {
+  private forward(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, after: RequestFaultEntry[]): void {
     const mapping = this.options.mappings[client.index]!;
     const headers = requestHeaders(req, mapping, after.some((entry) => entry.behaviour.readsBody));
     const forwardedAt = performance.now();
-    const upstream = http.request({ agent: client.agent, method: req.method, path: req.url, headers, setHost: false });
-    const fail = (): void => {
-      if (res.headersSent || client.closed) {
-        res.destroy();
-        return;
-      }
-      sendWhole(res, req, {
-        status: 502,
-        statusMessage: 'Bad Gateway',
-        headers: [['content-type', 'text/plain; charset=utf-8'], ['connection', 'close']],
-        body: Buffer.from(`faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`),
-      });
-    };
-    upstream.on('error', fail);
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
     // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
     // the upstream has not answered by then; an answer that came first is cut in transform().
     const cutMs = after.map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined)).find((ms) => ms !== undefined);
-    let cutTimer: NodeJS.Timeout | undefined;
-    if (cutMs !== undefined) {
-      cutTimer = setTimeout(() => {
-        client.timers.delete(cutTimer!);
-        client.socket.destroy();
-      }, cutMs);
-      client.timers.add(cutTimer);
-    }
-    req.pipe(upstream);
-    upstream.on('response', (answer: http.IncomingMessage) => {
-      if (cutTimer) {
-        clearTimeout(cutTimer);
-        client.timers.delete(cutTimer);
-      }
-      answer.on('error', () => res.destroy());
-      if (after.length === 0) {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
-        answer.pipe(res);
-        return;
-      }
-      // The upstream may reset mid-body (or the client leave): never an unhandled rejection.
-      this.transform(client, req, res, answer, after, forwardedAt).catch(() => res.destroy());
+    const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs);
+    const framing = headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
+    let answer: Answer | undefined;
+    res.on('drain', () => client.upstream.drained());
+    client.upstream.request(req.method ?? 'GET', requestHead(req.method ?? 'GET', req.url ?? '/', headers), req, framing, {
+      head: (head) => {
+        clearCut();
+        answer = { head, chunks: [], size: 0 };
+        if (after.length === 0) res.writeHead(head.status, head.statusMessage, responseHeaders(head.rawHeaders, true));
+      },
+      body: (chunk) => {
+        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) return res.write(chunk);
+        answer!.chunks.push(chunk);
+        answer!.size += chunk.length;
+        return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, after) : true;
+      },
+      end: () => {
+        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) res.end();
+        else this.transform(client, req, res, answer!, after, forwardedAt).catch(() => res.destroy());
+      },
+      fail: () => {
+        clearCut();
+        // Once the head came, the client must see the cut, not a made-up 502.
+        if (answer || res.headersSent || client.closed) return void res.destroy();
+        sendWhole(res, req, {
+          status: 502,
+          statusMessage: 'Bad Gateway',
+          headers: [['content-type', 'text/plain; charset=utf-8'], ['connection', 'close']],
+          body: Buffer.from(`faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`),
+        });
+      },
     });
   }
 
-  /** Reads the upstream's body, runs the response faults in order, sends or cuts. */
-  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: http.IncomingMessage, after: FaultEntry[], forwardedAt: number): Promise<void> {
-    const read = await readUpTo(answer, MAX_BUFFERED_BODY);
-    if (!read.complete) {
-      // Too large to rewrite: what was read, then the rest, unchanged. The faults did not act on
-      // this exchange, so it leaves their applications for `oversized`.
-      for (const entry of after) {
-        entry.counters.applications--;
-        entry.counters.oversized++;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders, true));
-      for (const c of read.chunks) res.write(c);
-      answer.pipe(res);
-      return;
+  /** Closes the client's connection `ms` from now; returns what cancels it. */
+  private cutAfter(client: ClientConnection, ms: number): () => void {
+    const timer = setTimeout(() => {
+      client.timers.delete(timer);
+      client.socket.destroy();
+    }, ms);
+    client.timers.add(timer);
+    return () => {
+      clearTimeout(timer);
+      client.timers.delete(timer);
+    };
+  }
+
+  /** Too large to rewrite: what was read, then the rest, unchanged; the faults did not act on this exchange. */
+  private oversized(res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[]): boolean {
+    for (const entry of after) {
+      entry.counters.applications--;
+      entry.counters.oversized++;
     }
-    const chunks = read.chunks;
-    const size = read.size;
+    res.writeHead(answer.head.status, answer.head.statusMessage, responseHeaders(answer.head.rawHeaders, true));
+    let flowing = true;
+    for (const chunk of answer.chunks) flowing = res.write(chunk);
+    answer.chunks = [];
+    return flowing;
+  }
+
+  /** The upstream's whole body in hand: runs the response faults in order, sends or cuts. */
+  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[], forwardedAt: number): Promise<void> {
     if (client.closed) return;
     let response: BufferedResponse = {
-      status: answer.statusCode ?? 502,
-      statusMessage: answer.statusMessage ?? '',
-      headers: pairs(responseHeaders(answer.rawHeaders, false)),
-      body: Buffer.concat(chunks, size),
+      status: answer.head.status,
+      statusMessage: answer.head.statusMessage,
+      headers: pairs(responseHeaders(answer.head.rawHeaders, false)),
+      body: Buffer.concat(answer.chunks, answer.size),
     };
     for (const entry of after) {
       const action = entry.behaviour.response!(response);
@@ -378,64 +375,31 @@ export class HttpStage {
   /** Upgrade (WebSocket) and CONNECT requests: the head is replayed upstream, then bytes flow both ways untouched. */
   private tunnel(req: http.IncomingMessage, socket: net.Socket, head: Buffer): void {
     const client = this.clients.get(socket);
-    if (!client) {
-      socket.destroy();
-      return;
-    }
+    if (!client) return void socket.destroy();
     const mapping = this.options.mappings[client.index]!;
-    const headers = requestHeaders(req, mapping, false, true);
-    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
-    for (const [name, value] of Object.entries(headers)) for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
-    const upstream = this.options.connectUpstream(client.index, socket);
-    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-    if (head.length > 0) upstream.write(head);
-    const destroy = (): void => {
-      socket.destroy();
-      upstream.destroy();
-    };
-    socket.on('error', destroy);
-    upstream.on('error', destroy);
-    socket.on('close', destroy);
-    upstream.on('close', destroy);
-    socket.pipe(upstream).pipe(socket);
+    const upstream = this.options.openUpstream(client.index, socket, {
+      write: (data) => socket.write(data),
+      end: () => socket.end(),
+      closed: () => socket.destroy(),
+    });
+    if (!upstream) return void socket.destroy();
+    upstream.push(requestHead(req.method ?? 'GET', req.url ?? '/', requestHeaders(req, mapping, false, true)));
+    if (head.length > 0) upstream.push(head);
+    socket.on('data', (data: Buffer) => {
+      if (!upstream.push(data)) socket.pause();
+    });
+    upstream.on('flowing', () => socket.resume());
+    socket.on('drain', () => upstream.drained());
+    socket.on('end', () => upstream.pushEnd());
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+    socket.resume();
   }
 }
 
-/**
- * Reads a body until it ends or passes `limit` bytes. Past the limit the stream is left paused
- * and intact (the caller pipes the rest); an async iterator would destroy it on an early exit.
- */
-function readUpTo(stream: http.IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = (): void => {
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-      stream.off('aborted', onAborted);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        stream.pause();
-        resolve({ chunks, size, complete: false });
-      }
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve({ chunks, size, complete: true });
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const onAborted = (): void => onError(new Error('the upstream closed mid-body'));
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('aborted', onAborted);
-  });
+/** An upstream response being read whole for the response faults. */
+interface Answer {
+  head: ResponseHead;
+  chunks: Buffer[];
+  size: number;
 }

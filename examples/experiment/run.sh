@@ -1,0 +1,11 @@
+#!/bin/sh
+# Runs the example: the weather service on 7001, the app on 8000 calling it through the
+# experiment's proxy on 34001, then the experiment. FALLBACK=off ./run.sh shows it failing.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+faultline=${FAULTLINE:-faultline}
+node "$here/weather-service.mjs" & service=$!
+FALLBACK=${FALLBACK:-on} node "$here/app.mjs" & app=$!
+trap 'kill $service $app 2>/dev/null' EXIT INT TERM
+sleep 1
+$faultline experiment run "$here/weather.yaml" --html "${HTML:-report.html}" --junit "${JUNIT:-junit.xml}" --json "${JSON:-run.json}"

@@ -1,0 +1,151 @@
+/**
+ * A scenario as an FIS CreateExperimentTemplate input: the ECS or EKS network action of the same
+ * fault and numbers, after an aws:fis:wait action when the fault starts later than the load. The
+ * template builder checks it against the FIS catalog; what it refuses is named back as the
+ * scenario argument (or flag) that produced it, and what it only warns about becomes a note.
+ */
+import { ToolInputError } from '../../errors.js';
+import type { ScenarioSpec } from '../../scenario/index.js';
+import { buildExperimentTemplate } from '../template.js';
+import { formatIsoDuration } from '../iso-duration.js';
+import { asGiven, type ExportOptions, type ExportResult, type Spell } from './context.js';
+import { networkFault } from './network-fault.js';
+
+const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
+const WAIT = 'wait-before-fault';
+const FAULT = 'fault';
+
+/** A placeholder alarm ARN in the account of `roleArn` when that is a role ARN (FIS wants both in one account). */
+function placeholderAlarmFor(roleArn: unknown): string {
+  const account = typeof roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(roleArn)?.[1] : undefined;
+  return `arn:aws:cloudwatch:us-east-1:${account ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
+}
+
+function urlPort(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** The scenario argument behind each template parameter the export writes. */
+function argumentOf(action: string, parameter: string, spec: ScenarioSpec): string {
+  if (action === WAIT) return 'fault_start';
+  switch (parameter) {
+    case 'duration':
+      return spec.faultEndMs < spec.durationMs ? 'fault_duration' : 'duration';
+    case 'delayMilliseconds':
+      return 'latency';
+    case 'jitterMilliseconds':
+      return 'deviation';
+    case 'lossPercent':
+      return 'loss_rate';
+    case 'port':
+      return 'url';
+    default:
+      return 'target_config';
+  }
+}
+
+/**
+ * A builder message about a template field, renamed after the argument the user gave (`actions`
+ * are the action names in order): `recommendation[1].parameters.duration: PT10S …` becomes
+ * `fault_duration: duration PT10S …`, `target_config.roleArn: …` keeps its path under the name
+ * the caller gives target_config. Other messages are returned as they are.
+ */
+function renamed(message: string, actions: readonly string[], spec: ScenarioSpec, spell: Spell): { argument: string; rest: string } | undefined {
+  const parameter = /^recommendation\[(\d+)\]\.parameters\.(\w+): (.*)$/s.exec(message);
+  if (parameter) {
+    const [, index, name, rest] = parameter;
+    return { argument: spell(argumentOf(actions[Number(index)]!, name!, spec)), rest: `${name} ${rest}` };
+  }
+  const target = /^target_config([.\w[\]]*): (.*)$/s.exec(message);
+  if (target) return { argument: `${spell('target_config')}${target[1]}`, rest: target[2]! };
+  return undefined;
+}
+
+export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportResult {
+  const spell = options.spell ?? asGiven;
+  const notes: string[] = [];
+  const platform = options.platform ?? 'ecs';
+  const fault = networkFault(spec, 'fis', spell, notes);
+  const prefix = platform === 'ecs' ? 'aws:ecs:task-network-' : 'aws:eks:pod-network-';
+  const given = { ...(options.targetConfig ?? {}) };
+  const serviceAccount = given.kubernetesServiceAccount;
+  delete given.kubernetesServiceAccount;
+  const parameters: Record<string, string> = {};
+  let action: string;
+  switch (fault.kind) {
+    case 'latency':
+      action = `${prefix}latency`;
+      parameters.delayMilliseconds = String(fault.delay);
+      // Set even when 0: the ECS action's default jitter is 10 ms.
+      parameters.jitterMilliseconds = String(fault.jitter);
+      if (fault.jitter > 0) notes.push('jitterMilliseconds carries faultline\'s uniform deviation (latency ± deviation); our reference does not state the distribution FIS uses — check it before comparing tails.');
+      break;
+    case 'loss':
+      action = `${prefix}packet-loss`;
+      parameters.lossPercent = String(fault.percent);
+      break;
+    case 'blackhole': {
+      action = `${prefix}blackhole-port`;
+      const port = urlPort(new URL(spec.url));
+      parameters.port = String(port);
+      parameters.trafficType = 'ingress';
+      parameters.protocol = 'tcp';
+      notes.push(`The blackhole drops traffic arriving at port ${port} (the port of ${spell('url')}) on the targeted ${platform === 'ecs' ? 'tasks' : 'pods'}: clients hang until their timeout, as with faultline's blackhole.`);
+      break;
+    }
+    default:
+      throw new Error(`unreachable: ${fault.kind} on fis`);
+  }
+  const configName = spell('target_config');
+  if (platform === 'eks') {
+    if (typeof serviceAccount === 'string' && serviceAccount.trim() !== '') parameters.kubernetesServiceAccount = serviceAccount;
+    else {
+      parameters.kubernetesServiceAccount = 'REPLACE_WITH_SERVICE_ACCOUNT';
+      notes.push(`kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`);
+    }
+  }
+  const recommendations: Array<Record<string, unknown>> = [];
+  if (spec.faultStartMs > 0) recommendations.push({ action: 'aws:fis:wait', name: WAIT, duration: formatIsoDuration(spec.faultStartMs) });
+  recommendations.push({
+    action,
+    name: FAULT,
+    parameters,
+    duration: formatIsoDuration(spec.faultEndMs - spec.faultStartMs),
+    ...(spec.faultStartMs > 0 ? { startAfter: [WAIT] } : {}),
+    description: `faultline ${spec.fault.type} scenario on ${spec.url}`.slice(0, 512),
+  });
+  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
+  // The alarm placeholder only stands in for an alarm nobody mentioned: not next to an explicit
+  // waiver (noStopCondition), and in the given role's account, which the template builder checks.
+  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
+  if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
+  if (given.tags === undefined && given.resourceTags === undefined && given.resourceArns === undefined && given.parameters === undefined) {
+    if (platform === 'ecs') {
+      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
+      notes.push(`The tasks are selected by a placeholder tag: give tags, resourceArns or target parameters in ${configName}.`);
+    } else {
+      // FIS selects EKS pods by target parameters only (never by tag or ARN).
+      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
+      notes.push(`The pods are selected by placeholder target parameters: give parameters {clusterIdentifier, namespace, selectorType (labelSelector, deploymentName, podName), selectorValue} in ${configName}; FIS takes no tags or ARNs for pods.`);
+    }
+  }
+  if (config.roleArn === PLACEHOLDER_ROLE) notes.push(`roleArn is a placeholder: give roleArn in ${configName}.`);
+  if (!alarmGiven) notes.push(`stopConditionArn is a placeholder: give stopConditionArn in ${configName} (a CloudWatch alarm on the service's SLO).`);
+  const actions = recommendations.map((r) => String(r.name));
+  let built;
+  try {
+    built = buildExperimentTemplate(recommendations, config);
+  } catch (error) {
+    const field = error instanceof ToolInputError ? renamed(error.message, actions, spec, spell) : undefined;
+    if (!field) throw error;
+    throw new ToolInputError(field.argument.startsWith(spell('target_config')) ? `${field.argument}: ${field.rest}` : `${field.argument}: cannot export to fis: ${field.rest}`);
+  }
+  for (const warning of built.warnings) {
+    const field = renamed(warning, actions, spec, spell);
+    notes.push(field ? `${field.argument}: ${field.rest}` : warning);
+  }
+  notes.push(
+    `FIS injects the fault; drive the load at the same time (${spell('num_clients')} × ${spell('rps')} = ${spec.clients * spec.rps} requests/s for ${formatIsoDuration(spec.durationMs)}) — e.g. with the k6 export — and the fault starts ${formatIsoDuration(spec.faultStartMs)} into it.`,
+  );
+  return { to: 'fis', fault: spec.fault.type, format: 'json', document: JSON.stringify(built.template, null, 2), notes };
+}

@@ -1,0 +1,166 @@
+/**
+ * The scenario flags `faultline run` and `faultline export` share, defined once: the request and
+ * load (--url … --slo), the fault window and placement (--fault-start, --direction, --side) and
+ * each network fault's own flags, with the defaults the scenario applies (scenario/defaults.ts)
+ * and the same parsers (choices in any case, numbers checked). `scenarioArguments` turns the
+ * parsed flags into the tools' arguments; `refuseOtherFaultFlags` refuses a flag of another fault.
+ *
+ * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { ScenarioArguments } from '../scenario/input.js';
+import { SCENARIO_DEFAULTS as D } from '../scenario/defaults.js';
+import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { collect, positiveInteger, UsageError } from './common.js';
+
+type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
+
+/** The fault as the commands spell it (`packet-loss`) → the scenario's fault type. */
+export const FAULT_COMMANDS: Readonly<Record<string, FaultType>> = {
+  latency: 'latency',
+  jitter: 'jitter',
+  'packet-loss': 'packet_loss',
+  bandwidth: 'bandwidth',
+  blackhole: 'blackhole',
+};
+
+/** The shared flags as commander names them. */
+export interface ScenarioFlagValues {
+  url: string;
+  method?: string;
+  body?: string;
+  header?: string[];
+  duration?: string;
+  numClients?: number;
+  rps?: number;
+  timeout?: number;
+  slo?: string[];
+  faultStart?: string;
+  faultDuration?: string;
+  direction?: string;
+  side?: string;
+  latency?: number;
+  deviation?: number;
+  perReadWriteOp?: boolean;
+  distribution?: string;
+  amplitude?: number;
+  frequency?: number;
+  rate?: number;
+  unit?: string;
+  bandwidthScope?: string;
+  lossRate?: number;
+  model?: string;
+  rtt?: number;
+}
+
+/** Each network fault's own flags; giving one of another fault's is a mistake, not a default. */
+export const FAULT_FLAGS: Readonly<Record<FaultType, ReadonlyArray<keyof ScenarioFlagValues>>> = {
+  latency: ['latency', 'deviation', 'perReadWriteOp', 'distribution'],
+  jitter: ['amplitude', 'frequency'],
+  bandwidth: ['rate', 'unit', 'bandwidthScope'],
+  packet_loss: ['lossRate', 'model', 'rtt'],
+  blackhole: [],
+};
+
+/** A choice flag that accepts any case (--side Server), as the tools' enum arguments do. */
+export function anyCaseChoice(values: readonly string[]) {
+  return (value: string): string => {
+    const lower = value.trim().toLowerCase();
+    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return lower;
+  };
+}
+
+export function number(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+export function integer(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
+  return n;
+}
+
+/** `--num-clients` for `numClients`. */
+export function flagOf(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** Adds the shared flags; `url` describes --url for this command. */
+export function addScenarioFlags(command: Command, url: string): Command {
+  return command
+    .requiredOption('--url <url>', url)
+    .option('--method <method>', `HTTP method (default ${D.method})`)
+    .option('--body <json>', 'request body, sent as application/json')
+    .addOption(new Option('--header <line>', '"Name: value", repeatable').argParser(collect))
+    .option('--duration <duration>', `how long the load runs: 500ms, 10s, 1m30s (default ${D.duration})`)
+    .addOption(new Option('--num-clients <n>', `keep-alive connections (default ${D.num_clients}); the rate is num-clients × rps`).argParser(positiveInteger))
+    .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
+    .addOption(new Option('--timeout <seconds>', `per-request timeout, from the request's intended start (default ${D.timeout})`).argParser(number))
+    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")').argParser(collect))
+    .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
+    .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
+    .addOption(new Option('--direction <direction>', `ingress, egress or both (default ${D.direction})`).argParser(anyCaseChoice(['ingress', 'egress', 'both'])))
+    .addOption(new Option('--side <side>', `server (proxy↔target) or client (client↔proxy) (default ${D.side})`).argParser(anyCaseChoice(['server', 'client'])))
+    .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
+    .addOption(new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number))
+    .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
+    .addOption(new Option('--distribution <name>', `latency: ${LATENCY_DISTRIBUTIONS.join(', ')} (default normal)`).argParser(anyCaseChoice(LATENCY_DISTRIBUTIONS)))
+    .addOption(new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number))
+    .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
+    .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
+    .option('--unit <unit>', `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`)
+    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: connection (one cap per connection, default) or shared').argParser(anyCaseChoice(BANDWIDTH_SCOPES)))
+    .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
+    .addOption(new Option('--model <model>', `packet-loss: ${LOSS_MODELS.join(' (default) or ')}`).argParser(anyCaseChoice(LOSS_MODELS)))
+    .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number));
+}
+
+/** The shared flags as the scenario tools' arguments. */
+export function scenarioArguments(flags: ScenarioFlagValues): ScenarioArguments {
+  return {
+    url: flags.url,
+    method: flags.method,
+    body: flags.body,
+    headers: flags.header,
+    duration: flags.duration,
+    num_clients: flags.numClients,
+    rps: flags.rps,
+    timeout: flags.timeout,
+    slos: flags.slo,
+    fault_start: flags.faultStart,
+    fault_duration: flags.faultDuration,
+    direction: flags.direction,
+    side: flags.side,
+    latency: flags.latency,
+    deviation: flags.deviation,
+    per_read_write_op: flags.perReadWriteOp,
+    distribution: flags.distribution,
+    amplitude: flags.amplitude,
+    frequency: flags.frequency,
+    rate: flags.rate,
+    unit: flags.unit,
+    bandwidth_scope: flags.bandwidthScope,
+    loss_rate: flags.lossRate,
+    model: flags.model,
+    rtt: flags.rtt,
+  };
+}
+
+/**
+ * Refuses a flag of another network fault (`--loss-rate` on a latency run): `fault` as the user
+ * typed it, `own` the flags it takes (option keys).
+ */
+export function refuseOtherFaultFlags(fault: string, own: readonly string[], flags: Record<string, unknown>): void {
+  const type = FAULT_COMMANDS[fault];
+  for (const [other, keys] of Object.entries(FAULT_FLAGS)) {
+    if (other === type) continue;
+    const given = keys.find((key) => flags[key] !== undefined && !own.includes(key));
+    if (given) {
+      const spelled = Object.keys(FAULT_COMMANDS).find((name) => FAULT_COMMANDS[name] === other) ?? other;
+      throw new UsageError(`${flagOf(given)} applies to '${spelled}' scenarios; '${fault}' takes ${own.map(flagOf).join(', ') || 'none of its own'}`);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The network and HTTP planes as the runner sees them: faults set and cleared, live, on the
+ * runner's own proxies (one proxy with every mapping, its faults kept by the control plane's
+ * registry, exactly as the admin API keeps them) or through a control plane that already runs
+ * (`faultline proxy --admin`, or an app with mcp-chaos-monkey's admin endpoint: the same routes).
+ *
+ * A fault sent to a control plane carries durationMs, the step's length: were this process killed
+ * outright, the plane still clears it when the step would have ended.
+ */
+import { adminRequest, FaultRegistry, type FaultConfig } from '../../proxy/control/index.js';
+import { startProxy, type Mapping, type ProxyCounters, type RunningProxy } from '../../proxy/index.js';
+import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
+import { OperationalError, messageOf } from '../../errors.js';
+import { policyLookup, type SafetyPolicy } from './policy.js';
+import type { ControlPlane } from '../model.js';
+
+/** Control-plane calls are bounded: a switch waits for them, and the load waits for the switch. */
+const CONTROL_TIMEOUT_MS = 3000;
+
+export interface ProxyPlaneOptions {
+  mappings: readonly Mapping[];
+  /** Parse HTTP on the mappings (needed for HTTP faults; other traffic passes as TCP). */
+  http: boolean;
+  seed: number | undefined;
+  insecureTls: boolean;
+  policy: SafetyPolicy;
+  onConnectFailure?: (reason: string) => void;
+}
+
+export interface ProxyPlane {
+  readonly ports: readonly number[];
+  readonly seed: number | string;
+  inject(target: string, config: FaultConfig): string;
+  clear(id: string): void;
+  clearAll(): void;
+  /** Whether the fault with this id acted on any traffic (from the proxy's own counters). */
+  acted(id: string): { acted: boolean; detail: string };
+  counters(): ProxyCounters;
+  stop(): Promise<void>;
+}
+
+export async function startProxyPlane(options: ProxyPlaneOptions): Promise<ProxyPlane> {
+  const proxy: RunningProxy = await startProxy({
+    mappings: [...options.mappings],
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    http: options.http,
+    tls: { rejectUnauthorized: !options.insecureTls },
+    lookup: policyLookup(options.policy),
+    policy: { ...options.policy, argument: 'proxies' },
+    onEvent: (event) => {
+      if (event.type === 'connect_failed') options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
+    },
+  });
+  const registry = new FaultRegistry(proxy);
+  return {
+    ports: proxy.ports,
+    seed: proxy.seed,
+    inject: (target, config) => registry.inject(target, config.spec),
+    clear: (id) => void registry.clear(id),
+    clearAll: () => void registry.clearAll(),
+    acted(id) {
+      const counters = proxy.counters();
+      const network = counters.faults.find((fault) => fault.name === id);
+      if (network) {
+        const acted = networkFaultActed(network);
+        return { acted, detail: acted ? `acted ${network.applications} times on ${network.connections} connections` : network.connections === 0 ? 'no connection went through its mapping while it was set' : `was on ${network.connections} connections but changed nothing` };
+      }
+      const http = counters.httpFaults?.find((fault) => fault.name === id);
+      if (http) {
+        const acted = httpFaultActed(http);
+        return { acted, detail: acted ? `acted on ${http.applications} of ${http.requests} requests` : http.requests === 0 ? 'no request went through its mapping while it was set' : `${http.requests} requests reached it, none drew it` };
+      }
+      return { acted: false, detail: 'its counters are gone' };
+    },
+    counters: () => proxy.counters(),
+    async stop() {
+      registry.dispose();
+      await proxy.stop();
+    },
+  };
+}
+
+/** A control plane that already runs, driven over its admin API. */
+export class ControlClient {
+  private readonly faults = new Set<string>();
+
+  constructor(
+    readonly plane: ControlPlane,
+    private readonly token: string,
+  ) {}
+
+  /** Fails unless the plane answers its status with this token: checked before the run starts. */
+  async check(): Promise<void> {
+    try {
+      await adminRequest(this.options(), 'GET', '/chaos/status');
+    } catch (error) {
+      throw new OperationalError(`control plane ${this.plane.name} (${this.plane.url}): ${messageOf(error)}`);
+    }
+  }
+
+  async inject(target: string, config: Record<string, unknown>, durationMs: number): Promise<string> {
+    const { target: _own, ...body } = config;
+    const answer = await adminRequest(this.options(), 'POST', '/chaos/inject', { target, config: body, durationMs: Math.ceil(durationMs) });
+    const id = answer['faultId'] ?? answer['fault_id'];
+    if (typeof id !== 'string') throw new OperationalError(`control plane ${this.plane.name}: /chaos/inject answered no faultId`);
+    this.faults.add(id);
+    return id;
+  }
+
+  /** The plane's requestCount for the fault, read before it is cleared (undefined when it is gone). */
+  async requestCount(id: string): Promise<number | undefined> {
+    const answer = await adminRequest(this.options(), 'GET', '/chaos/status').catch(() => undefined);
+    const faults = Array.isArray(answer?.['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
+    const fault = faults.find((entry) => entry['id'] === id);
+    const count = fault?.['requestCount'] ?? fault?.['request_count'];
+    return typeof count === 'number' ? count : undefined;
+  }
+
+  async clear(id: string): Promise<void> {
+    if (!this.faults.delete(id)) return;
+    // 404: it expired on the plane (its durationMs ran out first), which is what was asked.
+    await adminRequest(this.options(), 'POST', '/chaos/clear', { faultId: id }).catch((error: unknown) => {
+      if ((error as { status?: number }).status !== 404) throw error;
+    });
+  }
+
+  /** Clears every fault this run set on the plane (never the others'): on abort, exit and Ctrl-C. */
+  async clearOwn(): Promise<void> {
+    const pending = [...this.faults];
+    const failures: string[] = [];
+    await Promise.all(pending.map((id) => this.clear(id).catch((error: unknown) => void failures.push(`${id}: ${messageOf(error)}`))));
+    if (failures.length > 0) throw new OperationalError(`control plane ${this.plane.name}: could not clear ${failures.join('; ')} (each expires on its own after its step's length)`);
+  }
+
+  private options() {
+    return { url: this.plane.url, token: this.token, timeoutMs: CONTROL_TIMEOUT_MS };
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The tool-call plane: an MCP server behind the fault-injecting proxy, its calls replayed as
+ * tasks by the official SDK client, the SLIs of what the client received (src/toolcall).
+ */
+import { runToolCallScenario, SCENARIO_LIMITS } from '../../toolcall/scenario.js';
+import type { Slis } from '../../toolcall/metrics.js';
+import type { ToolcallStep } from '../model.js';
+
+export type { Slis };
+
+export async function runToolcallStep(step: ToolcallStep, signal: AbortSignal, onProgress: (message: string) => void): Promise<Slis> {
+  const target = step.server.url !== undefined ? { url: step.server.url } : { command: step.server.command!, args: step.server.args };
+  const result = await runToolCallScenario({
+    target,
+    plan: step.plan,
+    calls: step.calls,
+    tasks: step.tasks,
+    resilience: step.resilience,
+    callTimeoutMs: Math.min(5 * step.plan.deadline_ms, 60_000),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]),
+    onProgress: (_done, _total, message) => onProgress(message),
+  });
+  return result.slis;
+}

@@ -1,0 +1,37 @@
+/**
+ * One entry for both doors: an experiment given as a file (the CLI), an object or text (the MCP
+ * tool) → a validated Experiment, with the limits and safety policy of the caller.
+ */
+import { ToolInputError } from '../errors.js';
+import type { ScenarioLimits } from '../config.js';
+import type { SafetyPolicy } from './adapters/policy.js';
+import type { ControlPlane, Experiment } from './model.js';
+import { readExperiment } from './read.js';
+import { parseExperimentText } from './shape.js';
+
+export interface Source {
+  /** An object already parsed, or YAML/JSON text. */
+  experiment: unknown;
+  /** Relative paths (command cwd) resolve against this. */
+  baseDir?: string;
+}
+
+export interface Caller {
+  limits: ScenarioLimits;
+  policy: SafetyPolicy;
+  extraProxies?: readonly string[];
+  extraControl?: readonly ControlPlane[];
+}
+
+export async function experimentFrom(source: Source, caller: Caller, where = 'experiment'): Promise<Experiment> {
+  let raw = source.experiment;
+  if (typeof raw === 'string') raw = await parseExperimentText(raw, where);
+  if (raw === undefined || raw === null) throw new ToolInputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
+  return readExperiment(raw, {
+    limits: caller.limits,
+    policy: caller.policy,
+    ...(caller.extraProxies ? { extraProxies: caller.extraProxies } : {}),
+    ...(caller.extraControl ? { extraControl: caller.extraControl } : {}),
+    ...(source.baseDir ? { baseDir: source.baseDir } : {}),
+  });
+}

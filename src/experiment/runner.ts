@@ -1,0 +1,489 @@
+/**
+ * Runs an experiment: baseline → inject → recover on one timeline (t = 0 when the load's clock
+ * starts), faults set and cleared live on the planes, checks and commands in their windows, abort
+ * rules watched while faults act; then every expectation judged (evaluate.ts).
+ *
+ *   t=0 ─ load (open loop) ──────────────────────────────────────────────────────────────▶ end
+ *        │ baseline        │ inject: fault steps on/off at the load's edges │ recover       │
+ *        │ steady checks   │ expect checks, commands, tool-call/probe steps │ steady checks │
+ *        └ abort rules watch each settled second and their HTTP checks while faults act ┘
+ *
+ * Every fault is cleared whatever happens: at its step's end, at once when an abort rule fires
+ * (the load then runs on to its end, so the report shows whether the system recovered), and in
+ * `finally` on errors and cancellation (Ctrl-C). A control plane's faults also carry their step's
+ * length, so they expire on the plane even if this process is killed outright.
+ */
+import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import { beginMeasuring } from '../measuring.js';
+import { parseMapping, type Mapping } from '../proxy/index.js';
+import type { RequestSamples } from '../load/index.js';
+import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
+import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
+import { runLoad, warmUpLoad, type OpenLoopResult, type SecondBucket } from './adapters/load.js';
+import { runToolcallStep } from './adapters/toolcall.js';
+import { runProbeStep } from './adapters/probe.js';
+import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
+import { unmetClause } from './predicate.js';
+import { evaluate, timelineOf } from './evaluate.js';
+import { IN_FRONT_MAPPING, type AbortRule, type Experiment, type FaultStep, type HttpCheck, type ProbeStep, type ToolcallStep } from './model.js';
+import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
+
+export interface RunOptions {
+  policy: SafetyPolicy;
+  /** Cancels the run: every fault cleared, every process and socket closed, then a CancelledError. */
+  signal?: AbortSignal;
+  onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
+  /** Where control-plane tokens are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface ActiveFault {
+  step: FaultStep;
+  record: FaultRecord;
+  id: string | undefined;
+}
+
+export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
+  if (experiment.steps.length > 0) refuseInProduction('the experiment', options.policy);
+  const run = new ExperimentRun(experiment, options);
+  return run.execute();
+}
+
+/**
+ * One run's state. Long because the run is one timeline whose parts (switches, checks, abort
+ * rules, plane steps) share its clock and its cleanup; each part is a method of its own.
+ */
+class ExperimentRun {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly startedAt = new Date();
+  private t0 = performance.now();
+  private proxy: ProxyPlane | undefined;
+  private readonly controls = new Map<string, ControlClient>();
+  private readonly faults: ActiveFault[];
+  private readonly steps: PlaneStepRecord[] = [];
+  private readonly checks: Record<string, CheckObservation[]> = {};
+  private readonly commands: ExperimentResult['commands'] = [];
+  private readonly connectFailures: Record<string, number> = {};
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly pending: Array<Promise<unknown>> = [];
+  /** Aborted when an abort rule fires (and in cleanup): stops injecting plane steps and abort checks. */
+  private readonly halt = new AbortController();
+  /** Aborted at the end of the run only: the checks and commands of expectations stop then. */
+  private readonly finish = new AbortController();
+  private aborted: ExperimentResult['aborted'] = null;
+  private readonly abortStreaks = new Map<AbortRule, number>();
+  private readonly warnings: string[] = [];
+  private clockStarted = false;
+
+  constructor(
+    private readonly experiment: Experiment,
+    private readonly options: RunOptions,
+  ) {
+    this.env = options.env ?? process.env;
+    this.faults = experiment.steps
+      .filter((step): step is FaultStep => step.kind === 'fault')
+      .map((step) => ({
+        step,
+        id: undefined,
+        record: {
+          index: step.index,
+          name: step.name,
+          type: step.config.type,
+          where: step.placement.plane === 'proxy' ? `#${step.placement.target}` : `${step.placement.control}/${step.placement.target}`,
+          plannedFromMs: step.atMs,
+          plannedToMs: step.atMs + step.forMs,
+          onAtMs: null,
+          offAtMs: null,
+          acted: null,
+          actedDetail: 'never switched on',
+        },
+      }));
+  }
+
+  private now(): number {
+    return performance.now() - this.t0;
+  }
+
+  async execute(): Promise<ExperimentResult> {
+    const { experiment } = this;
+    const signal = this.options.signal;
+    // Cancelled: the in-process faults go at once; the plane steps, checks and commands stop.
+    const onCancel = (): void => {
+      this.clearAllNow('cancelled');
+      this.halt.abort();
+      this.finish.abort();
+    };
+    signal?.addEventListener('abort', onCancel, { once: true });
+    let load: OpenLoopResult | undefined;
+    let rollbacks: ExperimentResult['rollbacks'] = [];
+    let started = false;
+    const endMeasuring = beginMeasuring();
+    try {
+      if (signal?.aborted) throw new CancelledError('experiment cancelled');
+      await this.startPlanes();
+      started = true;
+      if (experiment.load) await warmUpLoad(signal);
+      if (signal?.aborted) throw new CancelledError('experiment cancelled');
+      const ticker = setInterval(() => this.progress(), 1000);
+      this.timers.push(ticker);
+      if (experiment.load) {
+        const edges = this.edges();
+        await this.switchAt(0);
+        load = await runLoad({
+          plan: experiment.load,
+          connectTo: this.proxy && experiment.proxies.length === 0 ? { host: '127.0.0.1', port: this.proxy.ports[0]! } : undefined,
+          edgesMs: edges,
+          onEdge: (index) => this.switchAt(edges[index]!),
+          onStart: () => this.startClock(),
+          onSecond: (bucket) => this.watchSecond(bucket),
+          signal,
+          throughProcessProxy: this.proxy !== undefined,
+        });
+      } else {
+        this.startClock();
+        await this.switchAt(0);
+        for (const at of this.edges()) this.at(at, () => void this.switchAt(at));
+        await new Promise<void>((resolve, reject) => {
+          this.at(experiment.durationMs, resolve);
+          signal?.addEventListener('abort', () => reject(new CancelledError('experiment cancelled')), { once: true });
+        });
+      }
+      // Faults that lasted to the end stay on until the last request settled; off now. Plane
+      // steps and commands still running finish (each within its own bound), then the run ends.
+      await this.switchOffAll();
+      await this.settlePending();
+      if (signal?.aborted) throw new CancelledError('experiment cancelled');
+    } finally {
+      signal?.removeEventListener('abort', onCancel);
+      endMeasuring();
+      for (const timer of this.timers) clearTimeout(timer);
+      this.halt.abort();
+      this.finish.abort();
+      await this.cleanUp();
+      // Once the run started, whatever happened (cancellation and errors too); every fault is already cleared.
+      if (started) rollbacks = await this.runRollbacks();
+    }
+    return this.result(load, rollbacks);
+  }
+
+  /** The proxies (with the in-front mapping when the load goes through one) and the control planes, checked before anything is set. */
+  private async startPlanes(): Promise<void> {
+    const { experiment } = this;
+    for (const plane of experiment.control) {
+      const token = this.env[plane.tokenEnv]?.trim();
+      if (!token) throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
+      const client = new ControlClient(plane, token);
+      await client.check();
+      this.controls.set(plane.name, client);
+    }
+    let mappings: Mapping[] = experiment.proxies;
+    if (experiment.load && mappings.length === 0 && this.faults.some((fault) => fault.step.placement.plane === 'proxy')) {
+      const url = new URL(experiment.load.url);
+      const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+      // Plain TCP to the url's host: TLS, when the url has it, stays end to end.
+      mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
+    }
+    if (mappings.length === 0) return;
+    const http = this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
+    this.proxy = await startProxyPlane({
+      mappings,
+      http,
+      seed: experiment.seed,
+      insecureTls: experiment.load ? !experiment.load.rejectUnauthorized : false,
+      policy: this.options.policy,
+      onConnectFailure: (reason) => {
+        this.connectFailures[reason] = (this.connectFailures[reason] ?? 0) + 1;
+      },
+    });
+  }
+
+  /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has drained). */
+  private edges(): number[] {
+    const moments = new Set<number>();
+    for (const { step } of this.faults) {
+      if (step.atMs > 0) moments.add(step.atMs);
+      if (step.atMs + step.forMs < this.experiment.durationMs) moments.add(step.atMs + step.forMs);
+    }
+    return [...moments].sort((a, b) => a - b);
+  }
+
+  /** When the load's clock starts (or the run's, without load): every timed part is scheduled from here. */
+  private startClock(): void {
+    if (this.clockStarted) return;
+    this.clockStarted = true;
+    this.t0 = performance.now();
+    for (const step of this.experiment.steps) {
+      if (step.kind === 'toolcall' || step.kind === 'probe') this.at(step.atMs, () => this.track(this.runPlaneStep(step)));
+    }
+    for (const expectation of this.experiment.expectations) {
+      if (expectation.kind === 'http') this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
+      if (expectation.kind === 'command') {
+        const command = expectation.command;
+        this.at(expectation.window.fromMs, () => this.track(this.runExpectationCommand(expectation.id, command)));
+      }
+    }
+    const inject = this.experiment.phases.inject;
+    for (const rule of this.experiment.abort) if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
+  }
+
+  private at(ms: number, run: () => void): void {
+    this.timers.push(setTimeout(run, Math.max(0, this.t0 + ms - performance.now())));
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.pending.push(work.catch((error: unknown) => this.warnings.push(messageOf(error))));
+  }
+
+  /** Switches at one moment: the steps ending then go off first, then those starting go on. */
+  private async switchAt(atMs: number): Promise<void> {
+    const work: Array<Promise<void>> = [];
+    for (const fault of this.faults) if (fault.id !== undefined && fault.step.atMs + fault.step.forMs === atMs) work.push(this.switchOff(fault));
+    await Promise.all(work);
+    if (this.aborted || this.options.signal?.aborted) return;
+    await Promise.all(this.faults.filter((fault) => fault.step.atMs === atMs && fault.record.onAtMs === null).map((fault) => this.switchOn(fault)));
+  }
+
+  private async switchOn(fault: ActiveFault): Promise<void> {
+    const { step, record } = fault;
+    try {
+      if (step.placement.plane === 'proxy') fault.id = this.proxy!.inject(step.placement.target, step.config);
+      else fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
+      record.onAtMs = this.clockStarted ? this.now() : 0;
+      record.actedDetail = 'set';
+    } catch (error) {
+      record.actedDetail = `could not be set: ${messageOf(error)}`;
+      this.warnings.push(`${step.name}: ${record.actedDetail}`);
+    }
+  }
+
+  private async switchOff(fault: ActiveFault): Promise<void> {
+    const id = fault.id;
+    if (id === undefined) return;
+    fault.id = undefined;
+    fault.record.offAtMs = this.now();
+    const { placement } = fault.step;
+    if (placement.plane === 'proxy') {
+      this.proxy!.clear(id);
+      const { acted, detail } = this.proxy!.acted(id);
+      fault.record.acted = acted;
+      fault.record.actedDetail = detail;
+      return;
+    }
+    const client = this.controls.get(placement.control)!;
+    const count = await client.requestCount(id);
+    fault.record.acted = count === undefined ? null : count > 0;
+    fault.record.actedDetail = count === undefined ? 'the plane no longer lists it (it expired), so whether it acted is unknown' : `the plane counted ${count} requests that reached it`;
+    await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
+  }
+
+  private async switchOffAll(): Promise<void> {
+    await Promise.all(this.faults.map((fault) => this.switchOff(fault)));
+  }
+
+  /** On cancellation: the in-process faults go at once, synchronously; control planes in cleanUp. */
+  private clearAllNow(why: string): void {
+    this.proxy?.clearAll();
+    for (const fault of this.faults) {
+      if (fault.id !== undefined && fault.step.placement.plane === 'proxy') {
+        fault.record.offAtMs = this.now();
+        fault.record.actedDetail = `cleared (${why})`;
+        fault.id = undefined;
+      }
+    }
+  }
+
+  /** An abort rule fired: no more injection, every fault off now; the load runs on. */
+  private triggerAbort(rule: string, figure: string): void {
+    if (this.aborted) return;
+    this.aborted = { atMs: this.now(), rule, figure };
+    for (const fault of this.faults) if (fault.record.onAtMs === null) fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
+    this.halt.abort();
+    this.track(this.switchOffAll());
+  }
+
+  private watchSecond(bucket: SecondBucket): void {
+    const inject = this.experiment.phases.inject;
+    const startMs = bucket.second * 1000;
+    if (this.aborted || startMs < Math.floor(inject.fromMs / 1000) * 1000 || startMs >= inject.toMs) return;
+    for (const rule of this.experiment.abort) {
+      if (rule.kind !== 'load') continue;
+      const value = rule.metric === 'errors' ? (bucket.requests === 0 ? null : (bucket.errors / bucket.requests) * 100) : rule.metric === 'p50' ? bucket.p50Ms : bucket.p95Ms;
+      if (value === null) continue;
+      const breached = rule.op === '>' ? value > rule.threshold : rule.op === '>=' ? value >= rule.threshold : rule.op === '<' ? value < rule.threshold : value <= rule.threshold;
+      const streak = breached ? (this.abortStreaks.get(rule) ?? 0) + 1 : 0;
+      this.abortStreaks.set(rule, streak);
+      if (streak >= rule.forSeconds) {
+        const shown = rule.metric === 'errors' ? `${value.toFixed(1)}%` : `${value.toFixed(1)} ms`;
+        this.triggerAbort(rule.text, `${rule.metric} ${shown} in second ${bucket.second} (${streak} second${streak > 1 ? 's' : ''} in a row)`);
+        return;
+      }
+    }
+  }
+
+  private scheduleCheck(id: string, check: HttpCheck, mode: string, window: { fromMs: number; toMs: number }): void {
+    const observations: CheckObservation[] = (this.checks[id] = []);
+    const probe = async (): Promise<void> => {
+      const atMs = this.now();
+      const seen = await observe(check, policyLookup(this.options.policy), this.finish.signal);
+      if (this.finish.signal.aborted) return;
+      const unmet = unmetClause(check.predicate, seen);
+      observations.push({ atMs, ok: unmet === undefined, detail: unmet ?? `status ${seen.status} in ${seen.latencyMs.toFixed(1)} ms` });
+    };
+    if (window.toMs <= window.fromMs) return;
+    const moments: number[] = [];
+    if (mode === 'start' || mode === 'edge') moments.push(window.fromMs);
+    if (mode === 'end' || mode === 'edge') moments.push(Math.max(window.fromMs, window.toMs - Math.min(500, (window.toMs - window.fromMs) / 2)));
+    if (mode === 'continuous' || mode === 'eventually') for (let t = window.fromMs; t < window.toMs; t += check.everyMs) moments.push(t);
+    for (const t of moments) this.at(t, () => this.track(probe()));
+  }
+
+  private scheduleAbortCheck(rule: Extract<AbortRule, { kind: 'http' }>, fromMs: number, toMs: number): void {
+    let streak = 0;
+    for (let t = fromMs; t < toMs; t += rule.check.everyMs) {
+      this.at(t, () => {
+        if (this.aborted || this.halt.signal.aborted) return;
+        this.track(
+          observe(rule.check, policyLookup(this.options.policy), this.halt.signal).then((seen) => {
+            if (this.halt.signal.aborted) return;
+            const unmet = unmetClause(rule.check.predicate, seen);
+            streak = unmet === undefined ? 0 : streak + 1;
+            if (unmet !== undefined && streak >= rule.failures) this.triggerAbort(rule.text, `${streak} failed checks in a row; last: ${unmet}`);
+          }),
+        );
+      });
+    }
+  }
+
+  private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
+    const startedAtMs = this.now();
+    const outcome: CommandOutcome = await runCommandSpec(command, this.finish.signal);
+    this.commands.push({ id, startedAtMs, endedAtMs: startedAtMs + outcome.durationMs, exitCode: outcome.exitCode, signal: outcome.signal, timedOut: outcome.timedOut, ...(outcome.startError ? { startError: outcome.startError } : {}), output: outcome.output });
+  }
+
+  private async runPlaneStep(step: ToolcallStep | ProbeStep): Promise<void> {
+    const record: PlaneStepRecord = { index: step.index, name: step.name, kind: step.kind, startedAtMs: null, endedAtMs: null };
+    this.steps.push(record);
+    if (this.aborted) {
+      record.error = 'not started: the experiment was aborted before its time';
+      return;
+    }
+    record.startedAtMs = this.now();
+    const signal = step.forMs === undefined ? this.halt.signal : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
+    try {
+      if (step.kind === 'toolcall') record.slis = await runToolcallStep(step, signal, () => undefined);
+      else {
+        const { report, verdict } = await runProbeStep(step, signal, () => undefined);
+        record.probe = {
+          verdict,
+          summary: report.summary as unknown as Record<string, number>,
+          failedLeaves: report.leaves.filter((leaf) => leaf.status === 'failed').map((leaf) => leaf.id),
+          leaves: report.leaves.map((leaf) => ({ id: leaf.id, status: leaf.status })),
+        };
+        if (report.error) record.error = report.error;
+      }
+    } catch (error) {
+      record.error = this.aborted && this.halt.signal.aborted ? 'cut: the experiment was aborted' : signal.aborted && !this.halt.signal.aborted ? `cut: not done within its for (${step.forMs} ms)` : messageOf(error);
+    } finally {
+      record.endedAtMs = this.now();
+    }
+  }
+
+  private async settlePending(): Promise<void> {
+    // New work may be tracked while waiting (a probe a timer started): wait until none is left.
+    for (let seen = 0; seen < this.pending.length; ) {
+      const batch = this.pending.slice(seen);
+      seen = this.pending.length;
+      await Promise.all(batch);
+    }
+  }
+
+  /** Every fault this run set is cleared, on every plane, and the proxies stop. */
+  private async cleanUp(): Promise<void> {
+    this.clearAllNow('the run ended');
+    for (const fault of this.faults) if (fault.id !== undefined) await this.switchOff(fault).catch((error: unknown) => this.warnings.push(messageOf(error)));
+    await Promise.all([...this.controls.values()].map((client) => client.clearOwn().catch((error: unknown) => this.warnings.push(messageOf(error)))));
+    await this.proxy?.stop();
+    await Promise.all(this.pending);
+  }
+
+  private async runRollbacks(): Promise<ExperimentResult['rollbacks']> {
+    const results: ExperimentResult['rollbacks'] = [];
+    for (const rollback of this.experiment.rollbacks) {
+      const outcome = await runCommandSpec(rollback, new AbortController().signal);
+      results.push({ command: Array.isArray(rollback.command) ? rollback.command.join(' ') : rollback.command, exitCode: outcome.exitCode, timedOut: outcome.timedOut, ...(outcome.startError ? { startError: outcome.startError } : {}) });
+    }
+    return results;
+  }
+
+  private progress(): void {
+    if (!this.options.onProgress || !this.clockStarted) return;
+    const now = this.now();
+    const { phases } = this.experiment;
+    const phase = now < phases.baseline.toMs ? 'baseline' : now < phases.inject.toMs ? 'inject' : 'recover';
+    const on = this.faults.filter((fault) => fault.id !== undefined).map((fault) => fault.step.name);
+    this.options.onProgress({
+      doneMs: Math.min(now, this.experiment.durationMs),
+      totalMs: this.experiment.durationMs,
+      message: `${this.aborted ? 'aborted, recovering' : phase} ${(now / 1000).toFixed(0)}s/${(this.experiment.durationMs / 1000).toFixed(0)}s${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
+    });
+  }
+
+  private result(load: OpenLoopResult | undefined, rollbacks: ExperimentResult['rollbacks']): ExperimentResult {
+    const samples: RequestSamples | undefined = load?.samples;
+    const evaluation = evaluate({
+      experiment: this.experiment,
+      samples,
+      faults: this.faults.map((fault) => fault.record),
+      steps: this.steps,
+      checks: this.checks,
+      commands: this.commands,
+      aborted: this.aborted,
+    });
+    const { experiment } = this;
+    return {
+      title: experiment.title,
+      description: experiment.description,
+      fileFormat: experiment.format,
+      startedAt: this.startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      seed: this.proxy?.seed ?? experiment.seed ?? null,
+      durationMs: experiment.durationMs,
+      load:
+        load && experiment.load
+          ? {
+              url: experiment.load.url,
+              method: experiment.load.method,
+              ratePerSecond: experiment.load.clients * experiment.load.rps,
+              achievedRatePerSecond: load.achievedRatePerSecond,
+              clients: experiment.load.clients,
+              durationMs: experiment.load.durationMs,
+              timeoutMs: experiment.load.timeoutMs,
+              requests: load.requests,
+              errors: load.errors,
+              errorsByClass: load.errorsByClass,
+              errorDetails: load.errorDetails,
+              statusCodes: load.statusCodes,
+              latency: load.latency,
+              queued: load.queued,
+              connectionsOpened: load.connectionsOpened,
+            }
+          : null,
+      proxies: (this.proxy ? (experiment.proxies.length > 0 ? experiment.proxies : []) : []).map((mapping, index) => ({ mapping: mapping.text, port: this.proxy!.ports[index]! })),
+      control: experiment.control.map((plane) => plane.name),
+      phases: experiment.phases,
+      faults: this.faults.map((fault) => fault.record),
+      steps: this.steps.sort((a, b) => a.index - b.index),
+      timeline: samples ? timelineOf(samples, experiment.durationMs) : { bucketMs: 1000, buckets: [] },
+      seconds: samples ? timelineOf(samples, experiment.durationMs, 1000).buckets : [],
+      checks: this.checks,
+      commands: this.commands,
+      expectations: evaluation.expectations,
+      aborted: this.aborted,
+      rollbacks,
+      connectFailures: this.connectFailures,
+      injected: evaluation.injected,
+      verdict: evaluation.verdict,
+      verdictReasons: [...evaluation.reasons, ...this.warnings.map((warning) => `warning: ${warning}`)],
+    };
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * From text to a checked object: YAML or JSON (bounded), then the published JSON Schema (ajv),
+ * whose errors are said the house way — `method[1].fault: unknown field "statuscode" (accepted: …)`,
+ * `load.rps: must be a number (got "fast")` — naming where in the file, as written.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { ToolInputError } from '../errors.js';
+import { describeValue, FORBIDDEN_KEYS } from '../config-reader.js';
+import { jsonDepthExceeds } from '../jsonrpc/message.js';
+import { EXPERIMENT_SCHEMA } from './schema.js';
+
+/** The longest experiment text accepted, and its deepest nesting. */
+export const MAX_EXPERIMENT_CHARS = 512 * 1024;
+export const MAX_EXPERIMENT_DEPTH = 32;
+
+/** Parses experiment text: JSON when it starts with `{`, else YAML (of which JSON is a subset anyway). */
+export async function parseExperimentText(text: string, where = 'experiment'): Promise<unknown> {
+  if (text.length > MAX_EXPERIMENT_CHARS) throw new ToolInputError(`${where}: ${text.length} characters, above the ${MAX_EXPERIMENT_CHARS} accepted`);
+  if (jsonDepthExceeds(text, MAX_EXPERIMENT_DEPTH)) throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
+  if (text.trimStart().startsWith('{')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ToolInputError(`${where}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  const { parseDocument } = await import('yaml');
+  // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
+  const document = parseDocument(text, { uniqueKeys: true });
+  if (document.errors.length > 0) throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
+  const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  if (value === null || value === undefined) throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
+  return value;
+}
+
+let validator: ValidateFunction | undefined;
+
+/** Checks `raw` against the published schema; throws naming the first problem where it is. */
+export function checkShape(raw: unknown, where = 'experiment'): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
+  const forbidden = findForbiddenKey(raw, '', new Set());
+  if (forbidden?.cycle) throw new ToolInputError(`${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`);
+  if (forbidden !== undefined) throw new ToolInputError(`${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`);
+  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
+  if (validator(raw)) return;
+  throw new ToolInputError(describeErrors(validator.errors ?? [], raw));
+}
+
+/**
+ * The first key no config may have, or the first node that contains itself: YAML builds one when
+ * an alias points inside its own anchor (`a: &x [*x]`), and every walk of it would never end.
+ */
+function findForbiddenKey(value: unknown, at: string, ancestors: Set<object>): { key: string; at: string; cycle?: true } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (ancestors.has(value)) return { key: '', at, cycle: true };
+  ancestors.add(value);
+  for (const [key, child] of Object.entries(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return { key, at };
+    const found = findForbiddenKey(child, Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key, ancestors);
+    if (found) return found;
+  }
+  ancestors.delete(value);
+  return undefined;
+}
+
+/** `/method/1/fault` → `method[1].fault`. */
+function pathOf(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+}
+
+function valueAt(raw: unknown, pointer: string): unknown {
+  let current = raw;
+  for (const part of pointer.split('/').slice(1)) current = (current as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return current;
+}
+
+/**
+ * One message for the most useful error: the deepest (the one that got furthest into the value)
+ * says most; where a field takes several forms and none fits at its own level, the field's
+ * description of its forms says more than any one branch's complaint.
+ */
+function describeErrors(errors: ErrorObject[], raw: unknown): string {
+  const deepest = [...errors].sort((a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || rank(a) - rank(b))[0]!;
+  const where = pathOf(deepest.instancePath) || 'experiment';
+  const got = describeValue(valueAt(raw, deepest.instancePath));
+  switch (deepest.keyword) {
+    case 'additionalProperties': {
+      const schema = deepest.parentSchema as { properties?: Record<string, unknown> } | undefined;
+      const accepted = Object.keys(schema?.properties ?? {});
+      return `${where}: unknown field ${JSON.stringify((deepest.params as { additionalProperty: string }).additionalProperty)}${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`;
+    }
+    case 'required':
+      return `${where}: ${(deepest.params as { missingProperty: string }).missingProperty} is required`;
+    case 'type':
+      return `${where}: must be ${article((deepest.params as { type: string | string[] }).type)} (got ${got})`;
+    case 'enum':
+      return `${where}: must be one of ${((deepest.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')} (got ${got})`;
+    case 'const':
+      return `${where}: must be ${JSON.stringify((deepest.params as { allowedValue: unknown }).allowedValue)} (got ${got})`;
+    case 'oneOf': {
+      const schema = deepest.parentSchema as { description?: string } | undefined;
+      return `${where}: not a form this field takes${schema?.description ? `: ${schema.description}` : ''} (got ${got})`;
+    }
+    default:
+      return `${where}: ${deepest.message ?? 'is not valid'} (got ${got})`;
+  }
+}
+
+/** Among errors at the same depth, the most specific kind first. */
+function rank(error: ErrorObject): number {
+  return ['oneOf', 'additionalProperties', 'required', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxLength', 'type'].indexOf(error.keyword) >>> 0;
+}
+
+function article(type: string | string[]): string {
+  const list = Array.isArray(type) ? type : type.split(',');
+  const word = (t: string): string => (t === 'integer' ? 'a whole number' : t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`);
+  return list.map(word).join(' or ');
+}

@@ -1,0 +1,68 @@
+/**
+ * Moments and windows on the run's timeline (t = 0 is the start of the load), and the three
+ * phases: baseline before the first fault, inject while faults act, recover after the last one.
+ */
+import { ToolInputError } from '../errors.js';
+import { formatDuration, parseDuration } from '../duration.js';
+import type { Phases, Step, Window } from './model.js';
+
+/** A duration field: a string the one duration parser reads, or a number of seconds. */
+export function durationField(value: unknown, what: string): number {
+  const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value), what);
+  if (!Number.isFinite(ms) || ms < 0) throw new ToolInputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);
+  return ms;
+}
+
+/** A moment: a duration from the start, or a percentage of the run (which must then be known). */
+export function momentField(value: unknown, what: string, runMs: number | undefined): number {
+  const percent = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value) : null;
+  if (!percent) return durationField(value, what);
+  if (runMs === undefined) throw new ToolInputError(`${what}: ${value} is a share of the run, whose length is not given; give load.duration (or duration), or write a time such as 5s`);
+  const share = Number(percent[1]);
+  if (share > 100) throw new ToolInputError(`${what}: ${value} is over 100%`);
+  return (share / 100) * runMs;
+}
+
+export function stepEnd(step: Step): number | undefined {
+  return step.forMs === undefined ? undefined : step.atMs + step.forMs;
+}
+
+/**
+ * The phases: injecting steps are the fault steps and the tool-call steps (each breaks something);
+ * probe steps probe and do not make a phase. With none, the inject window is empty at 0.
+ */
+export function phasesOf(steps: readonly Step[], durationMs: number): Phases {
+  const injecting = steps.filter((step) => step.kind !== 'probe');
+  const first = injecting.length === 0 ? 0 : Math.min(...injecting.map((step) => step.atMs));
+  const last = injecting.length === 0 ? 0 : Math.max(...injecting.map((step) => stepEnd(step) ?? step.atMs));
+  return {
+    baseline: { label: 'baseline', fromMs: 0, toMs: first },
+    inject: { label: 'inject', fromMs: first, toMs: last },
+    recover: { label: 'recover', fromMs: last, toMs: durationMs },
+  };
+}
+
+/** A `during` value: a phase, run, a step's name, or "A..B" (moments). */
+export function windowOf(text: string, what: string, phases: Phases, steps: readonly Step[], durationMs: number): Window {
+  const label = text.trim();
+  const phase = label.toLowerCase();
+  if (phase === 'inject' || phase === 'baseline' || phase === 'recover') return { ...phases[phase], label: phase };
+  if (phase === 'run') return { label: 'run', fromMs: 0, toMs: durationMs };
+  const step = steps.find((candidate) => candidate.name === label);
+  if (step) return { label, fromMs: step.atMs, toMs: stepEnd(step) ?? durationMs };
+  const range = /^(.+?)\s*\.\.\s*(.+)$/.exec(label);
+  if (range) {
+    const fromMs = momentField(range[1]!, what, durationMs);
+    const toMs = momentField(range[2]!, what, durationMs);
+    if (!(toMs > fromMs)) throw new ToolInputError(`${what}: "${text}" ends before it starts`);
+    if (toMs > durationMs) throw new ToolInputError(`${what}: "${text}" ends after the run (${formatDuration(durationMs)})`);
+    return { label, fromMs, toMs };
+  }
+  const names = steps.map((candidate) => JSON.stringify(candidate.name));
+  throw new ToolInputError(`${what}: "${text}" is not a window; accepted: inject, baseline, recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`);
+}
+
+/** "5s–15s" for reports. */
+export function describeWindow(window: Window): string {
+  return `${formatDuration(window.fromMs)}–${formatDuration(window.toMs)}`;
+}

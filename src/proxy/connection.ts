@@ -1,0 +1,227 @@
+/**
+ * The TCP path of one accepted client: a connection to the mapping's remote (TLS when the mapping
+ * says so) and two links, upstream (client → target) and downstream (target → client), each
+ * carrying the stages of the network faults that apply to it.
+ *
+ *   client ──upstream link: [stages]──▶ target
+ *   client ◀─downstream link: [stages]── target
+ *
+ * The client stays paused until the target is up. An unreachable target (or a failed TLS
+ * handshake) closes the client and is counted as a connect failure. A clean close of one socket
+ * ends the other only once its own direction has delivered everything (a delayed response still
+ * arrives); an abrupt one ends both at once.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Fault, LinkDirection } from './faults/fault.js';
+import { Link, type ConnectionFlow, type LinkSink, type LinkSource } from './link.js';
+import type { Mapping } from './mapping.js';
+
+/** The client side of a TCP path: the accepted socket, or a ClientEnd a protocol stage drives. */
+export type ClientSide = LinkSource &
+  LinkSink & {
+    on(event: 'error', listener: (error: Error) => void): unknown;
+    once(event: 'close', listener: (hadError: boolean) => void): unknown;
+    destroy(): unknown;
+    readonly remoteAddress?: string | undefined;
+    readonly remotePort?: number | undefined;
+  };
+
+/** Per-mapping counters the TCP path keeps (see MappingCounters in proxy.ts). */
+export interface TcpMappingCounters {
+  connections: number;
+  activeConnections: number;
+  connectFailures: number;
+  bytesUpstream: number;
+  bytesDownstream: number;
+}
+
+/** What happened to a connection, for the proxy's onEvent. */
+export type ConnectionEvent =
+  | { type: 'open' }
+  | { type: 'connect_failed'; error: string }
+  | { type: 'close'; bytesUpstream: number; bytesDownstream: number; durationMs: number; error?: string };
+
+/** What a connection needs from its proxy. */
+export interface ConnectionContext {
+  clock(): number;
+  /** How remote names are resolved (the target policy's lookup), if not the system's. */
+  lookup: net.LookupFunction | undefined;
+  tls: { rejectUnauthorized: boolean; ca?: string | Buffer | Array<string | Buffer> | undefined };
+  /** Gives the links their fault stages (again on every fault change). */
+  attachFaults(connection: ProxiedConnection): void;
+  /** Reports an event of `connection` (with the mapping and client it concerns). */
+  emit(connection: ProxiedConnection, event: ConnectionEvent): void;
+  /** The connection closed for good (both sockets). */
+  closed(connection: ProxiedConnection): void;
+}
+
+export class ProxiedConnection {
+  readonly target: net.Socket;
+  readonly openedAt: number;
+  links: Record<LinkDirection, Link> | undefined;
+  /** Faults already counted as attached to this connection. */
+  readonly countedFaults = new Set<Fault>();
+  bytesUpstream = 0;
+  bytesDownstream = 0;
+  private error: string | undefined;
+  private openSockets = 2;
+
+  constructor(
+    private readonly context: ConnectionContext,
+    readonly id: number,
+    readonly mappingIndex: number,
+    readonly mapping: Mapping,
+    private readonly counters: TcpMappingCounters,
+    readonly client: ClientSide,
+    /** The client's address as host:port. */
+    readonly clientAddress: string,
+  ) {
+    this.openedAt = context.clock();
+    counters.connections++;
+    counters.activeConnections++;
+    this.target = this.connectTarget();
+    this.target.once(mapping.tls ? 'secureConnect' : 'connect', this.onConnected);
+    client.on('error', this.destroyBoth);
+    this.target.on('error', (error: Error) => {
+      if (!this.links) {
+        // The target never came up (refused, DNS, TLS handshake): count it and close the client.
+        counters.connectFailures++;
+        this.context.emit(this, { type: 'connect_failed', error: describeError(error) });
+      }
+      this.destroyBoth(error);
+    });
+    client.once('close', this.onSocketClose(client, this.target));
+    this.target.once('close', this.onSocketClose(this.target, client));
+  }
+
+  /** Bytes read but not yet written, both ways. */
+  get queuedBytes(): number {
+    return this.links ? this.links.upstream.queuedBytes + this.links.downstream.queuedBytes : 0;
+  }
+
+  destroy(): void {
+    this.client.destroy();
+    this.target.destroy();
+  }
+
+  private connectTarget(): net.Socket {
+    const { mapping, context } = this;
+    const lookup = context.lookup ? { lookup: context.lookup } : {};
+    if (!mapping.tls) return net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true, ...lookup });
+    // allowHalfOpen is honoured by tls.connect (it builds the socket with it) but missing from its types.
+    const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = {
+      host: mapping.remoteHost,
+      port: mapping.remotePort,
+      servername: mapping.servername,
+      rejectUnauthorized: context.tls.rejectUnauthorized,
+      ca: context.tls.ca,
+      allowHalfOpen: true,
+      ...lookup,
+    };
+    return tls.connect(options);
+  }
+
+  private readonly onConnected = (): void => {
+    const { target, client, counters, context } = this;
+    target.setNoDelay(true);
+    const flow: ConnectionFlow = {};
+    const upstream = new Link('upstream', client, target, flow, (n) => {
+      this.bytesUpstream += n;
+      counters.bytesUpstream += n;
+    }, context.clock);
+    const downstream = new Link('downstream', target, client, flow, (n) => {
+      this.bytesDownstream += n;
+      counters.bytesDownstream += n;
+    }, context.clock);
+    this.links = { upstream, downstream };
+    context.attachFaults(this);
+    upstream.start();
+    downstream.start();
+    context.emit(this, { type: 'open' });
+  };
+
+  private readonly destroyBoth = (error: Error): void => {
+    this.error ??= describeError(error);
+    this.destroy();
+  };
+
+  private onSocketClose(socket: ClientSide, other: ClientSide): (hadError: boolean) => void {
+    return (hadError) => {
+      const links = this.links;
+      const from = links && (socket === this.client ? links.upstream : links.downstream);
+      const to = links && (socket === this.client ? links.downstream : links.upstream);
+      // A clean close means this socket's end was read and ours was sent; the other direction may
+      // still be delivering (e.g. a delayed response), so only an abrupt close ends the other side.
+      if (hadError || !from?.sourceDone || !to?.finished) other.destroy();
+      if (--this.openSockets > 0) return;
+      links?.upstream.close();
+      links?.downstream.close();
+      this.counters.activeConnections--;
+      this.context.emit(this, {
+        type: 'close',
+        bytesUpstream: this.bytesUpstream,
+        bytesDownstream: this.bytesDownstream,
+        durationMs: this.context.clock() - this.openedAt,
+        ...(this.error ? { error: this.error } : {}),
+      });
+      this.context.closed(this);
+    };
+  }
+}
+
+export function describeError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+export function formatAddress(host: string | undefined, port: number | undefined): string {
+  const h = host ?? '?';
+  return `${h.includes(':') ? `[${h}]` : h}:${port ?? '?'}`;
+}
+
+/**
+ * The live connections of a proxy: opens one per accepted client (refusing them once stopping),
+ * and on stop destroys them all and waits until every socket has closed.
+ */
+export class ConnectionTable implements Iterable<ProxiedConnection> {
+  private readonly open = new Set<ProxiedConnection>();
+  private nextId = 1;
+  private stopping = false;
+  private allClosed: (() => void) | undefined;
+  private readonly context: ConnectionContext;
+
+  constructor(context: Omit<ConnectionContext, 'closed'>) {
+    this.context = {
+      ...context,
+      closed: (connection) => {
+        this.open.delete(connection);
+        if (this.open.size === 0) this.allClosed?.();
+      },
+    };
+  }
+
+  [Symbol.iterator](): Iterator<ProxiedConnection> {
+    return this.open[Symbol.iterator]();
+  }
+
+  /** The TCP path for a client of mapping `mappingIndex` (destroyed at once when stopping). */
+  accept(mappingIndex: number, mapping: Mapping, counters: TcpMappingCounters, client: ClientSide): ProxiedConnection | undefined {
+    const clientAddress = formatAddress(client.remoteAddress, client.remotePort);
+    if (this.stopping) {
+      client.destroy();
+      return undefined;
+    }
+    const connection = new ProxiedConnection(this.context, this.nextId++, mappingIndex, mapping, counters, client, clientAddress);
+    this.open.add(connection);
+    return connection;
+  }
+
+  /** Destroys every connection; resolves once all have closed. */
+  stop(): Promise<void> {
+    this.stopping = true;
+    const closed = this.open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allClosed = resolve));
+    for (const connection of this.open) connection.destroy();
+    return closed;
+  }
+}

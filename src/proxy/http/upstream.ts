@@ -1,0 +1,175 @@
+/**
+ * One client connection's upstream leg on an HTTP mapping: requests are written as bytes straight
+ * into the mapping's TCP path (so TLS origination and the network faults act on it, as on any
+ * mapping) and responses read back with ResponseParser, one exchange at a time.
+ *
+ *   exchange ─▶ head + body bytes ─▶ ClientEnd ─▶ upstream link ─▶ target
+ *   exchange ◀─ head, body slices  ◀─ parser ◀─ downstream link ◀─ target
+ *
+ * The TCP path opens on the first request and again after the upstream closed or said it would
+ * (Connection: close, a body read until close): a fault that answers by itself never opens one.
+ */
+import type http from 'node:http';
+import type { ClientEnd, ClientEndSink } from '../client-end.js';
+import { HttpParseError, ResponseParser, type ResponseHead } from './response-parser.js';
+
+export interface ExchangeHandlers {
+  head(head: ResponseHead): void;
+  /** A slice of the body; false asks the upstream to wait for drained(). */
+  body(chunk: Buffer): boolean;
+  end(): void;
+  /** The upstream could not be reached, closed, or sent something that is not HTTP. */
+  fail(error: Error): void;
+}
+
+interface Exchange {
+  method: string;
+  head: Buffer;
+  req: http.IncomingMessage;
+  framing: 'none' | 'raw' | 'chunked';
+  handlers: ExchangeHandlers;
+}
+
+export class HttpUpstream implements ClientEndSink {
+  private path: ClientEnd | undefined;
+  private readonly parser: ResponseParser;
+  private current: Exchange | undefined;
+  private readonly queue: Exchange[] = [];
+  /** The upstream said it closes after the current response. */
+  private closing = false;
+  private full = false;
+
+  constructor(private readonly open: (sink: ClientEndSink) => ClientEnd | undefined) {
+    this.parser = new ResponseParser({
+      head: (head) => {
+        if (!head.keepAlive) this.closing = true;
+        this.current?.handlers.head(head);
+      },
+      body: (chunk) => {
+        if (this.current && !this.current.handlers.body(chunk)) this.full = true;
+      },
+      end: () => this.exchangeDone(),
+    });
+  }
+
+  /**
+   * Sends a request: `head` is its request line and headers; its body is read from `req`
+   * (re-chunked when it came chunked). Requests wait for the one before to be answered.
+   */
+  request(method: string, head: Buffer, req: http.IncomingMessage, framing: Exchange['framing'], handlers: ExchangeHandlers): void {
+    this.queue.push({ method, head, req, framing, handlers });
+    if (!this.current) this.next();
+  }
+
+  /** The client can take more of the body. */
+  drained(): void {
+    if (!this.full) return;
+    this.full = false;
+    this.path?.drained();
+  }
+
+  /** Drops the upstream leg (the client left). */
+  close(): void {
+    this.queue.length = 0;
+    this.current = undefined;
+    this.drop();
+  }
+
+  /** Lets the TCP path go (its close then reports nothing: it is no longer ours). */
+  private drop(): void {
+    const path = this.path;
+    this.path = undefined;
+    path?.destroy();
+  }
+
+  private next(): void {
+    const exchange = this.queue.shift();
+    this.current = exchange;
+    if (!exchange) return;
+    if (!this.path || this.path.destroyed) {
+      this.closing = false;
+      this.path = this.open(this);
+      if (!this.path) return this.fail(new Error('the proxy is stopping'));
+    }
+    const end = this.path;
+    this.parser.expect(exchange.method);
+    end.push(exchange.head);
+    if (exchange.framing === 'none') return;
+    const { req } = exchange;
+    const onData = (chunk: Buffer): void => {
+      const framed = exchange.framing === 'chunked' ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, CRLF]) : chunk;
+      if (!end.push(framed)) {
+        req.pause();
+        end.once('flowing', () => req.resume());
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      req.off('data', onData);
+      if (exchange.framing === 'chunked' && !end.destroyed) end.push(LAST_CHUNK);
+    });
+  }
+
+  private exchangeDone(): void {
+    const done = this.current;
+    this.current = undefined;
+    // A response whose last write filled the client never says 'drain' once ended: the link must
+    // not stay paused for the next exchange (whose own writes apply backpressure again).
+    this.drained();
+    if (this.closing) this.drop();
+    done?.handlers.end();
+    this.next();
+  }
+
+  private fail(error: Error): void {
+    const failed = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
+    this.current = undefined;
+    for (const exchange of failed) exchange.handlers.fail(error);
+  }
+
+  // ── the TCP path's sink ─────────────────────────────────────────────────────────────────
+
+  write(data: Buffer): boolean {
+    try {
+      this.parser.feed(data);
+    } catch (error) {
+      if (!(error instanceof HttpParseError)) throw error;
+      this.drop();
+      this.fail(error);
+      return true;
+    }
+    return !this.full;
+  }
+
+  end(): void {
+    const ended = this.path;
+    try {
+      this.parser.finish();
+    } catch (error) {
+      if (error instanceof HttpParseError) this.fail(error);
+    }
+    // The upstream closed its side (e.g. its keep-alive timeout between requests): the next
+    // request needs a new connection, never this half-closed one.
+    if (this.path === ended) this.drop();
+  }
+
+  closed(): void {
+    if (!this.path) return;
+    this.path = undefined;
+    if (this.current || this.queue.length > 0) this.fail(new Error('the upstream closed the connection'));
+  }
+}
+
+const CRLF = Buffer.from('\r\n');
+const LAST_CHUNK = Buffer.from('0\r\n\r\n');
+
+/** The request line and headers as bytes (one line per value of a repeated header). */
+export function requestHead(method: string, url: string, headers: http.OutgoingHttpHeaders): Buffer {
+  let text = `${method} ${url} HTTP/1.1\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) text += `${name}: ${item}\r\n`;
+    else text += `${name}: ${value}\r\n`;
+  }
+  return Buffer.from(`${text}\r\n`, 'latin1');
+}

@@ -1,0 +1,19 @@
+/** Waiting on something another process or thread does, bounded, without assuming how fast the machine is. */
+
+/**
+ * Resolves once `count()` has not changed for `quietMs` (a load that stopped sends nothing more);
+ * throws when that has not happened within `limitMs` (a load that never stops).
+ */
+export async function quietFor(count: () => number, quietMs: number, limitMs: number): Promise<void> {
+  const started = Date.now();
+  let last = count();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    if (Date.now() - started > limitMs) throw new Error(`still changing after ${limitMs} ms (now ${count()})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (count() !== last) {
+      last = count();
+      since = Date.now();
+    }
+  }
+}

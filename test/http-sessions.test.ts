@@ -1,0 +1,190 @@
+/**
+ * HTTP sessions under load: a client never evicts another client's active session; when every
+ * session is active a new initialize is answered 503 with Retry-After; a session with a call in
+ * flight or holding proxies is never closed; an inactive one (an open GET stream is not activity)
+ * makes room. Real SDK clients over streamable HTTP, against the real CLI and, with a clock the
+ * test moves, against the transport in process.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { serveHttp } from '../src/transports/http.js';
+import { createServer } from '../src/server.js';
+import { makeConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { startCliProcess } from './helpers/processes.js';
+import { textOf } from './helpers/mcp.js';
+
+/** What the clients' fetches saw: statuses, and the Retry-After of every 503. */
+interface Seen {
+  statuses: Map<number, number>;
+  retryAfter: string[];
+}
+
+function observingFetch(seen: Seen): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    seen.statuses.set(response.status, (seen.statuses.get(response.status) ?? 0) + 1);
+    if (response.status === 503) seen.retryAfter.push(response.headers.get('retry-after') ?? '');
+    return response;
+  };
+}
+
+async function connect(url: URL, seen: Seen): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(url, { fetch: observingFetch(seen) });
+  const client = new Client({ name: 'sessions', version: '0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const SESSIONS = 96;
+const CALLS = 3;
+
+test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evicted, the excess told when to retry`, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'faultline-sessions-'));
+  await writeFile(join(dir, 'app.py'), 'def handle(request):\n    return request\n');
+  const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--root', dir]);
+  try {
+    const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
+    const seen: Seen = { statuses: new Map(), retryAfter: [] };
+    // Nobody leaves before every client has either a session or its first 503: so exactly the
+    // cap's worth get in first, whatever the machine's speed.
+    let settled = 0;
+    let release!: () => void;
+    const everyoneTried = new Promise<void>((resolve) => (release = resolve));
+    const tried = (): void => {
+      if (++settled === SESSIONS) release();
+    };
+    let refusedFirst = 0;
+    const results = await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, index) => {
+        let session: Awaited<ReturnType<typeof connect>> | undefined;
+        let first = true;
+        while (!session) {
+          try {
+            session = await connect(url, seen);
+          } catch (error) {
+            assert.match(String(error), /503|Too many active sessions/, String(error));
+            if (first) refusedFirst++;
+          }
+          if (first) {
+            first = false;
+            tried();
+          }
+          if (!session) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await everyoneTried;
+        const answers: string[] = [];
+        for (let call = 0; call < CALLS; call++) {
+          const result = (await session.client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'app.py') } })) as CallToolResult;
+          assert.equal(result.isError, undefined, `client ${index}: ${textOf(result)}`);
+          answers.push(textOf(result));
+        }
+        await session.transport.terminateSession();
+        await session.client.close();
+        return answers;
+      }),
+    );
+    assert.equal(results.length, SESSIONS);
+    for (const answers of results) assert.deepEqual(answers, Array.from({ length: CALLS }, () => '["handle"]'));
+    assert.equal(refusedFirst, SESSIONS - 64, 'the default cap of 64 active sessions, none evicted for a newcomer');
+    assert.equal(seen.statuses.get(404) ?? 0, 0, 'no session was lost under its client');
+    assert.ok(seen.retryAfter.length >= SESSIONS - 64);
+    for (const value of seen.retryAfter) assert.match(value, /^[1-9]\d*$/, 'Retry-After in whole seconds');
+  } finally {
+    await cli.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('an inactive session makes room, an active one never; in flight or holding proxies, never', async () => {
+  let clock = 1_000_000;
+  const running = await serveHttp({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    maxSessions: 2,
+    activeMs: 60_000,
+    now: () => clock,
+    newSession: () => createServer(makeConfig()),
+  });
+  const url = new URL(running.url);
+  const seen: Seen = { statuses: new Map(), retryAfter: [] };
+  const open: Client[] = [];
+  try {
+    const holder = await connect(url, seen);
+    const idle = await connect(url, seen);
+    open.push(holder.client, idle.client);
+    // Both are active: a third client is told when to come back, and nobody is closed.
+    clock += 10_000;
+    await assert.rejects(connect(url, seen), /Too many active sessions/);
+    assert.deepEqual(seen.retryAfter, ['50']);
+    const held = (await holder.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+    assert.equal(held.isError, undefined, textOf(held));
+    // Past the activity window: the idle one (its GET stream still open) makes room; the one
+    // holding a proxy is kept, and its proxy answers.
+    clock += 120_000;
+    const newcomer = await connect(url, seen);
+    open.push(newcomer.client);
+    const heldId = (held.structuredContent as { id: string }).id;
+    const status = (await holder.client.callTool({ name: 'fault_proxy_status', arguments: { id: heldId } })) as CallToolResult;
+    assert.equal(status.isError, undefined, textOf(status));
+    await assert.rejects(idle.client.listTools(), /404|Session not found/);
+    // The holder holds, the newcomer is recent: 503 until the newcomer turns inactive.
+    await assert.rejects(connect(url, seen), /Too many active sessions/);
+    assert.equal(seen.retryAfter.at(-1), '60');
+    await holder.client.callTool({ name: 'fault_proxy_stop', arguments: { id: heldId } });
+
+    // A call in flight keeps its session, however long ago it began.
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const cancel = new AbortController();
+    const slow = holder.client
+      .callTool(
+        { name: 'fault_run_latency_impact_scenario', arguments: { url: 'http://127.0.0.1:9/', duration: '60s', latency: 1 } },
+        undefined,
+        { onprogress: () => running(), signal: cancel.signal },
+      )
+      .catch((error: unknown) => error);
+    await started;
+    clock += 120_000;
+    const another = await connect(url, seen);
+    open.push(another.client);
+    await assert.rejects(newcomer.client.listTools(), /404|Session not found/, 'the inactive newcomer made room, not the one in flight');
+    // One in flight, one holding a proxy: every session busy, a fixed hint.
+    const second = (await another.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+    clock += 120_000;
+    await assert.rejects(connect(url, seen), /Too many active sessions/);
+    assert.equal(seen.retryAfter.at(-1), '10', 'every session busy: a fixed hint');
+    // Cancelling it ends it, and the session is still there.
+    cancel.abort();
+    assert.match(String(await slow), /abort/i);
+    assert.ok((await holder.client.listTools()).tools.length > 0);
+    await another.client.callTool({ name: 'fault_proxy_stop', arguments: { id: (second.structuredContent as { id: string }).id } });
+  } finally {
+    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
+    await running.close();
+  }
+});
+
+test('a client that closes without DELETE (its GET stream dropped) makes room at once', async () => {
+  const running = await serveHttp({ host: '127.0.0.1', port: 0, log: silentLogger, maxSessions: 1, newSession: () => createServer(makeConfig()) });
+  const seen: Seen = { statuses: new Map(), retryAfter: [] };
+  try {
+    const url = new URL(running.url);
+    const first = await connect(url, seen);
+    await first.client.listTools();
+    await first.client.close();
+    const second = await connect(url, seen);
+    assert.ok((await second.client.listTools()).tools.length > 0);
+    await second.client.close();
+    assert.equal(seen.statuses.get(503) ?? 0, 0);
+  } finally {
+    await running.close();
+  }
+});
