@@ -10,7 +10,7 @@ import { MAX_CONNECTING, runCapacity, runOpenLoop, type OpenLoopResult } from '.
 import { planOpenLoop, runPlanned } from '../../src/load/open-loop.js';
 import { startServer, type Handler, type TestServer } from '../../test/fixtures/load/servers.js';
 import { busyInSlices, busyShare } from '../../test/helpers/busy-loop.js';
-import type { BenchCheck, Row } from '../lib/check.js';
+import { median, type BenchCheck, type Row } from '../lib/check.js';
 import { HELD_MARGIN_MS, heyAvailable, measureHeldRates, type PathResult } from '../lib/held-rate.js';
 
 /** Runs `body` with a fresh local server, closed afterwards. */
@@ -271,17 +271,23 @@ const capacityLittle: BenchCheck = {
 
 const sendLag: BenchCheck = {
   name: 'load.send-lag',
-  measures: 'the median send lag (intended start to the write) of a 3 s open-loop run at 1,000 req/s on the generator thread, paced by the clock thread (src/load/pacer.ts)',
+  measures: 'the median send lag (intended start to the write) of open-loop runs at 1,000 req/s on the generator thread, paced by the clock thread (src/load/pacer.ts): median of 3 runs of 2 s, after a 1 s warm-up run',
   peer: 'none: an absolute bound (a Node timer alone lagged a median 0.6–0.7 ms here)',
   target: 'p50 at most 0.1 ms',
   tests: ['test/load-pacer.test.ts'],
   async run() {
     return withServer(undefined, async (target) => {
-      const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 1000, connections: 10, durationMs: 3000, timeoutMs: 2000 });
-      requireNoErrors('1,000 req/s', result);
-      return [
-        { label: `send lag p50 (p99 ${result.sendLag!.p99.toFixed(2)} ms)`, ours: { label: 'lag', value: result.sendLag!.p50, unit: 'ms' }, target: { on: 'value', atMost: 0.1 } },
-      ];
+      const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 10, timeoutMs: 2000 };
+      await runOpenLoop({ ...options, durationMs: 1000 }); // the generator and clock threads start cold
+      const p50s: number[] = [];
+      const p99s: number[] = [];
+      for (let run = 0; run < 3; run += 1) {
+        const result = await runOpenLoop({ ...options, durationMs: 2000 });
+        requireNoErrors('1,000 req/s', result);
+        p50s.push(result.sendLag!.p50);
+        p99s.push(result.sendLag!.p99);
+      }
+      return [{ label: `send lag p50, median of 3 (p99s ${p99s.map((v) => v.toFixed(2)).join(', ')} ms)`, ours: { label: 'lag', value: median(p50s), unit: 'ms' }, target: { on: 'value', atMost: 0.1 } }];
     });
   },
 };
