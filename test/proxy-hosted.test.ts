@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { ToolInputError } from '../src/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
 import { proxyThreadResources, startHostedProxy } from '../src/proxy-host/index.js';
-import { connect, echo, startServer, waitClose } from './fixtures/proxy/net.js';
+import { proxyThread } from '../src/proxy-host/thread.js';
+import { connect, destroyAndWait, echo, readBytes, startServer, waitClose } from './fixtures/proxy/net.js';
 import { redisCli, redisUnavailable, startRedis, type RedisServer } from './fixtures/redis.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -101,6 +102,30 @@ describe('across the thread boundary', () => {
     await closed;
     await assert.rejects(proxy.counters(), /stopped/);
     await server.close();
+    assert.deepEqual(await threadHandles(), []);
+  });
+
+  it('a proxy thread that dies fails the calls in progress, its proxies stop at once, and the next start gets a new thread', async () => {
+    const server = await startServer(echo);
+    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
+    const dying = proxyThread();
+    // The thread's worker, as a crash would end it (no API ends it on purpose).
+    await (dying as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await assert.rejects(proxy.counters(), /proxy thread exited/);
+    await proxy.stop(); // resolves: the proxy went with its thread
+    assert.ok(dying.gone);
+    const next = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
+    try {
+      assert.notEqual(proxyThread(), dying);
+      const client = await connect(next.ports[0]!);
+      client.write('ping');
+      assert.equal((await readBytes(client, 4)).toString(), 'ping');
+      await destroyAndWait(client);
+      assert.equal((await next.counters()).mappings[0]!.connections, 1);
+    } finally {
+      await next.stop();
+      await server.close();
+    }
     assert.deepEqual(await threadHandles(), []);
   });
 });
