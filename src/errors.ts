@@ -39,3 +39,21 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** An error as it crosses to another thread: its class by name, and its message. */
+export interface ErrorOnTheWire {
+  name: string;
+  message: string;
+}
+
+export function errorToWire(error: unknown): ErrorOnTheWire {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+}
+
+/** The same class of error on this side: a refusal stays a ToolInputError, a cancel a CancelledError. */
+export function errorFromWire(error: ErrorOnTheWire): Error {
+  if (error.name === 'ToolInputError') return new ToolInputError(error.message);
+  if (error.name === 'CancelledError') return new CancelledError(error.message);
+  if (error.name === 'OperationalError') return new OperationalError(error.message);
+  return new Error(error.message);
+}

@@ -8,14 +8,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import { parseBandwidth, startProxy, type FaultSpec, type RunningProxy } from '../src/proxy/index.js';
+import { parseBandwidth, type FaultSpec } from '../src/proxy/index.js';
+import { startProxy, type TestProxy } from './helpers/proxy-under-test.js';
 import { connect, destroyAndWait, echo, handleCounts, readBytes, readToEnd, settledHandles, startServer, type TestServer } from './fixtures/proxy/net.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** Runs `body` against a proxy in front of a server, then stops both and checks nothing leaked. */
-async function withProxy(onSocket: (socket: net.Socket) => void, faults: FaultSpec[], body: (proxy: RunningProxy, server: TestServer) => Promise<void>, seed = 1): Promise<void> {
+async function withProxy(onSocket: (socket: net.Socket) => void, faults: FaultSpec[], body: (proxy: TestProxy, server: TestServer) => Promise<void>, seed = 1): Promise<void> {
   const baseline = handleCounts();
   const server = await startServer(onSocket);
   const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults, seed });
@@ -75,7 +76,7 @@ describe('latency', () => {
       const trips: number[] = [];
       for (let i = 0; i < 5; i++) trips.push(await roundTrip(client, `request ${i}`));
       for (const trip of trips) assert.ok(trip >= 99, `round trips ${trips.map((t) => t.toFixed(1))}`);
-      const [counters] = proxy.counters().faults;
+      const [counters] = (await proxy.counters()).faults;
       assert.equal(counters!.applications, 5, 'one delay per response');
       assert.equal(counters!.delayAddedMs, 500);
       await destroyAndWait(client);
@@ -98,7 +99,7 @@ describe('latency', () => {
         await recorder.all(5);
         const oneWay = sent.map((t, i) => recorder.arrivals[i]! - t);
         const shown = oneWay.map((d) => d.toFixed(1)).join(', ');
-        const [counters] = proxy.counters().faults;
+        const [counters] = (await proxy.counters()).faults;
         if (perOp) {
           for (const d of oneWay) assert.ok(d >= 99, `per-op one-way delays ${shown}`);
           assert.ok(counters!.applications >= 2, `per-op: ${counters!.applications} delays for five chunks`);
@@ -132,7 +133,7 @@ describe('jitter', () => {
       assert.ok(Math.max(...oneWay) - Math.min(...oneWay) > 5, 'the delay varies');
       // One delay per chunk read (a loaded machine may read two messages at once), each in
       // [0, 30]. How far over 30 ms a chunk may arrive is bench/checks/proxy.ts's (proxy.jitter-bound).
-      const counters = proxy.counters().faults[0]!;
+      const counters = (await proxy.counters()).faults[0]!;
       assert.ok(counters.applications >= 1 && counters.applications <= 60, `${counters.applications} delays`);
       assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 30);
       await destroyAndWait(client);
@@ -151,7 +152,7 @@ describe('packet loss', () => {
         const received = await readToEnd(client);
         const elapsed = performance.now() - start;
         assert.equal(sha(received), sha(payload));
-        const counters = proxy.counters().faults[0]!;
+        const counters = (await proxy.counters()).faults[0]!;
         assert.ok(counters.segments >= Math.ceil(payload.length / 1448), `segments ${counters.segments}`);
         const rate = counters.segmentsLost / counters.segments;
         const sigma = Math.sqrt((0.05 * 0.95) / counters.segments);
@@ -176,7 +177,7 @@ describe('packet loss', () => {
         client.write(message);
         await readBytes(client, message.length);
       }
-      const counters = proxy.counters().faults[0]!;
+      const counters = (await proxy.counters()).faults[0]!;
       // One direction, 24 messages: at least 24 first transmissions (retransmissions add more).
       assert.ok(counters.segments >= 24, `segments ${counters.segments}`);
       // applications = first transmissions lost; Binomial(24, 0.5) lies in [3, 21] but for 1e-4.
@@ -199,7 +200,7 @@ describe('bandwidth', () => {
       const received = await done;
       rate = received.length / ((performance.now() - start) / 1000);
       assert.equal(sha(received), sha(payload));
-      assert.equal(proxy.counters().faults[0]!.bytesPaced, bytes);
+      assert.equal((await proxy.counters()).faults[0]!.bytesPaced, bytes);
       await destroyAndWait(client);
     });
     return rate;
@@ -263,14 +264,14 @@ describe('blackhole', () => {
       assert.equal(received.length, 0, 'no byte passes while the blackhole is on');
       assert.ok(backPressured, 'the sender saw backpressure');
       assert.ok(offset < payload.length, 'the sender could not push everything');
-      const held = proxy.counters();
+      const held = (await proxy.counters());
       assert.ok(held.mappings[0]!.bytesQueued <= 2 * 1024 * 1024, `proxy holds ${held.mappings[0]!.bytesQueued} bytes`);
       // Held from the first byte it stopped (when a busy machine got to it) until now.
       assert.ok(held.faults[0]!.timeHeldMs > 0 && held.faults[0]!.timeHeldMs <= performance.now() - connected, `held ${held.faults[0]!.timeHeldMs} ms`);
-      proxy.setFaults([]);
+      await proxy.setFaults([]);
       while (received.reduce((a, b) => a + b.length, 0) < payload.length) await sleep(20);
       assert.equal(sha(Buffer.concat(received)), sha(payload));
-      const after = proxy.counters().faults[0]!;
+      const after = (await proxy.counters()).faults[0]!;
       assert.equal(after.active, false);
       assert.equal(after.applications, 1);
       received = [];
@@ -289,9 +290,9 @@ describe('blackhole from the first byte', () => {
       client.on('data', (d: Buffer) => (received += d.length));
       await sleep(300);
       assert.equal(received, 0);
-      const queued = proxy.counters().mappings[0]!.bytesQueued;
+      const queued = (await proxy.counters()).mappings[0]!.bytesQueued;
       assert.ok(queued <= 2 * 1024 * 1024, `proxy holds ${queued} bytes`);
-      proxy.setFaults([]);
+      await proxy.setFaults([]);
       assert.equal(sha(await all), sha(payload));
       await destroyAndWait(client);
     });
@@ -322,7 +323,7 @@ describe('side and direction', () => {
         [undefined, undefined, 'response'],
       ];
       for (const [side, direction, expected] of cases) {
-        proxy.setFaults([{ type: 'latency', latencyMs: 600, side, direction }]);
+        await proxy.setFaults([{ type: 'latency', latencyMs: 600, side, direction }]);
         const sent = performance.now();
         await roundTrip(client, 'ping');
         const received = performance.now();

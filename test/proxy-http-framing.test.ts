@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { HttpParseError, ResponseParser, type ResponseHead } from '../src/proxy/http/response-parser.js';
-import { startProxy } from '../src/proxy/index.js';
+import { startProxy } from './helpers/proxy-under-test.js';
 import { handleCounts, settledHandles, startServer } from './fixtures/proxy/net.js';
 import { RawClient, startUpstream } from './fixtures/http/upstream.js';
 

@@ -4,13 +4,13 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { startProxy, type RunningProxy } from '../src/proxy/index.js';
+import { startProxy, type TestProxy } from './helpers/proxy-under-test.js';
 import { removePath, globToRegExp, classify, type HttpFaultSpec } from '../src/proxy/http/index.js';
 import { MAX_BUFFERED_BODY } from '../src/proxy/http/stage.js';
 import { handleCounts, settledHandles, startServer, echo, connect, readBytes, destroyAndWait, TLS_CERT, TLS_KEY } from './fixtures/proxy/net.js';
 import { JSON_BODY, RawClient, startUpstream, type Upstream } from './fixtures/http/upstream.js';
 
-async function withHttpProxy(faults: HttpFaultSpec[], body: (proxy: RunningProxy, upstream: Upstream, port: number) => Promise<void>, seed: number | string = 1): Promise<void> {
+async function withHttpProxy(faults: HttpFaultSpec[], body: (proxy: TestProxy, upstream: Upstream, port: number) => Promise<void>, seed: number | string = 1): Promise<void> {
   const baseline = handleCounts();
   const upstream = await startUpstream();
   const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true, httpFaults: faults, seed });
@@ -45,7 +45,7 @@ describe('HTTP stage without faults', () => {
       assert.equal(head.body.length, 0);
       assert.equal(client.closed, false);
       await client.close();
-      const counters = proxy.counters();
+      const counters = (await proxy.counters());
       assert.equal(counters.mappings[0]!.httpConnections, 1);
       assert.equal(counters.mappings[0]!.httpExchanges, 5);
     });
@@ -110,7 +110,7 @@ describe('HTTP stage without faults', () => {
       const response = await fetch(`http://127.0.0.1:${proxy.ports[0]}/`);
       assert.equal(response.status, 502);
       assert.match(await response.text(), /could not be reached/);
-      assert.equal(proxy.counters().mappings[0]!.connectFailures, 1);
+      assert.equal((await proxy.counters()).mappings[0]!.connectFailures, 1);
     } finally {
       await proxy.stop();
     }
@@ -173,7 +173,7 @@ describe('HTTP faults', () => {
       await client.close();
       assert.deepEqual(upstream.received, []);
       assert.equal(upstream.connections, 0);
-      const [counters] = proxy.counters().httpFaults!;
+      const [counters] = (await proxy.counters()).httpFaults!;
       assert.deepEqual({ requests: counters!.requests, applications: counters!.applications, passes: counters!.passes }, { requests: 3, applications: 3, passes: 0 });
     });
   });
@@ -208,7 +208,7 @@ describe('HTTP faults', () => {
       await response.arrayBuffer();
       assert.ok(performance.now() - started >= 140);
       assert.deepEqual(upstream.received, []);
-      assert.deepEqual(proxy.counters().httpFaults!.map((c) => c.applications), [1, 1]);
+      assert.deepEqual((await proxy.counters()).httpFaults!.map((c) => c.applications), [1, 1]);
     });
   });
 
@@ -318,7 +318,7 @@ describe('HTTP faults', () => {
       } finally {
         agent.destroy();
       }
-      assert.equal(proxy.counters().httpFaults![0]!.requests, 11);
+      assert.equal((await proxy.counters()).httpFaults![0]!.requests, 11);
     });
   });
 
@@ -362,7 +362,7 @@ describe('HTTP faults', () => {
       const small = await client.request('GET', '/json');
       assert.throws(() => JSON.parse(small.body.toString()));
       await client.close();
-      const counters = proxy.counters().httpFaults![0]!;
+      const counters = (await proxy.counters()).httpFaults![0]!;
       assert.deepEqual({ requests: counters.requests, applications: counters.applications, passes: counters.passes, oversized: counters.oversized }, { requests: 2, applications: 1, passes: 0, oversized: 1 });
     });
   });
@@ -406,24 +406,24 @@ describe('HTTP faults', () => {
       const a = await RawClient.connect(proxy.ports[0]!);
       const b = await RawClient.connect(proxy.ports[1]!);
       assert.equal((await a.request('GET', '/')).status, 200);
-      proxy.setHttpFaults([{ type: 'error', statusCode: 503, target: 'api' }]);
+      await proxy.setHttpFaults([{ type: 'error', statusCode: 503, target: 'api' }]);
       assert.equal((await a.request('GET', '/')).status, 503);
       assert.equal((await b.request('GET', '/')).status, 200);
-      proxy.setHttpFaults([{ type: 'error', statusCode: 504, target: String(proxy.ports[1]) }]);
+      await proxy.setHttpFaults([{ type: 'error', statusCode: 504, target: String(proxy.ports[1]) }]);
       assert.equal((await a.request('GET', '/')).status, 200);
       assert.equal((await b.request('GET', '/')).status, 504);
-      assert.throws(() => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]), /status_code must be an HTTP status in 400\.\.599/);
-      assert.throws(() => proxy.setHttpFaults([{ type: 'teapot' }]), /HTTP fault type must be one of/);
-      assert.throws(() => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]), /unknown field "colour"/);
-      assert.throws(() => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, #api, \d+/);
+      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]), /status_code must be an HTTP status in 400\.\.599/);
+      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'teapot' }]), /HTTP fault type must be one of/);
+      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]), /unknown field "colour"/);
+      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, #api, \d+/);
       // README spells a name target `#name`: accepted as written, for HTTP and network faults.
-      proxy.setHttpFaults([{ type: 'error', statusCode: 502, target: '#api' }]);
+      await proxy.setHttpFaults([{ type: 'error', statusCode: 502, target: '#api' }]);
       assert.equal((await a.request('GET', '/')).status, 502);
       assert.equal((await b.request('GET', '/')).status, 200);
-      proxy.setFaults([{ type: 'latency', latencyMs: 1, target: '#api' } as never]);
+      await proxy.setFaults([{ type: 'latency', latencyMs: 1, target: '#api' } as never]);
       // With several faults, the error names the one at fault.
-      assert.throws(() => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]), /^ToolInputError: faults\[1\]: fault target "#apl"/);
-      assert.throws(() => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]), /fault target "apl" names no mapping/);
+      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]), /^ToolInputError: faults\[1\]: fault target "#apl"/);
+      await assert.rejects(async () => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]), /fault target "apl" names no mapping/);
       await a.close();
       await b.close();
     } finally {
@@ -435,7 +435,7 @@ describe('HTTP faults', () => {
 
   it('network faults still apply to the upstream leg of an HTTP mapping', async () => {
     await withHttpProxy([], async (proxy, _upstream, port) => {
-      proxy.setFaults([{ type: 'latency', latencyMs: 150 }]);
+      await proxy.setFaults([{ type: 'latency', latencyMs: 150 }]);
       const started = performance.now();
       await (await fetch(`http://127.0.0.1:${port}/`)).text();
       assert.ok(performance.now() - started >= 140);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type net from 'node:net';
 import { describe, it } from 'node:test';
-import { startProxy, type FaultSpec } from '../src/proxy/index.js';
+import type { FaultSpec } from '../src/proxy/index.js';
+import { startProxy } from './helpers/proxy-under-test.js';
 import { connect, handleCounts, settledHandles, startServer, waitClose, writeAll } from './fixtures/proxy/net.js';
 
 const MB = 1024 * 1024;
@@ -63,7 +64,7 @@ describe('byte integrity', () => {
     ];
     for (const faults of schedule) {
       await new Promise((resolve) => setTimeout(resolve, 150));
-      proxy.setFaults(faults);
+      await proxy.setFaults(faults);
     }
 
     const [fromServer, fromClient] = await Promise.all([clientResult, sending.then(() => serverResult!)]);
@@ -72,7 +73,7 @@ describe('byte integrity', () => {
     assert.equal(fromClient.bytes, toServer.length);
     assert.equal(fromClient.sha, sha(toServer));
 
-    const faults = proxy.counters().faults;
+    const faults = (await proxy.counters()).faults;
     for (const name of ['latency', 'per-op latency', 'jitter', 'packet_loss', 'bandwidth']) {
       const counters = faults.find((f) => f.name === name)!;
       assert.ok(counters.applications > 0, `${name} acted`);

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { startProxy } from '../src/proxy/index.js';
+import { startProxy } from './helpers/proxy-under-test.js';
 import { connect, destroyAndWait, echo, readBytes, startServer } from './fixtures/proxy/net.js';
 
 test('latency: never early, once per response, by exactly the delay asked for', async () => {
@@ -27,7 +27,7 @@ test('latency: never early, once per response, by exactly the delay asked for', 
         }
         await destroyAndWait(client);
         assert.ok(Math.min(...trips) >= latencyMs, `a ${latencyMs} ms delay came early: ${Math.min(...trips).toFixed(3)} ms`);
-        const [counters] = proxy.counters().faults;
+        const [counters] = (await proxy.counters()).faults;
         assert.equal(counters!.applications, 40);
         assert.equal(counters!.delayAddedMs, 40 * latencyMs);
       } finally {

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { ToolInputError } from '../src/errors.js';
-import { startProxy, type ProxyEvent } from '../src/proxy/index.js';
+import type { ProxyEvent } from '../src/proxy/index.js';
+import { startProxy } from './helpers/proxy-under-test.js';
 import { connect, destroyAndWait, echo, handleCounts, readBytes, readToEnd, settledHandles, startServer, TLS_CERT, waitClose, writeAll } from './fixtures/proxy/net.js';
 
 /** A port nothing listens on (bound, read, released). */
@@ -28,7 +29,7 @@ describe('proxy on loopback', () => {
     await writeAll(client, data);
     assert.ok((await received).equals(data));
     await waitClose(client);
-    const counters = proxy.counters();
+    const counters = (await proxy.counters());
     assert.equal(counters.mappings[0]!.bytesUpstream, data.length);
     assert.equal(counters.mappings[0]!.bytesDownstream, data.length);
     assert.equal(counters.mappings[0]!.connections, 1);
@@ -95,7 +96,7 @@ describe('proxy on loopback', () => {
       const client = await connect(untrusted.ports[0]!);
       await waitClose(client);
     }
-    assert.equal(untrusted.counters().mappings[0]!.connectFailures, 2);
+    assert.equal((await untrusted.counters()).mappings[0]!.connectFailures, 2);
     const failure = events.find((e) => e.type === 'connect_failed');
     assert.ok(failure && failure.type === 'connect_failed' && /self-signed|SELF_SIGNED/i.test(failure.error), JSON.stringify(failure));
     await untrusted.stop();
@@ -130,7 +131,7 @@ describe('proxy on loopback', () => {
     const refused = await connect(proxy.ports[0]!);
     refused.write('lost?');
     await waitClose(refused);
-    const counters = proxy.counters().mappings[0]!;
+    const counters = (await proxy.counters()).mappings[0]!;
     assert.equal(counters.connectFailures, 1);
     assert.equal(counters.activeConnections, 0);
     assert.ok(events.some((e) => e.type === 'connect_failed' && /ECONNREFUSED/.test(e.error)));
@@ -150,8 +151,8 @@ describe('proxy on loopback', () => {
     const clients = await Promise.all([connect(proxy.ports[0]!), connect(proxy.ports[0]!)]);
     for (const client of clients) client.write(randomBytes(256 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(proxy.counters().mappings[0]!.activeConnections, 2);
-    assert.ok(proxy.counters().faults.find((f) => f.name === 'blackhole')!.timeHeldMs > 0);
+    assert.equal((await proxy.counters()).mappings[0]!.activeConnections, 2);
+    assert.ok((await proxy.counters()).faults.find((f) => f.name === 'blackhole')!.timeHeldMs > 0);
     await proxy.stop();
     await Promise.all(clients.map(waitClose));
     await server.close();

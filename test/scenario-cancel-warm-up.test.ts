@@ -10,14 +10,15 @@ import { test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { CancelledError } from '../src/errors.js';
 import { generatorThreadResources } from '../src/load/index.js';
+import { proxyThreadResources } from '../src/proxy-host/index.js';
 import { runScenario, scenarioFromArguments } from '../src/scenario/index.js';
 import { warmUpOnce } from '../src/scenario/warm-up.js';
 import { startApp } from './fixtures/scenario/app.js';
 
-/** Sockets, listening servers and timers alive now, here and on the load generator's thread. */
+/** Sockets, listening servers and timers alive now, here and on the load generator's and the proxy's threads. */
 async function handles(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const resource of [...process.getActiveResourcesInfo(), ...(await generatorThreadResources())]) {
+  for (const resource of [...process.getActiveResourcesInfo(), ...(await generatorThreadResources()), ...(await proxyThreadResources())]) {
     if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
   }
   return counts;

@@ -7,13 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatorThreadResources } from '../src/load/index.js';
+import { proxyThreadResources } from '../src/proxy-host/index.js';
 import { warmUpOnce } from '../src/scenario/warm-up.js';
 
-/** Handles of these kinds that are alive now (sockets, listening servers, timers), here and on the load generator's thread. */
+/** Handles of these kinds that are alive now (sockets, listening servers, timers), here and on the load generator's and the proxy's threads. */
 async function handles(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  const generatorThread = await generatorThreadResources();
-  for (const resource of [...process.getActiveResourcesInfo(), ...generatorThread]) if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
+  const threads = [...(await generatorThreadResources()), ...(await proxyThreadResources())];
+  for (const resource of [...process.getActiveResourcesInfo(), ...threads]) if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
   return counts;
 }
 

@@ -10,7 +10,8 @@ import { MAX_CONNECTING, runCapacity, runOpenLoop, type OpenLoopResult } from '.
 import { planOpenLoop, runPlanned } from '../../src/load/open-loop.js';
 import { startServer, type Handler, type TestServer } from '../../test/fixtures/load/servers.js';
 import { busyInSlices, busyShare } from '../../test/helpers/busy-loop.js';
-import type { BenchCheck, Row } from '../lib/check.js';
+import { median, type BenchCheck, type Row } from '../lib/check.js';
+import { HELD_MARGIN_MS, heyAvailable, measureHeldRates, type PathResult } from '../lib/held-rate.js';
 
 /** Runs `body` with a fresh local server, closed afterwards. */
 async function withServer<T>(handler: Handler | undefined, body: (server: TestServer) => Promise<T>): Promise<T> {
@@ -268,4 +269,50 @@ const capacityLittle: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [rateAccuracy, evenSpacing, stallSeconds, growthWhenLate, growthWhenBusy, generatorThreadLag, runEnds, capacityLittle];
+const sendLag: BenchCheck = {
+  name: 'load.send-lag',
+  measures: 'the median send lag (intended start to the write) of open-loop runs at 1,000 req/s on the generator thread, paced by the clock thread (src/load/pacer.ts): median of 3 runs of 2 s, after a 1 s warm-up run',
+  peer: 'none: an absolute bound (a Node timer alone lagged a median 0.6–0.7 ms here)',
+  target: 'p50 at most 0.1 ms',
+  tests: ['test/load-pacer.test.ts'],
+  async run() {
+    return withServer(undefined, async (target) => {
+      const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 10, timeoutMs: 2000 };
+      await runOpenLoop({ ...options, durationMs: 1000 }); // the generator and clock threads start cold
+      const p50s: number[] = [];
+      const p99s: number[] = [];
+      for (let run = 0; run < 3; run += 1) {
+        const result = await runOpenLoop({ ...options, durationMs: 2000 });
+        requireNoErrors('1,000 req/s', result);
+        p50s.push(result.sendLag!.p50);
+        p99s.push(result.sendLag!.p99);
+      }
+      return [{ label: `send lag p50, median of 3 (p99s ${p99s.map((v) => v.toFixed(2)).join(', ')} ms)`, ours: { label: 'lag', value: median(p50s), unit: 'ms' }, target: { on: 'value', atMost: 0.1 } }];
+    });
+  },
+};
+
+const rungText = (result: PathResult): string => {
+  const last = result.rungs.at(-1);
+  return `idle p99 ${result.idleP99Ms.toFixed(2)} ms` + (last ? `; at ${last.rate} req/s p99 ${last.p99Ms.toFixed(1)} ms (${last.held ? 'held' : 'missed'})` : '');
+};
+
+const proxyInPath: BenchCheck = {
+  name: 'load.proxy-in-path',
+  measures: `the highest rate (1k…30k req/s ladder, 2 s each, 50 connections) held with no error, within 2% of the rate and p99 at most the path's idle p99 + ${HELD_MARGIN_MS} ms: the open loop through a fault proxy on its own thread (as a scenario runs it), straight to the upstream, and hey straight to it`,
+  peer: 'the open loop without the proxy; hey (closed loop, -q per worker) without it; all interleaved rung by rung against one upstream process',
+  target: 'with the proxy at least 0.8 of the rate without it; without it at least hey\'s',
+  tests: ['test/proxy-hosted.test.ts', 'test/scenario-lifecycle.test.ts'],
+  timeoutMs: 300_000,
+  async run() {
+    if (!(await heyAvailable())) throw new Error('hey is not installed (apt-get install -y hey): no peer to compare with');
+    const { direct, proxy, hey } = await measureHeldRates(['direct', 'proxy', 'hey']);
+    const rate = (label: string, result: PathResult) => ({ label, value: result.heldRate, unit: 'req/s' });
+    return [
+      { label: `through the proxy (${rungText(proxy)}) vs without (${rungText(direct)})`, ours: rate('proxy', proxy), peer: rate('direct', direct), target: { on: 'ratio', atLeast: 0.8 } },
+      { label: `without the proxy vs hey (${rungText(hey)})`, ours: rate('direct', direct), peer: rate('hey', hey), target: { on: 'ratio', atLeast: 1 } },
+    ];
+  },
+};
+
+export const checks: BenchCheck[] = [rateAccuracy, evenSpacing, stallSeconds, growthWhenLate, growthWhenBusy, generatorThreadLag, runEnds, capacityLittle, sendLag, proxyInPath];

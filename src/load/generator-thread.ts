@@ -27,7 +27,7 @@
  *   live counters: shared memory, no message
  */
 import { Worker } from 'node:worker_threads';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { errorFromWire, type ErrorOnTheWire } from '../errors.js';
 import { LiveCounters } from './live-counters.js';
 import type { OpenLoopOptions, OpenLoopResult, Plan, SecondBucket } from './open-loop.js';
 import type { LoadTarget } from './options.js';
@@ -40,8 +40,8 @@ export interface RunRequest {
   plan: Plan;
   target: LoadTarget;
   live: SharedArrayBuffer;
-  /** The caller's thread's load gauge (thread-load.ts), when the run watches that thread. */
-  callerLoad: Float64Array | undefined;
+  /** The load gauges (thread-load.ts) of the threads the run watches: the caller's, a hosted proxy's. */
+  watched: Float64Array[];
 }
 
 export type ToGenerator = RunRequest | { type: 'abort'; id: number } | { type: 'edgePassed'; id: number } | { type: 'resources'; id: number };
@@ -51,7 +51,7 @@ export type FromGenerator =
   | { type: 'second'; id: number; bucket: SecondBucket }
   | { type: 'edge'; id: number; index: number }
   | { type: 'done'; id: number; result: OpenLoopResult }
-  | { type: 'failed'; id: number; error: { name: string; message: string } }
+  | { type: 'failed'; id: number; error: ErrorOnTheWire }
   | { type: 'resources'; id: number; resources: string[] };
 
 interface PendingRun {
@@ -102,7 +102,8 @@ class GeneratorThread {
       pending.stopWatching = watch?.stop;
       this.runs.set(id, pending);
       this.holdProcess();
-      this.send({ type: 'run', id, plan, target, live: live.shared.buffer as SharedArrayBuffer, callerLoad: watch?.gauge });
+      const watched = [...(watch ? [watch.gauge] : []), ...(options.watchLoadOf ? [options.watchLoadOf] : [])];
+      this.send({ type: 'run', id, plan, target, live: live.shared.buffer as SharedArrayBuffer, watched });
     });
   }
 
@@ -153,7 +154,7 @@ class GeneratorThread {
         return;
       case 'failed':
         this.settle(message.id, pending);
-        pending.reject(pending.failure ?? reviveError(message.error));
+        pending.reject(pending.failure ?? errorFromWire(message.error));
         return;
     }
   }
@@ -222,11 +223,4 @@ export function runOnGeneratorThread(plan: Plan, options: OpenLoopOptions): Prom
 /** The handles alive on the generator thread ([] when it has not started): for tests that check nothing leaks. */
 export function generatorThreadResources(): Promise<string[]> {
   return thread?.resources() ?? Promise.resolve([]);
-}
-
-/** The same class of error on this side: a cancelled run stays a CancelledError, a refusal a ToolInputError. */
-function reviveError(error: { name: string; message: string }): Error {
-  if (error.name === 'CancelledError') return new CancelledError(error.message);
-  if (error.name === 'ToolInputError') return new ToolInputError(error.message);
-  return new Error(error.message);
 }

@@ -5,6 +5,7 @@
  * hundreds of MB). Several runs may be in progress at once, as on any thread.
  */
 import { parentPort } from 'node:worker_threads';
+import { errorToWire } from '../errors.js';
 import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
 import { runOnThisThread } from './open-loop.js';
@@ -36,7 +37,7 @@ function send(message: FromGenerator, transfer: ArrayBuffer[] = []): void {
   port.postMessage(message, transfer);
 }
 
-async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<void> {
+async function run({ id, plan, target, live, watched }: RunRequest): Promise<void> {
   const controller = new AbortController();
   runs.set(id, controller);
   try {
@@ -60,15 +61,14 @@ async function run({ id, plan, target, live, callerLoad }: RunRequest): Promise<
           atEdge.set(id, resolve);
           send({ type: 'edge', id, index });
         }),
-    }, callerLoad);
+    }, watched);
     const { samples } = result;
     const buffers = [samples.intendedStartMs, samples.latencyMs, samples.serviceMs, samples.ttfbMs, samples.status, samples.errorClass].map(
       (array) => array.buffer as ArrayBuffer,
     );
     send({ type: 'done', id, result }, buffers);
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-    send({ type: 'failed', id, error: { name, message } });
+    send({ type: 'failed', id, error: errorToWire(error) });
   } finally {
     runs.delete(id);
     atEdge.delete(id);

@@ -23,6 +23,7 @@
 export { runOpenLoop, MAX_REQUESTS_PER_RUN, MAX_CONNECTING, type OpenLoopOptions, type OpenLoopResult, type SecondBucket } from './open-loop.js';
 export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
+export { watchThisThread, isThreadLoadGauge, type ThreadLoadGauge } from './thread-load.js';
 export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
 export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';

@@ -36,9 +36,10 @@ import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
 import { runOnGeneratorThread } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
-import { threadBusy, type ThreadLoadGauge } from './thread-load.js';
+import { isThreadLoadGauge, threadBusy, type ThreadLoadGauge } from './thread-load.js';
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
+import { threadPacer, type PacerWake } from './pacer.js';
 import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 import { selectPercentiles } from './percentiles.js';
 import { buildRequest } from './request.js';
@@ -70,6 +71,12 @@ export interface OpenLoopOptions extends LoadTarget {
    * connections. On the caller's thread the generator's own loop is that thread: nothing to add.
    */
   watchCallerThread?: boolean;
+  /**
+   * The load gauge of another thread every request crosses (a proxy hosted on a thread of its
+   * own: HostedProxy.load): on-demand connections are held back while that thread is over
+   * BUSY_NO_GROWTH busy, as for watchCallerThread, on either thread the generator runs on.
+   */
+  watchLoadOf?: ThreadLoadGauge;
   /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
   durationMs: number;
   /** Per request, counted from its intended start. */
@@ -194,6 +201,7 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     throw new ToolInputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
   }
   if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean') throw new ToolInputError('watchCallerThread must be true or false');
+  if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf)) throw new ToolInputError('watchLoadOf must be a thread load gauge (a HostedProxy\'s load)');
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
   return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus, edgesMs: [...edgesMs] };
@@ -207,12 +215,13 @@ export function runPlanned(plan: Plan, options: OpenLoopOptions): Promise<OpenLo
 }
 
 /**
- * Runs a validated plan on the calling thread. The generator thread calls this for each run, with
- * the caller's thread's load gauge when the run watches that thread.
+ * Runs a validated plan on the calling thread, holding growth back while any `watched` thread is
+ * saturated. The generator thread calls this for each run, with the gauges of the threads the run
+ * watches (the caller's, a hosted proxy's).
  */
-export function runOnThisThread(plan: Plan, options: OpenLoopOptions, callerLoad?: ThreadLoadGauge): Promise<OpenLoopResult> {
+export function runOnThisThread(plan: Plan, options: OpenLoopOptions, watched: readonly ThreadLoadGauge[] = options.watchLoadOf ? [options.watchLoadOf] : []): Promise<OpenLoopResult> {
   const target = resolveTarget(options);
-  const run = new OpenLoopRun(plan, options, options.live, callerLoad);
+  const run = new OpenLoopRun(plan, options, options.live, watched);
   const request = buildRequest(target);
   return run.execute((events) => new HttpConnection(target, request, events));
 }
@@ -315,7 +324,8 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   /** Every socket the connections opened, reconnects included. */
   private socketsOpened = 0;
-  private scheduler: NodeJS.Timeout | undefined;
+  /** The pacer's wake-up for the next due request (pacer.ts). */
+  private scheduler: PacerWake | undefined;
   private growth: NodeJS.Immediate | undefined;
   private growthRetry: NodeJS.Timeout | undefined;
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
@@ -339,7 +349,7 @@ class OpenLoopRun {
     private readonly plan: Plan,
     private readonly hooks: Pick<OpenLoopOptions, 'signal' | 'onSecond' | 'onStart' | 'onEdge'>,
     private readonly live: LiveCounters = new LiveCounters(),
-    private readonly callerLoad?: ThreadLoadGauge,
+    private readonly watched: readonly ThreadLoadGauge[] = [],
   ) {
     this.samples = createSamples(plan.requests);
     for (let i = 0; i < plan.requests; i++) {
@@ -354,6 +364,9 @@ class OpenLoopRun {
 
   execute(connect: ConnectionFactory): Promise<OpenLoopResult> {
     this.connect = connect;
+    // The thread's first run starts the pacer's clock thread now, while its connections open,
+    // not at its first tick.
+    threadPacer();
     for (let k = 0; k < this.plan.connections; k++) this.idle.push(this.openSlot());
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
@@ -509,7 +522,7 @@ class OpenLoopRun {
       this.lastUtilization = window.utilization;
       this.utilizationMark = now;
     }
-    return busy > BUSY_NO_GROWTH || (this.callerLoad !== undefined && threadBusy(this.callerLoad, BUSY_NO_GROWTH));
+    return busy > BUSY_NO_GROWTH || this.watched.some((gauge) => threadBusy(gauge, BUSY_NO_GROWTH));
   }
 
   private offsetMs(i: number): number {
@@ -517,9 +530,10 @@ class OpenLoopRun {
   }
 
   /**
-   * Dispatches every request now due, then sleeps until the next one. Node timers fire late
-   * (about 0.1–1.5 ms) and never under 1 ms apart, so above 1,000 req/s a tick sends a few
-   * requests at once; their latency still counts from each one's own intended start.
+   * Dispatches every request now due, then sleeps until the next one. The pacer wakes it about
+   * 0.05 ms late, and no more often than every MIN_WAKE_GAP_MS (pacer.ts), so at high rates a
+   * tick sends a few requests at once; their latency still counts from each one's own intended
+   * start.
    */
   private readonly tick = (): void => {
     this.scheduler = undefined;
@@ -538,7 +552,7 @@ class OpenLoopRun {
       return;
     }
     const next = Math.min(this.nextDue < this.plan.requests ? intendedStartMs[this.nextDue]! : Infinity, edge);
-    if (next !== Infinity) this.scheduler = setTimeout(this.tick, next - elapsed);
+    if (next !== Infinity) this.scheduler = threadPacer().wakeAt(this.startMs + next, this.tick);
   };
 
   /** Calls onEdge for the edge reached, and goes on once it has returned (or its promise settled). */
@@ -747,7 +761,7 @@ class OpenLoopRun {
   private async stop(): Promise<void> {
     this.stopped = true;
     this.hooks.signal?.removeEventListener('abort', this.onAbort);
-    clearTimeout(this.scheduler);
+    this.scheduler?.cancel();
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;

@@ -8,8 +8,10 @@
  * Without `proxies`, the load goes to an ephemeral proxy port that forwards (plain TCP, so TLS
  * stays end to end with the url's server name) to the url's host; with `proxies`, the load goes
  * straight to the url and the faults apply to the app's outbound calls through the mapped ports.
- * Each phase has its own proxy, so each phase's counters are its own. Everything started is
- * stopped before this returns, throws or is cancelled.
+ * Each phase has its own proxy, so each phase's counters are its own. The proxy runs on the proxy
+ * thread (proxy-host/) and the load on the generator thread, so neither waits for the other's
+ * event loop, nor for this thread's. Everything started is stopped before this returns, throws or
+ * is cancelled.
  */
 import { CancelledError, ToolInputError } from '../errors.js';
 import { beginMeasuring } from '../measuring.js';
@@ -21,7 +23,8 @@ import {
   LiveCounters,
   type OpenLoopResult,
 } from '../load/index.js';
-import { startProxy, validateFault, type RunningProxy } from '../proxy/index.js';
+import { validateFault } from '../proxy/index.js';
+import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
 import { describeHttpFault } from './http-fault.js';
@@ -30,7 +33,7 @@ import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecon
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
 import { warmUpOnce } from './warm-up.js';
-import { describeTargets, targetLookup } from '../target-policy.js';
+import { describeTargets } from '../target-policy.js';
 
 export interface ScenarioProgress {
   /** Milliseconds of load done so far, over every phase. */
@@ -140,7 +143,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
   const targetConnectFailures: Record<string, number> = {};
-  const proxy = await startProxy({
+  const proxy = await startHostedProxy({
     mappings: proxyMappings(spec, url),
     seed,
     onEvent: (event) => {
@@ -153,7 +156,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     // The proxy in front of url connects to the load's target, and the caller's mappings to the
     // app's dependencies: the same target policy applies to both, checked at every connect
     // (src/target-policy.ts).
-    lookup: targetLookup(spec.targets),
+    targets: spec.targets,
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
@@ -192,7 +195,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     // A fault from the start is on before the load opens its first connection; a later start or
     // an end is an edge of the open loop's own schedule (no request due past it is sent before the
     // switch), or timed from the start of the closed loop.
-    const window = phase === 'fault' ? faultWindow(spec, proxy) : { edgesMs: [], switchAt: () => {}, switchedOn: () => false };
+    const window = phase === 'fault' ? await faultWindow(spec, proxy) : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
       method: spec.method,
@@ -208,7 +211,16 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     let notEvaluated: string[] = [];
     if (spec.strategy === 'capacity') {
       // The closed loop starts at once.
-      window.edgesMs.forEach((atMs, index) => timers.push(setTimeout(() => window.switchAt(index), atMs)));
+      const switches: Array<Promise<void>> = [];
+      window.edgesMs.forEach((atMs, index) =>
+        timers.push(
+          setTimeout(() => {
+            const switched = window.switchAt(index);
+            switched.catch(() => {}); // awaited below, once the load is over
+            switches.push(switched);
+          }, atMs),
+        ),
+      );
       capacity = await runCapacity({
         ...target,
         connections: spec.clients,
@@ -222,6 +234,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
           if (error) errors += 1;
         },
       });
+      // A switch that failed (the proxy thread went away) fails the phase, as in the open loop.
+      await Promise.all(switches);
       // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
       const { sent, errors: failed } = capacity;
       slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed));
@@ -237,8 +251,8 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         timeoutMs: spec.timeoutMs,
         signal: options.signal,
         live,
-        // Every request crosses the proxy on this thread: its lateness is not the target's.
-        watchCallerThread: true,
+        // Every request crosses the proxy's thread: its lateness is not the target's.
+        watchLoadOf: proxy.load,
         edgesMs: window.edgesMs,
         onEdge: window.switchAt,
         onSecond: (bucket) => {
@@ -259,7 +273,7 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
         slos,
         slosNotEvaluated: notEvaluated,
         passed: slos.every((slo) => slo.pass),
-        proxy: proxy.counters(),
+        proxy: await proxy.counters(),
         proxyPorts: [...proxy.ports],
         targetConnectFailures,
       },
@@ -282,18 +296,19 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
  * runs: when every request has settled before fault_start, the fault is never switched on
  * (`switchedOn`), and the verdict says no request met it.
  */
-function faultWindow(spec: ScenarioSpec, proxy: RunningProxy): { edgesMs: number[]; switchAt: (index: number) => void; switchedOn: () => boolean } {
+async function faultWindow(spec: ScenarioSpec, proxy: HostedProxy): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
   const httpFault = spec.httpFault;
   let switchedOn = false;
   const switchOn = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
-  const on = (): void => {
-    switchOn();
+  // On once the proxy's thread has it: the load sends nothing due past the edge before then.
+  const on = async (): Promise<void> => {
+    await switchOn();
     switchedOn = true;
   };
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
-  if (spec.faultStartMs <= 0) on();
+  if (spec.faultStartMs <= 0) await on();
   const edgesMs: number[] = [];
-  const switches: Array<() => void> = [];
+  const switches: Array<() => Promise<void>> = [];
   if (spec.faultStartMs > 0) {
     edgesMs.push(spec.faultStartMs);
     switches.push(on);

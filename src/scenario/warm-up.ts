@@ -13,7 +13,9 @@
  * generator runs on a thread of its own, that thread's code starts cold in a fresh isolate and
  * needs the longer warm-up: `faultline run` at 5,000 req/s, 10 interleaved CLI runs each, second
  * 0's p95 (median) was 11.6 ms with the generator on the proxy's thread and a 250 ms warm-up,
- * 19.9 on its own thread with 250 ms, and 9.4 on its own thread with 600 ms.
+ * 19.9 on its own thread with 250 ms, and 9.4 on its own thread with 600 ms. The proxy, too,
+ * runs on a kept thread of its own (proxy-host/): the warm-up's proxy is hosted there, as a
+ * scenario's is.
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS of load, a short drain) and stops everything it started before resolving.
@@ -23,7 +25,7 @@
  */
 import net from 'node:net';
 import { runOpenLoop } from '../load/index.js';
-import { startProxy } from '../proxy/index.js';
+import { startHostedProxy } from '../proxy-host/index.js';
 
 const WARM_UP_RATE_PER_SECOND = 4_000;
 const WARM_UP_MS = 600;
@@ -84,7 +86,8 @@ async function warmUp(signal: AbortSignal): Promise<void> {
   const sink = await startSink();
   try {
     signal.throwIfAborted();
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [] });
+    // On the proxy thread, as a scenario's proxy: that thread's code is what must be warm.
+    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [] });
     try {
       await runOpenLoop({
         url: `http://127.0.0.1:${proxy.ports[0]}/`,
@@ -93,7 +96,7 @@ async function warmUp(signal: AbortSignal): Promise<void> {
         maxConnections: WARM_UP_CONNECTIONS,
         durationMs: WARM_UP_MS,
         timeoutMs: 1_000,
-        watchCallerThread: true,
+        watchLoadOf: proxy.load,
         signal,
       });
     } finally {

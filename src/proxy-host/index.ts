@@ -1,0 +1,74 @@
+/**
+ * A fault proxy hosted on a thread of its own (thread.ts): what a scenario runs its proxy on, so
+ * the proxy and the load generator (on its own thread too) share no event loop. The same proxy
+ * as startProxy's, through the same public API; what crosses the thread is asynchronous.
+ *
+ *   const proxy = await startHostedProxy({
+ *     mappings: ['0=tcp://127.0.0.1:8080'],
+ *     faults: [],                                   // validated on the thread, refusals as thrown there
+ *     targets: { allowTargets: ['10.0.0.0/8'] },     // names checked at every connect (targetLookup)
+ *     onEvent: (event) => …,                        // open / connect_failed / close, on this thread
+ *   });
+ *   proxy.ports[0];
+ *   await proxy.setFaults([{ type: 'latency', latencyMs: 200 }]);   // live, once it resolves
+ *   await proxy.counters();
+ *   runOpenLoop({ …, watchLoadOf: proxy.load });   // growth holds back while the proxy's thread is saturated
+ *   await proxy.stop();                            // every socket closed; bounded (STOP_BOUND_MS)
+ */
+import { ToolInputError } from '../errors.js';
+import type { ThreadLoadGauge } from '../load/index.js';
+import type { FaultSpec, HttpFaultSpec, Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
+import type { TargetAllowance } from '../target-policy.js';
+import { proxyThread } from './thread.js';
+
+export { proxyThreadResources, STOP_BOUND_MS } from './thread.js';
+
+export interface HostedProxyOptions extends Omit<ProxyOptions, 'lookup'> {
+  /**
+   * What the mappings' remote names may resolve to, checked at every connect with the target
+   * policy's lookup (src/target-policy.ts): plain data rather than a lookup function, which cannot
+   * be sent to the thread. Unset: the policy's lookup when `policy` is given, else the system's.
+   */
+  targets?: TargetAllowance;
+}
+
+/** A running proxy on the proxy thread: RunningProxy's facts, with its calls made asynchronous. */
+export interface HostedProxy {
+  readonly mappings: readonly Mapping[];
+  readonly ports: readonly number[];
+  readonly seed: number | string;
+  readonly http: boolean;
+  /** The proxy thread's load gauge, for runOpenLoop's watchLoadOf. */
+  readonly load: ThreadLoadGauge;
+  /** Replaces the fault list on live connections; rejects (changing nothing) on an invalid spec. */
+  setFaults(faults: readonly FaultSpec[]): Promise<void>;
+  /** Replaces the HTTP fault list; rejects on an invalid spec or when `http` is off. */
+  setHttpFaults(faults: readonly HttpFaultSpec[]): Promise<void>;
+  counters(): Promise<ProxyCounters>;
+  /** Closes the listeners and every connection; resolves when they are closed. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startHostedProxy(options: HostedProxyOptions): Promise<HostedProxy> {
+  if (options === null || typeof options !== 'object') throw new ToolInputError('proxy options must be an object');
+  const { onEvent, targets, ...rest } = options;
+  if (onEvent !== undefined && typeof onEvent !== 'function') throw new ToolInputError('onEvent must be a function');
+  if (targets !== undefined && (targets === null || typeof targets !== 'object')) throw new ToolInputError('targets must be an object');
+  const thread = proxyThread();
+  const { id, started } = await thread.start(
+    { ...rest, events: onEvent !== undefined, ...(targets !== undefined ? { targets } : {}) },
+    onEvent && ((event: ProxyEvent) => onEvent(event)),
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    mappings: started.mappings,
+    ports: started.ports,
+    seed: started.seed,
+    http: started.http,
+    load: started.load,
+    setFaults: async (faults) => void (await thread.call({ type: 'setFaults', proxy: id, faults })),
+    setHttpFaults: async (faults) => void (await thread.call({ type: 'setHttpFaults', proxy: id, faults })),
+    counters: async () => (await thread.call({ type: 'counters', proxy: id })) as ProxyCounters,
+    stop: () => (stopping ??= thread.stop(id)),
+  };
+}
