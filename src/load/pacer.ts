@@ -196,7 +196,9 @@ export class Pacer {
       this.entries.splice(k, 1);
       due.push(entry);
     }
-    for (let k = due.length - 1; k >= 0; k--) due[k]!.callback();
+    // Several come due in one wake after a stall: call them in due order (ties: as asked).
+    due.reverse().sort((a, b) => a.atMs - b.atMs);
+    for (const entry of due) entry.callback();
     this.arm();
   }
 }
