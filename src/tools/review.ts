@@ -1,7 +1,8 @@
 /**
  * The six LLM-backed review tools, under fault's names and argument names: scores, better
  * versions of a function, SLOs and whole-file changes. Each is thin: check the provider, call
- * src/llm, render fault's legacy text shape plus typed structuredContent (DESIGN.md §2).
+ * src/llm, render fault's legacy text shape plus typed structuredContent (docs/design.md,
+ * "2. The MCP surface").
  *
  * Arguments are checked first (the file read, the function found); then, with no provider
  * configured, every tool answers at once with isError naming what to set.
