@@ -85,7 +85,7 @@ test('directories resolve with the same rules', async () => {
   await refusal(access.resolveDirectory(outside), /outside the allowed roots/);
 });
 
-// Issue 11 items 2, 4 and 9: no-roots policy, FIFOs, /proc.
+// With no roots: the no-roots policy, FIFOs, /proc.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp as mkdtemp11, writeFile as writeFile11, symlink as symlink11, rm as rm11 } from 'node:fs/promises';
 import { tmpdir as tmpdir11, homedir as homedir11 } from 'node:os';
