@@ -1,5 +1,6 @@
 /**
- * The one place that decides which files the tools may read.
+ * The one place that decides which files the tools may read (docs/design.md, "3. Files and the
+ * network").
  *
  * - A path must be absolute; a `file://` URI is accepted where a path is. A relative path is
  *   resolved against the only allowed root when there is exactly one, and refused otherwise.

@@ -68,7 +68,7 @@ function minimumRequest(action: FisAction): { recommendation: Record<string, unk
 }
 
 describe('the catalog', () => {
-  test('notes its source and date, and covers every action of the reference (§5.2)', () => {
+  test('notes its source and date, and covers every action of the FIS action reference', () => {
     assert.match(CATALOG_SOURCE.read, /^\d{4}-\d\d-\d\d$/);
     assert.ok(FIS_ACTIONS.length >= 50, `${FIS_ACTIONS.length} actions`);
     const ids = new Set(FIS_ACTIONS.map((a) => a.id));

@@ -159,7 +159,7 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
 });
 
 /**
- * Issue 11: every tool with hostile arguments derived from its published schema (traversal,
+ * Every tool with hostile arguments derived from its published schema (traversal,
  * FIFOs, /proc, huge and nested values, odd URLs and mappings). No crash, no hang past the bound,
  * nothing but JSON-RPC on stdout, and every argument error names an argument it was given.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3: a reply with nothing usable in it is never success. Empty `choices`, null or
+ * A reply with nothing usable in it is never success. Empty `choices`, null or
  * empty content, a non-array `choices` and a reply that is only reasoning all go through the
  * repair turn and end in `invalid_reply`; only an explicit empty diff block means "no change".
  * Content sent as an object, and a hunk header past the end of the snippet, give clear messages;
@@ -118,7 +118,7 @@ describe('unusable LLM replies', () => {
 
 /**
  * A 2xx whose body is empty, HTML or cut-off JSON is no reply from a model, for every provider:
- * `invalid_reply` at once, never a `network` error retried (an outside trial saw all three SDKs
+ * `invalid_reply` at once, never a `network` error retried (left to themselves, all three SDKs
  * turn an empty 200 into "could not reach" after three attempts, and Anthropic's hand an HTML
  * page back as an empty answer).
  */

@@ -131,7 +131,7 @@ describe('fault validation', () => {
     assert.equal(validateFaults([{ type: 'blackhole' }, { type: 'blackhole', name: 'second' }]).length, 2);
   });
 
-  it('maps side and direction to links as DESIGN.md §3 says', () => {
+  it('maps side and direction to links as docs/design.md "4. Network faults" says', () => {
     assert.deepEqual(linksOf('server', 'ingress'), ['downstream']);
     assert.deepEqual(linksOf('client', 'egress'), ['downstream']);
     assert.deepEqual(linksOf('server', 'egress'), ['upstream']);

@@ -31,7 +31,7 @@ describe('renderReport', () => {
     assert.equal(report, readFileSync(GOLDEN, 'utf8'));
   });
 
-  test('fault\'s headers, exactly as fault-anchor.md §3.4 quotes them, in fault\'s order', () => {
+  test('fault\'s headers, exactly as fault\'s own report writes them, in fault\'s order', () => {
     const lines = renderReport(fixedResult()).split('\n');
     const order = [
       '# Scenarios Report',

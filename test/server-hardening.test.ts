@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 6, 7, 9, 10, 11 against the built CLI over streamable HTTP, with the official SDK
+ * The built CLI over streamable HTTP, with the official SDK
  * client: client roots are honoured over HTTP, listChanged is advertised false, non-object
  * `arguments` is -32602 naming `arguments`, and a duplicate in-flight request id is refused (sessions
  * under load: http-sessions.test.ts).

@@ -1,6 +1,6 @@
 /**
  * The OpenSLO and Sloth conversions on SLOs the fault shape accepts but that sit at the edges of
- * the target formats' rules (agent-chaos-anchors §6, §7): each must either convert into a
+ * the target formats' rules (what OpenSLO v1 and Sloth prometheus/v1 accept): each must either convert into a
  * document those rules accept, or be left out with the reason — never an internal error.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 6 and 8 against the built CLI over stdio: closing stdin answers what is in
+ * The built CLI over stdio: closing stdin answers what is in
  * flight before exiting, and a duplicate in-flight request id is refused while cancellation
  * still reaches the original call.
  */

@@ -1,5 +1,5 @@
 /**
- * Inputs a trial from outside found answered badly, each now refused naming what was wrong:
+ * Inputs that are easy to answer badly, each refused naming what was wrong:
  * command lines that cannot be spawned (E2BIG, ENAMETOOLONG, a NUL byte) name `command` or
  * `args[i]`; the LLM tools check their arguments before saying they need an LLM; `__proto__`,
  * `constructor` and `prototype` are refused in fault configs, and the admin API never echoes an

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: proxy mappings obey the same target policy as `url` — real listeners, real
+ * Proxy mappings obey the same target policy as `url` — real listeners, real
  * connections through the proxy, the real CLI.
  */
 import { test } from 'node:test';

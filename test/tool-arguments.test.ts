@@ -1,7 +1,7 @@
 /**
  * What the registry and the scenario tools do with arguments beyond the schema: unknown ones are
  * refused by name, another fault type's fields are accepted and reported as ignored; and the
- * scenario's checks that a trial from outside found missing.
+ * scenario tools' own checks (credentials in the url, a run its connections limited).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

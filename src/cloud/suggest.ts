@@ -67,131 +67,159 @@ function operationsIn(text: string): string[] {
   return [...new Set(text.match(new RegExp(`\\b(?:${verbs})[A-Z][A-Za-z]+\\b`, 'g')) ?? [])].filter((name) => !/Exception$|Exceeded$/.test(name));
 }
 
-export function suggestParameters(action: FisAction, context: SuggestContext): Suggestion {
-  const p: Record<string, string> = {};
-  const notes: string[] = [];
-  const toSet: string[] = [];
-  const { text, concepts } = context;
-  switch (action.id) {
-    case 'aws:ecs:task-network-latency':
-    case 'aws:eks:pod-network-latency':
-      p.delayMilliseconds = String(Math.round(delayMs(text) ?? 200));
-      break;
-    case 'aws:ecs:task-network-packet-loss':
-    case 'aws:eks:pod-network-packet-loss':
-      p.lossPercent = String(percentIn(text) ?? 7);
-      break;
-    case 'aws:ecs:task-network-blackhole-port':
-    case 'aws:eks:pod-network-blackhole-port': {
-      const port = portIn(text);
-      if (port !== undefined) p.port = String(port);
-      p.trafficType = 'egress';
-      p.protocol = 'tcp';
-      notes.push('trafficType egress: the targets lose their outbound connections to that port (the dependency); ingress cuts their own clients instead');
-      break;
-    }
-    case 'aws:lambda:invocation-add-delay': {
-      const ms = delayMs(text);
-      if (ms !== undefined && ms <= 900_000) p.startupDelayMilliseconds = String(Math.round(ms));
-      break;
-    }
-    case 'aws:lambda:invocation-error':
-      p.preventExecution = 'true';
-      p.invocationPercentage = String(percentIn(text, 1) ?? 50);
-      break;
-    case 'aws:lambda:invocation-http-integration-response':
-      p.preventExecution = 'true';
-      p.statusCode = /\b(5\d\d)\b/.exec(text)?.[1] ?? '500';
-      p.contentTypeHeader = 'application/json';
-      p.invocationPercentage = String(percentIn(text, 1) ?? 50);
-      break;
-    case 'aws:fis:inject-api-internal-error':
-    case 'aws:fis:inject-api-throttle-error':
-    case 'aws:fis:inject-api-unavailable-error': {
-      p.service = /\bkinesis\b/i.test(text) ? 'kinesis' : 'ec2';
-      p.percentage = String(percentIn(text, 1) ?? 50);
-      const operations = operationsIn(text);
-      if (operations.length > 0) p.operations = operations.join(',');
-      break;
-    }
-    case 'aws:network:disrupt-connectivity':
-      p.scope = /\bs3\b/i.test(text) ? 's3' : /\bdynamo(?:db)?\b/i.test(text) ? 'dynamodb' : concepts.has('az') ? 'availability-zone' : 'all';
-      break;
-    case 'aws:network:route-table-disrupt-cross-region-connectivity':
-    case 'aws:network:transit-gateway-disrupt-cross-region-connectivity':
-    case 'aws:s3:bucket-pause-replication': {
-      // The Region cut off (or replicated to) is the other one: the last the finding names.
-      const regions = regionsIn(text);
-      if (regions.length > 0) p.region = regions[regions.length - 1]!;
-      break;
-    }
-    case 'aws:arc:start-zonal-autoshift': {
-      const zone = zonesIn(text).ids[0];
-      if (zone) p.availabilityZoneIdentifier = zone;
-      p.managedResourceTypes = 'ASG,ALB,NLB,EKS';
-      break;
-    }
-    case 'aws:ec2:asg-insufficient-instance-capacity-error':
-    case 'aws:ec2:api-insufficient-instance-capacity-error': {
-      const zones = zonesIn(text);
-      const named = zones.ids.length > 0 ? zones.ids : zones.names;
-      if (named.length > 0) p.availabilityZoneIdentifiers = named.join(',');
-      p.percentage = '100';
-      break;
-    }
-    case 'aws:rds:reboot-db-instances':
-      if (concepts.has('failover')) p.forceFailover = 'true';
-      break;
-    case 'aws:ec2:send-spot-instance-interruptions':
-      p.durationBeforeInterruption = 'PT2M';
-      break;
-    case 'aws:eks:terminate-nodegroup-instances':
-      p.instanceTerminationPercentage = String(percentIn(text, 1) ?? 30);
-      break;
-    case 'aws:ecs:drain-container-instances':
-      p.drainagePercentage = String(percentIn(text, 1) ?? 30);
-      break;
-    case 'aws:kinesis:stream-provisioned-throughput-exception':
-    case 'aws:kinesis:stream-expired-iterator-exception':
-    case 'aws:dsql:cluster-connection-failure':
-      p.percentage = String(percentIn(text, 1) ?? 50);
-      break;
-    case 'aws:cloudwatch:assert-alarm-state': {
-      const alarms = context.resources.filter((r) => /^arn:aws[a-z-]*:cloudwatch:[^:]+:\d{12}:alarm:/.test(r.trim()));
-      if (alarms.length > 0) p.alarmArns = alarms.slice(0, 5).join(',');
-      // An alarm that stayed silent: the experiment checks it goes to ALARM under the fault.
-      if (concepts.has('alarm')) p.alarmStates = 'ALARM';
-      break;
-    }
-    case 'aws:eks:inject-kubernetes-custom-resource':
-      if (concepts.has('dns')) {
-        p.kubernetesApiVersion = 'chaos-mesh.org/v1alpha1';
-        p.kubernetesKind = 'DNSChaos';
-        p.kubernetesNamespace = 'default';
-        p.kubernetesSpec = JSON.stringify({ action: 'error', mode: 'all', patterns: ['*'], selector: { namespaces: ['default'] } });
-        notes.push('the DNSChaos spec makes every lookup fail for the pods of the namespace "default": narrow selector and patterns to the service');
-      }
-      break;
-    case 'aws:ssm:send-command': {
-      const document = context.document === undefined ? undefined : findDocument(context.document);
-      if (!document) break;
-      p.documentArn = documentArn(document.name, regionOf(context, notes));
-      const values: Record<string, string> = {};
-      if (document.name === 'AWSFIS-Run-Memory-Stress') values.Percent = String(percentIn(text, 1) ?? 80);
-      if (document.name === 'AWSFIS-Run-Network-Latency') values.DelayMilliseconds = String(Math.round(delayMs(text) ?? 200));
-      if (document.name === 'AWSFIS-Run-Network-Packet-Loss') values.LossPercent = String(percentIn(text) ?? 7);
-      if (document.name === 'AWSFIS-Run-Network-Blackhole-Port') {
-        const port = portIn(text);
-        if (port !== undefined) values.Port = String(port);
-        values.Protocol = 'tcp';
-        values.TrafficType = 'egress';
-      }
-      const parameters = documentParameters(document, values, context.durationMs);
-      const missing = document.parameters.filter((parameter) => parameter.required && parameters[parameter.name] === undefined).map((parameter) => parameter.name);
-      p.documentParameters = JSON.stringify(parameters);
-      toSet.push(...missing.map((name) => `documentParameters.${name}`));
-      break;
-    }
+/** Sets the parameters one action (or a family of actions) takes from the finding. */
+type Suggester = (context: SuggestContext, out: Suggestion) => void;
+
+const latency: Suggester = ({ text }, { parameters: p }) => {
+  p.delayMilliseconds = String(Math.round(delayMs(text) ?? 200));
+};
+
+const packetLoss: Suggester = (context, { parameters: p }) => {
+  p.lossPercent = String(percentIn(context.text) ?? 7);
+};
+
+const blackholePort: Suggester = ({ text }, { parameters: p, notes }) => {
+  const port = portIn(text);
+  if (port !== undefined) p.port = String(port);
+  p.trafficType = 'egress';
+  p.protocol = 'tcp';
+  notes.push('trafficType egress: the targets lose their outbound connections to that port (the dependency); ingress cuts their own clients instead');
+};
+
+const lambdaDelay: Suggester = ({ text }, { parameters: p }) => {
+  const ms = delayMs(text);
+  if (ms !== undefined && ms <= 900_000) p.startupDelayMilliseconds = String(Math.round(ms));
+};
+
+const lambdaError: Suggester = (context, { parameters: p }) => {
+  p.preventExecution = 'true';
+  p.invocationPercentage = String(percentIn(context.text, 1) ?? 50);
+};
+
+const lambdaHttpResponse: Suggester = (context, { parameters: p }) => {
+  p.preventExecution = 'true';
+  p.statusCode = /\b(5\d\d)\b/.exec(context.text)?.[1] ?? '500';
+  p.contentTypeHeader = 'application/json';
+  p.invocationPercentage = String(percentIn(context.text, 1) ?? 50);
+};
+
+const apiError: Suggester = (context, { parameters: p }) => {
+  p.service = /\bkinesis\b/i.test(context.text) ? 'kinesis' : 'ec2';
+  p.percentage = String(percentIn(context.text, 1) ?? 50);
+  const operations = operationsIn(context.text);
+  if (operations.length > 0) p.operations = operations.join(',');
+};
+
+const disruptConnectivity: Suggester = ({ text, concepts }, { parameters: p }) => {
+  p.scope = /\bs3\b/i.test(text) ? 's3' : /\bdynamo(?:db)?\b/i.test(text) ? 'dynamodb' : concepts.has('az') ? 'availability-zone' : 'all';
+};
+
+/** The Region cut off (or replicated to) is the other one: the last the finding names. */
+const otherRegion: Suggester = ({ text }, { parameters: p }) => {
+  const regions = regionsIn(text);
+  if (regions.length > 0) p.region = regions[regions.length - 1]!;
+};
+
+const zonalAutoshift: Suggester = ({ text }, { parameters: p }) => {
+  const zone = zonesIn(text).ids[0];
+  if (zone) p.availabilityZoneIdentifier = zone;
+  p.managedResourceTypes = 'ASG,ALB,NLB,EKS';
+};
+
+const insufficientCapacity: Suggester = ({ text }, { parameters: p }) => {
+  const zones = zonesIn(text);
+  const named = zones.ids.length > 0 ? zones.ids : zones.names;
+  if (named.length > 0) p.availabilityZoneIdentifiers = named.join(',');
+  p.percentage = '100';
+};
+
+const assertAlarmState: Suggester = ({ resources, concepts }, { parameters: p }) => {
+  const alarms = resources.filter((r) => /^arn:aws[a-z-]*:cloudwatch:[^:]+:\d{12}:alarm:/.test(r.trim()));
+  if (alarms.length > 0) p.alarmArns = alarms.slice(0, 5).join(',');
+  // An alarm that stayed silent: the experiment checks it goes to ALARM under the fault.
+  if (concepts.has('alarm')) p.alarmStates = 'ALARM';
+};
+
+const kubernetesCustomResource: Suggester = ({ concepts }, { parameters: p, notes }) => {
+  if (!concepts.has('dns')) return;
+  p.kubernetesApiVersion = 'chaos-mesh.org/v1alpha1';
+  p.kubernetesKind = 'DNSChaos';
+  p.kubernetesNamespace = 'default';
+  p.kubernetesSpec = JSON.stringify({ action: 'error', mode: 'all', patterns: ['*'], selector: { namespaces: ['default'] } });
+  notes.push('the DNSChaos spec makes every lookup fail for the pods of the namespace "default": narrow selector and patterns to the service');
+};
+
+/** aws:ssm:send-command: the document's ARN and its parameters, those the finding gives filled in. */
+const ssmSendCommand: Suggester = (context, { parameters: p, notes, toSet }) => {
+  const { text } = context;
+  const document = context.document === undefined ? undefined : findDocument(context.document);
+  if (!document) return;
+  p.documentArn = documentArn(document.name, regionOf(context, notes));
+  const values: Record<string, string> = {};
+  if (document.name === 'AWSFIS-Run-Memory-Stress') values.Percent = String(percentIn(text, 1) ?? 80);
+  if (document.name === 'AWSFIS-Run-Network-Latency') values.DelayMilliseconds = String(Math.round(delayMs(text) ?? 200));
+  if (document.name === 'AWSFIS-Run-Network-Packet-Loss') values.LossPercent = String(percentIn(text) ?? 7);
+  if (document.name === 'AWSFIS-Run-Network-Blackhole-Port') {
+    const port = portIn(text);
+    if (port !== undefined) values.Port = String(port);
+    values.Protocol = 'tcp';
+    values.TrafficType = 'egress';
   }
-  return { parameters: p, notes, toSet };
+  const parameters = documentParameters(document, values, context.durationMs);
+  const missing = document.parameters.filter((parameter) => parameter.required && parameters[parameter.name] === undefined).map((parameter) => parameter.name);
+  p.documentParameters = JSON.stringify(parameters);
+  toSet.push(...missing.map((name) => `documentParameters.${name}`));
+};
+
+/** Sets one parameter to a percentage the finding gives (at least 1), else `fallback`. */
+const percentage = (name: string, fallback: number): Suggester => (context, { parameters }) => {
+  parameters[name] = String(percentIn(context.text, 1) ?? fallback);
+};
+
+const SUGGESTERS = new Map<string, Suggester>([
+  ['aws:ecs:task-network-latency', latency],
+  ['aws:eks:pod-network-latency', latency],
+  ['aws:ecs:task-network-packet-loss', packetLoss],
+  ['aws:eks:pod-network-packet-loss', packetLoss],
+  ['aws:ecs:task-network-blackhole-port', blackholePort],
+  ['aws:eks:pod-network-blackhole-port', blackholePort],
+  ['aws:lambda:invocation-add-delay', lambdaDelay],
+  ['aws:lambda:invocation-error', lambdaError],
+  ['aws:lambda:invocation-http-integration-response', lambdaHttpResponse],
+  ['aws:fis:inject-api-internal-error', apiError],
+  ['aws:fis:inject-api-throttle-error', apiError],
+  ['aws:fis:inject-api-unavailable-error', apiError],
+  ['aws:network:disrupt-connectivity', disruptConnectivity],
+  ['aws:network:route-table-disrupt-cross-region-connectivity', otherRegion],
+  ['aws:network:transit-gateway-disrupt-cross-region-connectivity', otherRegion],
+  ['aws:s3:bucket-pause-replication', otherRegion],
+  ['aws:arc:start-zonal-autoshift', zonalAutoshift],
+  ['aws:ec2:asg-insufficient-instance-capacity-error', insufficientCapacity],
+  ['aws:ec2:api-insufficient-instance-capacity-error', insufficientCapacity],
+  [
+    'aws:rds:reboot-db-instances',
+    ({ concepts }, { parameters }) => {
+      if (concepts.has('failover')) parameters.forceFailover = 'true';
+    },
+  ],
+  [
+    'aws:ec2:send-spot-instance-interruptions',
+    (_context, { parameters }) => {
+      parameters.durationBeforeInterruption = 'PT2M';
+    },
+  ],
+  ['aws:eks:terminate-nodegroup-instances', percentage('instanceTerminationPercentage', 30)],
+  ['aws:ecs:drain-container-instances', percentage('drainagePercentage', 30)],
+  ['aws:kinesis:stream-provisioned-throughput-exception', percentage('percentage', 50)],
+  ['aws:kinesis:stream-expired-iterator-exception', percentage('percentage', 50)],
+  ['aws:dsql:cluster-connection-failure', percentage('percentage', 50)],
+  ['aws:cloudwatch:assert-alarm-state', assertAlarmState],
+  ['aws:eks:inject-kubernetes-custom-resource', kubernetesCustomResource],
+  ['aws:ssm:send-command', ssmSendCommand],
+]);
+
+export function suggestParameters(action: FisAction, context: SuggestContext): Suggestion {
+  const suggestion: Suggestion = { parameters: {}, notes: [], toSet: [] };
+  SUGGESTERS.get(action.id)?.(context, suggestion);
+  return suggestion;
 }

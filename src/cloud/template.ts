@@ -355,90 +355,19 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
   const list = Array.isArray(recommendation) ? recommendation : [recommendation];
   if (list.length === 0) fail('recommendation', 'give at least one action');
   if (list.length > 20) fail('recommendation', 'at most 20 actions in one template');
-  const requests = list.map((raw, index) => readRecommendation(raw, Array.isArray(recommendation) ? `recommendation[${index}]` : 'recommendation'));
+  const fieldOf = (index: number): string => (Array.isArray(recommendation) ? `recommendation[${index}]` : 'recommendation');
+  const requests = list.map((raw, index) => readRecommendation(raw, fieldOf(index)));
   if (!isPlainObject(targetConfig)) fail('target_config', 'must be an object {roleArn, stopConditionArn, tags | resourceArns, …}');
   refuseUnknownKeys(targetConfig, TARGET_CONFIG_KEYS, 'target_config');
   const warnings: string[] = [];
-
-  // Names: given, else the action type (`task-network-latency`), numbered when repeated.
-  const used = new Set<string>();
-  for (const request of requests) {
-    let name = request.name || request.action.id.split(':')[2]!.slice(0, 60);
-    if (used.has(name)) {
-      if (request.name) fail('recommendation', `two actions are named "${name}"`);
-      let n = 2;
-      while (used.has(`${name}-${n}`)) n++;
-      name = `${name}-${n}`;
-    }
-    used.add(name);
-    request.name = name;
-  }
-
-  const actions: Record<string, TemplateAction> = {};
-  const targets: Record<string, TemplateTarget> = {};
-  const perAction = targetConfig.targets === undefined ? {} : targetConfig.targets;
-  if (!isPlainObject(perAction)) fail('target_config.targets', 'must be an object of action name → target selection');
-  for (const key of Object.keys(perAction)) {
-    if (!used.has(key)) fail(`target_config.targets.${key}`, `no action is named "${key}"; actions: ${[...used].join(', ')}`);
-  }
-  requests.forEach((request, index) => {
-    const field = Array.isArray(recommendation) ? `recommendation[${index}]` : 'recommendation';
-    const { action } = request;
-    const entry: TemplateAction = { actionId: action.id };
-    if (request.description) entry.description = request.description;
-    for (const note of request.notes) warnings.push(`${field}: ${note}`);
-    const parameters = buildParameters(action, request.parameters, `${field}.parameters`, warnings);
-    if (Object.keys(parameters).length > 0) entry.parameters = parameters;
-    if (action.resourceType !== null) {
-      const own = perAction[request.name];
-      if (own !== undefined && !isPlainObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');
-      if (isPlainObject(own)) refuseUnknownKeys(own, SELECTION_KEYS, `target_config.targets.${request.name}`);
-      // An action's own selection replaces the shared one (its tags do not mix with shared ARNs).
-      const selection = isPlainObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
-      const fieldName = isPlainObject(own) ? `target_config.targets.${request.name}` : 'target_config';
-      const target = buildTarget(action, selection, fieldName, warnings);
-      // Actions on the same selection share one target, as a person would write it.
-      const same = Object.entries(targets).find(([, t]) => JSON.stringify(t) === JSON.stringify(target));
-      const targetName = same ? same[0] : `${action.resourceType.split(':').slice(1).join('-')}-${Object.keys(targets).length + 1}`.slice(0, 64);
-      if (!same) targets[targetName] = target;
-      entry.targets = { [action.targetKey!]: targetName };
-      if (action.targetKeySource === 'unverified') {
-        warnings.push(`${request.name}: target key "${action.targetKey}" is not confirmed by our reference; check it with aws fis get-action --id ${action.id}`);
-      }
-    }
-    if (request.startAfter.length > 0) {
-      for (const other of request.startAfter) {
-        if (other === request.name) fail(`${field}.startAfter`, `an action cannot start after itself ("${other}")`);
-        if (!used.has(other)) fail(`${field}.startAfter`, `"${other}" is not an action of this template; actions: ${[...used].join(', ')}`);
-      }
-      entry.startAfter = [...request.startAfter];
-    }
-    actions[request.name] = entry;
-  });
+  const used = nameActions(requests);
+  const { actions, targets } = buildActions(requests, fieldOf, targetConfig, used, warnings);
   checkNoCycle(actions);
 
   const roleArn = optionalString(targetConfig, 'roleArn', 'target_config', 2048);
   if (roleArn === undefined) fail('target_config.roleArn', 'required: the IAM role FIS assumes, arn:aws:iam::<account>:role/<name>');
   if (!ROLE_ARN.test(roleArn)) fail('target_config.roleArn', `"${roleArn}" is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)`);
-
-  const alarm = optionalString(targetConfig, 'stopConditionArn', 'target_config');
-  const waived = targetConfig.noStopCondition === true;
-  let stopConditions: ExperimentTemplateInput['stopConditions'];
-  if (alarm !== undefined) {
-    if (waived) fail('target_config.noStopCondition', 'given together with stopConditionArn; give one');
-    if (alarm.length < 20 || alarm.length > 2048) fail('target_config.stopConditionArn', 'an alarm ARN is 20–2048 characters');
-    const match = ALARM_ARN.exec(alarm);
-    if (!match) fail('target_config.stopConditionArn', `"${alarm}" is not a CloudWatch alarm ARN (arn:aws:cloudwatch:<region>:<account>:alarm:<name>)`);
-    const roleAccount = /::(\d{12}):/.exec(roleArn)![1];
-    const alarmAccount = /:(\d{12}):alarm:/.exec(alarm)![1];
-    if (roleAccount !== alarmAccount) fail('target_config.stopConditionArn', `the alarm is in account ${alarmAccount}, the role in ${roleAccount}`);
-    stopConditions = [{ source: 'aws:cloudwatch:alarm', value: alarm }];
-  } else if (waived) {
-    stopConditions = [{ source: 'none' }];
-    warnings.push('no stop condition: the experiment runs its full length even if the service degrades');
-  } else {
-    fail('target_config.stopConditionArn', 'required: the CloudWatch alarm that stops the experiment (or noStopCondition: true to waive it explicitly)');
-  }
+  const stopConditions = readStopConditions(targetConfig, roleArn, warnings);
 
   const description =
     optionalString(targetConfig, 'description', 'target_config', 512) ??
@@ -460,6 +389,114 @@ export function buildExperimentTemplate(recommendation: unknown, targetConfig: u
   // Derived from the content when not given: the same template gets the same idempotency token.
   template.clientToken = token && token.length > 0 ? token : `faultline-${createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 32)}`;
   return { template, warnings };
+}
+
+/**
+ * Names every action: as given, else its action type (`task-network-latency`), numbered when
+ * repeated. Returns the names.
+ */
+function nameActions(requests: ActionRequest[]): Set<string> {
+  const used = new Set<string>();
+  for (const request of requests) {
+    let name = request.name || request.action.id.split(':')[2]!.slice(0, 60);
+    if (used.has(name)) {
+      if (request.name) fail('recommendation', `two actions are named "${name}"`);
+      let n = 2;
+      while (used.has(`${name}-${n}`)) n++;
+      name = `${name}-${n}`;
+    }
+    used.add(name);
+    request.name = name;
+  }
+  return used;
+}
+
+/** The template's actions, and the targets they select (actions on the same selection share one). */
+function buildActions(
+  requests: ActionRequest[],
+  fieldOf: (index: number) => string,
+  targetConfig: Record<string, unknown>,
+  used: Set<string>,
+  warnings: string[],
+): { actions: Record<string, TemplateAction>; targets: Record<string, TemplateTarget> } {
+  const actions: Record<string, TemplateAction> = {};
+  const targets: Record<string, TemplateTarget> = {};
+  const perAction = targetConfig.targets === undefined ? {} : targetConfig.targets;
+  if (!isPlainObject(perAction)) fail('target_config.targets', 'must be an object of action name → target selection');
+  for (const key of Object.keys(perAction)) {
+    if (!used.has(key)) fail(`target_config.targets.${key}`, `no action is named "${key}"; actions: ${[...used].join(', ')}`);
+  }
+  requests.forEach((request, index) => {
+    const field = fieldOf(index);
+    const { action } = request;
+    const entry: TemplateAction = { actionId: action.id };
+    if (request.description) entry.description = request.description;
+    for (const note of request.notes) warnings.push(`${field}: ${note}`);
+    const parameters = buildParameters(action, request.parameters, `${field}.parameters`, warnings);
+    if (Object.keys(parameters).length > 0) entry.parameters = parameters;
+    if (action.resourceType !== null) {
+      const targetName = actionTarget(request, perAction[request.name], targetConfig, targets, warnings);
+      entry.targets = { [action.targetKey!]: targetName };
+    }
+    if (request.startAfter.length > 0) {
+      for (const other of request.startAfter) {
+        if (other === request.name) fail(`${field}.startAfter`, `an action cannot start after itself ("${other}")`);
+        if (!used.has(other)) fail(`${field}.startAfter`, `"${other}" is not an action of this template; actions: ${[...used].join(', ')}`);
+      }
+      entry.startAfter = [...request.startAfter];
+    }
+    actions[request.name] = entry;
+  });
+  return { actions, targets };
+}
+
+/**
+ * The name of the target an action selects, added to `targets` unless an equal one is there
+ * already. Its own selection (`target_config.targets.<name>`) replaces the shared one.
+ */
+function actionTarget(
+  request: ActionRequest,
+  own: unknown,
+  targetConfig: Record<string, unknown>,
+  targets: Record<string, TemplateTarget>,
+  warnings: string[],
+): string {
+  const { action } = request;
+  if (own !== undefined && !isPlainObject(own)) fail(`target_config.targets.${request.name}`, 'must be an object {resourceType?, selectionMode?, tags | resourceArns | parameters, filters?}');
+  if (isPlainObject(own)) refuseUnknownKeys(own, SELECTION_KEYS, `target_config.targets.${request.name}`);
+  // An action's own selection replaces the shared one (its tags do not mix with shared ARNs).
+  const selection = isPlainObject(own) ? { selectionMode: targetConfig.selectionMode, ...own } : targetConfig;
+  const fieldName = isPlainObject(own) ? `target_config.targets.${request.name}` : 'target_config';
+  const target = buildTarget(action, selection, fieldName, warnings);
+  // Actions on the same selection share one target, as a person would write it.
+  const same = Object.entries(targets).find(([, t]) => JSON.stringify(t) === JSON.stringify(target));
+  const targetName = same ? same[0] : `${action.resourceType!.split(':').slice(1).join('-')}-${Object.keys(targets).length + 1}`.slice(0, 64);
+  if (!same) targets[targetName] = target;
+  if (action.targetKeySource === 'unverified') {
+    warnings.push(`${request.name}: target key "${action.targetKey}" is not confirmed by our reference; check it with aws fis get-action --id ${action.id}`);
+  }
+  return targetName;
+}
+
+/** The alarm that stops the experiment (in the role's account), or none when waived explicitly. */
+function readStopConditions(targetConfig: Record<string, unknown>, roleArn: string, warnings: string[]): ExperimentTemplateInput['stopConditions'] {
+  const alarm = optionalString(targetConfig, 'stopConditionArn', 'target_config');
+  const waived = targetConfig.noStopCondition === true;
+  if (alarm !== undefined) {
+    if (waived) fail('target_config.noStopCondition', 'given together with stopConditionArn; give one');
+    if (alarm.length < 20 || alarm.length > 2048) fail('target_config.stopConditionArn', 'an alarm ARN is 20–2048 characters');
+    const match = ALARM_ARN.exec(alarm);
+    if (!match) fail('target_config.stopConditionArn', `"${alarm}" is not a CloudWatch alarm ARN (arn:aws:cloudwatch:<region>:<account>:alarm:<name>)`);
+    const roleAccount = /::(\d{12}):/.exec(roleArn)![1];
+    const alarmAccount = /:(\d{12}):alarm:/.exec(alarm)![1];
+    if (roleAccount !== alarmAccount) fail('target_config.stopConditionArn', `the alarm is in account ${alarmAccount}, the role in ${roleAccount}`);
+    return [{ source: 'aws:cloudwatch:alarm', value: alarm }];
+  }
+  if (waived) {
+    warnings.push('no stop condition: the experiment runs its full length even if the service degrades');
+    return [{ source: 'none' }];
+  }
+  fail('target_config.stopConditionArn', 'required: the CloudWatch alarm that stops the experiment (or noStopCondition: true to waive it explicitly)');
 }
 
 function checkNoCycle(actions: Record<string, TemplateAction>): void {

@@ -1,7 +1,7 @@
 /**
  * A `fetch` for the LLM SDKs that refuses a reply body over a size cap while it streams in, so a
- * runaway or hostile endpoint costs at most the cap in memory (an outside trial made a 454 MB
- * reply cost 454 MB of RSS). Every transport hands this to its SDK as its `fetch`.
+ * runaway or hostile endpoint costs at most the cap in memory (unbounded, a 454 MB reply costs
+ * 454 MB of RSS). Every transport hands this to its SDK as its `fetch`.
  *
  * It also judges a successful (2xx) reply before the SDK parses it. Every call we make (chat
  * without streaming, embeddings) answers one JSON document, so a 2xx with an empty body or a body

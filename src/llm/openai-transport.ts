@@ -2,7 +2,7 @@
  * Transport for OpenAI-compatible endpoints (OpenAI, OpenRouter, Gemini's compatibility layer,
  * self-hosted servers) on the official `openai` package.
  *
- * Traps handled here (measured, see code-analysis-anchors §6):
+ * Traps handled here (each seen against real servers):
  * - the SDK asks for base64 embeddings by default and returns empty vectors from servers that
  *   answer with float arrays, so we always ask for `encoding_format: 'float'`;
  * - the SDK's own retries are off: LlmProvider retries, within its one deadline.

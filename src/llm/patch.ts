@@ -1,6 +1,7 @@
 /**
  * Unified diffs with the `diff` package: computing them locally, and checking that a diff a
- * model wrote really applies to the text it claims to change (code-analysis-anchors §7).
+ * model wrote really applies to the text it claims to change: models miscount hunk headers and
+ * misquote context lines, so a diff is trusted only once it applies.
  */
 import { applyPatch, createTwoFilesPatch, parsePatch } from 'diff';
 

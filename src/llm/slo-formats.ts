@@ -1,12 +1,12 @@
 /**
  * Validated SLOs (slo.ts) in the formats teams keep them in:
- * - OpenSLO `openslo/v1` `SLO` documents (agent-chaos-anchors §6), one per SLO, with an inline
+ * - OpenSLO `openslo/v1` `SLO` documents, one per SLO, with an inline
  *   SLI: a SLO whose PromQL is a quantile (histogram_quantile, quantile_over_time) is a
  *   `thresholdMetric` objective (`op: lte`, `value` = threshold in the metric's unit: seconds for a
  *   `_seconds` histogram); any other is a
  *   raw `ratioMetric` over its PromQL, rawType `failure` for an error SLO, else `success`;
  *   a rolling `timeWindow`, `budgetingMethod: Occurrences`, `target` = objective / 100.
- * - a Sloth `prometheus/v1` spec (§7): each availability or error SLO with an error-ratio query
+ * - a Sloth `prometheus/v1` spec: each availability or error SLO with an error-ratio query
  *   whose range selectors are `[{{.window}}]` (`1 - (good ratio)` unless it is an error SLO). A
  *   quantile query is not a ratio, so it cannot be a Sloth SLO: it is left out and said so in
  *   `skipped`.
@@ -67,7 +67,7 @@ export function toOpenSlo(slos: Slo[], service: string): OpenSloDocument[] {
   return documents;
 }
 
-/** The §6 rules this converter could break, checked on its own output. */
+/** The OpenSLO rules this converter could break, checked on its own output. */
 export function checkOpenSlo(document: OpenSloDocument): string | undefined {
   if (document.apiVersion !== 'openslo/v1' || document.kind !== 'SLO') return 'envelope';
   if (!RFC1123.test(document.metadata.name)) return `metadata.name "${document.metadata.name}" is not RFC 1123`;
@@ -150,7 +150,7 @@ export function toSloth(slos: Slo[], service: string): SlothResult {
   return { spec, skipped };
 }
 
-/** The §7 rules, checked on the converter's output. */
+/** The Sloth spec's rules this converter could break, checked on its own output. */
 export function checkSloth(spec: SlothSpec): string | undefined {
   if (spec.version !== 'prometheus/v1' || spec.service === '') return 'version/service';
   for (const slo of spec.slos) {

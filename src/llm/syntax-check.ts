@@ -1,6 +1,6 @@
 /**
- * Checks on code a model proposes, with tree-sitter. "A proposed change must parse" (DESIGN.md
- * §6): the new code may not have more syntax errors than the code it replaces (comparing with the
+ * Checks on code a model proposes, with tree-sitter. A proposed change must parse (docs/design.md,
+ * "7. Code, index and LLM"): the new code may not have more syntax errors than the code it replaces (comparing with the
  * original, rather than demanding zero, lets a lone method that does not parse cleanly outside
  * its class be improved). And a better version of a function must still define that function.
  */

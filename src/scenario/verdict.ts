@@ -1,5 +1,5 @@
 /**
- * The verdict of a scenario (DESIGN.md §4): failed when an SLO failed; inconclusive when the fault
+ * The verdict of a scenario (docs/design.md, "5. Load, scenarios and verdicts"): failed when an SLO failed; inconclusive when the fault
  * could not have touched what was measured — no connection reached a mapped proxy port, or the
  * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
  * report puts in its first lines, saying what to do about it.

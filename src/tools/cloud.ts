@@ -53,6 +53,12 @@ const EXPORT_FAULTS = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackho
 const D = SCENARIO_DEFAULTS;
 
 export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void {
+  registerRecommendTool(tools);
+  registerTemplateTool(tools);
+  registerExportTool(tools, ctx);
+}
+
+function registerRecommendTool(tools: ToolRegistry): void {
   tools.register(
     {
       name: 'fault_recommend_fis_experiments',
@@ -85,7 +91,9 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       return { text: JSON.stringify(set), structured: set };
     },
   );
+}
 
+function registerTemplateTool(tools: ToolRegistry): void {
   tools.register(
     {
       name: 'fault_create_fis_template',
@@ -131,7 +139,9 @@ export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void 
       };
     },
   );
+}
 
+function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_export_scenario',

@@ -98,7 +98,7 @@ export interface ToolCall {
 }
 
 export interface ToolOutcome<S> {
-  /** The text content: the legacy shape scripts parse (see DESIGN.md §2). */
+  /** The text content: the legacy shape scripts parse (docs/design.md, "2. The MCP surface"). */
   text: string;
   /** The structuredContent, validated against the output shape. */
   structured: S;

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+import type { ExperimentResult } from '../experiment/index.js';
 
 /**
  * Whatever the client sends as `experiment` (an object, or YAML/JSON text) is carried to the
@@ -66,6 +67,11 @@ const expectation = z.object({
 });
 
 export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): void {
+  registerRunExperimentTool(tools, ctx);
+  registerSuggestExperimentTool(tools, ctx);
+}
+
+function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_run_experiment',
@@ -97,13 +103,7 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
       const source = (args.experiment as Record<string, unknown>)[RAW];
       const [{ experimentFrom }, { summarizePlan, renderPlan }] = await Promise.all([import('../experiment/load-file.js'), import('../experiment/describe.js')]);
       const limits = ctx.config.scenario;
-      const policy = {
-        allowRemoteTargets: limits.allowRemoteTargets,
-        allowTargets: limits.allowTargets,
-        allowNonLoopbackBind: limits.allowNonLoopbackBind,
-        allowProduction: ctx.config.allowProduction,
-        productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
-      };
+      const policy = targetPolicyOf(ctx);
       const experiment = await experimentFrom({ experiment: source }, { limits, policy }, 'experiment');
       if (args.dry_run) {
         const plan = summarizePlan(experiment);
@@ -120,21 +120,37 @@ export function registerExperimentTools(tools: ToolRegistry, ctx: ToolContext): 
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      return {
-        text: renderMarkdown(result),
-        structured: {
-          dry_run: false,
-          verdict: result.verdict,
-          verdict_reasons: result.verdictReasons,
-          expectations: result.expectations.map((e) => ({ id: e.id, title: e.title, status: e.status, figure: e.figure, at_ms: e.atMs, reason: e.reason, window: e.window ? e.window.label : null })),
-          aborted: result.aborted ? { at_ms: result.aborted.atMs, rule: result.aborted.rule, figure: result.aborted.figure } : null,
-          faults: result.faults.map((f) => ({ name: f.name, type: f.type, where: f.where, on_ms: f.onAtMs, off_ms: f.offAtMs, acted: f.acted, detail: f.actedDetail })),
-          load: result.load as unknown as Record<string, unknown> | null,
-        },
-      };
+      return { text: renderMarkdown(result), structured: structuredResult(result) };
     },
   );
+}
 
+/** What the server's configuration allows an experiment to reach, bind and run against. */
+function targetPolicyOf(ctx: ToolContext) {
+  const limits = ctx.config.scenario;
+  return {
+    allowRemoteTargets: limits.allowRemoteTargets,
+    allowTargets: limits.allowTargets,
+    allowNonLoopbackBind: limits.allowNonLoopbackBind,
+    allowProduction: ctx.config.allowProduction,
+    productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
+  };
+}
+
+/** A run's result under the tool's snake_case names. */
+function structuredResult(result: ExperimentResult) {
+  return {
+    dry_run: false,
+    verdict: result.verdict,
+    verdict_reasons: result.verdictReasons,
+    expectations: result.expectations.map((e) => ({ id: e.id, title: e.title, status: e.status, figure: e.figure, at_ms: e.atMs, reason: e.reason, window: e.window ? e.window.label : null })),
+    aborted: result.aborted ? { at_ms: result.aborted.atMs, rule: result.aborted.rule, figure: result.aborted.figure } : null,
+    faults: result.faults.map((f) => ({ name: f.name, type: f.type, where: f.where, on_ms: f.onAtMs, off_ms: f.offAtMs, acted: f.acted, detail: f.actedDetail })),
+    load: result.load as unknown as Record<string, unknown> | null,
+  };
+}
+
+function registerSuggestExperimentTool(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_suggest_experiment',

@@ -1,7 +1,8 @@
 /**
  * The six LLM-backed review tools, under fault's names and argument names: scores, better
  * versions of a function, SLOs and whole-file changes. Each is thin: check the provider, call
- * src/llm, render fault's legacy text shape plus typed structuredContent (DESIGN.md §2).
+ * src/llm, render fault's legacy text shape plus typed structuredContent (docs/design.md,
+ * "2. The MCP surface").
  *
  * Arguments are checked first (the file read, the function found); then, with no provider
  * configured, every tool answers at once with isError naming what to set.
@@ -11,8 +12,10 @@ import { ToolInputError } from '../errors.js';
 import type { LlmProvider, ProviderChoice, SearchContext } from '../llm/index.js';
 import { LlmError } from '../llm/errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
-import { SLO_FORMATS, toOpenSlo, toSloth } from '../llm/slo-formats.js';
-import type { Concern } from '../llm/deep-analysis.js';
+import { SLO_FORMATS, toOpenSlo, toSloth, type SloFormat } from '../llm/slo-formats.js';
+import type { Slo } from '../llm/slo.js';
+import type { Concern, DeepFinding } from '../llm/deep-analysis.js';
+import type { ExtractedFunction } from '../code/index.js';
 import { CONCERNS, SEVERITIES } from '../llm/concerns.js';
 import type { ToolContext } from './context.js';
 
@@ -63,13 +66,24 @@ const langArgument = z
   .describe('Its language (python, typescript, go, rust, java, …); with a known grammar, suggested code must parse');
 const scoreArgument = (what: string) => z.number().min(0).max(1).describe(what);
 
+/** The provider for one call of `tool`; without one, an input error naming what to set. */
+type ProviderFor = (tool: string) => Promise<LlmProvider>;
+
 export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps: ReviewDependencies = {}): void {
-  const provider = async (tool: string): Promise<LlmProvider> => {
+  const provider: ProviderFor = async (tool) => {
     const choice = deps.provider ? deps.provider() : (await loadLlm()).createProvider(ctx.config.llm);
     if (!choice.ok) throw new ToolInputError(`${tool} needs an LLM, and ${choice.reason}`);
     return choice.provider;
   };
+  registerScoreTools(tools, provider);
+  registerSuggestFunctionTools(tools, provider, deps);
+  registerSloTool(tools, provider);
+  registerFileChangesTool(tools, ctx, provider);
+  registerDeepAnalysisTool(tools, ctx, provider, deps);
+}
 
+/** fault_score_performance and fault_score_reliability. */
+function registerScoreTools(tools: ToolRegistry, provider: ProviderFor): void {
   for (const aspect of ['performance', 'reliability'] as const) {
     const name = `fault_score_${aspect}`;
     tools.register(
@@ -94,7 +108,10 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       },
     );
   }
+}
 
+/** fault_suggest_better_function_performance and fault_suggest_better_function_reliability. */
+function registerSuggestFunctionTools(tools: ToolRegistry, provider: ProviderFor, deps: ReviewDependencies): void {
   for (const aspect of ['performance', 'reliability'] as const) {
     const name = `fault_suggest_better_function_${aspect}`;
     tools.register(
@@ -136,7 +153,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       },
     );
   }
+}
 
+function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
   tools.register(
     {
       name: 'fault_suggest_service_level_objectives_slo',
@@ -171,18 +190,25 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       const llm = await provider('fault_suggest_service_level_objectives_slo');
       const { suggestSlos } = await loadLlm();
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
-      if (format === 'openslo') {
-        const openslo = toOpenSlo(slos, serviceName);
-        return { text: JSON.stringify(openslo), structured: { slos, openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }> } };
-      }
-      if (format === 'sloth') {
-        const { spec, skipped } = toSloth(slos, serviceName);
-        return { text: JSON.stringify(spec), structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped } };
-      }
-      return { text: JSON.stringify(slos), structured: { slos } };
+      return sloOutcome(slos, format, serviceName);
     },
   );
+}
 
+/** The SLOs as asked: fault's array, OpenSLO documents or a Sloth spec (with what it left out). */
+function sloOutcome(slos: Slo[], format: SloFormat | undefined, serviceName: string) {
+  if (format === 'openslo') {
+    const openslo = toOpenSlo(slos, serviceName);
+    return { text: JSON.stringify(openslo), structured: { slos, openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }> } };
+  }
+  if (format === 'sloth') {
+    const { spec, skipped } = toSloth(slos, serviceName);
+    return { text: JSON.stringify(spec), structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped } };
+  }
+  return { text: JSON.stringify(slos), structured: { slos } };
+}
+
+function registerFileChangesTool(tools: ToolRegistry, ctx: ToolContext, provider: ProviderFor): void {
   tools.register(
     {
       name: 'fault_make_reliability_and_perf_changes',
@@ -214,7 +240,9 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
       return { text: JSON.stringify(change), structured: change };
     },
   );
+}
 
+function registerDeepAnalysisTool(tools: ToolRegistry, ctx: ToolContext, provider: ProviderFor, deps: ReviewDependencies): void {
   tools.register(
     {
       name: 'fault_function_reliability_deep_analysis',
@@ -268,21 +296,26 @@ export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps:
           { signal: call.signal },
         ),
       );
-      const structured = {
-        function: { qualified_name: extracted.qualifiedName, start_line: extracted.startLine, end_line: extracted.endLine },
-        findings: findings.map((finding) => ({
-          concern: finding.concern,
-          severity: finding.severity,
-          start_line: finding.startLine,
-          end_line: finding.endLine,
-          problem: finding.problem,
-          change: finding.change,
-          diff: finding.diff,
-        })),
-      };
-      return { text: JSON.stringify({ findings: structured.findings }), structured };
+      return deepAnalysisOutcome(extracted, findings);
     },
   );
+}
+
+/** The findings under the tool's snake_case names; the text carries the findings alone. */
+function deepAnalysisOutcome(extracted: ExtractedFunction, findings: DeepFinding[]) {
+  const structured = {
+    function: { qualified_name: extracted.qualifiedName, start_line: extracted.startLine, end_line: extracted.endLine },
+    findings: findings.map((finding) => ({
+      concern: finding.concern,
+      severity: finding.severity,
+      start_line: finding.startLine,
+      end_line: finding.endLine,
+      problem: finding.problem,
+      change: finding.change,
+      diff: finding.diff,
+    })),
+  };
+  return { text: JSON.stringify({ findings: structured.findings }), structured };
 }
 
 function checkConcerns(concerns: string[] | undefined): Concern[] {

@@ -30,6 +30,80 @@ const verdict = z.object({
   blind_retries: z.number(),
 });
 
+/** fault_run_tool_call_chaos_scenario's arguments; its result follows. */
+const scenarioInput = {
+  command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
+  args: z.array(z.string()).optional().describe('Arguments of command'),
+  url: z.string().optional().describe('Streamable-HTTP MCP endpoint (loopback unless the server allows the host)'),
+  plan: objectArgument(
+    {
+      seed: z.number().int().optional(),
+      deadline_ms: z.number().optional().describe('Per-call deadline (default 1000)'),
+      faults: z
+        .array(
+          z.looseObject({
+            type: z.enum(FAULT_TYPES),
+            tools: z.array(z.string()).optional().describe('Names or globs (default all)'),
+            probability: z.number().optional().describe('0..1 (default 1)'),
+            after_calls: z.number().int().optional(),
+            every: z.number().int().optional(),
+          }),
+        )
+        .optional(),
+    },
+    'Fault plan (mcp-chaos format), or its YAML or JSON text (default: no faults)',
+    { yaml: true },
+  ).optional(),
+  calls: objectListArgument(
+    { tool: z.string() },
+    'The calls of one task, each {"tool": name, "arguments": {…}} (or its JSON text); at most 100',
+  ),
+  tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
+  seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
+  deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
+  resilience: z.boolean().optional().describe('Retry a failed call up to 2 times (default false)'),
+};
+
+const scenarioOutput = {
+  transport: z.enum(['stdio', 'http']),
+  attempts: z.number(),
+  calls: z.number(),
+  tasks: z.number(),
+  tcsr: z.number(),
+  availability: z.number(),
+  correctness: z.number(),
+  eta: z.number(),
+  schema_conformance: z.number(),
+  deadline_adherence: z.number(),
+  tcaf: z.number(),
+  blast_radius: z.number(),
+  error_rate: z.number(),
+  predicted_blast_radius: z.number(),
+  amplification: z.number(),
+  queueing: z.object({ queued_attempts: z.number(), mean_ms: z.number(), p95_ms: z.number(), max_ms: z.number() }),
+  injected: z.record(z.string(), z.number()),
+  verdicts: z.array(verdict),
+  internal_errors: z.number(),
+  evicted: z.number(),
+  client_errors: z.number(),
+  upstream_failure: z
+    .object({
+      kind: z.enum(['exited', 'unreachable']),
+      at: z.string(),
+      attempts_before: z.number(),
+      exit_code: z.number().optional(),
+      signal: z.string().optional(),
+      error: z.string().optional(),
+      unanswered: z.number(),
+      recovered_at: z.string().optional(),
+      reached: z.number().optional(),
+      outage_count: z.number().optional(),
+      outages: z.array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() })).optional(),
+    })
+    .optional()
+    .describe('Only when the server exited or could not be reached'),
+};
+
 export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
@@ -41,105 +115,19 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
         'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
         'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
         'cancellable; the server process never outlives the call. No LLM.',
-      input: {
-        command: z.string().optional().describe('MCP server executable to spawn over stdio (give command or url)'),
-        args: z.array(z.string()).optional().describe('Arguments of command'),
-        url: z.string().optional().describe('Streamable-HTTP MCP endpoint (loopback unless the server allows the host)'),
-        plan: objectArgument(
-          {
-            seed: z.number().int().optional(),
-            deadline_ms: z.number().optional().describe('Per-call deadline (default 1000)'),
-            faults: z
-              .array(
-                z.looseObject({
-                  type: z.enum(FAULT_TYPES),
-                  tools: z.array(z.string()).optional().describe('Names or globs (default all)'),
-                  probability: z.number().optional().describe('0..1 (default 1)'),
-                  after_calls: z.number().int().optional(),
-                  every: z.number().int().optional(),
-                }),
-              )
-              .optional(),
-          },
-          'Fault plan (mcp-chaos format), or its YAML or JSON text (default: no faults)',
-          { yaml: true },
-        ).optional(),
-        calls: objectListArgument(
-          { tool: z.string() },
-          'The calls of one task, each {"tool": name, "arguments": {…}} (or its JSON text); at most 100',
-        ),
-        tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
-        seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
-        deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
-        resilience: z.boolean().optional().describe('Retry a failed call up to 2 times (default false)'),
-      },
-      output: {
-        transport: z.enum(['stdio', 'http']),
-        attempts: z.number(),
-        calls: z.number(),
-        tasks: z.number(),
-        tcsr: z.number(),
-        availability: z.number(),
-        correctness: z.number(),
-        eta: z.number(),
-        schema_conformance: z.number(),
-        deadline_adherence: z.number(),
-        tcaf: z.number(),
-        blast_radius: z.number(),
-        error_rate: z.number(),
-        predicted_blast_radius: z.number(),
-        amplification: z.number(),
-        queueing: z.object({ queued_attempts: z.number(), mean_ms: z.number(), p95_ms: z.number(), max_ms: z.number() }),
-        injected: z.record(z.string(), z.number()),
-        verdicts: z.array(verdict),
-        internal_errors: z.number(),
-        evicted: z.number(),
-        client_errors: z.number(),
-        upstream_failure: z
-          .object({
-            kind: z.enum(['exited', 'unreachable']),
-            at: z.string(),
-            attempts_before: z.number(),
-            exit_code: z.number().optional(),
-            signal: z.string().optional(),
-            error: z.string().optional(),
-            unanswered: z.number(),
-            recovered_at: z.string().optional(),
-            reached: z.number().optional(),
-            outage_count: z.number().optional(),
-            outages: z.array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() })).optional(),
-          })
-          .optional()
-          .describe('Only when the server exited or could not be reached'),
-      },
+      input: scenarioInput,
+      output: scenarioOutput,
       annotations: TOOLPLANE_ANNOTATIONS,
       injectsFaults: true,
     },
     async (args, call) => {
       const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
       const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
-      if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
-      if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
-      let target: { command: string; args: string[] } | { url: string };
-      if (args.url !== undefined) {
-        const { checkLoadTarget } = await import('../scenario/target.js');
-        target = { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
-      } else {
-        checkCommandLine(args.command!, args.args ?? []);
-        target = { command: args.command!, args: args.args ?? [] };
-      }
+      const target = await targetOf(args, ctx);
       let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
       if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
-      if (args.calls.length === 0 || args.calls.length > SCENARIO_LIMITS.calls) throw new ToolInputError(`calls: give 1 to ${SCENARIO_LIMITS.calls} calls`);
-      const calls = args.calls.map((v, i) => {
-        refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
-        if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
-        if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
-          throw new ToolInputError(`calls[${i}].arguments: expected an object`);
-        }
-        return { tool: v.tool, arguments: (v.arguments ?? {}) as Record<string, unknown> };
-      });
+      const calls = readCalls(args.calls, SCENARIO_LIMITS.calls);
       const tasks = args.tasks ?? 10;
       if (tasks * calls.length * (args.resilience ? 3 : 1) > SCENARIO_LIMITS.attempts) throw new ToolInputError(`tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`);
       const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
@@ -158,4 +146,32 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       return { text: result.report, structured: { transport: result.transport, ...result.slis, client_errors: result.client_errors } };
     },
   );
+}
+
+/** The server under test: a command line to spawn (checked it can be), or a URL the target policy allows. */
+async function targetOf(
+  args: { command?: string | undefined; args?: string[] | undefined; url?: string | undefined },
+  ctx: ToolContext,
+): Promise<{ command: string; args: string[] } | { url: string }> {
+  if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
+  if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
+  if (args.url !== undefined) {
+    const { checkLoadTarget } = await import('../scenario/target.js');
+    return { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
+  }
+  checkCommandLine(args.command!, args.args ?? []);
+  return { command: args.command!, args: args.args ?? [] };
+}
+
+/** The calls of one task, each {tool, arguments}, 1 to `max` of them. */
+function readCalls(calls: Array<Record<string, unknown>>, max: number): Array<{ tool: string; arguments: Record<string, unknown> }> {
+  if (calls.length === 0 || calls.length > max) throw new ToolInputError(`calls: give 1 to ${max} calls`);
+  return calls.map((v, i) => {
+    refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
+    if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
+    if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
+      throw new ToolInputError(`calls[${i}].arguments: expected an object`);
+    }
+    return { tool: v.tool, arguments: (v.arguments ?? {}) as Record<string, unknown> };
+  });
 }

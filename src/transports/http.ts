@@ -94,49 +94,13 @@ interface Session {
 const FULL_GRACE_MS = 20;
 
 export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
-  const sessions = new Map<string, Session>();
   const now = options.now ?? Date.now;
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
-  const activeMs = options.activeMs ?? SESSION_ACTIVE_MS;
-  const server: Server = createHttpServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      options.log.error('HTTP request failed: %s', messageOf(error));
-      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
-      else res.end();
-    });
-  });
-  // An MCP client keeps its connections for the session's next requests. Node closes one idle for
-  // 5 s; a client that picks it at that moment (its own idle timer late on a busy machine, or a
-  // longer one) has its request cut ("other side closed") before the server read it. Clients
-  // drop idle connections a little before the time this advertises (Keep-Alive: timeout=65).
-  server.keepAliveTimeout = 65_000;
-
+  const sessions = new SessionTable(options.log, now, options.activeMs ?? SESSION_ACTIVE_MS);
   let port = options.port;
-  const gate = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
-    if (url.pathname !== MCP_PATH) {
-      sendJsonRpcError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_PATH}`);
-      return false;
-    }
-    if (!hostAllowed(req.headers.host, options.host, port)) {
-      sendJsonRpcError(res, 403, -32000, 'Forbidden: Host header does not name this server');
-      return false;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin, options.host)) {
-      sendJsonRpcError(res, 403, -32000, 'Forbidden: Origin not allowed');
-      return false;
-    }
-    if (options.token !== undefined && !tokenMatches(req.headers.authorization, options.token)) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="faultline"');
-      sendJsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>');
-      return false;
-    }
-    return true;
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!gate(req, res)) {
+    if (!passesGates(req, res, options, port)) {
       req.resume();
       return;
     }
@@ -156,105 +120,37 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
         sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
         return;
       }
-      await serve(session, req, res, body);
+      await serveInSession(session, req, res, body, now);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize');
       return;
     }
-    if (sessions.size >= maxSessions && !evictLeastRecentlyUsed() && !(await afterGrace(evictLeastRecentlyUsed))) {
-      const retryAfter = secondsUntilRoom();
+    if (!(await sessions.makeRoom(maxSessions))) {
+      const retryAfter = sessions.secondsUntilRoom();
       options.log.warn('HTTP: initialize refused, %d active sessions (retry after %d s)', sessions.size, retryAfter);
       sendJsonRpcError(res, 503, -32000, `Too many active sessions (${maxSessions}); retry after ${retryAfter} s, or close one with DELETE ${MCP_PATH}`, {
         'retry-after': String(retryAfter),
       });
       return;
     }
-    const created = options.newSession();
-    const mcp = 'mcp' in created ? created.mcp : created;
-    const holdsResources = 'mcp' in created && created.holdsResources ? created.holdsResources : () => false;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, session);
-        options.log.debug('HTTP session %s opened', id);
-      },
+    const session = await openSession(options.newSession(), sessions, now);
+    await serveInSession(session, req, res, body, now);
+  };
+
+  const server: Server = createHttpServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log.error('HTTP request failed: %s', messageOf(error));
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+      else res.end();
     });
-    const session: Session = { transport, server: mcp, holdsResources, lastSeen: now(), inFlight: 0, requestIds: new Set(), streams: 0, left: false };
-    transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id !== undefined && sessions.delete(id)) options.log.debug('HTTP session %s closed', id);
-    };
-    await mcp.connect(transport);
-    await serve(session, req, res, body);
-  };
-
-  /** Hands a request to its session, keeping the bookkeeping above. */
-  const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    // A GET opens a stream for the server's own messages: it is not activity of the client's.
-    const stream = req.method === 'GET';
-    if (stream) session.streams++;
-    else session.lastSeen = now();
-    session.left = false;
-    const requestIds = requestIdsIn(body);
-    const duplicate = requestIds.find((id, index) => session.requestIds.has(id) || requestIds.indexOf(id) !== index);
-    if (duplicate !== undefined) {
-      sendJsonRpcError(res, 409, -32600, `Invalid Request: id ${JSON.stringify(duplicate)} is already used by a request in flight; use a new id`);
-      return;
-    }
-    const counted = req.method !== 'GET';
-    if (counted) session.inFlight++;
-    for (const id of requestIds) session.requestIds.add(id);
-    res.once('close', () => {
-      if (stream && --session.streams === 0) session.left = true;
-      if (counted) session.inFlight--;
-      for (const id of requestIds) session.requestIds.delete(id);
-      if (counted) session.lastSeen = now();
-      if (res.writableFinished) return;
-      for (const requestId of requestIds) {
-        session.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } });
-      }
-    });
-    await session.transport.handleRequest(req, res, body);
-  };
-
-  const closeSession = (id: string, why: string): void => {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
-    options.log.debug('HTTP session %s closed (%s)', id, why);
-    void session.server.close().catch(() => undefined);
-  };
-
-  /** A request in flight or resources held: never closed under its client. */
-  const busy = (session: Session): boolean => session.inFlight > 0 || session.holdsResources();
-
-  /** Closes the inactive session seen longest ago; false when every session is active. */
-  const evictLeastRecentlyUsed = (): boolean => {
-    const threshold = now() - activeMs;
-    let oldest: [string, Session] | undefined;
-    for (const entry of sessions) {
-      const session = entry[1];
-      if (busy(session) || (session.lastSeen > threshold && !session.left)) continue;
-      if (!oldest || session.lastSeen < oldest[1].lastSeen) oldest = entry;
-    }
-    if (!oldest) return false;
-    closeSession(oldest[0], 'inactive, closed to make room');
-    return true;
-  };
-
-  const afterGrace = (check: () => boolean): Promise<boolean> => new Promise((resolve) => setTimeout(() => resolve(check()), FULL_GRACE_MS));
-
-  /** Seconds until a session can be closed for room: the first merely recent one turns inactive. */
-  const secondsUntilRoom = (): number => {
-    let soonest = Infinity;
-    for (const session of sessions.values()) if (!busy(session)) soonest = Math.min(soonest, session.lastSeen + activeMs - now());
-    return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : BUSY_RETRY_AFTER_S;
-  };
-
-
-
+  });
+  // An MCP client keeps its connections for the session's next requests. Node closes one idle for
+  // 5 s; a client that picks it at that moment (its own idle timer late on a busy machine, or a
+  // longer one) has its request cut ("other side closed") before the server read it. Clients
+  // drop idle connections a little before the time this advertises (Keep-Alive: timeout=65).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -263,12 +159,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     });
   });
   port = (server.address() as AddressInfo).port;
-  const sweeper = setInterval(() => {
-    const at = now();
-    for (const [id, session] of sessions) {
-      if (!busy(session) && at - session.lastSeen > SESSION_IDLE_MS) closeSession(id, 'idle');
-    }
-  }, 60_000);
+  const sweeper = setInterval(() => sessions.closeIdle(SESSION_IDLE_MS), 60_000);
   sweeper.unref();
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -277,13 +168,171 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     port,
     async close() {
       clearInterval(sweeper);
-      const closing = [...sessions.values()].map((session) => session.server.close().catch(() => undefined));
-      sessions.clear();
-      await Promise.all(closing);
+      await sessions.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The three gates in front of the SDK (path, Host/Origin, token); false when one answered the
+ * request with its error.
+ */
+function passesGates(req: IncomingMessage, res: ServerResponse, options: HttpServeOptions, port: number): boolean {
+  const url = new URL(req.url ?? '/', 'http://placeholder');
+  if (url.pathname !== MCP_PATH) {
+    sendJsonRpcError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    return false;
+  }
+  if (!hostAllowed(req.headers.host, options.host, port)) {
+    sendJsonRpcError(res, 403, -32000, 'Forbidden: Host header does not name this server');
+    return false;
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !originAllowed(origin, options.host)) {
+    sendJsonRpcError(res, 403, -32000, 'Forbidden: Origin not allowed');
+    return false;
+  }
+  if (options.token !== undefined && !tokenMatches(req.headers.authorization, options.token)) {
+    res.setHeader('WWW-Authenticate', 'Bearer realm="faultline"');
+    sendJsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>');
+    return false;
+  }
+  return true;
+}
+
+/** A new session on its own transport; the table holds it once the SDK has given it an id. */
+async function openSession(created: McpServer | SessionServer, sessions: SessionTable, now: () => number): Promise<Session> {
+  const mcp = 'mcp' in created ? created.mcp : created;
+  const holdsResources = 'mcp' in created && created.holdsResources ? created.holdsResources : () => false;
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => sessions.add(id, session),
+  });
+  const session: Session = { transport, server: mcp, holdsResources, lastSeen: now(), inFlight: 0, requestIds: new Set(), streams: 0, left: false };
+  transport.onclose = () => {
+    const id = transport.sessionId;
+    if (id !== undefined) sessions.forget(id);
+  };
+  await mcp.connect(transport);
+  return session;
+}
+
+/**
+ * Hands a request to its session, keeping the bookkeeping that decides whether the session is
+ * active: requests in flight, their ids, its GET streams, when it was last seen.
+ */
+async function serveInSession(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown, now: () => number): Promise<void> {
+  // A GET opens a stream for the server's own messages: it is not activity of the client's.
+  const stream = req.method === 'GET';
+  if (stream) session.streams++;
+  else session.lastSeen = now();
+  session.left = false;
+  const requestIds = requestIdsIn(body);
+  const duplicate = requestIds.find((id, index) => session.requestIds.has(id) || requestIds.indexOf(id) !== index);
+  if (duplicate !== undefined) {
+    sendJsonRpcError(res, 409, -32600, `Invalid Request: id ${JSON.stringify(duplicate)} is already used by a request in flight; use a new id`);
+    return;
+  }
+  const counted = req.method !== 'GET';
+  if (counted) session.inFlight++;
+  for (const id of requestIds) session.requestIds.add(id);
+  res.once('close', () => {
+    if (stream && --session.streams === 0) session.left = true;
+    if (counted) session.inFlight--;
+    for (const id of requestIds) session.requestIds.delete(id);
+    if (counted) session.lastSeen = now();
+    if (res.writableFinished) return;
+    for (const requestId of requestIds) {
+      session.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } });
+    }
+  });
+  await session.transport.handleRequest(req, res, body);
+}
+
+/** The open sessions, and which of them may be closed to make room or for idleness. */
+class SessionTable {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number,
+    /** How long after its last request a session stays active. */
+    private readonly activeMs: number,
+  ) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  add(id: string, session: Session): void {
+    this.sessions.set(id, session);
+    this.log.debug('HTTP session %s opened', id);
+  }
+
+  /** Drops a session whose transport closed (DELETE, or closed here). */
+  forget(id: string): void {
+    if (this.sessions.delete(id)) this.log.debug('HTTP session %s closed', id);
+  }
+
+  close(id: string, why: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.log.debug('HTTP session %s closed (%s)', id, why);
+    void session.server.close().catch(() => undefined);
+  }
+
+  /** Room for one more session: true at once below `max`, else after closing an inactive one (a grace for disconnects under way). */
+  async makeRoom(max: number): Promise<boolean> {
+    if (this.sessions.size < max || this.evictLeastRecentlyUsed()) return true;
+    await new Promise((resolve) => setTimeout(resolve, FULL_GRACE_MS));
+    return this.evictLeastRecentlyUsed();
+  }
+
+  /** Seconds until a session can be closed for room: the first merely recent one turns inactive. */
+  secondsUntilRoom(): number {
+    let soonest = Infinity;
+    for (const session of this.sessions.values()) if (!this.busy(session)) soonest = Math.min(soonest, session.lastSeen + this.activeMs - this.now());
+    return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : BUSY_RETRY_AFTER_S;
+  }
+
+  closeIdle(idleMs: number): void {
+    const at = this.now();
+    for (const [id, session] of this.sessions) {
+      if (!this.busy(session) && at - session.lastSeen > idleMs) this.close(id, 'idle');
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const closing = [...this.sessions.values()].map((session) => session.server.close().catch(() => undefined));
+    this.sessions.clear();
+    await Promise.all(closing);
+  }
+
+  /** A request in flight or resources held: never closed under its client. */
+  private busy(session: Session): boolean {
+    return session.inFlight > 0 || session.holdsResources();
+  }
+
+  /** Closes the inactive session seen longest ago; false when every session is active. */
+  private evictLeastRecentlyUsed(): boolean {
+    const threshold = this.now() - this.activeMs;
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.sessions) {
+      const session = entry[1];
+      if (this.busy(session) || (session.lastSeen > threshold && !session.left)) continue;
+      if (!oldest || session.lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
+    if (!oldest) return false;
+    this.close(oldest[0], 'inactive, closed to make room');
+    return true;
+  }
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);

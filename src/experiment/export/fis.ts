@@ -18,6 +18,14 @@ import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.j
 
 const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
 
+/** A fault step FIS can run, as the action it becomes. */
+interface FisStep {
+  step: FaultStep;
+  name: string;
+  actionId: string;
+  parameters: Record<string, string>;
+}
+
 export async function exportFis(experiment: Experiment, options: ExperimentExportOptions): Promise<EngineDocument> {
   const refusals: Refusal[] = [];
   const notes: string[] = [];
@@ -25,72 +33,13 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
   const mappings = given.mappings;
   delete given.mappings;
   if (mappings !== undefined && !isPlainObject(mappings)) throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
-  const steps: Array<{ step: FaultStep; name: string; actionId: string; parameters: Record<string, string> }> = [];
-  for (const step of experiment.steps) {
-    const part = `method[${step.index}] (${step.name})`;
-    if (step.kind !== 'fault') {
-      refusals.push({ part, reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; FIS has no such action` });
-      continue;
-    }
-    if (step.placement.plane === 'control') {
-      refusals.push({ part, reason: `the fault is set through the control plane ${step.placement.control}; FIS injects at the network of tasks or pods — put the dependency under proxies to export it` });
-      continue;
-    }
-    if (step.config.kind === 'http') {
-      refusals.push({ part, reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods` });
-      continue;
-    }
-    const mapping = experiment.proxies.find((m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target);
-    const url = experiment.load ? new URL(experiment.load.url) : undefined;
-    const host = mapping?.remoteHost ?? url!.hostname;
-    const port = mapping?.remotePort ?? Number(url!.port || (url!.protocol === 'https:' ? 443 : 80));
-    try {
-      const action = await fisAction(step.config.spec, host, port, step.forMs, options.platform);
-      steps.push({ step, name: `step-${step.index + 1}`, actionId: action.actionId, parameters: action.parameters });
-      for (const note of action.notes) notes.push(`${step.name}: ${note}`);
-    } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
-      refusals.push({ part, reason: error.message.replace(/^[\w.[\]]+: cannot export to fis: /, '') });
-    }
-  }
-  for (const expectation of experiment.expectations) {
-    if (expectation.kind === 'command') refusals.push({ part: `${expectation.id} (${expectation.title})`, reason: 'FIS runs no command of yours beside its actions' });
-  }
-  for (const [index, rule] of experiment.abort.entries()) {
-    if (rule.kind === 'http') refusals.push({ part: `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`, reason: 'FIS stops on a CloudWatch alarm, not on an HTTP check it makes; point an alarm at that endpoint\'s health (e.g. a Route 53 health check) and give its ARN as stopConditionArn' });
-  }
-  if (experiment.rollbacks.length > 0) refusals.push({ part: 'rollbacks', reason: 'FIS runs no command of yours after its actions' });
+  const steps = await fisSteps(experiment, options, refusals, notes);
+  refuseWhatFisCannotRun(experiment, refusals);
   if (steps.length === 0 && refusals.length === 0) refusals.push({ part: 'method', reason: 'no fault step to export' });
 
   const recommendations = sequence(steps);
-  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
-  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
-  if (!alarmGiven) config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${/::(\d{12}):/.exec(String(config.roleArn))?.[1] ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
-  const perAction: Record<string, unknown> = { ...((given.targets as Record<string, unknown> | undefined) ?? {}) };
-  for (const { step, name } of steps) {
-    const own = (mappings as Record<string, unknown> | undefined)?.[step.placement.target];
-    if (own !== undefined) perAction[name] = own;
-  }
-  if (Object.keys(perAction).length > 0) config.targets = perAction;
-  if (config.tags === undefined && config.resourceArns === undefined && config.parameters === undefined && steps.some(({ name }) => perAction[name] === undefined)) {
-    if ((options.platform ?? 'ecs') === 'ecs') {
-      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-      notes.push('The tasks are selected by a placeholder tag: give --target \'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' for each dependency (or tags, resourceArns for all).');
-    } else {
-      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
-      notes.push('The pods are selected by placeholder target parameters: give --target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for each dependency.');
-    }
-  }
-  if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give it in --target.');
-  const loadRules = experiment.abort.filter((rule) => rule.kind === 'load');
-  if (!alarmGiven) {
-    notes.push(
-      loadRules.length > 0
-        ? `stopConditionArn is a placeholder: create a CloudWatch alarm for ${loadRules.map((rule) => `"${rule.text}"`).join(' or ')} on the service's metrics and give its ARN (CloudWatch alarm periods are 10 s or more: the alarm you write decides how fast FIS stops).`
-        : 'stopConditionArn is a placeholder: give the CloudWatch alarm on the service\'s SLO that should stop the experiment.',
-    );
-  } else if (loadRules.length > 0) notes.push(`The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`);
-  if (experiment.load) notes.push(`FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`);
+  const { config, alarmGiven } = templateConfig(given, mappings, steps, options, notes);
+  noteStopAndLoad(experiment, alarmGiven, notes);
   let built: ReturnType<typeof buildTemplate> | undefined;
   const stepOfRecommendation = (message: string): { part: string; rest: string } | undefined => {
     const match = /^recommendation\[(\d+)\]\./.exec(message);
@@ -120,11 +69,101 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
   };
 }
 
+/** The network fault steps as FIS actions; every other step is refused with the reason. */
+async function fisSteps(experiment: Experiment, options: ExperimentExportOptions, refusals: Refusal[], notes: string[]): Promise<FisStep[]> {
+  const steps: FisStep[] = [];
+  for (const step of experiment.steps) {
+    const part = `method[${step.index}] (${step.name})`;
+    if (step.kind !== 'fault') {
+      refusals.push({ part, reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; FIS has no such action` });
+      continue;
+    }
+    if (step.placement.plane === 'control') {
+      refusals.push({ part, reason: `the fault is set through the control plane ${step.placement.control}; FIS injects at the network of tasks or pods — put the dependency under proxies to export it` });
+      continue;
+    }
+    if (step.config.kind === 'http') {
+      refusals.push({ part, reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods` });
+      continue;
+    }
+    const mapping = experiment.proxies.find((m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target);
+    const url = experiment.load ? new URL(experiment.load.url) : undefined;
+    const host = mapping?.remoteHost ?? url!.hostname;
+    const port = mapping?.remotePort ?? Number(url!.port || (url!.protocol === 'https:' ? 443 : 80));
+    try {
+      const action = await fisAction(step.config.spec, host, port, step.forMs, options.platform);
+      steps.push({ step, name: `step-${step.index + 1}`, actionId: action.actionId, parameters: action.parameters });
+      for (const note of action.notes) notes.push(`${step.name}: ${note}`);
+    } catch (error) {
+      if (!(error instanceof ToolInputError)) throw error;
+      refusals.push({ part, reason: error.message.replace(/^[\w.[\]]+: cannot export to fis: /, '') });
+    }
+  }
+  return steps;
+}
+
+/** Commands and HTTP abort checks: FIS runs neither. */
+function refuseWhatFisCannotRun(experiment: Experiment, refusals: Refusal[]): void {
+  for (const expectation of experiment.expectations) {
+    if (expectation.kind === 'command') refusals.push({ part: `${expectation.id} (${expectation.title})`, reason: 'FIS runs no command of yours beside its actions' });
+  }
+  for (const [index, rule] of experiment.abort.entries()) {
+    if (rule.kind === 'http') refusals.push({ part: `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`, reason: 'FIS stops on a CloudWatch alarm, not on an HTTP check it makes; point an alarm at that endpoint\'s health (e.g. a Route 53 health check) and give its ARN as stopConditionArn' });
+  }
+  if (experiment.rollbacks.length > 0) refusals.push({ part: 'rollbacks', reason: 'FIS runs no command of yours after its actions' });
+}
+
+/**
+ * The template builder's target_config: what --target gave, each mapping's selection for the
+ * steps on it, and placeholders (said in the notes) for the role, the alarm and the selection.
+ */
+function templateConfig(
+  given: Record<string, unknown>,
+  mappings: unknown,
+  steps: FisStep[],
+  options: ExperimentExportOptions,
+  notes: string[],
+): { config: Record<string, unknown>; alarmGiven: boolean } {
+  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
+  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
+  if (!alarmGiven) config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${/::(\d{12}):/.exec(String(config.roleArn))?.[1] ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
+  const perAction: Record<string, unknown> = { ...((given.targets as Record<string, unknown> | undefined) ?? {}) };
+  for (const { step, name } of steps) {
+    const own = (mappings as Record<string, unknown> | undefined)?.[step.placement.target];
+    if (own !== undefined) perAction[name] = own;
+  }
+  if (Object.keys(perAction).length > 0) config.targets = perAction;
+  if (config.tags === undefined && config.resourceArns === undefined && config.parameters === undefined && steps.some(({ name }) => perAction[name] === undefined)) {
+    if ((options.platform ?? 'ecs') === 'ecs') {
+      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
+      notes.push('The tasks are selected by a placeholder tag: give --target \'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' for each dependency (or tags, resourceArns for all).');
+    } else {
+      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
+      notes.push('The pods are selected by placeholder target parameters: give --target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for each dependency.');
+    }
+  }
+  if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give it in --target.');
+  return { config, alarmGiven };
+}
+
+/** What stands for the experiment's load abort rules in FIS, and how to drive its load. */
+function noteStopAndLoad(experiment: Experiment, alarmGiven: boolean, notes: string[]): void {
+  const loadRules = experiment.abort.filter((rule) => rule.kind === 'load');
+  if (!alarmGiven) {
+    notes.push(
+      loadRules.length > 0
+        ? `stopConditionArn is a placeholder: create a CloudWatch alarm for ${loadRules.map((rule) => `"${rule.text}"`).join(' or ')} on the service's metrics and give its ARN (CloudWatch alarm periods are 10 s or more: the alarm you write decides how fast FIS stops).`
+        : 'stopConditionArn is a placeholder: give the CloudWatch alarm on the service\'s SLO that should stop the experiment.',
+    );
+  } else if (loadRules.length > 0) notes.push(`The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`);
+  if (experiment.load) notes.push(`FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`);
+}
+
 /**
  * startAfter for each step: after the step that ends exactly when it starts, else after an
  * aws:fis:wait of the gap since the latest step that ended before it (or since the start).
  */
-function sequence(steps: ReadonlyArray<{ step: FaultStep; name: string; actionId: string; parameters: Record<string, string> }>): Array<Record<string, unknown>> {
+function sequence(steps: readonly FisStep[]): Array<Record<string, unknown>> {
   const recommendations: Array<Record<string, unknown>> = [];
   for (const { step, name, actionId, parameters } of steps) {
     const before = steps.filter((other) => other.step.atMs + other.step.forMs <= step.atMs).sort((a, b) => b.step.atMs + b.step.forMs - (a.step.atMs + a.step.forMs))[0];

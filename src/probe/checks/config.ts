@@ -5,7 +5,7 @@
  * failure: hosts approve read-only tools without asking the user).
  */
 import { errorCode, type ProbeCheck } from './check.js';
-import { diffNames, signature, toolsAfterCalls } from './surface.js';
+import { diffNames, FIRST_SESSION_ENDED, signature, toolsAfterCalls } from './surface.js';
 
 const UNIMPLEMENTED = 'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED';
 const LIST_CHANGED = 'FAULT-CONFIG-LIST-CHANGED';
@@ -48,7 +48,7 @@ export const listChangedCheck: ProbeCheck = {
   leaves: { [LIST_CHANGED]: 'warning' },
   async run(ctx) {
     const after = await toolsAfterCalls(ctx);
-    if (!after.tools) return ctx.note(LIST_CHANGED, 'the first session ended before its tool list could be read again (the server exited or dropped it)', 'untested');
+    if (!after.tools) return ctx.note(LIST_CHANGED, FIRST_SESSION_ENDED, 'untested');
     const advertised = (ctx.capabilities.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
     if (signature(after.tools) !== signature(ctx.tools) && !after.announced) {
       ctx.report({ leaf: LIST_CHANGED, probe: this.id, message: `the tool list changed during the session (${diffNames(ctx.tools, after.tools)}) with no notifications/tools/list_changed`, exchange: [] });
@@ -67,7 +67,7 @@ export const annotationsCheck: ProbeCheck = {
   async run(ctx) {
     if (ctx.settings.allowWrites || ctx.callable.length === 0) return;
     const after = await toolsAfterCalls(ctx);
-    if (!after.tools) return ctx.note(ANNOTATION, 'the first session ended before its tool list could be read again (the server exited or dropped it)', 'untested');
+    if (!after.tools) return ctx.note(ANNOTATION, FIRST_SESSION_ENDED, 'untested');
     if (signature(after.tools) !== signature(ctx.tools) && !after.announced) {
       ctx.report({ leaf: ANNOTATION, probe: this.id, message: `only readOnlyHint tools were called, yet the tool list changed (${diffNames(ctx.tools, after.tools)})`, exchange: [] });
     } else ctx.check(ANNOTATION);

@@ -4,7 +4,7 @@
  */
 import { postRaw, PROBE_PROTOCOL_VERSION, type TranscriptLine } from '../peer/index.js';
 import type { CheckContext, ProbeCheck } from './check.js';
-import { diffNames, secondSession, signature, toolsAfterCalls } from './surface.js';
+import { diffNames, FIRST_SESSION_ENDED, secondSession, signature, toolsAfterCalls } from './surface.js';
 
 const DRIFT = 'FAULT-STATE-SURFACE-DRIFT';
 const STALE = 'FAULT-STATE-STALE-SESSION';
@@ -19,7 +19,7 @@ export const twoSessionsCheck: ProbeCheck = {
   leaves: { [DRIFT]: 'warning' },
   async run(ctx) {
     const after = await toolsAfterCalls(ctx);
-    if (!after.tools) return ctx.note(DRIFT, 'the first session ended before its tool list could be read again (the server exited or dropped it)', 'untested');
+    if (!after.tools) return ctx.note(DRIFT, FIRST_SESSION_ENDED, 'untested');
     const second = await secondSession(ctx);
     if (!second.tools) {
       const why = second.init.timedOut ? 'no answer' : second.init.closed ? 'the server exited or closed it' : 'initialize failed';

@@ -20,6 +20,9 @@ export interface SecondSession {
   exchange: TranscriptLine[];
 }
 
+/** Said of a check that needed the first session's tool list read again, when that session had ended. */
+export const FIRST_SESSION_ENDED = 'the first session ended before its tool list could be read again (the server exited or dropped it)';
+
 export function toolsAfterCalls(ctx: CheckContext): Promise<AfterCalls> {
   return ctx.memo('tools-after-calls', async () => {
     const peer = ctx.current();

@@ -125,6 +125,9 @@ export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   return [responses ? 'downstream' : 'upstream'];
 }
 
+/** The bound on every delay a fault spec gives in milliseconds: up to an hour. */
+export const MILLISECONDS = { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' } as const;
+
 /** Reads and checks the fields of one fault spec; every error names the fault and the field. */
 export class SpecReader extends ConfigReader {
   constructor(

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { createRandom } from '../random.js';
 import { NETWORK_FAULT_DEFAULTS } from '../vocabulary.js';
-import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import { emptyCounters, MILLISECONDS, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
 export interface JitterSpec extends FaultTarget {
   type: 'jitter';
@@ -24,7 +24,7 @@ export function readJitter(reader: SpecReader): ResolvedJitter {
   const spec: ResolvedJitter = {
     type: 'jitter',
     ...reader.target(),
-    amplitudeMs: reader.number('amplitudeMs', { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' }),
+    amplitudeMs: reader.number('amplitudeMs', MILLISECONDS),
     frequencyHz: reader.number('frequencyHz', { above: 0, max: 1000, default: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz, expected: 'a number of redraws per second, > 0 and ≤ 1000' }),
   };
   reader.done();

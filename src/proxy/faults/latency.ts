@@ -11,7 +11,7 @@
  */
 import { createRandom, type Random } from '../random.js';
 import { LATENCY_DISTRIBUTIONS } from '../vocabulary.js';
-import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import { emptyCounters, MILLISECONDS, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
 
 export { LATENCY_DISTRIBUTIONS };
 export type LatencyDistribution = (typeof LATENCY_DISTRIBUTIONS)[number];
@@ -33,8 +33,8 @@ export function readLatency(reader: SpecReader): ResolvedLatency {
   const spec: ResolvedLatency = {
     type: 'latency',
     ...reader.target(),
-    latencyMs: reader.number('latencyMs', { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' }),
-    deviationMs: reader.number('deviationMs', { min: 0, max: 3_600_000, default: 0, expected: 'a number of milliseconds in 0..3600000' }),
+    latencyMs: reader.number('latencyMs', MILLISECONDS),
+    deviationMs: reader.number('deviationMs', { ...MILLISECONDS, default: 0 }),
     distribution: reader.choice('distribution', LATENCY_DISTRIBUTIONS, 'normal'),
     perOp: reader.boolean('perOp', false),
   };

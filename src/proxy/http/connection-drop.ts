@@ -4,7 +4,7 @@
  * client sees a body cut short. mcp-chaos-monkey's `afterMs` (its code cuts by time, not bytes) is
  * accepted as `after_ms`: the connection closes that long after forwarding, before any answer.
  */
-import type { SpecReader } from '../faults/fault.js';
+import { MILLISECONDS, type SpecReader } from '../faults/fault.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpConnectionDropSpec extends ResolvedCommon {
@@ -15,7 +15,7 @@ export interface HttpConnectionDropSpec extends ResolvedCommon {
 
 export function readHttpConnectionDrop(reader: SpecReader): HttpConnectionDropSpec {
   const common = readCommon(reader);
-  const afterMs = reader.optionalNumber('after_ms', { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' });
+  const afterMs = reader.optionalNumber('after_ms', MILLISECONDS);
   const afterBytes = reader.number('after_bytes', { min: 0, default: 0, expected: 'a whole number of bytes ≥ 0' });
   if (!Number.isInteger(afterBytes)) reader.fail('after_bytes', 'a whole number of bytes ≥ 0');
   const spec: HttpConnectionDropSpec = { type: 'connection_drop', ...common, after_bytes: afterBytes, after_ms: afterMs };

@@ -1,5 +1,5 @@
 /** latency: waits `delay` ms, then the exchange goes on to the next fault and the upstream. */
-import type { SpecReader } from '../faults/fault.js';
+import { MILLISECONDS, type SpecReader } from '../faults/fault.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpLatencySpec extends ResolvedCommon {
@@ -11,7 +11,7 @@ export function readHttpLatency(reader: SpecReader): HttpLatencySpec {
   const spec: HttpLatencySpec = {
     type: 'latency',
     ...readCommon(reader),
-    delay: reader.number('delay', { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' }),
+    delay: reader.number('delay', MILLISECONDS),
   };
   reader.done();
   return spec;
