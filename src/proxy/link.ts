@@ -16,7 +16,7 @@
  * consecutive chunks are delayed in a pipeline, not one after another.
  */
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
-import { cancelWake, wakeAfter, type Wake } from './wake-timers.js';
+import { cancelWake, prepareWakeUps, wakeAfter, type Wake } from './wake-timers.js';
 
 /** What a link reads from: a socket, or the client end a protocol stage drives (client-end.ts). */
 export interface LinkSource {
@@ -120,6 +120,7 @@ export class Link {
     for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
+    if (stages.some((s) => !s.stage.holds)) prepareWakeUps();
     this.pump();
   }
 

@@ -47,6 +47,11 @@ class WakeTimers {
     this.views.due[0] = Number.POSITIVE_INFINITY;
   }
 
+  /** Starts the helper thread ahead of the first wake-up (it takes tens of milliseconds to start). */
+  prepare(): void {
+    this.startThread();
+  }
+
   after(waitMs: number, callback: () => void): Wake {
     const entry: Entry = { due: monotonicMs() + Math.max(0, waitMs), callback, index: -1 };
     this.push(entry);
@@ -174,6 +179,11 @@ const timers = new WakeTimers();
 /** Calls `callback` once, no earlier than `waitMs` from now and usually within a fraction of a millisecond after. */
 export function wakeAfter(waitMs: number, callback: () => void): Wake {
   return timers.after(waitMs, callback);
+}
+
+/** Starts the helper thread now, so that the first wake-ups do not wait for it (through the coarser backstop). */
+export function prepareWakeUps(): void {
+  timers.prepare();
 }
 
 /** Cancels a wake-up that has not fired; does nothing for one that has. */
