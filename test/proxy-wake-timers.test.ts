@@ -27,12 +27,15 @@ test('wake-ups: never before the wait, including sub-millisecond and zero waits'
   }
 });
 
-test('wake-ups: fire in due order whatever the order they were asked in; ties in either order, each once', async () => {
+test('wake-ups: fire in due order whatever the order they were asked in, each once and none early', async () => {
   const fired: number[] = [];
-  const waits = [30, 5, 20, 5, 0, 12, 1];
+  const waits = [30, 5, 20, 5, 0, 12, 1, 1.2, 2];
+  const started = performance.now();
   await new Promise<void>((resolve) => {
     waits.forEach((waitMs) =>
       wakeAfter(waitMs, () => {
+        const elapsed = performance.now() - started;
+        assert.ok(elapsed >= waitMs - 1e-6, `a ${waitMs} ms wake-up among others came after ${elapsed.toFixed(4)} ms`);
         fired.push(waitMs);
         if (fired.length === waits.length) resolve();
       }),
