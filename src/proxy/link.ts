@@ -16,6 +16,7 @@
  * consecutive chunks are delayed in a pipeline, not one after another.
  */
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
+import { cancelWake, prepareWakeUps, wakeAfter, type Wake } from './wake-timers.js';
 
 /** What a link reads from: a socket, or the client end a protocol stage drives (client-end.ts). */
 export interface LinkSource {
@@ -38,9 +39,6 @@ export interface LinkSink {
 
 /** Bytes read but not yet written above which the source is paused. */
 export const LINK_HIGH_WATER_BYTES = 1 << 20;
-
-/** How far ahead of a piece's time a wake-up timer aims (ms); see Link.wakeUpIn. */
-const TIMER_AIM_SHORT_MS = 1;
 
 /** A fault's stage on this link. */
 export interface AttachedStage {
@@ -67,8 +65,8 @@ export class Link {
   private shaped: TimedPiece[] = [];
   private shapedNext = 0;
   private queued = 0;
-  /** The wake-up for the next piece: a timer while it is far, an immediate when it is close. */
-  private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | undefined;
+  /** The one wake-up of this link: for the piece at the head, whose time has not come. */
+  private wake: Wake | undefined;
   private destFull = false;
   private sourcePaused = false;
   private sourceEnded = false;
@@ -122,6 +120,7 @@ export class Link {
     for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
+    if (stages.some((s) => !s.stage.holds)) prepareWakeUps();
     this.pump();
   }
 
@@ -129,7 +128,8 @@ export class Link {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.cancelWakeUp();
+    if (this.wake !== undefined) cancelWake(this.wake);
+    this.wake = undefined;
     const now = this.clock();
     for (const attached of this.stages) attached.stage.detach(now);
     this.stages = [];
@@ -167,15 +167,19 @@ export class Link {
     this.pump();
   };
 
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
+  private readonly onWake = (): void => {
+    this.wake = undefined;
     this.pump();
   };
 
-  /** Writes every piece whose time has come, then arms one timer for the next. */
+  /**
+   * Writes every piece whose time has come, then arms one wake-up for the next. The wake-up comes
+   * within a fraction of a millisecond of the piece's time without spinning (wake-timers.ts); the
+   * piece is written only once this link's clock has reached its time, so never early.
+   */
   private pump(): void {
     if (this.closed) return;
-    while (!this.holding && !this.destFull && this.timer === undefined) {
+    while (!this.holding && !this.destFull && this.wake === undefined) {
       if (this.dest.destroyed) return;
       if (this.shapedNext >= this.shaped.length) {
         const chunk = this.input.shift();
@@ -192,7 +196,7 @@ export class Link {
       const piece = this.shaped[this.shapedNext]!;
       const wait = piece.at - this.clock();
       if (wait > 0) {
-        this.wakeUpIn(wait);
+        this.wake = wakeAfter(wait, this.onWake);
         break;
       }
       this.shapedNext++;
@@ -200,28 +204,6 @@ export class Link {
       if (!this.dest.write(piece.data)) this.destFull = true;
     }
     this.updateFlow();
-  }
-
-  /**
-   * Arms the wake-up for a piece due in `wait` ms, so that it is written on time and never early.
-   * Node's timers have whole-millisecond resolution against a loop clock cached at the start of
-   * each loop turn, so a timer fires up to a few milliseconds late (rounding `wait` up added about
-   * 1 ms to every delay). A timer therefore aims about a millisecond short, and the rest is waited
-   * with immediates, which still let I/O run between checks; pump() writes only once the clock
-   * has reached the piece's time.
-   */
-  private wakeUpIn(wait: number): void {
-    if (wait > TIMER_AIM_SHORT_MS + 1) {
-      this.timer = { kind: 'timeout', handle: setTimeout(this.onTimer, Math.floor(wait - TIMER_AIM_SHORT_MS)) };
-    } else {
-      this.timer = { kind: 'immediate', handle: setImmediate(this.onTimer) };
-    }
-  }
-
-  private cancelWakeUp(): void {
-    if (this.timer?.kind === 'timeout') clearTimeout(this.timer.handle);
-    else if (this.timer?.kind === 'immediate') clearImmediate(this.timer.handle);
-    this.timer = undefined;
   }
 
   private shape(chunk: QueuedChunk): TimedPiece[] {
