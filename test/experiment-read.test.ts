@@ -213,6 +213,11 @@ describe('the MCP tools', () => {
       const yamlError = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: 'title: [', dry_run: true } })) as CallToolResult;
       assert.equal(yamlError.isError, true);
       assert.match(textOf(yamlError), /^experiment: not valid YAML/);
+      // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
+      const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'title: *i'].join('\n');
+      const bomb = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: laughs, dry_run: true } })) as CallToolResult;
+      assert.equal(bomb.isError, true);
+      assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
     } finally {
       await close();
     }

@@ -28,7 +28,13 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
   const document = parseDocument(text, { uniqueKeys: true });
   if (document.errors.length > 0) throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
-  const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    // The yaml library throws when the aliases would expand past the bound: a bad file, not a crash.
+    throw new ToolInputError(`${where}: YAML aliases expand too far (${(error as Error).message}); write the repeated parts out, or use fewer aliases`);
+  }
   if (value === null || value === undefined) throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
   return value;
 }
