@@ -215,6 +215,14 @@ describe('the MCP tools', () => {
       assert.match(textOf(yamlError), /^experiment: not valid YAML/);
       // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
       const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'title: *i'].join('\n');
+      // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
+      let deep: Record<string, unknown> = { type: 'blackhole' };
+      for (let i = 0; i < 20_000; i++) deep = { a: deep };
+      for (const experiment of [deep, { ...base, method: [{ at: '1s', for: '1s', fault: deep }] }]) {
+        const nested = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment, dry_run: true } })) as CallToolResult;
+        assert.equal(nested.isError, true);
+        assert.match(textOf(nested), /^experiment: nested deeper than 32 levels \(at (method\[0\]\.fault\.)?a\.a\./);
+      }
       const bomb = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: laughs, dry_run: true } })) as CallToolResult;
       assert.equal(bomb.isError, true);
       assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
