@@ -5,7 +5,8 @@
  * refusals and suggestions. No load runs here.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -194,6 +195,20 @@ describe('suggestions', () => {
     assert.deepEqual(go.dependencies.map((d) => [d.kind, d.env]), [['redis', 'REDIS_ADDR'], ['postgres', 'DATABASE_URL'], ['http', 'INVENTORY_URL']]);
     assert.deepEqual(go.env, { REDIS_ADDR: '127.0.0.1:34000', DATABASE_URL: 'postgresql://127.0.0.1:34001', INVENTORY_URL: 'http://127.0.0.1:34002' });
     assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
+  });
+});
+
+describe('suggestions: what is not a dependency', () => {
+  test('a bare `new Client(…)` (the MCP SDK\'s, pg\'s) is not taken for memcached; pymemcache\'s is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-suggest-'));
+    try {
+      writeFileSync(join(dir, 'agent.mjs'), "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconst client = new Client({ name: 'a', version: '1' });\n");
+      writeFileSync(join(dir, 'cache.py'), "import pymemcache.client.base\ncache = pymemcache.client.base.Client(('cache.internal', 11211))\n");
+      const suggestion = await suggestFromSources(new FileAccess([]), { sourceDir: dir });
+      assert.deepEqual(suggestion.dependencies.map((d) => [d.kind, d.evidence.map((e) => e.replace(/^.*\//, ''))]), [['memcached', ['cache.py:2 pymemcache.client.base.Client']]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
