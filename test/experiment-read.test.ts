@@ -230,6 +230,11 @@ describe('the MCP tools', () => {
       assert.match(textOf(yamlError), /^experiment: not valid YAML/);
       // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
       const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'title: *i'].join('\n');
+      // `__proto__` as sent on the wire (an own key of the parsed JSON) is refused by name, not made the prototype.
+      const proto = JSON.parse('{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}') as Record<string, unknown>;
+      const polluted = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: { ...base, method: [proto] }, dry_run: true } })) as CallToolResult;
+      assert.equal(polluted.isError, true, textOf(polluted));
+      assert.match(textOf(polluted), /^experiment: field "__proto__" is not accepted \(at method\[0\]\.fault\)/);
       // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
       let deep: Record<string, unknown> = { type: 'blackhole' };
       for (let i = 0; i < 20_000; i++) deep = { a: deep };
