@@ -103,6 +103,19 @@ describe('chaos-mesh', () => {
     const replace = (parseYaml(partial.document) as { spec: { templates: Array<Record<string, any>> } }).spec.templates.find((t) => t.templateType === 'HTTPChaos')!;
     assert.deepEqual(replace.httpChaos.replace, { code: 503, body: Buffer.from('{"error":"faultline injected error"}').toString('base64'), headers: { 'Content-Type': 'application/json' } });
   });
+
+  test('--partial never writes an empty document: when every fault step is refused, the export is', async () => {
+    const onlyRefused = { ...cluster, expect: ['errors < 5%'], abort_when: undefined, method: [{ at: '10s', for: '10s', fault: { target: 'api', type: 'error', status_code: 503 } }] };
+    for (const to of ['chaos-mesh', 'fis'] as const) {
+      await assert.rejects(exported(onlyRefused, to, { partial: true }), (error: unknown) => {
+        assert.ok(error instanceof ToolInputError);
+        assert.match(error.message, new RegExp(`^nothing to export to ${to} \\(.*\\): every fault step was refused:\\n  - method\\[0\\]`));
+        return true;
+      });
+    }
+    const k6 = await exported(onlyRefused, 'k6', { partial: true });
+    assert.match(k6.document, /constant-arrival-rate/, 'k6 carries the load, which is still there');
+  });
 });
 
 describe('k6', () => {

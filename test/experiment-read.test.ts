@@ -5,7 +5,8 @@
  * refusals and suggestions. No load runs here.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -203,6 +204,20 @@ describe('suggestions', () => {
   });
 });
 
+describe('suggestions: what is not a dependency', () => {
+  test('a bare `new Client(…)` (the MCP SDK\'s, pg\'s) is not taken for memcached; pymemcache\'s is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-suggest-'));
+    try {
+      writeFileSync(join(dir, 'agent.mjs'), "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconst client = new Client({ name: 'a', version: '1' });\n");
+      writeFileSync(join(dir, 'cache.py'), "import pymemcache.client.base\ncache = pymemcache.client.base.Client(('cache.internal', 11211))\n");
+      const suggestion = await suggestFromSources(new FileAccess([]), { sourceDir: dir });
+      assert.deepEqual(suggestion.dependencies.map((d) => [d.kind, d.evidence.map((e) => e.replace(/^.*\//, ''))]), [['memcached', ['cache.py:2 pymemcache.client.base.Client']]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the MCP tools', () => {
   test('fault_run_experiment: dry_run answers the plan; YAML text is taken; a bad field is an isError naming it', async () => {
     const { client, close } = await connectInMemory();
@@ -219,6 +234,24 @@ describe('the MCP tools', () => {
       const yamlError = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: 'title: [', dry_run: true } })) as CallToolResult;
       assert.equal(yamlError.isError, true);
       assert.match(textOf(yamlError), /^experiment: not valid YAML/);
+      // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
+      const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'title: *i'].join('\n');
+      // `__proto__` as sent on the wire (an own key of the parsed JSON) is refused by name, not made the prototype.
+      const proto = JSON.parse('{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}') as Record<string, unknown>;
+      const polluted = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: { ...base, method: [proto] }, dry_run: true } })) as CallToolResult;
+      assert.equal(polluted.isError, true, textOf(polluted));
+      assert.match(textOf(polluted), /^experiment: field "__proto__" is not accepted \(at method\[0\]\.fault\)/);
+      // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
+      let deep: Record<string, unknown> = { type: 'blackhole' };
+      for (let i = 0; i < 20_000; i++) deep = { a: deep };
+      for (const experiment of [deep, { ...base, method: [{ at: '1s', for: '1s', fault: deep }] }]) {
+        const nested = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment, dry_run: true } })) as CallToolResult;
+        assert.equal(nested.isError, true);
+        assert.match(textOf(nested), /^experiment: nested deeper than 32 levels \(at (method\[0\]\.fault\.)?a\.a\./);
+      }
+      const bomb = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: laughs, dry_run: true } })) as CallToolResult;
+      assert.equal(bomb.isError, true);
+      assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
     } finally {
       await close();
     }

@@ -28,7 +28,13 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
   const document = parseDocument(text, { uniqueKeys: true });
   if (document.errors.length > 0) throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
-  const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    // The yaml library throws when the aliases would expand past the bound: a bad file, not a crash.
+    throw new ToolInputError(`${where}: YAML aliases expand too far (${(error as Error).message}); write the repeated parts out, or use fewer aliases`);
+  }
   if (value === null || value === undefined) throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
   return value;
 }
@@ -39,6 +45,7 @@ let validator: ValidateFunction | undefined;
 export function checkShape(raw: unknown, where = 'experiment'): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
   const forbidden = findForbiddenKey(raw, '', new Set());
+  if (forbidden?.deep) throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
   if (forbidden?.cycle) throw new ToolInputError(`${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`);
   if (forbidden !== undefined) throw new ToolInputError(`${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`);
   validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
@@ -47,12 +54,15 @@ export function checkShape(raw: unknown, where = 'experiment'): void {
 }
 
 /**
- * The first key no config may have, or the first node that contains itself: YAML builds one when
- * an alias points inside its own anchor (`a: &x [*x]`), and every walk of it would never end.
+ * The first key no config may have, the first node that contains itself (YAML builds one when an
+ * alias points inside its own anchor, `a: &x [*x]`, and every walk of it would never end), or the
+ * first node nested past the depth text is held to: an object argument arrives already parsed, and
+ * this walk, the schema check and the readers all recurse.
  */
-function findForbiddenKey(value: unknown, at: string, ancestors: Set<object>): { key: string; at: string; cycle?: true } | undefined {
+function findForbiddenKey(value: unknown, at: string, ancestors: Set<object>): { key: string; at: string; cycle?: true; deep?: true } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (ancestors.has(value)) return { key: '', at, cycle: true };
+  if (ancestors.size >= MAX_EXPERIMENT_DEPTH) return { key: '', at, deep: true };
   ancestors.add(value);
   for (const [key, child] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(key)) return { key, at };

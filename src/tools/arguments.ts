@@ -166,12 +166,10 @@ function coerceProperties(object: Record<string, unknown>, node: SchemaNode, dep
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
     const child = node.properties?.[key];
-    if (!child) {
-      out[key] = value;
-      continue;
-    }
-    if (!required.has(key) && isEmpty(value)) continue;
-    out[key] = coerce(value, child, depth);
+    if (child && !required.has(key) && isEmpty(value)) continue;
+    // Defined, not assigned: `out["__proto__"] = v` would set out's prototype and drop the key, so
+    // the readers downstream, which refuse it by name, would never see it.
+    Object.defineProperty(out, key, { value: child ? coerce(value, child, depth) : value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -20,6 +20,9 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 
 /** Longest line accepted; a longer one is answered with an error and discarded. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
+const TOO_LONG = `Invalid Request: message longer than ${MAX_LINE_BYTES} bytes`;
+/** How many bytes at either end of an over-long line are searched for its id. */
+const ID_WINDOW_BYTES = 512;
 /** How long in-flight requests may run on after stdin closes. */
 export const DRAIN_MS = 5_000;
 
@@ -31,6 +34,9 @@ export class LineJsonRpcTransport implements Transport {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  /** While discarding a line too long to read: its last bytes, where the id may be, and whether it was answered. */
+  private discardTail: Buffer = Buffer.alloc(0);
+  private discardAnswered = false;
   private closed = false;
   /** Ids of the requests received and not yet answered (nor cancelled). */
   private readonly inFlight = new Set<string | number>();
@@ -74,23 +80,45 @@ export class LineJsonRpcTransport implements Transport {
     let newline = data.indexOf(0x0a);
     while (newline !== -1) {
       const tail = data.subarray(0, newline);
-      if (this.discarding) this.discarding = false;
+      if (this.discarding) this.endDiscarding(tail);
       else this.handleLine(Buffer.concat([...this.pending, tail]).toString('utf8'));
       this.pending = [];
       this.pendingBytes = 0;
       data = data.subarray(newline + 1);
       newline = data.indexOf(0x0a);
     }
-    if (data.length === 0 || this.discarding) return;
+    if (data.length === 0) return;
+    if (this.discarding) {
+      this.discardTail = lastBytes([this.discardTail, data]);
+      return;
+    }
     this.pending.push(data);
     this.pendingBytes += data.length;
-    if (this.pendingBytes > MAX_LINE_BYTES) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.discarding = true;
-      this.reply(null, -32600, `Invalid Request: message longer than ${MAX_LINE_BYTES} bytes`);
-    }
+    if (this.pendingBytes > MAX_LINE_BYTES) this.startDiscarding();
   };
+
+  /**
+   * A line past MAX_LINE_BYTES is never parsed, but its request is still answered with its own id
+   * when the id can be read from the line's first or last bytes (clients write it first or last),
+   * so the client does not wait out its timeout: at once when the id is at the start, else when
+   * the line ends.
+   */
+  private startDiscarding(): void {
+    const head = Buffer.concat(this.pending).subarray(0, ID_WINDOW_BYTES).toString('utf8');
+    this.discardTail = lastBytes(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.discarding = true;
+    const id = leadingIdOf(head);
+    this.discardAnswered = id !== undefined;
+    if (id !== undefined) this.reply(id, -32600, TOO_LONG, false);
+  }
+
+  private endDiscarding(rest: Buffer): void {
+    this.discarding = false;
+    if (!this.discardAnswered) this.reply(trailingIdOf(lastBytes([this.discardTail, rest]).toString('utf8').replace(/\r$/, '')) ?? null, -32600, TOO_LONG, false);
+    this.discardTail = Buffer.alloc(0);
+  }
 
   private handleLine(raw: string): void {
     const line = raw.replace(/\r$/, '');
@@ -170,4 +198,32 @@ function idOf(value: unknown): string | number | null {
     if (typeof id === 'string' || typeof id === 'number') return id;
   }
   return null;
+}
+
+const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
+/** `{"id": 7, …` or `{"jsonrpc": "2.0", "id": 7, …`: the id among the first members. */
+const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE + String.raw`\s*[,}]`);
+/** `…, "id": 7}` as the last member: one closing brace after it, so it is the top level's. */
+const TRAILING_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID_VALUE + String.raw`\s*\}\s*$`);
+
+function leadingIdOf(head: string): string | number | undefined {
+  const match = LEADING_ID.exec(head);
+  return match ? (JSON.parse(match[1]!) as string | number) : undefined;
+}
+
+function trailingIdOf(tail: string): string | number | undefined {
+  const match = TRAILING_ID.exec(tail);
+  return match ? (JSON.parse(match[1]!) as string | number) : undefined;
+}
+
+/** The last ID_WINDOW_BYTES of the chunks, copied (the chunks themselves are let go). */
+function lastBytes(chunks: readonly Buffer[]): Buffer {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  for (let index = chunks.length - 1; index >= 0 && bytes < ID_WINDOW_BYTES; index--) {
+    kept.unshift(chunks[index]!);
+    bytes += chunks[index]!.length;
+  }
+  const joined = Buffer.concat(kept);
+  return Buffer.from(joined.subarray(Math.max(0, joined.length - ID_WINDOW_BYTES)));
 }

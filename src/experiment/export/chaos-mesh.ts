@@ -113,6 +113,7 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
     notes,
     refusals,
     elsewhere: experiment.load ? ['the load, its SLOs (steady_state, expect) and recover_within: export with --to k6 and run both together'] : [],
+    ...(branches.length === 0 ? { empty: 'a Workflow needs at least one chaos step' } : {}),
   };
 }
 

@@ -66,6 +66,7 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
     notes,
     refusals,
     elsewhere: experiment.load ? ['the load, its SLOs and recover_within: export with --to k6 (JSON has no comments, so this says it)'] : [],
+    ...(built ? {} : { empty: 'a template needs at least one action' }),
   };
 }
 

@@ -54,6 +54,8 @@ export interface EngineDocument {
   refusals: Refusal[];
   /** What this engine leaves to another one (the load to k6, the faults to chaos-mesh or fis). */
   elsewhere: string[];
+  /** Set when nothing of the engine's part is left to write (every fault step refused): even --partial refuses then. */
+  empty?: string;
 }
 
 export async function exportExperiment(experiment: Experiment, to: ExperimentExportTarget, options: ExperimentExportOptions = {}): Promise<ExperimentExport> {
@@ -72,6 +74,9 @@ export async function exportExperiment(experiment: Experiment, to: ExperimentExp
       throw new ToolInputError(`--to: "${String(to)}" is not one of ${EXPERIMENT_EXPORT_TARGETS.join(', ')}`);
   }
   const refused = engine.refusals.map((refusal) => `${refusal.part}: ${refusal.reason}`);
+  if (engine.empty !== undefined && refused.length > 0) {
+    throw new ToolInputError(`nothing to export to ${to} (${engine.empty}): every fault step was refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange the experiment, or export to another engine.`);
+  }
   if (refused.length > 0 && !options.partial) {
     throw new ToolInputError(`cannot export "${experiment.title}" to ${to} as it is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport with --partial to leave these out (each is listed in the document), or change the experiment.`);
   }

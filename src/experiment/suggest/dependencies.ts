@@ -53,7 +53,8 @@ const SIGNATURES: readonly Signature[] = [
   { kind: 'mongodb', client: 'mongodb', callee: /^(pymongo\.)?MongoClient$|^(motor\.motor_asyncio\.)?AsyncIOMotorClient$|^mongoose\.connect$|^mongo\.Connect$/, keys: ['host', 'uri'], position: 0 },
   { kind: 'amqp', client: 'amqp', callee: /^pika\.(URLParameters|ConnectionParameters)$|^amqp(lib)?\.connect$|^aio_pika\.connect(_robust)?$/, keys: ['url', 'host'], position: 0 },
   { kind: 'kafka', client: 'kafka', callee: /^(KafkaProducer|KafkaConsumer|AIOKafkaProducer|AIOKafkaConsumer)$|^new?Kafka$/, keys: ['bootstrap_servers', 'brokers'], position: -1 },
-  { kind: 'memcached', client: 'memcached', callee: /^(pymemcache\.client\.base\.)?Client$|^memcache\.New$/, keys: ['server'], position: 0 },
+  // Only qualified or memcached-specific names: a bare `Client` is also the MCP SDK's, pg's, Elasticsearch's…
+  { kind: 'memcached', client: 'memcached', callee: /^pymemcache(\.client(\.base|\.hash)?)?\.(Client|HashClient|PooledClient)$|^(HashClient|PooledClient)$|^(memcache|bmemcached)\.Client$|^memcache\.New$/, keys: ['server', 'servers'], position: 0 },
   { kind: 'grpc', client: 'grpc', callee: /^grpc\.(insecure_channel|secure_channel|aio\.insecure_channel|Dial|NewClient)$/, keys: ['target'], position: 0 },
 ];
 
