@@ -17,7 +17,7 @@
  *   "after warm-up": the module's first listFunctions after warmUpCode(language) and 300 ms idle,
  *   as a server that warms up between start-up and the agent's first call would see it;
  * - the 20,000-line first call, also split into phases (grammar+query load, parse, definitions).
- * Targets (issue 18): warm list/extract ≤ 50 ms up to 3,000 lines; first call ≤ 300 ms at 20k lines.
+ * Targets: warm list/extract ≤ 50 ms up to 3,000 lines; first call ≤ 300 ms at 20k lines.
  *
  * With FAULTLINE_BENCH_BASELINE set to another build's dist/ directory (e.g. a copy of an earlier
  * commit's build, with grammars/ and node_modules/ beside it), that build is measured in the same
@@ -405,7 +405,7 @@ async function main(): Promise<void> {
   process.stdout.write(`code tools, ${iterations} warm calls each (mean), node ${process.version}\n`);
   process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
   process.stdout.write(
-    'targets (issue 18): warm list/extract ≤ 50 ms on files up to 3,000 lines. "list"/"extract": a file never seen (a new path each ' +
+    'targets: warm list/extract ≤ 50 ms on files up to 3,000 lines. "list"/"extract": a file never seen (a new path each ' +
       'MCP call); "again": the same source, answered from the definition cache; "edited": one line added to the same file before ' +
       'each call, re-parsed incrementally from its previous tree\n',
   );

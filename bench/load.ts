@@ -1,5 +1,5 @@
 /**
- * Load-generator benchmark (issue 18), all against one trivial HTTP server in its own process,
+ * Load-generator benchmark, all against one trivial HTTP server in its own process,
  * in one run. Every table interleaves its cases over ROUNDS rounds and prints the median, because
  * the 2-core machine is shared; the load average is printed at the start and the end.
  *
@@ -21,7 +21,7 @@
  * 2b. (headroom) the same against a raw-socket server with headroom (wrk's maximum on it shown;
  *    ~4× the node:http server's here), no proxy from 5k to 20k req/s and via the proxy at 5k and
  *    10k, each with its own idle reference, the p99 of the run's first 200 ms apart from the
- *    rest, both generators: tells the generator's own share (issue 18's bound) from the node:http
+ *    rest, both generators: tells the generator's own share (the bound on it) from the node:http
  *    server's saturation, which is what the sharpness table's 20k row mostly shows;
  * 3. on-demand connections against a fixed pool (maxConnections = connections = 10) at 1k/5k;
  * 4. the highest sustained open-loop rate, no proxy: achieved ≥ 99% of requested, no errors and
@@ -312,7 +312,7 @@ async function main(): Promise<void> {
 
     if (ARGS.sections.has('headroom')) {
       // Is a miss at high rates the generator or the server? The same runs against a server with
-      // headroom, the run's first 200 ms apart from the rest. Issue 18's bounds: no proxy up to
+      // headroom, the run's first 200 ms apart from the rest. The bounds: no proxy up to
       // 20k req/s, through the proxy (in this process, as in a scenario) up to 10k.
       const lean = await startServer(0, LEAN_SERVER_SOURCE);
       const leanProxy = await startProxy({ mappings: [`0=127.0.0.1:${lean.port}`], faults: [] });

@@ -1,6 +1,6 @@
 /**
  * Definitions the code tools used to miss, each on a fixture shaped like the real file it was
- * found in (issue 12): TypeScript functions merged with a namespace of their name (@types/node's
+ * found in: TypeScript functions merged with a namespace of their name (@types/node's
  * fs.d.ts), JavaScript functions assigned to a variable declared before, members assigned on
  * `this`, comments before a Python body's first statement, and Java anonymous-class methods.
  */

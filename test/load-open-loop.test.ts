@@ -210,7 +210,7 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
   // A 20 ms server at 500 req/s needs ~10 connections. 300 ms in, this process busy-waits 200 ms
   // (as a long GC pause would): ~100 requests are then overdue at once, every connection is busy,
   // and they are all dispatched in one tick before any socket can connect. Without the setup
-  // limit each overdue request opened its own connection (branch i10 measured 335 at 5,000 req/s,
+  // limit each overdue request opened its own connection (measured: 335 at 5,000 req/s,
   // p99 ×9). Counts, not times: the busy-wait only has to outlast a few requests' spacing.
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
   const stall = setTimeout(() => {
@@ -232,7 +232,7 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
 test('on-demand growth is put off while the generator itself is what runs behind; the old rule never puts it off', async () => {
   // An instant server at 2,000 req/s needs one or two connections. This process busy-waits 8 ms
   // of every 10 (as a saturated proxy on the same thread would): requests come due in bursts
-  // while the responses to the last ones sit unread. The rule before issue 18 opened a connection
+  // while the responses to the last ones sit unread. The earlier rule opened a connection
   // for each that found every one busy, and each new one cost the busy thread more; now growth
   // waits for the loop to read what is in and for the scheduler to run on time.
   const target = await server();

@@ -1,5 +1,5 @@
 /**
- * Verdicts you can trust (issue 10), each finding of the outside trial as a regression test
+ * Verdicts you can trust, each case a user met once as a regression test
  * against real local servers: a fault that never touched the traffic is inconclusive, not passed;
  * the guide's 1 client × 3 rps × 300 ms payload is measured without the generator queueing;
  * a capacity run is held to --max-rate; connection counts beyond the file-descriptor limit are

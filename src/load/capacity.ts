@@ -1,5 +1,5 @@
 /**
- * The closed-loop capacity mode (DESIGN.md §4, `strategy: "capacity"`): how many requests per
+ * The closed-loop capacity mode (`strategy: "capacity"`; docs/design.md, "5. Load, scenarios and verdicts"): how many requests per
  * second the endpoint sustains. Each of `connections` keep-alive connections sends its next
  * request as soon as the previous response completes, so the rate is whatever the target allows;
  * it is the right tool for "how much throughput is left under this fault", and the wrong one for

@@ -1,5 +1,5 @@
 /**
- * The open-loop load generator (DESIGN.md §4): requests are due at evenly spaced intended times,
+ * The open-loop load generator (docs/design.md, "5. Load, scenarios and verdicts"): requests are due at evenly spaced intended times,
  * t_i = i / ratePerSecond from the start, whatever the target does (k6's constant-arrival-rate);
  * `connections` keep-alive connections carry them, and when a request is due while every one is
  * busy, another opens, up to `maxConnections` (as k6's arrival-rate executors add virtual users),
@@ -240,7 +240,7 @@ export interface Plan {
   /**
    * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
    * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
-   * issue 18 — a due request that finds every connection busy opens one at once — kept only so
+   * the earlier rule — a due request that finds every connection busy opens one at once — kept only so
    * a test (load-open-loop) can show both side by side.
    */
   growth?: 'deferred' | 'immediate';
@@ -262,7 +262,7 @@ interface Slot {
 /**
  * On-demand connections being set up at once, at most. Opening one costs far more CPU and time
  * than a response from a fast server, so after an event-loop stall (GC, a busy neighbour) an
- * unbounded rule opens one per overdue request — measured on branch i10: 335 at 5,000 req/s,
+ * unbounded rule opens one per overdue request — measured when it was changed: 335 at 5,000 req/s,
  * p99 ×9. With a few in progress, overdue requests wait briefly for whichever connection frees
  * first, while a slow server still gets every connection it needs, four at a time.
  */
@@ -271,7 +271,7 @@ export const MAX_CONNECTING = 4;
 /**
  * Above this lateness of the scheduler's tick, the generator opens no on-demand connection (see
  * `grow`). Timers normally run 0.1–1.5 ms late; 5 ms is the most the generator may add to p99
- * (issue 18), so past it the generator, not the target, is what keeps requests waiting.
+ *, so past it the generator, not the target, is what keeps requests waiting.
  */
 export const LATE_NO_GROWTH_MS = 5;
 /**

@@ -173,7 +173,7 @@ export const MAX_CONNECTIONS = 10_000;
  * rate × timeout (10,000 at 1,000 req/s, 6,581 here once the file-descriptor limit trimmed it),
  * let one run hold three sockets per connection through the proxy, and each connection's setup
  * costs faultline's process more CPU than a request: growing to 950 connections at
- * 10,000 req/s through the in-process proxy made its overload worse (issue 18).
+ * 10,000 req/s through the in-process proxy made its overload worse.
  */
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
 /** setTimeout's limit (about 24.8 days); a longer timeout would fire at once. */

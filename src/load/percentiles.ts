@@ -2,8 +2,8 @@
  * Exact percentiles and summary statistics over recorded values (no histogram, so no bucketing
  * error: every request's value is kept, see samples.ts).
  *
- * Percentiles use the R-6 estimator (Hyndman & Fan type 6), as fault's report does
- * (reference/fault-anchor.md §3.3): for n sorted values x₁ ≤ … ≤ xₙ and fraction p, h = (n + 1)·p;
+ * Percentiles use the R-6 estimator (Hyndman & Fan type 6), as the Rust tool fault's report does:
+ * for n sorted values x₁ ≤ … ≤ xₙ and fraction p, h = (n + 1)·p;
  * the result is x₁ when h ≤ 1, xₙ when h ≥ n, and otherwise x⌊h⌋ + (h − ⌊h⌋)·(x⌊h⌋₊₁ − x⌊h⌋).
  */
 
