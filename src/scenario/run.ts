@@ -143,7 +143,71 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
   const targetConnectFailures: Record<string, number> = {};
-  const proxy = await startHostedProxy({
+  const proxy = await startPhaseProxy(spec, url, seed, targetConnectFailures);
+  if (spec.strategy !== 'capacity') {
+    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
+    // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
+    // stops it (unless another scenario waits for it too) and does not wait out its load.
+    await warmUpOnce(options.signal);
+  }
+  if (options.signal?.aborted) {
+    await proxy.stop();
+    throw new CancelledError('scenario cancelled');
+  }
+  const live = new LiveCounters();
+  const progress = { errors: 0 };
+  const ticker = startProgressTicker(spec, phase, live, progress, options.onProgress);
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    // A fault from the start is on before the load opens its first connection; a later start or
+    // an end is an edge of the open loop's own schedule (no request due past it is sent before the
+    // switch), or timed from the start of the closed loop.
+    const window = phase === 'fault' ? await faultWindow(spec, proxy) : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
+    const target = {
+      url: spec.url,
+      method: spec.method,
+      body: spec.body,
+      headers: spec.headers,
+      tls: { rejectUnauthorized: spec.rejectUnauthorized },
+      targets: spec.targets,
+      ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
+    };
+    const measured =
+      spec.strategy === 'capacity'
+        ? await runClosedLoopPhase(spec, target, window, { live, progress, timers, signal: options.signal })
+        : await runOpenLoopPhase(spec, phase, target, window, { live, progress, proxy, signal: options.signal });
+    return {
+      phase: {
+        phase,
+        startedAt,
+        endedAt: new Date().toISOString(),
+        ...measured,
+        passed: measured.slos.every((slo) => slo.pass),
+        proxy: await proxy.counters(),
+        proxyPorts: [...proxy.ports],
+        targetConnectFailures,
+      },
+      faultSwitchedOn: window.switchedOn(),
+    };
+  } finally {
+    clearInterval(ticker);
+    for (const timer of timers) clearTimeout(timer);
+    await proxy.stop();
+  }
+}
+
+type PhaseTarget = Parameters<typeof runOpenLoop>[0] & Parameters<typeof runCapacity>[0];
+type PhaseWindow = { edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean };
+interface PhaseMeasures {
+  load: LoadFigures | null;
+  capacity: CapacityResult | null;
+  slos: PhaseResult['slos'];
+  slosNotEvaluated: string[];
+}
+
+/** The phase's proxy, on its own thread: the load's target behind it, and the caller's mappings. */
+function startPhaseProxy(spec: ScenarioSpec, url: URL, seed: number, targetConnectFailures: Record<string, number>): Promise<HostedProxy> {
+  return startHostedProxy({
     mappings: proxyMappings(spec, url),
     seed,
     onEvent: (event) => {
@@ -163,127 +227,98 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     if (error instanceof ToolInputError && spec.proxies.length > 0) throw new ToolInputError(`proxies: ${error.message}`);
     throw error;
   });
-  if (spec.strategy !== 'capacity') {
-    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
-    // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
-    // stops it (unless another scenario waits for it too) and does not wait out its load.
-    await warmUpOnce(options.signal);
-  }
-  if (options.signal?.aborted) {
-    await proxy.stop();
-    throw new CancelledError('scenario cancelled');
-  }
-  const timers: NodeJS.Timeout[] = [];
-  const live = new LiveCounters();
-  let errors = 0;
+}
+
+/**
+ * Once a second, also while the requests in flight at the end of the load settle (up to
+ * `timeout`), so a client sees the call is alive and why it is not over yet.
+ */
+function startProgressTicker(spec: ScenarioSpec, phase: string, live: LiveCounters, progress: { errors: number }, onProgress: PhaseOptions['onProgress']): NodeJS.Timeout {
   const loadStart = performance.now();
-  // Once a second, also while the requests in flight at the end of the load settle (up to
-  // `timeout`), so a client sees the call is alive and why it is not over yet.
-  const ticker = setInterval(() => {
+  return setInterval(() => {
     const elapsedMs = performance.now() - loadStart;
     const doneMs = Math.min(spec.durationMs + spec.timeoutMs, elapsedMs);
     const inFlight = live.dispatched - live.settled;
     const message =
       elapsedMs < spec.durationMs || spec.strategy === 'capacity'
-        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${errors} errors` +
+        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${progress.errors} errors` +
           // The closed loop holds its `clients` connections; autocannon does not say how many are open.
           (spec.strategy === 'capacity' ? '' : `, ${live.openConnections} connections`)
         : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`;
-    options.onProgress?.(doneMs, message);
+    onProgress?.(doneMs, message);
   }, 1000);
-  try {
-    // A fault from the start is on before the load opens its first connection; a later start or
-    // an end is an edge of the open loop's own schedule (no request due past it is sent before the
-    // switch), or timed from the start of the closed loop.
-    const window = phase === 'fault' ? await faultWindow(spec, proxy) : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
-    const target = {
-      url: spec.url,
-      method: spec.method,
-      body: spec.body,
-      headers: spec.headers,
-      tls: { rejectUnauthorized: spec.rejectUnauthorized },
-      targets: spec.targets,
-      ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
-    };
-    let load: LoadFigures | null = null;
-    let capacity: CapacityResult | null = null;
-    let slos: PhaseResult['slos'] = [];
-    let notEvaluated: string[] = [];
-    if (spec.strategy === 'capacity') {
-      // The closed loop starts at once.
-      const switches: Array<Promise<void>> = [];
-      window.edgesMs.forEach((atMs, index) =>
-        timers.push(
-          setTimeout(() => {
-            const switched = window.switchAt(index);
-            switched.catch(() => {}); // awaited below, once the load is over
-            switches.push(switched);
-          }, atMs),
-        ),
-      );
-      capacity = await runCapacity({
-        ...target,
-        connections: spec.clients,
-        durationMs: spec.durationMs,
-        timeoutMs: Math.max(1000, spec.timeoutMs),
-        maxRatePerSecond: spec.maxRatePerSecond,
-        signal: options.signal,
-        // The open loop counts in `live` itself; the closed loop reports each request's end.
-        onSettled: (error) => {
-          live.settled += 1;
-          if (error) errors += 1;
-        },
-      });
-      // A switch that failed (the proxy thread went away) fails the phase, as in the open loop.
-      await Promise.all(switches);
-      // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
-      const { sent, errors: failed } = capacity;
-      slos = spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed));
-      notEvaluated = spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title);
-    } else {
-      const result = await runOpenLoop({
-        ...target,
-        ratePerSecond: spec.clients * spec.rps,
-        connections: spec.clients,
-        maxConnections: spec.maxConnections,
-        expectedStatus: spec.expectedStatus,
-        durationMs: spec.durationMs,
-        timeoutMs: spec.timeoutMs,
-        signal: options.signal,
-        live,
-        // Every request crosses the proxy's thread: its lateness is not the target's.
-        watchLoadOf: proxy.load,
-        edgesMs: window.edgesMs,
-        onEdge: window.switchAt,
-        onSecond: (bucket) => {
-          errors += bucket.errors;
-        },
-      });
-      const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
-      load = loadFigures(spec, phase, result, sorted);
-      slos = evaluateSlos(spec.slos, sorted, result.errors);
-    }
-    return {
-      phase: {
-        phase,
-        startedAt,
-        endedAt: new Date().toISOString(),
-        load,
-        capacity,
-        slos,
-        slosNotEvaluated: notEvaluated,
-        passed: slos.every((slo) => slo.pass),
-        proxy: await proxy.counters(),
-        proxyPorts: [...proxy.ports],
-        targetConnectFailures,
-      },
-      faultSwitchedOn: window.switchedOn(),
-    };
-  } finally {
-    clearInterval(ticker);
-    for (const timer of timers) clearTimeout(timer);
-    await proxy.stop();
-  }
+}
+
+/** The closed loop (capacity): starts at once, the fault switched by timers; only error SLOs apply. */
+async function runClosedLoopPhase(
+  spec: ScenarioSpec,
+  target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
+  window: PhaseWindow,
+  run: { live: LiveCounters; progress: { errors: number }; timers: NodeJS.Timeout[]; signal: AbortSignal | undefined },
+): Promise<PhaseMeasures> {
+  const switches: Array<Promise<void>> = [];
+  window.edgesMs.forEach((atMs, index) =>
+    run.timers.push(
+      setTimeout(() => {
+        const switched = window.switchAt(index);
+        switched.catch(() => {}); // awaited below, once the load is over
+        switches.push(switched);
+      }, atMs),
+    ),
+  );
+  const capacity = await runCapacity({
+    ...target,
+    connections: spec.clients,
+    durationMs: spec.durationMs,
+    timeoutMs: Math.max(1000, spec.timeoutMs),
+    maxRatePerSecond: spec.maxRatePerSecond,
+    signal: run.signal,
+    // The open loop counts in `live` itself; the closed loop reports each request's end.
+    onSettled: (error) => {
+      run.live.settled += 1;
+      if (error) run.progress.errors += 1;
+    },
+  });
+  // A switch that failed (the proxy thread went away) fails the phase, as in the open loop.
+  await Promise.all(switches);
+  // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
+  const { sent, errors: failed } = capacity;
+  return {
+    load: null,
+    capacity,
+    slos: spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed)),
+    slosNotEvaluated: spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title),
+  };
+}
+
+/** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
+async function runOpenLoopPhase(
+  spec: ScenarioSpec,
+  phase: 'baseline' | 'fault',
+  target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
+  window: PhaseWindow,
+  run: { live: LiveCounters; progress: { errors: number }; proxy: HostedProxy; signal: AbortSignal | undefined },
+): Promise<PhaseMeasures> {
+  const result = await runOpenLoop({
+    ...target,
+    ratePerSecond: spec.clients * spec.rps,
+    connections: spec.clients,
+    maxConnections: spec.maxConnections,
+    expectedStatus: spec.expectedStatus,
+    durationMs: spec.durationMs,
+    timeoutMs: spec.timeoutMs,
+    signal: run.signal,
+    live: run.live,
+    // Every request crosses the proxy's thread: its lateness is not the target's.
+    watchLoadOf: run.proxy.load,
+    edgesMs: window.edgesMs,
+    onEdge: window.switchAt,
+    onSecond: (bucket) => {
+      run.progress.errors += bucket.errors;
+    },
+  });
+  const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
+  return { load: loadFigures(spec, phase, result, sorted), capacity: null, slos: evaluateSlos(spec.slos, sorted, result.errors), slosNotEvaluated: [] };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * fault_index_source_code (fault's name and arguments) and fault_search_code (new): src/index
+ * fault_index_source_code (fault's name and arguments) and fault_search_code (new): src/search
  * behind MCP. Text content: `done` for the index, as fault answers; a readable list of results
  * for the search. structuredContent: the index statistics, or the results with path, lines,
  * symbol, score and code.
@@ -14,12 +14,17 @@ import type { ToolContext } from './context.js';
 const sourceDirDescription = 'Absolute path or file:// URI of the source tree (a directory)';
 
 export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void {
-  // src/index (SQLite, embedders, tree-sitter) loads on the first call, not when the server starts.
-  const domain = async () => {
-    const index = await import('../search/index.js');
-    return { index, settings: index.indexSettingsFrom(ctx.config) };
-  };
+  registerIndexTool(tools, ctx);
+  registerSearchTool(tools, ctx);
+}
 
+/** src/search (SQLite, embedders, tree-sitter) loads on the first call, not when the server starts. */
+async function domain(ctx: ToolContext) {
+  const index = await import('../search/index.js');
+  return { index, settings: index.indexSettingsFrom(ctx.config) };
+}
+
+function registerIndexTool(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_index_source_code',
@@ -83,7 +88,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
     async ({ source_dir, lang, include_dirs }, call) => {
       const includeDirs = checkIncludeDirs(include_dirs, 'include_dirs');
       const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
-      const { index, settings } = await domain();
+      const { index, settings } = await domain(ctx);
       const stats = await index.indexSourceTree(settings, {
         sourceDir,
         lang,
@@ -102,7 +107,9 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
       return { text: lines.join('\n\n'), structured: index.indexStatsJson(stats) };
     },
   );
+}
 
+function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
   tools.register(
     {
       name: 'fault_search_code',
@@ -139,7 +146,7 @@ export function registerSearchTools(tools: ToolRegistry, ctx: ToolContext): void
     },
     async ({ query, source_dir, limit }, call) => {
       const sourceDir = source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
-      const { index, settings } = await domain();
+      const { index, settings } = await domain(ctx);
       const hits = await index.searchIndex(settings, {
         query,
         sourceDir,
