@@ -2,13 +2,14 @@
 // retries once, and when both attempts fail serves the last forecast it got (the fallback).
 // FALLBACK=off switches the fallback off: the app then answers 502, as an app without one would.
 // GET /health says what the last /weather answer was served from: "dependency" or "fallback".
-// PORT (default 8000), WEATHER_URL (default http://127.0.0.1:34001, the experiment's proxy).
+// PORT (default 8000), WEATHER_URL (default http://127.0.0.1:34001, the experiment's proxy),
+// WEATHER_TIMEOUT_MS (default 300).
 import http from 'node:http';
 
 const port = Number(process.env.PORT ?? 8000);
 const weatherUrl = new URL('/forecast', process.env.WEATHER_URL ?? 'http://127.0.0.1:34001');
 const fallbackOn = (process.env.FALLBACK ?? 'on') !== 'off';
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = Number(process.env.WEATHER_TIMEOUT_MS ?? 300);
 const RETRIES = 1;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
