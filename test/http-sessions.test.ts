@@ -2,7 +2,8 @@
  * HTTP sessions under load: a client never evicts another client's active session; when every
  * session is active a new initialize is answered 503 with Retry-After; a session with a call in
  * flight or holding proxies is never closed; an inactive one (an open GET stream is not activity)
- * makes room. Real SDK clients over streamable HTTP, against the real CLI and, with a clock the
+ * makes room; a DELETE is answered and the GET stream left for the client to drop. Real SDK clients over
+ * streamable HTTP (raw sockets where the order of bytes on the wire is the subject), against the real CLI and, with a clock the
  * test moves, against the transport in process.
  */
 import { test } from 'node:test';
@@ -10,9 +11,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectSocket, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { serveHttp } from '../src/transports/http.js';
 import { createServer } from '../src/server.js';
 import { makeConfig } from '../src/config.js';
@@ -30,6 +33,7 @@ function observingFetch(seen: Seen): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     seen.statuses.set(response.status, (seen.statuses.get(response.status) ?? 0) + 1);
+    if (response.status === 404 && process.env.SESS_DBG) (await import('node:fs')).appendFileSync(process.env.SESS_DBG, `${Date.now()} CLIENT 404 ${init?.method} ${new Headers(init?.headers).get('mcp-session-id')}\n`);
     if (response.status === 503) seen.retryAfter.push(response.headers.get('retry-after') ?? '');
     return response;
   };
@@ -188,3 +192,91 @@ test('a client that closes without DELETE (its GET stream dropped) makes room at
     await running.close();
   }
 });
+
+test('a DELETE is answered and the session\'s GET stream left for its client to drop, so it never reconnects with the dead id', async () => {
+  // The SDK client reconnects a GET stream that ends (after a second): were the stream ended by
+  // the server, a client whose event loop turn outlasts that second reconnects with the session
+  // id it has just terminated and is told "session not found". Raw sockets: what the client sees
+  // is what the server wrote, in the order it wrote it.
+  const servers: McpServer[] = [];
+  const running = await serveHttp({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    newSession: () => {
+      const created = createServer(makeConfig());
+      servers.push(created.mcp);
+      return created;
+    },
+  });
+  try {
+    const port = Number(new URL(running.url).port);
+    for (let round = 0; round < 3; round++) {
+      const sessionId = await initializeRaw(running.url);
+      const head = (method: string): string =>
+        `${method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
+      const seen: string[] = [];
+      const stream = await rawExchange(port, head('GET'), /^HTTP\/1\.1 200/, /\r\n0\r\n\r\n$/, () => seen.push('stream ended'));
+      const answer = await rawExchange(port, head('DELETE'), undefined, /^HTTP\/1\.1 200/, () => seen.push('DELETE answered'));
+      await answer.done;
+      // A request after it is answered (the session is gone) while the stream is still open.
+      assert.equal(await deleteSession(running.url, sessionId, '2025-06-18'), 404);
+      assert.deepEqual(seen, ['DELETE answered'], `round ${round}`);
+      assert.equal(servers[round]!.isConnected(), true);
+      // The client drops its stream: the session's server is closed.
+      stream.socket.destroy();
+      await stream.done;
+      while (servers[round]!.isConnected()) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // An unsupported protocol version is refused without ending the session; it ends once.
+    const sessionId = await initializeRaw(running.url);
+    const statuses = [];
+    for (const version of ['1999-01-01', '2025-06-18', '2025-06-18']) statuses.push(await deleteSession(running.url, sessionId, version));
+    assert.deepEqual(statuses, [400, 200, 404]);
+  } finally {
+    await running.close();
+  }
+});
+
+async function initializeRaw(url: string): Promise<string> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+  });
+  await response.text();
+  return response.headers.get('mcp-session-id')!;
+}
+
+async function deleteSession(url: string, sessionId: string, version: string): Promise<number> {
+  const response = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': version } });
+  await response.text();
+  return response.status;
+}
+
+/**
+ * Writes a raw HTTP request on its own connection; resolves once the response so far matches
+ * `opened` (when given). `done` settles when the connection closes; `onFinished` is called the
+ * moment the response matches `finished`.
+ */
+async function rawExchange(port: number, request: string, opened: RegExp | undefined, finished: RegExp, onFinished: () => void): Promise<{ socket: Socket; done: Promise<void> }> {
+  const socket = connectSocket(port);
+  let received = '';
+  let open!: () => void;
+  const isOpen = new Promise<void>((resolve) => (open = resolve));
+  const done = new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('close', () => resolve());
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (!opened || opened.test(received)) open();
+      if (finished.test(received)) {
+        onFinished();
+        socket.destroy();
+      }
+    });
+  });
+  socket.write(request);
+  if (opened) await Promise.race([isOpen, done]);
+  return { socket, done };
+}

@@ -22,6 +22,12 @@
  * longer than the window.
  * A request id already in flight in the session is refused (409, -32600).
  *
+ * A DELETE is answered before the session's GET stream ends, and that stream is left for the
+ * client to drop (for at most TERMINATED_STREAM_GRACE_MS). The SDK client takes a GET stream that
+ * ends as a cue to reconnect it (after a second): ended by the server, a client on a busy machine
+ * could reconnect before it read the answer to its DELETE, with the session id it had just
+ * terminated, and be told "session not found".
+ *
  * There is no event store, so a response stream that breaks can never be resumed: when a client
  * goes away before its POST is answered, the requests in it are cancelled (as if the client had
  * sent notifications/cancelled), instead of running on — a scenario would keep loading the
@@ -31,7 +37,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -88,7 +94,12 @@ interface Session {
   streams: number;
   /** Its last GET stream closed and no request came since: the client went away. */
   left: boolean;
+  /** Called when its last GET stream closes. */
+  onStreamsClosed?: (() => void) | undefined;
 }
+
+/** How long a terminated session's GET stream is left for its client to drop before it is ended. */
+const TERMINATED_STREAM_GRACE_MS = 10_000;
 
 /** How long a full server waits for disconnects under way to land before it answers 503. */
 const FULL_GRACE_MS = 20;
@@ -118,6 +129,10 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       const session = sessions.get(sessionId);
       if (!session) {
         sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
+        return;
+      }
+      if (req.method === 'DELETE' && protocolVersionSupported(req)) {
+        sessions.terminate(sessionId, session, res);
         return;
       }
       await serveInSession(session, req, res, body, now);
@@ -239,7 +254,10 @@ async function serveInSession(session: Session, req: IncomingMessage, res: Serve
   if (counted) session.inFlight++;
   for (const id of requestIds) session.requestIds.add(id);
   res.once('close', () => {
-    if (stream && --session.streams === 0) session.left = true;
+    if (stream && --session.streams === 0) {
+      session.left = true;
+      session.onStreamsClosed?.();
+    }
     if (counted) session.inFlight--;
     for (const id of requestIds) session.requestIds.delete(id);
     if (counted) session.lastSeen = now();
@@ -278,6 +296,28 @@ class SessionTable {
   /** Drops a session whose transport closed (DELETE, or closed here). */
   forget(id: string): void {
     if (this.sessions.delete(id)) this.log.debug('HTTP session %s closed', id);
+  }
+
+  /**
+   * Ends a session at its client's request: answers first; closes it (which ends its GET stream)
+   * once its client has dropped that stream, or after the grace, or at once when a call is still
+   * in flight (closing cancels it).
+   */
+  terminate(id: string, session: Session, res: ServerResponse): void {
+    this.sessions.delete(id);
+    this.log.debug('HTTP session %s closed (terminated by its client)', id);
+    let grace: NodeJS.Timeout | undefined;
+    const close = (): void => {
+      clearTimeout(grace);
+      session.onStreamsClosed = undefined;
+      void session.server.close().catch(() => undefined);
+    };
+    res.once('close', () => {
+      if (session.streams === 0 || session.inFlight > 0) return close();
+      session.onStreamsClosed = close;
+      grace = setTimeout(close, TERMINATED_STREAM_GRACE_MS).unref();
+    });
+    res.writeHead(200).end();
   }
 
   close(id: string, why: string): void {
@@ -389,6 +429,12 @@ function requestIdsIn(body: unknown): Array<string | number> {
     }
   }
   return ids;
+}
+
+/** An Mcp-Protocol-Version header, when sent, names a version the SDK speaks (else the SDK answers 400). */
+function protocolVersionSupported(req: IncomingMessage): boolean {
+  const version = headerValue(req.headers['mcp-protocol-version']);
+  return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
