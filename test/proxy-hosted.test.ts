@@ -44,7 +44,9 @@ it("the proxy's own tests pass against the proxy on its thread", { timeout: 300_
     maxBuffer: 64 << 20,
     timeout: 280_000,
   });
-  const failed = run.stdout.split('\n').filter((line) => /^\s*not ok/.test(line));
+  // Each failure with the lines that say why (its error and the values compared).
+  const lines = run.stdout.split('\n');
+  const failed = lines.flatMap((line, index) => (/^\s*not ok/.test(line) ? lines.slice(index, index + 14) : []));
   assert.equal(run.status, 0, `exit ${run.status}: ${failed.join('\n')}\n${run.stderr.slice(-2000)}`);
   const passed = Number(/^# pass (\d+)/m.exec(run.stdout)?.[1] ?? 0);
   assert.ok(passed >= 40, `only ${passed} tests passed`);
