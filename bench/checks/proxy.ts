@@ -12,6 +12,7 @@ import { startProxy, type FaultSpec, type HttpFaultSpec } from '../../src/proxy/
 import { RawClient } from '../../test/fixtures/http/upstream.js';
 import { connect, destroyAndWait, echo, readBytes, readToEnd, startServer } from '../../test/fixtures/proxy/net.js';
 import { interleaved, median, type BenchCheck, type Row } from '../lib/check.js';
+import { measureHttpMapping } from '../lib/http-mapping.js';
 import { measureLatencyAgainstSimple } from '../lib/latency-vs-simple.js';
 import { bulkRate, roundTrips, sendBulk, startBarePipe } from '../lib/net-paths.js';
 
@@ -338,4 +339,24 @@ const overhead: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [latencyAccuracy, jitterBound, bandwidthCap, directionIsolation, httpDropAfter, overhead];
+const httpMapping: BenchCheck = {
+  name: 'proxy.http-mapping',
+  measures: 'small keep-alive HTTP exchanges per second through the HTTP mapping (no fault), wrk with 10 connections, 3 interleaved rounds of 3 s',
+  peer: 'a bare node:http reverse proxy with a keep-alive agent, each in a process of its own, rounds interleaved',
+  target: 'at least 1.0× the bare node proxy (stretch 1.5×)',
+  tests: ['test/proxy-http.test.ts'],
+  timeoutMs: 120_000,
+  async run() {
+    const samples = await measureHttpMapping({ rounds: 3, seconds: 3, connections: 10, nginx: false });
+    return [
+      {
+        label: 'exchanges/s, median of 3',
+        ours: { label: 'http mapping', value: median(samples['http mapping']!), unit: 'req/s' },
+        peer: { label: 'bare node proxy', value: median(samples['bare node proxy']!), unit: 'req/s' },
+        target: { on: 'ratio', atLeast: 1.0 },
+      },
+    ];
+  },
+};
+
+export const checks: BenchCheck[] = [latencyAccuracy, jitterBound, bandwidthCap, directionIsolation, httpDropAfter, overhead, httpMapping];
