@@ -97,7 +97,7 @@ test('over stdio the client roots confine the file tools too (asked before the f
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const client = new Client({ name: 'hardening', version: '0' }, { capabilities: { roots: { listChanged: true } } });
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'pipe' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'pipe', env: { ...process.env } as Record<string, string> }));
   try {
     const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
     assert.equal(outside.isError, true);

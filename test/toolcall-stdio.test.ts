@@ -36,6 +36,8 @@ async function proxied(plan: unknown, extra: string[] = []): Promise<Proxied> {
     command: process.execPath,
     args: [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--journal', journal, ...extra, '--', process.execPath, targetPath, 'stdio'],
     stderr: 'pipe',
+    // The test run's environment (its data directory), not the SDK's default few variables.
+    env: { ...process.env } as Record<string, string>,
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

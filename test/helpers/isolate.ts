@@ -12,5 +12,7 @@ if (!process.env.FAULTLINE_TEST_DATA_HOME) {
   const home = mkdtempSync(join(tmpdir(), 'faultline-test-data-'));
   process.env.FAULTLINE_TEST_DATA_HOME = home;
   process.env.XDG_DATA_HOME = home;
+  // It would come first: a developer's own setting must not receive the run's data either.
+  delete process.env.FAULTLINE_DATA_DIR;
   process.on('exit', () => rmSync(home, { recursive: true, force: true }));
 }
