@@ -228,6 +228,11 @@ describe('fis', () => {
     );
   });
 
+  test('more steps than one FIS template holds are refused in the experiment\'s own terms', async () => {
+    const method = Array.from({ length: 11 }, (_, i) => ({ at: `${2 * i + 1}m`, for: '1m', fault: { target: i % 2 ? 'db' : 'weather', type: 'latency', latencyMs: 50 } }));
+    await assert.rejects(exported({ ...minutes, load: { ...minutes.load, duration: '30m' }, method }, 'fis', { targetConfig: target }), /method: at most 20 actions in one template: its 11 fault steps need 22 FIS actions/);
+  });
+
   test('a step shorter than most FIS actions allow is kept, with a note naming the step', async () => {
     const result = await exported({ ...minutes, method: [...minutes.method, { at: '7m', for: '10s', fault: { target: 'db', type: 'latency', latencyMs: 50 } }] }, 'fis', { targetConfig: target });
     const template = JSON.parse(result.document);

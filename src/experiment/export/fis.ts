@@ -55,7 +55,10 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
       // Name the step behind a recommendation the builder refused.
       const named = stepOfRecommendation(error.message);
       if (named) refusals.push({ part: named.part, reason: named.rest });
-      else throw error;
+      else if (/^recommendation: at most \d+ actions/.test(error.message)) {
+        // A wait before each step that does not follow the previous one at once: say it in steps.
+        refusals.push({ part: 'method', reason: `${error.message.replace(/^recommendation: /, '')}: its ${steps.length} fault steps need ${recommendations.length} FIS actions (a wait before each gap); split the experiment` });
+      } else throw error;
     }
   }
   // The builder's warnings name recommendation[i]; the reader wrote method[k].
