@@ -26,9 +26,14 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 const LOCAL = { OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '' };
 const SECRET = 'planted-secret-7f3a9c';
 
+/**
+ * A scratch directory. Node runs a test's after hooks in the order they were added, so a test
+ * that starts a server in it removes it only after closing the server (the code tools write
+ * their definition store after answering: a server still open can write while it is removed).
+ */
 function scratch(prefix: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }) };
 }
 
 function write(path: string, text: string): void {
@@ -43,14 +48,16 @@ type Structured = Record<string, unknown> & {
 
 test('without roots, secret locations under HOME are never indexed nor searched, by path, URI, link or include_dirs', async (t) => {
   const base = scratch('faultline-secrets-');
-  t.after(base.cleanup);
   const home = join(base.dir, 'home');
   write(join(home, '.aws', 'credentials.py'), `AWS_SECRET_ACCESS_KEY = "${SECRET}"\ndef aws_credentials():\n    return AWS_SECRET_ACCESS_KEY\n`);
   write(join(home, '.ssh', 'keys.py'), `PRIVATE_KEY = "${SECRET}"\n`);
   write(join(home, 'project', 'app.py'), 'def application_entry():\n    return 1\n');
   symlinkSync(join(home, '.aws'), join(home, 'project', 'aws'));
   const session = await connectStdio(['mcp'], { ...LOCAL, HOME: home, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
-  t.after(() => session.close());
+  t.after(async () => {
+    await session.close();
+    base.cleanup();
+  });
   const call = (name: string, args: Record<string, unknown>) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
   for (const sourceDir of [join(home, '.aws'), pathToFileURL(join(home, '.ssh')).href, join(home, '.aws', '..', '.ssh'), join(home, 'project', 'aws')]) {
@@ -88,7 +95,6 @@ test('without roots, secret locations under HOME are never indexed nor searched,
 
 test('a FIFO or a link to /dev/zero as an ignore file neither blocks nor fills the server; its rules are said not to apply', async (t) => {
   const base = scratch('faultline-fifo-ignore-');
-  t.after(base.cleanup);
   const checkout = join(base.dir, 'checkout');
   const tree = join(checkout, 'tree');
   write(join(tree, 'app.py'), 'def fifo_safe_function():\n    return 1\n');
@@ -105,7 +111,10 @@ test('a FIFO or a link to /dev/zero as an ignore file neither blocks nor fills t
   symlinkSync('/dev/zero', join(other, '.git', 'info', 'exclude'));
 
   const session = await connectStdio(['mcp'], { ...LOCAL, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
-  t.after(() => session.close());
+  t.after(async () => {
+    await session.close();
+    base.cleanup();
+  });
   const call = (name: string, args: Record<string, unknown>) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
   // More calls at once than libuv has workers (4): a blocking read would hold them all, and the server with them.
