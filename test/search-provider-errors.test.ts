@@ -16,7 +16,6 @@ test('an embedding provider that fails is an isError result and a one-line warni
   const fake = await startFakeLlm({ embedDim: 8 });
   t.after(() => fake.close());
   const work = mkdtempSync(join(tmpdir(), 'faultline-embed-errors-'));
-  t.after(() => rmSync(work, { recursive: true, force: true }));
   const tree = join(work, 'src');
   mkdirSync(tree);
   writeFileSync(join(tree, 'cart.py'), 'def total(items):\n    return sum(items)\n');
@@ -25,7 +24,11 @@ test('an embedding provider that fails is an isError result and a one-line warni
     OPENAI_API_KEY: 'test-key',
     FAULTLINE_DATA_DIR: join(work, 'data'),
   });
-  t.after(() => session.close());
+  // After hooks run in the order added: the directory goes once the server has closed.
+  t.after(async () => {
+    await session.close();
+    rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  });
   const call = (args: Record<string, unknown>): Promise<CallToolResult> =>
     session.client.callTool({ name: 'fault_index_source_code', arguments: args }) as Promise<CallToolResult>;
 
