@@ -32,10 +32,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cliPath, repoRoot } from '../test/helpers/repo.js';
 import { median, timeRawStartup } from '../test/helpers/mcp-startup.js';
 import { drained, startServer } from '../test/fixtures/proxy/net.js';
+import { timeProcess } from './lib/process-time.js';
 
 const ROUNDS = Number(process.env['BENCH_STARTUP_ROUNDS'] ?? 9);
 const BULK_BYTES = Number(process.env['BENCH_STARTUP_BYTES'] ?? 512 * 1024 * 1024);
@@ -56,15 +56,6 @@ function liveListBuild(): { cli: string; remove(): void } {
   return { cli: join(dir, 'dist', 'src', 'cli.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Milliseconds from spawn to exit. */
-function timeProcess(args: string[]): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: 'ignore', env: getDefaultEnvironment() });
-    child.once('error', reject);
-    child.once('exit', () => resolve(performance.now() - started));
-  });
-}
 
 /**
  * Milliseconds from spawn to the tools/list answer through the SDK client, and of those, the time

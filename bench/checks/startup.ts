@@ -3,23 +3,13 @@
  * servers it starts (rounds interleaved, medians). test/startup.test.ts holds what each command
  * loads, which is what decides these times and does not depend on the machine.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectStdio } from '../../test/helpers/mcp.js';
 import { timeRawStartup } from '../../test/helpers/mcp-startup.js';
 import { cliPath, repoRoot } from '../../test/helpers/repo.js';
 import { interleaved, median, type BenchCheck } from '../lib/check.js';
+import { timeProcess } from '../lib/process-time.js';
 
-/** Milliseconds from spawn to exit of `node ...args`. */
-function timeProcess(args: string[]): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: 'ignore', env: getDefaultEnvironment() });
-    child.once('error', reject);
-    child.once('exit', () => resolve(performance.now() - started));
-  });
-}
 
 const version: BenchCheck = {
   name: 'startup.version',
