@@ -21,7 +21,15 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { comparedValue, formatCompared, formatFigure, formatTarget, meets, type BenchCheck, type Row } from './lib/check.js';
+import {
+  comparedValue,
+  formatCompared,
+  formatFigure,
+  formatTarget,
+  meets,
+  type BenchCheck,
+  type Row,
+} from './lib/check.js';
 import { CHECKS_DIRECTORY, checksMarkdown, discoverChecks, type Located } from './lib/registry.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -37,11 +45,17 @@ interface Outcome {
 /** The checks a selector names: a whole name, or an area (the part before a dot). */
 function select(all: Located[], selectors: string[]): Located[] {
   if (selectors.length === 0) return all;
-  const unknown = selectors.filter((selector) => !all.some(({ check }) => check.name === selector || check.name.startsWith(`${selector}.`)));
+  const unknown = selectors.filter(
+    (selector) => !all.some(({ check }) => check.name === selector || check.name.startsWith(`${selector}.`)),
+  );
   if (unknown.length > 0) {
-    throw new UsageError(`no check named ${unknown.map((s) => `"${s}"`).join(', ')}; known: ${all.map(({ check }) => check.name).join(', ')}`);
+    throw new UsageError(
+      `no check named ${unknown.map((s) => `"${s}"`).join(', ')}; known: ${all.map(({ check }) => check.name).join(', ')}`,
+    );
   }
-  return all.filter(({ check }) => selectors.some((selector) => check.name === selector || check.name.startsWith(`${selector}.`)));
+  return all.filter(({ check }) =>
+    selectors.some((selector) => check.name === selector || check.name.startsWith(`${selector}.`)),
+  );
 }
 
 class UsageError extends Error {}
@@ -52,7 +66,10 @@ function runInChild({ file, check }: Located): Promise<Outcome> {
   const timeoutMs = check.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolvePromise) => {
     // The child's stdout goes to our stderr: our stdout carries the results only.
-    const child = fork(fileURLToPath(import.meta.url), ['--child', file, check.name], { stdio: ['ignore', 2, 2, 'ipc'], detached: process.platform !== 'win32' });
+    const child = fork(fileURLToPath(import.meta.url), ['--child', file, check.name], {
+      stdio: ['ignore', 2, 2, 'ipc'],
+      detached: process.platform !== 'win32',
+    });
     running = child;
     let settled = false;
     let result: { rows?: Row[]; error?: string } | undefined;
@@ -64,7 +81,10 @@ function runInChild({ file, check }: Located): Promise<Outcome> {
       running = undefined;
       resolvePromise({ name: check.name, seconds: (performance.now() - started) / 1000, ...outcome });
     };
-    const timer = setTimeout(() => finish({ rows: [], error: `no result within ${timeoutMs / 1000} s (killed)` }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ rows: [], error: `no result within ${timeoutMs / 1000} s (killed)` }),
+      timeoutMs,
+    );
     child.on('message', (message) => (result = message as typeof result));
     child.on('error', (error) => finish({ rows: [], error: error.message }));
     child.on('exit', (code, signal) => {
@@ -121,7 +141,13 @@ function printOutcome(outcome: Outcome, check: BenchCheck): void {
     `target ${formatTarget(row)}`,
   ]);
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((line) => line[column]!.length)));
-  for (const line of cells) out(`  ${line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}`);
+  for (const line of cells)
+    out(
+      `  ${line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}`,
+    );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -143,7 +169,8 @@ async function main(argv: string[]): Promise<number> {
       if (value === undefined) throw new UsageError(`${arg} needs a value`);
       if (arg === '--json') json = resolve(value);
       else dir = resolve(value);
-    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (accepted: --list, --markdown, --json FILE, --dir DIR)`);
+    } else if (arg.startsWith('-'))
+      throw new UsageError(`unknown option ${arg} (accepted: --list, --markdown, --json FILE, --dir DIR)`);
     else selectors.push(arg);
   }
   const chosen = select(await discoverChecks(dir), selectors);
@@ -152,11 +179,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (list) {
-    for (const { check } of chosen) out(`${check.name}\n  measures: ${check.measures}\n  peer:     ${check.peer}\n  target:   ${check.target}`);
+    for (const { check } of chosen)
+      out(`${check.name}\n  measures: ${check.measures}\n  peer:     ${check.peer}\n  target:   ${check.target}`);
     return 0;
   }
   const loadBefore = loadavg()[0]!;
-  out(`bench:check: ${chosen.length} checks, one at a time; load average ${loadBefore.toFixed(2)} on ${availableParallelism()} cores`);
+  out(
+    `bench:check: ${chosen.length} checks, one at a time; load average ${loadBefore.toFixed(2)} on ${availableParallelism()} cores`,
+  );
   const outcomes: Outcome[] = [];
   for (const located of chosen) {
     const outcome = await runInChild(located);
@@ -164,7 +194,9 @@ async function main(argv: string[]): Promise<number> {
     printOutcome(outcome, located.check);
   }
   const failed = outcomes.filter((outcome) => outcome.error !== undefined);
-  const missed = outcomes.flatMap((outcome) => outcome.rows.filter((row) => !meets(row)).map((row) => `${outcome.name} ${row.label}`));
+  const missed = outcomes.flatMap((outcome) =>
+    outcome.rows.filter((row) => !meets(row)).map((row) => `${outcome.name} ${row.label}`),
+  );
   const rows = outcomes.reduce((sum, outcome) => sum + outcome.rows.length, 0);
   out();
   out(

@@ -146,7 +146,9 @@ let editCount = 0;
 function edited(source: string): string {
   editCount += 1;
   const at = source.indexOf('\n', (editCount * 7919) % source.length);
-  return at < 0 ? `${source}\n// edit ${editCount}\n` : `${source.slice(0, at)}\n// edit ${editCount}${source.slice(at)}`;
+  return at < 0
+    ? `${source}\n// edit ${editCount}\n`
+    : `${source.slice(0, at)}\n// edit ${editCount}${source.slice(at)}`;
 }
 
 /**
@@ -212,9 +214,15 @@ function median(samples: number[]): number {
 
 /** This build's and the baseline's fresh-process first call and phases on `file`, processes interleaved (medians of `rounds`). */
 function coldBesideBaseline(file: string, language: string, rounds: number): string {
-  const runs: Record<'this' | 'baseline', { cold: number[]; phases: Phases[] }> = { this: { cold: [], phases: [] }, baseline: { cold: [], phases: [] } };
+  const runs: Record<'this' | 'baseline', { cold: number[]; phases: Phases[] }> = {
+    this: { cold: [], phases: [] },
+    baseline: { cold: [], phases: [] },
+  };
   for (let round = 0; round < rounds; round += 1) {
-    for (const [label, dist] of [['this', thisDist], ['baseline', baselineDist!]] as const) {
+    for (const [label, dist] of [
+      ['this', thisDist],
+      ['baseline', baselineDist!],
+    ] as const) {
       runs[label].cold.push(moduleColdMs(file, language, false, dist));
       runs[label].phases.push(moduleColdPhases(file, language, dist));
     }
@@ -261,12 +269,23 @@ async function callOk(client: Client, name: string, args: Record<string, string>
 const fmt = (ms: number | undefined): string => (ms === undefined ? '-' : ms.toFixed(2));
 
 /** One row of the table: `source` written to a file named `label.ext`, measured every way. */
-async function measure(scratch: string, label: string, language: string, ext: string, source: string, pick?: string): Promise<string[]> {
+async function measure(
+  scratch: string,
+  label: string,
+  language: string,
+  ext: string,
+  source: string,
+  pick?: string,
+): Promise<string[]> {
   const file = join(scratch, `${label.replace(/[^\w.-]/g, '_')}.${ext}`);
   writeFileSync(file, source);
   const info = languageByName(language)!;
   const listed = await listFunctions(source, info);
-  const func = pick ?? listed.definitions.find((definition) => !listed.definitions.some((other) => other !== definition && other.name === definition.name))?.qualifiedName;
+  const func =
+    pick ??
+    listed.definitions.find(
+      (definition) => !listed.definitions.some((other) => other !== definition && other.name === definition.name),
+    )?.qualifiedName;
   let current = source;
   const nextSource = (): void => void (current = fresh(source));
   const moduleList = await timeEach(() => listFunctions(current, info), nextSource);
@@ -287,8 +306,14 @@ async function measure(scratch: string, label: string, language: string, ext: st
     baselineList = Math.min(baselineList, await timeEach(() => base.listFunctions(current, language), nextSource));
     if (func) {
       baselineExtract = await timeEach(() => base.extractFunction(current, language, func), nextSource);
-      besideExtract = Math.min(besideExtract ?? Infinity, await timeEach(() => extractFunction(current, info, func), nextSource));
-      baselineExtract = Math.min(baselineExtract, await timeEach(() => base.extractFunction(current, language, func), nextSource));
+      besideExtract = Math.min(
+        besideExtract ?? Infinity,
+        await timeEach(() => extractFunction(current, info, func), nextSource),
+      );
+      baselineExtract = Math.min(
+        baselineExtract,
+        await timeEach(() => base.extractFunction(current, language, func), nextSource),
+      );
     }
   }
   const coldModule = moduleColdMs(file, language);
@@ -311,8 +336,15 @@ async function measure(scratch: string, label: string, language: string, ext: st
         newFile = join(scratch, `new-${++variant}.${ext}`);
         writeFileSync(newFile, fresh(source));
       };
-      mcpList = await timeEach(() => callOk(session.client, 'fault_list_function_names', { file: newFile }), writeNewFile);
-      if (func) mcpExtract = await timeEach(() => callOk(session.client, 'fault_extract_code_block', { file: newFile, func }), writeNewFile);
+      mcpList = await timeEach(
+        () => callOk(session.client, 'fault_list_function_names', { file: newFile }),
+        writeNewFile,
+      );
+      if (func)
+        mcpExtract = await timeEach(
+          () => callOk(session.client, 'fault_extract_code_block', { file: newFile, func }),
+          writeNewFile,
+        );
       writeFileSync(file, source);
       mcpListRepeated = await timeEach(() => callOk(session.client, 'fault_list_function_names', { file }));
       // The same file edited between calls, as an agent does: re-parsed from its previous tree.
@@ -345,7 +377,14 @@ async function measure(scratch: string, label: string, language: string, ext: st
 }
 
 /** Real files present on every machine with this repo installed, measured beside the generated ones. */
-const REAL_FILES = [{ label: 'zod schemas.ts', language: 'typescript', ext: 'ts', path: join(repoRoot, 'node_modules', 'zod', 'src', 'v4', 'classic', 'schemas.ts') }];
+const REAL_FILES = [
+  {
+    label: 'zod schemas.ts',
+    language: 'typescript',
+    ext: 'ts',
+    path: join(repoRoot, 'node_modules', 'zod', 'src', 'v4', 'classic', 'schemas.ts'),
+  },
+];
 
 async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'faultline-bench-code-'));
@@ -356,7 +395,8 @@ async function main(): Promise<void> {
       rows.push(await measure(scratch, language, language, spec.ext, generate(language).source, spec.pick));
     }
     for (const real of REAL_FILES) {
-      if (existsSync(real.path) && rowFilter.test(real.label)) rows.push(await measure(scratch, real.label, real.language, real.ext, readFileSync(real.path, 'utf8')));
+      if (existsSync(real.path) && rowFilter.test(real.label))
+        rows.push(await measure(scratch, real.label, real.language, real.ext, readFileSync(real.path, 'utf8')));
     }
     // The cold-start target is for large files: a 20,000-line TypeScript file, first call only.
     const big = generate('typescript', 20_000).source;

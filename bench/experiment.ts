@@ -32,7 +32,9 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address()
 
 async function startServer(): Promise<{ port: number; stop(): void }> {
   const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const port = await new Promise<number>((resolve) =>
+    child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
   return { port, stop: () => child.kill('SIGKILL') };
 }
 
@@ -42,18 +44,46 @@ interface Figures {
 }
 
 async function viaRun(url: string, json: string): Promise<Figures> {
-  await promisify(execFile)(process.execPath, [cliPath, 'run', 'latency', '--url', url, '--latency', '0', '--num-clients', String(CLIENTS), '--rps', String(RATE / CLIENTS), '--duration', `${SECONDS}s`, '--slo', 'errors < 1%', '--json', json], { maxBuffer: 64 * 1024 * 1024 }).catch((error: { code?: number }) => {
+  await promisify(execFile)(
+    process.execPath,
+    [
+      cliPath,
+      'run',
+      'latency',
+      '--url',
+      url,
+      '--latency',
+      '0',
+      '--num-clients',
+      String(CLIENTS),
+      '--rps',
+      String(RATE / CLIENTS),
+      '--duration',
+      `${SECONDS}s`,
+      '--slo',
+      'errors < 1%',
+      '--json',
+      json,
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  ).catch((error: { code?: number }) => {
     if (error.code !== 3 && error.code !== 4) throw error;
   });
-  const record = JSON.parse(readFileSync(json, 'utf8')) as { run: { load: { achievedRatePerSecond: number; latency: { p99: number } } } };
+  const record = JSON.parse(readFileSync(json, 'utf8')) as {
+    run: { load: { achievedRatePerSecond: number; latency: { p99: number } } };
+  };
   return { rate: record.run.load.achievedRatePerSecond, p99: record.run.load.latency.p99 };
 }
 
 async function viaExperiment(file: string, json: string): Promise<Figures> {
-  await promisify(execFile)(process.execPath, [cliPath, 'experiment', 'run', file, '--json', json], { maxBuffer: 64 * 1024 * 1024 }).catch((error: { code?: number }) => {
+  await promisify(execFile)(process.execPath, [cliPath, 'experiment', 'run', file, '--json', json], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { code?: number }) => {
     if (error.code !== 3 && error.code !== 4) throw error;
   });
-  const record = JSON.parse(readFileSync(json, 'utf8')) as { load: { achievedRatePerSecond: number; latency: { p99: number } } };
+  const record = JSON.parse(readFileSync(json, 'utf8')) as {
+    load: { achievedRatePerSecond: number; latency: { p99: number } };
+  };
   return { rate: record.load.achievedRatePerSecond, p99: record.load.latency.p99 };
 }
 
@@ -74,16 +104,29 @@ async function main(): Promise<void> {
         'expect: ["errors < 1%"]',
       ].join('\n'),
     );
-    out(`runner overhead: ${RATE} req/s over ${CLIENTS} connections for ${SECONDS} s through the in-process proxy, latency 0 ms fault; ${ROUNDS} interleaved pairs of fresh CLI runs`);
+    out(
+      `runner overhead: ${RATE} req/s over ${CLIENTS} connections for ${SECONDS} s through the in-process proxy, latency 0 ms fault; ${ROUNDS} interleaved pairs of fresh CLI runs`,
+    );
     const run: Figures[] = [];
     const experiment: Figures[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which goes first, so a drifting machine favours neither.
-      const pair = round % 2 === 0 ? [['run', () => viaRun(url, join(work, 'run.json'))], ['experiment', () => viaExperiment(file, join(work, 'experiment.json'))]] as const : [['experiment', () => viaExperiment(file, join(work, 'experiment.json'))], ['run', () => viaRun(url, join(work, 'run.json'))]] as const;
+      const pair =
+        round % 2 === 0
+          ? ([
+              ['run', () => viaRun(url, join(work, 'run.json'))],
+              ['experiment', () => viaExperiment(file, join(work, 'experiment.json'))],
+            ] as const)
+          : ([
+              ['experiment', () => viaExperiment(file, join(work, 'experiment.json'))],
+              ['run', () => viaRun(url, join(work, 'run.json'))],
+            ] as const);
       for (const [name, go] of pair) {
         const figures = await go();
         (name === 'run' ? run : experiment).push(figures);
-        out(`  round ${round + 1} ${name.padEnd(10)} rate ${figures.rate.toFixed(1)} req/s  p99 ${figures.p99.toFixed(3)} ms`);
+        out(
+          `  round ${round + 1} ${name.padEnd(10)} rate ${figures.rate.toFixed(1)} req/s  p99 ${figures.p99.toFixed(3)} ms`,
+        );
       }
     }
     const rateRatio = median(experiment.map((f) => f.rate)) / median(run.map((f) => f.rate));
@@ -91,8 +134,12 @@ async function main(): Promise<void> {
     out();
     out(`| | faultline run | faultline experiment run | experiment / run |`);
     out(`|---|---|---|---|`);
-    out(`| achieved rate (median) | ${median(run.map((f) => f.rate)).toFixed(1)} req/s | ${median(experiment.map((f) => f.rate)).toFixed(1)} req/s | ${rateRatio.toFixed(3)}× (goal ≥ 0.98) |`);
-    out(`| p99 (median) | ${median(run.map((f) => f.p99)).toFixed(3)} ms | ${median(experiment.map((f) => f.p99)).toFixed(3)} ms | ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(3)} ms (goal ≤ 1 ms) |`);
+    out(
+      `| achieved rate (median) | ${median(run.map((f) => f.rate)).toFixed(1)} req/s | ${median(experiment.map((f) => f.rate)).toFixed(1)} req/s | ${rateRatio.toFixed(3)}× (goal ≥ 0.98) |`,
+    );
+    out(
+      `| p99 (median) | ${median(run.map((f) => f.p99)).toFixed(3)} ms | ${median(experiment.map((f) => f.p99)).toFixed(3)} ms | ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(3)} ms (goal ≤ 1 ms) |`,
+    );
     out();
     out(rateRatio >= 0.98 && p99Delta <= 1 ? 'PASS' : 'FAIL');
     if (!(rateRatio >= 0.98 && p99Delta <= 1)) process.exitCode = 1;

@@ -13,7 +13,14 @@
  * Run: npm run build && node dist/bench/fis-recommend.js [--show-paraphrase-misses]
  */
 import { recommendExperiments } from '../src/cloud/index.js';
-import { findingText, KEYWORD_FINDINGS, PARAPHRASE_FINDINGS, scoreSet, type FindingCase, type SetScore } from '../test/fixtures/cloud/fis-sets.js';
+import {
+  findingText,
+  KEYWORD_FINDINGS,
+  PARAPHRASE_FINDINGS,
+  scoreSet,
+  type FindingCase,
+  type SetScore,
+} from '../test/fixtures/cloud/fis-sets.js';
 
 const TARGET_TOP1 = 0.9;
 const TARGET_TOP3 = 0.98;
@@ -28,12 +35,16 @@ const SEED_HEAD: Array<[string, string]> = [
 ];
 
 function seedRank(entry: FindingCase): string[] {
-  const dumped = JSON.stringify(typeof entry.finding === 'string' ? { summary: entry.finding } : entry.finding).toLowerCase();
+  const dumped = JSON.stringify(
+    typeof entry.finding === 'string' ? { summary: entry.finding } : entry.finding,
+  ).toLowerCase();
   return SEED_HEAD.filter(([keyword]) => dumped.includes(keyword)).map(([, action]) => action);
 }
 
 function oursRank(entry: FindingCase): string[] {
-  return recommendExperiments(findingText(entry), { resources: entry.resources ?? [] }).recommendations.map((r) => r.action);
+  return recommendExperiments(findingText(entry), { resources: entry.resources ?? [] }).recommendations.map(
+    (r) => r.action,
+  );
 }
 
 const pct = (x: number, n: number): string => `${((100 * x) / n).toFixed(1)}%`;
@@ -55,11 +66,20 @@ function table(title: string, ours: SetScore, seed: SetScore, misses = true): vo
 const keyword = scoreSet(KEYWORD_FINDINGS, oursRank);
 const paraphrase = scoreSet(PARAPHRASE_FINDINGS, oursRank);
 table('Keyword pairs phrased as findings', keyword, scoreSet(KEYWORD_FINDINGS, seedRank));
-console.log(`  first action = fis-recommender's own for the keyword: ${keyword.seedTop1} of ${keyword.n} (where they differ, the set's note says why)`);
-table('Held-out paraphrases (not tuned on; not gated)', paraphrase, scoreSet(PARAPHRASE_FINDINGS, seedRank), SHOW_PARAPHRASE_MISSES);
+console.log(
+  `  first action = fis-recommender's own for the keyword: ${keyword.seedTop1} of ${keyword.n} (where they differ, the set's note says why)`,
+);
+table(
+  'Held-out paraphrases (not tuned on; not gated)',
+  paraphrase,
+  scoreSet(PARAPHRASE_FINDINGS, seedRank),
+  SHOW_PARAPHRASE_MISSES,
+);
 
 const top1 = keyword.top1 / keyword.n;
 const top3 = keyword.top3 / keyword.n;
 const ok = top1 >= TARGET_TOP1 && top3 >= TARGET_TOP3;
-console.log(`\nkeyword set: top-1 ${pct(keyword.top1, keyword.n)} (target ≥ ${TARGET_TOP1 * 100}%), top-3 ${pct(keyword.top3, keyword.n)} (target ≥ ${TARGET_TOP3 * 100}%): ${ok ? 'ok' : 'BELOW TARGET'}`);
+console.log(
+  `\nkeyword set: top-1 ${pct(keyword.top1, keyword.n)} (target ≥ ${TARGET_TOP1 * 100}%), top-3 ${pct(keyword.top3, keyword.n)} (target ≥ ${TARGET_TOP3 * 100}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
+);
 if (!ok) process.exitCode = 1;

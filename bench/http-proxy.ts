@@ -32,10 +32,13 @@ async function serve(): Promise<void> {
   const upstreamPort = (upstream.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const bare = http.createServer((req, res) => {
-    const forward = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = http.request(
+      { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -65,7 +68,9 @@ async function serve(): Promise<void> {
 
 async function measure(port: number, seconds: number, connections: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `http://127.0.0.1:${port}/`, connections, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result.requests.average)));
+    autocannon({ url: `http://127.0.0.1:${port}/`, connections, duration: seconds }, (error, result) =>
+      error ? reject(error) : resolve(result.requests.average),
+    );
   });
 }
 
@@ -73,7 +78,9 @@ async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_HTTP_SECONDS'] ?? 3);
   const rounds = Number(process.env['BENCH_HTTP_ROUNDS'] ?? 3);
   const connections = Number(process.env['BENCH_HTTP_CONNECTIONS'] ?? 10);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const ports = await new Promise<Record<string, number>>((resolve) => {
     let text = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -89,14 +96,18 @@ async function main(): Promise<void> {
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const bare = median(samples['bare node proxy']!);
-    out(`HTTP exchanges/s, ${connections} keep-alive connections, median of ${rounds} × ${seconds} s (servers in a child process)`);
+    out(
+      `HTTP exchanges/s, ${connections} keep-alive connections, median of ${rounds} × ${seconds} s (servers in a child process)`,
+    );
     out(`${'target'.padEnd(18)} ${'req/s'.padStart(9)}  vs bare node proxy`);
     for (const [name, values] of Object.entries(samples)) {
       const value = median(values);
       out(`${name.padEnd(18)} ${value.toFixed(0).padStart(9)}  ${((value / bare) * 100).toFixed(1)}%`);
     }
     const ratio = median(samples['http mapping']!) / bare;
-    out(`http mapping / bare node proxy = ${(ratio * 100).toFixed(1)}% (goal ≥ 80%: ${ratio >= 0.8 ? 'met' : 'NOT met'})`);
+    out(
+      `http mapping / bare node proxy = ${(ratio * 100).toFixed(1)}% (goal ≥ 80%: ${ratio >= 0.8 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     child.stdin.end();
     await new Promise((resolve) => child.once('close', resolve));

@@ -16,4 +16,6 @@ const settings = { dataDir, llm: makeConfig().llm, env: {} };
 const first = await indexSourceTree(settings, { sourceDir: tree });
 const peakKb = process.resourceUsage().maxRSS;
 const again = await indexSourceTree(settings, { sourceDir: tree });
-process.stdout.write(`${JSON.stringify({ chunks: first.chunks, seconds: first.seconds, again: again.seconds, againEmbedded: again.embedded, peakKb })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ chunks: first.chunks, seconds: first.seconds, again: again.seconds, againEmbedded: again.embedded, peakKb })}\n`,
+);

@@ -36,7 +36,10 @@ const TARGET_LINES = 1_100_000;
 const SEARCH_CHUNKS = 100_000;
 const QUERIES = 300;
 
-const WORDS = 'parse load save user config file request response retry timeout cache token session order invoice payment queue worker stream buffer index search render route handler client server health metric'.split(' ');
+const WORDS =
+  'parse load save user config file request response retry timeout cache token session order invoice payment queue worker stream buffer index search render route handler client server health metric'.split(
+    ' ',
+  );
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -62,12 +65,22 @@ function sourceFile(ext: string, index: number): string {
   for (let f = 0; f < 6; f++) {
     const size = 4 + Math.floor(rand() * 12);
     const name = ext === 'py' || ext === 'rs' ? `${snake(3)}_${index}_${f}` : `${camel(3)}${index}x${f}`;
-    const stmt = () => `${ext === 'py' ? '' : 'let '}${snake(2)} = ${snake(2)}(${word()}, ${Math.floor(rand() * 100)})${ext === 'py' ? '' : ';'}`;
-    if (ext === 'py') parts.push(`def ${name}(${word()}, ${word()}_arg):\n${body(size, '    ', stmt)}\n    return None\n`);
-    else if (ext === 'ts') parts.push(`export function ${name}(${word()}: number): number {\n${body(size, '  ', stmt)}\n  return 0;\n}\n`);
-    else if (ext === 'go') parts.push(`func ${cap(name)}(${word()} int) int {\n${body(size, '\t', () => `${camel(2)} := ${camel(2)}(${Math.floor(rand() * 100)})`)}\n\treturn 0\n}\n`);
-    else if (ext === 'rs') parts.push(`pub fn ${name}(${word()}: i64) -> i64 {\n${body(size, '    ', stmt)}\n    0\n}\n`);
-    else parts.push(`class ${cap(name)} {\n  int ${camel(2)}(int ${word()}) {\n${body(size, '    ', () => `int ${camel(2)} = ${camel(2)}(${Math.floor(rand() * 100)});`)}\n    return 0;\n  }\n}\n`);
+    const stmt = () =>
+      `${ext === 'py' ? '' : 'let '}${snake(2)} = ${snake(2)}(${word()}, ${Math.floor(rand() * 100)})${ext === 'py' ? '' : ';'}`;
+    if (ext === 'py')
+      parts.push(`def ${name}(${word()}, ${word()}_arg):\n${body(size, '    ', stmt)}\n    return None\n`);
+    else if (ext === 'ts')
+      parts.push(`export function ${name}(${word()}: number): number {\n${body(size, '  ', stmt)}\n  return 0;\n}\n`);
+    else if (ext === 'go')
+      parts.push(
+        `func ${cap(name)}(${word()} int) int {\n${body(size, '\t', () => `${camel(2)} := ${camel(2)}(${Math.floor(rand() * 100)})`)}\n\treturn 0\n}\n`,
+      );
+    else if (ext === 'rs')
+      parts.push(`pub fn ${name}(${word()}: i64) -> i64 {\n${body(size, '    ', stmt)}\n    0\n}\n`);
+    else
+      parts.push(
+        `class ${cap(name)} {\n  int ${camel(2)}(int ${word()}) {\n${body(size, '    ', () => `int ${camel(2)} = ${camel(2)}(${Math.floor(rand() * 100)});`)}\n    return 0;\n  }\n}\n`,
+      );
   }
   return parts.join('\n');
 }
@@ -113,18 +126,26 @@ interface RunFigures {
 
 /** Indexing through the module API in a fresh process. */
 function moduleRun(root: string, tree: string, dataDir: string): RunFigures {
-  const out = execFileSync(process.execPath, [childScript, root, tree, dataDir], { encoding: 'utf8', env: environment, maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, [childScript, root, tree, dataDir], {
+    encoding: 'utf8',
+    env: environment,
+    maxBuffer: 1 << 24,
+  });
   const result = JSON.parse(out) as { chunks: number; seconds: number; again: number; peakKb: number };
   return { chunks: result.chunks, seconds: result.seconds, peakMb: result.peakKb / 1024, again: result.again };
 }
 
 /** `faultline index TREE` as users run it, with the peak-RSS probe loaded. */
 function cliRun(root: string, tree: string, dataDir: string): RunFigures {
-  const child = spawnSync(process.execPath, ['--import', probe, join(root, 'dist', 'src', 'cli.js'), 'index', tree, '--root', tree], {
-    encoding: 'utf8',
-    env: { ...environment, FAULTLINE_DATA_DIR: dataDir },
-    maxBuffer: 1 << 24,
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', probe, join(root, 'dist', 'src', 'cli.js'), 'index', tree, '--root', tree],
+    {
+      encoding: 'utf8',
+      env: { ...environment, FAULTLINE_DATA_DIR: dataDir },
+      maxBuffer: 1 << 24,
+    },
+  );
   if (child.status !== 0) throw new Error(`faultline index failed: ${child.stderr}`);
   const stats = JSON.parse(child.stdout) as { chunks: number; seconds: number };
   const peak = /faultline-peak-rss-kb=(\d+)/.exec(child.stderr);
@@ -136,7 +157,12 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function summary(runs: readonly RunFigures[]): { rate: number; peak: number; worst: number; again: number | undefined } {
+function summary(runs: readonly RunFigures[]): {
+  rate: number;
+  peak: number;
+  worst: number;
+  again: number | undefined;
+} {
   const againShares = runs.filter((run) => run.again !== undefined).map((run) => run.again! / run.seconds);
   return {
     rate: median(runs.map((run) => run.chunks / run.seconds)),
@@ -148,7 +174,11 @@ function summary(runs: readonly RunFigures[]): { rate: number; peak: number; wor
 
 function pythonLib(): string | undefined {
   try {
-    return execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim() || undefined;
+    return (
+      execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], {
+        encoding: 'utf8',
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -174,9 +204,15 @@ async function main(): Promise<void> {
     const tree = join(base, 'tree');
     const lines = generateTree(tree);
     const stdlib = pythonLib();
-    const corpora = [{ name: `generated tree (${lines} lines)`, dir: tree }, ...(stdlib ? [{ name: `Python standard library (${stdlib})`, dir: stdlib }] : [])];
+    const corpora = [
+      { name: `generated tree (${lines} lines)`, dir: tree },
+      ...(stdlib ? [{ name: `Python standard library (${stdlib})`, dir: stdlib }] : []),
+    ];
     const compare = option('--compare');
-    const builds = [{ label: 'this build', root: repoRoot }, ...(compare ? [{ label: `--compare ${compare}`, root: compare }] : [])];
+    const builds = [
+      { label: 'this build', root: repoRoot },
+      ...(compare ? [{ label: `--compare ${compare}`, root: compare }] : []),
+    ];
     let stdlibData: string | undefined;
 
     console.log(`index: ${RUNS} runs per corpus, each a fresh process (module API, then the CLI), builds interleaved`);
@@ -200,7 +236,9 @@ async function main(): Promise<void> {
           console.log(
             `    ${build.label}, ${kind === 'cli' ? '`faultline index`' : 'module API     '}: ${Math.round(rate)} chunks/s (target >= 3000 on the standard library), ` +
               `peak RSS median ${peak.toFixed(0)} MB, worst ${worst.toFixed(0)} MB [${each}] (target < 300)` +
-              (again !== undefined ? `; unchanged re-index ${(again * 100).toFixed(1)}% of the first run (target < 10%)` : ''),
+              (again !== undefined
+                ? `; unchanged re-index ${(again * 100).toFixed(1)}% of the first run (target < 10%)`
+                : ''),
           );
         }
       });
@@ -208,7 +246,9 @@ async function main(): Promise<void> {
         for (const kind of ['module', 'cli'] as const) {
           const ours = summary(results[0]![kind]);
           const theirs = summary(results[1]![kind]);
-          console.log(`    ratio this/compare (${kind}): chunks/s ${(ours.rate / theirs.rate).toFixed(2)}, peak RSS median ${(ours.peak / theirs.peak).toFixed(2)}, worst ${(ours.worst / theirs.worst).toFixed(2)}`);
+          console.log(
+            `    ratio this/compare (${kind}): chunks/s ${(ours.rate / theirs.rate).toFixed(2)}, peak RSS median ${(ours.peak / theirs.peak).toFixed(2)}, worst ${(ours.worst / theirs.worst).toFixed(2)}`,
+          );
         }
       }
     }
@@ -223,9 +263,21 @@ async function main(): Promise<void> {
     const store = await SqliteStore.open(file, { tree: searchTree, embedder: embedder.id, vectors: false });
     const buildStarted = performance.now();
     for (let f = 0; f < SEARCH_CHUNKS / 50; f++) {
-      const texts = Array.from({ length: 50 }, (_, c) => `def ${snake(3)}_${f}_${c}():\n    ${snake(2)} = ${snake(2)}(${word()})\n    return ${camel(2)}`);
+      const texts = Array.from(
+        { length: 50 },
+        (_, c) => `def ${snake(3)}_${f}_${c}():\n    ${snake(2)} = ${snake(2)}(${word()})\n    return ${camel(2)}`,
+      );
       const chunks: StoredChunk[] = texts.map((text, c) => {
-        const chunk = { path: `f${f}.py`, language: 'python', symbol: `s${c}`, kind: 'function' as const, startLine: c * 3 + 1, endLine: c * 3 + 3, text, hash: `${f}:${c}` };
+        const chunk = {
+          path: `f${f}.py`,
+          language: 'python',
+          symbol: `s${c}`,
+          kind: 'function' as const,
+          startLine: c * 3 + 1,
+          endLine: c * 3 + 3,
+          text,
+          hash: `${f}:${c}`,
+        };
         return { ...chunk, id: chunkId(chunk), fileHash: String(f) };
       });
       await store.replaceFile(`f${f}.py`, chunks);
@@ -241,21 +293,44 @@ async function main(): Promise<void> {
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
-    console.log(`search: ${await store.count()} chunks (written in ${buildSeconds.toFixed(2)} s), ${QUERIES} queries, top 10 (searchIndex: lexical + symbol channels, fused)`);
-    console.log(`  warm p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms  (target p50 < 20)`);
+    console.log(
+      `search: ${await store.count()} chunks (written in ${buildSeconds.toFixed(2)} s), ${QUERIES} queries, top 10 (searchIndex: lexical + symbol channels, fused)`,
+    );
+    console.log(
+      `  warm p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms  (target p50 < 20)`,
+    );
 
     const cli = join(repoRoot, 'dist', 'src', 'cli.js');
     const fresh: Array<{ name: string; data: string; dir: string; queries: string[] }> = [
-      { name: `the ${SEARCH_CHUNKS}-chunk store`, data: settings.dataDir, dir: searchTree, queries: ['parse user config', 'retry_timeout_cache', 'sessionToken'] },
-      ...(stdlib && stdlibData ? [{ name: 'the standard library index', data: stdlibData, dir: stdlib, queries: ['urlencode', 'cancel a task', 'read data from the stream until a separator is found'] }] : []),
+      {
+        name: `the ${SEARCH_CHUNKS}-chunk store`,
+        data: settings.dataDir,
+        dir: searchTree,
+        queries: ['parse user config', 'retry_timeout_cache', 'sessionToken'],
+      },
+      ...(stdlib && stdlibData
+        ? [
+            {
+              name: 'the standard library index',
+              data: stdlibData,
+              dir: stdlib,
+              queries: ['urlencode', 'cancel a task', 'read data from the stream until a separator is found'],
+            },
+          ]
+        : []),
     ];
     for (const target of fresh) {
       const commands: Record<string, string[]> = { 'node -e 0': ['-e', '0'] };
-      for (const query of target.queries) commands[query] = [cli, 'search', query, '--dir', target.dir, '--root', target.dir];
+      for (const query of target.queries)
+        commands[query] = [cli, 'search', query, '--dir', target.dir, '--root', target.dir];
       const measured = interleaved(commands, { ...environment, FAULTLINE_DATA_DIR: target.data });
       const bare = measured['node -e 0']!;
       const searches = target.queries.flatMap((query) => measured[query]!);
-      const p90 = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 90);
+      const p90 = (values: number[]): number =>
+        percentile(
+          [...values].sort((a, b) => a - b),
+          90,
+        );
       console.log(
         `  \`faultline search\` from a fresh process on ${target.name}, ${ROUNDS} interleaved rounds of ${target.queries.length} queries: ` +
           `median ${median(searches).toFixed(0)} ms, p90 ${p90(searches).toFixed(0)} ms wall (target < 150); ` +

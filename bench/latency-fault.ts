@@ -25,7 +25,9 @@ const row = (name: string, side: ProxyErrors) =>
 process.stdout.write(
   `Latency ${delayMs} ms on responses, ${options.connections} keep-alive connections × ${options.trips} round trips × ${options.rounds} interleaved rounds; direct median ${run.directMedianMs.toFixed(3)} ms\n`,
 );
-process.stdout.write(`${'error vs requested (ms)'.padEnd(26)}${'median'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(10)}${'early'.padStart(7)}\n`);
+process.stdout.write(
+  `${'error vs requested (ms)'.padEnd(26)}${'median'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(10)}${'early'.padStart(7)}\n`,
+);
 process.stdout.write(row('faultline latency fault', run.faultline));
 process.stdout.write(row('12-line setTimeout proxy', run.simple));
 const medianGap = run.faultline.median - run.simple.median;

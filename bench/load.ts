@@ -82,7 +82,10 @@ const server = net.createServer({ noDelay: true }, (socket) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function startServer(delayMs = 0, source = SERVER_SOURCE): Promise<{ child: ChildProcess; url: string; port: number }> {
+async function startServer(
+  delayMs = 0,
+  source = SERVER_SOURCE,
+): Promise<{ child: ChildProcess; url: string; port: number }> {
   const child = spawn(process.execPath, ['-e', source, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [port] = (await once(lines, 'line')) as [string];
@@ -101,13 +104,16 @@ function parseArgs(argv: string[]): { rounds: number; sections: Set<string>; rat
     else if (arg === '--sections') sections = new Set((argv[++k] ?? '').split(','));
     else if (arg === '--rates') rates = (argv[++k] ?? '').split(',').map(Number);
     else {
-      console.error(`usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}] [--rates 1000,5000,10000,20000]`);
+      console.error(
+        `usage: node dist/bench/load.js [--rounds N] [--sections ${all.join(',')}] [--rates 1000,5000,10000,20000]`,
+      );
       process.exit(arg === '--help' ? 0 : 2);
     }
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
   if (rates.some((rate) => !(rate > 0))) throw new Error('--rates must be positive numbers, comma-separated');
-  for (const section of sections) if (!all.includes(section)) throw new Error(`unknown section ${section}; known: ${all.join(', ')}`);
+  for (const section of sections)
+    if (!all.includes(section)) throw new Error(`unknown section ${section}; known: ${all.join(', ')}`);
   return { rounds, sections, rates };
 }
 
@@ -138,14 +144,21 @@ async function openLoopAs(
   const options: OpenLoopOptions = { url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 };
   const before = process.cpuUsage(); // the whole process's: every thread
   // Through the proxy, the generator thread watches this thread's load as a scenario does.
-  const result = await runPlanned(planOpenLoop(options), { ...options, thread: variant.thread, watchCallerThread: true });
+  const result = await runPlanned(planOpenLoop(options), {
+    ...options,
+    thread: variant.thread,
+    watchCallerThread: true,
+  });
   const used = process.cpuUsage(before);
   return { ...result, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const ms = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(2));
 const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /** The 99th percentile (nearest rank) of unsorted values. */
 function p99Of(values: number[]): number {
@@ -163,14 +176,24 @@ function median(values: number[]): number {
  * One run, after a pause: an overloaded run leaves the server draining and hundreds of sockets
  * closing, and the next run must not pay for it.
  */
-async function openLoop(url: string, ratePerSecond: number, connections: number, maxConnections: number, durationMs = RUN_MS): Promise<OpenLoopResult> {
+async function openLoop(
+  url: string,
+  ratePerSecond: number,
+  connections: number,
+  maxConnections: number,
+  durationMs = RUN_MS,
+): Promise<OpenLoopResult> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   return runOpenLoop({ url, ratePerSecond, connections, maxConnections, durationMs, timeoutMs: 5000 });
 }
 
 /** Kept up: ≥ 99% of the requested rate, no errors, and latency p99 within 5 ms of the idle p99. */
 function sustained(result: OpenLoopResult, idleP99: number): boolean {
-  return result.achievedRatePerSecond >= 0.99 * result.requested.ratePerSecond && result.errors === 0 && result.latency!.p99 <= idleP99 + 5;
+  return (
+    result.achievedRatePerSecond >= 0.99 * result.requested.ratePerSecond &&
+    result.errors === 0 &&
+    result.latency!.p99 <= idleP99 + 5
+  );
 }
 
 /** The figures a table row shows, medians over rounds. */
@@ -186,7 +209,17 @@ interface Row {
   errors: number[];
 }
 
-const emptyRow = (): Row => ({ cpu: [], ratio: [], p50: [], p99: [], lag99: [], service99: [], peak: [], queued: [], errors: [] });
+const emptyRow = (): Row => ({
+  cpu: [],
+  ratio: [],
+  p50: [],
+  p99: [],
+  lag99: [],
+  service99: [],
+  peak: [],
+  queued: [],
+  errors: [],
+});
 
 function add(row: Row, result: OpenLoopResult & { cpuMs?: number }): void {
   if (result.cpuMs !== undefined) row.cpu.push((result.cpuMs * 1000) / result.requests); // µs per request
@@ -216,7 +249,9 @@ function toMs(text: string): number {
 function runWrk(url: string): WrkFigures | string {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
   if (probe.error) return 'wrk not installed (apt-get install wrk); skipped';
-  const run = spawnSync('wrk', ['-t1', `-c${CLOSED_LOOP_CONNECTIONS}`, `-d${RUN_MS / 1000}s`, '--latency', url], { encoding: 'utf8' });
+  const run = spawnSync('wrk', ['-t1', `-c${CLOSED_LOOP_CONNECTIONS}`, `-d${RUN_MS / 1000}s`, '--latency', url], {
+    encoding: 'utf8',
+  });
   const requestsPerSecond = /Requests\/sec:\s+([\d.]+)/.exec(run.stdout);
   const p50 = /^\s+50%\s+(\S+)/m.exec(run.stdout);
   const p99 = /^\s+99%\s+(\S+)/m.exec(run.stdout);
@@ -237,7 +272,23 @@ async function runCli(url: string, ratePerSecond: number): Promise<CliFigures | 
   try {
     const json = join(dir, 'run.json');
     const clients = 50;
-    const args = [CLI, 'run', 'latency', '--url', url, '--latency', '0', '--duration', `${RUN_MS / 1000}s`, '--num-clients', String(clients), '--rps', String(ratePerSecond / clients), '--json', json];
+    const args = [
+      CLI,
+      'run',
+      'latency',
+      '--url',
+      url,
+      '--latency',
+      '0',
+      '--duration',
+      `${RUN_MS / 1000}s`,
+      '--num-clients',
+      String(clients),
+      '--rps',
+      String(ratePerSecond / clients),
+      '--json',
+      json,
+    ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -245,7 +296,12 @@ async function runCli(url: string, ratePerSecond: number): Promise<CliFigures | 
     // 3 (an SLO failed) and 4 (inconclusive) are verdicts: the figures are in the file all the same.
     if (code !== 0 && code !== 3 && code !== 4) return `exit ${code}: ${stderr.slice(0, 300)}`;
     const figures = JSON.parse(readFileSync(json, 'utf8')).run.load;
-    return { achieved: figures.achievedRatePerSecond / ratePerSecond, p50: figures.latency.p50, p99: figures.latency.p99, lag99: figures.sendLag.p99 };
+    return {
+      achieved: figures.achievedRatePerSecond / ratePerSecond,
+      p50: figures.latency.p50,
+      p99: figures.latency.p99,
+      lag99: figures.sendLag.p99,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -259,7 +315,9 @@ async function main(): Promise<void> {
     ['via proxy', `http://127.0.0.1:${proxy.ports[0]}/`],
   ] as const;
   try {
-    console.log(`Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds (the idle reference: the lowest).`);
+    console.log(
+      `Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds (the idle reference: the lowest).`,
+    );
     console.log(`load average at the start: ${load()}\n`);
     // Warm both processes' JIT, the proxy and the generator on either thread before anything is measured.
     for (const variant of VARIANTS) {
@@ -274,12 +332,16 @@ async function main(): Promise<void> {
     // The lowest, not the median: a stall in the reference would flatter every row held to it.
     const idleP99 = new Map([...idle].map(([name, values]) => [name, Math.min(...values)]));
     for (const [name] of paths) {
-      console.log(`Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))} (the lowest of the rounds: ${idle.get(name)!.map(ms).join(', ')})`);
+      console.log(
+        `Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))} (the lowest of the rounds: ${idle.get(name)!.map(ms).join(', ')})`,
+      );
     }
 
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
-      console.log('\nSharpness (50 connections at the start, up to 1,000 on demand); the generator on the proxy\'s thread and on its own, side by side');
+      console.log(
+        "\nSharpness (50 connections at the start, up to 1,000 on demand); the generator on the proxy's thread and on its own, side by side",
+      );
       console.log(
         'path        requested/s  generator            achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
       );
@@ -324,18 +386,28 @@ async function main(): Promise<void> {
         );
         const leanPaths = [
           { name: 'no proxy', url: lean.url, rates: RATES.filter((rate) => rate >= 5000) },
-          { name: 'via proxy', url: `http://127.0.0.1:${leanProxy.ports[0]}/`, rates: RATES.filter((rate) => rate >= 5000 && rate <= 10_000) },
+          {
+            name: 'via proxy',
+            url: `http://127.0.0.1:${leanProxy.ports[0]}/`,
+            rates: RATES.filter((rate) => rate >= 5000 && rate <= 10_000),
+          },
         ];
-        for (const path of leanPaths) for (const variant of VARIANTS) await openLoopAs(variant, path.url, 5000, 50, 1000, 1000);
+        for (const path of leanPaths)
+          for (const variant of VARIANTS) await openLoopAs(variant, path.url, 5000, 50, 1000, 1000);
         // Their own idle references, as above (the lowest of the rounds).
         const idleOf = new Map<string, number>();
         for (const path of leanPaths) {
           const rounds: number[] = [];
-          for (let round = 0; round < ROUNDS; round++) rounds.push((await openLoop(path.url, 200, 1, 1, 2000)).latency!.p99);
+          for (let round = 0; round < ROUNDS; round++)
+            rounds.push((await openLoop(path.url, 200, 1, 1, 2000)).latency!.p99);
           idleOf.set(path.name, Math.min(...rounds));
-          console.log(`Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} (the lowest of the rounds: ${rounds.map(ms).join(', ')})`);
+          console.log(
+            `Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} (the lowest of the rounds: ${rounds.map(ms).join(', ')})`,
+          );
         }
-        console.log('path        requested/s  generator    achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req');
+        console.log(
+          'path        requested/s  generator    achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req',
+        );
         const leanRows = new Map<string, Row>();
         for (let round = 0; round < ROUNDS; round++) {
           for (const path of leanPaths) {
@@ -383,7 +455,10 @@ async function main(): Promise<void> {
       const pool = new Map<string, Row>();
       for (let round = 0; round < ROUNDS; round++) {
         for (const rate of [1000, 5000]) {
-          for (const [mode, max] of [['fixed pool of 10', 10], ['on demand to 500', 500]] as const) {
+          for (const [mode, max] of [
+            ['fixed pool of 10', 10],
+            ['on demand to 500', 500],
+          ] as const) {
             const key = `${rate}|${mode}`;
             if (!pool.has(key)) pool.set(key, emptyRow());
             add(pool.get(key)!, await openLoop(server.url, rate, 10, max));
@@ -392,7 +467,9 @@ async function main(): Promise<void> {
       }
       for (const [key, row] of pool) {
         const [rate, mode] = key.split('|');
-        console.log(`${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`);
+        console.log(
+          `${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`,
+        );
       }
     }
 
@@ -401,7 +478,7 @@ async function main(): Promise<void> {
       const bound = noProxyIdle + 5;
       console.log(
         `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
-        'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+          'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
       );
       let best = 0;
       let failedInARow = 0;
@@ -412,23 +489,31 @@ async function main(): Promise<void> {
           ok = sustained(result, noProxyIdle);
           console.log(
             `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
-            `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+              `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
           );
         }
         failedInARow = ok ? 0 : failedInARow + 1;
         if (ok) best = rate;
       }
 
-      const autocannon = await runCapacity({ url: server.url, connections: CLOSED_LOOP_CONNECTIONS, durationMs: RUN_MS, timeoutMs: 5000 });
+      const autocannon = await runCapacity({
+        url: server.url,
+        connections: CLOSED_LOOP_CONNECTIONS,
+        durationMs: RUN_MS,
+        timeoutMs: 5000,
+      });
       const wrk = runWrk(server.url);
       console.log(`\nSide by side (same server, same run; closed loop with ${CLOSED_LOOP_CONNECTIONS} connections)`);
       console.log(`  open loop (ours), highest sustained rate     ${String(best).padStart(8)} req/s`);
       console.log(
         `  autocannon 9 closed loop, maximum            ${autocannon.requestsPerSecond.toFixed(0).padStart(8)} req/s` +
-        `  (p50 ${autocannon.latencyWholeMs.p50} ms, p99 ${autocannon.latencyWholeMs.p99} ms, whole ms)`,
+          `  (p50 ${autocannon.latencyWholeMs.p50} ms, p99 ${autocannon.latencyWholeMs.p99} ms, whole ms)`,
       );
       if (typeof wrk === 'string') console.log(`  wrk: ${wrk}`);
-      else console.log(`  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`);
+      else
+        console.log(
+          `  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`,
+        );
       console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
       if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
     }
@@ -436,10 +521,17 @@ async function main(): Promise<void> {
     if (ARGS.sections.has('slow')) {
       const slow = await startServer(300);
       try {
-        const result = await runOpenLoop({ url: slow.url, ratePerSecond: 50, connections: 1, maxConnections: 50, durationMs: RUN_MS, timeoutMs: 5000 });
+        const result = await runOpenLoop({
+          url: slow.url,
+          ratePerSecond: 50,
+          connections: 1,
+          maxConnections: 50,
+          durationMs: RUN_MS,
+          timeoutMs: 5000,
+        });
         console.log(
           `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
-          `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
+            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
         );
       } finally {
         slow.child.kill();
@@ -447,7 +539,9 @@ async function main(): Promise<void> {
     }
 
     if (ARGS.sections.has('cli')) {
-      console.log('\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each');
+      console.log(
+        '\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each',
+      );
       for (const rate of [1000, 5000]) {
         const cli = await runCli(server.url, rate);
         const module = rows.get(`via proxy|${rate}|${VARIANTS[1]!.name}`);
@@ -458,10 +552,12 @@ async function main(): Promise<void> {
               (module ? `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
           );
         }
-    }
+      }
     }
     console.log(`\nload average at the end: ${load()}`);
-    console.log("Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.");
+    console.log(
+      "Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.",
+    );
   } finally {
     await proxy.stop();
     server.child.kill();

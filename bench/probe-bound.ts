@@ -55,20 +55,32 @@ for (const [name, file, env] of servers) {
     const dir = await mkdtemp(join(tmpdir(), 'probe-bound-'));
     const pidFile = join(dir, 'pids');
     const started = Date.now();
-    await runProbe({ kind: 'stdio', command: process.execPath, args: [`${root}test/fixtures/probe/${file}`], env: { ...env, PIDS: pidFile } }, taxonomy, {
-      cases: 8,
-      seed: 1,
-      allowWrites: false,
-      callTimeoutMs: 60_000,
-      overallTimeoutMs: bound,
-    });
+    await runProbe(
+      {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [`${root}test/fixtures/probe/${file}`],
+        env: { ...env, PIDS: pidFile },
+      },
+      taxonomy,
+      {
+        cases: 8,
+        seed: 1,
+        allowWrites: false,
+        callTimeoutMs: 60_000,
+        overallTimeoutMs: bound,
+      },
+    );
     const returned = Date.now();
     const wall = returned - started;
     const pids = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
     const after = await lingering(pids, returned);
     await rm(dir, { recursive: true, force: true });
     if (wall - bound > TARGET_MS) missed.push(`${name} at ${bound} ms: overshoot ${wall - bound} ms`);
-    if (after < 0 || after > TARGET_MS) missed.push(`${name} at ${bound} ms: the server ran on ${after < 0 ? 'over 5 s' : `${after} ms`} after the return`);
+    if (after < 0 || after > TARGET_MS)
+      missed.push(
+        `${name} at ${bound} ms: the server ran on ${after < 0 ? 'over 5 s' : `${after} ms`} after the return`,
+      );
     console.log(
       `${name.padEnd(15)} ${String(bound).padStart(8)}  ${String(wall).padStart(7)}  ${String(wall - bound).padStart(12)}  ${(wall / bound).toFixed(3).padStart(10)}  ${String(after).padStart(15)}`,
     );

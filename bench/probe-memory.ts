@@ -50,19 +50,46 @@ async function measure(cli: string, c: Case): Promise<Outcome> {
   const server = c.http ? await startFixtureServer(fixture, c.env) : undefined;
   try {
     const target = server ? ['--url', server.url] : ['--', process.execPath, fixture];
-    const args = ['--import', rssProbe, cli, 'probe', '--quiet', '--family', 'TOOL', '--family', 'PROTO', '--cases', '1', '--call-timeout', '5000', '--timeout', '120000', '--json', join(dir, 'r.json'), ...target];
+    const args = [
+      '--import',
+      rssProbe,
+      cli,
+      'probe',
+      '--quiet',
+      '--family',
+      'TOOL',
+      '--family',
+      'PROTO',
+      '--cases',
+      '1',
+      '--call-timeout',
+      '5000',
+      '--timeout',
+      '120000',
+      '--json',
+      join(dir, 'r.json'),
+      ...target,
+    ];
     const started = Date.now();
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, ...c.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, args, {
+        env: { ...process.env, ...c.env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
       child.on('close', (exit) => resolve({ code: exit, stderr: err }));
     });
     const wallMs = Date.now() - started;
     const rssKb = Number(/faultline-peak-rss-kb=(\d+)/.exec(stderr)?.[1] ?? NaN);
-    const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8').catch(() => '{}')) as { leaves?: Array<{ findings: Array<{ leaf: string; message: string }> }> };
+    const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8').catch(() => '{}')) as {
+      leaves?: Array<{ findings: Array<{ leaf: string; message: string }> }>;
+    };
     // What the report says about the hostile answer (the fixture also serves tools/list before initialize: not that).
-    const findings = (report.leaves ?? []).flatMap((leaf) => leaf.findings).filter((f) => f.leaf !== 'FAULT-PROTO-PRE-INIT').map((f) => `${f.leaf}: ${f.message}`);
+    const findings = (report.leaves ?? [])
+      .flatMap((leaf) => leaf.findings)
+      .filter((f) => f.leaf !== 'FAULT-PROTO-PRE-INIT')
+      .map((f) => `${f.leaf}: ${f.message}`);
     return { rssMb: Math.round(rssKb / 1024), wallMs, code, said: findings.join(' | ').slice(0, 160) || 'no finding' };
   } finally {
     server?.child.kill('SIGKILL');
@@ -70,7 +97,10 @@ async function measure(cli: string, c: Case): Promise<Outcome> {
   }
 }
 
-const builds: Array<[string, string]> = [...(before ? ([['before', `${before}/dist/src/cli.js`]] as Array<[string, string]>) : []), ['after', `${root}dist/src/cli.js`]];
+const builds: Array<[string, string]> = [
+  ...(before ? ([['before', `${before}/dist/src/cli.js`]] as Array<[string, string]>) : []),
+  ['after', `${root}dist/src/cli.js`],
+];
 const TARGET_RSS_MB = 200;
 const missed: string[] = [];
 console.log('case              build   peak RSS MB  wall ms  exit  what the report says');
@@ -79,7 +109,9 @@ for (const c of cases) {
     for (const [label, cli] of builds) {
       const o = await measure(cli, c);
       if (label === 'after' && !(o.rssMb <= TARGET_RSS_MB)) missed.push(`${c.name}: ${o.rssMb} MB`);
-      console.log(`${c.name.padEnd(17)} ${label.padEnd(6)} ${String(o.rssMb).padStart(12)} ${String(o.wallMs).padStart(8)} ${String(o.code).padStart(5)}  ${o.said}`);
+      console.log(
+        `${c.name.padEnd(17)} ${label.padEnd(6)} ${String(o.rssMb).padStart(12)} ${String(o.wallMs).padStart(8)} ${String(o.code).padStart(5)}  ${o.said}`,
+      );
     }
   }
 }

@@ -13,7 +13,15 @@ import { loadTaxonomy, runProbe, type Target } from '../src/probe/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const targets: Array<[string, Target]> = [
-  ['fixture (well-behaved)', { kind: 'stdio', command: process.execPath, args: [`${root}test/fixtures/probe/faulty-server.mjs`], env: { FAULTS: '' } }],
+  [
+    'fixture (well-behaved)',
+    {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [`${root}test/fixtures/probe/faulty-server.mjs`],
+      env: { FAULTS: '' },
+    },
+  ],
   ['faultline mcp', { kind: 'stdio', command: process.execPath, args: [`${root}dist/src/cli.js`, 'mcp'] }],
 ];
 
@@ -22,7 +30,13 @@ console.log('target                   cases  wall ms  ×cases=1  leaves pass/fai
 for (const [name, target] of targets) {
   let base = 0;
   for (const cases of [1, 8, 32]) {
-    const report = await runProbe(target, taxonomy, { cases, seed: 1, allowWrites: false, callTimeoutMs: 5000, overallTimeoutMs: 300_000 });
+    const report = await runProbe(target, taxonomy, {
+      cases,
+      seed: 1,
+      allowWrites: false,
+      callTimeoutMs: 5000,
+      overallTimeoutMs: 300_000,
+    });
     if (cases === 1) base = report.durationMs;
     const s = report.summary;
     const checks = report.leaves.reduce((n, l) => n + l.checks, 0);

@@ -14,7 +14,16 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { startProxy, type FaultSpec, type RunningProxy } from '../src/proxy/index.js';
-import { connect, destroyAndWait, drained, echo, readBytes, readToEnd, startServer, type TestServer } from '../test/fixtures/proxy/net.js';
+import {
+  connect,
+  destroyAndWait,
+  drained,
+  echo,
+  readBytes,
+  readToEnd,
+  startServer,
+  type TestServer,
+} from '../test/fixtures/proxy/net.js';
 import { bulkRate, roundTrips, sendBulk, startBarePipe } from './lib/net-paths.js';
 
 const MB = 1024 * 1024;
@@ -50,7 +59,8 @@ async function overhead(): Promise<void> {
 
   const best = new Map<string, number>();
   for (let round = 0; round < 3; round++) {
-    for (const path of bulkPaths) best.set(path.name, Math.max(best.get(path.name) ?? 0, await bulkRate(path.port, BULK_BYTES)));
+    for (const path of bulkPaths)
+      best.set(path.name, Math.max(best.get(path.name) ?? 0, await bulkRate(path.port, BULK_BYTES)));
   }
   const rtt = new Map<string, { p50: number; p99: number }>();
   for (const path of rttPaths) rtt.set(path.name, await roundTrips(path.port, 20_000, 2000));
@@ -63,7 +73,9 @@ async function overhead(): Promise<void> {
   for (const path of bulkPaths) {
     const t = best.get(path.name)!;
     const r = rtt.get(path.name)!;
-    out(`| ${path.name} | ${(t / 1e6).toFixed(0)} | ${(t / best.get(pipe)!).toFixed(2)}× | ${r.p50.toFixed(1)} | ${(r.p50 / rtt.get(pipe)!.p50).toFixed(2)}× | ${r.p99.toFixed(1)} |`);
+    out(
+      `| ${path.name} | ${(t / 1e6).toFixed(0)} | ${(t / best.get(pipe)!).toFixed(2)}× | ${r.p50.toFixed(1)} | ${(r.p50 / rtt.get(pipe)!.p50).toFixed(2)}× | ${r.p99.toFixed(1)} |`,
+    );
   }
   out();
   for (const close of closers) await close();
@@ -72,7 +84,11 @@ async function overhead(): Promise<void> {
 }
 
 /** Runs `body` with a proxy in front of `server` carrying `faults`. */
-async function through<T>(server: TestServer, faults: FaultSpec[], body: (proxy: RunningProxy) => Promise<T>): Promise<T> {
+async function through<T>(
+  server: TestServer,
+  faults: FaultSpec[],
+  body: (proxy: RunningProxy) => Promise<T>,
+): Promise<T> {
   const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults, seed: 1 });
   try {
     return await body(proxy);
@@ -99,13 +115,21 @@ async function accuracy(): Promise<void> {
   const base = await through(echoServer, [], async (proxy) => measureRtt(proxy.ports[0]!, 50));
   const baseMedian = base[25]!;
   for (const latencyMs of [10, 100, 500]) {
-    const trips = await through(echoServer, [{ type: 'latency', latencyMs }], async (proxy) => measureRtt(proxy.ports[0]!, latencyMs === 500 ? 6 : 20));
+    const trips = await through(echoServer, [{ type: 'latency', latencyMs }], async (proxy) =>
+      measureRtt(proxy.ports[0]!, latencyMs === 500 ? 6 : 20),
+    );
     const added = trips.map((t) => t - baseMedian);
-    rows.push(`| latency | ${latencyMs} ms per response | median ${added[added.length >> 1]!.toFixed(2)} ms, max ${added.at(-1)!.toFixed(2)} ms (${trips.length} round trips) | ${(added[added.length >> 1]! / latencyMs).toFixed(3)} |`);
+    rows.push(
+      `| latency | ${latencyMs} ms per response | median ${added[added.length >> 1]!.toFixed(2)} ms, max ${added.at(-1)!.toFixed(2)} ms (${trips.length} round trips) | ${(added[added.length >> 1]! / latencyMs).toFixed(3)} |`,
+    );
   }
   await echoServer.close();
 
-  for (const [label, rate] of [['64 KB/s', 64_000], ['1 MB/s', 1e6], ['10 MB/s', 10e6]] as const) {
+  for (const [label, rate] of [
+    ['64 KB/s', 64_000],
+    ['1 MB/s', 1e6],
+    ['10 MB/s', 10e6],
+  ] as const) {
     const payload = randomBytes(rate * 2);
     const server = await startServer((socket) => socket.once('data', () => socket.end(payload)));
     const measured = await through(server, [{ type: 'bandwidth', bytesPerSecond: rate }], async (proxy) => {
@@ -119,11 +143,17 @@ async function accuracy(): Promise<void> {
       return got.length / seconds;
     });
     await server.close();
-    rows.push(`| bandwidth | ${label} | ${(measured / 1e3).toFixed(1)} kB/s over 2 s | ${(measured / rate).toFixed(3)} |`);
+    rows.push(
+      `| bandwidth | ${label} | ${(measured / 1e3).toFixed(1)} kB/s over 2 s | ${(measured / rate).toFixed(3)} |`,
+    );
   }
 
   // 20% loss stalls so often (tail losses, lost retransmissions) that 1 MiB already takes seconds.
-  for (const [lossRate, size] of [[0.01, 4 * MB], [0.05, 4 * MB], [0.2, MB]] as const) {
+  for (const [lossRate, size] of [
+    [0.01, 4 * MB],
+    [0.05, 4 * MB],
+    [0.2, MB],
+  ] as const) {
     const lossPayload = randomBytes(size);
     const lossServer = await startServer((socket) => socket.end(lossPayload));
     const figures = await through(lossServer, [{ type: 'packet_loss', lossRate, rttMs: 5 }], async (proxy) => {
@@ -155,7 +185,10 @@ async function memory(): Promise<void> {
   const total = 512 * MB;
   let received = 0;
   const server = await startServer((socket) => socket.on('data', (d: Buffer) => (received += d.length)));
-  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'blackhole', side: 'client' }] });
+  const proxy = await startProxy({
+    mappings: [`0=127.0.0.1:${server.port}`],
+    faults: [{ type: 'blackhole', side: 'client' }],
+  });
   global.gc?.();
   await sleep(100);
   const before = process.memoryUsage().rss;
@@ -184,11 +217,17 @@ async function memory(): Promise<void> {
   out();
   out('| measure | value |');
   out('|---|---|');
-  out(`| bytes the sender got into the socket during a 2 s hold | ${(pushedWhileHeld / MB).toFixed(1)} MiB (backpressure stopped it) |`);
+  out(
+    `| bytes the sender got into the socket during a 2 s hold | ${(pushedWhileHeld / MB).toFixed(1)} MiB (backpressure stopped it) |`,
+  );
   out(`| bytes that reached the target during the hold | ${receivedWhileHeld} |`);
   out(`| peak bytes queued inside the proxy | ${(queuedPeak / MB).toFixed(2)} MiB |`);
-  out(`| resident-set growth during the hold (whole process) | ${((peak - before) / MB).toFixed(1)} MiB (target < 64 MiB) |`);
-  out(`| bytes delivered after the blackhole was switched off | ${(received / MB).toFixed(0)} MiB of ${(total / MB).toFixed(0)} MiB |`);
+  out(
+    `| resident-set growth during the hold (whole process) | ${((peak - before) / MB).toFixed(1)} MiB (target < 64 MiB) |`,
+  );
+  out(
+    `| bytes delivered after the blackhole was switched off | ${(received / MB).toFixed(0)} MiB of ${(total / MB).toFixed(0)} MiB |`,
+  );
   out();
   await destroyAndWait(client);
   await proxy.stop();

@@ -56,22 +56,32 @@ const ROUNDS = Math.max(5, Number(option('--rounds') ?? 9));
 const FRESH_TARGET_MS = 150;
 
 function loadSets(): QuestionSet[] {
-  const read = (file: string) => JSON.parse(readFileSync(join(repoRoot, 'bench', 'search-questions', file), 'utf8')) as {
-    questions: Question[];
-    targets?: { identifier: number; natural: number };
-    target?: number;
-  };
+  const read = (file: string) =>
+    JSON.parse(readFileSync(join(repoRoot, 'bench', 'search-questions', file), 'utf8')) as {
+      questions: Question[];
+      targets?: { identifier: number; natural: number };
+      target?: number;
+    };
   const tuning = read('tuning.json');
   const heldOut = read('held-out.json');
   return [
     { name: 'tuning', questions: tuning.questions, targets: tuning.targets! },
-    { name: 'held-out', questions: heldOut.questions.map((question) => ({ ...question, kind: 'natural' as const })), targets: { natural: heldOut.target! } },
+    {
+      name: 'held-out',
+      questions: heldOut.questions.map((question) => ({ ...question, kind: 'natural' as const })),
+      targets: { natural: heldOut.target! },
+    },
   ];
 }
 
 export function pythonLib(): string | undefined {
   try {
-    return option('--python-lib') ?? execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
+    return (
+      option('--python-lib') ??
+      execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], {
+        encoding: 'utf8',
+      }).trim()
+    );
   } catch {
     return undefined;
   }
@@ -120,13 +130,18 @@ function unknownDefinitions(database: string, questions: readonly Question[]): s
 }
 
 /** Wall milliseconds of spawned commands, interleaved round by round. */
-function interleaved(commands: Record<string, { file: string; args: string[] }>, env: NodeJS.ProcessEnv, rounds: number): Record<string, number[]> {
+function interleaved(
+  commands: Record<string, { file: string; args: string[] }>,
+  env: NodeJS.ProcessEnv,
+  rounds: number,
+): Record<string, number[]> {
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, { file, args }] of Object.entries(commands)) {
       const started = performance.now();
       const child = spawnSync(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-      if (child.status !== 0 && !(file === 'rg' && child.status === 1)) throw new Error(`${name} failed (${child.status}): ${child.stderr}`);
+      if (child.status !== 0 && !(file === 'rg' && child.status === 1))
+        throw new Error(`${name} failed (${child.status}): ${child.stderr}`);
       times[name]!.push(performance.now() - started);
     }
   }
@@ -186,21 +201,31 @@ export async function indexCorpora(dataDir: string, log: (line: string) => void)
     // Published packages are indexed whole, build output included (that is what they publish).
     const stats = await indexSourceTree(settings, { sourceDir: dir, includeDirs: ['dist', 'lib', 'build'] });
     log(`${name} (${dir}): ${stats.files} files, ${stats.chunks} chunks`);
-    databases.set(name, join(indexDirectory(settings.dataDir), treeKey(await realpath(dir)), `${new HashedEmbedder().id}.sqlite`));
+    databases.set(
+      name,
+      join(indexDirectory(settings.dataDir), treeKey(await realpath(dir)), `${new HashedEmbedder().id}.sqlite`),
+    );
   }
   return { settings, dirs, databases };
 }
 
 /** Runs every question of both sets, logging each miss; the pass rates per set, kind and corpus. */
-export async function measureQuality({ settings, dirs, databases }: Corpora, log: (line: string) => void): Promise<QualityResult> {
+export async function measureQuality(
+  { settings, dirs, databases }: Corpora,
+  log: (line: string) => void,
+): Promise<QualityResult> {
   const figures: QualityFigure[] = [];
   const broken: string[] = [];
   const warm: number[] = [];
   for (const set of loadSets()) {
     const questions = set.questions.filter((question) => dirs[question.corpus] !== undefined);
     for (const [corpus, database] of databases) {
-      const unknown = unknownDefinitions(database, questions.filter((question) => question.corpus === corpus));
-      if (unknown.length > 0) broken.push(`${set.name}: ${corpus} has no definition ${unknown.join(', ')} (fix the question set)`);
+      const unknown = unknownDefinitions(
+        database,
+        questions.filter((question) => question.corpus === corpus),
+      );
+      if (unknown.length > 0)
+        broken.push(`${set.name}: ${corpus} has no definition ${unknown.join(', ')} (fix the question set)`);
     }
     log(`${set.name} questions (${questions.length})`);
     const tally = new Map<string, QualityFigure>();
@@ -208,28 +233,46 @@ export async function measureQuality({ settings, dirs, databases }: Corpora, log
     for (const question of questions) {
       const kind = question.kind ?? 'natural';
       const started = performance.now();
-      const hits = await searchIndex(settings, { query: question.query, sourceDir: dirs[question.corpus]!, limit: kind === 'identifier' ? 10 : 5 });
+      const hits = await searchIndex(settings, {
+        query: question.query,
+        sourceDir: dirs[question.corpus]!,
+        limit: kind === 'identifier' ? 10 : 5,
+      });
       warm.push(performance.now() - started);
-      const relevant = (hit: SearchHit | undefined): boolean => hit !== undefined && question.relevant.some((expected) => matches(hit, expected));
+      const relevant = (hit: SearchHit | undefined): boolean =>
+        hit !== undefined && question.relevant.some((expected) => matches(hit, expected));
       const passed = kind === 'identifier' ? relevant(hits[0]) : hits.some(relevant);
       if (kind === 'natural' && hits[0]) (relevant(hits[0]) ? topScores.relevant : topScores.other).push(hits[0].score);
       for (const corpus of [question.corpus, undefined]) {
         const key = `${kind} ${corpus ?? ''}`;
-        const entry = tally.get(key) ?? { set: set.name, kind, corpus, passed: 0, total: 0, target: corpus === undefined ? set.targets[kind] : undefined };
+        const entry = tally.get(key) ?? {
+          set: set.name,
+          kind,
+          corpus,
+          passed: 0,
+          total: 0,
+          target: corpus === undefined ? set.targets[kind] : undefined,
+        };
         entry.passed += passed ? 1 : 0;
         entry.total += 1;
         tally.set(key, entry);
       }
       if (!passed) {
         const rank = hits.findIndex(relevant) + 1;
-        log(`  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`);
+        log(
+          `  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`,
+        );
       }
     }
     for (const [, figure] of [...tally].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       figures.push(figure);
       const rate = figure.passed / figure.total;
       const line = `  ${figure.kind === 'identifier' ? 'identifier first' : 'natural-language top 5'}, ${figure.corpus ?? 'all'}: ${figure.passed}/${figure.total} = ${(rate * 100).toFixed(1)}%`;
-      log(figure.target !== undefined ? `${line} (target >= ${figure.target * 100}%: ${rate >= figure.target ? 'pass' : 'MISS'})` : line);
+      log(
+        figure.target !== undefined
+          ? `${line} (target >= ${figure.target * 100}%: ${rate >= figure.target ? 'pass' : 'MISS'})`
+          : line,
+      );
     }
     if (topScores.relevant.length > 0 && topScores.other.length > 0) {
       log(
@@ -252,11 +295,17 @@ export const FRESH_SENTENCE = 'read a line from the stream';
  */
 export function freshProcessTimes(stdlib: string, dataDir: string, rounds: number): Record<string, number[]> {
   const cli = join(repoRoot, 'dist', 'src', 'cli.js');
-  const commands: Record<string, { file: string; args: string[] }> = { 'node -e 0': { file: process.execPath, args: ['-e', '0'] } };
+  const commands: Record<string, { file: string; args: string[] }> = {
+    'node -e 0': { file: process.execPath, args: ['-e', '0'] },
+  };
   for (const query of [...FRESH_NAMES, FRESH_SENTENCE]) {
-    commands[`faultline search ${JSON.stringify(query)}`] = { file: process.execPath, args: [cli, 'search', query, '--dir', stdlib, '--limit', '5'] };
+    commands[`faultline search ${JSON.stringify(query)}`] = {
+      file: process.execPath,
+      args: [cli, 'search', query, '--dir', stdlib, '--limit', '5'],
+    };
   }
-  if (ripgrep()) for (const name of FRESH_NAMES) commands[`rg -n -w ${name}`] = { file: 'rg', args: ['-n', '-w', name, stdlib] };
+  if (ripgrep())
+    for (const name of FRESH_NAMES) commands[`rg -n -w ${name}`] = { file: 'rg', args: ['-n', '-w', name, stdlib] };
   return interleaved(commands, { ...getDefaultEnvironment(), FAULTLINE_DATA_DIR: dataDir }, rounds);
 }
 
@@ -269,28 +318,38 @@ async function main(): Promise<void> {
     failures.push(...broken);
     for (const figure of figures) {
       if (figure.target !== undefined && figure.passed / figure.total < figure.target) {
-        failures.push(`${figure.set} ${figure.kind}: ${((figure.passed / figure.total) * 100).toFixed(1)}% < ${figure.target * 100}%`);
+        failures.push(
+          `${figure.set} ${figure.kind}: ${((figure.passed / figure.total) * 100).toFixed(1)}% < ${figure.target * 100}%`,
+        );
       }
     }
-    console.log(`\nwarm search in this process, ${warm.length} queries: p50 ${median(warm).toFixed(1)} ms, p90 ${percentile(warm, 90).toFixed(1)} ms`);
+    console.log(
+      `\nwarm search in this process, ${warm.length} queries: p50 ${median(warm).toFixed(1)} ms, p90 ${percentile(warm, 90).toFixed(1)} ms`,
+    );
 
     // A search from a fresh process, as a user or an agent's shell runs it, beside node and ripgrep.
     const stdlib = corpora.dirs['python-stdlib'];
     if (stdlib !== undefined) {
       const times = freshProcessTimes(stdlib, corpora.settings.dataDir, ROUNDS);
-      const searches = Object.entries(times).filter(([name]) => name.startsWith('faultline')).flatMap(([, values]) => values);
-      const rg = Object.entries(times).filter(([name]) => name.startsWith('rg')).flatMap(([, values]) => values);
+      const searches = Object.entries(times)
+        .filter(([name]) => name.startsWith('faultline'))
+        .flatMap(([, values]) => values);
+      const rg = Object.entries(times)
+        .filter(([name]) => name.startsWith('rg'))
+        .flatMap(([, values]) => values);
       if (rg.length === 0) console.log('ripgrep is not installed (apt-get install ripgrep): no side-by-side figures');
       const bare = times['node -e 0']!;
       console.log(`\nfresh process on the standard library, ${ROUNDS} interleaved rounds (medians, wall time):`);
-      for (const [name, values] of Object.entries(times)) console.log(`  ${name}: ${median(values).toFixed(0)} ms (p90 ${percentile(values, 90).toFixed(0)})`);
+      for (const [name, values] of Object.entries(times))
+        console.log(`  ${name}: ${median(values).toFixed(0)} ms (p90 ${percentile(values, 90).toFixed(0)})`);
       const searchMedian = median(searches);
       console.log(
         `  faultline search ${searchMedian.toFixed(0)} ms = ${(searchMedian / median(bare)).toFixed(2)}x node -e 0` +
           (rg.length > 0 ? `, ${(searchMedian / median(rg)).toFixed(2)}x ripgrep scanning the tree for the name` : '') +
           ` (target <= ${FRESH_TARGET_MS} ms: ${searchMedian <= FRESH_TARGET_MS ? 'pass' : 'MISS'})`,
       );
-      if (searchMedian > FRESH_TARGET_MS) failures.push(`fresh-process search ${searchMedian.toFixed(0)} ms > ${FRESH_TARGET_MS} ms`);
+      if (searchMedian > FRESH_TARGET_MS)
+        failures.push(`fresh-process search ${searchMedian.toFixed(0)} ms > ${FRESH_TARGET_MS} ms`);
     }
   } finally {
     closeReaders();

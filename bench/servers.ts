@@ -26,7 +26,9 @@ export interface Served {
 
 /** Starts `kind` in a child process and resolves with its port. */
 export function serve(kind: string, ...args: Array<string | number>): Promise<Served> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), kind, ...args.map(String)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), kind, ...args.map(String)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let text = '';
     child.once('exit', (code) => reject(new Error(`${kind} exited (${code}) before listening`)));
@@ -55,7 +57,9 @@ export async function serveNginx(upstreamPort: number): Promise<Served | undefin
   if (!ensureCommand('nginx', 'nginx-light')) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-nginx-'));
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `${kind}_temp_path ${dir}/${kind};`).join(' ');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `${kind}_temp_path ${dir}/${kind};`)
+    .join(' ');
   writeFileSync(
     join(dir, 'nginx.conf'),
     `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log stderr error;
@@ -67,10 +71,14 @@ http { access_log off; ${temp}
   );
   const child = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (let tries = 0; tries < 100; tries++) {
-    const up = await new Promise<boolean>((resolve) => net.connect({ port, host: '127.0.0.1' }, function (this: net.Socket) {
-      this.destroy();
-      resolve(true);
-    }).once('error', () => resolve(false)));
+    const up = await new Promise<boolean>((resolve) =>
+      net
+        .connect({ port, host: '127.0.0.1' }, function (this: net.Socket) {
+          this.destroy();
+          resolve(true);
+        })
+        .once('error', () => resolve(false)),
+    );
     if (up) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -101,7 +109,14 @@ export function ensureCommand(command: string, debianPackage: string): boolean {
   if (present()) return true;
   process.stderr.write(`${command} is missing: apt-get install -y ${debianPackage}\n`);
   try {
-    execFileSync('sh', ['-c', `apt-get install -y -qq ${debianPackage} >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq ${debianPackage} >/dev/null)`], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        `apt-get install -y -qq ${debianPackage} >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq ${debianPackage} >/dev/null)`,
+      ],
+      { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
+    );
   } catch {
     return false;
   }
@@ -133,10 +148,13 @@ async function start(kind: string, upstreamPort: number, arg: number): Promise<n
       const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
       return listening(
         http.createServer((req, res) => {
-          const forward = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          });
+          const forward = http.request(
+            { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent },
+            (answer) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            },
+          );
           forward.on('error', () => res.destroy());
           req.pipe(forward);
         }),
@@ -145,7 +163,9 @@ async function start(kind: string, upstreamPort: number, arg: number): Promise<n
     case 'http-mapping':
       return (await startProxy({ mappings: [`0=127.0.0.1:${upstreamPort}`], http: true })).ports[0]!;
     case 'tcp-latency':
-      return (await startProxy({ mappings: [`0=127.0.0.1:${upstreamPort}`], faults: [{ type: 'latency', latencyMs: arg }] })).ports[0]!;
+      return (
+        await startProxy({ mappings: [`0=127.0.0.1:${upstreamPort}`], faults: [{ type: 'latency', latencyMs: arg }] })
+      ).ports[0]!;
     case 'simple-latency':
       // The yardstick: every response chunk written `arg` ms after it arrived.
       return listening(

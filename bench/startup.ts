@@ -50,12 +50,14 @@ const BASELINE_CLI = process.env['BENCH_STARTUP_BASELINE'];
  */
 function liveListBuild(): { cli: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-live-'));
-  cpSync(join(repoRoot, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true, filter: (source) => !source.endsWith('tool-list.json') });
+  cpSync(join(repoRoot, 'dist', 'src'), join(dir, 'dist', 'src'), {
+    recursive: true,
+    filter: (source) => !source.endsWith('tool-list.json'),
+  });
   copyFileSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return { cli: join(dir, 'dist', 'src', 'cli.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
-
 
 /**
  * Milliseconds from spawn to the tools/list answer through the SDK client, and of those, the time
@@ -156,7 +158,11 @@ async function main(): Promise<void> {
   const one = sides[0]!.times;
   const ratio = (a: number[], b: number[]): string => `${(median(a) / median(b)).toFixed(2)}×`;
   const ms = (values: number[]): string => median(values).toFixed(1);
-  out(`load average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
+  out(
+    `load average at the end: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')} (${cpus().length} CPUs)`,
+  );
   out('');
   out('| what | median ms | ratio |');
   out('|---|---|---|');
@@ -169,7 +175,9 @@ async function main(): Promise<void> {
   out(`|---|${sides.map(() => '---').join('|')}|`);
   const without = (times: Side): number[] => times.sdk.map((total, i) => total - times.compile[i]!);
   const row = (label: string, pick: (times: Side) => number[], ratios = true): void =>
-    out(`| ${label} | ${sides.map(({ times }, i) => `${ms(pick(times))}${ratios && i > 0 ? ` (${ratio(pick(times), pick(one))})` : ''}`).join(' | ')} |`);
+    out(
+      `| ${label} | ${sides.map(({ times }, i) => `${ms(pick(times))}${ratios && i > 0 ? ` (${ratio(pick(times), pick(one))})` : ''}`).join(' | ')} |`,
+    );
   row('raw JSON-RPC: initialize answered', (times) => times.rawInit);
   row('raw JSON-RPC: tools/list answered (server side)', (times) => times.raw);
   row('SDK client: listTools() returned', (times) => times.sdk);
@@ -210,7 +218,9 @@ async function main(): Promise<void> {
   out(`| proxy process, ${(BULK_BYTES / 1024 / 1024).toFixed(0)} MiB bulk, best of 3 | MB/s | ratio |`);
   out('|---|---|---|');
   out(`| bare Node pipe (node -e) | ${best(rates.bare).toFixed(0)} | 1 |`);
-  out(`| faultline proxy (CLI, no fault) | ${best(rates.faultline).toFixed(0)} | ${(best(rates.faultline) / best(rates.bare)).toFixed(2)}× |`);
+  out(
+    `| faultline proxy (CLI, no fault) | ${best(rates.faultline).toFixed(0)} | ${(best(rates.faultline) / best(rates.bare)).toFixed(2)}× |`,
+  );
 }
 
 await main();

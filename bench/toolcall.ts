@@ -12,7 +12,10 @@ const CALLS = Number(process.env['BENCH_TOOLPLANE_CALLS'] ?? 2000);
 const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 out(`tool-call-plane proxy overhead, ${CALLS} calls per path, empty plan, get_items(count 5)`);
-for (const [transport, goalMs] of [['stdio', 1], ['http', 2]] as const) {
+for (const [transport, goalMs] of [
+  ['stdio', 1],
+  ['http', 2],
+] as const) {
   const { direct: a, proxied: b } = await toolcallOverhead(transport, CALLS);
   const added = percentile(b, 50) - percentile(a, 50);
   out(

@@ -35,8 +35,40 @@ import { ToolInputError } from './errors.js';
 /** Source extensions read without roots: the parsed languages' and other common source languages'. */
 export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
   ...supportedExtensions(),
-  ...['.kt', '.kts', '.swift', '.scala', '.sc', '.m', '.mm', '.lua', '.pl', '.pm', '.r', '.dart', '.ex', '.exs', '.erl', '.hs'],
-  ...['.clj', '.cljs', '.fs', '.fsx', '.vb', '.zig', '.nim', '.jl', '.groovy', '.vue', '.svelte', '.sh', '.bash', '.sql'],
+  ...[
+    '.kt',
+    '.kts',
+    '.swift',
+    '.scala',
+    '.sc',
+    '.m',
+    '.mm',
+    '.lua',
+    '.pl',
+    '.pm',
+    '.r',
+    '.dart',
+    '.ex',
+    '.exs',
+    '.erl',
+    '.hs',
+  ],
+  ...[
+    '.clj',
+    '.cljs',
+    '.fs',
+    '.fsx',
+    '.vb',
+    '.zig',
+    '.nim',
+    '.jl',
+    '.groovy',
+    '.vue',
+    '.svelte',
+    '.sh',
+    '.bash',
+    '.sql',
+  ],
 ]);
 
 /**
@@ -44,14 +76,42 @@ export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
  * `/root` is another user's home, whole; when it is the user's own, the entries in the home cover it.
  */
 export function secretLocations(home: string = homedir()): string[] {
-  const inHome = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gcloud', '.netrc', '.npmrc', '.pypirc', '.pgpass', '.git-credentials', '.password-store'];
-  const system = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/ssh', '/etc/ssl/private', '/root', '/proc', '/sys', '/dev', '/run/secrets', '/var/run/secrets'];
+  const inHome = [
+    '.ssh',
+    '.aws',
+    '.gnupg',
+    '.kube',
+    '.docker',
+    '.azure',
+    '.config/gcloud',
+    '.netrc',
+    '.npmrc',
+    '.pypirc',
+    '.pgpass',
+    '.git-credentials',
+    '.password-store',
+  ];
+  const system = [
+    '/etc/shadow',
+    '/etc/gshadow',
+    '/etc/sudoers',
+    '/etc/ssh',
+    '/etc/ssl/private',
+    '/root',
+    '/proc',
+    '/sys',
+    '/dev',
+    '/run/secrets',
+    '/var/run/secrets',
+  ];
   return [...inHome.map((entry) => join(home, entry)), ...system.filter((entry) => !isInside(resolve(home), entry))];
 }
 
 /** The secret location `path` (absolute, resolved) lies in, if any. */
 export function secretLocationOf(path: string, secrets: readonly string[] = secretLocations()): string | undefined {
-  return secrets.find((secret) => path === secret || path.startsWith(secret.endsWith(sep) ? secret : `${secret}${sep}`));
+  return secrets.find(
+    (secret) => path === secret || path.startsWith(secret.endsWith(sep) ? secret : `${secret}${sep}`),
+  );
 }
 
 export const MAX_SOURCE_FILE_BYTES = 5 * 1024 * 1024;
@@ -102,7 +162,9 @@ export class FileAccess {
     const { handle, info } = opened;
     try {
       if (info.size > maxBytes) {
-        throw new ToolInputError(`${what}: ${path} is ${formatBytes(info.size)}; files over ${formatBytes(maxBytes)} are not read`);
+        throw new ToolInputError(
+          `${what}: ${path} is ${formatBytes(info.size)}; files over ${formatBytes(maxBytes)} are not read`,
+        );
       }
       // The real path decides roots and secret locations; it must be the file that was opened.
       const real = await this.realPathOf(path, what);
@@ -114,17 +176,19 @@ export class FileAccess {
         checkNotSecret(real, what);
         checkSourceExtension(path, what);
         checkSourceExtension(real, what);
-      }
-      else await this.checkInsideRoots(path, what, real);
+      } else await this.checkInsideRoots(path, what, real);
       let bytes: Buffer | undefined;
       try {
         bytes = await readBounded(handle, maxBytes);
       } catch (error) {
         throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
       }
-      if (bytes === undefined) throw new ToolInputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
+      if (bytes === undefined)
+        throw new ToolInputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
       if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-        throw new ToolInputError(`${what}: ${path} looks like a binary file (it contains NUL bytes); only text source files are read`);
+        throw new ToolInputError(
+          `${what}: ${path} looks like a binary file (it contains NUL bytes); only text source files are read`,
+        );
       }
       let text = bytes.toString('utf8');
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -162,7 +226,9 @@ export class FileAccess {
   refusal(directory: string): string | undefined {
     if (this.roots.length > 0) return undefined;
     const secret = secretLocationOf(directory);
-    return secret === undefined ? undefined : `${secret} holds secrets; it is never read without roots (give --root or let the client expose roots)`;
+    return secret === undefined
+      ? undefined
+      : `${secret} holds secrets; it is never read without roots (give --root or let the client expose roots)`;
   }
 
   /** Whether a secret location lies strictly below `directory` (a walk must then ask `refusal` below it). */
@@ -178,9 +244,15 @@ export class FileAccess {
    */
   async readRefusal(path: string): Promise<string | undefined> {
     const real = await realpath(path).catch(() => path);
-    if (this.roots.length > 0) return this.checkInsideRoots(path, 'file', real).then(() => undefined, () => 'is outside the roots');
+    if (this.roots.length > 0)
+      return this.checkInsideRoots(path, 'file', real).then(
+        () => undefined,
+        () => 'is outside the roots',
+      );
     const secret = secretLocationOf(path) ?? secretLocationOf(real);
-    return secret === undefined ? undefined : `is in ${secret}, a location that holds secrets (never read without roots)`;
+    return secret === undefined
+      ? undefined
+      : `is in ${secret}, a location that holds secrets (never read without roots)`;
   }
 
   private async resolveExisting(input: string, what: string, kind: 'file' | 'directory'): Promise<string> {
@@ -221,7 +293,9 @@ export class FileAccess {
     const roots = this.roots;
     if (roots.length === 1) return resolve(roots[0]!, path);
     const hint =
-      roots.length > 1 ? ` (relative paths are resolved only when there is exactly one root; the roots are ${roots.join(', ')})` : '';
+      roots.length > 1
+        ? ` (relative paths are resolved only when there is exactly one root; the roots are ${roots.join(', ')})`
+        : '';
     throw new ToolInputError(`${what}: "${trimmed}" is a relative path; it must be absolute${hint}`);
   }
 
@@ -278,7 +352,10 @@ async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer
   return Buffer.concat(chunks, total);
 }
 
-type Refusal = { refusal: 'missing' | 'symlink' | 'directory' | 'not-regular' | 'changed' | 'unreadable'; error?: unknown };
+type Refusal = {
+  refusal: 'missing' | 'symlink' | 'directory' | 'not-regular' | 'changed' | 'unreadable';
+  error?: unknown;
+};
 
 /**
  * Opens `path` when it is a regular file, judged by `stat` (or `lstat`: a symbolic link is then
@@ -286,7 +363,10 @@ type Refusal = { refusal: 'missing' | 'symlink' | 'directory' | 'not-regular' | 
  * file. The open is non-blocking (a FIFO swapped in between cannot block a libuv worker) and
  * does not make the file the process's controlling terminal.
  */
-async function openRegular(path: string, followSymlinks: boolean): Promise<{ handle: FileHandle; info: Stats } | Refusal> {
+async function openRegular(
+  path: string,
+  followSymlinks: boolean,
+): Promise<{ handle: FileHandle; info: Stats } | Refusal> {
   let before: Stats;
   try {
     before = followSymlinks ? await stat(path) : await lstat(path);
@@ -299,7 +379,11 @@ async function openRegular(path: string, followSymlinks: boolean): Promise<{ han
   if (!before.isFile()) return { refusal: 'not-regular' };
   let handle: FileHandle;
   try {
-    const flags = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY | (followSymlinks ? 0 : fsConstants.O_NOFOLLOW);
+    const flags =
+      fsConstants.O_RDONLY |
+      fsConstants.O_NONBLOCK |
+      fsConstants.O_NOCTTY |
+      (followSymlinks ? 0 : fsConstants.O_NOFOLLOW);
     handle = await open(path, flags);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -340,7 +424,10 @@ export type BoundedRead =
  * paths from users ask FileAccess first. `followSymlinks: false` refuses a symbolic link, as git
  * does for a .gitignore in the work tree.
  */
-export async function readRegularFile(path: string, options: { maxBytes: number; followSymlinks?: boolean }): Promise<BoundedRead> {
+export async function readRegularFile(
+  path: string,
+  options: { maxBytes: number; followSymlinks?: boolean },
+): Promise<BoundedRead> {
   const { maxBytes, followSymlinks = true } = options;
   const opened = await openRegular(path, followSymlinks);
   if ('refusal' in opened) {
@@ -374,7 +461,8 @@ export async function readRegularFile(path: string, options: { maxBytes: number;
 
 function describeFsError(error: unknown, path: string): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EIO') return `${path} cannot be read (input/output error; files under /proc and devices often refuse reads)`;
+  if (code === 'EIO')
+    return `${path} cannot be read (input/output error; files under /proc and devices often refuse reads)`;
   if (code === 'EAGAIN') return `${path} has no data to read now (not a regular file)`;
   if (code === 'ELOOP') return `${path} is a symbolic link loop`;
   if (code === 'ENOENT') return `${path} does not exist`;

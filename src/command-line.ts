@@ -39,18 +39,24 @@ export function checkCommandLine(
   if (command.trim() === '') throw new ToolInputError(`${names.command}: must not be empty`);
   if (command.includes('\0')) throw new ToolInputError(`${names.command}: must not contain a NUL byte`);
   const commandBytes = Buffer.byteLength(command);
-  if (commandBytes > L.pathBytes) throw new ToolInputError(`${names.command}: ${commandBytes} bytes; a command path is at most ${L.pathBytes}`);
+  if (commandBytes > L.pathBytes)
+    throw new ToolInputError(`${names.command}: ${commandBytes} bytes; a command path is at most ${L.pathBytes}`);
   const longest = command.split('/').reduce((most, part) => Math.max(most, Buffer.byteLength(part)), 0);
-  if (longest > L.nameBytes) throw new ToolInputError(`${names.command}: a path component of ${longest} bytes; at most ${L.nameBytes}`);
+  if (longest > L.nameBytes)
+    throw new ToolInputError(`${names.command}: a path component of ${longest} bytes; at most ${L.nameBytes}`);
   if (args.length > L.args) throw new ToolInputError(`${names.args}: ${args.length} arguments; at most ${L.args}`);
   let total = commandBytes + 1;
   for (const [index, arg] of args.entries()) {
     if (arg.includes('\0')) throw new ToolInputError(`${names.args}[${index}]: must not contain a NUL byte`);
     const bytes = Buffer.byteLength(arg);
-    if (bytes > L.argBytes) throw new ToolInputError(`${names.args}[${index}]: ${bytes} bytes; one argument is at most ${L.argBytes}`);
+    if (bytes > L.argBytes)
+      throw new ToolInputError(`${names.args}[${index}]: ${bytes} bytes; one argument is at most ${L.argBytes}`);
     total += bytes + 1 + 8;
   }
-  const envBytes = Object.entries(env).reduce((sum, [key, value]) => sum + (value === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(value) + 2 + 8), 0);
+  const envBytes = Object.entries(env).reduce(
+    (sum, [key, value]) => sum + (value === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(value) + 2 + 8),
+    0,
+  );
   if (total + envBytes > L.totalBytes) {
     throw new ToolInputError(
       `${names.args}: ${total} bytes of arguments with ${envBytes} of environment; together at most ${L.totalBytes} (the system's ARG_MAX)`,

@@ -30,7 +30,11 @@ export function describeValue(value: unknown): string {
 }
 
 /** The refusal of keys outside `accepted` (and of the forbidden ones), or undefined when all are known. */
-export function unknownKeysProblem(object: Record<string, unknown>, accepted: Iterable<string>, where: string): string | undefined {
+export function unknownKeysProblem(
+  object: Record<string, unknown>,
+  accepted: Iterable<string>,
+  where: string,
+): string | undefined {
   const keys = Object.keys(object);
   const forbidden = keys.find((key) => FORBIDDEN_KEYS.has(key));
   if (forbidden !== undefined) return `${where}: field ${JSON.stringify(forbidden)} is not accepted`;
@@ -100,7 +104,10 @@ export class ConfigReader {
     return this.raw[field] !== undefined;
   }
 
-  number(field: string, check: { min?: number; max?: number; above?: number; integer?: boolean; default?: number; expected: string }): number {
+  number(
+    field: string,
+    check: { min?: number; max?: number; above?: number; integer?: boolean; default?: number; expected: string },
+  ): number {
     const value = this.take(field);
     if (value === undefined && check.default !== undefined) return check.default;
     if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(field, check.expected);
@@ -111,7 +118,10 @@ export class ConfigReader {
     return value;
   }
 
-  optionalNumber(field: string, check: { min?: number; max?: number; integer?: boolean; expected: string }): number | undefined {
+  optionalNumber(
+    field: string,
+    check: { min?: number; max?: number; integer?: boolean; expected: string },
+  ): number | undefined {
     if (this.raw[field] === undefined) {
       this.seen.add(field);
       return undefined;
@@ -129,7 +139,8 @@ export class ConfigReader {
   choice<T extends string>(field: string, choices: readonly T[], fallback: T): T {
     const value = this.take(field);
     if (value === undefined) return fallback;
-    if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) this.fail(field, `one of ${choices.join(', ')}`);
+    if (typeof value !== 'string' || !(choices as readonly string[]).includes(value))
+      this.fail(field, `one of ${choices.join(', ')}`);
     return value as T;
   }
 
@@ -145,7 +156,12 @@ export class ConfigReader {
   stringList(field: string, expected: string): string[] {
     const value = this.take(field);
     const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
-    if (!Array.isArray(list) || list.length === 0 || list.some((item) => typeof item !== 'string' || item.trim() === '')) this.fail(field, expected);
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      list.some((item) => typeof item !== 'string' || item.trim() === '')
+    )
+      this.fail(field, expected);
     return (list as string[]).map((item) => item.trim());
   }
 

@@ -42,7 +42,19 @@ export interface LlmConfig {
  * Tool families `--toolsets` / FAULTLINE_TOOLSETS choose from: every tool belongs to exactly one,
  * so a client that needs only some pays for only their part of tools/list.
  */
-export const TOOLSETS = ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment', 'fis-recommender'] as const;
+export const TOOLSETS = [
+  'code',
+  'search',
+  'review',
+  'scenario',
+  'http',
+  'proxy',
+  'toolcall',
+  'probe',
+  'cloud',
+  'experiment',
+  'fis-recommender',
+] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
 /**

@@ -47,7 +47,9 @@ export interface ErrorOnTheWire {
 }
 
 export function errorToWire(error: unknown): ErrorOnTheWire {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: 'Error', message: String(error) };
 }
 
 /** The same class of error on this side: a refusal stays a ToolInputError, a cancel a CancelledError. */

@@ -25,7 +25,10 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['fis'], load: async () => (await import('./commands/fis.js')).registerFisCommand },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
-  { names: ['toolcall', 'mcp-chaos'], load: async () => (await import('./commands/toolcall.js')).registerToolcallCommand },
+  {
+    names: ['toolcall', 'mcp-chaos'],
+    load: async () => (await import('./commands/toolcall.js')).registerToolcallCommand,
+  },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
   { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
   { names: ['experiment'], load: async () => (await import('./commands/experiment.js')).registerExperimentCommand },
@@ -116,4 +119,3 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   }
 }
-

@@ -68,7 +68,9 @@ export function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): bo
 /** Resolves once the child's stdout and stderr pipes (those it has) have closed. */
 function pipesClosed(child: ChildProcess): Promise<void> {
   const open = [child.stdout, child.stderr].filter((stream) => stream !== null && !stream.closed);
-  return Promise.all(open.map((stream) => new Promise((resolve) => stream!.once('close', resolve)))).then(() => undefined);
+  return Promise.all(open.map((stream) => new Promise((resolve) => stream!.once('close', resolve)))).then(
+    () => undefined,
+  );
 }
 
 /** One process as /proc/PID/stat shows it. */
@@ -92,7 +94,13 @@ function readStat(pid: number): ProcEntry | undefined {
   // parentheses, so fields are counted after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
-  return { pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), start: fields[19] ?? '', running: state !== 'Z' && state !== 'X' };
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    start: fields[19] ?? '',
+    running: state !== 'Z' && state !== 'X',
+  };
 }
 
 function allPids(): number[] {
@@ -213,10 +221,12 @@ function trackTree(child: ChildProcess, id: string): ProcessTree {
     for (const entry of entries) known.set(entry.pid, entry.start);
   };
   const stillKnown = (): number[] =>
-    [...known].filter(([pid, start]) => {
-      const now = readStat(pid);
-      return now !== undefined && now.running && now.start === start;
-    }).map(([pid]) => pid);
+    [...known]
+      .filter(([pid, start]) => {
+        const now = readStat(pid);
+        return now !== undefined && now.running && now.start === start;
+      })
+      .map(([pid]) => pid);
 
   const members = (): number[] => {
     if (child.pid === undefined) return [];

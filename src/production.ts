@@ -71,7 +71,12 @@ export function productionAllowedByEnv(env: NodeJS.ProcessEnv = process.env): bo
  * and how to override (`override`, e.g. "pass --allow-production"), or undefined when it may
  * (no production signal, `allowed`, or FAULTLINE_ALLOW_PRODUCTION=1).
  */
-export function productionRefusal(what: string, override: string, allowed: boolean, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function productionRefusal(
+  what: string,
+  override: string,
+  allowed: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const signal = productionSignal(env);
   if (!signal || allowed || productionAllowedByEnv(env)) return undefined;
   return `${what} refused: ${signal} says this is production; ${override} to allow it anyway`;

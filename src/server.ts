@@ -11,7 +11,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListRootsResultSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import { FileAccess } from './access.js';
 import { makeConfig, type Config } from './config.js';
 import { messageOf } from './errors.js';
@@ -46,22 +50,38 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
   const log = deps.log ?? silentLogger;
   const mcp = new McpServer(
     { name: 'faultline', title: 'faultline', version: VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new OnFirstUseValidator() },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: new OnFirstUseValidator(),
+    },
   );
   const access = new FileAccess(config.roots);
   const tools = new ToolRegistry(mcp, log, config.toolsets, { allowProduction: config.allowProduction });
   // Work tools hold across calls (held proxies) stops when the client connection closes.
   const closers: Array<() => Promise<void> | void> = [];
   const holders: Array<() => boolean> = [];
-  const ctx: ToolContext = { config, access, log, onClose: (close) => closers.push(close), onHold: (holds) => holders.push(holds) };
+  const ctx: ToolContext = {
+    config,
+    access,
+    log,
+    onClose: (close) => closers.push(close),
+    onHold: (holds) => holders.push(holds),
+  };
   mcp.server.onclose = () => {
-    for (const close of closers) void Promise.resolve().then(close).catch((error: unknown) => log.warn('on close: %s', messageOf(error)));
+    for (const close of closers)
+      void Promise.resolve()
+        .then(close)
+        .catch((error: unknown) => log.warn('on close: %s', messageOf(error)));
   };
   const generated = deps.toolList ?? readToolList();
   if ('tools' in generated) {
     tools.serveToolList(onFirstCall(tools, ctx, generated.tools));
   } else {
-    log.debug('tools/list built live: the generated list is not usable (%s; npm run build regenerates it)', generated.stale);
+    log.debug(
+      'tools/list built live: the generated list is not usable (%s; npm run build regenerates it)',
+      generated.stale,
+    );
     tools.serveToolList(builtLive(tools, ctx, log));
   }
   followClientRoots(mcp, tools, access, log);
@@ -111,7 +131,12 @@ function onFirstCall(tools: ToolRegistry, ctx: ToolContext, generated: readonly 
 /** tools/list built from every family, loaded now (the generated list is missing or stale). */
 function builtLive(tools: ToolRegistry, ctx: ToolContext, log: Logger): DeferredTools {
   const registered = registerAllTools(tools, ctx);
-  registered.catch((error: unknown) => log.error('the tools could not be registered: %s', error instanceof Error ? (error.stack ?? error.message) : messageOf(error)));
+  registered.catch((error: unknown) =>
+    log.error(
+      'the tools could not be registered: %s',
+      error instanceof Error ? (error.stack ?? error.message) : messageOf(error),
+    ),
+  );
   const list = registered.then(() => tools.tools());
   list.catch(() => undefined); // answered (as an error) to each tools/list
   return { list, prepare: () => registered };
@@ -135,14 +160,16 @@ function followClientRoots(mcp: McpServer, tools: ToolRegistry, access: FileAcce
     if (!stale || !mcp.server.getClientCapabilities()?.roots) return;
     fetching ??= (async () => {
       try {
-        const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS });
+        const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, {
+          timeout: ROOTS_TIMEOUT_MS,
+        });
         access.setClientRoots(roots.map((root) => root.uri));
         stale = false;
         log.debug('client roots: %s', roots.map((root) => root.uri).join(', ') || '(none)');
       } catch (error) {
         // Not retried on every call (each would wait the timeout): again after list_changed only.
         stale = false;
-        log.warn("could not list the client roots: %s", messageOf(error));
+        log.warn('could not list the client roots: %s', messageOf(error));
       } finally {
         fetching = undefined;
       }

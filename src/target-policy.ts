@@ -141,15 +141,20 @@ interface CompiledRules {
   entries: string[];
 }
 
-const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 /**
  * The entries of an allow-list (comma- or space-separated), each checked: a CIDR block, an
  * address, a host name or `*.domain`, or `*`. Throws a ToolInputError naming `what` and the entry.
  */
 export function parseAllowTargets(text: string, what: string): string[] {
-  const entries = text.split(/[\s,]+/).map((entry) => entry.trim()).filter((entry) => entry !== '');
-  if (entries.length > MAX_ALLOW_TARGETS) throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_ALLOW_TARGETS}`);
+  const entries = text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length > MAX_ALLOW_TARGETS)
+    throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_ALLOW_TARGETS}`);
   for (const entry of entries) {
     const problem = entryProblem(entry);
     if (problem) throw new ToolInputError(`${what}: ${JSON.stringify(entry.slice(0, 80))} ${problem}`);
@@ -164,7 +169,8 @@ function entryProblem(entry: string): string | undefined {
     const ip = normalise(cidr[1]!);
     const bits = Number(cidr[2]);
     if (!ip) return 'is not a CIDR block: the part before / is not an IP address';
-    if (bits > (ip.type === 'ipv4' ? 32 : 128)) return `is not a CIDR block: /${bits} is too long for ${ip.type === 'ipv4' ? 'IPv4' : 'IPv6'}`;
+    if (bits > (ip.type === 'ipv4' ? 32 : 128))
+      return `is not a CIDR block: /${bits} is too long for ${ip.type === 'ipv4' ? 'IPv4' : 'IPv6'}`;
     return undefined;
   }
   if (normalise(entry)) return undefined;
@@ -181,7 +187,13 @@ function compile(rules: TargetRules): CompiledRules {
   const key = `${allowance.allowRemoteTargets === true}|${entries.join(',')}`;
   let result = compiled.get(key);
   if (result) return result;
-  result = { any: allowance.allowRemoteTargets === true, networks: new BlockList(), names: new Set(), suffixes: [], entries };
+  result = {
+    any: allowance.allowRemoteTargets === true,
+    networks: new BlockList(),
+    names: new Set(),
+    suffixes: [],
+    entries,
+  };
   for (const entry of entries) {
     if (entryProblem(entry) !== undefined) continue; // parseAllowTargets refused it where it was given
     if (entry === '*') {
@@ -222,13 +234,15 @@ export function hostnameAllowed(rules: TargetRules, hostname: string): boolean {
  * (but never a link-local or metadata address).
  */
 export function addressRefusal(address: string, rules: TargetRules, hostname?: string): string | undefined {
-  if (isForbiddenAddress(address)) return `${address} is a link-local or cloud metadata address, which is never a target`;
+  if (isForbiddenAddress(address))
+    return `${address} is a link-local or cloud metadata address, which is never a target`;
   const ip = normalise(address);
   if (!ip) return `${address} is not an IP address`;
   if (THIS_HOST.check(ip.address, ip.type)) return undefined;
   const compiledRules = compile(rules);
   if (compiledRules.any) return undefined;
-  if (hostname !== undefined && isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && nameAllowed(compiledRules, hostname)) return undefined;
+  if (hostname !== undefined && isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && nameAllowed(compiledRules, hostname))
+    return undefined;
   if (compiledRules.networks.check(ip.address, ip.type)) return undefined;
   const kind = isLocalAddress(address) ? 'a private address' : 'not a loopback or private address';
   return `${address} is ${kind}; only loopback targets are accepted unless the server's allow-list names it: ${ALLOW_TARGETS_HINT}`;
@@ -250,9 +264,13 @@ export function targetLookup(rules: TargetRules): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       const done = callback as (...args: unknown[]) => void;
       if (error) return done(error, options.all ? [] : '', 0);
-      const refusals = addresses.map((entry) => addressRefusal(entry.address, rules, hostname)).filter((r) => r !== undefined);
+      const refusals = addresses
+        .map((entry) => addressRefusal(entry.address, rules, hostname))
+        .filter((r) => r !== undefined);
       if (refusals.length > 0 || addresses.length === 0) {
-        const refusal = Object.assign(new Error(`${hostname}: ${refusals[0] ?? 'resolves to nothing'}`), { code: 'ENOTLOCAL' });
+        const refusal = Object.assign(new Error(`${hostname}: ${refusals[0] ?? 'resolves to nothing'}`), {
+          code: 'ENOTLOCAL',
+        });
         return done(refusal, options.all ? [] : '', 0);
       }
       if (options.all) return done(null, addresses);
@@ -283,7 +301,9 @@ export interface BindRule {
  */
 export function bindRefusal(host: string, rule: BindRule): string | undefined {
   if (isLoopbackAddress(host)) return undefined;
-  const optIn = rule.serverFlag ? 'unless the server runs with --allow-non-loopback-bind' : 'unless --allow-non-loopback-bind is given';
+  const optIn = rule.serverFlag
+    ? 'unless the server runs with --allow-non-loopback-bind'
+    : 'unless --allow-non-loopback-bind is given';
   if (!rule.allowNonLoopbackBind) {
     const andToken = rule.token ? ` (and then ${rule.token.flag} as well)` : '';
     return `${rule.argument}: ${rule.what} listens only on loopback (127.0.0.1, ::1) ${optIn}${andToken}; ${host} is not loopback`;
@@ -316,7 +336,12 @@ export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPo
     const portRefusal = listenPortRefusal(mapping.listenPort);
     if (portRefusal !== undefined) throw new ToolInputError(`${name}: local ${portRefusal}`);
     // A flag (--proxy) is this command line's; a tool argument's opt-in is the server's flag.
-    const bind = bindRefusal(mapping.listenHost, { argument: name, what: 'the proxy', allowNonLoopbackBind: policy.allowNonLoopbackBind === true, serverFlag: !what.startsWith('--') });
+    const bind = bindRefusal(mapping.listenHost, {
+      argument: name,
+      what: 'the proxy',
+      allowNonLoopbackBind: policy.allowNonLoopbackBind === true,
+      serverFlag: !what.startsWith('--'),
+    });
     if (bind !== undefined) throw new ToolInputError(bind);
     if (isIP(mapping.remoteHost.replace(/^\[|\]$/g, '')) !== 0) {
       const refusal = addressRefusal(mapping.remoteHost, policy);

@@ -93,13 +93,22 @@ test('without roots only source files of a known language are read, never a secr
     await writeFile(join(dir, 'app.py'), 'def f():\n    return 1\n');
     await writeFile(join(dir, 'notes.txt'), 'plain text\n');
     assert.match((await access.readSourceFile(join(dir, 'app.py'))).text, /def f/);
-    await assert.rejects(access.readSourceFile(join(dir, 'notes.txt'), 'file_path'), /^ToolInputError: file_path: .*not a source file of a known language/);
-    await assert.rejects(access.readSourceFile('/etc/shadow', 'file'), /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/);
+    await assert.rejects(
+      access.readSourceFile(join(dir, 'notes.txt'), 'file_path'),
+      /^ToolInputError: file_path: .*not a source file of a known language/,
+    );
+    await assert.rejects(
+      access.readSourceFile('/etc/shadow', 'file'),
+      /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/,
+    );
     await assert.rejects(access.readSourceFile(join(homedir(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
     await assert.rejects(access.readSourceFile('/proc/self/environ', 'file'), /under \/proc/);
     // A source-looking symlink to a secret is judged by its real path.
     await symlink('/etc/shadow', join(dir, 'shadow.py'));
-    await assert.rejects(access.readSourceFile(join(dir, 'shadow.py'), 'file'), /holds secrets|permission denied|does not exist/);
+    await assert.rejects(
+      access.readSourceFile(join(dir, 'shadow.py'), 'file'),
+      /holds secrets|permission denied|does not exist/,
+    );
     // With a root, any regular text file inside it is read.
     const rooted = new FileAccess([dir]);
     assert.equal((await rooted.readSourceFile(join(dir, 'notes.txt'))).text, 'plain text\n');
@@ -116,7 +125,9 @@ test('a FIFO is refused at once without blocking a worker, and later reads still
     execFileSync('mkfifo', [fifo]);
     await writeFile(join(dir, 'ok.py'), 'x = 1\n');
     // More attempts than libuv has workers (4 by default): a blocking open would hang them all.
-    const attempts = await Promise.allSettled(Array.from({ length: 16 }, () => access.readSourceFile(fifo, 'file_path')));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 16 }, () => access.readSourceFile(fifo, 'file_path')),
+    );
     for (const attempt of attempts) {
       assert.equal(attempt.status, 'rejected');
       assert.match(String((attempt as PromiseRejectedResult).reason), /file_path: .*not a regular file/);
@@ -133,7 +144,10 @@ test('a FIFO is refused at once without blocking a worker, and later reads still
 test('a /proc file that refuses reads gives an error naming the argument, not a raw EIO/EACCES', async () => {
   const access = new FileAccess(['/proc']);
   for (const path of ['/proc/1/mem', '/proc/self/mem', '/proc/1/environ']) {
-    const error = await access.readSourceFile(path, 'file_path').then(() => undefined, (e: unknown) => e);
+    const error = await access.readSourceFile(path, 'file_path').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (error === undefined) continue; // readable here: nothing to check
     assert.match(String(error), /^ToolInputError: file_path: /, path);
   }
@@ -141,7 +155,10 @@ test('a /proc file that refuses reads gives an error naming the argument, not a 
 
 test('a directory without roots: never a secret location, by its path or its real path; with a root, inside it', async () => {
   const access = new FileAccess();
-  await refusal(access.resolveDirectory('/etc/ssh', 'source_dir'), /^source_dir: \/etc\/ssh is under \/etc\/ssh, a location that holds secrets; it is never read without roots/);
+  await refusal(
+    access.resolveDirectory('/etc/ssh', 'source_dir'),
+    /^source_dir: \/etc\/ssh is under \/etc\/ssh, a location that holds secrets; it is never read without roots/,
+  );
   await refusal(access.resolveDirectory('/proc/self', 'source_dir'), /under \/proc/);
   const link = join(dir, 'to-etc-ssh');
   await symlink('/etc/ssh', link).catch(() => undefined);
@@ -159,7 +176,7 @@ test('a directory without roots: never a secret location, by its path or its rea
   assert.match((await access.readRefusal('/etc/shadow')) ?? '', /holds secrets/);
 });
 
-test('secret locations: another user\'s /root whole, but the entries of one\'s own home when it is /root', () => {
+test("secret locations: another user's /root whole, but the entries of one's own home when it is /root", () => {
   assert.ok(secretLocations('/home/me').includes('/root'));
   assert.ok(secretLocations('/home/me').includes('/home/me/.aws'));
   assert.ok(!secretLocations('/root').includes('/root'));
@@ -174,13 +191,26 @@ test('readRegularFile: only regular files, never opened otherwise, read up to th
   await symlink(join(inside, 'a.py'), join(dir, 'a-link.py'));
   // More reads than libuv has workers: none blocks.
   const reads = await Promise.all(Array.from({ length: 8 }, () => readRegularFile(fifo, { maxBytes: 100 })));
-  for (const read of reads) assert.deepEqual(read, { kind: 'not-regular', problem: 'is not a regular file (a FIFO, socket or device)' });
+  for (const read of reads)
+    assert.deepEqual(read, { kind: 'not-regular', problem: 'is not a regular file (a FIFO, socket or device)' });
   assert.equal((await readRegularFile(join(dir, 'zero'), { maxBytes: 100 })).kind, 'not-regular');
-  assert.deepEqual(await readRegularFile(join(dir, 'zero'), { maxBytes: 100, followSymlinks: false }), { kind: 'symlink', problem: 'is a symbolic link (not followed)' });
+  assert.deepEqual(await readRegularFile(join(dir, 'zero'), { maxBytes: 100, followSymlinks: false }), {
+    kind: 'symlink',
+    problem: 'is a symbolic link (not followed)',
+  });
   assert.equal((await readRegularFile(join(dir, 'a-link.py'), { maxBytes: 100 })).kind, 'read');
-  assert.equal((await readRegularFile(join(dir, 'a-link.py'), { maxBytes: 100, followSymlinks: false })).kind, 'symlink');
-  assert.deepEqual(await readRegularFile(join(inside, 'big.py'), { maxBytes: 1024 }), { kind: 'too-large', problem: 'is over 1.0 KB' });
-  assert.deepEqual(await readRegularFile(join(dir, 'nothing-here'), { maxBytes: 1024 }), { kind: 'missing', problem: 'does not exist' });
+  assert.equal(
+    (await readRegularFile(join(dir, 'a-link.py'), { maxBytes: 100, followSymlinks: false })).kind,
+    'symlink',
+  );
+  assert.deepEqual(await readRegularFile(join(inside, 'big.py'), { maxBytes: 1024 }), {
+    kind: 'too-large',
+    problem: 'is over 1.0 KB',
+  });
+  assert.deepEqual(await readRegularFile(join(dir, 'nothing-here'), { maxBytes: 1024 }), {
+    kind: 'missing',
+    problem: 'does not exist',
+  });
   assert.equal((await readRegularFile(inside, { maxBytes: 1024 })).kind, 'not-regular');
   // A /proc file says its size is 0 and holds more: the bound still holds.
   const proc = await readRegularFile('/proc/self/maps', { maxBytes: 64 });

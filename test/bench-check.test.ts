@@ -18,10 +18,17 @@ import { repoRoot } from './helpers/repo.js';
 const runner = join(repoRoot, 'dist', 'bench', 'check.js');
 const fixtures = join(repoRoot, 'dist', 'test', 'fixtures', 'bench-checks');
 
-function benchCheck(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function benchCheck(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [runner, '--dir', fixtures, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [runner, '--dir', fixtures, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -61,10 +68,13 @@ test('bench:check prints each figure beside its peer with its verdict, and exits
   const missing = await benchCheck(['fixture.pass', 'fixture.miss']);
   assert.equal(missing.code, 1);
   assert.match(missing.stdout, /^ {2}PASS {2}under .*target ≤ 4 ms$/m);
-  assert.match(missing.stdout, /^ {2}MISS {2}over .*vs peer 4\.50 ms {2}difference \+0\.500 ms {2}target -1 … 0\.250 ms$/m);
+  assert.match(
+    missing.stdout,
+    /^ {2}MISS {2}over .*vs peer 4\.50 ms {2}difference \+0\.500 ms {2}target -1 … 0\.250 ms$/m,
+  );
   assert.match(missing.stdout, /2 checks, 3 rows: 2 met, 1 missed/);
   assert.match(missing.stdout, /^ {2}missed: fixture\.miss over$/m);
-  assert.match(missing.stderr, /fixture\.miss: measuring the fixture/, 'a check\'s log lines go to stderr');
+  assert.match(missing.stderr, /fixture\.miss: measuring the fixture/, "a check's log lines go to stderr");
 });
 
 test('a check that throws or outlasts its bound fails the run; a hung one is killed with what it started', async () => {
@@ -90,24 +100,38 @@ test('a check that throws or outlasts its bound fails the run; a hung one is kil
 test('bench:check lists its checks, selects by name or area, refuses unknown names, and writes JSON', async () => {
   const listed = await benchCheck(['--list']);
   assert.equal(listed.code, 0);
-  for (const name of ['fixture.hangs', 'fixture.miss', 'fixture.pass', 'fixture.throws']) assert.match(listed.stdout, new RegExp(`^${name.replace('.', '\\.')}$`, 'm'));
+  for (const name of ['fixture.hangs', 'fixture.miss', 'fixture.pass', 'fixture.throws'])
+    assert.match(listed.stdout, new RegExp(`^${name.replace('.', '\\.')}$`, 'm'));
   assert.match(listed.stdout, /^ {2}target: {3}at most 3 times the peer$/m);
   const area = await benchCheck(['--list', 'fixture']);
   assert.equal(area.stdout.match(/^fixture\./gm)?.length, 4);
 
   const unknown = await benchCheck(['fixture.nope']);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /no check named "fixture\.nope"; known: fixture\.hangs, fixture\.miss, fixture\.pass, fixture\.throws/);
+  assert.match(
+    unknown.stderr,
+    /no check named "fixture\.nope"; known: fixture\.hangs, fixture\.miss, fixture\.pass, fixture\.throws/,
+  );
   assert.equal((await benchCheck(['--frobnicate'])).code, 2);
 
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-json-'));
   try {
     const file = join(dir, 'out.json');
     assert.equal((await benchCheck(['fixture.miss', '--json', file])).code, 1);
-    const written = JSON.parse(readFileSync(file, 'utf8')) as { checks: Array<{ name: string; rows: Array<{ label: string; compared: number; pass: boolean }> }> };
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      checks: Array<{ name: string; rows: Array<{ label: string; compared: number; pass: boolean }> }>;
+    };
     assert.deepEqual(
       written.checks.map((check) => [check.name, check.rows.map((r) => [r.label, r.compared, r.pass])]),
-      [['fixture.miss', [['under', 3, true], ['over', 0.5, false]]]],
+      [
+        [
+          'fixture.miss',
+          [
+            ['under', 3, true],
+            ['over', 0.5, false],
+          ],
+        ],
+      ],
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -119,10 +143,16 @@ test('every registered timing check is well formed, and bench/README.md lists ex
   const names = located.map(({ check }) => check.name);
   assert.ok(names.length >= 10, names.join(', '));
   for (const { check } of located) {
-    for (const field of ['measures', 'peer', 'target'] as const) assert.ok(check[field].length > 10, `${check.name}: ${field}`);
-    for (const file of check.tests ?? []) assert.ok(existsSync(join(repoRoot, file)), `${check.name}: ${file} does not exist`);
+    for (const field of ['measures', 'peer', 'target'] as const)
+      assert.ok(check[field].length > 10, `${check.name}: ${field}`);
+    for (const file of check.tests ?? [])
+      assert.ok(existsSync(join(repoRoot, file)), `${check.name}: ${file} does not exist`);
   }
   const readme = readFileSync(join(repoRoot, 'bench', 'README.md'), 'utf8');
   const listed = readme.slice(readme.indexOf(README_START), readme.indexOf(README_END) + README_END.length);
-  assert.equal(listed, checksMarkdown(located.map(({ check }) => check)), 'bench/README.md: paste the output of npm run bench:check -- --markdown');
+  assert.equal(
+    listed,
+    checksMarkdown(located.map(({ check }) => check)),
+    'bench/README.md: paste the output of npm run bench:check -- --markdown',
+  );
 });

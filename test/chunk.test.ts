@@ -43,7 +43,10 @@ test('a Python file: functions, methods, a class skeleton and the module lines',
       '        ...',
     ].join('\n'),
   );
-  assert.equal(chunks.at(-1)!.text, '"""Loading and validating the service configuration."""\nimport json\nimport os\n\nDEFAULT_PORT = 8080');
+  assert.equal(
+    chunks.at(-1)!.text,
+    '"""Loading and validating the service configuration."""\nimport json\nimport os\n\nDEFAULT_PORT = 8080',
+  );
   for (const chunk of chunks) {
     assert.equal(chunk.path, 'app/config.py');
     assert.equal(chunk.language, 'python');
@@ -61,9 +64,14 @@ test('a brace-language class collapses member bodies to { … }', async () => {
 });
 
 test('an oversized function is split between the statements of its body', async () => {
-  const statements = Array.from({ length: 60 }, (_, i) => `    total_${i} = compute_something(${i}, "padding text to make this line longer")`);
+  const statements = Array.from(
+    { length: 60 },
+    (_, i) => `    total_${i} = compute_something(${i}, "padding text to make this line longer")`,
+  );
   const source = `def huge_function(x):\n${statements.join('\n')}\n    return x\n`;
-  const chunks = (await chunkSource(source, { path: 'h.py', language: python })).filter((chunk) => chunk.kind === 'function');
+  const chunks = (await chunkSource(source, { path: 'h.py', language: python })).filter(
+    (chunk) => chunk.kind === 'function',
+  );
   assert.ok(chunks.length >= 3, `split into ${chunks.length} parts`);
   chunks.forEach((chunk, index) => {
     assert.equal(chunk.symbol, `huge_function#part${index + 1}`);
@@ -101,12 +109,18 @@ test('empty and comment-only files give no chunks; chunking is deterministic', a
   assert.deepEqual(await chunkSource('\n\n', { path: 'e.kt', language: 'kotlin' }), []);
   const source = readFileSync(fixturePath('index', 'tree', 'lib', 'server.go'), 'utf8');
   const go = languageByName('go')!;
-  assert.deepEqual(await chunkSource(source, { path: 's.go', language: go }), await chunkSource(source, { path: 's.go', language: go }));
+  assert.deepEqual(
+    await chunkSource(source, { path: 's.go', language: go }),
+    await chunkSource(source, { path: 's.go', language: go }),
+  );
 });
 
 test('every part of a split function and every window is exactly the lines it claims', async () => {
   // Blank lines between statements, and a window that ends on a blank line.
-  const statements = Array.from({ length: 40 }, (_, i) => `    total_${i} = compute_something(${i}, "padding text to make this line longer")\n`);
+  const statements = Array.from(
+    { length: 40 },
+    (_, i) => `    total_${i} = compute_something(${i}, "padding text to make this line longer")\n`,
+  );
   const source = `def spaced_function(x):\n${statements.join('\n')}    return x\n`;
   const kotlin = Array.from({ length: 60 }, (_, i) => (i % 5 === 4 ? '' : `val line${i + 1} = ${i + 1}`)).join('\n');
   const chunks = [
@@ -138,7 +152,9 @@ test('top-level code between definitions forms one chunk per run, each exactly t
     'if __name__ == "__main__":',
     '    first()',
   ].join('\n');
-  const modules = (await chunkSource(source, { path: 'm.py', language: python })).filter((chunk) => chunk.kind === 'toplevel');
+  const modules = (await chunkSource(source, { path: 'm.py', language: python })).filter(
+    (chunk) => chunk.kind === 'toplevel',
+  );
   assert.deepEqual(
     modules.map((chunk) => [chunk.symbol, chunk.startLine, chunk.endLine, chunk.text]),
     [
@@ -149,24 +165,35 @@ test('top-level code between definitions forms one chunk per run, each exactly t
   );
 });
 
-
 test('each part of a split class skeleton names the source lines it stands for, not the whole class', async () => {
   // 60 fields and 30 methods: the skeleton (bodies collapsed) is over the budget and is cut.
-  const fields = Array.from({ length: 60 }, (_, i) => `  private readonly field_${i}: Map<string, number> = new Map();`);
-  const methods = Array.from({ length: 30 }, (_, i) => `  method_${i}(value: number): number {\n    const doubled = value * 2;\n    return doubled + ${i};\n  }`);
+  const fields = Array.from(
+    { length: 60 },
+    (_, i) => `  private readonly field_${i}: Map<string, number> = new Map();`,
+  );
+  const methods = Array.from(
+    { length: 30 },
+    (_, i) => `  method_${i}(value: number): number {\n    const doubled = value * 2;\n    return doubled + ${i};\n  }`,
+  );
   const source = `import { x } from './x';\n\nexport class Big {\n${[...fields.slice(0, 30), ...methods, ...fields.slice(30)].join('\n')}\n}\n`;
-  const parts = (await chunkSource(source, { path: 'big.ts', language: typescript })).filter((chunk) => chunk.symbol.startsWith('Big#part'));
+  const parts = (await chunkSource(source, { path: 'big.ts', language: typescript })).filter((chunk) =>
+    chunk.symbol.startsWith('Big#part'),
+  );
   assert.ok(parts.length >= 2, `${parts.length} parts`);
   const sourceLines = source.split('\n');
   assert.equal(parts[0]!.startLine, 3, 'the first part starts at the class');
   assert.equal(parts.at(-1)!.endLine, sourceLines.length - 1, 'the last part ends at its closing brace');
   for (const [index, part] of parts.entries()) {
-    if (index > 0) assert.ok(part.startLine > parts[index - 1]!.endLine, `${part.symbol} starts after the part before it ends`);
+    if (index > 0)
+      assert.ok(part.startLine > parts[index - 1]!.endLine, `${part.symbol} starts after the part before it ends`);
     const claimed = sourceLines.slice(part.startLine - 1, part.endLine);
     // Every line of the part's text is one of the lines it claims (a collapsed method shows its first line).
     for (const line of part.text.split('\n')) {
       const shown = line.replace(' { … }', ' {');
-      assert.ok(claimed.includes(shown), `${part.symbol} ${part.startLine}-${part.endLine} shows ${JSON.stringify(line)}`);
+      assert.ok(
+        claimed.includes(shown),
+        `${part.symbol} ${part.startLine}-${part.endLine} shows ${JSON.stringify(line)}`,
+      );
     }
   }
 });

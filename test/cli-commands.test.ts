@@ -32,7 +32,15 @@ after(async () => {
 });
 
 function run(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '', ...env });
+  return runCliProcess(args, {
+    FAULTLINE_DATA_DIR: join(work, 'data'),
+    OPENAI_API_KEY: '',
+    OPENROUTER_API_KEY: '',
+    GEMINI_API_KEY: '',
+    OLLAMA_HOST: '',
+    QDRANT_URL: '',
+    ...env,
+  });
 }
 
 test('index then search: the function named by the query comes first', async () => {
@@ -44,16 +52,38 @@ test('index then search: the function named by the query comes first', async () 
   assert.ok(stats.files >= 1 && stats.chunks >= 1, indexed.stdout);
   // The same shape as fault_index_source_code's structuredContent.
   assert.deepEqual(Object.keys(stats), [
-    'files', 'changed', 'unchanged', 'empty', 'chunks', 'embedded', 'skipped', 'skipped_files', 'removed', 'seconds', 'store', 'embedder', 'lang',
+    'files',
+    'changed',
+    'unchanged',
+    'empty',
+    'chunks',
+    'embedded',
+    'skipped',
+    'skipped_files',
+    'removed',
+    'seconds',
+    'store',
+    'embedder',
+    'lang',
   ]);
-  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), ['too_large', 'binary', 'unreadable', 'directories', 'symlinks']);
+  assert.deepEqual(Object.keys((stats as unknown as { skipped_files: object }).skipped_files), [
+    'too_large',
+    'binary',
+    'unreadable',
+    'directories',
+    'symlinks',
+  ]);
 
   const searched = await run(['search', 'parse config file', '--dir', tree, '--json', '--limit', '3']);
   assert.equal(searched.code, 0, searched.stderr);
   const hits = JSON.parse(searched.stdout) as Array<{ symbol: string; path: string }>;
   assert.equal(hits[0]?.symbol, 'parse_config_file');
   assert.ok(hits.length <= 3);
-  assert.deepEqual(Object.keys(hits[0]!), ['path', 'start_line', 'end_line', 'symbol', 'kind', 'language', 'score', 'code'], 'the names MCP uses');
+  assert.deepEqual(
+    Object.keys(hits[0]!),
+    ['path', 'start_line', 'end_line', 'symbol', 'kind', 'language', 'score', 'code'],
+    'the names MCP uses',
+  );
 
   const unknownLang = await run(['index', tree, '--lang', 'cobol']);
   assert.equal(unknownLang.code, 2);
@@ -71,36 +101,76 @@ test('index: the summary on stderr names every skipped directory with the --incl
   const indexed = await run(['index', tree]);
   assert.equal(indexed.code, 0, indexed.stderr);
   assert.match(indexed.stderr, /^indexed 5 files of .*: \d+ chunks \(5 files changed, 0 removed\) in [\d.]+ s\n/);
-  assert.match(indexed.stderr, /\nskipped directories: dist\/ \(build output; --include-dir dist\), node_modules\/ \(dependency; --include-dir node_modules\)\n$/);
+  assert.match(
+    indexed.stderr,
+    /\nskipped directories: dist\/ \(build output; --include-dir dist\), node_modules\/ \(dependency; --include-dir node_modules\)\n$/,
+  );
   const again = await run(['index', tree, '--include-dir', 'dist', '--include-dir', './node_modules/']);
   assert.equal(again.code, 0, again.stderr);
-  assert.equal((JSON.parse(again.stdout) as { changed: number }).changed, 2, 'dist/bundle.js and node_modules/dep/index.js');
+  assert.equal(
+    (JSON.parse(again.stdout) as { changed: number }).changed,
+    2,
+    'dist/bundle.js and node_modules/dep/index.js',
+  );
   assert.doesNotMatch(again.stderr, /skipped directories/);
   const outside = await run(['index', tree, '--include-dir', '../elsewhere']);
   assert.equal(outside.code, 2);
-  assert.match(outside.stderr, /^faultline: --include-dir\[0\]: "\.\.\/elsewhere" is not a directory name or a path inside the tree/);
+  assert.match(
+    outside.stderr,
+    /^faultline: --include-dir\[0\]: "\.\.\/elsewhere" is not a directory name or a path inside the tree/,
+  );
 });
 
 test('run latency: the report on stdout and in --report, every number in --json, exit 0 when the SLOs pass', async () => {
   const report = join(work, 'report.md');
   const json = join(work, 'results.json');
   const result = await run([
-    'run', 'latency', '--url', url, '--latency', '20', '--duration', '1s', '--num-clients', '4', '--rps', '5',
-    '--slo', '99% @ 2000ms', '--report', report, '--json', json, '--seed', '7',
+    'run',
+    'latency',
+    '--url',
+    url,
+    '--latency',
+    '20',
+    '--duration',
+    '1s',
+    '--num-clients',
+    '4',
+    '--rps',
+    '5',
+    '--slo',
+    '99% @ 2000ms',
+    '--report',
+    report,
+    '--json',
+    json,
+    '--seed',
+    '7',
   ]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /^# Scenarios Report/);
   assert.match(result.stdout, /\| Passed/);
   assert.equal(readFileSync(report, 'utf8'), result.stdout);
-  const results = JSON.parse(readFileSync(json, 'utf8')) as { passed: boolean; fault: { seed: number }; run: { load: { requests: number; latency: { mean: number } } } };
+  const results = JSON.parse(readFileSync(json, 'utf8')) as {
+    passed: boolean;
+    fault: { seed: number };
+    run: { load: { requests: number; latency: { mean: number } } };
+  };
   assert.equal(results.passed, true);
   assert.equal(results.fault.seed, 7);
   assert.equal(results.run.load.requests, 20);
-  assert.match(result.stdout, new RegExp(`\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`));
+  assert.match(
+    result.stdout,
+    new RegExp(
+      `\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`,
+    ),
+  );
 });
 
 test('run: Ctrl-C or SIGTERM during the run exits 130 or 143, not 1, saying it was cancelled', async () => {
-  for (const [signal, expected] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, expected] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     let onFirstRequest: () => void = () => {};
     const firstRequest = new Promise<void>((resolve) => (onFirstRequest = resolve));
     const target = createServer((_req, res) => {
@@ -110,10 +180,28 @@ test('run: Ctrl-C or SIGTERM during the run exits 130 or 143, not 1, saying it w
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     try {
       const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
-      const child = spawn(process.execPath, [cliPath, 'run', 'latency', '--url', targetUrl, '--latency', '1', '--duration', '60s', '--num-clients', '2', '--rps', '5'], {
-        env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          cliPath,
+          'run',
+          'latency',
+          '--url',
+          targetUrl,
+          '--latency',
+          '1',
+          '--duration',
+          '60s',
+          '--num-clients',
+          '2',
+          '--rps',
+          '5',
+        ],
+        {
+          env: { ...process.env, FAULTLINE_DATA_DIR: join(work, 'data') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -135,7 +223,22 @@ test('run: Ctrl-C or SIGTERM during the run exits 130 or 143, not 1, saying it w
 });
 
 test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
-  const failing = await run(['run', 'latency', '--url', url, '--latency', '60', '--duration', '500ms', '--num-clients', '4', '--rps', '4', '--slo', 'p50 < 10ms']);
+  const failing = await run([
+    'run',
+    'latency',
+    '--url',
+    url,
+    '--latency',
+    '60',
+    '--duration',
+    '500ms',
+    '--num-clients',
+    '4',
+    '--rps',
+    '4',
+    '--slo',
+    'p50 < 10ms',
+  ]);
   assert.equal(failing.code, 3, failing.stderr);
   assert.match(failing.stdout, /\| Failed/);
 

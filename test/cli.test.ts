@@ -23,13 +23,18 @@ test('--help teaches the commands and exits 0', () => {
 });
 
 test('every command has its own --help', () => {
-  for (const args of [['mcp', '--help'], ['agent', '--help'], ['agent', 'tool', '--help']]) {
+  for (const args of [
+    ['mcp', '--help'],
+    ['agent', '--help'],
+    ['agent', 'tool', '--help'],
+  ]) {
     const { code, stdout } = run(args);
     assert.equal(code, 0, args.join(' '));
     assert.match(stdout, /Usage: faultline/);
   }
   const mcp = run(['mcp', '--help']).stdout;
-  for (const flag of ['--transport', '--host', '--port', '--token', '--root', '--llm-client']) assert.match(mcp, new RegExp(flag));
+  for (const flag of ['--transport', '--host', '--port', '--token', '--root', '--llm-client'])
+    assert.match(mcp, new RegExp(flag));
 });
 
 test('--version prints the package version', () => {
@@ -49,11 +54,24 @@ const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mention
   { args: ['agent', 'tool', '--llm-embed-model-dim', '-3'], mentions: [/--llm-embed-model-dim/, /positive integer/] },
   { args: ['--log-level', 'loud', 'mcp'], mentions: [/--log-level/, /trace/] },
   { args: ['agent', 'tool'], env: { FAULT_AGENT_CLIENT: 'bad' }, mentions: [/FAULT_AGENT_CLIENT/, /open-router/] },
-  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'], mentions: [/--allow-non-loopback-bind/, /--token/] },
-  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--token', 't'], mentions: [/--host 0.0.0.0: .*--allow-non-loopback-bind/] },
-  { args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--allow-non-loopback-bind'], mentions: [/--host 0.0.0.0: .*needs a token .*--token/] },
+  {
+    args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'],
+    mentions: [/--allow-non-loopback-bind/, /--token/],
+  },
+  {
+    args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--token', 't'],
+    mentions: [/--host 0.0.0.0: .*--allow-non-loopback-bind/],
+  },
+  {
+    args: ['mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--allow-non-loopback-bind'],
+    mentions: [/--host 0.0.0.0: .*needs a token .*--token/],
+  },
   { args: ['mcp', '--port', '9000'], mentions: [/--port applies to --transport http only/] },
-  { args: ['mcp'], env: { FAULTLINE_ALLOW_REMOTE_TARGETS: 'maybe' }, mentions: [/FAULTLINE_ALLOW_REMOTE_TARGETS=maybe/] },
+  {
+    args: ['mcp'],
+    env: { FAULTLINE_ALLOW_REMOTE_TARGETS: 'maybe' },
+    mentions: [/FAULTLINE_ALLOW_REMOTE_TARGETS=maybe/],
+  },
 ];
 
 for (const { args, env, mentions } of usageErrors) {

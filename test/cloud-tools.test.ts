@@ -40,40 +40,99 @@ describe('MCP tools', () => {
     }
   });
 
-  test('recommend → template: fis-recommender\'s finding shape in, its output shape extended, fed straight into the template tool', async () => {
-    const finding = JSON.stringify({ id: 'inv-42', summary: 'Network latency between services causes request timeouts', type: 'incident', description: 'checkout → payments on ECS' });
+  test("recommend → template: fis-recommender's finding shape in, its output shape extended, fed straight into the template tool", async () => {
+    const finding = JSON.stringify({
+      id: 'inv-42',
+      summary: 'Network latency between services causes request timeouts',
+      type: 'incident',
+      description: 'checkout → payments on ECS',
+    });
     const result = await call('fault_recommend_fis_experiments', { finding, limit: 3 });
     assert.notEqual(result.isError, true, textOf(result));
-    const text = JSON.parse(textOf(result)) as { finding_id: string; count: number; recommendations: Array<{ action: string; duration: string }> };
+    const text = JSON.parse(textOf(result)) as {
+      finding_id: string;
+      count: number;
+      recommendations: Array<{ action: string; duration: string }>;
+    };
     assert.deepEqual(text, result.structuredContent);
     assert.equal(text.finding_id, 'inv-42');
     assert.ok(text.count >= 1 && text.count <= 3 && text.count === text.recommendations.length, String(text.count));
     const best = text.recommendations[0]!;
     assert.equal(best.action, 'aws:ecs:task-network-latency');
-    const template = await call('fault_create_fis_template', { recommendation: JSON.stringify(best), target_config: TARGET });
+    const template = await call('fault_create_fis_template', {
+      recommendation: JSON.stringify(best),
+      target_config: TARGET,
+    });
     assert.notEqual(template.isError, true, textOf(template));
-    const body = JSON.parse(textOf(template)) as { actions: Record<string, { targets: unknown; parameters: Record<string, string> }> };
+    const body = JSON.parse(textOf(template)) as {
+      actions: Record<string, { targets: unknown; parameters: Record<string, string> }>;
+    };
     assert.deepEqual(body, (template.structuredContent as { template: unknown }).template);
     assert.deepEqual(body.actions['task-network-latency']!.targets, { Tasks: 'ecs-task-1' });
     assert.equal(body.actions['task-network-latency']!.parameters.duration, best.duration);
 
-    const cfn = await call('fault_create_fis_template', { recommendation: JSON.stringify(best), target_config: TARGET, format: 'cloudformation', yaml: true });
+    const cfn = await call('fault_create_fis_template', {
+      recommendation: JSON.stringify(best),
+      target_config: TARGET,
+      format: 'cloudformation',
+      yaml: true,
+    });
     const document = parseYaml(textOf(cfn));
     assert.equal(document.Resources.FaultlineExperimentTemplate.Type, 'AWS::FIS::ExperimentTemplate');
-    assert.deepEqual(document.Resources.FaultlineExperimentTemplate.Properties.Actions['task-network-latency'].Targets, { Tasks: 'ecs-task-1' });
+    assert.deepEqual(
+      document.Resources.FaultlineExperimentTemplate.Properties.Actions['task-network-latency'].Targets,
+      { Tasks: 'ecs-task-1' },
+    );
   });
 
   test('bad arguments answer isError naming the field, with no structuredContent', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['fault_create_fis_template', { recommendation: '{"action":"aws:ecs:task-network-latency","duration":"PT0M"}', target_config: TARGET }, /^recommendation\.parameters\.duration/],
-      ['fault_create_fis_template', { recommendation: 'not json', target_config: TARGET }, /^recommendation: not JSON text/],
-      ['fault_create_fis_template', { recommendation: '{"action":"aws:rds:reboot-db-instances"}', target_config: JSON.stringify({ ...JSON.parse(TARGET), resourceType: 'aws:ec2:instance' }) }, /^target_config\.resourceType/],
-      ['fault_create_fis_template', { recommendation: '{"action":"aws:ec2:reboot-instances"}', target_config: TARGET, yaml: true }, /^yaml: applies to format cloudformation only/],
+      [
+        'fault_create_fis_template',
+        { recommendation: '{"action":"aws:ecs:task-network-latency","duration":"PT0M"}', target_config: TARGET },
+        /^recommendation\.parameters\.duration/,
+      ],
+      [
+        'fault_create_fis_template',
+        { recommendation: 'not json', target_config: TARGET },
+        /^recommendation: not JSON text/,
+      ],
+      [
+        'fault_create_fis_template',
+        {
+          recommendation: '{"action":"aws:rds:reboot-db-instances"}',
+          target_config: JSON.stringify({ ...JSON.parse(TARGET), resourceType: 'aws:ec2:instance' }),
+        },
+        /^target_config\.resourceType/,
+      ],
+      [
+        'fault_create_fis_template',
+        { recommendation: '{"action":"aws:ec2:reboot-instances"}', target_config: TARGET, yaml: true },
+        /^yaml: applies to format cloudformation only/,
+      ],
       ['fault_recommend_fis_experiments', { finding: '' }, /^finding:/],
-      ['fault_export_scenario', { to: 'fis', fault: 'bandwidth', url: 'http://svc:8080/', duration: '5m' }, /^fault: cannot export to fis/],
+      [
+        'fault_export_scenario',
+        { to: 'fis', fault: 'bandwidth', url: 'http://svc:8080/', duration: '5m' },
+        /^fault: cannot export to fis/,
+      ],
       ['fault_export_scenario', { to: 'k6', fault: 'latency', url: 'ftp://svc/' }, /^url:/],
-      ['fault_export_scenario', { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 }, /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/],
-      ['fault_export_scenario', { to: 'fis', fault: 'latency', url: 'http://svc/', duration: '5m', target_config: '{"roleArn":"x","stopConditonArn":"y"}' }, /^target_config: unknown field "stopConditonArn"/],
+      [
+        'fault_export_scenario',
+        { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 },
+        /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/,
+      ],
+      [
+        'fault_export_scenario',
+        {
+          to: 'fis',
+          fault: 'latency',
+          url: 'http://svc/',
+          duration: '5m',
+          target_config: '{"roleArn":"x","stopConditonArn":"y"}',
+        },
+        /^target_config: unknown field "stopConditonArn"/,
+      ],
     ];
     for (const [name, args, message] of cases) {
       const result = await call(name, args);
@@ -84,7 +143,13 @@ describe('MCP tools', () => {
   });
 
   test('export: any host is accepted (nothing is loaded), the document is the text', async () => {
-    const result = await call('fault_export_scenario', { to: 'chaos-mesh', fault: 'packet_loss', url: 'https://api.example.com/', loss_rate: 0.02, selector: ['app=api'] });
+    const result = await call('fault_export_scenario', {
+      to: 'chaos-mesh',
+      fault: 'packet_loss',
+      url: 'https://api.example.com/',
+      loss_rate: 0.02,
+      selector: ['app=api'],
+    });
     assert.notEqual(result.isError, true, textOf(result));
     assert.equal((result.structuredContent as { document: string }).document, textOf(result));
     assert.equal(parseYaml(textOf(result)).spec.loss.loss, '2');
@@ -105,7 +170,13 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 describe('CLI', () => {
   test('fis recommend --json and the readable list', async () => {
-    const json = await run(['fis', 'recommend', '--finding', 'Aurora failover caused database connection failures', '--json']);
+    const json = await run([
+      'fis',
+      'recommend',
+      '--finding',
+      'Aurora failover caused database connection failures',
+      '--json',
+    ]);
     assert.equal(json.code, 0, json.stderr);
     assert.equal(JSON.parse(json.stdout).recommendations[0].action, 'aws:rds:failover-db-cluster');
     const list = await run(['fis', 'recommend', '--finding', 'Lambda invocation errors', '--limit', '2']);
@@ -115,24 +186,60 @@ describe('CLI', () => {
   });
 
   test('fis template: CloudFormation JSON on stdout; a wrong field is one line on stderr, exit 2, nothing on stdout', async () => {
-    const ok = await run(['fis', 'template', '--recommendation', '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}', '--target', TARGET, '--format', 'cloudformation']);
+    const ok = await run([
+      'fis',
+      'template',
+      '--recommendation',
+      '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}',
+      '--target',
+      TARGET,
+      '--format',
+      'cloudformation',
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(JSON.parse(ok.stdout).Resources.FaultlineExperimentTemplate.Properties.Actions['stop-instances'].Targets.Instances, 'ec2-instance-1');
-    const bad = await run(['fis', 'template', '--recommendation', '{"action":"aws:ec2:stop-instances"}', '--target', JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' })]);
+    assert.equal(
+      JSON.parse(ok.stdout).Resources.FaultlineExperimentTemplate.Properties.Actions['stop-instances'].Targets
+        .Instances,
+      'ec2-instance-1',
+    );
+    const bad = await run([
+      'fis',
+      'template',
+      '--recommendation',
+      '{"action":"aws:ec2:stop-instances"}',
+      '--target',
+      JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' }),
+    ]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stdout, '');
     assert.match(bad.stderr, /^faultline: target_config\.selectionMode: COUNT\(0\)/);
   });
 
   test('export --to k6 and a refused export', async () => {
-    const k6 = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--num-clients', '5', '--rps', '4', '--slo', '99% @ 300ms']);
+    const k6 = await run([
+      'export',
+      '--to',
+      'k6',
+      'latency',
+      '--url',
+      'http://svc:8080/',
+      '--num-clients',
+      '5',
+      '--rps',
+      '4',
+      '--slo',
+      '99% @ 300ms',
+    ]);
     assert.equal(k6.code, 0, k6.stderr);
     assert.match(k6.stdout, /"rate": 20/);
     assert.match(k6.stdout, /p\(99\)<=300/);
     assert.match(k6.stderr, /^note: /m);
     const stray = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1']);
     assert.equal(stray.code, 2);
-    assert.match(stray.stderr, /^faultline: --loss-rate applies to 'packet-loss' scenarios; 'latency' takes --latency, --deviation, --per-read-write-op, --distribution/);
+    assert.match(
+      stray.stderr,
+      /^faultline: --loss-rate applies to 'packet-loss' scenarios; 'latency' takes --latency, --deviation, --per-read-write-op, --distribution/,
+    );
     // The scenario's own checks name the flags too, not the tool arguments behind them.
     const badRate = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--rps', '0']);
     assert.equal(badRate.code, 2);
@@ -150,12 +257,27 @@ describe('CLI', () => {
     assert.match(fis.stderr, /^note: --duration: duration PT10S is below PT1M/m);
     assert.doesNotMatch(fis.stderr, /recommendation\[/);
     const cases: Array<[string[], RegExp]> = [
-      [['--to', 'chaos-mesh', 'latency', '--deviation', '20', '--distribution', 'Normal'], /^faultline: --distribution: cannot export to chaos-mesh: a normal spread of 20 ms .*use --distribution uniform, or --deviation 0/],
-      [['--to', 'fis', 'latency', '--duration', '14h', '--fault-duration', '13h'], /^faultline: --fault-duration: cannot export to fis: duration PT13H is above PT12H/],
-      [['--to', 'fis', 'latency', '--target', '{"roleArn":"bad"}'], /^faultline: --target\.roleArn: "bad" is not an IAM role ARN/],
-      [['--to', 'chaos-mesh', 'bandwidth', '--bandwidth-scope', 'Connection'], /^faultline: --bandwidth-scope: cannot export to chaos-mesh: .*use --bandwidth-scope shared/],
+      [
+        ['--to', 'chaos-mesh', 'latency', '--deviation', '20', '--distribution', 'Normal'],
+        /^faultline: --distribution: cannot export to chaos-mesh: a normal spread of 20 ms .*use --distribution uniform, or --deviation 0/,
+      ],
+      [
+        ['--to', 'fis', 'latency', '--duration', '14h', '--fault-duration', '13h'],
+        /^faultline: --fault-duration: cannot export to fis: duration PT13H is above PT12H/,
+      ],
+      [
+        ['--to', 'fis', 'latency', '--target', '{"roleArn":"bad"}'],
+        /^faultline: --target\.roleArn: "bad" is not an IAM role ARN/,
+      ],
+      [
+        ['--to', 'chaos-mesh', 'bandwidth', '--bandwidth-scope', 'Connection'],
+        /^faultline: --bandwidth-scope: cannot export to chaos-mesh: .*use --bandwidth-scope shared/,
+      ],
       [['--to', 'k6', 'latency', '--rps', '0.333333333'], /^faultline: --rps: --num-clients × --rps = /],
-      [['--to', 'k6', 'latency', '--amplitude', '3'], /^faultline: --amplitude applies to 'jitter' scenarios; 'latency' takes /],
+      [
+        ['--to', 'k6', 'latency', '--amplitude', '3'],
+        /^faultline: --amplitude applies to 'jitter' scenarios; 'latency' takes /,
+      ],
     ];
     for (const [args, expected] of cases) {
       const bad = await run(['export', ...args.slice(0, 3), '--url', 'http://svc:8080/', ...args.slice(3)]);
@@ -163,7 +285,20 @@ describe('CLI', () => {
       assert.equal(bad.stdout, '');
       assert.match(bad.stderr, expected);
     }
-    const ok = await run(['export', '--to', 'Chaos-Mesh', 'latency', '--url', 'http://svc:8080/', '--deviation', '20', '--distribution', 'UNIFORM', '--platform', 'ECS']);
+    const ok = await run([
+      'export',
+      '--to',
+      'Chaos-Mesh',
+      'latency',
+      '--url',
+      'http://svc:8080/',
+      '--deviation',
+      '20',
+      '--distribution',
+      'UNIFORM',
+      '--platform',
+      'ECS',
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
   });
 });

@@ -5,14 +5,22 @@ import { spawnSync } from 'node:child_process';
 import { cliPath, fixturePath } from './helpers/repo.js';
 
 function faultline(...args: string[]) {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd: fixturePath('code'), encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd: fixturePath('code'),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 test('code list prints the functions of a file (relative paths from the current directory)', () => {
   const run = faultline('code', 'list', 'sample.go');
   assert.equal(run.status, 0, run.stderr);
-  const report = JSON.parse(run.stdout) as { names: string[]; functions: { qualified_name: string }[]; language: string };
+  const report = JSON.parse(run.stdout) as {
+    names: string[];
+    functions: { qualified_name: string }[];
+    language: string;
+  };
   assert.deepEqual(report.names, ['Plain', 'Start', 'Name', 'Map', 'Push', 'Run', 'Größe', 'helper']);
   assert.equal(report.functions[1]?.qualified_name, 'Server.Start');
   assert.equal(report.language, 'go');

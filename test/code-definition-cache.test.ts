@@ -43,10 +43,16 @@ test('the cache is bounded in entries and in source characters, oldest out first
 test('a caller that changes a listed result does not change the next answer', async () => {
   const source = 'def first():\n    return 1\n\ndef second():\n    return 2\n';
   const list = await listDefinitions(source, 'python');
-  assert.deepEqual(list.definitions.map((d) => d.name), ['first', 'second']);
+  assert.deepEqual(
+    list.definitions.map((d) => d.name),
+    ['first', 'second'],
+  );
   list.definitions.length = 0;
   const again = await listDefinitions(source, 'python');
-  assert.deepEqual(again.definitions.map((d) => d.name), ['first', 'second']);
+  assert.deepEqual(
+    again.definitions.map((d) => d.name),
+    ['first', 'second'],
+  );
   const extracted = await extractFunction(source, 'python', 'second');
   assert.equal(extracted.full, 'def second():\n    return 2');
 });

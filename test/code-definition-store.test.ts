@@ -29,7 +29,11 @@ function scratch(t: { after(fn: () => void): void }): string {
 }
 
 /** A store with a fixed fingerprint, so a test decides when the "grammar" changes. */
-function storeIn(directory: string, fingerprint = 'grammar-1', bounds: { maxEntries?: number; maxBytes?: number } = {}): DefinitionStore {
+function storeIn(
+  directory: string,
+  fingerprint = 'grammar-1',
+  bounds: { maxEntries?: number; maxBytes?: number } = {},
+): DefinitionStore {
   return new DefinitionStore({ directory, fingerprint: () => fingerprint, ...bounds });
 }
 
@@ -37,7 +41,8 @@ function storeIn(directory: string, fingerprint = 'grammar-1', bounds: { maxEntr
 function entryFiles(directory: string): { path: string; size: number }[] {
   const found: { path: string; size: number }[] = [];
   for (const shard of readdirSync(directory)) {
-    for (const name of readdirSync(join(directory, shard))) found.push({ path: join(directory, shard, name), size: statSync(join(directory, shard, name)).size });
+    for (const name of readdirSync(join(directory, shard)))
+      found.push({ path: join(directory, shard, name), size: statSync(join(directory, shard, name)).size });
   }
   return found;
 }
@@ -74,7 +79,12 @@ test('every fixture reads back from disk exactly as it was listed, in every lang
   }
   // Another instance, as another process would have: nothing shared but the directory.
   const reader = storeIn(directory);
-  for (const name of names) assert.deepEqual(await reader.get(requireLanguageForPath(name, fixture(name)), fixture(name)), lists.get(name), name);
+  for (const name of names)
+    assert.deepEqual(
+      await reader.get(requireLanguageForPath(name, fixture(name)), fixture(name)),
+      lists.get(name),
+      name,
+    );
   assert.ok(names.length >= 25, `fixtures found: ${names.length}`);
 });
 
@@ -127,7 +137,10 @@ test('a damaged, foreign or crafted entry is a miss', async (t) => {
     ['truncated', good.subarray(0, good.length - 7)],
     ['a byte changed in the body', Buffer.from(good.toString('utf8').replace('"m"', '"n"'))],
     ['not an entry at all', 'garbage\n{"definitions":[]}'],
-    ['another format', Buffer.from(good.toString('utf8').replace('faultline-definitions/1', 'faultline-definitions/0'))],
+    [
+      'another format',
+      Buffer.from(good.toString('utf8').replace('faultline-definitions/1', 'faultline-definitions/0')),
+    ],
     ['another key', Buffer.from(good.toString('utf8').replace(String(header.key), 'f'.repeat(64)))],
     ['offsets beyond the source', resealed(body.replace(/,(\d+)\]/, `,${SOURCE.length + 5}]`))],
     ['a kind that does not exist', resealed(body.replace('"method"', '"macro"'))],
@@ -140,7 +153,6 @@ test('a damaged, foreign or crafted entry is a miss', async (t) => {
   // The checks are not what refuses them: the same entry resealed unchanged is read.
   writeFileSync(entry!.path, resealed(body));
   assert.deepEqual(await store.get(python, SOURCE), list);
-
 });
 
 test('a listing answers from the store without parsing: a planted entry comes back as it is', async (t) => {
@@ -149,10 +161,16 @@ test('a listing answers from the store without parsing: a planted entry comes ba
   const source = `${SOURCE}# planted\n`;
   // Listed from another source (this one must be new to the in-memory cache); its offsets fit this one.
   const real = await parsed(SOURCE);
-  const planted: StoredDefinitions = { ...real, definitions: real.definitions.map((definition) => ({ ...definition, name: `${definition.name}_planted` })) };
+  const planted: StoredDefinitions = {
+    ...real,
+    definitions: real.definitions.map((definition) => ({ ...definition, name: `${definition.name}_planted` })),
+  };
   await store.put(python, source, planted);
   const listed = await listDefinitions(source, python, { store });
-  assert.deepEqual(listed.definitions.map((definition) => definition.name), ['A_planted', 'm_planted', 'f_planted']);
+  assert.deepEqual(
+    listed.definitions.map((definition) => definition.name),
+    ['A_planted', 'm_planted', 'f_planted'],
+  );
 });
 
 test('the store keeps within its entry and byte bounds, least recently used out first', async (t) => {
@@ -163,7 +181,6 @@ test('the store keeps within its entry and byte bounds, least recently used out 
   const entries = entryFiles(directory);
   assert.ok(entries.length <= 32, `${entries.length} entries`);
   assert.ok(entries.length >= 8, `${entries.length} entries: eviction should keep what fits`);
-
 });
 
 test('eviction takes the least recently used entry of a shard, and a read counts as a use', async (t) => {
@@ -246,7 +263,9 @@ test('writers in several processes at once: every read is a whole, right entry o
   const runs = await Promise.all(
     Array.from({ length: 6 }, (_, me) => {
       return new Promise<{ hits: number; wrong: number }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script, directory, String(me)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, directory, String(me)], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         let err = '';
         child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -260,7 +279,10 @@ test('writers in several processes at once: every read is a whole, right entry o
       });
     }),
   );
-  assert.equal(runs.reduce((sum, run) => sum + run.wrong, 0), 0);
+  assert.equal(
+    runs.reduce((sum, run) => sum + run.wrong, 0),
+    0,
+  );
   assert.ok(runs.reduce((sum, run) => sum + run.hits, 0) > 0, 'the processes should have read each other’s entries');
   const files = entryFiles(directory);
   assert.ok(files.length <= 64, `${files.length} files`);
@@ -278,7 +300,10 @@ test('faultline code list prints the same with the store, from it, without it, a
   const names = ['sample.py', 'sample.go', 'sample.mts', 'edge.cpp', 'broken.py'];
   for (const name of names) {
     const file = fixturePath('code', name);
-    const without = await runCliProcess(['code', 'list', file], { FAULTLINE_CODE_CACHE: 'off', FAULTLINE_DATA_DIR: dataDir });
+    const without = await runCliProcess(['code', 'list', file], {
+      FAULTLINE_CODE_CACHE: 'off',
+      FAULTLINE_DATA_DIR: dataDir,
+    });
     const first = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
     const second = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
     assert.equal(without.code, 0, without.stderr);
@@ -294,9 +319,16 @@ test('faultline code list prints the same with the store, from it, without it, a
   for (const name of names) {
     const file = fixturePath('code', name);
     const again = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
-    const without = await runCliProcess(['code', 'list', file], { FAULTLINE_CODE_CACHE: 'off', FAULTLINE_DATA_DIR: dataDir });
+    const without = await runCliProcess(['code', 'list', file], {
+      FAULTLINE_CODE_CACHE: 'off',
+      FAULTLINE_DATA_DIR: dataDir,
+    });
     assert.equal(again.stdout, without.stdout, name);
-    assert.notEqual(await reader.get(requireLanguageForPath(name, fixture(name)), fixture(name)), undefined, `${name}: a good entry again`);
+    assert.notEqual(
+      await reader.get(requireLanguageForPath(name, fixture(name)), fixture(name)),
+      undefined,
+      `${name}: a good entry again`,
+    );
   }
 });
 
@@ -308,12 +340,18 @@ test('faultline code list answers from the store a later process finds (a plante
   const real = await parsed(source, language);
   // The CLI's own store: the default fingerprint, computed from this build as the CLI computes it.
   const store = new DefinitionStore({ directory: join(dataDir, 'cache', 'definitions') });
-  await store.put(language, source, { ...real, definitions: real.definitions.map((definition) => ({ ...definition, name: `planted_${definition.name}` })) });
+  await store.put(language, source, {
+    ...real,
+    definitions: real.definitions.map((definition) => ({ ...definition, name: `planted_${definition.name}` })),
+  });
   const run = await runCliProcess(['code', 'list', fixturePath('code', name)], { FAULTLINE_DATA_DIR: dataDir });
   assert.equal(run.code, 0, run.stderr);
   const report = JSON.parse(run.stdout) as { names: string[] };
   assert.ok(report.names.length > 0 && report.names.every((listed) => listed.startsWith('planted_')), run.stdout);
-  const off = await runCliProcess(['code', 'list', fixturePath('code', name)], { FAULTLINE_DATA_DIR: dataDir, FAULTLINE_CODE_CACHE: 'off' });
+  const off = await runCliProcess(['code', 'list', fixturePath('code', name)], {
+    FAULTLINE_DATA_DIR: dataDir,
+    FAULTLINE_CODE_CACHE: 'off',
+  });
   assert.ok((JSON.parse(off.stdout) as { names: string[] }).names.every((listed) => !listed.startsWith('planted_')));
 });
 

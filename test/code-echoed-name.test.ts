@@ -21,7 +21,9 @@ test('an unknown 100 kB func is echoed as its first 120 characters and an ellips
 });
 
 test('a long func with a :LINE no definition starts at is cut short too', async () => {
-  const error = await extractFunction(SOURCE, 'python', `plain${'.x'.repeat(50_000)}:999`).catch((caught: unknown) => caught);
+  const error = await extractFunction(SOURCE, 'python', `plain${'.x'.repeat(50_000)}:999`).catch(
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof Error);
   assert.ok(error.message.length < 1_000, `message is ${error.message.length} characters`);
   assert.match(error.message, /…/);

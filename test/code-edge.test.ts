@@ -37,8 +37,14 @@ test('Python: decorators with arguments, property setters, nested classes, async
     '    @retry(times=5)\n    async def fetch(self, url: str) -> bytes:\n        return b""',
     '        return b""',
   ]);
-  assert.deepEqual(await texts('edge.py', 'value:23'), ['    @value.setter\n    def value(self, v):\n        self._v = v', '        self._v = v']);
-  await assert.rejects(texts('edge.py', 'value:22'), /func: no 'value' starts at line 22; it starts at line\(s\) 19, 23/);
+  assert.deepEqual(await texts('edge.py', 'value:23'), [
+    '    @value.setter\n    def value(self, v):\n        self._v = v',
+    '        self._v = v',
+  ]);
+  await assert.rejects(
+    texts('edge.py', 'value:22'),
+    /func: no 'value' starts at line 22; it starts at line\(s\) 19, 23/,
+  );
 });
 
 test('TypeScript: declare, class-field semicolons, nested object literals, overloads in classes', async () => {
@@ -65,7 +71,10 @@ test('TypeScript: declare, class-field semicolons, nested object literals, overl
     'method Impl.greet 44-45',
   ]);
   assert.deepEqual(await texts('edge.mts', 'ambient'), ['declare function ambient(x: number): void;', null]);
-  assert.deepEqual(await texts('edge.mts', 'describe'), ['  describe = (): string => `${this.name}`;', '`${this.name}`']);
+  assert.deepEqual(await texts('edge.mts', 'describe'), [
+    '  describe = (): string => `${this.name}`;',
+    '`${this.name}`',
+  ]);
   assert.deepEqual(await texts('edge.mts', 'Impl.greet'), [
     '  greet(name: string): string;\n  greet(name: any): any { return name; }',
     '{ return name; }',
@@ -113,7 +122,10 @@ test('Go: generic receivers by value and pointer, interface methods, function li
     '// Push adds.\nfunc (s *Stack[T]) Push(v T) {\n\ts.items = append(s.items, v)\n}',
     '{\n\ts.items = append(s.items, v)\n}',
   ]);
-  assert.deepEqual(await texts('edge.go', 'handler'), ['\thandler := func(x int) error { return nil }', '{ return nil }']);
+  assert.deepEqual(await texts('edge.go', 'handler'), [
+    '\thandler := func(x int) error { return nil }',
+    '{ return nil }',
+  ]);
 });
 
 test('Rust: generic impls, trait default methods, closures, nested modules', async () => {
@@ -191,18 +203,28 @@ test('pathological nesting is bounded: deeper definitions are left out, nothing 
   const deep = await listFunctions(nested, 'javascript');
   assert.equal(deep.definitions.length, MAX_NESTING);
   const bracketed = `x = ${'['.repeat(MAX_TREE_DEPTH)}function g() {}${']'.repeat(MAX_TREE_DEPTH)};\nfunction h() {}\n`;
-  assert.deepEqual((await listFunctions(bracketed, 'javascript')).definitions.map((d) => d.name), ['h']);
+  assert.deepEqual(
+    (await listFunctions(bracketed, 'javascript')).definitions.map((d) => d.name),
+    ['h'],
+  );
 });
 
 for (const [shape, entries, open, separator, close] of [
-  ['members of an object', Array.from({ length: 20_000 }, (_, i) => `f${i}: (x) => x + ${i}`), 'const api = {', ',', '};'],
+  [
+    'members of an object',
+    Array.from({ length: 20_000 }, (_, i) => `f${i}: (x) => x + ${i}`),
+    'const api = {',
+    ',',
+    '};',
+  ],
   ['functions', Array.from({ length: 10_000 }, (_, i) => `function f${i}(x) { return x + ${i}; }`), '', '', ''],
 ] as const) {
   test(`a minified file (every definition on one line: ${shape}) lists what the same code on many lines lists`, async () => {
     // That it also costs about the same time is held by bench/checks/code.ts (code.minified-one-line).
     const oneLine = `${open}${entries.join(`${separator} `)}${close}\n`;
     const manyLines = `${open}\n${entries.join(`${separator}\n`)}\n${close}\n`;
-    const names = async (source: string): Promise<string[]> => (await listFunctions(source, 'javascript')).definitions.map((d) => d.qualifiedName);
+    const names = async (source: string): Promise<string[]> =>
+      (await listFunctions(source, 'javascript')).definitions.map((d) => d.qualifiedName);
     const listed = await names(oneLine);
     assert.equal(listed.length, entries.length);
     assert.deepEqual(listed, await names(manyLines));

@@ -16,7 +16,9 @@ async function described(source: string, language: string): Promise<string[]> {
 }
 
 async function only(source: string, language: string, name: string): Promise<Definition> {
-  const found = (await listDefinitions(source, language)).definitions.filter((definition) => definition.qualifiedName === name);
+  const found = (await listDefinitions(source, language)).definitions.filter(
+    (definition) => definition.qualifiedName === name,
+  );
   assert.equal(found.length, 1, `${language}: one '${name}' in ${JSON.stringify(source)}`);
   return found[0]!;
 }
@@ -30,7 +32,11 @@ async function assertRoundTrips(source: string, language: string): Promise<void>
     assert.equal(extracted.qualifiedName, definition.qualifiedName);
     assert.equal(extracted.full, source.slice(definition.startOffset, definition.endOffset));
     if (definitions.filter((other) => other.name === definition.name).length === 1) {
-      assert.equal((await extractFunction(source, language, definition.name)).qualifiedName, definition.qualifiedName, definition.name);
+      assert.equal(
+        (await extractFunction(source, language, definition.name)).qualifiedName,
+        definition.qualifiedName,
+        definition.name,
+      );
     }
   }
 }
@@ -42,9 +48,24 @@ const SPLIT_EXPORTS: { name: string; oneLine: string; split: string; typescriptO
   { name: 'w', oneLine: 'export /* c */ function w() {}', split: 'export /* c */ // d\r\nfunction w() {}' },
   { name: 'f', oneLine: 'export const f = () => 1;', split: 'export\nconst f = () => 1;' },
   { name: 'C', oneLine: 'export class C { m() {} }', split: 'export\nclass C { m() {} }' },
-  { name: 'd', oneLine: 'export declare function d(): void;', split: 'export\ndeclare function d(): void;', typescriptOnly: true },
-  { name: 'N', oneLine: 'export namespace N { function f() {} }', split: 'export\nnamespace N { function f() {} }', typescriptOnly: true },
-  { name: 'I', oneLine: 'export interface I { a(): void }', split: 'export\ninterface I { a(): void }', typescriptOnly: true },
+  {
+    name: 'd',
+    oneLine: 'export declare function d(): void;',
+    split: 'export\ndeclare function d(): void;',
+    typescriptOnly: true,
+  },
+  {
+    name: 'N',
+    oneLine: 'export namespace N { function f() {} }',
+    split: 'export\nnamespace N { function f() {} }',
+    typescriptOnly: true,
+  },
+  {
+    name: 'I',
+    oneLine: 'export interface I { a(): void }',
+    split: 'export\ninterface I { a(): void }',
+    typescriptOnly: true,
+  },
 ];
 
 for (const language of LANGUAGES) {
@@ -58,7 +79,10 @@ for (const language of LANGUAGES) {
       assert.equal(split.startOffset, oneLine.startOffset, shape.split);
       assert.equal(split.kind, oneLine.kind, shape.split);
       assert.equal((before + shape.split).slice(split.startOffset, split.endOffset), shape.split);
-      assert.deepEqual(await described(before + shape.split, language), await described(before + shape.oneLine, language));
+      assert.deepEqual(
+        await described(before + shape.split, language),
+        await described(before + shape.oneLine, language),
+      );
     }
     const source = 'export\nfunction w() {\n  return 1;\n}\n';
     const extracted = await extractFunction(source, language, 'w');
@@ -70,7 +94,11 @@ for (const language of LANGUAGES) {
     const documented = '/** Doc. */\nexport\nfunction w() {}\n';
     const definition = await only(documented, language, 'w');
     assert.equal(documented.slice(definition.startOffset, definition.endOffset), documented.trimEnd());
-    for (const source of ['a.export\nfunction w() {}\n', 'export;\nfunction w() {}\n', 'x = export\nfunction w() {}\n']) {
+    for (const source of [
+      'a.export\nfunction w() {}\n',
+      'export;\nfunction w() {}\n',
+      'x = export\nfunction w() {}\n',
+    ]) {
       const plain = await only(source, language, 'w');
       assert.equal(source.slice(plain.startOffset, plain.endOffset), 'function w() {}', JSON.stringify(source));
       assert.equal(plain.startLine, 2);
@@ -79,7 +107,12 @@ for (const language of LANGUAGES) {
 
   test(`${language}: an anonymous default class is the class 'default', its members its methods, and extract finds them`, async () => {
     const source = 'export default class {\n  constructor() {}\n  m() {}\n  static s() {}\n}\n';
-    assert.deepEqual(await described(source, language), ['class default', 'constructor default.constructor', 'method default.m', 'method default.s']);
+    assert.deepEqual(await described(source, language), [
+      'class default',
+      'constructor default.constructor',
+      'method default.m',
+      'method default.s',
+    ]);
     const klass = await only(source, language, 'default');
     assert.equal(source.slice(klass.startOffset, klass.endOffset), source.trimEnd());
     assert.equal((await extractFunction(source, language, 'default.m')).full, '  m() {}');
@@ -89,23 +122,43 @@ for (const language of LANGUAGES) {
   });
 
   test(`${language}: anonymous default functions and generators are 'default'; named ones keep their name`, async () => {
-    for (const source of ['export default function () {}\n', 'export default function* () {}\n', 'export default async () => {}\n']) {
+    for (const source of [
+      'export default function () {}\n',
+      'export default function* () {}\n',
+      'export default async () => {}\n',
+    ]) {
       assert.deepEqual(await described(source, language), ['function default'], source);
       assert.equal((await extractFunction(source, language, 'default')).full, source.trimEnd());
     }
     assert.deepEqual(await described('export default async function* g() {}\n', language), ['function g']);
-    assert.equal((await extractFunction('export default async function* g() {}\n', language, 'g')).full, 'export default async function* g() {}');
+    assert.equal(
+      (await extractFunction('export default async function* g() {}\n', language, 'g')).full,
+      'export default async function* g() {}',
+    );
   });
 
   test(`${language}: a class assigned to a property or variable is the scope of its methods`, async () => {
-    const source = 'module.exports = class {\n  m() {}\n};\nexports.A = class B { n() {} };\nlet K;\nK = class { k() {} };\nconst C = class { c() {} };\n';
-    assert.deepEqual(await described(source, language), ['method module.exports.m', 'method exports.A.n', 'method K.k', 'method C.c']);
+    const source =
+      'module.exports = class {\n  m() {}\n};\nexports.A = class B { n() {} };\nlet K;\nK = class { k() {} };\nconst C = class { c() {} };\n';
+    assert.deepEqual(await described(source, language), [
+      'method module.exports.m',
+      'method exports.A.n',
+      'method K.k',
+      'method C.c',
+    ]);
     await assertRoundTrips(source, language);
   });
 
   test(`${language}: what a member assigned on \`this\` holds is qualified by that member, not by the method assigning it`, async () => {
-    const source = 'class C {\n  constructor() {\n    this.Helper = class { m() {} };\n    this.f = function () { function inner() {} };\n  }\n}\n';
-    assert.deepEqual(await described(source, language), ['class C', 'constructor C.constructor', 'method C.Helper.m', 'method C.f', 'function C.f.inner']);
+    const source =
+      'class C {\n  constructor() {\n    this.Helper = class { m() {} };\n    this.f = function () { function inner() {} };\n  }\n}\n';
+    assert.deepEqual(await described(source, language), [
+      'class C',
+      'constructor C.constructor',
+      'method C.Helper.m',
+      'method C.f',
+      'function C.f.inner',
+    ]);
     await assertRoundTrips(source, language);
   });
 }
@@ -113,17 +166,27 @@ for (const language of LANGUAGES) {
 for (const language of ['typescript', 'tsx'] as const) {
   test(`${language}: \`export = class\` and \`export = function\` are named as \`export default\` is`, async () => {
     const anonymous = 'export = class {\n  constructor() {}\n  m() {}\n};\n';
-    assert.deepEqual(await described(anonymous, language), ['class default', 'constructor default.constructor', 'method default.m']);
+    assert.deepEqual(await described(anonymous, language), [
+      'class default',
+      'constructor default.constructor',
+      'method default.m',
+    ]);
     const klass = await only(anonymous, language, 'default');
     assert.equal(anonymous.slice(klass.startOffset, klass.endOffset), anonymous.trimEnd());
     assert.equal((await extractFunction(anonymous, language, 'default.m')).full, '  m() {}');
     await assertRoundTrips(anonymous, language);
-    assert.deepEqual(await described('export = class Named extends Base { n() {} }\n', language), ['class Named', 'method Named.n']);
+    assert.deepEqual(await described('export = class Named extends Base { n() {} }\n', language), [
+      'class Named',
+      'method Named.n',
+    ]);
     for (const source of ['export = function () {}\n', 'export = function* () {}\n', 'export = async () => {};\n']) {
       assert.deepEqual(await described(source, language), ['function default'], source);
       assert.equal((await extractFunction(source, language, 'default')).full, source.trimEnd());
     }
-    assert.deepEqual(await described('export = function named() { function inner() {} };\n', language), ['function named', 'function named.inner']);
+    assert.deepEqual(await described('export = function named() { function inner() {} };\n', language), [
+      'function named',
+      'function named.inner',
+    ]);
     assert.deepEqual(await described('export = value;\nexport = { a: 1 };\n', language), []);
   });
 
@@ -137,16 +200,33 @@ for (const language of ['typescript', 'tsx'] as const) {
       '}\n';
     const list = await listDefinitions(source, language);
     assert.equal(list.syntaxErrors.count, 0);
-    assert.deepEqual(await described(source, language), ['class default', 'method default.area', 'method default.describe', 'method default.make']);
+    assert.deepEqual(await described(source, language), [
+      'class default',
+      'method default.area',
+      'method default.describe',
+      'method default.make',
+    ]);
     const klass = await only(source, language, 'default');
     assert.equal(source.slice(klass.startOffset, klass.endOffset), source.trimEnd());
-    assert.equal((await extractFunction(source, language, 'describe')).full, '  protected describe(): string { return `${this.area()}`; }');
+    assert.equal(
+      (await extractFunction(source, language, 'describe')).full,
+      '  protected describe(): string { return `${this.area()}`; }',
+    );
     await assertRoundTrips(source, language);
-    assert.deepEqual(await described('export default abstract class { m() {} }\n', language), ['class default', 'method default.m']);
-    assert.deepEqual(await described('export default abstract class A { m() {} }\n', language), ['class A', 'method A.m']);
+    assert.deepEqual(await described('export default abstract class { m() {} }\n', language), [
+      'class default',
+      'method default.m',
+    ]);
+    assert.deepEqual(await described('export default abstract class A { m() {} }\n', language), [
+      'class A',
+      'method A.m',
+    ]);
     assert.deepEqual(await described('export default class A { m() {} }\n', language), ['class A', 'method A.m']);
     // Not the keyword sequence: left as written.
-    assert.deepEqual(await described('const s = "export default abstract class {";\nconst abstract = 1;\n', language), []);
+    assert.deepEqual(
+      await described('const s = "export default abstract class {";\nconst abstract = 1;\n', language),
+      [],
+    );
   });
 }
 
@@ -197,7 +277,10 @@ for (const language of LANGUAGES) {
     const twice = 'function m() {}\nmodule.exports = { m() { return m(); } };\n';
     assert.equal((await extractFunction(twice, language, 'module.exports.m')).startLine, 2);
     assert.equal((await extractFunction(twice, language, 'm:1')).qualifiedName, 'm');
-    assert.equal((await extractFunction('module.exports = { only() {} };\n', language, 'only')).qualifiedName, 'module.exports.only');
+    assert.equal(
+      (await extractFunction('module.exports = { only() {} };\n', language, 'only')).qualifiedName,
+      'module.exports.only',
+    );
 
     const vue = 'export default {\n  data() { return {}; },\n  methods: { go() {} },\n};\n';
     assert.deepEqual(await described(vue, language), ['method default.data', 'method default.methods.go']);

@@ -33,12 +33,17 @@ const CPP_HEADERS: Record<string, string> = {
 };
 
 const C_HEADERS: Record<string, string> = {
-  'plain C': '#ifndef A_H\n#define A_H\n#include <stddef.h>\ntypedef struct node { struct node *next; } node;\nint count(const node *n);\n#endif\n',
+  'plain C':
+    '#ifndef A_H\n#define A_H\n#include <stddef.h>\ntypedef struct node { struct node *next; } node;\nint count(const node *n);\n#endif\n',
   'extern "C" guard': '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n',
-  'C++ block for C++ readers': '#if defined(__cplusplus)\ntemplate <typename T> T wrap(T x);\nnamespace c { class Wrapper {}; }\n#endif\nint f(void);\n',
-  'C++ block after #ifndef __cplusplus #else': '#ifndef __cplusplus\n# define is_ok(x) ok(x)\n#else\nextern "C++" { inline int is_ok(float x) { return 1; } }\n#endif\n',
-  'extern "C++" under a macro of its own (glibc string.h)': '#ifdef __CORRECT_ISO_CPP_STRING_H_PROTO\nextern "C++" {\nchar *strchr(char *s, int c);\n}\n#endif\n',
-  'C++ words in comments': '/* class Widget { public: }; namespace x { } template <T> std::vector */\n// using namespace std;\nint f(void);\n',
+  'C++ block for C++ readers':
+    '#if defined(__cplusplus)\ntemplate <typename T> T wrap(T x);\nnamespace c { class Wrapper {}; }\n#endif\nint f(void);\n',
+  'C++ block after #ifndef __cplusplus #else':
+    '#ifndef __cplusplus\n# define is_ok(x) ok(x)\n#else\nextern "C++" { inline int is_ok(float x) { return 1; } }\n#endif\n',
+  'extern "C++" under a macro of its own (glibc string.h)':
+    '#ifdef __CORRECT_ISO_CPP_STRING_H_PROTO\nextern "C++" {\nchar *strchr(char *s, int c);\n}\n#endif\n',
+  'C++ words in comments':
+    '/* class Widget { public: }; namespace x { } template <T> std::vector */\n// using namespace std;\nint f(void);\n',
   'C++ words in strings': 'static const char *v = "std::string";\nstatic const char c = \':\';\n',
   'C++ in a macro': '#define DECLARE(name) \\\n  class name { public: }; \\\n  namespace x {}\nint f(void);\n',
   'C++ keywords as C names': 'struct s { int class; int new; int template; };\nint this, private;\n',
@@ -92,7 +97,9 @@ test('a C++ .h header lists its classes, namespaces, templates and methods; a C 
   assert.equal(cpp.language, 'cpp');
   assert.equal(cpp.syntaxErrors.count, 0);
   assert.deepEqual(
-    cpp.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName} ${definition.startLine}-${definition.endLine}`),
+    cpp.definitions.map(
+      (definition) => `${definition.kind} ${definition.qualifiedName} ${definition.startLine}-${definition.endLine}`,
+    ),
     [
       'method ui::Rect::area 17-17',
       'method ui::Widget::Widget 22-22',
@@ -104,7 +111,10 @@ test('a C++ .h header lists its classes, namespaces, templates and methods; a C 
       'function ui::clamp 46-48',
     ],
   );
-  assert.equal((await extractFunction(widget, requireLanguageForPath(widgetPath, widget), 'Registry::add')).full, '  void add(T item) { items_.push_back(item); }');
+  assert.equal(
+    (await extractFunction(widget, requireLanguageForPath(widgetPath, widget), 'Registry::add')).full,
+    '  void add(T item) { items_.push_back(item); }',
+  );
   // Read as C (what a .h was before), the same header loses nearly everything.
   const asC = await listFunctions(widget, 'c');
   assert.ok(asC.syntaxErrors.count > 0);

@@ -27,7 +27,21 @@ function random(seed: number): () => number {
   };
 }
 
-const INSERTS = ['\n', ' ', 'x', '// note 😀\n', '# note\n', '{', '}', '(', 'é', '\n\n\n', 'return 1;', 'def g():\n    pass\n', 'function g() { return 2; }\n'];
+const INSERTS = [
+  '\n',
+  ' ',
+  'x',
+  '// note 😀\n',
+  '# note\n',
+  '{',
+  '}',
+  '(',
+  'é',
+  '\n\n\n',
+  'return 1;',
+  'def g():\n    pass\n',
+  'function g() { return 2; }\n',
+];
 
 function randomEdit(source: string, next: () => number): string {
   const at = Math.floor(next() * (source.length + 1));
@@ -80,7 +94,9 @@ test('a kept tree of another language is not used for the same document', async 
 
 test('at most a few document trees are kept', async () => {
   for (let index = 0; index < 20; index++) {
-    await listDefinitions(`def f${index}():\n    return ${index}\n`, 'python', { document: `/virtual/many-${index}.py` });
+    await listDefinitions(`def f${index}():\n    return ${index}\n`, 'python', {
+      document: `/virtual/many-${index}.py`,
+    });
   }
   assert.ok(keptTreeCount() <= 8, `kept ${keptTreeCount()} trees`);
 });

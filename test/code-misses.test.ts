@@ -21,10 +21,14 @@ test('TypeScript: a function merged with a namespace of its name is listed, over
     'function open.__promisify__ 26-26',
   ]);
   const first = await extract('merged-fs.d.ts', 'readFile:4');
-  assert.match(first.full, /^ {4}\/\*\*\n {5}\* Asynchronously reads the entire contents of a file\.\n {5}\*\/\n {4}export function readFile\(/, 'its doc comment is attached to it, not to the namespace');
+  assert.match(
+    first.full,
+    /^ {4}\/\*\*\n {5}\* Asynchronously reads the entire contents of a file\.\n {5}\*\/\n {4}export function readFile\(/,
+    'its doc comment is attached to it, not to the namespace',
+  );
 });
 
-test('JavaScript: functions assigned to declared variables are listed; `this` members are the class\'s', async () => {
+test("JavaScript: functions assigned to declared variables are listed; `this` members are the class's", async () => {
   assert.deepEqual(await functionsOf('assigned.js'), [
     'function baseWrite 5-7',
     'function baseWrite 9-11',
@@ -38,12 +42,18 @@ test('JavaScript: functions assigned to declared variables are listed; `this` me
 });
 
 test('Python: comments before the first statement are part of the body', async () => {
-  assert.deepEqual(await extract('leading_comments.py', 'retry_delay').then((found) => found.body), [
-    "    # Exponential backoff, capped: the server's own limit is 30 s.",
-    '    # (Jitter is added by the caller.)',
-    '    return min(30, 2 ** attempt)',
-  ].join('\n'));
-  assert.equal((await extract('leading_comments.py', 'Reader.read')).body, '        # Comments first, then the docstring-less body.\n        return self._buffer');
+  assert.deepEqual(
+    await extract('leading_comments.py', 'retry_delay').then((found) => found.body),
+    [
+      "    # Exponential backoff, capped: the server's own limit is 30 s.",
+      '    # (Jitter is added by the caller.)',
+      '    return min(30, 2 ** attempt)',
+    ].join('\n'),
+  );
+  assert.equal(
+    (await extract('leading_comments.py', 'Reader.read')).body,
+    '        # Comments first, then the docstring-less body.\n        return self._buffer',
+  );
 });
 
 test('Java: methods of an anonymous class are methods, qualified by the type it implements', async () => {

@@ -22,7 +22,11 @@ async function assertRoundTrips(source: string, language: string): Promise<void>
     assert.equal(byQualified.qualifiedName, definition.qualifiedName);
     assert.equal(byQualified.startLine, definition.startLine);
     if (definitions.filter((other) => other.name === definition.name).length === 1) {
-      assert.equal((await extractFunction(source, language, definition.name)).qualifiedName, definition.qualifiedName, definition.name);
+      assert.equal(
+        (await extractFunction(source, language, definition.name)).qualifiedName,
+        definition.qualifiedName,
+        definition.name,
+      );
     }
   }
 }
@@ -123,9 +127,18 @@ test('C++: a return type or macro that error recovery read into a qualified name
     'TEMPLATE_DECL\nstd::pair<typename C_DEC::iterator, bool>\nC_DEC::insert(int v) { return {}; }\n' +
     'int A :: B :: f() { return 1; }\n' +
     'ns::Out<int, char>::Inner::g() {}\n';
-  assert.deepEqual(await described(source, 'cpp'), ['function hsin', 'method C_DEC::size', 'method C_DEC::insert', 'method A::B::f', 'method ns::Out::Inner::g']);
+  assert.deepEqual(await described(source, 'cpp'), [
+    'function hsin',
+    'method C_DEC::size',
+    'method C_DEC::insert',
+    'method A::B::f',
+    'method ns::Out::Inner::g',
+  ]);
   await assertRoundTrips(source, 'cpp');
-  assert.equal((await extractFunction(source, 'cpp', 'hsin')).full, '__DEVICE_DECL__ __half hsin(const __half a) { return a; }');
+  assert.equal(
+    (await extractFunction(source, 'cpp', 'hsin')).full,
+    '__DEVICE_DECL__ __half hsin(const __half a) { return a; }',
+  );
 });
 
 test('C++: conversion operators are listed, inside their class and defined outside it, named by their type', async () => {
@@ -187,8 +200,12 @@ test('TypeScript: a member assigned on a cast, a non-null or parenthesized objec
 });
 
 test('C++: an anonymous enum with an underlying type (read with a zero-width name) is not listed with an empty name', async () => {
-  const source = 'struct S {\n  enum : unsigned { Size = 8 };\n  enum Named : int { A };\n  int f() { return Size; }\n};\nenum : int { Top };\n';
+  const source =
+    'struct S {\n  enum : unsigned { Size = 8 };\n  enum Named : int { A };\n  int f() { return Size; }\n};\nenum : int { Top };\n';
   const { definitions } = await listDefinitions(source, 'cpp');
-  assert.ok(definitions.every((definition) => definition.name !== '' && !definition.qualifiedName.endsWith('::')), JSON.stringify(definitions.map((d) => d.qualifiedName)));
+  assert.ok(
+    definitions.every((definition) => definition.name !== '' && !definition.qualifiedName.endsWith('::')),
+    JSON.stringify(definitions.map((d) => d.qualifiedName)),
+  );
   assert.deepEqual(await described(source, 'cpp'), ['struct S', 'enum S::Named', 'method S::f']);
 });

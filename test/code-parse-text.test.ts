@@ -25,9 +25,15 @@ test('`export` and `default` on separate lines: the line breaks move after `defa
   assert.equal(text.length, source.length);
   // Only `default`'s own characters change row (to `export`'s); everything else is where it was.
   const keyword = source.indexOf('default');
-  const outsideKeyword = (token: string) => Number(token.split(':')[0]) < keyword || Number(token.split(':')[0]) >= keyword + 7;
+  const outsideKeyword = (token: string) =>
+    Number(token.split(':')[0]) < keyword || Number(token.split(':')[0]) >= keyword + 7;
   assert.deepEqual(tokens(text).filter(outsideKeyword), tokens(source).filter(outsideKeyword));
-  assert.deepEqual(tokens(text).filter((token) => !outsideKeyword(token)).map((token) => token.split(':')[2]), Array(7).fill('1'));
+  assert.deepEqual(
+    tokens(text)
+      .filter((token) => !outsideKeyword(token))
+      .map((token) => token.split(':')[2]),
+    Array(7).fill('1'),
+  );
   assert.equal(textToParse('export\r\ndefault class {}', 'typescript'), 'export  default\nclass {}');
 });
 
@@ -66,19 +72,37 @@ test('anything else is parsed as written', () => {
 });
 
 test('C++: export macros between `class` and the name are blanked for the parser, and the class is listed as written', async () => {
-  assert.equal(textToParse('class V8_EXPORT Isolate : public Base {};', 'cpp'), 'class           Isolate : public Base {};');
+  assert.equal(
+    textToParse('class V8_EXPORT Isolate : public Base {};', 'cpp'),
+    'class           Isolate : public Base {};',
+  );
   assert.equal(textToParse('struct API\n  DEPRECATED Foo final {};', 'cpp'), 'struct    \n             Foo final {};');
-  for (const source of ['class Foo {};', 'class FOO {};', 'class A b;', 'class A::B {};', 'class API a::B {};', 'struct S s = {};', 'int CLASS Foo {};']) {
+  for (const source of [
+    'class Foo {};',
+    'class FOO {};',
+    'class A b;',
+    'class A::B {};',
+    'class API a::B {};',
+    'struct S s = {};',
+    'int CLASS Foo {};',
+  ]) {
     assert.equal(textToParse(source, 'cpp'), source, source);
   }
   assert.equal(textToParse('class V8_EXPORT Isolate {};', 'c'), 'class V8_EXPORT Isolate {};');
 
-  const source = 'namespace v8 {\nclass V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};\n}\n';
+  const source =
+    'namespace v8 {\nclass V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};\n}\n';
   const list = await listDefinitions(source, 'cpp');
   assert.equal(list.syntaxErrors.count, 0);
-  assert.deepEqual(list.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`), ['module v8', 'class v8::Isolate', 'method v8::Isolate::Dispose']);
+  assert.deepEqual(
+    list.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`),
+    ['module v8', 'class v8::Isolate', 'method v8::Isolate::Dispose'],
+  );
   const klass = list.definitions[1]!;
-  assert.equal(source.slice(klass.startOffset, klass.endOffset), 'class V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};');
+  assert.equal(
+    source.slice(klass.startOffset, klass.endOffset),
+    'class V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};',
+  );
   assert.equal((await extractFunction(source, 'cpp', 'Isolate::Dispose')).full, '  void Dispose() { x = 1; }');
 });
 
@@ -98,7 +122,8 @@ test('thousands of rewrites in one file: every one made, offsets and rows kept',
     // Each copy is rewritten as the first one is: the same blanks at the same places in it.
     const lines = (text: string): string[] => text.split('\n');
     assert.equal(lines(rewritten).length, lines(large).length, `${language}: rows kept`);
-    const blanked = (original: string, rewrite: string): string => [...original].map((char, at) => (char === rewrite[at] ? '.' : '_')).join('');
+    const blanked = (original: string, rewrite: string): string =>
+      [...original].map((char, at) => (char === rewrite[at] ? '.' : '_')).join('');
     const runs = (marks: string): string => marks.replace(/(.)\1+/g, '$1');
     const pattern = blanked(one, rewrittenOne);
     let at = 0;

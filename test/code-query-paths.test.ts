@@ -115,26 +115,37 @@ export = async () => 1;
 export = value;
 `;
 
-const PATH_CASES: Readonly<Record<string, string>> = { typescript: TS_PATH_CASES, javascript: JS_PATH_CASES, c: C_PATH_CASES, cpp: CPP_PATH_CASES };
+const PATH_CASES: Readonly<Record<string, string>> = {
+  typescript: TS_PATH_CASES,
+  javascript: JS_PATH_CASES,
+  c: C_PATH_CASES,
+  cpp: CPP_PATH_CASES,
+};
 
 function sourcesFor(info: LanguageInfo): { label: string; source: string }[] {
   const sources = readdirSync(fixtures)
-    .filter((file) => languageForPath(file)?.grammarDir === info.grammarDir && languageForPath(file)?.name === info.name)
+    .filter(
+      (file) => languageForPath(file)?.grammarDir === info.grammarDir && languageForPath(file)?.name === info.name,
+    )
     .map((file) => ({ label: file, source: readFileSync(join(fixtures, file), 'utf8') }));
   for (const path of REAL_FILES) {
-    if (existsSync(path) && languageForPath(path)?.grammarDir === info.grammarDir) sources.push({ label: path, source: readFileSync(path, 'utf8') });
+    if (existsSync(path) && languageForPath(path)?.grammarDir === info.grammarDir)
+      sources.push({ label: path, source: readFileSync(path, 'utf8') });
   }
   const cases = PATH_CASES[info.grammarDir];
   if (cases) sources.push({ label: 'path cases', source: cases });
   return sources;
 }
 
-const languagesWithWholeQuery = supportedLanguages().filter((info) => existsSync(join(wholeQueries, `${info.grammarDir}.scm`)));
+const languagesWithWholeQuery = supportedLanguages().filter((info) =>
+  existsSync(join(wholeQueries, `${info.grammarDir}.scm`)),
+);
 
 test('the whole queries are kept for the languages whose queries use paths', () => {
   for (const info of supportedLanguages()) {
     const query = readFileSync(join(root, 'grammars', info.grammarDir, 'definitions.scm'), 'utf8');
-    if (/^[^;]*#set! (name|receiver)/m.test(query)) assert.ok(languagesWithWholeQuery.includes(info), `${info.name} uses paths`);
+    if (/^[^;]*#set! (name|receiver)/m.test(query))
+      assert.ok(languagesWithWholeQuery.includes(info), `${info.name} uses paths`);
   }
   assert.ok(languagesWithWholeQuery.length >= 3);
 });
@@ -164,7 +175,16 @@ test('several declarators on one line: each bound function is listed, prototypes
   const { listDefinitions } = await import('../src/code/index.js');
   const names = async (source: string, language: string): Promise<string[]> =>
     (await listDefinitions(source, language)).definitions.map((definition) => definition.qualifiedName);
-  assert.deepEqual(await names('const m1 = () => 1, m2 = function () {}, m3 = 3;\nlet n1 = 1, n2 = (v) => v;\n', 'javascript'), ['m1', 'm2', 'n2']);
-  assert.deepEqual(await names('int first(void), second(void);\nint *third(int), fourth;\nint add(int a) { return a; }\n', 'c'), ['add']);
-  assert.deepEqual(await names('struct Many { int a, b; int &ref(), val(); int get() { return a; } };\n', 'cpp'), ['Many', 'Many::get']);
+  assert.deepEqual(
+    await names('const m1 = () => 1, m2 = function () {}, m3 = 3;\nlet n1 = 1, n2 = (v) => v;\n', 'javascript'),
+    ['m1', 'm2', 'n2'],
+  );
+  assert.deepEqual(
+    await names('int first(void), second(void);\nint *third(int), fourth;\nint add(int a) { return a; }\n', 'c'),
+    ['add'],
+  );
+  assert.deepEqual(await names('struct Many { int a, b; int &ref(), val(); int get() { return a; } };\n', 'cpp'), [
+    'Many',
+    'Many::get',
+  ]);
 });

@@ -55,8 +55,17 @@ async function assertLiterals(call: Call): Promise<void> {
   const go = await call('fault_list_function_names', { file: fixturePath('code', 'sample.go') });
   assert.equal(textOf(go), '["Plain","Start","Name","Map","Push","Run","Größe","helper"]');
   const start = (go.structuredContent as { functions: unknown[] }).functions[1];
-  assert.deepEqual(start, { name: 'Start', qualified_name: 'Server.Start', kind: 'method', start_line: 14, end_line: 17 });
-  const rust = await call('fault_extract_code_block', { file: `file://${fixturePath('code', 'sample.rs')}`, func: 'plain' });
+  assert.deepEqual(start, {
+    name: 'Start',
+    qualified_name: 'Server.Start',
+    kind: 'method',
+    start_line: 14,
+    end_line: 17,
+  });
+  const rust = await call('fault_extract_code_block', {
+    file: `file://${fixturePath('code', 'sample.rs')}`,
+    func: 'plain',
+  });
   assert.deepEqual(JSON.parse(textOf(rust)), {
     full: '/// Adds two numbers.\n#[inline]\npub fn plain(a: i32, b: i32) -> i32 {\n    a + b\n}',
     body: '{\n    a + b\n}',
@@ -68,9 +77,18 @@ async function assertHeaders(call: Call): Promise<void> {
   const cpp = await call('fault_list_function_names', { file: fixturePath('code', 'widget.h') });
   const listed = cpp.structuredContent as { language: string; functions: { qualified_name: string }[] };
   assert.equal(listed.language, 'cpp');
-  assert.deepEqual(listed.functions.slice(0, 2).map((fn) => fn.qualified_name), ['ui::Rect::area', 'ui::Widget::Widget']);
-  const method = await call('fault_extract_code_block', { file: fixturePath('code', 'widget.h'), func: 'Widget::invalidate' });
-  assert.deepEqual(JSON.parse(textOf(method)), { full: '  void invalidate() { dirty_ = true; }', body: '{ dirty_ = true; }' });
+  assert.deepEqual(
+    listed.functions.slice(0, 2).map((fn) => fn.qualified_name),
+    ['ui::Rect::area', 'ui::Widget::Widget'],
+  );
+  const method = await call('fault_extract_code_block', {
+    file: fixturePath('code', 'widget.h'),
+    func: 'Widget::invalidate',
+  });
+  assert.deepEqual(JSON.parse(textOf(method)), {
+    full: '  void invalidate() { dirty_ = true; }',
+    body: '{ dirty_ = true; }',
+  });
   assert.equal((method.structuredContent as { language: string }).language, 'cpp');
   const c = await call('fault_list_function_names', { file: fixturePath('code', 'ring_buffer.h') });
   assert.equal(textOf(c), '["ring_used","ring_is_empty"]');
@@ -99,14 +117,30 @@ async function assertErrors(call: Call): Promise<void> {
     await failure(list, { file: huge }, /over 5(\.0)? MB|5 MiB|5\.0 MB/);
     const text = join(scratch, 'notes.txt');
     writeFileSync(text, 'def f(): pass\n');
-    await failure(list, { file: text }, /^file: .*notes\.txt (has no supported extension; supported: .*\.py|is not a source file of a known language)/);
-    await failure('fault_extract_code_block', { file: fixturePath('code', 'Sample.java'), func: 'size' }, /'size' matches 2 definitions: Sample\.size \(lines 22-24\), Sample\.size \(lines 26-28\)/);
+    await failure(
+      list,
+      { file: text },
+      /^file: .*notes\.txt (has no supported extension; supported: .*\.py|is not a source file of a known language)/,
+    );
+    await failure(
+      'fault_extract_code_block',
+      { file: fixturePath('code', 'Sample.java'), func: 'size' },
+      /'size' matches 2 definitions: Sample\.size \(lines 22-24\), Sample\.size \(lines 26-28\)/,
+    );
     // Two overloads on one line: ':LINE' cannot separate them, so the error must not advise adding one.
     const oneLine = join(scratch, 'OneLine.cs');
     writeFileSync(oneLine, 'class P { public int M() => 1; public int M(int x) { return x; } }\n');
-    const sameLine = await failure('fault_extract_code_block', { file: oneLine, func: 'M:1' }, /'M:1' matches 2 definitions: P\.M \(lines 1-1\), P\.M \(lines 1-1\)\. They all start at line 1/);
+    const sameLine = await failure(
+      'fault_extract_code_block',
+      { file: oneLine, func: 'M:1' },
+      /'M:1' matches 2 definitions: P\.M \(lines 1-1\), P\.M \(lines 1-1\)\. They all start at line 1/,
+    );
     assert.doesNotMatch(sameLine, /M:1:LINE/);
-    await failure('fault_extract_code_block', { file: fixturePath('code', 'sample.py'), func: 'nope' }, /no function named 'nope'; the file defines: plain, decorated, Greeter\.__init__/);
+    await failure(
+      'fault_extract_code_block',
+      { file: fixturePath('code', 'sample.py'), func: 'nope' },
+      /no function named 'nope'; the file defines: plain, decorated, Greeter\.__init__/,
+    );
 
     const broken = await call(list, { file: fixturePath('code', 'broken.py') });
     assert.equal(broken.isError, undefined);
@@ -139,7 +173,10 @@ test('code tools through the built CLI over stdio', async () => {
     await assertHeaders(call);
     await assertErrors(call);
     await assertMatrix(call);
-    assert.ok(session.stdoutLines().every((line) => line.startsWith('{')), 'stdout carries only JSON-RPC');
+    assert.ok(
+      session.stdoutLines().every((line) => line.startsWith('{')),
+      'stdout carries only JSON-RPC',
+    );
   } finally {
     await session.close();
   }

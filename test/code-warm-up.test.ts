@@ -19,7 +19,10 @@ test('warming up keeps no trees, skips unknown languages, never rejects, and cha
   await warmUpCode([]);
   assert.equal(keptTreeCount(), before);
   const listed = await listFunctions(source, 'typescript');
-  assert.equal(listed.definitions.filter((definition) => definition.name === 'run').length, listed.definitions.filter((definition) => definition.name.startsWith('func_')).length);
+  assert.equal(
+    listed.definitions.filter((definition) => definition.name === 'run').length,
+    listed.definitions.filter((definition) => definition.name.startsWith('func_')).length,
+  );
   assert.equal(listed.syntaxErrors.count, 0);
 });
 
@@ -29,15 +32,25 @@ test('every language has a warm-up sample that parses cleanly into functions and
     assert.ok(sample !== undefined && sample.split('\n').length >= 100, info.name);
     const listed = await listDefinitions(sample, info);
     assert.equal(listed.syntaxErrors.count, 0, `${info.name}: ${JSON.stringify(listed.syntaxErrors)}`);
-    assert.ok(listed.definitions.some((definition) => isFunctionKind(definition.kind)), `${info.name}: functions`);
-    assert.ok(listed.definitions.some((definition) => !isFunctionKind(definition.kind)), `${info.name}: types`);
+    assert.ok(
+      listed.definitions.some((definition) => isFunctionKind(definition.kind)),
+      `${info.name}: functions`,
+    );
+    assert.ok(
+      listed.definitions.some((definition) => !isFunctionKind(definition.kind)),
+      `${info.name}: types`,
+    );
   }
 });
 
 test('the warm-up is one grammar load and five sample listings per language, each step awaiting beforeStep first', async () => {
   const steps: string[] = [];
   await warmUpCode(['typescript', 'no-such-language', 'python'], { beforeStep: async () => void steps.push('step') });
-  assert.equal(steps.length, 2 * 6, 'typescript and python: a grammar load and five listings each; an unknown language none');
+  assert.equal(
+    steps.length,
+    2 * 6,
+    'typescript and python: a grammar load and five listings each; an unknown language none',
+  );
   // A beforeStep that has not settled holds the warm-up at that step.
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -54,7 +67,8 @@ test('the warm-up is one grammar load and five sample listings per language, eac
 test('faultline mcp warms the code tools up in its idle time after start-up, with no call made', async () => {
   const session = await connectStdio(['--log-level', 'debug', 'mcp']);
   try {
-    for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     assert.match(session.stderr(), /code warm-up: done/);
   } finally {
     await session.close();

@@ -32,10 +32,15 @@ test('every vendored grammar matches its manifest and loads with a compatible AB
   for (const entry of manifest.grammars) {
     assert.match(entry.version, /^\d+\.\d+\.\d+$/, entry.package);
     for (const file of entry.files) {
-      const actual = createHash('sha256').update(readFileSync(join(repoRoot, 'grammars', entry.dir, file.name))).digest('hex');
+      const actual = createHash('sha256')
+        .update(readFileSync(join(repoRoot, 'grammars', entry.dir, file.name)))
+        .digest('hex');
       assert.equal(actual, file.sha256, `${entry.dir}/${file.name}`);
     }
-    assert.match(readFileSync(join(repoRoot, 'grammars', entry.dir, 'LICENSE'), 'utf8'), /Permission is hereby granted/);
+    assert.match(
+      readFileSync(join(repoRoot, 'grammars', entry.dir, 'LICENSE'), 'utf8'),
+      /Permission is hereby granted/,
+    );
   }
   // Loading checks the ABI range; an empty source must parse in every language.
   for (const info of supportedLanguages()) {
@@ -58,11 +63,14 @@ test('languages by extension and by name', () => {
   assert.equal(languageByName('c++')?.name, 'cpp');
   assert.equal(languageByName('cobol'), undefined);
   assert.ok(supportedExtensions().includes('.rs'));
-  assert.throws(() => requireLanguageForPath('/tmp/notes.txt'), (error: unknown) => {
-    assert.ok(error instanceof UnsupportedLanguageError && error instanceof ToolInputError);
-    assert.match(error.message, /notes\.txt has no supported extension; supported: .*\.py .*\.rs/);
-    return true;
-  });
+  assert.throws(
+    () => requireLanguageForPath('/tmp/notes.txt'),
+    (error: unknown) => {
+      assert.ok(error instanceof UnsupportedLanguageError && error instanceof ToolInputError);
+      assert.match(error.message, /notes\.txt has no supported extension; supported: .*\.py .*\.rs/);
+      return true;
+    },
+  );
 });
 
 test('Python: decorators, methods, nested functions, lambdas, unicode', async () => {
@@ -202,7 +210,10 @@ test('Rust: impl and trait blocks, attributes and doc comments, nested fns, modu
   assert.equal(plain.full, '/// Adds two numbers.\n#[inline]\npub fn plain(a: i32, b: i32) -> i32 {\n    a + b\n}');
   assert.equal(plain.body, '{\n    a + b\n}');
   const made = await extract('sample.rs', 'Point::new');
-  assert.equal(made.full, '    /// Makes a point.\n    pub fn new(x: T, y: T) -> Self {\n        Point { x, y }\n    }');
+  assert.equal(
+    made.full,
+    '    /// Makes a point.\n    pub fn new(x: T, y: T) -> Self {\n        Point { x, y }\n    }',
+  );
   // `.` and `::` are interchangeable in a requested name.
   assert.equal((await extract('sample.rs', 'Point.fmt')).qualifiedName, 'Point::fmt');
 });
@@ -220,7 +231,10 @@ test('Java: constructors, annotations, overloads, nested types, unicode', async 
     'function Sample.größe.r 43-43',
   ]);
   const toString = await extract('Sample.java', 'toString');
-  assert.equal(toString.full, '    @Override\n    public String toString() {\n        return "Sample(" + value + ")";\n    }');
+  assert.equal(
+    toString.full,
+    '    @Override\n    public String toString() {\n        return "Sample(" + value + ")";\n    }',
+  );
   await assert.rejects(extract('Sample.java', 'size'), (error: unknown) => {
     assert.ok(error instanceof AmbiguousFunctionError);
     assert.deepEqual(error.candidates, ['Sample.size (lines 22-24)', 'Sample.size (lines 26-28)']);
@@ -237,7 +251,11 @@ test('Ruby, C, C++, C#, PHP', async () => {
     'method Tools.Greeter.create 11-13',
     'function top_level 17-19',
   ]);
-  assert.deepEqual(await functionsOf('sample.c'), ['function add 3-5', 'function pointer_returning 7-9', 'function main 13-16']);
+  assert.deepEqual(await functionsOf('sample.c'), [
+    'function add 3-5',
+    'function pointer_returning 7-9',
+    'function main 13-16',
+  ]);
   assert.deepEqual(await functionsOf('sample.cpp'), [
     'method geo::Shape::Shape 7-7',
     'method geo::Shape::~Shape 8-8',
@@ -246,7 +264,10 @@ test('Ruby, C, C++, C#, PHP', async () => {
     'function maximum 18-21',
     'method geo::Shape::perimeter 23-25',
   ]);
-  assert.equal((await extract('sample.cpp', 'maximum')).full, 'template <typename T>\nT maximum(T a, T b) {\n    return a > b ? a : b;\n}');
+  assert.equal(
+    (await extract('sample.cpp', 'maximum')).full,
+    'template <typename T>\nT maximum(T a, T b) {\n    return a > b ? a : b;\n}',
+  );
   assert.deepEqual(await functionsOf('Sample.cs'), [
     'constructor Demo.Account.Account 7-10',
     'method Demo.Account.Deposit 14-18',
@@ -276,17 +297,26 @@ test('CRLF line endings are kept in the extracted text and lines still count', a
 
 test('an empty file has no definitions and no errors', async () => {
   assert.deepEqual(await functionsOf('empty.py'), []);
-  await assert.rejects(extract('empty.py', 'anything'), /func: no function named 'anything' \(the file defines no functions\)/);
+  await assert.rejects(
+    extract('empty.py', 'anything'),
+    /func: no function named 'anything' \(the file defines no functions\)/,
+  );
 });
 
 test('syntax errors: counted and located; the parts that parse are still answered', async () => {
   const py = await listFunctions(fixture('broken.py'), 'python');
   assert.deepEqual(py.syntaxErrors, { count: 1, firstLines: [5] });
-  assert.deepEqual(py.definitions.map((d) => d.name), ['good', 'bad', 'also_good']);
+  assert.deepEqual(
+    py.definitions.map((d) => d.name),
+    ['good', 'bad', 'also_good'],
+  );
   const ts = await listFunctions(fixture('broken.cts'), 'typescript');
   assert.ok(ts.syntaxErrors.count >= 1);
   assert.equal(ts.syntaxErrors.firstLines[0], 5);
-  assert.deepEqual(ts.definitions.map((d) => d.name), ['ok', 'fine']);
+  assert.deepEqual(
+    ts.definitions.map((d) => d.name),
+    ['ok', 'fine'],
+  );
   const fine = await extractFunction(fixture('broken.cts'), 'typescript', 'fine');
   assert.equal(fine.full, 'function fine(): number {\n  return 3;\n}');
   assert.deepEqual(fine.syntaxErrors, ts.syntaxErrors);
@@ -307,8 +337,12 @@ test('lookup errors name what exists, capped', async () => {
   await assert.rejects(extractFunction(many, 'python', 'g'), /f49 … and 10 more$/);
   await assert.rejects(extractFunction(many, 'python', '  '), /func: '' is not a function name/);
   // Separators alone once matched every function as a "suffix".
-  for (const func of ['.', '::', '.:3']) await assert.rejects(extractFunction(many, 'python', func), /is not a function name/);
-  await assert.rejects(listDefinitions('x', 'cobol'), /language: 'cobol' is not supported; supported: python, javascript/);
+  for (const func of ['.', '::', '.:3'])
+    await assert.rejects(extractFunction(many, 'python', func), /is not a function name/);
+  await assert.rejects(
+    listDefinitions('x', 'cobol'),
+    /language: 'cobol' is not supported; supported: python, javascript/,
+  );
   // Qualified suffixes: `Greeter.fetch.helper` is found as `fetch.helper`, not as `Greeter.helper`.
   assert.equal((await extract('sample.py', 'fetch.helper')).qualifiedName, 'Greeter.fetch.helper');
   await assert.rejects(extract('sample.py', 'Greeter.helper'), FunctionNotFoundError);

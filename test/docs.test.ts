@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
 const lines = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-const docPages = (): string[] => readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+const docPages = (): string[] =>
+  readdirSync(join(repoRoot, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`);
 
 function srcFolders(dir = 'src'): string[] {
   const out: string[] = [];
@@ -43,7 +46,8 @@ test('ARCHITECTURE.md names every folder of src/, and every folder it names exis
   assert.deepEqual(unnamed, [], 'src/ folders the map does not name');
   const named = [...map.matchAll(/`(?:src\/)?([a-z][a-z0-9-]*(?:\/[a-z][a-z0-9-]*)*)\/`/g)].map((m) => m[1]!);
   // A name may be relative to the module it is described in (`faults/` inside `proxy/`).
-  const exists = (path: string): boolean => existsSync(join(repoRoot, path)) || folders.some((folder) => `${folder}/`.endsWith(`/${path}/`));
+  const exists = (path: string): boolean =>
+    existsSync(join(repoRoot, path)) || folders.some((folder) => `${folder}/`.endsWith(`/${path}/`));
   const missing = named.filter((path) => !exists(path));
   assert.deepEqual(missing, [], 'folders the map names that do not exist');
 });
@@ -65,10 +69,16 @@ test('the docs cite nothing outside the repository: no design document, anchors,
   const forbidden = [/\.\.\/shared/, /(^|[^/])DESIGN\.md/, /anchors? §/i, /\bissue #?\d+/i, /docs\/notes\//];
   const found: string[] = [];
   for (const page of ['README.md', 'ARCHITECTURE.md', ...docPages()]) {
-    read(page).split('\n').forEach((line, index) => {
-      for (const pattern of forbidden) if (pattern.test(line)) found.push(`${page}:${index + 1}: ${line.trim()}`);
-    });
+    read(page)
+      .split('\n')
+      .forEach((line, index) => {
+        for (const pattern of forbidden) if (pattern.test(line)) found.push(`${page}:${index + 1}: ${line.trim()}`);
+      });
   }
   assert.deepEqual(found, []);
-  assert.equal(existsSync(join(repoRoot, 'docs', 'notes')) && statSync(join(repoRoot, 'docs', 'notes')).isDirectory(), false, 'docs/notes/ is folded into the pages');
+  assert.equal(
+    existsSync(join(repoRoot, 'docs', 'notes')) && statSync(join(repoRoot, 'docs', 'notes')).isDirectory(),
+    false,
+    'docs/notes/ is folded into the pages',
+  );
 });

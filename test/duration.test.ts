@@ -21,12 +21,16 @@ test('parses the forms people write', () => {
 
 test('refuses what is not a duration, naming the argument', () => {
   for (const bad of ['', 'ten seconds', '10x', '-1s', '1s2', 's', '1,5s']) {
-    assert.throws(() => parseDuration(bad, 'duration'), (error: unknown) => {
-      assert.ok(error instanceof ToolInputError);
-      assert.match(error.message, /^duration: /);
-      assert.match(error.message, /1m30s/);
-      return true;
-    }, bad);
+    assert.throws(
+      () => parseDuration(bad, 'duration'),
+      (error: unknown) => {
+        assert.ok(error instanceof ToolInputError);
+        assert.match(error.message, /^duration: /);
+        assert.match(error.message, /1m30s/);
+        return true;
+      },
+      bad,
+    );
   }
 });
 

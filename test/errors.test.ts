@@ -12,7 +12,13 @@ test('operational failures: our OperationalError and its kinds, and Node system 
   const child = spawn('/nonexistent/faultline-test-command');
   const [spawnError] = (await once(child, 'error')) as [Error];
   assert.ok(isOperational(spawnError), String(spawnError));
-  for (const bug of [new TypeError('x is undefined'), new ToolInputError('limit: bad'), new CancelledError(), 'a string', undefined]) {
+  for (const bug of [
+    new TypeError('x is undefined'),
+    new ToolInputError('limit: bad'),
+    new CancelledError(),
+    'a string',
+    undefined,
+  ]) {
     assert.equal(isOperational(bug), false, String(bug));
   }
 });

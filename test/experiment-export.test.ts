@@ -15,7 +15,12 @@ import { after, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { makeConfig } from '../src/config.js';
-import { exportExperiment, readExperiment, type ExperimentExportTarget, type ExperimentExportOptions } from '../src/experiment/index.js';
+import {
+  exportExperiment,
+  readExperiment,
+  type ExperimentExportTarget,
+  type ExperimentExportOptions,
+} from '../src/experiment/index.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { K6_HELPERS, predicateCode } from '../src/experiment/export/k6.js';
 import { parsePredicate, unmetClause } from '../src/experiment/predicate.js';
@@ -28,7 +33,12 @@ const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-export-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const limits = { ...makeConfig().scenario, ...EXPORT_LIMITS };
-const policy: SafetyPolicy = { allowRemoteTargets: true, allowNonLoopbackBind: false, allowProduction: false, productionOverride: '' };
+const policy: SafetyPolicy = {
+  allowRemoteTargets: true,
+  allowNonLoopbackBind: false,
+  allowProduction: false,
+  productionOverride: '',
+};
 
 async function exported(raw: unknown, to: ExperimentExportTarget, options: ExperimentExportOptions = {}) {
   return exportExperiment(await readExperiment(raw, { limits, policy }), to, options);
@@ -40,30 +50,64 @@ const cluster = {
   proxies: ['34001=weather.shop:7001#weather', '34002=api.shop:8080#api'],
   steady_state: ['p95 < 300ms', 'errors < 1%'],
   method: [
-    { name: 'weather slow', at: '20s', for: '40s', fault: { target: 'weather', type: 'latency', latencyMs: 200, deviationMs: 20, distribution: 'uniform' } },
+    {
+      name: 'weather slow',
+      at: '20s',
+      for: '40s',
+      fault: { target: 'weather', type: 'latency', latencyMs: 200, deviationMs: 20, distribution: 'uniform' },
+    },
     { name: 'api slow', at: '30s', for: '20s', fault: { target: 'api', type: 'latency', delay: 500, path: '/v1/**' } },
   ],
-  expect: ['errors < 5%', { slo: 'p99 < 2s', during: 'api slow' }, { http: 'GET http://checkout.shop:8080/health', expect: 'status >= 200 and status < 300' }],
-  abort_when: { http: 'GET http://checkout.shop:8080/health', expect: 'status < 500', failures: 2, every: '1s', timeout: '1s' },
+  expect: [
+    'errors < 5%',
+    { slo: 'p99 < 2s', during: 'api slow' },
+    { http: 'GET http://checkout.shop:8080/health', expect: 'status >= 200 and status < 300' },
+  ],
+  abort_when: {
+    http: 'GET http://checkout.shop:8080/health',
+    expect: 'status < 500',
+    failures: 2,
+    every: '1s',
+    timeout: '1s',
+  },
 };
 
 describe('chaos-mesh', () => {
   test('a Workflow that keeps the timeline: steps side by side after their Suspends, a status check, one that aborts', async () => {
-    const result = await exported(cluster, 'chaos-mesh', { namespace: 'shop', selectors: { weather: ['app=weather'], api: ['app=api'] } });
+    const result = await exported(cluster, 'chaos-mesh', {
+      namespace: 'shop',
+      selectors: { weather: ['app=weather'], api: ['app=api'] },
+    });
     const workflow = parseYaml(result.document) as { spec: { entry: string; templates: Array<Record<string, any>> } };
-    const validate = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(fixturePath('experiment', 'chaos-mesh-workflow.schema.json'), 'utf8')));
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(
+      JSON.parse(readFileSync(fixturePath('experiment', 'chaos-mesh-workflow.schema.json'), 'utf8')),
+    );
     assert.ok(validate(workflow), JSON.stringify(validate.errors, null, 2));
     const byName = new Map(workflow.spec.templates.map((t) => [t.name, t]));
-    for (const template of workflow.spec.templates) for (const child of template.children ?? []) assert.ok(byName.has(child), `${template.name} → ${child}`);
+    for (const template of workflow.spec.templates)
+      for (const child of template.children ?? []) assert.ok(byName.has(child), `${template.name} → ${child}`);
     const entry = byName.get(workflow.spec.entry)!;
     assert.equal(entry.templateType, 'Parallel');
     assert.equal(byName.get('step-1-wait')!.deadline, '20s');
     assert.equal(byName.get('step-1')!.deadline, '40s');
     assert.equal(byName.get('step-2-wait')!.deadline, '30s');
-    assert.deepEqual(byName.get('step-2')!.httpChaos, { mode: 'all', selector: { namespaces: ['shop'], labelSelectors: { app: 'api' } }, port: 8080, path: '/v1/*', target: 'Request', delay: '500ms' });
+    assert.deepEqual(byName.get('step-2')!.httpChaos, {
+      mode: 'all',
+      selector: { namespaces: ['shop'], labelSelectors: { app: 'api' } },
+      port: 8080,
+      path: '/v1/*',
+      target: 'Request',
+      delay: '500ms',
+    });
     // The NetworkChaos is the scenario export's own for the same fault (its duration is the node's deadline).
-    const scenario = await scenarioFromArguments('latency', { url: 'http://weather.shop:7001/', latency: 200, deviation: 20, distribution: 'uniform', duration: '40s' }, EXPORT_LIMITS);
-    const own = parseYaml((await exportScenario(scenario, 'chaos-mesh', { namespace: 'shop', selector: ['app=weather'] })).document).spec;
+    const scenario = await scenarioFromArguments(
+      'latency',
+      { url: 'http://weather.shop:7001/', latency: 200, deviation: 20, distribution: 'uniform', duration: '40s' },
+      EXPORT_LIMITS,
+    );
+    const own = parseYaml(
+      (await exportScenario(scenario, 'chaos-mesh', { namespace: 'shop', selector: ['app=weather'] })).document,
+    ).spec;
     delete own.duration;
     assert.deepEqual(byName.get('step-1')!.networkChaos, own);
     const checks = workflow.spec.templates.filter((t) => t.templateType === 'StatusCheck');
@@ -93,23 +137,40 @@ describe('chaos-mesh', () => {
       assert.match(error.message, /method\[0\] \(error on #api at 10s\): error answers in the service's place/);
       assert.match(error.message, /method\[1\] .*probability 0\.5: HTTPChaos acts on every matching request/);
       assert.match(error.message, /method\[2\] .*malformed cuts each response's own body/);
-      assert.match(error.message, /abort_when \(errors > 50% for 3s\): Chaos Mesh aborts a workflow on an HTTP status check only/);
+      assert.match(
+        error.message,
+        /abort_when \(errors > 50% for 3s\): Chaos Mesh aborts a workflow on an HTTP status check only/,
+      );
       assert.doesNotMatch(error.message, /method\[3\]/, 'error with forward is expressible');
       return true;
     });
     const partial = await exported(faults, 'chaos-mesh', { partial: true });
     assert.equal(partial.omitted.length, 4);
     assert.match(partial.document, /^# Left out \(--partial\): method\[0\]/m);
-    const replace = (parseYaml(partial.document) as { spec: { templates: Array<Record<string, any>> } }).spec.templates.find((t) => t.templateType === 'HTTPChaos')!;
-    assert.deepEqual(replace.httpChaos.replace, { code: 503, body: Buffer.from('{"error":"faultline injected error"}').toString('base64'), headers: { 'Content-Type': 'application/json' } });
+    const replace = (
+      parseYaml(partial.document) as { spec: { templates: Array<Record<string, any>> } }
+    ).spec.templates.find((t) => t.templateType === 'HTTPChaos')!;
+    assert.deepEqual(replace.httpChaos.replace, {
+      code: 503,
+      body: Buffer.from('{"error":"faultline injected error"}').toString('base64'),
+      headers: { 'Content-Type': 'application/json' },
+    });
   });
 
   test('--partial never writes an empty document: when every fault step is refused, the export is', async () => {
-    const onlyRefused = { ...cluster, expect: ['errors < 5%'], abort_when: undefined, method: [{ at: '10s', for: '10s', fault: { target: 'api', type: 'error', status_code: 503 } }] };
+    const onlyRefused = {
+      ...cluster,
+      expect: ['errors < 5%'],
+      abort_when: undefined,
+      method: [{ at: '10s', for: '10s', fault: { target: 'api', type: 'error', status_code: 503 } }],
+    };
     for (const to of ['chaos-mesh', 'fis'] as const) {
       await assert.rejects(exported(onlyRefused, to, { partial: true }), (error: unknown) => {
         assert.ok(error instanceof ToolInputError);
-        assert.match(error.message, new RegExp(`^nothing to export to ${to} \\(.*\\): every fault step was refused:\\n  - method\\[0\\]`));
+        assert.match(
+          error.message,
+          new RegExp(`^nothing to export to ${to} \\(.*\\): every fault step was refused:\\n  - method\\[0\\]`),
+        );
         return true;
       });
     }
@@ -121,7 +182,10 @@ describe('chaos-mesh', () => {
 describe('k6', () => {
   test('the load with a threshold per window, HTTP checks as scenarios, an HTTP abort rule that aborts; the script parses', async () => {
     const result = await exported(cluster, 'k6');
-    const options = JSON.parse(/export const options = (\{[\s\S]*?\n\});/.exec(result.document)![1]!) as { scenarios: Record<string, any>; thresholds: Record<string, string[]> };
+    const options = JSON.parse(/export const options = (\{[\s\S]*?\n\});/.exec(result.document)![1]!) as {
+      scenarios: Record<string, any>;
+      thresholds: Record<string, string[]>;
+    };
     assert.equal(options.scenarios.load.executor, 'constant-arrival-rate');
     assert.equal(options.scenarios.load.rate, 50);
     assert.equal(options.scenarios.load.duration, '120s');
@@ -136,7 +200,10 @@ describe('k6', () => {
       'checks{probe:check1}': ['rate==1'],
     });
     assert.match(result.document, /if \(t >= 30000 && t < 50000\) tags\.w3 = 'in';/);
-    assert.match(result.document, /exec\.test\.abort\("abort_when: GET http:\/\/checkout\.shop:8080\/health -> status < 500"\)/);
+    assert.match(
+      result.document,
+      /exec\.test\.abort\("abort_when: GET http:\/\/checkout\.shop:8080\/health -> status < 500"\)/,
+    );
     assert.equal(options.scenarios.abort0.startTime, '20000ms');
     const file = join(work, 'experiment.mjs');
     writeFileSync(file, result.document);
@@ -149,24 +216,41 @@ describe('k6', () => {
       ['status == 200 and $.circuit == "open"', { status: 200, body: '{"circuit":"closed"}', headers: {} }],
       ['$.items[1].id == 7', { status: 200, body: '{"items":[{"id":1},{"id":7}]}', headers: {} }],
       ['$.missing absent and body contains "ok"', { status: 200, body: '{"ok":1}', headers: {} }],
-      ['header.content-type contains "json"', { status: 200, body: '', headers: { 'Content-Type': 'application/json' } }],
+      [
+        'header.content-type contains "json"',
+        { status: 200, body: '', headers: { 'Content-Type': 'application/json' } },
+      ],
       ['status < 500', { status: 503, body: '', headers: {} }],
       ['$.n >= 3', { status: 200, body: 'not json', headers: {} }],
     ];
     for (const [text, answer] of cases) {
       const predicate = parsePredicate(text, 'test');
-      const ours = unmetClause(predicate, { ...answer, headers: Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k.toLowerCase(), v])), latencyMs: 1 }) === undefined;
-      const k6 = new Function('r', `${K6_HELPERS}\nreturn ${predicateCode(predicate)};`)({ ...answer, timings: { duration: 1 } }) as boolean;
+      const ours =
+        unmetClause(predicate, {
+          ...answer,
+          headers: Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k.toLowerCase(), v])),
+          latencyMs: 1,
+        }) === undefined;
+      const k6 = new Function('r', `${K6_HELPERS}\nreturn ${predicateCode(predicate)};`)({
+        ...answer,
+        timings: { duration: 1 },
+      }) as boolean;
       assert.equal(k6, ours, `${text} on ${answer.body}`);
     }
   });
 
   test('abort rules on the load and recover_within are refused: k6 thresholds have no window of seconds', async () => {
-    await assert.rejects(exported({ ...cluster, abort_when: 'errors > 50% for 3s', recover_within: '10s' }, 'k6'), (error: unknown) => {
-      assert.match((error as Error).message, /abort_when \(errors > 50% for 3s\): a k6 threshold \(even with abortOnFail\) is computed over every sample since the start/);
-      assert.match((error as Error).message, /recover_within: no k6 metric says when the steady state came back/);
-      return true;
-    });
+    await assert.rejects(
+      exported({ ...cluster, abort_when: 'errors > 50% for 3s', recover_within: '10s' }, 'k6'),
+      (error: unknown) => {
+        assert.match(
+          (error as Error).message,
+          /abort_when \(errors > 50% for 3s\): a k6 threshold \(even with abortOnFail\) is computed over every sample since the start/,
+        );
+        assert.match((error as Error).message, /recover_within: no k6 metric says when the steady state came back/);
+        return true;
+      },
+    );
   });
 });
 
@@ -199,7 +283,11 @@ describe('fis', () => {
     assert.equal(template.actions['step-1'].parameters.delayMilliseconds, '180');
     assert.deepEqual(template.actions['step-2'].startAfter, ['step-1'], 'starts when step 1 ends');
     assert.equal(template.actions['step-2'].parameters.lossPercent, '7');
-    assert.deepEqual(template.actions['step-3-wait'], { actionId: 'aws:fis:wait', parameters: { duration: 'PT1M' }, startAfter: ['step-2'] });
+    assert.deepEqual(template.actions['step-3-wait'], {
+      actionId: 'aws:fis:wait',
+      parameters: { duration: 'PT1M' },
+      startAfter: ['step-2'],
+    });
     assert.equal(template.actions['step-3'].actionId, 'aws:ecs:task-network-blackhole-port');
     assert.equal(template.actions['step-3'].parameters.port, '7001');
     assert.deepEqual(template.stopConditions, [{ source: 'aws:cloudwatch:alarm', value: target.stopConditionArn }]);
@@ -212,32 +300,70 @@ describe('fis', () => {
         const { actionId, targets: _t, ...rest } = a as Record<string, unknown>;
         return { name, action: actionId, ...rest };
       }),
-      { roleArn: target.roleArn, stopConditionArn: target.stopConditionArn, targets: Object.fromEntries(['step-1', 'step-2', 'step-3'].map((name) => [name, { tags: tags(name) }])) },
+      {
+        roleArn: target.roleArn,
+        stopConditionArn: target.stopConditionArn,
+        targets: Object.fromEntries(['step-1', 'step-2', 'step-3'].map((name) => [name, { tags: tags(name) }])),
+      },
     );
     assert.deepEqual(again.template.actions, template.actions);
-    assert.ok(result.notes.some((note) => /stands for "errors > 20% for 30s"/.test(note)), result.notes.join('\n'));
+    assert.ok(
+      result.notes.some((note) => /stands for "errors > 20% for 30s"/.test(note)),
+      result.notes.join('\n'),
+    );
   });
 
   test('an HTTP fault is refused naming the step', async () => {
     await assert.rejects(
-      exported({ ...minutes, method: [...minutes.method, { at: '6m', for: '1m', fault: { target: 'weather', type: 'error', status_code: 503 } }] }, 'fis', { targetConfig: target }),
+      exported(
+        {
+          ...minutes,
+          method: [
+            ...minutes.method,
+            { at: '6m', for: '1m', fault: { target: 'weather', type: 'error', status_code: 503 } },
+          ],
+        },
+        'fis',
+        { targetConfig: target },
+      ),
       (error: unknown) => {
-        assert.match((error as Error).message, /method\[3\] \(error on #weather at 6m\): error is an HTTP fault; FIS has no HTTP fault action/);
+        assert.match(
+          (error as Error).message,
+          /method\[3\] \(error on #weather at 6m\): error is an HTTP fault; FIS has no HTTP fault action/,
+        );
         return true;
       },
     );
   });
 
-  test('more steps than one FIS template holds are refused in the experiment\'s own terms', async () => {
-    const method = Array.from({ length: 11 }, (_, i) => ({ at: `${2 * i + 1}m`, for: '1m', fault: { target: i % 2 ? 'db' : 'weather', type: 'latency', latencyMs: 50 } }));
-    await assert.rejects(exported({ ...minutes, load: { ...minutes.load, duration: '30m' }, method }, 'fis', { targetConfig: target }), /method: at most 20 actions in one template: its 11 fault steps need 22 FIS actions/);
+  test("more steps than one FIS template holds are refused in the experiment's own terms", async () => {
+    const method = Array.from({ length: 11 }, (_, i) => ({
+      at: `${2 * i + 1}m`,
+      for: '1m',
+      fault: { target: i % 2 ? 'db' : 'weather', type: 'latency', latencyMs: 50 },
+    }));
+    await assert.rejects(
+      exported({ ...minutes, load: { ...minutes.load, duration: '30m' }, method }, 'fis', { targetConfig: target }),
+      /method: at most 20 actions in one template: its 11 fault steps need 22 FIS actions/,
+    );
   });
 
   test('a step shorter than most FIS actions allow is kept, with a note naming the step', async () => {
-    const result = await exported({ ...minutes, method: [...minutes.method, { at: '7m', for: '10s', fault: { target: 'db', type: 'latency', latencyMs: 50 } }] }, 'fis', { targetConfig: target });
+    const result = await exported(
+      {
+        ...minutes,
+        method: [...minutes.method, { at: '7m', for: '10s', fault: { target: 'db', type: 'latency', latencyMs: 50 } }],
+      },
+      'fis',
+      { targetConfig: target },
+    );
     const template = JSON.parse(result.document);
     assert.equal(template.actions['step-4'].parameters.duration, 'PT10S');
-    assert.ok(result.notes.some((note) => /^method\[3\] \(latency on #db at 7m\): parameters\.duration: PT10S is below/.test(note)), result.notes.join('\n'));
+    assert.ok(
+      result.notes.some((note) =>
+        /^method\[3\] \(latency on #db at 7m\): parameters\.duration: PT10S is below/.test(note),
+      ),
+      result.notes.join('\n'),
+    );
   });
 });
-

@@ -21,7 +21,12 @@ import { connectInMemory, textOf } from './helpers/mcp.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
 
 const limits = makeConfig().scenario;
-const policy: SafetyPolicy = { allowRemoteTargets: false, allowNonLoopbackBind: false, allowProduction: false, productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1' };
+const policy: SafetyPolicy = {
+  allowRemoteTargets: false,
+  allowNonLoopbackBind: false,
+  allowProduction: false,
+  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
+};
 const read = (raw: unknown) => readExperiment(raw, { limits, policy });
 
 const base = {
@@ -49,7 +54,11 @@ async function refused(raw: unknown, message: RegExp): Promise<void> {
 describe('the schema', () => {
   test('schemas/experiment.schema.json is the schema the reader validates with', () => {
     const published = readFileSync(join(repoRoot, 'schemas', 'experiment.schema.json'), 'utf8');
-    assert.equal(published, `${JSON.stringify(EXPERIMENT_SCHEMA, null, 2)}\n`, 'regenerate: node dist/src/cli.js experiment schema > schemas/experiment.schema.json');
+    assert.equal(
+      published,
+      `${JSON.stringify(EXPERIMENT_SCHEMA, null, 2)}\n`,
+      'regenerate: node dist/src/cli.js experiment schema > schemas/experiment.schema.json',
+    );
   });
 
   test('a JSON file may name its schema for editors ("$schema"); anything else unknown is refused', async () => {
@@ -59,11 +68,27 @@ describe('the schema', () => {
   });
 
   test('every fault field the schema offers for completion is one the proxy accepts', async () => {
-    const fields = Object.keys((EXPERIMENT_SCHEMA.properties.method.items.properties.fault as { properties: Record<string, unknown> }).properties);
+    const fields = Object.keys(
+      (EXPERIMENT_SCHEMA.properties.method.items.properties.fault as { properties: Record<string, unknown> })
+        .properties,
+    );
     const { parseFaultConfig } = await import('../src/proxy/control/index.js');
     for (const field of fields) {
       if (['type', 'target', 'name'].includes(field)) continue;
-      const types = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole', 'error', 'rate_limit', 'timeout', 'malformed', 'schema_mismatch', 'connection_refused', 'connection_drop'];
+      const types = [
+        'latency',
+        'jitter',
+        'packet_loss',
+        'bandwidth',
+        'blackhole',
+        'error',
+        'rate_limit',
+        'timeout',
+        'malformed',
+        'schema_mismatch',
+        'connection_refused',
+        'connection_drop',
+      ];
       const accepted = types.some((type) => {
         try {
           // Present but undefined: a required field missing is another refusal, only an unknown one counts.
@@ -82,14 +107,36 @@ describe('reading', () => {
   test("the issue's example reads: two overlapping steps, phases, the steady state before and after, abort", async () => {
     const experiment = await read(base);
     assert.deepEqual(experiment.phases.inject, { label: 'inject', fromMs: 5000, toMs: 15_000 });
-    assert.deepEqual(experiment.steps.map((step) => [step.kind, step.atMs, step.forMs]), [['fault', 5000, 10_000], ['fault', 8000, 4000]]);
+    assert.deepEqual(
+      experiment.steps.map((step) => [step.kind, step.atMs, step.forMs]),
+      [
+        ['fault', 5000, 10_000],
+        ['fault', 8000, 4000],
+      ],
+    );
     assert.equal(experiment.load!.clients * experiment.load!.rps, 10, 'rps is the total rate');
-    assert.deepEqual(experiment.expectations.map((e) => e.id), ['steady_state[0].before', 'steady_state[0].after', 'steady_state[1].before', 'steady_state[1].after', 'expect[0]', 'expect[1]']);
-    assert.deepEqual(experiment.expectations[1]!.window, { label: 'after recover_within', fromMs: 18_000, toMs: 20_000 });
-    assert.deepEqual(experiment.abort, [{ kind: 'load', text: 'errors > 50% for 3s', metric: 'errors', op: '>', threshold: 50, forSeconds: 3 }]);
+    assert.deepEqual(
+      experiment.expectations.map((e) => e.id),
+      [
+        'steady_state[0].before',
+        'steady_state[0].after',
+        'steady_state[1].before',
+        'steady_state[1].after',
+        'expect[0]',
+        'expect[1]',
+      ],
+    );
+    assert.deepEqual(experiment.expectations[1]!.window, {
+      label: 'after recover_within',
+      fromMs: 18_000,
+      toMs: 20_000,
+    });
+    assert.deepEqual(experiment.abort, [
+      { kind: 'load', text: 'errors > 50% for 3s', metric: 'errors', op: '>', threshold: 50, forSeconds: 3 },
+    ]);
   });
 
-  test('YAML text reads as the object does; snake_case and kebab-case faults are the proxy\'s too', async () => {
+  test("YAML text reads as the object does; snake_case and kebab-case faults are the proxy's too", async () => {
     const text = [
       'title: t',
       'load: {url: "http://127.0.0.1:8000/", rps: 10, duration: 20s}',
@@ -101,36 +148,80 @@ describe('reading', () => {
       'expect: ["errors < 5%", "GET /health -> $.circuit == \\"open\\""]',
     ].join('\n');
     const experiment = await read(await parseExperimentText(text));
-    assert.deepEqual(experiment.steps.map((step) => step.kind === 'fault' && [step.config.kind, step.placement]), [
-      ['http', { plane: 'proxy', target: 'weather' }],
-      ['network', { plane: 'proxy', target: 'weather' }],
-      ['http', { plane: 'proxy', target: 'weather' }],
-    ]);
+    assert.deepEqual(
+      experiment.steps.map((step) => step.kind === 'fault' && [step.config.kind, step.placement]),
+      [
+        ['http', { plane: 'proxy', target: 'weather' }],
+        ['network', { plane: 'proxy', target: 'weather' }],
+        ['http', { plane: 'proxy', target: 'weather' }],
+      ],
+    );
     const check = experiment.expectations[1]!;
     assert.equal(check.kind, 'http');
-    assert.equal(check.kind === 'http' && check.check.url, 'http://127.0.0.1:8000/health', 'a path is taken on the load\'s host');
+    assert.equal(
+      check.kind === 'http' && check.check.url,
+      'http://127.0.0.1:8000/health',
+      "a path is taken on the load's host",
+    );
   });
 
   test('refusals name the field as written', async () => {
     await refused({ ...base, load: { ...base.load, rps: 'fast' } }, /^load\.rps: must be a number \(got "fast"\)/);
-    await refused({ ...base, method: [{ at: '1s', for: '1s', fault: { target: 'weather', type: 'error', statusCode: 200 } }] }, /^method\[0\]\.fault: .*status_code must be an HTTP status in 400\.\.599/);
-    await refused({ ...base, method: [{ at: '1s', for: '1s', fault: { target: 'weather', type: 'latency', latencyMs: 1, delay: 3 } }] }, /^method\[0\]\.fault: /);
-    await refused({ ...base, method: [{ at: '1s', for: '1s', fault: { target: 'nowhere', type: 'blackhole' } }] }, /^method\[0\]\.fault\.target: "nowhere" names no mapping; accepted: #weather, #redis/);
-    await refused({ ...base, method: [{ at: '1s', fault: { target: 'weather', type: 'blackhole' } }] }, /^method\[0\]\.for: a fault step needs its length/);
-    await refused({ ...base, method: [{ at: '19s', for: '5s', fault: { target: 'weather', type: 'blackhole' } }] }, /^method\[0\]\.for: the step ends at 24s, after the run \(20s\)/);
+    await refused(
+      { ...base, method: [{ at: '1s', for: '1s', fault: { target: 'weather', type: 'error', statusCode: 200 } }] },
+      /^method\[0\]\.fault: .*status_code must be an HTTP status in 400\.\.599/,
+    );
+    await refused(
+      {
+        ...base,
+        method: [{ at: '1s', for: '1s', fault: { target: 'weather', type: 'latency', latencyMs: 1, delay: 3 } }],
+      },
+      /^method\[0\]\.fault: /,
+    );
+    await refused(
+      { ...base, method: [{ at: '1s', for: '1s', fault: { target: 'nowhere', type: 'blackhole' } }] },
+      /^method\[0\]\.fault\.target: "nowhere" names no mapping; accepted: #weather, #redis/,
+    );
+    await refused(
+      { ...base, method: [{ at: '1s', fault: { target: 'weather', type: 'blackhole' } }] },
+      /^method\[0\]\.for: a fault step needs its length/,
+    );
+    await refused(
+      { ...base, method: [{ at: '19s', for: '5s', fault: { target: 'weather', type: 'blackhole' } }] },
+      /^method\[0\]\.for: the step ends at 24s, after the run \(20s\)/,
+    );
     await refused({ ...base, expect: ['errors below 5%'] }, /^expect\[0\]: "errors below 5%" is not an SLO/);
-    await refused({ ...base, expect: [{ slo: 'errors < 5%', during: 'lunch' }] }, /^expect\[0\]\.during: "lunch" is not a window/);
+    await refused(
+      { ...base, expect: [{ slo: 'errors < 5%', during: 'lunch' }] },
+      /^expect\[0\]\.during: "lunch" is not a window/,
+    );
     await refused({ ...base, abort_when: 'errors > 50% for 2.5s' }, /^abort_when: .*whole seconds/);
-    await refused({ ...base, recover_within: '10s' }, /^load\.duration: the run ends 5s after the last step, which leaves less than 1s after recover_within/);
+    await refused(
+      { ...base, recover_within: '10s' },
+      /^load\.duration: the run ends 5s after the last step, which leaves less than 1s after recover_within/,
+    );
     await refused({ ...base, unknown: 1 }, /^experiment: unknown field "unknown" \(accepted: \$schema, version, title/);
     await refused({ ...base, proxies: ['34001=169.254.169.254:80#meta'] }, /proxies\[0\].*metadata/);
-    await refused({ ...base, load: { ...base.load, url: 'http://8.8.8.8/' } }, /^load\.url: .*not a loopback or private address/);
+    await refused(
+      { ...base, load: { ...base.load, url: 'http://8.8.8.8/' } },
+      /^load\.url: .*not a loopback or private address/,
+    );
     await refused({ ...base, load: { ...base.load, duration: '2h' } }, /longer than the 600 s this server allows/);
     await refused({ ...base, steady_state: [], recover_within: '1s' }, /^recover_within: needs steady_state SLOs/);
     await refused({ title: 't', expect: ['errors < 1%'] }, /^expect\[0\]: an SLO is measured on the load/);
     await refused({ ...base, constructor: {} }, /field "constructor" is not accepted/);
-    await refused({ ...base, expect: Array.from({ length: 4 }, () => ({ http: 'GET /health', every: '100ms', during: 'run' })), load: { ...base.load, duration: '10m' } }, /^expect: the HTTP checks would probe 24000 times; at most 20000 per run/);
-    await refused({ ...base, rollbacks: Array.from({ length: 9 }, () => ({ command: ['true'] })) }, /^rollbacks: at most 8 commands/);
+    await refused(
+      {
+        ...base,
+        expect: Array.from({ length: 4 }, () => ({ http: 'GET /health', every: '100ms', during: 'run' })),
+        load: { ...base.load, duration: '10m' },
+      },
+      /^expect: the HTTP checks would probe 24000 times; at most 20000 per run/,
+    );
+    await refused(
+      { ...base, rollbacks: Array.from({ length: 9 }, () => ({ command: ['true'] })) },
+      /^rollbacks: at most 8 commands/,
+    );
   });
 
   test('a YAML alias inside its own anchor is refused, not walked forever; a shared anchor reads', async () => {
@@ -141,8 +232,19 @@ describe('reading', () => {
         return true;
       });
     }
-    const shared = ['title: t', 'load: {url: "http://127.0.0.1:8000/", rps: 10, duration: 20s}', 'x-fault: &down {type: blackhole}', 'method:', '  - {at: 1s, for: 2s, fault: *down}', '  - {at: 5s, for: 2s, fault: *down}'].join('\n');
-    await assert.rejects(read(await parseExperimentText(shared)), /unknown field "x-fault"/, 'the walk reached the schema check');
+    const shared = [
+      'title: t',
+      'load: {url: "http://127.0.0.1:8000/", rps: 10, duration: 20s}',
+      'x-fault: &down {type: blackhole}',
+      'method:',
+      '  - {at: 1s, for: 2s, fault: *down}',
+      '  - {at: 5s, for: 2s, fault: *down}',
+    ].join('\n');
+    await assert.rejects(
+      read(await parseExperimentText(shared)),
+      /unknown field "x-fault"/,
+      'the walk reached the schema check',
+    );
   });
 
   test("mcp-chaos-monkey's scenario JSON reads as it is: name, faults for their durationMs, assertions not checked", async () => {
@@ -156,17 +258,31 @@ describe('reading', () => {
     const experiment = await readExperiment(scenario, { limits, policy, extraProxies: ['0=127.0.0.1:6379#redis'] });
     assert.equal(experiment.format, 'mcp-chaos-monkey');
     assert.equal(experiment.title, 'redis-down');
-    assert.deepEqual(experiment.steps.map((step) => [step.atMs, step.forMs]), [[0, 5000]]);
+    assert.deepEqual(
+      experiment.steps.map((step) => [step.atMs, step.forMs]),
+      [[0, 5000]],
+    );
     assert.deepEqual(experiment.notChecked, ['expected behaviour: falls back to the database', 'no 500s']);
     await assert.rejects(read(scenario), /faults\[0\]\.fault\.target: "redis" names no mapping/);
   });
 
   test('the production guard refuses to inject, and says how to allow it', async () => {
-    const experiment = await read({ ...base, load: undefined, duration: '20s', steady_state: [], expect: [], recover_within: undefined, abort_when: undefined });
+    const experiment = await read({
+      ...base,
+      load: undefined,
+      duration: '20s',
+      steady_state: [],
+      expect: [],
+      recover_within: undefined,
+      abort_when: undefined,
+    });
     const previous = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
     try {
-      await assert.rejects(runExperiment(experiment, { policy }), /the experiment refused: NODE_ENV=production says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/);
+      await assert.rejects(
+        runExperiment(experiment, { policy }),
+        /the experiment refused: NODE_ENV=production says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
+      );
     } finally {
       if (previous === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = previous;
@@ -176,7 +292,9 @@ describe('reading', () => {
 
 describe('suggestions', () => {
   test('a FastAPI app calling httpx and Redis: both found, with their env vars, a mapping and a fitting fault each', async () => {
-    const suggestion = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'fastapi-app') });
+    const suggestion = await suggestFromSources(new FileAccess([]), {
+      sourceDir: fixturePath('experiment', 'fastapi-app'),
+    });
     const byKind = Object.fromEntries(suggestion.dependencies.map((d) => [d.kind, d]));
     assert.deepEqual(Object.keys(byKind).sort(), ['http', 'redis']);
     assert.equal(byKind.http!.client, 'httpx');
@@ -187,31 +305,67 @@ describe('suggestions', () => {
     assert.deepEqual(suggestion.env, { REDIS_URL: 'redis://127.0.0.1:34000/0', WEATHER_URL: 'http://127.0.0.1:34001' });
     // The starter is a valid experiment: one mapping and one fault per dependency.
     const experiment = await readExperiment(await parseExperimentText(suggestion.experiment), { limits, policy });
-    assert.deepEqual(experiment.proxies.map((m) => m.text), ['34000=127.0.0.1:6379#redis', '34001=weather.internal:7001#weather']);
-    assert.deepEqual(experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]), [['redis', 'network', 'latency'], ['weather', 'http', 'error']]);
+    assert.deepEqual(
+      experiment.proxies.map((m) => m.text),
+      ['34000=127.0.0.1:6379#redis', '34001=weather.internal:7001#weather'],
+    );
+    assert.deepEqual(
+      experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]),
+      [
+        ['redis', 'network', 'latency'],
+        ['weather', 'http', 'error'],
+      ],
+    );
     assert.equal(experiment.load!.url, 'http://127.0.0.1:8000/', 'the port uvicorn.run names');
   });
 
-  test('JavaScript (axios, fetch, ioredis) and Go (net/http, go-redis, database/sql): each dependency with its env var and the app\'s own port', async () => {
+  test("JavaScript (axios, fetch, ioredis) and Go (net/http, go-redis, database/sql): each dependency with its env var and the app's own port", async () => {
     const node = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'node-app') });
-    assert.deepEqual(node.dependencies.map((d) => [d.kind, d.client, d.env]), [['http', 'axios', 'PAYMENTS_URL'], ['redis', 'redis', 'REDIS_URL'], ['http', 'fetch', 'QUOTES_URL']]);
+    assert.deepEqual(
+      node.dependencies.map((d) => [d.kind, d.client, d.env]),
+      [
+        ['http', 'axios', 'PAYMENTS_URL'],
+        ['redis', 'redis', 'REDIS_URL'],
+        ['http', 'fetch', 'QUOTES_URL'],
+      ],
+    );
     assert.equal(node.dependencies[0]!.address, 'http://payments.internal:9000', 'the ?? fallback');
     assert.match(node.experiment, /url: http:\/\/127\.0\.0\.1:3000\//);
     const go = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'go-app') });
-    assert.deepEqual(go.dependencies.map((d) => [d.kind, d.env]), [['redis', 'REDIS_ADDR'], ['postgres', 'DATABASE_URL'], ['http', 'INVENTORY_URL']]);
-    assert.deepEqual(go.env, { REDIS_ADDR: '127.0.0.1:34000', DATABASE_URL: 'postgresql://127.0.0.1:34001', INVENTORY_URL: 'http://127.0.0.1:34002' });
+    assert.deepEqual(
+      go.dependencies.map((d) => [d.kind, d.env]),
+      [
+        ['redis', 'REDIS_ADDR'],
+        ['postgres', 'DATABASE_URL'],
+        ['http', 'INVENTORY_URL'],
+      ],
+    );
+    assert.deepEqual(go.env, {
+      REDIS_ADDR: '127.0.0.1:34000',
+      DATABASE_URL: 'postgresql://127.0.0.1:34001',
+      INVENTORY_URL: 'http://127.0.0.1:34002',
+    });
     assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
   });
 });
 
 describe('suggestions: what is not a dependency', () => {
-  test('a bare `new Client(…)` (the MCP SDK\'s, pg\'s) is not taken for memcached; pymemcache\'s is', async () => {
+  test("a bare `new Client(…)` (the MCP SDK's, pg's) is not taken for memcached; pymemcache's is", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-suggest-'));
     try {
-      writeFileSync(join(dir, 'agent.mjs'), "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconst client = new Client({ name: 'a', version: '1' });\n");
-      writeFileSync(join(dir, 'cache.py'), "import pymemcache.client.base\ncache = pymemcache.client.base.Client(('cache.internal', 11211))\n");
+      writeFileSync(
+        join(dir, 'agent.mjs'),
+        "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconst client = new Client({ name: 'a', version: '1' });\n",
+      );
+      writeFileSync(
+        join(dir, 'cache.py'),
+        "import pymemcache.client.base\ncache = pymemcache.client.base.Client(('cache.internal', 11211))\n",
+      );
       const suggestion = await suggestFromSources(new FileAccess([]), { sourceDir: dir });
-      assert.deepEqual(suggestion.dependencies.map((d) => [d.kind, d.evidence.map((e) => e.replace(/^.*\//, ''))]), [['memcached', ['cache.py:2 pymemcache.client.base.Client']]]);
+      assert.deepEqual(
+        suggestion.dependencies.map((d) => [d.kind, d.evidence.map((e) => e.replace(/^.*\//, ''))]),
+        [['memcached', ['cache.py:2 pymemcache.client.base.Client']]],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -222,34 +376,63 @@ describe('the MCP tools', () => {
   test('fault_run_experiment: dry_run answers the plan; YAML text is taken; a bad field is an isError naming it', async () => {
     const { client, close } = await connectInMemory();
     try {
-      const plan = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: base, dry_run: true } })) as CallToolResult;
+      const plan = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: base, dry_run: true },
+      })) as CallToolResult;
       assert.notEqual(plan.isError, true, textOf(plan));
       assert.equal((plan.structuredContent as { verdict: string }).verdict, 'not_run');
       assert.match(textOf(plan), /5s–15s\s+fault/);
-      const text = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: 'title: t\nduration: 5s\n', dry_run: true } })) as CallToolResult;
+      const text = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: 'title: t\nduration: 5s\n', dry_run: true },
+      })) as CallToolResult;
       assert.notEqual(text.isError, true, textOf(text));
-      const bad = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: { ...base, expect: [42] }, dry_run: true } })) as CallToolResult;
+      const bad = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: { ...base, expect: [42] }, dry_run: true },
+      })) as CallToolResult;
       assert.equal(bad.isError, true);
       assert.match(textOf(bad), /^expect\[0\]: /);
-      const yamlError = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: 'title: [', dry_run: true } })) as CallToolResult;
+      const yamlError = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: 'title: [', dry_run: true },
+      })) as CallToolResult;
       assert.equal(yamlError.isError, true);
       assert.match(textOf(yamlError), /^experiment: not valid YAML/);
       // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
-      const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'title: *i'].join('\n');
+      const laughs = [
+        'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+        ...'bcdefghi'
+          .split('')
+          .map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
+        'title: *i',
+      ].join('\n');
       // `__proto__` as sent on the wire (an own key of the parsed JSON) is refused by name, not made the prototype.
-      const proto = JSON.parse('{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}') as Record<string, unknown>;
-      const polluted = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: { ...base, method: [proto] }, dry_run: true } })) as CallToolResult;
+      const proto = JSON.parse(
+        '{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}',
+      ) as Record<string, unknown>;
+      const polluted = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: { ...base, method: [proto] }, dry_run: true },
+      })) as CallToolResult;
       assert.equal(polluted.isError, true, textOf(polluted));
       assert.match(textOf(polluted), /^experiment: field "__proto__" is not accepted \(at method\[0\]\.fault\)/);
       // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
       let deep: Record<string, unknown> = { type: 'blackhole' };
       for (let i = 0; i < 20_000; i++) deep = { a: deep };
       for (const experiment of [deep, { ...base, method: [{ at: '1s', for: '1s', fault: deep }] }]) {
-        const nested = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment, dry_run: true } })) as CallToolResult;
+        const nested = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment, dry_run: true },
+        })) as CallToolResult;
         assert.equal(nested.isError, true);
         assert.match(textOf(nested), /^experiment: nested deeper than 32 levels \(at (method\[0\]\.fault\.)?a\.a\./);
       }
-      const bomb = (await client.callTool({ name: 'fault_run_experiment', arguments: { experiment: laughs, dry_run: true } })) as CallToolResult;
+      const bomb = (await client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: laughs, dry_run: true },
+      })) as CallToolResult;
       assert.equal(bomb.isError, true);
       assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
     } finally {
@@ -260,7 +443,10 @@ describe('the MCP tools', () => {
   test('fault_suggest_experiment reads a file and answers a starter', async () => {
     const { client, close } = await connectInMemory();
     try {
-      const result = (await client.callTool({ name: 'fault_suggest_experiment', arguments: { file: fixturePath('experiment', 'fastapi-app', 'main.py') } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: 'fault_suggest_experiment',
+        arguments: { file: fixturePath('experiment', 'fastapi-app', 'main.py') },
+      })) as CallToolResult;
       assert.notEqual(result.isError, true, textOf(result));
       assert.equal((result.structuredContent as { dependencies: unknown[] }).dependencies.length, 2);
       const both = (await client.callTool({ name: 'fault_suggest_experiment', arguments: {} })) as CallToolResult;

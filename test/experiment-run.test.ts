@@ -12,7 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
-import { readExperiment, runExperiment, renderHtml, renderJunit, renderMarkdown, experimentRunRecord, type ExperimentResult } from '../src/experiment/index.js';
+import {
+  readExperiment,
+  runExperiment,
+  renderHtml,
+  renderJunit,
+  renderMarkdown,
+  experimentRunRecord,
+  type ExperimentResult,
+} from '../src/experiment/index.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { computeCoverage, loadSuite, loadTaxonomy } from '../src/probe/index.js';
 import { cliPath, fixturePath } from './helpers/repo.js';
@@ -23,7 +31,12 @@ const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const limits = makeConfig().scenario;
-const policy: SafetyPolicy = { allowRemoteTargets: false, allowNonLoopbackBind: false, allowProduction: false, productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1' };
+const policy: SafetyPolicy = {
+  allowRemoteTargets: false,
+  allowNonLoopbackBind: false,
+  allowProduction: false,
+  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
+};
 
 async function run(file: unknown, env?: NodeJS.ProcessEnv): Promise<ExperimentResult> {
   const experiment = await readExperiment(file, { limits, policy });
@@ -36,7 +49,9 @@ function weatherExperiment(stack: { weatherPort: number; proxyPort: number; appP
     load: { url: `http://127.0.0.1:${stack.appPort}/weather`, rps: 20, duration: '11s', timeout: '5s' },
     proxies: [`${stack.proxyPort}=127.0.0.1:${stack.weatherPort}#weather`],
     steady_state: ['p95 < 2s', 'errors < 1%'],
-    method: [{ name: 'weather down', at: '3s', for: '4s', fault: { target: 'weather', type: 'error', statusCode: 503 } }],
+    method: [
+      { name: 'weather down', at: '3s', for: '4s', fault: { target: 'weather', type: 'error', statusCode: 503 } },
+    ],
     expect: ['errors < 5%', { http: 'GET /health', expect: '$.serving == "fallback"', mode: 'eventually' }],
     recover_within: '2s',
     abort_when: 'errors > 50% for 2s',
@@ -63,7 +78,10 @@ describe('the example app', () => {
     assert.equal(result.verdict, 'passed', renderMarkdown(result));
     assert.equal(result.aborted, null);
     assert.equal(result.faults[0]!.acted, true, result.faults[0]!.actedDetail);
-    assert.ok(result.faults[0]!.onAtMs! >= 2900 && result.faults[0]!.offAtMs! >= 6900, JSON.stringify(result.faults[0]));
+    assert.ok(
+      result.faults[0]!.onAtMs! >= 2900 && result.faults[0]!.offAtMs! >= 6900,
+      JSON.stringify(result.faults[0]),
+    );
     assert.equal(byId(result, 'expect[0]').status, 'passed');
     assert.equal(byId(result, 'expect[1]').status, 'passed', 'the app said it served its fallback');
     assert.equal(byId(result, 'recover_within').status, 'passed');
@@ -71,7 +89,7 @@ describe('the example app', () => {
     assert.ok(result.load!.requests >= 150, `${result.load!.requests} requests`);
   });
 
-  test('without its fallback: fails on errors < 5% in the fault\'s first second, and the abort clears the fault early', async () => {
+  test("without its fallback: fails on errors < 5% in the fault's first second, and the abort clears the fault early", async () => {
     const stack = await startExampleStack({ fallback: false });
     let result: ExperimentResult;
     try {
@@ -90,9 +108,14 @@ describe('the example app', () => {
     assert.ok(result.aborted, 'aborted');
     assert.ok(result.aborted!.atMs >= 4000 && result.aborted!.atMs < 7000, `aborted at ${result.aborted!.atMs}`);
     const fault = result.faults[0]!;
-    assert.ok(fault.offAtMs! <= result.aborted!.atMs + 100, `off at ${fault.offAtMs}, abort at ${result.aborted!.atMs}`);
+    assert.ok(
+      fault.offAtMs! <= result.aborted!.atMs + 100,
+      `off at ${fault.offAtMs}, abort at ${result.aborted!.atMs}`,
+    );
     // No fault left set: the requests due a second after the abort all succeed.
-    const after = result.seconds.filter((second) => second.fromMs >= Math.ceil(result.aborted!.atMs / 1000) * 1000 + 1000);
+    const after = result.seconds.filter(
+      (second) => second.fromMs >= Math.ceil(result.aborted!.atMs / 1000) * 1000 + 1000,
+    );
     assert.ok(after.length >= 1 && after.every((second) => second.errors === 0), JSON.stringify(after));
     assert.equal(byId(result, 'abort_when').status, 'failed');
   });
@@ -174,7 +197,10 @@ describe('a running control plane', () => {
         'expect: ["errors < 5%"]',
       ].join('\n'),
     );
-    const child = spawn(process.execPath, [cliPath, 'experiment', 'run', file], { env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, 'experiment', 'run', file], {
+      env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -255,7 +281,11 @@ describe('a running control plane', () => {
     const seen: number[] = [];
     const poll = setInterval(() => seen.push(plane.registry.status().length), 20);
     const outcome = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, [cliPath, 'experiment', 'run', file, '--admin', plane.adminUrl, '--json', join(work, 'monkey-record.json')], { env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        [cliPath, 'experiment', 'run', file, '--admin', plane.adminUrl, '--json', join(work, 'monkey-record.json')],
+        { env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token }, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.once('exit', (code) => resolve({ code, stdout }));
@@ -263,7 +293,10 @@ describe('a running control plane', () => {
     clearInterval(poll);
     try {
       assert.equal(outcome.code, 4, outcome.stdout);
-      assert.ok(seen.some((count) => count === 1), 'the fault was set on the plane');
+      assert.ok(
+        seen.some((count) => count === 1),
+        'the fault was set on the plane',
+      );
       assert.deepEqual(plane.registry.status(), []);
       assert.match(outcome.stdout, /not checked \| Response contains cached data/);
       assert.match(outcome.stdout, /not checked \| expected behaviour: The server falls back to cached data/);
@@ -282,23 +315,45 @@ describe('outputs', () => {
     assert.ok(graceful, 'needs the graceful run');
     const record = experimentRunRecord(graceful);
     writeFileSync(join(work, 'record.json'), JSON.stringify(record));
-    writeFileSync(join(work, 'suite.yaml'), 'version: 1\nruns:\n  - {name: weather, kind: experiment, record: record.json}\n');
+    writeFileSync(
+      join(work, 'suite.yaml'),
+      'version: 1\nruns:\n  - {name: weather, kind: experiment, record: record.json}\n',
+    );
     const report = await computeCoverage(await loadSuite(join(work, 'suite.yaml')), await loadTaxonomy());
-    assert.deepEqual(report.runs.map((r) => [r.name, r.ran]), [['weather', true]]);
+    assert.deepEqual(
+      report.runs.map((r) => [r.name, r.ran]),
+      [['weather', true]],
+    );
     assert.equal(record.kind, 'experiment');
     assert.deepEqual(record.injected, ['http_error']);
     // A network fault maps to leaves: the same record with a latency fault exercises FAULT-TOOL-HANG.
-    writeFileSync(join(work, 'record.json'), JSON.stringify({ ...record, injected: ['latency', 'toolcall:schema_drift'] }));
+    writeFileSync(
+      join(work, 'record.json'),
+      JSON.stringify({ ...record, injected: ['latency', 'toolcall:schema_drift'] }),
+    );
     const mapped = await computeCoverage(await loadSuite(join(work, 'suite.yaml')), await loadTaxonomy());
     const exercised = mapped.leaves.filter((leaf) => leaf.exercised).map((leaf) => leaf.id);
-    assert.ok(exercised.includes('FAULT-TOOL-HANG') && exercised.includes('FAULT-SCHEMA-OUTPUT-MISMATCH'), exercised.join(', '));
+    assert.ok(
+      exercised.includes('FAULT-TOOL-HANG') && exercised.includes('FAULT-SCHEMA-OUTPUT-MISMATCH'),
+      exercised.join(', '),
+    );
   });
 
   test('JUnit XML validates against the JUnit schema (xmllint)', async (t) => {
     assert.ok(graceful, 'needs the graceful run');
     if (!existsSync('/usr/bin/xmllint')) return t.skip('xmllint is not installed (Debian package libxml2-utils)');
     const file = join(work, 'junit.xml');
-    writeFileSync(file, renderJunit({ ...graceful, expectations: [...graceful.expectations, { ...graceful.expectations[0]!, id: 'x', status: 'failed', reason: 'a <b> & "c"\u0001' }, { ...graceful.expectations[0]!, id: 'y', status: 'inconclusive' }] }));
+    writeFileSync(
+      file,
+      renderJunit({
+        ...graceful,
+        expectations: [
+          ...graceful.expectations,
+          { ...graceful.expectations[0]!, id: 'x', status: 'failed', reason: 'a <b> & "c"\u0001' },
+          { ...graceful.expectations[0]!, id: 'y', status: 'inconclusive' },
+        ],
+      }),
+    );
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn('/usr/bin/xmllint', ['--noout', '--schema', fixturePath('experiment', 'junit.xsd'), file]);
       let output = '';
@@ -306,8 +361,14 @@ describe('outputs', () => {
       child.once('exit', (code) => resolve({ code, output }));
     });
     assert.equal(code, 0, output);
-    const skipped = graceful.expectations.filter((e) => e.status === 'inconclusive' || e.status === 'not_checked').length + 1;
-    assert.match(readFileSync(file, 'utf8'), new RegExp(`failures="${graceful.expectations.filter((e) => e.status === 'failed').length + 1}"[^>]*skipped="${skipped}"`));
+    const skipped =
+      graceful.expectations.filter((e) => e.status === 'inconclusive' || e.status === 'not_checked').length + 1;
+    assert.match(
+      readFileSync(file, 'utf8'),
+      new RegExp(
+        `failures="${graceful.expectations.filter((e) => e.status === 'failed').length + 1}"[^>]*skipped="${skipped}"`,
+      ),
+    );
   });
 
   test('the HTML report opens in headless Chromium with its charts drawn', async (t) => {
@@ -318,7 +379,24 @@ describe('outputs', () => {
     const html = readFileSync(file, 'utf8');
     assert.doesNotMatch(html, /<(link|img)\b|src="http|href="http/, 'no resource from the network');
     const dom = await new Promise<string>((resolve, reject) => {
-      const child = spawn('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(work, 'chromium')}`, '--virtual-time-budget=2000', '--dump-dom', `file://${file}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(
+        '/usr/bin/chromium',
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          `--user-data-dir=${join(work, 'chromium')}`,
+          '--virtual-time-budget=2000',
+          '--dump-dom',
+          `file://${file}`,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
       let out = '';
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -11,7 +11,9 @@ import { makeConfig } from '../src/config.js';
 import { connectInMemory, connectStdio, textOf, type StdioSession } from './helpers/mcp.js';
 
 /** recommend_fis_experiments' input, from fis-recommender-mcp's README ("Available Tools"). */
-const README_FINDING = { finding: { id: 'finding-123', summary: 'Network latency caused timeouts', type: 'AVAILABILITY_ISSUE' } };
+const README_FINDING = {
+  finding: { id: 'finding-123', summary: 'Network latency caused timeouts', type: 'AVAILABILITY_ISSUE' },
+};
 
 /** create_fis_template's input, from the same README. */
 const README_TEMPLATE = {
@@ -32,7 +34,15 @@ const README_TEMPLATE = {
 };
 
 interface SeedOutput {
-  recommendations: Array<{ action: string; duration: string | null; description: string; targets: string[]; stopConditions: string[]; parameters: Record<string, string>; parametersToSet: string[] }>;
+  recommendations: Array<{
+    action: string;
+    duration: string | null;
+    description: string;
+    targets: string[];
+    stopConditions: string[];
+    parameters: Record<string, string>;
+    parametersToSet: string[];
+  }>;
   finding_id: string | null;
   count: number;
   notes: string[];
@@ -49,7 +59,11 @@ after(async () => {
   await memory.close();
 });
 
-async function call(name: string, args: Record<string, unknown>, over: 'stdio' | 'memory' = 'stdio'): Promise<CallToolResult> {
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  over: 'stdio' | 'memory' = 'stdio',
+): Promise<CallToolResult> {
   const client = over === 'stdio' ? stdio.client : memory.client;
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
@@ -65,9 +79,17 @@ describe('recommend_fis_experiments', () => {
     assert.ok(output.count >= 3);
     for (const r of output.recommendations) {
       assert.deepEqual(Object.keys(r).slice(0, 5), ['action', 'duration', 'description', 'targets', 'stopConditions']);
-      assert.ok(r.targets.length === 1 && r.stopConditions.length === 1 && r.description.length > 0 && r.description.length <= 500);
+      assert.ok(
+        r.targets.length === 1 &&
+          r.stopConditions.length === 1 &&
+          r.description.length > 0 &&
+          r.description.length <= 500,
+      );
     }
-    assert.deepEqual(output.recommendations.slice(0, 3).map((r) => r.action), ['aws:ssm:send-command', 'aws:ecs:task-network-latency', 'aws:eks:pod-network-latency']);
+    assert.deepEqual(
+      output.recommendations.slice(0, 3).map((r) => r.action),
+      ['aws:ssm:send-command', 'aws:ecs:task-network-latency', 'aws:eks:pod-network-latency'],
+    );
     assert.match(output.recommendations[0]!.parameters.documentArn!, /AWSFIS-Run-Network-Latency$/);
     assert.match(output.notes[0]!, /names no platform/);
   });
@@ -81,15 +103,27 @@ describe('recommend_fis_experiments', () => {
   });
 
   test("the README's other findings: database, CPU and memory", async () => {
-    const first = async (finding: Record<string, unknown>) => (JSON.parse(textOf(await call('recommend_fis_experiments', { finding }))) as SeedOutput).recommendations[0]!;
-    assert.equal((await first({ id: 'finding-db-001', summary: 'Database connection failures during peak load', type: 'DATABASE_ISSUE' })).action, 'aws:rds:reboot-db-instances');
+    const first = async (finding: Record<string, unknown>) =>
+      (JSON.parse(textOf(await call('recommend_fis_experiments', { finding }))) as SeedOutput).recommendations[0]!;
+    assert.equal(
+      (
+        await first({
+          id: 'finding-db-001',
+          summary: 'Database connection failures during peak load',
+          type: 'DATABASE_ISSUE',
+        })
+      ).action,
+      'aws:rds:reboot-db-instances',
+    );
     const cpu = await first({ summary: 'CPU utilization reached 95% causing service degradation' });
     assert.match(cpu.parameters.documentArn!, /AWSFIS-Run-CPU-Stress$/);
     const memoryStress = await first({ id: 'mem-leak-001', summary: 'Memory leak caused OOM errors' });
     assert.match(memoryStress.parameters.documentArn!, /AWSFIS-Run-Memory-Stress$/);
     assert.equal(JSON.parse(memoryStress.parameters.documentParameters!).Percent, '80');
     // The Lambda client's payload (its README): a summary alone.
-    const lambdaPayload = JSON.parse(textOf(await call('recommend_fis_experiments', { finding: { summary: 'network latency' } }))) as SeedOutput;
+    const lambdaPayload = JSON.parse(
+      textOf(await call('recommend_fis_experiments', { finding: { summary: 'network latency' } })),
+    ) as SeedOutput;
     assert.ok(lambdaPayload.count > 0);
     assert.equal(lambdaPayload.finding_id, null);
   });
@@ -121,26 +155,51 @@ describe('create_fis_template', () => {
       parameters: { startInstancesAfterDuration: 'PT3M' },
       targets: { Instances: 'ec2-instance-1' },
     });
-    assert.deepEqual(template.targets['ec2-instance-1'], { resourceType: 'aws:ec2:instance', selectionMode: 'COUNT(1)', resourceTags: { Environment: 'staging', Team: 'platform' } });
-    assert.match(template.stopConditions[0].value, /^arn:aws:cloudwatch:us-east-1:123456789012:alarm:REPLACE_WITH_STOP_ALARM$/);
-    assert.ok(output.warnings.some((w) => /stopConditionArn was not given/.test(w)), output.warnings.join('\n'));
+    assert.deepEqual(template.targets['ec2-instance-1'], {
+      resourceType: 'aws:ec2:instance',
+      selectionMode: 'COUNT(1)',
+      resourceTags: { Environment: 'staging', Team: 'platform' },
+    });
+    assert.match(
+      template.stopConditions[0].value,
+      /^arn:aws:cloudwatch:us-east-1:123456789012:alarm:REPLACE_WITH_STOP_ALARM$/,
+    );
+    assert.ok(
+      output.warnings.some((w) => /stopConditionArn was not given/.test(w)),
+      output.warnings.join('\n'),
+    );
   });
 
-  test('JSON text for both arguments, and server.py\'s name `target`, give the same template', async () => {
+  test("JSON text for both arguments, and server.py's name `target`, give the same template", async () => {
     const object = await call('create_fis_template', README_TEMPLATE);
-    const text = await call('create_fis_template', { recommendation: JSON.stringify(README_TEMPLATE.recommendation), target_config: JSON.stringify(README_TEMPLATE.target_config) });
-    const target = await call('create_fis_template', { recommendation: README_TEMPLATE.recommendation, target: README_TEMPLATE.target_config });
+    const text = await call('create_fis_template', {
+      recommendation: JSON.stringify(README_TEMPLATE.recommendation),
+      target_config: JSON.stringify(README_TEMPLATE.target_config),
+    });
+    const target = await call('create_fis_template', {
+      recommendation: README_TEMPLATE.recommendation,
+      target: README_TEMPLATE.target_config,
+    });
     assert.deepEqual(text.structuredContent, object.structuredContent);
     assert.deepEqual(target.structuredContent, object.structuredContent);
   });
 
   test('a recommendation from recommend_fis_experiments, as returned, builds a template with its SSM document and no warning', async () => {
-    const recommended = JSON.parse(textOf(await call('recommend_fis_experiments', { finding: { id: 'm', summary: 'Memory leak caused OOM errors on the EC2 fleet' } }))) as SeedOutput;
+    const recommended = JSON.parse(
+      textOf(
+        await call('recommend_fis_experiments', {
+          finding: { id: 'm', summary: 'Memory leak caused OOM errors on the EC2 fleet' },
+        }),
+      ),
+    ) as SeedOutput;
     const best = recommended.recommendations[0]!;
     assert.equal(best.action, 'aws:ssm:send-command');
     const result = await call('create_fis_template', {
       recommendation: best,
-      target_config: { ...README_TEMPLATE.target_config, stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:errors' },
+      target_config: {
+        ...README_TEMPLATE.target_config,
+        stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:errors',
+      },
     });
     assert.notEqual(result.isError, true, textOf(result));
     const { template, warnings } = JSON.parse(textOf(result)) as { template: Record<string, any>; warnings: string[] };
@@ -151,13 +210,22 @@ describe('create_fis_template', () => {
     assert.deepEqual(warnings, []);
   });
 
-  test('refusals name the field: an action FIS lacks, a missing target, a resource type not the action\'s, both target names', async () => {
+  test("refusals name the field: an action FIS lacks, a missing target, a resource type not the action's, both target names", async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ ...README_TEMPLATE, recommendation: { action: 'aws:ec2:explode', duration: 'PT3M' } }, /^recommendation\.action: "aws:ec2:explode" is not an FIS action/],
+      [
+        { ...README_TEMPLATE, recommendation: { action: 'aws:ec2:explode', duration: 'PT3M' } },
+        /^recommendation\.action: "aws:ec2:explode" is not an FIS action/,
+      ],
       [{ recommendation: README_TEMPLATE.recommendation }, /^target_config: required/],
-      [{ ...README_TEMPLATE, recommendation: { action: 'aws:rds:reboot-db-instances' } }, /^target_config\.resourceType: aws:rds:reboot-db-instances targets aws:rds:db, not aws:ec2:instance/],
+      [
+        { ...README_TEMPLATE, recommendation: { action: 'aws:rds:reboot-db-instances' } },
+        /^target_config\.resourceType: aws:rds:reboot-db-instances targets aws:rds:db, not aws:ec2:instance/,
+      ],
       [{ ...README_TEMPLATE, target: README_TEMPLATE.target_config }, /^target: give target_config or target/],
-      [{ ...README_TEMPLATE, target_config: { ...README_TEMPLATE.target_config, tags: {} } }, /^target_config\.tags: must have at least one tag/],
+      [
+        { ...README_TEMPLATE, target_config: { ...README_TEMPLATE.target_config, tags: {} } },
+        /^target_config\.tags: must have at least one tag/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await call('create_fis_template', args);

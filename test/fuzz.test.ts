@@ -18,7 +18,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CALLS = 1000;
 const IN_FLIGHT = 16;
 
-
 test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, async () => {
   const root = await mkdtemp(join(tmpdir(), 'faultline-fuzz-'));
   await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
@@ -31,7 +30,9 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
     QDRANT_URL: '',
   });
   try {
-    const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }> };
+    const listed = (await server.request('tools/list')).result as {
+      tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }>;
+    };
     const tools = listed.tools;
     const random = seededRandom(SEED);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -104,7 +105,12 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
       return random() < 0.1 ? withForbidden(object) : object;
     };
     const valueFor = (schema: Property | undefined): unknown => {
-      const structured = schema?.type === 'object' ? schema : schema?.type === 'array' && schema.items?.type === 'object' ? schema.items : undefined;
+      const structured =
+        schema?.type === 'object'
+          ? schema
+          : schema?.type === 'array' && schema.items?.type === 'object'
+            ? schema.items
+            : undefined;
       if (!structured || random() < 0.3) return pick(values)();
       const object = objectFor(structured);
       const value = schema!.type === 'array' ? [object, ...(random() < 0.3 ? [objectFor(structured)] : [])] : object;
@@ -134,13 +140,21 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
         const unknown = random() < 0.05;
         const tool = pick(tools);
         const generated = unknown ? { args: {} } : argumentsFor(tool);
-        const params = unknown ? { name: `fault_${pick(strings)}`, arguments: {} } : { name: tool.name, arguments: generated.args };
+        const params = unknown
+          ? { name: `fault_${pick(strings)}`, arguments: {} }
+          : { name: tool.name, arguments: generated.args };
         const response = await server.request('tools/call', params, 60_000);
-        assert.ok(response.result !== undefined || response.error !== undefined, JSON.stringify(response).slice(0, 300));
+        assert.ok(
+          response.result !== undefined || response.error !== undefined,
+          JSON.stringify(response).slice(0, 300),
+        );
         if (generated.forbidden !== undefined) {
           const result = response.result as { isError?: boolean; content?: Array<{ text?: string }> } | undefined;
           assert.equal(result?.isError, true, `${tool.name} accepted ${generated.forbidden}`);
-          assert.match(result?.content?.[0]?.text ?? '', new RegExp(`^${generated.forbidden}: not accepted as an argument name`));
+          assert.match(
+            result?.content?.[0]?.text ?? '',
+            new RegExp(`^${generated.forbidden}: not accepted as an argument name`),
+          );
         }
         answered += 1;
       }
@@ -178,7 +192,9 @@ test(`fuzz: schema-derived hostile arguments for every tool (seed ${SEED})`, asy
   });
   try {
     type Schema = { type?: string | string[]; items?: Schema; enum?: unknown[] };
-    const listed = (await server.request('tools/list')).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, Schema> } }> };
+    const listed = (await server.request('tools/list')).result as {
+      tools: Array<{ name: string; inputSchema: { properties?: Record<string, Schema> } }>;
+    };
     const random = seededRandom(SEED ^ 0x5eed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const hostileStrings = [

@@ -33,7 +33,11 @@ function observingFetch(seen: Seen): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     seen.statuses.set(response.status, (seen.statuses.get(response.status) ?? 0) + 1);
-    if (response.status === 404 && process.env.SESS_DBG) (await import('node:fs')).appendFileSync(process.env.SESS_DBG, `${Date.now()} CLIENT 404 ${init?.method} ${new Headers(init?.headers).get('mcp-session-id')}\n`);
+    if (response.status === 404 && process.env.SESS_DBG)
+      (await import('node:fs')).appendFileSync(
+        process.env.SESS_DBG,
+        `${Date.now()} CLIENT 404 ${init?.method} ${new Headers(init?.headers).get('mcp-session-id')}\n`,
+      );
     if (response.status === 503) seen.retryAfter.push(response.headers.get('retry-after') ?? '');
     return response;
   };
@@ -85,7 +89,10 @@ test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evi
         await everyoneTried;
         const answers: string[] = [];
         for (let call = 0; call < CALLS; call++) {
-          const result = (await session.client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'app.py') } })) as CallToolResult;
+          const result = (await session.client.callTool({
+            name: 'fault_list_function_names',
+            arguments: { file: join(dir, 'app.py') },
+          })) as CallToolResult;
           assert.equal(result.isError, undefined, `client ${index}: ${textOf(result)}`);
           answers.push(textOf(result));
         }
@@ -95,7 +102,11 @@ test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evi
       }),
     );
     assert.equal(results.length, SESSIONS);
-    for (const answers of results) assert.deepEqual(answers, Array.from({ length: CALLS }, () => '["handle"]'));
+    for (const answers of results)
+      assert.deepEqual(
+        answers,
+        Array.from({ length: CALLS }, () => '["handle"]'),
+      );
     assert.equal(refusedFirst, SESSIONS - 64, 'the default cap of 64 active sessions, none evicted for a newcomer');
     assert.equal(seen.statuses.get(404) ?? 0, 0, 'no session was lost under its client');
     assert.ok(seen.retryAfter.length >= SESSIONS - 64);
@@ -128,7 +139,10 @@ test('an inactive session makes room, an active one never; in flight or holding 
     clock += 10_000;
     await assert.rejects(connect(url, seen), /Too many active sessions/);
     assert.deepEqual(seen.retryAfter, ['50']);
-    const held = (await holder.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+    const held = (await holder.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=127.0.0.1:9'] },
+    })) as CallToolResult;
     assert.equal(held.isError, undefined, textOf(held));
     // Past the activity window: the idle one (its GET stream still open) makes room; the one
     // holding a proxy is kept, and its proxy answers.
@@ -136,7 +150,10 @@ test('an inactive session makes room, an active one never; in flight or holding 
     const newcomer = await connect(url, seen);
     open.push(newcomer.client);
     const heldId = (held.structuredContent as { id: string }).id;
-    const status = (await holder.client.callTool({ name: 'fault_proxy_status', arguments: { id: heldId } })) as CallToolResult;
+    const status = (await holder.client.callTool({
+      name: 'fault_proxy_status',
+      arguments: { id: heldId },
+    })) as CallToolResult;
     assert.equal(status.isError, undefined, textOf(status));
     await assert.rejects(idle.client.listTools(), /404|Session not found/);
     // The holder holds, the newcomer is recent: 503 until the newcomer turns inactive.
@@ -150,7 +167,10 @@ test('an inactive session makes room, an active one never; in flight or holding 
     const cancel = new AbortController();
     const slow = holder.client
       .callTool(
-        { name: 'fault_run_latency_impact_scenario', arguments: { url: 'http://127.0.0.1:9/', duration: '60s', latency: 1 } },
+        {
+          name: 'fault_run_latency_impact_scenario',
+          arguments: { url: 'http://127.0.0.1:9/', duration: '60s', latency: 1 },
+        },
         undefined,
         { onprogress: () => running(), signal: cancel.signal },
       )
@@ -159,9 +179,16 @@ test('an inactive session makes room, an active one never; in flight or holding 
     clock += 120_000;
     const another = await connect(url, seen);
     open.push(another.client);
-    await assert.rejects(newcomer.client.listTools(), /404|Session not found/, 'the inactive newcomer made room, not the one in flight');
+    await assert.rejects(
+      newcomer.client.listTools(),
+      /404|Session not found/,
+      'the inactive newcomer made room, not the one in flight',
+    );
     // One in flight, one holding a proxy: every session busy, a fixed hint.
-    const second = (await another.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+    const second = (await another.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=127.0.0.1:9'] },
+    })) as CallToolResult;
     clock += 120_000;
     await assert.rejects(connect(url, seen), /Too many active sessions/);
     assert.equal(seen.retryAfter.at(-1), '10', 'every session busy: a fixed hint');
@@ -169,7 +196,10 @@ test('an inactive session makes room, an active one never; in flight or holding 
     cancel.abort();
     assert.match(String(await slow), /abort/i);
     assert.ok((await holder.client.listTools()).tools.length > 0);
-    await another.client.callTool({ name: 'fault_proxy_stop', arguments: { id: (second.structuredContent as { id: string }).id } });
+    await another.client.callTool({
+      name: 'fault_proxy_stop',
+      arguments: { id: (second.structuredContent as { id: string }).id },
+    });
   } finally {
     await Promise.all(open.map((client) => client.close().catch(() => undefined)));
     await running.close();
@@ -177,7 +207,13 @@ test('an inactive session makes room, an active one never; in flight or holding 
 });
 
 test('a client that closes without DELETE (its GET stream dropped) makes room at once', async () => {
-  const running = await serveHttp({ host: '127.0.0.1', port: 0, log: silentLogger, maxSessions: 1, newSession: () => createServer(makeConfig()) });
+  const running = await serveHttp({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    maxSessions: 1,
+    newSession: () => createServer(makeConfig()),
+  });
   const seen: Seen = { statuses: new Map(), retryAfter: [] };
   try {
     const url = new URL(running.url);
@@ -193,7 +229,7 @@ test('a client that closes without DELETE (its GET stream dropped) makes room at
   }
 });
 
-test('a DELETE is answered and the session\'s GET stream left for its client to drop, so it never reconnects with the dead id', async () => {
+test("a DELETE is answered and the session's GET stream left for its client to drop, so it never reconnects with the dead id", async () => {
   // The SDK client reconnects a GET stream that ends (after a second): were the stream ended by
   // the server, a client whose event loop turn outlasts that second reconnects with the session
   // id it has just terminated and is told "session not found". Raw sockets: what the client sees
@@ -216,8 +252,12 @@ test('a DELETE is answered and the session\'s GET stream left for its client to 
       const head = (method: string): string =>
         `${method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
       const seen: string[] = [];
-      const stream = await rawExchange(port, head('GET'), /^HTTP\/1\.1 200/, /\r\n0\r\n\r\n$/, () => seen.push('stream ended'));
-      const answer = await rawExchange(port, head('DELETE'), undefined, /^HTTP\/1\.1 200/, () => seen.push('DELETE answered'));
+      const stream = await rawExchange(port, head('GET'), /^HTTP\/1\.1 200/, /\r\n0\r\n\r\n$/, () =>
+        seen.push('stream ended'),
+      );
+      const answer = await rawExchange(port, head('DELETE'), undefined, /^HTTP\/1\.1 200/, () =>
+        seen.push('DELETE answered'),
+      );
       await answer.done;
       // A request after it is answered (the session is gone) while the stream is still open.
       assert.equal(await deleteSession(running.url, sessionId, '2025-06-18'), 404);
@@ -231,7 +271,8 @@ test('a DELETE is answered and the session\'s GET stream left for its client to 
     // An unsupported protocol version is refused without ending the session; it ends once.
     const sessionId = await initializeRaw(running.url);
     const statuses = [];
-    for (const version of ['1999-01-01', '2025-06-18', '2025-06-18']) statuses.push(await deleteSession(running.url, sessionId, version));
+    for (const version of ['1999-01-01', '2025-06-18', '2025-06-18'])
+      statuses.push(await deleteSession(running.url, sessionId, version));
     assert.deepEqual(statuses, [400, 200, 404]);
   } finally {
     await running.close();
@@ -242,14 +283,22 @@ async function initializeRaw(url: string): Promise<string> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
   });
   await response.text();
   return response.headers.get('mcp-session-id')!;
 }
 
 async function deleteSession(url: string, sessionId: string, version: string): Promise<number> {
-  const response = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': version } });
+  const response = await fetch(url, {
+    method: 'DELETE',
+    headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': version },
+  });
   await response.text();
   return response.status;
 }
@@ -259,7 +308,13 @@ async function deleteSession(url: string, sessionId: string, version: string): P
  * `opened` (when given). `done` settles when the connection closes; `onFinished` is called the
  * moment the response matches `finished`.
  */
-async function rawExchange(port: number, request: string, opened: RegExp | undefined, finished: RegExp, onFinished: () => void): Promise<{ socket: Socket; done: Promise<void> }> {
+async function rawExchange(
+  port: number,
+  request: string,
+  opened: RegExp | undefined,
+  finished: RegExp,
+  onFinished: () => void,
+): Promise<{ socket: Socket; done: Promise<void> }> {
   const socket = connectSocket(port);
   let received = '';
   let open!: () => void;

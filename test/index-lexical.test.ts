@@ -41,10 +41,26 @@ function files(seed: number): Map<string, StoredChunk[]> {
     const path = `${f % 3 === 0 ? 'lib' : 'app'}/f${f}.py`;
     const chunks: StoredChunk[] = [];
     for (let c = 0; c < 30; c++) {
-      const words = [pick(COMMON), pick(COMMON), pick(COMMON), pick(MEDIUM), ...(rand() < 0.3 ? [pick(MEDIUM)] : []), ...(rand() < 0.04 ? [pick(RARE)] : [])];
+      const words = [
+        pick(COMMON),
+        pick(COMMON),
+        pick(COMMON),
+        pick(MEDIUM),
+        ...(rand() < 0.3 ? [pick(MEDIUM)] : []),
+        ...(rand() < 0.04 ? [pick(RARE)] : []),
+      ];
       const name = `${words.slice(0, 2).join('_')}_${f}_${c}`;
       const text = `def ${name}():\n    """${pick(COMMON)} the ${pick(MEDIUM)}"""\n    ${words.join('_')} = ${words.reverse().join('_')}(${pick(COMMON)})\n    return ${words.length}`;
-      const chunk = { path, language: 'python', symbol: name, kind: 'function' as const, startLine: c * 4 + 1, endLine: c * 4 + 4, text, hash: `${seed}:${f}:${c}` };
+      const chunk = {
+        path,
+        language: 'python',
+        symbol: name,
+        kind: 'function' as const,
+        startLine: c * 4 + 1,
+        endLine: c * 4 + 4,
+        text,
+        hash: `${seed}:${f}:${c}`,
+      };
       chunks.push({ ...chunk, id: chunkId(chunk), fileHash: `${seed}:${f}` });
     }
     out.set(path, chunks);
@@ -53,8 +69,14 @@ function files(seed: number): Map<string, StoredChunk[]> {
   // which must still come after those (every term first).
   const heavy = ['retry', 'token', 'invoice'].map((word, c) => {
     const chunk = {
-      path: 'app/heavy.py', language: 'python', symbol: `${word}_${word}`, kind: 'function' as const, startLine: c * 3 + 1, endLine: c * 3 + 3,
-      text: `def ${word}_${word}():\n    "${word} ${word}"\n    return ${word}(${word})`, hash: `${seed}:heavy:${c}`,
+      path: 'app/heavy.py',
+      language: 'python',
+      symbol: `${word}_${word}`,
+      kind: 'function' as const,
+      startLine: c * 3 + 1,
+      endLine: c * 3 + 3,
+      text: `def ${word}_${word}():\n    "${word} ${word}"\n    return ${word}(${word})`,
+      hash: `${seed}:heavy:${c}`,
     };
     return { ...chunk, id: chunkId(chunk), fileHash: `${seed}:heavy` };
   });
@@ -63,15 +85,26 @@ function files(seed: number): Map<string, StoredChunk[]> {
 }
 
 /** Every row matching a term, scored by FTS5's bm25() and by scoreLexical, best first. */
-function reference(db: Database.Database, concepts: QueryConcept[], scope: Scope): Array<{ rowid: number; score: number; bm25: number }> {
+function reference(
+  db: Database.Database,
+  concepts: QueryConcept[],
+  scope: Scope,
+): Array<{ rowid: number; score: number; bm25: number }> {
   const quote = (term: string): string => `"${term}"`;
   const rows = db
     .prepare(
       `SELECT lexical.rowid AS rowid, -bm25(lexical, 20, 6, 4, 2, 1) AS bm25 FROM lexical JOIN chunks c ON c.rowid = lexical.rowid
        WHERE lexical MATCH ? ${scope.sql}`,
     )
-    .all(concepts.map((concept) => quote(concept.variants[0]!.term)).join(' OR '), ...scope.params) as Array<{ rowid: number; bm25: number }>;
-  const scores = scoreLexical(db, concepts, rows.map((row) => row.rowid));
+    .all(concepts.map((concept) => quote(concept.variants[0]!.term)).join(' OR '), ...scope.params) as Array<{
+    rowid: number;
+    bm25: number;
+  }>;
+  const scores = scoreLexical(
+    db,
+    concepts,
+    rows.map((row) => row.rowid),
+  );
   return rows.map((row) => ({ ...row, score: scores.get(row.rowid)! })).sort((a, b) => b.score - a.score);
 }
 
@@ -119,27 +152,46 @@ test('the lexical ranking is FTS5 bm25() over every match, whatever way it takes
   for (const query of queries) {
     const concepts = plainConcepts(query);
     // FTS5 gives a word no chunk holds no IDF; the lexical score counts it as a chunk's worth.
-    const known = concepts.filter((concept) => db.prepare('SELECT df FROM lexical_vocab WHERE term = ?').pluck().get(concept.variants[0]!.term));
+    const known = concepts.filter((concept) =>
+      db.prepare('SELECT df FROM lexical_vocab WHERE term = ?').pluck().get(concept.variants[0]!.term),
+    );
     const ceilings = concepts.reduce((sum, concept) => {
-      const df = (db.prepare('SELECT df FROM lexical_vocab WHERE term = ?').pluck().get(concept.variants[0]!.term) as number | undefined) ?? 0;
+      const df =
+        (db.prepare('SELECT df FROM lexical_vocab WHERE term = ?').pluck().get(concept.variants[0]!.term) as
+          | number
+          | undefined) ?? 0;
       return sum + Math.max(Math.log((rows - df + 0.5) / (df + 0.5)), 1e-6) * 2.2;
     }, 0);
     for (const scope of [everywhere, underLib]) {
       const everyMatch = reference(db, concepts, scope);
       for (const row of everyMatch) {
-        assert.ok(Math.abs(row.score - row.bm25 / ceilings) < 1e-9, `"${query}": rowid ${row.rowid} scores ${row.score}, FTS5's bm25 ${row.bm25} / ${ceilings}`);
+        assert.ok(
+          Math.abs(row.score - row.bm25 / ceilings) < 1e-9,
+          `"${query}": rowid ${row.rowid} scores ${row.score}, FTS5's bm25 ${row.bm25} / ${ceilings}`,
+        );
       }
       assert.ok(known.length === 0 || everyMatch.length > 0);
       for (const limit of [10, 100, 300]) {
         const expected = everyMatch.slice(0, limit);
-        for (const tuning of [{ directPostings: 0, budget: 20 }, { directPostings: 0, budget: 200 }, { directPostings: 0, budget: 3000 }, {}]) {
+        for (const tuning of [
+          { directPostings: 0, budget: 20 },
+          { directPostings: 0, budget: 200 },
+          { directPostings: 0, budget: 3000 },
+          {},
+        ]) {
           const ranked = rankLexical(db, concepts, scope, limit, tuning);
           const label = `"${query}" ${scope.sql === '' ? 'everywhere' : 'under lib/'}, ${JSON.stringify(tuning)}`;
           assert.equal(ranked.length, expected.length, `${label}: as many hits`);
           ranked.forEach(({ rowid, score }, index) => {
             // Ties may come in another order; the score at each rank must be the same.
-            assert.ok(everyMatch.some((row) => row.rowid === rowid), `${label}: rank ${index + 1} (rowid ${rowid}) is a match`);
-            assert.ok(Math.abs(score - expected[index]!.score) < 1e-9, `${label}: rank ${index + 1} scores ${score}, expected ${expected[index]!.score}`);
+            assert.ok(
+              everyMatch.some((row) => row.rowid === rowid),
+              `${label}: rank ${index + 1} (rowid ${rowid}) is a match`,
+            );
+            assert.ok(
+              Math.abs(score - expected[index]!.score) < 1e-9,
+              `${label}: rank ${index + 1} scores ${score}, expected ${expected[index]!.score}`,
+            );
             compared++;
           });
         }

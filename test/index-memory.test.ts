@@ -41,7 +41,8 @@ test('memoised identifiers do not keep the text they were found in alive', async
   // as matched held every chunk's file. The parent here is unique, and found in a heap snapshot
   // only if something still refers to it.
   const marker = `MARKER_${process.pid}_${Date.now()}`;
-  let source: string | undefined = `# ${marker} -- this text must not survive\n${Array.from({ length: 500 }, (_, i) => `def long_identifier_number_${marker}_${i}(): pass`).join('\n')}`;
+  let source: string | undefined =
+    `# ${marker} -- this text must not survive\n${Array.from({ length: 500 }, (_, i) => `def long_identifier_number_${marker}_${i}(): pass`).join('\n')}`;
   assert.ok(codeTokens(source).length > 500);
   source = undefined;
   // RegExp's legacy statics (RegExp.input) keep the subject of the last match: one string, not this one.
@@ -49,15 +50,21 @@ test('memoised identifiers do not keep the text they were found in alive', async
   const file = writeHeapSnapshot(join(tmpdir(), `faultline-memo-${process.pid}.heapsnapshot`));
   t.after(() => rmSync(file, { force: true }));
   const strings = (JSON.parse(readFileSync(file, 'utf8')) as { strings: string[] }).strings;
-  assert.ok(strings.some((text) => text.includes(`long_identifier_number_${marker}_499`)), 'the memo holds the identifiers');
+  assert.ok(
+    strings.some((text) => text.includes(`long_identifier_number_${marker}_499`)),
+    'the memo holds the identifiers',
+  );
   assert.ok(!strings.some((text) => text.includes(`# ${marker} --`)), 'but not the text they came from');
 });
 
-test('without vectors each file\'s chunks reach the store as it is chunked, not in batches', async (t) => {
+test("without vectors each file's chunks reach the store as it is chunked, not in batches", async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   const seen: number[] = [];
-  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir, onProgress: ({ embedded }) => seen.push(embedded) });
+  const stats = await indexSourceTree(tree.settings, {
+    sourceDir: tree.dir,
+    onProgress: ({ embedded }) => seen.push(embedded),
+  });
   const distinct = [...new Set(seen)].filter((count) => count > 0);
   assert.ok(stats.changed >= 5);
   assert.ok(distinct.length >= stats.changed, `stored counts rise file by file: ${distinct.join(', ')}`);

@@ -17,9 +17,20 @@ import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { cliPath } from './helpers/repo.js';
 import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
-function startIndex(tree: ScratchTree, ...args: string[]): ChildProcess & { done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
+function startIndex(
+  tree: ScratchTree,
+  ...args: string[]
+): ChildProcess & { done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
   const child = spawn(process.execPath, [cliPath, 'index', tree.dir, ...args], {
-    env: { ...process.env, FAULTLINE_DATA_DIR: tree.dataDir, OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '' },
+    env: {
+      ...process.env,
+      FAULTLINE_DATA_DIR: tree.dataDir,
+      OPENAI_API_KEY: '',
+      OPENROUTER_API_KEY: '',
+      GEMINI_API_KEY: '',
+      OLLAMA_HOST: '',
+      QDRANT_URL: '',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -37,7 +48,11 @@ function startIndex(tree: ScratchTree, ...args: string[]): ChildProcess & { done
 
 /** The paths in the tree's index, sorted. */
 async function indexed(tree: ScratchTree): Promise<string[]> {
-  const { store } = await openStore(tree.settings, await realpath(tree.dir), await selectEmbedder(tree.settings.llm, tree.settings.env));
+  const { store } = await openStore(
+    tree.settings,
+    await realpath(tree.dir),
+    await selectEmbedder(tree.settings.llm, tree.settings.env),
+  );
   return [...(await store.fileHashes()).keys()].sort();
 }
 
@@ -49,12 +64,19 @@ test('two index runs of one tree at once, for different languages, keep both', a
     tree.write(`py/m${i}.py`, `def python_function_${i}():\n    return ${i}\n`);
     tree.write(`go/m${i}.go`, `package m\n\nfunc GoFunction${i}() int {\n\treturn ${i}\n}\n`);
   }
-  const [python, go] = await Promise.all([startIndex(tree, '--lang', 'python').done, startIndex(tree, '--lang', 'go').done]);
+  const [python, go] = await Promise.all([
+    startIndex(tree, '--lang', 'python').done,
+    startIndex(tree, '--lang', 'go').done,
+  ]);
   assert.equal(python.code, 0, python.stderr);
   assert.equal(go.code, 0, go.stderr);
   // Nothing of either run was lost: indexing everything now only adds the two other languages' files.
   const all = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual([all.changed, all.unchanged], [2, 303], 'rateLimiter.ts and build.kt are new; 152 Python and 151 Go files are not');
+  assert.deepEqual(
+    [all.changed, all.unchanged],
+    [2, 303],
+    'rateLimiter.ts and build.kt are new; 152 Python and 151 Go files are not',
+  );
 });
 
 test('a run killed with SIGKILL while writing the index leaves the previous index readable', async (t) => {
@@ -68,7 +90,10 @@ test('a run killed with SIGKILL while writing the index leaves the previous inde
 
   // A large next run, killed once its transaction has written to the write-ahead log.
   for (let i = 0; i < 600; i++) {
-    const functions = Array.from({ length: 8 }, (_, j) => `def attempt_module_${i}_function_${j}(value):\n    return value + ${j}\n`);
+    const functions = Array.from(
+      { length: 8 },
+      (_, j) => `def attempt_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
+    );
     tree.write(`bulk/m${i}.py`, functions.join('\n'));
   }
   const child = startIndex(tree);
@@ -82,13 +107,21 @@ test('a run killed with SIGKILL while writing the index leaves the previous inde
   }
   const { signal } = await child.done;
   assert.equal(signal, 'SIGKILL', 'the run was killed while it wrote');
-  assert.deepEqual(await indexed(tree), before, 'the previous index is intact and nothing of the killed run is visible');
+  assert.deepEqual(
+    await indexed(tree),
+    before,
+    'the previous index is intact and nothing of the killed run is visible',
+  );
   closeReaders();
 
   const next = startIndex(tree);
   const result = await next.done;
   assert.equal(result.code, 0, result.stderr);
-  const [hit] = await searchIndex(tree.settings, { query: 'attempt module function value', sourceDir: tree.dir, limit: 1 });
+  const [hit] = await searchIndex(tree.settings, {
+    query: 'attempt module function value',
+    sourceDir: tree.dir,
+    limit: 1,
+  });
   assert.match(hit!.symbol, /^attempt_module_\d+_function_\d$/, 'the next run indexed what the killed one could not');
   closeReaders();
 });
@@ -97,7 +130,10 @@ test('Ctrl-C during a first run: search says the run was interrupted and to inde
   const tree = scratchTree();
   t.after(tree.cleanup);
   for (let i = 0; i < 600; i++) {
-    const functions = Array.from({ length: 8 }, (_, j) => `def interrupted_module_${i}_function_${j}(value):\n    return value + ${j}\n`);
+    const functions = Array.from(
+      { length: 8 },
+      (_, j) => `def interrupted_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
+    );
     tree.write(`bulk/m${i}.py`, functions.join('\n'));
   }
   const child = startIndex(tree);
@@ -105,10 +141,13 @@ test('Ctrl-C during a first run: search says the run was interrupted and to inde
   const database = (): string | undefined => {
     const index = `${tree.dataDir}/index`;
     if (!existsSync(index)) return undefined;
-    return readdirSync(index).map((key) => `${index}/${key}/hashed-v1-512.sqlite`).find((file) => existsSync(file));
+    return readdirSync(index)
+      .map((key) => `${index}/${key}/hashed-v1-512.sqlite`)
+      .find((file) => existsSync(file));
   };
   const deadline = Date.now() + 60_000;
-  while (child.exitCode === null && child.signalCode === null && database() === undefined && Date.now() < deadline) await sleep(1);
+  while (child.exitCode === null && child.signalCode === null && database() === undefined && Date.now() < deadline)
+    await sleep(1);
   child.kill('SIGINT');
   const { code, stderr } = await child.done;
   assert.equal(code, 130, `the run was interrupted while it wrote: ${stderr}`);
@@ -117,7 +156,15 @@ test('Ctrl-C during a first run: search says the run was interrupted and to inde
   const search = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const run = spawn(process.execPath, [cliPath, 'search', 'interrupted module function', ...args], {
-        env: { ...process.env, FAULTLINE_DATA_DIR: tree.dataDir, OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '' },
+        env: {
+          ...process.env,
+          FAULTLINE_DATA_DIR: tree.dataDir,
+          OPENAI_API_KEY: '',
+          OPENROUTER_API_KEY: '',
+          GEMINI_API_KEY: '',
+          OLLAMA_HOST: '',
+          QDRANT_URL: '',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -136,8 +183,17 @@ test('Ctrl-C during a first run: search says the run was interrupted and to inde
     const result = await search(args);
     assert.equal(result.code, 1, result.stderr);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /an index run was interrupted before it finished \(Ctrl-C, a kill or a failure/, `search ${args.join(' ')}`);
-    assert.match(result.stderr, args.length > 0 ? new RegExp(`run \`faultline index ${dir}\` \\(or fault_index_source_code\\) again`) : /run `faultline index DIR` \(or fault_index_source_code\) again/);
+    assert.match(
+      result.stderr,
+      /an index run was interrupted before it finished \(Ctrl-C, a kill or a failure/,
+      `search ${args.join(' ')}`,
+    );
+    assert.match(
+      result.stderr,
+      args.length > 0
+        ? new RegExp(`run \`faultline index ${dir}\` \\(or fault_index_source_code\\) again`)
+        : /run `faultline index DIR` \(or fault_index_source_code\) again/,
+    );
   }
 
   // Indexing again finishes the job, and search finds it.
@@ -145,5 +201,8 @@ test('Ctrl-C during a first run: search says the run was interrupted and to inde
   assert.equal(next.code, 0, next.stderr);
   const found = await search(['--dir', tree.dir, '--json', '--limit', '1']);
   assert.equal(found.code, 0, found.stderr);
-  assert.match((JSON.parse(found.stdout) as Array<{ symbol: string }>)[0]!.symbol, /^interrupted_module_\d+_function_\d$/);
+  assert.match(
+    (JSON.parse(found.stdout) as Array<{ symbol: string }>)[0]!.symbol,
+    /^interrupted_module_\d+_function_\d$/,
+  );
 });

@@ -23,7 +23,14 @@ import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
 
 /** No provider, no Qdrant: the local store and embedder, whatever the machine's environment. */
-const LOCAL = { OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', QDRANT_URL: '' };
+const LOCAL = {
+  OPENAI_API_KEY: '',
+  OPENROUTER_API_KEY: '',
+  GEMINI_API_KEY: '',
+  ANTHROPIC_API_KEY: '',
+  OLLAMA_HOST: '',
+  QDRANT_URL: '',
+};
 const SECRET = 'planted-secret-7f3a9c';
 
 /**
@@ -49,7 +56,10 @@ type Structured = Record<string, unknown> & {
 test('without roots, secret locations under HOME are never indexed nor searched, by path, URI, link or include_dirs', async (t) => {
   const base = scratch('faultline-secrets-');
   const home = join(base.dir, 'home');
-  write(join(home, '.aws', 'credentials.py'), `AWS_SECRET_ACCESS_KEY = "${SECRET}"\ndef aws_credentials():\n    return AWS_SECRET_ACCESS_KEY\n`);
+  write(
+    join(home, '.aws', 'credentials.py'),
+    `AWS_SECRET_ACCESS_KEY = "${SECRET}"\ndef aws_credentials():\n    return AWS_SECRET_ACCESS_KEY\n`,
+  );
   write(join(home, '.ssh', 'keys.py'), `PRIVATE_KEY = "${SECRET}"\n`);
   write(join(home, 'project', 'app.py'), 'def application_entry():\n    return 1\n');
   symlinkSync(join(home, '.aws'), join(home, 'project', 'aws'));
@@ -58,12 +68,22 @@ test('without roots, secret locations under HOME are never indexed nor searched,
     await session.close();
     base.cleanup();
   });
-  const call = (name: string, args: Record<string, unknown>) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown>) =>
+    session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
-  for (const sourceDir of [join(home, '.aws'), pathToFileURL(join(home, '.ssh')).href, join(home, '.aws', '..', '.ssh'), join(home, 'project', 'aws')]) {
+  for (const sourceDir of [
+    join(home, '.aws'),
+    pathToFileURL(join(home, '.ssh')).href,
+    join(home, '.aws', '..', '.ssh'),
+    join(home, 'project', 'aws'),
+  ]) {
     const refused = await call('fault_index_source_code', { source_dir: sourceDir });
     assert.equal(refused.isError, true, sourceDir);
-    assert.match(textOf(refused), /^source_dir: .* is under .*\/\.(aws|ssh), a location that holds secrets; it is never read without roots/, sourceDir);
+    assert.match(
+      textOf(refused),
+      /^source_dir: .* is under .*\/\.(aws|ssh), a location that holds secrets; it is never read without roots/,
+      sourceDir,
+    );
   }
   // HOME itself may be indexed: its secret locations are listed as skipped, and nothing includes them.
   const indexed = await call('fault_index_source_code', { source_dir: home, include_dirs: ['.aws', '.ssh'] });
@@ -78,17 +98,33 @@ test('without roots, secret locations under HOME are never indexed nor searched,
   );
   assert.match(textOf(indexed), /\.aws\/ \(secret location; never read without roots\)/);
 
-  for (const args of [{ query: SECRET }, { query: 'AWS_SECRET_ACCESS_KEY' }, { query: 'aws credentials', source_dir: home }, { query: 'PRIVATE_KEY' }]) {
+  for (const args of [
+    { query: SECRET },
+    { query: 'AWS_SECRET_ACCESS_KEY' },
+    { query: 'aws credentials', source_dir: home },
+    { query: 'PRIVATE_KEY' },
+  ]) {
     const found = await call('fault_search_code', args);
-    const results = (found.structuredContent as { results?: Array<{ path: string; code: string }> } | undefined)?.results ?? [];
-    assert.ok(results.length === 0 || results.every((hit) => !hit.code.includes(SECRET) && !hit.path.includes('/.aws/')), JSON.stringify(results));
+    const results =
+      (found.structuredContent as { results?: Array<{ path: string; code: string }> } | undefined)?.results ?? [];
+    assert.ok(
+      results.length === 0 || results.every((hit) => !hit.code.includes(SECRET) && !hit.path.includes('/.aws/')),
+      JSON.stringify(results),
+    );
     assert.doesNotMatch(textOf(found), new RegExp(SECRET));
   }
   const app = await call('fault_search_code', { query: 'application_entry', source_dir: home });
-  assert.equal((app.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol, 'application_entry');
+  assert.equal(
+    (app.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
+    'application_entry',
+  );
 
   // The CLI follows the same rule.
-  const cli = await runCliProcess(['index', join(home, '.aws')], { ...LOCAL, HOME: home, FAULTLINE_DATA_DIR: join(base.dir, 'cli-data') });
+  const cli = await runCliProcess(['index', join(home, '.aws')], {
+    ...LOCAL,
+    HOME: home,
+    FAULTLINE_DATA_DIR: join(base.dir, 'cli-data'),
+  });
   assert.equal(cli.code, 2, cli.stderr);
   assert.match(cli.stderr, /^faultline: dir: .*\.aws is under .*\.aws, a location that holds secrets/);
 });
@@ -115,16 +151,22 @@ test('a FIFO or a link to /dev/zero as an ignore file neither blocks nor fills t
     await session.close();
     base.cleanup();
   });
-  const call = (name: string, args: Record<string, unknown>) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown>) =>
+    session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
   // More calls at once than libuv has workers (4): a blocking read would hold them all, and the server with them.
-  const runs = await Promise.all(Array.from({ length: 6 }, () => call('fault_index_source_code', { source_dir: tree })));
+  const runs = await Promise.all(
+    Array.from({ length: 6 }, () => call('fault_index_source_code', { source_dir: tree })),
+  );
   for (const run of runs) {
     assert.equal(run.isError, undefined, textOf(run));
     const stats = run.structuredContent as Structured;
     assert.equal(stats.files, 3);
     assert.deepEqual(stats.skipped_files.unreadable, ['../.git/info/exclude', '.gitignore', 'sub/.gitignore']);
-    assert.match(stats.note!, /the rules of \.gitignore were not applied: it is not a regular file \(a FIFO, socket or device\)/);
+    assert.match(
+      stats.note!,
+      /the rules of \.gitignore were not applied: it is not a regular file \(a FIFO, socket or device\)/,
+    );
     assert.match(stats.note!, /the rules of sub\/\.gitignore were not applied: it is a symbolic link \(not followed\)/);
     assert.match(stats.note!, /the rules of \.\.\/\.git\/info\/exclude were not applied: it is not a regular file/);
   }
@@ -133,7 +175,10 @@ test('a FIFO or a link to /dev/zero as an ignore file neither blocks nor fills t
   assert.deepEqual((linked.structuredContent as Structured).skipped_files.unreadable, ['.git/info/exclude']);
   // The server still answers other calls, and the index holds the files.
   const found = await call('fault_search_code', { query: 'under_dev_zero_link', source_dir: tree });
-  assert.equal((found.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol, 'under_dev_zero_link');
+  assert.equal(
+    (found.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
+    'under_dev_zero_link',
+  );
   const list = await call('fault_list_function_names', { file: join(tree, 'app.py') });
   assert.equal(list.isError, undefined, textOf(list));
 });
@@ -163,7 +208,11 @@ function startIndex(tree: ScratchTree): { child: ReturnType<typeof spawn>; done:
 }
 
 async function indexedPaths(tree: ScratchTree): Promise<string[]> {
-  const { store } = await openStore(tree.settings, await realpath(tree.dir), await selectEmbedder(tree.settings.llm, tree.settings.env));
+  const { store } = await openStore(
+    tree.settings,
+    await realpath(tree.dir),
+    await selectEmbedder(tree.settings.llm, tree.settings.env),
+  );
   const paths = [...(await store.fileHashes()).keys()].sort();
   closeReaders();
   return paths;
@@ -171,10 +220,15 @@ async function indexedPaths(tree: ScratchTree): Promise<string[]> {
 
 function storeFile(tree: ScratchTree): string {
   const index = join(tree.dataDir, 'index');
-  return readdirSync(index).map((key) => join(index, key, 'hashed-v1-512.sqlite')).find((file) => existsSync(file))!;
+  return readdirSync(index)
+    .map((key) => join(index, key, 'hashed-v1-512.sqlite'))
+    .find((file) => existsSync(file))!;
 }
 
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
   test(`${signal} ends \`faultline index\` while it writes (exit ${code}), leaving the previous index whole`, async (t) => {
     const tree = scratchTree();
     t.after(tree.cleanup);
@@ -182,7 +236,10 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     assert.equal(first.code, 0, first.stderr);
     const before = await indexedPaths(tree);
     for (let i = 0; i < 600; i++) {
-      const functions = Array.from({ length: 8 }, (_, j) => `def signalled_module_${i}_function_${j}(value):\n    return value + ${j}\n`);
+      const functions = Array.from(
+        { length: 8 },
+        (_, j) => `def signalled_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
+      );
       tree.write(`bulk/m${i}.py`, functions.join('\n'));
     }
     // The write-ahead log appears when the run opens its write transaction, at its first changed
@@ -210,7 +267,7 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
   });
 }
 
-test('SIGTERM ends a run waiting for another writer\'s lock, and the lock holder\'s work is untouched', async (t) => {
+test("SIGTERM ends a run waiting for another writer's lock, and the lock holder's work is untouched", async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   assert.equal((await startIndex(tree).done).code, 0);

@@ -5,7 +5,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { closeReaders } from '../src/search/sqlite-store.js';
 import { join } from 'node:path';
@@ -23,7 +32,11 @@ async function indexedPaths(settings: Parameters<typeof searchIndex>[0], dir: st
   return [...(await store.fileHashes()).keys()].sort();
 }
 
-async function topSymbol(settings: Parameters<typeof searchIndex>[0], dir: string, query: string): Promise<string | undefined> {
+async function topSymbol(
+  settings: Parameters<typeof searchIndex>[0],
+  dir: string,
+  query: string,
+): Promise<string | undefined> {
   const hits = await searchIndex(settings, { query, sourceDir: dir, limit: 5 });
   return hits[0]?.symbol;
 }
@@ -50,9 +63,25 @@ test('indexes the selected files, skipping ignored, dependency, binary and overs
   assert.equal(stats.embedded, stats.chunks);
   assert.match(stats.store, /^local index .*hashed-v1-512\.sqlite$/);
 
-  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
-  for (const expected of ['parse_config_file', 'RetryPolicy', 'RetryPolicy.next_delay', 'Server.HandleHealthCheck', 'TokenBucketRateLimiter.tryAcquireToken']) {
-    assert.equal(await topSymbol(tree.settings, tree.dir, expected), expected, `${expected} is indexed and found by its name`);
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
+    'app/config.py',
+    'app/keep.gen.py',
+    'lib/server.go',
+    'web/build.kt',
+    'web/rateLimiter.ts',
+  ]);
+  for (const expected of [
+    'parse_config_file',
+    'RetryPolicy',
+    'RetryPolicy.next_delay',
+    'Server.HandleHealthCheck',
+    'TokenBucketRateLimiter.tryAcquireToken',
+  ]) {
+    assert.equal(
+      await topSymbol(tree.settings, tree.dir, expected),
+      expected,
+      `${expected} is indexed and found by its name`,
+    );
   }
 });
 
@@ -88,7 +117,10 @@ test('re-indexing embeds only new and changed files and removes the chunks of de
   assert.deepEqual([again.changed, again.unchanged, again.embedded, again.removed], [0, 5, 0, 0]);
   assert.equal(again.chunks, first.chunks);
 
-  tree.write('lib/server.go', readFileSync(join(tree.dir, 'lib/server.go'), 'utf8') + '\nfunc ShutdownGracefully() {}\n');
+  tree.write(
+    'lib/server.go',
+    readFileSync(join(tree.dir, 'lib/server.go'), 'utf8') + '\nfunc ShutdownGracefully() {}\n',
+  );
   const edited = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([edited.changed, edited.unchanged, edited.removed], [1, 4, 0]);
   assert.equal(edited.embedded, 5, 'the four chunks of server.go plus the new function');
@@ -106,7 +138,11 @@ test('re-indexing embeds only new and changed files and removes the chunks of de
   tree.remove('web/rateLimiter.ts');
   const deleted = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([deleted.changed, deleted.removed, deleted.embedded], [0, 1, 0]);
-  const hits = await searchIndex(tree.settings, { query: 'token bucket rate limiter acquire', sourceDir: tree.dir, limit: 50 });
+  const hits = await searchIndex(tree.settings, {
+    query: 'token bucket rate limiter acquire',
+    sourceDir: tree.dir,
+    limit: 50,
+  });
   assert.ok(hits.every((hit) => hit.relativePath !== 'web/rateLimiter.ts'));
   assert.equal(deleted.chunks, edited.chunks - 5, 'rateLimiter.ts had five chunks');
 });
@@ -115,7 +151,10 @@ test('a language filter indexes that language alone and keeps the others already
   const tree = scratchTree();
   t.after(tree.cleanup);
   const all = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  tree.write('app/config.py', readFileSync(join(tree.dir, 'app/config.py'), 'utf8') + '\ndef added_later():\n    pass\n');
+  tree.write(
+    'app/config.py',
+    readFileSync(join(tree.dir, 'app/config.py'), 'utf8') + '\ndef added_later():\n    pass\n',
+  );
   tree.remove('lib/server.go');
   const python = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'python' });
   assert.equal(python.lang, 'python');
@@ -135,12 +174,22 @@ test('a C++ .h header is chunked as C++, a C one as C; lang cpp and lang c both 
   const tree = scratchTree();
   t.after(tree.cleanup);
   tree.write('include/widget.h', readFileSync(new URL('../../test/fixtures/code/widget.h', import.meta.url), 'utf8'));
-  tree.write('include/ring_buffer.h', readFileSync(new URL('../../test/fixtures/code/ring_buffer.h', import.meta.url), 'utf8'));
+  tree.write(
+    'include/ring_buffer.h',
+    readFileSync(new URL('../../test/fixtures/code/ring_buffer.h', import.meta.url), 'utf8'),
+  );
   const cpp = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'cpp' });
   assert.equal(cpp.files, 2, 'both headers');
-  const invalidate = (await searchIndex(tree.settings, { query: 'Widget invalidate', sourceDir: tree.dir, limit: 5 })).find((hit) => hit.symbol.endsWith('invalidate'));
-  assert.deepEqual([invalidate?.symbol, invalidate?.language, invalidate?.relativePath], ['ui::Widget::invalidate', 'cpp', 'include/widget.h']);
-  const ring = (await searchIndex(tree.settings, { query: 'ring_used', sourceDir: tree.dir, limit: 5 })).find((hit) => hit.symbol === 'ring_used');
+  const invalidate = (
+    await searchIndex(tree.settings, { query: 'Widget invalidate', sourceDir: tree.dir, limit: 5 })
+  ).find((hit) => hit.symbol.endsWith('invalidate'));
+  assert.deepEqual(
+    [invalidate?.symbol, invalidate?.language, invalidate?.relativePath],
+    ['ui::Widget::invalidate', 'cpp', 'include/widget.h'],
+  );
+  const ring = (await searchIndex(tree.settings, { query: 'ring_used', sourceDir: tree.dir, limit: 5 })).find(
+    (hit) => hit.symbol === 'ring_used',
+  );
   assert.equal(ring?.language, 'c');
   const c = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'c' });
   assert.deepEqual([c.files, c.changed, c.removed], [2, 0, 0]);
@@ -180,7 +229,11 @@ test('a damaged index is reported naming its file, and the next index rebuilds i
   writeFileSync(storeFile, Buffer.alloc(8192, 0x5a));
   await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), (error: unknown) => {
     assert.ok(error instanceof IndexError);
-    assert.equal(error.message.startsWith(`the index of ${tree.dir} at ${storeFile} is damaged (`), true, error.message);
+    assert.equal(
+      error.message.startsWith(`the index of ${tree.dir} at ${storeFile} is damaged (`),
+      true,
+      error.message,
+    );
     assert.match(error.message, /; rebuild it: faultline index .* \(or fault_index_source_code\)$/);
     return true;
   });
@@ -199,7 +252,10 @@ test('an index in the format before SQLite is reported by search and rebuilt onc
   rmSync(storeFile);
   const legacy = storeFile.replace(/\.sqlite$/, '.index');
   writeFileSync(legacy, 'FLIDX001');
-  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /indexed by an older faultline .* index it again/);
+  await assert.rejects(
+    searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
+    /indexed by an older faultline .* index it again/,
+  );
   const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.match(rebuilt.note ?? '', /older faultline .* rebuilt once/);
   assert.equal(existsSync(legacy), false);
@@ -211,24 +267,45 @@ test('an index in the format before SQLite is reported by search and rebuilt onc
 test('search without source_dir covers every accepted indexed tree; errors are clear', async (t) => {
   const one = scratchTree();
   t.after(one.cleanup);
-  await assert.rejects(searchIndex(one.settings, { query: 'config' }), /no source tree has been indexed with local hashed/);
-  await assert.rejects(searchIndex(one.settings, { query: 'config', sourceDir: one.dir }), /has not been indexed .* index it first/);
+  await assert.rejects(
+    searchIndex(one.settings, { query: 'config' }),
+    /no source tree has been indexed with local hashed/,
+  );
+  await assert.rejects(
+    searchIndex(one.settings, { query: 'config', sourceDir: one.dir }),
+    /has not been indexed .* index it first/,
+  );
   await indexSourceTree(one.settings, { sourceDir: one.dir });
   const hits = await searchIndex(one.settings, { query: 'parse config file', limit: 3 });
   assert.equal(hits[0]!.symbol, 'parse_config_file');
-  await assert.rejects(searchIndex(one.settings, { query: 'config', acceptTree: async () => false }), /no source tree has been indexed/);
+  await assert.rejects(
+    searchIndex(one.settings, { query: 'config', acceptTree: async () => false }),
+    /no source tree has been indexed/,
+  );
   await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^ToolInputError: query: empty/);
-  await assert.rejects(searchIndex(one.settings, { query: 'x'.repeat(1 << 20) }), /^ToolInputError: query: 1048576 characters is too long; at most 32000/);
+  await assert.rejects(
+    searchIndex(one.settings, { query: 'x'.repeat(1 << 20) }),
+    /^ToolInputError: query: 1048576 characters is too long; at most 32000/,
+  );
   for (const query of ['!!!', 'the of a']) {
-    await assert.rejects(searchIndex(one.settings, { query, sourceDir: one.dir }), /^ToolInputError: query: ".*" has no words or identifiers to look for/);
+    await assert.rejects(
+      searchIndex(one.settings, { query, sourceDir: one.dir }),
+      /^ToolInputError: query: ".*" has no words or identifiers to look for/,
+    );
   }
   for (const limit of [0, 51, 2.5]) {
-    await assert.rejects(searchIndex(one.settings, { query: 'x', sourceDir: one.dir, limit }), /limit: .* from 1 to 50/);
+    await assert.rejects(
+      searchIndex(one.settings, { query: 'x', sourceDir: one.dir, limit }),
+      /limit: .* from 1 to 50/,
+    );
   }
 });
 
 test('.gitignore rules: anchoring, directories, globs, negation, nested files', () => {
-  const root = new IgnoreFile('', ['# comment', '/build', 'logs/', '*.gen.*', '!keep.gen.ts', 'docs/**/draft?.md', 'a/**', '\\#hash'].join('\n'));
+  const root = new IgnoreFile(
+    '',
+    ['# comment', '/build', 'logs/', '*.gen.*', '!keep.gen.ts', 'docs/**/draft?.md', 'a/**', '\\#hash'].join('\n'),
+  );
   const nested = new IgnoreFile('pkg', 'local.py\n!/logs/\n');
   const ignored = (path: string, dir = false) => isIgnored([root, nested], path, dir);
   assert.equal(ignored('build', true), true);
@@ -249,7 +326,10 @@ test('.gitignore rules: anchoring, directories, globs, negation, nested files', 
 
 test('.gitignore details as git reads them: ** inside a name, classes, bad patterns, whitespace, CRLF', () => {
   // Each expectation was checked with `git ls-files --others --exclude-standard`.
-  const file = new IgnoreFile('', ['gen**', '[[:upper:]]*.py', '[c-a].js', '[abc', 'tab.js\t', 'spaces.js  ', 'crlf.js\r', '[!]]x.ts'].join('\n'));
+  const file = new IgnoreFile(
+    '',
+    ['gen**', '[[:upper:]]*.py', '[c-a].js', '[abc', 'tab.js\t', 'spaces.js  ', 'crlf.js\r', '[!]]x.ts'].join('\n'),
+  );
   const ignored = (path: string, dir = false) => isIgnored([file], path, dir);
   assert.equal(ignored('generated', true), true);
   assert.equal(ignored('gen/a.ts'), false, '** that is not a whole segment does not cross a slash');
@@ -274,8 +354,7 @@ test('a .gitignore line git cannot match does not disable the rest of that file'
   assert.ok(paths.length > 0 && paths.every((path) => !path.startsWith('lib/') && !path.startsWith('ignored/')));
 });
 
-
-test('two index calls of one tree at once in one process keep each other\'s files', async (t) => {
+test("two index calls of one tree at once in one process keep each other's files", async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   for (let i = 0; i < 100; i++) tree.write(`py/m${i}.py`, `def python_function_${i}():\n    return ${i}\n`);
@@ -287,7 +366,9 @@ test('two index calls of one tree at once in one process keep each other\'s file
   assert.deepEqual([all.changed, all.unchanged], [2, 103], 'only rateLimiter.ts and build.kt were not indexed yet');
 });
 
-test('unreadable files and directories are listed as skipped, not indexed, and do not stop the run', { skip: process.getuid?.() === 0 && 'root reads every file' }, async (t) => {
+test('unreadable files and directories are listed as skipped, not indexed, and do not stop the run', {
+  skip: process.getuid?.() === 0 && 'root reads every file',
+}, async (t) => {
   const tree = scratchTree();
   t.after(() => {
     chmodSync(join(tree.dir, 'locked'), 0o755);
@@ -301,7 +382,6 @@ test('unreadable files and directories are listed as skipped, not indexed, and d
   assert.deepEqual(stats.skippedFiles.unreadable, ['locked/', 'app/secret.py']);
   assert.equal(stats.files, 5);
 });
-
 
 test('symbolic links are not followed, and the ones to a directory or a source file are listed as skipped', async (t) => {
   const tree = scratchTree();
@@ -318,10 +398,22 @@ test('symbolic links are not followed, and the ones to a directory or a source f
   symlinkSync(outside, join(tree.dir, 'ignored', 'inside_ignored'));
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   // Not the link named like no source file (notes.txt), nor the one under an ignored directory.
-  assert.deepEqual(stats.skippedFiles.symlinks, ['app/config_link.py', 'app/loop/', 'broken.py', 'escape.py', 'shared/']);
+  assert.deepEqual(stats.skippedFiles.symlinks, [
+    'app/config_link.py',
+    'app/loop/',
+    'broken.py',
+    'escape.py',
+    'shared/',
+  ]);
   assert.equal(stats.skipped, 4 + 5);
   assert.equal(stats.files, 5, 'nothing behind a link was indexed');
-  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'lib/server.go', 'web/build.kt', 'web/rateLimiter.ts']);
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
+    'app/config.py',
+    'app/keep.gen.py',
+    'lib/server.go',
+    'web/build.kt',
+    'web/rateLimiter.ts',
+  ]);
 });
 
 test('in a git checkout: the .gitignore files above the tree apply, and .gitignore decides about build output', async (t) => {
@@ -335,7 +427,12 @@ test('in a git checkout: the .gitignore files above the tree apply, and .gitigno
   tree.write('dist/bundle.py', 'def bundled():\n    pass\n');
 
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), ['app/config.py', 'app/keep.gen.py', 'build/tool.py', 'web/build.kt']);
+  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
+    'app/config.py',
+    'app/keep.gen.py',
+    'build/tool.py',
+    'web/build.kt',
+  ]);
   assert.equal(stats.files, 4);
 });
 
@@ -350,16 +447,25 @@ test('an index that finds no file says why: what git ignores there, or that the 
   tree.write('vendored/lib.c', 'int lib(void) { return 1; }\n');
   const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.equal(stats.files, 0);
-  assert.match(stats.note ?? '', /^no source file to index in .*: git's ignore rules .* exclude \d+ files and 1 directory there; `git check-ignore -v PATH`/);
+  assert.match(
+    stats.note ?? '',
+    /^no source file to index in .*: git's ignore rules .* exclude \d+ files and 1 directory there; `git check-ignore -v PATH`/,
+  );
 
   // The ignored directory could hold Ruby: it is still named.
   const ruby = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ruby' });
-  assert.match(ruby.note ?? '', /^no source file in the selected languages \(ruby\) to index in .*: git's ignore rules .* exclude 1 directory there;/);
+  assert.match(
+    ruby.note ?? '',
+    /^no source file in the selected languages \(ruby\) to index in .*: git's ignore rules .* exclude 1 directory there;/,
+  );
   const empty = join(tree.dataDir, '..', 'empty');
   mkdirSync(join(empty, '.hidden'), { recursive: true });
   writeFileSync(join(empty, '.hidden', 'a.py'), 'def hidden():\n    pass\n');
   const none = await indexSourceTree(tree.settings, { sourceDir: empty });
-  assert.match(none.note ?? '', /^no source file to index in .*empty \(hidden directories, dependency directories and symlinks are not entered\)$/);
+  assert.match(
+    none.note ?? '',
+    /^no source file to index in .*empty \(hidden directories, dependency directories and symlinks are not entered\)$/,
+  );
 
   rmSync(join(checkout, '.gitignore'));
   const found = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
@@ -373,20 +479,32 @@ test('indexing stops early over the file or byte limit, naming the limit and how
   const few = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '3' } };
   await assert.rejects(indexSourceTree(few, { sourceDir: tree.dir }), (error: unknown) => {
     assert.ok(error instanceof ToolInputError);
-    assert.match(error.message, /^source_dir: .* has more than 3 source files, the limit of one index; .* raise the limit with FAULTLINE_INDEX_MAX_FILES$/);
+    assert.match(
+      error.message,
+      /^source_dir: .* has more than 3 source files, the limit of one index; .* raise the limit with FAULTLINE_INDEX_MAX_FILES$/,
+    );
     return true;
   });
   const small = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_BYTES: '100' } };
-  await assert.rejects(indexSourceTree(small, { sourceDir: tree.dir }), /^ToolInputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/);
+  await assert.rejects(
+    indexSourceTree(small, { sourceDir: tree.dir }),
+    /^ToolInputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/,
+  );
   const wrong = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: 'many' } };
-  await assert.rejects(indexSourceTree(wrong, { sourceDir: tree.dir }), /FAULTLINE_INDEX_MAX_FILES must be a positive whole number \(got "many"\)/);
+  await assert.rejects(
+    indexSourceTree(wrong, { sourceDir: tree.dir }),
+    /FAULTLINE_INDEX_MAX_FILES must be a positive whole number \(got "many"\)/,
+  );
   // Nothing was indexed by the refused runs; within the limits (the binary file counts until read), the tree indexes.
   await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /has not been indexed/);
-  const enough = await indexSourceTree({ ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '6' } }, { sourceDir: tree.dir });
+  const enough = await indexSourceTree(
+    { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '6' } },
+    { sourceDir: tree.dir },
+  );
   assert.equal(enough.files, 5);
 });
 
-test('every skipped directory is listed with its reason and what includes it; the standard library\'s venv package is source', async (t) => {
+test("every skipped directory is listed with its reason and what includes it; the standard library's venv package is source", async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
@@ -414,10 +532,21 @@ test('every skipped directory is listed with its reason and what includes it; th
   );
 
   // Included by name or by path, each is indexed; a file inside still follows the .gitignore rules that name it.
-  const included = await indexSourceTree(tree.settings, { sourceDir: tree.dir, includeDirs: ['dist', '.github', 'ignored', 'Lib/site-packages/'] });
-  assert.deepEqual(included.skippedFiles.directories.map((directory) => directory.path), ['env/', 'node_modules/']);
+  const included = await indexSourceTree(tree.settings, {
+    sourceDir: tree.dir,
+    includeDirs: ['dist', '.github', 'ignored', 'Lib/site-packages/'],
+  });
+  assert.deepEqual(
+    included.skippedFiles.directories.map((directory) => directory.path),
+    ['env/', 'node_modules/'],
+  );
   const paths = await indexedPaths(tree.settings, tree.dir);
-  for (const path of ['packages/web/dist/bundle.js', '.github/scripts/release.py', 'ignored/secret.py', 'Lib/site-packages/pkg/mod.py']) {
+  for (const path of [
+    'packages/web/dist/bundle.js',
+    '.github/scripts/release.py',
+    'ignored/secret.py',
+    'Lib/site-packages/pkg/mod.py',
+  ]) {
     assert.ok(paths.includes(path), `${path} is indexed: ${paths.join(', ')}`);
   }
 });

@@ -43,7 +43,10 @@ describe('anthropic provider over the real SDK', () => {
   }
 
   test('ANTHROPIC_API_KEY alone picks anthropic; the key and version headers are sent', async () => {
-    const choice = createProvider({ timeoutMs: 30_000 }, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
+    const choice = createProvider(
+      { timeoutMs: 30_000 },
+      { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl },
+    );
     assert.ok(choice.ok);
     assert.equal(choice.provider.info.client, 'anthropic');
     assert.equal(choice.provider.info.endpoint, fake.anthropicBaseUrl);
@@ -55,7 +58,10 @@ describe('anthropic provider over the real SDK', () => {
     assert.match(String(sent), /sk-ant-test/);
     assert.ok(request!.headers['anthropic-version']);
     assert.equal(request!.body.system, 'You review code.', 'the system prompt is the top-level field');
-    assert.deepEqual(request!.body.messages.map((m: { role: string }) => m.role), ['user']);
+    assert.deepEqual(
+      request!.body.messages.map((m: { role: string }) => m.role),
+      ['user'],
+    );
   });
 
   test('structured output is a forced tool call whose input is validated', async () => {
@@ -71,11 +77,17 @@ describe('anthropic provider over the real SDK', () => {
 
   test('fenced JSON in a text reply is read', async () => {
     fake.queueChat('Here you go:\n```json\n{"score": 0.7, "explanation": "Fine."}\n```');
-    assert.deepEqual(await provider().structured(MESSAGES, Answer, { name: 'code_score' }), { score: 0.7, explanation: 'Fine.' });
+    assert.deepEqual(await provider().structured(MESSAGES, Answer, { name: 'code_score' }), {
+      score: 0.7,
+      explanation: 'Fine.',
+    });
   });
 
   test('an invalid tool input gets one repair turn showing the problem', async () => {
-    fake.queueChat({ toolInput: { score: 7, explanation: 'Too high.' } }, { toolInput: { score: 0.7, explanation: 'Fixed.' } });
+    fake.queueChat(
+      { toolInput: { score: 7, explanation: 'Too high.' } },
+      { toolInput: { score: 0.7, explanation: 'Fixed.' } },
+    );
     const value = await provider().structured(MESSAGES, Answer, { name: 'code_score' });
     assert.equal(value.score, 0.7);
     const repair = fake.chatRequests()[1]!.body.messages;
@@ -108,7 +120,10 @@ describe('anthropic provider over the real SDK', () => {
   test('a reply slower than the timeout ends in a timeout error, promptly', async () => {
     fake.queueChat({ delayMs: SLOW_REPLY_MS, content: 'too late' });
     const started = performance.now();
-    await assert.rejects(provider(200).text(MESSAGES), (error: unknown) => error instanceof LlmError && error.kind === 'timeout');
+    await assert.rejects(
+      provider(200).text(MESSAGES),
+      (error: unknown) => error instanceof LlmError && error.kind === 'timeout',
+    );
     assert.ok(performance.now() - started < SLOW_REPLY_MS / 2);
   });
 
@@ -129,7 +144,10 @@ describe('anthropic provider over the real SDK', () => {
   });
 
   test('indexing with anthropic uses the local embedder and says why', async () => {
-    const embedder = await selectEmbedder({ client: 'anthropic', timeoutMs: 1_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl });
+    const embedder = await selectEmbedder(
+      { client: 'anthropic', timeoutMs: 1_000 },
+      { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl },
+    );
     assert.match(embedder.id, /^hashed-/);
     assert.match(embedder.description, /anthropic has no embedding API/);
   });
@@ -155,7 +173,10 @@ describe('OPENAI_BASE_URL', () => {
       assert.equal(await alone.provider.text(MESSAGES), 'from the compatible server');
       assert.equal(fake.chatRequests().length, 1);
 
-      const both = createProvider({ baseUrl: other.openaiBaseUrl, timeoutMs: 30_000 }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseUrl });
+      const both = createProvider(
+        { baseUrl: other.openaiBaseUrl, timeoutMs: 30_000 },
+        { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseUrl },
+      );
       assert.ok(both.ok);
       assert.equal(both.provider.info.endpoint, other.openaiBaseUrl);
 

@@ -19,7 +19,8 @@ const INPUT = { aspect: 'performance' as const, snippet: SNIPPET, lang: 'python'
 function completion(choices: unknown): { body: unknown } {
   return { body: { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices } };
 }
-const message = (content: unknown) => completion([{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }]);
+const message = (content: unknown) =>
+  completion([{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }]);
 
 const UNUSABLE: Record<string, FakeReply> = {
   'empty choices': completion([]),
@@ -41,7 +42,11 @@ describe('unusable LLM replies', () => {
   let provider: LlmProvider;
   before(async () => {
     fake = await startFakeLlm();
-    const choice = createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 }, {}, { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } });
+    const choice = createProvider(
+      { client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 },
+      {},
+      { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } },
+    );
     assert.ok(choice.ok);
     provider = choice.provider;
   });
@@ -61,13 +66,24 @@ describe('unusable LLM replies', () => {
 
   test('suggest: an empty reply, then an explicit empty diff block, is "no change"', async () => {
     fake.queueChat(message(null), '```diff\n```');
-    assert.deepEqual(await suggestBetterFunction(provider, INPUT), { diff: '', applies: true, note: 'No change suggested.' });
+    assert.deepEqual(await suggestBetterFunction(provider, INPUT), {
+      diff: '',
+      applies: true,
+      note: 'No change suggested.',
+    });
     assert.match(JSON.stringify(fake.chatRequests()[1]!.body.messages), /the reply is empty/);
   });
 
   test('structured: empty choices twice is invalid_reply', async () => {
     fake.queueChat(completion([]), completion([]));
-    await assert.rejects(provider.structured([{ role: 'user', content: 'x' }], (await import('zod')).z.object({ a: (await import('zod')).z.number() }), { name: 'a' }), isInvalidReply);
+    await assert.rejects(
+      provider.structured(
+        [{ role: 'user', content: 'x' }],
+        (await import('zod')).z.object({ a: (await import('zod')).z.number() }),
+        { name: 'a' },
+      ),
+      isInvalidReply,
+    );
   });
 
   test('content sent as an object is a clear invalid_reply, not a TypeError', async () => {
@@ -135,14 +151,26 @@ describe('a 2xx that is not a JSON reply, on every provider', () => {
 
   const retry = { retries: 2, baseDelayMs: 5, maxDelayMs: 10 };
   const providers: Record<string, () => LlmProvider> = {
-    openai: () => pick(createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 }, {}, { retry })),
-    ollama: () => pick(createProvider({ client: 'ollama', baseUrl: fake.ollamaHost, timeoutMs: 30_000 }, {}, { retry })),
+    openai: () =>
+      pick(createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 30_000 }, {}, { retry })),
+    ollama: () =>
+      pick(createProvider({ client: 'ollama', baseUrl: fake.ollamaHost, timeoutMs: 30_000 }, {}, { retry })),
     anthropic: () =>
-      pick(createProvider({ client: 'anthropic', timeoutMs: 30_000 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl }, { retry })),
+      pick(
+        createProvider(
+          { client: 'anthropic', timeoutMs: 30_000 },
+          { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseUrl },
+          { retry },
+        ),
+      ),
   };
   const bodies: Record<string, { rawBody: string; headers?: Record<string, string>; message: RegExp }> = {
     'an empty body': { rawBody: '', message: /HTTP 200 with an empty body/ },
-    'an HTML page': { rawBody: '<html><title>Sign in</title></html>', headers: { 'content-type': 'text/html' }, message: /not JSON.*Sign in/ },
+    'an HTML page': {
+      rawBody: '<html><title>Sign in</title></html>',
+      headers: { 'content-type': 'text/html' },
+      message: /not JSON.*Sign in/,
+    },
     'JSON cut short': { rawBody: '{"choices":[{"mess', message: /not JSON.*choices/ },
   };
 

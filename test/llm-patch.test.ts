@@ -5,7 +5,14 @@ import { applyModelPatch, looksLikePatch, normaliseModelPatch } from '../src/llm
 
 const ORIGINAL = 'def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n';
 const IMPROVED = 'def f(xs):\n    return list(xs)\n';
-const HUNK_BODY = [' def f(xs):', '-    out = []', '-    for x in xs:', '-        out.append(x)', '-    return out', '+    return list(xs)'];
+const HUNK_BODY = [
+  ' def f(xs):',
+  '-    out = []',
+  '-    for x in xs:',
+  '-        out.append(x)',
+  '-    return out',
+  '+    return list(xs)',
+];
 
 function applies(patch: string, original = ORIGINAL): string {
   const outcome = applyModelPatch(original, patch);
@@ -34,7 +41,10 @@ test('an LF diff applies to CRLF code, keeping its line ends', () => {
 });
 
 test('a diff for other code does not apply, and says why', () => {
-  const outcome = applyModelPatch(ORIGINAL, ['@@ -1,2 +1,2 @@', ' def g(y):', '-    return y', '+    return y + 1'].join('\n'));
+  const outcome = applyModelPatch(
+    ORIGINAL,
+    ['@@ -1,2 +1,2 @@', ' def g(y):', '-    return y', '+    return y + 1'].join('\n'),
+  );
   assert.deepEqual(outcome, { ok: false, reason: 'its context and removed lines do not match the code' });
 });
 

@@ -62,12 +62,18 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('JSON inside prose is accepted', async () => {
       fake.queueChat('Sure! Here is my assessment: {"score": 0.25, "explanation": "slow loop"} Let me know.');
-      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), { score: 0.25, explanation: 'slow loop' });
+      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), {
+        score: 0.25,
+        explanation: 'slow loop',
+      });
     });
 
     test('invalid JSON then a valid repair: the repair request shows the problem', async () => {
       fake.queueChat('{"score": 0.5, "explanation": ', '{"score": 0.5, "explanation": "ok"}');
-      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), { score: 0.5, explanation: 'ok' });
+      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), {
+        score: 0.5,
+        explanation: 'ok',
+      });
       const requests = fake.chatRequests();
       assert.equal(requests.length, 2);
       const repair = requests[1]!.body.messages as Array<{ role: string; content: string }>;
@@ -77,7 +83,10 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('a score of 1.7 is rejected by validation and repaired', async () => {
       fake.queueChat('{"score": 1.7, "explanation": "great"}', '{"score": 0.9, "explanation": "great"}');
-      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), { score: 0.9, explanation: 'great' });
+      assert.deepEqual(await provider().structured(MESSAGES, Score, { name: 'code_score' }), {
+        score: 0.9,
+        explanation: 'great',
+      });
       assert.match(promptText(fake.chatRequests()[1]!), /score: Too big/);
     });
 
@@ -110,7 +119,12 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test("a 429's Retry-After is carried on the error, so the backoff honours it", async () => {
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 30_000 },
+        {
+          client: api,
+          baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+          promptModel: 'test-model',
+          timeoutMs: 30_000,
+        },
         { OPENAI_API_KEY: 'sk-test' },
         { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
       );
@@ -126,7 +140,12 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('an error page (HTML, or an error object from a proxy) is named in the message, and nothing reaches stdout', async () => {
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'test-model', timeoutMs: 30_000 },
+        {
+          client: api,
+          baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+          promptModel: 'test-model',
+          timeoutMs: 30_000,
+        },
         { OPENAI_API_KEY: 'sk-test' },
         { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
       );
@@ -167,9 +186,15 @@ for (const api of ['openai', 'ollama'] as const) {
 
     if (api === 'openai') {
       test('an endpoint that refuses json_schema (400) is asked again without it', async () => {
-        fake.queueChat({ status: 400, content: 'response_format json_schema is not supported' }, '{"score": 0.6, "explanation": "ok"}');
+        fake.queueChat(
+          { status: 400, content: 'response_format json_schema is not supported' },
+          '{"score": 0.6, "explanation": "ok"}',
+        );
         const llm = provider();
-        assert.deepEqual(await llm.structured(MESSAGES, Score, { name: 'code_score' }), { score: 0.6, explanation: 'ok' });
+        assert.deepEqual(await llm.structured(MESSAGES, Score, { name: 'code_score' }), {
+          score: 0.6,
+          explanation: 'ok',
+        });
         const [refused, plain] = fake.chatRequests();
         assert.equal(refused!.body.response_format.type, 'json_schema');
         assert.equal(plain!.body.response_format, undefined);
@@ -275,7 +300,7 @@ describe('createProvider', () => {
     assert.equal(pick({ GEMINI_API_KEY: 'g', OPENAI_API_KEY: 'o' }).client, 'openai');
     assert.equal(pick({ OLLAMA_HOST: 'http://127.0.0.1:9' }).client, 'ollama');
     assert.equal(pick({ OLLAMA_HOST: 'http://127.0.0.1:9' }).endpoint, 'http://127.0.0.1:9');
-    assert.equal(pick({ OPENAI_API_KEY: '  ' , GEMINI_API_KEY: 'g' }).client, 'gemini');
+    assert.equal(pick({ OPENAI_API_KEY: '  ', GEMINI_API_KEY: 'g' }).client, 'gemini');
   });
 
   test('defaults per provider, overridden by the model flags', () => {
@@ -284,7 +309,10 @@ describe('createProvider', () => {
     assert.equal(gemini.provider.info.promptModel, 'gemini-2.5-flash');
     assert.match(gemini.provider.info.endpoint, /generativelanguage\.googleapis\.com\/v1beta\/openai/);
     assert.equal(gemini.provider.info.embedDim, 3072);
-    const custom = createProvider({ ...base, client: 'openai', promptModel: 'gpt-x', embedModel: 'emb-x' }, { OPENAI_API_KEY: 'o' });
+    const custom = createProvider(
+      { ...base, client: 'openai', promptModel: 'gpt-x', embedModel: 'emb-x' },
+      { OPENAI_API_KEY: 'o' },
+    );
     assert.ok(custom.ok);
     assert.equal(custom.provider.info.promptModel, 'gpt-x');
     // A custom embedding model has no known dimension unless the user gives one.

@@ -22,7 +22,8 @@ const SNIPPET = FILE.slice(FILE.indexOf('def fetch_all'), FILE.indexOf('\n\n\nde
 const VALID_SLOS = readFileSync(fixturePath('llm', 'slos-valid.json'), 'utf8');
 const PYTHON = languageByName('python');
 
-const BATCHED = 'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
+const BATCHED =
+  'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
 const APPLYING_DIFF = [
   '```diff',
   '--- a/snippet',
@@ -38,7 +39,14 @@ const APPLYING_DIFF = [
   '+    return client.get_many(ids)',
   '```',
 ].join('\n');
-const NON_APPLYING_DIFF = ['```diff', '@@ -1,2 +1,2 @@', ' def fetch_all(client, ids):', '-    data = []', '+    data = {}', '```'].join('\n');
+const NON_APPLYING_DIFF = [
+  '```diff',
+  '@@ -1,2 +1,2 @@',
+  ' def fetch_all(client, ids):',
+  '-    data = []',
+  '+    data = {}',
+  '```',
+].join('\n');
 
 for (const api of ['openai', 'ollama'] as const) {
   describe(`review operations over ${api}`, () => {
@@ -47,7 +55,12 @@ for (const api of ['openai', 'ollama'] as const) {
     before(async () => {
       fake = await startFakeLlm();
       const choice = createProvider(
-        { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: `${api}-model`, timeoutMs: 30_000 },
+        {
+          client: api,
+          baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+          promptModel: `${api}-model`,
+          timeoutMs: 30_000,
+        },
         {},
         { retry: { retries: 1, baseDelayMs: 5, maxDelayMs: 10 } },
       );
@@ -122,7 +135,10 @@ for (const api of ['openai', 'ollama'] as const) {
     });
 
     test('suggest: code that does not parse is sent back once', async () => {
-      fake.queueChat('```python\ndef fetch_all(client, ids)\n    return client.get_many(ids\n```', `\`\`\`python\n${BATCHED}\`\`\``);
+      fake.queueChat(
+        '```python\ndef fetch_all(client, ids)\n    return client.get_many(ids\n```',
+        `\`\`\`python\n${BATCHED}\`\`\``,
+      );
       const result = await suggestBetterFunction(provider, suggestInput());
       assert.equal(result.applies, true);
       assert.match(promptText(fake.chatRequests()[1]!), /does not parse as Python/);
@@ -135,7 +151,9 @@ for (const api of ['openai', 'ollama'] as const) {
     });
 
     test('score: a string score, a list explanation and a bracketed aside are read in one call', async () => {
-      fake.queueChat('On a scale [0, 1] I rate it:\n```json\n{"score": "0.45", "explanation": ["One call per id.", "No batching."]}\n```');
+      fake.queueChat(
+        'On a scale [0, 1] I rate it:\n```json\n{"score": "0.45", "explanation": ["One call per id.", "No batching."]}\n```',
+      );
       const result = await scoreSnippet(provider, { aspect: 'performance', snippet: SNIPPET, lang: 'python' });
       assert.deepEqual(result, { score: 0.45, explanation: 'One call per id. No batching.' });
       assert.equal(fake.chatRequests().length, 1, 'no repair turn was needed');
@@ -172,7 +190,10 @@ for (const api of ['openai', 'ollama'] as const) {
       fake.queueChat('x', 'x');
       await assert.rejects(
         suggestBetterFunction(provider, suggestInput()),
-        (error: unknown) => error instanceof LlmError && error.kind === 'invalid_reply' && /does not define fetch_all/.test(error.message),
+        (error: unknown) =>
+          error instanceof LlmError &&
+          error.kind === 'invalid_reply' &&
+          /does not define fetch_all/.test(error.message),
       );
     });
 
@@ -205,7 +226,9 @@ for (const api of ['openai', 'ollama'] as const) {
         ...suggestInput(),
         searchContext: async (query) => {
           queries.push(query);
-          return [{ path: 'src/store/client.py', startLine: 12, endLine: 20, text: 'def get_many(self, ids):\n    ...' }];
+          return [
+            { path: 'src/store/client.py', startLine: 12, endLine: 20, text: 'def get_many(self, ids):\n    ...' },
+          ];
         },
       });
       assert.equal(result.applies, true);
@@ -249,7 +272,13 @@ for (const api of ['openai', 'ollama'] as const) {
       const newFile = FILE.replace('results = []', 'results: list = []');
       fake.queueChat(
         JSON.stringify({ score: 0.3, explanation: 'broken', new: 'def fetch_all(client, ids:\n', dependencies: [] }),
-        JSON.stringify({ score: 0.3, explanation: 'Typed the list.', new: newFile, old: 'ignored echo', dependencies: ['typing'] }),
+        JSON.stringify({
+          score: 0.3,
+          explanation: 'Typed the list.',
+          new: newFile,
+          old: 'ignored echo',
+          dependencies: ['typing'],
+        }),
       );
       const change = await proposeFileChanges(provider, { path: '/src/fetch_all.py', source: FILE, language: PYTHON });
       assert.equal(change.old, FILE);
@@ -264,28 +293,45 @@ for (const api of ['openai', 'ollama'] as const) {
     test('file changes: two unparsable proposals end in an error quoting the reply', async () => {
       const bad = JSON.stringify({ score: 0.3, explanation: 'x', new: 'def broken(:\n', dependencies: [] });
       fake.queueChat(bad, bad);
-      await assert.rejects(proposeFileChanges(provider, { path: '/src/fetch_all.py', source: FILE, language: PYTHON }), (error: unknown) => {
-        assert.ok(error instanceof LlmError);
-        assert.equal(error.kind, 'invalid_reply');
-        assert.match(error.message, /does not parse as Python/);
-        assert.match(error.message, /def broken/);
-        return true;
-      });
+      await assert.rejects(
+        proposeFileChanges(provider, { path: '/src/fetch_all.py', source: FILE, language: PYTHON }),
+        (error: unknown) => {
+          assert.ok(error instanceof LlmError);
+          assert.equal(error.kind, 'invalid_reply');
+          assert.match(error.message, /does not parse as Python/);
+          assert.match(error.message, /def broken/);
+          return true;
+        },
+      );
     });
   });
 }
 
 function suggestInput() {
-  return { aspect: 'performance' as const, snippet: SNIPPET, lang: 'python', language: PYTHON, score: 0.3, targetScore: 0.8 };
+  return {
+    aspect: 'performance' as const,
+    snippet: SNIPPET,
+    lang: 'python',
+    language: PYTHON,
+    score: 0.3,
+    targetScore: 0.8,
+  };
 }
 
 test('suggest: the request and its repair share one LLM timeout', async () => {
   const fake = await startFakeLlm();
   try {
-    const choice = createProvider({ client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 400 }, {}, { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } });
+    const choice = createProvider(
+      { client: 'openai', baseUrl: fake.openaiBaseUrl, timeoutMs: 400 },
+      {},
+      { retry: { retries: 0, baseDelayMs: 5, maxDelayMs: 10 } },
+    );
     assert.ok(choice.ok);
     // Each reply alone is within the timeout; the two together are not.
-    fake.queueChat({ delayMs: 300, content: 'no diff here' }, { delayMs: 300, content: `\`\`\`python\n${BATCHED}\`\`\`` });
+    fake.queueChat(
+      { delayMs: 300, content: 'no diff here' },
+      { delayMs: 300, content: `\`\`\`python\n${BATCHED}\`\`\`` },
+    );
     await assert.rejects(suggestBetterFunction(choice.provider, suggestInput()), (error: unknown) => {
       assert.ok(error instanceof LlmError);
       assert.equal(error.kind, 'timeout');

@@ -21,7 +21,13 @@ describe('error classes', () => {
     const target = await blackhole();
     const before = await heldResources(servers);
     const started = performance.now();
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 5, durationMs: 1000, timeoutMs: 300 });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 50,
+      connections: 5,
+      durationMs: 1000,
+      timeoutMs: 300,
+    });
     const elapsed = performance.now() - started;
     assert.deepEqual(await heldResources(servers), before);
 
@@ -37,7 +43,11 @@ describe('error classes', () => {
     assert.ok(result.queued >= 30, `queued ${result.queued}`);
     assert.ok(result.sendLag!.max >= 150, `send lag max ${result.sendLag!.max}`);
     assert.equal(result.serviceTime!.count, 50 - result.notSent);
-    assert.equal((result.errorDetails['timed out waiting for a free connection'] ?? 0) + result.errorDetails['timed out waiting for the response']!, 50);
+    assert.equal(
+      (result.errorDetails['timed out waiting for a free connection'] ?? 0) +
+        result.errorDetails['timed out waiting for the response']!,
+      50,
+    );
     // The run ends one timeout after the last request was due: not before, and not waiting on
     // the server (which never answers). How soon after is bench/checks/load.ts's (load.run-ends).
     assert.ok(elapsed >= 1000 - 20 + 300, `run took ${elapsed} ms`);
@@ -52,7 +62,13 @@ describe('error classes', () => {
       else self.later(60_000, () => response.end('slow'));
     });
     // A timeout the fast answers cannot reach however busy the machine; the slow never answer in time.
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 10, durationMs: 500, timeoutMs: 3000 });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 20,
+      connections: 10,
+      durationMs: 500,
+      timeoutMs: 3000,
+    });
     assert.equal(result.errorsByClass.timeout, 5);
     assert.equal(result.statusCodes['200'], 5);
     const timedOut = result.samples.latencyMs.filter((_ms, i) => result.samples.errorClass[i] !== 0);
@@ -60,13 +76,22 @@ describe('error classes', () => {
     // The answered ones keep their own latency, under the timeout's.
     const answered = result.samples.latencyMs.filter((_ms, i) => result.samples.errorClass[i] === 0);
     assert.equal(answered.length, 5);
-    assert.ok(answered.every((ms) => ms < 3000), `answered in ${[...answered].join(', ')} ms`);
+    assert.ok(
+      answered.every((ms) => ms < 3000),
+      `answered in ${[...answered].join(', ')} ms`,
+    );
   });
 
   test('refused', async () => {
     const port = await closedPort();
     const before = await heldResources(servers);
-    const result = await runOpenLoop({ url: `http://127.0.0.1:${port}/`, ratePerSecond: 50, connections: 3, durationMs: 200, timeoutMs: 1000 });
+    const result = await runOpenLoop({
+      url: `http://127.0.0.1:${port}/`,
+      ratePerSecond: 50,
+      connections: 3,
+      durationMs: 200,
+      timeoutMs: 1000,
+    });
     assert.deepEqual(await heldResources(servers), before);
     assert.equal(result.errorsByClass.refused, 10);
     assert.equal(result.errors, 10);
@@ -86,7 +111,13 @@ describe('error classes', () => {
       }
     });
     const before = await heldResources(servers);
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 2, durationMs: 500, timeoutMs: 1000 });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 40,
+      connections: 2,
+      durationMs: 500,
+      timeoutMs: 1000,
+    });
     assert.deepEqual(await heldResources(servers), before);
     assert.equal(result.errorsByClass.reset, 20, JSON.stringify(result.errorDetails));
     assert.equal(result.errorDetails['ECONNRESET'], 10);
@@ -123,7 +154,14 @@ describe('cancellation and cleanup', () => {
   test('an already aborted signal rejects before anything is opened', async () => {
     const before = await heldResources(servers);
     await assert.rejects(
-      runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 1, connections: 1, durationMs: 1000, timeoutMs: 100, signal: AbortSignal.abort() }),
+      runOpenLoop({
+        url: 'http://127.0.0.1:9/',
+        ratePerSecond: 1,
+        connections: 1,
+        durationMs: 1000,
+        timeoutMs: 100,
+        signal: AbortSignal.abort(),
+      }),
       CancelledError,
     );
     assert.deepEqual(await heldResources(servers), before);
@@ -170,7 +208,11 @@ describe('https', () => {
 
     // The certificate names localhost and 127.0.0.1, not other.test: checked against the URL's host.
     const before = await heldResources(servers);
-    const wrongName = await runOpenLoop({ ...common, url: `https://other.test:${target.port}/`, tls: { ca: TLS_CERT } });
+    const wrongName = await runOpenLoop({
+      ...common,
+      url: `https://other.test:${target.port}/`,
+      tls: { ca: TLS_CERT },
+    });
     assert.equal(wrongName.errorDetails['ERR_TLS_CERT_ALTNAME_INVALID'], 4);
     assert.deepEqual(await heldResources(servers), before);
   });
@@ -179,7 +221,13 @@ describe('https', () => {
 describe('capacity (closed loop)', () => {
   test('targets: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
     const target = await server();
-    const result = await runCapacity({ url: `http://localhost:${target.port}/`, targets: { allowRemoteTargets: false }, connections: 1, durationMs: 300, timeoutMs: 1000 });
+    const result = await runCapacity({
+      url: `http://localhost:${target.port}/`,
+      targets: { allowRemoteTargets: false },
+      connections: 1,
+      durationMs: 300,
+      timeoutMs: 1000,
+    });
     assert.ok(result.responses > 0);
     assert.equal(result.errors, 0);
     assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
@@ -187,10 +235,21 @@ describe('capacity (closed loop)', () => {
 
   test('resolveThroughPolicy: a refused name is an error that says why; an unresolvable one is left to the connections; an IP is kept', async () => {
     const refusing: LookupFunction = (hostname, _options, callback) =>
-      (callback as (...args: unknown[]) => void)(Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), { code: 'ENOTLOCAL' }), '', 0);
-    const unknown: LookupFunction = (_hostname, _options, callback) => (callback as (...args: unknown[]) => void)(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }), '', 0);
-    const local: LookupFunction = (_hostname, _options, callback) => (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
-    await assert.rejects(resolveThroughPolicy(refusing, 'rebound.test'), (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message));
+      (callback as (...args: unknown[]) => void)(
+        Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), {
+          code: 'ENOTLOCAL',
+        }),
+        '',
+        0,
+      );
+    const unknown: LookupFunction = (_hostname, _options, callback) =>
+      (callback as (...args: unknown[]) => void)(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }), '', 0);
+    const local: LookupFunction = (_hostname, _options, callback) =>
+      (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
+    await assert.rejects(
+      resolveThroughPolicy(refusing, 'rebound.test'),
+      (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message),
+    );
     assert.equal(await resolveThroughPolicy(unknown, 'missing.test'), 'missing.test');
     assert.equal(await resolveThroughPolicy(local, 'app.test'), '127.0.0.1');
     assert.equal(await resolveThroughPolicy(refusing, '::1'), '::1');
@@ -217,12 +276,18 @@ describe('capacity (closed loop)', () => {
     assert.equal(result.errors, 0);
   });
 
-  test('with a rate cap the latencies are the measured ones: autocannon\'s coordinated-omission correction does not fill them with made-up values', async () => {
+  test("with a rate cap the latencies are the measured ones: autocannon's coordinated-omission correction does not fill them with made-up values", async () => {
     // Every scenario caps a capacity run at --max-rate. With a rate, autocannon records each
     // latency "with an expected interval" of ceil(1 / per-connection rate) = 1 ms, which adds
     // synthetic samples at latency − 1, − 2, … down to 1 ms: a 50 ms fault showed p50 26 ms, min 1.
     const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-    const result = await runCapacity({ url: `${target.origin}/`, connections: 4, durationMs: 1000, timeoutMs: 2000, maxRatePerSecond: 1000 });
+    const result = await runCapacity({
+      url: `${target.origin}/`,
+      connections: 4,
+      durationMs: 1000,
+      timeoutMs: 2000,
+      maxRatePerSecond: 1000,
+    });
     assert.equal(result.errors, 0);
     assert.ok(result.responses > 20, `${result.responses} responses`);
     // Whole milliseconds, truncated: a response held 20 ms on the server takes at least 19.
@@ -234,7 +299,13 @@ describe('capacity (closed loop)', () => {
     const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));
     const before = await heldResources(servers);
     const controller = new AbortController();
-    const run = runCapacity({ url: `${target.origin}/`, connections: 2, durationMs: 10_000, timeoutMs: 2000, signal: controller.signal });
+    const run = runCapacity({
+      url: `${target.origin}/`,
+      connections: 2,
+      durationMs: 10_000,
+      timeoutMs: 2000,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 300);
     const started = performance.now();
     await assert.rejects(run, CancelledError);

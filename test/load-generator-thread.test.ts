@@ -16,7 +16,7 @@ import { busyInSlices } from './helpers/busy-loop.js';
 
 const { server } = serverPool();
 
-test('requests keep leaving the scheduler while the caller thread is blocked: on the generator thread, not on the caller\'s', async () => {
+test("requests keep leaving the scheduler while the caller thread is blocked: on the generator thread, not on the caller's", async () => {
   // Once the run has dispatched a few requests, this thread blocks for 600 ms (100 req/s on 80
   // connections, the server on this thread too, so nothing is answered meanwhile). On the
   // generator thread the ~60 requests due in that time are dispatched during it; on the caller's
@@ -32,7 +32,16 @@ test('requests keep leaving the scheduler while the caller thread is blocked: on
       while (performance.now() < until);
       during = live.dispatched - before;
     }, 5);
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 100, connections: 80, maxConnections: 80, durationMs: 1500, timeoutMs: 10_000, thread, live });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 100,
+      connections: 80,
+      maxConnections: 80,
+      durationMs: 1500,
+      timeoutMs: 10_000,
+      thread,
+      live,
+    });
     clearInterval(watch);
     assert.equal(result.requests, 150, thread);
     assert.ok(during >= 0, `${thread}: the run was over before it dispatched 5 requests`);
@@ -41,17 +50,27 @@ test('requests keep leaving the scheduler while the caller thread is blocked: on
   }
 });
 
-test('live counters are readable from the caller thread while the run goes, and end at the run\'s totals', async () => {
+test("live counters are readable from the caller thread while the run goes, and end at the run's totals", async () => {
   const target = await server();
   const live = new LiveCounters();
   const seen: number[] = [];
   const watch = setInterval(() => seen.push(live.settled), 50);
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 200, connections: 4, durationMs: 1000, timeoutMs: 2000, live });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 200,
+    connections: 4,
+    durationMs: 1000,
+    timeoutMs: 2000,
+    live,
+  });
   clearInterval(watch);
   assert.equal(live.dispatched, result.requests);
   assert.equal(live.settled, result.requests);
   assert.equal(live.openConnections, result.connectionsOpened);
-  assert.ok(seen.some((settled) => settled > 0 && settled < result.requests), `settled as seen mid-run: ${seen.join(' ')}`);
+  assert.ok(
+    seen.some((settled) => settled > 0 && settled < result.requests),
+    `settled as seen mid-run: ${seen.join(' ')}`,
+  );
 });
 
 test('on the generator thread, a run that watches a saturated caller thread puts its on-demand growth off', async () => {
@@ -59,7 +78,14 @@ test('on the generator thread, a run that watches a saturated caller thread puts
   // busy in 1 ms slices: the generator thread itself is idle, so only the gauge of this thread
   // (watchCallerThread, as a scenario sets it for its in-process proxy) tells it to hold back.
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-  const options = { url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 10_000 };
+  const options = {
+    url: `${target.origin}/`,
+    ratePerSecond: 500,
+    connections: 2,
+    maxConnections: 200,
+    durationMs: 1000,
+    timeoutMs: 10_000,
+  };
   const stopBusy = busyInSlices(1);
   try {
     const watching = await runOpenLoop({ ...options, watchCallerThread: true });
@@ -74,8 +100,28 @@ test('on the generator thread, a run that watches a saturated caller thread puts
 });
 
 test('a refused argument is refused on the caller thread, before any run starts', async () => {
-  await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, thread: 'other' as never }), /thread must be "worker" or "caller"/);
-  await assert.rejects(runOpenLoop({ url: 'http://127.0.0.1:9/', ratePerSecond: 10, connections: 1, durationMs: 1000, timeoutMs: 100, live: { dispatched: 0 } as never }), /live must be a LiveCounters/);
+  await assert.rejects(
+    runOpenLoop({
+      url: 'http://127.0.0.1:9/',
+      ratePerSecond: 10,
+      connections: 1,
+      durationMs: 1000,
+      timeoutMs: 100,
+      thread: 'other' as never,
+    }),
+    /thread must be "worker" or "caller"/,
+  );
+  await assert.rejects(
+    runOpenLoop({
+      url: 'http://127.0.0.1:9/',
+      ratePerSecond: 10,
+      connections: 1,
+      durationMs: 1000,
+      timeoutMs: 100,
+      live: { dispatched: 0 } as never,
+    }),
+    /live must be a LiveCounters/,
+  );
 });
 
 for (const thread of ['caller', 'worker'] as const) {
@@ -122,7 +168,10 @@ for (const thread of ['caller', 'worker'] as const) {
       ],
     );
     const beforeFirstReturned = target.arrivals.filter((arrival) => arrival.atMs < seen[0]!.returnedAtMs).length;
-    assert.ok(beforeFirstReturned <= 60, `${beforeFirstReturned} requests reached the server before the first onEdge returned`);
+    assert.ok(
+      beforeFirstReturned <= 60,
+      `${beforeFirstReturned} requests reached the server before the first onEdge returned`,
+    );
     // The wait shows in the latency of the requests due during it, counted from their intended start.
     assert.ok(result.sendLag!.max >= 30, `send lag max ${result.sendLag!.max} ms`);
   });
@@ -132,21 +181,58 @@ test('an edge past the last request is still reached by time while the run drain
   // Requests due at 0, 50, 100 and 150 ms, each answered 100 ms later: the run lasts past 190.
   const slow = await server((_request, response, self) => self.later(100, () => response.end('ok')));
   const reached: number[] = [];
-  await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 20, connections: 4, durationMs: 200, timeoutMs: 2000, edgesMs: [190], onEdge: (index) => void reached.push(index) });
+  await runOpenLoop({
+    url: `${slow.origin}/`,
+    ratePerSecond: 20,
+    connections: 4,
+    durationMs: 200,
+    timeoutMs: 2000,
+    edgesMs: [190],
+    onEdge: (index) => void reached.push(index),
+  });
   assert.deepEqual(reached, [0]);
   const target = await server();
   await assert.rejects(
-    runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 2000, edgesMs: [100], onEdge: () => { throw new Error('switch failed'); } }),
+    runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 50,
+      connections: 1,
+      durationMs: 500,
+      timeoutMs: 2000,
+      edgesMs: [100],
+      onEdge: () => {
+        throw new Error('switch failed');
+      },
+    }),
     /switch failed/,
   );
-  await assert.rejects(runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 2000, edgesMs: [200, 100], onEdge: () => {} }), /edgesMs must be ascending/);
+  await assert.rejects(
+    runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 50,
+      connections: 1,
+      durationMs: 500,
+      timeoutMs: 2000,
+      edgesMs: [200, 100],
+      onEdge: () => {},
+    }),
+    /edgesMs must be ascending/,
+  );
 });
 
 test('a signal that aborts between planning and running cancels the run on either thread', async () => {
   const target = await server();
   for (const thread of ['caller', 'worker'] as const) {
     const controller = new AbortController();
-    const options = { url: `${target.origin}/`, ratePerSecond: 50, connections: 1, durationMs: 500, timeoutMs: 1000, thread, signal: controller.signal };
+    const options = {
+      url: `${target.origin}/`,
+      ratePerSecond: 50,
+      connections: 1,
+      durationMs: 500,
+      timeoutMs: 1000,
+      thread,
+      signal: controller.signal,
+    };
     const plan = planOpenLoop(options);
     controller.abort();
     await assert.rejects(runPlanned(plan, options), CancelledError);

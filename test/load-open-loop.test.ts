@@ -8,7 +8,13 @@
 import assert from 'node:assert/strict';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { MAX_CONNECTING, parseExpectedStatus, runOpenLoop, summarizeSamples, type SecondBucket } from '../src/load/index.js';
+import {
+  MAX_CONNECTING,
+  parseExpectedStatus,
+  runOpenLoop,
+  summarizeSamples,
+  type SecondBucket,
+} from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
 import { busyInSlices } from './helpers/busy-loop.js';
@@ -21,7 +27,13 @@ describe('rate', () => {
     test(`${ratePerSecond} req/s for 2 s: every request scheduled is sent, arrives once and is answered`, async () => {
       const target = await server();
       const durationMs = 2000;
-      const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs, timeoutMs: 5000 });
+      const result = await runOpenLoop({
+        url: `${target.origin}/`,
+        ratePerSecond,
+        connections: 10,
+        durationMs,
+        timeoutMs: 5000,
+      });
       const expected = (ratePerSecond * durationMs) / 1000;
       assert.equal(result.requested.requests, expected);
       assert.equal(result.requests, expected);
@@ -29,7 +41,10 @@ describe('rate', () => {
       assert.equal(result.responses, expected);
       assert.equal(target.arrivals.length, expected);
       // Never ahead of the schedule; how close to it (within 2%) is bench/checks/load.ts's.
-      assert.ok(result.achievedRatePerSecond <= ratePerSecond * 1.001, `achieved ${result.achievedRatePerSecond} req/s`);
+      assert.ok(
+        result.achievedRatePerSecond <= ratePerSecond * 1.001,
+        `achieved ${result.achievedRatePerSecond} req/s`,
+      );
     });
   }
 });
@@ -58,7 +73,16 @@ test('a throwing onStart fails the run and leaves nothing open', async () => {
   const target = await server();
   const before = await heldResources(servers);
   await assert.rejects(
-    runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 20, connections: 2, durationMs: 200, timeoutMs: 2000, onStart: () => { throw new Error('boom'); } }),
+    runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 20,
+      connections: 2,
+      durationMs: 200,
+      timeoutMs: 2000,
+      onStart: () => {
+        throw new Error('boom');
+      },
+    }),
     /boom/,
   );
   assert.deepEqual(await heldResources(servers), before);
@@ -67,7 +91,13 @@ test('a throwing onStart fails the run and leaves nothing open', async () => {
 test('starts are evenly spaced: no per-second burst', async () => {
   const target = await server();
   const ratePerSecond = 200;
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond, connections: 10, durationMs: 2000, timeoutMs: 2000 });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond,
+    connections: 10,
+    durationMs: 2000,
+    timeoutMs: 2000,
+  });
 
   for (let i = 1; i < result.samples.count; i++) {
     assert.ok(Math.abs(result.samples.intendedStartMs[i]! - result.samples.intendedStartMs[i - 1]! - 5) < 1e-9);
@@ -117,7 +147,10 @@ test('a 1 s stall shows in the latency of every request due during it (no coordi
   // a closed-loop measurement (service time) would hide the rest.
   assert.ok(slowService <= 15, `${slowService} requests with service time ≥ 500 ms`);
   assert.ok(result.latency!.p95 >= 500, `latency p95 ${result.latency!.p95} ms`);
-  assert.ok(result.latency!.p95 > 3 * result.serviceTime!.p95, `latency p95 ${result.latency!.p95} vs service p95 ${result.serviceTime!.p95}`);
+  assert.ok(
+    result.latency!.p95 > 3 * result.serviceTime!.p95,
+    `latency p95 ${result.latency!.p95} vs service p95 ${result.serviceTime!.p95}`,
+  );
   assert.ok(result.latency!.max >= 900, `latency max ${result.latency!.max} ms`);
   assert.ok(result.queued >= 40, `${result.queued} requests waited for a connection`);
 
@@ -182,7 +215,13 @@ test('statuses outside expect_status are errors (5xx http_5xx, others http_statu
     }
   });
   const before = await heldResources(servers);
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 40, connections: 1, durationMs: 500, timeoutMs: 2000 });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 40,
+    connections: 1,
+    durationMs: 500,
+    timeoutMs: 2000,
+  });
   assert.deepEqual(result.statusCodes, { '200': 10, '404': 5, '503': 5 });
   assert.equal(result.errors, 10);
   assert.equal(result.errorsByClass.http_5xx, 5);
@@ -218,7 +257,15 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
     while (performance.now() < until);
   }, 300);
   // On this thread: the stall is the generator's own (on its thread of its own, it stalls the server).
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 1, maxConnections: 500, durationMs: 1000, timeoutMs: 5000, thread: 'caller' });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 500,
+    connections: 1,
+    maxConnections: 500,
+    durationMs: 1000,
+    timeoutMs: 5000,
+    thread: 'caller',
+  });
   clearTimeout(stall);
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
   assert.equal(result.peakConnecting, MAX_CONNECTING, 'the stall must have pushed the setup limit');
@@ -243,7 +290,15 @@ test('on-demand growth is put off while the generator itself is what runs behind
   // How many each rule opens depends on the CPU this process gets: bench/checks/load.ts
   // (load.growth-when-late) holds the old rule over 50 and this one under a third of it. Here: the
   // rule engages, and every request is still sent.
-  const options = { url: `${target.origin}/`, ratePerSecond: 2000, connections: 10, maxConnections: 1000, durationMs: 1500, timeoutMs: 10_000, thread: 'caller' as const };
+  const options = {
+    url: `${target.origin}/`,
+    ratePerSecond: 2000,
+    connections: 10,
+    maxConnections: 1000,
+    durationMs: 1500,
+    timeoutMs: 10_000,
+    thread: 'caller' as const,
+  };
   try {
     const before = await runPlanned({ ...planOpenLoop(options), growth: 'immediate' }, options);
     const after = await runOpenLoop(options);
@@ -263,7 +318,15 @@ test('on-demand growth is put off while the event loop is over 90% busy, even wi
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
   const stopBusy = busyInSlices(1);
   try {
-    const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 500, connections: 2, maxConnections: 200, durationMs: 1000, timeoutMs: 10_000, thread: 'caller' });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 500,
+      connections: 2,
+      maxConnections: 200,
+      durationMs: 1000,
+      timeoutMs: 10_000,
+      thread: 'caller',
+    });
     assert.equal(result.requests, 500);
     assert.ok(result.growthSkippedLate > 0, 'growth was put off');
     // How few open (at most 2 + MAX_CONNECTING: the first 10 ms have no utilisation figure yet)
@@ -287,14 +350,21 @@ test('a server that closes keep-alive connections: the sockets reopened are coun
     if (socket.served % 3 === 0) response.setHeader('connection', 'close');
     response.end('ok');
   });
-  const result = await runOpenLoop({ url: `${target.origin}/`, ratePerSecond: 60, connections: 2, maxConnections: 2, durationMs: 500, timeoutMs: 2000 });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 60,
+    connections: 2,
+    maxConnections: 2,
+    durationMs: 500,
+    timeoutMs: 2000,
+  });
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
   assert.equal(result.connectionsOpened, 2);
   assert.ok(result.connectionsReopened >= 5, `reopened ${result.connectionsReopened}`);
   assert.equal(result.connectionsOpened + result.connectionsReopened, accepted);
 });
 
-test('time to first byte is the final response\'s: a 100 Continue or 103 Early Hints sent at once does not make it instant', async () => {
+test("time to first byte is the final response's: a 100 Continue or 103 Early Hints sent at once does not make it instant", async () => {
   // Real servers answer these before their handler runs: Node sends 100 Continue as soon as it
   // reads "Expect: 100-continue", and an app sends 103 Early Hints before doing its work. The
   // final response here starts HOLD_MS after the request arrived, so its first byte cannot come
@@ -305,15 +375,31 @@ test('time to first byte is the final response\'s: a 100 Continue or 103 Early H
     self.later(HOLD_MS, () => response.end('done'));
   });
   for (const options of [{ method: 'POST', body: '{"n":1}', headers: { expect: '100-continue' } }, { method: 'GET' }]) {
-    const result = await runOpenLoop({ url: `${target.origin}/`, ...options, ratePerSecond: 4, connections: 2, durationMs: 1000, timeoutMs: 5000 });
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ...options,
+      ratePerSecond: 4,
+      connections: 2,
+      durationMs: 1000,
+      timeoutMs: 5000,
+    });
     assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
     assert.equal(result.ttfb!.count, 4);
-    assert.ok(result.ttfb!.min >= HOLD_MS - 1, `${options.method}: time to first byte ${result.ttfb!.min} ms, before the final response was sent`);
+    assert.ok(
+      result.ttfb!.min >= HOLD_MS - 1,
+      `${options.method}: time to first byte ${result.ttfb!.min} ms, before the final response was sent`,
+    );
     // The body ends right after the head: first byte and whole response are about the same time.
-    assert.ok(result.ttfb!.p50 / result.serviceTime!.p50 > 0.9, `${options.method}: ttfb ${result.ttfb!.p50} ms of ${result.serviceTime!.p50} ms`);
+    assert.ok(
+      result.ttfb!.p50 / result.serviceTime!.p50 > 0.9,
+      `${options.method}: ttfb ${result.ttfb!.p50} ms of ${result.serviceTime!.p50} ms`,
+    );
   }
   // The interim responses really were sent: the server saw the Expect header on every POST.
-  assert.equal(target.arrivals.filter((arrival) => arrival.method === 'POST' && arrival.headers.expect === '100-continue').length, 4);
+  assert.equal(
+    target.arrivals.filter((arrival) => arrival.method === 'POST' && arrival.headers.expect === '100-continue').length,
+    4,
+  );
 });
 
 test('responses cut into small pieces and interleaved across connections are read right, on either thread', async () => {
@@ -359,11 +445,23 @@ test('responses cut into small pieces and interleaved across connections are rea
   try {
     for (const thread of ['worker', 'caller'] as const) {
       arrived = 0;
-      const result = await runOpenLoop({ url, ratePerSecond: 300, connections: 20, maxConnections: 20, durationMs: 500, timeoutMs: 4000, thread });
+      const result = await runOpenLoop({
+        url,
+        ratePerSecond: 300,
+        connections: 20,
+        maxConnections: 20,
+        durationMs: 500,
+        timeoutMs: 4000,
+        thread,
+      });
       assert.equal(result.requests, 150, thread);
       assert.equal(arrived, 150, `${thread}: every request reached the server once`);
       assert.equal(result.responses, 150, `${thread}: every response was read whole`);
-      assert.deepEqual(result.errorsByClass, { refused: 0, reset: 0, timeout: 0, http_5xx: 50, http_status: 0, other: 0 }, `${thread}: exactly every third response was a 503`);
+      assert.deepEqual(
+        result.errorsByClass,
+        { refused: 0, reset: 0, timeout: 0, http_5xx: 50, http_status: 0, other: 0 },
+        `${thread}: exactly every third response was a 503`,
+      );
       assert.ok(result.peakBusyConnections > 1, `${thread}: responses were interleaved across connections`);
     }
   } finally {

@@ -63,7 +63,10 @@ test(`wakes due closer than ${MIN_WAKE_GAP_MS} ms apart are sent together`, asyn
   await precise(pacer);
   const offsets = Array.from({ length: 200 }, (_, k) => 5 + k * 0.01); // 200 due within 2 ms
   const { order } = await schedule(pacer, offsets);
-  assert.deepEqual(order, offsets.map((_, k) => k));
+  assert.deepEqual(
+    order,
+    offsets.map((_, k) => k),
+  );
   const wakes = pacer.wakes.clock + pacer.wakes.timer;
   assert.ok(wakes < 100, `${wakes} wakes for 200 callbacks due within 2 ms`);
 });

@@ -11,7 +11,10 @@ import { buildRequest } from '../src/load/request.js';
 import { ResponseParser, ResponseProtocolError } from '../src/load/response-parser.js';
 
 /** Feeds the text whole and then one byte at a time; both must agree. */
-function parse(text: string, bodyAllowed = true): { status: number; keepAlive: boolean; complete: boolean; afterClose: boolean }[] {
+function parse(
+  text: string,
+  bodyAllowed = true,
+): { status: number; keepAlive: boolean; complete: boolean; afterClose: boolean }[] {
   const bytes = Buffer.from(text, 'latin1');
   const whole = new ResponseParser(bodyAllowed);
   whole.feed(bytes);
@@ -40,8 +43,10 @@ describe('response parser', () => {
   });
 
   test('chunked, with extensions and trailers', () => {
-    const text = 'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1\r\n!\r\n0\r\nX-Trailer: 1\r\n\r\n';
-    for (const result of parse(text)) assert.deepEqual(result, { status: 201, keepAlive: true, complete: true, afterClose: true });
+    const text =
+      'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1\r\n!\r\n0\r\nX-Trailer: 1\r\n\r\n';
+    for (const result of parse(text))
+      assert.deepEqual(result, { status: 201, keepAlive: true, complete: true, afterClose: true });
     for (const result of parse(text.slice(0, -2))) assert.equal(result.complete, false);
   });
 
@@ -53,14 +58,19 @@ describe('response parser', () => {
       assert.deepEqual(result, { status: 200, keepAlive: false, complete: true, afterClose: true });
     }
     for (const result of parse('HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n')) assert.equal(result.keepAlive, false);
-    for (const result of parse('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n')) assert.equal(result.keepAlive, true);
+    for (const result of parse('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n'))
+      assert.equal(result.keepAlive, true);
   });
 
   test('no body: HEAD, 204, 304; interim 1xx responses are skipped', () => {
-    for (const result of parse('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n', false)) assert.equal(result.complete, true);
+    for (const result of parse('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n', false))
+      assert.equal(result.complete, true);
     for (const result of parse('HTTP/1.1 204 No Content\r\n\r\n')) assert.deepEqual(result.complete, true);
-    for (const result of parse('HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n')) assert.deepEqual(result.complete, true);
-    for (const result of parse('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')) {
+    for (const result of parse('HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n'))
+      assert.deepEqual(result.complete, true);
+    for (const result of parse(
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+    )) {
       assert.deepEqual(result, { status: 200, keepAlive: true, complete: true, afterClose: true });
     }
   });
@@ -114,7 +124,11 @@ describe('percentiles', () => {
     for (const values of shapes) {
       const before = [...values];
       const sorted = values.slice().sort();
-      assert.deepEqual(selectPercentiles(values, percents), percents.map((p) => percentileR6(sorted, p)), `n=${values.length}`);
+      assert.deepEqual(
+        selectPercentiles(values, percents),
+        percents.map((p) => percentileR6(sorted, p)),
+        `n=${values.length}`,
+      );
       assert.deepEqual([...values], before);
     }
     assert.deepEqual(selectPercentiles(new Float64Array(0), [50]), [0]);
@@ -144,8 +158,18 @@ describe('request bytes', () => {
   test('a body is JSON unless a content type is given; POST always has a length; host can be overridden', () => {
     const json = buildRequest(resolveTarget({ url: 'http://h/', method: 'PUT', body: '{}' })).toString('latin1');
     assert.equal(json, 'PUT / HTTP/1.1\r\nhost: h\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
-    const text = buildRequest(resolveTarget({ url: 'http://h/', method: 'POST', body: 'hi', headers: { 'Content-Type': 'text/plain', Host: 'other' } }));
-    assert.equal(text.toString('latin1'), 'POST / HTTP/1.1\r\nhost: other\r\nContent-Type: text/plain\r\ncontent-length: 2\r\n\r\nhi');
+    const text = buildRequest(
+      resolveTarget({
+        url: 'http://h/',
+        method: 'POST',
+        body: 'hi',
+        headers: { 'Content-Type': 'text/plain', Host: 'other' },
+      }),
+    );
+    assert.equal(
+      text.toString('latin1'),
+      'POST / HTTP/1.1\r\nhost: other\r\nContent-Type: text/plain\r\ncontent-length: 2\r\n\r\nhi',
+    );
     const empty = buildRequest(resolveTarget({ url: 'http://h/', method: 'POST' })).toString('latin1');
     assert.equal(empty, 'POST / HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n');
   });

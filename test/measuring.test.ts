@@ -44,16 +44,22 @@ test("the MCP server's code warm-up waits while a scenario measures, then runs",
     for (let attempt = 1; attempt <= 3; attempt++) {
       const session = await connectStdio(['--log-level', 'debug', 'mcp']);
       try {
-        const result = await session.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url, duration: '3s', latency: 20 } });
+        const result = await session.client.callTool({
+          name: 'fault_run_latency_impact_scenario',
+          arguments: { url, duration: '3s', latency: 20 },
+        });
         assert.notEqual(result.isError, true);
-        for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
         const stderr = session.stderr();
         const ready = loggedAt(stderr, /MCP server ready/)!;
         const started = loggedAt(stderr, /fault_run_latency_impact_scenario: GET/)!;
         const done = loggedAt(stderr, /code warm-up: done/);
         assert.ok(done !== undefined, 'the warm-up ran once the scenario was over');
         if (started - ready >= 990) {
-          t.diagnostic(`attempt ${attempt}: the scenario began ${started - ready} ms after start-up, when the warm-up may already have been under way`);
+          t.diagnostic(
+            `attempt ${attempt}: the scenario began ${started - ready} ms after start-up, when the warm-up may already have been under way`,
+          );
           continue;
         }
         assert.ok(done - started >= 3000, `the warm-up was done ${done - started} ms into the 3 s scenario`);

@@ -14,7 +14,14 @@ import { FileAccess } from '../src/access.js';
 import { computeSlis, type CallRecord } from '../src/toolcall/metrics.js';
 
 test('byCodeUnits orders by UTF-16 code units: upper case before lower, no locale folding', () => {
-  assert.deepEqual(['beta', 'alpha', 'Alpha', 'Beta', 'älpha', '_x'].sort(byCodeUnits), ['Alpha', 'Beta', '_x', 'alpha', 'beta', 'älpha']);
+  assert.deepEqual(['beta', 'alpha', 'Alpha', 'Beta', 'älpha', '_x'].sort(byCodeUnits), [
+    'Alpha',
+    'Beta',
+    '_x',
+    'alpha',
+    'beta',
+    'älpha',
+  ]);
   // Characters outside the BMP compare by their surrogates (0xD83D…), after every BMP letter below them.
   assert.deepEqual(['😀', 'z', '\uFFFD', 'é'].sort(byCodeUnits), ['z', 'é', '😀', '\uFFFD']);
   assert.equal(byCodeUnits('same', 'same'), 0);
@@ -23,7 +30,8 @@ test('byCodeUnits orders by UTF-16 code units: upper case before lower, no local
 test('the files of an indexed tree are walked in code-unit order, whatever the directory lists first', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-order-'));
   try {
-    for (const name of ['beta.py', 'alpha.py', 'Alpha.py', 'Beta.py', 'älpha.py', '_x.py']) writeFileSync(join(dir, name), 'def f():\n    return 1\n');
+    for (const name of ['beta.py', 'alpha.py', 'Alpha.py', 'Beta.py', 'älpha.py', '_x.py'])
+      writeFileSync(join(dir, name), 'def f():\n    return 1\n');
     mkdirSync(join(dir, 'B'));
     writeFileSync(join(dir, 'B', 'inner.py'), 'x = 1\n');
     const walked = await walkSourceTree(dir, { selection: LanguageSelection.parse('all'), access: new FileAccess() });
@@ -59,7 +67,12 @@ test('the tool-call plane verdicts are listed by tool then fault in code-unit or
     success: false,
     unsafe_retry: false,
   });
-  const slis = computeSlis([failed(1, 'search', 'error'), failed(2, 'Search', 'error'), failed(3, 'search', 'Timeout'), failed(4, 'ásk', 'error')]);
+  const slis = computeSlis([
+    failed(1, 'search', 'error'),
+    failed(2, 'Search', 'error'),
+    failed(3, 'search', 'Timeout'),
+    failed(4, 'ásk', 'error'),
+  ]);
   assert.deepEqual(
     slis.verdicts.map((v) => `${v.tool}/${v.fault}`),
     ['Search/error', 'search/Timeout', 'search/error', 'ásk/error'],

@@ -26,11 +26,23 @@ async function survivors(pids: number[]): Promise<number[]> {
   return pids.filter(alive);
 }
 
-function probeCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+function probeCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [cliPath, 'probe', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
+    execFile(
+      process.execPath,
+      [cliPath, 'probe', ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? ((error as { code?: number }).code ?? 1) : 0,
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        }),
     );
   });
 }
@@ -41,7 +53,10 @@ for (const hang of ['all', 'calls'] as const) {
     const pidFile = join(dir, 'pids');
     try {
       const bound = 3000;
-      const r = await probeCli(['--quiet', '--timeout', String(bound), '--json', join(dir, 'r.json'), '--', process.execPath, HANG], { HANG: hang, PIDS: pidFile });
+      const r = await probeCli(
+        ['--quiet', '--timeout', String(bound), '--json', join(dir, 'r.json'), '--', process.execPath, HANG],
+        { HANG: hang, PIDS: pidFile },
+      );
       const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
       // The run, stopping the server included, ends at its bound: not before, and without waiting
       // on servers that never would end it (held within 1.25× by bench/checks/probe.ts).
@@ -60,7 +75,10 @@ for (const hang of ['all', 'calls'] as const) {
         assert.equal(report.error, undefined);
         const status = Object.fromEntries(report.leaves.map((l: { id: string; status: string }) => [l.id, l]));
         assert.equal(status['FAULT-PROTO-PING'].status, 'passed');
-        const untested = report.leaves.filter((l: { status: string; note?: string }) => l.status === 'untested' && /overall bound \(3000 ms\)/.test(l.note ?? ''));
+        const untested = report.leaves.filter(
+          (l: { status: string; note?: string }) =>
+            l.status === 'untested' && /overall bound \(3000 ms\)/.test(l.note ?? ''),
+        );
         assert.ok(untested.length > 0, 'no leaf says the bound ended the run');
       }
     } finally {
@@ -82,9 +100,22 @@ test('runProbe over HTTP: at the bound its requests to a hanging server are cut,
       } catch {
         return void res.writeHead(400).end();
       }
-      const answer = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      if (message.method === 'initialize') answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hang', version: '1' } });
-      else if (message.method === 'tools/list') answer({ tools: [{ name: 'wait_here', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }] });
+      const answer = (result: unknown): void =>
+        void res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize')
+        answer({
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'hang', version: '1' },
+        });
+      else if (message.method === 'tools/list')
+        answer({
+          tools: [
+            { name: 'wait_here', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+          ],
+        });
       else if (message.method === 'ping') answer({});
       else if (message.id === undefined) res.writeHead(202).end();
       else held.push(res); // every other request hangs
@@ -99,7 +130,13 @@ test('runProbe over HTTP: at the bound its requests to a hanging server are cut,
   try {
     const bound = 2500;
     const started = Date.now();
-    const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), { cases: 4, seed: 1, allowWrites: false, callTimeoutMs: 60_000, overallTimeoutMs: bound });
+    const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), {
+      cases: 4,
+      seed: 1,
+      allowWrites: false,
+      callTimeoutMs: 60_000,
+      overallTimeoutMs: bound,
+    });
     const took = Date.now() - started;
     assert.ok(took < bound * 4, `runProbe took ${took} ms for a ${bound} ms bound`);
     assert.ok(held.length > 0, 'the server held a request');
@@ -120,8 +157,17 @@ test('an HTTP server that is not there: the error names the refused connection, 
   await new Promise((resolve) => server.close(resolve)); // the port is free again: nothing listens
   const bound = 20_000;
   const started = Date.now();
-  const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), { cases: 1, seed: 1, allowWrites: false, callTimeoutMs: 5000, overallTimeoutMs: bound });
-  assert.match(report.error ?? '', new RegExp(`could not initialize the server: no connection to ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)`));
+  const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), {
+    cases: 1,
+    seed: 1,
+    allowWrites: false,
+    callTimeoutMs: 5000,
+    overallTimeoutMs: bound,
+  });
+  assert.match(
+    report.error ?? '',
+    new RegExp(`could not initialize the server: no connection to ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)`),
+  );
   // Not waited out (given up within 0.5× the bound: bench/checks/probe.ts).
   assert.ok(Date.now() - started < bound, 'a refused connection is not waited out');
 });

@@ -15,18 +15,36 @@ import { connectInMemory } from './helpers/mcp.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cliPath, ...args],
+      { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 test('dogfood: faultline probe reports no failure on faultline over stdio', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'probe-'));
   try {
-    const r = await cli(['probe', '--cases', '4', '--json', join(dir, 'r.json'), '--', process.execPath, cliPath, 'mcp']);
+    const r = await cli([
+      'probe',
+      '--cases',
+      '4',
+      '--json',
+      join(dir, 'r.json'),
+      '--',
+      process.execPath,
+      cliPath,
+      'mcp',
+    ]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^PASS probe/);
     const record = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
@@ -39,7 +57,11 @@ test('dogfood: faultline probe reports no failure on faultline over stdio', asyn
 });
 
 test('dogfood: faultline probe reports no failure on faultline over HTTP with a token', async () => {
-  const child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--token', 'dogfood-token'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--token', 'dogfood-token'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
@@ -60,7 +82,12 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
     const r = await cli(['probe', '--cases', '4', '--quiet', '--url', url], { FAULTLINE_PROBE_TOKEN: 'dogfood-token' });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     // The HTTP checks ran and passed: faultline refuses a missing token, a foreign Origin and Host.
-    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
+    for (const leaf of [
+      'FAULT-SECURITY-HTTP-TOKEN',
+      'FAULT-SECURITY-HTTP-ORIGIN',
+      'FAULT-SECURITY-HTTP-HOST',
+      'FAULT-STATE-STALE-SESSION',
+    ]) {
       assert.match(r.stdout, new RegExp(`PASS ${leaf}`));
     }
   } finally {
@@ -71,20 +98,34 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
 test('a faulty server: exit 1, the finding and its exchange in --json', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'probe-'));
   try {
-    const r = await cli(['probe', '--family', 'SCHEMA', '--json', join(dir, 'r.json'), '--', process.execPath, SERVER], { FAULTS: 'bad-structured' });
+    const r = await cli(
+      ['probe', '--family', 'SCHEMA', '--json', join(dir, 'r.json'), '--', process.execPath, SERVER],
+      { FAULTS: 'bad-structured' },
+    );
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /FAIL FAULT-SCHEMA-OUTPUT-MISMATCH/);
     const record = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
     const leaf = record.leaves.find((l: { id: string }) => l.id === 'FAULT-SCHEMA-OUTPUT-MISMATCH');
     assert.equal(leaf.status, 'failed');
-    assert.ok(leaf.findings[0].exchange.some((x: { dir: string; text: string }) => x.dir === '<' && x.text.includes('structuredContent')));
+    assert.ok(
+      leaf.findings[0].exchange.some(
+        (x: { dir: string; text: string }) => x.dir === '<' && x.text.includes('structuredContent'),
+      ),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });
 
 test('bad arguments: exit 2, one line on stderr, nothing on stdout', async () => {
-  for (const args of [['probe'], ['probe', '--url', 'http://127.0.0.1:1/mcp', '--', 'node'], ['probe', '--family', 'NOPE', '--', 'node'], ['probe', '--cases', '1000', '--', 'node'], ['coverage'], ['coverage', '--threshold', '120', 'x.yaml']]) {
+  for (const args of [
+    ['probe'],
+    ['probe', '--url', 'http://127.0.0.1:1/mcp', '--', 'node'],
+    ['probe', '--family', 'NOPE', '--', 'node'],
+    ['probe', '--cases', '1000', '--', 'node'],
+    ['coverage'],
+    ['coverage', '--threshold', '120', 'x.yaml'],
+  ]) {
     const r = await cli(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '');
@@ -97,9 +138,30 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
   try {
     // A real probe run limited to PROTO and SCHEMA, plus a tool-call chaos record that injected
     // schema_drift and latency, plus a run that never ran.
-    const probe = await cli(['probe', '--family', 'PROTO', '--family', 'SCHEMA', '--json', join(dir, 'probe.json'), '--', process.execPath, SERVER]);
+    const probe = await cli([
+      'probe',
+      '--family',
+      'PROTO',
+      '--family',
+      'SCHEMA',
+      '--json',
+      join(dir, 'probe.json'),
+      '--',
+      process.execPath,
+      SERVER,
+    ]);
     assert.equal(probe.code, 0, probe.stdout + probe.stderr);
-    await writeFile(join(dir, 'plan.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'toolcall', name: 'plan', startedAt: new Date().toISOString(), injected: ['schema_drift', 'latency'] }));
+    await writeFile(
+      join(dir, 'plan.json'),
+      JSON.stringify({
+        format: 'faultline-run-record',
+        version: 1,
+        kind: 'toolcall',
+        name: 'plan',
+        startedAt: new Date().toISOString(),
+        injected: ['schema_drift', 'latency'],
+      }),
+    );
     await writeFile(
       join(dir, 'suite.yaml'),
       'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n  - { name: plan, kind: toolcall, record: plan.json }\n  - { name: never, kind: network, record: missing.json }\n',
@@ -144,14 +206,37 @@ test('coverage: failed leaves are counted apart from exercised ones, in the head
   const dir = await mkdtemp(join(tmpdir(), 'coverage-failed-'));
   try {
     // A real probe of a server that crashes on bad arguments and serves tools/list before initialize.
-    const probe = await cli(['probe', '--family', 'PROTO', '--family', 'TOOL', '--cases', '12', '--json', join(dir, 'probe.json'), '--', process.execPath, SERVER], { FAULTS: 'crash,pre-init' });
+    const probe = await cli(
+      [
+        'probe',
+        '--family',
+        'PROTO',
+        '--family',
+        'TOOL',
+        '--cases',
+        '12',
+        '--json',
+        join(dir, 'probe.json'),
+        '--',
+        process.execPath,
+        SERVER,
+      ],
+      { FAULTS: 'crash,pre-init' },
+    );
     assert.equal(probe.code, 1, probe.stdout + probe.stderr);
-    await writeFile(join(dir, 'suite.yaml'), 'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n');
+    await writeFile(
+      join(dir, 'suite.yaml'),
+      'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n',
+    );
     const text = await cli(['coverage', join(dir, 'suite.yaml')]);
     assert.equal(text.code, 0, text.stderr);
     // mcptest's family line and summary shapes; the failing leaf named on its family's line.
     assert.match(text.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\] {2}1 failing: FAULT-TOOL-CRASH$/m);
-    assert.match(text.stdout, /^covered {2}Protocol interaction {2}7\/7 faults \[PROTO\]$/m, 'a warning (PRE-INIT) is exercised, not failed');
+    assert.match(
+      text.stdout,
+      /^covered {2}Protocol interaction {2}7\/7 faults \[PROTO\]$/m,
+      'a warning (PRE-INIT) is exercised, not failed',
+    );
     assert.match(text.stdout, /^uncovered {2}Security validation {2}0\/5 faults \[SECURITY\]$/m);
     assert.match(text.stdout, /^2 of 7 families fully covered \(1 n\/a\); 1 exercised fault failed$/m);
     assert.match(text.stdout.split('\n')[0]!, /42\.3% of applicable faults exercised \(11\/26\), 1 of them failed/);
@@ -162,7 +247,12 @@ test('coverage: failed leaves are counted apart from exercised ones, in the head
     assert.deepEqual([json.familiesCovered, json.familiesApplicable], [2, 7]);
     assert.equal(json.leaves.find((l: { id: string }) => l.id === 'FAULT-PROTO-PRE-INIT').failed, false);
     const sarif = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'sarif'])).stdout);
-    assert.deepEqual(sarif.runs[0].results.filter((r: { level: string }) => r.level === 'error').map((r: { ruleId: string }) => r.ruleId), ['FAULT-TOOL-CRASH']);
+    assert.deepEqual(
+      sarif.runs[0].results
+        .filter((r: { level: string }) => r.level === 'error')
+        .map((r: { ruleId: string }) => r.ruleId),
+      ['FAULT-TOOL-CRASH'],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -173,12 +263,24 @@ test('coverage --no-suite --probe NAME scores those probes against the taxonomy,
   assert.equal(scored.code, 0, scored.stderr);
   const report = JSON.parse(scored.stdout);
   assert.deepEqual(report.probes, ['tool-hostile-args', 'proto-ping']); // mcptest's fuzz is our hostile-argument probe
-  const exercised = report.leaves.filter((l: { exercised: boolean }) => l.exercised).map((l: { id: string }) => l.id).sort();
-  assert.deepEqual(exercised, ['FAULT-PROTO-PING', 'FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TOOL-PROTOCOL-ERROR', 'FAULT-TOOL-STDOUT-POLLUTION']);
+  const exercised = report.leaves
+    .filter((l: { exercised: boolean }) => l.exercised)
+    .map((l: { id: string }) => l.id)
+    .sort();
+  assert.deepEqual(exercised, [
+    'FAULT-PROTO-PING',
+    'FAULT-TOOL-CRASH',
+    'FAULT-TOOL-HANG',
+    'FAULT-TOOL-PROTOCOL-ERROR',
+    'FAULT-TOOL-STDOUT-POLLUTION',
+  ]);
   assert.equal(report.families.find((f: { id: string }) => f.id === 'PROVIDER').status, 'n/a');
   const gated = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100']);
   assert.equal(gated.code, 6);
-  assert.match(gated.stdout, /^fault coverage of probe tool-hostile-args: 15\.4% of applicable faults exercised \(4\/26\) \(threshold 100%: NOT met\)/);
+  assert.match(
+    gated.stdout,
+    /^fault coverage of probe tool-hostile-args: 15\.4% of applicable faults exercised \(4\/26\) \(threshold 100%: NOT met\)/,
+  );
   assert.match(gated.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\]$/m);
   assert.match(gated.stdout, /^1 of 7 families fully covered \(1 n\/a\)$/m);
   assert.equal((await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'])).code, 0);
@@ -192,20 +294,35 @@ test('coverage --no-suite --probe NAME scores those probes against the taxonomy,
 test('fault_probe_mcp_server: the report and every finding; bad arguments are named', async () => {
   const { client, close } = await connectInMemory();
   try {
-    const result = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: process.execPath, args: [SERVER], families: ['PROTO'] } });
+    const result = await client.callTool({
+      name: 'fault_probe_mcp_server',
+      arguments: { command: process.execPath, args: [SERVER], families: ['PROTO'] },
+    });
     assert.equal(result.isError, undefined);
     const s = result.structuredContent as { verdict: string; passed: number; failed: number; leaves: unknown[] };
     assert.equal(s.verdict, 'pass');
     assert.equal(s.passed, 7);
-    const both = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: 'node', url: 'http://127.0.0.1:1/mcp' } });
+    const both = await client.callTool({
+      name: 'fault_probe_mcp_server',
+      arguments: { command: 'node', url: 'http://127.0.0.1:1/mcp' },
+    });
     assert.equal(both.isError, true);
-    const remote = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://203.0.113.9/mcp' } });
+    const remote = await client.callTool({
+      name: 'fault_probe_mcp_server',
+      arguments: { url: 'http://203.0.113.9/mcp' },
+    });
     assert.equal(remote.isError, true);
     assert.match(JSON.stringify(remote.content), /url/);
     // A command that does not exist is a wrong argument, not a server that failed a probe.
-    const missing = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: '/nonexistent/faultline-no-such-server' } });
+    const missing = await client.callTool({
+      name: 'fault_probe_mcp_server',
+      arguments: { command: '/nonexistent/faultline-no-such-server' },
+    });
     assert.equal(missing.isError, true);
-    assert.match(JSON.stringify(missing.content), /command: could not start '\/nonexistent\/faultline-no-such-server'.*ENOENT/);
+    assert.match(
+      JSON.stringify(missing.content),
+      /command: could not start '\/nonexistent\/faultline-no-such-server'.*ENOENT/,
+    );
   } finally {
     await close();
   }
@@ -227,7 +344,11 @@ test('faultline over stdio refuses a request before initialize, and still serves
     child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
     const deadline = Date.now() + 20_000;
     while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(lines.map((l) => JSON.parse(l) as { id: number; error?: { code: number }; result?: unknown }).map((m) => [m.id, m]));
+    const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(
+      lines
+        .map((l) => JSON.parse(l) as { id: number; error?: { code: number }; result?: unknown })
+        .map((m) => [m.id, m]),
+    );
     assert.equal(byId[1]?.error?.code, -32600);
     assert.deepEqual(byId[2]?.result, {});
   } finally {

@@ -25,7 +25,11 @@ const UNREADABLE = 'FAULT-PROTO-UNREADABLE-MESSAGE';
 test('the line reader: lines across chunks, CRLF, and a line over the bound counted and dropped, not held', () => {
   const lines: string[] = [];
   const oversize: OversizeLine[] = [];
-  const reader = new LineSplitter({ maxBytes: 16, onLine: (l) => lines.push(l), ...describeOversize((o) => oversize.push(o)) });
+  const reader = new LineSplitter({
+    maxBytes: 16,
+    onLine: (l) => lines.push(l),
+    ...describeOversize((o) => oversize.push(o)),
+  });
   reader.feed(Buffer.from('{"a":1}\r\n{"b"'));
   reader.feed(Buffer.from(':2}\nstart-'));
   reader.feed(Buffer.from('x'.repeat(1000)));
@@ -40,16 +44,33 @@ test('the line reader: lines across chunks, CRLF, and a line over the bound coun
 });
 
 /** A per-call bound far above what reaching a size bound takes on a busy machine: the bound on size decides, not time. */
-async function probe(target: Target, families: Array<'PROTO' | 'TOOL' | 'SCHEMA'> = ['PROTO', 'TOOL']): Promise<ProbeReport> {
-  return runProbe(target, await loadTaxonomy(), { cases: 1, seed: 1, families, allowWrites: false, callTimeoutMs: 45_000, overallTimeoutMs: 120_000 });
+async function probe(
+  target: Target,
+  families: Array<'PROTO' | 'TOOL' | 'SCHEMA'> = ['PROTO', 'TOOL'],
+): Promise<ProbeReport> {
+  return runProbe(target, await loadTaxonomy(), {
+    cases: 1,
+    seed: 1,
+    families,
+    allowWrites: false,
+    callTimeoutMs: 45_000,
+    overallTimeoutMs: 120_000,
+  });
 }
 
-const stdio = (env: Record<string, string>): Target => ({ kind: 'stdio', command: process.execPath, args: [HOSTILE], env });
+const stdio = (env: Record<string, string>): Target => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args: [HOSTILE],
+  env,
+});
 
-const httpServer = (env: Record<string, string>): ReturnType<typeof startFixtureServer> => startFixtureServer(HOSTILE, env);
+const httpServer = (env: Record<string, string>): ReturnType<typeof startFixtureServer> =>
+  startFixtureServer(HOSTILE, env);
 
 const leaf = (report: ProbeReport, id: string) => report.leaves.find((l) => l.id === id)!;
-const messages = (report: ProbeReport): string => report.leaves.flatMap((l) => l.findings.map((f) => `${f.leaf} ${f.severity}: ${f.message}`)).join('\n');
+const messages = (report: ProbeReport): string =>
+  report.leaves.flatMap((l) => l.findings.map((f) => `${f.leaf} ${f.severity}: ${f.message}`)).join('\n');
 
 /** What every bounded case shares: the answer is an unreadable-message finding, never a hang or a crash. */
 function assertUnreadable(report: ProbeReport, severity: 'failure' | 'warning', problem: RegExp): void {
@@ -72,13 +93,35 @@ test('stdio: a result nested 6,000 levels is refused before parsing (a warning),
   assertUnreadable(await probe(stdio({ MODE: 'deep', DEPTH: '6000' })), 'warning', /nested deeper than 512 levels/);
 });
 
-test('stdio: a 25 MB line is a finding, not a memory spike: the probe process stays far below the line\'s cost', async () => {
+test("stdio: a 25 MB line is a finding, not a memory spike: the probe process stays far below the line's cost", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'probe-line-'));
   try {
     const rssProbe = fileURLToPath(new URL('../bench/peak-rss-probe.js', import.meta.url));
-    const args = ['--import', rssProbe, cliPath, 'probe', '--quiet', '--family', 'PROTO', '--family', 'TOOL', '--cases', '1', '--call-timeout', '45000', '--json', join(dir, 'r.json'), '--', process.execPath, HOSTILE];
+    const args = [
+      '--import',
+      rssProbe,
+      cliPath,
+      'probe',
+      '--quiet',
+      '--family',
+      'PROTO',
+      '--family',
+      'TOOL',
+      '--cases',
+      '1',
+      '--call-timeout',
+      '45000',
+      '--json',
+      join(dir, 'r.json'),
+      '--',
+      process.execPath,
+      HOSTILE,
+    ];
     const stderr = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, MODE: 'big', SIZE_MB: '25' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, args, {
+        env: { ...process.env, MODE: 'big', SIZE_MB: '25' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
       child.on('close', () => resolve(err));
@@ -120,20 +163,26 @@ test('HTTP: an SSE stream that never ends is cut at the bound per answer', async
   }
 });
 
-test('an excerpt holds only its own request\'s lines, while another request answers in between', async () => {
+test("an excerpt holds only its own request's lines, while another request answers in between", async () => {
   const peer = openPeer({ kind: 'stdio', command: process.execPath, args: [FAULTY], env: { FAULTS: 'slow' } });
   try {
     assert.ok((await handshake(peer, 10_000)).message?.result);
     const from = peer.transcript.length;
     // slow_read answers after 600 ms; two pings are asked and answered meanwhile.
     const slow = peer.request('tools/call', { name: 'slow_read', arguments: {} }, 10_000, { id: 'slow' });
-    const pings = await Promise.all([peer.request('ping', {}, 10_000, { id: 'p1' }), peer.request('ping', {}, 10_000, { id: 'p2' })]);
+    const pings = await Promise.all([
+      peer.request('ping', {}, 10_000, { id: 'p1' }),
+      peer.request('ping', {}, 10_000, { id: 'p2' }),
+    ]);
     assert.ok((await slow).message?.result);
     assert.ok(pings.every((p) => p.message?.result));
     const excerpt = peer.excerpt(from, 'slow').map((line) => line.text);
     assert.equal(excerpt.length, 2, excerpt.join('\n'));
     assert.ok(excerpt.every((text) => text.includes('"slow"')));
-    assert.deepEqual(peer.excerpt(from, 'p1').map((line) => JSON.parse(line.text).id), ['p1', 'p1']);
+    assert.deepEqual(
+      peer.excerpt(from, 'p1').map((line) => JSON.parse(line.text).id),
+      ['p1', 'p1'],
+    );
   } finally {
     await peer.close();
   }

@@ -36,7 +36,9 @@ async function isolated(args: string[]): Promise<Outcome> {
     await writeFile(hosts, `${await readFile('/etc/hosts', 'utf8').catch(() => '')}\n${HOSTS}`);
     const script = `mount --bind "$1" /etc/hosts && shift && exec "$@"`;
     return await new Promise((resolve, reject) => {
-      const child = spawn('unshare', ['-n', '-m', 'sh', '-c', script, 'sh', hosts, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('unshare', ['-n', '-m', 'sh', '-c', script, 'sh', hosts, process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -53,9 +55,14 @@ async function isolated(args: string[]): Promise<Outcome> {
   }
 }
 
-const probeUrl = (url: string, ...flags: string[]): Promise<Outcome> => isolated([cliPath, 'probe', '--quiet', '--timeout', '10000', ...flags, '--url', url]);
+const probeUrl = (url: string, ...flags: string[]): Promise<Outcome> =>
+  isolated([cliPath, 'probe', '--quiet', '--timeout', '10000', ...flags, '--url', url]);
 
-for (const url of ['http://169.254.169.254/mcp', 'http://[::ffff:169.254.169.254]/mcp', 'http://meta.faultline.test/mcp']) {
+for (const url of [
+  'http://169.254.169.254/mcp',
+  'http://[::ffff:169.254.169.254]/mcp',
+  'http://meta.faultline.test/mcp',
+]) {
   test(`probe --url ${url}: refused before anything is sent, even with --allow-remote-targets`, { skip }, async () => {
     for (const flags of [[], ['--allow-remote-targets']]) {
       const r = await probeUrl(url, ...flags);
@@ -66,7 +73,9 @@ for (const url of ['http://169.254.169.254/mcp', 'http://[::ffff:169.254.169.254
   });
 }
 
-test('probe --url with a public address: refused by default; with --allow-remote-targets the policy lets it through', { skip }, async () => {
+test('probe --url with a public address: refused by default; with --allow-remote-targets the policy lets it through', {
+  skip,
+}, async () => {
   const refused = await probeUrl('http://8.8.8.8/mcp');
   assert.equal(refused.code, 2, refused.stderr);
   assert.match(refused.stderr, /--url: .*8\.8\.8\.8/);
@@ -74,10 +83,15 @@ test('probe --url with a public address: refused by default; with --allow-remote
   // failed probe (exit 1), not a refusal by the policy (exit 2).
   const allowed = await probeUrl('http://8.8.8.8:9/mcp', '--allow-remote-targets');
   assert.equal(allowed.code, 1, allowed.stderr);
-  assert.match(allowed.stdout, /could not initialize the server: no connection to http:\/\/8\.8\.8\.8:9\/mcp \((ENETUNREACH|EHOSTUNREACH|ETIMEDOUT)/);
+  assert.match(
+    allowed.stdout,
+    /could not initialize the server: no connection to http:\/\/8\.8\.8\.8:9\/mcp \((ENETUNREACH|EHOSTUNREACH|ETIMEDOUT)/,
+  );
 });
 
-test('a name the probe is given unchecked is refused at connect time, after resolution (runProbe\'s own lookup)', { skip }, async () => {
+test("a name the probe is given unchecked is refused at connect time, after resolution (runProbe's own lookup)", {
+  skip,
+}, async () => {
   const probeModule = fileURLToPath(new URL('../src/probe/index.js', import.meta.url));
   const script = `
     const { runProbe, loadTaxonomy } = await import(${JSON.stringify(probeModule)});
@@ -85,7 +99,10 @@ test('a name the probe is given unchecked is refused at connect time, after reso
     process.stdout.write(report.error ?? 'no error');`;
   const r = await isolated(['--input-type=module', '-e', script]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /no connection to http:\/\/public\.faultline\.test:9\/mcp \(ENOTLOCAL \(public\.faultline\.test: 8\.8\.8\.8/);
+  assert.match(
+    r.stdout,
+    /no connection to http:\/\/public\.faultline\.test:9\/mcp \(ENOTLOCAL \(public\.faultline\.test: 8\.8\.8\.8/,
+  );
 });
 
 test('fault_probe_mcp_server refuses metadata, mapped and public addresses by name of the argument', async () => {

@@ -7,7 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixturePath } from './helpers/repo.js';
 import { startFixtureServer } from './helpers/fixture-server.js';
-import { computeCoverage, loadTaxonomy, runProbe, type FamilyId, type ProbeReport, type Target } from '../src/probe/index.js';
+import {
+  computeCoverage,
+  loadTaxonomy,
+  runProbe,
+  type FamilyId,
+  type ProbeReport,
+  type Target,
+} from '../src/probe/index.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,22 +25,38 @@ const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
 async function probe(faults: string, families: FamilyId[] = [], target?: Target): Promise<ProbeReport> {
   const taxonomy = await loadTaxonomy();
-  return runProbe(target ?? { kind: 'stdio', command: process.execPath, args: [SERVER], env: { FAULTS: faults } }, taxonomy, {
-    cases: 12,
-    seed: 1,
-    families,
-    allowWrites: false,
-    callTimeoutMs: 1500,
-    overallTimeoutMs: 60_000,
-  });
+  return runProbe(
+    target ?? { kind: 'stdio', command: process.execPath, args: [SERVER], env: { FAULTS: faults } },
+    taxonomy,
+    {
+      cases: 12,
+      seed: 1,
+      families,
+      allowWrites: false,
+      callTimeoutMs: 1500,
+      overallTimeoutMs: 60_000,
+    },
+  );
 }
 
-const failed = (report: ProbeReport): string[] => report.leaves.filter((l) => l.status === 'failed').map((l) => l.id).sort();
+const failed = (report: ProbeReport): string[] =>
+  report.leaves
+    .filter((l) => l.status === 'failed')
+    .map((l) => l.id)
+    .sort();
 
 test('a well-behaved server passes every leaf that applies; cancellation is checked on its slow tool', async () => {
   const report = await probe('slow');
   assert.equal(report.error, undefined);
-  assert.deepEqual(failed(report), [], JSON.stringify(report.leaves.flatMap((l) => l.findings), null, 1));
+  assert.deepEqual(
+    failed(report),
+    [],
+    JSON.stringify(
+      report.leaves.flatMap((l) => l.findings),
+      null,
+      1,
+    ),
+  );
   const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
   assert.equal(status['FAULT-TIMEOUT-CANCEL-IGNORED'], 'passed');
   assert.equal(status['FAULT-TOOL-CRASH'], 'passed');
@@ -94,7 +117,11 @@ test('listChanged advertised but never seen is inconclusive, not passed and not 
 });
 
 test('a server that cannot be initialized is an error, and nothing passes', async () => {
-  const report = await probe('', [], { kind: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume(); setTimeout(() => {}, 60000)'] });
+  const report = await probe('', [], {
+    kind: 'stdio',
+    command: process.execPath,
+    args: ['-e', 'process.stdin.resume(); setTimeout(() => {}, 60000)'],
+  });
   assert.match(report.error ?? '', /could not initialize/);
   assert.equal(report.summary.passed, 0);
 });
@@ -115,7 +142,13 @@ test('a server whose tools may not be called: what needs calls is untested, with
   const report = await probe('no-read-only', ['TOOL', 'SCHEMA', 'CONFIG', 'TIMEOUT']);
   assert.equal(report.tools.called.length, 0);
   const status = (id: string) => report.leaves.find((leaf) => leaf.id === id)!;
-  for (const id of ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-SCHEMA-OUTPUT-MISMATCH', 'FAULT-TIMEOUT-CANCEL-IGNORED', 'FAULT-CONFIG-ANNOTATION-CONTRADICTED']) {
+  for (const id of [
+    'FAULT-TOOL-CRASH',
+    'FAULT-TOOL-HANG',
+    'FAULT-SCHEMA-OUTPUT-MISMATCH',
+    'FAULT-TIMEOUT-CANCEL-IGNORED',
+    'FAULT-CONFIG-ANNOTATION-CONTRADICTED',
+  ]) {
     assert.equal(status(id).status, 'untested', id);
     assert.match(status(id).note ?? '', /none of the \d+ tools is annotated readOnlyHint/, id);
   }
@@ -134,8 +167,21 @@ test('coverage: an untested leaf stays in the denominator, not exercised; an n/a
       { id: 'FAULT-TOOL-CRASH', status: 'untested' },
       { id: 'FAULT-SECURITY-HTTP-TOKEN', status: 'n/a' },
     ];
-    await writeFile(join(dir, 'run.json'), JSON.stringify({ format: 'faultline-run-record', version: 1, kind: 'probe', name: 'run', startedAt: new Date().toISOString(), leaves }));
-    const report = await computeCoverage({ version: 1, agents: false, runs: [{ name: 'run', kind: 'probe', record: 'run.json' }], baseDir: dir }, taxonomy);
+    await writeFile(
+      join(dir, 'run.json'),
+      JSON.stringify({
+        format: 'faultline-run-record',
+        version: 1,
+        kind: 'probe',
+        name: 'run',
+        startedAt: new Date().toISOString(),
+        leaves,
+      }),
+    );
+    const report = await computeCoverage(
+      { version: 1, agents: false, runs: [{ name: 'run', kind: 'probe', record: 'run.json' }], baseDir: dir },
+      taxonomy,
+    );
     const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
     assert.deepEqual([leaf('FAULT-PROTO-PING').exercised, leaf('FAULT-PROTO-PING').applicable], [true, true]);
     assert.deepEqual([leaf('FAULT-TOOL-CRASH').exercised, leaf('FAULT-TOOL-CRASH').applicable], [false, true]);
@@ -146,14 +192,22 @@ test('coverage: an untested leaf stays in the denominator, not exercised; an n/a
 });
 
 test('a traversal call that gets no answer (the server died) is untested, not passed', async () => {
-  const report = await probe('', ['SECURITY'], { kind: 'stdio', command: process.execPath, args: [fixturePath('probe', 'crash-on-call.mjs')] });
+  const report = await probe('', ['SECURITY'], {
+    kind: 'stdio',
+    command: process.execPath,
+    args: [fixturePath('probe', 'crash-on-call.mjs')],
+  });
   const traversal = report.leaves.find((leaf) => leaf.id === 'FAULT-SECURITY-PATH-TRAVERSAL')!;
   assert.equal(traversal.status, 'untested');
   assert.equal(traversal.note, 'read_file.path got no answer');
 });
 
 test('a server that exits on every call leaves what only an answered call shows untested, with why, not n/a', async () => {
-  const report = await probe('', ['SCHEMA', 'STATE', 'CONFIG'], { kind: 'stdio', command: process.execPath, args: [fixturePath('probe', 'crash-on-call.mjs')] });
+  const report = await probe('', ['SCHEMA', 'STATE', 'CONFIG'], {
+    kind: 'stdio',
+    command: process.execPath,
+    args: [fixturePath('probe', 'crash-on-call.mjs')],
+  });
   const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
   for (const id of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) {
     assert.equal(leaf(id).status, 'untested', id);
@@ -177,22 +231,39 @@ test('hostile cases are seeded: same seed, same cases; another seed, other cases
 test('the cancellation probe asks a delay-like argument for a call that outlasts the cancel, within the schema bounds', () => {
   const sleep = { type: 'object', properties: { ms: { type: 'number' }, label: { type: 'string' } }, required: ['ms'] };
   assert.deepEqual(slowArguments(sleep, 1650), { ms: 1650 });
-  assert.deepEqual(slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650), { delay_seconds: 1 });
-  assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), { sleepMs: 1650 });
-  assert.equal(slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650), undefined);
+  assert.deepEqual(
+    slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650),
+    { delay_seconds: 1 },
+  );
+  assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), {
+    sleepMs: 1650,
+  });
+  assert.equal(
+    slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650),
+    undefined,
+  );
   // No unit in the name, no guess: 1,650 seconds would hold the server's work for half an hour.
-  assert.equal(slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650), undefined);
+  assert.equal(
+    slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650),
+    undefined,
+  );
 });
 
 /** The faulty server over HTTP with these faults; resolves with its URL and the child to kill. */
-const httpFaultyServer = (faults: string): ReturnType<typeof startFixtureServer> => startFixtureServer(SERVER, { FAULTS: faults });
+const httpFaultyServer = (faults: string): ReturnType<typeof startFixtureServer> =>
+  startFixtureServer(SERVER, { FAULTS: faults });
 
 test('over HTTP, a server without token, Origin, Host or session checks fails those leaves', async () => {
   const { url, child } = await httpFaultyServer('');
   try {
     const report = await probe('', ['SECURITY', 'STATE'], { kind: 'http', url, token: 'secret-token' });
     const f = failed(report);
-    for (const leaf of ['FAULT-SECURITY-HTTP-TOKEN', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-SECURITY-HTTP-HOST', 'FAULT-STATE-STALE-SESSION']) {
+    for (const leaf of [
+      'FAULT-SECURITY-HTTP-TOKEN',
+      'FAULT-SECURITY-HTTP-ORIGIN',
+      'FAULT-SECURITY-HTTP-HOST',
+      'FAULT-STATE-STALE-SESSION',
+    ]) {
       assert.ok(f.includes(leaf), `${leaf} not failed: ${f.join(', ')}`);
     }
   } finally {
@@ -208,9 +279,17 @@ test('an HTTP server that dies on malformed JSON fails that leaf alone: what com
     assert.deepEqual(failed(report), ['FAULT-PROTO-MALFORMED-JSON']);
     // Before the server died: decided. After: untested with why, never failed by a dead server.
     assert.equal(status['FAULT-PROTO-PING'], 'passed');
-    for (const leaf of ['FAULT-PROTO-INVALID-REQUEST', 'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED', 'FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-TOOL-CRASH']) {
+    for (const leaf of [
+      'FAULT-PROTO-INVALID-REQUEST',
+      'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED',
+      'FAULT-SECURITY-HTTP-ORIGIN',
+      'FAULT-TOOL-CRASH',
+    ]) {
       assert.equal(status[leaf], 'untested', leaf);
-      assert.match(report.leaves.find((l) => l.id === leaf)!.note ?? '', /stopped answering after FAULT-PROTO-MALFORMED-JSON/);
+      assert.match(
+        report.leaves.find((l) => l.id === leaf)!.note ?? '',
+        /stopped answering after FAULT-PROTO-MALFORMED-JSON/,
+      );
     }
     // What does not apply to this target stays n/a.
     assert.equal(status['FAULT-TOOL-STDOUT-POLLUTION'], 'n/a');
@@ -225,9 +304,17 @@ test('an HTTP server that exits on a hostile call is a crash (the connection wen
   try {
     const report = await probe('', [], { kind: 'http', url });
     const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
-    assert.deepEqual(failed(report), ['FAULT-TOOL-CRASH'], JSON.stringify(report.leaves.flatMap((l) => l.findings.map((f) => f.message))));
-    assert.match(report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!.message, /dropped the connection/);
-    for (const leaf of ['FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-STATE-STALE-SESSION', 'FAULT-TIMEOUT-CANCEL-IGNORED']) assert.equal(status[leaf], 'untested', leaf);
+    assert.deepEqual(
+      failed(report),
+      ['FAULT-TOOL-CRASH'],
+      JSON.stringify(report.leaves.flatMap((l) => l.findings.map((f) => f.message))),
+    );
+    assert.match(
+      report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!.message,
+      /dropped the connection/,
+    );
+    for (const leaf of ['FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-STATE-STALE-SESSION', 'FAULT-TIMEOUT-CANCEL-IGNORED'])
+      assert.equal(status[leaf], 'untested', leaf);
   } finally {
     child.kill('SIGKILL');
   }
@@ -239,8 +326,15 @@ test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken r
   for (const fault of FAULT_TYPES) assert.ok((taxonomy.injections.toolcall?.[fault] ?? []).length > 0, fault);
   assert.equal(taxonomy.families.length, 8);
   // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
-  for (const family of taxonomy.families) assert.ok(taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)), family.id);
-  const broken = structuredClone(taxonomy) as unknown as { leaves: Array<{ id: string }>; injections: Record<string, Record<string, string[]>> };
+  for (const family of taxonomy.families)
+    assert.ok(
+      taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)),
+      family.id,
+    );
+  const broken = structuredClone(taxonomy) as unknown as {
+    leaves: Array<{ id: string }>;
+    injections: Record<string, Record<string, string[]>>;
+  };
   broken.leaves[0]!.id = 'FAULT-NOPE-X';
   broken.injections.toolcall!.latency = ['FAULT-TOOL-MISSING'];
   assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);

@@ -45,14 +45,24 @@ async function survivors(pids: number[]): Promise<number[]> {
   return pids.filter(running);
 }
 
-test('spawnTree finds a setsid() daemon by its mark, and stop() ends it with the server', { skip: !linux && 'needs /proc', timeout: 90_000 }, async () => {
+test('spawnTree finds a setsid() daemon by its mark, and stop() ends it with the server', {
+  skip: !linux && 'needs /proc',
+  timeout: 90_000,
+}, async () => {
   await withPidFile(async (pidFile) => {
-    const tree = spawnTree(process.execPath, [SETSID], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, PIDS: pidFile } });
+    const tree = spawnTree(process.execPath, [SETSID], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, PIDS: pidFile },
+    });
     const [server, daemon] = await pidsIn(pidFile);
     assert.ok(running(daemon!), 'the daemon runs');
     // Not in the server's group: signalling the group alone would miss it.
     const stat = await readFile(`/proc/${daemon}/stat`, 'utf8');
-    assert.notEqual(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]), server, 'the daemon left the process group');
+    assert.notEqual(
+      Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]),
+      server,
+      'the daemon left the process group',
+    );
     assert.deepEqual([...tree.members()].sort(), [server, daemon].sort());
     assert.equal(await tree.stop(200), true);
     assert.deepEqual(await survivors([server!, daemon!]), []);
@@ -60,14 +70,34 @@ test('spawnTree finds a setsid() daemon by its mark, and stop() ends it with the
   });
 });
 
-test('faultline probe: the daemon a server left is ended, and the CLI exits within moments of its report', { skip: !linux && 'needs /proc', timeout: 90_000 }, async () => {
+test('faultline probe: the daemon a server left is ended, and the CLI exits within moments of its report', {
+  skip: !linux && 'needs /proc',
+  timeout: 90_000,
+}, async () => {
   await withPidFile(async (pidFile, dir) => {
     const started = Date.now();
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, [cliPath, 'probe', '--quiet', '--cases', '2', '--timeout', '20000', '--json', join(dir, 'r.json'), '--', process.execPath, SETSID], {
-        env: { ...process.env, PIDS: pidFile },
-        stdio: 'ignore',
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          cliPath,
+          'probe',
+          '--quiet',
+          '--cases',
+          '2',
+          '--timeout',
+          '20000',
+          '--json',
+          join(dir, 'r.json'),
+          '--',
+          process.execPath,
+          SETSID,
+        ],
+        {
+          env: { ...process.env, PIDS: pidFile },
+          stdio: 'ignore',
+        },
+      );
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       child.on('exit', (c) => {
         clearTimeout(timer);
@@ -79,21 +109,30 @@ test('faultline probe: the daemon a server left is ended, and the CLI exits with
     assert.equal(report.error, undefined);
     assert.equal(code, 0);
     // Start-up and writing aside, the process ends with its report (it took the daemon's 600 s before).
-    assert.ok(wall < report.durationMs + 5000, `exited ${wall - report.durationMs} ms after a report of ${report.durationMs} ms`);
+    assert.ok(
+      wall < report.durationMs + 5000,
+      `exited ${wall - report.durationMs} ms after a report of ${report.durationMs} ms`,
+    );
     const pids = await pidsIn(pidFile);
     assert.ok(pids.length >= 2);
     assert.deepEqual(await survivors(pids), [], 'a server or its daemon outlived the probe');
   });
 });
 
-test('fault_probe_mcp_server: no daemon of the probed server is left once the tool answered', { skip: !linux && 'needs /proc', timeout: 90_000 }, async () => {
+test('fault_probe_mcp_server: no daemon of the probed server is left once the tool answered', {
+  skip: !linux && 'needs /proc',
+  timeout: 90_000,
+}, async () => {
   await withPidFile(async (pidFile) => {
     const { client, close } = await connectInMemory();
     try {
       const previous = process.env.PIDS;
       process.env.PIDS = pidFile; // the spawned server inherits this process's environment
       try {
-        const result = await client.callTool({ name: 'fault_probe_mcp_server', arguments: { command: process.execPath, args: [SETSID], cases: 1, families: ['PROTO', 'TOOL'] } });
+        const result = await client.callTool({
+          name: 'fault_probe_mcp_server',
+          arguments: { command: process.execPath, args: [SETSID], cases: 1, families: ['PROTO', 'TOOL'] },
+        });
         assert.match(textOf(result), /probe of/);
       } finally {
         if (previous === undefined) delete process.env.PIDS;
@@ -107,7 +146,10 @@ test('fault_probe_mcp_server: no daemon of the probed server is left once the to
 });
 
 for (const end of ['normal', 'cut'] as const) {
-  test(`tool-call scenario (${end} end): the server's daemon is ended before the scenario answers`, { skip: !linux && 'needs /proc', timeout: 90_000 }, async () => {
+  test(`tool-call scenario (${end} end): the server's daemon is ended before the scenario answers`, {
+    skip: !linux && 'needs /proc',
+    timeout: 90_000,
+  }, async () => {
     const { runToolCallScenario } = await import('../src/toolcall/scenario.js');
     const { validatePlan } = await import('../src/toolcall/plan.js');
     await withPidFile(async (pidFile) => {
@@ -131,7 +173,10 @@ for (const end of ['normal', 'cut'] as const) {
           // The calls hang (HANG_CALLS): only the cut ends the run.
           setTimeout(() => cut.abort(), cutAfterMs);
           await assert.rejects(run);
-          assert.ok(Date.now() - started < cutAfterMs + 4000, `answered ${Date.now() - started - cutAfterMs} ms after the cut`);
+          assert.ok(
+            Date.now() - started < cutAfterMs + 4000,
+            `answered ${Date.now() - started - cutAfterMs} ms after the cut`,
+          );
         } else assert.equal((await run).slis.calls, 2);
       } finally {
         delete process.env.HANG_CALLS;
@@ -143,7 +188,10 @@ for (const end of ['normal', 'cut'] as const) {
   });
 }
 
-test('tool-call stdio proxy: when the client leaves, the server and its daemon are ended and the proxy returns', { skip: !linux && 'needs /proc', timeout: 90_000 }, async () => {
+test('tool-call stdio proxy: when the client leaves, the server and its daemon are ended and the proxy returns', {
+  skip: !linux && 'needs /proc',
+  timeout: 90_000,
+}, async () => {
   const { runStdioProxy } = await import('../src/toolcall/stdio-proxy.js');
   const { ToolPlane } = await import('../src/toolcall/session.js');
   const { validatePlan } = await import('../src/toolcall/plan.js');

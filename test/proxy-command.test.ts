@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { registerProxyCommand, faultsFromOptions, runProxy, type ProxyCommandOptions } from '../src/commands/proxy.js';
 import { FaultlineCommand } from '../src/commands/common.js';
-import { connect, destroyAndWait, echo, handleCounts, readBytes, settledHandles, startServer } from './fixtures/proxy/net.js';
+import {
+  connect,
+  destroyAndWait,
+  echo,
+  handleCounts,
+  readBytes,
+  settledHandles,
+  startServer,
+} from './fixtures/proxy/net.js';
 
 /** Parses `args` with the real command definition and returns its option values. */
 function parse(args: string[]): ProxyCommandOptions {
@@ -19,12 +27,44 @@ function parse(args: string[]): ProxyCommandOptions {
 describe('faultline proxy flags', () => {
   it('turns flags into fault specs with their side and direction', () => {
     const options = parse([
-      '--proxy', '0=127.0.0.1:1', '--proxy', '0=127.0.0.1:2',
-      '--latency', '200', '--latency-deviation', '20', '--latency-distribution', 'pareto', '--latency-per-op', '--latency-side', 'client',
-      '--jitter-amplitude', '30', '--jitter-frequency', '10', '--jitter-direction', 'both',
-      '--packet-loss', '0.02', '--packet-loss-model', 'gilbert_elliott', '--packet-loss-rtt', '40',
-      '--bandwidth', '64', '--bandwidth-unit', 'kbps', '--bandwidth-scope', 'shared', '--bandwidth-direction', 'egress',
-      '--blackhole', '--blackhole-side', 'client', '--blackhole-direction', 'egress',
+      '--proxy',
+      '0=127.0.0.1:1',
+      '--proxy',
+      '0=127.0.0.1:2',
+      '--latency',
+      '200',
+      '--latency-deviation',
+      '20',
+      '--latency-distribution',
+      'pareto',
+      '--latency-per-op',
+      '--latency-side',
+      'client',
+      '--jitter-amplitude',
+      '30',
+      '--jitter-frequency',
+      '10',
+      '--jitter-direction',
+      'both',
+      '--packet-loss',
+      '0.02',
+      '--packet-loss-model',
+      'gilbert_elliott',
+      '--packet-loss-rtt',
+      '40',
+      '--bandwidth',
+      '64',
+      '--bandwidth-unit',
+      'kbps',
+      '--bandwidth-scope',
+      'shared',
+      '--bandwidth-direction',
+      'egress',
+      '--blackhole',
+      '--blackhole-side',
+      'client',
+      '--blackhole-direction',
+      'egress',
     ]);
     assert.deepEqual(options.proxy, ['0=127.0.0.1:1', '0=127.0.0.1:2']);
     assert.deepEqual(faultsFromOptions(options), [
@@ -40,9 +80,15 @@ describe('faultline proxy flags', () => {
     assert.throws(() => parse(['--latency', '-5']), /--latency <ms>.*expected a number ≥ 0/);
     assert.throws(() => parse(['--latency-side', 'middle']), /Allowed choices are client, server/);
     assert.throws(() => faultsFromOptions(parse(['--latency-deviation', '5'])), /need --latency <ms>/);
-    assert.throws(() => faultsFromOptions(parse(['--packet-loss', '2'])), /packet_loss fault: lossRate must be a probability in 0\.\.1 \(got 2\)/);
+    assert.throws(
+      () => faultsFromOptions(parse(['--packet-loss', '2'])),
+      /packet_loss fault: lossRate must be a probability in 0\.\.1 \(got 2\)/,
+    );
     assert.throws(() => faultsFromOptions(parse(['--bandwidth', '0'])), /bandwidth rate must be a number above 0/);
-    assert.throws(() => faultsFromOptions(parse(['--bandwidth', '5', '--bandwidth-unit', 'kb'])), /unit "kb" is unknown/);
+    assert.throws(
+      () => faultsFromOptions(parse(['--bandwidth', '5', '--bandwidth-unit', 'kb'])),
+      /unit "kb" is unknown/,
+    );
   });
 });
 
@@ -52,7 +98,11 @@ describe('faultline proxy run', () => {
     const server = await startServer(echo);
     const lines: string[] = [];
     const stop = new AbortController();
-    const running = runProxy(parse(['--proxy', `0=127.0.0.1:${server.port}`, '--latency', '20', '--seed', '7']), stop.signal, (line) => lines.push(line));
+    const running = runProxy(
+      parse(['--proxy', `0=127.0.0.1:${server.port}`, '--latency', '20', '--seed', '7']),
+      stop.signal,
+      (line) => lines.push(line),
+    );
     while (!lines.some((l) => l.startsWith('listening'))) await new Promise((resolve) => setTimeout(resolve, 5));
     const port = Number(/127\.0\.0\.1:(\d+) →/.exec(lines[0]!)![1]);
     const client = await connect(port);

@@ -8,7 +8,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { startProxy, validateFault } from '../src/proxy/index.js';
 import { SCENARIO_DEFAULTS } from '../src/scenario/defaults.js';
-import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin, tokensMatch } from '../src/proxy/control/index.js';
+import {
+  FaultRegistry,
+  MAX_ACTIVE_FAULTS,
+  productionRefusal,
+  startAdmin,
+  tokensMatch,
+} from '../src/proxy/control/index.js';
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
@@ -20,19 +26,33 @@ import { cliPath } from './helpers/repo.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = 'test-token-123';
 
-type AdminApi = (method: string, path: string, payload?: unknown, token?: string | null) => Promise<{ status: number; json: Record<string, unknown> }>;
+type AdminApi = (
+  method: string,
+  path: string,
+  payload?: unknown,
+  token?: string | null,
+) => Promise<{ status: number; json: Record<string, unknown> }>;
 
 /**
  * An HTTP proxy (one mapping per name, all to one upstream) with its admin API, torn down after
  * `body`, which then must have left no handle behind.
  */
 async function withAdmin(
-  body: (api: AdminApi, proxyUrl: string, received: string[], context: { ports: readonly number[]; registry: FaultRegistry }) => Promise<void>,
+  body: (
+    api: AdminApi,
+    proxyUrl: string,
+    received: string[],
+    context: { ports: readonly number[]; registry: FaultRegistry },
+  ) => Promise<void>,
   mappingNames: string[] = ['weather-api'],
 ): Promise<void> {
   const baseline = handleCounts();
   const upstream = await startUpstream();
-  const proxy = await startProxy({ mappings: mappingNames.map((name) => `0=127.0.0.1:${upstream.port}#${name}`), http: true, seed: 3 });
+  const proxy = await startProxy({
+    mappings: mappingNames.map((name) => `0=127.0.0.1:${upstream.port}#${name}`),
+    http: true,
+    seed: 3,
+  });
   const registry = new FaultRegistry(proxy);
   const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
   const api = async (method: string, path: string, payload?: unknown, token: string | null = TOKEN) => {
@@ -57,7 +77,10 @@ async function withAdmin(
 describe('admin API (mcp-chaos-monkey routes)', () => {
   it('takes its payloads verbatim: inject, status, clear, clear-all', async () => {
     await withAdmin(async (api, proxyUrl) => {
-      const injected = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 503 } });
+      const injected = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'error', statusCode: 503 },
+      });
       assert.equal(injected.status, 200);
       const id = injected.json['faultId'] as string;
       assert.match(id, /^weather-api-\d+-[0-9a-z]{6}$/);
@@ -69,14 +92,24 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       const unknown = await api('POST', '/chaos/clear', { faultId: id });
       assert.equal(unknown.status, 404);
 
-      const limited = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'rate-limit', retryAfterSeconds: 5 } });
+      const limited = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'rate-limit', retryAfterSeconds: 5 },
+      });
       const response = await fetch(`${proxyUrl}/`);
       assert.equal(response.status, 429);
       assert.equal(response.headers.get('retry-after'), '5');
       await api('POST', '/chaos/clear', { faultId: limited.json['faultId'] });
 
-      await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'schema-mismatch', missingFields: ['data.user'] } });
-      assert.deepEqual(Object.keys((await (await fetch(`${proxyUrl}/json`)).json()) as object), ['id', 'data', 'items']);
+      await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'schema-mismatch', missingFields: ['data.user'] },
+      });
+      assert.deepEqual(Object.keys((await (await fetch(`${proxyUrl}/json`)).json()) as object), [
+        'id',
+        'data',
+        'items',
+      ]);
       assert.deepEqual(((await (await fetch(`${proxyUrl}/json`)).json()) as { data: object }).data, {});
       assert.deepEqual((await api('POST', '/chaos/clear-all')).json, { cleared: 'all' });
       assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
@@ -85,9 +118,16 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
 
   it('refuses a misspelt key in a payload, naming it, rather than leaving a fault on for good', async () => {
     await withAdmin(async (api, proxyUrl) => {
-      const misspelt = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 503 }, duration: 5000 });
+      const misspelt = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'error', statusCode: 503 },
+        duration: 5000,
+      });
       assert.equal(misspelt.status, 400);
-      assert.match(String(misspelt.json['error']), /unknown field "duration" \(accepted: target, config, durationMs, duration_ms\)/);
+      assert.match(
+        String(misspelt.json['error']),
+        /unknown field "duration" \(accepted: target, config, durationMs, duration_ms\)/,
+      );
       assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
       assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
       const clear = await api('POST', '/chaos/clear', { id: 'x' });
@@ -103,13 +143,21 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
         for (const own of ['#b', 'b', String(ports[1]), 'nowhere']) {
           const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
           assert.equal(conflict.status, 400, JSON.stringify(own));
-          assert.ok(String(conflict.json['error']).startsWith(`config.target: ${JSON.stringify(own)} conflicts with target "a"`), String(conflict.json['error']));
+          assert.ok(
+            String(conflict.json['error']).startsWith(
+              `config.target: ${JSON.stringify(own)} conflicts with target "a"`,
+            ),
+            String(conflict.json['error']),
+          );
         }
         assert.deepEqual(registry.status(), [], 'nothing was injected');
         assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 200);
         assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
         // The same mapping in another spelling agrees, and the fault goes there only.
-        const agreeing = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: String(ports[0]) } });
+        const agreeing = await inject({
+          target: 'a',
+          config: { type: 'error', statusCode: 503, target: String(ports[0]) },
+        });
         assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
         assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 503);
         assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
@@ -119,20 +167,33 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   });
 
   it('takes a jitter without frequencyHz, with the default every other door applies', async () => {
-    assert.equal((validateFault({ type: 'jitter', amplitudeMs: 5 }) as { frequencyHz?: number }).frequencyHz, SCENARIO_DEFAULTS.frequency);
+    assert.equal(
+      (validateFault({ type: 'jitter', amplitudeMs: 5 }) as { frequencyHz?: number }).frequencyHz,
+      SCENARIO_DEFAULTS.frequency,
+    );
     await withAdmin(async (api, proxyUrl) => {
-      for (const config of [{ type: 'jitter', amplitudeMs: 5 }, { type: 'jitter', amplitude_ms: 5 }]) {
+      for (const config of [
+        { type: 'jitter', amplitudeMs: 5 },
+        { type: 'jitter', amplitude_ms: 5 },
+      ]) {
         const injected = await api('POST', '/chaos/inject', { target: 'weather-api', config });
         assert.equal(injected.status, 200, JSON.stringify(injected.json));
         assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
-        const status = (await api('GET', '/chaos/status')).json['faults'] as Array<{ id: string; type: string; requestCount: number }>;
+        const status = (await api('GET', '/chaos/status')).json['faults'] as Array<{
+          id: string;
+          type: string;
+          requestCount: number;
+        }>;
         const mine = status.find((fault) => fault.id === injected.json['faultId'])!;
         assert.equal(mine.type, 'jitter');
         assert.ok(mine.requestCount > 0, 'the jitter acted on the request');
         await api('POST', '/chaos/clear-all');
       }
       // A bad frequency is still refused, naming the field.
-      const bad = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'jitter', amplitudeMs: 5, frequencyHz: 0 } });
+      const bad = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'jitter', amplitudeMs: 5, frequencyHz: 0 },
+      });
       assert.equal(bad.status, 400);
       assert.match(String(bad.json['error']), /frequencyHz/);
     });
@@ -168,11 +229,18 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   it('accepts snake_case configs and network faults; targets by port too', async () => {
     await withAdmin(async (api, proxyUrl) => {
       const port = new URL(proxyUrl).port;
-      const snake = await api('POST', '/chaos/inject', { target: port, config: { type: 'error', status_code: 502, probability: 1 }, duration_ms: 60_000 });
+      const snake = await api('POST', '/chaos/inject', {
+        target: port,
+        config: { type: 'error', status_code: 502, probability: 1 },
+        duration_ms: 60_000,
+      });
       assert.equal(snake.status, 200);
       assert.equal((await fetch(`${proxyUrl}/`)).status, 502);
       await api('POST', '/chaos/clear-all');
-      const network = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'latency', latencyMs: 150 } });
+      const network = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'latency', latencyMs: 150 },
+      });
       assert.equal(network.status, 200);
       const started = performance.now();
       await (await fetch(`${proxyUrl}/`)).text();
@@ -186,7 +254,10 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     await withAdmin(async (api, _proxyUrl, received) => {
       assert.equal((await api('GET', '/chaos/status', undefined, null)).status, 401);
       assert.equal((await api('GET', '/chaos/status', undefined, 'wrong')).status, 403);
-      const bad = await api('POST', '/chaos/inject', { target: 'weather-api', config: { type: 'error', statusCode: 99 } });
+      const bad = await api('POST', '/chaos/inject', {
+        target: 'weather-api',
+        config: { type: 'error', statusCode: 99 },
+      });
       assert.equal(bad.status, 400);
       assert.match(bad.json['error'] as string, /status_code must be an HTTP status in 400\.\.599/);
       const target = await api('POST', '/chaos/inject', { target: 'nope', config: { type: 'error' } });
@@ -231,7 +302,10 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.equal(tokensMatch('a', 'ab'), false);
     assert.equal(tokensMatch('', ''), false);
     for (const value of ['production', 'PROD', 'prd', 'Live']) {
-      assert.match(productionRefusal('--admin', 'pass --allow-production', false, { NODE_ENV: value }) ?? '', /refused: NODE_ENV=.* says this is production/);
+      assert.match(
+        productionRefusal('--admin', 'pass --allow-production', false, { NODE_ENV: value }) ?? '',
+        /refused: NODE_ENV=.* says this is production/,
+      );
       assert.match(productionRefusal('x', 'y', false, { ENVIRONMENT: value }) ?? '', /ENVIRONMENT/);
     }
     assert.equal(productionRefusal('x', 'y', true, { NODE_ENV: 'production' }), undefined);
@@ -243,7 +317,10 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.deepEqual(injectConfig('timeout', {}), { type: 'timeout', hangMs: 1000 });
     assert.deepEqual(injectConfig('error', { probability: 0.5 }), { type: 'error', statusCode: 503, probability: 0.5 });
     assert.deepEqual(injectConfig('rate-limit', { retryAfter: 5 }), { type: 'rate-limit', retryAfterSeconds: 5 });
-    assert.deepEqual(injectConfig('schema-mismatch', { fields: 'a.b, c' }), { type: 'schema-mismatch', missingFields: ['a.b', 'c'] });
+    assert.deepEqual(injectConfig('schema-mismatch', { fields: 'a.b, c' }), {
+      type: 'schema-mismatch',
+      missingFields: ['a.b', 'c'],
+    });
     assert.deepEqual(injectConfig('latency', { config: '{"latencyMs":200}' }), { type: 'latency', latencyMs: 200 });
     assert.deepEqual(injectConfig('packet_loss', { config: '{"rate":0.1}' }), { type: 'packet-loss', rate: 0.1 });
   });
@@ -251,17 +328,22 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   it('every --port (mcp --http, mcp-chaos proxy http) refuses a privileged port, as --admin and the mappings do', () => {
     assert.equal(portNumber('0'), 0);
     assert.equal(portNumber('1024'), 1024);
-    for (const port of ['1', '80', '1023']) assert.throws(() => portNumber(port), /port \d+ is privileged; use 0 \(ephemeral\) or a port from 1024 to 65535/);
+    for (const port of ['1', '80', '1023'])
+      assert.throws(() => portNumber(port), /port \d+ is privileged; use 0 \(ephemeral\) or a port from 1024 to 65535/);
   });
 
   it('refuses an unknown fault type itself, naming every type the admin API accepts', () => {
-    for (const [type, options] of [['bogus', {}], ['error', { config: '{"type":"nah"}' }]] as const) {
+    for (const [type, options] of [
+      ['bogus', {}],
+      ['error', { config: '{"type":"nah"}' }],
+    ] as const) {
       assert.throws(
         () => injectConfig(type, options),
         (error: unknown) => {
           assert.ok(error instanceof UsageError);
           assert.match(error.message, /fault type "(bogus|nah)" is unknown; accepted: /);
-          for (const accepted of [...HTTP_FAULT_TYPES, ...NETWORK_FAULT_TYPES]) assert.ok(error.message.includes(accepted.replace(/_/g, '-')), accepted);
+          for (const accepted of [...HTTP_FAULT_TYPES, ...NETWORK_FAULT_TYPES])
+            assert.ok(error.message.includes(accepted.replace(/_/g, '-')), accepted);
           return true;
         },
       );
@@ -270,8 +352,18 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
 });
 
 /** Spawns the built CLI; resolves when it exits. */
-function cli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }>; stderrLines: string[] } {
-  const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  stderrLines: string[];
+} {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const stderrLines: string[] = [];
@@ -280,14 +372,20 @@ function cli(args: string[], env: Record<string, string> = {}): { child: ChildPr
     stderr += d.toString();
     stderrLines.splice(0, stderrLines.length, ...stderr.split('\n'));
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done, stderrLines };
 }
 
 describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
   it('injects into the running proxy, lists, expires on time, refuses an unknown id', async () => {
     const upstream = await startUpstream();
-    const proxy = cli(['proxy', '--proxy', `0=127.0.0.1:${upstream.port}#api`, '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'test', ENVIRONMENT: '' });
+    const proxy = cli(['proxy', '--proxy', `0=127.0.0.1:${upstream.port}#api`, '--admin', '0'], {
+      FAULTLINE_ADMIN_TOKEN: TOKEN,
+      NODE_ENV: 'test',
+      ENVIRONMENT: '',
+    });
     try {
       const deadline = Date.now() + 20_000;
       let adminUrl: string | undefined;
@@ -312,8 +410,12 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       const injecting = Date.now();
       const expiring = await cli(['chaos', 'inject', 'api', 'error', '--status', '503', '--duration', '1.5'], env).done;
       assert.equal(expiring.code, 0, expiring.stderr);
-      while ((await fetch(`http://127.0.0.1:${proxyPort}/`)).status === 503 && Date.now() - injecting < 30_000) await sleep(100);
-      assert.ok(Date.now() - injecting >= 1500, `expired ${Date.now() - injecting} ms after the inject command started`);
+      while ((await fetch(`http://127.0.0.1:${proxyPort}/`)).status === 503 && Date.now() - injecting < 30_000)
+        await sleep(100);
+      assert.ok(
+        Date.now() - injecting >= 1500,
+        `expired ${Date.now() - injecting} ms after the inject command started`,
+      );
       assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 200);
       assert.equal((await cli(['chaos', 'status'], env).done).stdout.trim(), 'No active faults');
       assert.match(proxy.stderrLines.join('\n'), new RegExp(`admin: expire ${expiring.stdout.trim()}`));
@@ -334,21 +436,39 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
 
   it('refuses an unknown fault type before any request, and a privileged --admin port', async () => {
     // No admin URL at all: the type is judged first, so nothing could have been sent.
-    const bogus = await cli(['chaos', 'inject', 'api', 'bogus'], { FAULTLINE_ADMIN_URL: '', FAULTLINE_ADMIN_TOKEN: '' }).done;
+    const bogus = await cli(['chaos', 'inject', 'api', 'bogus'], { FAULTLINE_ADMIN_URL: '', FAULTLINE_ADMIN_TOKEN: '' })
+      .done;
     assert.equal(bogus.code, 2);
     assert.match(bogus.stderr, /fault type "bogus" is unknown; accepted: latency, error, .*blackhole/);
     assert.equal(bogus.stdout, '');
     for (const admin of ['80', '127.0.0.1:443']) {
-      const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', admin], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' });
+      const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', admin], {
+        FAULTLINE_ADMIN_TOKEN: TOKEN,
+        NODE_ENV: '',
+      });
       const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
       const privileged = await run.done.finally(() => clearTimeout(started));
       assert.equal(privileged.code, 2, privileged.stderr);
-      assert.match(privileged.stderr, new RegExp(`--admin ${admin}: port \\d+ is privileged; use 0 \\(ephemeral\\) or a port from 1024 to 65535`));
+      assert.match(
+        privileged.stderr,
+        new RegExp(`--admin ${admin}: port \\d+ is privileged; use 0 \\(ephemeral\\) or a port from 1024 to 65535`),
+      );
     }
   });
 
   it('refuses an --http-fault whose target names no mapping, naming which --http-fault', async () => {
-    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9#api', '--http-fault', '{"type":"latency","latencyMs":5}', '--http-fault', '{"type":"error","target":"apj"}'], { NODE_ENV: '' });
+    const run = cli(
+      [
+        'proxy',
+        '--proxy',
+        '0=127.0.0.1:9#api',
+        '--http-fault',
+        '{"type":"latency","latencyMs":5}',
+        '--http-fault',
+        '{"type":"error","target":"apj"}',
+      ],
+      { NODE_ENV: '' },
+    );
     const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
     const refused = await run.done.finally(() => clearTimeout(started));
     assert.equal(refused.code, 2, refused.stderr);
@@ -357,26 +477,56 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
   });
 
   it('refuses --method, --path and --probability on a network fault instead of dropping them (which would widen the fault)', async () => {
-    assert.throws(() => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }), /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/);
-    const refused = await cli(['chaos', 'inject', 'api', 'jitter', '--config', '{"amplitudeMs":5,"frequencyHz":5}', '--method', 'POST', '--probability', '0.5', '--admin', '127.0.0.1:9', '--token', TOKEN]).done;
+    assert.throws(
+      () => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }),
+      /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/,
+    );
+    const refused = await cli([
+      'chaos',
+      'inject',
+      'api',
+      'jitter',
+      '--config',
+      '{"amplitudeMs":5,"frequencyHz":5}',
+      '--method',
+      'POST',
+      '--probability',
+      '0.5',
+      '--admin',
+      '127.0.0.1:9',
+      '--token',
+      TOKEN,
+    ]).done;
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
     assert.equal(refused.stdout, '');
   });
 
   it('refuses --admin in production unless --allow-production, and without a token', async () => {
-    const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'PROD' }).done;
+    const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {
+      FAULTLINE_ADMIN_TOKEN: TOKEN,
+      NODE_ENV: 'PROD',
+    }).done;
     assert.equal(prod.code, 2);
     assert.match(prod.stderr, /--admin refused: NODE_ENV=PROD says this is production; pass --allow-production/);
-    const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], { FAULTLINE_ADMIN_TOKEN: '', NODE_ENV: '' }).done;
+    const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {
+      FAULTLINE_ADMIN_TOKEN: '',
+      NODE_ENV: '',
+    }).done;
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /--admin needs a token/);
     // The control plane binds loopback like the mappings, unless non-loopback binds are allowed.
-    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'], { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' });
+    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'], {
+      FAULTLINE_ADMIN_TOKEN: TOKEN,
+      NODE_ENV: '',
+    });
     const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
     const exposed = await run.done.finally(() => clearTimeout(started));
     assert.equal(exposed.code, 2);
-    assert.match(exposed.stderr, /--admin 0\.0\.0\.0:0: the admin API listens only on loopback .* --allow-non-loopback-bind/);
+    assert.match(
+      exposed.stderr,
+      /--admin 0\.0\.0\.0:0: the admin API listens only on loopback .* --allow-non-loopback-bind/,
+    );
     assert.equal(exposed.stdout, '');
   });
 });

@@ -19,7 +19,14 @@ import { redisCli, redisUnavailable, startRedis, type RedisServer } from './fixt
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The proxy's own test files that drive it through test/helpers/proxy-under-test.ts. */
-const PROXY_TESTS = ['proxy-faults', 'proxy-http', 'proxy-http-framing', 'proxy-integrity', 'proxy-network', 'proxy-latency-accuracy'];
+const PROXY_TESTS = [
+  'proxy-faults',
+  'proxy-http',
+  'proxy-http-framing',
+  'proxy-integrity',
+  'proxy-network',
+  'proxy-latency-accuracy',
+];
 
 /**
  * Sockets, listening servers and timers alive on the proxy thread, once they have settled: a
@@ -28,7 +35,9 @@ const PROXY_TESTS = ['proxy-faults', 'proxy-http', 'proxy-http-framing', 'proxy-
 async function threadHandles(): Promise<string[]> {
   let alive: string[] = [];
   for (let waited = 0; waited <= 2_000; waited += 20) {
-    alive = (await proxyThreadResources()).filter((resource) => resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout');
+    alive = (await proxyThreadResources()).filter(
+      (resource) => resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout',
+    );
     if (alive.length === 0) return alive;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -39,7 +48,10 @@ it("the proxy's own tests pass against the proxy on its thread", { timeout: 300_
   const files = PROXY_TESTS.map((name) => join(here, `${name}.test.js`));
   const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
     // Without this runner's context, the child reports in TAP rather than to this runner.
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')), FAULTLINE_TEST_PROXY: 'thread' },
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')),
+      FAULTLINE_TEST_PROXY: 'thread',
+    },
     encoding: 'utf8',
     maxBuffer: 64 << 20,
     timeout: 280_000,
@@ -56,12 +68,21 @@ it("the proxy's own tests pass against the proxy on its thread", { timeout: 300_
 describe('across the thread boundary', () => {
   it('a refused fault comes back as a ToolInputError naming the field, and changes nothing', async () => {
     const server = await startServer(echo);
-    await assert.rejects(startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'latency', latencyMs: -1 } as never] }), (error: unknown) => {
-      assert.ok(error instanceof ToolInputError, String(error));
-      assert.match((error as Error).message, /latency/);
-      return true;
+    await assert.rejects(
+      startHostedProxy({
+        mappings: [`0=127.0.0.1:${server.port}`],
+        faults: [{ type: 'latency', latencyMs: -1 } as never],
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ToolInputError, String(error));
+        assert.match((error as Error).message, /latency/);
+        return true;
+      },
+    );
+    const proxy = await startHostedProxy({
+      mappings: [`0=127.0.0.1:${server.port}`],
+      faults: [{ type: 'latency', latencyMs: 5, name: 'kept' }],
     });
-    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'latency', latencyMs: 5, name: 'kept' }] });
     try {
       await assert.rejects(proxy.setFaults([{ type: 'teapot' } as never]), ToolInputError);
       await assert.rejects(proxy.setHttpFaults([{ type: 'error' }]), /HTTP/);
@@ -80,7 +101,10 @@ describe('across the thread boundary', () => {
     const server = await startServer(echo);
     const first = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
     try {
-      await assert.rejects(startHostedProxy({ mappings: [`${first.ports[0]}=127.0.0.1:${server.port}`] }), new RegExp(String(first.ports[0])));
+      await assert.rejects(
+        startHostedProxy({ mappings: [`${first.ports[0]}=127.0.0.1:${server.port}`] }),
+        new RegExp(String(first.ports[0])),
+      );
     } finally {
       await first.stop();
       await server.close();
@@ -91,7 +115,11 @@ describe('across the thread boundary', () => {
   it('events come back to onEvent; a stop closes every connection, twice is harmless, later calls are refused', async () => {
     const server = await startServer(echo);
     const events: ProxyEvent[] = [];
-    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'blackhole' }], onEvent: (event) => events.push(event) });
+    const proxy = await startHostedProxy({
+      mappings: [`0=127.0.0.1:${server.port}`],
+      faults: [{ type: 'blackhole' }],
+      onEvent: (event) => events.push(event),
+    });
     const client = await connect(proxy.ports[0]!);
     client.write('held');
     for (let waited = 0; events.length === 0; waited += 5) {
@@ -132,7 +160,9 @@ describe('across the thread boundary', () => {
   });
 });
 
-describe('RESP faults through the proxy on its thread, against a real redis-server', { skip: await redisUnavailable() }, () => {
+describe('RESP faults through the proxy on its thread, against a real redis-server', {
+  skip: await redisUnavailable(),
+}, () => {
   let redis: RedisServer;
   before(async () => {
     redis = await startRedis();
@@ -142,7 +172,11 @@ describe('RESP faults through the proxy on its thread, against a real redis-serv
   });
 
   it('an error fault answers the command and never reaches Redis; cleared, commands pass again', async () => {
-    const proxy = await startHostedProxy({ mappings: [`0=redis://127.0.0.1:${redis.port}#redis`], http: true, seed: 7 });
+    const proxy = await startHostedProxy({
+      mappings: [`0=redis://127.0.0.1:${redis.port}#redis`],
+      http: true,
+      seed: 7,
+    });
     try {
       const port = proxy.ports[0]!;
       await proxy.setHttpFaults([{ type: 'error', statusCode: 503, message: 'connection lost', target: '#redis' }]);

@@ -52,7 +52,11 @@ describe('HTTP response parser', () => {
       'HTTP/1.1 204 No Content\r\n\r\n';
     for (const size of [1, 2, 5, 13, stream.length]) {
       const parsed = parse(stream, size, ['GET', 'GET', 'HEAD', 'DELETE']);
-      assert.deepEqual(parsed.heads.map((h) => h.status), [200, 200, 200, 204], `pieces of ${size}`);
+      assert.deepEqual(
+        parsed.heads.map((h) => h.status),
+        [200, 200, 200, 204],
+        `pieces of ${size}`,
+      );
       assert.deepEqual(parsed.bodies, ['hello', 'abcde', '', '']);
       assert.equal(parsed.ends, 4);
       assert.deepEqual(parsed.heads[0]!.rawHeaders, ['Content-Length', '5', 'X-A', '1']);
@@ -65,10 +69,19 @@ describe('HTTP response parser', () => {
     assert.deepEqual(untilClose.bodies, ['streamed']);
     assert.equal(untilClose.ends, 1);
     assert.equal(untilClose.heads[0]!.keepAlive, false);
-    assert.equal(parse('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', 7).heads[0]!.keepAlive, false);
+    assert.equal(
+      parse('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', 7).heads[0]!.keepAlive,
+      false,
+    );
     assert.equal(parse('HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n', 7).heads[0]!.keepAlive, false);
-    assert.equal(parse('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n', 7).heads[0]!.keepAlive, true);
-    const both = parse('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n', 5);
+    assert.equal(
+      parse('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n', 7).heads[0]!.keepAlive,
+      true,
+    );
+    const both = parse(
+      'HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n',
+      5,
+    );
     assert.deepEqual(both.bodies, ['x'], 'chunked wins over content-length');
     assert.equal(both.heads[0]!.keepAlive, false, 'and the connection is not trusted after');
   });
@@ -113,9 +126,18 @@ async function rawUpstream(answer: (n: number) => string, closeAfter: boolean) {
 describe('HTTP mapping framing against raw upstreams', () => {
   it('opens a new upstream connection after one that closes, and relays bodies ended by the close', async () => {
     const baseline = handleCounts();
-    const closing = await rawUpstream((n) => `HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nr${n}`, true);
-    const untilClose = await rawUpstream((n) => `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody ${n} until close`, true);
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${closing.server.port}`, `0=127.0.0.1:${untilClose.server.port}`], http: true });
+    const closing = await rawUpstream(
+      (n) => `HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nr${n}`,
+      true,
+    );
+    const untilClose = await rawUpstream(
+      (n) => `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody ${n} until close`,
+      true,
+    );
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${closing.server.port}`, `0=127.0.0.1:${untilClose.server.port}`],
+      http: true,
+    });
     try {
       const client = await RawClient.connect(proxy.ports[0]!);
       for (const n of [1, 2, 3]) assert.equal((await client.request('GET', `/${n}`)).body.toString(), `r${n}`);
@@ -136,7 +158,9 @@ describe('HTTP mapping framing against raw upstreams', () => {
     assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
-  it('after an upstream closes an idle keep-alive connection, the next request goes on a new one', { timeout: 20_000 }, async () => {
+  it('after an upstream closes an idle keep-alive connection, the next request goes on a new one', {
+    timeout: 20_000,
+  }, async () => {
     // As node's own keep-alive timeout does: the response says nothing, the close comes later.
     let connections = 0;
     const server = await startServer((socket) => {
@@ -169,7 +193,9 @@ describe('HTTP mapping framing against raw upstreams', () => {
       await new Promise((resolve) => socket.once('connect', resolve));
       let answer = '';
       socket.on('data', (data: Buffer) => (answer += data.toString()));
-      socket.write('POST /echo HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n4\r\nabcd\r\n');
+      socket.write(
+        'POST /echo HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n4\r\nabcd\r\n',
+      );
       await new Promise((resolve) => setTimeout(resolve, 20));
       socket.write('3\r\nefg\r\n0\r\n\r\n');
       await new Promise((resolve) => socket.once('close', resolve));

@@ -7,10 +7,24 @@ import { describe, it } from 'node:test';
 import { startProxy, type TestProxy } from './helpers/proxy-under-test.js';
 import { removePath, globToRegExp, classify, type HttpFaultSpec } from '../src/proxy/http/index.js';
 import { MAX_BUFFERED_BODY } from '../src/proxy/http/stage.js';
-import { handleCounts, settledHandles, startServer, echo, connect, readBytes, destroyAndWait, TLS_CERT, TLS_KEY } from './fixtures/proxy/net.js';
+import {
+  handleCounts,
+  settledHandles,
+  startServer,
+  echo,
+  connect,
+  readBytes,
+  destroyAndWait,
+  TLS_CERT,
+  TLS_KEY,
+} from './fixtures/proxy/net.js';
 import { JSON_BODY, RawClient, startUpstream, type Upstream } from './fixtures/http/upstream.js';
 
-async function withHttpProxy(faults: HttpFaultSpec[], body: (proxy: TestProxy, upstream: Upstream, port: number) => Promise<void>, seed: number | string = 1): Promise<void> {
+async function withHttpProxy(
+  faults: HttpFaultSpec[],
+  body: (proxy: TestProxy, upstream: Upstream, port: number) => Promise<void>,
+  seed: number | string = 1,
+): Promise<void> {
   const baseline = handleCounts();
   const upstream = await startUpstream();
   const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true, httpFaults: faults, seed });
@@ -45,7 +59,7 @@ describe('HTTP stage without faults', () => {
       assert.equal(head.body.length, 0);
       assert.equal(client.closed, false);
       await client.close();
-      const counters = (await proxy.counters());
+      const counters = await proxy.counters();
       assert.equal(counters.mappings[0]!.httpConnections, 1);
       assert.equal(counters.mappings[0]!.httpExchanges, 5);
     });
@@ -55,7 +69,10 @@ describe('HTTP stage without faults', () => {
     const baseline = handleCounts();
     const upstream = await startUpstream();
     const echoServer = await startServer(echo);
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`, `0=127.0.0.1:${echoServer.port}`], http: true });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${upstream.port}`, `0=127.0.0.1:${echoServer.port}`],
+      http: true,
+    });
     try {
       const response = await fetch(`http://127.0.0.1:${proxy.ports[0]}/json`);
       assert.deepEqual(await response.json(), JSON_BODY);
@@ -121,7 +138,9 @@ describe('HTTP stage without faults', () => {
     const baseline = handleCounts();
     const server = http.createServer((_req, res) => res.end('plain'));
     server.on('upgrade', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-host: ${req.headers['host']}\r\n\r\n`);
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-host: ${req.headers['host']}\r\n\r\n`,
+      );
       socket.pipe(socket);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -131,7 +150,8 @@ describe('HTTP stage without faults', () => {
       const socket = await connect(proxy.ports[0]!);
       let received = '';
       const until = async (text: string): Promise<void> => {
-        for (let i = 0; i < 200 && !received.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let i = 0; i < 200 && !received.includes(text); i++)
+          await new Promise((resolve) => setTimeout(resolve, 10));
       };
       socket.on('data', (data: Buffer) => (received += data.toString()));
       socket.write('GET /ws HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: echo\r\nconnection: Upgrade\r\n\r\n');
@@ -160,22 +180,28 @@ describe('HTTP stage without faults', () => {
 
 describe('HTTP faults', () => {
   it('error answers without reaching the upstream and keeps the connection alive', async () => {
-    await withHttpProxy([{ type: 'error', status_code: 503, error_body: '{"down":true}' }], async (proxy, upstream, port) => {
-      const client = await RawClient.connect(port);
-      for (let i = 0; i < 3; i++) {
-        const response = await client.request('POST', '/orders', '{"n":1}', { 'content-type': 'application/json' });
-        assert.equal(response.status, 503);
-        assert.equal(response.body.toString(), '{"down":true}');
-        assert.equal(response.headers['content-type'], 'application/json');
-        assert.equal(response.headers['content-length'], '13');
-      }
-      assert.equal(client.closed, false);
-      await client.close();
-      assert.deepEqual(upstream.received, []);
-      assert.equal(upstream.connections, 0);
-      const [counters] = (await proxy.counters()).httpFaults!;
-      assert.deepEqual({ requests: counters!.requests, applications: counters!.applications, passes: counters!.passes }, { requests: 3, applications: 3, passes: 0 });
-    });
+    await withHttpProxy(
+      [{ type: 'error', status_code: 503, error_body: '{"down":true}' }],
+      async (proxy, upstream, port) => {
+        const client = await RawClient.connect(port);
+        for (let i = 0; i < 3; i++) {
+          const response = await client.request('POST', '/orders', '{"n":1}', { 'content-type': 'application/json' });
+          assert.equal(response.status, 503);
+          assert.equal(response.body.toString(), '{"down":true}');
+          assert.equal(response.headers['content-type'], 'application/json');
+          assert.equal(response.headers['content-length'], '13');
+        }
+        assert.equal(client.closed, false);
+        await client.close();
+        assert.deepEqual(upstream.received, []);
+        assert.equal(upstream.connections, 0);
+        const [counters] = (await proxy.counters()).httpFaults!;
+        assert.deepEqual(
+          { requests: counters!.requests, applications: counters!.applications, passes: counters!.passes },
+          { requests: 3, applications: 3, passes: 0 },
+        );
+      },
+    );
   });
 
   it('error with forward: true calls the upstream, then replaces its answer', async () => {
@@ -188,28 +214,40 @@ describe('HTTP faults', () => {
   });
 
   it('rate_limit answers 429 with Retry-After; method and path globs select the requests', async () => {
-    await withHttpProxy([{ type: 'rate-limit', retryAfterSeconds: 5, method: 'POST', path: '/api/**' }], async (_proxy, upstream, port) => {
-      const client = await RawClient.connect(port);
-      const limited = await client.request('POST', '/api/v1/items', 'x');
-      assert.equal(limited.status, 429);
-      assert.equal(limited.headers['retry-after'], '5');
-      assert.equal((await client.request('GET', '/api/v1/items')).status, 200);
-      assert.equal((await client.request('POST', '/other', 'x')).status, 200);
-      await client.close();
-      assert.deepEqual(upstream.received, ['GET /api/v1/items', 'POST /other']);
-    });
+    await withHttpProxy(
+      [{ type: 'rate-limit', retryAfterSeconds: 5, method: 'POST', path: '/api/**' }],
+      async (_proxy, upstream, port) => {
+        const client = await RawClient.connect(port);
+        const limited = await client.request('POST', '/api/v1/items', 'x');
+        assert.equal(limited.status, 429);
+        assert.equal(limited.headers['retry-after'], '5');
+        assert.equal((await client.request('GET', '/api/v1/items')).status, 200);
+        assert.equal((await client.request('POST', '/other', 'x')).status, 200);
+        await client.close();
+        assert.deepEqual(upstream.received, ['GET /api/v1/items', 'POST /other']);
+      },
+    );
   });
 
   it('latency delays before forwarding and stacks with a later fault', async () => {
-    await withHttpProxy([{ type: 'latency', delayMs: 150 }, { type: 'error', status_code: 500 }], async (proxy, upstream, port) => {
-      const started = performance.now();
-      const response = await fetch(`http://127.0.0.1:${port}/`);
-      assert.equal(response.status, 500);
-      await response.arrayBuffer();
-      assert.ok(performance.now() - started >= 140);
-      assert.deepEqual(upstream.received, []);
-      assert.deepEqual((await proxy.counters()).httpFaults!.map((c) => c.applications), [1, 1]);
-    });
+    await withHttpProxy(
+      [
+        { type: 'latency', delayMs: 150 },
+        { type: 'error', status_code: 500 },
+      ],
+      async (proxy, upstream, port) => {
+        const started = performance.now();
+        const response = await fetch(`http://127.0.0.1:${port}/`);
+        assert.equal(response.status, 500);
+        await response.arrayBuffer();
+        assert.ok(performance.now() - started >= 140);
+        assert.deepEqual(upstream.received, []);
+        assert.deepEqual(
+          (await proxy.counters()).httpFaults!.map((c) => c.applications),
+          [1, 1],
+        );
+      },
+    );
   });
 
   it('timeout holds the exchange for hang ms, then closes without calling the upstream', async () => {
@@ -251,15 +289,21 @@ describe('HTTP faults', () => {
   });
 
   it('schema_mismatch removes dot paths (through arrays) and recomputes content-length; other bodies are untouched', async () => {
-    await withHttpProxy([{ type: 'schema-mismatch', missingFields: ['id', 'data.user.email', 'items.price'] }], async (_proxy, _upstream, port) => {
-      const client = await RawClient.connect(port);
-      const response = await client.request('GET', '/json');
-      assert.deepEqual(JSON.parse(response.body.toString()), { data: { user: { name: 'Ada' } }, items: [{ name: 'x' }, { name: 'y' }] });
-      assert.equal(Number(response.headers['content-length']), response.body.length);
-      const chunked = await client.request('GET', '/chunked');
-      assert.equal(chunked.body.toString(), 'hello world');
-      await client.close();
-    });
+    await withHttpProxy(
+      [{ type: 'schema-mismatch', missingFields: ['id', 'data.user.email', 'items.price'] }],
+      async (_proxy, _upstream, port) => {
+        const client = await RawClient.connect(port);
+        const response = await client.request('GET', '/json');
+        assert.deepEqual(JSON.parse(response.body.toString()), {
+          data: { user: { name: 'Ada' } },
+          items: [{ name: 'x' }, { name: 'y' }],
+        });
+        assert.equal(Number(response.headers['content-length']), response.body.length);
+        const chunked = await client.request('GET', '/chunked');
+        assert.equal(chunked.body.toString(), 'hello world');
+        await client.close();
+      },
+    );
   });
 
   it('an upstream that resets mid-body under a body-reading fault closes that client, and the proxy goes on', async () => {
@@ -331,7 +375,11 @@ describe('HTTP faults', () => {
       res.on('close', () => clearTimeout(timer));
     });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`], http: true, httpFaults: [{ type: 'connection-drop', afterMs: 100 }] });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`],
+      http: true,
+      httpFaults: [{ type: 'connection-drop', afterMs: 100 }],
+    });
     try {
       const client = await RawClient.connect(proxy.ports[0]!);
       const started = performance.now();
@@ -357,37 +405,55 @@ describe('HTTP faults', () => {
       const big = await client.request('GET', `/bytes/${size}`);
       assert.equal(big.status, 200);
       assert.equal(big.body.length, size);
-      assert.ok(big.body.every((byte) => byte === 0x61), 'the body went through unchanged');
+      assert.ok(
+        big.body.every((byte) => byte === 0x61),
+        'the body went through unchanged',
+      );
       // The connection is still good, and the fault still acts on a body it can read.
       const small = await client.request('GET', '/json');
       assert.throws(() => JSON.parse(small.body.toString()));
       await client.close();
       const counters = (await proxy.counters()).httpFaults![0]!;
-      assert.deepEqual({ requests: counters.requests, applications: counters.applications, passes: counters.passes, oversized: counters.oversized }, { requests: 2, applications: 1, passes: 0, oversized: 1 });
+      assert.deepEqual(
+        {
+          requests: counters.requests,
+          applications: counters.applications,
+          passes: counters.passes,
+          oversized: counters.oversized,
+        },
+        { requests: 2, applications: 1, passes: 0, oversized: 1 },
+      );
     });
   });
 
   it('connection_drop on a chunked upstream body: content-length of the whole body, then exactly after_bytes', async () => {
-    await withHttpProxy([{ type: 'connection-drop', afterBytes: 3, path: '/chunked' }], async (_proxy, _upstream, port) => {
-      const client = await RawClient.connect(port);
-      assert.equal((await client.request('GET', '/json')).status, 200, 'other paths untouched');
-      client.send('GET', '/chunked');
-      const bytes = await client.readToClose();
-      const headEnd = bytes.indexOf('\r\n\r\n') + 4;
-      assert.match(bytes.subarray(0, headEnd).toString(), /content-length: 11\r\n/i);
-      assert.doesNotMatch(bytes.subarray(0, headEnd).toString(), /transfer-encoding/i);
-      assert.equal(bytes.subarray(headEnd).toString(), 'hel');
-    });
+    await withHttpProxy(
+      [{ type: 'connection-drop', afterBytes: 3, path: '/chunked' }],
+      async (_proxy, _upstream, port) => {
+        const client = await RawClient.connect(port);
+        assert.equal((await client.request('GET', '/json')).status, 200, 'other paths untouched');
+        client.send('GET', '/chunked');
+        const bytes = await client.readToClose();
+        const headEnd = bytes.indexOf('\r\n\r\n') + 4;
+        assert.match(bytes.subarray(0, headEnd).toString(), /content-length: 11\r\n/i);
+        assert.doesNotMatch(bytes.subarray(0, headEnd).toString(), /transfer-encoding/i);
+        assert.equal(bytes.subarray(headEnd).toString(), 'hel');
+      },
+    );
   });
 
   it('probability: within statistical bounds, and the same seed gives the same decisions', async () => {
     const run = async (seed: number): Promise<number[]> => {
       const statuses: number[] = [];
-      await withHttpProxy([{ type: 'error', probability: 0.3 }], async (_proxy, _upstream, port) => {
-        const client = await RawClient.connect(port);
-        for (let i = 0; i < 400; i++) statuses.push((await client.request('GET', '/')).status);
-        await client.close();
-      }, seed);
+      await withHttpProxy(
+        [{ type: 'error', probability: 0.3 }],
+        async (_proxy, _upstream, port) => {
+          const client = await RawClient.connect(port);
+          for (let i = 0; i < 400; i++) statuses.push((await client.request('GET', '/')).status);
+          await client.close();
+        },
+        seed,
+      );
       return statuses;
     };
     const first = await run(42);
@@ -401,7 +467,10 @@ describe('HTTP faults', () => {
   it('faults swap live on an open connection, and a target limits them to one mapping', async () => {
     const baseline = handleCounts();
     const upstream = await startUpstream();
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#api`, `0=127.0.0.1:${upstream.port}`], http: true });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${upstream.port}#api`, `0=127.0.0.1:${upstream.port}`],
+      http: true,
+    });
     try {
       const a = await RawClient.connect(proxy.ports[0]!);
       const b = await RawClient.connect(proxy.ports[1]!);
@@ -412,18 +481,33 @@ describe('HTTP faults', () => {
       await proxy.setHttpFaults([{ type: 'error', statusCode: 504, target: String(proxy.ports[1]) }]);
       assert.equal((await a.request('GET', '/')).status, 200);
       assert.equal((await b.request('GET', '/')).status, 504);
-      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]), /status_code must be an HTTP status in 400\.\.599/);
+      await assert.rejects(
+        async () => proxy.setHttpFaults([{ type: 'error', status_code: 200 }]),
+        /status_code must be an HTTP status in 400\.\.599/,
+      );
       await assert.rejects(async () => proxy.setHttpFaults([{ type: 'teapot' }]), /HTTP fault type must be one of/);
-      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]), /unknown field "colour"/);
-      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]), /fault target "apl" names no mapping; accepted: \d+, #api, \d+/);
+      await assert.rejects(
+        async () => proxy.setHttpFaults([{ type: 'error', colour: 'red' }]),
+        /unknown field "colour"/,
+      );
+      await assert.rejects(
+        async () => proxy.setHttpFaults([{ type: 'error', target: 'apl' }]),
+        /fault target "apl" names no mapping; accepted: \d+, #api, \d+/,
+      );
       // README spells a name target `#name`: accepted as written, for HTTP and network faults.
       await proxy.setHttpFaults([{ type: 'error', statusCode: 502, target: '#api' }]);
       assert.equal((await a.request('GET', '/')).status, 502);
       assert.equal((await b.request('GET', '/')).status, 200);
       await proxy.setFaults([{ type: 'latency', latencyMs: 1, target: '#api' } as never]);
       // With several faults, the error names the one at fault.
-      await assert.rejects(async () => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]), /^ToolInputError: faults\[1\]: fault target "#apl"/);
-      await assert.rejects(async () => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]), /fault target "apl" names no mapping/);
+      await assert.rejects(
+        async () => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]),
+        /^ToolInputError: faults\[1\]: fault target "#apl"/,
+      );
+      await assert.rejects(
+        async () => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]),
+        /fault target "apl" names no mapping/,
+      );
       await a.close();
       await b.close();
     } finally {
@@ -454,4 +538,3 @@ describe('HTTP fault helpers', () => {
     assert.ok(globToRegExp('/api/**').test('/api/x/y'));
   });
 });
-

@@ -46,9 +46,13 @@ describe('byte integrity', () => {
     let serverResult: Promise<{ bytes: number; sha: string }> | undefined;
     let serverWrite: Promise<void> | undefined;
     const server = await startServer((socket) => {
-      serverResult = hashToEnd(socket).catch((error: Error) => { throw new Error(`the server's read: ${error.message}`); });
+      serverResult = hashToEnd(socket).catch((error: Error) => {
+        throw new Error(`the server's read: ${error.message}`);
+      });
       serverResult.catch(() => {});
-      serverWrite = writeAll(socket, toClient).catch((error: Error) => { throw new Error(`the server's write: ${error.message}`); });
+      serverWrite = writeAll(socket, toClient).catch((error: Error) => {
+        throw new Error(`the server's write: ${error.message}`);
+      });
       serverWrite.catch(() => {}); // awaited below
     });
     const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: ALL_FAULTS, seed: 5 });
@@ -57,8 +61,12 @@ describe('byte integrity', () => {
     const client = await connect(proxy.ports[0]!, '127.0.0.1', { allowHalfOpen: true });
     // A failure stops everything, so that the file ends at once rather than at the runner's timeout.
     try {
-      const clientResult = hashToEnd(client).catch((error: Error) => { throw new Error(`the client's read: ${error.message}`); });
-      const sending = writeAll(client, toServer).catch((error: Error) => { throw new Error(`the client's write: ${error.message}`); });
+      const clientResult = hashToEnd(client).catch((error: Error) => {
+        throw new Error(`the client's read: ${error.message}`);
+      });
+      const sending = writeAll(client, toServer).catch((error: Error) => {
+        throw new Error(`the client's write: ${error.message}`);
+      });
       clientResult.catch(() => {}); // awaited below; a rejection before then is not unhandled
       sending.catch(() => {});
 
@@ -76,7 +84,11 @@ describe('byte integrity', () => {
         await proxy.setFaults(faults);
       }
 
-      const [fromServer, fromClient] = await Promise.all([clientResult, sending.then(() => serverResult!), sending.then(() => serverWrite)]);
+      const [fromServer, fromClient] = await Promise.all([
+        clientResult,
+        sending.then(() => serverResult!),
+        sending.then(() => serverWrite),
+      ]);
       assert.equal(fromServer.bytes, toClient.length);
       assert.equal(fromServer.sha, sha(toClient));
       assert.equal(fromClient.bytes, toServer.length);

@@ -15,7 +15,11 @@ test('latency: never early, once per response, by exactly the delay asked for', 
   const server = await startServer(echo);
   try {
     for (const latencyMs of [7, 23]) {
-      const proxy = await startProxy({ mappings: [`127.0.0.1:0=tcp://127.0.0.1:${server.port}`], faults: [{ type: 'latency', latencyMs }], seed: 1 });
+      const proxy = await startProxy({
+        mappings: [`127.0.0.1:0=tcp://127.0.0.1:${server.port}`],
+        faults: [{ type: 'latency', latencyMs }],
+        seed: 1,
+      });
       try {
         const client = await connect(proxy.ports[0]!);
         const trips: number[] = [];
@@ -26,7 +30,10 @@ test('latency: never early, once per response, by exactly the delay asked for', 
           trips.push(performance.now() - started);
         }
         await destroyAndWait(client);
-        assert.ok(Math.min(...trips) >= latencyMs, `a ${latencyMs} ms delay came early: ${Math.min(...trips).toFixed(3)} ms`);
+        assert.ok(
+          Math.min(...trips) >= latencyMs,
+          `a ${latencyMs} ms delay came early: ${Math.min(...trips).toFixed(3)} ms`,
+        );
         const [counters] = (await proxy.counters()).faults;
         assert.equal(counters!.applications, 40);
         assert.equal(counters!.delayAddedMs, 40 * latencyMs);

@@ -6,7 +6,19 @@ import { describe, it } from 'node:test';
 import { ToolInputError } from '../src/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
 import { startProxy } from './helpers/proxy-under-test.js';
-import { connect, destroyAndWait, echo, handleCounts, readBytes, readToEnd, settledHandles, startServer, TLS_CERT, waitClose, writeAll } from './fixtures/proxy/net.js';
+import {
+  connect,
+  destroyAndWait,
+  echo,
+  handleCounts,
+  readBytes,
+  readToEnd,
+  settledHandles,
+  startServer,
+  TLS_CERT,
+  waitClose,
+  writeAll,
+} from './fixtures/proxy/net.js';
 
 /** A port nothing listens on (bound, read, released). */
 async function closedPort(): Promise<number> {
@@ -29,13 +41,16 @@ describe('proxy on loopback', () => {
     await writeAll(client, data);
     assert.ok((await received).equals(data));
     await waitClose(client);
-    const counters = (await proxy.counters());
+    const counters = await proxy.counters();
     assert.equal(counters.mappings[0]!.bytesUpstream, data.length);
     assert.equal(counters.mappings[0]!.bytesDownstream, data.length);
     assert.equal(counters.mappings[0]!.connections, 1);
     await proxy.stop();
     await server.close();
-    assert.deepEqual(events.map((e) => e.type), ['open', 'close']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['open', 'close'],
+    );
     assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
@@ -43,7 +58,9 @@ describe('proxy on loopback', () => {
     const baseline = handleCounts();
     const server = await startServer(echo);
     const first = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
-    const second = await startProxy({ mappings: [`127.0.0.1:0=127.0.0.1:${server.port}`, `0=127.0.0.1:${server.port}`] });
+    const second = await startProxy({
+      mappings: [`127.0.0.1:0=127.0.0.1:${server.port}`, `0=127.0.0.1:${server.port}`],
+    });
     const ports = [...first.ports, ...second.ports];
     assert.equal(new Set(ports).size, 3);
     for (const port of ports) {
@@ -91,17 +108,26 @@ describe('proxy on loopback', () => {
 
     // Default trust does not know the self-signed certificate: the handshake fails, is counted and
     // closes the client, and the proxy keeps serving.
-    const untrusted = await startProxy({ mappings: [`0=tls://localhost:${server.port}`], onEvent: (e) => events.push(e) });
+    const untrusted = await startProxy({
+      mappings: [`0=tls://localhost:${server.port}`],
+      onEvent: (e) => events.push(e),
+    });
     for (let attempt = 0; attempt < 2; attempt++) {
       const client = await connect(untrusted.ports[0]!);
       await waitClose(client);
     }
     assert.equal((await untrusted.counters()).mappings[0]!.connectFailures, 2);
     const failure = events.find((e) => e.type === 'connect_failed');
-    assert.ok(failure && failure.type === 'connect_failed' && /self-signed|SELF_SIGNED/i.test(failure.error), JSON.stringify(failure));
+    assert.ok(
+      failure && failure.type === 'connect_failed' && /self-signed|SELF_SIGNED/i.test(failure.error),
+      JSON.stringify(failure),
+    );
     await untrusted.stop();
 
-    const insecure = await startProxy({ mappings: [`0=tls://localhost:${server.port}`], tls: { rejectUnauthorized: false } });
+    const insecure = await startProxy({
+      mappings: [`0=tls://localhost:${server.port}`],
+      tls: { rejectUnauthorized: false },
+    });
     const client = await connect(insecure.ports[0]!);
     client.write('ok');
     assert.equal((await readBytes(client, 2)).toString(), 'ok');
@@ -117,7 +143,10 @@ describe('proxy on loopback', () => {
     const mapping = `127.0.0.1:${server.port}=127.0.0.1:1`;
     await assert.rejects(
       startProxy({ mappings: ['0=127.0.0.1:1', mapping] }),
-      (error: unknown) => error instanceof ToolInputError && error.message.includes(JSON.stringify(mapping)) && /already in use \(EADDRINUSE\)/.test(error.message),
+      (error: unknown) =>
+        error instanceof ToolInputError &&
+        error.message.includes(JSON.stringify(mapping)) &&
+        /already in use \(EADDRINUSE\)/.test(error.message),
     );
     await server.close();
     assert.deepEqual(await settledHandles(baseline), baseline);
@@ -127,7 +156,10 @@ describe('proxy on loopback', () => {
     const baseline = handleCounts();
     const server = await startServer(echo);
     const events: ProxyEvent[] = [];
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${await closedPort()}`, `0=127.0.0.1:${server.port}`], onEvent: (e) => events.push(e) });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${await closedPort()}`, `0=127.0.0.1:${server.port}`],
+      onEvent: (e) => events.push(e),
+    });
     const refused = await connect(proxy.ports[0]!);
     refused.write('lost?');
     await waitClose(refused);
@@ -147,7 +179,13 @@ describe('proxy on loopback', () => {
   it('stop() closes connections held by a blackhole and pending dials, leaving no handle', async () => {
     const baseline = handleCounts();
     const server = await startServer(echo);
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'blackhole', direction: 'both' }, { type: 'latency', latencyMs: 5000, name: 'slow' }] });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${server.port}`],
+      faults: [
+        { type: 'blackhole', direction: 'both' },
+        { type: 'latency', latencyMs: 5000, name: 'slow' },
+      ],
+    });
     const clients = await Promise.all([connect(proxy.ports[0]!), connect(proxy.ports[0]!)]);
     for (const client of clients) client.write(randomBytes(256 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -2,22 +2,46 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolInputError } from '../src/errors.js';
-import { createRandom, linksOf, parseBandwidth, parseMapping, validateFault, validateFaults } from '../src/proxy/index.js';
+import {
+  createRandom,
+  linksOf,
+  parseBandwidth,
+  parseMapping,
+  validateFault,
+  validateFaults,
+} from '../src/proxy/index.js';
 import { bandwidthStage } from '../src/proxy/faults/bandwidth.js';
 import { emptyCounters, type ChunkInfo, type TimedPiece } from '../src/proxy/faults/fault.js';
 import { jitterStage, type ResolvedJitter } from '../src/proxy/faults/jitter.js';
 import { latencySampler, type ResolvedLatency } from '../src/proxy/faults/latency.js';
 import { lossModel, packetLossStage, SEGMENT_BYTES, type ResolvedPacketLoss } from '../src/proxy/faults/packet-loss.js';
 
-const chunkAt = (arrival: number, extra: Partial<ChunkInfo> = {}): ChunkInfo => ({ arrival, messageStart: true, now: arrival, followingBytes: 0, ...extra });
+const chunkAt = (arrival: number, extra: Partial<ChunkInfo> = {}): ChunkInfo => ({
+  arrival,
+  messageStart: true,
+  now: arrival,
+  followingBytes: 0,
+  ...extra,
+});
 
 describe('parseMapping', () => {
   it('reads every accepted form', () => {
     assert.deepEqual(parseMapping('34000=example.com:443'), {
-      text: '34000=example.com:443', listenHost: '127.0.0.1', listenPort: 34000, remoteHost: 'example.com', remotePort: 443, tls: true, servername: 'example.com',
+      text: '34000=example.com:443',
+      listenHost: '127.0.0.1',
+      listenPort: 34000,
+      remoteHost: 'example.com',
+      remotePort: 443,
+      tls: true,
+      servername: 'example.com',
     });
     assert.deepEqual(parseMapping('127.0.0.1:34000=api.local:80'), {
-      text: '127.0.0.1:34000=api.local:80', listenHost: '127.0.0.1', listenPort: 34000, remoteHost: 'api.local', remotePort: 80, tls: false,
+      text: '127.0.0.1:34000=api.local:80',
+      listenHost: '127.0.0.1',
+      listenPort: 34000,
+      remoteHost: 'api.local',
+      remotePort: 80,
+      tls: false,
     });
     const ephemeral = parseMapping('0=127.0.0.1:8080');
     assert.equal(ephemeral.listenPort, 0);
@@ -43,13 +67,28 @@ describe('parseMapping', () => {
   });
 
   it('rejects malformed mappings with the mapping quoted and the accepted forms listed', () => {
-    for (const bad of ['34000', '=h:1', '1=', 'abc=h:1', '70000=h:1', '1=h', '1=h:0', '1=ftp://h:21', '1=h:80/path', '1=[zz]:80', '1=tls://h']) {
-      assert.throws(() => parseMapping(bad), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
-        assert.ok(error.message.includes(JSON.stringify(bad)), error.message);
-        assert.match(error.message, /Accepted forms: PORT=HOST:PORT, ADDR:PORT=HOST:PORT, \[IPv6\]:PORT/);
-        return true;
-      });
+    for (const bad of [
+      '34000',
+      '=h:1',
+      '1=',
+      'abc=h:1',
+      '70000=h:1',
+      '1=h',
+      '1=h:0',
+      '1=ftp://h:21',
+      '1=h:80/path',
+      '1=[zz]:80',
+      '1=tls://h',
+    ]) {
+      assert.throws(
+        () => parseMapping(bad),
+        (error: unknown) => {
+          assert.ok(error instanceof ToolInputError);
+          assert.ok(error.message.includes(JSON.stringify(bad)), error.message);
+          assert.match(error.message, /Accepted forms: PORT=HOST:PORT, ADDR:PORT=HOST:PORT, \[IPv6\]:PORT/);
+          return true;
+        },
+      );
     }
   });
 });
@@ -73,17 +112,37 @@ describe('parseBandwidth', () => {
     assert.throws(() => parseBandwidth(-1), /rate/);
     assert.throws(() => parseBandwidth(Number.NaN), /rate/);
     assert.throws(() => parseBandwidth(1e30, 'gbps'), /rate 1e\+30 gbps is above the largest cap, 1000 gbps/);
-    assert.throws(() => parseBandwidth(5, 'kb/s'), /unit "kb\/s" is unknown; accepted units: bps, kbps, mbps, gbps, bit\/s, kbit\/s, mbit\/s, gbit\/s/);
+    assert.throws(
+      () => parseBandwidth(5, 'kb/s'),
+      /unit "kb\/s" is unknown; accepted units: bps, kbps, mbps, gbps, bit\/s, kbit\/s, mbit\/s, gbit\/s/,
+    );
   });
 });
 
 describe('fault validation', () => {
   it('fills the defaults', () => {
     assert.deepEqual(validateFault({ type: 'latency', latencyMs: 100 }), {
-      type: 'latency', name: 'latency', side: 'server', direction: 'ingress', latencyMs: 100, deviationMs: 0, distribution: 'normal', perOp: false,
+      type: 'latency',
+      name: 'latency',
+      side: 'server',
+      direction: 'ingress',
+      latencyMs: 100,
+      deviationMs: 0,
+      distribution: 'normal',
+      perOp: false,
     });
     assert.deepEqual(validateFault({ type: 'packet_loss' }), {
-      type: 'packet_loss', name: 'packet_loss', side: 'server', direction: 'ingress', lossRate: 0.05, model: 'bernoulli', p: 0, r: 0, lossInBad: 1, lossInGood: 0, rttMs: 20,
+      type: 'packet_loss',
+      name: 'packet_loss',
+      side: 'server',
+      direction: 'ingress',
+      lossRate: 0.05,
+      model: 'bernoulli',
+      p: 0,
+      r: 0,
+      lossInBad: 1,
+      lossInGood: 0,
+      rttMs: 20,
     });
     const ge = validateFault({ type: 'packet_loss', model: 'gilbert_elliott', lossRate: 0.2 });
     assert.ok(ge.type === 'packet_loss');
@@ -109,9 +168,15 @@ describe('fault validation', () => {
 
   it('names the field and what is accepted', () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ type: 'latency' }, /latency fault: latencyMs must be a number of milliseconds in 0\.\.3600000 \(got nothing\)/],
+      [
+        { type: 'latency' },
+        /latency fault: latencyMs must be a number of milliseconds in 0\.\.3600000 \(got nothing\)/,
+      ],
       [{ type: 'latency', latencyMs: 10, deviationMs: -1 }, /deviationMs must be .* \(got -1\)/],
-      [{ type: 'latency', latencyMs: 10, distribution: 'gamma' }, /distribution must be one of normal, uniform, pareto, pareto_normal \(got "gamma"\)/],
+      [
+        { type: 'latency', latencyMs: 10, distribution: 'gamma' },
+        /distribution must be one of normal, uniform, pareto, pareto_normal \(got "gamma"\)/,
+      ],
       [{ type: 'latency', latencyMs: 10, side: 'middle' }, /side must be one of client, server/],
       [{ type: 'latency', latencyMs: 10, direction: 'up' }, /direction must be one of ingress, egress, both/],
       [{ type: 'latency', latencyMs: 10, perOp: 'yes' }, /perOp must be true or false/],
@@ -120,14 +185,24 @@ describe('fault validation', () => {
       [{ type: 'jitter', amplitudeMs: 10, frequencyHz: 0 }, /jitter fault: frequencyHz must be .*> 0/],
       [{ type: 'packet_loss', lossRate: 1.5 }, /lossRate must be a probability in 0\.\.1 \(got 1\.5\)/],
       [{ type: 'packet_loss', p: 0.1 }, /p must be left out unless model is gilbert_elliott/],
-      [{ type: 'bandwidth', bytesPerSecond: 0 }, /bandwidth fault: bytesPerSecond must be a number of bytes per second above 0, at most 1000000000000 \(got 0\)/],
+      [
+        { type: 'bandwidth', bytesPerSecond: 0 },
+        /bandwidth fault: bytesPerSecond must be a number of bytes per second above 0, at most 1000000000000 \(got 0\)/,
+      ],
       [{ type: 'bandwidth', bytesPerSecond: 1e39 }, /at most 1000000000000 \(got 1e\+39\)/],
       [{ type: 'bandwidth', bytesPerSecond: 10, scope: 'global' }, /scope must be one of connection, shared/],
       [{ type: 'slow' }, /fault type must be one of latency, jitter, packet_loss, bandwidth, blackhole \(got "slow"\)/],
       [null, /a fault must be an object/],
     ];
-    for (const [spec, message] of cases) assert.throws(() => validateFault(spec), (error: unknown) => error instanceof ToolInputError && message.test(error.message));
-    assert.throws(() => validateFaults([{ type: 'blackhole' }, { type: 'blackhole' }]), /two faults are named "blackhole"/);
+    for (const [spec, message] of cases)
+      assert.throws(
+        () => validateFault(spec),
+        (error: unknown) => error instanceof ToolInputError && message.test(error.message),
+      );
+    assert.throws(
+      () => validateFaults([{ type: 'blackhole' }, { type: 'blackhole' }]),
+      /two faults are named "blackhole"/,
+    );
     assert.equal(validateFaults([{ type: 'blackhole' }, { type: 'blackhole', name: 'second' }]).length, 2);
   });
 
@@ -151,7 +226,16 @@ describe('seeded random source', () => {
 
   it('latency samples have the requested mean and spread, truncated at 0', () => {
     const stats = (distribution: ResolvedLatency['distribution'], latencyMs: number, deviationMs: number) => {
-      const spec: ResolvedLatency = { type: 'latency', name: 'l', side: 'server', direction: 'ingress', latencyMs, deviationMs, distribution, perOp: false };
+      const spec: ResolvedLatency = {
+        type: 'latency',
+        name: 'l',
+        side: 'server',
+        direction: 'ingress',
+        latencyMs,
+        deviationMs,
+        distribution,
+        perOp: false,
+      };
       const sample = latencySampler(spec, createRandom(42, distribution));
       const values = Array.from({ length: 20_000 }, sample);
       const mean = values.reduce((a, b) => a + b, 0) / values.length;
@@ -171,7 +255,27 @@ describe('seeded random source', () => {
     assert.ok(Math.abs(paretoNormal.mean - 100) < 1.5, `pareto_normal mean ${paretoNormal.mean}`);
     assert.ok(Math.abs(paretoNormal.sd - 20) < 3, `pareto_normal sd ${paretoNormal.sd}`);
     assert.equal(stats('normal', 5, 50).min, 0, 'negative samples become 0');
-    assert.deepEqual(new Set(Array.from({ length: 10 }, latencySampler({ type: 'latency', name: 'l', side: 'server', direction: 'ingress', latencyMs: 100, deviationMs: 0, distribution: 'pareto', perOp: false }, createRandom(1)))), new Set([100]));
+    assert.deepEqual(
+      new Set(
+        Array.from(
+          { length: 10 },
+          latencySampler(
+            {
+              type: 'latency',
+              name: 'l',
+              side: 'server',
+              direction: 'ingress',
+              latencyMs: 100,
+              deviationMs: 0,
+              distribution: 'pareto',
+              perOp: false,
+            },
+            createRandom(1),
+          ),
+        ),
+      ),
+      new Set([100]),
+    );
   });
 });
 
@@ -179,7 +283,14 @@ describe('stages driven with synthetic times', () => {
   const piece = (bytes: number, at: number): TimedPiece[] => [{ data: Buffer.alloc(bytes), at }];
 
   it('jitter stays within [0, amplitude] and changes about frequency times a second', () => {
-    const spec: ResolvedJitter = { type: 'jitter', name: 'j', side: 'server', direction: 'ingress', amplitudeMs: 40, frequencyHz: 10 };
+    const spec: ResolvedJitter = {
+      type: 'jitter',
+      name: 'j',
+      side: 'server',
+      direction: 'ingress',
+      amplitudeMs: 40,
+      frequencyHz: 10,
+    };
     const counters = emptyCounters('j', 'jitter');
     const stage = jitterStage(spec, createRandom(3, 'jitter'), 0, counters);
     let changes = 0;
@@ -197,7 +308,19 @@ describe('stages driven with synthetic times', () => {
   });
 
   it('packet loss marks about lossRate of the segments, splits at each lost one and stalls it', () => {
-    const spec: ResolvedPacketLoss = { type: 'packet_loss', name: 'pl', side: 'server', direction: 'ingress', lossRate: 0.05, model: 'bernoulli', p: 0, r: 0, lossInBad: 1, lossInGood: 0, rttMs: 10 };
+    const spec: ResolvedPacketLoss = {
+      type: 'packet_loss',
+      name: 'pl',
+      side: 'server',
+      direction: 'ingress',
+      lossRate: 0.05,
+      model: 'bernoulli',
+      p: 0,
+      r: 0,
+      lossInBad: 1,
+      lossInGood: 0,
+      rttMs: 10,
+    };
     const counters = emptyCounters('pl', 'packet_loss');
     const stage = packetLossStage(spec, lossModel(spec, createRandom(11, 'pl')), counters);
     let bytesOut = 0;
@@ -213,7 +336,10 @@ describe('stages driven with synthetic times', () => {
     }
     const expectedSegments = Math.ceil((bytesOut - 0) / SEGMENT_BYTES);
     // Retransmissions are transmissions too, so segments ≥ the stream's segments.
-    assert.ok(counters.segments >= expectedSegments && counters.segments <= expectedSegments * 1.1, `${counters.segments} vs ${expectedSegments}`);
+    assert.ok(
+      counters.segments >= expectedSegments && counters.segments <= expectedSegments * 1.1,
+      `${counters.segments} vs ${expectedSegments}`,
+    );
     const rate = counters.segmentsLost / counters.segments;
     const sigma = Math.sqrt((0.05 * 0.95) / counters.segments);
     assert.ok(Math.abs(rate - 0.05) < 4 * sigma, `loss rate ${rate}`);
@@ -222,7 +348,19 @@ describe('stages driven with synthetic times', () => {
   });
 
   it('packet loss: a tail loss waits for the retransmission timeout, a loss with data behind it one RTT', () => {
-    const spec: ResolvedPacketLoss = { type: 'packet_loss', name: 'pl', side: 'server', direction: 'ingress', lossRate: 1, model: 'bernoulli', p: 0, r: 0, lossInBad: 1, lossInGood: 0, rttMs: 10 };
+    const spec: ResolvedPacketLoss = {
+      type: 'packet_loss',
+      name: 'pl',
+      side: 'server',
+      direction: 'ingress',
+      lossRate: 1,
+      model: 'bernoulli',
+      p: 0,
+      r: 0,
+      lossInBad: 1,
+      lossInGood: 0,
+      rttMs: 10,
+    };
     let first = true;
     const lostOnce = () => (first ? !(first = false) : false); // only the first transmission is lost
     const tail = emptyCounters('pl', 'packet_loss');
@@ -244,11 +382,25 @@ describe('stages driven with synthetic times', () => {
 
   it('bandwidth releases each slice when its last byte would have left at the rate', () => {
     const counters = emptyCounters('bw', 'bandwidth');
-    const stage = bandwidthStage({ type: 'bandwidth', name: 'bw', side: 'server', direction: 'ingress', bytesPerSecond: 64_000, scope: 'connection' }, { readyAt: 0 }, counters);
+    const stage = bandwidthStage(
+      {
+        type: 'bandwidth',
+        name: 'bw',
+        side: 'server',
+        direction: 'ingress',
+        bytesPerSecond: 64_000,
+        scope: 'connection',
+      },
+      { readyAt: 0 },
+      counters,
+    );
     const pieces = stage.shape(piece(64_000, 0), chunkAt(0));
     assert.equal(pieces.length, 50, '20 ms slices');
     assert.equal(pieces.at(-1)!.at, 1000);
-    assert.equal(pieces.reduce((a, p) => a + p.data.length, 0), 64_000);
+    assert.equal(
+      pieces.reduce((a, p) => a + p.data.length, 0),
+      64_000,
+    );
     const next = stage.shape(piece(1280, 500), chunkAt(500, { now: 990 }));
     assert.equal(next[0]!.at, 1020, 'the bucket carries its clock over chunks');
     assert.equal(counters.bytesPaced, 65_280);

@@ -11,32 +11,62 @@ import { after, before, describe, it } from 'node:test';
 import { FaultRegistry, startAdmin } from '../src/proxy/control/index.js';
 import { startProxy, type RunningProxy } from '../src/proxy/index.js';
 import { RespFramer } from '../src/proxy/resp/framer.js';
-import { connect, echo, handleCounts, readBytes, settledHandles, startServer, waitClose } from './fixtures/proxy/net.js';
-import { RespClient, RespErrorReply, redisCli, redisUnavailable, startRedis, type RedisServer } from './fixtures/redis.js';
+import {
+  connect,
+  echo,
+  handleCounts,
+  readBytes,
+  settledHandles,
+  startServer,
+  waitClose,
+} from './fixtures/proxy/net.js';
+import {
+  RespClient,
+  RespErrorReply,
+  redisCli,
+  redisUnavailable,
+  startRedis,
+  type RedisServer,
+} from './fixtures/redis.js';
 
 const TOKEN = 'resp-test-token';
 const unavailable = await redisUnavailable();
 
 interface Admin {
-  inject(target: string, config: Record<string, unknown>, durationMs?: number): Promise<{ status: number; json: Record<string, unknown> }>;
+  inject(
+    target: string,
+    config: Record<string, unknown>,
+    durationMs?: number,
+  ): Promise<{ status: number; json: Record<string, unknown> }>;
   requestCount(id: string): Promise<number>;
   clearAll(): Promise<void>;
 }
 
 /** A protocol-aware proxy with `mappings`, its admin API, torn down after `body` with no handle left. */
-async function withAdmin(mappings: string[], body: (admin: Admin, proxy: RunningProxy) => Promise<void>): Promise<void> {
+async function withAdmin(
+  mappings: string[],
+  body: (admin: Admin, proxy: RunningProxy) => Promise<void>,
+): Promise<void> {
   const baseline = handleCounts();
   const proxy = await startProxy({ mappings, http: true, seed: 7 });
   const registry = new FaultRegistry(proxy);
   const server = await startAdmin({ host: '127.0.0.1', port: 0, token: TOKEN, registry });
   const call = async (path: string, payload?: unknown, method = 'POST') => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(payload ? { body: JSON.stringify(payload) } : {}) });
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(payload ? { body: JSON.stringify(payload) } : {}),
+    });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   const admin: Admin = {
-    inject: (target, config, durationMs) => call('/chaos/inject', { target, config, ...(durationMs !== undefined ? { durationMs } : {}) }),
+    inject: (target, config, durationMs) =>
+      call('/chaos/inject', { target, config, ...(durationMs !== undefined ? { durationMs } : {}) }),
     async requestCount(id) {
-      const faults = (await call('/chaos/status', undefined, 'GET')).json['faults'] as Array<{ id: string; requestCount: number }>;
+      const faults = (await call('/chaos/status', undefined, 'GET')).json['faults'] as Array<{
+        id: string;
+        requestCount: number;
+      }>;
       return faults.find((fault) => fault.id === id)!.requestCount;
     },
     async clearAll() {
@@ -104,17 +134,36 @@ describe('RESP faults against a real redis-server', { skip: unavailable }, () =>
       await injected(admin, 'redis', { type: 'error', statusCode: 500, forward: true });
       assert.match((await redisCli(port, ['SET', 'written', 'yes'])).stdout, /ERR faultline injected error/);
       await admin.clearAll();
-      assert.equal((await redisCli(port, ['GET', 'written'])).stdout.trim(), 'yes', 'forwarded, then its reply replaced');
+      assert.equal(
+        (await redisCli(port, ['GET', 'written'])).stdout.trim(),
+        'yes',
+        'forwarded, then its reply replaced',
+      );
     });
   });
 
   it('keeps replies in command order among its own answers (a pipeline, a fault on SET only)', async () => {
     await withAdmin([`0=redis://127.0.0.1:${redis.port}#redis`], async (admin, proxy) => {
-      await injected(admin, 'redis', { type: 'error', statusCode: 500, method: 'SET', message: 'READONLY You cannot write' });
+      await injected(admin, 'redis', {
+        type: 'error',
+        statusCode: 500,
+        method: 'SET',
+        message: 'READONLY You cannot write',
+      });
       const client = await RespClient.connect(proxy.ports[0]!);
-      const replies = await client.pipeline([['DEL', 'k'], ['SET', 'k', '1'], ['GET', 'k'], ['INCR', 'n'], ['SET', 'k', '2'], ['PING']]);
+      const replies = await client.pipeline([
+        ['DEL', 'k'],
+        ['SET', 'k', '1'],
+        ['GET', 'k'],
+        ['INCR', 'n'],
+        ['SET', 'k', '2'],
+        ['PING'],
+      ]);
       assert.equal(typeof replies[0], 'number');
-      assert.ok(replies[1] instanceof RespErrorReply && replies[1].message === 'READONLY You cannot write', String(replies[1]));
+      assert.ok(
+        replies[1] instanceof RespErrorReply && replies[1].message === 'READONLY You cannot write',
+        String(replies[1]),
+      );
       assert.equal(replies[2], null);
       assert.equal(typeof replies[3], 'number');
       assert.ok(replies[4] instanceof RespErrorReply);
@@ -176,7 +225,10 @@ describe('RESP faults against a real redis-server', { skip: unavailable }, () =>
       assert.equal(await admin.requestCount(early), 0, 'it could not act on Redis, and says so');
       const refused = await admin.inject('cache', { type: 'rate-limit', retryAfterSeconds: 1 });
       assert.equal(refused.status, 400, JSON.stringify(refused.json));
-      assert.match(String(refused.json['error']), /^config: the fault \{"type":"rate-limit","target":"cache"\} cannot act on its mapping/);
+      assert.match(
+        String(refused.json['error']),
+        /^config: the fault \{"type":"rate-limit","target":"cache"\} cannot act on its mapping/,
+      );
       // The fault accepted earlier does not block what can act.
       const latency = await injected(admin, 'cache', { type: 'latency', delayMs: 1 });
       assert.equal((await redisCli(proxy.ports[0]!, ['PING'])).stdout.trim(), 'PONG');
@@ -223,7 +275,22 @@ describe('RESP framer', () => {
       '+OK\r\n-ERR x\r\n:12\r\n$5\r\nhe\r\nl\r\n$-1\r\n*2\r\n$1\r\na\r\n*1\r\n:1\r\n%1\r\n+k\r\n+v\r\n' +
         '|1\r\n+ttl\r\n:3\r\n+annotated\r\n>2\r\n+message\r\n+hi\r\n_\r\n,1.5\r\n#t\r\n=7\r\ntxt:abc\r\n*0\r\n',
     );
-    const expected = ['+OK', '-ERR x', ':12', '$5 bulk', '$-1', '*2', '%1', '|+annotated', '>2', '_', ',1.5', '#t', '=7', '*0'].length;
+    const expected = [
+      '+OK',
+      '-ERR x',
+      ':12',
+      '$5 bulk',
+      '$-1',
+      '*2',
+      '%1',
+      '|+annotated',
+      '>2',
+      '_',
+      ',1.5',
+      '#t',
+      '=7',
+      '*0',
+    ].length;
     for (const size of [1, 2, 3, 7, stream.length]) {
       const framer = new RespFramer('replies');
       const ends: Array<{ at: number; push: boolean }> = [];
@@ -235,7 +302,10 @@ describe('RESP framer', () => {
       }
       assert.equal(ends.length, expected, `chunks of ${size}`);
       assert.equal(ends.at(-1)!.at, stream.length);
-      assert.deepEqual(ends.map((end) => end.push), ends.map((_, i) => i === 8));
+      assert.deepEqual(
+        ends.map((end) => end.push),
+        ends.map((_, i) => i === 8),
+      );
       assert.equal(framer.inValue, false);
     }
   });
@@ -243,7 +313,9 @@ describe('RESP framer', () => {
   it('reads command names from arrays and inline commands, and refuses what is not RESP', () => {
     const framer = new RespFramer('commands');
     const names: string[][] = [];
-    framer.feed(Buffer.from('*3\r\n$6\r\nclient\r\n$5\r\nreply\r\n$3\r\nOFF\r\nping\r\n\r\nset k v\n'), (value) => names.push([...value.words]));
+    framer.feed(Buffer.from('*3\r\n$6\r\nclient\r\n$5\r\nreply\r\n$3\r\nOFF\r\nping\r\n\r\nset k v\n'), (value) =>
+      names.push([...value.words]),
+    );
     assert.deepEqual(names, [['CLIENT', 'reply'], ['PING'], ['SET', 'k']]);
     assert.throws(() => new RespFramer('replies').feed(Buffer.from('HTTP/1.1 200 OK\r\n'), () => {}), /not RESP/);
     assert.throws(() => new RespFramer('commands').feed(Buffer.from('*1\r\n*1\r\n'), () => {}), /nested/);

@@ -41,7 +41,10 @@ test('wake-ups: fire in due order whatever the order they were asked in, each on
       }),
     );
   });
-  assert.deepEqual(fired, [...waits].sort((a, b) => a - b));
+  assert.deepEqual(
+    fired,
+    [...waits].sort((a, b) => a - b),
+  );
 });
 
 test('wake-ups: a cancelled one never fires, the others still do; cancelling twice or after firing is harmless', async () => {
@@ -79,8 +82,11 @@ test('wake-ups: one scheduled from a callback fires on its own time, after the c
 /** Runs a script in a fresh Node process; resolves with its stdout, or rejects past `timeoutMs`. */
 function runNode(script: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: timeoutMs }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { timeout: timeoutMs },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
     ),
   );
 }

@@ -22,13 +22,21 @@ function collectionOf(store: string): string {
 }
 
 /** Behaviour any Qdrant must show; `url` is the fake's or the real server's. */
-async function behaviour(url: string, apiKey: string | undefined, t: { after(fn: () => unknown): void }): Promise<ScratchTree> {
+async function behaviour(
+  url: string,
+  apiKey: string | undefined,
+  t: { after(fn: () => unknown): void },
+): Promise<ScratchTree> {
   const tree = scratchTree({ QDRANT_URL: url, ...(apiKey ? { QDRANT_API_KEY: apiKey } : {}) });
   t.after(tree.cleanup);
   const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   t.after(async () => {
     // A real server keeps collections: remove this run's.
-    const client = new QdrantClient({ url, ...(apiKey ? { headers: { 'api-key': apiKey } } : {}), checkCompatibility: false });
+    const client = new QdrantClient({
+      url,
+      ...(apiKey ? { headers: { 'api-key': apiKey } } : {}),
+      checkCompatibility: false,
+    });
     await client.deleteCollection(collectionOf(first.store)).catch(() => undefined);
   });
   assert.match(first.store, new RegExp(`^qdrant ${url} collection faultline-tree-[0-9a-f]{12}-hashed-v1-512$`));
@@ -41,15 +49,26 @@ async function behaviour(url: string, apiKey: string | undefined, t: { after(fn:
   assert.deepEqual([hit!.startLine, hit!.endLine], [8, 13]);
   assert.ok(hit!.code.startsWith('def parse_config_file(path):'));
   const [prefixHit] = await searchIndex(tree.settings, { query: 'parse_conf', sourceDir: tree.dir, limit: 3 });
-  assert.equal(prefixHit!.symbol, 'parse_config_file', 'a prefix of the name finds it first (the names_hex prefix index)');
+  assert.equal(
+    prefixHit!.symbol,
+    'parse_config_file',
+    'a prefix of the name finds it first (the names_hex prefix index)',
+  );
 
   const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([again.changed, again.embedded, again.chunks], [0, 0, first.chunks]);
 
-  tree.write('lib/server.go', readFileSync(join(tree.dir, 'lib/server.go'), 'utf8').replace('NewServer', 'CreateServerInstance'));
+  tree.write(
+    'lib/server.go',
+    readFileSync(join(tree.dir, 'lib/server.go'), 'utf8').replace('NewServer', 'CreateServerInstance'),
+  );
   const edited = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.deepEqual([edited.changed, edited.embedded, edited.chunks], [1, 4, first.chunks]);
-  const hits = await searchIndex(tree.settings, { query: 'new server create instance', sourceDir: tree.dir, limit: 50 });
+  const hits = await searchIndex(tree.settings, {
+    query: 'new server create instance',
+    sourceDir: tree.dir,
+    limit: 50,
+  });
   assert.equal(hits[0]!.symbol, 'CreateServerInstance');
   assert.ok(!hits.some((h) => h.symbol === 'NewServer'), 'the stale chunk is gone');
 
@@ -64,12 +83,21 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
   t.after(() => fake.close());
   const tree = await behaviour(fake.url, 'secret-key', t);
 
-  assert.ok(fake.requests.every((request) => request.apiKey === 'secret-key'), 'QDRANT_API_KEY is sent as the api-key header');
+  assert.ok(
+    fake.requests.every((request) => request.apiKey === 'secret-key'),
+    'QDRANT_API_KEY is sent as the api-key header',
+  );
   const [create, ...moreCreates] = fake.requestsTo('PUT', `-hashed-v1-512`);
   assert.equal(moreCreates.length, 0, 'the collection is created once');
   assert.deepEqual(create!.body.vectors, { dense: { size: 512, distance: 'Cosine' } });
-  assert.deepEqual(create!.body.sparse_vectors, { lexical: { modifier: 'idf' } }, 'Qdrant computes the IDF of the lexical terms');
-  const indexes = fake.requestsTo('PUT', '/index').map((request) => [request.body.field_name, request.body.field_schema, request.query.get('wait')]);
+  assert.deepEqual(
+    create!.body.sparse_vectors,
+    { lexical: { modifier: 'idf' } },
+    'Qdrant computes the IDF of the lexical terms',
+  );
+  const indexes = fake
+    .requestsTo('PUT', '/index')
+    .map((request) => [request.body.field_name, request.body.field_schema, request.query.get('wait')]);
   assert.deepEqual(indexes, [
     ['path', 'keyword', 'true'],
     ['language', 'keyword', 'true'],
@@ -89,14 +117,41 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
   const points = [...collection.points.values()];
   for (const point of points) {
     assert.match(String(point.id), UUID);
-    const payload = point.payload as { path: string; symbol: string; hash: string; code: string; layout: number; names: string[]; names_hex: string[] };
+    const payload = point.payload as {
+      path: string;
+      symbol: string;
+      hash: string;
+      code: string;
+      layout: number;
+      names: string[];
+      names_hex: string[];
+    };
     assert.equal(point.id, chunkId(payload), 'the id is UUIDv5 of path, symbol and content hash');
-    assert.deepEqual(Object.keys(payload).sort(), ['code', 'end_line', 'file_hash', 'hash', 'kind', 'language', 'layout', 'names', 'names_hex', 'path', 'start_line', 'symbol']);
+    assert.deepEqual(Object.keys(payload).sort(), [
+      'code',
+      'end_line',
+      'file_hash',
+      'hash',
+      'kind',
+      'language',
+      'layout',
+      'names',
+      'names_hex',
+      'path',
+      'start_line',
+      'symbol',
+    ]);
     assert.equal(payload.layout, LAYOUT);
-    assert.deepEqual(payload.names_hex, payload.names.map((name) => Buffer.from(name).toString('hex')));
+    assert.deepEqual(
+      payload.names_hex,
+      payload.names.map((name) => Buffer.from(name).toString('hex')),
+    );
     const vector = point.vector as unknown as { dense: number[]; lexical: { indices: number[]; values: number[] } };
     assert.equal(vector.dense.length, 512);
-    assert.ok(vector.lexical.indices.length > 0 && vector.lexical.indices.every((index) => Number.isInteger(index) && index >= 0 && index < 2 ** 32));
+    assert.ok(
+      vector.lexical.indices.length > 0 &&
+        vector.lexical.indices.every((index) => Number.isInteger(index) && index >= 0 && index < 2 ** 32),
+    );
   }
   assert.ok(points.some((point) => point.payload.symbol === 'CreateServerInstance'));
 
@@ -110,10 +165,16 @@ test('Qdrant store against the fake server: requests, ids, payloads, batching, s
 
   // Many chunks go in batches of at most UPSERT_BATCH points.
   const before = fake.requestsTo('PUT', '/points').length;
-  tree.write('gen/many.py', Array.from({ length: 300 }, (_, i) => `def generated_${i}():\n    return ${i}\n`).join('\n'));
+  tree.write(
+    'gen/many.py',
+    Array.from({ length: 300 }, (_, i) => `def generated_${i}():\n    return ${i}\n`).join('\n'),
+  );
   await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   const upserts = fake.requestsTo('PUT', '/points').slice(before);
-  assert.deepEqual(upserts.map((request) => request.body.points.length), [UPSERT_BATCH, UPSERT_BATCH, 300 - 2 * UPSERT_BATCH]);
+  assert.deepEqual(
+    upserts.map((request) => request.body.points.length),
+    [UPSERT_BATCH, UPSERT_BATCH, 300 - 2 * UPSERT_BATCH],
+  );
   assert.ok(upserts.every((request) => request.query.get('wait') === 'true'));
 });
 
@@ -122,13 +183,28 @@ test('a file whose points carry two file hashes (an interrupted run) is redone',
   t.after(() => fake.close());
   const store = new QdrantStore({ url: fake.url }, 'mixed');
   const chunk = (symbol: string, fileHash: string) => ({
-    path: 'a.py', language: 'python', symbol, kind: 'function' as const, startLine: 1, endLine: 2, text: symbol, hash: symbol,
-    id: uuidV5(symbol), fileHash, vector: new Float32Array([1, 0, 0]),
+    path: 'a.py',
+    language: 'python',
+    symbol,
+    kind: 'function' as const,
+    startLine: 1,
+    endLine: 2,
+    text: symbol,
+    hash: symbol,
+    id: uuidV5(symbol),
+    fileHash,
+    vector: new Float32Array([1, 0, 0]),
   });
   await store.replaceFile('a.py', [chunk('old', 'hash-1'), chunk('new', 'hash-2')]);
   await store.replaceFile('b.py', [{ ...chunk('b', 'hash-3'), path: 'b.py' }]);
   await store.commit();
-  assert.deepEqual(await store.fileHashes(), new Map([['a.py', ''], ['b.py', 'hash-3']]));
+  assert.deepEqual(
+    await store.fileHashes(),
+    new Map([
+      ['a.py', ''],
+      ['b.py', 'hash-3'],
+    ]),
+  );
 });
 
 test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QDRANT_URL', async (t) => {
@@ -142,10 +218,18 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
   t.after(unreachable.cleanup);
   await assert.rejects(indexSourceTree(unreachable.settings, { sourceDir: unreachable.dir }), (error: unknown) => {
     assert.ok(error instanceof IndexError);
-    assert.match(error.message, new RegExp(`^could not reach Qdrant at http://127\\.0\\.0\\.1:${closedPort} to check the collection: .*ECONNREFUSED`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^could not reach Qdrant at http://127\\.0\\.0\\.1:${closedPort} to check the collection: .*ECONNREFUSED`,
+      ),
+    );
     return true;
   });
-  await assert.rejects(searchIndex(unreachable.settings, { query: 'config', sourceDir: unreachable.dir }), /could not reach Qdrant at http:\/\/127\.0\.0\.1/);
+  await assert.rejects(
+    searchIndex(unreachable.settings, { query: 'config', sourceDir: unreachable.dir }),
+    /could not reach Qdrant at http:\/\/127\.0\.0\.1/,
+  );
 
   const fake: FakeQdrant = await startFakeQdrant();
   t.after(() => fake.close());
@@ -157,7 +241,12 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
   collection.points.clear();
   await assert.rejects(indexSourceTree(tree.settings, { sourceDir: tree.dir }), (error: unknown) => {
     assert.ok(error instanceof IndexError);
-    assert.match(error.message, new RegExp(`qdrant ${fake.url} collection \\S+ has dimension 8 but local hashed identifier embedder .* gives 512`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `qdrant ${fake.url} collection \\S+ has dimension 8 but local hashed identifier embedder .* gives 512`,
+      ),
+    );
     return true;
   });
 
@@ -167,19 +256,29 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
   t.after(wrongKey.cleanup);
   await assert.rejects(
     indexSourceTree(wrongKey.settings, { sourceDir: wrongKey.dir }),
-    new RegExp(`^IndexError: Qdrant at ${guarded.url} failed to check the collection: Must provide an API key .* \\(check QDRANT_API_KEY\\)$`),
+    new RegExp(
+      `^IndexError: Qdrant at ${guarded.url} failed to check the collection: Must provide an API key .* \\(check QDRANT_API_KEY\\)$`,
+    ),
   );
 
   const bad = scratchTree({ QDRANT_URL: 'localhost:6333' });
   t.after(bad.cleanup);
-  await assert.rejects(indexSourceTree(bad.settings, { sourceDir: bad.dir }), /QDRANT_URL must be an http:\/\/ or https:\/\/ URL .*"localhost:6333"/);
+  await assert.rejects(
+    indexSourceTree(bad.settings, { sourceDir: bad.dir }),
+    /QDRANT_URL must be an http:\/\/ or https:\/\/ URL .*"localhost:6333"/,
+  );
 });
 
 test('uuidV5 matches the RFC test vector', () => {
-  assert.equal(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  assert.equal(
+    uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'),
+    '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+  );
 });
 
-test('Qdrant store against a real Qdrant (QDRANT_URL)', { skip: !process.env.QDRANT_URL && 'QDRANT_URL not set' }, async (t) => {
+test('Qdrant store against a real Qdrant (QDRANT_URL)', {
+  skip: !process.env.QDRANT_URL && 'QDRANT_URL not set',
+}, async (t) => {
   await behaviour(process.env.QDRANT_URL!.replace(/\/+$/, ''), process.env.QDRANT_API_KEY, t);
 });
 
@@ -189,19 +288,29 @@ test('Qdrant: an identifier query puts the definition of that name first; an old
   const tree = scratchTree({ QDRANT_URL: fake.url });
   t.after(tree.cleanup);
   const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  for (const name of ['RetryPolicy.next_delay', 'next_delay', 'TokenBucketRateLimiter.tryAcquireToken', 'parse_config_file']) {
+  for (const name of [
+    'RetryPolicy.next_delay',
+    'next_delay',
+    'TokenBucketRateLimiter.tryAcquireToken',
+    'parse_config_file',
+  ]) {
     const [hit] = await searchIndex(tree.settings, { query: name, sourceDir: tree.dir, limit: 5 });
     assert.equal(hit!.symbol.endsWith(name), true, `${name} → ${hit!.symbol}`);
     assert.equal(hit!.score, 1, 'an exact name match scores 1');
   }
   const lookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter);
   assert.deepEqual(lookups.at(-2)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
-  assert.deepEqual(lookups.at(-1)!.body.filter.must, [{ key: 'names_hex', match: { text: hexOf('parse_config_file') } }]);
+  assert.deepEqual(lookups.at(-1)!.body.filter.must, [
+    { key: 'names_hex', match: { text: hexOf('parse_config_file') } },
+  ]);
 
   // A collection written before hybrid search: one unnamed vector, no sparse vectors.
   const collection = fake.collections.get(collectionOf(first.store))!;
   collection.named = false;
-  await assert.rejects(searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }), /written by an older faultline \(without hybrid search\); index the tree again/);
+  await assert.rejects(
+    searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
+    /written by an older faultline \(without hybrid search\); index the tree again/,
+  );
   const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.match(rebuilt.note ?? '', /layout of an older faultline .* rebuilt once/);
   assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks]);
@@ -234,14 +343,22 @@ test('Qdrant: a prefix of a name or qualified name ranks that definition first, 
     assert.equal(localHit?.symbol, expected, `local: "${query}"`);
     assert.ok(remoteHit!.score < 1, 'a prefix is not an exact name match');
   }
-  const prefixLookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter?.must?.[0]?.key === 'names_hex');
+  const prefixLookups = fake
+    .requestsTo('POST', '/points/scroll')
+    .filter((request) => request.body.filter?.must?.[0]?.key === 'names_hex');
   assert.equal(prefixLookups.length, cases.length);
   assert.deepEqual(prefixLookups[0]!.body.filter.must[0], { key: 'names_hex', match: { text: hexOf('parse_conf') } });
   // The prefix index itself: a name's own prefixes match, a piece from its middle does not.
   const client = new QdrantClient({ url: fake.url, checkCompatibility: false });
   const collection = collectionOf((await indexSourceTree(remote.settings, { sourceDir: remote.dir })).store);
   const symbolsFor = async (text: string): Promise<string[]> =>
-    (await client.scroll(collection, { limit: 100, with_payload: ['symbol'], filter: { must: [{ key: 'names_hex', match: { text } }] } })).points
+    (
+      await client.scroll(collection, {
+        limit: 100,
+        with_payload: ['symbol'],
+        filter: { must: [{ key: 'names_hex', match: { text } }] },
+      })
+    ).points
       .map((point) => String(point.payload!.symbol))
       .sort();
   assert.deepEqual(await symbolsFor(hexOf('parse_conf')), ['parse_config_file']);
@@ -260,7 +377,10 @@ test('Qdrant: a collection of an older layout (no layout in the payload, or no p
 
   // Written before the layout version: points without `layout`, names qualified the old way.
   for (const point of fake.collections.get(name)!.points.values()) delete point.payload.layout;
-  await assert.rejects(searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir }), /older faultline \(layout 2, this one writes 3\); index the tree again to rebuild it once/);
+  await assert.rejects(
+    searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir }),
+    /older faultline \(layout 2, this one writes 3\); index the tree again to rebuild it once/,
+  );
   const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
   assert.match(rebuilt.note ?? '', /layout of an older faultline \(layout 2, this one writes 3\) and was rebuilt once/);
   assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks], 'every file indexed again');

@@ -29,10 +29,20 @@ test('the table has one row per listed tool, grouped by toolset, and changes whe
   assert.equal(rows.length, tools.length);
   for (const { tool } of tools) assert.ok(table.includes(`| \`${tool.name}\` |`), tool.name);
   const toolsets = rows.map((row) => row.split('|')[1]!.trim());
-  assert.deepEqual(toolsets, [...toolsets].sort((a, b) => toolsets.indexOf(a) - toolsets.indexOf(b)), 'rows of one toolset are together');
-  assert.ok(rows.some((row) => row.includes('(opt-in)')), 'the opt-in toolset is marked');
+  assert.deepEqual(
+    toolsets,
+    [...toolsets].sort((a, b) => toolsets.indexOf(a) - toolsets.indexOf(b)),
+    'rows of one toolset are together',
+  );
+  assert.ok(
+    rows.some((row) => row.includes('(opt-in)')),
+    'the opt-in toolset is marked',
+  );
 
-  const added = [...tools, { module: 'code', toolset: 'code' as const, tool: { ...tools[0]!.tool, name: 'fault_new_tool' } }];
+  const added = [
+    ...tools,
+    { module: 'code', toolset: 'code' as const, tool: { ...tools[0]!.tool, name: 'fault_new_tool' } },
+  ];
   assert.notEqual(renderToolsTable(added), table);
   const readme = `intro\n${table}\noutro\n`;
   assert.equal(withToolsTable(readme, table), readme);

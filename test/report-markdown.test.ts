@@ -20,7 +20,13 @@ import { humanize, renderReport } from '../src/report/markdown.js';
 import { fixturePath } from './helpers/repo.js';
 import { runCliProcess } from './helpers/processes.js';
 import { FAULT_LATENCIES, fixedResult } from './fixtures/scenario/fixed-result.js';
-import { assertReportMatchesJson, OVERVIEW_HEADER, PERCENTILE_HEADER, SLO_HEADER, tableRows } from './fixtures/scenario/report-tables.js';
+import {
+  assertReportMatchesJson,
+  OVERVIEW_HEADER,
+  PERCENTILE_HEADER,
+  SLO_HEADER,
+  tableRows,
+} from './fixtures/scenario/report-tables.js';
 
 const GOLDEN = fixturePath('scenario', 'report.golden.md');
 
@@ -31,7 +37,7 @@ describe('renderReport', () => {
     assert.equal(report, readFileSync(GOLDEN, 'utf8'));
   });
 
-  test('fault\'s headers, exactly as fault\'s own report writes them, in fault\'s order', () => {
+  test("fault's headers, exactly as fault's own report writes them, in fault's order", () => {
     const lines = renderReport(fixedResult()).split('\n');
     const order = [
       '# Scenarios Report',
@@ -64,7 +70,7 @@ describe('renderReport', () => {
     }
   });
 
-  test('the report\'s tables show the result\'s numbers', () => {
+  test("the report's tables show the result's numbers", () => {
     const result = fixedResult();
     assertReportMatchesJson(renderReport(result), result);
   });
@@ -73,15 +79,24 @@ describe('renderReport', () => {
     const result = fixedResult();
     assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), at most/);
     result.run.load!.connectionsReopened = 36;
-    assert.match(renderReport(result), /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times \(after the target or a fault closed one, or a request timed out on it\), at most/);
+    assert.match(
+      renderReport(result),
+      /Connections: 4 opened \(up to max_connections = \d+\), reopened 36 times \(after the target or a fault closed one, or a request timed out on it\), at most/,
+    );
   });
 
   test('target connect failures: the load sees resets in front of the url, the app does through proxies', () => {
     const result = fixedResult();
     result.run.targetConnectFailures = { ECONNREFUSED: 3 };
-    assert.match(renderReport(result), /could not reach the target 3 times \(ECONNREFUSED × 3\); the load sees each as a reset/);
+    assert.match(
+      renderReport(result),
+      /could not reach the target 3 times \(ECONNREFUSED × 3\); the load sees each as a reset/,
+    );
     result.routedThroughProxy = false;
-    assert.match(renderReport(result), /could not reach the target 3 times \(ECONNREFUSED × 3\); the app's call through the mapped port sees each as a reset/);
+    assert.match(
+      renderReport(result),
+      /could not reach the target 3 times \(ECONNREFUSED × 3\); the app's call through the mapped port sees each as a reset/,
+    );
   });
 
   test('"Mean Latency (ms)" is the arithmetic mean, not the median, on a skewed sample', () => {
@@ -108,11 +123,16 @@ describe('renderReport', () => {
     assert.match(renderReport(passing), /\| Passed$/m);
     const inconclusive = fixedResult();
     inconclusive.verdict = 'inconclusive';
-    inconclusive.verdictReasons = ['the app made no connection to 127.0.0.1:34000 (34000=127.0.0.1:9) during the run: point its upstream at that address.'];
+    inconclusive.verdictReasons = [
+      'the app made no connection to 127.0.0.1:34000 (34000=127.0.0.1:9) during the run: point its upstream at that address.',
+    ];
     inconclusive.passed = false;
     const text = renderReport(inconclusive);
     assert.match(text, /\| Inconclusive$/m);
-    assert.match(text.split('\n')[2]!, /^\*\*Verdict: Inconclusive\*\* — the app made no connection to 127\.0\.0\.1:34000/);
+    assert.match(
+      text.split('\n')[2]!,
+      /^\*\*Verdict: Inconclusive\*\* — the app made no connection to 127\.0\.0\.1:34000/,
+    );
   });
 
   test('without a baseline or a fault window, those sections are left out', () => {
@@ -146,22 +166,43 @@ describe('renderReport', () => {
   });
 });
 
-const NETWORK_FAULTS_HEADER = '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
-const HTTP_FAULTS_HEADER = '| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |';
+const NETWORK_FAULTS_HEADER =
+  '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
+const HTTP_FAULTS_HEADER =
+  '| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |';
 
 /** The HTTP fault table's rows as the counters say they must read. */
 function httpRows(counters: readonly HttpFaultCounters[]): string[][] {
-  return counters.map((f) => [f.name, f.type, f.target === null ? 'every mapping' : `\`${f.target}\``, String(f.requests), String(f.applications), String(f.passes), String(f.oversized)]);
+  return counters.map((f) => [
+    f.name,
+    f.type,
+    f.target === null ? 'every mapping' : `\`${f.target}\``,
+    String(f.requests),
+    String(f.applications),
+    String(f.passes),
+    String(f.oversized),
+  ]);
 }
 
-const HTTP_ERROR: HttpFaultCounters = { name: 'error', type: 'error', target: null, active: false, requests: 12, applications: 4, passes: 8, oversized: 0 };
+const HTTP_ERROR: HttpFaultCounters = {
+  name: 'error',
+  type: 'error',
+  target: null,
+  active: false,
+  requests: 12,
+  applications: 4,
+  passes: 8,
+  oversized: 0,
+};
 
-describe('fault counters: every fault that ran, network and HTTP, with the JSON\'s figures', () => {
+describe("fault counters: every fault that ran, network and HTTP, with the JSON's figures", () => {
   test('network faults only: their table, no HTTP table', () => {
     const result = fixedResult();
     const report = renderReport(result);
     const [latency] = result.run.proxy.faults;
-    assert.deepEqual(tableRows(report, NETWORK_FAULTS_HEADER), [['latency', '2', String(latency!.applications), latency!.delayAddedMs.toFixed(1), '0 / 0', '0.0', '0.0', '0']]);
+    assert.deepEqual(tableRows(report, NETWORK_FAULTS_HEADER), [
+      ['latency', '2', String(latency!.applications), latency!.delayAddedMs.toFixed(1), '0 / 0', '0.0', '0.0', '0'],
+    ]);
     assert.doesNotMatch(report, /\| HTTP fault \|/);
   });
 
@@ -176,7 +217,16 @@ describe('fault counters: every fault that ran, network and HTTP, with the JSON\
 
   test('both kinds on one proxy, each fault limited to a mapping named: both tables, every fault', () => {
     const result = fixedResult();
-    const limited: HttpFaultCounters = { name: 'slow-db', type: 'latency', target: '34000', active: true, requests: 5, applications: 5, passes: 0, oversized: 0 };
+    const limited: HttpFaultCounters = {
+      name: 'slow-db',
+      type: 'latency',
+      target: '34000',
+      active: true,
+      requests: 5,
+      applications: 5,
+      passes: 0,
+      oversized: 0,
+    };
     result.run.proxy.httpFaults = [HTTP_ERROR, limited];
     const report = renderReport(result);
     assert.equal(tableRows(report, NETWORK_FAULTS_HEADER).length, result.run.proxy.faults.length);
@@ -189,20 +239,45 @@ describe('fault counters: every fault that ran, network and HTTP, with the JSON\
     assert.match(renderReport(result), /### Fault proxy counters[\s\S]*No fault was set on this proxy\./);
   });
 
-  test('with a baseline, its own proxy\'s traffic is named next to the impact', () => {
+  test("with a baseline, its own proxy's traffic is named next to the impact", () => {
     const result = fixedResult();
     const mapping = result.baseline!.proxy.mappings[0]!;
-    assert.match(renderReport(result), new RegExp(`its proxy: \`${mapping.mapping.replace(/[.]/g, '\\.')}\` ${mapping.connections} connections, ${mapping.bytesUpstream} B client→target, ${mapping.bytesDownstream} B target→client`));
+    assert.match(
+      renderReport(result),
+      new RegExp(
+        `its proxy: \`${mapping.mapping.replace(/[.]/g, '\\.')}\` ${mapping.connections} connections, ${mapping.bytesUpstream} B client→target, ${mapping.bytesDownstream} B target→client`,
+      ),
+    );
   });
 
-  test('faultline run http-error: the markdown shows the HTTP fault\'s counters, equal to its --json record', async () => {
+  test("faultline run http-error: the markdown shows the HTTP fault's counters, equal to its --json record", async () => {
     const server = createServer((_request, response) => response.end('{"ok":true}'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const work = mkdtempSync(join(tmpdir(), 'faultline-report-'));
     try {
       const port = (server.address() as AddressInfo).port;
       const record = join(work, 'run.json');
-      const run = await runCliProcess(['run', 'http-error', '--url', `http://127.0.0.1:${port}/`, '--duration', '1s', '--num-clients', '2', '--rps', '6', '--probability', '0.5', '--seed', '7', '--json', record], {});
+      const run = await runCliProcess(
+        [
+          'run',
+          'http-error',
+          '--url',
+          `http://127.0.0.1:${port}/`,
+          '--duration',
+          '1s',
+          '--num-clients',
+          '2',
+          '--rps',
+          '6',
+          '--probability',
+          '0.5',
+          '--seed',
+          '7',
+          '--json',
+          record,
+        ],
+        {},
+      );
       assert.ok(run.code === 0 || run.code === 3, run.stderr);
       const json = JSON.parse(readFileSync(record, 'utf8')) as { run: { proxy: { httpFaults: HttpFaultCounters[] } } };
       const counters = json.run.proxy.httpFaults;
@@ -235,8 +310,14 @@ describe('report pieces', () => {
     assert.equal(scopeGlyphs('client', 'egress'), '🖥️➡️');
     assert.equal(scopeGlyphs('client', 'both'), '🖥️↔️');
     const described = (spec: unknown) => describeFault(validateFault(spec));
-    assert.equal(described({ type: 'jitter', amplitudeMs: 100, frequencyHz: 3 }), 'Jitter: ➡️🖧Amplitude: 100.00ms, Frequence 3.00Hz');
-    assert.equal(described({ type: 'bandwidth', bytesPerSecond: 300, side: 'client', direction: 'egress' }), 'Bandwidth: 🖥️➡️Rate: 300Bps');
+    assert.equal(
+      described({ type: 'jitter', amplitudeMs: 100, frequencyHz: 3 }),
+      'Jitter: ➡️🖧Amplitude: 100.00ms, Frequence 3.00Hz',
+    );
+    assert.equal(
+      described({ type: 'bandwidth', bytesPerSecond: 300, side: 'client', direction: 'egress' }),
+      'Bandwidth: 🖥️➡️Rate: 300Bps',
+    );
     assert.equal(described({ type: 'blackhole', direction: 'both' }), 'Blackhole: ↔️🖧');
     assert.equal(described({ type: 'packet_loss' }), 'Packet Loss: ➡️🖧Rate: 5.00%, Model: bernoulli');
   });
@@ -250,7 +331,14 @@ describe('report pieces', () => {
   });
 
   test('chart: a mermaid xychart of p50 and p95 per second, fault seconds starred, empty seconds left out', () => {
-    const second = (n: number, p50: number | null, faultActive = false) => ({ second: n, requests: p50 === null ? 0 : 10, errors: 0, p50Ms: p50, p95Ms: p50 === null ? null : p50 * 2, faultActive });
+    const second = (n: number, p50: number | null, faultActive = false) => ({
+      second: n,
+      requests: p50 === null ? 0 : 10,
+      errors: 0,
+      p50Ms: p50,
+      p95Ms: p50 === null ? null : p50 * 2,
+      faultActive,
+    });
     assert.equal(latencyChart([second(0, 5)]), null);
     const chart = latencyChart([second(0, 5), second(1, null), second(2, 50.123, true)])!;
     assert.match(chart, /^```mermaid\nxychart-beta\n/);

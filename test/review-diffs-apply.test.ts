@@ -14,7 +14,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 import { connectStdio, textOf, type StdioSession } from './helpers/mcp.js';
 
-const FUNCTION = 'def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n';
+const FUNCTION =
+  'def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n';
 const IMPROVED = 'def total(items):\n    return sum(item.price for item in items)\n';
 const CODE_REPLY = `\`\`\`python\n${IMPROVED}\`\`\``;
 const DIFF_REPLY =
@@ -23,7 +24,11 @@ const DIFF_REPLY =
 /** Applies `diff` with `git apply` in `dir` (outside any repository: as `patch -p1` would). */
 function gitApply(dir: string, diff: string): void {
   writeFileSync(join(dir, 'change.diff'), diff);
-  execFileSync('git', ['apply', '--verbose', 'change.diff'], { cwd: dir, stdio: 'pipe', env: { ...process.env, GIT_CEILING_DIRECTORIES: dir } });
+  execFileSync('git', ['apply', '--verbose', 'change.diff'], {
+    cwd: dir,
+    stdio: 'pipe',
+    env: { ...process.env, GIT_CEILING_DIRECTORIES: dir },
+  });
 }
 
 describe('review diffs apply with git apply to the text they name', () => {
@@ -50,7 +55,12 @@ describe('review diffs apply with git apply to the text they name', () => {
   /** The suggested diff for `snippet`, applied to a file named `snippet` holding exactly it; returns the result. */
   async function suggestAndApply(label: string, snippet: string, reply: string): Promise<string> {
     fake.queueChat(reply);
-    const result = await call('fault_suggest_better_function_performance', { snippet, lang: 'python', score: 0.4, target_score: 0.9 });
+    const result = await call('fault_suggest_better_function_performance', {
+      snippet,
+      lang: 'python',
+      score: 0.4,
+      target_score: 0.9,
+    });
     assert.equal(result.isError, undefined, textOf(result));
     const { diff, applies } = result.structuredContent as { diff: string; applies: boolean };
     assert.equal(applies, true, label);
@@ -62,7 +72,10 @@ describe('review diffs apply with git apply to the text they name', () => {
     return readFileSync(join(dir, 'snippet'), 'utf8');
   }
 
-  for (const [kind, reply] of [['code', CODE_REPLY], ['diff', DIFF_REPLY]] as const) {
+  for (const [kind, reply] of [
+    ['code', CODE_REPLY],
+    ['diff', DIFF_REPLY],
+  ] as const) {
     test(`suggest (${kind} reply): a snippet without a final newline`, async () => {
       const snippet = FUNCTION.trimEnd();
       assert.equal(await suggestAndApply(`no-final-newline-${kind}`, snippet, reply), IMPROVED.trimEnd());
@@ -77,7 +90,12 @@ describe('review diffs apply with git apply to the text they name', () => {
   test('suggest: the CRLF diff leaves the unchanged line as context', async () => {
     const snippet = FUNCTION.replace(/\n/g, '\r\n');
     fake.queueChat(CODE_REPLY);
-    const result = await call('fault_suggest_better_function_performance', { snippet, lang: 'python', score: 0.4, target_score: 0.9 });
+    const result = await call('fault_suggest_better_function_performance', {
+      snippet,
+      lang: 'python',
+      score: 0.4,
+      target_score: 0.9,
+    });
     const { diff } = result.structuredContent as { diff: string };
     assert.match(diff, /^ def total\(items\):\r$/m);
     assert.doesNotMatch(diff, /^-def total/m);
@@ -96,7 +114,14 @@ describe('review diffs apply with git apply to the text they name', () => {
     const path = join(dir, 'cart.py');
     writeFileSync(path, source);
     // The model answers in LF and ends with a newline, as models do.
-    fake.queueChat(JSON.stringify({ score: 0.5, explanation: 'a loop where sum() serves', new: `import os\n\n\n${IMPROVED}`, dependencies: [] }));
+    fake.queueChat(
+      JSON.stringify({
+        score: 0.5,
+        explanation: 'a loop where sum() serves',
+        new: `import os\n\n\n${IMPROVED}`,
+        dependencies: [],
+      }),
+    );
     const result = await call('fault_make_reliability_and_perf_changes', { file: path });
     assert.equal(result.isError, undefined, textOf(result));
     const change = result.structuredContent as { diff: string; new: string; old: string };
@@ -106,7 +131,11 @@ describe('review diffs apply with git apply to the text they name', () => {
     assert.doesNotMatch(change.diff, /^-import os/m, 'the unchanged import is context');
     // The headers name the file by its absolute path: applied from the filesystem root.
     writeFileSync(join(dir, 'change.diff'), change.diff);
-    execFileSync('git', ['apply', join(dir, 'change.diff')], { cwd: '/', stdio: 'pipe', env: { ...process.env, GIT_CEILING_DIRECTORIES: '/' } });
+    execFileSync('git', ['apply', join(dir, 'change.diff')], {
+      cwd: '/',
+      stdio: 'pipe',
+      env: { ...process.env, GIT_CEILING_DIRECTORIES: '/' },
+    });
     assert.equal(readFileSync(path, 'utf8'), expected);
   });
 });

@@ -38,7 +38,10 @@ test('suggest tools get related code from the index, with file:line references',
   });
   const { client, close } = await connectInMemory(config);
   try {
-    const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree, lang: 'python' } });
+    const indexed = await client.callTool({
+      name: 'fault_index_source_code',
+      arguments: { source_dir: tree, lang: 'python' },
+    });
     assert.equal(indexed.isError, undefined, textOf(indexed));
     assert.equal(textOf(indexed), 'done');
 
@@ -52,7 +55,11 @@ test('suggest tools get related code from the index, with file:line references',
     const chats = fake.requests.filter((request) => request.kind === 'chat');
     assert.equal(chats.length, 1);
     const prompt = promptText(chats[0]!);
-    assert.match(prompt, new RegExp(`${join(tree, 'retry_policy.py').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4`), 'related code cited as path:line');
+    assert.match(
+      prompt,
+      new RegExp(`${join(tree, 'retry_policy.py').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4`),
+      'related code cited as path:line',
+    );
     assert.match(prompt, /backoff_delay/);
     assert.match(prompt, /fetch_quote/, 'the snippet itself is in the prompt');
     const embeddings = fake.requests.filter((request) => request.kind === 'embed');
@@ -72,16 +79,25 @@ test('with the root inside an indexed tree, related code comes from under that r
   const tree = join(base, 'tree');
   await mkdir(join(tree, 'svc'), { recursive: true });
   await mkdir(join(tree, 'svcold'));
-  const retry = 'import random\n\n\ndef backoff_delay(attempt):\n    """Delay before retrying a quote fetch."""\n    return min(2 ** attempt, 30) * random.random()\n';
+  const retry =
+    'import random\n\n\ndef backoff_delay(attempt):\n    """Delay before retrying a quote fetch."""\n    return min(2 ** attempt, 30) * random.random()\n';
   await writeFile(join(tree, 'svc', 'retry_policy.py'), retry);
   await writeFile(join(tree, 'svcold', 'retry_policy.py'), retry.replace('backoff_delay', 'old_backoff_delay'));
   const fake = await startFakeLlm({ chat: [IMPROVED] });
-  const llm = { baseUrl: fake.openaiBaseUrl, promptModel: 'review-model', embedModel: 'embed-model', timeoutMs: 30_000 };
+  const llm = {
+    baseUrl: fake.openaiBaseUrl,
+    promptModel: 'review-model',
+    embedModel: 'embed-model',
+    timeoutMs: 30_000,
+  };
   const dataDir = join(base, 'data');
   const indexer = await connectInMemory(makeConfig({ llm, dataDir }));
   const rooted = await connectInMemory(makeConfig({ llm, dataDir, roots: [join(tree, 'svc')] }));
   try {
-    const indexed = await indexer.client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree, lang: 'python' } });
+    const indexed = await indexer.client.callTool({
+      name: 'fault_index_source_code',
+      arguments: { source_dir: tree, lang: 'python' },
+    });
     assert.equal(indexed.isError, undefined, textOf(indexed));
     const suggested = await rooted.client.callTool({
       name: 'fault_suggest_better_function_reliability',

@@ -21,7 +21,8 @@ const FILE_PATH = fixturePath('llm', 'fetch_all.py');
 const FILE = readFileSync(FILE_PATH, 'utf8');
 const SNIPPET = FILE.slice(FILE.indexOf('def fetch_all'), FILE.indexOf('\n\n\ndef total'));
 const VALID_SLOS = readFileSync(fixturePath('llm', 'slos-valid.json'), 'utf8');
-const BATCHED = 'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
+const BATCHED =
+  'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
 const FAST_RETRY = { retries: 2, baseDelayMs: 5, maxDelayMs: 20 };
 
 interface Session {
@@ -31,10 +32,14 @@ interface Session {
 }
 
 async function reviewSession(llm: Partial<LlmConfig>, deps: ReviewDependencies = {}): Promise<Session> {
-  const { client, close } = await connectTools((tools, ctx) => registerReviewTools(tools, ctx, deps), makeConfig({ llm }));
+  const { client, close } = await connectTools(
+    (tools, ctx) => registerReviewTools(tools, ctx, deps),
+    makeConfig({ llm }),
+  );
   return {
     client,
-    call: (name, args, signal) => client.callTool({ name, arguments: args }, undefined, { signal }) as Promise<CallToolResult>,
+    call: (name, args, signal) =>
+      client.callTool({ name, arguments: args }, undefined, { signal }) as Promise<CallToolResult>,
     close,
   };
 }
@@ -50,7 +55,12 @@ for (const api of ['openai', 'ollama'] as const) {
     let session: Session;
     before(async () => {
       fake = await startFakeLlm();
-      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'review-model', timeoutMs: 30_000 };
+      const llm = {
+        client: api,
+        baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+        promptModel: 'review-model',
+        timeoutMs: 30_000,
+      };
       session = await reviewSession(llm, { provider: () => createProvider({ ...llm }, {}, { retry: FAST_RETRY }) });
     });
     after(async () => {
@@ -73,7 +83,11 @@ for (const api of ['openai', 'ollama'] as const) {
     });
 
     test('fault_score_reliability: a score of 1.7 is repaired; 429 on the repair is retried', async () => {
-      fake.queueChat('{"score": 1.7, "explanation": "solid"}', { status: 429 }, '{"score": 0.7, "explanation": "solid"}');
+      fake.queueChat(
+        '{"score": 1.7, "explanation": "solid"}',
+        { status: 429 },
+        '{"score": 0.7, "explanation": "solid"}',
+      );
       const result = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
       assert.deepEqual(json(result), { score: 0.7, explanation: 'solid' });
       assert.equal(fake.chatRequests().length, 3);
@@ -113,7 +127,10 @@ for (const api of ['openai', 'ollama'] as const) {
       });
       assert.equal(result.isError, true, textOf(result));
       assert.equal(result.structuredContent, undefined);
-      assert.match(textOf(result), /LLM invalid reply: the model sent no usable code or diff.*"I think you should add retries\."/);
+      assert.match(
+        textOf(result),
+        /LLM invalid reply: the model sent no usable code or diff.*"I think you should add retries\."/,
+      );
     });
 
     test('fault_suggest_better_function_reliability: a diff that never applies says so', async () => {
@@ -133,7 +150,10 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('fault_suggest_service_level_objectives_slo: a JSON array in text, {slos} structured', async () => {
       fake.queueChat(`Here are my SLOs:\n${VALID_SLOS}`);
-      const result = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      const result = await session.call('fault_suggest_service_level_objectives_slo', {
+        snippet: SNIPPET,
+        lang: 'python',
+      });
       const slos = json(result);
       assert.ok(Array.isArray(slos));
       assert.equal(slos.length, 2);
@@ -143,7 +163,12 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('fault_suggest_service_level_objectives_slo: format openslo and sloth', async () => {
       fake.queueChat(VALID_SLOS, VALID_SLOS);
-      const open = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'openslo', service: 'Fetcher' });
+      const open = await session.call('fault_suggest_service_level_objectives_slo', {
+        snippet: SNIPPET,
+        lang: 'python',
+        format: 'openslo',
+        service: 'Fetcher',
+      });
       assert.equal(open.isError, undefined, textOf(open));
       const documents = json(open);
       assert.equal(documents.length, 2);
@@ -163,7 +188,11 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.equal(documents[0].spec.timeWindow[0].duration, '5m', '"300s" in OpenSLO shorthand');
       assert.equal(documents[0].spec.objectives[0].target, 0.995);
 
-      const sloth = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python', format: 'sloth' });
+      const sloth = await session.call('fault_suggest_service_level_objectives_slo', {
+        snippet: SNIPPET,
+        lang: 'python',
+        format: 'sloth',
+      });
       const spec = json(sloth);
       assert.equal(spec.version, 'prometheus/v1');
       assert.equal(spec.service, 'service');
@@ -190,23 +219,42 @@ for (const api of ['openai', 'ollama'] as const) {
         },
       };
       fake.queueChat(JSON.stringify(parsed));
-      const result = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      const result = await session.call('fault_suggest_service_level_objectives_slo', {
+        snippet: SNIPPET,
+        lang: 'python',
+      });
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(json(result)[1].sli['gcp/cloudrun'].calendarPeriod, 'MONTH');
       assert.equal(fake.chatRequests().length, 1, 'accepted without a repair turn');
     });
 
     test('replies real models send: prose around JSON, a string score, a bare SLO array, a miscounted diff', async () => {
-      fake.queueChat('Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```');
+      fake.queueChat(
+        'Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```',
+      );
       const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
       assert.deepEqual(json(score), { score: 0.6, explanation: 'Sequential calls. No timeout.' });
 
       fake.queueChat(JSON.stringify(JSON.parse(VALID_SLOS).slos));
-      const slos = await session.call('fault_suggest_service_level_objectives_slo', { snippet: SNIPPET, lang: 'python' });
+      const slos = await session.call('fault_suggest_service_level_objectives_slo', {
+        snippet: SNIPPET,
+        lang: 'python',
+      });
       assert.equal(json(slos).length, 2);
 
-      const removed = SNIPPET.split('\n').slice(1).map((line) => `-${line}`);
-      fake.queueChat(['```diff', '@@ -1,3 +1,3 @@', ` ${SNIPPET.split('\n')[0]}`, ...removed, '+    return client.get_many(ids)', '```'].join('\n'));
+      const removed = SNIPPET.split('\n')
+        .slice(1)
+        .map((line) => `-${line}`);
+      fake.queueChat(
+        [
+          '```diff',
+          '@@ -1,3 +1,3 @@',
+          ` ${SNIPPET.split('\n')[0]}`,
+          ...removed,
+          '+    return client.get_many(ids)',
+          '```',
+        ].join('\n'),
+      );
       const suggestion = await session.call('fault_suggest_better_function_performance', {
         snippet: SNIPPET,
         lang: 'python',
@@ -219,12 +267,33 @@ for (const api of ['openai', 'ollama'] as const) {
     });
 
     test('fault_function_reliability_deep_analysis: findings per concern, lines in the file, diffs that apply (one repair)', async () => {
-      const diff = '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch every record by id."""\n-    results = []\n-    for record_id in ids:\n-        results.append(client.get(record_id))\n-    return results\n+    """Fetch every record by id, in one batched call."""\n+    return client.get_many(ids)\n';
-      const finding = { concern: 'performance', severity: 'high', start_line: 7, end_line: 8, problem: 'One call per id.', change: 'Batch the calls.', diff };
+      const diff =
+        '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch every record by id."""\n-    results = []\n-    for record_id in ids:\n-        results.append(client.get(record_id))\n-    return results\n+    """Fetch every record by id, in one batched call."""\n+    return client.get_many(ids)\n';
+      const finding = {
+        concern: 'performance',
+        severity: 'high',
+        start_line: 7,
+        end_line: 8,
+        problem: 'One call per id.',
+        change: 'Batch the calls.',
+        diff,
+      };
       fake.queueChat(
         // Lines outside the function and a concern not asked for: sent back once.
         JSON.stringify({ findings: [{ ...finding, start_line: 1, end_line: 2 }] }),
-        JSON.stringify({ findings: [finding, { ...finding, concern: 'reliability', severity: 'medium', problem: 'No timeout on client.get.', change: 'Pass a timeout.', diff: '' }] }),
+        JSON.stringify({
+          findings: [
+            finding,
+            {
+              ...finding,
+              concern: 'reliability',
+              severity: 'medium',
+              problem: 'No timeout on client.get.',
+              change: 'Pass a timeout.',
+              diff: '',
+            },
+          ],
+        }),
       );
       const result = await session.call('fault_function_reliability_deep_analysis', {
         file: FILE_PATH,
@@ -232,7 +301,10 @@ for (const api of ['openai', 'ollama'] as const) {
         func: 'fetch_all',
         concerns: ['performance', 'reliability'],
       });
-      const structured = result.structuredContent as { function: { start_line: number; end_line: number }; findings: Array<Record<string, unknown>> };
+      const structured = result.structuredContent as {
+        function: { start_line: number; end_line: number };
+        findings: Array<Record<string, unknown>>;
+      };
       assert.deepEqual(structured.function, { qualified_name: 'fetch_all', start_line: 4, end_line: 9 });
       assert.equal(structured.findings.length, 2);
       assert.equal(structured.findings[0]!.start_line, 7);
@@ -246,7 +318,12 @@ for (const api of ['openai', 'ollama'] as const) {
     });
 
     test('fault_function_reliability_deep_analysis: an unknown concern names the argument', async () => {
-      const result = await session.call('fault_function_reliability_deep_analysis', { file: FILE_PATH, lang: 'python', func: 'fetch_all', concerns: ['speed'] });
+      const result = await session.call('fault_function_reliability_deep_analysis', {
+        file: FILE_PATH,
+        lang: 'python',
+        func: 'fetch_all',
+        concerns: ['speed'],
+      });
       assert.equal(result.isError, true);
       assert.match(textOf(result), /^concerns: "speed" not accepted; accepted: performance, reliability, threat/);
     });
@@ -282,15 +359,25 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
       const calls: Array<[string, Record<string, unknown>]> = [
         ['fault_score_performance', { snippet: 'x = 1', lang: 'python' }],
         ['fault_score_reliability', { snippet: 'x = 1', lang: 'python' }],
-        ['fault_suggest_better_function_performance', { snippet: 'x = 1', lang: 'python', score: 0.1, target_score: 0.9 }],
-        ['fault_suggest_better_function_reliability', { snippet: 'x = 1', lang: 'python', score: 0.1, target_score: 0.9 }],
+        [
+          'fault_suggest_better_function_performance',
+          { snippet: 'x = 1', lang: 'python', score: 0.1, target_score: 0.9 },
+        ],
+        [
+          'fault_suggest_better_function_reliability',
+          { snippet: 'x = 1', lang: 'python', score: 0.1, target_score: 0.9 },
+        ],
         ['fault_suggest_service_level_objectives_slo', { snippet: 'x = 1', lang: 'python' }],
         ['fault_make_reliability_and_perf_changes', { file: FILE_PATH }],
       ];
       for (const [name, args] of calls) {
         const result = await session.call(name, args);
         assert.equal(result.isError, true, name);
-        assert.match(textOf(result), new RegExp(`^${name} needs an LLM, and no LLM provider is configured: set OPENAI_API_KEY`), name);
+        assert.match(
+          textOf(result),
+          new RegExp(`^${name} needs an LLM, and no LLM provider is configured: set OPENAI_API_KEY`),
+          name,
+        );
       }
     } finally {
       await session.close();
@@ -336,7 +423,12 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
       const blank = await session.call('fault_score_performance', { snippet: '   ', lang: 'python' });
       assert.equal(blank.isError, true);
       assert.match(textOf(blank), /^snippet: is blank/);
-      const range = await session.call('fault_suggest_better_function_performance', { snippet: 'x = 1', lang: 'python', score: 2, target_score: 0.5 });
+      const range = await session.call('fault_suggest_better_function_performance', {
+        snippet: 'x = 1',
+        lang: 'python',
+        score: 2,
+        target_score: 0.5,
+      });
       assert.equal(range.isError, true);
       assert.match(textOf(range), /score/);
       const missing = await session.call('fault_make_reliability_and_perf_changes', { file: join(dir, 'nope.py') });

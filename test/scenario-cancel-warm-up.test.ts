@@ -18,8 +18,13 @@ import { startApp } from './fixtures/scenario/app.js';
 /** Sockets, listening servers and timers alive now, here and on the load generator's and the proxy's threads. */
 async function handles(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const resource of [...process.getActiveResourcesInfo(), ...(await generatorThreadResources()), ...(await proxyThreadResources())]) {
-    if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
+  for (const resource of [
+    ...process.getActiveResourcesInfo(),
+    ...(await generatorThreadResources()),
+    ...(await proxyThreadResources()),
+  ]) {
+    if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout')
+      counts[resource] = (counts[resource] ?? 0) + 1;
   }
   return counts;
 }
@@ -27,9 +32,14 @@ async function handles(): Promise<Record<string, number>> {
 test('a cancel during the warm-up ends the scenario and its warm-up at once; the next scenario warms up again', async () => {
   const app = await startApp();
   try {
-    const spec = await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 }, makeConfig().scenario);
+    const spec = await scenarioFromArguments(
+      'latency',
+      { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 },
+      makeConfig().scenario,
+    );
     const before = await handles();
-    const servers = async (): Promise<number> => ((await handles())['TCPServerWrap'] ?? 0) - (before['TCPServerWrap'] ?? 0);
+    const servers = async (): Promise<number> =>
+      ((await handles())['TCPServerWrap'] ?? 0) - (before['TCPServerWrap'] ?? 0);
     const controller = new AbortController();
     const run = runScenario(spec, { signal: controller.signal });
     // Cancelled once the warm-up's load is under way (its sink and proxy listening).
@@ -38,7 +48,8 @@ test('a cancel during the warm-up ends the scenario and its warm-up at once; the
     controller.abort();
     await assert.rejects(run, CancelledError);
     // Closed sockets are released on the next turns of the loop.
-    for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(await handles(), before, 'the warm-up was stopped: nothing of it is left');
     assert.equal(app.arrivals.length, 0, 'nothing reached the app');
 

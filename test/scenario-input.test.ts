@@ -85,9 +85,15 @@ describe('scenario tool arguments are checked before any traffic', () => {
   });
 
   test('a run that schedules less than one request is refused (it would report ten times the rate asked)', async () => {
-    assert.match(await refusal(LATENCY, { url, duration: '100ms', num_clients: 1, rps: 1 }), /^duration × num_clients × rps schedules 0\.1 requests, less than one/);
+    assert.match(
+      await refusal(LATENCY, { url, duration: '100ms', num_clients: 1, rps: 1 }),
+      /^duration × num_clients × rps schedules 0\.1 requests, less than one/,
+    );
     const { runOpenLoop } = await import('../src/load/index.js');
-    await assert.rejects(runOpenLoop({ url, ratePerSecond: 1, connections: 1, durationMs: 500, timeoutMs: 1000 }), /ratePerSecond × durationMs schedules 0\.5 requests, less than one/);
+    await assert.rejects(
+      runOpenLoop({ url, ratePerSecond: 1, connections: 1, durationMs: 500, timeoutMs: 1000 }),
+      /ratePerSecond × durationMs schedules 0\.5 requests, less than one/,
+    );
   });
 
   test('a public url is refused before any packet is sent', async () => {
@@ -129,16 +135,30 @@ describe('limits raised by the server configuration', () => {
   test('max_connections defaults to rate × timeout, at most DEFAULT_MAX_CONNECTIONS; a larger one can be asked for', async () => {
     const limits = { allowRemoteTargets: false, maxDurationMs: 60_000, maxRatePerSecond: 20_000 };
     // 20 req/s × 10 s: every request may hold its connection to its timeout.
-    assert.equal((await scenarioFromArguments('latency', { url, num_clients: 10, rps: 2 }, limits)).maxConnections, 200);
+    assert.equal(
+      (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 2 }, limits)).maxConnections,
+      200,
+    );
     // 1,000 req/s × 10 s would be 10,000: capped (each is three sockets through the proxy).
-    assert.equal((await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100 }, limits)).maxConnections, DEFAULT_MAX_CONNECTIONS);
+    assert.equal(
+      (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100 }, limits)).maxConnections,
+      DEFAULT_MAX_CONNECTIONS,
+    );
     assert.ok(DEFAULT_MAX_CONNECTIONS < 10_000);
     // Never fewer than num_clients, and the cap is a default only (when the file-descriptor limit
     // allows more: three sockets per connection through the proxy).
     const fdLimit = openFileLimit();
     if (fdLimit === undefined || (fdLimit - RESERVED_FDS) / 3 >= 1500) {
-      assert.equal((await scenarioFromArguments('latency', { url, num_clients: 1200, rps: 1, timeout: 0.5 }, limits)).maxConnections, 1200);
-      assert.equal((await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100, max_connections: 1500 }, limits)).maxConnections, 1500);
+      assert.equal(
+        (await scenarioFromArguments('latency', { url, num_clients: 1200, rps: 1, timeout: 0.5 }, limits))
+          .maxConnections,
+        1200,
+      );
+      assert.equal(
+        (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100, max_connections: 1500 }, limits))
+          .maxConnections,
+        1500,
+      );
     }
   });
 
@@ -154,7 +174,10 @@ describe('limits raised by the server configuration', () => {
     assert.equal(spec.clients, 10);
     assert.equal(spec.rps, 2);
     assert.equal(spec.timeoutMs, 10_000);
-    assert.deepEqual(spec.slos.map((slo) => slo.title), ['99% @ 350ms', '95% @ 200ms', 'errors < 1%']);
+    assert.deepEqual(
+      spec.slos.map((slo) => slo.title),
+      ['99% @ 350ms', '95% @ 200ms', 'errors < 1%'],
+    );
     assert.equal(spec.faultStartMs, 0);
     assert.equal(spec.faultEndMs, 10_000);
   });

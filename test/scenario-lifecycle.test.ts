@@ -46,7 +46,8 @@ const isIdle = async (): Promise<boolean> => JSON.stringify(await resources()) =
 async function waitUntil(done: () => boolean | Promise<boolean>, limitMs: number, what: string): Promise<number> {
   const started = performance.now();
   while (!(await done())) {
-    if (performance.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms (${JSON.stringify(await resources())})`);
+    if (performance.now() - started > limitMs)
+      throw new Error(`${what}: not within ${limitMs} ms (${JSON.stringify(await resources())})`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return performance.now() - started;
@@ -65,7 +66,10 @@ function refuses(port: number): Promise<boolean> {
 describe('scenario tools under an MCP host', () => {
   test('two scenarios at once on the same server both complete, each with its own proxy and fault', async () => {
     const call = (name: string, args: Record<string, unknown>) =>
-      mcp.client.callTool({ name, arguments: { url: `${app.origin}/ok`, duration: '1s', num_clients: 4, rps: 5, seed: 3, ...args } }) as Promise<CallToolResult>;
+      mcp.client.callTool({
+        name,
+        arguments: { url: `${app.origin}/ok`, duration: '1s', num_clients: 4, rps: 5, seed: 3, ...args },
+      }) as Promise<CallToolResult>;
     const [latency, jitter] = await Promise.all([
       call('fault_run_latency_impact_scenario', { latency: 60 }),
       call('fault_run_jitter_impact_scenario', { amplitude: 30, frequency: 10 }),
@@ -90,7 +94,10 @@ describe('scenario tools under an MCP host', () => {
     const controller = new AbortController();
     const arrivals = app.arrivals.length;
     const call = mcp.client.callTool(
-      { name: 'fault_run_blackhole_impact_scenario', arguments: { url: `${app.origin}/ok`, duration: '10s', num_clients: 4, rps: 5, timeout: 5 } },
+      {
+        name: 'fault_run_blackhole_impact_scenario',
+        arguments: { url: `${app.origin}/ok`, duration: '10s', num_clients: 4, rps: 5, timeout: 5 },
+      },
       undefined,
       { signal: controller.signal },
     );
@@ -119,7 +126,15 @@ describe('scenario tools under an MCP host', () => {
     const call = mcp.client.callTool(
       {
         name: 'fault_run_latency_impact_scenario',
-        arguments: { url: `${caller.origin}/`, duration: '10s', num_clients: 4, rps: 5, latency: 200, baseline: true, proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`] },
+        arguments: {
+          url: `${caller.origin}/`,
+          duration: '10s',
+          num_clients: 4,
+          rps: 5,
+          latency: 200,
+          baseline: true,
+          proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`],
+        },
       },
       undefined,
       { signal: controller.signal },
@@ -135,13 +150,18 @@ describe('scenario tools under an MCP host', () => {
     assert.equal(await settled, 'rejected');
     await waitUntil(() => refuses(proxyPort), CANCEL_LIMIT_MS, 'the mapped port refusing');
     await waitUntil(isIdle, CANCEL_LIMIT_MS, 'resources released');
-    t.diagnostic(`port refusing and resources released ${(performance.now() - cancelledAt).toFixed(1)} ms after the cancel`);
+    t.diagnostic(
+      `port refusing and resources released ${(performance.now() - cancelledAt).toFixed(1)} ms after the cancel`,
+    );
   });
 
   test('progress notifications arrive about once a second, increasing, with the total', async () => {
     const progress: Progress[] = [];
     const response = (await mcp.client.callTool(
-      { name: 'fault_run_latency_impact_scenario', arguments: { url: `${app.origin}/ok`, duration: '1500ms', num_clients: 2, rps: 5, latency: 10, baseline: true } },
+      {
+        name: 'fault_run_latency_impact_scenario',
+        arguments: { url: `${app.origin}/ok`, duration: '1500ms', num_clients: 2, rps: 5, latency: 10, baseline: true },
+      },
       undefined,
       { onprogress: (update) => progress.push(update) },
     )) as CallToolResult;
@@ -152,7 +172,10 @@ describe('scenario tools under an MCP host', () => {
       assert.equal(update.total, 2 * (1500 + 10_000));
       assert.ok(update.progress <= update.total!);
       if (index > 0) assert.ok(update.progress > progress[index - 1]!.progress);
-      assert.match(update.message ?? '', /^(baseline|fault): (\d+s\/1\.5s, \d+ requests settled, \d+ errors, \d+ connections|draining: \d+ requests? in flight .*)$/);
+      assert.match(
+        update.message ?? '',
+        /^(baseline|fault): (\d+s\/1\.5s, \d+ requests settled, \d+ errors, \d+ connections|draining: \d+ requests? in flight .*)$/,
+      );
     }
   });
 });
@@ -179,7 +202,17 @@ describe('over stdio (the built CLI)', () => {
       const controller = new AbortController();
       const cancelled = session.client
         .callTool(
-          { name: 'fault_run_latency_impact_scenario', arguments: { url: `${caller.origin}/`, duration: '10s', num_clients: 2, rps: 5, latency: 20, proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`] } },
+          {
+            name: 'fault_run_latency_impact_scenario',
+            arguments: {
+              url: `${caller.origin}/`,
+              duration: '10s',
+              num_clients: 2,
+              rps: 5,
+              latency: 20,
+              proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`],
+            },
+          },
           undefined,
           { signal: controller.signal },
         )
@@ -192,12 +225,15 @@ describe('over stdio (the built CLI)', () => {
       controller.abort();
       assert.equal(await cancelled, 'rejected');
       await waitUntil(() => refuses(proxyPort), CANCEL_LIMIT_MS, 'the mapped port refusing');
-      t.diagnostic(`the child closed the mapped port ${(performance.now() - cancelledAt).toFixed(1)} ms after the cancel`);
+      t.diagnostic(
+        `the child closed the mapped port ${(performance.now() - cancelledAt).toFixed(1)} ms after the cancel`,
+      );
 
       // The server is still healthy after the cancel, and stdout carried nothing but JSON-RPC.
       const { tools } = await session.client.listTools();
       assert.ok(tools.some((tool) => tool.name === 'fault_run_blackhole_impact_scenario'));
-      for (const line of session.stdoutLines()) assert.doesNotThrow(() => JSON.parse(line), `stdout line: ${line.slice(0, 80)}`);
+      for (const line of session.stdoutLines())
+        assert.doesNotThrow(() => JSON.parse(line), `stdout line: ${line.slice(0, 80)}`);
     } finally {
       await session.close();
     }

@@ -52,7 +52,24 @@ interface Record {
 
 test('run --json: a scenario run record lists the faults that acted, and coverage counts their leaves only', async () => {
   const acted = join(work, 'latency.json');
-  const first = await cli(['run', 'latency', '--url', url, '--latency', '20', '--duration', '1s', '--num-clients', '2', '--rps', '5', '--slo', '99% @ 5000ms', '--json', acted]);
+  const first = await cli([
+    'run',
+    'latency',
+    '--url',
+    url,
+    '--latency',
+    '20',
+    '--duration',
+    '1s',
+    '--num-clients',
+    '2',
+    '--rps',
+    '5',
+    '--slo',
+    '99% @ 5000ms',
+    '--json',
+    acted,
+  ]);
   assert.equal(first.code, 0, first.stderr);
   const record = JSON.parse(readFileSync(acted, 'utf8')) as Record;
   assert.equal(record.format, 'faultline-run-record');
@@ -69,7 +86,24 @@ test('run --json: a scenario run record lists the faults that acted, and coverag
   // but no request passed through it. Inconclusive, and nothing injected.
   const idle = join(work, 'blackhole.json');
   // (SLOs a busy machine cannot fail: a failed SLO would decide the verdict.)
-  const second = await cli(['run', 'blackhole', '--url', url, '--proxy', `0=127.0.0.1:${port}`, '--duration', '500ms', '--num-clients', '1', '--rps', '4', '--slo', '99% @ 5000ms', '--json', idle]);
+  const second = await cli([
+    'run',
+    'blackhole',
+    '--url',
+    url,
+    '--proxy',
+    `0=127.0.0.1:${port}`,
+    '--duration',
+    '500ms',
+    '--num-clients',
+    '1',
+    '--rps',
+    '4',
+    '--slo',
+    '99% @ 5000ms',
+    '--json',
+    idle,
+  ]);
   assert.equal(second.code, 4, second.stderr);
   const idleRecord = JSON.parse(readFileSync(idle, 'utf8')) as Record;
   assert.equal(idleRecord.kind, 'scenario');
@@ -87,7 +121,13 @@ test('run --json: a scenario run record lists the faults that acted, and coverag
     leaves: Array<{ id: string; exercised: boolean; by: Array<{ run: string; status: string }> }>;
     exercised: number;
   };
-  assert.deepEqual(report.runs.map((run) => [run.name, run.ran, run.problem]), [['slow-db', true, undefined], ['dead-db', true, undefined]]);
+  assert.deepEqual(
+    report.runs.map((run) => [run.name, run.ran, run.problem]),
+    [
+      ['slow-db', true, undefined],
+      ['dead-db', true, undefined],
+    ],
+  );
   const exercised = report.leaves.filter((leaf) => leaf.exercised);
   // The taxonomy maps a network latency to these two; the idle blackhole would have added
   // FAULT-TIMEOUT-CANCEL-IGNORED, had it acted.
@@ -97,7 +137,16 @@ test('run --json: a scenario run record lists the faults that acted, and coverag
 });
 
 test('run --json: a record path that cannot be written is refused before the run (exit 2 naming --json)', async () => {
-  const bad = await cli(['run', 'latency', '--url', url, '--duration', '10s', '--json', join(work, 'no-such-dir', 'record.json')]);
+  const bad = await cli([
+    'run',
+    'latency',
+    '--url',
+    url,
+    '--duration',
+    '10s',
+    '--json',
+    join(work, 'no-such-dir', 'record.json'),
+  ]);
   assert.equal(bad.code, 2, bad.stderr);
   assert.equal(bad.stdout, '');
   assert.match(bad.stderr, /^faultline: --json /);
@@ -107,7 +156,20 @@ test('proxy --json: on Ctrl-C, a network run record lists the faults that acted 
   const recordPath = join(work, 'network.json');
   const child = spawn(
     process.execPath,
-    [cliPath, 'proxy', '--proxy', `0=127.0.0.1:${port}`, '--latency', '20', '--http-fault', '{"type":"error","path":"/never/**"}', '--seed', '1', '--json', recordPath],
+    [
+      cliPath,
+      'proxy',
+      '--proxy',
+      `0=127.0.0.1:${port}`,
+      '--latency',
+      '20',
+      '--http-fault',
+      '{"type":"error","path":"/never/**"}',
+      '--seed',
+      '1',
+      '--json',
+      recordPath,
+    ],
     { env: { ...process.env, NODE_ENV: '', ENVIRONMENT: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
@@ -135,17 +197,31 @@ test('proxy --json: on Ctrl-C, a network run record lists the faults that acted 
     clearTimeout(guard);
   }
   assert.ok(JSON.parse(stdout).faults.length === 1, 'the counters still go to stdout');
-  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as { format: string; kind: string; injected: string[]; counters: { httpFaults: Array<{ requests: number; applications: number }> } };
+  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as {
+    format: string;
+    kind: string;
+    injected: string[];
+    counters: { httpFaults: Array<{ requests: number; applications: number }> };
+  };
   assert.equal(record.format, 'faultline-run-record');
   assert.equal(record.kind, 'network');
   assert.deepEqual(record.injected, ['latency']);
   assert.equal(record.counters.httpFaults[0]?.applications, 0);
 
-  writeFileSync(join(work, 'network-suite.yaml'), 'version: 1\nname: net\nruns:\n  - { name: proxied, kind: network, record: network.json }\n');
+  writeFileSync(
+    join(work, 'network-suite.yaml'),
+    'version: 1\nname: net\nruns:\n  - { name: proxied, kind: network, record: network.json }\n',
+  );
   const coverage = await cli(['coverage', join(work, 'network-suite.yaml'), '--format', 'json']);
   assert.equal(coverage.code, 0, coverage.stderr);
   const report = JSON.parse(coverage.stdout) as { leaves: Array<{ id: string; exercised: boolean }> };
-  assert.deepEqual(report.leaves.filter((leaf) => leaf.exercised).map((leaf) => leaf.id).sort(), ['FAULT-TIMEOUT-PROGRESS', 'FAULT-TOOL-HANG']);
+  assert.deepEqual(
+    report.leaves
+      .filter((leaf) => leaf.exercised)
+      .map((leaf) => leaf.id)
+      .sort(),
+    ['FAULT-TIMEOUT-PROGRESS', 'FAULT-TOOL-HANG'],
+  );
 
   const refused = await cli(['proxy', '--proxy', `0=127.0.0.1:${port}`, '--json', join(work, 'no-such-dir', 'r.json')]);
   assert.equal(refused.code, 2, refused.stderr);
@@ -155,8 +231,21 @@ test('proxy --json: on Ctrl-C, a network run record lists the faults that acted 
 test('faultsThatActed: applications alone are not enough when nothing changed (0 ms delays, no segment lost)', async () => {
   const { faultsThatActed } = await import('../src/proxy/run-record.js');
   const { emptyCounters } = await import('../src/proxy/faults/fault.js');
-  const counters = (type: string, fields: Partial<ReturnType<typeof emptyCounters>>) => ({ ...emptyCounters(type, type), active: false, ...fields });
-  const http = (type: string, applications: number) => ({ name: type, type, target: null, active: true, requests: 5, applications, passes: 5 - applications, oversized: 0 });
+  const counters = (type: string, fields: Partial<ReturnType<typeof emptyCounters>>) => ({
+    ...emptyCounters(type, type),
+    active: false,
+    ...fields,
+  });
+  const http = (type: string, applications: number) => ({
+    name: type,
+    type,
+    target: null,
+    active: true,
+    requests: 5,
+    applications,
+    passes: 5 - applications,
+    oversized: 0,
+  });
   assert.deepEqual(
     faultsThatActed({
       mappings: [],

@@ -30,7 +30,7 @@ describe('parseSlo', () => {
     });
   }
 
-  test('the defaults are fault\'s two SLOs and an error budget', () => {
+  test("the defaults are fault's two SLOs and an error budget", () => {
     assert.deepEqual(
       DEFAULT_SLOS.map((text) => parseSlo(text)),
       [
@@ -57,12 +57,15 @@ describe('parseSlo', () => {
   ];
   for (const [text, message] of refused) {
     test(`refuses ${JSON.stringify(text)}, naming the argument`, () => {
-      assert.throws(() => parseSlo(text, 'slos[3]'), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
-        assert.match(error.message, /^slos\[3\]: /);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => parseSlo(text, 'slos[3]'),
+        (error: unknown) => {
+          assert.ok(error instanceof ToolInputError);
+          assert.match(error.message, /^slos\[3\]: /);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 });
@@ -71,7 +74,7 @@ describe('evaluateSlos', () => {
   // 10, 20, …, 100 ms.
   const tenths = Float64Array.from({ length: 10 }, (_, i) => (i + 1) * 10);
 
-  test('latency: the objective\'s R-6 percentile against the threshold', () => {
+  test("latency: the objective's R-6 percentile against the threshold", () => {
     // p90 of ten values: h = 11 × 0.9 = 9.9 → 90 + 0.9 × (100 − 90) = 99.
     const [pass, fail] = evaluateSlos([parseSlo('90% @ 100ms'), parseSlo('90% @ 95ms')], tenths, 0);
     assert.equal(pass!.pass, true);
@@ -104,7 +107,7 @@ describe('evaluateSlos', () => {
     assert.ok(Math.abs(under!.margin - 1) < 1e-9);
     assert.equal(under!.over, 1);
     assert.equal(under!.overPercent, 10);
-    assert.equal(at!.pass, false, 'fault\'s rule: errored% < threshold');
+    assert.equal(at!.pass, false, "fault's rule: errored% < threshold");
     assert.ok(Math.abs(at!.burnRate - 1) < 1e-9);
   });
 

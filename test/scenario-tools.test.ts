@@ -32,7 +32,10 @@ after(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function runTool(name: string, args: Record<string, unknown>): Promise<{ report: string; result: ScenarioResult }> {
+async function runTool(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ report: string; result: ScenarioResult }> {
   const response = (await mcp.client.callTool({ name, arguments: { seed: 7, ...args } })) as CallToolResult;
   assert.notEqual(response.isError, true, textOf(response));
   const result = response.structuredContent as unknown as ScenarioResult;
@@ -85,7 +88,10 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     // most of that range (p95 − p25 widening by ~56 ms against the baseline: bench/checks/scenario.ts).
     assert.ok(result.run.load!.latency!.max - result.run.load!.latency!.min > 30);
     const counters = result.run.proxy.faults[0]!;
-    assert.ok(counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 80, `${counters.delayAddedMs} ms over ${counters.applications} delays`);
+    assert.ok(
+      counters.delayAddedMs > 0 && counters.delayAddedMs <= counters.applications * 80,
+      `${counters.delayAddedMs} ms over ${counters.applications} delays`,
+    );
     assert.equal(result.baseline!.proxy.faults.length, 0, 'no jitter in the baseline');
   });
 
@@ -101,10 +107,16 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     const run = result.run.load!.latency!;
     const counters = result.run.proxy.faults[0]!;
     assert.ok(counters.segments >= 30 * 45, `segments seen ${counters.segments}`);
-    assert.ok(counters.segmentsLost > 0 && counters.stallMs > 0, `lost ${counters.segmentsLost}, stalled ${counters.stallMs} ms`);
+    assert.ok(
+      counters.segmentsLost > 0 && counters.stallMs > 0,
+      `lost ${counters.segmentsLost}, stalled ${counters.stallMs} ms`,
+    );
     // The slowest request waited out at least one stall (how far the tail and the mean rise
     // against the baseline is bench/checks/scenario.ts's).
-    assert.ok(run.max >= counters.stallMs / counters.applications, `slowest ${run.max} ms, stalls ${counters.stallMs} ms over ${counters.applications}`);
+    assert.ok(
+      run.max >= counters.stallMs / counters.applications,
+      `slowest ${run.max} ms, stalls ${counters.stallMs} ms over ${counters.applications}`,
+    );
     assert.equal(result.run.load!.errors, 0, 'loss delays, it never corrupts or drops');
   });
 
@@ -128,7 +140,10 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     const large = await serviceTime(120_000);
     // Never much faster than the rate allows, however fast the machine (how close to size / rate,
     // and 3× the bytes 2–4× as long, is bench/checks/scenario.ts's).
-    for (const [measured, bytes] of [[small, 40_000], [large, 120_000]] as const) {
+    for (const [measured, bytes] of [
+      [small, 40_000],
+      [large, 120_000],
+    ] as const) {
       const expected = (bytes / rate) * 1000;
       assert.ok(measured > expected * 0.7, `${bytes} bytes took ${measured} ms, expected about ${expected} ms`);
     }
@@ -158,7 +173,10 @@ describe('fault_run_*_impact_scenario through MCP', () => {
       [false, false, false],
     );
     assert.match(report, /\| timeout \| 10 \| 100\.0% \|/);
-    assert.deepEqual(tableRows(report, PERCENTILE_HEADER).map((row) => row[1]), ['1000.00', '1000.00', '1000.00', '1000.00', '1000.00']);
+    assert.deepEqual(
+      tableRows(report, PERCENTILE_HEADER).map((row) => row[1]),
+      ['1000.00', '1000.00', '1000.00', '1000.00', '1000.00'],
+    );
   });
 
   test('a fault window: active over the second half only, in the timeline, the window figures and the report', async () => {
@@ -172,10 +190,13 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     });
     const load = result.run.load!;
     assert.deepEqual([result.fault.startMs, result.fault.endMs], [1000, 2000]);
-    assert.deepEqual(load.timeline.map((second) => [second.second, second.requests, second.faultActive]), [
-      [0, 20, false],
-      [1, 20, true],
-    ]);
+    assert.deepEqual(
+      load.timeline.map((second) => [second.second, second.requests, second.faultActive]),
+      [
+        [0, 20, false],
+        [1, 20, true],
+      ],
+    );
     // (That second 0 is not delayed, p50 ~1 ms, is bench/checks/scenario.ts's: a loaded machine
     // sends some of its requests late, into the fault, and their latency counts from when they were due.)
     assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
@@ -201,9 +222,17 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(notFound.result.run.load!.errors, 10);
     assert.equal(notFound.result.run.load!.errorsByClass.http_status, 10);
     assert.equal(notFound.result.verdict, 'failed');
-    assert.match(notFound.report.split('\n').slice(0, 6).join('\n'), /404 × 10: is the url \(path and method\) right\?/);
+    assert.match(
+      notFound.report.split('\n').slice(0, 6).join('\n'),
+      /404 × 10: is the url \(path and method\) right\?/,
+    );
     // Expected, it is a plain response again.
-    const expected = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args, expect_status: '200-299,404', slos: LOOSE_SLOS });
+    const expected = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/status/404`,
+      ...args,
+      expect_status: '200-299,404',
+      slos: LOOSE_SLOS,
+    });
     assert.equal(expected.result.run.load!.errors, 0);
     assert.equal(expected.result.verdict, 'passed');
     assert.equal(expected.result.passed, true);
@@ -222,30 +251,59 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     });
     assert.deepEqual(result.run.load!.statusCodes, { '200': 10 });
     assert.ok(result.run.load!.latency!.min >= 29.5);
-    const verified = await runTool('fault_run_latency_impact_scenario', { url: `${tlsApp.origin}/`, duration: '200ms', num_clients: 1, rps: 10, latency: 1 });
-    assert.equal(verified.result.run.load!.errors, verified.result.run.load!.requests, 'the certificate is verified by default');
+    const verified = await runTool('fault_run_latency_impact_scenario', {
+      url: `${tlsApp.origin}/`,
+      duration: '200ms',
+      num_clients: 1,
+      rps: 10,
+      latency: 1,
+    });
+    assert.equal(
+      verified.result.run.load!.errors,
+      verified.result.run.load!.requests,
+      'the certificate is verified by default',
+    );
     // The reasons say what to do, not only OpenSSL's code in the error details.
     assert.equal(verified.result.verdict, 'failed');
-    assert.match(verified.result.verdictReasons.join('\n'), /the load refused the target's TLS certificate \([A-Z_]+ × 2\): for a self-signed or private-CA certificate, pass insecure_tls: true/);
+    assert.match(
+      verified.result.verdictReasons.join('\n'),
+      /the load refused the target's TLS certificate \([A-Z_]+ × 2\): for a self-signed or private-CA certificate, pass insecure_tls: true/,
+    );
   });
 
   test('redirects count as success by default but are not followed: the reasons say the load timed the redirect itself', async () => {
     const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1, slos: LOOSE_SLOS };
-    const { result, report } = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args });
+    const { result, report } = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/status/302`,
+      ...args,
+    });
     assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
     assert.equal(result.verdict, 'passed');
-    assert.match(result.verdictReasons[0]!, /^302 × 5: a redirect, counted as success \(expect_status 2xx,3xx\) but not followed: the load timed the redirect itself, not the page it points to/);
+    assert.match(
+      result.verdictReasons[0]!,
+      /^302 × 5: a redirect, counted as success \(expect_status 2xx,3xx\) but not followed: the load timed the redirect itself, not the page it points to/,
+    );
     assert.match(report.split('\n').slice(0, 4).join('\n'), /Verdict: Passed\*\* — 302 × 5: a redirect/);
     // With 3xx left out of expect_status they are errors, with the usual status hint only.
-    const strict = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/302`, ...args, expect_status: '2xx' });
+    const strict = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/status/302`,
+      ...args,
+      expect_status: '2xx',
+    });
     assert.equal(strict.result.verdict, 'failed');
-    assert.ok(!strict.result.verdictReasons.some((reason) => /a redirect, counted as success/.test(reason)), strict.result.verdictReasons.join(' | '));
+    assert.ok(
+      !strict.result.verdictReasons.some((reason) => /a redirect, counted as success/.test(reason)),
+      strict.result.verdictReasons.join(' | '),
+    );
     // A 304 is not a redirect to follow: no such reason.
-    const notModified = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/304`, ...args });
+    const notModified = await runTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/status/304`,
+      ...args,
+    });
     assert.deepEqual(notModified.result.verdictReasons, []);
   });
 
-  test('proxies: the fault applies to the app\'s outbound calls through the mapped port', async () => {
+  test("proxies: the fault applies to the app's outbound calls through the mapped port", async () => {
     const upstream = await startApp();
     servers.push(upstream);
     const proxyPort = await closedPort();

@@ -24,8 +24,11 @@ import { LOOSE_SLOS, startApp, startAppCallingUpstream } from './fixtures/scenar
 const limits = makeConfig().scenario;
 
 /** scenarioFromArguments with SLOs a busy machine cannot fail, unless the test names its own. */
-const scenario = (fault: Parameters<typeof scenarioFromArguments>[0], args: Parameters<typeof scenarioFromArguments>[1], scenarioLimits = limits) =>
-  scenarioFromArguments(fault, { slos: LOOSE_SLOS, ...args }, scenarioLimits);
+const scenario = (
+  fault: Parameters<typeof scenarioFromArguments>[0],
+  args: Parameters<typeof scenarioFromArguments>[1],
+  scenarioLimits = limits,
+) => scenarioFromArguments(fault, { slos: LOOSE_SLOS, ...args }, scenarioLimits);
 let app: TestServer;
 let slow: TestServer;
 let mcp: Awaited<ReturnType<typeof connectInMemory>>;
@@ -64,7 +67,14 @@ describe('scenario verdicts', () => {
     const unused = await closedPort();
     const spec = await scenario(
       'latency',
-      { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, latency: 100, proxies: [`${unused}=127.0.0.1:${app.port}`] },
+      {
+        url: `${app.origin}/ok`,
+        duration: '500ms',
+        num_clients: 2,
+        rps: 4,
+        latency: 100,
+        proxies: [`${unused}=127.0.0.1:${app.port}`],
+      },
       limits,
     );
     const result = await runScenario(spec);
@@ -73,23 +83,40 @@ describe('scenario verdicts', () => {
     assert.equal(result.run.proxy.mappings[0]!.connections, 0);
     const report = renderReport(result);
     const firstLine = report.split('\n')[2]!;
-    assert.match(firstLine, new RegExp(`^\\*\\*Verdict: Inconclusive\\*\\* — the app made no connection to 127\\.0\\.0\\.1:${unused} .*point its upstream at that address`));
+    assert.match(
+      firstLine,
+      new RegExp(
+        `^\\*\\*Verdict: Inconclusive\\*\\* — the app made no connection to 127\\.0\\.0\\.1:${unused} .*point its upstream at that address`,
+      ),
+    );
     assert.match(report, /\| Inconclusive$/m);
   });
 
-  test('failed with a fault that never touched the traffic: the reasons say so, so the failure is not read as the fault\'s impact', async () => {
+  test("failed with a fault that never touched the traffic: the reasons say so, so the failure is not read as the fault's impact", async () => {
     // The app answers 503 by itself and never calls the mapped port: the SLO fails with no fault
     // at all. The reasons gave only the SLO, and an agent blamed the dependency's latency.
     const unused = await closedPort();
     const spec = await scenario(
       'latency',
-      { url: `${app.origin}/status/503`, duration: '500ms', num_clients: 1, rps: 4, latency: 100, proxies: [`${unused}=127.0.0.1:${app.port}`] },
+      {
+        url: `${app.origin}/status/503`,
+        duration: '500ms',
+        num_clients: 1,
+        rps: 4,
+        latency: 100,
+        proxies: [`${unused}=127.0.0.1:${app.port}`],
+      },
       limits,
     );
     const result = await runScenario(spec);
     assert.equal(result.verdict, 'failed');
     assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
-    assert.ok(result.verdictReasons.some((reason) => /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason)), result.verdictReasons.join(' | '));
+    assert.ok(
+      result.verdictReasons.some((reason) =>
+        /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason),
+      ),
+      result.verdictReasons.join(' | '),
+    );
   });
 
   test('proxies: a dependency that is down is named in the reasons, not only the 502s the app answered', async () => {
@@ -100,7 +127,14 @@ describe('scenario verdicts', () => {
     try {
       const spec = await scenario(
         'latency',
-        { url: `${caller.origin}/`, duration: '500ms', num_clients: 1, rps: 4, latency: 10, proxies: [`${proxyPort}=127.0.0.1:${down}`] },
+        {
+          url: `${caller.origin}/`,
+          duration: '500ms',
+          num_clients: 1,
+          rps: 4,
+          latency: 10,
+          proxies: [`${proxyPort}=127.0.0.1:${down}`],
+        },
         limits,
       );
       const result = await runScenario(spec);
@@ -109,7 +143,9 @@ describe('scenario verdicts', () => {
       const reasons = result.verdictReasons.join('\n');
       assert.match(
         reasons,
-        new RegExp(`the proxy could not connect to the app's dependency 2 times \\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} × 2; the app saw each call as a reset`),
+        new RegExp(
+          `the proxy could not connect to the app's dependency 2 times \\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} × 2; the app saw each call as a reset`,
+        ),
       );
     } finally {
       await caller.close();
@@ -118,18 +154,46 @@ describe('scenario verdicts', () => {
 
   test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {
     const port = await closedPort();
-    const spec = await scenario('latency', { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 }, limits);
+    const spec = await scenario(
+      'latency',
+      { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 },
+      limits,
+    );
     const result = await runScenario(spec);
     assert.equal(result.verdict, 'failed');
     // The load sees resets (the proxy had accepted its connections); the reasons say why.
     assert.equal(result.run.load!.errorsByClass.reset, result.run.load!.requests);
-    assert.match(result.verdictReasons[1] ?? '', new RegExp(`^the proxy could not connect to the target 127\\.0\\.0\\.1:${port} \\d+ times \\(ECONNREFUSED × \\d+\\).*is the service running there\\?`));
+    assert.match(
+      result.verdictReasons[1] ?? '',
+      new RegExp(
+        `^the proxy could not connect to the target 127\\.0\\.0\\.1:${port} \\d+ times \\(ECONNREFUSED × \\d+\\).*is the service running there\\?`,
+      ),
+    );
   });
 
   test('faultline run exits 4 for an inconclusive run, 3 for a failed one (a 404 from a mistyped path)', async () => {
     const unused = await closedPort();
-    const common = ['--duration', '300ms', '--num-clients', '1', '--rps', '5', '--latency', '1', ...LOOSE_SLOS.flatMap((slo) => ['--slo', slo])];
-    const inconclusive = await runCli(process.execPath, [cliPath, 'run', 'latency', '--url', `${app.origin}/ok`, ...common, '--proxy', `${unused}=127.0.0.1:${app.port}`]);
+    const common = [
+      '--duration',
+      '300ms',
+      '--num-clients',
+      '1',
+      '--rps',
+      '5',
+      '--latency',
+      '1',
+      ...LOOSE_SLOS.flatMap((slo) => ['--slo', slo]),
+    ];
+    const inconclusive = await runCli(process.execPath, [
+      cliPath,
+      'run',
+      'latency',
+      '--url',
+      `${app.origin}/ok`,
+      ...common,
+      '--proxy',
+      `${unused}=127.0.0.1:${app.port}`,
+    ]);
     assert.equal(inconclusive.status, 4, inconclusive.stderr);
     assert.match(inconclusive.stdout, /Verdict: Inconclusive/);
     const typo = await runCli(process.execPath, [cliPath, 'run', 'latency', '--url', `${app.origin}/helth`, ...common]);
@@ -145,7 +209,14 @@ describe('scenario verdicts', () => {
     // The SLO is wider than fault's (99% @ 350ms, which bench/checks/scenario.ts holds) so a busy
     // machine cannot fail it; queueing behind one connection would still (~1.2 s by the 10th request).
     const slos = ['99% @ 1000ms', 'errors < 1%'];
-    const response = await callTool('fault_run_latency_impact_scenario', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 5, latency: 300, slos });
+    const response = await callTool('fault_run_latency_impact_scenario', {
+      url: `${app.origin}/ok`,
+      duration: '2s',
+      num_clients: 1,
+      rps: 5,
+      latency: 300,
+      slos,
+    });
     assert.notEqual(response.isError, true, textOf(response));
     const result = response.structuredContent as unknown as ScenarioResult;
     const load = result.run.load!;
@@ -158,7 +229,14 @@ describe('scenario verdicts', () => {
   });
 
   test('on demand, a 300 ms server at 50 requests/s opens about rate × service time connections, not one per request', async () => {
-    const result = await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 50, connections: 1, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
+    const result = await runOpenLoop({
+      url: `${slow.origin}/`,
+      ratePerSecond: 50,
+      connections: 1,
+      maxConnections: 200,
+      durationMs: 1000,
+      timeoutMs: 5000,
+    });
     assert.equal(result.errors, 0);
     // (No request waiting for a connection on a quiet machine is bench/checks/scenario.ts's: growth
     // is put off, by design, while the generator runs late.)
@@ -169,7 +247,11 @@ describe('scenario verdicts', () => {
   });
 
   test('at the max_connections cap requests wait, and the advice names max_connections with the right arithmetic', async () => {
-    const spec = await scenario('latency', { url: `${slow.origin}/`, duration: '1s', num_clients: 1, rps: 10, latency: 1, max_connections: 1 }, limits);
+    const spec = await scenario(
+      'latency',
+      { url: `${slow.origin}/`, duration: '1s', num_clients: 1, rps: 10, latency: 1, max_connections: 1 },
+      limits,
+    );
     const result = await runScenario(spec);
     const load = result.run.load!;
     assert.ok(load.queued > 0);
@@ -181,11 +263,18 @@ describe('scenario verdicts', () => {
   });
 
   test('a capacity run never sends faster than --max-rate', async () => {
-    const spec = await scenario('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 4, latency: 0, strategy: 'CAPACITY' }, { ...limits, maxRatePerSecond: 50 });
+    const spec = await scenario(
+      'latency',
+      { url: `${app.origin}/ok`, duration: '1s', num_clients: 4, latency: 0, strategy: 'CAPACITY' },
+      { ...limits, maxRatePerSecond: 50 },
+    );
     const result = await runScenario(spec);
     const capacity = result.run.capacity!;
     // autocannon paces each connection; a sampling tick of slack at most.
-    assert.ok(capacity.sent <= 50 * (capacity.elapsedMs / 1000) * 1.2 + 5, `${capacity.sent} requests in ${capacity.elapsedMs} ms with a cap of 50/s`);
+    assert.ok(
+      capacity.sent <= 50 * (capacity.elapsedMs / 1000) * 1.2 + 5,
+      `${capacity.sent} requests in ${capacity.elapsedMs} ms with a cap of 50/s`,
+    );
   });
 
   test('a capacity run against a server that closes its connections: nothing counted is inconclusive, mis-timed latencies are said', async () => {
@@ -208,12 +297,19 @@ describe('scenario verdicts', () => {
     await new Promise<void>((resolve) => http10.listen(0, '127.0.0.1', resolve));
     try {
       const port = (http10.address() as AddressInfo).port;
-      const spec = await scenario('latency', { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const spec = await scenario(
+        'latency',
+        { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
+        { ...limits, maxRatePerSecond: 100 },
+      );
       const result = await runScenario(spec);
       assert.ok(answered > 0, 'the server did answer');
       assert.equal(result.run.capacity!.sent, 0);
       assert.equal(result.verdict, 'inconclusive');
-      assert.match(result.verdictReasons[0]!, /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/);
+      assert.match(
+        result.verdictReasons[0]!,
+        /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/,
+      );
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => http10.close(resolve));
@@ -224,17 +320,32 @@ describe('scenario verdicts', () => {
       response.end('ok');
     });
     try {
-      const spec = await scenario('latency', { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+      const spec = await scenario(
+        'latency',
+        { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
+        { ...limits, maxRatePerSecond: 100 },
+      );
       const result = await runScenario(spec);
       assert.ok(result.run.capacity!.sent > 0);
       assert.ok(result.run.proxy.mappings[0]!.connections > 2);
-      assert.ok(result.verdictReasons.some((reason) => /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(reason)), result.verdictReasons.join(' | '));
+      assert.ok(
+        result.verdictReasons.some((reason) =>
+          /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(
+            reason,
+          ),
+        ),
+        result.verdictReasons.join(' | '),
+      );
     } finally {
       await closing.close();
     }
     // Kept alive: no such reason.
     const keptAlive = await runScenario(
-      await scenario('latency', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 }),
+      await scenario(
+        'latency',
+        { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' },
+        { ...limits, maxRatePerSecond: 100 },
+      ),
     );
     assert.equal(keptAlive.verdict, 'passed');
     assert.deepEqual(keptAlive.verdictReasons, []);
@@ -242,10 +353,17 @@ describe('scenario verdicts', () => {
 
   test("a capacity run's progress counts its requests and errors as they end (autocannon's, not the open loop's counters)", async () => {
     const progress: string[] = [];
-    const spec = await scenario('latency', { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' }, { ...limits, maxRatePerSecond: 100 });
+    const spec = await scenario(
+      'latency',
+      { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
+      { ...limits, maxRatePerSecond: 100 },
+    );
     const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
     const capacity = result.run.capacity!;
-    assert.ok(capacity.sent > 0 && capacity.errors === capacity.responses, `${capacity.sent} sent, ${capacity.errors} errors`);
+    assert.ok(
+      capacity.sent > 0 && capacity.errors === capacity.responses,
+      `${capacity.sent} sent, ${capacity.errors} errors`,
+    );
     const first = /^fault: 1s\/1\.5s, (\d+) requests settled, (\d+) errors$/.exec(progress[0] ?? '');
     assert.ok(first, progress.join(' | '));
     // By 1 s of 1.5 s, some of what the run sent had ended, every one a 503, and not more than in all.
@@ -255,10 +373,17 @@ describe('scenario verdicts', () => {
   });
 
   test('connections beyond what the file-descriptor limit allows are refused before anything starts, naming the argument', async () => {
-    const run = (flags: string) => runCli('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run latency --url ${app.origin}/ok --duration 1s ${flags}`]);
+    const run = (flags: string) =>
+      runCli('bash', [
+        '-c',
+        `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run latency --url ${app.origin}/ok --duration 1s ${flags}`,
+      ]);
     const clients = await run('--num-clients 200 --rps 0.1');
     assert.equal(clients.status, 2, String(clients.stderr));
-    assert.match(String(clients.stderr), /--num-clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/);
+    assert.match(
+      String(clients.stderr),
+      /--num-clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/,
+    );
     const max = await run('--num-clients 2 --max-connections 100');
     assert.equal(max.status, 2, String(max.stderr));
     assert.match(String(max.stderr), /--max-connections: 100 is more than the 48 connections/);
@@ -266,18 +391,31 @@ describe('scenario verdicts', () => {
 
   test('a blackhole to the end: every request times out, and the report says the fault stayed on while they drained', async () => {
     const progress: string[] = [];
-    const spec = await scenario('blackhole', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 }, limits);
+    const spec = await scenario(
+      'blackhole',
+      { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 },
+      limits,
+    );
     const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
     const load = result.run.load!;
     assert.equal(load.errorsByClass.timeout, load.requests, 'what the client saw: every request timed out');
     assert.equal(result.fault.endMs, 500);
     // The last request was due before 500 ms and timed out 1.5 s later: the fault was on until then.
     // (Off by 2.5 s on a quiet machine: bench/checks/scenario.ts.)
-    assert.ok(result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs <= load.elapsedMs, `active until ${result.fault.activeUntilMs} ms of ${load.elapsedMs}`);
+    assert.ok(
+      result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs <= load.elapsedMs,
+      `active until ${result.fault.activeUntilMs} ms of ${load.elapsedMs}`,
+    );
     assert.equal(result.verdict, 'failed');
     const report = renderReport(result);
-    assert.match(report, /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/);
-    assert.ok(progress.some((message) => /draining: \d+ requests? in flight/.test(message)), progress.join(' | '));
+    assert.match(
+      report,
+      /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/,
+    );
+    assert.ok(
+      progress.some((message) => /draining: \d+ requests? in flight/.test(message)),
+      progress.join(' | '),
+    );
   });
 
   test('a fault window no request was due in: inconclusive, saying so, and the report never claims it was active', async () => {
@@ -285,31 +423,62 @@ describe('scenario verdicts', () => {
     // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
     // from 950ms … until 502ms" and blamed the direction the fault acts on.
     const late = await runScenario(
-      await scenario('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' }, limits),
+      await scenario(
+        'latency',
+        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' },
+        limits,
+      ),
     );
     assert.equal(late.run.load!.requests, 2);
     assert.equal(late.verdict, 'inconclusive');
     assert.equal(late.fault.switchedOn, false);
     assert.equal(late.fault.activeUntilMs, late.fault.startMs);
     assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
-    assert.match(late.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/);
+    assert.match(
+      late.verdictReasons[0]!,
+      /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
+    );
     const lateReport = renderReport(late);
     assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
     assert.doesNotMatch(lateReport, /Fault active from/);
     // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
     const between = await runScenario(
-      await scenario('latency', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 2, latency: 50, fault_start: '1100ms', fault_duration: '300ms' }, limits),
+      await scenario(
+        'latency',
+        {
+          url: `${app.origin}/ok`,
+          duration: '2s',
+          num_clients: 1,
+          rps: 2,
+          latency: 50,
+          fault_start: '1100ms',
+          fault_duration: '300ms',
+        },
+        limits,
+      ),
     );
     assert.equal(between.verdict, 'inconclusive');
     assert.equal(between.fault.switchedOn, true);
     assert.equal(between.run.load!.duringFault!.requests, 0);
-    assert.match(between.verdictReasons[0]!, /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/);
+    assert.match(
+      between.verdictReasons[0]!,
+      /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/,
+    );
     // A fault to the end of a load whose last request settled before `duration`: on until then,
     // and the report no longer says "the load ran 1s … until 502ms".
-    const whole = await runScenario(await scenario('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 }, limits));
+    const whole = await runScenario(
+      await scenario(
+        'latency',
+        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 },
+        limits,
+      ),
+    );
     assert.equal(whole.fault.switchedOn, true);
     assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
-    assert.match(renderReport(whole), /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./);
+    assert.match(
+      renderReport(whole),
+      /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./,
+    );
   });
 
   test('a fault that injects nothing (latency 0, jitter amplitude 0) is inconclusive, not passed', async () => {
@@ -321,9 +490,11 @@ describe('scenario verdicts', () => {
     assert.equal(latencyResult.verdict, 'inconclusive');
     assert.match(latencyResult.verdictReasons[0]!, /^the latency fault adds nothing \(latency 0 ms, deviation 0 ms\)/);
     // A deviation alone still delays (a normal draw truncated at 0): a real fault.
-    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 })).structuredContent as unknown as ScenarioResult;
+    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 }))
+      .structuredContent as unknown as ScenarioResult;
     assert.equal(deviation.verdict, 'passed');
-    const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 })).structuredContent as unknown as ScenarioResult;
+    const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 }))
+      .structuredContent as unknown as ScenarioResult;
     assert.equal(jitter.verdict, 'inconclusive');
     assert.match(jitter.verdictReasons[0]!, /^the jitter fault adds nothing \(amplitude 0 ms\)/);
   });
@@ -342,7 +513,10 @@ describe('scenario verdicts', () => {
     assert.notEqual(ok.isError, true, textOf(ok));
     const result = ok.structuredContent as unknown as ScenarioResult;
     assert.equal((result.fault.settings as { side?: string }).side, 'server');
-    const portZero = await callTool('fault_run_latency_impact_scenario', { url: 'http://127.0.0.1:0/', duration: '200ms' });
+    const portZero = await callTool('fault_run_latency_impact_scenario', {
+      url: 'http://127.0.0.1:0/',
+      duration: '200ms',
+    });
     assert.equal(portZero.isError, true);
     assert.match(textOf(portZero), /^url: port 0/);
   });

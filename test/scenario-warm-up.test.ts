@@ -14,7 +14,9 @@ import { warmUpOnce } from '../src/scenario/warm-up.js';
 async function handles(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const threads = [...(await generatorThreadResources()), ...(await proxyThreadResources())];
-  for (const resource of [...process.getActiveResourcesInfo(), ...threads]) if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout') counts[resource] = (counts[resource] ?? 0) + 1;
+  for (const resource of [...process.getActiveResourcesInfo(), ...threads])
+    if (resource === 'TCPServerWrap' || resource === 'TCPSocketWrap' || resource === 'Timeout')
+      counts[resource] = (counts[resource] ?? 0) + 1;
   return counts;
 }
 
@@ -46,12 +48,20 @@ test('the warm-up runs once per process, shared by its callers, and leaves no so
   assert.ok(mostSockets > (before['TCPSocketWrap'] ?? 0), 'it holds connections while it runs');
   assert.equal(mostServers - (before['TCPServerWrap'] ?? 0), 2, 'one warm-up: one sink and one proxy listening');
   assert.ok(firstBack);
-  assert.equal(secondBackWhenFirstReturned, false, 'the cancelled caller returned while the warm-up went on for the other');
+  assert.equal(
+    secondBackWhenFirstReturned,
+    false,
+    'the cancelled caller returned while the warm-up went on for the other',
+  );
   // Closed sockets are released on the next turns of the loop.
-  for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual(await handles(), before);
   // Already warm: the next call resolves before this turn's immediates run, opening nothing.
-  const race = await Promise.race([warmUpOnce().then(() => 'warm'), new Promise((resolve) => setImmediate(() => resolve('ran')))]);
+  const race = await Promise.race([
+    warmUpOnce().then(() => 'warm'),
+    new Promise((resolve) => setImmediate(() => resolve('ran'))),
+  ]);
   assert.equal(race, 'warm', 'already warm: nothing runs again');
   assert.deepEqual(await handles(), before, 'already warm: nothing runs again');
 });

@@ -20,10 +20,13 @@ test('an embedding provider that fails is an isError result and a one-line warni
   mkdirSync(tree);
   writeFileSync(join(tree, 'cart.py'), 'def total(items):\n    return sum(items)\n');
   // The default model's dimension is 1536; the server answers with 8.
-  const session = await connectStdio(['agent', '--llm-client', 'openai', '--llm-base-url', fake.openaiBaseUrl, 'tool'], {
-    OPENAI_API_KEY: 'test-key',
-    FAULTLINE_DATA_DIR: join(work, 'data'),
-  });
+  const session = await connectStdio(
+    ['agent', '--llm-client', 'openai', '--llm-base-url', fake.openaiBaseUrl, 'tool'],
+    {
+      OPENAI_API_KEY: 'test-key',
+      FAULTLINE_DATA_DIR: join(work, 'data'),
+    },
+  );
   // After hooks run in the order added: the directory goes once the server has closed.
   t.after(async () => {
     await session.close();

@@ -62,7 +62,10 @@ test('judged queries on the fixed corpus get their exact ranks', async (t) => {
     const hits = await searchIndex(settings, { query, sourceDir: dir, limit: 10 });
     const names = hits.map((hit) => `${hit.relativePath}:${hit.symbol}`);
     const got = names.indexOf(expected) + 1;
-    if (got !== rank) failures.push(`"${query}": ${expected} ranked ${got || 'absent'}, expected ${rank}; got ${names.slice(0, 4).join(', ')}`);
+    if (got !== rank)
+      failures.push(
+        `"${query}": ${expected} ranked ${got || 'absent'}, expected ${rank}; got ${names.slice(0, 4).join(', ')}`,
+      );
   }
   assert.deepEqual(failures, []);
 });
@@ -77,11 +80,22 @@ test('a split definition is one hit, and an empty stub ranks after the real defi
   cpSync(fixturePath('search', 'corpus'), dir, { recursive: true });
   const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
   await indexSourceTree(settings, { sourceDir: dir });
-  const fragments = await searchIndex(settings, { query: 'transform record sink write value', sourceDir: dir, limit: 10 });
-  assert.equal(fragments.filter((hit) => hit.symbol.startsWith('process_records')).length, 1, 'the parts of process_records count once');
+  const fragments = await searchIndex(settings, {
+    query: 'transform record sink write value',
+    sourceDir: dir,
+    limit: 10,
+  });
+  assert.equal(
+    fragments.filter((hit) => hit.symbol.startsWith('process_records')).length,
+    1,
+    'the parts of process_records count once',
+  );
   const calls = await searchIndex(settings, { query: 'call_at', sourceDir: dir, limit: 10 });
   const symbols = calls.map((hit) => hit.symbol);
-  assert.ok(symbols.indexOf('BaseEventLoop.call_at') < symbols.indexOf('AbstractEventLoop.call_at'), symbols.join(', '));
+  assert.ok(
+    symbols.indexOf('BaseEventLoop.call_at') < symbols.indexOf('AbstractEventLoop.call_at'),
+    symbols.join(', '),
+  );
 });
 
 test('a package indexed alone keeps its name in qualified queries, and a split function is found at its signature', async (t) => {
@@ -103,8 +117,14 @@ test('a package indexed alone keeps its name in qualified queries, and a split f
   // so the docstring fragment was returned, without the def line).
   const json = join(base, 'json');
   mkdirSync(json);
-  const doc = Array.from({ length: 60 }, (_, i) => `    Line ${i} of a long docstring about serializing obj to a JSON formatted str.`).join('\n');
-  const body = Array.from({ length: 30 }, (_, i) => `    value_${i} = obj.get("key_${i}", kw.get("default_${i}"))`).join('\n');
+  const doc = Array.from(
+    { length: 60 },
+    (_, i) => `    Line ${i} of a long docstring about serializing obj to a JSON formatted str.`,
+  ).join('\n');
+  const body = Array.from(
+    { length: 30 },
+    (_, i) => `    value_${i} = obj.get("key_${i}", kw.get("default_${i}"))`,
+  ).join('\n');
   writeFileSync(
     join(json, '__init__.py'),
     `import sys\n\n\ndef dumps(obj, *, skipkeys=False, ensure_ascii=True,\n        allow_nan=True, cls=None, indent=None,\n        default=None, sort_keys=False, **kw):\n    """Serialize obj.\n\n${doc}\n    """\n${body}\n    return str(obj)\n`,
@@ -140,7 +160,10 @@ test('ranking: a name match scores 1, a prefix match above word matches, and a n
     ],
     options,
   );
-  assert.deepEqual(hits.map((hit) => hit.chunk.id), ['e', 'p1', 'w']);
+  assert.deepEqual(
+    hits.map((hit) => hit.chunk.id),
+    ['e', 'p1', 'w'],
+  );
   assert.equal(hits[0]!.score, 1);
   assert.ok(hits[1]!.score >= PREFIX_FLOOR && hits[1]!.score < 1, String(hits[1]!.score));
   assert.equal(hits[2]!.score, 0.6);
@@ -156,7 +179,10 @@ test('ranking: a name match scores 1, a prefix match above word matches, and a n
     ],
     decode,
   );
-  assert.deepEqual(ranked.map((hit) => `${hit.chunk.id} ${hit.score.toFixed(2)}`), ['b 0.50', 'dec 0.50', 't 0.42', 'enc 0.40']);
+  assert.deepEqual(
+    ranked.map((hit) => `${hit.chunk.id} ${hit.score.toFixed(2)}`),
+    ['b 0.50', 'dec 0.50', 't 0.42', 'enc 0.40'],
+  );
 });
 
 test('ranking: one definition published as source, compiled and declaration files is one hit, the source first', () => {
@@ -172,7 +198,13 @@ test('ranking: one definition published as source, compiled and declaration file
     hash: path,
     fileHash: path,
   });
-  const paths = ['v4/core/util.js', 'v4/core/util.cjs', 'v4/core/util.d.ts', 'v4/core/util.d.cts', 'src/v4/core/util.ts'];
+  const paths = [
+    'v4/core/util.js',
+    'v4/core/util.cjs',
+    'v4/core/util.d.ts',
+    'v4/core/util.d.cts',
+    'src/v4/core/util.ts',
+  ];
   const hits = rankCandidates(
     [
       ...paths.map((path, index) => ({ chunk: chunk(path, 'escapeRegex'), lexical: 0.9 - index * 0.01 })),
@@ -220,10 +252,20 @@ test('a tree indexed afresh and one indexed run by run rank every query the same
   await indexSourceTree(settings('incremental'), { sourceDir: dir });
   await indexSourceTree(settings('fresh'), { sourceDir: dir });
 
-  const queries = ['fetch records of a session', 'fetch_user_records', 'fetch_order', 'session query limit', 'urlencode', 'read until a separator', 'call_later'];
+  const queries = [
+    'fetch records of a session',
+    'fetch_user_records',
+    'fetch_order',
+    'session query limit',
+    'urlencode',
+    'read until a separator',
+    'call_later',
+  ];
   for (const query of queries) {
     const ranked = async (name: string) =>
-      (await searchIndex(settings(name), { query, sourceDir: dir, limit: 20 })).map((hit) => `${hit.relativePath}:${hit.symbol} ${hit.score}`);
+      (await searchIndex(settings(name), { query, sourceDir: dir, limit: 20 })).map(
+        (hit) => `${hit.relativePath}:${hit.symbol} ${hit.score}`,
+      );
     const fresh = await ranked('fresh');
     assert.ok(fresh.length > 1, query);
     assert.deepEqual(await ranked('incremental'), fresh, query);

@@ -28,7 +28,10 @@ test('both tools are listed and pass the schema lint', async (t) => {
   const { client, close } = await connect(tree);
   t.after(close);
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name), ['fault_index_source_code', 'fault_search_code']);
+  assert.deepEqual(
+    tools.map((tool) => tool.name),
+    ['fault_index_source_code', 'fault_search_code'],
+  );
   for (const tool of tools) assert.deepEqual(lintTool(tool), []);
 });
 
@@ -37,7 +40,10 @@ test('an index that finds no file says why in its text as well as in its note', 
   t.after(tree.cleanup);
   const { client, close } = await connect(tree);
   t.after(close);
-  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir, lang: 'ruby' } });
+  const indexed = await client.callTool({
+    name: 'fault_index_source_code',
+    arguments: { source_dir: tree.dir, lang: 'ruby' },
+  });
   assert.equal(indexed.isError, undefined);
   const { files, note } = indexed.structuredContent as { files: number; note: string };
   assert.equal(files, 0);
@@ -48,7 +54,10 @@ test('an index that finds no file says why in its text as well as in its note', 
       `include_dirs: ["node_modules"])\n\nnote: ${note}`,
   );
   // Searching it right after does not contradict the index run that just answered.
-  const search = await client.callTool({ name: 'fault_search_code', arguments: { query: 'config', source_dir: tree.dir } });
+  const search = await client.callTool({
+    name: 'fault_search_code',
+    arguments: { query: 'config', source_dir: tree.dir },
+  });
   assert.equal(search.isError, true);
   assert.match(text(search), /an index run that finds no source file leaves no index \(its note says why\)$/);
 });
@@ -59,11 +68,18 @@ test('index with progress, then search: text and structured content', async (t) 
   const { client, close } = await connect(tree);
   t.after(close);
   const progress: number[] = [];
-  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir, lang: 'all' } }, undefined, {
-    onprogress: (notification) => progress.push(notification.progress),
-  });
+  const indexed = await client.callTool(
+    { name: 'fault_index_source_code', arguments: { source_dir: tree.dir, lang: 'all' } },
+    undefined,
+    {
+      onprogress: (notification) => progress.push(notification.progress),
+    },
+  );
   assert.equal(indexed.isError, undefined);
-  assert.match(text(indexed), /^done\n\nskipped directories: ignored\/ .*node_modules\/ \(dependency; include_dirs: \["node_modules"\]\)$/);
+  assert.match(
+    text(indexed),
+    /^done\n\nskipped directories: ignored\/ .*node_modules\/ \(dependency; include_dirs: \["node_modules"\]\)$/,
+  );
   const stats = indexed.structuredContent as Record<string, unknown>;
   assert.equal(stats.files, 5);
   assert.equal(stats.skipped, 4);
@@ -79,18 +95,30 @@ test('index with progress, then search: text and structured content', async (t) 
   });
   assert.match(String(stats.store), /^local index /);
   assert.ok(progress.length >= 5, `progress notifications: ${progress.join(',')}`);
-  assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+  assert.deepEqual(
+    progress,
+    [...progress].sort((a, b) => a - b),
+  );
 
-  const found = await client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', source_dir: tree.dir, limit: 2 } });
+  const found = await client.callTool({
+    name: 'fault_search_code',
+    arguments: { query: 'health check', source_dir: tree.dir, limit: 2 },
+  });
   assert.equal(found.isError, undefined);
   const { results } = found.structuredContent as { results: Array<Record<string, unknown>> };
   assert.equal(results.length, 2);
   assert.equal(results[0]!.symbol, 'Server.HandleHealthCheck');
   assert.equal(results[0]!.start_line, 10);
-  assert.match(text(found), /^1\. .*lib\/server\.go:10-14 Server\.HandleHealthCheck \(method, score 0\.\d{3}\)\n```go\n\/\/ HandleHealthCheck/);
+  assert.match(
+    text(found),
+    /^1\. .*lib\/server\.go:10-14 Server\.HandleHealthCheck \(method, score 0\.\d{3}\)\n```go\n\/\/ HandleHealthCheck/,
+  );
 
   const anywhere = await client.callTool({ name: 'fault_search_code', arguments: { query: 'health check' } });
-  assert.equal((anywhere.structuredContent as { results: Array<{ symbol: string }> }).results[0]!.symbol, 'Server.HandleHealthCheck');
+  assert.equal(
+    (anywhere.structuredContent as { results: Array<{ symbol: string }> }).results[0]!.symbol,
+    'Server.HandleHealthCheck',
+  );
 });
 
 test('bad arguments are isError results naming the argument', async (t) => {
@@ -104,48 +132,94 @@ test('bad arguments are isError results naming the argument', async (t) => {
     assert.equal(result.structuredContent, undefined);
     return text(result);
   };
-  assert.match(await call('fault_index_source_code', { source_dir: '/definitely/not/here' }), /^source_dir: \/definitely\/not\/here does not exist/);
-  assert.match(await call('fault_index_source_code', { source_dir: join(tree.dir, '..') }), /^source_dir: .* is outside the allowed roots/);
-  assert.match(await call('fault_index_source_code', { source_dir: `${tree.dir}/app/config.py` }), /^source_dir: .* is not a directory/);
-  assert.match(await call('fault_index_source_code', { source_dir: tree.dir, lang: 'cobol' }), /^lang: 'cobol' is not supported; accepted: all, python/);
-  assert.match(await call('fault_search_code', { query: 'x', source_dir: tree.dir }), /has not been indexed .* index it first/);
+  assert.match(
+    await call('fault_index_source_code', { source_dir: '/definitely/not/here' }),
+    /^source_dir: \/definitely\/not\/here does not exist/,
+  );
+  assert.match(
+    await call('fault_index_source_code', { source_dir: join(tree.dir, '..') }),
+    /^source_dir: .* is outside the allowed roots/,
+  );
+  assert.match(
+    await call('fault_index_source_code', { source_dir: `${tree.dir}/app/config.py` }),
+    /^source_dir: .* is not a directory/,
+  );
+  assert.match(
+    await call('fault_index_source_code', { source_dir: tree.dir, lang: 'cobol' }),
+    /^lang: 'cobol' is not supported; accepted: all, python/,
+  );
+  assert.match(
+    await call('fault_search_code', { query: 'x', source_dir: tree.dir }),
+    /has not been indexed .* index it first/,
+  );
   assert.match(await call('fault_search_code', { query: 'x', limit: 0 }), /limit/);
   assert.match(await call('fault_search_code', { query: ' ' }), /^query: empty/);
-  assert.match(await call('fault_search_code', { query: 'parse '.repeat(200_000) }), /^query: \d+ characters is too long; at most 32000/);
+  assert.match(
+    await call('fault_search_code', { query: 'parse '.repeat(200_000) }),
+    /^query: \d+ characters is too long; at most 32000/,
+  );
   assert.match(await call('fault_search_code', { query: 'x', limit: 1000 }), /limit/);
   // A relative path is taken from the root (one root here); this one is not there.
-  assert.match(await call('fault_search_code', { query: 'x', source_dir: 'relative/dir' }), /^source_dir: .*\/tree\/relative\/dir does not exist/);
+  assert.match(
+    await call('fault_search_code', { query: 'x', source_dir: 'relative/dir' }),
+    /^source_dir: .*\/tree\/relative\/dir does not exist/,
+  );
   await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
-  assert.match(await call('fault_search_code', { query: '!!!', source_dir: tree.dir }), /^query: "!!!" has no words or identifiers/);
+  assert.match(
+    await call('fault_search_code', { query: '!!!', source_dir: tree.dir }),
+    /^query: "!!!" has no words or identifiers/,
+  );
 });
 
 test('a directory inside an indexed tree, as source_dir or as the root, searches that part of its index', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
   // 'lib2' shares the prefix 'lib' but not the path segment: it must stay out of a search of lib.
-  tree.write('lib2/health.go', 'package lib2\n\n// HandleHealthCheck answers health checks.\nfunc HandleHealthCheck() bool {\n\treturn true\n}\n');
+  tree.write(
+    'lib2/health.go',
+    'package lib2\n\n// HandleHealthCheck answers health checks.\nfunc HandleHealthCheck() bool {\n\treturn true\n}\n',
+  );
   tree.write('app/health.py', 'def handle_health_check():\n    """Answer health checks."""\n    return True\n');
   const unrestricted = await connect(tree);
   t.after(unrestricted.close);
-  const indexed = await unrestricted.client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+  const indexed = await unrestricted.client.callTool({
+    name: 'fault_index_source_code',
+    arguments: { source_dir: tree.dir },
+  });
   assert.equal(indexed.isError, undefined, text(indexed));
   const paths = (result: unknown): string[] => {
     assert.equal((result as CallToolResult).isError, undefined, text(result));
-    return ((result as CallToolResult).structuredContent as { results: Array<{ path: string }> }).results.map((hit) => hit.path);
+    return ((result as CallToolResult).structuredContent as { results: Array<{ path: string }> }).results.map(
+      (hit) => hit.path,
+    );
   };
-  const everywhere = paths(await unrestricted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }));
-  assert.ok(everywhere.some((path) => path.startsWith(join(tree.dir, 'app') + '/')), everywhere.join('\n'));
+  const everywhere = paths(
+    await unrestricted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }),
+  );
+  assert.ok(
+    everywhere.some((path) => path.startsWith(join(tree.dir, 'app') + '/')),
+    everywhere.join('\n'),
+  );
 
   const lib = join(tree.dir, 'lib');
   const underLib = paths(
-    await unrestricted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', source_dir: lib, limit: 50 } }),
+    await unrestricted.client.callTool({
+      name: 'fault_search_code',
+      arguments: { query: 'health check', source_dir: lib, limit: 50 },
+    }),
   );
   assert.ok(underLib.length > 0);
-  assert.deepEqual(underLib.filter((path) => !path.startsWith(`${lib}/`)), [], 'only chunks under lib/');
+  assert.deepEqual(
+    underLib.filter((path) => !path.startsWith(`${lib}/`)),
+    [],
+    'only chunks under lib/',
+  );
 
   const rooted = await connect(tree, [lib]);
   t.after(rooted.close);
-  const inRoot = paths(await rooted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }));
+  const inRoot = paths(
+    await rooted.client.callTool({ name: 'fault_search_code', arguments: { query: 'health check', limit: 50 } }),
+  );
   assert.deepEqual(inRoot, underLib, 'the root limits the search as source_dir does');
 });
 
@@ -175,10 +249,16 @@ test('a cancelled index request stops and leaves no index behind; search says th
   await assert.rejects(pending, /abort/i);
   // Had the server gone on, it would have committed the index within one full run's time.
   await sleep(Math.max(3 * fullRun, 200));
-  const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'bulk', source_dir: tree.dir } });
+  const result = await client.callTool({
+    name: 'fault_search_code',
+    arguments: { query: 'bulk', source_dir: tree.dir },
+  });
   assert.equal(result.isError, true);
   // Nothing was committed; what the run left is a database with no index, which search explains.
-  assert.match(text(result), /an index run was interrupted before it finished .*nothing is indexed yet .*fault_index_source_code\) again/);
+  assert.match(
+    text(result),
+    /an index run was interrupted before it finished .*nothing is indexed yet .*fault_index_source_code\) again/,
+  );
 });
 
 test('other calls are answered while a large tree is being indexed', async (t) => {
@@ -189,7 +269,11 @@ test('other calls are answered while a large tree is being indexed', async (t) =
   const big = join(tree.dir, 'big');
   mkdirSync(big);
   for (let file = 0; file < 300; file++) {
-    const functions = Array.from({ length: 20 }, (_, i) => `def handler_${file}_${i}(request, retries=3):\n    total = 0\n    for attempt in range(retries):\n        total += attempt * ${i}\n    return total\n`);
+    const functions = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `def handler_${file}_${i}(request, retries=3):\n    total = 0\n    for attempt in range(retries):\n        total += attempt * ${i}\n    return total\n`,
+    );
     writeFileSync(join(big, `module_${file}.py`), functions.join('\n\n'));
   }
   const small = join(tree.dir, 'small.py');
@@ -198,9 +282,11 @@ test('other calls are answered while a large tree is being indexed', async (t) =
   t.after(close);
 
   let indexingDone = false;
-  const indexing = client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: big } }, undefined, { timeout: 120_000 }).finally(() => {
-    indexingDone = true;
-  });
+  const indexing = client
+    .callTool({ name: 'fault_index_source_code', arguments: { source_dir: big } }, undefined, { timeout: 120_000 })
+    .finally(() => {
+      indexingDone = true;
+    });
   let answeredDuring = 0;
   while (!indexingDone && answeredDuring < 5) {
     const listed = await client.callTool({ name: 'fault_list_function_names', arguments: { file: small } });
@@ -224,9 +310,14 @@ test('a hit on a line the chunker cannot cut (a minified bundle) shows at most M
   t.after(close);
   const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
   assert.equal(indexed.isError, undefined, text(indexed));
-  const found = await client.callTool({ name: 'fault_search_code', arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 } });
+  const found = await client.callTool({
+    name: 'fault_search_code',
+    arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 },
+  });
   assert.equal(found.isError, undefined, text(found));
-  const { results } = found.structuredContent as { results: Array<{ path: string; start_line: number; end_line: number; code: string }> };
+  const { results } = found.structuredContent as {
+    results: Array<{ path: string; start_line: number; end_line: number; code: string }>;
+  };
   const hit = results.find((result) => result.path.endsWith('bundle.min.js'));
   assert.ok(hit, JSON.stringify(results.map((result) => result.path)));
   assert.equal(hit.start_line, 1);

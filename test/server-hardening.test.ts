@@ -26,7 +26,9 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'faultline-hardening-'));
   await writeFile(join(dir, 'inside.py'), 'def inside():\n    return 1\n');
   await writeFile(join(tmpdir(), `faultline-outside-${process.pid}.py`), 'def outside():\n    return 2\n');
-  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   url = await new Promise<URL>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 15_000);
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -50,8 +52,14 @@ after(async () => {
 });
 
 async function connectClient(withRoots: boolean): Promise<Client> {
-  const client = new Client({ name: 'hardening', version: '0' }, { capabilities: withRoots ? { roots: { listChanged: true } } : {} });
-  if (withRoots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
+  const client = new Client(
+    { name: 'hardening', version: '0' },
+    { capabilities: withRoots ? { roots: { listChanged: true } } : {} },
+  );
+  if (withRoots)
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(dir).href, name: 'project' }],
+    }));
   await client.connect(new StreamableHTTPClientTransport(url));
   return client;
 }
@@ -59,10 +67,16 @@ async function connectClient(withRoots: boolean): Promise<Client> {
 test('over HTTP the client roots confine the file tools, as over stdio', async () => {
   const client = await connectClient(true);
   try {
-    const inside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'inside.py') } });
+    const inside = await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: join(dir, 'inside.py') },
+    });
     assert.notEqual(inside.isError, true, textOf(inside));
     assert.match(textOf(inside), /inside/);
-    const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
+    const outside = await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) },
+    });
     assert.equal(outside.isError, true);
     assert.match(textOf(outside), /^file: .*outside the allowed roots/);
   } finally {
@@ -84,8 +98,12 @@ test('non-object arguments are -32602 naming arguments', async () => {
   try {
     for (const args of [[1, 2], 'text', 42]) {
       await assert.rejects(
-        client.request({ method: 'tools/call', params: { name: 'fault_list_function_names', arguments: args as never } }, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema),
-        (error: { code?: number; message?: string }) => error.code === -32602 && /arguments: must be an object/.test(error.message ?? ''),
+        client.request(
+          { method: 'tools/call', params: { name: 'fault_list_function_names', arguments: args as never } },
+          (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema,
+        ),
+        (error: { code?: number; message?: string }) =>
+          error.code === -32602 && /arguments: must be an object/.test(error.message ?? ''),
       );
     }
   } finally {
@@ -96,13 +114,28 @@ test('non-object arguments are -32602 naming arguments', async () => {
 test('over stdio the client roots confine the file tools too (asked before the first call)', async () => {
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const client = new Client({ name: 'hardening', version: '0' }, { capabilities: { roots: { listChanged: true } } });
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(dir).href, name: 'project' }] }));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], stderr: 'pipe', env: { ...process.env } as Record<string, string> }));
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: pathToFileURL(dir).href, name: 'project' }],
+  }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'mcp'],
+      stderr: 'pipe',
+      env: { ...process.env } as Record<string, string>,
+    }),
+  );
   try {
-    const outside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) } });
+    const outside = await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: join(tmpdir(), `faultline-outside-${process.pid}.py`) },
+    });
     assert.equal(outside.isError, true);
     assert.match(textOf(outside), /^file: .*outside the allowed roots/);
-    const inside = await client.callTool({ name: 'fault_list_function_names', arguments: { file: join(dir, 'inside.py') } });
+    const inside = await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: join(dir, 'inside.py') },
+    });
     assert.notEqual(inside.isError, true, textOf(inside));
   } finally {
     await client.close();

@@ -80,13 +80,18 @@ function post(headers: Record<string, string>, path = url.pathname, body = INITI
 }
 
 test('the SDK client with the token lists tools and calls one', async () => {
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
   const client = new Client({ name: 'http-test', version: '0' });
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
     assert.ok(tools.some((tool) => tool.name === 'fault_list_function_names'));
-    const result = await client.callTool({ name: 'fault_list_function_names', arguments: { file: fixturePath('code', 'sample.py') } });
+    const result = await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: fixturePath('code', 'sample.py') },
+    });
     assert.equal(result.isError, undefined, textOf(result));
     assert.ok(Array.isArray(JSON.parse(textOf(result))));
   } finally {
@@ -136,13 +141,22 @@ test('a client that goes away mid-call cancels the call: a scenario stops loadin
     const auth = { authorization: `Bearer ${TOKEN}` };
     const init = await post(auth);
     const session = String(init.headers['mcp-session-id']);
-    await post({ ...auth, 'mcp-session-id': session }, url.pathname, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    await post(
+      { ...auth, 'mcp-session-id': session },
+      url.pathname,
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    );
     const call = request({
       host: url.hostname,
       port: url.port,
       path: url.pathname,
       method: 'POST',
-      headers: { ...auth, 'mcp-session-id': session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        ...auth,
+        'mcp-session-id': session,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
     });
     call.on('error', () => undefined);
     call.end(
@@ -150,7 +164,10 @@ test('a client that goes away mid-call cancels the call: a scenario stops loadin
         jsonrpc: '2.0',
         id: 7,
         method: 'tools/call',
-        params: { name: 'fault_run_latency_impact_scenario', arguments: { url: appUrl, duration: '20s', latency: 1, num_clients: 2, rps: 10 } },
+        params: {
+          name: 'fault_run_latency_impact_scenario',
+          arguments: { url: appUrl, duration: '20s', latency: 1, num_clients: 2, rps: 10 },
+        },
       }),
     );
     for (let waited = 0; hits < 10; waited += 50) {

@@ -14,9 +14,12 @@ function assertOnlyJsonRpc(lines: string[]): void {
   for (const line of lines) {
     if (line === '') continue;
     let message: Record<string, unknown>;
-    assert.doesNotThrow(() => {
-      message = JSON.parse(line) as Record<string, unknown>;
-    }, `stdout line is not JSON: ${line.slice(0, 200)}`);
+    assert.doesNotThrow(
+      () => {
+        message = JSON.parse(line) as Record<string, unknown>;
+      },
+      `stdout line is not JSON: ${line.slice(0, 200)}`,
+    );
     assert.equal(message!.jsonrpc, '2.0', `stdout line is not JSON-RPC: ${line.slice(0, 200)}`);
   }
 }
@@ -66,8 +69,15 @@ test('malformed lines, unknown methods, unknown tools and wrong argument types g
     assert.equal(unknownResult.isError, true);
     assert.match(unknownResult.content[0]!.text, /fault_no_such_tool/);
 
-    const wrongTypes = await server.request('tools/call', { name: 'fault_list_function_names', arguments: { file: 42 } });
-    const wrongResult = wrongTypes.result as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
+    const wrongTypes = await server.request('tools/call', {
+      name: 'fault_list_function_names',
+      arguments: { file: 42 },
+    });
+    const wrongResult = wrongTypes.result as {
+      isError?: boolean;
+      structuredContent?: unknown;
+      content: Array<{ text: string }>;
+    };
     assert.equal(wrongResult.isError, true);
     assert.equal(wrongResult.structuredContent, undefined, 'no structuredContent on errors');
     assert.match(wrongResult.content[0]!.text, /file/);
@@ -89,7 +99,8 @@ test('console output from inside the server never reaches stdout', async () => {
   try {
     await server.request('tools/list');
     // The later noise comes 300 ms after the entry point ran: wait for it, then ask once more.
-    for (let i = 0; i < 400 && !/more-noise-later/.test(server.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 400 && !/more-noise-later/.test(server.stderr()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await server.request('tools/list');
     assertOnlyJsonRpc(server.stdoutLines());
     assert.match(server.stderr(), /noise-from-a-dependency/);

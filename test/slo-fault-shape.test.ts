@@ -29,12 +29,24 @@ for (const api of ['openai', 'ollama'] as const) {
     let close: () => Promise<void>;
     before(async () => {
       fake = await startFakeLlm();
-      const llm = { client: api, baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost, promptModel: 'slo-model', timeoutMs: 60_000 };
+      const llm = {
+        client: api,
+        baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+        promptModel: 'slo-model',
+        timeoutMs: 60_000,
+      };
       const session = await connectTools(
-        (tools, ctx) => registerReviewTools(tools, ctx, { provider: () => createProvider({ ...llm }, {}, { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } }) }),
+        (tools, ctx) =>
+          registerReviewTools(tools, ctx, {
+            provider: () => createProvider({ ...llm }, {}, { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } }),
+          }),
         makeConfig({ llm }),
       );
-      call = (args) => session.client.callTool({ name: TOOL, arguments: { snippet: SNIPPET, lang: 'python', ...args } }) as Promise<CallToolResult>;
+      call = (args) =>
+        session.client.callTool({
+          name: TOOL,
+          arguments: { snippet: SNIPPET, lang: 'python', ...args },
+        }) as Promise<CallToolResult>;
       close = session.close;
     });
     after(async () => {
@@ -50,14 +62,18 @@ for (const api of ['openai', 'ollama'] as const) {
       const result = await call({});
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(fake.chatRequests().length, 1, 'no repair turn');
-      const slos = JSON.parse(textOf(result)) as Array<{ sli: { prometheus: string; 'gcp/cloudrun': Record<string, any> } }>;
+      const slos = JSON.parse(textOf(result)) as Array<{
+        sli: { prometheus: string; 'gcp/cloudrun': Record<string, any> };
+      }>;
       assert.equal(slos.length, 3);
       for (const slo of slos) {
         const gcp = slo.sli['gcp/cloudrun'];
         assert.equal(gcp.calendarPeriod, undefined, '"NONE" is no calendar period');
         assert.equal(gcp.rollingPeriod, '300s', "the SLO's window");
       }
-      const [latency, availability, errors] = slos.map((slo) => slo.sli['gcp/cloudrun'].serviceLevelIndicator.windowsBased.goodTotalRatioThreshold);
+      const [latency, availability, errors] = slos.map(
+        (slo) => slo.sli['gcp/cloudrun'].serviceLevelIndicator.windowsBased.goodTotalRatioThreshold,
+      );
       assert.deepEqual(latency, { basicSliPerformance: { latency: { threshold: '0.3s' } }, threshold: 0.95 });
       assert.deepEqual(availability, { basicSliPerformance: { availability: {} }, threshold: 0.999 });
       assert.deepEqual(errors, { basicSliPerformance: { availability: {} }, threshold: 0.99 });
@@ -74,7 +90,12 @@ for (const api of ['openai', 'ollama'] as const) {
       const documents = JSON.parse(textOf(result)) as Array<{ spec: Record<string, any> }>;
       assert.equal(documents.length, 3);
       assert.ok(documents[0]!.spec.indicator.spec.thresholdMetric);
-      assert.deepEqual(documents[0]!.spec.objectives[0], { displayName: '95th percentile latency', target: 0.95, op: 'lte', value: 0.3 });
+      assert.deepEqual(documents[0]!.spec.objectives[0], {
+        displayName: '95th percentile latency',
+        target: 0.95,
+        op: 'lte',
+        value: 0.3,
+      });
       const availability = documents[1]!.spec.indicator.spec.ratioMetric;
       assert.equal(availability.rawType, 'success');
       assert.doesNotMatch(availability.raw.metricSource.spec.query, /100/);
@@ -87,8 +108,13 @@ for (const api of ['openai', 'ollama'] as const) {
       const result = await call({ format: 'sloth' });
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(fake.chatRequests().length, 1);
-      const spec = JSON.parse(textOf(result)) as { slos: Array<{ objective: number; sli: { raw: { error_ratio_query: string } } }> };
-      assert.deepEqual(spec.slos.map((slo) => slo.objective), [99.9, 99]);
+      const spec = JSON.parse(textOf(result)) as {
+        slos: Array<{ objective: number; sli: { raw: { error_ratio_query: string } } }>;
+      };
+      assert.deepEqual(
+        spec.slos.map((slo) => slo.objective),
+        [99.9, 99],
+      );
       assert.equal(
         spec.slos[0]!.sli.raw.error_ratio_query,
         '1 - (sum(rate(http_requests_total{handler="index",status=~"2.."}[{{.window}}]))/sum(rate(http_requests_total{handler="index"}[{{.window}}])))',
@@ -97,7 +123,9 @@ for (const api of ['openai', 'ollama'] as const) {
         spec.slos[1]!.sli.raw.error_ratio_query,
         'sum(rate(http_requests_total{handler="index",status!~"2.."}[{{.window}}]))/sum(rate(http_requests_total{handler="index"}[{{.window}}]))',
       );
-      assert.deepEqual((result.structuredContent as { skipped: string[] }).skipped, ['"95th percentile latency": its PromQL is a quantile, not the ratio Sloth needs']);
+      assert.deepEqual((result.structuredContent as { skipped: string[] }).skipped, [
+        '"95th percentile latency": its PromQL is a quantile, not the ratio Sloth needs',
+      ]);
     });
 
     test('a reply that cannot be repaired still fails loudly', async () => {
@@ -122,15 +150,24 @@ test('the normalisation of a Cloud Monitoring SLO: what it changes and what it l
     serviceLevelIndicator: {},
   });
   // A rolling period in any duration form wins over a calendar period given too.
-  assert.deepEqual(normaliseCloudRunSlo({ displayName: 'x', goal: 0.995, rollingPeriod: '30d', calendarPeriod: 'MONTH' }, slo), {
-    displayName: 'x',
-    goal: 0.995,
-    rollingPeriod: '2592000s',
-  });
-  assert.equal((normaliseCloudRunSlo({ rollingPeriod: 3600 }, slo) as { rollingPeriod: string }).rollingPeriod, '3600s');
+  assert.deepEqual(
+    normaliseCloudRunSlo({ displayName: 'x', goal: 0.995, rollingPeriod: '30d', calendarPeriod: 'MONTH' }, slo),
+    {
+      displayName: 'x',
+      goal: 0.995,
+      rollingPeriod: '2592000s',
+    },
+  );
+  assert.equal(
+    (normaliseCloudRunSlo({ rollingPeriod: 3600 }, slo) as { rollingPeriod: string }).rollingPeriod,
+    '3600s',
+  );
   // Neither period: the SLO's window; a latency SLO's basic SLI is its threshold.
   const latency = normaliseCloudRunSlo(
-    { goal: 0.99, serviceLevelIndicator: { windowsBased: { windowPeriod: '5m', goodTotalRatioThreshold: { threshold: 99 } } } },
+    {
+      goal: 0.99,
+      serviceLevelIndicator: { windowsBased: { windowPeriod: '5m', goodTotalRatioThreshold: { threshold: 99 } } },
+    },
     { type: 'latency', title: 'p99', objective: 99, threshold: 350, unit: 'ms', window: '300s' },
   ) as Record<string, any>;
   assert.equal(latency.rollingPeriod, '300s');
@@ -139,13 +176,20 @@ test('the normalisation of a Cloud Monitoring SLO: what it changes and what it l
     goodTotalRatioThreshold: { threshold: 0.99, basicSliPerformance: { latency: { threshold: '0.35s' } } },
   });
   // What cannot be read is left as it is, for the schema to refuse.
-  assert.deepEqual(normaliseCloudRunSlo({ rollingPeriod: 'soon', goal: 'high' }, slo), { rollingPeriod: 'soon', goal: 0.995, displayName: 'Checkout' });
+  assert.deepEqual(normaliseCloudRunSlo({ rollingPeriod: 'soon', goal: 'high' }, slo), {
+    rollingPeriod: 'soon',
+    goal: 0.995,
+    displayName: 'Checkout',
+  });
   assert.equal(normaliseCloudRunSlo('text', slo), 'text');
 });
 
 test('a percentage ratio query loses its factor 100, and nothing else does', () => {
   assert.equal(ratioQuery('sum(rate(a[5m]))/sum(rate(b[5m]))*100'), 'sum(rate(a[5m]))/sum(rate(b[5m]))');
-  assert.equal(ratioQuery('100 * sum(rate(a{x="*100"}[5m])) / sum(rate(b[5m]))'), 'sum(rate(a{x="*100"}[5m])) / sum(rate(b[5m]))');
+  assert.equal(
+    ratioQuery('100 * sum(rate(a{x="*100"}[5m])) / sum(rate(b[5m]))'),
+    'sum(rate(a{x="*100"}[5m])) / sum(rate(b[5m]))',
+  );
   for (const unchanged of [
     'sum(rate(a[5m]))/sum(rate(b[5m]))',
     '1 - sum(rate(a[5m]))/sum(rate(b[5m])) * 100',

@@ -30,7 +30,10 @@ const LATENCY_P99 = {
   objective: 99,
   threshold: 350,
   unit: 'ms',
-  sli: { ...AVAILABILITY.sli, prometheus: 'histogram_quantile(0.99, sum(rate(http_request_duration_seconds_bucket[5m])) by (le))' },
+  sli: {
+    ...AVAILABILITY.sli,
+    prometheus: 'histogram_quantile(0.99, sum(rate(http_request_duration_seconds_bucket[5m])) by (le))',
+  },
 } as Slo;
 
 test('a one-character title still makes a Sloth name (two characters at least)', () => {
@@ -59,20 +62,25 @@ test('an objective just under 100 stays an OpenSLO target under 1', () => {
 });
 
 test('a latency threshold is given in the unit of the histogram the quantile reads', () => {
-  const value = (slo: Slo): unknown => (toOpenSlo([slo], 'shop')[0]!.spec.objectives as Array<{ value: unknown }>)[0]!.value;
+  const value = (slo: Slo): unknown =>
+    (toOpenSlo([slo], 'shop')[0]!.spec.objectives as Array<{ value: unknown }>)[0]!.value;
   // 350 ms over a _seconds histogram: the quantile is compared with 0.35, not 350.
   assert.equal(value(LATENCY_P99), 0.35);
   assert.equal(value({ ...LATENCY_P99, threshold: 0.35, unit: 's' }), 0.35);
   const millis = 'histogram_quantile(0.99, sum(rate(rpc_duration_milliseconds_bucket[5m])) by (le))';
   assert.equal(value({ ...LATENCY_P99, sli: { ...LATENCY_P99.sli, prometheus: millis } }), 350);
-  assert.equal(value({ ...LATENCY_P99, threshold: 2, unit: 's', sli: { ...LATENCY_P99.sli, prometheus: millis } }), 2000);
+  assert.equal(
+    value({ ...LATENCY_P99, threshold: 2, unit: 's', sli: { ...LATENCY_P99.sli, prometheus: millis } }),
+    2000,
+  );
   // A metric whose name says no unit keeps the SLO's.
   const unnamed = 'histogram_quantile(0.99, sum(rate(checkout_latency_bucket[5m])) by (le))';
   assert.equal(value({ ...LATENCY_P99, sli: { ...LATENCY_P99.sli, prometheus: unnamed } }), 350);
 });
 
 test('a subquery keeps its step when its range becomes {{.window}} (a range on a function call does not parse)', () => {
-  const prometheus = '1 - avg_over_time((sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])))[30m:1m])';
+  const prometheus =
+    '1 - avg_over_time((sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])))[30m:1m])';
   const { spec } = toSloth([{ ...AVAILABILITY, type: 'error', sli: { ...AVAILABILITY.sli, prometheus } }], 'shop');
   assert.equal(
     spec.slos[0]!.sli.raw.error_ratio_query,

@@ -37,7 +37,12 @@ Module._resolveFilename = function (...args) {
 
 /** An MCP client's opening: initialize, initialized, tools/list; then stdin closes. */
 const TOOLS_LIST_SESSION = [
-  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'startup-test', version: '0' } } },
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'startup-test', version: '0' } },
+  },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
 ]
@@ -57,7 +62,10 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
     const register = join(dir, 'register.mjs');
     const trace = join(dir, 'trace.txt');
     writeFileSync(hooks, HOOKS);
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n${CJS_TRACE}`);
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n${CJS_TRACE}`,
+    );
     writeFileSync(trace, '');
     const run = spawnSync(process.execPath, ['--import', register, cliPath, ...args], {
       env: { ...process.env, ...env, FAULTLINE_TRACE_FILE: trace },
@@ -67,8 +75,13 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
     });
     assert.equal(run.status, 0, run.stderr);
     if (input !== '') assert.match(run.stdout, /"id":2/, 'tools/list was not answered');
-    const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((line) => ({ at: Number(line.slice(0, line.indexOf(' '))), url: line.slice(line.indexOf(' ') + 1) }));
-    const warmUp = lines.findIndex(({ at, url }) => url.endsWith('/dist/src/code/index.js') && at - lines[0]!.at >= 1000);
+    const lines = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({ at: Number(line.slice(0, line.indexOf(' '))), url: line.slice(line.indexOf(' ') + 1) }));
+    const warmUp = lines.findIndex(
+      ({ at, url }) => url.endsWith('/dist/src/code/index.js') && at - lines[0]!.at >= 1000,
+    );
     return (warmUp === -1 ? lines : lines.slice(0, warmUp)).map(({ url }) => url);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -81,7 +94,12 @@ const packagesIn = (urls: string[]): Set<string> =>
 test('faultline --version loads no command and no dependency but commander', () => {
   const loaded = modulesLoadedBy(['--version']);
   assert.deepEqual([...packagesIn(loaded)], ['commander']);
-  assert.ok(!loaded.some((url) => url.includes('/src/commands/') && !url.endsWith('/common.js') && !url.endsWith('/commander.js')), loaded.join('\n'));
+  assert.ok(
+    !loaded.some(
+      (url) => url.includes('/src/commands/') && !url.endsWith('/common.js') && !url.endsWith('/commander.js'),
+    ),
+    loaded.join('\n'),
+  );
 });
 
 test('faultline proxy loads the proxy, not the MCP SDK, zod or tree-sitter', () => {
@@ -98,19 +116,43 @@ test('faultline mcp loads no tool module, no domain module and no heavy dependen
   const loaded = modulesLoadedBy(['mcp'], TOOLS_LIST_SESSION);
   const packages = packagesIn(loaded);
   // Tools load these on their first call (import() in the handlers), not at start-up.
-  for (const heavy of ['diff', 'web-tree-sitter', 'better-sqlite3', 'autocannon', 'openai', 'ollama', '@anthropic-ai/sdk', '@qdrant/js-client-rest', 'yaml']) {
+  for (const heavy of [
+    'diff',
+    'web-tree-sitter',
+    'better-sqlite3',
+    'autocannon',
+    'openai',
+    'ollama',
+    '@anthropic-ai/sdk',
+    '@qdrant/js-client-rest',
+    'yaml',
+  ]) {
     assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
   }
   // zod, zod-to-json-schema and ajv (with its own dependencies) come with the SDK's server (the
   // one-tool server loads them too).
-  assert.deepEqual([...packages].sort(), ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'commander', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'zod', 'zod-to-json-schema']);
+  assert.deepEqual([...packages].sort(), [
+    '@modelcontextprotocol/sdk',
+    'ajv',
+    'ajv-formats',
+    'commander',
+    'fast-deep-equal',
+    'fast-uri',
+    'json-schema-traverse',
+    'zod',
+    'zod-to-json-schema',
+  ]);
   // tools/list comes from the list generated at build time (src/tools/tool-list.ts): no tool
   // family's module (its zod schemas) loads before a call. A stale dist/src/tools/tool-list.json
   // makes the server register every family at start: run npm run build.
-  const tools = loaded.filter((url) => url.includes('/dist/src/tools/')).map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
+  const tools = loaded
+    .filter((url) => url.includes('/dist/src/tools/'))
+    .map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
   assert.deepEqual([...new Set(tools)].sort(), ['arguments.js', 'define.js', 'index.js', 'tool-list.js']);
   // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
-  const domain = loaded.filter((url) => /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url));
+  const domain = loaded.filter((url) =>
+    /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url),
+  );
   assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);
 });
 
@@ -121,12 +163,34 @@ test('faultline search loads no LLM provider, zod, tree-sitter or MCP SDK when n
     mkdirSync(tree);
     writeFileSync(join(tree, 'server.py'), 'def handle_request(request):\n    return request\n');
     // Blank provider variables count as unset, whatever the machine running the tests has set.
-    const env = { FAULTLINE_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: '', OPENROUTER_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', OPENAI_BASE_URL: '', FAULT_LLM_BASE_URL: '', FAULT_AGENT_CLIENT: '' };
-    const indexed = spawnSync(process.execPath, [cliPath, 'index', tree], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const env = {
+      FAULTLINE_DATA_DIR: join(dir, 'data'),
+      OPENAI_API_KEY: '',
+      OPENROUTER_API_KEY: '',
+      GEMINI_API_KEY: '',
+      ANTHROPIC_API_KEY: '',
+      OLLAMA_HOST: '',
+      OPENAI_BASE_URL: '',
+      FAULT_LLM_BASE_URL: '',
+      FAULT_AGENT_CLIENT: '',
+    };
+    const indexed = spawnSync(process.execPath, [cliPath, 'index', tree], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(indexed.status, 0, indexed.stderr);
     const loaded = modulesLoadedBy(['search', 'handle_request', '--dir', tree], '', env);
     const packages = packagesIn(loaded);
-    for (const heavy of ['zod', 'openai', 'ollama', '@anthropic-ai/sdk', 'web-tree-sitter', '@modelcontextprotocol/sdk', '@qdrant/js-client-rest']) {
+    for (const heavy of [
+      'zod',
+      'openai',
+      'ollama',
+      '@anthropic-ai/sdk',
+      'web-tree-sitter',
+      '@modelcontextprotocol/sdk',
+      '@qdrant/js-client-rest',
+    ]) {
       assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
     }
     assert.ok(!loaded.some((url) => url.endsWith('/src/llm/select.js')), 'the providers were loaded');

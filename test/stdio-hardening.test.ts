@@ -11,7 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { quietFor } from './helpers/wait.js';
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 function spawnServer() {
@@ -34,7 +39,13 @@ test('closing stdin answers the calls in flight before exiting', async () => {
   server.send(INIT);
   server.send(INITIALIZED);
   const file = fixturePath('code', 'broken.py');
-  for (let id = 1; id <= 5; id++) server.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fault_list_function_names', arguments: { file } } });
+  for (let id = 1; id <= 5; id++)
+    server.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'fault_list_function_names', arguments: { file } },
+    });
   server.child.stdin.end();
   const code = await server.exited;
   assert.equal(code, 0);
@@ -54,13 +65,22 @@ test('a duplicate in-flight id is refused and the cancel reaches the original ca
   try {
     server.send(INIT);
     server.send(INITIALIZED);
-    const call = { jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'fault_run_latency_impact_scenario', arguments: { url, duration: '60s', num_clients: 1, rps: 20 } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 'dup',
+      method: 'tools/call',
+      params: {
+        name: 'fault_run_latency_impact_scenario',
+        arguments: { url, duration: '60s', num_clients: 1, rps: 20 },
+      },
+    };
     server.send(call);
     const deadline = Date.now() + 60_000;
     while (hits < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.ok(hits >= 5, 'the scenario started loading');
     server.send(call);
-    while (!server.messages.some((m) => m.id === 'dup') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!server.messages.some((m) => m.id === 'dup') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const refusal = server.messages.find((m) => m.id === 'dup') as { error?: { code: number; message: string } };
     assert.equal(refusal?.error?.code, -32600);
     assert.match(refusal.error!.message, /already used by a request in flight/);

@@ -12,7 +12,9 @@ import { LineJsonRpcTransport } from '../src/transports/stdio.js';
 
 const LIMIT = 32 * 1024 * 1024;
 
-async function feed(lines: ReadonlyArray<(write: (text: string) => void) => void>): Promise<{ answers: Array<{ id: unknown; error?: { code: number; message: string } }>; received: JSONRPCMessage[] }> {
+async function feed(
+  lines: ReadonlyArray<(write: (text: string) => void) => void>,
+): Promise<{ answers: Array<{ id: unknown; error?: { code: number; message: string } }>; received: JSONRPCMessage[] }> {
   const input = new PassThrough();
   const written: string[] = [];
   const output = { write: (data: string) => (written.push(data), true), once: () => undefined };
@@ -26,7 +28,14 @@ async function feed(lines: ReadonlyArray<(write: (text: string) => void) => void
   input.end();
   await ended;
   await transport.close();
-  return { answers: written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: unknown }), received };
+  return {
+    answers: written
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: unknown }),
+    received,
+  };
 }
 
 /** One line of `before` + LIMIT+1 bytes of a string value + `after`, written in 1 MiB chunks. */
@@ -37,24 +46,55 @@ const oversized = (before: string, after: string) => (write: (text: string) => v
   write(after + '\n');
 };
 
-const initialize = (write: (text: string) => void) => write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n');
-const ping = (write: (text: string) => void) => write(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }) + '\n');
+const initialize = (write: (text: string) => void) =>
+  write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }) + '\n',
+  );
+const ping = (write: (text: string) => void) =>
+  write(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }) + '\n');
 
 describe('stdio: a message longer than the line bound', () => {
   test('is answered with the id it carries last (as the SDK writes it), and the next line is read', async () => {
-    const { answers, received } = await feed([initialize, oversized('{"method":"tools/call","params":{"name":"x","arguments":{"text":"', '"}},"jsonrpc":"2.0","id":41}'), ping]);
-    assert.deepEqual(answers.map((answer) => [answer.id, answer.error?.code]), [[41, -32600]]);
+    const { answers, received } = await feed([
+      initialize,
+      oversized('{"method":"tools/call","params":{"name":"x","arguments":{"text":"', '"}},"jsonrpc":"2.0","id":41}'),
+      ping,
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => [answer.id, answer.error?.code]),
+      [[41, -32600]],
+    );
     assert.match(answers[0]!.error!.message, /message longer than 33554432 bytes/);
-    assert.deepEqual(received.map((message) => ('id' in message ? message.id : undefined)), [0, 99]);
+    assert.deepEqual(
+      received.map((message) => ('id' in message ? message.id : undefined)),
+      [0, 99],
+    );
   });
 
   test('is answered with the id it carries first, and once', async () => {
-    const { answers } = await feed([initialize, oversized('{"jsonrpc": "2.0", "id": "call-7", "method": "tools/call", "params": {"text": "', '"}}')]);
-    assert.deepEqual(answers.map((answer) => [answer.id, answer.error?.code]), [['call-7', -32600]]);
+    const { answers } = await feed([
+      initialize,
+      oversized('{"jsonrpc": "2.0", "id": "call-7", "method": "tools/call", "params": {"text": "', '"}}'),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => [answer.id, answer.error?.code]),
+      [['call-7', -32600]],
+    );
   });
 
-  test('an id only inside params is not taken for the request\'s: the answer has id null', async () => {
-    const { answers } = await feed([initialize, oversized('{"jsonrpc":"2.0","method":"tools/call","params":{"text":"', '","id":5}}')]);
-    assert.deepEqual(answers.map((answer) => [answer.id, answer.error?.code]), [[null, -32600]]);
+  test("an id only inside params is not taken for the request's: the answer has id null", async () => {
+    const { answers } = await feed([
+      initialize,
+      oversized('{"jsonrpc":"2.0","method":"tools/call","params":{"text":"', '","id":5}}'),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => [answer.id, answer.error?.code]),
+      [[null, -32600]],
+    );
   });
 });

@@ -27,11 +27,17 @@ test('command lines that cannot be spawned are refused naming command or args[i]
     [{ command: 'a'.repeat(5000) }, /^command: 5000 bytes; a command path is at most 4095/],
     [{ command: `/tmp/${'n'.repeat(300)}` }, /^command: a path component of 300 bytes; at most 255/],
     [{ command: process.execPath, args: ['a\u0000b'] }, /^args\[0\]: must not contain a NUL byte/],
-    [{ command: process.execPath, args: Array.from({ length: 20 }, () => 'y'.repeat(120_000)) }, /^args: \d+ bytes of arguments with \d+ of environment; together at most/],
+    [
+      { command: process.execPath, args: Array.from({ length: 20 }, () => 'y'.repeat(120_000)) },
+      /^args: \d+ bytes of arguments with \d+ of environment; together at most/,
+    ],
   ];
   try {
     for (const [args, message] of cases) {
-      for (const [name, extra] of [['fault_probe_mcp_server', {}], ['fault_run_tool_call_chaos_scenario', { calls: [{ tool: 'x' }] }]] as const) {
+      for (const [name, extra] of [
+        ['fault_probe_mcp_server', {}],
+        ['fault_run_tool_call_chaos_scenario', { calls: [{ tool: 'x' }] }],
+      ] as const) {
         const result = (await client.callTool({ name, arguments: { ...args, ...extra } })) as CallToolResult;
         assert.equal(result.isError, true, name);
         assert.match(textOf(result), message, name);
@@ -40,19 +46,39 @@ test('command lines that cannot be spawned are refused naming command or args[i]
   } finally {
     await close();
   }
-  assert.throws(() => checkCommandLine('node', ['x'], undefined, { BIG: 'e'.repeat(COMMAND_LINE_LIMITS.totalBytes) }), { message: /^args: .* of environment/ });
+  assert.throws(() => checkCommandLine('node', ['x'], undefined, { BIG: 'e'.repeat(COMMAND_LINE_LIMITS.totalBytes) }), {
+    message: /^args: .* of environment/,
+  });
   assert.doesNotThrow(() => checkCommandLine(process.execPath, ['--version']));
 });
 
 test('the LLM tools check their arguments before saying they need an LLM', async () => {
-  const { client, close } = await connectTools((tools, ctx) => registerReviewTools(tools, ctx, { provider: () => ({ ok: false, reason: 'no provider is configured' }) }));
+  const { client, close } = await connectTools((tools, ctx) =>
+    registerReviewTools(tools, ctx, { provider: () => ({ ok: false, reason: 'no provider is configured' }) }),
+  );
   const file = fixturePath('llm', 'fetch_all.py');
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['fault_make_reliability_and_perf_changes', { file: '/no/such/file.py' }, /^file: /],
-    ['fault_function_reliability_deep_analysis', { file, lang: 'python', func: 'no_such_function' }, /no_such_function/],
-    ['fault_function_reliability_deep_analysis', { file, lang: 'python', func: 'fetch_all', concerns: ['speed'] }, /^concerns: "speed" not accepted/],
-    ['fault_suggest_better_function_performance', { snippet: 'def f(): pass', lang: 'python', score: 'high', target_score: 1 }, /^score: must be a number \(got "high"\)/],
-    ['fault_suggest_service_level_objectives_slo', { snippet: 'def f(): pass', lang: 'python', format: 'yaml' }, /^format: must be one of fault, openslo, sloth/],
+    [
+      'fault_function_reliability_deep_analysis',
+      { file, lang: 'python', func: 'no_such_function' },
+      /no_such_function/,
+    ],
+    [
+      'fault_function_reliability_deep_analysis',
+      { file, lang: 'python', func: 'fetch_all', concerns: ['speed'] },
+      /^concerns: "speed" not accepted/,
+    ],
+    [
+      'fault_suggest_better_function_performance',
+      { snippet: 'def f(): pass', lang: 'python', score: 'high', target_score: 1 },
+      /^score: must be a number \(got "high"\)/,
+    ],
+    [
+      'fault_suggest_service_level_objectives_slo',
+      { snippet: 'def f(): pass', lang: 'python', format: 'yaml' },
+      /^format: must be one of fault, openslo, sloth/,
+    ],
     ['fault_score_reliability', { snippet: '   ', lang: 'python' }, /^snippet: is blank/],
   ];
   try {
@@ -63,7 +89,10 @@ test('the LLM tools check their arguments before saying they need an LLM', async
       assert.doesNotMatch(textOf(result), /needs an LLM/, name);
     }
     // With good arguments, the missing provider is what is said.
-    const good = (await client.callTool({ name: 'fault_score_reliability', arguments: { snippet: 'def f(): pass', lang: 'python' } })) as CallToolResult;
+    const good = (await client.callTool({
+      name: 'fault_score_reliability',
+      arguments: { snippet: 'def f(): pass', lang: 'python' },
+    })) as CallToolResult;
     assert.match(textOf(good), /^fault_score_reliability needs an LLM, and no provider is configured/);
   } finally {
     await close();
@@ -73,12 +102,19 @@ test('the LLM tools check their arguments before saying they need an LLM', async
 test('__proto__, constructor and prototype in fault configs are refused; the admin API names what it got, never [object Object]', async () => {
   const upstream = createNetServer((socket) => socket.end());
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${(upstream.address() as { port: number }).port}#api`], http: true });
+  const proxy = await startProxy({
+    mappings: [`0=127.0.0.1:${(upstream.address() as { port: number }).port}#api`],
+    http: true,
+  });
   const registry = new FaultRegistry(proxy);
   const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: 'tok', registry });
   try {
     const post = async (body: string) => {
-      const response = await fetch(`${admin.url}/chaos/inject`, { method: 'POST', headers: { authorization: 'Bearer tok', 'content-type': 'application/json' }, body });
+      const response = await fetch(`${admin.url}/chaos/inject`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer tok', 'content-type': 'application/json' },
+        body,
+      });
       return { status: response.status, text: await response.text() };
     };
     for (const key of ['__proto__', 'constructor', 'prototype']) {
@@ -103,7 +139,10 @@ test('__proto__, constructor and prototype in fault configs are refused; the adm
     // The MCP tool's faults: the same refusal, from the argument reader.
     const { client, close } = await connectInMemory();
     try {
-      const result = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'], faults: [JSON.parse('{"type": "error", "__proto__": {"x": 1}}')] } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: ['0=127.0.0.1:9'], faults: [JSON.parse('{"type": "error", "__proto__": {"x": 1}}')] },
+      })) as CallToolResult;
       assert.match(textOf(result), /^faults\[0\]: field "__proto__" is not accepted/);
     } finally {
       await close();

@@ -24,27 +24,29 @@ before(async () => {
 after(() => app.close());
 
 test('allow-list entries: CIDR blocks, addresses, host names, *.domain and *; anything else refused naming the entry', () => {
-  assert.deepEqual(parseAllowTargets('10.0.0.0/8, api.staging.local  *.svc.local,fd00::/8,192.168.1.7,*', '--allow-targets'), [
-    '10.0.0.0/8',
-    'api.staging.local',
-    '*.svc.local',
-    'fd00::/8',
-    '192.168.1.7',
-    '*',
-  ]);
+  assert.deepEqual(
+    parseAllowTargets('10.0.0.0/8, api.staging.local  *.svc.local,fd00::/8,192.168.1.7,*', '--allow-targets'),
+    ['10.0.0.0/8', 'api.staging.local', '*.svc.local', 'fd00::/8', '192.168.1.7', '*'],
+  );
   for (const [bad, message] of [
     ['10.0.0.0/33', /"10\.0\.0\.0\/33" is not a CIDR block: \/33 is too long for IPv4/],
     ['not a host!', /"host!" is not a CIDR block \(10\.0\.0\.0\/8\), an address, a host name/],
     ['x/8', /"x\/8" is not a CIDR block: the part before \/ is not an IP address/],
   ] as const) {
-    assert.throws(() => parseAllowTargets(bad, '--allow-targets'), (error: Error) => /^--allow-targets: /.test(error.message) && message.test(error.message));
+    assert.throws(
+      () => parseAllowTargets(bad, '--allow-targets'),
+      (error: Error) => /^--allow-targets: /.test(error.message) && message.test(error.message),
+    );
   }
 });
 
 test('loopback only by default; listed networks and names besides; link-local and metadata never', () => {
   assert.equal(addressRefusal('127.0.0.1', false), undefined);
   assert.equal(addressRefusal('::1', false), undefined);
-  assert.match(addressRefusal('10.0.0.1', false) ?? '', /10\.0\.0\.1 is a private address; only loopback targets are accepted unless the server's allow-list names it/);
+  assert.match(
+    addressRefusal('10.0.0.1', false) ?? '',
+    /10\.0\.0\.1 is a private address; only loopback targets are accepted unless the server's allow-list names it/,
+  );
   assert.match(addressRefusal('172.16.0.1', {}) ?? '', /private/);
   assert.match(addressRefusal('192.168.1.1', { allowTargets: [] }) ?? '', /private/);
   const listed = { allowTargets: ['10.0.0.0/8', 'api.staging.local', '*.svc.local'] };
@@ -54,11 +56,27 @@ test('loopback only by default; listed networks and names besides; link-local an
   assert.equal(addressRefusal('192.168.1.1', listed, 'api.staging.local'), undefined);
   assert.equal(addressRefusal('192.168.1.1', listed, 'db.svc.local'), undefined);
   assert.match(addressRefusal('192.168.1.1', listed, 'other.local') ?? '', /private/);
-  const everythings = [{ allowTargets: ['*'] }, { allowRemoteTargets: true }, true, { allowTargets: ['0.0.0.0/0', '::/0', 'metadata.google.internal'] }];
+  const everythings = [
+    { allowTargets: ['*'] },
+    { allowRemoteTargets: true },
+    true,
+    { allowTargets: ['0.0.0.0/0', '::/0', 'metadata.google.internal'] },
+  ];
   for (const everything of everythings) {
     assert.equal(addressRefusal('8.8.8.8', everything), undefined, JSON.stringify(everything));
-    for (const metadata of ['169.254.169.254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', 'fe80::1', 'fd00:ec2::254', '100.100.100.200']) {
-      assert.match(addressRefusal(metadata, everything, 'metadata.google.internal') ?? '', /never a target/, `${metadata} under ${JSON.stringify(everything)}`);
+    for (const metadata of [
+      '169.254.169.254',
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      'fe80::1',
+      'fd00:ec2::254',
+      '100.100.100.200',
+    ]) {
+      assert.match(
+        addressRefusal(metadata, everything, 'metadata.google.internal') ?? '',
+        /never a target/,
+        `${metadata} under ${JSON.stringify(everything)}`,
+      );
     }
   }
   assert.equal(describeTargets(false), 'loopback only');
@@ -68,7 +86,9 @@ test('loopback only by default; listed networks and names besides; link-local an
 
 test('the connect-time lookup applies the same policy after resolution', async () => {
   const resolve = (rules: Parameters<typeof targetLookup>[0], name: string) =>
-    new Promise<{ error: NodeJS.ErrnoException | null; addresses: unknown }>((done) => targetLookup(rules)(name, { all: true }, (error, addresses) => done({ error, addresses })));
+    new Promise<{ error: NodeJS.ErrnoException | null; addresses: unknown }>((done) =>
+      targetLookup(rules)(name, { all: true }, (error, addresses) => done({ error, addresses })),
+    );
   assert.equal((await resolve(false, 'localhost')).error, null);
   const refused = await resolve({ allowTargets: ['localhost'] }, '169.254.169.254');
   assert.equal(refused.error?.code, 'ENOTLOCAL');
@@ -79,23 +99,47 @@ test('MCP tools: a private target is refused by default, and allowed when listed
   const strict = await connectInMemory();
   const listed = await connectInMemory(makeConfig({ scenario: { allowTargets: ['10.0.0.0/8'] } }));
   try {
-    const scenario = (await strict.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url: 'http://10.0.0.1/' } })) as CallToolResult;
+    const scenario = (await strict.client.callTool({
+      name: 'fault_run_latency_impact_scenario',
+      arguments: { url: 'http://10.0.0.1/' },
+    })) as CallToolResult;
     assert.equal(scenario.isError, true);
     assert.match(textOf(scenario), /^url: 10\.0\.0\.1 is a private address; .*--allow-targets/);
-    const held = (await strict.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=10.0.0.1:80'] } })) as CallToolResult;
+    const held = (await strict.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=10.0.0.1:80'] },
+    })) as CallToolResult;
     assert.match(textOf(held), /^proxies\[0\].*10\.0\.0\.1 is a private address/);
-    const toolcall = (await strict.client.callTool({ name: 'fault_run_tool_call_chaos_scenario', arguments: { url: 'http://192.168.1.1/mcp', calls: [{ tool: 'x' }] } })) as CallToolResult;
+    const toolcall = (await strict.client.callTool({
+      name: 'fault_run_tool_call_chaos_scenario',
+      arguments: { url: 'http://192.168.1.1/mcp', calls: [{ tool: 'x' }] },
+    })) as CallToolResult;
     assert.match(textOf(toolcall), /^url: 192\.168\.1\.1 is a private address/);
-    const probe = (await strict.client.callTool({ name: 'fault_probe_mcp_server', arguments: { url: 'http://172.16.0.1/mcp' } })) as CallToolResult;
+    const probe = (await strict.client.callTool({
+      name: 'fault_probe_mcp_server',
+      arguments: { url: 'http://172.16.0.1/mcp' },
+    })) as CallToolResult;
     assert.match(textOf(probe), /^url: 172\.16\.0\.1 is a private address/);
 
     // Listed: the held proxy starts (it dials only when a client connects).
-    const started = (await listed.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=10.0.0.1:80'] } })) as CallToolResult;
+    const started = (await listed.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=10.0.0.1:80'] },
+    })) as CallToolResult;
     assert.equal(started.isError, undefined, textOf(started));
-    await listed.client.callTool({ name: 'fault_proxy_stop', arguments: { id: (started.structuredContent as { id: string }).id } });
-    const metadata = (await listed.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=169.254.169.254:80'] } })) as CallToolResult;
+    await listed.client.callTool({
+      name: 'fault_proxy_stop',
+      arguments: { id: (started.structuredContent as { id: string }).id },
+    });
+    const metadata = (await listed.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=169.254.169.254:80'] },
+    })) as CallToolResult;
     assert.match(textOf(metadata), /link-local or cloud metadata address, which is never a target/);
-    const report = (await listed.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url, duration: '200ms', latency: 1 } })) as CallToolResult;
+    const report = (await listed.client.callTool({
+      name: 'fault_run_latency_impact_scenario',
+      arguments: { url, duration: '200ms', latency: 1 },
+    })) as CallToolResult;
     assert.equal(report.isError, undefined, textOf(report));
     assert.match(textOf(report), /^- Targets allowed: loopback, 10\.0\.0\.0\/8$/m);
   } finally {
@@ -122,16 +166,30 @@ test("faultline proxy's start-up line names what it may dial", async () => {
 });
 
 test('the production detector: the variables frameworks use, prod* words, not preprod or staging', () => {
-  for (const value of ['production', 'PROD', 'prod-eu', 'eu_prod', 'prod1', 'prd', 'Live', 'us-east-1.production']) assert.ok(isProductionName(value), value);
-  for (const value of ['preprod', 'nonprod', 'staging', 'product', 'development', 'test', 'prodlike']) assert.ok(!isProductionName(value), value);
-  for (const name of ['NODE_ENV', 'ENVIRONMENT', 'APP_ENV', 'RAILS_ENV', 'RACK_ENV', 'DEPLOY_ENV', 'ASPNETCORE_ENVIRONMENT', 'SPRING_PROFILES_ACTIVE']) {
+  for (const value of ['production', 'PROD', 'prod-eu', 'eu_prod', 'prod1', 'prd', 'Live', 'us-east-1.production'])
+    assert.ok(isProductionName(value), value);
+  for (const value of ['preprod', 'nonprod', 'staging', 'product', 'development', 'test', 'prodlike'])
+    assert.ok(!isProductionName(value), value);
+  for (const name of [
+    'NODE_ENV',
+    'ENVIRONMENT',
+    'APP_ENV',
+    'RAILS_ENV',
+    'RACK_ENV',
+    'DEPLOY_ENV',
+    'ASPNETCORE_ENVIRONMENT',
+    'SPRING_PROFILES_ACTIVE',
+  ]) {
     assert.equal(productionSignal({ [name]: 'prod-eu' }), `${name}=prod-eu`);
   }
   assert.equal(productionSignal({ ENV: '/srv/prod/.shrc', NODE_ENV: 'development' }), undefined);
 });
 
 test('the production guard on the MCP tools that inject faults, and the override', async () => {
-  const saved = { ENVIRONMENT: process.env.ENVIRONMENT, FAULTLINE_ALLOW_PRODUCTION: process.env.FAULTLINE_ALLOW_PRODUCTION };
+  const saved = {
+    ENVIRONMENT: process.env.ENVIRONMENT,
+    FAULTLINE_ALLOW_PRODUCTION: process.env.FAULTLINE_ALLOW_PRODUCTION,
+  };
   process.env.ENVIRONMENT = 'prod-eu';
   delete process.env.FAULTLINE_ALLOW_PRODUCTION;
   const guarded = await connectInMemory();
@@ -145,17 +203,32 @@ test('the production guard on the MCP tools that inject faults, and the override
     ] as const) {
       const result = (await guarded.client.callTool({ name, arguments: args })) as CallToolResult;
       assert.equal(result.isError, true, name);
-      assert.match(textOf(result), new RegExp(`^${name} refused: ENVIRONMENT=prod-eu says this is production; set FAULTLINE_ALLOW_PRODUCTION=1`));
+      assert.match(
+        textOf(result),
+        new RegExp(`^${name} refused: ENVIRONMENT=prod-eu says this is production; set FAULTLINE_ALLOW_PRODUCTION=1`),
+      );
     }
     // Read-only tools are not fault injection.
-    const exported = (await guarded.client.callTool({ name: 'fault_export_scenario', arguments: { to: 'k6', fault: 'latency', url } })) as CallToolResult;
+    const exported = (await guarded.client.callTool({
+      name: 'fault_export_scenario',
+      arguments: { to: 'k6', fault: 'latency', url },
+    })) as CallToolResult;
     assert.equal(exported.isError, undefined, textOf(exported));
-    const run = (await allowed.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url, duration: '200ms', latency: 1 } })) as CallToolResult;
+    const run = (await allowed.client.callTool({
+      name: 'fault_run_latency_impact_scenario',
+      arguments: { url, duration: '200ms', latency: 1 },
+    })) as CallToolResult;
     assert.equal(run.isError, undefined, textOf(run));
     process.env.FAULTLINE_ALLOW_PRODUCTION = '1';
-    const byEnv = (await guarded.client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } })) as CallToolResult;
+    const byEnv = (await guarded.client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=127.0.0.1:9'] },
+    })) as CallToolResult;
     assert.equal(byEnv.isError, undefined, textOf(byEnv));
-    await guarded.client.callTool({ name: 'fault_proxy_stop', arguments: { id: (byEnv.structuredContent as { id: string }).id } });
+    await guarded.client.callTool({
+      name: 'fault_proxy_stop',
+      arguments: { id: (byEnv.structuredContent as { id: string }).id },
+    });
   } finally {
     await guarded.close();
     await allowed.close();
@@ -168,11 +241,27 @@ test('the production guard on the MCP tools that inject faults, and the override
 
 test('the production guard on the commands that inject faults', async () => {
   const cases: Array<[string[], Record<string, string>, RegExp]> = [
-    [['proxy', '--proxy', '0=127.0.0.1:9'], { RAILS_ENV: 'production' }, /faultline proxy refused: RAILS_ENV=production says this is production; pass --allow-production/],
-    [['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0', '--admin-token', 't'], { NODE_ENV: 'PROD' }, /--admin refused: NODE_ENV=PROD/],
+    [
+      ['proxy', '--proxy', '0=127.0.0.1:9'],
+      { RAILS_ENV: 'production' },
+      /faultline proxy refused: RAILS_ENV=production says this is production; pass --allow-production/,
+    ],
+    [
+      ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0', '--admin-token', 't'],
+      { NODE_ENV: 'PROD' },
+      /--admin refused: NODE_ENV=PROD/,
+    ],
     [['run', 'latency', '--url', url], { APP_ENV: 'prod-eu' }, /faultline run refused: APP_ENV=prod-eu/],
-    [['toolcall', 'proxy', 'stdio', '--', process.execPath, '-e', ''], { DEPLOY_ENV: 'live' }, /toolcall proxy stdio refused: DEPLOY_ENV=live/],
-    [['toolcall', 'proxy', 'http', '--upstream', url], { RACK_ENV: 'prd' }, /toolcall proxy http refused: RACK_ENV=prd/],
+    [
+      ['toolcall', 'proxy', 'stdio', '--', process.execPath, '-e', ''],
+      { DEPLOY_ENV: 'live' },
+      /toolcall proxy stdio refused: DEPLOY_ENV=live/,
+    ],
+    [
+      ['toolcall', 'proxy', 'http', '--upstream', url],
+      { RACK_ENV: 'prd' },
+      /toolcall proxy http refused: RACK_ENV=prd/,
+    ],
   ];
   for (const [args, env, message] of cases) {
     const outcome = await runCliProcess(args, env);
@@ -180,7 +269,11 @@ test('the production guard on the commands that inject faults', async () => {
     assert.match(outcome.stderr, message);
     assert.equal(outcome.stdout, '');
   }
-  const line = await firstLines(['proxy', '--proxy', '0=127.0.0.1:9', '--allow-production'], { ENVIRONMENT: 'prod-eu' }, /targets: /);
+  const line = await firstLines(
+    ['proxy', '--proxy', '0=127.0.0.1:9', '--allow-production'],
+    { ENVIRONMENT: 'prod-eu' },
+    /targets: /,
+  );
   assert.match(line, /targets: loopback only/);
 });
 

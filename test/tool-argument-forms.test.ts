@@ -69,11 +69,17 @@ test("fault's payload template runs: every empty string takes its default", asyn
     const noOp = /the latency fault adds nothing/;
     const verbatimResult = structured(verbatim!) as { verdict: string; verdictReasons: string[] };
     assert.notEqual(verbatimResult.verdict, 'passed');
-    assert.ok(verbatimResult.verdictReasons.some((reason) => noOp.test(reason)), JSON.stringify(verbatimResult.verdictReasons));
+    assert.ok(
+      verbatimResult.verdictReasons.some((reason) => noOp.test(reason)),
+      JSON.stringify(verbatimResult.verdictReasons),
+    );
     // Filled in, the fault acts: no such reason, and a verdict on the SLOs.
     const filledResult = structured(filled!) as { verdict: string; verdictReasons: string[] };
     assert.notEqual(filledResult.verdict, 'inconclusive', JSON.stringify(filledResult.verdictReasons));
-    assert.ok(!filledResult.verdictReasons.some((reason) => noOp.test(reason)), JSON.stringify(filledResult.verdictReasons));
+    assert.ok(
+      !filledResult.verdictReasons.some((reason) => noOp.test(reason)),
+      JSON.stringify(filledResult.verdictReasons),
+    );
   } finally {
     await close();
   }
@@ -84,7 +90,17 @@ test('numeric strings are numbers and enums match in any case; anything else is 
   try {
     const result = (await client.callTool({
       name: 'fault_run_latency_impact_scenario',
-      arguments: { url, duration: '300ms', num_clients: ' 2 ', rps: '5', timeout: '3', latency: '1.5', direction: 'Egress', side: 'SERVER', seed: '7' },
+      arguments: {
+        url,
+        duration: '300ms',
+        num_clients: ' 2 ',
+        rps: '5',
+        timeout: '3',
+        latency: '1.5',
+        direction: 'Egress',
+        side: 'SERVER',
+        seed: '7',
+      },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
     assert.equal(structured(result).timeoutMs, 3000);
@@ -104,13 +120,19 @@ test('numeric strings are numbers and enums match in any case; anything else is 
       [{}, /^url: is required/],
     ];
     for (const [args, message] of cases) {
-      const refused = (await client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: args })) as CallToolResult;
+      const refused = (await client.callTool({
+        name: 'fault_run_latency_impact_scenario',
+        arguments: args,
+      })) as CallToolResult;
       assert.equal(refused.isError, true, JSON.stringify(args));
       assert.match(textOf(refused), message);
       assert.equal(refused.structuredContent, undefined);
     }
     // The LLM tools check their arguments like every other tool, before anything else.
-    const review = (await client.callTool({ name: 'fault_score_performance', arguments: { snippet: 'def f(): pass', lang: 7 } })) as CallToolResult;
+    const review = (await client.callTool({
+      name: 'fault_score_performance',
+      arguments: { snippet: 'def f(): pass', lang: 7 },
+    })) as CallToolResult;
     assert.match(textOf(review), /^lang: must be a string \(got 7\)/);
   } finally {
     await close();
@@ -119,7 +141,10 @@ test('numeric strings are numbers and enums match in any case; anything else is 
 
 /** GET through a held proxy's first address: the status answered. */
 function statusThrough(address: string): Promise<number> {
-  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  const [host, port] = [
+    address.slice(0, address.lastIndexOf(':')),
+    Number(address.slice(address.lastIndexOf(':') + 1)),
+  ];
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host, port, path: '/', agent: false }, (res) => {
       res.resume();
@@ -144,7 +169,10 @@ test("held proxies' faults: objects, JSON text of the list, or of each item, act
   try {
     const seen: string[][] = [];
     for (const form of forms) {
-      const started = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: [`0=${url.slice('http://'.length, -1)}`], faults: form } })) as CallToolResult;
+      const started = (await client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: [`0=${url.slice('http://'.length, -1)}`], faults: form },
+      })) as CallToolResult;
       assert.equal(started.isError, undefined, `${JSON.stringify(form)}: ${textOf(started)}`);
       const status = structured(started) as { id: string; listening: Array<{ address: string }>; faults: string[] };
       assert.equal(await statusThrough(status.listening[0]!.address), 500, JSON.stringify(form));
@@ -153,9 +181,15 @@ test("held proxies' faults: objects, JSON text of the list, or of each item, act
     }
     assert.deepEqual(seen.slice(0, 3), [seen[0], seen[0], seen[0]]);
     assert.deepEqual(seen[0], ['{"type":"error","statusCode":500}']);
-    const bad = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:1'], faults: ['{"type":'] } })) as CallToolResult;
+    const bad = (await client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=127.0.0.1:1'], faults: ['{"type":'] },
+    })) as CallToolResult;
     assert.match(textOf(bad), /^faults\[0\]: not JSON text/);
-    const notObject = (await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:1'], faults: [7] } })) as CallToolResult;
+    const notObject = (await client.callTool({
+      name: 'fault_proxy_start',
+      arguments: { proxies: ['0=127.0.0.1:1'], faults: [7] },
+    })) as CallToolResult;
     assert.match(textOf(notObject), /^faults\[0\]: must be an object \(got 7\)/);
   } finally {
     await close();
@@ -172,7 +206,10 @@ test("fis-recommender's object arguments: objects and JSON text give identical r
   try {
     const finding = { id: 'finding-123', summary: 'Network latency caused timeouts', type: 'AVAILABILITY_ISSUE' };
     const fromObject = await call('fault_recommend_fis_experiments', { finding });
-    assert.deepEqual(await call('fault_recommend_fis_experiments', { finding: JSON.stringify(finding, null, 2) }), fromObject);
+    assert.deepEqual(
+      await call('fault_recommend_fis_experiments', { finding: JSON.stringify(finding, null, 2) }),
+      fromObject,
+    );
     assert.equal((fromObject.structured as { finding_id: string }).finding_id, 'finding-123');
     // Plain text is still a finding.
     const plain = await call('fault_recommend_fis_experiments', { finding: 'Network latency caused timeouts' });
@@ -185,14 +222,29 @@ test("fis-recommender's object arguments: objects and JSON text give identical r
       tags: { app: 'api' },
     };
     const template = await call('fault_create_fis_template', { recommendation, target_config: target });
-    assert.deepEqual(await call('fault_create_fis_template', { recommendation: JSON.stringify(recommendation), target_config: JSON.stringify(target) }), template);
+    assert.deepEqual(
+      await call('fault_create_fis_template', {
+        recommendation: JSON.stringify(recommendation),
+        target_config: JSON.stringify(target),
+      }),
+      template,
+    );
     // Several actions: an array of objects, or its text.
     const two = [recommendation, { action: 'aws:ecs:stop-task', name: 'stop', startAfter: ['task-network-latency'] }];
-    assert.deepEqual(await call('fault_create_fis_template', { recommendation: two, target_config: target }), await call('fault_create_fis_template', { recommendation: JSON.stringify(two), target_config: target }));
+    assert.deepEqual(
+      await call('fault_create_fis_template', { recommendation: two, target_config: target }),
+      await call('fault_create_fis_template', { recommendation: JSON.stringify(two), target_config: target }),
+    );
 
     const exportArgs = { to: 'fis', fault: 'latency', url: 'http://svc:8080/', duration: '5m', latency: 200 };
     const exported = await call('fault_export_scenario', { ...exportArgs, target_config: { roleArn: target.roleArn } });
-    assert.deepEqual(await call('fault_export_scenario', { ...exportArgs, target_config: JSON.stringify({ roleArn: target.roleArn }) }), exported);
+    assert.deepEqual(
+      await call('fault_export_scenario', {
+        ...exportArgs,
+        target_config: JSON.stringify({ roleArn: target.roleArn }),
+      }),
+      exported,
+    );
     assert.match(exported.text, /arn:aws:iam::123456789012:role\/fis/);
   } finally {
     await close();
@@ -204,7 +256,10 @@ test('a tool-call plan as an object, YAML or JSON text, and calls as objects or 
   const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
   const plan = { seed: 4, faults: [{ type: 'error_injection', rate: 1, tools: ['echo'], after_calls: 3 }] };
   const yaml = 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n';
-  const calls = [{ tool: 'get_items', arguments: { count: 3 } }, { tool: 'echo', arguments: { text: 'x' } }];
+  const calls = [
+    { tool: 'get_items', arguments: { count: 3 } },
+    { tool: 'echo', arguments: { text: 'x' } },
+  ];
   const run = async (planForm: unknown, callsForm: unknown) => {
     const result = (await client.callTool({
       name: 'fault_run_tool_call_chaos_scenario',
@@ -216,7 +271,13 @@ test('a tool-call plan as an object, YAML or JSON text, and calls as objects or 
   try {
     const fromObjects = await run(plan, calls);
     assert.deepEqual((fromObjects as { injected: unknown }).injected, { error_injection: 1 });
-    assert.deepEqual(await run(yaml, calls.map((c) => JSON.stringify(c))), fromObjects);
+    assert.deepEqual(
+      await run(
+        yaml,
+        calls.map((c) => JSON.stringify(c)),
+      ),
+      fromObjects,
+    );
     assert.deepEqual(await run(JSON.stringify(plan), JSON.stringify(calls)), fromObjects);
   } finally {
     await close();
@@ -228,7 +289,11 @@ test('__proto__, constructor and prototype are refused as argument names and ins
   await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
   const server = await spawnRawServer(['mcp', '--root', root], { FAULTLINE_DATA_DIR: join(root, '.data') });
   try {
-    await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } });
+    await server.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '0' },
+    });
     const call = async (name: string, argsJson: string) => {
       // Own "__proto__" keys exist only in parsed JSON: an object literal would set the prototype.
       const response = await server.request('tools/call', { name, arguments: JSON.parse(argsJson) as unknown });
@@ -240,9 +305,15 @@ test('__proto__, constructor and prototype are refused as argument names and ins
       assert.equal(result.isError, true, key);
       assert.match(textOf(result), new RegExp(`^${key}: not accepted as an argument name`));
     }
-    const nested = await call('fault_recommend_fis_experiments', '{"finding": {"summary": "db down", "__proto__": {"polluted": true}}}');
+    const nested = await call(
+      'fault_recommend_fis_experiments',
+      '{"finding": {"summary": "db down", "__proto__": {"polluted": true}}}',
+    );
     assert.match(textOf(nested), /^finding: field "__proto__" is not accepted/);
-    const asText = await call('fault_recommend_fis_experiments', JSON.stringify({ finding: '{"summary": "db down", "a": [{"constructor": 1}]}' }));
+    const asText = await call(
+      'fault_recommend_fis_experiments',
+      JSON.stringify({ finding: '{"summary": "db down", "a": [{"constructor": 1}]}' }),
+    );
     assert.match(textOf(asText), /^finding\.a\[0\]: field "constructor" is not accepted/);
     // Still answering, and the good call works.
     const ok = await call('fault_list_function_names', `{"file": ${file}}`);

@@ -29,10 +29,16 @@ after(async () => {
 test('an unknown argument is refused by name, listing what the tool accepts', async () => {
   const { client, close } = await connectInMemory();
   try {
-    const result = (await client.callTool({ name: 'fault_list_function_names', arguments: { file: fixturePath('code', 'sample.py'), fil: 'x' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'fault_list_function_names',
+      arguments: { file: fixturePath('code', 'sample.py'), fil: 'x' },
+    })) as CallToolResult;
     assert.equal(result.isError, true);
     assert.match(textOf(result), /unknown argument "fil"; fault_list_function_names accepts: file/);
-    const typo = (await client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url, num_client: 3 } })) as CallToolResult;
+    const typo = (await client.callTool({
+      name: 'fault_run_latency_impact_scenario',
+      arguments: { url, num_client: 3 },
+    })) as CallToolResult;
     assert.equal(typo.isError, true);
     assert.match(textOf(typo), /unknown argument "num_client"/);
   } finally {
@@ -48,7 +54,11 @@ test("another fault type's fields are accepted, ignored and reported (fault's sh
       arguments: { url, latency: 5, duration: '500ms', rate: 0, unit: '', probability: 0 },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
-    assert.deepEqual((result.structuredContent as { ignoredArguments: string[] }).ignoredArguments.sort(), ['probability', 'rate', 'unit']);
+    assert.deepEqual((result.structuredContent as { ignoredArguments: string[] }).ignoredArguments.sort(), [
+      'probability',
+      'rate',
+      'unit',
+    ]);
     assert.match(textOf(result), /Ignored arguments \(they belong to other fault types\): /);
   } finally {
     await close();
@@ -77,10 +87,22 @@ test('the report says when the connections, not the fault, limited the run', asy
       name: 'fault_run_latency_impact_scenario',
       // Connections open on demand, so only a max_connections cap below what the rate needs
       // (30/s × 100 ms ≈ 3 in flight) makes requests wait.
-      arguments: { url, latency: 100, duration: '1s', num_clients: 1, rps: 30, max_connections: 1, slos: ['errors < 50%'] },
+      arguments: {
+        url,
+        latency: 100,
+        duration: '1s',
+        num_clients: 1,
+        rps: 30,
+        max_connections: 1,
+        slos: ['errors < 50%'],
+      },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
-    const load = (result.structuredContent as { run: { load: { saturation: { waitedPercent: number; connectionsNeeded: number } | null } } }).run.load;
+    const load = (
+      result.structuredContent as {
+        run: { load: { saturation: { waitedPercent: number; connectionsNeeded: number } | null } };
+      }
+    ).run.load;
     assert.ok(load.saturation, 'saturation is reported');
     assert.ok(load.saturation.connectionsNeeded >= 2, JSON.stringify(load.saturation));
     assert.match(textOf(result), /The connections were the bottleneck/);
@@ -93,5 +115,8 @@ test('yes/no environment variables: 0 and false mean no, anything unclear is an 
   for (const no of ['', '0', 'false', 'No', 'off']) assert.equal(envFlag('X', { X: no }), false, no);
   for (const yes of ['1', 'true', 'YES', 'on']) assert.equal(envFlag('X', { X: yes }), true, yes);
   assert.equal(envFlag('X', {}), false);
-  assert.throws(() => envFlag('X', { X: 'maybe' }), (error: unknown) => error instanceof UsageError && /X=maybe is not a yes\/no value/.test(error.message));
+  assert.throws(
+    () => envFlag('X', { X: 'maybe' }),
+    (error: unknown) => error instanceof UsageError && /X=maybe is not a yes\/no value/.test(error.message),
+  );
 });

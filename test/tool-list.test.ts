@@ -20,7 +20,13 @@ import { silentLogger } from '../src/log.js';
 import { createServer, type ServerDeps } from '../src/server.js';
 import { ToolRegistry } from '../src/tools/define.js';
 import { registerAllTools } from '../src/tools/index.js';
-import { SOURCES_BASE, checkToolList, fingerprintOf, readToolList, type GeneratedToolList } from '../src/tools/tool-list.js';
+import {
+  SOURCES_BASE,
+  checkToolList,
+  fingerprintOf,
+  readToolList,
+  type GeneratedToolList,
+} from '../src/tools/tool-list.js';
 import { generateToolList } from '../src/tools/tool-list-writer.js';
 import { textOf } from './helpers/mcp.js';
 
@@ -31,7 +37,10 @@ async function liveList(config: Config = makeConfig()): Promise<Tool[]> {
   return tools.tools();
 }
 
-async function connect(config: Config, deps: ServerDeps): Promise<{ client: Client; server: ReturnType<typeof createServer>; close(): Promise<void> }> {
+async function connect(
+  config: Config,
+  deps: ServerDeps,
+): Promise<{ client: Client; server: ReturnType<typeof createServer>; close(): Promise<void> }> {
   const server = createServer(config, deps);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.mcp.connect(serverSide);
@@ -50,7 +59,10 @@ async function connect(config: Config, deps: ServerDeps): Promise<{ client: Clie
 /** A copy of the compiled modules the list is built from, to change without touching dist/. */
 function copySources(): { base: URL; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-tool-list-'));
-  cpSync(new URL('.', SOURCES_BASE), join(dir, 'src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
+  cpSync(new URL('.', SOURCES_BASE), join(dir, 'src'), {
+    recursive: true,
+    filter: (source) => !source.endsWith('.map'),
+  });
   return { base: pathToFileURL(join(dir, 'src/')), dir };
 }
 
@@ -62,10 +74,19 @@ test('the generated list is exactly the live one of every toolset, and the shipp
     live,
   );
   assert.ok(generated.tools.every((entry) => entry.module.length > 0 && entry.toolset.length > 0));
-  assert.ok(generated.sources.includes('tools/scenario.js') && generated.sources.includes('scenario/defaults.js'), generated.sources.join(', '));
-  assert.ok(!generated.sources.some((source) => source.startsWith('load/') || source.startsWith('proxy/proxy')), 'a handler-only module counted as a source');
+  assert.ok(
+    generated.sources.includes('tools/scenario.js') && generated.sources.includes('scenario/defaults.js'),
+    generated.sources.join(', '),
+  );
+  assert.ok(
+    !generated.sources.some((source) => source.startsWith('load/') || source.startsWith('proxy/proxy')),
+    'a handler-only module counted as a source',
+  );
   const shipped = readToolList();
-  assert.ok('tools' in shipped, `dist/src/tools/tool-list.json is not usable (${'stale' in shipped ? shipped.stale : ''}): run npm run build`);
+  assert.ok(
+    'tools' in shipped,
+    `dist/src/tools/tool-list.json is not usable (${'stale' in shipped ? shipped.stale : ''}): run npm run build`,
+  );
   assert.deepEqual(shipped.tools, generated.tools);
 });
 
@@ -110,7 +131,11 @@ test('a stale, missing or malformed generated list is refused, with the reason',
     appendFileSync(new URL('scenario/defaults.js', base), '\n// edited\n');
     assert.match(reading(), /changed since it was generated/);
     // A module the list was built from is gone.
-    write({ ...generated, fingerprint: fingerprintOf(generated.sources, base), sources: [...generated.sources, 'tools/removed.js'] });
+    write({
+      ...generated,
+      fingerprint: fingerprintOf(generated.sources, base),
+      sources: [...generated.sources, 'tools/removed.js'],
+    });
     assert.match(reading(), /a source is gone/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -120,12 +145,18 @@ test('a stale, missing or malformed generated list is refused, with the reason',
 test('the server answers tools/list from the generated list and registers a family on its first call', async () => {
   const generated: GeneratedToolList = await generateToolList();
   // Marked, to tell the served list from a live one.
-  const marked = generated.tools.map((entry) => ({ ...entry, tool: { ...entry.tool, description: `[generated] ${entry.tool.description}` } }));
+  const marked = generated.tools.map((entry) => ({
+    ...entry,
+    tool: { ...entry.tool, description: `[generated] ${entry.tool.description}` },
+  }));
   const { client, server, close } = await connect(makeConfig(), { toolList: { tools: marked } });
   try {
     const { tools } = await client.listTools();
     // The default toolsets' part of it: the opt-in families are listed only when named.
-    assert.deepEqual(tools.map((tool) => tool.name), generated.tools.filter((entry) => entry.toolset !== 'fis-recommender').map((entry) => entry.tool.name));
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      generated.tools.filter((entry) => entry.toolset !== 'fis-recommender').map((entry) => entry.tool.name),
+    );
     assert.ok(generated.tools.some((entry) => entry.toolset === 'fis-recommender'));
     assert.ok(tools.every((tool) => tool.description?.startsWith('[generated] ')));
     assert.deepEqual(server.tools.names(), [], 'a tool module was registered before any call');
@@ -134,14 +165,20 @@ test('the server answers tools/list from the generated list and registers a fami
     // the SDK's, naming the argument.
     const [bad, missing] = await Promise.all([
       client.callTool({ name: 'fault_list_function_names', arguments: { file: 42 } }),
-      client.callTool({ name: 'fault_extract_code_block', arguments: { file: '/nonexistent/x.py', function_name: 'f' } }),
+      client.callTool({
+        name: 'fault_extract_code_block',
+        arguments: { file: '/nonexistent/x.py', function_name: 'f' },
+      }),
     ]);
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /file/);
     assert.equal(missing.isError, true);
     assert.deepEqual(server.tools.names(), ['fault_list_function_names', 'fault_extract_code_block']);
     // An unknown argument is still refused by name.
-    const unknown = await client.callTool({ name: 'fault_recommend_fis_experiments', arguments: { finding: 'x', bogus: 1 } });
+    const unknown = await client.callTool({
+      name: 'fault_recommend_fis_experiments',
+      arguments: { finding: 'x', bogus: 1 },
+    });
     assert.equal(unknown.isError, true);
     assert.match(textOf(unknown), /unknown argument "bogus"/);
     assert.ok(server.tools.names().includes('fault_export_scenario'), 'the whole cloud family registered');
@@ -151,12 +188,20 @@ test('the server answers tools/list from the generated list and registers a fami
 });
 
 test('--toolsets limits the generated list and the calls, as it did the live one', async () => {
-  const { client, close } = await connect(makeConfig({ toolsets: ['code', 'cloud'] }), { toolList: { tools: (await generateToolList()).tools } });
+  const { client, close } = await connect(makeConfig({ toolsets: ['code', 'cloud'] }), {
+    toolList: { tools: (await generateToolList()).tools },
+  });
   try {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    assert.deepEqual(names, (await liveList(makeConfig({ toolsets: ['code', 'cloud'] }))).map((tool) => tool.name));
+    assert.deepEqual(
+      names,
+      (await liveList(makeConfig({ toolsets: ['code', 'cloud'] }))).map((tool) => tool.name),
+    );
     assert.ok(names.includes('fault_list_function_names') && !names.includes('fault_run_latency_impact_scenario'));
-    const refused = await client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: { url: 'http://127.0.0.1:1' } });
+    const refused = await client.callTool({
+      name: 'fault_run_latency_impact_scenario',
+      arguments: { url: 'http://127.0.0.1:1' },
+    });
     assert.equal(refused.isError, true);
     assert.match(textOf(refused), /not found/);
   } finally {

@@ -25,10 +25,15 @@ async function listTools(config = makeConfig()): Promise<Tool[]> {
 test('tools/list matches the snapshot', async () => {
   const published = JSON.stringify(await listTools(), null, 2) + '\n';
   if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) {
-    if (process.env.CI && !existsSync(SNAPSHOT)) assert.fail(`${SNAPSHOT} is missing; run UPDATE_SNAPSHOTS=1 npm test and commit it`);
+    if (process.env.CI && !existsSync(SNAPSHOT))
+      assert.fail(`${SNAPSHOT} is missing; run UPDATE_SNAPSHOTS=1 npm test and commit it`);
     writeFileSync(SNAPSHOT, published);
   }
-  assert.equal(published, readFileSync(SNAPSHOT, 'utf8'), 'a tool schema changed: review, then UPDATE_SNAPSHOTS=1 npm test');
+  assert.equal(
+    published,
+    readFileSync(SNAPSHOT, 'utf8'),
+    'a tool schema changed: review, then UPDATE_SNAPSHOTS=1 npm test',
+  );
 });
 
 test('every tool of every toolset, the opt-in ones too, passes the portability lint', async () => {
@@ -85,8 +90,23 @@ test('the lint catches each kind of problem it claims to', () => {
   }
   assert.doesNotMatch(problems, /properties\.format uses/, 'an argument named "format" is not the keyword');
   // A structured argument with named fields is portable.
-  const structured = { ...bad, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { summary: { type: 'string' } } } } } } as unknown as Tool;
+  const structured = {
+    ...bad,
+    inputSchema: {
+      type: 'object',
+      properties: { finding: { type: 'object', properties: { summary: { type: 'string' } } } },
+    },
+  } as unknown as Tool;
   assert.doesNotMatch(lintTool(structured).join('\n'), /finding/);
-  const emptyNested = { ...structured, inputSchema: { type: 'object', properties: { finding: { type: 'object', properties: { tags: { type: 'object', properties: {} } } } } } } as unknown as Tool;
-  assert.match(lintTool(emptyNested).join('\n'), /properties\.finding\.properties\.tags is an object without properties/);
+  const emptyNested = {
+    ...structured,
+    inputSchema: {
+      type: 'object',
+      properties: { finding: { type: 'object', properties: { tags: { type: 'object', properties: {} } } } },
+    },
+  } as unknown as Tool;
+  assert.match(
+    lintTool(emptyNested).join('\n'),
+    /properties\.finding\.properties\.tags is an object without properties/,
+  );
 });

@@ -34,13 +34,17 @@ test('correlated bursts keep the marginal error rate; the prediction uses the me
   assert.ok(Math.abs(plain.error_rate - 0.05) < 0.02, `marginal error rate ${plain.error_rate}`);
   assert.ok(plain.blast_radius < result.predicted_blast_radius, 'bursts concentrate failures in fewer tasks');
   const fromMeasured = 1 - Math.pow(1 - plain.error_rate, plain.tcaf);
-  assert.ok(Math.abs(result.predicted_blast_radius - fromMeasured) < 1e-3 /* e is shown rounded to 4 places */, `${result.predicted_blast_radius} vs ${fromMeasured}`);
+  assert.ok(
+    Math.abs(result.predicted_blast_radius - fromMeasured) < 1e-3 /* e is shown rounded to 4 places */,
+    `${result.predicted_blast_radius} vs ${fromMeasured}`,
+  );
   assert.notEqual(plain.error_rate, 0.05);
   assert.ok(Math.abs(result.nominal_predicted_blast_radius - (1 - Math.pow(0.95, 8))) < 1e-4);
 });
 
 test("the demo command prints mcp-chaos's published table exactly, says what counts against A and C, and is deterministic", () => {
-  const run = (args: string[]): { stdout: string; stderr: string; status: number | null } => spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'demo', ...args], { encoding: 'utf8' });
+  const run = (args: string[]): { stdout: string; stderr: string; status: number | null } =>
+    spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'demo', ...args], { encoding: 'utf8' });
   const text = run([]).stdout;
   const lines = text.split('\n');
   // The rows as mcp-chaos prints them (README and a re-run of its simulator): same figures, same layout.
@@ -52,9 +56,19 @@ test("the demo command prints mcp-chaos's published table exactly, says what cou
   assert.match(text, /at the measured e = 0\.0163: 0\.123 \(at the nominal e = 0\.02: 0\.149\)/);
   const json = run(['--json']).stdout;
   assert.equal(json, run(['--json']).stdout);
-  const parsed = JSON.parse(json) as { runs: Array<{ slis: { tcaf: number; calls: number; tcsr: number; availability: number; correctness: number } }> };
+  const parsed = JSON.parse(json) as {
+    runs: Array<{ slis: { tcaf: number; calls: number; tcsr: number; availability: number; correctness: number } }>;
+  };
   // 26 of mcp-chaos's 1600 calls fail with seed 42 (its TCSR 0.98375), and 24 of its 200 tasks.
-  assert.deepEqual([parsed.runs[0]!.slis.calls, parsed.runs[0]!.slis.tcsr, parsed.runs[0]!.slis.availability, parsed.runs[0]!.slis.correctness], [1600, 0.9838, 0.9838, 1]);
+  assert.deepEqual(
+    [
+      parsed.runs[0]!.slis.calls,
+      parsed.runs[0]!.slis.tcsr,
+      parsed.runs[0]!.slis.availability,
+      parsed.runs[0]!.slis.correctness,
+    ],
+    [1600, 0.9838, 0.9838, 1],
+  );
   const bad = run(['--error-rate', '2']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /error-rate/);
@@ -87,20 +101,46 @@ test('plans: mcp-chaos format accepted unchanged; bad fields named', async () =>
   assert.equal(plan.faults.length, 5);
   assert.equal(plan.faults[2]!.probability, 0.02);
   assert.equal(plan.faults[1]!.code, -32602);
-  await assert.rejects(parsePlanText('faults: [{type: nope}]'), /plan\.faults\[0\]: type must be one of latency, .*head_of_line_blocking \(got "nope"\)/);
-  await assert.rejects(parsePlanText('faults: [{type: latency, rate: 1}]'), /faults\[0\] \(latency\): unknown field "rate" \(accepted: type, tools/);
-  await assert.rejects(parsePlanText('faults: [{type: oversized, bytes: -1}]'), /faults\[0\] \(oversized\): bytes must be an integer from 1/);
-  await assert.rejects(parsePlanText('faults: [{type: timeout, error_shape: grpc}]'), /faults\[0\] \(timeout\): error_shape must be one of is_error, jsonrpc \(got "grpc"\)/);
+  await assert.rejects(
+    parsePlanText('faults: [{type: nope}]'),
+    /plan\.faults\[0\]: type must be one of latency, .*head_of_line_blocking \(got "nope"\)/,
+  );
+  await assert.rejects(
+    parsePlanText('faults: [{type: latency, rate: 1}]'),
+    /faults\[0\] \(latency\): unknown field "rate" \(accepted: type, tools/,
+  );
+  await assert.rejects(
+    parsePlanText('faults: [{type: oversized, bytes: -1}]'),
+    /faults\[0\] \(oversized\): bytes must be an integer from 1/,
+  );
+  await assert.rejects(
+    parsePlanText('faults: [{type: timeout, error_shape: grpc}]'),
+    /faults\[0\] \(timeout\): error_shape must be one of is_error, jsonrpc \(got "grpc"\)/,
+  );
   await assert.rejects(parsePlanText('seeds: 1'), /plan: unknown field "seeds"/);
   await assert.rejects(parsePlanText('{ not yaml: ['), /not valid YAML or JSON/);
-  await assert.rejects(parsePlanText('deadlines: {__proto__: 5}'), /plan\.deadlines: field "__proto__" is not accepted/);
+  await assert.rejects(
+    parsePlanText('deadlines: {__proto__: 5}'),
+    /plan\.deadlines: field "__proto__" is not accepted/,
+  );
   assert.ok(matchesTools(['get_*'], 'get_logs') && !matchesTools(['get_*'], 'echo') && matchesTools([], 'x'));
 });
 
 test('plan globs are bounded, and matching a glob never backtracks', async () => {
-  await assert.rejects(parsePlanText(JSON.stringify({ faults: [{ type: 'error_injection', tools: ['*'.repeat(50_000)] }] })), /faults\[0\] \(error_injection\): tools must be a list of at most 256 tool names or globs, each 1 to 256 characters/);
-  await assert.rejects(parsePlanText(JSON.stringify({ faults: [{ type: 'drop_tool', tools: Array.from({ length: 257 }, (_, i) => `t${i}`) }] })), /tools must be a list of at most 256/);
-  await assert.rejects(parsePlanText('x'.repeat(1024 * 1024 + 1)), /plan: a plan of 1048577 characters; at most 1048576/);
+  await assert.rejects(
+    parsePlanText(JSON.stringify({ faults: [{ type: 'error_injection', tools: ['*'.repeat(50_000)] }] })),
+    /faults\[0\] \(error_injection\): tools must be a list of at most 256 tool names or globs, each 1 to 256 characters/,
+  );
+  await assert.rejects(
+    parsePlanText(
+      JSON.stringify({ faults: [{ type: 'drop_tool', tools: Array.from({ length: 257 }, (_, i) => `t${i}`) }] }),
+    ),
+    /tools must be a list of at most 256/,
+  );
+  await assert.rejects(
+    parsePlanText('x'.repeat(1024 * 1024 + 1)),
+    /plan: a plan of 1048577 characters; at most 1048576/,
+  );
   // A pattern that makes a backtracking matcher explore every way to split the name, against a name that fails at the end.
   const pattern = '*a'.repeat(120) + '*b';
   assert.equal(validatePlan({ faults: [{ type: 'error_injection', tools: [pattern] }] }).faults[0]!.tools[0], pattern);
@@ -123,10 +163,18 @@ test('plan globs are bounded, and matching a glob never backtracks', async () =>
 });
 
 test('head_of_line_blocking: slots (default 1) and tools only; calls wait in arrival order and a release hands the slot on', async () => {
-  const plan = validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 2, tools: ['slow*'] }, { type: 'head_of_line_blocking' }] });
+  const plan = validatePlan({
+    faults: [{ type: 'head_of_line_blocking', slots: 2, tools: ['slow*'] }, { type: 'head_of_line_blocking' }],
+  });
   assert.deepEqual([plan.faults[0]!.slots, plan.faults[1]!.slots], [2, 1]);
-  assert.throws(() => validatePlan({ faults: [{ type: 'head_of_line_blocking', probability: 0.5 }] }), /\(head_of_line_blocking\): unknown field "probability" \(accepted: type, tools, slots\)/);
-  assert.throws(() => validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 0 }] }), /slots must be an integer from 1 to 10000/);
+  assert.throws(
+    () => validatePlan({ faults: [{ type: 'head_of_line_blocking', probability: 0.5 }] }),
+    /\(head_of_line_blocking\): unknown field "probability" \(accepted: type, tools, slots\)/,
+  );
+  assert.throws(
+    () => validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 0 }] }),
+    /slots must be an integer from 1 to 10000/,
+  );
   const engine = new FaultEngine(plan);
   assert.equal(engine.decide('slow_tool', 't').gates.length, 2, 'a slow tool passes both gates, in plan order');
   assert.equal(engine.decide('fast', 't').gates.length, 1);
@@ -156,10 +204,19 @@ test('head_of_line_blocking: slots (default 1) and tools only; calls wait in arr
 
 test('after_calls and every select which matching calls are eligible; plan order composes latency and errors', () => {
   const engine = new FaultEngine(
-    validatePlan({ faults: [{ type: 'latency', added_ms: 10 }, { type: 'error_injection', rate: 1, tools: ['a'], after_calls: 2, every: 3 }, { type: 'latency', added_ms: 5 }] }),
+    validatePlan({
+      faults: [
+        { type: 'latency', added_ms: 10 },
+        { type: 'error_injection', rate: 1, tools: ['a'], after_calls: 2, every: 3 },
+        { type: 'latency', added_ms: 5 },
+      ],
+    }),
   );
   const hits = Array.from({ length: 10 }, () => engine.decide('a', 't'));
-  assert.deepEqual(hits.map((d) => d.shortCircuit !== undefined), [false, false, true, false, false, true, false, false, true, false]);
+  assert.deepEqual(
+    hits.map((d) => d.shortCircuit !== undefined),
+    [false, false, true, false, false, true, false, false, true, false],
+  );
   assert.equal(hits[2]!.delayMs, 15);
   assert.deepEqual(hits[2]!.tags, ['latency', 'error_injection', 'latency']);
 });
@@ -167,7 +224,10 @@ test('after_calls and every select which matching calls are eligible; plan order
 test('drop_tool and registry_inconsistency with no tools target none (mcp-chaos semantics); other faults target all', () => {
   const engine = new FaultEngine(validatePlan({ faults: [{ type: 'drop_tool' }, { type: 'registry_inconsistency' }] }));
   assert.equal(engine.decide('a', 't').shortCircuit, undefined);
-  assert.deepEqual(engine.listView([{ name: 'a' }]).map((t) => t.name), ['a']);
+  assert.deepEqual(
+    engine.listView([{ name: 'a' }]).map((t) => t.name),
+    ['a'],
+  );
   const all = new FaultEngine(validatePlan({ faults: [{ type: 'rate_limit' }] }));
   assert.equal(all.decide('a', 't').shortCircuit?.tag, 'rate_limit');
 });

@@ -6,7 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startHttpProxy } from '../src/toolcall/http-proxy.js';
 import { ToolPlane } from '../src/toolcall/session.js';
 import { renderReport, type Slis } from '../src/toolcall/metrics.js';
@@ -17,7 +21,9 @@ async function setup(plan: unknown, options: { json?: boolean } = {}) {
   const target: TargetHttp = await startTargetHttp(options);
   const plane = new ToolPlane(validatePlan(plan));
   const proxy = await startHttpProxy({ plane, upstream: target.url });
-  const transport = new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { Authorization: 'Bearer t0ken' } } });
+  const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
+    requestInit: { headers: { Authorization: 'Bearer t0ken' } },
+  });
   const client = new Client({ name: 'toolcall-http-test', version: '0' });
   await client.connect(transport);
   await client.listTools();
@@ -78,7 +84,10 @@ test('faults act on what the HTTP client receives: latency, schema_drift, drop_t
     const start = performance.now();
     assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
     assert.ok(performance.now() - start >= 240);
-    await assert.rejects(s.client.callTool({ name: 'get_items', arguments: { count: 2 } }), /output schema|structured content/i);
+    await assert.rejects(
+      s.client.callTool({ name: 'get_items', arguments: { count: 2 } }),
+      /output schema|structured content/i,
+    );
     const names = (await s.client.listTools()).tools.map((t) => t.name);
     assert.ok(!names.includes('delete_record'));
     await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
@@ -118,9 +127,16 @@ test('the proxy binds to loopback by default and answers 502 when the upstream i
   try {
     assert.match(proxy.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     // An unreachable upstream is a 502 with a JSON-RPC error naming the cause, never a crash.
-    const reply = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const reply = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     assert.equal(reply.status, 502);
-    assert.match(((await reply.json()) as { error: { message: string } }).error.message, /faultline toolcall: .*ECONNREFUSED/);
+    assert.match(
+      ((await reply.json()) as { error: { message: string } }).error.message,
+      /faultline toolcall: .*ECONNREFUSED/,
+    );
     // A GET stream or a DELETE to a dead upstream is the upstream's failure too, not the proxy's.
     assert.equal((await fetch(proxy.url, { headers: { accept: 'text/event-stream' } })).status, 502);
     assert.equal((await fetch(proxy.url, { method: 'DELETE' })).status, 502);
@@ -136,7 +152,8 @@ test('an upstream that goes away mid-run: the calls it could not take count as u
   try {
     assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
     await s.target.close(); // the server dies; the client keeps calling
-    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    for (const word of ['b', 'c'])
+      await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
     const base = s.proxy.url.replace(/\/mcp$/, '');
     // /metrics at once, not only when the session ends: the client has already seen both fail.
     const metrics = (await (await fetch(`${base}/metrics`)).json()) as Slis;
@@ -147,7 +164,10 @@ test('an upstream that goes away mid-run: the calls it could not take count as u
     assert.equal(metrics.upstream_failure?.attempts_before, 1);
     assert.equal(metrics.upstream_failure?.unanswered, 2);
     assert.match(metrics.upstream_failure?.error ?? '', /ECONNREFUSED/);
-    assert.match(renderReport(metrics), /\*\*The upstream server could not be reached\*\* from .* after 1 tool-call attempt; 2 attempts found no server/);
+    assert.match(
+      renderReport(metrics),
+      /\*\*The upstream server could not be reached\*\* from .* after 1 tool-call attempt; 2 attempts found no server/,
+    );
   } finally {
     await s.client.close();
     await s.proxy.close();
@@ -164,7 +184,8 @@ test('an upstream that goes away and comes back: the report says when it failed 
   try {
     assert.equal(text(await s.client.callTool({ name: 'echo', arguments: { text: 'a' } })), 'a');
     await s.target.close();
-    for (const word of ['b', 'c']) await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
+    for (const word of ['b', 'c'])
+      await assert.rejects(s.client.callTool({ name: 'echo', arguments: { text: word } }), /could not be reached/);
     const down = await metrics();
     assert.equal(down.upstream_failure?.recovered_at, undefined);
     assert.match(renderReport(down), /still unreachable at the end/);
@@ -173,7 +194,8 @@ test('an upstream that goes away and comes back: the report says when it failed 
     again = await startTargetHttp({ json: true, port });
     later = new Client({ name: 'toolcall-http-test', version: '0' });
     await later.connect(new StreamableHTTPClientTransport(new URL(s.proxy.url)));
-    for (const word of ['d', 'e']) assert.equal(text(await later.callTool({ name: 'echo', arguments: { text: word } })), word);
+    for (const word of ['d', 'e'])
+      assert.equal(text(await later.callTool({ name: 'echo', arguments: { text: word } })), word);
     const up = await metrics();
     assert.equal(up.calls, 5);
     assert.equal(up.availability, 0.6); // a, d, e answered; b, c found no server
@@ -184,9 +206,14 @@ test('an upstream that goes away and comes back: the report says when it failed 
     assert.equal(failure.reached, 2, 'the calls that reached it after it recovered');
     assert.equal(failure.outage_count, 1);
     assert.ok(failure.recovered_at !== undefined && failure.recovered_at >= failure.at, JSON.stringify(failure));
-    assert.deepEqual(failure.outages, [{ from: failure.at, to: failure.recovered_at, error: failure.error, unanswered: 2 }]);
+    assert.deepEqual(failure.outages, [
+      { from: failure.at, to: failure.recovered_at, error: failure.error, unanswered: 2 },
+    ]);
     const report = renderReport(up);
-    assert.match(report, /\*\*The upstream server could not be reached\*\* from \S+ to \S+ \(.*ECONNREFUSED.*\), first after 1 tool-call attempt; 2 attempts found no server/);
+    assert.match(
+      report,
+      /\*\*The upstream server could not be reached\*\* from \S+ to \S+ \(.*ECONNREFUSED.*\), first after 1 tool-call attempt; 2 attempts found no server/,
+    );
     assert.match(report, /\*\*It recovered\*\* at \S+: 2 tool-call attempts reached it after its first failure\./);
     assert.doesNotMatch(report, /still unreachable/);
 
@@ -198,7 +225,10 @@ test('an upstream that goes away and comes back: the report says when it failed 
     assert.equal(twice.recovered_at, undefined);
     assert.equal(twice.unanswered, 3);
     assert.equal(twice.outages?.[1]?.unanswered, 1);
-    assert.match(renderReport(await metrics()), /could not be reached\*\* 2 times: from \S+ to \S+; from \S+ \(last error: .*\).* It was still unreachable at the end \(2 tool-call attempts reached it between outages\)\./);
+    assert.match(
+      renderReport(await metrics()),
+      /could not be reached\*\* 2 times: from \S+ to \S+; from \S+ \(last error: .*\).* It was still unreachable at the end \(2 tool-call attempts reached it between outages\)\./,
+    );
   } finally {
     await s.client.close();
     await later?.close().catch(() => undefined);
@@ -216,7 +246,17 @@ for (const form of ['sse', 'json'] as const) {
       req.on('end', () => {
         const message = JSON.parse(body) as { id?: number; method?: string };
         if (message.method === 'initialize') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'dropper', version: '1' } } }));
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: {
+                protocolVersion: '2025-06-18',
+                capabilities: { tools: {} },
+                serverInfo: { name: 'dropper', version: '1' },
+              },
+            }),
+          );
         } else if (message.method === 'tools/call') {
           // Starts the answer, then the connection goes.
           res.writeHead(200, { 'content-type': form === 'sse' ? 'text/event-stream' : 'application/json' });
@@ -227,12 +267,34 @@ for (const form of ['sse', 'json'] as const) {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const plane = new ToolPlane(validatePlan({}));
-    const proxy = await startHttpProxy({ plane, upstream: `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}/mcp` });
+    const proxy = await startHttpProxy({
+      plane,
+      upstream: `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}/mcp`,
+    });
     try {
       const post = (message: unknown): Promise<Response> =>
-        fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
-      assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })).status, 200);
-      const reply = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+        fetch(proxy.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(message),
+        });
+      assert.equal(
+        (
+          await post({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+          })
+        ).status,
+        200,
+      );
+      const reply = await post({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: {} },
+      });
       const body = await reply.text().catch(() => '');
       if (form === 'json') {
         assert.equal(reply.status, 502);
@@ -241,7 +303,7 @@ for (const form of ['sse', 'json'] as const) {
       const metrics = (await (await fetch(proxy.url.replace(/\/mcp$/, '/metrics'))).json()) as Slis;
       assert.equal(metrics.calls, 1, 'recorded at once, not left pending');
       assert.equal(metrics.availability, 0);
-      assert.equal(metrics.internal_errors, 0, 'the upstream\'s failure, not the proxy\'s');
+      assert.equal(metrics.internal_errors, 0, "the upstream's failure, not the proxy's");
       assert.equal(metrics.upstream_failure?.kind, 'unreachable');
       assert.equal(metrics.upstream_failure?.unanswered, 1);
       assert.match(metrics.upstream_failure?.error ?? '', /dropped mid-answer/);
@@ -262,14 +324,30 @@ test('a client that hangs up on a hung call (no cancel notice) has the call coun
     const init = await fetch(proxy.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      }),
     });
     const session = init.headers.get('mcp-session-id')!;
     await init.text();
     const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-    await (await fetch(proxy.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+    await (
+      await fetch(proxy.url, {
+        method: 'POST',
+        headers: withSession,
+        body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      })
+    ).text();
     const gaveUp = new AbortController();
-    const call = fetch(proxy.url, { method: 'POST', headers: withSession, signal: gaveUp.signal, body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}' });
+    const call = fetch(proxy.url, {
+      method: 'POST',
+      headers: withSession,
+      signal: gaveUp.signal,
+      body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}',
+    });
     setTimeout(() => gaveUp.abort(), 200);
     await assert.rejects(call);
     const metricsUrl = proxy.url.replace(/\/mcp$/, '/metrics');
@@ -290,7 +368,11 @@ test('a client that hangs up on a hung call (no cancel notice) has the call coun
 test('faultline mcp-chaos proxy http refuses a non-loopback --host without --allow-non-loopback-bind, and a metadata --upstream', async () => {
   const { spawnSync } = await import('node:child_process');
   const { cliPath } = await import('./helpers/repo.js');
-  const run = (args: string[]) => spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--port', '0', ...args], { encoding: 'utf8', timeout: 15_000 });
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--port', '0', ...args], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
   const exposed = run(['--upstream', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']);
   assert.equal(exposed.status, 2, exposed.stderr);
   assert.match(exposed.stderr, /--host 0\.0\.0\.0: the proxy listens only on loopback .* --allow-non-loopback-bind/);
@@ -303,7 +385,11 @@ test('faultline mcp-chaos proxy http: listens on loopback, answers /healthz, pri
   const { spawn } = await import('node:child_process');
   const { cliPath } = await import('./helpers/repo.js');
   const target = await startTargetHttp();
-  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--upstream', target.url, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proxy = spawn(
+    process.execPath,
+    [cliPath, 'mcp-chaos', 'proxy', 'http', '--upstream', target.url, '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   let stdout = '';
   proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -334,7 +420,8 @@ test('with JSON replies, list_changed reaches the client on its GET stream (pass
     s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
     // Wait until the client's GET stream is open through the proxy.
     const end = Date.now() + 5000;
-    while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 100));
     await s.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
@@ -359,7 +446,10 @@ test('head_of_line_blocking over HTTP: a fast call queued behind a slow one answ
       assert.deepEqual(order, ['slept 400', 'fast'], 'the fast call waited for the slot the slow one held');
       const echo = s.plane.records.find((r) => r.tool === 'echo')!;
       assert.equal(echo.fault, 'head_of_line_blocking');
-      assert.ok(echo.queued_ms > 0 && echo.queued_ms <= echo.latency_ms, `queued ${echo.queued_ms} of ${echo.latency_ms} ms`);
+      assert.ok(
+        echo.queued_ms > 0 && echo.queued_ms <= echo.latency_ms,
+        `queued ${echo.queued_ms} of ${echo.latency_ms} ms`,
+      );
       const metrics = (await (await fetch(s.proxy.url.replace(/\/mcp$/, '/metrics'))).json()) as Slis;
       assert.equal(metrics.queueing.queued_attempts, 1);
       assert.equal(metrics.injected.head_of_line_blocking, 1);
@@ -382,33 +472,60 @@ async function hostileUpstream(): Promise<{ url: string; close(): Promise<void> 
       const payload =
         args.kind === 'deep'
           ? `{"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"d"}],"structuredContent":{"v":${'['.repeat(6000)}${']'.repeat(6000)}}}}`
-          : JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: args.kind === 'big' ? 'b'.repeat(200_000) : 'small' }] } });
-      if (args.sse) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\nid: e1\ndata: ${payload}\n\n`);
+          : JSON.stringify({
+              jsonrpc: '2.0',
+              id: m.id,
+              result: { content: [{ type: 'text', text: args.kind === 'big' ? 'b'.repeat(200_000) : 'small' }] },
+            });
+      if (args.sse)
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\nid: e1\ndata: ${payload}\n\n`);
       else res.writeHead(200, { 'content-type': 'application/json' }).end(payload);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 test('HTTP: a reply nested 6,000 levels or past the size bound never crashes the proxy; fail-safe relays it, strict answers an error', async () => {
   const upstream = await hostileUpstream();
   const post = (url: string, id: number, args: Record<string, unknown>): Promise<Response> =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: args } }) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: args } }),
+    });
   try {
     for (const strict of [false, true]) {
-      const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }), { strict, maxMessageChars: 64 * 1024 });
+      const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }), {
+        strict,
+        maxMessageChars: 64 * 1024,
+      });
       const proxy = await startHttpProxy({ plane, upstream: upstream.url });
       try {
         for (const sse of [false, true]) {
           const deep = await (await post(proxy.url, 1, { kind: 'deep', sse })).text();
-          if (strict) assert.match(deep, /"id":1,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be read: JSON nested deeper than 512 levels"/);
+          if (strict)
+            assert.match(
+              deep,
+              /"id":1,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be read: JSON nested deeper than 512 levels"/,
+            );
           else assert.ok(deep.includes('"structuredContent":{"v":[[[[') && deep.length > 12_000, 'relayed as it came');
           const big = await (await post(proxy.url, 2, { kind: 'big', sse })).text();
-          if (strict || sse) assert.match(big, /"id":2,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be (read|relayed): (a reply|an event) of more than/);
+          if (strict || sse)
+            assert.match(
+              big,
+              /"id":2,"error":\{"code":-32603,"message":"faultline toolcall: the server's answer could not be (read|relayed): (a reply|an event) of more than/,
+            );
           else assert.ok(big.includes('b'.repeat(200_000)), 'a JSON reply past the bound is streamed through whole');
           const small = await (await post(proxy.url, 3, { kind: 'small', sse })).text();
-          assert.match(small, /"id":3,"result":\{"content":\[\{"type":"text","text":"sm"\}\]\}/, 'the next call goes through the plan as usual');
+          assert.match(
+            small,
+            /"id":3,"result":\{"content":\[\{"type":"text","text":"sm"\}\]\}/,
+            'the next call goes through the plan as usual',
+          );
         }
         assert.equal(plane.records.length, 6);
         assert.equal(plane.internalErrors, 4, 'each answer the proxy could not read');

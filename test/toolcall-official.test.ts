@@ -53,37 +53,66 @@ const journalOf = (file: string): Array<Record<string, unknown>> =>
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
 test('server-memory: re-serialising an empty graph is no mutation; a real graph is cut alike in structuredContent and text', async () => {
-  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_graph'] }] }, [bin('mcp-server-memory')], { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') });
+  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_graph'] }] }, [bin('mcp-server-memory')], {
+    MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
+  });
   try {
     const empty = await p.client.callTool({ name: 'read_graph', arguments: {} });
     assert.deepEqual(empty.structuredContent, { entities: [], relations: [] });
-    assert.equal(textOf(empty), '{\n  "entities": [],\n  "relations": []\n}', 'the server\'s own text, not a compact copy');
+    assert.equal(
+      textOf(empty),
+      '{\n  "entities": [],\n  "relations": []\n}',
+      "the server's own text, not a compact copy",
+    );
     await p.client.callTool({
       name: 'create_entities',
-      arguments: { entities: ['a', 'b', 'c', 'd'].map((name) => ({ name, entityType: 'service', observations: [`${name} serves checkout`, `${name} runs on node`] })) },
+      arguments: {
+        entities: ['a', 'b', 'c', 'd'].map((name) => ({
+          name,
+          entityType: 'service',
+          observations: [`${name} serves checkout`, `${name} runs on node`],
+        })),
+      },
     });
     const graph = await p.client.callTool({ name: 'read_graph', arguments: {} });
-    const structured = graph.structuredContent as { entities: Array<{ name: string; observations: string[] }>; relations: unknown[] };
-    assert.deepEqual(structured.entities.map((e) => [e.name, e.observations.length]), [['a', 1], ['b', 1]], 'half the entities, half of each one\'s observations');
+    const structured = graph.structuredContent as {
+      entities: Array<{ name: string; observations: string[] }>;
+      relations: unknown[];
+    };
+    assert.deepEqual(
+      structured.entities.map((e) => [e.name, e.observations.length]),
+      [
+        ['a', 1],
+        ['b', 1],
+      ],
+      "half the entities, half of each one's observations",
+    );
     assert.deepEqual(JSON.parse(textOf(graph)), structured, 'the text says what structuredContent says');
-    assert.match(textOf(graph), /^\{\n {2}"entities": \[\n/, 'in the server\'s layout');
+    assert.match(textOf(graph), /^\{\n {2}"entities": \[\n/, "in the server's layout");
   } finally {
     await p.close();
   }
-  assert.deepEqual(journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]), [
-    ['read_graph', 'none', true],
-    ['create_entities', 'none', true],
-    ['read_graph', 'partial_result', false],
-  ]);
+  assert.deepEqual(
+    journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
+    [
+      ['read_graph', 'none', true],
+      ['create_entities', 'none', true],
+      ['read_graph', 'partial_result', false],
+    ],
+  );
   assert.match(p.stderr(), /Injected: partial_result 1\n/);
 });
 
 test('server-filesystem: partial_result cuts the file in structuredContent and in the text, at a line break', async () => {
   const root = join(dir, 'files');
   mkdirSync(root, { recursive: true });
-  const file = Array.from({ length: 8 }, (_, i) => `${i + 1}. a line of the runbook that the agent reads`).join('\n') + '\n';
+  const file =
+    Array.from({ length: 8 }, (_, i) => `${i + 1}. a line of the runbook that the agent reads`).join('\n') + '\n';
   writeFileSync(join(root, 'runbook.md'), file);
-  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_text_file'] }] }, [bin('mcp-server-filesystem'), root]);
+  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_text_file'] }] }, [
+    bin('mcp-server-filesystem'),
+    root,
+  ]);
   try {
     const result = await p.client.callTool({ name: 'read_text_file', arguments: { path: join(root, 'runbook.md') } });
     const kept = file.split('\n').slice(0, 4).join('\n') + '\n';
@@ -92,7 +121,10 @@ test('server-filesystem: partial_result cuts the file in structuredContent and i
   } finally {
     await p.close();
   }
-  assert.deepEqual(journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]), [['read_text_file', 'partial_result', false]]);
+  assert.deepEqual(
+    journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
+    [['read_text_file', 'partial_result', false]],
+  );
 });
 
 /** A server that answers every tools/call with what `arguments.kind` asks for: a deep result, a huge line, or a small one. */
@@ -111,10 +143,18 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 `;
 
 /** Raw JSON-RPC lines through the proxy in front of HOSTILE_SERVER; each call's answer line, then the proxy's exit. */
-async function rawCalls(plan: unknown, kinds: string[], extra: string[] = []): Promise<{ answers: string[]; code: number | null; stderr: string }> {
+async function rawCalls(
+  plan: unknown,
+  kinds: string[],
+  extra: string[] = [],
+): Promise<{ answers: string[]; code: number | null; stderr: string }> {
   const planFile = join(dir, `hostile-${++count}.json`);
   writeFileSync(planFile, JSON.stringify(plan));
-  const child = spawn(process.execPath, [cliPath, 'toolcall', 'proxy', 'stdio', '--plan', planFile, ...extra, '--', process.execPath, '-e', HOSTILE_SERVER], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'toolcall', 'proxy', 'stdio', '--plan', planFile, ...extra, '--', process.execPath, '-e', HOSTILE_SERVER],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const answers: string[] = [];
@@ -131,7 +171,14 @@ async function rawCalls(plan: unknown, kinds: string[], extra: string[] = []): P
   });
   for (const [i, kind] of kinds.entries()) {
     const answered = new Promise<void>((resolve) => waiters.push(resolve));
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'any', arguments: { kind } } }) + '\n');
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'any', arguments: { kind } },
+      }) + '\n',
+    );
     await answered;
   }
   child.stdin.end();
@@ -140,13 +187,20 @@ async function rawCalls(plan: unknown, kinds: string[], extra: string[] = []): P
 }
 
 test('a result nested 6,000 levels gets an answer, with or without a plan and --strict; the proxy never crashes', async () => {
-  const plans: Array<{ faults?: Array<{ type: string }> }> = [{}, { faults: [{ type: 'schema_drift' }] }, { faults: [{ type: 'partial_result' }] }];
+  const plans: Array<{ faults?: Array<{ type: string }> }> = [
+    {},
+    { faults: [{ type: 'schema_drift' }] },
+    { faults: [{ type: 'partial_result' }] },
+  ];
   for (const plan of plans) {
     const safe = await rawCalls(plan, ['deep', 'small']);
     assert.equal(safe.code, 0, safe.stderr);
     assert.doesNotMatch(safe.stderr, /RangeError|Maximum call stack/);
     assert.equal(safe.answers.length, 2);
-    assert.ok(safe.answers[0]!.startsWith('{"jsonrpc":"2.0","id":1,"result":') && safe.answers[0]!.length > 12_000, 'the server\'s answer, passed on as it came');
+    assert.ok(
+      safe.answers[0]!.startsWith('{"jsonrpc":"2.0","id":1,"result":') && safe.answers[0]!.length > 12_000,
+      "the server's answer, passed on as it came",
+    );
     const next = JSON.parse(safe.answers[1]!) as { id: number; result: { content: Array<{ text: string }> } };
     assert.equal(next.id, 2, 'the next call is relayed as usual');
     assert.equal(next.result.content[0]!.text, plan.faults?.[0]?.type === 'partial_result' ? 'sm' : 'small');
@@ -163,12 +217,20 @@ test('a result nested 6,000 levels gets an answer, with or without a plan and --
 });
 
 test('a line over --max-message-bytes is never held: passed through whole (fail-safe) or answered with an error (--strict)', async () => {
-  const safe = await rawCalls({ faults: [{ type: 'partial_result' }] }, ['big', 'small', 'big'], ['--max-message-bytes', String(1024 * 1024)]);
+  const safe = await rawCalls(
+    { faults: [{ type: 'partial_result' }] },
+    ['big', 'small', 'big'],
+    ['--max-message-bytes', String(1024 * 1024)],
+  );
   assert.equal(safe.code, 0, safe.stderr);
   assert.equal(safe.answers.length, 3);
   const big = JSON.parse(safe.answers[0]!) as { id: number; result: { content: Array<{ text: string }> } };
   assert.equal(big.id, 1);
-  assert.equal(big.result.content[0]!.text.length, 3 * 1024 * 1024, 'untouched: the plan cannot act on what it does not read');
+  assert.equal(
+    big.result.content[0]!.text.length,
+    3 * 1024 * 1024,
+    'untouched: the plan cannot act on what it does not read',
+  );
   assert.equal(JSON.parse(safe.answers[1]!).id, 2, 'framing intact after it');
   assert.equal(JSON.parse(safe.answers[2]!).id, 3);
   assert.match(safe.stderr, /proxy internal errors \/ evicted pending requests \| 2 \/ 0/);

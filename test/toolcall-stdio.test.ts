@@ -34,7 +34,21 @@ async function proxied(plan: unknown, extra: string[] = []): Promise<Proxied> {
   const journal = join(dir, `journal-${planCount}.jsonl`);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--journal', journal, ...extra, '--', process.execPath, targetPath, 'stdio'],
+    args: [
+      cliPath,
+      'mcp-chaos',
+      'proxy',
+      'stdio',
+      '--plan',
+      planFile,
+      '--journal',
+      journal,
+      ...extra,
+      '--',
+      process.execPath,
+      targetPath,
+      'stdio',
+    ],
     stderr: 'pipe',
     // The test run's environment (its data directory), not the SDK's default few variables.
     env: { ...process.env } as Record<string, string>,
@@ -86,10 +100,13 @@ test('an empty plan relays everything unchanged, stderr passes through, and the 
     await p.close();
   }
   const records = journalOf(p.journal);
-  assert.deepEqual(records.map((r) => [r.tool, r.fault, r.outcome, r.success]), [
-    ['get_items', 'none', 'ok', true],
-    ['echo', 'none', 'ok', true],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.tool, r.fault, r.outcome, r.success]),
+    [
+      ['get_items', 'none', 'ok', true],
+      ['echo', 'none', 'ok', true],
+    ],
+  );
   assert.match(p.stderr(), /TCSR \| 100\.0%/);
   // The client closing stdin stops the server: that exit is ours, not a failure.
   assert.doesNotMatch(p.stderr(), /upstream server exited/);
@@ -111,7 +128,10 @@ test('latency really delays the answer; schema_drift fails the outputSchema; par
     const delayed = performance.now() - start;
     assert.ok(delayed >= 290, `delayed call took ${delayed} ms`);
     // 2nd get_items call: schema_drift (the SDK client checks structuredContent against the outputSchema).
-    await assert.rejects(p.client.callTool({ name: 'get_items', arguments: { count: 3 } }), /output schema|structured content/i);
+    await assert.rejects(
+      p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
+      /output schema|structured content/i,
+    );
     // 3rd: partial_result: half the array, no marker, still valid against the schema.
     const partial = await p.client.callTool({ name: 'get_items', arguments: { count: 10 } });
     assert.deepEqual(partial.structuredContent, { items: [1, 2, 3, 4, 5], total: 10 });
@@ -120,17 +140,25 @@ test('latency really delays the answer; schema_drift fails the outputSchema; par
     await p.close();
   }
   const records = journalOf(p.journal);
-  assert.deepEqual(records.map((r) => [r.fault, r.schema_ok, r.correct]), [
-    ['none', true, true],
-    ['latency', true, true],
-    ['schema_drift', false, false],
-    ['partial_result', true, false],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.fault, r.schema_ok, r.correct]),
+    [
+      ['none', true, true],
+      ['latency', true, true],
+      ['schema_drift', false, false],
+      ['partial_result', true, false],
+    ],
+  );
   assert.ok((records[1]!.injected_delay_ms as number) === 300);
 });
 
 test('drop_tool hides the tool and calls get the unknown-tool error; registry_inconsistency keeps it listed and errors', async () => {
-  const p = await proxied({ faults: [{ type: 'drop_tool', tools: ['echo'] }, { type: 'registry_inconsistency', tools: ['delete_record'] }] });
+  const p = await proxied({
+    faults: [
+      { type: 'drop_tool', tools: ['echo'] },
+      { type: 'registry_inconsistency', tools: ['delete_record'] },
+    ],
+  });
   try {
     const names = (await p.client.listTools()).tools.map((t) => t.name);
     assert.ok(!names.includes('echo'));
@@ -154,17 +182,23 @@ test('error_shape jsonrpc gives a JSON-RPC error with the plan code; is_error gi
     ],
   });
   try {
-    await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'x' } }), (error: unknown) => error instanceof McpError && error.code === -32050);
+    await assert.rejects(
+      p.client.callTool({ name: 'echo', arguments: { text: 'x' } }),
+      (error: unknown) => error instanceof McpError && error.code === -32050,
+    );
     const limited = (await p.client.callTool({ name: 'get_items', arguments: { count: 1 } })) as CallToolResult;
     assert.equal(limited.isError, true);
     assert.match(text(limited), /retry after 5s/);
   } finally {
     await p.close();
   }
-  assert.deepEqual(journalOf(p.journal).map((r) => [r.outcome, r.error_shape]), [
-    ['jsonrpc_error', 'jsonrpc'],
-    ['is_error', 'is_error'],
-  ]);
+  assert.deepEqual(
+    journalOf(p.journal).map((r) => [r.outcome, r.error_shape]),
+    [
+      ['jsonrpc_error', 'jsonrpc'],
+      ['is_error', 'is_error'],
+    ],
+  );
 });
 
 test('list_changed hides a tool mid-session and sends notifications/tools/list_changed', async () => {
@@ -200,7 +234,9 @@ test('timeout hangs until the client cancels (no answer), or answers an error af
   try {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    await assert.rejects(p.client.callTool({ name: 'slow', arguments: { ms: 1 } }, undefined, { signal: controller.signal }));
+    await assert.rejects(
+      p.client.callTool({ name: 'slow', arguments: { ms: 1 } }, undefined, { signal: controller.signal }),
+    );
     // echo: 1st empty_result, 2nd untouched, 3rd hangs 150 ms then errors.
     const empty = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
     assert.deepEqual(empty.content, []);
@@ -225,9 +261,19 @@ test('timeout hangs until the client cancels (no answer), or answers an error af
 
 test('the same seed and traffic give the same journal', async () => {
   const runOnce = async (): Promise<string[]> => {
-    const p = await proxied({ seed: 7, faults: [{ type: 'error_injection', rate: 0.5 }, { type: 'partial_result', probability: 0.3, tools: ['get_items'] }] });
+    const p = await proxied({
+      seed: 7,
+      faults: [
+        { type: 'error_injection', rate: 0.5 },
+        { type: 'partial_result', probability: 0.3, tools: ['get_items'] },
+      ],
+    });
     try {
-      for (let i = 0; i < 16; i++) await p.client.callTool({ name: i % 2 ? 'echo' : 'get_items', arguments: i % 2 ? { text: `${i}` } : { count: i } });
+      for (let i = 0; i < 16; i++)
+        await p.client.callTool({
+          name: i % 2 ? 'echo' : 'get_items',
+          arguments: i % 2 ? { text: `${i}` } : { count: i },
+        });
     } finally {
       await p.close();
     }
@@ -236,13 +282,20 @@ test('the same seed and traffic give the same journal', async () => {
   const first = await runOnce();
   const second = await runOnce();
   assert.deepEqual(first, second);
-  assert.ok(first.some((line) => line.includes('error_injection')) && first.some((line) => line.endsWith('none ok')), first.join('\n'));
+  assert.ok(
+    first.some((line) => line.includes('error_injection')) && first.some((line) => line.endsWith('none ok')),
+    first.join('\n'),
+  );
 });
 
 test('retries are counted apart; blind retries of a destructive tool and runaway loops are reported', async () => {
-  const p = await proxied({ faults: [{ type: 'error_injection', rate: 1, tools: ['delete_record'] }] }, ['--metrics', join(dir, 'metrics.json')]);
+  const p = await proxied({ faults: [{ type: 'error_injection', rate: 1, tools: ['delete_record'] }] }, [
+    '--metrics',
+    join(dir, 'metrics.json'),
+  ]);
   try {
-    for (let i = 0; i < 4; i++) await p.client.callTool({ name: 'delete_record', arguments: { id: '9' }, _meta: { task_id: 'A' } });
+    for (let i = 0; i < 4; i++)
+      await p.client.callTool({ name: 'delete_record', arguments: { id: '9' }, _meta: { task_id: 'A' } });
     await p.client.callTool({ name: 'echo', arguments: { text: 'ok' }, _meta: { task_id: 'B' } });
   } finally {
     await p.close();
@@ -253,15 +306,38 @@ test('retries are counted apart; blind retries of a destructive tool and runaway
   assert.equal(metrics.attempts, 5);
   assert.equal(metrics.tasks, 2);
   assert.equal(metrics.blast_radius, 0.5);
-  assert.deepEqual(metrics.verdicts, [{ tool: 'delete_record', fault: 'error_injection', failures: 1, stopped: 0, retried: 0, runaway: 1, blind_retries: 3 }]);
+  assert.deepEqual(metrics.verdicts, [
+    {
+      tool: 'delete_record',
+      fault: 'error_injection',
+      failures: 1,
+      stopped: 0,
+      retried: 0,
+      runaway: 1,
+      blind_retries: 3,
+    },
+  ]);
 });
 
 test('--json writes a run record that faultline coverage counts: the faults the run injected, mapped to taxonomy leaves', async () => {
   const record = join(dir, 'runs', 'plan.json');
   mkdirSync(join(dir, 'runs'), { recursive: true });
-  const p = await proxied({ seed: 1, faults: [{ type: 'schema_drift', tools: ['get_items'] }, { type: 'latency', tools: ['echo'], added_ms: 10 }, { type: 'rate_limit', tools: ['nothing_called'] }] }, ['--json', record]);
+  const p = await proxied(
+    {
+      seed: 1,
+      faults: [
+        { type: 'schema_drift', tools: ['get_items'] },
+        { type: 'latency', tools: ['echo'], added_ms: 10 },
+        { type: 'rate_limit', tools: ['nothing_called'] },
+      ],
+    },
+    ['--json', record],
+  );
   try {
-    await assert.rejects(p.client.callTool({ name: 'get_items', arguments: { count: 3 } }), /output schema|structured content/i);
+    await assert.rejects(
+      p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
+      /output schema|structured content/i,
+    );
     assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
   } finally {
     await p.close();
@@ -275,12 +351,26 @@ test('--json writes a run record that faultline coverage counts: the faults the 
   assert.deepEqual(written.injected, ['latency', 'schema_drift'], 'only the faults that fired (rate_limit never did)');
   assert.equal(written.slis.calls, 2);
   assert.deepEqual(written.slis.injected, { latency: 1, schema_drift: 1 });
-  writeFileSync(join(dir, 'suite.yaml'), 'version: 1\nruns:\n  - { name: chaos-plan, kind: toolcall, record: runs/plan.json }\n');
-  const coverage = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'], { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout))),
+  writeFileSync(
+    join(dir, 'suite.yaml'),
+    'version: 1\nruns:\n  - { name: chaos-plan, kind: toolcall, record: runs/plan.json }\n',
   );
-  const report = JSON.parse(coverage) as { runs: Array<{ ran: boolean; problem?: string }>; leaves: Array<{ id: string; by: Array<{ run: string; status: string }> }> };
-  assert.deepEqual(report.runs.map((r) => [r.ran, r.problem]), [[true, undefined]]);
+  const coverage = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
+    ),
+  );
+  const report = JSON.parse(coverage) as {
+    runs: Array<{ ran: boolean; problem?: string }>;
+    leaves: Array<{ id: string; by: Array<{ run: string; status: string }> }>;
+  };
+  assert.deepEqual(
+    report.runs.map((r) => [r.ran, r.problem]),
+    [[true, undefined]],
+  );
   const by = (id: string): string[] => report.leaves.find((l) => l.id === id)!.by.map((b) => `${b.run}: ${b.status}`);
   assert.deepEqual(by('FAULT-SCHEMA-OUTPUT-MISMATCH'), ['chaos-plan: injected schema_drift']);
   assert.deepEqual(by('FAULT-TOOL-HANG'), ['chaos-plan: injected latency']);
@@ -292,8 +382,24 @@ test('an output file that cannot be written is refused before the server starts,
   writeFileSync(planFile, '{}');
   for (const flag of ['--json', '--metrics', '--report', '--journal']) {
     const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, flag, join(dir, 'no-such-dir', 'out'), '--', process.execPath, targetPath, 'stdio'], { timeout: 30_000 }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [
+          cliPath,
+          'mcp-chaos',
+          'proxy',
+          'stdio',
+          '--plan',
+          planFile,
+          flag,
+          join(dir, 'no-such-dir', 'out'),
+          '--',
+          process.execPath,
+          targetPath,
+          'stdio',
+        ],
+        { timeout: 30_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
       ),
     );
     assert.equal(result.code, 2, `${flag}: ${result.stderr}`);
@@ -307,11 +413,25 @@ async function rawStrictCheck(strict: boolean): Promise<Record<string, unknown>>
   writeFileSync(planFile, JSON.stringify({ faults: [{ type: 'corrupt' }] }));
   // A server whose tool result has content as a string, which the mutation code cannot handle.
   const server = `require('readline').createInterface({input:process.stdin}).on('line',l=>{const m=JSON.parse(l);if(m.id!==undefined)process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{content:'not-an-array'}})+'\\n')})`;
-  const args = [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, ...(strict ? ['--strict'] : []), '--', process.execPath, '-e', server];
+  const args = [
+    cliPath,
+    'mcp-chaos',
+    'proxy',
+    'stdio',
+    '--plan',
+    planFile,
+    ...(strict ? ['--strict'] : []),
+    '--',
+    process.execPath,
+    '-e',
+    server,
+  ];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines = createInterface({ input: child.stdout });
   const first = new Promise<string>((resolve) => lines.once('line', resolve));
-  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }) + '\n');
+  child.stdin.write(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }) + '\n',
+  );
   const answer = JSON.parse(await first) as Record<string, unknown>;
   child.stdin.end();
   await new Promise((resolve) => child.once('close', resolve));
@@ -334,7 +454,11 @@ test('the child is reaped when the client closes stdin and when the proxy is sen
 
   const planFile = join(dir, 'empty.json');
   writeFileSync(planFile, '{}');
-  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, targetPath, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proxy = spawn(
+    process.execPath,
+    [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, targetPath, 'stdio'],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   assert.ok(await waitFor(() => /target pid \d+/.test(stderr)));
@@ -354,21 +478,42 @@ test('what the server started goes with it, whether the client leaves or the ser
   for (const ending of ['the client leaves', 'the server exits by itself'] as const) {
     const pidFile = join(dir, `sleeper-${ending.length}.pid`);
     const then = ending === 'the client leaves' ? `exec '${process.execPath}' '${targetPath}' stdio` : 'exit 3';
-    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', 'sh', '-c', `sleep 300 & echo $! > '${pidFile}'; ${then}`], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const proxy = spawn(
+      process.execPath,
+      [
+        cliPath,
+        'mcp-chaos',
+        'proxy',
+        'stdio',
+        '--plan',
+        planFile,
+        '--',
+        'sh',
+        '-c',
+        `sleep 300 & echo $! > '${pidFile}'; ${then}`,
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     proxy.stderr.resume();
     proxy.stdout.resume();
     const closed = new Promise<number | null>((resolve) => proxy.once('close', resolve));
     let sleeper: number | undefined;
     try {
-      assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== ''), `${ending}: the launcher started its sleeper`);
+      assert.ok(
+        await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== ''),
+        `${ending}: the launcher started its sleeper`,
+      );
       sleeper = Number(readFileSync(pidFile, 'utf8').trim());
       if (ending === 'the client leaves') proxy.stdin.end(); // the server's stdin closes and it exits
       // Not 300 s: the proxy ends once the server and what it started are gone.
-      const code = await Promise.race([closed, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref())]);
+      const code = await Promise.race([
+        closed,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref()),
+      ]);
       assert.notEqual(code, 'hung', `${ending}: the proxy ended`);
-      if (ending === 'the server exits by itself') assert.equal(code, 3, 'the proxy exits with the server\'s code');
+      if (ending === 'the server exits by itself') assert.equal(code, 3, "the proxy exits with the server's code");
       // Gone by the time the proxy has exited (a zombie that init has not reaped yet runs nothing).
       assert.equal(running(sleeper), false, `${ending}: the sleeper was stopped with the server`);
     } finally {
@@ -381,7 +526,18 @@ test('what the server started goes with it, whether the client leaves or the ser
 test('a bad plan is a usage error naming the field', async () => {
   const planFile = join(dir, 'bad.yaml');
   writeFileSync(planFile, 'faults:\n  - type: latency\n    probability: 2\n');
-  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, targetPath, 'stdio']);
+  const proxy = spawn(process.execPath, [
+    cliPath,
+    'mcp-chaos',
+    'proxy',
+    'stdio',
+    '--plan',
+    planFile,
+    '--',
+    process.execPath,
+    targetPath,
+    'stdio',
+  ]);
   let stderr = '';
   proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const code = await new Promise((resolve) => proxy.once('close', resolve));
@@ -392,8 +548,13 @@ test('a bad plan is a usage error naming the field', async () => {
 test('a server command that cannot run is a usage error naming it (exit 2)', async () => {
   const planFile = join(dir, 'empty-plan.json');
   writeFileSync(planFile, '{"faults":[]}');
-  for (const [command, code] of [['/nonexistent/faultline-no-such-server', 'ENOENT'], [planFile, 'EACCES']] as const) {
-    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', command], { stdio: ['pipe', 'pipe', 'pipe'] });
+  for (const [command, code] of [
+    ['/nonexistent/faultline-no-such-server', 'ENOENT'],
+    [planFile, 'EACCES'],
+  ] as const) {
+    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', command], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exit = await new Promise((resolve) => proxy.once('close', resolve));
@@ -408,23 +569,32 @@ test('a cancellation during an injected delay drops the answer; the next call is
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
     const start = performance.now();
-    await assert.rejects(p.client.callTool({ name: 'echo', arguments: { text: 'late' } }, undefined, { signal: controller.signal }));
+    await assert.rejects(
+      p.client.callTool({ name: 'echo', arguments: { text: 'late' } }, undefined, { signal: controller.signal }),
+    );
     assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'next' } })), 'next');
-    assert.ok(performance.now() - start < 15_000, 'the second call did not wait for the first one\'s 30 s delay');
+    assert.ok(performance.now() - start < 15_000, "the second call did not wait for the first one's 30 s delay");
   } finally {
     await p.close();
   }
   const records = journalOf(p.journal);
-  assert.deepEqual(records.map((r) => [r.outcome, r.fault]), [
-    ['no_answer', 'latency'],
-    ['ok', 'none'],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.outcome, r.fault]),
+    [
+      ['no_answer', 'latency'],
+      ['ok', 'none'],
+    ],
+  );
 });
 
 test('when the server exits by itself the proxy exits with its code', async () => {
   const planFile = join(dir, 'exit.json');
   writeFileSync(planFile, '{}');
-  const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, '-e', 'process.exit(3)'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proxy = spawn(
+    process.execPath,
+    [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', process.execPath, '-e', 'process.exit(3)'],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   proxy.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const code = await new Promise((resolve) => proxy.once('close', resolve));
@@ -438,15 +608,20 @@ test('a call cancelled while the server works on it is journalled as no answer a
   try {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
-    await assert.rejects(p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }));
+    await assert.rejects(
+      p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }),
+    );
     assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
   } finally {
     await p.close();
   }
-  assert.deepEqual(journalOf(p.journal).map((r) => [r.tool, r.outcome]), [
-    ['slow', 'no_answer'],
-    ['echo', 'ok'],
-  ]);
+  assert.deepEqual(
+    journalOf(p.journal).map((r) => [r.tool, r.outcome]),
+    [
+      ['slow', 'no_answer'],
+      ['echo', 'ok'],
+    ],
+  );
   const metrics = JSON.parse(readFileSync(join(dir, 'cancel-metrics.json'), 'utf8'));
   assert.equal(metrics.availability, 0.5);
 });

@@ -66,7 +66,13 @@ test('an HTTP target with resilience: retries counted as attempts', async () => 
   try {
     const result = (await client.callTool({
       name: NAME,
-      arguments: { url: target.url, plan: '{"faults":[{"type":"error_injection","rate":1,"tools":["echo"],"every":2}]}', calls: ['{"tool":"echo","arguments":{"text":"x"}}'], tasks: 4, resilience: true },
+      arguments: {
+        url: target.url,
+        plan: '{"faults":[{"type":"error_injection","rate":1,"tools":["echo"],"every":2}]}',
+        calls: ['{"tool":"echo","arguments":{"text":"x"}}'],
+        tasks: 4,
+        resilience: true,
+      },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
     const s = result.structuredContent as Record<string, number>;
@@ -88,12 +94,25 @@ test('bad arguments are isError naming the argument', async () => {
       [{ command: 'node', url: 'http://127.0.0.1:1/mcp', calls: ['{"tool":"x"}'] }, /command or url/],
       [{ command: 'node', calls: ['nope'] }, /calls\[0\]: not JSON/],
       [{ command: 'node', calls: ['{"tool":"x","arguments":[1]}'] }, /calls\[0\]\.arguments/],
-      [{ command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' }, /plan\.faults\[0\]: type must be one of latency/],
+      [
+        { command: 'node', calls: ['{"tool":"x"}'], plan: 'faults: [{type: boom}]' },
+        /plan\.faults\[0\]: type must be one of latency/,
+      ],
       [{ url: 'http://93.184.216.34/mcp', calls: ['{"tool":"x"}'] }, /url/],
       [{ command: '/nonexistent/mcp-server', calls: ['{"tool":"x"}'] }, /could not start \/nonexistent\/mcp-server/],
-      [{ command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] }, /exited before it answered initialize|closed/i],
+      [
+        { command: process.execPath, args: ['-e', 'process.exit(3)'], calls: ['{"tool":"x"}'] },
+        /exited before it answered initialize|closed/i,
+      ],
       // A tool the server does not have (a typo) is named, with what the server has.
-      [{ command: process.execPath, args: [targetPath, 'stdio'], calls: ['{"tool":"echo","arguments":{"text":"x"}}', '{"tool":"ecko"}'] }, /^calls: the server has no tool "ecko"; its tools\/list has .*\becho\b/],
+      [
+        {
+          command: process.execPath,
+          args: [targetPath, 'stdio'],
+          calls: ['{"tool":"echo","arguments":{"text":"x"}}', '{"tool":"ecko"}'],
+        },
+        /^calls: the server has no tool "ecko"; its tools\/list has .*\becho\b/,
+      ],
     ];
     for (const [args, pattern] of cases) {
       const result = (await client.callTool({ name: NAME, arguments: args })) as CallToolResult;
@@ -112,7 +131,16 @@ test('cancelling a hung scenario stops it and reaps the child', async () => {
   try {
     const controller = new AbortController();
     const pending = client.callTool(
-      { name: NAME, arguments: { command: process.execPath, args: [targetPath, 'stdio'], plan: '{"faults":[{"type":"timeout"}]}', calls: ['{"tool":"echo","arguments":{"text":"x"}}'], deadline_ms: 10000 } },
+      {
+        name: NAME,
+        arguments: {
+          command: process.execPath,
+          args: [targetPath, 'stdio'],
+          plan: '{"faults":[{"type":"timeout"}]}',
+          calls: ['{"tool":"echo","arguments":{"text":"x"}}'],
+          deadline_ms: 10000,
+        },
+      },
       undefined,
       { signal: controller.signal },
     );
@@ -145,7 +173,12 @@ test('a server that exits in the middle of a call: the call counts as unanswered
   try {
     const result = (await client.callTool({
       name: NAME,
-      arguments: { command: process.execPath, args: ['--input-type=module', '-e', script], calls: ['{"tool":"crash","arguments":{}}'], tasks: 2 },
+      arguments: {
+        command: process.execPath,
+        args: ['--input-type=module', '-e', script],
+        calls: ['{"tool":"crash","arguments":{}}'],
+        tasks: 2,
+      },
     })) as CallToolResult;
     assert.equal(result.isError, undefined, textOf(result));
     const s = result.structuredContent as Record<string, number>;
@@ -158,9 +191,16 @@ test('a server that exits in the middle of a call: the call counts as unanswered
       { ...(result.structuredContent as { upstream_failure: Record<string, unknown> }).upstream_failure, at: 'T' },
       { kind: 'exited', at: 'T', attempts_before: 0, exit_code: 3, unanswered: 2 },
     );
-    assert.match(textOf(result), /\*\*The upstream server exited\*\* at \d{4}-\d\d-\d\dT[^ ]+ \(exit code 3\) after 0 tool-call attempts; 2 attempts found no server/);
+    assert.match(
+      textOf(result),
+      /\*\*The upstream server exited\*\* at \d{4}-\d\d-\d\dT[^ ]+ \(exit code 3\) after 0 tool-call attempts; 2 attempts found no server/,
+    );
     assert.doesNotMatch(textOf(result), /no tool calls were observed/);
-    assert.match(textOf(result), /\| correctness \(C\) \| n\/a \(no call was answered\) \|/, 'not 0%: no answer was wrong, none came');
+    assert.match(
+      textOf(result),
+      /\| correctness \(C\) \| n\/a \(no call was answered\) \|/,
+      'not 0%: no answer was wrong, none came',
+    );
   } finally {
     await close();
   }
@@ -186,7 +226,10 @@ test('a long scenario leaves no abort listener behind: no leak warning, the call
     });
     assert.equal(result.slis.calls, 25);
     await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
-    assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+    assert.deepEqual(
+      warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+      [],
+    );
     assert.equal(EventEmitter.getEventListeners(caller.signal, 'abort').length, 0);
   } finally {
     process.off('warning', onWarning);

@@ -30,7 +30,10 @@ test('tools/list stays within its byte budget, with units and defaults still in 
     const average = (list: typeof sizes) => list.reduce((sum, item) => sum + item.bytes, 0) / list.length;
     assert.ok(average(sizes) <= AVERAGE_BUDGET_BYTES, `average ${Math.round(average(sizes))} bytes per tool`);
     const others = sizes.filter((item) => !item.name.includes('_impact_scenario'));
-    assert.ok(average(others) <= NON_SCENARIO_BUDGET_BYTES, `average ${Math.round(average(others))} bytes per non-scenario tool`);
+    assert.ok(
+      average(others) <= NON_SCENARIO_BUDGET_BYTES,
+      `average ${Math.round(average(others))} bytes per non-scenario tool`,
+    );
     for (const item of sizes) assert.ok(item.bytes <= MAX_TOOL_BYTES, `${item.name}: ${item.bytes} bytes`);
     // Lean, not mute: units and defaults are still said.
     const latency = tools.find((tool) => tool.name === 'fault_run_latency_impact_scenario')!;
@@ -51,7 +54,13 @@ test('compactSchema drops only what says nothing', () => {
         n: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
         m: { type: 'integer', minimum: 1, maximum: 10 },
         h: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } },
-        o: { anyOf: [{ type: 'object', properties: { a: { type: 'number' } }, additionalProperties: {} }, { type: 'null' }], description: 'x' },
+        o: {
+          anyOf: [
+            { type: 'object', properties: { a: { type: 'number' } }, additionalProperties: {} },
+            { type: 'null' },
+          ],
+          description: 'x',
+        },
       },
     },
     'output',
@@ -79,7 +88,9 @@ test('toolsets: the config chooses the families tools/list offers', async () => 
     assert.ok(!names.some((name) => name.includes('scenario') && name.startsWith('fault_run')), names.join(','));
     assert.ok(!names.includes('fault_search_code'));
     // A tool outside the chosen families is not callable either.
-    const result = await client.callTool({ name: 'fault_search_code', arguments: { query: 'x' } }).catch((error: Error) => ({ isError: true, error }));
+    const result = await client
+      .callTool({ name: 'fault_search_code', arguments: { query: 'x' } })
+      .catch((error: Error) => ({ isError: true, error }));
     assert.equal((result as { isError?: boolean }).isError, true);
   } finally {
     await close();
@@ -87,10 +98,28 @@ test('toolsets: the config chooses the families tools/list offers', async () => 
 });
 
 test('every family name is documented in the config list; by default every one but the opt-in ones', () => {
-  assert.deepEqual([...TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment', 'fis-recommender']);
+  assert.deepEqual(
+    [...TOOLSETS],
+    [
+      'code',
+      'search',
+      'review',
+      'scenario',
+      'http',
+      'proxy',
+      'toolcall',
+      'probe',
+      'cloud',
+      'experiment',
+      'fis-recommender',
+    ],
+  );
   assert.deepEqual([...OPT_IN_TOOLSETS], ['fis-recommender']);
   assert.deepEqual(makeConfig().toolsets, [...DEFAULT_TOOLSETS]);
-  assert.deepEqual([...DEFAULT_TOOLSETS], ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment']);
+  assert.deepEqual(
+    [...DEFAULT_TOOLSETS],
+    ['code', 'search', 'review', 'scenario', 'http', 'proxy', 'toolcall', 'probe', 'cloud', 'experiment'],
+  );
 });
 
 test('--toolsets: "all" is every default family; an opt-in family comes only when named, alone or with all', () => {
@@ -104,7 +133,10 @@ test('--toolsets: "all" is every default family; an opt-in family comes only whe
 test('the opt-in toolset over stdio: --toolsets fis-recommender lists its two tools; the default and all list neither', async () => {
   const only = await connectStdio(['mcp', '--toolsets', 'fis-recommender']);
   try {
-    assert.deepEqual((await only.client.listTools()).tools.map((tool) => tool.name), ['recommend_fis_experiments', 'create_fis_template']);
+    assert.deepEqual(
+      (await only.client.listTools()).tools.map((tool) => tool.name),
+      ['recommend_fis_experiments', 'create_fis_template'],
+    );
   } finally {
     await only.close();
   }
@@ -112,7 +144,10 @@ test('the opt-in toolset over stdio: --toolsets fis-recommender lists its two to
     const session = await connectStdio(args);
     try {
       const names = (await session.client.listTools()).tools.map((tool) => tool.name);
-      assert.ok(names.includes('fault_recommend_fis_experiments') && !names.includes('recommend_fis_experiments'), `${args.join(' ')}: ${names.join(', ')}`);
+      assert.ok(
+        names.includes('fault_recommend_fis_experiments') && !names.includes('recommend_fis_experiments'),
+        `${args.join(' ')}: ${names.join(', ')}`,
+      );
     } finally {
       await session.close();
     }
@@ -120,7 +155,12 @@ test('the opt-in toolset over stdio: --toolsets fis-recommender lists its two to
 });
 
 test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unset', async () => {
-  const session = await connectStdio(['mcp'], { FAULTLINE_TOOLSETS: 'code', FAULT_AGENT_CLIENT: '', FAULT_LLM_TIMEOUT: ' ', FAULT_LLM_BASE_URL: '' });
+  const session = await connectStdio(['mcp'], {
+    FAULTLINE_TOOLSETS: 'code',
+    FAULT_AGENT_CLIENT: '',
+    FAULT_LLM_TIMEOUT: ' ',
+    FAULT_LLM_BASE_URL: '',
+  });
   try {
     const names = (await session.client.listTools()).tools.map((tool) => tool.name).sort();
     assert.deepEqual(names, ['fault_extract_code_block', 'fault_list_function_names']);
@@ -130,16 +170,27 @@ test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unse
 });
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input: '', timeout: 20_000 });
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    input: '',
+    timeout: 20_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 test('an unknown toolset is a usage error listing the accepted ones', () => {
-  for (const [args, env] of [[['mcp', '--toolsets', 'code,nope'], {}], [['mcp'], { FAULTLINE_TOOLSETS: 'nope' }]] as const) {
+  for (const [args, env] of [
+    [['mcp', '--toolsets', 'code,nope'], {}],
+    [['mcp'], { FAULTLINE_TOOLSETS: 'nope' }],
+  ] as const) {
     const { code, stdout, stderr } = run([...args], { ...env });
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
-    assert.match(stderr, /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, experiment, fis-recommender, all/);
+    assert.match(
+      stderr,
+      /unknown toolset nope; accepted: code, search, review, scenario, http, proxy, toolcall, probe, cloud, experiment, fis-recommender, all/,
+    );
   }
 });
 

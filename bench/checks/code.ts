@@ -42,7 +42,10 @@ const parseTextLinear: BenchCheck = {
       const small = Array.from({ length: 2_000 }, (_, i) => shape(i)).join('');
       const large = Array.from({ length: 20_000 }, (_, i) => shape(i)).join('');
       // Best of 9, interleaved: the small side lasts a millisecond or two, so one pause would decide.
-      const times = await interleaved(9, { small: () => timed(() => textToParse(small, language)), large: () => timed(() => textToParse(large, language)) });
+      const times = await interleaved(9, {
+        small: () => timed(() => textToParse(small, language)),
+        large: () => timed(() => textToParse(large, language)),
+      });
       rows.push({
         label: language,
         ours: { label: '20,000 rewrites', value: Math.min(...times.large), unit: 'ms' },
@@ -58,12 +61,19 @@ const minifiedOneLine: BenchCheck = {
   name: 'code.minified-one-line',
   measures: 'listFunctions on a minified file (every definition on one line: 20,000 object members; 10,000 functions)',
   peer: 'the same code with one definition per line',
-  target: 'one line costs at most 4 times many lines (linear work gives ~1; a scan of the line per definition gave over 10)',
+  target:
+    'one line costs at most 4 times many lines (linear work gives ~1; a scan of the line per definition gave over 10)',
   tests: ['test/code-edge.test.ts'],
   async run() {
     const rows: Row[] = [];
     for (const [shape, entries, open, separator, close] of [
-      ['object members', Array.from({ length: 20_000 }, (_, i) => `f${i}: (x) => x + ${i}`), 'const api = {', ',', '};'],
+      [
+        'object members',
+        Array.from({ length: 20_000 }, (_, i) => `f${i}: (x) => x + ${i}`),
+        'const api = {',
+        ',',
+        '};',
+      ],
       ['functions', Array.from({ length: 10_000 }, (_, i) => `function f${i}(x) { return x + ${i}; }`), '', '', ''],
     ] as const) {
       const oneLine = `${open}${entries.join(`${separator} `)}${close}\n`;
@@ -75,7 +85,8 @@ const minifiedOneLine: BenchCheck = {
         const started = performance.now();
         const listed = await listFunctions(fresh, 'javascript');
         const ms = performance.now() - started;
-        if (listed.definitions.length !== entries.length) throw new Error(`${shape}: listed ${listed.definitions.length} of ${entries.length}`);
+        if (listed.definitions.length !== entries.length)
+          throw new Error(`${shape}: listed ${listed.definitions.length} of ${entries.length}`);
         return ms;
       };
       const times = await interleaved(3, { oneLine: () => list(oneLine), manyLines: () => list(manyLines) });
@@ -92,9 +103,10 @@ const minifiedOneLine: BenchCheck = {
 
 const queryPathsCompile: BenchCheck = {
   name: 'code.query-paths-compile',
-  measures: 'compiling the definitions queries that name definitions by a path (grammars/*/definitions.scm), TypeScript + C++',
+  measures:
+    'compiling the definitions queries that name definitions by a path (grammars/*/definitions.scm), TypeScript + C++',
   peer: 'compiling the whole two-field queries they replaced (test/fixtures/code-whole-queries), same answers',
-  target: 'at most 0.75 of the whole queries\' time (measured ~1/3)',
+  target: "at most 0.75 of the whole queries' time (measured ~1/3)",
   tests: ['test/code-query-paths.test.ts'],
   async run(context) {
     const total = { paths: 0, whole: 0 };
@@ -105,9 +117,12 @@ const queryPathsCompile: BenchCheck = {
         paths: readFileSync(join(repoRoot, 'grammars', info.grammarDir, 'definitions.scm'), 'utf8'),
         whole: readFileSync(join(repoRoot, 'test', 'fixtures', 'code-whole-queries', `${info.grammarDir}.scm`), 'utf8'),
       };
-      const compile = (kind: 'paths' | 'whole') => (): number => timed(() => new Query(grammar.language, texts[kind]).delete());
+      const compile = (kind: 'paths' | 'whole') => (): number =>
+        timed(() => new Query(grammar.language, texts[kind]).delete());
       const times = await interleaved(9, { paths: compile('paths'), whole: compile('whole') });
-      context.log(`${name}: paths ${Math.min(...times.paths).toFixed(1)} ms, whole ${Math.min(...times.whole).toFixed(1)} ms`);
+      context.log(
+        `${name}: paths ${Math.min(...times.paths).toFixed(1)} ms, whole ${Math.min(...times.whole).toFixed(1)} ms`,
+      );
       total.paths += Math.min(...times.paths);
       total.whole += Math.min(...times.whole);
     }
@@ -139,13 +154,17 @@ function firstCallMs(warm: boolean, source: string): number {
 
 const warmUpFirstCall: BenchCheck = {
   name: 'code.warm-up-first-call',
-  measures: 'the first listFunctions of a 3,000-line TypeScript file in a fresh process after warmUpCode and 200 ms idle',
+  measures:
+    'the first listFunctions of a 3,000-line TypeScript file in a fresh process after warmUpCode and 200 ms idle',
   peer: 'the same first call in a fresh process without the warm-up (processes interleaved, medians of 5)',
   target: 'at most 0.8 of the cold first call (measured ~1/4)',
   tests: ['test/code-warm-up.test.ts'],
   async run() {
     const source = generatedTypeScript();
-    const times = await interleaved(5, { cold: () => firstCallMs(false, source), warmed: () => firstCallMs(true, source) });
+    const times = await interleaved(5, {
+      cold: () => firstCallMs(false, source),
+      warmed: () => firstCallMs(true, source),
+    });
     return [
       {
         label: '3,000-line file',
@@ -174,7 +193,8 @@ async function firstMcpCallMs(file: string, idleMs: number): Promise<number> {
 
 const mcpIdleWarmUp: BenchCheck = {
   name: 'code.mcp-idle-warm-up',
-  measures: 'the first fault_list_function_names call (3,000-line TypeScript file) of `faultline mcp` made 2.5 s after start-up, once its idle-time warm-up ran',
+  measures:
+    'the first fault_list_function_names call (3,000-line TypeScript file) of `faultline mcp` made 2.5 s after start-up, once its idle-time warm-up ran',
   peer: 'the same first call made at once after initialize (servers interleaved, best of 3)',
   target: 'at most 0.8 of the immediate first call (measured ~1/4)',
   tests: ['test/code-warm-up.test.ts'],
@@ -183,7 +203,10 @@ const mcpIdleWarmUp: BenchCheck = {
     try {
       const file = join(dir, 'generated.ts');
       writeFileSync(file, generatedTypeScript());
-      const times = await interleaved(3, { immediate: () => firstMcpCallMs(file, 0), afterIdle: () => firstMcpCallMs(file, 2500) });
+      const times = await interleaved(3, {
+        immediate: () => firstMcpCallMs(file, 0),
+        afterIdle: () => firstMcpCallMs(file, 2500),
+      });
       return [
         {
           label: '3,000-line file',
@@ -214,7 +237,9 @@ const LISTING_FILES: RealFile[] = [
 
 /** The listing files present on this machine, each with its text and line count (an absent one is logged and left out). */
 function listingFiles(context: CheckContext): Array<RealFile & { text: string; lines: number }> {
-  const present = LISTING_FILES.filter((file) => existsSync(file.path) || (context.log(`absent, left out: ${file.path}`), false));
+  const present = LISTING_FILES.filter(
+    (file) => existsSync(file.path) || (context.log(`absent, left out: ${file.path}`), false),
+  );
   if (present.length === 0) throw new Error('none of the listing files is on this machine');
   return present.map((file) => {
     const text = readFileSync(file.path, 'utf8');
@@ -269,7 +294,9 @@ const listingWarm: BenchCheck = {
         const first = await interleaved(8, { ours, theirs });
         const second = await interleaved(7, { theirs, ours });
         const times = { ours: [...first.ours, ...second.ours], theirs: [...first.theirs, ...second.theirs] };
-        context.log(`${file.label}: ours ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.theirs.map((ms) => ms.toFixed(0)).join(' ')}`);
+        context.log(
+          `${file.label}: ours ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.theirs.map((ms) => ms.toFixed(0)).join(' ')}`,
+        );
         rows.push({
           label: `${file.label}, ${file.lines.toLocaleString('en-US')} lines`,
           ours: { label: 'faultline MCP list', value: median(times.ours), unit: 'ms' },
@@ -290,7 +317,9 @@ const listingWarm: BenchCheck = {
 async function storeWritten(dataDir: string): Promise<void> {
   const store = join(dataDir, 'cache', 'definitions');
   const entries = (): number =>
-    existsSync(store) ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json')).length : 0;
+    existsSync(store)
+      ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json')).length
+      : 0;
   const deadline = Date.now() + 10_000;
   while (entries() === 0) {
     if (Date.now() > deadline) throw new Error(`no definition store entry was written under ${store}`);
@@ -311,7 +340,7 @@ async function firstCall(file: string, dataDir: string): Promise<{ ms: number; a
 const listingFirstCall: BenchCheck = {
   name: 'code.listing-first-call',
   measures:
-    'a spawned `faultline mcp`\'s first fault_list_function_names call, right after initialize (not counted), on zod schemas.ts (2,937 lines) and jquery.js (10,907): never seen (an empty data directory), and listed before by another server (the definition store holds it)',
+    "a spawned `faultline mcp`'s first fault_list_function_names call, right after initialize (not counted), on zod schemas.ts (2,937 lines) and jquery.js (10,907): never seen (an empty data directory), and listed before by another server (the definition store holds it)",
   peer: 'the whole `ctags` process on the file (rounds interleaved, medians of 5)',
   target: 'listed before: at most 100 ms; never seen: at most 10× the ctags process',
   tests: ['test/code-definition-store.test.ts'],
@@ -333,10 +362,13 @@ const listingFirstCall: BenchCheck = {
           const stored = await firstCall(file.path, dataDir);
           times.listedBefore.push(stored.ms);
           // The stored answer must be the parsed one, or the figure would mean nothing.
-          if (JSON.stringify(stored.answer) !== JSON.stringify(parsed.answer)) throw new Error(`${file.label}: the stored answer differs from the parsed one`);
+          if (JSON.stringify(stored.answer) !== JSON.stringify(parsed.answer))
+            throw new Error(`${file.label}: the stored answer differs from the parsed one`);
           rmSync(dataDir, { recursive: true, force: true });
         }
-        context.log(`${file.label}: never seen ${times.neverSeen.map((ms) => ms.toFixed(0)).join(' ')}; listed before ${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`);
+        context.log(
+          `${file.label}: never seen ${times.neverSeen.map((ms) => ms.toFixed(0)).join(' ')}; listed before ${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
+        );
         const label = `${file.label}, ${file.lines.toLocaleString('en-US')} lines`;
         const ctagsFigure = { label: 'ctags process', value: median(times.ctags), unit: 'ms' };
         rows.push({
@@ -359,4 +391,12 @@ const listingFirstCall: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [listingWarm, listingFirstCall, parseTextLinear, minifiedOneLine, queryPathsCompile, warmUpFirstCall, mcpIdleWarmUp];
+export const checks: BenchCheck[] = [
+  listingWarm,
+  listingFirstCall,
+  parseTextLinear,
+  minifiedOneLine,
+  queryPathsCompile,
+  warmUpFirstCall,
+  mcpIdleWarmUp,
+];

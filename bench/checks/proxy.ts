@@ -70,7 +70,8 @@ async function oneWayTimes(fault: FaultSpec, count: number, gapMs: number): Prom
       client.write(seq(i));
       await sleep(gapMs);
     }
-    for (let waited = 0; arrivals.filter((at) => at !== undefined).length < count && waited < 10_000; waited += 20) await sleep(20);
+    for (let waited = 0; arrivals.filter((at) => at !== undefined).length < count && waited < 10_000; waited += 20)
+      await sleep(20);
     await destroyAndWait(client);
     return sent.map((at, i) => (arrivals[i] ?? Number.NaN) - at);
   } finally {
@@ -85,7 +86,7 @@ const latencyAccuracy: BenchCheck = {
     'the error of keep-alive HTTP round trips through a 10 ms latency fault on responses (10 connections × 100 trips × 5 rounds; trip − 10 ms − direct median); then on one connection the delay added at 7 and 23 ms (40 trips), the worst of 5 at 100 ms, and message mode',
   peer: 'a 12-line setTimeout proxy delaying each response chunk 10 ms, in a process of its own, rounds interleaved with ours and direct; for the single-connection rows, the delay asked for',
   target:
-    'median error at most 0.2 ms and p99 error at most 1 ms over the setTimeout proxy\'s, no round trip early; single connection: median within ±0.75 ms of the request at 7 and 23 ms, the worst of 5 at 100 ms at most 60 ms late, in message mode a chunk 80 ms into a message at most 40 ms later than the 20 ms left of the first chunk\'s delay',
+    "median error at most 0.2 ms and p99 error at most 1 ms over the setTimeout proxy's, no round trip early; single connection: median within ±0.75 ms of the request at 7 and 23 ms, the worst of 5 at 100 ms at most 60 ms late, in message mode a chunk 80 ms into a message at most 40 ms later than the 20 ms left of the first chunk's delay",
   tests: ['test/proxy-latency-accuracy.test.ts', 'test/proxy-faults.test.ts', 'test/proxy-wake-timers.test.ts'],
   timeoutMs: 180_000,
   async run() {
@@ -93,9 +94,24 @@ const latencyAccuracy: BenchCheck = {
     const run = await measureLatencyAgainstSimple({ delayMs: 10, rounds: 5, trips: 100, connections: 10 });
     const simpleLabel = 'setTimeout proxy';
     rows.push(
-      { label: '10 ms, median error', ours: { label: 'faultline', value: run.faultline.median, unit: 'ms' }, peer: { label: simpleLabel, value: run.simple.median, unit: 'ms' }, target: { on: 'difference', atMost: 0.2 } },
-      { label: '10 ms, p99 error', ours: { label: 'faultline', value: run.faultline.p99, unit: 'ms' }, peer: { label: simpleLabel, value: run.simple.p99, unit: 'ms' }, target: { on: 'difference', atMost: 1 } },
-      { label: '10 ms, early round trips', ours: { label: 'faultline', value: run.faultline.early, unit: 'trips' }, peer: { label: simpleLabel, value: run.simple.early, unit: 'trips' }, target: { on: 'value', atMost: 0 } },
+      {
+        label: '10 ms, median error',
+        ours: { label: 'faultline', value: run.faultline.median, unit: 'ms' },
+        peer: { label: simpleLabel, value: run.simple.median, unit: 'ms' },
+        target: { on: 'difference', atMost: 0.2 },
+      },
+      {
+        label: '10 ms, p99 error',
+        ours: { label: 'faultline', value: run.faultline.p99, unit: 'ms' },
+        peer: { label: simpleLabel, value: run.simple.p99, unit: 'ms' },
+        target: { on: 'difference', atMost: 1 },
+      },
+      {
+        label: '10 ms, early round trips',
+        ours: { label: 'faultline', value: run.faultline.early, unit: 'trips' },
+        peer: { label: simpleLabel, value: run.simple.early, unit: 'trips' },
+        target: { on: 'value', atMost: 0 },
+      },
     );
     const server = await startServer(echo);
     try {
@@ -134,7 +150,8 @@ const latencyAccuracy: BenchCheck = {
 
 const jitterBound: BenchCheck = {
   name: 'proxy.jitter-bound',
-  measures: 'the one-way delay of 60 chunks sent 10 ms apart through a jitter fault of amplitude 30 ms at 20 Hz (the worst of them)',
+  measures:
+    'the one-way delay of 60 chunks sent 10 ms apart through a jitter fault of amplitude 30 ms at 20 Hz (the worst of them)',
   peer: 'the amplitude asked for, 30 ms',
   target: 'no chunk more than 15 ms over the amplitude',
   tests: ['test/proxy-faults.test.ts'],
@@ -155,7 +172,11 @@ const jitterBound: BenchCheck = {
 async function pacedRate(bytesPerSecond: number, bytes: number): Promise<number> {
   const payload = randomBytes(bytes);
   const server = await startServer((socket) => socket.once('data', () => socket.end(payload)));
-  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'bandwidth', bytesPerSecond }], seed: 1 });
+  const proxy = await startProxy({
+    mappings: [`0=127.0.0.1:${server.port}`],
+    faults: [{ type: 'bandwidth', bytesPerSecond }],
+    seed: 1,
+  });
   try {
     const client = await connect(proxy.ports[0]!);
     const done = readToEnd(client);
@@ -175,7 +196,11 @@ async function pacedRate(bytesPerSecond: number, bytes: number): Promise<number>
 async function sharedSeconds(): Promise<number> {
   const payload = randomBytes(64_000);
   const server = await startServer((socket) => socket.once('data', () => socket.end(payload)));
-  const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: [{ type: 'bandwidth', bytesPerSecond: 128_000, scope: 'shared' }], seed: 1 });
+  const proxy = await startProxy({
+    mappings: [`0=127.0.0.1:${server.port}`],
+    faults: [{ type: 'bandwidth', bytesPerSecond: 128_000, scope: 'shared' }],
+    seed: 1,
+  });
   try {
     const clients: net.Socket[] = await Promise.all([connect(proxy.ports[0]!), connect(proxy.ports[0]!)]);
     const started = performance.now();
@@ -193,9 +218,11 @@ async function sharedSeconds(): Promise<number> {
 
 const bandwidthCap: BenchCheck = {
   name: 'proxy.bandwidth-rate',
-  measures: 'throughput through the bandwidth fault: 2 s worth of data at 64 KB/s and at 10 MB/s; two connections sharing 128 kB/s',
+  measures:
+    'throughput through the bandwidth fault: 2 s worth of data at 64 KB/s and at 10 MB/s; two connections sharing 128 kB/s',
   peer: 'the cap asked for (for the shared scope: the 1 s that 2 × 64 kB take at 128 kB/s)',
-  target: 'between 0.85 and 1.05 of the cap (the tests hold "never 5% over"; the lower bound is what a busy machine breaks); shared: 0.95–1.1 of 1 s',
+  target:
+    'between 0.85 and 1.05 of the cap (the tests hold "never 5% over"; the lower bound is what a busy machine breaks); shared: 0.95–1.1 of 1 s',
   tests: ['test/proxy-faults.test.ts'],
   async run() {
     const rows: Row[] = [];
@@ -222,9 +249,11 @@ const bandwidthCap: BenchCheck = {
 
 const directionIsolation: BenchCheck = {
   name: 'proxy.direction-timing',
-  measures: 'request and response legs of an echo exchange under a 120 ms latency fault for each side/direction combination (six cases)',
+  measures:
+    'request and response legs of an echo exchange under a 120 ms latency fault for each side/direction combination (six cases)',
   peer: 'the 120 ms asked for',
-  target: 'the leg not meant to be delayed under 118 ms in every case (no stray delay); the delayed leg under 200 ms (delayed once, not twice)',
+  target:
+    'the leg not meant to be delayed under 118 ms in every case (no stray delay); the delayed leg under 200 ms (delayed once, not twice)',
   tests: ['test/proxy-faults.test.ts'],
   async run() {
     const requestArrived: number[] = [];
@@ -267,17 +296,27 @@ const directionIsolation: BenchCheck = {
       await server.close();
     }
     return [
-      { label: 'leg not delayed, worst', ours: { label: 'took', value: worstUndelayed, unit: 'ms' }, target: { on: 'value', atMost: 118 } },
-      { label: 'delayed leg, worst', ours: { label: 'took', value: worstDelayed, unit: 'ms' }, peer: { label: 'asked', value: 120, unit: 'ms' }, target: { on: 'difference', atMost: 80 } },
+      {
+        label: 'leg not delayed, worst',
+        ours: { label: 'took', value: worstUndelayed, unit: 'ms' },
+        target: { on: 'value', atMost: 118 },
+      },
+      {
+        label: 'delayed leg, worst',
+        ours: { label: 'took', value: worstDelayed, unit: 'ms' },
+        peer: { label: 'asked', value: 120, unit: 'ms' },
+        target: { on: 'difference', atMost: 80 },
+      },
     ];
   },
 };
 
 const httpDropAfter: BenchCheck = {
   name: 'proxy.http-drop-after',
-  measures: 'when the HTTP connection_drop fault with afterMs 100 closes a request whose upstream answers after 1,500 ms',
+  measures:
+    'when the HTTP connection_drop fault with afterMs 100 closes a request whose upstream answers after 1,500 ms',
   peer: 'the 100 ms asked for',
-  target: 'closed within 0.6 × the upstream\'s 1,500 ms (900 ms), i.e. at most 800 ms after the 100 ms asked for',
+  target: "closed within 0.6 × the upstream's 1,500 ms (900 ms), i.e. at most 800 ms after the 100 ms asked for",
   tests: ['test/proxy-http.test.ts'],
   async run() {
     const slow = http.createServer((_request, response) => {
@@ -286,7 +325,11 @@ const httpDropAfter: BenchCheck = {
     });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const faults: HttpFaultSpec[] = [{ type: 'connection-drop', afterMs: 100 }];
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`], http: true, httpFaults: faults });
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`],
+      http: true,
+      httpFaults: faults,
+    });
     try {
       const client = await RawClient.connect(proxy.ports[0]!);
       const started = performance.now();
@@ -310,25 +353,42 @@ const httpDropAfter: BenchCheck = {
 
 const overhead: BenchCheck = {
   name: 'proxy.overhead',
-  measures: 'faultline\'s TCP proxy with no fault on loopback: bulk throughput (256 MiB, best of 3) and 64-byte round trips (p50 of 5,000 after 500)',
+  measures:
+    "faultline's TCP proxy with no fault on loopback: bulk throughput (256 MiB, best of 3) and 64-byte round trips (p50 of 5,000 after 500)",
   peer: 'a bare net pipe proxy in the same process (net.createServer + pipe both ways), rounds interleaved',
-  target: 'throughput at least 0.9 of the bare pipe\'s; round-trip p50 at most 1.2 of it',
+  target: "throughput at least 0.9 of the bare pipe's; round-trip p50 at most 1.2 of it",
   tests: ['test/proxy-integrity.test.ts'],
   async run() {
     const bytes = 256 * 1024 * 1024;
     const bulkServer = await startServer((socket) => socket.once('data', () => void sendBulk(socket, bytes)));
     const echoServer = await startServer(echo);
     const pipes = [await startBarePipe(bulkServer.port), await startBarePipe(echoServer.port)];
-    const proxies = [await startProxy({ mappings: [`0=127.0.0.1:${bulkServer.port}`] }), await startProxy({ mappings: [`0=127.0.0.1:${echoServer.port}`] })];
+    const proxies = [
+      await startProxy({ mappings: [`0=127.0.0.1:${bulkServer.port}`] }),
+      await startProxy({ mappings: [`0=127.0.0.1:${echoServer.port}`] }),
+    ];
     try {
-      const rates = await interleaved(3, { pipe: () => bulkRate(pipes[0]!.port, bytes), faultline: () => bulkRate(proxies[0]!.ports[0]!, bytes) });
+      const rates = await interleaved(3, {
+        pipe: () => bulkRate(pipes[0]!.port, bytes),
+        faultline: () => bulkRate(proxies[0]!.ports[0]!, bytes),
+      });
       const trips = await interleaved(3, {
         pipe: async () => (await roundTrips(pipes[1]!.port, 5000, 500)).p50,
         faultline: async () => (await roundTrips(proxies[1]!.ports[0]!, 5000, 500)).p50,
       });
       return [
-        { label: 'bulk throughput', ours: { label: 'faultline', value: Math.max(...rates.faultline) / 1e6, unit: 'MB/s' }, peer: { label: 'bare pipe', value: Math.max(...rates.pipe) / 1e6, unit: 'MB/s' }, target: { on: 'ratio', atLeast: 0.9 } },
-        { label: 'round trip p50', ours: { label: 'faultline', value: median(trips.faultline), unit: 'µs' }, peer: { label: 'bare pipe', value: median(trips.pipe), unit: 'µs' }, target: { on: 'ratio', atMost: 1.2 } },
+        {
+          label: 'bulk throughput',
+          ours: { label: 'faultline', value: Math.max(...rates.faultline) / 1e6, unit: 'MB/s' },
+          peer: { label: 'bare pipe', value: Math.max(...rates.pipe) / 1e6, unit: 'MB/s' },
+          target: { on: 'ratio', atLeast: 0.9 },
+        },
+        {
+          label: 'round trip p50',
+          ours: { label: 'faultline', value: median(trips.faultline), unit: 'µs' },
+          peer: { label: 'bare pipe', value: median(trips.pipe), unit: 'µs' },
+          target: { on: 'ratio', atMost: 1.2 },
+        },
       ];
     } finally {
       for (const proxy of proxies) await proxy.stop();
@@ -341,7 +401,8 @@ const overhead: BenchCheck = {
 
 const httpMapping: BenchCheck = {
   name: 'proxy.http-mapping',
-  measures: 'small keep-alive HTTP exchanges per second through the HTTP mapping (no fault), wrk with 10 connections, 3 interleaved rounds of 3 s',
+  measures:
+    'small keep-alive HTTP exchanges per second through the HTTP mapping (no fault), wrk with 10 connections, 3 interleaved rounds of 3 s',
   peer: 'a bare node:http reverse proxy with a keep-alive agent, each in a process of its own, rounds interleaved',
   target: 'at least 1.0× the bare node proxy (stretch 1.5×)',
   tests: ['test/proxy-http.test.ts'],
@@ -359,4 +420,12 @@ const httpMapping: BenchCheck = {
   },
 };
 
-export const checks: BenchCheck[] = [latencyAccuracy, jitterBound, bandwidthCap, directionIsolation, httpDropAfter, overhead, httpMapping];
+export const checks: BenchCheck[] = [
+  latencyAccuracy,
+  jitterBound,
+  bandwidthCap,
+  directionIsolation,
+  httpDropAfter,
+  overhead,
+  httpMapping,
+];

@@ -46,9 +46,11 @@ function refuses(port: number): Promise<boolean> {
 
 const faultEffects: BenchCheck = {
   name: 'scenario.fault-effects',
-  measures: 'how far each fault moves a scenario\'s numbers against its own baseline phase, through MCP: latency 100 ms, jitter 80 ms, packet loss 10% on 64 KiB responses, bandwidth 200 kB/s on 40 and 120 kB downloads, a latency window over the second half',
-  peer: 'the same run\'s baseline phase (or size ÷ rate for bandwidth)',
-  target: 'latency p50, p95 and service p50 shift 80–160 ms; jitter widens p95 − p25 by over 20 ms; loss raises p95 by over 40 ms and the mean by over 20; a download takes 0.7–1.6 × size ÷ rate and 3× the bytes 2–4× as long; p50 before a latency window under 40 ms',
+  measures:
+    "how far each fault moves a scenario's numbers against its own baseline phase, through MCP: latency 100 ms, jitter 80 ms, packet loss 10% on 64 KiB responses, bandwidth 200 kB/s on 40 and 120 kB downloads, a latency window over the second half",
+  peer: "the same run's baseline phase (or size ÷ rate for bandwidth)",
+  target:
+    'latency p50, p95 and service p50 shift 80–160 ms; jitter widens p95 − p25 by over 20 ms; loss raises p95 by over 40 ms and the mean by over 20; a download takes 0.7–1.6 × size ÷ rate and 3× the bytes 2–4× as long; p50 before a latency window under 40 ms',
   tests: ['test/scenario-tools.test.ts'],
   timeoutMs: 180_000,
   async run() {
@@ -56,34 +58,112 @@ const faultEffects: BenchCheck = {
     const mcp = await connectInMemory();
     const rows: Row[] = [];
     try {
-      const latency = await runTool(mcp, 'fault_run_latency_impact_scenario', { url: `${app.origin}/ok`, duration: '1s', num_clients: 10, rps: 5, latency: 100, baseline: true });
+      const latency = await runTool(mcp, 'fault_run_latency_impact_scenario', {
+        url: `${app.origin}/ok`,
+        duration: '1s',
+        num_clients: 10,
+        rps: 5,
+        latency: 100,
+        baseline: true,
+      });
       for (const [label, ours, peer] of [
         ['latency p50', latency.run.load!.latency!.p50, latency.baseline!.load!.latency!.p50],
         ['latency p95', latency.run.load!.latency!.p95, latency.baseline!.load!.latency!.p95],
         ['service time p50', latency.run.load!.serviceTime!.p50, latency.baseline!.load!.serviceTime!.p50],
       ] as const) {
-        rows.push({ label: `latency 100 ms: ${label}`, ours: { label: 'fault', value: ours, unit: 'ms' }, peer: { label: 'baseline', value: peer, unit: 'ms' }, target: { on: 'difference', atLeast: 80, atMost: 160 } });
+        rows.push({
+          label: `latency 100 ms: ${label}`,
+          ours: { label: 'fault', value: ours, unit: 'ms' },
+          peer: { label: 'baseline', value: peer, unit: 'ms' },
+          target: { on: 'difference', atLeast: 80, atMost: 160 },
+        });
       }
       const spread = (phase: ScenarioResult['run']): number => phase.load!.latency!.p95 - phase.load!.latency!.p25;
-      const jitter = await runTool(mcp, 'fault_run_jitter_impact_scenario', { url: `${app.origin}/ok`, duration: '1s', num_clients: 10, rps: 5, amplitude: 80, frequency: 20, baseline: true });
-      rows.push({ label: 'jitter 80 ms: p95 − p25', ours: { label: 'fault', value: spread(jitter.run), unit: 'ms' }, peer: { label: 'baseline', value: spread(jitter.baseline!), unit: 'ms' }, target: { on: 'difference', atLeast: 20 } });
-      const loss = await runTool(mcp, 'fault_run_packet_loss_impact_scenario', { url: `${app.origin}/bytes/65536`, duration: '1s', num_clients: 10, rps: 3, loss_rate: 0.1, baseline: true });
+      const jitter = await runTool(mcp, 'fault_run_jitter_impact_scenario', {
+        url: `${app.origin}/ok`,
+        duration: '1s',
+        num_clients: 10,
+        rps: 5,
+        amplitude: 80,
+        frequency: 20,
+        baseline: true,
+      });
+      rows.push({
+        label: 'jitter 80 ms: p95 − p25',
+        ours: { label: 'fault', value: spread(jitter.run), unit: 'ms' },
+        peer: { label: 'baseline', value: spread(jitter.baseline!), unit: 'ms' },
+        target: { on: 'difference', atLeast: 20 },
+      });
+      const loss = await runTool(mcp, 'fault_run_packet_loss_impact_scenario', {
+        url: `${app.origin}/bytes/65536`,
+        duration: '1s',
+        num_clients: 10,
+        rps: 3,
+        loss_rate: 0.1,
+        baseline: true,
+      });
       rows.push(
-        { label: 'loss 10%: p95', ours: { label: 'fault', value: loss.run.load!.latency!.p95, unit: 'ms' }, peer: { label: 'baseline', value: loss.baseline!.load!.latency!.p95, unit: 'ms' }, target: { on: 'difference', atLeast: 40 } },
-        { label: 'loss 10%: mean', ours: { label: 'fault', value: loss.run.load!.latency!.mean, unit: 'ms' }, peer: { label: 'baseline', value: loss.baseline!.load!.latency!.mean, unit: 'ms' }, target: { on: 'difference', atLeast: 20 } },
+        {
+          label: 'loss 10%: p95',
+          ours: { label: 'fault', value: loss.run.load!.latency!.p95, unit: 'ms' },
+          peer: { label: 'baseline', value: loss.baseline!.load!.latency!.p95, unit: 'ms' },
+          target: { on: 'difference', atLeast: 40 },
+        },
+        {
+          label: 'loss 10%: mean',
+          ours: { label: 'fault', value: loss.run.load!.latency!.mean, unit: 'ms' },
+          peer: { label: 'baseline', value: loss.baseline!.load!.latency!.mean, unit: 'ms' },
+          target: { on: 'difference', atLeast: 20 },
+        },
       );
       const rate = 200_000;
       const download = async (bytes: number): Promise<number> =>
-        (await runTool(mcp, 'fault_run_bandwidth_impact_scenario', { url: `${app.origin}/bytes/${bytes}`, duration: '1s', num_clients: 4, rps: 1, rate: rate / 1000, unit: 'kbps', timeout: 5 })).run.load!.serviceTime!.p50;
+        (
+          await runTool(mcp, 'fault_run_bandwidth_impact_scenario', {
+            url: `${app.origin}/bytes/${bytes}`,
+            duration: '1s',
+            num_clients: 4,
+            rps: 1,
+            rate: rate / 1000,
+            unit: 'kbps',
+            timeout: 5,
+          })
+        ).run.load!.serviceTime!.p50;
       const small = await download(40_000);
       const large = await download(120_000);
       rows.push(
-        { label: 'bandwidth: 40 kB', ours: { label: 'took', value: small, unit: 'ms' }, peer: { label: 'size ÷ rate', value: (40_000 / rate) * 1000, unit: 'ms' }, target: { on: 'ratio', atLeast: 0.7, atMost: 1.6 } },
-        { label: 'bandwidth: 120 kB', ours: { label: 'took', value: large, unit: 'ms' }, peer: { label: 'size ÷ rate', value: (120_000 / rate) * 1000, unit: 'ms' }, target: { on: 'ratio', atLeast: 0.7, atMost: 1.6 } },
-        { label: 'bandwidth: 3× the bytes', ours: { label: '120 kB', value: large, unit: 'ms' }, peer: { label: '40 kB', value: small, unit: 'ms' }, target: { on: 'ratio', atLeast: 2, atMost: 4 } },
+        {
+          label: 'bandwidth: 40 kB',
+          ours: { label: 'took', value: small, unit: 'ms' },
+          peer: { label: 'size ÷ rate', value: (40_000 / rate) * 1000, unit: 'ms' },
+          target: { on: 'ratio', atLeast: 0.7, atMost: 1.6 },
+        },
+        {
+          label: 'bandwidth: 120 kB',
+          ours: { label: 'took', value: large, unit: 'ms' },
+          peer: { label: 'size ÷ rate', value: (120_000 / rate) * 1000, unit: 'ms' },
+          target: { on: 'ratio', atLeast: 0.7, atMost: 1.6 },
+        },
+        {
+          label: 'bandwidth: 3× the bytes',
+          ours: { label: '120 kB', value: large, unit: 'ms' },
+          peer: { label: '40 kB', value: small, unit: 'ms' },
+          target: { on: 'ratio', atLeast: 2, atMost: 4 },
+        },
       );
-      const window = await runTool(mcp, 'fault_run_latency_impact_scenario', { url: `${app.origin}/ok`, duration: '2s', num_clients: 4, rps: 5, latency: 80, fault_start: '50%' });
-      rows.push({ label: 'window: second 0 p50', ours: { label: 'before the fault', value: window.run.load!.timeline[0]!.p50Ms!, unit: 'ms' }, target: { on: 'value', atMost: 40 } });
+      const window = await runTool(mcp, 'fault_run_latency_impact_scenario', {
+        url: `${app.origin}/ok`,
+        duration: '2s',
+        num_clients: 4,
+        rps: 5,
+        latency: 80,
+        fault_start: '50%',
+      });
+      rows.push({
+        label: 'window: second 0 p50',
+        ours: { label: 'before the fault', value: window.run.load!.timeline[0]!.p50Ms!, unit: 'ms' },
+        target: { on: 'value', atMost: 40 },
+      });
     } finally {
       await mcp.close();
       await app.close();
@@ -94,24 +174,72 @@ const faultEffects: BenchCheck = {
 
 const slowDependency: BenchCheck = {
   name: 'scenario.slow-dependency',
-  measures: 'one client at 5 requests/s under a 300 ms latency fault for 2 s (latency p50 and p99); the connections the open-loop generator opens against a 300 ms server at 50 requests/s; how long a blackhole run\'s fault stays on after a 500 ms load with a 1.5 s timeout',
-  peer: 'the 300 ms delay; Little\'s law (50/s × 0.3 s = 15 in flight); the last request\'s timeout, ~1.5–2 s into the run',
-  target: 'p50 under 360 ms and p99 under 350 ms; at most 30 connections and no request waiting for one; the fault off before 2.5 s',
+  measures:
+    "one client at 5 requests/s under a 300 ms latency fault for 2 s (latency p50 and p99); the connections the open-loop generator opens against a 300 ms server at 50 requests/s; how long a blackhole run's fault stays on after a 500 ms load with a 1.5 s timeout",
+  peer: "the 300 ms delay; Little's law (50/s × 0.3 s = 15 in flight); the last request's timeout, ~1.5–2 s into the run",
+  target:
+    'p50 under 360 ms and p99 under 350 ms; at most 30 connections and no request waiting for one; the fault off before 2.5 s',
   tests: ['test/scenario-verdicts.test.ts'],
   async run() {
     const app = await startApp();
-    const slow: TestServer = await startServer((_request, response) => void setTimeout(() => response.end('slow'), 300));
+    const slow: TestServer = await startServer(
+      (_request, response) => void setTimeout(() => response.end('slow'), 300),
+    );
     const limits = makeConfig().scenario;
     try {
-      const delayed = (await runScenario(await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 5, latency: 300 }, limits))).run.load!;
-      const onDemand = await runOpenLoop({ url: `${slow.origin}/`, ratePerSecond: 50, connections: 1, maxConnections: 200, durationMs: 1000, timeoutMs: 5000 });
-      const blackhole = await runScenario(await scenarioFromArguments('blackhole', { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 }, limits));
+      const delayed = (
+        await runScenario(
+          await scenarioFromArguments(
+            'latency',
+            { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 5, latency: 300 },
+            limits,
+          ),
+        )
+      ).run.load!;
+      const onDemand = await runOpenLoop({
+        url: `${slow.origin}/`,
+        ratePerSecond: 50,
+        connections: 1,
+        maxConnections: 200,
+        durationMs: 1000,
+        timeoutMs: 5000,
+      });
+      const blackhole = await runScenario(
+        await scenarioFromArguments(
+          'blackhole',
+          { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 },
+          limits,
+        ),
+      );
       return [
-        { label: '300 ms fault: p50', ours: { label: 'p50', value: delayed.latency!.p50, unit: 'ms' }, peer: { label: 'asked', value: 300, unit: 'ms' }, target: { on: 'difference', atMost: 59.9 } },
-        { label: '300 ms fault: p99', ours: { label: 'p99', value: delayed.latency!.p99, unit: 'ms' }, peer: { label: 'asked', value: 300, unit: 'ms' }, target: { on: 'difference', atMost: 49.9 } },
-        { label: 'on demand, 300 ms server', ours: { label: 'opened', value: onDemand.connectionsOpened, unit: 'connections' }, peer: { label: 'in flight by Little', value: 15, unit: 'connections' }, target: { on: 'value', atMost: 30 } },
-        { label: 'on demand: requests that waited', ours: { label: 'queued', value: onDemand.queued, unit: 'requests' }, target: { on: 'value', atMost: 0 } },
-        { label: 'blackhole: fault on until', ours: { label: 'active until', value: blackhole.fault.activeUntilMs, unit: 'ms' }, target: { on: 'value', atMost: 2499 } },
+        {
+          label: '300 ms fault: p50',
+          ours: { label: 'p50', value: delayed.latency!.p50, unit: 'ms' },
+          peer: { label: 'asked', value: 300, unit: 'ms' },
+          target: { on: 'difference', atMost: 59.9 },
+        },
+        {
+          label: '300 ms fault: p99',
+          ours: { label: 'p99', value: delayed.latency!.p99, unit: 'ms' },
+          peer: { label: 'asked', value: 300, unit: 'ms' },
+          target: { on: 'difference', atMost: 49.9 },
+        },
+        {
+          label: 'on demand, 300 ms server',
+          ours: { label: 'opened', value: onDemand.connectionsOpened, unit: 'connections' },
+          peer: { label: 'in flight by Little', value: 15, unit: 'connections' },
+          target: { on: 'value', atMost: 30 },
+        },
+        {
+          label: 'on demand: requests that waited',
+          ours: { label: 'queued', value: onDemand.queued, unit: 'requests' },
+          target: { on: 'value', atMost: 0 },
+        },
+        {
+          label: 'blackhole: fault on until',
+          ours: { label: 'active until', value: blackhole.fault.activeUntilMs, unit: 'ms' },
+          target: { on: 'value', atMost: 2499 },
+        },
       ];
     } finally {
       await Promise.all([app.close(), slow.close()]);
@@ -121,7 +249,8 @@ const slowDependency: BenchCheck = {
 
 const cancelRelease: BenchCheck = {
   name: 'scenario.cancel-release',
-  measures: 'time from cancelling a running scenario to everything released: a blackhole run in process (sockets, listeners, timers), a run with a mapped port in process (the port refusing) and over stdio in a child `faultline mcp`',
+  measures:
+    'time from cancelling a running scenario to everything released: a blackhole run in process (sockets, listeners, timers), a run with a mapped port in process (the port refusing) and over stdio in a child `faultline mcp`',
   peer: 'the moment of the cancel (the runs would otherwise go on for 10 s)',
   target: 'within 1 s each',
   tests: ['test/scenario-lifecycle.test.ts'],
@@ -133,7 +262,8 @@ const cancelRelease: BenchCheck = {
     const mcp = await connectInMemory();
     try {
       const resources = async (): Promise<string> => {
-        const listeners = process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length - servers.length;
+        const listeners =
+          process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length - servers.length;
         return JSON.stringify({ ...(await heldResources(servers)), listeners });
       };
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -142,17 +272,27 @@ const cancelRelease: BenchCheck = {
       // A blackhole run, in process.
       const controller = new AbortController();
       const call = mcp.client.callTool(
-        { name: 'fault_run_blackhole_impact_scenario', arguments: { url: `${app.origin}/ok`, duration: '10s', num_clients: 4, rps: 5, timeout: 5 } },
+        {
+          name: 'fault_run_blackhole_impact_scenario',
+          arguments: { url: `${app.origin}/ok`, duration: '10s', num_clients: 4, rps: 5, timeout: 5 },
+        },
         undefined,
         { signal: controller.signal },
       );
-      const settled = call.then(() => 'answered', () => 'rejected');
+      const settled = call.then(
+        () => 'answered',
+        () => 'rejected',
+      );
       await waitUntil(() => app.arrivals.length >= 4, 10_000, 'requests reaching the app');
       const cancelledAt = performance.now();
       controller.abort();
       if ((await settled) !== 'rejected') throw new Error('the cancelled call answered');
       await waitUntil(isIdle, 10_000, 'resources released');
-      rows.push({ label: 'in process: blackhole', ours: { label: 'released after', value: performance.now() - cancelledAt, unit: 'ms' }, target: { on: 'value', atMost: 1000 } });
+      rows.push({
+        label: 'in process: blackhole',
+        ours: { label: 'released after', value: performance.now() - cancelledAt, unit: 'ms' },
+        target: { on: 'value', atMost: 1000 },
+      });
       // A mapped port, in process and over stdio.
       for (const where of ['in process', 'over stdio'] as const) {
         const upstream = await startApp();
@@ -164,17 +304,34 @@ const cancelRelease: BenchCheck = {
           const aborting = new AbortController();
           const running = session.client
             .callTool(
-              { name: 'fault_run_latency_impact_scenario', arguments: { url: `${caller.origin}/`, duration: '10s', num_clients: 2, rps: 5, latency: 20, proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`] } },
+              {
+                name: 'fault_run_latency_impact_scenario',
+                arguments: {
+                  url: `${caller.origin}/`,
+                  duration: '10s',
+                  num_clients: 2,
+                  rps: 5,
+                  latency: 20,
+                  proxies: [`${proxyPort}=127.0.0.1:${upstream.port}`],
+                },
+              },
               undefined,
               { signal: aborting.signal },
             )
-            .then(() => 'answered', () => 'rejected');
+            .then(
+              () => 'answered',
+              () => 'rejected',
+            );
           await waitUntil(() => upstream.arrivals.length >= 2, 10_000, 'upstream calls through the proxy');
           const at = performance.now();
           aborting.abort();
           if ((await running) !== 'rejected') throw new Error('the cancelled call answered');
           await waitUntil(() => refuses(proxyPort), 10_000, 'the mapped port refusing');
-          rows.push({ label: `${where}: mapped port`, ours: { label: 'refusing after', value: performance.now() - at, unit: 'ms' }, target: { on: 'value', atMost: 1000 } });
+          rows.push({
+            label: `${where}: mapped port`,
+            ours: { label: 'refusing after', value: performance.now() - at, unit: 'ms' },
+            target: { on: 'value', atMost: 1000 },
+          });
         } finally {
           if (session !== mcp) await session.close();
         }
@@ -192,7 +349,8 @@ const listening = (): number => process.getActiveResourcesInfo().filter((kind) =
 
 const warmUpShared: BenchCheck = {
   name: 'scenario.warm-up-shared',
-  measures: 'the once-per-process warm-up shared by two callers (fresh process): when the first returns after its signal aborts, from its start; a call once warm',
+  measures:
+    'the once-per-process warm-up shared by two callers (fresh process): when the first returns after its signal aborts, from its start; a call once warm',
   peer: 'the whole warm-up, which goes on for the second caller',
   target: 'the cancelled caller back within 0.75 of the whole warm-up, a call once warm within 0.25 of it',
   tests: ['test/scenario-warm-up.test.ts'],
@@ -213,8 +371,18 @@ const warmUpShared: BenchCheck = {
     const warm = performance.now() - again;
     const peer = { label: 'whole warm-up', value: whole, unit: 'ms' };
     return [
-      { label: 'cancelled caller', ours: { label: 'returned after', value: firstBack, unit: 'ms' }, peer, target: { on: 'ratio', atMost: 0.75 } },
-      { label: 'once warm', ours: { label: 'took', value: warm, unit: 'ms' }, peer, target: { on: 'ratio', atMost: 0.25 } },
+      {
+        label: 'cancelled caller',
+        ours: { label: 'returned after', value: firstBack, unit: 'ms' },
+        peer,
+        target: { on: 'ratio', atMost: 0.75 },
+      },
+      {
+        label: 'once warm',
+        ours: { label: 'took', value: warm, unit: 'ms' },
+        peer,
+        target: { on: 'ratio', atMost: 0.25 },
+      },
     ];
   },
 };
@@ -229,10 +397,17 @@ const warmUpCancel: BenchCheck = {
     const app = await startApp();
     const base = listening();
     try {
-      const spec = await scenarioFromArguments('latency', { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 }, makeConfig().scenario);
+      const spec = await scenarioFromArguments(
+        'latency',
+        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 },
+        makeConfig().scenario,
+      );
       const controller = new AbortController();
       const started = performance.now();
-      const run = runScenario(spec, { signal: controller.signal }).then(() => 'answered', () => 'rejected');
+      const run = runScenario(spec, { signal: controller.signal }).then(
+        () => 'answered',
+        () => 'rejected',
+      );
       await waitUntil(() => listening() >= base + 2, 10_000, 'the warm-up listening');
       controller.abort();
       if ((await run) !== 'rejected') throw new Error('the cancelled scenario answered');
@@ -241,7 +416,12 @@ const warmUpCancel: BenchCheck = {
       await warmUpOnce();
       const whole = performance.now() - again;
       return [
-        { label: 'scenario cancelled in warm-up', ours: { label: 'returned after', value: cancelled, unit: 'ms' }, peer: { label: 'whole warm-up', value: whole, unit: 'ms' }, target: { on: 'ratio', atMost: 0.75 } },
+        {
+          label: 'scenario cancelled in warm-up',
+          ours: { label: 'returned after', value: cancelled, unit: 'ms' },
+          peer: { label: 'whole warm-up', value: whole, unit: 'ms' },
+          target: { on: 'ratio', atMost: 0.75 },
+        },
       ];
     } finally {
       await app.close();
@@ -251,7 +431,8 @@ const warmUpCancel: BenchCheck = {
 
 const refusalTime: BenchCheck = {
   name: 'scenario.refusal-time',
-  measures: 'how long a scenario tool takes to refuse bad arguments through MCP (a bad url, rps 0, a duration over the limit, a bad SLO, a public url), the worst of them',
+  measures:
+    'how long a scenario tool takes to refuse bad arguments through MCP (a bad url, rps 0, a duration over the limit, a bad SLO, a public url), the worst of them',
   peer: 'a run, which would take its duration plus the warm-up',
   target: 'under 500 ms: refused up front, not after any work',
   tests: ['test/scenario-input.test.ts'],
@@ -261,9 +442,18 @@ const refusalTime: BenchCheck = {
     let worst = 0;
     try {
       const url = `${app.origin}/ok`;
-      for (const args of [{ url: 'ftp://127.0.0.1/file' }, { url, rps: 0 }, { url, duration: '2m' }, { url, slos: ['fast please'] }, { url: 'http://8.8.8.8/' }]) {
+      for (const args of [
+        { url: 'ftp://127.0.0.1/file' },
+        { url, rps: 0 },
+        { url, duration: '2m' },
+        { url, slos: ['fast please'] },
+        { url: 'http://8.8.8.8/' },
+      ]) {
         const started = performance.now();
-        const result = (await mcp.client.callTool({ name: 'fault_run_latency_impact_scenario', arguments: args })) as CallToolResult;
+        const result = (await mcp.client.callTool({
+          name: 'fault_run_latency_impact_scenario',
+          arguments: args,
+        })) as CallToolResult;
         if (!result.isError) throw new Error(`not refused: ${JSON.stringify(args)}`);
         worst = Math.max(worst, performance.now() - started);
       }
@@ -271,8 +461,21 @@ const refusalTime: BenchCheck = {
       await mcp.close();
       await app.close();
     }
-    return [{ label: 'worst of 5 refusals', ours: { label: 'took', value: worst, unit: 'ms' }, target: { on: 'value', atMost: 499 } }];
+    return [
+      {
+        label: 'worst of 5 refusals',
+        ours: { label: 'took', value: worst, unit: 'ms' },
+        target: { on: 'value', atMost: 499 },
+      },
+    ];
   },
 };
 
-export const checks: BenchCheck[] = [faultEffects, slowDependency, cancelRelease, warmUpShared, warmUpCancel, refusalTime];
+export const checks: BenchCheck[] = [
+  faultEffects,
+  slowDependency,
+  cancelRelease,
+  warmUpShared,
+  warmUpCancel,
+  refusalTime,
+];

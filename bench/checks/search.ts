@@ -29,7 +29,10 @@ const FRESH_SEARCH_TARGET_MS = 150;
  */
 function standardLibrary(): string {
   const system = readdirSync('/usr/lib', { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && /^python3\.\d+$/.test(entry.name) && existsSync(join('/usr/lib', entry.name, 'os.py')))
+    .filter(
+      (entry) =>
+        entry.isDirectory() && /^python3\.\d+$/.test(entry.name) && existsSync(join('/usr/lib', entry.name, 'os.py')),
+    )
     .map((entry) => entry.name)
     .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
   const dir = system.length > 0 ? join('/usr/lib', system.at(-1)!) : pythonLib();
@@ -87,7 +90,8 @@ const indexRate: BenchCheck = {
   timeoutMs: 480_000,
   async run(context: CheckContext): Promise<Row[]> {
     const tree = standardLibrary();
-    if (spawnSync('rg', ['--version'], { stdio: 'ignore' }).status !== 0) throw new Error('ripgrep is not installed (apt-get install ripgrep)');
+    if (spawnSync('rg', ['--version'], { stdio: 'ignore' }).status !== 0)
+      throw new Error('ripgrep is not installed (apt-get install ripgrep)');
     return withScratch((scratchDir) => measureIndexRate(tree, scratchDir, context));
   },
 };
@@ -108,7 +112,10 @@ async function measureIndexRate(tree: string, scratchDir: string, context: Check
     ripgrep: () => timeRipgrepWalk(tree),
     walk: async () => {
       const started = performance.now();
-      const walked = await walkSourceTree(tree, { selection: LanguageSelection.parse('all'), access: new FileAccess() });
+      const walked = await walkSourceTree(tree, {
+        selection: LanguageSelection.parse('all'),
+        access: new FileAccess(),
+      });
       if (walked.files.length === 0) throw new Error('the walk found no file');
       return performance.now() - started;
     },
@@ -132,7 +139,7 @@ async function measureIndexRate(tree: string, scratchDir: string, context: Check
 const freshSearch: BenchCheck = {
   name: 'search.fresh-process',
   measures:
-    '`faultline search` from a fresh process on the standard library\'s index, spawn to exit: three identifiers and a sentence, 9 interleaved rounds, median of all',
+    "`faultline search` from a fresh process on the standard library's index, spawn to exit: three identifiers and a sentence, 9 interleaved rounds, median of all",
   peer: '`node -e 0` with the same environment, interleaved (ripgrep `rg -n -w NAME` over the tree is logged beside them)',
   target: `at most ${FRESH_SEARCH_TARGET_MS} ms`,
   tests: ['test/startup.test.ts', 'test/search-tools.test.ts'],
@@ -144,7 +151,8 @@ const freshSearch: BenchCheck = {
       closeReaders();
       context.log(`indexed ${stats.chunks} chunks of ${tree}`);
       const times = freshProcessTimes(tree, dataDir, 9);
-      for (const [name, values] of Object.entries(times)) context.log(`${name}: median ${median(values).toFixed(0)} ms`);
+      for (const [name, values] of Object.entries(times))
+        context.log(`${name}: median ${median(values).toFixed(0)} ms`);
       const searches = Object.entries(times)
         .filter(([name]) => name.startsWith('faultline'))
         .flatMap(([, values]) => values);
@@ -165,7 +173,8 @@ const quality: BenchCheck = {
   measures:
     'the share of questions answered: tuning set (ranking was tuned on it) identifiers first and sentences in the top 5; held-out set (never tuned on: the standard library and zod) sentences in the top 5',
   peer: 'none: a share of fixed questions, not a time',
-  target: 'the targets each question set states (bench/search-questions/: 95% identifiers first, 85% sentences in the top 5)',
+  target:
+    'the targets each question set states (bench/search-questions/: 95% identifiers first, 85% sentences in the top 5)',
   tests: ['test/search-quality.test.ts'],
   timeoutMs: 600_000,
   async run(context: CheckContext): Promise<Row[]> {

@@ -10,7 +10,6 @@ import { cliPath, repoRoot } from '../../test/helpers/repo.js';
 import { interleaved, median, type BenchCheck } from '../lib/check.js';
 import { timeProcess } from '../lib/process-time.js';
 
-
 const version: BenchCheck = {
   name: 'startup.version',
   measures: '`faultline --version`, spawn to exit (median of 7)',
@@ -18,7 +17,10 @@ const version: BenchCheck = {
   target: 'at most 3× bare node start-up (measured ~1.5×; 5–6× before commands loaded lazily)',
   tests: ['test/startup.test.ts'],
   async run() {
-    const times = await interleaved(7, { bare: () => timeProcess(['-e', '0']), version: () => timeProcess([cliPath, '--version']) });
+    const times = await interleaved(7, {
+      bare: () => timeProcess(['-e', '0']),
+      version: () => timeProcess([cliPath, '--version']),
+    });
     return [
       {
         label: 'faultline --version',
@@ -32,7 +34,8 @@ const version: BenchCheck = {
 
 const mcpToolsList: BenchCheck = {
   name: 'startup.mcp-tools-list',
-  measures: '`faultline mcp` from spawn to its tools/list answer over raw JSON-RPC (initialize, initialized, tools/list; median of 5); `faultline agent tool` to tools/list through the SDK client',
+  measures:
+    '`faultline mcp` from spawn to its tools/list answer over raw JSON-RPC (initialize, initialized, tools/list; median of 5); `faultline agent tool` to tools/list through the SDK client',
   peer: 'the one-tool server on the same SDK (test/fixtures/server/one-tool-server.ts), interleaved',
   target: 'faultline mcp at most 1.5× the one-tool server (measured 1.03–1.06×); agent tool ready within 1 s',
   tests: ['test/startup.test.ts', 'test/server-stdio.test.ts'],
@@ -62,7 +65,11 @@ const mcpToolsList: BenchCheck = {
         peer: { label: 'one-tool server', value: median(times.oneTool), unit: 'ms' },
         target: { on: 'ratio', atMost: 1.5 },
       },
-      { label: 'faultline agent tool', ours: { label: 'tools/list after', value: agentReady, unit: 'ms' }, target: { on: 'value', atMost: 1000 } },
+      {
+        label: 'faultline agent tool',
+        ours: { label: 'tools/list after', value: agentReady, unit: 'ms' },
+        target: { on: 'value', atMost: 1000 },
+      },
     ];
   },
 };

@@ -120,7 +120,10 @@ export function median(values: readonly number[]): number {
  * Runs each of `sides` once per round, in turn, for `rounds` rounds: load on the machine then
  * falls on every side alike. Returns each side's figures in round order.
  */
-export async function interleaved<K extends string>(rounds: number, sides: Record<K, () => number | Promise<number>>): Promise<Record<K, number[]>> {
+export async function interleaved<K extends string>(
+  rounds: number,
+  sides: Record<K, () => number | Promise<number>>,
+): Promise<Record<K, number[]>> {
   const keys = Object.keys(sides) as K[];
   const figures = Object.fromEntries(keys.map((key) => [key, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < rounds; round += 1) {

@@ -16,7 +16,8 @@ export function ensureCtags(log: (line: string) => void): string {
   log('Universal Ctags is missing: apt-get install -y universal-ctags');
   spawnSync('apt-get', ['install', '-y', 'universal-ctags'], { stdio: 'ignore', timeout: 300_000 });
   const installed = version();
-  if (!installed) throw new Error('Universal Ctags is not installed and could not be installed (apt-get install -y universal-ctags)');
+  if (!installed)
+    throw new Error('Universal Ctags is not installed and could not be installed (apt-get install -y universal-ctags)');
   return installed;
 }
 
@@ -60,7 +61,11 @@ export class InteractiveCtags {
 /** The whole `ctags` process on a file, tags to a pipe: wall time in ms. */
 export function ctagsProcessMs(path: string): number {
   const started = performance.now();
-  const run = spawnSync('ctags', ['-f', '-', '--fields=+n', path], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
+  const run = spawnSync('ctags', ['-f', '-', '--fields=+n', path], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60_000,
+  });
   const ms = performance.now() - started;
   if (run.status !== 0) throw new Error(`ctags failed on ${path}: ${run.stderr}`);
   return ms;

@@ -50,13 +50,25 @@ async function ours(port: number, rate: number, proxy?: HostedProxy): Promise<Me
     timeoutMs: 5_000,
     ...(proxy ? { watchLoadOf: proxy.load } : {}),
   });
-  return { p99Ms: result.latency?.p99 ?? Number.POSITIVE_INFINITY, achieved: result.achievedRatePerSecond, errors: result.errors };
+  return {
+    p99Ms: result.latency?.p99 ?? Number.POSITIVE_INFINITY,
+    achieved: result.achievedRatePerSecond,
+    errors: result.errors,
+  };
 }
 
 /** hey for RUN_MS at `rate` over CONNECTIONS workers (its -q is per worker). */
 function hey(port: number, rate: number): Promise<Measured> {
   const perWorker = rate / CONNECTIONS;
-  const args = ['-z', `${RUN_MS / 1000}s`, '-c', String(CONNECTIONS), '-q', perWorker.toFixed(3), `http://127.0.0.1:${port}/`];
+  const args = [
+    '-z',
+    `${RUN_MS / 1000}s`,
+    '-c',
+    String(CONNECTIONS),
+    '-q',
+    perWorker.toFixed(3),
+    `http://127.0.0.1:${port}/`,
+  ];
   return new Promise((resolve, reject) => {
     execFile('hey', args, { maxBuffer: 1 << 20 }, (error, stdout) => {
       if (error) return reject(new Error(`hey: ${error.message}`));
@@ -74,7 +86,11 @@ function hey(port: number, rate: number): Promise<Measured> {
 
 /** Whether `hey` is on the PATH. */
 export function heyAvailable(): Promise<boolean> {
-  return new Promise((resolve) => execFile('hey', ['-n', '1', '-c', '1', 'http://127.0.0.1:1/'], (error) => resolve(!(error && 'code' in error && error.code === 'ENOENT'))));
+  return new Promise((resolve) =>
+    execFile('hey', ['-n', '1', '-c', '1', 'http://127.0.0.1:1/'], (error) =>
+      resolve(!(error && 'code' in error && error.code === 'ENOENT')),
+    ),
+  );
 }
 
 /** Climbs the ladder for every path at once (interleaved); resolves with each path's figures. */
@@ -83,20 +99,26 @@ export async function measureHeldRates(paths: readonly PathName[]): Promise<Reco
   const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], faults: [] });
   try {
     const measure = (path: PathName, rate: number): Promise<Measured> =>
-      path === 'hey' ? hey(upstream.port, rate) : path === 'proxy' ? ours(proxy.ports[0]!, rate, proxy) : ours(upstream.port, rate);
+      path === 'hey'
+        ? hey(upstream.port, rate)
+        : path === 'proxy'
+          ? ours(proxy.ports[0]!, rate, proxy)
+          : ours(upstream.port, rate);
     // Warm every path's code before the idle figure that every rung is judged against.
     for (const path of paths) await measure(path, 2_000);
     // The idle p99 of 400 requests is their 4th worst: one stall of a shared machine moves it, so
     // each path's idle figure is the median of IDLE_RUNS runs, interleaved.
     const idle = Object.fromEntries(paths.map((path) => [path, [] as number[]])) as Record<PathName, number[]>;
-    for (let run = 0; run < IDLE_RUNS; run += 1) for (const path of paths) idle[path].push((await measure(path, IDLE_RATE)).p99Ms);
+    for (let run = 0; run < IDLE_RUNS; run += 1)
+      for (const path of paths) idle[path].push((await measure(path, IDLE_RATE)).p99Ms);
     const results = {} as Record<PathName, PathResult>;
     for (const path of paths) results[path] = { idleP99Ms: median(idle[path]), heldRate: 0, rungs: [] };
     const climbing = new Set(paths);
     for (const rate of LADDER) {
       for (const path of paths) {
         if (!climbing.has(path)) continue;
-        const holds = (m: Measured): boolean => m.errors === 0 && m.achieved >= 0.98 * rate && m.p99Ms <= results[path].idleP99Ms + HELD_MARGIN_MS;
+        const holds = (m: Measured): boolean =>
+          m.errors === 0 && m.achieved >= 0.98 * rate && m.p99Ms <= results[path].idleP99Ms + HELD_MARGIN_MS;
         let m = await measure(path, rate);
         if (!holds(m)) m = await measure(path, rate);
         const held = holds(m);

@@ -20,11 +20,16 @@ export type HttpMappingSamples = Record<string, number[]>;
 
 function wrk(port: number, seconds: number, connections: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    execFile('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, `http://127.0.0.1:${port}/`], { timeout: (seconds + 30) * 1000 }, (error, stdout) => {
-      const rate = /Requests\/sec:\s+([\d.]+)/.exec(String(stdout));
-      if (error || !rate) reject(new Error(`wrk failed: ${error?.message ?? stdout}`));
-      else resolve(Number(rate[1]));
-    });
+    execFile(
+      'wrk',
+      ['-t1', `-c${connections}`, `-d${seconds}s`, `http://127.0.0.1:${port}/`],
+      { timeout: (seconds + 30) * 1000 },
+      (error, stdout) => {
+        const rate = /Requests\/sec:\s+([\d.]+)/.exec(String(stdout));
+        if (error || !rate) reject(new Error(`wrk failed: ${error?.message ?? stdout}`));
+        else resolve(Number(rate[1]));
+      },
+    );
   });
 }
 
@@ -36,7 +41,7 @@ export async function measureHttpMapping(options: HttpMappingOptions): Promise<H
     const upstream = await serve('upstream');
     started.push(upstream);
     const targets: Record<string, Served> = {
-      'direct': upstream,
+      direct: upstream,
       'bare node proxy': await serve('bare-http-proxy', upstream.port),
       'http mapping': await serve('http-mapping', upstream.port),
     };
@@ -49,7 +54,8 @@ export async function measureHttpMapping(options: HttpMappingOptions): Promise<H
     const samples: HttpMappingSamples = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     for (const served of Object.values(targets)) await wrk(served.port, 1, options.connections); // warm-up
     for (let round = 0; round < options.rounds; round++) {
-      for (const [name, served] of Object.entries(targets)) samples[name]!.push(await wrk(served.port, options.seconds, options.connections));
+      for (const [name, served] of Object.entries(targets))
+        samples[name]!.push(await wrk(served.port, options.seconds, options.connections));
     }
     return samples;
   } finally {

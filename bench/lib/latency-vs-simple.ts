@@ -73,7 +73,13 @@ async function load(port: number, options: LatencyRunOptions): Promise<number[]>
 
 function errorsOf(trips: number[], delayMs: number, directMedianMs: number): ProxyErrors {
   const errors = trips.map((trip) => trip - delayMs - directMedianMs);
-  return { errors, median: median(errors), p99: quantile(errors, 0.99), max: Math.max(...errors), early: trips.filter((trip) => trip < delayMs).length };
+  return {
+    errors,
+    median: median(errors),
+    p99: quantile(errors, 0.99),
+    max: Math.max(...errors),
+    early: trips.filter((trip) => trip < delayMs).length,
+  };
 }
 
 export async function measureLatencyAgainstSimple(options: LatencyRunOptions): Promise<LatencyRun> {
@@ -89,7 +95,8 @@ export async function measureLatencyAgainstSimple(options: LatencyRunOptions): P
     const ports = { direct: upstream.port, faultline: faultline.port, simple: simple.port };
     for (const port of Object.values(ports)) await load(port, options); // warm-up
     for (let round = 0; round < options.rounds; round++) {
-      for (const [name, port] of Object.entries(ports) as Array<[keyof typeof trips, number]>) trips[name].push(...(await load(port, options)));
+      for (const [name, port] of Object.entries(ports) as Array<[keyof typeof trips, number]>)
+        trips[name].push(...(await load(port, options)));
     }
     const directMedianMs = median(trips.direct);
     return {

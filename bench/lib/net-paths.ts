@@ -70,5 +70,8 @@ export async function roundTrips(port: number, count: number, warmUp: number): P
   }
   await destroyAndWait(client);
   samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length * 0.5)]! * 1000, p99: samples[Math.floor(samples.length * 0.99)]! * 1000 };
+  return {
+    p50: samples[Math.floor(samples.length * 0.5)]! * 1000,
+    p99: samples[Math.floor(samples.length * 0.99)]! * 1000,
+  };
 }

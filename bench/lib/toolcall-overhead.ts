@@ -49,7 +49,10 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 /** Call times (ms) of `calls` get_items calls each way, after 200 to warm up, over `transport`. */
-export async function toolcallOverhead(transport: 'stdio' | 'http', calls: number): Promise<{ direct: number[]; proxied: number[] }> {
+export async function toolcallOverhead(
+  transport: 'stdio' | 'http',
+  calls: number,
+): Promise<{ direct: number[]; proxied: number[] }> {
   const closers: Array<() => Promise<void>> = [];
   try {
     let direct: Client;

@@ -22,7 +22,17 @@ export const CATALOG_SOURCE = {
   read: '2026-11-23',
 } as const;
 
-export type ParameterKind = 'duration' | 'integer' | 'number' | 'percent' | 'enum' | 'boolean' | 'string' | 'json' | 'list' | 'arn';
+export type ParameterKind =
+  | 'duration'
+  | 'integer'
+  | 'number'
+  | 'percent'
+  | 'enum'
+  | 'boolean'
+  | 'string'
+  | 'json'
+  | 'list'
+  | 'arn';
 
 export interface ParameterSpec {
   name: string;
@@ -62,7 +72,15 @@ const GENERAL_DURATION = { min: MINUTE, max: 12 * HOUR, rangeSource: 'general' a
 
 // Small builders keep the table below readable; each returns plain data.
 function duration(name = 'duration', options: Partial<ParameterSpec> = {}): ParameterSpec {
-  return { name, kind: 'duration', required: true, requiredSource: 'unmarked', unit: 'ISO 8601 duration', ...GENERAL_DURATION, ...options };
+  return {
+    name,
+    kind: 'duration',
+    required: true,
+    requiredSource: 'unmarked',
+    unit: 'ISO 8601 duration',
+    ...GENERAL_DURATION,
+    ...options,
+  };
 }
 function required(name: string, kind: ParameterKind, options: Partial<ParameterSpec> = {}): ParameterSpec {
   return { name, kind, required: true, requiredSource: 'unmarked', rangeSource: 'none', ...options };
@@ -84,7 +102,10 @@ const apiFault = (kind: string, failure: string): FisAction => ({
     duration('duration', { requiredSource: 'marked', rangeSource: 'action' }),
     required('service', 'enum', { requiredSource: 'marked', values: ['ec2', 'kinesis'] }),
     required('percentage', 'integer', { requiredSource: 'marked', ...percent1to100 }),
-    required('operations', 'list', { requiredSource: 'marked', note: 'comma-separated API operation names, e.g. DescribeInstances' }),
+    required('operations', 'list', {
+      requiredSource: 'marked',
+      note: 'comma-separated API operation names, e.g. DescribeInstances',
+    }),
   ],
   notes: ['Affects the AWS API calls made with the targeted IAM role (the role your application runs as).'],
 });
@@ -124,7 +145,10 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     parameters: [
       duration('duration', { requiredSource: 'marked' }),
       required('availabilityZoneIdentifier', 'string', { requiredSource: 'marked' }),
-      required('managedResourceTypes', 'list', { values: ['ASG', 'ALB', 'NLB', 'EKS'], note: 'reference lists the values without R/O' }),
+      required('managedResourceTypes', 'list', {
+        values: ['ASG', 'ALB', 'NLB', 'EKS'],
+        note: 'reference lists the values without R/O',
+      }),
       optional('zonalAutoshiftStatus', 'enum', { values: ['ENABLED', 'DISABLED', 'ANY'], default: 'ENABLED' }),
     ],
   },
@@ -135,7 +159,11 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     targetKey: null,
     targetKeySource: 'none',
     parameters: [
-      required('alarmArns', 'list', { requiredSource: 'marked', max: 5, note: 'at most 5 alarm ARNs, comma-separated' }),
+      required('alarmArns', 'list', {
+        requiredSource: 'marked',
+        max: 5,
+        note: 'at most 5 alarm ARNs, comma-separated',
+      }),
       required('alarmStates', 'list', { requiredSource: 'marked', values: ['OK', 'ALARM', 'INSUFFICIENT_DATA'] }),
     ],
   },
@@ -185,7 +213,11 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     targetKey: 'Roles',
     targetKeySource: 'reference',
     selection: 'arns-only',
-    parameters: [duration(), required('availabilityZoneIdentifiers', 'list'), required('percentage', 'integer', percent1to100)],
+    parameters: [
+      duration(),
+      required('availabilityZoneIdentifiers', 'list'),
+      required('percentage', 'integer', percent1to100),
+    ],
   },
   {
     id: 'aws:ec2:asg-insufficient-instance-capacity-error',
@@ -193,7 +225,11 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:ec2:autoscaling-group',
     targetKey: 'AutoScalingGroups',
     targetKeySource: 'reference',
-    parameters: [duration(), required('availabilityZoneIdentifiers', 'list'), optional('percentage', 'integer', { ...percent1to100, default: '100' })],
+    parameters: [
+      duration(),
+      required('availabilityZoneIdentifiers', 'list'),
+      optional('percentage', 'integer', { ...percent1to100, default: '100' }),
+    ],
   },
   {
     id: 'aws:ec2:reboot-instances',
@@ -218,7 +254,13 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     targetKey: 'Instances',
     targetKeySource: 'reference',
     parameters: [
-      duration('startInstancesAfterDuration', { required: false, requiredSource: 'marked', min: MINUTE, max: 12 * HOUR, rangeSource: 'action' }),
+      duration('startInstancesAfterDuration', {
+        required: false,
+        requiredSource: 'marked',
+        min: MINUTE,
+        max: 12 * HOUR,
+        rangeSource: 'action',
+      }),
       optional('completeIfInstancesTerminated', 'boolean'),
     ],
   },
@@ -278,7 +320,11 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:ecs:task',
     targetKey: 'Tasks',
     targetKeySource: 'reference',
-    parameters: [required('processName', 'string'), optional('signal', 'enum', { values: ['SIGTERM', 'SIGKILL'] }), optional('installDependencies', 'boolean')],
+    parameters: [
+      required('processName', 'string'),
+      optional('signal', 'enum', { values: ['SIGTERM', 'SIGKILL'] }),
+      optional('installDependencies', 'boolean'),
+    ],
   },
   {
     id: 'aws:ecs:task-network-blackhole-port',
@@ -344,7 +390,12 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:eks:pod',
     targetKey: 'Pods',
     targetKeySource: 'reference',
-    parameters: [duration(), optional('percent', 'percent', anyPercent), optional('workers', 'integer', { min: 0 }), ...fisPodParameters],
+    parameters: [
+      duration(),
+      optional('percent', 'percent', anyPercent),
+      optional('workers', 'integer', { min: 0 }),
+      ...fisPodParameters,
+    ],
   },
   {
     id: 'aws:eks:pod-delete',
@@ -360,7 +411,12 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:eks:pod',
     targetKey: 'Pods',
     targetKeySource: 'reference',
-    parameters: [duration(), optional('workers', 'integer', { min: 0 }), optional('percent', 'percent', anyPercent), ...fisPodParameters],
+    parameters: [
+      duration(),
+      optional('workers', 'integer', { min: 0 }),
+      optional('percent', 'percent', anyPercent),
+      ...fisPodParameters,
+    ],
   },
   {
     id: 'aws:eks:pod-memory-stress',
@@ -368,7 +424,12 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:eks:pod',
     targetKey: 'Pods',
     targetKeySource: 'reference',
-    parameters: [duration(), optional('workers', 'integer', { min: 0 }), optional('percent', 'percent', { ...anyPercent, default: '80' }), ...fisPodParameters],
+    parameters: [
+      duration(),
+      optional('workers', 'integer', { min: 0 }),
+      optional('percent', 'percent', { ...anyPercent, default: '80' }),
+      ...fisPodParameters,
+    ],
   },
   {
     id: 'aws:eks:pod-network-blackhole-port',
@@ -457,7 +518,13 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     parameters: [
       duration(),
       optional('invocationPercentage', 'percent', { ...anyPercent, default: '100' }),
-      optional('startupDelayMilliseconds', 'integer', { min: 0, max: 900_000, rangeSource: 'action', default: '1000', unit: 'ms' }),
+      optional('startupDelayMilliseconds', 'integer', {
+        min: 0,
+        max: 900_000,
+        rangeSource: 'action',
+        default: '1000',
+        unit: 'ms',
+      }),
     ],
   },
   {
@@ -466,7 +533,11 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: 'aws:lambda:function',
     targetKey: 'Functions',
     targetKeySource: 'reference',
-    parameters: [duration(), optional('invocationPercentage', 'percent', anyPercent), required('preventExecution', 'boolean')],
+    parameters: [
+      duration(),
+      optional('invocationPercentage', 'percent', anyPercent),
+      required('preventExecution', 'boolean'),
+    ],
   },
   {
     id: 'aws:lambda:invocation-http-integration-response',
@@ -497,7 +568,9 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     targetKey: 'Subnets',
     targetKeySource: 'reference',
     parameters: [
-      required('scope', 'enum', { values: ['all', 'availability-zone', 'dynamodb', 'prefix-list', 's3', 's3express', 'vpc'] }),
+      required('scope', 'enum', {
+        values: ['all', 'availability-zone', 'dynamodb', 'prefix-list', 's3', 's3express', 'vpc'],
+      }),
       duration(),
       optional('prefixListIdentifier', 'string', { note: 'required when scope is prefix-list' }),
     ],
@@ -549,11 +622,17 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     targetKey: 'Buckets',
     targetKeySource: 'reference',
     selection: 'tags-only',
-    parameters: [duration(), required('region', 'string'), optional('destinationBuckets', 'list'), optional('prefixes', 'list')],
+    parameters: [
+      duration(),
+      required('region', 'string'),
+      optional('destinationBuckets', 'list'),
+      optional('prefixes', 'list'),
+    ],
   },
   {
     id: 'aws:ssm:send-command',
-    failure: 'whatever an SSM document runs on EC2 instances (e.g. AWSFIS-Run-CPU-Stress, -IO-Stress, -Kill-Process, network faults)',
+    failure:
+      'whatever an SSM document runs on EC2 instances (e.g. AWSFIS-Run-CPU-Stress, -IO-Stress, -Kill-Process, network faults)',
     resourceType: 'aws:ec2:instance',
     targetKey: 'Instances',
     targetKeySource: 'reference',
@@ -570,7 +649,12 @@ export const FIS_ACTIONS: readonly FisAction[] = [
     resourceType: null,
     targetKey: null,
     targetKeySource: 'none',
-    parameters: [required('documentArn', 'arn'), optional('documentVersion', 'string'), required('documentParameters', 'json'), duration('maxDuration')],
+    parameters: [
+      required('documentArn', 'arn'),
+      optional('documentVersion', 'string'),
+      required('documentParameters', 'json'),
+      duration('maxDuration'),
+    ],
   },
   {
     id: 'aws:directconnect:virtual-interface-disconnect',

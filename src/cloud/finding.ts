@@ -27,8 +27,12 @@ const ID_KEYS = ['id', 'finding_id', 'findingId', 'investigationId'];
 /** The finding's id and text, from plain text, JSON text or an object; refuses what is empty or too large. */
 export function readFinding(input: unknown): Finding {
   if (isPlainObject(input)) return fromObject(input);
-  if (typeof input !== 'string' || input.trim() === '') throw new ToolInputError('finding: give the finding as plain text, or as an object (or JSON text) {id, summary, type, description}');
-  if (Buffer.byteLength(input) > MAX_FINDING_BYTES) throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes (got ${Buffer.byteLength(input)})`);
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new ToolInputError(
+      'finding: give the finding as plain text, or as an object (or JSON text) {id, summary, type, description}',
+    );
+  if (Buffer.byteLength(input) > MAX_FINDING_BYTES)
+    throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes (got ${Buffer.byteLength(input)})`);
   const trimmed = input.trim();
   if (trimmed.startsWith('{')) {
     const reading = readJson(trimmed, { maxChars: MAX_FINDING_BYTES, maxDepth: 32 });
@@ -44,7 +48,8 @@ function fromObject(object: Record<string, unknown>): Finding {
   } catch {
     throw new ToolInputError('finding: cannot be written as JSON (nested too deeply, or circular)');
   }
-  if (size > MAX_FINDING_BYTES) throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes as JSON (got ${size})`);
+  if (size > MAX_FINDING_BYTES)
+    throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes as JSON (got ${size})`);
   const id = ID_KEYS.map((key) => object[key]).find((value) => typeof value === 'string' || typeof value === 'number');
   const text = valuesOf(object).join(' . ');
   if (text.trim() === '') throw new ToolInputError('finding: has no text to read (give summary or description)');
@@ -79,7 +84,13 @@ export function tokenize(text: string): string[] {
 function normalize(token: string): string {
   if (token.length > 4 && token.endsWith('ies')) return `${token.slice(0, -3)}y`;
   // status, kinesis, redis keep their s; cpus, gpus lose it.
-  if (token.length > 3 && token.endsWith('s') && !/(ss|is|os)$/.test(token) && !(token.length > 4 && token.endsWith('us'))) return token.slice(0, -1);
+  if (
+    token.length > 3 &&
+    token.endsWith('s') &&
+    !/(ss|is|os)$/.test(token) &&
+    !(token.length > 4 && token.endsWith('us'))
+  )
+    return token.slice(0, -1);
   return token;
 }
 
@@ -148,14 +159,21 @@ function hitsIn(tokens: readonly string[]): Hit[] {
     for (const entry of index.get(tokens[start]!) ?? []) {
       if (start + entry.words.length > tokens.length) continue;
       if (entry.words.every((word, i) => tokens[start + i] === word)) {
-        hits.push({ kind: entry.kind, group: entry.group, start, end: start + entry.words.length, phrase: entry.phrase });
+        hits.push({
+          kind: entry.kind,
+          group: entry.group,
+          start,
+          end: start + entry.words.length,
+          phrase: entry.phrase,
+        });
       }
     }
   }
   // A hit strictly inside a longer one of its kind is what the longer one is made of ("instance"
   // in "db instance"), not a word of its own. Longest span starting at each position, per kind:
   const longest = { concept: new Map<number, number>(), service: new Map<number, number>() };
-  for (const hit of hits) longest[hit.kind].set(hit.start, Math.max(longest[hit.kind].get(hit.start) ?? 0, hit.end - hit.start));
+  for (const hit of hits)
+    longest[hit.kind].set(hit.start, Math.max(longest[hit.kind].get(hit.start) ?? 0, hit.end - hit.start));
   return hits.filter((hit) => {
     const length = hit.end - hit.start;
     for (let from = Math.max(0, hit.start - longestPhrase); from <= hit.start; from++) {
@@ -189,7 +207,12 @@ export function evidenceOf(text: string): Evidence {
   for (const { from, to } of DERIVED_CONCEPTS) {
     const parts = from.map((concept) => evidence.concepts.get(concept));
     if (parts.every((part) => part !== undefined)) {
-      add(evidence.concepts, to, Math.min(...parts.map((part) => part!.strength)), from.map((concept, i) => `${concept} "${parts[i]!.phrases[0]}"`).join(' + '));
+      add(
+        evidence.concepts,
+        to,
+        Math.min(...parts.map((part) => part!.strength)),
+        from.map((concept, i) => `${concept} "${parts[i]!.phrases[0]}"`).join(' + '),
+      );
     }
   }
   for (const service of evidence.named.keys()) evidence.hinted.delete(service);
@@ -203,11 +226,15 @@ export function servicesOfResources(resources: readonly string[], known: Readonl
     const text = resource.trim();
     const arn = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.*)$/.exec(text);
     const type = /^aws:([a-z0-9-]+):([a-z0-9-]+)$/.exec(text);
-    if (!arn && !type) throw new ToolInputError(`resources[${index}]: "${resource}" is neither an ARN (arn:aws:…) nor a resource type (aws:<service>:<type>)`);
+    if (!arn && !type)
+      throw new ToolInputError(
+        `resources[${index}]: "${resource}" is neither an ARN (arn:aws:…) nor a resource type (aws:<service>:<type>)`,
+      );
     const service = arn ? arn[1]! : type![1]!;
     const rest = arn ? arn[2]! : type![2]!;
     let name: string | undefined;
-    if (service === 'ec2') name = /volume|ebs/.test(rest) ? 'ebs' : /subnet|vpc|transit|route/.test(rest) ? 'network' : 'ec2';
+    if (service === 'ec2')
+      name = /volume|ebs/.test(rest) ? 'ebs' : /subnet|vpc|transit|route/.test(rest) ? 'network' : 'ec2';
     else if (service === 'autoscaling') name = 'ec2';
     else if (service === 'iam') name = 'awsapi';
     else if (known.has(service)) name = service;
@@ -218,7 +245,15 @@ export function servicesOfResources(resources: readonly string[], known: Readonl
 
 /** Regions named in the text (us-east-1), in order of appearance. */
 export function regionsIn(text: string): string[] {
-  return [...new Set(text.toLowerCase().match(/\b(?:us|eu|ap|sa|ca|me|af|il|mx)(?:-gov)?-(?:north|south|east|west|central|northeast|southeast|northwest|southwest)-\d\b/g) ?? [])];
+  return [
+    ...new Set(
+      text
+        .toLowerCase()
+        .match(
+          /\b(?:us|eu|ap|sa|ca|me|af|il|mx)(?:-gov)?-(?:north|south|east|west|central|northeast|southeast|northwest|southwest)-\d\b/g,
+        ) ?? [],
+    ),
+  ];
 }
 
 /** Availability Zone ids (use1-az2) and names (us-east-1b) in the text. */

@@ -82,16 +82,22 @@ function withoutDescriptive(recommendation: unknown): unknown {
 const PLACEHOLDER_ALARM = 'REPLACE_WITH_STOP_ALARM';
 
 export function templateForSeed(recommendation: unknown, targetConfig: unknown): BuiltTemplate {
-  if (!isPlainObject(targetConfig)) throw new ToolInputError('target_config: must be an object {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}');
+  if (!isPlainObject(targetConfig))
+    throw new ToolInputError(
+      'target_config: must be an object {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}',
+    );
   const config: Record<string, unknown> = { selectionMode: 'COUNT(1)', ...targetConfig };
   const alarmGiven = config.stopConditionArn !== undefined || config.noStopCondition !== undefined;
   if (!alarmGiven) {
-    const account = typeof config.roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(config.roleArn)?.[1] : undefined;
+    const account =
+      typeof config.roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(config.roleArn)?.[1] : undefined;
     config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${account ?? '000000000000'}:alarm:${PLACEHOLDER_ALARM}`;
   }
   const built = buildExperimentTemplate(withoutDescriptive(recommendation), config);
   if (!alarmGiven) {
-    built.warnings.unshift(`target_config.stopConditionArn was not given: the stop condition is the placeholder alarm ${PLACEHOLDER_ALARM}; replace it with the CloudWatch alarm that must stop the experiment before creating the template`);
+    built.warnings.unshift(
+      `target_config.stopConditionArn was not given: the stop condition is the placeholder alarm ${PLACEHOLDER_ALARM}; replace it with the CloudWatch alarm that must stop the experiment before creating the template`,
+    );
   }
   return built;
 }

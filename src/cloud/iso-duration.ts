@@ -11,7 +11,10 @@ export function parseIsoDuration(text: string): number | undefined {
   if (!match || text.trim().toUpperCase() === 'P' || /T$/.test(text.trim().toUpperCase())) return undefined;
   const [, days, hours, minutes, seconds] = match;
   if (days === undefined && hours === undefined && minutes === undefined && seconds === undefined) return undefined;
-  return ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes ?? 0)) * 60_000 + Math.round(Number(seconds ?? 0) * 1000);
+  return (
+    ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes ?? 0)) * 60_000 +
+    Math.round(Number(seconds ?? 0) * 1000)
+  );
 }
 
 /** `90_000` → `PT1M30S`; whole hours, minutes and (fractional) seconds. */

@@ -11,7 +11,8 @@ export function jsonArgument(text: string, name: string, allowArray = false): un
   } catch {
     throw new ToolInputError(`${name}: not JSON text; give a JSON object${allowArray ? ' (or an array of them)' : ''}`);
   }
-  const ok = (typeof value === 'object' && value !== null && !Array.isArray(value)) || (allowArray && Array.isArray(value));
+  const ok =
+    (typeof value === 'object' && value !== null && !Array.isArray(value)) || (allowArray && Array.isArray(value));
   if (!ok) throw new ToolInputError(`${name}: must be a JSON object${allowArray ? ' or an array of objects' : ''}`);
   return value;
 }

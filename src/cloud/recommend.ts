@@ -90,7 +90,10 @@ const MIN_EVIDENCE = 1;
 const MIN_EVIDENCE_NAMED = 0.5;
 const PLATFORM_ORDER = ['ec2', 'ecs', 'eks', 'lambda'];
 
-function conceptScore(concepts: Readonly<Record<string, number>>, evidence: Evidence): { score: number; why: string[] } {
+function conceptScore(
+  concepts: Readonly<Record<string, number>>,
+  evidence: Evidence,
+): { score: number; why: string[] } {
   let score = 0;
   const why: string[] = [];
   for (const [concept, weight] of Object.entries(concepts)) {
@@ -118,13 +121,18 @@ const isComputePlatform = (service: string): boolean => (COMPUTE_PLATFORMS as re
 /** Where the workload runs: naming one rules out the others a generic word hints at. */
 const isCompute = (service: string): boolean => isComputePlatform(service) || service === 'lambda';
 
-function standingOf(profile: Profile, evidence: Evidence, platformNamed: boolean): { standing: Standing; service: string | undefined } | undefined {
+function standingOf(
+  profile: Profile,
+  evidence: Evidence,
+  platformNamed: boolean,
+): { standing: Standing; service: string | undefined } | undefined {
   const named = profile.services.find((service) => evidence.named.has(service));
   if (named) return { standing: 'named', service: named };
   if (profile.generic) return { standing: 'generic', service: undefined };
   const hinted = profile.services.find((service) => evidence.hinted.has(service));
   if (hinted) return { standing: 'hinted', service: hinted };
-  if (!platformNamed && profile.services.some(isComputePlatform)) return { standing: 'plausible', service: profile.services[0] };
+  if (!platformNamed && profile.services.some(isComputePlatform))
+    return { standing: 'plausible', service: profile.services[0] };
   return undefined;
 }
 
@@ -149,7 +157,9 @@ function candidates(evidence: Evidence, platformNamed: boolean): Candidate[] {
     } else if (place.standing === 'hinted') {
       const match = evidence.hinted.get(place.service!)!;
       score += HINTED_BONUS * Math.min(1, match.strength);
-      why.push(`plausible platform ${PLATFORM_NAMES[place.service!] ?? place.service}: ${phrasesOf(match)} suggests it, without naming it`);
+      why.push(
+        `plausible platform ${PLATFORM_NAMES[place.service!] ?? place.service}: ${phrasesOf(match)} suggests it, without naming it`,
+      );
     } else if (place.standing === 'plausible') {
       score *= PLAUSIBLE_FACTOR;
       guess = true;
@@ -160,7 +170,17 @@ function candidates(evidence: Evidence, platformNamed: boolean): Candidate[] {
       score *= PLAUSIBLE_FACTOR;
       guess = true;
     }
-    out.push({ id, action: findAction(id)!, profile, platform: profile.generic ? null : (profile.services[0] ?? null), standing: place.standing, score, guess, why, variant: fit.variant });
+    out.push({
+      id,
+      action: findAction(id)!,
+      profile,
+      platform: profile.generic ? null : (profile.services[0] ?? null),
+      standing: place.standing,
+      score,
+      guess,
+      why,
+      variant: fit.variant,
+    });
   }
   return out;
 }
@@ -208,7 +228,12 @@ function onePerPlatform(ranked: readonly Candidate[]): Candidate[] {
   });
 }
 
-function recommendationOf(candidate: Candidate, text: string, evidence: Evidence, resources: readonly string[]): Recommendation {
+function recommendationOf(
+  candidate: Candidate,
+  text: string,
+  evidence: Evidence,
+  resources: readonly string[],
+): Recommendation {
   const { action, profile, variant } = candidate;
   const durationSpec = durationParameter(action);
   const duration = durationSpec ? (profile.duration ?? 'PT5M') : null;
@@ -225,7 +250,9 @@ function recommendationOf(candidate: Candidate, text: string, evidence: Evidence
   for (const [concept, note] of Object.entries(profile.note ?? {})) if (concepts.has(concept)) why.push(note);
   why.push(...suggestion.notes);
   const parametersToSet = [
-    ...action.parameters.filter((p) => p.required && p !== durationSpec && suggestion.parameters[p.name] === undefined).map((p) => p.name),
+    ...action.parameters
+      .filter((p) => p.required && p !== durationSpec && suggestion.parameters[p.name] === undefined)
+      .map((p) => p.name),
     ...suggestion.toSet,
   ];
   return {
@@ -250,14 +277,16 @@ export function recommendExperiments(input: unknown, options: RecommendOptions =
   const evidence = evidenceOf(finding.text);
   const zones = zonesIn(finding.text);
   const zoneNames = [...zones.ids, ...zones.names];
-  if (zoneNames.length > 0 && !evidence.concepts.has('az')) evidence.concepts.set('az', { strength: 1, phrases: zoneNames });
+  if (zoneNames.length > 0 && !evidence.concepts.has('az'))
+    evidence.concepts.set('az', { strength: 1, phrases: zoneNames });
   for (const [service, match] of servicesOfResources(resources, new Set(Object.keys(SERVICES)))) {
     evidence.named.set(service, match);
     evidence.hinted.delete(service);
   }
   // "container" hints at ECS and EKS alike: once the finding names its compute platform, such a
   // word does not bring in another one.
-  if ([...evidence.named.keys()].some(isCompute)) for (const service of [...evidence.hinted.keys()]) if (isCompute(service)) evidence.hinted.delete(service);
+  if ([...evidence.named.keys()].some(isCompute))
+    for (const service of [...evidence.hinted.keys()]) if (isCompute(service)) evidence.hinted.delete(service);
   const platformNamed = evidence.named.size > 0;
   const found = candidates(evidence, platformNamed);
   let ranked = [...found, ...serviceDefaults(evidence, found)].sort(byScore);
@@ -266,10 +295,15 @@ export function recommendExperiments(input: unknown, options: RecommendOptions =
     ranked = onePerPlatform(ranked);
     const platforms = [...new Set(ranked.map((c) => c.platform).filter((p): p is string => p !== null))];
     if (platforms.length > 0) {
-      notes.push(`the finding names no platform: one action for each plausible one (${platforms.map((p) => PLATFORM_NAMES[p] ?? p).join(', ')}); name it, or give its resources, to rank for it`);
+      notes.push(
+        `the finding names no platform: one action for each plausible one (${platforms.map((p) => PLATFORM_NAMES[p] ?? p).join(', ')}); name it, or give its resources, to rank for it`,
+      );
     }
   }
-  if (ranked.length === 0) notes.push('no FIS action matches: name the failure (latency, packet loss, failover, throttling, CPU, memory, …) or the service');
+  if (ranked.length === 0)
+    notes.push(
+      'no FIS action matches: name the failure (latency, packet loss, failover, throttling, CPU, memory, …) or the service',
+    );
   const limit = options.limit ?? 5;
   const top = ranked[0]?.score ?? 0;
   const recommendations = ranked.slice(0, limit).map((candidate) => {
@@ -277,7 +311,9 @@ export function recommendExperiments(input: unknown, options: RecommendOptions =
     // Relative to the best match and to how much evidence there is: one weak word never gets 0.9;
     // a platform the finding does not name is a guess, and says so in its confidence.
     const guess = candidate.guess ? 0.7 : 1;
-    recommendation.confidence = Math.round(Math.min(0.95, (candidate.score / (candidate.score + 3)) * (candidate.score / top) * guess) * 100) / 100;
+    recommendation.confidence =
+      Math.round(Math.min(0.95, (candidate.score / (candidate.score + 3)) * (candidate.score / top) * guess) * 100) /
+      100;
     return recommendation;
   });
   return {

@@ -12,8 +12,14 @@ export interface LocalRehearsal {
 }
 
 const STOP_SUGGESTIONS: Array<[RegExp, string]> = [
-  [/network|latency|blackhole|connectivity|vpc|transit|directconnect|arc|elasticache/, 'an alarm on the client-facing p99 latency or 5xx rate of the affected service (e.g. the load balancer’s TargetResponseTime p99 or HTTPCode_Target_5XX_Count)'],
-  [/rds|dsql|dynamodb|memorydb|s3/, 'an alarm on the application’s error rate or the data store’s error/latency metric'],
+  [
+    /network|latency|blackhole|connectivity|vpc|transit|directconnect|arc|elasticache/,
+    'an alarm on the client-facing p99 latency or 5xx rate of the affected service (e.g. the load balancer’s TargetResponseTime p99 or HTTPCode_Target_5XX_Count)',
+  ],
+  [
+    /rds|dsql|dynamodb|memorydb|s3/,
+    'an alarm on the application’s error rate or the data store’s error/latency metric',
+  ],
   [/lambda/, 'an alarm on the function’s Errors or Throttles, or the API’s 5XXError'],
   [/kinesis/, 'an alarm on the consumer’s IteratorAge or the producer’s error rate'],
   [/./, 'an alarm on the service’s error rate or latency SLO (burn rate)'],
@@ -21,14 +27,20 @@ const STOP_SUGGESTIONS: Array<[RegExp, string]> = [
 
 export function localRehearsal(action: FisAction, parameters: Record<string, string>): LocalRehearsal | null {
   if (action.id === 'aws:ssm:send-command') return documentRehearsal(parameters);
-  const dependency = 'add url (your service) and, for a dependency of it, proxies "LOCAL=HOST:PORT" pointed at that dependency';
-  const percentage = (value: string | undefined, fallback: number): number => (value === undefined ? fallback : Number(value) / 100);
+  const dependency =
+    'add url (your service) and, for a dependency of it, proxies "LOCAL=HOST:PORT" pointed at that dependency';
+  const percentage = (value: string | undefined, fallback: number): number =>
+    value === undefined ? fallback : Number(value) / 100;
   switch (action.id) {
     case 'aws:ecs:task-network-latency':
     case 'aws:eks:pod-network-latency':
       return {
         tool: 'fault_run_latency_impact_scenario',
-        arguments: { latency: Number(parameters.delayMilliseconds ?? 200), deviation: Number(parameters.jitterMilliseconds ?? 0), distribution: 'uniform' },
+        arguments: {
+          latency: Number(parameters.delayMilliseconds ?? 200),
+          deviation: Number(parameters.jitterMilliseconds ?? 0),
+          distribution: 'uniform',
+        },
         note: `the same added delay on the service's traffic, through a local proxy; ${dependency}`,
       };
     case 'aws:lambda:invocation-add-delay':
@@ -87,13 +99,21 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
     case 'aws:lambda:invocation-error':
       return {
         tool: 'fault_run_http_error_impact_scenario',
-        arguments: { http_fault: 'error', status_code: 500, probability: percentage(parameters.invocationPercentage, 1) },
+        arguments: {
+          http_fault: 'error',
+          status_code: 500,
+          probability: percentage(parameters.invocationPercentage, 1),
+        },
         note: `HTTP 5xx answers from the function's endpoint; ${dependency}`,
       };
     case 'aws:lambda:invocation-http-integration-response':
       return {
         tool: 'fault_run_http_error_impact_scenario',
-        arguments: { http_fault: 'error', status_code: Number(parameters.statusCode ?? 500), probability: percentage(parameters.invocationPercentage, 1) },
+        arguments: {
+          http_fault: 'error',
+          status_code: Number(parameters.statusCode ?? 500),
+          probability: percentage(parameters.invocationPercentage, 1),
+        },
         note: `the same status code from the function's endpoint; ${dependency}`,
       };
     default:

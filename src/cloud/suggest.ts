@@ -55,7 +55,11 @@ function portIn(text: string): number | undefined {
 
 /** The experiment's Region: one the finding or its resources name, else us-east-1 (and a note). */
 function regionOf(context: SuggestContext, notes: string[]): string {
-  const named = regionsIn(context.text)[0] ?? context.resources.map((r) => /^arn:aws[a-z-]*:[a-z0-9-]+:([a-z]{2}(?:-gov)?-[a-z]+-\d):/.exec(r)?.[1]).find((r) => r !== undefined);
+  const named =
+    regionsIn(context.text)[0] ??
+    context.resources
+      .map((r) => /^arn:aws[a-z-]*:[a-z0-9-]+:([a-z]{2}(?:-gov)?-[a-z]+-\d):/.exec(r)?.[1])
+      .find((r) => r !== undefined);
   if (named) return named;
   notes.push('documentArn names us-east-1: use the Region the experiment runs in');
   return 'us-east-1';
@@ -63,8 +67,11 @@ function regionOf(context: SuggestContext, notes: string[]): string {
 
 /** AWS API operation names in the finding (DescribeInstances, PutRecords). */
 function operationsIn(text: string): string[] {
-  const verbs = 'Describe|Run|Start|Stop|Terminate|Create|Delete|Put|Get|List|Update|Modify|Attach|Detach|Associate|Register|Deregister';
-  return [...new Set(text.match(new RegExp(`\\b(?:${verbs})[A-Z][A-Za-z]+\\b`, 'g')) ?? [])].filter((name) => !/Exception$|Exceeded$/.test(name));
+  const verbs =
+    'Describe|Run|Start|Stop|Terminate|Create|Delete|Put|Get|List|Update|Modify|Attach|Detach|Associate|Register|Deregister';
+  return [...new Set(text.match(new RegExp(`\\b(?:${verbs})[A-Z][A-Za-z]+\\b`, 'g')) ?? [])].filter(
+    (name) => !/Exception$|Exceeded$/.test(name),
+  );
 }
 
 /** Sets the parameters one action (or a family of actions) takes from the finding. */
@@ -83,7 +90,9 @@ const blackholePort: Suggester = ({ text }, { parameters: p, notes }) => {
   if (port !== undefined) p.port = String(port);
   p.trafficType = 'egress';
   p.protocol = 'tcp';
-  notes.push('trafficType egress: the targets lose their outbound connections to that port (the dependency); ingress cuts their own clients instead');
+  notes.push(
+    'trafficType egress: the targets lose their outbound connections to that port (the dependency); ingress cuts their own clients instead',
+  );
 };
 
 const lambdaDelay: Suggester = ({ text }, { parameters: p }) => {
@@ -111,7 +120,13 @@ const apiError: Suggester = (context, { parameters: p }) => {
 };
 
 const disruptConnectivity: Suggester = ({ text, concepts }, { parameters: p }) => {
-  p.scope = /\bs3\b/i.test(text) ? 's3' : /\bdynamo(?:db)?\b/i.test(text) ? 'dynamodb' : concepts.has('az') ? 'availability-zone' : 'all';
+  p.scope = /\bs3\b/i.test(text)
+    ? 's3'
+    : /\bdynamo(?:db)?\b/i.test(text)
+      ? 'dynamodb'
+      : concepts.has('az')
+        ? 'availability-zone'
+        : 'all';
 };
 
 /** The Region cut off (or replicated to) is the other one: the last the finding names. */
@@ -145,8 +160,15 @@ const kubernetesCustomResource: Suggester = ({ concepts }, { parameters: p, note
   p.kubernetesApiVersion = 'chaos-mesh.org/v1alpha1';
   p.kubernetesKind = 'DNSChaos';
   p.kubernetesNamespace = 'default';
-  p.kubernetesSpec = JSON.stringify({ action: 'error', mode: 'all', patterns: ['*'], selector: { namespaces: ['default'] } });
-  notes.push('the DNSChaos spec makes every lookup fail for the pods of the namespace "default": narrow selector and patterns to the service');
+  p.kubernetesSpec = JSON.stringify({
+    action: 'error',
+    mode: 'all',
+    patterns: ['*'],
+    selector: { namespaces: ['default'] },
+  });
+  notes.push(
+    'the DNSChaos spec makes every lookup fail for the pods of the namespace "default": narrow selector and patterns to the service',
+  );
 };
 
 /** aws:ssm:send-command: the document's ARN and its parameters, those the finding gives filled in. */
@@ -157,7 +179,8 @@ const ssmSendCommand: Suggester = (context, { parameters: p, notes, toSet }) => 
   p.documentArn = documentArn(document.name, regionOf(context, notes));
   const values: Record<string, string> = {};
   if (document.name === 'AWSFIS-Run-Memory-Stress') values.Percent = String(percentIn(text, 1) ?? 80);
-  if (document.name === 'AWSFIS-Run-Network-Latency') values.DelayMilliseconds = String(Math.round(delayMs(text) ?? 200));
+  if (document.name === 'AWSFIS-Run-Network-Latency')
+    values.DelayMilliseconds = String(Math.round(delayMs(text) ?? 200));
   if (document.name === 'AWSFIS-Run-Network-Packet-Loss') values.LossPercent = String(percentIn(text) ?? 7);
   if (document.name === 'AWSFIS-Run-Network-Blackhole-Port') {
     const port = portIn(text);
@@ -166,15 +189,19 @@ const ssmSendCommand: Suggester = (context, { parameters: p, notes, toSet }) => 
     values.TrafficType = 'egress';
   }
   const parameters = documentParameters(document, values, context.durationMs);
-  const missing = document.parameters.filter((parameter) => parameter.required && parameters[parameter.name] === undefined).map((parameter) => parameter.name);
+  const missing = document.parameters
+    .filter((parameter) => parameter.required && parameters[parameter.name] === undefined)
+    .map((parameter) => parameter.name);
   p.documentParameters = JSON.stringify(parameters);
   toSet.push(...missing.map((name) => `documentParameters.${name}`));
 };
 
 /** Sets one parameter to a percentage the finding gives (at least 1), else `fallback`. */
-const percentage = (name: string, fallback: number): Suggester => (context, { parameters }) => {
-  parameters[name] = String(percentIn(context.text, 1) ?? fallback);
-};
+const percentage =
+  (name: string, fallback: number): Suggester =>
+  (context, { parameters }) => {
+    parameters[name] = String(percentIn(context.text, 1) ?? fallback);
+  };
 
 const SUGGESTERS = new Map<string, Suggester>([
   ['aws:ecs:task-network-latency', latency],

@@ -56,10 +56,37 @@ const CALLS: Record<string, readonly string[]> = {
   java: ['method_invocation', 'object_creation_expression'],
   ruby: ['call'],
 };
-const STRINGS = new Set(['string', 'string_literal', 'interpreted_string_literal', 'raw_string_literal', 'template_string', 'string_fragment']);
+const STRINGS = new Set([
+  'string',
+  'string_literal',
+  'interpreted_string_literal',
+  'raw_string_literal',
+  'template_string',
+  'string_fragment',
+]);
 const PAIRS = new Set(['keyword_argument', 'pair', 'keyed_element']);
-const ASSIGNMENTS = new Set(['assignment', 'variable_declarator', 'assignment_expression', 'short_var_declaration', 'var_spec', 'const_spec', 'pair', 'keyword_argument', 'keyed_element', 'local_variable_declaration', 'field_declaration']);
-const ENV_CALLS = new Set(['os.getenv', 'os.environ.get', 'os.Getenv', 'os.LookupEnv', 'System.getenv', 'ENV.fetch', 'Deno.env.get']);
+const ASSIGNMENTS = new Set([
+  'assignment',
+  'variable_declarator',
+  'assignment_expression',
+  'short_var_declaration',
+  'var_spec',
+  'const_spec',
+  'pair',
+  'keyword_argument',
+  'keyed_element',
+  'local_variable_declaration',
+  'field_declaration',
+]);
+const ENV_CALLS = new Set([
+  'os.getenv',
+  'os.environ.get',
+  'os.Getenv',
+  'os.LookupEnv',
+  'System.getenv',
+  'ENV.fetch',
+  'Deno.env.get',
+]);
 /** Bounds: a file of this many nodes is read no further. */
 const MAX_NODES = 500_000;
 const MAX_TEXT = 300;
@@ -78,9 +105,16 @@ function collect(root: Node, callTypes: ReadonlySet<string>): CallReport {
   while (stack.length > 0 && seen++ < MAX_NODES) {
     const node = stack.pop()!;
     if (callTypes.has(node.type)) readCall(node, report);
-    else if (node.type === 'subscript' || node.type === 'subscript_expression' || node.type === 'element_reference' || node.type === 'index_expression') readEnvSubscript(node, report);
+    else if (
+      node.type === 'subscript' ||
+      node.type === 'subscript_expression' ||
+      node.type === 'element_reference' ||
+      node.type === 'index_expression'
+    )
+      readEnvSubscript(node, report);
     else if (node.type === 'member_expression') readEnvMember(node, report);
-    else if (node.type === 'assignment' || node.type === 'variable_declarator' || node.type === 'const_spec') readConstant(node, report);
+    else if (node.type === 'assignment' || node.type === 'variable_declarator' || node.type === 'const_spec')
+      readConstant(node, report);
     for (let i = node.namedChildCount - 1; i >= 0; i--) stack.push(node.namedChild(i)!);
   }
   return report;
@@ -123,7 +157,12 @@ function readCall(node: Node, report: CallReport): void {
   const assignedTo = assignedName(node);
   report.calls.push({ callee, line, arguments: args, ...(assignedTo ? { assignedTo } : {}) });
   if (ENV_CALLS.has(callee) && args[0]?.literal !== undefined) {
-    report.envReads.push({ name: args[0].literal, line, ...(args[1]?.literal !== undefined ? { fallback: args[1].literal } : {}), ...(assignedTo ? { assignedTo } : {}) });
+    report.envReads.push({
+      name: args[0].literal,
+      line,
+      ...(args[1]?.literal !== undefined ? { fallback: args[1].literal } : {}),
+      ...(assignedTo ? { assignedTo } : {}),
+    });
   }
 }
 
@@ -147,10 +186,10 @@ function literalOf(node: Node): string | undefined {
   if (target && !STRINGS.has(target.type) && target.namedChildCount === 1) target = target.namedChild(0);
   if (!target || !STRINGS.has(target.type)) return undefined;
   const text = target.text;
-  const unquoted = text
-    .replace(/^[rbfuRBFU]{0,2}(?:"""|'''|["'`])/, '')
-    .replace(/(?:"""|'''|["'`])$/, '');
-  return unquoted.replace(/\$\{[^}]*\}/g, '{…}').replace(/\{[^}]*\}/g, (hole) => (/^[{][A-Za-z_][\w.]*[}]$/.test(hole) || hole === '{…}' ? '{…}' : hole));
+  const unquoted = text.replace(/^[rbfuRBFU]{0,2}(?:"""|'''|["'`])/, '').replace(/(?:"""|'''|["'`])$/, '');
+  return unquoted
+    .replace(/\$\{[^}]*\}/g, '{…}')
+    .replace(/\{[^}]*\}/g, (hole) => (/^[{][A-Za-z_][\w.]*[}]$/.test(hole) || hole === '{…}' ? '{…}' : hole));
 }
 
 function refsOf(node: Node): string[] {
@@ -159,7 +198,12 @@ function refsOf(node: Node): string[] {
   let seen = 0;
   while (stack.length > 0 && seen++ < 2000) {
     const current = stack.pop()!;
-    if (current.type === 'attribute' || current.type === 'member_expression' || current.type === 'selector_expression' || current.type === 'field_access') {
+    if (
+      current.type === 'attribute' ||
+      current.type === 'member_expression' ||
+      current.type === 'selector_expression' ||
+      current.type === 'field_access'
+    ) {
       refs.add(current.text.replace(/\s/g, ''));
       continue;
     }
@@ -185,9 +229,18 @@ function assignedName(node: Node): string | undefined {
     const parent: Node | null = current.parent;
     if (!parent) return undefined;
     if (ASSIGNMENTS.has(parent.type)) {
-      const left = parent.childForFieldName('left') ?? parent.childForFieldName('name') ?? parent.childForFieldName('key') ?? parent.childForFieldName('declarator') ?? parent.namedChild(0);
+      const left =
+        parent.childForFieldName('left') ??
+        parent.childForFieldName('name') ??
+        parent.childForFieldName('key') ??
+        parent.childForFieldName('declarator') ??
+        parent.namedChild(0);
       if (!left || left.startIndex === current.startIndex) return undefined;
-      return left.text.replace(/\s/g, '').replace(/^["']|["']$/g, '').replace(/:$/, '').slice(0, 100);
+      return left.text
+        .replace(/\s/g, '')
+        .replace(/^["']|["']$/g, '')
+        .replace(/:$/, '')
+        .slice(0, 100);
     }
     current = parent;
   }
@@ -197,7 +250,12 @@ function assignedName(node: Node): string | undefined {
 const ENV_OBJECTS = new Set(['os.environ', 'process.env', 'ENV', 'import.meta.env']);
 
 function readEnvSubscript(node: Node, report: CallReport): void {
-  const object = node.childForFieldName('value') ?? node.childForFieldName('object') ?? node.childForFieldName('receiver') ?? node.childForFieldName('operand') ?? node.namedChild(0);
+  const object =
+    node.childForFieldName('value') ??
+    node.childForFieldName('object') ??
+    node.childForFieldName('receiver') ??
+    node.childForFieldName('operand') ??
+    node.namedChild(0);
   if (!object || !ENV_OBJECTS.has(object.text.replace(/\s/g, ''))) return;
   const key = node.childForFieldName('subscript') ?? node.childForFieldName('index') ?? node.namedChild(1);
   const name = key ? literalOf(key) : undefined;
@@ -216,12 +274,21 @@ function readEnvMember(node: Node, report: CallReport): void {
 function pushEnvRead(node: Node, name: string, report: CallReport): void {
   const parent = node.parent;
   let fallback: string | undefined;
-  if (parent && (parent.type === 'boolean_operator' || parent.type === 'binary_expression') && parent.namedChild(0)?.startIndex === node.startIndex) {
+  if (
+    parent &&
+    (parent.type === 'boolean_operator' || parent.type === 'binary_expression') &&
+    parent.namedChild(0)?.startIndex === node.startIndex
+  ) {
     const right = parent.childForFieldName('right') ?? parent.namedChild(1);
     fallback = right ? literalOf(right) : undefined;
   }
   const assignedTo = assignedName(node);
-  report.envReads.push({ name, line: node.startPosition.row + 1, ...(fallback !== undefined ? { fallback } : {}), ...(assignedTo ? { assignedTo } : {}) });
+  report.envReads.push({
+    name,
+    line: node.startPosition.row + 1,
+    ...(fallback !== undefined ? { fallback } : {}),
+    ...(assignedTo ? { assignedTo } : {}),
+  });
 }
 
 function readConstant(node: Node, report: CallReport): void {

@@ -116,7 +116,9 @@ function functionPieces(definition: Definition, tree: Tree, lines: Lines, maxCha
 
   // A single statement over the budget (a long `if` or literal) is cut between lines.
   const parts = ranges.flatMap(([from, to]) =>
-    lines.length(from, to) <= maxChars ? [[from, to] as [number, number]] : packLines(lines.entries(from, to), maxChars).map(rangeOf),
+    lines.length(from, to) <= maxChars
+      ? [[from, to] as [number, number]]
+      : packLines(lines.entries(from, to), maxChars).map(rangeOf),
   );
   return parts.map(([from, to], index) => ({
     symbol: `${symbol}#part${index + 1}`,
@@ -218,7 +220,9 @@ function toplevelPieces(definitions: readonly Definition[], lines: Lines, maxCha
     else runs.push([line, line]);
   }
   const ranges = runs.flatMap(([from, to]) =>
-    lines.length(from, to) <= maxChars ? [[from, to] as [number, number]] : packLines(lines.entries(from, to), maxChars).map(rangeOf),
+    lines.length(from, to) <= maxChars
+      ? [[from, to] as [number, number]]
+      : packLines(lines.entries(from, to), maxChars).map(rangeOf),
   );
   return ranges.map(([from, to], index) => ({
     symbol: ranges.length === 1 ? '<module>' : `<module>#part${index + 1}`,
@@ -235,7 +239,13 @@ function windowPieces(lines: Lines, maxChars: number): Piece[] {
   for (let start = 1; start <= lines.count; ) {
     let end = Math.min(lines.count, start + WINDOW_LINES - 1);
     while (end > start && lines.length(start, end) > maxChars) end--;
-    pieces.push({ symbol: `<lines ${start}-${end}>`, kind: 'window', startLine: start, endLine: end, text: lines.text(start, end) });
+    pieces.push({
+      symbol: `<lines ${start}-${end}>`,
+      kind: 'window',
+      startLine: start,
+      endLine: end,
+      text: lines.text(start, end),
+    });
     if (end === lines.count) break;
     start = Math.max(start + 1, end - WINDOW_OVERLAP + 1);
   }

@@ -52,7 +52,17 @@ const SHARDS = 16;
 /** A temporary file this old belongs to a writer that died. */
 const STALE_TEMP_MS = 60_000;
 const FORMAT = 'faultline-definitions/1';
-const KINDS: ReadonlySet<string> = new Set<DefinitionKind>(['function', 'method', 'constructor', 'class', 'interface', 'struct', 'enum', 'trait', 'module']);
+const KINDS: ReadonlySet<string> = new Set<DefinitionKind>([
+  'function',
+  'method',
+  'constructor',
+  'class',
+  'interface',
+  'struct',
+  'enum',
+  'trait',
+  'module',
+]);
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
 
 export class DefinitionStore {
@@ -66,8 +76,10 @@ export class DefinitionStore {
   constructor(options: DefinitionStoreOptions) {
     const maxEntries = options.maxEntries ?? DEFAULT_STORE_MAX_ENTRIES;
     const maxBytes = options.maxBytes ?? DEFAULT_STORE_MAX_BYTES;
-    if (!Number.isSafeInteger(maxEntries) || maxEntries < SHARDS) throw new RangeError(`maxEntries must be an integer of at least ${SHARDS} (got ${maxEntries})`);
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < SHARDS) throw new RangeError(`maxBytes must be an integer of at least ${SHARDS} (got ${maxBytes})`);
+    if (!Number.isSafeInteger(maxEntries) || maxEntries < SHARDS)
+      throw new RangeError(`maxEntries must be an integer of at least ${SHARDS} (got ${maxEntries})`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < SHARDS)
+      throw new RangeError(`maxBytes must be an integer of at least ${SHARDS} (got ${maxBytes})`);
     this.directory = options.directory;
     this.shardEntries = Math.floor(maxEntries / SHARDS);
     this.shardBytes = Math.floor(maxBytes / SHARDS);
@@ -103,7 +115,9 @@ export class DefinitionStore {
   put(info: LanguageInfo, source: string, stored: StoredDefinitions): Promise<void> {
     // Once the caller's answer is on its way: hashing and encoding a large listing takes
     // milliseconds that the answer need not wait for.
-    const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(info, source, stored)).catch(() => {});
+    const work = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.write(info, source, stored))
+      .catch(() => {});
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
     return work;
@@ -126,7 +140,10 @@ export class DefinitionStore {
       this.fingerprints.set(info.name, fingerprint);
     }
     // UTF-16 code units, not UTF-8: lone surrogates would all encode as U+FFFD and collide.
-    const key = createHash('sha256').update(`${fingerprint}\0${info.name}\0`).update(Buffer.from(source, 'utf16le')).digest('hex');
+    const key = createHash('sha256')
+      .update(`${fingerprint}\0${info.name}\0`)
+      .update(Buffer.from(source, 'utf16le'))
+      .digest('hex');
     this.lastKey = { language: info.name, source, key };
     return key;
   }
@@ -240,7 +257,14 @@ function encodeEntry(key: string, language: string, sourceLength: number, stored
     ...(definition.body ? spanNumbers(definition.body) : []),
   ]);
   const body = Buffer.from(JSON.stringify({ definitions: rows, syntaxErrors: stored.syntaxErrors }), 'utf8');
-  const header: Header = { format: FORMAT, key, language, sourceLength, bodyBytes: body.length, bodySha256: sha256(body) };
+  const header: Header = {
+    format: FORMAT,
+    key,
+    language,
+    sourceLength,
+    bodyBytes: body.length,
+    bodySha256: sha256(body),
+  };
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), body]);
 }
 
@@ -299,7 +323,8 @@ function lineCount(source: string): number {
 function definitionFrom(row: unknown, bounds: Bounds): Definition | undefined {
   if (!Array.isArray(row) || (row.length !== 7 && row.length !== 11)) return undefined;
   const [name, qualifiedName, kind] = row as unknown[];
-  if (typeof name !== 'string' || typeof qualifiedName !== 'string' || typeof kind !== 'string' || !KINDS.has(kind)) return undefined;
+  if (typeof name !== 'string' || typeof qualifiedName !== 'string' || typeof kind !== 'string' || !KINDS.has(kind))
+    return undefined;
   const span = spanFrom(row, 3, bounds);
   const body = row.length === 11 ? spanFrom(row, 7, bounds) : null;
   if (!span || body === undefined) return undefined;

@@ -64,7 +64,12 @@ const WRAPPERS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 /** Declarator types → the declaration types that are wholly theirs when they are its only declarator. */
 const SINGLE_DECLARATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
-  variable_declarator: new Set(['lexical_declaration', 'variable_declaration', 'local_variable_declaration', 'field_declaration']),
+  variable_declarator: new Set([
+    'lexical_declaration',
+    'variable_declaration',
+    'local_variable_declaration',
+    'field_declaration',
+  ]),
   type_spec: new Set(['type_declaration']),
   var_spec: new Set(['var_declaration']),
   // `module.exports.f = () => …;` and PHP `$f = function () {…};` are the whole statement.
@@ -182,7 +187,12 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
       qualifiedName: joinQualified([...qualifier, entry.name], info.separator),
       kind,
       ...withIndentation(span(start.startIndex, start.startPosition.row, endOf(full, context), context), source),
-      body: body ? withIndentation(span((bodyStart ?? body).startIndex, (bodyStart ?? body).startPosition.row, bodyEnd, context), source) : null,
+      body: body
+        ? withIndentation(
+            span((bodyStart ?? body).startIndex, (bodyStart ?? body).startPosition.row, bodyEnd, context),
+            source,
+          )
+        : null,
     };
     definitions.push(definition);
     if (entry.qualifiedName && kind === 'function') qualifiedOutside.push({ definition, qualifier });
@@ -197,7 +207,11 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
  * after `namespace net {…}`: a function of that namespace). A namespace defined elsewhere cannot
  * be told from a class by the syntax; the type is the likelier reading out of a class's own file.
  */
-function markMethodsDefinedOutside(definitions: Definition[], qualifiedOutside: { definition: Definition; qualifier: string[] }[], separator: string): void {
+function markMethodsDefinedOutside(
+  definitions: Definition[],
+  qualifiedOutside: { definition: Definition; qualifier: string[] }[],
+  separator: string,
+): void {
   const namespaces = new Set<string>();
   const namespaceNames = new Set<string>();
   for (const definition of definitions) {
@@ -230,7 +244,9 @@ function encloses(outer: Captured, inner: Captured): boolean {
 
 function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Captured[] {
   // A slice of the source: a node's own `text` reads through the parser's input callback.
-  const text: NodeText = Object.assign((node: Node): string => source.slice(node.startIndex, node.endIndex), { source });
+  const text: NodeText = Object.assign((node: Node): string => source.slice(node.startIndex, node.endIndex), {
+    source,
+  });
   const byNodeId = new Map<number, Captured>();
   for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
     let node: Node | undefined;
@@ -241,7 +257,8 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
       if (capture.name === 'name') nameNode = capture.node;
       else if (capture.name === 'receiver') receiver = capture.node;
       else if (capture.name === 'scope') [node, role] = [capture.node, 'scope'];
-      else if (capture.name.startsWith('definition.')) [node, role] = [capture.node, capture.name.slice(11) as DefinitionKind];
+      else if (capture.name.startsWith('definition.'))
+        [node, role] = [capture.node, capture.name.slice(11) as DefinitionKind];
     }
     if (!node || !role) continue;
     // A pattern may name its name and receiver by a path from the definition's node instead of
@@ -262,7 +279,12 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
       chosen--;
       // A path ending at a C++ qualified name as the whole declarator: a conversion operator
       // (`S::operator int() {…}`), or error recovery (`MACRO namespace NAME {…}`), not a definition.
-      if (nameNode && alternatives[chosen]!.endsWith(':qualified_identifier') && !CONVERSION_OPERATOR.test(text(nameNode))) continue;
+      if (
+        nameNode &&
+        alternatives[chosen]!.endsWith(':qualified_identifier') &&
+        !CONVERSION_OPERATOR.test(text(nameNode))
+      )
+        continue;
     }
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
@@ -296,7 +318,12 @@ function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, so
 }
 
 /** Expressions that only wrap the object a member is assigned on: `(payload as Ctx).f = …` is `payload.f`. */
-const RECEIVER_WRAPPERS: ReadonlySet<string> = new Set(['parenthesized_expression', 'as_expression', 'satisfies_expression', 'non_null_expression']);
+const RECEIVER_WRAPPERS: ReadonlySet<string> = new Set([
+  'parenthesized_expression',
+  'as_expression',
+  'satisfies_expression',
+  'non_null_expression',
+]);
 
 function unwrappedReceiver(receiver: Node): Node {
   let inner = receiver;
@@ -346,7 +373,10 @@ function followPath(node: Node, path: string): Node | undefined {
   let current: Node | null = node;
   for (const step of steps) {
     const type = step.type;
-    current = step.field === '' ? current.namedChildren.find((child) => child.type === type) ?? null : current.childForFieldName(step.field);
+    current =
+      step.field === ''
+        ? (current.namedChildren.find((child) => child.type === type) ?? null)
+        : current.childForFieldName(step.field);
     if (!current || (step.type === undefined ? !current.isNamed : current.type !== step.type)) return undefined;
   }
   return current;
@@ -383,7 +413,13 @@ const PLAIN_WORD = /#?[\p{ID_Start}$_][\p{ID_Continue}$]*/uy;
 
 /** `[A-Za-z0-9_$]` (false for NaN, past the end). */
 function isAsciiWordCode(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x24;
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x5f ||
+    code === 0x24
+  );
 }
 
 function isDigitCode(code: number): boolean {
@@ -392,7 +428,11 @@ function isDigitCode(code: number): boolean {
 const NAME_FOLLOWERS = '(<:=;,){?!';
 
 /** A C++ declarator name `ns::Type::f` is the name `f` qualified by `ns`, `Type`. */
-function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeText): { name: string; qualifier: string[] } {
+function splitName(
+  nameNode: Node | undefined,
+  info: LanguageInfo,
+  text: NodeText,
+): { name: string; qualifier: string[] } {
   // `export default function () {}` has no name of its own: it is the module's default export.
   if (!nameNode) return { name: 'default', qualifier: [] };
   const word = TEXT_CHECKED_LANGUAGES.has(info.name) ? plainWordAt(text.source, nameNode.startIndex) : undefined;
@@ -407,8 +447,12 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
   const unqualified = withoutLeadingType(written);
   // An operator's name is one segment, though a conversion's type can hold `::` (`operator std::string`).
   const operator = /(?:^|::)(operator\b.*)$/.exec(unqualified);
-  const segments = operator ? (operator.index === 0 ? [] : unqualified.slice(0, operator.index).split('::')) : unqualified.split('::');
-  const last = operator ? operator[1]! : segments.pop() ?? written;
+  const segments = operator
+    ? operator.index === 0
+      ? []
+      : unqualified.slice(0, operator.index).split('::')
+    : unqualified.split('::');
+  const last = operator ? operator[1]! : (segments.pop() ?? written);
   return {
     name: operator ? conversionOperatorName(last) : typeName(last),
     qualifier: segments.map(typeName).filter((segment) => segment.length > 0 && info.separator === '::'),
@@ -423,7 +467,9 @@ function splitName(nameNode: Node | undefined, info: LanguageInfo, text: NodeTex
 function sequenceKey(name: Node): Node | undefined {
   const parenthesized = name.namedChild(0);
   const sequence = parenthesized?.type === 'parenthesized_expression' ? parenthesized.namedChild(0) : null;
-  return sequence?.type === 'sequence_expression' ? sequence.namedChild(sequence.namedChildCount - 1) ?? undefined : undefined;
+  return sequence?.type === 'sequence_expression'
+    ? (sequence.namedChild(sequence.namedChildCount - 1) ?? undefined)
+    : undefined;
 }
 
 /**
@@ -435,7 +481,10 @@ function sequenceKey(name: Node): Node | undefined {
  * before such a blank is not the name.
  */
 function withoutLeadingType(written: string): string {
-  const text = written.includes(' ') || written.includes('\n') || written.includes('\t') ? written.replace(/\s*::\s*/g, '::') : written;
+  const text =
+    written.includes(' ') || written.includes('\n') || written.includes('\t')
+      ? written.replace(/\s*::\s*/g, '::')
+      : written;
   if (!/\s/.test(text)) return text;
   let depth = 0;
   let start = 0;
@@ -445,7 +494,13 @@ function withoutLeadingType(written: string): string {
     else if (char === '>' && depth > 0) depth--;
     else if (depth > 0) continue;
     else if (char === ' ' || char === '\n' || char === '\t' || char === '\r') start = index + 1;
-    else if (char === 'o' && text.startsWith('operator', index) && !/[\w$]/.test(text[index - 1] ?? '') && !/[\w$]/.test(text[index + 8] ?? '')) break;
+    else if (
+      char === 'o' &&
+      text.startsWith('operator', index) &&
+      !/[\w$]/.test(text[index - 1] ?? '') &&
+      !/[\w$]/.test(text[index + 8] ?? '')
+    )
+      break;
   }
   return text.slice(start);
 }
@@ -518,14 +573,19 @@ function fullNode(entry: Captured, context: Context): Extent {
   const declarations = SINGLE_DECLARATIONS[type];
   if (declarations) {
     const parent = node.parent;
-    if (parent && declarations.has(parent.type) && (parent.namedChildCount === 1 || parent.namedChildren.filter((child) => child.type === type).length === 1)) {
+    if (
+      parent &&
+      declarations.has(parent.type) &&
+      (parent.namedChildCount === 1 || parent.namedChildren.filter((child) => child.type === type).length === 1)
+    ) {
       full = { node: parent, end: parent.endIndex };
     }
   }
   const wrappers = WRAPPERS[context.info.name];
   if (!wrappers || cannotBeWrapped(full.node.startIndex, context)) return full;
   // One `parent` per step: tree-sitter finds it by walking down from the root.
-  for (let outer = full.node.parent; outer && wrappers.has(outer.type); outer = outer.parent) full = { node: outer, end: outer.endIndex };
+  for (let outer = full.node.parent; outer && wrappers.has(outer.type); outer = outer.parent)
+    full = { node: outer, end: outer.endIndex };
   return full;
 }
 
@@ -590,11 +650,21 @@ function splitExport(full: Extent, context: Context): Extent | undefined {
   // The declaration can be an expression statement's only child (TypeScript `namespace N {…}`).
   let statement: Node = full.node;
   let keyword = statement.previousNamedSibling;
-  if (!keyword && statement.parent?.type === 'expression_statement' && statement.parent.startIndex === statement.startIndex) {
+  if (
+    !keyword &&
+    statement.parent?.type === 'expression_statement' &&
+    statement.parent.startIndex === statement.startIndex
+  ) {
     statement = statement.parent;
     keyword = statement.previousNamedSibling;
   }
-  if (!keyword || keyword.type !== 'expression_statement' || keyword.startIndex !== keywordStart || keyword.endIndex !== keywordEnd) return undefined;
+  if (
+    !keyword ||
+    keyword.type !== 'expression_statement' ||
+    keyword.startIndex !== keywordStart ||
+    keyword.endIndex !== keywordEnd
+  )
+    return undefined;
   return { node: keyword, end: full.end };
 }
 
@@ -606,7 +676,8 @@ function attachedStart(full: Extent, entry: Captured, context: Context): Node | 
   const attached = ATTACHED_SIBLINGS[context.info.name];
   // Nothing can be attached: no attached kinds in this language, and no overloads in its grammar.
   if (!attached && !context.hasSignatures) return undefined;
-  if (TEXT_CHECKED_LANGUAGES.has(context.info.name) && blankLineBefore(full.node.startIndex, context.source)) return undefined;
+  if (TEXT_CHECKED_LANGUAGES.has(context.info.name) && blankLineBefore(full.node.startIndex, context.source))
+    return undefined;
   let start: Node | undefined;
   for (let sibling = full.node.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
     // Only what touches the definition (no blank line between) is attached to it.
@@ -673,7 +744,8 @@ function leadingComments(body: Node, entry: Captured, context: Context): Node | 
   // there (`#`, `/`, Ruby's `=begin`), there is none to look for.
   if (!/[#/=]/.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
   let first: Node | undefined;
-  for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling) first = sibling;
+  for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling)
+    first = sibling;
   return first;
 }
 

@@ -42,7 +42,11 @@ interface Manifest {
  * runtime's version, and `codeVersion` (src/code's own modules, see sourceCodeVersion). Two
  * processes agree on it exactly when they would list the same source the same way.
  */
-export function grammarFingerprint(info: LanguageInfo, codeVersion: string, directory: string = grammarsDirectory): string {
+export function grammarFingerprint(
+  info: LanguageInfo,
+  codeVersion: string,
+  directory: string = grammarsDirectory,
+): string {
   const manifest = JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8')) as Manifest;
   const entry = manifest.grammars?.find((grammar) => grammar.dir === info.grammarDir);
   const file = entry?.files?.find((candidate) => candidate.name === info.wasmFile);
@@ -50,7 +54,16 @@ export function grammarFingerprint(info: LanguageInfo, codeVersion: string, dire
   const query = readFileSync(join(directory, info.grammarDir, 'definitions.scm'), 'utf8');
   return createHash('sha256')
     .update(
-      JSON.stringify([info.name, entry?.package, entry?.version, file?.sha256, wasm.size, wasm.mtimeMs, runtimeVersion(), codeVersion]),
+      JSON.stringify([
+        info.name,
+        entry?.package,
+        entry?.version,
+        file?.sha256,
+        wasm.size,
+        wasm.mtimeMs,
+        runtimeVersion(),
+        codeVersion,
+      ]),
     )
     .update(query)
     .digest('hex');
@@ -80,7 +93,13 @@ export function sourceCodeVersion(): string {
   if (ownCode === undefined) {
     const dir = dirname(fileURLToPath(import.meta.url));
     const hash = createHash('sha256');
-    for (const name of readdirSync(dir).filter((file) => file.endsWith('.js')).sort()) hash.update(name).update('\0').update(readFileSync(join(dir, name)));
+    for (const name of readdirSync(dir)
+      .filter((file) => file.endsWith('.js'))
+      .sort())
+      hash
+        .update(name)
+        .update('\0')
+        .update(readFileSync(join(dir, name)));
     ownCode = hash.digest('hex');
   }
   return ownCode;

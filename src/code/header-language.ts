@@ -51,7 +51,8 @@ const ANY_CANDIDATE = /\b(?:template|namespace|using|class|public|private|protec
 /** The signs of C++ listed above, each tried where its keyword (or `::`) was found. */
 const CPP_SIGNS: Readonly<Record<string, RegExp>> = {
   template: /template\s*</y,
-  namespace: /namespace\s*(?:[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\s*)?\{|namespace\s+[A-Za-z_]\w*\s*=|namespace\s+[A-Za-z_]\w*\s+[A-Za-z_]\w*\s*\([^()]*\)\s*\{/y,
+  namespace:
+    /namespace\s*(?:[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\s*)?\{|namespace\s+[A-Za-z_]\w*\s*=|namespace\s+[A-Za-z_]\w*\s+[A-Za-z_]\w*\s*\([^()]*\)\s*\{/y,
   using: /using\s+namespace\b/y,
   class: /class\s+(?:[A-Za-z_]\w*\s+){0,3}[A-Za-z_]\w*\s*(?:final\s*)?[{:;]/y,
   public: /public[ \t]*:(?!:)/y,
@@ -69,7 +70,8 @@ const EXTENSIONLESS_INCLUDE = /^\s*<[^>.]+>/;
  * Comments, string and character literals, and line continuations: what the scan blanks or joins.
  * A block comment becomes a blank or the newlines it spans, so directives keep their own lines.
  */
-const NOT_CODE = /\/\*[\s\S]*?(?:\*\/|$)|\/\/(?:[^\n\\]|\\[\s\S])*|"(?:[^"\\\n]|\\[\s\S])*"|'(?:[^'\\\n]|\\[\s\S])*'|\\\r?\n/g;
+const NOT_CODE =
+  /\/\*[\s\S]*?(?:\*\/|$)|\/\/(?:[^\n\\]|\\[\s\S])*|"(?:[^"\\\n]|\\[\s\S])*"|'(?:[^'\\\n]|\\[\s\S])*'|\\\r?\n/g;
 
 /** True when the text of a `.h` file shows C++ (see the module comment); false for C. */
 export function headerLooksLikeCpp(source: string): boolean {
@@ -91,14 +93,19 @@ function isSignAt(code: string, at: number, keyword: string): boolean {
   if (!sign.test(code)) return false;
   // An access specifier opens its line.
   if (keyword.startsWith('p')) {
-    for (let before = at - 1; before >= 0 && code[before] !== '\n'; before--) if (code[before] !== ' ' && code[before] !== '\t') return false;
+    for (let before = at - 1; before >= 0 && code[before] !== '\n'; before--)
+      if (code[before] !== ' ' && code[before] !== '\t') return false;
   }
   return true;
 }
 
 /** `a::b` (blanks allowed around `::`, `a::~b`), outside a C23 attribute `[[ns::name]]`. */
 function isQualifiedName(code: string, at: number): boolean {
-  if (!/[A-Za-z_0-9]\s*$/.test(code.slice(Math.max(0, at - 64), at)) || !/^\s*~?[A-Za-z_]/.test(code.slice(at + 2, at + 66))) return false;
+  if (
+    !/[A-Za-z_0-9]\s*$/.test(code.slice(Math.max(0, at - 64), at)) ||
+    !/^\s*~?[A-Za-z_]/.test(code.slice(at + 2, at + 66))
+  )
+    return false;
   const line = code.lastIndexOf('\n', at) + 1;
   const attributes = code.slice(line, at).lastIndexOf('[[');
   return attributes < 0 || code.slice(line + attributes, at).includes(']]');
@@ -127,7 +134,11 @@ function codeOutsideDirectives(text: string): string | true {
         conditionals.push(dual);
         if (dual) skipped++;
       } else if (name.startsWith('elif')) {
-        if (conditionals.length > 0 && !conditionals[conditionals.length - 1] && testsForCpp(name.slice(2), condition)) {
+        if (
+          conditionals.length > 0 &&
+          !conditionals[conditionals.length - 1] &&
+          testsForCpp(name.slice(2), condition)
+        ) {
           conditionals[conditionals.length - 1] = true;
           skipped++;
         }

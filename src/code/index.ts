@@ -49,7 +49,13 @@ import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionStore } from './definition-store.js';
 import { isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { languageForSource } from './header-language.js';
-import { languageByName, languageForPath as languageForExtension, supportedExtensions, supportedLanguages, type LanguageInfo } from './languages.js';
+import {
+  languageByName,
+  languageForPath as languageForExtension,
+  supportedExtensions,
+  supportedLanguages,
+  type LanguageInfo,
+} from './languages.js';
 import type { SyntaxErrorSummary } from './syntax-errors.js';
 import type { WarmUpOptions } from './warm-up.js';
 
@@ -158,7 +164,8 @@ const recentlyParsed = new DefinitionCache<DefinitionList>();
  * The tree-sitter side (runtime, grammars, parsing), imported on the first parse: a process whose
  * calls the definition store answers never loads it.
  */
-const loadParsing = () => Promise.all([import('./grammar.js'), import('./definitions.js'), import('./syntax-errors.js')]);
+const loadParsing = () =>
+  Promise.all([import('./grammar.js'), import('./definitions.js'), import('./syntax-errors.js')]);
 
 export interface ParseOptions {
   /**
@@ -174,7 +181,11 @@ export interface ParseOptions {
   store?: DefinitionStore;
 }
 
-export async function listDefinitions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<DefinitionList> {
+export async function listDefinitions(
+  source: string,
+  language: LanguageInfo | string,
+  options: ParseOptions = {},
+): Promise<DefinitionList> {
   const info = resolveLanguage(language);
   const list = await recentlyParsed.get(info.name, source, async () => {
     const stored = await options.store?.get(info, source);
@@ -187,7 +198,11 @@ export async function listDefinitions(source: string, language: LanguageInfo | s
   return { ...list, definitions: [...list.definitions] };
 }
 
-async function parseDefinitions(source: string, info: LanguageInfo, document: string | undefined): Promise<DefinitionList> {
+async function parseDefinitions(
+  source: string,
+  info: LanguageInfo,
+  document: string | undefined,
+): Promise<DefinitionList> {
   const [{ withTree }, { findDefinitions }, { summariseSyntaxErrors }] = await loadParsing();
   return withTree(
     source,
@@ -201,7 +216,11 @@ async function parseDefinitions(source: string, info: LanguageInfo, document: st
   );
 }
 
-export async function listFunctions(source: string, language: LanguageInfo | string, options: ParseOptions = {}): Promise<FunctionList> {
+export async function listFunctions(
+  source: string,
+  language: LanguageInfo | string,
+  options: ParseOptions = {},
+): Promise<FunctionList> {
   const list = await listDefinitions(source, language, options);
   return { ...list, definitions: list.definitions.filter(isFunctionDefinition) };
 }
@@ -220,7 +239,9 @@ export async function extractFunction(
 ): Promise<ExtractedFunction> {
   const requested = func.trim();
   if (segments(requested.replace(/:\d+$/, '')).length === 0) {
-    throw new ToolInputError(`func: '${echoedName(requested)}' is not a function name; give one bare or qualified (e.g. run or Server.run)`);
+    throw new ToolInputError(
+      `func: '${echoedName(requested)}' is not a function name; give one bare or qualified (e.g. run or Server.run)`,
+    );
   }
   const list = await listFunctions(source, language, options);
   const definition = pickDefinition(list.definitions, requested);
@@ -316,7 +337,10 @@ function sameSegments(a: string[], b: string[]): boolean {
 }
 
 function endsWithSegments(name: string[], suffix: string[]): boolean {
-  return suffix.length <= name.length && suffix.every((segment, index) => segment === name[name.length - suffix.length + index]);
+  return (
+    suffix.length <= name.length &&
+    suffix.every((segment, index) => segment === name[name.length - suffix.length + index])
+  );
 }
 
 /** Names echoed in errors are cut short: a 100 kB argument must not come back as a 100 kB message. */
@@ -342,4 +366,9 @@ export async function warmUpCode(languages?: readonly string[], options?: WarmUp
   return (await import('./warm-up.js')).warmUpCode(languages, options);
 }
 
-export { DefinitionStore, definitionStoreIn, type DefinitionStoreOptions, type StoredDefinitions } from './definition-store.js';
+export {
+  DefinitionStore,
+  definitionStoreIn,
+  type DefinitionStoreOptions,
+  type StoredDefinitions,
+} from './definition-store.js';

@@ -25,7 +25,15 @@ export interface LanguageInfo {
 
 const LANGUAGES: readonly LanguageInfo[] = [
   lang('python', 'Python', ['.py', '.pyi'], ['py'], '.', 'python', 'tree-sitter-python.wasm'),
-  lang('javascript', 'JavaScript', ['.js', '.mjs', '.cjs', '.jsx'], ['js', 'jsx', 'node'], '.', 'javascript', 'tree-sitter-javascript.wasm'),
+  lang(
+    'javascript',
+    'JavaScript',
+    ['.js', '.mjs', '.cjs', '.jsx'],
+    ['js', 'jsx', 'node'],
+    '.',
+    'javascript',
+    'tree-sitter-javascript.wasm',
+  ),
   lang('typescript', 'TypeScript', ['.ts', '.mts', '.cts'], ['ts'], '.', 'typescript', 'tree-sitter-typescript.wasm'),
   lang('tsx', 'TSX', ['.tsx'], [], '.', 'typescript', 'tree-sitter-tsx.wasm'),
   lang('go', 'Go', ['.go'], ['golang'], '.', 'go', 'tree-sitter-go.wasm'),
@@ -33,7 +41,15 @@ const LANGUAGES: readonly LanguageInfo[] = [
   lang('java', 'Java', ['.java'], [], '.', 'java', 'tree-sitter-java.wasm'),
   lang('ruby', 'Ruby', ['.rb'], ['rb'], '.', 'ruby', 'tree-sitter-ruby.wasm'),
   lang('c', 'C', ['.c', '.h'], [], '.', 'c', 'tree-sitter-c.wasm'),
-  lang('cpp', 'C++', ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++'], ['c++', 'cxx'], '::', 'cpp', 'tree-sitter-cpp.wasm'),
+  lang(
+    'cpp',
+    'C++',
+    ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++'],
+    ['c++', 'cxx'],
+    '::',
+    'cpp',
+    'tree-sitter-cpp.wasm',
+  ),
   lang('csharp', 'C#', ['.cs'], ['c#', 'cs', 'c_sharp'], '.', 'csharp', 'tree-sitter-c_sharp.wasm'),
   lang('php', 'PHP', ['.php'], [], '::', 'php', 'tree-sitter-php.wasm'),
 ];

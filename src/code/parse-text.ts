@@ -46,7 +46,14 @@ function isBlank(code: number): boolean {
 }
 
 function isWordCode(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x24 || code >= 0x80;
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x5f ||
+    code === 0x24 ||
+    code >= 0x80
+  );
 }
 
 /** `export⏎default␠…` → `export␠default⏎…`: the same characters' offsets, the line breaks after `default`. */

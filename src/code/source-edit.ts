@@ -51,7 +51,11 @@ export function editBetween(before: string, after: string): SourceEdit {
 function pointAt(text: string, index: number, from: Point, fromIndex: number): Point {
   let row = from.row;
   let lineStart = fromIndex - from.column;
-  for (let newline = text.indexOf('\n', fromIndex); newline !== -1 && newline < index; newline = text.indexOf('\n', newline + 1)) {
+  for (
+    let newline = text.indexOf('\n', fromIndex);
+    newline !== -1 && newline < index;
+    newline = text.indexOf('\n', newline + 1)
+  ) {
     row++;
     lineStart = newline + 1;
   }

@@ -98,7 +98,10 @@ export interface WarmUpOptions {
  * Loads the grammars and queries of `languages` (ids or aliases, as languageByName takes; unknown
  * ones are skipped) and lists sample sources with them. Resolves when done; never rejects.
  */
-export async function warmUpCode(languages: readonly string[] = ['typescript'], options: WarmUpOptions = {}): Promise<void> {
+export async function warmUpCode(
+  languages: readonly string[] = ['typescript'],
+  options: WarmUpOptions = {},
+): Promise<void> {
   const beforeStep = options.beforeStep ?? (() => Promise.resolve());
   for (const name of languages) {
     const info = languageByName(name);

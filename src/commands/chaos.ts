@@ -28,7 +28,9 @@ interface InjectOptions extends ChaosOptions {
 /** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
 const kebab = (type: string): string => type.replace(/_/g, '-');
 const HTTP_TYPES: readonly string[] = HTTP_FAULT_TYPES.map(kebab);
-const NETWORK_ONLY_TYPES: readonly string[] = NETWORK_FAULT_TYPES.map(kebab).filter((type) => !HTTP_TYPES.includes(type));
+const NETWORK_ONLY_TYPES: readonly string[] = NETWORK_FAULT_TYPES.map(kebab).filter(
+  (type) => !HTTP_TYPES.includes(type),
+);
 /** Every type the admin API accepts, for the help and for the refusal of any other. */
 const ACCEPTED_TYPES = `${HTTP_TYPES.join(', ')}; network faults (their fields in --config): ${NETWORK_ONLY_TYPES.join(', ')}`;
 
@@ -42,7 +44,11 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
     );
   const common = (command: Command): Command =>
     command
-      .addOption(new Option('--admin <url>', 'admin API of the running proxy: http://127.0.0.1:9090 or 127.0.0.1:9090').env('FAULTLINE_ADMIN_URL'))
+      .addOption(
+        new Option('--admin <url>', 'admin API of the running proxy: http://127.0.0.1:9090 or 127.0.0.1:9090').env(
+          'FAULTLINE_ADMIN_URL',
+        ),
+      )
       .addOption(new Option('--token <token>', 'its bearer token').env('FAULTLINE_ADMIN_TOKEN'));
 
   common(
@@ -52,15 +58,36 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       .argument('<type>', ACCEPTED_TYPES)
       .description('Inject a fault; prints its id. --delay feeds latency and timeout, as in mcp-chaos-monkey.')
       .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integer(400, 599)))
-      .addOption(new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)))
-      .addOption(new Option('--duration <seconds>', 'expire after this many seconds (default: until cleared)').argParser(number(0.001, 86_400)))
-      .addOption(new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integer(0, 86_400)))
+      .addOption(
+        new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)),
+      )
+      .addOption(
+        new Option('--duration <seconds>', 'expire after this many seconds (default: until cleared)').argParser(
+          number(0.001, 86_400),
+        ),
+      )
+      .addOption(
+        new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integer(0, 86_400)),
+      )
       .addOption(new Option('--fields <a,b>', 'schema-mismatch: dot paths to remove, comma-separated'))
-      .addOption(new Option('--after-bytes <n>', 'connection-drop: body bytes sent before the cut (default 0)').argParser(integer(0, Number.MAX_SAFE_INTEGER)))
-      .addOption(new Option('--probability <p>', 'chance 0..1 that a matching request gets the fault (default 1)').argParser(number(0, 1)))
+      .addOption(
+        new Option('--after-bytes <n>', 'connection-drop: body bytes sent before the cut (default 0)').argParser(
+          integer(0, Number.MAX_SAFE_INTEGER),
+        ),
+      )
+      .addOption(
+        new Option('--probability <p>', 'chance 0..1 that a matching request gets the fault (default 1)').argParser(
+          number(0, 1),
+        ),
+      )
       .addOption(new Option('--method <methods>', 'only these methods, e.g. GET,POST'))
       .addOption(new Option('--path <glob>', 'only paths matching this glob, e.g. /api/**'))
-      .addOption(new Option('--config <json>', 'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})')),
+      .addOption(
+        new Option(
+          '--config <json>',
+          'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})',
+        ),
+      ),
   )
     .addHelpText(
       'after',
@@ -78,16 +105,25 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       }),
     );
 
-  common(chaos.command('status').description('List the active faults: id → target [type] (N requests).')).action((options: ChaosOptions) =>
-    runCommand(async () => {
-      const answer = await call(options, 'GET', '/chaos/status');
-      const faults = Array.isArray(answer['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
-      if (faults.length === 0) process.stdout.write('No active faults\n');
-      for (const f of faults) process.stdout.write(`${String(f['id'])} → ${String(f['target'])} [${String(f['type'])}] (${String(f['requestCount'])} requests)\n`);
-    }),
+  common(chaos.command('status').description('List the active faults: id → target [type] (N requests).')).action(
+    (options: ChaosOptions) =>
+      runCommand(async () => {
+        const answer = await call(options, 'GET', '/chaos/status');
+        const faults = Array.isArray(answer['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
+        if (faults.length === 0) process.stdout.write('No active faults\n');
+        for (const f of faults)
+          process.stdout.write(
+            `${String(f['id'])} → ${String(f['target'])} [${String(f['type'])}] (${String(f['requestCount'])} requests)\n`,
+          );
+      }),
   );
 
-  common(chaos.command('clear').argument('<id>', 'the id inject printed').description('Clear one fault (an unknown id is an error).')).action((id: string, options: ChaosOptions) =>
+  common(
+    chaos
+      .command('clear')
+      .argument('<id>', 'the id inject printed')
+      .description('Clear one fault (an unknown id is an error).'),
+  ).action((id: string, options: ChaosOptions) =>
     runCommand(async () => {
       await call(options, 'POST', '/chaos/clear', { faultId: id });
       process.stdout.write(`Cleared ${id}\n`);
@@ -112,21 +148,26 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
     } catch {
       throw new UsageError('--config: not JSON');
     }
-    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--config: a JSON object');
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra))
+      throw new UsageError('--config: a JSON object');
   }
   const config: Record<string, unknown> = { type: normalized, ...extra };
   // Refused here, before any request, with the whole list (the admin API would refuse it too,
   // but only once it is reachable and with the token right).
   const effective = typeof config['type'] === 'string' ? kebab(config['type'].trim().toLowerCase()) : '';
   if (!HTTP_TYPES.includes(effective) && !NETWORK_ONLY_TYPES.includes(effective)) {
-    throw new UsageError(`fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`);
+    throw new UsageError(
+      `fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`,
+    );
   }
   const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
   if (isNetwork) {
     // Dropped silently, they would widen the fault to every request of the target.
     const httpOnly = (['method', 'path', 'probability'] as const).filter((flag) => options[flag] !== undefined);
     if (httpOnly.length > 0) {
-      throw new UsageError(`${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP faults take ${httpOnly.length > 1 ? 'these' : 'this'}; the network fault ${normalized} acts on all the traffic of its target`);
+      throw new UsageError(
+        `${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP faults take ${httpOnly.length > 1 ? 'these' : 'this'}; the network fault ${normalized} acts on all the traffic of its target`,
+      );
     }
   } else {
     if (normalized === 'latency') config['delayMs'] = options.delay ?? 1000;
@@ -135,7 +176,10 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
     if (normalized === 'rate-limit') config['retryAfterSeconds'] = options.retryAfter ?? 60;
     if (normalized === 'schema-mismatch') {
       if (!options.fields) throw new UsageError('schema-mismatch needs --fields a,b');
-      config['missingFields'] = options.fields.split(',').map((f) => f.trim()).filter(Boolean);
+      config['missingFields'] = options.fields
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean);
     }
     if (normalized === 'connection-drop' && options.afterBytes !== undefined) config['afterBytes'] = options.afterBytes;
     if (options.method !== undefined) config['method'] = options.method;
@@ -145,7 +189,12 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
   return config;
 }
 
-async function call(options: ChaosOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+async function call(
+  options: ChaosOptions,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   if (!options.admin) throw new UsageError('give the admin API: --admin 127.0.0.1:PORT or FAULTLINE_ADMIN_URL');
   if (!options.token) throw new UsageError('give the admin token: --token T or FAULTLINE_ADMIN_TOKEN');
   const { adminRequest, AdminRequestError } = await import('../proxy/control/client.js');
@@ -153,7 +202,8 @@ async function call(options: ChaosOptions, method: 'GET' | 'POST', path: string,
     return await adminRequest({ url: options.admin, token: options.token }, method, path, body);
   } catch (error) {
     // 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
-    if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500) throw new UsageError(error.message);
+    if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)
+      throw new UsageError(error.message);
     throw error;
   }
 }
@@ -161,7 +211,8 @@ async function call(options: ChaosOptions, method: 'GET' | 'POST', path: string,
 function integer(min: number, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number in ${min}..${max}`);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number in ${min}..${max}`);
     return n;
   };
 }
@@ -169,7 +220,8 @@ function integer(min: number, max: number): (value: string) => number {
 function number(min: number, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`expected a number in ${min}..${max}`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a number in ${min}..${max}`);
     return n;
   };
 }

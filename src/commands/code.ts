@@ -5,7 +5,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { FileAccess } from '../access.js';
-import { definitionStoreIn, extractFunction, listFunctions, requireLanguageForPath, supportedExtensions, type ParseOptions } from '../code/index.js';
+import {
+  definitionStoreIn,
+  extractFunction,
+  listFunctions,
+  requireLanguageForPath,
+  supportedExtensions,
+  type ParseOptions,
+} from '../code/index.js';
 import { extractionReport, functionListReport } from '../code/report.js';
 import { defaultCodeCache, defaultDataDir } from '../config.js';
 import { runCommand, type GlobalOptions } from './common.js';
@@ -27,11 +34,16 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
       'Print every function-like definition of FILE in source order, as JSON: names, and for each function\n' +
         'its qualified name, kind and 1-based start/end lines, plus a syntax-error summary.',
     )
-    .addHelpText('after', '\nExamples:\n  faultline code list src/server.py\n  faultline code list ./main.go | jq -r ".functions[].qualified_name"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline code list src/server.py\n  faultline code list ./main.go | jq -r ".functions[].qualified_name"',
+    )
     .action((file: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = functionListReport(await listFunctions(source.text, requireLanguageForPath(source.path, source.text), parseOptions()));
+        const report = functionListReport(
+          await listFunctions(source.text, requireLanguageForPath(source.path, source.text), parseOptions()),
+        );
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );
@@ -46,11 +58,16 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
         '`export`) and `body` (the block alone, original indentation), with its qualified name and lines.\n' +
         'A name matching several definitions is an error listing the qualified candidates (exit code 2).',
     )
-    .addHelpText('after', '\nExamples:\n  faultline code extract app.py Greeter.greet\n  faultline code extract lib.rs "Point::new" | jq -r .full')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline code extract app.py Greeter.greet\n  faultline code extract lib.rs "Point::new" | jq -r .full',
+    )
     .action((file: string, func: string) =>
       runCommand(async () => {
         const source = await readSource(file);
-        const report = extractionReport(await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, parseOptions()));
+        const report = extractionReport(
+          await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, parseOptions()),
+        );
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );

@@ -8,7 +8,16 @@ import { constants as osConstants } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from './commander.js';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from '../log.js';
-import { DEFAULT_TOOLSETS, LLM_CLIENT_SPELLINGS, OPT_IN_TOOLSETS, TOOLSETS, makeConfig, type Config, type LlmClient, type Toolset } from '../config.js';
+import {
+  DEFAULT_TOOLSETS,
+  LLM_CLIENT_SPELLINGS,
+  OPT_IN_TOOLSETS,
+  TOOLSETS,
+  makeConfig,
+  type Config,
+  type LlmClient,
+  type Toolset,
+} from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { ToolInputError, messageOf } from '../errors.js';
 import { listenPortRefusal, parseAllowTargets, type TargetAllowance } from '../target-policy.js';
@@ -112,7 +121,8 @@ export function httpUrl(value: string): string {
   } catch {
     throw new InvalidArgumentError('expected an http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http:// or https:// URL');
   return value;
 }
 
@@ -143,7 +153,8 @@ export function toolsetList(value: string): Toolset[] {
     .map((name) => TOOLSET_ALIASES[name] ?? name);
   if (names.length === 0) return [...DEFAULT_TOOLSETS];
   const unknown = names.filter((name) => name !== 'all' && !(TOOLSETS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown toolset ${unknown.join(', ')}; accepted: ${TOOLSETS.join(', ')}, all`);
   const chosen = new Set(names.flatMap((name) => (name === 'all' ? DEFAULT_TOOLSETS : [name as Toolset])));
   return TOOLSETS.filter((toolset) => chosen.has(toolset));
 }
@@ -155,23 +166,35 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** The global options, defined on the root program (they go before the command). */
 export function addGlobalOptions(program: Command): void {
   program
+    .addOption(new Option('--log-file <path>', 'append logs to this file instead of stderr').env('FAULT_LOG_FILE'))
     .addOption(
-      new Option('--log-file <path>', 'append logs to this file instead of stderr').env('FAULT_LOG_FILE'),
+      new Option('--log-level <level>', 'least severe level that is logged')
+        .choices(LOG_LEVELS)
+        .default('info')
+        .env('FAULT_LOG_LEVEL'),
     )
     .addOption(
-      new Option('--log-level <level>', 'least severe level that is logged').choices(LOG_LEVELS).default('info').env('FAULT_LOG_LEVEL'),
+      new Option(
+        '--log-stdout',
+        'accepted for compatibility with fault; ignored, since stdout carries the MCP protocol',
+      ).hideHelp(),
     )
     .addOption(
-      new Option('--log-stdout', 'accepted for compatibility with fault; ignored, since stdout carries the MCP protocol').hideHelp(),
-    )
-    .addOption(new Option('--with-otel', 'accepted for compatibility with fault; OpenTelemetry export is not implemented').hideHelp());
+      new Option(
+        '--with-otel',
+        'accepted for compatibility with fault; OpenTelemetry export is not implemented',
+      ).hideHelp(),
+    );
 }
 
 /** The LLM provider flags (fault's names and env vars), for every command that may call a model. */
 export function addLlmOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--llm-client <client>', 'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama, anthropic (default: from the API keys present)')
+      new Option(
+        '--llm-client <client>',
+        'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama, anthropic (default: from the API keys present)',
+      )
         .argParser(llmClient)
         .env('FAULT_AGENT_CLIENT'),
     )
@@ -180,17 +203,26 @@ export function addLlmOptions(command: Command): Command {
         'FAULT_AGENT_PROMPT_REASONING_MODEL',
       ),
     )
-    .addOption(new Option('--llm-embed-model <model>', 'embedding model for code search (default per provider)').env('FAULT_AGENT_EMBED_MODEL'))
+    .addOption(
+      new Option('--llm-embed-model <model>', 'embedding model for code search (default per provider)').env(
+        'FAULT_AGENT_EMBED_MODEL',
+      ),
+    )
     .addOption(
       new Option('--llm-embed-model-dim <n>', 'dimension the embedding model returns (checked)')
         .argParser(positiveInteger)
         .env('FAULT_AGENT_EMBED_MODEL_DIMENSION'),
     )
     .addOption(
-      new Option('--llm-base-url <url>', 'base URL of the provider (wins over OPENAI_BASE_URL / ANTHROPIC_BASE_URL)').argParser(httpUrl).env('FAULT_LLM_BASE_URL'),
+      new Option('--llm-base-url <url>', 'base URL of the provider (wins over OPENAI_BASE_URL / ANTHROPIC_BASE_URL)')
+        .argParser(httpUrl)
+        .env('FAULT_LLM_BASE_URL'),
     )
     .addOption(
-      new Option('--llm-timeout <duration>', 'bound on one LLM call, retries and repair included, e.g. 90s, 2m (default: 120s)')
+      new Option(
+        '--llm-timeout <duration>',
+        'bound on one LLM call, retries and repair included, e.g. 90s, 2m (default: 120s)',
+      )
         .argParser(llmTimeout)
         .env('FAULT_LLM_TIMEOUT'),
     );
@@ -211,7 +243,10 @@ export function addToolsetOption(command: Command): Command {
 /** `--root`: the directories file-reading commands and tools are confined to. */
 export function addRootOption(command: Command): Command {
   return command.addOption(
-    new Option('--root <dir>', "directory the file tools may read (repeatable; default: the client's roots; without any, source files outside secret locations)").argParser(collect),
+    new Option(
+      '--root <dir>',
+      "directory the file tools may read (repeatable; default: the client's roots; without any, source files outside secret locations)",
+    ).argParser(collect),
   );
 }
 
@@ -238,7 +273,10 @@ export function addTargetOptions(command: Command): Command {
     )
     .addOption(
       // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
-      new Option('--allow-remote-targets', 'let every address and name be dialled (as --allow-targets \'*\'), but link-local and metadata ones (env FAULTLINE_ALLOW_REMOTE_TARGETS=1)'),
+      new Option(
+        '--allow-remote-targets',
+        "let every address and name be dialled (as --allow-targets '*'), but link-local and metadata ones (env FAULTLINE_ALLOW_REMOTE_TARGETS=1)",
+      ),
     );
 }
 
@@ -248,7 +286,10 @@ export interface TargetOptionValues {
 }
 
 /** The allowance the target flags and their environment variables give (flags and variable add up). */
-export function targetAllowanceFrom(options: TargetOptionValues, env: NodeJS.ProcessEnv = process.env): TargetAllowance {
+export function targetAllowanceFrom(
+  options: TargetOptionValues,
+  env: NodeJS.ProcessEnv = process.env,
+): TargetAllowance {
   let fromEnv: string[] = [];
   try {
     fromEnv = parseAllowTargets(env.FAULTLINE_ALLOW_TARGETS ?? '', 'FAULTLINE_ALLOW_TARGETS');
@@ -271,11 +312,20 @@ export function addScenarioLimitOptions(command: Command): Command {
       ),
     )
     .addOption(
-      new Option('--allow-production', 'inject faults even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)'),
+      new Option(
+        '--allow-production',
+        'inject faults even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+      ),
     )
-    .addOption(new Option('--max-duration <seconds>', 'longest scenario duration accepted').argParser(positiveInteger).default(600))
     .addOption(
-      new Option('--max-rate <rps>', 'highest total request rate (num_clients × rps) accepted').argParser(positiveInteger).default(5000),
+      new Option('--max-duration <seconds>', 'longest scenario duration accepted')
+        .argParser(positiveInteger)
+        .default(600),
+    )
+    .addOption(
+      new Option('--max-rate <rps>', 'highest total request rate (num_clients × rps) accepted')
+        .argParser(positiveInteger)
+        .default(5000),
     );
 }
 
@@ -373,7 +423,12 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
 }
 
 /** Scenario arguments whose flag is not the argument's name with dashes. */
-const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = { headers: '--header', proxies: '--proxy', slos: '--slo', target_config: '--target' };
+const FLAG_OF_ARGUMENT: Readonly<Record<string, string>> = {
+  headers: '--header',
+  proxies: '--proxy',
+  slos: '--slo',
+  target_config: '--target',
+};
 
 /**
  * How `command` spells a tool argument: its flag (`fault_start` → `--fault-start`, `headers` →
@@ -400,7 +455,9 @@ export async function withFlagNames<T>(command: Command, build: () => Promise<T>
     return await build();
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
-    throw new UsageError(error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')));
+    throw new UsageError(
+      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')),
+    );
   }
 }
 
@@ -414,7 +471,8 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof ToolInputError;
     process.stderr.write(`faultline: ${messageOf(error)}\n`);
-    process.exitCode = error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
+    process.exitCode =
+      error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
   }
 }
 
@@ -427,6 +485,8 @@ export async function checkWritable(flag: string, file: string): Promise<void> {
     await access(existing ? path : dirname(path), fsConstants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : code ?? 'not writable'})`);
+    throw new UsageError(
+      `${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : (code ?? 'not writable')})`,
+    );
   }
 }

@@ -38,8 +38,12 @@ async function runDemo(): Promise<void> {
   try {
     const { tools } = await client.listTools();
     note(`faultline offers ${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}`);
-    note(`app: ${services.appUrl} → its upstream through 127.0.0.1:${services.upstreamVia} (the fault proxy) → 127.0.0.1:${services.upstreamPort}`);
-    note(`calling fault_run_latency_impact_scenario (baseline ${DEMO_DURATION}, then ${DEMO_DURATION} with 80 ms on the upstream calls)…`);
+    note(
+      `app: ${services.appUrl} → its upstream through 127.0.0.1:${services.upstreamVia} (the fault proxy) → 127.0.0.1:${services.upstreamPort}`,
+    );
+    note(
+      `calling fault_run_latency_impact_scenario (baseline ${DEMO_DURATION}, then ${DEMO_DURATION} with 80 ms on the upstream calls)…`,
+    );
     const result = (await client.callTool(
       {
         name: 'fault_run_latency_impact_scenario',

@@ -9,7 +9,17 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { addScenarioLimitOptions, checkWritable, collect, configFrom, runCommand, UsageError, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
+import {
+  addScenarioLimitOptions,
+  checkWritable,
+  collect,
+  configFrom,
+  runCommand,
+  UsageError,
+  withInterrupt,
+  type GlobalOptions,
+  type ServerOptionValues,
+} from './common.js';
 import { EXIT_INCONCLUSIVE, EXIT_SLO_FAILED } from './run.js';
 import type { ControlPlane } from '../experiment/model.js';
 import type { SafetyPolicy } from '../experiment/adapters/policy.js';
@@ -44,9 +54,16 @@ interface RunFlags extends ContextFlags {
 
 function addContextOptions(command: Command): Command {
   return addScenarioLimitOptions(command)
-    .addOption(new Option('--proxy <mapping>', 'add a proxy mapping LOCAL=REMOTE#name to the file\'s, repeatable').argParser(collect))
-    .option('--admin <url>', "add a control plane named admin: a running `faultline proxy --admin` or an app's mcp-chaos-monkey admin endpoint")
-    .option('--admin-token-env <name>', 'the variable holding --admin\'s token (default FAULTLINE_ADMIN_TOKEN)');
+    .addOption(
+      new Option('--proxy <mapping>', "add a proxy mapping LOCAL=REMOTE#name to the file's, repeatable").argParser(
+        collect,
+      ),
+    )
+    .option(
+      '--admin <url>',
+      "add a control plane named admin: a running `faultline proxy --admin` or an app's mcp-chaos-monkey admin endpoint",
+    )
+    .option('--admin-token-env <name>', "the variable holding --admin's token (default FAULTLINE_ADMIN_TOKEN)");
 }
 
 export function registerExperimentCommand(program: Command, globals: () => GlobalOptions): void {
@@ -65,20 +82,27 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .description(
       'Runs the experiment: baseline, then the faults set and cleared live on the proxies and control planes, then recovery, on one timeline. Prints the markdown ' +
         'report; --json writes the run record (kind experiment, counted by `faultline coverage`), --junit JUnit XML, --html a single-file page with the charts. ' +
-        'Every fault is cleared at its step\'s end, when an abort rule fires and on Ctrl-C.',
+        "Every fault is cleared at its step's end, when an abort rule fires and on Ctrl-C.",
     )
     .option('--json <file>', 'write the run record (every figure and verdict) to FILE')
     .option('--junit <file>', 'write JUnit XML (one test case per expectation) to FILE')
     .option('--html <file>', 'write the single-file HTML report to FILE')
     .option('--report <file>', 'also write the markdown report to FILE')
-    .addHelpText('after', '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900');
-  addContextOptions(run).action((file: string, flags: RunFlags) => runCommand(() => runFromShell(file, flags, globals())));
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900',
+    );
+  addContextOptions(run).action((file: string, flags: RunFlags) =>
+    runCommand(() => runFromShell(file, flags, globals())),
+  );
 
   const validate = experiment
     .command('validate')
     .argument('<file>', 'the experiment (YAML or JSON)')
     .summary('check an experiment against the schema and the rules, print what it would do')
-    .description('Validates the file (its JSON Schema, then every field\'s meaning: faults, mappings, SLOs, windows) and prints the timeline it would run. Nothing is started. Exit 0 valid, 2 not.');
+    .description(
+      "Validates the file (its JSON Schema, then every field's meaning: faults, mappings, SLOs, windows) and prints the timeline it would run. Nothing is started. Exit 0 valid, 2 not.",
+    );
   addContextOptions(validate).action((file: string, flags: ContextFlags) =>
     runCommand(async () => {
       const { experiment } = await loadFile(file, flags, globals());
@@ -92,24 +116,39 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .argument('<file>', 'the experiment (YAML or JSON)')
     .summary('write an experiment for Chaos Mesh, k6 or AWS FIS (nothing is run)')
     .description(
-      'chaos-mesh: a Workflow (each fault step a NetworkChaos or HTTPChaos after a Suspend, side by side; HTTP checks as StatusCheck nodes, abort_when\'s aborting the workflow). ' +
+      "chaos-mesh: a Workflow (each fault step a NetworkChaos or HTTPChaos after a Suspend, side by side; HTTP checks as StatusCheck nodes, abort_when's aborting the workflow). " +
         'k6: the load with a threshold per expectation window and HTTP checks that abort the test. fis: a template whose actions are sequenced by startAfter, with a stop condition. ' +
         'What the engine cannot express with the same meaning is refused with the reason (exit 2); --partial writes the rest and lists what was left out. The document goes to stdout (or --out), notes to stderr.',
     )
-    .addOption(new Option('--to <engine>', 'chaos-mesh, k6 or fis').choices(['chaos-mesh', 'k6', 'fis']).makeOptionMandatory())
+    .addOption(
+      new Option('--to <engine>', 'chaos-mesh, k6 or fis').choices(['chaos-mesh', 'k6', 'fis']).makeOptionMandatory(),
+    )
     .option('--out <file>', 'write the document to FILE instead of stdout')
     .option('--partial', 'write what the engine can express and list the parts left out, instead of refusing')
     .option('--namespace <ns>', 'chaos-mesh: namespace of the pods (default "default")')
-    .addOption(new Option('--selector <name:key=value>', 'chaos-mesh: a label selecting a mapping\'s pods (NAME is its #name; * for every mapping), repeatable').argParser(collect))
+    .addOption(
+      new Option(
+        '--selector <name:key=value>',
+        "chaos-mesh: a label selecting a mapping's pods (NAME is its #name; * for every mapping), repeatable",
+      ).argParser(collect),
+    )
     .addOption(new Option('--platform <platform>', 'fis: ecs (default) or eks network actions').choices(['ecs', 'eks']))
-    .option('--target <json>', 'fis: target_config JSON {roleArn, stopConditionArn, mappings: {<name>: {tags | resourceArns | parameters}}, …}; placeholders fill what is missing')
-    .addHelpText('after', '\nExamples:\n  faultline experiment export --to chaos-mesh weather.yaml --selector weather:app=weather --namespace shop\n  faultline experiment export --to k6 weather.yaml --partial --out load.js');
-  addContextOptions(exportCommand).action((file: string, flags: ExportFlags) => runCommand(() => exportFromShell(file, flags, globals())));
+    .option(
+      '--target <json>',
+      'fis: target_config JSON {roleArn, stopConditionArn, mappings: {<name>: {tags | resourceArns | parameters}}, …}; placeholders fill what is missing',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline experiment export --to chaos-mesh weather.yaml --selector weather:app=weather --namespace shop\n  faultline experiment export --to k6 weather.yaml --partial --out load.js',
+    );
+  addContextOptions(exportCommand).action((file: string, flags: ExportFlags) =>
+    runCommand(() => exportFromShell(file, flags, globals())),
+  );
 
   experiment
     .command('suggest')
     .argument('<path>', "the app's source directory, or one source file")
-    .summary('propose a starter experiment from the code\'s outbound dependencies')
+    .summary("propose a starter experiment from the code's outbound dependencies")
     .description(
       'Reads the code with tree-sitter for its HTTP, Redis, database and broker clients and the environment variables holding their addresses, and prints a ' +
         'starter experiment (YAML): one proxy mapping and a fitting fault per dependency, and in its header the variables that point the app at the proxies. Runs nothing.',
@@ -118,11 +157,17 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .action((path: string, flags: { out?: string }) =>
       runCommand(async () => {
         if (flags.out) await checkWritable('--out', flags.out);
-        const [{ FileAccess }, { suggestFromSources }] = await Promise.all([import('../access.js'), import('../experiment/suggest/index.js')]);
+        const [{ FileAccess }, { suggestFromSources }] = await Promise.all([
+          import('../access.js'),
+          import('../experiment/suggest/index.js'),
+        ]);
         const absolute = resolve(path);
         const info = await stat(absolute).catch(() => undefined);
         if (!info) throw new UsageError(`${path}: no such file or directory`);
-        const suggestion = await suggestFromSources(new FileAccess([]), info.isDirectory() ? { sourceDir: absolute } : { file: absolute });
+        const suggestion = await suggestFromSources(
+          new FileAccess([]),
+          info.isDirectory() ? { sourceDir: absolute } : { file: absolute },
+        );
         for (const note of suggestion.notes) process.stderr.write(`note: ${note}\n`);
         if (flags.out) await writeFile(flags.out, suggestion.experiment);
         else process.stdout.write(suggestion.experiment);
@@ -131,8 +176,10 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
 
   experiment
     .command('schema')
-    .summary('print the experiment file\'s JSON Schema')
-    .description('Prints the JSON Schema experiment files are validated against (the same as schemas/experiment.schema.json), for editors: in YAML, `# yaml-language-server: $schema=<path to it>`.')
+    .summary("print the experiment file's JSON Schema")
+    .description(
+      'Prints the JSON Schema experiment files are validated against (the same as schemas/experiment.schema.json), for editors: in YAML, `# yaml-language-server: $schema=<path to it>`.',
+    )
     .action(() =>
       runCommand(async () => {
         const { EXPERIMENT_SCHEMA } = await import('../experiment/schema.js');
@@ -145,11 +192,15 @@ async function readExperimentFile(file: string): Promise<string> {
   const info = await stat(file).catch(() => undefined);
   if (!info) throw new UsageError(`${file}: no such file`);
   if (!info.isFile()) throw new UsageError(`${file}: not a file`);
-  if (info.size > MAX_FILE_BYTES) throw new UsageError(`${file}: ${info.size} bytes, above the ${MAX_FILE_BYTES} an experiment may have`);
+  if (info.size > MAX_FILE_BYTES)
+    throw new UsageError(`${file}: ${info.size} bytes, above the ${MAX_FILE_BYTES} an experiment may have`);
   return readFile(file, 'utf8');
 }
 
-function policyFrom(flags: ContextFlags, globals: GlobalOptions): { policy: SafetyPolicy; limits: ReturnType<typeof configFrom>['scenario'] } {
+function policyFrom(
+  flags: ContextFlags,
+  globals: GlobalOptions,
+): { policy: SafetyPolicy; limits: ReturnType<typeof configFrom>['scenario'] } {
   const config = configFrom(globals, flags);
   const limits = config.scenario;
   return {
@@ -168,12 +219,29 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
   const text = await readExperimentFile(file);
   const local = policyFrom(flags, globals);
   // An export dials nothing: any host, and the engines' own lengths.
-  const { policy, limits } = forExport ? { policy: { ...local.policy, allowRemoteTargets: true }, limits: { ...local.limits, allowRemoteTargets: true, maxDurationMs: 12 * 3_600_000, maxRatePerSecond: 1_000_000 } } : local;
-  const extraControl: ControlPlane[] = flags.admin ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }] : [];
+  const { policy, limits } = forExport
+    ? {
+        policy: { ...local.policy, allowRemoteTargets: true },
+        limits: {
+          ...local.limits,
+          allowRemoteTargets: true,
+          maxDurationMs: 12 * 3_600_000,
+          maxRatePerSecond: 1_000_000,
+        },
+      }
+    : local;
+  const extraControl: ControlPlane[] = flags.admin
+    ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }]
+    : [];
   const { experimentFrom } = await import('../experiment/load-file.js');
   const experiment = await experimentFrom(
     { experiment: text, baseDir: dirname(resolve(file)) },
-    { limits, policy, ...(flags.proxy ? { extraProxies: flags.proxy } : {}), ...(extraControl.length ? { extraControl } : {}) },
+    {
+      limits,
+      policy,
+      ...(flags.proxy ? { extraProxies: flags.proxy } : {}),
+      ...(extraControl.length ? { extraControl } : {}),
+    },
     file,
   );
   return { experiment, policy };
@@ -181,15 +249,28 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
 
 async function runFromShell(file: string, flags: RunFlags, globals: GlobalOptions): Promise<void> {
   // Checked before the run, so a long run's results are not lost to a mistyped path.
-  for (const [flag, path] of [['--json', flags.json], ['--junit', flags.junit], ['--html', flags.html], ['--report', flags.report]] as const) if (path) await checkWritable(flag, path);
+  for (const [flag, path] of [
+    ['--json', flags.json],
+    ['--junit', flags.junit],
+    ['--html', flags.html],
+    ['--report', flags.report],
+  ] as const)
+    if (path) await checkWritable(flag, path);
   const { experiment, policy } = await loadFile(file, flags, globals);
-  const { runExperiment, renderMarkdown, renderJunit, renderHtml, experimentRunRecord } = await import('../experiment/index.js');
+  const { runExperiment, renderMarkdown, renderJunit, renderHtml, experimentRunRecord } = await import(
+    '../experiment/index.js'
+  );
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runExperiment(experiment, {
       policy,
       signal,
-      onProgress: live ? (progress) => process.stderr.write(`\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`) : undefined,
+      onProgress: live
+        ? (progress) =>
+            process.stderr.write(
+              `\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`,
+            )
+        : undefined,
     }),
   ).finally(() => {
     if (live) process.stderr.write('\r\x1b[2K');
@@ -209,17 +290,23 @@ async function exportFromShell(file: string, flags: ExportFlags, globals: Global
   const selectors: Record<string, string[]> = {};
   for (const entry of flags.selector ?? []) {
     const match = /^([^:=]+):(.+=.*)$/.exec(entry.trim());
-    if (!match) throw new UsageError(`--selector ${entry}: write NAME:key=value (NAME a mapping's #name, or * for all)`);
+    if (!match)
+      throw new UsageError(`--selector ${entry}: write NAME:key=value (NAME a mapping's #name, or * for all)`);
     (selectors[match[1]!.replace(/^#/, '')] ??= []).push(match[2]!);
   }
   const { experiment } = await loadFile(file, flags, globals, true);
-  const [{ exportExperiment }, { jsonArgument }] = await Promise.all([import('../experiment/export/index.js'), import('../cloud/json-argument.js')]);
+  const [{ exportExperiment }, { jsonArgument }] = await Promise.all([
+    import('../experiment/export/index.js'),
+    import('../cloud/json-argument.js'),
+  ]);
   const result = await exportExperiment(experiment, flags.to, {
     ...(flags.partial ? { partial: true } : {}),
     ...(flags.namespace ? { namespace: flags.namespace } : {}),
     ...(Object.keys(selectors).length ? { selectors } : {}),
     ...(flags.platform ? { platform: flags.platform } : {}),
-    ...(flags.target !== undefined ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> } : {}),
+    ...(flags.target !== undefined
+      ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> }
+      : {}),
   });
   for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
   if (flags.out) await writeFile(flags.out, result.document);

@@ -8,7 +8,15 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { collect, argumentFlags, runCommand, UsageError, withFlagNames, type GlobalOptions } from './common.js';
-import { addScenarioFlags, anyCaseChoice, FAULT_COMMANDS, FAULT_FLAGS, refuseOtherFaultFlags, scenarioArguments, type ScenarioFlagValues } from './scenario-flags.js';
+import {
+  addScenarioFlags,
+  anyCaseChoice,
+  FAULT_COMMANDS,
+  FAULT_FLAGS,
+  refuseOtherFaultFlags,
+  scenarioArguments,
+  type ScenarioFlagValues,
+} from './scenario-flags.js';
 import { EXPORT_TARGETS, FIS_PLATFORMS } from '../cloud/export-targets.js';
 
 interface ExportFlags extends ScenarioFlagValues {
@@ -29,12 +37,23 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
       'Write one faultline scenario (the same flags and defaults as `faultline run`) for an engine beyond one machine: ' +
         'fis — a CreateExperimentTemplate with the ECS or EKS network action; chaos-mesh — a NetworkChaos manifest; ' +
         'k6 — a script with a constant-arrival-rate scenario (num-clients × rps) and thresholds from the SLOs. ' +
-        'Only what the engine cannot do is refused, with the reason; a setting left at its default takes the engine\'s meaning, and a note says so.',
+        "Only what the engine cannot do is refused, with the reason; a setting left at its default takes the engine's meaning, and a note says so.",
     )
-    .addOption(new Option('--to <engine>', EXPORT_TARGETS.join(', ')).argParser(anyCaseChoice(EXPORT_TARGETS)).makeOptionMandatory());
+    .addOption(
+      new Option('--to <engine>', EXPORT_TARGETS.join(', '))
+        .argParser(anyCaseChoice(EXPORT_TARGETS))
+        .makeOptionMandatory(),
+    );
   addScenarioFlags(command, 'the service endpoint (any host: nothing is loaded)')
-    .addOption(new Option('--platform <platform>', 'fis: ecs (default) or eks network actions').argParser(anyCaseChoice(FIS_PLATFORMS)))
-    .option('--target <json>', 'fis: target_config JSON {roleArn, stopConditionArn, tags | resourceArns, kubernetesServiceAccount, …}; placeholders fill what is missing')
+    .addOption(
+      new Option('--platform <platform>', 'fis: ecs (default) or eks network actions').argParser(
+        anyCaseChoice(FIS_PLATFORMS),
+      ),
+    )
+    .option(
+      '--target <json>',
+      'fis: target_config JSON {roleArn, stopConditionArn, tags | resourceArns, kubernetesServiceAccount, …}; placeholders fill what is missing',
+    )
     .option('--namespace <ns>', 'chaos-mesh: namespace of the pods (default "default")')
     .addOption(new Option('--selector <key=value>', 'chaos-mesh: pod label, repeatable').argParser(collect))
     .option('--out <file>', 'write the document to FILE instead of stdout')
@@ -48,14 +67,20 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
     .action((fault: string, flags: ExportFlags) =>
       runCommand(async () => {
         const type = FAULT_COMMANDS[fault];
-        if (!type) throw new UsageError(`unknown fault '${fault}'; accepted: ${Object.keys(FAULT_COMMANDS).join(', ')}`);
+        if (!type)
+          throw new UsageError(`unknown fault '${fault}'; accepted: ${Object.keys(FAULT_COMMANDS).join(', ')}`);
         refuseOtherFaultFlags(fault, FAULT_FLAGS[type], flags as unknown as Record<string, unknown>);
-        const [{ exportScenario, EXPORT_LIMITS, jsonArgument }, { scenarioFromArguments }] = await Promise.all([import('../cloud/index.js'), import('../scenario/index.js')]);
+        const [{ exportScenario, EXPORT_LIMITS, jsonArgument }, { scenarioFromArguments }] = await Promise.all([
+          import('../cloud/index.js'),
+          import('../scenario/index.js'),
+        ]);
         const spell = argumentFlags(command);
         const result = await withFlagNames(command, async () =>
           exportScenario(await scenarioFromArguments(type, scenarioArguments(flags), EXPORT_LIMITS), flags.to, {
             ...(flags.platform ? { platform: flags.platform } : {}),
-            ...(flags.target !== undefined ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> } : {}),
+            ...(flags.target !== undefined
+              ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> }
+              : {}),
             ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
             ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
             spell,

@@ -13,7 +13,13 @@ import type { IndexProgress } from '../search/indexer.js';
 import { acceptedLangValues } from '../search/languages.js';
 import { checkIncludeDirs } from '../search/limits.js';
 import { indexSettingsFrom } from '../search/open.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, renderSearchHits, searchHitJson, searchIndex } from '../search/search.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  renderSearchHits,
+  searchHitJson,
+  searchIndex,
+} from '../search/search.js';
 import {
   addLlmOptions,
   addRootOption,
@@ -48,9 +54,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         '.gitignore; skips node_modules, vendor, build output, binaries and files over 1 MB. ' +
         'Hidden directories are skipped too, and build output (dist, build, target, …) outside a git checkout; ' +
         'the summary names each skipped directory and the --include-dir that indexes it. ' +
-        "The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL " +
+        'The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL ' +
         'is set; embeddings come from the configured LLM provider, else a local lexical embedder. ' +
-        'Prints the statistics as JSON on stdout (the tool\'s structured result) and a summary on stderr, with a ' +
+        "Prints the statistics as JSON on stdout (the tool's structured result) and a summary on stderr, with a " +
         'progress bar when stderr is a terminal. Ctrl-C or SIGTERM stop it at once (exit 130 or 143), leaving the previous index.',
     )
     .addOption(new Option('--lang <lang>', `language to index: ${acceptedLangValues().join(', ')}`).default('all'))
@@ -80,14 +86,18 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
           access,
           signal,
           onProgress: bar?.update,
-          onWaitingForLock: (file) => process.stderr.write(`waiting for another indexing run to finish writing ${file}\n`),
+          onWaitingForLock: (file) =>
+            process.stderr.write(`waiting for another indexing run to finish writing ${file}\n`),
         }),
       ).finally(() => {
         stopWaiting();
         bar?.finish();
       });
       process.stdout.write(`${JSON.stringify(indexStatsJson(stats), null, 2)}\n`);
-      const skipped = describeSkippedDirectories(stats, (name) => `--include-dir ${/^[\w./-]+$/.test(name) ? name : JSON.stringify(name)}`);
+      const skipped = describeSkippedDirectories(
+        stats,
+        (name) => `--include-dir ${/^[\w./-]+$/.test(name) ? name : JSON.stringify(name)}`,
+      );
       process.stderr.write(
         `indexed ${stats.files} files of ${stats.tree}: ${stats.chunks} chunks (${stats.changed} files changed, ${stats.removed} removed) in ${stats.seconds} s\n` +
           (skipped ? `skipped directories: ${skipped}\n` : '') +
@@ -103,28 +113,42 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .description(
       'Print the indexed chunks that best match QUERY, best first: path:lines, symbol, score and code, as the ' +
         'fault_search_code tool does (--json: the same snake_case fields). The score, 0 to 1, means the same in every ' +
-        'search: 1 when QUERY is the definition\'s name, otherwise the share of its words found in the chunk (rarer words ' +
+        "search: 1 when QUERY is the definition's name, otherwise the share of its words found in the chunk (rarer words " +
         'weigh more; a word in the name counts fully). Without --dir, every indexed tree.',
     )
     .option('--dir <dir>', 'search this indexed tree only')
-    .addOption(new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`).argParser(positiveInteger).default(DEFAULT_SEARCH_LIMIT))
+    .addOption(
+      new Option('--limit <n>', `results, 1-${MAX_SEARCH_LIMIT}`)
+        .argParser(positiveInteger)
+        .default(DEFAULT_SEARCH_LIMIT),
+    )
     .option('--json', 'print the results as JSON')
-    .addHelpText('after', '\nExamples:\n  faultline search "parse config file" --dir .\n  faultline search retryPolicy --limit 3 --json');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline search "parse config file" --dir .\n  faultline search retryPolicy --limit 3 --json',
+    );
   addRootOption(addLlmOptions(search)).action((query: string, options: SearchOptions) =>
     runCommand(async () => {
       const config = configFrom(globals(), options);
       const access = new FileAccess(config.roots);
-      const sourceDir = options.dir === undefined ? undefined : await access.resolveDirectory(resolve(options.dir), 'dir');
+      const sourceDir =
+        options.dir === undefined ? undefined : await access.resolveDirectory(resolve(options.dir), 'dir');
       const hits = await withInterrupt((signal) =>
         searchIndex(indexSettingsFrom(config), {
           query,
           sourceDir,
           limit: options.limit,
           signal,
-          acceptTree: (tree) => access.resolveDirectory(tree).then(() => true, () => false),
+          acceptTree: (tree) =>
+            access.resolveDirectory(tree).then(
+              () => true,
+              () => false,
+            ),
         }),
       );
-      process.stdout.write(options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`,
+      );
     }),
   );
 }
@@ -143,7 +167,9 @@ function exitIfStuckAfterInterrupt(): () => void {
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = (): void => {
       setTimeout(() => {
-        process.stderr.write(`faultline: indexing did not stop within ${INTERRUPT_GRACE_MS} ms of ${name}; exiting (the previous index is kept)\n`);
+        process.stderr.write(
+          `faultline: indexing did not stop within ${INTERRUPT_GRACE_MS} ms of ${name}; exiting (the previous index is kept)\n`,
+        );
         process.exit(128 + osConstants.signals[name]);
       }, INTERRUPT_GRACE_MS).unref();
     };
@@ -160,7 +186,9 @@ class ProgressBar {
   readonly update = ({ filesDone, filesTotal, embedded }: IndexProgress): void => {
     const width = 30;
     const filled = filesTotal === 0 ? width : Math.round((filesDone / filesTotal) * width);
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${filesDone}/${filesTotal} files  ${embedded} chunks embedded`);
+    process.stderr.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${filesDone}/${filesTotal} files  ${embedded} chunks embedded`,
+    );
     this.drawn = true;
   };
 

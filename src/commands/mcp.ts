@@ -46,19 +46,31 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     )
     .addOption(new Option('--transport <kind>', 'how clients connect').choices(['stdio', 'http']).default('stdio'))
     .addOption(new Option('--host <address>', 'address the HTTP transport binds').default('127.0.0.1'))
-    .addOption(new Option('--port <n>', 'port of the HTTP transport (0: any free port)').argParser(portNumber).default(DEFAULT_HTTP_PORT))
-    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'))
     .addOption(
-      new Option('--max-sessions <n>', `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`).argParser(
-        positiveInteger,
-      ),
+      new Option('--port <n>', 'port of the HTTP transport (0: any free port)')
+        .argParser(portNumber)
+        .default(DEFAULT_HTTP_PORT),
+    )
+    .addOption(
+      new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'),
+    )
+    .addOption(
+      new Option(
+        '--max-sessions <n>',
+        `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`,
+      ).argParser(positiveInteger),
     );
   addServerOptions(mcp).action((options: McpOptions) =>
     runCommand(async () => {
       if (options.transport === 'stdio') {
-        const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter((name) => mcp.getOptionValueSource(name) === 'cli');
+        const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter(
+          (name) => mcp.getOptionValueSource(name) === 'cli',
+        );
         const flags = httpOnly.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-        if (flags.length > 0) throw new UsageError(`${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`);
+        if (flags.length > 0)
+          throw new UsageError(
+            `${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`,
+          );
       }
       const config = configFrom(globals(), options);
       if (options.transport === 'http') await runHttp(config, globals(), options);
@@ -155,9 +167,13 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
       newSession: () => createServer(config, { log }),
     });
   } catch (error) {
-    throw new UsageError(`--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`);
+    throw new UsageError(
+      `--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`,
+    );
   }
-  process.stderr.write(`faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`);
+  process.stderr.write(
+    `faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`,
+  );
   warmUpCodeWhenIdle(config, log);
   const running = server;
   keepAlive(log, async (why) => {
@@ -172,6 +188,8 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
 function keepAlive(log: Logger, stop: (why: string) => Promise<void>): void {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('unhandledRejection', (reason) => log.error('unhandled rejection: %s', reason instanceof Error ? reason.stack : String(reason)));
+  process.on('unhandledRejection', (reason) =>
+    log.error('unhandled rejection: %s', reason instanceof Error ? reason.stack : String(reason)),
+  );
   process.on('uncaughtException', (error) => log.error('uncaught exception: %s', error.stack ?? error.message));
 }

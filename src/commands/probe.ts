@@ -10,7 +10,19 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { addTargetOptions, checkWritable, collect, positiveInteger, runCommand, targetAllowanceFrom, UsageError, withInterrupt, httpUrl, type GlobalOptions, type TargetOptionValues } from './common.js';
+import {
+  addTargetOptions,
+  checkWritable,
+  collect,
+  positiveInteger,
+  runCommand,
+  targetAllowanceFrom,
+  UsageError,
+  withInterrupt,
+  httpUrl,
+  type GlobalOptions,
+  type TargetOptionValues,
+} from './common.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];
@@ -53,13 +65,32 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     )
     .argument('[command...]', 'the stdio server to spawn, after --')
     .addOption(new Option('--url <url>', 'probe a streamable HTTP server at this URL instead').argParser(httpUrl))
-    .addOption(new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env('FAULTLINE_PROBE_TOKEN'))
-    .addOption(new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100').argParser(positiveInteger).default(8))
-    .addOption(new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)').argParser(nonNegativeInteger).default(1))
-    .addOption(new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(family))
+    .addOption(
+      new Option('--token <token>', 'bearer token for --url (also checks that requests without it are refused)').env(
+        'FAULTLINE_PROBE_TOKEN',
+      ),
+    )
+    .addOption(
+      new Option('--cases <n>', 'hostile argument cases per tool (TOOL family), at most 100')
+        .argParser(positiveInteger)
+        .default(8),
+    )
+    .addOption(
+      new Option('--seed <n>', 'seed of the hostile cases (same seed, same cases)')
+        .argParser(nonNegativeInteger)
+        .default(1),
+    )
+    .addOption(
+      new Option('--family <id>', `run only this family's probes (repeatable): ${FAMILIES.join(', ')}`).argParser(
+        family,
+      ),
+    )
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
     .addOption(
-      new Option('--call-timeout <ms>', 'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout')
+      new Option(
+        '--call-timeout <ms>',
+        'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout',
+      )
         .argParser(positiveInteger)
         .default(5000),
     )
@@ -83,43 +114,47 @@ Examples:
   faultline probe --url http://127.0.0.1:8808/mcp --token "$T" --json probe.json`,
     );
   addTargetOptions(probeCommand).action((command: string[], options: ProbeCommandOptions) =>
-      runCommand(async () => {
-        const { runProbe, loadTaxonomy, renderProbeText, PROBE_LIMITS } = await import('../probe/index.js');
-        if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
-        if (!options.url && command.length === 0) throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
-        if (options.token && !options.url) throw new UsageError('--token applies to --url only');
-        const targets = targetAllowanceFrom(options);
-        if ((options.allowRemoteTargets || options.allowTargets?.length) && !options.url) throw new UsageError('--allow-targets and --allow-remote-targets apply to --url only');
-        if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
-        if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs) throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
-        if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs) throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
-        if (options.json) await checkWritable('--json', options.json);
-        const taxonomy = await loadTaxonomy(options.registry);
-        let target: import('../probe/index.js').Target;
-        if (options.url) {
-          const { checkLoadTarget } = await import('../scenario/target.js');
-          const url = await checkLoadTarget(options.url, targets, '--url');
-          target = { kind: 'http', url: url.href, ...(options.token ? { token: options.token } : {}) };
-        } else target = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
-        const { targetLookup } = await import('../target-policy.js');
-        const report = await withInterrupt((signal) =>
-          runProbe(target, taxonomy, {
-            cases: options.cases ?? 8,
-            seed: options.seed ?? 1,
-            families: (options.family ?? []) as FamilyId[],
-            allowWrites: options.allowWrites === true,
-            callTimeoutMs: options.callTimeout ?? 5000,
-            overallTimeoutMs: options.timeout ?? 120_000,
-            lookup: targetLookup(targets),
-            signal,
-            onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
-          }),
-        );
-        if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-        if (options.json) await writeFile(options.json, JSON.stringify(report, null, 2) + '\n');
-        process.stdout.write(renderProbeText(report, options.quiet !== true));
-        // Failures decide; warnings are reported, not fatal.
-        if (report.error || report.summary.failed > 0) process.exitCode = 1;
-      }),
-    );
+    runCommand(async () => {
+      const { runProbe, loadTaxonomy, renderProbeText, PROBE_LIMITS } = await import('../probe/index.js');
+      if (options.url && command.length > 0) throw new UsageError('give either --url or a command after --, not both');
+      if (!options.url && command.length === 0)
+        throw new UsageError('give the server to probe: a command after -- (stdio) or --url URL');
+      if (options.token && !options.url) throw new UsageError('--token applies to --url only');
+      const targets = targetAllowanceFrom(options);
+      if ((options.allowRemoteTargets || options.allowTargets?.length) && !options.url)
+        throw new UsageError('--allow-targets and --allow-remote-targets apply to --url only');
+      if ((options.cases ?? 8) > PROBE_LIMITS.cases) throw new UsageError(`--cases: at most ${PROBE_LIMITS.cases}`);
+      if ((options.callTimeout ?? 0) > PROBE_LIMITS.callTimeoutMs)
+        throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
+      if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs)
+        throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
+      if (options.json) await checkWritable('--json', options.json);
+      const taxonomy = await loadTaxonomy(options.registry);
+      let target: import('../probe/index.js').Target;
+      if (options.url) {
+        const { checkLoadTarget } = await import('../scenario/target.js');
+        const url = await checkLoadTarget(options.url, targets, '--url');
+        target = { kind: 'http', url: url.href, ...(options.token ? { token: options.token } : {}) };
+      } else target = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
+      const { targetLookup } = await import('../target-policy.js');
+      const report = await withInterrupt((signal) =>
+        runProbe(target, taxonomy, {
+          cases: options.cases ?? 8,
+          seed: options.seed ?? 1,
+          families: (options.family ?? []) as FamilyId[],
+          allowWrites: options.allowWrites === true,
+          callTimeoutMs: options.callTimeout ?? 5000,
+          overallTimeoutMs: options.timeout ?? 120_000,
+          lookup: targetLookup(targets),
+          signal,
+          onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r\x1b[K${message.slice(0, 100)}`),
+        }),
+      );
+      if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+      if (options.json) await writeFile(options.json, JSON.stringify(report, null, 2) + '\n');
+      process.stdout.write(renderProbeText(report, options.quiet !== true));
+      // Failures decide; warnings are reported, not fatal.
+      if (report.error || report.summary.failed > 0) process.exitCode = 1;
+    }),
+  );
 }

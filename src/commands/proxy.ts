@@ -20,7 +20,13 @@ import {
   type ProxyEvent,
 } from '../proxy/index.js';
 import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
-import { bindRefusal, describeTargets, isLoopbackAddress, listenPortRefusal, type TargetAllowance } from '../target-policy.js';
+import {
+  bindRefusal,
+  describeTargets,
+  isLoopbackAddress,
+  listenPortRefusal,
+  type TargetAllowance,
+} from '../target-policy.js';
 import { productionRefusal } from '../production.js';
 import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 
@@ -65,40 +71,112 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         'the counters are printed to stdout as JSON on exit.',
     )
     .addOption(
-      new Option('--proxy <mapping>', 'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)').argParser(collect),
+      new Option(
+        '--proxy <mapping>',
+        'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)',
+      ).argParser(collect),
     )
     .addOption(new Option('--latency <ms>', 'add latency: centre of the delay in ms').argParser(nonNegative))
     .addOption(new Option('--latency-deviation <ms>', 'spread of the delay in ms (default 0)').argParser(nonNegative))
-    .addOption(new Option('--latency-distribution <name>', 'distribution of the delay (default normal)').choices(LATENCY_DISTRIBUTIONS))
+    .addOption(
+      new Option('--latency-distribution <name>', 'distribution of the delay (default normal)').choices(
+        LATENCY_DISTRIBUTIONS,
+      ),
+    )
     .addOption(new Option('--latency-per-op', 'delay every chunk read instead of once per message'))
-    .addOption(new Option('--jitter-amplitude <ms>', 'add jitter: extra delay drawn uniformly in [0, ms]').argParser(nonNegative))
-    .addOption(new Option('--jitter-frequency <hz>', `times per second the jitter delay is redrawn (default ${NETWORK_FAULT_DEFAULTS.jitterFrequencyHz})`).argParser(nonNegative))
-    .addOption(new Option('--packet-loss <rate>', 'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)').argParser(nonNegative))
+    .addOption(
+      new Option('--jitter-amplitude <ms>', 'add jitter: extra delay drawn uniformly in [0, ms]').argParser(
+        nonNegative,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--jitter-frequency <hz>',
+        `times per second the jitter delay is redrawn (default ${NETWORK_FAULT_DEFAULTS.jitterFrequencyHz})`,
+      ).argParser(nonNegative),
+    )
+    .addOption(
+      new Option(
+        '--packet-loss <rate>',
+        'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)',
+      ).argParser(nonNegative),
+    )
     .addOption(new Option('--packet-loss-model <model>', 'loss model (default bernoulli)').choices(LOSS_MODELS))
-    .addOption(new Option('--packet-loss-rtt <ms>', 'round-trip time used for recovery stalls in ms (default 20)').argParser(nonNegative))
-    .addOption(new Option('--bandwidth <rate>', 'add a bandwidth cap of RATE in --bandwidth-unit').argParser(nonNegative))
-    .addOption(new Option('--bandwidth-unit <unit>', 'bps, kbps, mbps, gbps (bytes/s ×1, 1e3, 1e6, 1e9) or bit/s, kbit/s, mbit/s, gbit/s').default('bps'))
-    .addOption(new Option('--bandwidth-scope <scope>', 'cap each connection, or share one cap between connections (default connection)').choices(BANDWIDTH_SCOPES))
+    .addOption(
+      new Option('--packet-loss-rtt <ms>', 'round-trip time used for recovery stalls in ms (default 20)').argParser(
+        nonNegative,
+      ),
+    )
+    .addOption(
+      new Option('--bandwidth <rate>', 'add a bandwidth cap of RATE in --bandwidth-unit').argParser(nonNegative),
+    )
+    .addOption(
+      new Option(
+        '--bandwidth-unit <unit>',
+        'bps, kbps, mbps, gbps (bytes/s ×1, 1e3, 1e6, 1e9) or bit/s, kbit/s, mbit/s, gbit/s',
+      ).default('bps'),
+    )
+    .addOption(
+      new Option(
+        '--bandwidth-scope <scope>',
+        'cap each connection, or share one cap between connections (default connection)',
+      ).choices(BANDWIDTH_SCOPES),
+    )
     .addOption(new Option('--blackhole', 'add a blackhole: the stream stops (nothing dropped) until the proxy stops'))
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
     .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
-    .addOption(new Option('--http', 'read each connection as HTTP/1.1, Redis (RESP) or an opaque stream so request faults can act on its requests, commands or messages (implied by --http-fault and --admin)'))
+    .addOption(
+      new Option(
+        '--http',
+        'read each connection as HTTP/1.1, Redis (RESP) or an opaque stream so request faults can act on its requests, commands or messages (implied by --http-fault and --admin)',
+      ),
+    )
     .addOption(
       new Option(
         '--http-fault <json>',
         'add a fault config, repeatable, applied in order: HTTP faults {"type":"error","statusCode":503,"probability":0.5} (types latency, error, rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop; camelCase or snake_case, optional method, path glob, target) or network faults {"type":"latency","latencyMs":200}',
       ).argParser(collect),
     )
-    .addOption(new Option('--admin <[host:]port>', 'serve the admin API (mcp-chaos-monkey\'s /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token'))
+    .addOption(
+      new Option(
+        '--admin <[host:]port>',
+        "serve the admin API (mcp-chaos-monkey's /chaos/* routes) on 127.0.0.1:PORT or HOST:PORT; needs --admin-token",
+      ),
+    )
     .addOption(new Option('--admin-token <token>', 'bearer token the admin API requires').env('FAULTLINE_ADMIN_TOKEN'))
-    .addOption(new Option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)'))
-    .addOption(new Option('--json <file>', 'write a run record for `faultline coverage` to FILE on exit (kind network: the faults that acted; the counters under "counters")'))
-    .addOption(new Option('--allow-non-loopback-bind', 'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)'));
+    .addOption(
+      new Option(
+        '--allow-production',
+        'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--json <file>',
+        'write a run record for `faultline coverage` to FILE on exit (kind network: the faults that acted; the counters under "counters")',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--allow-non-loopback-bind',
+        'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)',
+      ),
+    );
   for (const fault of FAULT_FLAGS) {
     command
-      .addOption(new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices(['client', 'server']))
-      .addOption(new Option(`--${fault}-direction <direction>`, `direction the ${fault} fault acts on (default ingress)`).choices(['ingress', 'egress', 'both']));
+      .addOption(
+        new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices([
+          'client',
+          'server',
+        ]),
+      )
+      .addOption(
+        new Option(
+          `--${fault}-direction <direction>`,
+          `direction the ${fault} fault acts on (default ingress)`,
+        ).choices(['ingress', 'egress', 'both']),
+      );
   }
   command
     .addHelpText(
@@ -116,7 +194,9 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         // Checked before the proxy starts, so a session's record is not lost to a mistyped path.
         if (options.json) await checkWritable('--json', options.json);
         const startedAt = new Date();
-        const counters = await withInterrupt((signal) => runProxy(options, signal, (line) => process.stderr.write(`${line}\n`)));
+        const counters = await withInterrupt((signal) =>
+          runProxy(options, signal, (line) => process.stderr.write(`${line}\n`)),
+        );
         process.stdout.write(`${JSON.stringify(counters, null, 2)}\n`);
         if (options.json) {
           const { networkRunRecord } = await import('../proxy/run-record.js');
@@ -131,7 +211,10 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
 export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
   const target = (fault: (typeof FAULT_FLAGS)[number]): Pick<FaultSpec, 'side' | 'direction'> => {
     const key = fault.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
-    return { side: options[`${key}Side`] as FaultSpec['side'], direction: options[`${key}Direction`] as FaultSpec['direction'] };
+    return {
+      side: options[`${key}Side`] as FaultSpec['side'],
+      direction: options[`${key}Direction`] as FaultSpec['direction'],
+    };
   };
   const faults: FaultSpec[] = [];
   if (options.latency !== undefined) {
@@ -147,8 +230,14 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
     throw new UsageError('--latency-deviation, --latency-distribution and --latency-per-op need --latency <ms>');
   }
   if (options.jitterAmplitude !== undefined) {
-    faults.push({ type: 'jitter', amplitudeMs: options.jitterAmplitude, ...(options.jitterFrequency !== undefined ? { frequencyHz: options.jitterFrequency } : {}), ...target('jitter') });
-  } else if (options.jitterFrequency !== undefined) throw new UsageError('--jitter-frequency needs --jitter-amplitude <ms>');
+    faults.push({
+      type: 'jitter',
+      amplitudeMs: options.jitterAmplitude,
+      ...(options.jitterFrequency !== undefined ? { frequencyHz: options.jitterFrequency } : {}),
+      ...target('jitter'),
+    });
+  } else if (options.jitterFrequency !== undefined)
+    throw new UsageError('--jitter-frequency needs --jitter-amplitude <ms>');
   if (options.packetLoss !== undefined) {
     faults.push({
       type: 'packet_loss',
@@ -157,7 +246,8 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
       rttMs: options.packetLossRtt,
       ...target('packet-loss'),
     });
-  } else if (options.packetLossModel || options.packetLossRtt !== undefined) throw new UsageError('--packet-loss-model and --packet-loss-rtt need --packet-loss <rate>');
+  } else if (options.packetLossModel || options.packetLossRtt !== undefined)
+    throw new UsageError('--packet-loss-model and --packet-loss-rtt need --packet-loss <rate>');
   if (options.bandwidth !== undefined) {
     faults.push({
       type: 'bandwidth',
@@ -168,7 +258,10 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
   }
   if (options.blackhole) faults.push({ type: 'blackhole', ...target('blackhole') });
   // Drop the flags left unset so validation sees only what was given.
-  const specs = faults.map((fault) => Object.fromEntries(Object.entries(fault).filter(([, value]) => value !== undefined)) as unknown as FaultSpec);
+  const specs = faults.map(
+    (fault) =>
+      Object.fromEntries(Object.entries(fault).filter(([, value]) => value !== undefined)) as unknown as FaultSpec,
+  );
   validateFaults(specs);
   return specs;
 }
@@ -189,10 +282,19 @@ async function namedRemotes(mappings: readonly string[]): Promise<TargetAllowanc
 }
 
 /** Runs the proxy the options describe until `signal` aborts; returns the final counters. */
-export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal, log: (line: string) => void): Promise<ProxyCounters> {
-  if (!options.proxy?.length) throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
+export async function runProxy(
+  options: ProxyCommandOptions,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<ProxyCounters> {
+  if (!options.proxy?.length)
+    throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
   // A fault-injecting relay, admin API or not: the one production guard (src/production.ts).
-  const refusal = productionRefusal(options.admin !== undefined ? '--admin' : 'faultline proxy', 'pass --allow-production', options.allowProduction === true);
+  const refusal = productionRefusal(
+    options.admin !== undefined ? '--admin' : 'faultline proxy',
+    'pass --allow-production',
+    options.allowProduction === true,
+  );
   if (refusal) throw new UsageError(refusal);
   const faults = faultsFromOptions(options);
   let ca: string | undefined;
@@ -204,8 +306,11 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
     }
   }
   // The control plane is loaded only when asked for.
-  const control = options.httpFault?.length || options.admin !== undefined ? await import('../proxy/control/index.js') : undefined;
-  const configs = (options.httpFault ?? []).map((text, index) => control!.parseFaultJson(text, `--http-fault #${index + 1}`));
+  const control =
+    options.httpFault?.length || options.admin !== undefined ? await import('../proxy/control/index.js') : undefined;
+  const configs = (options.httpFault ?? []).map((text, index) =>
+    control!.parseFaultJson(text, `--http-fault #${index + 1}`),
+  );
   if (configs.length > 0) {
     // A mapping that does not parse is refused by startProxy, naming its --proxy.
     const { parseMapping } = await import('../proxy/mapping.js');
@@ -221,12 +326,18 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
   let admin: { host: string; port: number; token: string } | undefined;
   if (options.admin !== undefined) {
-    if (options.adminToken === undefined) throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
+    if (options.adminToken === undefined)
+      throw new UsageError('--admin needs a token: --admin-token T or FAULTLINE_ADMIN_TOKEN');
     // A blank token would make an API no request can use (the Bearer value is trimmed).
     if (options.adminToken.trim() === '') throw new UsageError('--admin-token: must not be blank');
     admin = { ...parseListenAddress(options.admin), token: options.adminToken };
     // The control plane binds like every listener (src/target-policy.ts bindRefusal); its token is required everywhere.
-    const exposed = bindRefusal(admin.host, { argument: `--admin ${options.admin}`, what: 'the admin API', allowNonLoopbackBind: options.allowNonLoopbackBind === true, token: { value: admin.token, flag: '--admin-token T or FAULTLINE_ADMIN_TOKEN' } });
+    const exposed = bindRefusal(admin.host, {
+      argument: `--admin ${options.admin}`,
+      what: 'the admin API',
+      allowNonLoopbackBind: options.allowNonLoopbackBind === true,
+      token: { value: admin.token, flag: '--admin-token T or FAULTLINE_ADMIN_TOKEN' },
+    });
     if (exposed) throw new UsageError(exposed);
   }
   const targets = await namedRemotes(options.proxy);
@@ -247,9 +358,13 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
   try {
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
-      log(`listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`);
+      log(
+        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`,
+      );
     });
-    log(`faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`);
+    log(
+      `faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`,
+    );
     log(`targets: ${describeTargets(targets)}`);
     if (admin) {
       const faultRegistry = new control!.FaultRegistry(proxy, { network: networkFaults, http: httpFaults }, (event) =>
@@ -257,7 +372,9 @@ export async function runProxy(options: ProxyCommandOptions, signal: AbortSignal
       );
       registry = faultRegistry;
       adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log });
-      log(`admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all; Bearer token)`);
+      log(
+        `admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all; Bearer token)`,
+      );
     }
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
   } finally {
@@ -285,7 +402,8 @@ function describeEvent(event: ProxyEvent): string {
 export function parseListenAddress(value: string): { host: string; port: number } {
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
   const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535) throw new UsageError(`--admin ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
+  if (!match || port > 65535)
+    throw new UsageError(`--admin ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
   const refusal = listenPortRefusal(port);
   if (refusal !== undefined) throw new UsageError(`--admin ${value}: ${refusal}`);
   return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };

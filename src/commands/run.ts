@@ -13,8 +13,31 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, type ScenarioArguments } from '../scenario/index.js';
-import { addScenarioLimitOptions, checkWritable, collect, configFrom, positiveInteger, runCommand, UsageError, withFlagNames, withInterrupt, type GlobalOptions, type ServerOptionValues } from './common.js';
-import { addScenarioFlags, anyCaseChoice, FAULT_COMMANDS, FAULT_FLAGS, flagOf, integer, number, refuseOtherFaultFlags, scenarioArguments, type ScenarioFlagValues } from './scenario-flags.js';
+import {
+  addScenarioLimitOptions,
+  checkWritable,
+  collect,
+  configFrom,
+  positiveInteger,
+  runCommand,
+  UsageError,
+  withFlagNames,
+  withInterrupt,
+  type GlobalOptions,
+  type ServerOptionValues,
+} from './common.js';
+import {
+  addScenarioFlags,
+  anyCaseChoice,
+  FAULT_COMMANDS,
+  FAULT_FLAGS,
+  flagOf,
+  integer,
+  number,
+  refuseOtherFaultFlags,
+  scenarioArguments,
+  type ScenarioFlagValues,
+} from './scenario-flags.js';
 import { productionRefusal } from '../production.js';
 
 export const EXIT_SLO_FAILED = 3;
@@ -54,25 +77,68 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
     );
   addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
-    .addOption(new Option('--expect-status <list>', 'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors'))
-    .addOption(new Option('--max-connections <n>', 'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)').argParser(positiveInteger))
-    .addOption(new Option('--proxy <mapping>', "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)").argParser(collect))
+    .addOption(
+      new Option(
+        '--expect-status <list>',
+        'statuses that count as success: "200", "200-299,404", "2xx" (default "2xx,3xx"); others are errors',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)',
+      ).argParser(positiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--proxy <mapping>',
+        "LOCAL=REMOTE for the app's outbound calls, repeatable (default: the proxy sits in front of --url)",
+      ).argParser(collect),
+    )
     .option('--baseline', 'run the same load without the fault first and report the impact')
-    .addOption(new Option('--seed <n>', 'seed for the fault\'s random decisions').argParser(integer))
-    .addOption(new Option('--strategy <strategy>', 'load (open loop, default) or capacity (closed loop: sustained req/s)').argParser(anyCaseChoice(['load', 'capacity'])))
+    .addOption(new Option('--seed <n>', "seed for the fault's random decisions").argParser(integer))
+    .addOption(
+      new Option(
+        '--strategy <strategy>',
+        'load (open loop, default) or capacity (closed loop: sustained req/s)',
+      ).argParser(anyCaseChoice(['load', 'capacity'])),
+    )
     .option('--insecure-tls', 'accept any certificate from an https --url')
-    .addOption(new Option('--http-fault <type>', 'http-error: latency, error (default), rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop'))
+    .addOption(
+      new Option(
+        '--http-fault <type>',
+        'http-error: latency, error (default), rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop',
+      ),
+    )
     .addOption(new Option('--status-code <code>', 'http-error: status answered (default 500)').argParser(integer))
-    .addOption(new Option('--probability <p>', 'http-error: chance 0..1 a request gets the fault (default 1)').argParser(number))
+    .addOption(
+      new Option('--probability <p>', 'http-error: chance 0..1 a request gets the fault (default 1)').argParser(number),
+    )
     .option('--error-body <text>', 'http-error: body answered')
     .option('--forward', 'http-error: call the upstream first, then replace its answer')
-    .addOption(new Option('--delay <ms>', 'http-error latency: delay before forwarding (default 100)').argParser(number))
-    .addOption(new Option('--retry-after <seconds>', 'http-error rate_limit: Retry-After (default 60)').argParser(integer))
-    .addOption(new Option('--hang <ms>', 'http-error timeout: hold before closing (default: until the client gives up)').argParser(number))
+    .addOption(
+      new Option('--delay <ms>', 'http-error latency: delay before forwarding (default 100)').argParser(number),
+    )
+    .addOption(
+      new Option('--retry-after <seconds>', 'http-error rate_limit: Retry-After (default 60)').argParser(integer),
+    )
+    .addOption(
+      new Option(
+        '--hang <ms>',
+        'http-error timeout: hold before closing (default: until the client gives up)',
+      ).argParser(number),
+    )
     .option('--missing-fields <a,b>', 'http-error schema_mismatch: dot paths removed from JSON bodies')
-    .addOption(new Option('--after-bytes <n>', 'http-error connection_drop: body bytes before the cut (default 0)').argParser(integer))
+    .addOption(
+      new Option('--after-bytes <n>', 'http-error connection_drop: body bytes before the cut (default 0)').argParser(
+        integer,
+      ),
+    )
     .option('--report <file>', 'also write the markdown report to FILE')
-    .option('--json <file>', 'write every number of the run as JSON to FILE: a run record for `faultline coverage` (kind scenario; injected: the faults that really acted)')
+    .option(
+      '--json <file>',
+      'write every number of the run as JSON to FILE: a run record for `faultline coverage` (kind scenario; injected: the faults that really acted)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -81,19 +147,44 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         '  faultline run bandwidth --url http://127.0.0.1:8080/big --rate 64 --unit kbps --json results.json\n' +
         '  faultline run latency --url http://127.0.0.1:8080/ --proxy 34000=127.0.0.1:5432 --latency 50   # app → db calls',
     );
-  addScenarioLimitOptions(command).action((fault: string, options: RunOptions) => runCommand(() => runFromShell(fault, options, globals(), command)));
+  addScenarioLimitOptions(command).action((fault: string, options: RunOptions) =>
+    runCommand(() => runFromShell(fault, options, globals(), command)),
+  );
 }
 
 /** The http-error scenario's own flags; giving one to a network fault is a mistake. */
-const HTTP_FLAGS: Array<keyof RunOptions> = ['httpFault', 'statusCode', 'probability', 'errorBody', 'forward', 'delay', 'retryAfter', 'hang', 'missingFields', 'afterBytes'];
+const HTTP_FLAGS: Array<keyof RunOptions> = [
+  'httpFault',
+  'statusCode',
+  'probability',
+  'errorBody',
+  'forward',
+  'delay',
+  'retryAfter',
+  'hang',
+  'missingFields',
+  'afterBytes',
+];
 
-async function runFromShell(faultName: string, options: RunOptions, globals: GlobalOptions, command: Command): Promise<void> {
+async function runFromShell(
+  faultName: string,
+  options: RunOptions,
+  globals: GlobalOptions,
+  command: Command,
+): Promise<void> {
   const type = FAULT_COMMANDS[faultName];
   const isHttp = faultName === 'http-error';
-  if (!type && !isHttp) throw new UsageError(`unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULT_COMMANDS), 'http-error'].join(', ')}`);
+  if (!type && !isHttp)
+    throw new UsageError(
+      `unknown fault '${faultName}'; accepted: ${[...Object.keys(FAULT_COMMANDS), 'http-error'].join(', ')}`,
+    );
   const httpGiven = HTTP_FLAGS.find((key) => options[key] !== undefined);
   if (!isHttp && httpGiven) throw new UsageError(`${flagOf(httpGiven)} applies to 'http-error' scenarios`);
-  refuseOtherFaultFlags(faultName, type ? FAULT_FLAGS[type] : HTTP_FLAGS, options as unknown as Record<string, unknown>);
+  refuseOtherFaultFlags(
+    faultName,
+    type ? FAULT_FLAGS[type] : HTTP_FLAGS,
+    options as unknown as Record<string, unknown>,
+  );
   const args: ScenarioArguments = {
     ...scenarioArguments(options),
     expect_status: options.expectStatus,
@@ -111,30 +202,38 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
   if (refusal) throw new UsageError(refusal);
   const limits = config.scenario;
-  const spec = await withFlagNames(command, async () => isHttp
-    ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
-        {
-          ...args,
-          http_fault: options.httpFault,
-          status_code: options.statusCode,
-          probability: options.probability,
-          error_body: options.errorBody,
-          forward: options.forward,
-          delay: options.delay,
-          retry_after: options.retryAfter,
-          hang: options.hang,
-          missing_fields: options.missingFields?.split(',').map((field) => field.trim()).filter(Boolean),
-          after_bytes: options.afterBytes,
-        },
-        limits,
-      )
-    : await scenarioFromArguments(type!, args, limits));
+  const spec = await withFlagNames(command, async () =>
+    isHttp
+      ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
+          {
+            ...args,
+            http_fault: options.httpFault,
+            status_code: options.statusCode,
+            probability: options.probability,
+            error_body: options.errorBody,
+            forward: options.forward,
+            delay: options.delay,
+            retry_after: options.retryAfter,
+            hang: options.hang,
+            missing_fields: options.missingFields
+              ?.split(',')
+              .map((field) => field.trim())
+              .filter(Boolean),
+            after_bytes: options.afterBytes,
+          },
+          limits,
+        )
+      : await scenarioFromArguments(type!, args, limits),
+  );
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runScenario(spec, {
       signal,
       onProgress: live
-        ? (progress) => process.stderr.write(`\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`)
+        ? (progress) =>
+            process.stderr.write(
+              `\r\x1b[2K${Math.round((progress.doneMs / progress.totalMs) * 100)}% ${progress.message}`,
+            )
         : undefined,
     }),
   ).finally(() => {
@@ -150,4 +249,3 @@ async function runFromShell(faultName: string, options: RunOptions, globals: Glo
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
 }
-

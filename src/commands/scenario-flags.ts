@@ -96,26 +96,78 @@ export function addScenarioFlags(command: Command, url: string): Command {
     .option('--body <json>', 'request body, sent as application/json')
     .addOption(new Option('--header <line>', '"Name: value", repeatable').argParser(collect))
     .option('--duration <duration>', `how long the load runs: 500ms, 10s, 1m30s (default ${D.duration})`)
-    .addOption(new Option('--num-clients <n>', `keep-alive connections (default ${D.num_clients}); the rate is num-clients × rps`).argParser(positiveInteger))
+    .addOption(
+      new Option(
+        '--num-clients <n>',
+        `keep-alive connections (default ${D.num_clients}); the rate is num-clients × rps`,
+      ).argParser(positiveInteger),
+    )
     .addOption(new Option('--rps <n>', `requests per second per client (default ${D.rps})`).argParser(number))
-    .addOption(new Option('--timeout <seconds>', `per-request timeout, from the request's intended start (default ${D.timeout})`).argParser(number))
-    .addOption(new Option('--slo <slo>', 'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")').argParser(collect))
+    .addOption(
+      new Option(
+        '--timeout <seconds>',
+        `per-request timeout, from the request's intended start (default ${D.timeout})`,
+      ).argParser(number),
+    )
+    .addOption(
+      new Option(
+        '--slo <slo>',
+        'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")',
+      ).argParser(collect),
+    )
     .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
     .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
-    .addOption(new Option('--direction <direction>', `ingress, egress or both (default ${D.direction})`).argParser(anyCaseChoice(['ingress', 'egress', 'both'])))
-    .addOption(new Option('--side <side>', `server (proxy↔target) or client (client↔proxy) (default ${D.side})`).argParser(anyCaseChoice(['server', 'client'])))
+    .addOption(
+      new Option('--direction <direction>', `ingress, egress or both (default ${D.direction})`).argParser(
+        anyCaseChoice(['ingress', 'egress', 'both']),
+      ),
+    )
+    .addOption(
+      new Option('--side <side>', `server (proxy↔target) or client (client↔proxy) (default ${D.side})`).argParser(
+        anyCaseChoice(['server', 'client']),
+      ),
+    )
     .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
-    .addOption(new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number))
+    .addOption(
+      new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number),
+    )
     .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
-    .addOption(new Option('--distribution <name>', `latency: ${LATENCY_DISTRIBUTIONS.join(', ')} (default normal)`).argParser(anyCaseChoice(LATENCY_DISTRIBUTIONS)))
-    .addOption(new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number))
+    .addOption(
+      new Option('--distribution <name>', `latency: ${LATENCY_DISTRIBUTIONS.join(', ')} (default normal)`).argParser(
+        anyCaseChoice(LATENCY_DISTRIBUTIONS),
+      ),
+    )
+    .addOption(
+      new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number),
+    )
     .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
     .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
-    .option('--unit <unit>', `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`)
-    .addOption(new Option('--bandwidth-scope <scope>', 'bandwidth: connection (one cap per connection, default) or shared').argParser(anyCaseChoice(BANDWIDTH_SCOPES)))
-    .addOption(new Option('--loss-rate <fraction>', `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`).argParser(number))
-    .addOption(new Option('--model <model>', `packet-loss: ${LOSS_MODELS.join(' (default) or ')}`).argParser(anyCaseChoice(LOSS_MODELS)))
-    .addOption(new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(number));
+    .option(
+      '--unit <unit>',
+      `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`,
+    )
+    .addOption(
+      new Option(
+        '--bandwidth-scope <scope>',
+        'bandwidth: connection (one cap per connection, default) or shared',
+      ).argParser(anyCaseChoice(BANDWIDTH_SCOPES)),
+    )
+    .addOption(
+      new Option(
+        '--loss-rate <fraction>',
+        `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`,
+      ).argParser(number),
+    )
+    .addOption(
+      new Option('--model <model>', `packet-loss: ${LOSS_MODELS.join(' (default) or ')}`).argParser(
+        anyCaseChoice(LOSS_MODELS),
+      ),
+    )
+    .addOption(
+      new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(
+        number,
+      ),
+    );
 }
 
 /** The shared flags as the scenario tools' arguments. */
@@ -160,7 +212,9 @@ export function refuseOtherFaultFlags(fault: string, own: readonly string[], fla
     const given = keys.find((key) => flags[key] !== undefined && !own.includes(key));
     if (given) {
       const spelled = Object.keys(FAULT_COMMANDS).find((name) => FAULT_COMMANDS[name] === other) ?? other;
-      throw new UsageError(`${flagOf(given)} applies to '${spelled}' scenarios; '${fault}' takes ${own.map(flagOf).join(', ') || 'none of its own'}`);
+      throw new UsageError(
+        `${flagOf(given)} applies to '${spelled}' scenarios; '${fault}' takes ${own.map(flagOf).join(', ') || 'none of its own'}`,
+      );
     }
   }
 }

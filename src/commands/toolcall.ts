@@ -8,7 +8,16 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
-import { checkWritable, httpUrl, portNumber, positiveInteger, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import {
+  checkWritable,
+  httpUrl,
+  portNumber,
+  positiveInteger,
+  runCommand,
+  UsageError,
+  withInterrupt,
+  type GlobalOptions,
+} from './common.js';
 
 interface PlaneFlags {
   plan?: string;
@@ -36,7 +45,10 @@ export function registerToolcallCommand(program: Command, _globals?: () => Globa
 }
 
 function registerProxyCommands(chaos: Command): void {
-  const proxy = chaos.command('proxy').summary('run a fault-injecting MCP proxy (stdio or http)').description('Run a fault-injecting MCP proxy.');
+  const proxy = chaos
+    .command('proxy')
+    .summary('run a fault-injecting MCP proxy (stdio or http)')
+    .description('Run a fault-injecting MCP proxy.');
   const stdio = proxy
     .command('stdio')
     .summary('spawn an MCP server and relay its stdio through the plan')
@@ -47,18 +59,28 @@ function registerProxyCommands(chaos: Command): void {
     )
     .argument('<command...>', 'the MCP server command and its arguments (after --)');
   addPlaneFlags(stdio)
-    .addHelpText('after', '\nExamples:\n  faultline toolcall proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline toolcall proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline toolcall proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline toolcall proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything',
+    )
     .action((command: string[], flags: PlaneFlags) =>
-    runCommand(async () => {
-      const { runStdioProxy } = await import('../toolcall/stdio-proxy.js');
-      const plane = await makePlane(flags, `toolcall proxy stdio ${command.join(' ')}`);
-      const result = await withInterrupt((signal) =>
-        runStdioProxy({ command: command[0]!, args: command.slice(1), plane: plane.plane, input: process.stdin, output: process.stdout, signal }),
-      );
-      await plane.finish();
-      if (result.exitCode !== null && result.exitCode !== 0) process.exitCode = result.exitCode;
-    }),
-  );
+      runCommand(async () => {
+        const { runStdioProxy } = await import('../toolcall/stdio-proxy.js');
+        const plane = await makePlane(flags, `toolcall proxy stdio ${command.join(' ')}`);
+        const result = await withInterrupt((signal) =>
+          runStdioProxy({
+            command: command[0]!,
+            args: command.slice(1),
+            plane: plane.plane,
+            input: process.stdin,
+            output: process.stdout,
+            signal,
+          }),
+        );
+        await plane.finish();
+        if (result.exitCode !== null && result.exitCode !== 0) process.exitCode = result.exitCode;
+      }),
+    );
 
   const http = proxy
     .command('http')
@@ -71,32 +93,49 @@ function registerProxyCommands(chaos: Command): void {
     .requiredOption('--upstream <url>', 'the upstream MCP endpoint, e.g. http://127.0.0.1:3000/mcp', parseUrl)
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber)
-    .option('--allow-non-loopback-bind', 'let --host be an address other than 127.0.0.1/::1 (exposes the upstream\'s tools to the network, with no authentication of the proxy\'s own)');
+    .option(
+      '--allow-non-loopback-bind',
+      "let --host be an address other than 127.0.0.1/::1 (exposes the upstream's tools to the network, with no authentication of the proxy's own)",
+    );
   addPlaneFlags(http)
-    .addHelpText('after', '\nExamples:\n  faultline toolcall proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline toolcall proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics',
+    )
     .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
-    runCommand(async () => {
-      const host = flags.host ?? '127.0.0.1';
-      // A relay, not an API of faultline's own: the upstream's own authentication (forwarded) applies.
-      const exposed = bindRefusal(host, { argument: `--host ${host}`, what: 'the proxy', allowNonLoopbackBind: flags.allowNonLoopbackBind === true });
-      if (exposed) throw new UsageError(exposed);
-      // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
-      // and cloud metadata addresses never, checked now and again at every connect.
-      const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
-        import('../toolcall/http-proxy.js'),
-        import('../scenario/target.js'),
-        import('../target-policy.js'),
-      ]);
-      await checkLoadTarget(flags.upstream, true, '--upstream');
-      const plane = await makePlane(flags, `toolcall proxy http ${flags.upstream}`);
-      const server = await startHttpProxy({ plane: plane.plane, upstream: flags.upstream, host, port: flags.port ?? 8900, lookup: targetLookup(true) });
-      process.stderr.write(`toolcall proxy listening on ${server.url} → ${flags.upstream}\n`);
-      await withInterrupt((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
-      await server.close();
-      await plane.finish(process.stdout);
-    }),
-  );
-
+      runCommand(async () => {
+        const host = flags.host ?? '127.0.0.1';
+        // A relay, not an API of faultline's own: the upstream's own authentication (forwarded) applies.
+        const exposed = bindRefusal(host, {
+          argument: `--host ${host}`,
+          what: 'the proxy',
+          allowNonLoopbackBind: flags.allowNonLoopbackBind === true,
+        });
+        if (exposed) throw new UsageError(exposed);
+        // Driven by a person, so remote upstreams are allowed (as with 'faultline proxy'); link-local
+        // and cloud metadata addresses never, checked now and again at every connect.
+        const [{ startHttpProxy }, { checkLoadTarget }, { targetLookup }] = await Promise.all([
+          import('../toolcall/http-proxy.js'),
+          import('../scenario/target.js'),
+          import('../target-policy.js'),
+        ]);
+        await checkLoadTarget(flags.upstream, true, '--upstream');
+        const plane = await makePlane(flags, `toolcall proxy http ${flags.upstream}`);
+        const server = await startHttpProxy({
+          plane: plane.plane,
+          upstream: flags.upstream,
+          host,
+          port: flags.port ?? 8900,
+          lookup: targetLookup(true),
+        });
+        process.stderr.write(`toolcall proxy listening on ${server.url} → ${flags.upstream}\n`);
+        await withInterrupt(
+          (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+        );
+        await server.close();
+        await plane.finish(process.stdout);
+      }),
+    );
 }
 
 function registerDemoCommand(chaos: Command): void {
@@ -111,24 +150,52 @@ function registerDemoCommand(chaos: Command): void {
         '1 − (1 − e)^TCAF at the measured e.',
     )
     .addOption(new Option('--tasks <n>', 'tasks to simulate (default 200, at most 100000)').argParser(positiveInteger))
-    .addOption(new Option('--fanout <n>', 'tool calls per task (TCAF; default 8, at most 100)').argParser(positiveInteger))
+    .addOption(
+      new Option('--fanout <n>', 'tool calls per task (TCAF; default 8, at most 100)').argParser(positiveInteger),
+    )
     .addOption(new Option('--error-rate <e>', 'per-call error probability 0..1 (default 0.02)').argParser(rate))
-    .addOption(new Option('--seed <seed>', 'seed of the fault decisions, an integer or text, as Python seeds random.Random (default 42)'))
+    .addOption(
+      new Option(
+        '--seed <seed>',
+        'seed of the fault decisions, an integer or text, as Python seeds random.Random (default 42)',
+      ),
+    )
     .addOption(new Option('--correlated', 'errors come in Markov bursts (mean length 8) at the same marginal rate'))
     .addOption(new Option('--json', 'print the result as JSON'))
-    .addHelpText('after', '\nExamples:\n  faultline toolcall demo\n  faultline toolcall demo --fanout 20 --error-rate 0.05 --correlated --json')
-    .action((flags: { tasks?: number; fanout?: number; errorRate?: number; seed?: string; correlated?: boolean; json?: boolean }) =>
-      runCommand(async () => {
-        const { runDemo, renderDemo, DEMO_LIMITS } = await import('../toolcall/simulator.js');
-        const tasks = flags.tasks ?? 200;
-        const fanout = flags.fanout ?? 8;
-        if (tasks > DEMO_LIMITS.tasks) throw new UsageError(`--tasks: at most ${DEMO_LIMITS.tasks}`);
-        if (fanout > DEMO_LIMITS.fanout) throw new UsageError(`--fanout: at most ${DEMO_LIMITS.fanout}`);
-        const seed = flags.seed === undefined ? 42 : /^-?\d+$/.test(flags.seed.trim()) ? Number(flags.seed) : flags.seed;
-        if (typeof seed === 'number' && !Number.isSafeInteger(seed)) throw new UsageError(`--seed: an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, or any other text`);
-        const result = await runDemo({ tasks, fanout, errorRate: flags.errorRate ?? 0.02, seed, correlated: flags.correlated ?? false });
-        process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderDemo(result));
-      }),
+    .addHelpText(
+      'after',
+      '\nExamples:\n  faultline toolcall demo\n  faultline toolcall demo --fanout 20 --error-rate 0.05 --correlated --json',
+    )
+    .action(
+      (flags: {
+        tasks?: number;
+        fanout?: number;
+        errorRate?: number;
+        seed?: string;
+        correlated?: boolean;
+        json?: boolean;
+      }) =>
+        runCommand(async () => {
+          const { runDemo, renderDemo, DEMO_LIMITS } = await import('../toolcall/simulator.js');
+          const tasks = flags.tasks ?? 200;
+          const fanout = flags.fanout ?? 8;
+          if (tasks > DEMO_LIMITS.tasks) throw new UsageError(`--tasks: at most ${DEMO_LIMITS.tasks}`);
+          if (fanout > DEMO_LIMITS.fanout) throw new UsageError(`--fanout: at most ${DEMO_LIMITS.fanout}`);
+          const seed =
+            flags.seed === undefined ? 42 : /^-?\d+$/.test(flags.seed.trim()) ? Number(flags.seed) : flags.seed;
+          if (typeof seed === 'number' && !Number.isSafeInteger(seed))
+            throw new UsageError(
+              `--seed: an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, or any other text`,
+            );
+          const result = await runDemo({
+            tasks,
+            fanout,
+            errorRate: flags.errorRate ?? 0.02,
+            seed,
+            correlated: flags.correlated ?? false,
+          });
+          process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderDemo(result));
+        }),
     );
 }
 
@@ -136,22 +203,42 @@ function addPlaneFlags(command: Command): Command {
   return command
     .option('--plan <file>', 'fault plan, YAML or JSON (mcp-chaos format plus faultline faults; default: no faults)')
     .option('--journal <file>', 'append one JSON line per tool call to FILE')
-    .option('--json <file>', 'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolcall, the faults injected), the SLIs under "slis"')
+    .option(
+      '--json <file>',
+      'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolcall, the faults injected), the SLIs under "slis"',
+    )
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
-    .option('--strict', 'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)')
-    .option('--task-idle-ms <ms>', "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)", nonNegativeInteger)
+    .option(
+      '--strict',
+      'fail closed: an internal proxy error answers the client with a JSON-RPC error (default: forward the original)',
+    )
+    .option(
+      '--task-idle-ms <ms>',
+      "calls without a _meta task id start a new task after this idle gap (default: the plan's task_idle_ms, 2000)",
+      nonNegativeInteger,
+    )
     .option(
       '--max-message-bytes <n>',
       `largest message read from either side (default ${DEFAULT_MAX_MESSAGE_BYTES}, 32 MiB; at most ${MAX_MESSAGE_BYTES}); a larger one, or one nested deeper than 512 levels, is passed on unread (with --strict: its request is answered with an error)`,
       messageBytes,
     )
-    .option('--allow-production', 'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)');
+    .option(
+      '--allow-production',
+      'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+    );
 }
 
-async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
+async function makePlane(
+  flags: PlaneFlags,
+  name: string,
+): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
   // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
-  const refusal = productionRefusal(name.split(' ').slice(0, 3).join(' '), 'pass --allow-production', flags.allowProduction === true);
+  const refusal = productionRefusal(
+    name.split(' ').slice(0, 3).join(' '),
+    'pass --allow-production',
+    flags.allowProduction === true,
+  );
   if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
@@ -161,7 +248,12 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
   const { renderReport } = await import('../toolcall/metrics.js');
   const { toolcallRunRecord } = await import('../toolcall/run-record.js');
   // Refused now, not after a run of hours whose results then have nowhere to go.
-  for (const [flag, file] of [['--journal', flags.journal], ['--json', flags.json], ['--metrics', flags.metrics], ['--report', flags.report]] as const) {
+  for (const [flag, file] of [
+    ['--journal', flags.journal],
+    ['--json', flags.json],
+    ['--metrics', flags.metrics],
+    ['--report', flags.report],
+  ] as const) {
     if (file !== undefined) await checkWritable(flag, file);
   }
   let plan = EMPTY_PLAN;
@@ -170,7 +262,9 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
     try {
       text = await readFile(flags.plan, 'utf8');
     } catch (error) {
-      throw new UsageError(`--plan: cannot read ${flags.plan}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `--plan: cannot read ${flags.plan}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     plan = await parsePlanText(text, `--plan ${flags.plan}`);
   }
@@ -188,7 +282,8 @@ async function makePlane(flags: PlaneFlags, name: string): Promise<{ plane: Tool
       const slis = plane.slis();
       const report = renderReport(slis);
       if (flags.metrics) await writeFile(flags.metrics, JSON.stringify(slis, null, 2) + '\n');
-      if (flags.json) await writeFile(flags.json, JSON.stringify(toolcallRunRecord(slis, name, startedAt), null, 2) + '\n');
+      if (flags.json)
+        await writeFile(flags.json, JSON.stringify(toolcallRunRecord(slis, name, startedAt), null, 2) + '\n');
       if (flags.report) await writeFile(flags.report, report);
       out.write(report);
     },
@@ -201,7 +296,8 @@ function parseUrl(value: string): string {
 
 function rate(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError('expected a probability from 0 to below 1, e.g. 0.02');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1)
+    throw new InvalidArgumentError('expected a probability from 0 to below 1, e.g. 0.02');
   return n;
 }
 
@@ -211,7 +307,8 @@ const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 
 function messageBytes(value: string): number {
   const n = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || n < 1024 || n > MAX_MESSAGE_BYTES) throw new InvalidArgumentError(`expected a whole number of bytes from 1024 to ${MAX_MESSAGE_BYTES}`);
+  if (!/^\d+$/.test(value.trim()) || n < 1024 || n > MAX_MESSAGE_BYTES)
+    throw new InvalidArgumentError(`expected a whole number of bytes from 1024 to ${MAX_MESSAGE_BYTES}`);
   return n;
 }
 

@@ -27,15 +27,18 @@ export async function startDemoServices(): Promise<DemoServices> {
   const upstreamVia = await freePort();
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const app = createServer((_req, res) => {
-    const call = request({ host: '127.0.0.1', port: upstreamVia, path: '/price', agent, timeout: 5000 }, (upstreamRes) => {
-      let body = '';
-      upstreamRes.setEncoding('utf8');
-      upstreamRes.on('data', (chunk: string) => (body += chunk));
-      upstreamRes.on('end', () => {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ order: 'ok', price: JSON.parse(body) as unknown }));
-      });
-    });
+    const call = request(
+      { host: '127.0.0.1', port: upstreamVia, path: '/price', agent, timeout: 5000 },
+      (upstreamRes) => {
+        let body = '';
+        upstreamRes.setEncoding('utf8');
+        upstreamRes.on('data', (chunk: string) => (body += chunk));
+        upstreamRes.on('end', () => {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ order: 'ok', price: JSON.parse(body) as unknown }));
+        });
+      },
+    );
     call.on('timeout', () => call.destroy(new Error('upstream timeout')));
     call.on('error', () => {
       if (!res.headersSent) res.writeHead(502);

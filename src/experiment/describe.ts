@@ -26,10 +26,16 @@ export function summarizePlan(experiment: Experiment): PlanSummary {
     title: experiment.title,
     format: experiment.format,
     durationMs: experiment.durationMs,
-    load: load ? `${load.method} ${load.url} at ${load.clients * load.rps} requests/s for ${formatDuration(load.durationMs)} (timeout ${formatDuration(load.timeoutMs)})` : null,
+    load: load
+      ? `${load.method} ${load.url} at ${load.clients * load.rps} requests/s for ${formatDuration(load.durationMs)} (timeout ${formatDuration(load.timeoutMs)})`
+      : null,
     proxies: experiment.proxies.map((mapping) => mapping.text),
     control: experiment.control.map((plane) => `${plane.name}: ${plane.url} (token from ${plane.tokenEnv})`),
-    phases: { baseline: describeWindow(experiment.phases.baseline), inject: describeWindow(experiment.phases.inject), recover: describeWindow(experiment.phases.recover) },
+    phases: {
+      baseline: describeWindow(experiment.phases.baseline),
+      inject: describeWindow(experiment.phases.inject),
+      recover: describeWindow(experiment.phases.recover),
+    },
     steps: experiment.steps.map((step) => ({
       name: step.name,
       kind: step.kind,
@@ -43,7 +49,15 @@ export function summarizePlan(experiment: Experiment): PlanSummary {
     })),
     expectations: [
       ...experiment.expectations.map((e) => ({ id: e.id, title: e.title, window: describeWindow(e.window) })),
-      ...(experiment.recoverWithinMs !== undefined ? [{ id: 'recover_within', title: `back to the steady state within ${formatDuration(experiment.recoverWithinMs)} of the last fault's end`, window: null }] : []),
+      ...(experiment.recoverWithinMs !== undefined
+        ? [
+            {
+              id: 'recover_within',
+              title: `back to the steady state within ${formatDuration(experiment.recoverWithinMs)} of the last fault's end`,
+              window: null,
+            },
+          ]
+        : []),
     ],
     abortWhen: experiment.abort.map((rule) => rule.text),
     notChecked: experiment.notChecked,
@@ -51,12 +65,17 @@ export function summarizePlan(experiment: Experiment): PlanSummary {
 }
 
 export function renderPlan(summary: PlanSummary): string {
-  const out = [`${summary.title}: valid${summary.format === 'mcp-chaos-monkey' ? " (mcp-chaos-monkey's scenario format)" : ''}; the run lasts ${formatDuration(summary.durationMs)}.`];
+  const out = [
+    `${summary.title}: valid${summary.format === 'mcp-chaos-monkey' ? " (mcp-chaos-monkey's scenario format)" : ''}; the run lasts ${formatDuration(summary.durationMs)}.`,
+  ];
   if (summary.load) out.push(`load: ${summary.load}`);
   if (summary.proxies.length) out.push(`proxies: ${summary.proxies.join(', ')}`);
   if (summary.control.length) out.push(`control planes: ${summary.control.join('; ')}`);
-  out.push(`phases: baseline ${summary.phases.baseline}, inject ${summary.phases.inject}, recover ${summary.phases.recover}`);
-  for (const step of summary.steps) out.push(`  ${step.window.padEnd(14)} ${step.kind.padEnd(8)} ${step.name}: ${step.what}`);
+  out.push(
+    `phases: baseline ${summary.phases.baseline}, inject ${summary.phases.inject}, recover ${summary.phases.recover}`,
+  );
+  for (const step of summary.steps)
+    out.push(`  ${step.window.padEnd(14)} ${step.kind.padEnd(8)} ${step.name}: ${step.what}`);
   for (const e of summary.expectations) out.push(`  expect ${e.id}: ${e.title}${e.window ? ` [${e.window}]` : ''}`);
   for (const rule of summary.abortWhen) out.push(`  abort when ${rule}`);
   for (const text of summary.notChecked) out.push(`  not checked: ${text}`);

@@ -20,4 +20,10 @@ export { renderMarkdown } from './report/markdown.js';
 export { renderJunit } from './report/junit.js';
 export { renderHtml } from './report/html.js';
 export { experimentRunRecord, type ExperimentRunRecord } from './report/run-record.js';
-export { exportExperiment, EXPERIMENT_EXPORT_TARGETS, type ExperimentExport, type ExperimentExportOptions, type ExperimentExportTarget } from './export/index.js';
+export {
+  exportExperiment,
+  EXPERIMENT_EXPORT_TARGETS,
+  type ExperimentExport,
+  type ExperimentExportOptions,
+  type ExperimentExportTarget,
+} from './export/index.js';

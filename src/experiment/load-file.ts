@@ -26,7 +26,8 @@ export interface Caller {
 export async function experimentFrom(source: Source, caller: Caller, where = 'experiment'): Promise<Experiment> {
   let raw = source.experiment;
   if (typeof raw === 'string') raw = await parseExperimentText(raw, where);
-  if (raw === undefined || raw === null) throw new ToolInputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
+  if (raw === undefined || raw === null)
+    throw new ToolInputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
   return readExperiment(raw, {
     limits: caller.limits,
     policy: caller.policy,

@@ -10,7 +10,22 @@ import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
 
 /** The load: the scenario tools' own validated open-loop settings. */
-export type LoadPlan = Pick<ScenarioSpec, 'url' | 'method' | 'body' | 'headers' | 'durationMs' | 'clients' | 'rps' | 'timeoutMs' | 'maxConnections' | 'expectStatus' | 'expectedStatus' | 'rejectUnauthorized' | 'targets'>;
+export type LoadPlan = Pick<
+  ScenarioSpec,
+  | 'url'
+  | 'method'
+  | 'body'
+  | 'headers'
+  | 'durationMs'
+  | 'clients'
+  | 'rps'
+  | 'timeoutMs'
+  | 'maxConnections'
+  | 'expectStatus'
+  | 'expectedStatus'
+  | 'rejectUnauthorized'
+  | 'targets'
+>;
 
 export interface ControlPlane {
   name: string;
@@ -110,12 +125,34 @@ export type CheckMode = 'continuous' | 'eventually' | 'start' | 'end' | 'edge';
 
 /** One thing the experiment claims; each gets a verdict. */
 export type Expectation =
-  | { kind: 'slo'; id: string; title: string; slo: Slo; window: Window; role: 'steady-before' | 'steady-after' | 'expect' }
-  | { kind: 'http'; id: string; title: string; check: HttpCheck; mode: CheckMode; window: Window; role: 'steady-before' | 'steady-after' | 'expect' }
+  | {
+      kind: 'slo';
+      id: string;
+      title: string;
+      slo: Slo;
+      window: Window;
+      role: 'steady-before' | 'steady-after' | 'expect';
+    }
+  | {
+      kind: 'http';
+      id: string;
+      title: string;
+      check: HttpCheck;
+      mode: CheckMode;
+      window: Window;
+      role: 'steady-before' | 'steady-after' | 'expect';
+    }
   | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' };
 
 export type AbortRule =
-  | { kind: 'load'; text: string; metric: 'errors' | 'p50' | 'p95'; op: '>' | '>=' | '<' | '<='; threshold: number; forSeconds: number }
+  | {
+      kind: 'load';
+      text: string;
+      metric: 'errors' | 'p50' | 'p95';
+      op: '>' | '>=' | '<' | '<=';
+      threshold: number;
+      forSeconds: number;
+    }
   | { kind: 'http'; text: string; check: HttpCheck; failures: number };
 
 export interface Phases {

@@ -14,7 +14,12 @@ import { ToolInputError } from '../errors.js';
 
 export type Operator = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'contains' | 'matches' | 'exists' | 'absent';
 
-export type Subject = { kind: 'status' } | { kind: 'latency' } | { kind: 'body' } | { kind: 'header'; name: string } | { kind: 'json'; path: Array<string | number>; text: string };
+export type Subject =
+  | { kind: 'status' }
+  | { kind: 'latency' }
+  | { kind: 'body' }
+  | { kind: 'header'; name: string }
+  | { kind: 'json'; path: Array<string | number>; text: string };
 
 export interface Clause {
   subject: Subject;
@@ -53,13 +58,20 @@ export function parsePredicate(text: string, what: string): Predicate {
 
 function parseClause(text: string, what: string): Clause {
   const match = /^(\S+?)\s*(==|!=|<=|>=|<|>|\s+contains\s+|\s+matches\s+|\s+exists$|\s+absent$)\s*(.*)$/i.exec(text);
-  if (!match) throw new ToolInputError(`${what}: "${text}" is not "<subject> <operator> <value>"; subjects: status, latency, body, header.NAME, $.json.path; operators: ${OPERATORS.join(', ')}`);
+  if (!match)
+    throw new ToolInputError(
+      `${what}: "${text}" is not "<subject> <operator> <value>"; subjects: status, latency, body, header.NAME, $.json.path; operators: ${OPERATORS.join(', ')}`,
+    );
   const subject = parseSubject(match[1]!, what);
   const op = match[2]!.trim().toLowerCase() as Operator;
   const rest = match[3]!.trim();
-  if ((op === 'exists' || op === 'absent') !== (rest === '')) throw new ToolInputError(`${what}: "${text}": ${op === 'exists' || op === 'absent' ? `${op} takes no value` : `${op} needs a value`}`);
+  if ((op === 'exists' || op === 'absent') !== (rest === ''))
+    throw new ToolInputError(
+      `${what}: "${text}": ${op === 'exists' || op === 'absent' ? `${op} takes no value` : `${op} needs a value`}`,
+    );
   const value = op === 'exists' || op === 'absent' ? undefined : parseValue(rest);
-  if (['<', '<=', '>', '>='].includes(op) && typeof value !== 'number') throw new ToolInputError(`${what}: "${text}": ${op} compares numbers`);
+  if (['<', '<=', '>', '>='].includes(op) && typeof value !== 'number')
+    throw new ToolInputError(`${what}: "${text}": ${op} compares numbers`);
   if (op === 'matches') {
     try {
       new RegExp(String(value));
@@ -67,7 +79,10 @@ function parseClause(text: string, what: string): Clause {
       throw new ToolInputError(`${what}: "${text}": ${JSON.stringify(value)} is not a regular expression`);
     }
   }
-  if ((subject.kind === 'status' || subject.kind === 'latency') && (op === 'contains' || op === 'matches' || op === 'exists' || op === 'absent')) {
+  if (
+    (subject.kind === 'status' || subject.kind === 'latency') &&
+    (op === 'contains' || op === 'matches' || op === 'exists' || op === 'absent')
+  ) {
     throw new ToolInputError(`${what}: "${text}": ${subject.kind} is a number; compare it with ==, !=, <, <=, >, >=`);
   }
   return { subject, op, value, text };
@@ -81,7 +96,9 @@ function parseSubject(text: string, what: string): Subject {
   const header = /^headers?(?:\.([!#$%&'*+\-.^_`|~0-9a-z]+)|\[["']?([^\]"']+)["']?\])$/i.exec(text);
   if (header) return { kind: 'header', name: (header[1] ?? header[2]!).toLowerCase() };
   if (text.startsWith('$')) return { kind: 'json', path: parseJsonPath(text, what), text };
-  throw new ToolInputError(`${what}: "${text}" is not a subject; use status, latency, body, header.NAME or a JSON path such as $.circuit`);
+  throw new ToolInputError(
+    `${what}: "${text}" is not a subject; use status, latency, body, header.NAME or a JSON path such as $.circuit`,
+  );
 }
 
 export function parseJsonPath(text: string, what: string): Array<string | number> {
@@ -91,7 +108,10 @@ export function parseJsonPath(text: string, what: string): Array<string | number
   while (index < text.length) {
     step.lastIndex = index;
     const match = step.exec(text);
-    if (!match) throw new ToolInputError(`${what}: "${text}" is not a JSON path of .name, ['name'] and [index] steps (filters and wildcards are not accepted: a comparison needs one value)`);
+    if (!match)
+      throw new ToolInputError(
+        `${what}: "${text}" is not a JSON path of .name, ['name'] and [index] steps (filters and wildcards are not accepted: a comparison needs one value)`,
+      );
     steps.push(match[1] ?? (match[2] !== undefined ? Number(match[2]) : (match[3] ?? match[4]!)));
     index = step.lastIndex;
   }
@@ -142,7 +162,8 @@ export function unmetClause(predicate: Predicate, seen: Observation): string | u
         break;
       }
     }
-    if (!holds(clause, actual, present)) return `${clause.text}: ${describeSubject(clause.subject)} was ${present ? show(actual) : 'absent'}`;
+    if (!holds(clause, actual, present))
+      return `${clause.text}: ${describeSubject(clause.subject)} was ${present ? show(actual) : 'absent'}`;
   }
   return undefined;
 }
@@ -150,7 +171,11 @@ export function unmetClause(predicate: Predicate, seen: Observation): string | u
 function walk(value: unknown, path: ReadonlyArray<string | number>): { present: boolean; value: unknown } {
   let current = value;
   for (const step of path) {
-    if (typeof step === 'number' ? !Array.isArray(current) || step >= current.length : current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, step)) {
+    if (
+      typeof step === 'number'
+        ? !Array.isArray(current) || step >= current.length
+        : current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, step)
+    ) {
       return { present: false, value: undefined };
     }
     current = (current as Record<string | number, unknown>)[step];
@@ -169,14 +194,28 @@ function holds(clause: Clause, actual: unknown, present: boolean): boolean {
     case '!=':
       return !present || !equal(actual, clause.value);
     case 'contains':
-      return present && (Array.isArray(actual) ? actual.some((item) => equal(item, clause.value)) : String(typeof actual === 'object' ? JSON.stringify(actual) : actual).includes(String(clause.value)));
+      return (
+        present &&
+        (Array.isArray(actual)
+          ? actual.some((item) => equal(item, clause.value))
+          : String(typeof actual === 'object' ? JSON.stringify(actual) : actual).includes(String(clause.value)))
+      );
     case 'matches':
-      return present && new RegExp(String(clause.value)).test(typeof actual === 'string' ? actual : JSON.stringify(actual));
+      return (
+        present && new RegExp(String(clause.value)).test(typeof actual === 'string' ? actual : JSON.stringify(actual))
+      );
     default: {
-      const number = typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
+      const number =
+        typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
       const limit = clause.value as number;
       if (!present || Number.isNaN(number)) return false;
-      return clause.op === '<' ? number < limit : clause.op === '<=' ? number <= limit : clause.op === '>' ? number > limit : number >= limit;
+      return clause.op === '<'
+        ? number < limit
+        : clause.op === '<='
+          ? number <= limit
+          : clause.op === '>'
+            ? number > limit
+            : number >= limit;
     }
   }
 }
@@ -199,6 +238,6 @@ function describeSubject(subject: Subject): string {
 }
 
 function show(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -54,7 +54,8 @@ export function observe(check: HttpCheck, lookup: LookupFunction, signal: AbortS
       response.on('error', (error) => fail(messageOf(error)));
       response.on('end', () => {
         const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         done({ status: response.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('utf8') });
       });
     });
@@ -76,8 +77,13 @@ export interface CommandOutcome {
 export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const [file, args] = typeof spec.command === 'string' ? ['/bin/sh', ['-c', spec.command]] : [spec.command[0]!, spec.command.slice(1)];
-    const tree = spawnTree(file, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [file, args] =
+      typeof spec.command === 'string' ? ['/bin/sh', ['-c', spec.command]] : [spec.command[0]!, spec.command.slice(1)];
+    const tree = spawnTree(file, args, {
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const child = tree.child;
     let output = '';
     let timedOut = false;
@@ -103,7 +109,14 @@ export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<
       signal.removeEventListener('abort', onAbort);
       // Whatever the command started is not left behind.
       void tree.stop(0).then(() => {
-        resolve({ exitCode, signal: exitSignal, timedOut, ...(startError ? { startError } : {}), durationMs: performance.now() - started, output });
+        resolve({
+          exitCode,
+          signal: exitSignal,
+          timedOut,
+          ...(startError ? { startError } : {}),
+          durationMs: performance.now() - started,
+          output,
+        });
       });
     });
     if (signal.aborted) stop();

@@ -20,7 +20,20 @@ import { checkProxyMappings, checkUrl, type SafetyPolicy } from './adapters/poli
 import { readMcpStep } from './read-steps.js';
 import { looksLikeHttpCheck, parseHttpLine, parseLoadAbort, parseRequestLine } from './conditions.js';
 import { DEFAULT_PREDICATE, parsePredicate } from './predicate.js';
-import { IN_FRONT_MAPPING, type AbortRule, type CheckMode, type CommandSpec, type ControlPlane, type Expectation, type Experiment, type FaultStep, type HttpCheck, type LoadPlan, type Step, type Window } from './model.js';
+import {
+  IN_FRONT_MAPPING,
+  type AbortRule,
+  type CheckMode,
+  type CommandSpec,
+  type ControlPlane,
+  type Expectation,
+  type Experiment,
+  type FaultStep,
+  type HttpCheck,
+  type LoadPlan,
+  type Step,
+  type Window,
+} from './model.js';
 import { checkShape } from './shape.js';
 import { durationField, momentField, phasesOf, stepEnd, windowOf } from './timeline.js';
 
@@ -35,7 +48,15 @@ export interface ReadOptions {
 }
 
 /** Limits of one experiment. */
-export const EXPERIMENT_LIMITS = { steps: 64, expectations: 64, abortRules: 16, rollbacks: 8, probes: 20_000, commandTimeoutMs: 3_600_000, defaultCommandTimeoutMs: 300_000 };
+export const EXPERIMENT_LIMITS = {
+  steps: 64,
+  expectations: 64,
+  abortRules: 16,
+  rollbacks: 8,
+  probes: 20_000,
+  commandTimeoutMs: 3_600_000,
+  defaultCommandTimeoutMs: 300_000,
+};
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 /** The run goes on this long after the last fault's end plus recover_within, when its length is not given. */
 const DEFAULT_TAIL_MS = 5000;
@@ -48,39 +69,68 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   checkShape(raw);
   const file = raw as Raw;
   const title = (file.title ?? file.name) as string | undefined;
-  if (title === undefined) throw new ToolInputError('title: required (mcp-chaos-monkey\'s name is taken too)');
-  const format = file.title === undefined && file.name !== undefined && Array.isArray(file.faults) ? 'mcp-chaos-monkey' : 'faultline';
+  if (title === undefined) throw new ToolInputError("title: required (mcp-chaos-monkey's name is taken too)");
+  const format =
+    file.title === undefined && file.name !== undefined && Array.isArray(file.faults)
+      ? 'mcp-chaos-monkey'
+      : 'faultline';
 
-  const proxies = readProxies([...((file.proxies as string[] | undefined) ?? []), ...(options.extraProxies ?? [])], options.policy);
+  const proxies = readProxies(
+    [...((file.proxies as string[] | undefined) ?? []), ...(options.extraProxies ?? [])],
+    options.policy,
+  );
   const control = await readControl(file.control as Raw | undefined, options);
 
   // The run's length: given (load.duration, duration), or from the steps once they are read.
   const load = file.load as Raw | undefined;
-  const givenMs = load?.duration !== undefined ? durationField(load.duration, 'load.duration') : file.duration !== undefined ? durationField(file.duration, 'duration') : undefined;
-  if (load !== undefined && file.duration !== undefined) throw new ToolInputError('duration: with a load, the run lasts load.duration; give that instead');
+  const givenMs =
+    load?.duration !== undefined
+      ? durationField(load.duration, 'load.duration')
+      : file.duration !== undefined
+        ? durationField(file.duration, 'duration')
+        : undefined;
+  if (load !== undefined && file.duration !== undefined)
+    throw new ToolInputError('duration: with a load, the run lasts load.duration; give that instead');
 
-  const stepsRaw = [...((file.method as Raw[] | undefined) ?? []).map((step, index) => ({ step, where: `method[${index}]` })), ...monkeySteps(file)];
-  if (stepsRaw.length > EXPERIMENT_LIMITS.steps) throw new ToolInputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
+  const stepsRaw = [
+    ...((file.method as Raw[] | undefined) ?? []).map((step, index) => ({ step, where: `method[${index}]` })),
+    ...monkeySteps(file),
+  ];
+  if (stepsRaw.length > EXPERIMENT_LIMITS.steps)
+    throw new ToolInputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
   const inFront = load !== undefined && proxies.length === 0;
   const steps: Step[] = [];
-  for (const [index, { step, where }] of stepsRaw.entries()) steps.push(await readStep(step, where, index, { proxies, control, inFront, runMs: givenMs, options }));
+  for (const [index, { step, where }] of stepsRaw.entries())
+    steps.push(await readStep(step, where, index, { proxies, control, inFront, runMs: givenMs, options }));
   const names = new Set<string>();
   for (const step of steps) {
-    if (names.has(step.name)) throw new ToolInputError(`method[${step.index}].name: "${step.name}" is another step's name too; give each step its own`);
+    if (names.has(step.name))
+      throw new ToolInputError(
+        `method[${step.index}].name: "${step.name}" is another step's name too; give each step its own`,
+      );
     names.add(step.name);
   }
 
-  const recoverWithinMs = file.recover_within === undefined ? undefined : durationField(file.recover_within, 'recover_within');
+  const recoverWithinMs =
+    file.recover_within === undefined ? undefined : durationField(file.recover_within, 'recover_within');
   const lastEnd = Math.max(0, ...steps.map((step) => stepEnd(step) ?? step.atMs));
   const durationMs = givenMs ?? (steps.length === 0 ? 10_000 : lastEnd + (recoverWithinMs ?? 0) + DEFAULT_TAIL_MS);
   if (durationMs <= 0) throw new ToolInputError(`${load ? 'load.duration' : 'duration'}: must be above 0`);
   if (durationMs > options.limits.maxDurationMs) {
-    throw new ToolInputError(`${load?.duration !== undefined ? 'load.duration' : 'duration'}: ${formatDuration(durationMs)} is longer than the ${options.limits.maxDurationMs / 1000} s this server allows (raise it with --max-duration)`);
+    throw new ToolInputError(
+      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ${formatDuration(durationMs)} is longer than the ${options.limits.maxDurationMs / 1000} s this server allows (raise it with --max-duration)`,
+    );
   }
   for (const step of steps) {
     const end = stepEnd(step);
-    if (step.atMs >= durationMs) throw new ToolInputError(`method[${step.index}].at: ${formatDuration(step.atMs)} is not before the end of the run (${formatDuration(durationMs)})`);
-    if (end !== undefined && end > durationMs) throw new ToolInputError(`method[${step.index}].for: the step ends at ${formatDuration(end)}, after the run (${formatDuration(durationMs)}); shorten it or lengthen the run`);
+    if (step.atMs >= durationMs)
+      throw new ToolInputError(
+        `method[${step.index}].at: ${formatDuration(step.atMs)} is not before the end of the run (${formatDuration(durationMs)})`,
+      );
+    if (end !== undefined && end > durationMs)
+      throw new ToolInputError(
+        `method[${step.index}].for: the step ends at ${formatDuration(end)}, after the run (${formatDuration(durationMs)}); shorten it or lengthen the run`,
+      );
   }
 
   const loadPlan = load === undefined ? undefined : await readLoad(load, durationMs, proxies, options);
@@ -88,7 +138,11 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const base = loadPlan?.url;
   const context: CheckContext = { base, policy: options.policy, steps, phases, durationMs, baseDir: options.baseDir };
 
-  const afterWindow: Window = { label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`, fromMs: Math.min(durationMs, phases.recover.fromMs + (recoverWithinMs ?? 0)), toMs: durationMs };
+  const afterWindow: Window = {
+    label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`,
+    fromMs: Math.min(durationMs, phases.recover.fromMs + (recoverWithinMs ?? 0)),
+    toMs: durationMs,
+  };
   const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
   if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
     throw new ToolInputError(
@@ -99,21 +153,43 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   for (const [index, item] of ((file.expect as unknown[] | undefined) ?? []).entries()) {
     expectations.push(await readExpectation(item, `expect[${index}]`, loadPlan, context));
   }
-  if (expectations.length > EXPERIMENT_LIMITS.expectations) throw new ToolInputError(`expect: ${expectations.length} expectations with the steady state's; at most ${EXPERIMENT_LIMITS.expectations}`);
+  if (expectations.length > EXPERIMENT_LIMITS.expectations)
+    throw new ToolInputError(
+      `expect: ${expectations.length} expectations with the steady state's; at most ${EXPERIMENT_LIMITS.expectations}`,
+    );
   if (recoverWithinMs !== undefined) {
-    if (steadySlos.length === 0) throw new ToolInputError('recover_within: needs steady_state SLOs on the load (e.g. "errors < 1%", "p95 < 300ms") to say what recovered means');
-    if (steps.length === 0) throw new ToolInputError('recover_within: there is no step whose end recovery is measured from');
+    if (steadySlos.length === 0)
+      throw new ToolInputError(
+        'recover_within: needs steady_state SLOs on the load (e.g. "errors < 1%", "p95 < 300ms") to say what recovered means',
+      );
+    if (steps.length === 0)
+      throw new ToolInputError('recover_within: there is no step whose end recovery is measured from');
   }
 
   const abort = await readAbort(file.abort_when, context);
   const rollbacksRaw = (file.rollbacks as Raw[] | undefined) ?? [];
-  if (rollbacksRaw.length > EXPERIMENT_LIMITS.rollbacks) throw new ToolInputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
+  if (rollbacksRaw.length > EXPERIMENT_LIMITS.rollbacks)
+    throw new ToolInputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
   // Every HTTP check is a timer and a request per probe: bounded, so a 100 ms check over a long
   // window cannot schedule hundreds of thousands of them.
   const probes =
-    expectations.reduce((sum, e) => sum + (e.kind === 'http' ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs) : 0), 0) +
-    abort.reduce((sum, rule) => sum + (rule.kind === 'http' ? Math.ceil(Math.max(0, phases.inject.toMs - phases.inject.fromMs) / rule.check.everyMs) : 0), 0);
-  if (probes > EXPERIMENT_LIMITS.probes) throw new ToolInputError(`expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} per run — probe less often (every) or in shorter windows`);
+    expectations.reduce(
+      (sum, e) =>
+        sum + (e.kind === 'http' ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs) : 0),
+      0,
+    ) +
+    abort.reduce(
+      (sum, rule) =>
+        sum +
+        (rule.kind === 'http'
+          ? Math.ceil(Math.max(0, phases.inject.toMs - phases.inject.fromMs) / rule.check.everyMs)
+          : 0),
+      0,
+    );
+  if (probes > EXPERIMENT_LIMITS.probes)
+    throw new ToolInputError(
+      `expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} per run — probe less often (every) or in shorter windows`,
+    );
 
   return {
     title,
@@ -132,14 +208,21 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     abort,
     rollbacks: rollbacksRaw.map((item, index) => readCommand(item, `rollbacks[${index}]`, context.baseDir)),
     notChecked: [
-      ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== '' ? [`expected behaviour: ${file.expectedBehavior.trim()}`] : []),
+      ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== ''
+        ? [`expected behaviour: ${file.expectedBehavior.trim()}`]
+        : []),
       ...((file.assertions as string[] | undefined) ?? []).map((text) => text.trim()).filter((text) => text !== ''),
     ],
   };
 }
 
 /** The steady state, each entry judged twice: over the baseline, and after recovery (`after`). */
-async function readSteadyState(steadyRaw: readonly unknown[], afterWindow: Window, loadPlan: LoadPlan | undefined, context: CheckContext): Promise<{ steadySlos: Slo[]; expectations: Expectation[] }> {
+async function readSteadyState(
+  steadyRaw: readonly unknown[],
+  afterWindow: Window,
+  loadPlan: LoadPlan | undefined,
+  context: CheckContext,
+): Promise<{ steadySlos: Slo[]; expectations: Expectation[] }> {
   const { phases } = context;
   const steadySlos: Slo[] = [];
   const expectations: Expectation[] = [];
@@ -148,20 +231,54 @@ async function readSteadyState(steadyRaw: readonly unknown[], afterWindow: Windo
     if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
       const slo = needLoad(parseSlo(item, where), loadPlan, where);
       steadySlos.push(slo);
-      expectations.push({ kind: 'slo', id: `${where}.before`, title: `steady state before the faults: ${slo.title}`, slo, window: phases.baseline, role: 'steady-before' });
-      expectations.push({ kind: 'slo', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${slo.title}`, slo, window: afterWindow, role: 'steady-after' });
+      expectations.push({
+        kind: 'slo',
+        id: `${where}.before`,
+        title: `steady state before the faults: ${slo.title}`,
+        slo,
+        window: phases.baseline,
+        role: 'steady-before',
+      });
+      expectations.push({
+        kind: 'slo',
+        id: `${where}.after`,
+        title: `steady state ${afterWindow.label}: ${slo.title}`,
+        slo,
+        window: afterWindow,
+        role: 'steady-after',
+      });
     } else {
       const { check, mode } = await readHttpCheck(item, where, context);
-      const label = typeof item === 'string' ? item : ((item as Raw).name as string | undefined) ?? (item as Raw).http;
-      expectations.push({ kind: 'http', id: `${where}.before`, title: `steady state before the faults: ${String(label)}`, check, mode, window: phases.baseline, role: 'steady-before' });
-      expectations.push({ kind: 'http', id: `${where}.after`, title: `steady state ${afterWindow.label}: ${String(label)}`, check, mode, window: afterWindow, role: 'steady-after' });
+      const label =
+        typeof item === 'string' ? item : (((item as Raw).name as string | undefined) ?? (item as Raw).http);
+      expectations.push({
+        kind: 'http',
+        id: `${where}.before`,
+        title: `steady state before the faults: ${String(label)}`,
+        check,
+        mode,
+        window: phases.baseline,
+        role: 'steady-before',
+      });
+      expectations.push({
+        kind: 'http',
+        id: `${where}.after`,
+        title: `steady state ${afterWindow.label}: ${String(label)}`,
+        check,
+        mode,
+        window: afterWindow,
+        role: 'steady-after',
+      });
     }
   }
   return { steadySlos, expectations };
 }
 
 function needLoad<T>(value: T, load: LoadPlan | undefined, where: string): T {
-  if (load === undefined) throw new ToolInputError(`${where}: an SLO is measured on the load; give the experiment a load (load.url, rps, duration)`);
+  if (load === undefined)
+    throw new ToolInputError(
+      `${where}: an SLO is measured on the load; give the experiment a load (load.url, rps, duration)`,
+    );
   return value;
 }
 
@@ -176,8 +293,14 @@ function readProxies(texts: readonly string[], policy: SafetyPolicy): Mapping[] 
   checkProxyMappings(mappings, policy, 'proxies');
   mappings.forEach((mapping, index) => {
     const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
-    if (first < index && first !== -1) throw new ToolInputError(`proxies[${index}]: the name #${mapping.name} is already proxies[${first}]'s; give each mapping its own`);
-    if (mapping.name === IN_FRONT_MAPPING) throw new ToolInputError(`proxies[${index}]: #${IN_FRONT_MAPPING} names the proxy in front of the load; give the mapping another name`);
+    if (first < index && first !== -1)
+      throw new ToolInputError(
+        `proxies[${index}]: the name #${mapping.name} is already proxies[${first}]'s; give each mapping its own`,
+      );
+    if (mapping.name === IN_FRONT_MAPPING)
+      throw new ToolInputError(
+        `proxies[${index}]: #${IN_FRONT_MAPPING} names the proxy in front of the load; give the mapping another name`,
+      );
   });
   return mappings;
 }
@@ -188,11 +311,13 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
     const entry = value as Raw;
     const url = await checkUrl(String(entry.url), options.policy, `control.${name}.url`);
     const tokenEnv = (entry.token_env as string | undefined) ?? DEFAULT_TOKEN_ENV;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new ToolInputError(`control.${name}.token_env: "${tokenEnv}" is not an environment variable name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+      throw new ToolInputError(`control.${name}.token_env: "${tokenEnv}" is not an environment variable name`);
     planes.push({ name, url: url.origin, tokenEnv });
   }
   for (const extra of options.extraControl ?? []) {
-    if (planes.some((plane) => plane.name === extra.name)) throw new ToolInputError(`--admin: the file already has a control plane named ${extra.name}`);
+    if (planes.some((plane) => plane.name === extra.name))
+      throw new ToolInputError(`--admin: the file already has a control plane named ${extra.name}`);
     planes.push({ ...extra, url: (await checkUrl(extra.url, options.policy, '--admin')).origin });
   }
   return planes;
@@ -202,11 +327,19 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
 function monkeySteps(file: Raw): Array<{ step: Raw; where: string }> {
   return ((file.faults as Raw[] | undefined) ?? []).map((fault, index) => {
     const durationMs = fault.durationMs ?? fault.duration_ms;
-    if (durationMs === undefined) throw new ToolInputError(`faults[${index}]: durationMs is required here: the fault is set from the start of the run and cleared after it`);
+    if (durationMs === undefined)
+      throw new ToolInputError(
+        `faults[${index}]: durationMs is required here: the fault is set from the start of the run and cleared after it`,
+      );
     const config = fault.config as Raw;
     return {
       where: `faults[${index}]`,
-      step: { name: `${String(fault.target)}: ${String(config.type)}`, at: 0, for: (durationMs as number) / 1000, fault: { ...config, target: fault.target } },
+      step: {
+        name: `${String(fault.target)}: ${String(config.type)}`,
+        at: 0,
+        for: (durationMs as number) / 1000,
+        fault: { ...config, target: fault.target },
+      },
     };
   });
 }
@@ -221,53 +354,108 @@ interface StepContext {
 
 async function readStep(raw: Raw, where: string, index: number, context: StepContext): Promise<Step> {
   const kinds = (['fault', 'toolcall', 'probe'] as const).filter((kind) => raw[kind] !== undefined);
-  if (kinds.length !== 1) throw new ToolInputError(`${where}: give exactly one of fault, toolcall or probe (got ${kinds.length === 0 ? 'none' : kinds.join(' and ')})`);
+  if (kinds.length !== 1)
+    throw new ToolInputError(
+      `${where}: give exactly one of fault, toolcall or probe (got ${kinds.length === 0 ? 'none' : kinds.join(' and ')})`,
+    );
   const atMs = raw.at === undefined ? 0 : momentField(raw.at, `${where}.at`, context.runMs);
   const forMs = raw.for === undefined ? undefined : durationField(raw.for, `${where}.for`);
   if (forMs !== undefined && forMs <= 0) throw new ToolInputError(`${where}.for: must be above 0`);
   if (kinds[0] !== 'fault') {
-    if (raw.via !== undefined) throw new ToolInputError(`${where}.via: only a fault step is set through a control plane`);
+    if (raw.via !== undefined)
+      throw new ToolInputError(`${where}.via: only a fault step is set through a control plane`);
     return readMcpStep(kinds[0]!, raw, where, index, atMs, forMs, context.options.policy);
   }
-  if (raw.expect !== undefined) throw new ToolInputError(`${where}.expect: a fault step's expectations go under the experiment's expect (with during: its name)`);
-  if (forMs === undefined) throw new ToolInputError(`${where}.for: a fault step needs its length, e.g. for: 10s (every fault is cleared when it ends)`);
+  if (raw.expect !== undefined)
+    throw new ToolInputError(
+      `${where}.expect: a fault step's expectations go under the experiment's expect (with during: its name)`,
+    );
+  if (forMs === undefined)
+    throw new ToolInputError(
+      `${where}.for: a fault step needs its length, e.g. for: 10s (every fault is cleared when it ends)`,
+    );
   const fault = raw.fault as Raw;
   const { target: rawTarget, ...config } = fault;
   const target = rawTarget === undefined ? undefined : String(rawTarget);
   const parsed = parseFaultConfig(config, `${where}.fault`);
   const placement = placeFault(target, raw.via as string | undefined, where, context);
-  if (placement.plane === 'control' && target === undefined) throw new ToolInputError(`${where}.fault.target: the control plane ${placement.control} needs the target to fault (its own name for the dependency)`);
-  const name = (raw.name as string | undefined) ?? `${parsed.type} on ${placement.plane === 'proxy' ? `#${placement.target}` : `${placement.control}/${placement.target}`} at ${formatDuration(atMs)}`;
-  const step: FaultStep = { kind: 'fault', index, name, atMs, forMs, placement, config: parsed, raw: placement.plane === 'control' ? fault : config };
+  if (placement.plane === 'control' && target === undefined)
+    throw new ToolInputError(
+      `${where}.fault.target: the control plane ${placement.control} needs the target to fault (its own name for the dependency)`,
+    );
+  const name =
+    (raw.name as string | undefined) ??
+    `${parsed.type} on ${placement.plane === 'proxy' ? `#${placement.target}` : `${placement.control}/${placement.target}`} at ${formatDuration(atMs)}`;
+  const step: FaultStep = {
+    kind: 'fault',
+    index,
+    name,
+    atMs,
+    forMs,
+    placement,
+    config: parsed,
+    raw: placement.plane === 'control' ? fault : config,
+  };
   return step;
 }
 
 /** Where a fault goes: through `via`, on a mapping it names, on the only mapping, or through the only control plane. */
-function placeFault(target: string | undefined, via: string | undefined, where: string, context: StepContext): FaultStep['placement'] {
+function placeFault(
+  target: string | undefined,
+  via: string | undefined,
+  where: string,
+  context: StepContext,
+): FaultStep['placement'] {
   if (via !== undefined) {
     if (!context.control.some((plane) => plane.name === via)) {
-      throw new ToolInputError(`${where}.via: "${via}" is not a control plane of this experiment; ${context.control.length ? `accepted: ${context.control.map((plane) => plane.name).join(', ')}` : 'declare it under control: with its url'}`);
+      throw new ToolInputError(
+        `${where}.via: "${via}" is not a control plane of this experiment; ${context.control.length ? `accepted: ${context.control.map((plane) => plane.name).join(', ')}` : 'declare it under control: with its url'}`,
+      );
     }
     return { plane: 'control', control: via, target: target ?? '' };
   }
   if (context.inFront) {
-    if (target === undefined || target.replace(/^#/, '') === IN_FRONT_MAPPING) return { plane: 'proxy', target: IN_FRONT_MAPPING };
+    if (target === undefined || target.replace(/^#/, '') === IN_FRONT_MAPPING)
+      return { plane: 'proxy', target: IN_FRONT_MAPPING };
   }
-  const mapping = target === undefined ? (context.proxies.length === 1 ? context.proxies[0] : undefined) : context.proxies.find((m) => m.name === target.replace(/^#/, '') || (m.listenPort !== 0 && String(m.listenPort) === target));
+  const mapping =
+    target === undefined
+      ? context.proxies.length === 1
+        ? context.proxies[0]
+        : undefined
+      : context.proxies.find(
+          (m) => m.name === target.replace(/^#/, '') || (m.listenPort !== 0 && String(m.listenPort) === target),
+        );
   if (mapping) return { plane: 'proxy', target: mapping.name ?? String(mapping.listenPort) };
-  if (target !== undefined && context.control.length === 1) return { plane: 'control', control: context.control[0]!.name, target };
+  if (target !== undefined && context.control.length === 1)
+    return { plane: 'control', control: context.control[0]!.name, target };
   const names = context.proxies.map((m) => (m.name ? `#${m.name}` : String(m.listenPort)));
   if (target === undefined) {
-    throw new ToolInputError(`${where}.fault.target: required with ${context.proxies.length} mappings; accepted: ${names.join(', ') || 'none (add proxies, or a load for the proxy in front of it)'}`);
+    throw new ToolInputError(
+      `${where}.fault.target: required with ${context.proxies.length} mappings; accepted: ${names.join(', ') || 'none (add proxies, or a load for the proxy in front of it)'}`,
+    );
   }
   throw new ToolInputError(
     `${where}.fault.target: "${target}" names no mapping${context.inFront ? ` (the proxy in front of the load is #${IN_FRONT_MAPPING})` : ''}; accepted: ${[...names, ...(context.inFront ? [`#${IN_FRONT_MAPPING}`] : [])].join(', ') || 'none'}` +
-      (context.control.length > 1 ? `; or set it through a control plane with via: ${context.control.map((plane) => plane.name).join(', ')}` : context.control.length === 0 ? '; add the mapping under proxies (with #name), or a control plane under control:' : ''),
+      (context.control.length > 1
+        ? `; or set it through a control plane with via: ${context.control.map((plane) => plane.name).join(', ')}`
+        : context.control.length === 0
+          ? '; add the mapping under proxies (with #name), or a control plane under control:'
+          : ''),
   );
 }
 
-async function readLoad(raw: Raw, durationMs: number, proxies: readonly Mapping[], options: ReadOptions): Promise<LoadPlan> {
-  const headers = Array.isArray(raw.headers) ? (raw.headers as string[]) : Object.entries((raw.headers as Record<string, string> | undefined) ?? {}).map(([name, value]) => `${name}: ${value}`);
+async function readLoad(
+  raw: Raw,
+  durationMs: number,
+  proxies: readonly Mapping[],
+  options: ReadOptions,
+): Promise<LoadPlan> {
+  const headers = Array.isArray(raw.headers)
+    ? (raw.headers as string[])
+    : Object.entries((raw.headers as Record<string, string> | undefined) ?? {}).map(
+        ([name, value]) => `${name}: ${value}`,
+      );
   const body = raw.body === undefined ? undefined : typeof raw.body === 'string' ? raw.body : JSON.stringify(raw.body);
   let spec;
   try {
@@ -320,12 +508,28 @@ interface CheckContext {
   baseDir: string | undefined;
 }
 
-async function readExpectation(item: unknown, where: string, load: LoadPlan | undefined, context: CheckContext): Promise<Expectation> {
-  const during = (raw: Raw): Window => (raw.during === undefined ? context.phases.inject : windowOf(String(raw.during), `${where}.during`, context.phases, context.steps, context.durationMs));
+async function readExpectation(
+  item: unknown,
+  where: string,
+  load: LoadPlan | undefined,
+  context: CheckContext,
+): Promise<Expectation> {
+  const during = (raw: Raw): Window =>
+    raw.during === undefined
+      ? context.phases.inject
+      : windowOf(String(raw.during), `${where}.during`, context.phases, context.steps, context.durationMs);
   if (typeof item === 'string') {
     if (looksLikeHttpCheck(item)) {
       const { check, mode } = await readHttpCheck(item, where, context);
-      return { kind: 'http', id: where, title: item.trim(), check, mode, window: context.phases.inject, role: 'expect' };
+      return {
+        kind: 'http',
+        id: where,
+        title: item.trim(),
+        check,
+        mode,
+        window: context.phases.inject,
+        role: 'expect',
+      };
     }
     const slo = needLoad(parseSlo(item, where), load, where);
     return { kind: 'slo', id: where, title: slo.title, slo, window: context.phases.inject, role: 'expect' };
@@ -333,22 +537,46 @@ async function readExpectation(item: unknown, where: string, load: LoadPlan | un
   const raw = item as Raw;
   if (raw.slo !== undefined) {
     const slo = needLoad(parseSlo(String(raw.slo), `${where}.slo`), load, where);
-    return { kind: 'slo', id: where, title: (raw.name as string | undefined) ?? slo.title, slo, window: during(raw), role: 'expect' };
+    return {
+      kind: 'slo',
+      id: where,
+      title: (raw.name as string | undefined) ?? slo.title,
+      slo,
+      window: during(raw),
+      role: 'expect',
+    };
   }
   if (raw.http !== undefined) {
     const { check, mode } = await readHttpCheck(raw, where, context);
-    return { kind: 'http', id: where, title: (raw.name as string | undefined) ?? `${String(raw.http)} -> ${check.predicate.text}`, check, mode, window: during(raw), role: 'expect' };
+    return {
+      kind: 'http',
+      id: where,
+      title: (raw.name as string | undefined) ?? `${String(raw.http)} -> ${check.predicate.text}`,
+      check,
+      mode,
+      window: during(raw),
+      role: 'expect',
+    };
   }
   const command = readCommand(raw, where, context.baseDir);
-  const title = (raw.name as string | undefined) ?? `${Array.isArray(command.command) ? command.command.join(' ') : command.command} exits 0`;
+  const title =
+    (raw.name as string | undefined) ??
+    `${Array.isArray(command.command) ? command.command.join(' ') : command.command} exits 0`;
   return { kind: 'command', id: where, title, command, window: during(raw), role: 'expect' };
 }
 
-async function readHttpCheck(item: unknown, where: string, context: CheckContext): Promise<{ check: HttpCheck; mode: CheckMode }> {
+async function readHttpCheck(
+  item: unknown,
+  where: string,
+  context: CheckContext,
+): Promise<{ check: HttpCheck; mode: CheckMode }> {
   if (typeof item === 'string') {
     const { method, url, predicate } = parseHttpLine(item, where, context.base);
     await checkUrl(url, context.policy, where);
-    return { check: { method, url, headers: {}, body: '', predicate, everyMs: 1000, timeoutMs: 2000 }, mode: 'continuous' };
+    return {
+      check: { method, url, headers: {}, body: '', predicate, everyMs: 1000, timeoutMs: 2000 },
+      mode: 'continuous',
+    };
   }
   const raw = item as Raw;
   const { method, url } = parseRequestLine(String(raw.http), `${where}.http`, context.base);
@@ -359,40 +587,75 @@ async function readHttpCheck(item: unknown, where: string, context: CheckContext
   if (timeoutMs < 10 || timeoutMs > 60_000) throw new ToolInputError(`${where}.timeout: 10ms to 60s`);
   const headers = (raw.headers as Record<string, string> | undefined) ?? {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || /[\r\n\0]/.test(value)) throw new ToolInputError(`${where}.headers.${name}: not a header name and value`);
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || /[\r\n\0]/.test(value))
+      throw new ToolInputError(`${where}.headers.${name}: not a header name and value`);
   }
   return {
-    check: { method, url, headers, body: (raw.body as string | undefined) ?? '', predicate: parsePredicate((raw.expect as string | undefined) ?? DEFAULT_PREDICATE, `${where}.expect`), everyMs, timeoutMs },
+    check: {
+      method,
+      url,
+      headers,
+      body: (raw.body as string | undefined) ?? '',
+      predicate: parsePredicate((raw.expect as string | undefined) ?? DEFAULT_PREDICATE, `${where}.expect`),
+      everyMs,
+      timeoutMs,
+    },
     mode: (raw.mode as CheckMode | undefined) ?? 'continuous',
   };
 }
 
 function readCommand(raw: Raw, where: string, baseDir: string | undefined): CommandSpec {
   const command = raw.command as string | string[];
-  if (Array.isArray(command) ? command.length === 0 || command.some((part) => part === '') : command.trim() === '') throw new ToolInputError(`${where}.command: empty`);
-  const timeoutMs = raw.timeout === undefined ? EXPERIMENT_LIMITS.defaultCommandTimeoutMs : durationField(raw.timeout, `${where}.timeout`);
-  if (timeoutMs <= 0 || timeoutMs > EXPERIMENT_LIMITS.commandTimeoutMs) throw new ToolInputError(`${where}.timeout: above 0 and at most ${EXPERIMENT_LIMITS.commandTimeoutMs / 60_000} minutes`);
-  const cwd = raw.cwd === undefined ? baseDir : isAbsolute(String(raw.cwd)) ? String(raw.cwd) : resolve(baseDir ?? process.cwd(), String(raw.cwd));
+  if (Array.isArray(command) ? command.length === 0 || command.some((part) => part === '') : command.trim() === '')
+    throw new ToolInputError(`${where}.command: empty`);
+  const timeoutMs =
+    raw.timeout === undefined
+      ? EXPERIMENT_LIMITS.defaultCommandTimeoutMs
+      : durationField(raw.timeout, `${where}.timeout`);
+  if (timeoutMs <= 0 || timeoutMs > EXPERIMENT_LIMITS.commandTimeoutMs)
+    throw new ToolInputError(
+      `${where}.timeout: above 0 and at most ${EXPERIMENT_LIMITS.commandTimeoutMs / 60_000} minutes`,
+    );
+  const cwd =
+    raw.cwd === undefined
+      ? baseDir
+      : isAbsolute(String(raw.cwd))
+        ? String(raw.cwd)
+        : resolve(baseDir ?? process.cwd(), String(raw.cwd));
   return { command, timeoutMs, cwd, env: (raw.env as Record<string, string> | undefined) ?? {} };
 }
 
 async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule[]> {
   if (raw === undefined) return [];
   const list = Array.isArray(raw) ? raw : [raw];
-  if (list.length > EXPERIMENT_LIMITS.abortRules) throw new ToolInputError(`abort_when: at most ${EXPERIMENT_LIMITS.abortRules} conditions`);
+  if (list.length > EXPERIMENT_LIMITS.abortRules)
+    throw new ToolInputError(`abort_when: at most ${EXPERIMENT_LIMITS.abortRules} conditions`);
   const rules: AbortRule[] = [];
   for (const [index, item] of list.entries()) {
     const where = Array.isArray(raw) ? `abort_when[${index}]` : 'abort_when';
     if (typeof item === 'string') {
-      if (looksLikeHttpCheck(item)) rules.push({ kind: 'http', text: item.trim(), check: (await readHttpCheck(item, where, context)).check, failures: 3 });
+      if (looksLikeHttpCheck(item))
+        rules.push({
+          kind: 'http',
+          text: item.trim(),
+          check: (await readHttpCheck(item, where, context)).check,
+          failures: 3,
+        });
       else rules.push(parseLoadAbort(item, where));
       continue;
     }
     const entry = item as Raw;
     const { check } = await readHttpCheck({ ...entry, failures: undefined, name: undefined }, where, context);
-    rules.push({ kind: 'http', text: (entry.name as string | undefined) ?? `${String(entry.http)} -> ${check.predicate.text}`, check, failures: (entry.failures as number | undefined) ?? 3 });
+    rules.push({
+      kind: 'http',
+      text: (entry.name as string | undefined) ?? `${String(entry.http)} -> ${check.predicate.text}`,
+      check,
+      failures: (entry.failures as number | undefined) ?? 3,
+    });
   }
-  if (rules.some((rule) => rule.kind === 'load') && context.base === undefined) throw new ToolInputError('abort_when: a condition on errors or latency is measured on the load; give the experiment a load');
+  if (rules.some((rule) => rule.kind === 'load') && context.base === undefined)
+    throw new ToolInputError(
+      'abort_when: a condition on errors or latency is measured on the load; give the experiment a load',
+    );
   return rules;
 }
-

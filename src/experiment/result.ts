@@ -47,7 +47,12 @@ export interface PlaneStepRecord {
   startedAtMs: number | null;
   endedAtMs: number | null;
   slis?: Slis;
-  probe?: { verdict: ProbeVerdict; summary: Record<string, number>; failedLeaves: string[]; leaves: Array<{ id: string; status: string }> };
+  probe?: {
+    verdict: ProbeVerdict;
+    summary: Record<string, number>;
+    failedLeaves: string[];
+    leaves: Array<{ id: string; status: string }>;
+  };
   error?: string;
 }
 
@@ -106,7 +111,16 @@ export interface ExperimentResult {
   seconds: TimelineBucket[];
   /** Each HTTP check's probes, by expectation id (for the charts' markers). */
   checks: Record<string, CheckObservation[]>;
-  commands: Array<{ id: string; startedAtMs: number; endedAtMs: number; exitCode: number | null; signal: string | null; timedOut: boolean; startError?: string; output: string }>;
+  commands: Array<{
+    id: string;
+    startedAtMs: number;
+    endedAtMs: number;
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    startError?: string;
+    output: string;
+  }>;
   expectations: ExpectationVerdict[];
   aborted: { atMs: number; rule: string; figure: string } | null;
   rollbacks: Array<{ command: string; exitCode: number | null; timedOut: boolean; startError?: string }>;

@@ -25,7 +25,15 @@ import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
-import { IN_FRONT_MAPPING, type AbortRule, type Experiment, type FaultStep, type HttpCheck, type ProbeStep, type ToolcallStep } from './model.js';
+import {
+  IN_FRONT_MAPPING,
+  type AbortRule,
+  type Experiment,
+  type FaultStep,
+  type HttpCheck,
+  type ProbeStep,
+  type ToolcallStep,
+} from './model.js';
 import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
 
 export interface RunOptions {
@@ -89,7 +97,10 @@ class ExperimentRun {
           index: step.index,
           name: step.name,
           type: step.config.type,
-          where: step.placement.plane === 'proxy' ? `#${step.placement.target}` : `${step.placement.control}/${step.placement.target}`,
+          where:
+            step.placement.plane === 'proxy'
+              ? `#${step.placement.target}`
+              : `${step.placement.control}/${step.placement.target}`,
           plannedFromMs: step.atMs,
           plannedToMs: step.atMs + step.forMs,
           onAtMs: null,
@@ -131,7 +142,10 @@ class ExperimentRun {
         await this.switchAt(0);
         load = await runLoad({
           plan: experiment.load,
-          connectTo: this.proxy && experiment.proxies.length === 0 ? { host: '127.0.0.1', port: this.proxy.ports[0]! } : undefined,
+          connectTo:
+            this.proxy && experiment.proxies.length === 0
+              ? { host: '127.0.0.1', port: this.proxy.ports[0]! }
+              : undefined,
           edgesMs: edges,
           onEdge: (index) => this.switchAt(edges[index]!),
           onStart: () => this.startClock(),
@@ -171,20 +185,27 @@ class ExperimentRun {
     const { experiment } = this;
     for (const plane of experiment.control) {
       const token = this.env[plane.tokenEnv]?.trim();
-      if (!token) throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
+      if (!token)
+        throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
       const client = new ControlClient(plane, token);
       await client.check();
       this.controls.set(plane.name, client);
     }
     let mappings: Mapping[] = experiment.proxies;
-    if (experiment.load && mappings.length === 0 && this.faults.some((fault) => fault.step.placement.plane === 'proxy')) {
+    if (
+      experiment.load &&
+      mappings.length === 0 &&
+      this.faults.some((fault) => fault.step.placement.plane === 'proxy')
+    ) {
       const url = new URL(experiment.load.url);
       const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
       // Plain TCP to the url's host: TLS, when the url has it, stays end to end.
       mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
     }
     if (mappings.length === 0) return;
-    const http = this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
+    const http = this.faults.some(
+      (fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http',
+    );
     this.proxy = await startProxyPlane({
       mappings,
       http,
@@ -213,17 +234,20 @@ class ExperimentRun {
     this.clockStarted = true;
     this.t0 = performance.now();
     for (const step of this.experiment.steps) {
-      if (step.kind === 'toolcall' || step.kind === 'probe') this.at(step.atMs, () => this.track(this.runPlaneStep(step)));
+      if (step.kind === 'toolcall' || step.kind === 'probe')
+        this.at(step.atMs, () => this.track(this.runPlaneStep(step)));
     }
     for (const expectation of this.experiment.expectations) {
-      if (expectation.kind === 'http') this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
+      if (expectation.kind === 'http')
+        this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
       if (expectation.kind === 'command') {
         const command = expectation.command;
         this.at(expectation.window.fromMs, () => this.track(this.runExpectationCommand(expectation.id, command)));
       }
     }
     const inject = this.experiment.phases.inject;
-    for (const rule of this.experiment.abort) if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
+    for (const rule of this.experiment.abort)
+      if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
   }
 
   private at(ms: number, run: () => void): void {
@@ -237,17 +261,23 @@ class ExperimentRun {
   /** Switches at one moment: the steps ending then go off first, then those starting go on. */
   private async switchAt(atMs: number): Promise<void> {
     const work: Array<Promise<void>> = [];
-    for (const fault of this.faults) if (fault.id !== undefined && fault.step.atMs + fault.step.forMs === atMs) work.push(this.switchOff(fault));
+    for (const fault of this.faults)
+      if (fault.id !== undefined && fault.step.atMs + fault.step.forMs === atMs) work.push(this.switchOff(fault));
     await Promise.all(work);
     if (this.aborted || this.options.signal?.aborted) return;
-    await Promise.all(this.faults.filter((fault) => fault.step.atMs === atMs && fault.record.onAtMs === null).map((fault) => this.switchOn(fault)));
+    await Promise.all(
+      this.faults
+        .filter((fault) => fault.step.atMs === atMs && fault.record.onAtMs === null)
+        .map((fault) => this.switchOn(fault)),
+    );
   }
 
   private async switchOn(fault: ActiveFault): Promise<void> {
     const { step, record } = fault;
     try {
       if (step.placement.plane === 'proxy') fault.id = this.proxy!.inject(step.placement.target, step.config);
-      else fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
+      else
+        fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
       record.onAtMs = this.clockStarted ? this.now() : 0;
       record.actedDetail = 'set';
     } catch (error) {
@@ -272,7 +302,10 @@ class ExperimentRun {
     const client = this.controls.get(placement.control)!;
     const count = await client.requestCount(id);
     fault.record.acted = count === undefined ? null : count > 0;
-    fault.record.actedDetail = count === undefined ? 'the plane no longer lists it (it expired), so whether it acted is unknown' : `the plane counted ${count} requests that reached it`;
+    fault.record.actedDetail =
+      count === undefined
+        ? 'the plane no longer lists it (it expired), so whether it acted is unknown'
+        : `the plane counted ${count} requests that reached it`;
     await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
   }
 
@@ -296,7 +329,9 @@ class ExperimentRun {
   private triggerAbort(rule: string, figure: string): void {
     if (this.aborted) return;
     this.aborted = { atMs: this.now(), rule, figure };
-    for (const fault of this.faults) if (fault.record.onAtMs === null) fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
+    for (const fault of this.faults)
+      if (fault.record.onAtMs === null)
+        fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
     this.halt.abort();
     this.track(this.switchOffAll());
   }
@@ -307,14 +342,31 @@ class ExperimentRun {
     if (this.aborted || startMs < Math.floor(inject.fromMs / 1000) * 1000 || startMs >= inject.toMs) return;
     for (const rule of this.experiment.abort) {
       if (rule.kind !== 'load') continue;
-      const value = rule.metric === 'errors' ? (bucket.requests === 0 ? null : (bucket.errors / bucket.requests) * 100) : rule.metric === 'p50' ? bucket.p50Ms : bucket.p95Ms;
+      const value =
+        rule.metric === 'errors'
+          ? bucket.requests === 0
+            ? null
+            : (bucket.errors / bucket.requests) * 100
+          : rule.metric === 'p50'
+            ? bucket.p50Ms
+            : bucket.p95Ms;
       if (value === null) continue;
-      const breached = rule.op === '>' ? value > rule.threshold : rule.op === '>=' ? value >= rule.threshold : rule.op === '<' ? value < rule.threshold : value <= rule.threshold;
+      const breached =
+        rule.op === '>'
+          ? value > rule.threshold
+          : rule.op === '>='
+            ? value >= rule.threshold
+            : rule.op === '<'
+              ? value < rule.threshold
+              : value <= rule.threshold;
       const streak = breached ? (this.abortStreaks.get(rule) ?? 0) + 1 : 0;
       this.abortStreaks.set(rule, streak);
       if (streak >= rule.forSeconds) {
         const shown = rule.metric === 'errors' ? `${value.toFixed(1)}%` : `${value.toFixed(1)} ms`;
-        this.triggerAbort(rule.text, `${rule.metric} ${shown} in second ${bucket.second} (${streak} second${streak > 1 ? 's' : ''} in a row)`);
+        this.triggerAbort(
+          rule.text,
+          `${rule.metric} ${shown} in second ${bucket.second} (${streak} second${streak > 1 ? 's' : ''} in a row)`,
+        );
         return;
       }
     }
@@ -327,13 +379,19 @@ class ExperimentRun {
       const seen = await observe(check, policyLookup(this.options.policy), this.finish.signal);
       if (this.finish.signal.aborted) return;
       const unmet = unmetClause(check.predicate, seen);
-      observations.push({ atMs, ok: unmet === undefined, detail: unmet ?? `status ${seen.status} in ${seen.latencyMs.toFixed(1)} ms` });
+      observations.push({
+        atMs,
+        ok: unmet === undefined,
+        detail: unmet ?? `status ${seen.status} in ${seen.latencyMs.toFixed(1)} ms`,
+      });
     };
     if (window.toMs <= window.fromMs) return;
     const moments: number[] = [];
     if (mode === 'start' || mode === 'edge') moments.push(window.fromMs);
-    if (mode === 'end' || mode === 'edge') moments.push(Math.max(window.fromMs, window.toMs - Math.min(500, (window.toMs - window.fromMs) / 2)));
-    if (mode === 'continuous' || mode === 'eventually') for (let t = window.fromMs; t < window.toMs; t += check.everyMs) moments.push(t);
+    if (mode === 'end' || mode === 'edge')
+      moments.push(Math.max(window.fromMs, window.toMs - Math.min(500, (window.toMs - window.fromMs) / 2)));
+    if (mode === 'continuous' || mode === 'eventually')
+      for (let t = window.fromMs; t < window.toMs; t += check.everyMs) moments.push(t);
     for (const t of moments) this.at(t, () => this.track(probe()));
   }
 
@@ -347,7 +405,8 @@ class ExperimentRun {
             if (this.halt.signal.aborted) return;
             const unmet = unmetClause(rule.check.predicate, seen);
             streak = unmet === undefined ? 0 : streak + 1;
-            if (unmet !== undefined && streak >= rule.failures) this.triggerAbort(rule.text, `${streak} failed checks in a row; last: ${unmet}`);
+            if (unmet !== undefined && streak >= rule.failures)
+              this.triggerAbort(rule.text, `${streak} failed checks in a row; last: ${unmet}`);
           }),
         );
       });
@@ -357,18 +416,36 @@ class ExperimentRun {
   private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
     const startedAtMs = this.now();
     const outcome: CommandOutcome = await runCommandSpec(command, this.finish.signal);
-    this.commands.push({ id, startedAtMs, endedAtMs: startedAtMs + outcome.durationMs, exitCode: outcome.exitCode, signal: outcome.signal, timedOut: outcome.timedOut, ...(outcome.startError ? { startError: outcome.startError } : {}), output: outcome.output });
+    this.commands.push({
+      id,
+      startedAtMs,
+      endedAtMs: startedAtMs + outcome.durationMs,
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      timedOut: outcome.timedOut,
+      ...(outcome.startError ? { startError: outcome.startError } : {}),
+      output: outcome.output,
+    });
   }
 
   private async runPlaneStep(step: ToolcallStep | ProbeStep): Promise<void> {
-    const record: PlaneStepRecord = { index: step.index, name: step.name, kind: step.kind, startedAtMs: null, endedAtMs: null };
+    const record: PlaneStepRecord = {
+      index: step.index,
+      name: step.name,
+      kind: step.kind,
+      startedAtMs: null,
+      endedAtMs: null,
+    };
     this.steps.push(record);
     if (this.aborted) {
       record.error = 'not started: the experiment was aborted before its time';
       return;
     }
     record.startedAtMs = this.now();
-    const signal = step.forMs === undefined ? this.halt.signal : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
+    const signal =
+      step.forMs === undefined
+        ? this.halt.signal
+        : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
     try {
       if (step.kind === 'toolcall') record.slis = await runToolcallStep(step, signal, () => undefined);
       else {
@@ -382,7 +459,12 @@ class ExperimentRun {
         if (report.error) record.error = report.error;
       }
     } catch (error) {
-      record.error = this.aborted && this.halt.signal.aborted ? 'cut: the experiment was aborted' : signal.aborted && !this.halt.signal.aborted ? `cut: not done within its for (${step.forMs} ms)` : messageOf(error);
+      record.error =
+        this.aborted && this.halt.signal.aborted
+          ? 'cut: the experiment was aborted'
+          : signal.aborted && !this.halt.signal.aborted
+            ? `cut: not done within its for (${step.forMs} ms)`
+            : messageOf(error);
     } finally {
       record.endedAtMs = this.now();
     }
@@ -400,8 +482,14 @@ class ExperimentRun {
   /** Every fault this run set is cleared, on every plane, and the proxies stop. */
   private async cleanUp(): Promise<void> {
     this.clearAllNow('the run ended');
-    for (const fault of this.faults) if (fault.id !== undefined) await this.switchOff(fault).catch((error: unknown) => this.warnings.push(messageOf(error)));
-    await Promise.all([...this.controls.values()].map((client) => client.clearOwn().catch((error: unknown) => this.warnings.push(messageOf(error)))));
+    for (const fault of this.faults)
+      if (fault.id !== undefined)
+        await this.switchOff(fault).catch((error: unknown) => this.warnings.push(messageOf(error)));
+    await Promise.all(
+      [...this.controls.values()].map((client) =>
+        client.clearOwn().catch((error: unknown) => this.warnings.push(messageOf(error))),
+      ),
+    );
     await this.proxy?.stop();
     await Promise.all(this.pending);
   }
@@ -410,7 +498,12 @@ class ExperimentRun {
     const results: ExperimentResult['rollbacks'] = [];
     for (const rollback of this.experiment.rollbacks) {
       const outcome = await runCommandSpec(rollback, new AbortController().signal);
-      results.push({ command: Array.isArray(rollback.command) ? rollback.command.join(' ') : rollback.command, exitCode: outcome.exitCode, timedOut: outcome.timedOut, ...(outcome.startError ? { startError: outcome.startError } : {}) });
+      results.push({
+        command: Array.isArray(rollback.command) ? rollback.command.join(' ') : rollback.command,
+        exitCode: outcome.exitCode,
+        timedOut: outcome.timedOut,
+        ...(outcome.startError ? { startError: outcome.startError } : {}),
+      });
     }
     return results;
   }
@@ -468,7 +561,10 @@ class ExperimentRun {
               connectionsOpened: load.connectionsOpened,
             }
           : null,
-      proxies: (this.proxy ? (experiment.proxies.length > 0 ? experiment.proxies : []) : []).map((mapping, index) => ({ mapping: mapping.text, port: this.proxy!.ports[index]! })),
+      proxies: (this.proxy ? (experiment.proxies.length > 0 ? experiment.proxies : []) : []).map((mapping, index) => ({
+        mapping: mapping.text,
+        port: this.proxy!.ports[index]!,
+      })),
       control: experiment.control.map((plane) => plane.name),
       phases: experiment.phases,
       faults: this.faults.map((fault) => fault.record),

@@ -71,7 +71,10 @@ function faultProperties(): Record<string, unknown> {
         'Network: latency (with latencyMs), jitter, packet_loss, bandwidth, blackhole. HTTP: latency (with delay), error, rate_limit, timeout, ' +
         'malformed, schema_mismatch, connection_refused, connection_drop. kebab-case (rate-limit) is accepted.',
     },
-    target: { type: 'string', description: "The mapping it acts on: its #name or local port (a control plane's own target name with via)" },
+    target: {
+      type: 'string',
+      description: "The mapping it acts on: its #name or local port (a control plane's own target name with via)",
+    },
     name: { type: 'string', description: 'Counter key (default the type)' },
   };
   for (const [field, description] of Object.entries(NETWORK_FIELDS)) {
@@ -82,7 +85,8 @@ function faultProperties(): Record<string, unknown> {
     properties[field] = { description };
     if (camel(field) !== field) properties[camel(field)] = { description };
   }
-  for (const [alias, field] of Object.entries(HTTP_ALIASES)) properties[alias] = { description: `mcp-chaos-monkey's spelling of ${field}` };
+  for (const [alias, field] of Object.entries(HTTP_ALIASES))
+    properties[alias] = { description: `mcp-chaos-monkey's spelling of ${field}` };
   return properties;
 }
 
@@ -95,7 +99,8 @@ const fault = {
 
 const during = {
   type: 'string',
-  description: 'The window: inject (default for expect: from the first fault on to the last one off), baseline, recover, run, a step\'s name, or "10s..20s".',
+  description:
+    'The window: inject (default for expect: from the first fault on to the last one off), baseline, recover, run, a step\'s name, or "10s..20s".',
 };
 
 const httpCheck = {
@@ -103,13 +108,20 @@ const httpCheck = {
   required: ['http'],
   additionalProperties: false,
   properties: {
-    http: { type: 'string', description: '"GET http://127.0.0.1:8000/health"; a path alone ("GET /health") is taken on the load\'s host' },
+    http: {
+      type: 'string',
+      description: '"GET http://127.0.0.1:8000/health"; a path alone ("GET /health") is taken on the load\'s host',
+    },
     expect: {
       type: 'string',
       description:
         'What the answer must satisfy: status == 200, status < 500, header.content-type contains "json", $.circuit == "open", $.items exists, body contains "ok"; join with and (default status < 400)',
     },
-    mode: { enum: ['continuous', 'eventually', 'start', 'end', 'edge'], description: 'continuous: every probe in the window (default); eventually: at least one; start / end / edge: once at the start, the end, or both' },
+    mode: {
+      enum: ['continuous', 'eventually', 'start', 'end', 'edge'],
+      description:
+        'continuous: every probe in the window (default); eventually: at least one; start / end / edge: once at the start, the end, or both',
+    },
     every: { ...duration, description: 'How often it is probed in the window (default 1s)' },
     timeout: { ...duration, description: 'Bound on one probe (default 2s)' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
@@ -149,7 +161,8 @@ const sloExpectation = {
 };
 
 const expectation = {
-  description: 'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> $.circuit == \\"open\\"" or an object), or a command that must exit 0.',
+  description:
+    'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> $.circuit == \\"open\\"" or an object), or a command that must exit 0.',
   oneOf: [{ type: 'string' }, sloExpectation, httpCheck, command],
 };
 
@@ -169,7 +182,8 @@ const abortCheck = {
 };
 
 const abortRule = {
-  description: 'A condition on the load, checked each second while faults act ("errors > 50% for 3s", "p95 > 2s for 5s"), or an HTTP check whose consecutive failures abort.',
+  description:
+    'A condition on the load, checked each second while faults act ("errors > 50% for 3s", "p95 > 2s for 5s"), or an HTTP check whose consecutive failures abort.',
   oneOf: [{ type: 'string' }, abortCheck],
 };
 
@@ -186,19 +200,32 @@ const step = {
     name: { type: 'string', description: 'Names the step in reports and in during: windows' },
     description: { type: 'string' },
     at: { ...moment, description: `${moment.description} Default 0.` },
-    for: { ...duration, description: 'How long it lasts (a fault step needs it); a tool-call or probe step not done by then is cut' },
+    for: {
+      ...duration,
+      description: 'How long it lasts (a fault step needs it); a tool-call or probe step not done by then is cut',
+    },
     fault,
-    via: { type: 'string', description: 'The control plane (a name under control:) that sets this fault, instead of the proxies' },
+    via: {
+      type: 'string',
+      description: 'The control plane (a name under control:) that sets this fault, instead of the proxies',
+    },
     toolcall: {
       type: 'object',
       additionalProperties: false,
       required: ['calls'],
       properties: {
         ...mcpServer,
-        plan: { type: ['object', 'string'], description: 'The tool-call fault plan (mcp-chaos format: seed, faults [{type, tools, probability, …}])' },
+        plan: {
+          type: ['object', 'string'],
+          description: 'The tool-call fault plan (mcp-chaos format: seed, faults [{type, tools, probability, …}])',
+        },
         calls: {
           type: 'array',
-          items: { type: 'object', required: ['tool'], properties: { tool: { type: 'string' }, arguments: { type: 'object' } } },
+          items: {
+            type: 'object',
+            required: ['tool'],
+            properties: { tool: { type: 'string' }, arguments: { type: 'object' } },
+          },
         },
         tasks: { type: 'integer', minimum: 1, maximum: 100 },
         deadline_ms: { type: 'number' },
@@ -219,7 +246,8 @@ const step = {
     expect: {
       type: 'array',
       items: { type: 'string' },
-      description: 'A tool-call step\'s SLIs: "tcsr >= 0.95", "blast_radius <= 0.2", "eta >= 90%". A probe step must pass (no leaf failed) unless expect: [] ',
+      description:
+        'A tool-call step\'s SLIs: "tcsr >= 0.95", "blast_radius <= 0.2", "eta >= 90%". A probe step must pass (no leaf failed) unless expect: [] ',
     },
   },
 };
@@ -234,23 +262,40 @@ export const EXPERIMENT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    $schema: { type: 'string', description: 'The schema this file follows, for editors that complete JSON files (read, not used)' },
+    $schema: {
+      type: 'string',
+      description: 'The schema this file follows, for editors that complete JSON files (read, not used)',
+    },
     version: { const: 1 },
     title: { type: 'string', minLength: 1, maxLength: 200 },
-    name: { type: 'string', minLength: 1, maxLength: 200, description: "mcp-chaos-monkey's scenario name (the title when there is none)" },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: "mcp-chaos-monkey's scenario name (the title when there is none)",
+    },
     description: { type: 'string', maxLength: 4000 },
     seed: { type: 'integer', description: 'Seed of every random fault decision (default drawn and reported)' },
     load: {
       type: 'object',
       additionalProperties: false,
       required: ['url'],
-      description: "Open-loop load on the app, with the scenario tools' arguments: the rate is num_clients × rps (num_clients defaults to 1 here, so rps is the total).",
+      description:
+        "Open-loop load on the app, with the scenario tools' arguments: the rate is num_clients × rps (num_clients defaults to 1 here, so rps is the total).",
       properties: {
         url: { type: 'string' },
         method: { type: 'string' },
-        headers: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }] },
+        headers: {
+          oneOf: [
+            { type: 'array', items: { type: 'string' } },
+            { type: 'object', additionalProperties: { type: 'string' } },
+          ],
+        },
         body: { type: ['string', 'object', 'array'] },
-        duration: { ...duration, description: 'The run\'s length (default: to the last fault\'s end plus recover_within plus 5s)' },
+        duration: {
+          ...duration,
+          description: "The run's length (default: to the last fault's end plus recover_within plus 5s)",
+        },
         rps: { type: 'number', exclusiveMinimum: 0 },
         num_clients: { type: 'integer', minimum: 1 },
         timeout: { ...duration, description: 'Per request, from its intended start (default 10s)' },
@@ -259,22 +304,27 @@ export const EXPERIMENT_SCHEMA = {
         insecure_tls: { type: 'boolean' },
       },
     },
-    duration: { ...duration, description: 'The run\'s length when there is no load' },
+    duration: { ...duration, description: "The run's length when there is no load" },
     proxies: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Fault proxies the runner starts for the app\'s dependencies: "34000=127.0.0.1:7001#weather" (LOCAL=REMOTE, #name for fault targets)',
+      description:
+        'Fault proxies the runner starts for the app\'s dependencies: "34000=127.0.0.1:7001#weather" (LOCAL=REMOTE, #name for fault targets)',
     },
     control: {
       type: 'object',
-      description: 'Control planes that already run (`faultline proxy --admin`, or an app with mcp-chaos-monkey\'s admin endpoint), by name',
+      description:
+        "Control planes that already run (`faultline proxy --admin`, or an app with mcp-chaos-monkey's admin endpoint), by name",
       additionalProperties: {
         type: 'object',
         additionalProperties: false,
         required: ['url'],
         properties: {
           url: { type: 'string' },
-          token_env: { type: 'string', description: 'The environment variable holding its bearer token (default FAULTLINE_ADMIN_TOKEN)' },
+          token_env: {
+            type: 'string',
+            description: 'The environment variable holding its bearer token (default FAULTLINE_ADMIN_TOKEN)',
+          },
         },
       },
     },
@@ -283,7 +333,11 @@ export const EXPERIMENT_SCHEMA = {
       items: { oneOf: [{ type: 'string' }, httpCheck] },
       description: 'What holds before the faults and again after recovery: SLO strings on the load, or HTTP checks',
     },
-    method: { type: 'array', items: step, description: 'The faults and the plane steps, on the run\'s timeline; steps may overlap' },
+    method: {
+      type: 'array',
+      items: step,
+      description: "The faults and the plane steps, on the run's timeline; steps may overlap",
+    },
     faults: {
       type: 'array',
       description: "mcp-chaos-monkey's faults: each starts with the run and lasts durationMs",
@@ -291,14 +345,34 @@ export const EXPERIMENT_SCHEMA = {
         type: 'object',
         required: ['target', 'config'],
         additionalProperties: false,
-        properties: { target: { type: 'string' }, config: fault, durationMs: { type: 'integer', minimum: 0 }, duration_ms: { type: 'integer', minimum: 0 } },
+        properties: {
+          target: { type: 'string' },
+          config: fault,
+          durationMs: { type: 'integer', minimum: 0 },
+          duration_ms: { type: 'integer', minimum: 0 },
+        },
       },
     },
-    expect: { type: 'array', items: expectation, description: 'What must hold while the faults act (each may name another window with during)' },
+    expect: {
+      type: 'array',
+      items: expectation,
+      description: 'What must hold while the faults act (each may name another window with during)',
+    },
     recover_within: { ...duration, description: 'Back to the steady state this long after the last fault ends' },
-    abort_when: { description: abortRule.description, oneOf: [{ type: 'string' }, abortCheck, { type: 'array', items: abortRule }] },
-    rollbacks: { type: 'array', items: command, description: 'Commands run after the method, whatever happened (every fault is cleared before them)' },
+    abort_when: {
+      description: abortRule.description,
+      oneOf: [{ type: 'string' }, abortCheck, { type: 'array', items: abortRule }],
+    },
+    rollbacks: {
+      type: 'array',
+      items: command,
+      description: 'Commands run after the method, whatever happened (every fault is cleared before them)',
+    },
     expectedBehavior: { type: 'string', description: "mcp-chaos-monkey's free text: reported, not checked" },
-    assertions: { type: 'array', items: { type: 'string' }, description: "mcp-chaos-monkey's free-text assertions: reported as not checked" },
+    assertions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "mcp-chaos-monkey's free-text assertions: reported as not checked",
+    },
   },
 } as const;

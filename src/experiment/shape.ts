@@ -15,8 +15,10 @@ export const MAX_EXPERIMENT_DEPTH = 32;
 
 /** Parses experiment text: JSON when it starts with `{`, else YAML (of which JSON is a subset anyway). */
 export async function parseExperimentText(text: string, where = 'experiment'): Promise<unknown> {
-  if (text.length > MAX_EXPERIMENT_CHARS) throw new ToolInputError(`${where}: ${text.length} characters, above the ${MAX_EXPERIMENT_CHARS} accepted`);
-  if (jsonDepthExceeds(text, MAX_EXPERIMENT_DEPTH)) throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
+  if (text.length > MAX_EXPERIMENT_CHARS)
+    throw new ToolInputError(`${where}: ${text.length} characters, above the ${MAX_EXPERIMENT_CHARS} accepted`);
+  if (jsonDepthExceeds(text, MAX_EXPERIMENT_DEPTH))
+    throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
   if (text.trimStart().startsWith('{')) {
     try {
       return JSON.parse(text) as unknown;
@@ -27,15 +29,19 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   const { parseDocument } = await import('yaml');
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
   const document = parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
+  if (document.errors.length > 0)
+    throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 100 }) as unknown;
   } catch (error) {
     // The yaml library throws when the aliases would expand past the bound: a bad file, not a crash.
-    throw new ToolInputError(`${where}: YAML aliases expand too far (${(error as Error).message}); write the repeated parts out, or use fewer aliases`);
+    throw new ToolInputError(
+      `${where}: YAML aliases expand too far (${(error as Error).message}); write the repeated parts out, or use fewer aliases`,
+    );
   }
-  if (value === null || value === undefined) throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
+  if (value === null || value === undefined)
+    throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
   return value;
 }
 
@@ -43,11 +49,19 @@ let validator: ValidateFunction | undefined;
 
 /** Checks `raw` against the published schema; throws naming the first problem where it is. */
 export function checkShape(raw: unknown, where = 'experiment'): void {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
   const forbidden = findForbiddenKey(raw, '', new Set());
-  if (forbidden?.deep) throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
-  if (forbidden?.cycle) throw new ToolInputError(`${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`);
-  if (forbidden !== undefined) throw new ToolInputError(`${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`);
+  if (forbidden?.deep)
+    throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
+  if (forbidden?.cycle)
+    throw new ToolInputError(
+      `${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`,
+    );
+  if (forbidden !== undefined)
+    throw new ToolInputError(
+      `${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`,
+    );
   validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
   if (validator(raw)) return;
   throw new ToolInputError(describeErrors(validator.errors ?? [], raw));
@@ -59,14 +73,22 @@ export function checkShape(raw: unknown, where = 'experiment'): void {
  * first node nested past the depth text is held to: an object argument arrives already parsed, and
  * this walk, the schema check and the readers all recurse.
  */
-function findForbiddenKey(value: unknown, at: string, ancestors: Set<object>): { key: string; at: string; cycle?: true; deep?: true } | undefined {
+function findForbiddenKey(
+  value: unknown,
+  at: string,
+  ancestors: Set<object>,
+): { key: string; at: string; cycle?: true; deep?: true } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (ancestors.has(value)) return { key: '', at, cycle: true };
   if (ancestors.size >= MAX_EXPERIMENT_DEPTH) return { key: '', at, deep: true };
   ancestors.add(value);
   for (const [key, child] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(key)) return { key, at };
-    const found = findForbiddenKey(child, Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key, ancestors);
+    const found = findForbiddenKey(
+      child,
+      Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key,
+      ancestors,
+    );
     if (found) return found;
   }
   ancestors.delete(value);
@@ -84,7 +106,8 @@ function pathOf(pointer: string): string {
 
 function valueAt(raw: unknown, pointer: string): unknown {
   let current = raw;
-  for (const part of pointer.split('/').slice(1)) current = (current as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of pointer.split('/').slice(1))
+    current = (current as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return current;
 }
 
@@ -94,7 +117,9 @@ function valueAt(raw: unknown, pointer: string): unknown {
  * description of its forms says more than any one branch's complaint.
  */
 function describeErrors(errors: ErrorObject[], raw: unknown): string {
-  const deepest = [...errors].sort((a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || rank(a) - rank(b))[0]!;
+  const deepest = [...errors].sort(
+    (a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || rank(a) - rank(b),
+  )[0]!;
   const where = pathOf(deepest.instancePath) || 'experiment';
   const got = describeValue(valueAt(raw, deepest.instancePath));
   switch (deepest.keyword) {
@@ -108,7 +133,7 @@ function describeErrors(errors: ErrorObject[], raw: unknown): string {
     case 'type':
       return `${where}: must be ${article((deepest.params as { type: string | string[] }).type)} (got ${got})`;
     case 'enum':
-      return `${where}: must be one of ${((deepest.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')} (got ${got})`;
+      return `${where}: must be one of ${(deepest.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (got ${got})`;
     case 'const':
       return `${where}: must be ${JSON.stringify((deepest.params as { allowedValue: unknown }).allowedValue)} (got ${got})`;
     case 'oneOf': {
@@ -122,11 +147,26 @@ function describeErrors(errors: ErrorObject[], raw: unknown): string {
 
 /** Among errors at the same depth, the most specific kind first. */
 function rank(error: ErrorObject): number {
-  return ['oneOf', 'additionalProperties', 'required', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxLength', 'type'].indexOf(error.keyword) >>> 0;
+  return (
+    [
+      'oneOf',
+      'additionalProperties',
+      'required',
+      'enum',
+      'const',
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'minLength',
+      'maxLength',
+      'type',
+    ].indexOf(error.keyword) >>> 0
+  );
 }
 
 function article(type: string | string[]): string {
   const list = Array.isArray(type) ? type : type.split(',');
-  const word = (t: string): string => (t === 'integer' ? 'a whole number' : t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`);
+  const word = (t: string): string =>
+    t === 'integer' ? 'a whole number' : t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`;
   return list.map(word).join(' or ');
 }

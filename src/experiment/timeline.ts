@@ -9,7 +9,8 @@ import type { Phases, Step, Window } from './model.js';
 /** A duration field: a string the one duration parser reads, or a number of seconds. */
 export function durationField(value: unknown, what: string): number {
   const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value), what);
-  if (!Number.isFinite(ms) || ms < 0) throw new ToolInputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new ToolInputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);
   return ms;
 }
 
@@ -17,7 +18,10 @@ export function durationField(value: unknown, what: string): number {
 export function momentField(value: unknown, what: string, runMs: number | undefined): number {
   const percent = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value) : null;
   if (!percent) return durationField(value, what);
-  if (runMs === undefined) throw new ToolInputError(`${what}: ${value} is a share of the run, whose length is not given; give load.duration (or duration), or write a time such as 5s`);
+  if (runMs === undefined)
+    throw new ToolInputError(
+      `${what}: ${value} is a share of the run, whose length is not given; give load.duration (or duration), or write a time such as 5s`,
+    );
   const share = Number(percent[1]);
   if (share > 100) throw new ToolInputError(`${what}: ${value} is over 100%`);
   return (share / 100) * runMs;
@@ -43,7 +47,13 @@ export function phasesOf(steps: readonly Step[], durationMs: number): Phases {
 }
 
 /** A `during` value: a phase, run, a step's name, or "A..B" (moments). */
-export function windowOf(text: string, what: string, phases: Phases, steps: readonly Step[], durationMs: number): Window {
+export function windowOf(
+  text: string,
+  what: string,
+  phases: Phases,
+  steps: readonly Step[],
+  durationMs: number,
+): Window {
   const label = text.trim();
   const phase = label.toLowerCase();
   if (phase === 'inject' || phase === 'baseline' || phase === 'recover') return { ...phases[phase], label: phase };
@@ -55,11 +65,14 @@ export function windowOf(text: string, what: string, phases: Phases, steps: read
     const fromMs = momentField(range[1]!, what, durationMs);
     const toMs = momentField(range[2]!, what, durationMs);
     if (!(toMs > fromMs)) throw new ToolInputError(`${what}: "${text}" ends before it starts`);
-    if (toMs > durationMs) throw new ToolInputError(`${what}: "${text}" ends after the run (${formatDuration(durationMs)})`);
+    if (toMs > durationMs)
+      throw new ToolInputError(`${what}: "${text}" ends after the run (${formatDuration(durationMs)})`);
     return { label, fromMs, toMs };
   }
   const names = steps.map((candidate) => JSON.stringify(candidate.name));
-  throw new ToolInputError(`${what}: "${text}" is not a window; accepted: inject, baseline, recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`);
+  throw new ToolInputError(
+    `${what}: "${text}" is not a window; accepted: inject, baseline, recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`,
+  );
 }
 
 /** "5s–15s" for reports. */

@@ -55,8 +55,10 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 
 /** Parses JSON text from a peer within `limits`; says why when it cannot. */
 export function readJson(text: string, limits: JsonLimits): JsonReading {
-  if (text.length > limits.maxChars) return { ok: false, problem: `a message of ${text.length} characters, above the ${limits.maxChars} accepted` };
-  if (jsonDepthExceeds(text, limits.maxDepth)) return { ok: false, problem: `JSON nested deeper than ${limits.maxDepth} levels` };
+  if (text.length > limits.maxChars)
+    return { ok: false, problem: `a message of ${text.length} characters, above the ${limits.maxChars} accepted` };
+  if (jsonDepthExceeds(text, limits.maxDepth))
+    return { ok: false, problem: `JSON nested deeper than ${limits.maxDepth} levels` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

@@ -110,7 +110,9 @@ export interface OversizeLine {
 const EDGE_BYTES = 256;
 
 /** The oversize callbacks of a reader that only describes a long line once it ends (never holding it). */
-export function describeOversize(onOversize: (line: OversizeLine) => void): Pick<LineReaderOptions, 'oversizeStart' | 'oversizeChunk' | 'oversizeEnd'> {
+export function describeOversize(
+  onOversize: (line: OversizeLine) => void,
+): Pick<LineReaderOptions, 'oversizeStart' | 'oversizeChunk' | 'oversizeEnd'> {
   let head = Buffer.alloc(0);
   let tail = Buffer.alloc(0);
   return {
@@ -120,7 +122,10 @@ export function describeOversize(onOversize: (line: OversizeLine) => void): Pick
     },
     oversizeChunk: (bytes) => {
       if (head.length < EDGE_BYTES) head = Buffer.concat([head, bytes.subarray(0, EDGE_BYTES - head.length)]);
-      tail = bytes.length >= EDGE_BYTES ? Buffer.from(bytes.subarray(-EDGE_BYTES)) : Buffer.concat([tail, bytes]).subarray(-EDGE_BYTES);
+      tail =
+        bytes.length >= EDGE_BYTES
+          ? Buffer.from(bytes.subarray(-EDGE_BYTES))
+          : Buffer.concat([tail, bytes]).subarray(-EDGE_BYTES);
     },
     oversizeEnd: (bytes) => onOversize({ bytes, head: head.toString('utf8'), tail: tail.toString('utf8') }),
   };

@@ -50,14 +50,25 @@ export class AnthropicTransport implements Transport {
     return { client: this.client, Anthropic: AnthropicClass };
   }
 
-  async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
+  async chat(
+    model: string,
+    messages: ChatMessage[],
+    format: JsonFormat | undefined,
+    signal: AbortSignal,
+  ): Promise<string> {
     const { client, Anthropic: AnthropicClass } = await this.sdk();
-    const system = messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
+    const system = messages
+      .filter((message) => message.role === 'system')
+      .map((message) => message.content)
+      .join('\n\n');
     const turns = messages
       .filter((message) => message.role !== 'system')
       .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
     const inputSchema = format ? toolSchema(format.schema) : undefined;
-    const tool = format && inputSchema ? { name: format.name, description: 'Record the answer.', input_schema: inputSchema } : undefined;
+    const tool =
+      format && inputSchema
+        ? { name: format.name, description: 'Record the answer.', input_schema: inputSchema }
+        : undefined;
     let reply;
     try {
       reply = await client.messages.create(
@@ -84,7 +95,9 @@ export class AnthropicTransport implements Transport {
   }
 
   embed(): Promise<number[][]> {
-    return Promise.reject(new LlmError('not_configured', 'Anthropic has no embedding API; the local embedder is used for code search'));
+    return Promise.reject(
+      new LlmError('not_configured', 'Anthropic has no embedding API; the local embedder is used for code search'),
+    );
   }
 
   /** SDK errors → LlmError; an abort is passed through untouched for the deadline to name. */

@@ -39,7 +39,11 @@ export function boundedFetch(maxBytes: number = MAX_REPLY_BYTES, base: typeof fe
         },
       }),
     );
-    const bounded = new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const bounded = new Response(limited, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
     // Error replies go to the SDK as they are: it reads their status and message.
     if (!response.ok) return bounded;
     // The SDKs read the whole body anyway; reading it here (bounded) costs nothing more.
@@ -56,7 +60,11 @@ export function boundedFetch(maxBytes: number = MAX_REPLY_BYTES, base: typeof fe
 /** A 2xx whose body is empty or not JSON, named with what it began with. */
 function notJson(status: number, text: string): LlmError {
   const start = text.trim().slice(0, 80);
-  if (start === '') return new LlmError('invalid_reply', `the server answered HTTP ${status} with an empty body, not a reply from a model`);
+  if (start === '')
+    return new LlmError(
+      'invalid_reply',
+      `the server answered HTTP ${status} with an empty body, not a reply from a model`,
+    );
   return new LlmError(
     'invalid_reply',
     `the server's answer (HTTP ${status}) is not JSON, so not a reply from a model (is the base URL the API's, e.g. ending in /v1 for OpenAI-compatible servers?); it began ${JSON.stringify(start)}`,

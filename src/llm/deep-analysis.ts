@@ -53,7 +53,11 @@ export interface DeepAnalysisInput {
 const MAX_RELATED = 4;
 const MAX_RELATED_CHARS = 3_000;
 
-export function deepAnalysis(provider: LlmProvider, input: DeepAnalysisInput, options: CallOptions = {}): Promise<DeepFinding[]> {
+export function deepAnalysis(
+  provider: LlmProvider,
+  input: DeepAnalysisInput,
+  options: CallOptions = {},
+): Promise<DeepFinding[]> {
   return provider.conversation(options, async (signal) => {
     const snippet = input.snippet.endsWith('\n') ? input.snippet : `${input.snippet}\n`;
     const related = input.searchContext ? (await input.searchContext(input.snippet, signal)).slice(0, MAX_RELATED) : [];
@@ -84,11 +88,20 @@ export function deepAnalysis(provider: LlmProvider, input: DeepAnalysisInput, op
 }
 
 /** What the schema cannot say: concerns asked for, lines inside the function, diffs that apply. */
-function problemWith(findings: Array<z.infer<typeof Finding>>, input: DeepAnalysisInput, snippet: string): string | undefined {
+function problemWith(
+  findings: Array<z.infer<typeof Finding>>,
+  input: DeepAnalysisInput,
+  snippet: string,
+): string | undefined {
   for (const [index, finding] of findings.entries()) {
     const where = `findings.${index}`;
-    if (!input.concerns.includes(finding.concern)) return `${where}.concern: "${finding.concern}" was not asked for (${input.concerns.join(', ')})`;
-    if (finding.start_line > finding.end_line || finding.start_line < input.startLine || finding.end_line > input.endLine) {
+    if (!input.concerns.includes(finding.concern))
+      return `${where}.concern: "${finding.concern}" was not asked for (${input.concerns.join(', ')})`;
+    if (
+      finding.start_line > finding.end_line ||
+      finding.start_line < input.startLine ||
+      finding.end_line > input.endLine
+    ) {
       return `${where}: lines ${finding.start_line}-${finding.end_line} are not inside the function (lines ${input.startLine}-${input.endLine} of the file)`;
     }
     if (finding.diff.trim() !== '') {

@@ -38,7 +38,11 @@ export interface FileChangeInput {
   language: LanguageInfo | undefined;
 }
 
-export async function proposeFileChanges(provider: LlmProvider, input: FileChangeInput, options: CallOptions = {}): Promise<FileChange> {
+export async function proposeFileChanges(
+  provider: LlmProvider,
+  input: FileChangeInput,
+  options: CallOptions = {},
+): Promise<FileChange> {
   const lang = input.language?.displayName ?? 'text';
   const messages = await renderPrompt('file-changes', {
     lang,

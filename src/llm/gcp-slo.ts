@@ -41,9 +41,15 @@ const BasicSli = z
     location: z.array(z.string()).nullable().optional(),
     version: z.array(z.string()).nullable().optional(),
     availability: z.object({}).nullable().optional(),
-    latency: z.object({ threshold: z.string().regex(/^\d+(\.\d+)?s$/, 'must be a duration in seconds, e.g. "0.3s"') }).nullable().optional(),
+    latency: z
+      .object({ threshold: z.string().regex(/^\d+(\.\d+)?s$/, 'must be a duration in seconds, e.g. "0.3s"') })
+      .nullable()
+      .optional(),
   })
-  .refine((sli) => (sli.availability == null) !== (sli.latency == null), 'give exactly one of availability and latency');
+  .refine(
+    (sli) => (sli.availability == null) !== (sli.latency == null),
+    'give exactly one of availability and latency',
+  );
 
 /** A window is good when its performance meets `threshold`. */
 const WindowsBased = z.object({
@@ -62,7 +68,11 @@ export const CloudRunSlo = z
   .object({
     displayName: z.string().min(1),
     goal: z.number().gt(0).lt(1),
-    rollingPeriod: z.string().regex(SECONDS, 'must be a whole number of seconds, e.g. "2592000s"').nullable().optional(),
+    rollingPeriod: z
+      .string()
+      .regex(SECONDS, 'must be a whole number of seconds, e.g. "2592000s"')
+      .nullable()
+      .optional(),
     calendarPeriod: z.enum(['DAY', 'WEEK', 'FORTNIGHT', 'MONTH', 'QUARTER', 'HALF', 'YEAR']).nullable().optional(),
     serviceLevelIndicator: z.union([
       z.object({ requestBased: RequestBased }),
@@ -73,7 +83,11 @@ export const CloudRunSlo = z
   .superRefine((slo, ctx) => {
     // Nullable as well as optional: OpenAI's structured output wants every field present.
     if ((slo.rollingPeriod == null) === (slo.calendarPeriod == null)) {
-      ctx.addIssue({ code: 'custom', path: ['rollingPeriod'], message: 'give exactly one of rollingPeriod and calendarPeriod' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollingPeriod'],
+        message: 'give exactly one of rollingPeriod and calendarPeriod',
+      });
     }
   });
 
@@ -110,14 +124,22 @@ export function normaliseCloudRunSlo(gcp: unknown, slo: SloContext): unknown {
   const objective = numberOf(slo.objective);
   const goal = fraction(out.goal) ?? (objective !== undefined ? objective / 100 : undefined);
   if (goal !== undefined) out.goal = goal;
-  if ((typeof out.displayName !== 'string' || out.displayName.trim() === '') && typeof slo.title === 'string') out.displayName = slo.title;
+  if ((typeof out.displayName !== 'string' || out.displayName.trim() === '') && typeof slo.title === 'string')
+    out.displayName = slo.title;
   if (isObject(out.serviceLevelIndicator) && isObject(out.serviceLevelIndicator.windowsBased)) {
-    out.serviceLevelIndicator = { ...out.serviceLevelIndicator, windowsBased: normaliseWindowsBased(out.serviceLevelIndicator.windowsBased, slo, goal) };
+    out.serviceLevelIndicator = {
+      ...out.serviceLevelIndicator,
+      windowsBased: normaliseWindowsBased(out.serviceLevelIndicator.windowsBased, slo, goal),
+    };
   }
   return out;
 }
 
-function normaliseWindowsBased(windows: Record<string, unknown>, slo: SloContext, goal: number | undefined): Record<string, unknown> {
+function normaliseWindowsBased(
+  windows: Record<string, unknown>,
+  slo: SloContext,
+  goal: number | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...windows };
   out.windowPeriod = wholeSeconds(out.windowPeriod) ?? out.windowPeriod;
   if (!isObject(out.goodTotalRatioThreshold)) return out;
@@ -129,7 +151,11 @@ function normaliseWindowsBased(windows: Record<string, unknown>, slo: SloContext
   if (isObject(threshold.basicSliPerformance) && isObject(threshold.basicSliPerformance.latency)) {
     const latency = threshold.basicSliPerformance.latency;
     const seconds = durationSeconds(latency.threshold, 's');
-    if (seconds !== undefined) threshold.basicSliPerformance = { ...threshold.basicSliPerformance, latency: { ...latency, threshold: `${round(seconds)}s` } };
+    if (seconds !== undefined)
+      threshold.basicSliPerformance = {
+        ...threshold.basicSliPerformance,
+        latency: { ...latency, threshold: `${round(seconds)}s` },
+      };
   }
   threshold.threshold = fraction(threshold.threshold) ?? goal ?? threshold.threshold;
   out.goodTotalRatioThreshold = threshold;
@@ -151,7 +177,8 @@ function wholeSeconds(value: unknown): string | undefined {
 
 /** A duration ("0.3s", "300ms", "5m", 300, "300") in seconds; a bare number is in `bareUnit`. */
 function durationSeconds(value: unknown, bareUnit: string): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * (UNIT_SECONDS[bareUnit] ?? 1) : undefined;
+  if (typeof value === 'number')
+    return Number.isFinite(value) && value > 0 ? value * (UNIT_SECONDS[bareUnit] ?? 1) : undefined;
   if (typeof value !== 'string') return undefined;
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(value);
   if (!match) return undefined;

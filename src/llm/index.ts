@@ -12,11 +12,23 @@
  * - `extractJson(reply)`: the project's one tolerant JSON extractor.
  */
 export { createProvider, PROVIDER_DEFAULTS, type ProviderChoice, type CreateProviderOptions } from './select.js';
-export { LlmProvider, type ChatMessage, type CallOptions, type StructuredOptions, type ProviderInfo } from './provider.js';
+export {
+  LlmProvider,
+  type ChatMessage,
+  type CallOptions,
+  type StructuredOptions,
+  type ProviderInfo,
+} from './provider.js';
 export { LlmError, type LlmErrorKind } from './errors.js';
 export { extractJson } from './extract-json.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export { scoreSnippet, CodeScore, type ReviewAspect, type ScoreInput } from './score.js';
-export { suggestBetterFunction, type SearchContext, type RelatedCode, type Suggestion, type SuggestInput } from './suggest.js';
+export {
+  suggestBetterFunction,
+  type SearchContext,
+  type RelatedCode,
+  type Suggestion,
+  type SuggestInput,
+} from './suggest.js';
 export { suggestSlos, Slo, SloList, type SloInput } from './slo.js';
 export { proposeFileChanges, type FileChange, type FileChangeInput } from './file-changes.js';

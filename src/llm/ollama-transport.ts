@@ -22,7 +22,12 @@ let ollamaModule: Promise<typeof import('ollama')> | undefined;
 export class OllamaTransport implements Transport {
   constructor(private readonly host: string) {}
 
-  async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
+  async chat(
+    model: string,
+    messages: ChatMessage[],
+    format: JsonFormat | undefined,
+    signal: AbortSignal,
+  ): Promise<string> {
     const seen: SeenHeaders = {};
     try {
       const response = await (await this.client(signal, seen)).chat({
@@ -35,7 +40,8 @@ export class OllamaTransport implements Transport {
       });
       const content: unknown = response?.message?.content;
       if (content === undefined || content === null) return '';
-      if (typeof content !== 'string') throw new LlmError('invalid_reply', `the reply's message content is ${typeof content}, not text`);
+      if (typeof content !== 'string')
+        throw new LlmError('invalid_reply', `the reply's message content is ${typeof content}, not text`);
       return content;
     } catch (error) {
       throw this.translate(error, signal, seen);
@@ -77,7 +83,12 @@ export class OllamaTransport implements Transport {
     if (signal.aborted || error instanceof LlmError) return error;
     const status = (error as { status_code?: unknown }).status_code;
     if (typeof status === 'number') {
-      return new LlmError('http', `Ollama at ${this.host} answered HTTP ${status}: ${(error as Error).message}`, status, seen.retryAfterSeconds);
+      return new LlmError(
+        'http',
+        `Ollama at ${this.host} answered HTTP ${status}: ${(error as Error).message}`,
+        status,
+        seen.retryAfterSeconds,
+      );
     }
     const cause = ((error as Error).cause as Error | undefined)?.message;
     return new LlmError('network', `could not reach Ollama at ${this.host}: ${cause ?? (error as Error).message}`);
@@ -96,7 +107,8 @@ async function asOllamaError(response: Response): Promise<Response> {
   try {
     const error = (JSON.parse(text) as { error?: unknown }).error;
     if (typeof error === 'string') message = error;
-    else if (typeof (error as { message?: unknown })?.message === 'string') message = (error as { message: string }).message;
+    else if (typeof (error as { message?: unknown })?.message === 'string')
+      message = (error as { message: string }).message;
   } catch {
     // not JSON: the text itself (an HTML page, a proxy's message)
   }

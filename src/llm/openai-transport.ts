@@ -58,7 +58,12 @@ export class OpenAiTransport implements Transport {
     return { client: this.client, OpenAI, zodResponseFormat };
   }
 
-  async chat(model: string, messages: ChatMessage[], format: JsonFormat | undefined, signal: AbortSignal): Promise<string> {
+  async chat(
+    model: string,
+    messages: ChatMessage[],
+    format: JsonFormat | undefined,
+    signal: AbortSignal,
+  ): Promise<string> {
     const useSchema = format !== undefined && !this.jsonSchemaRefused;
     const { client, OpenAI, zodResponseFormat } = await this.sdk();
     let completion;
@@ -73,7 +78,12 @@ export class OpenAiTransport implements Transport {
       );
     } catch (error) {
       const translated = this.translate(OpenAI, error);
-      if (useSchema && translated instanceof LlmError && translated.kind === 'http' && (translated.status === 400 || translated.status === 422)) {
+      if (
+        useSchema &&
+        translated instanceof LlmError &&
+        translated.kind === 'http' &&
+        (translated.status === 400 || translated.status === 422)
+      ) {
         this.jsonSchemaRefused = true;
         return this.chat(model, messages, format, signal);
       }
@@ -127,15 +137,23 @@ export function replyText(completion: unknown): string {
   // error text) as a string: that is no reply from a model, and asking it again cannot help.
   if (typeof completion === 'string') {
     const start = completion.trim().slice(0, 80);
-    throw new LlmError('invalid_reply', `the server's answer is not a chat completion (is the base URL the API's, e.g. ending in /v1?); it began ${start === '' ? '(empty)' : JSON.stringify(start)}`);
+    throw new LlmError(
+      'invalid_reply',
+      `the server's answer is not a chat completion (is the base URL the API's, e.g. ending in /v1?); it began ${start === '' ? '(empty)' : JSON.stringify(start)}`,
+    );
   }
   const choices = (completion as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices)) return '';
   const message = (choices[0] as { message?: { content?: unknown; refusal?: unknown } } | undefined)?.message;
-  if (typeof message?.refusal === 'string' && message.refusal !== '') throw new LlmError('invalid_reply', `the model refused: ${message.refusal}`);
+  if (typeof message?.refusal === 'string' && message.refusal !== '')
+    throw new LlmError('invalid_reply', `the model refused: ${message.refusal}`);
   const content = message?.content;
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every((part) => typeof part?.text === 'string')) return content.map((part) => part.text as string).join('');
-  throw new LlmError('invalid_reply', `the reply's message content is ${Array.isArray(content) ? 'an array' : typeof content}, not text`);
+  if (Array.isArray(content) && content.every((part) => typeof part?.text === 'string'))
+    return content.map((part) => part.text as string).join('');
+  throw new LlmError(
+    'invalid_reply',
+    `the reply's message content is ${Array.isArray(content) ? 'an array' : typeof content}, not text`,
+  );
 }

@@ -70,8 +70,12 @@ export function applyModelPatch(original: string, patchText: string): PatchOutco
     hunk.newStart = Math.min(hunk.newStart, lineCount + 1);
   }
   // `line` is undefined when a hunk reaches past the end of the text (the package asks anyway).
-  const compareLine = (_lineNumber: number, line: string | undefined, _operation: string, patchContent: string): boolean =>
-    typeof line === 'string' && line.trimEnd() === patchContent.trimEnd();
+  const compareLine = (
+    _lineNumber: number,
+    line: string | undefined,
+    _operation: string,
+    patchContent: string,
+  ): boolean => typeof line === 'string' && line.trimEnd() === patchContent.trimEnd();
   for (const fuzzFactor of [0, 1]) {
     try {
       const result = applyPatch(original, patch!, { fuzzFactor, compareLine });
@@ -81,7 +85,10 @@ export function applyModelPatch(original: string, patchText: string): PatchOutco
     }
   }
   if (pastEnd !== undefined) {
-    return { ok: false, reason: `a hunk header (@@ -${pastEnd}) starts past the end of the snippet, which has ${lineCount} lines, and its lines match nowhere in it` };
+    return {
+      ok: false,
+      reason: `a hunk header (@@ -${pastEnd}) starts past the end of the snippet, which has ${lineCount} lines, and its lines match nowhere in it`,
+    };
   }
   return { ok: false, reason: 'its context and removed lines do not match the code' };
 }

@@ -121,11 +121,17 @@ export class LlmProvider {
   /** One vector per text, in order, each of the expected dimension. */
   async embed(texts: string[], options: CallOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const vectors = await withDeadline(this.options.timeoutMs, options.signal, this.describe('the embedding request'), (signal) =>
-      withRetries(() => this.transport.embed(this.info.embedModel, texts, signal), this.retry, signal),
+    const vectors = await withDeadline(
+      this.options.timeoutMs,
+      options.signal,
+      this.describe('the embedding request'),
+      (signal) => withRetries(() => this.transport.embed(this.info.embedModel, texts, signal), this.retry, signal),
     );
     if (vectors.length !== texts.length) {
-      throw new LlmError('invalid_reply', `${this.describe('the embedding reply', 'embed')} has ${vectors.length} vectors for ${texts.length} inputs`);
+      throw new LlmError(
+        'invalid_reply',
+        `${this.describe('the embedding reply', 'embed')} has ${vectors.length} vectors for ${texts.length} inputs`,
+      );
     }
     const expected = this.info.embedDim ?? vectors[0]?.length ?? 0;
     const wrong = vectors.find((vector) => vector.length !== expected);
@@ -134,7 +140,9 @@ export class LlmProvider {
       throw new LlmError(
         'dimension_mismatch',
         `${this.describe('the embedding model', 'embed')} returned vectors of dimension ${got}, expected ${expected}` +
-          (this.info.embedDim !== undefined ? ' (set --llm-embed-model-dim / FAULT_AGENT_EMBED_MODEL_DIMENSION to the model\'s dimension)' : ''),
+          (this.info.embedDim !== undefined
+            ? " (set --llm-embed-model-dim / FAULT_AGENT_EMBED_MODEL_DIMENSION to the model's dimension)"
+            : ''),
       );
     }
     return vectors;
@@ -153,7 +161,11 @@ export class LlmProvider {
 type Verdict<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** The first JSON value in the reply that fits the schema, then the check; else what was wrong with the first. */
-async function judge<T>(reply: string, schema: z.ZodType<T>, check: StructuredOptions<T>['check']): Promise<Verdict<T>> {
+async function judge<T>(
+  reply: string,
+  schema: z.ZodType<T>,
+  check: StructuredOptions<T>['check'],
+): Promise<Verdict<T>> {
   let firstProblem: string | undefined;
   for (const candidate of jsonCandidates(reply)) {
     const parsed = schema.safeParse(candidate);
@@ -184,7 +196,8 @@ function withSchemaInstruction(messages: ChatMessage[], schema: z.ZodType): Chat
     'Reply with one JSON value, and nothing else, that matches this JSON Schema:\n' +
     JSON.stringify(z.toJSONSchema(schema));
   const last = messages[messages.length - 1];
-  if (last?.role === 'user') return [...messages.slice(0, -1), { role: 'user', content: `${last.content}\n\n${instruction}` }];
+  if (last?.role === 'user')
+    return [...messages.slice(0, -1), { role: 'user', content: `${last.content}\n\n${instruction}` }];
   return [...messages, { role: 'user', content: instruction }];
 }
 

@@ -41,7 +41,8 @@ export async function withDeadline<T>(
     return await work(controller.signal);
   } catch (error) {
     if (callerSignal?.aborted) throw new CancelledError();
-    if (timedOut) throw new LlmError('timeout', `${what} did not finish within ${formatMs(timeoutMs)} (the LLM timeout)`);
+    if (timedOut)
+      throw new LlmError('timeout', `${what} did not finish within ${formatMs(timeoutMs)} (the LLM timeout)`);
     throw error;
   } finally {
     clearTimeout(timer);
@@ -50,12 +51,17 @@ export async function withDeadline<T>(
 }
 
 /** Retries `attempt` on retryable LlmErrors; waits are cut short when `signal` aborts. */
-export async function withRetries<T>(attempt: () => Promise<T>, options: RetryOptions, signal: AbortSignal): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  options: RetryOptions,
+  signal: AbortSignal,
+): Promise<T> {
   for (let failures = 0; ; failures++) {
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof LlmError) || !error.retryable || failures >= options.retries || signal.aborted) throw error;
+      if (!(error instanceof LlmError) || !error.retryable || failures >= options.retries || signal.aborted)
+        throw error;
       await sleep(backoffMs(failures, options, error.retryAfterSeconds), undefined, { signal });
     }
   }

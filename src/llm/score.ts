@@ -18,7 +18,14 @@ export interface ScoreInput {
   lang: string;
 }
 
-export async function scoreSnippet(provider: LlmProvider, input: ScoreInput, options: CallOptions = {}): Promise<CodeScore> {
-  const messages = await renderPrompt(`score-${input.aspect}`, { lang: input.lang, snippet: fenced(input.snippet, input.lang) });
+export async function scoreSnippet(
+  provider: LlmProvider,
+  input: ScoreInput,
+  options: CallOptions = {},
+): Promise<CodeScore> {
+  const messages = await renderPrompt(`score-${input.aspect}`, {
+    lang: input.lang,
+    snippet: fenced(input.snippet, input.lang),
+  });
   return provider.structured(messages, CodeScore, { name: 'code_score', signal: options.signal });
 }

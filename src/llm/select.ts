@@ -70,7 +70,10 @@ export const PROVIDER_DEFAULTS: Record<LlmClient, ProviderDefaults> = {
  * The base-URL variables each SDK's own users set, honoured after --llm-base-url /
  * FAULT_LLM_BASE_URL (which win, being faultline's own setting).
  */
-const SDK_BASE_URL_ENV: Partial<Record<LlmClient, string>> = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' };
+const SDK_BASE_URL_ENV: Partial<Record<LlmClient, string>> = {
+  openai: 'OPENAI_BASE_URL',
+  anthropic: 'ANTHROPIC_BASE_URL',
+};
 
 /** Sent to servers that want no key; the openai SDK refuses an empty one. */
 const NO_KEY = 'no-key';
@@ -87,9 +90,13 @@ export function createProvider(
   env: NodeJS.ProcessEnv = process.env,
   options: CreateProviderOptions = {},
 ): ProviderChoice {
-  if (!(llm.timeoutMs > 0)) return { ok: false, reason: `the LLM timeout must be a positive number of milliseconds (got ${llm.timeoutMs})` };
+  if (!(llm.timeoutMs > 0))
+    return { ok: false, reason: `the LLM timeout must be a positive number of milliseconds (got ${llm.timeoutMs})` };
   if (llm.baseUrl !== undefined && !isHttpUrl(llm.baseUrl)) {
-    return { ok: false, reason: `--llm-base-url / FAULT_LLM_BASE_URL must be an http:// or https:// URL (got "${llm.baseUrl}")` };
+    return {
+      ok: false,
+      reason: `--llm-base-url / FAULT_LLM_BASE_URL must be an http:// or https:// URL (got "${llm.baseUrl}")`,
+    };
   }
   const openAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
   const client = llm.client ?? autoClient(env, llm.baseUrl ?? openAiBaseUrl);

@@ -37,7 +37,12 @@ export function toOpenSlo(slos: Slo[], service: string): OpenSloDocument[] {
   const used = new Set<string>();
   const documents = slos.map((slo): OpenSloDocument => {
     const latency = isQuantile(slo.sli.prometheus);
-    const source = { metricSource: { type: 'Prometheus', spec: { query: latency ? slo.sli.prometheus : ratioQuery(slo.sli.prometheus) } } };
+    const source = {
+      metricSource: {
+        type: 'Prometheus',
+        spec: { query: latency ? slo.sli.prometheus : ratioQuery(slo.sli.prometheus) },
+      },
+    };
     const indicator = {
       metadata: { name: uniqueName(`${slo.type}-sli`, new Set()), displayName: `${slo.title} (SLI)` },
       spec: latency
@@ -82,14 +87,20 @@ export function checkOpenSlo(document: OpenSloDocument): string | undefined {
   if (typeof spec.service !== 'string' || spec.service === '') return 'spec.service';
   if ((spec.description ?? '').length > 1050) return 'spec.description is over 1050 characters';
   if (spec.timeWindow?.length !== 1 || !SHORTHAND.test(spec.timeWindow[0]!.duration ?? '')) return 'spec.timeWindow';
-  if (!['Occurrences', 'Timeslices', 'RatioTimeslices'].includes(spec.budgetingMethod ?? '')) return 'spec.budgetingMethod';
+  if (!['Occurrences', 'Timeslices', 'RatioTimeslices'].includes(spec.budgetingMethod ?? ''))
+    return 'spec.budgetingMethod';
   const sli = spec.indicator?.spec;
-  if (!sli || (sli.thresholdMetric === undefined) === (sli.ratioMetric === undefined)) return 'spec.indicator: exactly one of thresholdMetric, ratioMetric';
+  if (!sli || (sli.thresholdMetric === undefined) === (sli.ratioMetric === undefined))
+    return 'spec.indicator: exactly one of thresholdMetric, ratioMetric';
   if (sli.ratioMetric && !['success', 'failure'].includes(sli.ratioMetric.rawType ?? '')) return 'ratioMetric.rawType';
   if (!spec.objectives || spec.objectives.length === 0) return 'spec.objectives';
   for (const objective of spec.objectives) {
-    if (!(typeof objective.target === 'number' && objective.target >= 0 && objective.target < 1)) return 'objective.target must be in [0,1)';
-    if (sli.thresholdMetric !== undefined && (!['lte', 'gte', 'lt', 'gt'].includes(objective.op ?? '') || typeof objective.value !== 'number')) {
+    if (!(typeof objective.target === 'number' && objective.target >= 0 && objective.target < 1))
+      return 'objective.target must be in [0,1)';
+    if (
+      sli.thresholdMetric !== undefined &&
+      (!['lte', 'gte', 'lt', 'gt'].includes(objective.op ?? '') || typeof objective.value !== 'number')
+    ) {
       return 'a threshold objective needs op and value';
     }
   }
@@ -166,8 +177,14 @@ export function checkSloth(spec: SlothSpec): string | undefined {
 export function shorthand(window: string): string {
   const match = /^(\d+)([smhdw])$/.exec(window);
   if (!match) return '30d';
-  const seconds = Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-  for (const [unit, size] of [['w', 604800], ['d', 86400], ['h', 3600], ['m', 60]] as const) {
+  const seconds =
+    Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+  for (const [unit, size] of [
+    ['w', 604800],
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return `${Math.max(1, Math.ceil(seconds / 60))}m`;
@@ -180,7 +197,8 @@ export function shorthand(window: string): string {
  */
 export function ratioQuery(query: string): string {
   const top = topLevel(query);
-  if (top === undefined || /[-+<>=!%^]|(?:and|or|unless|by|without|on|ignoring|bool)/.test(top) || !top.includes('/')) return query;
+  if (top === undefined || /[-+<>=!%^]|(?:and|or|unless|by|without|on|ignoring|bool)/.test(top) || !top.includes('/'))
+    return query;
   const trailing = /^([\s\S]*?)\s*\*\s*100(?:\.0*)?\s*$/.exec(query);
   if (trailing && topLevel(trailing[1]!) !== undefined) return trailing[1]!.trim();
   const leading = /^\s*100(?:\.0*)?\s*\*\s*([\s\S]*)$/.exec(query);
@@ -218,7 +236,12 @@ function isQuantile(query: string): boolean {
 }
 
 function rfc1123(text: string): string {
-  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
   return slug === '' ? 'slo' : slug;
 }
 
@@ -233,7 +256,13 @@ function uniqueName(text: string, used: Set<string>): string {
 }
 
 function toPascal(name: string): string {
-  return name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('') || 'Slo';
+  return (
+    name
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean)
+      .map((part) => part[0]!.toUpperCase() + part.slice(1))
+      .join('') || 'Slo'
+  );
 }
 
 /** objective (a percentage below 100) as OpenSLO's target in [0, 1), never rounded up to 1. */

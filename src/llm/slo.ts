@@ -54,7 +54,10 @@ export const Slo = z.preprocess((value) => {
   const slo = value as Record<string, unknown>;
   const sli = slo.sli;
   if (typeof sli !== 'object' || sli === null || Array.isArray(sli) || !('gcp/cloudrun' in sli)) return value;
-  return { ...slo, sli: { ...sli, 'gcp/cloudrun': normaliseCloudRunSlo((sli as Record<string, unknown>)['gcp/cloudrun'], slo) } };
+  return {
+    ...slo,
+    sli: { ...sli, 'gcp/cloudrun': normaliseCloudRunSlo((sli as Record<string, unknown>)['gcp/cloudrun'], slo) },
+  };
 }, StrictSlo);
 export type Slo = z.infer<typeof Slo>;
 
@@ -68,6 +71,9 @@ export interface SloInput {
 
 export async function suggestSlos(provider: LlmProvider, input: SloInput, options: CallOptions = {}): Promise<Slo[]> {
   const messages = await renderPrompt('slo', { lang: input.lang, snippet: fenced(input.snippet, input.lang) });
-  const { slos } = await provider.structured(messages, SloList, { name: 'service_level_objectives', signal: options.signal });
+  const { slos } = await provider.structured(messages, SloList, {
+    name: 'service_level_objectives',
+    signal: options.signal,
+  });
   return slos;
 }

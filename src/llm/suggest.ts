@@ -54,7 +54,11 @@ const MAX_RELATED = 5;
 const MAX_RELATED_CHARS = 4_000;
 
 /** The retrieval, the request and its repair share the LLM timeout. */
-export function suggestBetterFunction(provider: LlmProvider, input: SuggestInput, options: CallOptions = {}): Promise<Suggestion> {
+export function suggestBetterFunction(
+  provider: LlmProvider,
+  input: SuggestInput,
+  options: CallOptions = {},
+): Promise<Suggestion> {
   return provider.conversation(options, (signal) => suggest(provider, input, signal));
 }
 
@@ -112,13 +116,18 @@ async function interpret(original: string, reply: string, language: LanguageInfo
   // Only an explicit empty block means "no change"; an empty reply (no choices, null content, only
   // <think>…</think>) is a failed reply, never a successful empty diff.
   if (text === '') {
-    return { ok: false, reason: reply.trim() === '' ? 'the reply is empty' : 'the reply holds only reasoning, no diff or code', diff: '' };
+    return {
+      ok: false,
+      reason: reply.trim() === '' ? 'the reply is empty' : 'the reply holds only reasoning, no diff or code',
+      diff: '',
+    };
   }
   const blocks = extractFencedBlocks(text);
   const block = blocks.find((candidate) => looksLikePatch(candidate.body)) ?? blocks[0];
   const body = block ? block.body : text;
 
-  if (block !== undefined && body.trim() === '') return { ok: true, suggestion: { diff: '', applies: true, note: 'No change suggested.' } };
+  if (block !== undefined && body.trim() === '')
+    return { ok: true, suggestion: { diff: '', applies: true, note: 'No change suggested.' } };
 
   let improved: string;
   let note: string | undefined;
@@ -141,7 +150,12 @@ async function interpret(original: string, reply: string, language: LanguageInfo
     : undefined;
   // Unfenced text the grammar does not vouch for is prose, not code: it is never shown as a diff.
   const proposedCode = isPatch || block !== undefined;
-  if (problem) return { ok: false, reason: proposedCode ? problem : `the reply is not code (${problem})`, diff: proposedCode ? diff : '' };
+  if (problem)
+    return {
+      ok: false,
+      reason: proposedCode ? problem : `the reply is not code (${problem})`,
+      diff: proposedCode ? diff : '',
+    };
   if (diff === '') return { ok: true, suggestion: { diff, applies: true, note: 'No change suggested.' } };
   return { ok: true, suggestion: { diff, applies: true, note } };
 }

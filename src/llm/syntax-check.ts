@@ -7,7 +7,11 @@
 import { countSyntaxErrors, listFunctions, type LanguageInfo } from '../code/index.js';
 
 /** A message for the model when `after` adds syntax errors; undefined when it does not. */
-export async function newSyntaxErrors(before: string, after: string, language: LanguageInfo): Promise<string | undefined> {
+export async function newSyntaxErrors(
+  before: string,
+  after: string,
+  language: LanguageInfo,
+): Promise<string | undefined> {
   const [old, next] = await Promise.all([countSyntaxErrors(before, language), countSyntaxErrors(after, language)]);
   if (next.count <= old.count) return undefined;
   return (

@@ -54,6 +54,9 @@ declare module 'autocannon' {
     on(event: 'response', listener: (client: unknown, statusCode: number) => void): Instance;
     on(event: 'reqError', listener: (error: Error) => void): Instance;
   }
-  function autocannon(options: AutocannonOptions, callback: (error: Error | null, result: AutocannonResult) => void): Instance;
+  function autocannon(
+    options: AutocannonOptions,
+    callback: (error: Error | null, result: AutocannonResult) => void,
+  ): Instance;
   export default autocannon;
 }

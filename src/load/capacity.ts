@@ -58,20 +58,26 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs);
-  const maxRate = options.maxRatePerSecond === undefined ? undefined : requirePositive('maxRatePerSecond', options.maxRatePerSecond);
-  if (timeoutMs < 1000) throw new ToolInputError(`timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`);
+  const maxRate =
+    options.maxRatePerSecond === undefined ? undefined : requirePositive('maxRatePerSecond', options.maxRatePerSecond);
+  if (timeoutMs < 1000)
+    throw new ToolInputError(
+      `timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`,
+    );
   if (target.secure && (options.tls?.rejectUnauthorized !== false || options.tls?.ca !== undefined)) {
     throw new ToolInputError(
       'capacity mode cannot verify TLS certificates (autocannon does not); pass tls.rejectUnauthorized: false to measure an https URL unverified',
     );
   }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new ToolInputError('signal must be an AbortSignal');
   const signal = options.signal;
   if (signal?.aborted) throw new CancelledError('capacity run cancelled before it started');
 
   // autocannon resolves names itself, with no lookup to apply the target policy at connect: the
   // name is resolved here, through that policy, and autocannon connects to the address it gave.
-  const connectHost = target.lookup === undefined ? target.connectHost : await resolveThroughPolicy(target.lookup, target.connectHost);
+  const connectHost =
+    target.lookup === undefined ? target.connectHost : await resolveThroughPolicy(target.lookup, target.connectHost);
   const host = connectHost.includes(':') ? `[${connectHost}]` : connectHost;
   const headers: Record<string, string> = { host: target.hostHeader };
   for (const [name, value] of target.headers) headers[name] = value;
@@ -101,7 +107,13 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
         // expected interval of ceil(1 / per-connection rate), i.e. 1 ms: HdrHistogram then adds
         // made-up samples at latency − 1 ms, − 2 ms, … down to 1 ms, halving the mean and p50 (a
         // 50 ms fault read p50 26 ms, min 1). A closed loop has no schedule to omit from: off.
-        ...(maxRate !== undefined ? { overallRate: maxRate, amount: Math.max(1, Math.floor((maxRate * durationMs) / 1000)), ignoreCoordinatedOmission: true } : {}),
+        ...(maxRate !== undefined
+          ? {
+              overallRate: maxRate,
+              amount: Math.max(1, Math.floor((maxRate * durationMs) / 1000)),
+              ignoreCoordinatedOmission: true,
+            }
+          : {}),
       },
       (error, result) => {
         clearTimeout(stopAtDuration);

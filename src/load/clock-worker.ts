@@ -29,7 +29,8 @@ for (;;) {
   const spinMs = times[CLOCK_SPIN_MS]!;
   let now = monotonicMs();
   // Woken before the time by a new arm: read it again (it may be earlier).
-  if (wakeAt - now > spinMs && Atomics.wait(ints, CLOCK_ARM_SEQ, armed, wakeAt - now - spinMs) !== 'timed-out') continue;
+  if (wakeAt - now > spinMs && Atomics.wait(ints, CLOCK_ARM_SEQ, armed, wakeAt - now - spinMs) !== 'timed-out')
+    continue;
   while ((now = monotonicMs()) < wakeAt && Atomics.load(ints, CLOCK_ARM_SEQ) === armed);
   if (now < wakeAt) continue;
   firedFor = armed;

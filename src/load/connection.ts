@@ -193,7 +193,8 @@ export class HttpConnection {
   }
 
   private onError(socket: Socket, error: Error): void {
-    if (socket === this.socket && this.parser !== null) this.fail(socket, classifySocketError(error), performance.now());
+    if (socket === this.socket && this.parser !== null)
+      this.fail(socket, classifySocketError(error), performance.now());
     else if (socket === this.socket) this.socket = null;
   }
 
@@ -205,7 +206,8 @@ export class HttpConnection {
     this.parser = null;
     const now = performance.now();
     if (parser.closed()) this.events.onResponse(parser.status, now);
-    else this.events.onFailure({ errorClass: 'reset', detail: 'connection closed before the response was complete' }, now);
+    else
+      this.events.onFailure({ errorClass: 'reset', detail: 'connection closed before the response was complete' }, now);
   }
 
   private fail(socket: Socket, failure: TransportFailure, atMs: number): void {

@@ -44,7 +44,11 @@ export interface RunRequest {
   watched: Float64Array[];
 }
 
-export type ToGenerator = RunRequest | { type: 'abort'; id: number } | { type: 'edgePassed'; id: number } | { type: 'resources'; id: number };
+export type ToGenerator =
+  | RunRequest
+  | { type: 'abort'; id: number }
+  | { type: 'edgePassed'; id: number }
+  | { type: 'resources'; id: number };
 
 export type FromGenerator =
   | { type: 'start'; id: number }

@@ -42,30 +42,39 @@ async function run({ id, plan, target, live, watched }: RunRequest): Promise<voi
   runs.set(id, controller);
   try {
     const ca = target.tls?.ca;
-    const result = await runOnThisThread(plan, {
-      ...target,
-      // A Buffer arrives as a plain Uint8Array.
-      ...(ca instanceof Uint8Array ? { tls: { ...target.tls, ca: Buffer.from(ca) } } : {}),
-      // Only used to describe the run; the plan carries what is run.
-      ratePerSecond: plan.ratePerSecond,
-      connections: plan.connections,
-      durationMs: plan.durationMs,
-      timeoutMs: plan.timeoutMs,
-      thread: 'caller',
-      signal: controller.signal,
-      live: new LiveCounters(live),
-      onStart: () => send({ type: 'start', id }),
-      onSecond: (bucket) => send({ type: 'second', id, bucket }),
-      onEdge: (index) =>
-        new Promise<void>((resolve) => {
-          atEdge.set(id, resolve);
-          send({ type: 'edge', id, index });
-        }),
-    }, watched);
-    const { samples } = result;
-    const buffers = [samples.intendedStartMs, samples.latencyMs, samples.serviceMs, samples.ttfbMs, samples.status, samples.errorClass].map(
-      (array) => array.buffer as ArrayBuffer,
+    const result = await runOnThisThread(
+      plan,
+      {
+        ...target,
+        // A Buffer arrives as a plain Uint8Array.
+        ...(ca instanceof Uint8Array ? { tls: { ...target.tls, ca: Buffer.from(ca) } } : {}),
+        // Only used to describe the run; the plan carries what is run.
+        ratePerSecond: plan.ratePerSecond,
+        connections: plan.connections,
+        durationMs: plan.durationMs,
+        timeoutMs: plan.timeoutMs,
+        thread: 'caller',
+        signal: controller.signal,
+        live: new LiveCounters(live),
+        onStart: () => send({ type: 'start', id }),
+        onSecond: (bucket) => send({ type: 'second', id, bucket }),
+        onEdge: (index) =>
+          new Promise<void>((resolve) => {
+            atEdge.set(id, resolve);
+            send({ type: 'edge', id, index });
+          }),
+      },
+      watched,
     );
+    const { samples } = result;
+    const buffers = [
+      samples.intendedStartMs,
+      samples.latencyMs,
+      samples.serviceMs,
+      samples.ttfbMs,
+      samples.status,
+      samples.errorClass,
+    ].map((array) => array.buffer as ArrayBuffer);
     send({ type: 'done', id, result }, buffers);
   } catch (error) {
     send({ type: 'failed', id, error: errorToWire(error) });

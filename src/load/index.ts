@@ -20,7 +20,14 @@
  * Percentiles are exact R-6 (percentiles.ts). Errors are classed refused / reset / timeout /
  * http_5xx / http_status / other (error-class.ts); a status outside the expected set is an error.
  */
-export { runOpenLoop, MAX_REQUESTS_PER_RUN, MAX_CONNECTING, type OpenLoopOptions, type OpenLoopResult, type SecondBucket } from './open-loop.js';
+export {
+  runOpenLoop,
+  MAX_REQUESTS_PER_RUN,
+  MAX_CONNECTING,
+  type OpenLoopOptions,
+  type OpenLoopResult,
+  type SecondBucket,
+} from './open-loop.js';
 export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
 export { watchThisThread, isThreadLoadGauge, type ThreadLoadGauge } from './thread-load.js';
@@ -29,6 +36,12 @@ export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';
 export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
 export type { LoadTarget } from './options.js';
-export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, isExpectedStatus, describeExpectedStatus, type ExpectedStatus } from './expect-status.js';
+export {
+  DEFAULT_EXPECTED_STATUS,
+  parseExpectedStatus,
+  isExpectedStatus,
+  describeExpectedStatus,
+  type ExpectedStatus,
+} from './expect-status.js';
 export { openFileLimit, RESERVED_FDS } from './fd-limit.js';
 export { MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS } from './options.js';

@@ -40,11 +40,29 @@ import { isThreadLoadGauge, threadBusy, type ThreadLoadGauge } from './thread-lo
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
 import { threadPacer, type PacerWake } from './pacer.js';
-import { MAX_CONNECTIONS, MAX_TIMEOUT_MS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
+import {
+  MAX_CONNECTIONS,
+  MAX_TIMEOUT_MS,
+  requireCount,
+  requirePositive,
+  resolveTarget,
+  type LoadTarget,
+} from './options.js';
 import { selectPercentiles } from './percentiles.js';
 import { buildRequest } from './request.js';
-import { DEFAULT_EXPECTED_STATUS, isExpectedStatus, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';
-import { createSamples, encodeErrorClass, summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
+import {
+  DEFAULT_EXPECTED_STATUS,
+  isExpectedStatus,
+  parseExpectedStatus,
+  type ExpectedStatus,
+} from './expect-status.js';
+import {
+  createSamples,
+  encodeErrorClass,
+  summarizeSamples,
+  type RequestSamples,
+  type SampleSummary,
+} from './samples.js';
 
 export interface OpenLoopOptions extends LoadTarget {
   /** Total requests per second over all connections (fault's num_clients × rps). */
@@ -117,7 +135,14 @@ export interface SecondBucket {
 
 export interface OpenLoopResult extends SampleSummary {
   mode: 'open-loop';
-  requested: { ratePerSecond: number; connections: number; maxConnections: number; durationMs: number; timeoutMs: number; requests: number };
+  requested: {
+    ratePerSecond: number;
+    connections: number;
+    maxConnections: number;
+    durationMs: number;
+    timeoutMs: number;
+    requests: number;
+  };
   /** Connections the run opened (at least `connections`, at most `maxConnections`). */
   connectionsOpened: number;
   /**
@@ -176,35 +201,60 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   const ratePerSecond = requirePositive('ratePerSecond', options.ratePerSecond);
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const maxConnections = requireCount('maxConnections', options.maxConnections ?? connections, MAX_CONNECTIONS);
-  if (maxConnections < connections) throw new ToolInputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
+  if (maxConnections < connections)
+    throw new ToolInputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs, MAX_TIMEOUT_MS);
   const scheduled = (durationMs * ratePerSecond) / 1000;
   // Less than one: the first request (due at 0) would go anyway, at a rate far above the one asked.
-  if (scheduled < 1) throw new ToolInputError(`ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise the rate`);
+  if (scheduled < 1)
+    throw new ToolInputError(
+      `ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise the rate`,
+    );
   const requests = Math.ceil(scheduled);
   if (requests > MAX_REQUESTS_PER_RUN) {
     throw new ToolInputError(
       `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,
     );
   }
-  if (options.onSecond !== undefined && typeof options.onSecond !== 'function') throw new ToolInputError('onSecond must be a function');
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new ToolInputError('signal must be an AbortSignal');
-  if (options.onStart !== undefined && typeof options.onStart !== 'function') throw new ToolInputError('onStart must be a function');
+  if (options.onSecond !== undefined && typeof options.onSecond !== 'function')
+    throw new ToolInputError('onSecond must be a function');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new ToolInputError('signal must be an AbortSignal');
+  if (options.onStart !== undefined && typeof options.onStart !== 'function')
+    throw new ToolInputError('onStart must be a function');
   const edgesMs = options.edgesMs ?? [];
-  if (!Array.isArray(edgesMs) || edgesMs.some((edge, k) => typeof edge !== 'number' || !Number.isFinite(edge) || edge < 0 || (k > 0 && edge < edgesMs[k - 1]!))) {
+  if (
+    !Array.isArray(edgesMs) ||
+    edgesMs.some(
+      (edge, k) => typeof edge !== 'number' || !Number.isFinite(edge) || edge < 0 || (k > 0 && edge < edgesMs[k - 1]!),
+    )
+  ) {
     throw new ToolInputError('edgesMs must be ascending numbers of ms from the start of the run');
   }
-  if (edgesMs.length > 0 && typeof options.onEdge !== 'function') throw new ToolInputError('onEdge must be a function when edgesMs is given');
-  if (options.live !== undefined && !(options.live instanceof LiveCounters)) throw new ToolInputError('live must be a LiveCounters');
+  if (edgesMs.length > 0 && typeof options.onEdge !== 'function')
+    throw new ToolInputError('onEdge must be a function when edgesMs is given');
+  if (options.live !== undefined && !(options.live instanceof LiveCounters))
+    throw new ToolInputError('live must be a LiveCounters');
   if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'caller') {
     throw new ToolInputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
   }
-  if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean') throw new ToolInputError('watchCallerThread must be true or false');
-  if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf)) throw new ToolInputError('watchLoadOf must be a thread load gauge (a HostedProxy\'s load)');
+  if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean')
+    throw new ToolInputError('watchCallerThread must be true or false');
+  if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf))
+    throw new ToolInputError("watchLoadOf must be a thread load gauge (a HostedProxy's load)");
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
-  return { ratePerSecond, connections, maxConnections, durationMs, timeoutMs, requests, expectedStatus, edgesMs: [...edgesMs] };
+  return {
+    ratePerSecond,
+    connections,
+    maxConnections,
+    durationMs,
+    timeoutMs,
+    requests,
+    expectedStatus,
+    edgesMs: [...edgesMs],
+  };
 }
 
 /** Runs a validated plan (a test sets its `growth` to compare the rules) on the thread `options` names. */
@@ -219,7 +269,11 @@ export function runPlanned(plan: Plan, options: OpenLoopOptions): Promise<OpenLo
  * saturated. The generator thread calls this for each run, with the gauges of the threads the run
  * watches (the caller's, a hosted proxy's).
  */
-export function runOnThisThread(plan: Plan, options: OpenLoopOptions, watched: readonly ThreadLoadGauge[] = options.watchLoadOf ? [options.watchLoadOf] : []): Promise<OpenLoopResult> {
+export function runOnThisThread(
+  plan: Plan,
+  options: OpenLoopOptions,
+  watched: readonly ThreadLoadGauge[] = options.watchLoadOf ? [options.watchLoadOf] : [],
+): Promise<OpenLoopResult> {
   const target = resolveTarget(options);
   const run = new OpenLoopRun(plan, options, options.live, watched);
   const request = buildRequest(target);
@@ -543,7 +597,11 @@ class OpenLoopRun {
     const edge = this.plan.edgesMs[this.nextEdge] ?? Infinity;
     if (this.nextDue < this.plan.requests) this.lateMs = elapsed - intendedStartMs[this.nextDue]!;
     // Requests due before the next edge go now; none due at or after it until it has been passed.
-    while (this.nextDue < this.plan.requests && intendedStartMs[this.nextDue]! <= elapsed && intendedStartMs[this.nextDue]! < edge) {
+    while (
+      this.nextDue < this.plan.requests &&
+      intendedStartMs[this.nextDue]! <= elapsed &&
+      intendedStartMs[this.nextDue]! < edge
+    ) {
       this.dispatch(this.nextDue++);
     }
     if (this.stopped) return;
@@ -583,7 +641,8 @@ class OpenLoopRun {
     this.live.dispatched++;
     // Older requests already waiting go first: a new connection takes the oldest, not i.
     const immediate = this.plan.growth === 'immediate';
-    const slot = this.waiting.length > 0 ? undefined : (this.idle.shift() ?? (immediate ? this.openOnDemand() : undefined));
+    const slot =
+      this.waiting.length > 0 ? undefined : (this.idle.shift() ?? (immediate ? this.openOnDemand() : undefined));
     if (slot !== undefined) {
       if (!this.start(slot, i)) this.release(slot);
       return;
@@ -612,7 +671,10 @@ class OpenLoopRun {
     const deadlineAt = this.startMs + this.samples.intendedStartMs[i]! + this.plan.timeoutMs;
     if (now >= deadlineAt) {
       this.notSent++;
-      this.record(i, this.plan.timeoutMs, NaN, NaN, 0, { errorClass: 'timeout', detail: 'timed out waiting for a free connection' });
+      this.record(i, this.plan.timeoutMs, NaN, NaN, 0, {
+        errorClass: 'timeout',
+        detail: 'timed out waiting for a free connection',
+      });
       return false;
     }
     slot.request = i;
@@ -681,7 +743,10 @@ class OpenLoopRun {
     if (atMs >= slot.deadlineAtMs) {
       // Whatever ended it, the deadline came first (the event loop ran the timer late).
       const serviceMs = slot.deadlineAtMs - slot.sentAtMs;
-      this.record(i, this.plan.timeoutMs, serviceMs, slot.ttfbMs, 0, { errorClass: 'timeout', detail: 'timed out waiting for the response' });
+      this.record(i, this.plan.timeoutMs, serviceMs, slot.ttfbMs, 0, {
+        errorClass: 'timeout',
+        detail: 'timed out waiting for the response',
+      });
       this.release(slot);
       return;
     }
@@ -699,7 +764,14 @@ class OpenLoopRun {
   }
 
   /** Records request i's outcome; serviceMs is NaN when it was never sent. */
-  private record(i: number, latencyMs: number, serviceMs: number, ttfbMs: number, status: number, failure: TransportFailure | null): void {
+  private record(
+    i: number,
+    latencyMs: number,
+    serviceMs: number,
+    ttfbMs: number,
+    status: number,
+    failure: TransportFailure | null,
+  ): void {
     const { samples } = this;
     samples.latencyMs[i] = latencyMs;
     samples.serviceMs[i] = serviceMs;
@@ -728,7 +800,13 @@ class OpenLoopRun {
       let errors = 0;
       for (let i = first; i < end; i++) if (this.samples.errorClass[i] !== 0) errors++;
       const empty = end === first;
-      const bucket: SecondBucket = { second: k, requests: end - first, errors, p50Ms: empty ? null : p50!, p95Ms: empty ? null : p95! };
+      const bucket: SecondBucket = {
+        second: k,
+        requests: end - first,
+        errors,
+        p50Ms: empty ? null : p50!,
+        p95Ms: empty ? null : p95!,
+      };
       this.seconds.push(bucket);
       if (this.hooks.onSecond !== undefined) {
         try {
@@ -778,7 +856,8 @@ class OpenLoopRun {
     for (let i = 0; i < samples.count; i++) {
       const serviceMs = samples.serviceMs[i]!;
       // Sent at intended start + send lag, and send lag = latency − service time.
-      if (!Number.isNaN(serviceMs) && samples.intendedStartMs[i]! + samples.latencyMs[i]! - serviceMs < plan.durationMs) sentDuringRun++;
+      if (!Number.isNaN(serviceMs) && samples.intendedStartMs[i]! + samples.latencyMs[i]! - serviceMs < plan.durationMs)
+        sentDuringRun++;
     }
     return {
       mode: 'open-loop',

@@ -64,7 +64,9 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
     throw new ToolInputError(`url ${JSON.stringify(target.url)} is not a valid URL; give an http:// or https:// URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolInputError(`url ${JSON.stringify(target.url)} uses ${url.protocol}; only http:// and https:// are accepted`);
+    throw new ToolInputError(
+      `url ${JSON.stringify(target.url)} uses ${url.protocol}; only http:// and https:// are accepted`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new ToolInputError('url must not carry credentials; pass an authorization header in headers instead');
@@ -87,9 +89,12 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
     connectPort = port;
   }
 
-  const method = typeof target.method === 'string' ? target.method.toUpperCase() : target.method === undefined ? 'GET' : '';
+  const method =
+    typeof target.method === 'string' ? target.method.toUpperCase() : target.method === undefined ? 'GET' : '';
   if (!TOKEN.test(method)) {
-    throw new ToolInputError(`method ${JSON.stringify(target.method)} is not an HTTP method; use e.g. GET, POST, PUT, DELETE`);
+    throw new ToolInputError(
+      `method ${JSON.stringify(target.method)} is not an HTTP method; use e.g. GET, POST, PUT, DELETE`,
+    );
   }
 
   const headers: [string, string][] = [];
@@ -106,7 +111,9 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
       }
       const lower = name.toLowerCase();
       if (RESERVED_HEADERS.has(lower)) {
-        throw new ToolInputError(`headers.${name} is set by the load generator and cannot be given (it frames requests and keeps connections alive)`);
+        throw new ToolInputError(
+          `headers.${name} is set by the load generator and cannot be given (it frames requests and keeps connections alive)`,
+        );
       }
       if (lower === 'host') hostHeader = value;
       else headers.push([name, value]);
@@ -120,7 +127,8 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   const body = Buffer.from(target.body ?? '', 'utf8');
   if (body.length > 0 && !hasContentType) headers.push(['content-type', 'application/json']);
 
-  if (target.targets !== undefined && (typeof target.targets !== 'object' || target.targets === null)) throw new ToolInputError('targets must be a target allowance');
+  if (target.targets !== undefined && (typeof target.targets !== 'object' || target.targets === null))
+    throw new ToolInputError('targets must be a target allowance');
   const tls = target.tls ?? {};
   if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== 'boolean') {
     throw new ToolInputError('tls.rejectUnauthorized must be true or false');

@@ -67,7 +67,11 @@ interface Entry {
   active: boolean;
 }
 
-type WaitAsync = (array: Int32Array, index: number, value: number) => { async: boolean; value: Promise<string> | string };
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+) => { async: boolean; value: Promise<string> | string };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 export class Pacer {

@@ -87,7 +87,9 @@ function orderStatistic(a: Float64Array, k: number): number {
   while (left < right) {
     // Median of three as the pivot, so sorted or constant runs stay O(n).
     const middle = (left + right) >>> 1;
-    const x = a[left]!, y = a[middle]!, z = a[right]!;
+    const x = a[left]!,
+      y = a[middle]!,
+      z = a[right]!;
     const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
     let i = left;
     let j = right;

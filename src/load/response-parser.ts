@@ -96,7 +96,8 @@ export class ResponseParser {
     this.head = previous === 0 ? chunk.subarray(offset) : Buffer.concat([this.head, chunk.subarray(offset)]);
     const end = this.head.indexOf(CRLFCRLF, Math.max(0, previous - 3));
     if (end < 0) {
-      if (this.head.length > MAX_HEAD_BYTES) throw new ResponseProtocolError(`response head over ${MAX_HEAD_BYTES} bytes`);
+      if (this.head.length > MAX_HEAD_BYTES)
+        throw new ResponseProtocolError(`response head over ${MAX_HEAD_BYTES} bytes`);
       // Copy: the chunk's memory belongs to the socket and may be reused.
       this.head = Buffer.from(this.head);
       return chunk.length;
@@ -113,7 +114,8 @@ export class ResponseParser {
     const statusEnd = head.indexOf('\r\n');
     const statusText = statusEnd < 0 ? head : head.slice(0, statusEnd);
     const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(statusText);
-    if (!statusLine) throw new ResponseProtocolError(`malformed status line ${JSON.stringify(statusText.slice(0, 80))}`);
+    if (!statusLine)
+      throw new ResponseProtocolError(`malformed status line ${JSON.stringify(statusText.slice(0, 80))}`);
     const status = Number(statusLine[2]);
     let contentLength: number | undefined;
     let chunked = false;
@@ -122,7 +124,10 @@ export class ResponseParser {
       let end = head.indexOf('\r\n', start);
       if (end < 0) end = head.length;
       const colon = head.indexOf(':', start);
-      if (colon <= start || colon >= end) throw new ResponseProtocolError(`malformed header line ${JSON.stringify(head.slice(start, Math.min(end, start + 80)))}`);
+      if (colon <= start || colon >= end)
+        throw new ResponseProtocolError(
+          `malformed header line ${JSON.stringify(head.slice(start, Math.min(end, start + 80)))}`,
+        );
       let nameStart = start;
       let nameEnd = colon;
       while (nameStart < nameEnd && isBlank(head.charCodeAt(nameStart))) nameStart++;
@@ -137,7 +142,10 @@ export class ResponseParser {
           }
           contentLength = Number(value);
         } else if (name === 'transfer-encoding') {
-          chunked = value.toLowerCase().split(',').some((coding) => coding.trim() === 'chunked');
+          chunked = value
+            .toLowerCase()
+            .split(',')
+            .some((coding) => coding.trim() === 'chunked');
         } else if (name === 'connection') {
           connection = value.toLowerCase();
         }

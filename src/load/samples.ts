@@ -66,7 +66,10 @@ export interface SampleSummary {
 }
 
 /** Summarizes the requests whose intended start is in [fromMs, toMs) (default: all of them). */
-export function summarizeSamples(samples: RequestSamples, window: { fromMs?: number; toMs?: number } = {}): SampleSummary {
+export function summarizeSamples(
+  samples: RequestSamples,
+  window: { fromMs?: number; toMs?: number } = {},
+): SampleSummary {
   const first = lowerBound(samples.intendedStartMs, samples.count, window.fromMs ?? -Infinity);
   const end = lowerBound(samples.intendedStartMs, samples.count, window.toMs ?? Infinity);
   const errorsByClass = zeroErrorCounts();

@@ -23,7 +23,10 @@ function typeOf(schema: JsonSchema): string | undefined {
 }
 
 function properties(schema: JsonSchema): Record<string, JsonSchema> {
-  return (schema.properties && typeof schema.properties === 'object' ? schema.properties : {}) as Record<string, JsonSchema>;
+  return (schema.properties && typeof schema.properties === 'object' ? schema.properties : {}) as Record<
+    string,
+    JsonSchema
+  >;
 }
 
 function required(schema: JsonSchema): string[] {
@@ -46,7 +49,12 @@ export function validValue(schema: JsonSchema, depth = 0): unknown {
     }
     case 'integer':
     case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : 1;
+      const min =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? Math.floor(schema.exclusiveMinimum) + 1
+            : 1;
       const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
       const value = max !== undefined && min > max ? max : min;
       return typeOf(schema) === 'integer' ? Math.ceil(value) : value;
@@ -108,8 +116,31 @@ export function slowArguments(inputSchema: JsonSchema, targetMs: number): Record
   return found ? args : undefined;
 }
 
-const HOSTILE_STRINGS = ['', ' ', '\u0000', '../../../../../../../../etc/passwd', '%s%n%x', '${jndi:ldap://x}', "'; DROP TABLE t; --", '\u202e\ud83d\ude00', '-1', 'NaN', 'x'.repeat(100_000)];
-const WRONG_VALUES: unknown[] = [null, 12345, -1, 1e308, true, [], {}, 'not-a-number', [null], { nested: { deep: [1, 'a'] } }];
+const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  '../../../../../../../../etc/passwd',
+  '%s%n%x',
+  '${jndi:ldap://x}',
+  "'; DROP TABLE t; --",
+  '\u202e\ud83d\ude00',
+  '-1',
+  'NaN',
+  'x'.repeat(100_000),
+];
+const WRONG_VALUES: unknown[] = [
+  null,
+  12345,
+  -1,
+  1e308,
+  true,
+  [],
+  {},
+  'not-a-number',
+  [null],
+  { nested: { deep: [1, 'a'] } },
+];
 
 export interface HostileCase {
   /** What was made wrong, e.g. "path: number instead of string". */
@@ -128,7 +159,14 @@ export function hostileCases(inputSchema: JsonSchema, count: number, seed: numbe
   const cases: HostileCase[] = [];
   // Kinds take turns, and each kind walks the properties in turn (from a seeded offset), so that a
   // few cases already reach every property with a wrong type; the values themselves are seeded.
-  const kinds = ['wrong-type', 'missing-required', 'hostile-string', 'unknown-field', 'out-of-range', 'not-an-object'] as const;
+  const kinds = [
+    'wrong-type',
+    'missing-required',
+    'hostile-string',
+    'unknown-field',
+    'out-of-range',
+    'not-an-object',
+  ] as const;
   const offset = Math.floor(random() * Math.max(1, names.length));
   for (let i = 0; i < count; i++) {
     const kind = kinds[i % kinds.length]!;
@@ -137,13 +175,18 @@ export function hostileCases(inputSchema: JsonSchema, count: number, seed: numbe
     const args: Record<string, unknown> = { ...base };
     if (kind === 'wrong-type' && name) {
       const expected = typeOf(props[name]!) ?? 'any';
-      const wrong = WRONG_VALUES.filter((v) => jsonType(v) !== expected && !(expected === 'number' && jsonType(v) === 'integer'));
+      const wrong = WRONG_VALUES.filter(
+        (v) => jsonType(v) !== expected && !(expected === 'number' && jsonType(v) === 'integer'),
+      );
       args[name] = pick(wrong);
       cases.push({ label: `${name}: ${jsonType(args[name])} instead of ${expected}`, args });
     } else if (kind === 'hostile-string' && name) {
       const value = pick(HOSTILE_STRINGS);
       args[name] = value;
-      cases.push({ label: `${name}: hostile string ${JSON.stringify(value.slice(0, 40))}${value.length > 40 ? `… (${value.length} chars)` : ''}`, args });
+      cases.push({
+        label: `${name}: hostile string ${JSON.stringify(value.slice(0, 40))}${value.length > 40 ? `… (${value.length} chars)` : ''}`,
+        args,
+      });
     } else if (kind === 'missing-required' && req.length > 0) {
       const missing = pick(req);
       delete args[missing];
@@ -151,7 +194,14 @@ export function hostileCases(inputSchema: JsonSchema, count: number, seed: numbe
     } else if (kind === 'out-of-range' && name) {
       const s = props[name]!;
       const t = typeOf(s);
-      args[name] = t === 'number' || t === 'integer' ? (typeof s.minimum === 'number' ? s.minimum - 1e6 : -1e15) : t === 'array' ? Array.from({ length: 10_000 }, () => 0) : 'x'.repeat(1_000_000);
+      args[name] =
+        t === 'number' || t === 'integer'
+          ? typeof s.minimum === 'number'
+            ? s.minimum - 1e6
+            : -1e15
+          : t === 'array'
+            ? Array.from({ length: 10_000 }, () => 0)
+            : 'x'.repeat(1_000_000);
       cases.push({ label: `${name}: out of range`, args });
     } else if (kind === 'not-an-object') {
       const value = pick(['a string', 42, [1, 2], null] as unknown[]);

@@ -94,7 +94,8 @@ export async function loadSuite(file: string): Promise<Suite> {
   }
   const s = data as { version?: unknown; name?: unknown; agents?: unknown; runs?: unknown } | null;
   const problems: string[] = [];
-  if (!s || typeof s !== 'object') throw new ToolInputError(`suite ${file}: expected a YAML mapping with version and runs`);
+  if (!s || typeof s !== 'object')
+    throw new ToolInputError(`suite ${file}: expected a YAML mapping with version and runs`);
   const unknown = unknownKeysProblem(s as Record<string, unknown>, ['version', 'name', 'agents', 'runs'], 'the suite');
   if (unknown !== undefined) problems.push(unknown);
   if (s.version !== 1) problems.push('version must be 1');
@@ -111,7 +112,13 @@ export async function loadSuite(file: string): Promise<Suite> {
     runs.push({ name: r.name, kind, record: r.record });
   }
   if (problems.length > 0) throw new ToolInputError(`suite ${file}: ${problems.join('; ')}`);
-  return { version: 1, name: typeof s.name === 'string' ? s.name : undefined, agents: s.agents === true, runs, baseDir: dirname(resolve(file)) };
+  return {
+    version: 1,
+    name: typeof s.name === 'string' ? s.name : undefined,
+    agents: s.agents === true,
+    runs,
+    baseDir: dirname(resolve(file)),
+  };
 }
 
 async function readRecord(path: string): Promise<{ record?: RunRecord; problem?: string }> {
@@ -131,15 +138,29 @@ async function readRecord(path: string): Promise<{ record?: RunRecord; problem?:
 }
 
 /** Coverage of the suite's runs (only those named in `only`, when given). */
-export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: string[] = [], suiteName?: string): Promise<CoverageReport> {
+export async function computeCoverage(
+  suite: Suite,
+  taxonomy: Taxonomy,
+  only: string[] = [],
+  suiteName?: string,
+): Promise<CoverageReport> {
   const unknown = only.filter((name) => !suite.runs.some((run) => run.name === name));
-  if (unknown.length > 0) throw new ToolInputError(`--probe: no run named ${unknown.join(', ')} in the suite (it has: ${suite.runs.map((r) => r.name).join(', ') || 'none'})`);
+  if (unknown.length > 0)
+    throw new ToolInputError(
+      `--probe: no run named ${unknown.join(', ')} in the suite (it has: ${suite.runs.map((r) => r.name).join(', ') || 'none'})`,
+    );
   const runs = only.length > 0 ? suite.runs.filter((run) => only.includes(run.name)) : suite.runs;
   const seen: Seen = { hits: new Map(), notApplicable: new Set(), untested: new Set() };
   const reportRuns: CoverageReport['runs'] = [];
   for (const run of runs) {
     const { record, problem } = await readRecord(resolve(suite.baseDir, run.record));
-    reportRuns.push({ name: run.name, kind: run.kind, record: run.record, ran: record !== undefined, ...(problem ? { problem } : {}) });
+    reportRuns.push({
+      name: run.name,
+      kind: run.kind,
+      record: run.record,
+      ran: record !== undefined,
+      ...(problem ? { problem } : {}),
+    });
     if (!record) continue;
     for (const leaf of record.leaves ?? []) {
       if (leaf.status === 'n/a') seen.notApplicable.add(leaf.id);
@@ -147,7 +168,8 @@ export async function computeCoverage(suite: Suite, taxonomy: Taxonomy, only: st
       else hit(seen, leaf.id, run.name, leaf.status);
     }
     const recordKind = runKindOf(record.kind);
-    for (const fault of record.injected ?? []) for (const id of injectedLeaves(taxonomy, recordKind, fault)) hit(seen, id, run.name, `injected ${fault}`);
+    for (const fault of record.injected ?? [])
+      for (const id of injectedLeaves(taxonomy, recordKind, fault)) hit(seen, id, run.name, `injected ${fault}`);
   }
   return tally(taxonomy, seen, suite.agents, { ...(suiteName ? { suite: suiteName } : {}), runs: reportRuns });
 }
@@ -163,11 +185,14 @@ export function scoreProbes(taxonomy: Taxonomy, probes: readonly string[]): Cove
   const aliases = taxonomy.probeAliases ?? {};
   const unknown = probes.filter((name) => !known.has(name) && !(name in aliases));
   if (unknown.length > 0) {
-    throw new ToolInputError(`--probe: no probe named ${unknown.join(', ')} (accepted: ${[...known, ...Object.keys(aliases)].sort().join(', ')})`);
+    throw new ToolInputError(
+      `--probe: no probe named ${unknown.join(', ')} (accepted: ${[...known, ...Object.keys(aliases)].sort().join(', ')})`,
+    );
   }
   const named = [...new Set(probes.flatMap((name) => aliases[name] ?? [name]))];
   const seen: Seen = { hits: new Map(), notApplicable: new Set(), untested: new Set() };
-  for (const leaf of taxonomy.leaves) for (const probe of leaf.probes.filter((p) => named.includes(p))) hit(seen, leaf.id, `probe ${probe}`, 'named');
+  for (const leaf of taxonomy.leaves)
+    for (const probe of leaf.probes.filter((p) => named.includes(p))) hit(seen, leaf.id, `probe ${probe}`, 'named');
   return tally(taxonomy, seen, false, { probes: named, runs: [] });
 }
 
@@ -182,19 +207,42 @@ function hit(seen: Seen, leaf: string, run: string, status: string): void {
 }
 
 /** Per leaf and family, from what the runs exercised; then the totals. */
-function tally(taxonomy: Taxonomy, seen: Seen, agents: boolean, head: Pick<CoverageReport, 'suite' | 'probes' | 'runs'>): CoverageReport {
+function tally(
+  taxonomy: Taxonomy,
+  seen: Seen,
+  agents: boolean,
+  head: Pick<CoverageReport, 'suite' | 'probes' | 'runs'>,
+): CoverageReport {
   const leaves: LeafCoverage[] = taxonomy.leaves.map((leaf) => {
     const family = familyOf(leaf.id)!;
     const by = seen.hits.get(leaf.id) ?? [];
     const familyDef = taxonomy.families.find((f) => f.id === family);
-    const applicable = by.length > 0 || seen.untested.has(leaf.id) || (!seen.notApplicable.has(leaf.id) && !(familyDef?.needsAgents && !agents));
-    return { id: leaf.id, family, exercised: by.length > 0, applicable, failed: by.some((b) => b.status === 'failed'), by };
+    const applicable =
+      by.length > 0 ||
+      seen.untested.has(leaf.id) ||
+      (!seen.notApplicable.has(leaf.id) && !(familyDef?.needsAgents && !agents));
+    return {
+      id: leaf.id,
+      family,
+      exercised: by.length > 0,
+      applicable,
+      failed: by.some((b) => b.status === 'failed'),
+      by,
+    };
   });
   const families: FamilyCoverage[] = taxonomy.families.map((family) => {
     const mine = leaves.filter((leaf) => leaf.family === family.id && leaf.applicable);
     const exercised = mine.filter((leaf) => leaf.exercised).length;
-    const status: FamilyStatus = mine.length === 0 ? 'n/a' : exercised === mine.length ? 'covered' : exercised > 0 ? 'partial' : 'uncovered';
-    return { id: family.id, name: family.name, status, exercised, applicable: mine.length, failed: mine.filter((leaf) => leaf.failed).length };
+    const status: FamilyStatus =
+      mine.length === 0 ? 'n/a' : exercised === mine.length ? 'covered' : exercised > 0 ? 'partial' : 'uncovered';
+    return {
+      id: family.id,
+      name: family.name,
+      status,
+      exercised,
+      applicable: mine.length,
+      failed: mine.filter((leaf) => leaf.failed).length,
+    };
   });
   const applicable = leaves.filter((leaf) => leaf.applicable).length;
   const exercised = leaves.filter((leaf) => leaf.applicable && leaf.exercised).length;
@@ -238,7 +286,13 @@ export function thresholdMet(report: CoverageReport, threshold: number | undefin
 export function renderCoverage(report: CoverageReport, format: CoverageFormat, threshold?: number): string {
   switch (format) {
     case 'json':
-      return JSON.stringify({ ...report, ...(threshold !== undefined ? { threshold, met: thresholdMet(report, threshold) } : {}) }, null, 2) + '\n';
+      return (
+        JSON.stringify(
+          { ...report, ...(threshold !== undefined ? { threshold, met: thresholdMet(report, threshold) } : {}) },
+          null,
+          2,
+        ) + '\n'
+      );
     case 'md':
       return renderMarkdown(report, threshold);
     case 'junit':
@@ -273,7 +327,9 @@ function familiesLine(report: CoverageReport): string {
 
 /** The leaves a run found failing, each with the runs that say so. */
 function failedLeaves(report: CoverageReport): Array<{ leaf: LeafCoverage; runs: string[] }> {
-  return report.leaves.filter((leaf) => leaf.failed).map((leaf) => ({ leaf, runs: leaf.by.filter((b) => b.status === 'failed').map((b) => b.run) }));
+  return report.leaves
+    .filter((leaf) => leaf.failed)
+    .map((leaf) => ({ leaf, runs: leaf.by.filter((b) => b.status === 'failed').map((b) => b.run) }));
 }
 
 /**
@@ -287,7 +343,9 @@ function renderText(report: CoverageReport, threshold: number | undefined): stri
   out.push('');
   for (const f of report.families) {
     const failing = report.leaves.filter((l) => l.family === f.id && l.failed).map((l) => l.id);
-    out.push(`${f.status}  ${f.name}  ${f.exercised}/${f.applicable} faults [${f.id}]${failing.length ? `  ${failing.length} failing: ${failing.join(', ')}` : ''}`);
+    out.push(
+      `${f.status}  ${f.name}  ${f.exercised}/${f.applicable} faults [${f.id}]${failing.length ? `  ${failing.length} failing: ${failing.join(', ')}` : ''}`,
+    );
   }
   out.push('', familiesLine(report));
   const failed = failedLeaves(report);
@@ -304,11 +362,22 @@ function renderText(report: CoverageReport, threshold: number | undefined): stri
 }
 
 function renderMarkdown(report: CoverageReport, threshold: number | undefined): string {
-  const out = [`# Fault coverage${subject(report).replace(/^ of /, ' — ')}`, '', `**${report.percent}%** — ${headline(report, threshold)}.`, '', familiesLine(report) + '.', ''];
+  const out = [
+    `# Fault coverage${subject(report).replace(/^ of /, ' — ')}`,
+    '',
+    `**${report.percent}%** — ${headline(report, threshold)}.`,
+    '',
+    familiesLine(report) + '.',
+    '',
+  ];
   out.push('| Family | Status | Faults exercised | Failing |', '|---|---|---|---|');
-  for (const f of report.families) out.push(`| ${f.name} [${f.id}] | ${f.status} | ${f.exercised}/${f.applicable} | ${f.failed} |`);
+  for (const f of report.families)
+    out.push(`| ${f.name} [${f.id}] | ${f.status} | ${f.exercised}/${f.applicable} | ${f.failed} |`);
   out.push('', '| Leaf | Exercised by |', '|---|---|');
-  for (const l of report.leaves) out.push(`| ${l.id} | ${!l.applicable ? 'n/a' : l.by.length ? l.by.map((b) => `${b.run} (${b.status})`).join(', ') : '—'} |`);
+  for (const l of report.leaves)
+    out.push(
+      `| ${l.id} | ${!l.applicable ? 'n/a' : l.by.length ? l.by.map((b) => `${b.run} (${b.status})`).join(', ') : '—'} |`,
+    );
   const missing = report.runs.filter((r) => !r.ran);
   if (missing.length) out.push('', ...missing.map((r) => `- run **${r.name}**: ${r.problem ?? 'did not run'}`));
   return out.join('\n') + '\n';
@@ -330,24 +399,46 @@ function renderJunit(report: CoverageReport): string {
 
 /** SARIF 2.1.0: a failed leaf is an error, a leaf no run exercised a note. */
 function renderSarif(report: CoverageReport): string {
-  const failed = failedLeaves(report).map(({ leaf, runs }) => ({ ruleId: leaf.id, level: 'error', message: { text: `${leaf.id} (${leaf.family}) failed in ${runs.join(', ')}` } }));
+  const failed = failedLeaves(report).map(({ leaf, runs }) => ({
+    ruleId: leaf.id,
+    level: 'error',
+    message: { text: `${leaf.id} (${leaf.family}) failed in ${runs.join(', ')}` },
+  }));
   const missing = report.leaves
     .filter((l) => l.applicable && !l.exercised)
-    .map((l) => ({ ruleId: l.id, level: 'note', message: { text: `${l.id} (${l.family}) is not exercised by any run of the suite` } }));
+    .map((l) => ({
+      ruleId: l.id,
+      level: 'note',
+      message: { text: `${l.id} (${l.family}) is not exercised by any run of the suite` },
+    }));
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{ tool: { driver: { name: 'faultline-coverage', version: report.taxonomyVersion, rules: report.leaves.map((l) => ({ id: l.id })) } }, results: [...failed, ...missing] }],
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'faultline-coverage',
+            version: report.taxonomyVersion,
+            rules: report.leaves.map((l) => ({ id: l.id })),
+          },
+        },
+        results: [...failed, ...missing],
+      },
+    ],
   };
   return JSON.stringify(sarif, null, 2) + '\n';
 }
 
 /** The taxonomy itself as text (`coverage --no-suite`). */
 export function renderTaxonomy(taxonomy: Taxonomy): string {
-  const out = [`fault taxonomy ${taxonomy.version}: ${taxonomy.families.length} families, ${taxonomy.leaves.length} leaves`];
+  const out = [
+    `fault taxonomy ${taxonomy.version}: ${taxonomy.families.length} families, ${taxonomy.leaves.length} leaves`,
+  ];
   for (const f of taxonomy.families) {
     out.push('', `${f.id} — ${f.name}: ${f.description}`);
-    for (const l of taxonomy.leaves.filter((x) => familyOf(x.id) === f.id)) out.push(`  ${l.id}: ${l.description} (probes: ${l.probes.join(', ')})`);
+    for (const l of taxonomy.leaves.filter((x) => familyOf(x.id) === f.id))
+      out.push(`  ${l.id}: ${l.description} (probes: ${l.probes.join(', ')})`);
   }
   const aliases = Object.entries(taxonomy.probeAliases ?? {});
   if (aliases.length > 0) {

@@ -74,7 +74,16 @@ export class Ledger {
     for (const leaf of taxonomy.leaves) {
       this.probesByLeaf.set(leaf.id, leaf.probes);
       const family = familyOf(leaf.id)!;
-      if (selected(family)) this.results.set(leaf.id, { id: leaf.id, family, status: 'n/a', checks: 0, findings: [], groups: new Map(), dropped: 0 });
+      if (selected(family))
+        this.results.set(leaf.id, {
+          id: leaf.id,
+          family,
+          status: 'n/a',
+          checks: 0,
+          findings: [],
+          groups: new Map(),
+          dropped: 0,
+        });
     }
   }
 
@@ -97,7 +106,8 @@ export class Ledger {
     const earlier = key === undefined ? undefined : r.groups.get(key);
     if (earlier) {
       earlier.occurrences += 1;
-      if (input.tool !== undefined && !earlier.tools!.includes(input.tool) && earlier.tools!.length < TOOLS_LISTED) earlier.tools!.push(input.tool);
+      if (input.tool !== undefined && !earlier.tools!.includes(input.tool) && earlier.tools!.length < TOOLS_LISTED)
+        earlier.tools!.push(input.tool);
       return;
     }
     if (r.findings.length >= FINDINGS_PER_LEAF) {

@@ -45,7 +45,14 @@ export interface RunRecord {
   injected?: string[];
 }
 
-export const LEAF_STATUSES = ['passed', 'failed', 'warning', 'n/a', 'inconclusive', 'untested'] as const satisfies readonly LeafStatus[];
+export const LEAF_STATUSES = [
+  'passed',
+  'failed',
+  'warning',
+  'n/a',
+  'inconclusive',
+  'untested',
+] as const satisfies readonly LeafStatus[];
 const STATUSES: readonly string[] = LEAF_STATUSES;
 
 /** Checks a parsed record; returns the problems (empty when it is usable). */
@@ -56,9 +63,13 @@ export function recordProblems(data: unknown): string[] {
   if (r.format !== RUN_RECORD_FORMAT) problems.push(`format must be "${RUN_RECORD_FORMAT}"`);
   if (r.version !== RUN_RECORD_VERSION) problems.push(`version must be ${RUN_RECORD_VERSION}`);
   if (runKindOf(r.kind) === undefined) problems.push(`kind must be one of ${RUN_KINDS.join(', ')}`);
-  if (r.leaves !== undefined && (!Array.isArray(r.leaves) || r.leaves.some((l) => typeof l?.id !== 'string' || !STATUSES.includes(l?.status)))) {
+  if (
+    r.leaves !== undefined &&
+    (!Array.isArray(r.leaves) || r.leaves.some((l) => typeof l?.id !== 'string' || !STATUSES.includes(l?.status)))
+  ) {
     problems.push(`leaves must be [{id, status: ${STATUSES.join('|')}}]`);
   }
-  if (r.injected !== undefined && (!Array.isArray(r.injected) || r.injected.some((f) => typeof f !== 'string'))) problems.push('injected must be an array of fault names');
+  if (r.injected !== undefined && (!Array.isArray(r.injected) || r.injected.some((f) => typeof f !== 'string')))
+    problems.push('injected must be an array of fault names');
   return problems;
 }

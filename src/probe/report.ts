@@ -66,13 +66,33 @@ export function emptyReport(target: Target, taxonomy: Taxonomy, started: number)
     transport: target.kind,
     durationMs: 0,
     leaves: [],
-    summary: { passed: 0, failed: 0, warning: 0, notApplicable: 0, inconclusive: 0, untested: 0, findings: 0, failures: 0, warnings: 0 },
+    summary: {
+      passed: 0,
+      failed: 0,
+      warning: 0,
+      notApplicable: 0,
+      inconclusive: 0,
+      untested: 0,
+      findings: 0,
+      failures: 0,
+      warnings: 0,
+    },
     tools: { listed: 0, called: [], skipped: [] },
   };
 }
 
 export function summarise(leaves: readonly LeafResult[]): ProbeSummary {
-  const summary: ProbeSummary = { passed: 0, failed: 0, warning: 0, notApplicable: 0, inconclusive: 0, untested: 0, findings: 0, failures: 0, warnings: 0 };
+  const summary: ProbeSummary = {
+    passed: 0,
+    failed: 0,
+    warning: 0,
+    notApplicable: 0,
+    inconclusive: 0,
+    untested: 0,
+    findings: 0,
+    failures: 0,
+    warnings: 0,
+  };
   for (const leaf of leaves) {
     if (leaf.status === 'n/a') summary.notApplicable++;
     else summary[leaf.status]++;

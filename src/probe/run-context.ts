@@ -108,18 +108,27 @@ export class ProbeRun implements CheckContext {
     const use = this.newToken(tool.name);
     const from = peer.transcript.length;
     const bound = this.bound();
-    const reply = await peer.request('tools/call', { name: tool.name, arguments: args }, bound, { progressToken: use.token, maxMs: this.remaining() });
+    const reply = await peer.request('tools/call', { name: tool.name, arguments: args }, bound, {
+      progressToken: use.token,
+      maxMs: this.remaining(),
+    });
     use.answeredAt = Date.now();
-    const outcome: ToolCall['outcome'] = reply.unreadable !== undefined ? 'unreadable' : reply.message ? 'answered' : reply.timedOut ? 'hung' : 'closed';
+    const outcome: ToolCall['outcome'] =
+      reply.unreadable !== undefined ? 'unreadable' : reply.message ? 'answered' : reply.timedOut ? 'hung' : 'closed';
     const timing = this.timings.get(tool.name) ?? { longestMs: 0, hung: false };
     timing.longestMs = Math.max(timing.longestMs, reply.ms);
     if (outcome === 'hung') {
       timing.hung = true;
       use.cancelled = true;
       // As a client does when it gives up on a request: the server may stop the work.
-      await peer.notify('notifications/cancelled', { requestId: reply.id, reason: `faultline probe: no answer within ${bound} ms (${label})` }).catch((error: unknown) => {
-        if (error instanceof PeerStopped) throw error;
-      });
+      await peer
+        .notify('notifications/cancelled', {
+          requestId: reply.id,
+          reason: `faultline probe: no answer within ${bound} ms (${label})`,
+        })
+        .catch((error: unknown) => {
+          if (error instanceof PeerStopped) throw error;
+        });
       peer.abandon(reply.id);
     }
     this.timings.set(tool.name, timing);

@@ -51,7 +51,8 @@ const STOPPED_EARLY = ['FAULT-TOOL-CRASH', 'FAULT-TOOL-HANG', 'FAULT-TIMEOUT-CAN
 function leafSeverities(checks: readonly ProbeCheck[]): Map<string, Severity> {
   const severities = new Map<string, Severity>();
   for (const check of checks) {
-    for (const [leaf, severity] of Object.entries(check.leaves)) if (severities.get(leaf) !== 'failure') severities.set(leaf, severity);
+    for (const [leaf, severity] of Object.entries(check.leaves))
+      if (severities.get(leaf) !== 'failure') severities.set(leaf, severity);
   }
   return severities;
 }
@@ -67,18 +68,39 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
   const started = Date.now();
   const families = options.families && options.families.length > 0 ? new Set(options.families) : undefined;
   const severities = leafSeverities(CHECKS);
-  const ledger = new Ledger(taxonomy, (family) => !families || families.has(family), (leaf) => severities.get(leaf) ?? 'failure');
+  const ledger = new Ledger(
+    taxonomy,
+    (family) => !families || families.has(family),
+    (leaf) => severities.get(leaf) ?? 'failure',
+  );
   const stop = new AbortController();
   const boundTimer = setTimeout(() => stop.abort(OVERALL_BOUND), options.overallTimeoutMs);
   const onCancel = (): void => stop.abort(options.signal?.reason ?? 'cancelled');
   if (options.signal?.aborted) onCancel();
   else options.signal?.addEventListener('abort', onCancel, { once: true });
   const lookup = target.kind === 'http' ? (options.lookup ?? targetLookup(false)) : undefined;
-  const settings = { cases: options.cases, seed: options.seed, allowWrites: options.allowWrites, callTimeoutMs: options.callTimeoutMs, overallTimeoutMs: options.overallTimeoutMs };
-  const run = new ProbeRun(target, settings, ledger, started + options.overallTimeoutMs, stop, lookup, options.onProgress ?? (() => undefined));
+  const settings = {
+    cases: options.cases,
+    seed: options.seed,
+    allowWrites: options.allowWrites,
+    callTimeoutMs: options.callTimeoutMs,
+    overallTimeoutMs: options.overallTimeoutMs,
+  };
+  const run = new ProbeRun(
+    target,
+    settings,
+    ledger,
+    started + options.overallTimeoutMs,
+    stop,
+    lookup,
+    options.onProgress ?? (() => undefined),
+  );
   const report = emptyReport(target, taxonomy, started);
   // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.
-  const notApplicable = new Set(['FAULT-TOOL-STDOUT-POLLUTION', ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : [])]);
+  const notApplicable = new Set([
+    'FAULT-TOOL-STDOUT-POLLUTION',
+    ...(target.kind === 'http' && target.token === undefined ? ['FAULT-SECURITY-HTTP-TOKEN'] : []),
+  ]);
   let cancelled = false;
   try {
     if (await startSession(run, report)) {
@@ -87,7 +109,10 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     }
   } catch (error) {
     if (error instanceof ServerGone) {
-      ledger.untestedFromNow(`the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`, notApplicable);
+      ledger.untestedFromNow(
+        `the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`,
+        notApplicable,
+      );
     } else if (error instanceof PeerStopped && error.why === OVERALL_BOUND) {
       stoppedByBound(run, report, ledger, options.overallTimeoutMs, notApplicable);
     } else if (error instanceof PeerStopped) cancelled = true;
@@ -114,19 +139,29 @@ async function runChecks(run: ProbeRun): Promise<void> {
     await check.run(run);
   }
   if (!run.timeLeft()) {
-    for (const leaf of STOPPED_EARLY) run.note(leaf, `the overall bound (${run.settings.overallTimeoutMs} ms) stopped the run early`, 'untested');
+    for (const leaf of STOPPED_EARLY)
+      run.note(leaf, `the overall bound (${run.settings.overallTimeoutMs} ms) stopped the run early`, 'untested');
   }
 }
 
 /** The overall bound ended the run: what was not probed yet is untested, and says so. */
-function stoppedByBound(run: ProbeRun, report: ProbeReport, ledger: Ledger, boundMs: number, notApplicable: ReadonlySet<string>): void {
+function stoppedByBound(
+  run: ProbeRun,
+  report: ProbeReport,
+  ledger: Ledger,
+  boundMs: number,
+  notApplicable: ReadonlySet<string>,
+): void {
   if (report.server) {
     ledger.untestedFromNow(`the overall bound (${boundMs} ms) ended the run before this was probed`, notApplicable);
-    for (const leaf of STOPPED_EARLY) ledger.note(leaf, `the overall bound (${boundMs} ms) stopped the run early`, 'untested');
+    for (const leaf of STOPPED_EARLY)
+      ledger.note(leaf, `the overall bound (${boundMs} ms) stopped the run early`, 'untested');
     return;
   }
   // Not even initialized within the bound: nothing was tested, as with any failed initialize.
-  ledger.untested(`the server could not be initialized within the overall bound (${boundMs} ms), so nothing was probed`);
+  ledger.untested(
+    `the server could not be initialized within the overall bound (${boundMs} ms), so nothing was probed`,
+  );
   const stderr = run.peers[0]?.stderrTail();
   report.error = `could not initialize the server: no answer within the overall bound (${boundMs} ms)${stderr ? `; stderr: ${stderr.slice(-500)}` : ''}`;
 }
@@ -141,7 +176,13 @@ async function startSession(run: ProbeRun, report: ProbeReport): Promise<boolean
   let peer = run.open();
   run.progress('PROTO: request before initialize');
   const earlyId = 'before-initialize';
-  const early = { peer, from: peer.transcript.length, id: earlyId, reply: await peer.request('tools/list', {}, Math.min(run.bound(), EARLY_WAIT_MS), { id: earlyId }), killed: false };
+  const early = {
+    peer,
+    from: peer.transcript.length,
+    id: earlyId,
+    reply: await peer.request('tools/list', {}, Math.min(run.bound(), EARLY_WAIT_MS), { id: earlyId }),
+    killed: false,
+  };
   early.killed = !peer.alive();
   if (early.killed) peer = run.open();
 
@@ -155,18 +196,34 @@ async function startSession(run: ProbeRun, report: ProbeReport): Promise<boolean
     if (!peer.alive() || init.timedOut) peer = run.open();
     init = await handshake(peer, run.bound(), PROBE_PROTOCOL_VERSION);
   }
-  const result = init.message?.result as { protocolVersion?: string; capabilities?: Record<string, unknown>; serverInfo?: { name?: string; version?: string } } | undefined;
+  const result = init.message?.result as
+    | {
+        protocolVersion?: string;
+        capabilities?: Record<string, unknown>;
+        serverInfo?: { name?: string; version?: string };
+      }
+    | undefined;
   if (!result) {
     notInitialized(run, report, peer, init);
     return false;
   }
   run.useSession(peer);
   run.capabilities = result.capabilities && typeof result.capabilities === 'object' ? result.capabilities : {};
-  report.server = { name: result.serverInfo?.name, version: result.serverInfo?.version, protocolVersion: result.protocolVersion, capabilities: run.capabilities };
+  report.server = {
+    name: result.serverInfo?.name,
+    version: result.serverInfo?.version,
+    protocolVersion: result.protocolVersion,
+    capabilities: run.capabilities,
+  };
   return true;
 }
 
-function notInitialized(run: ProbeRun, report: ProbeReport, peer: Peer, init: Awaited<ReturnType<typeof handshake>>): void {
+function notInitialized(
+  run: ProbeRun,
+  report: ProbeReport,
+  peer: Peer,
+  init: Awaited<ReturnType<typeof handshake>>,
+): void {
   run.untestedAll('the server could not be initialized, so nothing was probed');
   const startError = peer.startError();
   if (startError) {
@@ -175,7 +232,10 @@ function notInitialized(run: ProbeRun, report: ProbeReport, peer: Peer, init: Aw
     return;
   }
   // An HTTP request that failed on the connection (refused, reset, refused by the policy) says so in the transcript.
-  const connectionError = [...peer.transcript].reverse().find((line) => line.dir === '!' && line.text.startsWith('HTTP request failed: '))?.text.slice(21);
+  const connectionError = [...peer.transcript]
+    .reverse()
+    .find((line) => line.dir === '!' && line.text.startsWith('HTTP request failed: '))
+    ?.text.slice(21);
   const url = run.target.kind === 'http' ? run.target.url : '';
   const why =
     init.status === 401 || init.status === 403
@@ -199,7 +259,11 @@ async function learnSurface(run: ProbeRun, report: ProbeReport): Promise<void> {
   const callable = tools.filter((tool) => run.settings.allowWrites || tool.annotations?.readOnlyHint === true);
   run.tools = tools;
   run.callable = callable;
-  report.tools = { listed: tools.length, called: callable.map((tool) => tool.name), skipped: tools.filter((tool) => !callable.includes(tool)).map((tool) => tool.name) };
+  report.tools = {
+    listed: tools.length,
+    called: callable.map((tool) => tool.name),
+    skipped: tools.filter((tool) => !callable.includes(tool)).map((tool) => tool.name),
+  };
   if (callable.length === 0 && tools.length > 0) {
     // The server has tools but the probe may call none of them: what only calls exercise applies, untested.
     const why = `none of the ${tools.length} tools is annotated readOnlyHint, so none was called (allow_writes calls them)`;
@@ -215,11 +279,14 @@ async function learnSurface(run: ProbeRun, report: ProbeReport): Promise<void> {
   }
   // Tools whose outputSchema the probe may not check (not callable): their output leaves apply
   // but stay unexercised unless a callable tool's output is checked (a check makes them pass).
-  const unchecked = report.tools.skipped.filter((name) => tools.some((tool) => tool.name === name && tool.outputSchema !== undefined));
+  const unchecked = report.tools.skipped.filter((name) =>
+    tools.some((tool) => tool.name === name && tool.outputSchema !== undefined),
+  );
   if (unchecked.length > 0 && callable.length > 0) {
     const one = unchecked.length === 1;
     const why = `${one ? `${unchecked[0]} declares` : `${unchecked.length} tools declare`} an outputSchema but ${one ? 'is' : 'are'} not annotated readOnlyHint, so ${one ? 'its' : 'their'} output was not checked (allow_writes calls ${one ? 'it' : 'them'})`;
-    for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) run.note(leaf, why, 'untested');
+    for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH'])
+      run.note(leaf, why, 'untested');
   }
 }
 

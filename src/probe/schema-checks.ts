@@ -10,7 +10,12 @@ export interface ListedTool {
   description?: string;
   inputSchema?: JsonSchema;
   outputSchema?: JsonSchema;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
 }
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
@@ -34,7 +39,11 @@ export function schemaErrors(validate: ValidateFunction): string {
 }
 
 export interface PortabilityIssue {
-  leaf: 'FAULT-PROVIDER-TOOL-NAME' | 'FAULT-PROVIDER-UNION-SCHEMA' | 'FAULT-PROVIDER-REF-SCHEMA' | 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD';
+  leaf:
+    | 'FAULT-PROVIDER-TOOL-NAME'
+    | 'FAULT-PROVIDER-UNION-SCHEMA'
+    | 'FAULT-PROVIDER-REF-SCHEMA'
+    | 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD';
   /** What is at fault: the keyword (`anyOf`, `$schema`, `type array`) or `name`. */
   keyword: string;
   /** Where in the input schema (a JSON pointer), or the name itself. */
@@ -50,7 +59,12 @@ const UNSUPPORTED_KEYS = ['format', 'default', '$schema', 'patternProperties', '
 export function portabilityIssues(tool: ListedTool): PortabilityIssue[] {
   const issues: PortabilityIssue[] = [];
   if (tool.name.length > 64 || !/^[A-Za-z0-9_-]+$/.test(tool.name)) {
-    issues.push({ leaf: 'FAULT-PROVIDER-TOOL-NAME', keyword: 'name', at: tool.name, message: `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} chars) is over 64 characters or outside [A-Za-z0-9_-]` });
+    issues.push({
+      leaf: 'FAULT-PROVIDER-TOOL-NAME',
+      keyword: 'name',
+      at: tool.name,
+      message: `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} chars) is over 64 characters or outside [A-Za-z0-9_-]`,
+    });
   }
   const walk = (node: unknown, path: string): void => {
     if (!node || typeof node !== 'object') return;
@@ -61,17 +75,33 @@ export function portabilityIssues(tool: ListedTool): PortabilityIssue[] {
     const schema = node as JsonSchema;
     const at = path || '/';
     for (const key of Object.keys(schema)) {
-      const leaf = UNION_KEYS.includes(key) ? 'FAULT-PROVIDER-UNION-SCHEMA' : REF_KEYS.includes(key) ? 'FAULT-PROVIDER-REF-SCHEMA' : UNSUPPORTED_KEYS.includes(key) ? 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD' : undefined;
+      const leaf = UNION_KEYS.includes(key)
+        ? 'FAULT-PROVIDER-UNION-SCHEMA'
+        : REF_KEYS.includes(key)
+          ? 'FAULT-PROVIDER-REF-SCHEMA'
+          : UNSUPPORTED_KEYS.includes(key)
+            ? 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD'
+            : undefined;
       if (leaf) issues.push({ leaf, keyword: key, at, message: `${tool.name}: ${key} at ${at}` });
     }
-    if (Array.isArray(schema.type)) issues.push({ leaf: 'FAULT-PROVIDER-UNION-SCHEMA', keyword: 'type array', at, message: `${tool.name}: type array ${JSON.stringify(schema.type)} at ${at}` });
+    if (Array.isArray(schema.type))
+      issues.push({
+        leaf: 'FAULT-PROVIDER-UNION-SCHEMA',
+        keyword: 'type array',
+        at,
+        message: `${tool.name}: type array ${JSON.stringify(schema.type)} at ${at}`,
+      });
     // Recurse only into places that hold schemas, so that a property *named* "format" is not flagged.
     if (schema.properties && typeof schema.properties === 'object') {
-      for (const [name, sub] of Object.entries(schema.properties as Record<string, unknown>)) walk(sub, `${path}/properties/${name}`);
+      for (const [name, sub] of Object.entries(schema.properties as Record<string, unknown>))
+        walk(sub, `${path}/properties/${name}`);
     }
-    for (const key of ['items', 'additionalProperties', ...UNION_KEYS]) if (key in schema && typeof schema[key] === 'object') walk(schema[key], `${path}/${key}`);
+    for (const key of ['items', 'additionalProperties', ...UNION_KEYS])
+      if (key in schema && typeof schema[key] === 'object') walk(schema[key], `${path}/${key}`);
     for (const key of ['$defs', 'definitions']) {
-      if (schema[key] && typeof schema[key] === 'object') for (const [name, sub] of Object.entries(schema[key] as Record<string, unknown>)) walk(sub, `${path}/${key}/${name}`);
+      if (schema[key] && typeof schema[key] === 'object')
+        for (const [name, sub] of Object.entries(schema[key] as Record<string, unknown>))
+          walk(sub, `${path}/${key}/${name}`);
     }
   };
   walk(tool.inputSchema, '');
@@ -102,7 +132,8 @@ export function descriptionsOf(tool: ListedTool): Array<{ where: string; text: s
   const out = [{ where: `${tool.name} description`, text: tool.description ?? '' }];
   const props = (tool.inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
   for (const [name, prop] of Object.entries(props)) {
-    if (typeof prop?.description === 'string') out.push({ where: `${tool.name}.${name} description`, text: prop.description });
+    if (typeof prop?.description === 'string')
+      out.push({ where: `${tool.name}.${name} description`, text: prop.description });
   }
   return out;
 }

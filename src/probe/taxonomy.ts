@@ -53,7 +53,9 @@ export async function loadTaxonomy(file?: string): Promise<Taxonomy> {
   try {
     data = JSON.parse(await readFile(where, 'utf8'));
   } catch (error) {
-    throw new ToolInputError(`registry: cannot read ${String(file ?? 'the shipped taxonomy')} as JSON: ${messageOf(error)}`);
+    throw new ToolInputError(
+      `registry: cannot read ${String(file ?? 'the shipped taxonomy')} as JSON: ${messageOf(error)}`,
+    );
   }
   return checkTaxonomy(data);
 }
@@ -69,9 +71,11 @@ export function checkTaxonomy(data: unknown): Taxonomy {
   if (!Array.isArray(t.families)) problems.push('families must be an array');
   const familyIds = new Set<string>();
   for (const f of families) {
-    if (!f || !(FAMILY_IDS as readonly string[]).includes(f.id)) problems.push(`family id ${JSON.stringify(f?.id)} is not one of ${FAMILY_IDS.join(', ')}`);
+    if (!f || !(FAMILY_IDS as readonly string[]).includes(f.id))
+      problems.push(`family id ${JSON.stringify(f?.id)} is not one of ${FAMILY_IDS.join(', ')}`);
     else familyIds.add(f.id);
-    if (typeof f?.name !== 'string' || typeof f?.description !== 'string') problems.push(`family ${String(f?.id)} needs a name and a description`);
+    if (typeof f?.name !== 'string' || typeof f?.description !== 'string')
+      problems.push(`family ${String(f?.id)} needs a name and a description`);
   }
   const leaves = Array.isArray(t.leaves) ? t.leaves : [];
   if (!Array.isArray(t.leaves)) problems.push('leaves must be an array');
@@ -79,7 +83,8 @@ export function checkTaxonomy(data: unknown): Taxonomy {
   for (const leaf of leaves) {
     const family = leaf && typeof leaf.id === 'string' ? familyOf(leaf.id) : undefined;
     if (!family) problems.push(`leaf id ${JSON.stringify(leaf?.id)} is not FAULT-<FAMILY>-<NAME>`);
-    else if (!familyIds.has(family)) problems.push(`leaf ${leaf.id} names family ${family}, which the registry does not define`);
+    else if (!familyIds.has(family))
+      problems.push(`leaf ${leaf.id} names family ${family}, which the registry does not define`);
     if (leafIds.has(leaf?.id)) problems.push(`leaf ${leaf.id} is defined twice`);
     leafIds.add(leaf?.id);
     if (typeof leaf?.description !== 'string' || typeof leaf?.why !== 'string' || !Array.isArray(leaf?.probes)) {
@@ -90,15 +95,27 @@ export function checkTaxonomy(data: unknown): Taxonomy {
   for (const [kind, faults] of Object.entries(injections)) {
     for (const [fault, ids] of Object.entries(faults ?? {})) {
       if (!Array.isArray(ids)) problems.push(`injections.${kind}.${fault} must be an array of leaf ids`);
-      else for (const id of ids) if (!leafIds.has(id)) problems.push(`injections.${kind}.${fault} names unknown leaf ${id}`);
+      else
+        for (const id of ids)
+          if (!leafIds.has(id)) problems.push(`injections.${kind}.${fault} names unknown leaf ${id}`);
     }
   }
   const probes = new Set(leaves.flatMap((leaf) => (Array.isArray(leaf?.probes) ? leaf.probes : [])));
   const aliases = t.probeAliases && typeof t.probeAliases === 'object' ? t.probeAliases : {};
   for (const [alias, targets] of Object.entries(aliases)) {
-    if (!Array.isArray(targets) || targets.length === 0) problems.push(`probeAliases.${alias} must be a non-empty array of probe names`);
-    else for (const probe of targets) if (!probes.has(probe)) problems.push(`probeAliases.${alias} names unknown probe ${probe}`);
+    if (!Array.isArray(targets) || targets.length === 0)
+      problems.push(`probeAliases.${alias} must be a non-empty array of probe names`);
+    else
+      for (const probe of targets)
+        if (!probes.has(probe)) problems.push(`probeAliases.${alias} names unknown probe ${probe}`);
   }
   if (problems.length > 0) throw new ToolInputError(`registry: ${problems.slice(0, 10).join('; ')}`);
-  return { format: 'faultline-taxonomy', version: t.version!, families, leaves, injections, probeAliases: aliases } as Taxonomy;
+  return {
+    format: 'faultline-taxonomy',
+    version: t.version!,
+    families,
+    leaves,
+    injections,
+    probeAliases: aliases,
+  } as Taxonomy;
 }

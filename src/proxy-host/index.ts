@@ -53,7 +53,8 @@ export async function startHostedProxy(options: HostedProxyOptions): Promise<Hos
   if (options === null || typeof options !== 'object') throw new ToolInputError('proxy options must be an object');
   const { onEvent, targets, ...rest } = options;
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new ToolInputError('onEvent must be a function');
-  if (targets !== undefined && (targets === null || typeof targets !== 'object')) throw new ToolInputError('targets must be an object');
+  if (targets !== undefined && (targets === null || typeof targets !== 'object'))
+    throw new ToolInputError('targets must be an object');
   const thread = proxyThread();
   const { id, started } = await thread.start(
     { ...rest, events: onEvent !== undefined, ...(targets !== undefined ? { targets } : {}) },

@@ -56,7 +56,10 @@ export class ProxyThread {
   }
 
   /** Starts a proxy here; its events go to `onEvent`. Resolves with its id and facts. */
-  async start(options: StartOptions, onEvent: ((event: ProxyEvent) => void) | undefined): Promise<{ id: number; started: Started }> {
+  async start(
+    options: StartOptions,
+    onEvent: ((event: ProxyEvent) => void) | undefined,
+  ): Promise<{ id: number; started: Started }> {
     const id = this.nextId;
     this.listeners.set(id, onEvent); // before the call: an event may come before the reply
     try {
@@ -81,7 +84,10 @@ export class ProxyThread {
         () => 'stopped' as const,
         () => 'stopped' as const, // the thread went away: so did the proxy
       );
-      if ((await Promise.race([stopped, outlasted])) === 'outlasted') await this.terminate(new Error(`a proxy did not stop within ${STOP_BOUND_MS / 1000} s; its thread was terminated`));
+      if ((await Promise.race([stopped, outlasted])) === 'outlasted')
+        await this.terminate(
+          new Error(`a proxy did not stop within ${STOP_BOUND_MS / 1000} s; its thread was terminated`),
+        );
     } finally {
       clearTimeout(bound);
       this.listeners.delete(proxy);

@@ -72,13 +72,21 @@ async function start(id: number, options: StartOptions): Promise<Started> {
   const proxy = await startProxy({
     ...proxyOptions,
     // A Buffer arrives as a plain Uint8Array.
-    ...(ca !== undefined ? { tls: { ...proxyOptions.tls, ca: Array.isArray(ca) ? ca.map(asBufferOrText) : asBufferOrText(ca) } } : {}),
+    ...(ca !== undefined
+      ? { tls: { ...proxyOptions.tls, ca: Array.isArray(ca) ? ca.map(asBufferOrText) : asBufferOrText(ca) } }
+      : {}),
     ...(targets !== undefined ? { lookup: targetLookup(targets) } : {}),
     ...(events ? { onEvent: (event) => send({ type: 'event', proxy: id, event }) } : {}),
   });
   const watch = watchThisThread();
   hosted.set(id, { proxy, stopWatching: watch.stop });
-  return { mappings: [...proxy.mappings], ports: [...proxy.ports], seed: proxy.seed, http: proxy.http, load: watch.gauge };
+  return {
+    mappings: [...proxy.mappings],
+    ports: [...proxy.ports],
+    seed: proxy.seed,
+    http: proxy.http,
+    load: watch.gauge,
+  };
 }
 
 function asBufferOrText(value: string | Uint8Array): string | Buffer {

@@ -108,7 +108,14 @@ export class ProxiedConnection {
   private connectTarget(): net.Socket {
     const { mapping, context } = this;
     const lookup = context.lookup ? { lookup: context.lookup } : {};
-    if (!mapping.tls) return net.connect({ host: mapping.remoteHost, port: mapping.remotePort, allowHalfOpen: true, noDelay: true, ...lookup });
+    if (!mapping.tls)
+      return net.connect({
+        host: mapping.remoteHost,
+        port: mapping.remotePort,
+        allowHalfOpen: true,
+        noDelay: true,
+        ...lookup,
+      });
     // allowHalfOpen is honoured by tls.connect (it builds the socket with it) but missing from its types.
     const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = {
       host: mapping.remoteHost,
@@ -126,14 +133,28 @@ export class ProxiedConnection {
     const { target, client, counters, context } = this;
     target.setNoDelay(true);
     const flow: ConnectionFlow = {};
-    const upstream = new Link('upstream', client, target, flow, (n) => {
-      this.bytesUpstream += n;
-      counters.bytesUpstream += n;
-    }, context.clock);
-    const downstream = new Link('downstream', target, client, flow, (n) => {
-      this.bytesDownstream += n;
-      counters.bytesDownstream += n;
-    }, context.clock);
+    const upstream = new Link(
+      'upstream',
+      client,
+      target,
+      flow,
+      (n) => {
+        this.bytesUpstream += n;
+        counters.bytesUpstream += n;
+      },
+      context.clock,
+    );
+    const downstream = new Link(
+      'downstream',
+      target,
+      client,
+      flow,
+      (n) => {
+        this.bytesDownstream += n;
+        counters.bytesDownstream += n;
+      },
+      context.clock,
+    );
     this.links = { upstream, downstream };
     context.attachFaults(this);
     upstream.start();
@@ -206,13 +227,26 @@ export class ConnectionTable implements Iterable<ProxiedConnection> {
   }
 
   /** The TCP path for a client of mapping `mappingIndex` (destroyed at once when stopping). */
-  accept(mappingIndex: number, mapping: Mapping, counters: TcpMappingCounters, client: ClientSide): ProxiedConnection | undefined {
+  accept(
+    mappingIndex: number,
+    mapping: Mapping,
+    counters: TcpMappingCounters,
+    client: ClientSide,
+  ): ProxiedConnection | undefined {
     const clientAddress = formatAddress(client.remoteAddress, client.remotePort);
     if (this.stopping) {
       client.destroy();
       return undefined;
     }
-    const connection = new ProxiedConnection(this.context, this.nextId++, mappingIndex, mapping, counters, client, clientAddress);
+    const connection = new ProxiedConnection(
+      this.context,
+      this.nextId++,
+      mappingIndex,
+      mapping,
+      counters,
+      client,
+      clientAddress,
+    );
     this.open.add(connection);
     return connection;
   }
@@ -220,7 +254,8 @@ export class ConnectionTable implements Iterable<ProxiedConnection> {
   /** Destroys every connection; resolves once all have closed. */
   stop(): Promise<void> {
     this.stopping = true;
-    const closed = this.open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allClosed = resolve));
+    const closed =
+      this.open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allClosed = resolve));
     for (const connection of this.open) connection.destroy();
     return closed;
   }

@@ -53,7 +53,8 @@ export class NetworkFaultList {
     const targets = (Array.isArray(specs) ? specs : []).map((spec, index, all) => {
       const target = (spec as { target?: unknown } | null)?.target;
       const where = all.length > 1 ? `faults[${index}]: ` : '';
-      if (target !== undefined && (typeof target !== 'string' || target.trim() === '')) throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
+      if (target !== undefined && (typeof target !== 'string' || target.trim() === ''))
+        throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
       if (target !== undefined && !this.namesAnyMapping(target)) throw this.options.unknownTarget(target, where);
       return target as string | undefined;
     });
@@ -88,7 +89,9 @@ export class NetworkFaultList {
         if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
         if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
         const existing = current.find((s) => s.fault === fault);
-        stages.push(existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: link.direction }) });
+        stages.push(
+          existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: link.direction }) },
+        );
         if (!connection.countedFaults.has(fault)) {
           connection.countedFaults.add(fault);
           fault.counters.connections++;
@@ -104,7 +107,8 @@ export class NetworkFaultList {
   }
 
   private namesAnyMapping(target: string): boolean {
-    for (let index = 0; index < this.options.mappingCount; index++) if (this.options.targets(target, index)) return true;
+    for (let index = 0; index < this.options.mappingCount; index++)
+      if (this.options.targets(target, index)) return true;
     return false;
   }
 }

@@ -47,7 +47,14 @@ export {
   type ProxyCounters,
   type MappingCounters,
 } from './proxy.js';
-export { validateFault, validateFaults, FAULT_TYPES, type FaultSpec, type ResolvedFault, type FaultType } from './faults/index.js';
+export {
+  validateFault,
+  validateFaults,
+  FAULT_TYPES,
+  type FaultSpec,
+  type ResolvedFault,
+  type FaultType,
+} from './faults/index.js';
 export { linksOf, type FaultCounters, type Side, type Direction, type LinkDirection } from './faults/fault.js';
 export { parseBandwidth, BANDWIDTH_UNITS, BANDWIDTH_SCOPES, type BandwidthSpec } from './faults/bandwidth.js';
 export { LATENCY_DISTRIBUTIONS, type LatencySpec } from './faults/latency.js';
@@ -55,4 +62,13 @@ export { LOSS_MODELS, SEGMENT_BYTES, type PacketLossSpec } from './faults/packet
 export type { JitterSpec } from './faults/jitter.js';
 export type { BlackholeSpec } from './faults/blackhole.js';
 export { createRandom, type Random } from './random.js';
-export { validateHttpFault, validateHttpFaults, faultKind, HTTP_FAULT_TYPES, type HttpFaultSpec, type ResolvedHttpFault, type HttpFaultType, type HttpFaultCounters } from './http/index.js';
+export {
+  validateHttpFault,
+  validateHttpFaults,
+  faultKind,
+  HTTP_FAULT_TYPES,
+  type HttpFaultSpec,
+  type ResolvedHttpFault,
+  type HttpFaultType,
+  type HttpFaultCounters,
+} from './http/index.js';

@@ -25,15 +25,24 @@ export async function listen(
 ): Promise<Listeners> {
   const servers: net.Server[] = [];
   const ports: number[] = [];
-  const close = (): Promise<void> => Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined);
+  const close = (): Promise<void> =>
+    Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(
+      () => undefined,
+    );
   try {
     for (const [index, mapping] of mappings.entries()) {
-      const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) => accept(index, socket));
+      const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) =>
+        accept(index, socket),
+      );
       await new Promise<void>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) => {
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
           const where = argument ? `${argument}[${index}]: ` : '';
-          reject(new ToolInputError(`${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`));
+          reject(
+            new ToolInputError(
+              `${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`,
+            ),
+          );
         });
         server.listen({ host: mapping.listenHost, port: mapping.listenPort }, () => resolve());
       });

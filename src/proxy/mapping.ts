@@ -42,17 +42,19 @@ export const ACCEPTED_MAPPING_FORMS =
   'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME suffix names the mapping; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
 
 const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: 'http' | 'resp' }> = {
-  'https': { tls: true, defaultPort: 443, protocol: 'http' },
-  'tls': { tls: true },
-  'http': { tls: false, defaultPort: 80, protocol: 'http' },
-  'tcp': { tls: false },
-  'redis': { tls: false, defaultPort: 6379, protocol: 'resp' },
-  'rediss': { tls: true, defaultPort: 6379, protocol: 'resp' },
+  https: { tls: true, defaultPort: 443, protocol: 'http' },
+  tls: { tls: true },
+  http: { tls: false, defaultPort: 80, protocol: 'http' },
+  tcp: { tls: false },
+  redis: { tls: false, defaultPort: 6379, protocol: 'resp' },
+  rediss: { tls: true, defaultPort: 6379, protocol: 'resp' },
 };
 
 export function parseMapping(text: string): Mapping {
   const fail = (reason: string): never => {
-    throw new ToolInputError(`invalid proxy mapping ${JSON.stringify(text)}: ${reason}. Accepted forms: ${ACCEPTED_MAPPING_FORMS}`);
+    throw new ToolInputError(
+      `invalid proxy mapping ${JSON.stringify(text)}: ${reason}. Accepted forms: ${ACCEPTED_MAPPING_FORMS}`,
+    );
   };
   if (typeof text !== 'string') return fail('a mapping is a string');
   let trimmed = text.trim();
@@ -78,13 +80,15 @@ export function parseMapping(text: string): Mapping {
     listenPortText = split.port;
   }
   const listenPort = parsePort(listenPortText, 0);
-  if (listenPort === undefined) return fail(`local port ${JSON.stringify(listenPortText)} is not an integer in 0..65535`);
+  if (listenPort === undefined)
+    return fail(`local port ${JSON.stringify(listenPortText)} is not an integer in 0..65535`);
 
   let scheme: string | undefined;
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(remote);
   if (schemeMatch) {
     scheme = schemeMatch[1]!.toLowerCase();
-    if (!(scheme in SCHEMES)) return fail(`unknown scheme "${scheme}://" (use https://, tls://, tcp://, http://, redis:// or rediss://)`);
+    if (!(scheme in SCHEMES))
+      return fail(`unknown scheme "${scheme}://" (use https://, tls://, tcp://, http://, redis:// or rediss://)`);
     remote = remote.slice(schemeMatch[0].length).replace(/\/$/, '');
     if (remote.includes('/')) return fail('the remote is HOST:PORT, without a path');
   }
@@ -142,10 +146,17 @@ export function targetNamesMapping(target: string, mapping: Mapping, boundPort: 
 }
 
 /** The refusal of a target that names no mapping, listing what does (`where`: e.g. "faults[1]: "). */
-export function unknownTargetError(target: string, mappings: readonly Mapping[], boundPorts: (index: number) => number | undefined, where = ''): ToolInputError {
+export function unknownTargetError(
+  target: string,
+  mappings: readonly Mapping[],
+  boundPorts: (index: number) => number | undefined,
+  where = '',
+): ToolInputError {
   const names = mappings.flatMap((mapping, index) => {
     const port = boundPorts(index) || mapping.listenPort;
     return [...(port ? [String(port)] : []), ...(mapping.name ? [`#${mapping.name}`] : [])];
   });
-  return new ToolInputError(`${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`);
+  return new ToolInputError(
+    `${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`,
+  );
 }

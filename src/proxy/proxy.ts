@@ -145,13 +145,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const lookup = options.lookup ?? (options.policy ? targetLookup(options.policy) : undefined);
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 32);
   const mappingCounters = mappings.map(emptyMappingCounters);
-  const mappingNamed = (target: string, index: number): boolean => targetNamesMapping(target, mappings[index]!, mappingCounters[index]!.port);
+  const mappingNamed = (target: string, index: number): boolean =>
+    targetNamesMapping(target, mappings[index]!, mappingCounters[index]!.port);
   const faults = new NetworkFaultList({
     seed,
     clock,
     mappingCount: mappings.length,
     targets: mappingNamed,
-    unknownTarget: (target, where) => unknownTargetError(target, mappings, (index) => mappingCounters[index]!.port, where),
+    unknownTarget: (target, where) =>
+      unknownTargetError(target, mappings, (index) => mappingCounters[index]!.port, where),
   });
   const connections = new ConnectionTable({
     clock,
@@ -161,13 +163,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     emit(connection, event) {
       try {
         const { type, ...details } = event;
-        options.onEvent?.({ type, mappingIndex: connection.mappingIndex, mapping: connection.mapping.text, connectionId: connection.id, client: connection.clientAddress, ...details } as ProxyEvent);
+        options.onEvent?.({
+          type,
+          mappingIndex: connection.mappingIndex,
+          mapping: connection.mapping.text,
+          connectionId: connection.id,
+          client: connection.clientAddress,
+          ...details,
+        } as ProxyEvent);
       } catch {
         // An observer's bug must not take connections down.
       }
     },
   });
-  const onClient = (index: number, client: net.Socket): void => void connections.accept(index, mappings[index]!, mappingCounters[index]!, client);
+  const onClient = (index: number, client: net.Socket): void =>
+    void connections.accept(index, mappings[index]!, mappingCounters[index]!, client);
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
     faults.set(specs);
@@ -192,9 +202,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   setFaults(options.faults ?? []);
   stage?.setFaults(options.httpFaults ?? []);
-  const listeners = await listen(mappings, (index, socket) => (stage ? stage.accept(index, socket) : onClient(index, socket)), options.policy?.argument, (index, port) => {
-    mappingCounters[index]!.port = port;
-  });
+  const listeners = await listen(
+    mappings,
+    (index, socket) => (stage ? stage.accept(index, socket) : onClient(index, socket)),
+    options.policy?.argument,
+    (index, port) => {
+      mappingCounters[index]!.port = port;
+    },
+  );
 
   return {
     mappings,
@@ -203,11 +218,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     setFaults,
     http: stage !== undefined,
     setHttpFaults(faults: readonly HttpFaultSpec[]): void {
-      if (!stage) throw new ToolInputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
+      if (!stage)
+        throw new ToolInputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
       stage.setFaults(faults);
     },
     counters(): ProxyCounters {
-      const snapshot: MappingCounters[] = mappingCounters.map((c, index) => ({ ...c, bytesQueued: 0, ...(stage ? stage.mappingCountersOf(index) : {}) }));
+      const snapshot: MappingCounters[] = mappingCounters.map((c, index) => ({
+        ...c,
+        bytesQueued: 0,
+        ...(stage ? stage.mappingCountersOf(index) : {}),
+      }));
       for (const connection of connections) snapshot[connection.mappingIndex]!.bytesQueued += connection.queuedBytes;
       return {
         mappings: snapshot,
@@ -226,11 +246,22 @@ function checkDistinctNames(mappings: readonly Mapping[], argument: string): voi
   mappings.forEach((mapping, index) => {
     const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
     if (first !== -1 && first < index) {
-      throw new ToolInputError(`${argument}[${index}] (${JSON.stringify(mapping.text)}): the name #${mapping.name} is already ${argument}[${first}]'s; give each mapping its own name`);
+      throw new ToolInputError(
+        `${argument}[${index}] (${JSON.stringify(mapping.text)}): the name #${mapping.name} is already ${argument}[${first}]'s; give each mapping its own name`,
+      );
     }
   });
 }
 
 function emptyMappingCounters(mapping: Mapping): MappingCounters {
-  return { mapping: mapping.text, port: 0, connections: 0, activeConnections: 0, connectFailures: 0, bytesUpstream: 0, bytesDownstream: 0, bytesQueued: 0 };
+  return {
+    mapping: mapping.text,
+    port: 0,
+    connections: 0,
+    activeConnections: 0,
+    connectFailures: 0,
+    bytesUpstream: 0,
+    bytesDownstream: 0,
+    bytesQueued: 0,
+  };
 }

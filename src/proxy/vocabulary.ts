@@ -10,10 +10,10 @@ export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
 
 /** Bytes per second per bandwidth unit: bytes unless the unit says bit. */
 export const UNIT_BYTES: Readonly<Record<string, number>> = {
-  'bps': 1,
-  'kbps': 1e3,
-  'mbps': 1e6,
-  'gbps': 1e9,
+  bps: 1,
+  kbps: 1e3,
+  mbps: 1e6,
+  gbps: 1e9,
   'bit/s': 1 / 8,
   'kbit/s': 1e3 / 8,
   'mbit/s': 1e6 / 8,
@@ -61,4 +61,3 @@ export const HELD_LIMITS = {
   /** Connection events kept per proxy for status. */
   events: 20,
 };
-

@@ -103,7 +103,8 @@ class WakeTimers {
     this.backstop = undefined;
     this.backstopDue = due;
     // Whole milliseconds from a truncated loop clock: a ceiling plus one is never before `due`.
-    if (due !== Number.POSITIVE_INFINITY) this.backstop = setTimeout(this.onBackstop, Math.ceil(due - monotonicMs()) + 1);
+    if (due !== Number.POSITIVE_INFINITY)
+      this.backstop = setTimeout(this.onBackstop, Math.ceil(due - monotonicMs()) + 1);
   }
 
   private startThread(): void {

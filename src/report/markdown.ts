@@ -21,7 +21,9 @@ export function renderReport(result: ScenarioResult): string {
   line();
   // The verdict first, with what to do about it: a run the fault never touched must not read as a pass.
   const [firstReason, ...moreReasons] = result.verdictReasons;
-  line(`**Verdict: ${VERDICT_WORD[result.verdict]}**${firstReason ? ` — ${firstReason}` : ' — every SLO held with the fault acting on the traffic.'}`);
+  line(
+    `**Verdict: ${VERDICT_WORD[result.verdict]}**${firstReason ? ` — ${firstReason}` : ' — every SLO held with the fault acting on the traffic.'}`,
+  );
   for (const reason of moreReasons) line(`- ${reason}`);
   line();
   line(`Start: ${utc(result.startedAt)}`);
@@ -30,7 +32,9 @@ export function renderReport(result: ScenarioResult): string {
   line();
   line(`## Scenario: ${result.title}  (items: 1)`);
   line();
-  line(`_Description:_ ${result.fault.type.replace('_', ' ')} fault ${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`);
+  line(
+    `_Description:_ ${result.fault.type.replace('_', ' ')} fault ${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`,
+  );
   line();
   line(`### 🎯 \`${result.method}\` ${result.url} | ${VERDICT_WORD[result.verdict]}`);
   line();
@@ -57,7 +61,9 @@ export function renderReport(result: ScenarioResult): string {
   );
   line();
   if (s.type === 'load') {
-    line(`_${formatNumber(s.ratePerSecond)} requests/s in all, over up to ${s.maxConnections} keep-alive connections opened on demand; success = status ${s.expectStatus}._`);
+    line(
+      `_${formatNumber(s.ratePerSecond)} requests/s in all, over up to ${s.maxConnections} keep-alive connections opened on demand; success = status ${s.expectStatus}._`,
+    );
     line();
   }
   line('**Faults Applied**:');
@@ -78,7 +84,9 @@ export function renderReport(result: ScenarioResult): string {
     line(`Ignored arguments (they belong to other fault types): ${result.ignoredArguments.join(', ')}.`);
     line();
   }
-  line(`Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). ${faultWindowText(result)}`);
+  line(
+    `Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). ${faultWindowText(result)}`,
+  );
   line();
   const unreachable = Object.entries(result.run.targetConnectFailures);
   if (unreachable.length > 0) {
@@ -131,7 +139,11 @@ function expectationFailures(load: LoadFigures): number {
   return load.errorsByClass.http_status + load.errorsByClass.http_5xx;
 }
 
-const VERDICT_WORD: Record<ScenarioResult['verdict'], string> = { passed: 'Passed', failed: 'Failed', inconclusive: 'Inconclusive' };
+const VERDICT_WORD: Record<ScenarioResult['verdict'], string> = {
+  passed: 'Passed',
+  failed: 'Failed',
+  inconclusive: 'Inconclusive',
+};
 
 /** fault's Run Overview, percentile and SLO tables, for the fault phase. */
 function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line): void {
@@ -139,24 +151,34 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   line();
   if (phase.capacity) {
     const c = phase.capacity;
-    line('| Sustained Requests/s | Num. Requests | Num. Errors | Timeouts | Mean Latency (ms) | p50 (ms) | p99 (ms) | Total Time |');
-    line('|----------------------|---------------|-------------|----------|-------------------|----------|----------|------------|');
+    line(
+      '| Sustained Requests/s | Num. Requests | Num. Errors | Timeouts | Mean Latency (ms) | p50 (ms) | p99 (ms) | Total Time |',
+    );
+    line(
+      '|----------------------|---------------|-------------|----------|-------------------|----------|----------|------------|',
+    );
     line(
       `| ${c.requestsPerSecond.toFixed(1)} | ${c.sent} | ${withPercent(c.errors, c.sent)} | ${c.timeouts} | ${c.latencyWholeMs.mean.toFixed(2)} | ${c.latencyWholeMs.p50} | ${c.latencyWholeMs.p99} | ${humanize(c.elapsedMs)} |`,
     );
     line();
-    line('_Capacity latencies are autocannon\'s: whole milliseconds, completed responses only, from the send._');
+    line("_Capacity latencies are autocannon's: whole milliseconds, completed responses only, from the send._");
     line();
     if (phase.slos.length > 0) renderSlos(phase.slos, line);
     if (phase.slosNotEvaluated.length > 0) {
-      line(`Not evaluated in a closed-loop run (no latency from an intended start): ${phase.slosNotEvaluated.join(', ')}.`);
+      line(
+        `Not evaluated in a closed-loop run (no latency from an intended start): ${phase.slosNotEvaluated.join(', ')}.`,
+      );
       line();
     }
     return;
   }
   const load = phase.load!;
-  line('| Num. Requests | Num. Errors | Min. Response Time | Max Response Time | Mean Latency (ms) | Expectation Failures | Total Time |');
-  line('|---------------|-------------|--------------------|-------------------|-------------------|----------------------|------------|');
+  line(
+    '| Num. Requests | Num. Errors | Min. Response Time | Max Response Time | Mean Latency (ms) | Expectation Failures | Total Time |',
+  );
+  line(
+    '|---------------|-------------|--------------------|-------------------|-------------------|----------------------|------------|',
+  );
   line(
     `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | ${expectationFailures(load)} | ${humanize(load.elapsedMs)} |`,
   );
@@ -177,7 +199,8 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   }
   line('| Latency Percentile | Latency (ms) | Num. Requests (% of total) |');
   line('|--------------------|--------------|----------------------------|');
-  for (const row of load.percentiles) line(`| p${row.percentile} | ${fixed2(row.latencyMs)} | ${row.requests} (${row.percentOfTotal.toFixed(1)}%) |`);
+  for (const row of load.percentiles)
+    line(`| p${row.percentile} | ${fixed2(row.latencyMs)} | ${row.requests} (${row.percentOfTotal.toFixed(1)}%) |`);
   line();
   if (phase.slos.length > 0) renderSlos(phase.slos, line);
 }
@@ -188,9 +211,14 @@ function renderSlos(slos: SloResult[], line: Line): void {
   for (const slo of slos) {
     const unit = slo.type === 'latency' ? 'ms' : '%';
     // fault's "99% < 350ms" for latency; for errors its "99% < 1%" reads as nonsense, so say it plainly.
-    const objective = slo.type === 'latency' ? `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}ms` : `errors < ${formatNumber(slo.threshold)}%`;
+    const objective =
+      slo.type === 'latency'
+        ? `${formatNumber(slo.objective)}% < ${formatNumber(slo.threshold)}ms`
+        : `errors < ${formatNumber(slo.threshold)}%`;
     const margin = `${slo.margin >= 0 ? 'Below' : 'Above'} by ${Math.abs(slo.margin).toFixed(1)}${unit}`;
-    line(`| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} | ${slo.over} (${slo.overPercent.toFixed(1)}%) |`);
+    line(
+      `| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} | ${slo.over} (${slo.overPercent.toFixed(1)}%) |`,
+    );
   }
   line();
 }
@@ -200,16 +228,22 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   line();
   line('| Class | Count | % of requests |');
   line('|-------|-------|---------------|');
-  for (const [errorClass, count] of Object.entries(load.errorsByClass)) line(`| ${errorClass} | ${count} | ${percent(count, load.requests)} |`);
+  for (const [errorClass, count] of Object.entries(load.errorsByClass))
+    line(`| ${errorClass} | ${count} | ${percent(count, load.requests)} |`);
   line();
   const details = Object.entries(load.errorDetails);
-  if (details.length > 0) line(`Error details: ${details.map(([detail, count]) => `${detail} × ${count}`).join(', ')}.`);
+  if (details.length > 0)
+    line(`Error details: ${details.map(([detail, count]) => `${detail} × ${count}`).join(', ')}.`);
   const statuses = Object.entries(load.statusCodes);
-  line(`Responses by status: ${statuses.length > 0 ? statuses.map(([status, count]) => `${status} × ${count}`).join(', ') : 'none'}.`);
+  line(
+    `Responses by status: ${statuses.length > 0 ? statuses.map(([status, count]) => `${status} × ${count}`).join(', ') : 'none'}.`,
+  );
   line();
   line('### Latency breakdown');
   line();
-  line('Latency counts from each request\'s intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first byte of the final response (an interim 100 Continue or 103 Early Hints does not count).');
+  line(
+    "Latency counts from each request's intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first byte of the final response (an interim 100 Continue or 103 Early Hints does not count).",
+  );
   line();
   line('| Measure (ms) | Count | Mean | p50 | p95 | p99 | p99.9 | Max |');
   line('|--------------|-------|------|-----|-----|-----|-------|-----|');
@@ -220,13 +254,18 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     ['send lag', load.sendLag],
   ] as const) {
     if (!stats) line(`| ${name} | 0 | - | - | - | - | - | - |`);
-    else line(`| ${name} | ${stats.count} | ${fixed2(stats.mean)} | ${fixed2(stats.p50)} | ${fixed2(stats.p95)} | ${fixed2(stats.p99)} | ${fixed2(stats.p999)} | ${fixed2(stats.max)} |`);
+    else
+      line(
+        `| ${name} | ${stats.count} | ${fixed2(stats.mean)} | ${fixed2(stats.p50)} | ${fixed2(stats.p95)} | ${fixed2(stats.p99)} | ${fixed2(stats.p999)} | ${fixed2(stats.max)} |`,
+      );
   }
   line();
   line(
     `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
       `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), ` +
-      (load.connectionsReopened > 0 ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), ` : '') +
+      (load.connectionsReopened > 0
+        ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), `
+        : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
   );
@@ -240,12 +279,16 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
   }
   line('### Timeline');
   line();
-  line('Requests are grouped by the second they were due in (their intended start), not the second they ended. "Fault active" says whether the fault window overlaps that second: a request due just before the window opens may still cross the proxy after it opened.');
+  line(
+    'Requests are grouped by the second they were due in (their intended start), not the second they ended. "Fault active" says whether the fault window overlaps that second: a request due just before the window opens may still cross the proxy after it opened.',
+  );
   line();
   line('| Second | Requests | p50 (ms) | p95 (ms) | Errors | Fault active |');
   line('|--------|----------|----------|----------|--------|--------------|');
   for (const second of load.timeline) {
-    line(`| ${second.second} | ${second.requests} | ${fixed2(second.p50Ms)} | ${fixed2(second.p95Ms)} | ${second.errors} | ${second.faultActive ? 'yes' : 'no'} |`);
+    line(
+      `| ${second.second} | ${second.requests} | ${fixed2(second.p50Ms)} | ${fixed2(second.p95Ms)} | ${second.errors} | ${second.faultActive ? 'yes' : 'no'} |`,
+    );
   }
   line();
   const chart = latencyChart(load.timeline);
@@ -262,16 +305,25 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   line('|---------|------|-------------|------------------|---------------------|---------------------|');
   for (const m of phase.proxy.mappings as MappingCounters[]) {
     // An HTTP mapping opens its target leg on the first forwarded request: say both counts.
-    const connections = m.httpConnections === undefined ? String(m.connections) : `${m.httpConnections} from clients, ${m.connections} to the target`;
-    line(`| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`);
+    const connections =
+      m.httpConnections === undefined
+        ? String(m.connections)
+        : `${m.httpConnections} from clients, ${m.connections} to the target`;
+    line(
+      `| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`,
+    );
   }
   line();
   const faults = phase.proxy.faults as FaultCounters[];
   if (faults.length > 0) {
     // Per-chunk delays overlap (each counts from its chunk's arrival), so their sum is not the
     // time added to a request: the column says what it is.
-    line('| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |');
-    line('|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|');
+    line(
+      '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |',
+    );
+    line(
+      '|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|',
+    );
     for (const f of faults) {
       line(
         `| ${f.name} | ${f.connections} | ${f.applications} | ${f.delayAddedMs.toFixed(1)} | ${f.segmentsLost} / ${f.segments} | ${f.stallMs.toFixed(1)} | ${f.timeHeldMs.toFixed(1)} | ${f.bytesPaced} |`,
@@ -285,7 +337,9 @@ function renderCounters(phase: PhaseResult, line: Line): void {
     line('| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |');
     line('|------------|------|---------|------------------|--------------|--------|------------------------------|');
     for (const f of httpFaults as HttpFaultCounters[]) {
-      line(`| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} | ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} |`);
+      line(
+        `| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} | ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} |`,
+      );
     }
     line();
   }
@@ -299,8 +353,13 @@ function renderBaseline(result: ScenarioResult, line: Line): void {
   const baseline = result.baseline!;
   line('### Impact against the baseline');
   line();
-  const through = baseline.proxy.mappings.map((m) => `\`${m.mapping}\` ${m.httpConnections ?? m.connections} connections, ${m.bytesUpstream} B client→target, ${m.bytesDownstream} B target→client`);
-  line(`The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)} (its proxy: ${through.join('; ') || 'no mapping'}).`);
+  const through = baseline.proxy.mappings.map(
+    (m) =>
+      `\`${m.mapping}\` ${m.httpConnections ?? m.connections} connections, ${m.bytesUpstream} B client→target, ${m.bytesDownstream} B target→client`,
+  );
+  line(
+    `The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)} (its proxy: ${through.join('; ') || 'no mapping'}).`,
+  );
   line();
   line('| Metric | Baseline | With fault | Change | Ratio |');
   line('|--------|----------|------------|--------|-------|');
@@ -308,7 +367,9 @@ function renderBaseline(result: ScenarioResult, line: Line): void {
     const unit = row.unit === 'ms' ? ' ms' : row.unit === '%' ? '%' : ' req/s';
     const value = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)}${unit}`);
     const change = row.change === null ? '-' : `${row.change >= 0 ? '+' : ''}${row.change.toFixed(2)}${unit}`;
-    line(`| ${row.metric} | ${value(row.baseline)} | ${value(row.fault)} | ${change} | ${row.ratio === null ? '-' : `×${row.ratio.toFixed(2)}`} |`);
+    line(
+      `| ${row.metric} | ${value(row.baseline)} | ${value(row.fault)} | ${change} | ${row.ratio === null ? '-' : `×${row.ratio.toFixed(2)}`} |`,
+    );
   }
   line();
   if (baseline.slos.length > 0) {

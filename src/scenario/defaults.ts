@@ -25,4 +25,11 @@ export const SCENARIO_DEFAULTS = {
   loss_rate: 0.05,
 } as const;
 
-export const HTTP_SCENARIO_DEFAULTS = { http_fault: 'error', status_code: 500, probability: 1, delay: 100, retry_after: 60, after_bytes: 0 } as const;
+export const HTTP_SCENARIO_DEFAULTS = {
+  http_fault: 'error',
+  status_code: 500,
+  probability: 1,
+  delay: 100,
+  retry_after: 60,
+  after_bytes: 0,
+} as const;

@@ -10,7 +10,13 @@
  */
 import type { ScenarioLimits } from '../config.js';
 import { ToolInputError } from '../errors.js';
-import { HTTP_FAULT_TYPES, validateHttpFault, type HttpFaultSpec, type HttpFaultType, type ResolvedHttpFault } from '../proxy/http/index.js';
+import {
+  HTTP_FAULT_TYPES,
+  validateHttpFault,
+  type HttpFaultSpec,
+  type HttpFaultType,
+  type ResolvedHttpFault,
+} from '../proxy/http/index.js';
 import { scenarioFromArguments, type ScenarioArguments, type ScenarioSpec } from './input.js';
 import { HTTP_SCENARIO_DEFAULTS } from './defaults.js';
 
@@ -41,13 +47,23 @@ export const HTTP_FAULT_ARGUMENTS: Record<HttpFaultType, Array<keyof HttpScenari
   connection_drop: ['after_bytes'],
 };
 
-export async function httpScenarioFromArguments(args: HttpScenarioArguments, limits: ScenarioLimits): Promise<ScenarioSpec & { httpFault: HttpFaultSpec }> {
-  const type = (args.http_fault ?? HTTP_SCENARIO_DEFAULTS.http_fault).trim().toLowerCase().replace(/-/g, '_') as HttpFaultType;
-  if (!HTTP_FAULT_TYPES.includes(type)) throw new ToolInputError(`http_fault: "${args.http_fault}" is not one of ${HTTP_FAULT_TYPES.join(', ')}`);
+export async function httpScenarioFromArguments(
+  args: HttpScenarioArguments,
+  limits: ScenarioLimits,
+): Promise<ScenarioSpec & { httpFault: HttpFaultSpec }> {
+  const type = (args.http_fault ?? HTTP_SCENARIO_DEFAULTS.http_fault)
+    .trim()
+    .toLowerCase()
+    .replace(/-/g, '_') as HttpFaultType;
+  if (!HTTP_FAULT_TYPES.includes(type))
+    throw new ToolInputError(`http_fault: "${args.http_fault}" is not one of ${HTTP_FAULT_TYPES.join(', ')}`);
   for (const [other, fields] of Object.entries(HTTP_FAULT_ARGUMENTS)) {
     if (other === type) continue;
     const given = fields.find((field) => args[field] !== undefined && !HTTP_FAULT_ARGUMENTS[type].includes(field));
-    if (given) throw new ToolInputError(`${given}: belongs to http_fault ${other}; ${type} takes ${[...HTTP_FAULT_ARGUMENTS[type], 'probability'].join(', ')}`);
+    if (given)
+      throw new ToolInputError(
+        `${given}: belongs to http_fault ${other}; ${type} takes ${[...HTTP_FAULT_ARGUMENTS[type], 'probability'].join(', ')}`,
+      );
   }
   const raw: Record<string, unknown> = { type, probability: args.probability ?? HTTP_SCENARIO_DEFAULTS.probability };
   if (type === 'error') {
@@ -59,7 +75,10 @@ export async function httpScenarioFromArguments(args: HttpScenarioArguments, lim
   if (type === 'rate_limit') raw['retry_after'] = args.retry_after ?? HTTP_SCENARIO_DEFAULTS.retry_after;
   if (type === 'timeout' && args.hang !== undefined) raw['hang'] = args.hang;
   if (type === 'schema_mismatch') {
-    if (!args.missing_fields?.length) throw new ToolInputError('missing_fields: schema_mismatch needs the dot paths to remove, e.g. ["id", "data.items.price"]');
+    if (!args.missing_fields?.length)
+      throw new ToolInputError(
+        'missing_fields: schema_mismatch needs the dot paths to remove, e.g. ["id", "data.items.price"]',
+      );
     raw['missing_fields'] = args.missing_fields;
   }
   if (type === 'connection_drop') raw['after_bytes'] = args.after_bytes ?? HTTP_SCENARIO_DEFAULTS.after_bytes;
@@ -68,7 +87,8 @@ export async function httpScenarioFromArguments(args: HttpScenarioArguments, lim
     validateHttpFault(raw);
   } catch (error) {
     // "error fault: status_code must be …" → "status_code: must be …": name the argument as given.
-    if (error instanceof ToolInputError) throw new ToolInputError(error.message.replace(/^\w+ fault: (\w+) must/, '$1: must'));
+    if (error instanceof ToolInputError)
+      throw new ToolInputError(error.message.replace(/^\w+ fault: (\w+) must/, '$1: must'));
     throw error;
   }
   // The common arguments, checked as for every scenario; blackhole has no fields of its own, so

@@ -17,7 +17,15 @@ import {
   type Mapping,
   type Side,
 } from '../proxy/index.js';
-import { DEFAULT_EXPECTED_STATUS, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, openFileLimit, parseExpectedStatus, RESERVED_FDS, type ExpectedStatus } from '../load/index.js';
+import {
+  DEFAULT_EXPECTED_STATUS,
+  DEFAULT_MAX_CONNECTIONS,
+  MAX_CONNECTIONS,
+  openFileLimit,
+  parseExpectedStatus,
+  RESERVED_FDS,
+  type ExpectedStatus,
+} from '../load/index.js';
 import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
@@ -126,11 +134,19 @@ const ARGUMENT_OF_FIELD: Record<string, string> = {
   scope: 'bandwidth_scope',
 };
 
-export async function scenarioFromArguments(type: FaultType, args: ScenarioArguments, limits: ScenarioLimits): Promise<ScenarioSpec> {
+export async function scenarioFromArguments(
+  type: FaultType,
+  args: ScenarioArguments,
+  limits: ScenarioLimits,
+): Promise<ScenarioSpec> {
   const url = await checkLoadTarget(args.url, limits, 'url');
-  if (url.port === '0') throw new ToolInputError(`url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`);
+  if (url.port === '0')
+    throw new ToolInputError(
+      `url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`,
+    );
   const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
-  if (!/^[A-Z][A-Z0-9_-]*$/.test(method)) throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
+  if (!/^[A-Z][A-Z0-9_-]*$/.test(method))
+    throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
 
   const durationMs = parseDuration(args.duration ?? SCENARIO_DEFAULTS.duration, 'duration');
   if (durationMs <= 0) throw new ToolInputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
@@ -163,7 +179,9 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
   const maxConnections = connectionBudget(args, clients, clients * rps, timeoutSeconds, proxies.length === 0);
   const fault = buildFault(type, args);
   const { startMs, endMs } = faultWindow(args, durationMs);
-  const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) => parseSlo(text, `slos[${index}]`));
+  const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) =>
+    parseSlo(text, `slos[${index}]`),
+  );
   const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], 'strategy') as Strategy;
   if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new ToolInputError('seed: must be an integer');
   const scheduled = (clients * rps * durationMs) / 1000;
@@ -204,7 +222,11 @@ export async function scenarioFromArguments(type: FaultType, args: ScenarioArgum
 function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
   const target = {
     side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], 'side') as Side,
-    direction: choice(args.direction ?? SCENARIO_DEFAULTS.direction, ['ingress', 'egress', 'both'], 'direction') as Direction,
+    direction: choice(
+      args.direction ?? SCENARIO_DEFAULTS.direction,
+      ['ingress', 'egress', 'both'],
+      'direction',
+    ) as Direction,
   };
   let spec: FaultSpec;
   switch (type) {
@@ -219,7 +241,12 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
       };
       break;
     case 'jitter':
-      spec = { type, ...target, amplitudeMs: args.amplitude ?? SCENARIO_DEFAULTS.amplitude, frequencyHz: args.frequency ?? SCENARIO_DEFAULTS.frequency };
+      spec = {
+        type,
+        ...target,
+        amplitudeMs: args.amplitude ?? SCENARIO_DEFAULTS.amplitude,
+        frequencyHz: args.frequency ?? SCENARIO_DEFAULTS.frequency,
+      };
       break;
     case 'bandwidth':
       spec = {
@@ -247,7 +274,9 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
     return spec;
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
-    throw new ToolInputError(error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${ARGUMENT_OF_FIELD[field] ?? field} must`));
+    throw new ToolInputError(
+      error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${ARGUMENT_OF_FIELD[field] ?? field} must`),
+    );
   }
 }
 
@@ -267,7 +296,10 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
     return parseDuration(text, what);
   };
   const startMs = at(args.fault_start, 'fault_start', 0);
-  if (startMs >= durationMs) throw new ToolInputError(`fault_start: ${args.fault_start} is not before the end of the run (${args.duration ?? SCENARIO_DEFAULTS.duration})`);
+  if (startMs >= durationMs)
+    throw new ToolInputError(
+      `fault_start: ${args.fault_start} is not before the end of the run (${args.duration ?? SCENARIO_DEFAULTS.duration})`,
+    );
   const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
   if (lengthMs <= 0) throw new ToolInputError('fault_duration: must be above 0');
   return { startMs, endMs: Math.min(durationMs, startMs + lengthMs) };
@@ -280,20 +312,34 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
  * three when the load goes through the in-process proxy (the load's, the proxy's accepted one and
  * its upstream), with RESERVED_FDS kept free; and no more than the generator's MAX_CONNECTIONS.
  */
-function connectionBudget(args: ScenarioArguments, clients: number, rate: number, timeoutSeconds: number, throughProxy: boolean): number {
+function connectionBudget(
+  args: ScenarioArguments,
+  clients: number,
+  rate: number,
+  timeoutSeconds: number,
+  throughProxy: boolean,
+): number {
   const limit = openFileLimit();
   const socketsPerConnection = throughProxy ? 3 : 1;
-  const fdCap = limit === undefined ? MAX_CONNECTIONS : Math.floor(Math.max(0, limit - RESERVED_FDS) / socketsPerConnection);
+  const fdCap =
+    limit === undefined ? MAX_CONNECTIONS : Math.floor(Math.max(0, limit - RESERVED_FDS) / socketsPerConnection);
   const cap = Math.min(MAX_CONNECTIONS, fdCap);
   const why =
     cap === MAX_CONNECTIONS
       ? `the load generator opens at most ${MAX_CONNECTIONS}`
       : `this process may open ${limit} files (ulimit -n) and each connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
-  if (clients > cap) throw new ToolInputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
+  if (clients > cap)
+    throw new ToolInputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
   if (args.max_connections !== undefined) {
     const max = positiveInteger(args.max_connections, 'max_connections');
-    if (max < clients) throw new ToolInputError(`max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`);
-    if (max > cap) throw new ToolInputError(`max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`);
+    if (max < clients)
+      throw new ToolInputError(
+        `max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`,
+      );
+    if (max > cap)
+      throw new ToolInputError(
+        `max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`,
+      );
     return max;
   }
   return Math.max(clients, Math.min(cap, DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSeconds)));
@@ -313,24 +359,30 @@ function parseHeaders(lines: string[]): Record<string, string> {
     }
     const value = line.slice(colon + 1).trim();
     // Checked here, before the run starts, so the error names the argument as given.
-    if (/[\r\n\0]/.test(value)) throw new ToolInputError(`headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`);
+    if (/[\r\n\0]/.test(value))
+      throw new ToolInputError(
+        `headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`,
+      );
     headers[name] = value;
   });
   return headers;
 }
 
 function positiveInteger(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ToolInputError(`${what}: must be a whole number ≥ 1 (got ${value})`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ToolInputError(`${what}: must be a whole number ≥ 1 (got ${value})`);
   return value;
 }
 
 function positiveNumber(value: number, what: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new ToolInputError(`${what}: must be a number above 0 (got ${value})`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new ToolInputError(`${what}: must be a number above 0 (got ${value})`);
   return value;
 }
 
 function choice(value: string, accepted: readonly string[], what: string): string {
   const normalized = value.trim().toLowerCase();
-  if (!accepted.includes(normalized)) throw new ToolInputError(`${what}: "${value}" is not one of ${accepted.join(', ')}`);
+  if (!accepted.includes(normalized))
+    throw new ToolInputError(`${what}: "${value}" is not one of ${accepted.join(', ')}`);
   return normalized;
 }

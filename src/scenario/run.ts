@@ -69,7 +69,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     for (const [index, phase] of phases.entries()) {
       const result = await runPhase(spec, phase, seed, {
         signal: options.signal,
-        onProgress: options.onProgress && ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
+        onProgress:
+          options.onProgress &&
+          ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
       });
       if (phase === 'baseline') baseline = result.phase;
       else ({ phase: run, faultSwitchedOn: switchedOn } = result);
@@ -108,7 +110,11 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
       description: httpSettings ? describeHttpFault(httpSettings) : describeFault(validateFault(spec.fault)),
       startMs: spec.faultStartMs,
       endMs: spec.faultEndMs,
-      activeUntilMs: !switchedOn ? spec.faultStartMs : spec.faultEndMs < spec.durationMs ? Math.min(spec.faultEndMs, loadEndMs) : loadEndMs,
+      activeUntilMs: !switchedOn
+        ? spec.faultStartMs
+        : spec.faultEndMs < spec.durationMs
+          ? Math.min(spec.faultEndMs, loadEndMs)
+          : loadEndMs,
       switchedOn,
       seed,
     },
@@ -138,7 +144,12 @@ interface PhaseOutcome {
   faultSwitchedOn: boolean;
 }
 
-async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number, options: PhaseOptions): Promise<PhaseOutcome> {
+async function runPhase(
+  spec: ScenarioSpec,
+  phase: 'baseline' | 'fault',
+  seed: number,
+  options: PhaseOptions,
+): Promise<PhaseOutcome> {
   if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
@@ -162,7 +173,10 @@ async function runPhase(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: n
     // A fault from the start is on before the load opens its first connection; a later start or
     // an end is an edge of the open loop's own schedule (no request due past it is sent before the
     // switch), or timed from the start of the closed loop.
-    const window = phase === 'fault' ? await faultWindow(spec, proxy) : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
+    const window =
+      phase === 'fault'
+        ? await faultWindow(spec, proxy)
+        : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
       method: spec.method,
@@ -206,7 +220,12 @@ interface PhaseMeasures {
 }
 
 /** The phase's proxy, on its own thread: the load's target behind it, and the caller's mappings. */
-function startPhaseProxy(spec: ScenarioSpec, url: URL, seed: number, targetConnectFailures: Record<string, number>): Promise<HostedProxy> {
+function startPhaseProxy(
+  spec: ScenarioSpec,
+  url: URL,
+  seed: number,
+  targetConnectFailures: Record<string, number>,
+): Promise<HostedProxy> {
   return startHostedProxy({
     mappings: proxyMappings(spec, url),
     seed,
@@ -224,7 +243,8 @@ function startPhaseProxy(spec: ScenarioSpec, url: URL, seed: number, targetConne
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
-    if (error instanceof ToolInputError && spec.proxies.length > 0) throw new ToolInputError(`proxies: ${error.message}`);
+    if (error instanceof ToolInputError && spec.proxies.length > 0)
+      throw new ToolInputError(`proxies: ${error.message}`);
     throw error;
   });
 }
@@ -233,7 +253,13 @@ function startPhaseProxy(spec: ScenarioSpec, url: URL, seed: number, targetConne
  * Once a second, also while the requests in flight at the end of the load settle (up to
  * `timeout`), so a client sees the call is alive and why it is not over yet.
  */
-function startProgressTicker(spec: ScenarioSpec, phase: string, live: LiveCounters, progress: { errors: number }, onProgress: PhaseOptions['onProgress']): NodeJS.Timeout {
+function startProgressTicker(
+  spec: ScenarioSpec,
+  phase: string,
+  live: LiveCounters,
+  progress: { errors: number },
+  onProgress: PhaseOptions['onProgress'],
+): NodeJS.Timeout {
   const loadStart = performance.now();
   return setInterval(() => {
     const elapsedMs = performance.now() - loadStart;
@@ -318,7 +344,12 @@ async function runOpenLoopPhase(
     },
   });
   const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
-  return { load: loadFigures(spec, phase, result, sorted), capacity: null, slos: evaluateSlos(spec.slos, sorted, result.errors), slosNotEvaluated: [] };
+  return {
+    load: loadFigures(spec, phase, result, sorted),
+    capacity: null,
+    slos: evaluateSlos(spec.slos, sorted, result.errors),
+    slosNotEvaluated: [],
+  };
 }
 
 /**
@@ -331,7 +362,10 @@ async function runOpenLoopPhase(
  * runs: when every request has settled before fault_start, the fault is never switched on
  * (`switchedOn`), and the verdict says no request met it.
  */
-async function faultWindow(spec: ScenarioSpec, proxy: HostedProxy): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
+async function faultWindow(
+  spec: ScenarioSpec,
+  proxy: HostedProxy,
+): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
   const httpFault = spec.httpFault;
   let switchedOn = false;
   const switchOn = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
@@ -363,9 +397,15 @@ function proxyMappings(spec: ScenarioSpec, url: URL): string[] {
   return [`0=tcp://${url.hostname}:${port}`];
 }
 
-function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: OpenLoopResult, sorted: Float64Array): LoadFigures {
+function loadFigures(
+  spec: ScenarioSpec,
+  phase: 'baseline' | 'fault',
+  result: OpenLoopResult,
+  sorted: Float64Array,
+): LoadFigures {
   const total = result.requests;
-  const faultOn = (fromMs: number, toMs: number) => phase === 'fault' && fromMs < spec.faultEndMs && toMs > spec.faultStartMs;
+  const faultOn = (fromMs: number, toMs: number) =>
+    phase === 'fault' && fromMs < spec.faultEndMs && toMs > spec.faultStartMs;
   const timeline: TimelineSecond[] = result.seconds.map((bucket) => ({
     second: bucket.second,
     requests: bucket.requests,
@@ -378,7 +418,13 @@ function loadFigures(spec: ScenarioSpec, phase: 'baseline' | 'fault', result: Op
   let duringFault: LoadFigures['duringFault'] = null;
   if (partialFault) {
     const window = summarizeSamples(result.samples, { fromMs: spec.faultStartMs, toMs: spec.faultEndMs });
-    duringFault = { fromMs: spec.faultStartMs, toMs: spec.faultEndMs, requests: window.requests, errors: window.errors, latency: window.latency };
+    duringFault = {
+      fromMs: spec.faultStartMs,
+      toMs: spec.faultEndMs,
+      requests: window.requests,
+      errors: window.errors,
+      latency: window.latency,
+    };
   }
   return {
     requests: total,
@@ -431,10 +477,22 @@ function saturationOf(spec: ScenarioSpec, result: OpenLoopResult): LoadFigures['
 }
 
 function impactRows(baseline: PhaseResult, fault: PhaseResult): ImpactRow[] {
-  const row = (metric: string, unit: ImpactRow['unit'], before: number | null | undefined, after: number | null | undefined): ImpactRow => {
+  const row = (
+    metric: string,
+    unit: ImpactRow['unit'],
+    before: number | null | undefined,
+    after: number | null | undefined,
+  ): ImpactRow => {
     const b = before ?? null;
     const a = after ?? null;
-    return { metric, unit, baseline: b, fault: a, change: a !== null && b !== null ? a - b : null, ratio: a !== null && b !== null && b !== 0 ? a / b : null };
+    return {
+      metric,
+      unit,
+      baseline: b,
+      fault: a,
+      change: a !== null && b !== null ? a - b : null,
+      ratio: a !== null && b !== null && b !== 0 ? a / b : null,
+    };
   };
   if (baseline.capacity || fault.capacity) {
     return [
@@ -461,5 +519,7 @@ const CREDENTIAL_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key
 
 /** fault masks Authorization as xxxxxx; so do we, and the other usual credential headers. */
 function maskCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, CREDENTIAL_HEADERS.test(name) ? 'xxxxxx' : value]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, CREDENTIAL_HEADERS.test(name) ? 'xxxxxx' : value]),
+  );
 }

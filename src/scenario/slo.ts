@@ -47,14 +47,17 @@ export function parseSlo(text: string, what = 'slos'): Slo {
   if (match) {
     const objective = Number(match[1]);
     const threshold = Number(match[2]) * (match[3] === 's' ? 1000 : 1);
-    if (!(objective > 0 && objective < 100)) throw new ToolInputError(`${what}: "${input}": the percentile must be between 0 and 100 (exclusive)`);
+    if (!(objective > 0 && objective < 100))
+      throw new ToolInputError(`${what}: "${input}": the percentile must be between 0 and 100 (exclusive)`);
     if (!(threshold > 0)) throw new ToolInputError(`${what}: "${input}": the latency threshold must be above 0`);
     return { title: input, type: 'latency', objective, threshold };
   }
-  const errors = /^(?:errors?|error_rate|errorrate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
+  const errors =
+    /^(?:errors?|error_rate|errorrate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
   if (errors) {
     const percent = compact.startsWith('rate') ? Number(errors[1]) * 100 : Number(errors[1]);
-    if (!(percent > 0 && percent < 100)) throw new ToolInputError(`${what}: "${input}": the error percentage must be between 0 and 100 (exclusive)`);
+    if (!(percent > 0 && percent < 100))
+      throw new ToolInputError(`${what}: "${input}": the error percentage must be between 0 and 100 (exclusive)`);
     return { title: input, type: 'error', objective: 100 - percent, threshold: percent };
   }
   throw new ToolInputError(`${what}: "${input}" is not an SLO; accepted forms: ${SLO_FORMS}`);

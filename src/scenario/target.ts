@@ -26,14 +26,18 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
   try {
     parsed = new URL(url);
   } catch {
-    throw new ToolInputError(`${what}: "${url}" is not a URL; give an http:// or https:// URL such as http://127.0.0.1:8080/health`);
+    throw new ToolInputError(
+      `${what}: "${url}" is not a URL; give an http:// or https:// URL such as http://127.0.0.1:8080/health`,
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ToolInputError(`${what}: "${url}" uses ${parsed.protocol}; only http:// and https:// URLs can be loaded`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
     // Refused before anything logs or sends the URL: credentials do not belong in it.
-    throw new ToolInputError(`${what}: credentials in the URL are not supported; send them as a header, e.g. headers: ["Authorization: Basic …"]`);
+    throw new ToolInputError(
+      `${what}: credentials in the URL are not supported; send them as a header, e.g. headers: ["Authorization: Basic …"]`,
+    );
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -46,12 +50,15 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
       // A name allowed as such (or any, with remote targets allowed) that does not resolve here
       // fails at connect instead.
       if (hostnameAllowed(rules, host)) return parsed;
-      throw new ToolInputError(`${what}: cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ToolInputError(
+        `${what}: cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
   }
   for (const address of addresses) {
     const refusal = addressRefusal(address, rules, host);
-    if (refusal) throw new ToolInputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
+    if (refusal)
+      throw new ToolInputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
   }
   return parsed;
 }

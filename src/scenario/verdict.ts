@@ -30,13 +30,30 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
   const redirects = redirectHints(spec, run);
   const closedLoop = closedLoopReasons(spec, run);
   // A closed loop that completed nothing tested nothing: its error SLO "failed" over 0 requests.
-  if (closedLoop.nothingMeasured) return { verdict: 'inconclusive', reasons: [closedLoop.nothingMeasured, ...unreachable] };
+  if (closedLoop.nothingMeasured)
+    return { verdict: 'inconclusive', reasons: [closedLoop.nothingMeasured, ...unreachable] };
   // Failed whatever the fault did, but say when it never touched the traffic: the failure is then
   // the endpoint's own (it failed with no fault at all), not the fault's impact.
   if (failed.length > 0) {
-    return { verdict: 'failed', reasons: [...failed, ...unreachable, ...certificate, ...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.inconclusive, ...untouched.warnings] };
+    return {
+      verdict: 'failed',
+      reasons: [
+        ...failed,
+        ...unreachable,
+        ...certificate,
+        ...statusHints,
+        ...redirects,
+        ...closedLoop.warnings,
+        ...untouched.inconclusive,
+        ...untouched.warnings,
+      ],
+    };
   }
-  if (untouched.inconclusive.length > 0) return { verdict: 'inconclusive', reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings] };
+  if (untouched.inconclusive.length > 0)
+    return {
+      verdict: 'inconclusive',
+      reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings],
+    };
   return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
 }
 
@@ -47,7 +64,8 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
 function injectedAnswers(spec: ScenarioSpec, run: PhaseResult): { status: number; count: number } | undefined {
   const fault = spec.httpFault;
   if (!fault) return undefined;
-  const status = fault.type === 'error' ? Number(fault['status_code'] ?? 500) : fault.type === 'rate_limit' ? 429 : undefined;
+  const status =
+    fault.type === 'error' ? Number(fault['status_code'] ?? 500) : fault.type === 'rate_limit' ? 429 : undefined;
   if (status === undefined) return undefined;
   const counters = (run.proxy.httpFaults ?? []).find((c) => c.type === fault.type);
   return { status, count: counters?.applications ?? 0 };
@@ -91,7 +109,9 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
   const why = `${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')})`;
   if (spec.proxies.length === 0) {
-    return [`the proxy could not connect to the target ${new URL(spec.url).host} ${why}; the load saw each as a reset: is the service running there?`];
+    return [
+      `the proxy could not connect to the target ${new URL(spec.url).host} ${why}; the load saw each as a reset: is the service running there?`,
+    ];
   }
   // With proxies the app's calls failed, and the app's answers (502s, resets) are what the load
   // saw: name the dependencies the proxy could not reach, or the endpoint gets the blame.
@@ -101,12 +121,13 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
     `the proxy could not connect to the app's dependency ${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
-      'the app saw each call as a reset: is the dependency running at the mapping\'s remote address?',
+      "the app saw each call as a reset: is the dependency running at the mapping's remote address?",
   ];
 }
 
 /** What OpenSSL and Node call a certificate the client could not verify. */
-const CERTIFICATE_ERROR = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const CERTIFICATE_ERROR =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 /**
  * An https url whose certificate the load refused: the error details name OpenSSL's code, which
@@ -181,7 +202,11 @@ function redirectHints(spec: ScenarioSpec, run: PhaseResult): string[] {
 const BODY_ONLY_HTTP_FAULTS = new Set(['malformed', 'schema_mismatch']);
 
 /** Why the fault may not have touched the measured traffic: hard reasons and softer warnings. */
-function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: boolean): { inconclusive: string[]; warnings: string[] } {
+function untouchedReasons(
+  spec: ScenarioSpec,
+  run: PhaseResult,
+  switchedOn: boolean,
+): { inconclusive: string[]; warnings: string[] } {
   const inconclusive: string[] = [];
   const warnings: string[] = [];
   if (spec.proxies.length > 0) {
@@ -190,7 +215,10 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: bool
       // On an HTTP mapping `connections` counts the legs to the target; an HTTP fault that answers
       // itself (error, rate_limit, timeout, connection_refused) opens none, yet the app connected.
       .filter(({ counters }) => counters.connections === 0 && (counters.httpConnections ?? 0) === 0)
-      .map(({ mapping, port }) => `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`);
+      .map(
+        ({ mapping, port }) =>
+          `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`,
+      );
     if (unused.length === spec.proxies.length) inconclusive.push(...unused);
     else warnings.push(...unused);
   }
@@ -207,7 +235,9 @@ function untouchedReasons(spec: ScenarioSpec, run: PhaseResult, switchedOn: bool
         inconclusive.push(
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
             `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
-            (fault && fault.requests > 0 ? 'its probability never drew it; raise probability or the traffic.' : 'no HTTP/1.1 request matched its method and path.'),
+            (fault && fault.requests > 0
+              ? 'its probability never drew it; raise probability or the traffic.'
+              : 'no HTTP/1.1 request matched its method and path.'),
         );
       } else if (spec.proxies.length === 0 && BODY_ONLY_HTTP_FAULTS.has(spec.httpFault.type)) {
         // In front of the url its only effect is on what the load receives, and the load judges a

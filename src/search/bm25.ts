@@ -28,7 +28,13 @@ import type { CodeChunk } from '../code/chunk.js';
  * A word in the definition's own name counts most, then in the names enclosing it (a method's
  * class), the doc, the path, the code (the FTS5 table's column weights in the same order).
  */
-export const FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 20, scope: 6, doc: 4, path: 2, body: 1 };
+export const FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = {
+  name: 20,
+  scope: 6,
+  doc: 4,
+  path: 2,
+  body: 1,
+};
 export const K1 = 1.2;
 const B = 0.75;
 
@@ -50,7 +56,11 @@ export function stem(token: string): string {
  * FTS5 table indexes), the field-weighted frequency of each stemmed term, and the chunk's length in
  * tokens. The token arrays are stemmed in place.
  */
-export function stemmedTerms(fields: Record<keyof LexicalFields, string[]>): { stemmed: LexicalFields; length: number; weights: Map<string, number> } {
+export function stemmedTerms(fields: Record<keyof LexicalFields, string[]>): {
+  stemmed: LexicalFields;
+  length: number;
+  weights: Map<string, number>;
+} {
   const weights = new Map<string, number>();
   const stemmed = { name: '', scope: '', doc: '', path: '', body: '' };
   let length = 0;
@@ -129,7 +139,10 @@ export function conceptScore(
  * frequencies (Qdrant): as conceptScore, with every word weighing the same (IDF 1) and the
  * chunks' mean length as the average. By chunk id.
  */
-export function unweightedLexicalScores(concepts: readonly QueryConcept[], chunks: ReadonlyArray<Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }>): Map<string, number> {
+export function unweightedLexicalScores(
+  concepts: readonly QueryConcept[],
+  chunks: ReadonlyArray<Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }>,
+): Map<string, number> {
   const counted = chunks.map((chunk) => {
     const { length, weights } = stemmedTerms(lexicalTokens(chunk));
     return { id: chunk.id, length, weights };
@@ -142,7 +155,12 @@ export function unweightedLexicalScores(concepts: readonly QueryConcept[], chunk
   // Names run on from a word (vocabulary.ts QueryConcept.prefix), among these chunks' terms.
   const vocabulary = [...new Set(counted.flatMap((chunk) => [...chunk.weights.keys()]))];
   const scoring: ScoringConcept[] = concepts.map((concept) => {
-    const runOn = concept.prefix === undefined ? [] : vocabulary.filter((term) => term.startsWith(concept.prefix!) && term.length >= concept.prefix!.length + PREFIX_MIN_EXTRA);
+    const runOn =
+      concept.prefix === undefined
+        ? []
+        : vocabulary.filter(
+            (term) => term.startsWith(concept.prefix!) && term.length >= concept.prefix!.length + PREFIX_MIN_EXTRA,
+          );
     return {
       ceiling: concept.weight * upperBound(1),
       variants: [

@@ -53,7 +53,7 @@ export class ProviderEmbedder implements Embedder {
         if (vector.length !== this.learntDimension) {
           throw new IndexError(
             `${this.description} returned vectors of dimension ${vector.length} after ${this.learntDimension}; ` +
-              'set --llm-embed-model-dim / FAULT_AGENT_EMBED_MODEL_DIMENSION to the model\'s dimension',
+              "set --llm-embed-model-dim / FAULT_AGENT_EMBED_MODEL_DIMENSION to the model's dimension",
           );
         }
         vectors.push(Float32Array.from(vector));
@@ -71,13 +71,18 @@ export class ProviderEmbedder implements Embedder {
 export async function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
   // Nothing asks for a provider: the local embedder, without loading the providers (and zod),
   // which a search from a fresh process would otherwise spend most of its time on.
-  if (llm.client === undefined && llm.baseUrl === undefined && autoClient(env, nonEmpty(env.OPENAI_BASE_URL)) === undefined) {
+  if (
+    llm.client === undefined &&
+    llm.baseUrl === undefined &&
+    autoClient(env, nonEmpty(env.OPENAI_BASE_URL)) === undefined
+  ) {
     return new HashedEmbedder();
   }
   const { createProvider } = await import('../llm/select.js');
   const choice = createProvider(llm, env);
   // Anthropic has no embedding API: its users get the local embedder, and the index stats say why.
-  if (choice.ok && choice.provider.info.client === 'anthropic') return new HashedEmbedder('anthropic has no embedding API');
+  if (choice.ok && choice.provider.info.client === 'anthropic')
+    return new HashedEmbedder('anthropic has no embedding API');
   if (choice.ok) return new ProviderEmbedder(choice.provider);
   if (llm.client !== undefined || llm.baseUrl !== undefined) throw new IndexError(`cannot embed: ${choice.reason}`);
   return new HashedEmbedder();
@@ -85,5 +90,10 @@ export async function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = pr
 
 /** Lower-case letters, digits, dots and dashes only: safe in file and collection names. */
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9.]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'x'
+  );
 }

@@ -112,16 +112,19 @@ function scoreOf(candidate: Candidate, options: RankOptions): Entry {
   const { chunk } = candidate;
   const exactRank = candidate.exactRank ?? NONE;
   const prefixRank = candidate.prefixRank ?? NONE;
-  const words = candidate.cosine === undefined ? candidate.lexical : (candidate.lexical + Math.max(0, candidate.cosine)) / 2;
+  const words =
+    candidate.cosine === undefined ? candidate.lexical : (candidate.lexical + Math.max(0, candidate.cosine)) / 2;
   let score: number;
   if (exactRank !== NONE) score = 1;
   else {
     score = words;
-    if (prefixRank !== NONE && options.symbol !== undefined) score = Math.max(score, prefixScore(options.symbol, chunk.symbol));
+    if (prefixRank !== NONE && options.symbol !== undefined)
+      score = Math.max(score, prefixScore(options.symbol, chunk.symbol));
     if (isTestPath(chunk.path)) score *= TEST_CODE_FACTOR;
     if (opposes(options.operations, chunk.symbol)) score *= OPPOSITE_FACTOR;
     if (options.action && !namesAction(options.action, chunk.symbol)) score *= UNNAMED_ACTION_FACTOR;
-    if (chunk.kind === 'toplevel' || (CONTAINER_KINDS.has(chunk.kind) && partNumber(chunk.symbol) > 0)) score *= MODULE_CODE_FACTOR;
+    if (chunk.kind === 'toplevel' || (CONTAINER_KINDS.has(chunk.kind) && partNumber(chunk.symbol) > 0))
+      score *= MODULE_CODE_FACTOR;
     if (isInternal(chunk)) score *= INTERNAL_FACTOR;
     if (options.forms !== undefined) {
       const precision = namePrecision(chunk.symbol, options.forms);
@@ -146,8 +149,18 @@ export function isInternal(chunk: Pick<ChunkRecord, 'symbol' | 'language' | 'kin
     case 'javascript':
     case 'typescript':
     case 'tsx':
-      if (/^[#_]/.test(own) || /^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*|@\w[^\n]*\n\s*)*(?:public\s+|protected\s+)?private\b/.test(chunk.text)) return true;
-      return segments.length === 1 && chunk.kind === 'function' && !/^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*export\b/.test(chunk.text);
+      if (
+        /^[#_]/.test(own) ||
+        /^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*|@\w[^\n]*\n\s*)*(?:public\s+|protected\s+)?private\b/.test(
+          chunk.text,
+        )
+      )
+        return true;
+      return (
+        segments.length === 1 &&
+        chunk.kind === 'function' &&
+        !/^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*export\b/.test(chunk.text)
+      );
     case 'go':
       return /^[a-z]/.test(own);
     default:
@@ -164,7 +177,9 @@ function namePrecision(symbol: string, forms: QueryForms): number | undefined {
   const own = baseSymbol(symbol).split(/\.|::/).at(-1)!;
   const words = splitIdentifier(own.replace(/\$/g, ''));
   if (words.length === 0) return undefined;
-  const named = words.filter((word) => forms.stems.has(stem(word)) || forms.prefixes.some((prefix) => word.startsWith(prefix))).length;
+  const named = words.filter(
+    (word) => forms.stems.has(stem(word)) || forms.prefixes.some((prefix) => word.startsWith(prefix)),
+  ).length;
   return named / words.length;
 }
 
@@ -244,8 +259,33 @@ const PUBLISHED_FORMS: ReadonlyArray<[RegExp, number]> = [
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 /** Directories a package build puts the same modules under (src/x.ts → dist/esm/x.js, types/x.d.ts). */
 const BUILD_SEGMENTS: ReadonlySet<string> = new Set([
-  'src', 'source', 'lib', 'dist', 'build', 'out', 'esm', 'cjs', 'mjs', 'es', 'es5', 'es6', 'es2015', 'es2020', 'umd',
-  'types', 'typings', 'dts', 'declarations', 'commonjs', 'module', 'modules', 'node', 'browser', '_esm', '_cjs', '_types',
+  'src',
+  'source',
+  'lib',
+  'dist',
+  'build',
+  'out',
+  'esm',
+  'cjs',
+  'mjs',
+  'es',
+  'es5',
+  'es6',
+  'es2015',
+  'es2020',
+  'umd',
+  'types',
+  'typings',
+  'dts',
+  'declarations',
+  'commonjs',
+  'module',
+  'modules',
+  'node',
+  'browser',
+  '_esm',
+  '_cjs',
+  '_types',
 ]);
 
 /** How source-like a path is (0: a source); undefined for a file that is not JavaScript or TypeScript. */
@@ -339,7 +379,10 @@ function compareSource(a: Entry, b: Entry): number {
  * meant); a shorter path; then the path and line, so the order is stable. Duplicates (a chunk
  * found under several names) count once.
  */
-export function rankDefinitions<Entry extends { chunk: ChunkRecord; exact: boolean }>(entries: readonly Entry[], written: string): Entry[] {
+export function rankDefinitions<Entry extends { chunk: ChunkRecord; exact: boolean }>(
+  entries: readonly Entry[],
+  written: string,
+): Entry[] {
   const seen = new Set<string>();
   const writtenParts = written.split(/\.|::|\/|#/).filter((part) => part !== '');
   const keyed = entries

@@ -31,8 +31,26 @@
  * (Qdrant unreachable, dimension mismatch, a damaged index) are IndexErrors naming the URL or file;
  * a cancelled run throws CancelledError and leaves the previous index in place.
  */
-export { indexSourceTree, indexStatsJson, describeSkippedDirectories, chunkId, embeddingText, type IndexOptions, type IndexProgress, type IndexStats } from './indexer.js';
-export { searchIndex, searchHitJson, renderSearchHits, DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, type SearchHit, type SearchOptions } from './search.js';
+export {
+  indexSourceTree,
+  indexStatsJson,
+  describeSkippedDirectories,
+  chunkId,
+  embeddingText,
+  type IndexOptions,
+  type IndexProgress,
+  type IndexStats,
+} from './indexer.js';
+export {
+  searchIndex,
+  searchHitJson,
+  renderSearchHits,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  type SearchHit,
+  type SearchOptions,
+} from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
 export { IndexError } from './errors.js';

@@ -121,8 +121,14 @@ export function indexStatsJson(stats: IndexStats) {
       too_large: stats.skippedFiles.tooLarge,
       binary: stats.skippedFiles.binary,
       unreadable: stats.skippedFiles.unreadable,
-      directories: stats.skippedFiles.directories.map(({ path, reason, include }) => ({ path, reason, ...(include !== undefined ? { include } : {}) })),
-      ...(stats.skippedFiles.unlistedDirectories > 0 ? { directories_not_listed: stats.skippedFiles.unlistedDirectories } : {}),
+      directories: stats.skippedFiles.directories.map(({ path, reason, include }) => ({
+        path,
+        reason,
+        ...(include !== undefined ? { include } : {}),
+      })),
+      ...(stats.skippedFiles.unlistedDirectories > 0
+        ? { directories_not_listed: stats.skippedFiles.unlistedDirectories }
+        : {}),
       symlinks: stats.skippedFiles.symlinks,
     },
     removed: stats.removed,
@@ -276,7 +282,10 @@ async function indexInto(
  * `node_modules/ (dependency; --include-dir node_modules), 3 directories named dist (build output; …)`.
  * Undefined when none was skipped.
  */
-export function describeSkippedDirectories(stats: Pick<IndexStats, 'skippedFiles'>, how: (include: string) => string): string | undefined {
+export function describeSkippedDirectories(
+  stats: Pick<IndexStats, 'skippedFiles'>,
+  how: (include: string) => string,
+): string | undefined {
   const { directories, unlistedDirectories } = stats.skippedFiles;
   if (directories.length === 0) return undefined;
   const groups = new Map<string, SkippedDirectory[]>();
@@ -303,8 +312,12 @@ function nothingFoundNote(tree: string, selection: LanguageSelection, walked: Wa
   const { files, directories } = walked.ignored;
   const languages = selection.describe();
   const found = `no source file${languages === 'all' ? '' : ` in the selected languages (${languages})`} to index in ${tree}`;
-  if (files === 0 && directories === 0) return `${found} (hidden directories, dependency directories and symlinks are not entered)`;
-  const parts = [files > 0 ? `${files} file${files === 1 ? '' : 's'}` : '', directories > 0 ? `${directories} director${directories === 1 ? 'y' : 'ies'}` : ''];
+  if (files === 0 && directories === 0)
+    return `${found} (hidden directories, dependency directories and symlinks are not entered)`;
+  const parts = [
+    files > 0 ? `${files} file${files === 1 ? '' : 's'}` : '',
+    directories > 0 ? `${directories} director${directories === 1 ? 'y' : 'ies'}` : '',
+  ];
   return (
     `${found}: git's ignore rules (.gitignore files from the top of the enclosing checkout down, and .git/info/exclude) ` +
     `exclude ${parts.filter(Boolean).join(' and ')} there; \`git check-ignore -v PATH\` shows which rule`
@@ -322,7 +335,11 @@ export function embeddingText(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>
 }
 
 /** The files in order, in groups of at most READ_AHEAD files and READ_AHEAD_BYTES bytes (a bigger file alone). */
-export function* readAheadGroups<T extends { size: number }>(files: readonly T[], maxFiles = READ_AHEAD, maxBytes = READ_AHEAD_BYTES): Generator<T[]> {
+export function* readAheadGroups<T extends { size: number }>(
+  files: readonly T[],
+  maxFiles = READ_AHEAD,
+  maxBytes = READ_AHEAD_BYTES,
+): Generator<T[]> {
   let group: T[] = [];
   let bytes = 0;
   for (const file of files) {
@@ -399,7 +416,9 @@ class EmbeddingBatch {
     this.waiting = 0;
     const chunks = files.flatMap((file) => file.chunks);
     throwIfAborted(this.signal);
-    const vectors = this.store.wantsVectors ? await this.embedder.embed(chunks.map(embeddingText), this.signal) : undefined;
+    const vectors = this.store.wantsVectors
+      ? await this.embedder.embed(chunks.map(embeddingText), this.signal)
+      : undefined;
     throwIfAborted(this.signal);
     let next = 0;
     for (const file of files) {

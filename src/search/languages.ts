@@ -46,7 +46,8 @@ export class LanguageSelection {
     if (wanted === 'all' || wanted === '') return new LanguageSelection('all');
     if (WINDOWED_LANGUAGES[wanted]) return new LanguageSelection(new Set([wanted]));
     const info = languageByName(wanted);
-    if (!info) throw new ToolInputError(`lang: '${lang}' is not supported; accepted: ${acceptedLangValues().join(', ')}`);
+    if (!info)
+      throw new ToolInputError(`lang: '${lang}' is not supported; accepted: ${acceptedLangValues().join(', ')}`);
     return new LanguageSelection(new Set(info.name === 'typescript' ? ['typescript', 'tsx'] : [info.name]));
   }
 
@@ -56,7 +57,12 @@ export class LanguageSelection {
     const name = grammar?.name ?? windowedByExtension.get(extname(path).toLowerCase());
     if (name === undefined) return undefined;
     // A `.h` header is C or C++ by its text, read later (src/code/header-language.ts): `cpp` takes it too.
-    if (this.names !== 'all' && !this.names.has(name) && !(name === 'c' && this.names.has('cpp') && extname(path).toLowerCase() === '.h')) return undefined;
+    if (
+      this.names !== 'all' &&
+      !this.names.has(name) &&
+      !(name === 'c' && this.names.has('cpp') && extname(path).toLowerCase() === '.h')
+    )
+      return undefined;
     return { name, grammar };
   }
 

@@ -18,14 +18,18 @@ export const MAX_INCLUDE_CHARS = 1000;
  */
 export function checkIncludeDirs(entries: readonly string[] | undefined, what: string): string[] | undefined {
   if (entries === undefined) return undefined;
-  if (entries.length > MAX_INCLUDE_DIRS) throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_INCLUDE_DIRS}`);
+  if (entries.length > MAX_INCLUDE_DIRS)
+    throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_INCLUDE_DIRS}`);
   const kept: string[] = [];
   entries.forEach((entry, index) => {
     const trimmed = entry.trim();
     if (trimmed === '') return;
-    if (trimmed.length > MAX_INCLUDE_CHARS) throw new ToolInputError(`${what}[${index}]: ${trimmed.length} characters; at most ${MAX_INCLUDE_CHARS}`);
+    if (trimmed.length > MAX_INCLUDE_CHARS)
+      throw new ToolInputError(`${what}[${index}]: ${trimmed.length} characters; at most ${MAX_INCLUDE_CHARS}`);
     if (/^([/\\]|[a-z]:)/i.test(trimmed) || trimmed.split(/[/\\]/).includes('..')) {
-      throw new ToolInputError(`${what}[${index}]: "${trimmed.slice(0, 80)}" is not a directory name or a path inside the tree (no leading /, no ..)`);
+      throw new ToolInputError(
+        `${what}[${index}]: "${trimmed.slice(0, 80)}" is not a directory name or a path inside the tree (no leading /, no ..)`,
+      );
     }
     kept.push(trimmed);
   });

@@ -78,7 +78,12 @@ export async function openStore(
   const legacy = !exists && SqliteStore.exists(`${base}.index`);
   // The local hashed embedder's vectors add nothing the lexical and symbol channels lack.
   const vectors = !(embedder instanceof HashedEmbedder);
-  const store = await SqliteStore.open(file, { tree: canonicalTree, embedder: embedder.id, vectors }, signal, onWaiting);
+  const store = await SqliteStore.open(
+    file,
+    { tree: canonicalTree, embedder: embedder.id, vectors },
+    signal,
+    onWaiting,
+  );
   // A first run that was cancelled (or has not committed yet) leaves a database with no index in it.
   const committed = exists && store.committed();
   return { store, exists: committed, legacy, unfinished: exists && !committed };
@@ -110,5 +115,7 @@ export async function unfinishedLocalIndexes(settings: IndexSettings, embedder: 
   return keys
     .sort()
     .map((key) => join(root, key))
-    .filter((dir) => SqliteStore.exists(join(dir, `${embedder.id}.sqlite`)) && !SqliteStore.exists(join(dir, 'tree.json')));
+    .filter(
+      (dir) => SqliteStore.exists(join(dir, `${embedder.id}.sqlite`)) && !SqliteStore.exists(join(dir, 'tree.json')),
+    );
 }

@@ -30,7 +30,14 @@
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { messageOf } from '../errors.js';
 import { IndexError } from './errors.js';
-import { isUnder, type ChunkRecord, type StoreHit, type StoredChunk, type StoreQuery, type VectorStore } from './store.js';
+import {
+  isUnder,
+  type ChunkRecord,
+  type StoreHit,
+  type StoredChunk,
+  type StoreQuery,
+  type VectorStore,
+} from './store.js';
 import type { ChunkKind } from '../code/chunk.js';
 import { unweightedLexicalScores } from './bm25.js';
 import { queryForms } from './vocabulary.js';
@@ -111,7 +118,9 @@ export class QdrantStore implements VectorStore {
 
   /** Whether the collection exists (searching a tree that was never indexed is an error). */
   async exists(): Promise<boolean> {
-    return this.call('check the collection', () => this.client.collectionExists(this.collection)).then((answer) => answer.exists);
+    return this.call('check the collection', () => this.client.collectionExists(this.collection)).then(
+      (answer) => answer.exists,
+    );
   }
 
   async dimension(): Promise<number | undefined> {
@@ -126,13 +135,17 @@ export class QdrantStore implements VectorStore {
   }
 
   /** Why the existing collection is not in LAYOUT, or undefined when it is. */
-  private async olderLayout(vectors: { size?: number } | undefined, schema: Record<string, unknown> | undefined | null): Promise<string | undefined> {
+  private async olderLayout(
+    vectors: { size?: number } | undefined,
+    schema: Record<string, unknown> | undefined | null,
+  ): Promise<string | undefined> {
     if (typeof vectors?.size === 'number') return 'without hybrid search';
     const sample = await this.call('read the layout', () =>
       this.client.scroll(this.collection, { limit: 1, with_payload: ['layout'], with_vector: false }),
     );
     const layout = (sample.points[0]?.payload as { layout?: unknown } | null | undefined)?.layout;
-    if (sample.points.length > 0 && layout !== LAYOUT) return `layout ${typeof layout === 'number' ? layout : 2}, this one writes ${LAYOUT}`;
+    if (sample.points.length > 0 && layout !== LAYOUT)
+      return `layout ${typeof layout === 'number' ? layout : 2}, this one writes ${LAYOUT}`;
     if (!schema || !('names_hex' in schema)) return `no prefix index on names, this one writes layout ${LAYOUT}`;
     return undefined;
   }
@@ -140,7 +153,7 @@ export class QdrantStore implements VectorStore {
   async fileHashes(): Promise<Map<string, string>> {
     const hashes = new Map<string, string>();
     // A collection in the old layout is rebuilt whole: none of its files counts as indexed.
-    if ((await this.exists()) && ((await this.dimension()), this.legacyLayout === undefined)) {
+    if ((await this.exists()) && (await this.dimension(), this.legacyLayout === undefined)) {
       let offset: string | number | Record<string, unknown> | null | undefined;
       do {
         const page = await this.call('list the indexed files', () =>
@@ -190,10 +203,14 @@ export class QdrantStore implements VectorStore {
     if (vector === undefined) return [];
     const dimension = await this.dimension();
     if (this.legacyLayout !== undefined) {
-      throw new IndexError(`${this.description} was written by an older faultline (${this.legacyLayout}); index the tree again to rebuild it once`);
+      throw new IndexError(
+        `${this.description} was written by an older faultline (${this.legacyLayout}); index the tree again to rebuild it once`,
+      );
     }
     if (dimension !== undefined && dimension !== vector.length) {
-      throw new IndexError(`the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`);
+      throw new IndexError(
+        `the query vector has dimension ${vector.length} but ${this.description} has dimension ${dimension}`,
+      );
     }
     // Qdrant has no prefix match on a keyword field: the paths under `within` are listed instead.
     let filter: { must: Array<{ key: string; match: { any: string[] } }> } | undefined;
@@ -206,10 +223,24 @@ export class QdrantStore implements VectorStore {
     const dense = Array.from(vector);
     // The two channels apart, each with its own scores: the dense one's are the cosines the score uses.
     const [nearest, lexical] = await Promise.all([
-      this.call('search', () => this.client.query(this.collection, { query: dense, using: 'dense', limit: CANDIDATES, with_payload: true, ...scoped })),
+      this.call('search', () =>
+        this.client.query(this.collection, {
+          query: dense,
+          using: 'dense',
+          limit: CANDIDATES,
+          with_payload: true,
+          ...scoped,
+        }),
+      ),
       query.terms.length > 0
         ? this.call('search', () =>
-            this.client.query(this.collection, { query: sparseQuery(query.terms), using: 'lexical', limit: CANDIDATES, with_payload: true, ...scoped }),
+            this.client.query(this.collection, {
+              query: sparseQuery(query.terms),
+              using: 'lexical',
+              limit: CANDIDATES,
+              with_payload: true,
+              ...scoped,
+            }),
           )
         : { points: [] },
     ]);
@@ -221,9 +252,14 @@ export class QdrantStore implements VectorStore {
         candidates.set(chunk.id, { chunk, lexical: 0 });
       }
     }
-    for (const chunk of recordsOf(lexical.points)) if (!candidates.has(chunk.id)) candidates.set(chunk.id, { chunk, lexical: 0 });
+    for (const chunk of recordsOf(lexical.points))
+      if (!candidates.has(chunk.id)) candidates.set(chunk.id, { chunk, lexical: 0 });
     if (query.symbol !== undefined) {
-      for (const { chunk, exact, rank } of await this.namedDefinitions(query.symbol, query.symbolText, filter?.must ?? [])) {
+      for (const { chunk, exact, rank } of await this.namedDefinitions(
+        query.symbol,
+        query.symbolText,
+        filter?.must ?? [],
+      )) {
         if (!exact && query.symbol.length < MIN_PREFIX_CHARS) continue;
         candidates.set(chunk.id, { chunk, lexical: 0, ...(exact ? { exactRank: rank } : { prefixRank: rank }) });
       }
@@ -242,14 +278,23 @@ export class QdrantStore implements VectorStore {
       );
       for (const point of answer.points) cosines.set(String(point.id), point.score);
     }
-    const lexicalScores = unweightedLexicalScores(query.concepts, [...candidates.values()].map((candidate) => candidate.chunk));
+    const lexicalScores = unweightedLexicalScores(
+      query.concepts,
+      [...candidates.values()].map((candidate) => candidate.chunk),
+    );
     return rankCandidates(
       [...candidates.values()].map((candidate) => ({
         ...candidate,
         lexical: lexicalScores.get(candidate.chunk.id) ?? 0,
         cosine: cosines.get(candidate.chunk.id) ?? 0,
       })),
-      { limit, symbol: query.symbol, operations: query.operations, action: query.action, forms: queryForms(query.concepts) },
+      {
+        limit,
+        symbol: query.symbol,
+        operations: query.operations,
+        action: query.action,
+        forms: queryForms(query.concepts),
+      },
     );
   }
 
@@ -393,7 +438,9 @@ export function hexOf(name: string): string {
   return Buffer.from(name, 'utf8').toString('hex');
 }
 
-function recordsOf(points: ReadonlyArray<{ id: string | number; payload?: Record<string, unknown> | null | undefined }>): ChunkRecord[] {
+function recordsOf(
+  points: ReadonlyArray<{ id: string | number; payload?: Record<string, unknown> | null | undefined }>,
+): ChunkRecord[] {
   return points.flatMap((point) => {
     const payload = point.payload as Payload | null | undefined;
     return payload && typeof payload.path === 'string' ? [recordOf(String(point.id), payload)] : [];

@@ -66,9 +66,12 @@ export interface SearchHit {
 
 export async function searchIndex(settings: IndexSettings, options: SearchOptions): Promise<SearchHit[]> {
   const query = options.query.trim();
-  if (query === '') throw new ToolInputError('query: empty; give words or identifiers to look for (e.g. "parse config file")');
+  if (query === '')
+    throw new ToolInputError('query: empty; give words or identifiers to look for (e.g. "parse config file")');
   if (query.length > MAX_QUERY_CHARS) {
-    throw new ToolInputError(`query: ${query.length} characters is too long; at most ${MAX_QUERY_CHARS} (words, identifiers or one function)`);
+    throw new ToolInputError(
+      `query: ${query.length} characters is too long; at most ${MAX_QUERY_CHARS} (words, identifiers or one function)`,
+    );
   }
   const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
@@ -82,7 +85,9 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   if (targets.length === 0) {
     await explainUnfinished(settings, embedder, options.sourceDir);
     const where =
-      options.sourceDir !== undefined ? `${options.sourceDir} has not been indexed (nor a directory containing it)` : 'no source tree has been indexed';
+      options.sourceDir !== undefined
+        ? `${options.sourceDir} has not been indexed (nor a directory containing it)`
+        : 'no source tree has been indexed';
     // An index run that finds no source file writes no index: say so, or a user who just indexed reads a contradiction.
     throw new IndexError(
       `${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`); ` +
@@ -94,16 +99,28 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   const symbol = symbolQuery(query);
   // Punctuation or keywords alone give the lexical channel nothing to look for.
   if (terms.length === 0 && symbol === undefined) {
-    throw new ToolInputError(`query: "${query.slice(0, 80)}" has no words or identifiers to look for (words such as "the" and "of" do not count)`);
+    throw new ToolInputError(
+      `query: "${query.slice(0, 80)}" has no words or identifiers to look for (words such as "the" and "of" do not count)`,
+    );
   }
-  const vector = targets.some(({ store }) => store.wantsVectors) ? normalised((await embedder.embed([query], options.signal))[0]!) : undefined;
+  const vector = targets.some(({ store }) => store.wantsVectors)
+    ? normalised((await embedder.embed([query], options.signal))[0]!)
+    : undefined;
   const concepts = queryConcepts(query);
   const operations = queryOperations(query);
   const action = queryAction(query, concepts);
   const hits: Array<SearchHit & { rank: number }> = [];
   for (const { tree, store, within } of targets) {
     let rank = 0;
-    const storeQuery = { terms, concepts, operations, action, symbol, symbolText: symbolQueryText(query), vector: store.wantsVectors ? vector : undefined };
+    const storeQuery = {
+      terms,
+      concepts,
+      operations,
+      action,
+      symbol,
+      symbolText: symbolQueryText(query),
+      vector: store.wantsVectors ? vector : undefined,
+    };
     for (const { chunk, score, copies } of await store.search(storeQuery, limit, within)) {
       hits.push({
         path: join(tree, ...chunk.path.split('/')),
@@ -143,7 +160,8 @@ function shownCode(chunk: { text: string; startLine: number; endLine: number }):
   // Not inside a UTF-16 surrogate pair.
   let end = MAX_HIT_CODE_CHARS;
   if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
-  const lines = chunk.startLine === chunk.endLine ? `line ${chunk.startLine}` : `lines ${chunk.startLine}-${chunk.endLine}`;
+  const lines =
+    chunk.startLine === chunk.endLine ? `line ${chunk.startLine}` : `lines ${chunk.startLine}-${chunk.endLine}`;
   return `${text.slice(0, end)}\n… (${text.length - end} more characters not shown; read ${lines} of the file)`;
 }
 
@@ -151,8 +169,13 @@ function shownCode(chunk: { text: string; startLine: number; endLine: number }):
  * With nothing to search: when a first index run was interrupted before it committed (it leaves a
  * database with no index in it), say so and what to do, rather than "not indexed".
  */
-async function explainUnfinished(settings: IndexSettings, embedder: Embedder, sourceDir: string | undefined): Promise<void> {
-  const again = 'run `faultline index DIR` (or fault_index_source_code) again; if a run is still going, wait for it to finish';
+async function explainUnfinished(
+  settings: IndexSettings,
+  embedder: Embedder,
+  sourceDir: string | undefined,
+): Promise<void> {
+  const again =
+    'run `faultline index DIR` (or fault_index_source_code) again; if a run is still going, wait for it to finish';
   if (sourceDir !== undefined) {
     const tree = await canonicalTree(sourceDir);
     const { unfinished } = await openStore(settings, tree, embedder);
@@ -181,7 +204,11 @@ interface SearchTarget {
 }
 
 /** The index of `sourceDir`, else of the innermost indexed tree that contains it, limited to it. */
-async function indexContaining(settings: IndexSettings, embedder: Embedder, sourceDir: string): Promise<SearchTarget[]> {
+async function indexContaining(
+  settings: IndexSettings,
+  embedder: Embedder,
+  sourceDir: string,
+): Promise<SearchTarget[]> {
   if (!isAbsolute(sourceDir)) throw new ToolInputError(`source_dir: ${sourceDir} must be an absolute path`);
   const dir = await canonicalTree(sourceDir);
   const indexOf = async (tree: string): Promise<SearchTarget | undefined> => {
@@ -233,7 +260,11 @@ async function acceptedIndexes(
  * The highest directories of `tree` holding indexed files that `accept` allows. Roots are whole
  * subtrees, so below an allowed directory nothing more is asked; below a refused one, each child.
  */
-async function acceptedDirectories(tree: string, paths: readonly string[], accept: (directory: string) => Promise<boolean>): Promise<string[]> {
+async function acceptedDirectories(
+  tree: string,
+  paths: readonly string[],
+  accept: (directory: string) => Promise<boolean>,
+): Promise<string[]> {
   const children = new Map<string, Set<string>>();
   for (const path of paths) {
     const parts = path.split('/');

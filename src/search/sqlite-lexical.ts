@@ -23,7 +23,20 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
 import { byCodeUnits } from '../order.js';
-import { conceptScore, encodeTerms, FIELD_WEIGHTS, frequencies, idf, K1, PREFIX_MIN_EXTRA, PREFIX_WEIGHT, stemmedTerms, termIds, upperBound, type ScoringConcept } from './bm25.js';
+import {
+  conceptScore,
+  encodeTerms,
+  FIELD_WEIGHTS,
+  frequencies,
+  idf,
+  K1,
+  PREFIX_MIN_EXTRA,
+  PREFIX_WEIGHT,
+  stemmedTerms,
+  termIds,
+  upperBound,
+  type ScoringConcept,
+} from './bm25.js';
 import { lexicalTokens } from './tokens.js';
 import type { QueryConcept } from './vocabulary.js';
 
@@ -200,10 +213,18 @@ function readStatements(db: Database) {
   return {
     totals: db.prepare("SELECT key, value FROM meta WHERE key IN ('lexical_rows', 'lexical_tokens')").raw(),
     vocab: db.prepare('SELECT id, df FROM lexical_vocab WHERE term = ?').raw(),
-    prefixed: db.prepare('SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?').pluck(),
-    terms: db.prepare('SELECT chunk, key, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))').raw(),
+    prefixed: db
+      .prepare(
+        'SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?',
+      )
+      .pluck(),
+    terms: db
+      .prepare('SELECT chunk, key, length, terms FROM lexical_terms WHERE chunk IN (SELECT value FROM json_each(?))')
+      .raw(),
     match: db.prepare('SELECT rowid FROM lexical WHERE lexical MATCH ? LIMIT ?').pluck(),
-    best: db.prepare(`SELECT rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical WHERE lexical MATCH ? ORDER BY 2 LIMIT ?`).raw(),
+    best: db
+      .prepare(`SELECT rowid, bm25(lexical, ${BM25_WEIGHTS}) FROM lexical WHERE lexical MATCH ? ORDER BY 2 LIMIT ?`)
+      .raw(),
   };
 }
 
@@ -237,8 +258,14 @@ function resolve(db: Database, concepts: readonly QueryConcept[]): Resolved | un
     const forms = [...concept.variants];
     if (concept.prefix !== undefined) {
       const { prefix } = concept;
-      const runOn = statements.prefixed.all(prefix, `${prefix}\uffff`, prefix.length + PREFIX_MIN_EXTRA, MAX_PREFIXED_TERMS) as string[];
-      for (const term of runOn) if (!forms.some((form) => form.term === term)) forms.push({ term, weight: PREFIX_WEIGHT });
+      const runOn = statements.prefixed.all(
+        prefix,
+        `${prefix}\uffff`,
+        prefix.length + PREFIX_MIN_EXTRA,
+        MAX_PREFIXED_TERMS,
+      ) as string[];
+      for (const term of runOn)
+        if (!forms.some((form) => form.term === term)) forms.push({ term, weight: PREFIX_WEIGHT });
     }
     for (const { term, weight } of forms) {
       const found = lookUp(term);
@@ -257,7 +284,11 @@ function resolve(db: Database, concepts: readonly QueryConcept[]): Resolved | un
 }
 
 /** The lexical scores of some chunks (found by another channel), by rowid; 0 for a chunk with none of the words. */
-export function scoreLexical(db: Database, concepts: readonly QueryConcept[], rowids: readonly number[]): Map<number, number> {
+export function scoreLexical(
+  db: Database,
+  concepts: readonly QueryConcept[],
+  rowids: readonly number[],
+): Map<number, number> {
   const resolved = rowids.length > 0 ? resolve(db, concepts) : undefined;
   if (!resolved) return new Map();
   return new Map(scoreRows(db, resolved, rowids).map((row) => [row.rowid, row.score]));
@@ -293,7 +324,9 @@ export function rankLexical(
     (scope.sql === ''
       ? statementsOf(db).match.all(expression, max)
       : db
-          .prepare(`SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`)
+          .prepare(
+            `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`,
+          )
           .pluck()
           .all(expression, ...scope.params, max)) as number[];
   const ranked = (expression: string, max: number): Array<[number, number]> =>
@@ -324,7 +357,9 @@ export function rankLexical(
   const room = (wanted: number): number => Math.max(wanted * 3, wanted + 50);
 
   if (postings.reduce((sum, term) => sum + term.df, 0) <= directPostings) {
-    return score(best(anyOf(postings), room(limit))).sort(byScore).slice(0, limit);
+    return score(best(anyOf(postings), room(limit)))
+      .sort(byScore)
+      .slice(0, limit);
   }
 
   // The rare terms list their chunks whole; a chunk holding none of them holds only common
@@ -346,7 +381,8 @@ export function rankLexical(
     resolved.concepts.reduce((sum, concept) => {
       let most = 0;
       for (const variant of concept.variants) {
-        if (commonIds.has(variant.id)) most = Math.max(most, Math.min(concept.ceiling, variant.weight * upperBound(variant.idf)));
+        if (commonIds.has(variant.id))
+          most = Math.max(most, Math.min(concept.ceiling, variant.weight * upperBound(variant.idf)));
       }
       return sum + most;
     }, 0) / resolved.totalCeiling;

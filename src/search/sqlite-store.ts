@@ -129,7 +129,12 @@ export class SqliteStore implements VectorStore {
    * `signal`: stops a run waiting for another run's write lock (an indexing run's cancellation).
    * `onWaiting`: told once when the run starts waiting for that lock.
    */
-  static async open(file: string, identity: LocalStoreIdentity, signal?: AbortSignal, onWaiting?: (file: string) => void): Promise<SqliteStore> {
+  static async open(
+    file: string,
+    identity: LocalStoreIdentity,
+    signal?: AbortSignal,
+    onWaiting?: (file: string) => void,
+  ): Promise<SqliteStore> {
     const store = new SqliteStore(file, identity, await loadDriver());
     store.signal = signal;
     store.onWaiting = onWaiting;
@@ -174,7 +179,9 @@ export class SqliteStore implements VectorStore {
     const db = this.readerUnlessDamaged();
     const hashes = new Map<string, string>();
     if (!db) return hashes;
-    for (const row of db.prepare('SELECT path, min(file_hash) AS low, max(file_hash) AS high FROM chunks GROUP BY path').iterate()) {
+    for (const row of db
+      .prepare('SELECT path, min(file_hash) AS low, max(file_hash) AS high FROM chunks GROUP BY path')
+      .iterate()) {
       const { path, low, high } = row as { path: string; low: string; high: string };
       hashes.set(path, low === high ? low : '');
     }
@@ -183,7 +190,8 @@ export class SqliteStore implements VectorStore {
 
   async replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void> {
     const db = await this.openWriter();
-    const { existing, deleteSymbols, deleteChunks, insertChunk, insertSymbol } = (this.statements ??= writeStatements(db));
+    const { existing, deleteSymbols, deleteChunks, insertChunk, insertSymbol } = (this.statements ??=
+      writeStatements(db));
     const lexical = (this.lexical ??= new LexicalWriter(db));
     const rowids = existing.all(path) as number[];
     for (const rowid of rowids) lexical.remove(rowid);
@@ -202,8 +210,17 @@ export class SqliteStore implements VectorStore {
         vector = Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength);
       }
       const { lastInsertRowid } = insertChunk.run(
-        chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.startLine, chunk.endLine,
-        chunk.text, chunk.hash, chunk.fileHash, vector,
+        chunk.id,
+        chunk.path,
+        chunk.language,
+        chunk.symbol,
+        chunk.kind,
+        chunk.startLine,
+        chunk.endLine,
+        chunk.text,
+        chunk.hash,
+        chunk.fileHash,
+        vector,
       );
       // Rowids grow: FTS5 keeps the terms of a transaction in memory only while they do.
       const rowid = Number(lastInsertRowid);
@@ -259,7 +276,9 @@ export class SqliteStore implements VectorStore {
           `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
            WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.id LIMIT ?`,
         )
-        .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<ChunkRow & { exact: number }>;
+        .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<
+        ChunkRow & { exact: number }
+      >;
       const ranked = rankDefinitions(
         rows.map((row) => ({ chunk: toRecord(row), rowid: row.rowid, exact: row.exact === 1 })),
         query.symbolText ?? symbol,
@@ -268,36 +287,64 @@ export class SqliteStore implements VectorStore {
       let prefixRank = 0;
       for (const { chunk, rowid, exact } of ranked) {
         if (!exact && symbol.length < MIN_PREFIX_CHARS) continue;
-        candidates.set(rowid, { chunk, lexical: 0, ...(exact ? { exactRank: exactRank++ } : { prefixRank: prefixRank++ }) });
+        candidates.set(rowid, {
+          chunk,
+          lexical: 0,
+          ...(exact ? { exactRank: exactRank++ } : { prefixRank: prefixRank++ }),
+        });
       }
     }
 
     const lexical = new Map<number, number>();
-    for (const { rowid, score } of rankLexical(db, query.concepts, scope, LEXICAL_CANDIDATES)) lexical.set(rowid, score);
+    for (const { rowid, score } of rankLexical(db, query.concepts, scope, LEXICAL_CANDIDATES))
+      lexical.set(rowid, score);
     const vectors = query.vector !== undefined && this.wantsVectors ? this.vectors(db) : undefined;
     const cosines = new Map<number, number>();
-    if (vectors && query.vector) for (const { rowid, score } of this.nearest(db, vectors, query.vector, CANDIDATES, within)) cosines.set(rowid, score);
+    if (vectors && query.vector)
+      for (const { rowid, score } of this.nearest(db, vectors, query.vector, CANDIDATES, within))
+        cosines.set(rowid, score);
 
     // Every candidate gets every channel's score, whichever channel found it.
     const found = [...new Set([...candidates.keys(), ...lexical.keys(), ...cosines.keys()])];
-    const records = new Map(chunksByRowid(db, found.filter((rowid) => !candidates.has(rowid))).map((record) => [record.rowid, record.chunk]));
+    const records = new Map(
+      chunksByRowid(
+        db,
+        found.filter((rowid) => !candidates.has(rowid)),
+      ).map((record) => [record.rowid, record.chunk]),
+    );
     const missingLexical = found.filter((rowid) => !lexical.has(rowid));
     for (const [rowid, score] of scoreLexical(db, query.concepts, missingLexical)) lexical.set(rowid, score);
     return rankCandidates(
       found.flatMap((rowid) => {
-        const candidate = candidates.get(rowid) ?? (records.has(rowid) ? { chunk: records.get(rowid)!, lexical: 0 } : undefined);
+        const candidate =
+          candidates.get(rowid) ?? (records.has(rowid) ? { chunk: records.get(rowid)!, lexical: 0 } : undefined);
         if (!candidate) return [];
-        const cosine = vectors && query.vector ? (cosines.get(rowid) ?? cosineOf(vectors, query.vector, rowid)) : undefined;
+        const cosine =
+          vectors && query.vector ? (cosines.get(rowid) ?? cosineOf(vectors, query.vector, rowid)) : undefined;
         return [{ ...candidate, lexical: lexical.get(rowid) ?? 0, cosine }];
       }),
-      { limit, symbol: query.symbol, operations: query.operations, action: query.action, forms: queryForms(query.concepts) },
+      {
+        limit,
+        symbol: query.symbol,
+        operations: query.operations,
+        action: query.action,
+        forms: queryForms(query.concepts),
+      },
     );
   }
 
   /** The `limit` vectors closest to `query`, with their cosine (exact: every vector is compared). */
-  private nearest(db: Database, vectors: CachedVectors, query: Float32Array, limit: number, within: readonly string[] | undefined): Array<{ rowid: number; score: number }> {
+  private nearest(
+    db: Database,
+    vectors: CachedVectors,
+    query: Float32Array,
+    limit: number,
+    within: readonly string[] | undefined,
+  ): Array<{ rowid: number; score: number }> {
     if (query.length !== vectors.dimension) {
-      throw new IndexError(`the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`);
+      throw new IndexError(
+        `the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`,
+      );
     }
     const allowed =
       within === undefined
@@ -330,7 +377,9 @@ export class SqliteStore implements VectorStore {
     const cached = readers.get(this.file);
     const dataVersion = db.pragma('data_version', { simple: true }) as number;
     if (cached?.vectors && cached.vectors.dataVersion === dataVersion) return cached.vectors;
-    const rows = db.prepare('SELECT rowid, vector FROM chunks WHERE vector IS NOT NULL').raw().all() as Array<[number, Buffer]>;
+    const rows = db.prepare('SELECT rowid, vector FROM chunks WHERE vector IS NOT NULL').raw().all() as Array<
+      [number, Buffer]
+    >;
     if (rows.length === 0) return undefined;
     const dimension = rows[0]![1].byteLength / 4;
     const rowids = new Float64Array(rows.length);
@@ -394,7 +443,9 @@ export class SqliteStore implements VectorStore {
       const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").pluck().get();
       if (format !== FORMAT) {
         throw typeof format === 'string' && format.startsWith('faultline-sqlite-')
-          ? new DamagedIndex(`the index of ${this.identity.tree} was built by another version of faultline (${format}, this one reads ${FORMAT}); index it again: faultline index ${this.identity.tree} (or fault_index_source_code)`)
+          ? new DamagedIndex(
+              `the index of ${this.identity.tree} was built by another version of faultline (${format}, this one reads ${FORMAT}); index it again: faultline index ${this.identity.tree} (or fault_index_source_code)`,
+            )
           : new Error(`unknown format ${String(format)}`);
       }
     } catch (error) {
@@ -462,7 +513,9 @@ export class SqliteStore implements VectorStore {
         }
         if (Date.now() > deadline) {
           db.close();
-          throw new IndexError(`${this.file} stayed locked by another indexing run for ${WRITE_LOCK_WAIT_MS / 60_000} minutes`);
+          throw new IndexError(
+            `${this.file} stayed locked by another indexing run for ${WRITE_LOCK_WAIT_MS / 60_000} minutes`,
+          );
         }
         if (this.signal?.aborted) {
           db.close();
@@ -563,7 +616,9 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
 /** The chunks of `rowids`, read in one statement. */
 function chunksByRowid(db: Database, rowids: readonly number[]): Array<{ rowid: number; chunk: ChunkRecord }> {
   if (rowids.length === 0) return [];
-  const rows = db.prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rowids)) as ChunkRow[];
+  const rows = db
+    .prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(rowids)) as ChunkRow[];
   return rows.map((row) => ({ rowid: row.rowid, chunk: toRecord(row) }));
 }
 

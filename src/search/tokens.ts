@@ -121,7 +121,9 @@ export function lexicalFields(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>
 }
 
 /** The same fields as token arrays. */
-export function lexicalTokens(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): Record<keyof LexicalFields, string[]> {
+export function lexicalTokens(
+  chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>,
+): Record<keyof LexicalFields, string[]> {
   // `<module>`, `<lines 1-40>`: code with no name of its own.
   const segments = chunk.symbol.startsWith('<') ? [] : baseSymbol(chunk.symbol).split(/\.|::/);
   return {
@@ -160,7 +162,10 @@ export function partNumber(symbol: string): number {
  * symbol (see symbolTerms), so a query need not know where the tree starts.
  */
 function moduleSegments(path: string, treeName = ''): string[] {
-  const segments = `${treeName}/${path}`.replace(/\.[^./]+$/, '').split('/').filter((segment) => segment !== '');
+  const segments = `${treeName}/${path}`
+    .replace(/\.[^./]+$/, '')
+    .split('/')
+    .filter((segment) => segment !== '');
   if (segments.length > 1 && /^(index|__init__|mod|lib|main)$/.test(segments.at(-1)!)) segments.pop();
   return segments.map((segment) => segment.toLowerCase());
 }
@@ -200,7 +205,9 @@ export function symbolQuery(query: string): string | undefined {
 /** Docstrings and comments of a chunk: what explains it in words. */
 export function docText(text: string): string {
   const pieces: string[] = [];
-  for (const match of text.matchAll(/"""([\s\S]*?)"""|'''([\s\S]*?)'''|\/\*([\s\S]*?)\*\/|(?:^|[ \t])(?:#|\/\/)(.*)$/gm)) {
+  for (const match of text.matchAll(
+    /"""([\s\S]*?)"""|'''([\s\S]*?)'''|\/\*([\s\S]*?)\*\/|(?:^|[ \t])(?:#|\/\/)(.*)$/gm,
+  )) {
     pieces.push(match[1] ?? match[2] ?? match[3] ?? match[4] ?? '');
   }
   return pieces.join('\n');
@@ -246,7 +253,13 @@ export function isTestPath(path: string): boolean {
 }
 
 /** Field weights of the sparse vector (Qdrant's lexical channel), as bm25() weighs the FTS5 columns. */
-const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = { name: 8, scope: 4, doc: 3, path: 2, body: 1 };
+const SPARSE_FIELD_WEIGHTS: Readonly<Record<keyof LexicalFields, number>> = {
+  name: 8,
+  scope: 4,
+  doc: 3,
+  path: 2,
+  body: 1,
+};
 /** BM25's k1: how soon more occurrences of a term stop counting. */
 const SPARSE_K1 = 1.2;
 

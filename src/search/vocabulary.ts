@@ -45,7 +45,8 @@ export const PREFIX_WEIGHT = 0.5;
  * (`optional`), so they weigh this much of a word.
  */
 export const GENERIC_VERB_WEIGHT = 0.3;
-const GENERIC_VERB_WORDS = 'get set make create build do use allow return give take have let check find compute calculate convert generate produce obtain define';
+const GENERIC_VERB_WORDS =
+  'get set make create build do use allow return give take have let check find compute calculate convert generate produce obtain define';
 let genericVerbs: ReadonlySet<string> | undefined;
 function isGenericVerb(stemmed: string): boolean {
   genericVerbs ??= new Set(GENERIC_VERB_WORDS.split(' ').map(stem));
@@ -212,7 +213,12 @@ const stems = (words: string): string[] => words.split(' ').map(stem);
 
 /** Stem → the stems of its group, for each table (built on first use: stemming is not free). */
 let tables:
-  | { abbreviations: Map<string, string[]>; synonyms: Map<string, string[]>; opposites: Map<string, Set<string>>; sameOperation: Map<string, Set<string>> }
+  | {
+      abbreviations: Map<string, string[]>;
+      synonyms: Map<string, string[]>;
+      opposites: Map<string, Set<string>>;
+      sameOperation: Map<string, Set<string>>;
+    }
   | undefined;
 
 function vocabulary(): NonNullable<typeof tables> {
@@ -221,7 +227,8 @@ function vocabulary(): NonNullable<typeof tables> {
     const map = new Map<string, string[]>();
     for (const line of lines) {
       const group = stems(line);
-      for (const member of group) map.set(member, [...(map.get(member) ?? []), ...group.filter((other) => other !== member)]);
+      for (const member of group)
+        map.set(member, [...(map.get(member) ?? []), ...group.filter((other) => other !== member)]);
     }
     return map;
   };
@@ -266,11 +273,16 @@ export function queryConcepts(query: string, max = 64): QueryConcept[] {
     seen.add(stemmed);
     const variants: ConceptVariant[] = [{ term: stemmed, weight: 1 }];
     const addVariant = (other: string, weight: number): void => {
-      if (other !== stemmed && !variants.some((variant) => variant.term === other)) variants.push({ term: other, weight });
+      if (other !== stemmed && !variants.some((variant) => variant.term === other))
+        variants.push({ term: other, weight });
     };
     for (const other of abbreviations.get(stemmed) ?? []) addVariant(other, ABBREVIATION_WEIGHT);
     for (const other of synonyms.get(stemmed) ?? []) addVariant(other, SYNONYM_WEIGHT);
-    concepts.push({ variants, weight: isGenericVerb(stemmed) ? GENERIC_VERB_WEIGHT : 1, ...(/^[a-z]{3,}$/.test(term) ? { prefix: term } : {}) });
+    concepts.push({
+      variants,
+      weight: isGenericVerb(stemmed) ? GENERIC_VERB_WEIGHT : 1,
+      ...(/^[a-z]{3,}$/.test(term) ? { prefix: term } : {}),
+    });
   }
   // Two words code writes as one name, stuck together (`base name`: basename, `to string`:
   // tostring), are a form of each of them that is a word of the query.
@@ -282,18 +294,22 @@ export function queryConcepts(query: string, max = 64): QueryConcept[] {
     if ((isStopword(words[i]!) && words[i] !== 'to') || isStopword(words[i + 1]!)) continue;
     const term = stem(joined);
     for (const concept of [conceptOf(words[i]!), conceptOf(words[i + 1]!)]) {
-      if (concept && !concept.variants.some((variant) => variant.term === term)) concept.variants.push({ term, weight: ABBREVIATION_WEIGHT });
+      if (concept && !concept.variants.some((variant) => variant.term === term))
+        concept.variants.push({ term, weight: ABBREVIATION_WEIGHT });
     }
   }
   // A name two words make (`mkdir`) stands for both: a chunk so named matches each of them.
-  const byTerm = new Map(concepts.flatMap((concept) => concept.variants.map((variant) => [variant.term, concept] as const)));
+  const byTerm = new Map(
+    concepts.flatMap((concept) => concept.variants.map((variant) => [variant.term, concept] as const)),
+  );
   for (const [first, second, names] of COMPOUNDS) {
     const one = byTerm.get(stem(first));
     const other = byTerm.get(stem(second));
     if (!one || !other || one === other) continue;
     for (const name of names) {
       for (const concept of [one, other]) {
-        if (!concept.variants.some((variant) => variant.term === name)) concept.variants.push({ term: name, weight: ABBREVIATION_WEIGHT });
+        if (!concept.variants.some((variant) => variant.term === name))
+          concept.variants.push({ term: name, weight: ABBREVIATION_WEIGHT });
       }
     }
   }
@@ -316,7 +332,11 @@ const ACTIONS = (
 /** The operation words of a query (stems found in the table of opposites). */
 export function queryOperations(query: string): Set<string> {
   const { opposites } = vocabulary();
-  return new Set(queryTerms(query).map(stem).filter((term) => opposites.has(term)));
+  return new Set(
+    queryTerms(query)
+      .map(stem)
+      .filter((term) => opposites.has(term)),
+  );
 }
 
 /**
@@ -335,7 +355,11 @@ export function queryAction(query: string, concepts: readonly QueryConcept[]): s
 
 let actionStems: Set<string> | undefined;
 function actions(): Set<string> {
-  actionStems ??= new Set([...ACTIONS.map(stem), ...vocabulary().opposites.keys()].filter((verb) => !isGenericVerb(verb) && !UNNAMED_ACTIONS.has(verb)));
+  actionStems ??= new Set(
+    [...ACTIONS.map(stem), ...vocabulary().opposites.keys()].filter(
+      (verb) => !isGenericVerb(verb) && !UNNAMED_ACTIONS.has(verb),
+    ),
+  );
   return actionStems;
 }
 /** Operations a definition often does without naming them (`isoformat`, `ZipFile.write` adds a file), as stems. */
@@ -350,7 +374,9 @@ export function namesAction(action: readonly string[], symbol: string): boolean 
   const own = baseSymbol(symbol).split(/\.|::/).at(-1)!;
   const parts = splitIdentifier(own.replace(/\$/g, ''));
   const whole = own.replace(/[_$]/g, '').toLowerCase();
-  return action.some((form) => parts.some((part) => part.startsWith(form)) || (form.length >= 4 && whole.includes(form)));
+  return action.some(
+    (form) => parts.some((part) => part.startsWith(form)) || (form.length >= 4 && whole.includes(form)),
+  );
 }
 
 /**

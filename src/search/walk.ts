@@ -59,10 +59,14 @@ export function indexLimitsFrom(env: NodeJS.ProcessEnv): IndexLimits {
     const text = env[name]?.trim();
     if (!text) return fallback;
     const value = Number(text);
-    if (!Number.isSafeInteger(value) || value < 1) throw new IndexError(`${name} must be a positive whole number (got "${text}")`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new IndexError(`${name} must be a positive whole number (got "${text}")`);
     return value;
   };
-  return { maxFiles: read(MAX_FILES_ENV, DEFAULT_INDEX_LIMITS.maxFiles), maxBytes: read(MAX_BYTES_ENV, DEFAULT_INDEX_LIMITS.maxBytes) };
+  return {
+    maxFiles: read(MAX_FILES_ENV, DEFAULT_INDEX_LIMITS.maxFiles),
+    maxBytes: read(MAX_BYTES_ENV, DEFAULT_INDEX_LIMITS.maxBytes),
+  };
 }
 
 /** A tree over an index limit: the caller's argument, so the tools answer it as a ToolInputError. */
@@ -97,7 +101,6 @@ export interface SkippedDirectory {
   /** What to add to the included directories to index it; undefined when nothing can (a secret location). */
   include: string | undefined;
 }
-
 
 export interface WalkedFile {
   /** Tree-relative POSIX path. */
@@ -208,7 +211,11 @@ function includeMatcher(includeDirs: readonly string[]): (path: string, name: st
   const names = new Set<string>();
   const paths = new Set<string>();
   for (const entry of includeDirs) {
-    const clean = entry.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '');
+    const clean = entry
+      .trim()
+      .replace(/\\/g, '/')
+      .replace(/^\.\/+/, '')
+      .replace(/\/+$/, '');
     if (clean === '') continue;
     (clean.includes('/') ? paths : names).add(clean);
   }
@@ -219,7 +226,13 @@ function includeMatcher(includeDirs: readonly string[]): (path: string, name: st
 /** The top of the git checkout holding `root` (the nearest directory with a .git), if any. */
 async function enclosingCheckout(root: string): Promise<string | undefined> {
   for (let dir = root; ; dir = dirname(dir)) {
-    if (await stat(join(dir, '.git')).then(() => true, () => false)) return dir;
+    if (
+      await stat(join(dir, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
     if (dirname(dir) === dir) return undefined;
   }
 }
@@ -233,7 +246,13 @@ async function checkoutIgnores(walk: Walk, checkout: string): Promise<IgnoreFile
   const read = async (file: string, base: string, followSymlinks: boolean): Promise<void> => {
     const refusal = await walk.options.access.readRefusal(file);
     if (refusal === undefined) files.push(await readIgnoreFile(walk, file, base, followSymlinks));
-    else if (await lstat(file).then(() => true, () => false)) walk.result.ignoreFileProblems.push({ path: treeRelative(walk, file), problem: refusal });
+    else if (
+      await lstat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      walk.result.ignoreFileProblems.push({ path: treeRelative(walk, file), problem: refusal });
   };
   // git follows a symbolic link here (unlike a .gitignore in the work tree).
   await read(join(checkout, '.git', 'info', 'exclude'), '', true);
@@ -248,7 +267,12 @@ async function checkoutIgnores(walk: Walk, checkout: string): Promise<IgnoreFile
  * One directory, then its subdirectories in order. `checking`: whether a directory here may be
  * refused by the rules for reading (asked only below a directory that holds a refused one).
  */
-async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: readonly IgnoreFile[], checking: boolean): Promise<void> {
+async function walkDirectory(
+  walk: Walk,
+  relativeDir: string,
+  inheritedIgnores: readonly IgnoreFile[],
+  checking: boolean,
+): Promise<void> {
   const { root, prefix, result } = walk;
   const { signal, access, selection } = walk.options;
   throwIfAborted(signal);
@@ -269,7 +293,11 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
   throwIfAborted(signal);
   if (relativeDir !== '' && !walk.included(relativeDir, relativeDir.slice(relativeDir.lastIndexOf('/') + 1))) {
     if (entries.some((entry) => entry.name === VIRTUAL_ENVIRONMENT_MARKER && entry.isFile())) {
-      walk.skipped.push({ path: `${relativeDir}/`, reason: 'dependency', include: relativeDir.slice(relativeDir.lastIndexOf('/') + 1) });
+      walk.skipped.push({
+        path: `${relativeDir}/`,
+        reason: 'dependency',
+        include: relativeDir.slice(relativeDir.lastIndexOf('/') + 1),
+      });
       return;
     }
   }
@@ -290,7 +318,11 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
       const ignored = isIgnored(ignores, inCheckout(path), true);
       if (!included && (byName !== undefined || ignored)) {
         if (ignored) result.ignored.directories++;
-        walk.skipped.push({ path: `${path}/`, reason: ignored ? 'ignored by .gitignore' : byName!, include: ignored ? path : entry.name });
+        walk.skipped.push({
+          path: `${path}/`,
+          reason: ignored ? 'ignored by .gitignore' : byName!,
+          include: ignored ? path : entry.name,
+        });
         continue;
       }
       subdirectories.push({ path, checking: checking && access.holdsRefusals(absolute) });
@@ -305,7 +337,14 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
   }
   // What a link points to decides whether it is worth saying (stat follows it; a broken link is
   // said when its name is a source file's).
-  const targets = await Promise.all(links.map((path) => stat(join(root, path)).then((info) => info.isDirectory(), () => false)));
+  const targets = await Promise.all(
+    links.map((path) =>
+      stat(join(root, path)).then(
+        (info) => info.isDirectory(),
+        () => false,
+      ),
+    ),
+  );
   links.forEach((path, index) => {
     const toDirectory = targets[index]!;
     if (!toDirectory && !selection.languageOf(path.slice(path.lastIndexOf('/') + 1))) return;
@@ -313,7 +352,14 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
     result.symlinks.push(toDirectory ? `${path}/` : path);
   });
   // The sizes of a directory's files at once: stat calls are independent I/O.
-  const sizes = await Promise.all(files.map((file) => stat(file.absolutePath).then((info) => info.size, () => undefined)));
+  const sizes = await Promise.all(
+    files.map((file) =>
+      stat(file.absolutePath).then(
+        (info) => info.size,
+        () => undefined,
+      ),
+    ),
+  );
   files.forEach((file, index) => {
     const size = sizes[index];
     if (size === undefined) return;
@@ -324,7 +370,8 @@ async function walkDirectory(walk: Walk, relativeDir: string, inheritedIgnores: 
     }
   });
   checkLimits(walk);
-  for (const subdirectory of subdirectories) await walkDirectory(walk, subdirectory.path, ignores, subdirectory.checking);
+  for (const subdirectory of subdirectories)
+    await walkDirectory(walk, subdirectory.path, ignores, subdirectory.checking);
 }
 
 /** Checked as the walk goes, so a tree far over a limit (`/`) stops early and holds little. */
@@ -345,10 +392,16 @@ function checkLimits(walk: Walk): void {
 }
 
 /** An ignore file's rules; undefined when there is none, or it cannot be read (then said in ignoreFileProblems). */
-async function readIgnoreFile(walk: Walk, path: string, base: string, followSymlinks: boolean): Promise<IgnoreFile | undefined> {
+async function readIgnoreFile(
+  walk: Walk,
+  path: string,
+  base: string,
+  followSymlinks: boolean,
+): Promise<IgnoreFile | undefined> {
   const read = await readRegularFile(path, { maxBytes: MAX_IGNORE_FILE_BYTES, followSymlinks });
   if (read.kind === 'read') return new IgnoreFile(base, read.bytes.toString('utf8'));
-  if (read.kind !== 'missing') walk.result.ignoreFileProblems.push({ path: treeRelative(walk, path), problem: read.problem });
+  if (read.kind !== 'missing')
+    walk.result.ignoreFileProblems.push({ path: treeRelative(walk, path), problem: read.problem });
   return undefined;
 }
 

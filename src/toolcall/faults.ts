@@ -18,7 +18,13 @@ import { createRandom, type Random } from '../proxy/random.js';
 import { matchesTools, type ErrorShape, type FaultType, type Plan, type PlanFault } from './plan.js';
 import { SlotPool } from './slots.js';
 
-export type MutationKind = 'schema_drift' | 'partial_result' | 'empty_result' | 'corrupt' | 'prompt_injection' | 'oversized';
+export type MutationKind =
+  | 'schema_drift'
+  | 'partial_result'
+  | 'empty_result'
+  | 'corrupt'
+  | 'prompt_injection'
+  | 'oversized';
 export interface Mutation {
   kind: MutationKind;
   fault: PlanFault;
@@ -71,8 +77,16 @@ export class FaultEngine {
     readonly plan: Plan,
     options: EngineOptions = {},
   ) {
-    this.random = options.random ?? createRandom(plan.seed, 'toolplane' /* the stream's label; changing it changes every seeded run */);
-    this.state = plan.faults.map(() => ({ matching: 0, inBurst: undefined, episodeTask: undefined, inEpisode: undefined, fired: false }));
+    this.random =
+      options.random ??
+      createRandom(plan.seed, 'toolplane' /* the stream's label; changing it changes every seeded run */);
+    this.state = plan.faults.map(() => ({
+      matching: 0,
+      inBurst: undefined,
+      episodeTask: undefined,
+      inEpisode: undefined,
+      fired: false,
+    }));
     plan.faults.forEach((fault, index) => {
       if (fault.type === 'head_of_line_blocking') this.pools.set(index, new SlotPool(fault.slots));
     });
@@ -95,7 +109,8 @@ export class FaultEngine {
       // list_changed's `tools` are the tools it hides; every call counts towards its trigger.
       if (fault.type !== 'list_changed' && !targets(fault, tool)) return;
       state.matching += 1;
-      const eligible = state.matching > fault.after_calls && (state.matching - fault.after_calls - 1) % fault.every === 0;
+      const eligible =
+        state.matching > fault.after_calls && (state.matching - fault.after_calls - 1) % fault.every === 0;
       if (!this.fires(fault, state, eligible, task)) return;
       decision.tags.push(fault.type);
       this.apply(fault, state, tool, decision);
@@ -114,7 +129,10 @@ export class FaultEngine {
         const r = fault.probability;
         const L = fault.burst_len;
         if (state.inBurst === undefined) state.inBurst = this.random.chance(r);
-        else state.inBurst = state.inBurst ? !this.random.chance(1 / L) : this.random.chance(r >= 1 ? 1 : r / (L * (1 - r)));
+        else
+          state.inBurst = state.inBurst
+            ? !this.random.chance(1 / L)
+            : this.random.chance(r >= 1 ? 1 : r / (L * (1 - r)));
         return eligible && state.inBurst;
       }
       case 'server_degradation': {
@@ -138,7 +156,14 @@ export class FaultEngine {
 
   private apply(fault: PlanFault, state: FaultState, tool: string, d: Decision): void {
     const error = (message: string): void => {
-      d.shortCircuit ??= { kind: 'error', tag: fault.type, shape: fault.error_shape, code: fault.code, message, hangMs: 0 };
+      d.shortCircuit ??= {
+        kind: 'error',
+        tag: fault.type,
+        shape: fault.error_shape,
+        code: fault.code,
+        message,
+        hangMs: 0,
+      };
     };
     switch (fault.type) {
       case 'latency':
@@ -170,8 +195,10 @@ export class FaultEngine {
       case 'list_changed':
         state.fired = true;
         d.listChanged = true;
-        for (const name of this.knownTools) if (fault.tools.length > 0 && matchesTools(fault.tools, name)) this.hidden.add(name);
-        if (fault.tools.length > 0 && this.knownTools.length === 0) for (const name of fault.tools) if (!/[*?]/.test(name)) this.hidden.add(name);
+        for (const name of this.knownTools)
+          if (fault.tools.length > 0 && matchesTools(fault.tools, name)) this.hidden.add(name);
+        if (fault.tools.length > 0 && this.knownTools.length === 0)
+          for (const name of fault.tools) if (!/[*?]/.test(name)) this.hidden.add(name);
         for (const name of fault.add) this.added.add(name);
         return;
       default:
@@ -185,7 +212,12 @@ export class FaultEngine {
     const dropped = this.plan.faults.filter((f) => f.type === 'drop_tool');
     const visible = tools.filter((t) => !this.hidden.has(t.name) && !dropped.some((f) => targets(f, t.name)));
     for (const name of this.added) {
-      if (!visible.some((t) => t.name === name)) visible.push({ name, description: `${name} (added mid-session)`, inputSchema: { type: 'object' } } as unknown as T);
+      if (!visible.some((t) => t.name === name))
+        visible.push({
+          name,
+          description: `${name} (added mid-session)`,
+          inputSchema: { type: 'object' },
+        } as unknown as T);
     }
     return visible;
   }

@@ -73,7 +73,8 @@ export class PostExchange {
     const value = read.ok ? read.value : undefined;
     this.batchForm = Array.isArray(value);
     const messages = Array.isArray(value) ? value.filter(isMessageObject) : isMessageObject(value) ? [value] : [];
-    if (messages.length === 0 || (Array.isArray(value) && messages.length !== value.length)) return this.passThrough(body); // not JSON-RPC we understand: the upstream decides
+    if (messages.length === 0 || (Array.isArray(value) && messages.length !== value.length))
+      return this.passThrough(body); // not JSON-RPC we understand: the upstream decides
     this.messages = messages;
     this.state = this.ctx.sessions.get(this.sessionId);
     // A client that hangs up before its answers arrive (a client-side timeout, a killed agent)
@@ -81,7 +82,15 @@ export class PostExchange {
     this.res.on('close', () => {
       if (!this.res.writableFinished) this.state.session.clientGone(this.messages);
     });
-    const admitted = Promise.all(this.messages.map((m) => this.state.session.fromClient(m, (out) => this.toServer(out), (out) => this.toClient(out))));
+    const admitted = Promise.all(
+      this.messages.map((m) =>
+        this.state.session.fromClient(
+          m,
+          (out) => this.toServer(out),
+          (out) => this.toClient(out),
+        ),
+      ),
+    );
     this.collecting = false;
     if (this.batch.length === 0) {
       await admitted;
@@ -105,7 +114,12 @@ export class PostExchange {
   private async unreadableRequest(text: string, body: Buffer, problem: string): Promise<void> {
     const session = this.ctx.sessions.get(this.sessionId).session;
     let forward = false;
-    session.clientUnreadable(peekId(text), problem, () => (forward = true), (answer) => this.early.push(answer));
+    session.clientUnreadable(
+      peekId(text),
+      problem,
+      () => (forward = true),
+      (answer) => this.early.push(answer),
+    );
     if (forward) return this.passThrough(body);
     if (this.early.length > 0) return sendJson(this.res, 200, this.early[0]);
     return jsonError(this.res, 400, `faultline toolcall: the request could not be read: ${problem}`);
@@ -123,7 +137,13 @@ export class PostExchange {
     let reply: IncomingMessage;
     try {
       const toolCalls = forwarded.filter(isToolCall).length;
-      reply = await upstream.send('POST', this.headers, JSON.stringify(this.batchForm ? forwarded : forwarded[0]), this.signal, toolCalls);
+      reply = await upstream.send(
+        'POST',
+        this.headers,
+        JSON.stringify(this.batchForm ? forwarded : forwarded[0]),
+        this.signal,
+        toolCalls,
+      );
     } catch (error) {
       if (this.signal.aborted) throw error; // the client went away: not the upstream's failure
       // The upstream is down (refused, reset): its failure, not the proxy's. The calls sent
@@ -132,7 +152,11 @@ export class PostExchange {
       plane.upstreamUnreachable(reason);
       this.state.session.upstreamFailed(forwarded);
       await admitted;
-      return jsonError(this.res, 502, `faultline toolcall: the upstream ${upstream.url.href} could not be reached: ${reason}`);
+      return jsonError(
+        this.res,
+        502,
+        `faultline toolcall: the upstream ${upstream.url.href} could not be reached: ${reason}`,
+      );
     }
     const upstreamSessionId = headerOf(reply, 'mcp-session-id');
     const target = upstreamSessionId && !this.sessionId ? this.ctx.sessions.adopt(upstreamSessionId) : this.state;
@@ -145,7 +169,9 @@ export class PostExchange {
    * failure, as a refused connection is; the calls still waiting will never be answered.
    */
   private dropped(error: unknown): void {
-    this.ctx.plane.upstreamUnreachable(`the connection dropped mid-answer: ${(error as Error)?.message ?? String(error)}`);
+    this.ctx.plane.upstreamUnreachable(
+      `the connection dropped mid-answer: ${(error as Error)?.message ?? String(error)}`,
+    );
     this.state.session.upstreamFailed(this.batch);
   }
 
@@ -161,7 +187,11 @@ export class PostExchange {
     this.res.end();
   }
 
-  private async relayJsonReply(reply: IncomingMessage, target: SessionState, admitted: Promise<unknown>): Promise<void> {
+  private async relayJsonReply(
+    reply: IncomingMessage,
+    target: SessionState,
+    admitted: Promise<unknown>,
+  ): Promise<void> {
     let body: BoundedBody;
     try {
       body = await readBounded(reply, this.ctx.plane.limits.maxChars, this.ctx.budget);
@@ -169,14 +199,24 @@ export class PostExchange {
       if (this.signal.aborted) throw error; // the client went away: not the upstream's failure
       this.dropped(error);
       await admitted;
-      return jsonError(this.res, 502, `faultline toolcall: the upstream ${this.ctx.upstream.url.href} dropped the connection mid-answer: ${(error as Error).message}`);
+      return jsonError(
+        this.res,
+        502,
+        `faultline toolcall: the upstream ${this.ctx.upstream.url.href} dropped the connection mid-answer: ${(error as Error).message}`,
+      );
     }
     if (!body.complete) return this.unreadableReply(reply, body, target, admitted);
     const text = body.body.toString('utf8');
     const ok = reply.statusCode !== undefined && reply.statusCode >= 200 && reply.statusCode < 300;
     const read = text ? readJson(text, this.ctx.plane.limits) : { ok: true as const, value: undefined };
     const beyond = read.ok ? undefined : this.ctx.plane.beyondBounds(text);
-    if (beyond !== undefined) return this.unreadableReply(reply, { complete: false, head: [body.body], rest: emptyRest(), problem: beyond }, target, admitted);
+    if (beyond !== undefined)
+      return this.unreadableReply(
+        reply,
+        { complete: false, head: [body.body], rest: emptyRest(), problem: beyond },
+        target,
+        admitted,
+      );
     if (!read.ok) {
       copyHead(reply, this.res);
       return void this.res.end(text);
@@ -189,7 +229,9 @@ export class PostExchange {
       }
     }
     const value = read.value;
-    const upstreamMessages = (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(isMessageObject);
+    const upstreamMessages = (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+      isMessageObject,
+    );
     await Promise.all(upstreamMessages.map((m) => target.session.fromServer(m, (out) => this.early.push(out))));
     await admitted;
     await Promise.all(this.late);
@@ -202,7 +244,12 @@ export class PostExchange {
    * never held) and the calls it answers are recorded as answered, unread. Strict: each
    * forwarded request is answered with a JSON-RPC error and the rest of the reply is dropped.
    */
-  private async unreadableReply(reply: IncomingMessage, body: Extract<BoundedBody, { complete: false }>, target: SessionState, admitted: Promise<unknown>): Promise<void> {
+  private async unreadableReply(
+    reply: IncomingMessage,
+    body: Extract<BoundedBody, { complete: false }>,
+    target: SessionState,
+    admitted: Promise<unknown>,
+  ): Promise<void> {
     const ids = this.batch.filter((m) => m.id !== undefined && m.id !== null).map((m) => m.id!);
     for (const id of ids) target.session.serverUnreadable(id, body.problem);
     if (this.ctx.plane.strict) {
@@ -226,23 +273,37 @@ export class PostExchange {
     const deliver = (out: JsonRpcMessage): void => this.toClient(out);
     let reply: IncomingMessage;
     try {
-      reply = await this.ctx.upstream.send('POST', this.headers, JSON.stringify(message), this.signal, isToolCall(message) ? 1 : 0);
+      reply = await this.ctx.upstream.send(
+        'POST',
+        this.headers,
+        JSON.stringify(message),
+        this.signal,
+        isToolCall(message) ? 1 : 0,
+      );
     } catch (error) {
       if (this.signal.aborted) return;
       this.ctx.plane.upstreamUnreachable((error as Error).message);
       session.upstreamFailed([message]);
-      if (message.id !== undefined && message.id !== null) deliver(unreachableError(message.id, this.ctx.upstream.url.href, (error as Error).message));
+      if (message.id !== undefined && message.id !== null)
+        deliver(unreachableError(message.id, this.ctx.upstream.url.href, (error as Error).message));
       return;
     }
     if (isSse(reply)) {
-      const end = await readSseStream(reply, session, this.ctx.budget, { message: (m) => session.fromServer(m, deliver), raw: () => undefined });
+      const end = await readSseStream(reply, session, this.ctx.budget, {
+        message: (m) => session.fromServer(m, deliver),
+        raw: () => undefined,
+      });
       if (end.oversize !== undefined) session.failForwarded([message], end.oversize);
       else if (end.failure !== undefined && !this.signal.aborted) session.upstreamFailed([message]);
       return;
     }
     const body = await readBounded(reply, this.ctx.plane.limits.maxChars, this.ctx.budget).catch(() => undefined);
     const read = body?.complete ? readJson(body.body.toString('utf8'), this.ctx.plane.limits) : undefined;
-    if (!read?.ok) return session.failForwarded([message], body && !body.complete ? body.problem : 'the upstream\'s reply could not be read');
+    if (!read?.ok)
+      return session.failForwarded(
+        [message],
+        body && !body.complete ? body.problem : "the upstream's reply could not be read",
+      );
     const values = Array.isArray(read.value) ? read.value : [read.value];
     await Promise.all(values.filter(isMessageObject).map((m) => session.fromServer(m, deliver)));
   }
@@ -250,7 +311,8 @@ export class PostExchange {
   /** The gathered answers as one JSON reply (202 when there are none); notifications go to the client's GET streams. */
   private replyJson(target: SessionState, status: number, upstreamReply?: IncomingMessage): void {
     const responses = this.early.filter((m) => m.method === undefined);
-    for (const note of this.early.filter((m) => m.method !== undefined)) for (const stream of target.streams) writeMessageEvent(stream, note);
+    for (const note of this.early.filter((m) => m.method !== undefined))
+      for (const stream of target.streams) writeMessageEvent(stream, note);
     if (upstreamReply) copyHead(upstreamReply, this.res);
     if (responses.length === 0 && !upstreamReply) {
       this.res.writeHead(202).end();
@@ -267,7 +329,11 @@ function isToolCall(message: JsonRpcMessage): boolean {
 }
 
 function unreachableError(id: string | number, url: string, reason: string): JsonRpcMessage {
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline toolcall: the upstream ${url} could not be reached: ${reason}` } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: `faultline toolcall: the upstream ${url} could not be reached: ${reason}` },
+  };
 }
 
 function emptyRest(): AsyncIterator<Buffer> {

@@ -41,7 +41,14 @@ export interface HttpProxy {
   close(): Promise<void>;
 }
 
-const REQUEST_HEADERS = ['content-type', 'accept', 'mcp-session-id', 'authorization', 'mcp-protocol-version', 'last-event-id'];
+const REQUEST_HEADERS = [
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'authorization',
+  'mcp-protocol-version',
+  'last-event-id',
+];
 
 export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
   const proxy = new HttpToolProxy(options);
@@ -126,7 +133,12 @@ class HttpToolProxy {
       const upstreamDown = upstream.failed(error);
       if (upstreamDown) plane.upstreamUnreachable((error as Error).message);
       else plane.internalErrors += 1;
-      if (!res.headersSent) jsonError(res, 502, `faultline toolcall: ${upstreamDown ? `the upstream ${upstream.url.href} could not be reached: ` : ''}${(error as Error).message}`);
+      if (!res.headersSent)
+        jsonError(
+          res,
+          502,
+          `faultline toolcall: ${upstreamDown ? `the upstream ${upstream.url.href} could not be reached: ` : ''}${(error as Error).message}`,
+        );
       else res.end();
     });
   }
@@ -158,7 +170,12 @@ class HttpToolProxy {
   }
 
   /** GET: the server's own SSE stream, event by event through the session (a server→client request or notification). */
-  private async relayStream(res: ServerResponse, signal: AbortSignal, headers: Record<string, string>, sessionId: string | undefined): Promise<void> {
+  private async relayStream(
+    res: ServerResponse,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+    sessionId: string | undefined,
+  ): Promise<void> {
     const reply = await this.ctx.upstream.send('GET', headers, undefined, signal);
     const state = this.sessions.get(sessionId);
     copyHead(reply, res);

@@ -30,7 +30,12 @@ export interface SseDelivery {
 }
 
 /** Reads `source` as SSE and delivers its events in order, each delivery awaited before the next. */
-export async function readSseStream(source: AsyncIterable<Uint8Array | string>, session: PlaneSession, budget: ByteBudget, deliver: SseDelivery): Promise<SseEnd> {
+export async function readSseStream(
+  source: AsyncIterable<Uint8Array | string>,
+  session: PlaneSession,
+  budget: ByteBudget,
+  deliver: SseDelivery,
+): Promise<SseEnd> {
   const limits = session.plane.limits;
   const events: SseEvent[] = [];
   let oversize: string | undefined;
@@ -100,7 +105,14 @@ export function writeRawEvent(res: ServerResponse, event: SseEvent): void {
 export function toSseResponse(res: ServerResponse, session: PlaneSession): SseDelivery {
   return {
     message: (message, event) =>
-      session.fromServer(message, (out) => writeMessageEvent(res, out, out === message || out.id === message.id ? event.id : undefined, event.event ?? 'message')),
+      session.fromServer(message, (out) =>
+        writeMessageEvent(
+          res,
+          out,
+          out === message || out.id === message.id ? event.id : undefined,
+          event.event ?? 'message',
+        ),
+      ),
     raw: (event) => writeRawEvent(res, event),
     line: (text) => {
       if (!res.writableEnded) res.write(text);

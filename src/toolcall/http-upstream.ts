@@ -38,14 +38,23 @@ export class Upstream {
     private readonly lookup?: LookupFunction,
   ) {
     this.url = new URL(url);
-    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
+    this.agent =
+      this.url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: true, maxSockets: 256 })
+        : new HttpAgent({ keepAlive: true, maxSockets: 256 });
   }
 
   /**
    * One request upstream. An answer (any status) says the upstream is there — it ends an outage,
    * and the `toolCalls` tool calls it carried reached it; a connection failure is the upstream's.
    */
-  async send(method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal, toolCalls = 0): Promise<IncomingMessage> {
+  async send(
+    method: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    signal: AbortSignal,
+    toolCalls = 0,
+  ): Promise<IncomingMessage> {
     try {
       const reply = await this.request(method, headers, body, signal);
       this.plane.upstreamReached(toolCalls);
@@ -69,10 +78,19 @@ export class Upstream {
    * node:http(s), not fetch: fetch cuts a body idle for 5 minutes (a GET stream may idle far
    * longer) and costs more per call.
    */
-  private request(method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  private request(
+    method: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    signal: AbortSignal,
+  ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(this.url, { method, headers, signal, agent: this.agent, ...(this.lookup ? { lookup: this.lookup } : {}) }, resolve);
+      const request = send(
+        this.url,
+        { method, headers, signal, agent: this.agent, ...(this.lookup ? { lookup: this.lookup } : {}) },
+        resolve,
+      );
       request.once('error', reject);
       request.end(body);
     });
@@ -80,14 +98,20 @@ export class Upstream {
 }
 
 /** A reply body read whole, or (`complete: false`) the part read before a bound stopped the reading. */
-export type BoundedBody = { complete: true; body: Buffer } | { complete: false; head: Buffer[]; rest: AsyncIterator<Buffer>; problem: string };
+export type BoundedBody =
+  | { complete: true; body: Buffer }
+  | { complete: false; head: Buffer[]; rest: AsyncIterator<Buffer>; problem: string };
 
 /**
  * Reads a body of at most `maxBytes`, each chunk reserved from `budget` while held. Past either
  * bound it stops and hands back what it read and the rest of the stream, unread: the caller
  * passes it through or drops it. The reservation is released when this returns.
  */
-export async function readBounded(stream: AsyncIterable<Buffer>, maxBytes: number, budget: ByteBudget): Promise<BoundedBody> {
+export async function readBounded(
+  stream: AsyncIterable<Buffer>,
+  maxBytes: number,
+  budget: ByteBudget,
+): Promise<BoundedBody> {
   const chunks: Buffer[] = [];
   let size = 0;
   const rest = stream[Symbol.asyncIterator]();

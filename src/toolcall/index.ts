@@ -1,5 +1,15 @@
 /** The MCP tool-call plane: plan, faults, mutations, SLIs, the two proxies and the simulator. */
-export { FAULT_TYPES, EMPTY_PLAN, PLAN_LIMITS, parsePlanText, validatePlan, matchesTools, type Plan, type PlanFault, type FaultType } from './plan.js';
+export {
+  FAULT_TYPES,
+  EMPTY_PLAN,
+  PLAN_LIMITS,
+  parsePlanText,
+  validatePlan,
+  matchesTools,
+  type Plan,
+  type PlanFault,
+  type FaultType,
+} from './plan.js';
 export { FaultEngine, type Decision } from './faults.js';
 export { applyMutations } from './mutate.js';
 export { computeSlis, renderReport, type CallRecord, type Slis, type Verdict } from './metrics.js';

@@ -40,5 +40,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const keysA = Object.keys(a);
   const objectB = b as Record<string, unknown>;
   if (keysA.length !== Object.keys(objectB).length) return false;
-  return keysA.every((key) => Object.hasOwn(objectB, key) && deepEqual((a as Record<string, unknown>)[key], objectB[key]));
+  return keysA.every(
+    (key) => Object.hasOwn(objectB, key) && deepEqual((a as Record<string, unknown>)[key], objectB[key]),
+  );
 }

@@ -160,13 +160,22 @@ export function computeSlis(
   const tcaf = ratio(n, tasks.size);
   const e = ratio(n - success, n);
   const injected: Record<string, number> = {};
-  for (const r of records) for (const tag of r.fault === 'none' ? [] : r.fault.split('+')) injected[tag] = (injected[tag] ?? 0) + 1;
+  for (const r of records)
+    for (const tag of r.fault === 'none' ? [] : r.fault.split('+')) injected[tag] = (injected[tag] ?? 0) + 1;
   const verdicts = new Map<string, Verdict>();
   for (const attempts of attemptsOf.values()) {
     const first = attempts[0]!;
     if (first.success) continue;
     const key = `${first.tool}\u0000${first.fault}`;
-    const v = verdicts.get(key) ?? { tool: first.tool, fault: first.fault, failures: 0, stopped: 0, retried: 0, runaway: 0, blind_retries: 0 };
+    const v = verdicts.get(key) ?? {
+      tool: first.tool,
+      fault: first.fault,
+      failures: 0,
+      stopped: 0,
+      retried: 0,
+      runaway: 0,
+      blind_retries: 0,
+    };
     const retries = attempts.length - 1;
     v.failures += 1;
     if (retries === 0) v.stopped += 1;
@@ -231,7 +240,10 @@ export function describeUpstreamFailure(failure: UpstreamFailure): string {
   const count = failure.outage_count ?? Math.max(1, outages.length);
   const shown = outages.map((o) => (o.to !== undefined ? `from ${o.from} to ${o.to}` : `from ${o.from}`));
   const earlier = count - outages.length;
-  const periods = shown.length === 0 ? `from ${failure.at}` : `${earlier > 0 ? `${earlier} earlier time${earlier === 1 ? '' : 's'} from ${failure.at}, then ` : ''}${shown.join('; ')}`;
+  const periods =
+    shown.length === 0
+      ? `from ${failure.at}`
+      : `${earlier > 0 ? `${earlier} earlier time${earlier === 1 ? '' : 's'} from ${failure.at}, then ` : ''}${shown.join('; ')}`;
   const first = `**The upstream server could not be reached** ${count > 1 ? `${count} times: ` : ''}${periods} (${count > 1 ? 'last error: ' : ''}${failure.error ?? 'no answer'}), first after ${attempts(failure.attempts_before)}; ${lost}.`;
   const reached = failure.reached ?? 0;
   if (failure.recovered_at !== undefined) {
@@ -264,15 +276,30 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
     `| blast radius (predicted 1 − (1 − e)^TCAF at the measured e = ${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
     `| amplification (attempts / calls) | ${s.amplification.toFixed(2)} |`,
     ...(s.queueing.queued_attempts > 0
-      ? [`| head-of-line waits (attempts / mean / p95 / max) | ${s.queueing.queued_attempts} / ${s.queueing.mean_ms} ms / ${s.queueing.p95_ms} ms / ${s.queueing.max_ms} ms |`]
+      ? [
+          `| head-of-line waits (attempts / mean / p95 / max) | ${s.queueing.queued_attempts} / ${s.queueing.mean_ms} ms / ${s.queueing.p95_ms} ms / ${s.queueing.max_ms} ms |`,
+        ]
       : []),
     `| proxy internal errors / evicted pending requests | ${s.internal_errors} / ${s.evicted} |`,
     '',
-    `Injected: ${Object.entries(s.injected).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+    `Injected: ${
+      Object.entries(s.injected)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
   ];
   if (s.verdicts.length > 0) {
-    lines.push('', '## Client behaviour', '', '| tool | fault | failures | stopped | retried | runaway (3+) | blind retries |', '|---|---|---|---|---|---|---|');
-    for (const v of s.verdicts) lines.push(`| ${v.tool} | ${v.fault} | ${v.failures} | ${v.stopped} | ${v.retried} | ${v.runaway} | ${v.blind_retries} |`);
+    lines.push(
+      '',
+      '## Client behaviour',
+      '',
+      '| tool | fault | failures | stopped | retried | runaway (3+) | blind retries |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const v of s.verdicts)
+      lines.push(
+        `| ${v.tool} | ${v.fault} | ${v.failures} | ${v.stopped} | ${v.retried} | ${v.runaway} | ${v.blind_retries} |`,
+      );
   }
   return lines.filter((l, i) => l !== '' || i > 0).join('\n') + '\n';
 }

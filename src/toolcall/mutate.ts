@@ -29,13 +29,20 @@ export interface ToolResult {
 
 type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: string[]; [key: string]: unknown };
 
-export function applyMutations(result: ToolResult, mutations: readonly Mutation[], outputSchema: Schema | undefined, random: Random): ToolResult {
+export function applyMutations(
+  result: ToolResult,
+  mutations: readonly Mutation[],
+  outputSchema: Schema | undefined,
+  random: Random,
+): ToolResult {
   let out: ToolResult = structuredClone(result);
   for (const { kind, fault } of mutations) {
     switch (kind) {
       case 'schema_drift':
         if (out.structuredContent) out.structuredContent = drift(out.structuredContent, outputSchema, random);
-        out.content = out.content?.map((item) => mapJsonText(item, (value) => (isPlainObject(value) ? drift(value, outputSchema, random) : retype(value))));
+        out.content = out.content?.map((item) =>
+          mapJsonText(item, (value) => (isPlainObject(value) ? drift(value, outputSchema, random) : retype(value))),
+        );
         break;
       case 'partial_result':
         out = partialResult(out);
@@ -48,7 +55,9 @@ export function applyMutations(result: ToolResult, mutations: readonly Mutation[
         out.content = out.content?.map((item) => (isText(item) ? { ...item, text: corruptText(item.text) } : item));
         break;
       case 'prompt_injection':
-        out.content = [...(out.content ?? [])].map((item) => (isText(item) ? { ...item, text: `${item.text}\n\n${fault.payload}` } : item));
+        out.content = [...(out.content ?? [])].map((item) =>
+          isText(item) ? { ...item, text: `${item.text}\n\n${fault.payload}` } : item,
+        );
         if (!out.content.some((item) => item.type === 'text')) out.content.push({ type: 'text', text: fault.payload });
         break;
       case 'oversized':

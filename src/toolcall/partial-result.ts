@@ -29,9 +29,12 @@ export function partialResult(result: ToolResult): ToolResult {
   const out: ToolResult = { ...result };
   const content = Array.isArray(result.content) ? result.content : undefined;
   const normalCutActs =
-    result.structuredContent !== undefined ? cutValue(result.structuredContent, 'normal').changed : (content ?? []).some((item) => cutValue(readItem(item), 'normal').changed);
+    result.structuredContent !== undefined
+      ? cutValue(result.structuredContent, 'normal').changed
+      : (content ?? []).some((item) => cutValue(readItem(item), 'normal').changed);
   const how: Cut = normalCutActs ? 'normal' : 'everything';
-  if (result.structuredContent) out.structuredContent = cutValue(result.structuredContent, how).value as Record<string, unknown>;
+  if (result.structuredContent)
+    out.structuredContent = cutValue(result.structuredContent, how).value as Record<string, unknown>;
   if (content) {
     const kept = content.length > 1 ? content.slice(0, Math.ceil(content.length / 2)) : content;
     out.content = kept.map((item) => cutItem(item, how));

@@ -120,7 +120,8 @@ export const EMPTY_PLAN: Plan = { seed: 0, faults: [], task_idle_ms: 2000, deadl
 
 /** Parses a plan from YAML or JSON text (JSON is YAML). */
 export async function parsePlanText(text: string, where = 'plan'): Promise<Plan> {
-  if (text.length > PLAN_LIMITS.textChars) throw new ToolInputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
+  if (text.length > PLAN_LIMITS.textChars)
+    throw new ToolInputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
   const { parse } = await import('yaml');
   let raw: unknown;
   try {
@@ -136,17 +137,31 @@ export function validatePlan(raw: unknown, where = 'plan'): Plan {
   if (!isPlainObject(raw)) throw new ToolInputError(`${where}: expected a mapping with seed and faults`);
   const r = new ConfigReader(where, raw);
   const seed = r.take('seed') ?? 0;
-  if ((typeof seed !== 'number' || !Number.isFinite(seed)) && (typeof seed !== 'string' || seed.length > PLAN_LIMITS.nameChars)) {
+  if (
+    (typeof seed !== 'number' || !Number.isFinite(seed)) &&
+    (typeof seed !== 'string' || seed.length > PLAN_LIMITS.nameChars)
+  ) {
     r.fail('seed', `a number or a string of at most ${PLAN_LIMITS.nameChars} characters`);
   }
   const faultsRaw = r.take('faults') ?? [];
-  if (!Array.isArray(faultsRaw) || faultsRaw.length > PLAN_LIMITS.faults) r.fail('faults', `a list of at most ${PLAN_LIMITS.faults} faults`);
+  if (!Array.isArray(faultsRaw) || faultsRaw.length > PLAN_LIMITS.faults)
+    r.fail('faults', `a list of at most ${PLAN_LIMITS.faults} faults`);
   const deadlines = readDeadlines(r.take('deadlines'), `${where}.deadlines`);
   const plan: Plan = {
     seed: seed as number | string,
     faults: (faultsRaw as unknown[]).map((fault, i) => validateFault(fault, `${where}.faults[${i}]`)),
-    task_idle_ms: r.number('task_idle_ms', { min: 0, max: 3_600_000, default: 2000, expected: 'a number of ms from 0 to 3600000' }),
-    deadline_ms: r.number('deadline_ms', { min: 1, max: PLAN_LIMITS.delayMs, default: 1000, expected: `a number of ms from 1 to ${PLAN_LIMITS.delayMs}` }),
+    task_idle_ms: r.number('task_idle_ms', {
+      min: 0,
+      max: 3_600_000,
+      default: 2000,
+      expected: 'a number of ms from 0 to 3600000',
+    }),
+    deadline_ms: r.number('deadline_ms', {
+      min: 1,
+      max: PLAN_LIMITS.delayMs,
+      default: 1000,
+      expected: `a number of ms from 1 to ${PLAN_LIMITS.delayMs}`,
+    }),
     deadlines,
   };
   r.done();
@@ -163,12 +178,20 @@ function validateFault(raw: unknown, where: string): PlanFault {
   refuseUnknownKeys(raw, ['type', ...FIELDS[type]], `${where} (${type})`);
   const r = new ConfigReader(`${where} (${type})`, raw, ['type']);
   const between = (field: string, min: number, max: number, fallback: number, integer = false): number =>
-    r.number(field, { min, max, default: fallback, integer, expected: `${integer ? 'an integer' : 'a number'} from ${min} to ${max}` });
+    r.number(field, {
+      min,
+      max,
+      default: fallback,
+      integer,
+      expected: `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+    });
   const isRate = type === 'error_injection' || type === 'burst_error';
-  const probability = raw.rate !== undefined ? between('rate', 0, 1, 0.02) : between('probability', 0, 1, isRate ? 0.02 : 1);
+  const probability =
+    raw.rate !== undefined ? between('rate', 0, 1, 0.02) : between('probability', 0, 1, isRate ? 0.02 : 1);
   const shape = r.choice<ErrorShape>('error_shape', ['is_error', 'jsonrpc'], 'is_error');
   const payload = r.take('payload') ?? DEFAULT_PAYLOAD;
-  if (typeof payload !== 'string' || payload.length > PLAN_LIMITS.payloadChars) r.fail('payload', `a string of at most ${PLAN_LIMITS.payloadChars} characters`);
+  if (typeof payload !== 'string' || payload.length > PLAN_LIMITS.payloadChars)
+    r.fail('payload', `a string of at most ${PLAN_LIMITS.payloadChars} characters`);
   const fault: PlanFault = {
     type,
     tools: names(r, 'tools', 'tool names or globs'),
@@ -197,12 +220,20 @@ function validateFault(raw: unknown, where: string): PlanFault {
 function readDeadlines(raw: unknown, where: string): Record<string, number> {
   const deadlines: Record<string, number> = {};
   if (raw === undefined) return deadlines;
-  if (!isPlainObject(raw) || Object.keys(raw).length > PLAN_LIMITS.names) throw new ToolInputError(`${where}: must be a mapping of at most ${PLAN_LIMITS.names} tool names to ms (got ${describeValue(raw)})`);
+  if (!isPlainObject(raw) || Object.keys(raw).length > PLAN_LIMITS.names)
+    throw new ToolInputError(
+      `${where}: must be a mapping of at most ${PLAN_LIMITS.names} tool names to ms (got ${describeValue(raw)})`,
+    );
   refuseUnknownKeys(raw, Object.keys(raw), where); // only __proto__ and its kin: refused before any is copied
   const reader = new ConfigReader(where, raw);
   for (const tool of Object.keys(raw)) {
-    if (tool.length > PLAN_LIMITS.nameChars) reader.fail(tool, `named by a tool name of at most ${PLAN_LIMITS.nameChars} characters`, tool);
-    deadlines[tool] = reader.number(tool, { min: 1, max: PLAN_LIMITS.delayMs, expected: `a number of ms from 1 to ${PLAN_LIMITS.delayMs}` });
+    if (tool.length > PLAN_LIMITS.nameChars)
+      reader.fail(tool, `named by a tool name of at most ${PLAN_LIMITS.nameChars} characters`, tool);
+    deadlines[tool] = reader.number(tool, {
+      min: 1,
+      max: PLAN_LIMITS.delayMs,
+      expected: `a number of ms from 1 to ${PLAN_LIMITS.delayMs}`,
+    });
   }
   return deadlines;
 }
@@ -212,7 +243,9 @@ function names(r: ConfigReader, field: string, what: string): string[] {
   const value = r.take(field) ?? [];
   const expected = `a list of at most ${PLAN_LIMITS.names} ${what}, each 1 to ${PLAN_LIMITS.nameChars} characters`;
   if (!Array.isArray(value) || value.length > PLAN_LIMITS.names) r.fail(field, expected);
-  const bad = (value as unknown[]).find((name) => typeof name !== 'string' || name === '' || name.length > PLAN_LIMITS.nameChars);
+  const bad = (value as unknown[]).find(
+    (name) => typeof name !== 'string' || name === '' || name.length > PLAN_LIMITS.nameChars,
+  );
   if (bad !== undefined) r.fail(field, expected, bad);
   return value as string[];
 }

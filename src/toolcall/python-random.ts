@@ -69,7 +69,8 @@ function seedWords(seed: number | bigint | string): number[] {
   } else if (typeof seed === 'bigint') {
     value = seed < 0n ? -seed : seed;
   } else {
-    if (!Number.isInteger(seed)) throw new RangeError(`a Python-compatible seed must be an integer or a string (got ${seed})`);
+    if (!Number.isInteger(seed))
+      throw new RangeError(`a Python-compatible seed must be an integer or a string (got ${seed})`);
     value = BigInt(Math.abs(seed));
   }
   const words: number[] = [];

@@ -86,11 +86,17 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         await proxy.catch(() => undefined);
       };
       const connected = client.connect(transport, { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
-      await Promise.race([connected, proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize')))]);
+      await Promise.race([
+        connected,
+        proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize'))),
+      ]);
     } else {
       const proxy = await startHttpProxy({ plane, upstream: scenario.target.url });
       finishProxy = () => proxy.close();
-      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), { signal: stop.signal, timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), {
+        signal: stop.signal,
+        timeout: CONNECT_TIMEOUT_MS,
+      });
     }
     const { tools: listed } = await client.listTools({}, { signal: stop.signal });
     // A call to a tool the server does not have would fail every time and read as a resilience
@@ -116,7 +122,11 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
             continue;
           }
           const ok = await withCallSignal(stop.signal, (signal) =>
-            client.callTool({ name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } }, undefined, { signal, timeout: scenario.callTimeoutMs }),
+            client.callTool(
+              { name: call.tool, arguments: call.arguments, _meta: { task_id: `task-${t}` } },
+              undefined,
+              { signal, timeout: scenario.callTimeoutMs },
+            ),
           )
             .then((result) => result.isError !== true)
             .catch(() => {
@@ -132,7 +142,13 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
     }
     if (stop.signal.aborted) throw new CancelledError();
     const slis = plane.slis();
-    return { slis, report: renderReport(slis, 'Tool-call chaos scenario'), records: plane.records, transport: 'command' in scenario.target ? 'stdio' : 'http', client_errors: clientErrors };
+    return {
+      slis,
+      report: renderReport(slis, 'Tool-call chaos scenario'),
+      records: plane.records,
+      transport: 'command' in scenario.target ? 'stdio' : 'http',
+      client_errors: clientErrors,
+    };
   } finally {
     scenario.signal?.removeEventListener('abort', onAbort);
     // Closing the client ends the server's stdin: a run that ended normally lets it stop the polite

@@ -17,7 +17,14 @@
  * recurses into it, so no message can overflow the stack.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { DEFAULT_MAX_JSON_DEPTH, isMessageObject, jsonDepthExceeds, readJson, type JsonLimits, type JsonRpcMessage } from '../jsonrpc/message.js';
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  isMessageObject,
+  jsonDepthExceeds,
+  readJson,
+  type JsonLimits,
+  type JsonRpcMessage,
+} from '../jsonrpc/message.js';
 import { peekId, type MessageId } from '../jsonrpc/peek-id.js';
 import type { Random } from '../proxy/random.js';
 import { FaultEngine, type Decision } from './faults.js';
@@ -97,7 +104,11 @@ export class ToolPlane {
   }
 
   slis(): Slis {
-    return computeSlis(this.records, { internal_errors: this.internalErrors, evicted: this.evicted, upstream_failure: this.upstream.failure });
+    return computeSlis(this.records, {
+      internal_errors: this.internalErrors,
+      evicted: this.evicted,
+      upstream_failure: this.upstream.failure,
+    });
   }
 
   /** Set when the upstream server exited on its own or could not be reached (see UpstreamFailure). */
@@ -129,7 +140,9 @@ export class ToolPlane {
   }
 
   /** Learns outputSchemas and annotations from a tools/list result; returns the client's view. */
-  learnTools(tools: Array<{ name: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>): typeof tools {
+  learnTools(
+    tools: Array<{ name: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>,
+  ): typeof tools {
     for (const tool of tools) {
       let validate: ValidateFunction | undefined;
       if (tool.outputSchema) {
@@ -140,7 +153,11 @@ export class ToolPlane {
         }
       }
       const a = tool.annotations ?? {};
-      this.tools.set(tool.name, { validate, outputSchema: tool.outputSchema, unsafeRetry: a.destructiveHint === true || a.idempotentHint === false });
+      this.tools.set(tool.name, {
+        validate,
+        outputSchema: tool.outputSchema,
+        unsafeRetry: a.destructiveHint === true || a.idempotentHint === false,
+      });
     }
     return this.engine.listView(tools);
   }
@@ -193,19 +210,28 @@ export class ToolPlane {
   }
 
   /** Classifies an answer (or its absence) into the journal's outcome and SLI flags. */
-  classify(tool: string, answer: JsonRpcMessage | undefined, mutated: boolean): Pick<CallRecord, 'outcome' | 'error_shape' | 'responded' | 'schema_ok' | 'correct'> {
+  classify(
+    tool: string,
+    answer: JsonRpcMessage | undefined,
+    mutated: boolean,
+  ): Pick<CallRecord, 'outcome' | 'error_shape' | 'responded' | 'schema_ok' | 'correct'> {
     if (!answer) return { outcome: 'no_answer', error_shape: null, responded: false, schema_ok: true, correct: false };
-    if (answer.error) return { outcome: 'jsonrpc_error', error_shape: 'jsonrpc', responded: false, schema_ok: true, correct: false };
+    if (answer.error)
+      return { outcome: 'jsonrpc_error', error_shape: 'jsonrpc', responded: false, schema_ok: true, correct: false };
     const result = (answer.result ?? {}) as ToolResult;
-    if (result.isError) return { outcome: 'is_error', error_shape: 'is_error', responded: true, schema_ok: true, correct: false };
+    if (result.isError)
+      return { outcome: 'is_error', error_shape: 'is_error', responded: true, schema_ok: true, correct: false };
     const info = this.tools.get(tool);
-    const schemaOk = info?.validate ? result.structuredContent !== undefined && info.validate(result.structuredContent) === true : true;
+    const schemaOk = info?.validate
+      ? result.structuredContent !== undefined && info.validate(result.structuredContent) === true
+      : true;
     return { outcome: 'ok', error_shape: null, responded: true, schema_ok: schemaOk, correct: schemaOk && !mutated };
   }
 
   /** A message's text beyond the bounds (too long or nested too deep): why, or undefined when it is within them. */
   beyondBounds(text: string): string | undefined {
-    if (text.length > this.limits.maxChars) return `a message of ${text.length} characters, above the ${this.limits.maxChars} accepted`;
+    if (text.length > this.limits.maxChars)
+      return `a message of ${text.length} characters, above the ${this.limits.maxChars} accepted`;
     if (jsonDepthExceeds(text, this.limits.maxDepth)) return `JSON nested deeper than ${this.limits.maxDepth} levels`;
     return undefined;
   }
@@ -271,7 +297,8 @@ export class PlaneSession {
   clientUnreadable(id: MessageId | undefined, problem: string, forward: () => void, toClient: Sink): void {
     this.plane.internalErrors += 1;
     if (!this.plane.strict) return forward();
-    if (id !== undefined && id !== null) toClient(internalError(id, new Error(`the request could not be read: ${problem}`)));
+    if (id !== undefined && id !== null)
+      toClient(internalError(id, new Error(`the request could not be read: ${problem}`)));
   }
 
   /**
@@ -293,7 +320,8 @@ export class PlaneSession {
       const answer = internalError(pending.id, new Error(`the server's answer could not be read: ${problem}`));
       pending.toClient(answer);
       if (pending.kind === 'call') this.recordCall(pending, answer, this.upstreamMs(pending), false);
-    } else if (pending.kind === 'call') this.recordCall(pending, undefined, this.upstreamMs(pending), false, undefined, problem);
+    } else if (pending.kind === 'call')
+      this.recordCall(pending, undefined, this.upstreamMs(pending), false, undefined, problem);
   }
 
   /** A message from the client. `toServer` forwards it (maybe later: after a wait for a slot); `toClient` answers it. */
@@ -310,8 +338,10 @@ export class PlaneSession {
         await this.startCall(pending, message, forward, toClient);
         return;
       }
-      if (message.method === 'tools/list' && message.id !== undefined && message.id !== null) this.track(message, 'list', toClient);
-      if (message.method === 'notifications/cancelled') this.cancel(message.params?.requestId as string | number | undefined);
+      if (message.method === 'tools/list' && message.id !== undefined && message.id !== null)
+        this.track(message, 'list', toClient);
+      if (message.method === 'notifications/cancelled')
+        this.cancel(message.params?.requestId as string | number | undefined);
       forward(message);
     } catch (error) {
       this.plane.internalErrors += 1;
@@ -336,7 +366,11 @@ export class PlaneSession {
     try {
       if (pending.kind === 'list') {
         const tools = message.result?.tools;
-        sink(Array.isArray(tools) ? { ...message, result: { ...message.result, tools: this.plane.learnTools(tools as never) } } : message);
+        sink(
+          Array.isArray(tools)
+            ? { ...message, result: { ...message.result, tools: this.plane.learnTools(tools as never) } }
+            : message,
+        );
         return;
       }
       await this.finishCall(pending, message);
@@ -358,7 +392,8 @@ export class PlaneSession {
   close(): void {
     for (const pending of this.pending.values()) {
       pending.cancelled = true;
-      if (pending.wake) pending.wake(); // a delay, hang or wait here: its own path records the call
+      if (pending.wake)
+        pending.wake(); // a delay, hang or wait here: its own path records the call
       else if (pending.kind === 'call' && pending.decision && !pending.finished) {
         this.recordCall(pending, undefined, null, false);
         this.plane.countUnanswered(); // only when the upstream failed: it died with this call in flight
@@ -430,7 +465,20 @@ export class PlaneSession {
   }
 
   private newPending(id: string | number, kind: 'call' | 'list', tool: string, args: unknown, toClient: Sink): Pending {
-    return { id, kind, tool, task: '', args, startedAt: this.plane.now(), queuedMs: 0, slots: [], toClient, cancelled: false, finished: false, recorded: false };
+    return {
+      id,
+      kind,
+      tool,
+      task: '',
+      args,
+      startedAt: this.plane.now(),
+      queuedMs: 0,
+      slots: [],
+      toClient,
+      cancelled: false,
+      finished: false,
+      recorded: false,
+    };
   }
 
   private track(message: JsonRpcMessage, kind: 'call' | 'list', toClient: Sink): Pending {
@@ -439,12 +487,19 @@ export class PlaneSession {
       const evicted = this.pending.get(oldest)!;
       evicted.cancelled = true;
       this.pending.delete(oldest);
-      if (evicted.wake) evicted.wake(); // a delay, hang or wait here: its own path records it
+      if (evicted.wake)
+        evicted.wake(); // a delay, hang or wait here: its own path records it
       else releaseSlots(evicted);
       this.plane.evicted += 1;
     }
     const params = message.params ?? {};
-    const pending = this.newPending(message.id!, kind, kind === 'call' ? String(params.name ?? '') : '', params.arguments, toClient);
+    const pending = this.newPending(
+      message.id!,
+      kind,
+      kind === 'call' ? String(params.name ?? '') : '',
+      params.arguments,
+      toClient,
+    );
     this.pending.set(String(message.id), pending);
     return pending;
   }
@@ -469,7 +524,11 @@ export class PlaneSession {
     const answer: JsonRpcMessage =
       short.shape === 'jsonrpc'
         ? { jsonrpc: '2.0', id: pending.id, error: { code: short.code, message: short.message } }
-        : { jsonrpc: '2.0', id: pending.id, result: { content: [{ type: 'text', text: short.message }], isError: true } };
+        : {
+            jsonrpc: '2.0',
+            id: pending.id,
+            result: { content: [{ type: 'text', text: short.message }], isError: true },
+          };
     pending.finished = true;
     toClient(answer);
     this.recordCall(pending, answer, null, false);
@@ -531,7 +590,11 @@ export class PlaneSession {
    * JSON text (pretty to compact) changes nothing a client reads. Such a call is neither injected
    * nor incorrect, and the client gets exactly the server's answer.
    */
-  private mutate(pending: Pending, message: JsonRpcMessage, decision: Decision): { answer: JsonRpcMessage; acted: Set<string> } {
+  private mutate(
+    pending: Pending,
+    message: JsonRpcMessage,
+    decision: Decision,
+  ): { answer: JsonRpcMessage; acted: Set<string> } {
     const acted = new Set<string>();
     if (decision.mutations.length === 0 || !message.result || message.result.isError) return { answer: message, acted };
     const schema = this.plane.outputSchemaOf(pending.tool) as never;
@@ -566,7 +629,9 @@ export class PlaneSession {
     const deadline = plane.deadlineOf(pending.tool);
     // An answer relayed unread is the server's own, untouched by the plan: answered, and as correct as the server made it.
     const flags: Pick<CallRecord, 'outcome' | 'error_shape' | 'responded' | 'schema_ok' | 'correct'> =
-      unread !== undefined ? { outcome: 'unread' as Outcome, error_shape: null, responded: true, schema_ok: true, correct: true } : plane.classify(pending.tool, answer, mutated);
+      unread !== undefined
+        ? { outcome: 'unread' as Outcome, error_shape: null, responded: true, schema_ok: true, correct: true }
+        : plane.classify(pending.tool, answer, mutated);
     const attempt = plane.attemptOf(pending.task, pending.tool, pending.args);
     const within = flags.responded && latency <= deadline;
     plane.record(attempt.key, {
@@ -636,7 +701,11 @@ function round(ms: number): number {
 
 /** The JSON-RPC error a client gets when the proxy cannot relay an answer (strict mode, or nothing to relay). */
 function internalError(id: string | number, error: unknown): JsonRpcMessage {
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `faultline toolcall: ${(error as Error)?.message ?? String(error)}` } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: `faultline toolcall: ${(error as Error)?.message ?? String(error)}` },
+  };
 }
 
 export type { Outcome };

@@ -50,7 +50,13 @@ export interface DemoResult {
 }
 
 /** The fake server's tools and their baseline latencies (ms), as in mcp-chaos's simulator. */
-export const FAKE_TOOLS: Record<string, number> = { get_metrics: 20, get_logs: 35, get_traces: 30, describe_service: 15, check_dependency: 25 };
+export const FAKE_TOOLS: Record<string, number> = {
+  get_metrics: 20,
+  get_logs: 35,
+  get_traces: 30,
+  describe_service: 15,
+  check_dependency: 25,
+};
 const OUTPUT_SCHEMA = {
   type: 'object',
   properties: { service: { type: 'string' }, items: { type: 'array', items: { type: 'number' } } },
@@ -121,12 +127,28 @@ function fakeServer(session: PlaneSession, advance: (ms: number) => void): (mess
   const toClient = (): void => undefined; // the agent reads outcomes from the journal
   return (message) => {
     if (message.method === 'tools/list') {
-      void session.fromServer({ jsonrpc: '2.0', id: message.id!, result: { tools: names.map((name) => ({ name, inputSchema: { type: 'object' }, outputSchema: OUTPUT_SCHEMA })) } }, toClient);
+      void session.fromServer(
+        {
+          jsonrpc: '2.0',
+          id: message.id!,
+          result: {
+            tools: names.map((name) => ({ name, inputSchema: { type: 'object' }, outputSchema: OUTPUT_SCHEMA })),
+          },
+        },
+        toClient,
+      );
       return;
     }
     advance(FAKE_TOOLS[String(message.params?.name)] ?? 10);
     const structured = { service: 'checkout', items: [1, 2, 3, 4] };
-    void session.fromServer({ jsonrpc: '2.0', id: message.id!, result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured } }, toClient);
+    void session.fromServer(
+      {
+        jsonrpc: '2.0',
+        id: message.id!,
+        result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured },
+      },
+      toClient,
+    );
   };
 }
 
@@ -137,13 +159,17 @@ async function simulate(plan: Plan, options: DemoOptions, resilience: boolean): 
   const server = fakeServer(session, (ms) => (clock += ms));
   const names = Object.keys(FAKE_TOOLS);
   let id = 0;
-  const send = (message: Omit<JsonRpcMessage, 'jsonrpc' | 'id'>): Promise<void> => session.fromClient({ jsonrpc: '2.0', id: ++id, ...message }, server, () => undefined);
+  const send = (message: Omit<JsonRpcMessage, 'jsonrpc' | 'id'>): Promise<void> =>
+    session.fromClient({ jsonrpc: '2.0', id: ++id, ...message }, server, () => undefined);
   await send({ method: 'tools/list', params: {} });
   /** One logical call with its retries; whether it ended correct and in time. */
   const call = async (tool: string, task: string, index: number): Promise<boolean> => {
     for (let attempt = 0; attempt <= (resilience ? RETRIES : 0); attempt++) {
       const before = plane.records.length;
-      await send({ method: 'tools/call', params: { name: tool, arguments: { call: index }, _meta: { task_id: task } } });
+      await send({
+        method: 'tools/call',
+        params: { name: tool, arguments: { call: index }, _meta: { task_id: task } },
+      });
       if (plane.records.length > before && plane.records[plane.records.length - 1]!.success) return true;
     }
     return false;
@@ -188,12 +214,16 @@ export function renderDemo(result: DemoResult): string {
   ];
   for (const run of result.runs) {
     const s = run.slis;
-    lines.push(`${label(run)} TCAF=${s.tcaf.toFixed(1)}  TCSR=${fixed(s.tcsr, 5, 2)}  ETA=${fixed(s.eta, 5, 2)}  blast_radius=${fixed(s.blast_radius, 5, 2)}`);
+    lines.push(
+      `${label(run)} TCAF=${s.tcaf.toFixed(1)}  TCSR=${fixed(s.tcsr, 5, 2)}  ETA=${fixed(s.eta, 5, 2)}  blast_radius=${fixed(s.blast_radius, 5, 2)}`,
+    );
   }
   lines.push('');
   for (const run of result.runs) {
     const s = run.slis;
-    lines.push(`${label(run)} A=${s.availability.toFixed(2)}  C=${s.correctness.toFixed(2)}  attempts/call=${s.amplification.toFixed(2)}  breaker_skips=${run.skipped}`);
+    lines.push(
+      `${label(run)} A=${s.availability.toFixed(2)}  C=${s.correctness.toFixed(2)}  attempts/call=${s.amplification.toFixed(2)}  breaker_skips=${run.skipped}`,
+    );
   }
   const plain = result.runs[0]!.slis;
   lines.push(

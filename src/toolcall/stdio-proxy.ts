@@ -48,7 +48,10 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   const { plane } = options;
   const session = plane.session();
   // A tracked tree, so that stopping it also stops what it started (npx, sh -c …, daemons).
-  const tree = spawnTree(options.command, options.args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'], env: options.env ?? process.env });
+  const tree = spawnTree(options.command, options.args, {
+    stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+    env: options.env ?? process.env,
+  });
   const child = tree.child;
   options.onChild?.(child);
   const grace = options.graceMs ?? 2000;

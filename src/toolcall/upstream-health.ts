@@ -27,7 +27,16 @@ export class UpstreamHealth {
     const now = new Date().toISOString();
     const failure = this.failure;
     if (!failure) {
-      this.failure = { kind: 'unreachable', at: now, attempts_before: attempts, error, unanswered: 0, reached: 0, outage_count: 1, outages: [{ from: now, error, unanswered: 0 }] };
+      this.failure = {
+        kind: 'unreachable',
+        at: now,
+        attempts_before: attempts,
+        error,
+        unanswered: 0,
+        reached: 0,
+        outage_count: 1,
+        outages: [{ from: now, error, unanswered: 0 }],
+      };
       return;
     }
     if (failure.kind !== 'unreachable') return;

@@ -51,23 +51,56 @@ function structured<T>(schema: z.ZodType, spec: StructuredSpec): z.ZodType<T> {
  * caller usually sets; others are passed on too), accepted as an object or as JSON text (YAML with
  * `yaml`). The handler gets the object unchecked beyond that: its domain reader validates it.
  */
-export function objectArgument(shape: z.ZodRawShape, description: string, options: { yaml?: boolean } = {}): z.ZodType<Record<string, unknown>> {
-  return structured(z.looseObject(shape).describe(description), { list: false, yaml: options.yaml === true, plainText: false, orList: false });
+export function objectArgument(
+  shape: z.ZodRawShape,
+  description: string,
+  options: { yaml?: boolean } = {},
+): z.ZodType<Record<string, unknown>> {
+  return structured(z.looseObject(shape).describe(description), {
+    list: false,
+    yaml: options.yaml === true,
+    plainText: false,
+    orList: false,
+  });
 }
 
 /** objectArgument that also takes plain text (a string that is not a JSON object reaches the handler as it is). */
-export function objectOrTextArgument(shape: z.ZodRawShape, description: string): z.ZodType<Record<string, unknown> | string> {
-  return structured(z.looseObject(shape).describe(description), { list: false, yaml: false, plainText: true, orList: false });
+export function objectOrTextArgument(
+  shape: z.ZodRawShape,
+  description: string,
+): z.ZodType<Record<string, unknown> | string> {
+  return structured(z.looseObject(shape).describe(description), {
+    list: false,
+    yaml: false,
+    plainText: true,
+    orList: false,
+  });
 }
 
 /** objectArgument that also takes an array of such objects (published as the object). */
-export function objectOrListArgument(shape: z.ZodRawShape, description: string): z.ZodType<Record<string, unknown> | Array<Record<string, unknown>>> {
-  return structured(z.looseObject(shape).describe(description), { list: false, yaml: false, plainText: false, orList: true });
+export function objectOrListArgument(
+  shape: z.ZodRawShape,
+  description: string,
+): z.ZodType<Record<string, unknown> | Array<Record<string, unknown>>> {
+  return structured(z.looseObject(shape).describe(description), {
+    list: false,
+    yaml: false,
+    plainText: false,
+    orList: true,
+  });
 }
 
 /** An array of objects with `itemShape`'s properties; the array, or any item, may be JSON text. */
-export function objectListArgument(itemShape: z.ZodRawShape, description: string): z.ZodType<Array<Record<string, unknown>>> {
-  return structured(z.array(z.looseObject(itemShape)).describe(description), { list: true, yaml: false, plainText: false, orList: false });
+export function objectListArgument(
+  itemShape: z.ZodRawShape,
+  description: string,
+): z.ZodType<Array<Record<string, unknown>>> {
+  return structured(z.array(z.looseObject(itemShape)).describe(description), {
+    list: true,
+    yaml: false,
+    plainText: false,
+    orList: false,
+  });
 }
 
 /** A JSON Schema node as the registry publishes it (only what the coercions look at). */
@@ -85,7 +118,9 @@ function structuredSpecOf(schema: z.ZodType): StructuredSpec | undefined {
   for (let i = 0; current && i < 8; i++) {
     const spec = STRUCTURED.get(current);
     if (spec) return spec;
-    const def: { type: string; innerType?: z.ZodType } = (current as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
+    const def: { type: string; innerType?: z.ZodType } = (
+      current as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } }
+    )._zod.def;
     current = ['optional', 'nullable', 'default', 'prefault'].includes(def.type) ? def.innerType : undefined;
   }
   return undefined;
@@ -100,7 +135,11 @@ export class ArgumentReader {
   private readonly validator: z.ZodObject;
 
   constructor(shape: z.ZodRawShape) {
-    const json = z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as SchemaNode;
+    const json = z.toJSONSchema(z.object(shape), {
+      target: 'draft-7',
+      io: 'input',
+      unrepresentable: 'any',
+    }) as SchemaNode;
     this.properties = json.properties ?? {};
     this.required = new Set(json.required ?? []);
     const runtime: Record<string, z.ZodType> = {};
@@ -149,13 +188,16 @@ function coerce(value: unknown, node: SchemaNode, depth = 0): unknown {
     const trimmed = value.trim();
     if ((type === 'number' || type === 'integer') && NUMERIC.test(trimmed)) return Number(trimmed);
     if (node.enum && !node.enum.includes(value)) {
-      const match = node.enum.find((option) => typeof option === 'string' && option.toLowerCase() === trimmed.toLowerCase());
+      const match = node.enum.find(
+        (option) => typeof option === 'string' && option.toLowerCase() === trimmed.toLowerCase(),
+      );
       if (match !== undefined) return match;
     }
     return value;
   }
   if (depth > MAX_STRUCTURED_DEPTH) return value;
-  if (Array.isArray(value) && type === 'array' && node.items) return value.map((item) => coerce(item, node.items!, depth + 1));
+  if (Array.isArray(value) && type === 'array' && node.items)
+    return value.map((item) => coerce(item, node.items!, depth + 1));
   if (isPlainObject(value) && type === 'object' && node.properties) return coerceProperties(value, node, depth + 1);
   return value;
 }
@@ -169,7 +211,12 @@ function coerceProperties(object: Record<string, unknown>, node: SchemaNode, dep
     if (child && !required.has(key) && isEmpty(value)) continue;
     // Defined, not assigned: `out["__proto__"] = v` would set out's prototype and drop the key, so
     // the readers downstream, which refuse it by name, would never see it.
-    Object.defineProperty(out, key, { value: child ? coerce(value, child, depth) : value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: child ? coerce(value, child, depth) : value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -180,10 +227,16 @@ async function readStructured(name: string, value: unknown, spec: StructuredSpec
   // Plain text stays text unless it is a JSON object.
   if (spec.plainText && typeof value === 'string' && !isPlainObject(parsed)) return value;
   if (spec.list) {
-    if (!Array.isArray(parsed)) throw new ToolInputError(`${name}: must be an array of objects (got ${describeValue(parsed)})`);
+    if (!Array.isArray(parsed))
+      throw new ToolInputError(`${name}: must be an array of objects (got ${describeValue(parsed)})`);
     parsed = await Promise.all(parsed.map((item, index) => readItem(`${name}[${index}]`, item)));
-  } else if (!isPlainObject(parsed) && !(spec.orList && Array.isArray(parsed) && parsed.length > 0 && parsed.every(isPlainObject))) {
-    throw new ToolInputError(`${name}: must be an object${spec.orList ? ' or an array of objects' : ''} (got ${describeValue(parsed)})`);
+  } else if (
+    !isPlainObject(parsed) &&
+    !(spec.orList && Array.isArray(parsed) && parsed.length > 0 && parsed.every(isPlainObject))
+  ) {
+    throw new ToolInputError(
+      `${name}: must be an object${spec.orList ? ' or an array of objects' : ''} (got ${describeValue(parsed)})`,
+    );
   }
   refuseForbiddenKeys(parsed, name, MAX_STRUCTURED_DEPTH);
   if (Array.isArray(parsed)) {
@@ -195,16 +248,22 @@ async function readStructured(name: string, value: unknown, spec: StructuredSpec
 
 /** One item of an object list: an object, or JSON text of one. */
 async function readItem(where: string, item: unknown): Promise<Record<string, unknown>> {
-  const value = typeof item === 'string' ? await parseText(where, item, { list: false, yaml: false, plainText: false, orList: false }) : item;
+  const value =
+    typeof item === 'string'
+      ? await parseText(where, item, { list: false, yaml: false, plainText: false, orList: false })
+      : item;
   if (!isPlainObject(value)) throw new ToolInputError(`${where}: must be an object (got ${describeValue(value)})`);
   return value;
 }
 
 async function parseText(name: string, text: string, spec: StructuredSpec): Promise<unknown> {
   if (text.length > MAX_STRUCTURED_TEXT_CHARS) {
-    throw new ToolInputError(`${name}: ${text.length} characters of text; at most ${MAX_STRUCTURED_TEXT_CHARS} are accepted`);
+    throw new ToolInputError(
+      `${name}: ${text.length} characters of text; at most ${MAX_STRUCTURED_TEXT_CHARS} are accepted`,
+    );
   }
-  if (jsonDepthExceeds(text, MAX_STRUCTURED_DEPTH)) throw new ToolInputError(`${name}: nested deeper than ${MAX_STRUCTURED_DEPTH} levels`);
+  if (jsonDepthExceeds(text, MAX_STRUCTURED_DEPTH))
+    throw new ToolInputError(`${name}: nested deeper than ${MAX_STRUCTURED_DEPTH} levels`);
   const trimmed = text.trim();
   let jsonProblem: string;
   try {
@@ -251,14 +310,16 @@ function issueMessage(issue: z.core.$ZodIssue): string {
       return `${path}: must be ${EXPECTED[issue.expected] ?? issue.expected}${got}`;
     case 'too_small': {
       const n = Number(issue.minimum);
-      if (issue.origin === 'string') return n === 1 ? `${path}: must not be empty` : `${path}: must be at least ${n} characters${got}`;
+      if (issue.origin === 'string')
+        return n === 1 ? `${path}: must not be empty` : `${path}: must be at least ${n} characters${got}`;
       if (issue.origin === 'array') return `${path}: must have at least ${n} item${n === 1 ? '' : 's'}`;
       return `${path}: must be ${issue.inclusive ? 'at least' : 'more than'} ${n}${got}`;
     }
     case 'too_big': {
       const n = Number(issue.maximum);
       if (issue.origin === 'string') return `${path}: must be at most ${n} characters (got ${String(input).length})`;
-      if (issue.origin === 'array') return `${path}: must have at most ${n} items (got ${Array.isArray(input) ? input.length : '?'})`;
+      if (issue.origin === 'array')
+        return `${path}: must have at most ${n} items (got ${Array.isArray(input) ? input.length : '?'})`;
       return `${path}: must be ${issue.inclusive ? 'at most' : 'less than'} ${n}${got}`;
     }
     case 'invalid_value':
@@ -270,6 +331,7 @@ function issueMessage(issue: z.core.$ZodIssue): string {
 
 function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
-  for (const part of path) text += typeof part === 'number' ? `[${part}]` : text === '' ? String(part) : `.${String(part)}`;
+  for (const part of path)
+    text += typeof part === 'number' ? `[${part}]` : text === '' ? String(part) : `.${String(part)}`;
   return text || 'arguments';
 }

@@ -33,7 +33,11 @@ const recommendationShape = z.object({
   targetKey: z.string().nullable(),
   stopCondition: z.object({ source: z.literal('aws:cloudwatch:alarm'), suggestion: z.string() }),
   localRehearsal: z
-    .object({ tool: z.string(), arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), note: z.string() })
+    .object({
+      tool: z.string(),
+      arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+      note: z.string(),
+    })
     .nullable()
     .describe('The faultline tool rehearsing it locally'),
 });
@@ -70,7 +74,12 @@ function registerRecommendTool(tools: ToolRegistry): void {
         'faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
       input: {
         finding: objectOrTextArgument(
-          { id: z.string().optional(), summary: z.string().optional(), type: z.string().optional(), description: z.string().optional() },
+          {
+            id: z.string().optional(),
+            summary: z.string().optional(),
+            type: z.string().optional(),
+            description: z.string().optional(),
+          },
           'The finding: an object such as {id, summary, type, description} (any fields; their text is read), or plain text; at most 10 KB',
         ),
         resources: z.array(z.string()).optional().describe('ARNs or resource types (aws:rds:db) the finding concerns'),
@@ -87,7 +96,10 @@ function registerRecommendTool(tools: ToolRegistry): void {
     async ({ finding, resources, limit }) => {
       const { recommendExperiments } = await import('../cloud/index.js');
       // The output shape has no notes: each recommendation's `why` says what they say.
-      const { notes: _notes, ...set } = recommendExperiments(finding, { resources: resources ?? [], limit: limit ?? 5 });
+      const { notes: _notes, ...set } = recommendExperiments(finding, {
+        resources: resources ?? [],
+        limit: limit ?? 5,
+      });
       return { text: JSON.stringify(set), structured: set };
     },
   );
@@ -100,7 +112,7 @@ function registerTemplateTool(tools: ToolRegistry): void {
       toolset: 'cloud',
       title: 'Create an AWS FIS experiment template',
       description:
-        'Builds a complete FIS CreateExperimentTemplate input, validated against the FIS action catalog: the action\'s own target ' +
+        "Builds a complete FIS CreateExperimentTemplate input, validated against the FIS action catalog: the action's own target " +
         'key and resource type, accepted and required parameters, ISO 8601 durations in range, selectionMode, tags or ≤5 ARNs, ' +
         'a CloudWatch-alarm stop condition. Never calls AWS. Text: the template JSON, or the CloudFormation document.',
       input: {
@@ -116,7 +128,10 @@ function registerTemplateTool(tools: ToolRegistry): void {
           { ...targetConfigShape, roleArn: z.string().describe('IAM role ARN FIS assumes') },
           'Also: tags or resourceArns or parameters (target selection), filters, targets {<action name>: selection}, templateTags, logConfiguration, experimentOptions',
         ),
-        format: z.enum(['json', 'cloudformation']).optional().describe('json: the API input (default); cloudformation: an AWS::FIS::ExperimentTemplate resource'),
+        format: z
+          .enum(['json', 'cloudformation'])
+          .optional()
+          .describe('json: the API input (default); cloudformation: an AWS::FIS::ExperimentTemplate resource'),
         yaml: z.boolean().optional().describe('CloudFormation as YAML instead of JSON (default false)'),
       },
       output: {
@@ -132,10 +147,18 @@ function registerTemplateTool(tools: ToolRegistry): void {
       const built = buildExperimentTemplate(recommendation, target_config);
       const chosen = format ?? 'json';
       if (chosen === 'json' && yaml) throw new ToolInputError('yaml: applies to format cloudformation only');
-      const document = chosen === 'json' ? JSON.stringify(built.template, null, 2) : await renderCloudFormation(built.template, yaml ? 'yaml' : 'json');
+      const document =
+        chosen === 'json'
+          ? JSON.stringify(built.template, null, 2)
+          : await renderCloudFormation(built.template, yaml ? 'yaml' : 'json');
       return {
         text: document,
-        structured: { format: chosen, template: built.template as unknown as Record<string, unknown>, document, warnings: built.warnings },
+        structured: {
+          format: chosen,
+          template: built.template as unknown as Record<string, unknown>,
+          document,
+          warnings: built.warnings,
+        },
       };
     },
   );
@@ -154,30 +177,47 @@ function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
         'Nothing is run. Text: the document.',
       input: {
         to: z.enum(EXPORT_TARGETS).describe('fis, chaos-mesh or k6'),
-        fault: z.enum(EXPORT_FAULTS).describe('The scenario\'s fault'),
+        fault: z.enum(EXPORT_FAULTS).describe("The scenario's fault"),
         url: z.string().describe('The service endpoint (any host: nothing is loaded)'),
         method: z.string().optional().describe(`HTTP method (default ${D.method})`),
         body: z.string().optional().describe('Request body, sent as application/json'),
         headers: z.array(z.string()).optional().describe('"Name: value" lines'),
         duration: z.string().optional().describe(`Load length: 30s, 5m (default ${D.duration}; FIS actions need ≥ 1m)`),
-        num_clients: z.number().int().min(1).optional().describe(`Connections (default ${D.num_clients}); rate = num_clients × rps`),
+        num_clients: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(`Connections (default ${D.num_clients}); rate = num_clients × rps`),
         rps: z.number().min(0).optional().describe(`Requests/s per client (default ${D.rps})`),
         timeout: z.number().min(0).optional().describe(`Request timeout in seconds (default ${D.timeout})`),
-        slos: z.array(z.string()).optional().describe('"99% @ 350ms", "errors < 1%" (default fault\'s two and errors < 1%)'),
+        slos: z
+          .array(z.string())
+          .optional()
+          .describe('"99% @ 350ms", "errors < 1%" (default fault\'s two and errors < 1%)'),
         fault_start: z.string().optional().describe('Duration or % of duration (default 0)'),
         fault_duration: z.string().optional().describe('Duration or % (default to the end)'),
         direction: z.enum(['ingress', 'egress', 'both']).optional().describe('Default ingress'),
         side: z.enum(['server', 'client']).optional().describe('Default server'),
         latency: z.number().min(0).optional().describe(`latency: ms (default ${D.latency})`),
         deviation: z.number().min(0).optional().describe('latency: ms (default 0)'),
-        distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('latency: default normal; exports need uniform when deviation > 0'),
+        distribution: z
+          .enum(LATENCY_DISTRIBUTIONS)
+          .optional()
+          .describe('latency: default normal; exports need uniform when deviation > 0'),
         loss_rate: z.number().min(0).max(1).optional().describe(`packet_loss: 0..1 (default ${D.loss_rate})`),
         model: z.enum(LOSS_MODELS).optional().describe('packet_loss: default bernoulli'),
         rate: z.number().min(0).optional().describe(`bandwidth: in unit (default ${D.rate})`),
         unit: z.string().optional().describe(`bandwidth: bps (B/s), kbps, mbps, gbps, bit/s … (default ${D.unit})`),
-        bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('bandwidth: default connection; chaos-mesh needs shared'),
+        bandwidth_scope: z
+          .enum(['connection', 'shared'])
+          .optional()
+          .describe('bandwidth: default connection; chaos-mesh needs shared'),
         platform: z.enum(FIS_PLATFORMS).optional().describe('fis: ecs (default) or eks actions'),
-        target_config: objectArgument(targetConfigShape, 'fis: as for fault_create_fis_template (+ kubernetesServiceAccount); placeholders fill the rest').optional(),
+        target_config: objectArgument(
+          targetConfigShape,
+          'fis: as for fault_create_fis_template (+ kubernetesServiceAccount); placeholders fill the rest',
+        ).optional(),
         namespace: z.string().optional().describe('chaos-mesh: namespace (default "default")'),
         selector: z.array(z.string()).optional().describe('chaos-mesh: pod labels key=value'),
       },
@@ -197,7 +237,11 @@ function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
         import('../scenario/index.js'),
       ]);
       checkFaultArguments(fault, scenario);
-      const spec = await scenarioFromArguments(fault as FaultType, scenario as unknown as ScenarioArguments, EXPORT_LIMITS);
+      const spec = await scenarioFromArguments(
+        fault as FaultType,
+        scenario as unknown as ScenarioArguments,
+        EXPORT_LIMITS,
+      );
       const result = await exportScenario(spec, to, {
         ...(platform ? { platform } : {}),
         ...(target_config !== undefined ? { targetConfig: target_config } : {}),

@@ -62,7 +62,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [code, { functionListReport }] = await loadCode();
       const language = code.requireLanguageForPath(source.path, source.text);
-      const report = functionListReport(await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path)));
+      const report = functionListReport(
+        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path)),
+      );
       return { text: JSON.stringify(report.names), structured: report };
     },
   );
@@ -98,7 +100,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [code, { extractionReport }] = await loadCode();
       const language = code.requireLanguageForPath(source.path, source.text);
-      const report = extractionReport(await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path)));
+      const report = extractionReport(
+        await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path)),
+      );
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
   );

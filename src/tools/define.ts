@@ -186,18 +186,27 @@ export class ToolRegistry {
         const unknown = Object.keys(given).filter((key) => !known.has(key) && !ignorable.has(key));
         if (unknown.length > 0) {
           throw new ToolInputError(
-            `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).map((key) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)).join(', ')}; ` +
-              `${definition.name} accepts: ${[...known].join(', ')}`,
+            `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown
+              .slice(0, 10)
+              .map((key) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key))
+              .join(', ')}; ` + `${definition.name} accepts: ${[...known].join(', ')}`,
           );
         }
         const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
         reader ??= new ArgumentReader(definition.input);
         const accepted = await reader.read(Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key))));
         if (definition.injectsFaults) {
-          const refusal = productionRefusal(definition.name, 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server', this.options.allowProduction === true);
+          const refusal = productionRefusal(
+            definition.name,
+            'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
+            this.options.allowProduction === true,
+          );
           if (refusal) throw new ToolInputError(refusal);
         }
-        if (this.beforeCall) await this.beforeCall(extra).catch((error: unknown) => this.log.warn('before %s: %s', definition.name, messageOf(error)));
+        if (this.beforeCall)
+          await this.beforeCall(extra).catch((error: unknown) =>
+            this.log.warn('before %s: %s', definition.name, messageOf(error)),
+          );
         const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, toolCall(extra, this.log, ignored));
         this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
         return {
@@ -305,37 +314,56 @@ export class ToolRegistry {
    * The SDK keeps its handlers in a private map: this wraps the one it installed for tools/call.
    */
   private guardCallArguments(deferred?: DeferredTools): void {
-    const handlers = (this.server.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })
-      ._requestHandlers;
+    const handlers = (
+      this.server.server as unknown as {
+        _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<unknown>>;
+      }
+    )._requestHandlers;
     const inner = handlers?.get('tools/call');
     if (!handlers || !inner) {
       // Without the wrap, deferred tools would never be registered: refuse to start instead.
-      if (deferred) throw new Error("the SDK's tools/call handler was not found: cannot register tools on their first call");
+      if (deferred)
+        throw new Error("the SDK's tools/call handler was not found: cannot register tools on their first call");
       return;
     }
     handlers.set('tools/call', (request, extra) => {
       const params = (request as { params?: unknown }).params;
       if (params === null || typeof params !== 'object' || Array.isArray(params)) {
-        return Promise.reject(new McpError(ErrorCode.InvalidParams, 'params: must be an object with name and arguments'));
+        return Promise.reject(
+          new McpError(ErrorCode.InvalidParams, 'params: must be an object with name and arguments'),
+        );
       }
       const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
-      if (typeof name !== 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, 'name: must be the name of a tool (a string)'));
+      if (typeof name !== 'string')
+        return Promise.reject(new McpError(ErrorCode.InvalidParams, 'name: must be the name of a tool (a string)'));
       if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
         const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
-        return Promise.reject(new McpError(ErrorCode.InvalidParams, `arguments: must be an object of named arguments, not ${kind}`));
+        return Promise.reject(
+          new McpError(ErrorCode.InvalidParams, `arguments: must be an object of named arguments, not ${kind}`),
+        );
       }
       // Checked here, on the arguments as parsed from the wire: the SDK's request schema copies
       // them into a new object, where a "__proto__" key would become the prototype and vanish.
       const forbidden = args === undefined ? undefined : Object.keys(args).find((key) => FORBIDDEN_KEYS.has(key));
       if (forbidden !== undefined) {
-        return Promise.resolve({ content: [{ type: 'text', text: forbiddenArgumentMessage(forbidden) }], isError: true } satisfies CallToolResult);
+        return Promise.resolve({
+          content: [{ type: 'text', text: forbiddenArgumentMessage(forbidden) }],
+          isError: true,
+        } satisfies CallToolResult);
       }
       if (!deferred) return inner(request, extra);
       return deferred.prepare(name).then(
         () => inner(request, extra),
         (error: unknown): CallToolResult => {
-          this.log.error('%s: its tool module failed to load: %s', name, error instanceof Error ? (error.stack ?? error.message) : messageOf(error));
-          return { content: [{ type: 'text', text: `${name} failed: its tool module failed to load (${messageOf(error)})` }], isError: true };
+          this.log.error(
+            '%s: its tool module failed to load: %s',
+            name,
+            error instanceof Error ? (error.stack ?? error.message) : messageOf(error),
+          );
+          return {
+            content: [{ type: 'text', text: `${name} failed: its tool module failed to load (${messageOf(error)})` }],
+            isError: true,
+          };
         },
       );
     });
@@ -351,7 +379,11 @@ export class ToolRegistry {
       this.log.warn('%s failed: %s', name, messageOf(error));
       text = `${name} failed: ${messageOf(error)}`;
     } else {
-      this.log.error('%s failed unexpectedly: %s', name, error instanceof Error ? (error.stack ?? error.message) : messageOf(error));
+      this.log.error(
+        '%s failed unexpectedly: %s',
+        name,
+        error instanceof Error ? (error.stack ?? error.message) : messageOf(error),
+      );
       text = `${name} failed: ${messageOf(error)}`;
     }
     return { content: [{ type: 'text', text }], isError: true };
@@ -363,7 +395,10 @@ function forbiddenArgumentMessage(key: string): string {
 }
 
 /** The JSON Schema of every schema in `registry`, by id, as tools/list publishes them. */
-function publishedSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Record<string, unknown>> {
+function publishedSchemas(
+  registry: z.core.$ZodRegistry<{ id: string }>,
+  io: 'input' | 'output',
+): Record<string, Record<string, unknown>> {
   const { schemas } = z.toJSONSchema(registry, { target: 'draft-7', io });
   return Object.fromEntries(
     Object.entries(schemas).map(([id, json]) => {
@@ -393,7 +428,10 @@ export function compactSchema(node: unknown, io: 'input' | 'output'): unknown {
     if (key === 'additionalProperties' && isEmptyObject(value)) continue;
     if (key === 'propertyNames' && isStringType(value)) continue;
     if ((key === 'maximum' || key === 'minimum') && SAFE_INTEGER_BOUNDS.has(value as number)) continue;
-    out[key] = key === 'properties' ? mapValues(value as Record<string, unknown>, (child) => compactSchema(child, io)) : compactSchema(value, io);
+    out[key] =
+      key === 'properties'
+        ? mapValues(value as Record<string, unknown>, (child) => compactSchema(child, io))
+        : compactSchema(value, io);
   }
   const anyOf = out.anyOf;
   if (io === 'output' && Array.isArray(anyOf) && anyOf.length === 2) {

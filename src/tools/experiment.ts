@@ -36,7 +36,7 @@ const publishedExperiment = z.looseObject({
       method: z.string().optional(),
     })
     .optional(),
-  proxies: z.array(z.string()).optional().describe('LOCAL=REMOTE#name mappings for the app\'s dependencies'),
+  proxies: z.array(z.string()).optional().describe("LOCAL=REMOTE#name mappings for the app's dependencies"),
   steady_state: z.array(z.string()).optional(),
   method: z
     .array(
@@ -45,7 +45,10 @@ const publishedExperiment = z.looseObject({
         at: z.string().optional(),
         for: z.string().optional(),
         via: z.string().optional(),
-        fault: z.looseObject({ type: z.string(), target: z.string().optional() }).optional().describe('A fault config as the proxies take it, camelCase or snake_case'),
+        fault: z
+          .looseObject({ type: z.string(), target: z.string().optional() })
+          .optional()
+          .describe('A fault config as the proxies take it, camelCase or snake_case'),
       }),
     )
     .optional(),
@@ -54,7 +57,12 @@ const publishedExperiment = z.looseObject({
   abort_when: z.string().optional(),
 });
 
-const RUN: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const RUN: ToolAnnotationsExplicit = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 const expectation = z.object({
   id: z.string(),
@@ -78,10 +86,10 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'experiment',
       title: 'Run a chaos experiment',
       description:
-        'Runs a chaos experiment on one timeline: baseline, faults set and cleared live (network and HTTP faults on proxies in front of the app\'s dependencies, ' +
+        "Runs a chaos experiment on one timeline: baseline, faults set and cleared live (network and HTTP faults on proxies in front of the app's dependencies, " +
         'or through a running control plane; tool-call-plane and probe steps against MCP servers), then recovery; open-loop load measured throughout. ' +
         'Answers the markdown report (text) and a verdict per expectation — passed, failed with the figure and the moment, inconclusive with why — and overall. ' +
-        'Every fault is cleared at its step\'s end, on abort and when the call is cancelled. Commands in the experiment (expect, rollbacks) are run as given. ' +
+        "Every fault is cleared at its step's end, on abort and when the call is cancelled. Commands in the experiment (expect, rollbacks) are run as given. " +
         'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV, ENVIRONMENT, APP_ENV … say prod) unless the server allows it.',
       input: {
         experiment: z.preprocess((value) => ({ [RAW]: value }), publishedExperiment).describe(EXPERIMENT_DESCRIPTION),
@@ -93,7 +101,17 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
         verdict_reasons: z.array(z.string()),
         expectations: z.array(expectation),
         aborted: z.object({ at_ms: z.number(), rule: z.string(), figure: z.string() }).nullable(),
-        faults: z.array(z.object({ name: z.string(), type: z.string(), where: z.string(), on_ms: z.number().nullable(), off_ms: z.number().nullable(), acted: z.boolean().nullable(), detail: z.string() })),
+        faults: z.array(
+          z.object({
+            name: z.string(),
+            type: z.string(),
+            where: z.string(),
+            on_ms: z.number().nullable(),
+            off_ms: z.number().nullable(),
+            acted: z.boolean().nullable(),
+            detail: z.string(),
+          }),
+        ),
         load: z.looseObject({}).nullable().describe('requests, errors, latency stats (ms), achieved rate'),
         plan: z.looseObject({}).optional().describe('dry_run: the timeline it would run'),
       },
@@ -101,7 +119,10 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async (args, call) => {
       const source = (args.experiment as Record<string, unknown>)[RAW];
-      const [{ experimentFrom }, { summarizePlan, renderPlan }] = await Promise.all([import('../experiment/load-file.js'), import('../experiment/describe.js')]);
+      const [{ experimentFrom }, { summarizePlan, renderPlan }] = await Promise.all([
+        import('../experiment/load-file.js'),
+        import('../experiment/describe.js'),
+      ]);
       const limits = ctx.config.scenario;
       const policy = targetPolicyOf(ctx);
       const experiment = await experimentFrom({ experiment: source }, { limits, policy }, 'experiment');
@@ -109,7 +130,16 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
         const plan = summarizePlan(experiment);
         return {
           text: renderPlan(plan),
-          structured: { dry_run: true, verdict: 'not_run' as const, verdict_reasons: [], expectations: [], aborted: null, faults: [], load: null, plan: plan as unknown as Record<string, unknown> },
+          structured: {
+            dry_run: true,
+            verdict: 'not_run' as const,
+            verdict_reasons: [],
+            expectations: [],
+            aborted: null,
+            faults: [],
+            load: null,
+            plan: plan as unknown as Record<string, unknown>,
+          },
         };
       }
       const { runExperiment, renderMarkdown } = await import('../experiment/index.js');
@@ -143,9 +173,27 @@ function structuredResult(result: ExperimentResult) {
     dry_run: false,
     verdict: result.verdict,
     verdict_reasons: result.verdictReasons,
-    expectations: result.expectations.map((e) => ({ id: e.id, title: e.title, status: e.status, figure: e.figure, at_ms: e.atMs, reason: e.reason, window: e.window ? e.window.label : null })),
-    aborted: result.aborted ? { at_ms: result.aborted.atMs, rule: result.aborted.rule, figure: result.aborted.figure } : null,
-    faults: result.faults.map((f) => ({ name: f.name, type: f.type, where: f.where, on_ms: f.onAtMs, off_ms: f.offAtMs, acted: f.acted, detail: f.actedDetail })),
+    expectations: result.expectations.map((e) => ({
+      id: e.id,
+      title: e.title,
+      status: e.status,
+      figure: e.figure,
+      at_ms: e.atMs,
+      reason: e.reason,
+      window: e.window ? e.window.label : null,
+    })),
+    aborted: result.aborted
+      ? { at_ms: result.aborted.atMs, rule: result.aborted.rule, figure: result.aborted.figure }
+      : null,
+    faults: result.faults.map((f) => ({
+      name: f.name,
+      type: f.type,
+      where: f.where,
+      on_ms: f.onAtMs,
+      off_ms: f.offAtMs,
+      acted: f.acted,
+      detail: f.actedDetail,
+    })),
     load: result.load as unknown as Record<string, unknown> | null,
   };
 }
@@ -161,7 +209,12 @@ function registerSuggestExperimentTool(tools: ToolRegistry, ctx: ToolContext): v
         'Redis and database clients — and the environment variables holding their addresses, and answers a starter experiment (YAML) with one proxy mapping and a fitting fault per ' +
         'dependency, and the environment to point the app at the proxies. Give source_dir (the files the search index would take) or file. Reads only; runs nothing.',
       input: {
-        source_dir: z.string().optional().describe('Directory of the app (absolute, or a file:// URI); .gitignore and dependency directories are skipped'),
+        source_dir: z
+          .string()
+          .optional()
+          .describe(
+            'Directory of the app (absolute, or a file:// URI); .gitignore and dependency directories are skipped',
+          ),
         file: z.string().optional().describe('One source file instead of a directory'),
       },
       output: {
@@ -183,9 +236,14 @@ function registerSuggestExperimentTool(tools: ToolRegistry, ctx: ToolContext): v
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async (args, call) => {
-      if ((args.source_dir === undefined || args.source_dir === '') === (args.file === undefined || args.file === '')) throw new ToolInputError('source_dir or file: give exactly one');
+      if ((args.source_dir === undefined || args.source_dir === '') === (args.file === undefined || args.file === ''))
+        throw new ToolInputError('source_dir or file: give exactly one');
       const { suggestFromSources } = await import('../experiment/suggest/index.js');
-      const suggestion = await suggestFromSources(ctx.access, args.source_dir ? { sourceDir: args.source_dir } : { file: args.file! }, call.signal);
+      const suggestion = await suggestFromSources(
+        ctx.access,
+        args.source_dir ? { sourceDir: args.source_dir } : { file: args.file! },
+        call.signal,
+      );
       return { text: suggestion.experiment, structured: suggestion as never };
     },
   );

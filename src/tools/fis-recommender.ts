@@ -51,20 +51,27 @@ const recommendation = z
       description: z.string().optional(),
     }),
   )
-  .describe('One recommendation as recommend_fis_experiments returns it (its parameters included), or {action, duration, description, parameters?}');
+  .describe(
+    'One recommendation as recommend_fis_experiments returns it (its parameters included), or {action, duration, description, parameters?}',
+  );
 
 const selection = {
   roleArn: z.string().optional().describe('The IAM role FIS assumes, arn:aws:iam::<account>:role/<name>'),
-  resourceType: z.string().optional().describe('Checked against the action\'s own, e.g. aws:ec2:instance'),
+  resourceType: z.string().optional().describe("Checked against the action's own, e.g. aws:ec2:instance"),
   selectionMode: z.string().optional().describe('COUNT(n) (default COUNT(1)), PERCENT(n) or ALL'),
-  stopConditionArn: z.string().optional().describe('The CloudWatch alarm that stops the experiment (a placeholder when left out)'),
+  stopConditionArn: z
+    .string()
+    .optional()
+    .describe('The CloudWatch alarm that stops the experiment (a placeholder when left out)'),
 };
 
 const targetConfig = (what: string) =>
   z
     .preprocess(objectFromText, z.looseObject(selection))
     .optional()
-    .describe(`${what}{roleArn, tags: {name: value} | resourceArns | parameters, resourceType?, selectionMode?, stopConditionArn?}`);
+    .describe(
+      `${what}{roleArn, tags: {name: value} | resourceArns | parameters, resourceType?, selectionMode?, stopConditionArn?}`,
+    );
 
 const recommendationOutput = z.object({
   action: z.string(),
@@ -84,7 +91,7 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
       toolset: 'fis-recommender',
       title: 'Recommend FIS experiments for a finding (fis-recommender-mcp)',
       description:
-        'fis-recommender-mcp\'s tool: AWS FIS experiments that reproduce a finding, ranked; offline, no LLM, no AWS. ' +
+        "fis-recommender-mcp's tool: AWS FIS experiments that reproduce a finding, ranked; offline, no LLM, no AWS. " +
         'Each: action, duration, description, targets, stopConditions, parameters (SSM documents included), parametersToSet, confidence. ' +
         'A finding that names no platform gets one action per plausible platform (notes says so). Text: the same JSON.',
       input: { finding },
@@ -109,10 +116,14 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
       toolset: 'fis-recommender',
       title: 'Create an FIS experiment template (fis-recommender-mcp)',
       description:
-        'fis-recommender-mcp\'s tool: a complete FIS CreateExperimentTemplate input for a recommendation, checked against the FIS action ' +
-        'catalog (the action\'s own target key and resource type, its parameters and duration range). Does not call AWS: create it with ' +
+        "fis-recommender-mcp's tool: a complete FIS CreateExperimentTemplate input for a recommendation, checked against the FIS action " +
+        "catalog (the action's own target key and resource type, its parameters and duration range). Does not call AWS: create it with " +
         '`aws fis create-experiment-template --cli-input-json`. Text: JSON {template, warnings}.',
-      input: { recommendation, target_config: targetConfig(''), target: targetConfig('fis-recommender\'s server.py name for target_config: ') },
+      input: {
+        recommendation,
+        target_config: targetConfig(''),
+        target: targetConfig("fis-recommender's server.py name for target_config: "),
+      },
       output: {
         template: z.record(z.string(), z.unknown()).describe('The CreateExperimentTemplate input'),
         warnings: z.array(z.string()).describe('What to check or replace before creating it'),
@@ -120,9 +131,13 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
       annotations: LOCAL_READ_ONLY,
     },
     async (args) => {
-      if (args.target_config !== undefined && args.target !== undefined) throw new ToolInputError('target: give target_config or target (the same thing), not both');
+      if (args.target_config !== undefined && args.target !== undefined)
+        throw new ToolInputError('target: give target_config or target (the same thing), not both');
       const config = args.target_config ?? args.target;
-      if (config === undefined) throw new ToolInputError('target_config: required: {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}');
+      if (config === undefined)
+        throw new ToolInputError(
+          'target_config: required: {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}',
+        );
       const { templateForSeed } = await import('../cloud/index.js');
       const built = templateForSeed(args.recommendation, config);
       const result = { template: built.template as unknown as Record<string, unknown>, warnings: built.warnings };

@@ -22,7 +22,10 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
   {
     module: 'review',
     load: async () => {
-      const [{ registerReviewTools }, { relatedCodeSearch }] = await Promise.all([import('./review.js'), import('./related-code.js')]);
+      const [{ registerReviewTools }, { relatedCodeSearch }] = await Promise.all([
+        import('./review.js'),
+        import('./related-code.js'),
+      ]);
       return (tools, ctx) => registerReviewTools(tools, ctx, { searchContext: relatedCodeSearch(ctx) });
     },
   },

@@ -36,7 +36,15 @@ const PROBE_OUTPUT = {
   untested: z.number().describe('Leaves that apply but were not exercised'),
   leaves: z.array(z.object({ id: z.string(), status: STATUS, checks: z.number(), note: z.string().optional() })),
   /** Failures first, then warnings; a finding of one kind lists every tool it was seen on. */
-  findings: z.array(z.object({ leaf: z.string(), severity: z.enum(['failure', 'warning']), tools: z.array(z.string()).optional(), message: z.string(), exchange: z.array(z.string()) })),
+  findings: z.array(
+    z.object({
+      leaf: z.string(),
+      severity: z.enum(['failure', 'warning']),
+      tools: z.array(z.string()).optional(),
+      message: z.string(),
+      exchange: z.array(z.string()),
+    }),
+  ),
   error: z.string().optional(),
 };
 
@@ -56,19 +64,33 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         args: z.array(z.string()).optional().describe('Arguments of command, e.g. ["server.js"]'),
         url: z.string().optional().describe('Streamable HTTP URL instead of command'),
         token: z.string().optional().describe('Bearer token for url'),
-        cases: z.number().int().min(1).max(PROBE_LIMITS.cases).optional().describe(`Hostile argument cases per tool (default ${PROBE_DEFAULTS.cases})`),
+        cases: z
+          .number()
+          .int()
+          .min(1)
+          .max(PROBE_LIMITS.cases)
+          .optional()
+          .describe(`Hostile argument cases per tool (default ${PROBE_DEFAULTS.cases})`),
         seed: z.number().int().min(0).optional().describe(`Seed of the hostile cases (default ${PROBE_DEFAULTS.seed})`),
         families: z.array(z.enum(FAMILY_IDS)).optional().describe('Only these families (default all)'),
         allow_writes: z.boolean().optional().describe('Also call tools not annotated readOnlyHint (default false)'),
-        call_timeout_ms: z.number().int().min(100).max(PROBE_LIMITS.callTimeoutMs).optional().describe(`Bound per request in ms, restarted by progress (default ${PROBE_DEFAULTS.callTimeoutMs})`),
+        call_timeout_ms: z
+          .number()
+          .int()
+          .min(100)
+          .max(PROBE_LIMITS.callTimeoutMs)
+          .optional()
+          .describe(`Bound per request in ms, restarted by progress (default ${PROBE_DEFAULTS.callTimeoutMs})`),
       },
       output: PROBE_OUTPUT,
       annotations: PROBE_ANNOTATIONS,
     },
     async (input, call) => {
       const { command, args, url, token } = input;
-      if (command !== undefined && url !== undefined) throw new ToolInputError('give either command (stdio) or url (HTTP), not both');
-      if (command === undefined && url === undefined) throw new ToolInputError('command: give command (+ args) to spawn a stdio server, or url for an HTTP one');
+      if (command !== undefined && url !== undefined)
+        throw new ToolInputError('give either command (stdio) or url (HTTP), not both');
+      if (command === undefined && url === undefined)
+        throw new ToolInputError('command: give command (+ args) to spawn a stdio server, or url for an HTTP one');
       if (command !== undefined && command.trim() === '') throw new ToolInputError('command: must not be empty');
       if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
       if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
@@ -117,14 +139,19 @@ function structuredOf(report: ProbeReport, verdict: ProbeVerdict): z.infer<z.Zod
     not_applicable: report.summary.notApplicable,
     inconclusive: report.summary.inconclusive,
     untested: report.summary.untested,
-    leaves: report.leaves.map((l) => ({ id: l.id, status: l.status, checks: l.checks, ...(l.note ? { note: l.note } : {}) })),
+    leaves: report.leaves.map((l) => ({
+      id: l.id,
+      status: l.status,
+      checks: l.checks,
+      ...(l.note ? { note: l.note } : {}),
+    })),
     findings: report.leaves
       .flatMap((l) => l.findings)
       .sort((a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'))
       .map((f) => ({
         leaf: f.leaf,
         severity: f.severity,
-        ...(f.tools ?? f.tool ? { tools: f.tools ?? [f.tool!] } : {}),
+        ...((f.tools ?? f.tool) ? { tools: f.tools ?? [f.tool!] } : {}),
         message: f.message,
         exchange: f.exchange.map((x) => `${x.dir} ${x.text}`),
       })),

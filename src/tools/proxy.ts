@@ -28,18 +28,30 @@ const faultsArgument = objectListArgument(
 
 const statusOutput = {
   id: z.string(),
-  listening: z.array(z.object({ mapping: z.string(), address: z.string() })).describe('Point the app at these host:port addresses'),
+  listening: z
+    .array(z.object({ mapping: z.string(), address: z.string() }))
+    .describe('Point the app at these host:port addresses'),
   seed: z.union([z.number(), z.string()]),
   startedAt: z.string(),
   expiresAt: z.string().describe('When the ttl stops it'),
   faults: z.array(z.string()),
-  counters: z.looseObject({}).describe('Per mapping (connections, bytes, httpExchanges) and per fault (applications, passes)'),
+  counters: z
+    .looseObject({})
+    .describe('Per mapping (connections, bytes, httpExchanges) and per fault (applications, passes)'),
   recentEvents: z.array(z.string()),
 };
 
-const HELD: ToolAnnotationsExplicit = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const HELD: ToolAnnotationsExplicit = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
-const render = (status: HeldStatus) => ({ text: JSON.stringify(status), structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>> });
+const render = (status: HeldStatus) => ({
+  text: JSON.stringify(status),
+  structured: status as unknown as z.infer<z.ZodObject<typeof statusOutput>>,
+});
 
 export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void {
   // The proxy loads on the first call of any of these tools, not when the server starts.
@@ -63,20 +75,34 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
         `Every mapping parses HTTP/1.1 (other traffic passes as TCP). Stops after ttl (seconds, default ${HELD_LIMITS.defaultTtlMs / 1000}, at most ${HELD_LIMITS.maxTtlMs / 1000}) ` +
         `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused where the server's environment says production.`,
       input: {
-        proxies: z.array(z.string()).describe('Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)'),
+        proxies: z
+          .array(z.string())
+          .describe(
+            'Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)',
+          ),
         faults: faultsArgument.optional(),
-        ttl: z.number().optional().describe(`Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`),
+        ttl: z
+          .number()
+          .optional()
+          .describe(
+            `Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`,
+          ),
         seed: z.number().int().optional().describe('Seed for the random fault decisions (default random, reported)'),
-        insecure_tls: z.boolean().optional().describe('Accept any certificate from a TLS remote, e.g. a self-signed one (default false)'),
+        insecure_tls: z
+          .boolean()
+          .optional()
+          .describe('Accept any certificate from a TLS remote, e.g. a self-signed one (default false)'),
       },
       output: statusOutput,
       annotations: HELD,
       injectsFaults: true,
     },
     async ({ proxies, faults, ttl, seed, insecure_tls }) => {
-      if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
+      if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
+        throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
-      return render(await held.start({
+      return render(
+        await held.start({
           mappings: proxies,
           faults: (faults ?? []).map((fault) => JSON.stringify(fault)),
           ttlMs: ttl === undefined ? undefined : ttl * 1000,
@@ -87,7 +113,8 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
             allowTargets: ctx.config.scenario.allowTargets,
             allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true,
           },
-        }));
+        }),
+      );
     },
   );
 
@@ -97,13 +124,20 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       name: 'fault_proxy_set_faults',
       toolset: 'proxy',
       title: 'Set the faults of a held proxy',
-      description: 'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
+      description:
+        'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
       input: { id, faults: faultsArgument },
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       injectsFaults: true,
     },
-    async ({ id, faults }) => render((await heldProxies()).setFaults(id, faults.map((fault) => JSON.stringify(fault)))),
+    async ({ id, faults }) =>
+      render(
+        (await heldProxies()).setFaults(
+          id,
+          faults.map((fault) => JSON.stringify(fault)),
+        ),
+      ),
   );
 
   // family: proxy
@@ -112,7 +146,8 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       name: 'fault_proxy_status',
       toolset: 'proxy',
       title: 'Read a held proxy',
-      description: 'Counters of a held proxy (per mapping: connections, bytes, HTTP exchanges; per fault: applications, passes) and its recent connection events.',
+      description:
+        'Counters of a held proxy (per mapping: connections, bytes, HTTP exchanges; per fault: applications, passes) and its recent connection events.',
       input: { id },
       output: statusOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -134,7 +169,10 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
     async ({ id }) => {
       const held = await heldProxies();
       const status = await held.stop(id);
-      if (!status) throw new ToolInputError(`id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${held.ids().join(', ') || 'none'}`);
+      if (!status)
+        throw new ToolInputError(
+          `id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${held.ids().join(', ') || 'none'}`,
+        );
       return render(status);
     },
   );

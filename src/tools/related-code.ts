@@ -18,10 +18,11 @@ export function relatedCodeSearch(ctx: ToolContext): SearchContext {
         query,
         signal,
         limit: RELATED_CHUNKS,
-        acceptTree: (tree) => ctx.access.resolveDirectory(tree, 'source_dir').then(
-          () => true,
-          () => false,
-        ),
+        acceptTree: (tree) =>
+          ctx.access.resolveDirectory(tree, 'source_dir').then(
+            () => true,
+            () => false,
+          ),
       });
       return hits.map((hit) => ({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, text: hit.code }));
     } catch (error) {

@@ -36,7 +36,8 @@ const LLM_READ_ONLY: ToolAnnotationsExplicit = {
 export const MAX_CHANGE_FILE_BYTES = 256 * 1024;
 const MAX_SNIPPET_CHARS = 100_000;
 
-const NEEDS_LLM = 'Needs an LLM provider on the server (an API key, OLLAMA_HOST or --llm-client); fails at once without one.';
+const NEEDS_LLM =
+  'Needs an LLM provider on the server (an API key, OLLAMA_HOST or --llm-client); fails at once without one.';
 
 /**
  * The SLO result's outline: the fields an agent decides on are typed, the rest (the validated
@@ -132,7 +133,9 @@ function registerSuggestFunctionTools(tools: ToolRegistry, provider: ProviderFor
         },
         output: {
           diff: z.string().describe("Unified diff from a/snippet to b/snippet; '' when no change is suggested"),
-          applies: z.boolean().describe('True when the diff applies to the snippet (and, with a known grammar, parses)'),
+          applies: z
+            .boolean()
+            .describe('True when the diff applies to the snippet (and, with a known grammar, parses)'),
         },
         annotations: LLM_READ_ONLY,
       },
@@ -143,7 +146,15 @@ function registerSuggestFunctionTools(tools: ToolRegistry, provider: ProviderFor
         const suggestion = await llmCall(() =>
           suggestBetterFunction(
             llm,
-            { aspect, snippet, lang, language: languageByName(lang), score, targetScore: target_score, searchContext: deps.searchContext },
+            {
+              aspect,
+              snippet,
+              lang,
+              language: languageByName(lang),
+              score,
+              targetScore: target_score,
+              searchContext: deps.searchContext,
+            },
             { signal: call.signal },
           ),
         );
@@ -172,7 +183,9 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
         format: z
           .enum(SLO_FORMATS)
           .optional()
-          .describe('fault (default: the array), openslo (openslo/v1 SLO documents) or sloth (prometheus/v1 spec; ratio SLIs only)'),
+          .describe(
+            'fault (default: the array), openslo (openslo/v1 SLO documents) or sloth (prometheus/v1 spec; ratio SLIs only)',
+          ),
         service: z.string().optional().describe('Service name in openslo/sloth output (default "service")'),
       },
       output: {
@@ -186,7 +199,8 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
     async ({ snippet, lang, format, service }, call) => {
       checkSnippet(snippet);
       const serviceName = service ?? 'service';
-      if (serviceName.trim() === '' || serviceName.length > 63) throw new ToolInputError('service: must be 1-63 characters');
+      if (serviceName.trim() === '' || serviceName.length > 63)
+        throw new ToolInputError('service: must be 1-63 characters');
       const llm = await provider('fault_suggest_service_level_objectives_slo');
       const { suggestSlos } = await loadLlm();
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
@@ -199,11 +213,20 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
 function sloOutcome(slos: Slo[], format: SloFormat | undefined, serviceName: string) {
   if (format === 'openslo') {
     const openslo = toOpenSlo(slos, serviceName);
-    return { text: JSON.stringify(openslo), structured: { slos, openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }> } };
+    return {
+      text: JSON.stringify(openslo),
+      structured: {
+        slos,
+        openslo: openslo as unknown as Array<{ apiVersion: string; kind: string; [key: string]: unknown }>,
+      },
+    };
   }
   if (format === 'sloth') {
     const { spec, skipped } = toSloth(slos, serviceName);
-    return { text: JSON.stringify(spec), structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped } };
+    return {
+      text: JSON.stringify(spec),
+      structured: { slos, sloth: spec as unknown as { version: string; [key: string]: unknown }, skipped },
+    };
   }
   return { text: JSON.stringify(slos), structured: { slos } };
 }
@@ -235,14 +258,23 @@ function registerFileChangesTool(tools: ToolRegistry, ctx: ToolContext, provider
       const llm = await provider('fault_make_reliability_and_perf_changes');
       const [{ proposeFileChanges }, { languageForPath }] = await Promise.all([loadLlm(), loadCode()]);
       const change = await llmCall(() =>
-        proposeFileChanges(llm, { path: source.path, source: source.text, language: languageForPath(source.path, source.text) }, { signal: call.signal }),
+        proposeFileChanges(
+          llm,
+          { path: source.path, source: source.text, language: languageForPath(source.path, source.text) },
+          { signal: call.signal },
+        ),
       );
       return { text: JSON.stringify(change), structured: change };
     },
   );
 }
 
-function registerDeepAnalysisTool(tools: ToolRegistry, ctx: ToolContext, provider: ProviderFor, deps: ReviewDependencies): void {
+function registerDeepAnalysisTool(
+  tools: ToolRegistry,
+  ctx: ToolContext,
+  provider: ProviderFor,
+  deps: ReviewDependencies,
+): void {
   tools.register(
     {
       name: 'fault_function_reliability_deep_analysis',
@@ -257,7 +289,10 @@ function registerDeepAnalysisTool(tools: ToolRegistry, ctx: ToolContext, provide
         file: z.string().describe('Absolute path or file:// URI of the source file'),
         lang: z.string().describe('Its language, as said to the model (default: from the extension)'),
         func: z.string().describe('Function name: bare, qualified (Class.method), or with :LINE'),
-        concerns: z.array(z.string()).optional().describe('Any of performance, reliability, threat (default/empty: all)'),
+        concerns: z
+          .array(z.string())
+          .optional()
+          .describe('Any of performance, reliability, threat (default/empty: all)'),
       },
       output: {
         function: z.looseObject({ qualified_name: z.string(), start_line: z.number(), end_line: z.number() }),
@@ -278,8 +313,13 @@ function registerDeepAnalysisTool(tools: ToolRegistry, ctx: ToolContext, provide
     async ({ file, lang, func, concerns }, call) => {
       const chosen = checkConcerns(concerns);
       const source = await ctx.access.readSourceFile(file, 'file', MAX_CHANGE_FILE_BYTES);
-      const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([import('../llm/deep-analysis.js'), loadCode()]);
-      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, { document: source.path });
+      const [{ deepAnalysis }, { extractFunction, requireLanguageForPath }] = await Promise.all([
+        import('../llm/deep-analysis.js'),
+        loadCode(),
+      ]);
+      const extracted = await extractFunction(source.text, requireLanguageForPath(source.path, source.text), func, {
+        document: source.path,
+      });
       const llm = await provider('fault_function_reliability_deep_analysis');
       const findings = await llmCall(() =>
         deepAnalysis(
@@ -322,7 +362,12 @@ function checkConcerns(concerns: string[] | undefined): Concern[] {
   if (concerns === undefined || concerns.length === 0) return [...CONCERNS];
   const unknown = concerns.filter((concern) => !(CONCERNS as readonly string[]).includes(concern));
   if (unknown.length > 0) {
-    throw new ToolInputError(`concerns: ${unknown.slice(0, 5).map((c) => JSON.stringify(c.slice(0, 40))).join(', ')} not accepted; accepted: ${CONCERNS.join(', ')}`);
+    throw new ToolInputError(
+      `concerns: ${unknown
+        .slice(0, 5)
+        .map((c) => JSON.stringify(c.slice(0, 40)))
+        .join(', ')} not accepted; accepted: ${CONCERNS.join(', ')}`,
+    );
   }
   return [...new Set(concerns)] as Concern[];
 }
@@ -330,7 +375,9 @@ function checkConcerns(concerns: string[] | undefined): Concern[] {
 function checkSnippet(snippet: string): void {
   if (snippet.trim() === '') throw new ToolInputError('snippet: is blank; give the code to review');
   if (snippet.length > MAX_SNIPPET_CHARS) {
-    throw new ToolInputError(`snippet: is ${snippet.length} characters; at most ${MAX_SNIPPET_CHARS} are accepted (send one function)`);
+    throw new ToolInputError(
+      `snippet: is ${snippet.length} characters; at most ${MAX_SNIPPET_CHARS} are accepted (send one function)`,
+    );
   }
 }
 

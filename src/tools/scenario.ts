@@ -34,7 +34,12 @@ export const commonInput = {
   body: z.string().optional().describe('JSON body (default none)'),
   headers: z.array(z.string()).optional().describe('"Name: value" each'),
   duration: z.string().optional().describe(`e.g. 500ms, 1m30s (default ${D.duration})`),
-  num_clients: z.number().int().min(1).optional().describe(`Connections, a request in flight each (default ${D.num_clients})`),
+  num_clients: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Connections, a request in flight each (default ${D.num_clients})`),
   rps: z.number().min(0).optional().describe(`Requests/s per client (default ${D.rps})`),
   timeout: z.number().min(0).optional().describe(`Per request, in seconds (default ${D.timeout})`),
   expect_status: z.string().optional().describe('Success statuses, e.g. "200-299,404" (default "2xx,3xx")'),
@@ -42,15 +47,23 @@ export const commonInput = {
   proxies: z
     .array(z.string())
     .optional()
-    .describe('LOCAL=REMOTE mappings of the app\'s outbound calls ("34000=127.0.0.1:5432"): the fault acts there (default none)'),
-  direction: z.enum(['ingress', 'egress', 'both']).optional().describe('What the proxy reads (default ingress) or writes on side'),
+    .describe(
+      'LOCAL=REMOTE mappings of the app\'s outbound calls ("34000=127.0.0.1:5432"): the fault acts there (default none)',
+    ),
+  direction: z
+    .enum(['ingress', 'egress', 'both'])
+    .optional()
+    .describe('What the proxy reads (default ingress) or writes on side'),
   side: z.enum(['server', 'client']).optional().describe('server: proxy↔target (default); client: client↔proxy'),
   slos: z.array(z.string()).optional().describe('e.g. "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default those)'),
   baseline: z.boolean().optional().describe('Run without the fault first, for the impact (default false)'),
   seed: z.number().int().optional().describe('Default random, reported'),
   fault_start: z.string().optional().describe('Duration or % of duration (default 0)'),
   fault_duration: z.string().optional().describe('Duration or % (default to the end)'),
-  strategy: z.enum(['load', 'capacity']).optional().describe('load: open loop (default); capacity: closed loop, max req/s'),
+  strategy: z
+    .enum(['load', 'capacity'])
+    .optional()
+    .describe('load: open loop (default); capacity: closed loop, max req/s'),
   insecure_tls: z.boolean().optional().describe('Accept any certificate (default false)'),
 };
 
@@ -62,16 +75,30 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
     distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('Default normal'),
   },
   jitter: {
-    amplitude: z.number().min(0).optional().describe(`Largest delay in ms; each chunk gets [0, amplitude] (default ${D.amplitude})`),
+    amplitude: z
+      .number()
+      .min(0)
+      .optional()
+      .describe(`Largest delay in ms; each chunk gets [0, amplitude] (default ${D.amplitude})`),
     frequency: z.number().min(0).optional().describe(`Redraws per second, Hz (default ${D.frequency})`),
   },
   bandwidth: {
     rate: z.number().min(0).optional().describe(`Cap in unit (default ${D.rate})`),
-    unit: z.string().optional().describe(`Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`),
+    unit: z
+      .string()
+      .optional()
+      .describe(
+        `Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`,
+      ),
     bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Per connection (default) or all together'),
   },
   packet_loss: {
-    loss_rate: z.number().min(0).max(1).optional().describe(`Fraction of TCP segments lost (default ${D.loss_rate}); each stalls the stream for TCP's recovery`),
+    loss_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(`Fraction of TCP segments lost (default ${D.loss_rate}); each stalls the stream for TCP's recovery`),
     model: z.enum(LOSS_MODELS).optional().describe('bernoulli (default) or gilbert_elliott (bursty)'),
     rtt: z.number().min(0).optional().describe('Round-trip time in ms the stall is based on (default 20)'),
   },
@@ -79,11 +106,36 @@ const faultInputs: Record<FaultType, z.ZodRawShape> = {
 };
 
 const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string }> = [
-  { type: 'latency', name: 'fault_run_latency_impact_scenario', title: 'Run a latency impact scenario', what: 'adds latency (once per request/response, or per chunk)' },
-  { type: 'jitter', name: 'fault_run_jitter_impact_scenario', title: 'Run a jitter impact scenario', what: 'adds a varying delay in [0, amplitude], redrawn frequency times a second' },
-  { type: 'packet_loss', name: 'fault_run_packet_loss_impact_scenario', title: 'Run a packet loss impact scenario', what: 'loses TCP segments, stalling the stream for the retransmission time as real loss does' },
-  { type: 'bandwidth', name: 'fault_run_bandwidth_impact_scenario', title: 'Run a bandwidth impact scenario', what: 'caps the bandwidth' },
-  { type: 'blackhole', name: 'fault_run_blackhole_impact_scenario', title: 'Run a blackhole impact scenario', what: 'stops the traffic (bytes are held, not dropped) until the fault ends' },
+  {
+    type: 'latency',
+    name: 'fault_run_latency_impact_scenario',
+    title: 'Run a latency impact scenario',
+    what: 'adds latency (once per request/response, or per chunk)',
+  },
+  {
+    type: 'jitter',
+    name: 'fault_run_jitter_impact_scenario',
+    title: 'Run a jitter impact scenario',
+    what: 'adds a varying delay in [0, amplitude], redrawn frequency times a second',
+  },
+  {
+    type: 'packet_loss',
+    name: 'fault_run_packet_loss_impact_scenario',
+    title: 'Run a packet loss impact scenario',
+    what: 'loses TCP segments, stalling the stream for the retransmission time as real loss does',
+  },
+  {
+    type: 'bandwidth',
+    name: 'fault_run_bandwidth_impact_scenario',
+    title: 'Run a bandwidth impact scenario',
+    what: 'caps the bandwidth',
+  },
+  {
+    type: 'blackhole',
+    name: 'fault_run_blackhole_impact_scenario',
+    title: 'Run a blackhole impact scenario',
+    what: 'stops the traffic (bytes are held, not dropped) until the fault ends',
+  },
 ];
 
 /**
@@ -145,7 +197,14 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
       async (args, call) => {
         const { scenarioFromArguments } = await import('../scenario/index.js');
         const spec = await scenarioFromArguments(tool.type, args as unknown as ScenarioArguments, ctx.config.scenario);
-        ctx.log.info('%s: %s %s for %d ms at %d req/s', tool.name, spec.method, spec.url, spec.durationMs, spec.clients * spec.rps);
+        ctx.log.info(
+          '%s: %s %s for %d ms at %d req/s',
+          tool.name,
+          spec.method,
+          spec.url,
+          spec.durationMs,
+          spec.clients * spec.rps,
+        );
         return runScenarioCall(spec, call);
       },
     );
@@ -160,7 +219,10 @@ export async function runScenarioCall(
   spec: ScenarioSpec,
   call: ToolCall,
 ): Promise<{ text: string; structured: z.infer<z.ZodObject<typeof scenarioOutput>> }> {
-  const [{ runScenario }, { renderReport }] = await Promise.all([import('../scenario/index.js'), import('../report/markdown.js')]);
+  const [{ runScenario }, { renderReport }] = await Promise.all([
+    import('../scenario/index.js'),
+    import('../report/markdown.js'),
+  ]);
   const result = await runScenario(spec, {
     signal: call.signal,
     ignoredArguments: call.ignoredArguments,

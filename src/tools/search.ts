@@ -7,7 +7,15 @@
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import { acceptedLangValues } from '../search/languages.js';
-import { checkIncludeDirs, DEFAULT_SEARCH_LIMIT, MAX_INCLUDE_CHARS, MAX_INCLUDE_DIRS, MAX_LISTED_DIRECTORIES, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../search/limits.js';
+import {
+  checkIncludeDirs,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_INCLUDE_CHARS,
+  MAX_INCLUDE_DIRS,
+  MAX_LISTED_DIRECTORIES,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+} from '../search/limits.js';
 import type { ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
@@ -89,21 +97,27 @@ function registerIndexTool(tools: ToolRegistry, ctx: ToolContext): void {
       const includeDirs = checkIncludeDirs(include_dirs, 'include_dirs');
       const sourceDir = await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const { index, settings } = await domain(ctx);
-      const stats = await index.indexSourceTree(settings, {
-        sourceDir,
-        lang,
-        includeDirs,
-        access: ctx.access,
-        signal: call.signal,
-        onProgress: ({ filesDone, filesTotal, embedded }) =>
-          call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
-      }).catch((error: unknown) => {
-        throw call.signal.aborted ? new CancelledError() : error;
-      });
+      const stats = await index
+        .indexSourceTree(settings, {
+          sourceDir,
+          lang,
+          includeDirs,
+          access: ctx.access,
+          signal: call.signal,
+          onProgress: ({ filesDone, filesTotal, embedded }) =>
+            call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
+        })
+        .catch((error: unknown) => {
+          throw call.signal.aborted ? new CancelledError() : error;
+        });
       // "done" as fault answers, then what the model should know, since a client may show it the
       // text alone: the directories left out (and how to include them), and why nothing was found.
       const skipped = index.describeSkippedDirectories(stats, (name) => `include_dirs: [${JSON.stringify(name)}]`);
-      const lines = ['done', ...(skipped ? [`skipped directories: ${skipped}`] : []), ...(stats.note ? [`note: ${stats.note}`] : [])];
+      const lines = [
+        'done',
+        ...(skipped ? [`skipped directories: ${skipped}`] : []),
+        ...(stats.note ? [`note: ${stats.note}`] : []),
+      ];
       return { text: lines.join('\n\n'), structured: index.indexStatsJson(stats) };
     },
   );
@@ -119,13 +133,19 @@ function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
         'Finds the code most related to a query (an identifier such as HTTPResponse._read_status, or words) in trees ' +
         'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score and code. score, 0-1, ' +
         "comparable across hits and queries: 1 when the query is the definition's name, else the share of the query's " +
-        'words found (rarer words weigh more; averaged with the embeddings\' cosine with a provider), lower for tests, ' +
+        "words found (rarer words weigh more; averaged with the embeddings' cosine with a provider), lower for tests, " +
         'internal helpers and the opposite operation. A definition published several times (src/x.ts, dist/x.js, ' +
         'x.d.ts) is one hit, naming the others in copies. Without source_dir, every indexed tree the server may read.',
       input: {
         query: z.string().describe(`Identifiers, words or code (at most ${MAX_QUERY_CHARS} characters)`),
         source_dir: z.string().optional().describe(`${sourceDirDescription}; omitted: every indexed tree`),
-        limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`Results (default ${DEFAULT_SEARCH_LIMIT})`),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SEARCH_LIMIT)
+          .optional()
+          .describe(`Results (default ${DEFAULT_SEARCH_LIMIT})`),
       },
       output: {
         results: z.array(
@@ -137,7 +157,10 @@ function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
             kind: z.string(),
             language: z.string(),
             score: z.number().describe('0-1: 1 = the query is its name'),
-            copies: z.array(z.string()).optional().describe('Other files publishing the same definition (compiled, declarations)'),
+            copies: z
+              .array(z.string())
+              .optional()
+              .describe('Other files publishing the same definition (compiled, declarations)'),
             code: z.string(),
           }),
         ),
@@ -145,14 +168,19 @@ function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     async ({ query, source_dir, limit }, call) => {
-      const sourceDir = source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
+      const sourceDir =
+        source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const { index, settings } = await domain(ctx);
       const hits = await index.searchIndex(settings, {
         query,
         sourceDir,
         limit,
         signal: call.signal,
-        acceptTree: (tree) => ctx.access.resolveDirectory(tree, 'source_dir').then(() => true, () => false),
+        acceptTree: (tree) =>
+          ctx.access.resolveDirectory(tree, 'source_dir').then(
+            () => true,
+            () => false,
+          ),
       });
       return {
         text: index.renderSearchHits(hits),

@@ -25,9 +25,13 @@ export async function generateToolList(base: URL = SOURCES_BASE): Promise<Genera
   const config = makeConfig({ toolsets: [...TOOLSETS] });
   const tools = new ToolRegistry(new McpServer({ name: 'faultline', version: '0' }), silentLogger, TOOLSETS);
   const modules = new Map<string, string>();
-  await registerAllTools(tools, { config, access: new FileAccess(config.roots), log: silentLogger }, (module, names) => {
-    for (const name of names) modules.set(name, module);
-  });
+  await registerAllTools(
+    tools,
+    { config, access: new FileAccess(config.roots), log: silentLogger },
+    (module, names) => {
+      for (const name of names) modules.set(name, module);
+    },
+  );
   const sources = staticClosure(base);
   return {
     format: TOOL_LIST_FORMAT,
@@ -73,5 +77,7 @@ export function staticClosure(base: URL = SOURCES_BASE): string[] {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const out = process.argv[2] ? pathToFileURL(process.argv[2]) : TOOL_LIST_URL;
   const list = await writeToolList(out);
-  process.stderr.write(`tool list: ${list.tools.length} tools from ${list.sources.length} modules → ${fileURLToPath(out)}\n`);
+  process.stderr.write(
+    `tool list: ${list.tools.length} tools from ${list.sources.length} modules → ${fileURLToPath(out)}\n`,
+  );
 }

@@ -55,7 +55,9 @@ export function fingerprintOf(sources: readonly string[], base: URL = SOURCES_BA
 }
 
 function zodVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL(import.meta.resolve('zod/package.json')), 'utf8')) as { version?: unknown };
+  const manifest = JSON.parse(readFileSync(new URL(import.meta.resolve('zod/package.json')), 'utf8')) as {
+    version?: unknown;
+  };
   return String(manifest.version);
 }
 
@@ -79,7 +81,8 @@ export function checkToolList(url: URL, base: URL): ToolListReading {
     return { stale: `cannot read ${url.pathname}: ${messageOf(error)}` };
   }
   if (list.format !== TOOL_LIST_FORMAT) return { stale: `format ${String(list.format)}, expected ${TOOL_LIST_FORMAT}` };
-  if (!Array.isArray(list.sources) || !Array.isArray(list.tools) || typeof list.fingerprint !== 'string') return { stale: 'malformed' };
+  if (!Array.isArray(list.sources) || !Array.isArray(list.tools) || typeof list.fingerprint !== 'string')
+    return { stale: 'malformed' };
   let fingerprint: string;
   try {
     fingerprint = fingerprintOf(list.sources, base);
@@ -88,7 +91,10 @@ export function checkToolList(url: URL, base: URL): ToolListReading {
   }
   if (fingerprint !== list.fingerprint) return { stale: 'the tool modules changed since it was generated' };
   const malformed = list.tools.find(
-    (entry) => typeof entry?.module !== 'string' || !(TOOLSETS as readonly string[]).includes(entry.toolset) || typeof entry.tool?.name !== 'string',
+    (entry) =>
+      typeof entry?.module !== 'string' ||
+      !(TOOLSETS as readonly string[]).includes(entry.toolset) ||
+      typeof entry.tool?.name !== 'string',
   );
   if (malformed) return { stale: 'malformed tool entry' };
   return { tools: list.tools };

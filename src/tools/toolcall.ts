@@ -60,7 +60,14 @@ const scenarioInput = {
   ),
   tasks: z.number().int().min(1).max(100).optional().describe('Times the calls are replayed, each a task (default 10)'),
   seed: z.number().int().optional().describe("Seed of the fault decisions (default: the plan's seed)"),
-  deadline_ms: z.number().min(1).max(600000).optional().describe("Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled"),
+  deadline_ms: z
+    .number()
+    .min(1)
+    .max(600000)
+    .optional()
+    .describe(
+      "Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled",
+    ),
   resilience: z.boolean().optional().describe('Retry a failed call up to 2 times (default false)'),
 };
 
@@ -98,7 +105,9 @@ const scenarioOutput = {
       recovered_at: z.string().optional(),
       reached: z.number().optional(),
       outage_count: z.number().optional(),
-      outages: z.array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() })).optional(),
+      outages: z
+        .array(z.object({ from: z.string(), to: z.string().optional(), error: z.string(), unanswered: z.number() }))
+        .optional(),
     })
     .optional()
     .describe('Only when the server exited or could not be reached'),
@@ -129,7 +138,10 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
       const calls = readCalls(args.calls, SCENARIO_LIMITS.calls);
       const tasks = args.tasks ?? 10;
-      if (tasks * calls.length * (args.resilience ? 3 : 1) > SCENARIO_LIMITS.attempts) throw new ToolInputError(`tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`);
+      if (tasks * calls.length * (args.resilience ? 3 : 1) > SCENARIO_LIMITS.attempts)
+        throw new ToolInputError(
+          `tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`,
+        );
       const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
       const result = await runToolCallScenario({
         target,
@@ -143,7 +155,10 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       }).catch((error: unknown) => {
         throw call.signal.aborted ? new CancelledError() : error;
       });
-      return { text: result.report, structured: { transport: result.transport, ...result.slis, client_errors: result.client_errors } };
+      return {
+        text: result.report,
+        structured: { transport: result.transport, ...result.slis, client_errors: result.client_errors },
+      };
     },
   );
 }
@@ -153,7 +168,8 @@ async function targetOf(
   args: { command?: string | undefined; args?: string[] | undefined; url?: string | undefined },
   ctx: ToolContext,
 ): Promise<{ command: string; args: string[] } | { url: string }> {
-  if ((args.command === undefined) === (args.url === undefined)) throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
+  if ((args.command === undefined) === (args.url === undefined))
+    throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
   if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
   if (args.url !== undefined) {
     const { checkLoadTarget } = await import('../scenario/target.js');
@@ -164,12 +180,18 @@ async function targetOf(
 }
 
 /** The calls of one task, each {tool, arguments}, 1 to `max` of them. */
-function readCalls(calls: Array<Record<string, unknown>>, max: number): Array<{ tool: string; arguments: Record<string, unknown> }> {
+function readCalls(
+  calls: Array<Record<string, unknown>>,
+  max: number,
+): Array<{ tool: string; arguments: Record<string, unknown> }> {
   if (calls.length === 0 || calls.length > max) throw new ToolInputError(`calls: give 1 to ${max} calls`);
   return calls.map((v, i) => {
     refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
     if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
-    if (v.arguments !== undefined && (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))) {
+    if (
+      v.arguments !== undefined &&
+      (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))
+    ) {
       throw new ToolInputError(`calls[${i}].arguments: expected an object`);
     }
     return { tool: v.tool, arguments: (v.arguments ?? {}) as Record<string, unknown> };

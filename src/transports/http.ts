@@ -145,9 +145,15 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     if (!(await sessions.makeRoom(maxSessions))) {
       const retryAfter = sessions.secondsUntilRoom();
       options.log.warn('HTTP: initialize refused, %d active sessions (retry after %d s)', sessions.size, retryAfter);
-      sendJsonRpcError(res, 503, -32000, `Too many active sessions (${maxSessions}); retry after ${retryAfter} s, or close one with DELETE ${MCP_PATH}`, {
-        'retry-after': String(retryAfter),
-      });
+      sendJsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many active sessions (${maxSessions}); retry after ${retryAfter} s, or close one with DELETE ${MCP_PATH}`,
+        {
+          'retry-after': String(retryAfter),
+        },
+      );
       return;
     }
     const session = await openSession(options.newSession(), sessions, now);
@@ -218,14 +224,27 @@ function passesGates(req: IncomingMessage, res: ServerResponse, options: HttpSer
 }
 
 /** A new session on its own transport; the table holds it once the SDK has given it an id. */
-async function openSession(created: McpServer | SessionServer, sessions: SessionTable, now: () => number): Promise<Session> {
+async function openSession(
+  created: McpServer | SessionServer,
+  sessions: SessionTable,
+  now: () => number,
+): Promise<Session> {
   const mcp = 'mcp' in created ? created.mcp : created;
   const holdsResources = 'mcp' in created && created.holdsResources ? created.holdsResources : () => false;
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => sessions.add(id, session),
   });
-  const session: Session = { transport, server: mcp, holdsResources, lastSeen: now(), inFlight: 0, requestIds: new Set(), streams: 0, left: false };
+  const session: Session = {
+    transport,
+    server: mcp,
+    holdsResources,
+    lastSeen: now(),
+    inFlight: 0,
+    requestIds: new Set(),
+    streams: 0,
+    left: false,
+  };
   transport.onclose = () => {
     const id = transport.sessionId;
     if (id !== undefined) sessions.forget(id);
@@ -238,7 +257,13 @@ async function openSession(created: McpServer | SessionServer, sessions: Session
  * Hands a request to its session, keeping the bookkeeping that decides whether the session is
  * active: requests in flight, their ids, its GET streams, when it was last seen.
  */
-async function serveInSession(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown, now: () => number): Promise<void> {
+async function serveInSession(
+  session: Session,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  now: () => number,
+): Promise<void> {
   // A GET opens a stream for the server's own messages: it is not activity of the client's.
   const stream = req.method === 'GET';
   if (stream) session.streams++;
@@ -247,7 +272,12 @@ async function serveInSession(session: Session, req: IncomingMessage, res: Serve
   const requestIds = requestIdsIn(body);
   const duplicate = requestIds.find((id, index) => session.requestIds.has(id) || requestIds.indexOf(id) !== index);
   if (duplicate !== undefined) {
-    sendJsonRpcError(res, 409, -32600, `Invalid Request: id ${JSON.stringify(duplicate)} is already used by a request in flight; use a new id`);
+    sendJsonRpcError(
+      res,
+      409,
+      -32600,
+      `Invalid Request: id ${JSON.stringify(duplicate)} is already used by a request in flight; use a new id`,
+    );
     return;
   }
   const counted = req.method !== 'GET';
@@ -263,7 +293,11 @@ async function serveInSession(session: Session, req: IncomingMessage, res: Serve
     if (counted) session.lastSeen = now();
     if (res.writableFinished) return;
     for (const requestId of requestIds) {
-      session.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } });
+      session.transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'client disconnected' },
+      });
     }
   });
   await session.transport.handleRequest(req, res, body);
@@ -338,7 +372,8 @@ class SessionTable {
   /** Seconds until a session can be closed for room: the first merely recent one turns inactive. */
   secondsUntilRoom(): number {
     let soonest = Infinity;
-    for (const session of this.sessions.values()) if (!this.busy(session)) soonest = Math.min(soonest, session.lastSeen + this.activeMs - this.now());
+    for (const session of this.sessions.values())
+      if (!this.busy(session)) soonest = Math.min(soonest, session.lastSeen + this.activeMs - this.now());
     return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : BUSY_RETRY_AFTER_S;
   }
 
@@ -460,7 +495,13 @@ async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
   }
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }

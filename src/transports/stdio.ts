@@ -56,7 +56,8 @@ export class LineJsonRpcTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (!('method' in message) && 'id' in message && (message.id !== undefined)) this.settled(message.id as string | number);
+    if (!('method' in message) && 'id' in message && message.id !== undefined)
+      this.settled(message.id as string | number);
     return new Promise((resolve) => {
       if (this.output.write(JSON.stringify(message) + '\n')) resolve();
       else this.output.once('drain', resolve);
@@ -116,7 +117,13 @@ export class LineJsonRpcTransport implements Transport {
 
   private endDiscarding(rest: Buffer): void {
     this.discarding = false;
-    if (!this.discardAnswered) this.reply(trailingIdOf(lastBytes([this.discardTail, rest]).toString('utf8').replace(/\r$/, '')) ?? null, -32600, TOO_LONG, false);
+    if (!this.discardAnswered)
+      this.reply(
+        trailingIdOf(lastBytes([this.discardTail, rest]).toString('utf8').replace(/\r$/, '')) ?? null,
+        -32600,
+        TOO_LONG,
+        false,
+      );
     this.discardTail = Buffer.alloc(0);
   }
 
@@ -145,7 +152,12 @@ export class LineJsonRpcTransport implements Transport {
         return;
       }
       if (this.inFlight.has(message.id)) {
-        this.reply(message.id, -32600, `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request in flight; use a new id`, false);
+        this.reply(
+          message.id,
+          -32600,
+          `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request in flight; use a new id`,
+          false,
+        );
         return;
       }
       this.inFlight.add(message.id);
@@ -202,7 +214,9 @@ function idOf(value: unknown): string | number | null {
 
 const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
 /** `{"id": 7, …` or `{"jsonrpc": "2.0", "id": 7, …`: the id among the first members. */
-const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE + String.raw`\s*[,}]`);
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE + String.raw`\s*[,}]`,
+);
 /** `…, "id": 7}` as the last member: one closing brace after it, so it is the top level's. */
 const TRAILING_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID_VALUE + String.raw`\s*\}\s*$`);
 

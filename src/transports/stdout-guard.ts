@@ -38,9 +38,11 @@ export function isStdioServerInvocation(argv: readonly string[]): boolean {
   const all = argv.slice(2);
   const end = all.indexOf('--');
   const args = end === -1 ? all : all.slice(0, end);
-  if (args.some((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version' || arg === 'help')) return false;
+  if (args.some((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version' || arg === 'help'))
+    return false;
   const transport = args.findIndex((arg) => arg === '--transport' || arg.startsWith('--transport='));
-  const transportValue = transport === -1 ? 'stdio' : args[transport]!.includes('=') ? args[transport]!.split('=')[1] : args[transport + 1];
+  const transportValue =
+    transport === -1 ? 'stdio' : args[transport]!.includes('=') ? args[transport]!.split('=')[1] : args[transport + 1];
   if (args.includes('mcp')) return transportValue !== 'http';
   return args.includes('agent') && args.includes('tool');
 }

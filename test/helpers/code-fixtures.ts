@@ -1,7 +1,12 @@
 /** The code fixtures (test/fixtures/code) read through src/code, for the code test suites. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { extractFunction, listFunctions, requireLanguageForPath, type ExtractedFunction } from '../../src/code/index.js';
+import {
+  extractFunction,
+  listFunctions,
+  requireLanguageForPath,
+  type ExtractedFunction,
+} from '../../src/code/index.js';
 import { fixturePath } from './repo.js';
 
 export const fixture = (name: string): string => readFileSync(fixturePath('code', name), 'utf8');

@@ -157,7 +157,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       const vectors = step.vectors ?? inputs.map((text) => hashedVector(text, embedDim));
       const payload =
         route.api === 'openai'
-          ? { object: 'list', model: body.model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }
+          ? {
+              object: 'list',
+              model: body.model,
+              data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+            }
           : { model: body.model, embeddings: vectors };
       sendJson(res, 200, payload, step.headers);
     }
@@ -281,7 +285,13 @@ function streamHuge(res: ServerResponse, bytes: number): void {
   more();
 }
 
-function sendError(res: ServerResponse, api: Api, status: number, message: string, headers?: Record<string, string>): void {
+function sendError(
+  res: ServerResponse,
+  api: Api,
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+): void {
   const payload =
     api === 'openai'
       ? { error: { message, type: 'fake_error' } }

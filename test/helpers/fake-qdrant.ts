@@ -69,7 +69,9 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
   const requests: QdrantRequest[] = [];
 
   const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => send(res, 500, { status: { error: `fake-qdrant: ${(error as Error).message}` } }));
+    void handle(req, res).catch((error: unknown) =>
+      send(res, 500, { status: { error: `fake-qdrant: ${(error as Error).message}` } }),
+    );
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -91,7 +93,8 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
 
     if (route === 'GET /exists') return ok(res, { exists: collection !== undefined });
     if (route === 'PUT ') {
-      if (collection) return send(res, 409, { status: { error: `Wrong input: Collection \`${name}\` already exists!` } });
+      if (collection)
+        return send(res, 409, { status: { error: `Wrong input: Collection \`${name}\` already exists!` } });
       const named = body.vectors.size === undefined;
       collections.set(name, {
         size: named ? body.vectors.dense.size : body.vectors.size,
@@ -110,7 +113,9 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
           points_count: collection.points.size,
           config: {
             params: {
-              vectors: collection.named ? { dense: { size: collection.size, distance: 'Cosine' } } : { size: collection.size, distance: 'Cosine' },
+              vectors: collection.named
+                ? { dense: { size: collection.size, distance: 'Cosine' } }
+                : { size: collection.size, distance: 'Cosine' },
               ...(collection.named ? { sparse_vectors: collection.sparse } : {}),
             },
           },
@@ -126,7 +131,9 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         return ok(res, true);
       case 'PUT /index':
         if (typeof body.field_schema === 'object' && body.field_schema.type !== 'text') {
-          return send(res, 400, { status: { error: `fake-qdrant: index type ${body.field_schema.type} is not implemented` } });
+          return send(res, 400, {
+            status: { error: `fake-qdrant: index type ${body.field_schema.type} is not implemented` },
+          });
         }
         collection.payloadIndexes.set(body.field_name, body.field_schema);
         return ok(res, { operation_id: requests.length, status: 'completed' });
@@ -135,7 +142,9 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
           const dense = denseOf(point);
           if (dense.length !== collection.size) {
             return send(res, 400, {
-              status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${dense.length}` },
+              status: {
+                error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${dense.length}`,
+              },
             });
           }
         }
@@ -147,7 +156,10 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
           .filter((point) => matches(point, body.filter, collection))
           .sort((a, b) => String(a.id).localeCompare(String(b.id)));
         const limit = Math.min(body.limit ?? 10, options.scrollPage ?? Infinity);
-        const start = body.offset === undefined || body.offset === null ? 0 : all.findIndex((point) => String(point.id) === String(body.offset));
+        const start =
+          body.offset === undefined || body.offset === null
+            ? 0
+            : all.findIndex((point) => String(point.id) === String(body.offset));
         const page = all.slice(start, start + limit);
         const next = all[start + limit];
         return ok(res, {
@@ -159,10 +171,20 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         if (body.prefetch) {
           // Each prefetch ranks the points its filter lets through; `rrf` sums 1/(k + rank) over them.
           const fused = new Map<string, { point: Point; score: number }>();
-          for (const prefetch of body.prefetch as Array<{ query: number[] | Sparse; using: string; limit?: number; filter?: unknown }>) {
-            const candidates = [...collection.points.values()].filter((point) => matches(point, prefetch.filter, collection));
+          for (const prefetch of body.prefetch as Array<{
+            query: number[] | Sparse;
+            using: string;
+            limit?: number;
+            filter?: unknown;
+          }>) {
+            const candidates = [...collection.points.values()].filter((point) =>
+              matches(point, prefetch.filter, collection),
+            );
             const ranked = candidates
-              .map((point) => ({ point, score: scoreOf(collection, candidates, point, prefetch.query, prefetch.using) }))
+              .map((point) => ({
+                point,
+                score: scoreOf(collection, candidates, point, prefetch.query, prefetch.using),
+              }))
               .filter(({ score }) => !Array.isArray(prefetch.query) || Number.isFinite(score))
               .filter(({ score }) => Array.isArray(prefetch.query) || score > 0)
               .sort((a, b) => b.score - a.score)
@@ -183,11 +205,20 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
         // One vector, named by `using` (dense or sparse), over the points the filter lets through.
         const query = body.query as number[] | Sparse;
         if (Array.isArray(query) && query.length !== collection.size) {
-          return send(res, 400, { status: { error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${query.length}` } });
+          return send(res, 400, {
+            status: {
+              error: `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${query.length}`,
+            },
+          });
         }
         const candidates = [...collection.points.values()].filter((point) => matches(point, body.filter, collection));
         const scored = candidates
-          .map((point) => ({ id: point.id, version: 0, score: scoreOf(collection, candidates, point, query, body.using ?? 'dense'), payload: body.with_payload === false ? undefined : point.payload }))
+          .map((point) => ({
+            id: point.id,
+            version: 0,
+            score: scoreOf(collection, candidates, point, query, body.using ?? 'dense'),
+            payload: body.with_payload === false ? undefined : point.payload,
+          }))
           .filter(({ score }) => Array.isArray(query) || score > 0)
           .sort((a, b) => b.score - a.score)
           .slice(0, body.limit ?? 10);
@@ -196,7 +227,8 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
       case 'POST /points/count':
         return ok(res, { count: collection.points.size });
       case 'POST /points/delete': {
-        for (const [id, point] of collection.points) if (matches(point, body.filter, collection)) collection.points.delete(id);
+        for (const [id, point] of collection.points)
+          if (matches(point, body.filter, collection)) collection.points.delete(id);
         return ok(res, { operation_id: requests.length, status: 'completed' });
       }
       default:
@@ -213,7 +245,8 @@ export async function startFakeQdrant(options: { apiKey?: string; scrollPage?: n
     url: `http://127.0.0.1:${port}`,
     requests,
     collections,
-    requestsTo: (method, suffix) => requests.filter((request) => request.method === method && request.path.endsWith(suffix)),
+    requestsTo: (method, suffix) =>
+      requests.filter((request) => request.method === method && request.path.endsWith(suffix)),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -250,7 +283,10 @@ function matches(point: Point, filter: any, collection: Collection): boolean {
 function textMatches(values: unknown[], query: string, index: string | TextIndex | undefined): boolean {
   const texts = values.filter((value): value is string => typeof value === 'string');
   if (typeof index !== 'object') {
-    return query.split(/\s+/).filter((word) => word !== '').every((word) => texts.some((text) => text.includes(word)));
+    return query
+      .split(/\s+/)
+      .filter((word) => word !== '')
+      .every((word) => texts.some((text) => text.includes(word)));
   }
   const indexed = new Set(texts.flatMap((text) => tokens(text, index, false)));
   const wanted = tokens(query, index, true);
@@ -259,14 +295,17 @@ function textMatches(values: unknown[], query: string, index: string | TextIndex
 
 /** A text index's tokens of `text`: words (or whitespace-separated pieces), cased and bounded as configured. */
 function tokens(text: string, index: TextIndex, query: boolean): string[] {
-  const words = (index.tokenizer === 'whitespace' ? text.split(/\s+/) : text.split(/[^\p{L}\p{N}]+/u)).filter((word) => word !== '');
+  const words = (index.tokenizer === 'whitespace' ? text.split(/\s+/) : text.split(/[^\p{L}\p{N}]+/u)).filter(
+    (word) => word !== '',
+  );
   const cased = index.lowercase === false ? words : words.map((word) => word.toLowerCase());
   const min = index.min_token_len ?? 0;
   const max = index.max_token_len ?? Infinity;
   if (index.tokenizer !== 'prefix' || query) return cased.filter((word) => word.length >= min && word.length <= max);
   return cased.flatMap((word) => {
     const prefixes: string[] = [];
-    for (let length = Math.max(min, 1); length <= Math.min(max, word.length); length++) prefixes.push(word.slice(0, length));
+    for (let length = Math.max(min, 1); length <= Math.min(max, word.length); length++)
+      prefixes.push(word.slice(0, length));
     return prefixes;
   });
 }
@@ -276,7 +315,13 @@ function denseOf(point: Point): number[] {
 }
 
 /** Cosine for a dense query; for a sparse one, Σ q·d over shared indices, times the IDF when the vector has the modifier. */
-function scoreOf(collection: Collection, candidates: readonly Point[], point: Point, query: number[] | Sparse, using: string): number {
+function scoreOf(
+  collection: Collection,
+  candidates: readonly Point[],
+  point: Point,
+  query: number[] | Sparse,
+  using: string,
+): number {
   if (Array.isArray(query)) return cosine(query, denseOf(point));
   const stored = (Array.isArray(point.vector) ? undefined : point.vector[using]) as Sparse | undefined;
   if (!stored) return 0;

@@ -18,7 +18,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 export function createTargetServer(): McpServer {
-  const mcp = new McpServer({ name: 'toolcall-target', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+  const mcp = new McpServer(
+    { name: 'toolcall-target', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
   mcp.registerTool(
     'get_items',
     {
@@ -31,7 +34,9 @@ export function createTargetServer(): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     },
   );
-  mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   mcp.registerTool('slow', { description: 'sleeps', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -44,7 +49,11 @@ export function createTargetServer(): McpServer {
   });
   mcp.registerTool(
     'delete_record',
-    { description: 'deletes', inputSchema: { id: z.string() }, annotations: { destructiveHint: true, idempotentHint: false, readOnlyHint: false, openWorldHint: false } },
+    {
+      description: 'deletes',
+      inputSchema: { id: z.string() },
+      annotations: { destructiveHint: true, idempotentHint: false, readOnlyHint: false, openWorldHint: false },
+    },
     async ({ id }) => ({ content: [{ type: 'text', text: `deleted ${id}` }] }),
   );
   mcp.registerTool('chatty', { description: 'logs then answers', inputSchema: {} }, async (_args, extra) => {

@@ -69,7 +69,9 @@ export async function connectStdio(args: string[] = ['mcp'], env: Record<string,
 }
 
 /** An in-process server and client, linked in memory. */
-export async function connectInMemory(config: Config = makeConfig()): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectInMemory(
+  config: Config = makeConfig(),
+): Promise<{ client: Client; close(): Promise<void> }> {
   return linkInMemory(createServer(config).mcp);
 }
 

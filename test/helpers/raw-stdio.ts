@@ -61,7 +61,10 @@ export async function spawnRawServer(args: string[] = ['mcp'], env: Record<strin
     const index = unclaimed.findIndex((message) => (message.id ?? null) === id);
     if (index !== -1) return Promise.resolve(unclaimed.splice(index, 1)[0]!);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no response for id ${String(id)} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no response for id ${String(id)} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const queue = waiting.get(id) ?? [];
       queue.push((message) => {
         clearTimeout(timer);
@@ -74,7 +77,9 @@ export async function spawnRawServer(args: string[] = ['mcp'], env: Record<strin
     writeLine: (line) => child.stdin.write(line + '\n'),
     request(method, params, timeoutMs = 60_000) {
       const id = nextId++;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }) + '\n');
+      child.stdin.write(
+        JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }) + '\n',
+      );
       return waitFor(id, timeoutMs);
     },
     nextNullIdResponse: (timeoutMs = 60_000) => waitFor(null, timeoutMs),

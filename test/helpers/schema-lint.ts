@@ -44,14 +44,17 @@ export function lintTool(tool: Tool): string[] {
   if (!tool.outputSchema) problems.push(where('no outputSchema'));
   walk(tool.inputSchema, 'inputSchema', (path, key, value) => {
     if (FORBIDDEN_INPUT_KEYWORDS.includes(key)) problems.push(where(`${path} uses "${key}"`));
-    if (key === 'additionalProperties' && typeof value === 'object') problems.push(where(`${path} has additionalProperties with a schema`));
-    if (key === 'type' && Array.isArray(value)) problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
+    if (key === 'additionalProperties' && typeof value === 'object')
+      problems.push(where(`${path} has additionalProperties with a schema`));
+    if (key === 'type' && Array.isArray(value))
+      problems.push(where(`${path} has a union type ${JSON.stringify(value)}`));
   });
   eachSchema(tool.inputSchema, 'inputSchema', (path, node) => {
     if (node.type === 'object') {
       const names = Object.keys(node.properties ?? {});
       if (names.length === 0) problems.push(where(`${path} is an object without properties (Gemini refuses it)`));
-      for (const name of node.required ?? []) if (!names.includes(name)) problems.push(where(`${path} requires "${name}", which it does not declare`));
+      for (const name of node.required ?? [])
+        if (!names.includes(name)) problems.push(where(`${path} requires "${name}", which it does not declare`));
     }
     if (node.type === 'array' && node.items === undefined) problems.push(where(`${path} is an array without items`));
   });
@@ -73,7 +76,8 @@ interface SchemaNode {
 /** Every schema node under `node` (itself, its properties, its items), with its path. */
 function eachSchema(node: SchemaNode, path: string, visit: (path: string, node: SchemaNode) => void): void {
   visit(path, node);
-  for (const [name, child] of Object.entries(node.properties ?? {})) eachSchema(child, `${path}.properties.${name}`, visit);
+  for (const [name, child] of Object.entries(node.properties ?? {}))
+    eachSchema(child, `${path}.properties.${name}`, visit);
   if (node.items && typeof node.items === 'object') eachSchema(node.items, `${path}.items`, visit);
 }
 

@@ -50,7 +50,12 @@ function argumentOf(action: string, parameter: string, spec: ScenarioSpec): stri
  * `fault_duration: duration PT10S …`, `target_config.roleArn: …` keeps its path under the name
  * the caller gives target_config. Other messages are returned as they are.
  */
-function renamed(message: string, actions: readonly string[], spec: ScenarioSpec, spell: Spell): { argument: string; rest: string } | undefined {
+function renamed(
+  message: string,
+  actions: readonly string[],
+  spec: ScenarioSpec,
+  spell: Spell,
+): { argument: string; rest: string } | undefined {
   const parameter = /^recommendation\[(\d+)\]\.parameters\.(\w+): (.*)$/s.exec(message);
   if (parameter) {
     const [, index, name, rest] = parameter;
@@ -78,7 +83,10 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
       parameters.delayMilliseconds = String(fault.delay);
       // Set even when 0: the ECS action's default jitter is 10 ms.
       parameters.jitterMilliseconds = String(fault.jitter);
-      if (fault.jitter > 0) notes.push('jitterMilliseconds carries faultline\'s uniform deviation (latency ± deviation); our reference does not state the distribution FIS uses — check it before comparing tails.');
+      if (fault.jitter > 0)
+        notes.push(
+          "jitterMilliseconds carries faultline's uniform deviation (latency ± deviation); our reference does not state the distribution FIS uses — check it before comparing tails.",
+        );
       break;
     case 'loss':
       action = `${prefix}packet-loss`;
@@ -90,7 +98,9 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
       parameters.port = String(port);
       parameters.trafficType = 'ingress';
       parameters.protocol = 'tcp';
-      notes.push(`The blackhole drops traffic arriving at port ${port} (the port of ${spell('url')}) on the targeted ${platform === 'ecs' ? 'tasks' : 'pods'}: clients hang until their timeout, as with faultline's blackhole.`);
+      notes.push(
+        `The blackhole drops traffic arriving at port ${port} (the port of ${spell('url')}) on the targeted ${platform === 'ecs' ? 'tasks' : 'pods'}: clients hang until their timeout, as with faultline's blackhole.`,
+      );
       break;
     }
     default:
@@ -98,14 +108,18 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   }
   const configName = spell('target_config');
   if (platform === 'eks') {
-    if (typeof serviceAccount === 'string' && serviceAccount.trim() !== '') parameters.kubernetesServiceAccount = serviceAccount;
+    if (typeof serviceAccount === 'string' && serviceAccount.trim() !== '')
+      parameters.kubernetesServiceAccount = serviceAccount;
     else {
       parameters.kubernetesServiceAccount = 'REPLACE_WITH_SERVICE_ACCOUNT';
-      notes.push(`kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`);
+      notes.push(
+        `kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`,
+      );
     }
   }
   const recommendations: Array<Record<string, unknown>> = [];
-  if (spec.faultStartMs > 0) recommendations.push({ action: 'aws:fis:wait', name: WAIT, duration: formatIsoDuration(spec.faultStartMs) });
+  if (spec.faultStartMs > 0)
+    recommendations.push({ action: 'aws:fis:wait', name: WAIT, duration: formatIsoDuration(spec.faultStartMs) });
   recommendations.push({
     action,
     name: FAULT,
@@ -119,18 +133,35 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   // waiver (noStopCondition), and in the given role's account, which the template builder checks.
   const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
   if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
-  if (given.tags === undefined && given.resourceTags === undefined && given.resourceArns === undefined && given.parameters === undefined) {
+  if (
+    given.tags === undefined &&
+    given.resourceTags === undefined &&
+    given.resourceArns === undefined &&
+    given.parameters === undefined
+  ) {
     if (platform === 'ecs') {
       config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-      notes.push(`The tasks are selected by a placeholder tag: give tags, resourceArns or target parameters in ${configName}.`);
+      notes.push(
+        `The tasks are selected by a placeholder tag: give tags, resourceArns or target parameters in ${configName}.`,
+      );
     } else {
       // FIS selects EKS pods by target parameters only (never by tag or ARN).
-      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
-      notes.push(`The pods are selected by placeholder target parameters: give parameters {clusterIdentifier, namespace, selectorType (labelSelector, deploymentName, podName), selectorValue} in ${configName}; FIS takes no tags or ARNs for pods.`);
+      config.parameters = {
+        clusterIdentifier: 'REPLACE_WITH_CLUSTER',
+        namespace: 'REPLACE_WITH_NAMESPACE',
+        selectorType: 'labelSelector',
+        selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
+      };
+      notes.push(
+        `The pods are selected by placeholder target parameters: give parameters {clusterIdentifier, namespace, selectorType (labelSelector, deploymentName, podName), selectorValue} in ${configName}; FIS takes no tags or ARNs for pods.`,
+      );
     }
   }
   if (config.roleArn === PLACEHOLDER_ROLE) notes.push(`roleArn is a placeholder: give roleArn in ${configName}.`);
-  if (!alarmGiven) notes.push(`stopConditionArn is a placeholder: give stopConditionArn in ${configName} (a CloudWatch alarm on the service's SLO).`);
+  if (!alarmGiven)
+    notes.push(
+      `stopConditionArn is a placeholder: give stopConditionArn in ${configName} (a CloudWatch alarm on the service's SLO).`,
+    );
   const actions = recommendations.map((r) => String(r.name));
   let built;
   try {
@@ -138,7 +169,11 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   } catch (error) {
     const field = error instanceof ToolInputError ? renamed(error.message, actions, spec, spell) : undefined;
     if (!field) throw error;
-    throw new ToolInputError(field.argument.startsWith(spell('target_config')) ? `${field.argument}: ${field.rest}` : `${field.argument}: cannot export to fis: ${field.rest}`);
+    throw new ToolInputError(
+      field.argument.startsWith(spell('target_config'))
+        ? `${field.argument}: ${field.rest}`
+        : `${field.argument}: cannot export to fis: ${field.rest}`,
+    );
   }
   for (const warning of built.warnings) {
     const field = renamed(warning, actions, spec, spell);
@@ -147,5 +182,11 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   notes.push(
     `FIS injects the fault; drive the load at the same time (${spell('num_clients')} × ${spell('rps')} = ${spec.clients * spec.rps} requests/s for ${formatIsoDuration(spec.durationMs)}) — e.g. with the k6 export — and the fault starts ${formatIsoDuration(spec.faultStartMs)} into it.`,
   );
-  return { to: 'fis', fault: spec.fault.type, format: 'json', document: JSON.stringify(built.template, null, 2), notes };
+  return {
+    to: 'fis',
+    fault: spec.fault.type,
+    format: 'json',
+    document: JSON.stringify(built.template, null, 2),
+    notes,
+  };
 }

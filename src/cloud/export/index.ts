@@ -25,9 +25,18 @@ import { exportK6, MAX_K6_VUS } from './k6.js';
 export { EXPORT_TARGETS, FIS_PLATFORMS, MAX_K6_VUS };
 export type { ExportOptions, ExportResult, ExportTarget, FisPlatform } from './context.js';
 
-export async function exportScenario(spec: ScenarioSpec, to: ExportTarget, options: ExportOptions = {}): Promise<ExportResult> {
+export async function exportScenario(
+  spec: ScenarioSpec,
+  to: ExportTarget,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
   if (spec.proxies.length > 0) {
-    refuse(options.spell ?? asGiven, 'proxies', to, "the fault is on the app's outbound calls through proxy mappings; exports describe a fault on the service at url — export without proxies");
+    refuse(
+      options.spell ?? asGiven,
+      'proxies',
+      to,
+      "the fault is on the app's outbound calls through proxy mappings; exports describe a fault on the service at url — export without proxies",
+    );
   }
   switch (to) {
     case 'fis':
@@ -54,7 +63,11 @@ export const EXPORT_FAULT_ARGUMENTS: Record<string, readonly string[]> = {
 };
 
 /** Refuses an argument of another fault (`loss_rate` on a latency export); `spell` names it as the caller wrote it. */
-export function checkFaultArguments(fault: string, given: Record<string, unknown>, spell: (name: string) => string = asGiven): void {
+export function checkFaultArguments(
+  fault: string,
+  given: Record<string, unknown>,
+  spell: (name: string) => string = asGiven,
+): void {
   const own = new Set(EXPORT_FAULT_ARGUMENTS[fault] ?? []);
   for (const [other, names] of Object.entries(EXPORT_FAULT_ARGUMENTS)) {
     if (other === fault) continue;
@@ -70,4 +83,8 @@ export function checkFaultArguments(fault: string, given: Record<string, unknown
  * Scenario limits for exports: nothing is loaded, so any host, any rate and any length pass the
  * scenario's own checks; each engine refuses what it cannot run (FIS: 12 hours at most).
  */
-export const EXPORT_LIMITS = { allowRemoteTargets: true, maxDurationMs: Number.MAX_SAFE_INTEGER, maxRatePerSecond: Number.MAX_SAFE_INTEGER };
+export const EXPORT_LIMITS = {
+  allowRemoteTargets: true,
+  maxDurationMs: Number.MAX_SAFE_INTEGER,
+  maxRatePerSecond: Number.MAX_SAFE_INTEGER,
+};

@@ -25,7 +25,13 @@ function affected(spec: ScenarioSpec): 'responses' | 'requests' | 'both' {
 }
 
 function wholeNumber(value: number, argument: string, to: Engine, unit: string, spell: Spell): number {
-  if (!Number.isInteger(value)) refuse(spell, argument, to, `${value} ${unit} is not a whole number, which is all the engine takes; give a whole number`);
+  if (!Number.isInteger(value))
+    refuse(
+      spell,
+      argument,
+      to,
+      `${value} ${unit} is not a whole number, which is all the engine takes; give a whole number`,
+    );
   return value;
 }
 
@@ -45,25 +51,68 @@ export function networkFault(spec: ScenarioSpec, to: Engine, spell: Spell, notes
       const deviation = Number(fault.deviationMs ?? 0);
       const chosen = fault.distribution as string | undefined;
       if (deviation > 0 && chosen !== undefined && chosen !== 'uniform') {
-        refuse(spell, 'distribution', to, `a ${chosen} spread of ${deviation} ms has no equivalent: the engine's jitter is netem's uniform spread (latency ± jitter); use ${spell('distribution')} uniform, or ${spell('deviation')} 0`);
+        refuse(
+          spell,
+          'distribution',
+          to,
+          `a ${chosen} spread of ${deviation} ms has no equivalent: the engine's jitter is netem's uniform spread (latency ± jitter); use ${spell('distribution')} uniform, or ${spell('deviation')} 0`,
+        );
       }
       if (deviation > 0 && chosen === undefined) {
-        notes.push(`${spell('distribution')} was not given: the deviation is exported as the engine's uniform spread (latency ± ${deviation} ms); faultline's own runs draw a normal one unless told uniform.`);
+        notes.push(
+          `${spell('distribution')} was not given: the deviation is exported as the engine's uniform spread (latency ± ${deviation} ms); faultline's own runs draw a normal one unless told uniform.`,
+        );
       }
-      if (fault.perOp === true) refuse(spell, 'per_read_write_op', to, 'a delay per read/write chunk has no equivalent; the engine delays packets');
-      return { kind: 'latency', delay: wholeNumber(Number(fault.latencyMs ?? 100), 'latency', to, 'ms', spell), jitter: wholeNumber(deviation, 'deviation', to, 'ms', spell) };
+      if (fault.perOp === true)
+        refuse(
+          spell,
+          'per_read_write_op',
+          to,
+          'a delay per read/write chunk has no equivalent; the engine delays packets',
+        );
+      return {
+        kind: 'latency',
+        delay: wholeNumber(Number(fault.latencyMs ?? 100), 'latency', to, 'ms', spell),
+        jitter: wholeNumber(deviation, 'deviation', to, 'ms', spell),
+      };
     }
     case 'packet_loss':
-      if ((fault.model ?? 'bernoulli') !== 'bernoulli') refuse(spell, 'model', to, `the ${String(fault.model)} loss model has no equivalent; the engine drops packets independently (bernoulli)`);
-      if (fault.rttMs !== undefined) notes.push(`${spell('rtt')} shapes only faultline's simulated recovery; the engine drops real packets, and TCP recovers at the real round-trip time.`);
+      if ((fault.model ?? 'bernoulli') !== 'bernoulli')
+        refuse(
+          spell,
+          'model',
+          to,
+          `the ${String(fault.model)} loss model has no equivalent; the engine drops packets independently (bernoulli)`,
+        );
+      if (fault.rttMs !== undefined)
+        notes.push(
+          `${spell('rtt')} shapes only faultline's simulated recovery; the engine drops real packets, and TCP recovers at the real round-trip time.`,
+        );
       return { kind: 'loss', percent: Math.round(Number(fault.lossRate ?? 0.05) * 100 * 1e6) / 1e6 };
     case 'bandwidth':
-      if (to === 'fis') refuse(spell, 'fault', to, 'FIS has no bandwidth-limiting action (a bandwidth scenario exports to chaos-mesh or k6)');
+      if (to === 'fis')
+        refuse(
+          spell,
+          'fault',
+          to,
+          'FIS has no bandwidth-limiting action (a bandwidth scenario exports to chaos-mesh or k6)',
+        );
       if (fault.scope === 'connection') {
-        refuse(spell, 'bandwidth_scope', to, `a cap per connection has no equivalent: Chaos Mesh's bandwidth action caps the pods' whole traffic — use ${spell('bandwidth_scope')} shared, or leave it out`);
+        refuse(
+          spell,
+          'bandwidth_scope',
+          to,
+          `a cap per connection has no equivalent: Chaos Mesh's bandwidth action caps the pods' whole traffic — use ${spell('bandwidth_scope')} shared, or leave it out`,
+        );
       }
-      if (fault.scope === undefined) notes.push(`${spell('bandwidth_scope')} was not given: the cap is exported as Chaos Mesh's, one cap on the pods' whole traffic (faultline's own runs cap each connection unless told shared).`);
-      return { kind: 'bandwidth', bytesPerSecond: wholeNumber(Number(fault.bytesPerSecond), 'rate', to, 'bytes/s', spell) };
+      if (fault.scope === undefined)
+        notes.push(
+          `${spell('bandwidth_scope')} was not given: the cap is exported as Chaos Mesh's, one cap on the pods' whole traffic (faultline's own runs cap each connection unless told shared).`,
+        );
+      return {
+        kind: 'bandwidth',
+        bytesPerSecond: wholeNumber(Number(fault.bytesPerSecond), 'rate', to, 'bytes/s', spell),
+      };
     case 'blackhole':
       return { kind: 'blackhole' };
     case 'jitter':

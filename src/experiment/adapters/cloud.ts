@@ -40,7 +40,13 @@ function scenarioOf(fault: FaultSpec, host: string, port: number, forMs: number,
 }
 
 /** The NetworkChaos spec (and notes) src/cloud writes for this network fault on the dependency's pods. */
-export async function networkChaosSpec(fault: FaultSpec, host: string, port: number, forMs: number, options: ExportOptions): Promise<{ spec: Record<string, unknown>; notes: string[] }> {
+export async function networkChaosSpec(
+  fault: FaultSpec,
+  host: string,
+  port: number,
+  forMs: number,
+  options: ExportOptions,
+): Promise<{ spec: Record<string, unknown>; notes: string[] }> {
   const result = await exportScenario(scenarioOf(fault, host, port, forMs), 'chaos-mesh', options);
   const { parse } = await import('yaml');
   const manifest = parse(result.document) as { spec: Record<string, unknown> };
@@ -48,22 +54,42 @@ export async function networkChaosSpec(fault: FaultSpec, host: string, port: num
 }
 
 /** The FIS action (id and parameters, duration included) src/cloud writes for this network fault. */
-export async function fisAction(fault: FaultSpec, host: string, port: number, forMs: number, platform: ExportOptions['platform']): Promise<{ actionId: string; parameters: Record<string, string>; notes: string[] }> {
-  const result = await exportScenario(scenarioOf(fault, host, port, forMs), 'fis', { ...(platform ? { platform } : {}) });
-  const template = JSON.parse(result.document) as { actions: Record<string, { actionId: string; parameters?: Record<string, string> }> };
+export async function fisAction(
+  fault: FaultSpec,
+  host: string,
+  port: number,
+  forMs: number,
+  platform: ExportOptions['platform'],
+): Promise<{ actionId: string; parameters: Record<string, string>; notes: string[] }> {
+  const result = await exportScenario(scenarioOf(fault, host, port, forMs), 'fis', {
+    ...(platform ? { platform } : {}),
+  });
+  const template = JSON.parse(result.document) as {
+    actions: Record<string, { actionId: string; parameters?: Record<string, string> }>;
+  };
   const action = template.actions['fault']!;
-  return { actionId: action.actionId, parameters: action.parameters ?? {}, notes: result.notes.filter((note) => /jitter|blackhole/i.test(note)) };
+  return {
+    actionId: action.actionId,
+    parameters: action.parameters ?? {},
+    notes: result.notes.filter((note) => /jitter|blackhole/i.test(note)),
+  };
 }
 
 /** k6's scenario block for the load (rate, time unit, VUs) as src/cloud writes it, with its notes. */
 export async function k6LoadOptions(load: LoadPlan): Promise<{ scenario: Record<string, unknown>; notes: string[] }> {
-  const result = await exportScenario(scenarioOf({ type: 'latency', latencyMs: 0 } as FaultSpec, '127.0.0.1', 80, load.durationMs, load), 'k6');
+  const result = await exportScenario(
+    scenarioOf({ type: 'latency', latencyMs: 0 } as FaultSpec, '127.0.0.1', 80, load.durationMs, load),
+    'k6',
+  );
   const options = /export const options = (\{[\s\S]*?\n\});/.exec(result.document);
   if (!options) throw new Error('the k6 export changed shape: no options object found');
   const parsed = JSON.parse(options[1]!) as { scenarios: Record<string, Record<string, unknown>> };
   return { scenario: Object.values(parsed.scenarios)[0]!, notes: result.notes };
 }
 
-export function buildTemplate(recommendations: Array<Record<string, unknown>>, targetConfig: Record<string, unknown>): BuiltTemplate {
+export function buildTemplate(
+  recommendations: Array<Record<string, unknown>>,
+  targetConfig: Record<string, unknown>,
+): BuiltTemplate {
   return buildExperimentTemplate(recommendations, targetConfig);
 }

@@ -20,7 +20,11 @@ export interface ReadSource {
   calls: CallReport;
 }
 
-export async function readSources(access: FileAccess, target: { sourceDir: string } | { file: string }, signal?: AbortSignal): Promise<{ sources: ReadSource[]; skipped: string[] }> {
+export async function readSources(
+  access: FileAccess,
+  target: { sourceDir: string } | { file: string },
+  signal?: AbortSignal,
+): Promise<{ sources: ReadSource[]; skipped: string[] }> {
   const skipped: string[] = [];
   const files: Array<{ path: string; absolutePath: string }> = [];
   if ('file' in target) {
@@ -33,7 +37,11 @@ export async function readSources(access: FileAccess, target: { sourceDir: strin
       signal,
       limits: { maxFiles: MAX_SUGGEST_FILES, maxBytes: MAX_SUGGEST_BYTES },
     });
-    files.push(...walked.files.filter((file) => file.language.grammar !== undefined).map((file) => ({ path: file.path, absolutePath: file.absolutePath })));
+    files.push(
+      ...walked.files
+        .filter((file) => file.language.grammar !== undefined)
+        .map((file) => ({ path: file.path, absolutePath: file.absolutePath })),
+    );
   }
   const sources: ReadSource[] = [];
   for (const file of files) {

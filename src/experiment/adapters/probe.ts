@@ -8,9 +8,16 @@ import type { ProbeStep } from '../model.js';
 
 export type { ProbeReport, ProbeVerdict };
 
-export async function runProbeStep(step: ProbeStep, signal: AbortSignal, onProgress: (message: string) => void): Promise<{ report: ProbeReport; verdict: ProbeVerdict }> {
+export async function runProbeStep(
+  step: ProbeStep,
+  signal: AbortSignal,
+  onProgress: (message: string) => void,
+): Promise<{ report: ProbeReport; verdict: ProbeVerdict }> {
   const taxonomy = await loadTaxonomy();
-  const target = step.server.url !== undefined ? { kind: 'http' as const, url: step.server.url } : { kind: 'stdio' as const, command: step.server.command!, args: step.server.args };
+  const target =
+    step.server.url !== undefined
+      ? { kind: 'http' as const, url: step.server.url }
+      : { kind: 'stdio' as const, command: step.server.command!, args: step.server.args };
   const report = await runProbe(target, taxonomy, {
     cases: step.cases,
     seed: PROBE_DEFAULTS.seed,

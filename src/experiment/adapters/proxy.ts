@@ -48,7 +48,8 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     lookup: policyLookup(options.policy),
     policy: { ...options.policy, argument: 'proxies' },
     onEvent: (event) => {
-      if (event.type === 'connect_failed') options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
+      if (event.type === 'connect_failed')
+        options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
     },
   });
   const registry = new FaultRegistry(proxy);
@@ -63,12 +64,26 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
       const network = counters.faults.find((fault) => fault.name === id);
       if (network) {
         const acted = networkFaultActed(network);
-        return { acted, detail: acted ? `acted ${network.applications} times on ${network.connections} connections` : network.connections === 0 ? 'no connection went through its mapping while it was set' : `was on ${network.connections} connections but changed nothing` };
+        return {
+          acted,
+          detail: acted
+            ? `acted ${network.applications} times on ${network.connections} connections`
+            : network.connections === 0
+              ? 'no connection went through its mapping while it was set'
+              : `was on ${network.connections} connections but changed nothing`,
+        };
       }
       const http = counters.httpFaults?.find((fault) => fault.name === id);
       if (http) {
         const acted = httpFaultActed(http);
-        return { acted, detail: acted ? `acted on ${http.applications} of ${http.requests} requests` : http.requests === 0 ? 'no request went through its mapping while it was set' : `${http.requests} requests reached it, none drew it` };
+        return {
+          acted,
+          detail: acted
+            ? `acted on ${http.applications} of ${http.requests} requests`
+            : http.requests === 0
+              ? 'no request went through its mapping while it was set'
+              : `${http.requests} requests reached it, none drew it`,
+        };
       }
       return { acted: false, detail: 'its counters are gone' };
     },
@@ -100,9 +115,14 @@ export class ControlClient {
 
   async inject(target: string, config: Record<string, unknown>, durationMs: number): Promise<string> {
     const { target: _own, ...body } = config;
-    const answer = await adminRequest(this.options(), 'POST', '/chaos/inject', { target, config: body, durationMs: Math.ceil(durationMs) });
+    const answer = await adminRequest(this.options(), 'POST', '/chaos/inject', {
+      target,
+      config: body,
+      durationMs: Math.ceil(durationMs),
+    });
     const id = answer['faultId'] ?? answer['fault_id'];
-    if (typeof id !== 'string') throw new OperationalError(`control plane ${this.plane.name}: /chaos/inject answered no faultId`);
+    if (typeof id !== 'string')
+      throw new OperationalError(`control plane ${this.plane.name}: /chaos/inject answered no faultId`);
     this.faults.add(id);
     return id;
   }
@@ -128,8 +148,13 @@ export class ControlClient {
   async clearOwn(): Promise<void> {
     const pending = [...this.faults];
     const failures: string[] = [];
-    await Promise.all(pending.map((id) => this.clear(id).catch((error: unknown) => void failures.push(`${id}: ${messageOf(error)}`))));
-    if (failures.length > 0) throw new OperationalError(`control plane ${this.plane.name}: could not clear ${failures.join('; ')} (each expires on its own after its step's length)`);
+    await Promise.all(
+      pending.map((id) => this.clear(id).catch((error: unknown) => void failures.push(`${id}: ${messageOf(error)}`))),
+    );
+    if (failures.length > 0)
+      throw new OperationalError(
+        `control plane ${this.plane.name}: could not clear ${failures.join('; ')} (each expires on its own after its step's length)`,
+      );
   }
 
   private options() {

@@ -8,8 +8,15 @@ import type { ToolcallStep } from '../model.js';
 
 export type { Slis };
 
-export async function runToolcallStep(step: ToolcallStep, signal: AbortSignal, onProgress: (message: string) => void): Promise<Slis> {
-  const target = step.server.url !== undefined ? { url: step.server.url } : { command: step.server.command!, args: step.server.args };
+export async function runToolcallStep(
+  step: ToolcallStep,
+  signal: AbortSignal,
+  onProgress: (message: string) => void,
+): Promise<Slis> {
+  const target =
+    step.server.url !== undefined
+      ? { url: step.server.url }
+      : { command: step.server.command!, args: step.server.args };
   const result = await runToolCallScenario({
     target,
     plan: step.plan,

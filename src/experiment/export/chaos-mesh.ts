@@ -27,9 +27,13 @@ import { statusRange } from './status-range.js';
 
 type Template = Record<string, unknown> & { name: string };
 
-export async function exportChaosMesh(experiment: Experiment, options: ExperimentExportOptions): Promise<EngineDocument> {
+export async function exportChaosMesh(
+  experiment: Experiment,
+  options: ExperimentExportOptions,
+): Promise<EngineDocument> {
   const namespace = options.namespace ?? 'default';
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) throw new ToolInputError(`--namespace: "${namespace}" is not a Kubernetes namespace name`);
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace))
+    throw new ToolInputError(`--namespace: "${namespace}" is not a Kubernetes namespace name`);
   const refusals: Refusal[] = [];
   const notes: string[] = [];
   const templates: Template[] = [];
@@ -39,11 +43,17 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
   for (const step of experiment.steps) {
     const part = `method[${step.index}] (${step.name})`;
     if (step.kind !== 'fault') {
-      refusals.push({ part, reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; Chaos Mesh has no such fault` });
+      refusals.push({
+        part,
+        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; Chaos Mesh has no such fault`,
+      });
       continue;
     }
     if (step.placement.plane === 'control') {
-      refusals.push({ part, reason: `the fault is set through the control plane ${step.placement.control} (an admin API faultline calls); Chaos Mesh injects at the network instead — put the dependency under proxies to export it` });
+      refusals.push({
+        part,
+        reason: `the fault is set through the control plane ${step.placement.control} (an admin API faultline calls); Chaos Mesh injects at the network instead — put the dependency under proxies to export it`,
+      });
       continue;
     }
     const { host, port, name } = dependencyOf(experiment, step);
@@ -54,12 +64,21 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
     let chaos: Template;
     try {
       if (step.config.kind === 'network') {
-        const { spec, notes: own } = await networkChaosSpec(step.config.spec, host, port, step.forMs, { namespace, selector: labels });
+        const { spec, notes: own } = await networkChaosSpec(step.config.spec, host, port, step.forMs, {
+          namespace,
+          selector: labels,
+        });
         delete spec.duration; // the workflow node's deadline is the step's length
         chaos = { name: id, templateType: 'NetworkChaos', deadline: goDuration(step.forMs), networkChaos: spec };
-        for (const note of own) if (!/placeholder label|Apply the manifest/.test(note)) notes.push(`${step.name}: ${note}`);
+        for (const note of own)
+          if (!/placeholder label|Apply the manifest/.test(note)) notes.push(`${step.name}: ${note}`);
       } else {
-        chaos = { name: id, templateType: 'HTTPChaos', deadline: goDuration(step.forMs), httpChaos: httpChaosSpec(validateHttpFault(step.config.spec), port, namespace, labels, notes, step.name) };
+        chaos = {
+          name: id,
+          templateType: 'HTTPChaos',
+          deadline: goDuration(step.forMs),
+          httpChaos: httpChaosSpec(validateHttpFault(step.config.spec), port, namespace, labels, notes, step.name),
+        };
       }
     } catch (error) {
       if (!(error instanceof ToolInputError)) throw error;
@@ -74,17 +93,32 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
     if (expectation.kind !== 'http') continue;
     const part = `${expectation.id} (${expectation.title})`;
     if (expectation.mode !== 'continuous' && expectation.mode !== 'eventually') {
-      refusals.push({ part, reason: `mode ${expectation.mode} probes at set moments; a StatusCheck probes continuously or until it first succeeds` });
+      refusals.push({
+        part,
+        reason: `mode ${expectation.mode} probes at set moments; a StatusCheck probes continuously or until it first succeeds`,
+      });
       continue;
     }
-    const check = statusCheck(expectation.check, expectation.window, expectation.mode === 'continuous' ? 'Continuous' : 'Synchronous', expectation.mode === 'continuous' ? 1 : Math.max(1, Math.ceil((expectation.window.toMs - expectation.window.fromMs) / expectation.check.everyMs)), false);
+    const check = statusCheck(
+      expectation.check,
+      expectation.window,
+      expectation.mode === 'continuous' ? 'Continuous' : 'Synchronous',
+      expectation.mode === 'continuous'
+        ? 1
+        : Math.max(1, Math.ceil((expectation.window.toMs - expectation.window.fromMs) / expectation.check.everyMs)),
+      false,
+    );
     if ('reason' in check) refusals.push({ part, reason: check.reason });
     else branches.push(addCheck(templates, `check-${templates.length + 1}`, check.template, expectation.window));
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
     if (rule.kind === 'load') {
-      refusals.push({ part, reason: 'Chaos Mesh aborts a workflow on an HTTP status check only; it cannot read the load\'s error rate or latency — abort on an HTTP check (a health or SLO endpoint) instead' });
+      refusals.push({
+        part,
+        reason:
+          "Chaos Mesh aborts a workflow on an HTTP status check only; it cannot read the load's error rate or latency — abort on an HTTP check (a health or SLO endpoint) instead",
+      });
       continue;
     }
     const check = statusCheck(rule.check, experiment.phases.inject, 'Continuous', rule.failures, true);
@@ -92,14 +126,32 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
     else branches.push(addCheck(templates, `abort-check-${index + 1}`, check.template, experiment.phases.inject));
   }
   for (const expectation of experiment.expectations) {
-    if (expectation.kind === 'command') refusals.push({ part: `${expectation.id} (${expectation.title})`, reason: 'a command run beside the faults is faultline\'s; a Workflow has no step that runs your test suite and reads its exit code' });
+    if (expectation.kind === 'command')
+      refusals.push({
+        part: `${expectation.id} (${expectation.title})`,
+        reason:
+          "a command run beside the faults is faultline's; a Workflow has no step that runs your test suite and reads its exit code",
+      });
   }
-  if (experiment.rollbacks.length > 0) refusals.push({ part: 'rollbacks', reason: 'Chaos Mesh removes its own chaos when a node ends; it runs no command of yours afterwards' });
-  if (branches.length === 0 && refusals.length === 0) refusals.push({ part: 'method', reason: 'no fault step to export' });
-  if (placeholders.size > 0) notes.push(`The pods are selected by placeholder labels for ${[...placeholders].map((name) => `#${name}`).join(', ')}: give --selector NAME:key=value for each mapping.`);
-  notes.push('Each chaos acts on the dependency\'s pods, so on every client of it, not only the app: run it where that is acceptable.');
+  if (experiment.rollbacks.length > 0)
+    refusals.push({
+      part: 'rollbacks',
+      reason: 'Chaos Mesh removes its own chaos when a node ends; it runs no command of yours afterwards',
+    });
+  if (branches.length === 0 && refusals.length === 0)
+    refusals.push({ part: 'method', reason: 'no fault step to export' });
+  if (placeholders.size > 0)
+    notes.push(
+      `The pods are selected by placeholder labels for ${[...placeholders].map((name) => `#${name}`).join(', ')}: give --selector NAME:key=value for each mapping.`,
+    );
+  notes.push(
+    "Each chaos acts on the dependency's pods, so on every client of it, not only the app: run it where that is acceptable.",
+  );
 
-  const entry: Template = branches.length === 1 ? { name: 'experiment', templateType: 'Serial', children: branches } : { name: 'experiment', templateType: 'Parallel', children: branches };
+  const entry: Template =
+    branches.length === 1
+      ? { name: 'experiment', templateType: 'Serial', children: branches }
+      : { name: 'experiment', templateType: 'Parallel', children: branches };
   const workflow = {
     apiVersion: 'chaos-mesh.org/v1alpha1',
     kind: 'Workflow',
@@ -112,7 +164,9 @@ export async function exportChaosMesh(experiment: Experiment, options: Experimen
     render: (header) => `${header.map((line) => `# ${line}`).join('\n')}\n${stringify(workflow, { lineWidth: 0 })}`,
     notes,
     refusals,
-    elsewhere: experiment.load ? ['the load, its SLOs (steady_state, expect) and recover_within: export with --to k6 and run both together'] : [],
+    elsewhere: experiment.load
+      ? ['the load, its SLOs (steady_state, expect) and recover_within: export with --to k6 and run both together']
+      : [],
     ...(branches.length === 0 ? { empty: 'a Workflow needs at least one chaos step' } : {}),
   };
 }
@@ -122,7 +176,11 @@ function dependencyOf(experiment: Experiment, step: FaultStep): { host: string; 
   const target = step.placement.target;
   if (target === IN_FRONT_MAPPING && experiment.load) {
     const url = new URL(experiment.load.url);
-    return { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), name: IN_FRONT_MAPPING };
+    return {
+      host: url.hostname,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      name: IN_FRONT_MAPPING,
+    };
   }
   const mapping = experiment.proxies.find((m) => m.name === target || String(m.listenPort) === target)!;
   return { host: mapping.remoteHost, port: mapping.remotePort, name: mapping.name ?? String(mapping.listenPort) };
@@ -141,13 +199,22 @@ function addCheck(templates: Template[], id: string, template: Record<string, un
   return timeline(templates, id, window.fromMs);
 }
 
-function statusCheck(check: HttpCheck, window: Window, mode: 'Continuous' | 'Synchronous', failures: number, abort: boolean): { template: Record<string, unknown> } | { reason: string } {
+function statusCheck(
+  check: HttpCheck,
+  window: Window,
+  mode: 'Continuous' | 'Synchronous',
+  failures: number,
+  abort: boolean,
+): { template: Record<string, unknown> } | { reason: string } {
   if (window.toMs <= window.fromMs) return { reason: 'its window is empty' };
   const range = statusRange(check.predicate);
   if ('reason' in range) return range;
-  if (check.everyMs % 1000 !== 0) return { reason: `every ${formatDuration(check.everyMs)}: a StatusCheck's interval is whole seconds` };
-  if (check.timeoutMs % 1000 !== 0) return { reason: `timeout ${formatDuration(check.timeoutMs)}: a StatusCheck's timeout is whole seconds` };
-  if (check.method !== 'GET' && check.method !== 'POST') return { reason: `${check.method}: a StatusCheck sends GET or POST` };
+  if (check.everyMs % 1000 !== 0)
+    return { reason: `every ${formatDuration(check.everyMs)}: a StatusCheck's interval is whole seconds` };
+  if (check.timeoutMs % 1000 !== 0)
+    return { reason: `timeout ${formatDuration(check.timeoutMs)}: a StatusCheck's timeout is whole seconds` };
+  if (check.method !== 'GET' && check.method !== 'POST')
+    return { reason: `${check.method}: a StatusCheck sends GET or POST` };
   return {
     template: {
       templateType: 'StatusCheck',
@@ -162,7 +229,9 @@ function statusCheck(check: HttpCheck, window: Window, mode: 'Continuous' | 'Syn
         http: {
           url: check.url,
           method: check.method,
-          ...(Object.keys(check.headers).length ? { headers: Object.fromEntries(Object.entries(check.headers).map(([k, v]) => [k, [v]])) } : {}),
+          ...(Object.keys(check.headers).length
+            ? { headers: Object.fromEntries(Object.entries(check.headers).map(([k, v]) => [k, [v]])) }
+            : {}),
           ...(check.body ? { body: check.body } : {}),
           criteria: { statusCode: range.text },
         },
@@ -171,47 +240,103 @@ function statusCheck(check: HttpCheck, window: Window, mode: 'Continuous' | 'Syn
   };
 }
 
-function httpChaosSpec(fault: ResolvedHttpFault, port: number, namespace: string, labels: readonly string[], notes: string[], stepName: string): Record<string, unknown> {
+function httpChaosSpec(
+  fault: ResolvedHttpFault,
+  port: number,
+  namespace: string,
+  labels: readonly string[],
+  notes: string[],
+  stepName: string,
+): Record<string, unknown> {
   const refuse = (reason: string): never => {
     throw new ToolInputError(`fault: cannot export to chaos-mesh: ${reason}`);
   };
   if (fault.probability < 1) refuse(`probability ${fault.probability}: HTTPChaos acts on every matching request`);
-  if (fault.methods && fault.methods.length > 1) refuse(`methods ${fault.methods.join(',')}: HTTPChaos matches one method`);
+  if (fault.methods && fault.methods.length > 1)
+    refuse(`methods ${fault.methods.join(',')}: HTTPChaos matches one method`);
   let path: string | undefined;
   if (fault.path !== undefined) {
     if (!fault.path.includes('*')) path = fault.path;
     else if (/^[^*]*\/\*\*$/.test(fault.path)) path = `${fault.path.slice(0, -2)}*`;
-    else refuse(`path ${fault.path}: faultline's * stops at a /, HTTPChaos's matches across; only an exact path or a trailing /** has the same meaning`);
+    else
+      refuse(
+        `path ${fault.path}: faultline's * stops at a /, HTTPChaos's matches across; only an exact path or a trailing /** has the same meaning`,
+      );
   }
-  const selector: Record<string, unknown> = { namespaces: [namespace], labelSelectors: Object.fromEntries(labels.map((label) => label.split('=') as [string, string])) };
-  const base = { mode: 'all', selector, port, ...(path ? { path } : {}), ...(fault.methods ? { method: fault.methods[0] } : {}) };
+  const selector: Record<string, unknown> = {
+    namespaces: [namespace],
+    labelSelectors: Object.fromEntries(labels.map((label) => label.split('=') as [string, string])),
+  };
+  const base = {
+    mode: 'all',
+    selector,
+    port,
+    ...(path ? { path } : {}),
+    ...(fault.methods ? { method: fault.methods[0] } : {}),
+  };
   switch (fault.type) {
     case 'latency':
       return { ...base, target: 'Request', delay: `${fault.delay}ms` };
     case 'error':
-      if (!fault.forward) refuse('error answers in the service\'s place without calling it; HTTPChaos can only replace the answer the service gave after handling the request — give the fault forward: true to export that');
-    {
-      // The answer the fault itself gives, so code, body and content type are the proxy's own.
-      const answer = httpBehaviour(fault).response?.({ status: 200, statusMessage: 'OK', headers: [], body: Buffer.alloc(0) });
-      if (answer?.kind !== 'replace') return refuse('error gives no answer to replace with');
-      const headers = Object.fromEntries(answer.response.headers.map(([name, value]) => [name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), value]));
-      return { ...base, target: 'Response', replace: { code: answer.response.status, body: answer.response.body.toString('base64'), headers } };
-    }
+      if (!fault.forward)
+        refuse(
+          "error answers in the service's place without calling it; HTTPChaos can only replace the answer the service gave after handling the request — give the fault forward: true to export that",
+        );
+      {
+        // The answer the fault itself gives, so code, body and content type are the proxy's own.
+        const answer = httpBehaviour(fault).response?.({
+          status: 200,
+          statusMessage: 'OK',
+          headers: [],
+          body: Buffer.alloc(0),
+        });
+        if (answer?.kind !== 'replace') return refuse('error gives no answer to replace with');
+        const headers = Object.fromEntries(
+          answer.response.headers.map(([name, value]) => [name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), value]),
+        );
+        return {
+          ...base,
+          target: 'Response',
+          replace: { code: answer.response.status, body: answer.response.body.toString('base64'), headers },
+        };
+      }
     case 'schema_mismatch': {
       const nested = fault.missing_fields.find((field) => field.includes('.'));
-      if (nested) refuse(`missing_fields ${nested}: a JSON merge patch cannot remove a field inside arrays as faultline does, and the body's shape is not known here; only top-level fields export`);
-      notes.push(`${stepName}: removes ${fault.missing_fields.join(', ')} with a JSON merge patch (null removes a field); a body that is not a JSON object is replaced by the patch, where faultline leaves it as it is.`);
-      return { ...base, target: 'Response', patch: { body: { type: 'JSON', value: JSON.stringify(Object.fromEntries(fault.missing_fields.map((field) => [field, null]))) } } };
+      if (nested)
+        refuse(
+          `missing_fields ${nested}: a JSON merge patch cannot remove a field inside arrays as faultline does, and the body's shape is not known here; only top-level fields export`,
+        );
+      notes.push(
+        `${stepName}: removes ${fault.missing_fields.join(', ')} with a JSON merge patch (null removes a field); a body that is not a JSON object is replaced by the patch, where faultline leaves it as it is.`,
+      );
+      return {
+        ...base,
+        target: 'Response',
+        patch: {
+          body: {
+            type: 'JSON',
+            value: JSON.stringify(Object.fromEntries(fault.missing_fields.map((field) => [field, null]))),
+          },
+        },
+      };
     }
     case 'connection_refused':
-      notes.push(`${stepName}: HTTPChaos abort interrupts the connection, faultline resets it (RST): the client sees a failed request either way.`);
+      notes.push(
+        `${stepName}: HTTPChaos abort interrupts the connection, faultline resets it (RST): the client sees a failed request either way.`,
+      );
       return { ...base, target: 'Request', abort: true };
     case 'rate_limit':
-      return refuse('rate_limit answers 429 in the service\'s place without calling it; HTTPChaos can only rewrite the answer the service gave');
+      return refuse(
+        "rate_limit answers 429 in the service's place without calling it; HTTPChaos can only rewrite the answer the service gave",
+      );
     case 'timeout':
-      return refuse('timeout holds the request and closes the connection without calling the service; HTTPChaos delay forwards the request after its delay');
+      return refuse(
+        'timeout holds the request and closes the connection without calling the service; HTTPChaos delay forwards the request after its delay',
+      );
     case 'malformed':
-      return refuse("malformed cuts each response's own body in half behind a marker; HTTPChaos replaces or patches with a fixed body");
+      return refuse(
+        "malformed cuts each response's own body in half behind a marker; HTTPChaos replaces or patches with a fixed body",
+      );
     case 'connection_drop':
       return refuse('connection_drop cuts the response after some bytes; HTTPChaos has no fault that does');
   }
@@ -222,5 +347,12 @@ function goDuration(ms: number): string {
 }
 
 function slug(text: string): string {
-  return (text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'experiment').slice(0, 40).replace(/-$/, '');
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'experiment'
+  )
+    .slice(0, 40)
+    .replace(/-$/, '');
 }

@@ -32,7 +32,8 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
   const given = { ...(options.targetConfig ?? {}) };
   const mappings = given.mappings;
   delete given.mappings;
-  if (mappings !== undefined && !isPlainObject(mappings)) throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
+  if (mappings !== undefined && !isPlainObject(mappings))
+    throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
   const steps = await fisSteps(experiment, options, refusals, notes);
   refuseWhatFisCannotRun(experiment, refusals);
   if (steps.length === 0 && refusals.length === 0) refusals.push({ part: 'method', reason: 'no fault step to export' });
@@ -45,11 +46,16 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
     const match = /^recommendation\[(\d+)\]\./.exec(message);
     const name = match ? String(recommendations[Number(match[1])]?.name) : undefined;
     const step = steps.find((candidate) => candidate.name === name || `${candidate.name}-wait` === name);
-    return step && match ? { part: `method[${step.step.index}] (${step.step.name})`, rest: message.slice(match[0].length) } : undefined;
+    return step && match
+      ? { part: `method[${step.step.index}] (${step.step.name})`, rest: message.slice(match[0].length) }
+      : undefined;
   };
   if (recommendations.length > 0) {
     try {
-      built = buildTemplate(recommendations, { description: `faultline experiment: ${experiment.title}`.slice(0, 512), ...config });
+      built = buildTemplate(recommendations, {
+        description: `faultline experiment: ${experiment.title}`.slice(0, 512),
+        ...config,
+      });
     } catch (error) {
       if (!(error instanceof ToolInputError)) throw error;
       // Name the step behind a recommendation the builder refused.
@@ -57,40 +63,67 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
       if (named) refusals.push({ part: named.part, reason: named.rest });
       else if (/^recommendation: at most \d+ actions/.test(error.message)) {
         // A wait before each step that does not follow the previous one at once: say it in steps.
-        refusals.push({ part: 'method', reason: `${error.message.replace(/^recommendation: /, '')}: its ${steps.length} fault steps need ${recommendations.length} FIS actions (a wait before each gap); split the experiment` });
+        refusals.push({
+          part: 'method',
+          reason: `${error.message.replace(/^recommendation: /, '')}: its ${steps.length} fault steps need ${recommendations.length} FIS actions (a wait before each gap); split the experiment`,
+        });
       } else throw error;
     }
   }
   // The builder's warnings name recommendation[i]; the reader wrote method[k].
-  if (built) notes.push(...built.warnings.map((warning) => { const named = stepOfRecommendation(warning); return named ? `${named.part}: ${named.rest}` : warning; }));
+  if (built)
+    notes.push(
+      ...built.warnings.map((warning) => {
+        const named = stepOfRecommendation(warning);
+        return named ? `${named.part}: ${named.rest}` : warning;
+      }),
+    );
   return {
     format: 'json',
     render: () => `${JSON.stringify(built?.template ?? {}, null, 2)}\n`,
     notes,
     refusals,
-    elsewhere: experiment.load ? ['the load, its SLOs and recover_within: export with --to k6 (JSON has no comments, so this says it)'] : [],
+    elsewhere: experiment.load
+      ? ['the load, its SLOs and recover_within: export with --to k6 (JSON has no comments, so this says it)']
+      : [],
     ...(built ? {} : { empty: 'a template needs at least one action' }),
   };
 }
 
 /** The network fault steps as FIS actions; every other step is refused with the reason. */
-async function fisSteps(experiment: Experiment, options: ExperimentExportOptions, refusals: Refusal[], notes: string[]): Promise<FisStep[]> {
+async function fisSteps(
+  experiment: Experiment,
+  options: ExperimentExportOptions,
+  refusals: Refusal[],
+  notes: string[],
+): Promise<FisStep[]> {
   const steps: FisStep[] = [];
   for (const step of experiment.steps) {
     const part = `method[${step.index}] (${step.name})`;
     if (step.kind !== 'fault') {
-      refusals.push({ part, reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; FIS has no such action` });
+      refusals.push({
+        part,
+        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; FIS has no such action`,
+      });
       continue;
     }
     if (step.placement.plane === 'control') {
-      refusals.push({ part, reason: `the fault is set through the control plane ${step.placement.control}; FIS injects at the network of tasks or pods — put the dependency under proxies to export it` });
+      refusals.push({
+        part,
+        reason: `the fault is set through the control plane ${step.placement.control}; FIS injects at the network of tasks or pods — put the dependency under proxies to export it`,
+      });
       continue;
     }
     if (step.config.kind === 'http') {
-      refusals.push({ part, reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods` });
+      refusals.push({
+        part,
+        reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
+      });
       continue;
     }
-    const mapping = experiment.proxies.find((m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target);
+    const mapping = experiment.proxies.find(
+      (m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target,
+    );
     const url = experiment.load ? new URL(experiment.load.url) : undefined;
     const host = mapping?.remoteHost ?? url!.hostname;
     const port = mapping?.remotePort ?? Number(url!.port || (url!.protocol === 'https:' ? 443 : 80));
@@ -109,12 +142,22 @@ async function fisSteps(experiment: Experiment, options: ExperimentExportOptions
 /** Commands and HTTP abort checks: FIS runs neither. */
 function refuseWhatFisCannotRun(experiment: Experiment, refusals: Refusal[]): void {
   for (const expectation of experiment.expectations) {
-    if (expectation.kind === 'command') refusals.push({ part: `${expectation.id} (${expectation.title})`, reason: 'FIS runs no command of yours beside its actions' });
+    if (expectation.kind === 'command')
+      refusals.push({
+        part: `${expectation.id} (${expectation.title})`,
+        reason: 'FIS runs no command of yours beside its actions',
+      });
   }
   for (const [index, rule] of experiment.abort.entries()) {
-    if (rule.kind === 'http') refusals.push({ part: `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`, reason: 'FIS stops on a CloudWatch alarm, not on an HTTP check it makes; point an alarm at that endpoint\'s health (e.g. a Route 53 health check) and give its ARN as stopConditionArn' });
+    if (rule.kind === 'http')
+      refusals.push({
+        part: `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`,
+        reason:
+          "FIS stops on a CloudWatch alarm, not on an HTTP check it makes; point an alarm at that endpoint's health (e.g. a Route 53 health check) and give its ARN as stopConditionArn",
+      });
   }
-  if (experiment.rollbacks.length > 0) refusals.push({ part: 'rollbacks', reason: 'FIS runs no command of yours after its actions' });
+  if (experiment.rollbacks.length > 0)
+    refusals.push({ part: 'rollbacks', reason: 'FIS runs no command of yours after its actions' });
 }
 
 /**
@@ -130,20 +173,35 @@ function templateConfig(
 ): { config: Record<string, unknown>; alarmGiven: boolean } {
   const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
   const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
-  if (!alarmGiven) config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${/::(\d{12}):/.exec(String(config.roleArn))?.[1] ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
+  if (!alarmGiven)
+    config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${/::(\d{12}):/.exec(String(config.roleArn))?.[1] ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
   const perAction: Record<string, unknown> = { ...((given.targets as Record<string, unknown> | undefined) ?? {}) };
   for (const { step, name } of steps) {
     const own = (mappings as Record<string, unknown> | undefined)?.[step.placement.target];
     if (own !== undefined) perAction[name] = own;
   }
   if (Object.keys(perAction).length > 0) config.targets = perAction;
-  if (config.tags === undefined && config.resourceArns === undefined && config.parameters === undefined && steps.some(({ name }) => perAction[name] === undefined)) {
+  if (
+    config.tags === undefined &&
+    config.resourceArns === undefined &&
+    config.parameters === undefined &&
+    steps.some(({ name }) => perAction[name] === undefined)
+  ) {
     if ((options.platform ?? 'ecs') === 'ecs') {
       config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-      notes.push('The tasks are selected by a placeholder tag: give --target \'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' for each dependency (or tags, resourceArns for all).');
+      notes.push(
+        'The tasks are selected by a placeholder tag: give --target \'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' for each dependency (or tags, resourceArns for all).',
+      );
     } else {
-      config.parameters = { clusterIdentifier: 'REPLACE_WITH_CLUSTER', namespace: 'REPLACE_WITH_NAMESPACE', selectorType: 'labelSelector', selectorValue: 'REPLACE_KEY=REPLACE_VALUE' };
-      notes.push('The pods are selected by placeholder target parameters: give --target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for each dependency.');
+      config.parameters = {
+        clusterIdentifier: 'REPLACE_WITH_CLUSTER',
+        namespace: 'REPLACE_WITH_NAMESPACE',
+        selectorType: 'labelSelector',
+        selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
+      };
+      notes.push(
+        'The pods are selected by placeholder target parameters: give --target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for each dependency.',
+      );
     }
   }
   if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give it in --target.');
@@ -157,10 +215,16 @@ function noteStopAndLoad(experiment: Experiment, alarmGiven: boolean, notes: str
     notes.push(
       loadRules.length > 0
         ? `stopConditionArn is a placeholder: create a CloudWatch alarm for ${loadRules.map((rule) => `"${rule.text}"`).join(' or ')} on the service's metrics and give its ARN (CloudWatch alarm periods are 10 s or more: the alarm you write decides how fast FIS stops).`
-        : 'stopConditionArn is a placeholder: give the CloudWatch alarm on the service\'s SLO that should stop the experiment.',
+        : "stopConditionArn is a placeholder: give the CloudWatch alarm on the service's SLO that should stop the experiment.",
     );
-  } else if (loadRules.length > 0) notes.push(`The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`);
-  if (experiment.load) notes.push(`FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`);
+  } else if (loadRules.length > 0)
+    notes.push(
+      `The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`,
+    );
+  if (experiment.load)
+    notes.push(
+      `FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`,
+    );
 }
 
 /**
@@ -170,14 +234,32 @@ function noteStopAndLoad(experiment: Experiment, alarmGiven: boolean, notes: str
 function sequence(steps: readonly FisStep[]): Array<Record<string, unknown>> {
   const recommendations: Array<Record<string, unknown>> = [];
   for (const { step, name, actionId, parameters } of steps) {
-    const before = steps.filter((other) => other.step.atMs + other.step.forMs <= step.atMs).sort((a, b) => b.step.atMs + b.step.forMs - (a.step.atMs + a.step.forMs))[0];
+    const before = steps
+      .filter((other) => other.step.atMs + other.step.forMs <= step.atMs)
+      .sort((a, b) => b.step.atMs + b.step.forMs - (a.step.atMs + a.step.forMs))[0];
     const from = before ? before.step.atMs + before.step.forMs : 0;
     const after = before ? [before.name] : [];
-    const description = `${step.name}: ${step.config.type} on #${step.placement.target === IN_FRONT_MAPPING ? 'the service' : step.placement.target} at ${formatIsoDuration(step.atMs)}`.slice(0, 512);
+    const description =
+      `${step.name}: ${step.config.type} on #${step.placement.target === IN_FRONT_MAPPING ? 'the service' : step.placement.target} at ${formatIsoDuration(step.atMs)}`.slice(
+        0,
+        512,
+      );
     if (step.atMs > from) {
-      recommendations.push({ action: 'aws:fis:wait', name: `${name}-wait`, duration: formatIsoDuration(step.atMs - from), ...(after.length ? { startAfter: after } : {}) });
+      recommendations.push({
+        action: 'aws:fis:wait',
+        name: `${name}-wait`,
+        duration: formatIsoDuration(step.atMs - from),
+        ...(after.length ? { startAfter: after } : {}),
+      });
       recommendations.push({ action: actionId, name, parameters, description, startAfter: [`${name}-wait`] });
-    } else recommendations.push({ action: actionId, name, parameters, description, ...(after.length ? { startAfter: after } : {}) });
+    } else
+      recommendations.push({
+        action: actionId,
+        name,
+        parameters,
+        description,
+        ...(after.length ? { startAfter: after } : {}),
+      });
   }
   return recommendations;
 }

@@ -58,7 +58,11 @@ export interface EngineDocument {
   empty?: string;
 }
 
-export async function exportExperiment(experiment: Experiment, to: ExperimentExportTarget, options: ExperimentExportOptions = {}): Promise<ExperimentExport> {
+export async function exportExperiment(
+  experiment: Experiment,
+  to: ExperimentExportTarget,
+  options: ExperimentExportOptions = {},
+): Promise<ExperimentExport> {
   let engine: EngineDocument;
   switch (to) {
     case 'chaos-mesh':
@@ -75,15 +79,25 @@ export async function exportExperiment(experiment: Experiment, to: ExperimentExp
   }
   const refused = engine.refusals.map((refusal) => `${refusal.part}: ${refusal.reason}`);
   if (engine.empty !== undefined && refused.length > 0) {
-    throw new ToolInputError(`nothing to export to ${to} (${engine.empty}): every fault step was refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange the experiment, or export to another engine.`);
+    throw new ToolInputError(
+      `nothing to export to ${to} (${engine.empty}): every fault step was refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange the experiment, or export to another engine.`,
+    );
   }
   if (refused.length > 0 && !options.partial) {
-    throw new ToolInputError(`cannot export "${experiment.title}" to ${to} as it is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport with --partial to leave these out (each is listed in the document), or change the experiment.`);
+    throw new ToolInputError(
+      `cannot export "${experiment.title}" to ${to} as it is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport with --partial to leave these out (each is listed in the document), or change the experiment.`,
+    );
   }
   const header = [
     `faultline experiment "${experiment.title}" for ${to}.`,
     ...engine.elsewhere.map((line) => `Not here: ${line}`),
     ...refused.map((line) => `Left out (--partial): ${line}`),
   ];
-  return { to, format: engine.format, document: engine.render(header), notes: [...engine.notes, ...refused.map((line) => `left out: ${line}`)], omitted: refused };
+  return {
+    to,
+    format: engine.format,
+    document: engine.render(header),
+    notes: [...engine.notes, ...refused.map((line) => `left out: ${line}`)],
+    omitted: refused,
+  };
 }

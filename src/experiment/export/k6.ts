@@ -21,11 +21,21 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   const notes: string[] = [];
   const load = experiment.load;
   if (!load) {
-    return { format: 'javascript', render: (header) => header.map((line) => `// ${line}`).join('\n'), notes, refusals: [{ part: 'load', reason: 'the experiment has no load, which is what a k6 script runs' }], elsewhere: [] };
+    return {
+      format: 'javascript',
+      render: (header) => header.map((line) => `// ${line}`).join('\n'),
+      notes,
+      refusals: [{ part: 'load', reason: 'the experiment has no load, which is what a k6 script runs' }],
+      elsewhere: [],
+    };
   }
   const { scenario, notes: loadNotes } = await k6LoadOptions(load);
   notes.push(...loadNotes);
-  if (load.expectStatus !== '2xx,3xx') refusals.push({ part: 'load.expect_status', reason: `"${load.expectStatus}": the script counts 2xx and 3xx as success (k6's default), as faultline does by default` });
+  if (load.expectStatus !== '2xx,3xx')
+    refusals.push({
+      part: 'load.expect_status',
+      reason: `"${load.expectStatus}": the script counts 2xx and 3xx as success (k6's default), as faultline does by default`,
+    });
 
   const windows: Window[] = [];
   const windowTag = (window: Window): string => {
@@ -40,7 +50,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   for (const expectation of experiment.expectations) {
     const part = `${expectation.id} (${expectation.title})`;
     if (expectation.kind === 'command') {
-      refusals.push({ part, reason: 'a command run beside the load is faultline\'s; k6 runs no program of yours' });
+      refusals.push({ part, reason: "a command run beside the load is faultline's; k6 runs no program of yours" });
       continue;
     }
     if (expectation.window.toMs <= expectation.window.fromMs) {
@@ -51,34 +61,60 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
       const tag = windowTag(expectation.window);
       const { slo } = expectation;
       const metric = slo.type === 'latency' ? `http_req_duration{${tag}:in}` : `http_req_failed{${tag}:in}`;
-      (thresholds[metric] ??= []).push(slo.type === 'latency' ? `p(${slo.objective})<=${slo.threshold}` : `rate<${Number((slo.threshold / 100).toFixed(6))}`);
+      (thresholds[metric] ??= []).push(
+        slo.type === 'latency'
+          ? `p(${slo.objective})<=${slo.threshold}`
+          : `rate<${Number((slo.threshold / 100).toFixed(6))}`,
+      );
       described.push(`${expectation.id}: ${expectation.title} → ${metric} (${describe(expectation.window)})`);
       continue;
     }
     if (expectation.mode !== 'continuous' && expectation.mode !== 'eventually') {
-      refusals.push({ part, reason: `mode ${expectation.mode} probes at set moments; the script probes through its window` });
+      refusals.push({
+        part,
+        reason: `mode ${expectation.mode} probes at set moments; the script probes through its window`,
+      });
       continue;
     }
     const name = `check${Object.keys(scenarios).length}`;
     scenarios[name] = probeScenario(name, expectation.check, expectation.window);
     functions.push(probeFunction(name, expectation.check, `c_${name}`));
     thresholds[`checks{probe:${name}}`] = [expectation.mode === 'continuous' ? 'rate==1' : 'rate>0'];
-    described.push(`${expectation.id}: ${expectation.title} → checks{probe:${name}} (${describe(expectation.window)}, ${expectation.mode === 'continuous' ? 'every probe' : 'one probe'})`);
+    described.push(
+      `${expectation.id}: ${expectation.title} → checks{probe:${name}} (${describe(expectation.window)}, ${expectation.mode === 'continuous' ? 'every probe' : 'one probe'})`,
+    );
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
     if (rule.kind === 'load') {
-      refusals.push({ part, reason: 'a k6 threshold (even with abortOnFail) is computed over every sample since the start, never over the last seconds, so "for N s" — or one bad second — has no k6 equivalent' });
+      refusals.push({
+        part,
+        reason:
+          'a k6 threshold (even with abortOnFail) is computed over every sample since the start, never over the last seconds, so "for N s" — or one bad second — has no k6 equivalent',
+      });
       continue;
     }
     const name = `abort${index}`;
     scenarios[name] = probeScenario(name, rule.check, experiment.phases.inject);
     functions.push(abortFunction(name, rule.check, rule.failures, rule.text));
-    described.push(`abort_when: ${rule.text} → scenario ${name} aborts the test after ${rule.failures} failed probes in a row`);
+    described.push(
+      `abort_when: ${rule.text} → scenario ${name} aborts the test after ${rule.failures} failed probes in a row`,
+    );
   }
-  if (experiment.recoverWithinMs !== undefined) refusals.push({ part: 'recover_within', reason: 'no k6 metric says when the steady state came back; the steady state after recovery is exported as thresholds on its window' });
-  for (const step of experiment.steps) if (step.kind !== 'fault') refusals.push({ part: `method[${step.index}] (${step.name})`, reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; k6 does not` });
-  if (experiment.rollbacks.length > 0) refusals.push({ part: 'rollbacks', reason: 'k6 runs no program of yours after the test' });
+  if (experiment.recoverWithinMs !== undefined)
+    refusals.push({
+      part: 'recover_within',
+      reason:
+        'no k6 metric says when the steady state came back; the steady state after recovery is exported as thresholds on its window',
+    });
+  for (const step of experiment.steps)
+    if (step.kind !== 'fault')
+      refusals.push({
+        part: `method[${step.index}] (${step.name})`,
+        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; k6 does not`,
+      });
+  if (experiment.rollbacks.length > 0)
+    refusals.push({ part: 'rollbacks', reason: 'k6 runs no program of yours after the test' });
 
   const tagCode = windows.map((w, i) => `  if (t >= ${w.fromMs} && t < ${w.toMs}) tags.w${i} = 'in';`).join('\n');
   const options = { scenarios, thresholds };
@@ -91,7 +127,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     '',
     `const params = ${JSON.stringify({ timeout: `${load.timeoutMs}ms`, headers: { ...load.headers, ...(load.body !== '' && !Object.keys(load.headers).some((h) => h.toLowerCase() === 'content-type') ? { 'Content-Type': 'application/json' } : {}) } }, null, 2)};`,
     '',
-    '/** The experiment\'s windows this moment (ms from the start of the load) falls in, as tags. */',
+    "/** The experiment's windows this moment (ms from the start of the load) falls in, as tags. */",
     'function windowTags(t) {',
     '  const tags = {};',
     tagCode,
@@ -107,13 +143,21 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     ...functions,
   ].join('\n');
   notes.push(`The thresholds: ${described.join('; ') || 'none'}.`);
-  if (Object.keys(scenarios).length > 1) notes.push('The HTTP checks\' own requests are tagged probe:<name> and left out of the load\'s thresholds, which are on window tags only the load sets.');
+  if (Object.keys(scenarios).length > 1)
+    notes.push(
+      "The HTTP checks' own requests are tagged probe:<name> and left out of the load's thresholds, which are on window tags only the load sets.",
+    );
   return {
     format: 'javascript',
-    render: (header) => `${[...header, ...described.map((line) => `  ${line}`)].map((line) => `// ${line}`).join('\n')}\n${body}\n`,
+    render: (header) =>
+      `${[...header, ...described.map((line) => `  ${line}`)].map((line) => `// ${line}`).join('\n')}\n${body}\n`,
     notes,
     refusals,
-    elsewhere: experiment.steps.some((step) => step.kind === 'fault') ? ['the faults: export them with --to chaos-mesh or --to fis and start both together (the faults\' at is from the start of this script)'] : [],
+    elsewhere: experiment.steps.some((step) => step.kind === 'fault')
+      ? [
+          "the faults: export them with --to chaos-mesh or --to fis and start both together (the faults' at is from the start of this script)",
+        ]
+      : [],
   };
 }
 
@@ -122,7 +166,15 @@ function describe(window: Window): string {
 }
 
 function probeScenario(name: string, check: HttpCheck, window: Window): Record<string, unknown> {
-  return { executor: 'constant-vus', vus: 1, startTime: `${window.fromMs}ms`, duration: `${Math.max(1, window.toMs - window.fromMs)}ms`, exec: name, gracefulStop: `${check.timeoutMs}ms`, tags: { probe: name } };
+  return {
+    executor: 'constant-vus',
+    vus: 1,
+    startTime: `${window.fromMs}ms`,
+    duration: `${Math.max(1, window.toMs - window.fromMs)}ms`,
+    exec: name,
+    gracefulStop: `${check.timeoutMs}ms`,
+    tags: { probe: name },
+  };
 }
 
 function request(check: HttpCheck): string {
@@ -130,7 +182,14 @@ function request(check: HttpCheck): string {
 }
 
 function probeFunction(name: string, check: HttpCheck, label: string): string {
-  return [`export function ${name}() {`, `  const r = ${request(check)};`, `  check(r, { ${JSON.stringify(`${label}: ${check.predicate.text}`)}: (r) => ${predicateCode(check.predicate)} });`, `  sleep(${check.everyMs / 1000});`, '}', ''].join('\n');
+  return [
+    `export function ${name}() {`,
+    `  const r = ${request(check)};`,
+    `  check(r, { ${JSON.stringify(`${label}: ${check.predicate.text}`)}: (r) => ${predicateCode(check.predicate)} });`,
+    `  sleep(${check.everyMs / 1000});`,
+    '}',
+    '',
+  ].join('\n');
 }
 
 function abortFunction(name: string, check: HttpCheck, failures: number, text: string): string {
@@ -148,7 +207,10 @@ function abortFunction(name: string, check: HttpCheck, failures: number, text: s
 
 /** The predicate as a JavaScript expression over the response `r` (the helpers below). */
 export function predicateCode(predicate: Predicate): string {
-  return predicate.clauses.map(clauseCode).map((code) => `(${code})`).join(' && ');
+  return predicate.clauses
+    .map(clauseCode)
+    .map((code) => `(${code})`)
+    .join(' && ');
 }
 
 function clauseCode(clause: Clause): string {

@@ -8,7 +8,8 @@ export function statusRange(predicate: Predicate): { low: number; high: number; 
   let low = 100;
   let high = 599;
   for (const clause of predicate.clauses) {
-    if (clause.subject.kind !== 'status') return { reason: `"${clause.text}": the engine's check judges the status code only` };
+    if (clause.subject.kind !== 'status')
+      return { reason: `"${clause.text}": the engine's check judges the status code only` };
     const value = clause.value as number;
     switch (clause.op) {
       case '==':

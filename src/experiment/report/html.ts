@@ -10,10 +10,22 @@ import type { ExperimentResult, ExpectationStatus } from '../result.js';
 import { escapeHtml, laneChart, lineChart, type Band, type Lane, type Marker } from './svg.js';
 
 const PALETTE = ['#d1242f', '#bc4c00', '#8250df', '#0969da', '#bf3989', '#1b7c83', '#6e7781', '#9a6700'];
-const STATUS_COLOR: Record<ExpectationStatus, string> = { passed: '#1a7f37', failed: '#cf222e', inconclusive: '#9a6700', not_checked: '#6e7781' };
-const STATUS_ICON: Record<ExpectationStatus, string> = { passed: '✓', failed: '✗', inconclusive: '?', not_checked: '–' };
-const ms = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : formatDuration(value));
-const fixed = (value: number | null | undefined, digits = 1): string => (value === null || value === undefined ? '—' : value.toFixed(digits));
+const STATUS_COLOR: Record<ExpectationStatus, string> = {
+  passed: '#1a7f37',
+  failed: '#cf222e',
+  inconclusive: '#9a6700',
+  not_checked: '#6e7781',
+};
+const STATUS_ICON: Record<ExpectationStatus, string> = {
+  passed: '✓',
+  failed: '✗',
+  inconclusive: '?',
+  not_checked: '–',
+};
+const ms = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : formatDuration(value);
+const fixed = (value: number | null | undefined, digits = 1): string =>
+  value === null || value === undefined ? '—' : value.toFixed(digits);
 
 export function renderHtml(result: ExperimentResult): string {
   const duration = result.durationMs;
@@ -25,7 +37,12 @@ export function renderHtml(result: ExperimentResult): string {
     planned: fault.onAtMs === null,
   }));
   const charts = chartsOf(result, bands);
-  const verdictColor = result.verdict === 'passed' ? STATUS_COLOR.passed : result.verdict === 'failed' ? STATUS_COLOR.failed : STATUS_COLOR.inconclusive;
+  const verdictColor =
+    result.verdict === 'passed'
+      ? STATUS_COLOR.passed
+      : result.verdict === 'failed'
+        ? STATUS_COLOR.failed
+        : STATUS_COLOR.inconclusive;
   const load = result.load;
   const stats = load
     ? [
@@ -40,26 +57,36 @@ export function renderHtml(result: ExperimentResult): string {
   const expectationItems = result.expectations
     .map((e) => {
       const number = e.status === 'failed' && e.atMs !== null ? `<span class="num">${++failedIndex}</span>` : '';
-      return `<li class="exp ${e.status}"><span class="badge" style="background:${STATUS_COLOR[e.status]}">${STATUS_ICON[e.status]} ${e.status.replace('_', ' ')}</span>${number}<div class="exp-title">${escapeHtml(e.title)}</div>` +
+      return (
+        `<li class="exp ${e.status}"><span class="badge" style="background:${STATUS_COLOR[e.status]}">${STATUS_ICON[e.status]} ${e.status.replace('_', ' ')}</span>${number}<div class="exp-title">${escapeHtml(e.title)}</div>` +
         `<div class="exp-meta">${e.window ? `${escapeHtml(e.window.label)} ${ms(e.window.fromMs)}–${ms(e.window.toMs)}` : ''}${e.atMs !== null ? ` · at ${ms(e.atMs)}` : ''}</div>` +
-        `${e.figure ? `<div class="exp-figure">${escapeHtml(e.figure)}</div>` : ''}${e.reason !== e.figure ? `<div class="exp-reason">${escapeHtml(e.reason)}</div>` : ''}</li>`;
+        `${e.figure ? `<div class="exp-figure">${escapeHtml(e.figure)}</div>` : ''}${e.reason !== e.figure ? `<div class="exp-reason">${escapeHtml(e.reason)}</div>` : ''}</li>`
+      );
     })
     .join('');
   const faultRows = result.faults
-    .map((f, index) => `<tr><td><span class="swatch" style="background:${PALETTE[index % PALETTE.length]}"></span>${escapeHtml(f.name)}</td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.where)}</td><td>${ms(f.plannedFromMs)}–${ms(f.plannedToMs)}</td><td>${ms(f.onAtMs)}–${ms(f.offAtMs)}</td><td>${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ${escapeHtml(f.actedDetail)}</td></tr>`)
+    .map(
+      (f, index) =>
+        `<tr><td><span class="swatch" style="background:${PALETTE[index % PALETTE.length]}"></span>${escapeHtml(f.name)}</td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.where)}</td><td>${ms(f.plannedFromMs)}–${ms(f.plannedToMs)}</td><td>${ms(f.onAtMs)}–${ms(f.offAtMs)}</td><td>${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ${escapeHtml(f.actedDetail)}</td></tr>`,
+    )
     .join('');
   const stepBlocks = result.steps
     .map((step) => {
       const body = step.slis
         ? `TCSR ${fixed(step.slis.tcsr, 3)} · availability ${fixed(step.slis.availability, 3)} · correctness ${fixed(step.slis.correctness, 3)} · ETA ${fixed(step.slis.eta, 3)} · blast radius ${fixed(step.slis.blast_radius, 3)} over ${step.slis.calls} calls`
         : step.probe
-          ? `verdict ${step.probe.verdict}; ${Object.entries(step.probe.summary).map(([k, v]) => `${k} ${v}`).join(', ')}${step.probe.failedLeaves.length ? `; failed ${step.probe.failedLeaves.join(', ')}` : ''}`
+          ? `verdict ${step.probe.verdict}; ${Object.entries(step.probe.summary)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}${step.probe.failedLeaves.length ? `; failed ${step.probe.failedLeaves.join(', ')}` : ''}`
           : '';
       return `<div class="step"><b>${escapeHtml(step.name)}</b> (${step.kind}, ${ms(step.startedAtMs)}–${ms(step.endedAtMs)}) ${escapeHtml(body)}${step.error ? ` <i>${escapeHtml(step.error)}</i>` : ''}</div>`;
     })
     .join('');
   const commandBlocks = result.commands
-    .map((c) => `<details><summary>${escapeHtml(c.id)}: ${c.startError ? `could not start (${escapeHtml(c.startError)})` : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? c.signal}`} · ${ms(c.startedAtMs)}–${ms(c.endedAtMs)}</summary><pre>${escapeHtml(c.output.trim().split('\n').slice(-40).join('\n'))}</pre></details>`)
+    .map(
+      (c) =>
+        `<details><summary>${escapeHtml(c.id)}: ${c.startError ? `could not start (${escapeHtml(c.startError)})` : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? c.signal}`} · ${ms(c.startedAtMs)}–${ms(c.endedAtMs)}</summary><pre>${escapeHtml(c.output.trim().split('\n').slice(-40).join('\n'))}</pre></details>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en">
@@ -85,7 +112,18 @@ export function renderHtml(result: ExperimentResult): string {
 </main>
 <section class="details">
   ${faultRows ? `<h2>Faults</h2><table><thead><tr><th>Step</th><th>Fault</th><th>Where</th><th>Planned</th><th>On–off</th><th>Acted</th></tr></thead><tbody>${faultRows}</tbody></table>` : ''}
-  ${load ? `<h2>Load</h2><p>${escapeHtml(`${load.method} ${load.url}`)} · ${fixed(load.ratePerSecond)} req/s for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}) · ${load.requests} requests, ${load.errors} errors${Object.entries(load.errorsByClass).filter(([, n]) => n > 0).length ? ` (${Object.entries(load.errorsByClass).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} · max ${fixed(load.latency?.max)} ms</p>` : ''}
+  ${
+    load
+      ? `<h2>Load</h2><p>${escapeHtml(`${load.method} ${load.url}`)} · ${fixed(load.ratePerSecond)} req/s for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}) · ${load.requests} requests, ${load.errors} errors${
+          Object.entries(load.errorsByClass).filter(([, n]) => n > 0).length
+            ? ` (${Object.entries(load.errorsByClass)
+                .filter(([, n]) => n > 0)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(', ')})`
+            : ''
+        } · max ${fixed(load.latency?.max)} ms</p>`
+      : ''
+  }
   ${stepBlocks ? `<h2>Plane steps</h2>${stepBlocks}` : ''}
   ${commandBlocks ? `<h2>Commands</h2>${commandBlocks}` : ''}
   <p class="foot">faultline experiment · seed ${escapeHtml(String(result.seed ?? '—'))} · ${escapeHtml(result.startedAt)} → ${escapeHtml(result.endedAt)}</p>
@@ -109,15 +147,46 @@ function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
   const lanes: Lane[] = [
     ...result.faults.map((fault, index) => ({
       label: fault.name,
-      bars: [{ fromMs: bands[index]!.fromMs, toMs: bands[index]!.toMs, color: bands[index]!.color, planned: fault.onAtMs === null, title: `${fault.name}: ${fault.type} on ${fault.where}, ${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}` }],
+      bars: [
+        {
+          fromMs: bands[index]!.fromMs,
+          toMs: bands[index]!.toMs,
+          color: bands[index]!.color,
+          planned: fault.onAtMs === null,
+          title: `${fault.name}: ${fault.type} on ${fault.where}, ${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}`,
+        },
+      ],
     })),
-    ...result.steps.map((step) => ({ label: step.name, bars: step.startedAtMs === null ? [] : [{ fromMs: step.startedAtMs, toMs: step.endedAtMs ?? duration, color: '#57606a', title: `${step.name} (${step.kind})${step.error ? `: ${step.error}` : ''}` }] })),
+    ...result.steps.map((step) => ({
+      label: step.name,
+      bars:
+        step.startedAtMs === null
+          ? []
+          : [
+              {
+                fromMs: step.startedAtMs,
+                toMs: step.endedAtMs ?? duration,
+                color: '#57606a',
+                title: `${step.name} (${step.kind})${step.error ? `: ${step.error}` : ''}`,
+              },
+            ],
+    })),
     ...Object.entries(result.checks).map(([id, observations]) => ({
       label: result.expectations.find((e) => e.id.startsWith(id))?.title ?? id,
       bars: [],
       dots: observations.map((o) => ({ atMs: o.atMs, ok: o.ok, title: `${ms(o.atMs)}: ${o.detail}` })),
     })),
-    ...result.commands.map((command) => ({ label: command.id, bars: [{ fromMs: command.startedAtMs, toMs: command.endedAtMs, color: command.exitCode === 0 ? '#1a7f37' : '#cf222e', title: `${command.id}: exit ${command.exitCode ?? command.signal}` }] })),
+    ...result.commands.map((command) => ({
+      label: command.id,
+      bars: [
+        {
+          fromMs: command.startedAtMs,
+          toMs: command.endedAtMs,
+          color: command.exitCode === 0 ? '#1a7f37' : '#cf222e',
+          title: `${command.id}: exit ${command.exitCode ?? command.signal}`,
+        },
+      ],
+    })),
   ];
   const { baseline, inject, recover } = result.phases;
   const phaseBands: Band[] = [
@@ -151,7 +220,14 @@ function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
         bands,
         markers,
         maxValue: Math.min(100, Math.max(5, ...buckets.map((b) => b.errorPercent ?? 0)) * 1.1),
-        series: [{ name: 'errors', color: '#cf222e', area: true, points: buckets.map((b) => ({ ms: mid(b), value: b.errorPercent })) }],
+        series: [
+          {
+            name: 'errors',
+            color: '#cf222e',
+            area: true,
+            points: buckets.map((b) => ({ ms: mid(b), value: b.errorPercent })),
+          },
+        ],
       }),
     );
   }

@@ -9,7 +9,9 @@ import type { ExperimentResult } from '../result.js';
 /** Characters XML 1.0 does not allow, even escaped. */
 const INVALID_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const escape = (text: string): string =>
-  text.replace(INVALID_XML, '\uFFFD').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  text
+    .replace(INVALID_XML, '\uFFFD')
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 export function renderJunit(result: ExperimentResult): string {
   const seconds = (Date.parse(result.endedAt) - Date.parse(result.startedAt)) / 1000;

@@ -16,7 +16,9 @@ export interface ExperimentRunRecord extends RunRecord, Omit<ExperimentResult, '
 
 export function experimentRunRecord(result: ExperimentResult): ExperimentRunRecord {
   const leaves = new Map<string, RecordedLeaf>();
-  for (const step of result.steps) for (const leaf of step.probe?.leaves ?? []) leaves.set(leaf.id, { id: leaf.id, status: leaf.status as RecordedLeaf['status'] });
+  for (const step of result.steps)
+    for (const leaf of step.probe?.leaves ?? [])
+      leaves.set(leaf.id, { id: leaf.id, status: leaf.status as RecordedLeaf['status'] });
   return {
     ...result,
     format: RUN_RECORD_FORMAT,
@@ -24,6 +26,9 @@ export function experimentRunRecord(result: ExperimentResult): ExperimentRunReco
     kind: 'experiment',
     name: `experiment ${result.title}`.slice(0, 200),
     ...(leaves.size > 0 ? { leaves: [...leaves.values()] } : {}),
-    verdicts: result.expectations.map((expectation) => ({ expectation: expectation.title, status: expectation.status })),
+    verdicts: result.expectations.map((expectation) => ({
+      expectation: expectation.title,
+      status: expectation.status,
+    })),
   };
 }

@@ -13,7 +13,16 @@
  */
 import type { CallArgument, CallReport, CallSite } from '../../code/index.js';
 
-export type DependencyKind = 'http' | 'redis' | 'postgres' | 'mysql' | 'mongodb' | 'amqp' | 'kafka' | 'memcached' | 'grpc';
+export type DependencyKind =
+  | 'http'
+  | 'redis'
+  | 'postgres'
+  | 'mysql'
+  | 'mongodb'
+  | 'amqp'
+  | 'kafka'
+  | 'memcached'
+  | 'grpc';
 
 export interface Dependency {
   name: string;
@@ -35,27 +44,121 @@ interface Signature {
 }
 
 const SIGNATURES: readonly Signature[] = [
-  { kind: 'http', client: 'httpx', callee: /^httpx\.(get|post|put|patch|delete|head|options|request|stream|AsyncClient|Client)$/, keys: ['base_url', 'url'], position: 0 },
-  { kind: 'http', client: 'requests', callee: /^requests\.(get|post|put|patch|delete|head|options|request)$/, keys: ['url'], position: 0 },
-  { kind: 'http', client: 'aiohttp', callee: /^aiohttp\.(ClientSession|request)$/, keys: ['base_url', 'url'], position: 0 },
+  {
+    kind: 'http',
+    client: 'httpx',
+    callee: /^httpx\.(get|post|put|patch|delete|head|options|request|stream|AsyncClient|Client)$/,
+    keys: ['base_url', 'url'],
+    position: 0,
+  },
+  {
+    kind: 'http',
+    client: 'requests',
+    callee: /^requests\.(get|post|put|patch|delete|head|options|request)$/,
+    keys: ['url'],
+    position: 0,
+  },
+  {
+    kind: 'http',
+    client: 'aiohttp',
+    callee: /^aiohttp\.(ClientSession|request)$/,
+    keys: ['base_url', 'url'],
+    position: 0,
+  },
   { kind: 'http', client: 'urllib', callee: /^(urllib\.request\.)?urlopen$/, keys: ['url'], position: 0 },
-  { kind: 'http', client: 'fetch', callee: /^(globalThis\.|window\.)?fetch$|^undici\.(request|fetch)$|^nodeFetch$/, keys: ['url'], position: 0 },
-  { kind: 'http', client: 'axios', callee: /^axios(\.(get|post|put|patch|delete|head|options|request|create))?$/, keys: ['baseURL', 'url'], position: 0 },
-  { kind: 'http', client: 'got', callee: /^got(\.(get|post|put|patch|delete|extend))?$/, keys: ['prefixUrl', 'url'], position: 0 },
+  {
+    kind: 'http',
+    client: 'fetch',
+    callee: /^(globalThis\.|window\.)?fetch$|^undici\.(request|fetch)$|^nodeFetch$/,
+    keys: ['url'],
+    position: 0,
+  },
+  {
+    kind: 'http',
+    client: 'axios',
+    callee: /^axios(\.(get|post|put|patch|delete|head|options|request|create))?$/,
+    keys: ['baseURL', 'url'],
+    position: 0,
+  },
+  {
+    kind: 'http',
+    client: 'got',
+    callee: /^got(\.(get|post|put|patch|delete|extend))?$/,
+    keys: ['prefixUrl', 'url'],
+    position: 0,
+  },
   { kind: 'http', client: 'net/http', callee: /^http\.(Get|Post|PostForm|Head)$/, keys: [], position: 0 },
   { kind: 'http', client: 'net/http', callee: /^http\.NewRequest$/, keys: [], position: 1 },
   { kind: 'http', client: 'net/http', callee: /^http\.NewRequestWithContext$/, keys: [], position: 2 },
   { kind: 'http', client: 'java.net.http', callee: /^URI\.create$|^HttpRequest\.newBuilder$/, keys: [], position: 0 },
-  { kind: 'http', client: 'Net::HTTP', callee: /^(Net::HTTP\.(get|post|get_response|start)|Faraday\.new|HTTParty\.(get|post))$/, keys: ['url'], position: 0 },
-  { kind: 'redis', client: 'redis', callee: /^(redis\.|aioredis\.|redis\.asyncio\.)?(Redis|StrictRedis|from_url)$|^Redis\.from_url$|^(redis\.)?createClient$|^Redis$|^IORedis$|^redis\.NewClient$|^redis\.NewClusterClient$/, keys: ['url', 'host', 'Addr', 'Addrs'], position: 0 },
-  { kind: 'postgres', client: 'postgres', callee: /^(psycopg2?|asyncpg)\.(connect|create_pool)$|^(pgx|pgxpool)\.(Connect|New|ConnectConfig)$|^(pg\.)?Pool$|^postgres$/, keys: ['dsn', 'connectionString', 'host'], position: 0 },
-  { kind: 'mysql', client: 'mysql', callee: /^(pymysql|MySQLdb|aiomysql|mysql\.connector)\.connect$|^mysql2?\.(createConnection|createPool)$/, keys: ['host', 'uri'], position: 0 },
-  { kind: 'mongodb', client: 'mongodb', callee: /^(pymongo\.)?MongoClient$|^(motor\.motor_asyncio\.)?AsyncIOMotorClient$|^mongoose\.connect$|^mongo\.Connect$/, keys: ['host', 'uri'], position: 0 },
-  { kind: 'amqp', client: 'amqp', callee: /^pika\.(URLParameters|ConnectionParameters)$|^amqp(lib)?\.connect$|^aio_pika\.connect(_robust)?$/, keys: ['url', 'host'], position: 0 },
-  { kind: 'kafka', client: 'kafka', callee: /^(KafkaProducer|KafkaConsumer|AIOKafkaProducer|AIOKafkaConsumer)$|^new?Kafka$/, keys: ['bootstrap_servers', 'brokers'], position: -1 },
+  {
+    kind: 'http',
+    client: 'Net::HTTP',
+    callee: /^(Net::HTTP\.(get|post|get_response|start)|Faraday\.new|HTTParty\.(get|post))$/,
+    keys: ['url'],
+    position: 0,
+  },
+  {
+    kind: 'redis',
+    client: 'redis',
+    callee:
+      /^(redis\.|aioredis\.|redis\.asyncio\.)?(Redis|StrictRedis|from_url)$|^Redis\.from_url$|^(redis\.)?createClient$|^Redis$|^IORedis$|^redis\.NewClient$|^redis\.NewClusterClient$/,
+    keys: ['url', 'host', 'Addr', 'Addrs'],
+    position: 0,
+  },
+  {
+    kind: 'postgres',
+    client: 'postgres',
+    callee:
+      /^(psycopg2?|asyncpg)\.(connect|create_pool)$|^(pgx|pgxpool)\.(Connect|New|ConnectConfig)$|^(pg\.)?Pool$|^postgres$/,
+    keys: ['dsn', 'connectionString', 'host'],
+    position: 0,
+  },
+  {
+    kind: 'mysql',
+    client: 'mysql',
+    callee: /^(pymysql|MySQLdb|aiomysql|mysql\.connector)\.connect$|^mysql2?\.(createConnection|createPool)$/,
+    keys: ['host', 'uri'],
+    position: 0,
+  },
+  {
+    kind: 'mongodb',
+    client: 'mongodb',
+    callee:
+      /^(pymongo\.)?MongoClient$|^(motor\.motor_asyncio\.)?AsyncIOMotorClient$|^mongoose\.connect$|^mongo\.Connect$/,
+    keys: ['host', 'uri'],
+    position: 0,
+  },
+  {
+    kind: 'amqp',
+    client: 'amqp',
+    callee: /^pika\.(URLParameters|ConnectionParameters)$|^amqp(lib)?\.connect$|^aio_pika\.connect(_robust)?$/,
+    keys: ['url', 'host'],
+    position: 0,
+  },
+  {
+    kind: 'kafka',
+    client: 'kafka',
+    callee: /^(KafkaProducer|KafkaConsumer|AIOKafkaProducer|AIOKafkaConsumer)$|^new?Kafka$/,
+    keys: ['bootstrap_servers', 'brokers'],
+    position: -1,
+  },
   // Only qualified or memcached-specific names: a bare `Client` is also the MCP SDK's, pg's, Elasticsearch's…
-  { kind: 'memcached', client: 'memcached', callee: /^pymemcache(\.client(\.base|\.hash)?)?\.(Client|HashClient|PooledClient)$|^(HashClient|PooledClient)$|^(memcache|bmemcached)\.Client$|^memcache\.New$/, keys: ['server', 'servers'], position: 0 },
-  { kind: 'grpc', client: 'grpc', callee: /^grpc\.(insecure_channel|secure_channel|aio\.insecure_channel|Dial|NewClient)$/, keys: ['target'], position: 0 },
+  {
+    kind: 'memcached',
+    client: 'memcached',
+    callee:
+      /^pymemcache(\.client(\.base|\.hash)?)?\.(Client|HashClient|PooledClient)$|^(HashClient|PooledClient)$|^(memcache|bmemcached)\.Client$|^memcache\.New$/,
+    keys: ['server', 'servers'],
+    position: 0,
+  },
+  {
+    kind: 'grpc',
+    client: 'grpc',
+    callee: /^grpc\.(insecure_channel|secure_channel|aio\.insecure_channel|Dial|NewClient)$/,
+    keys: ['target'],
+    position: 0,
+  },
 ];
 
 /** sql.Open("postgres", dsn): the driver name says which database. */
@@ -64,10 +167,33 @@ const SQL_OPEN = /^sql\.Open$/;
 const URL_ENGINES = /^(sqlalchemy\.)?(create_engine|create_async_engine)$|^databases\.Database$/;
 
 const SCHEME_KINDS: Record<string, DependencyKind> = {
-  http: 'http', https: 'http', redis: 'redis', rediss: 'redis', postgres: 'postgres', postgresql: 'postgres', mysql: 'mysql', mongodb: 'mongodb', 'mongodb+srv': 'mongodb', amqp: 'amqp', amqps: 'amqp', kafka: 'kafka', memcached: 'memcached', grpc: 'grpc',
+  http: 'http',
+  https: 'http',
+  redis: 'redis',
+  rediss: 'redis',
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  mysql: 'mysql',
+  mongodb: 'mongodb',
+  'mongodb+srv': 'mongodb',
+  amqp: 'amqp',
+  amqps: 'amqp',
+  kafka: 'kafka',
+  memcached: 'memcached',
+  grpc: 'grpc',
 };
 
-export const DEFAULT_PORTS: Record<DependencyKind, number> = { http: 80, redis: 6379, postgres: 5432, mysql: 3306, mongodb: 27017, amqp: 5672, kafka: 9092, memcached: 11211, grpc: 50051 };
+export const DEFAULT_PORTS: Record<DependencyKind, number> = {
+  http: 80,
+  redis: 6379,
+  postgres: 5432,
+  mysql: 3306,
+  mongodb: 27017,
+  amqp: 5672,
+  kafka: 9092,
+  memcached: 11211,
+  grpc: 50051,
+};
 
 const ADDRESS_ENV = /(_URL|_URI|_HOST|_ADDR|_ADDRESS|_DSN|_ENDPOINT|_SERVER|_SERVERS|_BROKERS)$/;
 
@@ -79,7 +205,10 @@ interface Found {
   evidence: string;
 }
 
-export function findDependencies(sources: ReadonlyArray<{ path: string; calls: CallReport }>): { dependencies: Dependency[]; notes: string[] } {
+export function findDependencies(sources: ReadonlyArray<{ path: string; calls: CallReport }>): {
+  dependencies: Dependency[];
+  notes: string[];
+} {
   const found: Found[] = [];
   const notes: string[] = [];
   const envReads = sources.flatMap((source) => source.calls.envReads.map((read) => ({ ...read, path: source.path })));
@@ -91,7 +220,13 @@ export function findDependencies(sources: ReadonlyArray<{ path: string; calls: C
       if (!match) continue;
       const { env, address } = resolveAddress(match.argument, envReads, constants);
       if (env) usedEnv.add(env);
-      found.push({ kind: match.kind ?? kindOfAddress(address) ?? 'http', client: match.client, env, address, evidence: `${source.path}:${call.line} ${call.callee}` });
+      found.push({
+        kind: match.kind ?? kindOfAddress(address) ?? 'http',
+        client: match.client,
+        env,
+        address,
+        evidence: `${source.path}:${call.line} ${call.callee}`,
+      });
     }
   }
   for (const read of envReads) {
@@ -99,38 +234,63 @@ export function findDependencies(sources: ReadonlyArray<{ path: string; calls: C
     const kind = kindOfAddress(read.fallback ?? null) ?? kindOfName(read.name);
     if (!kind) continue;
     usedEnv.add(read.name);
-    found.push({ kind, client: 'configuration', env: read.name, address: read.fallback ?? null, evidence: `${read.path}:${read.line} reads ${read.name}` });
+    found.push({
+      kind,
+      client: 'configuration',
+      env: read.name,
+      address: read.fallback ?? null,
+      evidence: `${read.path}:${read.line} reads ${read.name}`,
+    });
   }
   const dependencies = merge(found);
-  if (dependencies.some((dependency) => dependency.address === null)) notes.push('Some addresses were not in the code (only their environment variable): the mappings use the usual port of their kind on 127.0.0.1; put the real host:port there.');
+  if (dependencies.some((dependency) => dependency.address === null))
+    notes.push(
+      'Some addresses were not in the code (only their environment variable): the mappings use the usual port of their kind on 127.0.0.1; put the real host:port there.',
+    );
   return { dependencies, notes };
 }
 
-function classify(call: CallSite): { kind: DependencyKind | undefined; client: string; argument: CallArgument | undefined } | undefined {
+function classify(
+  call: CallSite,
+): { kind: DependencyKind | undefined; client: string; argument: CallArgument | undefined } | undefined {
   if (SQL_OPEN.test(call.callee)) {
     const driver = call.arguments[0]?.literal ?? '';
-    const kind: DependencyKind | undefined = /postgres|pgx/.test(driver) ? 'postgres' : /mysql/.test(driver) ? 'mysql' : undefined;
+    const kind: DependencyKind | undefined = /postgres|pgx/.test(driver)
+      ? 'postgres'
+      : /mysql/.test(driver)
+        ? 'mysql'
+        : undefined;
     return kind ? { kind, client: `database/sql (${driver})`, argument: call.arguments[1] } : undefined;
   }
-  if (URL_ENGINES.test(call.callee)) return { kind: undefined, client: call.callee.replace(/^.*\./, ''), argument: call.arguments[0] };
+  if (URL_ENGINES.test(call.callee))
+    return { kind: undefined, client: call.callee.replace(/^.*\./, ''), argument: call.arguments[0] };
   const signature = SIGNATURES.find((candidate) => candidate.callee.test(call.callee));
   if (!signature) return undefined;
-  const named = call.arguments.find((argument) => argument.name !== undefined && signature.keys.includes(argument.name));
+  const named = call.arguments.find(
+    (argument) => argument.name !== undefined && signature.keys.includes(argument.name),
+  );
   const positional = call.arguments.filter((argument) => argument.name === undefined);
   const argument = named ?? (signature.position >= 0 ? positional[signature.position] : undefined);
   return { kind: signature.kind, client: signature.client, argument };
 }
 
-function resolveAddress(argument: CallArgument | undefined, envReads: ReadonlyArray<CallReport['envReads'][number]>, constants: CallReport['constants']): { env: string | null; address: string | null } {
+function resolveAddress(
+  argument: CallArgument | undefined,
+  envReads: ReadonlyArray<CallReport['envReads'][number]>,
+  constants: CallReport['constants'],
+): { env: string | null; address: string | null } {
   if (!argument) return { env: null, address: null };
-  if (argument.literal !== undefined && /[.:/]/.test(argument.literal) && !argument.literal.startsWith('{…}')) return { env: null, address: argument.literal };
+  if (argument.literal !== undefined && /[.:/]/.test(argument.literal) && !argument.literal.startsWith('{…}'))
+    return { env: null, address: argument.literal };
   // A name the address was read into: the env read assigned to it, or an env var named like it.
   for (const ref of argument.refs) {
     const last = ref.split('.').pop()!;
     const read =
       envReads.find((candidate) => candidate.assignedTo === ref || candidate.assignedTo === last) ??
       envReads.find((candidate) => candidate.name.toLowerCase() === last.toLowerCase()) ??
-      (argument.text.includes(`"`) || argument.text.includes(`'`) ? envReads.find((candidate) => argument.text.includes(candidate.name)) : undefined);
+      (argument.text.includes(`"`) || argument.text.includes(`'`)
+        ? envReads.find((candidate) => argument.text.includes(candidate.name))
+        : undefined);
     if (read) return { env: read.name, address: read.fallback ?? null };
     const constant = constants.find((candidate) => candidate.name === ref || candidate.name === last);
     if (constant && /[.:/]/.test(constant.value)) return { env: null, address: constant.value };
@@ -166,12 +326,20 @@ function merge(found: readonly Found[]): Dependency[] {
     const key = item.env ?? hostPortOf(item.address, item.kind) ?? `${item.kind}:${item.client}`;
     const existing = byKey.get(key);
     if (existing) {
-      if (!existing.evidence.includes(item.evidence) && existing.evidence.length < 10) existing.evidence.push(item.evidence);
+      if (!existing.evidence.includes(item.evidence) && existing.evidence.length < 10)
+        existing.evidence.push(item.evidence);
       existing.address ??= item.address;
       if (existing.client === 'configuration') existing.client = item.client;
       continue;
     }
-    byKey.set(key, { name: '', kind: item.kind, client: item.client, env: item.env, address: item.address, evidence: [item.evidence] });
+    byKey.set(key, {
+      name: '',
+      kind: item.kind,
+      client: item.client,
+      env: item.env,
+      address: item.address,
+      evidence: [item.evidence],
+    });
   }
   const names = new Set<string>();
   return [...byKey.values()].map((dependency) => {
@@ -184,11 +352,20 @@ function merge(found: readonly Found[]): Dependency[] {
 
 function nameOf(dependency: Omit<Dependency, 'name'>): string {
   if (dependency.env) {
-    const stem = dependency.env.replace(ADDRESS_ENV, '').replace(/^(APP|SERVICE)_/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const stem = dependency.env
+      .replace(ADDRESS_ENV, '')
+      .replace(/^(APP|SERVICE)_/, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     if (stem) return stem.slice(0, 40);
   }
   const host = hostPortOf(dependency.address, dependency.kind)?.split(':')[0];
-  if (host && !/^(127\.|localhost$|0\.0\.0\.0$)/.test(host)) return host.split('.')[0]!.replace(/[^a-z0-9-]/gi, '-').slice(0, 40);
+  if (host && !/^(127\.|localhost$|0\.0\.0\.0$)/.test(host))
+    return host
+      .split('.')[0]!
+      .replace(/[^a-z0-9-]/gi, '-')
+      .slice(0, 40);
   return dependency.kind;
 }
 

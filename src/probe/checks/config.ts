@@ -51,9 +51,18 @@ export const listChangedCheck: ProbeCheck = {
     if (!after.tools) return ctx.note(LIST_CHANGED, FIRST_SESSION_ENDED, 'untested');
     const advertised = (ctx.capabilities.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
     if (signature(after.tools) !== signature(ctx.tools) && !after.announced) {
-      ctx.report({ leaf: LIST_CHANGED, probe: this.id, message: `the tool list changed during the session (${diffNames(ctx.tools, after.tools)}) with no notifications/tools/list_changed`, exchange: [] });
+      ctx.report({
+        leaf: LIST_CHANGED,
+        probe: this.id,
+        message: `the tool list changed during the session (${diffNames(ctx.tools, after.tools)}) with no notifications/tools/list_changed`,
+        exchange: [],
+      });
     } else if (advertised && !after.announced) {
-      ctx.note(LIST_CHANGED, 'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent', 'inconclusive');
+      ctx.note(
+        LIST_CHANGED,
+        'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent',
+        'inconclusive',
+      );
     } else ctx.check(LIST_CHANGED);
   },
 };
@@ -69,7 +78,12 @@ export const annotationsCheck: ProbeCheck = {
     const after = await toolsAfterCalls(ctx);
     if (!after.tools) return ctx.note(ANNOTATION, FIRST_SESSION_ENDED, 'untested');
     if (signature(after.tools) !== signature(ctx.tools) && !after.announced) {
-      ctx.report({ leaf: ANNOTATION, probe: this.id, message: `only readOnlyHint tools were called, yet the tool list changed (${diffNames(ctx.tools, after.tools)})`, exchange: [] });
+      ctx.report({
+        leaf: ANNOTATION,
+        probe: this.id,
+        message: `only readOnlyHint tools were called, yet the tool list changed (${diffNames(ctx.tools, after.tools)})`,
+        exchange: [],
+      });
     } else ctx.check(ANNOTATION);
   },
 };

@@ -22,7 +22,13 @@ export const preInitCheck: ProbeCheck = {
     const { early } = ctx.start;
     const exchange = (): TranscriptLine[] => early.peer.excerpt(early.from, early.id);
     if (early.killed) {
-      ctx.report({ leaf: PRE_INIT, probe: this.id, severity: 'failure', message: 'the server exited on a request sent before initialize', exchange: exchange() });
+      ctx.report({
+        leaf: PRE_INIT,
+        probe: this.id,
+        severity: 'failure',
+        message: 'the server exited on a request sent before initialize',
+        exchange: exchange(),
+      });
       return;
     }
     let reply = early.reply;
@@ -50,7 +56,12 @@ export const versionCheck: ProbeCheck = {
     if (result) {
       const offered = result.protocolVersion;
       if (offered === '1999-01-01' || typeof offered !== 'string') {
-        ctx.report({ leaf: VERSION, probe: this.id, message: `asked for unsupported version 1999-01-01, the server answered ${JSON.stringify(offered)}`, exchange });
+        ctx.report({
+          leaf: VERSION,
+          probe: this.id,
+          message: `asked for unsupported version 1999-01-01, the server answered ${JSON.stringify(offered)}`,
+          exchange,
+        });
       } else ctx.check(VERSION);
     } else if (reply.message?.error !== undefined) {
       // Not what the specification asks (offer another version), but a client learns as much.
@@ -72,7 +83,12 @@ export const pingCheck: ProbeCheck = {
     const result = ping.message?.result;
     if (!result || typeof result !== 'object' || Object.keys(result).length > 0) {
       const what = result ? JSON.stringify(result).slice(0, 200) : describeAnswer(ping);
-      ctx.report({ leaf: 'FAULT-PROTO-PING', probe: this.id, message: `ping was answered with ${what}, not an empty result`, exchange: peer.excerpt(from, ping.id) });
+      ctx.report({
+        leaf: 'FAULT-PROTO-PING',
+        probe: this.id,
+        message: `ping was answered with ${what}, not an empty result`,
+        exchange: peer.excerpt(from, ping.id),
+      });
     } else ctx.check('FAULT-PROTO-PING');
   },
 };
@@ -126,13 +142,16 @@ function rawCheck(raw: RawCase): ProbeCheck {
       const alive = peer.alive() ? await peer.request('ping', {}, ctx.bound()) : undefined;
       const exchange = [...peer.excerpt(from, raw.awaitId), ...(alive ? peer.excerpt(from, alive.id) : [])];
       const code = errorCode(reply);
-      const report = (message: string, severity?: 'warning'): void => ctx.report({ leaf: raw.leaf, probe: raw.id, message, exchange, ...(severity ? { severity } : {}) });
+      const report = (message: string, severity?: 'warning'): void =>
+        ctx.report({ leaf: raw.leaf, probe: raw.id, message, exchange, ...(severity ? { severity } : {}) });
       if (!alive?.message) {
         report('the server stopped answering (ping) after this message');
         await ctx.recover(peer, raw.leaf);
       } else if (reply.message?.result !== undefined) report('the message was served as a valid request');
-      else if (code !== undefined && code !== raw.code) report(`answered with error ${code} instead of ${raw.code}`, 'warning');
-      else if (reply.status !== undefined && reply.status >= 500) report(`HTTP ${reply.status} (a server error) instead of a 4xx with ${raw.code}`, 'warning');
+      else if (code !== undefined && code !== raw.code)
+        report(`answered with error ${code} instead of ${raw.code}`, 'warning');
+      else if (reply.status !== undefined && reply.status >= 500)
+        report(`HTTP ${reply.status} (a server error) instead of a 4xx with ${raw.code}`, 'warning');
       else {
         ctx.check(raw.leaf);
         if (code === undefined) ctx.note(raw.leaf, `no ${raw.code} answer (the server stayed silent but kept working)`);
@@ -170,12 +189,18 @@ export const unreadableCheck: ProbeCheck = {
     for (const peer of ctx.peers) {
       ctx.check(UNREADABLE);
       for (const message of peer.unreadable) {
-        const exchange: TranscriptLine[] = [...(message.excerpt ? [{ dir: '<' as const, text: message.excerpt }] : []), { dir: '!', text: message.problem }];
+        const exchange: TranscriptLine[] = [
+          ...(message.excerpt ? [{ dir: '<' as const, text: message.excerpt }] : []),
+          { dir: '!', text: message.problem },
+        ];
         ctx.report({
           leaf: UNREADABLE,
           probe: this.id,
           severity: message.kind === 'invalid' ? 'failure' : 'warning',
-          message: message.kind === 'invalid' ? `the server sent a message that is not valid JSON-RPC: ${message.problem}` : `the server sent a message over the probe's bounds: ${message.problem}`,
+          message:
+            message.kind === 'invalid'
+              ? `the server sent a message that is not valid JSON-RPC: ${message.problem}`
+              : `the server sent a message over the probe's bounds: ${message.problem}`,
           exchange,
           group: message.kind === 'invalid' ? 'invalid' : message.problem.replace(/\d+/g, 'N'),
         });
@@ -184,4 +209,11 @@ export const unreadableCheck: ProbeCheck = {
   },
 };
 
-export const PROTO_CHECKS: readonly ProbeCheck[] = [preInitCheck, versionCheck, pingCheck, unknownMethodCheck, malformedJsonCheck, invalidRequestCheck];
+export const PROTO_CHECKS: readonly ProbeCheck[] = [
+  preInitCheck,
+  versionCheck,
+  pingCheck,
+  unknownMethodCheck,
+  malformedJsonCheck,
+  invalidRequestCheck,
+];

@@ -8,7 +8,12 @@ import { portabilityIssues, type PortabilityIssue } from '../schema-checks.js';
 import type { ProbeCheck } from './check.js';
 
 const NAME = 'FAULT-PROVIDER-TOOL-NAME';
-const LEAVES = [NAME, 'FAULT-PROVIDER-UNION-SCHEMA', 'FAULT-PROVIDER-REF-SCHEMA', 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD'] as const;
+const LEAVES = [
+  NAME,
+  'FAULT-PROVIDER-UNION-SCHEMA',
+  'FAULT-PROVIDER-REF-SCHEMA',
+  'FAULT-PROVIDER-UNSUPPORTED-KEYWORD',
+] as const;
 
 /** Who refuses a keyword, and where it usually comes from. */
 const WHY: Record<string, string> = {
@@ -26,14 +31,20 @@ const WHY: Record<string, string> = {
 const UNION_WHY = 'Gemini and OpenAI strict mode refuse or rewrite unions';
 
 function message(issue: PortabilityIssue): string {
-  if (issue.leaf === NAME) return `a tool name over 64 characters or outside [A-Za-z0-9_-] (first: ${JSON.stringify(issue.at.slice(0, 80))}): ${WHY.name}`;
+  if (issue.leaf === NAME)
+    return `a tool name over 64 characters or outside [A-Za-z0-9_-] (first: ${JSON.stringify(issue.at.slice(0, 80))}): ${WHY.name}`;
   return `${issue.keyword} in the input schema (first at ${issue.at}): ${WHY[issue.keyword] ?? UNION_WHY}`;
 }
 
 export const portabilityCheck: ProbeCheck = {
   id: 'provider-portability',
   family: 'PROVIDER',
-  leaves: { [NAME]: 'failure', 'FAULT-PROVIDER-UNION-SCHEMA': 'warning', 'FAULT-PROVIDER-REF-SCHEMA': 'warning', 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD': 'warning' },
+  leaves: {
+    [NAME]: 'failure',
+    'FAULT-PROVIDER-UNION-SCHEMA': 'warning',
+    'FAULT-PROVIDER-REF-SCHEMA': 'warning',
+    'FAULT-PROVIDER-UNSUPPORTED-KEYWORD': 'warning',
+  },
   run(ctx) {
     for (const tool of ctx.tools) {
       const issues = portabilityIssues(tool);

@@ -55,7 +55,13 @@ export const validCallCheck: ProbeCheck = {
   leaves: { [MISMATCH]: 'failure', [MISSING]: 'failure', [HANG]: 'failure' },
   callsTools: true,
   // What the calls change, how long they take and what progress they send is judged by others.
-  feeds: ['FAULT-STATE-SURFACE-DRIFT', 'FAULT-CONFIG-LIST-CHANGED', 'FAULT-CONFIG-ANNOTATION-CONTRADICTED', 'FAULT-TIMEOUT-PROGRESS', 'FAULT-TIMEOUT-CANCEL-IGNORED'],
+  feeds: [
+    'FAULT-STATE-SURFACE-DRIFT',
+    'FAULT-CONFIG-LIST-CHANGED',
+    'FAULT-CONFIG-ANNOTATION-CONTRADICTED',
+    'FAULT-TIMEOUT-PROGRESS',
+    'FAULT-TIMEOUT-CANCEL-IGNORED',
+  ],
   async run(ctx) {
     // Tools with an outputSchema whose valid call gave no successful result: their output was never seen.
     const unshown: string[] = [];
@@ -67,8 +73,16 @@ export const validCallCheck: ProbeCheck = {
     }
     if (unshown.length > 0) {
       // Untested unless another tool's output was checked (a check turns the leaf passed).
-      const which = unshown.length === 1 ? unshown[0] : `${unshown.length} tools with an outputSchema (${unshown.slice(0, 5).join(', ')}${unshown.length > 5 ? ', …' : ''})`;
-      for (const leaf of [MISSING, MISMATCH]) ctx.note(leaf, `no successful result to schema-valid arguments from ${which}, so its output was not checked`, 'untested');
+      const which =
+        unshown.length === 1
+          ? unshown[0]
+          : `${unshown.length} tools with an outputSchema (${unshown.slice(0, 5).join(', ')}${unshown.length > 5 ? ', …' : ''})`;
+      for (const leaf of [MISSING, MISMATCH])
+        ctx.note(
+          leaf,
+          `no successful result to schema-valid arguments from ${which}, so its output was not checked`,
+          'untested',
+        );
     }
   },
 };
@@ -83,20 +97,40 @@ async function validCall(ctx: CheckContext, tool: ListedTool, probe: string): Pr
     return false;
   }
   if (call.outcome === 'hung') {
-    ctx.report({ leaf: HANG, probe, tool: tool.name, message: hangMessage(call, bound, 'to a call with schema-valid arguments'), exchange: call.exchange, group: 'valid' });
+    ctx.report({
+      leaf: HANG,
+      probe,
+      tool: tool.name,
+      message: hangMessage(call, bound, 'to a call with schema-valid arguments'),
+      exchange: call.exchange,
+      group: 'valid',
+    });
     return false;
   }
   ctx.check(HANG);
   const result = call.reply.message?.result as { isError?: boolean; structuredContent?: unknown } | undefined;
   if (!tool.outputSchema || !result || result.isError) return false;
   if (result.structuredContent === undefined) {
-    ctx.report({ leaf: MISSING, probe, tool: tool.name, message: 'the tool declares an outputSchema but its successful result has no structuredContent', exchange: call.exchange, group: 'missing' });
+    ctx.report({
+      leaf: MISSING,
+      probe,
+      tool: tool.name,
+      message: 'the tool declares an outputSchema but its successful result has no structuredContent',
+      exchange: call.exchange,
+      group: 'missing',
+    });
     return true;
   }
   ctx.check(MISSING);
   const validate = ctx.outputValidator(tool);
   if (validate && !validate(result.structuredContent)) {
-    ctx.report({ leaf: MISMATCH, probe, tool: tool.name, message: `structuredContent breaks the outputSchema: ${schemaErrors(validate)}`, exchange: call.exchange });
+    ctx.report({
+      leaf: MISMATCH,
+      probe,
+      tool: tool.name,
+      message: `structuredContent breaks the outputSchema: ${schemaErrors(validate)}`,
+      exchange: call.exchange,
+    });
   } else if (validate) ctx.check(MISMATCH);
   return true;
 }

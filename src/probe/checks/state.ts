@@ -22,7 +22,11 @@ export const twoSessionsCheck: ProbeCheck = {
     if (!after.tools) return ctx.note(DRIFT, FIRST_SESSION_ENDED, 'untested');
     const second = await secondSession(ctx);
     if (!second.tools) {
-      const why = second.init.timedOut ? 'no answer' : second.init.closed ? 'the server exited or closed it' : 'initialize failed';
+      const why = second.init.timedOut
+        ? 'no answer'
+        : second.init.closed
+          ? 'the server exited or closed it'
+          : 'initialize failed';
       return ctx.note(DRIFT, `a second session could not list tools (${why})`, 'untested');
     }
     if (signature(second.tools) !== signature(after.tools) && !after.announced) {
@@ -56,8 +60,17 @@ async function askWithSession(ctx: CheckContext, session: string, what: string, 
   if (ctx.target.kind !== 'http') return;
   const { url, token } = ctx.target;
   const ping = JSON.stringify({ jsonrpc: '2.0', id: 'stale-session', method: 'ping' });
-  const headers = { 'mcp-session-id': session, 'mcp-protocol-version': PROBE_PROTOCOL_VERSION, ...(token ? { authorization: `Bearer ${token}` } : {}) };
-  const response = await postRaw(url, ping, { headers, timeoutMs: ctx.bound(), signal: ctx.stopSignal, lookup: ctx.lookup });
+  const headers = {
+    'mcp-session-id': session,
+    'mcp-protocol-version': PROBE_PROTOCOL_VERSION,
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
+  const response = await postRaw(url, ping, {
+    headers,
+    timeoutMs: ctx.bound(),
+    signal: ctx.stopSignal,
+    lookup: ctx.lookup,
+  });
   ctx.throwIfStopped();
   const exchange: TranscriptLine[] = [
     { dir: '>', text: `POST ${url} mcp-session-id: ${session} ${ping}` },

@@ -21,13 +21,16 @@ export interface SecondSession {
 }
 
 /** Said of a check that needed the first session's tool list read again, when that session had ended. */
-export const FIRST_SESSION_ENDED = 'the first session ended before its tool list could be read again (the server exited or dropped it)';
+export const FIRST_SESSION_ENDED =
+  'the first session ended before its tool list could be read again (the server exited or dropped it)';
 
 export function toolsAfterCalls(ctx: CheckContext): Promise<AfterCalls> {
   return ctx.memo('tools-after-calls', async () => {
     const peer = ctx.current();
     const tools = peer ? await ctx.listTools(peer) : undefined;
-    const announced = ctx.peers.some((p) => p.notifications.some((n) => n.method === 'notifications/tools/list_changed'));
+    const announced = ctx.peers.some((p) =>
+      p.notifications.some((n) => n.method === 'notifications/tools/list_changed'),
+    );
     return { ...(tools ? { tools } : {}), announced };
   });
 }
@@ -53,6 +56,9 @@ export function diffNames(a: readonly ListedTool[], b: readonly ListedTool[]): s
   const bn = new Set(b.map((t) => t.name));
   const gone = [...an].filter((n) => !bn.has(n));
   const added = [...bn].filter((n) => !an.has(n));
-  const parts = [gone.length ? `gone: ${gone.slice(0, 5).join(', ')}` : '', added.length ? `added: ${added.slice(0, 5).join(', ')}` : ''].filter(Boolean);
+  const parts = [
+    gone.length ? `gone: ${gone.slice(0, 5).join(', ')}` : '',
+    added.length ? `added: ${added.slice(0, 5).join(', ')}` : '',
+  ].filter(Boolean);
   return parts.join('; ') || 'same names, different schemas';
 }

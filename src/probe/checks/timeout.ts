@@ -37,9 +37,16 @@ function candidates(ctx: CheckContext): Candidate[] {
   const all = ctx.callable.map((tool): Candidate & { slow: boolean } => {
     const slow = slowArguments(tool.inputSchema ?? {}, CANCEL_AFTER_MS + 1500);
     const timing = ctx.timings.get(tool.name);
-    return { tool, args: slow ?? validArguments(tool.inputSchema ?? {}), slow: slow !== undefined, seenMs: timing?.longestMs ?? 0, hung: timing?.hung === true };
+    return {
+      tool,
+      args: slow ?? validArguments(tool.inputSchema ?? {}),
+      slow: slow !== undefined,
+      seenMs: timing?.longestMs ?? 0,
+      hung: timing?.hung === true,
+    };
   });
-  const rank = (c: (typeof all)[number]): number => (c.slow ? 0 : c.seenMs >= CANCEL_AFTER_MS && !c.hung ? 1 : c.hung ? 2 : 3);
+  const rank = (c: (typeof all)[number]): number =>
+    c.slow ? 0 : c.seenMs >= CANCEL_AFTER_MS && !c.hung ? 1 : c.hung ? 2 : 3;
   return all.sort((a, b) => rank(a) - rank(b) || b.seenMs - a.seenMs);
 }
 
@@ -55,7 +62,10 @@ export const cancelCheck: ProbeCheck = {
       tried.push(candidate.tool.name);
       if (await cancelOnce(ctx, candidate, tried.length, this.id)) return;
     }
-    const which = tried.length === 0 ? 'no tool could be called' : `none of the tools tried (${tried.join(', ')}) was still running ${CANCEL_AFTER_MS} ms after it was called`;
+    const which =
+      tried.length === 0
+        ? 'no tool could be called'
+        : `none of the tools tried (${tried.join(', ')}) was still running ${CANCEL_AFTER_MS} ms after it was called`;
     ctx.note(CANCEL, `${which}, so no cancellation could be observed`, 'untested');
   },
 };
@@ -68,7 +78,11 @@ async function cancelOnce(ctx: CheckContext, candidate: Candidate, attempt: numb
   const from = peer.transcript.length;
   const id = `cancel-${attempt}`;
   const use = ctx.newToken(tool.name);
-  const early = await peer.request('tools/call', { name: tool.name, arguments: candidate.args }, CANCEL_AFTER_MS, { id, progressToken: use.token, maxMs: CANCEL_AFTER_MS });
+  const early = await peer.request('tools/call', { name: tool.name, arguments: candidate.args }, CANCEL_AFTER_MS, {
+    id,
+    progressToken: use.token,
+    maxMs: CANCEL_AFTER_MS,
+  });
   if (!early.timedOut) {
     use.answeredAt = Date.now();
     return false; // finished (or failed) before a cancel could be sent: this tool cannot show it
@@ -82,14 +96,25 @@ async function cancelOnce(ctx: CheckContext, candidate: Candidate, attempt: numb
   use.answeredAt = Date.now();
   const ping = peer.alive() ? await peer.request('ping', {}, ctx.bound()) : undefined;
   const exchange = [...peer.excerpt(from, id), ...(ping ? peer.excerpt(from, ping.id) : [])];
-  const report = (message: string, severity?: 'failure'): void => ctx.report({ leaf: CANCEL, probe, tool: tool.name, message, exchange, ...(severity ? { severity } : {}) });
+  const report = (message: string, severity?: 'failure'): void =>
+    ctx.report({ leaf: CANCEL, probe, tool: tool.name, message, exchange, ...(severity ? { severity } : {}) });
   if (!ping?.message) {
     report('the server stopped answering (ping) after a cancellation', 'failure');
     await ctx.recover(peer, CANCEL);
-  } else if (late.message) report('the call answered after notifications/cancelled: the work went on, and a client that reuses ids may take the answer for another call');
-  else if (late.progress > early.progress) report(`progress kept coming after notifications/cancelled (${late.progress - early.progress} more within ${wait} ms): the work went on, though no answer came`);
+  } else if (late.message)
+    report(
+      'the call answered after notifications/cancelled: the work went on, and a client that reuses ids may take the answer for another call',
+    );
+  else if (late.progress > early.progress)
+    report(
+      `progress kept coming after notifications/cancelled (${late.progress - early.progress} more within ${wait} ms): the work went on, though no answer came`,
+    );
   else ctx.check(CANCEL);
-  if (candidate.hung) ctx.note(CANCEL, `checked on ${tool.name}, which also did not answer earlier calls: no answer after the cancel shows little`);
+  if (candidate.hung)
+    ctx.note(
+      CANCEL,
+      `checked on ${tool.name}, which also did not answer earlier calls: no answer after the cancel shows little`,
+    );
   return true;
 }
 
@@ -108,13 +133,26 @@ export const progressCheck: ProbeCheck = {
         const use = ctx.tokens.get(token);
         const evidence = [{ dir: '<' as const, text: JSON.stringify(n).slice(0, 2000) }];
         if (!use) {
-          ctx.report({ leaf: PROGRESS, probe: this.id, message: `progress for a token the probe never sent: ${JSON.stringify(params.progressToken)?.slice(0, 100)}`, exchange: evidence, group: 'unknown token' });
+          ctx.report({
+            leaf: PROGRESS,
+            probe: this.id,
+            message: `progress for a token the probe never sent: ${JSON.stringify(params.progressToken)?.slice(0, 100)}`,
+            exchange: evidence,
+            group: 'unknown token',
+          });
           continue;
         }
         seen.add(token);
         const before = last.get(token);
         if (typeof params.progress !== 'number' || (before !== undefined && params.progress <= before)) {
-          ctx.report({ leaf: PROGRESS, probe: this.id, tool: use.tool, message: `progress ${JSON.stringify(params.progress)} after ${String(before)}: progress must increase`, exchange: evidence, group: 'not increasing' });
+          ctx.report({
+            leaf: PROGRESS,
+            probe: this.id,
+            tool: use.tool,
+            message: `progress ${JSON.stringify(params.progress)} after ${String(before)}: progress must increase`,
+            exchange: evidence,
+            group: 'not increasing',
+          });
         } else ctx.check(PROGRESS);
         if (typeof params.progress === 'number') last.set(token, params.progress);
       }

@@ -12,7 +12,10 @@ const POLLUTION = 'FAULT-TOOL-STDOUT-POLLUTION';
 
 /** The message of a hang finding: the bound, and whether progress had come before it stopped. */
 export function hangMessage(call: ToolCall, bound: number, what: string): string {
-  const progress = call.reply.progress > 0 ? ` after ${call.reply.progress} progress notification(s), the last one more than ${bound} ms before it gave up` : ' and no progress';
+  const progress =
+    call.reply.progress > 0
+      ? ` after ${call.reply.progress} progress notification(s), the last one more than ${bound} ms before it gave up`
+      : ' and no progress';
   return `no answer within ${bound} ms${progress}, ${what}`;
 }
 
@@ -39,13 +42,27 @@ export const hostileArgumentsCheck: ProbeCheck = {
         const what = `when ${tool.name} was called with ${c.label}`;
         if (call.outcome === 'closed' || !peer.alive()) {
           const how = ctx.target.kind === 'stdio' ? 'exited' : 'dropped the connection';
-          ctx.report({ leaf: CRASH, probe: this.id, tool: tool.name, message: `the server ${how} ${what}`, exchange: call.exchange, group: 'crash' });
+          ctx.report({
+            leaf: CRASH,
+            probe: this.id,
+            tool: tool.name,
+            message: `the server ${how} ${what}`,
+            exchange: call.exchange,
+            group: 'crash',
+          });
           await ctx.recover(peer, CRASH);
           continue;
         }
         ctx.check(CRASH);
         if (call.outcome === 'hung') {
-          ctx.report({ leaf: HANG, probe: this.id, tool: tool.name, message: hangMessage(call, bound, what), exchange: call.exchange, group: 'hostile' });
+          ctx.report({
+            leaf: HANG,
+            probe: this.id,
+            tool: tool.name,
+            message: hangMessage(call, bound, what),
+            exchange: call.exchange,
+            group: 'hostile',
+          });
           continue;
         }
         ctx.check(HANG);

@@ -46,7 +46,13 @@ export interface UnreadableMessage {
   kind: 'invalid' | 'bound';
 }
 
-export type StdioTarget = { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+export type StdioTarget = {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+};
 export type HttpTarget = { kind: 'http'; url: string; token?: string };
 export type Target = StdioTarget | HttpTarget;
 
@@ -109,8 +115,16 @@ export interface Peer {
 }
 
 /** initialize + notifications/initialized; returns the initialize reply. */
-export async function handshake(peer: Peer, timeoutMs: number, protocolVersion = PROBE_PROTOCOL_VERSION): Promise<Reply> {
-  const reply = await peer.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'faultline-probe', version: '1' } }, timeoutMs);
+export async function handshake(
+  peer: Peer,
+  timeoutMs: number,
+  protocolVersion = PROBE_PROTOCOL_VERSION,
+): Promise<Reply> {
+  const reply = await peer.request(
+    'initialize',
+    { protocolVersion, capabilities: {}, clientInfo: { name: 'faultline-probe', version: '1' } },
+    timeoutMs,
+  );
   if (reply.message?.result) await peer.notify('notifications/initialized');
   return reply;
 }
@@ -168,7 +182,11 @@ export abstract class BasePeer {
   protected note(dir: TranscriptLine['dir'], text: string, ref?: string): void {
     if (this.transcript.length >= PEER_BOUNDS.transcriptLines) return;
     const limit = PEER_BOUNDS.transcriptChars;
-    this.transcript.push({ dir, text: text.length > limit ? `${text.slice(0, limit)}… (${text.length} chars)` : text, ...(ref !== undefined ? { ref } : {}) });
+    this.transcript.push({
+      dir,
+      text: text.length > limit ? `${text.slice(0, limit)}… (${text.length} chars)` : text,
+      ...(ref !== undefined ? { ref } : {}),
+    });
   }
 
   abandon(_id: number | string | null): void {
@@ -177,12 +195,17 @@ export abstract class BasePeer {
 
   excerpt(from: number, id: number | string | null): TranscriptLine[] {
     const ref = refOf(id);
-    return this.transcript.slice(from).filter((line) => line.ref === ref || (line.ref === undefined && line.dir === '!'));
+    return this.transcript
+      .slice(from)
+      .filter((line) => line.ref === ref || (line.ref === undefined && line.dir === '!'));
   }
 
   protected polluted(text: string): void {
     this.pollutionSeen++;
-    if (this.pollution.length < PEER_BOUNDS.keptProblems) this.pollution.push(text.length > PEER_BOUNDS.transcriptChars ? `${text.slice(0, PEER_BOUNDS.transcriptChars)}…` : text);
+    if (this.pollution.length < PEER_BOUNDS.keptProblems)
+      this.pollution.push(
+        text.length > PEER_BOUNDS.transcriptChars ? `${text.slice(0, PEER_BOUNDS.transcriptChars)}…` : text,
+      );
   }
 
   /** The ref of the only request waiting, when exactly one is: an unreadable answer is most likely its. */
@@ -200,7 +223,12 @@ export abstract class BasePeer {
     const owner = ref ?? (found !== undefined && this.waiting.has(found) ? found : this.onlyWaiting());
     this.note('!', `unreadable message from the server: ${problem}`, owner);
     if (this.unreadable.length < PEER_BOUNDS.keptProblems) {
-      this.unreadable.push({ problem, kind, excerpt: text.slice(0, 300), ...(owner !== undefined ? { ref: owner } : {}) });
+      this.unreadable.push({
+        problem,
+        kind,
+        excerpt: text.slice(0, 300),
+        ...(owner !== undefined ? { ref: owner } : {}),
+      });
     }
     if (owner !== undefined) this.settle(owner, { unreadable: problem });
   }
@@ -210,7 +238,12 @@ export abstract class BasePeer {
     const reading = readJson(text, { maxChars: PEER_BOUNDS.messageBytes, maxDepth: DEFAULT_MAX_JSON_DEPTH });
     if (!reading.ok) {
       this.note('<', text, ref);
-      this.unreadableMessage(reading.problem, reading.problem.startsWith('invalid JSON') ? 'invalid' : 'bound', text, ref);
+      this.unreadableMessage(
+        reading.problem,
+        reading.problem.startsWith('invalid JSON') ? 'invalid' : 'bound',
+        text,
+        ref,
+      );
       return;
     }
     const messages = Array.isArray(reading.value) ? reading.value : [reading.value];
@@ -239,14 +272,16 @@ export abstract class BasePeer {
       return;
     }
     const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-    const owner = message.method === 'notifications/progress' && token !== undefined ? this.tokens.get(String(token)) : undefined;
+    const owner =
+      message.method === 'notifications/progress' && token !== undefined ? this.tokens.get(String(token)) : undefined;
     this.note('<', text, owner);
     if (owner !== undefined) {
       this.progressSeen.set(owner, (this.progressSeen.get(owner) ?? 0) + 1);
       this.waiting.get(owner)?.progress();
     }
     if (this.notifications.length < PEER_BOUNDS.notifications) this.notifications.push(message);
-    if (message.id !== undefined && message.id !== null && typeof message.method === 'string') this.answerServerRequest(message);
+    if (message.id !== undefined && message.id !== null && typeof message.method === 'string')
+      this.answerServerRequest(message);
   }
 
   /** A request from the server: ping is answered, as any client must; anything else is declined. */
@@ -254,7 +289,11 @@ export abstract class BasePeer {
     const answer =
       message.method === 'ping'
         ? { jsonrpc: '2.0', id: message.id, result: {} }
-        : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `the probe does not offer ${String(message.method)}` } };
+        : {
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: -32601, message: `the probe does not offer ${String(message.method)}` },
+          };
     this.sendText(JSON.stringify(answer));
   }
 
@@ -277,14 +316,26 @@ export abstract class BasePeer {
    * Waits for the answer to `id`: until `timeoutMs` passed without an answer — restarted by each
    * progress notification for the request — and never past `maxMs` from now.
    */
-  waitFor(id: number | string | null, timeoutMs: number, options: { maxMs?: number; status?: () => number | undefined } = {}): Promise<Reply> {
+  waitFor(
+    id: number | string | null,
+    timeoutMs: number,
+    options: { maxMs?: number; status?: () => number | undefined } = {},
+  ): Promise<Reply> {
     const ref = refOf(id);
     const started = Date.now();
     const progress = (): number => this.progressSeen.get(ref) ?? 0;
     const ready = this.unclaimed.get(ref);
     if (ready) {
       this.unclaimed.delete(ref);
-      return Promise.resolve({ id, timedOut: false, closed: false, ...ready, progress: progress(), ms: 0, status: options.status?.() });
+      return Promise.resolve({
+        id,
+        timedOut: false,
+        closed: false,
+        ...ready,
+        progress: progress(),
+        ms: 0,
+        status: options.status?.(),
+      });
     }
     if (this.stop?.aborted) return Promise.reject(new PeerStopped(this.stop.reason));
     const end = started + Math.max(timeoutMs, options.maxMs ?? timeoutMs);
@@ -297,7 +348,15 @@ export abstract class BasePeer {
       };
       const finish = (reply: Partial<Reply>): void => {
         settle();
-        resolve({ id, timedOut: false, closed: false, ...reply, progress: progress(), ms: Date.now() - started, status: options.status?.() });
+        resolve({
+          id,
+          timedOut: false,
+          closed: false,
+          ...reply,
+          progress: progress(),
+          ms: Date.now() - started,
+          status: options.status?.(),
+        });
       };
       const onClose = (): void => finish({ closed: true });
       // Stopped runs end their waits now: a timeout here would read as the server's hang.
@@ -305,7 +364,8 @@ export abstract class BasePeer {
         settle();
         reject(new PeerStopped(this.stop?.reason));
       };
-      const arm = (): NodeJS.Timeout => setTimeout(() => finish({ timedOut: true }), Math.max(0, Math.min(timeoutMs, end - Date.now())));
+      const arm = (): NodeJS.Timeout =>
+        setTimeout(() => finish({ timedOut: true }), Math.max(0, Math.min(timeoutMs, end - Date.now())));
       let timer = arm();
       this.waiting.set(ref, {
         deliver: finish,

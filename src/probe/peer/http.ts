@@ -11,7 +11,17 @@ import type { LookupFunction } from 'node:net';
 import { readJson, DEFAULT_MAX_JSON_DEPTH, isMessageObject, type JsonRpcMessage } from '../../jsonrpc/message.js';
 import { createSseReader } from '../../jsonrpc/sse.js';
 import { PEER_BOUNDS, sizeText } from '../limits.js';
-import { BasePeer, refOf, until, within, type CloseOptions, type HttpTarget, type Peer, type Reply, type RequestOptions } from './base.js';
+import {
+  BasePeer,
+  refOf,
+  until,
+  within,
+  type CloseOptions,
+  type HttpTarget,
+  type Peer,
+  type Reply,
+  type RequestOptions,
+} from './base.js';
 
 /** After its time is up, a session still gets this long for its DELETE. */
 const STOP_GRACE_MS = 250;
@@ -52,7 +62,11 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const finalHeaders: Record<string, string> = {};
-  const merged: Record<string, string | undefined> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers };
+  const merged: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...options.headers,
+  };
   for (const [name, value] of Object.entries(merged)) if (value !== undefined) finalHeaders[name] = value;
   return new Promise((resolve) => {
     const messages: JsonRpcMessage[] = [];
@@ -64,54 +78,86 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
       if (options.onText) return options.onText(text);
       const reading = readJson(text, { maxChars: PEER_BOUNDS.messageBytes, maxDepth: DEFAULT_MAX_JSON_DEPTH });
       if (!reading.ok) return;
-      for (const m of Array.isArray(reading.value) ? reading.value : [reading.value]) if (isMessageObject(m) && messages.length < MESSAGES_KEPT) messages.push(m);
+      for (const m of Array.isArray(reading.value) ? reading.value : [reading.value])
+        if (isMessageObject(m) && messages.length < MESSAGES_KEPT) messages.push(m);
     };
-    const finish = (status: number, headers: IncomingHttpHeaders, error?: NodeJS.ErrnoException | { code: string; message: string }): void => {
+    const finish = (
+      status: number,
+      headers: IncomingHttpHeaders,
+      error?: NodeJS.ErrnoException | { code: string; message: string },
+    ): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      resolve({ status, headers, messages, body: kept, bytes: total, ...(error ? { connectionError: error.code ?? 'error', connectionMessage: error.message } : {}), ...(cut ? { cut } : {}) });
+      resolve({
+        status,
+        headers,
+        messages,
+        body: kept,
+        bytes: total,
+        ...(error ? { connectionError: error.code ?? 'error', connectionMessage: error.message } : {}),
+        ...(cut ? { cut } : {}),
+      });
     };
     // agent: false — a connection per request, closed with it: none is left in Node's global
     // keep-alive pool after the run (the probe's sockets end with its requests).
-    const req = send(target, { method: options.method ?? 'POST', headers: finalHeaders, agent: false, ...(options.lookup ? { lookup: options.lookup } : {}) }, (res) => {
-      const status = res.statusCode ?? 0;
-      const stop = (why: string): void => {
-        cut ??= why;
-        req.destroy();
-        finish(status, res.headers);
-      };
-      const sse = String(res.headers['content-type'] ?? '').includes('text/event-stream');
-      const reader = sse
-        ? createSseReader({
-            maxEventChars: PEER_BOUNDS.messageBytes,
-            onEvent: (event) => event.data !== '' && deliver(event.data),
-            onOversize: () => stop(`an SSE event of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`),
-          })
-        : undefined;
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => {
-        total += chunk.length;
-        if (kept.length < BODY_KEPT_CHARS) kept += chunk.toString('utf8', 0, Math.min(chunk.length, BODY_KEPT_CHARS - kept.length));
-        if (total > PEER_BOUNDS.responseBytes) return stop(`an answer of more than ${sizeText(PEER_BOUNDS.responseBytes)}, the probe's bound per answer (it was cut there)`);
-        if (reader) return reader.feed(chunk);
-        if (total > PEER_BOUNDS.messageBytes) return stop(`a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`);
-        parts.push(chunk);
-      });
-      // A refusal in plain text or HTML (a 401, a proxy's 502) is an HTTP answer, not a JSON-RPC
-      // message that failed to parse: only a success or a body that says it is JSON is read as one.
-      const jsonRpc = (status >= 200 && status < 300) || String(res.headers['content-type'] ?? '').includes('json');
-      res.on('end', () => {
-        if (reader) reader.end();
-        else if (parts.length > 0 && jsonRpc) {
-          const text = Buffer.concat(parts).toString('utf8');
-          if (text.trim() !== '') deliver(text);
-        }
-        finish(status, res.headers);
-      });
-      res.on('error', () => finish(status, res.headers));
-    });
+    const req = send(
+      target,
+      {
+        method: options.method ?? 'POST',
+        headers: finalHeaders,
+        agent: false,
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const stop = (why: string): void => {
+          cut ??= why;
+          req.destroy();
+          finish(status, res.headers);
+        };
+        const sse = String(res.headers['content-type'] ?? '').includes('text/event-stream');
+        const reader = sse
+          ? createSseReader({
+              maxEventChars: PEER_BOUNDS.messageBytes,
+              onEvent: (event) => event.data !== '' && deliver(event.data),
+              onOversize: () =>
+                stop(
+                  `an SSE event of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`,
+                ),
+            })
+          : undefined;
+        const parts: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (kept.length < BODY_KEPT_CHARS)
+            kept += chunk.toString('utf8', 0, Math.min(chunk.length, BODY_KEPT_CHARS - kept.length));
+          if (total > PEER_BOUNDS.responseBytes)
+            return stop(
+              `an answer of more than ${sizeText(PEER_BOUNDS.responseBytes)}, the probe's bound per answer (it was cut there)`,
+            );
+          if (reader) return reader.feed(chunk);
+          if (total > PEER_BOUNDS.messageBytes)
+            return stop(
+              `a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`,
+            );
+          parts.push(chunk);
+        });
+        // A refusal in plain text or HTML (a 401, a proxy's 502) is an HTTP answer, not a JSON-RPC
+        // message that failed to parse: only a success or a body that says it is JSON is read as one.
+        const jsonRpc = (status >= 200 && status < 300) || String(res.headers['content-type'] ?? '').includes('json');
+        res.on('end', () => {
+          if (reader) reader.end();
+          else if (parts.length > 0 && jsonRpc) {
+            const text = Buffer.concat(parts).toString('utf8');
+            if (text.trim() !== '') deliver(text);
+          }
+          finish(status, res.headers);
+        });
+        res.on('error', () => finish(status, res.headers));
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       finish(0, {});
@@ -187,17 +233,29 @@ export class HttpPeer extends BasePeer implements Peer {
       this.bytesRead += response.bytes;
       if (this.bytesRead > PEER_BOUNDS.peerBytes && !this.closed) {
         // More than a server may send in one session: the probe reads no more of it.
-        this.unreadableMessage(`more than ${sizeText(PEER_BOUNDS.peerBytes)} of answers in one session, the probe's bound per session`, 'bound', '', ref);
+        this.unreadableMessage(
+          `more than ${sizeText(PEER_BOUNDS.peerBytes)} of answers in one session, the probe's bound per session`,
+          'bound',
+          '',
+          ref,
+        );
         void this.close({ deadline: Date.now() });
       }
       const session = response.headers['mcp-session-id'];
       if (typeof session === 'string' && !this.session) this.session = session;
       this.lastStatus = response.status;
       if (response.cut) this.unreadableMessage(response.cut, 'bound', response.body, ref);
-      else if (response.connectionError === 'stopped') this.note('!', 'the probe cut the request (its wait was over)', ref);
-      else if (response.connectionError) this.note('!', `HTTP request failed: ${response.connectionError}${response.connectionError === 'ENOTLOCAL' ? ` (${response.connectionMessage})` : ''}`, ref);
+      else if (response.connectionError === 'stopped')
+        this.note('!', 'the probe cut the request (its wait was over)', ref);
+      else if (response.connectionError)
+        this.note(
+          '!',
+          `HTTP request failed: ${response.connectionError}${response.connectionError === 'ENOTLOCAL' ? ` (${response.connectionMessage})` : ''}`,
+          ref,
+        );
       else if (response.status === 0) this.note('!', 'HTTP request timed out', ref);
-      else if (response.status >= 300) this.note('!', `HTTP ${response.status}${response.body ? ` ${response.body.slice(0, 300)}` : ''}`, ref);
+      else if (response.status >= 300)
+        this.note('!', `HTTP ${response.status}${response.body ? ` ${response.body.slice(0, 300)}` : ''}`, ref);
       return response;
     });
     this.inflight.add(sent);
@@ -220,8 +278,16 @@ export class HttpPeer extends BasePeer implements Peer {
     this.throwIfStopped();
     const id = options.id ?? this.nextId++;
     this.trackToken(options.progressToken, id);
-    const withToken = options.progressToken === undefined ? params : { ...(params as object), _meta: { progressToken: options.progressToken } };
-    const text = JSON.stringify({ jsonrpc: '2.0', id, method, ...(withToken === undefined ? {} : { params: withToken }) });
+    const withToken =
+      options.progressToken === undefined
+        ? params
+        : { ...(params as object), _meta: { progressToken: options.progressToken } };
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      ...(withToken === undefined ? {} : { params: withToken }),
+    });
     const answered = this.waitFor(id, timeoutMs, { maxMs: options.maxMs, status: () => this.lastStatus });
     answered.catch(() => undefined); // a stop rejects it; the race below or the return reports that
     // The POST lives as long as the wait may (progress extends both): after a timeout its answer
@@ -238,7 +304,12 @@ export class HttpPeer extends BasePeer implements Peer {
     if (response.connectionError) return { id, timedOut: false, closed: true, status: 0, progress: 0, ms: 0 };
     if (response.status === 0) return { id, timedOut: true, closed: false, status: 0, progress: 0, ms: timeoutMs };
     // The POST ended without our answer (an HTTP error with a body that is not ours, say): a moment for a late route, then closed.
-    const late = new Promise<Reply>((resolve) => setTimeout(() => resolve({ id, timedOut: false, closed: true, status: response.status, progress: 0, ms: 0 }), 50).unref());
+    const late = new Promise<Reply>((resolve) =>
+      setTimeout(
+        () => resolve({ id, timedOut: false, closed: true, status: response.status, progress: 0, ms: 0 }),
+        50,
+      ).unref(),
+    );
     return this.learnVersion(await Promise.race([answered, late]));
   }
 
@@ -251,7 +322,11 @@ export class HttpPeer extends BasePeer implements Peer {
   async notify(method: string, params?: unknown): Promise<void> {
     this.throwIfStopped();
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
-    await this.post(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), 5000, requestId === undefined ? undefined : refOf(requestId));
+    await this.post(
+      JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }),
+      5000,
+      requestId === undefined ? undefined : refOf(requestId),
+    );
     this.throwIfStopped();
   }
 
@@ -265,7 +340,12 @@ export class HttpPeer extends BasePeer implements Peer {
     if (response.connectionError) return { id, timedOut: false, closed: true, status: 0, progress: 0, ms: 0 };
     if (response.status === 0) return { id, timedOut: true, closed: false, status: 0, progress: 0, ms: timeoutMs };
     // The answer, if any, came with the POST: wait no longer than a moment for its routing.
-    const none = new Promise<Reply>((resolve) => setTimeout(() => resolve({ id, timedOut: false, closed: false, status: response.status, progress: 0, ms: 0 }), 20).unref());
+    const none = new Promise<Reply>((resolve) =>
+      setTimeout(
+        () => resolve({ id, timedOut: false, closed: false, status: response.status, progress: 0, ms: 0 }),
+        20,
+      ).unref(),
+    );
     return Promise.race([answered, none]);
   }
 

@@ -11,7 +11,22 @@ import type { Peer, Target } from './base.js';
 import { HttpPeer } from './http.js';
 import { StdioPeer } from './stdio.js';
 
-export { handshake, PeerStopped, PROBE_PROTOCOL_VERSION, refOf, type CloseOptions, type HttpTarget, type StdioTarget, type JsonRpcMessage, type Peer, type Reply, type RequestOptions, type Target, type TranscriptLine, type UnreadableMessage } from './base.js';
+export {
+  handshake,
+  PeerStopped,
+  PROBE_PROTOCOL_VERSION,
+  refOf,
+  type CloseOptions,
+  type HttpTarget,
+  type StdioTarget,
+  type JsonRpcMessage,
+  type Peer,
+  type Reply,
+  type RequestOptions,
+  type Target,
+  type TranscriptLine,
+  type UnreadableMessage,
+} from './base.js';
 export { postRaw, type RawHttpResponse } from './http.js';
 export { STOP_GRACE_MS } from './stdio.js';
 
@@ -23,5 +38,7 @@ export interface PeerOptions {
 }
 
 export function openPeer(target: Target, options: PeerOptions = {}): Peer {
-  return target.kind === 'stdio' ? new StdioPeer(target, options.stop) : new HttpPeer(target, options.stop, options.lookup);
+  return target.kind === 'stdio'
+    ? new StdioPeer(target, options.stop)
+    : new HttpPeer(target, options.stop, options.lookup);
 }

@@ -5,7 +5,17 @@
 import { describeOversize, LineSplitter, type OversizeLine } from '../../jsonrpc/ndjson.js';
 import { spawnTree, type ProcessTree } from '../../process-group.js';
 import { PEER_BOUNDS, sizeText } from '../limits.js';
-import { BasePeer, refOf, until, within, type CloseOptions, type Peer, type Reply, type RequestOptions, type StdioTarget } from './base.js';
+import {
+  BasePeer,
+  refOf,
+  until,
+  within,
+  type CloseOptions,
+  type Peer,
+  type Reply,
+  type RequestOptions,
+  type StdioTarget,
+} from './base.js';
 
 /** After its time is up, a stdio server still gets this long between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 250;
@@ -28,7 +38,11 @@ export class StdioPeer extends BasePeer implements Peer {
     stop?: AbortSignal,
   ) {
     super(stop);
-    this.tree = spawnTree(target.command, target.args, { cwd: target.cwd, env: { ...process.env, ...target.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.tree = spawnTree(target.command, target.args, {
+      cwd: target.cwd,
+      env: { ...process.env, ...target.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const child = this.tree.child;
     this.exitedPromise = new Promise((resolve) => {
       const done = (why: string): void => {
@@ -46,7 +60,9 @@ export class StdioPeer extends BasePeer implements Peer {
     });
     child.stdin!.on('error', () => undefined);
     child.stderr!.on('data', (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString('utf8', Math.max(0, chunk.length - STDERR_TAIL_CHARS))).slice(-STDERR_TAIL_CHARS);
+      this.stderr = (this.stderr + chunk.toString('utf8', Math.max(0, chunk.length - STDERR_TAIL_CHARS))).slice(
+        -STDERR_TAIL_CHARS,
+      );
     });
     const lines = new LineSplitter({
       maxBytes: PEER_BOUNDS.messageBytes,
@@ -79,14 +95,22 @@ export class StdioPeer extends BasePeer implements Peer {
   }
 
   private oversize(line: OversizeLine): void {
-    this.unreadableMessage(`a line of ${sizeText(line.bytes)}, over the probe's bound of ${sizeText(PEER_BOUNDS.messageBytes)} per message`, 'bound', `${line.head}…${line.tail}`);
+    this.unreadableMessage(
+      `a line of ${sizeText(line.bytes)}, over the probe's bound of ${sizeText(PEER_BOUNDS.messageBytes)} per message`,
+      'bound',
+      `${line.head}…${line.tail}`,
+    );
   }
 
   /** More than the server may send in all: it is stopped, and what waits for it ends as closed. */
   private flooded(): void {
     if (this.reaped) return;
     this.note('!', `the server wrote more than ${sizeText(PEER_BOUNDS.peerBytes)} to stdout; the probe stopped it`);
-    this.unreadable.push({ problem: `more than ${sizeText(PEER_BOUNDS.peerBytes)} on stdout in one session, the probe's bound per session (it stopped the server)`, kind: 'bound', excerpt: '' });
+    this.unreadable.push({
+      problem: `more than ${sizeText(PEER_BOUNDS.peerBytes)} on stdout in one session, the probe's bound per session (it stopped the server)`,
+      kind: 'bound',
+      excerpt: '',
+    });
     void this.close({ deadline: Date.now() });
   }
 
@@ -115,15 +139,24 @@ export class StdioPeer extends BasePeer implements Peer {
     this.throwIfStopped();
     const id = options.id ?? this.nextId++;
     this.trackToken(options.progressToken, id);
-    const withToken = options.progressToken === undefined ? params : { ...(params as object), _meta: { progressToken: options.progressToken } };
-    this.sendText(JSON.stringify({ jsonrpc: '2.0', id, method, ...(withToken === undefined ? {} : { params: withToken }) }), refOf(id));
+    const withToken =
+      options.progressToken === undefined
+        ? params
+        : { ...(params as object), _meta: { progressToken: options.progressToken } };
+    this.sendText(
+      JSON.stringify({ jsonrpc: '2.0', id, method, ...(withToken === undefined ? {} : { params: withToken }) }),
+      refOf(id),
+    );
     return this.waitFor(id, timeoutMs, { maxMs: options.maxMs });
   }
 
   async notify(method: string, params?: unknown): Promise<void> {
     this.throwIfStopped();
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
-    this.sendText(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), requestId === undefined ? undefined : refOf(requestId));
+    this.sendText(
+      JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }),
+      requestId === undefined ? undefined : refOf(requestId),
+    );
   }
 
   async sendRaw(text: string, timeoutMs: number, awaitId: number | string | null = null): Promise<Reply> {
@@ -159,5 +192,3 @@ export class StdioPeer extends BasePeer implements Peer {
     this.closedNow();
   }
 }
-
-

@@ -57,7 +57,11 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const server = http.createServer((req, res) => {
     const send = (status: number, value: unknown): void => {
       const body = JSON.stringify(value);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+      });
       res.end(body);
     };
     handle(req, registry, log)
@@ -73,7 +77,11 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   });
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`)));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
+      ),
+    );
     server.listen({ host: options.host, port: options.port }, () => resolve());
   });
   const address = server.address() as AddressInfo;
@@ -87,15 +95,28 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
       }),
   };
 
-  async function handle(req: http.IncomingMessage, registry: FaultRegistry, log: (line: string) => void): Promise<[number, unknown]> {
+  async function handle(
+    req: http.IncomingMessage,
+    registry: FaultRegistry,
+    log: (line: string) => void,
+  ): Promise<[number, unknown]> {
     const header = req.headers['authorization'];
     if (!header) throw new HttpError(401, 'missing Authorization: Bearer <token>');
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
     if (!tokensMatch(given, options.token)) throw new HttpError(403, 'wrong token');
     const path = (req.url ?? '/').split('?')[0];
-    const routes: Record<string, string> = { '/chaos/status': 'GET', '/chaos/inject': 'POST', '/chaos/clear': 'POST', '/chaos/clear-all': 'POST' };
+    const routes: Record<string, string> = {
+      '/chaos/status': 'GET',
+      '/chaos/inject': 'POST',
+      '/chaos/clear': 'POST',
+      '/chaos/clear-all': 'POST',
+    };
     const method = path ? routes[path] : undefined;
-    if (!method) throw new HttpError(404, `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`);
+    if (!method)
+      throw new HttpError(
+        404,
+        `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`,
+      );
     if (req.method !== method) throw new HttpError(405, `${path} takes ${method}`);
     if (path === '/chaos/status') {
       req.resume();
@@ -115,7 +136,8 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
         refuseUnknownKeys(body, ['faultId', 'fault_id'], path);
         const id = body['faultId'] ?? body['fault_id'];
         if (typeof id !== 'string' || id === '') throw new HttpError(400, 'faultId: the id /chaos/inject returned');
-        if (!registry.clear(id)) throw new HttpError(404, `no active fault ${JSON.stringify(id)} (it may have expired)`);
+        if (!registry.clear(id))
+          throw new HttpError(404, `no active fault ${JSON.stringify(id)} (it may have expired)`);
         return [200, { cleared: id }];
       }
       default:
@@ -146,6 +168,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'the body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'the body must be a JSON object');
   return value as Record<string, unknown>;
 }

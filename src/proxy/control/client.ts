@@ -22,7 +22,12 @@ export class AdminRequestError extends Error {
   }
 }
 
-export async function adminRequest(options: AdminClientOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+export async function adminRequest(
+  options: AdminClientOptions,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   let base: URL;
   try {
     base = new URL(options.url.includes('://') ? options.url : `http://${options.url}`);
@@ -36,18 +41,27 @@ export async function adminRequest(options: AdminClientOptions, method: 'GET' | 
       new URL(path, base),
       {
         method,
-        headers: { authorization: `Bearer ${options.token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+        },
         timeout: options.timeoutMs ?? 10_000,
       },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       },
     );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${(options.timeoutMs ?? 10_000) / 1000} s`)));
-    request.on('error', (error: NodeJS.ErrnoException) => reject(new AdminRequestError(0, `cannot reach the admin API at ${base.origin}: ${error.code ?? error.message}`)));
+    request.on('timeout', () =>
+      request.destroy(new Error(`no answer within ${(options.timeoutMs ?? 10_000) / 1000} s`)),
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      reject(new AdminRequestError(0, `cannot reach the admin API at ${base.origin}: ${error.code ?? error.message}`)),
+    );
     request.end(payload);
   });
   let value: Record<string, unknown> = {};
@@ -56,6 +70,10 @@ export async function adminRequest(options: AdminClientOptions, method: 'GET' | 
   } catch {
     // not JSON: reported below
   }
-  if (status < 200 || status >= 300) throw new AdminRequestError(status, `admin API answered ${status}: ${typeof value['error'] === 'string' ? value['error'] : text.slice(0, 200)}`);
+  if (status < 200 || status >= 300)
+    throw new AdminRequestError(
+      status,
+      `admin API answered ${status}: ${typeof value['error'] === 'string' ? value['error'] : text.slice(0, 200)}`,
+    );
   return value;
 }

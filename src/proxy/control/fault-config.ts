@@ -10,10 +10,13 @@ import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 
-export type FaultConfig = { kind: 'network'; spec: FaultSpec; type: string } | { kind: 'http'; spec: HttpFaultSpec; type: string };
+export type FaultConfig =
+  | { kind: 'network'; spec: FaultSpec; type: string }
+  | { kind: 'http'; spec: HttpFaultSpec; type: string };
 
 export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ToolInputError(`${what}: a fault config is a JSON object with a "type"`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ToolInputError(`${what}: a fault config is a JSON object with a "type"`);
   const record = raw as Record<string, unknown>;
   refuseForbiddenKeys(record, what);
   const type = typeof record['type'] === 'string' ? record['type'] : '';
@@ -21,7 +24,8 @@ export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
     if (faultKind(record) === 'network') {
       const spec: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(record)) {
-        spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] = key === 'type' ? type.trim().toLowerCase().replace(/-/g, '_') : value;
+        spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] =
+          key === 'type' ? type.trim().toLowerCase().replace(/-/g, '_') : value;
       }
       const target = spec['target'];
       delete spec['target'];
@@ -43,7 +47,9 @@ export function parseFaultJson(text: string, what: string): FaultConfig {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ToolInputError(`${what}: not JSON; write a fault config such as {"type":"error","status_code":503} or {"type":"latency","latencyMs":200}`);
+    throw new ToolInputError(
+      `${what}: not JSON; write a fault config such as {"type":"error","status_code":503} or {"type":"latency","latencyMs":200}`,
+    );
   }
   return parseFaultConfig(value, what);
 }
@@ -53,7 +59,12 @@ export function parseFaultJson(text: string, what: string): FaultConfig {
  * (`label(i)`, e.g. "--http-fault #2" or "faults[1]"): the proxy would refuse it too, but without
  * saying which of the caller's faults it was, since it sees network and HTTP faults apart.
  */
-export function checkFaultTargets(configs: readonly FaultConfig[], mappings: readonly Mapping[], label: (index: number) => string, boundPort: (index: number) => number | undefined = () => undefined): void {
+export function checkFaultTargets(
+  configs: readonly FaultConfig[],
+  mappings: readonly Mapping[],
+  label: (index: number) => string,
+  boundPort: (index: number) => number | undefined = () => undefined,
+): void {
   configs.forEach((config, index) => {
     const target = (config.spec as { target?: unknown }).target;
     if (typeof target !== 'string') return;

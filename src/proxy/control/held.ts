@@ -70,14 +70,20 @@ export class HeldProxies {
   async start(options: HeldStartOptions): Promise<HeldStatus> {
     if (this.stopped) throw new ToolInputError('the server is stopping');
     if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
-      throw new ToolInputError(`at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`);
+      throw new ToolInputError(
+        `at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`,
+      );
     }
-    if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings) throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
+    if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings)
+      throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     if (processWide.held >= HELD_LIMITS.maxHeldPerProcess) {
-      throw new ToolInputError(`at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by this server over all its connections; stop some with fault_proxy_stop or let their ttl end`);
+      throw new ToolInputError(
+        `at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by this server over all its connections; stop some with fault_proxy_stop or let their ttl end`,
+      );
     }
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
-    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs) throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs)
+      throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
     const mappings = options.mappings.map((text, index) => {
       try {
         return parseMapping(text);
@@ -176,7 +182,10 @@ export class HeldProxies {
 
   private get(id: string): Held {
     const entry = this.held.get(id);
-    if (!entry) throw new ToolInputError(`id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`);
+    if (!entry)
+      throw new ToolInputError(
+        `id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`,
+      );
     return entry;
   }
 
@@ -197,7 +206,11 @@ export class HeldProxies {
   }
 }
 
-function splitFaults(faults: string[], mappings: readonly Mapping[], boundPort?: (index: number) => number | undefined): { network: FaultSpec[]; http: HttpFaultSpec[] } {
+function splitFaults(
+  faults: string[],
+  mappings: readonly Mapping[],
+  boundPort?: (index: number) => number | undefined,
+): { network: FaultSpec[]; http: HttpFaultSpec[] } {
   if (faults.length > HELD_LIMITS.maxFaults) throw new ToolInputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
   const network: FaultSpec[] = [];
   const http: HttpFaultSpec[] = [];

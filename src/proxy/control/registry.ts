@@ -52,23 +52,39 @@ export class FaultRegistry {
 
   /** The targets a fault may name: each mapping's bound port and #name. */
   targets(): string[] {
-    return this.proxy.mappings.flatMap((mapping, index) => [String(this.proxy.ports[index]), ...(mapping.name ? [mapping.name] : [])]);
+    return this.proxy.mappings.flatMap((mapping, index) => [
+      String(this.proxy.ports[index]),
+      ...(mapping.name ? [mapping.name] : []),
+    ]);
   }
 
   /** The index of the mapping a target (bound port, or name with or without #) names; -1 for none. */
   private mappingOf(target: string): number {
     const name = target.trim().replace(/^#/, '');
-    return this.proxy.mappings.findIndex((mapping, index) => mapping.name === name || String(this.proxy.ports[index]) === name);
+    return this.proxy.mappings.findIndex(
+      (mapping, index) => mapping.name === name || String(this.proxy.ports[index]) === name,
+    );
   }
 
   inject(target: unknown, config: unknown, durationMs?: unknown): string {
-    if (typeof target !== 'string' || target.trim() === '') throw new ToolInputError('target: a non-empty string, a mapping\'s local port or #name');
+    if (typeof target !== 'string' || target.trim() === '')
+      throw new ToolInputError("target: a non-empty string, a mapping's local port or #name");
     const name = target.trim().replace(/^#/, '');
-    if (!this.targets().includes(name)) throw new ToolInputError(`target: "${target}" names no mapping of this proxy; accepted: ${this.targets().join(', ')}`);
-    if (durationMs !== undefined && (typeof durationMs !== 'number' || !Number.isInteger(durationMs) || durationMs < 0 || durationMs > MAX_FAULT_DURATION_MS)) {
+    if (!this.targets().includes(name))
+      throw new ToolInputError(
+        `target: "${target}" names no mapping of this proxy; accepted: ${this.targets().join(', ')}`,
+      );
+    if (
+      durationMs !== undefined &&
+      (typeof durationMs !== 'number' ||
+        !Number.isInteger(durationMs) ||
+        durationMs < 0 ||
+        durationMs > MAX_FAULT_DURATION_MS)
+    ) {
       throw new ToolInputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
     }
-    if (this.injected.size >= MAX_ACTIVE_FAULTS) throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
+    if (this.injected.size >= MAX_ACTIVE_FAULTS)
+      throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
     const parsed = parseFaultConfig(config);
     // The body's target says where the fault goes. A config that names a mapping of its own (a
     // config copied from --http-fault or a tool's faults) must agree, or the caller would get a
@@ -81,14 +97,23 @@ export class FaultRegistry {
       );
     }
     const id = `${name}-${Date.now()}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(-6)}`;
-    const fault: InjectedFault = { id, target: name, type: parsed.type, config: parsed, injectedAt: Date.now(), expiresAt: undefined, timer: undefined };
+    const fault: InjectedFault = {
+      id,
+      target: name,
+      type: parsed.type,
+      config: parsed,
+      injectedAt: Date.now(),
+      expiresAt: undefined,
+      timer: undefined,
+    };
     this.injected.set(id, fault);
     try {
       this.apply();
     } catch (error) {
       this.injected.delete(id);
       // The proxy checks its whole list; the one fault that can be wrong is the caller's config.
-      if (error instanceof ToolInputError) throw new ToolInputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
+      if (error instanceof ToolInputError)
+        throw new ToolInputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
       throw error;
     }
     if (durationMs !== undefined) {
@@ -128,7 +153,8 @@ export class FaultRegistry {
     const counters = this.proxy.counters();
     return [...this.injected.values()].map((fault) => {
       let requestCount = 0;
-      if (fault.config.kind === 'http') requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.applications ?? 0;
+      if (fault.config.kind === 'http')
+        requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.applications ?? 0;
       else requestCount = counters.faults.find((c) => c.name === fault.id)?.applications ?? 0;
       return { id: fault.id, target: fault.target, type: fault.type, requestCount };
     });
@@ -144,7 +170,8 @@ export class FaultRegistry {
     const network: FaultSpec[] = [...this.base.network];
     const http: HttpFaultSpec[] = [...this.base.http];
     for (const fault of this.injected.values()) {
-      if (fault.config.kind === 'network') network.push({ ...fault.config.spec, name: fault.id, target: fault.target } as unknown as FaultSpec);
+      if (fault.config.kind === 'network')
+        network.push({ ...fault.config.spec, name: fault.id, target: fault.target } as unknown as FaultSpec);
       else http.push({ ...fault.config.spec, name: fault.id, target: fault.target });
     }
     this.proxy.setFaults(network);

@@ -14,7 +14,18 @@
  */
 import { ToolInputError } from '../../errors.js';
 import { BANDWIDTH_SCOPES, BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
-import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkDirection, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import {
+  emptyCounters,
+  SpecReader,
+  type ChunkInfo,
+  type Fault,
+  type FaultCounters,
+  type FaultTarget,
+  type LinkDirection,
+  type LinkLabel,
+  type LinkStage,
+  type TimedPiece,
+} from './fault.js';
 
 export { BANDWIDTH_SCOPES };
 export type BandwidthScope = (typeof BANDWIDTH_SCOPES)[number];
@@ -37,13 +48,18 @@ export const MAX_BYTES_PER_SECOND = 1e12;
 export function parseBandwidth(rate: number, unit = 'bps'): number {
   const units = `${BANDWIDTH_UNITS.join(', ')} (case-insensitive; bps/kbps/mbps/gbps are bytes per second ×1/1e3/1e6/1e9, the bit/s forms are bits)`;
   const factor = typeof unit === 'string' ? UNIT_BYTES[unit.trim().toLowerCase() || 'bps'] : undefined;
-  if (factor === undefined) throw new ToolInputError(`bandwidth unit ${JSON.stringify(unit)} is unknown; accepted units: ${units}`);
+  if (factor === undefined)
+    throw new ToolInputError(`bandwidth unit ${JSON.stringify(unit)} is unknown; accepted units: ${units}`);
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
-    throw new ToolInputError(`bandwidth rate must be a number above 0 (got ${JSON.stringify(rate)}); accepted units: ${units}`);
+    throw new ToolInputError(
+      `bandwidth rate must be a number above 0 (got ${JSON.stringify(rate)}); accepted units: ${units}`,
+    );
   }
   const bytesPerSecond = rate * factor;
   if (bytesPerSecond > MAX_BYTES_PER_SECOND) {
-    throw new ToolInputError(`bandwidth rate ${rate} ${unit} is above the largest cap, ${MAX_BYTES_PER_SECOND / 1e9} gbps (bytes)`);
+    throw new ToolInputError(
+      `bandwidth rate ${rate} ${unit} is above the largest cap, ${MAX_BYTES_PER_SECOND / 1e9} gbps (bytes)`,
+    );
   }
   return bytesPerSecond;
 }
@@ -52,7 +68,11 @@ export function readBandwidth(reader: SpecReader): ResolvedBandwidth {
   const spec: ResolvedBandwidth = {
     type: 'bandwidth',
     ...reader.target(),
-    bytesPerSecond: reader.number('bytesPerSecond', { above: 0, max: MAX_BYTES_PER_SECOND, expected: `a number of bytes per second above 0, at most ${MAX_BYTES_PER_SECOND}` }),
+    bytesPerSecond: reader.number('bytesPerSecond', {
+      above: 0,
+      max: MAX_BYTES_PER_SECOND,
+      expected: `a number of bytes per second above 0, at most ${MAX_BYTES_PER_SECOND}`,
+    }),
     scope: reader.choice('scope', BANDWIDTH_SCOPES, 'connection'),
   };
   reader.done();
@@ -81,7 +101,10 @@ export function bandwidthStage(spec: ResolvedBandwidth, bucket: Bucket, counters
       bucket.readyAt = Math.max(bucket.readyAt, chunk.now - MAX_LAG_MS);
       for (const piece of pieces) {
         for (let start = 0; start < piece.data.length; start += sliceBytes) {
-          const data = start === 0 && piece.data.length <= sliceBytes ? piece.data : piece.data.subarray(start, start + sliceBytes);
+          const data =
+            start === 0 && piece.data.length <= sliceBytes
+              ? piece.data
+              : piece.data.subarray(start, start + sliceBytes);
           bucket.readyAt = Math.max(bucket.readyAt, piece.at) + data.length * msPerByte;
           out.push({ data, at: bucket.readyAt });
           counters.applications++;
@@ -100,6 +123,7 @@ export function createBandwidth(spec: ResolvedBandwidth): Fault {
   return {
     counters,
     snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) => bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
+    attach: (link: LinkLabel) =>
+      bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
   };
 }

@@ -14,7 +14,12 @@ import { createPacketLoss, readPacketLoss, type PacketLossSpec, type ResolvedPac
 
 export type FaultSpec = LatencySpec | JitterSpec | PacketLossSpec | BandwidthSpec | BlackholeSpec;
 /** A validated spec with every default filled in. */
-export type ResolvedFault = ResolvedLatency | ResolvedJitter | ResolvedPacketLoss | ResolvedBandwidth | ResolvedBlackhole;
+export type ResolvedFault =
+  | ResolvedLatency
+  | ResolvedJitter
+  | ResolvedPacketLoss
+  | ResolvedBandwidth
+  | ResolvedBlackhole;
 /** The network fault types: the vocabulary's one list (tools and CLI quote it without loading this module). */
 export type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
 /** Every spec's type is in that list (compile-time check); READERS below has one reader per entry of it. */
@@ -37,7 +42,10 @@ export function validateFault(spec: unknown): ResolvedFault {
   }
   const raw = spec as Record<string, unknown>;
   const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as FaultType] : undefined;
-  if (!read) throw new ToolInputError(`fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`);
+  if (!read)
+    throw new ToolInputError(
+      `fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`,
+    );
   return read(new SpecReader(raw['type'] as string, raw));
 }
 
@@ -48,7 +56,9 @@ export function validateFaults(specs: unknown): ResolvedFault[] {
   const names = new Set<string>();
   for (const fault of resolved) {
     if (names.has(fault.name)) {
-      throw new ToolInputError(`two faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`);
+      throw new ToolInputError(
+        `two faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
+      );
     }
     names.add(fault.name);
   }

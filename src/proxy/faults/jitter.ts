@@ -9,7 +9,17 @@
 import { performance } from 'node:perf_hooks';
 import { createRandom } from '../random.js';
 import { NETWORK_FAULT_DEFAULTS } from '../vocabulary.js';
-import { emptyCounters, MILLISECONDS, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import {
+  emptyCounters,
+  MILLISECONDS,
+  SpecReader,
+  type ChunkInfo,
+  type Fault,
+  type FaultTarget,
+  type LinkLabel,
+  type LinkStage,
+  type TimedPiece,
+} from './fault.js';
 
 export interface JitterSpec extends FaultTarget {
   type: 'jitter';
@@ -25,14 +35,24 @@ export function readJitter(reader: SpecReader): ResolvedJitter {
     type: 'jitter',
     ...reader.target(),
     amplitudeMs: reader.number('amplitudeMs', MILLISECONDS),
-    frequencyHz: reader.number('frequencyHz', { above: 0, max: 1000, default: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz, expected: 'a number of redraws per second, > 0 and ≤ 1000' }),
+    frequencyHz: reader.number('frequencyHz', {
+      above: 0,
+      max: 1000,
+      default: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz,
+      expected: 'a number of redraws per second, > 0 and ≤ 1000',
+    }),
   };
   reader.done();
   return spec;
 }
 
 /** One link's jitter: the value of the current window. Exported for tests that drive it with synthetic times. */
-export function jitterStage(spec: ResolvedJitter, random: { uniform(min: number, max: number): number }, epoch: number, counters: ReturnType<typeof emptyCounters>): LinkStage {
+export function jitterStage(
+  spec: ResolvedJitter,
+  random: { uniform(min: number, max: number): number },
+  epoch: number,
+  counters: ReturnType<typeof emptyCounters>,
+): LinkStage {
   const windowMs = 1000 / spec.frequencyHz;
   let window = Number.NaN;
   let value = 0;
@@ -59,6 +79,7 @@ export function createJitter(spec: ResolvedJitter, seed: number | string): Fault
   return {
     counters,
     snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) => jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
+    attach: (link: LinkLabel) =>
+      jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
   };
 }

@@ -11,7 +11,17 @@
  */
 import { createRandom, type Random } from '../random.js';
 import { LATENCY_DISTRIBUTIONS } from '../vocabulary.js';
-import { emptyCounters, MILLISECONDS, SpecReader, type ChunkInfo, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import {
+  emptyCounters,
+  MILLISECONDS,
+  SpecReader,
+  type ChunkInfo,
+  type Fault,
+  type FaultTarget,
+  type LinkLabel,
+  type LinkStage,
+  type TimedPiece,
+} from './fault.js';
 
 export { LATENCY_DISTRIBUTIONS };
 export type LatencyDistribution = (typeof LATENCY_DISTRIBUTIONS)[number];

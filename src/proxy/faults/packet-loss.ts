@@ -24,7 +24,17 @@
  */
 import { createRandom, type Random } from '../random.js';
 import { LOSS_MODELS } from '../vocabulary.js';
-import { emptyCounters, SpecReader, type ChunkInfo, type Fault, type FaultCounters, type FaultTarget, type LinkLabel, type LinkStage, type TimedPiece } from './fault.js';
+import {
+  emptyCounters,
+  SpecReader,
+  type ChunkInfo,
+  type Fault,
+  type FaultCounters,
+  type FaultTarget,
+  type LinkLabel,
+  type LinkStage,
+  type TimedPiece,
+} from './fault.js';
 
 export const SEGMENT_BYTES = 1448;
 const DUPLICATE_ACK_THRESHOLD = 3;
@@ -67,7 +77,12 @@ export function readPacketLoss(reader: SpecReader): ResolvedPacketLoss {
   let r = reader.optionalNumber('r', PROBABILITY);
   const lossInBad = reader.number('lossInBad', { ...PROBABILITY, default: 1 });
   const lossInGood = reader.number('lossInGood', { ...PROBABILITY, default: 0 });
-  const rttMs = reader.number('rttMs', { min: 0, max: 60_000, default: 20, expected: 'a number of milliseconds in 0..60000' });
+  const rttMs = reader.number('rttMs', {
+    min: 0,
+    max: 60_000,
+    default: 20,
+    expected: 'a number of milliseconds in 0..60000',
+  });
   if (model === 'bernoulli') {
     for (const field of ['p', 'r'] as const) {
       // 0 is what a resolved bernoulli spec carries, so validating a resolved spec again passes.
@@ -163,6 +178,10 @@ export function createPacketLoss(spec: ResolvedPacketLoss, seed: number | string
     counters,
     snapshot: () => ({ ...counters }),
     attach: (link: LinkLabel) =>
-      packetLossStage(spec, lossModel(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`)), counters),
+      packetLossStage(
+        spec,
+        lossModel(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`)),
+        counters,
+      ),
   };
 }

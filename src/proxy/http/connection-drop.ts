@@ -18,7 +18,12 @@ export function readHttpConnectionDrop(reader: SpecReader): HttpConnectionDropSp
   const afterMs = reader.optionalNumber('after_ms', MILLISECONDS);
   const afterBytes = reader.number('after_bytes', { min: 0, default: 0, expected: 'a whole number of bytes ≥ 0' });
   if (!Number.isInteger(afterBytes)) reader.fail('after_bytes', 'a whole number of bytes ≥ 0');
-  const spec: HttpConnectionDropSpec = { type: 'connection_drop', ...common, after_bytes: afterBytes, after_ms: afterMs };
+  const spec: HttpConnectionDropSpec = {
+    type: 'connection_drop',
+    ...common,
+    after_bytes: afterBytes,
+    after_ms: afterMs,
+  };
   reader.done();
   return spec;
 }
@@ -27,6 +32,9 @@ export function httpConnectionDrop(spec: HttpConnectionDropSpec): HttpFaultBehav
   return {
     readsBody: false,
     request: () => ({ kind: 'after_response' }),
-    response: () => (spec.after_ms !== undefined ? { kind: 'cut_after_ms', ms: spec.after_ms } : { kind: 'cut', afterBytes: spec.after_bytes }),
+    response: () =>
+      spec.after_ms !== undefined
+        ? { kind: 'cut_after_ms', ms: spec.after_ms }
+        : { kind: 'cut', afterBytes: spec.after_bytes },
   };
 }

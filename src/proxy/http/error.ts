@@ -17,7 +17,12 @@ export interface HttpErrorSpec extends ResolvedCommon {
 
 export function readHttpError(reader: SpecReader): HttpErrorSpec {
   const common = readCommon(reader);
-  const status = reader.number('status_code', { min: 400, max: 599, default: 500, expected: 'an HTTP status in 400..599' });
+  const status = reader.number('status_code', {
+    min: 400,
+    max: 599,
+    default: 500,
+    expected: 'an HTTP status in 400..599',
+  });
   if (!Number.isInteger(status)) reader.fail('status_code', 'an HTTP status in 400..599');
   const body = reader.optionalString('error_body');
   // mcp-chaos-monkey's `message` becomes its body shape: {"error": message}.
@@ -36,11 +41,14 @@ export function readHttpError(reader: SpecReader): HttpErrorSpec {
 
 export function httpError(spec: HttpErrorSpec): HttpFaultBehaviour {
   const body = Buffer.from(spec.error_body);
-  const headers: Array<[string, string]> = [['content-type', looksLikeJson(spec.error_body) ? 'application/json' : 'text/plain; charset=utf-8']];
+  const headers: Array<[string, string]> = [
+    ['content-type', looksLikeJson(spec.error_body) ? 'application/json' : 'text/plain; charset=utf-8'],
+  ];
   const answer = (): BufferedResponse => ({ status: spec.status_code, statusMessage: '', headers: [...headers], body });
   return {
     readsBody: false,
-    request: () => (spec.forward ? { kind: 'after_response' } : { kind: 'answer', status: spec.status_code, headers, body }),
+    request: () =>
+      spec.forward ? { kind: 'after_response' } : { kind: 'answer', status: spec.status_code, headers, body },
     response: () => ({ kind: 'replace', response: answer() }),
   };
 }

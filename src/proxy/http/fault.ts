@@ -99,9 +99,17 @@ export function readCommon(reader: SpecReader): ResolvedCommon {
   const method = reader.optionalString('method');
   const path = reader.optionalString('path');
   const target = reader.optionalString('target');
-  const methods = method === undefined ? undefined : method.split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
-  if (methods && (methods.length === 0 || methods.some((m) => !/^[A-Z][A-Z0-9_-]*$/.test(m)))) reader.fail('method', 'HTTP methods separated by commas, e.g. "GET,POST"');
-  if (path !== undefined && !path.startsWith('/') && !path.startsWith('*')) reader.fail('path', 'a path glob starting with / or *, e.g. "/api/*"');
+  const methods =
+    method === undefined
+      ? undefined
+      : method
+          .split(',')
+          .map((m) => m.trim().toUpperCase())
+          .filter(Boolean);
+  if (methods && (methods.length === 0 || methods.some((m) => !/^[A-Z][A-Z0-9_-]*$/.test(m))))
+    reader.fail('method', 'HTTP methods separated by commas, e.g. "GET,POST"');
+  if (path !== undefined && !path.startsWith('/') && !path.startsWith('*'))
+    reader.fail('path', 'a path glob starting with / or *, e.g. "/api/*"');
   return { name, target, probability, methods, path };
 }
 
@@ -128,7 +136,12 @@ export function globToRegExp(glob: string): RegExp {
 
 /** A JSON body with a content type, for answers the proxy makes up. */
 export function jsonAnswer(status: number, value: unknown, extra: Array<[string, string]> = []): RequestAction {
-  return { kind: 'answer', status, headers: [['content-type', 'application/json'], ...extra], body: Buffer.from(JSON.stringify(value)) };
+  return {
+    kind: 'answer',
+    status,
+    headers: [['content-type', 'application/json'], ...extra],
+    body: Buffer.from(JSON.stringify(value)),
+  };
 }
 
 export function httpFaultError(message: string): ToolInputError {

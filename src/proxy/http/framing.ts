@@ -7,7 +7,17 @@ import type http from 'node:http';
 import type { Mapping } from '../mapping.js';
 import type { BufferedResponse } from './fault.js';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
 
 /**
  * What a connection speaks, from its first bytes: 'http' when they start like an HTTP/1.x request
@@ -33,8 +43,18 @@ function isLoopbackName(host: string): boolean {
 }
 
 /** The request's headers for the upstream: hop-by-hop ones dropped, Host pointed at the remote when it named the proxy. */
-export function requestHeaders(req: http.IncomingMessage, mapping: Mapping, plainBody: boolean, keepUpgrade = false): http.OutgoingHttpHeaders {
-  const listed = new Set(String(req.headers['connection'] ?? '').toLowerCase().split(',').map((s) => s.trim()));
+export function requestHeaders(
+  req: http.IncomingMessage,
+  mapping: Mapping,
+  plainBody: boolean,
+  keepUpgrade = false,
+): http.OutgoingHttpHeaders {
+  const listed = new Set(
+    String(req.headers['connection'] ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((s) => s.trim()),
+  );
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name === 'expect') continue;
@@ -64,7 +84,8 @@ export function requestHeaders(req: http.IncomingMessage, mapping: Mapping, plai
 export function responseHeaders(raw: string[], keepLength: boolean): string[] {
   const listed = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') for (const token of raw[i + 1]!.toLowerCase().split(',')) listed.add(token.trim());
+    if (raw[i]!.toLowerCase() === 'connection')
+      for (const token of raw[i + 1]!.toLowerCase().split(',')) listed.add(token.trim());
   }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {

@@ -12,7 +12,11 @@ export interface HttpMalformedSpec extends ResolvedCommon {
 }
 
 export function readHttpMalformed(reader: SpecReader): HttpMalformedSpec {
-  const spec: HttpMalformedSpec = { type: 'malformed', ...readCommon(reader), corrupt_response: reader.boolean('corrupt_response', true) };
+  const spec: HttpMalformedSpec = {
+    type: 'malformed',
+    ...readCommon(reader),
+    corrupt_response: reader.boolean('corrupt_response', true),
+  };
   reader.done();
   return spec;
 }
@@ -26,7 +30,9 @@ export function httpMalformed(spec: HttpMalformedSpec): HttpFaultBehaviour {
     response(response) {
       if (!spec.corrupt_response) return { kind: 'replace', response };
       const ok = response.status >= 200 && response.status < 300;
-      const headers = response.headers.some(([k]) => k.toLowerCase() === 'content-type') ? response.headers : [...response.headers, ['content-type', 'application/json'] as [string, string]];
+      const headers = response.headers.some(([k]) => k.toLowerCase() === 'content-type')
+        ? response.headers
+        : [...response.headers, ['content-type', 'application/json'] as [string, string]];
       return {
         kind: 'replace',
         response: {

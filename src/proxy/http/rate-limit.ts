@@ -11,7 +11,12 @@ export function readHttpRateLimit(reader: SpecReader): HttpRateLimitSpec {
   const spec: HttpRateLimitSpec = {
     type: 'rate_limit',
     ...readCommon(reader),
-    retry_after: reader.number('retry_after', { min: 0, max: 86_400, default: 60, expected: 'whole seconds in 0..86400' }),
+    retry_after: reader.number('retry_after', {
+      min: 0,
+      max: 86_400,
+      default: 60,
+      expected: 'whole seconds in 0..86400',
+    }),
   };
   if (!Number.isInteger(spec.retry_after)) reader.fail('retry_after', 'whole seconds in 0..86400');
   reader.done();

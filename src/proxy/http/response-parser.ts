@@ -37,7 +37,8 @@ export interface ResponseEvents {
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export class ResponseParser {
-  private state: 'idle' | 'head' | 'sized' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'until-close' = 'idle';
+  private state: 'idle' | 'head' | 'sized' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'until-close' =
+    'idle';
   private headBytes: Buffer[] = [];
   private headLength = 0;
   private left = 0;
@@ -104,7 +105,8 @@ export class ResponseParser {
     const whole = this.headBytes.length === 1 ? part : Buffer.concat(this.headBytes, this.headLength);
     const blank = whole.indexOf('\r\n\r\n', Math.max(0, held - 3));
     if (blank === -1) {
-      if (this.headLength > MAX_RESPONSE_HEAD) throw new HttpParseError(`a response head above ${MAX_RESPONSE_HEAD} bytes`);
+      if (this.headLength > MAX_RESPONSE_HEAD)
+        throw new HttpParseError(`a response head above ${MAX_RESPONSE_HEAD} bytes`);
       this.headBytes = [whole];
       return data.length;
     }
@@ -127,7 +129,8 @@ export class ResponseParser {
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!TOKEN.test(name)) throw new HttpParseError(`a bad response header line: ${JSON.stringify(line.slice(0, 40))}`);
+      if (!TOKEN.test(name))
+        throw new HttpParseError(`a bad response header line: ${JSON.stringify(line.slice(0, 40))}`);
       const value = line.slice(colon + 1).trim();
       rawHeaders.push(name, value);
       const lower = name.toLowerCase();
@@ -148,7 +151,11 @@ export class ResponseParser {
       return this.finishMessage();
     }
     if (codings) {
-      const last = codings.split(',').map((c) => c.trim()).filter(Boolean).at(-1);
+      const last = codings
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean)
+        .at(-1);
       if (last === 'chunked') {
         // Both framings at once: the chunked one wins, and the connection cannot be trusted after.
         if (lengths.length > 0) keepAlive = false;
@@ -161,7 +168,8 @@ export class ResponseParser {
       return;
     }
     if (lengths.length > 0) {
-      if (!lengths.every((value) => /^\d{1,15}$/.test(value) && value === lengths[0])) throw new HttpParseError(`a bad content-length: ${JSON.stringify(lengths.join(', '))}`);
+      if (!lengths.every((value) => /^\d{1,15}$/.test(value) && value === lengths[0]))
+        throw new HttpParseError(`a bad content-length: ${JSON.stringify(lengths.join(', '))}`);
       this.emitHead(code, status[3] ?? '', rawHeaders, keepAlive);
       this.left = Number(lengths[0]);
       if (this.left === 0) this.finishMessage();

@@ -15,7 +15,10 @@ export function readHttpSchemaMismatch(reader: SpecReader): HttpSchemaMismatchSp
   const spec: HttpSchemaMismatchSpec = {
     type: 'schema_mismatch',
     ...readCommon(reader),
-    missing_fields: reader.stringList('missing_fields', 'a non-empty list of dot paths, e.g. ["id", "data.items.price"]'),
+    missing_fields: reader.stringList(
+      'missing_fields',
+      'a non-empty list of dot paths, e.g. ["id", "data.items.price"]',
+    ),
   };
   reader.done();
   return spec;

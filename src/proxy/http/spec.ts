@@ -10,7 +10,11 @@
 import { ToolInputError } from '../../errors.js';
 import { SpecReader } from '../faults/fault.js';
 import { httpConnectionDrop, readHttpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
-import { httpConnectionRefused, readHttpConnectionRefused, type HttpConnectionRefusedSpec } from './connection-refused.js';
+import {
+  httpConnectionRefused,
+  readHttpConnectionRefused,
+  type HttpConnectionRefusedSpec,
+} from './connection-refused.js';
 import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
 import { HTTP_FAULT_TYPES, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
 import { NETWORK_FAULT_TYPES } from '../vocabulary.js';
@@ -62,8 +66,10 @@ export function normalizeHttpFault(raw: Record<string, unknown>): Record<string,
   for (const [key, value] of Object.entries(raw)) {
     const snake = snakeCase(key);
     const canonical = FIELD_ALIASES[snake] ?? snake;
-    if (canonical in out) throw new ToolInputError(`HTTP fault: "${key}" is given twice (as ${canonical} in another spelling)`);
-    out[canonical] = key === 'type' && typeof value === 'string' ? value.trim().toLowerCase().replace(/-/g, '_') : value;
+    if (canonical in out)
+      throw new ToolInputError(`HTTP fault: "${key}" is given twice (as ${canonical} in another spelling)`);
+    out[canonical] =
+      key === 'type' && typeof value === 'string' ? value.trim().toLowerCase().replace(/-/g, '_') : value;
   }
   return out;
 }
@@ -74,7 +80,10 @@ export function validateHttpFault(spec: unknown): ResolvedHttpFault {
   }
   const raw = normalizeHttpFault(spec as Record<string, unknown>);
   const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as HttpFaultType] : undefined;
-  if (!read) throw new ToolInputError(`HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} (kebab-case accepted; got ${JSON.stringify((spec as Record<string, unknown>)['type'])})`);
+  if (!read)
+    throw new ToolInputError(
+      `HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} (kebab-case accepted; got ${JSON.stringify((spec as Record<string, unknown>)['type'])})`,
+    );
   return read(new SpecReader(raw['type'] as string, raw));
 }
 
@@ -83,7 +92,10 @@ export function validateHttpFaults(specs: unknown): ResolvedHttpFault[] {
   const resolved = specs.map(validateHttpFault);
   const names = new Set<string>();
   for (const fault of resolved) {
-    if (names.has(fault.name)) throw new ToolInputError(`two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`);
+    if (names.has(fault.name))
+      throw new ToolInputError(
+        `two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
+      );
     names.add(fault.name);
   }
   return resolved;
@@ -125,6 +137,7 @@ export function faultKind(raw: unknown): 'network' | 'http' {
   const record = raw as Record<string, unknown>;
   const type = typeof record['type'] === 'string' ? record['type'].trim().toLowerCase().replace(/-/g, '_') : '';
   if (NETWORK_TYPES.has(type)) return 'network';
-  if (type === 'latency') return Object.keys(record).some((key) => NETWORK_LATENCY_FIELDS.has(snakeCase(key))) ? 'network' : 'http';
+  if (type === 'latency')
+    return Object.keys(record).some((key) => NETWORK_LATENCY_FIELDS.has(snakeCase(key))) ? 'network' : 'http';
   return 'http';
 }

@@ -81,15 +81,32 @@ export class HttpStage {
   private closing = false;
 
   constructor(private readonly options: HttpStageOptions) {
-    this.mappingCounters = options.mappings.map(() => ({ httpConnections: 0, httpExchanges: 0, respConnections: 0, respCommands: 0 }));
+    this.mappingCounters = options.mappings.map(() => ({
+      httpConnections: 0,
+      httpExchanges: 0,
+      respConnections: 0,
+      respCommands: 0,
+    }));
     this.seen = options.mappings.map(() => new Set());
-    this.faults = new RequestFaultList({ mappings: options.mappings, seed: options.seed, ports: options.ports, kindsOf: (index) => this.kindsOf(index) });
+    this.faults = new RequestFaultList({
+      mappings: options.mappings,
+      seed: options.seed,
+      ports: options.ports,
+      kindsOf: (index) => this.kindsOf(index),
+    });
     // Timeouts off: the proxy must not cut what the client and the upstream allow (a `timeout`
     // fault hangs on purpose), and an idle keep-alive connection lives as long as the client wants.
-    this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 0, headersTimeout: 0 } as http.ServerOptions, (req, res) => this.onRequest(req, res));
+    this.server = http.createServer(
+      { requestTimeout: 0, keepAliveTimeout: 0, headersTimeout: 0 } as http.ServerOptions,
+      (req, res) => this.onRequest(req, res),
+    );
     this.server.keepAliveTimeout = 0;
-    this.server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => this.tunnel(req, socket, head));
-    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => this.tunnel(req, socket, head));
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) =>
+      this.tunnel(req, socket, head),
+    );
+    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) =>
+      this.tunnel(req, socket, head),
+    );
     this.server.on('clientError', (_error, socket: Duplex) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       socket.destroy();
@@ -146,7 +163,8 @@ export class HttpStage {
     };
     const onReadable = (): void => {
       let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      while ((chunk = socket.read() as Buffer | null) !== null)
+        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       const verdict = classify(buffered, this.options.mappings[index]!.protocol);
       if (verdict !== 'more') decide(verdict);
     };
@@ -158,7 +176,10 @@ export class HttpStage {
     };
     // After a stall of the event loop the timer can fire before the bytes that arrived meanwhile are
     // read (timers run before I/O polling): let one poll pass before calling a client silent.
-    const timer = setTimeout(() => setImmediate(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp')), SNIFF_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => setImmediate(() => decide(this.options.mappings[index]!.protocol === 'resp' ? 'resp' : 'tcp')),
+      SNIFF_TIMEOUT_MS,
+    );
     socket.on('readable', onReadable);
     socket.once('close', onClose);
     socket.once('error', onClose);
@@ -269,45 +290,69 @@ export class HttpStage {
     this.forward(client, req, res, afterResponse);
   }
 
-  private forward(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, after: RequestFaultEntry[]): void {
+  private forward(
+    client: ClientConnection,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    after: RequestFaultEntry[],
+  ): void {
     const mapping = this.options.mappings[client.index]!;
-    const headers = requestHeaders(req, mapping, after.some((entry) => entry.behaviour.readsBody));
+    const headers = requestHeaders(
+      req,
+      mapping,
+      after.some((entry) => entry.behaviour.readsBody),
+    );
     const forwardedAt = performance.now();
     // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
     // the upstream has not answered by then; an answer that came first is cut in transform().
-    const cutMs = after.map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined)).find((ms) => ms !== undefined);
+    const cutMs = after
+      .map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined))
+      .find((ms) => ms !== undefined);
     const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs);
-    const framing = headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
+    const framing =
+      headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
     let answer: Answer | undefined;
     res.on('drain', () => client.upstream.drained());
-    client.upstream.request(req.method ?? 'GET', requestHead(req.method ?? 'GET', req.url ?? '/', headers), req, framing, {
-      head: (head) => {
-        clearCut();
-        answer = { head, chunks: [], size: 0 };
-        if (after.length === 0) res.writeHead(head.status, head.statusMessage, responseHeaders(head.rawHeaders, true));
+    client.upstream.request(
+      req.method ?? 'GET',
+      requestHead(req.method ?? 'GET', req.url ?? '/', headers),
+      req,
+      framing,
+      {
+        head: (head) => {
+          clearCut();
+          answer = { head, chunks: [], size: 0 };
+          if (after.length === 0)
+            res.writeHead(head.status, head.statusMessage, responseHeaders(head.rawHeaders, true));
+        },
+        body: (chunk) => {
+          if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) return res.write(chunk);
+          answer!.chunks.push(chunk);
+          answer!.size += chunk.length;
+          return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, after) : true;
+        },
+        end: () => {
+          if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) res.end();
+          else this.transform(client, req, res, answer!, after, forwardedAt).catch(() => res.destroy());
+        },
+        fail: () => {
+          clearCut();
+          // Once the head came, the client must see the cut, not a made-up 502.
+          if (answer || res.headersSent || client.closed) return void res.destroy();
+          sendWhole(res, req, {
+            status: 502,
+            statusMessage: 'Bad Gateway',
+            headers: [
+              ['content-type', 'text/plain; charset=utf-8'],
+              ['connection', 'close'],
+            ],
+            body: Buffer.from(
+              `faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`,
+            ),
+          });
+        },
       },
-      body: (chunk) => {
-        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) return res.write(chunk);
-        answer!.chunks.push(chunk);
-        answer!.size += chunk.length;
-        return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, after) : true;
-      },
-      end: () => {
-        if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) res.end();
-        else this.transform(client, req, res, answer!, after, forwardedAt).catch(() => res.destroy());
-      },
-      fail: () => {
-        clearCut();
-        // Once the head came, the client must see the cut, not a made-up 502.
-        if (answer || res.headersSent || client.closed) return void res.destroy();
-        sendWhole(res, req, {
-          status: 502,
-          statusMessage: 'Bad Gateway',
-          headers: [['content-type', 'text/plain; charset=utf-8'], ['connection', 'close']],
-          body: Buffer.from(`faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`),
-        });
-      },
-    });
+    );
   }
 
   /** Closes the client's connection `ms` from now; returns what cancels it. */
@@ -337,7 +382,14 @@ export class HttpStage {
   }
 
   /** The upstream's whole body in hand: runs the response faults in order, sends or cuts. */
-  private async transform(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[], forwardedAt: number): Promise<void> {
+  private async transform(
+    client: ClientConnection,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    answer: Answer,
+    after: RequestFaultEntry[],
+    forwardedAt: number,
+  ): Promise<void> {
     if (client.closed) return;
     let response: BufferedResponse = {
       status: answer.head.status,
@@ -363,7 +415,11 @@ export class HttpStage {
       // where it would fail without ever reaching the proxy (and the fault would seem to miss it).
       const whole = action.afterBytes >= response.body.length;
       const body = response.body.subarray(0, Math.min(action.afterBytes, response.body.length));
-      const headers: Array<[string, string]> = [...response.headers, ['content-length', String(response.body.length)], ...(whole ? [['connection', 'close'] as [string, string]] : [])];
+      const headers: Array<[string, string]> = [
+        ...response.headers,
+        ['content-length', String(response.body.length)],
+        ...(whole ? [['connection', 'close'] as [string, string]] : []),
+      ];
       res.writeHead(response.status, response.statusMessage || undefined, flat(headers));
       res.flushHeaders();
       const socket = client.socket;

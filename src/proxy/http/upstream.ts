@@ -56,7 +56,13 @@ export class HttpUpstream implements ClientEndSink {
    * Sends a request: `head` is its request line and headers; its body is read from `req`
    * (re-chunked when it came chunked). Requests wait for the one before to be answered.
    */
-  request(method: string, head: Buffer, req: http.IncomingMessage, framing: Exchange['framing'], handlers: ExchangeHandlers): void {
+  request(
+    method: string,
+    head: Buffer,
+    req: http.IncomingMessage,
+    framing: Exchange['framing'],
+    handlers: ExchangeHandlers,
+  ): void {
     this.queue.push({ method, head, req, framing, handlers });
     if (!this.current) this.next();
   }
@@ -97,7 +103,10 @@ export class HttpUpstream implements ClientEndSink {
     if (exchange.framing === 'none') return;
     const { req } = exchange;
     const onData = (chunk: Buffer): void => {
-      const framed = exchange.framing === 'chunked' ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, CRLF]) : chunk;
+      const framed =
+        exchange.framing === 'chunked'
+          ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, CRLF])
+          : chunk;
       if (!end.push(framed)) {
         req.pause();
         end.once('flowing', () => req.resume());

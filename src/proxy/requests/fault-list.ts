@@ -25,10 +25,23 @@ import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from '../ht
 /** What a mapping's connections speak, as far as request faults are concerned. */
 export type TrafficKind = 'http' | 'resp' | 'tcp';
 
-export const KIND_NAMES: Record<TrafficKind, string> = { http: 'HTTP', resp: 'Redis (RESP)', tcp: 'an opaque TCP stream' };
+export const KIND_NAMES: Record<TrafficKind, string> = {
+  http: 'HTTP',
+  resp: 'Redis (RESP)',
+  tcp: 'an opaque TCP stream',
+};
 
 const TYPES_BY_KIND: Record<TrafficKind, ReadonlySet<string>> = {
-  http: new Set(['latency', 'error', 'rate_limit', 'timeout', 'malformed', 'schema_mismatch', 'connection_refused', 'connection_drop']),
+  http: new Set([
+    'latency',
+    'error',
+    'rate_limit',
+    'timeout',
+    'malformed',
+    'schema_mismatch',
+    'connection_refused',
+    'connection_drop',
+  ]),
   resp: new Set(['latency', 'timeout', 'error', 'connection_refused', 'connection_drop']),
   tcp: new Set(['latency', 'timeout', 'connection_refused', 'connection_drop']),
 };
@@ -40,7 +53,8 @@ export function inexpressible(spec: ResolvedHttpFault, kind: TrafficKind): strin
     return `${kebab(spec.type)} has no meaning in ${KIND_NAMES[kind]}; faults that act there: ${[...TYPES_BY_KIND[kind]].map(kebab).join(', ')}`;
   }
   if (kind !== 'http' && spec.path !== undefined) return `"path" exists only in HTTP, not in ${KIND_NAMES[kind]}`;
-  if (kind === 'tcp' && spec.methods !== undefined) return `"method" needs HTTP methods or Redis command names, and ${KIND_NAMES[kind]} has neither`;
+  if (kind === 'tcp' && spec.methods !== undefined)
+    return `"method" needs HTTP methods or Redis command names, and ${KIND_NAMES[kind]} has neither`;
   return undefined;
 }
 
@@ -73,7 +87,13 @@ export class RequestFaultList {
     const resolved = validateHttpFaults(specs);
     // Only new or changed faults are checked against what the mappings carry: one accepted while a
     // mapping was unknown stays (its counters show whether it acts) rather than block every change.
-    resolved.forEach((spec, index) => this.check(spec, resolved.length > 1 ? `faults[${index}]: ` : '', this.byName.get(spec.name)?.key !== JSON.stringify(spec)));
+    resolved.forEach((spec, index) =>
+      this.check(
+        spec,
+        resolved.length > 1 ? `faults[${index}]: ` : '',
+        this.byName.get(spec.name)?.key !== JSON.stringify(spec),
+      ),
+    );
     const next: RequestFaultEntry[] = [];
     for (const spec of resolved) {
       const key = JSON.stringify(spec);
@@ -82,9 +102,26 @@ export class RequestFaultList {
         next.push(previous);
         continue;
       }
-      const counters: HttpFaultCounters = { name: spec.name, type: spec.type, target: spec.target ?? null, active: true, requests: 0, applications: 0, passes: 0, oversized: 0 };
-      if (previous && previous.spec.type === spec.type) Object.assign(counters, previous.counters, { target: spec.target ?? null });
-      const entry: RequestFaultEntry = { spec, key, behaviour: httpBehaviour(spec), counters, matches: requestMatcher(spec), randoms: new Map() };
+      const counters: HttpFaultCounters = {
+        name: spec.name,
+        type: spec.type,
+        target: spec.target ?? null,
+        active: true,
+        requests: 0,
+        applications: 0,
+        passes: 0,
+        oversized: 0,
+      };
+      if (previous && previous.spec.type === spec.type)
+        Object.assign(counters, previous.counters, { target: spec.target ?? null });
+      const entry: RequestFaultEntry = {
+        spec,
+        key,
+        behaviour: httpBehaviour(spec),
+        counters,
+        matches: requestMatcher(spec),
+        randoms: new Map(),
+      };
       this.byName.set(spec.name, entry);
       next.push(entry);
     }
@@ -104,7 +141,9 @@ export class RequestFaultList {
 
   /** Whether a fault's `target` names mapping `index` (see targetNamesMapping). */
   targets(target: string | undefined, index: number): boolean {
-    return target === undefined || targetNamesMapping(target, this.options.mappings[index]!, this.options.ports()[index]);
+    return (
+      target === undefined || targetNamesMapping(target, this.options.mappings[index]!, this.options.ports()[index])
+    );
   }
 
   /**
@@ -152,11 +191,19 @@ export class RequestFaultList {
       // A mapping that carried several kinds (HTTP, and a client that sent nothing within the sniff
       // window) is one the fault can act on when any of its kinds can express it.
       if (problems.length < kinds.size || kinds.size === 0) acts = true;
-      else reasons.push(`mapping ${JSON.stringify(mapping.text)} carries ${[...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')}: ${problems[0]}`);
+      else
+        reasons.push(
+          `mapping ${JSON.stringify(mapping.text)} carries ${[...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')}: ${problems[0]}`,
+        );
     });
     if (spec.target !== undefined ? reasons.length > 0 : !acts) {
-      const config = JSON.stringify({ type: spec.type.replace(/_/g, '-'), ...(spec.target !== undefined ? { target: spec.target } : {}) });
-      throw new ToolInputError(`${where}the fault ${config} cannot act on ${reasons.length > 1 ? 'any mapping' : 'its mapping'}: ${reasons.join('; ')}`);
+      const config = JSON.stringify({
+        type: spec.type.replace(/_/g, '-'),
+        ...(spec.target !== undefined ? { target: spec.target } : {}),
+      });
+      throw new ToolInputError(
+        `${where}the fault ${config} cannot act on ${reasons.length > 1 ? 'any mapping' : 'its mapping'}: ${reasons.join('; ')}`,
+      );
     }
   }
 }

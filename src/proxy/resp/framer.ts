@@ -97,14 +97,19 @@ export class RespFramer {
         }
         case 'bulk': {
           const take = Math.min(this.bulkLeft, chunk.length - at);
-          if (this.word !== undefined && this.word.length < WORD_BYTES) this.word += chunk.toString('latin1', at, at + Math.min(take, WORD_BYTES));
+          if (this.word !== undefined && this.word.length < WORD_BYTES)
+            this.word += chunk.toString('latin1', at, at + Math.min(take, WORD_BYTES));
           this.bulkLeft -= take;
           at += take;
           if (this.bulkLeft === 0) {
             this.state = 'type';
             if (this.word !== undefined) {
               // The payload's own CRLF was read with it; keep only the payload.
-              this.words.push(this.words.length === 0 ? this.word.replace(/\r?\n?$/, '').toUpperCase() : this.word.replace(/\r?\n?$/, ''));
+              this.words.push(
+                this.words.length === 0
+                  ? this.word.replace(/\r?\n?$/, '').toUpperCase()
+                  : this.word.replace(/\r?\n?$/, ''),
+              );
               this.word = undefined;
             }
             this.valueDone(at, onEnd);
@@ -126,7 +131,8 @@ export class RespFramer {
         return at; // the line starts with this byte
       }
     } else if (this.stack.length === 1) this.element++;
-    if (!LINE_TYPES.has(type) && !BULK_TYPES.has(type) && !AGGREGATE_TYPES.has(type)) throw new RespError(`not RESP: unexpected byte 0x${chunk[at]!.toString(16)}`);
+    if (!LINE_TYPES.has(type) && !BULK_TYPES.has(type) && !AGGREGATE_TYPES.has(type))
+      throw new RespError(`not RESP: unexpected byte 0x${chunk[at]!.toString(16)}`);
     this.type = type;
     this.state = 'line';
     return at + 1;
