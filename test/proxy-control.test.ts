@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { startProxy, validateFault } from '../src/proxy/index.js';
-import { SCENARIO_DEFAULTS } from '../src/scenario/defaults.js';
+import { FAULT_ARGUMENT_DEFAULTS } from '../src/scenario/defaults.js';
 import {
   FaultRegistry,
   MAX_ACTIVE_FAULTS,
@@ -169,7 +169,7 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   it('takes a jitter without frequencyHz, with the default every other door applies', async () => {
     assert.equal(
       (validateFault({ type: 'jitter', amplitudeMs: 5 }) as { frequencyHz?: number }).frequencyHz,
-      SCENARIO_DEFAULTS.frequency,
+      FAULT_ARGUMENT_DEFAULTS['frequency'],
     );
     await withAdmin(async (api, proxyUrl) => {
       for (const config of [

@@ -6,12 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { messageOf } from '../errors.js';
 import {
-  BANDWIDTH_SCOPES,
-  LATENCY_DISTRIBUTIONS,
-  LOSS_MODELS,
   parseBandwidth,
   startProxy,
   validateFaults,
@@ -19,7 +16,8 @@ import {
   type ProxyCounters,
   type ProxyEvent,
 } from '../proxy/index.js';
-import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
+import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import {
   bindRefusal,
   describeTargets,
@@ -29,22 +27,10 @@ import {
 } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
 import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
 
 export interface ProxyCommandOptions {
   proxy?: string[];
-  latency?: number;
-  latencyDeviation?: number;
-  latencyDistribution?: string;
-  latencyPerOp?: boolean;
-  jitterAmplitude?: number;
-  jitterFrequency?: number;
-  packetLoss?: number;
-  packetLossModel?: string;
-  packetLossRtt?: number;
-  bandwidth?: number;
-  bandwidthUnit?: string;
-  bandwidthScope?: string;
-  blackhole?: boolean;
   seed?: string;
   tlsInsecure?: boolean;
   allowNonLoopbackBind?: boolean;
@@ -55,10 +41,9 @@ export interface ProxyCommandOptions {
   adminToken?: string;
   allowProduction?: boolean;
   json?: string;
-  [sideOrDirection: string]: unknown;
+  /** Each fault's own flags (from its declaration) and its --<fault>-side / --<fault>-direction. */
+  [faultFlag: string]: unknown;
 }
-
-const FAULT_FLAGS = ['latency', 'jitter', 'packet-loss', 'bandwidth', 'blackhole'] as const;
 
 export function registerProxyCommand(program: Command, _globals?: () => GlobalOptions): void {
   const command = program
@@ -75,54 +60,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         '--proxy <mapping>',
         'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)',
       ).argParser(collect),
-    )
-    .addOption(new Option('--latency <ms>', 'add latency: centre of the delay in ms').argParser(nonNegative))
-    .addOption(new Option('--latency-deviation <ms>', 'spread of the delay in ms (default 0)').argParser(nonNegative))
-    .addOption(
-      new Option('--latency-distribution <name>', 'distribution of the delay (default normal)').choices(
-        LATENCY_DISTRIBUTIONS,
-      ),
-    )
-    .addOption(new Option('--latency-per-op', 'delay every chunk read instead of once per message'))
-    .addOption(
-      new Option('--jitter-amplitude <ms>', 'add jitter: extra delay drawn uniformly in [0, ms]').argParser(
-        nonNegative,
-      ),
-    )
-    .addOption(
-      new Option(
-        '--jitter-frequency <hz>',
-        `times per second the jitter delay is redrawn (default ${NETWORK_FAULT_DEFAULTS.jitterFrequencyHz})`,
-      ).argParser(nonNegative),
-    )
-    .addOption(
-      new Option(
-        '--packet-loss <rate>',
-        'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)',
-      ).argParser(nonNegative),
-    )
-    .addOption(new Option('--packet-loss-model <model>', 'loss model (default bernoulli)').choices(LOSS_MODELS))
-    .addOption(
-      new Option('--packet-loss-rtt <ms>', 'round-trip time used for recovery stalls in ms (default 20)').argParser(
-        nonNegative,
-      ),
-    )
-    .addOption(
-      new Option('--bandwidth <rate>', 'add a bandwidth cap of RATE in --bandwidth-unit').argParser(nonNegative),
-    )
-    .addOption(
-      new Option(
-        '--bandwidth-unit <unit>',
-        'bps, kbps, mbps, gbps (bytes/s ×1, 1e3, 1e6, 1e9) or bit/s, kbit/s, mbit/s, gbit/s',
-      ).default('bps'),
-    )
-    .addOption(
-      new Option(
-        '--bandwidth-scope <scope>',
-        'cap each connection, or share one cap between connections (default connection)',
-      ).choices(BANDWIDTH_SCOPES),
-    )
-    .addOption(new Option('--blackhole', 'add a blackhole: the stream stops (nothing dropped) until the proxy stops'))
+    );
+  addFaultFlags(command, 'proxy')
     .addOption(new Option('--seed <seed>', 'seed for the random fault decisions (default: random, printed at start)'))
     .addOption(new Option('--tls-ca <file>', 'PEM file of extra CA certificates trusted for TLS remotes'))
     .addOption(new Option('--tls-insecure', 'do not verify the certificates of TLS remotes'))
@@ -163,7 +102,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)',
       ),
     );
-  for (const fault of FAULT_FLAGS) {
+  for (const fault of NETWORK_FAULTS.map(commandOf)) {
     command
       .addOption(
         new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices([
@@ -207,63 +146,50 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     );
 }
 
-/** The fault specs the flags ask for (validated). */
+/**
+ * The fault specs the flags ask for (validated): each fault its declaration's switch flag turns on
+ * (`--latency`, `--blackhole`), with its other flags; one of those without the switch is a mistake.
+ */
 export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
-  const target = (fault: (typeof FAULT_FLAGS)[number]): Pick<FaultSpec, 'side' | 'direction'> => {
-    const key = fault.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
-    return {
-      side: options[`${key}Side`] as FaultSpec['side'],
-      direction: options[`${key}Direction`] as FaultSpec['direction'],
-    };
-  };
-  const faults: FaultSpec[] = [];
-  if (options.latency !== undefined) {
-    faults.push({
-      type: 'latency',
-      latencyMs: options.latency,
-      deviationMs: options.latencyDeviation,
-      distribution: options.latencyDistribution as (typeof LATENCY_DISTRIBUTIONS)[number] | undefined,
-      perOp: options.latencyPerOp,
-      ...target('latency'),
-    });
-  } else if (options.latencyDeviation !== undefined || options.latencyDistribution || options.latencyPerOp) {
-    throw new UsageError('--latency-deviation, --latency-distribution and --latency-per-op need --latency <ms>');
+  const flags = fieldFlags('proxy');
+  const specs: FaultSpec[] = [];
+  for (const fault of NETWORK_FAULTS) {
+    const own = flags.filter((flag) => flag.fault === fault);
+    const switchName = fault.proxyFlag.name;
+    const switchFlag = own.find((flag) => flag.shown === switchName);
+    const on = switchFlag ? flagValue(options, switchFlag) : options[attributeOf(switchName)];
+    const given = own.filter((flag) => flag !== switchFlag && flagValue(options, flag) !== undefined);
+    if (on === undefined || on === false) {
+      if (given.length > 0) {
+        const names = own.filter((flag) => flag !== switchFlag).map((flag) => `--${flag.shown}`);
+        const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
+        throw new UsageError(`${list} need --${switchName}${switchFlag ? ` ${placeholderOf(switchFlag.field)}` : ''}`);
+      }
+      continue;
+    }
+    const spec: Record<string, unknown> = { type: fault.type };
+    for (const flag of own) {
+      const field = flag.field as FieldDeclaration;
+      const value = flagValue(options, flag);
+      if (value === undefined || field.argumentOnly) continue;
+      const unitFlag = own.find((other) => other.field.argument?.name === field.argument?.unitArgument);
+      spec[field.key] =
+        field.argument?.unitArgument !== undefined
+          ? parseBandwidth(value as number, unitFlag ? (flagValue(options, unitFlag) as string | undefined) : undefined)
+          : value;
+    }
+    const command = attributeOf(commandOf(fault));
+    spec['side'] = options[`${command}Side`];
+    spec['direction'] = options[`${command}Direction`];
+    // Drop the flags left unset so validation sees only what was given.
+    specs.push(Object.fromEntries(Object.entries(spec).filter(([, value]) => value !== undefined)) as never);
   }
-  if (options.jitterAmplitude !== undefined) {
-    faults.push({
-      type: 'jitter',
-      amplitudeMs: options.jitterAmplitude,
-      ...(options.jitterFrequency !== undefined ? { frequencyHz: options.jitterFrequency } : {}),
-      ...target('jitter'),
-    });
-  } else if (options.jitterFrequency !== undefined)
-    throw new UsageError('--jitter-frequency needs --jitter-amplitude <ms>');
-  if (options.packetLoss !== undefined) {
-    faults.push({
-      type: 'packet_loss',
-      lossRate: options.packetLoss,
-      model: options.packetLossModel as (typeof LOSS_MODELS)[number] | undefined,
-      rttMs: options.packetLossRtt,
-      ...target('packet-loss'),
-    });
-  } else if (options.packetLossModel || options.packetLossRtt !== undefined)
-    throw new UsageError('--packet-loss-model and --packet-loss-rtt need --packet-loss <rate>');
-  if (options.bandwidth !== undefined) {
-    faults.push({
-      type: 'bandwidth',
-      bytesPerSecond: parseBandwidth(options.bandwidth, options.bandwidthUnit),
-      scope: options.bandwidthScope as (typeof BANDWIDTH_SCOPES)[number] | undefined,
-      ...target('bandwidth'),
-    });
-  }
-  if (options.blackhole) faults.push({ type: 'blackhole', ...target('blackhole') });
-  // Drop the flags left unset so validation sees only what was given.
-  const specs = faults.map(
-    (fault) =>
-      Object.fromEntries(Object.entries(fault).filter(([, value]) => value !== undefined)) as unknown as FaultSpec,
-  );
   validateFaults(specs);
   return specs;
+}
+
+function placeholderOf(field: FieldDeclaration): string {
+  return field.unit === 'ms' ? '<ms>' : '<rate>';
 }
 
 /** What `faultline proxy` may dial: the remotes its own --proxy flags name (a mapping that does not parse is refused by startProxy). */
@@ -407,10 +333,4 @@ export function parseListenAddress(value: string): { host: string; port: number 
   const refusal = listenPortRefusal(port);
   if (refusal !== undefined) throw new UsageError(`--admin ${value}: ${refusal}`);
   return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
-}
-
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
-  return n;
 }

@@ -153,7 +153,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
 }
 
 /** The http-error scenario's own flags; giving one to a network fault is a mistake. */
-const HTTP_FLAGS: Array<keyof RunOptions> = [
+const HTTP_FLAGS: Array<keyof RunOptions & string> = [
   'httpFault',
   'statusCode',
   'probability',

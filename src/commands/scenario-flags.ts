@@ -10,21 +10,17 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ScenarioArguments } from '../scenario/input.js';
 import { SCENARIO_DEFAULTS as D } from '../scenario/defaults.js';
-import { BANDWIDTH_SCOPES, LATENCY_DISTRIBUTIONS, LOSS_MODELS, type NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { commandOf } from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS, type NetworkFaultType } from '../proxy/faults/declarations.js';
 import { collect, positiveInteger, UsageError } from './common.js';
-
-type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
+import { addFaultFlags, attributeOf, fieldFlags, flagsByFault, flagValue } from './fault-flags.js';
 
 /** The fault as the commands spell it (`packet-loss`) → the scenario's fault type. */
-export const FAULT_COMMANDS: Readonly<Record<string, FaultType>> = {
-  latency: 'latency',
-  jitter: 'jitter',
-  'packet-loss': 'packet_loss',
-  bandwidth: 'bandwidth',
-  blackhole: 'blackhole',
-};
+export const FAULT_COMMANDS: Readonly<Record<string, NetworkFaultType>> = Object.fromEntries(
+  NETWORK_FAULTS.map((fault) => [commandOf(fault), fault.type]),
+);
 
-/** The shared flags as commander names them. */
+/** The shared flags as commander names them; each fault's own (`deviation` …) come from its declaration. */
 export interface ScenarioFlagValues {
   url: string;
   method?: string;
@@ -39,28 +35,20 @@ export interface ScenarioFlagValues {
   faultDuration?: string;
   direction?: string;
   side?: string;
-  latency?: number;
-  deviation?: number;
-  perReadWriteOp?: boolean;
-  distribution?: string;
-  amplitude?: number;
-  frequency?: number;
-  rate?: number;
-  unit?: string;
-  bandwidthScope?: string;
-  lossRate?: number;
-  model?: string;
-  rtt?: number;
+  [faultFlag: string]: unknown;
 }
 
-/** Each network fault's own flags; giving one of another fault's is a mistake, not a default. */
-export const FAULT_FLAGS: Readonly<Record<FaultType, ReadonlyArray<keyof ScenarioFlagValues>>> = {
-  latency: ['latency', 'deviation', 'perReadWriteOp', 'distribution'],
-  jitter: ['amplitude', 'frequency'],
-  bandwidth: ['rate', 'unit', 'bandwidthScope'],
-  packet_loss: ['lossRate', 'model', 'rtt'],
-  blackhole: [],
-};
+/** Each network fault's own flags (option keys); giving one of another fault's is a mistake, not a default. */
+export const FAULT_FLAGS = Object.fromEntries(
+  [...flagsByFault('run')].map(([type, flags]) => [type, flags.map((flag) => attributeOf(flag.shown))]),
+) as unknown as Readonly<Record<NetworkFaultType, readonly string[]>>;
+/** The same with the proxy's spellings (`latencyDeviation`), which `run` takes as aliases. */
+const FAULT_FLAG_ALIASES = Object.fromEntries(
+  [...flagsByFault('run')].map(([type, flags]) => [
+    type,
+    flags.flatMap((flag) => [flag.shown, ...(flag.hidden ? [flag.hidden] : [])]).map(attributeOf),
+  ]),
+) as unknown as Readonly<Record<NetworkFaultType, readonly string[]>>;
 
 /** A choice flag that accepts any case (--side Server), as the tools' enum arguments do. */
 export function anyCaseChoice(values: readonly string[]) {
@@ -90,7 +78,7 @@ export function flagOf(key: string): string {
 
 /** Adds the shared flags; `url` describes --url for this command. */
 export function addScenarioFlags(command: Command, url: string): Command {
-  return command
+  command
     .requiredOption('--url <url>', url)
     .option('--method <method>', `HTTP method (default ${D.method})`)
     .option('--body <json>', 'request body, sent as application/json')
@@ -126,48 +114,8 @@ export function addScenarioFlags(command: Command, url: string): Command {
       new Option('--side <side>', `server (proxy↔target) or client (client↔proxy) (default ${D.side})`).argParser(
         anyCaseChoice(['server', 'client']),
       ),
-    )
-    .addOption(new Option('--latency <ms>', `latency: mean delay in ms (default ${D.latency})`).argParser(number))
-    .addOption(
-      new Option('--deviation <ms>', `latency: standard deviation in ms (default ${D.deviation})`).argParser(number),
-    )
-    .option('--per-read-write-op', 'latency: delay every chunk, not once per message')
-    .addOption(
-      new Option('--distribution <name>', `latency: ${LATENCY_DISTRIBUTIONS.join(', ')} (default normal)`).argParser(
-        anyCaseChoice(LATENCY_DISTRIBUTIONS),
-      ),
-    )
-    .addOption(
-      new Option('--amplitude <ms>', `jitter: largest extra delay in ms (default ${D.amplitude})`).argParser(number),
-    )
-    .addOption(new Option('--frequency <hz>', `jitter: redraws per second (default ${D.frequency})`).argParser(number))
-    .addOption(new Option('--rate <n>', `bandwidth: cap in --unit (default ${D.rate})`).argParser(number))
-    .option(
-      '--unit <unit>',
-      `bandwidth: bps, kbps, mbps, gbps (bytes/s) or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`,
-    )
-    .addOption(
-      new Option(
-        '--bandwidth-scope <scope>',
-        'bandwidth: connection (one cap per connection, default) or shared',
-      ).argParser(anyCaseChoice(BANDWIDTH_SCOPES)),
-    )
-    .addOption(
-      new Option(
-        '--loss-rate <fraction>',
-        `packet-loss: fraction of segments lost, 0..1 (default ${D.loss_rate})`,
-      ).argParser(number),
-    )
-    .addOption(
-      new Option('--model <model>', `packet-loss: ${LOSS_MODELS.join(' (default) or ')}`).argParser(
-        anyCaseChoice(LOSS_MODELS),
-      ),
-    )
-    .addOption(
-      new Option('--rtt <ms>', 'packet-loss: round-trip time the recovery stall is based on (default 20)').argParser(
-        number,
-      ),
     );
+  return addFaultFlags(command, 'run');
 }
 
 /** The shared flags as the scenario tools' arguments. */
@@ -186,19 +134,18 @@ export function scenarioArguments(flags: ScenarioFlagValues): ScenarioArguments 
     fault_duration: flags.faultDuration,
     direction: flags.direction,
     side: flags.side,
-    latency: flags.latency,
-    deviation: flags.deviation,
-    per_read_write_op: flags.perReadWriteOp,
-    distribution: flags.distribution,
-    amplitude: flags.amplitude,
-    frequency: flags.frequency,
-    rate: flags.rate,
-    unit: flags.unit,
-    bandwidth_scope: flags.bandwidthScope,
-    loss_rate: flags.lossRate,
-    model: flags.model,
-    rtt: flags.rtt,
+    ...faultArguments(flags),
   };
+}
+
+/** Each fault field's flag value (either spelling) under fault's argument name. */
+function faultArguments(flags: ScenarioFlagValues): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const flag of fieldFlags('run')) {
+    const value = flagValue(flags, flag);
+    if (value !== undefined && flag.field.argument) args[flag.field.argument.name] = value;
+  }
+  return args;
 }
 
 /**
@@ -207,7 +154,7 @@ export function scenarioArguments(flags: ScenarioFlagValues): ScenarioArguments 
  */
 export function refuseOtherFaultFlags(fault: string, own: readonly string[], flags: Record<string, unknown>): void {
   const type = FAULT_COMMANDS[fault];
-  for (const [other, keys] of Object.entries(FAULT_FLAGS)) {
+  for (const [other, keys] of Object.entries(FAULT_FLAG_ALIASES)) {
     if (other === type) continue;
     const given = keys.find((key) => flags[key] !== undefined && !own.includes(key));
     if (given) {

@@ -11,15 +11,13 @@
 import { byCodeUnits } from '../order.js';
 import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
 import type { FaultCounters } from './faults/fault.js';
+import { networkFault } from './faults/declarations.js';
 import type { HttpFaultCounters } from './http/fault.js';
 import type { ProxyCounters } from './proxy.js';
 
-/** Whether a network fault changed anything: it acted, and (delays, losses) by a non-zero amount. */
+/** Whether a network fault changed anything: its declaration's rule (delays and losses by a non-zero amount). */
 export function networkFaultActed(counters: FaultCounters): boolean {
-  if (counters.applications === 0) return false;
-  if (counters.type === 'latency' || counters.type === 'jitter') return counters.delayAddedMs > 0;
-  if (counters.type === 'packet_loss') return counters.segmentsLost > 0;
-  return true;
+  return networkFault(counters.type)?.acted(counters) ?? counters.applications > 0;
 }
 
 /** Whether an HTTP fault acted on at least one exchange (its draw won and it could act). */

@@ -1,12 +1,13 @@
 /**
- * The proxy's names and limits that tool schemas and descriptions quote: a leaf module (no
- * imports), so the MCP server can build its tool list without loading the proxy itself. The fault
- * modules re-export these; this is their one definition.
+ * The proxy's names and limits that tool schemas and descriptions quote: a leaf module (it imports
+ * only the faults' declarations, leaves too), so the MCP server can build its tool list without
+ * loading the proxy itself. The fault modules re-export these; this is their one definition.
  */
+import { NETWORK_FAULTS, type NetworkFaultType } from './faults/declarations.js';
 
-export const LATENCY_DISTRIBUTIONS = ['normal', 'uniform', 'pareto', 'pareto_normal'] as const;
-
-export const LOSS_MODELS = ['bernoulli', 'gilbert_elliott'] as const;
+export { LATENCY_DISTRIBUTIONS } from './faults/latency.declaration.js';
+export { LOSS_MODELS } from './faults/packet-loss.declaration.js';
+export { BANDWIDTH_SCOPES } from './faults/bandwidth.declaration.js';
 
 /** Bytes per second per bandwidth unit: bytes unless the unit says bit. */
 export const UNIT_BYTES: Readonly<Record<string, number>> = {
@@ -21,20 +22,11 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
 
-/** A bandwidth cap per connection (the default) or one cap shared by every connection. */
-export const BANDWIDTH_SCOPES = ['connection', 'shared'] as const;
-
-/**
- * The network faults' defaults that every door applies the same way (the fault's own validator,
- * so the admin API, --http-fault, the proxy tools, `faultline proxy` and the scenarios agree).
- */
-export const NETWORK_FAULT_DEFAULTS = {
-  /** jitter: redraws of the delay per second. */
-  jitterFrequencyHz: 5,
-} as const;
-
-/** faultline's network faults (src/proxy/faults); `latency` is also an HTTP fault (faultKind tells). */
-export const NETWORK_FAULT_TYPES = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
+/** faultline's network faults (src/proxy/faults), from their declarations; `latency` is also an HTTP fault (faultKind tells). */
+export const NETWORK_FAULT_TYPES = NETWORK_FAULTS.map((fault) => fault.type) as unknown as readonly [
+  NetworkFaultType,
+  ...NetworkFaultType[],
+];
 
 export const HTTP_FAULT_TYPES = [
   'latency',

@@ -3,8 +3,8 @@
  * description strings (with fault's spellings kept where scripts may match on them, e.g.
  * "Frequence"), and the ten-slot timeline cell.
  */
-import type { Direction, FaultSpec, Side } from '../proxy/index.js';
-import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
+import type { Direction, ResolvedFault, Side } from '../proxy/index.js';
+import { networkFault } from '../proxy/faults/declarations.js';
 
 /** fault's glyphs: server side ➡️ ingress, ⬅️ egress, ↔️ both, then 🖧; client side 🖥️ then ⬅️/➡️/↔️. */
 export function scopeGlyphs(side: Side = 'server', direction: Direction = 'ingress'): string {
@@ -16,25 +16,10 @@ export function scopeGlyphs(side: Side = 'server', direction: Direction = 'ingre
   return `🖥️${arrow}`;
 }
 
-export function describeFault(fault: FaultSpec): string {
-  const scope = scopeGlyphs(fault.side, fault.direction);
-  switch (fault.type) {
-    case 'latency':
-      return (
-        `Latency: ${scope}, Per Read/Write Op.: ${fault.perOp ?? false}, Distribution: ${fault.distribution ?? 'normal'}, ` +
-        `Mean: ${fault.latencyMs.toFixed(2)} ms, Stddev: ${(fault.deviationMs ?? 0).toFixed(2)} ms`
-      );
-    case 'jitter':
-      return `Jitter: ${scope}Amplitude: ${fault.amplitudeMs.toFixed(2)}ms, Frequence ${(fault.frequencyHz ?? NETWORK_FAULT_DEFAULTS.jitterFrequencyHz).toFixed(2)}Hz`;
-    case 'bandwidth':
-      return `Bandwidth: ${scope}Rate: ${Math.round(fault.bytesPerSecond)}Bps${fault.scope === 'shared' ? ' (shared)' : ''}`;
-    case 'packet_loss': {
-      const model = fault.model ?? 'bernoulli';
-      return `Packet Loss: ${scope}Rate: ${((fault.lossRate ?? 0.05) * 100).toFixed(2)}%, Model: ${model}`;
-    }
-    case 'blackhole':
-      return `Blackhole: ${scope}`;
-  }
+/** fault's report line for a validated network fault: its declaration's, after the scope glyphs. */
+export function describeFault(fault: ResolvedFault): string {
+  const declaration = networkFault(fault.type);
+  return declaration?.describe?.(fault, scopeGlyphs(fault.side, fault.direction)) ?? fault.type;
 }
 
 /**

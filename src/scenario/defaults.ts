@@ -3,8 +3,20 @@
  * http-fault.ts: a leaf module (type imports, and the proxy's leaf vocabulary), so the MCP server can describe its scenario
  * tools without loading the scenario runner, the proxy or the load generator.
  */
+import type { FieldDeclaration } from '../proxy/faults/declaration.js';
 import type { Direction, Side } from '../proxy/index.js';
-import { NETWORK_FAULT_DEFAULTS } from '../proxy/vocabulary.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+
+/**
+ * Each network fault argument's default (`latency` 100, `deviation` 0, `unit` bps …), from the
+ * faults' declarations: the argument's own default, else its field's.
+ */
+export const FAULT_ARGUMENT_DEFAULTS: Readonly<Record<string, number | string | boolean | undefined>> =
+  Object.fromEntries(
+    NETWORK_FAULTS.flatMap((fault) => fault.fields as readonly FieldDeclaration[]).flatMap((field) =>
+      field.argument ? [[field.argument.name, field.argument.default ?? field.default]] : [],
+    ),
+  );
 
 export const SCENARIO_DEFAULTS = {
   method: 'GET',
@@ -16,13 +28,11 @@ export const SCENARIO_DEFAULTS = {
   timeout: 10,
   direction: 'ingress' as Direction,
   side: 'server' as Side,
-  latency: 100,
-  deviation: 0,
-  amplitude: 20,
-  frequency: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz,
-  rate: 1000,
-  unit: 'bps',
-  loss_rate: 0.05,
+  // The cloud export tool quotes these in its descriptions.
+  latency: FAULT_ARGUMENT_DEFAULTS['latency'],
+  loss_rate: FAULT_ARGUMENT_DEFAULTS['loss_rate'],
+  rate: FAULT_ARGUMENT_DEFAULTS['rate'],
+  unit: FAULT_ARGUMENT_DEFAULTS['unit'],
 } as const;
 
 export const HTTP_SCENARIO_DEFAULTS = {

@@ -30,7 +30,9 @@ import type { HttpFaultSpec } from '../proxy/http/index.js';
 import { DEFAULT_SLOS, parseSlo, type Slo } from './slo.js';
 import { checkLoadTarget } from './target.js';
 import { checkMappings, type TargetAllowance } from '../target-policy.js';
-import { SCENARIO_DEFAULTS } from './defaults.js';
+import { FAULT_ARGUMENT_DEFAULTS, SCENARIO_DEFAULTS } from './defaults.js';
+import type { FieldDeclaration } from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 
 export { SCENARIO_DEFAULTS };
 
@@ -59,22 +61,8 @@ export interface ScenarioArguments {
   fault_duration?: string | undefined;
   strategy?: string | undefined;
   insecure_tls?: boolean | undefined;
-  // latency
-  latency?: number | undefined;
-  deviation?: number | undefined;
-  per_read_write_op?: boolean | undefined;
-  distribution?: string | undefined;
-  // jitter
-  amplitude?: number | undefined;
-  frequency?: number | undefined;
-  // bandwidth
-  rate?: number | undefined;
-  unit?: string | undefined;
-  bandwidth_scope?: string | undefined;
-  // packet loss
-  loss_rate?: number | undefined;
-  model?: string | undefined;
-  rtt?: number | undefined;
+  /** Each network fault's own arguments (`latency`, `loss_rate` …): its declaration's (src/proxy/faults). */
+  [faultArgument: string]: unknown;
 }
 
 export type Strategy = 'load' | 'capacity';
@@ -120,19 +108,6 @@ export interface ScenarioSpec {
    */
   httpFault?: HttpFaultSpec;
 }
-
-/** fault's field names for what the proxy's specs call otherwise, so errors name the argument given. */
-const ARGUMENT_OF_FIELD: Record<string, string> = {
-  latencyMs: 'latency',
-  deviationMs: 'deviation',
-  perOp: 'per_read_write_op',
-  amplitudeMs: 'amplitude',
-  frequencyHz: 'frequency',
-  bytesPerSecond: 'rate',
-  lossRate: 'loss_rate',
-  rttMs: 'rtt',
-  scope: 'bandwidth_scope',
-};
 
 export async function scenarioFromArguments(
   type: FaultType,
@@ -228,54 +203,30 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
       'direction',
     ) as Direction,
   };
-  let spec: FaultSpec;
-  switch (type) {
-    case 'latency':
-      spec = {
-        type,
-        ...target,
-        latencyMs: args.latency ?? SCENARIO_DEFAULTS.latency,
-        deviationMs: args.deviation ?? SCENARIO_DEFAULTS.deviation,
-        perOp: args.per_read_write_op ?? false,
-        ...(args.distribution !== undefined ? { distribution: lower(args.distribution) as never } : {}),
-      };
-      break;
-    case 'jitter':
-      spec = {
-        type,
-        ...target,
-        amplitudeMs: args.amplitude ?? SCENARIO_DEFAULTS.amplitude,
-        frequencyHz: args.frequency ?? SCENARIO_DEFAULTS.frequency,
-      };
-      break;
-    case 'bandwidth':
-      spec = {
-        type,
-        ...target,
-        bytesPerSecond: parseBandwidth(args.rate ?? SCENARIO_DEFAULTS.rate, args.unit ?? SCENARIO_DEFAULTS.unit),
-        ...(args.bandwidth_scope !== undefined ? { scope: lower(args.bandwidth_scope) as never } : {}),
-      };
-      break;
-    case 'packet_loss':
-      spec = {
-        type,
-        ...target,
-        lossRate: args.loss_rate ?? SCENARIO_DEFAULTS.loss_rate,
-        ...(args.model !== undefined ? { model: lower(args.model) as never } : {}),
-        ...(args.rtt !== undefined ? { rttMs: args.rtt } : {}),
-      };
-      break;
-    case 'blackhole':
-      spec = { type, ...target };
-      break;
+  const spec: Record<string, unknown> = { type, ...target };
+  // fault's argument names for the spec's fields, so errors name the argument given.
+  const argumentOf: Record<string, string> = {};
+  const declaration = NETWORK_FAULTS.find((fault) => fault.type === type);
+  for (const field of (declaration?.fields ?? []) as readonly FieldDeclaration[]) {
+    const argument = field.argument;
+    if (!argument || field.argumentOnly) continue;
+    argumentOf[field.key] = argument.name;
+    let value = args[argument.name] ?? argument.default;
+    if (value === undefined) continue;
+    if (field.kind === 'enum' && typeof value === 'string') value = lower(value);
+    if (argument.unitArgument !== undefined) {
+      const unit = args[argument.unitArgument] ?? FAULT_ARGUMENT_DEFAULTS[argument.unitArgument];
+      value = parseBandwidth(value as number, unit as string);
+    }
+    spec[field.key] = value;
   }
   try {
     validateFault(spec);
-    return spec;
+    return spec as unknown as FaultSpec;
   } catch (error) {
     if (!(error instanceof ToolInputError)) throw error;
     throw new ToolInputError(
-      error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${ARGUMENT_OF_FIELD[field] ?? field} must`),
+      error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${argumentOf[field] ?? field} must`),
     );
   }
 }

@@ -6,6 +6,8 @@
  */
 import { formatDuration } from '../duration.js';
 import { isExpectedStatus } from '../load/expect-status.js';
+import { networkFault } from '../proxy/faults/declarations.js';
+import { httpFaultActed, networkFaultActed } from '../proxy/run-record.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
 
@@ -231,7 +233,7 @@ function untouchedReasons(
     } else if (spec.httpFault) {
       // HTTP faults count per exchange: those that matched, and of them those it acted on.
       const fault = (run.proxy.httpFaults ?? []).find((counters) => counters.type === spec.httpFault!.type);
-      if (!fault || fault.applications === 0) {
+      if (!fault || !httpFaultActed(fault)) {
         inconclusive.push(
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
             `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
@@ -253,9 +255,9 @@ function untouchedReasons(
       if (noOp !== undefined) {
         // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
         inconclusive.push(noOp);
-      } else if (!fault || fault.applications === 0) {
+      } else if (!fault || !networkFaultActed(fault)) {
         inconclusive.push(
-          `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (0 applications in the fault counters): ` +
+          `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (${fault?.applications ?? 0} applications in the fault counters): ` +
             `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
             (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
             '.',
@@ -266,24 +268,19 @@ function untouchedReasons(
   return { inconclusive, warnings };
 }
 
-/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0), if they do not. */
+/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0): its declaration says. */
 function noOpReason(spec: ScenarioSpec): string | undefined {
-  const fault = spec.fault as { type: string; latencyMs?: number; deviationMs?: number; amplitudeMs?: number };
-  if (fault.type === 'latency' && fault.latencyMs === 0 && fault.deviationMs === 0) {
-    return 'the latency fault adds nothing (latency 0 ms, deviation 0 ms): the run measured the endpoint without a fault; give latency above 0.';
-  }
-  if (fault.type === 'jitter' && fault.amplitudeMs === 0) {
-    return 'the jitter fault adds nothing (amplitude 0 ms): the run measured the endpoint without a fault; give amplitude above 0.';
-  }
-  return undefined;
+  return networkFault(spec.fault.type)?.inert?.(spec.fault as never);
 }
 
-/** Whether the scenario's fault (network or HTTP) acted at least once. */
+/** Whether the scenario's fault (network or HTTP) acted at least once: the faults' own rule. */
 function faultActed(spec: ScenarioSpec, run: PhaseResult): boolean {
-  const counters = spec.httpFault
-    ? (run.proxy.httpFaults ?? []).find((c) => c.type === spec.httpFault!.type)
-    : run.proxy.faults.find((c) => c.type === spec.fault.type);
-  return (counters?.applications ?? 0) > 0;
+  if (spec.httpFault) {
+    const counters = (run.proxy.httpFaults ?? []).find((c) => c.type === spec.httpFault!.type);
+    return counters !== undefined && httpFaultActed(counters);
+  }
+  const counters = run.proxy.faults.find((c) => c.type === spec.fault.type);
+  return counters !== undefined && networkFaultActed(counters);
 }
 
 /**

@@ -12,11 +12,12 @@
 import * as z from 'zod';
 import { CancelledError } from '../errors.js';
 import type { FaultType } from '../proxy/index.js';
-import { LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import type { ScenarioArguments, ScenarioSpec } from '../scenario/index.js';
 import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
 import type { ToolAnnotationsExplicit, ToolCall, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+import { faultArgumentShape } from './fault-schemas.js';
 
 /** Sends traffic to the user's endpoint: not read-only, not idempotent, open world; it deletes nothing. */
 export const SCENARIO_ANNOTATIONS: ToolAnnotationsExplicit = {
@@ -67,43 +68,10 @@ export const commonInput = {
   insecure_tls: z.boolean().optional().describe('Accept any certificate (default false)'),
 };
 
-const faultInputs: Record<FaultType, z.ZodRawShape> = {
-  latency: {
-    latency: z.number().min(0).optional().describe(`Mean added delay in milliseconds (default ${D.latency})`),
-    deviation: z.number().min(0).optional().describe(`Standard deviation in milliseconds (default ${D.deviation})`),
-    per_read_write_op: z.boolean().optional().describe('Delay every chunk, not once per message (default false)'),
-    distribution: z.enum(LATENCY_DISTRIBUTIONS).optional().describe('Default normal'),
-  },
-  jitter: {
-    amplitude: z
-      .number()
-      .min(0)
-      .optional()
-      .describe(`Largest delay in ms; each chunk gets [0, amplitude] (default ${D.amplitude})`),
-    frequency: z.number().min(0).optional().describe(`Redraws per second, Hz (default ${D.frequency})`),
-  },
-  bandwidth: {
-    rate: z.number().min(0).optional().describe(`Cap in unit (default ${D.rate})`),
-    unit: z
-      .string()
-      .optional()
-      .describe(
-        `Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bit/s, kbit/s, mbit/s, gbit/s (default ${D.unit})`,
-      ),
-    bandwidth_scope: z.enum(['connection', 'shared']).optional().describe('Per connection (default) or all together'),
-  },
-  packet_loss: {
-    loss_rate: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe(`Fraction of TCP segments lost (default ${D.loss_rate}); each stalls the stream for TCP's recovery`),
-    model: z.enum(LOSS_MODELS).optional().describe('bernoulli (default) or gilbert_elliott (bursty)'),
-    rtt: z.number().min(0).optional().describe('Round-trip time in ms the stall is based on (default 20)'),
-  },
-  blackhole: {},
-};
+/** Each fault's own arguments, from its declaration (src/proxy/faults/*.declaration.ts). */
+const faultInputs = Object.fromEntries(
+  NETWORK_FAULTS.map((declaration) => [declaration.type, faultArgumentShape(declaration)]),
+) as Record<FaultType, z.ZodRawShape>;
 
 const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string }> = [
   {

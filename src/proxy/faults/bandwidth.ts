@@ -13,7 +13,8 @@
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
 import { ToolInputError } from '../../errors.js';
-import { BANDWIDTH_SCOPES, BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
+import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
+import { BANDWIDTH, BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
 import {
   emptyCounters,
   SpecReader,
@@ -41,8 +42,7 @@ export interface BandwidthSpec extends FaultTarget {
 export type ResolvedBandwidth = Required<BandwidthSpec>;
 
 export { BANDWIDTH_UNITS };
-/** Above a terabyte per second a cap caps nothing a loopback test can send. */
-export const MAX_BYTES_PER_SECOND = 1e12;
+export { MAX_BYTES_PER_SECOND };
 
 /** Bytes per second for `rate` in `unit`; throws naming `rate` or `unit` and listing the units. */
 export function parseBandwidth(rate: number, unit = 'bps'): number {
@@ -65,16 +65,7 @@ export function parseBandwidth(rate: number, unit = 'bps'): number {
 }
 
 export function readBandwidth(reader: SpecReader): ResolvedBandwidth {
-  const spec: ResolvedBandwidth = {
-    type: 'bandwidth',
-    ...reader.target(),
-    bytesPerSecond: reader.number('bytesPerSecond', {
-      above: 0,
-      max: MAX_BYTES_PER_SECOND,
-      expected: `a number of bytes per second above 0, at most ${MAX_BYTES_PER_SECOND}`,
-    }),
-    scope: reader.choice('scope', BANDWIDTH_SCOPES, 'connection'),
-  };
+  const spec = { type: 'bandwidth', ...reader.target(), ...reader.declared(BANDWIDTH.fields) } as ResolvedBandwidth;
   reader.done();
   return spec;
 }

@@ -13,6 +13,9 @@
  * is attached.
  */
 import { ConfigReader } from '../../config-reader.js';
+import { MILLISECONDS, type FieldDeclaration } from './declaration.js';
+
+export { MILLISECONDS };
 
 export type Side = 'client' | 'server';
 export type Direction = 'ingress' | 'egress' | 'both';
@@ -125,9 +128,6 @@ export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   return [responses ? 'downstream' : 'upstream'];
 }
 
-/** The bound on every delay a fault spec gives in milliseconds: up to an hour. */
-export const MILLISECONDS = { min: 0, max: 3_600_000, expected: 'a number of milliseconds in 0..3600000' } as const;
-
 /** Reads and checks the fields of one fault spec; every error names the fault and the field. */
 export class SpecReader extends ConfigReader {
   constructor(
@@ -147,4 +147,51 @@ export class SpecReader extends ConfigReader {
       direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, 'ingress'),
     };
   }
+
+  /** The declared fields (declaration.ts), each with its default and range, in declaration order. */
+  declared(fields: readonly FieldDeclaration[]): Record<string, unknown> {
+    const spec: Record<string, unknown> = {};
+    for (const field of fields) if (!field.argumentOnly) spec[field.key] = this.field(field);
+    return spec;
+  }
+
+  field(field: FieldDeclaration): unknown {
+    const { key, default: fallback } = field;
+    const expected = field.expected ?? expectedOf(field);
+    switch (field.kind) {
+      case 'number':
+      case 'integer': {
+        const check = {
+          min: field.min,
+          max: field.max,
+          above: field.above,
+          integer: field.kind === 'integer',
+          expected,
+        };
+        if (typeof fallback === 'number') return this.number(key, { ...check, default: fallback });
+        return field.required || this.has(key) ? this.number(key, check) : (this.take(key), undefined);
+      }
+      case 'boolean':
+        return this.boolean(key, fallback === true);
+      case 'enum':
+        if (typeof fallback === 'string') return this.choice(key, field.values ?? [], fallback);
+        return this.has(key) || field.required ? this.choice(key, field.values ?? [], '' as string) : this.take(key);
+      case 'string':
+        return this.optionalString(key) ?? fallback;
+      case 'strings':
+        return field.required || this.has(key) ? this.stringList(key, expected) : (this.take(key), undefined);
+    }
+  }
+}
+
+/** What a field accepts, from its declaration, for a refusal that has no text of its own. */
+function expectedOf(field: FieldDeclaration): string {
+  if (field.kind === 'boolean') return 'true or false';
+  if (field.kind === 'enum') return `one of ${(field.values ?? []).join(', ')}`;
+  if (field.kind === 'strings') return 'a list of non-empty strings';
+  if (field.kind === 'string') return 'a non-empty string';
+  const what = field.kind === 'integer' ? 'a whole number' : 'a number';
+  const low = field.above !== undefined ? `above ${field.above}` : field.min !== undefined ? `≥ ${field.min}` : '';
+  const high = field.max !== undefined ? `≤ ${field.max}` : '';
+  return [what, [low, high].filter(Boolean).join(' and ')].filter(Boolean).join(' ');
 }

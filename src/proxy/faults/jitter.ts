@@ -8,10 +8,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createRandom } from '../random.js';
-import { NETWORK_FAULT_DEFAULTS } from '../vocabulary.js';
+import { JITTER } from './jitter.declaration.js';
 import {
   emptyCounters,
-  MILLISECONDS,
   SpecReader,
   type ChunkInfo,
   type Fault,
@@ -24,24 +23,14 @@ import {
 export interface JitterSpec extends FaultTarget {
   type: 'jitter';
   amplitudeMs: number;
-  /** Default NETWORK_FAULT_DEFAULTS.jitterFrequencyHz (5). */
+  /** Default 5 (jitter.declaration.ts). */
   frequencyHz?: number;
 }
 
 export type ResolvedJitter = Required<JitterSpec>;
 
 export function readJitter(reader: SpecReader): ResolvedJitter {
-  const spec: ResolvedJitter = {
-    type: 'jitter',
-    ...reader.target(),
-    amplitudeMs: reader.number('amplitudeMs', MILLISECONDS),
-    frequencyHz: reader.number('frequencyHz', {
-      above: 0,
-      max: 1000,
-      default: NETWORK_FAULT_DEFAULTS.jitterFrequencyHz,
-      expected: 'a number of redraws per second, > 0 and ≤ 1000',
-    }),
-  };
+  const spec = { type: 'jitter', ...reader.target(), ...reader.declared(JITTER.fields) } as ResolvedJitter;
   reader.done();
   return spec;
 }

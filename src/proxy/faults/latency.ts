@@ -10,10 +10,9 @@
  * Every sample is truncated at 0 (a negative delay becomes 0).
  */
 import { createRandom, type Random } from '../random.js';
-import { LATENCY_DISTRIBUTIONS } from '../vocabulary.js';
+import { LATENCY, LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
 import {
   emptyCounters,
-  MILLISECONDS,
   SpecReader,
   type ChunkInfo,
   type Fault,
@@ -40,14 +39,7 @@ export interface LatencySpec extends FaultTarget {
 export type ResolvedLatency = Required<LatencySpec>;
 
 export function readLatency(reader: SpecReader): ResolvedLatency {
-  const spec: ResolvedLatency = {
-    type: 'latency',
-    ...reader.target(),
-    latencyMs: reader.number('latencyMs', MILLISECONDS),
-    deviationMs: reader.number('deviationMs', { ...MILLISECONDS, default: 0 }),
-    distribution: reader.choice('distribution', LATENCY_DISTRIBUTIONS, 'normal'),
-    perOp: reader.boolean('perOp', false),
-  };
+  const spec = { type: 'latency', ...reader.target(), ...reader.declared(LATENCY.fields) } as ResolvedLatency;
   reader.done();
   return spec;
 }

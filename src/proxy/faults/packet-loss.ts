@@ -23,7 +23,7 @@
  * on average) and p = lossRate·r/(1−lossRate), which gives lossRate in the steady state.
  */
 import { createRandom, type Random } from '../random.js';
-import { LOSS_MODELS } from '../vocabulary.js';
+import { LOSS_MODELS, PACKET_LOSS } from './packet-loss.declaration.js';
 import {
   emptyCounters,
   SpecReader,
@@ -67,22 +67,14 @@ export interface ResolvedPacketLoss extends Required<Omit<PacketLossSpec, 'p' | 
   r: number;
 }
 
-const PROBABILITY = { min: 0, max: 1, expected: 'a probability in 0..1' };
-
 export function readPacketLoss(reader: SpecReader): ResolvedPacketLoss {
   const target = reader.target();
-  const lossRate = reader.number('lossRate', { ...PROBABILITY, default: 0.05 });
-  const model = reader.choice('model', LOSS_MODELS, 'bernoulli');
-  let p = reader.optionalNumber('p', PROBABILITY);
-  let r = reader.optionalNumber('r', PROBABILITY);
-  const lossInBad = reader.number('lossInBad', { ...PROBABILITY, default: 1 });
-  const lossInGood = reader.number('lossInGood', { ...PROBABILITY, default: 0 });
-  const rttMs = reader.number('rttMs', {
-    min: 0,
-    max: 60_000,
-    default: 20,
-    expected: 'a number of milliseconds in 0..60000',
-  });
+  const fields = reader.declared(PACKET_LOSS.fields) as Omit<ResolvedPacketLoss, 'type' | keyof FaultTarget> & {
+    p: number | undefined;
+    r: number | undefined;
+  };
+  const { lossRate, model, lossInBad, lossInGood, rttMs } = fields;
+  let { p, r } = fields;
   if (model === 'bernoulli') {
     for (const field of ['p', 'r'] as const) {
       // 0 is what a resolved bernoulli spec carries, so validating a resolved spec again passes.

@@ -1,0 +1,122 @@
+/**
+ * The network faults' flags of `faultline run` (and `export`) and `faultline proxy`, derived from
+ * the faults' declarations (src/proxy/faults/*.declaration.ts). Each field has two spellings, and
+ * both commands take both: fault's argument with dashes (`--deviation`, what `run` shows) and the
+ * proxy's namespaced flag (`--latency-deviation`, what `proxy` shows); the other is a hidden alias.
+ *
+ * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { commandOf, type FaultDeclaration, type FieldDeclaration } from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { UsageError } from './common.js';
+
+export type FlagDoor = 'run' | 'proxy';
+
+/** One field's flags: the one a door shows and the alias it hides (undefined when both are the same). */
+export interface FieldFlags {
+  fault: FaultDeclaration;
+  field: FieldDeclaration;
+  shown: string;
+  hidden: string | undefined;
+}
+
+const dashed = (name: string): string => name.replace(/_/g, '-');
+/** commander's attribute for a flag name (`latency-deviation` → latencyDeviation). */
+export const attributeOf = (flag: string): string => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** The flags of every declared field that has an argument or a flag, in declaration order. */
+export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] = NETWORK_FAULTS): FieldFlags[] {
+  const flags: FieldFlags[] = [];
+  for (const fault of faults) {
+    for (const field of fault.fields) {
+      const run = field.argument ? dashed(field.argument.name) : field.flag;
+      const proxy = field.flag ?? run;
+      if (run === undefined || proxy === undefined) continue;
+      const [shown, other] = door === 'run' ? [run, proxy] : [proxy, run];
+      flags.push({ fault, field, shown, hidden: other === shown ? undefined : other });
+    }
+  }
+  return flags;
+}
+
+function placeholder(field: FieldDeclaration): string {
+  if (field.unit === 'ms') return '<ms>';
+  if (field.unit === 'Hz') return '<hz>';
+  if (field.unit === 'probability') return '<fraction>';
+  if (field.argument?.unitArgument) return '<rate>';
+  return field.kind === 'enum' ? '<name>' : '<value>';
+}
+
+function finiteNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+function anyCase(values: readonly string[]) {
+  return (value: string): string => {
+    const lower = value.trim().toLowerCase();
+    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return lower;
+  };
+}
+
+function helpOf(door: FlagDoor, { fault, field }: FieldFlags): string {
+  const isSwitch = door === 'proxy' && fault.proxyFlag?.name === field.flag;
+  if (isSwitch) return fault.proxyFlag!.help;
+  const fallback = field.argument?.default ?? field.default;
+  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
+  const values = field.kind === 'enum' ? `: ${(field.values ?? []).join(', ')}` : '';
+  const text = `${field.help}${values}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+  return door === 'run' ? `${commandOf(fault)}: ${text}` : text;
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  return n;
+}
+
+/** `run` leaves ranges to the scenario (its errors name the argument); `proxy` refuses a negative number here. */
+function optionFor(door: FlagDoor, flag: string, field: FieldDeclaration, help: string): Option {
+  if (field.kind === 'boolean') return new Option(`--${flag}`, help);
+  const option = new Option(`--${flag} ${placeholder(field)}`, help);
+  if (field.kind === 'number' || field.kind === 'integer')
+    option.argParser(door === 'run' ? finiteNumber : nonNegative);
+  if (field.kind === 'enum') option.argParser(anyCase(field.values ?? []));
+  return option;
+}
+
+/** Adds every declared fault field's flags (shown and hidden alias), and `proxy`'s switches of field-less faults. */
+export function addFaultFlags(command: Command, door: FlagDoor): Command {
+  for (const flags of fieldFlags(door)) {
+    command.addOption(optionFor(door, flags.shown, flags.field, helpOf(door, flags)));
+    if (flags.hidden) command.addOption(optionFor(door, flags.hidden, flags.field, helpOf(door, flags)).hideHelp());
+  }
+  if (door === 'proxy') {
+    for (const fault of NETWORK_FAULTS) {
+      const on = (fault as FaultDeclaration).proxyFlag;
+      if (on && !fault.fields.some((field) => (field as FieldDeclaration).flag === on.name))
+        command.addOption(new Option(`--${on.name}`, on.help));
+    }
+  }
+  return command;
+}
+
+/** The value a field's flags were given (either spelling), or undefined; both spellings at once is a mistake. */
+export function flagValue(options: Record<string, unknown>, flags: FieldFlags): unknown {
+  const shown = options[attributeOf(flags.shown)];
+  const hidden = flags.hidden === undefined ? undefined : options[attributeOf(flags.hidden)];
+  if (shown !== undefined && hidden !== undefined)
+    throw new UsageError(`--${flags.shown} and --${flags.hidden} are the same flag; give one`);
+  return shown ?? hidden;
+}
+
+/** Each fault's own flag attributes, both spellings (`refuseOtherFaultFlags` refuses another fault's). */
+export function flagsByFault(door: FlagDoor): Map<string, FieldFlags[]> {
+  const byFault = new Map<string, FieldFlags[]>();
+  for (const fault of NETWORK_FAULTS) byFault.set(fault.type, []);
+  for (const flags of fieldFlags(door)) byFault.get(flags.fault.type)!.push(flags);
+  return byFault;
+}
