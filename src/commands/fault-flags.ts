@@ -9,6 +9,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { commandOf, type FaultDeclaration, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 import { UsageError } from './common.js';
 
 export type FlagDoor = 'run' | 'proxy';
@@ -120,3 +121,54 @@ export function flagsByFault(door: FlagDoor): Map<string, FieldFlags[]> {
   for (const flags of fieldFlags(door)) byFault.get(flags.fault.type)!.push(flags);
   return byFault;
 }
+
+/** `run http-error`'s flags for each HTTP fault's arguments (`--status-code`, `--missing-fields a,b`), from the declarations. */
+export function addHttpArgumentFlags(command: Command): Command {
+  for (const fault of HTTP_FAULTS) {
+    for (const field of fault.fields as readonly FieldDeclaration[]) {
+      const argument = field.argument;
+      if (!argument) continue;
+      const fallback = argument.default ?? field.default;
+      const help = `http-error ${fault.type}: ${field.help}${field.unit ? `, ${field.unit}` : ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+      const flag = `--${dashed(argument.name)}`;
+      if (field.kind === 'boolean') command.addOption(new Option(flag, help));
+      else if (field.kind === 'strings') command.addOption(new Option(`${flag} <a,b>`, help));
+      else {
+        const option = new Option(`${flag} <value>`, help);
+        if (field.kind === 'integer') option.argParser(wholeNumber);
+        if (field.kind === 'number') option.argParser(finiteNumber);
+        command.addOption(option);
+      }
+    }
+  }
+  return command;
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
+  return n;
+}
+
+/** The HTTP fault argument flags given, as the HTTP scenario's arguments (a list flag split at commas). */
+export function httpArgumentsOf(options: Record<string, unknown>): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const field of HTTP_FAULTS.flatMap((fault) => fault.fields as readonly FieldDeclaration[])) {
+    if (!field.argument) continue;
+    const value = options[attributeOf(dashed(field.argument.name))];
+    if (value === undefined) continue;
+    args[field.argument.name] =
+      field.kind === 'strings' && typeof value === 'string'
+        ? value
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean)
+        : value;
+  }
+  return args;
+}
+
+/** Option keys of every HTTP fault argument flag (`statusCode` …). */
+export const HTTP_ARGUMENT_FLAGS: readonly string[] = HTTP_FAULTS.flatMap(
+  (fault) => fault.fields as readonly FieldDeclaration[],
+).flatMap((field) => (field.argument ? [attributeOf(dashed(field.argument.name))] : []));

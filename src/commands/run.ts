@@ -38,7 +38,9 @@ import {
   scenarioArguments,
   type ScenarioFlagValues,
 } from './scenario-flags.js';
+import { addHttpArgumentFlags, HTTP_ARGUMENT_FLAGS, httpArgumentsOf } from './fault-flags.js';
 import { productionRefusal } from '../production.js';
+import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
 
 export const EXIT_SLO_FAILED = 3;
 export const EXIT_INCONCLUSIVE = 4;
@@ -51,17 +53,9 @@ interface RunOptions extends ServerOptionValues, ScenarioFlagValues {
   seed?: number;
   strategy?: string;
   insecureTls?: boolean;
-  // http-error
+  // http-error (each HTTP fault's own flags come from its declaration)
   httpFault?: string;
-  statusCode?: number;
   probability?: number;
-  errorBody?: string;
-  forward?: boolean;
-  delay?: number;
-  retryAfter?: number;
-  hang?: number;
-  missingFields?: string;
-  afterBytes?: number;
   report?: string;
   json?: string;
 }
@@ -107,33 +101,13 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(
       new Option(
         '--http-fault <type>',
-        'http-error: latency, error (default), rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop',
+        `http-error: ${HTTP_FAULT_TYPES.map((type) => (type === 'error' ? 'error (default)' : type)).join(', ')}`,
       ),
     )
-    .addOption(new Option('--status-code <code>', 'http-error: status answered (default 500)').argParser(integer))
     .addOption(
       new Option('--probability <p>', 'http-error: chance 0..1 a request gets the fault (default 1)').argParser(number),
-    )
-    .option('--error-body <text>', 'http-error: body answered')
-    .option('--forward', 'http-error: call the upstream first, then replace its answer')
-    .addOption(
-      new Option('--delay <ms>', 'http-error latency: delay before forwarding (default 100)').argParser(number),
-    )
-    .addOption(
-      new Option('--retry-after <seconds>', 'http-error rate_limit: Retry-After (default 60)').argParser(integer),
-    )
-    .addOption(
-      new Option(
-        '--hang <ms>',
-        'http-error timeout: hold before closing (default: until the client gives up)',
-      ).argParser(number),
-    )
-    .option('--missing-fields <a,b>', 'http-error schema_mismatch: dot paths removed from JSON bodies')
-    .addOption(
-      new Option('--after-bytes <n>', 'http-error connection_drop: body bytes before the cut (default 0)').argParser(
-        integer,
-      ),
-    )
+    );
+  addHttpArgumentFlags(command)
     .option('--report <file>', 'also write the markdown report to FILE')
     .option(
       '--json <file>',
@@ -153,18 +127,7 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
 }
 
 /** The http-error scenario's own flags; giving one to a network fault is a mistake. */
-const HTTP_FLAGS: Array<keyof RunOptions & string> = [
-  'httpFault',
-  'statusCode',
-  'probability',
-  'errorBody',
-  'forward',
-  'delay',
-  'retryAfter',
-  'hang',
-  'missingFields',
-  'afterBytes',
-];
+const HTTP_FLAGS: readonly string[] = ['httpFault', 'probability', ...HTTP_ARGUMENT_FLAGS];
 
 async function runFromShell(
   faultName: string,
@@ -208,18 +171,8 @@ async function runFromShell(
           {
             ...args,
             http_fault: options.httpFault,
-            status_code: options.statusCode,
             probability: options.probability,
-            error_body: options.errorBody,
-            forward: options.forward,
-            delay: options.delay,
-            retry_after: options.retryAfter,
-            hang: options.hang,
-            missing_fields: options.missingFields
-              ?.split(',')
-              .map((field) => field.trim())
-              .filter(Boolean),
-            after_bytes: options.afterBytes,
+            ...httpArgumentsOf(options as unknown as Record<string, unknown>),
           },
           limits,
         )

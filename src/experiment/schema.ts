@@ -4,9 +4,18 @@
  * schema` prints it, and schemas/experiment.schema.json is this object written out (a test holds
  * the two equal), so editors complete and check the files people write.
  *
- * Draft-07, which every editor's YAML and JSON support reads. A leaf module: no imports, so the
- * MCP server can describe its tools without loading the runner.
+ * Draft-07, which every editor's YAML and JSON support reads. A leaf module (it imports only the
+ * faults' declarations, leaves too), so the MCP server can describe its tools without loading the runner.
  */
+
+import {
+  HTTP_COMMON_FIELDS,
+  NETWORK_COMMON_FIELDS,
+  spellingsOf,
+  type FieldDeclaration,
+} from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 
 export const EXPERIMENT_SCHEMA_ID = 'https://faultline.dev/schemas/experiment.schema.json';
 
@@ -20,56 +29,18 @@ const moment = {
   description: 'When, from the start of the load: a duration (5s, 1m) or a percentage of the run ("20%").',
 } as const;
 
-/** Fields of the network faults (src/proxy/faults), both spellings: completion only; the proxy's own validator decides. */
-const NETWORK_FIELDS: Record<string, string> = {
-  latencyMs: 'latency: mean delay added, ms',
-  deviationMs: 'latency: standard deviation, ms',
-  distribution: 'latency: normal, uniform, pareto or pareto_normal',
-  perOp: 'latency: delay every chunk instead of once per message',
-  amplitudeMs: 'jitter: largest extra delay, ms',
-  frequencyHz: 'jitter: redraws per second',
-  lossRate: 'packet_loss: fraction of segments lost, 0..1',
-  model: 'packet_loss: bernoulli or gilbert_elliott',
-  p: 'packet_loss gilbert_elliott: chance of entering the bad state',
-  r: 'packet_loss gilbert_elliott: chance of leaving the bad state',
-  lossInBad: 'packet_loss gilbert_elliott: loss in the bad state',
-  lossInGood: 'packet_loss gilbert_elliott: loss in the good state',
-  rttMs: 'packet_loss: round-trip time the recovery stall is based on, ms',
-  bytesPerSecond: 'bandwidth: the cap, bytes per second',
-  scope: 'bandwidth: connection (each its own cap) or shared',
-  side: 'server (proxy↔dependency, the default) or client (app↔proxy)',
-  direction: 'ingress (the default), egress or both',
-};
-
-/** Fields of the HTTP faults (src/proxy/http), with mcp-chaos-monkey's spellings. */
-const HTTP_FIELDS: Record<string, string> = {
-  probability: 'chance 0..1 that a matching request gets the fault (default 1)',
-  method: 'methods it applies to, e.g. "GET,POST" (default any)',
-  path: 'path glob: * within a segment, ** across segments (default any)',
-  status_code: 'error: the status answered, 400..599',
-  error_body: 'error: the body answered',
-  message: 'error: mcp-chaos-monkey\'s message, answered as {"error": message}',
-  forward: 'error: call the dependency first, then replace its answer',
-  delay: 'latency (HTTP): ms before the request is forwarded',
-  retry_after: 'rate_limit: Retry-After, seconds',
-  hang: 'timeout: ms held before the connection closes (default: until the client gives up)',
-  corrupt_response: 'malformed: false turns it off',
-  missing_fields: 'schema_mismatch: dot paths removed from JSON bodies',
-  after_bytes: 'connection_drop: body bytes sent before the cut',
-  after_ms: 'connection_drop: ms after forwarding before the cut',
-};
-const HTTP_ALIASES: Record<string, string> = { delayMs: 'delay', hangMs: 'hang', retryAfterSeconds: 'retry_after' };
-
-const camel = (snake: string): string => snake.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
-const snake = (camelName: string): string => camelName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
+/**
+ * Every fault field in every spelling a config may use (camelCase, snake_case, the reference
+ * tools'), from the faults' declarations: completion only; the proxy's own validator decides.
+ */
 function faultProperties(): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     type: {
       type: 'string',
       description:
-        'Network: latency (with latencyMs), jitter, packet_loss, bandwidth, blackhole. HTTP: latency (with delay), error, rate_limit, timeout, ' +
-        'malformed, schema_mismatch, connection_refused, connection_drop. kebab-case (rate-limit) is accepted.',
+        `Network: ${NETWORK_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with latencyMs)' : f.type)).join(', ')}. ` +
+        `HTTP: ${HTTP_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with delay)' : f.type)).join(', ')}. ` +
+        'kebab-case (rate-limit) is accepted.',
     },
     target: {
       type: 'string',
@@ -77,16 +48,19 @@ function faultProperties(): Record<string, unknown> {
     },
     name: { type: 'string', description: 'Counter key (default the type)' },
   };
-  for (const [field, description] of Object.entries(NETWORK_FIELDS)) {
-    properties[field] = { description };
-    if (snake(field) !== field) properties[snake(field)] = { description };
+  const described = (fields: readonly FieldDeclaration[], owner: string | undefined) => {
+    for (const field of fields) {
+      if (field.argumentOnly || field.key === 'name' || field.key === 'target') continue;
+      const description = owner === undefined ? field.help : `${owner}: ${field.help}`;
+      for (const spelling of spellingsOf(field)) properties[spelling] ??= { description };
+    }
+  };
+  described(NETWORK_COMMON_FIELDS, undefined);
+  described(HTTP_COMMON_FIELDS, undefined);
+  for (const fault of [...NETWORK_FAULTS, ...HTTP_FAULTS]) {
+    const owner = fault.plane === 'http' && fault.type === 'latency' ? 'latency (HTTP)' : fault.type;
+    described(fault.fields as readonly FieldDeclaration[], owner);
   }
-  for (const [field, description] of Object.entries(HTTP_FIELDS)) {
-    properties[field] = { description };
-    if (camel(field) !== field) properties[camel(field)] = { description };
-  }
-  for (const [alias, field] of Object.entries(HTTP_ALIASES))
-    properties[alias] = { description: `mcp-chaos-monkey's spelling of ${field}` };
   return properties;
 }
 

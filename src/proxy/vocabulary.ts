@@ -4,6 +4,7 @@
  * loading the proxy itself. The fault modules re-export these; this is their one definition.
  */
 import { NETWORK_FAULTS, type NetworkFaultType } from './faults/declarations.js';
+import { HTTP_FAULTS, type HttpFaultType } from './http/declarations.js';
 
 export { LATENCY_DISTRIBUTIONS } from './faults/latency.declaration.js';
 export { LOSS_MODELS } from './faults/packet-loss.declaration.js';
@@ -28,16 +29,11 @@ export const NETWORK_FAULT_TYPES = NETWORK_FAULTS.map((fault) => fault.type) as 
   ...NetworkFaultType[],
 ];
 
-export const HTTP_FAULT_TYPES = [
-  'latency',
-  'error',
-  'rate_limit',
-  'timeout',
-  'malformed',
-  'schema_mismatch',
-  'connection_refused',
-  'connection_drop',
-] as const;
+/** faultline's HTTP faults (src/proxy/http), from their declarations. */
+export const HTTP_FAULT_TYPES = HTTP_FAULTS.map((fault) => fault.type) as unknown as readonly [
+  HttpFaultType,
+  ...HttpFaultType[],
+];
 
 export const HELD_LIMITS = {
   /** Proxies held at once, per server (one per MCP connection or HTTP session). */

@@ -35,11 +35,8 @@ export const SCENARIO_DEFAULTS = {
   unit: FAULT_ARGUMENT_DEFAULTS['unit'],
 } as const;
 
+/** The HTTP scenario's own defaults; each HTTP fault's arguments default as its declaration says. */
 export const HTTP_SCENARIO_DEFAULTS = {
   http_fault: 'error',
-  status_code: 500,
   probability: 1,
-  delay: 100,
-  retry_after: 60,
-  after_bytes: 0,
 } as const;

@@ -19,33 +19,24 @@ import {
 } from '../proxy/http/index.js';
 import { scenarioFromArguments, type ScenarioArguments, type ScenarioSpec } from './input.js';
 import { HTTP_SCENARIO_DEFAULTS } from './defaults.js';
+import type { FieldDeclaration } from '../proxy/faults/declaration.js';
+import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 
 export { HTTP_SCENARIO_DEFAULTS };
 
+/** The HTTP scenario's arguments: `http_fault`, `probability` and each HTTP fault's own (its declaration's). */
 export interface HttpScenarioArguments extends ScenarioArguments {
   http_fault?: string | undefined;
-  status_code?: number | undefined;
   probability?: number | undefined;
-  error_body?: string | undefined;
-  forward?: boolean | undefined;
-  delay?: number | undefined;
-  retry_after?: number | undefined;
-  hang?: number | undefined;
-  missing_fields?: string[] | undefined;
-  after_bytes?: number | undefined;
 }
 
-/** Each HTTP fault's own arguments (beyond probability). */
-export const HTTP_FAULT_ARGUMENTS: Record<HttpFaultType, Array<keyof HttpScenarioArguments>> = {
-  error: ['status_code', 'error_body', 'forward'],
-  latency: ['delay'],
-  rate_limit: ['retry_after'],
-  timeout: ['hang'],
-  malformed: [],
-  schema_mismatch: ['missing_fields'],
-  connection_refused: [],
-  connection_drop: ['after_bytes'],
-};
+/** Each HTTP fault's own arguments (beyond probability), from its declaration. */
+export const HTTP_FAULT_ARGUMENTS = Object.fromEntries(
+  HTTP_FAULTS.map((fault) => [
+    fault.type,
+    (fault.fields as readonly FieldDeclaration[]).flatMap((field) => (field.argument ? [field.argument.name] : [])),
+  ]),
+) as Record<HttpFaultType, string[]>;
 
 export async function httpScenarioFromArguments(
   args: HttpScenarioArguments,
@@ -66,22 +57,17 @@ export async function httpScenarioFromArguments(
       );
   }
   const raw: Record<string, unknown> = { type, probability: args.probability ?? HTTP_SCENARIO_DEFAULTS.probability };
-  if (type === 'error') {
-    raw['status_code'] = args.status_code ?? HTTP_SCENARIO_DEFAULTS.status_code;
-    if (args.error_body !== undefined && args.error_body !== '') raw['error_body'] = args.error_body;
-    if (args.forward !== undefined) raw['forward'] = args.forward;
+  const declaration = HTTP_FAULTS.find((fault) => fault.type === type);
+  for (const field of (declaration?.fields ?? []) as readonly FieldDeclaration[]) {
+    const argument = field.argument;
+    if (!argument) continue;
+    const value = args[argument.name] ?? argument.default;
+    // "" is the default of an optional argument; an empty list gives nothing either.
+    if (value === '' || (Array.isArray(value) && value.length === 0)) continue;
+    if (value !== undefined) raw[field.key] = value;
+    else if (field.required)
+      throw new ToolInputError(`${argument.name}: ${type} needs ${field.expected ?? field.help}`);
   }
-  if (type === 'latency') raw['delay'] = args.delay ?? HTTP_SCENARIO_DEFAULTS.delay;
-  if (type === 'rate_limit') raw['retry_after'] = args.retry_after ?? HTTP_SCENARIO_DEFAULTS.retry_after;
-  if (type === 'timeout' && args.hang !== undefined) raw['hang'] = args.hang;
-  if (type === 'schema_mismatch') {
-    if (!args.missing_fields?.length)
-      throw new ToolInputError(
-        'missing_fields: schema_mismatch needs the dot paths to remove, e.g. ["id", "data.items.price"]',
-      );
-    raw['missing_fields'] = args.missing_fields;
-  }
-  if (type === 'connection_drop') raw['after_bytes'] = args.after_bytes ?? HTTP_SCENARIO_DEFAULTS.after_bytes;
   const httpFault = raw as HttpFaultSpec;
   try {
     validateHttpFault(raw);

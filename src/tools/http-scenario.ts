@@ -8,11 +8,20 @@ import * as z from 'zod';
 import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
 import type { HttpScenarioArguments } from '../scenario/index.js';
 import { HTTP_SCENARIO_DEFAULTS as H } from '../scenario/defaults.js';
+import type { FieldDeclaration } from '../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 import type { ToolRegistry } from './define.js';
+import { faultArgumentShape } from './fault-schemas.js';
 import type { ToolContext } from './context.js';
 import { commonInput, runScenarioCall, scenarioOutput, SCENARIO_ANNOTATIONS } from './scenario.js';
 
 const { direction: _direction, side: _side, ...common } = commonInput;
+
+/** The HTTP faults, the default one's first: its arguments lead the list. */
+const HTTP_ARGUMENT_ORDER = [...HTTP_FAULTS].sort(
+  (a, b) => Number(b.type === H.http_fault) - Number(a.type === H.http_fault),
+);
 
 const httpInput = {
   http_fault: z.enum(HTTP_FAULT_TYPES).optional().describe(`Default ${H.http_fault}`),
@@ -22,46 +31,17 @@ const httpInput = {
     .max(1)
     .optional()
     .describe(`Chance a request gets the fault, seeded (default ${H.probability})`),
-  status_code: z.number().int().optional().describe(`error: status, 400..599 (default ${H.status_code})`),
-  error_body: z.string().optional().describe('error: body (default {"error":"faultline injected error"})'),
-  forward: z.boolean().optional().describe('error: call the upstream first, then replace its answer (default false)'),
-  delay: z.number().min(0).optional().describe(`latency: ms before forwarding (default ${H.delay})`),
-  retry_after: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(`rate_limit: Retry-After seconds of the 429 (default ${H.retry_after})`),
-  hang: z
-    .number()
-    .min(0)
-    .optional()
-    .describe('timeout: ms held before the connection closes (default until the client gives up)'),
-  missing_fields: z.array(z.string()).optional().describe('schema_mismatch: dot paths removed from JSON responses'),
-  after_bytes: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(`connection_drop: body bytes before the cut (default ${H.after_bytes})`),
+  // Each fault's own arguments, from its declaration (src/proxy/http/*.declaration.ts).
+  ...Object.assign({}, ...HTTP_ARGUMENT_ORDER.map(faultArgumentShape)),
 };
 
 /** fault's shared parameter set: the network faults' fields are accepted, ignored and reported. */
 const IGNORED = [
   'direction',
   'side',
-  'latency',
-  'deviation',
-  'per_read_write_op',
-  'distribution',
-  'amplitude',
-  'frequency',
-  'rate',
-  'unit',
-  'bandwidth_scope',
-  'loss_rate',
-  'model',
-  'rtt',
+  ...NETWORK_FAULTS.flatMap((fault) => fault.fields as readonly FieldDeclaration[]).flatMap((field) =>
+    field.argument ? [field.argument.name] : [],
+  ),
 ];
 
 export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext): void {

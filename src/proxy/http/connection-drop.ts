@@ -4,7 +4,8 @@
  * client sees a body cut short. mcp-chaos-monkey's `afterMs` (its code cuts by time, not bytes) is
  * accepted as `after_ms`: the connection closes that long after forwarding, before any answer.
  */
-import { MILLISECONDS, type SpecReader } from '../faults/fault.js';
+import type { SpecReader } from '../faults/fault.js';
+import { HTTP_CONNECTION_DROP } from './connection-drop.declaration.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpConnectionDropSpec extends ResolvedCommon {
@@ -14,16 +15,11 @@ export interface HttpConnectionDropSpec extends ResolvedCommon {
 }
 
 export function readHttpConnectionDrop(reader: SpecReader): HttpConnectionDropSpec {
-  const common = readCommon(reader);
-  const afterMs = reader.optionalNumber('after_ms', MILLISECONDS);
-  const afterBytes = reader.number('after_bytes', { min: 0, default: 0, expected: 'a whole number of bytes ≥ 0' });
-  if (!Number.isInteger(afterBytes)) reader.fail('after_bytes', 'a whole number of bytes ≥ 0');
-  const spec: HttpConnectionDropSpec = {
+  const spec = {
     type: 'connection_drop',
-    ...common,
-    after_bytes: afterBytes,
-    after_ms: afterMs,
-  };
+    ...readCommon(reader),
+    ...reader.declared(HTTP_CONNECTION_DROP.fields),
+  } as HttpConnectionDropSpec;
   reader.done();
   return spec;
 }

@@ -4,6 +4,7 @@
  * its answer replaced.
  */
 import type { SpecReader } from '../faults/fault.js';
+import { HTTP_ERROR } from './error.declaration.js';
 import { readCommon, type BufferedResponse, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpErrorSpec extends ResolvedCommon {
@@ -17,23 +18,20 @@ export interface HttpErrorSpec extends ResolvedCommon {
 
 export function readHttpError(reader: SpecReader): HttpErrorSpec {
   const common = readCommon(reader);
-  const status = reader.number('status_code', {
-    min: 400,
-    max: 599,
-    default: 500,
-    expected: 'an HTTP status in 400..599',
-  });
-  if (!Number.isInteger(status)) reader.fail('status_code', 'an HTTP status in 400..599');
-  const body = reader.optionalString('error_body');
-  // mcp-chaos-monkey's `message` becomes its body shape: {"error": message}.
-  const message = reader.optionalString('message');
+  const { status_code, error_body, message, forward } = reader.declared(HTTP_ERROR.fields) as {
+    status_code: number;
+    error_body: string | undefined;
+    message: string | undefined;
+    forward: boolean;
+  };
   const spec: HttpErrorSpec = {
     type: 'error',
     ...common,
-    status_code: status,
-    error_body: body ?? JSON.stringify({ error: message ?? 'faultline injected error' }),
+    status_code,
+    // mcp-chaos-monkey's `message` becomes its body shape: {"error": message}.
+    error_body: error_body ?? JSON.stringify({ error: message ?? 'faultline injected error' }),
     message,
-    forward: reader.boolean('forward', false),
+    forward,
   };
   reader.done();
   return spec;

@@ -1,5 +1,6 @@
 /** latency: waits `delay` ms, then the exchange goes on to the next fault and the upstream. */
-import { MILLISECONDS, type SpecReader } from '../faults/fault.js';
+import type { SpecReader } from '../faults/fault.js';
+import { HTTP_LATENCY } from './latency.declaration.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpLatencySpec extends ResolvedCommon {
@@ -8,11 +9,7 @@ export interface HttpLatencySpec extends ResolvedCommon {
 }
 
 export function readHttpLatency(reader: SpecReader): HttpLatencySpec {
-  const spec: HttpLatencySpec = {
-    type: 'latency',
-    ...readCommon(reader),
-    delay: reader.number('delay', MILLISECONDS),
-  };
+  const spec = { type: 'latency', ...readCommon(reader), ...reader.declared(HTTP_LATENCY.fields) } as HttpLatencySpec;
   reader.done();
   return spec;
 }

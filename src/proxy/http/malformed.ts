@@ -4,6 +4,7 @@
  * false` (mcp-chaos-monkey's flag, which it never reads) turns the fault off.
  */
 import type { SpecReader } from '../faults/fault.js';
+import { HTTP_MALFORMED } from './malformed.declaration.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpMalformedSpec extends ResolvedCommon {
@@ -12,11 +13,11 @@ export interface HttpMalformedSpec extends ResolvedCommon {
 }
 
 export function readHttpMalformed(reader: SpecReader): HttpMalformedSpec {
-  const spec: HttpMalformedSpec = {
+  const spec = {
     type: 'malformed',
     ...readCommon(reader),
-    corrupt_response: reader.boolean('corrupt_response', true),
-  };
+    ...reader.declared(HTTP_MALFORMED.fields),
+  } as HttpMalformedSpec;
   reader.done();
   return spec;
 }

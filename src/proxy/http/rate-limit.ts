@@ -1,5 +1,6 @@
 /** rate_limit: answers 429 Too Many Requests with `Retry-After: retry_after` (seconds), upstream not called. */
 import type { SpecReader } from '../faults/fault.js';
+import { HTTP_RATE_LIMIT } from './rate-limit.declaration.js';
 import { jsonAnswer, readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpRateLimitSpec extends ResolvedCommon {
@@ -8,17 +9,11 @@ export interface HttpRateLimitSpec extends ResolvedCommon {
 }
 
 export function readHttpRateLimit(reader: SpecReader): HttpRateLimitSpec {
-  const spec: HttpRateLimitSpec = {
+  const spec = {
     type: 'rate_limit',
     ...readCommon(reader),
-    retry_after: reader.number('retry_after', {
-      min: 0,
-      max: 86_400,
-      default: 60,
-      expected: 'whole seconds in 0..86400',
-    }),
-  };
-  if (!Number.isInteger(spec.retry_after)) reader.fail('retry_after', 'whole seconds in 0..86400');
+    ...reader.declared(HTTP_RATE_LIMIT.fields),
+  } as HttpRateLimitSpec;
   reader.done();
   return spec;
 }

@@ -4,6 +4,7 @@
  * through untouched. content-length is recomputed by the stage.
  */
 import type { SpecReader } from '../faults/fault.js';
+import { HTTP_SCHEMA_MISMATCH } from './schema-mismatch.declaration.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpSchemaMismatchSpec extends ResolvedCommon {
@@ -12,14 +13,11 @@ export interface HttpSchemaMismatchSpec extends ResolvedCommon {
 }
 
 export function readHttpSchemaMismatch(reader: SpecReader): HttpSchemaMismatchSpec {
-  const spec: HttpSchemaMismatchSpec = {
+  const spec = {
     type: 'schema_mismatch',
     ...readCommon(reader),
-    missing_fields: reader.stringList(
-      'missing_fields',
-      'a non-empty list of dot paths, e.g. ["id", "data.items.price"]',
-    ),
-  };
+    ...reader.declared(HTTP_SCHEMA_MISMATCH.fields),
+  } as HttpSchemaMismatchSpec;
   reader.done();
   return spec;
 }

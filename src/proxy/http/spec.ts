@@ -18,6 +18,9 @@ import {
 import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
 import { HTTP_FAULT_TYPES, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
 import { NETWORK_FAULT_TYPES } from '../vocabulary.js';
+import { NETWORK_COMMON_FIELDS, snakeCase, spellingsOf, type FieldDeclaration } from '../faults/declaration.js';
+import { LATENCY } from '../faults/latency.declaration.js';
+import { HTTP_FAULTS } from './declarations.js';
 import { httpLatency, readHttpLatency, type HttpLatencySpec } from './latency.js';
 import { httpMalformed, readHttpMalformed, type HttpMalformedSpec } from './malformed.js';
 import { httpRateLimit, readHttpRateLimit, type HttpRateLimitSpec } from './rate-limit.js';
@@ -49,16 +52,12 @@ const READERS: Record<HttpFaultType, (reader: SpecReader) => ResolvedHttpFault> 
   connection_drop: readHttpConnectionDrop,
 };
 
-/** mcp-chaos-monkey's field names (after camelCase → snake_case) for ours. */
-const FIELD_ALIASES: Record<string, string> = {
-  delay_ms: 'delay',
-  hang_ms: 'hang',
-  retry_after_seconds: 'retry_after',
-};
-
-function snakeCase(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/-/g, '_');
-}
+/** The reference tools' field names (after camelCase → snake_case) for ours: the declarations' aliases (delay_ms → delay). */
+const FIELD_ALIASES: Record<string, string> = Object.fromEntries(
+  HTTP_FAULTS.flatMap((fault) => fault.fields as readonly FieldDeclaration[]).flatMap((field) =>
+    (field.aliases ?? []).map((alias) => [snakeCase(alias), field.key]),
+  ),
+);
 
 /** The spec with keys and type in faultline's spelling; a key given twice in two spellings is an error. */
 export function normalizeHttpFault(raw: Record<string, unknown>): Record<string, unknown> {
@@ -125,7 +124,11 @@ export function httpBehaviour(spec: ResolvedHttpFault): HttpFaultBehaviour {
 /** Network fault types (src/proxy/faults) — the other half of the one fault model. */
 /** The network faults whose type alone says so (latency is both; its fields decide). */
 const NETWORK_TYPES = new Set<string>(NETWORK_FAULT_TYPES.filter((type) => type !== 'latency'));
-const NETWORK_LATENCY_FIELDS = new Set(['latency_ms', 'deviation_ms', 'distribution', 'per_op', 'side', 'direction']);
+const NETWORK_LATENCY_FIELDS = new Set(
+  [...LATENCY.fields, ...NETWORK_COMMON_FIELDS]
+    .filter((field) => field.key !== 'name')
+    .flatMap((field) => spellingsOf(field).map(snakeCase)),
+);
 
 /**
  * Whether a fault config (any spelling) is a network fault or an HTTP fault. `latency` is both:

@@ -2,7 +2,8 @@
  * timeout: holds the exchange without calling the upstream, for `hang` ms then closes the
  * connection; without `hang`, until the client gives up (or the proxy stops).
  */
-import { MILLISECONDS, type SpecReader } from '../faults/fault.js';
+import type { SpecReader } from '../faults/fault.js';
+import { HTTP_TIMEOUT } from './timeout.declaration.js';
 import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpTimeoutSpec extends ResolvedCommon {
@@ -11,11 +12,7 @@ export interface HttpTimeoutSpec extends ResolvedCommon {
 }
 
 export function readHttpTimeout(reader: SpecReader): HttpTimeoutSpec {
-  const spec: HttpTimeoutSpec = {
-    type: 'timeout',
-    ...readCommon(reader),
-    hang: reader.optionalNumber('hang', MILLISECONDS),
-  };
+  const spec = { type: 'timeout', ...readCommon(reader), ...reader.declared(HTTP_TIMEOUT.fields) } as HttpTimeoutSpec;
   reader.done();
   return spec;
 }

@@ -1,0 +1,29 @@
+/** The HTTP connection_drop fault's declaration (see ../faults/declaration.ts). */
+import { MILLISECONDS, type FaultDeclaration } from '../faults/declaration.js';
+import type { HttpFaultCounters } from './fault.js';
+
+export const HTTP_CONNECTION_DROP = {
+  type: 'connection_drop',
+  plane: 'http',
+  help: 'the head (announcing the whole body) and after_bytes body bytes, then the connection closes',
+  fields: [
+    {
+      key: 'after_bytes',
+      kind: 'integer',
+      unit: 'bytes',
+      min: 0,
+      default: 0,
+      expected: 'a whole number of bytes ≥ 0',
+      help: 'body bytes sent before the cut',
+      argument: { name: 'after_bytes', default: 0, help: 'connection_drop: body bytes before the cut (default 0)' },
+    },
+    {
+      key: 'after_ms',
+      kind: 'number',
+      unit: 'ms',
+      ...MILLISECONDS,
+      help: "mcp-chaos-monkey's afterMs: the cut this long after forwarding, before any answer",
+    },
+  ],
+  acted: (counters) => counters.applications > 0,
+} as const satisfies FaultDeclaration<HttpFaultCounters>;

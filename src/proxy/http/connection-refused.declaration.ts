@@ -1,0 +1,11 @@
+/** The HTTP connection_refused fault's declaration (see ../faults/declaration.ts): no fields of its own. */
+import type { FaultDeclaration } from '../faults/declaration.js';
+import type { HttpFaultCounters } from './fault.js';
+
+export const HTTP_CONNECTION_REFUSED = {
+  type: 'connection_refused',
+  plane: 'http',
+  help: 'the client connection reset (RST) before any answer; the upstream is not called',
+  fields: [],
+  acted: (counters) => counters.applications > 0,
+} as const satisfies FaultDeclaration<HttpFaultCounters>;

@@ -1,0 +1,22 @@
+/** The HTTP latency fault's declaration (see ../faults/declaration.ts). */
+import { MILLISECONDS, type FaultDeclaration } from '../faults/declaration.js';
+import type { HttpFaultCounters } from './fault.js';
+
+export const HTTP_LATENCY = {
+  type: 'latency',
+  plane: 'http',
+  help: 'waits, then goes on to the next fault and the upstream',
+  fields: [
+    {
+      key: 'delay',
+      kind: 'number',
+      unit: 'ms',
+      required: true,
+      ...MILLISECONDS,
+      aliases: ['delayMs'],
+      help: 'wait before the request is forwarded',
+      argument: { name: 'delay', default: 100, help: 'latency: ms before forwarding (default 100)' },
+    },
+  ],
+  acted: (counters) => counters.applications > 0,
+} as const satisfies FaultDeclaration<HttpFaultCounters>;

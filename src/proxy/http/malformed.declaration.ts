@@ -1,0 +1,18 @@
+/** The HTTP malformed fault's declaration (see ../faults/declaration.ts). */
+import type { FaultDeclaration } from '../faults/declaration.js';
+import type { HttpFaultCounters } from './fault.js';
+
+export const HTTP_MALFORMED = {
+  type: 'malformed',
+  plane: 'http',
+  help: "the upstream's 2xx with a body that is not what its content type says",
+  fields: [
+    {
+      key: 'corrupt_response',
+      kind: 'boolean',
+      default: true,
+      help: "mcp-chaos-monkey's flag: false turns the fault off",
+    },
+  ],
+  acted: (counters) => counters.applications > 0,
+} as const satisfies FaultDeclaration<HttpFaultCounters>;

@@ -1,0 +1,20 @@
+/** The HTTP schema_mismatch fault's declaration (see ../faults/declaration.ts). */
+import type { FaultDeclaration } from '../faults/declaration.js';
+import type { HttpFaultCounters } from './fault.js';
+
+export const HTTP_SCHEMA_MISMATCH = {
+  type: 'schema_mismatch',
+  plane: 'http',
+  help: "the upstream's JSON body without the missing fields; other bodies untouched",
+  fields: [
+    {
+      key: 'missing_fields',
+      kind: 'strings',
+      required: true,
+      expected: 'a non-empty list of dot paths, e.g. ["id", "data.items.price"]',
+      help: 'dot paths removed from JSON bodies (through arrays, each element)',
+      argument: { name: 'missing_fields', help: 'schema_mismatch: dot paths removed from JSON responses' },
+    },
+  ],
+  acted: (counters) => counters.applications > 0,
+} as const satisfies FaultDeclaration<HttpFaultCounters>;
