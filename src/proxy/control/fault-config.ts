@@ -6,6 +6,8 @@
  */
 import { ToolInputError } from '../../errors.js';
 import { refuseForbiddenKeys } from '../../config-reader.js';
+import { NETWORK_COMMON_FIELDS, spellingsOf, type FieldDeclaration } from '../faults/declaration.js';
+import { networkFault } from '../faults/declarations.js';
 import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
@@ -13,6 +15,15 @@ import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping
 export type FaultConfig =
   | { kind: 'network'; spec: FaultSpec; type: string }
   | { kind: 'http'; spec: HttpFaultSpec; type: string };
+
+/** Each spelling of a network fault's fields (its declaration's, and the common ones) → the spec key. */
+function networkSpellings(type: string): Map<string, string> {
+  const keyOf = new Map<string, string>();
+  const fields: readonly FieldDeclaration[] = [...NETWORK_COMMON_FIELDS, ...(networkFault(type)?.fields ?? [])];
+  for (const field of fields)
+    if (!field.argumentOnly) for (const name of spellingsOf(field)) keyOf.set(name, field.key);
+  return keyOf;
+}
 
 export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -22,10 +33,12 @@ export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
   const type = typeof record['type'] === 'string' ? record['type'] : '';
   try {
     if (faultKind(record) === 'network') {
+      const canonicalType = type.trim().toLowerCase().replace(/-/g, '_');
+      const keyOf = networkSpellings(canonicalType);
       const spec: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(record)) {
-        spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] =
-          key === 'type' ? type.trim().toLowerCase().replace(/-/g, '_') : value;
+        spec[keyOf.get(key) ?? key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] =
+          key === 'type' ? canonicalType : value;
       }
       const target = spec['target'];
       delete spec['target'];
