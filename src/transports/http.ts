@@ -5,7 +5,8 @@
  * 1. the path is `/mcp` (404 otherwise);
  * 2. DNS-rebinding protection: the Host header names this server (a loopback name, or the address
  *    it was bound to, with its port), and an Origin header, when present, names a loopback host
- *    or that address (403 otherwise) — a web page on another origin cannot drive the tools;
+ *    or that address with the same port (403 otherwise) — a web page on another origin cannot
+ *    drive the tools;
  * 3. with a token configured, `Authorization: Bearer <token>` (401 otherwise, compared in
  *    constant time).
  *
@@ -219,7 +220,7 @@ function passesGates(req: IncomingMessage, res: ServerResponse, options: HttpSer
     return false;
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, options.host)) {
+  if (origin !== undefined && !originAllowed(origin, options.host, port)) {
     sendJsonRpcError(res, 403, -32000, 'Forbidden: Origin not allowed');
     return false;
   }
@@ -428,14 +429,20 @@ function hostAllowed(hostHeader: string | undefined, boundHost: string, port: nu
   return headerPort === port && nameAllowed(parsed.hostname, boundHost);
 }
 
-function originAllowed(origin: string, boundHost: string): boolean {
+/**
+ * An Origin names this server: a loopback name or the bound address, and this port. The port
+ * counts: `http://localhost:3000` is another site (a dev server's page) than the server on 8808.
+ */
+function originAllowed(origin: string, boundHost: string, port: number): boolean {
   let parsed: URL;
   try {
     parsed = new URL(origin);
   } catch {
     return false;
   }
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && nameAllowed(parsed.hostname, boundHost);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+  const originPort = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return originPort === port && nameAllowed(parsed.hostname, boundHost);
 }
 
 function nameAllowed(hostname: string, boundHost: string): boolean {
