@@ -76,6 +76,8 @@ export interface ScenarioLimits {
   allowTargets?: readonly string[] | undefined;
   /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
   allowNonLoopbackBind?: boolean | undefined;
+  /** Variables besides FAULTLINE_* an experiment's control plane may read its token from (--allow-token-env). */
+  allowTokenEnv?: readonly string[] | undefined;
   maxDurationMs: number;
   /** Upper bound for num_clients × rps. */
   maxRatePerSecond: number;
@@ -133,6 +135,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
       allowTargets: [...(partial.scenario?.allowTargets ?? [])],
       allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
+      allowTokenEnv: [...(partial.scenario?.allowTokenEnv ?? [])],
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },

@@ -199,7 +199,14 @@ async function call(
   if (!options.token) throw new UsageError('give the admin token: --token T or FAULTLINE_ADMIN_TOKEN');
   const { adminRequest, AdminRequestError } = await import('../proxy/control/client.js');
   try {
-    return await adminRequest({ url: options.admin, token: options.token }, method, path, body);
+    // A person's own admin API: any host but link-local and metadata ones, checked at connect.
+    const { targetLookup } = await import('../target-policy.js');
+    return await adminRequest(
+      { url: options.admin, token: options.token, lookup: targetLookup(true) },
+      method,
+      path,
+      body,
+    );
   } catch (error) {
     // 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
     if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)

@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import {
   addScenarioLimitOptions,
+  addTokenEnvOption,
   checkWritable,
   collect,
   configFrom,
@@ -53,7 +54,7 @@ interface RunFlags extends ContextFlags {
 }
 
 function addContextOptions(command: Command): Command {
-  return addScenarioLimitOptions(command)
+  return addTokenEnvOption(addScenarioLimitOptions(command))
     .addOption(
       new Option('--proxy <mapping>', "add a proxy mapping LOCAL=REMOTE#name to the file's, repeatable").argParser(
         collect,
@@ -211,6 +212,7 @@ function policyFrom(
       allowNonLoopbackBind: limits.allowNonLoopbackBind,
       allowProduction: config.allowProduction,
       productionOverride: 'pass --allow-production (or set FAULTLINE_ALLOW_PRODUCTION=1)',
+      allowTokenEnv: limits.allowTokenEnv,
     },
   };
 }

@@ -16,7 +16,7 @@ import type { ScenarioLimits } from '../config.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
 import { parseFaultConfig } from '../proxy/control/index.js';
 import { parseSlo, scenarioFromArguments, type Slo } from '../scenario/index.js';
-import { checkProxyMappings, checkUrl, type SafetyPolicy } from './adapters/policy.js';
+import { checkProxyMappings, checkTokenEnv, checkUrl, type SafetyPolicy } from './adapters/policy.js';
 import { readMcpStep } from './read-steps.js';
 import { looksLikeHttpCheck, parseHttpLine, parseLoadAbort, parseRequestLine } from './conditions.js';
 import { DEFAULT_PREDICATE, parsePredicate } from './predicate.js';
@@ -311,10 +311,10 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
     const entry = value as Raw;
     const url = await checkUrl(String(entry.url), options.policy, `control.${name}.url`);
     const tokenEnv = (entry.token_env as string | undefined) ?? DEFAULT_TOKEN_ENV;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
-      throw new ToolInputError(`control.${name}.token_env: "${tokenEnv}" is not an environment variable name`);
+    checkTokenEnv(tokenEnv, options.policy, `control.${name}.token_env`);
     planes.push({ name, url: url.origin, tokenEnv });
   }
+  // --admin-token-env is the owner's own choice on the command line: not checked against the list.
   for (const extra of options.extraControl ?? []) {
     if (planes.some((plane) => plane.name === extra.name))
       throw new ToolInputError(`--admin: the file already has a control plane named ${extra.name}`);

@@ -187,7 +187,7 @@ class ExperimentRun {
       const token = this.env[plane.tokenEnv]?.trim();
       if (!token)
         throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
-      const client = new ControlClient(plane, token);
+      const client = new ControlClient(plane, token, policyLookup(this.options.policy));
       await client.check();
       this.controls.set(plane.name, client);
     }
@@ -447,7 +447,8 @@ class ExperimentRun {
         ? this.halt.signal
         : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
     try {
-      if (step.kind === 'toolcall') record.slis = await runToolcallStep(step, signal, () => undefined);
+      if (step.kind === 'toolcall')
+        record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined);
       else {
         const { report, verdict } = await runProbeStep(step, signal, () => undefined);
         record.probe = {

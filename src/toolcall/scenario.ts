@@ -5,6 +5,7 @@
  * call), then the SLIs and the report. The child process never outlives the run: it is reaped on
  * success, failure and cancellation.
  */
+import type { LookupFunction } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,7 +25,11 @@ export interface ScenarioCall {
 }
 
 export interface ToolCallScenario {
-  target: { command: string; args: string[] } | { url: string };
+  /**
+   * The server: a command to spawn, or a URL with the lookup its name is resolved through at every
+   * connect (the target policy's: a name checked when read may resolve elsewhere by then).
+   */
+  target: { command: string; args: string[] } | { url: string; lookup: LookupFunction };
   plan: Plan;
   calls: ScenarioCall[];
   tasks: number;
@@ -91,7 +96,7 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize'))),
       ]);
     } else {
-      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url });
+      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url, lookup: scenario.target.lookup });
       finishProxy = () => proxy.close();
       await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), {
         signal: stop.signal,

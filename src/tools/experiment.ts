@@ -164,6 +164,7 @@ function targetPolicyOf(ctx: ToolContext) {
     allowNonLoopbackBind: limits.allowNonLoopbackBind,
     allowProduction: ctx.config.allowProduction,
     productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
+    allowTokenEnv: limits.allowTokenEnv,
   };
 }
 

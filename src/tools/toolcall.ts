@@ -11,6 +11,7 @@ import { objectArgument, objectListArgument } from './arguments.js';
 import { FAULT_TYPES } from '../toolcall/plan.js';
 import { refuseUnknownKeys } from '../config-reader.js';
 import type { ToolContext } from './context.js';
+import type { LookupFunction } from 'node:net';
 
 /** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
 const TOOLPLANE_ANNOTATIONS: ToolAnnotationsExplicit = {
@@ -167,13 +168,18 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
 async function targetOf(
   args: { command?: string | undefined; args?: string[] | undefined; url?: string | undefined },
   ctx: ToolContext,
-): Promise<{ command: string; args: string[] } | { url: string }> {
+): Promise<{ command: string; args: string[] } | { url: string; lookup: LookupFunction }> {
   if ((args.command === undefined) === (args.url === undefined))
     throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
   if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
   if (args.url !== undefined) {
-    const { checkLoadTarget } = await import('../scenario/target.js');
-    return { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
+    const [{ checkLoadTarget }, { targetLookup }] = await Promise.all([
+      import('../scenario/target.js'),
+      import('../target-policy.js'),
+    ]);
+    // Checked now, and again at every connect: the name may resolve elsewhere by then.
+    const url = (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href;
+    return { url, lookup: targetLookup(ctx.config.scenario) };
   }
   checkCommandLine(args.command!, args.args ?? []);
   return { command: args.command!, args: args.args ?? [] };

@@ -13,6 +13,7 @@ import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
 import { OperationalError, messageOf } from '../../errors.js';
 import { policyLookup, type SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
+import type { LookupFunction } from 'node:net';
 
 /** Control-plane calls are bounded: a switch waits for them, and the load waits for the switch. */
 const CONTROL_TIMEOUT_MS = 3000;
@@ -102,6 +103,8 @@ export class ControlClient {
   constructor(
     readonly plane: ControlPlane,
     private readonly token: string,
+    /** The target policy's lookup: the plane's name is checked again at every connect. */
+    private readonly lookup: LookupFunction,
   ) {}
 
   /** Fails unless the plane answers its status with this token: checked before the run starts. */
@@ -158,6 +161,6 @@ export class ControlClient {
   }
 
   private options() {
-    return { url: this.plane.url, token: this.token, timeoutMs: CONTROL_TIMEOUT_MS };
+    return { url: this.plane.url, token: this.token, timeoutMs: CONTROL_TIMEOUT_MS, lookup: this.lookup };
   }
 }

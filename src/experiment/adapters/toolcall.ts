@@ -5,17 +5,20 @@
 import { runToolCallScenario, SCENARIO_LIMITS } from '../../toolcall/scenario.js';
 import type { Slis } from '../../toolcall/metrics.js';
 import type { ToolcallStep } from '../model.js';
+import { policyLookup, type SafetyPolicy } from './policy.js';
 
 export type { Slis };
 
 export async function runToolcallStep(
   step: ToolcallStep,
+  policy: SafetyPolicy,
   signal: AbortSignal,
   onProgress: (message: string) => void,
 ): Promise<Slis> {
+  // The url was checked when the experiment was read; its name is checked again at every connect.
   const target =
     step.server.url !== undefined
-      ? { url: step.server.url }
+      ? { url: step.server.url, lookup: policyLookup(policy) }
       : { command: step.server.command!, args: step.server.args };
   const result = await runToolCallScenario({
     target,
