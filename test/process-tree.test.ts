@@ -17,6 +17,7 @@ import { cliPath, fixturePath } from './helpers/repo.js';
 import { running } from './helpers/processes.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { spawnTree } from '../src/process-group.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const SETSID = fixturePath('probe', 'setsid-server.mjs');
 const linux = process.platform === 'linux';
@@ -161,6 +162,7 @@ for (const end of ['normal', 'cut'] as const) {
       const started = Date.now();
       try {
         const run = runToolCallScenario({
+          programs: ProgramPolicy.owner(),
           target: { command: process.execPath, args: [SETSID] },
           plan: validatePlan({ faults: [] }),
           calls: [{ tool: 'echo', arguments: { text: 'x' } }],
@@ -200,6 +202,7 @@ test('tool-call stdio proxy: when the client leaves, the server and its daemon a
     const output = new PassThrough();
     output.resume();
     const proxy = runStdioProxy({
+      programs: ProgramPolicy.owner(),
       command: process.execPath,
       args: [SETSID],
       plane: new ToolPlane(validatePlan({ faults: [] })),

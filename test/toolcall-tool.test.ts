@@ -24,6 +24,7 @@ after(() => {
 import { repoRoot } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const NAME = 'fault_run_tool_call_chaos_scenario';
@@ -216,6 +217,7 @@ test('a long scenario leaves no abort listener behind: no leak warning, the call
   const caller = new AbortController();
   try {
     const result = await runToolCallScenario({
+      programs: ProgramPolicy.owner(),
       target: { command: process.execPath, args: [targetPath, 'stdio'] },
       plan: validatePlan({ faults: [] }),
       calls: [{ tool: 'echo', arguments: { text: 'x' } }],

@@ -16,6 +16,7 @@ import { renderReport, type CallRecord, type Slis } from './metrics.js';
 import type { Plan } from './plan.js';
 import { ToolPlane } from './session.js';
 import { runStdioProxy } from './stdio-proxy.js';
+import type { ProgramPolicy } from '../consent/index.js';
 import { startHttpProxy } from './http-proxy.js';
 
 export interface ScenarioCall {
@@ -24,7 +25,10 @@ export interface ScenarioCall {
 }
 
 export interface ToolCallScenario {
-  target: { command: string; args: string[] } | { url: string };
+  /** `argument`: what named command, for consent's refusals. */
+  target: { command: string; args: string[]; argument?: string } | { url: string };
+  /** Whether a stdio server may be started (src/consent). */
+  programs: ProgramPolicy;
   plan: Plan;
   calls: ScenarioCall[];
   tasks: number;
@@ -66,6 +70,8 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
       const proxy = runStdioProxy({
         command: scenario.target.command,
         args: scenario.target.args,
+        programs: scenario.programs,
+        ...(scenario.target.argument ? { argument: scenario.target.argument } : {}),
         plane,
         input: toProxy,
         output: fromProxy,

@@ -5,6 +5,7 @@
 import { runToolCallScenario, SCENARIO_LIMITS } from '../../toolcall/scenario.js';
 import type { Slis } from '../../toolcall/metrics.js';
 import type { ToolcallStep } from '../model.js';
+import type { ProgramPolicy } from '../../consent/index.js';
 
 export type { Slis };
 
@@ -12,14 +13,16 @@ export async function runToolcallStep(
   step: ToolcallStep,
   signal: AbortSignal,
   onProgress: (message: string) => void,
+  programs: ProgramPolicy,
 ): Promise<Slis> {
   const target =
     step.server.url !== undefined
       ? { url: step.server.url }
-      : { command: step.server.command!, args: step.server.args };
+      : { command: step.server.command!, args: step.server.args, argument: step.server.argument ?? 'command' };
   const result = await runToolCallScenario({
     target,
     plan: step.plan,
+    programs,
     calls: step.calls,
     tasks: step.tasks,
     resilience: step.resilience,
