@@ -87,6 +87,14 @@ export async function connectStdio(
   };
 }
 
+/**
+ * A configuration whose owner let MCP calls start any program (--allow-commands), for the tests of
+ * tools that start one; test/consent.test.ts holds the refusals.
+ */
+export function commandsAllowed(): Config {
+  return makeConfig({ commands: { allowAll: true, programs: [] } });
+}
+
 /** An in-process server and client, linked in memory. */
 export async function connectInMemory(
   config: Config = makeConfig(),
