@@ -11,8 +11,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf, type StdioClientOptions } from './helpers/mcp.js';
+import { startCliProcess } from './helpers/processes.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'faultline-consent-')));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -266,5 +269,42 @@ test('dry_run lists every command the experiment would start, and whether it may
     assert.equal(existsSync(file), false, 'a dry run starts nothing');
   } finally {
     await session.close();
+  }
+});
+
+test('over streamable HTTP too: refused without consent, and asked through elicitation on the call', async () => {
+  const token = 'consent-http-token';
+  const server = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--token', token]);
+  try {
+    const url = new URL((await server.waitFor(/listening on (http:\/\/\S+)/))[1]!);
+    const connect = async (elicit?: () => ElicitResult): Promise<Client> => {
+      const client = new Client(
+        { name: 'faultline-test', version: '0.0.0' },
+        elicit ? { capabilities: { elicitation: {} } } : {},
+      );
+      if (elicit) client.setRequestHandler(ElicitRequestSchema, () => elicit());
+      await client.connect(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      return client;
+    };
+    const plain = await connect();
+    const asking = await connect(() => ({ action: 'accept', content: {} }));
+    try {
+      for (const [client, runs] of [
+        [plain, false],
+        [asking, true],
+      ] as const) {
+        const file = marker();
+        const result = (await client.callTool(DOORS['expect[].command']!.call('touch', file))) as CallToolResult;
+        assert.equal(existsSync(file), runs, textOf(result));
+        if (!runs) assert.match(textOf(result), /expect\[0\]\.command: not started.*--allow-commands/s);
+      }
+    } finally {
+      await plain.close();
+      await asking.close();
+    }
+  } finally {
+    await server.stop();
   }
 });
