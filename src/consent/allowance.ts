@@ -31,10 +31,3 @@ export function commandAllowance(
   }
   return { allowAll, programs };
 }
-
-/** One line for the start-up log: what an MCP client may start. */
-export function describeAllowance(allowance: CommandAllowance): string {
-  if (allowance.allowAll) return 'any program (--allow-commands)';
-  if (allowance.programs.length > 0) return allowance.programs.join(', ');
-  return 'none without asking (--allow-commands or --allow-command PROG allow them)';
-}
