@@ -19,6 +19,7 @@ import { suggestFromSources } from '../src/experiment/suggest/index.js';
 import { ToolInputError } from '../src/errors.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const limits = makeConfig().scenario;
 const policy: SafetyPolicy = {
@@ -280,7 +281,7 @@ describe('reading', () => {
     process.env.NODE_ENV = 'production';
     try {
       await assert.rejects(
-        runExperiment(experiment, { policy }),
+        runExperiment(experiment, { policy, programs: ProgramPolicy.owner() }),
         /the experiment refused: NODE_ENV=production says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
       );
     } finally {

@@ -26,6 +26,7 @@ import { computeCoverage, loadSuite, loadTaxonomy } from '../src/probe/index.js'
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { connectInMemory } from './helpers/mcp.js';
 import { startBreakerApp, startControlPlane, startDependency, startExampleStack } from './fixtures/experiment/stack.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -40,7 +41,7 @@ const policy: SafetyPolicy = {
 
 async function run(file: unknown, env?: NodeJS.ProcessEnv): Promise<ExperimentResult> {
   const experiment = await readExperiment(file, { limits, policy });
-  return runExperiment(experiment, { policy, ...(env ? { env } : {}) });
+  return runExperiment(experiment, { policy, programs: ProgramPolicy.owner(), ...(env ? { env } : {}) });
 }
 
 function weatherExperiment(stack: { weatherPort: number; proxyPort: number; appPort: number }) {

@@ -6,6 +6,7 @@
  * abort rule fired), 4 inconclusive, 2 bad arguments or file, 1 any other failure, 130/143 when
  * interrupted (every fault is cleared first).
  */
+import { ProgramPolicy } from '../consent/index.js';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -266,6 +267,8 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
   const result = await withInterrupt((signal) =>
     runExperiment(experiment, {
       policy,
+      // A person at their own shell: every command of their file runs, with their environment.
+      programs: ProgramPolicy.owner(),
       signal,
       onProgress: live
         ? (progress) =>

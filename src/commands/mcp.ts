@@ -14,6 +14,7 @@ import { whenNotMeasuring } from '../measuring.js';
 import { bindRefusal, describeTargets } from '../target-policy.js';
 import { MAX_SESSIONS } from '../transports/limits.js';
 import type { Config } from '../config.js';
+import { commandAllowance } from '../consent/allowance.js';
 import type { Logger } from '../log.js';
 import {
   UsageError,
@@ -29,7 +30,47 @@ import {
 
 export const DEFAULT_HTTP_PORT = 8808;
 
-interface McpOptions extends ServerOptionValues {
+/** Which programs an MCP call may start (src/consent): none unless the owner says so here. */
+interface ConsentFlags {
+  allowCommands?: boolean;
+  allowCommand?: string[];
+  consentTimeout?: number;
+}
+
+function addConsentOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--allow-commands',
+        'let MCP calls start any program (experiment commands and rollbacks, tool-call and probe servers); default: none without asking',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--allow-command <prog>',
+        'let MCP calls start this executable (repeatable; resolved on PATH now; env FAULTLINE_ALLOW_COMMANDS: a comma-separated list, * for any)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .addOption(
+      new Option(
+        '--consent-timeout <seconds>',
+        'how long a person asked to allow a program (MCP elicitation) has to answer; no answer refuses (default 120)',
+      ).argParser(positiveInteger),
+    );
+}
+
+/** The configuration with the owner's allowance of programs, resolved now (a program not found is a usage error). */
+function withConsent(config: Config, flags: ConsentFlags): Config {
+  try {
+    config.commands = commandAllowance(flags);
+  } catch (error) {
+    throw new UsageError(messageOf(error));
+  }
+  if (flags.consentTimeout !== undefined) config.consentTimeoutMs = flags.consentTimeout * 1000;
+  return config;
+}
+
+interface McpOptions extends ServerOptionValues, ConsentFlags {
   transport: 'stdio' | 'http';
   host: string;
   port: number;
@@ -67,7 +108,7 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
         `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`,
       ).argParser(positiveInteger),
     );
-  addServerOptions(mcp).action((options: McpOptions) =>
+  addConsentOptions(addServerOptions(mcp)).action((options: McpOptions) =>
     runCommand(async () => {
       if (options.transport === 'stdio') {
         const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter(
@@ -79,7 +120,7 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
             `${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`,
           );
       }
-      const config = configFrom(globals(), options);
+      const config = withConsent(configFrom(globals(), options), options);
       if (options.transport === 'http') await runHttp(config, globals(), options);
       else await runStdio(config, globals());
     }),
@@ -89,12 +130,17 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .command('agent')
     .summary("fault-compatible spelling: 'faultline agent tool' runs the MCP server on stdio")
     .description("The reference tool's spelling. 'faultline agent [LLM flags] tool' is 'faultline mcp' on stdio.");
-  addServerOptions(agent);
+  addConsentOptions(addServerOptions(agent));
   agent
     .command('tool')
     .description('run the MCP server on stdio (same as: faultline mcp --transport stdio)')
     .addHelpText('after', "\nIt takes the agent's flags, before or after 'tool': see 'faultline agent --help'.")
-    .action(() => runCommand(() => runStdio(configFrom(globals(), agent.opts<ServerOptionValues>()), globals())));
+    .action(() =>
+      runCommand(() => {
+        const flags = agent.opts<ServerOptionValues & ConsentFlags>();
+        return runStdio(withConsent(configFrom(globals(), flags), flags), globals());
+      }),
+    );
 }
 
 async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {

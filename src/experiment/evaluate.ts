@@ -437,10 +437,16 @@ function overall(
   return {
     verdict: 'passed',
     reasons: [
-      `${passed.length} expectation${passed.length > 1 ? 's' : ''} held${quietFaults.length ? '' : ' while every fault acted'}`,
+      `${passed.length} expectation${passed.length > 1 ? 's' : ''} held${heldWhile(evidence.faults)}`,
       ...reasons,
     ],
   };
+}
+
+/** What the faults did while the expectations held, in words true to the run: none, all acted, or (said by the reasons) some. */
+function heldWhile(faults: Evidence['faults']): string {
+  if (faults.length === 0) return '; no fault in this experiment';
+  return faults.every((fault) => fault.acted === true) ? ' while every fault acted' : '';
 }
 
 /** The faults that acted, named as the run records name them (coverage reads these). */

@@ -51,6 +51,8 @@ export interface FaultStep {
 
 export interface McpTarget {
   command?: string;
+  /** The argument that named command (`method[1].toolcall.command`), for consent and its refusals. */
+  argument?: string;
   args: string[];
   url?: string;
 }
@@ -114,6 +116,8 @@ export interface HttpCheck {
 }
 
 export interface CommandSpec {
+  /** The argument it was read from (`expect[0].command`, `rollbacks[1].command`), for consent and its refusals. */
+  argument: string;
   /** argv, or one string run through /bin/sh -c. */
   command: string[] | string;
   timeoutMs: number;

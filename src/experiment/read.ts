@@ -56,6 +56,8 @@ export const EXPERIMENT_LIMITS = {
   probes: 20_000,
   commandTimeoutMs: 3_600_000,
   defaultCommandTimeoutMs: 300_000,
+  /** A rollback's bound unless it sets its own `timeout`: cleanup must not hold the run (or a cancelled call) for long. */
+  defaultRollbackTimeoutMs: 60_000,
 };
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 /** The run goes on this long after the last fault's end plus recover_within, when its length is not given. */
@@ -206,7 +208,9 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     steadySlos,
     recoverWithinMs,
     abort,
-    rollbacks: rollbacksRaw.map((item, index) => readCommand(item, `rollbacks[${index}]`, context.baseDir)),
+    rollbacks: rollbacksRaw.map((item, index) =>
+      readCommand(item, `rollbacks[${index}]`, context.baseDir, EXPERIMENT_LIMITS.defaultRollbackTimeoutMs),
+    ),
     notChecked: [
       ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== ''
         ? [`expected behaviour: ${file.expectedBehavior.trim()}`]
@@ -604,14 +608,16 @@ async function readHttpCheck(
   };
 }
 
-function readCommand(raw: Raw, where: string, baseDir: string | undefined): CommandSpec {
+function readCommand(
+  raw: Raw,
+  where: string,
+  baseDir: string | undefined,
+  defaultTimeoutMs = EXPERIMENT_LIMITS.defaultCommandTimeoutMs,
+): CommandSpec {
   const command = raw.command as string | string[];
   if (Array.isArray(command) ? command.length === 0 || command.some((part) => part === '') : command.trim() === '')
     throw new ToolInputError(`${where}.command: empty`);
-  const timeoutMs =
-    raw.timeout === undefined
-      ? EXPERIMENT_LIMITS.defaultCommandTimeoutMs
-      : durationField(raw.timeout, `${where}.timeout`);
+  const timeoutMs = raw.timeout === undefined ? defaultTimeoutMs : durationField(raw.timeout, `${where}.timeout`);
   if (timeoutMs <= 0 || timeoutMs > EXPERIMENT_LIMITS.commandTimeoutMs)
     throw new ToolInputError(
       `${where}.timeout: above 0 and at most ${EXPERIMENT_LIMITS.commandTimeoutMs / 60_000} minutes`,
@@ -622,7 +628,13 @@ function readCommand(raw: Raw, where: string, baseDir: string | undefined): Comm
       : isAbsolute(String(raw.cwd))
         ? String(raw.cwd)
         : resolve(baseDir ?? process.cwd(), String(raw.cwd));
-  return { command, timeoutMs, cwd, env: (raw.env as Record<string, string> | undefined) ?? {} };
+  return {
+    argument: `${where}.command`,
+    command,
+    timeoutMs,
+    cwd,
+    env: (raw.env as Record<string, string> | undefined) ?? {},
+  };
 }
 
 async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule[]> {

@@ -23,6 +23,8 @@ import { runLoad, warmUpLoad, type OpenLoopResult, type SecondBucket } from './a
 import { runToolcallStep } from './adapters/toolcall.js';
 import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
+import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
+import type { ProgramPolicy } from '../consent/index.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -38,6 +40,10 @@ import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord }
 
 export interface RunOptions {
   policy: SafetyPolicy;
+  /** Which programs may start (src/consent): the owner's at the shell, an agent's over MCP. */
+  programs: ProgramPolicy;
+  /** After a cancellation, each rollback is ended after at most this long (default CANCELLED_ROLLBACK_MS). */
+  cancelledRollbackMs?: number;
   /** Cancels the run: every fault cleared, every process and socket closed, then a CancelledError. */
   signal?: AbortSignal;
   onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
@@ -51,8 +57,16 @@ interface ActiveFault {
   id: string | undefined;
 }
 
+/** How long a rollback may run once the call was cancelled (its own timeout, if shorter, still holds). */
+export const CANCELLED_ROLLBACK_MS = 10_000;
+
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
-  if (experiment.steps.length > 0) refuseInProduction('the experiment', options.policy);
+  const programs = programsOf(experiment);
+  // Whatever acts on the system under test injects: a fault, a tool-call or probe step, and any
+  // command (an expectation's or a rollback: it may change anything).
+  if (experiment.steps.length > 0 || programs.length > 0) refuseInProduction('the experiment', options.policy);
+  // Every program is allowed (or a person accepted it) before anything runs, or nothing runs.
+  await options.programs.approve(programs, options.signal);
   const run = new ExperimentRun(experiment, options);
   return run.execute();
 }
@@ -415,7 +429,12 @@ class ExperimentRun {
 
   private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
     const startedAtMs = this.now();
-    const outcome: CommandOutcome = await runCommandSpec(command, this.finish.signal);
+    const outcome: CommandOutcome = await runCommandSpec(
+      command,
+      this.finish.signal,
+      this.options.programs,
+      EXPECTATION_COMMAND_WHY,
+    );
     this.commands.push({
       id,
       startedAtMs,
@@ -448,9 +467,9 @@ class ExperimentRun {
         : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
     try {
       if (step.kind === 'toolcall')
-        record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined);
+        record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined, this.options.programs);
       else {
-        const { report, verdict } = await runProbeStep(step, signal, () => undefined);
+        const { report, verdict } = await runProbeStep(step, signal, () => undefined, this.options.programs);
         record.probe = {
           verdict,
           summary: report.summary as unknown as Record<string, number>,
@@ -497,14 +516,40 @@ class ExperimentRun {
 
   private async runRollbacks(): Promise<ExperimentResult['rollbacks']> {
     const results: ExperimentResult['rollbacks'] = [];
-    for (const rollback of this.experiment.rollbacks) {
-      const outcome = await runCommandSpec(rollback, new AbortController().signal);
-      results.push({
-        command: Array.isArray(rollback.command) ? rollback.command.join(' ') : rollback.command,
-        exitCode: outcome.exitCode,
-        timedOut: outcome.timedOut,
-        ...(outcome.startError ? { startError: outcome.startError } : {}),
-      });
+    // Rollbacks run after a cancellation too (they undo what the run did), but bounded: each by its
+    // own timeout, and once cancelled by CANCELLED_ROLLBACK_MS as well, so none outlives the call for long.
+    const cap = this.options.cancelledRollbackMs ?? CANCELLED_ROLLBACK_MS;
+    const cut = new AbortController();
+    let cutTimer: NodeJS.Timeout | undefined;
+    const onCancel = (): void => {
+      cutTimer ??= setTimeout(() => cut.abort(), cap);
+    };
+    this.options.signal?.addEventListener('abort', onCancel, { once: true });
+    if (this.options.signal?.aborted) onCancel();
+    try {
+      for (const rollback of this.experiment.rollbacks) {
+        if (cut.signal.aborted) {
+          results.push({
+            command: commandText(rollback),
+            exitCode: null,
+            timedOut: true,
+            startError: "not started: the cancelled run's rollback time was up",
+          });
+          continue;
+        }
+        const outcome = await runCommandSpec(rollback, cut.signal, this.options.programs, ROLLBACK_WHY).catch(
+          (error: unknown) => ({ exitCode: null, timedOut: false, startError: messageOf(error) }),
+        );
+        results.push({
+          command: commandText(rollback),
+          exitCode: outcome.exitCode,
+          timedOut: outcome.timedOut || cut.signal.aborted,
+          ...(outcome.startError ? { startError: outcome.startError } : {}),
+        });
+      }
+    } finally {
+      clearTimeout(cutTimer);
+      this.options.signal?.removeEventListener('abort', onCancel);
     }
     return results;
   }
@@ -583,4 +628,8 @@ class ExperimentRun {
       verdictReasons: [...evaluation.reasons, ...this.warnings.map((warning) => `warning: ${warning}`)],
     };
   }
+}
+
+function commandText(spec: Experiment['rollbacks'][number]): string {
+  return Array.isArray(spec.command) ? spec.command.join(' ') : spec.command;
 }

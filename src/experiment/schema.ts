@@ -141,7 +141,10 @@ const command = {
       items: { type: 'string' },
       description: 'The program and its arguments (["npm", "test"]); a string runs through /bin/sh -c',
     },
-    timeout: { ...duration, description: 'Bound on the command (default 5m); killed with its process group after it' },
+    timeout: {
+      ...duration,
+      description: 'Bound on the command (default 5m; a rollback 1m); killed with its process group after it',
+    },
     cwd: { type: 'string' },
     env: { type: 'object', additionalProperties: { type: 'string' } },
     during: { ...during, description: 'When it starts: at the start of this window (default inject)' },
@@ -366,7 +369,8 @@ export const EXPERIMENT_SCHEMA = {
     rollbacks: {
       type: 'array',
       items: command,
-      description: 'Commands run after the method, whatever happened (every fault is cleared before them)',
+      description:
+        'Commands run after the method, whatever happened (every fault is cleared before them); after a cancellation each is cut within 10s',
     },
     expectedBehavior: { type: 'string', description: "mcp-chaos-monkey's free text: reported, not checked" },
     assertions: {

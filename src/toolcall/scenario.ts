@@ -17,6 +17,7 @@ import { renderReport, type CallRecord, type Slis } from './metrics.js';
 import type { Plan } from './plan.js';
 import { ToolPlane } from './session.js';
 import { runStdioProxy } from './stdio-proxy.js';
+import type { ProgramPolicy } from '../consent/index.js';
 import { startHttpProxy } from './http-proxy.js';
 
 export interface ScenarioCall {
@@ -26,10 +27,12 @@ export interface ScenarioCall {
 
 export interface ToolCallScenario {
   /**
-   * The server: a command to spawn, or a URL with the lookup its name is resolved through at every
-   * connect (the target policy's: a name checked when read may resolve elsewhere by then).
+   * The server: a command to spawn (`argument`: what named it, for consent's refusals), or a URL with the lookup its
+   * name is resolved through at every connect (the target policy's: a name checked when read may resolve elsewhere).
    */
-  target: { command: string; args: string[] } | { url: string; lookup: LookupFunction };
+  target: { command: string; args: string[]; argument?: string } | { url: string; lookup: LookupFunction };
+  /** Whether a stdio server may be started (src/consent). */
+  programs: ProgramPolicy;
   plan: Plan;
   calls: ScenarioCall[];
   tasks: number;
@@ -71,6 +74,8 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
       const proxy = runStdioProxy({
         command: scenario.target.command,
         args: scenario.target.args,
+        programs: scenario.programs,
+        ...(scenario.target.argument ? { argument: scenario.target.argument } : {}),
         plane,
         input: toProxy,
         output: fromProxy,

@@ -12,6 +12,7 @@ import { FAULT_TYPES } from '../toolcall/plan.js';
 import { refuseUnknownKeys } from '../config-reader.js';
 import type { ToolContext } from './context.js';
 import type { LookupFunction } from 'node:net';
+import { programsFor } from './programs.js';
 
 /** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
 const TOOLPLANE_ANNOTATIONS: ToolAnnotationsExplicit = {
@@ -121,7 +122,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
-        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays ' +
+        "Puts an MCP server (command + args over stdio, with the server owner's consent: --allow-commands, --allow-command or elicitation; or url over streamable HTTP) behind a fault-injecting proxy, replays " +
         'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
         'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
         'cancellable; the server process never outlives the call. No LLM.',
@@ -134,6 +135,12 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
       const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
       const target = await targetOf(args, ctx);
+      const programs = programsFor(ctx, call);
+      if ('command' in target)
+        await programs.approve(
+          [{ ...target, argument: 'command', why: 'the MCP server behind the tool-call proxy' }],
+          call.signal,
+        );
       let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
       if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
@@ -146,6 +153,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
       const result = await runToolCallScenario({
         target,
+        programs,
         plan,
         calls,
         tasks,
