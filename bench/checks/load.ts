@@ -458,7 +458,7 @@ const proxyInPath: BenchCheck = {
   timeoutMs: 300_000,
   async run() {
     if (!(await heyAvailable()))
-      throw new Error('hey is not installed (apt-get install -y hey): no peer to compare with');
+      throw new Error('hey is not installed (Debian: apt-get install -y hey): no peer to compare with');
     const { direct, proxy, hey } = await measureHeldRates(['direct', 'proxy', 'hey']);
     const rate = (label: string, result: PathResult) => ({ label, value: result.heldRate, unit: 'req/s' });
     return [
