@@ -164,8 +164,10 @@ forEachPlacement((startProxy) => {
     }, async () => {
       // As node's own keep-alive timeout does: the response says nothing, the close comes later.
       let connections = 0;
+      let firstClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (firstClosed = resolve));
       const server = await startServer((socket) => {
-        connections++;
+        if (++connections === 1) socket.once('close', () => firstClosed());
         socket.on('data', () => {
           socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
           setTimeout(() => socket.end(), 20);
@@ -175,7 +177,9 @@ forEachPlacement((startProxy) => {
       try {
         const client = await RawClient.connect(proxy.ports[0]!);
         assert.equal((await client.request('GET', '/1')).body.toString(), 'ok');
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Once the proxy has closed its side too: a fixed wait lost the race on a loaded machine (the
+        // FIN and the next request read in the same turn, the request written into the closing socket).
+        await closed;
         const second = await client.request('GET', '/2');
         assert.equal(second.status, 200);
         assert.equal(connections, 2);
