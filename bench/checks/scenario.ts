@@ -11,6 +11,7 @@ import { makeConfig } from '../../src/config.js';
 import { runOpenLoop } from '../../src/load/index.js';
 import { runScenario, scenarioFromArguments, type ScenarioResult } from '../../src/scenario/index.js';
 import { warmUpOnce } from '../../src/scenario/warm-up.js';
+import { proxyThreadResources } from '../../src/proxy-host/index.js';
 import { closedPort, heldResources, startServer, type TestServer } from '../../test/fixtures/load/servers.js';
 import { startApp, startAppCallingUpstream } from '../../test/fixtures/scenario/app.js';
 import { connectInMemory, connectStdio, textOf } from '../../test/helpers/mcp.js';
@@ -344,8 +345,15 @@ const cancelRelease: BenchCheck = {
   },
 };
 
-/** Listening servers alive now, in this process. */
-const listening = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length;
+/**
+ * Listening servers alive now, on this thread and on the proxy thread: the warm-up's sink listens
+ * here, its proxy on the proxy thread (proxy-host/), as a scenario's does. Counting this thread
+ * alone never saw the warm-up's two, and the checks waited 10 s for them in vain.
+ */
+async function listening(): Promise<number> {
+  const here = process.getActiveResourcesInfo();
+  return [...here, ...(await proxyThreadResources())].filter((kind) => kind === 'TCPServerWrap').length;
+}
 
 const warmUpShared: BenchCheck = {
   name: 'scenario.warm-up-shared',
@@ -355,13 +363,13 @@ const warmUpShared: BenchCheck = {
   target: 'the cancelled caller back within 0.75 of the whole warm-up, a call once warm within 0.25 of it',
   tests: ['test/scenario-warm-up.test.ts'],
   async run() {
-    const base = listening();
+    const base = await listening();
     const first = new AbortController();
     const started = performance.now();
     let firstBack = Number.NaN;
     const firstCall = warmUpOnce(first.signal).then(() => (firstBack = performance.now() - started));
     const second = warmUpOnce();
-    await waitUntil(() => listening() >= base + 2, 10_000, 'the warm-up listening');
+    await waitUntil(async () => (await listening()) >= base + 2, 10_000, 'the warm-up listening');
     first.abort();
     await second;
     const whole = performance.now() - started;
@@ -395,7 +403,7 @@ const warmUpCancel: BenchCheck = {
   tests: ['test/scenario-cancel-warm-up.test.ts'],
   async run() {
     const app = await startApp();
-    const base = listening();
+    const base = await listening();
     try {
       const spec = await scenarioFromArguments(
         'latency',
@@ -408,7 +416,7 @@ const warmUpCancel: BenchCheck = {
         () => 'answered',
         () => 'rejected',
       );
-      await waitUntil(() => listening() >= base + 2, 10_000, 'the warm-up listening');
+      await waitUntil(async () => (await listening()) >= base + 2, 10_000, 'the warm-up listening');
       controller.abort();
       if ((await run) !== 'rejected') throw new Error('the cancelled scenario answered');
       const cancelled = performance.now() - started;

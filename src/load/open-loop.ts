@@ -32,6 +32,7 @@
  * By default a run happens on the generator thread (generator-thread.ts), not the caller's:
  * runOpenLoop validates here, and the thread runs the same OpenLoopRun (runOnThisThread).
  */
+import { threadWakeUps, type Wake } from '../clock/index.js';
 import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
 import { runOnGeneratorThread } from './generator-thread.js';
@@ -39,7 +40,6 @@ import { LiveCounters } from './live-counters.js';
 import { isThreadLoadGauge, threadBusy, type ThreadLoadGauge } from './thread-load.js';
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
-import { threadPacer, type PacerWake } from './pacer.js';
 import {
   MAX_CONNECTIONS,
   MAX_TIMEOUT_MS,
@@ -344,6 +344,8 @@ const BUSY_MIN_SPAN_MS = 10;
 export const PRECONNECT_MAX_MS = 2_000;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
+/** Wake-ups are asked for this much after a request's time (performance.now() and the service's clock round apart). */
+const CLOCK_MARGIN_MS = 0.001;
 
 type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
 
@@ -378,8 +380,8 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   /** Every socket the connections opened, reconnects included. */
   private socketsOpened = 0;
-  /** The pacer's wake-up for the next due request (pacer.ts). */
-  private scheduler: PacerWake | undefined;
+  /** The wake-up for the next due request (clock/wake-ups.ts). */
+  private scheduler: Wake | undefined;
   private growth: NodeJS.Immediate | undefined;
   private growthRetry: NodeJS.Timeout | undefined;
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
@@ -418,9 +420,9 @@ class OpenLoopRun {
 
   execute(connect: ConnectionFactory): Promise<OpenLoopResult> {
     this.connect = connect;
-    // The thread's first run starts the pacer's clock thread now, while its connections open,
-    // not at its first tick.
-    threadPacer();
+    // The thread's first run starts the wake-up service's helper thread now, while its
+    // connections open, not at its first tick.
+    threadWakeUps().prepare();
     for (let k = 0; k < this.plan.connections; k++) this.idle.push(this.openSlot());
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
@@ -584,8 +586,8 @@ class OpenLoopRun {
   }
 
   /**
-   * Dispatches every request now due, then sleeps until the next one. The pacer wakes it about
-   * 0.05 ms late, and no more often than every MIN_WAKE_GAP_MS (pacer.ts), so at high rates a
+   * Dispatches every request now due, then sleeps until the next one. The wake-up service wakes it
+   * about 0.05 ms late, and no more often than every MIN_WAKE_GAP_MS (clock/wake-ups.ts), so at high rates a
    * tick sends a few requests at once; their latency still counts from each one's own intended
    * start.
    */
@@ -610,7 +612,10 @@ class OpenLoopRun {
       return;
     }
     const next = Math.min(this.nextDue < this.plan.requests ? intendedStartMs[this.nextDue]! : Infinity, edge);
-    if (next !== Infinity) this.scheduler = threadPacer().wakeAt(this.startMs + next, this.tick);
+    // On the service's clock, a hair after the time on this one: rounding between the two must
+    // never wake the tick before its request is due (it would find nothing to send).
+    if (next !== Infinity)
+      this.scheduler = threadWakeUps().after(this.startMs + next - performance.now() + CLOCK_MARGIN_MS, this.tick);
   };
 
   /** Calls onEdge for the edge reached, and goes on once it has returned (or its promise settled). */
@@ -839,7 +844,7 @@ class OpenLoopRun {
   private async stop(): Promise<void> {
     this.stopped = true;
     this.hooks.signal?.removeEventListener('abort', this.onAbort);
-    this.scheduler?.cancel();
+    threadWakeUps().cancel(this.scheduler);
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;

@@ -16,7 +16,7 @@
  * consecutive chunks are delayed in a pipeline, not one after another.
  */
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
-import { cancelWake, prepareWakeUps, wakeAfter, type Wake } from './wake-timers.js';
+import { threadWakeUps, type Wake } from '../clock/index.js';
 
 /** What a link reads from: a socket, or the client end a protocol stage drives (client-end.ts). */
 export interface LinkSource {
@@ -120,7 +120,7 @@ export class Link {
     for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
-    if (stages.some((s) => !s.stage.holds)) prepareWakeUps();
+    if (stages.some((s) => !s.stage.holds)) threadWakeUps().prepare();
     this.pump();
   }
 
@@ -128,7 +128,7 @@ export class Link {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.wake !== undefined) cancelWake(this.wake);
+    threadWakeUps().cancel(this.wake);
     this.wake = undefined;
     const now = this.clock();
     for (const attached of this.stages) attached.stage.detach(now);
@@ -174,7 +174,7 @@ export class Link {
 
   /**
    * Writes every piece whose time has come, then arms one wake-up for the next. The wake-up comes
-   * within a fraction of a millisecond of the piece's time without spinning (wake-timers.ts); the
+   * within a fraction of a millisecond of the piece's time without spinning (clock/wake-ups.ts); the
    * piece is written only once this link's clock has reached its time, so never early.
    */
   private pump(): void {
@@ -196,7 +196,7 @@ export class Link {
       const piece = this.shaped[this.shapedNext]!;
       const wait = piece.at - this.clock();
       if (wait > 0) {
-        this.wake = wakeAfter(wait, this.onWake);
+        this.wake = threadWakeUps().after(wait, this.onWake);
         break;
       }
       this.shapedNext++;
