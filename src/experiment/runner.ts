@@ -35,6 +35,7 @@ import {
   type ToolcallStep,
 } from './model.js';
 import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
+import { PromqlWatch } from './promql-watch.js';
 
 export interface RunOptions {
   policy: SafetyPolicy;
@@ -82,12 +83,14 @@ class ExperimentRun {
   private readonly abortStreaks = new Map<AbortRule, number>();
   private readonly warnings: string[] = [];
   private clockStarted = false;
+  private readonly promql: PromqlWatch;
 
   constructor(
     private readonly experiment: Experiment,
     private readonly options: RunOptions,
   ) {
     this.env = options.env ?? process.env;
+    this.promql = new PromqlWatch(experiment, options.policy, this.env);
     this.faults = experiment.steps
       .filter((step): step is FaultStep => step.kind === 'fault')
       .map((step) => ({
@@ -248,6 +251,15 @@ class ExperimentRun {
     const inject = this.experiment.phases.inject;
     for (const rule of this.experiment.abort)
       if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
+    this.promql.start({
+      at: (ms, run) => this.at(ms, run),
+      track: (work) => this.track(work),
+      now: () => this.now(),
+      finish: this.finish.signal,
+      halt: this.halt.signal,
+      abort: (rule, figure) => this.triggerAbort(rule, figure),
+      warn: (line) => this.warnings.push(line),
+    });
   }
 
   private at(ms: number, run: () => void): void {
@@ -531,6 +543,7 @@ class ExperimentRun {
       checks: this.checks,
       commands: this.commands,
       aborted: this.aborted,
+      promql: this.promql.observations,
     });
     const { experiment } = this;
     return {
@@ -572,6 +585,7 @@ class ExperimentRun {
       timeline: samples ? timelineOf(samples, experiment.durationMs) : { bucketMs: 1000, buckets: [] },
       seconds: samples ? timelineOf(samples, experiment.durationMs, 1000).buckets : [],
       checks: this.checks,
+      ...(this.promql.active ? { promql: this.promql.observations } : {}),
       commands: this.commands,
       expectations: evaluation.expectations,
       aborted: this.aborted,
