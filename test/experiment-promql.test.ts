@@ -23,6 +23,8 @@ import {
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { exportExperiment } from '../src/experiment/export/index.js';
 import { startExampleStack, freePort, type ExampleStack } from './fixtures/experiment/stack.js';
+import { ExperimentMetrics, startMetricsServer, type MetricsServer } from '../src/metrics/index.js';
+import { PrometheusClient } from '../src/prometheus/index.js';
 import { prometheusMissing, startPrometheus, waitForSeries, type RunningPrometheus } from './helpers/prometheus.js';
 
 const skip = prometheusMissing();
@@ -48,17 +50,29 @@ function byId(result: ExperimentResult, id: string) {
 describe('PromQL checks against a real Prometheus', { skip }, () => {
   let stack: ExampleStack;
   let prometheus: RunningPrometheus;
+  // faultline's own /metrics for the runs, scraped by the same Prometheus with its bearer token.
+  const metrics = new ExperimentMetrics();
+  let metricsServer: MetricsServer;
 
   before(async () => {
     stack = await startExampleStack({ fallback: false });
+    metricsServer = await startMetricsServer({
+      host: '127.0.0.1',
+      port: await freePort(),
+      token: 'scrape-token',
+      registry: metrics.registry,
+      bind: { argument: '--metrics', what: 'the metrics endpoint', allowNonLoopbackBind: false },
+    });
     prometheus = await startPrometheus(join(work, 'prometheus'), [
       { job: 'app', address: `127.0.0.1:${stack.appPort}` },
+      { job: 'faultline', address: new URL(metricsServer.url).host, bearerToken: 'scrape-token' },
     ]);
     // Three scrapes of the app: a rate over 3 s has points from the start of the runs.
     await waitForSeries(prometheus.url, 'count_over_time(app_http_requests_total{code="200"}[10s]) >= 3');
   });
   after(async () => {
     await prometheus?.stop();
+    await metricsServer?.close();
     await stack?.stop();
   });
 
@@ -78,7 +92,8 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
       expect: [{ prometheus: ERROR_RATIO, below: 0.05, name: 'error ratio below 5%' }],
     };
     const experiment = await readExperiment(file, { limits, policy });
-    const result = await runExperiment(experiment, { policy });
+    const startedAt = new Date();
+    const result = await runExperiment(experiment, { policy, metrics });
     const verdict = byId(result, 'expect[0]');
     assert.equal(verdict.status, 'failed', renderMarkdown(result));
     assert.equal(verdict.kind, 'promql');
@@ -88,6 +103,27 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
     assert.ok((result.promql?.['expect[0]']?.length ?? 0) >= 3, 'the polls are in the result');
     assert.match(renderJunit(result), /type="promql"/);
     assert.match(renderMarkdown(result), /error ratio below 5%/);
+
+    // The fault's window on the dashboard: docs/prometheus.md's annotation query, over the run.
+    const client = new PrometheusClient({ url: prometheus.url });
+    await waitForSeries(prometheus.url, 'faultline_experiment_expectation_state{state="failed"} == 1');
+    const range = await client.queryRange(
+      'faultline_experiment_step_active{step="weather down"} == 1',
+      startedAt,
+      new Date(),
+      1000,
+    );
+    assert.ok(range.ok, JSON.stringify(range));
+    const onFor = range.samples.length;
+    assert.ok(onFor >= 3 && onFor <= 8, `the step shows on for ${onFor} s of a 5 s fault`);
+    const served = await client.query('sum(faultline_experiment_load_requests_total)');
+    assert.ok(served.ok && served.samples[0]!.value > 100, JSON.stringify(served));
+    const histogram = await client.query(
+      'histogram_quantile(0.5, sum by (le) (faultline_experiment_request_duration_seconds_bucket))',
+    );
+    assert.ok(histogram.ok && histogram.samples[0]!.value > 0, JSON.stringify(histogram));
+    const proxyFault = await client.query('sum(faultline_fault_applications_total{proxy="experiment",type="error"})');
+    assert.ok(proxyFault.ok && proxyFault.samples[0]!.value > 0, JSON.stringify(proxyFault));
   });
 
   test('the same without the fault passes', async () => {

@@ -36,6 +36,7 @@ import {
 } from './model.js';
 import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
 import { PromqlWatch } from './promql-watch.js';
+import type { ExperimentMetrics } from '../metrics/index.js';
 
 export interface RunOptions {
   policy: SafetyPolicy;
@@ -44,6 +45,8 @@ export interface RunOptions {
   onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
+  metrics?: ExperimentMetrics;
 }
 
 interface ActiveFault {
@@ -136,6 +139,12 @@ class ExperimentRun {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       await this.startPlanes();
       started = true;
+      this.options.metrics?.begin(
+        experiment.title,
+        this.faults.map(({ step }) => ({ name: step.name, fault: step.config.type })),
+        experiment.expectations.map((expectation) => expectation.title),
+        () => this.proxy?.counters(),
+      );
       if (experiment.load) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
@@ -292,6 +301,7 @@ class ExperimentRun {
         fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
       record.onAtMs = this.clockStarted ? this.now() : 0;
       record.actedDetail = 'set';
+      this.options.metrics?.step(step.name, step.config.type, true);
     } catch (error) {
       record.actedDetail = `could not be set: ${messageOf(error)}`;
       this.warnings.push(`${step.name}: ${record.actedDetail}`);
@@ -303,6 +313,7 @@ class ExperimentRun {
     if (id === undefined) return;
     fault.id = undefined;
     fault.record.offAtMs = this.now();
+    this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
     const { placement } = fault.step;
     if (placement.plane === 'proxy') {
       this.proxy!.clear(id);
@@ -333,6 +344,7 @@ class ExperimentRun {
         fault.record.offAtMs = this.now();
         fault.record.actedDetail = `cleared (${why})`;
         fault.id = undefined;
+        this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
       }
     }
   }
@@ -341,6 +353,7 @@ class ExperimentRun {
   private triggerAbort(rule: string, figure: string): void {
     if (this.aborted) return;
     this.aborted = { atMs: this.now(), rule, figure };
+    this.options.metrics?.abort();
     for (const fault of this.faults)
       if (fault.record.onAtMs === null)
         fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
@@ -349,6 +362,7 @@ class ExperimentRun {
   }
 
   private watchSecond(bucket: SecondBucket): void {
+    this.options.metrics?.second(bucket);
     const inject = this.experiment.phases.inject;
     const startMs = bucket.second * 1000;
     if (this.aborted || startMs < Math.floor(inject.fromMs / 1000) * 1000 || startMs >= inject.toMs) return;
@@ -545,6 +559,7 @@ class ExperimentRun {
       aborted: this.aborted,
       promql: this.promql.observations,
     });
+    this.options.metrics?.states(evaluation.expectations);
     const { experiment } = this;
     return {
       title: experiment.title,

@@ -6,6 +6,7 @@
  *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
  *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
  *   POST /chaos/clear-all  → {"cleared": "all"}
+ *   GET  /metrics          → Prometheus text format (when the owner gives a registry: src/metrics/)
  *
  * Missing token 401, wrong token 403 (compared in constant time, over HMAC digests so lengths do
  * not leak either), bad input 400 naming the field, unknown route 404, wrong method 405. Bodies
@@ -17,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { ToolInputError, messageOf } from '../../errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultRegistry } from './registry.js';
+import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -26,6 +28,16 @@ export interface AdminOptions {
   token: string;
   registry: FaultRegistry;
   log?: (line: string) => void;
+  /** Served as GET /metrics behind the same token (src/metrics/registerProxyMetrics fills it). */
+  metrics?: MetricsRegistry;
+}
+
+/** A /metrics answer: text, not JSON. */
+class MetricsText {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+  ) {}
 }
 
 export interface AdminServer {
@@ -56,6 +68,11 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const registry = options.registry;
   const server = http.createServer((req, res) => {
     const send = (status: number, value: unknown): void => {
+      if (value instanceof MetricsText) {
+        res.writeHead(status, { 'content-type': value.contentType, 'content-length': Buffer.byteLength(value.body) });
+        res.end(value.body);
+        return;
+      }
       const body = JSON.stringify(value);
       res.writeHead(status, {
         'content-type': 'application/json',
@@ -110,6 +127,7 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
       '/chaos/inject': 'POST',
       '/chaos/clear': 'POST',
       '/chaos/clear-all': 'POST',
+      ...(options.metrics ? { '/metrics': 'GET' } : {}),
     };
     const method = path ? routes[path] : undefined;
     if (!method)
@@ -118,6 +136,10 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
         `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`,
       );
     if (req.method !== method) throw new HttpError(405, `${path} takes ${method}`);
+    if (path === '/metrics' && options.metrics) {
+      req.resume();
+      return [200, new MetricsText(await options.metrics.metrics(), options.metrics.contentType)];
+    }
     if (path === '/chaos/status') {
       req.resume();
       return [200, { faults: registry.status() }];
