@@ -7,13 +7,14 @@
  * Times enter only as wide inequalities.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { ToolInputError } from '../src/errors.js';
 import {
+  parseExperimentText,
   readExperiment,
   runExperiment,
   renderJunit,
@@ -25,6 +26,7 @@ import { exportExperiment } from '../src/experiment/export/index.js';
 import { startExampleStack, freePort, type ExampleStack } from './fixtures/experiment/stack.js';
 import { ExperimentMetrics, startMetricsServer, type MetricsServer } from '../src/metrics/index.js';
 import { PrometheusClient } from '../src/prometheus/index.js';
+import { repoRoot } from './helpers/repo.js';
 import { prometheusMissing, startPrometheus, waitForSeries, type RunningPrometheus } from './helpers/prometheus.js';
 
 const skip = prometheusMissing();
@@ -107,15 +109,30 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
     // The fault's window on the dashboard: docs/prometheus.md's annotation query, over the run.
     const client = new PrometheusClient({ url: prometheus.url });
     await waitForSeries(prometheus.url, 'faultline_experiment_expectation_state{state="failed"} == 1');
+    const endedAt = new Date();
     const range = await client.queryRange(
-      'faultline_experiment_step_active{step="weather down"} == 1',
+      'max by (step, fault) (faultline_experiment_step_active) == 1',
       startedAt,
-      new Date(),
+      endedAt,
       1000,
     );
     assert.ok(range.ok, JSON.stringify(range));
     const onFor = range.samples.length;
     assert.ok(onFor >= 3 && onFor <= 8, `the step shows on for ${onFor} s of a 5 s fault`);
+    assert.deepEqual(range.samples[0]!.labels, { step: 'weather down', fault: 'error' });
+    // docs/prometheus.md's "errors during a fault": the app's 5xx ratio, only while the fault is on.
+    const during = await client.queryRange(
+      `(${ERROR_RATIO.replaceAll('[3s]', '[30s]')}) and on() (max(faultline_experiment_step_active) == 1 or max(faultline_fault_active) == 1)`,
+      startedAt,
+      endedAt,
+      1000,
+    );
+    assert.ok(during.ok, JSON.stringify(during));
+    assert.ok(
+      during.samples.length >= 3 && during.samples.length <= 9,
+      `${during.samples.length} s of errors during the fault`,
+    );
+    assert.ok(during.samples.some((sample) => sample.value > 0));
     const served = await client.query('sum(faultline_experiment_load_requests_total)');
     assert.ok(served.ok && served.samples[0]!.value > 100, JSON.stringify(served));
     const histogram = await client.query(
@@ -281,6 +298,15 @@ describe('PromQL checks: bad input is refused before anything runs', { skip }, (
       { title: 'x', duration: '2s', abort_when: { prometheus: 'up', url, above: 1, for: '100ms' } },
       /^abort_when\.for: at least one poll/,
     );
+  });
+
+  test("the example's PromQL variant validates: Prometheus accepts every query", async () => {
+    const text = readFileSync(join(repoRoot, 'examples', 'experiment', 'weather-promql.yaml'), 'utf8');
+    const raw = await parseExperimentText(text.replace('http://127.0.0.1:9090', prometheus.url));
+    const experiment = await readExperiment(raw, { limits, policy, env: {} });
+    assert.equal(experiment.expectations.filter((e) => e.kind === 'promql').length, 5);
+    assert.equal(experiment.abort[0]!.kind, 'promql');
+    assert.equal(experiment.abort[0]!.kind === 'promql' && experiment.abort[0]!.polls, 3);
   });
 
   test('a Prometheus that does not answer yet is no refusal: the query is asked when the run is', async () => {
