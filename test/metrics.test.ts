@@ -12,6 +12,12 @@ import { FaultRegistry, startAdmin, type AdminServer } from '../src/proxy/contro
 import { startProxy, type RunningProxy } from '../src/proxy/index.js';
 import { ExperimentMetrics, registerProxyMetrics, startMetricsServer } from '../src/metrics/index.js';
 import { startOkApp, type OkApp } from './helpers/ok-app.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runProxy } from '../src/commands/proxy.js';
+import { freePort } from './fixtures/experiment/stack.js';
+import { startCliProcess } from './helpers/processes.js';
 
 function get(url: string, token?: string): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -160,5 +166,66 @@ describe("the runner's metrics listener", () => {
       }),
       /--metrics 0\.0\.0\.0:9464/,
     );
+  });
+});
+
+describe('the doors', () => {
+  test('faultline proxy --admin serves GET /metrics on the admin port, behind its token', async () => {
+    const app = await startOkApp();
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const port = await freePort();
+    const running = runProxy(
+      { proxy: [`0=${new URL(app.url).host}#api`], admin: `127.0.0.1:${port}`, adminToken: 'door-token' },
+      controller.signal,
+      (line) => lines.push(line),
+    );
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!lines.some((line) => line.startsWith('admin API on'))) {
+        assert.ok(Date.now() < deadline, lines.join('\n'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.match(lines.find((line) => line.startsWith('admin API on'))!, /GET \/metrics/);
+      assert.equal((await get(`http://127.0.0.1:${port}/metrics`)).status, 401);
+      const { status, body } = await get(`http://127.0.0.1:${port}/metrics`, 'door-token');
+      assert.equal(status, 200);
+      assert.match(body, /faultline_proxy_connections_total\{proxy="proxy",mapping="0=127\.0\.0\.1:\d+#api"\} 0/);
+    } finally {
+      controller.abort();
+      await running;
+      await app.close();
+    }
+  });
+
+  test('faultline experiment run --metrics serves the run while it goes', async () => {
+    const app = await startOkApp();
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-metrics-run-'));
+    const file = join(dir, 'e.yaml');
+    writeFileSync(
+      file,
+      `title: metrics door\nduration: 4s\nexpect:\n  - {http: "GET ${app.url}", expect: "status == 200", during: run, name: ok}\n`,
+    );
+    const port = await freePort();
+    const cli = startCliProcess(['experiment', 'run', file, '--metrics', `127.0.0.1:${port}`], {
+      FAULTLINE_ADMIN_TOKEN: 'run-door',
+    });
+    try {
+      await cli.waitFor(/metrics on http:\/\/127\.0\.0\.1:\d+\/metrics \(Bearer token from FAULTLINE_ADMIN_TOKEN\)/);
+      assert.equal((await get(`http://127.0.0.1:${port}/metrics`)).status, 401);
+      const { body } = await get(`http://127.0.0.1:${port}/metrics`, 'run-door');
+      assert.equal(
+        sample(
+          body,
+          'faultline_experiment_expectation_state{experiment="metrics door",expectation="ok",state="pending"}',
+        ),
+        1,
+        body,
+      );
+    } finally {
+      await cli.stop();
+      rmSync(dir, { recursive: true, force: true });
+      await app.close();
+    }
   });
 });
