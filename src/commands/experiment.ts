@@ -52,6 +52,7 @@ interface RunFlags extends ContextFlags {
   html?: string;
   report?: string;
   quiet?: boolean;
+  metrics?: string;
 }
 
 function addContextOptions(command: Command): Command {
@@ -90,6 +91,10 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option('--junit <file>', 'write JUnit XML (one test case per expectation) to FILE')
     .option('--html <file>', 'write the single-file HTML report to FILE')
     .option('--report <file>', 'also write the markdown report to FILE')
+    .option(
+      '--metrics <address>',
+      'serve GET /metrics (Prometheus text format) on PORT or HOST:PORT while the run goes; behind the token in --admin-token-env when set',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900',
@@ -264,12 +269,14 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
     '../experiment/index.js'
   );
   const live = process.stderr.isTTY === true;
+  const metrics = flags.metrics ? await startRunMetrics(flags, policy) : undefined;
   const result = await withInterrupt((signal) =>
     runExperiment(experiment, {
       policy,
       // A person at their own shell: every command of their file runs, with their environment.
       programs: ProgramPolicy.owner(),
       signal,
+      ...(metrics ? { metrics: metrics.metrics } : {}),
       onProgress: live
         ? (progress) =>
             process.stderr.write(
@@ -277,8 +284,9 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
             )
         : undefined,
     }),
-  ).finally(() => {
+  ).finally(async () => {
     if (live) process.stderr.write('\r\x1b[2K');
+    await metrics?.server.close();
   });
   const report = renderMarkdown(result);
   process.stdout.write(report);
@@ -288,6 +296,31 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
   if (flags.html) await writeFile(flags.html, renderHtml(result));
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
+}
+
+/** --metrics: the run's metrics on a listener of their own (the runner has no control API). */
+async function startRunMetrics(flags: RunFlags, policy: SafetyPolicy) {
+  const [{ ExperimentMetrics, startMetricsServer }, { parseListenAddress }] = await Promise.all([
+    import('../metrics/index.js'),
+    import('./proxy.js'),
+  ]);
+  const tokenEnv = flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN';
+  const token = process.env[tokenEnv]?.trim() || undefined;
+  const { host, port } = parseListenAddress(flags.metrics!, '--metrics');
+  const metrics = new ExperimentMetrics();
+  const server = await startMetricsServer({
+    host,
+    port,
+    token,
+    registry: metrics.registry,
+    bind: {
+      argument: `--metrics ${flags.metrics}`,
+      what: 'the metrics endpoint',
+      allowNonLoopbackBind: policy.allowNonLoopbackBind === true,
+    },
+  });
+  process.stderr.write(`metrics on ${server.url}${token ? ` (Bearer token from ${tokenEnv})` : ''}\n`);
+  return { metrics, server };
 }
 
 async function exportFromShell(file: string, flags: ExportFlags, globals: GlobalOptions): Promise<void> {

@@ -16,6 +16,8 @@ import { formatDuration } from '../duration.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
 import type { Experiment, Window } from './model.js';
+import { judgePromql } from './evaluate-promql.js';
+import type { PromqlObservation } from './promql-watch.js';
 import type {
   CheckObservation,
   ExperimentResult,
@@ -34,6 +36,8 @@ export interface Evidence {
   checks: Record<string, CheckObservation[]>;
   commands: ExperimentResult['commands'];
   aborted: ExperimentResult['aborted'];
+  /** What each PromQL expectation's polls read, by id. */
+  promql?: Record<string, PromqlObservation[]>;
 }
 
 export interface Evaluation {
@@ -57,6 +61,8 @@ export function evaluate(evidence: Evidence): Evaluation {
     const quiet = expectation.role === 'expect' ? faultsQuiet(evidence.faults, expectation.window) : undefined;
     let verdict: Pick<ExpectationVerdict, 'status' | 'figure' | 'atMs' | 'reason'>;
     if (expectation.kind === 'slo') verdict = judgeSlo(expectation.slo, expectation.window, evidence.samples);
+    else if (expectation.kind === 'promql')
+      verdict = judgePromql(expectation.window, evidence.promql?.[expectation.id] ?? []);
     else if (expectation.kind === 'http')
       verdict = judgeCheck(expectation.mode, expectation.window, evidence.checks[expectation.id] ?? []);
     else verdict = judgeCommand(evidence.commands.find((command) => command.id === expectation.id));

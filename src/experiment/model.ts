@@ -8,6 +8,7 @@ import type { ScenarioSpec, Slo } from '../scenario/index.js';
 import type { Plan as ToolcallPlan } from '../toolcall/index.js';
 import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
+import type { Condition } from '../prometheus/index.js';
 
 /** The load: the scenario tools' own validated open-loop settings. */
 export type LoadPlan = Pick<
@@ -125,6 +126,16 @@ export interface CommandSpec {
   env: Record<string, string>;
 }
 
+/** A PromQL check (read-promql.ts): the query, asked every `everyMs` over its window, and what its value must be. */
+export interface PromqlCheck {
+  /** The Prometheus server's base URL (checked against the target policy when read). */
+  url: string;
+  query: string;
+  condition: Condition;
+  everyMs: number;
+  timeoutMs: number;
+}
+
 export type CheckMode = 'continuous' | 'eventually' | 'start' | 'end' | 'edge';
 
 /** One thing the experiment claims; each gets a verdict. */
@@ -146,7 +157,15 @@ export type Expectation =
       window: Window;
       role: 'steady-before' | 'steady-after' | 'expect';
     }
-  | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' };
+  | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' }
+  | {
+      kind: 'promql';
+      id: string;
+      title: string;
+      check: PromqlCheck;
+      window: Window;
+      role: 'steady-before' | 'steady-after' | 'expect';
+    };
 
 export type AbortRule =
   | {
@@ -157,7 +176,9 @@ export type AbortRule =
       threshold: number;
       forSeconds: number;
     }
-  | { kind: 'http'; text: string; check: HttpCheck; failures: number };
+  | { kind: 'http'; text: string; check: HttpCheck; failures: number }
+  /** Aborts when the query's value meets `check.condition` on `polls` consecutive polls. */
+  | { kind: 'promql'; text: string; check: PromqlCheck; polls: number };
 
 export interface Phases {
   /** [0, first fault on). */

@@ -35,6 +35,14 @@ import {
   type Window,
 } from './model.js';
 import { checkShape } from './shape.js';
+import {
+  abortPolls,
+  isPromqlEntry,
+  promqlContext,
+  promqlTitle,
+  readPromqlCheck,
+  type PromqlContext,
+} from './read-promql.js';
 import { durationField, momentField, phasesOf, stepEnd, windowOf } from './timeline.js';
 
 export interface ReadOptions {
@@ -45,6 +53,8 @@ export interface ReadOptions {
   extraControl?: readonly ControlPlane[];
   /** Relative command cwd's resolve against this (the file's directory). */
   baseDir?: string;
+  /** Where FAULTLINE_PROMETHEUS_URL and the Prometheus credentials are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Limits of one experiment. */
@@ -138,7 +148,15 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const loadPlan = load === undefined ? undefined : await readLoad(load, durationMs, proxies, options);
   const phases = phasesOf(steps, durationMs);
   const base = loadPlan?.url;
-  const context: CheckContext = { base, policy: options.policy, steps, phases, durationMs, baseDir: options.baseDir };
+  const context: CheckContext = {
+    base,
+    policy: options.policy,
+    steps,
+    phases,
+    durationMs,
+    baseDir: options.baseDir,
+    promql: promqlContext(file, options.policy, options.env),
+  };
 
   const afterWindow: Window = {
     label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`,
@@ -177,13 +195,16 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const probes =
     expectations.reduce(
       (sum, e) =>
-        sum + (e.kind === 'http' ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs) : 0),
+        sum +
+        (e.kind === 'http' || e.kind === 'promql'
+          ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs)
+          : 0),
       0,
     ) +
     abort.reduce(
       (sum, rule) =>
         sum +
-        (rule.kind === 'http'
+        (rule.kind === 'http' || rule.kind === 'promql'
           ? Math.ceil(Math.max(0, phases.inject.toMs - phases.inject.fromMs) / rule.check.everyMs)
           : 0),
       0,
@@ -232,6 +253,23 @@ async function readSteadyState(
   const expectations: Expectation[] = [];
   for (const [index, item] of steadyRaw.entries()) {
     const where = `steady_state[${index}]`;
+    if (isPromqlEntry(item)) {
+      const check = await readPromqlCheck(item as Raw, where, context.promql);
+      const title = promqlTitle(item as Raw, check);
+      for (const [suffix, role, window, label] of [
+        ['before', 'steady-before', phases.baseline, 'before the faults'],
+        ['after', 'steady-after', afterWindow, afterWindow.label],
+      ] as const)
+        expectations.push({
+          kind: 'promql',
+          id: `${where}.${suffix}`,
+          title: `steady state ${label}: ${title}`,
+          check,
+          window,
+          role,
+        });
+      continue;
+    }
     if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
       const slo = needLoad(parseSlo(item, where), loadPlan, where);
       steadySlos.push(slo);
@@ -510,6 +548,7 @@ interface CheckContext {
   phases: Experiment['phases'];
   durationMs: number;
   baseDir: string | undefined;
+  promql: PromqlContext;
 }
 
 async function readExpectation(
@@ -539,6 +578,10 @@ async function readExpectation(
     return { kind: 'slo', id: where, title: slo.title, slo, window: context.phases.inject, role: 'expect' };
   }
   const raw = item as Raw;
+  if (isPromqlEntry(raw)) {
+    const check = await readPromqlCheck(raw, where, context.promql);
+    return { kind: 'promql', id: where, title: promqlTitle(raw, check), check, window: during(raw), role: 'expect' };
+  }
   if (raw.slo !== undefined) {
     const slo = needLoad(parseSlo(String(raw.slo), `${where}.slo`), load, where);
     return {
@@ -657,6 +700,11 @@ async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule
       continue;
     }
     const entry = item as Raw;
+    if (isPromqlEntry(entry)) {
+      const check = await readPromqlCheck({ ...entry, for: undefined }, where, context.promql);
+      rules.push({ kind: 'promql', text: promqlTitle(entry, check), check, polls: abortPolls(entry, check, where) });
+      continue;
+    }
     const { check } = await readHttpCheck({ ...entry, failures: undefined, name: undefined }, where, context);
     rules.push({
       kind: 'http',

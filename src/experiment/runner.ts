@@ -37,6 +37,8 @@ import {
   type ToolcallStep,
 } from './model.js';
 import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
+import { PromqlWatch } from './promql-watch.js';
+import type { ExperimentMetrics } from '../metrics/index.js';
 
 export interface RunOptions {
   policy: SafetyPolicy;
@@ -49,6 +51,8 @@ export interface RunOptions {
   onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
+  metrics?: ExperimentMetrics;
 }
 
 interface ActiveFault {
@@ -96,12 +100,14 @@ class ExperimentRun {
   private readonly abortStreaks = new Map<AbortRule, number>();
   private readonly warnings: string[] = [];
   private clockStarted = false;
+  private readonly promql: PromqlWatch;
 
   constructor(
     private readonly experiment: Experiment,
     private readonly options: RunOptions,
   ) {
     this.env = options.env ?? process.env;
+    this.promql = new PromqlWatch(experiment, options.policy, this.env);
     this.faults = experiment.steps
       .filter((step): step is FaultStep => step.kind === 'fault')
       .map((step) => ({
@@ -147,6 +153,12 @@ class ExperimentRun {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       await this.startPlanes();
       started = true;
+      this.options.metrics?.begin(
+        experiment.title,
+        this.faults.map(({ step }) => ({ name: step.name, fault: step.config.type })),
+        experiment.expectations.map((expectation) => expectation.title),
+        () => this.proxy?.counters(),
+      );
       if (experiment.load) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
@@ -262,6 +274,15 @@ class ExperimentRun {
     const inject = this.experiment.phases.inject;
     for (const rule of this.experiment.abort)
       if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
+    this.promql.start({
+      at: (ms, run) => this.at(ms, run),
+      track: (work) => this.track(work),
+      now: () => this.now(),
+      finish: this.finish.signal,
+      halt: this.halt.signal,
+      abort: (rule, figure) => this.triggerAbort(rule, figure),
+      warn: (line) => this.warnings.push(line),
+    });
   }
 
   private at(ms: number, run: () => void): void {
@@ -294,6 +315,7 @@ class ExperimentRun {
         fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
       record.onAtMs = this.clockStarted ? this.now() : 0;
       record.actedDetail = 'set';
+      this.options.metrics?.step(step.name, step.config.type, true);
     } catch (error) {
       record.actedDetail = `could not be set: ${messageOf(error)}`;
       this.warnings.push(`${step.name}: ${record.actedDetail}`);
@@ -305,6 +327,7 @@ class ExperimentRun {
     if (id === undefined) return;
     fault.id = undefined;
     fault.record.offAtMs = this.now();
+    this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
     const { placement } = fault.step;
     if (placement.plane === 'proxy') {
       this.proxy!.clear(id);
@@ -335,6 +358,7 @@ class ExperimentRun {
         fault.record.offAtMs = this.now();
         fault.record.actedDetail = `cleared (${why})`;
         fault.id = undefined;
+        this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
       }
     }
   }
@@ -343,6 +367,7 @@ class ExperimentRun {
   private triggerAbort(rule: string, figure: string): void {
     if (this.aborted) return;
     this.aborted = { atMs: this.now(), rule, figure };
+    this.options.metrics?.abort();
     for (const fault of this.faults)
       if (fault.record.onAtMs === null)
         fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
@@ -351,6 +376,7 @@ class ExperimentRun {
   }
 
   private watchSecond(bucket: SecondBucket): void {
+    this.options.metrics?.second(bucket);
     const inject = this.experiment.phases.inject;
     const startMs = bucket.second * 1000;
     if (this.aborted || startMs < Math.floor(inject.fromMs / 1000) * 1000 || startMs >= inject.toMs) return;
@@ -577,7 +603,9 @@ class ExperimentRun {
       checks: this.checks,
       commands: this.commands,
       aborted: this.aborted,
+      promql: this.promql.observations,
     });
+    this.options.metrics?.states(evaluation.expectations);
     const { experiment } = this;
     return {
       title: experiment.title,
@@ -618,6 +646,7 @@ class ExperimentRun {
       timeline: samples ? timelineOf(samples, experiment.durationMs) : { bucketMs: 1000, buckets: [] },
       seconds: samples ? timelineOf(samples, experiment.durationMs, 1000).buckets : [],
       checks: this.checks,
+      ...(this.promql.active ? { promql: this.promql.observations } : {}),
       commands: this.commands,
       expectations: evaluation.expectations,
       aborted: this.aborted,

@@ -131,7 +131,16 @@ export interface SecondBucket {
   /** Latency from the intended start, ms; null when the second had no requests. */
   p50Ms: number | null;
   p95Ms: number | null;
+  /**
+   * How many of the second's requests took at most each of LATENCY_BOUNDS_MS (not cumulative, the
+   * last count above the last bound), and their sum: the second's share of a latency histogram.
+   */
+  latencyCounts?: number[];
+  latencySumMs?: number;
 }
+
+/** The upper bounds (ms) of SecondBucket.latencyCounts (src/metrics/ serves them as a histogram). */
+export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000] as const;
 
 export interface OpenLoopResult extends SampleSummary {
   mode: 'open-loop';
@@ -805,12 +814,22 @@ class OpenLoopRun {
       let errors = 0;
       for (let i = first; i < end; i++) if (this.samples.errorClass[i] !== 0) errors++;
       const empty = end === first;
+      const latencyCounts = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+      let latencySumMs = 0;
+      for (let i = first; i < end; i++) {
+        const ms = this.samples.latencyMs[i]!;
+        latencySumMs += ms;
+        const index = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+        latencyCounts[index === -1 ? LATENCY_BOUNDS_MS.length : index]!++;
+      }
       const bucket: SecondBucket = {
         second: k,
         requests: end - first,
         errors,
         p50Ms: empty ? null : p50!,
         p95Ms: empty ? null : p95!,
+        latencyCounts,
+        latencySumMs,
       };
       this.seconds.push(bucket);
       if (this.hooks.onSecond !== undefined) {

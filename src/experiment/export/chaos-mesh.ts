@@ -22,6 +22,7 @@ import { formatDuration } from '../../duration.js';
 import { ToolInputError } from '../../errors.js';
 import { networkChaosSpec } from '../adapters/cloud.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep, type HttpCheck, type Window } from '../model.js';
+import { promqlRefusals } from './promql.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
 import { statusRange } from './status-range.js';
 
@@ -113,6 +114,7 @@ export async function exportChaosMesh(
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
+    if (rule.kind === 'promql') continue;
     if (rule.kind === 'load') {
       refusals.push({
         part,
@@ -133,6 +135,7 @@ export async function exportChaosMesh(
           "a command run beside the faults is faultline's; a Workflow has no step that runs your test suite and reads its exit code",
       });
   }
+  refusals.push(...promqlRefusals(experiment, 'chaos-mesh'));
   if (experiment.rollbacks.length > 0)
     refusals.push({
       part: 'rollbacks',

@@ -15,6 +15,7 @@ import { isPlainObject } from '../../config-reader.js';
 import { buildTemplate, fisAction } from '../adapters/cloud.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep } from '../model.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
+import { promqlRefusals } from './promql.js';
 
 const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
 
@@ -36,6 +37,7 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
     throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
   const steps = await fisSteps(experiment, options, refusals, notes);
   refuseWhatFisCannotRun(experiment, refusals);
+  refusals.push(...promqlRefusals(experiment, 'fis'));
   if (steps.length === 0 && refusals.length === 0) refusals.push({ part: 'method', reason: 'no fault step to export' });
 
   const recommendations = sequence(steps);

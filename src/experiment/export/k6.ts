@@ -15,6 +15,7 @@ import { k6LoadOptions } from '../adapters/cloud.js';
 import type { Clause, Predicate } from '../predicate.js';
 import type { Experiment, HttpCheck, Window } from '../model.js';
 import type { EngineDocument, Refusal } from './index.js';
+import { promqlRefusals } from './promql.js';
 
 export async function exportK6(experiment: Experiment): Promise<EngineDocument> {
   const refusals: Refusal[] = [];
@@ -37,6 +38,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
       reason: `"${load.expectStatus}": the script counts 2xx and 3xx as success (k6's default), as faultline does by default`,
     });
 
+  refusals.push(...promqlRefusals(experiment, 'k6'));
   const windows: Window[] = [];
   const windowTag = (window: Window): string => {
     let index = windows.findIndex((w) => w.fromMs === window.fromMs && w.toMs === window.toMs);
@@ -49,6 +51,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   const functions: string[] = [];
   for (const expectation of experiment.expectations) {
     const part = `${expectation.id} (${expectation.title})`;
+    if (expectation.kind === 'promql') continue;
     if (expectation.kind === 'command') {
       refusals.push({ part, reason: "a command run beside the load is faultline's; k6 runs no program of yours" });
       continue;
@@ -86,6 +89,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
+    if (rule.kind === 'promql') continue;
     if (rule.kind === 'load') {
       refusals.push({
         part,

@@ -6,6 +6,7 @@
  *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
  *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
  *   POST /chaos/clear-all  → {"cleared": "all"}
+ *   GET  /metrics          → Prometheus text format (when the owner gives a registry: src/metrics/)
  *
  * A missing or wrong token is 401 with WWW-Authenticate: Bearer (jsonrpc/bearer.ts, the one check
  * every faultline HTTP door makes), bad input 400 naming the field, unknown route 404, wrong method 405. Bodies
@@ -18,6 +19,7 @@ import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultRegistry } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
 import { readJsonBody } from '../../jsonrpc/http-body.js';
+import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -27,6 +29,16 @@ export interface AdminOptions {
   token: string;
   registry: FaultRegistry;
   log?: (line: string) => void;
+  /** Served as GET /metrics behind the same token (src/metrics/registerProxyMetrics fills it). */
+  metrics?: MetricsRegistry;
+}
+
+/** A /metrics answer: text, not JSON. */
+class MetricsText {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+  ) {}
 }
 
 export interface AdminServer {
@@ -49,6 +61,11 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const registry = options.registry;
   const server = http.createServer((req, res) => {
     const send = (status: number, value: unknown): void => {
+      if (value instanceof MetricsText) {
+        res.writeHead(status, { 'content-type': value.contentType, 'content-length': Buffer.byteLength(value.body) });
+        res.end(value.body);
+        return;
+      }
       const body = JSON.stringify(value);
       res.writeHead(status, {
         'content-type': 'application/json',
@@ -100,6 +117,7 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
       '/chaos/inject': 'POST',
       '/chaos/clear': 'POST',
       '/chaos/clear-all': 'POST',
+      ...(options.metrics ? { '/metrics': 'GET' } : {}),
     };
     const method = path ? routes[path] : undefined;
     if (!method)
@@ -108,6 +126,10 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
         `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`,
       );
     if (req.method !== method) throw new HttpError(405, `${path} takes ${method}`);
+    if (path === '/metrics' && options.metrics) {
+      req.resume();
+      return [200, new MetricsText(await options.metrics.metrics(), options.metrics.contentType)];
+    }
     if (path === '/chaos/status') {
       req.resume();
       return [200, { faults: registry.status() }];
