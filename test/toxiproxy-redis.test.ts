@@ -23,7 +23,11 @@ describe('redis-server behind a Toxiproxy proxy', { skip: unavailable }, () => {
     redis = await startRedis();
     api = await startToxiproxyServer({ host: '127.0.0.1', port: 0, policy: {} });
     client = new Toxiproxy(api.url);
-    const proxy = await client.createProxy({ name: 'redis', listen: '127.0.0.1:0', upstream: `127.0.0.1:${redis.port}` });
+    const proxy = await client.createProxy({
+      name: 'redis',
+      listen: '127.0.0.1:0',
+      upstream: `127.0.0.1:${redis.port}`,
+    });
     port = Number(proxy.listen.split(':')[1]);
   });
 
