@@ -359,7 +359,7 @@ export async function runProxy(
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
       log(
-        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`,
+        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
       );
     });
     log(

@@ -36,6 +36,13 @@ export const NETWORK_FAULT_DEFAULTS = {
 /** faultline's network faults (src/proxy/faults); `latency` is also an HTTP fault (faultKind tells). */
 export const NETWORK_FAULT_TYPES = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
 
+/**
+ * Network faults that end or cut connections (Toxiproxy's timeout, reset_peer, slow_close,
+ * slicer and limit_data toxics, src/toxiproxy/toxics.ts): taken by every proxy fault list (the
+ * admin API, the proxy tools, the Toxiproxy API), not (yet) a scenario's one fault.
+ */
+export const CONNECTION_FAULT_TYPES = ['stall', 'reset_peer', 'slow_close', 'slicer', 'limit_data'] as const;
+
 export const HTTP_FAULT_TYPES = [
   'latency',
   'error',

@@ -34,6 +34,16 @@ export function describeFault(fault: FaultSpec): string {
     }
     case 'blackhole':
       return `Blackhole: ${scope}`;
+    case 'stall':
+      return `Stall: ${scope}Timeout: ${fault.timeoutMs} ms`;
+    case 'reset_peer':
+      return `Reset Peer: ${scope}After: ${fault.afterMs} ms`;
+    case 'slow_close':
+      return `Slow Close: ${scope}Delay: ${fault.delayMs} ms`;
+    case 'slicer':
+      return `Slicer: ${scope}Average Size: ${fault.averageSize} B, Variation: ${fault.sizeVariation ?? 0} B, Delay: ${fault.delayUs ?? 0} µs`;
+    case 'limit_data':
+      return `Limit Data: ${scope}Bytes: ${fault.bytes}`;
   }
 }
 
