@@ -214,7 +214,7 @@ export class Link {
           if (this.sourceEnded && !this.endSent) {
             const wait = this.endReadAt + this.endDelay() - this.clock();
             if (wait > 0) {
-              this.wake = wakeAfter(wait, this.onWake);
+              this.wake = threadWakeUps().after(wait, this.onWake);
               break;
             }
             this.endSent = true;

@@ -1,16 +1,15 @@
 /**
- * The Toxiproxy API's token check, when a token is configured: the admin API's bearer check
- * (src/proxy/control/admin.ts, constant time), behind this one function so the shared wire check
- * can take its place without touching the server.
+ * The Toxiproxy API's token check, when a token is configured: the one bearer check every faultline
+ * HTTP door makes (src/jsonrpc/bearer.ts, constant time), answered in Toxiproxy's error shape by
+ * the server.
  */
 import type http from 'node:http';
-import { tokensMatch } from '../proxy/control/admin.js';
+import { bearerToken, tokensMatch } from '../jsonrpc/bearer.js';
 
 /** Why the request is refused (401), or undefined when it may go on. */
 export function tokenRefusal(req: http.IncomingMessage, token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
-  const header = req.headers['authorization'];
-  if (!header) return 'missing Authorization: Bearer <token>';
-  const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-  return tokensMatch(given, token) ? undefined : 'wrong token';
+  return tokensMatch(bearerToken(req.headers.authorization) ?? '', token)
+    ? undefined
+    : 'Unauthorized: send Authorization: Bearer <token>';
 }
