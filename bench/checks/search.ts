@@ -21,7 +21,8 @@ import { freshProcessTimes, indexCorpora, measureQuality, pythonLib } from '../s
 import { interleaved, median, type BenchCheck, type CheckContext, type Row } from '../lib/check.js';
 
 const INDEX_RATE_TARGET = 3_000;
-const FRESH_SEARCH_TARGET_MS = 150;
+/** `faultline search` from a fresh process at most this many times `node -e 0` (issue 40: 195 vs 60 ms before). */
+const FRESH_SEARCH_TARGET_RATIO = 2;
 
 /**
  * The system Python's standard library (/usr/lib/python3.N, the newest), else that of `python3`
@@ -183,7 +184,7 @@ const freshSearch: BenchCheck = {
   measures:
     "`faultline search` from a fresh process on the standard library's index, spawn to exit: three identifiers and a sentence, 9 interleaved rounds, median of all",
   peer: '`node -e 0` with the same environment, interleaved (ripgrep `rg -n -w NAME` over the tree is logged beside them)',
-  target: `at most ${FRESH_SEARCH_TARGET_MS} ms`,
+  target: `at most ${FRESH_SEARCH_TARGET_RATIO}× node -e 0`,
   tests: ['test/startup.test.ts', 'test/search-tools.test.ts'],
   timeoutMs: 300_000,
   async run(context: CheckContext): Promise<Row[]> {
@@ -203,7 +204,7 @@ const freshSearch: BenchCheck = {
           label: 'faultline search, standard library',
           ours: { label: 'faultline search', value: median(searches), unit: 'ms' },
           peer: { label: 'node -e 0', value: median(times['node -e 0']!), unit: 'ms' },
-          target: { on: 'value', atMost: FRESH_SEARCH_TARGET_MS },
+          target: { on: 'ratio', atMost: FRESH_SEARCH_TARGET_RATIO },
         },
       ];
     });
