@@ -175,9 +175,10 @@ async function indexInto(
     );
   }
 
+  const access = options.access ?? new FileAccess();
   const walked = await walkSourceTree(tree, {
     selection,
-    access: options.access ?? new FileAccess(),
+    access,
     signal: options.signal,
     limits: indexLimitsFrom(settings.env),
     includeDirs: options.includeDirs,
@@ -201,7 +202,7 @@ async function indexInto(
     options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
 
   for (const group of readAheadGroups(walked.files)) {
-    const reads = await Promise.all(group.map(readSource));
+    const reads = await Promise.all(group.map((file) => readSource(file, access)));
     for (const [offset, file] of group.entries()) {
       throwIfAborted(options.signal);
       const read = reads[offset]!;
@@ -361,8 +362,13 @@ type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'bi
  * the walk saw it, a regular file: one replaced meanwhile by a FIFO, a device or a symbolic link
  * is not read (access.ts readRegularFile), one that grew is read up to the limit.
  */
-async function readSource(file: WalkedFile): Promise<ReadResult> {
-  const read = await readRegularFile(file.absolutePath, { maxBytes: MAX_INDEXED_FILE_BYTES, followSymlinks: false });
+async function readSource(file: WalkedFile, access: WalkAccess): Promise<ReadResult> {
+  const read = await readRegularFile(file.absolutePath, {
+    maxBytes: MAX_INDEXED_FILE_BYTES,
+    followSymlinks: false,
+    // Without roots, a file with several hard links may be another name of a secret: not sent to the embedder.
+    refuse: (info) => access.fileRefusal(info),
+  });
   if (read.kind === 'too-large') return { kind: 'too-large' };
   if (read.kind !== 'read') return { kind: 'unreadable' };
   const bytes = read.bytes;
