@@ -88,6 +88,7 @@ test('requireBearer: a missing and a wrong token both get 401 with WWW-Authentic
       const response = await fetch(url, { headers });
       assert.equal(response.status, 401);
       assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
+      assert.equal(response.headers.get('connection'), 'close');
       assert.match(((await response.json()) as { error: string }).error, /Authorization: Bearer/);
     }
     const ok = await fetch(url, { headers: { authorization: 'bearer  s3cret ' } });

@@ -114,7 +114,11 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
         const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter(
           (name) => mcp.getOptionValueSource(name) === 'cli',
         );
-        const flags = httpOnly.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+        const flags = httpOnly.map((name) =>
+          name === 'token' && options.token === false
+            ? '--no-token'
+            : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+        );
         if (flags.length > 0)
           throw new UsageError(
             `${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`,

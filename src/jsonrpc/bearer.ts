@@ -4,8 +4,8 @@
  *
  *   if (!requireBearer(req, res, token)) return;   // answered 401 + WWW-Authenticate: Bearer
  *
- * A missing header and a wrong token get the same answer (401), as RFC 6750 asks: telling them
- * apart only helps someone guessing.
+ * A missing header and a wrong token get the same answer (401, the connection closed after it):
+ * telling them apart only helps someone guessing.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -47,6 +47,9 @@ export function requireBearer(
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     'www-authenticate': 'Bearer realm="faultline"',
+    // Nothing more is read from a peer without the token: the body it may still be sending is not
+    // drained on a kept-alive connection.
+    connection: 'close',
   });
   res.end(text);
   return false;

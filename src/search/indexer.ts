@@ -155,7 +155,8 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
     : undefined;
   const { store } = await openStore(settings, tree, embedder, options.signal, options.onWaitingForLock);
   try {
-    const run: IndexRun = { store, embedder, tree, selection, options, settings, workers };
+    const access = options.access ?? new FileAccess();
+    const run: IndexRun = { store, embedder, tree, selection, options, settings, workers, access };
     return await indexInto(run, started, note);
   } catch (error) {
     store.rollback?.();
@@ -173,6 +174,8 @@ interface IndexRun {
   settings: IndexSettings;
   /** The chunk pool's size asked for (chunk-pool.ts). */
   workers: number;
+  /** What may be read: the walk's choice, and each opened file's (hard links without roots). */
+  access: WalkAccess;
 }
 
 /** What the pass over the walked files found. */
@@ -185,11 +188,11 @@ interface FilesPass {
 }
 
 async function indexInto(run: IndexRun, started: number, note: string | undefined): Promise<IndexStats> {
-  const { store, embedder, tree, selection, options, settings } = run;
+  const { store, embedder, tree, selection, options, settings, access } = run;
   await checkDimension(store, embedder);
   const walked = await walkSourceTree(tree, {
     selection,
-    access: options.access ?? new FileAccess(),
+    access,
     signal: options.signal,
     limits: indexLimitsFrom(settings.env),
     includeDirs: options.includeDirs,
@@ -292,7 +295,7 @@ async function storeChangedFiles(
   };
   try {
     for (const group of readAheadGroups(files)) {
-      const reads = await Promise.all(group.map(readSource));
+      const reads = await Promise.all(group.map((file) => readSource(file, run.access)));
       for (const [offset, file] of group.entries()) {
         throwIfAborted(options.signal);
         const read = reads[offset]!;
@@ -429,8 +432,13 @@ type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'bi
  * the walk saw it, a regular file: one replaced meanwhile by a FIFO, a device or a symbolic link
  * is not read (access.ts readRegularFile), one that grew is read up to the limit.
  */
-async function readSource(file: WalkedFile): Promise<ReadResult> {
-  const read = await readRegularFile(file.absolutePath, { maxBytes: MAX_INDEXED_FILE_BYTES, followSymlinks: false });
+async function readSource(file: WalkedFile, access: WalkAccess): Promise<ReadResult> {
+  const read = await readRegularFile(file.absolutePath, {
+    maxBytes: MAX_INDEXED_FILE_BYTES,
+    followSymlinks: false,
+    // Without roots, a file with several hard links may be another name of a secret: not sent to the embedder.
+    refuse: (info) => access.fileRefusal(info),
+  });
   if (read.kind === 'too-large') return { kind: 'too-large' };
   if (read.kind !== 'read') return { kind: 'unreadable' };
   const bytes = read.bytes;
