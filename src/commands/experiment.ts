@@ -265,6 +265,8 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
     runExperiment(experiment, {
       policy,
       signal,
+      // Said before the load starts, on a terminal or not: the run would not be worth its length.
+      onNotice: (message) => process.stderr.write(`${live ? '\r\x1b[2K' : ''}note: ${message}\n`),
       onProgress: live
         ? (progress) =>
             process.stderr.write(

@@ -52,8 +52,12 @@ export function parseSlo(text: string, what = 'slos'): Slo {
     if (!(threshold > 0)) throw new ToolInputError(`${what}: "${input}": the latency threshold must be above 0`);
     return { title: input, type: 'latency', objective, threshold };
   }
-  const errors =
-    /^(?:errors?|error_rate|errorrate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
+  // "error < 1%" is refused, not guessed: the metric is errors (or error_rate).
+  if (/^(?:error|errorrate)<=?/.test(compact))
+    throw new ToolInputError(
+      `${what}: "${input}": the metric is errors, e.g. "errors < 1%"; accepted forms: ${SLO_FORMS}`,
+    );
+  const errors = /^(?:errors|error_rate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
   if (errors) {
     const percent = compact.startsWith('rate') ? Number(errors[1]) * 100 : Number(errors[1]);
     if (!(percent > 0 && percent < 100))

@@ -24,7 +24,8 @@ export interface ProxyPlaneOptions {
   seed: number | undefined;
   insecureTls: boolean;
   policy: SafetyPolicy;
-  onConnectFailure?: (reason: string) => void;
+  /** A connect to a mapping's remote failed: why (ECONNREFUSED…) and the mapping's index. */
+  onConnectFailure?: (reason: string, mappingIndex: number) => void;
 }
 
 export interface ProxyPlane {
@@ -49,7 +50,7 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     policy: { ...options.policy, argument: 'proxies' },
     onEvent: (event) => {
       if (event.type === 'connect_failed')
-        options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
+        options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);
     },
   });
   const registry = new FaultRegistry(proxy);
