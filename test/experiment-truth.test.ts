@@ -6,6 +6,7 @@
  * fallback, which hides a dead dependency) and loopback servers. Times only as wide inequalities.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { readExperiment, runExperiment, renderMarkdown } from '../src/experiment/index.js';
@@ -13,8 +14,10 @@ import { experimentFrom } from '../src/experiment/load-file.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { startOkApp } from './helpers/ok-app.js';
 import { freePort, startExampleStack } from './fixtures/experiment/stack.js';
+import { encodeCommand, redisUnavailable, startRedis } from './fixtures/redis.js';
 
 const limits = makeConfig().scenario;
+const noRedis = await redisUnavailable();
 const policy: SafetyPolicy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
@@ -189,5 +192,55 @@ describe('a mistake in the file', () => {
       read('title: t\nload: {url: "http://127.0.0.1:9/", rps: 1, duration: 5s}\nabort_when: "error > 5%"'),
       /^abort_when: "error > 5%" is not an abort condition/,
     );
+  });
+});
+
+describe('a fault says what it counted', () => {
+  test('a Redis blackhole is counted per command, with a real redis-server', { skip: noRedis }, async () => {
+    const redis = await startRedis();
+    const proxyPort = await freePort();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'cache silent',
+          duration: '4s',
+          proxies: [`${proxyPort}=redis://127.0.0.1:${redis.port}#redis`],
+          method: [{ name: 'silent', at: '1s', for: '2s', fault: { type: 'blackhole' } }],
+          expect: [{ command: [process.execPath, '-e', '0'], during: 'baseline' }],
+        },
+        { limits, policy },
+      );
+      const running = runExperiment(experiment, { policy });
+      // A client pipelining a PING every 100 ms through the run, as an app's pool would.
+      let socket: net.Socket | undefined;
+      const deadline = Date.now() + 10_000;
+      while (!socket && Date.now() < deadline) {
+        socket = await new Promise<net.Socket | undefined>((resolve) => {
+          const attempt = net.connect(proxyPort, '127.0.0.1');
+          attempt.once('connect', () => resolve(attempt));
+          attempt.once('error', () => resolve(undefined));
+        });
+        if (!socket) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(socket, 'the proxy listens');
+      socket.on('error', () => undefined);
+      socket.resume();
+      const pinger = setInterval(() => socket!.write(encodeCommand(['PING'])), 100);
+      const result = await running.finally(() => {
+        clearInterval(pinger);
+        socket!.destroy();
+      });
+      const fault = result.faults[0]!;
+      assert.equal(fault.acted, true, fault.actedDetail);
+      // In the unit the fault acts on (links held, connections), and the protocol's own (commands):
+      // a held connection is not read, so the commands behind the first wait unread in the client.
+      assert.match(
+        fault.actedDetail,
+        /^held 2 links for [\d.]+ s in all on 1 connection; \d+ Redis commands? reached the proxy while it was on, the later ones waited unread$/,
+      );
+      assert.doesNotMatch(fault.actedDetail, /request/);
+    } finally {
+      await redis.close();
+    }
   });
 });

@@ -209,9 +209,11 @@ class ExperimentRun {
       mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
     }
     if (mappings.length === 0) return;
-    const http = this.faults.some(
-      (fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http',
-    );
+    // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),
+    // so a network fault there is counted in that protocol's unit too (commands, requests).
+    const http =
+      mappings.some((mapping) => mapping.protocol !== undefined) ||
+      this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
     this.proxy = await startProxyPlane({
       mappings,
       http,
