@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
-import { readExperiment, runExperiment, renderMarkdown } from '../src/experiment/index.js';
+import { readExperiment, renderHtml, renderJunit, renderMarkdown, runExperiment } from '../src/experiment/index.js';
+import { OperationalError } from '../src/errors.js';
 import { experimentFrom } from '../src/experiment/load-file.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { startOkApp } from './helpers/ok-app.js';
@@ -110,6 +111,35 @@ describe('a dependency that is not there', () => {
   });
 });
 
+describe('a proxy port in use', () => {
+  test('is the machine, not the file: an OperationalError (exit 1), before any load', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const app = await startOkApp();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'taken',
+          load: { url: app.url, rps: 5, duration: '3s' },
+          proxies: [`${port}=${new URL(app.url).host}#app`],
+          method: [{ at: '1s', for: '1s', fault: { type: 'latency', latency_ms: 10 } }],
+          expect: ['errors < 5%'],
+        },
+        { limits, policy },
+      );
+      await assert.rejects(runExperiment(experiment, { policy }), (error: Error) => {
+        assert.ok(error instanceof OperationalError, `${error.name}: ${error.message}`);
+        assert.match(error.message, /already in use/);
+        return true;
+      });
+    } finally {
+      await app.close();
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
+
 describe('a window no fault was planned in', () => {
   test('during: baseline is judged on its own terms (SLO, HTTP check, command)', async () => {
     const app = await startOkApp();
@@ -136,6 +166,16 @@ describe('a window no fault was planned in', () => {
       // Judged too, not "the fault never acted": a command that fails in the baseline fails.
       assert.equal(result.expectations[3]!.status, 'failed', statuses.join('\n'));
       assert.equal(result.verdict, 'failed');
+      // JUnit's time is each check's own: the SLO's window (the 2 s baseline), the command's run.
+      const junit = renderJunit(result);
+      const times = [...junit.matchAll(/<testcase [^>]*time="([\d.]+)"/g)].map((m) => Number(m[1]));
+      assert.equal(times[0], 2, junit);
+      const command = result.commands.find((c) => c.id === 'expect[3]')!;
+      const ran = (command.endedAtMs - command.startedAtMs) / 1000;
+      assert.ok(times[3]! > 0 && Math.abs(times[3]! - ran) < 0.002, junit);
+      // The HTML timeline labels a command's lane by its name.
+      assert.match(renderHtml(result), /class="lane-label"[^>]*>fails</);
+      assert.doesNotMatch(renderHtml(result), /class="lane-label"[^>]*>expect\[3\]</);
     } finally {
       await app.close();
     }

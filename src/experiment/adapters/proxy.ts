@@ -10,7 +10,7 @@
 import { adminRequest, FaultRegistry, type FaultConfig } from '../../proxy/control/index.js';
 import { startProxy, type Mapping, type ProxyCounters, type RunningProxy } from '../../proxy/index.js';
 import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
-import { OperationalError, messageOf } from '../../errors.js';
+import { OperationalError, ToolInputError, messageOf } from '../../errors.js';
 import { policyLookup, type SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
 
@@ -52,6 +52,11 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
       if (event.type === 'connect_failed')
         options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);
     },
+  }).catch((error: unknown) => {
+    // A port in use is the machine's state, not the file's mistake: exit 1, as documented.
+    if (error instanceof ToolInputError && /cannot listen on/.test(error.message))
+      throw new OperationalError(error.message);
+    throw error;
   });
   const registry = new FaultRegistry(proxy);
   // Each fault's mapping and its request counters when it went on: what went through while it was on.
