@@ -284,3 +284,36 @@ describe('a fault says what it counted', () => {
     }
   });
 });
+
+describe("mcp-chaos-monkey's scenario without durationMs", () => {
+  const scenario = JSON.stringify({
+    name: 'cache refuses',
+    description: "the seed's own example: faults with no durationMs",
+    faults: [{ target: 'cache', config: { type: 'latency', latency_ms: 20 } }],
+    assertions: ['the app serves from its fallback'],
+  });
+
+  test('validates; run asks for its length, and holds the faults for the length given', async () => {
+    const app = await startOkApp();
+    try {
+      const mapping = `0=${new URL(app.url).host}#cache`;
+      const planned = await experimentFrom({ experiment: scenario }, { limits, policy, extraProxies: [mapping] });
+      assert.deepEqual(planned.untimed, ['faults[0]']);
+      await assert.rejects(
+        runExperiment(planned, { policy }),
+        /faults\[0\]: no durationMs, so held for the whole run, whose length is not given: give it \(`run --duration 30s`/,
+      );
+      const timed = await experimentFrom(
+        { experiment: scenario },
+        { limits, policy, extraProxies: [mapping], durationMs: 2000 },
+      );
+      assert.deepEqual(timed.untimed, []);
+      const result = await runExperiment(timed, { policy });
+      assert.equal(result.durationMs, 2000);
+      assert.deepEqual([result.faults[0]!.plannedFromMs, result.faults[0]!.plannedToMs], [0, 2000]);
+      assert.ok(result.faults[0]!.onAtMs !== null && result.faults[0]!.offAtMs !== null);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -29,6 +29,8 @@ const MAX_FILE_BYTES = 512 * 1024;
 
 interface ContextFlags extends ServerOptionValues {
   proxy?: string[];
+  /** run: the run's length when the file gives none (mcp-chaos-monkey's faults without durationMs). */
+  duration?: string;
   admin?: string;
   adminTokenEnv?: string;
   allowProduction?: boolean;
@@ -88,6 +90,10 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option('--junit <file>', 'write JUnit XML (one test case per expectation) to FILE')
     .option('--html <file>', 'write the single-file HTML report to FILE')
     .option('--report <file>', 'also write the markdown report to FILE')
+    .option(
+      '--duration <duration>',
+      "the run's length when the file gives none: how long mcp-chaos-monkey's faults without durationMs are held (e.g. 30s)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900',
@@ -234,6 +240,8 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
     ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }]
     : [];
   const { experimentFrom } = await import('../experiment/load-file.js');
+  const { parseDuration } = await import('../duration.js');
+  const durationMs = flags.duration === undefined ? undefined : parseDuration(flags.duration, '--duration');
   const experiment = await experimentFrom(
     { experiment: text, baseDir: dirname(resolve(file)) },
     {
@@ -241,6 +249,7 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
       policy,
       ...(flags.proxy ? { extraProxies: flags.proxy } : {}),
       ...(extraControl.length ? { extraControl } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
     },
     file,
   );

@@ -21,6 +21,8 @@ export interface Caller {
   policy: SafetyPolicy;
   extraProxies?: readonly string[];
   extraControl?: readonly ControlPlane[];
+  /** The run's length given on the command line (`run --duration`). */
+  durationMs?: number;
 }
 
 export async function experimentFrom(source: Source, caller: Caller, where = 'experiment'): Promise<Experiment> {
@@ -47,5 +49,6 @@ function readFrom(raw: unknown, source: Source, caller: Caller): Promise<Experim
     ...(caller.extraProxies ? { extraProxies: caller.extraProxies } : {}),
     ...(caller.extraControl ? { extraControl: caller.extraControl } : {}),
     ...(source.baseDir ? { baseDir: source.baseDir } : {}),
+    ...(caller.durationMs !== undefined ? { durationMs: caller.durationMs } : {}),
   });
 }

@@ -55,6 +55,11 @@ interface ActiveFault {
 }
 
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
+  if (experiment.untimed.length > 0)
+    throw new ToolInputError(
+      `${experiment.untimed.join(', ')}: no durationMs, so held for the whole run, whose length is not given: ` +
+        'give it (`run --duration 30s`, or duration in the file)',
+    );
   if (experiment.steps.length > 0) refuseInProduction('the experiment', options.policy);
   const run = new ExperimentRun(experiment, options);
   return run.execute();
