@@ -173,7 +173,10 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
         { prometheus: 'no_such_metric_total', url: prometheus.url, below: 1, during: 'run' },
       ],
     };
-    const result = await runExperiment(await readExperiment(file, { limits, policy }), { programs: ProgramPolicy.owner(), policy });
+    const result = await runExperiment(await readExperiment(file, { limits, policy }), {
+      programs: ProgramPolicy.owner(),
+      policy,
+    });
     assert.equal(byId(result, 'expect[0]').status, 'passed', renderMarkdown(result));
     const empty = byId(result, 'expect[1]');
     assert.equal(empty.status, 'inconclusive');
@@ -191,7 +194,10 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
       expect: ['p99 < 5s'],
       abort_when: [{ prometheus: ERROR_RATIO, above: 0.5, for: '2s' }],
     };
-    const result = await runExperiment(await readExperiment(file, { limits, policy }), { programs: ProgramPolicy.owner(), policy });
+    const result = await runExperiment(await readExperiment(file, { limits, policy }), {
+      programs: ProgramPolicy.owner(),
+      policy,
+    });
     assert.ok(result.aborted, renderMarkdown(result));
     assert.ok(result.aborted.atMs > 3000 && result.aborted.atMs < 9500, `aborted at ${result.aborted.atMs}`);
     assert.match(result.aborted.figure, /on 2 polls in a row/);

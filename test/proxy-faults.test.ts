@@ -295,7 +295,8 @@ forEachPlacement((startProxy) => {
       const payload = randomBytes(16 * 1024 * 1024);
       await withProxy(
         (socket) => socket.on('data', (d: Buffer) => received.push(d)),
-        [{ type: 'blackhole', side: 'client' }],
+        // One link (the requests): by default a blackhole holds both, and counts each link's hold.
+        [{ type: 'blackhole', side: 'client', direction: 'ingress' }],
         async (proxy) => {
           const connected = performance.now();
           const client = await connect(proxy.ports[0]!);

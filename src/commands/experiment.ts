@@ -31,6 +31,8 @@ const MAX_FILE_BYTES = 512 * 1024;
 
 interface ContextFlags extends ServerOptionValues {
   proxy?: string[];
+  /** run: the run's length when the file gives none (mcp-chaos-monkey's faults without durationMs). */
+  duration?: string;
   admin?: string;
   adminTokenEnv?: string;
   allowProduction?: boolean;
@@ -94,6 +96,10 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option(
       '--metrics <address>',
       'serve GET /metrics (Prometheus text format) on PORT or HOST:PORT while the run goes; behind the token in --admin-token-env when set',
+    )
+    .option(
+      '--duration <duration>',
+      "the run's length when the file gives none: how long mcp-chaos-monkey's faults without durationMs are held (e.g. 30s)",
     )
     .addHelpText(
       'after',
@@ -242,6 +248,8 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
     ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }]
     : [];
   const { experimentFrom } = await import('../experiment/load-file.js');
+  const { parseDuration } = await import('../duration.js');
+  const durationMs = flags.duration === undefined ? undefined : parseDuration(flags.duration, '--duration');
   const experiment = await experimentFrom(
     { experiment: text, baseDir: dirname(resolve(file)) },
     {
@@ -249,6 +257,7 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
       policy,
       ...(flags.proxy ? { extraProxies: flags.proxy } : {}),
       ...(extraControl.length ? { extraControl } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
     },
     file,
   );
@@ -277,6 +286,8 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
       programs: ProgramPolicy.owner(),
       signal,
       ...(metrics ? { metrics: metrics.metrics } : {}),
+      // Said before the load starts, on a terminal or not: the run would not be worth its length.
+      onNotice: (message) => process.stderr.write(`${live ? '\r\x1b[2K' : ''}note: ${message}\n`),
       onProgress: live
         ? (progress) =>
             process.stderr.write(

@@ -174,7 +174,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
       .addOption(
         new Option(
           `--${fault}-direction <direction>`,
-          `direction the ${fault} fault acts on (default ingress)`,
+          `direction the ${fault} fault acts on (default ${fault === 'blackhole' ? 'both' : 'ingress'})`,
         ).choices(['ingress', 'egress', 'both']),
       );
   }

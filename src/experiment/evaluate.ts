@@ -38,6 +38,8 @@ export interface Evidence {
   aborted: ExperimentResult['aborted'];
   /** What each PromQL expectation's polls read, by id. */
   promql?: Record<string, PromqlObservation[]>;
+  /** Remotes that accepted no connection before the first fault (preflight.ts, the runner). */
+  unreachable?: ExperimentResult['unreachable'];
 }
 
 export interface Evaluation {
@@ -192,9 +194,14 @@ export function evaluate(evidence: Evidence): Evaluation {
   return { expectations, verdict, reasons, injected: injected(evidence) };
 }
 
-/** Why no fault acted in `window` (when none did), or undefined. */
+/**
+ * Why no fault acted in `window` (when none did), or undefined. A window no fault was planned in
+ * (`during: baseline`, a span before the first step) asks nothing of the faults: it is judged on
+ * its own terms.
+ */
 function faultsQuiet(faults: readonly FaultRecord[], window: Window): string | undefined {
   if (faults.length === 0) return undefined;
+  if (!faults.some((fault) => fault.plannedFromMs < window.toMs && fault.plannedToMs > window.fromMs)) return undefined;
   const overlapping = faults.filter(
     (fault) => fault.onAtMs !== null && fault.onAtMs < window.toMs && (fault.offAtMs ?? Infinity) > window.fromMs,
   );
@@ -420,6 +427,12 @@ function overall(
   const passed = expectations.filter((e) => e.status === 'passed');
   const quietFaults = evidence.faults.filter((fault) => fault.acted === false || fault.onAtMs === null);
   const reasons: string[] = [];
+  const unreachable = evidence.unreachable ?? [];
+  if (unreachable.length > 0)
+    reasons.push(
+      `${unreachable.map((down) => `${down.where} (${down.address}) was unreachable: ${down.why}`).join('; ')}` +
+        ' — nothing the experiment claims about it was tested',
+    );
   if (evidence.aborted)
     reasons.push(
       `aborted at ${formatDuration(evidence.aborted.atMs)} (${evidence.aborted.rule}: ${evidence.aborted.figure}); every fault was cleared then`,
@@ -429,7 +442,7 @@ function overall(
   for (const fault of quietFaults)
     reasons.push(`${fault.name}: ${fault.onAtMs === null ? fault.actedDetail : `never acted (${fault.actedDetail})`}`);
   if (failed.length > 0 || evidence.aborted) return { verdict: 'failed', reasons };
-  if (inconclusive.length > 0) return { verdict: 'inconclusive', reasons };
+  if (inconclusive.length > 0 || unreachable.length > 0) return { verdict: 'inconclusive', reasons };
   if (passed.length === 0)
     return {
       verdict: 'inconclusive',

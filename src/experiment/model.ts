@@ -210,6 +210,8 @@ export interface Experiment {
   recoverWithinMs: number | undefined;
   abort: AbortRule[];
   rollbacks: CommandSpec[];
+  /** mcp-chaos-monkey's faults without durationMs while the run's length is not given: `run` refuses them. */
+  untimed: string[];
   /** Free text the file states and nothing checks (mcp-chaos-monkey's expectedBehavior and assertions). */
   notChecked: string[];
 }

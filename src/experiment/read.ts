@@ -55,7 +55,15 @@ export interface ReadOptions {
   baseDir?: string;
   /** Where FAULTLINE_PROMETHEUS_URL and the Prometheus credentials are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The run's length the person gave (`run --duration`), when the file gives none: how long
+   * mcp-chaos-monkey's faults without a durationMs are held.
+   */
+  durationMs?: number;
 }
+
+/** A fault without its own length, with no run length given either: planned for this long, and refused by the runner. */
+const UNTIMED_PLAN_MS = 10_000;
 
 /** Limits of one experiment. */
 export const EXPERIMENT_LIMITS = {
@@ -100,13 +108,14 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       ? durationField(load.duration, 'load.duration')
       : file.duration !== undefined
         ? durationField(file.duration, 'duration')
-        : undefined;
+        : options.durationMs;
   if (load !== undefined && file.duration !== undefined)
     throw new ToolInputError('duration: with a load, the run lasts load.duration; give that instead');
 
+  const untimed: string[] = [];
   const stepsRaw = [
     ...((file.method as Raw[] | undefined) ?? []).map((step, index) => ({ step, where: `method[${index}]` })),
-    ...monkeySteps(file),
+    ...monkeySteps(file, givenMs, untimed),
   ];
   if (stepsRaw.length > EXPERIMENT_LIMITS.steps)
     throw new ToolInputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
@@ -232,6 +241,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     rollbacks: rollbacksRaw.map((item, index) =>
       readCommand(item, `rollbacks[${index}]`, context.baseDir, EXPERIMENT_LIMITS.defaultRollbackTimeoutMs),
     ),
+    untimed,
     notChecked: [
       ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== ''
         ? [`expected behaviour: ${file.expectedBehavior.trim()}`]
@@ -365,14 +375,19 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
   return planes;
 }
 
-/** mcp-chaos-monkey's faults as steps: each from the start, for its durationMs. */
-function monkeySteps(file: Raw): Array<{ step: Raw; where: string }> {
+/**
+ * mcp-chaos-monkey's faults as steps: each from the start, for its durationMs; one without it is
+ * held for the run, whose length the person gives (`--duration`, or the file's `duration`). With
+ * neither, it is planned for 10 s and listed in `untimed`, which the runner refuses: `validate`
+ * accepts the file, `run` asks for its length.
+ */
+function monkeySteps(file: Raw, runMs: number | undefined, untimed: string[]): Array<{ step: Raw; where: string }> {
   return ((file.faults as Raw[] | undefined) ?? []).map((fault, index) => {
-    const durationMs = fault.durationMs ?? fault.duration_ms;
-    if (durationMs === undefined)
-      throw new ToolInputError(
-        `faults[${index}]: durationMs is required here: the fault is set from the start of the run and cleared after it`,
-      );
+    let durationMs = (fault.durationMs ?? fault.duration_ms) as number | undefined;
+    if (durationMs === undefined) {
+      durationMs = runMs ?? UNTIMED_PLAN_MS;
+      if (runMs === undefined) untimed.push(`faults[${index}]`);
+    }
     const config = fault.config as Raw;
     return {
       where: `faults[${index}]`,

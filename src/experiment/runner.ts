@@ -13,7 +13,7 @@
  * `finally` on errors and cancellation (Ctrl-C). A control plane's faults also carry their step's
  * length, so they expire on the plane even if this process is killed outright.
  */
-import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import { CancelledError, OperationalError, ToolInputError, messageOf } from '../errors.js';
 import { beginMeasuring } from '../measuring.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
 import type { RequestSamples } from '../load/index.js';
@@ -25,6 +25,7 @@ import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
+import { hostPort, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -53,6 +54,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
   metrics?: ExperimentMetrics;
+  /** What the person should know before the load starts (a dependency that does not answer). */
+  onNotice?: (message: string) => void;
 }
 
 interface ActiveFault {
@@ -65,6 +68,11 @@ interface ActiveFault {
 export const CANCELLED_ROLLBACK_MS = 10_000;
 
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
+  if (experiment.untimed.length > 0)
+    throw new ToolInputError(
+      `${experiment.untimed.join(', ')}: no durationMs, so held for the whole run, whose length is not given: ` +
+        'give it (`run --duration 30s`, or duration in the file)',
+    );
   const programs = programsOf(experiment);
   // Whatever acts on the system under test injects: a fault, a tool-call or probe step, and any
   // command (an expectation's or a rollback: it may change anything).
@@ -90,6 +98,8 @@ class ExperimentRun {
   private readonly checks: Record<string, CheckObservation[]> = {};
   private readonly commands: ExperimentResult['commands'] = [];
   private readonly connectFailures: Record<string, number> = {};
+  /** Remotes that did not accept a connection before the first fault (preflight, then the baseline). */
+  private readonly unreachable = new Map<string, Unreachable>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pending: Array<Promise<unknown>> = [];
   /** Aborted when an abort rule fires (and in cleanup): stops injecting plane steps and abort checks. */
@@ -151,6 +161,7 @@ class ExperimentRun {
     const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
+      await this.preflight();
       await this.startPlanes();
       started = true;
       this.options.metrics?.begin(
@@ -229,19 +240,61 @@ class ExperimentRun {
       mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
     }
     if (mappings.length === 0) return;
-    const http = this.faults.some(
-      (fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http',
-    );
+    // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),
+    // so a network fault there is counted in that protocol's unit too (commands, requests).
+    const http =
+      mappings.some((mapping) => mapping.protocol !== undefined) ||
+      this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
     this.proxy = await startProxyPlane({
       mappings,
       http,
       seed: experiment.seed,
       insecureTls: experiment.load ? !experiment.load.rejectUnauthorized : false,
       policy: this.options.policy,
-      onConnectFailure: (reason) => {
+      onConnectFailure: (reason, mappingIndex) => {
         this.connectFailures[reason] = (this.connectFailures[reason] ?? 0) + 1;
+        this.noteBaselineFailure(mappings[mappingIndex], reason);
       },
     });
+  }
+
+  /**
+   * Before anything starts: nothing listening at the load's url ends the run at once (nothing
+   * would be tested); a mapping's remote that does not answer is said now, and makes the run
+   * unable to pass (evaluate.ts), since the faults would act on a dependency that was never there.
+   */
+  private async preflight(): Promise<void> {
+    const { experiment } = this;
+    const lookup = policyLookup(this.options.policy);
+    if (experiment.load) {
+      const { host, port } = urlAddress(experiment.load.url);
+      const why = await tryConnect(host, port, lookup);
+      if (why !== undefined)
+        throw new OperationalError(
+          `load.url ${experiment.load.url}: nothing accepts connections at ${hostPort(host, port)} (${why}); ` +
+            'start the app, or fix load.url: nothing was run',
+        );
+    }
+    for (const down of await unreachableRemotes(experiment.proxies, lookup)) {
+      this.unreachable.set(down.where, down);
+      this.options.onNotice?.(
+        `preflight: the dependency ${down.where} (${down.address}) does not accept connections (${down.why}); ` +
+          'the run goes on, but it cannot pass: the faults would act on a dependency that is not there',
+      );
+    }
+  }
+
+  /** A connect that failed before the first fault went on: the dependency was down in the baseline. */
+  private noteBaselineFailure(mapping: Mapping | undefined, reason: string): void {
+    if (!mapping || (this.clockStarted && this.now() >= this.experiment.phases.inject.fromMs)) return;
+    if (this.faults.some((fault) => fault.record.onAtMs !== null)) return;
+    const where = mapping.name === IN_FRONT_MAPPING ? 'load.url' : mapping.name ? `#${mapping.name}` : mapping.text;
+    if (!this.unreachable.has(where))
+      this.unreachable.set(where, {
+        where,
+        address: hostPort(mapping.remoteHost, mapping.remotePort),
+        why: `${reason} in the baseline`,
+      });
   }
 
   /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has drained). */
@@ -604,6 +657,7 @@ class ExperimentRun {
       commands: this.commands,
       aborted: this.aborted,
       promql: this.promql.observations,
+      unreachable: [...this.unreachable.values()],
     });
     this.options.metrics?.states(evaluation.expectations);
     const { experiment } = this;
@@ -652,6 +706,7 @@ class ExperimentRun {
       aborted: this.aborted,
       rollbacks,
       connectFailures: this.connectFailures,
+      unreachable: [...this.unreachable.values()],
       injected: evaluation.injected,
       verdict: evaluation.verdict,
       verdictReasons: [...evaluation.reasons, ...this.warnings.map((warning) => `warning: ${warning}`)],

@@ -177,7 +177,8 @@ function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
       dots: observations.map((o) => ({ atMs: o.atMs, ok: o.ok, title: `${ms(o.atMs)}: ${o.detail}` })),
     })),
     ...result.commands.map((command) => ({
-      label: command.id,
+      // The command's name (its expectation's title: `name`, or the command line), not its id.
+      label: result.expectations.find((e) => e.id === command.id)?.title ?? command.id,
       bars: [
         {
           fromMs: command.startedAtMs,

@@ -163,13 +163,14 @@ export class SpecReader extends ConfigReader {
   }
 
   /** name, side and direction, with their defaults. */
-  target(): Required<FaultTarget> {
+  /** Name, side and direction; `direction` is the fault's default (ingress; a blackhole's is both). */
+  target(direction: 'ingress' | 'both' = 'ingress'): Required<FaultTarget> {
     const name = this.take('name');
     if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) this.fail('name', 'a non-empty string');
     return {
       name: (name as string | undefined) ?? this.type,
       side: this.choice('side', ['client', 'server'] as const, 'server'),
-      direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, 'ingress'),
+      direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, direction),
     };
   }
 }

@@ -1,23 +1,28 @@
 /**
- * A scenario's fault as the network engines (FIS's ECS/EKS actions, Chaos Mesh's NetworkChaos)
- * take it, or a refusal. A setting the user chose is kept or refused; a setting left unset takes
- * the engine's meaning and a note says so — so a scenario with every default exports, and nothing
- * the user asked for is approximated.
+ * A network fault as the network engines (FIS's ECS/EKS actions, Chaos Mesh's NetworkChaos) take
+ * it, or a refusal: the one reading of a fault for every export (a scenario's, an experiment
+ * step's). A setting the user chose is kept or refused; a setting left unset takes the engine's
+ * meaning and a note says so — so a fault with every default exports, and nothing the user asked
+ * for is approximated.
  */
-import type { ScenarioSpec } from '../../scenario/index.js';
-import { refuse, type Spell } from './context.js';
+import type { FaultSpec } from '../proxy/index.js';
+import { refuse, type Spell } from './spell.js';
 
 export type NetworkFault =
   | { kind: 'latency'; delay: number; jitter: number }
   | { kind: 'loss'; percent: number }
   | { kind: 'bandwidth'; bytesPerSecond: number }
-  | { kind: 'blackhole' };
+  /** Which traffic is dropped: both ways (the default, as tc, FIS and Chaos Mesh), or one half. */
+  | { kind: 'blackhole'; half: Half };
 
-type Engine = 'fis' | 'chaos-mesh';
+export type Engine = 'fis' | 'chaos-mesh';
+export type Half = 'responses' | 'requests' | 'both';
 
-/** Which half of the exchange the fault delays: responses (the default), requests, or both. */
-function affected(spec: ScenarioSpec): 'responses' | 'requests' | 'both' {
-  const { side, direction } = spec.fault as { side?: string; direction?: string };
+/** Which half of the exchange the fault acts on: responses (the default), requests, or both. */
+function affected(given: FaultSpec): Half {
+  const { type, side, direction: written } = given as { type: string; side?: string; direction?: string };
+  // A blackhole drops both ways unless told otherwise (src/proxy/faults/blackhole.ts).
+  const direction = written ?? (type === 'blackhole' ? 'both' : 'ingress');
   if (direction === 'both') return 'both';
   const server = (side ?? 'server') === 'server';
   const ingress = (direction ?? 'ingress') === 'ingress';
@@ -35,9 +40,9 @@ function wholeNumber(value: number, argument: string, to: Engine, unit: string, 
   return value;
 }
 
-export function networkFault(spec: ScenarioSpec, to: Engine, spell: Spell, notes: string[]): NetworkFault {
-  const fault = spec.fault as unknown as Record<string, unknown> & { type: string };
-  const half = affected(spec);
+export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: string[]): NetworkFault {
+  const fault = given as unknown as Record<string, unknown> & { type: string };
+  const half = affected(given);
   if (fault.type !== 'blackhole' && half !== 'responses') {
     refuse(
       spell,
@@ -114,7 +119,14 @@ export function networkFault(spec: ScenarioSpec, to: Engine, spell: Spell, notes
         bytesPerSecond: wholeNumber(Number(fault.bytesPerSecond), 'rate', to, 'bytes/s', spell),
       };
     case 'blackhole':
-      return { kind: 'blackhole' };
+      if (to === 'fis' && half === 'responses')
+        refuse(
+          spell,
+          'direction',
+          to,
+          "the blackhole holds only the answers, while the requests still reach the service; FIS's blackhole-port drops a port's inbound traffic (nothing reaches the service, nothing is answered) — use the blackhole's default, both ways",
+        );
+      return { kind: 'blackhole', half };
     case 'jitter':
       refuse(
         spell,
