@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ToolInputError } from '../src/errors.js';
 import {
+  authFor,
   authFromEnv,
   judgeSamples,
   PrometheusClient,
@@ -70,6 +71,14 @@ describe('PrometheusClient', () => {
     await new PrometheusClient({ url, auth: authFromEnv({}) }).query('up');
     assert.equal(seen.at(-1)!.authorization, undefined, 'no variable, no header');
     assert.throws(() => authFromEnv({ FAULTLINE_PROMETHEUS_USERNAME: 'u' }), ToolInputError);
+  });
+
+  test("credentials go only to FAULTLINE_PROMETHEUS_URL's origin, never to a URL from a file", () => {
+    const env = { FAULTLINE_PROMETHEUS_URL: 'http://127.0.0.1:9090', FAULTLINE_PROMETHEUS_TOKEN: 't' };
+    assert.deepEqual(authFor('http://127.0.0.1:9090/prefix', env), { kind: 'bearer', token: 't' });
+    assert.equal(authFor('http://127.0.0.1:9091', env), undefined);
+    assert.equal(authFor('https://127.0.0.1:9090', env), undefined);
+    assert.equal(authFor('http://127.0.0.1:9090', { FAULTLINE_PROMETHEUS_TOKEN: 't' }), undefined);
   });
 
   test('tells every outcome apart', async () => {
