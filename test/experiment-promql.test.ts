@@ -17,6 +17,7 @@ import {
   parseExperimentText,
   readExperiment,
   runExperiment,
+  renderHtml,
   renderJunit,
   renderMarkdown,
   type ExperimentResult,
@@ -246,6 +247,7 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
     const verdict = byId(result, 'expect[0]');
     assert.equal(verdict.status, 'inconclusive', renderMarkdown(result));
     assert.match(verdict.reason, /could not be judged .*unreachable/);
+    assert.match(renderHtml(result), /not judged: unreachable/, "the HTML report's timeline marks the polls");
     assert.equal(result.verdict, 'inconclusive');
   });
 });

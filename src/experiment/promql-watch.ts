@@ -5,7 +5,7 @@
  * `polls` consecutive answers. The runner owns the clock and the timers; this file only asks,
  * reads and keeps (evaluate-promql.ts judges).
  */
-import { authFromEnv, judgeSamples, PrometheusClient, unmet, formatValue, seriesName } from '../prometheus/index.js';
+import { authFor, judgeSamples, PrometheusClient, unmet, formatValue, seriesName } from '../prometheus/index.js';
 import { policyLookup, type SafetyPolicy } from './adapters/policy.js';
 import type { AbortRule, Experiment, PromqlCheck } from './model.js';
 
@@ -70,7 +70,7 @@ export class PromqlWatch {
       client = new PrometheusClient({
         url: check.url,
         lookup: policyLookup(this.policy),
-        auth: authFromEnv(this.env),
+        auth: authFor(check.url, this.env),
         timeoutMs: check.timeoutMs,
       });
       this.clients.set(key, client);

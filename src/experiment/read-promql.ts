@@ -13,7 +13,7 @@
  * that does not answer yet is no refusal (the run then says inconclusive for what it could not ask).
  */
 import { ToolInputError } from '../errors.js';
-import { authFromEnv, PROMETHEUS_ENV, PrometheusClient, readCondition } from '../prometheus/index.js';
+import { authFor, PROMETHEUS_ENV, PrometheusClient, readCondition } from '../prometheus/index.js';
 import { checkUrl, policyLookup, type SafetyPolicy } from './adapters/policy.js';
 import type { PromqlCheck } from './model.js';
 import { durationField } from './timeline.js';
@@ -80,7 +80,7 @@ async function refuseMalformed(check: PromqlCheck, where: string, context: Promq
   const client = new PrometheusClient({
     url: check.url,
     lookup: policyLookup(context.policy),
-    auth: authFromEnv(context.env),
+    auth: authFor(check.url, context.env),
     timeoutMs: Math.min(check.timeoutMs, 5000),
   });
   const outcome = await client.query(check.query);

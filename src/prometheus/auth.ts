@@ -5,7 +5,9 @@
  *   FAULTLINE_PROMETHEUS_TOKEN                                    → Authorization: Bearer <token>
  *   FAULTLINE_PROMETHEUS_USERNAME + FAULTLINE_PROMETHEUS_PASSWORD → Authorization: Basic …
  *
- * The token wins when both are set. No variable set: no Authorization header.
+ * The token wins when both are set. No variable set: no Authorization header. They are sent only
+ * to the server FAULTLINE_PROMETHEUS_URL names (its origin): a URL written in a file, which an
+ * agent may have written, never receives them (authFor).
  */
 import { ToolInputError } from '../errors.js';
 
@@ -17,6 +19,18 @@ export const PROMETHEUS_ENV = {
 } as const;
 
 export type PrometheusAuth = { kind: 'bearer'; token: string } | { kind: 'basic'; username: string; password: string };
+
+/** The credentials for `url`: the environment's, when `url` is on FAULTLINE_PROMETHEUS_URL's origin; else none. */
+export function authFor(url: string, env: NodeJS.ProcessEnv = process.env): PrometheusAuth | undefined {
+  const home = env[PROMETHEUS_ENV.url]?.trim();
+  if (!home) return undefined;
+  try {
+    if (new URL(home).origin !== new URL(url).origin) return undefined;
+  } catch {
+    return undefined;
+  }
+  return authFromEnv(env);
+}
 
 export function authFromEnv(env: NodeJS.ProcessEnv = process.env): PrometheusAuth | undefined {
   const token = env[PROMETHEUS_ENV.token]?.trim();

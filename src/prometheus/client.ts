@@ -159,7 +159,8 @@ export function interpret(status: number, body: string): QueryOutcome {
     return {
       ok: false,
       kind: status >= 200 && status < 300 ? 'unreachable' : 'http',
-      message: `HTTP ${status}, not the Prometheus API's JSON (${JSON.stringify(body.slice(0, 80))})`,
+      // The body is not quoted: whatever answered is not Prometheus, and its text is not ours to relay.
+      message: `HTTP ${status}, not the Prometheus API's JSON (${Buffer.byteLength(body)} bytes)`,
     };
   }
   if (typeof answer !== 'object' || answer === null)

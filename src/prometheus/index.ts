@@ -9,7 +9,7 @@ export {
   type Sample,
   type PrometheusClientOptions,
 } from './client.js';
-export { authFromEnv, PROMETHEUS_ENV, type PrometheusAuth } from './auth.js';
+export { authFor, authFromEnv, PROMETHEUS_ENV, type PrometheusAuth } from './auth.js';
 export {
   readCondition,
   unmet,
