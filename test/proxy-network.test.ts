@@ -189,7 +189,11 @@ forEachPlacement((startProxy) => {
       });
       const clients = await Promise.all([connect(proxy.ports[0]!), connect(proxy.ports[0]!)]);
       for (const client of clients) client.write(randomBytes(256 * 1024));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Until the proxy has accepted both (a fixed 100 ms lost that race beside two busy loops).
+      for (let waited = 0; (await proxy.counters()).mappings[0]!.activeConnections < 2; waited += 20) {
+        assert.ok(waited < 10_000, 'the proxy did not accept both connections within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       assert.equal((await proxy.counters()).mappings[0]!.activeConnections, 2);
       assert.ok((await proxy.counters()).faults.find((f) => f.name === 'blackhole')!.timeHeldMs > 0);
       await proxy.stop();

@@ -120,6 +120,14 @@ export interface OpenLoopOptions extends LoadTarget {
    */
   edgesMs?: readonly number[];
   onEdge?: (index: number) => void | Promise<void>;
+  /**
+   * Unmeasured requests sent one after another on each of the run's first `connections` once they
+   * are open and before the clock starts (default 0; at most MAX_WARM_REQUESTS): the path the run
+   * itself brought up — a proxy's thread and its upstream connections, the target's side of each
+   * connection — is then warm when the first measured request goes. They reach the target, are not
+   * counted in any figure, and are reported as `warmRequests`.
+   */
+  warmRequestsPerConnection?: number;
 }
 
 /** The requests whose intended start fell in one second of the run. */
@@ -152,6 +160,8 @@ export interface OpenLoopResult extends SampleSummary {
     timeoutMs: number;
     requests: number;
   };
+  /** Unmeasured requests sent before the clock started (OpenLoopOptions.warmRequestsPerConnection) that ended. */
+  warmRequests: number;
   /** Connections the run opened (at least `connections`, at most `maxConnections`). */
   connectionsOpened: number;
   /**
@@ -252,6 +262,13 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     throw new ToolInputError('watchCallerThread must be true or false');
   if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf))
     throw new ToolInputError("watchLoadOf must be a thread load gauge (a HostedProxy's load)");
+  const warmRequestsPerConnection = options.warmRequestsPerConnection ?? 0;
+  if (
+    !Number.isInteger(warmRequestsPerConnection) ||
+    warmRequestsPerConnection < 0 ||
+    warmRequestsPerConnection > MAX_WARM_REQUESTS
+  )
+    throw new ToolInputError(`warmRequestsPerConnection must be a whole number from 0 to ${MAX_WARM_REQUESTS}`);
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
   return {
@@ -263,6 +280,7 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     requests,
     expectedStatus,
     edgesMs: [...edgesMs],
+    warmRequestsPerConnection,
   };
 }
 
@@ -300,6 +318,7 @@ export interface Plan {
   requests: number;
   /** The schedule's edges (OpenLoopOptions.edgesMs), validated. */
   edgesMs: number[];
+  warmRequestsPerConnection: number;
   /**
    * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
    * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
@@ -320,6 +339,8 @@ interface Slot {
   index: number;
   /** Opened on demand and its socket not connected yet. */
   connecting: boolean;
+  /** While the slot sends its unmeasured warm requests: called as each ends. */
+  warming?: () => void;
 }
 
 /**
@@ -351,6 +372,9 @@ const BUSY_WINDOW_MS = 50;
 const BUSY_MIN_SPAN_MS = 10;
 /** The longest the run waits for its first connections to open before its clock starts. */
 export const PRECONNECT_MAX_MS = 2_000;
+/** The most unmeasured warm requests per connection, and how long they may take in all. */
+export const MAX_WARM_REQUESTS = 100;
+const WARM_MAX_MS = 2_000;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
 /** Wake-ups are asked for this much after a request's time (performance.now() and the service's clock round apart). */
@@ -389,6 +413,8 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   /** Every socket the connections opened, reconnects included. */
   private socketsOpened = 0;
+  /** Unmeasured warm requests that ended before the clock started (warm). */
+  private warmRequests = 0;
   /** The wake-up for the next due request (clock/wake-ups.ts). */
   private scheduler: Wake | undefined;
   private growth: NodeJS.Immediate | undefined;
@@ -436,7 +462,8 @@ class OpenLoopRun {
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.hooks.signal?.addEventListener('abort', this.onAbort);
-      void this.preconnect().then(() => {
+      void this.preconnect().then(async () => {
+        await this.warm();
         if (this.stopped) return;
         this.startMs = performance.now();
         this.utilizationMark = performance.eventLoopUtilization();
@@ -467,6 +494,46 @@ class OpenLoopRun {
       }),
     ]);
     clearTimeout(bound);
+  }
+
+  /**
+   * Sends the plan's unmeasured warm requests on each of the run's own connections, one after
+   * another, before its clock starts; bounded by WARM_MAX_MS (or the request timeout, if shorter).
+   * A connection still in an exchange at the bound drops its socket, so the run starts on idle
+   * connections only.
+   */
+  private async warm(): Promise<void> {
+    const perConnection = this.plan.warmRequestsPerConnection;
+    if (perConnection === 0 || this.stopped) return;
+    const slots = [...this.slots];
+    let bound: NodeJS.Timeout | undefined;
+    const warmed = slots.map(
+      (slot) =>
+        new Promise<void>((resolve) => {
+          let left = perConnection;
+          slot.warming = () => {
+            this.warmRequests++;
+            if (--left > 0 && !this.stopped) slot.connection.send();
+            else {
+              slot.warming = undefined;
+              resolve();
+            }
+          };
+          slot.connection.send();
+        }),
+    );
+    await Promise.race([
+      Promise.all(warmed),
+      new Promise<void>((resolve) => {
+        bound = setTimeout(resolve, Math.min(WARM_MAX_MS, this.plan.timeoutMs));
+      }),
+    ]);
+    clearTimeout(bound);
+    for (const slot of slots) {
+      if (slot.warming === undefined) continue;
+      slot.warming = undefined;
+      slot.connection.abandon();
+    }
   }
 
   /** A new connection slot; its socket opens on its first request (or in preconnect). */
@@ -748,6 +815,10 @@ class OpenLoopRun {
   };
 
   private exchangeEnded(slot: Slot, atMs: number, status: number, failure: TransportFailure | null): void {
+    if (slot.warming !== undefined) {
+      slot.warming();
+      return;
+    }
     const i = slot.request;
     if (this.stopped || i < 0) return;
     this.connected(slot); // a failed or timed-out setup ends the attempt too
@@ -893,6 +964,7 @@ class OpenLoopRun {
         timeoutMs: plan.timeoutMs,
         requests: plan.requests,
       },
+      warmRequests: this.warmRequests,
       connectionsOpened: this.slots.length,
       connectionsReopened: Math.max(0, this.socketsOpened - this.slots.length),
       peakBusyConnections: this.peakBusy,
