@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTaxonomy, runProbe } from '../src/probe/index.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const taxonomy = await loadTaxonomy();
@@ -64,6 +65,7 @@ for (const [name, file, env] of servers) {
       },
       taxonomy,
       {
+        programs: ProgramPolicy.owner(),
         cases: 8,
         seed: 1,
         allowWrites: false,

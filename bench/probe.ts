@@ -10,6 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadTaxonomy, runProbe, type Target } from '../src/probe/index.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const targets: Array<[string, Target]> = [
@@ -31,6 +32,7 @@ for (const [name, target] of targets) {
   let base = 0;
   for (const cases of [1, 8, 32]) {
     const report = await runProbe(target, taxonomy, {
+      programs: ProgramPolicy.owner(),
       cases,
       seed: 1,
       allowWrites: false,

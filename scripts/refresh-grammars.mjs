@@ -20,7 +20,10 @@ import { fileURLToPath } from 'node:url';
 const grammarsDir = fileURLToPath(new URL('../grammars/', import.meta.url));
 
 // One entry per grammar package. `wasm` maps the file in the package to the directory it is
-// vendored into (tree-sitter-typescript ships two grammars: TypeScript and TSX).
+// vendored into (tree-sitter-typescript ships two grammars: TypeScript and TSX); `wasmDir` is where
+// the package keeps it, `license` its licence file when not LICENSE. A grammar whose own package
+// ships no .wasm (Swift) is taken from a package of prebuilt ones (built from that grammar's npm
+// release, which its package.json names), with the licence of the grammar itself (`licenseFrom`).
 const PINNED = [
   { package: 'tree-sitter-python', version: '0.25.0', dir: 'python', wasm: ['tree-sitter-python.wasm'] },
   { package: 'tree-sitter-javascript', version: '0.25.0', dir: 'javascript', wasm: ['tree-sitter-javascript.wasm'] },
@@ -38,6 +41,30 @@ const PINNED = [
   { package: 'tree-sitter-cpp', version: '0.23.4', dir: 'cpp', wasm: ['tree-sitter-cpp.wasm'] },
   { package: 'tree-sitter-c-sharp', version: '0.23.5', dir: 'csharp', wasm: ['tree-sitter-c_sharp.wasm'] },
   { package: 'tree-sitter-php', version: '0.24.2', dir: 'php', wasm: ['tree-sitter-php.wasm'] },
+  {
+    package: '@tree-sitter-grammars/tree-sitter-kotlin',
+    version: '1.1.0',
+    dir: 'kotlin',
+    wasm: ['tree-sitter-kotlin.wasm'],
+  },
+  {
+    package: '@repomix/tree-sitter-wasms',
+    version: '0.1.17',
+    dir: 'swift',
+    wasmDir: 'out',
+    wasm: ['tree-sitter-swift.wasm'],
+    licenseFrom: { package: 'tree-sitter-swift', version: '0.7.1', file: 'LICENSE' },
+  },
+  { package: 'tree-sitter-scala', version: '0.24.0', dir: 'scala', wasm: ['tree-sitter-scala.wasm'] },
+  {
+    package: '@tree-sitter-grammars/tree-sitter-lua',
+    version: '0.4.1',
+    dir: 'lua',
+    wasm: ['tree-sitter-lua.wasm'],
+    license: 'LICENSE.md',
+  },
+  { package: 'tree-sitter-elixir', version: '0.3.5', dir: 'elixir', wasm: ['tree-sitter-elixir.wasm'] },
+  { package: 'tree-sitter-bash', version: '0.25.1', dir: 'bash', wasm: ['tree-sitter-bash.wasm'] },
 ];
 
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -58,32 +85,45 @@ function check() {
   process.exitCode = bad === 0 ? 0 : 1;
 }
 
+/** `npm pack` of package@version unpacked under `into`: the package's directory. */
+function unpack(name, version, into) {
+  const spec = `${name}@${version}`;
+  process.stderr.write(`fetching ${spec}\n`);
+  mkdirSync(into, { recursive: true });
+  const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', into], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop();
+  execFileSync('tar', ['xzf', join(into, tarball), '-C', into]);
+  return join(into, 'package');
+}
+
 function refresh() {
   const work = mkdtempSync(join(tmpdir(), 'faultline-grammars-'));
   try {
     const grammars = [];
     for (const pin of PINNED) {
-      const spec = `${pin.package}@${pin.version}`;
-      process.stderr.write(`fetching ${spec}\n`);
-      const unpackDir = join(work, pin.dir);
-      mkdirSync(unpackDir, { recursive: true });
-      const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', unpackDir], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      })
-        .trim()
-        .split('\n')
-        .pop();
-      execFileSync('tar', ['xzf', join(unpackDir, tarball), '-C', unpackDir]);
-      const packageDir = join(unpackDir, 'package');
+      const packageDir = unpack(pin.package, pin.version, join(work, pin.dir));
       const targetDir = join(grammarsDir, pin.dir);
       mkdirSync(targetDir, { recursive: true });
-      copyFileSync(join(packageDir, 'LICENSE'), join(targetDir, 'LICENSE'));
+      const from = pin.licenseFrom;
+      const licenseDir = from ? unpack(from.package, from.version, join(work, `${pin.dir}-license`)) : packageDir;
+      copyFileSync(join(licenseDir, from?.file ?? pin.license ?? 'LICENSE'), join(targetDir, 'LICENSE'));
       const files = pin.wasm.map((name) => {
-        copyFileSync(join(packageDir, name), join(targetDir, name));
+        copyFileSync(join(packageDir, pin.wasmDir ?? '', name), join(targetDir, name));
         return { name, sha256: sha256(join(targetDir, name)) };
       });
-      grammars.push({ dir: pin.dir, package: pin.package, version: pin.version, license: 'LICENSE', files });
+      grammars.push({
+        dir: pin.dir,
+        package: pin.package,
+        version: pin.version,
+        license: 'LICENSE',
+        ...(from ? { licenseFrom: `${from.package}@${from.version}` } : {}),
+        files,
+      });
     }
     const manifest = {
       note: 'Written by scripts/refresh-grammars.mjs (npm run grammars). Do not edit by hand.',

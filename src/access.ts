@@ -9,7 +9,10 @@
  *   otherwise from the MCP client's roots (roots/list) when it exposes them.
  * - With no roots at all, only source files of a known language extension are read, and never
  *   under a well-known secret location (~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, /proc, …), by the
- *   path named or by its real path: an agent cannot read /etc/shadow and send it to an LLM.
+ *   path named or by its real path: an agent cannot read /etc/shadow and send it to an LLM. The
+ *   home-directory locations are every user's (each home in /etc/passwd), not only $HOME's. A
+ *   regular file with more than one hard link is refused too: its other name, which nothing can
+ *   find, may be ~/.ssh/id_rsa. A refusal names the path as given, never where a symlink points.
  * - A directory (a tree to index) follows the same rules: inside the roots, or with no roots
  *   outside every secret location; a walk below it asks `refusal` of every directory it enters.
  * - Only regular files are opened: a path that is not one by `stat` is refused before any open
@@ -23,7 +26,7 @@
  * Every refusal is a ToolInputError whose message names the argument, says what was wrong and
  * what is accepted.
  */
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, readFileSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat, open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -71,11 +74,40 @@ export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
   ],
 ]);
 
+/** The password database's file: where every user's home is listed. */
+export const PASSWD_FILE = '/etc/passwd';
+
+/**
+ * Every user's home directory from the password database (`/etc/passwd`; users only a directory
+ * service knows are not listed there), read once per process; `/` and relative entries left out.
+ */
+export function passwdHomes(file = PASSWD_FILE): string[] {
+  if (file === PASSWD_FILE && cachedHomes !== undefined) return cachedHomes;
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // No password database (a minimal container): $HOME alone.
+  }
+  const homes = new Set<string>();
+  for (const line of text.split('\n')) {
+    const home = line.split(':')[5]?.trim();
+    if (home && isAbsolute(home) && resolve(home) !== sep) homes.add(resolve(home));
+  }
+  const result = [...homes];
+  if (file === PASSWD_FILE) cachedHomes = result;
+  return result;
+}
+
+let cachedHomes: string[] | undefined;
+
 /**
  * Where secrets live: never read without roots (the path named and its real path are both checked).
- * `/root` is another user's home, whole; when it is the user's own, the entries in the home cover it.
+ * The home-directory entries are $HOME's and every other user's (`homes`, default passwdHomes()):
+ * /home/other/.ssh is as secret as ~/.ssh. `/root` is another user's home, whole; when it is the
+ * user's own, the entries in the home cover it.
  */
-export function secretLocations(home: string = homedir()): string[] {
+export function secretLocations(home: string = homedir(), homes: readonly string[] = passwdHomes()): string[] {
   const inHome = [
     '.ssh',
     '.aws',
@@ -104,7 +136,24 @@ export function secretLocations(home: string = homedir()): string[] {
     '/run/secrets',
     '/var/run/secrets',
   ];
-  return [...inHome.map((entry) => join(home, entry)), ...system.filter((entry) => !isInside(resolve(home), entry))];
+  const everyHome = [...new Set([resolve(home), ...homes])];
+  return [
+    ...everyHome.flatMap((dir) => inHome.map((entry) => join(dir, entry))),
+    ...system.filter((entry) => !isInside(resolve(home), entry)),
+  ];
+}
+
+/**
+ * Why a regular file with more than one hard link is not read without roots (undefined: it may
+ * be): its other names cannot be found, and one may be in a secret location (a link in a source
+ * tree to ~/.ssh/id_rsa named key.py). Inside roots the owner or the client chose the tree.
+ */
+export function hardLinkRefusal(info: { nlink: number; isFile(): boolean }): string | undefined {
+  if (!info.isFile() || info.nlink <= 1) return undefined;
+  return (
+    `has ${info.nlink} hard links; without roots a file with more than one name is not read (another name may be ` +
+    'in a location that holds secrets): give --root or let the client expose roots'
+  );
 }
 
 /** The secret location `path` (absolute, resolved) lies in, if any. */
@@ -173,9 +222,11 @@ export class FileAccess {
         throw new ToolInputError(`${what}: ${path} changed while it was being opened; try again`);
       }
       if (unrestricted) {
-        checkNotSecret(real, what);
+        checkNotSecret(real, what, path);
         checkSourceExtension(path, what);
-        checkSourceExtension(real, what);
+        checkSourceExtension(real, what, path);
+        const linked = hardLinkRefusal(info);
+        if (linked !== undefined) throw new ToolInputError(`${what}: ${path} ${linked}`);
       } else await this.checkInsideRoots(path, what, real);
       let bytes: Buffer | undefined;
       try {
@@ -214,7 +265,7 @@ export class FileAccess {
     // The path named is judged before anything is looked up: a refusal says nothing of what exists there.
     if (this.roots.length === 0) checkNotSecret(this.toAbsolutePath(input, what), what);
     const path = await this.resolveExisting(input, what, 'directory');
-    if (this.roots.length === 0) checkNotSecret(await this.realPathOf(path, what), what);
+    if (this.roots.length === 0) checkNotSecret(await this.realPathOf(path, what), what, path);
     return path;
   }
 
@@ -229,6 +280,11 @@ export class FileAccess {
     return secret === undefined
       ? undefined
       : `${secret} holds secrets; it is never read without roots (give --root or let the client expose roots)`;
+  }
+
+  /** Why a file a walk is about to read may not be (undefined: it may): without roots, one with several hard links. */
+  fileRefusal(info: { nlink: number; isFile(): boolean }): string | undefined {
+    return this.roots.length > 0 ? undefined : hardLinkRefusal(info);
   }
 
   /** Whether a secret location lies strictly below `directory` (a walk must then ask `refusal` below it). */
@@ -249,10 +305,12 @@ export class FileAccess {
         () => undefined,
         () => 'is outside the roots',
       );
-    const secret = secretLocationOf(path) ?? secretLocationOf(real);
-    return secret === undefined
+    const secret = secretLocationOf(path);
+    if (secret !== undefined) return `is in ${secret}, a location that holds secrets (never read without roots)`;
+    // Where a symbolic link points is not said: that would tell an agent what lies in a secret location.
+    return secretLocationOf(real) === undefined
       ? undefined
-      : `is in ${secret}, a location that holds secrets (never read without roots)`;
+      : 'resolves into a location that holds secrets (never read without roots)';
   }
 
   private async resolveExisting(input: string, what: string, kind: 'file' | 'directory'): Promise<string> {
@@ -316,25 +374,34 @@ function isInside(path: string, root: string): boolean {
   return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** Without roots: outside every secret location. */
-function checkNotSecret(path: string, what: string): void {
+/**
+ * Without roots: outside every secret location. `named`, when `path` is the real path of what the
+ * caller named, is what the message shows: where a symbolic link points is never printed.
+ */
+function checkNotSecret(path: string, what: string, named?: string): void {
   const secret = secretLocationOf(path);
-  if (secret !== undefined) {
-    throw new ToolInputError(
-      `${what}: ${path} is under ${secret}, a location that holds secrets; it is never read without roots (give --root or let the client expose roots)`,
-    );
-  }
+  if (secret === undefined) return;
+  const where =
+    named === undefined || named === path
+      ? `${path} is under ${secret}, a location that holds secrets`
+      : `${named} resolves into a location that holds secrets`;
+  throw new ToolInputError(
+    `${what}: ${where}; it is never read without roots (give --root or let the client expose roots)`,
+  );
 }
 
-/** Without roots: a known source extension. */
-function checkSourceExtension(path: string, what: string): void {
+/** Without roots: a known source extension (by the path named, and by its real path: `named` shown then). */
+function checkSourceExtension(path: string, what: string, named?: string): void {
   const extension = extname(path).toLowerCase();
-  if (!SOURCE_EXTENSIONS.has(extension)) {
-    throw new ToolInputError(
-      `${what}: ${path} is not a source file of a known language (${extension || 'no extension'}); without roots only source files ` +
-        `(${[...SOURCE_EXTENSIONS].slice(0, 8).join(', ')}, …) are read — give --root DIR or let the client expose roots to read other text files`,
-    );
-  }
+  if (SOURCE_EXTENSIONS.has(extension)) return;
+  const which =
+    named === undefined || named === path
+      ? `${path} is not a source file of a known language (${extension || 'no extension'})`
+      : `${named} resolves to a file that is not a source file of a known language`;
+  throw new ToolInputError(
+    `${what}: ${which}; without roots only source files ` +
+      `(${[...SOURCE_EXTENSIONS].slice(0, 8).join(', ')}, …) are read — give --root DIR or let the client expose roots to read other text files`,
+  );
 }
 
 /** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is more. */
@@ -416,7 +483,7 @@ function sourceRefusal({ refusal, error }: Refusal, path: string): string {
 /** What `readRegularFile` found: the bytes, or why there are none (`problem`: for people, without the path). */
 export type BoundedRead =
   | { kind: 'read'; bytes: Buffer }
-  | { kind: 'missing' | 'symlink' | 'not-regular' | 'too-large' | 'unreadable'; problem: string };
+  | { kind: 'missing' | 'symlink' | 'not-regular' | 'too-large' | 'unreadable' | 'refused'; problem: string };
 
 /**
  * Reads a regular file, at most `maxBytes` of it, without ever blocking a libuv worker or opening
@@ -426,7 +493,12 @@ export type BoundedRead =
  */
 export async function readRegularFile(
   path: string,
-  options: { maxBytes: number; followSymlinks?: boolean },
+  options: {
+    maxBytes: number;
+    followSymlinks?: boolean;
+    /** Why the opened file may not be read (FileAccess.fileRefusal: several hard links without roots). */
+    refuse?: ((info: Stats) => string | undefined) | undefined;
+  },
 ): Promise<BoundedRead> {
   const { maxBytes, followSymlinks = true } = options;
   const opened = await openRegular(path, followSymlinks);
@@ -448,6 +520,9 @@ export async function readRegularFile(
   }
   const { handle, info } = opened;
   try {
+    // Judged on the open descriptor's own stat: a link made after a walk looked is seen too.
+    const refusal = options.refuse?.(info);
+    if (refusal !== undefined) return { kind: 'refused', problem: refusal };
     const tooLarge = { kind: 'too-large', problem: `is over ${formatBytes(maxBytes)}` } as const;
     if (info.size > maxBytes) return tooLarge;
     const bytes = await readBounded(handle, maxBytes);

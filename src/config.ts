@@ -76,10 +76,23 @@ export interface ScenarioLimits {
   allowTargets?: readonly string[] | undefined;
   /** Let proxy mappings listen on addresses other than loopback (src/target-policy.ts). */
   allowNonLoopbackBind?: boolean | undefined;
+  /** Variables besides FAULTLINE_* an experiment's control plane may read its token from (--allow-token-env). */
+  allowTokenEnv?: readonly string[] | undefined;
   maxDurationMs: number;
   /** Upper bound for num_clients × rps. */
   maxRatePerSecond: number;
 }
+
+/** What programs an MCP client may have the server start (src/consent): --allow-commands, --allow-command. */
+export interface CommandAllowance {
+  /** Any program (--allow-commands). */
+  allowAll: boolean;
+  /** These executables, by real path (--allow-command PROG, FAULTLINE_ALLOW_COMMANDS). */
+  programs: string[];
+}
+
+/** How long a person asked for consent (MCP elicitation) has to answer. */
+export const DEFAULT_CONSENT_TIMEOUT_MS = 120_000;
 
 export interface Config {
   log: { level: LogLevel; file?: string | undefined };
@@ -98,6 +111,10 @@ export interface Config {
   toolsets: Toolset[];
   /** Inject faults even where the environment says production (--allow-production). */
   allowProduction: boolean;
+  /** Programs an MCP call may start without asking (default none). */
+  commands: CommandAllowance;
+  /** How long an elicitation for consent waits for the person's answer. */
+  consentTimeoutMs: number;
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -133,6 +150,7 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
       allowRemoteTargets: partial.scenario?.allowRemoteTargets ?? false,
       allowTargets: [...(partial.scenario?.allowTargets ?? [])],
       allowNonLoopbackBind: partial.scenario?.allowNonLoopbackBind ?? false,
+      allowTokenEnv: [...(partial.scenario?.allowTokenEnv ?? [])],
       maxDurationMs: partial.scenario?.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
       maxRatePerSecond: partial.scenario?.maxRatePerSecond ?? DEFAULT_MAX_RATE_PER_SECOND,
     },
@@ -140,6 +158,8 @@ export function makeConfig(partial: DeepPartial<Config> = {}): Config {
     codeCache: partial.codeCache ?? defaultCodeCache(),
     toolsets: partial.toolsets ?? [...DEFAULT_TOOLSETS],
     allowProduction: partial.allowProduction ?? false,
+    commands: { allowAll: partial.commands?.allowAll ?? false, programs: [...(partial.commands?.programs ?? [])] },
+    consentTimeoutMs: partial.consentTimeoutMs ?? DEFAULT_CONSENT_TIMEOUT_MS,
   };
 }
 

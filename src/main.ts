@@ -31,6 +31,10 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbeCommand },
   { names: ['coverage'], load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
+  {
+    names: ['toxiproxy', 'toxiproxy-cli'],
+    load: async () => (await import('./commands/toxiproxy.js')).registerToxiproxyCommands,
+  },
   { names: ['experiment'], load: async () => (await import('./commands/experiment.js')).registerExperimentCommand },
 ];
 
@@ -102,7 +106,23 @@ function commandName(args: string[]): string | undefined {
   return undefined;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * toxiproxy-server and toxiproxy-cli are Go programs whose long flags take one dash (-host,
+ * -config, -tox): for those two commands, such a flag reads as its two-dash form (and --tox as
+ * --toxicity), so their users' command lines work as typed.
+ */
+export function goStyleFlags(argv: string[]): string[] {
+  const name = commandName(argv.slice(2));
+  if (name !== 'toxiproxy' && name !== 'toxiproxy-cli') return argv;
+  return argv.map((arg, index) => {
+    if (index < 2) return arg;
+    const long = /^-[a-z][a-zA-Z-]+(=.*)?$/.test(arg) ? `-${arg}` : arg;
+    return long === '--tox' || long.startsWith('--tox=') ? long.replace('--tox', '--toxicity') : long;
+  });
+}
+
+export async function main(rawArgv: string[]): Promise<void> {
+  const argv = goStyleFlags(rawArgv);
   const program = await programWith(commandsFor(argv));
   if (argv.length <= 2) {
     program.outputHelp();

@@ -1,12 +1,14 @@
 /** FileAccess: the one place that decides which files the tools may read. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, writeFile, symlink, rm } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { link, mkdtemp, mkdir, writeFile, symlink, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FileAccess, readRegularFile, secretLocations } from '../src/access.js';
+import { FileAccess, passwdHomes, readRegularFile, secretLocations } from '../src/access.js';
+import { indexSourceTree } from '../src/search/index.js';
+import { makeConfig } from '../src/config.js';
 import { ToolInputError } from '../src/errors.js';
 
 let dir: string;
@@ -217,4 +219,104 @@ test('readRegularFile: only regular files, never opened otherwise, read up to th
   assert.equal(proc.kind, 'too-large');
   const read = await readRegularFile(join(inside, 'big.py'), { maxBytes: 4096 });
   assert.equal(read.kind === 'read' && read.bytes.length, 2048);
+});
+
+test('without roots a file with several hard links is refused (it may be another name of a secret); inside roots it is read', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'faultline-links-'));
+  try {
+    const secret = join(base, 'id_rsa');
+    await writeFile(secret, '-----BEGIN OPENSSH PRIVATE KEY-----\n');
+    const tree = join(base, 'tree');
+    await mkdir(tree);
+    await link(secret, join(tree, 'key.py'));
+    await refusal(
+      new FileAccess().readSourceFile(join(tree, 'key.py'), 'file_path'),
+      /^file_path: .*key\.py has 2 hard links; without roots a file with more than one name is not read/,
+    );
+    assert.match((await new FileAccess([tree]).readSourceFile(join(tree, 'key.py'))).text, /PRIVATE KEY/);
+    // Indexing without roots leaves it out (never sent to the embedder); a file with one name is indexed.
+    await writeFile(join(tree, 'app.py'), 'def handler():\n    return 1\n');
+    const stats = await indexSourceTree(
+      { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} },
+      { sourceDir: tree, access: new FileAccess() },
+    );
+    assert.deepEqual(stats.skippedFiles.unreadable, ['key.py']);
+    assert.equal(stats.files, 1);
+    assert.deepEqual(
+      (
+        await readRegularFile(join(tree, 'key.py'), {
+          maxBytes: 1024,
+          refuse: (info) => new FileAccess().fileRefusal(info),
+        })
+      ).kind,
+      'refused',
+    );
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('a refusal through a symbolic link names the link, never where it points', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'faultline-pointing-'));
+  try {
+    const access = new FileAccess();
+    const target = join(homedir(), '.ssh');
+    await symlink(join(target, 'deploy_key.py'), join(base, 'innocent.py'));
+    await symlink(target, join(base, 'innocent-dir'));
+    await symlink('/etc/hostname', join(base, 'plain.py'));
+    for (const [promise, named] of [
+      [access.readSourceFile(join(base, 'innocent.py'), 'file'), 'innocent.py'],
+      [access.resolveDirectory(join(base, 'innocent-dir'), 'source_dir'), 'innocent-dir'],
+      [access.readSourceFile(join(base, 'plain.py'), 'file'), 'plain.py'],
+    ] as const) {
+      await assert.rejects(promise, (error: unknown) => {
+        const message = (error as Error).message;
+        assert.ok(message.includes(named), message);
+        assert.ok(!message.includes('.ssh') && !message.includes('hostname'), `says where the link points: ${message}`);
+        return true;
+      });
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('every home in the password database is a home for the secret-location rule', async (t) => {
+  const base = await mkdtemp(join(tmpdir(), 'faultline-passwd-'));
+  try {
+    const passwd = join(base, 'passwd');
+    await writeFile(
+      passwd,
+      `root:x:0:0:root:/root:/bin/sh\nother:x:1001:1001::${base}/home/other:/bin/sh\nodd:x:2:2::/:/bin/sh\n`,
+    );
+    assert.deepEqual(passwdHomes(passwd), ['/root', join(base, 'home', 'other')]);
+    const secrets = secretLocations('/home/me', passwdHomes(passwd));
+    assert.ok(secrets.includes(join(base, 'home', 'other', '.ssh')));
+    assert.ok(secrets.includes('/home/me/.aws'));
+    assert.ok(!secrets.includes('/.ssh'), 'a home of / adds nothing');
+    // On the real path: FileAccess reads /etc/passwd itself (replaced in a mount namespace here).
+    const key = join(base, 'home', 'other', '.ssh', 'key.py');
+    await mkdir(join(base, 'home', 'other', '.ssh'), { recursive: true });
+    await writeFile(key, 'PRIVATE = 1\n');
+    const accessModule = new URL('../src/access.js', import.meta.url).href;
+    const script = `const { FileAccess } = await import(${JSON.stringify(accessModule)});
+      try { await new FileAccess().readSourceFile(${JSON.stringify(key)}, 'file'); console.log('READ'); }
+      catch (error) { console.log(error.message); }`;
+    const run = spawnSync(
+      'unshare',
+      ['-m', 'sh', '-c', 'mount --bind "$1" /etc/passwd && shift && exec "$@"', 'sh', passwd, process.execPath],
+      { input: script, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '--input-type=module' } },
+    );
+    if (run.status !== 0 && /unshare|mount/.test(run.stderr)) {
+      t.skip('no mount namespace here: only the password-file reading was checked');
+      return;
+    }
+    assert.match(
+      run.stdout,
+      /^file: .*key\.py is under .*home\/other\/\.ssh, a location that holds secrets/,
+      run.stderr,
+    );
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
 });

@@ -67,6 +67,11 @@ const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mention
     mentions: [/--host 0.0.0.0: .*needs a token .*--token/],
   },
   { args: ['mcp', '--port', '9000'], mentions: [/--port applies to --transport http only/] },
+  { args: ['mcp', '--no-token'], mentions: [/--no-token applies to --transport http only/] },
+  {
+    args: ['mcp', '--allow-token-env', 'not a name'],
+    mentions: [/--allow-token-env .*"not a name" is not an environment variable name/],
+  },
   {
     args: ['mcp'],
     env: { FAULTLINE_ALLOW_REMOTE_TARGETS: 'maybe' },

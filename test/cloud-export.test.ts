@@ -378,7 +378,8 @@ describe('k6', () => {
       maxVUs: 30,
     });
     assert.deepEqual(options.thresholds, {
-      http_req_duration: ['p(99)<=350', 'p(95)<=200'],
+      // As written: fault's "99% @" is at or under, "p95 < 200ms" under (issue 39 item 5).
+      http_req_duration: ['p(99)<=350', 'p(95)<200'],
       http_req_failed: ['rate<0.005'],
     });
     const params = JSON.parse(/const params = (\{[\s\S]*?\n\});/.exec(result.document)![1]!);

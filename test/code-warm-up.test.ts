@@ -36,10 +36,12 @@ test('every language has a warm-up sample that parses cleanly into functions and
       listed.definitions.some((definition) => isFunctionKind(definition.kind)),
       `${info.name}: functions`,
     );
-    assert.ok(
-      listed.definitions.some((definition) => !isFunctionKind(definition.kind)),
-      `${info.name}: types`,
-    );
+    // Shell and Lua have functions only: nothing their queries call a type.
+    if (info.name !== 'shell' && info.name !== 'lua')
+      assert.ok(
+        listed.definitions.some((definition) => !isFunctionKind(definition.kind)),
+        `${info.name}: types`,
+      );
   }
 });
 

@@ -191,12 +191,12 @@ describe('k6', () => {
     assert.equal(options.scenarios.load.duration, '120s');
     // baseline 0–20s, after the last fault 60s–120s, inject 20–60s, the api step 30–50s
     assert.deepEqual(options.thresholds, {
-      'http_req_duration{w0:in}': ['p(95)<=300'],
-      'http_req_duration{w1:in}': ['p(95)<=300'],
+      'http_req_duration{w0:in}': ['p(95)<300'],
+      'http_req_duration{w1:in}': ['p(95)<300'],
       'http_req_failed{w0:in}': ['rate<0.01'],
       'http_req_failed{w1:in}': ['rate<0.01'],
       'http_req_failed{w2:in}': ['rate<0.05'],
-      'http_req_duration{w3:in}': ['p(99)<=2000'],
+      'http_req_duration{w3:in}': ['p(99)<2000'],
       'checks{probe:check1}': ['rate==1'],
     });
     assert.match(result.document, /if \(t >= 30000 && t < 50000\) tags\.w3 = 'in';/);

@@ -12,6 +12,7 @@ import { experimentRunRecord, readExperiment, runExperiment } from '../src/exper
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { repoRoot } from './helpers/repo.js';
 import { freePort, startDependency } from './fixtures/experiment/stack.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const limits = makeConfig().scenario;
 const policy: SafetyPolicy = {
@@ -46,7 +47,7 @@ describe('without load', () => {
         },
         { limits, policy },
       );
-      const result = await runExperiment(experiment, { policy });
+      const result = await runExperiment(experiment, { policy, programs: ProgramPolicy.owner() });
       const [sees, unaware, missing] = result.expectations;
       assert.equal(sees!.status, 'passed', sees!.reason);
       assert.equal(unaware!.status, 'failed');
@@ -94,7 +95,7 @@ describe('MCP planes', () => {
       },
       { limits, policy },
     );
-    const result = await runExperiment(experiment, { policy });
+    const result = await runExperiment(experiment, { policy, programs: ProgramPolicy.owner() });
     const tcsr = result.expectations.find((e) => e.id === 'method[0].expect[0]')!;
     const availability = result.expectations.find((e) => e.id === 'method[0].expect[1]')!;
     assert.equal(tcsr.status, 'failed', tcsr.reason);

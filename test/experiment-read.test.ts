@@ -19,6 +19,7 @@ import { suggestFromSources } from '../src/experiment/suggest/index.js';
 import { ToolInputError } from '../src/errors.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const limits = makeConfig().scenario;
 const policy: SafetyPolicy = {
@@ -280,7 +281,7 @@ describe('reading', () => {
     process.env.NODE_ENV = 'production';
     try {
       await assert.rejects(
-        runExperiment(experiment, { policy }),
+        runExperiment(experiment, { policy, programs: ProgramPolicy.owner() }),
         /the experiment refused: NODE_ENV=production says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
       );
     } finally {
@@ -373,6 +374,59 @@ describe('suggestions: what is not a dependency', () => {
 });
 
 describe('the MCP tools', () => {
+  test('control.token_env: only FAULTLINE_* or a variable the owner allowed; nothing is sent otherwise', async () => {
+    // A listener standing in for an attacker's "control plane": it must never be reached.
+    const { createServer } = await import('node:http');
+    const received: string[] = [];
+    const listener = createServer((req, res) => {
+      received.push(String(req.headers.authorization));
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
+    const secret = 'sk-secret-of-the-server';
+    process.env.OPENAI_API_KEY_FOR_TEST = secret;
+    const experiment = (tokenEnv: string) => ({
+      title: 't',
+      duration: '1s',
+      control: { grab: { url, token_env: tokenEnv } },
+      method: [{ at: '0s', for: '1s', via: 'grab', fault: { target: 'x', type: 'latency', delay: 1 } }],
+    });
+    const closed = await connectInMemory();
+    try {
+      const refusal = (await closed.client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: experiment('OPENAI_API_KEY_FOR_TEST') },
+      })) as CallToolResult;
+      assert.equal(refusal.isError, true, textOf(refusal));
+      assert.match(
+        textOf(refusal),
+        /^control\.grab\.token_env: OPENAI_API_KEY_FOR_TEST is not a variable .*FAULTLINE_/,
+      );
+      assert.match(textOf(refusal), /--allow-token-env OPENAI_API_KEY_FOR_TEST/);
+      assert.equal(received.length, 0, 'nothing reached the listener');
+    } finally {
+      await closed.close();
+    }
+    // The owner named it: read (and sent to the plane, which is what the owner allowed).
+    const allowed = await connectInMemory(makeConfig({ scenario: { allowTokenEnv: ['OPENAI_API_KEY_FOR_TEST'] } }));
+    try {
+      await allowed.client.callTool({
+        name: 'fault_run_experiment',
+        arguments: { experiment: experiment('OPENAI_API_KEY_FOR_TEST') },
+      });
+      assert.ok(received.includes(`Bearer ${secret}`), JSON.stringify(received));
+    } finally {
+      await allowed.close();
+      delete process.env.OPENAI_API_KEY_FOR_TEST;
+      listener.closeAllConnections();
+      listener.close();
+    }
+    await read({ ...experiment('FAULTLINE_ANY_TOKEN'), control: { grab: { url, token_env: 'FAULTLINE_ANY_TOKEN' } } });
+    await refused(experiment('AWS_SECRET_ACCESS_KEY'), /^control\.grab\.token_env: AWS_SECRET_ACCESS_KEY is not/);
+    await refused(experiment('not a name'), /^control\.grab\.token_env: "not a name" is not an environment variable/);
+  });
+
   test('fault_run_experiment: dry_run answers the plan; YAML text is taken; a bad field is an isError naming it', async () => {
     const { client, close } = await connectInMemory();
     try {

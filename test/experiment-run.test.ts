@@ -26,6 +26,7 @@ import { computeCoverage, loadSuite, loadTaxonomy } from '../src/probe/index.js'
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { connectInMemory } from './helpers/mcp.js';
 import { startBreakerApp, startControlPlane, startDependency, startExampleStack } from './fixtures/experiment/stack.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -40,7 +41,7 @@ const policy: SafetyPolicy = {
 
 async function run(file: unknown, env?: NodeJS.ProcessEnv): Promise<ExperimentResult> {
   const experiment = await readExperiment(file, { limits, policy });
-  return runExperiment(experiment, { policy, ...(env ? { env } : {}) });
+  return runExperiment(experiment, { policy, programs: ProgramPolicy.owner(), ...(env ? { env } : {}) });
 }
 
 function weatherExperiment(stack: { weatherPort: number; proxyPort: number; appPort: number }) {
@@ -166,12 +167,12 @@ describe('a running control plane', () => {
         {
           title: 'through the admin API',
           load: { url: `http://127.0.0.1:${plane.proxyPort}/`, rps: 20, duration: '6s', timeout: '5s' },
-          control: { shop: { url: plane.adminUrl, token_env: 'EXPERIMENT_TEST_TOKEN' } },
+          control: { shop: { url: plane.adminUrl, token_env: 'FAULTLINE_EXPERIMENT_TEST_TOKEN' } },
           method: [{ at: '1s', for: '4s', via: 'shop', fault: { target: 'dep', type: 'error', statusCode: 503 } }],
           expect: ['errors < 5%'],
           abort_when: 'errors > 50% for 1s',
         },
-        { EXPERIMENT_TEST_TOKEN: plane.token },
+        { FAULTLINE_EXPERIMENT_TEST_TOKEN: plane.token },
       );
       assert.ok(result.aborted && result.aborted.atMs < 5000, JSON.stringify(result.aborted));
       assert.deepEqual(plane.registry.status(), []);
@@ -223,7 +224,7 @@ describe('a running control plane', () => {
   test('fault_run_experiment sends progress and, when the call is cancelled, leaves no fault on the plane', async () => {
     const dependency = await startDependency();
     const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'dep');
-    process.env.EXPERIMENT_MCP_TOKEN = plane.token;
+    process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN = plane.token;
     const { client, close } = await connectInMemory();
     const controller = new AbortController();
     const progress: string[] = [];
@@ -235,7 +236,7 @@ describe('a running control plane', () => {
             experiment: {
               title: 'cancelled through MCP',
               duration: '60s',
-              control: { shop: { url: plane.adminUrl, token_env: 'EXPERIMENT_MCP_TOKEN' } },
+              control: { shop: { url: plane.adminUrl, token_env: 'FAULTLINE_EXPERIMENT_MCP_TOKEN' } },
               method: [{ at: '0s', for: '50s', via: 'shop', fault: { target: 'dep', type: 'latency', delay: 10 } }],
             },
           },
@@ -257,7 +258,7 @@ describe('a running control plane', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     } finally {
-      delete process.env.EXPERIMENT_MCP_TOKEN;
+      delete process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN;
       await close();
       await plane.close();
       await dependency.close();

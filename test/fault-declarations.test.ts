@@ -123,6 +123,9 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   after_bytes: 'Redis and stream request faults (proxy/resp, proxy/requests)',
   afterBytes: 'HTTP stage and Redis session',
   after_ms: 'HTTP stage, Redis and stream request faults',
+  deviationMs: "the export core (src/export/network.ts) and the Toxiproxy dialect's toxic table, not yet derived",
+  perOp: "the export core (src/export/network.ts) and the Toxiproxy dialect's toxic table, not yet derived",
+  afterMs: "reset_peer's own field (a connection fault not yet declared) and the Toxiproxy toxic table",
 };
 
 test('a fault field is spelled in at most 3 files of src/ (distinctive spellings, comments aside)', () => {

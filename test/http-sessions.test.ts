@@ -56,7 +56,7 @@ const CALLS = 3;
 test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evicted, the excess told when to retry`, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'faultline-sessions-'));
   await writeFile(join(dir, 'app.py'), 'def handle(request):\n    return request\n');
-  const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--root', dir]);
+  const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--no-token', '--root', dir]);
   try {
     const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
     const seen: Seen = { statuses: new Map(), retryAfter: [] };

@@ -96,7 +96,8 @@ test('search finds the function named by the query words first, with its lines a
     ['acquire token', 'TokenBucketRateLimiter.tryAcquireToken'],
     ['retry next delay backoff', 'RetryPolicy.next_delay'],
     ['sleep milliseconds', 'sleepMilliseconds'],
-    ['invoice total', '<lines 1-3>'],
+    // Kotlin, cut in line windows before it had a grammar here, is cut by definition.
+    ['invoice total', 'renderInvoiceTotal'],
   ];
   for (const [query, expected] of cases) assert.equal(await topSymbol(tree.settings, tree.dir, query), expected, query);
 

@@ -69,6 +69,42 @@ test('the first connections are open, TLS included, before the clock starts: the
   assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
 });
 
+test('warm requests go on the first connections before the clock starts, reach the target and are in no figure', async () => {
+  const target = await server();
+  let arrivedAtStart = -1;
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 50,
+    connections: 2,
+    durationMs: 200,
+    timeoutMs: 2000,
+    warmRequestsPerConnection: 3,
+    onStart: () => {
+      arrivedAtStart = target.arrivals.length;
+    },
+  });
+  assert.equal(arrivedAtStart, 6, 'the warm requests had not all ended when the clock started');
+  assert.equal(result.warmRequests, 6);
+  assert.equal(result.requests, 10);
+  assert.equal(result.responses, 10);
+  assert.equal(target.arrivals.length, 16);
+  assert.equal(result.connectionsOpened, 2);
+  assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+  for (const bad of [-1, 1.5, 101])
+    assert.throws(
+      () =>
+        planOpenLoop({
+          url: target.origin,
+          ratePerSecond: 50,
+          connections: 2,
+          durationMs: 200,
+          timeoutMs: 2000,
+          warmRequestsPerConnection: bad,
+        }),
+      /warmRequestsPerConnection/,
+    );
+});
+
 test('a throwing onStart fails the run and leaves nothing open', async () => {
   const target = await server();
   const before = await heldResources(servers);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
 import { loadTaxonomy, runProbe } from '../src/probe/index.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const HANG = fixturePath('probe', 'hang-server.mjs');
 
@@ -131,6 +132,7 @@ test('runProbe over HTTP: at the bound its requests to a hanging server are cut,
     const bound = 2500;
     const started = Date.now();
     const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), {
+      programs: ProgramPolicy.owner(),
       cases: 4,
       seed: 1,
       allowWrites: false,
@@ -158,6 +160,7 @@ test('an HTTP server that is not there: the error names the refused connection, 
   const bound = 20_000;
   const started = Date.now();
   const report = await runProbe({ kind: 'http', url }, await loadTaxonomy(), {
+    programs: ProgramPolicy.owner(),
     cases: 1,
     seed: 1,
     allowWrites: false,

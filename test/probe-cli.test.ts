@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
-import { connectInMemory } from './helpers/mcp.js';
+import { commandsAllowed, connectInMemory } from './helpers/mcp.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -292,7 +292,7 @@ test('coverage --no-suite --probe NAME scores those probes against the taxonomy,
 });
 
 test('fault_probe_mcp_server: the report and every finding; bad arguments are named', async () => {
-  const { client, close } = await connectInMemory();
+  const { client, close } = await connectInMemory(commandsAllowed());
   try {
     const result = await client.callTool({
       name: 'fault_probe_mcp_server',

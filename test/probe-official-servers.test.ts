@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot } from './helpers/repo.js';
 import { loadTaxonomy, runProbe, type ProbeReport } from '../src/probe/index.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const bin = (name: string): string => join(repoRoot, 'node_modules', '.bin', name);
 const leaf = (report: ProbeReport, id: string) => report.leaves.find((l) => l.id === id)!;
@@ -43,6 +44,7 @@ test('server-everything: trigger-long-running-operation (10 s, progress every 2 
     { kind: 'stdio', command: bin('mcp-server-everything'), args: ['stdio'] },
     await loadTaxonomy(),
     {
+      programs: ProgramPolicy.owner(),
       cases: 2,
       seed: 1,
       families: ['TOOL', 'SCHEMA', 'TIMEOUT'],

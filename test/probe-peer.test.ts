@@ -17,6 +17,7 @@ import { startFixtureServer } from './helpers/fixture-server.js';
 import { describeOversize, LineSplitter, type OversizeLine } from '../src/jsonrpc/ndjson.js';
 import { loadTaxonomy, runProbe, type ProbeReport, type Target } from '../src/probe/index.js';
 import { handshake, openPeer } from '../src/probe/peer/index.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const HOSTILE = fixturePath('probe', 'hostile-output-server.mjs');
 const FAULTY = fixturePath('probe', 'faulty-server.mjs');
@@ -49,6 +50,7 @@ async function probe(
   families: Array<'PROTO' | 'TOOL' | 'SCHEMA'> = ['PROTO', 'TOOL'],
 ): Promise<ProbeReport> {
   return runProbe(target, await loadTaxonomy(), {
+    programs: ProgramPolicy.owner(),
     cases: 1,
     seed: 1,
     families,
@@ -164,7 +166,12 @@ test('HTTP: an SSE stream that never ends is cut at the bound per answer', async
 });
 
 test("an excerpt holds only its own request's lines, while another request answers in between", async () => {
-  const peer = openPeer({ kind: 'stdio', command: process.execPath, args: [FAULTY], env: { FAULTS: 'slow' } });
+  const peer = openPeer(
+    { kind: 'stdio', command: process.execPath, args: [FAULTY], env: { FAULTS: 'slow' } },
+    {
+      programs: ProgramPolicy.owner(),
+    },
+  );
   try {
     assert.ok((await handshake(peer, 10_000)).message?.result);
     const from = peer.transcript.length;

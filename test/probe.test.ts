@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostileCases, slowArguments, validArguments } from '../src/probe/args.js';
 import { checkTaxonomy } from '../src/probe/taxonomy.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -29,6 +30,7 @@ async function probe(faults: string, families: FamilyId[] = [], target?: Target)
     target ?? { kind: 'stdio', command: process.execPath, args: [SERVER], env: { FAULTS: faults } },
     taxonomy,
     {
+      programs: ProgramPolicy.owner(),
       cases: 12,
       seed: 1,
       families,

@@ -15,8 +15,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { running } from './helpers/processes.js';
-import { connectInMemory, textOf } from './helpers/mcp.js';
+import { commandsAllowed, connectInMemory, textOf } from './helpers/mcp.js';
 import { spawnTree } from '../src/process-group.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const SETSID = fixturePath('probe', 'setsid-server.mjs');
 const linux = process.platform === 'linux';
@@ -124,20 +125,19 @@ test('fault_probe_mcp_server: no daemon of the probed server is left once the to
   timeout: 90_000,
 }, async () => {
   await withPidFile(async (pidFile) => {
-    const { client, close } = await connectInMemory();
+    const { client, close } = await connectInMemory(commandsAllowed());
     try {
-      const previous = process.env.PIDS;
-      process.env.PIDS = pidFile; // the spawned server inherits this process's environment
-      try {
-        const result = await client.callTool({
-          name: 'fault_probe_mcp_server',
-          arguments: { command: process.execPath, args: [SETSID], cases: 1, families: ['PROTO', 'TOOL'] },
-        });
-        assert.match(textOf(result), /probe of/);
-      } finally {
-        if (previous === undefined) delete process.env.PIDS;
-        else process.env.PIDS = previous;
-      }
+      // The server's environment is not passed on to what a tool starts (src/consent): env(1) sets PIDS.
+      const result = await client.callTool({
+        name: 'fault_probe_mcp_server',
+        arguments: {
+          command: '/usr/bin/env',
+          args: [`PIDS=${pidFile}`, process.execPath, SETSID],
+          cases: 1,
+          families: ['PROTO', 'TOOL'],
+        },
+      });
+      assert.match(textOf(result), /probe of/);
       assert.deepEqual(await survivors(await pidsIn(pidFile)), []);
     } finally {
       await close();
@@ -161,6 +161,7 @@ for (const end of ['normal', 'cut'] as const) {
       const started = Date.now();
       try {
         const run = runToolCallScenario({
+          programs: ProgramPolicy.owner(),
           target: { command: process.execPath, args: [SETSID] },
           plan: validatePlan({ faults: [] }),
           calls: [{ tool: 'echo', arguments: { text: 'x' } }],
@@ -200,6 +201,7 @@ test('tool-call stdio proxy: when the client leaves, the server and its daemon a
     const output = new PassThrough();
     output.resume();
     const proxy = runStdioProxy({
+      programs: ProgramPolicy.owner(),
       command: process.execPath,
       args: [SETSID],
       plane: new ToolPlane(validatePlan({ faults: [] })),

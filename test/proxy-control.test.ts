@@ -13,8 +13,8 @@ import {
   MAX_ACTIVE_FAULTS,
   productionRefusal,
   startAdmin,
-  tokensMatch,
 } from '../src/proxy/control/index.js';
+import { tokensMatch } from '../src/jsonrpc/bearer.js';
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
@@ -253,7 +253,8 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
   it('refuses bad tokens, bad configs and unknown targets with the right status', async () => {
     await withAdmin(async (api, _proxyUrl, received) => {
       assert.equal((await api('GET', '/chaos/status', undefined, null)).status, 401);
-      assert.equal((await api('GET', '/chaos/status', undefined, 'wrong')).status, 403);
+      // A wrong token is answered as a missing one (jsonrpc/bearer.ts): 401 with WWW-Authenticate.
+      assert.equal((await api('GET', '/chaos/status', undefined, 'wrong')).status, 401);
       const bad = await api('POST', '/chaos/inject', {
         target: 'weather-api',
         config: { type: 'error', statusCode: 99 },
@@ -424,7 +425,7 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       assert.match(unknown.stderr, /404/);
       const wrongToken = await cli(['chaos', 'status'], { ...env, FAULTLINE_ADMIN_TOKEN: 'nope' }).done;
       assert.equal(wrongToken.code, 2);
-      assert.match(wrongToken.stderr, /403/);
+      assert.match(wrongToken.stderr, /401/);
     } finally {
       proxy.child.kill('SIGTERM');
       const exit = await proxy.done;

@@ -1,32 +1,18 @@
 /**
- * The fault proxy hosted on a thread of its own (src/proxy-host/), as a scenario runs it: the
- * proxy's own tests pass against it (every network fault, the HTTP stage and its faults, framing,
- * integrity, events), RESP faults act through it on a real redis-server, refusals and failures
- * cross the thread as the class they were thrown as, and a stop leaves nothing open on that
- * thread.
+ * The fault proxy hosted on a thread of its own (src/proxy-host/), as a scenario runs it: RESP
+ * faults act through it on a real redis-server, refusals and failures cross the thread as the
+ * class they were thrown as, and a stop leaves nothing open on that thread. The proxy's own tests
+ * (every network fault, the HTTP stage and its faults, framing, integrity, latency) run against it
+ * too, in their own files, once per placement (test/helpers/proxy-under-test.ts).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ToolInputError } from '../src/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
 import { proxyThreadResources, startHostedProxy } from '../src/proxy-host/index.js';
 import { proxyThread } from '../src/proxy-host/thread.js';
 import { connect, destroyAndWait, echo, readBytes, startServer, waitClose } from './fixtures/proxy/net.js';
 import { redisCli, redisUnavailable, startRedis, type RedisServer } from './fixtures/redis.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-/** The proxy's own test files that drive it through test/helpers/proxy-under-test.ts. */
-const PROXY_TESTS = [
-  'proxy-faults',
-  'proxy-http',
-  'proxy-http-framing',
-  'proxy-integrity',
-  'proxy-network',
-  'proxy-latency-accuracy',
-];
 
 /**
  * Sockets, listening servers and timers alive on the proxy thread, once they have settled: a
@@ -43,27 +29,6 @@ async function threadHandles(): Promise<string[]> {
   }
   return alive;
 }
-
-it("the proxy's own tests pass against the proxy on its thread", { timeout: 300_000 }, () => {
-  const files = PROXY_TESTS.map((name) => join(here, `${name}.test.js`));
-  const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
-    // Without this runner's context, the child reports in TAP rather than to this runner.
-    env: {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')),
-      FAULTLINE_TEST_PROXY: 'thread',
-    },
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    timeout: 280_000,
-  });
-  // Each failure with the lines that say why (its error and the values compared).
-  const lines = run.stdout.split('\n');
-  const failed = lines.flatMap((line, index) => (/^\s*not ok/.test(line) ? lines.slice(index, index + 14) : []));
-  assert.equal(run.status, 0, `exit ${run.status}: ${failed.join('\n')}\n${run.stderr.slice(-2000)}`);
-  const passed = Number(/^# pass (\d+)/m.exec(run.stdout)?.[1] ?? 0);
-  assert.ok(passed >= 40, `only ${passed} tests passed`);
-  assert.match(run.stdout, /^# fail 0$/m);
-});
 
 describe('across the thread boundary', () => {
   it('a refused fault comes back as a ToolInputError naming the field, and changes nothing', async () => {

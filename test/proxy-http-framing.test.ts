@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { HttpParseError, ResponseParser, type ResponseHead } from '../src/proxy/http/response-parser.js';
-import { startProxy } from './helpers/proxy-under-test.js';
+import { forEachPlacement } from './helpers/proxy-under-test.js';
 import { handleCounts, settledHandles, startServer } from './fixtures/proxy/net.js';
 import { RawClient, startUpstream } from './fixtures/http/upstream.js';
 
@@ -123,87 +123,93 @@ async function rawUpstream(answer: (n: number) => string, closeAfter: boolean) {
   return { server, stats: () => ({ requests, connections }) };
 }
 
-describe('HTTP mapping framing against raw upstreams', () => {
-  it('opens a new upstream connection after one that closes, and relays bodies ended by the close', async () => {
-    const baseline = handleCounts();
-    const closing = await rawUpstream(
-      (n) => `HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nr${n}`,
-      true,
-    );
-    const untilClose = await rawUpstream(
-      (n) => `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody ${n} until close`,
-      true,
-    );
-    const proxy = await startProxy({
-      mappings: [`0=127.0.0.1:${closing.server.port}`, `0=127.0.0.1:${untilClose.server.port}`],
-      http: true,
-    });
-    try {
-      const client = await RawClient.connect(proxy.ports[0]!);
-      for (const n of [1, 2, 3]) assert.equal((await client.request('GET', `/${n}`)).body.toString(), `r${n}`);
-      assert.deepEqual(closing.stats(), { requests: 3, connections: 3 });
-      assert.equal(client.closed, false, 'the client keeps its keep-alive connection');
-      await client.close();
-
-      const streamed = await RawClient.connect(proxy.ports[1]!);
-      const first = await streamed.request('GET', '/a');
-      assert.equal(first.body.toString(), 'body 1 until close');
-      assert.equal((await streamed.request('GET', '/b')).body.toString(), 'body 2 until close');
-      await streamed.close();
-    } finally {
-      await proxy.stop();
-      await closing.server.close();
-      await untilClose.server.close();
-    }
-    assert.deepEqual(await settledHandles(baseline), baseline);
-  });
-
-  it('after an upstream closes an idle keep-alive connection, the next request goes on a new one', {
-    timeout: 20_000,
-  }, async () => {
-    // As node's own keep-alive timeout does: the response says nothing, the close comes later.
-    let connections = 0;
-    const server = await startServer((socket) => {
-      connections++;
-      socket.on('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
-        setTimeout(() => socket.end(), 20);
-      });
-    });
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], http: true });
-    try {
-      const client = await RawClient.connect(proxy.ports[0]!);
-      assert.equal((await client.request('GET', '/1')).body.toString(), 'ok');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const second = await client.request('GET', '/2');
-      assert.equal(second.status, 200);
-      assert.equal(connections, 2);
-      await client.close();
-    } finally {
-      await proxy.stop();
-      await server.close();
-    }
-  });
-
-  it('forwards a chunked request body whole', async () => {
-    const upstream = await startUpstream();
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true });
-    try {
-      const socket = net.connect({ port: proxy.ports[0]!, host: '127.0.0.1' });
-      await new Promise((resolve) => socket.once('connect', resolve));
-      let answer = '';
-      socket.on('data', (data: Buffer) => (answer += data.toString()));
-      socket.write(
-        'POST /echo HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n4\r\nabcd\r\n',
+forEachPlacement((startProxy) => {
+  describe('HTTP mapping framing against raw upstreams', () => {
+    it('opens a new upstream connection after one that closes, and relays bodies ended by the close', async () => {
+      const baseline = handleCounts();
+      const closing = await rawUpstream(
+        (n) => `HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nr${n}`,
+        true,
       );
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      socket.write('3\r\nefg\r\n0\r\n\r\n');
-      await new Promise((resolve) => socket.once('close', resolve));
-      assert.match(answer, /^HTTP\/1\.1 200/);
-      assert.ok(answer.endsWith('abcdefg') || /\r\n7\r\nabcdefg\r\n0\r\n\r\n$/.test(answer), answer);
-    } finally {
-      await proxy.stop();
-      await upstream.close();
-    }
+      const untilClose = await rawUpstream(
+        (n) => `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody ${n} until close`,
+        true,
+      );
+      const proxy = await startProxy({
+        mappings: [`0=127.0.0.1:${closing.server.port}`, `0=127.0.0.1:${untilClose.server.port}`],
+        http: true,
+      });
+      try {
+        const client = await RawClient.connect(proxy.ports[0]!);
+        for (const n of [1, 2, 3]) assert.equal((await client.request('GET', `/${n}`)).body.toString(), `r${n}`);
+        assert.deepEqual(closing.stats(), { requests: 3, connections: 3 });
+        assert.equal(client.closed, false, 'the client keeps its keep-alive connection');
+        await client.close();
+
+        const streamed = await RawClient.connect(proxy.ports[1]!);
+        const first = await streamed.request('GET', '/a');
+        assert.equal(first.body.toString(), 'body 1 until close');
+        assert.equal((await streamed.request('GET', '/b')).body.toString(), 'body 2 until close');
+        await streamed.close();
+      } finally {
+        await proxy.stop();
+        await closing.server.close();
+        await untilClose.server.close();
+      }
+      assert.deepEqual(await settledHandles(baseline), baseline);
+    });
+
+    it('after an upstream closes an idle keep-alive connection, the next request goes on a new one', {
+      timeout: 20_000,
+    }, async () => {
+      // As node's own keep-alive timeout does: the response says nothing, the close comes later.
+      let connections = 0;
+      let firstClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (firstClosed = resolve));
+      const server = await startServer((socket) => {
+        if (++connections === 1) socket.once('close', () => firstClosed());
+        socket.on('data', () => {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+          setTimeout(() => socket.end(), 20);
+        });
+      });
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], http: true });
+      try {
+        const client = await RawClient.connect(proxy.ports[0]!);
+        assert.equal((await client.request('GET', '/1')).body.toString(), 'ok');
+        // Once the proxy has closed its side too: a fixed wait lost the race on a loaded machine (the
+        // FIN and the next request read in the same turn, the request written into the closing socket).
+        await closed;
+        const second = await client.request('GET', '/2');
+        assert.equal(second.status, 200);
+        assert.equal(connections, 2);
+        await client.close();
+      } finally {
+        await proxy.stop();
+        await server.close();
+      }
+    });
+
+    it('forwards a chunked request body whole', async () => {
+      const upstream = await startUpstream();
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true });
+      try {
+        const socket = net.connect({ port: proxy.ports[0]!, host: '127.0.0.1' });
+        await new Promise((resolve) => socket.once('connect', resolve));
+        let answer = '';
+        socket.on('data', (data: Buffer) => (answer += data.toString()));
+        socket.write(
+          'POST /echo HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n4\r\nabcd\r\n',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        socket.write('3\r\nefg\r\n0\r\n\r\n');
+        await new Promise((resolve) => socket.once('close', resolve));
+        assert.match(answer, /^HTTP\/1\.1 200/);
+        assert.ok(answer.endsWith('abcdefg') || /\r\n7\r\nabcdefg\r\n0\r\n\r\n$/.test(answer), answer);
+      } finally {
+        await proxy.stop();
+        await upstream.close();
+      }
+    });
   });
 });

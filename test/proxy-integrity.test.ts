@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type net from 'node:net';
 import { describe, it } from 'node:test';
 import type { FaultSpec } from '../src/proxy/index.js';
-import { startProxy } from './helpers/proxy-under-test.js';
+import { forEachPlacement } from './helpers/proxy-under-test.js';
 import { connect, handleCounts, settledHandles, startServer, waitClose, writeAll } from './fixtures/proxy/net.js';
 
 const MB = 1024 * 1024;
@@ -38,76 +38,78 @@ const ALL_FAULTS: FaultSpec[] = [
   { type: 'bandwidth', bytesPerSecond: 200 * 1e6, direction: 'both' },
 ];
 
-describe('byte integrity', () => {
-  it('50 MB each way through every fault at once, switched mid-stream, arrives identical', async () => {
-    const baseline = handleCounts();
-    const toServer = randomBytes(50 * MB);
-    const toClient = randomBytes(50 * MB);
-    let serverResult: Promise<{ bytes: number; sha: string }> | undefined;
-    let serverWrite: Promise<void> | undefined;
-    const server = await startServer((socket) => {
-      serverResult = hashToEnd(socket).catch((error: Error) => {
-        throw new Error(`the server's read: ${error.message}`);
+forEachPlacement((startProxy) => {
+  describe('byte integrity', () => {
+    it('50 MB each way through every fault at once, switched mid-stream, arrives identical', async () => {
+      const baseline = handleCounts();
+      const toServer = randomBytes(50 * MB);
+      const toClient = randomBytes(50 * MB);
+      let serverResult: Promise<{ bytes: number; sha: string }> | undefined;
+      let serverWrite: Promise<void> | undefined;
+      const server = await startServer((socket) => {
+        serverResult = hashToEnd(socket).catch((error: Error) => {
+          throw new Error(`the server's read: ${error.message}`);
+        });
+        serverResult.catch(() => {});
+        serverWrite = writeAll(socket, toClient).catch((error: Error) => {
+          throw new Error(`the server's write: ${error.message}`);
+        });
+        serverWrite.catch(() => {}); // awaited below
       });
-      serverResult.catch(() => {});
-      serverWrite = writeAll(socket, toClient).catch((error: Error) => {
-        throw new Error(`the server's write: ${error.message}`);
-      });
-      serverWrite.catch(() => {}); // awaited below
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: ALL_FAULTS, seed: 5 });
+      // Half-open: the 50 MB coming back may end before ours is sent (a loaded machine, a blackhole
+      // on our egress), and the client must go on sending.
+      const client = await connect(proxy.ports[0]!, '127.0.0.1', { allowHalfOpen: true });
+      // A failure stops everything, so that the file ends at once rather than at the runner's timeout.
+      try {
+        const clientResult = hashToEnd(client).catch((error: Error) => {
+          throw new Error(`the client's read: ${error.message}`);
+        });
+        const sending = writeAll(client, toServer).catch((error: Error) => {
+          throw new Error(`the client's write: ${error.message}`);
+        });
+        clientResult.catch(() => {}); // awaited below; a rejection before then is not unhandled
+        sending.catch(() => {});
+
+        // Switch faults while bytes flow: a blackhole on and off, everything off, everything back on.
+        const schedule: FaultSpec[][] = [
+          [...ALL_FAULTS, { type: 'blackhole', direction: 'both' }],
+          ALL_FAULTS,
+          [],
+          ALL_FAULTS,
+          [{ type: 'blackhole', side: 'client', direction: 'egress' }, ...ALL_FAULTS],
+          ALL_FAULTS,
+        ];
+        for (const faults of schedule) {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          await proxy.setFaults(faults);
+        }
+
+        const [fromServer, fromClient] = await Promise.all([
+          clientResult,
+          sending.then(() => serverResult!),
+          sending.then(() => serverWrite),
+        ]);
+        assert.equal(fromServer.bytes, toClient.length);
+        assert.equal(fromServer.sha, sha(toClient));
+        assert.equal(fromClient.bytes, toServer.length);
+        assert.equal(fromClient.sha, sha(toServer));
+
+        const faults = (await proxy.counters()).faults;
+        for (const name of ['latency', 'per-op latency', 'jitter', 'packet_loss', 'bandwidth']) {
+          const counters = faults.find((f) => f.name === name)!;
+          assert.ok(counters.applications > 0, `${name} acted`);
+          assert.ok(counters.bytesUpstream > 0 && counters.bytesDownstream > 0, `${name} saw both directions`);
+        }
+        assert.ok(faults.find((f) => f.name === 'packet_loss')!.segmentsLost > 0);
+        assert.ok(faults.find((f) => f.name === 'blackhole')!.timeHeldMs > 0);
+        await waitClose(client);
+      } finally {
+        client.destroy();
+        await proxy.stop();
+        await server.close();
+      }
+      assert.deepEqual(await settledHandles(baseline), baseline);
     });
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], faults: ALL_FAULTS, seed: 5 });
-    // Half-open: the 50 MB coming back may end before ours is sent (a loaded machine, a blackhole
-    // on our egress), and the client must go on sending.
-    const client = await connect(proxy.ports[0]!, '127.0.0.1', { allowHalfOpen: true });
-    // A failure stops everything, so that the file ends at once rather than at the runner's timeout.
-    try {
-      const clientResult = hashToEnd(client).catch((error: Error) => {
-        throw new Error(`the client's read: ${error.message}`);
-      });
-      const sending = writeAll(client, toServer).catch((error: Error) => {
-        throw new Error(`the client's write: ${error.message}`);
-      });
-      clientResult.catch(() => {}); // awaited below; a rejection before then is not unhandled
-      sending.catch(() => {});
-
-      // Switch faults while bytes flow: a blackhole on and off, everything off, everything back on.
-      const schedule: FaultSpec[][] = [
-        [...ALL_FAULTS, { type: 'blackhole', direction: 'both' }],
-        ALL_FAULTS,
-        [],
-        ALL_FAULTS,
-        [{ type: 'blackhole', side: 'client', direction: 'egress' }, ...ALL_FAULTS],
-        ALL_FAULTS,
-      ];
-      for (const faults of schedule) {
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        await proxy.setFaults(faults);
-      }
-
-      const [fromServer, fromClient] = await Promise.all([
-        clientResult,
-        sending.then(() => serverResult!),
-        sending.then(() => serverWrite),
-      ]);
-      assert.equal(fromServer.bytes, toClient.length);
-      assert.equal(fromServer.sha, sha(toClient));
-      assert.equal(fromClient.bytes, toServer.length);
-      assert.equal(fromClient.sha, sha(toServer));
-
-      const faults = (await proxy.counters()).faults;
-      for (const name of ['latency', 'per-op latency', 'jitter', 'packet_loss', 'bandwidth']) {
-        const counters = faults.find((f) => f.name === name)!;
-        assert.ok(counters.applications > 0, `${name} acted`);
-        assert.ok(counters.bytesUpstream > 0 && counters.bytesDownstream > 0, `${name} saw both directions`);
-      }
-      assert.ok(faults.find((f) => f.name === 'packet_loss')!.segmentsLost > 0);
-      assert.ok(faults.find((f) => f.name === 'blackhole')!.timeHeldMs > 0);
-      await waitClose(client);
-    } finally {
-      client.destroy();
-      await proxy.stop();
-      await server.close();
-    }
-    assert.deepEqual(await settledHandles(baseline), baseline);
   });
 });

@@ -191,7 +191,10 @@ describe('fault validation', () => {
       ],
       [{ type: 'bandwidth', bytesPerSecond: 1e39 }, /at most 1000000000000 \(got 1e\+39\)/],
       [{ type: 'bandwidth', bytesPerSecond: 10, scope: 'global' }, /scope must be one of connection, shared/],
-      [{ type: 'slow' }, /fault type must be one of latency, jitter, packet_loss, bandwidth, blackhole \(got "slow"\)/],
+      [
+        { type: 'slow' },
+        /fault type must be one of latency, jitter, packet_loss, bandwidth, blackhole, stall, reset_peer, slow_close, slicer, limit_data \(got "slow"\)/,
+      ],
       [null, /a fault must be an object/],
     ];
     for (const [spec, message] of cases)

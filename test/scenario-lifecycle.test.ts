@@ -96,7 +96,15 @@ describe('scenario tools under an MCP host', () => {
     const call = mcp.client.callTool(
       {
         name: 'fault_run_blackhole_impact_scenario',
-        arguments: { url: `${app.origin}/ok`, duration: '10s', num_clients: 4, rps: 5, timeout: 5 },
+        // direction ingress: the answers held, the requests reaching the app (by default a blackhole holds both).
+        arguments: {
+          url: `${app.origin}/ok`,
+          duration: '10s',
+          num_clients: 4,
+          rps: 5,
+          timeout: 5,
+          direction: 'ingress',
+        },
       },
       undefined,
       { signal: controller.signal },

@@ -34,9 +34,9 @@ describe('parseSlo', () => {
     assert.deepEqual(
       DEFAULT_SLOS.map((text) => parseSlo(text)),
       [
-        { title: '99% @ 350ms', type: 'latency', objective: 99, threshold: 350 },
-        { title: '95% @ 200ms', type: 'latency', objective: 95, threshold: 200 },
-        { title: 'errors < 1%', type: 'error', objective: 99, threshold: 1 },
+        { title: '99% @ 350ms', type: 'latency', objective: 99, threshold: 350, op: '<=' },
+        { title: '95% @ 200ms', type: 'latency', objective: 95, threshold: 200, op: '<=' },
+        { title: 'errors < 1%', type: 'error', objective: 99, threshold: 1, op: '<' },
       ],
     );
   });
@@ -54,6 +54,8 @@ describe('parseSlo', () => {
     ['errors < 100%', /error percentage must be between 0 and 100/],
     ['rate < 1', /error percentage must be between 0 and 100/],
     ['rate < 2', /is not an SLO/],
+    // Read by guess before: the metric is errors (issue 39 item 7).
+    ['error < 1%', /"error < 1%": the metric is errors, e\.g\. "errors < 1%"/],
   ];
   for (const [text, message] of refused) {
     test(`refuses ${JSON.stringify(text)}, naming the argument`, () => {
@@ -98,6 +100,10 @@ describe('evaluateSlos', () => {
     const [atValue] = evaluateSlos([parseSlo('99% @ 100ms')], tenths, 0);
     assert.equal(atValue!.pass, true);
     assert.equal(atValue!.over, 0);
+    // Written "<": exactly at the threshold is not under it; "<=" is fault's rule.
+    const [strict, orEqual] = evaluateSlos([parseSlo('p50 < 55ms'), parseSlo('p50 <= 55ms')], tenths, 0);
+    assert.equal(strict!.pass, false);
+    assert.equal(orEqual!.pass, true);
   });
 
   test('errors: the failed share against the allowed percentage (strictly under)', () => {

@@ -26,7 +26,7 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'faultline-hardening-'));
   await writeFile(join(dir, 'inside.py'), 'def inside():\n    return 1\n');
   await writeFile(join(tmpdir(), `faultline-outside-${process.pid}.py`), 'def outside():\n    return 2\n');
-  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0'], {
+  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--no-token'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   url = await new Promise<URL>((resolve, reject) => {

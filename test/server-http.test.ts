@@ -1,6 +1,8 @@
 /**
  * The built CLI over streamable HTTP: the SDK client with the bearer token lists tools and calls
- * one; requests without the token are refused (401); a foreign Origin or Host is refused (403).
+ * one; requests without the token are refused (401); a foreign Origin or Host is refused (403), and an
+ * Origin on another port too. Without --token a token is generated and printed once (--no-token: none);
+ * SIGTERM and SIGINT exit 143 and 130.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +116,83 @@ test('a foreign Origin or Host is refused with 403 (DNS rebinding)', async () =>
   assert.equal((await post({ ...auth, host: `evil.example:${url.port}` })).status, 403);
   const local = await post({ ...auth, origin: `http://localhost:${url.port}` });
   assert.equal(local.status, 200, local.body);
+  // Another port on loopback is another site (a dev server's page), not this server.
+  const otherPort = Number(url.port) === 3000 ? 3001 : 3000;
+  for (const origin of [`http://localhost:${otherPort}`, 'http://localhost', 'https://127.0.0.1'])
+    assert.equal((await post({ ...auth, origin })).status, 403, origin);
+});
+
+/** Starts `faultline mcp --transport http` with `args`; its URL, its stderr so far, and a stop by signal giving the exit code. */
+async function startServer(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const server = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', ...args], {
+    env: { ...process.env, FAULTLINE_TOKEN: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  server.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+  const serverUrl = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 15_000);
+    const check = (): void => {
+      // The listening line and the token line are written together, before any request is served.
+      const match = /listening on (http:\/\/\S+)\n(?:.*\n)*/.exec(stderr);
+      if (match && /targets allowed/.test(stderr)) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]!));
+      }
+    };
+    server.stderr!.on('data', check);
+    void exited.then(() => reject(new Error(`server exited:\n${stderr}`)));
+  });
+  return {
+    url: serverUrl,
+    stderr: () => stderr,
+    stop: async (signal: NodeJS.Signals) => {
+      server.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function initializeStatus(at: URL, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(at, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: INITIALIZE,
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+test('with no token flag a token is generated and printed once; SIGTERM exits 143, SIGINT 130', async () => {
+  const server = await startServer([]);
+  let stopped = false;
+  try {
+    const printed = /token \(generated[^)]*\): (\S+)\n/.exec(server.stderr());
+    assert.ok(printed, server.stderr());
+    assert.equal(server.stderr().split(printed[1]!).length, 2, 'the token is printed once');
+    assert.equal(await initializeStatus(server.url, {}), 401);
+    assert.equal(await initializeStatus(server.url, { authorization: `Bearer ${printed[1]}` }), 200);
+    stopped = true;
+    assert.equal(await server.stop('SIGTERM'), 143);
+  } finally {
+    if (!stopped) await server.stop('SIGKILL');
+  }
+  const interrupted = await startServer(['--no-token']);
+  assert.doesNotMatch(interrupted.stderr(), /token \(generated/);
+  assert.equal(await initializeStatus(interrupted.url, {}), 200, '--no-token serves without one');
+  assert.equal(await interrupted.stop('SIGINT'), 130);
+});
+
+test('FAULTLINE_TOKEN chooses the token: nothing generated, nothing printed', async () => {
+  const server = await startServer([], { FAULTLINE_TOKEN: 'from-env-7' });
+  try {
+    assert.doesNotMatch(server.stderr(), /generated|from-env-7/);
+    assert.equal(await initializeStatus(server.url, {}), 401);
+    assert.equal(await initializeStatus(server.url, { authorization: 'Bearer from-env-7' }), 200);
+  } finally {
+    await server.stop('SIGTERM');
+  }
 });
 
 test('other paths are 404 and unreadable bodies are JSON-RPC parse errors', async () => {

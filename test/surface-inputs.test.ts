@@ -174,7 +174,7 @@ test('faultline mcp --host [::1] listens on IPv6 loopback and serves an SDK clie
     t.skip('no IPv6 loopback on this machine');
     return;
   }
-  const cli = startCliProcess(['mcp', '--transport', 'http', '--host', '[::1]', '--port', '0']);
+  const cli = startCliProcess(['mcp', '--transport', 'http', '--host', '[::1]', '--port', '0', '--no-token']);
   try {
     const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
     assert.equal(url.hostname, '[::1]');

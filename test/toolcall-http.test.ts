@@ -12,6 +12,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpProxy } from '../src/toolcall/http-proxy.js';
+import { targetLookup } from '../src/target-policy.js';
 import { ToolPlane } from '../src/toolcall/session.js';
 import { renderReport, type Slis } from '../src/toolcall/metrics.js';
 import { validatePlan } from '../src/toolcall/plan.js';
@@ -20,7 +21,7 @@ import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
 async function setup(plan: unknown, options: { json?: boolean } = {}) {
   const target: TargetHttp = await startTargetHttp(options);
   const plane = new ToolPlane(validatePlan(plan));
-  const proxy = await startHttpProxy({ plane, upstream: target.url });
+  const proxy = await startHttpProxy({ plane, upstream: target.url, lookup: targetLookup(false) });
   const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
     requestInit: { headers: { Authorization: 'Bearer t0ken' } },
   });
@@ -123,7 +124,7 @@ test('JSON replies (no SSE) work too, and /metrics and /healthz answer', async (
 
 test('the proxy binds to loopback by default and answers 502 when the upstream is down', async () => {
   const plane = new ToolPlane(validatePlan({}));
-  const proxy = await startHttpProxy({ plane, upstream: 'http://127.0.0.1:9/mcp' });
+  const proxy = await startHttpProxy({ plane, upstream: 'http://127.0.0.1:9/mcp', lookup: targetLookup(false) });
   try {
     assert.match(proxy.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     // An unreachable upstream is a 502 with a JSON-RPC error naming the cause, never a crash.
@@ -270,6 +271,7 @@ for (const form of ['sse', 'json'] as const) {
     const proxy = await startHttpProxy({
       plane,
       upstream: `http://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}/mcp`,
+      lookup: targetLookup(false),
     });
     try {
       const post = (message: unknown): Promise<Response> =>
@@ -318,7 +320,7 @@ for (const form of ['sse', 'json'] as const) {
 test('a client that hangs up on a hung call (no cancel notice) has the call counted unanswered at once in /metrics', async () => {
   const target = await startTargetHttp({ json: true });
   const plane = new ToolPlane(validatePlan({ faults: [{ type: 'timeout', tools: ['echo'], probability: 1 }] }));
-  const proxy = await startHttpProxy({ plane, upstream: target.url });
+  const proxy = await startHttpProxy({ plane, upstream: target.url, lookup: targetLookup(false) });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   try {
     const init = await fetch(proxy.url, {
@@ -503,7 +505,7 @@ test('HTTP: a reply nested 6,000 levels or past the size bound never crashes the
         strict,
         maxMessageChars: 64 * 1024,
       });
-      const proxy = await startHttpProxy({ plane, upstream: upstream.url });
+      const proxy = await startHttpProxy({ plane, upstream: upstream.url, lookup: targetLookup(false) });
       try {
         for (const sse of [false, true]) {
           const deep = await (await post(proxy.url, 1, { kind: 'deep', sse })).text();

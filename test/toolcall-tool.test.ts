@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { registerToolcallTools } from '../src/tools/toolcall.js';
-import { connectTools, textOf } from './helpers/mcp.js';
+import { commandsAllowed, connectTools, textOf } from './helpers/mcp.js';
 
 const scratch: string[] = [];
 /** A fresh scratch directory, removed when the file's tests end. */
@@ -24,6 +24,7 @@ after(() => {
 import { repoRoot } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
+import { ProgramPolicy } from '../src/consent/index.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const NAME = 'fault_run_tool_call_chaos_scenario';
@@ -31,13 +32,14 @@ const NAME = 'fault_run_tool_call_chaos_scenario';
 test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {
   const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
-  const { client, close } = await connectTools(registerToolcallTools);
+  const { client, close } = await connectTools(registerToolcallTools, commandsAllowed());
   try {
     const result = (await client.callTool({
       name: NAME,
       arguments: {
-        command: process.execPath,
-        args: [targetPath, 'stdio'],
+        // The server's environment is not passed on (src/consent): the pid file goes by env(1).
+        command: '/usr/bin/env',
+        args: [`TOOLPLANE_TARGET_PID_FILE=${pidFile}`, process.execPath, targetPath, 'stdio'],
         plan: 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n',
         calls: ['{"tool":"get_items","arguments":{"count":3}}', '{"tool":"echo","arguments":{"text":"x"}}'],
         tasks: 6,
@@ -62,7 +64,7 @@ test('a stdio target: faults injected, SLIs in structuredContent, the report in 
 
 test('an HTTP target with resilience: retries counted as attempts', async () => {
   const target = await startTargetHttp();
-  const { client, close } = await connectTools(registerToolcallTools);
+  const { client, close } = await connectTools(registerToolcallTools, commandsAllowed());
   try {
     const result = (await client.callTool({
       name: NAME,
@@ -87,7 +89,7 @@ test('an HTTP target with resilience: retries counted as attempts', async () => 
 });
 
 test('bad arguments are isError naming the argument', async () => {
-  const { client, close } = await connectTools(registerToolcallTools);
+  const { client, close } = await connectTools(registerToolcallTools, commandsAllowed());
   try {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ calls: ['{"tool":"x"}'] }, /command or url/],
@@ -127,15 +129,16 @@ test('bad arguments are isError naming the argument', async () => {
 test('cancelling a hung scenario stops it and reaps the child', async () => {
   const pidFile = join(scratchDir(), 'pids');
   process.env.TOOLPLANE_TARGET_PID_FILE = pidFile;
-  const { client, close } = await connectTools(registerToolcallTools);
+  const { client, close } = await connectTools(registerToolcallTools, commandsAllowed());
   try {
     const controller = new AbortController();
     const pending = client.callTool(
       {
         name: NAME,
         arguments: {
-          command: process.execPath,
-          args: [targetPath, 'stdio'],
+          // The server's environment is not passed on (src/consent): the pid file goes by env(1).
+          command: '/usr/bin/env',
+          args: [`TOOLPLANE_TARGET_PID_FILE=${pidFile}`, process.execPath, targetPath, 'stdio'],
           plan: '{"faults":[{"type":"timeout"}]}',
           calls: ['{"tool":"echo","arguments":{"text":"x"}}'],
           deadline_ms: 10000,
@@ -169,7 +172,7 @@ test('a server that exits in the middle of a call: the call counts as unanswered
     `mcp.registerTool('crash', { description: 'exits' }, async () => process.exit(3));`,
     `await mcp.connect(new StdioServerTransport());`,
   ].join('\n');
-  const { client, close } = await connectTools(registerToolcallTools);
+  const { client, close } = await connectTools(registerToolcallTools, commandsAllowed());
   try {
     const result = (await client.callTool({
       name: NAME,
@@ -216,6 +219,7 @@ test('a long scenario leaves no abort listener behind: no leak warning, the call
   const caller = new AbortController();
   try {
     const result = await runToolCallScenario({
+      programs: ProgramPolicy.owner(),
       target: { command: process.execPath, args: [targetPath, 'stdio'] },
       plan: validatePlan({ faults: [] }),
       calls: [{ tool: 'echo', arguments: { text: 'x' } }],

@@ -414,10 +414,10 @@ const capacityLittle: BenchCheck = {
 const sendLag: BenchCheck = {
   name: 'load.send-lag',
   measures:
-    'the median send lag (intended start to the write) of open-loop runs at 1,000 req/s on the generator thread, paced by the clock thread (src/load/pacer.ts): median of 3 runs of 2 s, after a 1 s warm-up run',
+    'the median send lag (intended start to the write) of open-loop runs at 1,000 req/s on the generator thread, paced by the helper thread of the wake-up service (src/clock/wake-ups.ts): median of 3 runs of 2 s, after a 1 s warm-up run',
   peer: 'none: an absolute bound (a Node timer alone lagged a median 0.6–0.7 ms here)',
   target: 'p50 at most 0.1 ms',
-  tests: ['test/load-pacer.test.ts'],
+  tests: ['test/clock-wake-ups.test.ts'],
   async run() {
     return withServer(undefined, async (target) => {
       const options = { url: `${target.origin}/`, ratePerSecond: 1000, connections: 10, timeoutMs: 2000 };
@@ -458,7 +458,7 @@ const proxyInPath: BenchCheck = {
   timeoutMs: 300_000,
   async run() {
     if (!(await heyAvailable()))
-      throw new Error('hey is not installed (apt-get install -y hey): no peer to compare with');
+      throw new Error('hey is not installed (Debian: apt-get install -y hey): no peer to compare with');
     const { direct, proxy, hey } = await measureHeldRates(['direct', 'proxy', 'hey']);
     const rate = (label: string, result: PathResult) => ({ label, value: result.heldRate, unit: 'req/s' });
     return [

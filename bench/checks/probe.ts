@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { loadTaxonomy, runProbe } from '../../src/probe/index.js';
 import { cliPath, fixturePath } from '../../test/helpers/repo.js';
 import type { BenchCheck, Row } from '../lib/check.js';
+import { ProgramPolicy } from '../../src/consent/index.js';
 
 /** `faultline probe` against a hanging stdio server: the report's duration and the process's wall time, in ms. */
 async function probeCli(hang: 'all' | 'calls', bound: number): Promise<{ reported: number; wall: number }> {
@@ -86,7 +87,14 @@ async function httpHang(bound: number): Promise<number> {
     await runProbe(
       { kind: 'http', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` },
       await loadTaxonomy(),
-      { cases: 4, seed: 1, allowWrites: false, callTimeoutMs: 60_000, overallTimeoutMs: bound },
+      {
+        cases: 4,
+        seed: 1,
+        allowWrites: false,
+        callTimeoutMs: 60_000,
+        overallTimeoutMs: bound,
+        programs: ProgramPolicy.owner(),
+      },
     );
     return performance.now() - started;
   } finally {
@@ -136,6 +144,7 @@ const overallBound: BenchCheck = {
     await new Promise((resolve) => server.close(resolve));
     const started = performance.now();
     await runProbe({ kind: 'http', url }, await loadTaxonomy(), {
+      programs: ProgramPolicy.owner(),
       cases: 1,
       seed: 1,
       allowWrites: false,

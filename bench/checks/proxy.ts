@@ -87,7 +87,7 @@ const latencyAccuracy: BenchCheck = {
   peer: 'a 12-line setTimeout proxy delaying each response chunk 10 ms, in a process of its own, rounds interleaved with ours and direct; for the single-connection rows, the delay asked for',
   target:
     "median error at most 0.2 ms and p99 error at most 1 ms over the setTimeout proxy's, no round trip early; single connection: median within ±0.75 ms of the request at 7 and 23 ms, the worst of 5 at 100 ms at most 60 ms late, in message mode a chunk 80 ms into a message at most 40 ms later than the 20 ms left of the first chunk's delay",
-  tests: ['test/proxy-latency-accuracy.test.ts', 'test/proxy-faults.test.ts', 'test/proxy-wake-timers.test.ts'],
+  tests: ['test/proxy-latency-accuracy.test.ts', 'test/proxy-faults.test.ts', 'test/clock-wake-ups.test.ts'],
   timeoutMs: 180_000,
   async run() {
     const rows: Row[] = [];

@@ -5,16 +5,23 @@
  * scenario-verdicts, scenario-lifecycle, scenario-warm-up, scenario-cancel-warm-up,
  * scenario-input) hold the behaviour with lower bounds and counts.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeConfig } from '../../src/config.js';
 import { runOpenLoop } from '../../src/load/index.js';
 import { runScenario, scenarioFromArguments, type ScenarioResult } from '../../src/scenario/index.js';
 import { warmUpOnce } from '../../src/scenario/warm-up.js';
+import { proxyThreadResources } from '../../src/proxy-host/index.js';
 import { closedPort, heldResources, startServer, type TestServer } from '../../test/fixtures/load/servers.js';
 import { startApp, startAppCallingUpstream } from '../../test/fixtures/scenario/app.js';
 import { connectInMemory, connectStdio, textOf } from '../../test/helpers/mcp.js';
-import type { BenchCheck, Row } from '../lib/check.js';
+import { median, type BenchCheck, type Row } from '../lib/check.js';
+import { serve } from '../servers.js';
 
 type Session = Awaited<ReturnType<typeof connectInMemory>>;
 
@@ -344,8 +351,15 @@ const cancelRelease: BenchCheck = {
   },
 };
 
-/** Listening servers alive now, in this process. */
-const listening = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length;
+/**
+ * Listening servers alive now, on this thread and on the proxy thread: the warm-up's sink listens
+ * here, its proxy on the proxy thread (proxy-host/), as a scenario's does. Counting this thread
+ * alone never saw the warm-up's two, and the checks waited 10 s for them in vain.
+ */
+async function listening(): Promise<number> {
+  const here = process.getActiveResourcesInfo();
+  return [...here, ...(await proxyThreadResources())].filter((kind) => kind === 'TCPServerWrap').length;
+}
 
 const warmUpShared: BenchCheck = {
   name: 'scenario.warm-up-shared',
@@ -355,13 +369,13 @@ const warmUpShared: BenchCheck = {
   target: 'the cancelled caller back within 0.75 of the whole warm-up, a call once warm within 0.25 of it',
   tests: ['test/scenario-warm-up.test.ts'],
   async run() {
-    const base = listening();
+    const base = await listening();
     const first = new AbortController();
     const started = performance.now();
     let firstBack = Number.NaN;
     const firstCall = warmUpOnce(first.signal).then(() => (firstBack = performance.now() - started));
     const second = warmUpOnce();
-    await waitUntil(() => listening() >= base + 2, 10_000, 'the warm-up listening');
+    await waitUntil(async () => (await listening()) >= base + 2, 10_000, 'the warm-up listening');
     first.abort();
     await second;
     const whole = performance.now() - started;
@@ -395,7 +409,7 @@ const warmUpCancel: BenchCheck = {
   tests: ['test/scenario-cancel-warm-up.test.ts'],
   async run() {
     const app = await startApp();
-    const base = listening();
+    const base = await listening();
     try {
       const spec = await scenarioFromArguments(
         'latency',
@@ -408,7 +422,7 @@ const warmUpCancel: BenchCheck = {
         () => 'answered',
         () => 'rejected',
       );
-      await waitUntil(() => listening() >= base + 2, 10_000, 'the warm-up listening');
+      await waitUntil(async () => (await listening()) >= base + 2, 10_000, 'the warm-up listening');
       controller.abort();
       if ((await run) !== 'rejected') throw new Error('the cancelled scenario answered');
       const cancelled = performance.now() - started;
@@ -471,6 +485,81 @@ const refusalTime: BenchCheck = {
   },
 };
 
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+/** The p99 of a fresh `faultline run latency --latency 0` at 4,000 req/s (20 × 200) against `url`, per phase. */
+async function cliRunP99(url: string, extra: string[], log: (line: string) => void): Promise<Record<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-tail-'));
+  const json = join(dir, 'run.json');
+  try {
+    const args = ['run', 'latency', '--latency', '0', '--url', url, '--rps', '200', '--num-clients', '20'];
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, [CLI, ...args, '--duration', '4s', '--json', json, ...extra], (error, _out, stderr) =>
+        // 3 and 4 are verdicts (an SLO failed, the fault never acted): the record is what counts.
+        error && error.code !== 3 && error.code !== 4 ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
+      ),
+    );
+    const record = JSON.parse(readFileSync(json, 'utf8')) as Record<string, { load: { latency: { p99: number } } }>;
+    const p99 = Object.fromEntries(
+      ['baseline', 'run']
+        .filter((phase) => record[phase]?.load)
+        .map((phase) => [phase, record[phase]!.load.latency.p99]),
+    );
+    log(`${extra[0] === '--baseline' ? 'through the proxy' : 'direct'}: p99 ${JSON.stringify(p99)}`);
+    return p99;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const proxyTail: BenchCheck = {
+  name: 'scenario.proxy-tail',
+  measures:
+    'the p99 of `faultline run latency --latency 0 --baseline --rps 200 --num-clients 20 --duration 4s` (4,000 req/s, fresh process) against a small local HTTP server, for the baseline phase (proxy, no fault) and the fault phase (latency 0): median of 3 runs',
+  peer: 'the same command with the load straight to the server (a --proxy mapping, so nothing in front of --url), fresh process, each run interleaved with one of ours',
+  target: 'with the proxy in the path, p99 within +5 ms of direct, for the fault set to zero and for no fault',
+  tests: ['test/load-open-loop.test.ts', 'test/scenario-lifecycle.test.ts'],
+  timeoutMs: 300_000,
+  async run({ log }) {
+    const upstream = await serve('upstream');
+    try {
+      const url = `http://127.0.0.1:${upstream.port}/`;
+      // Straight to --url: the mapping only gives the scenario something else to stand in front of.
+      const direct = ['--proxy', `0=127.0.0.1:${upstream.port}`];
+      const runs = { baseline: [] as number[], run: [] as number[], direct: [] as number[] };
+      for (let pair = 0; pair < 3; pair++) {
+        // Alternate which goes first, so a pair's order does not favour one side.
+        const sides = [
+          async () => {
+            const p99 = await cliRunP99(url, ['--baseline'], log);
+            runs.baseline.push(p99.baseline!);
+            runs.run.push(p99.run!);
+          },
+          async () => void runs.direct.push((await cliRunP99(url, direct, log)).run!),
+        ];
+        for (const side of pair % 2 === 0 ? sides : sides.reverse()) await side();
+      }
+      const peer = { label: 'direct p99', value: median(runs.direct), unit: 'ms' };
+      return [
+        {
+          label: 'latency fault set to 0',
+          ours: { label: 'through the proxy p99', value: median(runs.run), unit: 'ms' },
+          peer,
+          target: { on: 'difference', atMost: 5 },
+        },
+        {
+          label: 'no fault (baseline phase)',
+          ours: { label: 'through the proxy p99', value: median(runs.baseline), unit: 'ms' },
+          peer,
+          target: { on: 'difference', atMost: 5 },
+        },
+      ];
+    } finally {
+      await upstream.stop();
+    }
+  },
+};
+
 export const checks: BenchCheck[] = [
   faultEffects,
   slowDependency,
@@ -478,4 +567,5 @@ export const checks: BenchCheck[] = [
   warmUpShared,
   warmUpCancel,
   refusalTime,
+  proxyTail,
 ];

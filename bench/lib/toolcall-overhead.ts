@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpProxy } from '../../src/toolcall/http-proxy.js';
+import { targetLookup } from '../../src/target-policy.js';
 import { EMPTY_PLAN } from '../../src/toolcall/plan.js';
 import { ToolPlane } from '../../src/toolcall/session.js';
 import { startTargetHttp } from '../../test/helpers/mcp-target.js';
@@ -65,7 +66,11 @@ export async function toolcallOverhead(
     } else {
       const server = await startTargetHttp();
       closers.push(() => server.close());
-      const proxy = await startHttpProxy({ plane: new ToolPlane(EMPTY_PLAN), upstream: server.url });
+      const proxy = await startHttpProxy({
+        plane: new ToolPlane(EMPTY_PLAN),
+        upstream: server.url,
+        lookup: targetLookup(false),
+      });
       closers.push(() => proxy.close());
       direct = await httpClient(server.url);
       closers.push(() => direct.close());

@@ -52,6 +52,12 @@ const LANGUAGES: readonly LanguageInfo[] = [
   ),
   lang('csharp', 'C#', ['.cs'], ['c#', 'cs', 'c_sharp'], '.', 'csharp', 'tree-sitter-c_sharp.wasm'),
   lang('php', 'PHP', ['.php'], [], '::', 'php', 'tree-sitter-php.wasm'),
+  lang('kotlin', 'Kotlin', ['.kt', '.kts'], ['kt'], '.', 'kotlin', 'tree-sitter-kotlin.wasm'),
+  lang('swift', 'Swift', ['.swift'], [], '.', 'swift', 'tree-sitter-swift.wasm'),
+  lang('scala', 'Scala', ['.scala'], [], '.', 'scala', 'tree-sitter-scala.wasm'),
+  lang('shell', 'Shell', ['.sh', '.bash'], ['bash', 'sh'], '.', 'bash', 'tree-sitter-bash.wasm'),
+  lang('lua', 'Lua', ['.lua'], [], '.', 'lua', 'tree-sitter-lua.wasm'),
+  lang('elixir', 'Elixir', ['.ex', '.exs'], ['ex'], '.', 'elixir', 'tree-sitter-elixir.wasm'),
 ];
 
 function lang(

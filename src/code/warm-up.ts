@@ -60,6 +60,23 @@ const SAMPLE_UNITS: Readonly<Record<string, (i: number) => string>> = {
   c: (i) =>
     `/* Sums. */\nstatic int sum_${i}(int a, int b) {\n    int total = a + b;\n    for (int x = 0; x < total; x++) {\n        total += x;\n    }\n    return total;\n}\n\n` +
     `struct service_${i} {\n    const char *name;\n};\n\nint *run_${i}(struct service_${i} *s, int *n) {\n    *n *= 2;\n    return n;\n}\n\n`,
+  kotlin: (i) =>
+    `/** Sums. */\nfun sum${i}(a: Int, b: Int): Int {\n    var total = a + b\n    for (x in 0 until total) total += x\n    return total\n}\n\n` +
+    `class Service${i}(private val name: String) : Base() {\n    fun run(n: Int): Int {\n        val twice = { v: Int -> v * 2 }\n        return twice(n)\n    }\n}\n\n`,
+  swift: (i) =>
+    `/// Sums.\nfunc sum${i}(_ a: Int, _ b: Int) -> Int {\n    var total = a + b\n    for x in 0..<total {\n        total += x\n    }\n    return total\n}\n\n` +
+    `class Service${i}: Base {\n    let name: String\n\n    init(name: String) {\n        self.name = name\n    }\n\n    func run(_ n: Int) -> Int {\n        return n * 2\n    }\n}\n\n`,
+  scala: (i) =>
+    `object Sums${i} {\n  /** Sums. */\n  def sum(a: Int, b: Int): Int = {\n    var total = a + b\n    for (x <- 0 until total) total += x\n    total\n  }\n}\n\n` +
+    `class Service${i}(name: String) extends Base {\n  def run(n: Int): Int = n * 2\n}\n\n`,
+  shell: (i) =>
+    `# Sums.\nsum_${i}() {\n  local total=$(( $1 + $2 ))\n  for x in $(seq 1 "$total"); do\n    total=$(( total + x ))\n  done\n  echo "$total"\n}\n\n`,
+  lua: (i) =>
+    `-- Sums.\nlocal function sum_${i}(a, b)\n  local total = a + b\n  for x = 0, total do\n    total = total + x\n  end\n  return total\nend\n\n` +
+    `function Service:run_${i}(n)\n  return n * 2\nend\n\n`,
+  elixir: (i) =>
+    `defmodule Service${i} do\n  @doc "Sums."\n  def sum(a, b) do\n    Enum.reduce(0..(a + b), a + b, fn x, total -> total + x end)\n  end\n\n` +
+    `  defp twice(n), do: n * 2\nend\n\n`,
 };
 const SAMPLE_FAMILY: Readonly<Record<string, string>> = {
   javascript: 'javascript',
@@ -74,6 +91,12 @@ const SAMPLE_FAMILY: Readonly<Record<string, string>> = {
   php: 'php',
   c: 'c',
   cpp: 'c',
+  kotlin: 'kotlin',
+  swift: 'swift',
+  scala: 'scala',
+  shell: 'shell',
+  lua: 'lua',
+  elixir: 'elixir',
 };
 
 /** A turn of the event loop, so that pending I/O (a request) runs before the next step. */

@@ -6,6 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 import { runCommand, UsageError, type GlobalOptions } from './common.js';
+import { productionRefusal } from '../production.js';
 
 interface ChaosOptions {
   admin?: string;
@@ -23,6 +24,7 @@ interface InjectOptions extends ChaosOptions {
   method?: string;
   path?: string;
   config?: string;
+  allowProduction?: boolean;
 }
 
 /** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
@@ -87,6 +89,12 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
           '--config <json>',
           'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})',
         ),
+      )
+      .addOption(
+        new Option(
+          '--allow-production',
+          'inject even where the environment says production (env FAULTLINE_ALLOW_PRODUCTION=1)',
+        ),
       ),
   )
     .addHelpText(
@@ -97,6 +105,13 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
     )
     .action((target: string, type: string, options: InjectOptions) =>
       runCommand(async () => {
+        // The one production guard (src/production.ts): injecting through an admin API is injecting.
+        const refusal = productionRefusal(
+          'faultline chaos inject',
+          'pass --allow-production',
+          options.allowProduction === true,
+        );
+        if (refusal) throw new UsageError(refusal);
         const config = injectConfig(type, options);
         const body: Record<string, unknown> = { target, config };
         if (options.duration !== undefined) body['durationMs'] = Math.round(options.duration * 1000);
@@ -199,7 +214,14 @@ async function call(
   if (!options.token) throw new UsageError('give the admin token: --token T or FAULTLINE_ADMIN_TOKEN');
   const { adminRequest, AdminRequestError } = await import('../proxy/control/client.js');
   try {
-    return await adminRequest({ url: options.admin, token: options.token }, method, path, body);
+    // A person's own admin API: any host but link-local and metadata ones, checked at connect.
+    const { targetLookup } = await import('../target-policy.js');
+    return await adminRequest(
+      { url: options.admin, token: options.token, lookup: targetLookup(true) },
+      method,
+      path,
+      body,
+    );
   } catch (error) {
     // 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
     if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)

@@ -331,7 +331,27 @@ export function addScenarioLimitOptions(command: Command): Command {
 
 /** Everything that shapes the MCP server's tools; on both `mcp` and `agent`. */
 export function addServerOptions(command: Command): Command {
-  return addToolsetOption(addScenarioLimitOptions(addRootOption(addLlmOptions(command))));
+  return addTokenEnvOption(addToolsetOption(addScenarioLimitOptions(addRootOption(addLlmOptions(command)))));
+}
+
+/** `--allow-token-env NAME`: a variable besides FAULTLINE_* an experiment's control plane may read its token from. */
+export function addTokenEnvOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      '--allow-token-env <name>',
+      "let an experiment's control.*.token_env name this variable (repeatable; env FAULTLINE_ALLOW_TOKEN_ENV, comma-separated); FAULTLINE_* names need no flag",
+    ).argParser(collect),
+  );
+}
+
+/** The variables --allow-token-env and FAULTLINE_ALLOW_TOKEN_ENV name, checked to be variable names. */
+export function tokenEnvAllowance(flagged: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): string[] {
+  const fromEnv = (env.FAULTLINE_ALLOW_TOKEN_ENV ?? '').split(',').map((name) => name.trim());
+  const names = [...flagged, ...fromEnv].filter((name) => name !== '');
+  const bad = names.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  if (bad !== undefined)
+    throw new UsageError(`--allow-token-env / FAULTLINE_ALLOW_TOKEN_ENV: "${bad}" is not an environment variable name`);
+  return [...new Set(names)];
 }
 
 export interface ServerOptionValues extends TargetOptionValues {
@@ -347,6 +367,7 @@ export interface ServerOptionValues extends TargetOptionValues {
   allowProduction?: boolean;
   maxDuration?: number;
   maxRate?: number;
+  allowTokenEnv?: string[];
 }
 
 export function configFrom(globals: GlobalOptions, options: ServerOptionValues): Config {
@@ -364,6 +385,7 @@ export function configFrom(globals: GlobalOptions, options: ServerOptionValues):
     scenario: {
       ...targetAllowanceFrom(options),
       allowNonLoopbackBind: options.allowNonLoopbackBind ?? false,
+      allowTokenEnv: tokenEnvAllowance(options.allowTokenEnv),
       maxDurationMs: options.maxDuration === undefined ? undefined : options.maxDuration * 1000,
       maxRatePerSecond: options.maxRate,
     },

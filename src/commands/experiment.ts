@@ -6,11 +6,13 @@
  * abort rule fired), 4 inconclusive, 2 bad arguments or file, 1 any other failure, 130/143 when
  * interrupted (every fault is cleared first).
  */
+import { ProgramPolicy } from '../consent/index.js';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import {
   addScenarioLimitOptions,
+  addTokenEnvOption,
   checkWritable,
   collect,
   configFrom,
@@ -29,6 +31,8 @@ const MAX_FILE_BYTES = 512 * 1024;
 
 interface ContextFlags extends ServerOptionValues {
   proxy?: string[];
+  /** run: the run's length when the file gives none (mcp-chaos-monkey's faults without durationMs). */
+  duration?: string;
   admin?: string;
   adminTokenEnv?: string;
   allowProduction?: boolean;
@@ -50,10 +54,11 @@ interface RunFlags extends ContextFlags {
   html?: string;
   report?: string;
   quiet?: boolean;
+  metrics?: string;
 }
 
 function addContextOptions(command: Command): Command {
-  return addScenarioLimitOptions(command)
+  return addTokenEnvOption(addScenarioLimitOptions(command))
     .addOption(
       new Option('--proxy <mapping>', "add a proxy mapping LOCAL=REMOTE#name to the file's, repeatable").argParser(
         collect,
@@ -88,6 +93,14 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option('--junit <file>', 'write JUnit XML (one test case per expectation) to FILE')
     .option('--html <file>', 'write the single-file HTML report to FILE')
     .option('--report <file>', 'also write the markdown report to FILE')
+    .option(
+      '--metrics <address>',
+      'serve GET /metrics (Prometheus text format) on PORT or HOST:PORT while the run goes; behind the token in --admin-token-env when set',
+    )
+    .option(
+      '--duration <duration>',
+      "the run's length when the file gives none: how long mcp-chaos-monkey's faults without durationMs are held (e.g. 30s)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900',
@@ -211,6 +224,7 @@ function policyFrom(
       allowNonLoopbackBind: limits.allowNonLoopbackBind,
       allowProduction: config.allowProduction,
       productionOverride: 'pass --allow-production (or set FAULTLINE_ALLOW_PRODUCTION=1)',
+      allowTokenEnv: limits.allowTokenEnv,
     },
   };
 }
@@ -234,6 +248,8 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
     ? [{ name: 'admin', url: flags.admin, tokenEnv: flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN' }]
     : [];
   const { experimentFrom } = await import('../experiment/load-file.js');
+  const { parseDuration } = await import('../duration.js');
+  const durationMs = flags.duration === undefined ? undefined : parseDuration(flags.duration, '--duration');
   const experiment = await experimentFrom(
     { experiment: text, baseDir: dirname(resolve(file)) },
     {
@@ -241,6 +257,7 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
       policy,
       ...(flags.proxy ? { extraProxies: flags.proxy } : {}),
       ...(extraControl.length ? { extraControl } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
     },
     file,
   );
@@ -261,10 +278,16 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
     '../experiment/index.js'
   );
   const live = process.stderr.isTTY === true;
+  const metrics = flags.metrics ? await startRunMetrics(flags, policy) : undefined;
   const result = await withInterrupt((signal) =>
     runExperiment(experiment, {
       policy,
+      // A person at their own shell: every command of their file runs, with their environment.
+      programs: ProgramPolicy.owner(),
       signal,
+      ...(metrics ? { metrics: metrics.metrics } : {}),
+      // Said before the load starts, on a terminal or not: the run would not be worth its length.
+      onNotice: (message) => process.stderr.write(`${live ? '\r\x1b[2K' : ''}note: ${message}\n`),
       onProgress: live
         ? (progress) =>
             process.stderr.write(
@@ -272,8 +295,9 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
             )
         : undefined,
     }),
-  ).finally(() => {
+  ).finally(async () => {
     if (live) process.stderr.write('\r\x1b[2K');
+    await metrics?.server.close();
   });
   const report = renderMarkdown(result);
   process.stdout.write(report);
@@ -283,6 +307,31 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
   if (flags.html) await writeFile(flags.html, renderHtml(result));
   if (result.verdict === 'failed') process.exitCode = EXIT_SLO_FAILED;
   else if (result.verdict === 'inconclusive') process.exitCode = EXIT_INCONCLUSIVE;
+}
+
+/** --metrics: the run's metrics on a listener of their own (the runner has no control API). */
+async function startRunMetrics(flags: RunFlags, policy: SafetyPolicy) {
+  const [{ ExperimentMetrics, startMetricsServer }, { parseListenAddress }] = await Promise.all([
+    import('../metrics/index.js'),
+    import('./proxy.js'),
+  ]);
+  const tokenEnv = flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN';
+  const token = process.env[tokenEnv]?.trim() || undefined;
+  const { host, port } = parseListenAddress(flags.metrics!, '--metrics');
+  const metrics = new ExperimentMetrics();
+  const server = await startMetricsServer({
+    host,
+    port,
+    token,
+    registry: metrics.registry,
+    bind: {
+      argument: `--metrics ${flags.metrics}`,
+      what: 'the metrics endpoint',
+      allowNonLoopbackBind: policy.allowNonLoopbackBind === true,
+    },
+  });
+  process.stderr.write(`metrics on ${server.url}${token ? ` (Bearer token from ${tokenEnv})` : ''}\n`);
+  return { metrics, server };
 }
 
 async function exportFromShell(file: string, flags: ExportFlags, globals: GlobalOptions): Promise<void> {

@@ -35,6 +35,7 @@ import {
 interface IndexOptions extends ServerOptionValues {
   lang: string;
   includeDir?: string[];
+  workers?: number;
 }
 
 interface SearchOptions extends ServerOptionValues {
@@ -65,6 +66,14 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       'index this directory although it is skipped by name (dependency, build output, hidden) or ignored by git: a name (dist) or a path inside DIR (packages/web/dist); repeatable',
       collect,
     )
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'threads that parse and chunk files (1: this one only); the index is the same whatever the number',
+      )
+        .argParser(positiveInteger)
+        .env('FAULTLINE_INDEX_WORKERS'),
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  faultline index .\n  faultline index ~/src/api --lang python\n  faultline index . --include-dir dist\n  QDRANT_URL=http://127.0.0.1:6333 faultline index .',
@@ -84,6 +93,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
           lang: options.lang,
           includeDirs,
           access,
+          workers: options.workers,
           signal,
           onProgress: bar?.update,
           onWaitingForLock: (file) =>

@@ -3,6 +3,8 @@
  * users' client configs work after changing only the command name): both start the MCP server.
  */
 import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { constants as osConstants } from 'node:os';
 import { Option } from './commander.js';
 import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
@@ -12,6 +14,7 @@ import { whenNotMeasuring } from '../measuring.js';
 import { bindRefusal, describeTargets } from '../target-policy.js';
 import { MAX_SESSIONS } from '../transports/limits.js';
 import type { Config } from '../config.js';
+import { commandAllowance } from '../consent/allowance.js';
 import type { Logger } from '../log.js';
 import {
   UsageError,
@@ -27,11 +30,52 @@ import {
 
 export const DEFAULT_HTTP_PORT = 8808;
 
-interface McpOptions extends ServerOptionValues {
+/** Which programs an MCP call may start (src/consent): none unless the owner says so here. */
+interface ConsentFlags {
+  allowCommands?: boolean;
+  allowCommand?: string[];
+  consentTimeout?: number;
+}
+
+function addConsentOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--allow-commands',
+        'let MCP calls start any program (experiment commands and rollbacks, tool-call and probe servers); default: none without asking',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--allow-command <prog>',
+        'let MCP calls start this executable (repeatable; resolved on PATH now; env FAULTLINE_ALLOW_COMMANDS: a comma-separated list, * for any)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .addOption(
+      new Option(
+        '--consent-timeout <seconds>',
+        'how long a person asked to allow a program (MCP elicitation) has to answer; no answer refuses (default 120)',
+      ).argParser(positiveInteger),
+    );
+}
+
+/** The configuration with the owner's allowance of programs, resolved now (a program not found is a usage error). */
+function withConsent(config: Config, flags: ConsentFlags): Config {
+  try {
+    config.commands = commandAllowance(flags);
+  } catch (error) {
+    throw new UsageError(messageOf(error));
+  }
+  if (flags.consentTimeout !== undefined) config.consentTimeoutMs = flags.consentTimeout * 1000;
+  return config;
+}
+
+interface McpOptions extends ServerOptionValues, ConsentFlags {
   transport: 'stdio' | 'http';
   host: string;
   port: number;
-  token?: string;
+  /** A string from --token or FAULTLINE_TOKEN, false from --no-token, undefined when neither was given. */
+  token?: string | false;
   maxSessions?: number;
 }
 
@@ -52,27 +96,35 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
         .default(DEFAULT_HTTP_PORT),
     )
     .addOption(
-      new Option('--token <token>', 'require Authorization: Bearer <token> on HTTP requests').env('FAULTLINE_TOKEN'),
+      new Option(
+        '--token <token>',
+        'require Authorization: Bearer <token> on HTTP requests (default: a token generated at start, printed once)',
+      ).env('FAULTLINE_TOKEN'),
     )
+    .addOption(new Option('--no-token', 'serve HTTP without a token: any local process or user may call the tools'))
     .addOption(
       new Option(
         '--max-sessions <n>',
         `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`,
       ).argParser(positiveInteger),
     );
-  addServerOptions(mcp).action((options: McpOptions) =>
+  addConsentOptions(addServerOptions(mcp)).action((options: McpOptions) =>
     runCommand(async () => {
       if (options.transport === 'stdio') {
         const httpOnly = ['host', 'port', 'token', 'maxSessions'].filter(
           (name) => mcp.getOptionValueSource(name) === 'cli',
         );
-        const flags = httpOnly.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+        const flags = httpOnly.map((name) =>
+          name === 'token' && options.token === false
+            ? '--no-token'
+            : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+        );
         if (flags.length > 0)
           throw new UsageError(
             `${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} to --transport http only`,
           );
       }
-      const config = configFrom(globals(), options);
+      const config = withConsent(configFrom(globals(), options), options);
       if (options.transport === 'http') await runHttp(config, globals(), options);
       else await runStdio(config, globals());
     }),
@@ -82,12 +134,17 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .command('agent')
     .summary("fault-compatible spelling: 'faultline agent tool' runs the MCP server on stdio")
     .description("The reference tool's spelling. 'faultline agent [LLM flags] tool' is 'faultline mcp' on stdio.");
-  addServerOptions(agent);
+  addConsentOptions(addServerOptions(agent));
   agent
     .command('tool')
     .description('run the MCP server on stdio (same as: faultline mcp --transport stdio)')
     .addHelpText('after', "\nIt takes the agent's flags, before or after 'tool': see 'faultline agent --help'.")
-    .action(() => runCommand(() => runStdio(configFrom(globals(), agent.opts<ServerOptionValues>()), globals())));
+    .action(() =>
+      runCommand(() => {
+        const flags = agent.opts<ServerOptionValues & ConsentFlags>();
+        return runStdio(withConsent(configFrom(globals(), flags), flags), globals());
+      }),
+    );
 }
 
 async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
@@ -100,14 +157,15 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   const transport = new LineJsonRpcTransport(process.stdin, protocolOut);
   transport.onerror = (error) => log.warn('stdio: %s', error.message);
   let stopping = false;
-  const stop = async (why: string): Promise<void> => {
+  const stop = async (why: string, exitCode = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info('stopping (%s)', why);
+    process.exitCode = exitCode;
     await mcp.close().catch(() => undefined);
     await log.close();
     // Work still running (a scenario, an LLM call) was cancelled by close(); do not wait on it.
-    setTimeout(() => process.exit(0), 1000).unref();
+    setTimeout(() => process.exit(exitCode), 1000).unref();
   };
   transport.onclose = () => void stop('stdin closed');
   keepAlive(log, stop);
@@ -142,7 +200,9 @@ function warmUpCodeWhenIdle(config: Config, log: Logger): void {
 async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions): Promise<void> {
   // [::1] as a URL writes it is the address ::1 to listen on.
   const options = { ...flags, host: flags.host.replace(/^\[(.*)\]$/, '$1') };
-  if (options.token !== undefined && options.token.trim() === '') throw new UsageError('--token: must not be blank');
+  if (typeof options.token === 'string' && options.token.trim() === '')
+    throw new UsageError('--token: must not be blank');
+  const chosenToken = typeof options.token === 'string' ? options.token : undefined;
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
   // The one bind rule (src/target-policy.ts): beyond loopback only with --allow-non-loopback-bind,
@@ -151,9 +211,13 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
     argument: `--host ${options.host}`,
     what: 'the MCP HTTP server',
     allowNonLoopbackBind: options.allowNonLoopbackBind === true,
-    token: { value: options.token, flag: '--token T (or FAULTLINE_TOKEN)' },
+    // Beyond loopback the owner chooses the token: a generated one is for the person at this machine.
+    token: { value: chosenToken, flag: '--token T (or FAULTLINE_TOKEN)' },
   });
   if (exposed) throw new UsageError(exposed);
+  // Safe by default, as Jupyter is: with neither --token nor --no-token, any local process could
+  // call the tools, so a token is generated and shown once, to whoever started the server.
+  const token = options.token === false ? undefined : (chosenToken ?? randomBytes(24).toString('base64url'));
   // Loaded only for HTTP: the SDK's HTTP transport brings a web framework stdio never needs.
   const { serveHttp } = await import('../transports/http.js');
   let server;
@@ -161,7 +225,7 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
     server = await serveHttp({
       host: options.host,
       port: options.port,
-      token: options.token,
+      token,
       log,
       maxSessions: options.maxSessions,
       newSession: () => createServer(config, { log }),
@@ -174,20 +238,29 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
   process.stderr.write(
     `faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`,
   );
+  if (options.token === undefined && token !== undefined)
+    process.stderr.write(
+      `token (generated; send Authorization: Bearer <token>, or choose one with --token or FAULTLINE_TOKEN): ${token}\n`,
+    );
+  else if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
   warmUpCodeWhenIdle(config, log);
   const running = server;
-  keepAlive(log, async (why) => {
+  keepAlive(log, async (why, exitCode) => {
     log.info('stopping (%s)', why);
     await running.close();
     await log.close();
-    process.exit(0);
+    process.exit(exitCode);
   });
 }
 
-/** Signals stop the server; a stray rejection or exception is logged and never kills it. */
-function keepAlive(log: Logger, stop: (why: string) => Promise<void>): void {
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+/**
+ * Signals stop the server, which then exits 128 + the signal's number (130, 143), as a shell
+ * reports it and as every other command does; a stray rejection or exception is logged and never
+ * kills it.
+ */
+function keepAlive(log: Logger, stop: (why: string, exitCode: number) => Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => void stop(signal, 128 + osConstants.signals[signal]));
   process.on('unhandledRejection', (reason) =>
     log.error('unhandled rejection: %s', reason instanceof Error ? reason.stack : String(reason)),
   );

@@ -8,6 +8,8 @@
  * Exit codes: 0 no failure (warnings allowed), 1 a failure (or the server could not be probed),
  * 2 bad arguments or a target the policy refuses.
  */
+import { ProgramPolicy } from '../consent/index.js';
+import { productionRefusal } from '../production.js';
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
@@ -34,6 +36,7 @@ interface ProbeCommandOptions extends TargetOptionValues {
   seed?: number;
   family?: string[];
   allowWrites?: boolean;
+  allowProduction?: boolean;
   callTimeout?: number;
   timeout?: number;
   json?: string;
@@ -88,6 +91,12 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(new Option('--allow-writes', 'also call tools not annotated readOnlyHint (they may change things)'))
     .addOption(
       new Option(
+        '--allow-production',
+        'with --allow-writes: probe even where the environment says production (env FAULTLINE_ALLOW_PRODUCTION=1)',
+      ),
+    )
+    .addOption(
+      new Option(
         '--call-timeout <ms>',
         'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout',
       )
@@ -128,6 +137,15 @@ Examples:
         throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
       if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs)
         throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
+      if (options.allowWrites) {
+        // Tools that write change the server under test: injecting, for the one production guard.
+        const refusal = productionRefusal(
+          'faultline probe --allow-writes',
+          'pass --allow-production',
+          options.allowProduction === true,
+        );
+        if (refusal) throw new UsageError(refusal);
+      }
       if (options.json) await checkWritable('--json', options.json);
       const taxonomy = await loadTaxonomy(options.registry);
       let target: import('../probe/index.js').Target;
@@ -143,6 +161,7 @@ Examples:
           seed: options.seed ?? 1,
           families: (options.family ?? []) as FamilyId[],
           allowWrites: options.allowWrites === true,
+          programs: ProgramPolicy.owner(),
           callTimeoutMs: options.callTimeout ?? 5000,
           overallTimeoutMs: options.timeout ?? 120_000,
           lookup: targetLookup(targets),

@@ -113,7 +113,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
       .addOption(
         new Option(
           `--${fault}-direction <direction>`,
-          `direction the ${fault} fault acts on (default ingress)`,
+          `direction the ${fault} fault acts on (default ${fault === 'blackhole' ? 'both' : 'ingress'})`,
         ).choices(['ingress', 'egress', 'both']),
       );
   }
@@ -285,7 +285,7 @@ export async function runProxy(
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
       log(
-        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : ' (HTTP)') : ''}`,
+        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
       );
     });
     log(
@@ -297,9 +297,10 @@ export async function runProxy(
         log(`${new Date().toISOString()} admin: ${event.type} ${event.id} (${event.faultType} on ${event.target})`),
       );
       registry = faultRegistry;
-      adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log });
+      const metrics = await proxyMetricsRegistry(() => [{ proxy: 'proxy', counters: proxy.counters() }]);
+      adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log, metrics });
       log(
-        `admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all; Bearer token)`,
+        `admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all, GET /metrics; Bearer token)`,
       );
     }
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -310,6 +311,19 @@ export async function runProxy(
   }
   log('stopped');
   return proxy.counters();
+}
+
+/** The registry GET /metrics serves: the proxy's faults and traffic, read at each scrape. */
+async function proxyMetricsRegistry(
+  sources: () => Iterable<import('../metrics/index.js').ProxySource>,
+): Promise<import('prom-client').Registry> {
+  const [{ Registry }, { registerProxyMetrics }] = await Promise.all([
+    import('prom-client'),
+    import('../metrics/index.js'),
+  ]);
+  const registry = new Registry();
+  registerProxyMetrics(registry, sources);
+  return registry;
 }
 
 function describeEvent(event: ProxyEvent): string {
@@ -325,12 +339,12 @@ function describeEvent(event: ProxyEvent): string {
 }
 
 /** `PORT`, `HOST:PORT` or `[v6]:PORT`; the host defaults to loopback. */
-export function parseListenAddress(value: string): { host: string; port: number } {
+export function parseListenAddress(value: string, flag = '--admin'): { host: string; port: number } {
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535)
-    throw new UsageError(`--admin ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
+    throw new UsageError(`${flag} ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
   const refusal = listenPortRefusal(port);
-  if (refusal !== undefined) throw new UsageError(`--admin ${value}: ${refusal}`);
+  if (refusal !== undefined) throw new UsageError(`${flag} ${value}: ${refusal}`);
   return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }

@@ -106,9 +106,10 @@ export function addScenarioFlags(command: Command, url: string): Command {
     .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
     .option('--fault-duration <how-long>', 'how long the fault lasts: a duration or % (default to the end)')
     .addOption(
-      new Option('--direction <direction>', `ingress, egress or both (default ${D.direction})`).argParser(
-        anyCaseChoice(['ingress', 'egress', 'both']),
-      ),
+      new Option(
+        '--direction <direction>',
+        `ingress, egress or both (default ${D.direction}; blackhole: both)`,
+      ).argParser(anyCaseChoice(['ingress', 'egress', 'both'])),
     )
     .addOption(
       new Option('--side <side>', `server (proxy↔target) or client (client↔proxy) (default ${D.side})`).argParser(

@@ -4,6 +4,7 @@
  * name. The tool-call plane module (and yaml, ajv) are imported
  * inside the actions, so other commands do not load them.
  */
+import { ProgramPolicy } from '../consent/index.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
@@ -71,6 +72,7 @@ function registerProxyCommands(chaos: Command): void {
           runStdioProxy({
             command: command[0]!,
             args: command.slice(1),
+            programs: ProgramPolicy.owner(),
             plane: plane.plane,
             input: process.stdin,
             output: process.stdout,

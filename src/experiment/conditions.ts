@@ -8,13 +8,13 @@
  * - HTTP checks written as one line: `GET http://127.0.0.1:8000/health -> $.circuit == "open"`.
  */
 import { ToolInputError } from '../errors.js';
-import { parseDuration } from '../duration.js';
+import { durationField } from './timeline.js';
 import type { AbortRule, SliCondition } from './model.js';
 import { DEFAULT_PREDICATE, parsePredicate, type Predicate } from './predicate.js';
 
 export function parseLoadAbort(text: string, what: string): Extract<AbortRule, { kind: 'load' }> {
   const match =
-    /^\s*(errors?|error_rate|p50|p95)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%|ms|s)?\s*(?:for\s+(.+?))?\s*$/i.exec(text);
+    /^\s*(errors|error_rate|p50|p95)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%|ms|s)?\s*(?:for\s+(.+?))?\s*$/i.exec(text);
   if (!match)
     throw new ToolInputError(
       `${what}: "${text}" is not an abort condition; write e.g. "errors > 50% for 3s", "p95 > 2s for 5s" (metrics: errors, p50, p95)`,
@@ -30,7 +30,7 @@ export function parseLoadAbort(text: string, what: string): Extract<AbortRule, {
     if (unit === '%') throw new ToolInputError(`${what}: "${text}": ${metric} is a latency, e.g. ${metric} > 2s`);
     if (unit === 's') threshold *= 1000;
   }
-  const forMs = match[5] === undefined ? 1000 : parseDuration(match[5], what);
+  const forMs = match[5] === undefined ? 1000 : durationField(match[5], what);
   if (forMs < 1000 || forMs % 1000 !== 0)
     throw new ToolInputError(`${what}: "${text}": for takes whole seconds (the load reports each second), e.g. for 3s`);
   return {

@@ -5,6 +5,8 @@
 import { formatDuration } from '../duration.js';
 import type { Experiment } from './model.js';
 import { describeWindow } from './timeline.js';
+import { programPlan, type ProgramPlan } from './programs.js';
+import { ProgramPolicy } from '../consent/index.js';
 
 export interface PlanSummary {
   title: string;
@@ -18,9 +20,12 @@ export interface PlanSummary {
   expectations: Array<{ id: string; title: string; window: string | null }>;
   abortWhen: string[];
   notChecked: string[];
+  /** Every program the run would start, and whether it may (src/consent). */
+  commands: ProgramPlan[];
 }
 
-export function summarizePlan(experiment: Experiment): PlanSummary {
+/** `programs`: whose consent decides the commands' verdicts (default the person at the shell's). */
+export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = ProgramPolicy.owner()): PlanSummary {
   const load = experiment.load;
   return {
     title: experiment.title,
@@ -61,6 +66,7 @@ export function summarizePlan(experiment: Experiment): PlanSummary {
     ],
     abortWhen: experiment.abort.map((rule) => rule.text),
     notChecked: experiment.notChecked,
+    commands: programPlan(experiment, programs),
   };
 }
 
@@ -79,5 +85,9 @@ export function renderPlan(summary: PlanSummary): string {
   for (const e of summary.expectations) out.push(`  expect ${e.id}: ${e.title}${e.window ? ` [${e.window}]` : ''}`);
   for (const rule of summary.abortWhen) out.push(`  abort when ${rule}`);
   for (const text of summary.notChecked) out.push(`  not checked: ${text}`);
+  for (const command of summary.commands)
+    out.push(
+      `  starts ${command.argument}: ${JSON.stringify(command.argv)}${command.cwd ? ` in ${command.cwd}` : ''} (${command.why}): ${command.verdict === 'refused' ? `REFUSED: ${command.detail}` : command.detail}`,
+    );
   return `${out.join('\n')}\n`;
 }

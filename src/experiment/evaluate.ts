@@ -16,6 +16,8 @@ import { formatDuration } from '../duration.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
 import type { Experiment, Window } from './model.js';
+import { judgePromql } from './evaluate-promql.js';
+import type { PromqlObservation } from './promql-watch.js';
 import type {
   CheckObservation,
   ExperimentResult,
@@ -34,6 +36,10 @@ export interface Evidence {
   checks: Record<string, CheckObservation[]>;
   commands: ExperimentResult['commands'];
   aborted: ExperimentResult['aborted'];
+  /** What each PromQL expectation's polls read, by id. */
+  promql?: Record<string, PromqlObservation[]>;
+  /** Remotes that accepted no connection before the first fault (preflight.ts, the runner). */
+  unreachable?: ExperimentResult['unreachable'];
 }
 
 export interface Evaluation {
@@ -57,6 +63,8 @@ export function evaluate(evidence: Evidence): Evaluation {
     const quiet = expectation.role === 'expect' ? faultsQuiet(evidence.faults, expectation.window) : undefined;
     let verdict: Pick<ExpectationVerdict, 'status' | 'figure' | 'atMs' | 'reason'>;
     if (expectation.kind === 'slo') verdict = judgeSlo(expectation.slo, expectation.window, evidence.samples);
+    else if (expectation.kind === 'promql')
+      verdict = judgePromql(expectation.window, evidence.promql?.[expectation.id] ?? []);
     else if (expectation.kind === 'http')
       verdict = judgeCheck(expectation.mode, expectation.window, evidence.checks[expectation.id] ?? []);
     else verdict = judgeCommand(evidence.commands.find((command) => command.id === expectation.id));
@@ -186,9 +194,14 @@ export function evaluate(evidence: Evidence): Evaluation {
   return { expectations, verdict, reasons, injected: injected(evidence) };
 }
 
-/** Why no fault acted in `window` (when none did), or undefined. */
+/**
+ * Why no fault acted in `window` (when none did), or undefined. A window no fault was planned in
+ * (`during: baseline`, a span before the first step) asks nothing of the faults: it is judged on
+ * its own terms.
+ */
 function faultsQuiet(faults: readonly FaultRecord[], window: Window): string | undefined {
   if (faults.length === 0) return undefined;
+  if (!faults.some((fault) => fault.plannedFromMs < window.toMs && fault.plannedToMs > window.fromMs)) return undefined;
   const overlapping = faults.filter(
     (fault) => fault.onAtMs !== null && fault.onAtMs < window.toMs && (fault.offAtMs ?? Infinity) > window.fromMs,
   );
@@ -414,6 +427,12 @@ function overall(
   const passed = expectations.filter((e) => e.status === 'passed');
   const quietFaults = evidence.faults.filter((fault) => fault.acted === false || fault.onAtMs === null);
   const reasons: string[] = [];
+  const unreachable = evidence.unreachable ?? [];
+  if (unreachable.length > 0)
+    reasons.push(
+      `${unreachable.map((down) => `${down.where} (${down.address}) was unreachable: ${down.why}`).join('; ')}` +
+        ' — nothing the experiment claims about it was tested',
+    );
   if (evidence.aborted)
     reasons.push(
       `aborted at ${formatDuration(evidence.aborted.atMs)} (${evidence.aborted.rule}: ${evidence.aborted.figure}); every fault was cleared then`,
@@ -423,7 +442,7 @@ function overall(
   for (const fault of quietFaults)
     reasons.push(`${fault.name}: ${fault.onAtMs === null ? fault.actedDetail : `never acted (${fault.actedDetail})`}`);
   if (failed.length > 0 || evidence.aborted) return { verdict: 'failed', reasons };
-  if (inconclusive.length > 0) return { verdict: 'inconclusive', reasons };
+  if (inconclusive.length > 0 || unreachable.length > 0) return { verdict: 'inconclusive', reasons };
   if (passed.length === 0)
     return {
       verdict: 'inconclusive',
@@ -437,10 +456,16 @@ function overall(
   return {
     verdict: 'passed',
     reasons: [
-      `${passed.length} expectation${passed.length > 1 ? 's' : ''} held${quietFaults.length ? '' : ' while every fault acted'}`,
+      `${passed.length} expectation${passed.length > 1 ? 's' : ''} held${heldWhile(evidence.faults)}`,
       ...reasons,
     ],
   };
+}
+
+/** What the faults did while the expectations held, in words true to the run: none, all acted, or (said by the reasons) some. */
+function heldWhile(faults: Evidence['faults']): string {
+  if (faults.length === 0) return '; no fault in this experiment';
+  return faults.every((fault) => fault.acted === true) ? ' while every fault acted' : '';
 }
 
 /** The faults that acted, named as the run records name them (coverage reads these). */

@@ -7,7 +7,7 @@ import type { ScenarioLimits } from '../config.js';
 import type { SafetyPolicy } from './adapters/policy.js';
 import type { ControlPlane, Experiment } from './model.js';
 import { readExperiment } from './read.js';
-import { parseExperimentText } from './shape.js';
+import { parseExperimentText, positionOf } from './shape.js';
 
 export interface Source {
   /** An object already parsed, or YAML/JSON text. */
@@ -21,18 +21,34 @@ export interface Caller {
   policy: SafetyPolicy;
   extraProxies?: readonly string[];
   extraControl?: readonly ControlPlane[];
+  /** The run's length given on the command line (`run --duration`). */
+  durationMs?: number;
 }
 
 export async function experimentFrom(source: Source, caller: Caller, where = 'experiment'): Promise<Experiment> {
   let raw = source.experiment;
-  if (typeof raw === 'string') raw = await parseExperimentText(raw, where);
+  const text = typeof raw === 'string' ? raw : undefined;
+  if (text !== undefined) raw = await parseExperimentText(text, where);
   if (raw === undefined || raw === null)
     throw new ToolInputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
+  try {
+    return await readFrom(raw, source, caller);
+  } catch (error) {
+    // Given as text, a refusal also says where in it: the line and column of the field it names.
+    if (text === undefined || !(error instanceof ToolInputError)) throw error;
+    const position = await positionOf(text, error.message).catch(() => undefined);
+    if (position === undefined) throw error;
+    throw new ToolInputError(`${error.message} (${where === 'experiment' ? '' : `${where} `}${position})`);
+  }
+}
+
+function readFrom(raw: unknown, source: Source, caller: Caller): Promise<Experiment> {
   return readExperiment(raw, {
     limits: caller.limits,
     policy: caller.policy,
     ...(caller.extraProxies ? { extraProxies: caller.extraProxies } : {}),
     ...(caller.extraControl ? { extraControl: caller.extraControl } : {}),
     ...(source.baseDir ? { baseDir: source.baseDir } : {}),
+    ...(caller.durationMs !== undefined ? { durationMs: caller.durationMs } : {}),
   });
 }

@@ -8,6 +8,7 @@ import type { ScenarioSpec, Slo } from '../scenario/index.js';
 import type { Plan as ToolcallPlan } from '../toolcall/index.js';
 import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
+import type { Condition } from '../prometheus/index.js';
 
 /** The load: the scenario tools' own validated open-loop settings. */
 export type LoadPlan = Pick<
@@ -51,6 +52,8 @@ export interface FaultStep {
 
 export interface McpTarget {
   command?: string;
+  /** The argument that named command (`method[1].toolcall.command`), for consent and its refusals. */
+  argument?: string;
   args: string[];
   url?: string;
 }
@@ -114,11 +117,23 @@ export interface HttpCheck {
 }
 
 export interface CommandSpec {
+  /** The argument it was read from (`expect[0].command`, `rollbacks[1].command`), for consent and its refusals. */
+  argument: string;
   /** argv, or one string run through /bin/sh -c. */
   command: string[] | string;
   timeoutMs: number;
   cwd: string | undefined;
   env: Record<string, string>;
+}
+
+/** A PromQL check (read-promql.ts): the query, asked every `everyMs` over its window, and what its value must be. */
+export interface PromqlCheck {
+  /** The Prometheus server's base URL (checked against the target policy when read). */
+  url: string;
+  query: string;
+  condition: Condition;
+  everyMs: number;
+  timeoutMs: number;
 }
 
 export type CheckMode = 'continuous' | 'eventually' | 'start' | 'end' | 'edge';
@@ -142,7 +157,15 @@ export type Expectation =
       window: Window;
       role: 'steady-before' | 'steady-after' | 'expect';
     }
-  | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' };
+  | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' }
+  | {
+      kind: 'promql';
+      id: string;
+      title: string;
+      check: PromqlCheck;
+      window: Window;
+      role: 'steady-before' | 'steady-after' | 'expect';
+    };
 
 export type AbortRule =
   | {
@@ -153,7 +176,9 @@ export type AbortRule =
       threshold: number;
       forSeconds: number;
     }
-  | { kind: 'http'; text: string; check: HttpCheck; failures: number };
+  | { kind: 'http'; text: string; check: HttpCheck; failures: number }
+  /** Aborts when the query's value meets `check.condition` on `polls` consecutive polls. */
+  | { kind: 'promql'; text: string; check: PromqlCheck; polls: number };
 
 export interface Phases {
   /** [0, first fault on). */
@@ -185,6 +210,8 @@ export interface Experiment {
   recoverWithinMs: number | undefined;
   abort: AbortRule[];
   rollbacks: CommandSpec[];
+  /** mcp-chaos-monkey's faults without durationMs while the run's length is not given: `run` refuses them. */
+  untimed: string[];
   /** Free text the file states and nothing checks (mcp-chaos-monkey's expectedBehavior and assertions). */
   notChecked: string[];
 }

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { spawnTree } from '../process-group.js';
+import { startProgram, type ProgramPolicy, type ProgramRequest } from '../consent/index.js';
 import { messageOf } from '../errors.js';
 import type { CommandSpec, HttpCheck } from './model.js';
 import type { Observation } from './predicate.js';
@@ -74,16 +74,27 @@ export interface CommandOutcome {
   output: string;
 }
 
-export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<CommandOutcome> {
+/** The program a command spec starts, as the consent check sees it. */
+export function commandRequest(spec: CommandSpec, why: string): ProgramRequest {
+  const [command, args] =
+    typeof spec.command === 'string' ? ['/bin/sh', ['-c', spec.command]] : [spec.command[0]!, spec.command.slice(1)];
+  return { argument: spec.argument, command, args, cwd: spec.cwd, env: spec.env, why };
+}
+
+/**
+ * Runs the command to its end, its tree ended at `timeoutMs` (default the spec's) or when the
+ * signal aborts. Refused (a ToolInputError naming the argument) when `programs` does not allow it.
+ */
+export async function runCommandSpec(
+  spec: CommandSpec,
+  signal: AbortSignal,
+  programs: ProgramPolicy,
+  why: string,
+  timeoutMs = spec.timeoutMs,
+): Promise<CommandOutcome> {
   const started = performance.now();
+  const tree = startProgram(programs, commandRequest(spec, why), { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve) => {
-    const [file, args] =
-      typeof spec.command === 'string' ? ['/bin/sh', ['-c', spec.command]] : [spec.command[0]!, spec.command.slice(1)];
-    const tree = spawnTree(file, args, {
-      cwd: spec.cwd,
-      env: { ...process.env, ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     const child = tree.child;
     let output = '';
     let timedOut = false;
@@ -98,7 +109,7 @@ export function runCommandSpec(spec: CommandSpec, signal: AbortSignal): Promise<
     const timer = setTimeout(() => {
       timedOut = true;
       stop();
-    }, spec.timeoutMs);
+    }, timeoutMs);
     const onAbort = (): void => stop();
     signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error: NodeJS.ErrnoException) => {

@@ -113,5 +113,5 @@ async function readServer(raw: Raw, at: string, policy: SafetyPolicy): Promise<M
   if (raw.args !== undefined && raw.command === undefined) throw new ToolInputError(`${at}.args: only with command`);
   if (raw.url !== undefined) return { url: (await checkUrl(String(raw.url), policy, `${at}.url`)).href, args: [] };
   if (String(raw.command).trim() === '') throw new ToolInputError(`${at}.command: empty`);
-  return { command: String(raw.command), args: (raw.args as string[] | undefined) ?? [] };
+  return { command: String(raw.command), argument: `${at}.command`, args: (raw.args as string[] | undefined) ?? [] };
 }

@@ -16,7 +16,7 @@ import type { ScenarioLimits } from '../config.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
 import { parseFaultConfig } from '../proxy/control/index.js';
 import { parseSlo, scenarioFromArguments, type Slo } from '../scenario/index.js';
-import { checkProxyMappings, checkUrl, type SafetyPolicy } from './adapters/policy.js';
+import { checkProxyMappings, checkTokenEnv, checkUrl, type SafetyPolicy } from './adapters/policy.js';
 import { readMcpStep } from './read-steps.js';
 import { looksLikeHttpCheck, parseHttpLine, parseLoadAbort, parseRequestLine } from './conditions.js';
 import { DEFAULT_PREDICATE, parsePredicate } from './predicate.js';
@@ -35,6 +35,14 @@ import {
   type Window,
 } from './model.js';
 import { checkShape } from './shape.js';
+import {
+  abortPolls,
+  isPromqlEntry,
+  promqlContext,
+  promqlTitle,
+  readPromqlCheck,
+  type PromqlContext,
+} from './read-promql.js';
 import { durationField, momentField, phasesOf, stepEnd, windowOf } from './timeline.js';
 
 export interface ReadOptions {
@@ -45,7 +53,17 @@ export interface ReadOptions {
   extraControl?: readonly ControlPlane[];
   /** Relative command cwd's resolve against this (the file's directory). */
   baseDir?: string;
+  /** Where FAULTLINE_PROMETHEUS_URL and the Prometheus credentials are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * The run's length the person gave (`run --duration`), when the file gives none: how long
+   * mcp-chaos-monkey's faults without a durationMs are held.
+   */
+  durationMs?: number;
 }
+
+/** A fault without its own length, with no run length given either: planned for this long, and refused by the runner. */
+const UNTIMED_PLAN_MS = 10_000;
 
 /** Limits of one experiment. */
 export const EXPERIMENT_LIMITS = {
@@ -56,6 +74,8 @@ export const EXPERIMENT_LIMITS = {
   probes: 20_000,
   commandTimeoutMs: 3_600_000,
   defaultCommandTimeoutMs: 300_000,
+  /** A rollback's bound unless it sets its own `timeout`: cleanup must not hold the run (or a cancelled call) for long. */
+  defaultRollbackTimeoutMs: 60_000,
 };
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 /** The run goes on this long after the last fault's end plus recover_within, when its length is not given. */
@@ -88,13 +108,14 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       ? durationField(load.duration, 'load.duration')
       : file.duration !== undefined
         ? durationField(file.duration, 'duration')
-        : undefined;
+        : options.durationMs;
   if (load !== undefined && file.duration !== undefined)
     throw new ToolInputError('duration: with a load, the run lasts load.duration; give that instead');
 
+  const untimed: string[] = [];
   const stepsRaw = [
     ...((file.method as Raw[] | undefined) ?? []).map((step, index) => ({ step, where: `method[${index}]` })),
-    ...monkeySteps(file),
+    ...monkeySteps(file, givenMs, untimed),
   ];
   if (stepsRaw.length > EXPERIMENT_LIMITS.steps)
     throw new ToolInputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
@@ -136,7 +157,15 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const loadPlan = load === undefined ? undefined : await readLoad(load, durationMs, proxies, options);
   const phases = phasesOf(steps, durationMs);
   const base = loadPlan?.url;
-  const context: CheckContext = { base, policy: options.policy, steps, phases, durationMs, baseDir: options.baseDir };
+  const context: CheckContext = {
+    base,
+    policy: options.policy,
+    steps,
+    phases,
+    durationMs,
+    baseDir: options.baseDir,
+    promql: promqlContext(file, options.policy, options.env),
+  };
 
   const afterWindow: Window = {
     label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`,
@@ -175,13 +204,16 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const probes =
     expectations.reduce(
       (sum, e) =>
-        sum + (e.kind === 'http' ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs) : 0),
+        sum +
+        (e.kind === 'http' || e.kind === 'promql'
+          ? Math.ceil(Math.max(0, e.window.toMs - e.window.fromMs) / e.check.everyMs)
+          : 0),
       0,
     ) +
     abort.reduce(
       (sum, rule) =>
         sum +
-        (rule.kind === 'http'
+        (rule.kind === 'http' || rule.kind === 'promql'
           ? Math.ceil(Math.max(0, phases.inject.toMs - phases.inject.fromMs) / rule.check.everyMs)
           : 0),
       0,
@@ -206,7 +238,10 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     steadySlos,
     recoverWithinMs,
     abort,
-    rollbacks: rollbacksRaw.map((item, index) => readCommand(item, `rollbacks[${index}]`, context.baseDir)),
+    rollbacks: rollbacksRaw.map((item, index) =>
+      readCommand(item, `rollbacks[${index}]`, context.baseDir, EXPERIMENT_LIMITS.defaultRollbackTimeoutMs),
+    ),
+    untimed,
     notChecked: [
       ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== ''
         ? [`expected behaviour: ${file.expectedBehavior.trim()}`]
@@ -228,6 +263,23 @@ async function readSteadyState(
   const expectations: Expectation[] = [];
   for (const [index, item] of steadyRaw.entries()) {
     const where = `steady_state[${index}]`;
+    if (isPromqlEntry(item)) {
+      const check = await readPromqlCheck(item as Raw, where, context.promql);
+      const title = promqlTitle(item as Raw, check);
+      for (const [suffix, role, window, label] of [
+        ['before', 'steady-before', phases.baseline, 'before the faults'],
+        ['after', 'steady-after', afterWindow, afterWindow.label],
+      ] as const)
+        expectations.push({
+          kind: 'promql',
+          id: `${where}.${suffix}`,
+          title: `steady state ${label}: ${title}`,
+          check,
+          window,
+          role,
+        });
+      continue;
+    }
     if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
       const slo = needLoad(parseSlo(item, where), loadPlan, where);
       steadySlos.push(slo);
@@ -311,10 +363,10 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
     const entry = value as Raw;
     const url = await checkUrl(String(entry.url), options.policy, `control.${name}.url`);
     const tokenEnv = (entry.token_env as string | undefined) ?? DEFAULT_TOKEN_ENV;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
-      throw new ToolInputError(`control.${name}.token_env: "${tokenEnv}" is not an environment variable name`);
+    checkTokenEnv(tokenEnv, options.policy, `control.${name}.token_env`);
     planes.push({ name, url: url.origin, tokenEnv });
   }
+  // --admin-token-env is the owner's own choice on the command line: not checked against the list.
   for (const extra of options.extraControl ?? []) {
     if (planes.some((plane) => plane.name === extra.name))
       throw new ToolInputError(`--admin: the file already has a control plane named ${extra.name}`);
@@ -323,14 +375,19 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
   return planes;
 }
 
-/** mcp-chaos-monkey's faults as steps: each from the start, for its durationMs. */
-function monkeySteps(file: Raw): Array<{ step: Raw; where: string }> {
+/**
+ * mcp-chaos-monkey's faults as steps: each from the start, for its durationMs; one without it is
+ * held for the run, whose length the person gives (`--duration`, or the file's `duration`). With
+ * neither, it is planned for 10 s and listed in `untimed`, which the runner refuses: `validate`
+ * accepts the file, `run` asks for its length.
+ */
+function monkeySteps(file: Raw, runMs: number | undefined, untimed: string[]): Array<{ step: Raw; where: string }> {
   return ((file.faults as Raw[] | undefined) ?? []).map((fault, index) => {
-    const durationMs = fault.durationMs ?? fault.duration_ms;
-    if (durationMs === undefined)
-      throw new ToolInputError(
-        `faults[${index}]: durationMs is required here: the fault is set from the start of the run and cleared after it`,
-      );
+    let durationMs = (fault.durationMs ?? fault.duration_ms) as number | undefined;
+    if (durationMs === undefined) {
+      durationMs = runMs ?? UNTIMED_PLAN_MS;
+      if (runMs === undefined) untimed.push(`faults[${index}]`);
+    }
     const config = fault.config as Raw;
     return {
       where: `faults[${index}]`,
@@ -506,6 +563,7 @@ interface CheckContext {
   phases: Experiment['phases'];
   durationMs: number;
   baseDir: string | undefined;
+  promql: PromqlContext;
 }
 
 async function readExpectation(
@@ -535,6 +593,10 @@ async function readExpectation(
     return { kind: 'slo', id: where, title: slo.title, slo, window: context.phases.inject, role: 'expect' };
   }
   const raw = item as Raw;
+  if (isPromqlEntry(raw)) {
+    const check = await readPromqlCheck(raw, where, context.promql);
+    return { kind: 'promql', id: where, title: promqlTitle(raw, check), check, window: during(raw), role: 'expect' };
+  }
   if (raw.slo !== undefined) {
     const slo = needLoad(parseSlo(String(raw.slo), `${where}.slo`), load, where);
     return {
@@ -604,14 +666,16 @@ async function readHttpCheck(
   };
 }
 
-function readCommand(raw: Raw, where: string, baseDir: string | undefined): CommandSpec {
+function readCommand(
+  raw: Raw,
+  where: string,
+  baseDir: string | undefined,
+  defaultTimeoutMs = EXPERIMENT_LIMITS.defaultCommandTimeoutMs,
+): CommandSpec {
   const command = raw.command as string | string[];
   if (Array.isArray(command) ? command.length === 0 || command.some((part) => part === '') : command.trim() === '')
     throw new ToolInputError(`${where}.command: empty`);
-  const timeoutMs =
-    raw.timeout === undefined
-      ? EXPERIMENT_LIMITS.defaultCommandTimeoutMs
-      : durationField(raw.timeout, `${where}.timeout`);
+  const timeoutMs = raw.timeout === undefined ? defaultTimeoutMs : durationField(raw.timeout, `${where}.timeout`);
   if (timeoutMs <= 0 || timeoutMs > EXPERIMENT_LIMITS.commandTimeoutMs)
     throw new ToolInputError(
       `${where}.timeout: above 0 and at most ${EXPERIMENT_LIMITS.commandTimeoutMs / 60_000} minutes`,
@@ -622,7 +686,13 @@ function readCommand(raw: Raw, where: string, baseDir: string | undefined): Comm
       : isAbsolute(String(raw.cwd))
         ? String(raw.cwd)
         : resolve(baseDir ?? process.cwd(), String(raw.cwd));
-  return { command, timeoutMs, cwd, env: (raw.env as Record<string, string> | undefined) ?? {} };
+  return {
+    argument: `${where}.command`,
+    command,
+    timeoutMs,
+    cwd,
+    env: (raw.env as Record<string, string> | undefined) ?? {},
+  };
 }
 
 async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule[]> {
@@ -645,6 +715,11 @@ async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule
       continue;
     }
     const entry = item as Raw;
+    if (isPromqlEntry(entry)) {
+      const check = await readPromqlCheck({ ...entry, for: undefined }, where, context.promql);
+      rules.push({ kind: 'promql', text: promqlTitle(entry, check), check, polls: abortPolls(entry, check, where) });
+      continue;
+    }
     const { check } = await readHttpCheck({ ...entry, failures: undefined, name: undefined }, where, context);
     rules.push({
       kind: 'http',

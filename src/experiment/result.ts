@@ -6,6 +6,7 @@ import type { ErrorClass, Stats } from '../load/index.js';
 import type { ProbeVerdict } from '../probe/index.js';
 import type { Slis } from '../toolcall/metrics.js';
 import type { Experiment, Expectation } from './model.js';
+import type { PromqlObservation } from './promql-watch.js';
 
 export type ExpectationStatus = 'passed' | 'failed' | 'inconclusive' | 'not_checked';
 export type Verdict = 'passed' | 'failed' | 'inconclusive';
@@ -109,6 +110,8 @@ export interface ExperimentResult {
   timeline: { bucketMs: number; buckets: TimelineBucket[] };
   /** The same figures per second of the run (the markdown report's table). */
   seconds: TimelineBucket[];
+  /** Each PromQL check's polls, by expectation id. */
+  promql?: Record<string, PromqlObservation[]>;
   /** Each HTTP check's probes, by expectation id (for the charts' markers). */
   checks: Record<string, CheckObservation[]>;
   commands: Array<{
@@ -126,6 +129,8 @@ export interface ExperimentResult {
   rollbacks: Array<{ command: string; exitCode: number | null; timedOut: boolean; startError?: string }>;
   /** Connections the proxies could not make to a dependency, by reason. */
   connectFailures: Record<string, number>;
+  /** Dependencies (or the load's url) that accepted no connection before the first fault: the run cannot pass. */
+  unreachable: Array<{ where: string; address: string; why: string }>;
   /** Fault names that acted, for the run record (network: latency, …; HTTP: http_error, …; tool-call plane: toolcall:<type>). */
   injected: string[];
   verdict: Verdict;

@@ -13,7 +13,7 @@
  * `finally` on errors and cancellation (Ctrl-C). A control plane's faults also carry their step's
  * length, so they expire on the plane even if this process is killed outright.
  */
-import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import { CancelledError, OperationalError, ToolInputError, messageOf } from '../errors.js';
 import { beginMeasuring } from '../measuring.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
 import type { RequestSamples } from '../load/index.js';
@@ -23,6 +23,9 @@ import { runLoad, warmUpLoad, type OpenLoopResult, type SecondBucket } from './a
 import { runToolcallStep } from './adapters/toolcall.js';
 import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
+import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
+import type { ProgramPolicy } from '../consent/index.js';
+import { hostPort, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -35,14 +38,24 @@ import {
   type ToolcallStep,
 } from './model.js';
 import type { CheckObservation, ExperimentResult, FaultRecord, PlaneStepRecord } from './result.js';
+import { PromqlWatch } from './promql-watch.js';
+import type { ExperimentMetrics } from '../metrics/index.js';
 
 export interface RunOptions {
   policy: SafetyPolicy;
+  /** Which programs may start (src/consent): the owner's at the shell, an agent's over MCP. */
+  programs: ProgramPolicy;
+  /** After a cancellation, each rollback is ended after at most this long (default CANCELLED_ROLLBACK_MS). */
+  cancelledRollbackMs?: number;
   /** Cancels the run: every fault cleared, every process and socket closed, then a CancelledError. */
   signal?: AbortSignal;
   onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
+  metrics?: ExperimentMetrics;
+  /** What the person should know before the load starts (a dependency that does not answer). */
+  onNotice?: (message: string) => void;
 }
 
 interface ActiveFault {
@@ -51,8 +64,21 @@ interface ActiveFault {
   id: string | undefined;
 }
 
+/** How long a rollback may run once the call was cancelled (its own timeout, if shorter, still holds). */
+export const CANCELLED_ROLLBACK_MS = 10_000;
+
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
-  if (experiment.steps.length > 0) refuseInProduction('the experiment', options.policy);
+  if (experiment.untimed.length > 0)
+    throw new ToolInputError(
+      `${experiment.untimed.join(', ')}: no durationMs, so held for the whole run, whose length is not given: ` +
+        'give it (`run --duration 30s`, or duration in the file)',
+    );
+  const programs = programsOf(experiment);
+  // Whatever acts on the system under test injects: a fault, a tool-call or probe step, and any
+  // command (an expectation's or a rollback: it may change anything).
+  if (experiment.steps.length > 0 || programs.length > 0) refuseInProduction('the experiment', options.policy);
+  // Every program is allowed (or a person accepted it) before anything runs, or nothing runs.
+  await options.programs.approve(programs, options.signal);
   const run = new ExperimentRun(experiment, options);
   return run.execute();
 }
@@ -72,6 +98,8 @@ class ExperimentRun {
   private readonly checks: Record<string, CheckObservation[]> = {};
   private readonly commands: ExperimentResult['commands'] = [];
   private readonly connectFailures: Record<string, number> = {};
+  /** Remotes that did not accept a connection before the first fault (preflight, then the baseline). */
+  private readonly unreachable = new Map<string, Unreachable>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pending: Array<Promise<unknown>> = [];
   /** Aborted when an abort rule fires (and in cleanup): stops injecting plane steps and abort checks. */
@@ -82,12 +110,14 @@ class ExperimentRun {
   private readonly abortStreaks = new Map<AbortRule, number>();
   private readonly warnings: string[] = [];
   private clockStarted = false;
+  private readonly promql: PromqlWatch;
 
   constructor(
     private readonly experiment: Experiment,
     private readonly options: RunOptions,
   ) {
     this.env = options.env ?? process.env;
+    this.promql = new PromqlWatch(experiment, options.policy, this.env);
     this.faults = experiment.steps
       .filter((step): step is FaultStep => step.kind === 'fault')
       .map((step) => ({
@@ -131,8 +161,15 @@ class ExperimentRun {
     const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
+      await this.preflight();
       await this.startPlanes();
       started = true;
+      this.options.metrics?.begin(
+        experiment.title,
+        this.faults.map(({ step }) => ({ name: step.name, fault: step.config.type })),
+        experiment.expectations.map((expectation) => expectation.title),
+        () => this.proxy?.counters(),
+      );
       if (experiment.load) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
@@ -187,7 +224,7 @@ class ExperimentRun {
       const token = this.env[plane.tokenEnv]?.trim();
       if (!token)
         throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
-      const client = new ControlClient(plane, token);
+      const client = new ControlClient(plane, token, policyLookup(this.options.policy));
       await client.check();
       this.controls.set(plane.name, client);
     }
@@ -203,19 +240,61 @@ class ExperimentRun {
       mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
     }
     if (mappings.length === 0) return;
-    const http = this.faults.some(
-      (fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http',
-    );
+    // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),
+    // so a network fault there is counted in that protocol's unit too (commands, requests).
+    const http =
+      mappings.some((mapping) => mapping.protocol !== undefined) ||
+      this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
     this.proxy = await startProxyPlane({
       mappings,
       http,
       seed: experiment.seed,
       insecureTls: experiment.load ? !experiment.load.rejectUnauthorized : false,
       policy: this.options.policy,
-      onConnectFailure: (reason) => {
+      onConnectFailure: (reason, mappingIndex) => {
         this.connectFailures[reason] = (this.connectFailures[reason] ?? 0) + 1;
+        this.noteBaselineFailure(mappings[mappingIndex], reason);
       },
     });
+  }
+
+  /**
+   * Before anything starts: nothing listening at the load's url ends the run at once (nothing
+   * would be tested); a mapping's remote that does not answer is said now, and makes the run
+   * unable to pass (evaluate.ts), since the faults would act on a dependency that was never there.
+   */
+  private async preflight(): Promise<void> {
+    const { experiment } = this;
+    const lookup = policyLookup(this.options.policy);
+    if (experiment.load) {
+      const { host, port } = urlAddress(experiment.load.url);
+      const why = await tryConnect(host, port, lookup);
+      if (why !== undefined)
+        throw new OperationalError(
+          `load.url ${experiment.load.url}: nothing accepts connections at ${hostPort(host, port)} (${why}); ` +
+            'start the app, or fix load.url: nothing was run',
+        );
+    }
+    for (const down of await unreachableRemotes(experiment.proxies, lookup)) {
+      this.unreachable.set(down.where, down);
+      this.options.onNotice?.(
+        `preflight: the dependency ${down.where} (${down.address}) does not accept connections (${down.why}); ` +
+          'the run goes on, but it cannot pass: the faults would act on a dependency that is not there',
+      );
+    }
+  }
+
+  /** A connect that failed before the first fault went on: the dependency was down in the baseline. */
+  private noteBaselineFailure(mapping: Mapping | undefined, reason: string): void {
+    if (!mapping || (this.clockStarted && this.now() >= this.experiment.phases.inject.fromMs)) return;
+    if (this.faults.some((fault) => fault.record.onAtMs !== null)) return;
+    const where = mapping.name === IN_FRONT_MAPPING ? 'load.url' : mapping.name ? `#${mapping.name}` : mapping.text;
+    if (!this.unreachable.has(where))
+      this.unreachable.set(where, {
+        where,
+        address: hostPort(mapping.remoteHost, mapping.remotePort),
+        why: `${reason} in the baseline`,
+      });
   }
 
   /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has drained). */
@@ -248,6 +327,15 @@ class ExperimentRun {
     const inject = this.experiment.phases.inject;
     for (const rule of this.experiment.abort)
       if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
+    this.promql.start({
+      at: (ms, run) => this.at(ms, run),
+      track: (work) => this.track(work),
+      now: () => this.now(),
+      finish: this.finish.signal,
+      halt: this.halt.signal,
+      abort: (rule, figure) => this.triggerAbort(rule, figure),
+      warn: (line) => this.warnings.push(line),
+    });
   }
 
   private at(ms: number, run: () => void): void {
@@ -280,6 +368,7 @@ class ExperimentRun {
         fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
       record.onAtMs = this.clockStarted ? this.now() : 0;
       record.actedDetail = 'set';
+      this.options.metrics?.step(step.name, step.config.type, true);
     } catch (error) {
       record.actedDetail = `could not be set: ${messageOf(error)}`;
       this.warnings.push(`${step.name}: ${record.actedDetail}`);
@@ -291,6 +380,7 @@ class ExperimentRun {
     if (id === undefined) return;
     fault.id = undefined;
     fault.record.offAtMs = this.now();
+    this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
     const { placement } = fault.step;
     if (placement.plane === 'proxy') {
       this.proxy!.clear(id);
@@ -321,6 +411,7 @@ class ExperimentRun {
         fault.record.offAtMs = this.now();
         fault.record.actedDetail = `cleared (${why})`;
         fault.id = undefined;
+        this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
       }
     }
   }
@@ -329,6 +420,7 @@ class ExperimentRun {
   private triggerAbort(rule: string, figure: string): void {
     if (this.aborted) return;
     this.aborted = { atMs: this.now(), rule, figure };
+    this.options.metrics?.abort();
     for (const fault of this.faults)
       if (fault.record.onAtMs === null)
         fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
@@ -337,6 +429,7 @@ class ExperimentRun {
   }
 
   private watchSecond(bucket: SecondBucket): void {
+    this.options.metrics?.second(bucket);
     const inject = this.experiment.phases.inject;
     const startMs = bucket.second * 1000;
     if (this.aborted || startMs < Math.floor(inject.fromMs / 1000) * 1000 || startMs >= inject.toMs) return;
@@ -415,7 +508,12 @@ class ExperimentRun {
 
   private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
     const startedAtMs = this.now();
-    const outcome: CommandOutcome = await runCommandSpec(command, this.finish.signal);
+    const outcome: CommandOutcome = await runCommandSpec(
+      command,
+      this.finish.signal,
+      this.options.programs,
+      EXPECTATION_COMMAND_WHY,
+    );
     this.commands.push({
       id,
       startedAtMs,
@@ -447,9 +545,10 @@ class ExperimentRun {
         ? this.halt.signal
         : AbortSignal.any([this.halt.signal, AbortSignal.timeout(step.forMs)]);
     try {
-      if (step.kind === 'toolcall') record.slis = await runToolcallStep(step, signal, () => undefined);
+      if (step.kind === 'toolcall')
+        record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined, this.options.programs);
       else {
-        const { report, verdict } = await runProbeStep(step, signal, () => undefined);
+        const { report, verdict } = await runProbeStep(step, signal, () => undefined, this.options.programs);
         record.probe = {
           verdict,
           summary: report.summary as unknown as Record<string, number>,
@@ -496,14 +595,40 @@ class ExperimentRun {
 
   private async runRollbacks(): Promise<ExperimentResult['rollbacks']> {
     const results: ExperimentResult['rollbacks'] = [];
-    for (const rollback of this.experiment.rollbacks) {
-      const outcome = await runCommandSpec(rollback, new AbortController().signal);
-      results.push({
-        command: Array.isArray(rollback.command) ? rollback.command.join(' ') : rollback.command,
-        exitCode: outcome.exitCode,
-        timedOut: outcome.timedOut,
-        ...(outcome.startError ? { startError: outcome.startError } : {}),
-      });
+    // Rollbacks run after a cancellation too (they undo what the run did), but bounded: each by its
+    // own timeout, and once cancelled by CANCELLED_ROLLBACK_MS as well, so none outlives the call for long.
+    const cap = this.options.cancelledRollbackMs ?? CANCELLED_ROLLBACK_MS;
+    const cut = new AbortController();
+    let cutTimer: NodeJS.Timeout | undefined;
+    const onCancel = (): void => {
+      cutTimer ??= setTimeout(() => cut.abort(), cap);
+    };
+    this.options.signal?.addEventListener('abort', onCancel, { once: true });
+    if (this.options.signal?.aborted) onCancel();
+    try {
+      for (const rollback of this.experiment.rollbacks) {
+        if (cut.signal.aborted) {
+          results.push({
+            command: commandText(rollback),
+            exitCode: null,
+            timedOut: true,
+            startError: "not started: the cancelled run's rollback time was up",
+          });
+          continue;
+        }
+        const outcome = await runCommandSpec(rollback, cut.signal, this.options.programs, ROLLBACK_WHY).catch(
+          (error: unknown) => ({ exitCode: null, timedOut: false, startError: messageOf(error) }),
+        );
+        results.push({
+          command: commandText(rollback),
+          exitCode: outcome.exitCode,
+          timedOut: outcome.timedOut || cut.signal.aborted,
+          ...(outcome.startError ? { startError: outcome.startError } : {}),
+        });
+      }
+    } finally {
+      clearTimeout(cutTimer);
+      this.options.signal?.removeEventListener('abort', onCancel);
     }
     return results;
   }
@@ -531,7 +656,10 @@ class ExperimentRun {
       checks: this.checks,
       commands: this.commands,
       aborted: this.aborted,
+      promql: this.promql.observations,
+      unreachable: [...this.unreachable.values()],
     });
+    this.options.metrics?.states(evaluation.expectations);
     const { experiment } = this;
     return {
       title: experiment.title,
@@ -572,14 +700,20 @@ class ExperimentRun {
       timeline: samples ? timelineOf(samples, experiment.durationMs) : { bucketMs: 1000, buckets: [] },
       seconds: samples ? timelineOf(samples, experiment.durationMs, 1000).buckets : [],
       checks: this.checks,
+      ...(this.promql.active ? { promql: this.promql.observations } : {}),
       commands: this.commands,
       expectations: evaluation.expectations,
       aborted: this.aborted,
       rollbacks,
       connectFailures: this.connectFailures,
+      unreachable: [...this.unreachable.values()],
       injected: evaluation.injected,
       verdict: evaluation.verdict,
       verdictReasons: [...evaluation.reasons, ...this.warnings.map((warning) => `warning: ${warning}`)],
     };
   }
+}
+
+function commandText(spec: Experiment['rollbacks'][number]): string {
+  return Array.isArray(spec.command) ? spec.command.join(' ') : spec.command;
 }

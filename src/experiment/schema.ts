@@ -115,7 +115,10 @@ const command = {
       items: { type: 'string' },
       description: 'The program and its arguments (["npm", "test"]); a string runs through /bin/sh -c',
     },
-    timeout: { ...duration, description: 'Bound on the command (default 5m); killed with its process group after it' },
+    timeout: {
+      ...duration,
+      description: 'Bound on the command (default 5m; a rollback 1m); killed with its process group after it',
+    },
     cwd: { type: 'string' },
     env: { type: 'object', additionalProperties: { type: 'string' } },
     during: { ...during, description: 'When it starts: at the start of this window (default inject)' },
@@ -134,10 +137,62 @@ const sloExpectation = {
   },
 };
 
+/** A PromQL check (src/experiment/read-promql.ts): the query and what its value must be. */
+const promqlFields = {
+  prometheus: { type: 'string', minLength: 1, description: 'A PromQL query whose value is judged each poll' },
+  url: {
+    type: 'string',
+    description: "The Prometheus server (default the file's prometheus.url, else FAULTLINE_PROMETHEUS_URL)",
+  },
+  below: { type: 'number', description: 'The value must stay below this' },
+  above: { type: 'number', description: 'The value must stay above this' },
+  between: {
+    type: 'array',
+    items: { type: 'number' },
+    minItems: 2,
+    maxItems: 2,
+    description: 'The value must stay within [low, high]',
+  },
+  comparator: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['criteria', 'value'],
+    description: 'Litmus promProbe\'s comparator: {criteria: "<=", value: "0.01"}',
+    properties: {
+      criteria: { enum: ['>=', '<=', '>', '<', '==', '!=', 'oneOf'] },
+      value: { type: ['string', 'number'] },
+      type: { enum: ['float', 'int'] },
+    },
+  },
+  every: { ...duration, description: 'How often it is asked in the window (default 1s)' },
+  timeout: { ...duration, description: 'Bound on one query (default 2s)' },
+  name: { type: 'string' },
+} as const;
+
+const promqlCheck = {
+  type: 'object',
+  required: ['prometheus'],
+  additionalProperties: false,
+  properties: { ...promqlFields, during },
+};
+
+const promqlAbort = {
+  type: 'object',
+  required: ['prometheus'],
+  additionalProperties: false,
+  properties: {
+    ...promqlFields,
+    for: {
+      ...duration,
+      description: 'How long the value must meet the condition before the run aborts (default one poll)',
+    },
+  },
+};
+
 const expectation = {
   description:
-    'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> $.circuit == \\"open\\"" or an object), or a command that must exit 0.',
-  oneOf: [{ type: 'string' }, sloExpectation, httpCheck, command],
+    'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> $.circuit == \\"open\\"" or an object), a command that must exit 0, or a PromQL check ({prometheus: query, below: 0.01}).',
+  oneOf: [{ type: 'string' }, sloExpectation, httpCheck, command, promqlCheck],
 };
 
 const abortCheck = {
@@ -158,7 +213,7 @@ const abortCheck = {
 const abortRule = {
   description:
     'A condition on the load, checked each second while faults act ("errors > 50% for 3s", "p95 > 2s for 5s"), or an HTTP check whose consecutive failures abort.',
-  oneOf: [{ type: 'string' }, abortCheck],
+  oneOf: [{ type: 'string' }, abortCheck, promqlAbort],
 };
 
 const mcpServer = {
@@ -279,6 +334,14 @@ export const EXPERIMENT_SCHEMA = {
       },
     },
     duration: { ...duration, description: "The run's length when there is no load" },
+    prometheus: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      description:
+        'The Prometheus server PromQL checks ask unless they give their own url (credentials from FAULTLINE_PROMETHEUS_TOKEN, or _USERNAME and _PASSWORD)',
+      properties: { url: { type: 'string' } },
+    },
     proxies: {
       type: 'array',
       items: { type: 'string' },
@@ -304,7 +367,7 @@ export const EXPERIMENT_SCHEMA = {
     },
     steady_state: {
       type: 'array',
-      items: { oneOf: [{ type: 'string' }, httpCheck] },
+      items: { oneOf: [{ type: 'string' }, httpCheck, promqlCheck] },
       description: 'What holds before the faults and again after recovery: SLO strings on the load, or HTTP checks',
     },
     method: {
@@ -335,12 +398,13 @@ export const EXPERIMENT_SCHEMA = {
     recover_within: { ...duration, description: 'Back to the steady state this long after the last fault ends' },
     abort_when: {
       description: abortRule.description,
-      oneOf: [{ type: 'string' }, abortCheck, { type: 'array', items: abortRule }],
+      oneOf: [{ type: 'string' }, abortCheck, promqlAbort, { type: 'array', items: abortRule }],
     },
     rollbacks: {
       type: 'array',
       items: command,
-      description: 'Commands run after the method, whatever happened (every fault is cleared before them)',
+      description:
+        'Commands run after the method, whatever happened (every fault is cleared before them); after a cancellation each is cut within 10s',
     },
     expectedBehavior: { type: 'string', description: "mcp-chaos-monkey's free text: reported, not checked" },
     assertions: {

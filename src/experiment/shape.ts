@@ -30,7 +30,9 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
   const document = parseDocument(text, { uniqueKeys: true });
   if (document.errors.length > 0)
-    throw new ToolInputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]})`);
+    throw new ToolInputError(
+      `${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')})`,
+    );
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 100 }) as unknown;
@@ -169,4 +171,45 @@ function article(type: string | string[]): string {
   const word = (t: string): string =>
     t === 'integer' ? 'a whole number' : t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`;
   return list.map(word).join(' or ');
+}
+
+/**
+ * Where in the text the field a refusal names is: `method[1].fault: …` → "line 9, column 7". The
+ * path is walked in the YAML document (JSON is YAML too) as far as it goes; an unknown field is
+ * pointed at by its own key. Undefined when the message names no path found in the text.
+ */
+export async function positionOf(text: string, message: string): Promise<string | undefined> {
+  const head = /^([A-Za-z_$][\w$-]*(?:\[\d+\]|\.[\w$-]+)*):/.exec(message);
+  if (!head || head[1] === 'experiment') {
+    const unknown = /^experiment: (?:unknown )?field "([^"]+)"/.exec(message);
+    if (!unknown) return undefined;
+  }
+  const { LineCounter, parseDocument, isMap, isSeq, isScalar } = await import('yaml');
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const parts =
+    head && head[1] !== 'experiment'
+      ? [...head[1]!.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
+      : [];
+  let node: unknown = document.contents;
+  let at: [number, number, number] | undefined = (node as { range?: [number, number, number] } | null)?.range;
+  for (const part of parts) {
+    if (isSeq(node) && typeof part === 'number' && node.items[part] !== undefined) node = node.items[part];
+    else if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(part));
+      if (!pair) break;
+      node = pair.value ?? pair.key;
+      if (pair.value === null) at = (pair.key as { range?: [number, number, number] }).range;
+    } else break;
+    at = (node as { range?: [number, number, number] } | null)?.range ?? at;
+  }
+  // An unknown field: its own key, not the mapping holding it.
+  const field = /(?:unknown field|field) "([^"]+)"/.exec(message)?.[1];
+  if (field !== undefined && isMap(node)) {
+    const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === field);
+    at = (pair?.key as { range?: [number, number, number] } | undefined)?.range ?? at;
+  }
+  if (!at) return undefined;
+  const { line, col } = lineCounter.linePos(at[0]);
+  return `line ${line}, column ${col}`;
 }

@@ -6,8 +6,19 @@ import { ToolInputError } from '../errors.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import type { Phases, Step, Window } from './model.js';
 
-/** A duration field: a string the one duration parser reads, or a number of seconds. */
+/** The forms an experiment's durations take: `500ms`, `5s`, `1m30s`, `1h`, a number of seconds. */
+const COMPACT_DURATION = /^\s*(?:\d+(?:\.\d+)?(?:ms|s|m|h))+\s*$|^\s*\d+(?:\.\d+)?\s*$/i;
+
+/**
+ * A duration field: a number of seconds, or a string the one duration parser reads, in the
+ * compact forms only. `3 seconds` is refused rather than read: a file is code that other tools
+ * (k6, Chaos Mesh, FIS) are given in their own compact spellings, and a word form is a guess.
+ */
 export function durationField(value: unknown, what: string): number {
+  if (typeof value === 'string' && !COMPACT_DURATION.test(value))
+    throw new ToolInputError(
+      `${what}: ${JSON.stringify(value)} is not a duration; write one such as 500ms, 5s, 1m30s, 1h or a number of seconds`,
+    );
   const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value), what);
   if (!Number.isFinite(ms) || ms < 0)
     throw new ToolInputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);

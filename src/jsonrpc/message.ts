@@ -31,7 +31,10 @@ export interface JsonLimits {
 /** Far above any real MCP message's nesting, far below where V8's JSON recursion fails (~5,000). */
 export const DEFAULT_MAX_JSON_DEPTH = 512;
 
-export type JsonReading = { ok: true; value: unknown } | { ok: false; problem: string };
+/** A reading: the value, or why there is none (`reason`: over the size, too deep, or not JSON). */
+export type JsonReading =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: 'size' | 'depth' | 'syntax'; problem: string };
 
 /**
  * The nesting depth of JSON text, counting brackets outside strings, stopping as soon as it passes
@@ -56,13 +59,17 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 /** Parses JSON text from a peer within `limits`; says why when it cannot. */
 export function readJson(text: string, limits: JsonLimits): JsonReading {
   if (text.length > limits.maxChars)
-    return { ok: false, problem: `a message of ${text.length} characters, above the ${limits.maxChars} accepted` };
+    return {
+      ok: false,
+      reason: 'size',
+      problem: `a message of ${text.length} characters, above the ${limits.maxChars} accepted`,
+    };
   if (jsonDepthExceeds(text, limits.maxDepth))
-    return { ok: false, problem: `JSON nested deeper than ${limits.maxDepth} levels` };
+    return { ok: false, reason: 'depth', problem: `JSON nested deeper than ${limits.maxDepth} levels` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, problem: `invalid JSON (${(error as Error).message})` };
+    return { ok: false, reason: 'syntax', problem: `invalid JSON (${(error as Error).message})` };
   }
 }
 

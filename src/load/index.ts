@@ -27,6 +27,7 @@ export {
   type OpenLoopOptions,
   type OpenLoopResult,
   type SecondBucket,
+  LATENCY_BOUNDS_MS,
 } from './open-loop.js';
 export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';

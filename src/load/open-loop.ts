@@ -32,6 +32,7 @@
  * By default a run happens on the generator thread (generator-thread.ts), not the caller's:
  * runOpenLoop validates here, and the thread runs the same OpenLoopRun (runOnThisThread).
  */
+import { threadWakeUps, type Wake } from '../clock/index.js';
 import { CancelledError, ToolInputError } from '../errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
 import { runOnGeneratorThread } from './generator-thread.js';
@@ -39,7 +40,6 @@ import { LiveCounters } from './live-counters.js';
 import { isThreadLoadGauge, threadBusy, type ThreadLoadGauge } from './thread-load.js';
 import type { TransportFailure } from './error-class.js';
 import { Fifo } from './fifo.js';
-import { threadPacer, type PacerWake } from './pacer.js';
 import {
   MAX_CONNECTIONS,
   MAX_TIMEOUT_MS,
@@ -120,6 +120,14 @@ export interface OpenLoopOptions extends LoadTarget {
    */
   edgesMs?: readonly number[];
   onEdge?: (index: number) => void | Promise<void>;
+  /**
+   * Unmeasured requests sent one after another on each of the run's first `connections` once they
+   * are open and before the clock starts (default 0; at most MAX_WARM_REQUESTS): the path the run
+   * itself brought up — a proxy's thread and its upstream connections, the target's side of each
+   * connection — is then warm when the first measured request goes. They reach the target, are not
+   * counted in any figure, and are reported as `warmRequests`.
+   */
+  warmRequestsPerConnection?: number;
 }
 
 /** The requests whose intended start fell in one second of the run. */
@@ -131,7 +139,16 @@ export interface SecondBucket {
   /** Latency from the intended start, ms; null when the second had no requests. */
   p50Ms: number | null;
   p95Ms: number | null;
+  /**
+   * How many of the second's requests took at most each of LATENCY_BOUNDS_MS (not cumulative, the
+   * last count above the last bound), and their sum: the second's share of a latency histogram.
+   */
+  latencyCounts?: number[];
+  latencySumMs?: number;
 }
+
+/** The upper bounds (ms) of SecondBucket.latencyCounts (src/metrics/ serves them as a histogram). */
+export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000] as const;
 
 export interface OpenLoopResult extends SampleSummary {
   mode: 'open-loop';
@@ -143,6 +160,8 @@ export interface OpenLoopResult extends SampleSummary {
     timeoutMs: number;
     requests: number;
   };
+  /** Unmeasured requests sent before the clock started (OpenLoopOptions.warmRequestsPerConnection) that ended. */
+  warmRequests: number;
   /** Connections the run opened (at least `connections`, at most `maxConnections`). */
   connectionsOpened: number;
   /**
@@ -243,6 +262,13 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     throw new ToolInputError('watchCallerThread must be true or false');
   if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf))
     throw new ToolInputError("watchLoadOf must be a thread load gauge (a HostedProxy's load)");
+  const warmRequestsPerConnection = options.warmRequestsPerConnection ?? 0;
+  if (
+    !Number.isInteger(warmRequestsPerConnection) ||
+    warmRequestsPerConnection < 0 ||
+    warmRequestsPerConnection > MAX_WARM_REQUESTS
+  )
+    throw new ToolInputError(`warmRequestsPerConnection must be a whole number from 0 to ${MAX_WARM_REQUESTS}`);
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
   return {
@@ -254,6 +280,7 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     requests,
     expectedStatus,
     edgesMs: [...edgesMs],
+    warmRequestsPerConnection,
   };
 }
 
@@ -291,6 +318,7 @@ export interface Plan {
   requests: number;
   /** The schedule's edges (OpenLoopOptions.edgesMs), validated. */
   edgesMs: number[];
+  warmRequestsPerConnection: number;
   /**
    * 'deferred' (what runOpenLoop uses): on-demand connections open after the loop turn has read
    * its responses, and not while the generator runs late (`grow`). 'immediate': the rule before
@@ -311,6 +339,8 @@ interface Slot {
   index: number;
   /** Opened on demand and its socket not connected yet. */
   connecting: boolean;
+  /** While the slot sends its unmeasured warm requests: called as each ends. */
+  warming?: () => void;
 }
 
 /**
@@ -342,8 +372,13 @@ const BUSY_WINDOW_MS = 50;
 const BUSY_MIN_SPAN_MS = 10;
 /** The longest the run waits for its first connections to open before its clock starts. */
 export const PRECONNECT_MAX_MS = 2_000;
+/** The most unmeasured warm requests per connection, and how long they may take in all. */
+export const MAX_WARM_REQUESTS = 100;
+const WARM_MAX_MS = 2_000;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
+/** Wake-ups are asked for this much after a request's time (performance.now() and the service's clock round apart). */
+const CLOCK_MARGIN_MS = 0.001;
 
 type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
 
@@ -378,8 +413,10 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   /** Every socket the connections opened, reconnects included. */
   private socketsOpened = 0;
-  /** The pacer's wake-up for the next due request (pacer.ts). */
-  private scheduler: PacerWake | undefined;
+  /** Unmeasured warm requests that ended before the clock started (warm). */
+  private warmRequests = 0;
+  /** The wake-up for the next due request (clock/wake-ups.ts). */
+  private scheduler: Wake | undefined;
   private growth: NodeJS.Immediate | undefined;
   private growthRetry: NodeJS.Timeout | undefined;
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
@@ -418,14 +455,15 @@ class OpenLoopRun {
 
   execute(connect: ConnectionFactory): Promise<OpenLoopResult> {
     this.connect = connect;
-    // The thread's first run starts the pacer's clock thread now, while its connections open,
-    // not at its first tick.
-    threadPacer();
+    // The thread's first run starts the wake-up service's helper thread now, while its
+    // connections open, not at its first tick.
+    threadWakeUps().prepare();
     for (let k = 0; k < this.plan.connections; k++) this.idle.push(this.openSlot());
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.hooks.signal?.addEventListener('abort', this.onAbort);
-      void this.preconnect().then(() => {
+      void this.preconnect().then(async () => {
+        await this.warm();
         if (this.stopped) return;
         this.startMs = performance.now();
         this.utilizationMark = performance.eventLoopUtilization();
@@ -456,6 +494,46 @@ class OpenLoopRun {
       }),
     ]);
     clearTimeout(bound);
+  }
+
+  /**
+   * Sends the plan's unmeasured warm requests on each of the run's own connections, one after
+   * another, before its clock starts; bounded by WARM_MAX_MS (or the request timeout, if shorter).
+   * A connection still in an exchange at the bound drops its socket, so the run starts on idle
+   * connections only.
+   */
+  private async warm(): Promise<void> {
+    const perConnection = this.plan.warmRequestsPerConnection;
+    if (perConnection === 0 || this.stopped) return;
+    const slots = [...this.slots];
+    let bound: NodeJS.Timeout | undefined;
+    const warmed = slots.map(
+      (slot) =>
+        new Promise<void>((resolve) => {
+          let left = perConnection;
+          slot.warming = () => {
+            this.warmRequests++;
+            if (--left > 0 && !this.stopped) slot.connection.send();
+            else {
+              slot.warming = undefined;
+              resolve();
+            }
+          };
+          slot.connection.send();
+        }),
+    );
+    await Promise.race([
+      Promise.all(warmed),
+      new Promise<void>((resolve) => {
+        bound = setTimeout(resolve, Math.min(WARM_MAX_MS, this.plan.timeoutMs));
+      }),
+    ]);
+    clearTimeout(bound);
+    for (const slot of slots) {
+      if (slot.warming === undefined) continue;
+      slot.warming = undefined;
+      slot.connection.abandon();
+    }
   }
 
   /** A new connection slot; its socket opens on its first request (or in preconnect). */
@@ -584,8 +662,8 @@ class OpenLoopRun {
   }
 
   /**
-   * Dispatches every request now due, then sleeps until the next one. The pacer wakes it about
-   * 0.05 ms late, and no more often than every MIN_WAKE_GAP_MS (pacer.ts), so at high rates a
+   * Dispatches every request now due, then sleeps until the next one. The wake-up service wakes it
+   * about 0.05 ms late, and no more often than every MIN_WAKE_GAP_MS (clock/wake-ups.ts), so at high rates a
    * tick sends a few requests at once; their latency still counts from each one's own intended
    * start.
    */
@@ -610,7 +688,10 @@ class OpenLoopRun {
       return;
     }
     const next = Math.min(this.nextDue < this.plan.requests ? intendedStartMs[this.nextDue]! : Infinity, edge);
-    if (next !== Infinity) this.scheduler = threadPacer().wakeAt(this.startMs + next, this.tick);
+    // On the service's clock, a hair after the time on this one: rounding between the two must
+    // never wake the tick before its request is due (it would find nothing to send).
+    if (next !== Infinity)
+      this.scheduler = threadWakeUps().after(this.startMs + next - performance.now() + CLOCK_MARGIN_MS, this.tick);
   };
 
   /** Calls onEdge for the edge reached, and goes on once it has returned (or its promise settled). */
@@ -734,6 +815,10 @@ class OpenLoopRun {
   };
 
   private exchangeEnded(slot: Slot, atMs: number, status: number, failure: TransportFailure | null): void {
+    if (slot.warming !== undefined) {
+      slot.warming();
+      return;
+    }
     const i = slot.request;
     if (this.stopped || i < 0) return;
     this.connected(slot); // a failed or timed-out setup ends the attempt too
@@ -800,12 +885,22 @@ class OpenLoopRun {
       let errors = 0;
       for (let i = first; i < end; i++) if (this.samples.errorClass[i] !== 0) errors++;
       const empty = end === first;
+      const latencyCounts = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+      let latencySumMs = 0;
+      for (let i = first; i < end; i++) {
+        const ms = this.samples.latencyMs[i]!;
+        latencySumMs += ms;
+        const index = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+        latencyCounts[index === -1 ? LATENCY_BOUNDS_MS.length : index]!++;
+      }
       const bucket: SecondBucket = {
         second: k,
         requests: end - first,
         errors,
         p50Ms: empty ? null : p50!,
         p95Ms: empty ? null : p95!,
+        latencyCounts,
+        latencySumMs,
       };
       this.seconds.push(bucket);
       if (this.hooks.onSecond !== undefined) {
@@ -839,7 +934,7 @@ class OpenLoopRun {
   private async stop(): Promise<void> {
     this.stopped = true;
     this.hooks.signal?.removeEventListener('abort', this.onAbort);
-    this.scheduler?.cancel();
+    threadWakeUps().cancel(this.scheduler);
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
@@ -869,6 +964,7 @@ class OpenLoopRun {
         timeoutMs: plan.timeoutMs,
         requests: plan.requests,
       },
+      warmRequests: this.warmRequests,
       connectionsOpened: this.slots.length,
       connectionsReopened: Math.max(0, this.socketsOpened - this.slots.length),
       peakBusyConnections: this.peakBusy,

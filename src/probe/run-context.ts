@@ -2,6 +2,7 @@
  * The context one probe run gives its checks (checks/check.ts): the bounds, the sessions, what the
  * run has learnt about the server, tool calls that progress keeps alive, and the ledger.
  */
+import type { ProgramPolicy } from '../consent/index.js';
 import type { LookupFunction } from 'node:net';
 import type { ValidateFunction } from 'ajv';
 import type { CheckContext, ProbeSettings, SessionStart, TokenUse, ToolCall } from './checks/check.js';
@@ -34,6 +35,7 @@ export class ProbeRun implements CheckContext {
     private readonly stop: AbortController,
     readonly lookup: LookupFunction | undefined,
     readonly progress: (message: string) => void,
+    private readonly programs: ProgramPolicy,
   ) {}
 
   get stopSignal(): AbortSignal {
@@ -58,7 +60,11 @@ export class ProbeRun implements CheckContext {
 
   open(): Peer {
     this.throwIfStopped();
-    const peer = openPeer(this.target, { stop: this.stop.signal, ...(this.lookup ? { lookup: this.lookup } : {}) });
+    const peer = openPeer(this.target, {
+      stop: this.stop.signal,
+      programs: this.programs,
+      ...(this.lookup ? { lookup: this.lookup } : {}),
+    });
     this.peers.push(peer);
     return peer;
   }

@@ -6,6 +6,7 @@
  * restarted by progress) and so is the whole run (overallTimeoutMs); every process spawned, and
  * whatever it started, is ended before this returns, whatever happens.
  */
+import type { ProgramPolicy } from '../consent/index.js';
 import type { LookupFunction } from 'node:net';
 import { CancelledError } from '../errors.js';
 import { targetLookup } from '../target-policy.js';
@@ -33,6 +34,8 @@ export interface ProbeOptions {
    * an address given as an IP.
    */
   lookup?: LookupFunction;
+  /** Whether the stdio server may be started (src/consent): the owner's policy at the shell, an agent's over MCP. */
+  programs: ProgramPolicy;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
 }
@@ -94,6 +97,7 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
     stop,
     lookup,
     options.onProgress ?? (() => undefined),
+    options.programs,
   );
   const report = emptyReport(target, taxonomy, started);
   // Leaves that do not apply to this target stay n/a: stdout is stdio's, a token check needs a token.

@@ -13,7 +13,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import type { Fault, LinkDirection } from './faults/fault.js';
+import type { Fault, LinkControl, LinkDirection } from './faults/fault.js';
 import { Link, type ConnectionFlow, type LinkSink, type LinkSource } from './link.js';
 import type { Mapping } from './mapping.js';
 
@@ -34,6 +34,9 @@ export interface TcpMappingCounters {
   connectFailures: number;
   bytesUpstream: number;
   bytesDownstream: number;
+  /** Bytes written to targets (client → target) and to clients (target → client). */
+  bytesSentUpstream?: number;
+  bytesSentDownstream?: number;
 }
 
 /** What happened to a connection, for the proxy's onEvent. */
@@ -62,6 +65,8 @@ export class ProxiedConnection {
   links: Record<LinkDirection, Link> | undefined;
   /** Faults already counted as attached to this connection. */
   readonly countedFaults = new Set<Fault>();
+  /** Per fault with a chance below 1: whether this connection drew it (drawn once, at first attach). */
+  readonly faultDraws = new Map<Fault, boolean>();
   bytesUpstream = 0;
   bytesDownstream = 0;
   private error: string | undefined;
@@ -103,6 +108,36 @@ export class ProxiedConnection {
   destroy(): void {
     this.client.destroy();
     this.target.destroy();
+  }
+
+  /** Closes both sockets with a TCP RST (Toxiproxy's reset_peer), where the socket is a plain TCP one. */
+  reset(): void {
+    for (const socket of [this.client, this.target]) {
+      const tcp = socket as Partial<net.Socket>;
+      if (
+        socket instanceof net.Socket &&
+        !(socket instanceof tls.TLSSocket) &&
+        !socket.destroyed &&
+        tcp.resetAndDestroy
+      ) {
+        try {
+          socket.resetAndDestroy();
+          continue;
+        } catch {
+          // not connected yet: a plain destroy below
+        }
+      }
+      socket.destroy();
+    }
+  }
+
+  /** What the fault stages on `direction`'s link may do to this connection. */
+  control(direction: LinkDirection): LinkControl {
+    return {
+      finish: () => this.links?.[direction].finish(),
+      close: () => this.destroy(),
+      reset: () => this.reset(),
+    };
   }
 
   private connectTarget(): net.Socket {
@@ -156,11 +191,28 @@ export class ProxiedConnection {
       context.clock,
     );
     this.links = { upstream, downstream };
+    // A link cut by finish() (limit_data) ended its destination; once that end is flushed, the
+    // source it read from closes too, and with it the connection (Toxiproxy closes both).
+    upstream.countWritten = (n) => {
+      counters.bytesSentUpstream = (counters.bytesSentUpstream ?? 0) + n;
+    };
+    downstream.countWritten = (n) => {
+      counters.bytesSentDownstream = (counters.bytesSentDownstream ?? 0) + n;
+    };
+    upstream.onFinished = () => this.afterEnd(target, client);
+    downstream.onFinished = () => this.afterEnd(client, target);
     context.attachFaults(this);
     upstream.start();
     downstream.start();
     context.emit(this, { type: 'open' });
   };
+
+  private afterEnd(ended: ClientSide, source: ClientSide): void {
+    const socket = ended as Partial<net.Socket>;
+    if (socket.writableFinished === false && typeof socket.once === 'function')
+      socket.once('finish', () => source.destroy());
+    else source.destroy();
+  }
 
   private readonly destroyBoth = (error: Error): void => {
     this.error ??= describeError(error);

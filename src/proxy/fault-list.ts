@@ -6,13 +6,17 @@
  *                 live on), create the others, then re-attach every live connection's links
  *   attach(connection) → each link gets the stages of the faults that apply to its direction and mapping
  *
- * A spec may carry `target` (a mapping's port or #name): that is the proxy's business, not the
- * fault's, so it is split off before the fault validates the rest.
+ * A spec may carry `target` (a mapping's port or #name) and `chance` (0..1, default 1: the chance
+ * that a connection gets the fault, drawn once per connection from the seed, Toxiproxy's
+ * toxicity): they say where the fault applies, not what it does, so they are split off before the
+ * fault validates the rest. A spec changed in its fields only is taken in place by a fault that
+ * can (`Fault.update`), so live connections keep their stages' state (bytes counted, holds).
  */
 import { ToolInputError } from '../errors.js';
-import { linksOf, type Fault, type FaultCounters, type LinkDirection } from './faults/fault.js';
+import { linksOf, type Fault, type FaultCounters, type LinkControl, type LinkDirection } from './faults/fault.js';
 import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import type { AttachedStage, Link } from './link.js';
+import { createRandom } from './random.js';
 import { pruneRetired } from './retired.js';
 
 interface FaultEntry {
@@ -21,6 +25,8 @@ interface FaultEntry {
   fault: Fault;
   /** The mapping it is limited to (a port or #name), or every mapping. */
   target: string | undefined;
+  /** The chance that a connection gets it (1: every connection). */
+  chance: number;
 }
 
 /** What the list needs to know of a connection to attach stages to it. */
@@ -30,6 +36,10 @@ export interface FaultedConnection {
   links: Record<LinkDirection, Link> | undefined;
   /** Faults already counted as attached to this connection. */
   countedFaults: Set<Fault>;
+  /** Per fault with a chance below 1, whether this connection drew it (kept for the connection's life). */
+  faultDraws?: Map<Fault, boolean>;
+  /** What a stage may do to the connection (finish, close, reset). */
+  control?(direction: LinkDirection): LinkControl;
 }
 
 export interface FaultListOptions {
@@ -50,27 +60,24 @@ export class NetworkFaultList {
 
   /** Replaces the list; throws (changing nothing) on an invalid spec. Live links are re-attached by the caller. */
   set(specs: readonly FaultSpec[]): void {
-    const targets = (Array.isArray(specs) ? specs : []).map((spec, index, all) => {
-      const target = (spec as { target?: unknown } | null)?.target;
-      const where = all.length > 1 ? `faults[${index}]: ` : '';
-      if (target !== undefined && (typeof target !== 'string' || target.trim() === ''))
-        throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
-      if (target !== undefined && !this.namesAnyMapping(target)) throw this.options.unknownTarget(target, where);
-      return target as string | undefined;
-    });
-    const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutTarget(spec)) : specs);
+    const list = Array.isArray(specs) ? specs : [];
+    const targets = list.map((spec, index) => this.targetOf(spec, index, list.length));
+    const chances = list.map((spec, index) => chanceOf(spec, list.length > 1 ? `faults[${index}]: ` : ''));
+    const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutPlacement(spec)) : specs);
     const next: FaultEntry[] = [];
     for (const [index, spec] of resolved.entries()) {
       const target = targets[index];
+      const chance = chances[index]!;
       const key = JSON.stringify([spec, target]);
       const previous = this.byName.get(spec.name);
-      if (previous && previous.key === key) {
+      if (previous && (previous.key === key || this.updatedInPlace(previous, spec, target))) {
+        previous.chance = chance;
         next.push(previous);
         continue;
       }
       const fault = createFault(spec, this.options.seed, this.options.clock);
       if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
-      const entry = { spec, key, fault, target };
+      const entry = { spec, key, fault, target, chance };
       this.byName.set(spec.name, entry);
       next.push(entry);
     }
@@ -79,19 +86,41 @@ export class NetworkFaultList {
     pruneRetired(this.byName, (entry) => entry.fault.counters.active);
   }
 
+  private targetOf(spec: FaultSpec, index: number, count: number): string | undefined {
+    const target = (spec as { target?: unknown } | null)?.target;
+    const where = count > 1 ? `faults[${index}]: ` : '';
+    if (target !== undefined && (typeof target !== 'string' || target.trim() === ''))
+      throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
+    if (target !== undefined && !this.namesAnyMapping(target)) throw this.options.unknownTarget(target, where);
+    return target as string | undefined;
+  }
+
+  /** A fault still on the list whose fields changed, taken by the live fault in place (same type and target). */
+  private updatedInPlace(previous: FaultEntry, spec: ResolvedFault, target: string | undefined): boolean {
+    if (!previous.fault.counters.active || previous.spec.type !== spec.type || previous.target !== target) return false;
+    if (!previous.fault.update?.(spec)) return false;
+    previous.spec = spec;
+    previous.key = JSON.stringify([spec, target]);
+    return true;
+  }
+
   /** Gives each link of `connection` the stages of the faults that apply to it now (kept stages keep their state). */
   attach(connection: FaultedConnection): void {
     if (!connection.links) return;
     for (const link of Object.values(connection.links)) {
       const current = link.attached;
       const stages: AttachedStage[] = [];
-      for (const { spec, fault, target } of this.active) {
+      for (const { spec, fault, target, chance } of this.active) {
         if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
         if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
+        if (!this.drawn(connection, fault, spec.name, chance)) continue;
         const existing = current.find((s) => s.fault === fault);
-        stages.push(
-          existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: link.direction }) },
-        );
+        const label = {
+          connectionId: connection.id,
+          direction: link.direction,
+          ...(connection.control ? { control: connection.control(link.direction) } : {}),
+        };
+        stages.push(existing ?? { fault, stage: fault.attach(label) });
         if (!connection.countedFaults.has(fault)) {
           connection.countedFaults.add(fault);
           fault.counters.connections++;
@@ -99,6 +128,18 @@ export class NetworkFaultList {
       }
       link.setStages(stages);
     }
+  }
+
+  /** Whether `connection` gets `fault`: always at chance 1; else drawn once, from the seed, per connection. */
+  private drawn(connection: FaultedConnection, fault: Fault, name: string, chance: number): boolean {
+    if (chance >= 1) return true;
+    const draws = (connection.faultDraws ??= new Map());
+    let drawn = draws.get(fault);
+    if (drawn === undefined) {
+      drawn = createRandom(this.options.seed, `${name}/${connection.id}/chance`).chance(chance);
+      draws.set(fault, drawn);
+    }
+    return drawn;
   }
 
   /** Every fault's counters, current and retired, with live figures folded in. */
@@ -113,8 +154,17 @@ export class NetworkFaultList {
   }
 }
 
-function withoutTarget(spec: FaultSpec): FaultSpec {
-  if (typeof spec !== 'object' || spec === null || !('target' in spec)) return spec;
-  const { target: _target, ...rest } = spec as FaultSpec & { target?: unknown };
+function withoutPlacement(spec: FaultSpec): FaultSpec {
+  if (typeof spec !== 'object' || spec === null || !('target' in spec || 'chance' in spec)) return spec;
+  const { target: _target, chance: _chance, ...rest } = spec as FaultSpec & { target?: unknown; chance?: unknown };
   return rest as FaultSpec;
+}
+
+/** A spec's `chance`: a number in 0..1, default 1. */
+function chanceOf(spec: FaultSpec, where: string): number {
+  const chance = (spec as { chance?: unknown } | null)?.chance;
+  if (chance === undefined) return 1;
+  if (typeof chance !== 'number' || !Number.isFinite(chance) || chance < 0 || chance > 1)
+    throw new ToolInputError(`${where}a fault's chance is a number in 0..1 (the chance a connection gets it)`);
+  return chance;
 }

@@ -16,7 +16,7 @@
  * consecutive chunks are delayed in a pipeline, not one after another.
  */
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
-import { cancelWake, prepareWakeUps, wakeAfter, type Wake } from './wake-timers.js';
+import { threadWakeUps, type Wake } from '../clock/index.js';
 
 /** What a link reads from: a socket, or the client end a protocol stage drives (client-end.ts). */
 export interface LinkSource {
@@ -71,7 +71,16 @@ export class Link {
   private sourcePaused = false;
   private sourceEnded = false;
   private endSent = false;
+  /** When the source's end was read (slow_close counts its delay from there). */
+  private endReadAt = 0;
+  /** A stage asked to end the stream after the pieces already shaped (LinkControl.finish). */
+  private finishing = false;
+  private shaping = false;
   private closed = false;
+  /** Called once the destination was ended by finish() (the connection then closes). */
+  onFinished: (() => void) | undefined;
+  /** Counts the bytes handed to the destination (what a fault that cuts or resets did not pass on). */
+  countWritten: ((bytes: number) => void) | undefined;
   private readonly bytesField: 'bytesUpstream' | 'bytesDownstream';
 
   constructor(
@@ -120,15 +129,26 @@ export class Link {
     for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
-    if (stages.some((s) => !s.stage.holds)) prepareWakeUps();
+    if (stages.some((s) => !s.stage.holds)) threadWakeUps().prepare();
     this.pump();
+  }
+
+  /**
+   * Ends the stream where it stands: nothing more is read, the pieces already shaped are written,
+   * then the destination is ended and onFinished runs (limit_data's cut).
+   */
+  finish(): void {
+    if (this.finishing || this.closed) return;
+    this.finishing = true;
+    // Called from a stage's shape(): the pump that is shaping writes the pieces, then ends.
+    if (!this.shaping) this.pump();
   }
 
   /** Stops for good: drops what is queued and detaches every stage. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.wake !== undefined) cancelWake(this.wake);
+    threadWakeUps().cancel(this.wake);
     this.wake = undefined;
     const now = this.clock();
     for (const attached of this.stages) attached.stage.detach(now);
@@ -145,7 +165,9 @@ export class Link {
     const messageStart = this.flow.lastDirection !== this.direction;
     this.flow.lastDirection = this.direction;
     this.countRead(data.length);
+    if (this.finishing) return; // read while the cut was under way: past the cut, never written
     if (this.stages.length === 0 && this.queued === 0) {
+      this.countWritten?.(data.length);
       if (!this.dest.write(data)) {
         this.destFull = true;
         this.updateFlow();
@@ -159,6 +181,7 @@ export class Link {
 
   private readonly onEnd = (): void => {
     this.sourceEnded = true;
+    this.endReadAt = this.clock();
     this.pump();
   };
 
@@ -174,7 +197,7 @@ export class Link {
 
   /**
    * Writes every piece whose time has come, then arms one wake-up for the next. The wake-up comes
-   * within a fraction of a millisecond of the piece's time without spinning (wake-timers.ts); the
+   * within a fraction of a millisecond of the piece's time without spinning (clock/wake-ups.ts); the
    * piece is written only once this link's clock has reached its time, so never early.
    */
   private pump(): void {
@@ -182,9 +205,18 @@ export class Link {
     while (!this.holding && !this.destFull && this.wake === undefined) {
       if (this.dest.destroyed) return;
       if (this.shapedNext >= this.shaped.length) {
+        if (this.finishing) {
+          this.endFinished();
+          break;
+        }
         const chunk = this.input.shift();
         if (!chunk) {
           if (this.sourceEnded && !this.endSent) {
+            const wait = this.endReadAt + this.endDelay() - this.clock();
+            if (wait > 0) {
+              this.wake = threadWakeUps().after(wait, this.onWake);
+              break;
+            }
             this.endSent = true;
             this.dest.end();
           }
@@ -192,18 +224,39 @@ export class Link {
         }
         this.shaped = this.shape(chunk);
         this.shapedNext = 0;
+        // A stage that ends the connection may keep none of the chunk (or a part of it).
+        this.queued -= chunk.data.length - this.shaped.reduce((sum, piece) => sum + piece.data.length, 0);
+        if (this.shaped.length === 0) continue;
       }
       const piece = this.shaped[this.shapedNext]!;
       const wait = piece.at - this.clock();
       if (wait > 0) {
-        this.wake = wakeAfter(wait, this.onWake);
+        this.wake = threadWakeUps().after(wait, this.onWake);
         break;
       }
       this.shapedNext++;
       this.queued -= piece.data.length;
+      this.countWritten?.(piece.data.length);
       if (!this.dest.write(piece.data)) this.destFull = true;
     }
     this.updateFlow();
+  }
+
+  /** The longest end-of-stream delay a stage asks for (slow_close), in ms. */
+  private endDelay(): number {
+    let delay = 0;
+    for (const { stage } of this.stages) delay = Math.max(delay, stage.endDelayMs?.() ?? 0);
+    return delay;
+  }
+
+  /** finish(): drops what was read but not shaped, ends the destination, tells the connection. */
+  private endFinished(): void {
+    for (const chunk of this.input) this.queued -= chunk.data.length;
+    this.input.length = 0;
+    if (this.endSent) return;
+    this.endSent = true;
+    this.dest.end();
+    this.onFinished?.();
   }
 
   private shape(chunk: QueuedChunk): TimedPiece[] {
@@ -214,15 +267,20 @@ export class Link {
       now: this.clock(),
       followingBytes: this.queued - chunk.data.length,
     };
-    for (const { fault, stage } of this.stages) {
-      fault.counters[this.bytesField] += chunk.data.length;
-      pieces = stage.shape(pieces, info);
+    this.shaping = true;
+    try {
+      for (const { fault, stage } of this.stages) {
+        fault.counters[this.bytesField] += chunk.data.length;
+        pieces = stage.shape(pieces, info);
+      }
+    } finally {
+      this.shaping = false;
     }
     return pieces;
   }
 
   private updateFlow(): void {
-    const pause = this.holding || this.destFull || this.queued >= LINK_HIGH_WATER_BYTES;
+    const pause = this.holding || this.finishing || this.destFull || this.queued >= LINK_HIGH_WATER_BYTES;
     if (pause === this.sourcePaused || this.closed) return;
     this.sourcePaused = pause;
     if (pause) this.source.pause();

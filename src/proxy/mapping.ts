@@ -6,7 +6,8 @@
  *   127.0.0.1:34000=api.local:80     listen on the given address, plain TCP
  *   0=tls://db.local:5433            ephemeral port, TLS
  *   [::1]:8080=[::1]:80              IPv6 literals in brackets
- *   34000=tcp://example.com:443      `tcp://` forces plain passthrough even on port 443
+ *   34000=tcp://example.com:443      `tcp://` forces plain passthrough even on port 443, and declares
+ *                                    an opaque stream: carried from the first byte, never sniffed
  *   34000=https://example.com        `https://` without a port means 443 (`http://` means 80)
  *   34000=api.example.com:443#weather-api   `#name`: a name the control plane's targets can use
  *   6380=redis://127.0.0.1:6379#redis   `redis://` (`rediss://` with TLS): the mapping carries Redis,
@@ -32,8 +33,11 @@ export interface Mapping {
   servername?: string;
   /** The `#name` suffix, when given: fault targets may name the mapping by it. */
   name?: string;
-  /** What the scheme says the mapping carries (http://, https://, redis://, rediss://); else detected per connection. */
-  protocol?: 'http' | 'resp';
+  /**
+   * What the scheme says the mapping carries (http://, https://, redis://, rediss://, and tcp://:
+   * an opaque stream, passed on from the first byte); else detected per connection.
+   */
+  protocol?: 'http' | 'resp' | 'tcp';
 }
 
 export const ACCEPTED_MAPPING_FORMS =
@@ -41,11 +45,11 @@ export const ACCEPTED_MAPPING_FORMS =
   'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), redis://HOST[:PORT] or rediss://HOST[:PORT] (Redis, plain or TLS), ' +
   'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME suffix names the mapping; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
 
-const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: 'http' | 'resp' }> = {
+const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: 'http' | 'resp' | 'tcp' }> = {
   https: { tls: true, defaultPort: 443, protocol: 'http' },
   tls: { tls: true },
   http: { tls: false, defaultPort: 80, protocol: 'http' },
-  tcp: { tls: false },
+  tcp: { tls: false, protocol: 'tcp' },
   redis: { tls: false, defaultPort: 6379, protocol: 'resp' },
   rediss: { tls: true, defaultPort: 6379, protocol: 'resp' },
 };

@@ -25,7 +25,7 @@ import type { FaultSpec } from './faults/index.js';
 import type { HttpFaultCounters } from './http/fault.js';
 import type { HttpFaultSpec } from './http/spec.js';
 import { HttpStage } from './http/stage.js';
-import { listen } from './listeners.js';
+import { listen, type Listeners } from './listeners.js';
 import { parseMapping, targetNamesMapping, unknownTargetError, type Mapping } from './mapping.js';
 
 export interface ProxyTlsOptions {
@@ -95,6 +95,10 @@ export interface MappingCounters {
   bytesUpstream: number;
   /** Bytes read from targets. */
   bytesDownstream: number;
+  /** Bytes written to targets (fewer than read when a fault cut or reset the stream). */
+  bytesSentUpstream?: number;
+  /** Bytes written to clients. */
+  bytesSentDownstream?: number;
   /** Bytes read but not yet written, now (held, delayed or paced). */
   bytesQueued: number;
   /** HTTP mappings only: client connections that spoke HTTP/1.1 (each opens its own upstream connection, counted in `connections`). */
@@ -131,6 +135,13 @@ export interface RunningProxy {
   /** Whether the proxy parses HTTP (ProxyOptions.http). */
   readonly http: boolean;
   counters(): ProxyCounters;
+  /** Whether the listeners are open (setEnabled). */
+  readonly enabled: boolean;
+  /**
+   * false closes the listeners (new connections are refused) and every open connection; true
+   * listens again on the same addresses and ports. Faults and counters live on.
+   */
+  setEnabled(enabled: boolean): Promise<void>;
   /** Closes the listeners and every connection; resolves when every socket is closed. */
   stop(): Promise<void>;
 }
@@ -202,18 +213,31 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   setFaults(options.faults ?? []);
   stage?.setFaults(options.httpFaults ?? []);
-  const listeners = await listen(
-    mappings,
-    (index, socket) => (stage ? stage.accept(index, socket) : onClient(index, socket)),
-    options.policy?.argument,
-    (index, port) => {
-      mappingCounters[index]!.port = port;
-    },
-  );
+  const accept = (index: number, socket: net.Socket): void =>
+    stage ? stage.accept(index, socket) : onClient(index, socket);
+  let listeners: Listeners | undefined = await listen(mappings, accept, options.policy?.argument, (index, port) => {
+    mappingCounters[index]!.port = port;
+  });
+  const ports = [...listeners.ports];
+  let switching = Promise.resolve();
+
+  const setEnabled = async (enabled: boolean): Promise<void> => {
+    if (enabled === (listeners !== undefined)) return;
+    if (!enabled) {
+      const closing = listeners!;
+      listeners = undefined;
+      for (const connection of connections) connection.destroy();
+      await Promise.all([closing.close(), stage?.dropConnections()]);
+      return;
+    }
+    // The same ports as before: a client (or a Toxiproxy test) keeps the address it was given.
+    const again = mappings.map((mapping, index) => ({ ...mapping, listenPort: ports[index]! }));
+    listeners = await listen(again, accept, options.policy?.argument);
+  };
 
   return {
     mappings,
-    ports: [...listeners.ports],
+    ports,
     seed,
     setFaults,
     http: stage !== undefined,
@@ -235,8 +259,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ...(stage ? { httpFaults: stage.counters() } : {}),
       };
     },
+    get enabled(): boolean {
+      return listeners !== undefined;
+    },
+    setEnabled(enabled: boolean): Promise<void> {
+      // One switch at a time, in the order asked.
+      switching = switching.catch(() => {}).then(() => setEnabled(enabled));
+      return switching;
+    },
     async stop(): Promise<void> {
-      await Promise.all([stage?.close(), connections.stop(), listeners.close()]);
+      await switching.catch(() => {});
+      await Promise.all([stage?.close(), connections.stop(), listeners?.close()]);
+      listeners = undefined;
     },
   };
 }
@@ -262,6 +296,8 @@ function emptyMappingCounters(mapping: Mapping): MappingCounters {
     connectFailures: 0,
     bytesUpstream: 0,
     bytesDownstream: 0,
+    bytesSentUpstream: 0,
+    bytesSentDownstream: 0,
     bytesQueued: 0,
   };
 }

@@ -35,6 +35,14 @@ export const HTTP_FAULT_TYPES = HTTP_FAULTS.map((fault) => fault.type) as unknow
   ...HttpFaultType[],
 ];
 
+/**
+ * Network faults that end or cut connections (Toxiproxy's timeout, reset_peer, slow_close,
+ * slicer and limit_data toxics, src/toxiproxy/toxics.ts): taken by every proxy fault list (the
+ * admin API, the proxy tools, the Toxiproxy API), not (yet) a scenario's one fault. Not declared
+ * through faults/declaration.ts yet: their fields are read in their own files.
+ */
+export const CONNECTION_FAULT_TYPES = ['stall', 'reset_peer', 'slow_close', 'slicer', 'limit_data'] as const;
+
 export const HELD_LIMITS = {
   /** Proxies held at once, per server (one per MCP connection or HTTP session). */
   maxHeld: 8,

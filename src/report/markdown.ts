@@ -267,7 +267,10 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
         ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), `
         : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
-      `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.`,
+      `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.` +
+      ((load.warmRequests ?? 0) > 0
+        ? ` Before the first measured request, ${load.warmRequests} unmeasured requests on the first connections warmed the path this run brought up (the proxy's connections, the target's side of them); they are in no figure.`
+        : ''),
   );
   line();
   if (load.duringFault) {

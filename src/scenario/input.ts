@@ -198,7 +198,8 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
   const target = {
     side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], 'side') as Side,
     direction: choice(
-      args.direction ?? SCENARIO_DEFAULTS.direction,
+      // A blackhole drops both ways unless told otherwise (src/proxy/faults/blackhole.ts).
+      args.direction ?? (type === 'blackhole' ? 'both' : SCENARIO_DEFAULTS.direction),
       ['ingress', 'egress', 'both'],
       'direction',
     ) as Direction,

@@ -50,6 +50,8 @@ export interface LoadFigures extends SampleSummary {
   queued: number;
   /** The most connections the load could open. */
   maxConnections: number;
+  /** Unmeasured requests sent before the clock started, to warm the path the phase brought up (in no figure). */
+  warmRequests?: number;
   /** Connections the load opened (num_clients at the start, more on demand). */
   connectionsOpened: number;
   /** Times a connection opened a new socket after its last one closed (the target or a fault closed it, or a request timed out on it). */

@@ -318,6 +318,9 @@ async function runClosedLoopPhase(
 }
 
 /** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
+/** Unmeasured requests per connection before an open-loop phase's clock starts (see runOpenLoopPhase). */
+export const WARM_REQUESTS_PER_CONNECTION = 5;
+
 async function runOpenLoopPhase(
   spec: ScenarioSpec,
   phase: 'baseline' | 'fault',
@@ -337,6 +340,10 @@ async function runOpenLoopPhase(
     live: run.live,
     // Every request crosses the proxy's thread: its lateness is not the target's.
     watchLoadOf: run.proxy.load,
+    // The process's warm-up (warm-up.ts) warmed the code on a proxy of its own to a sink; this
+    // phase's proxy, its upstream connections and the target's side of them are new: a few
+    // unmeasured requests on each connection warm them before the first measured one.
+    warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
     edgesMs: window.edgesMs,
     onEdge: window.switchAt,
     onSecond: (bucket) => {
@@ -447,6 +454,7 @@ function loadFigures(
     elapsedMs: result.elapsedMs,
     queued: result.queued,
     maxConnections: spec.maxConnections,
+    warmRequests: result.warmRequests,
     connectionsOpened: result.connectionsOpened,
     connectionsReopened: result.connectionsReopened,
     peakBusyConnections: result.peakBusyConnections,

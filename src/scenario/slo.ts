@@ -29,6 +29,11 @@ export interface Slo {
   objective: number;
   /** Latency: milliseconds. Error: the allowed error percentage. */
   threshold: number;
+  /**
+   * The comparison as written: `p95 < 200ms` passes under 200, `p95 <= 200` and `99% @ 200ms` at
+   * or under it (fault's rule). Absent: latency `<=`, errors `<`. Exports keep it (k6 `p(95)<200`).
+   */
+  op?: '<' | '<=';
 }
 
 /**
@@ -44,21 +49,26 @@ export function parseSlo(text: string, what = 'slos'): Slo {
   const compact = input.toLowerCase().replace(/\s+/g, '');
   let match = /^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)(ms|s)?$/.exec(compact);
   match ??= /^p\(?(\d+(?:\.\d+)?)\)?<=?(\d+(?:\.\d+)?)(ms|s)?$/.exec(compact);
+  const op = /^p\(?[\d.]+\)?<(?!=)|^(?:errors|error_rate|rate)<(?!=)/.test(compact) ? '<' : '<=';
   if (match) {
     const objective = Number(match[1]);
     const threshold = Number(match[2]) * (match[3] === 's' ? 1000 : 1);
     if (!(objective > 0 && objective < 100))
       throw new ToolInputError(`${what}: "${input}": the percentile must be between 0 and 100 (exclusive)`);
     if (!(threshold > 0)) throw new ToolInputError(`${what}: "${input}": the latency threshold must be above 0`);
-    return { title: input, type: 'latency', objective, threshold };
+    return { title: input, type: 'latency', objective, threshold, op };
   }
-  const errors =
-    /^(?:errors?|error_rate|errorrate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
+  // "error < 1%" is refused, not guessed: the metric is errors (or error_rate).
+  if (/^(?:error|errorrate)<=?/.test(compact))
+    throw new ToolInputError(
+      `${what}: "${input}": the metric is errors, e.g. "errors < 1%"; accepted forms: ${SLO_FORMS}`,
+    );
+  const errors = /^(?:errors|error_rate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
   if (errors) {
     const percent = compact.startsWith('rate') ? Number(errors[1]) * 100 : Number(errors[1]);
     if (!(percent > 0 && percent < 100))
       throw new ToolInputError(`${what}: "${input}": the error percentage must be between 0 and 100 (exclusive)`);
-    return { title: input, type: 'error', objective: 100 - percent, threshold: percent };
+    return { title: input, type: 'error', objective: 100 - percent, threshold: percent, op };
   }
   throw new ToolInputError(`${what}: "${input}" is not an SLO; accepted forms: ${SLO_FORMS}`);
 }
@@ -90,8 +100,8 @@ export function evaluateSlos(slos: readonly Slo[], sortedLatencies: ArrayLike<nu
       const over = total === 0 ? 0 : total - upperBound(sorted, slo.threshold);
       const overPercent = total === 0 ? 0 : (over / total) * 100;
       return {
-        ...slo,
-        pass: total > 0 && observed <= slo.threshold,
+        ...withoutOp(slo),
+        pass: total > 0 && (slo.op === '<' ? observed < slo.threshold : observed <= slo.threshold),
         observed,
         margin: slo.threshold - observed,
         over,
@@ -108,8 +118,8 @@ export function evaluateErrorSlo(slo: Slo, total: number, failed: number): SloRe
   const allowedBad = (100 - slo.objective) / 100;
   const observed = total === 0 ? 0 : (failed / total) * 100;
   return {
-    ...slo,
-    pass: total > 0 && observed < slo.threshold,
+    ...withoutOp(slo),
+    pass: total > 0 && (slo.op === '<=' ? observed <= slo.threshold : observed < slo.threshold),
     observed,
     margin: slo.threshold - observed,
     over: failed,
@@ -128,4 +138,10 @@ export function upperBound(sorted: ArrayLike<number>, limit: number): number {
     else high = mid;
   }
   return low;
+}
+
+/** A result carries the SLO as the reports and outputs have always shown it (the operator is in its title). */
+function withoutOp(slo: Slo): Slo {
+  const { op: _op, ...rest } = slo;
+  return rest;
 }

@@ -13,16 +13,16 @@
  */
 import { createHash } from 'node:crypto';
 import { FileAccess, readRegularFile } from '../access.js';
-import { chunkSource, type CodeChunk } from '../code/chunk.js';
-import { languageForSource } from '../code/header-language.js';
+import type { CodeChunk } from '../code/chunk.js';
 import { CancelledError } from '../errors.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { LanguageSelection } from './languages.js';
+import { indexWorkersFrom, openChunkPool } from './chunk-pool.js';
 import { canonicalTree, registerTree } from './location.js';
 import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
+import type { FileJob, PreparedChunk } from './prepare-file.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
-import { uuidV5 } from './uuid.js';
 import {
   indexLimitsFrom,
   MAX_INDEXED_FILE_BYTES,
@@ -35,6 +35,8 @@ import {
 
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
+/** Files handed to each pool worker ahead of the one being stored (chunk-pool.ts). */
+const IN_FLIGHT_PER_WORKER = 4;
 /** Files read concurrently: reading is I/O-bound, while chunking and embedding are not. */
 const READ_AHEAD = 16;
 /** …and at most this many bytes of them (but at least one file), so that big files are not held 16 at a time. */
@@ -45,7 +47,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * Part of every file hash, so that files indexed by an older faultline are chunked again: bump it
  * whenever a change to chunking (src/code) or to embeddingText changes the chunks of a file.
  */
-const CHUNKING_VERSION = '5';
+const CHUNKING_VERSION = '6';
 
 export interface IndexOptions {
   /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
@@ -58,6 +60,8 @@ export interface IndexOptions {
   access?: WalkAccess | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: IndexProgress) => void) | undefined;
+  /** Threads that parse and chunk (chunk-pool.ts): default FAULTLINE_INDEX_WORKERS, else one per core. */
+  workers?: number | undefined;
   /** Told once when the run waits for another run's write lock on the local index file. */
   onWaitingForLock?: ((file: string) => void) | undefined;
 }
@@ -143,6 +147,7 @@ export function indexStatsJson(stats: IndexStats) {
 export async function indexSourceTree(settings: IndexSettings, options: IndexOptions): Promise<IndexStats> {
   const started = performance.now();
   const selection = LanguageSelection.parse(options.lang);
+  const workers = indexWorkersFrom(settings.env, options.workers);
   const embedder = await selectEmbedder(settings.llm, settings.env);
   const tree = await canonicalTree(options.sourceDir);
   const note = removeLegacyLocalIndex(settings, tree, embedder)
@@ -150,34 +155,44 @@ export async function indexSourceTree(settings: IndexSettings, options: IndexOpt
     : undefined;
   const { store } = await openStore(settings, tree, embedder, options.signal, options.onWaitingForLock);
   try {
-    return await indexInto(store, embedder, tree, selection, options, started, note, settings);
+    const access = options.access ?? new FileAccess();
+    const run: IndexRun = { store, embedder, tree, selection, options, settings, workers, access };
+    return await indexInto(run, started, note);
   } catch (error) {
     store.rollback?.();
     throw error;
   }
 }
 
-async function indexInto(
-  store: VectorStore,
-  embedder: Embedder,
-  tree: string,
-  selection: LanguageSelection,
-  options: IndexOptions,
-  started: number,
-  note: string | undefined,
-  settings: IndexSettings,
-): Promise<IndexStats> {
-  const existingDimension = await store.dimension();
-  if (embedder.dimension !== undefined && existingDimension !== undefined && embedder.dimension !== existingDimension) {
-    throw new IndexError(
-      `${store.description} has dimension ${existingDimension} but ${embedder.description} gives ${embedder.dimension}; ` +
-        'it was built with another embedding model or dimension',
-    );
-  }
+/** What one run works with. */
+interface IndexRun {
+  store: VectorStore;
+  embedder: Embedder;
+  tree: string;
+  selection: LanguageSelection;
+  options: IndexOptions;
+  settings: IndexSettings;
+  /** The chunk pool's size asked for (chunk-pool.ts). */
+  workers: number;
+  /** What may be read: the walk's choice, and each opened file's (hard links without roots). */
+  access: WalkAccess;
+}
 
+/** What the pass over the walked files found. */
+interface FilesPass {
+  present: Set<string>;
+  changed: number;
+  unchanged: number;
+  empty: number;
+  embedded: number;
+}
+
+async function indexInto(run: IndexRun, started: number, note: string | undefined): Promise<IndexStats> {
+  const { store, embedder, tree, selection, options, settings, access } = run;
+  await checkDimension(store, embedder);
   const walked = await walkSourceTree(tree, {
     selection,
-    access: options.access ?? new FileAccess(),
+    access,
     signal: options.signal,
     limits: indexLimitsFrom(settings.env),
     includeDirs: options.includeDirs,
@@ -191,59 +206,14 @@ async function indexInto(
     unlistedDirectories: walked.unlistedDirectories,
     symlinks: walked.symlinks,
   };
-  const present = new Set<string>();
-  const batch = new EmbeddingBatch(embedder, store, options.signal);
-  let unchanged = 0;
-  let changed = 0;
-  let empty = 0;
-  let filesDone = 0;
-  const report = (): void =>
-    options.onProgress?.({ filesDone, filesTotal: walked.files.length, embedded: batch.embedded });
-
-  for (const group of readAheadGroups(walked.files)) {
-    const reads = await Promise.all(group.map(readSource));
-    for (const [offset, file] of group.entries()) {
-      throwIfAborted(options.signal);
-      const read = reads[offset]!;
-      filesDone++;
-      if (read.kind !== 'text') {
-        (read.kind === 'too-large' ? skippedFiles.tooLarge : skippedFiles[read.kind]).push(file.path);
-        report();
-        continue;
-      }
-      present.add(file.path);
-      const fileHash = read.fileHash;
-      if (indexed.get(file.path) === fileHash) {
-        unchanged++;
-        report();
-        continue;
-      }
-      const chunks = await chunkFile(file, read.text);
-      // A file with nothing to index (empty, comments only) that never had chunks needs no write.
-      if (chunks.length > 0 || indexed.has(file.path)) {
-        changed++;
-        await batch.add(file.path, fileHash, chunks);
-      } else empty++;
-      report();
-    }
-    // Chunking and SQLite writes are synchronous: let other calls of the server run between groups.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  await batch.flush();
-
-  let removed = 0;
-  for (const path of indexed.keys()) {
-    if (present.has(path) || !selection.languageOf(path)) continue;
-    throwIfAborted(options.signal);
-    await store.replaceFile(path, []);
-    removed++;
-  }
+  const pass = await storeChangedFiles(run, walked.files, indexed, skippedFiles);
+  const removed = await removeGoneFiles(run, indexed, pass.present);
   throwIfAborted(options.signal);
-  if (changed > 0 || removed > 0) {
+  if (pass.changed > 0 || removed > 0) {
     await registerTree(settings.dataDir, tree);
     await store.commit();
   }
-
+  const { present, changed, unchanged, empty, embedded } = pass;
   return {
     tree,
     lang: selection.describe(),
@@ -252,7 +222,7 @@ async function indexInto(
     unchanged,
     empty,
     chunks: await store.count(),
-    embedded: batch.embedded,
+    embedded,
     skipped:
       skippedFiles.tooLarge.length +
       skippedFiles.binary.length +
@@ -273,6 +243,110 @@ async function indexInto(
       ]
         .filter(Boolean)
         .join('; ') || undefined,
+  };
+}
+
+async function checkDimension(store: VectorStore, embedder: Embedder): Promise<void> {
+  const existing = await store.dimension();
+  if (embedder.dimension !== undefined && existing !== undefined && embedder.dimension !== existing) {
+    throw new IndexError(
+      `${store.description} has dimension ${existing} but ${embedder.description} gives ${embedder.dimension}; ` +
+        'it was built with another embedding model or dimension',
+    );
+  }
+}
+
+/** A changed file handed to the chunk pool, and its chunks to come. */
+interface InFlight {
+  path: string;
+  fileHash: string;
+  chunks: Promise<PreparedChunk[]>;
+}
+
+/**
+ * Reads every walked file, skips the unchanged ones, has the chunk pool prepare the others and
+ * stores their chunks in the walk's order (whatever order the pool finishes them in), so that the
+ * store is written the same as by a single thread.
+ */
+async function storeChangedFiles(
+  run: IndexRun,
+  files: readonly WalkedFile[],
+  indexed: ReadonlyMap<string, string>,
+  skippedFiles: IndexStats['skippedFiles'],
+): Promise<FilesPass> {
+  const { store, options } = run;
+  const pass: FilesPass = { present: new Set(), changed: 0, unchanged: 0, empty: 0, embedded: 0 };
+  const batch = new EmbeddingBatch(run.embedder, store, options.signal);
+  const pool = openChunkPool(run.workers, files.length - indexed.size);
+  // Files chunked ahead of the one being stored: enough to keep every worker busy, bounded for memory.
+  const window = pool.size === 1 ? 1 : pool.size * IN_FLIGHT_PER_WORKER;
+  const inFlight: InFlight[] = [];
+  let filesDone = 0;
+  const report = (): void => options.onProgress?.({ filesDone, filesTotal: files.length, embedded: batch.embedded });
+  const storeNext = async (): Promise<void> => {
+    const { path, fileHash, chunks } = inFlight.shift()!;
+    const prepared = await chunks;
+    throwIfAborted(options.signal);
+    // A file with nothing to index (empty, comments only) that never had chunks needs no write.
+    if (prepared.length > 0 || indexed.has(path)) {
+      pass.changed++;
+      await batch.add(path, fileHash, prepared);
+    } else pass.empty++;
+  };
+  try {
+    for (const group of readAheadGroups(files)) {
+      const reads = await Promise.all(group.map((file) => readSource(file, run.access)));
+      for (const [offset, file] of group.entries()) {
+        throwIfAborted(options.signal);
+        const read = reads[offset]!;
+        filesDone++;
+        if (read.kind !== 'text') {
+          (read.kind === 'too-large' ? skippedFiles.tooLarge : skippedFiles[read.kind]).push(file.path);
+          report();
+          continue;
+        }
+        pass.present.add(file.path);
+        if (indexed.get(file.path) === read.fileHash) pass.unchanged++;
+        else {
+          const chunks = pool.prepare(fileJob(file, read.text, store));
+          // Awaited in order below; a run that stops first must not leave its rejection unhandled.
+          chunks.catch(() => {});
+          inFlight.push({ path: file.path, fileHash: read.fileHash, chunks });
+          while (inFlight.length >= window) await storeNext();
+        }
+        report();
+      }
+      // Chunking and SQLite writes are synchronous: let other calls of the server run between groups.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    while (inFlight.length > 0) await storeNext();
+  } finally {
+    await pool.close();
+  }
+  await batch.flush();
+  pass.embedded = batch.embedded;
+  return pass;
+}
+
+/** Removes the chunks of indexed files of the selected languages that the walk did not find. */
+async function removeGoneFiles(run: IndexRun, indexed: ReadonlyMap<string, string>, present: ReadonlySet<string>) {
+  let removed = 0;
+  for (const path of indexed.keys()) {
+    if (present.has(path) || !run.selection.languageOf(path)) continue;
+    throwIfAborted(run.options.signal);
+    await run.store.replaceFile(path, []);
+    removed++;
+  }
+  return removed;
+}
+
+function fileJob(file: WalkedFile, text: string, store: VectorStore): FileJob {
+  return {
+    path: file.path,
+    text,
+    language: file.language.name,
+    hasGrammar: file.language.grammar !== undefined,
+    treeName: store.termsTreeName,
   };
 }
 
@@ -324,10 +398,7 @@ function nothingFoundNote(tree: string, selection: LanguageSelection, walked: Wa
   );
 }
 
-/** The stable id of a chunk: the same path, symbol and text always give the same id. */
-export function chunkId(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'hash'>): string {
-  return uuidV5(`${chunk.path}\0${chunk.symbol}\0${chunk.hash}`);
-}
+export { chunkId } from './prepare-file.js';
 
 /** What is embedded for a chunk: where it is and what it is called, then the code. */
 export function embeddingText(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'>): string {
@@ -361,8 +432,13 @@ type ReadResult = { kind: 'text'; fileHash: string; text: string } | { kind: 'bi
  * the walk saw it, a regular file: one replaced meanwhile by a FIFO, a device or a symbolic link
  * is not read (access.ts readRegularFile), one that grew is read up to the limit.
  */
-async function readSource(file: WalkedFile): Promise<ReadResult> {
-  const read = await readRegularFile(file.absolutePath, { maxBytes: MAX_INDEXED_FILE_BYTES, followSymlinks: false });
+async function readSource(file: WalkedFile, access: WalkAccess): Promise<ReadResult> {
+  const read = await readRegularFile(file.absolutePath, {
+    maxBytes: MAX_INDEXED_FILE_BYTES,
+    followSymlinks: false,
+    // Without roots, a file with several hard links may be another name of a secret: not sent to the embedder.
+    refuse: (info) => access.fileRefusal(info),
+  });
   if (read.kind === 'too-large') return { kind: 'too-large' };
   if (read.kind !== 'read') return { kind: 'unreadable' };
   const bytes = read.bytes;
@@ -373,27 +449,13 @@ async function readSource(file: WalkedFile): Promise<ReadResult> {
   return { kind: 'text', fileHash, text };
 }
 
-async function chunkFile(file: WalkedFile, text: string): Promise<CodeChunk[]> {
-  // A `.h` header is chunked as C++ when its text shows C++ (the walk chose its language by extension).
-  const grammar = file.language.grammar && (languageForSource(file.path, text) ?? file.language.grammar);
-  const chunks = await chunkSource(text, { path: file.path, language: grammar ?? file.language.name });
-  // Identical definitions in one file (same name, same text) would share an id: keep one.
-  const seen = new Set<string>();
-  return chunks.filter((chunk) => {
-    const key = `${chunk.symbol}\0${chunk.hash}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 /**
  * Collects changed files until enough chunks are waiting, then embeds and stores them together;
  * for a store without vectors, stores each file's chunks as they come.
  */
 class EmbeddingBatch {
   embedded = 0;
-  private files: Array<{ path: string; fileHash: string; chunks: CodeChunk[] }> = [];
+  private files: Array<{ path: string; fileHash: string; chunks: PreparedChunk[] }> = [];
   private waiting = 0;
 
   constructor(
@@ -402,7 +464,7 @@ class EmbeddingBatch {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  async add(path: string, fileHash: string, chunks: CodeChunk[]): Promise<void> {
+  async add(path: string, fileHash: string, chunks: PreparedChunk[]): Promise<void> {
     this.files.push({ path, fileHash, chunks });
     this.waiting += chunks.length;
     // Without vectors there is nothing to batch: a file's chunks go to the store at once, and die
@@ -424,7 +486,6 @@ class EmbeddingBatch {
     for (const file of files) {
       const stored: StoredChunk[] = file.chunks.map((chunk) => ({
         ...chunk,
-        id: chunkId(chunk),
         fileHash: file.fileHash,
         vector: vectors ? normalised(vectors[next++]!) : undefined,
       }));

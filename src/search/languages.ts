@@ -2,8 +2,8 @@
  * Which files an index takes, by the `lang` argument (the reference tool's names: `python`, `go`,
  * `rust`, `javascript`, `typescript`, `java`, `ruby`, …, or `all`).
  *
- * Languages with a vendored grammar are chunked by definition; a few more common languages have
- * no grammar here and are indexed in line windows, so `all` still covers a polyglot repository.
+ * Languages with a vendored grammar are chunked by definition; SQL has no grammar here (none on
+ * npm ships a WebAssembly build) and is indexed in line windows.
  * `typescript` also takes .tsx files, as in the reference tool.
  */
 import { extname } from 'node:path';
@@ -18,12 +18,6 @@ export interface IndexLanguage {
 
 /** Languages without a grammar here: indexed in line windows. */
 const WINDOWED_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
-  kotlin: ['.kt', '.kts'],
-  swift: ['.swift'],
-  scala: ['.scala'],
-  shell: ['.sh', '.bash'],
-  lua: ['.lua'],
-  elixir: ['.ex', '.exs'],
   sql: ['.sql'],
 };
 

@@ -37,6 +37,7 @@ import {
   upperBound,
   type ScoringConcept,
 } from './bm25.js';
+import type { ChunkTerms } from './prepare-file.js';
 import { lexicalTokens } from './tokens.js';
 import type { QueryConcept } from './vocabulary.js';
 
@@ -104,8 +105,9 @@ export class LexicalWriter {
     this.vocabularyWasEmpty = highest === null;
   }
 
-  add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string }): void {
-    const { stemmed, length, weights } = stemmedTerms(lexicalTokens(chunk));
+  /** `chunk.terms`: its terms as prepared off this thread (prepare-file.ts), else worked out here. */
+  add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string; terms?: ChunkTerms }): void {
+    const { stemmed, length, weights } = chunk.terms ?? stemmedTerms(lexicalTokens(chunk));
     this.statements.insertFts.run(rowid, stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body);
     const pairs: Array<[number, number]> = [];
     for (const [term, weight] of weights) {

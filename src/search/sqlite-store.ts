@@ -120,7 +120,10 @@ export class SqliteStore implements VectorStore {
     this.description = `local index ${file}`;
     this.wantsVectors = identity.vectors;
     this.treeName = basename(identity.tree);
+    this.termsTreeName = this.treeName;
   }
+
+  readonly termsTreeName: string;
 
   /** The indexed directory's own name, the first segment of every module path (see symbolTerms). */
   private readonly treeName: string;
@@ -225,7 +228,7 @@ export class SqliteStore implements VectorStore {
       // Rowids grow: FTS5 keeps the terms of a transaction in memory only while they do.
       const rowid = Number(lastInsertRowid);
       lexical.add(rowid, chunk);
-      for (const term of symbolTerms(chunk, this.treeName)) insertSymbol.run(term, rowid);
+      for (const term of chunk.terms?.symbols ?? symbolTerms(chunk, this.treeName)) insertSymbol.run(term, rowid);
     }
   }
 

@@ -11,6 +11,7 @@
  * (symbol) and its vector (embedding), and ranks them with one score (fusion.ts).
  */
 import type { CodeChunk } from '../code/chunk.js';
+import type { ChunkTerms } from './prepare-file.js';
 import type { QueryConcept } from './vocabulary.js';
 
 export interface StoredChunk extends CodeChunk {
@@ -20,6 +21,8 @@ export interface StoredChunk extends CodeChunk {
   fileHash: string;
   /** Unit length; absent when the store keeps no vectors (`wantsVectors` false). */
   vector?: Float32Array | undefined;
+  /** Its terms, prepared for a store that names `termsTreeName` (prepare-file.ts); else the store works them out. */
+  terms?: ChunkTerms | undefined;
 }
 
 export type ChunkRecord = Omit<StoredChunk, 'vector'>;
@@ -57,6 +60,11 @@ export interface VectorStore {
    * lexical and symbol channels do that embedder's work better (ARCHITECTURE.md, search).
    */
   readonly wantsVectors: boolean;
+  /**
+   * The tree name a store's chunk terms are worked out with (tokens.ts symbolTerms), when it takes
+   * them prepared with the chunks (StoredChunk.terms); undefined for a store that does not use them.
+   */
+  readonly termsTreeName?: string | undefined;
   /** Something this run did that the user should know (an index rebuilt from an older layout). */
   readonly note?: string | undefined;
   /** The vector dimension of the existing index; undefined when there is none yet. */

@@ -139,6 +139,8 @@ export interface WalkAccess {
   holdsRefusals(directory: string): boolean;
   /** Why a file outside the tree (an ignore file of the enclosing checkout) may not be read; undefined: it may. */
   readRefusal(path: string): Promise<string | undefined>;
+  /** Why an opened file may not be read (several hard links without roots); undefined: it may. */
+  fileRefusal(info: { nlink: number; isFile(): boolean }): string | undefined;
 }
 
 export interface WalkOptions {

@@ -17,6 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isMessageObject, readJson, type JsonRpcMessage } from '../jsonrpc/message.js';
+import { readBody } from '../jsonrpc/http-body.js';
 import { peekId } from '../jsonrpc/peek-id.js';
 import { readSseStream, toSseResponse, writeMessageEvent } from './http-sse.js';
 import { copyHead, headerOf, isSse, jsonError, pipeTo, sendJson, writeChunk } from './http-reply.js';
@@ -65,7 +66,9 @@ export class PostExchange {
   ) {}
 
   async run(req: IncomingMessage): Promise<void> {
-    const body = await readClientBody(req, this.ctx.maxBody);
+    const bodyRead = await readBody(req, this.res, this.ctx.maxBody);
+    if (!bodyRead.ok) return jsonError(this.res, bodyRead.status, `faultline toolcall: ${bodyRead.problem}`);
+    const body = bodyRead.bytes;
     const text = body.toString('utf8');
     const read = readJson(text, this.ctx.plane.limits);
     const beyond = read.ok ? undefined : this.ctx.plane.beyondBounds(text);
@@ -338,15 +341,4 @@ function unreachableError(id: string | number, url: string, reason: string): Jso
 
 function emptyRest(): AsyncIterator<Buffer> {
   return { next: async () => ({ done: true, value: undefined }) };
-}
-
-async function readClientBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new Error(`request body larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }

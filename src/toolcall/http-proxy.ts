@@ -31,8 +31,12 @@ export interface HttpProxyOptions {
   maxSessions?: number;
   /** Bytes of upstream replies held at once, across all requests (default: 8 of the largest messages). */
   maxHeldBytes?: number;
-  /** Resolves the upstream's name at every connect (a target policy's lookup, refusing some addresses). */
-  lookup?: LookupFunction;
+  /**
+   * Resolves the upstream's name at every connect: the target policy's lookup (targetLookup), which
+   * refuses a name that resolves somewhere not allowed by then (DNS rebinding). Required, so no
+   * caller can open a path past the policy.
+   */
+  lookup: LookupFunction;
 }
 
 export interface HttpProxy {

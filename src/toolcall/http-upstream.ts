@@ -35,7 +35,7 @@ export class Upstream {
   constructor(
     url: string,
     private readonly plane: ToolPlane,
-    private readonly lookup?: LookupFunction,
+    private readonly lookup: LookupFunction,
   ) {
     this.url = new URL(url);
     this.agent =
@@ -86,11 +86,7 @@ export class Upstream {
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(
-        this.url,
-        { method, headers, signal, agent: this.agent, ...(this.lookup ? { lookup: this.lookup } : {}) },
-        resolve,
-      );
+      const request = send(this.url, { method, headers, signal, agent: this.agent, lookup: this.lookup }, resolve);
       request.once('error', reject);
       request.end(body);
     });

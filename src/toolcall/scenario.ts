@@ -5,6 +5,7 @@
  * call), then the SLIs and the report. The child process never outlives the run: it is reaped on
  * success, failure and cancellation.
  */
+import type { LookupFunction } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +17,7 @@ import { renderReport, type CallRecord, type Slis } from './metrics.js';
 import type { Plan } from './plan.js';
 import { ToolPlane } from './session.js';
 import { runStdioProxy } from './stdio-proxy.js';
+import type { ProgramPolicy } from '../consent/index.js';
 import { startHttpProxy } from './http-proxy.js';
 
 export interface ScenarioCall {
@@ -24,7 +26,13 @@ export interface ScenarioCall {
 }
 
 export interface ToolCallScenario {
-  target: { command: string; args: string[] } | { url: string };
+  /**
+   * The server: a command to spawn (`argument`: what named it, for consent's refusals), or a URL with the lookup its
+   * name is resolved through at every connect (the target policy's: a name checked when read may resolve elsewhere).
+   */
+  target: { command: string; args: string[]; argument?: string } | { url: string; lookup: LookupFunction };
+  /** Whether a stdio server may be started (src/consent). */
+  programs: ProgramPolicy;
   plan: Plan;
   calls: ScenarioCall[];
   tasks: number;
@@ -66,6 +74,8 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
       const proxy = runStdioProxy({
         command: scenario.target.command,
         args: scenario.target.args,
+        programs: scenario.programs,
+        ...(scenario.target.argument ? { argument: scenario.target.argument } : {}),
         plane,
         input: toProxy,
         output: fromProxy,
@@ -91,7 +101,7 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize'))),
       ]);
     } else {
-      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url });
+      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url, lookup: scenario.target.lookup });
       finishProxy = () => proxy.close();
       await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), {
         signal: stop.signal,

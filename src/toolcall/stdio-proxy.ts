@@ -16,7 +16,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ToolInputError } from '../errors.js';
 import { LineReader, LineWriter } from '../jsonrpc/ndjson.js';
 import { createIdScanner, type IdScanner, type MessageId } from '../jsonrpc/peek-id.js';
-import { spawnTree } from '../process-group.js';
+import { startProgram, type ProgramPolicy } from '../consent/index.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
 
 /** Spawn errors that mean the command itself cannot run (a bad argument, not a failure of ours). */
@@ -25,13 +25,18 @@ const COMMAND_ERRORS = new Set(['ENOENT', 'EACCES', 'ENOTDIR']);
 export interface StdioProxyOptions {
   command: string;
   args: string[];
+  /** Whether the server may be started (src/consent): the owner's policy at the shell, an agent's over MCP. */
+  programs: ProgramPolicy;
+  /** The argument that named command, for consent's refusals (default `command`). */
+  argument?: string;
   plane: ToolPlane;
   input: Readable;
   output: Pick<Writable, 'write'>;
   /** Where the child's stderr goes (default: inherited). */
   stderr?: 'inherit' | 'pipe' | 'ignore';
   signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+  /** Variables for the server over the policy's base environment. */
+  env?: Record<string, string>;
   /** Grace period between closing the child's stdin, SIGTERM and SIGKILL (ms, default 2000). */
   graceMs?: number;
   /** Grace period between SIGTERM and SIGKILL once the signal aborted (ms, default 250). */
@@ -48,10 +53,17 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
   const { plane } = options;
   const session = plane.session();
   // A tracked tree, so that stopping it also stops what it started (npx, sh -c …, daemons).
-  const tree = spawnTree(options.command, options.args, {
-    stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
-    env: options.env ?? process.env,
-  });
+  const tree = startProgram(
+    options.programs,
+    {
+      argument: options.argument ?? 'command',
+      command: options.command,
+      args: options.args,
+      env: options.env,
+      why: 'the MCP server behind the tool-call proxy',
+    },
+    { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'] },
+  );
   const child = tree.child;
   options.onChild?.(child);
   const grace = options.graceMs ?? 2000;

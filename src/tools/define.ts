@@ -23,6 +23,7 @@ import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -95,6 +96,11 @@ export interface ToolCall {
   progress(progress: number, total?: number, message?: string): void;
   /** The ignored arguments (see ToolDefinition.ignoredArguments) this call carried. */
   ignoredArguments: string[];
+  /**
+   * Asks the client's person (MCP elicitation) and answers their action; present only when the
+   * client declared the elicitation capability. Rejects when the signal aborts or the client errs.
+   */
+  ask?: (message: string, signal: AbortSignal) => Promise<'accept' | 'decline' | 'cancel'>;
 }
 
 export interface ToolOutcome<S> {
@@ -207,7 +213,13 @@ export class ToolRegistry {
           await this.beforeCall(extra).catch((error: unknown) =>
             this.log.warn('before %s: %s', definition.name, messageOf(error)),
           );
-        const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, toolCall(extra, this.log, ignored));
+        const call = toolCall(
+          extra,
+          this.log,
+          ignored,
+          this.server.server.getClientCapabilities()?.elicitation !== undefined,
+        );
+        const outcome = await handler(accepted as z.infer<z.ZodObject<I>>, call);
         this.log.debug('%s answered in %d ms', definition.name, Math.round(performance.now() - started));
         return {
           content: [{ type: 'text', text: outcome.text }],
@@ -461,12 +473,28 @@ function isNullType(value: unknown): boolean {
   return JSON.stringify(value) === '{"type":"null"}';
 }
 
-function toolCall(extra: Extra, log: Logger, ignoredArguments: string[]): ToolCall {
+function toolCall(extra: Extra, log: Logger, ignoredArguments: string[], canAsk: boolean): ToolCall {
   const token = extra._meta?.progressToken;
   let last = -Infinity;
   return {
     signal: extra.signal,
     ignoredArguments,
+    // Over the call's own stream, as roots/list is (server.ts): over HTTP that is where the client listens.
+    ...(canAsk
+      ? {
+          ask: async (message: string, signal: AbortSignal) => {
+            const answer = await extra.sendRequest(
+              {
+                method: 'elicitation/create',
+                params: { message, requestedSchema: { type: 'object', properties: {} } },
+              },
+              ElicitResultSchema,
+              { signal, timeout: 2_147_483_647 },
+            );
+            return answer.action;
+          },
+        }
+      : {}),
     progress(progress, total, message) {
       if (token === undefined || extra.signal.aborted || progress <= last) return;
       last = progress;

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { CancelledError, ToolInputError } from '../errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+import { programsFor } from './programs.js';
 import type { ExperimentResult } from '../experiment/index.js';
 
 /**
@@ -89,7 +90,9 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
         "Runs a chaos experiment on one timeline: baseline, faults set and cleared live (network and HTTP faults on proxies in front of the app's dependencies, " +
         'or through a running control plane; tool-call-plane and probe steps against MCP servers), then recovery; open-loop load measured throughout. ' +
         'Answers the markdown report (text) and a verdict per expectation — passed, failed with the figure and the moment, inconclusive with why — and overall. ' +
-        "Every fault is cleared at its step's end, on abort and when the call is cancelled. Commands in the experiment (expect, rollbacks) are run as given. " +
+        "Every fault is cleared at its step's end, on abort and when the call is cancelled. " +
+        "Programs it would start (expect and rollback commands, tool-call and probe servers) need the server owner's consent " +
+        "(--allow-commands, --allow-command PROG) or, when the client supports elicitation, its person's; dry_run lists each and its verdict. " +
         'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV, ENVIRONMENT, APP_ENV … say prod) unless the server allows it.',
       input: {
         experiment: z.preprocess((value) => ({ [RAW]: value }), publishedExperiment).describe(EXPERIMENT_DESCRIPTION),
@@ -126,8 +129,9 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
       const limits = ctx.config.scenario;
       const policy = targetPolicyOf(ctx);
       const experiment = await experimentFrom({ experiment: source }, { limits, policy }, 'experiment');
+      const programs = programsFor(ctx, call);
       if (args.dry_run) {
-        const plan = summarizePlan(experiment);
+        const plan = summarizePlan(experiment, programs);
         return {
           text: renderPlan(plan),
           structured: {
@@ -145,6 +149,7 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
       const { runExperiment, renderMarkdown } = await import('../experiment/index.js');
       const result = await runExperiment(experiment, {
         policy,
+        programs,
         signal: call.signal,
         onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
       }).catch((error: unknown) => {
@@ -164,6 +169,7 @@ function targetPolicyOf(ctx: ToolContext) {
     allowNonLoopbackBind: limits.allowNonLoopbackBind,
     allowProduction: ctx.config.allowProduction,
     productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
+    allowTokenEnv: limits.allowTokenEnv,
   };
 }
 

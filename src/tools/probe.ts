@@ -13,6 +13,7 @@ import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
 import { LEAF_STATUSES } from '../probe/record.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
+import { programsFor } from './programs.js';
 
 /** It runs the command it is given: not read-only, possibly destructive, open world. */
 const PROBE_ANNOTATIONS: ToolAnnotationsExplicit = {
@@ -57,7 +58,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       description:
         'Runs fault-taxonomy probes against an MCP server: per leaf passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
         'failure (MUST broken, crash, hang, security) or a warning (SHOULD, portability) with its JSON-RPC exchange. command (+ args) ' +
-        'spawns a stdio server; url is streamable HTTP (loopback unless the server allows the host). Calls only readOnlyHint ' +
+        "spawns a stdio server (with the server owner's consent: --allow-commands, --allow-command, or elicitation); url is streamable HTTP (loopback unless the server allows the host). Calls only readOnlyHint " +
         'tools unless allow_writes. Up to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),
@@ -94,6 +95,17 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (command !== undefined && command.trim() === '') throw new ToolInputError('command: must not be empty');
       if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
       if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
+      if (input.allow_writes === true) {
+        // Calling tools that write changes the server under test: injecting, for the production guard.
+        const { productionRefusal } = await import('../production.js');
+        const refusal = productionRefusal(
+          'fault_probe_mcp_server with allow_writes',
+          'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
+          ctx.config.allowProduction,
+        );
+        if (refusal) throw new ToolInputError(refusal);
+      }
+      const programs = programsFor(ctx, call);
       let target: Target;
       if (url !== undefined) {
         const { checkLoadTarget } = await import('../scenario/target.js');
@@ -102,6 +114,10 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       } else {
         checkCommandLine(command!, args ?? []);
         target = { kind: 'stdio', command: command!, args: args ?? [] };
+        await programs.approve(
+          [{ argument: 'command', command: command!, args: args ?? [], why: 'the MCP server to probe' }],
+          call.signal,
+        );
       }
       const { targetLookup } = await import('../target-policy.js');
       const { loadTaxonomy, probeVerdict, renderProbeText, runProbe } = await import('../probe/index.js');
@@ -115,6 +131,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
         overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
         lookup: targetLookup(ctx.config.scenario),
+        programs,
         signal: call.signal,
         onProgress: (message) => call.progress(++step, undefined, message),
       });

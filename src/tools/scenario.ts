@@ -54,7 +54,7 @@ export const commonInput = {
   direction: z
     .enum(['ingress', 'egress', 'both'])
     .optional()
-    .describe('What the proxy reads (default ingress) or writes on side'),
+    .describe('What the proxy reads (default ingress; blackhole: both) or writes on side'),
   side: z.enum(['server', 'client']).optional().describe('server: proxy↔target (default); client: client↔proxy'),
   slos: z.array(z.string()).optional().describe('e.g. "99% @ 350ms", "p95 < 200ms", "errors < 1%" (default those)'),
   baseline: z.boolean().optional().describe('Run without the fault first, for the impact (default false)'),

@@ -11,6 +11,8 @@ import { objectArgument, objectListArgument } from './arguments.js';
 import { FAULT_TYPES } from '../toolcall/plan.js';
 import { refuseUnknownKeys } from '../config-reader.js';
 import type { ToolContext } from './context.js';
+import type { LookupFunction } from 'node:net';
+import { programsFor } from './programs.js';
 
 /** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
 const TOOLPLANE_ANNOTATIONS: ToolAnnotationsExplicit = {
@@ -120,7 +122,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
-        'Puts an MCP server (command + args over stdio, or url over streamable HTTP) behind a fault-injecting proxy, replays ' +
+        "Puts an MCP server (command + args over stdio, with the server owner's consent: --allow-commands, --allow-command or elicitation; or url over streamable HTTP) behind a fault-injecting proxy, replays " +
         'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
         'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
         'cancellable; the server process never outlives the call. No LLM.',
@@ -133,6 +135,12 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
       const { runToolCallScenario, SCENARIO_LIMITS } = await import('../toolcall/scenario.js');
       const target = await targetOf(args, ctx);
+      const programs = programsFor(ctx, call);
+      if ('command' in target)
+        await programs.approve(
+          [{ ...target, argument: 'command', why: 'the MCP server behind the tool-call proxy' }],
+          call.signal,
+        );
       let plan = args.plan === undefined ? EMPTY_PLAN : validatePlan(args.plan, 'plan');
       if (args.seed !== undefined) plan = { ...plan, seed: args.seed };
       if (args.deadline_ms !== undefined) plan = { ...plan, deadline_ms: args.deadline_ms };
@@ -145,6 +153,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
       const result = await runToolCallScenario({
         target,
+        programs,
         plan,
         calls,
         tasks,
@@ -167,13 +176,18 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
 async function targetOf(
   args: { command?: string | undefined; args?: string[] | undefined; url?: string | undefined },
   ctx: ToolContext,
-): Promise<{ command: string; args: string[] } | { url: string }> {
+): Promise<{ command: string; args: string[] } | { url: string; lookup: LookupFunction }> {
   if ((args.command === undefined) === (args.url === undefined))
     throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
   if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
   if (args.url !== undefined) {
-    const { checkLoadTarget } = await import('../scenario/target.js');
-    return { url: (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href };
+    const [{ checkLoadTarget }, { targetLookup }] = await Promise.all([
+      import('../scenario/target.js'),
+      import('../target-policy.js'),
+    ]);
+    // Checked now, and again at every connect: the name may resolve elsewhere by then.
+    const url = (await checkLoadTarget(args.url, ctx.config.scenario, 'url')).href;
+    return { url, lookup: targetLookup(ctx.config.scenario) };
   }
   checkCommandLine(args.command!, args.args ?? []);
   return { command: args.command!, args: args.args ?? [] };

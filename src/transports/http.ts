@@ -5,7 +5,8 @@
  * 1. the path is `/mcp` (404 otherwise);
  * 2. DNS-rebinding protection: the Host header names this server (a loopback name, or the address
  *    it was bound to, with its port), and an Origin header, when present, names a loopback host
- *    or that address (403 otherwise) — a web page on another origin cannot drive the tools;
+ *    or that address with the same port (403 otherwise) — a web page on another origin cannot
+ *    drive the tools;
  * 3. with a token configured, `Authorization: Bearer <token>` (401 otherwise, compared in
  *    constant time).
  *
@@ -34,12 +35,14 @@
  * user's endpoint for nobody.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageOf } from '../errors.js';
+import { requireBearer, UNAUTHORIZED_MESSAGE } from '../jsonrpc/bearer.js';
+import { readJsonBody } from '../jsonrpc/http-body.js';
 import type { Logger } from '../log.js';
 import { MAX_SESSIONS, SESSION_ACTIVE_MS, SESSION_IDLE_MS } from './limits.js';
 
@@ -118,9 +121,15 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     const sessionId = headerValue(req.headers['mcp-session-id']);
     let body: unknown;
     if (req.method === 'POST') {
-      const parsed = await readJsonBody(req);
+      const parsed = await readJsonBody(req, res, { maxBytes: MAX_BODY_BYTES });
       if (!parsed.ok) {
-        sendJsonRpcError(res, parsed.status, parsed.code, parsed.message);
+        const tooLarge = parsed.status === 413;
+        sendJsonRpcError(
+          res,
+          parsed.status,
+          tooLarge ? -32600 : -32700,
+          (tooLarge ? '' : 'Parse error: ') + parsed.problem,
+        );
         return;
       }
       body = parsed.value;
@@ -211,16 +220,12 @@ function passesGates(req: IncomingMessage, res: ServerResponse, options: HttpSer
     return false;
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, options.host)) {
+  if (origin !== undefined && !originAllowed(origin, options.host, port)) {
     sendJsonRpcError(res, 403, -32000, 'Forbidden: Origin not allowed');
     return false;
   }
-  if (options.token !== undefined && !tokenMatches(req.headers.authorization, options.token)) {
-    res.setHeader('WWW-Authenticate', 'Bearer realm="faultline"');
-    sendJsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>');
-    return false;
-  }
-  return true;
+  const unauthorized = { jsonrpc: '2.0', id: null, error: { code: -32001, message: UNAUTHORIZED_MESSAGE } };
+  return options.token === undefined || requireBearer(req, res, options.token, unauthorized);
 }
 
 /** A new session on its own transport; the table holds it once the SDK has given it an id. */
@@ -424,14 +429,20 @@ function hostAllowed(hostHeader: string | undefined, boundHost: string, port: nu
   return headerPort === port && nameAllowed(parsed.hostname, boundHost);
 }
 
-function originAllowed(origin: string, boundHost: string): boolean {
+/**
+ * An Origin names this server: a loopback name or the bound address, and this port. The port
+ * counts: `http://localhost:3000` is another site (a dev server's page) than the server on 8808.
+ */
+function originAllowed(origin: string, boundHost: string, port: number): boolean {
   let parsed: URL;
   try {
     parsed = new URL(origin);
   } catch {
     return false;
   }
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && nameAllowed(parsed.hostname, boundHost);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+  const originPort = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return originPort === port && nameAllowed(parsed.hostname, boundHost);
 }
 
 function nameAllowed(hostname: string, boundHost: string): boolean {
@@ -442,15 +453,6 @@ function nameAllowed(hostname: string, boundHost: string): boolean {
   // cannot tell rebinding from a real remote name, so it is left to the token.
   if (bound === '0.0.0.0' || bound === '::') return true;
   return name === bound || name === `[${bound}]`;
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!match) return false;
-  // Hash both sides so the comparison is constant-time whatever their lengths.
-  const given = createHash('sha256').update(match[1]!.trim()).digest();
-  const expected = createHash('sha256').update(token).digest();
-  return timingSafeEqual(given, expected);
 }
 
 /** The ids of the JSON-RPC requests in a POST body (one message or a batch). */
@@ -474,25 +476,6 @@ function protocolVersionSupported(req: IncomingMessage): boolean {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
-
-async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      return { ok: false, status: 413, code: -32600, message: `Request body over ${MAX_BODY_BYTES} bytes` };
-    }
-    chunks.push(chunk);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch (error) {
-    return { ok: false, status: 400, code: -32700, message: `Parse error: ${(error as Error).message}` };
-  }
 }
 
 function sendJsonRpcError(

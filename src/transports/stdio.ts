@@ -11,18 +11,24 @@
  * second take over the first's cancellation, leaving the first uncancellable. When stdin closes,
  * the requests in flight are answered first (at most DRAIN_MS), then the transport closes.
  *
+ * Framing, id peeking and parsing are the wire layer's (src/jsonrpc/): lines split within
+ * MAX_LINE_BYTES (ndjson.ts), a longer line answered with the top-level id found by scanning it
+ * as it passes (peek-id.ts: constant memory, never parsed), and every line parsed with the size
+ * and depth bounds every other reader uses (message.ts).
+ *
  * Pair it with `protectStdout()` (./stdout-guard.ts) so nothing else writes to the real stdout.
  */
 import type { Readable } from 'node:stream';
 import type { ProtocolOutput } from './stdout-guard.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineSplitter } from '../jsonrpc/ndjson.js';
+import { createIdScanner, peekId, type IdScanner } from '../jsonrpc/peek-id.js';
+import { DEFAULT_MAX_JSON_DEPTH, readJson } from '../jsonrpc/message.js';
 
 /** Longest line accepted; a longer one is answered with an error and discarded. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
 const TOO_LONG = `Invalid Request: message longer than ${MAX_LINE_BYTES} bytes`;
-/** How many bytes at either end of an over-long line are searched for its id. */
-const ID_WINDOW_BYTES = 512;
 /** How long in-flight requests may run on after stdin closes. */
 export const DRAIN_MS = 5_000;
 
@@ -31,11 +37,15 @@ export class LineJsonRpcTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private discarding = false;
-  /** While discarding a line too long to read: its last bytes, where the id may be, and whether it was answered. */
-  private discardTail: Buffer = Buffer.alloc(0);
+  private readonly lines = new LineSplitter({
+    maxBytes: MAX_LINE_BYTES,
+    onLine: (line) => this.handleLine(line),
+    oversizeStart: () => this.startDiscarding(),
+    oversizeChunk: (bytes) => this.scanDiscarded(bytes),
+    oversizeEnd: () => this.endDiscarding(),
+  });
+  /** While discarding a line too long to read: its top-level id as scanned so far, and whether it was answered. */
+  private discardScanner: IdScanner | undefined;
   private discardAnswered = false;
   private closed = false;
   /** Ids of the requests received and not yet answered (nor cancelled). */
@@ -72,71 +82,57 @@ export class LineJsonRpcTransport implements Transport {
     this.input.off('error', this.onInputError);
     this.input.off('end', this.onEnd);
     this.input.pause();
-    this.pending = [];
+    this.lines.reset();
     this.onclose?.();
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    let newline = data.indexOf(0x0a);
-    while (newline !== -1) {
-      const tail = data.subarray(0, newline);
-      if (this.discarding) this.endDiscarding(tail);
-      else this.handleLine(Buffer.concat([...this.pending, tail]).toString('utf8'));
-      this.pending = [];
-      this.pendingBytes = 0;
-      data = data.subarray(newline + 1);
-      newline = data.indexOf(0x0a);
-    }
-    if (data.length === 0) return;
-    if (this.discarding) {
-      this.discardTail = lastBytes([this.discardTail, data]);
-      return;
-    }
-    this.pending.push(data);
-    this.pendingBytes += data.length;
-    if (this.pendingBytes > MAX_LINE_BYTES) this.startDiscarding();
+    this.lines.feed(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   };
 
   /**
    * A line past MAX_LINE_BYTES is never parsed, but its request is still answered with its own id
-   * when the id can be read from the line's first or last bytes (clients write it first or last),
-   * so the client does not wait out its timeout: at once when the id is at the start, else when
-   * the line ends.
+   * when the line has a top-level one, so the client does not wait out its timeout: as soon as the
+   * scan passes the id (at once when clients write it first), else when the line ends.
    */
   private startDiscarding(): void {
-    const head = Buffer.concat(this.pending).subarray(0, ID_WINDOW_BYTES).toString('utf8');
-    this.discardTail = lastBytes(this.pending);
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.discarding = true;
-    const id = leadingIdOf(head);
-    this.discardAnswered = id !== undefined;
-    if (id !== undefined) this.reply(id, -32600, TOO_LONG, false);
+    this.discardScanner = createIdScanner();
+    this.discardAnswered = false;
   }
 
-  private endDiscarding(rest: Buffer): void {
-    this.discarding = false;
-    if (!this.discardAnswered)
-      this.reply(
-        trailingIdOf(lastBytes([this.discardTail, rest]).toString('utf8').replace(/\r$/, '')) ?? null,
-        -32600,
-        TOO_LONG,
-        false,
-      );
-    this.discardTail = Buffer.alloc(0);
+  private scanDiscarded(bytes: Buffer): void {
+    const scanner = this.discardScanner;
+    if (!scanner || this.discardAnswered) return;
+    scanner.feed(bytes);
+    const id = scanner.id;
+    // Only an id that is complete answers early: a scalar is kept once its value ended.
+    if (typeof id === 'string' || typeof id === 'number') {
+      this.discardAnswered = true;
+      this.reply(id, -32600, TOO_LONG, false);
+    }
   }
 
-  private handleLine(raw: string): void {
-    const line = raw.replace(/\r$/, '');
+  private endDiscarding(): void {
+    if (!this.discardAnswered) {
+      this.discardScanner?.feed('\n'); // ends a number written last, as the line break does
+      const id = this.discardScanner?.id;
+      this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, TOO_LONG, false);
+    }
+    this.discardScanner = undefined;
+  }
+
+  private handleLine(line: string): void {
     if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      this.reply(null, -32700, `Parse error: ${(error as Error).message}`);
+    const read = readJson(line, { maxChars: MAX_LINE_BYTES, maxDepth: DEFAULT_MAX_JSON_DEPTH });
+    if (!read.ok) {
+      // Not JSON has no id to answer (JSON-RPC's id null); too deep to parse is JSON whose id can be peeked.
+      const syntax = read.reason === 'syntax';
+      const id = syntax ? undefined : peekId(line);
+      const answerTo = typeof id === 'string' || typeof id === 'number' ? id : null;
+      this.reply(answerTo, syntax ? -32700 : -32600, `${syntax ? 'Parse error' : 'Invalid Request'}: ${read.problem}`);
       return;
     }
+    const value = read.value;
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       this.reply(idOf(value), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
@@ -210,34 +206,4 @@ function idOf(value: unknown): string | number | null {
     if (typeof id === 'string' || typeof id === 'number') return id;
   }
   return null;
-}
-
-const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
-/** `{"id": 7, …` or `{"jsonrpc": "2.0", "id": 7, …`: the id among the first members. */
-const LEADING_ID = new RegExp(
-  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE + String.raw`\s*[,}]`,
-);
-/** `…, "id": 7}` as the last member: one closing brace after it, so it is the top level's. */
-const TRAILING_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID_VALUE + String.raw`\s*\}\s*$`);
-
-function leadingIdOf(head: string): string | number | undefined {
-  const match = LEADING_ID.exec(head);
-  return match ? (JSON.parse(match[1]!) as string | number) : undefined;
-}
-
-function trailingIdOf(tail: string): string | number | undefined {
-  const match = TRAILING_ID.exec(tail);
-  return match ? (JSON.parse(match[1]!) as string | number) : undefined;
-}
-
-/** The last ID_WINDOW_BYTES of the chunks, copied (the chunks themselves are let go). */
-function lastBytes(chunks: readonly Buffer[]): Buffer {
-  const kept: Buffer[] = [];
-  let bytes = 0;
-  for (let index = chunks.length - 1; index >= 0 && bytes < ID_WINDOW_BYTES; index--) {
-    kept.unshift(chunks[index]!);
-    bytes += chunks[index]!.length;
-  }
-  const joined = Buffer.concat(kept);
-  return Buffer.from(joined.subarray(Math.max(0, joined.length - ID_WINDOW_BYTES)));
 }

@@ -9,7 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServer } from '../../src/server.js';
 import { FileAccess } from '../../src/access.js';
@@ -27,10 +27,22 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
+export interface StdioClientOptions {
+  /**
+   * Declares the elicitation capability and answers each elicitation/create with this (its
+   * message given); a promise that never settles is a person who never answers.
+   */
+  elicit?: (message: string) => Promise<ElicitResult>;
+}
+
 /**
  * Spawns `node dist/src/cli.js ...args` (default: `mcp`) and connects the SDK client.
  */
-export async function connectStdio(args: string[] = ['mcp'], env: Record<string, string> = {}): Promise<StdioSession> {
+export async function connectStdio(
+  args: string[] = ['mcp'],
+  env: Record<string, string> = {},
+  options: StdioClientOptions = {},
+): Promise<StdioSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, ...args],
@@ -57,7 +69,14 @@ export async function connectStdio(args: string[] = ['mcp'], env: Record<string,
     });
     return started;
   };
-  const client = new Client({ name: 'faultline-test', version: '0.0.0' });
+  const client = new Client(
+    { name: 'faultline-test', version: '0.0.0' },
+    options.elicit ? { capabilities: { elicitation: {} } } : {},
+  );
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
+  }
   await client.connect(transport);
   await client.listTools(); // so the SDK checks every structuredContent against its outputSchema
   return {
@@ -66,6 +85,14 @@ export async function connectStdio(args: string[] = ['mcp'], env: Record<string,
     stderr: () => stderr,
     close: () => client.close(),
   };
+}
+
+/**
+ * A configuration whose owner let MCP calls start any program (--allow-commands), for the tests of
+ * tools that start one; test/consent.test.ts holds the refusals.
+ */
+export function commandsAllowed(): Config {
+  return makeConfig({ commands: { allowAll: true, programs: [] } });
 }
 
 /** An in-process server and client, linked in memory. */

@@ -1,29 +1,42 @@
 /**
- * The fault proxy the proxy tests drive: startProxy on this thread, or, with
- * FAULTLINE_TEST_PROXY=thread (test/proxy-hosted.test.ts runs them so), the same proxy hosted on
- * the proxy thread (src/proxy-host/), as a scenario runs it. Both through the hosted proxy's
- * asynchronous shape, so one test body holds for both: `await proxy.setFaults(…)` (a refusal
- * rejects), `(await proxy.counters())`.
+ * The fault proxy the proxy tests drive, in both placements a run uses: startProxy on the caller's
+ * thread (as experiments and `faultline proxy` run it) and the same proxy hosted on the proxy's own
+ * thread (src/proxy-host/, as a scenario runs it). Both through the hosted proxy's asynchronous
+ * shape, so one test body holds for both: `await proxy.setFaults(…)` (a refusal rejects),
+ * `(await proxy.counters())`.
+ *
+ *   forEachPlacement((startProxy) => {
+ *     it('…', async () => { const proxy = await startProxy({ … }); … });
+ *   });
+ *
+ * declares the tests once per placement, each set in a describe named for it: the proxy's tests
+ * run once in one process per file, not again in a child (test/proxy-hosted.test.ts did so).
  */
+import { describe } from 'node:test';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
 import { startProxy as startInProcess, type ProxyOptions } from '../../src/proxy/index.js';
 
 export type TestProxy = Omit<HostedProxy, 'load'>;
+export type StartTestProxy = (options: Omit<ProxyOptions, 'lookup'>) => Promise<TestProxy>;
 
-/** Whether this process's proxy tests run against the hosted proxy. */
-export const HOSTED = process.env.FAULTLINE_TEST_PROXY === 'thread';
+export const PLACEMENTS = {
+  "on the caller's thread": async (options) => {
+    const proxy = await startInProcess(options);
+    return {
+      mappings: proxy.mappings,
+      ports: proxy.ports,
+      seed: proxy.seed,
+      http: proxy.http,
+      setFaults: async (faults) => proxy.setFaults(faults),
+      setHttpFaults: async (faults) => proxy.setHttpFaults(faults),
+      counters: async () => proxy.counters(),
+      stop: () => proxy.stop(),
+    };
+  },
+  "on the proxy's own thread": (options) => startHostedProxy(options),
+} satisfies Record<string, StartTestProxy>;
 
-export async function startProxy(options: Omit<ProxyOptions, 'lookup'>): Promise<TestProxy> {
-  if (HOSTED) return startHostedProxy(options);
-  const proxy = await startInProcess(options);
-  return {
-    mappings: proxy.mappings,
-    ports: proxy.ports,
-    seed: proxy.seed,
-    http: proxy.http,
-    setFaults: async (faults) => proxy.setFaults(faults),
-    setHttpFaults: async (faults) => proxy.setHttpFaults(faults),
-    counters: async () => proxy.counters(),
-    stop: () => proxy.stop(),
-  };
+/** Declares `tests` once for each placement, in a describe named for it. */
+export function forEachPlacement(tests: (startProxy: StartTestProxy) => void): void {
+  for (const [placement, startProxy] of Object.entries(PLACEMENTS)) describe(placement, () => tests(startProxy));
 }

@@ -2,7 +2,6 @@
  * What every exporter shares: the options, the result, and one way to refuse — naming the
  * argument as the caller spells it (the tools' `fault_start`, the CLI's `--fault-start`).
  */
-import { ToolInputError } from '../../errors.js';
 import type { EXPORT_TARGETS, FIS_PLATFORMS } from '../export-targets.js';
 
 export type ExportTarget = (typeof EXPORT_TARGETS)[number];
@@ -33,11 +32,4 @@ export interface ExportResult {
   notes: string[];
 }
 
-export type Spell = (argument: string) => string;
-
-export const asGiven: Spell = (argument) => argument;
-
-/** `<argument>: cannot export to <engine>: <reason>`, the argument spelled as the caller wrote it. */
-export function refuse(spell: Spell, argument: string, to: ExportTarget, reason: string): never {
-  throw new ToolInputError(`${spell(argument)}: cannot export to ${to}: ${reason}`);
-}
+export { asGiven, refuse, type Spell } from '../../export/spell.js';

@@ -9,17 +9,11 @@ import type { ScenarioSpec } from '../../scenario/index.js';
 import { buildExperimentTemplate } from '../template.js';
 import { formatIsoDuration } from '../iso-duration.js';
 import { asGiven, type ExportOptions, type ExportResult, type Spell } from './context.js';
-import { networkFault } from './network-fault.js';
+import { networkFault } from '../../export/network.js';
+import { fisNetworkAction, PLACEHOLDER_ROLE, placeholderAlarmFor } from '../../export/fis.js';
 
-const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
 const WAIT = 'wait-before-fault';
 const FAULT = 'fault';
-
-/** A placeholder alarm ARN in the account of `roleArn` when that is a role ARN (FIS wants both in one account). */
-function placeholderAlarmFor(roleArn: unknown): string {
-  const account = typeof roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(roleArn)?.[1] : undefined;
-  return `arn:aws:cloudwatch:us-east-1:${account ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
-}
 
 function urlPort(url: URL): number {
   return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
@@ -70,53 +64,20 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   const spell = options.spell ?? asGiven;
   const notes: string[] = [];
   const platform = options.platform ?? 'ecs';
-  const fault = networkFault(spec, 'fis', spell, notes);
-  const prefix = platform === 'ecs' ? 'aws:ecs:task-network-' : 'aws:eks:pod-network-';
+  const fault = networkFault(spec.fault, 'fis', spell, notes);
   const given = { ...(options.targetConfig ?? {}) };
   const serviceAccount = given.kubernetesServiceAccount;
   delete given.kubernetesServiceAccount;
-  const parameters: Record<string, string> = {};
-  let action: string;
-  switch (fault.kind) {
-    case 'latency':
-      action = `${prefix}latency`;
-      parameters.delayMilliseconds = String(fault.delay);
-      // Set even when 0: the ECS action's default jitter is 10 ms.
-      parameters.jitterMilliseconds = String(fault.jitter);
-      if (fault.jitter > 0)
-        notes.push(
-          "jitterMilliseconds carries faultline's uniform deviation (latency ± deviation); our reference does not state the distribution FIS uses — check it before comparing tails.",
-        );
-      break;
-    case 'loss':
-      action = `${prefix}packet-loss`;
-      parameters.lossPercent = String(fault.percent);
-      break;
-    case 'blackhole': {
-      action = `${prefix}blackhole-port`;
-      const port = urlPort(new URL(spec.url));
-      parameters.port = String(port);
-      parameters.trafficType = 'ingress';
-      parameters.protocol = 'tcp';
-      notes.push(
-        `The blackhole drops traffic arriving at port ${port} (the port of ${spell('url')}) on the targeted ${platform === 'ecs' ? 'tasks' : 'pods'}: clients hang until their timeout, as with faultline's blackhole.`,
-      );
-      break;
-    }
-    default:
-      throw new Error(`unreachable: ${fault.kind} on fis`);
-  }
+  const {
+    actionId: action,
+    parameters,
+    serviceAccountPlaceholder,
+  } = fisNetworkAction(fault, platform, urlPort(new URL(spec.url)), serviceAccount, notes, spell('url'));
   const configName = spell('target_config');
-  if (platform === 'eks') {
-    if (typeof serviceAccount === 'string' && serviceAccount.trim() !== '')
-      parameters.kubernetesServiceAccount = serviceAccount;
-    else {
-      parameters.kubernetesServiceAccount = 'REPLACE_WITH_SERVICE_ACCOUNT';
-      notes.push(
-        `kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`,
-      );
-    }
-  }
+  if (serviceAccountPlaceholder)
+    notes.push(
+      `kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`,
+    );
   const recommendations: Array<Record<string, unknown>> = [];
   if (spec.faultStartMs > 0)
     recommendations.push({ action: 'aws:fis:wait', name: WAIT, duration: formatIsoDuration(spec.faultStartMs) });

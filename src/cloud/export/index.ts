@@ -1,5 +1,6 @@
 /**
- * One faultline scenario, on an engine beyond one machine:
+ * One faultline scenario, on an engine beyond one machine (a thin front-end on src/export, which
+ * builds the engines' objects for the experiment exports too):
  * - fis (fis.ts): a CreateExperimentTemplate input with the ECS or EKS network action of the same
  *   fault and numbers (a wait action first when the fault starts later than the load);
  * - chaos-mesh (chaos-mesh.ts): a NetworkChaos manifest (delay with jitter, loss, bandwidth, partition);
@@ -8,7 +9,7 @@
  *
  * Only what the engine cannot do with the same meaning is refused, with the reason, naming the
  * argument as the caller spells it (ExportOptions.spell); nothing the user chose is approximated.
- * A setting left at its default takes the engine's meaning, and a note says so (network-fault.ts),
+ * A setting left at its default takes the engine's meaning, and a note says so (src/export/network.ts),
  * so every engine takes every fault it has with the defaults. What the engine does differently but
  * explicitly (queue sizes, where the fault sits) is listed in `notes`. Only the scenario's stable
  * fields are read: the fault and its parameters, url, method, body, headers, duration, rate

@@ -14,6 +14,27 @@ export interface SafetyPolicy extends TargetPolicy {
   allowProduction: boolean;
   /** How to say so, for the refusal: the flag or variable that allows it. */
   productionOverride: string;
+  /** Variables besides FAULTLINE_* a control plane's token may be read from (--allow-token-env, FAULTLINE_ALLOW_TOKEN_ENV). */
+  allowTokenEnv?: readonly string[] | undefined;
+}
+
+/** The prefix of the variables a file may name as a token's source without the owner listing them. */
+export const TOKEN_ENV_PREFIX = 'FAULTLINE_';
+
+/**
+ * Refuses a variable a control plane's token would be read from unless the owner named it or it is
+ * one of faultline's own (FAULTLINE_*): the token is sent to the plane's URL, so an experiment
+ * written by someone else (an agent's argument, a file from a repository) could otherwise send
+ * OPENAI_API_KEY or AWS_SECRET_ACCESS_KEY to a listener of its choice.
+ */
+export function checkTokenEnv(name: string, policy: SafetyPolicy, what: string): void {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new ToolInputError(`${what}: "${name}" is not an environment variable name`);
+  if (name.startsWith(TOKEN_ENV_PREFIX) || (policy.allowTokenEnv ?? []).includes(name)) return;
+  throw new ToolInputError(
+    `${what}: ${name} is not a variable a token may be read from; use a ${TOKEN_ENV_PREFIX}* name, or let the ` +
+      `server's owner allow it with --allow-token-env ${name} (or FAULTLINE_ALLOW_TOKEN_ENV=${name})`,
+  );
 }
 
 /** Refuses to inject anything when the environment says production, unless allowed. */

@@ -5,6 +5,7 @@
 import { loadTaxonomy, probeVerdict, runProbe, type ProbeReport, type ProbeVerdict } from '../../probe/index.js';
 import { PROBE_DEFAULTS } from '../../probe/limits.js';
 import type { ProbeStep } from '../model.js';
+import type { ProgramPolicy } from '../../consent/index.js';
 
 export type { ProbeReport, ProbeVerdict };
 
@@ -12,17 +13,24 @@ export async function runProbeStep(
   step: ProbeStep,
   signal: AbortSignal,
   onProgress: (message: string) => void,
+  programs: ProgramPolicy,
 ): Promise<{ report: ProbeReport; verdict: ProbeVerdict }> {
   const taxonomy = await loadTaxonomy();
   const target =
     step.server.url !== undefined
       ? { kind: 'http' as const, url: step.server.url }
-      : { kind: 'stdio' as const, command: step.server.command!, args: step.server.args };
+      : {
+          kind: 'stdio' as const,
+          command: step.server.command!,
+          args: step.server.args,
+          argument: step.server.argument ?? 'command',
+        };
   const report = await runProbe(target, taxonomy, {
     cases: step.cases,
     seed: PROBE_DEFAULTS.seed,
     ...(step.families.length > 0 ? { families: step.families } : {}),
     allowWrites: step.allowWrites,
+    programs,
     callTimeoutMs: step.callTimeoutMs,
     overallTimeoutMs: step.forMs ?? PROBE_DEFAULTS.overallTimeoutMs,
     signal,

@@ -10,9 +10,10 @@
 import { adminRequest, FaultRegistry, type FaultConfig } from '../../proxy/control/index.js';
 import { startProxy, type Mapping, type ProxyCounters, type RunningProxy } from '../../proxy/index.js';
 import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
-import { OperationalError, messageOf } from '../../errors.js';
+import { OperationalError, ToolInputError, messageOf } from '../../errors.js';
 import { policyLookup, type SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
+import type { LookupFunction } from 'node:net';
 
 /** Control-plane calls are bounded: a switch waits for them, and the load waits for the switch. */
 const CONTROL_TIMEOUT_MS = 3000;
@@ -24,7 +25,8 @@ export interface ProxyPlaneOptions {
   seed: number | undefined;
   insecureTls: boolean;
   policy: SafetyPolicy;
-  onConnectFailure?: (reason: string) => void;
+  /** A connect to a mapping's remote failed: why (ECONNREFUSED…) and the mapping's index. */
+  onConnectFailure?: (reason: string, mappingIndex: number) => void;
 }
 
 export interface ProxyPlane {
@@ -49,40 +51,66 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     policy: { ...options.policy, argument: 'proxies' },
     onEvent: (event) => {
       if (event.type === 'connect_failed')
-        options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
+        options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);
     },
+  }).catch((error: unknown) => {
+    // A port in use is the machine's state, not the file's mistake: exit 1, as documented.
+    if (error instanceof ToolInputError && /cannot listen on/.test(error.message))
+      throw new OperationalError(error.message);
+    throw error;
   });
   const registry = new FaultRegistry(proxy);
+  // Each fault's mapping and its request counters when it went on: what went through while it was on.
+  const placed = new Map<string, { index: number; at: Traffic }>();
   return {
     ports: proxy.ports,
     seed: proxy.seed,
-    inject: (target, config) => registry.inject(target, config.spec),
+    inject(target, config) {
+      const id = registry.inject(target, config.spec);
+      const index = options.mappings.findIndex(
+        (mapping) => mapping.name === target.replace(/^#/, '') || String(mapping.listenPort) === target,
+      );
+      if (index !== -1) placed.set(id, { index, at: trafficOf(proxy.counters(), index) });
+      return id;
+    },
     clear: (id) => void registry.clear(id),
     clearAll: () => void registry.clearAll(),
     acted(id) {
       const counters = proxy.counters();
+      const where = placed.get(id);
+      const through = where ? since(where.at, trafficOf(counters, where.index)) : undefined;
       const network = counters.faults.find((fault) => fault.name === id);
       if (network) {
         const acted = networkFaultActed(network);
+        // A held connection is not read (the proxy back-pressures the client): what reached the
+        // proxy is counted; what the app sent after it waited unread, and the app's own timeouts say how much.
+        const unread =
+          network.type === 'blackhole' && through?.unit !== 'connection' ? ', the later ones waited unread' : '';
+        const requests =
+          through && through.count > 0
+            ? `; ${plural(through.count, through.unit)} reached the proxy while it was on${unread}`
+            : '';
         return {
           acted,
           detail: acted
-            ? `acted ${network.applications} times on ${network.connections} connections`
+            ? `${networkActions(network)} on ${plural(network.connections, 'connection')}${requests}`
             : network.connections === 0
               ? 'no connection went through its mapping while it was set'
-              : `was on ${network.connections} connections but changed nothing`,
+              : `was on ${plural(network.connections, 'connection')} but changed nothing${requests}`,
         };
       }
       const http = counters.httpFaults?.find((fault) => fault.name === id);
       if (http) {
         const acted = httpFaultActed(http);
+        // A request fault on a Redis mapping acts per command: named so.
+        const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
         return {
           acted,
           detail: acted
-            ? `acted on ${http.applications} of ${http.requests} requests`
+            ? `acted on ${http.applications} of ${plural(http.requests, unit)}`
             : http.requests === 0
-              ? 'no request went through its mapping while it was set'
-              : `${http.requests} requests reached it, none drew it`,
+              ? `no ${unit} went through its mapping while it was set`
+              : `${plural(http.requests, unit)} reached it, none drew it`,
         };
       }
       return { acted: false, detail: 'its counters are gone' };
@@ -95,6 +123,47 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
   };
 }
 
+/** What a mapping carried, in its own unit: Redis commands, HTTP requests, or connections for plain TCP. */
+interface Traffic {
+  count: number;
+  unit: 'Redis command' | 'HTTP request' | 'connection';
+}
+
+function trafficOf(counters: ProxyCounters, index: number): Traffic {
+  const mapping = counters.mappings[index];
+  if (!mapping) return { count: 0, unit: 'connection' };
+  if ((mapping.respConnections ?? 0) > 0 && (mapping.httpConnections ?? 0) === 0)
+    return { count: mapping.respCommands ?? 0, unit: 'Redis command' };
+  if ((mapping.httpConnections ?? 0) > 0) return { count: mapping.httpExchanges ?? 0, unit: 'HTTP request' };
+  return { count: mapping.connections, unit: 'connection' };
+}
+
+/** The traffic between two readings, in the later one's unit (a mapping's protocol shows with its first connection). */
+function since(before: Traffic, after: Traffic): Traffic {
+  return { count: after.count - (before.unit === after.unit ? before.count : 0), unit: after.unit };
+}
+
+function plural(count: number, unit: string): string {
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/** What a network fault's `applications` counted, in its own unit. */
+function networkActions(fault: ProxyCounters['faults'][number]): string {
+  switch (fault.type) {
+    case 'latency':
+    case 'jitter':
+      return `added ${plural(fault.applications, 'delay')} (${Math.round(fault.delayAddedMs)} ms in all)`;
+    case 'packet_loss':
+      return `lost ${fault.segmentsLost} of ${plural(fault.segments, 'segment')} (${plural(fault.applications, 'stall')})`;
+    case 'bandwidth':
+      return `paced ${fault.bytesPaced} bytes in ${plural(fault.applications, 'piece')}`;
+    case 'blackhole':
+      return `held ${plural(fault.applications, 'link')} for ${(fault.timeHeldMs / 1000).toFixed(1)} s in all`;
+    default:
+      return `acted ${plural(fault.applications, 'time')}`;
+  }
+}
+
 /** A control plane that already runs, driven over its admin API. */
 export class ControlClient {
   private readonly faults = new Set<string>();
@@ -102,6 +171,8 @@ export class ControlClient {
   constructor(
     readonly plane: ControlPlane,
     private readonly token: string,
+    /** The target policy's lookup: the plane's name is checked again at every connect. */
+    private readonly lookup: LookupFunction,
   ) {}
 
   /** Fails unless the plane answers its status with this token: checked before the run starts. */
@@ -158,6 +229,6 @@ export class ControlClient {
   }
 
   private options() {
-    return { url: this.plane.url, token: this.token, timeoutMs: CONTROL_TIMEOUT_MS };
+    return { url: this.plane.url, token: this.token, timeoutMs: CONTROL_TIMEOUT_MS, lookup: this.lookup };
   }
 }

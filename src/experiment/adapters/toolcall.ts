@@ -5,21 +5,27 @@
 import { runToolCallScenario, SCENARIO_LIMITS } from '../../toolcall/scenario.js';
 import type { Slis } from '../../toolcall/metrics.js';
 import type { ToolcallStep } from '../model.js';
+import { policyLookup, type SafetyPolicy } from './policy.js';
+import type { ProgramPolicy } from '../../consent/index.js';
 
 export type { Slis };
 
 export async function runToolcallStep(
   step: ToolcallStep,
+  policy: SafetyPolicy,
   signal: AbortSignal,
   onProgress: (message: string) => void,
+  programs: ProgramPolicy,
 ): Promise<Slis> {
+  // The url was checked when the experiment was read; its name is checked again at every connect.
   const target =
     step.server.url !== undefined
-      ? { url: step.server.url }
-      : { command: step.server.command!, args: step.server.args };
+      ? { url: step.server.url, lookup: policyLookup(policy) }
+      : { command: step.server.command!, args: step.server.args, argument: step.server.argument ?? 'command' };
   const result = await runToolCallScenario({
     target,
     plan: step.plan,
+    programs,
     calls: step.calls,
     tasks: step.tasks,
     resilience: step.resilience,

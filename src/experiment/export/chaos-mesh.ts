@@ -3,7 +3,7 @@
  * a Suspend (its `at`) and a NetworkChaos or HTTPChaos on the dependency's pods (deadline: its
  * `for`), the steps side by side in a Parallel (so they may overlap, as in the file), and the HTTP
  * checks as StatusCheck nodes in their windows; abort_when's HTTP checks abort the workflow
- * (abortWithStatusCheck). Network faults are src/cloud's NetworkChaos export; HTTP faults map to
+ * (abortWithStatusCheck). Network faults are src/export's NetworkChaos objects; HTTP faults map to
  * HTTPChaos where it does the same thing:
  *
  *   latency (delay)           → target Request, delay            (the request waits, then goes on)
@@ -11,17 +11,24 @@
  *   schema_mismatch, top-level fields → target Response, patch body (JSON merge patch: null removes)
  *   connection_refused        → target Request, abort
  *
+ * A request fault on a Redis mapping (redis://) acts on RESP commands, which HTTPChaos does not
+ * speak: its latency becomes a NetworkChaos delay on the dependency's answers (each reply waits, the
+ * network meaning kept), and the rest is refused with the reason — never an HTTPChaos.
+ *
  * and refuses the rest with the reason: error without forward and rate_limit answer in the
  * service's place (HTTPChaos cannot: replace rewrites the service's own answer), timeout holds
  * and closes, malformed and connection_drop depend on each response, and HTTPChaos has no
  * probability nor more than one method.
  */
-import { validateHttpFault, type ResolvedHttpFault } from '../../proxy/index.js';
+import { validateHttpFault, type FaultSpec, type ResolvedHttpFault } from '../../proxy/index.js';
 import { httpBehaviour } from '../../proxy/http/spec.js';
 import { formatDuration } from '../../duration.js';
 import { ToolInputError } from '../../errors.js';
-import { networkChaosSpec } from '../adapters/cloud.js';
+import { checkNamespace, goDuration, labelSelectors, networkChaosAction } from '../../export/chaos-mesh.js';
+import { networkFault } from '../../export/network.js';
+import { asGiven } from '../../export/spell.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep, type HttpCheck, type Window } from '../model.js';
+import { promqlRefusals } from './promql.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
 import { statusRange } from './status-range.js';
 
@@ -31,9 +38,7 @@ export async function exportChaosMesh(
   experiment: Experiment,
   options: ExperimentExportOptions,
 ): Promise<EngineDocument> {
-  const namespace = options.namespace ?? 'default';
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace))
-    throw new ToolInputError(`--namespace: "${namespace}" is not a Kubernetes namespace name`);
+  const namespace = checkNamespace(options.namespace ?? 'default', '--namespace');
   const refusals: Refusal[] = [];
   const notes: string[] = [];
   const templates: Template[] = [];
@@ -56,22 +61,24 @@ export async function exportChaosMesh(
       });
       continue;
     }
-    const { host, port, name } = dependencyOf(experiment, step);
+    const { port, name, protocol } = dependencyOf(experiment, step);
     const selector = options.selectors?.[name] ?? options.selectors?.['*'];
     if (!selector) placeholders.add(name);
     const labels = selector ?? [`app=REPLACE_WITH_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_LABEL`];
     const id = `step-${step.index + 1}`;
     let chaos: Template;
     try {
-      if (step.config.kind === 'network') {
-        const { spec, notes: own } = await networkChaosSpec(step.config.spec, host, port, step.forMs, {
-          namespace,
-          selector: labels,
-        });
-        delete spec.duration; // the workflow node's deadline is the step's length
+      const selector = { namespaces: [namespace], labelSelectors: labelSelectors(labels, 'selector') };
+      if (step.config.kind === 'network' || protocol === 'resp') {
+        const own: string[] = [];
+        const action =
+          step.config.kind === 'network'
+            ? networkChaosAction(networkFault(step.config.spec as FaultSpec, 'chaos-mesh', asGiven, own), own)
+            : respNetworkChaos(validateHttpFault(step.config.spec), own);
+        // The workflow node's deadline is the step's length.
+        const spec = { selector, mode: 'all', ...action };
         chaos = { name: id, templateType: 'NetworkChaos', deadline: goDuration(step.forMs), networkChaos: spec };
-        for (const note of own)
-          if (!/placeholder label|Apply the manifest/.test(note)) notes.push(`${step.name}: ${note}`);
+        for (const note of own) notes.push(`${step.name}: ${note}`);
       } else {
         chaos = {
           name: id,
@@ -113,6 +120,7 @@ export async function exportChaosMesh(
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
+    if (rule.kind === 'promql') continue;
     if (rule.kind === 'load') {
       refusals.push({
         part,
@@ -133,6 +141,7 @@ export async function exportChaosMesh(
           "a command run beside the faults is faultline's; a Workflow has no step that runs your test suite and reads its exit code",
       });
   }
+  refusals.push(...promqlRefusals(experiment, 'chaos-mesh'));
   if (experiment.rollbacks.length > 0)
     refusals.push({
       part: 'rollbacks',
@@ -172,7 +181,10 @@ export async function exportChaosMesh(
 }
 
 /** Where a step's dependency is: the mapping's remote, or the load's own host for the proxy in front of it. */
-function dependencyOf(experiment: Experiment, step: FaultStep): { host: string; port: number; name: string } {
+export function dependencyOf(
+  experiment: Experiment,
+  step: FaultStep,
+): { host: string; port: number; name: string; protocol: 'http' | 'resp' | undefined } {
   const target = step.placement.target;
   if (target === IN_FRONT_MAPPING && experiment.load) {
     const url = new URL(experiment.load.url);
@@ -180,10 +192,43 @@ function dependencyOf(experiment: Experiment, step: FaultStep): { host: string; 
       host: url.hostname,
       port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
       name: IN_FRONT_MAPPING,
+      protocol: 'http',
     };
   }
   const mapping = experiment.proxies.find((m) => m.name === target || String(m.listenPort) === target)!;
-  return { host: mapping.remoteHost, port: mapping.remotePort, name: mapping.name ?? String(mapping.listenPort) };
+  return {
+    host: mapping.remoteHost,
+    port: mapping.remotePort,
+    name: mapping.name ?? String(mapping.listenPort),
+    // A mapping declared tcp:// is opaque: exported as any undeclared one.
+    protocol: mapping.protocol === 'tcp' ? undefined : mapping.protocol,
+  };
+}
+
+/**
+ * A request fault on a Redis mapping, as the NetworkChaos that keeps its network meaning: latency
+ * delays each reply (the dependency's outbound packets), on every command as the fault does with
+ * no probability and no command filter. Every other RESP fault answers in Redis's place (an error
+ * reply, a hold, a cut connection) per command, which no Chaos Mesh chaos does.
+ */
+function respNetworkChaos(fault: ResolvedHttpFault, notes: string[]): Record<string, unknown> {
+  const refuse = (reason: string): never => {
+    throw new ToolInputError(`fault: cannot export to chaos-mesh: ${reason}`);
+  };
+  if (fault.type !== 'latency')
+    return refuse(
+      `${fault.type} on a Redis mapping answers in Redis's place per command (RESP); HTTPChaos acts on HTTP only and no NetworkChaos answers for the server — nothing in Chaos Mesh does the same`,
+    );
+  if (fault.probability < 1)
+    refuse(
+      `probability ${fault.probability}: a NetworkChaos delay acts on every packet, not on a share of the commands`,
+    );
+  if (fault.methods !== undefined || fault.path !== undefined)
+    refuse('a command filter: a NetworkChaos delay acts on every packet, whatever command it carries');
+  notes.push(
+    `a Redis latency of ${fault.delay} ms exported as a NetworkChaos delay on the dependency's answers (direction "to"): each reply waits, as each command does behind faultline; pipelined commands share one wait on the network, one each behind faultline.`,
+  );
+  return { action: 'delay', direction: 'to', delay: { latency: `${fault.delay}ms`, jitter: '0ms', correlation: '0' } };
 }
 
 /** A Serial of a Suspend (the step's start) and the node; returns the branch's name. */
@@ -340,10 +385,6 @@ function httpChaosSpec(
     case 'connection_drop':
       return refuse('connection_drop cuts the response after some bytes; HTTPChaos has no fault that does');
   }
-}
-
-function goDuration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${Math.round(ms)}ms`;
 }
 
 function slug(text: string): string {

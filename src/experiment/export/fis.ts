@@ -1,6 +1,6 @@
 /**
  * AWS FIS: one CreateExperimentTemplate whose actions keep the experiment's timeline — each
- * network fault step the ECS or EKS network action src/cloud exports for it (same fault, same
+ * network fault step the ECS or EKS network action src/export builds for it (same fault, same
  * numbers), started by startAfter: after the step that ends when it starts, or after an
  * aws:fis:wait that covers the gap — and a stop condition, the CloudWatch alarm abort_when stands
  * for. Validated by src/cloud's template builder (durations, ranges, startAfter cycles).
@@ -12,11 +12,14 @@
 import { ToolInputError } from '../../errors.js';
 import { formatIsoDuration } from '../../cloud/iso-duration.js';
 import { isPlainObject } from '../../config-reader.js';
-import { buildTemplate, fisAction } from '../adapters/cloud.js';
+import { buildExperimentTemplate as buildTemplate } from '../../cloud/template.js';
+import { fisNetworkAction, PLACEHOLDER_ROLE } from '../../export/fis.js';
+import { networkFault } from '../../export/network.js';
+import { asGiven } from '../../export/spell.js';
+import type { FaultSpec } from '../../proxy/index.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep } from '../model.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
-
-const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
+import { promqlRefusals } from './promql.js';
 
 /** A fault step FIS can run, as the action it becomes. */
 interface FisStep {
@@ -36,6 +39,7 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
     throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
   const steps = await fisSteps(experiment, options, refusals, notes);
   refuseWhatFisCannotRun(experiment, refusals);
+  refusals.push(...promqlRefusals(experiment, 'fis'));
   if (steps.length === 0 && refusals.length === 0) refusals.push({ part: 'method', reason: 'no fault step to export' });
 
   const recommendations = sequence(steps);
@@ -114,23 +118,29 @@ async function fisSteps(
       });
       continue;
     }
-    if (step.config.kind === 'http') {
-      refusals.push({
-        part,
-        reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
-      });
-      continue;
-    }
     const mapping = experiment.proxies.find(
       (m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target,
     );
+    if (step.config.kind === 'http') {
+      refusals.push({
+        part,
+        reason:
+          mapping?.protocol === 'resp'
+            ? `${step.config.type} on a Redis mapping acts on each RESP command; FIS has no action that answers for Redis or acts per command`
+            : `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
+      });
+      continue;
+    }
     const url = experiment.load ? new URL(experiment.load.url) : undefined;
-    const host = mapping?.remoteHost ?? url!.hostname;
     const port = mapping?.remotePort ?? Number(url!.port || (url!.protocol === 'https:' ? 443 : 80));
     try {
-      const action = await fisAction(step.config.spec, host, port, step.forMs, options.platform);
-      steps.push({ step, name: `step-${step.index + 1}`, actionId: action.actionId, parameters: action.parameters });
-      for (const note of action.notes) notes.push(`${step.name}: ${note}`);
+      const own: string[] = [];
+      const fault = networkFault(step.config.spec as FaultSpec, 'fis', asGiven, own);
+      const action = fisNetworkAction(fault, options.platform ?? 'ecs', port, undefined, own, 'the mapping');
+      // The step's length is the action's duration (the builder checks it against the catalog).
+      const parameters = { duration: formatIsoDuration(step.forMs), ...action.parameters };
+      steps.push({ step, name: `step-${step.index + 1}`, actionId: action.actionId, parameters });
+      for (const note of own) notes.push(`${step.name}: ${note}`);
     } catch (error) {
       if (!(error instanceof ToolInputError)) throw error;
       refusals.push({ part, reason: error.message.replace(/^[\w.[\]]+: cannot export to fis: /, '') });

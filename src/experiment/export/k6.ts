@@ -1,5 +1,5 @@
 /**
- * k6: the experiment's load (src/cloud's constant-arrival-rate scenario: the same rate, duration,
+ * k6: the experiment's load (src/export's constant-arrival-rate scenario: the same rate, duration,
  * timeout and VUs), each request tagged with the experiment's windows it falls in, so every SLO
  * expectation is a threshold on its own window's sub-metric (`http_req_failed{w2:in}`); each HTTP
  * check a one-VU scenario in its window whose `checks` carry a threshold (every probe holds, or
@@ -11,10 +11,11 @@
  * recover_within (no k6 metric says when a steady state came back), commands and MCP steps.
  */
 import { formatDuration } from '../../duration.js';
-import { k6LoadOptions } from '../adapters/cloud.js';
+import { K6_DURATION_NOTE, k6LoadScenario, k6Threshold } from '../../export/k6.js';
 import type { Clause, Predicate } from '../predicate.js';
 import type { Experiment, HttpCheck, Window } from '../model.js';
 import type { EngineDocument, Refusal } from './index.js';
+import { promqlRefusals } from './promql.js';
 
 export async function exportK6(experiment: Experiment): Promise<EngineDocument> {
   const refusals: Refusal[] = [];
@@ -29,14 +30,16 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
       elsewhere: [],
     };
   }
-  const { scenario, notes: loadNotes } = await k6LoadOptions(load);
-  notes.push(...loadNotes);
+  const scenario = k6LoadScenario(load, notes);
+  notes.push(K6_DURATION_NOTE);
+  if (!load.rejectUnauthorized) notes.push('insecure_tls: run k6 with --insecure-skip-tls-verify.');
   if (load.expectStatus !== '2xx,3xx')
     refusals.push({
       part: 'load.expect_status',
       reason: `"${load.expectStatus}": the script counts 2xx and 3xx as success (k6's default), as faultline does by default`,
     });
 
+  refusals.push(...promqlRefusals(experiment, 'k6'));
   const windows: Window[] = [];
   const windowTag = (window: Window): string => {
     let index = windows.findIndex((w) => w.fromMs === window.fromMs && w.toMs === window.toMs);
@@ -49,6 +52,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   const functions: string[] = [];
   for (const expectation of experiment.expectations) {
     const part = `${expectation.id} (${expectation.title})`;
+    if (expectation.kind === 'promql') continue;
     if (expectation.kind === 'command') {
       refusals.push({ part, reason: "a command run beside the load is faultline's; k6 runs no program of yours" });
       continue;
@@ -60,12 +64,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     if (expectation.kind === 'slo') {
       const tag = windowTag(expectation.window);
       const { slo } = expectation;
-      const metric = slo.type === 'latency' ? `http_req_duration{${tag}:in}` : `http_req_failed{${tag}:in}`;
-      (thresholds[metric] ??= []).push(
-        slo.type === 'latency'
-          ? `p(${slo.objective})<=${slo.threshold}`
-          : `rate<${Number((slo.threshold / 100).toFixed(6))}`,
-      );
+      const threshold = k6Threshold(slo);
+      const metric = `${threshold.metric}{${tag}:in}`;
+      (thresholds[metric] ??= []).push(threshold.expression);
       described.push(`${expectation.id}: ${expectation.title} → ${metric} (${describe(expectation.window)})`);
       continue;
     }
@@ -86,6 +87,7 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   }
   for (const [index, rule] of experiment.abort.entries()) {
     const part = `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`;
+    if (rule.kind === 'promql') continue;
     if (rule.kind === 'load') {
       refusals.push({
         part,

@@ -176,8 +176,19 @@ function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
       bars: [],
       dots: observations.map((o) => ({ atMs: o.atMs, ok: o.ok, title: `${ms(o.atMs)}: ${o.detail}` })),
     })),
+    // PromQL polls: a dot per poll; one that could not be judged is not a pass, and says why.
+    ...Object.entries(result.promql ?? {}).map(([id, observations]) => ({
+      label: result.expectations.find((e) => e.id === id)?.title ?? id,
+      bars: [],
+      dots: observations.map((o) => ({
+        atMs: o.atMs,
+        ok: o.state === 'held',
+        title: `${ms(o.atMs)}: ${o.state === 'unknown' ? 'not judged: ' : ''}${o.detail}`,
+      })),
+    })),
     ...result.commands.map((command) => ({
-      label: command.id,
+      // The command's name (its expectation's title: `name`, or the command line), not its id.
+      label: result.expectations.find((e) => e.id === command.id)?.title ?? command.id,
       bars: [
         {
           fromMs: command.startedAtMs,

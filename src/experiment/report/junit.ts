@@ -20,7 +20,7 @@ export function renderJunit(result: ExperimentResult): string {
   const classname = `faultline.experiment.${result.title.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'experiment'}`;
   const cases = result.expectations.map((e) => {
     const name = escape(`${e.id}: ${e.title}`);
-    const head = `    <testcase classname="${escape(classname)}" name="${name}" time="0">`;
+    const head = `    <testcase classname="${escape(classname)}" name="${name}" time="${(durationOf(result, e) / 1000).toFixed(3)}">`;
     if (e.status === 'passed') return `${head}\n      <system-out>${escape(e.reason)}</system-out>\n    </testcase>`;
     if (e.status === 'failed') {
       const when = e.atMs === null ? '' : ` at ${formatDuration(e.atMs)}`;
@@ -48,4 +48,16 @@ export function renderJunit(result: ExperimentResult): string {
     '</testsuites>',
     '',
   ].join('\n');
+}
+
+/**
+ * How long an expectation was checked for: a command's own run, else the window its figure was
+ * measured over (an SLO's requests, an HTTP check's probes, a step's run); 0 for free text.
+ */
+function durationOf(result: ExperimentResult, e: ExperimentResult['expectations'][number]): number {
+  if (e.kind === 'command') {
+    const command = result.commands.find((candidate) => candidate.id === e.id);
+    return command ? Math.max(0, command.endedAtMs - command.startedAtMs) : 0;
+  }
+  return e.window ? Math.max(0, e.window.toMs - e.window.fromMs) : 0;
 }

@@ -24,7 +24,10 @@ export function renderMarkdown(result: ExperimentResult): string {
   out.push(`# Experiment: ${result.title}`, '');
   if (result.description) out.push(result.description.trim(), '');
   out.push(
-    `**Verdict: ${result.verdict.toUpperCase()}**${result.aborted ? ` (aborted at ${ms(result.aborted.atMs)})` : ''}`,
+    `**Verdict: ${result.verdict.toUpperCase()}**${result.aborted ? ` (aborted at ${ms(result.aborted.atMs)})` : ''}` +
+      ((result.unreachable ?? []).length > 0
+        ? ` — unreachable in the baseline: ${result.unreachable.map((down) => down.where).join(', ')}`
+        : ''),
     '',
   );
   for (const reason of result.verdictReasons) out.push(`- ${reason}`);

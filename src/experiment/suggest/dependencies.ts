@@ -68,11 +68,42 @@ const SIGNATURES: readonly Signature[] = [
   { kind: 'http', client: 'urllib', callee: /^(urllib\.request\.)?urlopen$/, keys: ['url'], position: 0 },
   {
     kind: 'http',
+    client: 'urllib3',
+    callee: /^urllib3\.(HTTPConnectionPool|HTTPSConnectionPool|connection_from_url)$/,
+    keys: ['host', 'url'],
+    position: 0,
+  },
+  { kind: 'http', client: 'urllib3', callee: /^urllib3\.request$/, keys: ['url'], position: 1 },
+  {
+    kind: 'http',
     client: 'fetch',
-    callee: /^(globalThis\.|window\.)?fetch$|^undici\.(request|fetch)$|^nodeFetch$/,
+    callee: /^(globalThis\.|window\.)?fetch$|^nodeFetch$/,
     keys: ['url'],
     position: 0,
   },
+  {
+    kind: 'http',
+    client: 'undici',
+    callee: /^undici\.(request|fetch|stream|Pool|Client|Agent)$|^new (undici\.)?(Pool|Client)$/,
+    keys: ['url', 'origin'],
+    position: 0,
+  },
+  {
+    kind: 'http',
+    client: 'superagent',
+    callee: /^superagent(\.(get|post|put|patch|delete|del|head|options))?$/,
+    keys: ['url'],
+    position: 0,
+  },
+  // request and its forks (@cypress/request, postman-request, requestretry, teeny-request), as imported.
+  {
+    kind: 'http',
+    client: 'request',
+    callee: /^(request|requestretry|teenyRequest|postmanRequest)(\.(get|post|put|patch|delete|del|head|defaults))?$/,
+    keys: ['url', 'uri', 'baseUrl'],
+    position: 0,
+  },
+  { kind: 'http', client: 'node:http', callee: /^https?\.(request|get)$/, keys: ['url'], position: 0 },
   {
     kind: 'http',
     client: 'axios',
@@ -83,7 +114,7 @@ const SIGNATURES: readonly Signature[] = [
   {
     kind: 'http',
     client: 'got',
-    callee: /^got(\.(get|post|put|patch|delete|extend))?$/,
+    callee: /^got(\.(get|post|put|patch|delete|head|stream|extend))?$/,
     keys: ['prefixUrl', 'url'],
     position: 0,
   },
@@ -91,6 +122,14 @@ const SIGNATURES: readonly Signature[] = [
   { kind: 'http', client: 'net/http', callee: /^http\.NewRequest$/, keys: [], position: 1 },
   { kind: 'http', client: 'net/http', callee: /^http\.NewRequestWithContext$/, keys: [], position: 2 },
   { kind: 'http', client: 'java.net.http', callee: /^URI\.create$|^HttpRequest\.newBuilder$/, keys: [], position: 0 },
+  {
+    kind: 'http',
+    client: 'OkHttp',
+    callee: /(^|\.)Request\.Builder\(\)\.url$|^HttpUrl\.(parse|get)$/,
+    keys: [],
+    position: 0,
+  },
+  { kind: 'http', client: 'reqwest', callee: /^reqwest::(blocking::)?get$/, keys: [], position: 0 },
   {
     kind: 'http',
     client: 'Net::HTTP',

@@ -52,6 +52,8 @@ export type StdioTarget = {
   args: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** The argument that named command, for consent and its refusals (default `command`). */
+  argument?: string;
 };
 export type HttpTarget = { kind: 'http'; url: string; token?: string };
 export type Target = StdioTarget | HttpTarget;

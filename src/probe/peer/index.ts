@@ -7,6 +7,7 @@
  * JSON, bad ids.
  */
 import type { LookupFunction } from 'node:net';
+import type { ProgramPolicy } from '../../consent/index.js';
 import type { Peer, Target } from './base.js';
 import { HttpPeer } from './http.js';
 import { StdioPeer } from './stdio.js';
@@ -35,10 +36,12 @@ export interface PeerOptions {
   stop?: AbortSignal;
   /** HTTP: resolves the target's name at every connect (the target policy's lookup). */
   lookup?: LookupFunction;
+  /** stdio: whether the server may be started (src/consent). */
+  programs: ProgramPolicy;
 }
 
-export function openPeer(target: Target, options: PeerOptions = {}): Peer {
+export function openPeer(target: Target, options: PeerOptions): Peer {
   return target.kind === 'stdio'
-    ? new StdioPeer(target, options.stop)
+    ? new StdioPeer(target, options.programs, options.stop)
     : new HttpPeer(target, options.stop, options.lookup);
 }

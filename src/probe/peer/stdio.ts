@@ -3,7 +3,8 @@
  * and always ends, setsid() daemons and all; its stdout is read line by line within PEER_BOUNDS.
  */
 import { describeOversize, LineSplitter, type OversizeLine } from '../../jsonrpc/ndjson.js';
-import { spawnTree, type ProcessTree } from '../../process-group.js';
+import type { ProcessTree } from '../../process-group.js';
+import { startProgram, type ProgramPolicy } from '../../consent/index.js';
 import { PEER_BOUNDS, sizeText } from '../limits.js';
 import {
   BasePeer,
@@ -35,14 +36,22 @@ export class StdioPeer extends BasePeer implements Peer {
 
   constructor(
     readonly target: StdioTarget,
+    programs: ProgramPolicy,
     stop?: AbortSignal,
   ) {
     super(stop);
-    this.tree = spawnTree(target.command, target.args, {
-      cwd: target.cwd,
-      env: { ...process.env, ...target.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    this.tree = startProgram(
+      programs,
+      {
+        argument: target.argument ?? 'command',
+        command: target.command,
+        args: target.args,
+        cwd: target.cwd,
+        env: target.env,
+        why: 'the MCP server under probe',
+      },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     const child = this.tree.child;
     this.exitedPromise = new Promise((resolve) => {
       const done = (why: string): void => {

@@ -6,17 +6,20 @@
  *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
  *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
  *   POST /chaos/clear-all  → {"cleared": "all"}
+ *   GET  /metrics          → Prometheus text format (when the owner gives a registry: src/metrics/)
  *
- * Missing token 401, wrong token 403 (compared in constant time, over HMAC digests so lengths do
- * not leak either), bad input 400 naming the field, unknown route 404, wrong method 405. Bodies
+ * A missing or wrong token is 401 with WWW-Authenticate: Bearer (jsonrpc/bearer.ts, the one check
+ * every faultline HTTP door makes), bad input 400 naming the field, unknown route 404, wrong method 405. Bodies
  * above 64 KiB are refused. snake_case spellings (fault_id, duration_ms) are accepted too.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolInputError, messageOf } from '../../errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultRegistry } from './registry.js';
+import { requireBearer } from '../../jsonrpc/bearer.js';
+import { readJsonBody } from '../../jsonrpc/http-body.js';
+import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -26,19 +29,21 @@ export interface AdminOptions {
   token: string;
   registry: FaultRegistry;
   log?: (line: string) => void;
+  /** Served as GET /metrics behind the same token (src/metrics/registerProxyMetrics fills it). */
+  metrics?: MetricsRegistry;
+}
+
+/** A /metrics answer: text, not JSON. */
+class MetricsText {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+  ) {}
 }
 
 export interface AdminServer {
   url: string;
   close(): Promise<void>;
-}
-
-/** Compares two secrets in constant time, whatever their lengths. */
-export function tokensMatch(given: string, expected: string): boolean {
-  const key = randomBytes(32);
-  const a = createHmac('sha256', key).update(given).digest();
-  const b = createHmac('sha256', key).update(expected).digest();
-  return timingSafeEqual(a, b) && expected.length > 0;
 }
 
 class HttpError extends Error {
@@ -56,15 +61,20 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const registry = options.registry;
   const server = http.createServer((req, res) => {
     const send = (status: number, value: unknown): void => {
+      if (value instanceof MetricsText) {
+        res.writeHead(status, { 'content-type': value.contentType, 'content-length': Buffer.byteLength(value.body) });
+        res.end(value.body);
+        return;
+      }
       const body = JSON.stringify(value);
       res.writeHead(status, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
-        ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
       });
       res.end(body);
     };
-    handle(req, registry, log)
+    if (!requireBearer(req, res, options.token)) return;
+    handle(req, res, registry, log)
       .then(([status, value]) => send(status, value))
       .catch((error: unknown) => {
         if (error instanceof HttpError) send(error.status, { error: error.message });
@@ -97,19 +107,17 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
 
   async function handle(
     req: http.IncomingMessage,
+    res: http.ServerResponse,
     registry: FaultRegistry,
     log: (line: string) => void,
   ): Promise<[number, unknown]> {
-    const header = req.headers['authorization'];
-    if (!header) throw new HttpError(401, 'missing Authorization: Bearer <token>');
-    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!tokensMatch(given, options.token)) throw new HttpError(403, 'wrong token');
     const path = (req.url ?? '/').split('?')[0];
     const routes: Record<string, string> = {
       '/chaos/status': 'GET',
       '/chaos/inject': 'POST',
       '/chaos/clear': 'POST',
       '/chaos/clear-all': 'POST',
+      ...(options.metrics ? { '/metrics': 'GET' } : {}),
     };
     const method = path ? routes[path] : undefined;
     if (!method)
@@ -118,11 +126,15 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
         `no route ${path}; routes: GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all`,
       );
     if (req.method !== method) throw new HttpError(405, `${path} takes ${method}`);
+    if (path === '/metrics' && options.metrics) {
+      req.resume();
+      return [200, new MetricsText(await options.metrics.metrics(), options.metrics.contentType)];
+    }
     if (path === '/chaos/status') {
       req.resume();
       return [200, { faults: registry.status() }];
     }
-    const body = await readJson(req);
+    const body = await readJsonObject(req, res);
     switch (path) {
       case '/chaos/inject': {
         // A misspelt key (`duration`, `ttl`) would otherwise leave a fault on for good.
@@ -152,22 +164,11 @@ function refuseUnknownKeys(body: Record<string, unknown>, accepted: readonly str
   if (problem !== undefined) throw new HttpError(400, problem);
 }
 
-async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ADMIN_BODY) throw new HttpError(413, `body above ${MAX_ADMIN_BODY} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'the body is not JSON');
-  }
+async function readJsonObject(req: http.IncomingMessage, res: http.ServerResponse): Promise<Record<string, unknown>> {
+  const read = await readJsonBody(req, res, { maxBytes: MAX_ADMIN_BODY, empty: {} });
+  if (!read.ok)
+    throw new HttpError(read.status, read.status === 413 ? read.problem : `the body is not JSON: ${read.problem}`);
+  const value = read.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new HttpError(400, 'the body must be a JSON object');
   return value as Record<string, unknown>;

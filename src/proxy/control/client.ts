@@ -4,6 +4,7 @@
  * well listen.
  */
 import http from 'node:http';
+import type { LookupFunction } from 'node:net';
 import { ToolInputError } from '../../errors.js';
 
 export interface AdminClientOptions {
@@ -11,6 +12,12 @@ export interface AdminClientOptions {
   url: string;
   token: string;
   timeoutMs?: number;
+  /**
+   * Resolves the API's host name at every connect: the target policy's lookup (targetLookup). An
+   * experiment passes its policy's (a name read as 127.0.0.1 must not reach 169.254.169.254
+   * later); `faultline chaos`, a person naming their own admin API, targetLookup(true).
+   */
+  lookup: LookupFunction;
 }
 
 export class AdminRequestError extends Error {
@@ -46,6 +53,7 @@ export async function adminRequest(
           ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
         },
         timeout: options.timeoutMs ?? 10_000,
+        lookup: options.lookup,
       },
       (response) => {
         const chunks: Buffer[] = [];

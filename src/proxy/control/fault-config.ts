@@ -10,6 +10,7 @@ import { NETWORK_COMMON_FIELDS, spellingsOf, type FieldDeclaration } from '../fa
 import { networkFault } from '../faults/declarations.js';
 import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
+import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 
 export type FaultConfig =
@@ -31,6 +32,7 @@ export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
   const record = raw as Record<string, unknown>;
   refuseForbiddenKeys(record, what);
   const type = typeof record['type'] === 'string' ? record['type'] : '';
+  refuseUnknownType(record, type, what);
   try {
     if (faultKind(record) === 'network') {
       const canonicalType = type.trim().toLowerCase().replace(/-/g, '_');
@@ -52,6 +54,25 @@ export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
     if (error instanceof ToolInputError) throw new ToolInputError(`${what}: ${error.message}`);
     throw error;
   }
+}
+
+/** Every fault type by its kind, and every spelling of latency's amount: a refusal says all of them. */
+const LATENCY_AMOUNTS = ['delay', 'delay_ms', 'delayMs', 'latency_ms', 'latencyMs'];
+
+function refuseUnknownType(record: Record<string, unknown>, type: string, what: string): void {
+  const canonical = type.trim().toLowerCase().replace(/-/g, '_');
+  const known = new Set<string>([...NETWORK_FAULT_TYPES, ...HTTP_FAULT_TYPES]);
+  if (!known.has(canonical))
+    throw new ToolInputError(
+      `${what}.type: ${type === '' ? 'required' : `"${type}" is not a fault type`}; network faults (any mapping): ` +
+        `${NETWORK_FAULT_TYPES.join(', ')}; HTTP faults (an HTTP mapping): ${HTTP_FAULT_TYPES.join(', ')} ` +
+        '(kebab-case accepted)',
+    );
+  if (canonical === 'latency' && !Object.keys(record).some((key) => LATENCY_AMOUNTS.includes(key)))
+    throw new ToolInputError(
+      `${what}: latency needs its amount in milliseconds: delay, delay_ms or delayMs (HTTP: each request waits) ` +
+        'or latency_ms or latencyMs (network: the bytes wait)',
+    );
 }
 
 /** Parses a JSON text into a fault config (for --http-fault and the MCP tools' string arrays). */

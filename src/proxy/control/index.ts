@@ -3,7 +3,7 @@
  * the admin API (mcp-chaos-monkey's /chaos/* routes), and proxies an MCP agent holds across calls.
  */
 export { FaultRegistry, MAX_ACTIVE_FAULTS, type FaultStatus, type RegistryEvent } from './registry.js';
-export { startAdmin, tokensMatch, type AdminServer, type AdminOptions } from './admin.js';
+export { startAdmin, type AdminServer, type AdminOptions } from './admin.js';
 export { adminRequest, AdminRequestError } from './client.js';
 export { checkFaultTargets, parseFaultConfig, parseFaultJson, type FaultConfig } from './fault-config.js';
 export { productionSignal, productionRefusal } from './guard.js';

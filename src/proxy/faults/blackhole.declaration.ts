@@ -6,7 +6,9 @@ import type { FaultDeclaration } from './declaration.js';
 export const BLACKHOLE = {
   type: 'blackhole',
   plane: 'network',
-  help: 'the link moves no byte (held, not dropped) until the fault ends',
+  help:
+    'both ways by default: requests do not reach the remote and nothing is answered; bytes are held, not lost, until ' +
+    'the fault ends; `direction` ingress or egress holds one half',
   proxyFlag: { name: 'blackhole', help: 'add a blackhole: the stream stops (nothing dropped) until the proxy stops' },
   fields: [],
   acted: (counters) => counters.applications > 0,

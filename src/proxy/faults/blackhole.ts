@@ -1,5 +1,7 @@
 /**
- * blackhole: while attached, the link moves no byte (and no end-of-stream). Nothing is dropped:
+ * blackhole: while attached, the link moves no byte (and no end-of-stream). By default it is
+ * attached both ways (direction both), as tc, FIS and Chaos Mesh drop traffic: the requests do not
+ * reach the remote and nothing is answered; direction ingress or egress holds one half. Nothing is dropped:
  * the link pauses its source socket, so the sender is back-pressured by TCP and the proxy's memory
  * does not grow; whatever was already read waits and flows, intact and in order, once the fault
  * is switched off. Clients wait until their own timeout, as behind a real blackhole.
@@ -13,7 +15,7 @@ export interface BlackholeSpec extends FaultTarget {
 export type ResolvedBlackhole = Required<BlackholeSpec>;
 
 export function readBlackhole(reader: SpecReader): ResolvedBlackhole {
-  const spec: ResolvedBlackhole = { type: 'blackhole', ...reader.target() };
+  const spec: ResolvedBlackhole = { type: 'blackhole', ...reader.target('both') };
   reader.done();
   return spec;
 }

@@ -54,8 +54,13 @@ export interface ChunkInfo {
 export interface LinkStage {
   /** True for a stage that stops the link while attached (blackhole); such a stage does not shape. */
   readonly holds: boolean;
-  /** Shapes one chunk's pieces (in stream order) and returns them, each no earlier than before. */
+  /**
+   * Shapes one chunk's pieces (in stream order) and returns them, each no earlier than before.
+   * Only a stage that ends the connection (limit_data, reset_peer) returns fewer bytes than it got.
+   */
   shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[];
+  /** How long the end of stream waits after the last byte (slow_close), in ms; absent: 0. */
+  endDelayMs?(): number;
   /** The link stops using this stage (fault removed or connection closed). */
   detach(now: number): void;
 }
@@ -88,10 +93,25 @@ export interface FaultCounters {
   timeHeldMs: number;
 }
 
+/**
+ * What a stage may do to its whole connection, for the faults that end connections (Toxiproxy's
+ * timeout, reset_peer and limit_data). Each is idempotent; after the connection closed, a no-op.
+ */
+export interface LinkControl {
+  /** Stop reading this link's source; once the pieces already shaped are written, end the destination and close. */
+  finish(): void;
+  /** Close both sockets now. */
+  close(): void;
+  /** Reset both sockets now (TCP RST where the socket allows it). */
+  reset(): void;
+}
+
 /** Identifies the link a stage is attached to (used to derive its random stream). */
 export interface LinkLabel {
   connectionId: number;
   direction: LinkDirection;
+  /** The connection's controls (absent where a stage is driven without sockets, as in unit tests). */
+  control?: LinkControl;
 }
 
 /** A fault created from its spec. */
@@ -100,6 +120,11 @@ export interface Fault {
   attach(link: LinkLabel): LinkStage;
   /** Counters with live figures (ongoing holds) folded in. */
   snapshot(now: number): FaultCounters;
+  /**
+   * Takes a changed spec of the same type in place, on the stages already attached (their state,
+   * such as bytes counted or a hold, lives on); false when this fault cannot, and is recreated.
+   */
+  update?(spec: { type: string }): boolean;
 }
 
 export function emptyCounters(name: string, type: string): FaultCounters {
@@ -138,13 +163,14 @@ export class SpecReader extends ConfigReader {
   }
 
   /** name, side and direction, with their defaults. */
-  target(): Required<FaultTarget> {
+  /** Name, side and direction; `direction` is the fault's default (ingress; a blackhole's is both). */
+  target(direction: 'ingress' | 'both' = 'ingress'): Required<FaultTarget> {
     const name = this.take('name');
     if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) this.fail('name', 'a non-empty string');
     return {
       name: (name as string | undefined) ?? this.type,
       side: this.choice('side', ['client', 'server'] as const, 'server'),
-      direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, 'ingress'),
+      direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, direction),
     };
   }
 

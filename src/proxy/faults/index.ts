@@ -4,36 +4,55 @@
  * what is accepted; the MCP tools show that message as it is.
  */
 import { ToolInputError } from '../../errors.js';
-import { NETWORK_FAULT_TYPES } from '../vocabulary.js';
+import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { createBandwidth, readBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
 import { createBlackhole, readBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
 import { SpecReader, type Fault } from './fault.js';
 import { createJitter, readJitter, type JitterSpec, type ResolvedJitter } from './jitter.js';
 import { createLatency, readLatency, type LatencySpec, type ResolvedLatency } from './latency.js';
+import { createLimitData, readLimitData, type LimitDataSpec, type ResolvedLimitData } from './limit-data.js';
 import { createPacketLoss, readPacketLoss, type PacketLossSpec, type ResolvedPacketLoss } from './packet-loss.js';
+import { createResetPeer, readResetPeer, type ResetPeerSpec, type ResolvedResetPeer } from './reset-peer.js';
+import { createSlicer, readSlicer, type ResolvedSlicer, type SlicerSpec } from './slicer.js';
+import { createSlowClose, readSlowClose, type ResolvedSlowClose, type SlowCloseSpec } from './slow-close.js';
+import { createStall, readStall, type ResolvedStall, type StallSpec } from './stall.js';
 
-export type FaultSpec = LatencySpec | JitterSpec | PacketLossSpec | BandwidthSpec | BlackholeSpec;
+/** The faults that end or cut connections (CONNECTION_FAULT_TYPES). */
+export type ConnectionFaultSpec = StallSpec | ResetPeerSpec | SlowCloseSpec | SlicerSpec | LimitDataSpec;
+export type FaultSpec = LatencySpec | JitterSpec | PacketLossSpec | BandwidthSpec | BlackholeSpec | ConnectionFaultSpec;
 /** A validated spec with every default filled in. */
 export type ResolvedFault =
   | ResolvedLatency
   | ResolvedJitter
   | ResolvedPacketLoss
   | ResolvedBandwidth
-  | ResolvedBlackhole;
+  | ResolvedBlackhole
+  | ResolvedStall
+  | ResolvedResetPeer
+  | ResolvedSlowClose
+  | ResolvedSlicer
+  | ResolvedLimitData;
 /** The network fault types: the vocabulary's one list (tools and CLI quote it without loading this module). */
 export type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
+/** Every type a proxy's fault list takes: the scenario faults and the connection faults. */
+export type ListFaultType = FaultType | (typeof CONNECTION_FAULT_TYPES)[number];
 /** Every spec's type is in that list (compile-time check); READERS below has one reader per entry of it. */
-const specTypesListed: FaultSpec['type'] extends FaultType ? true : never = true;
+const specTypesListed: FaultSpec['type'] extends ListFaultType ? true : never = true;
 void specTypesListed;
 
-const READERS: Record<FaultType, (reader: SpecReader) => ResolvedFault> = {
+const READERS: Record<ListFaultType, (reader: SpecReader) => ResolvedFault> = {
   latency: readLatency,
   jitter: readJitter,
   packet_loss: readPacketLoss,
   bandwidth: readBandwidth,
   blackhole: readBlackhole,
+  stall: readStall,
+  reset_peer: readResetPeer,
+  slow_close: readSlowClose,
+  slicer: readSlicer,
+  limit_data: readLimitData,
 };
-export const FAULT_TYPES: readonly FaultType[] = NETWORK_FAULT_TYPES;
+export const FAULT_TYPES: readonly ListFaultType[] = [...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES];
 
 /** Checks one fault spec (of unknown shape) and fills in its defaults. */
 export function validateFault(spec: unknown): ResolvedFault {
@@ -41,7 +60,7 @@ export function validateFault(spec: unknown): ResolvedFault {
     throw new ToolInputError(`a fault must be an object with a "type" (one of ${FAULT_TYPES.join(', ')})`);
   }
   const raw = spec as Record<string, unknown>;
-  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as FaultType] : undefined;
+  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as ListFaultType] : undefined;
   if (!read)
     throw new ToolInputError(
       `fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`,
@@ -77,5 +96,15 @@ export function createFault(spec: ResolvedFault, seed: number | string, clock: (
       return createBandwidth(spec);
     case 'blackhole':
       return createBlackhole(spec, clock);
+    case 'stall':
+      return createStall(spec, clock);
+    case 'reset_peer':
+      return createResetPeer(spec);
+    case 'slow_close':
+      return createSlowClose(spec);
+    case 'slicer':
+      return createSlicer(spec, seed);
+    case 'limit_data':
+      return createLimitData(spec);
   }
 }

@@ -17,7 +17,7 @@ import {
 } from './connection-refused.js';
 import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
 import { HTTP_FAULT_TYPES, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
-import { NETWORK_FAULT_TYPES } from '../vocabulary.js';
+import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { NETWORK_COMMON_FIELDS, snakeCase, spellingsOf, type FieldDeclaration } from '../faults/declaration.js';
 import { LATENCY } from '../faults/latency.declaration.js';
 import { HTTP_FAULTS } from './declarations.js';
@@ -123,7 +123,10 @@ export function httpBehaviour(spec: ResolvedHttpFault): HttpFaultBehaviour {
 
 /** Network fault types (src/proxy/faults) — the other half of the one fault model. */
 /** The network faults whose type alone says so (latency is both; its fields decide). */
-const NETWORK_TYPES = new Set<string>(NETWORK_FAULT_TYPES.filter((type) => type !== 'latency'));
+const NETWORK_TYPES = new Set<string>([
+  ...NETWORK_FAULT_TYPES.filter((type) => type !== 'latency'),
+  ...CONNECTION_FAULT_TYPES,
+]);
 const NETWORK_LATENCY_FIELDS = new Set(
   [...LATENCY.fields, ...NETWORK_COMMON_FIELDS]
     .filter((field) => field.key !== 'name')

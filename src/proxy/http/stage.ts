@@ -144,6 +144,13 @@ export class HttpStage {
       socket.destroy();
       return;
     }
+    if (this.options.mappings[index]!.protocol === 'tcp') {
+      // Declared opaque (tcp://): no sniffing, so a server-speaks-first protocol (MySQL, SMTP) is
+      // not held waiting for the client to speak.
+      this.seen[index]!.add('tcp');
+      this.serveSession(index, socket, 'tcp');
+      return;
+    }
     this.pending.add(socket);
     let buffered: Buffer = Buffer.alloc(0);
     let decided = false;
@@ -165,7 +172,8 @@ export class HttpStage {
       let chunk: Buffer | null;
       while ((chunk = socket.read() as Buffer | null) !== null)
         buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      const verdict = classify(buffered, this.options.mappings[index]!.protocol);
+      const declared = this.options.mappings[index]!.protocol;
+      const verdict = classify(buffered, declared === 'tcp' ? undefined : declared);
       if (verdict !== 'more') decide(verdict);
     };
     const onClose = (): void => {
@@ -188,6 +196,11 @@ export class HttpStage {
   /** Closes every client connection and timer; the TCP path closes the upstream legs. */
   async close(): Promise<void> {
     this.closing = true;
+    await this.dropConnections();
+  }
+
+  /** Closes the client connections open now (a proxy taken down), taking new ones afterwards. */
+  async dropConnections(): Promise<void> {
     const closed: Array<Promise<void>> = [];
     for (const socket of [...this.pending, ...this.clients.keys(), ...this.sessions]) {
       if (!socket.destroyed) closed.push(new Promise((resolve) => socket.once('close', () => resolve())));

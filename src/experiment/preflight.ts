@@ -1,0 +1,75 @@
+/**
+ * Before the load starts: is anything listening where the run will send traffic? The load's own
+ * url (nothing there: the run stops at once, nothing was tested) and each mapping's remote, the
+ * dependency the faults act on (nothing there: said before the load, and the run cannot pass, since
+ * the app served from whatever fallback it has and the dependency was never exercised).
+ *
+ * A TCP connect, through the policy's lookup, closed as soon as it opens: no byte is written, so
+ * the dependency sees an accepted and closed connection, nothing it would log as a request.
+ */
+import net from 'node:net';
+import type { LookupFunction } from 'node:net';
+import type { Mapping } from '../proxy/index.js';
+
+/** How long one connect may take before the remote counts as unreachable. */
+export const PREFLIGHT_TIMEOUT_MS = 3000;
+
+export interface Unreachable {
+  /** The mapping as written (or the load's url). */
+  where: string;
+  /** host:port dialled. */
+  address: string;
+  /** ECONNREFUSED, a timeout, a DNS error. */
+  why: string;
+}
+
+/** Resolves to undefined when host:port accepts a connection, else why not. */
+export function tryConnect(
+  host: string,
+  port: number,
+  lookup: LookupFunction | undefined,
+  timeoutMs = PREFLIGHT_TIMEOUT_MS,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, ...(lookup ? { lookup } : {}) });
+    const done = (why: string | undefined): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
+}
+
+/** The load's url: host and port as the load dials them. */
+export function urlAddress(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port !== '' ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/** Each mapping whose remote does not accept a connection, in parallel. */
+export async function unreachableRemotes(
+  mappings: readonly Mapping[],
+  lookup: LookupFunction | undefined,
+): Promise<Unreachable[]> {
+  const answers = await Promise.all(
+    mappings.map(async (mapping) => ({
+      mapping,
+      why: await tryConnect(mapping.remoteHost, mapping.remotePort, lookup),
+    })),
+  );
+  return answers
+    .filter((answer) => answer.why !== undefined)
+    .map(({ mapping, why }) => ({
+      where: mapping.name ? `#${mapping.name}` : mapping.text,
+      address: hostPort(mapping.remoteHost, mapping.remotePort),
+      why: why!,
+    }));
+}
+
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}

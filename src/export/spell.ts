@@ -1,0 +1,14 @@
+/**
+ * How an exporter names what it refuses: the argument as the caller spells it (the tools'
+ * `fault_start`, the CLI's `--fault-start`), and one message shape for every engine.
+ */
+import { ToolInputError } from '../errors.js';
+
+export type Spell = (argument: string) => string;
+
+export const asGiven: Spell = (argument) => argument;
+
+/** `<argument>: cannot export to <engine>: <reason>`, the argument spelled as the caller wrote it. */
+export function refuse(spell: Spell, argument: string, to: string, reason: string): never {
+  throw new ToolInputError(`${spell(argument)}: cannot export to ${to}: ${reason}`);
+}

@@ -1,0 +1,161 @@
+/**
+ * Toxiproxy's toxics as another spelling of faultline's faults: the one table from a toxic
+ * (type, attributes, stream, toxicity) to the fault a proxy's fault list takes. A toxic keeps no
+ * behaviour of its own; each row says which fault it is, which attribute is which field of that
+ * fault (with the unit change), and what the Toxiproxy meaning fixes.
+ *
+ *   latency     {latency, jitter}                    → latency  (uniform ±jitter, on every chunk)
+ *   bandwidth   {rate} KB/s                          → bandwidth (bytesPerSecond = rate × 1000; 0: none)
+ *   slow_close  {delay} ms                           → slow_close
+ *   timeout     {timeout} ms                         → stall     (0: held until the toxic is removed)
+ *   reset_peer  {timeout} ms                         → reset_peer
+ *   slicer      {average_size, size_variation, delay µs} → slicer
+ *   limit_data  {bytes}                              → limit_data
+ *
+ * Beyond Toxiproxy: faultline's other network faults by their own names (packet_loss, jitter,
+ * blackhole, with their fields as attributes, snake_case or camelCase), and the HTTP faults as
+ * `http_<type>` (http_error, http_rate_limit, …) with the HTTP fault's fields as attributes.
+ *
+ * `stream` picks the link (upstream: client → server; downstream, the default: server → client);
+ * `toxicity` becomes the fault list's per-connection `chance` (an HTTP fault's `probability`).
+ */
+import { ToolInputError } from '../errors.js';
+import { validateFault, type FaultSpec } from '../proxy/faults/index.js';
+import { validateHttpFault, type HttpFaultSpec } from '../proxy/http/spec.js';
+import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
+
+/** A toxic as Toxiproxy's API answers it (keys in its order). */
+export interface ToxicJson {
+  attributes: Record<string, unknown>;
+  name: string;
+  type: string;
+  stream: string;
+  toxicity: number;
+}
+
+/** How one Toxiproxy toxic maps onto one of our faults. */
+interface Spelling {
+  fault: string;
+  /** Each attribute (with the value Toxiproxy answers when it is not sent) → the fault's field. */
+  fields: Record<string, { field: string; zero: number; scale?: number }>;
+  /** Fields Toxiproxy's meaning fixes. */
+  fixed?: Record<string, unknown>;
+  /** Attributes with which the toxic does nothing (Toxiproxy passes the stream on unchanged). */
+  inert?(attributes: Record<string, number>): boolean;
+}
+
+const TOXIPROXY: Readonly<Record<string, Spelling>> = {
+  latency: {
+    fault: 'latency',
+    fields: { latency: { field: 'latencyMs', zero: 0 }, jitter: { field: 'deviationMs', zero: 0 } },
+    fixed: { distribution: 'uniform', perOp: true },
+  },
+  bandwidth: {
+    fault: 'bandwidth',
+    fields: { rate: { field: 'bytesPerSecond', zero: 0, scale: 1000 } },
+    inert: (attributes) => (attributes['rate'] ?? 0) <= 0,
+  },
+  slow_close: { fault: 'slow_close', fields: { delay: { field: 'delayMs', zero: 0 } } },
+  timeout: { fault: 'stall', fields: { timeout: { field: 'timeoutMs', zero: 0 } } },
+  reset_peer: { fault: 'reset_peer', fields: { timeout: { field: 'afterMs', zero: 0 } } },
+  slicer: {
+    fault: 'slicer',
+    fields: {
+      average_size: { field: 'averageSize', zero: 0 },
+      size_variation: { field: 'sizeVariation', zero: 0 },
+      delay: { field: 'delayUs', zero: 0 },
+    },
+  },
+  limit_data: { fault: 'limit_data', fields: { bytes: { field: 'bytes', zero: 0 } } },
+};
+
+/** Our network faults Toxiproxy has no toxic for, taken by their own names and fields. */
+const OWN_NETWORK_TYPES = ['packet_loss', 'jitter', 'blackhole'] as const;
+const HTTP_PREFIX = 'http_';
+
+/** Every toxic type this API takes: Toxiproxy's, then ours. */
+export const TOXIC_TYPES: readonly string[] = [
+  ...Object.keys(TOXIPROXY),
+  ...OWN_NETWORK_TYPES,
+  ...HTTP_FAULT_TYPES.map((type) => `${HTTP_PREFIX}${type}`),
+];
+
+export function isToxicType(type: unknown): type is string {
+  return typeof type === 'string' && TOXIC_TYPES.includes(type);
+}
+
+/** Whether a toxic of this type needs a proxy that reads HTTP. */
+export function isHttpToxic(type: string): boolean {
+  return type.startsWith(HTTP_PREFIX);
+}
+
+/** The attributes Toxiproxy would answer with: every field of the toxic, its zero where not sent. */
+export function withDefaults(type: string, attributes: Record<string, unknown>): Record<string, unknown> {
+  const spelling = TOXIPROXY[type];
+  if (!spelling) return { ...attributes };
+  const out: Record<string, unknown> = {};
+  for (const [name, { zero }] of Object.entries(spelling.fields)) out[name] = attributes[name] ?? zero;
+  return out;
+}
+
+export type ToxicFault = { kind: 'network'; spec: FaultSpec } | { kind: 'http'; spec: HttpFaultSpec } | undefined;
+
+/** A stream's link as our faults name it: the server socket, read (downstream) or written (upstream). */
+function placement(stream: string): { side: 'server'; direction: 'ingress' | 'egress' } {
+  return { side: 'server', direction: stream.toLowerCase() === 'upstream' ? 'egress' : 'ingress' };
+}
+
+/**
+ * The fault a toxic is, checked by the fault's own validator; undefined for a toxic that does
+ * nothing (bandwidth at rate 0). Throws a ToolInputError naming the attribute as the toxic spells it.
+ */
+export function toxicFault(toxic: ToxicJson): ToxicFault {
+  const spelling = TOXIPROXY[toxic.type];
+  if (spelling) return toxiproxyFault(toxic, spelling);
+  if (isHttpToxic(toxic.type)) {
+    const spec: HttpFaultSpec = {
+      ...toxic.attributes,
+      type: toxic.type.slice(HTTP_PREFIX.length),
+      name: toxic.name,
+      probability: toxic.toxicity,
+    };
+    checked(() => validateHttpFault(spec));
+    return { kind: 'http', spec };
+  }
+  const spec: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(toxic.attributes))
+    spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] = value;
+  Object.assign(spec, { type: toxic.type, name: toxic.name, ...placement(toxic.stream) });
+  checked(() => validateFault(spec));
+  return { kind: 'network', spec: { ...spec, chance: toxic.toxicity } as unknown as FaultSpec };
+}
+
+function toxiproxyFault(toxic: ToxicJson, spelling: Spelling): ToxicFault {
+  const attributes: Record<string, number> = {};
+  const spec: Record<string, unknown> = { type: spelling.fault, name: toxic.name, ...placement(toxic.stream) };
+  for (const [name, { field, zero, scale }] of Object.entries(spelling.fields)) {
+    const value = toxic.attributes[name] ?? zero;
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new ToolInputError(`attributes.${name} must be a number (got ${JSON.stringify(value)})`);
+    attributes[name] = value;
+    spec[field] = value * (scale ?? 1);
+  }
+  if (spelling.inert?.(attributes)) return undefined;
+  Object.assign(spec, spelling.fixed);
+  const fieldNames = Object.fromEntries(Object.entries(spelling.fields).map(([name, { field }]) => [field, name]));
+  checked(() => validateFault(spec), fieldNames);
+  return { kind: 'network', spec: { ...spec, chance: toxic.toxicity } as unknown as FaultSpec };
+}
+
+/** Runs a fault validator, its message speaking of the toxic's attributes rather than the fault's fields. */
+function checked(validate: () => unknown, fieldNames: Record<string, string> = {}): void {
+  try {
+    validate();
+  } catch (error) {
+    if (!(error instanceof ToolInputError)) throw error;
+    const message = error.message
+      .replace(/^[\w ]*fault: /, '')
+      .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? field} must`);
+    throw new ToolInputError(message);
+  }
+}

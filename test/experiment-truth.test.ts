@@ -1,0 +1,325 @@
+/**
+ * Experiments never pass on a broken premise (issue 39): a dependency that is not there makes the
+ * run inconclusive, named first and said before the load starts; nothing listening at the load's
+ * url ends the run at once; a check in a window with no fault is judged on its own terms; a
+ * mistake in the file is answered with its line. Real processes: the example app (with its
+ * fallback, which hides a dead dependency) and loopback servers. Times only as wide inequalities.
+ */
+import assert from 'node:assert/strict';
+import { ProgramPolicy } from '../src/consent/index.js';
+import net from 'node:net';
+import { describe, test } from 'node:test';
+import { makeConfig } from '../src/config.js';
+import { readExperiment, renderHtml, renderJunit, renderMarkdown, runExperiment } from '../src/experiment/index.js';
+import { OperationalError } from '../src/errors.js';
+import { experimentFrom } from '../src/experiment/load-file.js';
+import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
+import { startOkApp } from './helpers/ok-app.js';
+import { freePort, startExampleStack } from './fixtures/experiment/stack.js';
+import { encodeCommand, redisUnavailable, startRedis } from './fixtures/redis.js';
+
+const limits = makeConfig().scenario;
+const noRedis = await redisUnavailable();
+const policy: SafetyPolicy = {
+  allowRemoteTargets: false,
+  allowNonLoopbackBind: false,
+  allowProduction: false,
+  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
+};
+
+describe('a dependency that is not there', () => {
+  test('a mapping to a closed port: said before the load, and the run is inconclusive naming it', async () => {
+    const stack = await startExampleStack({ fallback: true });
+    const closed = await freePort();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'weather outage degrades gracefully',
+          load: { url: `http://127.0.0.1:${stack.appPort}/weather`, rps: 20, duration: '6s', timeout: '5s' },
+          proxies: [`${stack.proxyPort}=127.0.0.1:${closed}#weather`],
+          steady_state: ['errors < 1%'],
+          method: [{ name: 'weather down', at: '2s', for: '2s', fault: { type: 'error', statusCode: 503 } }],
+          expect: ['errors < 5%'],
+        },
+        { limits, policy },
+      );
+      const notices: Array<{ message: string; progressBefore: number }> = [];
+      let progressed = 0;
+      const result = await runExperiment(experiment, {
+        programs: ProgramPolicy.owner(),
+        policy,
+        onNotice: (message) => notices.push({ message, progressBefore: progressed }),
+        onProgress: () => progressed++,
+      });
+      const report = renderMarkdown(result);
+      // The app's fallback answered every request: every SLO held, and nothing was tested.
+      assert.equal(result.verdict, 'inconclusive', report);
+      assert.match(result.verdictReasons[0]!, /#weather \(127\.0\.0\.1:\d+\) was unreachable: ECONNREFUSED/, report);
+      assert.match(report, /\*\*Verdict: INCONCLUSIVE\*\* — unreachable in the baseline: #weather/);
+      assert.equal(notices.length, 1, JSON.stringify(notices));
+      assert.match(notices[0]!.message, /^preflight: the dependency #weather .*ECONNREFUSED/);
+      assert.equal(notices[0]!.progressBefore, 0, 'said before the load started');
+      assert.deepEqual(
+        result.unreachable.map((down) => down.where),
+        ['#weather'],
+      );
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  test('a dependency that answers: the same experiment is judged as before', async () => {
+    const stack = await startExampleStack({ fallback: true });
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'weather outage degrades gracefully',
+          load: { url: `http://127.0.0.1:${stack.appPort}/weather`, rps: 20, duration: '6s', timeout: '5s' },
+          proxies: [`${stack.proxyPort}=127.0.0.1:${stack.weatherPort}#weather`],
+          steady_state: ['errors < 1%'],
+          method: [{ name: 'weather down', at: '2s', for: '2s', fault: { type: 'error', statusCode: 503 } }],
+          expect: ['errors < 5%'],
+        },
+        { limits, policy },
+      );
+      const notices: string[] = [];
+      const result = await runExperiment(experiment, {
+        programs: ProgramPolicy.owner(),
+        policy,
+        onNotice: (message) => notices.push(message),
+      });
+      assert.equal(result.verdict, 'passed', renderMarkdown(result));
+      assert.deepEqual(notices, []);
+      assert.deepEqual(result.unreachable, []);
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  test("nothing listening at the load's url: said at once, before any load", async () => {
+    const closed = await freePort();
+    const experiment = await readExperiment(
+      {
+        title: 'no app',
+        load: { url: `http://127.0.0.1:${closed}/`, rps: 20, duration: '8s' },
+        steady_state: ['errors < 1%'],
+        method: [{ at: '2s', for: '2s', fault: { type: 'latency', latency_ms: 100 } }],
+      },
+      { limits, policy },
+    );
+    const started = performance.now();
+    await assert.rejects(
+      runExperiment(experiment, { programs: ProgramPolicy.owner(), policy }),
+      /load\.url http:\/\/127\.0\.0\.1:\d+\/: nothing accepts connections at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
+    // The load would have run 8 s; the refusal comes before it (a wide margin for a loaded machine).
+    assert.ok(performance.now() - started < 6000, `${performance.now() - started} ms`);
+  });
+});
+
+describe('a proxy port in use', () => {
+  test('is the machine, not the file: an OperationalError (exit 1), before any load', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const app = await startOkApp();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'taken',
+          load: { url: app.url, rps: 5, duration: '3s' },
+          proxies: [`${port}=${new URL(app.url).host}#app`],
+          method: [{ at: '1s', for: '1s', fault: { type: 'latency', latency_ms: 10 } }],
+          expect: ['errors < 5%'],
+        },
+        { limits, policy },
+      );
+      await assert.rejects(runExperiment(experiment, { programs: ProgramPolicy.owner(), policy }), (error: Error) => {
+        assert.ok(error instanceof OperationalError, `${error.name}: ${error.message}`);
+        assert.match(error.message, /already in use/);
+        return true;
+      });
+    } finally {
+      await app.close();
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
+
+describe('a window no fault was planned in', () => {
+  test('during: baseline is judged on its own terms (SLO, HTTP check, command)', async () => {
+    const app = await startOkApp();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'baseline checks',
+          load: { url: app.url, rps: 20, duration: '5s' },
+          method: [{ name: 'slow', at: '2s', for: '2s', fault: { type: 'latency', latency_ms: 50 } }],
+          expect: [
+            { slo: 'errors < 1%', during: 'baseline' },
+            { http: `GET ${app.url}`, during: 'baseline' },
+            { command: [process.execPath, '-e', 'process.exit(0)'], during: 'baseline' },
+            { command: [process.execPath, '-e', 'process.exit(3)'], during: 'baseline', name: 'fails' },
+          ],
+        },
+        { limits, policy },
+      );
+      const result = await runExperiment(experiment, { programs: ProgramPolicy.owner(), policy });
+      const statuses = result.expectations.map((e) => `${e.id} ${e.status}: ${e.reason}`);
+      assert.equal(result.expectations[0]!.status, 'passed', statuses.join('\n'));
+      assert.equal(result.expectations[1]!.status, 'passed', statuses.join('\n'));
+      assert.equal(result.expectations[2]!.status, 'passed', statuses.join('\n'));
+      // Judged too, not "the fault never acted": a command that fails in the baseline fails.
+      assert.equal(result.expectations[3]!.status, 'failed', statuses.join('\n'));
+      assert.equal(result.verdict, 'failed');
+      // JUnit's time is each check's own: the SLO's window (the 2 s baseline), the command's run.
+      const junit = renderJunit(result);
+      const times = [...junit.matchAll(/<testcase [^>]*time="([\d.]+)"/g)].map((m) => Number(m[1]));
+      assert.equal(times[0], 2, junit);
+      const command = result.commands.find((c) => c.id === 'expect[3]')!;
+      const ran = (command.endedAtMs - command.startedAtMs) / 1000;
+      assert.ok(times[3]! > 0 && Math.abs(times[3]! - ran) < 0.002, junit);
+      // The HTML timeline labels a command's lane by its name.
+      assert.match(renderHtml(result), /class="lane-label"[^>]*>fails</);
+      assert.doesNotMatch(renderHtml(result), /class="lane-label"[^>]*>expect\[3\]</);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a mistake in the file', () => {
+  const read = (text: string) => experimentFrom({ experiment: text }, { limits, policy }, 'exp.yaml');
+  // The message itself, as the shell and the MCP client are shown it.
+  const refused = (work: Promise<unknown>, message: RegExp) =>
+    assert.rejects(work, (error: Error) => {
+      assert.match(error.message, message);
+      return true;
+    });
+  const head = ['title: t', 'proxies: ["0=redis://127.0.0.1:6390#redis"]', 'duration: 10s', 'method:'];
+
+  test('is answered with its key path, line and column', async () => {
+    await refused(
+      read([...head, '  - fault: {type: latency, latency_ms: 100}', '    for: 3s', '    bogus: 1'].join('\n')),
+      /^method\[0\]: unknown field "bogus" .*\(exp\.yaml line 7, column 5\)$/,
+    );
+    await refused(
+      read([...head, '  - fault: {type: outage}', '    for: 3s'].join('\n')),
+      /^method\[0\]\.fault\.type: "outage" is not a fault type; network faults \(any mapping\): latency, jitter, packet_loss, bandwidth, blackhole.*HTTP faults.*connection_drop.*\(exp\.yaml line 5, column 19\)$/,
+    );
+    // JSON is read the same way.
+    await refused(
+      read(
+        JSON.stringify({
+          title: 't',
+          duration: 5,
+          proxies: ['0=127.0.0.1:1#a'],
+          method: [{ for: 'x', fault: { type: 'blackhole' } }],
+        }),
+      ),
+      /^method\[0\]\.for: .*\(exp\.yaml line 1, column \d+\)$/,
+    );
+  });
+
+  test('latency with no amount names every spelling; a guess is refused', async () => {
+    await refused(
+      read([...head, '  - fault: {type: latency}', '    for: 3s'].join('\n')),
+      /latency needs its amount in milliseconds: delay, delay_ms or delayMs .* latency_ms or latencyMs/,
+    );
+    await refused(
+      read([...head, '  - fault: {type: blackhole}', '    for: 3 seconds'].join('\n')),
+      /^method\[0\]\.for: "3 seconds" is not a duration; write one such as 500ms, 5s.*\(exp\.yaml line 6, column 10\)$/,
+    );
+    await refused(
+      read('title: t\nload: {url: "http://127.0.0.1:9/", rps: 1, duration: 5s}\nexpect: ["error < 1%"]'),
+      /^expect\[0\]: "error < 1%": the metric is errors, e\.g\. "errors < 1%".*\(exp\.yaml line 3, column 10\)$/,
+    );
+    await refused(
+      read('title: t\nload: {url: "http://127.0.0.1:9/", rps: 1, duration: 5s}\nabort_when: "error > 5%"'),
+      /^abort_when: "error > 5%" is not an abort condition/,
+    );
+  });
+});
+
+describe('a fault says what it counted', () => {
+  test('a Redis blackhole is counted per command, with a real redis-server', { skip: noRedis }, async () => {
+    const redis = await startRedis();
+    const proxyPort = await freePort();
+    try {
+      const experiment = await readExperiment(
+        {
+          title: 'cache silent',
+          duration: '4s',
+          proxies: [`${proxyPort}=redis://127.0.0.1:${redis.port}#redis`],
+          method: [{ name: 'silent', at: '1s', for: '2s', fault: { type: 'blackhole' } }],
+          expect: [{ command: [process.execPath, '-e', '0'], during: 'baseline' }],
+        },
+        { limits, policy },
+      );
+      const running = runExperiment(experiment, { programs: ProgramPolicy.owner(), policy });
+      // A client pipelining a PING every 100 ms through the run, as an app's pool would.
+      let socket: net.Socket | undefined;
+      const deadline = Date.now() + 10_000;
+      while (!socket && Date.now() < deadline) {
+        socket = await new Promise<net.Socket | undefined>((resolve) => {
+          const attempt = net.connect(proxyPort, '127.0.0.1');
+          attempt.once('connect', () => resolve(attempt));
+          attempt.once('error', () => resolve(undefined));
+        });
+        if (!socket) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(socket, 'the proxy listens');
+      socket.on('error', () => undefined);
+      socket.resume();
+      const pinger = setInterval(() => socket!.write(encodeCommand(['PING'])), 100);
+      const result = await running.finally(() => {
+        clearInterval(pinger);
+        socket!.destroy();
+      });
+      const fault = result.faults[0]!;
+      assert.equal(fault.acted, true, fault.actedDetail);
+      // In the unit the fault acts on (links held, connections), and the protocol's own (commands):
+      // a held connection is not read, so the commands behind the first wait unread in the client.
+      assert.match(
+        fault.actedDetail,
+        /^held 2 links for [\d.]+ s in all on 1 connection; \d+ Redis commands? reached the proxy while it was on, the later ones waited unread$/,
+      );
+      assert.doesNotMatch(fault.actedDetail, /request/);
+    } finally {
+      await redis.close();
+    }
+  });
+});
+
+describe("mcp-chaos-monkey's scenario without durationMs", () => {
+  const scenario = JSON.stringify({
+    name: 'cache refuses',
+    description: "the seed's own example: faults with no durationMs",
+    faults: [{ target: 'cache', config: { type: 'latency', latency_ms: 20 } }],
+    assertions: ['the app serves from its fallback'],
+  });
+
+  test('validates; run asks for its length, and holds the faults for the length given', async () => {
+    const app = await startOkApp();
+    try {
+      const mapping = `0=${new URL(app.url).host}#cache`;
+      const planned = await experimentFrom({ experiment: scenario }, { limits, policy, extraProxies: [mapping] });
+      assert.deepEqual(planned.untimed, ['faults[0]']);
+      await assert.rejects(
+        runExperiment(planned, { programs: ProgramPolicy.owner(), policy }),
+        /faults\[0\]: no durationMs, so held for the whole run, whose length is not given: give it \(`run --duration 30s`/,
+      );
+      const timed = await experimentFrom(
+        { experiment: scenario },
+        { limits, policy, extraProxies: [mapping], durationMs: 2000 },
+      );
+      assert.deepEqual(timed.untimed, []);
+      const result = await runExperiment(timed, { programs: ProgramPolicy.owner(), policy });
+      assert.equal(result.durationMs, 2000);
+      assert.deepEqual([result.faults[0]!.plannedFromMs, result.faults[0]!.plannedToMs], [0, 2000]);
+      assert.ok(result.faults[0]!.onAtMs !== null && result.faults[0]!.offAtMs !== null);
+    } finally {
+      await app.close();
+    }
+  });
+});

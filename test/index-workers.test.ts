@@ -1,0 +1,140 @@
+/**
+ * Indexing with a pool of chunking threads (src/search/chunk-pool.ts) gives the index a single
+ * thread gives: on a copy of zod's own sources (94 TypeScript files nobody here wrote) plus the
+ * index fixture tree, a run with 1 worker and a run with 2 write the same rows, and every search
+ * answers the same hits with the same scores. The pool itself answers what the caller's thread
+ * answers, starts its threads only as work comes, and a cancelled run stops its threads.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { makeConfig } from '../src/config.js';
+import { CancelledError } from '../src/errors.js';
+import { indexWorkersFrom, INDEX_WORKERS_ENV, openChunkPool } from '../src/search/chunk-pool.js';
+import { IndexError } from '../src/search/errors.js';
+import { indexSourceTree, searchIndex, type IndexSettings } from '../src/search/index.js';
+import type { FileJob } from '../src/search/prepare-file.js';
+import { closeReaders } from '../src/search/sqlite-store.js';
+import { fixturePath, repoRoot } from './helpers/repo.js';
+
+const ZOD_V4 = join(repoRoot, 'node_modules', 'zod', 'src', 'v4');
+
+/** A scratch tree: zod's v4 core, mini and locales (no tests) and the index fixture tree. */
+function polyglotTree(): { base: string; tree: string; cleanup(): void } {
+  const base = mkdtempSync(join(tmpdir(), 'faultline-index-workers-'));
+  const tree = join(base, 'tree');
+  for (const part of ['core', 'mini', 'locales'])
+    cpSync(join(ZOD_V4, part), join(tree, 'zod', part), {
+      recursive: true,
+      filter: (source) => !source.includes(`${part}/tests`),
+    });
+  cpSync(fixturePath('index', 'tree'), join(tree, 'fixture'), { recursive: true });
+  return { base, tree, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+const settingsFor = (dataDir: string): IndexSettings => ({ dataDir, llm: makeConfig().llm, env: {} });
+
+/** Every table's rows in order, FTS5's own segments included: the local store's whole content. */
+function storeRows(dataDir: string): Record<string, unknown[]> {
+  const files = readdirSync(join(dataDir, 'index'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+    name.endsWith('.sqlite'),
+  );
+  assert.equal(files.length, 1, `one store under ${dataDir}`);
+  const db = new Database(join(dataDir, 'index', files[0]!), { readonly: true });
+  try {
+    const rows: Record<string, unknown[]> = {};
+    for (const table of ['chunks', 'lexical_terms', 'lexical_vocab', 'lexical_data', 'lexical_idx', 'meta'])
+      rows[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();
+    rows.symbols = db.prepare('SELECT * FROM symbols ORDER BY chunk, term').all();
+    return rows;
+  } finally {
+    db.close();
+  }
+}
+
+test('a pool of 2 indexes the same rows and ranks every search the same as a pool of 1', async (t) => {
+  const { base, tree, cleanup } = polyglotTree();
+  t.after(cleanup);
+  const one = settingsFor(join(base, 'data-1'));
+  const two = settingsFor(join(base, 'data-2'));
+  const statsOne = await indexSourceTree(one, { sourceDir: tree, workers: 1 });
+  const statsTwo = await indexSourceTree(two, { sourceDir: tree, workers: 2 });
+  closeReaders();
+  assert.ok(statsOne.files > 90, `files: ${statsOne.files}`);
+  const { seconds: _1, store: _s1, ...sameOne } = statsOne;
+  const { seconds: _2, store: _s2, ...sameTwo } = statsTwo;
+  assert.deepEqual(sameTwo, sameOne);
+  const rowsOne = storeRows(one.dataDir);
+  const rowsTwo = storeRows(two.dataDir);
+  assert.ok(rowsOne.chunks!.length > 500, `chunks: ${rowsOne.chunks!.length}`);
+  for (const table of Object.keys(rowsOne)) assert.deepEqual(rowsTwo[table], rowsOne[table], `table ${table}`);
+
+  const queries = ['safeParse', 'ZodError', '$ZodType', 'format the error message for a locale', 'retry with backoff'];
+  for (const query of queries) {
+    const hitsOne = await searchIndex(one, { query, sourceDir: tree, limit: 10 });
+    const hitsTwo = await searchIndex(two, { query, sourceDir: tree, limit: 10 });
+    assert.ok(hitsOne.length > 0, `hits for ${query}`);
+    assert.deepEqual(
+      hitsTwo.map(({ tree: _, path: __, ...hit }) => hit),
+      hitsOne.map(({ tree: _, path: __, ...hit }) => hit),
+      query,
+    );
+  }
+  closeReaders();
+});
+
+test('the pool answers what the caller thread answers, starting threads only as jobs come', async () => {
+  const text = readFileSync(join(ZOD_V4, 'core', 'util.ts'), 'utf8');
+  const jobs: FileJob[] = [
+    { path: 'core/util.ts', text, language: 'typescript', hasGrammar: true, treeName: 'zod' },
+    { path: 'x/a.h', text: 'class A { public: int f(); };\n', language: 'c', hasGrammar: true, treeName: 'x' },
+    { path: 'x/run.kt', text: 'fun main() {\n  println("hi")\n}\n', language: 'kotlin', hasGrammar: false },
+  ];
+  const inProcess = openChunkPool(1, 1_000);
+  assert.equal(inProcess.size, 1);
+  const expected = await Promise.all(jobs.map((job) => inProcess.prepare(job)));
+  const pool = openChunkPool(2, 1_000);
+  try {
+    assert.equal(pool.size, 2);
+    assert.equal(pool.threadsStarted, 0, 'no thread before the first job');
+    const answered = await Promise.all(jobs.map((job) => pool.prepare(job)));
+    assert.equal(pool.threadsStarted, 2, 'a second thread while the first was busy');
+    assert.deepEqual(answered, expected);
+    assert.ok(expected[0]!.length > 20 && expected[0]![0]!.terms !== undefined, 'chunks with their terms');
+    assert.equal(expected[1]![0]!.language, 'cpp', 'a C++ header is chunked as C++ on either side');
+  } finally {
+    await pool.close();
+  }
+  await assert.rejects(pool.prepare(jobs[0]!), CancelledError, 'a closed pool takes no job');
+  assert.equal(openChunkPool(4, 10).size, 1, 'a tree of 10 files is chunked on the caller thread');
+});
+
+test('a cancelled pooled run throws CancelledError and leaves no thread running', async (t) => {
+  const { base, tree, cleanup } = polyglotTree();
+  t.after(cleanup);
+  const controller = new AbortController();
+  await assert.rejects(
+    indexSourceTree(settingsFor(join(base, 'data')), {
+      sourceDir: tree,
+      workers: 2,
+      signal: controller.signal,
+      onProgress: ({ filesDone }) => filesDone === 20 && controller.abort(),
+    }),
+    CancelledError,
+  );
+  // The test process would not exit with a worker left running; the runner's timeout would say so.
+});
+
+test('the pool size: the argument, else FAULTLINE_INDEX_WORKERS, else the cores; bad values named', () => {
+  assert.equal(indexWorkersFrom({}, 3), 3);
+  assert.equal(indexWorkersFrom({ [INDEX_WORKERS_ENV]: '2' }), 2);
+  assert.equal(indexWorkersFrom({ [INDEX_WORKERS_ENV]: '2' }, 1), 1);
+  assert.ok(indexWorkersFrom({}) >= 1);
+  assert.throws(() => indexWorkersFrom({ [INDEX_WORKERS_ENV]: 'two' }), /FAULTLINE_INDEX_WORKERS must be/);
+  assert.throws(() => indexWorkersFrom({ [INDEX_WORKERS_ENV]: '0' }), IndexError);
+  assert.throws(() => indexWorkersFrom({}, 0), /workers must be/);
+  assert.throws(() => indexWorkersFrom({}, 1_000), /workers must be/);
+});
