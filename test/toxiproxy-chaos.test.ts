@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { connect, destroyAndWait, echo, readBytes, startServer, type TestServer } from './fixtures/proxy/net.js';
@@ -125,6 +128,49 @@ describe('faultline toxiproxy --admin-token: the /chaos routes over the same pro
     );
     assert.ok((await roundTripMs(port)) < 350, 'cleared: no delay left');
     assert.equal((await chaos(server, ['clear-all'])).code, 0);
+    assert.deepEqual((await api(server.url, 'GET', '/proxies/p1/toxics')).body, []);
+  });
+
+  it("an experiment's control plane sets a fault on a Toxiproxy proxy by name, and it acted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-tp-exp-'));
+    const file = join(dir, 'exp.yaml');
+    writeFileSync(
+      file,
+      [
+        'title: a Toxiproxy proxy driven by an experiment',
+        'duration: 4s',
+        `control: {tp: {url: "${server.url}"}}`,
+        'method:',
+        '  - {at: 1s, for: 2s, via: tp, fault: {target: p1, type: latency, latencyMs: 300}}',
+        '',
+      ].join('\n'),
+    );
+    let running = true;
+    let slow = 0;
+    // A client through p1 all along, so the fault's window meets traffic however late the run starts.
+    const client = (async () => {
+      while (running) if ((await roundTripMs(port)) >= 250) slow++;
+    })();
+    try {
+      const ran = await new Promise<Ran>((resolve) =>
+        execFile(
+          process.execPath,
+          [CLI, 'experiment', 'run', file],
+          { encoding: 'utf8', env: { ...process.env, FAULTLINE_ADMIN_TOKEN: TOKEN }, timeout: 60_000 },
+          (error, out, err) => resolve({ code: error ? 1 : 0, out, err }),
+        ),
+      );
+      assert.match(
+        ran.out,
+        /\| latency on tp\/p1 at 1s \|.*\| yes: the plane counted [1-9]\d* requests/,
+        ran.out + ran.err,
+      );
+    } finally {
+      running = false;
+      await client;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.ok(slow >= 1, 'a client through p1 felt the latency');
     assert.deepEqual((await api(server.url, 'GET', '/proxies/p1/toxics')).body, []);
   });
 
