@@ -57,9 +57,10 @@ function registerServer(program: Command): void {
     .addOption(new Option('--config <file>', 'JSON file of proxies to create at start (as POST /populate takes)'))
     .addOption(new Option('--seed <seed>', 'seed for the random toxic decisions (default: random)'))
     .addOption(
-      new Option('--admin-token <token>', 'bearer token every request must carry (needed beyond loopback)').env(
-        'FAULTLINE_ADMIN_TOKEN',
-      ),
+      new Option(
+        '--admin-token <token>',
+        'bearer token every request must carry (needed beyond loopback); also serves /chaos/* on the same port',
+      ).env('FAULTLINE_ADMIN_TOKEN'),
     )
     .addOption(
       new Option(

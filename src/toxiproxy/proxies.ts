@@ -40,9 +40,11 @@ export interface ProxyJson {
   toxics: ToxicJson[];
 }
 
-interface Toxic {
+export interface Toxic {
   json: ToxicJson;
   fault: ToxicFault;
+  /** Injected through the /chaos routes (chaos.ts): a faultline fault config, its attributes as written. */
+  injected?: true;
 }
 
 /** Most proxies one server holds, and toxics one proxy (a bound on memory, far above any suite's use). */
@@ -86,7 +88,7 @@ export class ToxicProxy {
     const downstream = this.toxics.filter((toxic) => toxic.json.stream.toLowerCase() !== 'upstream');
     return [...upstream, ...downstream].map((toxic) => ({
       ...toxic.json,
-      attributes: withDefaults(toxic.json.type, toxic.json.attributes),
+      attributes: toxic.injected ? { ...toxic.json.attributes } : withDefaults(toxic.json.type, toxic.json.attributes),
     }));
   }
 
@@ -265,6 +267,18 @@ export class ProxyCollection {
     return proxy.toxicList().find((listed) => listed.name === json.name)!;
   }
 
+  /** A toxic made elsewhere (a /chaos/inject: chaos.ts), added as POST …/toxics adds one. */
+  addMade(proxyName: string, toxic: Toxic): void {
+    const proxy = this.get(proxyName);
+    if (proxy.toxics.length >= MAX_TOXICS) throw new ApiError(400, `at most ${MAX_TOXICS} toxics per proxy`);
+    if (toxic.fault?.kind === 'http' && proxy.mapping.protocol !== 'http')
+      throw new ApiError(
+        400,
+        `proxy ${proxyName} does not read HTTP (its upstream is not http://), so it takes no HTTP fault`,
+      );
+    this.setToxics(proxy, [...proxy.toxics, toxic]);
+  }
+
   /** POST /proxies/{name}/toxics/{toxic}: attributes merged into the current ones, toxicity kept unless sent. */
   updateToxic(proxyName: string, toxicName: string, body: unknown): ToxicJson {
     const proxy = this.get(proxyName);
@@ -272,6 +286,8 @@ export class ProxyCollection {
     if (index === -1) throw NOT_FOUND('toxic');
     const record = objectBody(body);
     const current = proxy.toxics[index]!;
+    if (current.injected)
+      throw new ApiError(400, `toxic ${toxicName} was injected through /chaos/inject: clear it and inject it again`);
     const json: ToxicJson = {
       ...current.json,
       attributes: { ...current.json.attributes, ...readAttributes(record['attributes']) },

@@ -6,6 +6,7 @@
  *   GET|POST|PATCH|DELETE /proxies/{proxy}
  *   GET|POST /proxies/{proxy}/toxics · GET|POST|PATCH|DELETE /proxies/{proxy}/toxics/{toxic}
  *   GET /proxies/{proxy}/counters  (faultline's: the proxy's counters, every fault's included)
+ *   GET /chaos/status · POST /chaos/inject|clear|clear-all  (with a token: the admin API, chaos.ts)
  *
  * Errors: `{"error": message, "status": code}` and a newline, as text/plain (Toxiproxy's
  * http.Error); an unknown route 404 `404 page not found`; a known route with another method 405;
@@ -15,7 +16,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { messageOf } from '../errors.js';
 import { VERSION } from '../version.js';
+import { adminHandler } from '../proxy/control/admin.js';
 import { tokenRefusal } from './auth.js';
+import { ToxicChaos } from './chaos.js';
 import { toxiproxyMetrics } from './metrics.js';
 import { ApiError, ProxyCollection, type CollectionOptions } from './proxies.js';
 
@@ -48,7 +51,11 @@ export async function startToxiproxyServer(options: ToxiproxyServerOptions): Pro
   const collection = new ProxyCollection(options);
   const metrics = toxiproxyMetrics(collection);
   const log = options.log ?? (() => {});
+  // With a token, the admin API's /chaos routes on the same port, over the same proxies (chaos.ts).
+  const chaos = options.token ? new ToxicChaos(collection) : undefined;
+  const chaosRoutes = chaos && options.token ? adminHandler({ token: options.token, registry: chaos, log }) : undefined;
   const server = http.createServer((req, res) => {
+    if (chaosRoutes && (req.url ?? '').startsWith('/chaos/')) return chaosRoutes(req, res);
     respond(req)
       .then((answer) => send(res, answer))
       .catch((error: unknown) => {
@@ -221,6 +228,7 @@ export async function startToxiproxyServer(options: ToxiproxyServerOptions): Pro
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      chaos?.dispose();
       await Promise.all([closed, collection.close()]);
     },
   };

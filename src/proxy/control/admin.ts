@@ -16,7 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolInputError, messageOf } from '../../errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
-import type { FaultRegistry } from './registry.js';
+import type { FaultControl } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
 import { readJsonBody } from '../../jsonrpc/http-body.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -27,7 +27,7 @@ export interface AdminOptions {
   host: string;
   port: number;
   token: string;
-  registry: FaultRegistry;
+  registry: FaultControl;
   log?: (line: string) => void;
   /** Served as GET /metrics behind the same token (src/metrics/registerProxyMetrics fills it). */
   metrics?: MetricsRegistry;
@@ -56,10 +56,37 @@ class HttpError extends Error {
 }
 
 export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
+  const server = http.createServer(adminHandler(options));
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
+      ),
+    );
+    server.listen({ host: options.host, port: options.port }, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The admin API's request handler, for a server of its own (startAdmin) or mounted on another
+ * door's port (the Toxiproxy API sends it /chaos/…).
+ */
+export function adminHandler(options: Omit<AdminOptions, 'host' | 'port'>): http.RequestListener {
   if (!options.token) throw new ToolInputError('the admin API needs a token (--admin-token or FAULTLINE_ADMIN_TOKEN)');
   const log = options.log ?? (() => {});
   const registry = options.registry;
-  const server = http.createServer((req, res) => {
+  return (req, res) => {
     const send = (status: number, value: unknown): void => {
       if (value instanceof MetricsText) {
         res.writeHead(status, { 'content-type': value.contentType, 'content-length': Buffer.byteLength(value.body) });
@@ -84,31 +111,12 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
           send(500, { error: 'internal error' });
         }
       });
-  });
-  server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
-      ),
-    );
-    server.listen({ host: options.host, port: options.port }, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 
   async function handle(
     req: http.IncomingMessage,
     res: http.ServerResponse,
-    registry: FaultRegistry,
+    registry: FaultControl,
     log: (line: string) => void,
   ): Promise<[number, unknown]> {
     const path = (req.url ?? '/').split('?')[0];

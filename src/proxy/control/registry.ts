@@ -39,9 +39,36 @@ export interface FaultStatus {
   requestCount: number;
 }
 
+/** A fresh injected fault's id: the target's name, the time and a random tail. */
+export function faultId(target: string): string {
+  return `${target}-${Date.now()}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(-6)}`;
+}
+
+/** What the admin API's /chaos routes drive: a FaultRegistry, or another owner of proxies (src/toxiproxy). */
+export interface FaultControl {
+  inject(target: unknown, config: unknown, durationMs?: unknown): string;
+  clear(id: unknown): boolean;
+  clearAll(): number;
+  status(): FaultStatus[];
+}
+
+/** Checks an injected fault's durationMs (undefined: no expiry). */
+export function checkDurationMs(durationMs: unknown): number | undefined {
+  if (
+    durationMs !== undefined &&
+    (typeof durationMs !== 'number' ||
+      !Number.isInteger(durationMs) ||
+      durationMs < 0 ||
+      durationMs > MAX_FAULT_DURATION_MS)
+  ) {
+    throw new ToolInputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
+  }
+  return durationMs as number | undefined;
+}
+
 export type RegistryEvent = { type: 'inject' | 'clear' | 'expire'; id: string; target: string; faultType: string };
 
-export class FaultRegistry {
+export class FaultRegistry implements FaultControl {
   private readonly injected = new Map<string, InjectedFault>();
 
   constructor(
@@ -74,15 +101,7 @@ export class FaultRegistry {
       throw new ToolInputError(
         `target: "${target}" names no mapping of this proxy; accepted: ${this.targets().join(', ')}`,
       );
-    if (
-      durationMs !== undefined &&
-      (typeof durationMs !== 'number' ||
-        !Number.isInteger(durationMs) ||
-        durationMs < 0 ||
-        durationMs > MAX_FAULT_DURATION_MS)
-    ) {
-      throw new ToolInputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
-    }
+    checkDurationMs(durationMs);
     if (this.injected.size >= MAX_ACTIVE_FAULTS)
       throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
     const parsed = parseFaultConfig(config);
@@ -96,7 +115,7 @@ export class FaultRegistry {
           'so drop config.target or make it name the same mapping',
       );
     }
-    const id = `${name}-${Date.now()}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(-6)}`;
+    const id = faultId(name);
     const fault: InjectedFault = {
       id,
       target: name,
