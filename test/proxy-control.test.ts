@@ -8,12 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { startProxy, validateFault } from '../src/proxy/index.js';
 import { FAULT_ARGUMENT_DEFAULTS } from '../src/scenario/defaults.js';
-import {
-  FaultRegistry,
-  MAX_ACTIVE_FAULTS,
-  productionRefusal,
-  startAdmin,
-} from '../src/proxy/control/index.js';
+import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin } from '../src/proxy/control/index.js';
 import { tokensMatch } from '../src/jsonrpc/bearer.js';
 import { injectConfig } from '../src/commands/chaos.js';
 import { portNumber, UsageError } from '../src/commands/common.js';

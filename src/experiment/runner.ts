@@ -236,8 +236,9 @@ class ExperimentRun {
     ) {
       const url = new URL(experiment.load.url);
       const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
-      // Plain TCP to the url's host: TLS, when the url has it, stays end to end.
-      mappings = [parseMapping(`0=tcp://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
+      // Plain to the url's host: HTTP for an http url; TLS, when the url has it, stays end to end (opaque tcp://).
+      const scheme = url.protocol === 'https:' ? 'tcp' : 'http';
+      mappings = [parseMapping(`0=${scheme}://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
     }
     if (mappings.length === 0) return;
     // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),
