@@ -45,3 +45,38 @@ test("a control plane that echoes the request's token: the token does not reach 
     await new Promise((resolve) => echo.close(resolve));
   }
 });
+
+test("token_env may not name the server's credentials for its other doors (the MCP token, Prometheus's)", async () => {
+  const seen: string[] = [];
+  const listener = http.createServer((request, response) => {
+    seen.push(request.url ?? '');
+    response.end('{}');
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  const session = await connectStdio(['mcp'], {
+    FAULTLINE_TOKEN: 'mcp-secret',
+    FAULTLINE_PROMETHEUS_TOKEN: 'prom-secret',
+  });
+  try {
+    for (const name of ['FAULTLINE_TOKEN', 'FAULTLINE_PROMETHEUS_TOKEN', 'FAULTLINE_PROMETHEUS_PASSWORD']) {
+      const experiment = {
+        title: 'other doors',
+        duration: '1s',
+        control: { monkey: { url, token_env: name } },
+        method: [{ at: '0s', for: '500ms', via: 'monkey', fault: { type: 'latency', delayMs: 10, target: 'db' } }],
+      };
+      const result = (await session.client.callTool(
+        { name: 'fault_run_experiment', arguments: { experiment } },
+        undefined,
+        { timeout: 120_000 },
+      )) as CallToolResult;
+      assert.equal(result.isError, true, name);
+      assert.match(textOf(result), new RegExp(`control\\.monkey\\.token_env: ${name} is not a variable`), name);
+    }
+    assert.deepEqual(seen, [], 'nothing was sent');
+  } finally {
+    await session.close();
+    await new Promise((resolve) => listener.close(resolve));
+  }
+});
