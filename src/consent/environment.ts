@@ -23,12 +23,22 @@ export const BASE_VARIABLES = [
 ] as const;
 
 /**
- * Variables that make an allowed program load other code (the dynamic loader, interpreters'
- * start-up hooks): allowing `node` by name must not let a request run any script through
- * NODE_OPTIONS=--require. Refused in a request unless every program is allowed or a person said yes.
+ * Variables that make an allowed program load other code or configuration (the dynamic loader,
+ * interpreters' start-up hooks, bash's exported functions and trace prompt, git's and npm's
+ * configuration, the commands a program hands work to): allowing `node` or a bash script by name
+ * must not let a request run other code through NODE_OPTIONS=--require or BASH_FUNC_echo%%. A
+ * denylist cannot know every program's variables, so it refuses whole families by prefix and
+ * suffix (…PATH, …LIB, …OPTS, …HOME, …COMMAND). Refused in a request unless every program is
+ * allowed or a person said yes.
  */
-const CODE_LOADING =
-  /^(LD_|DYLD_)|^(NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_EXEC_PATH|PATH)$/;
+const CODE_LOADING = new RegExp(
+  [
+    '^(LD_|DYLD_|BASH_FUNC_|GIT_|NODE_|NPM_CONFIG_|YARN_|PYTHON|PERL|RUBY|GEM_|BUNDLE_|JAVA|_JAVA|JDK_|XDG_|SSH_)',
+    '(PATH|LIB|OPTS|OPTIONS|FLAGS|HOME|COMMAND|_CMD|ASKPASS|RC|CONFIG|PRELOAD)$',
+    '^(ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|SHELL|PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|TERMINFO)$',
+  ].join('|'),
+  'i',
+);
 
 /** The first variable of `requested` that would make the program load other code, if any. */
 export function codeLoadingVariable(requested: Readonly<Record<string, string>>): string | undefined {

@@ -105,7 +105,7 @@ export class ProgramPolicy {
       if (!agent.ask)
         return {
           status: 'refused',
-          reason: `${request.argument}: not started: its env sets ${loading}, which makes ${basename(file)} load other code; --allow-command allows the program, not that (${ALLOW_HINT} allows anything)`,
+          reason: `${request.argument}: not started: its env sets ${loading}, which can make ${basename(file)} load other code or configuration; --allow-command allows the program, not that (${ALLOW_HINT} allows anything)`,
         };
     }
     if (agent.ask) return { status: 'ask' };

@@ -20,6 +20,8 @@ export interface SafetyPolicy extends TargetPolicy {
 
 /** The prefix of the variables a file may name as a token's source without the owner listing them. */
 export const TOKEN_ENV_PREFIX = 'FAULTLINE_';
+/** The server's own credentials for other doors: FAULTLINE_* names, but never a control plane's token. */
+const OTHER_DOORS_SECRETS = /^FAULTLINE_(TOKEN|PROMETHEUS_(TOKEN|USERNAME|PASSWORD))$/;
 
 /**
  * Refuses a variable a control plane's token would be read from unless the owner named it or it is
@@ -30,7 +32,11 @@ export const TOKEN_ENV_PREFIX = 'FAULTLINE_';
 export function checkTokenEnv(name: string, policy: SafetyPolicy, what: string): void {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     throw new ToolInputError(`${what}: "${name}" is not an environment variable name`);
-  if (name.startsWith(TOKEN_ENV_PREFIX) || (policy.allowTokenEnv ?? []).includes(name)) return;
+  if (
+    (name.startsWith(TOKEN_ENV_PREFIX) && !OTHER_DOORS_SECRETS.test(name)) ||
+    (policy.allowTokenEnv ?? []).includes(name)
+  )
+    return;
   throw new ToolInputError(
     `${what}: ${name} is not a variable a token may be read from; use a ${TOKEN_ENV_PREFIX}* name, or let the ` +
       `server's owner allow it with --allow-token-env ${name} (or FAULTLINE_ALLOW_TOKEN_ENV=${name})`,

@@ -20,6 +20,13 @@ export interface AdminClientOptions {
   lookup: LookupFunction;
 }
 
+/** The most of an answer read (the admin API's bodies are small; a stranger's may not be). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+function redact(text: string, token: string): string {
+  return token === '' ? text : text.split(token).join('[token]');
+}
+
 export class AdminRequestError extends Error {
   constructor(
     readonly status: number,
@@ -58,8 +65,18 @@ export async function adminRequest(
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`an answer over ${MAX_ANSWER_BYTES} bytes`));
+        });
+        // Whatever answers may echo the request's headers: the token never goes on into a report
+        // or an error (an experiment's control url may be any local listener an agent picked).
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: response.statusCode ?? 0,
+            text: redact(Buffer.concat(chunks).toString('utf8'), options.token),
+          }),
         );
         response.on('error', reject);
       },
