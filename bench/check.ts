@@ -50,7 +50,8 @@ function select(all: Located[], selectors: string[]): Located[] {
   );
   if (unknown.length > 0) {
     throw new UsageError(
-      `no check named ${unknown.map((s) => `"${s}"`).join(', ')}; known: ${all.map(({ check }) => check.name).join(', ')}`,
+      `no check named ${unknown.map((s) => `"${s}"`).join(', ')}; ` +
+        `known: ${all.map(({ check }) => check.name).join(', ')}`,
     );
   }
   return all.filter(({ check }) =>
@@ -185,7 +186,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const loadBefore = loadavg()[0]!;
   out(
-    `bench:check: ${chosen.length} checks, one at a time; load average ${loadBefore.toFixed(2)} on ${availableParallelism()} cores`,
+    `bench:check: ${chosen.length} checks, one at a time; load ` +
+      `average ${loadBefore.toFixed(2)} on ${availableParallelism()} ` +
+      `cores`,
   );
   const outcomes: Outcome[] = [];
   for (const located of chosen) {
@@ -202,7 +205,8 @@ async function main(argv: string[]): Promise<number> {
   out(
     `bench:check: ${outcomes.length} checks, ${rows} rows: ${rows - missed.length} met, ${missed.length} missed` +
       `${failed.length > 0 ? `, ${failed.length} failed (${failed.map((outcome) => outcome.name).join(', ')})` : ''}` +
-      `; ${outcomes.reduce((sum, outcome) => sum + outcome.seconds, 0).toFixed(0)} s; load average ${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`,
+      `; ${outcomes.reduce((sum, outcome) => sum + outcome.seconds, 0).toFixed(0)} ` +
+      `s; load average ${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`,
   );
   for (const name of missed) out(`  missed: ${name}`);
   if (json) {

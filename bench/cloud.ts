@@ -173,15 +173,19 @@ console.log(
   `| top-3 accuracy | ${pct(a.top3, n)} | ${pct(b.top3, n)} | ${b.top3 ? (a.top3 / b.top3).toFixed(1) : '∞'}× |`,
 );
 console.log(
-  `| findings with no recommendation | ${ours.filter((l) => l.length === 0).length} | ${theirs.filter((l) => l.length === 0).length} | |`,
+  `| findings with no recommendation | ${ours.filter((l) => l.length === 0).length} ` +
+    `| ${theirs.filter((l) => l.length === 0).length} | |`,
 );
 console.log(`| duplicate actions (total) | ${a.duplicates} | ${b.duplicates} | |`);
 console.log(
-  `| templates valid as recommended (no open parameter) | ${pct(a.valid, a.total)} of ${a.total} | ${pct(b.valid, b.total)} of ${b.total} | |`,
+  `| templates valid as recommended (no open parameter) | ${pct(a.valid, a.total)} ` +
+    `of ${a.total} | ${pct(b.valid, b.total)} of ${b.total} | |`,
 );
 console.log(
-  `| … valid once the named open parameters are given | ${pct(oursFilled.filter(Boolean).length, oursFilled.length)} | ${pct(b.valid, b.total)} (none named) | |`,
+  `| … valid once the named open parameters are given | ${pct(oursFilled.filter(Boolean).length, oursFilled.length)} ` +
+    `| ${pct(b.valid, b.total)} (none named) | |`,
 );
 console.log(
-  `| mean time per finding | ${oursMs.toFixed(3)} ms | ${theirsMs.toFixed(3)} ms | ${(oursMs / Math.max(theirsMs, 1e-6)).toFixed(0)}× |`,
+  `| mean time per finding | ${oursMs.toFixed(3)} ms | ${theirsMs.toFixed(3)} ` +
+    `ms | ${(oursMs / Math.max(theirsMs, 1e-6)).toFixed(0)}× |`,
 );

@@ -54,31 +54,43 @@ const UNITS: Record<string, { ext: string; head: string; unit: (i: number) => st
     ext: 'py',
     head: 'import os\n\n',
     unit: (i) =>
-      `@decorator\ndef func_${i}(a, b):\n    total = a + b\n    for x in range(total):\n        total += x\n    return total\n\n\n` +
-      `class Service${i}:\n    def __init__(self, name):\n        self.name = name\n\n    def run(self, n):\n        def inner():\n            return n * 2\n        return inner()\n\n\n`,
+      `@decorator\ndef func_${i}(a, b):\n    total = a + b\n    for x ` +
+      `in range(total):\n        total += x\n    return total\n\n\n` +
+      `class Service${i}:\n    def __init__(self, name):\n        ` +
+      `self.name = name\n\n    def run(self, n):\n        def inner():\n ` +
+      `           return n * 2\n        return inner()\n\n\n`,
     pick: 'func_7',
   },
   javascript: {
     ext: 'js',
     head: "import fs from 'node:fs';\n\n",
     unit: (i) =>
-      `export function func_${i}(a, b) {\n  let total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
-      `const arrow_${i} = (n) => n * 2;\n\nclass Service${i} {\n  constructor(name) {\n    this.name = name;\n  }\n\n  run(n) {\n    return arrow_${i}(n);\n  }\n}\n\n`,
+      `export function func_${i}(a, b) {\n  let total = a + b;\n  for ` +
+      `(let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
+      `const arrow_${i} = (n) => n * 2;\n\nclass Service${i} {\n  ` +
+      `constructor(name) {\n    this.name = name;\n  }\n\n  run(n) {\n  ` +
+      `  return arrow_${i}(n);\n  }\n}\n\n`,
     pick: 'func_7',
   },
   typescript: {
     ext: 'ts',
     head: "import fs from 'node:fs';\n\n",
     unit: (i) =>
-      `export function func_${i}(a: number, b: number): number {\n  let total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  return total;\n}\n\n` +
-      `const arrow_${i} = (n: number): number => n * 2;\n\nclass Service${i}<T> {\n  constructor(private readonly name: T) {}\n\n  run(n: number): number {\n    return arrow_${i}(n);\n  }\n}\n\n`,
+      `export function func_${i}(a: number, b: number): number {\n  let ` +
+      `total = a + b;\n  for (let x = 0; x < total; x++) total += x;\n  ` +
+      `return total;\n}\n\n` +
+      `const arrow_${i} = (n: number): number => n * 2;\n\nclass ` +
+      `Service${i}<T> {\n  constructor(private readonly name: T) {}\n\n ` +
+      ` run(n: number): number {\n    return arrow_${i}(n);\n  }\n}\n\n`,
     pick: 'func_7',
   },
   go: {
     ext: 'go',
     head: 'package bench\n\n',
     unit: (i) =>
-      `// Func${i} sums.\nfunc Func${i}(a, b int) int {\n\ttotal := a + b\n\tfor x := 0; x < total; x++ {\n\t\ttotal += x\n\t}\n\treturn total\n}\n\n` +
+      `// Func${i} sums.\nfunc Func${i}(a, b int) int {\n\ttotal := a + ` +
+      `b\n\tfor x := 0; x < total; x++ {\n\t\ttotal += x\n\t}\n\treturn ` +
+      `total\n}\n\n` +
       `type Service${i} struct {\n\tname string\n}\n\nfunc (s *Service${i}) Run(n int) int {\n\treturn n * 2\n}\n\n`,
     pick: 'Func7',
   },
@@ -86,16 +98,25 @@ const UNITS: Record<string, { ext: string; head: string; unit: (i: number) => st
     ext: 'rs',
     head: 'use std::fmt;\n\n',
     unit: (i) =>
-      `/// Sums.\n#[inline]\npub fn func_${i}(a: i64, b: i64) -> i64 {\n    let mut total = a + b;\n    for x in 0..total {\n        total += x;\n    }\n    total\n}\n\n` +
-      `pub struct Service${i} {\n    name: String,\n}\n\nimpl Service${i} {\n    pub fn run(&self, n: i64) -> i64 {\n        n * 2\n    }\n}\n\n`,
+      `/// Sums.\n#[inline]\npub fn func_${i}(a: i64, b: i64) -> i64 {\n ` +
+      `   let mut total = a + b;\n    for x in 0..total {\n        ` +
+      `total += x;\n    }\n    total\n}\n\n` +
+      `pub struct Service${i} {\n    name: String,\n}\n\nimpl Service${i} ` +
+      `{\n    pub fn run(&self, n: i64) -> i64 {\n        n * 2\n    ` +
+      `}\n}\n\n`,
     pick: 'func_7',
   },
   java: {
     ext: 'java',
     head: 'package bench;\n\n',
     unit: (i) =>
-      `class Service${i} {\n    private final String name;\n\n    Service${i}(String name) {\n        this.name = name;\n    }\n\n    @Override\n    public String toString() {\n        return name;\n    }\n\n` +
-      `    static int func${i}(int a, int b) {\n        int total = a + b;\n        for (int x = 0; x < total; x++) {\n            total += x;\n        }\n        return total;\n    }\n}\n\n`,
+      `class Service${i} {\n    private final String name;\n\n    ` +
+      `Service${i}(String name) {\n        this.name = name;\n    }\n\n ` +
+      `   @Override\n    public String toString() {\n        return ` +
+      `name;\n    }\n\n` +
+      `    static int func${i}(int a, int b) {\n        int total = a + ` +
+      `b;\n        for (int x = 0; x < total; x++) {\n            total ` +
+      `+= x;\n        }\n        return total;\n    }\n}\n\n`,
     pick: 'func7',
   },
 };
@@ -161,11 +182,14 @@ function moduleColdMs(file: string, language: string, warmUp = false, dist = thi
   const codeModule = join(dist, 'src', 'code', 'index.js');
   const script =
     (warmUp
-      ? `await (await import(${JSON.stringify(warmUpModule)})).warmUpCode([${JSON.stringify(language)}]); await new Promise((resolve) => setTimeout(resolve, 300));`
+      ? `await (await ` +
+        `import(${JSON.stringify(warmUpModule)})).warmUpCode([${JSON.stringify(language)}]); ` +
+        `await new Promise((resolve) => setTimeout(resolve, 300));`
       : '') +
     `const t0 = performance.now(); const code = await import(${JSON.stringify(codeModule)});` +
     `const text = (await import('node:fs')).readFileSync(${JSON.stringify(file)}, 'utf8');` +
-    `await code.listFunctions(text, ${JSON.stringify(language)}); process.stdout.write(String(performance.now() - t0));`;
+    `await code.listFunctions(text, ${JSON.stringify(language)}); ` +
+    `process.stdout.write(String(performance.now() - t0));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
 }
 
@@ -212,7 +236,8 @@ function median(samples: number[]): number {
   return sorted[sorted.length >> 1]!;
 }
 
-/** This build's and the baseline's fresh-process first call and phases on `file`, processes interleaved (medians of `rounds`). */
+/** This build's and the baseline's fresh-process first call and phases on `file`, processes interleaved (medians of
+ * `rounds`). */
 function coldBesideBaseline(file: string, language: string, rounds: number): string {
   const runs: Record<'this' | 'baseline', { cold: number[]; phases: Phases[] }> = {
     this: { cold: [], phases: [] },
@@ -235,11 +260,18 @@ function coldBesideBaseline(file: string, language: string, rounds: number): str
       return `${fmt(median(samples))} (${fmt(Math.min(...samples))})`;
     };
     return (
-      `  ${label === 'this' ? 'this build' : 'baseline  '}: first call ${fmt(median(cold))} (${fmt(Math.min(...cold))}) ms; phases: import ${phase('import')}, ` +
-      `runtime+grammar+query ${phase('load')}, parse ${phase('parse')}, definitions ${phase('definitions')} (query's matches again ${phase('matches')})\n`
+      `  ${label === 'this' ? 'this build' : 'baseline  '}: first call ${fmt(median(cold))} ` +
+      `(${fmt(Math.min(...cold))}) ms; phases: import ` +
+      `${phase('import')}, ` +
+      `runtime+grammar+query ${phase('load')}, parse ${phase('parse')}, ` +
+      `definitions ${phase('definitions')} (query's matches again ` +
+      `${phase('matches')})\n`
     );
   };
-  return `same file, fresh processes interleaved, medians (fastest) of ${rounds} (baseline ${baselineDist}):\n${line('this')}${line('baseline')}`;
+  return (
+    `same file, fresh processes interleaved, medians (fastest) of ${rounds} ` +
+    `(baseline ${baselineDist}):\n${line('this')}${line('baseline')}`
+  );
 }
 
 interface McpSession {
@@ -409,10 +441,16 @@ async function main(): Promise<void> {
       const coldMcp = performance.now() - started;
       const phases = moduleColdPhases(bigFile, 'typescript');
       process.stdout.write(
-        `20,000-line TypeScript file, first call in a fresh process: module ${fmt(moduleColdMs(bigFile, 'typescript'))} ms, MCP ${fmt(coldMcp)} ms (target ≤ 300 ms); ` +
+        `20,000-line TypeScript file, first call in a fresh process: ` +
+          `module ${fmt(moduleColdMs(bigFile, 'typescript'))} ms, MCP ${fmt(coldMcp)} ` +
+          `ms (target ≤ 300 ms); ` +
           `module after warmUpCode and 300 ms idle ${fmt(moduleColdMs(bigFile, 'typescript', true))} ms; ` +
-          `phases in another fresh process: import ${fmt(phases.import)}, runtime+grammar+query ${fmt(phases.load)}, parse ${fmt(phases.parse)}, ` +
-          `definitions ${fmt(phases.definitions)} ms (of which the query's matches ${fmt(phases.matches)} ms, measured again on the same tree after)\n`,
+          `phases in another fresh process: import ${fmt(phases.import)}, ` +
+          `runtime+grammar+query ${fmt(phases.load)}, parse ` +
+          `${fmt(phases.parse)}, ` +
+          `definitions ${fmt(phases.definitions)} ms (of which the query's ` +
+          `matches ${fmt(phases.matches)} ms, measured again on the same ` +
+          `tree after)\n`,
       );
       if (baselineDist) process.stdout.write(coldBesideBaseline(bigFile, 'typescript', 7));
     } finally {
@@ -445,8 +483,11 @@ async function main(): Promise<void> {
   process.stdout.write(`code tools, ${iterations} warm calls each (mean), node ${process.version}\n`);
   process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
   process.stdout.write(
-    'targets: warm list/extract ≤ 50 ms on files up to 3,000 lines. "list"/"extract": a file never seen (a new path each ' +
-      'MCP call); "again": the same source, answered from the definition cache; "edited": one line added to the same file before ' +
+    'targets: warm list/extract ≤ 50 ms on files up to 3,000 lines. ' +
+      '"list"/"extract": a file never seen (a new path each ' +
+      'MCP call); "again": the same source, answered from the ' +
+      'definition cache; "edited": one line added to the same file ' +
+      'before ' +
       'each call, re-parsed incrementally from its previous tree\n',
   );
 }

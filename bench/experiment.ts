@@ -105,7 +105,9 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
     out(
-      `runner overhead: ${RATE} req/s over ${CLIENTS} connections for ${SECONDS} s through the in-process proxy, latency 0 ms fault; ${ROUNDS} interleaved pairs of fresh CLI runs`,
+      `runner overhead: ${RATE} req/s over ${CLIENTS} connections for ${SECONDS} ` +
+        `s through the in-process proxy, latency 0 ms fault; ${ROUNDS} ` +
+        `interleaved pairs of fresh CLI runs`,
     );
     const run: Figures[] = [];
     const experiment: Figures[] = [];
@@ -125,7 +127,8 @@ async function main(): Promise<void> {
         const figures = await go();
         (name === 'run' ? run : experiment).push(figures);
         out(
-          `  round ${round + 1} ${name.padEnd(10)} rate ${figures.rate.toFixed(1)} req/s  p99 ${figures.p99.toFixed(3)} ms`,
+          `  round ${round + 1} ${name.padEnd(10)} rate ${figures.rate.toFixed(1)} ` +
+            `req/s  p99 ${figures.p99.toFixed(3)} ms`,
         );
       }
     }
@@ -135,10 +138,14 @@ async function main(): Promise<void> {
     out(`| | faultline run | faultline experiment run | experiment / run |`);
     out(`|---|---|---|---|`);
     out(
-      `| achieved rate (median) | ${median(run.map((f) => f.rate)).toFixed(1)} req/s | ${median(experiment.map((f) => f.rate)).toFixed(1)} req/s | ${rateRatio.toFixed(3)}× (goal ≥ 0.98) |`,
+      `| achieved rate (median) | ${median(run.map((f) => f.rate)).toFixed(1)} ` +
+        `req/s | ${median(experiment.map((f) => f.rate)).toFixed(1)} ` +
+        `req/s | ${rateRatio.toFixed(3)}× (goal ≥ 0.98) |`,
     );
     out(
-      `| p99 (median) | ${median(run.map((f) => f.p99)).toFixed(3)} ms | ${median(experiment.map((f) => f.p99)).toFixed(3)} ms | ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(3)} ms (goal ≤ 1 ms) |`,
+      `| p99 (median) | ${median(run.map((f) => f.p99)).toFixed(3)} ms ` +
+        `| ${median(experiment.map((f) => f.p99)).toFixed(3)} ms | ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(3)} ` +
+        `ms (goal ≤ 1 ms) |`,
     );
     out();
     out(rateRatio >= 0.98 && p99Delta <= 1 ? 'PASS' : 'FAIL');

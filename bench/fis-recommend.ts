@@ -67,7 +67,8 @@ const keyword = scoreSet(KEYWORD_FINDINGS, oursRank);
 const paraphrase = scoreSet(PARAPHRASE_FINDINGS, oursRank);
 table('Keyword pairs phrased as findings', keyword, scoreSet(KEYWORD_FINDINGS, seedRank));
 console.log(
-  `  first action = fis-recommender's own for the keyword: ${keyword.seedTop1} of ${keyword.n} (where they differ, the set's note says why)`,
+  `  first action = fis-recommender's own for the keyword: ${keyword.seedTop1} ` +
+    `of ${keyword.n} (where they differ, the set's note says why)`,
 );
 table(
   'Held-out paraphrases (not tuned on; not gated)',
@@ -80,6 +81,8 @@ const top1 = keyword.top1 / keyword.n;
 const top3 = keyword.top3 / keyword.n;
 const ok = top1 >= TARGET_TOP1 && top3 >= TARGET_TOP3;
 console.log(
-  `\nkeyword set: top-1 ${pct(keyword.top1, keyword.n)} (target ≥ ${TARGET_TOP1 * 100}%), top-3 ${pct(keyword.top3, keyword.n)} (target ≥ ${TARGET_TOP3 * 100}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
+  `\nkeyword set: top-1 ${pct(keyword.top1, keyword.n)} (target ≥ ` +
+    `${TARGET_TOP1 * 100}%), top-3 ${pct(keyword.top3, keyword.n)} ` +
+    `(target ≥ ${TARGET_TOP3 * 100}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
 );
 if (!ok) process.exitCode = 1;

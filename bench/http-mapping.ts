@@ -36,13 +36,16 @@ async function main(): Promise<number> {
   for (const [name, values] of Object.entries(samples)) {
     const value = median(values);
     process.stdout.write(
-      `${name.padEnd(18)}${value.toFixed(0).padStart(10)}  ${(value / bare).toFixed(2).padStart(6)}×            ${values.map((v) => v.toFixed(0)).join(' ')}\n`,
+      `${name.padEnd(18)}${value.toFixed(0).padStart(10)}  ` +
+        `${(value / bare).toFixed(2).padStart(6)}×            ${values.map((v) => v.toFixed(0)).join(' ')}\n`,
     );
   }
   const ratio = median(samples['http mapping']!) / bare;
   const pass = ratio >= TARGET;
   process.stdout.write(
-    `${pass ? 'PASS' : 'FAIL'} http mapping = ${ratio.toFixed(2)}× bare node proxy (target ≥ ${TARGET.toFixed(1)}×, stretch ${STRETCH.toFixed(1)}×: ${ratio >= STRETCH ? 'met' : 'not met'})\n`,
+    `${pass ? 'PASS' : 'FAIL'} http mapping = ${ratio.toFixed(2)}× ` +
+      `bare node proxy (target ≥ ${TARGET.toFixed(1)}×, stretch ` +
+      `${STRETCH.toFixed(1)}×: ${ratio >= STRETCH ? 'met' : 'not met'})\n`,
   );
   return pass ? 0 : 1;
 }

@@ -97,7 +97,8 @@ async function main(): Promise<void> {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const bare = median(samples['bare node proxy']!);
     out(
-      `HTTP exchanges/s, ${connections} keep-alive connections, median of ${rounds} × ${seconds} s (servers in a child process)`,
+      `HTTP exchanges/s, ${connections} keep-alive connections, median ` +
+        `of ${rounds} × ${seconds} s (servers in a child process)`,
     );
     out(`${'target'.padEnd(18)} ${'req/s'.padStart(9)}  vs bare node proxy`);
     for (const [name, values] of Object.entries(samples)) {

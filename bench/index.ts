@@ -2,7 +2,7 @@
  * Indexing and search with the local SQLite store and the local hashed embedder.
  *
  * 1. Indexing, on two corpora: a generated tree of about 100,000 chunks (1.1 million lines) across
- *    Python, TypeScript, Go, Rust and Java (seeded, so every run indexes the same code) and the Python standard library of
+ * Python, TypeScript, Go, Rust and Java (seeded, so every run indexes the same code) and the Python standard library of
  *    `python3` (skipped without it). Each run is a process of its own, measured two ways side by
  *    side: the module API (bench/index-child.ts: indexSourceTree) and the CLI as users run it
  *    (`faultline index`, spawned with the environment the MCP SDK gives servers, its peak RSS read
@@ -36,10 +36,12 @@ const TARGET_LINES = 1_100_000;
 const SEARCH_CHUNKS = 100_000;
 const QUERIES = 300;
 
-const WORDS =
-  'parse load save user config file request response retry timeout cache token session order invoice payment queue worker stream buffer index search render route handler client server health metric'.split(
-    ' ',
-  );
+const WORDS = (
+  'parse load save user config file request response retry timeout ' +
+  'cache token session order invoice payment queue worker stream ' +
+  'buffer index search render route handler client server health ' +
+  'metric'
+).split(' ');
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -66,20 +68,24 @@ function sourceFile(ext: string, index: number): string {
     const size = 4 + Math.floor(rand() * 12);
     const name = ext === 'py' || ext === 'rs' ? `${snake(3)}_${index}_${f}` : `${camel(3)}${index}x${f}`;
     const stmt = () =>
-      `${ext === 'py' ? '' : 'let '}${snake(2)} = ${snake(2)}(${word()}, ${Math.floor(rand() * 100)})${ext === 'py' ? '' : ';'}`;
+      `${ext === 'py' ? '' : 'let '}${snake(2)} = ` +
+      `${snake(2)}(${word()}, ${Math.floor(rand() * 100)})${ext === 'py' ? '' : ';'}`;
     if (ext === 'py')
       parts.push(`def ${name}(${word()}, ${word()}_arg):\n${body(size, '    ', stmt)}\n    return None\n`);
     else if (ext === 'ts')
       parts.push(`export function ${name}(${word()}: number): number {\n${body(size, '  ', stmt)}\n  return 0;\n}\n`);
     else if (ext === 'go')
       parts.push(
-        `func ${cap(name)}(${word()} int) int {\n${body(size, '\t', () => `${camel(2)} := ${camel(2)}(${Math.floor(rand() * 100)})`)}\n\treturn 0\n}\n`,
+        `func ${cap(name)}(${word()} int) int ` +
+          `{\n${body(size, '\t', () => `${camel(2)} := ${camel(2)}(${Math.floor(rand() * 100)})`)}\n\treturn ` +
+          `0\n}\n`,
       );
     else if (ext === 'rs')
       parts.push(`pub fn ${name}(${word()}: i64) -> i64 {\n${body(size, '    ', stmt)}\n    0\n}\n`);
     else
       parts.push(
-        `class ${cap(name)} {\n  int ${camel(2)}(int ${word()}) {\n${body(size, '    ', () => `int ${camel(2)} = ${camel(2)}(${Math.floor(rand() * 100)});`)}\n    return 0;\n  }\n}\n`,
+        `class ${cap(name)} {\n  int ${camel(2)}(int ${word()}) {\n${body(size, '    ', () => `int ${camel(2)} = ${camel(2)}(${Math.floor(rand() * 100)});`)}\n ` +
+          `   return 0;\n  }\n}\n`,
       );
   }
   return parts.join('\n');
@@ -234,7 +240,9 @@ async function main(): Promise<void> {
           const { rate, peak, worst, again } = summary(results[at]![kind]);
           const each = results[at]![kind].map((run) => run.peakMb.toFixed(0)).join(', ');
           console.log(
-            `    ${build.label}, ${kind === 'cli' ? '`faultline index`' : 'module API     '}: ${Math.round(rate)} chunks/s (target >= 3000 on the standard library), ` +
+            `    ${build.label}, ` +
+              `${kind === 'cli' ? '`faultline index`' : 'module API     '}: ${Math.round(rate)} ` +
+              `chunks/s (target >= 3000 on the standard library), ` +
               `peak RSS median ${peak.toFixed(0)} MB, worst ${worst.toFixed(0)} MB [${each}] (target < 300)` +
               (again !== undefined
                 ? `; unchanged re-index ${(again * 100).toFixed(1)}% of the first run (target < 10%)`
@@ -247,7 +255,9 @@ async function main(): Promise<void> {
           const ours = summary(results[0]![kind]);
           const theirs = summary(results[1]![kind]);
           console.log(
-            `    ratio this/compare (${kind}): chunks/s ${(ours.rate / theirs.rate).toFixed(2)}, peak RSS median ${(ours.peak / theirs.peak).toFixed(2)}, worst ${(ours.worst / theirs.worst).toFixed(2)}`,
+            `    ratio this/compare (${kind}): chunks/s ` +
+              `${(ours.rate / theirs.rate).toFixed(2)}, peak RSS median ` +
+              `${(ours.peak / theirs.peak).toFixed(2)}, worst ${(ours.worst / theirs.worst).toFixed(2)}`,
           );
         }
       }
@@ -294,10 +304,13 @@ async function main(): Promise<void> {
     }
     times.sort((a, b) => a - b);
     console.log(
-      `search: ${await store.count()} chunks (written in ${buildSeconds.toFixed(2)} s), ${QUERIES} queries, top 10 (searchIndex: lexical + symbol channels, fused)`,
+      `search: ${await store.count()} chunks (written in ${buildSeconds.toFixed(2)} ` +
+        `s), ${QUERIES} queries, top 10 (searchIndex: lexical + symbol ` +
+        `channels, fused)`,
     );
     console.log(
-      `  warm p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms  (target p50 < 20)`,
+      `  warm p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ` +
+        `ms  (target p50 < 20)`,
     );
 
     const cli = join(repoRoot, 'dist', 'src', 'cli.js');
@@ -332,9 +345,11 @@ async function main(): Promise<void> {
           90,
         );
       console.log(
-        `  \`faultline search\` from a fresh process on ${target.name}, ${ROUNDS} interleaved rounds of ${target.queries.length} queries: ` +
+        `  \`faultline search\` from a fresh process on ${target.name}, ${ROUNDS} ` +
+          `interleaved rounds of ${target.queries.length} queries: ` +
           `median ${median(searches).toFixed(0)} ms, p90 ${p90(searches).toFixed(0)} ms wall (target < 150); ` +
-          `\`node -e 0\` median ${median(bare).toFixed(0)} ms, p90 ${p90(bare).toFixed(0)} ms; ratio ${(median(searches) / median(bare)).toFixed(2)}`,
+          `\`node -e 0\` median ${median(bare).toFixed(0)} ms, p90 ${p90(bare).toFixed(0)} ` +
+          `ms; ratio ${(median(searches) / median(bare)).toFixed(2)}`,
       );
     }
   } finally {

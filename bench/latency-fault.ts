@@ -23,7 +23,10 @@ const run = await measureLatencyAgainstSimple(options);
 const row = (name: string, side: ProxyErrors) =>
   `${name.padEnd(26)}${side.median.toFixed(3).padStart(9)}${side.p99.toFixed(3).padStart(9)}${side.max.toFixed(3).padStart(10)}${String(side.early).padStart(7)}\n`;
 process.stdout.write(
-  `Latency ${delayMs} ms on responses, ${options.connections} keep-alive connections × ${options.trips} round trips × ${options.rounds} interleaved rounds; direct median ${run.directMedianMs.toFixed(3)} ms\n`,
+  `Latency ${delayMs} ms on responses, ${options.connections} ` +
+    `keep-alive connections × ${options.trips} round trips × ${options.rounds} ` +
+    `interleaved rounds; direct median ${run.directMedianMs.toFixed(3)} ` +
+    `ms\n`,
 );
 process.stdout.write(
   `${'error vs requested (ms)'.padEnd(26)}${'median'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(10)}${'early'.padStart(7)}\n`,

@@ -316,7 +316,9 @@ async function main(): Promise<void> {
   ] as const;
   try {
     console.log(
-      `Trivial Node server in its own process at ${server.url}; the proxy in this process. Times in ms; medians of ${ROUNDS} interleaved rounds (the idle reference: the lowest).`,
+      `Trivial Node server in its own process at ${server.url}; the ` +
+        `proxy in this process. Times in ms; medians of ${ROUNDS} ` +
+        `interleaved rounds (the idle reference: the lowest).`,
     );
     console.log(`load average at the start: ${load()}\n`);
     // Warm both processes' JIT, the proxy and the generator on either thread before anything is measured.
@@ -333,17 +335,23 @@ async function main(): Promise<void> {
     const idleP99 = new Map([...idle].map(([name, values]) => [name, Math.min(...values)]));
     for (const [name] of paths) {
       console.log(
-        `Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))} (the lowest of the rounds: ${idle.get(name)!.map(ms).join(', ')})`,
+        `Idle (200 req/s, 1 connection) ${name}: latency p99 ${ms(idleP99.get(name))} ` +
+          `(the lowest of the rounds: ` +
+          `${idle.get(name)!.map(ms).join(', ')})`,
       );
     }
 
     const rows = new Map<string, Row>();
     if (ARGS.sections.has('sharpness')) {
       console.log(
-        "\nSharpness (50 connections at the start, up to 1,000 on demand); the generator on the proxy's thread and on its own, side by side",
+        '\nSharpness (50 connections at the start, up to 1,000 on ' +
+          "demand); the generator on the proxy's thread and on its own, " +
+          'side by side',
       );
       console.log(
-        'path        requested/s  generator            achieved÷req  p50      p99      p99−idle     send lag p99  service p99  opened  errors  CPU µs/req',
+        'path        requested/s  generator            achieved÷req  p50  ' +
+          '    p99      p99−idle     send lag p99  service p99  opened  ' +
+          'errors  CPU µs/req',
       );
       for (let round = 0; round < ROUNDS; round++) {
         for (const rate of RATES) {
@@ -363,9 +371,13 @@ async function main(): Promise<void> {
             const overIdle = median(row.p99) - idleP99.get(name)!;
             const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
             console.log(
-              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)}  ${ms(median(row.p99)).padStart(7)}` +
-                `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)}  ${ms(median(row.service99)).padStart(11)}` +
-                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)}  ${median(row.cpu).toFixed(0).padStart(10)}`,
+              `${name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(19)} ` +
+                ` ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p50)).padStart(7)} ` +
+                ` ${ms(median(row.p99)).padStart(7)}` +
+                `  ${signed(overIdle).padStart(9)}${kept ? ' ✓' : '  '}  ${ms(median(row.lag99)).padStart(10)} ` +
+                ` ${ms(median(row.service99)).padStart(11)}` +
+                `  ${String(median(row.peak)).padStart(6)}  ${String(median(row.errors)).padStart(6)} ` +
+                ` ${median(row.cpu).toFixed(0).padStart(10)}`,
             );
           }
         }
@@ -381,8 +393,11 @@ async function main(): Promise<void> {
       try {
         const wrk = runWrk(lean.url);
         console.log(
-          `\nThe generator against a server with headroom (raw sockets, a canned response per request, its own process; ` +
-            `wrk -t1 -c${CLOSED_LOOP_CONNECTIONS}: ${typeof wrk === 'string' ? wrk : `${wrk.requestsPerSecond.toFixed(0)} req/s`}); one line per round, rounds interleaved`,
+          `\nThe generator against a server with headroom (raw sockets, a ` +
+            `canned response per request, its own process; ` +
+            `wrk -t1 -c${CLOSED_LOOP_CONNECTIONS}: ` +
+            `${typeof wrk === 'string' ? wrk : `${wrk.requestsPerSecond.toFixed(0)} req/s`}); ` +
+            `one line per round, rounds interleaved`,
         );
         const leanPaths = [
           { name: 'no proxy', url: lean.url, rates: RATES.filter((rate) => rate >= 5000) },
@@ -402,11 +417,14 @@ async function main(): Promise<void> {
             rounds.push((await openLoop(path.url, 200, 1, 1, 2000)).latency!.p99);
           idleOf.set(path.name, Math.min(...rounds));
           console.log(
-            `Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} (the lowest of the rounds: ${rounds.map(ms).join(', ')})`,
+            `Idle (200 req/s, 1 connection) ${path.name}: latency p99 ${ms(Math.min(...rounds))} ` +
+              `(the lowest of the rounds: ${rounds.map(ms).join(', ')})`,
           );
         }
         console.log(
-          'path        requested/s  generator    achieved÷req  p99      p99 of the first 200 ms  p99 after them  send lag p99  opened  CPU µs/req',
+          'path        requested/s  generator    achieved÷req  p99      p99 ' +
+            'of the first 200 ms  p99 after them  send lag p99  opened  CPU ' +
+            'µs/req',
         );
         const leanRows = new Map<string, Row>();
         for (let round = 0; round < ROUNDS; round++) {
@@ -422,8 +440,11 @@ async function main(): Promise<void> {
                 const { intendedStartMs, latencyMs, count } = result.samples;
                 for (let i = 0; i < count; i++) (intendedStartMs[i]! < 200 ? early : rest).push(latencyMs[i]!);
                 console.log(
-                  `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)}  ${(result.achievedRatePerSecond / rate).toFixed(4).padStart(12)}  ${ms(result.latency!.p99).padStart(7)}` +
-                    `  ${ms(p99Of(early)).padStart(23)}  ${ms(p99Of(rest)).padStart(14)}  ${ms(result.sendLag!.p99).padStart(12)}` +
+                  `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)} ` +
+                    ` ${(result.achievedRatePerSecond / rate).toFixed(4).padStart(12)} ` +
+                    ` ${ms(result.latency!.p99).padStart(7)}` +
+                    `  ${ms(p99Of(early)).padStart(23)}  ${ms(p99Of(rest)).padStart(14)} ` +
+                    ` ${ms(result.sendLag!.p99).padStart(12)}` +
                     `  ${String(result.connectionsOpened).padStart(6)}  ${((result.cpuMs * 1000) / result.requests).toFixed(0).padStart(10)}`,
                 );
               }
@@ -438,7 +459,9 @@ async function main(): Promise<void> {
               const overIdle = median(row.p99) - idleOf.get(path.name)!;
               const kept = median(row.ratio) >= 0.99 && median(row.errors) === 0 && overIdle <= 5;
               console.log(
-                `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)}  p99 ${ms(median(row.p99))}, p99 − idle ${signed(overIdle)}, send lag p99 ${ms(median(row.lag99))}${kept ? ' ✓' : ''}`,
+                `${path.name.padEnd(10)}  ${String(rate).padStart(11)}  ${variant.name.padEnd(11)} ` +
+                  ` p99 ${ms(median(row.p99))}, p99 − idle ${signed(overIdle)}, ` +
+                  `send lag p99 ${ms(median(row.lag99))}${kept ? ' ✓' : ''}`,
               );
             }
           }
@@ -468,7 +491,9 @@ async function main(): Promise<void> {
       for (const [key, row] of pool) {
         const [rate, mode] = key.split('|');
         console.log(
-          `${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)}  ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)}  ${median(row.queued)}`,
+          `${rate!.padStart(11)}  ${mode!.padEnd(19)}  ${median(row.ratio).toFixed(4).padStart(12)} ` +
+            ` ${ms(median(row.p99)).padStart(7)}  ${String(median(row.peak)).padStart(6)} ` +
+            ` ${median(row.queued)}`,
         );
       }
     }
@@ -477,8 +502,12 @@ async function main(): Promise<void> {
       const noProxyIdle = idleP99.get('no proxy')!;
       const bound = noProxyIdle + 5;
       console.log(
-        `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of requested, no errors, latency p99 ≤ idle p99 + 5 ms = ${ms(bound)}; ` +
-          'best of 2 tries per step; the search ends after two failed steps in a row, since one stall on this shared machine can fail a step)',
+        `\nHighest sustained open-loop rate, no proxy (achieved ≥ 99% of ` +
+          `requested, no errors, latency p99 ≤ idle p99 + 5 ms = ` +
+          `${ms(bound)}; ` +
+          'best of 2 tries per step; the search ends after two failed steps ' +
+          'in a row, since one stall on this shared machine can fail a ' +
+          'step)',
       );
       let best = 0;
       let failedInARow = 0;
@@ -488,8 +517,11 @@ async function main(): Promise<void> {
           const result = await openLoop(server.url, rate, 50, 1000);
           ok = sustained(result, noProxyIdle);
           console.log(
-            `  ${String(rate).padStart(6)}/s → achieved ${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ${ms(result.latency!.p50)}, ` +
-              `p99 ${ms(result.latency!.p99)}, send lag p99 ${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
+            `  ${String(rate).padStart(6)}/s → achieved ` +
+              `${result.achievedRatePerSecond.toFixed(0).padStart(6)}/s, p50 ` +
+              `${ms(result.latency!.p50)}, ` +
+              `p99 ${ms(result.latency!.p99)}, send lag p99 ` +
+              `${ms(result.sendLag!.p99)}, errors ${result.errors}${ok ? '' : '  ✗'}`,
           );
         }
         failedInARow = ok ? 0 : failedInARow + 1;
@@ -512,7 +544,8 @@ async function main(): Promise<void> {
       if (typeof wrk === 'string') console.log(`  wrk: ${wrk}`);
       else
         console.log(
-          `  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`,
+          `  wrk -t1 closed loop, maximum                 ${wrk.requestsPerSecond.toFixed(0).padStart(8)} ` +
+            `req/s  (p50 ${ms(wrk.p50Ms)} ms, p99 ${ms(wrk.p99Ms)} ms)`,
         );
       console.log(`  ours ÷ autocannon: ${(best / autocannon.requestsPerSecond).toFixed(2)}`);
       if (typeof wrk !== 'string') console.log(`  ours ÷ wrk: ${(best / wrk.requestsPerSecond).toFixed(2)}`);
@@ -530,8 +563,11 @@ async function main(): Promise<void> {
           timeoutMs: 5000,
         });
         console.log(
-          `\n300 ms server at 50 req/s, 1 connection at the start, up to 50: connections opened ${result.connectionsOpened} ` +
-            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} p99 ${ms(result.latency!.p99)}`,
+          `\n300 ms server at 50 req/s, 1 connection at the start, up to ` +
+            `50: connections opened ${result.connectionsOpened} ` +
+            `(rate × 0.3 s = 15), queued ${result.queued} (at the cap ` +
+            `${result.queuedAtCap}), latency p50 ${ms(result.latency!.p50)} ` +
+            `p99 ${ms(result.latency!.p99)}`,
         );
       } finally {
         slow.child.kill();
@@ -540,7 +576,9 @@ async function main(): Promise<void> {
 
     if (ARGS.sections.has('cli')) {
       console.log(
-        '\nWhat a user runs: `faultline run latency --latency 0 --num-clients 50` (its own process, its proxy in the path), one run each',
+        '\nWhat a user runs: `faultline run latency --latency 0 ' +
+          '--num-clients 50` (its own process, its proxy in the path), one ' +
+          'run each',
       );
       for (const rate of [1000, 5000]) {
         const cli = await runCli(server.url, rate);
@@ -548,7 +586,9 @@ async function main(): Promise<void> {
         if (typeof cli === 'string') console.log(`  ${rate}/s: ${cli}`);
         else {
           console.log(
-            `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
+            `  ${String(rate).padStart(5)}/s  CLI: achieved÷req ` +
+              `${cli.achieved.toFixed(4)}, p50 ${ms(cli.p50)}, p99 ` +
+              `${ms(cli.p99)}, send lag p99 ${ms(cli.lag99)}` +
               (module ? `   module via proxy: p50 ${ms(median(module.p50))}, p99 ${ms(median(module.p99))}` : ''),
           );
         }
@@ -556,7 +596,9 @@ async function main(): Promise<void> {
     }
     console.log(`\nload average at the end: ${load()}`);
     console.log(
-      "Open loop holds a fixed rate and measures from each request's intended start; the closed-loop tools send as fast as responses return.",
+      "Open loop holds a fixed rate and measures from each request's " +
+        'intended start; the closed-loop tools send as fast as responses ' +
+        'return.',
     );
   } finally {
     await proxy.stop();

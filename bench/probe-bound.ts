@@ -84,7 +84,9 @@ for (const [name, file, env] of servers) {
         `${name} at ${bound} ms: the server ran on ${after < 0 ? 'over 5 s' : `${after} ms`} after the return`,
       );
     console.log(
-      `${name.padEnd(15)} ${String(bound).padStart(8)}  ${String(wall).padStart(7)}  ${String(wall - bound).padStart(12)}  ${(wall / bound).toFixed(3).padStart(10)}  ${String(after).padStart(15)}`,
+      `${name.padEnd(15)} ${String(bound).padStart(8)}  ${String(wall).padStart(7)} ` +
+        ` ${String(wall - bound).padStart(12)}  ${(wall / bound).toFixed(3).padStart(10)} ` +
+        ` ${String(after).padStart(15)}`,
     );
   }
 }

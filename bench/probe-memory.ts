@@ -110,7 +110,8 @@ for (const c of cases) {
       const o = await measure(cli, c);
       if (label === 'after' && !(o.rssMb <= TARGET_RSS_MB)) missed.push(`${c.name}: ${o.rssMb} MB`);
       console.log(
-        `${c.name.padEnd(17)} ${label.padEnd(6)} ${String(o.rssMb).padStart(12)} ${String(o.wallMs).padStart(8)} ${String(o.code).padStart(5)}  ${o.said}`,
+        `${c.name.padEnd(17)} ${label.padEnd(6)} ${String(o.rssMb).padStart(12)} ` +
+          `${String(o.wallMs).padStart(8)} ${String(o.code).padStart(5)}  ${o.said}`,
       );
     }
   }

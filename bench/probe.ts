@@ -43,7 +43,9 @@ for (const [name, target] of targets) {
     const s = report.summary;
     const checks = report.leaves.reduce((n, l) => n + l.checks, 0);
     console.log(
-      `${name.padEnd(24)} ${String(cases).padStart(5)}  ${String(report.durationMs).padStart(7)}  ${(report.durationMs / base).toFixed(2).padStart(8)}  ${`${s.passed}/${s.failed}/${s.notApplicable}/${s.inconclusive}`.padStart(22)}  ${String(checks).padStart(6)}`,
+      `${name.padEnd(24)} ${String(cases).padStart(5)}  ${String(report.durationMs).padStart(7)} ` +
+        ` ${(report.durationMs / base).toFixed(2).padStart(8)}  ${`${s.passed}/${s.failed}/${s.notApplicable}/${s.inconclusive}`.padStart(22)} ` +
+        ` ${String(checks).padStart(6)}`,
     );
   }
 }

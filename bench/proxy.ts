@@ -74,7 +74,10 @@ async function overhead(): Promise<void> {
     const t = best.get(path.name)!;
     const r = rtt.get(path.name)!;
     out(
-      `| ${path.name} | ${(t / 1e6).toFixed(0)} | ${(t / best.get(pipe)!).toFixed(2)}× | ${r.p50.toFixed(1)} | ${(r.p50 / rtt.get(pipe)!.p50).toFixed(2)}× | ${r.p99.toFixed(1)} |`,
+      `| ${path.name} | ${(t / 1e6).toFixed(0)} | ` +
+        `${(t / best.get(pipe)!).toFixed(2)}× | ${r.p50.toFixed(1)} | ` +
+        `${(r.p50 / rtt.get(pipe)!.p50).toFixed(2)}× | ${r.p99.toFixed(1)} ` +
+        `|`,
     );
   }
   out();
@@ -120,7 +123,9 @@ async function accuracy(): Promise<void> {
     );
     const added = trips.map((t) => t - baseMedian);
     rows.push(
-      `| latency | ${latencyMs} ms per response | median ${added[added.length >> 1]!.toFixed(2)} ms, max ${added.at(-1)!.toFixed(2)} ms (${trips.length} round trips) | ${(added[added.length >> 1]! / latencyMs).toFixed(3)} |`,
+      `| latency | ${latencyMs} ms per response | median ${added[added.length >> 1]!.toFixed(2)} ` +
+        `ms, max ${added.at(-1)!.toFixed(2)} ms (${trips.length} round ` +
+        `trips) | ${(added[added.length >> 1]! / latencyMs).toFixed(3)} |`,
     );
   }
   await echoServer.close();
@@ -169,7 +174,11 @@ async function accuracy(): Promise<void> {
     await lossServer.close();
     const measured = figures.segmentsLost / figures.segments;
     rows.push(
-      `| packet_loss (rtt 5 ms) | ${(lossRate * 100).toFixed(0)}% of segments | ${(measured * 100).toFixed(2)}% (${figures.segmentsLost}/${figures.segments}); ${figures.applications} stalls, ${(figures.stallMs / 1000).toFixed(2)} s stalled of ${(figures.elapsed / 1000).toFixed(2)} s for ${size / MB} MiB | ${(measured / lossRate).toFixed(3)} |`,
+      `| packet_loss (rtt 5 ms) | ${(lossRate * 100).toFixed(0)}% of ` +
+        `segments | ${(measured * 100).toFixed(2)}% ` +
+        `(${figures.segmentsLost}/${figures.segments}); ${figures.applications} ` +
+        `stalls, ${(figures.stallMs / 1000).toFixed(2)} s stalled of ${(figures.elapsed / 1000).toFixed(2)} ` +
+        `s for ${size / MB} MiB | ${(measured / lossRate).toFixed(3)} |`,
     );
   }
 
@@ -218,15 +227,18 @@ async function memory(): Promise<void> {
   out('| measure | value |');
   out('|---|---|');
   out(
-    `| bytes the sender got into the socket during a 2 s hold | ${(pushedWhileHeld / MB).toFixed(1)} MiB (backpressure stopped it) |`,
+    `| bytes the sender got into the socket during a 2 s hold | ${(pushedWhileHeld / MB).toFixed(1)} ` +
+      `MiB (backpressure stopped it) |`,
   );
   out(`| bytes that reached the target during the hold | ${receivedWhileHeld} |`);
   out(`| peak bytes queued inside the proxy | ${(queuedPeak / MB).toFixed(2)} MiB |`);
   out(
-    `| resident-set growth during the hold (whole process) | ${((peak - before) / MB).toFixed(1)} MiB (target < 64 MiB) |`,
+    `| resident-set growth during the hold (whole process) | ${((peak - before) / MB).toFixed(1)} ` +
+      `MiB (target < 64 MiB) |`,
   );
   out(
-    `| bytes delivered after the blackhole was switched off | ${(received / MB).toFixed(0)} MiB of ${(total / MB).toFixed(0)} MiB |`,
+    `| bytes delivered after the blackhole was switched off | ${(received / MB).toFixed(0)} ` +
+      `MiB of ${(total / MB).toFixed(0)} MiB |`,
   );
   out();
   await destroyAndWait(client);

@@ -260,14 +260,19 @@ export async function measureQuality(
       if (!passed) {
         const rank = hits.findIndex(relevant) + 1;
         log(
-          `  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`,
+          `  miss (${kind}) "${question.query}": ${question.relevant[0]}${question.relevant.length > 1 ? ' …' : ''} ` +
+            `ranked ${rank || `>${hits.length}`}; got ${hits.slice(0, 3).map(describe).join(', ')}`,
         );
       }
     }
     for (const [, figure] of [...tally].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       figures.push(figure);
       const rate = figure.passed / figure.total;
-      const line = `  ${figure.kind === 'identifier' ? 'identifier first' : 'natural-language top 5'}, ${figure.corpus ?? 'all'}: ${figure.passed}/${figure.total} = ${(rate * 100).toFixed(1)}%`;
+      const line =
+        `  ` +
+        `${figure.kind === 'identifier' ? 'identifier first' : 'natural-language top 5'}, ` +
+        `${figure.corpus ?? 'all'}: ${figure.passed}/${figure.total} = ` +
+        `${(rate * 100).toFixed(1)}%`;
       log(
         figure.target !== undefined
           ? `${line} (target >= ${figure.target * 100}%: ${rate >= figure.target ? 'pass' : 'MISS'})`
@@ -276,7 +281,8 @@ export async function measureQuality(
     }
     if (topScores.relevant.length > 0 && topScores.other.length > 0) {
       log(
-        `  the first hit's score: median ${median(topScores.relevant).toFixed(2)} when relevant (${topScores.relevant.length}), ` +
+        `  the first hit's score: median ${median(topScores.relevant).toFixed(2)} ` +
+          `when relevant (${topScores.relevant.length}), ` +
           `${median(topScores.other).toFixed(2)} when not (${topScores.other.length})`,
       );
     }
@@ -319,12 +325,15 @@ async function main(): Promise<void> {
     for (const figure of figures) {
       if (figure.target !== undefined && figure.passed / figure.total < figure.target) {
         failures.push(
-          `${figure.set} ${figure.kind}: ${((figure.passed / figure.total) * 100).toFixed(1)}% < ${figure.target * 100}%`,
+          `${figure.set} ${figure.kind}: ` +
+            `${((figure.passed / figure.total) * 100).toFixed(1)}% < ` +
+            `${figure.target * 100}%`,
         );
       }
     }
     console.log(
-      `\nwarm search in this process, ${warm.length} queries: p50 ${median(warm).toFixed(1)} ms, p90 ${percentile(warm, 90).toFixed(1)} ms`,
+      `\nwarm search in this process, ${warm.length} queries: p50 ${median(warm).toFixed(1)} ` +
+        `ms, p90 ${percentile(warm, 90).toFixed(1)} ms`,
     );
 
     // A search from a fresh process, as a user or an agent's shell runs it, beside node and ripgrep.

@@ -113,7 +113,9 @@ export function ensureCommand(command: string, debianPackage: string): boolean {
       'sh',
       [
         '-c',
-        `apt-get install -y -qq ${debianPackage} >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq ${debianPackage} >/dev/null)`,
+        `apt-get install -y -qq ${debianPackage} >/dev/null 2>&1 || ` +
+          `(apt-get update -qq && apt-get install -y -qq ${debianPackage} ` +
+          `>/dev/null)`,
       ],
       { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
     );

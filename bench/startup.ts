@@ -176,7 +176,8 @@ async function main(): Promise<void> {
   const without = (times: Side): number[] => times.sdk.map((total, i) => total - times.compile[i]!);
   const row = (label: string, pick: (times: Side) => number[], ratios = true): void =>
     out(
-      `| ${label} | ${sides.map(({ times }, i) => `${ms(pick(times))}${ratios && i > 0 ? ` (${ratio(pick(times), pick(one))})` : ''}`).join(' | ')} |`,
+      `| ${label} | ${sides.map(({ times }, i) => `${ms(pick(times))}${ratios && i > 0 ? ` (${ratio(pick(times), pick(one))})` : ''}`).join(' | ')} ` +
+        `|`,
     );
   row('raw JSON-RPC: initialize answered', (times) => times.rawInit);
   row('raw JSON-RPC: tools/list answered (server side)', (times) => times.raw);
@@ -219,7 +220,8 @@ async function main(): Promise<void> {
   out('|---|---|---|');
   out(`| bare Node pipe (node -e) | ${best(rates.bare).toFixed(0)} | 1 |`);
   out(
-    `| faultline proxy (CLI, no fault) | ${best(rates.faultline).toFixed(0)} | ${(best(rates.faultline) / best(rates.bare)).toFixed(2)}× |`,
+    `| faultline proxy (CLI, no fault) | ${best(rates.faultline).toFixed(0)} ` +
+      `| ${(best(rates.faultline) / best(rates.bare)).toFixed(2)}× |`,
   );
 }
 

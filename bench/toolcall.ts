@@ -19,7 +19,11 @@ for (const [transport, goalMs] of [
   const { direct: a, proxied: b } = await toolcallOverhead(transport, CALLS);
   const added = percentile(b, 50) - percentile(a, 50);
   out(
-    `${transport.padEnd(6)} direct p50 ${percentile(a, 50).toFixed(3)} ms p99 ${percentile(a, 99).toFixed(3)} ms | proxied p50 ${percentile(b, 50).toFixed(3)} ms p99 ${percentile(b, 99).toFixed(3)} ms | ` +
-      `added p50 ${added.toFixed(3)} ms (goal < ${goalMs} ms: ${added < goalMs ? 'met' : 'missed'}), ratio ${(percentile(b, 50) / percentile(a, 50)).toFixed(2)}×`,
+    `${transport.padEnd(6)} direct p50 ${percentile(a, 50).toFixed(3)} ` +
+      `ms p99 ${percentile(a, 99).toFixed(3)} ms | proxied p50 ${percentile(b, 50).toFixed(3)} ` +
+      `ms p99 ${percentile(b, 99).toFixed(3)} ms | ` +
+      `added p50 ${added.toFixed(3)} ms (goal < ${goalMs} ms: ` +
+      `${added < goalMs ? 'met' : 'missed'}), ratio ` +
+      `${(percentile(b, 50) / percentile(a, 50)).toFixed(2)}×`,
   );
 }

@@ -42,7 +42,10 @@ export function renderToolsTable(tools: readonly ListedTool[]): string {
     const optIn = (OPT_IN_TOOLSETS as readonly string[]).includes(toolset) ? ' (opt-in)' : '';
     const required = (tool.inputSchema.required ?? []).map((name) => `\`${name}\``).join(', ') || '—';
     const reads = tool.annotations?.readOnlyHint === true ? 'yes' : 'no';
-    return `| \`${toolset}\`${optIn} | \`${tool.name}\` | ${cell(tool.title ?? tool.annotations?.title ?? '')} | ${required} | ${reads} |`;
+    return (
+      `| \`${toolset}\`${optIn} | \`${tool.name}\` | ${cell(tool.title ?? tool.annotations?.title ?? '')} ` +
+      `| ${required} | ${reads} |`
+    );
   });
   return [
     TABLE_START,

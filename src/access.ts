@@ -400,11 +400,14 @@ function checkSourceExtension(path: string, what: string, named?: string): void 
       : `${named} resolves to a file that is not a source file of a known language`;
   throw new ToolInputError(
     `${what}: ${which}; without roots only source files ` +
-      `(${[...SOURCE_EXTENSIONS].slice(0, 8).join(', ')}, …) are read — give --root DIR or let the client expose roots to read other text files`,
+      `(${[...SOURCE_EXTENSIONS].slice(0, 8).join(', ')}, …) are read — ` +
+      `give --root DIR or let the client expose roots to read other ` +
+      `text files`,
   );
 }
 
-/** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is more. */
+/** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is
+ * more. */
 async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;

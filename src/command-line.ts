@@ -59,7 +59,9 @@ export function checkCommandLine(
   );
   if (total + envBytes > L.totalBytes) {
     throw new ToolInputError(
-      `${names.args}: ${total} bytes of arguments with ${envBytes} of environment; together at most ${L.totalBytes} (the system's ARG_MAX)`,
+      `${names.args}: ${total} bytes of arguments with ${envBytes} of ` +
+        `environment; together at most ${L.totalBytes} (the system's ` +
+        `ARG_MAX)`,
     );
   }
 }

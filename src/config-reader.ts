@@ -41,7 +41,10 @@ export function unknownKeysProblem(
   const known = new Set(accepted);
   const unknown = keys.filter((key) => !known.has(key));
   if (unknown.length === 0) return undefined;
-  return `${where}: unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')} (accepted: ${[...known].join(', ')})`;
+  return (
+    `${where}: unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')} ` +
+    `(accepted: ${[...known].join(', ')})`
+  );
 }
 
 /**

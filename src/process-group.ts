@@ -215,7 +215,8 @@ function killedOnExit(kill: () => void, live: boolean): void {
 }
 
 function trackTree(child: ChildProcess, id: string): ProcessTree {
-  /** Every member seen so far, kept by pid and start time: a member found once is ended even after it left the tree's view. */
+  /** Every member seen so far, kept by pid and start time: a member found once is ended even after it left the tree's
+   * view. */
   const known = new Map<number, string>();
   const remember = (entries: ProcEntry[]): void => {
     for (const entry of entries) known.set(entry.pid, entry.start);

@@ -222,7 +222,8 @@ function nameAllowed(rules: CompiledRules, hostname: string): boolean {
   return rules.names.has(name) || rules.suffixes.some((suffix) => name.endsWith(suffix));
 }
 
-/** Whether `rules` allow the name `hostname` as such (listed, or every name allowed), whatever it resolves to but link-local or metadata. */
+/** Whether `rules` allow the name `hostname` as such (listed, or every name allowed), whatever it resolves to but
+ * link-local or metadata. */
 export function hostnameAllowed(rules: TargetRules, hostname: string): boolean {
   const compiledRules = compile(rules);
   return compiledRules.any || nameAllowed(compiledRules, hostname);
@@ -245,10 +246,14 @@ export function addressRefusal(address: string, rules: TargetRules, hostname?: s
     return undefined;
   if (compiledRules.networks.check(ip.address, ip.type)) return undefined;
   const kind = isLocalAddress(address) ? 'a private address' : 'not a loopback or private address';
-  return `${address} is ${kind}; only loopback targets are accepted unless the server's allow-list names it: ${ALLOW_TARGETS_HINT}`;
+  return (
+    `${address} is ${kind}; only loopback targets are accepted unless ` +
+    `the server's allow-list names it: ${ALLOW_TARGETS_HINT}`
+  );
 }
 
-/** What the policy allows, as reports and start-up lines show it: "loopback only", "loopback, 10.0.0.0/8, api.staging.local". */
+/** What the policy allows, as reports and start-up lines show it: "loopback only", "loopback, 10.0.0.0/8,
+ * api.staging.local". */
 export function describeTargets(rules: TargetRules): string {
   const compiledRules = compile(rules);
   if (compiledRules.any) return 'any address but link-local and metadata';
@@ -306,7 +311,10 @@ export function bindRefusal(host: string, rule: BindRule): string | undefined {
     : 'unless --allow-non-loopback-bind is given';
   if (!rule.allowNonLoopbackBind) {
     const andToken = rule.token ? ` (and then ${rule.token.flag} as well)` : '';
-    return `${rule.argument}: ${rule.what} listens only on loopback (127.0.0.1, ::1) ${optIn}${andToken}; ${host} is not loopback`;
+    return (
+      `${rule.argument}: ${rule.what} listens only on loopback ` +
+      `(127.0.0.1, ::1) ${optIn}${andToken}; ${host} is not loopback`
+    );
   }
   if (rule.token && !rule.token.value) {
     return `${rule.argument}: ${rule.what} on ${host}, beyond loopback, needs a token as well: ${rule.token.flag}`;

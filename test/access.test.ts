@@ -88,36 +88,39 @@ test('directories resolve with the same rules', async () => {
   await refusal(access.resolveDirectory(outside), /outside the allowed roots/);
 });
 
-test('without roots only source files of a known language are read, never a secret location (also through a symlink)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'faultline-noroots-'));
-  try {
-    const access = new FileAccess();
-    await writeFile(join(dir, 'app.py'), 'def f():\n    return 1\n');
-    await writeFile(join(dir, 'notes.txt'), 'plain text\n');
-    assert.match((await access.readSourceFile(join(dir, 'app.py'))).text, /def f/);
-    await assert.rejects(
-      access.readSourceFile(join(dir, 'notes.txt'), 'file_path'),
-      /^ToolInputError: file_path: .*not a source file of a known language/,
-    );
-    await assert.rejects(
-      access.readSourceFile('/etc/shadow', 'file'),
-      /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/,
-    );
-    await assert.rejects(access.readSourceFile(join(homedir(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
-    await assert.rejects(access.readSourceFile('/proc/self/environ', 'file'), /under \/proc/);
-    // A source-looking symlink to a secret is judged by its real path.
-    await symlink('/etc/shadow', join(dir, 'shadow.py'));
-    await assert.rejects(
-      access.readSourceFile(join(dir, 'shadow.py'), 'file'),
-      /holds secrets|permission denied|does not exist/,
-    );
-    // With a root, any regular text file inside it is read.
-    const rooted = new FileAccess([dir]);
-    assert.equal((await rooted.readSourceFile(join(dir, 'notes.txt'))).text, 'plain text\n');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'without roots only source files of a known language are read, ' + 'never a secret location (also through a symlink)',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'faultline-noroots-'));
+    try {
+      const access = new FileAccess();
+      await writeFile(join(dir, 'app.py'), 'def f():\n    return 1\n');
+      await writeFile(join(dir, 'notes.txt'), 'plain text\n');
+      assert.match((await access.readSourceFile(join(dir, 'app.py'))).text, /def f/);
+      await assert.rejects(
+        access.readSourceFile(join(dir, 'notes.txt'), 'file_path'),
+        /^ToolInputError: file_path: .*not a source file of a known language/,
+      );
+      await assert.rejects(
+        access.readSourceFile('/etc/shadow', 'file'),
+        /file: \/etc\/shadow is under \/etc\/shadow, a location that holds secrets/,
+      );
+      await assert.rejects(access.readSourceFile(join(homedir(), '.ssh', 'id_rsa.py'), 'file'), /holds secrets/);
+      await assert.rejects(access.readSourceFile('/proc/self/environ', 'file'), /under \/proc/);
+      // A source-looking symlink to a secret is judged by its real path.
+      await symlink('/etc/shadow', join(dir, 'shadow.py'));
+      await assert.rejects(
+        access.readSourceFile(join(dir, 'shadow.py'), 'file'),
+        /holds secrets|permission denied|does not exist/,
+      );
+      // With a root, any regular text file inside it is read.
+      const rooted = new FileAccess([dir]);
+      assert.equal((await rooted.readSourceFile(join(dir, 'notes.txt'))).text, 'plain text\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('a FIFO is refused at once without blocking a worker, and later reads still work', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'faultline-fifo-'));
@@ -155,28 +158,31 @@ test('a /proc file that refuses reads gives an error naming the argument, not a 
   }
 });
 
-test('a directory without roots: never a secret location, by its path or its real path; with a root, inside it', async () => {
-  const access = new FileAccess();
-  await refusal(
-    access.resolveDirectory('/etc/ssh', 'source_dir'),
-    /^source_dir: \/etc\/ssh is under \/etc\/ssh, a location that holds secrets; it is never read without roots/,
-  );
-  await refusal(access.resolveDirectory('/proc/self', 'source_dir'), /under \/proc/);
-  const link = join(dir, 'to-etc-ssh');
-  await symlink('/etc/ssh', link).catch(() => undefined);
-  await refusal(access.resolveDirectory(link, 'source_dir'), /holds secrets|does not exist/);
-  assert.equal(await access.resolveDirectory(inside), inside);
-  // A walk asks for each directory: refused inside a secret location, and only below one that holds some.
-  assert.match(access.refusal('/etc/ssh/sshd_config.d') ?? '', /\/etc\/ssh holds secrets/);
-  assert.equal(access.refusal('/etc/ssl/certs'), undefined);
-  assert.equal(access.holdsRefusals('/etc'), true);
-  assert.equal(access.holdsRefusals(inside), false);
-  const rooted = new FileAccess(['/etc']);
-  assert.equal(rooted.refusal('/etc/ssh'), undefined, 'roots the user gave are the rule then');
-  assert.equal(await rooted.readRefusal('/etc/ssh/sshd_config'), undefined);
-  assert.equal(await rooted.readRefusal(join(inside, 'a.py')), 'is outside the roots');
-  assert.match((await access.readRefusal('/etc/shadow')) ?? '', /holds secrets/);
-});
+test(
+  'a directory without roots: never a secret location, by its path ' + 'or its real path; with a root, inside it',
+  async () => {
+    const access = new FileAccess();
+    await refusal(
+      access.resolveDirectory('/etc/ssh', 'source_dir'),
+      /^source_dir: \/etc\/ssh is under \/etc\/ssh, a location that holds secrets; it is never read without roots/,
+    );
+    await refusal(access.resolveDirectory('/proc/self', 'source_dir'), /under \/proc/);
+    const link = join(dir, 'to-etc-ssh');
+    await symlink('/etc/ssh', link).catch(() => undefined);
+    await refusal(access.resolveDirectory(link, 'source_dir'), /holds secrets|does not exist/);
+    assert.equal(await access.resolveDirectory(inside), inside);
+    // A walk asks for each directory: refused inside a secret location, and only below one that holds some.
+    assert.match(access.refusal('/etc/ssh/sshd_config.d') ?? '', /\/etc\/ssh holds secrets/);
+    assert.equal(access.refusal('/etc/ssl/certs'), undefined);
+    assert.equal(access.holdsRefusals('/etc'), true);
+    assert.equal(access.holdsRefusals(inside), false);
+    const rooted = new FileAccess(['/etc']);
+    assert.equal(rooted.refusal('/etc/ssh'), undefined, 'roots the user gave are the rule then');
+    assert.equal(await rooted.readRefusal('/etc/ssh/sshd_config'), undefined);
+    assert.equal(await rooted.readRefusal(join(inside, 'a.py')), 'is outside the roots');
+    assert.match((await access.readRefusal('/etc/shadow')) ?? '', /holds secrets/);
+  },
+);
 
 test("secret locations: another user's /root whole, but the entries of one's own home when it is /root", () => {
   assert.ok(secretLocations('/home/me').includes('/root'));
@@ -221,40 +227,44 @@ test('readRegularFile: only regular files, never opened otherwise, read up to th
   assert.equal(read.kind === 'read' && read.bytes.length, 2048);
 });
 
-test('without roots a file with several hard links is refused (it may be another name of a secret); inside roots it is read', async () => {
-  const base = await mkdtemp(join(tmpdir(), 'faultline-links-'));
-  try {
-    const secret = join(base, 'id_rsa');
-    await writeFile(secret, '-----BEGIN OPENSSH PRIVATE KEY-----\n');
-    const tree = join(base, 'tree');
-    await mkdir(tree);
-    await link(secret, join(tree, 'key.py'));
-    await refusal(
-      new FileAccess().readSourceFile(join(tree, 'key.py'), 'file_path'),
-      /^file_path: .*key\.py has 2 hard links; without roots a file with more than one name is not read/,
-    );
-    assert.match((await new FileAccess([tree]).readSourceFile(join(tree, 'key.py'))).text, /PRIVATE KEY/);
-    // Indexing without roots leaves it out (never sent to the embedder); a file with one name is indexed.
-    await writeFile(join(tree, 'app.py'), 'def handler():\n    return 1\n');
-    const stats = await indexSourceTree(
-      { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} },
-      { sourceDir: tree, access: new FileAccess() },
-    );
-    assert.deepEqual(stats.skippedFiles.unreadable, ['key.py']);
-    assert.equal(stats.files, 1);
-    assert.deepEqual(
-      (
-        await readRegularFile(join(tree, 'key.py'), {
-          maxBytes: 1024,
-          refuse: (info) => new FileAccess().fileRefusal(info),
-        })
-      ).kind,
-      'refused',
-    );
-  } finally {
-    await rm(base, { recursive: true, force: true });
-  }
-});
+test(
+  'without roots a file with several hard links is refused (it may ' +
+    'be another name of a secret); inside roots it is read',
+  async () => {
+    const base = await mkdtemp(join(tmpdir(), 'faultline-links-'));
+    try {
+      const secret = join(base, 'id_rsa');
+      await writeFile(secret, '-----BEGIN OPENSSH PRIVATE KEY-----\n');
+      const tree = join(base, 'tree');
+      await mkdir(tree);
+      await link(secret, join(tree, 'key.py'));
+      await refusal(
+        new FileAccess().readSourceFile(join(tree, 'key.py'), 'file_path'),
+        /^file_path: .*key\.py has 2 hard links; without roots a file with more than one name is not read/,
+      );
+      assert.match((await new FileAccess([tree]).readSourceFile(join(tree, 'key.py'))).text, /PRIVATE KEY/);
+      // Indexing without roots leaves it out (never sent to the embedder); a file with one name is indexed.
+      await writeFile(join(tree, 'app.py'), 'def handler():\n    return 1\n');
+      const stats = await indexSourceTree(
+        { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} },
+        { sourceDir: tree, access: new FileAccess() },
+      );
+      assert.deepEqual(stats.skippedFiles.unreadable, ['key.py']);
+      assert.equal(stats.files, 1);
+      assert.deepEqual(
+        (
+          await readRegularFile(join(tree, 'key.py'), {
+            maxBytes: 1024,
+            refuse: (info) => new FileAccess().fileRefusal(info),
+          })
+        ).kind,
+        'refused',
+      );
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  },
+);
 
 test('a refusal through a symbolic link names the link, never where it points', async () => {
   const base = await mkdtemp(join(tmpdir(), 'faultline-pointing-'));

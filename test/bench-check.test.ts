@@ -40,42 +40,49 @@ const row = (value: number, target: Row['target'], peer?: number): Row => ({
   target,
 });
 
-test('a row meets its target on the value, the ratio or the difference; bounds are inclusive; no figure never meets', () => {
-  assert.equal(meets(row(3, { on: 'value', atMost: 3 })), true);
-  assert.equal(meets(row(3.01, { on: 'value', atMost: 3 })), false);
-  assert.equal(meets(row(8, { on: 'ratio', atMost: 4 }, 2)), true);
-  assert.equal(meets(row(8, { on: 'ratio', atLeast: 5 }, 2)), false);
-  assert.equal(meets(row(7.5, { on: 'difference', atLeast: -0.75, atMost: 0.75 }, 7)), true);
-  assert.equal(meets(row(6, { on: 'difference', atLeast: -0.75, atMost: 0.75 }, 7)), false);
-  // A ratio or difference without a peer, a zero peer, NaN, or no bound at all: never met.
-  assert.equal(meets(row(1, { on: 'ratio', atMost: 10 })), false);
-  assert.equal(meets(row(1, { on: 'ratio', atMost: 10 }, 0)), false);
-  assert.equal(meets(row(Number.NaN, { on: 'value', atMost: 10 })), false);
-  assert.equal(meets(row(1, { on: 'value' })), false);
-  assert.equal(comparedValue(row(9, { on: 'ratio', atMost: 1 }, 3)), 3);
-  assert.equal(formatCompared(row(7.21, { on: 'difference', atMost: 1 }, 7)), 'difference +0.210 ms');
-  assert.equal(formatTarget(row(1, { on: 'ratio', atLeast: 0.85, atMost: 1.05 }, 1)), '0.850 … 1.05×');
-  assert.equal(formatTarget(row(1, { on: 'value', atMost: 1000 })), '≤ 1,000 ms');
-});
+test(
+  'a row meets its target on the value, the ratio or the ' + 'difference; bounds are inclusive; no figure never meets',
+  () => {
+    assert.equal(meets(row(3, { on: 'value', atMost: 3 })), true);
+    assert.equal(meets(row(3.01, { on: 'value', atMost: 3 })), false);
+    assert.equal(meets(row(8, { on: 'ratio', atMost: 4 }, 2)), true);
+    assert.equal(meets(row(8, { on: 'ratio', atLeast: 5 }, 2)), false);
+    assert.equal(meets(row(7.5, { on: 'difference', atLeast: -0.75, atMost: 0.75 }, 7)), true);
+    assert.equal(meets(row(6, { on: 'difference', atLeast: -0.75, atMost: 0.75 }, 7)), false);
+    // A ratio or difference without a peer, a zero peer, NaN, or no bound at all: never met.
+    assert.equal(meets(row(1, { on: 'ratio', atMost: 10 })), false);
+    assert.equal(meets(row(1, { on: 'ratio', atMost: 10 }, 0)), false);
+    assert.equal(meets(row(Number.NaN, { on: 'value', atMost: 10 })), false);
+    assert.equal(meets(row(1, { on: 'value' })), false);
+    assert.equal(comparedValue(row(9, { on: 'ratio', atMost: 1 }, 3)), 3);
+    assert.equal(formatCompared(row(7.21, { on: 'difference', atMost: 1 }, 7)), 'difference +0.210 ms');
+    assert.equal(formatTarget(row(1, { on: 'ratio', atLeast: 0.85, atMost: 1.05 }, 1)), '0.850 … 1.05×');
+    assert.equal(formatTarget(row(1, { on: 'value', atMost: 1000 })), '≤ 1,000 ms');
+  },
+);
 
-test('bench:check prints each figure beside its peer with its verdict, and exits 0 only when every row meets its target', async () => {
-  const passing = await benchCheck(['fixture.pass']);
-  assert.equal(passing.code, 0, passing.stderr);
-  assert.match(passing.stdout, /^fixture\.pass .*a figure twice its peer$/m);
-  assert.match(passing.stdout, /^ {2}PASS {2}double {2}ours 2 ms {2}vs peer 1 ms {2}ratio 2× {2}target ≤ 3×$/m);
-  assert.match(passing.stdout, /1 checks, 1 rows: 1 met, 0 missed/);
+test(
+  'bench:check prints each figure beside its peer with its verdict, ' +
+    'and exits 0 only when every row meets its target',
+  async () => {
+    const passing = await benchCheck(['fixture.pass']);
+    assert.equal(passing.code, 0, passing.stderr);
+    assert.match(passing.stdout, /^fixture\.pass .*a figure twice its peer$/m);
+    assert.match(passing.stdout, /^ {2}PASS {2}double {2}ours 2 ms {2}vs peer 1 ms {2}ratio 2× {2}target ≤ 3×$/m);
+    assert.match(passing.stdout, /1 checks, 1 rows: 1 met, 0 missed/);
 
-  const missing = await benchCheck(['fixture.pass', 'fixture.miss']);
-  assert.equal(missing.code, 1);
-  assert.match(missing.stdout, /^ {2}PASS {2}under .*target ≤ 4 ms$/m);
-  assert.match(
-    missing.stdout,
-    /^ {2}MISS {2}over .*vs peer 4\.50 ms {2}difference \+0\.500 ms {2}target -1 … 0\.250 ms$/m,
-  );
-  assert.match(missing.stdout, /2 checks, 3 rows: 2 met, 1 missed/);
-  assert.match(missing.stdout, /^ {2}missed: fixture\.miss over$/m);
-  assert.match(missing.stderr, /fixture\.miss: measuring the fixture/, "a check's log lines go to stderr");
-});
+    const missing = await benchCheck(['fixture.pass', 'fixture.miss']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stdout, /^ {2}PASS {2}under .*target ≤ 4 ms$/m);
+    assert.match(
+      missing.stdout,
+      /^ {2}MISS {2}over .*vs peer 4\.50 ms {2}difference \+0\.500 ms {2}target -1 … 0\.250 ms$/m,
+    );
+    assert.match(missing.stdout, /2 checks, 3 rows: 2 met, 1 missed/);
+    assert.match(missing.stdout, /^ {2}missed: fixture\.miss over$/m);
+    assert.match(missing.stderr, /fixture\.miss: measuring the fixture/, "a check's log lines go to stderr");
+  },
+);
 
 test('a check that throws or outlasts its bound fails the run; a hung one is killed with what it started', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-check-'));

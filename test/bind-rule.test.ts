@@ -78,38 +78,53 @@ function cli(
   });
 }
 
-test('every command that binds refuses 0.0.0.0 without --allow-non-loopback-bind, naming it (the MCP server too, token or not)', async () => {
-  const cases: Array<{ args: string[]; env?: Record<string, string>; names: RegExp }> = [
-    // The MCP HTTP server used to take --token alone as the opt-in: one rule now, the flag and the token.
-    {
-      args: ['mcp', '--transport', 'http', '--port', '0', '--host', '0.0.0.0', '--token', 's3cret'],
-      names:
-        /--host 0\.0\.0\.0: the MCP HTTP server listens only on loopback .* unless --allow-non-loopback-bind is given/,
-    },
-    {
-      args: ['mcp', '--transport', 'http', '--port', '0', '--host', '0.0.0.0', '--allow-non-loopback-bind'],
-      names: /--host 0\.0\.0\.0: the MCP HTTP server on 0\.0\.0\.0, beyond loopback, needs a token as well: --token/,
-    },
-    {
-      args: ['proxy', '--proxy', '0.0.0.0:0=127.0.0.1:9'],
-      names: /--proxy\[0\] .*: the proxy listens only on loopback .* unless --allow-non-loopback-bind is given/,
-    },
-    {
-      args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'],
-      env: { FAULTLINE_ADMIN_TOKEN: 't' },
-      names:
-        /--admin 0\.0\.0\.0:0: the admin API listens only on loopback .* unless --allow-non-loopback-bind is given/,
-    },
-    {
-      args: ['mcp-chaos', 'proxy', 'http', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', '--host', '0.0.0.0'],
-      names: /--host 0\.0\.0\.0: the proxy listens only on loopback .* unless --allow-non-loopback-bind is given/,
-    },
-  ];
-  for (const { args, env, names } of cases) {
-    const r = await cli(args, env);
-    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-    assert.equal(r.stdout, '');
-    assert.match(r.stderr, names, args.join(' '));
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  }
-});
+test(
+  'every command that binds refuses 0.0.0.0 without ' +
+    '--allow-non-loopback-bind, naming it (the MCP server too, token ' +
+    'or not)',
+  async () => {
+    const cases: Array<{ args: string[]; env?: Record<string, string>; names: RegExp }> = [
+      // The MCP HTTP server used to take --token alone as the opt-in: one rule now, the flag and the token.
+      {
+        args: ['mcp', '--transport', 'http', '--port', '0', '--host', '0.0.0.0', '--token', 's3cret'],
+        names:
+          /--host 0\.0\.0\.0: the MCP HTTP server listens only on loopback .* unless --allow-non-loopback-bind is given/,
+      },
+      {
+        args: ['mcp', '--transport', 'http', '--port', '0', '--host', '0.0.0.0', '--allow-non-loopback-bind'],
+        names: /--host 0\.0\.0\.0: the MCP HTTP server on 0\.0\.0\.0, beyond loopback, needs a token as well: --token/,
+      },
+      {
+        args: ['proxy', '--proxy', '0.0.0.0:0=127.0.0.1:9'],
+        names: /--proxy\[0\] .*: the proxy listens only on loopback .* unless --allow-non-loopback-bind is given/,
+      },
+      {
+        args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'],
+        env: { FAULTLINE_ADMIN_TOKEN: 't' },
+        names:
+          /--admin 0\.0\.0\.0:0: the admin API listens only on loopback .* unless --allow-non-loopback-bind is given/,
+      },
+      {
+        args: [
+          'mcp-chaos',
+          'proxy',
+          'http',
+          '--upstream',
+          'http://127.0.0.1:9/mcp',
+          '--port',
+          '0',
+          '--host',
+          '0.0.0.0',
+        ],
+        names: /--host 0\.0\.0\.0: the proxy listens only on loopback .* unless --allow-non-loopback-bind is given/,
+      },
+    ];
+    for (const { args, env, names } of cases) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, names, args.join(' '));
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+  },
+);

@@ -175,7 +175,9 @@ test('each part of a split class skeleton names the source lines it stands for, 
     { length: 30 },
     (_, i) => `  method_${i}(value: number): number {\n    const doubled = value * 2;\n    return doubled + ${i};\n  }`,
   );
-  const source = `import { x } from './x';\n\nexport class Big {\n${[...fields.slice(0, 30), ...methods, ...fields.slice(30)].join('\n')}\n}\n`;
+  const source =
+    `import { x } from './x';\n\nexport class Big ` +
+    `{\n${[...fields.slice(0, 30), ...methods, ...fields.slice(30)].join('\n')}\n}\n`;
   const parts = (await chunkSource(source, { path: 'big.ts', language: typescript })).filter((chunk) =>
     chunk.symbol.startsWith('Big#part'),
   );

@@ -121,50 +121,53 @@ test('index: the summary on stderr names every skipped directory with the --incl
   );
 });
 
-test('run latency: the report on stdout and in --report, every number in --json, exit 0 when the SLOs pass', async () => {
-  const report = join(work, 'report.md');
-  const json = join(work, 'results.json');
-  const result = await run([
-    'run',
-    'latency',
-    '--url',
-    url,
-    '--latency',
-    '20',
-    '--duration',
-    '1s',
-    '--num-clients',
-    '4',
-    '--rps',
-    '5',
-    '--slo',
-    '99% @ 2000ms',
-    '--report',
-    report,
-    '--json',
-    json,
-    '--seed',
-    '7',
-  ]);
-  assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^# Scenarios Report/);
-  assert.match(result.stdout, /\| Passed/);
-  assert.equal(readFileSync(report, 'utf8'), result.stdout);
-  const results = JSON.parse(readFileSync(json, 'utf8')) as {
-    passed: boolean;
-    fault: { seed: number };
-    run: { load: { requests: number; latency: { mean: number } } };
-  };
-  assert.equal(results.passed, true);
-  assert.equal(results.fault.seed, 7);
-  assert.equal(results.run.load.requests, 20);
-  assert.match(
-    result.stdout,
-    new RegExp(
-      `\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`,
-    ),
-  );
-});
+test(
+  'run latency: the report on stdout and in --report, every number ' + 'in --json, exit 0 when the SLOs pass',
+  async () => {
+    const report = join(work, 'report.md');
+    const json = join(work, 'results.json');
+    const result = await run([
+      'run',
+      'latency',
+      '--url',
+      url,
+      '--latency',
+      '20',
+      '--duration',
+      '1s',
+      '--num-clients',
+      '4',
+      '--rps',
+      '5',
+      '--slo',
+      '99% @ 2000ms',
+      '--report',
+      report,
+      '--json',
+      json,
+      '--seed',
+      '7',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^# Scenarios Report/);
+    assert.match(result.stdout, /\| Passed/);
+    assert.equal(readFileSync(report, 'utf8'), result.stdout);
+    const results = JSON.parse(readFileSync(json, 'utf8')) as {
+      passed: boolean;
+      fault: { seed: number };
+      run: { load: { requests: number; latency: { mean: number } } };
+    };
+    assert.equal(results.passed, true);
+    assert.equal(results.fault.seed, 7);
+    assert.equal(results.run.load.requests, 20);
+    assert.match(
+      result.stdout,
+      new RegExp(
+        `\\| ${results.run.load.requests} \\| 0 \\(0\\.0%\\) \\|.*\\| ${results.run.load.latency.mean.toFixed(2)} \\|`,
+      ),
+    );
+  },
+);
 
 test('run: Ctrl-C or SIGTERM during the run exits 130 or 143, not 1, saying it was cancelled', async () => {
   for (const [signal, expected] of [

@@ -122,27 +122,34 @@ describe('matching', () => {
     );
   });
 
-  test('local rehearsals: latency → latency scenario, throttling → HTTP 429, Lambda errors → HTTP 5xx, connectivity → blackhole', () => {
-    const first = (finding: string) => recommendExperiments(finding).recommendations[0]!;
-    assert.deepEqual(first('ECS service latency of 250ms').localRehearsal!.arguments, {
-      latency: 250,
-      deviation: 0,
-      distribution: 'uniform',
-    });
-    assert.equal(first('ECS service latency').localRehearsal!.tool, 'fault_run_latency_impact_scenario');
-    const throttle = first('EC2 API calls throttled with RequestLimitExceeded');
-    assert.equal(throttle.localRehearsal!.tool, 'fault_run_http_error_impact_scenario');
-    assert.equal(throttle.localRehearsal!.arguments.http_fault, 'rate_limit');
-    const lambda = first('Lambda invocation errors');
-    assert.equal(lambda.localRehearsal!.tool, 'fault_run_http_error_impact_scenario');
-    assert.ok(Number(lambda.localRehearsal!.arguments.status_code) >= 500);
-    assert.equal(first('packet loss between ECS tasks').localRehearsal!.tool, 'fault_run_packet_loss_impact_scenario');
-    assert.equal(
-      first('ECS tasks cannot connect to the cache port, connections hang').localRehearsal!.tool,
-      'fault_run_blackhole_impact_scenario',
-    );
-    assert.equal(first('CPU at 95% on ECS').localRehearsal, null, 'no local scenario stresses CPU: none is claimed');
-  });
+  test(
+    'local rehearsals: latency → latency scenario, throttling → HTTP ' +
+      '429, Lambda errors → HTTP 5xx, connectivity → blackhole',
+    () => {
+      const first = (finding: string) => recommendExperiments(finding).recommendations[0]!;
+      assert.deepEqual(first('ECS service latency of 250ms').localRehearsal!.arguments, {
+        latency: 250,
+        deviation: 0,
+        distribution: 'uniform',
+      });
+      assert.equal(first('ECS service latency').localRehearsal!.tool, 'fault_run_latency_impact_scenario');
+      const throttle = first('EC2 API calls throttled with RequestLimitExceeded');
+      assert.equal(throttle.localRehearsal!.tool, 'fault_run_http_error_impact_scenario');
+      assert.equal(throttle.localRehearsal!.arguments.http_fault, 'rate_limit');
+      const lambda = first('Lambda invocation errors');
+      assert.equal(lambda.localRehearsal!.tool, 'fault_run_http_error_impact_scenario');
+      assert.ok(Number(lambda.localRehearsal!.arguments.status_code) >= 500);
+      assert.equal(
+        first('packet loss between ECS tasks').localRehearsal!.tool,
+        'fault_run_packet_loss_impact_scenario',
+      );
+      assert.equal(
+        first('ECS tasks cannot connect to the cache port, connections hang').localRehearsal!.tool,
+        'fault_run_blackhole_impact_scenario',
+      );
+      assert.equal(first('CPU at 95% on ECS').localRehearsal, null, 'no local scenario stresses CPU: none is claimed');
+    },
+  );
 
   test('every recommendation for the judged set builds a valid template once its open parameters are set', () => {
     const target = {
@@ -202,91 +209,101 @@ describe('matching', () => {
   });
 });
 
-describe("fis-recommender's 44 keyword pairs, phrased as findings (test/fixtures/cloud/fis-keyword-findings.json)", () => {
-  test('top-1 ≥ 90% and top-3 ≥ 98%; every expected action is in the catalog', (t) => {
-    assert.equal(KEYWORD_FINDINGS.length, 44);
-    for (const entry of KEYWORD_FINDINGS)
-      for (const id of [...entry.expect, entry.seed!]) assert.ok(findAction(id), id);
-    const score = scoreSet(KEYWORD_FINDINGS, (entry) =>
-      recommendExperiments(findingText(entry), { resources: entry.resources ?? [] }).recommendations.map(
-        (r) => r.action,
-      ),
-    );
-    t.diagnostic(`top-1 ${score.top1}/${score.n}, top-3 ${score.top3}/${score.n}`);
-    assert.ok(score.top1 / score.n >= 0.9, score.top1Misses.join('\n'));
-    assert.ok(score.top3 / score.n >= 0.98, score.top3Misses.join('\n'));
-  });
+describe(
+  "fis-recommender's 44 keyword pairs, phrased as findings " + '(test/fixtures/cloud/fis-keyword-findings.json)',
+  () => {
+    test('top-1 ≥ 90% and top-3 ≥ 98%; every expected action is in the catalog', (t) => {
+      assert.equal(KEYWORD_FINDINGS.length, 44);
+      for (const entry of KEYWORD_FINDINGS)
+        for (const id of [...entry.expect, entry.seed!]) assert.ok(findAction(id), id);
+      const score = scoreSet(KEYWORD_FINDINGS, (entry) =>
+        recommendExperiments(findingText(entry), { resources: entry.resources ?? [] }).recommendations.map(
+          (r) => r.action,
+        ),
+      );
+      t.diagnostic(`top-1 ${score.top1}/${score.n}, top-3 ${score.top3}/${score.n}`);
+      assert.ok(score.top1 / score.n >= 0.9, score.top1Misses.join('\n'));
+      assert.ok(score.top3 / score.n >= 0.98, score.top3Misses.join('\n'));
+    });
 
-  test('every recommended action has its required parameters filled where AWS has a default; what is left has none', () => {
-    // Parameters with no default AWS could have: they name the user's own things.
-    const noDefault = new Set([
-      'kubernetesServiceAccount',
-      'processName',
-      'port',
-      'operations',
-      'availabilityZoneIdentifier',
-      'availabilityZoneIdentifiers',
-      'region',
-      'alarmArns',
-      'alarmStates',
-      'documentArn',
-      'documentParameters',
-      'kubernetesApiVersion',
-      'kubernetesKind',
-      'kubernetesNamespace',
-      'kubernetesSpec',
-      'documentParameters.Port',
-      'documentParameters.ProcessName',
-    ]);
-    for (const entry of KEYWORD_FINDINGS) {
-      for (const r of recommendExperiments(findingText(entry)).recommendations) {
-        for (const name of r.parametersToSet)
-          assert.ok(noDefault.has(name), `${r.action} leaves ${name} to set for "${findingText(entry)}"`);
-        if (r.action === 'aws:ssm:send-command' && r.parametersToSet.length === 0) {
-          assert.match(r.parameters.documentArn!, /^arn:aws:ssm:[a-z0-9-]+::document\/AWSFIS-Run-/);
-          const documentParameters = JSON.parse(r.parameters.documentParameters!) as Record<string, string>;
-          if (!/Kill-Process$/.test(r.parameters.documentArn!))
-            assert.equal(documentParameters.DurationSeconds, String(parseIsoDuration(r.duration!)! / 1000));
+    test(
+      'every recommended action has its required parameters filled ' + 'where AWS has a default; what is left has none',
+      () => {
+        // Parameters with no default AWS could have: they name the user's own things.
+        const noDefault = new Set([
+          'kubernetesServiceAccount',
+          'processName',
+          'port',
+          'operations',
+          'availabilityZoneIdentifier',
+          'availabilityZoneIdentifiers',
+          'region',
+          'alarmArns',
+          'alarmStates',
+          'documentArn',
+          'documentParameters',
+          'kubernetesApiVersion',
+          'kubernetesKind',
+          'kubernetesNamespace',
+          'kubernetesSpec',
+          'documentParameters.Port',
+          'documentParameters.ProcessName',
+        ]);
+        for (const entry of KEYWORD_FINDINGS) {
+          for (const r of recommendExperiments(findingText(entry)).recommendations) {
+            for (const name of r.parametersToSet)
+              assert.ok(noDefault.has(name), `${r.action} leaves ${name} to set for "${findingText(entry)}"`);
+            if (r.action === 'aws:ssm:send-command' && r.parametersToSet.length === 0) {
+              assert.match(r.parameters.documentArn!, /^arn:aws:ssm:[a-z0-9-]+::document\/AWSFIS-Run-/);
+              const documentParameters = JSON.parse(r.parameters.documentParameters!) as Record<string, string>;
+              if (!/Kill-Process$/.test(r.parameters.documentArn!))
+                assert.equal(documentParameters.DurationSeconds, String(parseIsoDuration(r.duration!)! / 1000));
+            }
+          }
         }
-      }
-    }
-  });
-});
+      },
+    );
+  },
+);
 
 describe('no platform or service chosen on a word that does not name it', () => {
   const ids = (finding: unknown, resources: string[] = []) =>
     recommendExperiments(finding, { resources }).recommendations.map((r) => r.action);
 
-  test('"errors" is no Aurora DSQL finding; "Memory leak caused OOM errors" gets the memory-stress document with its parameters', () => {
-    const set = recommendExperiments({
-      id: 'mem-leak-001',
-      summary: 'Memory leak caused OOM errors',
-      type: 'PERFORMANCE_ISSUE',
-    });
-    assert.equal(set.finding_id, 'mem-leak-001');
-    assert.ok(
-      !set.recommendations.some((r) => r.action.startsWith('aws:dsql:')),
-      JSON.stringify(set.recommendations.map((r) => r.action)),
-    );
-    const ssm = set.recommendations.find((r) => r.action === 'aws:ssm:send-command')!;
-    assert.match(ssm.parameters.documentArn!, /document\/AWSFIS-Run-Memory-Stress$/);
-    assert.deepEqual(JSON.parse(ssm.parameters.documentParameters!), {
-      DurationSeconds: '300',
-      Percent: '80',
-      Workers: '1',
-      InstallDependencies: 'True',
-    });
-    assert.deepEqual(ssm.parametersToSet, []);
-    const cpu = recommendExperiments('CPU utilization reached 95% causing service degradation').recommendations.find(
-      (r) => r.action === 'aws:ssm:send-command',
-    )!;
-    assert.match(cpu.parameters.documentArn!, /document\/AWSFIS-Run-CPU-Stress$/);
-    assert.equal(JSON.parse(cpu.parameters.documentParameters!).DurationSeconds, '300');
-    assert.ok(
-      ids('Aurora DSQL connections failed for a few minutes').includes('aws:dsql:cluster-connection-failure'),
-      'named, it is chosen',
-    );
-  });
+  test(
+    '"errors" is no Aurora DSQL finding; "Memory leak caused OOM ' +
+      'errors" gets the memory-stress document with its parameters',
+    () => {
+      const set = recommendExperiments({
+        id: 'mem-leak-001',
+        summary: 'Memory leak caused OOM errors',
+        type: 'PERFORMANCE_ISSUE',
+      });
+      assert.equal(set.finding_id, 'mem-leak-001');
+      assert.ok(
+        !set.recommendations.some((r) => r.action.startsWith('aws:dsql:')),
+        JSON.stringify(set.recommendations.map((r) => r.action)),
+      );
+      const ssm = set.recommendations.find((r) => r.action === 'aws:ssm:send-command')!;
+      assert.match(ssm.parameters.documentArn!, /document\/AWSFIS-Run-Memory-Stress$/);
+      assert.deepEqual(JSON.parse(ssm.parameters.documentParameters!), {
+        DurationSeconds: '300',
+        Percent: '80',
+        Workers: '1',
+        InstallDependencies: 'True',
+      });
+      assert.deepEqual(ssm.parametersToSet, []);
+      const cpu = recommendExperiments('CPU utilization reached 95% causing service degradation').recommendations.find(
+        (r) => r.action === 'aws:ssm:send-command',
+      )!;
+      assert.match(cpu.parameters.documentArn!, /document\/AWSFIS-Run-CPU-Stress$/);
+      assert.equal(JSON.parse(cpu.parameters.documentParameters!).DurationSeconds, '300');
+      assert.ok(
+        ids('Aurora DSQL connections failed for a few minutes').includes('aws:dsql:cluster-connection-failure'),
+        'named, it is chosen',
+      );
+    },
+  );
 
   test('a 502 in a network finding brings no Lambda action', () => {
     const found = ids('Network errors between the load balancer and its targets: clients got 502 Bad Gateway');

@@ -204,35 +204,45 @@ describe('wrong inputs are refused naming the field', () => {
     );
   });
 
-  test('below the general 1-minute rule on an action whose own minimum is unknown: kept, with a warning naming the field', () => {
-    const short = buildExperimentTemplate(latency('PT10S'), target);
-    assert.equal(short.template.actions['task-network-latency']!.parameters!.duration, 'PT10S');
-    assert.ok(
-      short.warnings.some((w) =>
-        /^recommendation\.parameters\.duration: PT10S is below PT1M, the minimum of most FIS actions; aws:ecs:task-network-latency's own minimum is not in our reference/.test(
-          w,
+  test(
+    'below the general 1-minute rule on an action whose own minimum ' +
+      'is unknown: kept, with a warning naming the field',
+    () => {
+      const short = buildExperimentTemplate(latency('PT10S'), target);
+      assert.equal(short.template.actions['task-network-latency']!.parameters!.duration, 'PT10S');
+      assert.ok(
+        short.warnings.some((w) =>
+          /^recommendation\.parameters\.duration: PT10S is below PT1M, the minimum of most FIS actions; aws:ecs:task-network-latency's own minimum is not in our reference/.test(
+            w,
+          ),
         ),
-      ),
-      short.warnings.join('\n'),
-    );
-    assert.ok(
-      !buildExperimentTemplate(latency('PT5M'), target).warnings.some((w) => /minimum/.test(w)),
-      'no warning within the rule',
-    );
-  });
+        short.warnings.join('\n'),
+      );
+      assert.ok(
+        !buildExperimentTemplate(latency('PT5M'), target).warnings.some((w) => /minimum/.test(w)),
+        'no warning within the rule',
+      );
+    },
+  );
 
-  test('a duration on an action that acts once is left out with a warning; stop-instances takes it as its stop length', () => {
-    const reboot = buildExperimentTemplate({ action: 'aws:ec2:reboot-instances', duration: 'PT2M' }, target);
-    assert.equal(reboot.template.actions['reboot-instances']!.parameters, undefined);
-    assert.ok(
-      reboot.warnings.some((w) =>
-        /^recommendation: duration PT2M is left out: aws:ec2:reboot-instances acts once and takes no duration/.test(w),
-      ),
-      reboot.warnings.join('\n'),
-    );
-    const stop = buildExperimentTemplate({ action: 'aws:ec2:stop-instances', duration: 'PT3M' }, target);
-    assert.deepEqual(stop.template.actions['stop-instances']!.parameters, { startInstancesAfterDuration: 'PT3M' });
-  });
+  test(
+    'a duration on an action that acts once is left out with a ' +
+      'warning; stop-instances takes it as its stop length',
+    () => {
+      const reboot = buildExperimentTemplate({ action: 'aws:ec2:reboot-instances', duration: 'PT2M' }, target);
+      assert.equal(reboot.template.actions['reboot-instances']!.parameters, undefined);
+      assert.ok(
+        reboot.warnings.some((w) =>
+          /^recommendation: duration PT2M is left out: aws:ec2:reboot-instances acts once and takes no duration/.test(
+            w,
+          ),
+        ),
+        reboot.warnings.join('\n'),
+      );
+      const stop = buildExperimentTemplate({ action: 'aws:ec2:stop-instances', duration: 'PT3M' }, target);
+      assert.deepEqual(stop.template.actions['stop-instances']!.parameters, { startInstancesAfterDuration: 'PT3M' });
+    },
+  );
 
   test('selectionMode: ALL, COUNT(n≥1), PERCENT(1–100)', () => {
     refused(
@@ -257,23 +267,26 @@ describe('wrong inputs are refused naming the field', () => {
     }
   });
 
-  test("a stop condition is required unless waived explicitly, and must be a CloudWatch alarm of the role's account", () => {
-    const { stopConditionArn: _, ...noAlarm } = target;
-    refused(latency('PT5M'), noAlarm, /^target_config\.stopConditionArn: required/);
-    refused(
-      latency('PT5M'),
-      { ...target, stopConditionArn: 'arn:aws:sns:us-east-1:123456789012:topic' },
-      /^target_config\.stopConditionArn: .* is not a CloudWatch alarm ARN/,
-    );
-    refused(
-      latency('PT5M'),
-      { ...target, stopConditionArn: 'arn:aws:cloudwatch:us-east-1:999999999999:alarm:x' },
-      /^target_config\.stopConditionArn: the alarm is in account 999999999999/,
-    );
-    const waived = buildExperimentTemplate(latency('PT5M'), { ...noAlarm, noStopCondition: true });
-    assert.deepEqual(waived.template.stopConditions, [{ source: 'none' }]);
-    assert.ok(waived.warnings.some((w) => /no stop condition/.test(w)));
-  });
+  test(
+    'a stop condition is required unless waived explicitly, and must ' + "be a CloudWatch alarm of the role's account",
+    () => {
+      const { stopConditionArn: _, ...noAlarm } = target;
+      refused(latency('PT5M'), noAlarm, /^target_config\.stopConditionArn: required/);
+      refused(
+        latency('PT5M'),
+        { ...target, stopConditionArn: 'arn:aws:sns:us-east-1:123456789012:topic' },
+        /^target_config\.stopConditionArn: .* is not a CloudWatch alarm ARN/,
+      );
+      refused(
+        latency('PT5M'),
+        { ...target, stopConditionArn: 'arn:aws:cloudwatch:us-east-1:999999999999:alarm:x' },
+        /^target_config\.stopConditionArn: the alarm is in account 999999999999/,
+      );
+      const waived = buildExperimentTemplate(latency('PT5M'), { ...noAlarm, noStopCondition: true });
+      assert.deepEqual(waived.template.stopConditions, [{ source: 'none' }]);
+      assert.ok(waived.warnings.some((w) => /no stop condition/.test(w)));
+    },
+  );
 
   test("an action's resource type is its own: RDS reboot with aws:ec2:instance is refused", () => {
     refused(
@@ -388,93 +401,100 @@ describe('wrong inputs are refused naming the field', () => {
     );
   });
 
-  test('several actions: startAfter checked, cycles refused, shared targets; logConfiguration and experimentOptions', () => {
-    const built = buildExperimentTemplate(
-      [
-        { action: 'aws:fis:wait', name: 'warm-up', duration: 'PT2M' },
-        { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M', startAfter: ['warm-up'] },
-        { action: 'aws:ecs:task-network-packet-loss', name: 'lossy', duration: 'PT5M', startAfter: ['slow'] },
-      ],
-      {
-        ...target,
-        logConfiguration: {
-          logSchemaVersion: 2,
-          cloudWatchLogsConfiguration: {
-            logGroupArn: 'arn:aws:logs:us-east-1:123456789012:log-group:/fis/experiments',
+  test(
+    'several actions: startAfter checked, cycles refused, shared ' + 'targets; logConfiguration and experimentOptions',
+    () => {
+      const built = buildExperimentTemplate(
+        [
+          { action: 'aws:fis:wait', name: 'warm-up', duration: 'PT2M' },
+          { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M', startAfter: ['warm-up'] },
+          { action: 'aws:ecs:task-network-packet-loss', name: 'lossy', duration: 'PT5M', startAfter: ['slow'] },
+        ],
+        {
+          ...target,
+          logConfiguration: {
+            logSchemaVersion: 2,
+            cloudWatchLogsConfiguration: {
+              logGroupArn: 'arn:aws:logs:us-east-1:123456789012:log-group:/fis/experiments',
+            },
           },
+          experimentOptions: { emptyTargetResolutionMode: 'skip', accountTargeting: 'single-account' },
+          templateTags: { team: 'payments' },
         },
-        experimentOptions: { emptyTargetResolutionMode: 'skip', accountTargeting: 'single-account' },
-        templateTags: { team: 'payments' },
-      },
-    );
-    assert.deepEqual(built.template.actions.slow!.startAfter, ['warm-up']);
-    assert.equal(Object.keys(built.template.targets!).length, 1, 'both ECS actions share one target');
-    assert.equal(built.template.logConfiguration!.logSchemaVersion, 2);
-    assert.deepEqual(built.template.experimentOptions, {
-      emptyTargetResolutionMode: 'skip',
-      accountTargeting: 'single-account',
-    });
-    assert.deepEqual(built.template.tags, { team: 'payments' });
-    refused(
-      [{ action: 'aws:fis:wait', name: 'a', duration: 'PT1M', startAfter: ['nope'] }],
-      target,
-      /startAfter: "nope" is not an action of this template/,
-    );
-    refused(
-      [
-        { action: 'aws:fis:wait', name: 'a', duration: 'PT1M', startAfter: ['b'] },
-        { action: 'aws:fis:wait', name: 'b', duration: 'PT1M', startAfter: ['a'] },
-      ],
-      target,
-      /startAfter forms a cycle/,
-    );
-    refused(
-      latency('PT5M'),
-      { ...target, experimentOptions: { emptyTargetResolutionMode: 'ignore' } },
-      /^target_config\.experimentOptions\.emptyTargetResolutionMode: must be fail or skip/,
-    );
-    refused(
-      latency('PT5M'),
-      { ...target, logConfiguration: { logSchemaVersion: 2, cloudWatchLogsConfiguration: { logGroupArn: 'group' } } },
-      /logGroupArn: must be a log group ARN/,
-    );
-  });
+      );
+      assert.deepEqual(built.template.actions.slow!.startAfter, ['warm-up']);
+      assert.equal(Object.keys(built.template.targets!).length, 1, 'both ECS actions share one target');
+      assert.equal(built.template.logConfiguration!.logSchemaVersion, 2);
+      assert.deepEqual(built.template.experimentOptions, {
+        emptyTargetResolutionMode: 'skip',
+        accountTargeting: 'single-account',
+      });
+      assert.deepEqual(built.template.tags, { team: 'payments' });
+      refused(
+        [{ action: 'aws:fis:wait', name: 'a', duration: 'PT1M', startAfter: ['nope'] }],
+        target,
+        /startAfter: "nope" is not an action of this template/,
+      );
+      refused(
+        [
+          { action: 'aws:fis:wait', name: 'a', duration: 'PT1M', startAfter: ['b'] },
+          { action: 'aws:fis:wait', name: 'b', duration: 'PT1M', startAfter: ['a'] },
+        ],
+        target,
+        /startAfter forms a cycle/,
+      );
+      refused(
+        latency('PT5M'),
+        { ...target, experimentOptions: { emptyTargetResolutionMode: 'ignore' } },
+        /^target_config\.experimentOptions\.emptyTargetResolutionMode: must be fail or skip/,
+      );
+      refused(
+        latency('PT5M'),
+        { ...target, logConfiguration: { logSchemaVersion: 2, cloudWatchLogsConfiguration: { logGroupArn: 'group' } } },
+        /logGroupArn: must be a log group ARN/,
+      );
+    },
+  );
 
-  test('misspelt fields are refused by name instead of falling back to a default; per-action selections replace the shared one', () => {
-    refused(
-      latency('PT5M'),
-      { ...target, selectonMode: 'COUNT(1)' },
-      /^target_config: unknown field "selectonMode" \(accepted: .*selectionMode/,
-    );
-    refused({ ...latency('PT5M'), paramaters: {} }, target, /^recommendation: unknown field "paramaters"/);
-    refused(
-      latency('PT5M'),
-      { ...target, targets: { 'task-network-latency': { tag: { a: 'b' } } } },
-      /^target_config\.targets\.task-network-latency: unknown field "tag"/,
-    );
-    const built = buildExperimentTemplate(
-      [
-        { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M' },
-        { action: 'aws:rds:reboot-db-instances', name: 'db' },
-      ],
-      {
-        ...target,
-        selectionMode: 'COUNT(2)',
-        targets: { db: { resourceArns: ['arn:aws:rds:us-east-1:123456789012:db:orders'] } },
-      },
-    );
-    const targets = Object.values(built.template.targets!);
-    assert.equal(targets.length, 2);
-    const db = targets.find((t) => t.resourceType === 'aws:rds:db')!;
-    assert.deepEqual(db.resourceArns, ['arn:aws:rds:us-east-1:123456789012:db:orders']);
-    assert.equal(db.resourceTags, undefined, "the shared tags do not leak into an action's own selection");
-    assert.equal(db.selectionMode, 'COUNT(2)');
-    refused(
-      latency('PT5M'),
-      { ...target, targets: { nope: {} } },
-      /^target_config\.targets\.nope: no action is named "nope"/,
-    );
-  });
+  test(
+    'misspelt fields are refused by name instead of falling back to a ' +
+      'default; per-action selections replace the shared one',
+    () => {
+      refused(
+        latency('PT5M'),
+        { ...target, selectonMode: 'COUNT(1)' },
+        /^target_config: unknown field "selectonMode" \(accepted: .*selectionMode/,
+      );
+      refused({ ...latency('PT5M'), paramaters: {} }, target, /^recommendation: unknown field "paramaters"/);
+      refused(
+        latency('PT5M'),
+        { ...target, targets: { 'task-network-latency': { tag: { a: 'b' } } } },
+        /^target_config\.targets\.task-network-latency: unknown field "tag"/,
+      );
+      const built = buildExperimentTemplate(
+        [
+          { action: 'aws:ecs:task-network-latency', name: 'slow', duration: 'PT5M' },
+          { action: 'aws:rds:reboot-db-instances', name: 'db' },
+        ],
+        {
+          ...target,
+          selectionMode: 'COUNT(2)',
+          targets: { db: { resourceArns: ['arn:aws:rds:us-east-1:123456789012:db:orders'] } },
+        },
+      );
+      const targets = Object.values(built.template.targets!);
+      assert.equal(targets.length, 2);
+      const db = targets.find((t) => t.resourceType === 'aws:rds:db')!;
+      assert.deepEqual(db.resourceArns, ['arn:aws:rds:us-east-1:123456789012:db:orders']);
+      assert.equal(db.resourceTags, undefined, "the shared tags do not leak into an action's own selection");
+      assert.equal(db.selectionMode, 'COUNT(2)');
+      refused(
+        latency('PT5M'),
+        { ...target, targets: { nope: {} } },
+        /^target_config\.targets\.nope: no action is named "nope"/,
+      );
+    },
+  );
 
   test('ISO 8601 durations parse and format', () => {
     assert.equal(parseIsoDuration('PT30S'), 30_000);
@@ -489,39 +509,47 @@ describe('wrong inputs are refused naming the field', () => {
 
 describe('aws:eks:pod targets', () => {
   const recommendation = { action: 'aws:eks:pod-delete', parameters: { kubernetesServiceAccount: 'fis-sa' } };
-  test('are selected by target parameters only, as FIS requires: tags and ARNs are refused, the four parameters required', () => {
-    assert.throws(
-      () =>
-        buildExperimentTemplate(recommendation, { roleArn: ROLE, stopConditionArn: ALARM, tags: { app: 'checkout' } }),
-      /target_config\.tags: aws:eks:pod targets are selected by target parameters only \(clusterIdentifier, namespace, selectorType, selectorValue\), never by ARN or tag/,
-    );
-    assert.throws(
-      () =>
-        buildExperimentTemplate(recommendation, {
-          roleArn: ROLE,
-          stopConditionArn: ALARM,
-          resourceArns: ['arn:aws:eks:us-east-1:123456789012:pod/x'],
-        }),
-      /target_config\.resourceArns: aws:eks:pod targets are selected by target parameters only/,
-    );
-    assert.throws(
-      () =>
-        buildExperimentTemplate(recommendation, {
-          roleArn: ROLE,
-          stopConditionArn: ALARM,
-          parameters: { clusterIdentifier: 'prod' },
-        }),
-      /target_config\.parameters: aws:eks:pod targets need namespace, selectorType, selectorValue \(given: clusterIdentifier\)/,
-    );
-    const { template, warnings } = buildExperimentTemplate(recommendation, {
-      roleArn: ROLE,
-      stopConditionArn: ALARM,
-      parameters: { ...EKS_POD_TARGET, selectorType: 'label' },
-    });
-    assert.deepEqual(Object.values(template.targets!)[0]!.parameters, { ...EKS_POD_TARGET, selectorType: 'label' });
-    assert.ok(
-      warnings.some((w) => /selectorType: "label" is not one of labelSelector, deploymentName, podName/.test(w)),
-      warnings.join('\n'),
-    );
-  });
+  test(
+    'are selected by target parameters only, as FIS requires: tags ' +
+      'and ARNs are refused, the four parameters required',
+    () => {
+      assert.throws(
+        () =>
+          buildExperimentTemplate(recommendation, {
+            roleArn: ROLE,
+            stopConditionArn: ALARM,
+            tags: { app: 'checkout' },
+          }),
+        /target_config\.tags: aws:eks:pod targets are selected by target parameters only \(clusterIdentifier, namespace, selectorType, selectorValue\), never by ARN or tag/,
+      );
+      assert.throws(
+        () =>
+          buildExperimentTemplate(recommendation, {
+            roleArn: ROLE,
+            stopConditionArn: ALARM,
+            resourceArns: ['arn:aws:eks:us-east-1:123456789012:pod/x'],
+          }),
+        /target_config\.resourceArns: aws:eks:pod targets are selected by target parameters only/,
+      );
+      assert.throws(
+        () =>
+          buildExperimentTemplate(recommendation, {
+            roleArn: ROLE,
+            stopConditionArn: ALARM,
+            parameters: { clusterIdentifier: 'prod' },
+          }),
+        /target_config\.parameters: aws:eks:pod targets need namespace, selectorType, selectorValue \(given: clusterIdentifier\)/,
+      );
+      const { template, warnings } = buildExperimentTemplate(recommendation, {
+        roleArn: ROLE,
+        stopConditionArn: ALARM,
+        parameters: { ...EKS_POD_TARGET, selectorType: 'label' },
+      });
+      assert.deepEqual(Object.values(template.targets!)[0]!.parameters, { ...EKS_POD_TARGET, selectorType: 'label' });
+      assert.ok(
+        warnings.some((w) => /selectorType: "label" is not one of labelSelector, deploymentName, podName/.test(w)),
+        warnings.join('\n'),
+      );
+    },
+  );
 });

@@ -40,50 +40,54 @@ describe('MCP tools', () => {
     }
   });
 
-  test("recommend → template: fis-recommender's finding shape in, its output shape extended, fed straight into the template tool", async () => {
-    const finding = JSON.stringify({
-      id: 'inv-42',
-      summary: 'Network latency between services causes request timeouts',
-      type: 'incident',
-      description: 'checkout → payments on ECS',
-    });
-    const result = await call('fault_recommend_fis_experiments', { finding, limit: 3 });
-    assert.notEqual(result.isError, true, textOf(result));
-    const text = JSON.parse(textOf(result)) as {
-      finding_id: string;
-      count: number;
-      recommendations: Array<{ action: string; duration: string }>;
-    };
-    assert.deepEqual(text, result.structuredContent);
-    assert.equal(text.finding_id, 'inv-42');
-    assert.ok(text.count >= 1 && text.count <= 3 && text.count === text.recommendations.length, String(text.count));
-    const best = text.recommendations[0]!;
-    assert.equal(best.action, 'aws:ecs:task-network-latency');
-    const template = await call('fault_create_fis_template', {
-      recommendation: JSON.stringify(best),
-      target_config: TARGET,
-    });
-    assert.notEqual(template.isError, true, textOf(template));
-    const body = JSON.parse(textOf(template)) as {
-      actions: Record<string, { targets: unknown; parameters: Record<string, string> }>;
-    };
-    assert.deepEqual(body, (template.structuredContent as { template: unknown }).template);
-    assert.deepEqual(body.actions['task-network-latency']!.targets, { Tasks: 'ecs-task-1' });
-    assert.equal(body.actions['task-network-latency']!.parameters.duration, best.duration);
+  test(
+    "recommend → template: fis-recommender's finding shape in, its " +
+      'output shape extended, fed straight into the template tool',
+    async () => {
+      const finding = JSON.stringify({
+        id: 'inv-42',
+        summary: 'Network latency between services causes request timeouts',
+        type: 'incident',
+        description: 'checkout → payments on ECS',
+      });
+      const result = await call('fault_recommend_fis_experiments', { finding, limit: 3 });
+      assert.notEqual(result.isError, true, textOf(result));
+      const text = JSON.parse(textOf(result)) as {
+        finding_id: string;
+        count: number;
+        recommendations: Array<{ action: string; duration: string }>;
+      };
+      assert.deepEqual(text, result.structuredContent);
+      assert.equal(text.finding_id, 'inv-42');
+      assert.ok(text.count >= 1 && text.count <= 3 && text.count === text.recommendations.length, String(text.count));
+      const best = text.recommendations[0]!;
+      assert.equal(best.action, 'aws:ecs:task-network-latency');
+      const template = await call('fault_create_fis_template', {
+        recommendation: JSON.stringify(best),
+        target_config: TARGET,
+      });
+      assert.notEqual(template.isError, true, textOf(template));
+      const body = JSON.parse(textOf(template)) as {
+        actions: Record<string, { targets: unknown; parameters: Record<string, string> }>;
+      };
+      assert.deepEqual(body, (template.structuredContent as { template: unknown }).template);
+      assert.deepEqual(body.actions['task-network-latency']!.targets, { Tasks: 'ecs-task-1' });
+      assert.equal(body.actions['task-network-latency']!.parameters.duration, best.duration);
 
-    const cfn = await call('fault_create_fis_template', {
-      recommendation: JSON.stringify(best),
-      target_config: TARGET,
-      format: 'cloudformation',
-      yaml: true,
-    });
-    const document = parseYaml(textOf(cfn));
-    assert.equal(document.Resources.FaultlineExperimentTemplate.Type, 'AWS::FIS::ExperimentTemplate');
-    assert.deepEqual(
-      document.Resources.FaultlineExperimentTemplate.Properties.Actions['task-network-latency'].Targets,
-      { Tasks: 'ecs-task-1' },
-    );
-  });
+      const cfn = await call('fault_create_fis_template', {
+        recommendation: JSON.stringify(best),
+        target_config: TARGET,
+        format: 'cloudformation',
+        yaml: true,
+      });
+      const document = parseYaml(textOf(cfn));
+      assert.equal(document.Resources.FaultlineExperimentTemplate.Type, 'AWS::FIS::ExperimentTemplate');
+      assert.deepEqual(
+        document.Resources.FaultlineExperimentTemplate.Properties.Actions['task-network-latency'].Targets,
+        { Tasks: 'ecs-task-1' },
+      );
+    },
+  );
 
   test('bad arguments answer isError naming the field, with no structuredContent', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
@@ -185,35 +189,38 @@ describe('CLI', () => {
     assert.match(list.stdout, /rehearse locally: fault_run_http_error_impact_scenario/);
   });
 
-  test('fis template: CloudFormation JSON on stdout; a wrong field is one line on stderr, exit 2, nothing on stdout', async () => {
-    const ok = await run([
-      'fis',
-      'template',
-      '--recommendation',
-      '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}',
-      '--target',
-      TARGET,
-      '--format',
-      'cloudformation',
-    ]);
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(
-      JSON.parse(ok.stdout).Resources.FaultlineExperimentTemplate.Properties.Actions['stop-instances'].Targets
-        .Instances,
-      'ec2-instance-1',
-    );
-    const bad = await run([
-      'fis',
-      'template',
-      '--recommendation',
-      '{"action":"aws:ec2:stop-instances"}',
-      '--target',
-      JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' }),
-    ]);
-    assert.equal(bad.code, 2);
-    assert.equal(bad.stdout, '');
-    assert.match(bad.stderr, /^faultline: target_config\.selectionMode: COUNT\(0\)/);
-  });
+  test(
+    'fis template: CloudFormation JSON on stdout; a wrong field is ' + 'one line on stderr, exit 2, nothing on stdout',
+    async () => {
+      const ok = await run([
+        'fis',
+        'template',
+        '--recommendation',
+        '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}',
+        '--target',
+        TARGET,
+        '--format',
+        'cloudformation',
+      ]);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(
+        JSON.parse(ok.stdout).Resources.FaultlineExperimentTemplate.Properties.Actions['stop-instances'].Targets
+          .Instances,
+        'ec2-instance-1',
+      );
+      const bad = await run([
+        'fis',
+        'template',
+        '--recommendation',
+        '{"action":"aws:ec2:stop-instances"}',
+        '--target',
+        JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' }),
+      ]);
+      assert.equal(bad.code, 2);
+      assert.equal(bad.stdout, '');
+      assert.match(bad.stderr, /^faultline: target_config\.selectionMode: COUNT\(0\)/);
+    },
+  );
 
   test('export --to k6 and a refused export', async () => {
     const k6 = await run([

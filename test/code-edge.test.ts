@@ -219,14 +219,17 @@ for (const [shape, entries, open, separator, close] of [
   ],
   ['functions', Array.from({ length: 10_000 }, (_, i) => `function f${i}(x) { return x + ${i}; }`), '', '', ''],
 ] as const) {
-  test(`a minified file (every definition on one line: ${shape}) lists what the same code on many lines lists`, async () => {
-    // That it also costs about the same time is held by bench/checks/code.ts (code.minified-one-line).
-    const oneLine = `${open}${entries.join(`${separator} `)}${close}\n`;
-    const manyLines = `${open}\n${entries.join(`${separator}\n`)}\n${close}\n`;
-    const names = async (source: string): Promise<string[]> =>
-      (await listFunctions(source, 'javascript')).definitions.map((d) => d.qualifiedName);
-    const listed = await names(oneLine);
-    assert.equal(listed.length, entries.length);
-    assert.deepEqual(listed, await names(manyLines));
-  });
+  test(
+    `a minified file (every definition on one line: ${shape}) lists ` + `what the same code on many lines lists`,
+    async () => {
+      // That it also costs about the same time is held by bench/checks/code.ts (code.minified-one-line).
+      const oneLine = `${open}${entries.join(`${separator} `)}${close}\n`;
+      const manyLines = `${open}\n${entries.join(`${separator}\n`)}\n${close}\n`;
+      const names = async (source: string): Promise<string[]> =>
+        (await listFunctions(source, 'javascript')).definitions.map((d) => d.qualifiedName);
+      const listed = await names(oneLine);
+      assert.equal(listed.length, entries.length);
+      assert.deepEqual(listed, await names(manyLines));
+    },
+  );
 }

@@ -34,12 +34,16 @@ const CPP_HEADERS: Record<string, string> = {
 
 const C_HEADERS: Record<string, string> = {
   'plain C':
-    '#ifndef A_H\n#define A_H\n#include <stddef.h>\ntypedef struct node { struct node *next; } node;\nint count(const node *n);\n#endif\n',
+    '#ifndef A_H\n#define A_H\n#include <stddef.h>\ntypedef struct ' +
+    'node { struct node *next; } node;\nint count(const node ' +
+    '*n);\n#endif\n',
   'extern "C" guard': '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n',
   'C++ block for C++ readers':
-    '#if defined(__cplusplus)\ntemplate <typename T> T wrap(T x);\nnamespace c { class Wrapper {}; }\n#endif\nint f(void);\n',
+    '#if defined(__cplusplus)\ntemplate <typename T> T wrap(T ' +
+    'x);\nnamespace c { class Wrapper {}; }\n#endif\nint f(void);\n',
   'C++ block after #ifndef __cplusplus #else':
-    '#ifndef __cplusplus\n# define is_ok(x) ok(x)\n#else\nextern "C++" { inline int is_ok(float x) { return 1; } }\n#endif\n',
+    '#ifndef __cplusplus\n# define is_ok(x) ok(x)\n#else\nextern ' +
+    '"C++" { inline int is_ok(float x) { return 1; } }\n#endif\n',
   'extern "C++" under a macro of its own (glibc string.h)':
     '#ifdef __CORRECT_ISO_CPP_STRING_H_PROTO\nextern "C++" {\nchar *strchr(char *s, int c);\n}\n#endif\n',
   'C++ words in comments':
@@ -77,18 +81,21 @@ test('only .h is decided by its text; without the text a .h is C', () => {
   assert.equal(languageForPath('/src/x.py', cpp)?.name, 'python');
 });
 
-test(`the scan reads the first ${MAX_SCANNED_CHARS} characters only, and ends conditionals and comments cleanly`, () => {
-  const comment = `/*${' licence text\n'.repeat(Math.ceil(MAX_SCANNED_CHARS / 14))}*/\n`;
-  assert.ok(comment.length > MAX_SCANNED_CHARS);
-  assert.equal(headerLooksLikeCpp(`${comment}namespace late {\n}\n`), false);
-  assert.equal(headerLooksLikeCpp(`/* short */\nnamespace early {\n}\n${comment}`), true);
-  // Unbalanced input (an #endif too many, a comment or string never closed) does not throw.
-  assert.equal(headerLooksLikeCpp('#endif\n#endif\nnamespace n {\n}\n'), true);
-  assert.equal(headerLooksLikeCpp('#ifdef __cplusplus\nnamespace n {\n'), false);
-  assert.equal(headerLooksLikeCpp('/* never closed\nnamespace n {\n'), false);
-  assert.equal(headerLooksLikeCpp('"never closed\nnamespace n {\n}\n'), true);
-  assert.equal(headerLooksLikeCpp(''), false);
-});
+test(
+  `the scan reads the first ${MAX_SCANNED_CHARS} characters only, ` + `and ends conditionals and comments cleanly`,
+  () => {
+    const comment = `/*${' licence text\n'.repeat(Math.ceil(MAX_SCANNED_CHARS / 14))}*/\n`;
+    assert.ok(comment.length > MAX_SCANNED_CHARS);
+    assert.equal(headerLooksLikeCpp(`${comment}namespace late {\n}\n`), false);
+    assert.equal(headerLooksLikeCpp(`/* short */\nnamespace early {\n}\n${comment}`), true);
+    // Unbalanced input (an #endif too many, a comment or string never closed) does not throw.
+    assert.equal(headerLooksLikeCpp('#endif\n#endif\nnamespace n {\n}\n'), true);
+    assert.equal(headerLooksLikeCpp('#ifdef __cplusplus\nnamespace n {\n'), false);
+    assert.equal(headerLooksLikeCpp('/* never closed\nnamespace n {\n'), false);
+    assert.equal(headerLooksLikeCpp('"never closed\nnamespace n {\n}\n'), true);
+    assert.equal(headerLooksLikeCpp(''), false);
+  },
+);
 
 test('a C++ .h header lists its classes, namespaces, templates and methods; a C header its functions', async () => {
   const widgetPath = fixturePath('code', 'widget.h');

@@ -18,24 +18,28 @@ function tokens(text: string): string[] {
   return found;
 }
 
-test('`export` and `default` on separate lines: the line breaks move after `default`, every other token keeps its row', () => {
-  const source = 'a();\nexport\n  default function f() {}\n';
-  const text = textToParse(source, 'javascript');
-  assert.equal(text, 'a();\nexport   default\nfunction f() {}\n');
-  assert.equal(text.length, source.length);
-  // Only `default`'s own characters change row (to `export`'s); everything else is where it was.
-  const keyword = source.indexOf('default');
-  const outsideKeyword = (token: string) =>
-    Number(token.split(':')[0]) < keyword || Number(token.split(':')[0]) >= keyword + 7;
-  assert.deepEqual(tokens(text).filter(outsideKeyword), tokens(source).filter(outsideKeyword));
-  assert.deepEqual(
-    tokens(text)
-      .filter((token) => !outsideKeyword(token))
-      .map((token) => token.split(':')[2]),
-    Array(7).fill('1'),
-  );
-  assert.equal(textToParse('export\r\ndefault class {}', 'typescript'), 'export  default\nclass {}');
-});
+test(
+  '`export` and `default` on separate lines: the line breaks move ' +
+    'after `default`, every other token keeps its row',
+  () => {
+    const source = 'a();\nexport\n  default function f() {}\n';
+    const text = textToParse(source, 'javascript');
+    assert.equal(text, 'a();\nexport   default\nfunction f() {}\n');
+    assert.equal(text.length, source.length);
+    // Only `default`'s own characters change row (to `export`'s); everything else is where it was.
+    const keyword = source.indexOf('default');
+    const outsideKeyword = (token: string) =>
+      Number(token.split(':')[0]) < keyword || Number(token.split(':')[0]) >= keyword + 7;
+    assert.deepEqual(tokens(text).filter(outsideKeyword), tokens(source).filter(outsideKeyword));
+    assert.deepEqual(
+      tokens(text)
+        .filter((token) => !outsideKeyword(token))
+        .map((token) => token.split(':')[2]),
+      Array(7).fill('1'),
+    );
+    assert.equal(textToParse('export\r\ndefault class {}', 'typescript'), 'export  default\nclass {}');
+  },
+);
 
 test('`export default abstract class` of an anonymous class: `abstract` is blanked, in TypeScript only', () => {
   for (const [source, expected] of [
@@ -71,40 +75,46 @@ test('anything else is parsed as written', () => {
   assert.equal(textToParse(python, 'python'), python);
 });
 
-test('C++: export macros between `class` and the name are blanked for the parser, and the class is listed as written', async () => {
-  assert.equal(
-    textToParse('class V8_EXPORT Isolate : public Base {};', 'cpp'),
-    'class           Isolate : public Base {};',
-  );
-  assert.equal(textToParse('struct API\n  DEPRECATED Foo final {};', 'cpp'), 'struct    \n             Foo final {};');
-  for (const source of [
-    'class Foo {};',
-    'class FOO {};',
-    'class A b;',
-    'class A::B {};',
-    'class API a::B {};',
-    'struct S s = {};',
-    'int CLASS Foo {};',
-  ]) {
-    assert.equal(textToParse(source, 'cpp'), source, source);
-  }
-  assert.equal(textToParse('class V8_EXPORT Isolate {};', 'c'), 'class V8_EXPORT Isolate {};');
+test(
+  'C++: export macros between `class` and the name are blanked for ' + 'the parser, and the class is listed as written',
+  async () => {
+    assert.equal(
+      textToParse('class V8_EXPORT Isolate : public Base {};', 'cpp'),
+      'class           Isolate : public Base {};',
+    );
+    assert.equal(
+      textToParse('struct API\n  DEPRECATED Foo final {};', 'cpp'),
+      'struct    \n             Foo final {};',
+    );
+    for (const source of [
+      'class Foo {};',
+      'class FOO {};',
+      'class A b;',
+      'class A::B {};',
+      'class API a::B {};',
+      'struct S s = {};',
+      'int CLASS Foo {};',
+    ]) {
+      assert.equal(textToParse(source, 'cpp'), source, source);
+    }
+    assert.equal(textToParse('class V8_EXPORT Isolate {};', 'c'), 'class V8_EXPORT Isolate {};');
 
-  const source =
-    'namespace v8 {\nclass V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};\n}\n';
-  const list = await listDefinitions(source, 'cpp');
-  assert.equal(list.syntaxErrors.count, 0);
-  assert.deepEqual(
-    list.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`),
-    ['module v8', 'class v8::Isolate', 'method v8::Isolate::Dispose'],
-  );
-  const klass = list.definitions[1]!;
-  assert.equal(
-    source.slice(klass.startOffset, klass.endOffset),
-    'class V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};',
-  );
-  assert.equal((await extractFunction(source, 'cpp', 'Isolate::Dispose')).full, '  void Dispose() { x = 1; }');
-});
+    const source =
+      'namespace v8 {\nclass V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};\n}\n';
+    const list = await listDefinitions(source, 'cpp');
+    assert.equal(list.syntaxErrors.count, 0);
+    assert.deepEqual(
+      list.definitions.map((definition) => `${definition.kind} ${definition.qualifiedName}`),
+      ['module v8', 'class v8::Isolate', 'method v8::Isolate::Dispose'],
+    );
+    const klass = list.definitions[1]!;
+    assert.equal(
+      source.slice(klass.startOffset, klass.endOffset),
+      'class V8_EXPORT Isolate : public Base {\n public:\n  void Dispose() { x = 1; }\n};',
+    );
+    assert.equal((await extractFunction(source, 'cpp', 'Isolate::Dispose')).full, '  void Dispose() { x = 1; }');
+  },
+);
 
 test('thousands of rewrites in one file: every one made, offsets and rows kept', () => {
   // The time this takes (linear in the file) is held by bench/checks/code.ts (code.parse-text-linear).

@@ -171,20 +171,23 @@ for (const info of languagesWithWholeQuery) {
   });
 }
 
-test('several declarators on one line: each bound function is listed, prototypes and plain values are not', async () => {
-  const { listDefinitions } = await import('../src/code/index.js');
-  const names = async (source: string, language: string): Promise<string[]> =>
-    (await listDefinitions(source, language)).definitions.map((definition) => definition.qualifiedName);
-  assert.deepEqual(
-    await names('const m1 = () => 1, m2 = function () {}, m3 = 3;\nlet n1 = 1, n2 = (v) => v;\n', 'javascript'),
-    ['m1', 'm2', 'n2'],
-  );
-  assert.deepEqual(
-    await names('int first(void), second(void);\nint *third(int), fourth;\nint add(int a) { return a; }\n', 'c'),
-    ['add'],
-  );
-  assert.deepEqual(await names('struct Many { int a, b; int &ref(), val(); int get() { return a; } };\n', 'cpp'), [
-    'Many',
-    'Many::get',
-  ]);
-});
+test(
+  'several declarators on one line: each bound function is listed, ' + 'prototypes and plain values are not',
+  async () => {
+    const { listDefinitions } = await import('../src/code/index.js');
+    const names = async (source: string, language: string): Promise<string[]> =>
+      (await listDefinitions(source, language)).definitions.map((definition) => definition.qualifiedName);
+    assert.deepEqual(
+      await names('const m1 = () => 1, m2 = function () {}, m3 = 3;\nlet n1 = 1, n2 = (v) => v;\n', 'javascript'),
+      ['m1', 'm2', 'n2'],
+    );
+    assert.deepEqual(
+      await names('int first(void), second(void);\nint *third(int), fourth;\nint add(int a) { return a; }\n', 'c'),
+      ['add'],
+    );
+    assert.deepEqual(await names('struct Many { int a, b; int &ref(), val(); int get() { return a; } };\n', 'cpp'), [
+      'Many',
+      'Many::get',
+    ]);
+  },
+);

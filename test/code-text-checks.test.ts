@@ -29,7 +29,20 @@ async function rows(source: string, language: string): Promise<Row[]> {
 }
 
 const TS_CASES =
-  'export /* why */ function a() {}\nexport // }\nfunction b() {}\ndeclare function c(): void;\n\n/** Overloaded. */\nfunction d(x: string): void;\nfunction d(x: number): void;\nfunction d(x: any) {}\n\nfunction e(x: string): void;\n\nfunction e(x: any) {}\nclass K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ;\n}\nconst m1 = 1, m2 = () => 2;\nfunction k(a = 1 / 2) /* c */ {}\nfunction l() // c\n{}\nexport default function () {}\nexport const n = () => 3, o = 4;\nlet p = { q() {}, r: () => 1 };\n/* block */ function s() {}\n\n// line\nfunction t() {}\nexport\nfunction w() {}\nexport declare function v(): void;\n@dec() export class X {}\nexport @dec() class Y {}\ndeclare namespace NS { function inner(): void; }\nexport {};\nexport default class { m() {} }\n';
+  'export /* why */ function a() {}\nexport // }\nfunction b() ' +
+  '{}\ndeclare function c(): void;\n\n/** Overloaded. */\nfunction ' +
+  'd(x: string): void;\nfunction d(x: number): void;\nfunction d(x: ' +
+  'any) {}\n\nfunction e(x: string): void;\n\nfunction e(x: any) ' +
+  '{}\nclass K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void ' +
+  '{}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // ' +
+  'trailing\n  ;\n}\nconst m1 = 1, m2 = () => 2;\nfunction k(a = 1 ' +
+  '/ 2) /* c */ {}\nfunction l() // c\n{}\nexport default function ' +
+  '() {}\nexport const n = () => 3, o = 4;\nlet p = { q() {}, r: () ' +
+  '=> 1 };\n/* block */ function s() {}\n\n// line\nfunction t() ' +
+  '{}\nexport\nfunction w() {}\nexport declare function v(): ' +
+  'void;\n@dec() export class X {}\nexport @dec() class Y ' +
+  '{}\ndeclare namespace NS { function inner(): void; }\nexport ' +
+  '{};\nexport default class { m() {} }\n';
 
 const PY_CASES = 'def f():\n    # why\n    return 1\n\n@dec\ndef g(x=1/2):  # c\n    pass\n';
 
@@ -53,8 +66,12 @@ const TS_EXPECTED: Row[] = [
     'K',
     14,
     24,
-    'class K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ;\n}',
-    '{\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ;\n}',
+    'class K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n ' +
+      ' h() {}\n  abstract i(): void ;\n  j = function () {} // ' +
+      'trailing\n  ;\n}',
+    '{\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() ' +
+      '{}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ' +
+      ';\n}',
   ],
   ['method', 'K.f', 15, 15, '  f = () => 1;', '1'],
   ['method', 'K.g', 16, 18, '  /** doc */\n  @dec\n  g(): void {}', '{}'],
@@ -90,8 +107,12 @@ const JS_EXPECTED: Row[] = [
     'K',
     14,
     24,
-    'class K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ;\n}',
-    '{\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() {}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ;\n}',
+    'class K {\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n ' +
+      ' h() {}\n  abstract i(): void ;\n  j = function () {} // ' +
+      'trailing\n  ;\n}',
+    '{\n  f = () => 1;\n  /** doc */\n  @dec\n  g(): void {}\n\n  h() ' +
+      '{}\n  abstract i(): void ;\n  j = function () {} // trailing\n  ' +
+      ';\n}',
   ],
   ['method', 'K.f', 15, 15, '  f = () => 1;', '1'],
   ['method', 'K.g', 16, 18, '  /** doc */\n  @dec\n  g(): void {}', '{}'],
@@ -118,9 +139,14 @@ for (const [language, expected] of [
   ['tsx', TS_EXPECTED],
   ['javascript', JS_EXPECTED],
 ] as const) {
-  test(`${language}: what the text answers is what tree-sitter answered (wrappers, attached siblings, member semicolons, comments before a block)`, async () => {
-    assert.deepEqual(await rows(TS_CASES, language), expected);
-  });
+  test(
+    `${language}: what the text answers is what tree-sitter answered ` +
+      `(wrappers, attached siblings, member semicolons, comments before ` +
+      `a block)`,
+    async () => {
+      assert.deepEqual(await rows(TS_CASES, language), expected);
+    },
+  );
 }
 
 test('python: a comment between the header and the block is part of the body; a / is not a comment', async () => {
@@ -130,32 +156,41 @@ test('python: a comment between the header and the block is part of the body; a 
   ]);
 });
 
-test('typescript: a name read from the text alone is the identifier tree-sitter found (unicode, $, #private, escapes, dotted namespaces)', async () => {
-  const source =
-    'function ünïcode_名前() {}\nconst $el = () => 1, _x2 = () => 2;\nclass A { #p() {} q?() {} static r<T>(x: T) {} }\nfunction \\u0061bc() {}\nnamespace N1.N2 { function f() {} }\nnamespace M1 . M2 { }\nlet o = { k: () => 1, 5: () => 2, "s": () => 3, get g() { return 1; } };\nfunction x‿y() {}\n';
-  assert.deepEqual(await rows(source, 'typescript'), [
-    ['function', 'ünïcode_名前', 1, 1, 'function ünïcode_名前() {}', '{}'],
-    ['function', '$el', 2, 2, '$el = () => 1', '1'],
-    ['function', '_x2', 2, 2, '_x2 = () => 2;', '2'],
-    [
-      'class',
-      'A',
-      3,
-      3,
-      'class A { #p() {} q?() {} static r<T>(x: T) {} }',
-      '{ #p() {} q?() {} static r<T>(x: T) {} }',
-    ],
-    ['method', 'A.#p', 3, 3, '#p() {}', '{}'],
-    ['method', 'A.q', 3, 3, 'q?() {}', '{}'],
-    ['method', 'A.r', 3, 3, 'static r<T>(x: T) {}', '{}'],
-    ['function', '\\u0061bc', 4, 4, 'function \\u0061bc() {}', '{}'],
-    ['module', 'N1.N2', 5, 5, 'namespace N1.N2 { function f() {} }', '{ function f() {} }'],
-    ['function', 'N1.N2.f', 5, 5, 'function f() {}', '{}'],
-    ['module', 'M1 . M2', 6, 6, 'namespace M1 . M2 { }', '{ }'],
-    ['method', 'o.k', 7, 7, 'k: () => 1', '1'],
-    ['method', 'o.5', 7, 7, '5: () => 2', '2'],
-    ['method', 'o.s', 7, 7, '"s": () => 3', '3'],
-    ['method', 'o.g', 7, 7, 'get g() { return 1; }', '{ return 1; }'],
-    ['function', 'x‿y', 8, 8, 'function x‿y() {}', '{}'],
-  ]);
-});
+test(
+  'typescript: a name read from the text alone is the identifier ' +
+    'tree-sitter found (unicode, $, #private, escapes, dotted ' +
+    'namespaces)',
+  async () => {
+    const source =
+      'function ünïcode_名前() {}\nconst $el = () => 1, _x2 = () => ' +
+      '2;\nclass A { #p() {} q?() {} static r<T>(x: T) {} }\nfunction ' +
+      '\\u0061bc() {}\nnamespace N1.N2 { function f() {} }\nnamespace ' +
+      'M1 . M2 { }\nlet o = { k: () => 1, 5: () => 2, "s": () => 3, get ' +
+      'g() { return 1; } };\nfunction x‿y() {}\n';
+    assert.deepEqual(await rows(source, 'typescript'), [
+      ['function', 'ünïcode_名前', 1, 1, 'function ünïcode_名前() {}', '{}'],
+      ['function', '$el', 2, 2, '$el = () => 1', '1'],
+      ['function', '_x2', 2, 2, '_x2 = () => 2;', '2'],
+      [
+        'class',
+        'A',
+        3,
+        3,
+        'class A { #p() {} q?() {} static r<T>(x: T) {} }',
+        '{ #p() {} q?() {} static r<T>(x: T) {} }',
+      ],
+      ['method', 'A.#p', 3, 3, '#p() {}', '{}'],
+      ['method', 'A.q', 3, 3, 'q?() {}', '{}'],
+      ['method', 'A.r', 3, 3, 'static r<T>(x: T) {}', '{}'],
+      ['function', '\\u0061bc', 4, 4, 'function \\u0061bc() {}', '{}'],
+      ['module', 'N1.N2', 5, 5, 'namespace N1.N2 { function f() {} }', '{ function f() {} }'],
+      ['function', 'N1.N2.f', 5, 5, 'function f() {}', '{}'],
+      ['module', 'M1 . M2', 6, 6, 'namespace M1 . M2 { }', '{ }'],
+      ['method', 'o.k', 7, 7, 'k: () => 1', '1'],
+      ['method', 'o.5', 7, 7, '5: () => 2', '2'],
+      ['method', 'o.s', 7, 7, '"s": () => 3', '3'],
+      ['method', 'o.g', 7, 7, 'get g() { return 1; }', '{ return 1; }'],
+      ['function', 'x‿y', 8, 8, 'function x‿y() {}', '{}'],
+    ]);
+  },
+);

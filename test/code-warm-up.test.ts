@@ -45,26 +45,29 @@ test('every language has a warm-up sample that parses cleanly into functions and
   }
 });
 
-test('the warm-up is one grammar load and five sample listings per language, each step awaiting beforeStep first', async () => {
-  const steps: string[] = [];
-  await warmUpCode(['typescript', 'no-such-language', 'python'], { beforeStep: async () => void steps.push('step') });
-  assert.equal(
-    steps.length,
-    2 * 6,
-    'typescript and python: a grammar load and five listings each; an unknown language none',
-  );
-  // A beforeStep that has not settled holds the warm-up at that step.
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let waits = 0;
-  let done = false;
-  const warming = warmUpCode(['go'], { beforeStep: () => ((waits += 1), gate) }).then(() => (done = true));
-  for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual({ waits, done }, { waits: 1, done: false }, 'held at its first step');
-  release();
-  await warming;
-  assert.equal(waits, 6);
-});
+test(
+  'the warm-up is one grammar load and five sample listings per ' + 'language, each step awaiting beforeStep first',
+  async () => {
+    const steps: string[] = [];
+    await warmUpCode(['typescript', 'no-such-language', 'python'], { beforeStep: async () => void steps.push('step') });
+    assert.equal(
+      steps.length,
+      2 * 6,
+      'typescript and python: a grammar load and five listings each; an unknown language none',
+    );
+    // A beforeStep that has not settled holds the warm-up at that step.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waits = 0;
+    let done = false;
+    const warming = warmUpCode(['go'], { beforeStep: () => ((waits += 1), gate) }).then(() => (done = true));
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual({ waits, done }, { waits: 1, done: false }, 'held at its first step');
+    release();
+    await warming;
+    assert.equal(waits, 6);
+  },
+);
 
 test('faultline mcp warms the code tools up in its idle time after start-up, with no call made', async () => {
   const session = await connectStdio(['--log-level', 'debug', 'mcp']);

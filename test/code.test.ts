@@ -331,7 +331,9 @@ test('lookup errors name what exists, capped', async () => {
     assert.ok(error instanceof FunctionNotFoundError && error instanceof ToolInputError);
     assert.equal(
       error.message,
-      "func: no function named 'Stop'; the file defines: Plain, Server.Start, Server.Name, Map, List.Push, Runner.Run, Größe, Größe.helper",
+      "func: no function named 'Stop'; the file defines: Plain, " +
+        'Server.Start, Server.Name, Map, List.Push, Runner.Run, Größe, ' +
+        'Größe.helper',
     );
     return true;
   });

@@ -6,19 +6,22 @@ import { test } from 'node:test';
 import { CancelledError, OperationalError, ToolInputError, isOperational } from '../src/errors.js';
 import { IndexError } from '../src/search/errors.js';
 
-test('operational failures: our OperationalError and its kinds, and Node system errors; not bugs or argument errors', async () => {
-  assert.ok(isOperational(new OperationalError('store unreachable')));
-  assert.ok(isOperational(new IndexError('no source tree has been indexed')));
-  const child = spawn('/nonexistent/faultline-test-command');
-  const [spawnError] = (await once(child, 'error')) as [Error];
-  assert.ok(isOperational(spawnError), String(spawnError));
-  for (const bug of [
-    new TypeError('x is undefined'),
-    new ToolInputError('limit: bad'),
-    new CancelledError(),
-    'a string',
-    undefined,
-  ]) {
-    assert.equal(isOperational(bug), false, String(bug));
-  }
-});
+test(
+  'operational failures: our OperationalError and its kinds, and ' + 'Node system errors; not bugs or argument errors',
+  async () => {
+    assert.ok(isOperational(new OperationalError('store unreachable')));
+    assert.ok(isOperational(new IndexError('no source tree has been indexed')));
+    const child = spawn('/nonexistent/faultline-test-command');
+    const [spawnError] = (await once(child, 'error')) as [Error];
+    assert.ok(isOperational(spawnError), String(spawnError));
+    for (const bug of [
+      new TypeError('x is undefined'),
+      new ToolInputError('limit: bad'),
+      new CancelledError(),
+      'a string',
+      undefined,
+    ]) {
+      assert.equal(isOperational(bug), false, String(bug));
+    }
+  },
+);

@@ -124,7 +124,9 @@ describe('PromQL checks against a real Prometheus', { skip }, () => {
     assert.deepEqual(range.samples[0]!.labels, { step: 'weather down', fault: 'error' });
     // docs/prometheus.md's "errors during a fault": the app's 5xx ratio, only while the fault is on.
     const during = await client.queryRange(
-      `(${ERROR_RATIO.replaceAll('[3s]', '[30s]')}) and on() (max(faultline_experiment_step_active) == 1 or max(faultline_fault_active) == 1)`,
+      `(${ERROR_RATIO.replaceAll('[3s]', '[30s]')}) and on() ` +
+        `(max(faultline_experiment_step_active) == 1 or ` +
+        `max(faultline_fault_active) == 1)`,
       startedAt,
       endedAt,
       1000,

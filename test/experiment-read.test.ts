@@ -105,37 +105,40 @@ describe('the schema', () => {
 });
 
 describe('reading', () => {
-  test("the issue's example reads: two overlapping steps, phases, the steady state before and after, abort", async () => {
-    const experiment = await read(base);
-    assert.deepEqual(experiment.phases.inject, { label: 'inject', fromMs: 5000, toMs: 15_000 });
-    assert.deepEqual(
-      experiment.steps.map((step) => [step.kind, step.atMs, step.forMs]),
-      [
-        ['fault', 5000, 10_000],
-        ['fault', 8000, 4000],
-      ],
-    );
-    assert.equal(experiment.load!.clients * experiment.load!.rps, 10, 'rps is the total rate');
-    assert.deepEqual(
-      experiment.expectations.map((e) => e.id),
-      [
-        'steady_state[0].before',
-        'steady_state[0].after',
-        'steady_state[1].before',
-        'steady_state[1].after',
-        'expect[0]',
-        'expect[1]',
-      ],
-    );
-    assert.deepEqual(experiment.expectations[1]!.window, {
-      label: 'after recover_within',
-      fromMs: 18_000,
-      toMs: 20_000,
-    });
-    assert.deepEqual(experiment.abort, [
-      { kind: 'load', text: 'errors > 50% for 3s', metric: 'errors', op: '>', threshold: 50, forSeconds: 3 },
-    ]);
-  });
+  test(
+    "the issue's example reads: two overlapping steps, phases, the " + 'steady state before and after, abort',
+    async () => {
+      const experiment = await read(base);
+      assert.deepEqual(experiment.phases.inject, { label: 'inject', fromMs: 5000, toMs: 15_000 });
+      assert.deepEqual(
+        experiment.steps.map((step) => [step.kind, step.atMs, step.forMs]),
+        [
+          ['fault', 5000, 10_000],
+          ['fault', 8000, 4000],
+        ],
+      );
+      assert.equal(experiment.load!.clients * experiment.load!.rps, 10, 'rps is the total rate');
+      assert.deepEqual(
+        experiment.expectations.map((e) => e.id),
+        [
+          'steady_state[0].before',
+          'steady_state[0].after',
+          'steady_state[1].before',
+          'steady_state[1].after',
+          'expect[0]',
+          'expect[1]',
+        ],
+      );
+      assert.deepEqual(experiment.expectations[1]!.window, {
+        label: 'after recover_within',
+        fromMs: 18_000,
+        toMs: 20_000,
+      });
+      assert.deepEqual(experiment.abort, [
+        { kind: 'load', text: 'errors > 50% for 3s', metric: 'errors', op: '>', threshold: 50, forSeconds: 3 },
+      ]);
+    },
+  );
 
   test("YAML text reads as the object does; snake_case and kebab-case faults are the proxy's too", async () => {
     const text = [
@@ -248,24 +251,27 @@ describe('reading', () => {
     );
   });
 
-  test("mcp-chaos-monkey's scenario JSON reads as it is: name, faults for their durationMs, assertions not checked", async () => {
-    const scenario = {
-      name: 'redis-down',
-      description: 'Redis refuses',
-      faults: [{ target: 'redis', config: { type: 'connection-refused' }, durationMs: 5000 }],
-      expectedBehavior: 'falls back to the database',
-      assertions: ['no 500s'],
-    };
-    const experiment = await readExperiment(scenario, { limits, policy, extraProxies: ['0=127.0.0.1:6379#redis'] });
-    assert.equal(experiment.format, 'mcp-chaos-monkey');
-    assert.equal(experiment.title, 'redis-down');
-    assert.deepEqual(
-      experiment.steps.map((step) => [step.atMs, step.forMs]),
-      [[0, 5000]],
-    );
-    assert.deepEqual(experiment.notChecked, ['expected behaviour: falls back to the database', 'no 500s']);
-    await assert.rejects(read(scenario), /faults\[0\]\.fault\.target: "redis" names no mapping/);
-  });
+  test(
+    "mcp-chaos-monkey's scenario JSON reads as it is: name, faults " + 'for their durationMs, assertions not checked',
+    async () => {
+      const scenario = {
+        name: 'redis-down',
+        description: 'Redis refuses',
+        faults: [{ target: 'redis', config: { type: 'connection-refused' }, durationMs: 5000 }],
+        expectedBehavior: 'falls back to the database',
+        assertions: ['no 500s'],
+      };
+      const experiment = await readExperiment(scenario, { limits, policy, extraProxies: ['0=127.0.0.1:6379#redis'] });
+      assert.equal(experiment.format, 'mcp-chaos-monkey');
+      assert.equal(experiment.title, 'redis-down');
+      assert.deepEqual(
+        experiment.steps.map((step) => [step.atMs, step.forMs]),
+        [[0, 5000]],
+      );
+      assert.deepEqual(experiment.notChecked, ['expected behaviour: falls back to the database', 'no 500s']);
+      await assert.rejects(read(scenario), /faults\[0\]\.fault\.target: "redis" names no mapping/);
+    },
+  );
 
   test('the production guard refuses to inject, and says how to allow it', async () => {
     const experiment = await read({
@@ -292,62 +298,73 @@ describe('reading', () => {
 });
 
 describe('suggestions', () => {
-  test('a FastAPI app calling httpx and Redis: both found, with their env vars, a mapping and a fitting fault each', async () => {
-    const suggestion = await suggestFromSources(new FileAccess([]), {
-      sourceDir: fixturePath('experiment', 'fastapi-app'),
-    });
-    const byKind = Object.fromEntries(suggestion.dependencies.map((d) => [d.kind, d]));
-    assert.deepEqual(Object.keys(byKind).sort(), ['http', 'redis']);
-    assert.equal(byKind.http!.client, 'httpx');
-    assert.equal(byKind.http!.env, 'WEATHER_URL');
-    assert.equal(byKind.http!.address, 'http://weather.internal:7001');
-    assert.equal(byKind.redis!.env, 'REDIS_URL');
-    assert.match(byKind.redis!.evidence[0]!, /^main\.py:\d+ redis\.from_url$/);
-    assert.deepEqual(suggestion.env, { REDIS_URL: 'redis://127.0.0.1:34000/0', WEATHER_URL: 'http://127.0.0.1:34001' });
-    // The starter is a valid experiment: one mapping and one fault per dependency.
-    const experiment = await readExperiment(await parseExperimentText(suggestion.experiment), { limits, policy });
-    assert.deepEqual(
-      experiment.proxies.map((m) => m.text),
-      ['34000=127.0.0.1:6379#redis', '34001=weather.internal:7001#weather'],
-    );
-    assert.deepEqual(
-      experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]),
-      [
-        ['redis', 'network', 'latency'],
-        ['weather', 'http', 'error'],
-      ],
-    );
-    assert.equal(experiment.load!.url, 'http://127.0.0.1:8000/', 'the port uvicorn.run names');
-  });
+  test(
+    'a FastAPI app calling httpx and Redis: both found, with their ' + 'env vars, a mapping and a fitting fault each',
+    async () => {
+      const suggestion = await suggestFromSources(new FileAccess([]), {
+        sourceDir: fixturePath('experiment', 'fastapi-app'),
+      });
+      const byKind = Object.fromEntries(suggestion.dependencies.map((d) => [d.kind, d]));
+      assert.deepEqual(Object.keys(byKind).sort(), ['http', 'redis']);
+      assert.equal(byKind.http!.client, 'httpx');
+      assert.equal(byKind.http!.env, 'WEATHER_URL');
+      assert.equal(byKind.http!.address, 'http://weather.internal:7001');
+      assert.equal(byKind.redis!.env, 'REDIS_URL');
+      assert.match(byKind.redis!.evidence[0]!, /^main\.py:\d+ redis\.from_url$/);
+      assert.deepEqual(suggestion.env, {
+        REDIS_URL: 'redis://127.0.0.1:34000/0',
+        WEATHER_URL: 'http://127.0.0.1:34001',
+      });
+      // The starter is a valid experiment: one mapping and one fault per dependency.
+      const experiment = await readExperiment(await parseExperimentText(suggestion.experiment), { limits, policy });
+      assert.deepEqual(
+        experiment.proxies.map((m) => m.text),
+        ['34000=127.0.0.1:6379#redis', '34001=weather.internal:7001#weather'],
+      );
+      assert.deepEqual(
+        experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]),
+        [
+          ['redis', 'network', 'latency'],
+          ['weather', 'http', 'error'],
+        ],
+      );
+      assert.equal(experiment.load!.url, 'http://127.0.0.1:8000/', 'the port uvicorn.run names');
+    },
+  );
 
-  test("JavaScript (axios, fetch, ioredis) and Go (net/http, go-redis, database/sql): each dependency with its env var and the app's own port", async () => {
-    const node = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'node-app') });
-    assert.deepEqual(
-      node.dependencies.map((d) => [d.kind, d.client, d.env]),
-      [
-        ['http', 'axios', 'PAYMENTS_URL'],
-        ['redis', 'redis', 'REDIS_URL'],
-        ['http', 'fetch', 'QUOTES_URL'],
-      ],
-    );
-    assert.equal(node.dependencies[0]!.address, 'http://payments.internal:9000', 'the ?? fallback');
-    assert.match(node.experiment, /url: http:\/\/127\.0\.0\.1:3000\//);
-    const go = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'go-app') });
-    assert.deepEqual(
-      go.dependencies.map((d) => [d.kind, d.env]),
-      [
-        ['redis', 'REDIS_ADDR'],
-        ['postgres', 'DATABASE_URL'],
-        ['http', 'INVENTORY_URL'],
-      ],
-    );
-    assert.deepEqual(go.env, {
-      REDIS_ADDR: '127.0.0.1:34000',
-      DATABASE_URL: 'postgresql://127.0.0.1:34001',
-      INVENTORY_URL: 'http://127.0.0.1:34002',
-    });
-    assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
-  });
+  test(
+    'JavaScript (axios, fetch, ioredis) and Go (net/http, go-redis, ' +
+      "database/sql): each dependency with its env var and the app's " +
+      'own port',
+    async () => {
+      const node = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'node-app') });
+      assert.deepEqual(
+        node.dependencies.map((d) => [d.kind, d.client, d.env]),
+        [
+          ['http', 'axios', 'PAYMENTS_URL'],
+          ['redis', 'redis', 'REDIS_URL'],
+          ['http', 'fetch', 'QUOTES_URL'],
+        ],
+      );
+      assert.equal(node.dependencies[0]!.address, 'http://payments.internal:9000', 'the ?? fallback');
+      assert.match(node.experiment, /url: http:\/\/127\.0\.0\.1:3000\//);
+      const go = await suggestFromSources(new FileAccess([]), { sourceDir: fixturePath('experiment', 'go-app') });
+      assert.deepEqual(
+        go.dependencies.map((d) => [d.kind, d.env]),
+        [
+          ['redis', 'REDIS_ADDR'],
+          ['postgres', 'DATABASE_URL'],
+          ['http', 'INVENTORY_URL'],
+        ],
+      );
+      assert.deepEqual(go.env, {
+        REDIS_ADDR: '127.0.0.1:34000',
+        DATABASE_URL: 'postgresql://127.0.0.1:34001',
+        INVENTORY_URL: 'http://127.0.0.1:34002',
+      });
+      assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
+    },
+  );
 });
 
 describe('suggestions: what is not a dependency', () => {
@@ -356,7 +373,9 @@ describe('suggestions: what is not a dependency', () => {
     try {
       writeFileSync(
         join(dir, 'agent.mjs'),
-        "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconst client = new Client({ name: 'a', version: '1' });\n",
+        'import { Client } from ' +
+          "'@modelcontextprotocol/sdk/client/index.js';\nconst client = new " +
+          "Client({ name: 'a', version: '1' });\n",
       );
       writeFileSync(
         join(dir, 'cache.py'),
@@ -427,72 +446,75 @@ describe('the MCP tools', () => {
     await refused(experiment('not a name'), /^control\.grab\.token_env: "not a name" is not an environment variable/);
   });
 
-  test('fault_run_experiment: dry_run answers the plan; YAML text is taken; a bad field is an isError naming it', async () => {
-    const { client, close } = await connectInMemory();
-    try {
-      const plan = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: base, dry_run: true },
-      })) as CallToolResult;
-      assert.notEqual(plan.isError, true, textOf(plan));
-      assert.equal((plan.structuredContent as { verdict: string }).verdict, 'not_run');
-      assert.match(textOf(plan), /5s–15s\s+fault/);
-      const text = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: 'title: t\nduration: 5s\n', dry_run: true },
-      })) as CallToolResult;
-      assert.notEqual(text.isError, true, textOf(text));
-      const bad = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: { ...base, expect: [42] }, dry_run: true },
-      })) as CallToolResult;
-      assert.equal(bad.isError, true);
-      assert.match(textOf(bad), /^expect\[0\]: /);
-      const yamlError = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: 'title: [', dry_run: true },
-      })) as CallToolResult;
-      assert.equal(yamlError.isError, true);
-      assert.match(textOf(yamlError), /^experiment: not valid YAML/);
-      // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
-      const laughs = [
-        'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
-        ...'bcdefghi'
-          .split('')
-          .map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
-        'title: *i',
-      ].join('\n');
-      // `__proto__` as sent on the wire (an own key of the parsed JSON) is refused by name, not made the prototype.
-      const proto = JSON.parse(
-        '{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}',
-      ) as Record<string, unknown>;
-      const polluted = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: { ...base, method: [proto] }, dry_run: true },
-      })) as CallToolResult;
-      assert.equal(polluted.isError, true, textOf(polluted));
-      assert.match(textOf(polluted), /^experiment: field "__proto__" is not accepted \(at method\[0\]\.fault\)/);
-      // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
-      let deep: Record<string, unknown> = { type: 'blackhole' };
-      for (let i = 0; i < 20_000; i++) deep = { a: deep };
-      for (const experiment of [deep, { ...base, method: [{ at: '1s', for: '1s', fault: deep }] }]) {
-        const nested = (await client.callTool({
+  test(
+    'fault_run_experiment: dry_run answers the plan; YAML text is ' + 'taken; a bad field is an isError naming it',
+    async () => {
+      const { client, close } = await connectInMemory();
+      try {
+        const plan = (await client.callTool({
           name: 'fault_run_experiment',
-          arguments: { experiment, dry_run: true },
+          arguments: { experiment: base, dry_run: true },
         })) as CallToolResult;
-        assert.equal(nested.isError, true);
-        assert.match(textOf(nested), /^experiment: nested deeper than 32 levels \(at (method\[0\]\.fault\.)?a\.a\./);
+        assert.notEqual(plan.isError, true, textOf(plan));
+        assert.equal((plan.structuredContent as { verdict: string }).verdict, 'not_run');
+        assert.match(textOf(plan), /5s–15s\s+fault/);
+        const text = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment: 'title: t\nduration: 5s\n', dry_run: true },
+        })) as CallToolResult;
+        assert.notEqual(text.isError, true, textOf(text));
+        const bad = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment: { ...base, expect: [42] }, dry_run: true },
+        })) as CallToolResult;
+        assert.equal(bad.isError, true);
+        assert.match(textOf(bad), /^expect\[0\]: /);
+        const yamlError = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment: 'title: [', dry_run: true },
+        })) as CallToolResult;
+        assert.equal(yamlError.isError, true);
+        assert.match(textOf(yamlError), /^experiment: not valid YAML/);
+        // A "billion laughs": each anchor aliases the one before nine times, 9^9 strings in all.
+        const laughs = [
+          'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+          ...'bcdefghi'
+            .split('')
+            .map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
+          'title: *i',
+        ].join('\n');
+        // `__proto__` as sent on the wire (an own key of the parsed JSON) is refused by name, not made the prototype.
+        const proto = JSON.parse(
+          '{"at": "1s", "for": "1s", "fault": {"type": "latency", "__proto__": {"delay": 4321}}}',
+        ) as Record<string, unknown>;
+        const polluted = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment: { ...base, method: [proto] }, dry_run: true },
+        })) as CallToolResult;
+        assert.equal(polluted.isError, true, textOf(polluted));
+        assert.match(textOf(polluted), /^experiment: field "__proto__" is not accepted \(at method\[0\]\.fault\)/);
+        // Nested past the text's bound as an object (parsed before the tool sees it): refused, not a stack overflow.
+        let deep: Record<string, unknown> = { type: 'blackhole' };
+        for (let i = 0; i < 20_000; i++) deep = { a: deep };
+        for (const experiment of [deep, { ...base, method: [{ at: '1s', for: '1s', fault: deep }] }]) {
+          const nested = (await client.callTool({
+            name: 'fault_run_experiment',
+            arguments: { experiment, dry_run: true },
+          })) as CallToolResult;
+          assert.equal(nested.isError, true);
+          assert.match(textOf(nested), /^experiment: nested deeper than 32 levels \(at (method\[0\]\.fault\.)?a\.a\./);
+        }
+        const bomb = (await client.callTool({
+          name: 'fault_run_experiment',
+          arguments: { experiment: laughs, dry_run: true },
+        })) as CallToolResult;
+        assert.equal(bomb.isError, true);
+        assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
+      } finally {
+        await close();
       }
-      const bomb = (await client.callTool({
-        name: 'fault_run_experiment',
-        arguments: { experiment: laughs, dry_run: true },
-      })) as CallToolResult;
-      assert.equal(bomb.isError, true);
-      assert.match(textOf(bomb), /^experiment: YAML aliases expand too far/);
-    } finally {
-      await close();
-    }
-  });
+    },
+  );
 
   test('fault_suggest_experiment reads a file and answers a starter', async () => {
     const { client, close } = await connectInMemory();

@@ -90,36 +90,39 @@ describe('the example app', () => {
     assert.ok(result.load!.requests >= 150, `${result.load!.requests} requests`);
   });
 
-  test("without its fallback: fails on errors < 5% in the fault's first second, and the abort clears the fault early", async () => {
-    const stack = await startExampleStack({ fallback: false });
-    let result: ExperimentResult;
-    try {
-      result = await run(weatherExperiment(stack));
-    } finally {
-      await stack.stop();
-    }
-    assert.equal(result.verdict, 'failed');
-    const errors = byId(result, 'expect[0]');
-    assert.equal(errors.status, 'failed');
-    assert.ok(errors.atMs! >= 3000 && errors.atMs! < 4000, `broke at ${errors.atMs}`);
-    assert.match(errors.reason, /broke at 3s: errors 100%/);
-    // The steady state before the faults held: the failure is named where it happened.
-    assert.equal(byId(result, 'steady_state[1].before').status, 'passed');
-    // Abort: 2 s of errors after the fault went on, well before its planned end at 7 s.
-    assert.ok(result.aborted, 'aborted');
-    assert.ok(result.aborted!.atMs >= 4000 && result.aborted!.atMs < 7000, `aborted at ${result.aborted!.atMs}`);
-    const fault = result.faults[0]!;
-    assert.ok(
-      fault.offAtMs! <= result.aborted!.atMs + 100,
-      `off at ${fault.offAtMs}, abort at ${result.aborted!.atMs}`,
-    );
-    // No fault left set: the requests due a second after the abort all succeed.
-    const after = result.seconds.filter(
-      (second) => second.fromMs >= Math.ceil(result.aborted!.atMs / 1000) * 1000 + 1000,
-    );
-    assert.ok(after.length >= 1 && after.every((second) => second.errors === 0), JSON.stringify(after));
-    assert.equal(byId(result, 'abort_when').status, 'failed');
-  });
+  test(
+    "without its fallback: fails on errors < 5% in the fault's first " + 'second, and the abort clears the fault early',
+    async () => {
+      const stack = await startExampleStack({ fallback: false });
+      let result: ExperimentResult;
+      try {
+        result = await run(weatherExperiment(stack));
+      } finally {
+        await stack.stop();
+      }
+      assert.equal(result.verdict, 'failed');
+      const errors = byId(result, 'expect[0]');
+      assert.equal(errors.status, 'failed');
+      assert.ok(errors.atMs! >= 3000 && errors.atMs! < 4000, `broke at ${errors.atMs}`);
+      assert.match(errors.reason, /broke at 3s: errors 100%/);
+      // The steady state before the faults held: the failure is named where it happened.
+      assert.equal(byId(result, 'steady_state[1].before').status, 'passed');
+      // Abort: 2 s of errors after the fault went on, well before its planned end at 7 s.
+      assert.ok(result.aborted, 'aborted');
+      assert.ok(result.aborted!.atMs >= 4000 && result.aborted!.atMs < 7000, `aborted at ${result.aborted!.atMs}`);
+      const fault = result.faults[0]!;
+      assert.ok(
+        fault.offAtMs! <= result.aborted!.atMs + 100,
+        `off at ${fault.offAtMs}, abort at ${result.aborted!.atMs}`,
+      );
+      // No fault left set: the requests due a second after the abort all succeed.
+      const after = result.seconds.filter(
+        (second) => second.fromMs >= Math.ceil(result.aborted!.atMs / 1000) * 1000 + 1000,
+      );
+      assert.ok(after.length >= 1 && after.every((second) => second.errors === 0), JSON.stringify(after));
+      assert.equal(byId(result, 'abort_when').status, 'failed');
+    },
+  );
 });
 
 describe('recover_within', () => {
@@ -221,94 +224,101 @@ describe('a running control plane', () => {
     }
   });
 
-  test('fault_run_experiment sends progress and, when the call is cancelled, leaves no fault on the plane', async () => {
-    const dependency = await startDependency();
-    const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'dep');
-    process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN = plane.token;
-    const { client, close } = await connectInMemory();
-    const controller = new AbortController();
-    const progress: string[] = [];
-    try {
-      const call = client.callTool(
-        {
-          name: 'fault_run_experiment',
-          arguments: {
-            experiment: {
-              title: 'cancelled through MCP',
-              duration: '60s',
-              control: { shop: { url: plane.adminUrl, token_env: 'FAULTLINE_EXPERIMENT_MCP_TOKEN' } },
-              method: [{ at: '0s', for: '50s', via: 'shop', fault: { target: 'dep', type: 'latency', delay: 10 } }],
+  test(
+    'fault_run_experiment sends progress and, when the call is ' + 'cancelled, leaves no fault on the plane',
+    async () => {
+      const dependency = await startDependency();
+      const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'dep');
+      process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN = plane.token;
+      const { client, close } = await connectInMemory();
+      const controller = new AbortController();
+      const progress: string[] = [];
+      try {
+        const call = client.callTool(
+          {
+            name: 'fault_run_experiment',
+            arguments: {
+              experiment: {
+                title: 'cancelled through MCP',
+                duration: '60s',
+                control: { shop: { url: plane.adminUrl, token_env: 'FAULTLINE_EXPERIMENT_MCP_TOKEN' } },
+                method: [{ at: '0s', for: '50s', via: 'shop', fault: { target: 'dep', type: 'latency', delay: 10 } }],
+              },
             },
           },
-        },
-        undefined,
-        { signal: controller.signal, timeout: 120_000, onprogress: (p) => void progress.push(String(p.message)) },
-      );
-      const rejected = assert.rejects(call);
-      const deadline = Date.now() + 45_000;
-      while (plane.registry.status().length === 0 || progress.length === 0) {
-        if (Date.now() > deadline) assert.fail(`no fault set or no progress (${progress.length})`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+          undefined,
+          { signal: controller.signal, timeout: 120_000, onprogress: (p) => void progress.push(String(p.message)) },
+        );
+        const rejected = assert.rejects(call);
+        const deadline = Date.now() + 45_000;
+        while (plane.registry.status().length === 0 || progress.length === 0) {
+          if (Date.now() > deadline) assert.fail(`no fault set or no progress (${progress.length})`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.match(progress[0]!, /faults on: latency on shop\/dep/);
+        controller.abort();
+        await rejected;
+        while (plane.registry.status().length > 0) {
+          if (Date.now() > deadline) assert.fail('the fault outlived the cancelled call');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        delete process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN;
+        await close();
+        await plane.close();
+        await dependency.close();
       }
-      assert.match(progress[0]!, /faults on: latency on shop\/dep/);
-      controller.abort();
-      await rejected;
-      while (plane.registry.status().length > 0) {
-        if (Date.now() > deadline) assert.fail('the fault outlived the cancelled call');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    } finally {
-      delete process.env.FAULTLINE_EXPERIMENT_MCP_TOKEN;
-      await close();
-      await plane.close();
-      await dependency.close();
-    }
-  });
+    },
+  );
 
-  test("mcp-chaos-monkey's scenario JSON runs as it is: faults set through --admin and cleared, assertions not checked", async () => {
-    const dependency = await startDependency();
-    const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'weather-api');
-    const file = join(work, 'monkey.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        name: 'weather-api-outage',
-        description: 'The weather API answers 503 for two seconds',
-        faults: [{ target: 'weather-api', config: { type: 'error', statusCode: 503 }, durationMs: 2000 }],
-        expectedBehavior: 'The server falls back to cached data',
-        assertions: ['Response contains cached data', 'No unhandled errors'],
-      }),
-    );
-    const seen: number[] = [];
-    const poll = setInterval(() => seen.push(plane.registry.status().length), 20);
-    const outcome = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [cliPath, 'experiment', 'run', file, '--admin', plane.adminUrl, '--json', join(work, 'monkey-record.json')],
-        { env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token }, stdio: ['ignore', 'pipe', 'inherit'] },
+  test(
+    "mcp-chaos-monkey's scenario JSON runs as it is: faults set " +
+      'through --admin and cleared, assertions not checked',
+    async () => {
+      const dependency = await startDependency();
+      const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'weather-api');
+      const file = join(work, 'monkey.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name: 'weather-api-outage',
+          description: 'The weather API answers 503 for two seconds',
+          faults: [{ target: 'weather-api', config: { type: 'error', statusCode: 503 }, durationMs: 2000 }],
+          expectedBehavior: 'The server falls back to cached data',
+          assertions: ['Response contains cached data', 'No unhandled errors'],
+        }),
       );
-      let stdout = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.once('exit', (code) => resolve({ code, stdout }));
-    });
-    clearInterval(poll);
-    try {
-      assert.equal(outcome.code, 4, outcome.stdout);
-      assert.ok(
-        seen.some((count) => count === 1),
-        'the fault was set on the plane',
-      );
-      assert.deepEqual(plane.registry.status(), []);
-      assert.match(outcome.stdout, /not checked \| Response contains cached data/);
-      assert.match(outcome.stdout, /not checked \| expected behaviour: The server falls back to cached data/);
-      const record = JSON.parse(readFileSync(join(work, 'monkey-record.json'), 'utf8'));
-      assert.equal(record.fileFormat, 'mcp-chaos-monkey');
-      assert.equal(record.verdict, 'inconclusive');
-    } finally {
-      await plane.close();
-      await dependency.close();
-    }
-  });
+      const seen: number[] = [];
+      const poll = setInterval(() => seen.push(plane.registry.status().length), 20);
+      const outcome = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [cliPath, 'experiment', 'run', file, '--admin', plane.adminUrl, '--json', join(work, 'monkey-record.json')],
+          { env: { ...process.env, FAULTLINE_ADMIN_TOKEN: plane.token }, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.once('exit', (code) => resolve({ code, stdout }));
+      });
+      clearInterval(poll);
+      try {
+        assert.equal(outcome.code, 4, outcome.stdout);
+        assert.ok(
+          seen.some((count) => count === 1),
+          'the fault was set on the plane',
+        );
+        assert.deepEqual(plane.registry.status(), []);
+        assert.match(outcome.stdout, /not checked \| Response contains cached data/);
+        assert.match(outcome.stdout, /not checked \| expected behaviour: The server falls back to cached data/);
+        const record = JSON.parse(readFileSync(join(work, 'monkey-record.json'), 'utf8'));
+        assert.equal(record.fileFormat, 'mcp-chaos-monkey');
+        assert.equal(record.verdict, 'inconclusive');
+      } finally {
+        await plane.close();
+        await dependency.close();
+      }
+    },
+  );
 });
 
 describe('outputs', () => {

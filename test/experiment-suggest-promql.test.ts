@@ -76,8 +76,11 @@ describe('PromQL checks suggested from the metrics the code registers', () => {
     const go = app('go', {
       'main.go': [
         'package main',
-        'import ("github.com/prometheus/client_golang/prometheus"; "github.com/prometheus/client_golang/prometheus/promauto")',
-        'var reqs = promauto.NewCounterVec(prometheus.CounterOpts{Namespace: "api", Name: "requests_total", Help: "x"}, []string{"code", "path"})',
+        'import ("github.com/prometheus/client_golang/prometheus"; ' +
+          '"github.com/prometheus/client_golang/prometheus/promauto")',
+        'var reqs = ' +
+          'promauto.NewCounterVec(prometheus.CounterOpts{Namespace: "api", ' +
+          'Name: "requests_total", Help: "x"}, []string{"code", "path"})',
         'var lat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "api_latency_seconds", Help: "y"})',
       ].join('\n'),
     });

@@ -123,31 +123,34 @@ describe('an export never changes the protocol', () => {
       { limits, policy },
     );
 
-  test("a RESP latency is a NetworkChaos delay, never an HTTPChaos; a RESP error is refused without HTTP's forward", async () => {
-    const slow = await exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'chaos-mesh');
-    const workflow = parse(slow.document) as { spec: { templates: Array<Record<string, unknown>> } };
-    const kinds = workflow.spec.templates.map((t) => t.templateType);
-    assert.ok(!kinds.includes('HTTPChaos'), kinds.join(', '));
-    const chaos = workflow.spec.templates.find((t) => t.templateType === 'NetworkChaos')!;
-    assert.deepEqual(chaos.networkChaos, {
-      selector: { namespaces: ['default'], labelSelectors: { app: 'REPLACE_WITH_CACHE_LABEL' } },
-      mode: 'all',
-      action: 'delay',
-      direction: 'to',
-      delay: { latency: '50ms', jitter: '0ms', correlation: '0' },
-    });
-    assert.equal(chaos.deadline, '5s');
-    const refused = exportExperiment(await redis({ type: 'error' }), 'chaos-mesh', { partial: true });
-    await assert.rejects(refused, (error: Error) => {
-      assert.match(error.message, /error on a Redis mapping answers in Redis's place per command \(RESP\)/);
-      assert.doesNotMatch(error.message, /forward/);
-      return true;
-    });
-    await assert.rejects(
-      exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'fis'),
-      /latency on a Redis mapping acts on each RESP command; FIS has no action/,
-    );
-  });
+  test(
+    'a RESP latency is a NetworkChaos delay, never an HTTPChaos; a ' + "RESP error is refused without HTTP's forward",
+    async () => {
+      const slow = await exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'chaos-mesh');
+      const workflow = parse(slow.document) as { spec: { templates: Array<Record<string, unknown>> } };
+      const kinds = workflow.spec.templates.map((t) => t.templateType);
+      assert.ok(!kinds.includes('HTTPChaos'), kinds.join(', '));
+      const chaos = workflow.spec.templates.find((t) => t.templateType === 'NetworkChaos')!;
+      assert.deepEqual(chaos.networkChaos, {
+        selector: { namespaces: ['default'], labelSelectors: { app: 'REPLACE_WITH_CACHE_LABEL' } },
+        mode: 'all',
+        action: 'delay',
+        direction: 'to',
+        delay: { latency: '50ms', jitter: '0ms', correlation: '0' },
+      });
+      assert.equal(chaos.deadline, '5s');
+      const refused = exportExperiment(await redis({ type: 'error' }), 'chaos-mesh', { partial: true });
+      await assert.rejects(refused, (error: Error) => {
+        assert.match(error.message, /error on a Redis mapping answers in Redis's place per command \(RESP\)/);
+        assert.doesNotMatch(error.message, /forward/);
+        return true;
+      });
+      await assert.rejects(
+        exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'fis'),
+        /latency on a Redis mapping acts on each RESP command; FIS has no action/,
+      );
+    },
+  );
 
   test('k6 keeps the operator an SLO was written with', async () => {
     const experiment = await readExperiment(

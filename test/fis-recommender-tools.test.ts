@@ -69,30 +69,40 @@ async function call(
 }
 
 describe('recommend_fis_experiments', () => {
-  test("the README's finding object: the seed's output shape, the finding's id, one latency action per plausible platform", async () => {
-    const result = await call('recommend_fis_experiments', README_FINDING);
-    assert.notEqual(result.isError, true, textOf(result));
-    const output = JSON.parse(textOf(result)) as SeedOutput;
-    assert.deepEqual(output, result.structuredContent);
-    assert.equal(output.finding_id, 'finding-123');
-    assert.equal(output.count, output.recommendations.length);
-    assert.ok(output.count >= 3);
-    for (const r of output.recommendations) {
-      assert.deepEqual(Object.keys(r).slice(0, 5), ['action', 'duration', 'description', 'targets', 'stopConditions']);
-      assert.ok(
-        r.targets.length === 1 &&
-          r.stopConditions.length === 1 &&
-          r.description.length > 0 &&
-          r.description.length <= 500,
+  test(
+    "the README's finding object: the seed's output shape, the " +
+      "finding's id, one latency action per plausible platform",
+    async () => {
+      const result = await call('recommend_fis_experiments', README_FINDING);
+      assert.notEqual(result.isError, true, textOf(result));
+      const output = JSON.parse(textOf(result)) as SeedOutput;
+      assert.deepEqual(output, result.structuredContent);
+      assert.equal(output.finding_id, 'finding-123');
+      assert.equal(output.count, output.recommendations.length);
+      assert.ok(output.count >= 3);
+      for (const r of output.recommendations) {
+        assert.deepEqual(Object.keys(r).slice(0, 5), [
+          'action',
+          'duration',
+          'description',
+          'targets',
+          'stopConditions',
+        ]);
+        assert.ok(
+          r.targets.length === 1 &&
+            r.stopConditions.length === 1 &&
+            r.description.length > 0 &&
+            r.description.length <= 500,
+        );
+      }
+      assert.deepEqual(
+        output.recommendations.slice(0, 3).map((r) => r.action),
+        ['aws:ssm:send-command', 'aws:ecs:task-network-latency', 'aws:eks:pod-network-latency'],
       );
-    }
-    assert.deepEqual(
-      output.recommendations.slice(0, 3).map((r) => r.action),
-      ['aws:ssm:send-command', 'aws:ecs:task-network-latency', 'aws:eks:pod-network-latency'],
-    );
-    assert.match(output.recommendations[0]!.parameters.documentArn!, /AWSFIS-Run-Network-Latency$/);
-    assert.match(output.notes[0]!, /names no platform/);
-  });
+      assert.match(output.recommendations[0]!.parameters.documentArn!, /AWSFIS-Run-Network-Latency$/);
+      assert.match(output.notes[0]!, /names no platform/);
+    },
+  );
 
   test('the same finding as JSON text, and over either transport, gives the same answer', async () => {
     const object = await call('recommend_fis_experiments', README_FINDING);
@@ -142,33 +152,38 @@ describe('recommend_fis_experiments', () => {
 });
 
 describe('create_fis_template', () => {
-  test("the README's payload: a template with the action's own target key, the seed's selection, a placeholder alarm named in the warnings", async () => {
-    const result = await call('create_fis_template', README_TEMPLATE);
-    assert.notEqual(result.isError, true, textOf(result));
-    const output = JSON.parse(textOf(result)) as { template: Record<string, any>; warnings: string[] };
-    assert.deepEqual(output, result.structuredContent);
-    const { template } = output;
-    assert.equal(template.roleArn, 'arn:aws:iam::123456789012:role/FISRole');
-    assert.deepEqual(template.actions['stop-instances'], {
-      actionId: 'aws:ec2:stop-instances',
-      description: 'Test instance failure recovery',
-      parameters: { startInstancesAfterDuration: 'PT3M' },
-      targets: { Instances: 'ec2-instance-1' },
-    });
-    assert.deepEqual(template.targets['ec2-instance-1'], {
-      resourceType: 'aws:ec2:instance',
-      selectionMode: 'COUNT(1)',
-      resourceTags: { Environment: 'staging', Team: 'platform' },
-    });
-    assert.match(
-      template.stopConditions[0].value,
-      /^arn:aws:cloudwatch:us-east-1:123456789012:alarm:REPLACE_WITH_STOP_ALARM$/,
-    );
-    assert.ok(
-      output.warnings.some((w) => /stopConditionArn was not given/.test(w)),
-      output.warnings.join('\n'),
-    );
-  });
+  test(
+    "the README's payload: a template with the action's own target " +
+      "key, the seed's selection, a placeholder alarm named in the " +
+      'warnings',
+    async () => {
+      const result = await call('create_fis_template', README_TEMPLATE);
+      assert.notEqual(result.isError, true, textOf(result));
+      const output = JSON.parse(textOf(result)) as { template: Record<string, any>; warnings: string[] };
+      assert.deepEqual(output, result.structuredContent);
+      const { template } = output;
+      assert.equal(template.roleArn, 'arn:aws:iam::123456789012:role/FISRole');
+      assert.deepEqual(template.actions['stop-instances'], {
+        actionId: 'aws:ec2:stop-instances',
+        description: 'Test instance failure recovery',
+        parameters: { startInstancesAfterDuration: 'PT3M' },
+        targets: { Instances: 'ec2-instance-1' },
+      });
+      assert.deepEqual(template.targets['ec2-instance-1'], {
+        resourceType: 'aws:ec2:instance',
+        selectionMode: 'COUNT(1)',
+        resourceTags: { Environment: 'staging', Team: 'platform' },
+      });
+      assert.match(
+        template.stopConditions[0].value,
+        /^arn:aws:cloudwatch:us-east-1:123456789012:alarm:REPLACE_WITH_STOP_ALARM$/,
+      );
+      assert.ok(
+        output.warnings.some((w) => /stopConditionArn was not given/.test(w)),
+        output.warnings.join('\n'),
+      );
+    },
+  );
 
   test("JSON text for both arguments, and server.py's name `target`, give the same template", async () => {
     const object = await call('create_fis_template', README_TEMPLATE);
@@ -184,54 +199,65 @@ describe('create_fis_template', () => {
     assert.deepEqual(target.structuredContent, object.structuredContent);
   });
 
-  test('a recommendation from recommend_fis_experiments, as returned, builds a template with its SSM document and no warning', async () => {
-    const recommended = JSON.parse(
-      textOf(
-        await call('recommend_fis_experiments', {
-          finding: { id: 'm', summary: 'Memory leak caused OOM errors on the EC2 fleet' },
-        }),
-      ),
-    ) as SeedOutput;
-    const best = recommended.recommendations[0]!;
-    assert.equal(best.action, 'aws:ssm:send-command');
-    const result = await call('create_fis_template', {
-      recommendation: best,
-      target_config: {
-        ...README_TEMPLATE.target_config,
-        stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:errors',
-      },
-    });
-    assert.notEqual(result.isError, true, textOf(result));
-    const { template, warnings } = JSON.parse(textOf(result)) as { template: Record<string, any>; warnings: string[] };
-    const action = template.actions['send-command'];
-    assert.match(action.parameters.documentArn, /AWSFIS-Run-Memory-Stress$/);
-    assert.equal(action.parameters.duration, best.duration);
-    assert.equal(JSON.parse(action.parameters.documentParameters).DurationSeconds, '300');
-    assert.deepEqual(warnings, []);
-  });
+  test(
+    'a recommendation from recommend_fis_experiments, as returned, ' +
+      'builds a template with its SSM document and no warning',
+    async () => {
+      const recommended = JSON.parse(
+        textOf(
+          await call('recommend_fis_experiments', {
+            finding: { id: 'm', summary: 'Memory leak caused OOM errors on the EC2 fleet' },
+          }),
+        ),
+      ) as SeedOutput;
+      const best = recommended.recommendations[0]!;
+      assert.equal(best.action, 'aws:ssm:send-command');
+      const result = await call('create_fis_template', {
+        recommendation: best,
+        target_config: {
+          ...README_TEMPLATE.target_config,
+          stopConditionArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:errors',
+        },
+      });
+      assert.notEqual(result.isError, true, textOf(result));
+      const { template, warnings } = JSON.parse(textOf(result)) as {
+        template: Record<string, any>;
+        warnings: string[];
+      };
+      const action = template.actions['send-command'];
+      assert.match(action.parameters.documentArn, /AWSFIS-Run-Memory-Stress$/);
+      assert.equal(action.parameters.duration, best.duration);
+      assert.equal(JSON.parse(action.parameters.documentParameters).DurationSeconds, '300');
+      assert.deepEqual(warnings, []);
+    },
+  );
 
-  test("refusals name the field: an action FIS lacks, a missing target, a resource type not the action's, both target names", async () => {
-    const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [
-        { ...README_TEMPLATE, recommendation: { action: 'aws:ec2:explode', duration: 'PT3M' } },
-        /^recommendation\.action: "aws:ec2:explode" is not an FIS action/,
-      ],
-      [{ recommendation: README_TEMPLATE.recommendation }, /^target_config: required/],
-      [
-        { ...README_TEMPLATE, recommendation: { action: 'aws:rds:reboot-db-instances' } },
-        /^target_config\.resourceType: aws:rds:reboot-db-instances targets aws:rds:db, not aws:ec2:instance/,
-      ],
-      [{ ...README_TEMPLATE, target: README_TEMPLATE.target_config }, /^target: give target_config or target/],
-      [
-        { ...README_TEMPLATE, target_config: { ...README_TEMPLATE.target_config, tags: {} } },
-        /^target_config\.tags: must have at least one tag/,
-      ],
-    ];
-    for (const [args, message] of cases) {
-      const result = await call('create_fis_template', args);
-      assert.equal(result.isError, true, JSON.stringify(args));
-      assert.match(textOf(result), message);
-      assert.equal(result.structuredContent, undefined);
-    }
-  });
+  test(
+    'refusals name the field: an action FIS lacks, a missing target, ' +
+      "a resource type not the action's, both target names",
+    async () => {
+      const cases: Array<[Record<string, unknown>, RegExp]> = [
+        [
+          { ...README_TEMPLATE, recommendation: { action: 'aws:ec2:explode', duration: 'PT3M' } },
+          /^recommendation\.action: "aws:ec2:explode" is not an FIS action/,
+        ],
+        [{ recommendation: README_TEMPLATE.recommendation }, /^target_config: required/],
+        [
+          { ...README_TEMPLATE, recommendation: { action: 'aws:rds:reboot-db-instances' } },
+          /^target_config\.resourceType: aws:rds:reboot-db-instances targets aws:rds:db, not aws:ec2:instance/,
+        ],
+        [{ ...README_TEMPLATE, target: README_TEMPLATE.target_config }, /^target: give target_config or target/],
+        [
+          { ...README_TEMPLATE, target_config: { ...README_TEMPLATE.target_config, tags: {} } },
+          /^target_config\.tags: must have at least one tag/,
+        ],
+      ];
+      for (const [args, message] of cases) {
+        const result = await call('create_fis_template', args);
+        assert.equal(result.isError, true, JSON.stringify(args));
+        assert.match(textOf(result), message);
+        assert.equal(result.structuredContent, undefined);
+      }
+    },
+  );
 });

@@ -3,7 +3,8 @@
  * session is active a new initialize is answered 503 with Retry-After; a session with a call in
  * flight or holding proxies is never closed; an inactive one (an open GET stream is not activity)
  * makes room; a DELETE is answered and the GET stream left for the client to drop. Real SDK clients over
- * streamable HTTP (raw sockets where the order of bytes on the wire is the subject), against the real CLI and, with a clock the
+ * streamable HTTP (raw sockets where the order of bytes on the wire is the subject), against the real CLI and, with a
+ * clock the
  * test moves, against the transport in process.
  */
 import { test } from 'node:test';
@@ -53,69 +54,72 @@ async function connect(url: URL, seen: Seen): Promise<{ client: Client; transpor
 const SESSIONS = 96;
 const CALLS = 3;
 
-test(`${SESSIONS} concurrent SDK-client sessions against faultline mcp: none evicted, the excess told when to retry`, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'faultline-sessions-'));
-  await writeFile(join(dir, 'app.py'), 'def handle(request):\n    return request\n');
-  const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--no-token', '--root', dir]);
-  try {
-    const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
-    const seen: Seen = { statuses: new Map(), retryAfter: [] };
-    // Nobody leaves before every client has either a session or its first 503: so exactly the
-    // cap's worth get in first, whatever the machine's speed.
-    let settled = 0;
-    let release!: () => void;
-    const everyoneTried = new Promise<void>((resolve) => (release = resolve));
-    const tried = (): void => {
-      if (++settled === SESSIONS) release();
-    };
-    let refusedFirst = 0;
-    const results = await Promise.all(
-      Array.from({ length: SESSIONS }, async (_, index) => {
-        let session: Awaited<ReturnType<typeof connect>> | undefined;
-        let first = true;
-        while (!session) {
-          try {
-            session = await connect(url, seen);
-          } catch (error) {
-            assert.match(String(error), /503|Too many active sessions/, String(error));
-            if (first) refusedFirst++;
+test(
+  `${SESSIONS} concurrent SDK-client sessions against faultline ` + `mcp: none evicted, the excess told when to retry`,
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'faultline-sessions-'));
+    await writeFile(join(dir, 'app.py'), 'def handle(request):\n    return request\n');
+    const cli = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--no-token', '--root', dir]);
+    try {
+      const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
+      const seen: Seen = { statuses: new Map(), retryAfter: [] };
+      // Nobody leaves before every client has either a session or its first 503: so exactly the
+      // cap's worth get in first, whatever the machine's speed.
+      let settled = 0;
+      let release!: () => void;
+      const everyoneTried = new Promise<void>((resolve) => (release = resolve));
+      const tried = (): void => {
+        if (++settled === SESSIONS) release();
+      };
+      let refusedFirst = 0;
+      const results = await Promise.all(
+        Array.from({ length: SESSIONS }, async (_, index) => {
+          let session: Awaited<ReturnType<typeof connect>> | undefined;
+          let first = true;
+          while (!session) {
+            try {
+              session = await connect(url, seen);
+            } catch (error) {
+              assert.match(String(error), /503|Too many active sessions/, String(error));
+              if (first) refusedFirst++;
+            }
+            if (first) {
+              first = false;
+              tried();
+            }
+            if (!session) await new Promise((resolve) => setTimeout(resolve, 100));
           }
-          if (first) {
-            first = false;
-            tried();
+          await everyoneTried;
+          const answers: string[] = [];
+          for (let call = 0; call < CALLS; call++) {
+            const result = (await session.client.callTool({
+              name: 'fault_list_function_names',
+              arguments: { file: join(dir, 'app.py') },
+            })) as CallToolResult;
+            assert.equal(result.isError, undefined, `client ${index}: ${textOf(result)}`);
+            answers.push(textOf(result));
           }
-          if (!session) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        await everyoneTried;
-        const answers: string[] = [];
-        for (let call = 0; call < CALLS; call++) {
-          const result = (await session.client.callTool({
-            name: 'fault_list_function_names',
-            arguments: { file: join(dir, 'app.py') },
-          })) as CallToolResult;
-          assert.equal(result.isError, undefined, `client ${index}: ${textOf(result)}`);
-          answers.push(textOf(result));
-        }
-        await session.transport.terminateSession();
-        await session.client.close();
-        return answers;
-      }),
-    );
-    assert.equal(results.length, SESSIONS);
-    for (const answers of results)
-      assert.deepEqual(
-        answers,
-        Array.from({ length: CALLS }, () => '["handle"]'),
+          await session.transport.terminateSession();
+          await session.client.close();
+          return answers;
+        }),
       );
-    assert.equal(refusedFirst, SESSIONS - 64, 'the default cap of 64 active sessions, none evicted for a newcomer');
-    assert.equal(seen.statuses.get(404) ?? 0, 0, 'no session was lost under its client');
-    assert.ok(seen.retryAfter.length >= SESSIONS - 64);
-    for (const value of seen.retryAfter) assert.match(value, /^[1-9]\d*$/, 'Retry-After in whole seconds');
-  } finally {
-    await cli.stop();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+      assert.equal(results.length, SESSIONS);
+      for (const answers of results)
+        assert.deepEqual(
+          answers,
+          Array.from({ length: CALLS }, () => '["handle"]'),
+        );
+      assert.equal(refusedFirst, SESSIONS - 64, 'the default cap of 64 active sessions, none evicted for a newcomer');
+      assert.equal(seen.statuses.get(404) ?? 0, 0, 'no session was lost under its client');
+      assert.ok(seen.retryAfter.length >= SESSIONS - 64);
+      for (const value of seen.retryAfter) assert.match(value, /^[1-9]\d*$/, 'Retry-After in whole seconds');
+    } finally {
+      await cli.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('an inactive session makes room, an active one never; in flight or holding proxies, never', async () => {
   let clock = 1_000_000;
@@ -229,55 +233,61 @@ test('a client that closes without DELETE (its GET stream dropped) makes room at
   }
 });
 
-test("a DELETE is answered and the session's GET stream left for its client to drop, so it never reconnects with the dead id", async () => {
-  // The SDK client reconnects a GET stream that ends (after a second): were the stream ended by
-  // the server, a client whose event loop turn outlasts that second reconnects with the session
-  // id it has just terminated and is told "session not found". Raw sockets: what the client sees
-  // is what the server wrote, in the order it wrote it.
-  const servers: McpServer[] = [];
-  const running = await serveHttp({
-    host: '127.0.0.1',
-    port: 0,
-    log: silentLogger,
-    newSession: () => {
-      const created = createServer(makeConfig());
-      servers.push(created.mcp);
-      return created;
-    },
-  });
-  try {
-    const port = Number(new URL(running.url).port);
-    for (let round = 0; round < 3; round++) {
+test(
+  "a DELETE is answered and the session's GET stream left for its " +
+    'client to drop, so it never reconnects with the dead id',
+  async () => {
+    // The SDK client reconnects a GET stream that ends (after a second): were the stream ended by
+    // the server, a client whose event loop turn outlasts that second reconnects with the session
+    // id it has just terminated and is told "session not found". Raw sockets: what the client sees
+    // is what the server wrote, in the order it wrote it.
+    const servers: McpServer[] = [];
+    const running = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      log: silentLogger,
+      newSession: () => {
+        const created = createServer(makeConfig());
+        servers.push(created.mcp);
+        return created;
+      },
+    });
+    try {
+      const port = Number(new URL(running.url).port);
+      for (let round = 0; round < 3; round++) {
+        const sessionId = await initializeRaw(running.url);
+        const head = (method: string): string =>
+          `${method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ` +
+          `text/event-stream\r\nMcp-Session-Id: ` +
+          `${sessionId}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
+        const seen: string[] = [];
+        const stream = await rawExchange(port, head('GET'), /^HTTP\/1\.1 200/, /\r\n0\r\n\r\n$/, () =>
+          seen.push('stream ended'),
+        );
+        const answer = await rawExchange(port, head('DELETE'), undefined, /^HTTP\/1\.1 200/, () =>
+          seen.push('DELETE answered'),
+        );
+        await answer.done;
+        // A request after it is answered (the session is gone) while the stream is still open.
+        assert.equal(await deleteSession(running.url, sessionId, '2025-06-18'), 404);
+        assert.deepEqual(seen, ['DELETE answered'], `round ${round}`);
+        assert.equal(servers[round]!.isConnected(), true);
+        // The client drops its stream: the session's server is closed.
+        stream.socket.destroy();
+        await stream.done;
+        while (servers[round]!.isConnected()) await new Promise((resolve) => setImmediate(resolve));
+      }
+      // An unsupported protocol version is refused without ending the session; it ends once.
       const sessionId = await initializeRaw(running.url);
-      const head = (method: string): string =>
-        `${method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
-      const seen: string[] = [];
-      const stream = await rawExchange(port, head('GET'), /^HTTP\/1\.1 200/, /\r\n0\r\n\r\n$/, () =>
-        seen.push('stream ended'),
-      );
-      const answer = await rawExchange(port, head('DELETE'), undefined, /^HTTP\/1\.1 200/, () =>
-        seen.push('DELETE answered'),
-      );
-      await answer.done;
-      // A request after it is answered (the session is gone) while the stream is still open.
-      assert.equal(await deleteSession(running.url, sessionId, '2025-06-18'), 404);
-      assert.deepEqual(seen, ['DELETE answered'], `round ${round}`);
-      assert.equal(servers[round]!.isConnected(), true);
-      // The client drops its stream: the session's server is closed.
-      stream.socket.destroy();
-      await stream.done;
-      while (servers[round]!.isConnected()) await new Promise((resolve) => setImmediate(resolve));
+      const statuses = [];
+      for (const version of ['1999-01-01', '2025-06-18', '2025-06-18'])
+        statuses.push(await deleteSession(running.url, sessionId, version));
+      assert.deepEqual(statuses, [400, 200, 404]);
+    } finally {
+      await running.close();
     }
-    // An unsupported protocol version is refused without ending the session; it ends once.
-    const sessionId = await initializeRaw(running.url);
-    const statuses = [];
-    for (const version of ['1999-01-01', '2025-06-18', '2025-06-18'])
-      statuses.push(await deleteSession(running.url, sessionId, version));
-    assert.deepEqual(statuses, [400, 200, 404]);
-  } finally {
-    await running.close();
-  }
-});
+  },
+);
 
 async function initializeRaw(url: string): Promise<string> {
   const response = await fetch(url, {

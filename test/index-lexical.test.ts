@@ -50,7 +50,10 @@ function files(seed: number): Map<string, StoredChunk[]> {
         ...(rand() < 0.04 ? [pick(RARE)] : []),
       ];
       const name = `${words.slice(0, 2).join('_')}_${f}_${c}`;
-      const text = `def ${name}():\n    """${pick(COMMON)} the ${pick(MEDIUM)}"""\n    ${words.join('_')} = ${words.reverse().join('_')}(${pick(COMMON)})\n    return ${words.length}`;
+      const text =
+        `def ${name}():\n    """${pick(COMMON)} the ${pick(MEDIUM)}"""\n  ` +
+        `  ${words.join('_')} = ` +
+        `${words.reverse().join('_')}(${pick(COMMON)})\n    return ${words.length}`;
       const chunk = {
         path,
         language: 'python',

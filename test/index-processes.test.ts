@@ -126,83 +126,86 @@ test('a run killed with SIGKILL while writing the index leaves the previous inde
   closeReaders();
 });
 
-test('Ctrl-C during a first run: search says the run was interrupted and to index again, not "not indexed"', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  for (let i = 0; i < 600; i++) {
-    const functions = Array.from(
-      { length: 8 },
-      (_, j) => `def interrupted_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
-    );
-    tree.write(`bulk/m${i}.py`, functions.join('\n'));
-  }
-  const child = startIndex(tree);
-  // The database appears with the run's first write (its transaction begins there): interrupt then.
-  const database = (): string | undefined => {
-    const index = `${tree.dataDir}/index`;
-    if (!existsSync(index)) return undefined;
-    return readdirSync(index)
-      .map((key) => `${index}/${key}/hashed-v1-512.sqlite`)
-      .find((file) => existsSync(file));
-  };
-  const deadline = Date.now() + 60_000;
-  while (child.exitCode === null && child.signalCode === null && database() === undefined && Date.now() < deadline)
-    await sleep(1);
-  child.kill('SIGINT');
-  const { code, stderr } = await child.done;
-  assert.equal(code, 130, `the run was interrupted while it wrote: ${stderr}`);
-  assert.ok(database(), 'the interrupted first run left its database');
+test(
+  'Ctrl-C during a first run: search says the run was interrupted ' + 'and to index again, not "not indexed"',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    for (let i = 0; i < 600; i++) {
+      const functions = Array.from(
+        { length: 8 },
+        (_, j) => `def interrupted_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
+      );
+      tree.write(`bulk/m${i}.py`, functions.join('\n'));
+    }
+    const child = startIndex(tree);
+    // The database appears with the run's first write (its transaction begins there): interrupt then.
+    const database = (): string | undefined => {
+      const index = `${tree.dataDir}/index`;
+      if (!existsSync(index)) return undefined;
+      return readdirSync(index)
+        .map((key) => `${index}/${key}/hashed-v1-512.sqlite`)
+        .find((file) => existsSync(file));
+    };
+    const deadline = Date.now() + 60_000;
+    while (child.exitCode === null && child.signalCode === null && database() === undefined && Date.now() < deadline)
+      await sleep(1);
+    child.kill('SIGINT');
+    const { code, stderr } = await child.done;
+    assert.equal(code, 130, `the run was interrupted while it wrote: ${stderr}`);
+    assert.ok(database(), 'the interrupted first run left its database');
 
-  const search = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const run = spawn(process.execPath, [cliPath, 'search', 'interrupted module function', ...args], {
-        env: {
-          ...process.env,
-          FAULTLINE_DATA_DIR: tree.dataDir,
-          OPENAI_API_KEY: '',
-          OPENROUTER_API_KEY: '',
-          GEMINI_API_KEY: '',
-          OLLAMA_HOST: '',
-          QDRANT_URL: '',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const search = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const run = spawn(process.execPath, [cliPath, 'search', 'interrupted module function', ...args], {
+          env: {
+            ...process.env,
+            FAULTLINE_DATA_DIR: tree.dataDir,
+            OPENAI_API_KEY: '',
+            OPENROUTER_API_KEY: '',
+            GEMINI_API_KEY: '',
+            OLLAMA_HOST: '',
+            QDRANT_URL: '',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let err = '';
+        run.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        run.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+        const timer = setTimeout(() => run.kill('SIGKILL'), 60_000);
+        run.on('error', reject);
+        run.on('close', (exit) => {
+          clearTimeout(timer);
+          resolve({ code: exit, stdout, stderr: err });
+        });
       });
-      let stdout = '';
-      let err = '';
-      run.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      run.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-      const timer = setTimeout(() => run.kill('SIGKILL'), 60_000);
-      run.on('error', reject);
-      run.on('close', (exit) => {
-        clearTimeout(timer);
-        resolve({ code: exit, stdout, stderr: err });
-      });
-    });
-  const dir = await realpath(tree.dir);
-  for (const args of [['--dir', tree.dir], []]) {
-    const result = await search(args);
-    assert.equal(result.code, 1, result.stderr);
-    assert.equal(result.stdout, '');
-    assert.match(
-      result.stderr,
-      /an index run was interrupted before it finished \(Ctrl-C, a kill or a failure/,
-      `search ${args.join(' ')}`,
-    );
-    assert.match(
-      result.stderr,
-      args.length > 0
-        ? new RegExp(`run \`faultline index ${dir}\` \\(or fault_index_source_code\\) again`)
-        : /run `faultline index DIR` \(or fault_index_source_code\) again/,
-    );
-  }
+    const dir = await realpath(tree.dir);
+    for (const args of [['--dir', tree.dir], []]) {
+      const result = await search(args);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, '');
+      assert.match(
+        result.stderr,
+        /an index run was interrupted before it finished \(Ctrl-C, a kill or a failure/,
+        `search ${args.join(' ')}`,
+      );
+      assert.match(
+        result.stderr,
+        args.length > 0
+          ? new RegExp(`run \`faultline index ${dir}\` \\(or fault_index_source_code\\) again`)
+          : /run `faultline index DIR` \(or fault_index_source_code\) again/,
+      );
+    }
 
-  // Indexing again finishes the job, and search finds it.
-  const next = await startIndex(tree).done;
-  assert.equal(next.code, 0, next.stderr);
-  const found = await search(['--dir', tree.dir, '--json', '--limit', '1']);
-  assert.equal(found.code, 0, found.stderr);
-  assert.match(
-    (JSON.parse(found.stdout) as Array<{ symbol: string }>)[0]!.symbol,
-    /^interrupted_module_\d+_function_\d$/,
-  );
-});
+    // Indexing again finishes the job, and search finds it.
+    const next = await startIndex(tree).done;
+    assert.equal(next.code, 0, next.stderr);
+    const found = await search(['--dir', tree.dir, '--json', '--limit', '1']);
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(
+      (JSON.parse(found.stdout) as Array<{ symbol: string }>)[0]!.symbol,
+      /^interrupted_module_\d+_function_\d$/,
+    );
+  },
+);

@@ -53,138 +53,148 @@ type Structured = Record<string, unknown> & {
   note?: string;
 };
 
-test('without roots, secret locations under HOME are never indexed nor searched, by path, URI, link or include_dirs', async (t) => {
-  const base = scratch('faultline-secrets-');
-  const home = join(base.dir, 'home');
-  write(
-    join(home, '.aws', 'credentials.py'),
-    `AWS_SECRET_ACCESS_KEY = "${SECRET}"\ndef aws_credentials():\n    return AWS_SECRET_ACCESS_KEY\n`,
-  );
-  write(join(home, '.ssh', 'keys.py'), `PRIVATE_KEY = "${SECRET}"\n`);
-  write(join(home, 'project', 'app.py'), 'def application_entry():\n    return 1\n');
-  symlinkSync(join(home, '.aws'), join(home, 'project', 'aws'));
-  const session = await connectStdio(['mcp'], { ...LOCAL, HOME: home, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
-  t.after(async () => {
-    await session.close();
-    base.cleanup();
-  });
-  const call = (name: string, args: Record<string, unknown>) =>
-    session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-
-  for (const sourceDir of [
-    join(home, '.aws'),
-    pathToFileURL(join(home, '.ssh')).href,
-    join(home, '.aws', '..', '.ssh'),
-    join(home, 'project', 'aws'),
-  ]) {
-    const refused = await call('fault_index_source_code', { source_dir: sourceDir });
-    assert.equal(refused.isError, true, sourceDir);
-    // A symbolic link is refused without saying where it points (issue 36).
-    assert.match(
-      textOf(refused),
-      sourceDir.endsWith(join('project', 'aws'))
-        ? /^source_dir: .*\/project\/aws resolves into a location that holds secrets; it is never read without roots/
-        : /^source_dir: .* is under .*\/\.(aws|ssh), a location that holds secrets; it is never read without roots/,
-      sourceDir,
+test(
+  'without roots, secret locations under HOME are never indexed nor ' + 'searched, by path, URI, link or include_dirs',
+  async (t) => {
+    const base = scratch('faultline-secrets-');
+    const home = join(base.dir, 'home');
+    write(
+      join(home, '.aws', 'credentials.py'),
+      `AWS_SECRET_ACCESS_KEY = "${SECRET}"\ndef aws_credentials():\n    return AWS_SECRET_ACCESS_KEY\n`,
     );
-  }
-  // HOME itself may be indexed: its secret locations are listed as skipped, and nothing includes them.
-  const indexed = await call('fault_index_source_code', { source_dir: home, include_dirs: ['.aws', '.ssh'] });
-  assert.equal(indexed.isError, undefined, textOf(indexed));
-  const stats = indexed.structuredContent as Structured;
-  assert.deepEqual(
-    stats.skipped_files.directories.filter((directory) => directory.reason === 'secret location'),
-    [
-      { path: '.aws/', reason: 'secret location' },
-      { path: '.ssh/', reason: 'secret location' },
-    ],
-  );
-  assert.match(textOf(indexed), /\.aws\/ \(secret location; never read without roots\)/);
+    write(join(home, '.ssh', 'keys.py'), `PRIVATE_KEY = "${SECRET}"\n`);
+    write(join(home, 'project', 'app.py'), 'def application_entry():\n    return 1\n');
+    symlinkSync(join(home, '.aws'), join(home, 'project', 'aws'));
+    const session = await connectStdio(['mcp'], { ...LOCAL, HOME: home, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
+    t.after(async () => {
+      await session.close();
+      base.cleanup();
+    });
+    const call = (name: string, args: Record<string, unknown>) =>
+      session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
-  for (const args of [
-    { query: SECRET },
-    { query: 'AWS_SECRET_ACCESS_KEY' },
-    { query: 'aws credentials', source_dir: home },
-    { query: 'PRIVATE_KEY' },
-  ]) {
-    const found = await call('fault_search_code', args);
-    const results =
-      (found.structuredContent as { results?: Array<{ path: string; code: string }> } | undefined)?.results ?? [];
-    assert.ok(
-      results.length === 0 || results.every((hit) => !hit.code.includes(SECRET) && !hit.path.includes('/.aws/')),
-      JSON.stringify(results),
+    for (const sourceDir of [
+      join(home, '.aws'),
+      pathToFileURL(join(home, '.ssh')).href,
+      join(home, '.aws', '..', '.ssh'),
+      join(home, 'project', 'aws'),
+    ]) {
+      const refused = await call('fault_index_source_code', { source_dir: sourceDir });
+      assert.equal(refused.isError, true, sourceDir);
+      // A symbolic link is refused without saying where it points (issue 36).
+      assert.match(
+        textOf(refused),
+        sourceDir.endsWith(join('project', 'aws'))
+          ? /^source_dir: .*\/project\/aws resolves into a location that holds secrets; it is never read without roots/
+          : /^source_dir: .* is under .*\/\.(aws|ssh), a location that holds secrets; it is never read without roots/,
+        sourceDir,
+      );
+    }
+    // HOME itself may be indexed: its secret locations are listed as skipped, and nothing includes them.
+    const indexed = await call('fault_index_source_code', { source_dir: home, include_dirs: ['.aws', '.ssh'] });
+    assert.equal(indexed.isError, undefined, textOf(indexed));
+    const stats = indexed.structuredContent as Structured;
+    assert.deepEqual(
+      stats.skipped_files.directories.filter((directory) => directory.reason === 'secret location'),
+      [
+        { path: '.aws/', reason: 'secret location' },
+        { path: '.ssh/', reason: 'secret location' },
+      ],
     );
-    assert.doesNotMatch(textOf(found), new RegExp(SECRET));
-  }
-  const app = await call('fault_search_code', { query: 'application_entry', source_dir: home });
-  assert.equal(
-    (app.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
-    'application_entry',
-  );
+    assert.match(textOf(indexed), /\.aws\/ \(secret location; never read without roots\)/);
 
-  // The CLI follows the same rule.
-  const cli = await runCliProcess(['index', join(home, '.aws')], {
-    ...LOCAL,
-    HOME: home,
-    FAULTLINE_DATA_DIR: join(base.dir, 'cli-data'),
-  });
-  assert.equal(cli.code, 2, cli.stderr);
-  assert.match(cli.stderr, /^faultline: dir: .*\.aws is under .*\.aws, a location that holds secrets/);
-});
-
-test('a FIFO or a link to /dev/zero as an ignore file neither blocks nor fills the server; its rules are said not to apply', async (t) => {
-  const base = scratch('faultline-fifo-ignore-');
-  const checkout = join(base.dir, 'checkout');
-  const tree = join(checkout, 'tree');
-  write(join(tree, 'app.py'), 'def fifo_safe_function():\n    return 1\n');
-  write(join(tree, 'sub', 'mod.py'), 'def under_dev_zero_link():\n    return 2\n');
-  write(join(tree, 'deeper', 'mod.py'), 'def under_exclude_link():\n    return 3\n');
-  mkdirSync(join(checkout, '.git', 'info'), { recursive: true });
-  execFileSync('mkfifo', [join(checkout, '.git', 'info', 'exclude')]);
-  execFileSync('mkfifo', [join(tree, '.gitignore')]);
-  symlinkSync('/dev/zero', join(tree, 'sub', '.gitignore'));
-  // A second tree whose .git/info/exclude (which git follows when it is a link) is /dev/zero.
-  const other = join(base.dir, 'other');
-  write(join(other, 'mod.py'), 'def other_tree_function():\n    return 4\n');
-  mkdirSync(join(other, '.git', 'info'), { recursive: true });
-  symlinkSync('/dev/zero', join(other, '.git', 'info', 'exclude'));
-
-  const session = await connectStdio(['mcp'], { ...LOCAL, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
-  t.after(async () => {
-    await session.close();
-    base.cleanup();
-  });
-  const call = (name: string, args: Record<string, unknown>) =>
-    session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-
-  // More calls at once than libuv has workers (4): a blocking read would hold them all, and the server with them.
-  const runs = await Promise.all(
-    Array.from({ length: 6 }, () => call('fault_index_source_code', { source_dir: tree })),
-  );
-  for (const run of runs) {
-    assert.equal(run.isError, undefined, textOf(run));
-    const stats = run.structuredContent as Structured;
-    assert.equal(stats.files, 3);
-    assert.deepEqual(stats.skipped_files.unreadable, ['../.git/info/exclude', '.gitignore', 'sub/.gitignore']);
-    assert.match(
-      stats.note!,
-      /the rules of \.gitignore were not applied: it is not a regular file \(a FIFO, socket or device\)/,
+    for (const args of [
+      { query: SECRET },
+      { query: 'AWS_SECRET_ACCESS_KEY' },
+      { query: 'aws credentials', source_dir: home },
+      { query: 'PRIVATE_KEY' },
+    ]) {
+      const found = await call('fault_search_code', args);
+      const results =
+        (found.structuredContent as { results?: Array<{ path: string; code: string }> } | undefined)?.results ?? [];
+      assert.ok(
+        results.length === 0 || results.every((hit) => !hit.code.includes(SECRET) && !hit.path.includes('/.aws/')),
+        JSON.stringify(results),
+      );
+      assert.doesNotMatch(textOf(found), new RegExp(SECRET));
+    }
+    const app = await call('fault_search_code', { query: 'application_entry', source_dir: home });
+    assert.equal(
+      (app.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
+      'application_entry',
     );
-    assert.match(stats.note!, /the rules of sub\/\.gitignore were not applied: it is a symbolic link \(not followed\)/);
-    assert.match(stats.note!, /the rules of \.\.\/\.git\/info\/exclude were not applied: it is not a regular file/);
-  }
-  const linked = await call('fault_index_source_code', { source_dir: other });
-  assert.equal(linked.isError, undefined, textOf(linked));
-  assert.deepEqual((linked.structuredContent as Structured).skipped_files.unreadable, ['.git/info/exclude']);
-  // The server still answers other calls, and the index holds the files.
-  const found = await call('fault_search_code', { query: 'under_dev_zero_link', source_dir: tree });
-  assert.equal(
-    (found.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
-    'under_dev_zero_link',
-  );
-  const list = await call('fault_list_function_names', { file: join(tree, 'app.py') });
-  assert.equal(list.isError, undefined, textOf(list));
-});
+
+    // The CLI follows the same rule.
+    const cli = await runCliProcess(['index', join(home, '.aws')], {
+      ...LOCAL,
+      HOME: home,
+      FAULTLINE_DATA_DIR: join(base.dir, 'cli-data'),
+    });
+    assert.equal(cli.code, 2, cli.stderr);
+    assert.match(cli.stderr, /^faultline: dir: .*\.aws is under .*\.aws, a location that holds secrets/);
+  },
+);
+
+test(
+  'a FIFO or a link to /dev/zero as an ignore file neither blocks ' +
+    'nor fills the server; its rules are said not to apply',
+  async (t) => {
+    const base = scratch('faultline-fifo-ignore-');
+    const checkout = join(base.dir, 'checkout');
+    const tree = join(checkout, 'tree');
+    write(join(tree, 'app.py'), 'def fifo_safe_function():\n    return 1\n');
+    write(join(tree, 'sub', 'mod.py'), 'def under_dev_zero_link():\n    return 2\n');
+    write(join(tree, 'deeper', 'mod.py'), 'def under_exclude_link():\n    return 3\n');
+    mkdirSync(join(checkout, '.git', 'info'), { recursive: true });
+    execFileSync('mkfifo', [join(checkout, '.git', 'info', 'exclude')]);
+    execFileSync('mkfifo', [join(tree, '.gitignore')]);
+    symlinkSync('/dev/zero', join(tree, 'sub', '.gitignore'));
+    // A second tree whose .git/info/exclude (which git follows when it is a link) is /dev/zero.
+    const other = join(base.dir, 'other');
+    write(join(other, 'mod.py'), 'def other_tree_function():\n    return 4\n');
+    mkdirSync(join(other, '.git', 'info'), { recursive: true });
+    symlinkSync('/dev/zero', join(other, '.git', 'info', 'exclude'));
+
+    const session = await connectStdio(['mcp'], { ...LOCAL, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
+    t.after(async () => {
+      await session.close();
+      base.cleanup();
+    });
+    const call = (name: string, args: Record<string, unknown>) =>
+      session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+    // More calls at once than libuv has workers (4): a blocking read would hold them all, and the server with them.
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => call('fault_index_source_code', { source_dir: tree })),
+    );
+    for (const run of runs) {
+      assert.equal(run.isError, undefined, textOf(run));
+      const stats = run.structuredContent as Structured;
+      assert.equal(stats.files, 3);
+      assert.deepEqual(stats.skipped_files.unreadable, ['../.git/info/exclude', '.gitignore', 'sub/.gitignore']);
+      assert.match(
+        stats.note!,
+        /the rules of \.gitignore were not applied: it is not a regular file \(a FIFO, socket or device\)/,
+      );
+      assert.match(
+        stats.note!,
+        /the rules of sub\/\.gitignore were not applied: it is a symbolic link \(not followed\)/,
+      );
+      assert.match(stats.note!, /the rules of \.\.\/\.git\/info\/exclude were not applied: it is not a regular file/);
+    }
+    const linked = await call('fault_index_source_code', { source_dir: other });
+    assert.equal(linked.isError, undefined, textOf(linked));
+    assert.deepEqual((linked.structuredContent as Structured).skipped_files.unreadable, ['.git/info/exclude']);
+    // The server still answers other calls, and the index holds the files.
+    const found = await call('fault_search_code', { query: 'under_dev_zero_link', source_dir: tree });
+    assert.equal(
+      (found.structuredContent as { results: Array<{ symbol: string }> }).results[0]?.symbol,
+      'under_dev_zero_link',
+    );
+    const list = await call('fault_list_function_names', { file: join(tree, 'app.py') });
+    assert.equal(list.isError, undefined, textOf(list));
+  },
+);
 
 interface Run {
   code: number | null;
@@ -232,42 +242,45 @@ for (const [signal, code] of [
   ['SIGTERM', 143],
   ['SIGINT', 130],
 ] as const) {
-  test(`${signal} ends \`faultline index\` while it writes (exit ${code}), leaving the previous index whole`, async (t) => {
-    const tree = scratchTree();
-    t.after(tree.cleanup);
-    const first = await startIndex(tree).done;
-    assert.equal(first.code, 0, first.stderr);
-    const before = await indexedPaths(tree);
-    for (let i = 0; i < 600; i++) {
-      const functions = Array.from(
-        { length: 8 },
-        (_, j) => `def signalled_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
-      );
-      tree.write(`bulk/m${i}.py`, functions.join('\n'));
-    }
-    // The write-ahead log appears when the run opens its write transaction, at its first changed
-    // file, and its frames only at the commit, 600 files later.
-    const wal = `${storeFile(tree)}-wal`;
-    // The last connection to close checkpoints the log into the database and removes it.
-    const last = new Database(storeFile(tree));
-    last.pragma('wal_checkpoint(TRUNCATE)');
-    last.close();
-    assert.ok(!existsSync(wal));
-    const { child, done } = startIndex(tree);
-    while (child.exitCode === null && !existsSync(wal)) await sleep(1);
-    const signalled = performance.now();
-    child.kill(signal);
-    const run = await done;
-    const seconds = (performance.now() - signalled) / 1000;
-    assert.equal(run.code, code, run.stderr);
-    assert.match(run.stderr, new RegExp(`indexing was cancelled \\(${signal}\\)`));
-    // "At once": it stops at its next step; 10 s is a bound far above that on a busy machine.
-    assert.ok(seconds < 10, `exited ${seconds.toFixed(1)} s after ${signal}`);
-    assert.deepEqual(await indexedPaths(tree), before, 'nothing of the interrupted run is visible');
-    const next = await startIndex(tree).done;
-    assert.equal(next.code, 0, next.stderr);
-    assert.equal((await indexedPaths(tree)).length, before.length + 600);
-  });
+  test(
+    `${signal} ends \`faultline index\` while it writes (exit ` + `${code}), leaving the previous index whole`,
+    async (t) => {
+      const tree = scratchTree();
+      t.after(tree.cleanup);
+      const first = await startIndex(tree).done;
+      assert.equal(first.code, 0, first.stderr);
+      const before = await indexedPaths(tree);
+      for (let i = 0; i < 600; i++) {
+        const functions = Array.from(
+          { length: 8 },
+          (_, j) => `def signalled_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
+        );
+        tree.write(`bulk/m${i}.py`, functions.join('\n'));
+      }
+      // The write-ahead log appears when the run opens its write transaction, at its first changed
+      // file, and its frames only at the commit, 600 files later.
+      const wal = `${storeFile(tree)}-wal`;
+      // The last connection to close checkpoints the log into the database and removes it.
+      const last = new Database(storeFile(tree));
+      last.pragma('wal_checkpoint(TRUNCATE)');
+      last.close();
+      assert.ok(!existsSync(wal));
+      const { child, done } = startIndex(tree);
+      while (child.exitCode === null && !existsSync(wal)) await sleep(1);
+      const signalled = performance.now();
+      child.kill(signal);
+      const run = await done;
+      const seconds = (performance.now() - signalled) / 1000;
+      assert.equal(run.code, code, run.stderr);
+      assert.match(run.stderr, new RegExp(`indexing was cancelled \\(${signal}\\)`));
+      // "At once": it stops at its next step; 10 s is a bound far above that on a busy machine.
+      assert.ok(seconds < 10, `exited ${seconds.toFixed(1)} s after ${signal}`);
+      assert.deepEqual(await indexedPaths(tree), before, 'nothing of the interrupted run is visible');
+      const next = await startIndex(tree).done;
+      assert.equal(next.code, 0, next.stderr);
+      assert.equal((await indexedPaths(tree)).length, before.length + 600);
+    },
+  );
 }
 
 test("SIGTERM ends a run waiting for another writer's lock, and the lock holder's work is untouched", async (t) => {

@@ -244,26 +244,29 @@ test('a damaged index is reported naming its file, and the next index rebuilds i
   assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
 });
 
-test('an index in the format before SQLite is reported by search and rebuilt once by indexing, with a note', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  const storeFile = first.store.replace(/^local index /, '');
-  closeReaders();
-  rmSync(storeFile);
-  const legacy = storeFile.replace(/\.sqlite$/, '.index');
-  writeFileSync(legacy, 'FLIDX001');
-  await assert.rejects(
-    searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
-    /indexed by an older faultline .* index it again/,
-  );
-  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.match(rebuilt.note ?? '', /older faultline .* rebuilt once/);
-  assert.equal(existsSync(legacy), false);
-  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.equal(again.note, undefined);
-  assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
-});
+test(
+  'an index in the format before SQLite is reported by search and ' + 'rebuilt once by indexing, with a note',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    const storeFile = first.store.replace(/^local index /, '');
+    closeReaders();
+    rmSync(storeFile);
+    const legacy = storeFile.replace(/\.sqlite$/, '.index');
+    writeFileSync(legacy, 'FLIDX001');
+    await assert.rejects(
+      searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
+      /indexed by an older faultline .* index it again/,
+    );
+    const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.match(rebuilt.note ?? '', /older faultline .* rebuilt once/);
+    assert.equal(existsSync(legacy), false);
+    const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.equal(again.note, undefined);
+    assert.equal(await topSymbol(tree.settings, tree.dir, 'parse config file'), 'parse_config_file');
+  },
+);
 
 test('search without source_dir covers every accepted indexed tree; errors are clear', async (t) => {
   const one = scratchTree();
@@ -384,95 +387,105 @@ test('unreadable files and directories are listed as skipped, not indexed, and d
   assert.equal(stats.files, 5);
 });
 
-test('symbolic links are not followed, and the ones to a directory or a source file are listed as skipped', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  const outside = mkdtempSync(join(tmpdir(), 'faultline-outside-'));
-  t.after(() => rmSync(outside, { recursive: true, force: true }));
-  writeFileSync(join(outside, 'elsewhere.py'), 'def outside_the_tree():\n    return 1\n');
-  symlinkSync(join(tree.dir, 'app', 'config.py'), join(tree.dir, 'app', 'config_link.py'));
-  symlinkSync(join(outside, 'elsewhere.py'), join(tree.dir, 'escape.py'));
-  symlinkSync(outside, join(tree.dir, 'shared'));
-  symlinkSync(tree.dir, join(tree.dir, 'app', 'loop'));
-  symlinkSync(join(tree.dir, 'gone.py'), join(tree.dir, 'broken.py'));
-  symlinkSync(join(tree.dir, 'README.md'), join(tree.dir, 'notes.txt'));
-  symlinkSync(outside, join(tree.dir, 'ignored', 'inside_ignored'));
-  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  // Not the link named like no source file (notes.txt), nor the one under an ignored directory.
-  assert.deepEqual(stats.skippedFiles.symlinks, [
-    'app/config_link.py',
-    'app/loop/',
-    'broken.py',
-    'escape.py',
-    'shared/',
-  ]);
-  assert.equal(stats.skipped, 4 + 5);
-  assert.equal(stats.files, 5, 'nothing behind a link was indexed');
-  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
-    'app/config.py',
-    'app/keep.gen.py',
-    'lib/server.go',
-    'web/build.kt',
-    'web/rateLimiter.ts',
-  ]);
-});
+test(
+  'symbolic links are not followed, and the ones to a directory or ' + 'a source file are listed as skipped',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    const outside = mkdtempSync(join(tmpdir(), 'faultline-outside-'));
+    t.after(() => rmSync(outside, { recursive: true, force: true }));
+    writeFileSync(join(outside, 'elsewhere.py'), 'def outside_the_tree():\n    return 1\n');
+    symlinkSync(join(tree.dir, 'app', 'config.py'), join(tree.dir, 'app', 'config_link.py'));
+    symlinkSync(join(outside, 'elsewhere.py'), join(tree.dir, 'escape.py'));
+    symlinkSync(outside, join(tree.dir, 'shared'));
+    symlinkSync(tree.dir, join(tree.dir, 'app', 'loop'));
+    symlinkSync(join(tree.dir, 'gone.py'), join(tree.dir, 'broken.py'));
+    symlinkSync(join(tree.dir, 'README.md'), join(tree.dir, 'notes.txt'));
+    symlinkSync(outside, join(tree.dir, 'ignored', 'inside_ignored'));
+    const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    // Not the link named like no source file (notes.txt), nor the one under an ignored directory.
+    assert.deepEqual(stats.skippedFiles.symlinks, [
+      'app/config_link.py',
+      'app/loop/',
+      'broken.py',
+      'escape.py',
+      'shared/',
+    ]);
+    assert.equal(stats.skipped, 4 + 5);
+    assert.equal(stats.files, 5, 'nothing behind a link was indexed');
+    assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
+      'app/config.py',
+      'app/keep.gen.py',
+      'lib/server.go',
+      'web/build.kt',
+      'web/rateLimiter.ts',
+    ]);
+  },
+);
 
-test('in a git checkout: the .gitignore files above the tree apply, and .gitignore decides about build output', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  const checkout = join(tree.dir, '..');
-  mkdirSync(join(checkout, '.git', 'info'), { recursive: true });
-  writeFileSync(join(checkout, '.git', 'info', 'exclude'), 'rateLimiter.ts\n');
-  writeFileSync(join(checkout, '.gitignore'), '/tree/lib\ndist/\n');
-  tree.write('build/tool.py', 'def build_tool():\n    pass\n');
-  tree.write('dist/bundle.py', 'def bundled():\n    pass\n');
+test(
+  'in a git checkout: the .gitignore files above the tree apply, ' + 'and .gitignore decides about build output',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    const checkout = join(tree.dir, '..');
+    mkdirSync(join(checkout, '.git', 'info'), { recursive: true });
+    writeFileSync(join(checkout, '.git', 'info', 'exclude'), 'rateLimiter.ts\n');
+    writeFileSync(join(checkout, '.gitignore'), '/tree/lib\ndist/\n');
+    tree.write('build/tool.py', 'def build_tool():\n    pass\n');
+    tree.write('dist/bundle.py', 'def bundled():\n    pass\n');
 
-  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
-    'app/config.py',
-    'app/keep.gen.py',
-    'build/tool.py',
-    'web/build.kt',
-  ]);
-  assert.equal(stats.files, 4);
-});
+    const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.deepEqual(await indexedPaths(tree.settings, tree.dir), [
+      'app/config.py',
+      'app/keep.gen.py',
+      'build/tool.py',
+      'web/build.kt',
+    ]);
+    assert.equal(stats.files, 4);
+  },
+);
 
-test('an index that finds no file says why: what git ignores there, or that the tree has none of the selected languages', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  const checkout = join(tree.dir, '..');
-  mkdirSync(join(checkout, '.git'), { recursive: true });
-  // Every file of the tree excluded by a .gitignore above it, and one directory by the tree's own.
-  writeFileSync(join(checkout, '.gitignore'), '*.py\n*.go\n*.ts\n*.kt\n*.java\n*.rs\n*.js\n');
-  tree.write('.gitignore', 'vendored/\n');
-  tree.write('vendored/lib.c', 'int lib(void) { return 1; }\n');
-  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.equal(stats.files, 0);
-  assert.match(
-    stats.note ?? '',
-    /^no source file to index in .*: git's ignore rules .* exclude \d+ files and 1 directory there; `git check-ignore -v PATH`/,
-  );
+test(
+  'an index that finds no file says why: what git ignores there, or ' +
+    'that the tree has none of the selected languages',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    const checkout = join(tree.dir, '..');
+    mkdirSync(join(checkout, '.git'), { recursive: true });
+    // Every file of the tree excluded by a .gitignore above it, and one directory by the tree's own.
+    writeFileSync(join(checkout, '.gitignore'), '*.py\n*.go\n*.ts\n*.kt\n*.java\n*.rs\n*.js\n');
+    tree.write('.gitignore', 'vendored/\n');
+    tree.write('vendored/lib.c', 'int lib(void) { return 1; }\n');
+    const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.equal(stats.files, 0);
+    assert.match(
+      stats.note ?? '',
+      /^no source file to index in .*: git's ignore rules .* exclude \d+ files and 1 directory there; `git check-ignore -v PATH`/,
+    );
 
-  // The ignored directory could hold Ruby: it is still named.
-  const ruby = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ruby' });
-  assert.match(
-    ruby.note ?? '',
-    /^no source file in the selected languages \(ruby\) to index in .*: git's ignore rules .* exclude 1 directory there;/,
-  );
-  const empty = join(tree.dataDir, '..', 'empty');
-  mkdirSync(join(empty, '.hidden'), { recursive: true });
-  writeFileSync(join(empty, '.hidden', 'a.py'), 'def hidden():\n    pass\n');
-  const none = await indexSourceTree(tree.settings, { sourceDir: empty });
-  assert.match(
-    none.note ?? '',
-    /^no source file to index in .*empty \(hidden directories, dependency directories and symlinks are not entered\)$/,
-  );
+    // The ignored directory could hold Ruby: it is still named.
+    const ruby = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ruby' });
+    assert.match(
+      ruby.note ?? '',
+      /^no source file in the selected languages \(ruby\) to index in .*: git's ignore rules .* exclude 1 directory there;/,
+    );
+    const empty = join(tree.dataDir, '..', 'empty');
+    mkdirSync(join(empty, '.hidden'), { recursive: true });
+    writeFileSync(join(empty, '.hidden', 'a.py'), 'def hidden():\n    pass\n');
+    const none = await indexSourceTree(tree.settings, { sourceDir: empty });
+    assert.match(
+      none.note ?? '',
+      /^no source file to index in .*empty \(hidden directories, dependency directories and symlinks are not entered\)$/,
+    );
 
-  rmSync(join(checkout, '.gitignore'));
-  const found = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.ok(found.files > 0);
-  assert.equal(found.note, undefined, 'no note when files were found');
-});
+    rmSync(join(checkout, '.gitignore'));
+    const found = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.ok(found.files > 0);
+    assert.equal(found.note, undefined, 'no note when files were found');
+  },
+);
 
 test('indexing stops early over the file or byte limit, naming the limit and how to raise it', async (t) => {
   const tree = scratchTree();
@@ -505,49 +518,55 @@ test('indexing stops early over the file or byte limit, naming the limit and how
   assert.equal(enough.files, 5);
 });
 
-test("every skipped directory is listed with its reason and what includes it; the standard library's venv package is source", async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
-  tree.write('Lib/site-packages/pkg/mod.py', 'def vendored():\n    return 1\n');
-  tree.write('env/pyvenv.cfg', 'home = /usr/bin\n');
-  tree.write('env/lib/mod.py', 'def in_a_virtual_environment():\n    return 1\n');
-  tree.write('packages/web/dist/bundle.js', 'function builtBundle() { return 1; }\n');
-  tree.write('.github/scripts/release.py', 'def release_script():\n    return 1\n');
-  const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual(stats.skippedFiles.directories, [
-    { path: '.github/', reason: 'hidden', include: '.github' },
-    { path: 'Lib/site-packages/', reason: 'dependency', include: 'site-packages' },
-    { path: 'env/', reason: 'dependency', include: 'env' },
-    { path: 'ignored/', reason: 'ignored by .gitignore', include: 'ignored' },
-    { path: 'node_modules/', reason: 'dependency', include: 'node_modules' },
-    { path: 'packages/web/dist/', reason: 'build output', include: 'dist' },
-  ]);
-  assert.equal(stats.skipped, 2 + 6);
-  assert.ok((await indexedPaths(tree.settings, tree.dir)).includes('Lib/venv/__init__.py'));
-  assert.equal(
-    describeSkippedDirectories(stats, (name) => `--include-dir ${name}`),
-    '.github/ (hidden; --include-dir .github), Lib/site-packages/ (dependency; --include-dir site-packages), env/ (dependency; ' +
-      '--include-dir env), ignored/ (ignored by .gitignore; --include-dir ignored), node_modules/ (dependency; --include-dir ' +
-      'node_modules), packages/web/dist/ (build output; --include-dir dist)',
-  );
+test(
+  'every skipped directory is listed with its reason and what ' +
+    "includes it; the standard library's venv package is source",
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    tree.write('Lib/venv/__init__.py', 'def create(env_dir):\n    return env_dir\n');
+    tree.write('Lib/site-packages/pkg/mod.py', 'def vendored():\n    return 1\n');
+    tree.write('env/pyvenv.cfg', 'home = /usr/bin\n');
+    tree.write('env/lib/mod.py', 'def in_a_virtual_environment():\n    return 1\n');
+    tree.write('packages/web/dist/bundle.js', 'function builtBundle() { return 1; }\n');
+    tree.write('.github/scripts/release.py', 'def release_script():\n    return 1\n');
+    const stats = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.deepEqual(stats.skippedFiles.directories, [
+      { path: '.github/', reason: 'hidden', include: '.github' },
+      { path: 'Lib/site-packages/', reason: 'dependency', include: 'site-packages' },
+      { path: 'env/', reason: 'dependency', include: 'env' },
+      { path: 'ignored/', reason: 'ignored by .gitignore', include: 'ignored' },
+      { path: 'node_modules/', reason: 'dependency', include: 'node_modules' },
+      { path: 'packages/web/dist/', reason: 'build output', include: 'dist' },
+    ]);
+    assert.equal(stats.skipped, 2 + 6);
+    assert.ok((await indexedPaths(tree.settings, tree.dir)).includes('Lib/venv/__init__.py'));
+    assert.equal(
+      describeSkippedDirectories(stats, (name) => `--include-dir ${name}`),
+      '.github/ (hidden; --include-dir .github), Lib/site-packages/ ' +
+        '(dependency; --include-dir site-packages), env/ (dependency; ' +
+        '--include-dir env), ignored/ (ignored by .gitignore; ' +
+        '--include-dir ignored), node_modules/ (dependency; --include-dir ' +
+        'node_modules), packages/web/dist/ (build output; --include-dir dist)',
+    );
 
-  // Included by name or by path, each is indexed; a file inside still follows the .gitignore rules that name it.
-  const included = await indexSourceTree(tree.settings, {
-    sourceDir: tree.dir,
-    includeDirs: ['dist', '.github', 'ignored', 'Lib/site-packages/'],
-  });
-  assert.deepEqual(
-    included.skippedFiles.directories.map((directory) => directory.path),
-    ['env/', 'node_modules/'],
-  );
-  const paths = await indexedPaths(tree.settings, tree.dir);
-  for (const path of [
-    'packages/web/dist/bundle.js',
-    '.github/scripts/release.py',
-    'ignored/secret.py',
-    'Lib/site-packages/pkg/mod.py',
-  ]) {
-    assert.ok(paths.includes(path), `${path} is indexed: ${paths.join(', ')}`);
-  }
-});
+    // Included by name or by path, each is indexed; a file inside still follows the .gitignore rules that name it.
+    const included = await indexSourceTree(tree.settings, {
+      sourceDir: tree.dir,
+      includeDirs: ['dist', '.github', 'ignored', 'Lib/site-packages/'],
+    });
+    assert.deepEqual(
+      included.skippedFiles.directories.map((directory) => directory.path),
+      ['env/', 'node_modules/'],
+    );
+    const paths = await indexedPaths(tree.settings, tree.dir);
+    for (const path of [
+      'packages/web/dist/bundle.js',
+      '.github/scripts/release.py',
+      'ignored/secret.py',
+      'Lib/site-packages/pkg/mod.py',
+    ]) {
+      assert.ok(paths.includes(path), `${path} is indexed: ${paths.join(', ')}`);
+    }
+  },
+);

@@ -4,28 +4,32 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { LineReader, LineWriter } from '../src/jsonrpc/ndjson.js';
 
-test('lines within the bound come whole (CRLF or LF, split anywhere); a longer one only in pieces, and framing holds after it', async () => {
-  const input = new PassThrough();
-  const events: string[] = [];
-  let streamed = 0;
-  const reader = new LineReader(input, {
-    maxBytes: 10,
-    onLine: (line) => events.push(`line ${line}`),
-    oversizeStart: (held) => events.push(`start ${held}`),
-    oversizeChunk: (bytes) => (streamed += bytes.length),
-    oversizeEnd: (bytes) => events.push(`end ${bytes}`),
-  });
-  let closed = false;
-  reader.on('close', () => (closed = true));
-  input.write('ab');
-  input.write('c\r\nsecond\n' + 'x'.repeat(6));
-  input.write('y'.repeat(20) + '\nnext\n\nlast');
-  input.end();
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(events, ['line abc', 'line second', 'start 6', 'end 26', 'line next', 'line last']);
-  assert.equal(streamed, 26);
-  assert.ok(closed);
-});
+test(
+  'lines within the bound come whole (CRLF or LF, split anywhere); ' +
+    'a longer one only in pieces, and framing holds after it',
+  async () => {
+    const input = new PassThrough();
+    const events: string[] = [];
+    let streamed = 0;
+    const reader = new LineReader(input, {
+      maxBytes: 10,
+      onLine: (line) => events.push(`line ${line}`),
+      oversizeStart: (held) => events.push(`start ${held}`),
+      oversizeChunk: (bytes) => (streamed += bytes.length),
+      oversizeEnd: (bytes) => events.push(`end ${bytes}`),
+    });
+    let closed = false;
+    reader.on('close', () => (closed = true));
+    input.write('ab');
+    input.write('c\r\nsecond\n' + 'x'.repeat(6));
+    input.write('y'.repeat(20) + '\nnext\n\nlast');
+    input.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(events, ['line abc', 'line second', 'start 6', 'end 26', 'line next', 'line last']);
+    assert.equal(streamed, 26);
+    assert.ok(closed);
+  },
+);
 
 test('a writer streaming a long line holds other lines until it ends', () => {
   const out: string[] = [];

@@ -72,35 +72,38 @@ function request(method: string, path: string, headers: Record<string, string | 
   return Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n'), Buffer.from(body)]);
 }
 
-test('requireBearer: a missing and a wrong token both get 401 with WWW-Authenticate: Bearer; the right one passes', async () => {
-  const server = await listen((req, res) => {
-    if (!requireBearer(req, res, 's3cret')) return;
-    res.end('in');
-  });
-  try {
-    const url = `http://127.0.0.1:${server.port}/`;
-    const cases: Array<Record<string, string>> = [
-      {},
-      { authorization: 'Bearer wrong' },
-      { authorization: 'Basic s3cret' },
-    ];
-    for (const headers of cases) {
-      const response = await fetch(url, { headers });
-      assert.equal(response.status, 401);
-      assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
-      assert.equal(response.headers.get('connection'), 'close');
-      assert.match(((await response.json()) as { error: string }).error, /Authorization: Bearer/);
+test(
+  'requireBearer: a missing and a wrong token both get 401 with ' + 'WWW-Authenticate: Bearer; the right one passes',
+  async () => {
+    const server = await listen((req, res) => {
+      if (!requireBearer(req, res, 's3cret')) return;
+      res.end('in');
+    });
+    try {
+      const url = `http://127.0.0.1:${server.port}/`;
+      const cases: Array<Record<string, string>> = [
+        {},
+        { authorization: 'Bearer wrong' },
+        { authorization: 'Basic s3cret' },
+      ];
+      for (const headers of cases) {
+        const response = await fetch(url, { headers });
+        assert.equal(response.status, 401);
+        assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
+        assert.equal(response.headers.get('connection'), 'close');
+        assert.match(((await response.json()) as { error: string }).error, /Authorization: Bearer/);
+      }
+      const ok = await fetch(url, { headers: { authorization: 'bearer  s3cret ' } });
+      assert.equal(ok.status, 200);
+      assert.equal(await ok.text(), 'in');
+    } finally {
+      await server.close();
     }
-    const ok = await fetch(url, { headers: { authorization: 'bearer  s3cret ' } });
-    assert.equal(ok.status, 200);
-    assert.equal(await ok.text(), 'in');
-  } finally {
-    await server.close();
-  }
-  assert.equal(tokensMatch('a', 'a'), true);
-  assert.equal(tokensMatch('a', 'ab'), false);
-  assert.equal(tokensMatch('', ''), false, 'an empty token matches nothing');
-});
+    assert.equal(tokensMatch('a', 'a'), true);
+    assert.equal(tokensMatch('a', 'ab'), false);
+    assert.equal(tokensMatch('', ''), false, 'an empty token matches nothing');
+  },
+);
 
 test('readJsonBody: too deep is a 400 before JSON.parse; over the bound a 413 with Connection: close', async () => {
   const server = await listen(async (req, res) => {
@@ -130,48 +133,51 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 });
 
-test('the MCP transport: a 413 on a keep-alive connection closes it, so a pipelined request is never left hanging', async () => {
-  const token = 'wire-token';
-  const running = await serveHttp({
-    host: '127.0.0.1',
-    port: 0,
-    token,
-    newSession: () => createMcpServer(makeConfig()),
-    log: silentLogger,
-  });
-  try {
-    const headers = {
-      host: `127.0.0.1:${running.port}`,
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      connection: 'keep-alive',
-    };
-    const oversize = 8 * 1024 * 1024 + 1024;
-    const bytes = Buffer.concat([
-      request('POST', '/mcp', { ...headers, 'content-length': oversize }, 'x'.repeat(oversize)),
-      request('POST', '/mcp', { ...headers, 'content-length': Buffer.byteLength(INITIALIZE) }, INITIALIZE),
-    ]);
-    const received = await exchange(running.port, bytes);
-    assert.match(received, /^HTTP\/1\.1 413 /);
-    assert.match(received, /connection: close/i);
-    assert.match(received, /Request body over 8388608 bytes/);
-    // That socket answered, then closed: a fresh connection is served; a wrong token is the one 401.
-    const { connection: _, host: __, ...fetchHeaders } = headers;
-    const fresh = await fetch(running.url, { method: 'POST', headers: fetchHeaders, body: INITIALIZE });
-    assert.equal(fresh.status, 200);
-    await fresh.body?.cancel();
-    const wrong = await fetch(running.url, {
-      method: 'POST',
-      headers: { ...fetchHeaders, authorization: 'Bearer nope' },
-      body: INITIALIZE,
+test(
+  'the MCP transport: a 413 on a keep-alive connection closes it, ' + 'so a pipelined request is never left hanging',
+  async () => {
+    const token = 'wire-token';
+    const running = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      newSession: () => createMcpServer(makeConfig()),
+      log: silentLogger,
     });
-    assert.equal(wrong.status, 401);
-    assert.match(wrong.headers.get('www-authenticate') ?? '', /^Bearer/);
-  } finally {
-    await running.close();
-  }
-});
+    try {
+      const headers = {
+        host: `127.0.0.1:${running.port}`,
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        connection: 'keep-alive',
+      };
+      const oversize = 8 * 1024 * 1024 + 1024;
+      const bytes = Buffer.concat([
+        request('POST', '/mcp', { ...headers, 'content-length': oversize }, 'x'.repeat(oversize)),
+        request('POST', '/mcp', { ...headers, 'content-length': Buffer.byteLength(INITIALIZE) }, INITIALIZE),
+      ]);
+      const received = await exchange(running.port, bytes);
+      assert.match(received, /^HTTP\/1\.1 413 /);
+      assert.match(received, /connection: close/i);
+      assert.match(received, /Request body over 8388608 bytes/);
+      // That socket answered, then closed: a fresh connection is served; a wrong token is the one 401.
+      const { connection: _, host: __, ...fetchHeaders } = headers;
+      const fresh = await fetch(running.url, { method: 'POST', headers: fetchHeaders, body: INITIALIZE });
+      assert.equal(fresh.status, 200);
+      await fresh.body?.cancel();
+      const wrong = await fetch(running.url, {
+        method: 'POST',
+        headers: { ...fetchHeaders, authorization: 'Bearer nope' },
+        body: INITIALIZE,
+      });
+      assert.equal(wrong.status, 401);
+      assert.match(wrong.headers.get('www-authenticate') ?? '', /^Bearer/);
+    } finally {
+      await running.close();
+    }
+  },
+);
 
 test('the admin API: one 401 for a missing or wrong token, a 413 closes the connection', async () => {
   // Nothing is proxied: the mapping only gives the registry a target.

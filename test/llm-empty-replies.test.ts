@@ -95,15 +95,21 @@ describe('unusable LLM replies', () => {
     });
   });
 
-  test('an answer that is not JSON (an HTML page from a wrong base URL) is named at once, not read as an empty reply', async () => {
-    fake.queueChat({ body: '<html><title>Welcome to nginx</title></html>', headers: { 'content-type': 'text/html' } });
-    await assert.rejects(provider.text([{ role: 'user', content: 'x' }]), (error: unknown) => {
-      isInvalidReply(error);
-      assert.match((error as Error).message, /not a chat completion .*base URL.*Welcome to nginx/);
-      return true;
-    });
-    assert.equal(fake.chatRequests().length, 1, 'no repair turn: the model was never reached');
-  });
+  test(
+    'an answer that is not JSON (an HTML page from a wrong base URL) ' + 'is named at once, not read as an empty reply',
+    async () => {
+      fake.queueChat({
+        body: '<html><title>Welcome to nginx</title></html>',
+        headers: { 'content-type': 'text/html' },
+      });
+      await assert.rejects(provider.text([{ role: 'user', content: 'x' }]), (error: unknown) => {
+        isInvalidReply(error);
+        assert.match((error as Error).message, /not a chat completion .*base URL.*Welcome to nginx/);
+        return true;
+      });
+      assert.equal(fake.chatRequests().length, 1, 'no repair turn: the model was never reached');
+    },
+  );
 
   test('a hunk header past the end of the snippet is named, not a TypeError', async () => {
     const pastEnd = '```diff\n@@ -4000,2 +4000,2 @@\n def nothing_here():\n-    pass\n+    return 1\n```';

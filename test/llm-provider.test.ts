@@ -138,34 +138,37 @@ for (const api of ['openai', 'ollama'] as const) {
       });
     });
 
-    test('an error page (HTML, or an error object from a proxy) is named in the message, and nothing reaches stdout', async () => {
-      const choice = createProvider(
-        {
-          client: api,
-          baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
-          promptModel: 'test-model',
-          timeoutMs: 30_000,
-        },
-        { OPENAI_API_KEY: 'sk-test' },
-        { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
-      );
-      assert.ok(choice.ok);
-      fake.queueChat(
-        { status: 502, rawBody: '<html>bad gateway from the proxy</html>', headers: { 'content-type': 'text/html' } },
-        { status: 429, rawBody: '{"error":{"message":"quota exceeded","type":"rate"}}' },
-      );
-      // console.log goes to stdout, where `faultline index` prints its JSON: a dependency must not use it.
-      const logged: unknown[] = [];
-      const log = console.log;
-      console.log = (...args: unknown[]) => void logged.push(args);
-      try {
-        await assert.rejects(choice.provider.text(MESSAGES), /HTTP 502.*bad gateway from the proxy/);
-        await assert.rejects(choice.provider.text(MESSAGES), /HTTP 429.*quota exceeded/);
-      } finally {
-        console.log = log;
-      }
-      assert.deepEqual(logged, []);
-    });
+    test(
+      'an error page (HTML, or an error object from a proxy) is named ' + 'in the message, and nothing reaches stdout',
+      async () => {
+        const choice = createProvider(
+          {
+            client: api,
+            baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.ollamaHost,
+            promptModel: 'test-model',
+            timeoutMs: 30_000,
+          },
+          { OPENAI_API_KEY: 'sk-test' },
+          { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } },
+        );
+        assert.ok(choice.ok);
+        fake.queueChat(
+          { status: 502, rawBody: '<html>bad gateway from the proxy</html>', headers: { 'content-type': 'text/html' } },
+          { status: 429, rawBody: '{"error":{"message":"quota exceeded","type":"rate"}}' },
+        );
+        // console.log goes to stdout, where `faultline index` prints its JSON: a dependency must not use it.
+        const logged: unknown[] = [];
+        const log = console.log;
+        console.log = (...args: unknown[]) => void logged.push(args);
+        try {
+          await assert.rejects(choice.provider.text(MESSAGES), /HTTP 502.*bad gateway from the proxy/);
+          await assert.rejects(choice.provider.text(MESSAGES), /HTTP 429.*quota exceeded/);
+        } finally {
+          console.log = log;
+        }
+        assert.deepEqual(logged, []);
+      },
+    );
 
     test('500 and a dropped connection are retried', async () => {
       fake.queueChat({ status: 503 }, { drop: true }, 'third time lucky');

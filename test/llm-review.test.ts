@@ -23,7 +23,8 @@ const VALID_SLOS = readFileSync(fixturePath('llm', 'slos-valid.json'), 'utf8');
 const PYTHON = languageByName('python');
 
 const BATCHED =
-  'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
+  'def fetch_all(client, ids):\n    """Fetch every record by id, in ' +
+  'one batched call."""\n    return client.get_many(ids)\n';
 const APPLYING_DIFF = [
   '```diff',
   '--- a/snippet',
@@ -152,7 +153,8 @@ for (const api of ['openai', 'ollama'] as const) {
 
     test('score: a string score, a list explanation and a bracketed aside are read in one call', async () => {
       fake.queueChat(
-        'On a scale [0, 1] I rate it:\n```json\n{"score": "0.45", "explanation": ["One call per id.", "No batching."]}\n```',
+        'On a scale [0, 1] I rate it:\n```json\n{"score": "0.45", ' +
+          '"explanation": ["One call per id.", "No batching."]}\n```',
       );
       const result = await scoreSnippet(provider, { aspect: 'performance', snippet: SNIPPET, lang: 'python' });
       assert.deepEqual(result, { score: 0.45, explanation: 'One call per id. No batching.' });

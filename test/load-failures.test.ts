@@ -128,28 +128,31 @@ describe('error classes', () => {
 });
 
 describe('cancellation and cleanup', () => {
-  test('an abort mid-run rejects long before the run or its requests would end, and frees every socket and timer', async () => {
-    const target = await server((_request, response, self) => self.later(30_000, () => response.end('late')));
-    const before = await heldResources(servers);
-    const controller = new AbortController();
-    const run = runOpenLoop({
-      url: `${target.origin}/`,
-      ratePerSecond: 200,
-      connections: 20,
-      durationMs: 10_000,
-      timeoutMs: 20_000,
-      signal: controller.signal,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.ok(target.openSockets.size > 0, 'connections were open when the abort came');
-    const abortedAt = performance.now();
-    controller.abort();
-    await assert.rejects(run, CancelledError);
-    // Long before the 10 s run, a 30 s answer or a 20 s timeout (within 500 ms: bench/checks/load.ts, load.run-ends).
-    const took = performance.now() - abortedAt;
-    assert.ok(took < 5000, `rejected ${took} ms after the abort`);
-    assert.deepEqual(await heldResources(servers), before);
-  });
+  test(
+    'an abort mid-run rejects long before the run or its requests ' + 'would end, and frees every socket and timer',
+    async () => {
+      const target = await server((_request, response, self) => self.later(30_000, () => response.end('late')));
+      const before = await heldResources(servers);
+      const controller = new AbortController();
+      const run = runOpenLoop({
+        url: `${target.origin}/`,
+        ratePerSecond: 200,
+        connections: 20,
+        durationMs: 10_000,
+        timeoutMs: 20_000,
+        signal: controller.signal,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.ok(target.openSockets.size > 0, 'connections were open when the abort came');
+      const abortedAt = performance.now();
+      controller.abort();
+      await assert.rejects(run, CancelledError);
+      // Long before the 10 s run, a 30 s answer or a 20 s timeout (within 500 ms: bench/checks/load.ts, load.run-ends).
+      const took = performance.now() - abortedAt;
+      assert.ok(took < 5000, `rejected ${took} ms after the abort`);
+      assert.deepEqual(await heldResources(servers), before);
+    },
+  );
 
   test('an already aborted signal rejects before anything is opened', async () => {
     const before = await heldResources(servers);
@@ -219,41 +222,48 @@ describe('https', () => {
 });
 
 describe('capacity (closed loop)', () => {
-  test('targets: the name is resolved through the target policy and autocannon connects to that address, Host kept', async () => {
-    const target = await server();
-    const result = await runCapacity({
-      url: `http://localhost:${target.port}/`,
-      targets: { allowRemoteTargets: false },
-      connections: 1,
-      durationMs: 300,
-      timeoutMs: 1000,
-    });
-    assert.ok(result.responses > 0);
-    assert.equal(result.errors, 0);
-    assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
-  });
+  test(
+    'targets: the name is resolved through the target policy and ' + 'autocannon connects to that address, Host kept',
+    async () => {
+      const target = await server();
+      const result = await runCapacity({
+        url: `http://localhost:${target.port}/`,
+        targets: { allowRemoteTargets: false },
+        connections: 1,
+        durationMs: 300,
+        timeoutMs: 1000,
+      });
+      assert.ok(result.responses > 0);
+      assert.equal(result.errors, 0);
+      assert.equal(target.arrivals[0]!.headers.host, `localhost:${target.port}`);
+    },
+  );
 
-  test('resolveThroughPolicy: a refused name is an error that says why; an unresolvable one is left to the connections; an IP is kept', async () => {
-    const refusing: LookupFunction = (hostname, _options, callback) =>
-      (callback as (...args: unknown[]) => void)(
-        Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), {
-          code: 'ENOTLOCAL',
-        }),
-        '',
-        0,
+  test(
+    'resolveThroughPolicy: a refused name is an error that says why; ' +
+      'an unresolvable one is left to the connections; an IP is kept',
+    async () => {
+      const refusing: LookupFunction = (hostname, _options, callback) =>
+        (callback as (...args: unknown[]) => void)(
+          Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), {
+            code: 'ENOTLOCAL',
+          }),
+          '',
+          0,
+        );
+      const unknown: LookupFunction = (_hostname, _options, callback) =>
+        (callback as (...args: unknown[]) => void)(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }), '', 0);
+      const local: LookupFunction = (_hostname, _options, callback) =>
+        (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
+      await assert.rejects(
+        resolveThroughPolicy(refusing, 'rebound.test'),
+        (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message),
       );
-    const unknown: LookupFunction = (_hostname, _options, callback) =>
-      (callback as (...args: unknown[]) => void)(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }), '', 0);
-    const local: LookupFunction = (_hostname, _options, callback) =>
-      (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
-    await assert.rejects(
-      resolveThroughPolicy(refusing, 'rebound.test'),
-      (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message),
-    );
-    assert.equal(await resolveThroughPolicy(unknown, 'missing.test'), 'missing.test');
-    assert.equal(await resolveThroughPolicy(local, 'app.test'), '127.0.0.1');
-    assert.equal(await resolveThroughPolicy(refusing, '::1'), '::1');
-  });
+      assert.equal(await resolveThroughPolicy(unknown, 'missing.test'), 'missing.test');
+      assert.equal(await resolveThroughPolicy(local, 'app.test'), '127.0.0.1');
+      assert.equal(await resolveThroughPolicy(refusing, '::1'), '::1');
+    },
+  );
 
   test('sustained rate follows connections ÷ service time (Little), Host kept through connectTo', async () => {
     const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
@@ -276,24 +286,29 @@ describe('capacity (closed loop)', () => {
     assert.equal(result.errors, 0);
   });
 
-  test("with a rate cap the latencies are the measured ones: autocannon's coordinated-omission correction does not fill them with made-up values", async () => {
-    // Every scenario caps a capacity run at --max-rate. With a rate, autocannon records each
-    // latency "with an expected interval" of ceil(1 / per-connection rate) = 1 ms, which adds
-    // synthetic samples at latency − 1, − 2, … down to 1 ms: a 50 ms fault showed p50 26 ms, min 1.
-    const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
-    const result = await runCapacity({
-      url: `${target.origin}/`,
-      connections: 4,
-      durationMs: 1000,
-      timeoutMs: 2000,
-      maxRatePerSecond: 1000,
-    });
-    assert.equal(result.errors, 0);
-    assert.ok(result.responses > 20, `${result.responses} responses`);
-    // Whole milliseconds, truncated: a response held 20 ms on the server takes at least 19.
-    assert.ok(result.latencyWholeMs.min >= 19, `min ${result.latencyWholeMs.min} ms, below the server's 20 ms`);
-    assert.ok(result.latencyWholeMs.p50 >= 20, `p50 ${result.latencyWholeMs.p50} ms`);
-  });
+  test(
+    'with a rate cap the latencies are the measured ones: ' +
+      "autocannon's coordinated-omission correction does not fill them " +
+      'with made-up values',
+    async () => {
+      // Every scenario caps a capacity run at --max-rate. With a rate, autocannon records each
+      // latency "with an expected interval" of ceil(1 / per-connection rate) = 1 ms, which adds
+      // synthetic samples at latency − 1, − 2, … down to 1 ms: a 50 ms fault showed p50 26 ms, min 1.
+      const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
+      const result = await runCapacity({
+        url: `${target.origin}/`,
+        connections: 4,
+        durationMs: 1000,
+        timeoutMs: 2000,
+        maxRatePerSecond: 1000,
+      });
+      assert.equal(result.errors, 0);
+      assert.ok(result.responses > 20, `${result.responses} responses`);
+      // Whole milliseconds, truncated: a response held 20 ms on the server takes at least 19.
+      assert.ok(result.latencyWholeMs.min >= 19, `min ${result.latencyWholeMs.min} ms, below the server's 20 ms`);
+      assert.ok(result.latencyWholeMs.p50 >= 20, `p50 ${result.latencyWholeMs.p50} ms`);
+    },
+  );
 
   test('5xx count as errors; an abort stops the run long before it would end, leaving nothing behind', async () => {
     const target = await server((_request, response, self) => self.later(5, () => response.writeHead(500).end()));

@@ -69,7 +69,8 @@ describe('response parser', () => {
     for (const result of parse('HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n'))
       assert.deepEqual(result.complete, true);
     for (const result of parse(
-      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: ' +
+        'x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
     )) {
       assert.deepEqual(result, { status: 200, keepAlive: true, complete: true, afterClose: true });
     }

@@ -58,7 +58,8 @@ test("the MCP server's code warm-up waits while a scenario measures, then runs",
         assert.ok(done !== undefined, 'the warm-up ran once the scenario was over');
         if (started - ready >= 990) {
           t.diagnostic(
-            `attempt ${attempt}: the scenario began ${started - ready} ms after start-up, when the warm-up may already have been under way`,
+            `attempt ${attempt}: the scenario began ${started - ready} ms ` +
+              `after start-up, when the warm-up may already have been under way`,
           );
           continue;
         }

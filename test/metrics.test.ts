@@ -204,7 +204,8 @@ describe('the doors', () => {
     const file = join(dir, 'e.yaml');
     writeFileSync(
       file,
-      `title: metrics door\nduration: 4s\nexpect:\n  - {http: "GET ${app.url}", expect: "status == 200", during: run, name: ok}\n`,
+      `title: metrics door\nduration: 4s\nexpect:\n  - {http: "GET ` +
+        `${app.url}", expect: "status == 200", during: run, name: ok}\n`,
     );
     const port = await freePort();
     const cli = startCliProcess(['experiment', 'run', file, '--metrics', `127.0.0.1:${port}`], {

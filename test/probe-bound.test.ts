@@ -49,43 +49,51 @@ function probeCli(
 }
 
 for (const hang of ['all', 'calls'] as const) {
-  test(`probe --timeout bounds the whole run against a server that hangs (${hang === 'all' ? 'answers nothing' : 'never answers a tool call'}) and ignores SIGTERM`, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'probe-bound-'));
-    const pidFile = join(dir, 'pids');
-    try {
-      const bound = 3000;
-      const r = await probeCli(
-        ['--quiet', '--timeout', String(bound), '--json', join(dir, 'r.json'), '--', process.execPath, HANG],
-        { HANG: hang, PIDS: pidFile },
-      );
-      const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
-      // The run, stopping the server included, ends at its bound: not before, and without waiting
-      // on servers that never would end it (held within 1.25× by bench/checks/probe.ts).
-      assert.ok(report.durationMs >= bound * 0.95, `ended early: ${report.durationMs} ms`);
-      assert.ok(report.durationMs < bound * 4, `the run took ${report.durationMs} ms for a ${bound} ms bound`);
-      // Nor does the process wait on them after its report (it once waited ~40 s on a grandchild).
-      assert.ok(r.ms - report.durationMs < 15_000, `the process outlived its report by ${r.ms - report.durationMs} ms`);
-      const pids = (await readFile(pidFile, 'utf8')).split('\n').filter(Boolean).map(Number);
-      assert.ok(pids.length >= 2, 'the server and its child wrote their pids');
-      assert.deepEqual(await survivors(pids), [], 'a server process or its child outlived the probe');
-      if (hang === 'all') {
-        assert.equal(r.code, 1);
-        assert.match(report.error, /no answer within the overall bound \(3000 ms\)/);
-      } else {
-        // Initialized: what the bound cut short is untested and says so, not a hang finding.
-        assert.equal(report.error, undefined);
-        const status = Object.fromEntries(report.leaves.map((l: { id: string; status: string }) => [l.id, l]));
-        assert.equal(status['FAULT-PROTO-PING'].status, 'passed');
-        const untested = report.leaves.filter(
-          (l: { status: string; note?: string }) =>
-            l.status === 'untested' && /overall bound \(3000 ms\)/.test(l.note ?? ''),
+  test(
+    `probe --timeout bounds the whole run against a server that hangs ` +
+      `(${hang === 'all' ? 'answers nothing' : 'never answers a tool call'}) ` +
+      `and ignores SIGTERM`,
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'probe-bound-'));
+      const pidFile = join(dir, 'pids');
+      try {
+        const bound = 3000;
+        const r = await probeCli(
+          ['--quiet', '--timeout', String(bound), '--json', join(dir, 'r.json'), '--', process.execPath, HANG],
+          { HANG: hang, PIDS: pidFile },
         );
-        assert.ok(untested.length > 0, 'no leaf says the bound ended the run');
+        const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
+        // The run, stopping the server included, ends at its bound: not before, and without waiting
+        // on servers that never would end it (held within 1.25× by bench/checks/probe.ts).
+        assert.ok(report.durationMs >= bound * 0.95, `ended early: ${report.durationMs} ms`);
+        assert.ok(report.durationMs < bound * 4, `the run took ${report.durationMs} ms for a ${bound} ms bound`);
+        // Nor does the process wait on them after its report (it once waited ~40 s on a grandchild).
+        assert.ok(
+          r.ms - report.durationMs < 15_000,
+          `the process outlived its report by ${r.ms - report.durationMs} ms`,
+        );
+        const pids = (await readFile(pidFile, 'utf8')).split('\n').filter(Boolean).map(Number);
+        assert.ok(pids.length >= 2, 'the server and its child wrote their pids');
+        assert.deepEqual(await survivors(pids), [], 'a server process or its child outlived the probe');
+        if (hang === 'all') {
+          assert.equal(r.code, 1);
+          assert.match(report.error, /no answer within the overall bound \(3000 ms\)/);
+        } else {
+          // Initialized: what the bound cut short is untested and says so, not a hang finding.
+          assert.equal(report.error, undefined);
+          const status = Object.fromEntries(report.leaves.map((l: { id: string; status: string }) => [l.id, l]));
+          assert.equal(status['FAULT-PROTO-PING'].status, 'passed');
+          const untested = report.leaves.filter(
+            (l: { status: string; note?: string }) =>
+              l.status === 'untested' && /overall bound \(3000 ms\)/.test(l.note ?? ''),
+          );
+          assert.ok(untested.length > 0, 'no leaf says the bound ended the run');
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }
 
 test('runProbe over HTTP: at the bound its requests to a hanging server are cut, no socket left open', async () => {

@@ -164,7 +164,10 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
     );
     await writeFile(
       join(dir, 'suite.yaml'),
-      'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n  - { name: plan, kind: toolcall, record: plan.json }\n  - { name: never, kind: network, record: missing.json }\n',
+      'version: 1\nname: demo\nruns:\n  - { name: probe, kind: probe, ' +
+        'record: probe.json }\n  - { name: plan, kind: toolcall, record: ' +
+        'plan.json }\n  - { name: never, kind: network, record: ' +
+        'missing.json }\n',
     );
     const r = await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json']);
     assert.equal(r.code, 0, r.stderr);
@@ -202,94 +205,109 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
   }
 });
 
-test('coverage: failed leaves are counted apart from exercised ones, in the headline, the family lines and the JSON', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'coverage-failed-'));
-  try {
-    // A real probe of a server that crashes on bad arguments and serves tools/list before initialize.
-    const probe = await cli(
-      [
-        'probe',
-        '--family',
-        'PROTO',
-        '--family',
-        'TOOL',
-        '--cases',
-        '12',
-        '--json',
-        join(dir, 'probe.json'),
-        '--',
-        process.execPath,
-        SERVER,
-      ],
-      { FAULTS: 'crash,pre-init' },
-    );
-    assert.equal(probe.code, 1, probe.stdout + probe.stderr);
-    await writeFile(
-      join(dir, 'suite.yaml'),
-      'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n',
-    );
-    const text = await cli(['coverage', join(dir, 'suite.yaml')]);
-    assert.equal(text.code, 0, text.stderr);
-    // mcptest's family line and summary shapes; the failing leaf named on its family's line.
-    assert.match(text.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\] {2}1 failing: FAULT-TOOL-CRASH$/m);
-    assert.match(
-      text.stdout,
-      /^covered {2}Protocol interaction {2}7\/7 faults \[PROTO\]$/m,
-      'a warning (PRE-INIT) is exercised, not failed',
-    );
-    assert.match(text.stdout, /^uncovered {2}Security validation {2}0\/5 faults \[SECURITY\]$/m);
-    assert.match(text.stdout, /^2 of 7 families fully covered \(1 n\/a\); 1 exercised fault failed$/m);
-    assert.match(text.stdout.split('\n')[0]!, /42\.3% of applicable faults exercised \(11\/26\), 1 of them failed/);
-    assert.match(text.stdout, /failed:\n {2}FAULT-TOOL-CRASH — failed in probe/);
-    const json = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json'])).stdout);
-    assert.equal(json.failed, 1);
-    assert.equal(json.families.find((f: { id: string }) => f.id === 'TOOL').failed, 1);
-    assert.deepEqual([json.familiesCovered, json.familiesApplicable], [2, 7]);
-    assert.equal(json.leaves.find((l: { id: string }) => l.id === 'FAULT-PROTO-PRE-INIT').failed, false);
-    const sarif = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'sarif'])).stdout);
-    assert.deepEqual(
-      sarif.runs[0].results
-        .filter((r: { level: string }) => r.level === 'error')
-        .map((r: { ruleId: string }) => r.ruleId),
-      ['FAULT-TOOL-CRASH'],
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'coverage: failed leaves are counted apart from exercised ones, ' + 'in the headline, the family lines and the JSON',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'coverage-failed-'));
+    try {
+      // A real probe of a server that crashes on bad arguments and serves tools/list before initialize.
+      const probe = await cli(
+        [
+          'probe',
+          '--family',
+          'PROTO',
+          '--family',
+          'TOOL',
+          '--cases',
+          '12',
+          '--json',
+          join(dir, 'probe.json'),
+          '--',
+          process.execPath,
+          SERVER,
+        ],
+        { FAULTS: 'crash,pre-init' },
+      );
+      assert.equal(probe.code, 1, probe.stdout + probe.stderr);
+      await writeFile(
+        join(dir, 'suite.yaml'),
+        'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n',
+      );
+      const text = await cli(['coverage', join(dir, 'suite.yaml')]);
+      assert.equal(text.code, 0, text.stderr);
+      // mcptest's family line and summary shapes; the failing leaf named on its family's line.
+      assert.match(text.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\] {2}1 failing: FAULT-TOOL-CRASH$/m);
+      assert.match(
+        text.stdout,
+        /^covered {2}Protocol interaction {2}7\/7 faults \[PROTO\]$/m,
+        'a warning (PRE-INIT) is exercised, not failed',
+      );
+      assert.match(text.stdout, /^uncovered {2}Security validation {2}0\/5 faults \[SECURITY\]$/m);
+      assert.match(text.stdout, /^2 of 7 families fully covered \(1 n\/a\); 1 exercised fault failed$/m);
+      assert.match(text.stdout.split('\n')[0]!, /42\.3% of applicable faults exercised \(11\/26\), 1 of them failed/);
+      assert.match(text.stdout, /failed:\n {2}FAULT-TOOL-CRASH — failed in probe/);
+      const json = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json'])).stdout);
+      assert.equal(json.failed, 1);
+      assert.equal(json.families.find((f: { id: string }) => f.id === 'TOOL').failed, 1);
+      assert.deepEqual([json.familiesCovered, json.familiesApplicable], [2, 7]);
+      assert.equal(json.leaves.find((l: { id: string }) => l.id === 'FAULT-PROTO-PRE-INIT').failed, false);
+      const sarif = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'sarif'])).stdout);
+      assert.deepEqual(
+        sarif.runs[0].results
+          .filter((r: { level: string }) => r.level === 'error')
+          .map((r: { ruleId: string }) => r.ruleId),
+        ['FAULT-TOOL-CRASH'],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
 
-test('coverage --no-suite --probe NAME scores those probes against the taxonomy, and --threshold gates it (exit 6)', async () => {
-  const scored = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--probe', 'proto-ping', '--format', 'json']);
-  assert.equal(scored.code, 0, scored.stderr);
-  const report = JSON.parse(scored.stdout);
-  assert.deepEqual(report.probes, ['tool-hostile-args', 'proto-ping']); // mcptest's fuzz is our hostile-argument probe
-  const exercised = report.leaves
-    .filter((l: { exercised: boolean }) => l.exercised)
-    .map((l: { id: string }) => l.id)
-    .sort();
-  assert.deepEqual(exercised, [
-    'FAULT-PROTO-PING',
-    'FAULT-TOOL-CRASH',
-    'FAULT-TOOL-HANG',
-    'FAULT-TOOL-PROTOCOL-ERROR',
-    'FAULT-TOOL-STDOUT-POLLUTION',
-  ]);
-  assert.equal(report.families.find((f: { id: string }) => f.id === 'PROVIDER').status, 'n/a');
-  const gated = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100']);
-  assert.equal(gated.code, 6);
-  assert.match(
-    gated.stdout,
-    /^fault coverage of probe tool-hostile-args: 15\.4% of applicable faults exercised \(4\/26\) \(threshold 100%: NOT met\)/,
-  );
-  assert.match(gated.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\]$/m);
-  assert.match(gated.stdout, /^1 of 7 families fully covered \(1 n\/a\)$/m);
-  assert.equal((await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'])).code, 0);
-  // A threshold with nothing named scores nothing: below any threshold above 0.
-  assert.equal((await cli(['coverage', '--no-suite', '--threshold', '1'])).code, 6);
-  const unknown = await cli(['coverage', '--no-suite', '--probe', 'nope']);
-  assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /--probe: no probe named nope \(accepted: .*fuzz.*tool-hostile-args/);
-});
+test(
+  'coverage --no-suite --probe NAME scores those probes against the ' + 'taxonomy, and --threshold gates it (exit 6)',
+  async () => {
+    const scored = await cli([
+      'coverage',
+      '--no-suite',
+      '--probe',
+      'fuzz',
+      '--probe',
+      'proto-ping',
+      '--format',
+      'json',
+    ]);
+    assert.equal(scored.code, 0, scored.stderr);
+    const report = JSON.parse(scored.stdout);
+    assert.deepEqual(report.probes, ['tool-hostile-args', 'proto-ping']); // mcptest's fuzz is our hostile-argument probe
+    const exercised = report.leaves
+      .filter((l: { exercised: boolean }) => l.exercised)
+      .map((l: { id: string }) => l.id)
+      .sort();
+    assert.deepEqual(exercised, [
+      'FAULT-PROTO-PING',
+      'FAULT-TOOL-CRASH',
+      'FAULT-TOOL-HANG',
+      'FAULT-TOOL-PROTOCOL-ERROR',
+      'FAULT-TOOL-STDOUT-POLLUTION',
+    ]);
+    assert.equal(report.families.find((f: { id: string }) => f.id === 'PROVIDER').status, 'n/a');
+    const gated = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100']);
+    assert.equal(gated.code, 6);
+    assert.match(
+      gated.stdout,
+      /^fault coverage of probe tool-hostile-args: 15\.4% of applicable faults exercised \(4\/26\) \(threshold 100%: NOT met\)/,
+    );
+    assert.match(gated.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\]$/m);
+    assert.match(gated.stdout, /^1 of 7 families fully covered \(1 n\/a\)$/m);
+    assert.equal((await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'])).code, 0);
+    // A threshold with nothing named scores nothing: below any threshold above 0.
+    assert.equal((await cli(['coverage', '--no-suite', '--threshold', '1'])).code, 6);
+    const unknown = await cli(['coverage', '--no-suite', '--probe', 'nope']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--probe: no probe named nope \(accepted: .*fuzz.*tool-hostile-args/);
+  },
+);
 
 test('fault_probe_mcp_server: the report and every finding; bad arguments are named', async () => {
   const { client, close } = await connectInMemory(commandsAllowed());

@@ -39,73 +39,82 @@ async function probeCli(args: string[]): Promise<{ code: number; report: ProbeRe
   }
 }
 
-test('server-everything: trigger-long-running-operation (10 s, progress every 2 s) is not a hang, and the cancellation check uses it', async () => {
-  const report = await runProbe(
-    { kind: 'stdio', command: bin('mcp-server-everything'), args: ['stdio'] },
-    await loadTaxonomy(),
-    {
-      programs: ProgramPolicy.owner(),
-      cases: 2,
-      seed: 1,
-      families: ['TOOL', 'SCHEMA', 'TIMEOUT'],
-      allowWrites: false,
-      callTimeoutMs: 5000,
-      overallTimeoutMs: 150_000,
-    },
-  );
-  assert.equal(report.error, undefined);
-  const hang = leaf(report, 'FAULT-TOOL-HANG');
-  assert.equal(hang.status, 'passed', JSON.stringify(hang.findings.map((f) => f.message)));
-  // HANG and CANCEL-IGNORED agree: the tool the run saw run for seconds is the one cancelled.
-  const cancel = leaf(report, 'FAULT-TIMEOUT-CANCEL-IGNORED');
-  assert.notEqual(cancel.status, 'untested', cancel.note);
-  if (cancel.status === 'warning') {
-    assert.equal(cancel.findings[0]!.tools?.[0] ?? cancel.findings[0]!.tool, 'trigger-long-running-operation');
-    assert.match(
-      cancel.findings[0]!.message,
-      /progress kept coming after notifications\/cancelled|answered after notifications\/cancelled/,
+test(
+  'server-everything: trigger-long-running-operation (10 s, ' +
+    'progress every 2 s) is not a hang, and the cancellation check ' +
+    'uses it',
+  async () => {
+    const report = await runProbe(
+      { kind: 'stdio', command: bin('mcp-server-everything'), args: ['stdio'] },
+      await loadTaxonomy(),
+      {
+        programs: ProgramPolicy.owner(),
+        cases: 2,
+        seed: 1,
+        families: ['TOOL', 'SCHEMA', 'TIMEOUT'],
+        allowWrites: false,
+        callTimeoutMs: 5000,
+        overallTimeoutMs: 150_000,
+      },
     );
-  }
-  assert.equal(leaf(report, 'FAULT-TIMEOUT-PROGRESS').status, 'passed');
-  // No excerpt mixes calls: one tools/call at most, and only its own progress and answer.
-  for (const finding of report.leaves.flatMap((l) => l.findings)) {
-    const messages = finding.exchange
-      .filter((x) => x.dir !== '!')
-      .map(
-        (x) =>
-          JSON.parse(x.text) as {
-            id?: unknown;
-            method?: string;
-            params?: { progressToken?: unknown; _meta?: { progressToken?: unknown } };
-          },
+    assert.equal(report.error, undefined);
+    const hang = leaf(report, 'FAULT-TOOL-HANG');
+    assert.equal(hang.status, 'passed', JSON.stringify(hang.findings.map((f) => f.message)));
+    // HANG and CANCEL-IGNORED agree: the tool the run saw run for seconds is the one cancelled.
+    const cancel = leaf(report, 'FAULT-TIMEOUT-CANCEL-IGNORED');
+    assert.notEqual(cancel.status, 'untested', cancel.note);
+    if (cancel.status === 'warning') {
+      assert.equal(cancel.findings[0]!.tools?.[0] ?? cancel.findings[0]!.tool, 'trigger-long-running-operation');
+      assert.match(
+        cancel.findings[0]!.message,
+        /progress kept coming after notifications\/cancelled|answered after notifications\/cancelled/,
       );
-    const calls = messages.filter((m) => m.method === 'tools/call');
-    assert.ok(calls.length <= 1, `an excerpt holds ${calls.length} calls: ${JSON.stringify(finding.exchange)}`);
-    const token = calls[0]?.params?._meta?.progressToken;
-    for (const m of messages.filter((x) => x.method === 'notifications/progress'))
-      assert.equal(m.params?.progressToken, token);
-    for (const m of messages.filter((x) => x.method === undefined))
-      assert.ok(
-        m.id === calls[0]?.id || messages.some((r) => r.method === 'ping' && r.id === m.id),
-        JSON.stringify(finding.exchange),
-      );
-  }
-});
+    }
+    assert.equal(leaf(report, 'FAULT-TIMEOUT-PROGRESS').status, 'passed');
+    // No excerpt mixes calls: one tools/call at most, and only its own progress and answer.
+    for (const finding of report.leaves.flatMap((l) => l.findings)) {
+      const messages = finding.exchange
+        .filter((x) => x.dir !== '!')
+        .map(
+          (x) =>
+            JSON.parse(x.text) as {
+              id?: unknown;
+              method?: string;
+              params?: { progressToken?: unknown; _meta?: { progressToken?: unknown } };
+            },
+        );
+      const calls = messages.filter((m) => m.method === 'tools/call');
+      assert.ok(calls.length <= 1, `an excerpt holds ${calls.length} calls: ${JSON.stringify(finding.exchange)}`);
+      const token = calls[0]?.params?._meta?.progressToken;
+      for (const m of messages.filter((x) => x.method === 'notifications/progress'))
+        assert.equal(m.params?.progressToken, token);
+      for (const m of messages.filter((x) => x.method === undefined))
+        assert.ok(
+          m.id === calls[0]?.id || messages.some((r) => r.method === 'ping' && r.id === m.id),
+          JSON.stringify(finding.exchange),
+        );
+    }
+  },
+);
 
-test("server-memory: a request served before initialize and the SDK's own $schema are warnings, one finding per kind; exit 0", async () => {
-  const { code, report, stdout } = await probeCli(['--', bin('mcp-server-memory')]);
-  assert.equal(code, 0, stdout);
-  assert.equal(report.summary.failures, 0, stdout);
-  assert.equal(leaf(report, 'FAULT-PROTO-PRE-INIT').status, 'warning');
-  const keyword = leaf(report, 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD');
-  assert.equal(keyword.status, 'warning');
-  const schema = keyword.findings.filter((f) => f.message.startsWith('$schema'));
-  assert.equal(schema.length, 1, 'one finding for $schema, not one per tool');
-  assert.equal(schema[0]!.severity, 'warning');
-  assert.equal(schema[0]!.tools!.length, report.tools.listed);
-  assert.match(stdout.split('\n')[0]!, /^PASS /);
-  assert.match(stdout, /Warnings:\n- FAULT-PROTO-PRE-INIT/);
-});
+test(
+  "server-memory: a request served before initialize and the SDK's " +
+    'own $schema are warnings, one finding per kind; exit 0',
+  async () => {
+    const { code, report, stdout } = await probeCli(['--', bin('mcp-server-memory')]);
+    assert.equal(code, 0, stdout);
+    assert.equal(report.summary.failures, 0, stdout);
+    assert.equal(leaf(report, 'FAULT-PROTO-PRE-INIT').status, 'warning');
+    const keyword = leaf(report, 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD');
+    assert.equal(keyword.status, 'warning');
+    const schema = keyword.findings.filter((f) => f.message.startsWith('$schema'));
+    assert.equal(schema.length, 1, 'one finding for $schema, not one per tool');
+    assert.equal(schema[0]!.severity, 'warning');
+    assert.equal(schema[0]!.tools!.length, report.tools.listed);
+    assert.match(stdout.split('\n')[0]!, /^PASS /);
+    assert.match(stdout, /Warnings:\n- FAULT-PROTO-PRE-INIT/);
+  },
+);
 
 test('server-filesystem: warnings only, each keyword one finding naming its tools; exit 0', async () => {
   const root = await mkdtemp(join(tmpdir(), 'probe-fs-'));
@@ -131,42 +140,45 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('server-everything over HTTP serves a foreign Origin and Host: those stay failures, listed first; exit 1', async () => {
-  const port = await freePort();
-  const server = spawn(bin('mcp-server-everything'), ['streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let err = '';
-      const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${err}`)), 30_000);
-      server.stderr!.on('data', (chunk: Buffer) => {
-        err += chunk.toString();
-        if (/listening on port/.test(err)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+test(
+  'server-everything over HTTP serves a foreign Origin and Host: ' + 'those stay failures, listed first; exit 1',
+  async () => {
+    const port = await freePort();
+    const server = spawn(bin('mcp-server-everything'), ['streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const { code, report, stdout } = await probeCli([
-      '--family',
-      'SECURITY',
-      '--family',
-      'PROVIDER',
-      '--url',
-      `http://127.0.0.1:${port}/mcp`,
-    ]);
-    assert.equal(code, 1, stdout);
-    assert.equal(leaf(report, 'FAULT-SECURITY-HTTP-ORIGIN').status, 'failed');
-    assert.equal(leaf(report, 'FAULT-SECURITY-HTTP-HOST').status, 'failed');
-    assert.equal(leaf(report, 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD').status, 'warning');
-    // The report leads with the failures, before any warning.
-    assert.match(
-      stdout,
-      /^FAIL [^\n]*\n(?:[^\n]*\n){3}\nFailures:\n- FAULT-SECURITY-HTTP-ORIGIN[^\n]*\n- FAULT-SECURITY-HTTP-HOST[^\n]*\n\nWarnings:/,
-    );
-  } finally {
-    server.kill('SIGKILL');
-  }
-});
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let err = '';
+        const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${err}`)), 30_000);
+        server.stderr!.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          if (/listening on port/.test(err)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const { code, report, stdout } = await probeCli([
+        '--family',
+        'SECURITY',
+        '--family',
+        'PROVIDER',
+        '--url',
+        `http://127.0.0.1:${port}/mcp`,
+      ]);
+      assert.equal(code, 1, stdout);
+      assert.equal(leaf(report, 'FAULT-SECURITY-HTTP-ORIGIN').status, 'failed');
+      assert.equal(leaf(report, 'FAULT-SECURITY-HTTP-HOST').status, 'failed');
+      assert.equal(leaf(report, 'FAULT-PROVIDER-UNSUPPORTED-KEYWORD').status, 'warning');
+      // The report leads with the failures, before any warning.
+      assert.match(
+        stdout,
+        /^FAIL [^\n]*\n(?:[^\n]*\n){3}\nFailures:\n- FAULT-SECURITY-HTTP-ORIGIN[^\n]*\n- FAULT-SECURITY-HTTP-HOST[^\n]*\n\nWarnings:/,
+      );
+    } finally {
+      server.kill('SIGKILL');
+    }
+  },
+);

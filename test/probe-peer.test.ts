@@ -44,7 +44,8 @@ test('the line reader: lines across chunks, CRLF, and a line over the bound coun
   assert.match(oversize[0]!.tail, /x-end$/);
 });
 
-/** A per-call bound far above what reaching a size bound takes on a busy machine: the bound on size decides, not time. */
+/** A per-call bound far above what reaching a size bound takes on a busy machine: the bound on size decides, not time.
+ * */
 async function probe(
   target: Target,
   families: Array<'PROTO' | 'TOOL' | 'SCHEMA'> = ['PROTO', 'TOOL'],
@@ -95,62 +96,69 @@ test('stdio: a result nested 6,000 levels is refused before parsing (a warning),
   assertUnreadable(await probe(stdio({ MODE: 'deep', DEPTH: '6000' })), 'warning', /nested deeper than 512 levels/);
 });
 
-test("stdio: a 25 MB line is a finding, not a memory spike: the probe process stays far below the line's cost", async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'probe-line-'));
-  try {
-    const rssProbe = fileURLToPath(new URL('../bench/peak-rss-probe.js', import.meta.url));
-    const args = [
-      '--import',
-      rssProbe,
-      cliPath,
-      'probe',
-      '--quiet',
-      '--family',
-      'PROTO',
-      '--family',
-      'TOOL',
-      '--cases',
-      '1',
-      '--call-timeout',
-      '45000',
-      '--json',
-      join(dir, 'r.json'),
-      '--',
-      process.execPath,
-      HOSTILE,
-    ];
-    const stderr = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, args, {
-        env: { ...process.env, MODE: 'big', SIZE_MB: '25' },
-        stdio: ['ignore', 'ignore', 'pipe'],
+test(
+  'stdio: a 25 MB line is a finding, not a memory spike: the probe ' + "process stays far below the line's cost",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'probe-line-'));
+    try {
+      const rssProbe = fileURLToPath(new URL('../bench/peak-rss-probe.js', import.meta.url));
+      const args = [
+        '--import',
+        rssProbe,
+        cliPath,
+        'probe',
+        '--quiet',
+        '--family',
+        'PROTO',
+        '--family',
+        'TOOL',
+        '--cases',
+        '1',
+        '--call-timeout',
+        '45000',
+        '--json',
+        join(dir, 'r.json'),
+        '--',
+        process.execPath,
+        HOSTILE,
+      ];
+      const stderr = await new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, args, {
+          env: { ...process.env, MODE: 'big', SIZE_MB: '25' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.on('close', () => resolve(err));
       });
-      let err = '';
-      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      child.on('close', () => resolve(err));
-    });
-    const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')) as ProbeReport;
-    assertUnreadable(report, 'warning', /a line of 25\.0 MiB, over the probe's bound of 16 MiB per message/);
-    // Memory is not time: a wide bound. The old reader peaked at 300-430 MB on this line.
-    const peakMb = Number(/faultline-peak-rss-kb=(\d+)/.exec(stderr)?.[1]) / 1024;
-    assert.ok(peakMb < 200, `peak RSS ${peakMb.toFixed(0)} MB`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+      const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')) as ProbeReport;
+      assertUnreadable(report, 'warning', /a line of 25\.0 MiB, over the probe's bound of 16 MiB per message/);
+      // Memory is not time: a wide bound. The old reader peaked at 300-430 MB on this line.
+      const peakMb = Number(/faultline-peak-rss-kb=(\d+)/.exec(stderr)?.[1]) / 1024;
+      assert.ok(peakMb < 200, `peak RSS ${peakMb.toFixed(0)} MB`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 for (const [mode, severity, problem] of [
   ['invalid', 'failure', /invalid JSON/],
   ['deep', 'warning', /nested deeper than 512 levels/],
   ['big', 'warning', /a body of more than 16 MiB, the probe's bound per message/],
 ] as const) {
-  test(`HTTP: ${mode === 'big' ? 'a 50 MB body' : mode === 'deep' ? 'a 6,000-level result' : 'invalid JSON'} is cut or refused and reported as such`, async () => {
-    const { url, child } = await httpServer({ MODE: mode, SIZE_MB: '50' });
-    try {
-      assertUnreadable(await probe({ kind: 'http', url }), severity, problem);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+  test(
+    `HTTP: ${mode === 'big' ? 'a 50 MB body' : mode === 'deep' ? 'a 6,000-level result' : 'invalid JSON'} ` +
+      `is cut or refused and reported as such`,
+    async () => {
+      const { url, child } = await httpServer({ MODE: mode, SIZE_MB: '50' });
+      try {
+        assertUnreadable(await probe({ kind: 'http', url }), severity, problem);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 }
 
 test('HTTP: an SSE stream that never ends is cut at the bound per answer', async () => {

@@ -92,18 +92,23 @@ const CASES: Array<{ faults: string; families: FamilyId[]; leaf: string; status?
 ];
 
 for (const c of CASES) {
-  test(`${c.faults}: found under ${c.leaf} as a ${c.status ?? 'failure'}, and only the selected family is reported`, async () => {
-    const report = await probe(c.faults, c.families);
-    const leaf = report.leaves.find((l) => l.id === c.leaf)!;
-    assert.equal(leaf.status, c.status ?? 'failed', JSON.stringify(report.leaves.map((l) => [l.id, l.status])));
-    assert.ok(report.leaves.every((l) => c.families.includes(l.family)));
-    const finding = leaf.findings[0]!;
-    assert.equal(finding.severity, c.status === 'warning' ? 'warning' : 'failure');
-    assert.ok(finding.message.length > 0);
-    if (!['FAULT-CONFIG-ANNOTATION-CONTRADICTED', 'FAULT-TOOL-STDOUT-POLLUTION'].includes(c.leaf)) {
-      assert.ok(finding.exchange.length > 0, 'a finding quotes its exchange');
-    }
-  });
+  test(
+    `${c.faults}: found under ${c.leaf} as a ` +
+      `${c.status ?? 'failure'}, and only the selected family is ` +
+      `reported`,
+    async () => {
+      const report = await probe(c.faults, c.families);
+      const leaf = report.leaves.find((l) => l.id === c.leaf)!;
+      assert.equal(leaf.status, c.status ?? 'failed', JSON.stringify(report.leaves.map((l) => [l.id, l.status])));
+      assert.ok(report.leaves.every((l) => c.families.includes(l.family)));
+      const finding = leaf.findings[0]!;
+      assert.equal(finding.severity, c.status === 'warning' ? 'warning' : 'failure');
+      assert.ok(finding.message.length > 0);
+      if (!['FAULT-CONFIG-ANNOTATION-CONTRADICTED', 'FAULT-TOOL-STDOUT-POLLUTION'].includes(c.leaf)) {
+        assert.ok(finding.exchange.length > 0, 'a finding quotes its exchange');
+      }
+    },
+  );
 }
 
 test('a crash is shown by the exact request that caused it and the exit', async () => {
@@ -128,37 +133,45 @@ test('a server that cannot be initialized is an error, and nothing passes', asyn
   assert.equal(report.summary.passed, 0);
 });
 
-test('a server that exits before initialize is an error with no finding: the early request is not blamed for it', async () => {
-  const report = await probe('', [], { kind: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] });
-  assert.match(report.error ?? '', /could not initialize the server: it exited/);
-  assert.equal(report.startError, undefined);
-  assert.deepEqual(failed(report), []);
-  assert.equal(report.summary.findings, 0);
-  // Every leaf applies but none was exercised: untested, saying why (coverage keeps them all), and
-  // no note about how the server answered a version it never saw.
-  assert.equal(report.summary.untested, report.leaves.length);
-  assert.ok(report.leaves.every((leaf) => leaf.note === 'the server could not be initialized, so nothing was probed'));
-});
+test(
+  'a server that exits before initialize is an error with no ' + 'finding: the early request is not blamed for it',
+  async () => {
+    const report = await probe('', [], { kind: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] });
+    assert.match(report.error ?? '', /could not initialize the server: it exited/);
+    assert.equal(report.startError, undefined);
+    assert.deepEqual(failed(report), []);
+    assert.equal(report.summary.findings, 0);
+    // Every leaf applies but none was exercised: untested, saying why (coverage keeps them all), and
+    // no note about how the server answered a version it never saw.
+    assert.equal(report.summary.untested, report.leaves.length);
+    assert.ok(
+      report.leaves.every((leaf) => leaf.note === 'the server could not be initialized, so nothing was probed'),
+    );
+  },
+);
 
-test('a server whose tools may not be called: what needs calls is untested, with why, and no annotation check passes', async () => {
-  const report = await probe('no-read-only', ['TOOL', 'SCHEMA', 'CONFIG', 'TIMEOUT']);
-  assert.equal(report.tools.called.length, 0);
-  const status = (id: string) => report.leaves.find((leaf) => leaf.id === id)!;
-  for (const id of [
-    'FAULT-TOOL-CRASH',
-    'FAULT-TOOL-HANG',
-    'FAULT-SCHEMA-OUTPUT-MISMATCH',
-    'FAULT-TIMEOUT-CANCEL-IGNORED',
-    'FAULT-CONFIG-ANNOTATION-CONTRADICTED',
-  ]) {
-    assert.equal(status(id).status, 'untested', id);
-    assert.match(status(id).note ?? '', /none of the \d+ tools is annotated readOnlyHint/, id);
-  }
-  // Checks that need no call still ran.
-  assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
-  assert.equal(report.summary.untested, report.leaves.filter((leaf) => leaf.status === 'untested').length);
-  assert.ok(report.summary.untested >= 5);
-});
+test(
+  'a server whose tools may not be called: what needs calls is ' + 'untested, with why, and no annotation check passes',
+  async () => {
+    const report = await probe('no-read-only', ['TOOL', 'SCHEMA', 'CONFIG', 'TIMEOUT']);
+    assert.equal(report.tools.called.length, 0);
+    const status = (id: string) => report.leaves.find((leaf) => leaf.id === id)!;
+    for (const id of [
+      'FAULT-TOOL-CRASH',
+      'FAULT-TOOL-HANG',
+      'FAULT-SCHEMA-OUTPUT-MISMATCH',
+      'FAULT-TIMEOUT-CANCEL-IGNORED',
+      'FAULT-CONFIG-ANNOTATION-CONTRADICTED',
+    ]) {
+      assert.equal(status(id).status, 'untested', id);
+      assert.match(status(id).note ?? '', /none of the \d+ tools is annotated readOnlyHint/, id);
+    }
+    // Checks that need no call still ran.
+    assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+    assert.equal(report.summary.untested, report.leaves.filter((leaf) => leaf.status === 'untested').length);
+    assert.ok(report.summary.untested >= 5);
+  },
+);
 
 test('coverage: an untested leaf stays in the denominator, not exercised; an n/a one leaves it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'faultline-untested-'));
@@ -204,24 +217,31 @@ test('a traversal call that gets no answer (the server died) is untested, not pa
   assert.equal(traversal.note, 'read_file.path got no answer');
 });
 
-test('a server that exits on every call leaves what only an answered call shows untested, with why, not n/a', async () => {
-  const report = await probe('', ['SCHEMA', 'STATE', 'CONFIG'], {
-    kind: 'stdio',
-    command: process.execPath,
-    args: [fixturePath('probe', 'crash-on-call.mjs')],
-  });
-  const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
-  for (const id of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) {
-    assert.equal(leaf(id).status, 'untested', id);
-    assert.match(leaf(id).note ?? '', /no successful result to schema-valid arguments from read_file/);
-  }
-  for (const id of ['FAULT-STATE-SURFACE-DRIFT', 'FAULT-CONFIG-LIST-CHANGED', 'FAULT-CONFIG-ANNOTATION-CONTRADICTED']) {
-    assert.equal(leaf(id).status, 'untested', id);
-    assert.match(leaf(id).note ?? '', /first session ended/);
-  }
-  // The input schema was seen and compiled: that leaf is passed, whatever the calls did.
-  assert.equal(leaf('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
-});
+test(
+  'a server that exits on every call leaves what only an answered ' + 'call shows untested, with why, not n/a',
+  async () => {
+    const report = await probe('', ['SCHEMA', 'STATE', 'CONFIG'], {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [fixturePath('probe', 'crash-on-call.mjs')],
+    });
+    const leaf = (id: string) => report.leaves.find((entry) => entry.id === id)!;
+    for (const id of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH']) {
+      assert.equal(leaf(id).status, 'untested', id);
+      assert.match(leaf(id).note ?? '', /no successful result to schema-valid arguments from read_file/);
+    }
+    for (const id of [
+      'FAULT-STATE-SURFACE-DRIFT',
+      'FAULT-CONFIG-LIST-CHANGED',
+      'FAULT-CONFIG-ANNOTATION-CONTRADICTED',
+    ]) {
+      assert.equal(leaf(id).status, 'untested', id);
+      assert.match(leaf(id).note ?? '', /first session ended/);
+    }
+    // The input schema was seen and compiled: that leaf is passed, whatever the calls did.
+    assert.equal(leaf('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+  },
+);
 
 test('hostile cases are seeded: same seed, same cases; another seed, other cases', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
@@ -230,26 +250,34 @@ test('hostile cases are seeded: same seed, same cases; another seed, other cases
   assert.deepEqual(validArguments(schema), { a: 'a' });
 });
 
-test('the cancellation probe asks a delay-like argument for a call that outlasts the cancel, within the schema bounds', () => {
-  const sleep = { type: 'object', properties: { ms: { type: 'number' }, label: { type: 'string' } }, required: ['ms'] };
-  assert.deepEqual(slowArguments(sleep, 1650), { ms: 1650 });
-  assert.deepEqual(
-    slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650),
-    { delay_seconds: 1 },
-  );
-  assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), {
-    sleepMs: 1650,
-  });
-  assert.equal(
-    slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650),
-    undefined,
-  );
-  // No unit in the name, no guess: 1,650 seconds would hold the server's work for half an hour.
-  assert.equal(
-    slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650),
-    undefined,
-  );
-});
+test(
+  'the cancellation probe asks a delay-like argument for a call ' +
+    'that outlasts the cancel, within the schema bounds',
+  () => {
+    const sleep = {
+      type: 'object',
+      properties: { ms: { type: 'number' }, label: { type: 'string' } },
+      required: ['ms'],
+    };
+    assert.deepEqual(slowArguments(sleep, 1650), { ms: 1650 });
+    assert.deepEqual(
+      slowArguments({ type: 'object', properties: { delay_seconds: { type: 'integer', maximum: 1 } } }, 1650),
+      { delay_seconds: 1 },
+    );
+    assert.deepEqual(slowArguments({ type: 'object', properties: { sleepMs: { type: 'integer' } } }, 1650), {
+      sleepMs: 1650,
+    });
+    assert.equal(
+      slowArguments({ type: 'object', properties: { count: { type: 'number' }, messages: { type: 'number' } } }, 1650),
+      undefined,
+    );
+    // No unit in the name, no guess: 1,650 seconds would hold the server's work for half an hour.
+    assert.equal(
+      slowArguments({ type: 'object', properties: { delay: { type: 'number' }, timeout: { type: 'number' } } }, 1650),
+      undefined,
+    );
+  },
+);
 
 /** The faulty server over HTTP with these faults; resolves with its URL and the child to kill. */
 const httpFaultyServer = (faults: string): ReturnType<typeof startFixtureServer> =>
@@ -273,82 +301,95 @@ test('over HTTP, a server without token, Origin, Host or session checks fails th
   }
 });
 
-test('an HTTP server that dies on malformed JSON fails that leaf alone: what comes after is untested, not failed', async () => {
-  const { url, child } = await httpFaultyServer('die-on-garbage');
-  try {
-    const report = await probe('', [], { kind: 'http', url });
-    const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
-    assert.deepEqual(failed(report), ['FAULT-PROTO-MALFORMED-JSON']);
-    // Before the server died: decided. After: untested with why, never failed by a dead server.
-    assert.equal(status['FAULT-PROTO-PING'], 'passed');
-    for (const leaf of [
-      'FAULT-PROTO-INVALID-REQUEST',
-      'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED',
-      'FAULT-SECURITY-HTTP-ORIGIN',
-      'FAULT-TOOL-CRASH',
-    ]) {
-      assert.equal(status[leaf], 'untested', leaf);
-      assert.match(
-        report.leaves.find((l) => l.id === leaf)!.note ?? '',
-        /stopped answering after FAULT-PROTO-MALFORMED-JSON/,
-      );
+test(
+  'an HTTP server that dies on malformed JSON fails that leaf ' + 'alone: what comes after is untested, not failed',
+  async () => {
+    const { url, child } = await httpFaultyServer('die-on-garbage');
+    try {
+      const report = await probe('', [], { kind: 'http', url });
+      const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
+      assert.deepEqual(failed(report), ['FAULT-PROTO-MALFORMED-JSON']);
+      // Before the server died: decided. After: untested with why, never failed by a dead server.
+      assert.equal(status['FAULT-PROTO-PING'], 'passed');
+      for (const leaf of [
+        'FAULT-PROTO-INVALID-REQUEST',
+        'FAULT-CONFIG-CAPABILITY-UNIMPLEMENTED',
+        'FAULT-SECURITY-HTTP-ORIGIN',
+        'FAULT-TOOL-CRASH',
+      ]) {
+        assert.equal(status[leaf], 'untested', leaf);
+        assert.match(
+          report.leaves.find((l) => l.id === leaf)!.note ?? '',
+          /stopped answering after FAULT-PROTO-MALFORMED-JSON/,
+        );
+      }
+      // What does not apply to this target stays n/a.
+      assert.equal(status['FAULT-TOOL-STDOUT-POLLUTION'], 'n/a');
+      assert.equal(status['FAULT-SECURITY-HTTP-TOKEN'], 'n/a');
+    } finally {
+      child.kill('SIGKILL');
     }
-    // What does not apply to this target stays n/a.
-    assert.equal(status['FAULT-TOOL-STDOUT-POLLUTION'], 'n/a');
-    assert.equal(status['FAULT-SECURITY-HTTP-TOKEN'], 'n/a');
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+  },
+);
 
-test('an HTTP server that exits on a hostile call is a crash (the connection went away), not a hang, and nothing after it fails', async () => {
-  const { url, child } = await httpFaultyServer('crash');
-  try {
-    const report = await probe('', [], { kind: 'http', url });
-    const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
-    assert.deepEqual(
-      failed(report),
-      ['FAULT-TOOL-CRASH'],
-      JSON.stringify(report.leaves.flatMap((l) => l.findings.map((f) => f.message))),
-    );
-    assert.match(
-      report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!.message,
-      /dropped the connection/,
-    );
-    for (const leaf of ['FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-STATE-STALE-SESSION', 'FAULT-TIMEOUT-CANCEL-IGNORED'])
-      assert.equal(status[leaf], 'untested', leaf);
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+test(
+  'an HTTP server that exits on a hostile call is a crash (the ' +
+    'connection went away), not a hang, and nothing after it fails',
+  async () => {
+    const { url, child } = await httpFaultyServer('crash');
+    try {
+      const report = await probe('', [], { kind: 'http', url });
+      const status = Object.fromEntries(report.leaves.map((l) => [l.id, l.status]));
+      assert.deepEqual(
+        failed(report),
+        ['FAULT-TOOL-CRASH'],
+        JSON.stringify(report.leaves.flatMap((l) => l.findings.map((f) => f.message))),
+      );
+      assert.match(
+        report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!.message,
+        /dropped the connection/,
+      );
+      for (const leaf of ['FAULT-SECURITY-HTTP-ORIGIN', 'FAULT-STATE-STALE-SESSION', 'FAULT-TIMEOUT-CANCEL-IGNORED'])
+        assert.equal(status[leaf], 'untested', leaf);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  },
+);
 
-test('the shipped taxonomy maps every tool-call-plane plan fault, and a broken registry is refused by name', async () => {
-  const taxonomy = await loadTaxonomy();
-  const { FAULT_TYPES } = await import('../src/toolcall/plan.js');
-  for (const fault of FAULT_TYPES) assert.ok((taxonomy.injections.toolcall?.[fault] ?? []).length > 0, fault);
-  assert.equal(taxonomy.families.length, 8);
-  // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
-  for (const family of taxonomy.families)
-    assert.ok(
-      taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)),
-      family.id,
-    );
-  const broken = structuredClone(taxonomy) as unknown as {
-    leaves: Array<{ id: string }>;
-    injections: Record<string, Record<string, string[]>>;
-  };
-  broken.leaves[0]!.id = 'FAULT-NOPE-X';
-  broken.injections.toolcall!.latency = ['FAULT-TOOL-MISSING'];
-  assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);
-});
+test(
+  'the shipped taxonomy maps every tool-call-plane plan fault, and ' + 'a broken registry is refused by name',
+  async () => {
+    const taxonomy = await loadTaxonomy();
+    const { FAULT_TYPES } = await import('../src/toolcall/plan.js');
+    for (const fault of FAULT_TYPES) assert.ok((taxonomy.injections.toolcall?.[fault] ?? []).length > 0, fault);
+    assert.equal(taxonomy.families.length, 8);
+    // Every leaf is probed by something in runner.ts: its family has leaves, ids are well formed.
+    for (const family of taxonomy.families)
+      assert.ok(
+        taxonomy.leaves.some((l) => l.id.startsWith(`FAULT-${family.id}-`)),
+        family.id,
+      );
+    const broken = structuredClone(taxonomy) as unknown as {
+      leaves: Array<{ id: string }>;
+      injections: Record<string, Record<string, string[]>>;
+    };
+    broken.leaves[0]!.id = 'FAULT-NOPE-X';
+    broken.injections.toolcall!.latency = ['FAULT-TOOL-MISSING'];
+    assert.throws(() => checkTaxonomy(broken), /FAULT-NOPE-X[\s\S]*FAULT-TOOL-MISSING/);
+  },
+);
 
-test('a tool with an outputSchema the probe may not call leaves the output leaves untested, with why, not n/a', async () => {
-  const report = await probe('writable-output', ['SCHEMA']);
-  const status = (id: string) => report.leaves.find((l) => l.id === id)!;
-  assert.deepEqual(report.tools.skipped, ['read_thing', 'delete_everything']);
-  for (const id of ['FAULT-SCHEMA-OUTPUT-MISMATCH', 'FAULT-SCHEMA-MISSING-STRUCTURED']) {
-    assert.equal(status(id).status, 'untested', id);
-    assert.match(status(id).note ?? '', /read_thing declares an outputSchema but is not annotated readOnlyHint/, id);
-  }
-  assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
-});
+test(
+  'a tool with an outputSchema the probe may not call leaves the ' + 'output leaves untested, with why, not n/a',
+  async () => {
+    const report = await probe('writable-output', ['SCHEMA']);
+    const status = (id: string) => report.leaves.find((l) => l.id === id)!;
+    assert.deepEqual(report.tools.skipped, ['read_thing', 'delete_everything']);
+    for (const id of ['FAULT-SCHEMA-OUTPUT-MISMATCH', 'FAULT-SCHEMA-MISSING-STRUCTURED']) {
+      assert.equal(status(id).status, 'untested', id);
+      assert.match(status(id).note ?? '', /read_thing declares an outputSchema but is not annotated readOnlyHint/, id);
+    }
+    assert.equal(status('FAULT-SCHEMA-INVALID-INPUT-SCHEMA').status, 'passed');
+  },
+);

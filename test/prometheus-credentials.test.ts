@@ -35,40 +35,43 @@ async function prometheus(): Promise<{ url: string; seen: Array<string | undefin
   };
 }
 
-test("the owner's Prometheus token goes to the owner's Prometheus only, never to a url the experiment gives", async () => {
-  const owners = await prometheus();
-  const elsewhere = await prometheus();
-  const session = await connectStdio(['mcp'], {
-    FAULTLINE_PROMETHEUS_URL: owners.url,
-    FAULTLINE_PROMETHEUS_TOKEN: 'owner-secret-token',
-  });
-  try {
-    const run = async (entry: Record<string, unknown>) =>
-      textOf(
-        (await session.client.callTool(
-          {
-            name: 'fault_run_experiment',
-            arguments: {
-              experiment: { title: 'creds', duration: '2s', expect: [{ prometheus: 'up', above: 0, ...entry }] },
+test(
+  "the owner's Prometheus token goes to the owner's Prometheus " + 'only, never to a url the experiment gives',
+  async () => {
+    const owners = await prometheus();
+    const elsewhere = await prometheus();
+    const session = await connectStdio(['mcp'], {
+      FAULTLINE_PROMETHEUS_URL: owners.url,
+      FAULTLINE_PROMETHEUS_TOKEN: 'owner-secret-token',
+    });
+    try {
+      const run = async (entry: Record<string, unknown>) =>
+        textOf(
+          (await session.client.callTool(
+            {
+              name: 'fault_run_experiment',
+              arguments: {
+                experiment: { title: 'creds', duration: '2s', expect: [{ prometheus: 'up', above: 0, ...entry }] },
+              },
             },
-          },
-          undefined,
-          { timeout: 120_000 },
-        )) as CallToolResult,
-      );
-    const stolen = await run({ url: elsewhere.url, every: '500ms' });
-    assert.ok(elsewhere.seen.length > 0, `the experiment's url was asked: ${stolen.slice(0, 300)}`);
-    assert.deepEqual(new Set(elsewhere.seen), new Set([undefined]), 'no credentials to a url the experiment picked');
-    const own = await run({ every: '500ms' });
-    assert.ok(owners.seen.length > 0, `the owner's Prometheus was asked: ${own.slice(0, 300)}`);
-    assert.deepEqual(new Set(owners.seen), new Set(['Bearer owner-secret-token']), "the owner's own gets them");
-    const before = owners.seen.length;
-    await run({ url: `${owners.url}/`, every: '500ms' });
-    assert.ok(owners.seen.length > before, 'the same server spelt with a slash was asked');
-    assert.deepEqual(new Set(owners.seen), new Set(['Bearer owner-secret-token']));
-  } finally {
-    await session.close();
-    await owners.close();
-    await elsewhere.close();
-  }
-});
+            undefined,
+            { timeout: 120_000 },
+          )) as CallToolResult,
+        );
+      const stolen = await run({ url: elsewhere.url, every: '500ms' });
+      assert.ok(elsewhere.seen.length > 0, `the experiment's url was asked: ${stolen.slice(0, 300)}`);
+      assert.deepEqual(new Set(elsewhere.seen), new Set([undefined]), 'no credentials to a url the experiment picked');
+      const own = await run({ every: '500ms' });
+      assert.ok(owners.seen.length > 0, `the owner's Prometheus was asked: ${own.slice(0, 300)}`);
+      assert.deepEqual(new Set(owners.seen), new Set(['Bearer owner-secret-token']), "the owner's own gets them");
+      const before = owners.seen.length;
+      await run({ url: `${owners.url}/`, every: '500ms' });
+      assert.ok(owners.seen.length > before, 'the same server spelt with a slash was asked');
+      assert.deepEqual(new Set(owners.seen), new Set(['Bearer owner-secret-token']));
+    } finally {
+      await session.close();
+      await owners.close();
+      await elsewhere.close();
+    }
+  },
+);

@@ -131,35 +131,38 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     });
   });
 
-  it("refuses a config whose own target names another mapping than the body's target, naming config.target", async () => {
-    await withAdmin(
-      async (api, _proxyUrl, _received, { ports, registry }) => {
-        const inject = (payload: unknown) => api('POST', '/chaos/inject', payload);
-        for (const own of ['#b', 'b', String(ports[1]), 'nowhere']) {
-          const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
-          assert.equal(conflict.status, 400, JSON.stringify(own));
-          assert.ok(
-            String(conflict.json['error']).startsWith(
-              `config.target: ${JSON.stringify(own)} conflicts with target "a"`,
-            ),
-            String(conflict.json['error']),
-          );
-        }
-        assert.deepEqual(registry.status(), [], 'nothing was injected');
-        assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 200);
-        assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
-        // The same mapping in another spelling agrees, and the fault goes there only.
-        const agreeing = await inject({
-          target: 'a',
-          config: { type: 'error', statusCode: 503, target: String(ports[0]) },
-        });
-        assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
-        assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 503);
-        assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
-      },
-      ['a', 'b'],
-    );
-  });
+  it(
+    'refuses a config whose own target names another mapping than the ' + "body's target, naming config.target",
+    async () => {
+      await withAdmin(
+        async (api, _proxyUrl, _received, { ports, registry }) => {
+          const inject = (payload: unknown) => api('POST', '/chaos/inject', payload);
+          for (const own of ['#b', 'b', String(ports[1]), 'nowhere']) {
+            const conflict = await inject({ target: 'a', config: { type: 'error', statusCode: 503, target: own } });
+            assert.equal(conflict.status, 400, JSON.stringify(own));
+            assert.ok(
+              String(conflict.json['error']).startsWith(
+                `config.target: ${JSON.stringify(own)} conflicts with target "a"`,
+              ),
+              String(conflict.json['error']),
+            );
+          }
+          assert.deepEqual(registry.status(), [], 'nothing was injected');
+          assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 200);
+          assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
+          // The same mapping in another spelling agrees, and the fault goes there only.
+          const agreeing = await inject({
+            target: 'a',
+            config: { type: 'error', statusCode: 503, target: String(ports[0]) },
+          });
+          assert.equal(agreeing.status, 200, JSON.stringify(agreeing.json));
+          assert.equal((await fetch(`http://127.0.0.1:${ports[0]}/`)).status, 503);
+          assert.equal((await fetch(`http://127.0.0.1:${ports[1]}/`)).status, 200);
+        },
+        ['a', 'b'],
+      );
+    },
+  );
 
   it('takes a jitter without frequencyHz, with the default every other door applies', async () => {
     assert.equal(
@@ -194,32 +197,35 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     });
   });
 
-  it('keeps the counters of at most MAX_RETIRED_FAULTS cleared faults, however many a long-lived proxy sees', async () => {
-    const baseline = handleCounts();
-    const upstream = await startUpstream();
-    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#api`], http: true });
-    const registry = new FaultRegistry(proxy);
-    try {
-      const rounds = MAX_RETIRED_FAULTS + 100;
-      let last = '';
-      for (let i = 0; i < rounds; i++) {
-        registry.clear(registry.inject('api', { type: 'error', statusCode: 503 }));
-        last = registry.inject('api', { type: 'latency', latencyMs: 1 });
-        registry.clear(last);
+  it(
+    'keeps the counters of at most MAX_RETIRED_FAULTS cleared faults, ' + 'however many a long-lived proxy sees',
+    async () => {
+      const baseline = handleCounts();
+      const upstream = await startUpstream();
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}#api`], http: true });
+      const registry = new FaultRegistry(proxy);
+      try {
+        const rounds = MAX_RETIRED_FAULTS + 100;
+        let last = '';
+        for (let i = 0; i < rounds; i++) {
+          registry.clear(registry.inject('api', { type: 'error', statusCode: 503 }));
+          last = registry.inject('api', { type: 'latency', latencyMs: 1 });
+          registry.clear(last);
+        }
+        const kept = registry.inject('api', { type: 'rate-limit', retryAfterSeconds: 1 });
+        const counters = proxy.counters();
+        assert.equal(counters.httpFaults!.length, MAX_RETIRED_FAULTS + 1);
+        assert.equal(counters.faults.length, MAX_RETIRED_FAULTS);
+        assert.ok(counters.httpFaults!.some((c) => c.name === kept && c.active));
+        assert.equal(counters.faults.at(-1)!.name, last, 'the most recent retired ones are kept');
+      } finally {
+        registry.dispose();
+        await proxy.stop();
+        await upstream.close();
       }
-      const kept = registry.inject('api', { type: 'rate-limit', retryAfterSeconds: 1 });
-      const counters = proxy.counters();
-      assert.equal(counters.httpFaults!.length, MAX_RETIRED_FAULTS + 1);
-      assert.equal(counters.faults.length, MAX_RETIRED_FAULTS);
-      assert.ok(counters.httpFaults!.some((c) => c.name === kept && c.active));
-      assert.equal(counters.faults.at(-1)!.name, last, 'the most recent retired ones are kept');
-    } finally {
-      registry.dispose();
-      await proxy.stop();
-      await upstream.close();
-    }
-    assert.deepEqual(await settledHandles(baseline), baseline);
-  });
+      assert.deepEqual(await settledHandles(baseline), baseline);
+    },
+  );
 
   it('accepts snake_case configs and network faults; targets by port too', async () => {
     await withAdmin(async (api, proxyUrl) => {
@@ -321,12 +327,18 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.deepEqual(injectConfig('packet_loss', { config: '{"rate":0.1}' }), { type: 'packet-loss', rate: 0.1 });
   });
 
-  it('every --port (mcp --http, mcp-chaos proxy http) refuses a privileged port, as --admin and the mappings do', () => {
-    assert.equal(portNumber('0'), 0);
-    assert.equal(portNumber('1024'), 1024);
-    for (const port of ['1', '80', '1023'])
-      assert.throws(() => portNumber(port), /port \d+ is privileged; use 0 \(ephemeral\) or a port from 1024 to 65535/);
-  });
+  it(
+    'every --port (mcp --http, mcp-chaos proxy http) refuses a ' + 'privileged port, as --admin and the mappings do',
+    () => {
+      assert.equal(portNumber('0'), 0);
+      assert.equal(portNumber('1024'), 1024);
+      for (const port of ['1', '80', '1023'])
+        assert.throws(
+          () => portNumber(port),
+          /port \d+ is privileged; use 0 \(ephemeral\) or a port from 1024 to 65535/,
+        );
+    },
+  );
 
   it('refuses an unknown fault type itself, naming every type the admin API accepts', () => {
     for (const [type, options] of [
@@ -472,31 +484,35 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
     assert.equal(refused.stdout, '');
   });
 
-  it('refuses --method, --path and --probability on a network fault instead of dropping them (which would widen the fault)', async () => {
-    assert.throws(
-      () => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }),
-      /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/,
-    );
-    const refused = await cli([
-      'chaos',
-      'inject',
-      'api',
-      'jitter',
-      '--config',
-      '{"amplitudeMs":5,"frequencyHz":5}',
-      '--method',
-      'POST',
-      '--probability',
-      '0.5',
-      '--admin',
-      '127.0.0.1:9',
-      '--token',
-      TOKEN,
-    ]).done;
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
-    assert.equal(refused.stdout, '');
-  });
+  it(
+    'refuses --method, --path and --probability on a network fault ' +
+      'instead of dropping them (which would widen the fault)',
+    async () => {
+      assert.throws(
+        () => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }),
+        /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/,
+      );
+      const refused = await cli([
+        'chaos',
+        'inject',
+        'api',
+        'jitter',
+        '--config',
+        '{"amplitudeMs":5,"frequencyHz":5}',
+        '--method',
+        'POST',
+        '--probability',
+        '0.5',
+        '--admin',
+        '127.0.0.1:9',
+        '--token',
+        TOKEN,
+      ]).done;
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
+      assert.equal(refused.stdout, '');
+    },
+  );
 
   it('refuses --admin in production unless --allow-production, and without a token', async () => {
     const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {

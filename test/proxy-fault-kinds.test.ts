@@ -18,12 +18,16 @@ function listCarrying(kinds: TrafficKind[]): RequestFaultList {
   });
 }
 
-test('an HTTP fault is taken by a mapping that carried HTTP and an opaque stream, refused by one that carried only the stream', () => {
-  const fault = [{ type: 'error', target: 'weather', statusCode: 503 }];
-  assert.doesNotThrow(() => listCarrying(['http', 'tcp']).set(fault));
-  assert.doesNotThrow(() => listCarrying([]).set(fault), 'unknown traffic: taken, its counters say whether it acts');
-  assert.throws(
-    () => listCarrying(['tcp']).set(fault),
-    /cannot act on its mapping: mapping "0=127\.0\.0\.1:7001#weather" carries an opaque TCP stream: error has no meaning/,
-  );
-});
+test(
+  'an HTTP fault is taken by a mapping that carried HTTP and an ' +
+    'opaque stream, refused by one that carried only the stream',
+  () => {
+    const fault = [{ type: 'error', target: 'weather', statusCode: 503 }];
+    assert.doesNotThrow(() => listCarrying(['http', 'tcp']).set(fault));
+    assert.doesNotThrow(() => listCarrying([]).set(fault), 'unknown traffic: taken, its counters say whether it acts');
+    assert.throws(
+      () => listCarrying(['tcp']).set(fault),
+      /cannot act on its mapping: mapping "0=127\.0\.0\.1:7001#weather" carries an opaque TCP stream: error has no meaning/,
+    );
+  },
+);

@@ -1,4 +1,5 @@
-/** fault_proxy_* tools: a proxy held across calls, live faults, ttl, caps, stop on server exit (in memory and over stdio). */
+/** fault_proxy_* tools: a proxy held across calls, live faults, ttl, caps, stop on server exit (in memory and over
+ * stdio). */
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
@@ -34,40 +35,43 @@ const statusOf = (result: unknown): Status => (result as CallToolResult).structu
 const portOf = (status: Status): number => Number(status.listening[0]!.address.split(':').at(-1));
 
 describe('held proxies (fault_proxy_*)', () => {
-  it('insecure_tls reaches an https dependency with a self-signed certificate, which is refused without it', async () => {
-    const https = await import('node:https');
-    const { TLS_CERT, TLS_KEY } = await import('./fixtures/proxy/net.js');
-    const dependency = https.createServer({ cert: TLS_CERT, key: TLS_KEY }, (_req, res) => res.end('from tls'));
-    await new Promise<void>((resolve) => dependency.listen(0, '127.0.0.1', resolve));
-    const { client, close } = await connectInMemory();
-    try {
-      const remote = `https://127.0.0.1:${(dependency.address() as net.AddressInfo).port}`;
-      const answers: string[] = [];
-      for (const insecure of [false, true]) {
-        const started = await client.callTool({
-          name: 'fault_proxy_start',
-          arguments: { proxies: [`0=${remote}`], ...(insecure ? { insecure_tls: true } : {}) },
-        });
-        assert.equal(started.isError, undefined, textOf(started));
-        const status = statusOf(started);
-        try {
-          const response = await fetch(`http://127.0.0.1:${portOf(status)}/`).then(
-            async (r) => `${r.status} ${await r.text()}`,
-            (error: Error) => `failed: ${error.message}`,
-          );
-          answers.push(response);
-        } finally {
-          await client.callTool({ name: 'fault_proxy_stop', arguments: { id: status.id } });
+  it(
+    'insecure_tls reaches an https dependency with a self-signed ' + 'certificate, which is refused without it',
+    async () => {
+      const https = await import('node:https');
+      const { TLS_CERT, TLS_KEY } = await import('./fixtures/proxy/net.js');
+      const dependency = https.createServer({ cert: TLS_CERT, key: TLS_KEY }, (_req, res) => res.end('from tls'));
+      await new Promise<void>((resolve) => dependency.listen(0, '127.0.0.1', resolve));
+      const { client, close } = await connectInMemory();
+      try {
+        const remote = `https://127.0.0.1:${(dependency.address() as net.AddressInfo).port}`;
+        const answers: string[] = [];
+        for (const insecure of [false, true]) {
+          const started = await client.callTool({
+            name: 'fault_proxy_start',
+            arguments: { proxies: [`0=${remote}`], ...(insecure ? { insecure_tls: true } : {}) },
+          });
+          assert.equal(started.isError, undefined, textOf(started));
+          const status = statusOf(started);
+          try {
+            const response = await fetch(`http://127.0.0.1:${portOf(status)}/`).then(
+              async (r) => `${r.status} ${await r.text()}`,
+              (error: Error) => `failed: ${error.message}`,
+            );
+            answers.push(response);
+          } finally {
+            await client.callTool({ name: 'fault_proxy_stop', arguments: { id: status.id } });
+          }
         }
+        assert.doesNotMatch(answers[0]!, /from tls/, 'the self-signed certificate is refused by default');
+        assert.equal(answers[1], '200 from tls');
+      } finally {
+        await close();
+        dependency.closeAllConnections();
+        await new Promise<void>((resolve) => dependency.close(() => resolve()));
       }
-      assert.doesNotMatch(answers[0]!, /from tls/, 'the self-signed certificate is refused by default');
-      assert.equal(answers[1], '200 from tls');
-    } finally {
-      await close();
-      dependency.closeAllConnections();
-      await new Promise<void>((resolve) => dependency.close(() => resolve()));
-    }
-  });
+    },
+  );
 
   it('start, set faults live, status, stop', async () => {
     const upstream = await startUpstream();

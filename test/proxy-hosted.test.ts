@@ -77,52 +77,59 @@ describe('across the thread boundary', () => {
     assert.deepEqual(await threadHandles(), []);
   });
 
-  it('events come back to onEvent; a stop closes every connection, twice is harmless, later calls are refused', async () => {
-    const server = await startServer(echo);
-    const events: ProxyEvent[] = [];
-    const proxy = await startHostedProxy({
-      mappings: [`0=127.0.0.1:${server.port}`],
-      faults: [{ type: 'blackhole' }],
-      onEvent: (event) => events.push(event),
-    });
-    const client = await connect(proxy.ports[0]!);
-    client.write('held');
-    for (let waited = 0; events.length === 0; waited += 5) {
-      assert.ok(waited < 10_000, 'no open event within 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    assert.equal(events[0]!.type, 'open');
-    const closed = waitClose(client);
-    await Promise.all([proxy.stop(), proxy.stop()]);
-    await closed;
-    await assert.rejects(proxy.counters(), /stopped/);
-    await server.close();
-    assert.deepEqual(await threadHandles(), []);
-  });
-
-  it('a proxy thread that dies fails the calls in progress, its proxies stop at once, and the next start gets a new thread', async () => {
-    const server = await startServer(echo);
-    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
-    const dying = proxyThread();
-    // The thread's worker, as a crash would end it (no API ends it on purpose).
-    await (dying as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
-    await assert.rejects(proxy.counters(), /proxy thread exited/);
-    await proxy.stop(); // resolves: the proxy went with its thread
-    assert.ok(dying.gone);
-    const next = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
-    try {
-      assert.notEqual(proxyThread(), dying);
-      const client = await connect(next.ports[0]!);
-      client.write('ping');
-      assert.equal((await readBytes(client, 4)).toString(), 'ping');
-      await destroyAndWait(client);
-      assert.equal((await next.counters()).mappings[0]!.connections, 1);
-    } finally {
-      await next.stop();
+  it(
+    'events come back to onEvent; a stop closes every connection, ' + 'twice is harmless, later calls are refused',
+    async () => {
+      const server = await startServer(echo);
+      const events: ProxyEvent[] = [];
+      const proxy = await startHostedProxy({
+        mappings: [`0=127.0.0.1:${server.port}`],
+        faults: [{ type: 'blackhole' }],
+        onEvent: (event) => events.push(event),
+      });
+      const client = await connect(proxy.ports[0]!);
+      client.write('held');
+      for (let waited = 0; events.length === 0; waited += 5) {
+        assert.ok(waited < 10_000, 'no open event within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(events[0]!.type, 'open');
+      const closed = waitClose(client);
+      await Promise.all([proxy.stop(), proxy.stop()]);
+      await closed;
+      await assert.rejects(proxy.counters(), /stopped/);
       await server.close();
-    }
-    assert.deepEqual(await threadHandles(), []);
-  });
+      assert.deepEqual(await threadHandles(), []);
+    },
+  );
+
+  it(
+    'a proxy thread that dies fails the calls in progress, its ' +
+      'proxies stop at once, and the next start gets a new thread',
+    async () => {
+      const server = await startServer(echo);
+      const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
+      const dying = proxyThread();
+      // The thread's worker, as a crash would end it (no API ends it on purpose).
+      await (dying as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      await assert.rejects(proxy.counters(), /proxy thread exited/);
+      await proxy.stop(); // resolves: the proxy went with its thread
+      assert.ok(dying.gone);
+      const next = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}`] });
+      try {
+        assert.notEqual(proxyThread(), dying);
+        const client = await connect(next.ports[0]!);
+        client.write('ping');
+        assert.equal((await readBytes(client, 4)).toString(), 'ping');
+        await destroyAndWait(client);
+        assert.equal((await next.counters()).mappings[0]!.connections, 1);
+      } finally {
+        await next.stop();
+        await server.close();
+      }
+      assert.deepEqual(await threadHandles(), []);
+    },
+  );
 });
 
 describe('RESP faults through the proxy on its thread, against a real redis-server', {

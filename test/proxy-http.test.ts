@@ -44,32 +44,36 @@ forEachPlacement((startProxy) => {
   }
 
   describe('HTTP stage without faults', () => {
-    it('forwards keep-alive exchanges, chunked and fixed bodies, HEAD and request bodies, over one upstream connection', async () => {
-      await withHttpProxy([], async (proxy, upstream, port) => {
-        const client = await RawClient.connect(port);
-        const json = await client.request('GET', '/json');
-        assert.equal(json.status, 200);
-        assert.deepEqual(JSON.parse(json.body.toString()), JSON_BODY);
-        assert.equal(json.headers['content-length'], String(json.body.length));
-        const chunked = await client.request('GET', '/chunked');
-        assert.equal(chunked.headers['transfer-encoding'], 'chunked');
-        assert.equal(chunked.body.toString(), 'hello world');
-        const echoed = await client.request('POST', '/echo', '{"x":1}', { 'content-type': 'application/json' });
-        assert.equal(echoed.body.toString(), '{"x":1}');
-        // The Host naming the proxy is pointed at the remote.
-        assert.equal((await client.request('GET', '/host')).body.toString(), `127.0.0.1:${upstream.port}`);
-        assert.equal(upstream.connections, 1);
-        // (node's own server closes after a HEAD answer without content-length, so HEAD goes last)
-        const head = await client.request('HEAD', '/json');
-        assert.equal(head.status, 200);
-        assert.equal(head.body.length, 0);
-        assert.equal(client.closed, false);
-        await client.close();
-        const counters = await proxy.counters();
-        assert.equal(counters.mappings[0]!.httpConnections, 1);
-        assert.equal(counters.mappings[0]!.httpExchanges, 5);
-      });
-    });
+    it(
+      'forwards keep-alive exchanges, chunked and fixed bodies, HEAD ' +
+        'and request bodies, over one upstream connection',
+      async () => {
+        await withHttpProxy([], async (proxy, upstream, port) => {
+          const client = await RawClient.connect(port);
+          const json = await client.request('GET', '/json');
+          assert.equal(json.status, 200);
+          assert.deepEqual(JSON.parse(json.body.toString()), JSON_BODY);
+          assert.equal(json.headers['content-length'], String(json.body.length));
+          const chunked = await client.request('GET', '/chunked');
+          assert.equal(chunked.headers['transfer-encoding'], 'chunked');
+          assert.equal(chunked.body.toString(), 'hello world');
+          const echoed = await client.request('POST', '/echo', '{"x":1}', { 'content-type': 'application/json' });
+          assert.equal(echoed.body.toString(), '{"x":1}');
+          // The Host naming the proxy is pointed at the remote.
+          assert.equal((await client.request('GET', '/host')).body.toString(), `127.0.0.1:${upstream.port}`);
+          assert.equal(upstream.connections, 1);
+          // (node's own server closes after a HEAD answer without content-length, so HEAD goes last)
+          const head = await client.request('HEAD', '/json');
+          assert.equal(head.status, 200);
+          assert.equal(head.body.length, 0);
+          assert.equal(client.closed, false);
+          await client.close();
+          const counters = await proxy.counters();
+          assert.equal(counters.mappings[0]!.httpConnections, 1);
+          assert.equal(counters.mappings[0]!.httpExchanges, 5);
+        });
+      },
+    );
 
     it('serves fetch (undici) and passes non-HTTP traffic through as TCP', async () => {
       const baseline = handleCounts();
@@ -145,7 +149,8 @@ forEachPlacement((startProxy) => {
       const server = http.createServer((_req, res) => res.end('plain'));
       server.on('upgrade', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
         socket.write(
-          `HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: Upgrade\r\nx-host: ${req.headers['host']}\r\n\r\n`,
+          `HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: ` +
+            `Upgrade\r\nx-host: ${req.headers['host']}\r\n\r\n`,
         );
         socket.pipe(socket);
       });
@@ -301,30 +306,37 @@ forEachPlacement((startProxy) => {
       });
     });
 
-    it('schema_mismatch removes dot paths (through arrays) and recomputes content-length; other bodies are untouched', async () => {
-      await withHttpProxy(
-        [{ type: 'schema-mismatch', missingFields: ['id', 'data.user.email', 'items.price'] }],
-        async (_proxy, _upstream, port) => {
-          const client = await RawClient.connect(port);
-          const response = await client.request('GET', '/json');
-          assert.deepEqual(JSON.parse(response.body.toString()), {
-            data: { user: { name: 'Ada' } },
-            items: [{ name: 'x' }, { name: 'y' }],
-          });
-          assert.equal(Number(response.headers['content-length']), response.body.length);
-          const chunked = await client.request('GET', '/chunked');
-          assert.equal(chunked.body.toString(), 'hello world');
-          await client.close();
-        },
-      );
-    });
+    it(
+      'schema_mismatch removes dot paths (through arrays) and ' +
+        'recomputes content-length; other bodies are untouched',
+      async () => {
+        await withHttpProxy(
+          [{ type: 'schema-mismatch', missingFields: ['id', 'data.user.email', 'items.price'] }],
+          async (_proxy, _upstream, port) => {
+            const client = await RawClient.connect(port);
+            const response = await client.request('GET', '/json');
+            assert.deepEqual(JSON.parse(response.body.toString()), {
+              data: { user: { name: 'Ada' } },
+              items: [{ name: 'x' }, { name: 'y' }],
+            });
+            assert.equal(Number(response.headers['content-length']), response.body.length);
+            const chunked = await client.request('GET', '/chunked');
+            assert.equal(chunked.body.toString(), 'hello world');
+            await client.close();
+          },
+        );
+      },
+    );
 
-    it('an upstream that resets mid-body under a body-reading fault closes that client, and the proxy goes on', async () => {
-      await withHttpProxy([{ type: 'schema_mismatch', missing_fields: ['a'] }], async (_proxy, _upstream, port) => {
-        await assert.rejects(async () => (await fetch(`http://127.0.0.1:${port}/reset`)).text());
-        assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/json`)).json(), JSON_BODY);
-      });
-    });
+    it(
+      'an upstream that resets mid-body under a body-reading fault ' + 'closes that client, and the proxy goes on',
+      async () => {
+        await withHttpProxy([{ type: 'schema_mismatch', missing_fields: ['a'] }], async (_proxy, _upstream, port) => {
+          await assert.rejects(async () => (await fetch(`http://127.0.0.1:${port}/reset`)).text());
+          assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/json`)).json(), JSON_BODY);
+        });
+      },
+    );
 
     it('connection_refused resets the client connection before any answer', async () => {
       await withHttpProxy([{ type: 'connection-refused' }], async (_proxy, upstream, port) => {
@@ -350,110 +362,125 @@ forEachPlacement((startProxy) => {
       });
     });
 
-    it('connection_drop at or past the end of the body sends it whole with connection: close, so keep-alive does not send into the closing socket', async () => {
-      await withHttpProxy([{ type: 'connection_drop', after_bytes: 100_000 }], async (proxy, _upstream, port) => {
-        const client = await RawClient.connect(port);
-        const whole = await client.request('GET', '/json');
-        assert.equal(whole.status, 200);
-        assert.deepEqual(JSON.parse(whole.body.toString()), JSON_BODY);
-        // Without it a keep-alive client reuses the socket and its next request fails unseen by the fault.
-        assert.equal(whole.headers['connection'], 'close');
-        await client.close();
-        // A real keep-alive client: every request reaches the fault and gets its whole answer.
-        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-        try {
-          for (let i = 0; i < 10; i++) {
-            const status = await new Promise<number | string>((resolve) => {
-              const request = http.get({ host: '127.0.0.1', port, path: '/json', agent }, (response) => {
-                response.resume();
-                response.on('end', () => resolve(response.statusCode ?? 0));
-              });
-              request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-            });
-            assert.equal(status, 200, `request ${i}`);
-          }
-        } finally {
-          agent.destroy();
-        }
-        assert.equal((await proxy.counters()).httpFaults![0]!.requests, 11);
-      });
-    });
-
-    it("connection_drop with mcp-chaos-monkey's afterMs closes that long after forwarding, also when the upstream is slower", async () => {
-      const baseline = handleCounts();
-      // The upstream would answer after a minute: only the fault can end the exchange this early.
-      const UPSTREAM_MS = 60_000;
-      const slow = http.createServer((_req, res) => {
-        const timer = setTimeout(() => res.end('late'), UPSTREAM_MS);
-        res.on('close', () => clearTimeout(timer));
-      });
-      await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-      const proxy = await startProxy({
-        mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`],
-        http: true,
-        httpFaults: [{ type: 'connection-drop', afterMs: 100 }],
-      });
-      try {
-        const client = await RawClient.connect(proxy.ports[0]!);
-        const started = performance.now();
-        client.send('GET', '/');
-        const bytes = await client.readToClose();
-        const elapsed = performance.now() - started;
-        assert.equal(bytes.length, 0, 'no answer before the cut');
-        // The cut comes at afterMs (never before), not when the upstream answers; how soon after
-        // afterMs is bench/checks/proxy.ts's (proxy.http-drop-after).
-        assert.ok(elapsed >= 90, `closed after ${elapsed.toFixed(0)} ms`);
-      } finally {
-        await proxy.stop();
-        slow.closeAllConnections();
-        await new Promise<void>((resolve) => slow.close(() => resolve()));
-      }
-      assert.deepEqual(await settledHandles(baseline), baseline);
-    });
-
-    it('a response fault on a body above 16 MiB passes it through whole and counts it oversized, not applied', async () => {
-      await withHttpProxy([{ type: 'malformed' }], async (proxy, _upstream, port) => {
-        const size = MAX_BUFFERED_BODY + 1_000_000;
-        const client = await RawClient.connect(port);
-        const big = await client.request('GET', `/bytes/${size}`);
-        assert.equal(big.status, 200);
-        assert.equal(big.body.length, size);
-        assert.ok(
-          big.body.every((byte) => byte === 0x61),
-          'the body went through unchanged',
-        );
-        // The connection is still good, and the fault still acts on a body it can read.
-        const small = await client.request('GET', '/json');
-        assert.throws(() => JSON.parse(small.body.toString()));
-        await client.close();
-        const counters = (await proxy.counters()).httpFaults![0]!;
-        assert.deepEqual(
-          {
-            requests: counters.requests,
-            applications: counters.applications,
-            passes: counters.passes,
-            oversized: counters.oversized,
-          },
-          { requests: 2, applications: 1, passes: 0, oversized: 1 },
-        );
-      });
-    });
-
-    it('connection_drop on a chunked upstream body: content-length of the whole body, then exactly after_bytes', async () => {
-      await withHttpProxy(
-        [{ type: 'connection-drop', afterBytes: 3, path: '/chunked' }],
-        async (_proxy, _upstream, port) => {
+    it(
+      'connection_drop at or past the end of the body sends it whole ' +
+        'with connection: close, so keep-alive does not send into the ' +
+        'closing socket',
+      async () => {
+        await withHttpProxy([{ type: 'connection_drop', after_bytes: 100_000 }], async (proxy, _upstream, port) => {
           const client = await RawClient.connect(port);
-          assert.equal((await client.request('GET', '/json')).status, 200, 'other paths untouched');
-          client.send('GET', '/chunked');
+          const whole = await client.request('GET', '/json');
+          assert.equal(whole.status, 200);
+          assert.deepEqual(JSON.parse(whole.body.toString()), JSON_BODY);
+          // Without it a keep-alive client reuses the socket and its next request fails unseen by the fault.
+          assert.equal(whole.headers['connection'], 'close');
+          await client.close();
+          // A real keep-alive client: every request reaches the fault and gets its whole answer.
+          const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+          try {
+            for (let i = 0; i < 10; i++) {
+              const status = await new Promise<number | string>((resolve) => {
+                const request = http.get({ host: '127.0.0.1', port, path: '/json', agent }, (response) => {
+                  response.resume();
+                  response.on('end', () => resolve(response.statusCode ?? 0));
+                });
+                request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+              });
+              assert.equal(status, 200, `request ${i}`);
+            }
+          } finally {
+            agent.destroy();
+          }
+          assert.equal((await proxy.counters()).httpFaults![0]!.requests, 11);
+        });
+      },
+    );
+
+    it(
+      "connection_drop with mcp-chaos-monkey's afterMs closes that long " +
+        'after forwarding, also when the upstream is slower',
+      async () => {
+        const baseline = handleCounts();
+        // The upstream would answer after a minute: only the fault can end the exchange this early.
+        const UPSTREAM_MS = 60_000;
+        const slow = http.createServer((_req, res) => {
+          const timer = setTimeout(() => res.end('late'), UPSTREAM_MS);
+          res.on('close', () => clearTimeout(timer));
+        });
+        await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+        const proxy = await startProxy({
+          mappings: [`0=127.0.0.1:${(slow.address() as AddressInfo).port}`],
+          http: true,
+          httpFaults: [{ type: 'connection-drop', afterMs: 100 }],
+        });
+        try {
+          const client = await RawClient.connect(proxy.ports[0]!);
+          const started = performance.now();
+          client.send('GET', '/');
           const bytes = await client.readToClose();
-          const headEnd = bytes.indexOf('\r\n\r\n') + 4;
-          assert.match(bytes.subarray(0, headEnd).toString(), /content-length: 11\r\n/i);
-          assert.doesNotMatch(bytes.subarray(0, headEnd).toString(), /transfer-encoding/i);
-          assert.equal(bytes.subarray(headEnd).toString(), 'hel');
-        },
-      );
-    });
+          const elapsed = performance.now() - started;
+          assert.equal(bytes.length, 0, 'no answer before the cut');
+          // The cut comes at afterMs (never before), not when the upstream answers; how soon after
+          // afterMs is bench/checks/proxy.ts's (proxy.http-drop-after).
+          assert.ok(elapsed >= 90, `closed after ${elapsed.toFixed(0)} ms`);
+        } finally {
+          await proxy.stop();
+          slow.closeAllConnections();
+          await new Promise<void>((resolve) => slow.close(() => resolve()));
+        }
+        assert.deepEqual(await settledHandles(baseline), baseline);
+      },
+    );
+
+    it(
+      'a response fault on a body above 16 MiB passes it through whole ' + 'and counts it oversized, not applied',
+      async () => {
+        await withHttpProxy([{ type: 'malformed' }], async (proxy, _upstream, port) => {
+          const size = MAX_BUFFERED_BODY + 1_000_000;
+          const client = await RawClient.connect(port);
+          const big = await client.request('GET', `/bytes/${size}`);
+          assert.equal(big.status, 200);
+          assert.equal(big.body.length, size);
+          assert.ok(
+            big.body.every((byte) => byte === 0x61),
+            'the body went through unchanged',
+          );
+          // The connection is still good, and the fault still acts on a body it can read.
+          const small = await client.request('GET', '/json');
+          assert.throws(() => JSON.parse(small.body.toString()));
+          await client.close();
+          const counters = (await proxy.counters()).httpFaults![0]!;
+          assert.deepEqual(
+            {
+              requests: counters.requests,
+              applications: counters.applications,
+              passes: counters.passes,
+              oversized: counters.oversized,
+            },
+            { requests: 2, applications: 1, passes: 0, oversized: 1 },
+          );
+        });
+      },
+    );
+
+    it(
+      'connection_drop on a chunked upstream body: content-length of ' + 'the whole body, then exactly after_bytes',
+      async () => {
+        await withHttpProxy(
+          [{ type: 'connection-drop', afterBytes: 3, path: '/chunked' }],
+          async (_proxy, _upstream, port) => {
+            const client = await RawClient.connect(port);
+            assert.equal((await client.request('GET', '/json')).status, 200, 'other paths untouched');
+            client.send('GET', '/chunked');
+            const bytes = await client.readToClose();
+            const headEnd = bytes.indexOf('\r\n\r\n') + 4;
+            assert.match(bytes.subarray(0, headEnd).toString(), /content-length: 11\r\n/i);
+            assert.doesNotMatch(bytes.subarray(0, headEnd).toString(), /transfer-encoding/i);
+            assert.equal(bytes.subarray(headEnd).toString(), 'hel');
+          },
+        );
+      },
+    );
 
     it('probability: within statistical bounds, and the same seed gives the same decisions', async () => {
       const run = async (seed: number): Promise<number[]> => {

@@ -257,7 +257,9 @@ test('Qdrant errors name the URL: unreachable server, dimension mismatch, bad QD
   await assert.rejects(
     indexSourceTree(wrongKey.settings, { sourceDir: wrongKey.dir }),
     new RegExp(
-      `^IndexError: Qdrant at ${guarded.url} failed to check the collection: Must provide an API key .* \\(check QDRANT_API_KEY\\)$`,
+      `^IndexError: Qdrant at ${guarded.url} failed to check the ` +
+        `collection: Must provide an API key .* \\(check ` +
+        `QDRANT_API_KEY\\)$`,
     ),
   );
 
@@ -282,42 +284,45 @@ test('Qdrant store against a real Qdrant (QDRANT_URL)', {
   await behaviour(process.env.QDRANT_URL!.replace(/\/+$/, ''), process.env.QDRANT_API_KEY, t);
 });
 
-test('Qdrant: an identifier query puts the definition of that name first; an old-layout collection is rebuilt once', async (t) => {
-  const fake = await startFakeQdrant();
-  t.after(() => fake.close());
-  const tree = scratchTree({ QDRANT_URL: fake.url });
-  t.after(tree.cleanup);
-  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  for (const name of [
-    'RetryPolicy.next_delay',
-    'next_delay',
-    'TokenBucketRateLimiter.tryAcquireToken',
-    'parse_config_file',
-  ]) {
-    const [hit] = await searchIndex(tree.settings, { query: name, sourceDir: tree.dir, limit: 5 });
-    assert.equal(hit!.symbol.endsWith(name), true, `${name} → ${hit!.symbol}`);
-    assert.equal(hit!.score, 1, 'an exact name match scores 1');
-  }
-  const lookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter);
-  assert.deepEqual(lookups.at(-2)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
-  assert.deepEqual(lookups.at(-1)!.body.filter.must, [
-    { key: 'names_hex', match: { text: hexOf('parse_config_file') } },
-  ]);
+test(
+  'Qdrant: an identifier query puts the definition of that name ' + 'first; an old-layout collection is rebuilt once',
+  async (t) => {
+    const fake = await startFakeQdrant();
+    t.after(() => fake.close());
+    const tree = scratchTree({ QDRANT_URL: fake.url });
+    t.after(tree.cleanup);
+    const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    for (const name of [
+      'RetryPolicy.next_delay',
+      'next_delay',
+      'TokenBucketRateLimiter.tryAcquireToken',
+      'parse_config_file',
+    ]) {
+      const [hit] = await searchIndex(tree.settings, { query: name, sourceDir: tree.dir, limit: 5 });
+      assert.equal(hit!.symbol.endsWith(name), true, `${name} → ${hit!.symbol}`);
+      assert.equal(hit!.score, 1, 'an exact name match scores 1');
+    }
+    const lookups = fake.requestsTo('POST', '/points/scroll').filter((request) => request.body.filter);
+    assert.deepEqual(lookups.at(-2)!.body.filter.must, [{ key: 'names', match: { value: 'parse_config_file' } }]);
+    assert.deepEqual(lookups.at(-1)!.body.filter.must, [
+      { key: 'names_hex', match: { text: hexOf('parse_config_file') } },
+    ]);
 
-  // A collection written before hybrid search: one unnamed vector, no sparse vectors.
-  const collection = fake.collections.get(collectionOf(first.store))!;
-  collection.named = false;
-  await assert.rejects(
-    searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
-    /written by an older faultline \(without hybrid search\); index the tree again/,
-  );
-  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.match(rebuilt.note ?? '', /layout of an older faultline .* rebuilt once/);
-  assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks]);
-  assert.equal(fake.requestsTo('DELETE', collectionOf(first.store)).length, 1);
-  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual([again.note, again.changed], [undefined, 0]);
-});
+    // A collection written before hybrid search: one unnamed vector, no sparse vectors.
+    const collection = fake.collections.get(collectionOf(first.store))!;
+    collection.named = false;
+    await assert.rejects(
+      searchIndex(tree.settings, { query: 'config', sourceDir: tree.dir }),
+      /written by an older faultline \(without hybrid search\); index the tree again/,
+    );
+    const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.match(rebuilt.note ?? '', /layout of an older faultline .* rebuilt once/);
+    assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks]);
+    assert.equal(fake.requestsTo('DELETE', collectionOf(first.store)).length, 1);
+    const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.deepEqual([again.note, again.changed], [undefined, 0]);
+  },
+);
 
 test('Qdrant: a prefix of a name or qualified name ranks that definition first, as the local store does', async (t) => {
   const fake = await startFakeQdrant();
@@ -367,35 +372,42 @@ test('Qdrant: a prefix of a name or qualified name ranks that definition first, 
   assert.deepEqual(await symbolsFor(hexOf('retrypolicy.')), ['RetryPolicy.__init__', 'RetryPolicy.next_delay']);
 });
 
-test('Qdrant: a collection of an older layout (no layout in the payload, or no prefix index) is rebuilt once, with a note', async (t) => {
-  const fake = await startFakeQdrant();
-  t.after(() => fake.close());
-  const tree = scratchTree({ QDRANT_URL: fake.url });
-  t.after(tree.cleanup);
-  const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  const name = collectionOf(first.store);
+test(
+  'Qdrant: a collection of an older layout (no layout in the ' +
+    'payload, or no prefix index) is rebuilt once, with a note',
+  async (t) => {
+    const fake = await startFakeQdrant();
+    t.after(() => fake.close());
+    const tree = scratchTree({ QDRANT_URL: fake.url });
+    t.after(tree.cleanup);
+    const first = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    const name = collectionOf(first.store);
 
-  // Written before the layout version: points without `layout`, names qualified the old way.
-  for (const point of fake.collections.get(name)!.points.values()) delete point.payload.layout;
-  await assert.rejects(
-    searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir }),
-    /older faultline \(layout 2, this one writes 3\); index the tree again to rebuild it once/,
-  );
-  const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.match(rebuilt.note ?? '', /layout of an older faultline \(layout 2, this one writes 3\) and was rebuilt once/);
-  assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks], 'every file indexed again');
-  assert.ok([...fake.collections.get(name)!.points.values()].every((point) => point.payload.layout === LAYOUT));
-  const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.deepEqual([again.note, again.changed], [undefined, 0], 'once');
+    // Written before the layout version: points without `layout`, names qualified the old way.
+    for (const point of fake.collections.get(name)!.points.values()) delete point.payload.layout;
+    await assert.rejects(
+      searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir }),
+      /older faultline \(layout 2, this one writes 3\); index the tree again to rebuild it once/,
+    );
+    const rebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.match(
+      rebuilt.note ?? '',
+      /layout of an older faultline \(layout 2, this one writes 3\) and was rebuilt once/,
+    );
+    assert.deepEqual([rebuilt.changed, rebuilt.chunks], [first.changed, first.chunks], 'every file indexed again');
+    assert.ok([...fake.collections.get(name)!.points.values()].every((point) => point.payload.layout === LAYOUT));
+    const again = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.deepEqual([again.note, again.changed], [undefined, 0], 'once');
 
-  // An empty collection of that version lacks the prefix index: rebuilt too.
-  const collection = fake.collections.get(name)!;
-  collection.points.clear();
-  collection.payloadIndexes.delete('names_hex');
-  const emptyRebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
-  assert.match(emptyRebuilt.note ?? '', /no prefix index on names/);
-  assert.ok(fake.collections.get(name)!.payloadIndexes.has('names_hex'));
-  assert.equal(fake.requestsTo('DELETE', name).length, 2);
-  const [hit] = await searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir, limit: 3 });
-  assert.equal(hit!.symbol, 'parse_config_file');
-});
+    // An empty collection of that version lacks the prefix index: rebuilt too.
+    const collection = fake.collections.get(name)!;
+    collection.points.clear();
+    collection.payloadIndexes.delete('names_hex');
+    const emptyRebuilt = await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+    assert.match(emptyRebuilt.note ?? '', /no prefix index on names/);
+    assert.ok(fake.collections.get(name)!.payloadIndexes.has('names_hex'));
+    assert.equal(fake.requestsTo('DELETE', name).length, 2);
+    const [hit] = await searchIndex(tree.settings, { query: 'parse_config_file', sourceDir: tree.dir, limit: 3 });
+    assert.equal(hit!.symbol, 'parse_config_file');
+  },
+);

@@ -55,7 +55,9 @@ describe('renderReport', () => {
       'load for 2s with 2 clients @ 5 RPS',
       '**Faults Applied**:',
       '| Type | Timeline | Description |',
-      '| latency | 0% `.xx.......` 100% | Latency: ➡️🖧, Per Read/Write Op.: false, Distribution: normal, Mean: 100.00 ms, Stddev: 5.00 ms |',
+      '| latency | 0% `.xx.......` 100% | Latency: ➡️🖧, Per Read/Write ' +
+        'Op.: false, Distribution: normal, Mean: 100.00 ms, Stddev: 5.00 ' +
+        'ms |',
       '**Run Overview**:',
       OVERVIEW_HEADER,
       PERCENTILE_HEADER,
@@ -124,7 +126,9 @@ describe('renderReport', () => {
     const inconclusive = fixedResult();
     inconclusive.verdict = 'inconclusive';
     inconclusive.verdictReasons = [
-      'the app made no connection to 127.0.0.1:34000 (34000=127.0.0.1:9) during the run: point its upstream at that address.',
+      'the app made no connection to 127.0.0.1:34000 ' +
+        '(34000=127.0.0.1:9) during the run: point its upstream at that ' +
+        'address.',
     ];
     inconclusive.passed = false;
     const text = renderReport(inconclusive);
@@ -167,7 +171,8 @@ describe('renderReport', () => {
 });
 
 const NETWORK_FAULTS_HEADER =
-  '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
+  '| Fault | Connections | Applications | Delays drawn, summed (ms) ' +
+  '| Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
 const HTTP_FAULTS_HEADER =
   '| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |';
 
@@ -245,52 +250,59 @@ describe("fault counters: every fault that ran, network and HTTP, with the JSON'
     assert.match(
       renderReport(result),
       new RegExp(
-        `its proxy: \`${mapping.mapping.replace(/[.]/g, '\\.')}\` ${mapping.connections} connections, ${mapping.bytesUpstream} B client→target, ${mapping.bytesDownstream} B target→client`,
+        `its proxy: \`${mapping.mapping.replace(/[.]/g, '\\.')}\` ${mapping.connections} ` +
+          `connections, ${mapping.bytesUpstream} B client→target, ${mapping.bytesDownstream} ` +
+          `B target→client`,
       ),
     );
   });
 
-  test("faultline run http-error: the markdown shows the HTTP fault's counters, equal to its --json record", async () => {
-    const server = createServer((_request, response) => response.end('{"ok":true}'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const work = mkdtempSync(join(tmpdir(), 'faultline-report-'));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const record = join(work, 'run.json');
-      const run = await runCliProcess(
-        [
-          'run',
-          'http-error',
-          '--url',
-          `http://127.0.0.1:${port}/`,
-          '--duration',
-          '1s',
-          '--num-clients',
-          '2',
-          '--rps',
-          '6',
-          '--probability',
-          '0.5',
-          '--seed',
-          '7',
-          '--json',
-          record,
-        ],
-        {},
-      );
-      assert.ok(run.code === 0 || run.code === 3, run.stderr);
-      const json = JSON.parse(readFileSync(record, 'utf8')) as { run: { proxy: { httpFaults: HttpFaultCounters[] } } };
-      const counters = json.run.proxy.httpFaults;
-      assert.equal(counters.length, 1);
-      assert.ok(counters[0]!.requests > 0 && counters[0]!.applications > 0, JSON.stringify(counters));
-      assert.equal(counters[0]!.requests, counters[0]!.applications + counters[0]!.passes + counters[0]!.oversized);
-      assert.deepEqual(tableRows(run.stdout, HTTP_FAULTS_HEADER), httpRows(counters));
-    } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(work, { recursive: true, force: true });
-    }
-  });
+  test(
+    "faultline run http-error: the markdown shows the HTTP fault's " + 'counters, equal to its --json record',
+    async () => {
+      const server = createServer((_request, response) => response.end('{"ok":true}'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const work = mkdtempSync(join(tmpdir(), 'faultline-report-'));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        const record = join(work, 'run.json');
+        const run = await runCliProcess(
+          [
+            'run',
+            'http-error',
+            '--url',
+            `http://127.0.0.1:${port}/`,
+            '--duration',
+            '1s',
+            '--num-clients',
+            '2',
+            '--rps',
+            '6',
+            '--probability',
+            '0.5',
+            '--seed',
+            '7',
+            '--json',
+            record,
+          ],
+          {},
+        );
+        assert.ok(run.code === 0 || run.code === 3, run.stderr);
+        const json = JSON.parse(readFileSync(record, 'utf8')) as {
+          run: { proxy: { httpFaults: HttpFaultCounters[] } };
+        };
+        const counters = json.run.proxy.httpFaults;
+        assert.equal(counters.length, 1);
+        assert.ok(counters[0]!.requests > 0 && counters[0]!.applications > 0, JSON.stringify(counters));
+        assert.equal(counters[0]!.requests, counters[0]!.applications + counters[0]!.passes + counters[0]!.oversized);
+        assert.deepEqual(tableRows(run.stdout, HTTP_FAULTS_HEADER), httpRows(counters));
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        rmSync(work, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('report pieces', () => {

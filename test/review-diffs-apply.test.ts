@@ -19,7 +19,10 @@ const FUNCTION =
 const IMPROVED = 'def total(items):\n    return sum(item.price for item in items)\n';
 const CODE_REPLY = `\`\`\`python\n${IMPROVED}\`\`\``;
 const DIFF_REPLY =
-  '```diff\n@@ -1,5 +1,2 @@\n def total(items):\n-    result = 0\n-    for item in items:\n-        result += item.price\n-    return result\n+    return sum(item.price for item in items)\n```';
+  '```diff\n@@ -1,5 +1,2 @@\n def total(items):\n-    result = 0\n- ' +
+  '   for item in items:\n-        result += item.price\n-    ' +
+  'return result\n+    return sum(item.price for item in ' +
+  'items)\n```';
 
 /** Applies `diff` with `git apply` in `dir` (outside any repository: as `patch -p1` would). */
 function gitApply(dir: string, diff: string): void {
@@ -81,10 +84,13 @@ describe('review diffs apply with git apply to the text they name', () => {
       assert.equal(await suggestAndApply(`no-final-newline-${kind}`, snippet, reply), IMPROVED.trimEnd());
     });
 
-    test(`suggest (${kind} reply): a CRLF snippet keeps its CRLF line ends, and only the changed lines change`, async () => {
-      const snippet = FUNCTION.replace(/\n/g, '\r\n');
-      assert.equal(await suggestAndApply(`crlf-${kind}`, snippet, reply), IMPROVED.replace(/\n/g, '\r\n'));
-    });
+    test(
+      `suggest (${kind} reply): a CRLF snippet keeps its CRLF line ` + `ends, and only the changed lines change`,
+      async () => {
+        const snippet = FUNCTION.replace(/\n/g, '\r\n');
+        assert.equal(await suggestAndApply(`crlf-${kind}`, snippet, reply), IMPROVED.replace(/\n/g, '\r\n'));
+      },
+    );
   }
 
   test('suggest: the CRLF diff leaves the unchanged line as context', async () => {
@@ -107,35 +113,38 @@ describe('review diffs apply with git apply to the text they name', () => {
     assert.equal(await suggestAndApply('tabs-unicode', snippet, `\`\`\`python\n${improved}\`\`\``), improved);
   });
 
-  test('file changes: the diff applies to a CRLF file without a final newline, and new keeps its line ends', async () => {
-    const dir = join(work, 'file-change');
-    mkdirSync(dir);
-    const source = `import os\n\n\n${FUNCTION}`.replace(/\n/g, '\r\n').trimEnd();
-    const path = join(dir, 'cart.py');
-    writeFileSync(path, source);
-    // The model answers in LF and ends with a newline, as models do.
-    fake.queueChat(
-      JSON.stringify({
-        score: 0.5,
-        explanation: 'a loop where sum() serves',
-        new: `import os\n\n\n${IMPROVED}`,
-        dependencies: [],
-      }),
-    );
-    const result = await call('fault_make_reliability_and_perf_changes', { file: path });
-    assert.equal(result.isError, undefined, textOf(result));
-    const change = result.structuredContent as { diff: string; new: string; old: string };
-    assert.equal(change.old, source);
-    const expected = `import os\n\n\n${IMPROVED}`.replace(/\n/g, '\r\n').trimEnd();
-    assert.equal(change.new, expected);
-    assert.doesNotMatch(change.diff, /^-import os/m, 'the unchanged import is context');
-    // The headers name the file by its absolute path: applied from the filesystem root.
-    writeFileSync(join(dir, 'change.diff'), change.diff);
-    execFileSync('git', ['apply', join(dir, 'change.diff')], {
-      cwd: '/',
-      stdio: 'pipe',
-      env: { ...process.env, GIT_CEILING_DIRECTORIES: '/' },
-    });
-    assert.equal(readFileSync(path, 'utf8'), expected);
-  });
+  test(
+    'file changes: the diff applies to a CRLF file without a final ' + 'newline, and new keeps its line ends',
+    async () => {
+      const dir = join(work, 'file-change');
+      mkdirSync(dir);
+      const source = `import os\n\n\n${FUNCTION}`.replace(/\n/g, '\r\n').trimEnd();
+      const path = join(dir, 'cart.py');
+      writeFileSync(path, source);
+      // The model answers in LF and ends with a newline, as models do.
+      fake.queueChat(
+        JSON.stringify({
+          score: 0.5,
+          explanation: 'a loop where sum() serves',
+          new: `import os\n\n\n${IMPROVED}`,
+          dependencies: [],
+        }),
+      );
+      const result = await call('fault_make_reliability_and_perf_changes', { file: path });
+      assert.equal(result.isError, undefined, textOf(result));
+      const change = result.structuredContent as { diff: string; new: string; old: string };
+      assert.equal(change.old, source);
+      const expected = `import os\n\n\n${IMPROVED}`.replace(/\n/g, '\r\n').trimEnd();
+      assert.equal(change.new, expected);
+      assert.doesNotMatch(change.diff, /^-import os/m, 'the unchanged import is context');
+      // The headers name the file by its absolute path: applied from the filesystem root.
+      writeFileSync(join(dir, 'change.diff'), change.diff);
+      execFileSync('git', ['apply', join(dir, 'change.diff')], {
+        cwd: '/',
+        stdio: 'pipe',
+        env: { ...process.env, GIT_CEILING_DIRECTORIES: '/' },
+      });
+      assert.equal(readFileSync(path, 'utf8'), expected);
+    },
+  );
 });

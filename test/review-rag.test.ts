@@ -28,7 +28,9 @@ test('suggest tools get related code from the index, with file:line references',
   await mkdir(tree);
   await writeFile(
     join(tree, 'retry_policy.py'),
-    'import random\n\n\ndef backoff_delay(attempt):\n    """Delay before retrying a quote fetch."""\n    return min(2 ** attempt, 30) * random.random()\n',
+    'import random\n\n\ndef backoff_delay(attempt):\n    """Delay ' +
+      'before retrying a quote fetch."""\n    return min(2 ** attempt, ' +
+      '30) * random.random()\n',
   );
   await writeFile(join(tree, 'unrelated.py'), 'def render_banner(title):\n    return "*" * len(title)\n');
   const fake = await startFakeLlm({ chat: [IMPROVED, IMPROVED] });
@@ -80,7 +82,9 @@ test('with the root inside an indexed tree, related code comes from under that r
   await mkdir(join(tree, 'svc'), { recursive: true });
   await mkdir(join(tree, 'svcold'));
   const retry =
-    'import random\n\n\ndef backoff_delay(attempt):\n    """Delay before retrying a quote fetch."""\n    return min(2 ** attempt, 30) * random.random()\n';
+    'import random\n\n\ndef backoff_delay(attempt):\n    """Delay ' +
+    'before retrying a quote fetch."""\n    return min(2 ** attempt, ' +
+    '30) * random.random()\n';
   await writeFile(join(tree, 'svc', 'retry_policy.py'), retry);
   await writeFile(join(tree, 'svcold', 'retry_policy.py'), retry.replace('backoff_delay', 'old_backoff_delay'));
   const fake = await startFakeLlm({ chat: [IMPROVED] });

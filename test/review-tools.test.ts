@@ -22,7 +22,8 @@ const FILE = readFileSync(FILE_PATH, 'utf8');
 const SNIPPET = FILE.slice(FILE.indexOf('def fetch_all'), FILE.indexOf('\n\n\ndef total'));
 const VALID_SLOS = readFileSync(fixturePath('llm', 'slos-valid.json'), 'utf8');
 const BATCHED =
-  'def fetch_all(client, ids):\n    """Fetch every record by id, in one batched call."""\n    return client.get_many(ids)\n';
+  'def fetch_all(client, ids):\n    """Fetch every record by id, in ' +
+  'one batched call."""\n    return client.get_many(ids)\n';
 const FAST_RETRY = { retries: 2, baseDelayMs: 5, maxDelayMs: 20 };
 
 interface Session {
@@ -72,15 +73,18 @@ for (const api of ['openai', 'ollama'] as const) {
       fake.requests.length = 0;
     });
 
-    test('fault_score_performance: fenced JSON becomes {score, explanation} in text and structuredContent', async () => {
-      fake.queueChat('```json\n{"score": 0.35, "explanation": "One call per id."}\n```');
-      const result = await session.call('fault_score_performance', { snippet: SNIPPET, lang: 'python' });
-      assert.deepEqual(json(result), { score: 0.35, explanation: 'One call per id.' });
-      assert.deepEqual(result.structuredContent, { score: 0.35, explanation: 'One call per id.' });
-      const request = fake.chatRequests()[0]!;
-      assert.equal(request.body.model, 'review-model');
-      assert.ok(promptText(request).includes(SNIPPET));
-    });
+    test(
+      'fault_score_performance: fenced JSON becomes {score, ' + 'explanation} in text and structuredContent',
+      async () => {
+        fake.queueChat('```json\n{"score": 0.35, "explanation": "One call per id."}\n```');
+        const result = await session.call('fault_score_performance', { snippet: SNIPPET, lang: 'python' });
+        assert.deepEqual(json(result), { score: 0.35, explanation: 'One call per id.' });
+        assert.deepEqual(result.structuredContent, { score: 0.35, explanation: 'One call per id.' });
+        const request = fake.chatRequests()[0]!;
+        assert.equal(request.body.model, 'review-model');
+        assert.ok(promptText(request).includes(SNIPPET));
+      },
+    );
 
     test('fault_score_reliability: a score of 1.7 is repaired; 429 on the repair is retried', async () => {
       fake.queueChat(
@@ -207,115 +211,129 @@ for (const api of ['openai', 'ollama'] as const) {
       assert.deepEqual((sloth.structuredContent as { skipped: string[] }).skipped, []);
     });
 
-    test('fault_suggest_service_level_objectives_slo: the documented GCP windowsBased/calendarPeriod shape is valid', async () => {
-      const parsed = JSON.parse(VALID_SLOS);
-      const gcp = parsed.slos[1].sli['gcp/cloudrun'];
-      delete gcp.rollingPeriod;
-      gcp.calendarPeriod = 'MONTH';
-      gcp.serviceLevelIndicator = {
-        windowsBased: {
-          goodTotalRatioThreshold: { performance: gcp.serviceLevelIndicator.requestBased, threshold: 0.99 },
-          windowPeriod: '60s',
-        },
-      };
-      fake.queueChat(JSON.stringify(parsed));
-      const result = await session.call('fault_suggest_service_level_objectives_slo', {
-        snippet: SNIPPET,
-        lang: 'python',
-      });
-      assert.equal(result.isError, undefined, textOf(result));
-      assert.equal(json(result)[1].sli['gcp/cloudrun'].calendarPeriod, 'MONTH');
-      assert.equal(fake.chatRequests().length, 1, 'accepted without a repair turn');
-    });
+    test(
+      'fault_suggest_service_level_objectives_slo: the documented GCP ' + 'windowsBased/calendarPeriod shape is valid',
+      async () => {
+        const parsed = JSON.parse(VALID_SLOS);
+        const gcp = parsed.slos[1].sli['gcp/cloudrun'];
+        delete gcp.rollingPeriod;
+        gcp.calendarPeriod = 'MONTH';
+        gcp.serviceLevelIndicator = {
+          windowsBased: {
+            goodTotalRatioThreshold: { performance: gcp.serviceLevelIndicator.requestBased, threshold: 0.99 },
+            windowPeriod: '60s',
+          },
+        };
+        fake.queueChat(JSON.stringify(parsed));
+        const result = await session.call('fault_suggest_service_level_objectives_slo', {
+          snippet: SNIPPET,
+          lang: 'python',
+        });
+        assert.equal(result.isError, undefined, textOf(result));
+        assert.equal(json(result)[1].sli['gcp/cloudrun'].calendarPeriod, 'MONTH');
+        assert.equal(fake.chatRequests().length, 1, 'accepted without a repair turn');
+      },
+    );
 
-    test('replies real models send: prose around JSON, a string score, a bare SLO array, a miscounted diff', async () => {
-      fake.queueChat(
-        'Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```',
-      );
-      const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
-      assert.deepEqual(json(score), { score: 0.6, explanation: 'Sequential calls. No timeout.' });
+    test(
+      'replies real models send: prose around JSON, a string score, a ' + 'bare SLO array, a miscounted diff',
+      async () => {
+        fake.queueChat(
+          'Rated on [0, 1]:\n```json\n{"score": "0.6", "explanation": ["Sequential calls.", "No timeout."]}\n```',
+        );
+        const score = await session.call('fault_score_reliability', { snippet: SNIPPET, lang: 'python' });
+        assert.deepEqual(json(score), { score: 0.6, explanation: 'Sequential calls. No timeout.' });
 
-      fake.queueChat(JSON.stringify(JSON.parse(VALID_SLOS).slos));
-      const slos = await session.call('fault_suggest_service_level_objectives_slo', {
-        snippet: SNIPPET,
-        lang: 'python',
-      });
-      assert.equal(json(slos).length, 2);
+        fake.queueChat(JSON.stringify(JSON.parse(VALID_SLOS).slos));
+        const slos = await session.call('fault_suggest_service_level_objectives_slo', {
+          snippet: SNIPPET,
+          lang: 'python',
+        });
+        assert.equal(json(slos).length, 2);
 
-      const removed = SNIPPET.split('\n')
-        .slice(1)
-        .map((line) => `-${line}`);
-      fake.queueChat(
-        [
-          '```diff',
-          '@@ -1,3 +1,3 @@',
-          ` ${SNIPPET.split('\n')[0]}`,
-          ...removed,
-          '+    return client.get_many(ids)',
-          '```',
-        ].join('\n'),
-      );
-      const suggestion = await session.call('fault_suggest_better_function_performance', {
-        snippet: SNIPPET,
-        lang: 'python',
-        score: 0.3,
-        target_score: 0.9,
-      });
-      assert.equal((suggestion.structuredContent as { applies: boolean }).applies, true, textOf(suggestion));
-      assert.match(textOf(suggestion), /^```diff\n--- a\/snippet\n\+\+\+ b\/snippet\n@@ -1,\d+ \+1,2 @@\n/);
-      assert.equal(fake.chatRequests().length, 3, 'no repair turn was needed');
-    });
+        const removed = SNIPPET.split('\n')
+          .slice(1)
+          .map((line) => `-${line}`);
+        fake.queueChat(
+          [
+            '```diff',
+            '@@ -1,3 +1,3 @@',
+            ` ${SNIPPET.split('\n')[0]}`,
+            ...removed,
+            '+    return client.get_many(ids)',
+            '```',
+          ].join('\n'),
+        );
+        const suggestion = await session.call('fault_suggest_better_function_performance', {
+          snippet: SNIPPET,
+          lang: 'python',
+          score: 0.3,
+          target_score: 0.9,
+        });
+        assert.equal((suggestion.structuredContent as { applies: boolean }).applies, true, textOf(suggestion));
+        assert.match(textOf(suggestion), /^```diff\n--- a\/snippet\n\+\+\+ b\/snippet\n@@ -1,\d+ \+1,2 @@\n/);
+        assert.equal(fake.chatRequests().length, 3, 'no repair turn was needed');
+      },
+    );
 
-    test('fault_function_reliability_deep_analysis: findings per concern, lines in the file, diffs that apply (one repair)', async () => {
-      const diff =
-        '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch every record by id."""\n-    results = []\n-    for record_id in ids:\n-        results.append(client.get(record_id))\n-    return results\n+    """Fetch every record by id, in one batched call."""\n+    return client.get_many(ids)\n';
-      const finding = {
-        concern: 'performance',
-        severity: 'high',
-        start_line: 7,
-        end_line: 8,
-        problem: 'One call per id.',
-        change: 'Batch the calls.',
-        diff,
-      };
-      fake.queueChat(
-        // Lines outside the function and a concern not asked for: sent back once.
-        JSON.stringify({ findings: [{ ...finding, start_line: 1, end_line: 2 }] }),
-        JSON.stringify({
-          findings: [
-            finding,
-            {
-              ...finding,
-              concern: 'reliability',
-              severity: 'medium',
-              problem: 'No timeout on client.get.',
-              change: 'Pass a timeout.',
-              diff: '',
-            },
-          ],
-        }),
-      );
-      const result = await session.call('fault_function_reliability_deep_analysis', {
-        file: FILE_PATH,
-        lang: 'python',
-        func: 'fetch_all',
-        concerns: ['performance', 'reliability'],
-      });
-      const structured = result.structuredContent as {
-        function: { start_line: number; end_line: number };
-        findings: Array<Record<string, unknown>>;
-      };
-      assert.deepEqual(structured.function, { qualified_name: 'fetch_all', start_line: 4, end_line: 9 });
-      assert.equal(structured.findings.length, 2);
-      assert.equal(structured.findings[0]!.start_line, 7);
-      assert.match(String(structured.findings[0]!.diff), /^\+    return client.get_many\(ids\)$/m);
-      assert.equal(structured.findings[1]!.diff, '');
-      const prompt = promptText(fake.chatRequests()[0]!);
-      assert.ok(prompt.includes(SNIPPET), 'the extracted function is in the prompt');
-      assert.match(prompt, /lines 4-9 of the file/);
-      assert.match(promptText(fake.chatRequests()[1]!), /not inside the function \(lines 4-9/);
-      assert.deepEqual(json(result), { findings: structured.findings });
-    });
+    test(
+      'fault_function_reliability_deep_analysis: findings per concern, ' +
+        'lines in the file, diffs that apply (one repair)',
+      async () => {
+        const diff =
+          '@@ -1,6 +1,3 @@\n def fetch_all(client, ids):\n-    """Fetch ' +
+          'every record by id."""\n-    results = []\n-    for record_id in ' +
+          'ids:\n-        results.append(client.get(record_id))\n-    ' +
+          'return results\n+    """Fetch every record by id, in one batched ' +
+          'call."""\n+    return client.get_many(ids)\n';
+        const finding = {
+          concern: 'performance',
+          severity: 'high',
+          start_line: 7,
+          end_line: 8,
+          problem: 'One call per id.',
+          change: 'Batch the calls.',
+          diff,
+        };
+        fake.queueChat(
+          // Lines outside the function and a concern not asked for: sent back once.
+          JSON.stringify({ findings: [{ ...finding, start_line: 1, end_line: 2 }] }),
+          JSON.stringify({
+            findings: [
+              finding,
+              {
+                ...finding,
+                concern: 'reliability',
+                severity: 'medium',
+                problem: 'No timeout on client.get.',
+                change: 'Pass a timeout.',
+                diff: '',
+              },
+            ],
+          }),
+        );
+        const result = await session.call('fault_function_reliability_deep_analysis', {
+          file: FILE_PATH,
+          lang: 'python',
+          func: 'fetch_all',
+          concerns: ['performance', 'reliability'],
+        });
+        const structured = result.structuredContent as {
+          function: { start_line: number; end_line: number };
+          findings: Array<Record<string, unknown>>;
+        };
+        assert.deepEqual(structured.function, { qualified_name: 'fetch_all', start_line: 4, end_line: 9 });
+        assert.equal(structured.findings.length, 2);
+        assert.equal(structured.findings[0]!.start_line, 7);
+        assert.match(String(structured.findings[0]!.diff), /^\+    return client.get_many\(ids\)$/m);
+        assert.equal(structured.findings[1]!.diff, '');
+        const prompt = promptText(fake.chatRequests()[0]!);
+        assert.ok(prompt.includes(SNIPPET), 'the extracted function is in the prompt');
+        assert.match(prompt, /lines 4-9 of the file/);
+        assert.match(promptText(fake.chatRequests()[1]!), /not inside the function \(lines 4-9/);
+        assert.deepEqual(json(result), { findings: structured.findings });
+      },
+    );
 
     test('fault_function_reliability_deep_analysis: an unknown concern names the argument', async () => {
       const result = await session.call('fault_function_reliability_deep_analysis', {

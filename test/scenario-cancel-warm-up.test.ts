@@ -29,41 +29,44 @@ async function handles(): Promise<Record<string, number>> {
   return counts;
 }
 
-test('a cancel during the warm-up ends the scenario and its warm-up at once; the next scenario warms up again', async () => {
-  const app = await startApp();
-  try {
-    const spec = await scenarioFromArguments(
-      'latency',
-      { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 },
-      makeConfig().scenario,
-    );
-    const before = await handles();
-    const servers = async (): Promise<number> =>
-      ((await handles())['TCPServerWrap'] ?? 0) - (before['TCPServerWrap'] ?? 0);
-    const controller = new AbortController();
-    const run = runScenario(spec, { signal: controller.signal });
-    // Cancelled once the warm-up's load is under way (its sink and proxy listening).
-    for (let i = 0; i < 2000 && (await servers()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.ok((await servers()) >= 2, 'the warm-up started');
-    controller.abort();
-    await assert.rejects(run, CancelledError);
-    // Closed sockets are released on the next turns of the loop.
-    for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(await handles(), before, 'the warm-up was stopped: nothing of it is left');
-    assert.equal(app.arrivals.length, 0, 'nothing reached the app');
+test(
+  'a cancel during the warm-up ends the scenario and its warm-up at ' + 'once; the next scenario warms up again',
+  async () => {
+    const app = await startApp();
+    try {
+      const spec = await scenarioFromArguments(
+        'latency',
+        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 10, latency: 1 },
+        makeConfig().scenario,
+      );
+      const before = await handles();
+      const servers = async (): Promise<number> =>
+        ((await handles())['TCPServerWrap'] ?? 0) - (before['TCPServerWrap'] ?? 0);
+      const controller = new AbortController();
+      const run = runScenario(spec, { signal: controller.signal });
+      // Cancelled once the warm-up's load is under way (its sink and proxy listening).
+      for (let i = 0; i < 2000 && (await servers()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok((await servers()) >= 2, 'the warm-up started');
+      controller.abort();
+      await assert.rejects(run, CancelledError);
+      // Closed sockets are released on the next turns of the loop.
+      for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(await handles(), before, 'the warm-up was stopped: nothing of it is left');
+      assert.equal(app.arrivals.length, 0, 'nothing reached the app');
 
-    // Not counted as done: the next caller warms up again (its sink and proxy listen).
-    let most = 0;
-    let done = false;
-    const again = warmUpOnce().then(() => (done = true));
-    while (!done) {
-      most = Math.max(most, await servers());
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Not counted as done: the next caller warms up again (its sink and proxy listen).
+      let most = 0;
+      let done = false;
+      const again = warmUpOnce().then(() => (done = true));
+      while (!done) {
+        most = Math.max(most, await servers());
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await again;
+      assert.equal(most, 2, 'the next caller ran a warm-up of its own');
+    } finally {
+      await app.close();
     }
-    await again;
-    assert.equal(most, 2, 'the next caller ran a warm-up of its own');
-  } finally {
-    await app.close();
-  }
-});
+  },
+);

@@ -76,49 +76,55 @@ describe('fault_run_http_error_impact_scenario', () => {
     assert.equal(result.run.load!.statusCodes['429'], 10);
   });
 
-  it('calls a body-only fault in front of the url inconclusive: the load reads statuses and times, not bodies', async () => {
-    for (const args of [{ http_fault: 'malformed' }, { http_fault: 'schema_mismatch', missing_fields: ['id'] }]) {
-      const response = await call({
-        url: `http://127.0.0.1:${upstream.port}/json`,
-        duration: '500ms',
-        num_clients: 2,
-        rps: 10,
-        ...args,
-      });
-      const result = response.structuredContent as unknown as ScenarioResult;
-      // The fault acted on every response and every SLO held, yet nothing measured could show it.
-      assert.equal(result.run.proxy.httpFaults![0]!.applications, 10);
-      assert.equal(result.verdict, 'inconclusive', result.verdictReasons.join('\n'));
-      assert.match(
-        result.verdictReasons.join('\n'),
-        /changes only response bodies, which the load does not read.*proxies/,
-      );
-    }
-  });
+  it(
+    'calls a body-only fault in front of the url inconclusive: the ' + 'load reads statuses and times, not bodies',
+    async () => {
+      for (const args of [{ http_fault: 'malformed' }, { http_fault: 'schema_mismatch', missing_fields: ['id'] }]) {
+        const response = await call({
+          url: `http://127.0.0.1:${upstream.port}/json`,
+          duration: '500ms',
+          num_clients: 2,
+          rps: 10,
+          ...args,
+        });
+        const result = response.structuredContent as unknown as ScenarioResult;
+        // The fault acted on every response and every SLO held, yet nothing measured could show it.
+        assert.equal(result.run.proxy.httpFaults![0]!.applications, 10);
+        assert.equal(result.verdict, 'inconclusive', result.verdictReasons.join('\n'));
+        assert.match(
+          result.verdictReasons.join('\n'),
+          /changes only response bodies, which the load does not read.*proxies/,
+        );
+      }
+    },
+  );
 
-  it('through proxies, a fault that answers without calling the upstream still counts the app as connected', async () => {
-    const port = await closedPort();
-    // The app answers 200 with whatever its dependency said: it shrugs off the injected 503s.
-    const app = await startAppCallingUpstream(port);
-    try {
-      const response = await call({
-        url: `${app.origin}/`,
-        duration: '500ms',
-        num_clients: 2,
-        rps: 10,
-        status_code: 503,
-        proxies: [`${port}=127.0.0.1:${upstream.port}`],
-      });
-      const result = response.structuredContent as unknown as ScenarioResult;
-      assert.equal(result.run.proxy.httpFaults![0]!.applications, 10);
-      assert.equal(result.run.proxy.mappings[0]!.connections, 0); // no request went on to the upstream
-      assert.ok(result.run.proxy.mappings[0]!.httpConnections! >= 1);
-      assert.equal(result.verdict, 'passed', result.verdictReasons.join('\n'));
-      assert.match(textOf(response), new RegExp(`\\| ${port} \\| \\d+ from clients, 0 to the target \\|`));
-    } finally {
-      await app.close();
-    }
-  });
+  it(
+    'through proxies, a fault that answers without calling the ' + 'upstream still counts the app as connected',
+    async () => {
+      const port = await closedPort();
+      // The app answers 200 with whatever its dependency said: it shrugs off the injected 503s.
+      const app = await startAppCallingUpstream(port);
+      try {
+        const response = await call({
+          url: `${app.origin}/`,
+          duration: '500ms',
+          num_clients: 2,
+          rps: 10,
+          status_code: 503,
+          proxies: [`${port}=127.0.0.1:${upstream.port}`],
+        });
+        const result = response.structuredContent as unknown as ScenarioResult;
+        assert.equal(result.run.proxy.httpFaults![0]!.applications, 10);
+        assert.equal(result.run.proxy.mappings[0]!.connections, 0); // no request went on to the upstream
+        assert.ok(result.run.proxy.mappings[0]!.httpConnections! >= 1);
+        assert.equal(result.verdict, 'passed', result.verdictReasons.join('\n'));
+        assert.match(textOf(response), new RegExp(`\\| ${port} \\| \\d+ from clients, 0 to the target \\|`));
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it('refuses bad arguments, naming them', async () => {
     const url = `http://127.0.0.1:${upstream.port}/`;

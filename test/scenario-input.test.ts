@@ -132,35 +132,38 @@ describe('limits raised by the server configuration', () => {
     assert.equal(spec.clients * spec.rps, 15_000);
   });
 
-  test('max_connections defaults to rate × timeout, at most DEFAULT_MAX_CONNECTIONS; a larger one can be asked for', async () => {
-    const limits = { allowRemoteTargets: false, maxDurationMs: 60_000, maxRatePerSecond: 20_000 };
-    // 20 req/s × 10 s: every request may hold its connection to its timeout.
-    assert.equal(
-      (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 2 }, limits)).maxConnections,
-      200,
-    );
-    // 1,000 req/s × 10 s would be 10,000: capped (each is three sockets through the proxy).
-    assert.equal(
-      (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100 }, limits)).maxConnections,
-      DEFAULT_MAX_CONNECTIONS,
-    );
-    assert.ok(DEFAULT_MAX_CONNECTIONS < 10_000);
-    // Never fewer than num_clients, and the cap is a default only (when the file-descriptor limit
-    // allows more: three sockets per connection through the proxy).
-    const fdLimit = openFileLimit();
-    if (fdLimit === undefined || (fdLimit - RESERVED_FDS) / 3 >= 1500) {
+  test(
+    'max_connections defaults to rate × timeout, at most ' + 'DEFAULT_MAX_CONNECTIONS; a larger one can be asked for',
+    async () => {
+      const limits = { allowRemoteTargets: false, maxDurationMs: 60_000, maxRatePerSecond: 20_000 };
+      // 20 req/s × 10 s: every request may hold its connection to its timeout.
       assert.equal(
-        (await scenarioFromArguments('latency', { url, num_clients: 1200, rps: 1, timeout: 0.5 }, limits))
-          .maxConnections,
-        1200,
+        (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 2 }, limits)).maxConnections,
+        200,
       );
+      // 1,000 req/s × 10 s would be 10,000: capped (each is three sockets through the proxy).
       assert.equal(
-        (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100, max_connections: 1500 }, limits))
-          .maxConnections,
-        1500,
+        (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100 }, limits)).maxConnections,
+        DEFAULT_MAX_CONNECTIONS,
       );
-    }
-  });
+      assert.ok(DEFAULT_MAX_CONNECTIONS < 10_000);
+      // Never fewer than num_clients, and the cap is a default only (when the file-descriptor limit
+      // allows more: three sockets per connection through the proxy).
+      const fdLimit = openFileLimit();
+      if (fdLimit === undefined || (fdLimit - RESERVED_FDS) / 3 >= 1500) {
+        assert.equal(
+          (await scenarioFromArguments('latency', { url, num_clients: 1200, rps: 1, timeout: 0.5 }, limits))
+            .maxConnections,
+          1200,
+        );
+        assert.equal(
+          (await scenarioFromArguments('latency', { url, num_clients: 10, rps: 100, max_connections: 1500 }, limits))
+            .maxConnections,
+          1500,
+        );
+      }
+    },
+  );
 
   test('remote targets pass the check only when allowed (no traffic is sent here)', async () => {
     const remote = { allowRemoteTargets: true, maxDurationMs: 60_000, maxRatePerSecond: 100 };

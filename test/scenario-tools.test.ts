@@ -179,129 +179,143 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     );
   });
 
-  test('a fault window: active over the second half only, in the timeline, the window figures and the report', async () => {
-    const { report, result } = await runTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/ok`,
-      duration: '2s',
-      num_clients: 4,
-      rps: 5,
-      latency: 80,
-      fault_start: '50%',
-    });
-    const load = result.run.load!;
-    assert.deepEqual([result.fault.startMs, result.fault.endMs], [1000, 2000]);
-    assert.deepEqual(
-      load.timeline.map((second) => [second.second, second.requests, second.faultActive]),
-      [
-        [0, 20, false],
-        [1, 20, true],
-      ],
-    );
-    // (That second 0 is not delayed, p50 ~1 ms, is bench/checks/scenario.ts's: a loaded machine
-    // sends some of its requests late, into the fault, and their latency counts from when they were due.)
-    assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
-    assert.equal(load.duringFault!.requests, 20);
-    assert.ok(load.duringFault!.latency!.min >= 79.5);
-    assert.match(report, /^\| latency \| 0% `\.\.\.\.\.xxxxx` 100% \| Latency: /m);
-    assert.match(report, /^\| 1 \| 20 \| [\d.]+ \| [\d.]+ \| 0 \| yes \|$/m);
-  });
+  test(
+    'a fault window: active over the second half only, in the ' + 'timeline, the window figures and the report',
+    async () => {
+      const { report, result } = await runTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/ok`,
+        duration: '2s',
+        num_clients: 4,
+        rps: 5,
+        latency: 80,
+        fault_start: '50%',
+      });
+      const load = result.run.load!;
+      assert.deepEqual([result.fault.startMs, result.fault.endMs], [1000, 2000]);
+      assert.deepEqual(
+        load.timeline.map((second) => [second.second, second.requests, second.faultActive]),
+        [
+          [0, 20, false],
+          [1, 20, true],
+        ],
+      );
+      // (That second 0 is not delayed, p50 ~1 ms, is bench/checks/scenario.ts's: a loaded machine
+      // sends some of its requests late, into the fault, and their latency counts from when they were due.)
+      assert.ok(load.timeline[1]!.p50Ms! >= 79.5, `during the fault: p50 ${load.timeline[1]!.p50Ms} ms`);
+      assert.equal(load.duringFault!.requests, 20);
+      assert.ok(load.duringFault!.latency!.min >= 79.5);
+      assert.match(report, /^\| latency \| 0% `\.\.\.\.\.xxxxx` 100% \| Latency: /m);
+      assert.match(report, /^\| 1 \| 20 \| [\d.]+ \| [\d.]+ \| 0 \| yes \|$/m);
+    },
+  );
 
-  test('HTTP 5xx answers are errors (fault counted none), so are statuses outside expect_status; an error SLO sees them', async () => {
-    const args = { duration: '500ms', num_clients: 2, rps: 10, latency: 1, slos: ['errors < 5%'] };
-    const failing = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/503`, ...args });
-    const load = failing.result.run.load!;
-    assert.equal(load.errors, 10);
-    assert.equal(load.errorsByClass.http_5xx, 10);
-    assert.deepEqual(load.statusCodes, { '503': 10 });
-    assert.equal(failing.result.passed, false);
-    // Run Overview: 10 errors, and 10 expectation failures (statuses outside expect_status), not fault's hard-coded 0.
-    assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 10 \|/m);
-    // A 404 is outside the default expect_status (2xx, 3xx): a mistyped path fails the gate, and the
-    // report's first lines say which status and what to check.
-    const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });
-    assert.equal(notFound.result.run.load!.errors, 10);
-    assert.equal(notFound.result.run.load!.errorsByClass.http_status, 10);
-    assert.equal(notFound.result.verdict, 'failed');
-    assert.match(
-      notFound.report.split('\n').slice(0, 6).join('\n'),
-      /404 × 10: is the url \(path and method\) right\?/,
-    );
-    // Expected, it is a plain response again.
-    const expected = await runTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/status/404`,
-      ...args,
-      expect_status: '200-299,404',
-      slos: LOOSE_SLOS,
-    });
-    assert.equal(expected.result.run.load!.errors, 0);
-    assert.equal(expected.result.verdict, 'passed');
-    assert.equal(expected.result.passed, true);
-  });
+  test(
+    'HTTP 5xx answers are errors (fault counted none), so are ' +
+      'statuses outside expect_status; an error SLO sees them',
+    async () => {
+      const args = { duration: '500ms', num_clients: 2, rps: 10, latency: 1, slos: ['errors < 5%'] };
+      const failing = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/503`, ...args });
+      const load = failing.result.run.load!;
+      assert.equal(load.errors, 10);
+      assert.equal(load.errorsByClass.http_5xx, 10);
+      assert.deepEqual(load.statusCodes, { '503': 10 });
+      assert.equal(failing.result.passed, false);
+      // Run Overview: 10 errors, and 10 expectation failures (statuses outside expect_status), not fault's hard-coded 0.
+      assert.match(failing.report, /^\| 10 \| 10 \(100\.0%\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 10 \|/m);
+      // A 404 is outside the default expect_status (2xx, 3xx): a mistyped path fails the gate, and the
+      // report's first lines say which status and what to check.
+      const notFound = await runTool('fault_run_latency_impact_scenario', { url: `${app.origin}/status/404`, ...args });
+      assert.equal(notFound.result.run.load!.errors, 10);
+      assert.equal(notFound.result.run.load!.errorsByClass.http_status, 10);
+      assert.equal(notFound.result.verdict, 'failed');
+      assert.match(
+        notFound.report.split('\n').slice(0, 6).join('\n'),
+        /404 × 10: is the url \(path and method\) right\?/,
+      );
+      // Expected, it is a plain response again.
+      const expected = await runTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/status/404`,
+        ...args,
+        expect_status: '200-299,404',
+        slos: LOOSE_SLOS,
+      });
+      assert.equal(expected.result.run.load!.errors, 0);
+      assert.equal(expected.result.verdict, 'passed');
+      assert.equal(expected.result.passed, true);
+    },
+  );
 
-  test('https url: TLS stays end to end through the proxy; insecure_tls accepts a self-signed certificate', async () => {
-    const tlsApp = await startServer(undefined, { tls: true });
-    servers.push(tlsApp);
-    const { result } = await runTool('fault_run_latency_impact_scenario', {
-      url: `${tlsApp.origin}/`,
-      duration: '500ms',
-      num_clients: 2,
-      rps: 10,
-      latency: 30,
-      insecure_tls: true,
-    });
-    assert.deepEqual(result.run.load!.statusCodes, { '200': 10 });
-    assert.ok(result.run.load!.latency!.min >= 29.5);
-    const verified = await runTool('fault_run_latency_impact_scenario', {
-      url: `${tlsApp.origin}/`,
-      duration: '200ms',
-      num_clients: 1,
-      rps: 10,
-      latency: 1,
-    });
-    assert.equal(
-      verified.result.run.load!.errors,
-      verified.result.run.load!.requests,
-      'the certificate is verified by default',
-    );
-    // The reasons say what to do, not only OpenSSL's code in the error details.
-    assert.equal(verified.result.verdict, 'failed');
-    assert.match(
-      verified.result.verdictReasons.join('\n'),
-      /the load refused the target's TLS certificate \([A-Z_]+ × 2\): for a self-signed or private-CA certificate, pass insecure_tls: true/,
-    );
-  });
+  test(
+    'https url: TLS stays end to end through the proxy; insecure_tls ' + 'accepts a self-signed certificate',
+    async () => {
+      const tlsApp = await startServer(undefined, { tls: true });
+      servers.push(tlsApp);
+      const { result } = await runTool('fault_run_latency_impact_scenario', {
+        url: `${tlsApp.origin}/`,
+        duration: '500ms',
+        num_clients: 2,
+        rps: 10,
+        latency: 30,
+        insecure_tls: true,
+      });
+      assert.deepEqual(result.run.load!.statusCodes, { '200': 10 });
+      assert.ok(result.run.load!.latency!.min >= 29.5);
+      const verified = await runTool('fault_run_latency_impact_scenario', {
+        url: `${tlsApp.origin}/`,
+        duration: '200ms',
+        num_clients: 1,
+        rps: 10,
+        latency: 1,
+      });
+      assert.equal(
+        verified.result.run.load!.errors,
+        verified.result.run.load!.requests,
+        'the certificate is verified by default',
+      );
+      // The reasons say what to do, not only OpenSSL's code in the error details.
+      assert.equal(verified.result.verdict, 'failed');
+      assert.match(
+        verified.result.verdictReasons.join('\n'),
+        /the load refused the target's TLS certificate \([A-Z_]+ × 2\): for a self-signed or private-CA certificate, pass insecure_tls: true/,
+      );
+    },
+  );
 
-  test('redirects count as success by default but are not followed: the reasons say the load timed the redirect itself', async () => {
-    const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1, slos: LOOSE_SLOS };
-    const { result, report } = await runTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/status/302`,
-      ...args,
-    });
-    assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
-    assert.equal(result.verdict, 'passed');
-    assert.match(
-      result.verdictReasons[0]!,
-      /^302 × 5: a redirect, counted as success \(expect_status 2xx,3xx\) but not followed: the load timed the redirect itself, not the page it points to/,
-    );
-    assert.match(report.split('\n').slice(0, 4).join('\n'), /Verdict: Passed\*\* — 302 × 5: a redirect/);
-    // With 3xx left out of expect_status they are errors, with the usual status hint only.
-    const strict = await runTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/status/302`,
-      ...args,
-      expect_status: '2xx',
-    });
-    assert.equal(strict.result.verdict, 'failed');
-    assert.ok(
-      !strict.result.verdictReasons.some((reason) => /a redirect, counted as success/.test(reason)),
-      strict.result.verdictReasons.join(' | '),
-    );
-    // A 304 is not a redirect to follow: no such reason.
-    const notModified = await runTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/status/304`,
-      ...args,
-    });
-    assert.deepEqual(notModified.result.verdictReasons, []);
-  });
+  test(
+    'redirects count as success by default but are not followed: the ' +
+      'reasons say the load timed the redirect itself',
+    async () => {
+      const args = { duration: '500ms', num_clients: 1, rps: 10, latency: 1, slos: LOOSE_SLOS };
+      const { result, report } = await runTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/status/302`,
+        ...args,
+      });
+      assert.deepEqual(result.run.load!.statusCodes, { '302': 5 });
+      assert.equal(result.verdict, 'passed');
+      assert.match(
+        result.verdictReasons[0]!,
+        /^302 × 5: a redirect, counted as success \(expect_status 2xx,3xx\) but not followed: the load timed the redirect itself, not the page it points to/,
+      );
+      assert.match(report.split('\n').slice(0, 4).join('\n'), /Verdict: Passed\*\* — 302 × 5: a redirect/);
+      // With 3xx left out of expect_status they are errors, with the usual status hint only.
+      const strict = await runTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/status/302`,
+        ...args,
+        expect_status: '2xx',
+      });
+      assert.equal(strict.result.verdict, 'failed');
+      assert.ok(
+        !strict.result.verdictReasons.some((reason) => /a redirect, counted as success/.test(reason)),
+        strict.result.verdictReasons.join(' | '),
+      );
+      // A 304 is not a redirect to follow: no such reason.
+      const notModified = await runTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/status/304`,
+        ...args,
+      });
+      assert.deepEqual(notModified.result.verdictReasons, []);
+    },
+  );
 
   test("proxies: the fault applies to the app's outbound calls through the mapped port", async () => {
     const upstream = await startApp();

@@ -63,61 +63,70 @@ async function callTool(name: string, args: Record<string, unknown>): Promise<Ca
 }
 
 describe('scenario verdicts', () => {
-  test('a mapping the app never connects to: inconclusive, and the first lines say where to point the app', async () => {
-    const unused = await closedPort();
-    const spec = await scenario(
-      'latency',
-      {
-        url: `${app.origin}/ok`,
-        duration: '500ms',
-        num_clients: 2,
-        rps: 4,
-        latency: 100,
-        proxies: [`${unused}=127.0.0.1:${app.port}`],
-      },
-      limits,
-    );
-    const result = await runScenario(spec);
-    assert.equal(result.verdict, 'inconclusive');
-    assert.equal(result.passed, false);
-    assert.equal(result.run.proxy.mappings[0]!.connections, 0);
-    const report = renderReport(result);
-    const firstLine = report.split('\n')[2]!;
-    assert.match(
-      firstLine,
-      new RegExp(
-        `^\\*\\*Verdict: Inconclusive\\*\\* — the app made no connection to 127\\.0\\.0\\.1:${unused} .*point its upstream at that address`,
-      ),
-    );
-    assert.match(report, /\| Inconclusive$/m);
-  });
+  test(
+    'a mapping the app never connects to: inconclusive, and the first ' + 'lines say where to point the app',
+    async () => {
+      const unused = await closedPort();
+      const spec = await scenario(
+        'latency',
+        {
+          url: `${app.origin}/ok`,
+          duration: '500ms',
+          num_clients: 2,
+          rps: 4,
+          latency: 100,
+          proxies: [`${unused}=127.0.0.1:${app.port}`],
+        },
+        limits,
+      );
+      const result = await runScenario(spec);
+      assert.equal(result.verdict, 'inconclusive');
+      assert.equal(result.passed, false);
+      assert.equal(result.run.proxy.mappings[0]!.connections, 0);
+      const report = renderReport(result);
+      const firstLine = report.split('\n')[2]!;
+      assert.match(
+        firstLine,
+        new RegExp(
+          `^\\*\\*Verdict: Inconclusive\\*\\* — the app made no connection ` +
+            `to 127\\.0\\.0\\.1:${unused} .*point its upstream at that ` +
+            `address`,
+        ),
+      );
+      assert.match(report, /\| Inconclusive$/m);
+    },
+  );
 
-  test("failed with a fault that never touched the traffic: the reasons say so, so the failure is not read as the fault's impact", async () => {
-    // The app answers 503 by itself and never calls the mapped port: the SLO fails with no fault
-    // at all. The reasons gave only the SLO, and an agent blamed the dependency's latency.
-    const unused = await closedPort();
-    const spec = await scenario(
-      'latency',
-      {
-        url: `${app.origin}/status/503`,
-        duration: '500ms',
-        num_clients: 1,
-        rps: 4,
-        latency: 100,
-        proxies: [`${unused}=127.0.0.1:${app.port}`],
-      },
-      limits,
-    );
-    const result = await runScenario(spec);
-    assert.equal(result.verdict, 'failed');
-    assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
-    assert.ok(
-      result.verdictReasons.some((reason) =>
-        /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason),
-      ),
-      result.verdictReasons.join(' | '),
-    );
-  });
+  test(
+    'failed with a fault that never touched the traffic: the reasons ' +
+      "say so, so the failure is not read as the fault's impact",
+    async () => {
+      // The app answers 503 by itself and never calls the mapped port: the SLO fails with no fault
+      // at all. The reasons gave only the SLO, and an agent blamed the dependency's latency.
+      const unused = await closedPort();
+      const spec = await scenario(
+        'latency',
+        {
+          url: `${app.origin}/status/503`,
+          duration: '500ms',
+          num_clients: 1,
+          rps: 4,
+          latency: 100,
+          proxies: [`${unused}=127.0.0.1:${app.port}`],
+        },
+        limits,
+      );
+      const result = await runScenario(spec);
+      assert.equal(result.verdict, 'failed');
+      assert.equal(result.verdictReasons[0], 'SLO "errors < 1%" failed.');
+      assert.ok(
+        result.verdictReasons.some((reason) =>
+          /^the app made no connection to 127\.0\.0\.1:\d+ .*point its upstream at that address/.test(reason),
+        ),
+        result.verdictReasons.join(' | '),
+      );
+    },
+  );
 
   test('proxies: a dependency that is down is named in the reasons, not only the 502s the app answered', async () => {
     const proxyPort = await closedPort();
@@ -144,7 +153,9 @@ describe('scenario verdicts', () => {
       assert.match(
         reasons,
         new RegExp(
-          `the proxy could not connect to the app's dependency 2 times \\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} × 2; the app saw each call as a reset`,
+          `the proxy could not connect to the app's dependency 2 times ` +
+            `\\(ECONNREFUSED × 2\\), through ${proxyPort}=127\\.0\\.0\\.1:${down} ` +
+            `× 2; the app saw each call as a reset`,
         ),
       );
     } finally {
@@ -152,24 +163,29 @@ describe('scenario verdicts', () => {
     }
   });
 
-  test('a url where nothing listens: failed, and the first reasons say the target refused, not that it reset', async () => {
-    const port = await closedPort();
-    const spec = await scenario(
-      'latency',
-      { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 },
-      limits,
-    );
-    const result = await runScenario(spec);
-    assert.equal(result.verdict, 'failed');
-    // The load sees resets (the proxy had accepted its connections); the reasons say why.
-    assert.equal(result.run.load!.errorsByClass.reset, result.run.load!.requests);
-    assert.match(
-      result.verdictReasons[1] ?? '',
-      new RegExp(
-        `^the proxy could not connect to the target 127\\.0\\.0\\.1:${port} \\d+ times \\(ECONNREFUSED × \\d+\\).*is the service running there\\?`,
-      ),
-    );
-  });
+  test(
+    'a url where nothing listens: failed, and the first reasons say ' + 'the target refused, not that it reset',
+    async () => {
+      const port = await closedPort();
+      const spec = await scenario(
+        'latency',
+        { url: `http://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 },
+        limits,
+      );
+      const result = await runScenario(spec);
+      assert.equal(result.verdict, 'failed');
+      // The load sees resets (the proxy had accepted its connections); the reasons say why.
+      assert.equal(result.run.load!.errorsByClass.reset, result.run.load!.requests);
+      assert.match(
+        result.verdictReasons[1] ?? '',
+        new RegExp(
+          `^the proxy could not connect to the target 127\\.0\\.0\\.1:${port} ` +
+            `\\d+ times \\(ECONNREFUSED × \\d+\\).*is the service running ` +
+            `there\\?`,
+        ),
+      );
+    },
+  );
 
   test('faultline run exits 4 for an inconclusive run, 3 for a failed one (a 404 from a mistyped path)', async () => {
     const unused = await closedPort();
@@ -201,66 +217,76 @@ describe('scenario verdicts', () => {
     assert.match(typo.stdout.split('\n').slice(0, 6).join('\n'), /404 × \d+: is the url/);
   });
 
-  test("the guide's payload shape (1 client, 300 ms latency) at 5 rps: more connections open instead of requests queueing", async () => {
-    // One keep-alive connection cannot carry a request every 200 ms that takes 300 ms: with a fixed
-    // pool the requests queued behind it and the latency grew without bound (the trial's mean
-    // 505 ms at 3 rps through its app). fault's first SLO; its second (95% @ 200ms) fails, rightly,
-    // under a 300 ms delay.
-    // The SLO is wider than fault's (99% @ 350ms, which bench/checks/scenario.ts holds) so a busy
-    // machine cannot fail it; queueing behind one connection would still (~1.2 s by the 10th request).
-    const slos = ['99% @ 1000ms', 'errors < 1%'];
-    const response = await callTool('fault_run_latency_impact_scenario', {
-      url: `${app.origin}/ok`,
-      duration: '2s',
-      num_clients: 1,
-      rps: 5,
-      latency: 300,
-      slos,
-    });
-    assert.notEqual(response.isError, true, textOf(response));
-    const result = response.structuredContent as unknown as ScenarioResult;
-    const load = result.run.load!;
-    assert.equal(load.errors, 0);
-    assert.equal(load.queued, 0, 'no request waited for a connection');
-    assert.ok(load.connectionsOpened >= 2, `opened ${load.connectionsOpened} connections`);
-    assert.ok(load.peakBusyConnections >= 2, `peak busy ${load.peakBusyConnections}`);
-    assert.ok(load.latency!.p50 >= 299.5, `p50 ${load.latency!.p50} ms`);
-    assert.equal(result.verdict, 'passed');
-  });
+  test(
+    "the guide's payload shape (1 client, 300 ms latency) at 5 rps: " +
+      'more connections open instead of requests queueing',
+    async () => {
+      // One keep-alive connection cannot carry a request every 200 ms that takes 300 ms: with a fixed
+      // pool the requests queued behind it and the latency grew without bound (the trial's mean
+      // 505 ms at 3 rps through its app). fault's first SLO; its second (95% @ 200ms) fails, rightly,
+      // under a 300 ms delay.
+      // The SLO is wider than fault's (99% @ 350ms, which bench/checks/scenario.ts holds) so a busy
+      // machine cannot fail it; queueing behind one connection would still (~1.2 s by the 10th request).
+      const slos = ['99% @ 1000ms', 'errors < 1%'];
+      const response = await callTool('fault_run_latency_impact_scenario', {
+        url: `${app.origin}/ok`,
+        duration: '2s',
+        num_clients: 1,
+        rps: 5,
+        latency: 300,
+        slos,
+      });
+      assert.notEqual(response.isError, true, textOf(response));
+      const result = response.structuredContent as unknown as ScenarioResult;
+      const load = result.run.load!;
+      assert.equal(load.errors, 0);
+      assert.equal(load.queued, 0, 'no request waited for a connection');
+      assert.ok(load.connectionsOpened >= 2, `opened ${load.connectionsOpened} connections`);
+      assert.ok(load.peakBusyConnections >= 2, `peak busy ${load.peakBusyConnections}`);
+      assert.ok(load.latency!.p50 >= 299.5, `p50 ${load.latency!.p50} ms`);
+      assert.equal(result.verdict, 'passed');
+    },
+  );
 
-  test('on demand, a 300 ms server at 50 requests/s opens about rate × service time connections, not one per request', async () => {
-    const result = await runOpenLoop({
-      url: `${slow.origin}/`,
-      ratePerSecond: 50,
-      connections: 1,
-      maxConnections: 200,
-      durationMs: 1000,
-      timeoutMs: 5000,
-    });
-    assert.equal(result.errors, 0);
-    // (No request waiting for a connection on a quiet machine is bench/checks/scenario.ts's: growth
-    // is put off, by design, while the generator runs late.)
-    // Little's law: 50/s × 0.3 s = 15 in flight at least; a busy machine adds more (no more than
-    // 30 on a quiet one is bench/checks/scenario.ts's).
-    assert.ok(result.peakBusyConnections >= 13, `peak busy ${result.peakBusyConnections}`);
-    assert.ok(result.connectionsOpened >= 13, `opened ${result.connectionsOpened}`);
-  });
+  test(
+    'on demand, a 300 ms server at 50 requests/s opens about rate × ' + 'service time connections, not one per request',
+    async () => {
+      const result = await runOpenLoop({
+        url: `${slow.origin}/`,
+        ratePerSecond: 50,
+        connections: 1,
+        maxConnections: 200,
+        durationMs: 1000,
+        timeoutMs: 5000,
+      });
+      assert.equal(result.errors, 0);
+      // (No request waiting for a connection on a quiet machine is bench/checks/scenario.ts's: growth
+      // is put off, by design, while the generator runs late.)
+      // Little's law: 50/s × 0.3 s = 15 in flight at least; a busy machine adds more (no more than
+      // 30 on a quiet one is bench/checks/scenario.ts's).
+      assert.ok(result.peakBusyConnections >= 13, `peak busy ${result.peakBusyConnections}`);
+      assert.ok(result.connectionsOpened >= 13, `opened ${result.connectionsOpened}`);
+    },
+  );
 
-  test('at the max_connections cap requests wait, and the advice names max_connections with the right arithmetic', async () => {
-    const spec = await scenario(
-      'latency',
-      { url: `${slow.origin}/`, duration: '1s', num_clients: 1, rps: 10, latency: 1, max_connections: 1 },
-      limits,
-    );
-    const result = await runScenario(spec);
-    const load = result.run.load!;
-    assert.ok(load.queued > 0);
-    assert.ok(load.saturation !== null);
-    const report = renderReport(result);
-    assert.match(report, /waited for one of the max_connections = 1 connections/);
-    assert.match(report, /set max_connections to at least \d+/);
-    assert.doesNotMatch(report, /raise num_clients/);
-  });
+  test(
+    'at the max_connections cap requests wait, and the advice names ' + 'max_connections with the right arithmetic',
+    async () => {
+      const spec = await scenario(
+        'latency',
+        { url: `${slow.origin}/`, duration: '1s', num_clients: 1, rps: 10, latency: 1, max_connections: 1 },
+        limits,
+      );
+      const result = await runScenario(spec);
+      const load = result.run.load!;
+      assert.ok(load.queued > 0);
+      assert.ok(load.saturation !== null);
+      const report = renderReport(result);
+      assert.match(report, /waited for one of the max_connections = 1 connections/);
+      assert.match(report, /set max_connections to at least \d+/);
+      assert.doesNotMatch(report, /raise num_clients/);
+    },
+  );
 
   test('a capacity run never sends faster than --max-rate', async () => {
     const spec = await scenario(
@@ -277,209 +303,228 @@ describe('scenario verdicts', () => {
     );
   });
 
-  test('a capacity run against a server that closes its connections: nothing counted is inconclusive, mis-timed latencies are said', async () => {
-    // HTTP/1.0 with the body ended by the close, as small embedded servers answer: autocannon
-    // counts no response and no error, and the verdict was "failed: errors < 1%" with 0 errors.
-    let answered = 0;
-    const sockets = new Set<Socket>();
-    const http10 = createNetServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-      let head = '';
-      socket.on('data', (chunk: Buffer) => {
-        head += chunk.toString('latin1');
-        if (!head.includes('\r\n\r\n')) return;
-        answered++;
-        socket.end('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+  test(
+    'a capacity run against a server that closes its connections: ' +
+      'nothing counted is inconclusive, mis-timed latencies are said',
+    async () => {
+      // HTTP/1.0 with the body ended by the close, as small embedded servers answer: autocannon
+      // counts no response and no error, and the verdict was "failed: errors < 1%" with 0 errors.
+      let answered = 0;
+      const sockets = new Set<Socket>();
+      const http10 = createNetServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => {});
+        let head = '';
+        socket.on('data', (chunk: Buffer) => {
+          head += chunk.toString('latin1');
+          if (!head.includes('\r\n\r\n')) return;
+          answered++;
+          socket.end('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+        });
       });
-    });
-    await new Promise<void>((resolve) => http10.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (http10.address() as AddressInfo).port;
-      const spec = await scenario(
-        'latency',
-        { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
-        { ...limits, maxRatePerSecond: 100 },
-      );
-      const result = await runScenario(spec);
-      assert.ok(answered > 0, 'the server did answer');
-      assert.equal(result.run.capacity!.sent, 0);
-      assert.equal(result.verdict, 'inconclusive');
-      assert.match(
-        result.verdictReasons[0]!,
-        /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/,
-      );
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => http10.close(resolve));
-    }
-    // Connection: close on every response: counted, but autocannon's latencies are not to be trusted.
-    const closing = await startServer((_request, response) => {
-      response.setHeader('connection', 'close');
-      response.end('ok');
-    });
-    try {
-      const spec = await scenario(
-        'latency',
-        { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
-        { ...limits, maxRatePerSecond: 100 },
-      );
-      const result = await runScenario(spec);
-      assert.ok(result.run.capacity!.sent > 0);
-      assert.ok(result.run.proxy.mappings[0]!.connections > 2);
-      assert.ok(
-        result.verdictReasons.some((reason) =>
-          /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(
-            reason,
+      await new Promise<void>((resolve) => http10.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (http10.address() as AddressInfo).port;
+        const spec = await scenario(
+          'latency',
+          { url: `http://127.0.0.1:${port}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
+          { ...limits, maxRatePerSecond: 100 },
+        );
+        const result = await runScenario(spec);
+        assert.ok(answered > 0, 'the server did answer');
+        assert.equal(result.run.capacity!.sent, 0);
+        assert.equal(result.verdict, 'inconclusive');
+        assert.match(
+          result.verdictReasons[0]!,
+          /^the closed loop completed no request in 500ms \(no response, no error\): .* use strategy load/,
+        );
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => http10.close(resolve));
+      }
+      // Connection: close on every response: counted, but autocannon's latencies are not to be trusted.
+      const closing = await startServer((_request, response) => {
+        response.setHeader('connection', 'close');
+        response.end('ok');
+      });
+      try {
+        const spec = await scenario(
+          'latency',
+          { url: `${closing.origin}/`, duration: '500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
+          { ...limits, maxRatePerSecond: 100 },
+        );
+        const result = await runScenario(spec);
+        assert.ok(result.run.capacity!.sent > 0);
+        assert.ok(result.run.proxy.mappings[0]!.connections > 2);
+        assert.ok(
+          result.verdictReasons.some((reason) =>
+            /^the target closed connections \(\d+ opened for 2 clients: Connection: close or HTTP\/1\.0\): .*its latencies read too high/.test(
+              reason,
+            ),
           ),
+          result.verdictReasons.join(' | '),
+        );
+      } finally {
+        await closing.close();
+      }
+      // Kept alive: no such reason.
+      const keptAlive = await runScenario(
+        await scenario(
+          'latency',
+          { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' },
+          { ...limits, maxRatePerSecond: 100 },
         ),
-        result.verdictReasons.join(' | '),
       );
-    } finally {
-      await closing.close();
-    }
-    // Kept alive: no such reason.
-    const keptAlive = await runScenario(
-      await scenario(
+      assert.equal(keptAlive.verdict, 'passed');
+      assert.deepEqual(keptAlive.verdictReasons, []);
+    },
+  );
+
+  test(
+    "a capacity run's progress counts its requests and errors as they " +
+      "end (autocannon's, not the open loop's counters)",
+    async () => {
+      const progress: string[] = [];
+      const spec = await scenario(
         'latency',
-        { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, latency: 1, strategy: 'capacity' },
+        { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
         { ...limits, maxRatePerSecond: 100 },
-      ),
-    );
-    assert.equal(keptAlive.verdict, 'passed');
-    assert.deepEqual(keptAlive.verdictReasons, []);
-  });
+      );
+      const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
+      const capacity = result.run.capacity!;
+      assert.ok(
+        capacity.sent > 0 && capacity.errors === capacity.responses,
+        `${capacity.sent} sent, ${capacity.errors} errors`,
+      );
+      const first = /^fault: 1s\/1\.5s, (\d+) requests settled, (\d+) errors$/.exec(progress[0] ?? '');
+      assert.ok(first, progress.join(' | '));
+      // By 1 s of 1.5 s, some of what the run sent had ended, every one a 503, and not more than in all.
+      const [settled, errors] = [Number(first[1]), Number(first[2])];
+      assert.ok(settled > 0 && settled <= capacity.sent, `${settled} settled by 1s of ${capacity.sent} sent`);
+      assert.equal(errors, settled);
+    },
+  );
 
-  test("a capacity run's progress counts its requests and errors as they end (autocannon's, not the open loop's counters)", async () => {
-    const progress: string[] = [];
-    const spec = await scenario(
-      'latency',
-      { url: `${app.origin}/status/503`, duration: '1500ms', num_clients: 2, latency: 0, strategy: 'capacity' },
-      { ...limits, maxRatePerSecond: 100 },
-    );
-    const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
-    const capacity = result.run.capacity!;
-    assert.ok(
-      capacity.sent > 0 && capacity.errors === capacity.responses,
-      `${capacity.sent} sent, ${capacity.errors} errors`,
-    );
-    const first = /^fault: 1s\/1\.5s, (\d+) requests settled, (\d+) errors$/.exec(progress[0] ?? '');
-    assert.ok(first, progress.join(' | '));
-    // By 1 s of 1.5 s, some of what the run sent had ended, every one a 503, and not more than in all.
-    const [settled, errors] = [Number(first[1]), Number(first[2])];
-    assert.ok(settled > 0 && settled <= capacity.sent, `${settled} settled by 1s of ${capacity.sent} sent`);
-    assert.equal(errors, settled);
-  });
+  test(
+    'connections beyond what the file-descriptor limit allows are ' +
+      'refused before anything starts, naming the argument',
+    async () => {
+      const run = (flags: string) =>
+        runCli('bash', [
+          '-c',
+          `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run ` +
+            `latency --url ${app.origin}/ok --duration 1s ${flags}`,
+        ]);
+      const clients = await run('--num-clients 200 --rps 0.1');
+      assert.equal(clients.status, 2, String(clients.stderr));
+      assert.match(
+        String(clients.stderr),
+        /--num-clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/,
+      );
+      const max = await run('--num-clients 2 --max-connections 100');
+      assert.equal(max.status, 2, String(max.stderr));
+      assert.match(String(max.stderr), /--max-connections: 100 is more than the 48 connections/);
+    },
+  );
 
-  test('connections beyond what the file-descriptor limit allows are refused before anything starts, naming the argument', async () => {
-    const run = (flags: string) =>
-      runCli('bash', [
-        '-c',
-        `ulimit -n 400 && exec "${process.execPath}" "${cliPath}" run latency --url ${app.origin}/ok --duration 1s ${flags}`,
-      ]);
-    const clients = await run('--num-clients 200 --rps 0.1');
-    assert.equal(clients.status, 2, String(clients.stderr));
-    assert.match(
-      String(clients.stderr),
-      /--num-clients: 200 is more than the 48 connections this run can hold \(this process may open 400 files/,
-    );
-    const max = await run('--num-clients 2 --max-connections 100');
-    assert.equal(max.status, 2, String(max.stderr));
-    assert.match(String(max.stderr), /--max-connections: 100 is more than the 48 connections/);
-  });
-
-  test('a blackhole to the end: every request times out, and the report says the fault stayed on while they drained', async () => {
-    const progress: string[] = [];
-    const spec = await scenario(
-      'blackhole',
-      { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 },
-      limits,
-    );
-    const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
-    const load = result.run.load!;
-    assert.equal(load.errorsByClass.timeout, load.requests, 'what the client saw: every request timed out');
-    assert.equal(result.fault.endMs, 500);
-    // The last request was due before 500 ms and timed out 1.5 s later: the fault was on until then.
-    // (Off by 2.5 s on a quiet machine: bench/checks/scenario.ts.)
-    assert.ok(
-      result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs <= load.elapsedMs,
-      `active until ${result.fault.activeUntilMs} ms of ${load.elapsedMs}`,
-    );
-    assert.equal(result.verdict, 'failed');
-    const report = renderReport(result);
-    assert.match(
-      report,
-      /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/,
-    );
-    assert.ok(
-      progress.some((message) => /draining: \d+ requests? in flight/.test(message)),
-      progress.join(' | '),
-    );
-  });
-
-  test('a fault window no request was due in: inconclusive, saying so, and the report never claims it was active', async () => {
-    // 2 requests/s for 1 s are due at 0 and 500 ms and answered at once: the load has ended long
-    // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
-    // from 950ms … until 502ms" and blamed the direction the fault acts on.
-    const late = await runScenario(
-      await scenario(
-        'latency',
-        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' },
+  test(
+    'a blackhole to the end: every request times out, and the report ' + 'says the fault stayed on while they drained',
+    async () => {
+      const progress: string[] = [];
+      const spec = await scenario(
+        'blackhole',
+        { url: `${app.origin}/ok`, duration: '500ms', num_clients: 2, rps: 4, timeout: 1.5 },
         limits,
-      ),
-    );
-    assert.equal(late.run.load!.requests, 2);
-    assert.equal(late.verdict, 'inconclusive');
-    assert.equal(late.fault.switchedOn, false);
-    assert.equal(late.fault.activeUntilMs, late.fault.startMs);
-    assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
-    assert.match(
-      late.verdictReasons[0]!,
-      /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
-    );
-    const lateReport = renderReport(late);
-    assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
-    assert.doesNotMatch(lateReport, /Fault active from/);
-    // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
-    const between = await runScenario(
-      await scenario(
-        'latency',
-        {
-          url: `${app.origin}/ok`,
-          duration: '2s',
-          num_clients: 1,
-          rps: 2,
-          latency: 50,
-          fault_start: '1100ms',
-          fault_duration: '300ms',
-        },
-        limits,
-      ),
-    );
-    assert.equal(between.verdict, 'inconclusive');
-    assert.equal(between.fault.switchedOn, true);
-    assert.equal(between.run.load!.duringFault!.requests, 0);
-    assert.match(
-      between.verdictReasons[0]!,
-      /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/,
-    );
-    // A fault to the end of a load whose last request settled before `duration`: on until then,
-    // and the report no longer says "the load ran 1s … until 502ms".
-    const whole = await runScenario(
-      await scenario(
-        'latency',
-        { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 },
-        limits,
-      ),
-    );
-    assert.equal(whole.fault.switchedOn, true);
-    assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
-    assert.match(
-      renderReport(whole),
-      /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./,
-    );
-  });
+      );
+      const result = await runScenario(spec, { onProgress: (p) => progress.push(p.message) });
+      const load = result.run.load!;
+      assert.equal(load.errorsByClass.timeout, load.requests, 'what the client saw: every request timed out');
+      assert.equal(result.fault.endMs, 500);
+      // The last request was due before 500 ms and timed out 1.5 s later: the fault was on until then.
+      // (Off by 2.5 s on a quiet machine: bench/checks/scenario.ts.)
+      assert.ok(
+        result.fault.activeUntilMs >= 1500 && result.fault.activeUntilMs <= load.elapsedMs,
+        `active until ${result.fault.activeUntilMs} ms of ${load.elapsedMs}`,
+      );
+      assert.equal(result.verdict, 'failed');
+      const report = renderReport(result);
+      assert.match(
+        report,
+        /Fault active from 0ms to the end of the run: the load ran 500ms, and the fault stayed on while the requests still in flight settled, until 1\.\d+s/,
+      );
+      assert.ok(
+        progress.some((message) => /draining: \d+ requests? in flight/.test(message)),
+        progress.join(' | '),
+      );
+    },
+  );
+
+  test(
+    'a fault window no request was due in: inconclusive, saying so, ' + 'and the report never claims it was active',
+    async () => {
+      // 2 requests/s for 1 s are due at 0 and 500 ms and answered at once: the load has ended long
+      // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
+      // from 950ms … until 502ms" and blamed the direction the fault acts on.
+      const late = await runScenario(
+        await scenario(
+          'latency',
+          { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' },
+          limits,
+        ),
+      );
+      assert.equal(late.run.load!.requests, 2);
+      assert.equal(late.verdict, 'inconclusive');
+      assert.equal(late.fault.switchedOn, false);
+      assert.equal(late.fault.activeUntilMs, late.fault.startMs);
+      assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
+      assert.match(
+        late.verdictReasons[0]!,
+        /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
+      );
+      const lateReport = renderReport(late);
+      assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
+      assert.doesNotMatch(lateReport, /Fault active from/);
+      // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
+      const between = await runScenario(
+        await scenario(
+          'latency',
+          {
+            url: `${app.origin}/ok`,
+            duration: '2s',
+            num_clients: 1,
+            rps: 2,
+            latency: 50,
+            fault_start: '1100ms',
+            fault_duration: '300ms',
+          },
+          limits,
+        ),
+      );
+      assert.equal(between.verdict, 'inconclusive');
+      assert.equal(between.fault.switchedOn, true);
+      assert.equal(between.run.load!.duringFault!.requests, 0);
+      assert.match(
+        between.verdictReasons[0]!,
+        /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/,
+      );
+      // A fault to the end of a load whose last request settled before `duration`: on until then,
+      // and the report no longer says "the load ran 1s … until 502ms".
+      const whole = await runScenario(
+        await scenario(
+          'latency',
+          { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 },
+          limits,
+        ),
+      );
+      assert.equal(whole.fault.switchedOn, true);
+      assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
+      assert.match(
+        renderReport(whole),
+        /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./,
+      );
+    },
+  );
 
   test('a fault that injects nothing (latency 0, jitter amplitude 0) is inconclusive, not passed', async () => {
     const args = { url: `${app.origin}/ok`, duration: '500ms', num_clients: 1, rps: 4 };

@@ -10,7 +10,8 @@ import { generatorThreadResources } from '../src/load/index.js';
 import { proxyThreadResources } from '../src/proxy-host/index.js';
 import { warmUpOnce } from '../src/scenario/warm-up.js';
 
-/** Handles of these kinds that are alive now (sockets, listening servers, timers), here and on the load generator's and the proxy's threads. */
+/** Handles of these kinds that are alive now (sockets, listening servers, timers), here and on the load generator's and
+ * the proxy's threads. */
 async function handles(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const threads = [...(await generatorThreadResources()), ...(await proxyThreadResources())];
@@ -20,48 +21,51 @@ async function handles(): Promise<Record<string, number>> {
   return counts;
 }
 
-test('the warm-up runs once per process, shared by its callers, and leaves no socket, server or timer open', async () => {
-  const before = await handles();
-  const cancelled = new AbortController();
-  // Two callers share one warm-up; the first one's cancel leaves it running for the second.
-  let firstBack = false;
-  let secondBack = false;
-  let secondBackWhenFirstReturned: boolean | undefined;
-  const first = warmUpOnce(cancelled.signal).then(() => {
-    firstBack = true;
-    secondBackWhenFirstReturned = secondBack;
-  });
-  const second = warmUpOnce();
-  void second.then(() => (secondBack = true));
-  // Watched while it runs (~600 ms of load), however long its listen and first connections take;
-  // the first caller cancels once both of its servers listen, mid-run.
-  let mostSockets = 0;
-  let mostServers = 0;
-  while (!secondBack) {
-    const now = await handles();
-    mostSockets = Math.max(mostSockets, now['TCPSocketWrap'] ?? 0);
-    mostServers = Math.max(mostServers, now['TCPServerWrap'] ?? 0);
-    if (mostServers - (before['TCPServerWrap'] ?? 0) === 2 && !cancelled.signal.aborted) cancelled.abort();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  await first;
-  assert.ok(mostSockets > (before['TCPSocketWrap'] ?? 0), 'it holds connections while it runs');
-  assert.equal(mostServers - (before['TCPServerWrap'] ?? 0), 2, 'one warm-up: one sink and one proxy listening');
-  assert.ok(firstBack);
-  assert.equal(
-    secondBackWhenFirstReturned,
-    false,
-    'the cancelled caller returned while the warm-up went on for the other',
-  );
-  // Closed sockets are released on the next turns of the loop.
-  for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(await handles(), before);
-  // Already warm: the next call resolves before this turn's immediates run, opening nothing.
-  const race = await Promise.race([
-    warmUpOnce().then(() => 'warm'),
-    new Promise((resolve) => setImmediate(() => resolve('ran'))),
-  ]);
-  assert.equal(race, 'warm', 'already warm: nothing runs again');
-  assert.deepEqual(await handles(), before, 'already warm: nothing runs again');
-});
+test(
+  'the warm-up runs once per process, shared by its callers, and ' + 'leaves no socket, server or timer open',
+  async () => {
+    const before = await handles();
+    const cancelled = new AbortController();
+    // Two callers share one warm-up; the first one's cancel leaves it running for the second.
+    let firstBack = false;
+    let secondBack = false;
+    let secondBackWhenFirstReturned: boolean | undefined;
+    const first = warmUpOnce(cancelled.signal).then(() => {
+      firstBack = true;
+      secondBackWhenFirstReturned = secondBack;
+    });
+    const second = warmUpOnce();
+    void second.then(() => (secondBack = true));
+    // Watched while it runs (~600 ms of load), however long its listen and first connections take;
+    // the first caller cancels once both of its servers listen, mid-run.
+    let mostSockets = 0;
+    let mostServers = 0;
+    while (!secondBack) {
+      const now = await handles();
+      mostSockets = Math.max(mostSockets, now['TCPSocketWrap'] ?? 0);
+      mostServers = Math.max(mostServers, now['TCPServerWrap'] ?? 0);
+      if (mostServers - (before['TCPServerWrap'] ?? 0) === 2 && !cancelled.signal.aborted) cancelled.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await first;
+    assert.ok(mostSockets > (before['TCPSocketWrap'] ?? 0), 'it holds connections while it runs');
+    assert.equal(mostServers - (before['TCPServerWrap'] ?? 0), 2, 'one warm-up: one sink and one proxy listening');
+    assert.ok(firstBack);
+    assert.equal(
+      secondBackWhenFirstReturned,
+      false,
+      'the cancelled caller returned while the warm-up went on for the other',
+    );
+    // Closed sockets are released on the next turns of the loop.
+    for (let i = 0; i < 100 && JSON.stringify(await handles()) !== JSON.stringify(before); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(await handles(), before);
+    // Already warm: the next call resolves before this turn's immediates run, opening nothing.
+    const race = await Promise.race([
+      warmUpOnce().then(() => 'warm'),
+      new Promise((resolve) => setImmediate(() => resolve('ran'))),
+    ]);
+    assert.equal(race, 'warm', 'already warm: nothing runs again');
+    assert.deepEqual(await handles(), before, 'already warm: nothing runs again');
+  },
+);

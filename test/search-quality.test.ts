@@ -98,92 +98,103 @@ test('a split definition is one hit, and an empty stub ranks after the real defi
   );
 });
 
-test('a package indexed alone keeps its name in qualified queries, and a split function is found at its signature', async (t) => {
-  const base = mkdtempSync(join(tmpdir(), 'faultline-search-quality-'));
-  t.after(() => {
-    closeReaders();
-    rmSync(base, { recursive: true, force: true });
-  });
-  const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
-  // The urllib package alone: parse.py is the module urllib.parse.
-  const urllib = join(base, 'urllib');
-  cpSync(fixturePath('search', 'corpus', 'urllib'), urllib, { recursive: true });
-  await indexSourceTree(settings, { sourceDir: urllib });
-  const [urlencode] = await searchIndex(settings, { query: 'urllib.parse.urlencode', sourceDir: urllib, limit: 5 });
-  assert.equal(urlencode?.symbol.replace(/#part\d+$/, ''), 'urlencode');
+test(
+  'a package indexed alone keeps its name in qualified queries, and ' + 'a split function is found at its signature',
+  async (t) => {
+    const base = mkdtempSync(join(tmpdir(), 'faultline-search-quality-'));
+    t.after(() => {
+      closeReaders();
+      rmSync(base, { recursive: true, force: true });
+    });
+    const settings = { dataDir: join(base, 'data'), llm: makeConfig().llm, env: {} };
+    // The urllib package alone: parse.py is the module urllib.parse.
+    const urllib = join(base, 'urllib');
+    cpSync(fixturePath('search', 'corpus', 'urllib'), urllib, { recursive: true });
+    await indexSourceTree(settings, { sourceDir: urllib });
+    const [urlencode] = await searchIndex(settings, { query: 'urllib.parse.urlencode', sourceDir: urllib, limit: 5 });
+    assert.equal(urlencode?.symbol.replace(/#part\d+$/, ''), 'urlencode');
 
-  // A package whose __init__.py defines a long function with a three-line signature: the chunker
-  // splits it, and its first fragment is the signature alone (which once counted as an empty stub,
-  // so the docstring fragment was returned, without the def line).
-  const json = join(base, 'json');
-  mkdirSync(json);
-  const doc = Array.from(
-    { length: 60 },
-    (_, i) => `    Line ${i} of a long docstring about serializing obj to a JSON formatted str.`,
-  ).join('\n');
-  const body = Array.from(
-    { length: 30 },
-    (_, i) => `    value_${i} = obj.get("key_${i}", kw.get("default_${i}"))`,
-  ).join('\n');
-  writeFileSync(
-    join(json, '__init__.py'),
-    `import sys\n\n\ndef dumps(obj, *, skipkeys=False, ensure_ascii=True,\n        allow_nan=True, cls=None, indent=None,\n        default=None, sort_keys=False, **kw):\n    """Serialize obj.\n\n${doc}\n    """\n${body}\n    return str(obj)\n`,
-  );
-  await indexSourceTree(settings, { sourceDir: json });
-  for (const query of ['json.dumps', 'dumps']) {
-    const [first] = await searchIndex(settings, { query, sourceDir: json, limit: 5 });
-    assert.equal(first?.symbol, 'dumps#part1', `${query}: ${first?.symbol}`);
-    assert.equal(first?.startLine, 4, `${query}: the hit starts at the def line`);
-  }
-});
+    // A package whose __init__.py defines a long function with a three-line signature: the chunker
+    // splits it, and its first fragment is the signature alone (which once counted as an empty stub,
+    // so the docstring fragment was returned, without the def line).
+    const json = join(base, 'json');
+    mkdirSync(json);
+    const doc = Array.from(
+      { length: 60 },
+      (_, i) => `    Line ${i} of a long docstring about serializing obj to a JSON formatted str.`,
+    ).join('\n');
+    const body = Array.from(
+      { length: 30 },
+      (_, i) => `    value_${i} = obj.get("key_${i}", kw.get("default_${i}"))`,
+    ).join('\n');
+    writeFileSync(
+      join(json, '__init__.py'),
+      `import sys\n\n\ndef dumps(obj, *, skipkeys=False, ` +
+        `ensure_ascii=True,\n        allow_nan=True, cls=None, ` +
+        `indent=None,\n        default=None, sort_keys=False, **kw):\n    ` +
+        `"""Serialize obj.\n\n${doc}\n    """\n${body}\n    return ` +
+        `str(obj)\n`,
+    );
+    await indexSourceTree(settings, { sourceDir: json });
+    for (const query of ['json.dumps', 'dumps']) {
+      const [first] = await searchIndex(settings, { query, sourceDir: json, limit: 5 });
+      assert.equal(first?.symbol, 'dumps#part1', `${query}: ${first?.symbol}`);
+      assert.equal(first?.startLine, 4, `${query}: the hit starts at the def line`);
+    }
+  },
+);
 
-test('ranking: a name match scores 1, a prefix match above word matches, and a name match is answered by its first fragment', () => {
-  const chunk = (id: string, symbol: string, startLine: number, path = 'm.py'): ChunkRecord => ({
-    id,
-    path,
-    language: path.endsWith('.py') ? 'python' : 'typescript',
-    symbol,
-    kind: 'function',
-    startLine,
-    endLine: startLine + 5,
-    text: `def ${symbol.replace(/#.*$/, '')}():\n    return work(1)\n`,
-    hash: id,
-    fileHash: 'f',
-  });
-  const options = { limit: 10, symbol: 'get', operations: new Set<string>() };
-  const hits = rankCandidates(
-    [
-      { chunk: chunk('w', 'Queue.get_item', 30), lexical: 0.6 },
-      { chunk: chunk('p2', 'get_payload#part2', 16), lexical: 0.5, prefixRank: 1 },
-      { chunk: chunk('p1', 'get_payload#part1', 10), lexical: 0.2, prefixRank: 0 },
-      { chunk: chunk('e', 'get', 1), lexical: 0.3, exactRank: 0 },
-    ],
-    options,
-  );
-  assert.deepEqual(
-    hits.map((hit) => hit.chunk.id),
-    ['e', 'p1', 'w'],
-  );
-  assert.equal(hits[0]!.score, 1);
-  assert.ok(hits[1]!.score >= PREFIX_FLOOR && hits[1]!.score < 1, String(hits[1]!.score));
-  assert.equal(hits[2]!.score, 0.6);
+test(
+  'ranking: a name match scores 1, a prefix match above word ' +
+    'matches, and a name match is answered by its first fragment',
+  () => {
+    const chunk = (id: string, symbol: string, startLine: number, path = 'm.py'): ChunkRecord => ({
+      id,
+      path,
+      language: path.endsWith('.py') ? 'python' : 'typescript',
+      symbol,
+      kind: 'function',
+      startLine,
+      endLine: startLine + 5,
+      text: `def ${symbol.replace(/#.*$/, '')}():\n    return work(1)\n`,
+      hash: id,
+      fileHash: 'f',
+    });
+    const options = { limit: 10, symbol: 'get', operations: new Set<string>() };
+    const hits = rankCandidates(
+      [
+        { chunk: chunk('w', 'Queue.get_item', 30), lexical: 0.6 },
+        { chunk: chunk('p2', 'get_payload#part2', 16), lexical: 0.5, prefixRank: 1 },
+        { chunk: chunk('p1', 'get_payload#part1', 10), lexical: 0.2, prefixRank: 0 },
+        { chunk: chunk('e', 'get', 1), lexical: 0.3, exactRank: 0 },
+      ],
+      options,
+    );
+    assert.deepEqual(
+      hits.map((hit) => hit.chunk.id),
+      ['e', 'p1', 'w'],
+    );
+    assert.equal(hits[0]!.score, 1);
+    assert.ok(hits[1]!.score >= PREFIX_FLOOR && hits[1]!.score < 1, String(hits[1]!.score));
+    assert.equal(hits[2]!.score, 0.6);
 
-  // Test code and the opposite operation count less; equal scores fall back to path and line.
-  const decode = { limit: 10, operations: queryOperations('decode base64 body') };
-  const ranked = rankCandidates(
-    [
-      { chunk: chunk('enc', 'body_encode', 1), lexical: 0.8 },
-      { chunk: chunk('dec', 'decode', 20), lexical: 0.5 },
-      { chunk: chunk('t', 'decode', 1, 'tests/test_m.py'), lexical: 0.7 },
-      { chunk: chunk('b', 'decode_body', 1, 'b.py'), lexical: 0.5 },
-    ],
-    decode,
-  );
-  assert.deepEqual(
-    ranked.map((hit) => `${hit.chunk.id} ${hit.score.toFixed(2)}`),
-    ['b 0.50', 'dec 0.50', 't 0.42', 'enc 0.40'],
-  );
-});
+    // Test code and the opposite operation count less; equal scores fall back to path and line.
+    const decode = { limit: 10, operations: queryOperations('decode base64 body') };
+    const ranked = rankCandidates(
+      [
+        { chunk: chunk('enc', 'body_encode', 1), lexical: 0.8 },
+        { chunk: chunk('dec', 'decode', 20), lexical: 0.5 },
+        { chunk: chunk('t', 'decode', 1, 'tests/test_m.py'), lexical: 0.7 },
+        { chunk: chunk('b', 'decode_body', 1, 'b.py'), lexical: 0.5 },
+      ],
+      decode,
+    );
+    assert.deepEqual(
+      ranked.map((hit) => `${hit.chunk.id} ${hit.score.toFixed(2)}`),
+      ['b 0.50', 'dec 0.50', 't 0.42', 'enc 0.40'],
+    );
+  },
+);
 
 test('ranking: one definition published as source, compiled and declaration files is one hit, the source first', () => {
   const chunk = (path: string, symbol: string): ChunkRecord => ({
@@ -238,7 +249,9 @@ test('a tree indexed afresh and one indexed run by run rank every query the same
     writeFileSync(join(dir, 'copies', `${name}.py`), body);
   };
   const module = (word: string): string =>
-    `def fetch_${word}_records(session, limit):\n    """Fetch the records of a session, at most limit."""\n    return session.query(limit)\n`;
+    `def fetch_${word}_records(session, limit):\n    """Fetch the ` +
+    `records of a session, at most limit."""\n    return ` +
+    `session.query(limit)\n`;
   const names = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
   const settings = (name: string) => ({ dataDir: join(base, name), llm: makeConfig().llm, env: {} });
   // Run by run: half the copies first, others changed later, one removed and put back.

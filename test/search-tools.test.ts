@@ -50,7 +50,8 @@ test('an index that finds no file says why in its text as well as in its note', 
   assert.match(note, /^no source file in the selected languages \(ruby\) to index in /);
   assert.equal(
     text(indexed),
-    'done\n\nskipped directories: ignored/ (ignored by .gitignore; include_dirs: ["ignored"]), node_modules/ (dependency; ' +
+    'done\n\nskipped directories: ignored/ (ignored by .gitignore; ' +
+      'include_dirs: ["ignored"]), node_modules/ (dependency; ' +
       `include_dirs: ["node_modules"])\n\nnote: ${note}`,
   );
   // Searching it right after does not contradict the index run that just answered.
@@ -272,7 +273,9 @@ test('other calls are answered while a large tree is being indexed', async (t) =
     const functions = Array.from(
       { length: 20 },
       (_, i) =>
-        `def handler_${file}_${i}(request, retries=3):\n    total = 0\n    for attempt in range(retries):\n        total += attempt * ${i}\n    return total\n`,
+        `def handler_${file}_${i}(request, retries=3):\n    total = 0\n   ` +
+        ` for attempt in range(retries):\n        total += attempt * ${i}\n ` +
+        `   return total\n`,
     );
     writeFileSync(join(big, `module_${file}.py`), functions.join('\n\n'));
   }
@@ -300,29 +303,33 @@ test('other calls are answered while a large tree is being indexed', async (t) =
   assert.ok(answeredDuring >= 3, `only ${answeredDuring} calls were answered while indexing`);
 });
 
-test('a hit on a line the chunker cannot cut (a minified bundle) shows at most MAX_HIT_CODE_CHARS of it, and says where the rest is', async (t) => {
-  const tree = scratchTree();
-  t.after(tree.cleanup);
-  // 600 KB on one line: one chunk the size of the line.
-  const entries = Array.from({ length: 20_000 }, (_, i) => `"key${i}":"bundled value ${i}"`).join(',');
-  tree.write('web/bundle.min.js', `window.BUNDLED_TABLE={${entries}};\n`);
-  const { client, close } = await connect(tree);
-  t.after(close);
-  const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
-  assert.equal(indexed.isError, undefined, text(indexed));
-  const found = await client.callTool({
-    name: 'fault_search_code',
-    arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 },
-  });
-  assert.equal(found.isError, undefined, text(found));
-  const { results } = found.structuredContent as {
-    results: Array<{ path: string; start_line: number; end_line: number; code: string }>;
-  };
-  const hit = results.find((result) => result.path.endsWith('bundle.min.js'));
-  assert.ok(hit, JSON.stringify(results.map((result) => result.path)));
-  assert.equal(hit.start_line, 1);
-  assert.ok(hit.code.length < MAX_HIT_CODE_CHARS + 200, `code is ${hit.code.length} characters`);
-  assert.ok(hit.code.startsWith('window.BUNDLED_TABLE={"key0":'));
-  assert.match(hit.code, /\n… \(\d+ more characters not shown; read line 1 of the file\)$/);
-  assert.ok(text(found).length < 3 * (MAX_HIT_CODE_CHARS + 400), `the text is ${text(found).length} characters`);
-});
+test(
+  'a hit on a line the chunker cannot cut (a minified bundle) shows ' +
+    'at most MAX_HIT_CODE_CHARS of it, and says where the rest is',
+  async (t) => {
+    const tree = scratchTree();
+    t.after(tree.cleanup);
+    // 600 KB on one line: one chunk the size of the line.
+    const entries = Array.from({ length: 20_000 }, (_, i) => `"key${i}":"bundled value ${i}"`).join(',');
+    tree.write('web/bundle.min.js', `window.BUNDLED_TABLE={${entries}};\n`);
+    const { client, close } = await connect(tree);
+    t.after(close);
+    const indexed = await client.callTool({ name: 'fault_index_source_code', arguments: { source_dir: tree.dir } });
+    assert.equal(indexed.isError, undefined, text(indexed));
+    const found = await client.callTool({
+      name: 'fault_search_code',
+      arguments: { query: 'BUNDLED_TABLE bundled value', source_dir: tree.dir, limit: 3 },
+    });
+    assert.equal(found.isError, undefined, text(found));
+    const { results } = found.structuredContent as {
+      results: Array<{ path: string; start_line: number; end_line: number; code: string }>;
+    };
+    const hit = results.find((result) => result.path.endsWith('bundle.min.js'));
+    assert.ok(hit, JSON.stringify(results.map((result) => result.path)));
+    assert.equal(hit.start_line, 1);
+    assert.ok(hit.code.length < MAX_HIT_CODE_CHARS + 200, `code is ${hit.code.length} characters`);
+    assert.ok(hit.code.startsWith('window.BUNDLED_TABLE={"key0":'));
+    assert.match(hit.code, /\n… \(\d+ more characters not shown; read line 1 of the file\)$/);
+    assert.ok(text(found).length < 3 * (MAX_HIT_CODE_CHARS + 400), `the text is ${text(found).length} characters`);
+  },
+);

@@ -122,7 +122,8 @@ test('a foreign Origin or Host is refused with 403 (DNS rebinding)', async () =>
     assert.equal((await post({ ...auth, origin })).status, 403, origin);
 });
 
-/** Starts `faultline mcp --transport http` with `args`; its URL, its stderr so far, and a stop by signal giving the exit code. */
+/** Starts `faultline mcp --transport http` with `args`; its URL, its stderr so far, and a stop by signal giving the
+ * exit code. */
 async function startServer(args: string[], env: NodeJS.ProcessEnv = {}) {
   const server = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', ...args], {
     env: { ...process.env, FAULTLINE_TOKEN: undefined, ...env },

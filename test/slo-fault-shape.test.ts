@@ -117,7 +117,8 @@ for (const api of ['openai', 'ollama'] as const) {
       );
       assert.equal(
         spec.slos[0]!.sli.raw.error_ratio_query,
-        '1 - (sum(rate(http_requests_total{handler="index",status=~"2.."}[{{.window}}]))/sum(rate(http_requests_total{handler="index"}[{{.window}}])))',
+        '1 - ' +
+          '(sum(rate(http_requests_total{handler="index",status=~"2.."}[{{.window}}]))/sum(rate(http_requests_total{handler="index"}[{{.window}}])))',
       );
       assert.equal(
         spec.slos[1]!.sli.raw.error_ratio_query,

@@ -84,7 +84,9 @@ test('a subquery keeps its step when its range becomes {{.window}} (a range on a
   const { spec } = toSloth([{ ...AVAILABILITY, type: 'error', sli: { ...AVAILABILITY.sli, prometheus } }], 'shop');
   assert.equal(
     spec.slos[0]!.sli.raw.error_ratio_query,
-    '1 - avg_over_time((sum(rate(http_requests_total{code=~"5.."}[{{.window}}])) / sum(rate(http_requests_total[{{.window}}])))[{{.window}}:1m])',
+    '1 - ' +
+      'avg_over_time((sum(rate(http_requests_total{code=~"5.."}[{{.window}}])) ' +
+      '/ sum(rate(http_requests_total[{{.window}}])))[{{.window}}:1m])',
   );
   // Templated as Sloth does, the query is PromQL that parses.
   assert.equal(checkPromQL(spec.slos[0]!.sli.raw.error_ratio_query.replaceAll('{{.window}}', '5m')), undefined);

@@ -64,7 +64,8 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
     writeFileSync(hooks, HOOKS);
     writeFileSync(
       register,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n${CJS_TRACE}`,
+      `import { register } from ` +
+        `'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n${CJS_TRACE}`,
     );
     writeFileSync(trace, '');
     const run = spawnSync(process.execPath, ['--import', register, cliPath, ...args], {
@@ -112,49 +113,52 @@ test('faultline proxy loads the proxy, not the MCP SDK, zod or tree-sitter', () 
   assert.ok(!loaded.some((url) => url.endsWith('/src/commands/mcp.js')));
 });
 
-test('faultline mcp loads no tool module, no domain module and no heavy dependency before it has answered tools/list', () => {
-  const loaded = modulesLoadedBy(['mcp'], TOOLS_LIST_SESSION);
-  const packages = packagesIn(loaded);
-  // Tools load these on their first call (import() in the handlers), not at start-up.
-  for (const heavy of [
-    'diff',
-    'web-tree-sitter',
-    'better-sqlite3',
-    'autocannon',
-    'openai',
-    'ollama',
-    '@anthropic-ai/sdk',
-    '@qdrant/js-client-rest',
-    'yaml',
-  ]) {
-    assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
-  }
-  // zod, zod-to-json-schema and ajv (with its own dependencies) come with the SDK's server (the
-  // one-tool server loads them too).
-  assert.deepEqual([...packages].sort(), [
-    '@modelcontextprotocol/sdk',
-    'ajv',
-    'ajv-formats',
-    'commander',
-    'fast-deep-equal',
-    'fast-uri',
-    'json-schema-traverse',
-    'zod',
-    'zod-to-json-schema',
-  ]);
-  // tools/list comes from the list generated at build time (src/tools/tool-list.ts): no tool
-  // family's module (its zod schemas) loads before a call. A stale dist/src/tools/tool-list.json
-  // makes the server register every family at start: run npm run build.
-  const tools = loaded
-    .filter((url) => url.includes('/dist/src/tools/'))
-    .map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
-  assert.deepEqual([...new Set(tools)].sort(), ['arguments.js', 'define.js', 'index.js', 'tool-list.js']);
-  // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
-  const domain = loaded.filter((url) =>
-    /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url),
-  );
-  assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);
-});
+test(
+  'faultline mcp loads no tool module, no domain module and no ' + 'heavy dependency before it has answered tools/list',
+  () => {
+    const loaded = modulesLoadedBy(['mcp'], TOOLS_LIST_SESSION);
+    const packages = packagesIn(loaded);
+    // Tools load these on their first call (import() in the handlers), not at start-up.
+    for (const heavy of [
+      'diff',
+      'web-tree-sitter',
+      'better-sqlite3',
+      'autocannon',
+      'openai',
+      'ollama',
+      '@anthropic-ai/sdk',
+      '@qdrant/js-client-rest',
+      'yaml',
+    ]) {
+      assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
+    }
+    // zod, zod-to-json-schema and ajv (with its own dependencies) come with the SDK's server (the
+    // one-tool server loads them too).
+    assert.deepEqual([...packages].sort(), [
+      '@modelcontextprotocol/sdk',
+      'ajv',
+      'ajv-formats',
+      'commander',
+      'fast-deep-equal',
+      'fast-uri',
+      'json-schema-traverse',
+      'zod',
+      'zod-to-json-schema',
+    ]);
+    // tools/list comes from the list generated at build time (src/tools/tool-list.ts): no tool
+    // family's module (its zod schemas) loads before a call. A stale dist/src/tools/tool-list.json
+    // makes the server register every family at start: run npm run build.
+    const tools = loaded
+      .filter((url) => url.includes('/dist/src/tools/'))
+      .map((url) => url.replace(/.*\/dist\/src\/tools\//, ''));
+    assert.deepEqual([...new Set(tools)].sort(), ['arguments.js', 'define.js', 'index.js', 'tool-list.js']);
+    // Of the domain folders only the source extensions FileAccess needs (a leaf, no imports).
+    const domain = loaded.filter((url) =>
+      /\/src\/(proxy|scenario|report|load|index|code|llm|probe|cloud|toolcall)\//.test(url),
+    );
+    assert.deepEqual([...new Set(domain.map((url) => url.replace(/.*\/dist\/src\//, '')))], ['code/languages.js']);
+  },
+);
 
 test('faultline search loads no LLM provider, zod, tree-sitter or MCP SDK when no provider is configured', () => {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-search-'));

@@ -53,21 +53,24 @@ test('closing stdin answers the calls in flight before exiting', async () => {
   assert.deepEqual(answered.sort(), [1, 2, 3, 4, 5]);
 });
 
-test('on stdio, SIGTERM exits 143 and SIGINT 130 (a signal is not a clean end, as docs/configuration.md says)', async () => {
-  for (const [signal, expected] of [
-    ['SIGTERM', 143],
-    ['SIGINT', 130],
-  ] as const) {
-    const server = spawnServer();
-    server.send(INIT);
-    for (let waited = 0; !server.messages.some((m) => m.id === 0); waited += 20) {
-      assert.ok(waited < 30_000, 'initialize answered');
-      await new Promise((r) => setTimeout(r, 20));
+test(
+  'on stdio, SIGTERM exits 143 and SIGINT 130 (a signal is not a ' + 'clean end, as docs/configuration.md says)',
+  async () => {
+    for (const [signal, expected] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const) {
+      const server = spawnServer();
+      server.send(INIT);
+      for (let waited = 0; !server.messages.some((m) => m.id === 0); waited += 20) {
+        assert.ok(waited < 30_000, 'initialize answered');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      server.child.kill(signal);
+      assert.equal(await server.exited, expected, signal);
     }
-    server.child.kill(signal);
-    assert.equal(await server.exited, expected, signal);
-  }
-});
+  },
+);
 
 test('a duplicate in-flight id is refused and the cancel reaches the original call', async () => {
   let hits = 0;

@@ -100,26 +100,29 @@ describe('stdio: a message longer than the line bound', () => {
 });
 
 describe('stdio: the wire layer bounds every line (src/jsonrpc)', () => {
-  test('JSON nested past the depth bound is never parsed, answered with its id; a garbled line with id null', async () => {
-    const deep = `{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":${'['.repeat(600)}${']'.repeat(600)}}`;
-    const { answers, received } = await feed([
-      initialize,
-      (write) => write(`${deep}\n`),
-      (write) => write('{not json\n'),
-      ping,
-    ]);
-    assert.deepEqual(
-      answers.map((answer) => [answer.id, answer.error?.code]),
-      [
-        ['deep-1', -32600],
-        [null, -32700],
-      ],
-    );
-    assert.match(answers[0]!.error!.message, /^Invalid Request: JSON nested deeper than 512 levels/);
-    assert.match(answers[1]!.error!.message, /^Parse error: invalid JSON/);
-    assert.deepEqual(
-      received.map((message) => ('id' in message ? message.id : undefined)),
-      [0, 99],
-    );
-  });
+  test(
+    'JSON nested past the depth bound is never parsed, answered with ' + 'its id; a garbled line with id null',
+    async () => {
+      const deep = `{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":${'['.repeat(600)}${']'.repeat(600)}}`;
+      const { answers, received } = await feed([
+        initialize,
+        (write) => write(`${deep}\n`),
+        (write) => write('{not json\n'),
+        ping,
+      ]);
+      assert.deepEqual(
+        answers.map((answer) => [answer.id, answer.error?.code]),
+        [
+          ['deep-1', -32600],
+          [null, -32700],
+        ],
+      );
+      assert.match(answers[0]!.error!.message, /^Invalid Request: JSON nested deeper than 512 levels/);
+      assert.match(answers[1]!.error!.message, /^Parse error: invalid JSON/);
+      assert.deepEqual(
+        received.map((message) => ('id' in message ? message.id : undefined)),
+        [0, 99],
+      );
+    },
+  );
 });

@@ -19,38 +19,44 @@ import { connectInMemory, connectTools, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
 import { runCliProcess, startCliProcess } from './helpers/processes.js';
 
-test('command lines that cannot be spawned are refused naming command or args[i], by both tools that spawn', async () => {
-  const { client, close } = await connectInMemory();
-  const huge = 'x'.repeat(COMMAND_LINE_LIMITS.argBytes + 1);
-  const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ command: process.execPath, args: ['ok', huge] }, /^args\[1\]: 131072 bytes; one argument is at most 131071/],
-    [{ command: 'a'.repeat(5000) }, /^command: 5000 bytes; a command path is at most 4095/],
-    [{ command: `/tmp/${'n'.repeat(300)}` }, /^command: a path component of 300 bytes; at most 255/],
-    [{ command: process.execPath, args: ['a\u0000b'] }, /^args\[0\]: must not contain a NUL byte/],
-    [
-      { command: process.execPath, args: Array.from({ length: 20 }, () => 'y'.repeat(120_000)) },
-      /^args: \d+ bytes of arguments with \d+ of environment; together at most/,
-    ],
-  ];
-  try {
-    for (const [args, message] of cases) {
-      for (const [name, extra] of [
-        ['fault_probe_mcp_server', {}],
-        ['fault_run_tool_call_chaos_scenario', { calls: [{ tool: 'x' }] }],
-      ] as const) {
-        const result = (await client.callTool({ name, arguments: { ...args, ...extra } })) as CallToolResult;
-        assert.equal(result.isError, true, name);
-        assert.match(textOf(result), message, name);
+test(
+  'command lines that cannot be spawned are refused naming command ' + 'or args[i], by both tools that spawn',
+  async () => {
+    const { client, close } = await connectInMemory();
+    const huge = 'x'.repeat(COMMAND_LINE_LIMITS.argBytes + 1);
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ command: process.execPath, args: ['ok', huge] }, /^args\[1\]: 131072 bytes; one argument is at most 131071/],
+      [{ command: 'a'.repeat(5000) }, /^command: 5000 bytes; a command path is at most 4095/],
+      [{ command: `/tmp/${'n'.repeat(300)}` }, /^command: a path component of 300 bytes; at most 255/],
+      [{ command: process.execPath, args: ['a\u0000b'] }, /^args\[0\]: must not contain a NUL byte/],
+      [
+        { command: process.execPath, args: Array.from({ length: 20 }, () => 'y'.repeat(120_000)) },
+        /^args: \d+ bytes of arguments with \d+ of environment; together at most/,
+      ],
+    ];
+    try {
+      for (const [args, message] of cases) {
+        for (const [name, extra] of [
+          ['fault_probe_mcp_server', {}],
+          ['fault_run_tool_call_chaos_scenario', { calls: [{ tool: 'x' }] }],
+        ] as const) {
+          const result = (await client.callTool({ name, arguments: { ...args, ...extra } })) as CallToolResult;
+          assert.equal(result.isError, true, name);
+          assert.match(textOf(result), message, name);
+        }
       }
+    } finally {
+      await close();
     }
-  } finally {
-    await close();
-  }
-  assert.throws(() => checkCommandLine('node', ['x'], undefined, { BIG: 'e'.repeat(COMMAND_LINE_LIMITS.totalBytes) }), {
-    message: /^args: .* of environment/,
-  });
-  assert.doesNotThrow(() => checkCommandLine(process.execPath, ['--version']));
-});
+    assert.throws(
+      () => checkCommandLine('node', ['x'], undefined, { BIG: 'e'.repeat(COMMAND_LINE_LIMITS.totalBytes) }),
+      {
+        message: /^args: .* of environment/,
+      },
+    );
+    assert.doesNotThrow(() => checkCommandLine(process.execPath, ['--version']));
+  },
+);
 
 test('the LLM tools check their arguments before saying they need an LLM', async () => {
   const { client, close } = await connectTools((tools, ctx) =>
@@ -99,61 +105,65 @@ test('the LLM tools check their arguments before saying they need an LLM', async
   }
 });
 
-test('__proto__, constructor and prototype in fault configs are refused; the admin API names what it got, never [object Object]', async () => {
-  const upstream = createNetServer((socket) => socket.end());
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const proxy = await startProxy({
-    mappings: [`0=127.0.0.1:${(upstream.address() as { port: number }).port}#api`],
-    http: true,
-  });
-  const registry = new FaultRegistry(proxy);
-  const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: 'tok', registry });
-  try {
-    const post = async (body: string) => {
-      const response = await fetch(`${admin.url}/chaos/inject`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer tok', 'content-type': 'application/json' },
-        body,
-      });
-      return { status: response.status, text: await response.text() };
-    };
-    for (const key of ['__proto__', 'constructor', 'prototype']) {
-      const refused = await post(`{"target": "api", "config": {"type": "error", "${key}": {"type": "latency"}}}`);
-      assert.equal(refused.status, 400);
-      assert.match(refused.text, new RegExp(`config: field \\\\"${key}\\\\" is not accepted`));
-    }
-    const hostile = [
-      '{"target": "api", "config": {"type": {"a": 1}}}',
-      '{"target": {"a": 1}, "config": {"type": "error"}}',
-      '{"target": "api", "config": {"type": "error", "statusCode": {"a": 1}}}',
-      '{"target": "api", "config": {"type": "error", "target": {"a": 1}}}',
-      '{"target": "api", "config": {"type": "latency", "latencyMs": [{"a": 1}]}}',
-      '{"target": "api", "config": [{"type": "error"}]}',
-      '{"target": "api", "config": {"type": "schema_mismatch", "missing_fields": [{"a": 1}]}}',
-    ];
-    for (const body of hostile) {
-      const answer = await post(body);
-      assert.equal(answer.status, 400, body);
-      assert.doesNotMatch(answer.text, /\[object Object\]/, body);
-    }
-    // The MCP tool's faults: the same refusal, from the argument reader.
-    const { client, close } = await connectInMemory();
+test(
+  '__proto__, constructor and prototype in fault configs are ' +
+    'refused; the admin API names what it got, never [object Object]',
+  async () => {
+    const upstream = createNetServer((socket) => socket.end());
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${(upstream.address() as { port: number }).port}#api`],
+      http: true,
+    });
+    const registry = new FaultRegistry(proxy);
+    const admin = await startAdmin({ host: '127.0.0.1', port: 0, token: 'tok', registry });
     try {
-      const result = (await client.callTool({
-        name: 'fault_proxy_start',
-        arguments: { proxies: ['0=127.0.0.1:9'], faults: [JSON.parse('{"type": "error", "__proto__": {"x": 1}}')] },
-      })) as CallToolResult;
-      assert.match(textOf(result), /^faults\[0\]: field "__proto__" is not accepted/);
+      const post = async (body: string) => {
+        const response = await fetch(`${admin.url}/chaos/inject`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer tok', 'content-type': 'application/json' },
+          body,
+        });
+        return { status: response.status, text: await response.text() };
+      };
+      for (const key of ['__proto__', 'constructor', 'prototype']) {
+        const refused = await post(`{"target": "api", "config": {"type": "error", "${key}": {"type": "latency"}}}`);
+        assert.equal(refused.status, 400);
+        assert.match(refused.text, new RegExp(`config: field \\\\"${key}\\\\" is not accepted`));
+      }
+      const hostile = [
+        '{"target": "api", "config": {"type": {"a": 1}}}',
+        '{"target": {"a": 1}, "config": {"type": "error"}}',
+        '{"target": "api", "config": {"type": "error", "statusCode": {"a": 1}}}',
+        '{"target": "api", "config": {"type": "error", "target": {"a": 1}}}',
+        '{"target": "api", "config": {"type": "latency", "latencyMs": [{"a": 1}]}}',
+        '{"target": "api", "config": [{"type": "error"}]}',
+        '{"target": "api", "config": {"type": "schema_mismatch", "missing_fields": [{"a": 1}]}}',
+      ];
+      for (const body of hostile) {
+        const answer = await post(body);
+        assert.equal(answer.status, 400, body);
+        assert.doesNotMatch(answer.text, /\[object Object\]/, body);
+      }
+      // The MCP tool's faults: the same refusal, from the argument reader.
+      const { client, close } = await connectInMemory();
+      try {
+        const result = (await client.callTool({
+          name: 'fault_proxy_start',
+          arguments: { proxies: ['0=127.0.0.1:9'], faults: [JSON.parse('{"type": "error", "__proto__": {"x": 1}}')] },
+        })) as CallToolResult;
+        assert.match(textOf(result), /^faults\[0\]: field "__proto__" is not accepted/);
+      } finally {
+        await close();
+      }
     } finally {
-      await close();
+      await admin.close();
+      registry.dispose();
+      await proxy.stop();
+      upstream.close();
     }
-  } finally {
-    await admin.close();
-    registry.dispose();
-    await proxy.stop();
-    upstream.close();
-  }
-});
+  },
+);
 
 test('a blank admin token or MCP token is refused: an API no request could use', async () => {
   const admin = await runCliProcess(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0', '--admin-token', '   '], {});

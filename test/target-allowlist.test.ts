@@ -23,22 +23,25 @@ before(async () => {
 });
 after(() => app.close());
 
-test('allow-list entries: CIDR blocks, addresses, host names, *.domain and *; anything else refused naming the entry', () => {
-  assert.deepEqual(
-    parseAllowTargets('10.0.0.0/8, api.staging.local  *.svc.local,fd00::/8,192.168.1.7,*', '--allow-targets'),
-    ['10.0.0.0/8', 'api.staging.local', '*.svc.local', 'fd00::/8', '192.168.1.7', '*'],
-  );
-  for (const [bad, message] of [
-    ['10.0.0.0/33', /"10\.0\.0\.0\/33" is not a CIDR block: \/33 is too long for IPv4/],
-    ['not a host!', /"host!" is not a CIDR block \(10\.0\.0\.0\/8\), an address, a host name/],
-    ['x/8', /"x\/8" is not a CIDR block: the part before \/ is not an IP address/],
-  ] as const) {
-    assert.throws(
-      () => parseAllowTargets(bad, '--allow-targets'),
-      (error: Error) => /^--allow-targets: /.test(error.message) && message.test(error.message),
+test(
+  'allow-list entries: CIDR blocks, addresses, host names, *.domain ' + 'and *; anything else refused naming the entry',
+  () => {
+    assert.deepEqual(
+      parseAllowTargets('10.0.0.0/8, api.staging.local  *.svc.local,fd00::/8,192.168.1.7,*', '--allow-targets'),
+      ['10.0.0.0/8', 'api.staging.local', '*.svc.local', 'fd00::/8', '192.168.1.7', '*'],
     );
-  }
-});
+    for (const [bad, message] of [
+      ['10.0.0.0/33', /"10\.0\.0\.0\/33" is not a CIDR block: \/33 is too long for IPv4/],
+      ['not a host!', /"host!" is not a CIDR block \(10\.0\.0\.0\/8\), an address, a host name/],
+      ['x/8', /"x\/8" is not a CIDR block: the part before \/ is not an IP address/],
+    ] as const) {
+      assert.throws(
+        () => parseAllowTargets(bad, '--allow-targets'),
+        (error: Error) => /^--allow-targets: /.test(error.message) && message.test(error.message),
+      );
+    }
+  },
+);
 
 test('loopback only by default; listed networks and names besides; link-local and metadata never', () => {
   assert.equal(addressRefusal('127.0.0.1', false), undefined);
@@ -95,58 +98,61 @@ test('the connect-time lookup applies the same policy after resolution', async (
   assert.match(refused.error?.message ?? '', /never a target/);
 });
 
-test('MCP tools: a private target is refused by default, and allowed when listed; the report shows the policy', async () => {
-  const strict = await connectInMemory();
-  const listed = await connectInMemory(makeConfig({ scenario: { allowTargets: ['10.0.0.0/8'] } }));
-  try {
-    const scenario = (await strict.client.callTool({
-      name: 'fault_run_latency_impact_scenario',
-      arguments: { url: 'http://10.0.0.1/' },
-    })) as CallToolResult;
-    assert.equal(scenario.isError, true);
-    assert.match(textOf(scenario), /^url: 10\.0\.0\.1 is a private address; .*--allow-targets/);
-    const held = (await strict.client.callTool({
-      name: 'fault_proxy_start',
-      arguments: { proxies: ['0=10.0.0.1:80'] },
-    })) as CallToolResult;
-    assert.match(textOf(held), /^proxies\[0\].*10\.0\.0\.1 is a private address/);
-    const toolcall = (await strict.client.callTool({
-      name: 'fault_run_tool_call_chaos_scenario',
-      arguments: { url: 'http://192.168.1.1/mcp', calls: [{ tool: 'x' }] },
-    })) as CallToolResult;
-    assert.match(textOf(toolcall), /^url: 192\.168\.1\.1 is a private address/);
-    const probe = (await strict.client.callTool({
-      name: 'fault_probe_mcp_server',
-      arguments: { url: 'http://172.16.0.1/mcp' },
-    })) as CallToolResult;
-    assert.match(textOf(probe), /^url: 172\.16\.0\.1 is a private address/);
+test(
+  'MCP tools: a private target is refused by default, and allowed ' + 'when listed; the report shows the policy',
+  async () => {
+    const strict = await connectInMemory();
+    const listed = await connectInMemory(makeConfig({ scenario: { allowTargets: ['10.0.0.0/8'] } }));
+    try {
+      const scenario = (await strict.client.callTool({
+        name: 'fault_run_latency_impact_scenario',
+        arguments: { url: 'http://10.0.0.1/' },
+      })) as CallToolResult;
+      assert.equal(scenario.isError, true);
+      assert.match(textOf(scenario), /^url: 10\.0\.0\.1 is a private address; .*--allow-targets/);
+      const held = (await strict.client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: ['0=10.0.0.1:80'] },
+      })) as CallToolResult;
+      assert.match(textOf(held), /^proxies\[0\].*10\.0\.0\.1 is a private address/);
+      const toolcall = (await strict.client.callTool({
+        name: 'fault_run_tool_call_chaos_scenario',
+        arguments: { url: 'http://192.168.1.1/mcp', calls: [{ tool: 'x' }] },
+      })) as CallToolResult;
+      assert.match(textOf(toolcall), /^url: 192\.168\.1\.1 is a private address/);
+      const probe = (await strict.client.callTool({
+        name: 'fault_probe_mcp_server',
+        arguments: { url: 'http://172.16.0.1/mcp' },
+      })) as CallToolResult;
+      assert.match(textOf(probe), /^url: 172\.16\.0\.1 is a private address/);
 
-    // Listed: the held proxy starts (it dials only when a client connects).
-    const started = (await listed.client.callTool({
-      name: 'fault_proxy_start',
-      arguments: { proxies: ['0=10.0.0.1:80'] },
-    })) as CallToolResult;
-    assert.equal(started.isError, undefined, textOf(started));
-    await listed.client.callTool({
-      name: 'fault_proxy_stop',
-      arguments: { id: (started.structuredContent as { id: string }).id },
-    });
-    const metadata = (await listed.client.callTool({
-      name: 'fault_proxy_start',
-      arguments: { proxies: ['0=169.254.169.254:80'] },
-    })) as CallToolResult;
-    assert.match(textOf(metadata), /link-local or cloud metadata address, which is never a target/);
-    const report = (await listed.client.callTool({
-      name: 'fault_run_latency_impact_scenario',
-      arguments: { url, duration: '200ms', latency: 1 },
-    })) as CallToolResult;
-    assert.equal(report.isError, undefined, textOf(report));
-    assert.match(textOf(report), /^- Targets allowed: loopback, 10\.0\.0\.0\/8$/m);
-  } finally {
-    await strict.close();
-    await listed.close();
-  }
-});
+      // Listed: the held proxy starts (it dials only when a client connects).
+      const started = (await listed.client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: ['0=10.0.0.1:80'] },
+      })) as CallToolResult;
+      assert.equal(started.isError, undefined, textOf(started));
+      await listed.client.callTool({
+        name: 'fault_proxy_stop',
+        arguments: { id: (started.structuredContent as { id: string }).id },
+      });
+      const metadata = (await listed.client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: ['0=169.254.169.254:80'] },
+      })) as CallToolResult;
+      assert.match(textOf(metadata), /link-local or cloud metadata address, which is never a target/);
+      const report = (await listed.client.callTool({
+        name: 'fault_run_latency_impact_scenario',
+        arguments: { url, duration: '200ms', latency: 1 },
+      })) as CallToolResult;
+      assert.equal(report.isError, undefined, textOf(report));
+      assert.match(textOf(report), /^- Targets allowed: loopback, 10\.0\.0\.0\/8$/m);
+    } finally {
+      await strict.close();
+      await listed.close();
+    }
+  },
+);
 
 test('the CLI: --allow-targets and FAULTLINE_ALLOW_TARGETS are checked, and faultline run obeys them', async () => {
   const bad = await runCliProcess(['mcp', '--allow-targets', '10.0.0.0/99'], {});

@@ -15,43 +15,47 @@ import { cliPath } from './helpers/repo.js';
 
 const strict = { allowRemoteTargets: false, allowNonLoopbackBind: false };
 
-test('a mapping to the metadata address, a wildcard bind, a privileged port and too many mappings are refused, naming the argument', async () => {
-  const cases: Array<[string[], RegExp]> = [
-    [['0=169.254.169.254:80'], /proxies\[0\].*169\.254\.169\.254 is a link-local or cloud metadata address/],
-    [['0=[fe80::1]:80'], /proxies\[0\].*link-local/],
-    [['0.0.0.0:0=127.0.0.1:9'], /proxies\[0\].*--allow-non-loopback-bind/],
-    [['[::]:0=127.0.0.1:9'], /proxies\[0\].*loopback/],
-    [['81=127.0.0.1:9'], /proxies\[0\].*local port 81 is privileged/],
-    [['0=8.8.8.8:53'], /proxies\[0\].*--allow-targets/],
-    [['0=10.0.0.1:53'], /proxies\[0\].*10\.0\.0\.1 is a private address; only loopback targets/],
-    [
-      Array.from({ length: MAX_PROXY_MAPPINGS + 1 }, () => '0=127.0.0.1:9'),
-      new RegExp(`at most ${MAX_PROXY_MAPPINGS}`),
-    ],
-  ];
-  for (const [mappings, expected] of cases) {
-    await assert.rejects(startProxy({ mappings, policy: strict }), expected, mappings[0]);
-  }
-  // Metadata stays refused even with remote targets and non-loopback binds allowed.
-  await assert.rejects(
-    startProxy({
-      mappings: ['0=169.254.169.254:80'],
-      policy: { allowRemoteTargets: true, allowNonLoopbackBind: true },
-    }),
-    /metadata/,
-  );
-  // The scenario tools' argument check is the same policy.
-  const limits = makeConfig().scenario;
-  await assert.rejects(
-    scenarioFromArguments(
-      'latency',
-      { url: 'http://127.0.0.1:9/', proxies: ['0.0.0.0:41500=169.254.169.254:80'] } as never,
-      limits,
-    ),
-    /proxies\[0\]/,
-  );
-  await assert.rejects(checkLoadTarget('http://169.254.169.254/', true), /url: .*metadata/);
-});
+test(
+  'a mapping to the metadata address, a wildcard bind, a privileged ' +
+    'port and too many mappings are refused, naming the argument',
+  async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['0=169.254.169.254:80'], /proxies\[0\].*169\.254\.169\.254 is a link-local or cloud metadata address/],
+      [['0=[fe80::1]:80'], /proxies\[0\].*link-local/],
+      [['0.0.0.0:0=127.0.0.1:9'], /proxies\[0\].*--allow-non-loopback-bind/],
+      [['[::]:0=127.0.0.1:9'], /proxies\[0\].*loopback/],
+      [['81=127.0.0.1:9'], /proxies\[0\].*local port 81 is privileged/],
+      [['0=8.8.8.8:53'], /proxies\[0\].*--allow-targets/],
+      [['0=10.0.0.1:53'], /proxies\[0\].*10\.0\.0\.1 is a private address; only loopback targets/],
+      [
+        Array.from({ length: MAX_PROXY_MAPPINGS + 1 }, () => '0=127.0.0.1:9'),
+        new RegExp(`at most ${MAX_PROXY_MAPPINGS}`),
+      ],
+    ];
+    for (const [mappings, expected] of cases) {
+      await assert.rejects(startProxy({ mappings, policy: strict }), expected, mappings[0]);
+    }
+    // Metadata stays refused even with remote targets and non-loopback binds allowed.
+    await assert.rejects(
+      startProxy({
+        mappings: ['0=169.254.169.254:80'],
+        policy: { allowRemoteTargets: true, allowNonLoopbackBind: true },
+      }),
+      /metadata/,
+    );
+    // The scenario tools' argument check is the same policy.
+    const limits = makeConfig().scenario;
+    await assert.rejects(
+      scenarioFromArguments(
+        'latency',
+        { url: 'http://127.0.0.1:9/', proxies: ['0.0.0.0:41500=169.254.169.254:80'] } as never,
+        limits,
+      ),
+      /proxies\[0\]/,
+    );
+    await assert.rejects(checkLoadTarget('http://169.254.169.254/', true), /url: .*metadata/);
+  },
+);
 
 test('a named remote is checked at connect time, and loopback targets still relay', async () => {
   const echo = createServer((socket) => socket.pipe(socket));

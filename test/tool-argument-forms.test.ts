@@ -85,59 +85,62 @@ test("fault's payload template runs: every empty string takes its default", asyn
   }
 });
 
-test('numeric strings are numbers and enums match in any case; anything else is refused naming the argument', async () => {
-  const { client, close } = await connectInMemory();
-  try {
-    const result = (await client.callTool({
-      name: 'fault_run_latency_impact_scenario',
-      arguments: {
-        url,
-        duration: '300ms',
-        num_clients: ' 2 ',
-        rps: '5',
-        timeout: '3',
-        latency: '1.5',
-        direction: 'Egress',
-        side: 'SERVER',
-        seed: '7',
-      },
-    })) as CallToolResult;
-    assert.equal(result.isError, undefined, textOf(result));
-    assert.equal(structured(result).timeoutMs, 3000);
-    assert.match(textOf(result), /with 2 clients @ 5 RPS/);
-    assert.match((structured(result).fault as { description: string }).description, /Latency: ⬅️🖧.*Mean: 1\.50 ms/);
-    assert.equal((structured(result).fault as { seed: number }).seed, 7);
-
-    const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ url, num_clients: 'two' }, /^num_clients: must be a number \(got "two"\)/],
-      [{ url, rps: '0x10' }, /^rps: must be a number \(got "0x10"\)/],
-      [{ url, num_clients: '1.5' }, /^num_clients: must be an integer \(got 1\.5\)/],
-      [{ url, num_clients: '0' }, /^num_clients: must be at least 1 \(got 0\)/],
-      [{ url, direction: 'sideways' }, /^direction: must be one of ingress, egress, both \(got "sideways"\)/],
-      [{ url, per_read_write_op: 'yes' }, /^per_read_write_op: must be true or false \(got "yes"\)/],
-      [{ url, headers: 'X-A: 1' }, /^headers: must be an array/],
-      [{ url: '' }, /^url/],
-      [{}, /^url: is required/],
-    ];
-    for (const [args, message] of cases) {
-      const refused = (await client.callTool({
+test(
+  'numeric strings are numbers and enums match in any case; ' + 'anything else is refused naming the argument',
+  async () => {
+    const { client, close } = await connectInMemory();
+    try {
+      const result = (await client.callTool({
         name: 'fault_run_latency_impact_scenario',
-        arguments: args,
+        arguments: {
+          url,
+          duration: '300ms',
+          num_clients: ' 2 ',
+          rps: '5',
+          timeout: '3',
+          latency: '1.5',
+          direction: 'Egress',
+          side: 'SERVER',
+          seed: '7',
+        },
       })) as CallToolResult;
-      assert.equal(refused.isError, true, JSON.stringify(args));
-      assert.match(textOf(refused), message);
-      assert.equal(refused.structuredContent, undefined);
+      assert.equal(result.isError, undefined, textOf(result));
+      assert.equal(structured(result).timeoutMs, 3000);
+      assert.match(textOf(result), /with 2 clients @ 5 RPS/);
+      assert.match((structured(result).fault as { description: string }).description, /Latency: ⬅️🖧.*Mean: 1\.50 ms/);
+      assert.equal((structured(result).fault as { seed: number }).seed, 7);
+
+      const cases: Array<[Record<string, unknown>, RegExp]> = [
+        [{ url, num_clients: 'two' }, /^num_clients: must be a number \(got "two"\)/],
+        [{ url, rps: '0x10' }, /^rps: must be a number \(got "0x10"\)/],
+        [{ url, num_clients: '1.5' }, /^num_clients: must be an integer \(got 1\.5\)/],
+        [{ url, num_clients: '0' }, /^num_clients: must be at least 1 \(got 0\)/],
+        [{ url, direction: 'sideways' }, /^direction: must be one of ingress, egress, both \(got "sideways"\)/],
+        [{ url, per_read_write_op: 'yes' }, /^per_read_write_op: must be true or false \(got "yes"\)/],
+        [{ url, headers: 'X-A: 1' }, /^headers: must be an array/],
+        [{ url: '' }, /^url/],
+        [{}, /^url: is required/],
+      ];
+      for (const [args, message] of cases) {
+        const refused = (await client.callTool({
+          name: 'fault_run_latency_impact_scenario',
+          arguments: args,
+        })) as CallToolResult;
+        assert.equal(refused.isError, true, JSON.stringify(args));
+        assert.match(textOf(refused), message);
+        assert.equal(refused.structuredContent, undefined);
+      }
+      // The LLM tools check their arguments like every other tool, before anything else.
+      const review = (await client.callTool({
+        name: 'fault_score_performance',
+        arguments: { snippet: 'def f(): pass', lang: 7 },
+      })) as CallToolResult;
+      assert.match(textOf(review), /^lang: must be a string \(got 7\)/);
+    } finally {
+      await close();
     }
-    // The LLM tools check their arguments like every other tool, before anything else.
-    const review = (await client.callTool({
-      name: 'fault_score_performance',
-      arguments: { snippet: 'def f(): pass', lang: 7 },
-    })) as CallToolResult;
-    assert.match(textOf(review), /^lang: must be a string \(got 7\)/);
-  } finally {
-    await close();
-  }
-});
+  },
+);
 
 /** GET through a held proxy's first address: the status answered. */
 function statusThrough(address: string): Promise<number> {
@@ -251,75 +254,82 @@ test("fis-recommender's object arguments: objects and JSON text give identical r
   }
 });
 
-test('a tool-call plan as an object, YAML or JSON text, and calls as objects or text, give identical results', async () => {
-  const { client, close } = await connectInMemory(commandsAllowed());
-  const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
-  const plan = { seed: 4, faults: [{ type: 'error_injection', rate: 1, tools: ['echo'], after_calls: 3 }] };
-  const yaml = 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n';
-  const calls = [
-    { tool: 'get_items', arguments: { count: 3 } },
-    { tool: 'echo', arguments: { text: 'x' } },
-  ];
-  const run = async (planForm: unknown, callsForm: unknown) => {
-    const result = (await client.callTool({
-      name: 'fault_run_tool_call_chaos_scenario',
-      arguments: { command: process.execPath, args: [target, 'stdio'], plan: planForm, calls: callsForm, tasks: 4 },
-    })) as CallToolResult;
-    assert.equal(result.isError, undefined, textOf(result));
-    return result.structuredContent;
-  };
-  try {
-    const fromObjects = await run(plan, calls);
-    assert.deepEqual((fromObjects as { injected: unknown }).injected, { error_injection: 1 });
-    assert.deepEqual(
-      await run(
-        yaml,
-        calls.map((c) => JSON.stringify(c)),
-      ),
-      fromObjects,
-    );
-    assert.deepEqual(await run(JSON.stringify(plan), JSON.stringify(calls)), fromObjects);
-  } finally {
-    await close();
-  }
-});
-
-test('__proto__, constructor and prototype are refused as argument names and inside structured arguments, over the wire', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'faultline-forbidden-'));
-  await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
-  const server = await spawnRawServer(['mcp', '--root', root], { FAULTLINE_DATA_DIR: join(root, '.data') });
-  try {
-    await server.request('initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 't', version: '0' },
-    });
-    const call = async (name: string, argsJson: string) => {
-      // Own "__proto__" keys exist only in parsed JSON: an object literal would set the prototype.
-      const response = await server.request('tools/call', { name, arguments: JSON.parse(argsJson) as unknown });
-      return response.result as CallToolResult;
+test(
+  'a tool-call plan as an object, YAML or JSON text, and calls as ' + 'objects or text, give identical results',
+  async () => {
+    const { client, close } = await connectInMemory(commandsAllowed());
+    const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+    const plan = { seed: 4, faults: [{ type: 'error_injection', rate: 1, tools: ['echo'], after_calls: 3 }] };
+    const yaml = 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n';
+    const calls = [
+      { tool: 'get_items', arguments: { count: 3 } },
+      { tool: 'echo', arguments: { text: 'x' } },
+    ];
+    const run = async (planForm: unknown, callsForm: unknown) => {
+      const result = (await client.callTool({
+        name: 'fault_run_tool_call_chaos_scenario',
+        arguments: { command: process.execPath, args: [target, 'stdio'], plan: planForm, calls: callsForm, tasks: 4 },
+      })) as CallToolResult;
+      assert.equal(result.isError, undefined, textOf(result));
+      return result.structuredContent;
     };
-    const file = JSON.stringify(join(root, 'ok.py'));
-    for (const key of ['__proto__', 'constructor', 'prototype']) {
-      const result = await call('fault_list_function_names', `{"file": ${file}, "${key}": {"polluted": true}}`);
-      assert.equal(result.isError, true, key);
-      assert.match(textOf(result), new RegExp(`^${key}: not accepted as an argument name`));
+    try {
+      const fromObjects = await run(plan, calls);
+      assert.deepEqual((fromObjects as { injected: unknown }).injected, { error_injection: 1 });
+      assert.deepEqual(
+        await run(
+          yaml,
+          calls.map((c) => JSON.stringify(c)),
+        ),
+        fromObjects,
+      );
+      assert.deepEqual(await run(JSON.stringify(plan), JSON.stringify(calls)), fromObjects);
+    } finally {
+      await close();
     }
-    const nested = await call(
-      'fault_recommend_fis_experiments',
-      '{"finding": {"summary": "db down", "__proto__": {"polluted": true}}}',
-    );
-    assert.match(textOf(nested), /^finding: field "__proto__" is not accepted/);
-    const asText = await call(
-      'fault_recommend_fis_experiments',
-      JSON.stringify({ finding: '{"summary": "db down", "a": [{"constructor": 1}]}' }),
-    );
-    assert.match(textOf(asText), /^finding\.a\[0\]: field "constructor" is not accepted/);
-    // Still answering, and the good call works.
-    const ok = await call('fault_list_function_names', `{"file": ${file}}`);
-    assert.equal(ok.isError, undefined, textOf(ok));
-  } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  },
+);
+
+test(
+  '__proto__, constructor and prototype are refused as argument ' +
+    'names and inside structured arguments, over the wire',
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), 'faultline-forbidden-'));
+    await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
+    const server = await spawnRawServer(['mcp', '--root', root], { FAULTLINE_DATA_DIR: join(root, '.data') });
+    try {
+      await server.request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '0' },
+      });
+      const call = async (name: string, argsJson: string) => {
+        // Own "__proto__" keys exist only in parsed JSON: an object literal would set the prototype.
+        const response = await server.request('tools/call', { name, arguments: JSON.parse(argsJson) as unknown });
+        return response.result as CallToolResult;
+      };
+      const file = JSON.stringify(join(root, 'ok.py'));
+      for (const key of ['__proto__', 'constructor', 'prototype']) {
+        const result = await call('fault_list_function_names', `{"file": ${file}, "${key}": {"polluted": true}}`);
+        assert.equal(result.isError, true, key);
+        assert.match(textOf(result), new RegExp(`^${key}: not accepted as an argument name`));
+      }
+      const nested = await call(
+        'fault_recommend_fis_experiments',
+        '{"finding": {"summary": "db down", "__proto__": {"polluted": true}}}',
+      );
+      assert.match(textOf(nested), /^finding: field "__proto__" is not accepted/);
+      const asText = await call(
+        'fault_recommend_fis_experiments',
+        JSON.stringify({ finding: '{"summary": "db down", "a": [{"constructor": 1}]}' }),
+      );
+      assert.match(textOf(asText), /^finding\.a\[0\]: field "constructor" is not accepted/);
+      // Still answering, and the good call works.
+      const ok = await call('fault_list_function_names', `{"file": ${file}}`);
+      assert.equal(ok.isError, undefined, textOf(ok));
+    } finally {
+      await server.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+);

@@ -66,29 +66,32 @@ function copySources(): { base: URL; dir: string } {
   return { base: pathToFileURL(join(dir, 'src/')), dir };
 }
 
-test('the generated list is exactly the live one of every toolset, and the shipped file is fresh and equal to it', async () => {
-  const live = await liveList(makeConfig({ toolsets: [...TOOLSETS] }));
-  const generated = await generateToolList();
-  assert.deepEqual(
-    generated.tools.map((entry) => entry.tool),
-    live,
-  );
-  assert.ok(generated.tools.every((entry) => entry.module.length > 0 && entry.toolset.length > 0));
-  assert.ok(
-    generated.sources.includes('tools/scenario.js') && generated.sources.includes('scenario/defaults.js'),
-    generated.sources.join(', '),
-  );
-  assert.ok(
-    !generated.sources.some((source) => source.startsWith('load/') || source.startsWith('proxy/proxy')),
-    'a handler-only module counted as a source',
-  );
-  const shipped = readToolList();
-  assert.ok(
-    'tools' in shipped,
-    `dist/src/tools/tool-list.json is not usable (${'stale' in shipped ? shipped.stale : ''}): run npm run build`,
-  );
-  assert.deepEqual(shipped.tools, generated.tools);
-});
+test(
+  'the generated list is exactly the live one of every toolset, and ' + 'the shipped file is fresh and equal to it',
+  async () => {
+    const live = await liveList(makeConfig({ toolsets: [...TOOLSETS] }));
+    const generated = await generateToolList();
+    assert.deepEqual(
+      generated.tools.map((entry) => entry.tool),
+      live,
+    );
+    assert.ok(generated.tools.every((entry) => entry.module.length > 0 && entry.toolset.length > 0));
+    assert.ok(
+      generated.sources.includes('tools/scenario.js') && generated.sources.includes('scenario/defaults.js'),
+      generated.sources.join(', '),
+    );
+    assert.ok(
+      !generated.sources.some((source) => source.startsWith('load/') || source.startsWith('proxy/proxy')),
+      'a handler-only module counted as a source',
+    );
+    const shipped = readToolList();
+    assert.ok(
+      'tools' in shipped,
+      `dist/src/tools/tool-list.json is not usable (${'stale' in shipped ? shipped.stale : ''}): run npm run build`,
+    );
+    assert.deepEqual(shipped.tools, generated.tools);
+  },
+);
 
 test('no tool definition depends on the configuration (the list is generated with the defaults)', async () => {
   const other = makeConfig({
@@ -222,23 +225,26 @@ test('with the generated list unusable the server builds the list live, and its 
   }
 });
 
-test('a tool module that fails to load answers the call with isError naming the tool, and the server goes on', async () => {
-  const mcp = new McpServer({ name: 'deferred', version: '0' }, { capabilities: { tools: {} } });
-  const tools = new ToolRegistry(mcp, silentLogger);
-  const listed = (await liveList()).slice(0, 1);
-  tools.serveToolList({ list: listed, prepare: () => Promise.reject(new Error('boom')) });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const client = new Client({ name: 'tool-list-test', version: '0' });
-  await client.connect(clientSide);
-  try {
-    assert.deepEqual((await client.listTools()).tools, listed);
-    const failed = await client.callTool({ name: listed[0]!.name, arguments: {} });
-    assert.equal(failed.isError, true);
-    assert.equal(textOf(failed), `${listed[0]!.name} failed: its tool module failed to load (boom)`);
-    await client.ping();
-  } finally {
-    await client.close();
-    await mcp.close();
-  }
-});
+test(
+  'a tool module that fails to load answers the call with isError ' + 'naming the tool, and the server goes on',
+  async () => {
+    const mcp = new McpServer({ name: 'deferred', version: '0' }, { capabilities: { tools: {} } });
+    const tools = new ToolRegistry(mcp, silentLogger);
+    const listed = (await liveList()).slice(0, 1);
+    tools.serveToolList({ list: listed, prepare: () => Promise.reject(new Error('boom')) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'tool-list-test', version: '0' });
+    await client.connect(clientSide);
+    try {
+      assert.deepEqual((await client.listTools()).tools, listed);
+      const failed = await client.callTool({ name: listed[0]!.name, arguments: {} });
+      assert.equal(failed.isError, true);
+      assert.equal(textOf(failed), `${listed[0]!.name} failed: its tool module failed to load (boom)`);
+      await client.ping();
+    } finally {
+      await client.close();
+      await mcp.close();
+    }
+  },
+);

@@ -28,51 +28,58 @@ test('without resilience the blast radius matches 1 − (1 − e)^TCAF within 4 
   assert.ok(resilient!.slis.amplification > 1, 'retries are counted as extra attempts');
 });
 
-test('correlated bursts keep the marginal error rate; the prediction uses the measured rate, not the nominal one', async () => {
-  const result = await runDemo({ tasks: 1500, fanout: 8, errorRate: 0.05, seed: 5, correlated: true });
-  const plain = result.runs[0]!.slis;
-  assert.ok(Math.abs(plain.error_rate - 0.05) < 0.02, `marginal error rate ${plain.error_rate}`);
-  assert.ok(plain.blast_radius < result.predicted_blast_radius, 'bursts concentrate failures in fewer tasks');
-  const fromMeasured = 1 - Math.pow(1 - plain.error_rate, plain.tcaf);
-  assert.ok(
-    Math.abs(result.predicted_blast_radius - fromMeasured) < 1e-3 /* e is shown rounded to 4 places */,
-    `${result.predicted_blast_radius} vs ${fromMeasured}`,
-  );
-  assert.notEqual(plain.error_rate, 0.05);
-  assert.ok(Math.abs(result.nominal_predicted_blast_radius - (1 - Math.pow(0.95, 8))) < 1e-4);
-});
+test(
+  'correlated bursts keep the marginal error rate; the prediction ' + 'uses the measured rate, not the nominal one',
+  async () => {
+    const result = await runDemo({ tasks: 1500, fanout: 8, errorRate: 0.05, seed: 5, correlated: true });
+    const plain = result.runs[0]!.slis;
+    assert.ok(Math.abs(plain.error_rate - 0.05) < 0.02, `marginal error rate ${plain.error_rate}`);
+    assert.ok(plain.blast_radius < result.predicted_blast_radius, 'bursts concentrate failures in fewer tasks');
+    const fromMeasured = 1 - Math.pow(1 - plain.error_rate, plain.tcaf);
+    assert.ok(
+      Math.abs(result.predicted_blast_radius - fromMeasured) < 1e-3 /* e is shown rounded to 4 places */,
+      `${result.predicted_blast_radius} vs ${fromMeasured}`,
+    );
+    assert.notEqual(plain.error_rate, 0.05);
+    assert.ok(Math.abs(result.nominal_predicted_blast_radius - (1 - Math.pow(0.95, 8))) < 1e-4);
+  },
+);
 
-test("the demo command prints mcp-chaos's published table exactly, says what counts against A and C, and is deterministic", () => {
-  const run = (args: string[]): { stdout: string; stderr: string; status: number | null } =>
-    spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'demo', ...args], { encoding: 'utf8' });
-  const text = run([]).stdout;
-  const lines = text.split('\n');
-  // The rows as mcp-chaos prints them (README and a re-run of its simulator): same figures, same layout.
-  assert.ok(lines.includes('no resilience    TCAF=8.0  TCSR= 0.98  ETA= 0.98  blast_radius= 0.12'), text);
-  assert.ok(lines.includes('with resilience  TCAF=8.0  TCSR= 1.00  ETA= 1.00  blast_radius= 0.00'), text);
-  assert.match(text, /no resilience +A=0\.98 +C=1\.00/);
-  assert.match(text, /Availability A counts calls that got no answer: the injected errors here \(JSON-RPC errors/);
-  assert.match(text, /Correctness C counts answers a client cannot use/);
-  assert.match(text, /at the measured e = 0\.0163: 0\.123 \(at the nominal e = 0\.02: 0\.149\)/);
-  const json = run(['--json']).stdout;
-  assert.equal(json, run(['--json']).stdout);
-  const parsed = JSON.parse(json) as {
-    runs: Array<{ slis: { tcaf: number; calls: number; tcsr: number; availability: number; correctness: number } }>;
-  };
-  // 26 of mcp-chaos's 1600 calls fail with seed 42 (its TCSR 0.98375), and 24 of its 200 tasks.
-  assert.deepEqual(
-    [
-      parsed.runs[0]!.slis.calls,
-      parsed.runs[0]!.slis.tcsr,
-      parsed.runs[0]!.slis.availability,
-      parsed.runs[0]!.slis.correctness,
-    ],
-    [1600, 0.9838, 0.9838, 1],
-  );
-  const bad = run(['--error-rate', '2']);
-  assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /error-rate/);
-});
+test(
+  "the demo command prints mcp-chaos's published table exactly, " +
+    'says what counts against A and C, and is deterministic',
+  () => {
+    const run = (args: string[]): { stdout: string; stderr: string; status: number | null } =>
+      spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'demo', ...args], { encoding: 'utf8' });
+    const text = run([]).stdout;
+    const lines = text.split('\n');
+    // The rows as mcp-chaos prints them (README and a re-run of its simulator): same figures, same layout.
+    assert.ok(lines.includes('no resilience    TCAF=8.0  TCSR= 0.98  ETA= 0.98  blast_radius= 0.12'), text);
+    assert.ok(lines.includes('with resilience  TCAF=8.0  TCSR= 1.00  ETA= 1.00  blast_radius= 0.00'), text);
+    assert.match(text, /no resilience +A=0\.98 +C=1\.00/);
+    assert.match(text, /Availability A counts calls that got no answer: the injected errors here \(JSON-RPC errors/);
+    assert.match(text, /Correctness C counts answers a client cannot use/);
+    assert.match(text, /at the measured e = 0\.0163: 0\.123 \(at the nominal e = 0\.02: 0\.149\)/);
+    const json = run(['--json']).stdout;
+    assert.equal(json, run(['--json']).stdout);
+    const parsed = JSON.parse(json) as {
+      runs: Array<{ slis: { tcaf: number; calls: number; tcsr: number; availability: number; correctness: number } }>;
+    };
+    // 26 of mcp-chaos's 1600 calls fail with seed 42 (its TCSR 0.98375), and 24 of its 200 tasks.
+    assert.deepEqual(
+      [
+        parsed.runs[0]!.slis.calls,
+        parsed.runs[0]!.slis.tcsr,
+        parsed.runs[0]!.slis.availability,
+        parsed.runs[0]!.slis.correctness,
+      ],
+      [1600, 0.9838, 0.9838, 1],
+    );
+    const bad = run(['--error-rate', '2']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /error-rate/);
+  },
+);
 
 test("the demo's random stream is Python's random.Random: the same draws for integer and text seeds", () => {
   // Values printed by CPython 3.11: [random.Random(s).random() for _ in range(3)].
@@ -95,8 +102,12 @@ test("the demo's random stream is Python's random.Random: the same draws for int
 
 test('plans: mcp-chaos format accepted unchanged; bad fields named', async () => {
   const plan = await parsePlanText(
-    'seed: 42\nfaults:\n  - type: latency\n    added_ms: 250\n    jitter_ms: 50\n    probability: 0.5\n  - type: drop_tool\n    tools: [get_logs]\n' +
-      '  - type: error_injection\n    rate: 0.02\n  - type: burst_error\n    rate: 0.02\n    burst_len: 8\n  - type: server_degradation\n    episode_rate: 0.08\n    episode_len: 20\n',
+    'seed: 42\nfaults:\n  - type: latency\n    added_ms: 250\n    ' +
+      'jitter_ms: 50\n    probability: 0.5\n  - type: drop_tool\n    ' +
+      'tools: [get_logs]\n' +
+      '  - type: error_injection\n    rate: 0.02\n  - type: burst_error\n ' +
+      '   rate: 0.02\n    burst_len: 8\n  - type: server_degradation\n  ' +
+      '  episode_rate: 0.08\n    episode_len: 20\n',
   );
   assert.equal(plan.faults.length, 5);
   assert.equal(plan.faults[2]!.probability, 0.02);
@@ -141,7 +152,8 @@ test('plan globs are bounded, and matching a glob never backtracks', async () =>
     parsePlanText('x'.repeat(1024 * 1024 + 1)),
     /plan: a plan of 1048577 characters; at most 1048576/,
   );
-  // A pattern that makes a backtracking matcher explore every way to split the name, against a name that fails at the end.
+  // A pattern that makes a backtracking matcher explore every way to split the name, against a name that fails at the
+  // end.
   const pattern = '*a'.repeat(120) + '*b';
   assert.equal(validatePlan({ faults: [{ type: 'error_injection', tools: [pattern] }] }).faults[0]!.tools[0], pattern);
   assert.equal(globMatches(pattern, 'a'.repeat(20_000)), false);
@@ -162,45 +174,49 @@ test('plan globs are bounded, and matching a glob never backtracks', async () =>
   for (const [glob, name, expected] of cases) assert.equal(globMatches(glob, name), expected, `${glob} vs ${name}`);
 });
 
-test('head_of_line_blocking: slots (default 1) and tools only; calls wait in arrival order and a release hands the slot on', async () => {
-  const plan = validatePlan({
-    faults: [{ type: 'head_of_line_blocking', slots: 2, tools: ['slow*'] }, { type: 'head_of_line_blocking' }],
-  });
-  assert.deepEqual([plan.faults[0]!.slots, plan.faults[1]!.slots], [2, 1]);
-  assert.throws(
-    () => validatePlan({ faults: [{ type: 'head_of_line_blocking', probability: 0.5 }] }),
-    /\(head_of_line_blocking\): unknown field "probability" \(accepted: type, tools, slots\)/,
-  );
-  assert.throws(
-    () => validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 0 }] }),
-    /slots must be an integer from 1 to 10000/,
-  );
-  const engine = new FaultEngine(plan);
-  assert.equal(engine.decide('slow_tool', 't').gates.length, 2, 'a slow tool passes both gates, in plan order');
-  assert.equal(engine.decide('fast', 't').gates.length, 1);
+test(
+  'head_of_line_blocking: slots (default 1) and tools only; calls ' +
+    'wait in arrival order and a release hands the slot on',
+  async () => {
+    const plan = validatePlan({
+      faults: [{ type: 'head_of_line_blocking', slots: 2, tools: ['slow*'] }, { type: 'head_of_line_blocking' }],
+    });
+    assert.deepEqual([plan.faults[0]!.slots, plan.faults[1]!.slots], [2, 1]);
+    assert.throws(
+      () => validatePlan({ faults: [{ type: 'head_of_line_blocking', probability: 0.5 }] }),
+      /\(head_of_line_blocking\): unknown field "probability" \(accepted: type, tools, slots\)/,
+    );
+    assert.throws(
+      () => validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 0 }] }),
+      /slots must be an integer from 1 to 10000/,
+    );
+    const engine = new FaultEngine(plan);
+    assert.equal(engine.decide('slow_tool', 't').gates.length, 2, 'a slow tool passes both gates, in plan order');
+    assert.equal(engine.decide('fast', 't').gates.length, 1);
 
-  const pool = new SlotPool(1);
-  const order: string[] = [];
-  const first = pool.acquire();
-  assert.equal(first.immediate, true);
-  const second = pool.acquire();
-  const third = pool.acquire();
-  const fourth = pool.acquire();
-  assert.deepEqual([second.immediate, third.immediate, pool.waiting], [false, false, 3]);
-  void second.ready.then(() => order.push('second'));
-  void third.ready.then(() => order.push('third'));
-  void fourth.ready.then(() => order.push('fourth'));
-  third.release(); // gives up while waiting: skipped
-  first.release();
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(order, ['second']);
-  second.release();
-  second.release(); // idempotent: frees one slot, not two
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(order, ['second', 'fourth']);
-  const fifth = pool.acquire();
-  assert.equal(fifth.immediate, false, 'fourth still holds the only slot');
-});
+    const pool = new SlotPool(1);
+    const order: string[] = [];
+    const first = pool.acquire();
+    assert.equal(first.immediate, true);
+    const second = pool.acquire();
+    const third = pool.acquire();
+    const fourth = pool.acquire();
+    assert.deepEqual([second.immediate, third.immediate, pool.waiting], [false, false, 3]);
+    void second.ready.then(() => order.push('second'));
+    void third.ready.then(() => order.push('third'));
+    void fourth.ready.then(() => order.push('fourth'));
+    third.release(); // gives up while waiting: skipped
+    first.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['second']);
+    second.release();
+    second.release(); // idempotent: frees one slot, not two
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['second', 'fourth']);
+    const fifth = pool.acquire();
+    assert.equal(fifth.immediate, false, 'fourth still holds the only slot');
+  },
+);
 
 test('after_calls and every select which matching calls are eligible; plan order composes latency and errors', () => {
   const engine = new FaultEngine(
@@ -221,13 +237,18 @@ test('after_calls and every select which matching calls are eligible; plan order
   assert.deepEqual(hits[2]!.tags, ['latency', 'error_injection', 'latency']);
 });
 
-test('drop_tool and registry_inconsistency with no tools target none (mcp-chaos semantics); other faults target all', () => {
-  const engine = new FaultEngine(validatePlan({ faults: [{ type: 'drop_tool' }, { type: 'registry_inconsistency' }] }));
-  assert.equal(engine.decide('a', 't').shortCircuit, undefined);
-  assert.deepEqual(
-    engine.listView([{ name: 'a' }]).map((t) => t.name),
-    ['a'],
-  );
-  const all = new FaultEngine(validatePlan({ faults: [{ type: 'rate_limit' }] }));
-  assert.equal(all.decide('a', 't').shortCircuit?.tag, 'rate_limit');
-});
+test(
+  'drop_tool and registry_inconsistency with no tools target none ' + '(mcp-chaos semantics); other faults target all',
+  () => {
+    const engine = new FaultEngine(
+      validatePlan({ faults: [{ type: 'drop_tool' }, { type: 'registry_inconsistency' }] }),
+    );
+    assert.equal(engine.decide('a', 't').shortCircuit, undefined);
+    assert.deepEqual(
+      engine.listView([{ name: 'a' }]).map((t) => t.name),
+      ['a'],
+    );
+    const all = new FaultEngine(validatePlan({ faults: [{ type: 'rate_limit' }] }));
+    assert.equal(all.decide('a', 't').shortCircuit?.tag, 'rate_limit');
+  },
+);

@@ -52,82 +52,94 @@ const journalOf = (file: string): Array<Record<string, unknown>> =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
-test('server-memory: re-serialising an empty graph is no mutation; a real graph is cut alike in structuredContent and text', async () => {
-  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_graph'] }] }, [bin('mcp-server-memory')], {
-    MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
-  });
-  try {
-    const empty = await p.client.callTool({ name: 'read_graph', arguments: {} });
-    assert.deepEqual(empty.structuredContent, { entities: [], relations: [] });
-    assert.equal(
-      textOf(empty),
-      '{\n  "entities": [],\n  "relations": []\n}',
-      "the server's own text, not a compact copy",
-    );
-    await p.client.callTool({
-      name: 'create_entities',
-      arguments: {
-        entities: ['a', 'b', 'c', 'd'].map((name) => ({
-          name,
-          entityType: 'service',
-          observations: [`${name} serves checkout`, `${name} runs on node`],
-        })),
+test(
+  'server-memory: re-serialising an empty graph is no mutation; a ' +
+    'real graph is cut alike in structuredContent and text',
+  async () => {
+    const p = await proxied(
+      { faults: [{ type: 'partial_result', tools: ['read_graph'] }] },
+      [bin('mcp-server-memory')],
+      {
+        MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
       },
-    });
-    const graph = await p.client.callTool({ name: 'read_graph', arguments: {} });
-    const structured = graph.structuredContent as {
-      entities: Array<{ name: string; observations: string[] }>;
-      relations: unknown[];
-    };
-    assert.deepEqual(
-      structured.entities.map((e) => [e.name, e.observations.length]),
-      [
-        ['a', 1],
-        ['b', 1],
-      ],
-      "half the entities, half of each one's observations",
     );
-    assert.deepEqual(JSON.parse(textOf(graph)), structured, 'the text says what structuredContent says');
-    assert.match(textOf(graph), /^\{\n {2}"entities": \[\n/, "in the server's layout");
-  } finally {
-    await p.close();
-  }
-  assert.deepEqual(
-    journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
-    [
-      ['read_graph', 'none', true],
-      ['create_entities', 'none', true],
-      ['read_graph', 'partial_result', false],
-    ],
-  );
-  assert.match(p.stderr(), /Injected: partial_result 1\n/);
-});
+    try {
+      const empty = await p.client.callTool({ name: 'read_graph', arguments: {} });
+      assert.deepEqual(empty.structuredContent, { entities: [], relations: [] });
+      assert.equal(
+        textOf(empty),
+        '{\n  "entities": [],\n  "relations": []\n}',
+        "the server's own text, not a compact copy",
+      );
+      await p.client.callTool({
+        name: 'create_entities',
+        arguments: {
+          entities: ['a', 'b', 'c', 'd'].map((name) => ({
+            name,
+            entityType: 'service',
+            observations: [`${name} serves checkout`, `${name} runs on node`],
+          })),
+        },
+      });
+      const graph = await p.client.callTool({ name: 'read_graph', arguments: {} });
+      const structured = graph.structuredContent as {
+        entities: Array<{ name: string; observations: string[] }>;
+        relations: unknown[];
+      };
+      assert.deepEqual(
+        structured.entities.map((e) => [e.name, e.observations.length]),
+        [
+          ['a', 1],
+          ['b', 1],
+        ],
+        "half the entities, half of each one's observations",
+      );
+      assert.deepEqual(JSON.parse(textOf(graph)), structured, 'the text says what structuredContent says');
+      assert.match(textOf(graph), /^\{\n {2}"entities": \[\n/, "in the server's layout");
+    } finally {
+      await p.close();
+    }
+    assert.deepEqual(
+      journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
+      [
+        ['read_graph', 'none', true],
+        ['create_entities', 'none', true],
+        ['read_graph', 'partial_result', false],
+      ],
+    );
+    assert.match(p.stderr(), /Injected: partial_result 1\n/);
+  },
+);
 
-test('server-filesystem: partial_result cuts the file in structuredContent and in the text, at a line break', async () => {
-  const root = join(dir, 'files');
-  mkdirSync(root, { recursive: true });
-  const file =
-    Array.from({ length: 8 }, (_, i) => `${i + 1}. a line of the runbook that the agent reads`).join('\n') + '\n';
-  writeFileSync(join(root, 'runbook.md'), file);
-  const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_text_file'] }] }, [
-    bin('mcp-server-filesystem'),
-    root,
-  ]);
-  try {
-    const result = await p.client.callTool({ name: 'read_text_file', arguments: { path: join(root, 'runbook.md') } });
-    const kept = file.split('\n').slice(0, 4).join('\n') + '\n';
-    assert.deepEqual(result.structuredContent, { content: kept });
-    assert.equal(textOf(result), kept);
-  } finally {
-    await p.close();
-  }
-  assert.deepEqual(
-    journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
-    [['read_text_file', 'partial_result', false]],
-  );
-});
+test(
+  'server-filesystem: partial_result cuts the file in ' + 'structuredContent and in the text, at a line break',
+  async () => {
+    const root = join(dir, 'files');
+    mkdirSync(root, { recursive: true });
+    const file =
+      Array.from({ length: 8 }, (_, i) => `${i + 1}. a line of the runbook that the agent reads`).join('\n') + '\n';
+    writeFileSync(join(root, 'runbook.md'), file);
+    const p = await proxied({ faults: [{ type: 'partial_result', tools: ['read_text_file'] }] }, [
+      bin('mcp-server-filesystem'),
+      root,
+    ]);
+    try {
+      const result = await p.client.callTool({ name: 'read_text_file', arguments: { path: join(root, 'runbook.md') } });
+      const kept = file.split('\n').slice(0, 4).join('\n') + '\n';
+      assert.deepEqual(result.structuredContent, { content: kept });
+      assert.equal(textOf(result), kept);
+    } finally {
+      await p.close();
+    }
+    assert.deepEqual(
+      journalOf(p.journal).map((r) => [r.tool, r.fault, r.correct]),
+      [['read_text_file', 'partial_result', false]],
+    );
+  },
+);
 
-/** A server that answers every tools/call with what `arguments.kind` asks for: a deep result, a huge line, or a small one. */
+/** A server that answers every tools/call with what `arguments.kind` asks for: a deep result, a huge line, or a small
+ * one. */
 const HOSTILE_SERVER = `
 const deep = (n) => '['.repeat(n) + ']'.repeat(n);
 require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
@@ -186,59 +198,66 @@ async function rawCalls(
   return { answers, code, stderr };
 }
 
-test('a result nested 6,000 levels gets an answer, with or without a plan and --strict; the proxy never crashes', async () => {
-  const plans: Array<{ faults?: Array<{ type: string }> }> = [
-    {},
-    { faults: [{ type: 'schema_drift' }] },
-    { faults: [{ type: 'partial_result' }] },
-  ];
-  for (const plan of plans) {
-    const safe = await rawCalls(plan, ['deep', 'small']);
-    assert.equal(safe.code, 0, safe.stderr);
-    assert.doesNotMatch(safe.stderr, /RangeError|Maximum call stack/);
-    assert.equal(safe.answers.length, 2);
-    assert.ok(
-      safe.answers[0]!.startsWith('{"jsonrpc":"2.0","id":1,"result":') && safe.answers[0]!.length > 12_000,
-      "the server's answer, passed on as it came",
+test(
+  'a result nested 6,000 levels gets an answer, with or without a ' + 'plan and --strict; the proxy never crashes',
+  async () => {
+    const plans: Array<{ faults?: Array<{ type: string }> }> = [
+      {},
+      { faults: [{ type: 'schema_drift' }] },
+      { faults: [{ type: 'partial_result' }] },
+    ];
+    for (const plan of plans) {
+      const safe = await rawCalls(plan, ['deep', 'small']);
+      assert.equal(safe.code, 0, safe.stderr);
+      assert.doesNotMatch(safe.stderr, /RangeError|Maximum call stack/);
+      assert.equal(safe.answers.length, 2);
+      assert.ok(
+        safe.answers[0]!.startsWith('{"jsonrpc":"2.0","id":1,"result":') && safe.answers[0]!.length > 12_000,
+        "the server's answer, passed on as it came",
+      );
+      const next = JSON.parse(safe.answers[1]!) as { id: number; result: { content: Array<{ text: string }> } };
+      assert.equal(next.id, 2, 'the next call is relayed as usual');
+      assert.equal(next.result.content[0]!.text, plan.faults?.[0]?.type === 'partial_result' ? 'sm' : 'small');
+      assert.match(safe.stderr, /proxy internal errors \/ evicted pending requests \| 1 \/ 0/);
+
+      const strict = await rawCalls(plan, ['deep', 'small'], ['--strict']);
+      assert.equal(strict.code, 0, strict.stderr);
+      const error = JSON.parse(strict.answers[0]!) as { id: number; error: { code: number; message: string } };
+      assert.equal(error.id, 1);
+      assert.equal(error.error.code, -32603);
+      assert.match(error.error.message, /could not be read: JSON nested deeper than 512 levels/);
+      assert.equal(JSON.parse(strict.answers[1]!).id, 2);
+    }
+  },
+);
+
+test(
+  'a line over --max-message-bytes is never held: passed through ' +
+    'whole (fail-safe) or answered with an error (--strict)',
+  async () => {
+    const safe = await rawCalls(
+      { faults: [{ type: 'partial_result' }] },
+      ['big', 'small', 'big'],
+      ['--max-message-bytes', String(1024 * 1024)],
     );
-    const next = JSON.parse(safe.answers[1]!) as { id: number; result: { content: Array<{ text: string }> } };
-    assert.equal(next.id, 2, 'the next call is relayed as usual');
-    assert.equal(next.result.content[0]!.text, plan.faults?.[0]?.type === 'partial_result' ? 'sm' : 'small');
-    assert.match(safe.stderr, /proxy internal errors \/ evicted pending requests \| 1 \/ 0/);
+    assert.equal(safe.code, 0, safe.stderr);
+    assert.equal(safe.answers.length, 3);
+    const big = JSON.parse(safe.answers[0]!) as { id: number; result: { content: Array<{ text: string }> } };
+    assert.equal(big.id, 1);
+    assert.equal(
+      big.result.content[0]!.text.length,
+      3 * 1024 * 1024,
+      'untouched: the plan cannot act on what it does not read',
+    );
+    assert.equal(JSON.parse(safe.answers[1]!).id, 2, 'framing intact after it');
+    assert.equal(JSON.parse(safe.answers[2]!).id, 3);
+    assert.match(safe.stderr, /proxy internal errors \/ evicted pending requests \| 2 \/ 0/);
 
-    const strict = await rawCalls(plan, ['deep', 'small'], ['--strict']);
+    const strict = await rawCalls({}, ['big', 'small'], ['--max-message-bytes', String(1024 * 1024), '--strict']);
     assert.equal(strict.code, 0, strict.stderr);
-    const error = JSON.parse(strict.answers[0]!) as { id: number; error: { code: number; message: string } };
+    const error = JSON.parse(strict.answers[0]!) as { id: number; error: { message: string } };
     assert.equal(error.id, 1);
-    assert.equal(error.error.code, -32603);
-    assert.match(error.error.message, /could not be read: JSON nested deeper than 512 levels/);
+    assert.match(error.error.message, /a message of 3145\d\d\d bytes, above the 1048576 accepted/);
     assert.equal(JSON.parse(strict.answers[1]!).id, 2);
-  }
-});
-
-test('a line over --max-message-bytes is never held: passed through whole (fail-safe) or answered with an error (--strict)', async () => {
-  const safe = await rawCalls(
-    { faults: [{ type: 'partial_result' }] },
-    ['big', 'small', 'big'],
-    ['--max-message-bytes', String(1024 * 1024)],
-  );
-  assert.equal(safe.code, 0, safe.stderr);
-  assert.equal(safe.answers.length, 3);
-  const big = JSON.parse(safe.answers[0]!) as { id: number; result: { content: Array<{ text: string }> } };
-  assert.equal(big.id, 1);
-  assert.equal(
-    big.result.content[0]!.text.length,
-    3 * 1024 * 1024,
-    'untouched: the plan cannot act on what it does not read',
-  );
-  assert.equal(JSON.parse(safe.answers[1]!).id, 2, 'framing intact after it');
-  assert.equal(JSON.parse(safe.answers[2]!).id, 3);
-  assert.match(safe.stderr, /proxy internal errors \/ evicted pending requests \| 2 \/ 0/);
-
-  const strict = await rawCalls({}, ['big', 'small'], ['--max-message-bytes', String(1024 * 1024), '--strict']);
-  assert.equal(strict.code, 0, strict.stderr);
-  const error = JSON.parse(strict.answers[0]!) as { id: number; error: { message: string } };
-  assert.equal(error.id, 1);
-  assert.match(error.error.message, /a message of 3145\d\d\d bytes, above the 1048576 accepted/);
-  assert.equal(JSON.parse(strict.answers[1]!).id, 2);
-});
+  },
+);

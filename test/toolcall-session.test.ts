@@ -90,45 +90,49 @@ test('a mutation that changes nothing the client receives is neither injected no
   session.close();
 });
 
-test('a call answered by the proxy counts only the faults that acted: not the mutations it never reached, nor the errors that lost', async () => {
-  const plane = new ToolPlane(
-    validatePlan({
-      faults: [
-        { type: 'latency', added_ms: 1 },
-        { type: 'schema_drift' },
-        { type: 'error_injection', rate: 1, tools: ['x'] },
-        { type: 'rate_limit', tools: ['x'] },
+test(
+  'a call answered by the proxy counts only the faults that acted: ' +
+    'not the mutations it never reached, nor the errors that lost',
+  async () => {
+    const plane = new ToolPlane(
+      validatePlan({
+        faults: [
+          { type: 'latency', added_ms: 1 },
+          { type: 'schema_drift' },
+          { type: 'error_injection', rate: 1, tools: ['x'] },
+          { type: 'rate_limit', tools: ['x'] },
+        ],
+      }),
+    );
+    const session = plane.session();
+    const sent: JsonRpcMessage[] = [];
+    const received: JsonRpcMessage[] = [];
+    await session.fromClient(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } },
+      (m) => sent.push(m),
+      (m) => received.push(m),
+    );
+    assert.equal(sent.length, 0, 'answered by the proxy');
+    assert.deepEqual(received[0]!.result, { content: [{ type: 'text', text: 'injected error' }], isError: true });
+    // A call that reaches the server gets the delay and the drift, which both act.
+    const answer = { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } };
+    await session.fromClient(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'y', arguments: {} } },
+      (m) => void session.fromServer({ jsonrpc: '2.0', id: m.id!, result: answer }, () => undefined),
+      () => undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(
+      plane.records.map((r) => [r.tool, r.fault]),
+      [
+        ['x', 'latency+error_injection'],
+        ['y', 'latency+schema_drift'],
       ],
-    }),
-  );
-  const session = plane.session();
-  const sent: JsonRpcMessage[] = [];
-  const received: JsonRpcMessage[] = [];
-  await session.fromClient(
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } },
-    (m) => sent.push(m),
-    (m) => received.push(m),
-  );
-  assert.equal(sent.length, 0, 'answered by the proxy');
-  assert.deepEqual(received[0]!.result, { content: [{ type: 'text', text: 'injected error' }], isError: true });
-  // A call that reaches the server gets the delay and the drift, which both act.
-  const answer = { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } };
-  await session.fromClient(
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'y', arguments: {} } },
-    (m) => void session.fromServer({ jsonrpc: '2.0', id: m.id!, result: answer }, () => undefined),
-    () => undefined,
-  );
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(
-    plane.records.map((r) => [r.tool, r.fault]),
-    [
-      ['x', 'latency+error_injection'],
-      ['y', 'latency+schema_drift'],
-    ],
-  );
-  assert.deepEqual(plane.slis().injected, { latency: 2, error_injection: 1, schema_drift: 1 });
-  session.close();
-});
+    );
+    assert.deepEqual(plane.slis().injected, { latency: 2, error_injection: 1, schema_drift: 1 });
+    session.close();
+  },
+);
 
 /** One call through a session whose server answers `result`; what the client received. */
 async function callThrough(plane: ToolPlane, result: Record<string, unknown>): Promise<JsonRpcMessage> {
@@ -175,169 +179,181 @@ test('a mutation is judged by meaning: pretty-printed JSON re-serialised compact
   );
 });
 
-test('partial_result cuts structuredContent and the text the same way: a client reading either sees the fault', async () => {
-  const file =
-    Array.from({ length: 10 }, (_, i) => `line ${i + 1} of a file read by server-filesystem`).join('\n') + '\n';
-  const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
-  const answer = await callThrough(plane, {
-    content: [{ type: 'text', text: file }],
-    structuredContent: { content: file },
-  });
-  const result = answer.result as { content: Array<{ text: string }>; structuredContent: { content: string } };
-  const kept = file.split('\n').slice(0, 5).join('\n') + '\n';
-  assert.equal(result.structuredContent.content, kept, 'cut after a line break, within the first half');
-  assert.equal(result.content[0]!.text, kept, 'the text mirrors the structure');
-  // Text mirroring one member of the structure (server-memory's create_entities) is cut alike.
-  const entities = [
-    { name: 'a', observations: ['x'] },
-    { name: 'b', observations: ['y'] },
-    { name: 'c', observations: [] },
-    { name: 'd', observations: [] },
-  ];
-  const plane2 = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
-  const answer2 = await callThrough(plane2, {
-    content: [{ type: 'text', text: JSON.stringify(entities, null, 2) }],
-    structuredContent: { entities },
-  });
-  const result2 = answer2.result as { content: Array<{ text: string }>; structuredContent: { entities: unknown[] } };
-  assert.deepEqual(
-    result2.structuredContent.entities,
-    entities
-      .slice(0, 2)
-      .map((e) => ({ ...e, observations: e.observations.slice(0, Math.floor(e.observations.length / 2)) })),
-  );
-  assert.deepEqual(JSON.parse(result2.content[0]!.text), result2.structuredContent.entities);
-  // A short answer with nothing long to cut is still cut (its strings), the same in both places.
-  const plane3 = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
-  const answer3 = await callThrough(plane3, {
-    content: [{ type: 'text', text: '[FILE] a.txt' }],
-    structuredContent: { content: '[FILE] a.txt' },
-  });
-  assert.deepEqual(answer3.result, {
-    content: [{ type: 'text', text: '[FILE]' }],
-    structuredContent: { content: '[FILE]' },
-  });
-});
-
-test('head_of_line_blocking: a call waits for the slot the call before it holds, in arrival order; its wait is journalled and in the SLIs', async () => {
-  let clock = 0;
-  const plane = new ToolPlane(validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 1 }] }), {
-    now: () => clock,
-  });
-  const session = plane.session();
-  const atServer: JsonRpcMessage[] = [];
-  const received: JsonRpcMessage[] = [];
-  const call = (id: number, name: string): Promise<void> =>
-    session.fromClient(
-      { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } },
-      (m) => atServer.push(m),
-      (m) => received.push(m),
+test(
+  'partial_result cuts structuredContent and the text the same way: ' + 'a client reading either sees the fault',
+  async () => {
+    const file =
+      Array.from({ length: 10 }, (_, i) => `line ${i + 1} of a file read by server-filesystem`).join('\n') + '\n';
+    const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
+    const answer = await callThrough(plane, {
+      content: [{ type: 'text', text: file }],
+      structuredContent: { content: file },
+    });
+    const result = answer.result as { content: Array<{ text: string }>; structuredContent: { content: string } };
+    const kept = file.split('\n').slice(0, 5).join('\n') + '\n';
+    assert.equal(result.structuredContent.content, kept, 'cut after a line break, within the first half');
+    assert.equal(result.content[0]!.text, kept, 'the text mirrors the structure');
+    // Text mirroring one member of the structure (server-memory's create_entities) is cut alike.
+    const entities = [
+      { name: 'a', observations: ['x'] },
+      { name: 'b', observations: ['y'] },
+      { name: 'c', observations: [] },
+      { name: 'd', observations: [] },
+    ];
+    const plane2 = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
+    const answer2 = await callThrough(plane2, {
+      content: [{ type: 'text', text: JSON.stringify(entities, null, 2) }],
+      structuredContent: { entities },
+    });
+    const result2 = answer2.result as { content: Array<{ text: string }>; structuredContent: { entities: unknown[] } };
+    assert.deepEqual(
+      result2.structuredContent.entities,
+      entities
+        .slice(0, 2)
+        .map((e) => ({ ...e, observations: e.observations.slice(0, Math.floor(e.observations.length / 2)) })),
     );
-  const answer = (id: number): Promise<void> =>
-    session.fromServer({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `done ${id}` }] } }, (m) =>
-      received.push(m),
-    );
-  await call(1, 'slow');
-  const second = call(2, 'fast');
-  const third = call(3, 'fast');
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(
-    atServer.map((m) => m.id),
-    [1],
-    'the others wait behind the slow call',
-  );
-  clock = 250;
-  await answer(1);
-  await second;
-  assert.deepEqual(
-    atServer.map((m) => m.id),
-    [1, 2],
-    'the slot goes to the next in arrival order',
-  );
-  // The third is cancelled while it waits: it leaves the queue and is recorded unanswered.
-  await session.fromClient(
-    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } },
-    (m) => atServer.push(m),
-    () => undefined,
-  );
-  await third;
-  clock = 300;
-  await answer(2);
-  assert.deepEqual(
-    atServer.map((m) => m.id ?? m.method),
-    [1, 2, 'notifications/cancelled'],
-  );
-  assert.deepEqual(
-    plane.records.map((r) => [r.tool, r.fault, r.outcome, r.queued_ms, r.latency_ms, r.upstream_ms]),
-    [
-      ['slow', 'none', 'ok', 0, 250, 250],
-      ['fast', 'head_of_line_blocking', 'no_answer', 250, 250, null],
-      ['fast', 'head_of_line_blocking', 'ok', 250, 300, 50],
-    ],
-  );
-  assert.deepEqual(plane.slis().queueing, { queued_attempts: 2, mean_ms: 250, p95_ms: 250, max_ms: 250 });
-  // The slot is free again: a new call goes at once.
-  await call(4, 'fast');
-  assert.equal(atServer[atServer.length - 1]!.id, 4);
-  session.close();
-});
+    assert.deepEqual(JSON.parse(result2.content[0]!.text), result2.structuredContent.entities);
+    // A short answer with nothing long to cut is still cut (its strings), the same in both places.
+    const plane3 = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }] }));
+    const answer3 = await callThrough(plane3, {
+      content: [{ type: 'text', text: '[FILE] a.txt' }],
+      structuredContent: { content: '[FILE] a.txt' },
+    });
+    assert.deepEqual(answer3.result, {
+      content: [{ type: 'text', text: '[FILE]' }],
+      structuredContent: { content: '[FILE]' },
+    });
+  },
+);
 
-test('a message beyond the bounds is never parsed: fail-safe relays it as it came, strict answers its request with an error', async () => {
-  const deep = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"v":${'['.repeat(6000)}${']'.repeat(6000)}}}}`;
-  for (const strict of [false, true]) {
-    const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }, { type: 'schema_drift' }] }), {
-      strict,
+test(
+  'head_of_line_blocking: a call waits for the slot the call before ' +
+    'it holds, in arrival order; its wait is journalled and in the ' +
+    'SLIs',
+  async () => {
+    let clock = 0;
+    const plane = new ToolPlane(validatePlan({ faults: [{ type: 'head_of_line_blocking', slots: 1 }] }), {
+      now: () => clock,
     });
     const session = plane.session();
-    const toClient: JsonRpcMessage[] = [];
-    const raw: string[] = [];
-    await session.fromClientText(
-      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 't', arguments: {} } }),
-      () => undefined,
-      (m) => toClient.push(m),
+    const atServer: JsonRpcMessage[] = [];
+    const received: JsonRpcMessage[] = [];
+    const call = (id: number, name: string): Promise<void> =>
+      session.fromClient(
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } },
+        (m) => atServer.push(m),
+        (m) => received.push(m),
+      );
+    const answer = (id: number): Promise<void> =>
+      session.fromServer({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `done ${id}` }] } }, (m) =>
+        received.push(m),
+      );
+    await call(1, 'slow');
+    const second = call(2, 'fast');
+    const third = call(3, 'fast');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      atServer.map((m) => m.id),
+      [1],
+      'the others wait behind the slow call',
+    );
+    clock = 250;
+    await answer(1);
+    await second;
+    assert.deepEqual(
+      atServer.map((m) => m.id),
+      [1, 2],
+      'the slot goes to the next in arrival order',
+    );
+    // The third is cancelled while it waits: it leaves the queue and is recorded unanswered.
+    await session.fromClient(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } },
+      (m) => atServer.push(m),
       () => undefined,
     );
-    await session.fromServerText(
-      deep,
-      (m) => toClient.push(m),
-      (text) => raw.push(text),
+    await third;
+    clock = 300;
+    await answer(2);
+    assert.deepEqual(
+      atServer.map((m) => m.id ?? m.method),
+      [1, 2, 'notifications/cancelled'],
     );
-    if (strict) {
-      assert.deepEqual(raw, []);
-      assert.equal(toClient[0]!.id, 7);
-      assert.match(
-        toClient[0]!.error!.message,
-        /the server's answer could not be read: JSON nested deeper than 512 levels/,
-      );
-      assert.deepEqual(
-        plane.records.map((r) => r.outcome),
-        ['jsonrpc_error'],
-      );
-    } else {
-      assert.deepEqual(raw, [deep], 'the exact text, once');
-      assert.deepEqual(toClient, []);
-      assert.deepEqual(
-        plane.records.map((r) => [r.outcome, r.responded, r.note]),
-        [['unread', true, 'answer relayed unread: JSON nested deeper than 512 levels']],
-      );
-    }
-    assert.equal(plane.internalErrors, 1);
-    assert.equal(session.pendingCount, 0);
+    assert.deepEqual(
+      plane.records.map((r) => [r.tool, r.fault, r.outcome, r.queued_ms, r.latency_ms, r.upstream_ms]),
+      [
+        ['slow', 'none', 'ok', 0, 250, 250],
+        ['fast', 'head_of_line_blocking', 'no_answer', 250, 250, null],
+        ['fast', 'head_of_line_blocking', 'ok', 250, 300, 50],
+      ],
+    );
+    assert.deepEqual(plane.slis().queueing, { queued_attempts: 2, mean_ms: 250, p95_ms: 250, max_ms: 250 });
+    // The slot is free again: a new call goes at once.
+    await call(4, 'fast');
+    assert.equal(atServer[atServer.length - 1]!.id, 4);
     session.close();
-  }
-  // From the client: fail-safe passes it to the server unread; strict answers it here.
-  const plane = new ToolPlane(validatePlan({}), { strict: true, maxMessageChars: 100 });
-  const session = plane.session();
-  const answers: JsonRpcMessage[] = [];
-  await session.fromClientText(
-    `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"t","arguments":{"x":"${'y'.repeat(200)}"}}}`,
-    () => assert.fail('not forwarded'),
-    (m) => answers.push(m),
-    () => assert.fail('not forwarded'),
-  );
-  assert.equal(answers[0]!.id, 'big');
-  assert.match(answers[0]!.error!.message, /a message of \d+ characters, above the 100 accepted/);
-});
+  },
+);
+
+test(
+  'a message beyond the bounds is never parsed: fail-safe relays it ' +
+    'as it came, strict answers its request with an error',
+  async () => {
+    const deep = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"v":${'['.repeat(6000)}${']'.repeat(6000)}}}}`;
+    for (const strict of [false, true]) {
+      const plane = new ToolPlane(validatePlan({ faults: [{ type: 'partial_result' }, { type: 'schema_drift' }] }), {
+        strict,
+      });
+      const session = plane.session();
+      const toClient: JsonRpcMessage[] = [];
+      const raw: string[] = [];
+      await session.fromClientText(
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 't', arguments: {} } }),
+        () => undefined,
+        (m) => toClient.push(m),
+        () => undefined,
+      );
+      await session.fromServerText(
+        deep,
+        (m) => toClient.push(m),
+        (text) => raw.push(text),
+      );
+      if (strict) {
+        assert.deepEqual(raw, []);
+        assert.equal(toClient[0]!.id, 7);
+        assert.match(
+          toClient[0]!.error!.message,
+          /the server's answer could not be read: JSON nested deeper than 512 levels/,
+        );
+        assert.deepEqual(
+          plane.records.map((r) => r.outcome),
+          ['jsonrpc_error'],
+        );
+      } else {
+        assert.deepEqual(raw, [deep], 'the exact text, once');
+        assert.deepEqual(toClient, []);
+        assert.deepEqual(
+          plane.records.map((r) => [r.outcome, r.responded, r.note]),
+          [['unread', true, 'answer relayed unread: JSON nested deeper than 512 levels']],
+        );
+      }
+      assert.equal(plane.internalErrors, 1);
+      assert.equal(session.pendingCount, 0);
+      session.close();
+    }
+    // From the client: fail-safe passes it to the server unread; strict answers it here.
+    const plane = new ToolPlane(validatePlan({}), { strict: true, maxMessageChars: 100 });
+    const session = plane.session();
+    const answers: JsonRpcMessage[] = [];
+    await session.fromClientText(
+      `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"t","arguments":{"x":"${'y'.repeat(200)}"}}}`,
+      () => assert.fail('not forwarded'),
+      (m) => answers.push(m),
+      () => assert.fail('not forwarded'),
+    );
+    assert.equal(answers[0]!.id, 'big');
+    assert.match(answers[0]!.error!.message, /a message of \d+ characters, above the 100 accepted/);
+  },
+);
 
 test('peekId finds the top-level id without parsing, however deep the rest', async () => {
   const { peekId, createIdScanner } = await import('../src/jsonrpc/peek-id.js');

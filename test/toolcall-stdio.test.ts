@@ -87,92 +87,105 @@ async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
   return check();
 }
 
-test('an empty plan relays everything unchanged, stderr passes through, and the journal records each call', async () => {
-  const p = await proxied({ faults: [] });
-  try {
-    const { tools } = await p.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['chatty', 'delete_record', 'echo', 'get_items', 'slow']);
-    const result = await p.client.callTool({ name: 'get_items', arguments: { count: 4 } });
-    assert.deepEqual(result.structuredContent, { items: [1, 2, 3, 4], total: 4 });
-    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'hi');
-    assert.match(p.stderr(), /target pid \d+/);
-  } finally {
-    await p.close();
-  }
-  const records = journalOf(p.journal);
-  assert.deepEqual(
-    records.map((r) => [r.tool, r.fault, r.outcome, r.success]),
-    [
-      ['get_items', 'none', 'ok', true],
-      ['echo', 'none', 'ok', true],
-    ],
-  );
-  assert.match(p.stderr(), /TCSR \| 100\.0%/);
-  // The client closing stdin stops the server: that exit is ours, not a failure.
-  assert.doesNotMatch(p.stderr(), /upstream server exited/);
-});
-
-test('latency really delays the answer; schema_drift fails the outputSchema; partial_result truncates silently', async () => {
-  const p = await proxied({
-    seed: 1,
-    faults: [
-      { type: 'latency', tools: ['echo'], added_ms: 300 },
-      { type: 'schema_drift', tools: ['get_items'], after_calls: 1, every: 2 },
-      { type: 'partial_result', tools: ['get_*'], after_calls: 2, every: 2 },
-    ],
-  });
-  try {
-    await p.client.callTool({ name: 'get_items', arguments: { count: 2 } }); // 1st: untouched
-    const start = performance.now();
-    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
-    const delayed = performance.now() - start;
-    assert.ok(delayed >= 290, `delayed call took ${delayed} ms`);
-    // 2nd get_items call: schema_drift (the SDK client checks structuredContent against the outputSchema).
-    await assert.rejects(
-      p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
-      /output schema|structured content/i,
+test(
+  'an empty plan relays everything unchanged, stderr passes ' + 'through, and the journal records each call',
+  async () => {
+    const p = await proxied({ faults: [] });
+    try {
+      const { tools } = await p.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['chatty', 'delete_record', 'echo', 'get_items', 'slow']);
+      const result = await p.client.callTool({ name: 'get_items', arguments: { count: 4 } });
+      assert.deepEqual(result.structuredContent, { items: [1, 2, 3, 4], total: 4 });
+      assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'hi');
+      assert.match(p.stderr(), /target pid \d+/);
+    } finally {
+      await p.close();
+    }
+    const records = journalOf(p.journal);
+    assert.deepEqual(
+      records.map((r) => [r.tool, r.fault, r.outcome, r.success]),
+      [
+        ['get_items', 'none', 'ok', true],
+        ['echo', 'none', 'ok', true],
+      ],
     );
-    // 3rd: partial_result: half the array, no marker, still valid against the schema.
-    const partial = await p.client.callTool({ name: 'get_items', arguments: { count: 10 } });
-    assert.deepEqual(partial.structuredContent, { items: [1, 2, 3, 4, 5], total: 10 });
-    assert.deepEqual(JSON.parse(text(partial)), { items: [1, 2, 3, 4, 5], total: 10 });
-  } finally {
-    await p.close();
-  }
-  const records = journalOf(p.journal);
-  assert.deepEqual(
-    records.map((r) => [r.fault, r.schema_ok, r.correct]),
-    [
-      ['none', true, true],
-      ['latency', true, true],
-      ['schema_drift', false, false],
-      ['partial_result', true, false],
-    ],
-  );
-  assert.ok((records[1]!.injected_delay_ms as number) === 300);
-});
+    assert.match(p.stderr(), /TCSR \| 100\.0%/);
+    // The client closing stdin stops the server: that exit is ours, not a failure.
+    assert.doesNotMatch(p.stderr(), /upstream server exited/);
+  },
+);
 
-test('drop_tool hides the tool and calls get the unknown-tool error; registry_inconsistency keeps it listed and errors', async () => {
-  const p = await proxied({
-    faults: [
-      { type: 'drop_tool', tools: ['echo'] },
-      { type: 'registry_inconsistency', tools: ['delete_record'] },
-    ],
-  });
-  try {
-    const names = (await p.client.listTools()).tools.map((t) => t.name);
-    assert.ok(!names.includes('echo'));
-    assert.ok(names.includes('delete_record'));
-    const dropped = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
-    assert.equal(dropped.isError, true);
-    assert.equal(text(dropped), 'Tool echo not found');
-    const inconsistent = (await p.client.callTool({ name: 'delete_record', arguments: { id: '1' } })) as CallToolResult;
-    assert.equal(inconsistent.isError, true);
-    assert.match(text(inconsistent), /registry inconsistency/);
-  } finally {
-    await p.close();
-  }
-});
+test(
+  'latency really delays the answer; schema_drift fails the ' + 'outputSchema; partial_result truncates silently',
+  async () => {
+    const p = await proxied({
+      seed: 1,
+      faults: [
+        { type: 'latency', tools: ['echo'], added_ms: 300 },
+        { type: 'schema_drift', tools: ['get_items'], after_calls: 1, every: 2 },
+        { type: 'partial_result', tools: ['get_*'], after_calls: 2, every: 2 },
+      ],
+    });
+    try {
+      await p.client.callTool({ name: 'get_items', arguments: { count: 2 } }); // 1st: untouched
+      const start = performance.now();
+      assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
+      const delayed = performance.now() - start;
+      assert.ok(delayed >= 290, `delayed call took ${delayed} ms`);
+      // 2nd get_items call: schema_drift (the SDK client checks structuredContent against the outputSchema).
+      await assert.rejects(
+        p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
+        /output schema|structured content/i,
+      );
+      // 3rd: partial_result: half the array, no marker, still valid against the schema.
+      const partial = await p.client.callTool({ name: 'get_items', arguments: { count: 10 } });
+      assert.deepEqual(partial.structuredContent, { items: [1, 2, 3, 4, 5], total: 10 });
+      assert.deepEqual(JSON.parse(text(partial)), { items: [1, 2, 3, 4, 5], total: 10 });
+    } finally {
+      await p.close();
+    }
+    const records = journalOf(p.journal);
+    assert.deepEqual(
+      records.map((r) => [r.fault, r.schema_ok, r.correct]),
+      [
+        ['none', true, true],
+        ['latency', true, true],
+        ['schema_drift', false, false],
+        ['partial_result', true, false],
+      ],
+    );
+    assert.ok((records[1]!.injected_delay_ms as number) === 300);
+  },
+);
+
+test(
+  'drop_tool hides the tool and calls get the unknown-tool error; ' +
+    'registry_inconsistency keeps it listed and errors',
+  async () => {
+    const p = await proxied({
+      faults: [
+        { type: 'drop_tool', tools: ['echo'] },
+        { type: 'registry_inconsistency', tools: ['delete_record'] },
+      ],
+    });
+    try {
+      const names = (await p.client.listTools()).tools.map((t) => t.name);
+      assert.ok(!names.includes('echo'));
+      assert.ok(names.includes('delete_record'));
+      const dropped = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
+      assert.equal(dropped.isError, true);
+      assert.equal(text(dropped), 'Tool echo not found');
+      const inconsistent = (await p.client.callTool({
+        name: 'delete_record',
+        arguments: { id: '1' },
+      })) as CallToolResult;
+      assert.equal(inconsistent.isError, true);
+      assert.match(text(inconsistent), /registry inconsistency/);
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('error_shape jsonrpc gives a JSON-RPC error with the plan code; is_error gives a tool result', async () => {
   const p = await proxied({
@@ -220,44 +233,48 @@ test('list_changed hides a tool mid-session and sends notifications/tools/list_c
   }
 });
 
-test('timeout hangs until the client cancels (no answer), or answers an error after hang_ms; content faults mutate text', async () => {
-  const p = await proxied({
-    faults: [
-      { type: 'timeout', tools: ['slow'] },
-      { type: 'timeout', tools: ['echo'], hang_ms: 150, after_calls: 2 },
-      { type: 'corrupt', tools: ['get_items'], every: 3 },
-      { type: 'prompt_injection', tools: ['get_items'], after_calls: 1, every: 3, payload: 'IGNORE PREVIOUS' },
-      { type: 'empty_result', tools: ['echo'], every: 2 },
-      { type: 'oversized', tools: ['chatty'], bytes: 5000 },
-    ],
-  });
-  try {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    await assert.rejects(
-      p.client.callTool({ name: 'slow', arguments: { ms: 1 } }, undefined, { signal: controller.signal }),
-    );
-    // echo: 1st empty_result, 2nd untouched, 3rd hangs 150 ms then errors.
-    const empty = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
-    assert.deepEqual(empty.content, []);
-    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'y' } })), 'y');
-    const timedOut = (await p.client.callTool({ name: 'echo', arguments: { text: 'z' } })) as CallToolResult;
-    assert.equal(timedOut.isError, true);
-    assert.match(text(timedOut), /timed out after 150 ms/);
-    // get_items has an outputSchema, so corrupt/injected text keeps structuredContent: read the text.
-    const corrupt = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
-    assert.throws(() => JSON.parse(text(corrupt)));
-    const injected = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
-    assert.match(text(injected), /IGNORE PREVIOUS$/);
-    const big = (await p.client.callTool({ name: 'chatty', arguments: {} })) as CallToolResult;
-    assert.equal((big.content[1] as { text: string }).text.length, 5000);
-  } finally {
-    await p.close();
-  }
-  const records = journalOf(p.journal);
-  assert.deepEqual(records[0]!.outcome, 'no_answer');
-  assert.equal(records[0]!.responded, false);
-});
+test(
+  'timeout hangs until the client cancels (no answer), or answers ' +
+    'an error after hang_ms; content faults mutate text',
+  async () => {
+    const p = await proxied({
+      faults: [
+        { type: 'timeout', tools: ['slow'] },
+        { type: 'timeout', tools: ['echo'], hang_ms: 150, after_calls: 2 },
+        { type: 'corrupt', tools: ['get_items'], every: 3 },
+        { type: 'prompt_injection', tools: ['get_items'], after_calls: 1, every: 3, payload: 'IGNORE PREVIOUS' },
+        { type: 'empty_result', tools: ['echo'], every: 2 },
+        { type: 'oversized', tools: ['chatty'], bytes: 5000 },
+      ],
+    });
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      await assert.rejects(
+        p.client.callTool({ name: 'slow', arguments: { ms: 1 } }, undefined, { signal: controller.signal }),
+      );
+      // echo: 1st empty_result, 2nd untouched, 3rd hangs 150 ms then errors.
+      const empty = (await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })) as CallToolResult;
+      assert.deepEqual(empty.content, []);
+      assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'y' } })), 'y');
+      const timedOut = (await p.client.callTool({ name: 'echo', arguments: { text: 'z' } })) as CallToolResult;
+      assert.equal(timedOut.isError, true);
+      assert.match(text(timedOut), /timed out after 150 ms/);
+      // get_items has an outputSchema, so corrupt/injected text keeps structuredContent: read the text.
+      const corrupt = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
+      assert.throws(() => JSON.parse(text(corrupt)));
+      const injected = await p.client.callTool({ name: 'get_items', arguments: { count: 3 } });
+      assert.match(text(injected), /IGNORE PREVIOUS$/);
+      const big = (await p.client.callTool({ name: 'chatty', arguments: {} })) as CallToolResult;
+      assert.equal((big.content[1] as { text: string }).text.length, 5000);
+    } finally {
+      await p.close();
+    }
+    const records = journalOf(p.journal);
+    assert.deepEqual(records[0]!.outcome, 'no_answer');
+    assert.equal(records[0]!.responded, false);
+  },
+);
 
 test('the same seed and traffic give the same journal', async () => {
   const runOnce = async (): Promise<string[]> => {
@@ -319,63 +336,71 @@ test('retries are counted apart; blind retries of a destructive tool and runaway
   ]);
 });
 
-test('--json writes a run record that faultline coverage counts: the faults the run injected, mapped to taxonomy leaves', async () => {
-  const record = join(dir, 'runs', 'plan.json');
-  mkdirSync(join(dir, 'runs'), { recursive: true });
-  const p = await proxied(
-    {
-      seed: 1,
-      faults: [
-        { type: 'schema_drift', tools: ['get_items'] },
-        { type: 'latency', tools: ['echo'], added_ms: 10 },
-        { type: 'rate_limit', tools: ['nothing_called'] },
-      ],
-    },
-    ['--json', record],
-  );
-  try {
-    await assert.rejects(
-      p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
-      /output schema|structured content/i,
+test(
+  '--json writes a run record that faultline coverage counts: the ' +
+    'faults the run injected, mapped to taxonomy leaves',
+  async () => {
+    const record = join(dir, 'runs', 'plan.json');
+    mkdirSync(join(dir, 'runs'), { recursive: true });
+    const p = await proxied(
+      {
+        seed: 1,
+        faults: [
+          { type: 'schema_drift', tools: ['get_items'] },
+          { type: 'latency', tools: ['echo'], added_ms: 10 },
+          { type: 'rate_limit', tools: ['nothing_called'] },
+        ],
+      },
+      ['--json', record],
     );
-    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
-  } finally {
-    await p.close();
-  }
-  assert.ok(await waitFor(() => existsSync(record) && /runaway|TCSR/.test(p.stderr())), p.stderr());
-  const written = JSON.parse(readFileSync(record, 'utf8'));
-  assert.equal(written.format, 'faultline-run-record');
-  assert.equal(written.version, 1);
-  assert.equal(written.kind, 'toolcall');
-  assert.match(written.name, /^toolcall proxy stdio .*mcp-target\.js stdio$/);
-  assert.deepEqual(written.injected, ['latency', 'schema_drift'], 'only the faults that fired (rate_limit never did)');
-  assert.equal(written.slis.calls, 2);
-  assert.deepEqual(written.slis.injected, { latency: 1, schema_drift: 1 });
-  writeFileSync(
-    join(dir, 'suite.yaml'),
-    'version: 1\nruns:\n  - { name: chaos-plan, kind: toolcall, record: runs/plan.json }\n',
-  );
-  const coverage = await new Promise<string>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'],
-      { timeout: 30_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
-    ),
-  );
-  const report = JSON.parse(coverage) as {
-    runs: Array<{ ran: boolean; problem?: string }>;
-    leaves: Array<{ id: string; by: Array<{ run: string; status: string }> }>;
-  };
-  assert.deepEqual(
-    report.runs.map((r) => [r.ran, r.problem]),
-    [[true, undefined]],
-  );
-  const by = (id: string): string[] => report.leaves.find((l) => l.id === id)!.by.map((b) => `${b.run}: ${b.status}`);
-  assert.deepEqual(by('FAULT-SCHEMA-OUTPUT-MISMATCH'), ['chaos-plan: injected schema_drift']);
-  assert.deepEqual(by('FAULT-TOOL-HANG'), ['chaos-plan: injected latency']);
-  assert.deepEqual(by('FAULT-TOOL-PROTOCOL-ERROR'), [], 'rate_limit was planned but never injected');
-});
+    try {
+      await assert.rejects(
+        p.client.callTool({ name: 'get_items', arguments: { count: 3 } }),
+        /output schema|structured content/i,
+      );
+      assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'x' } })), 'x');
+    } finally {
+      await p.close();
+    }
+    assert.ok(await waitFor(() => existsSync(record) && /runaway|TCSR/.test(p.stderr())), p.stderr());
+    const written = JSON.parse(readFileSync(record, 'utf8'));
+    assert.equal(written.format, 'faultline-run-record');
+    assert.equal(written.version, 1);
+    assert.equal(written.kind, 'toolcall');
+    assert.match(written.name, /^toolcall proxy stdio .*mcp-target\.js stdio$/);
+    assert.deepEqual(
+      written.injected,
+      ['latency', 'schema_drift'],
+      'only the faults that fired (rate_limit never did)',
+    );
+    assert.equal(written.slis.calls, 2);
+    assert.deepEqual(written.slis.injected, { latency: 1, schema_drift: 1 });
+    writeFileSync(
+      join(dir, 'suite.yaml'),
+      'version: 1\nruns:\n  - { name: chaos-plan, kind: toolcall, record: runs/plan.json }\n',
+    );
+    const coverage = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
+      ),
+    );
+    const report = JSON.parse(coverage) as {
+      runs: Array<{ ran: boolean; problem?: string }>;
+      leaves: Array<{ id: string; by: Array<{ run: string; status: string }> }>;
+    };
+    assert.deepEqual(
+      report.runs.map((r) => [r.ran, r.problem]),
+      [[true, undefined]],
+    );
+    const by = (id: string): string[] => report.leaves.find((l) => l.id === id)!.by.map((b) => `${b.run}: ${b.status}`);
+    assert.deepEqual(by('FAULT-SCHEMA-OUTPUT-MISMATCH'), ['chaos-plan: injected schema_drift']);
+    assert.deepEqual(by('FAULT-TOOL-HANG'), ['chaos-plan: injected latency']);
+    assert.deepEqual(by('FAULT-TOOL-PROTOCOL-ERROR'), [], 'rate_limit was planned but never injected');
+  },
+);
 
 test('an output file that cannot be written is refused before the server starts, naming the flag', async () => {
   const planFile = join(dir, 'empty-plan.json');
@@ -412,7 +437,9 @@ async function rawStrictCheck(strict: boolean): Promise<Record<string, unknown>>
   const planFile = join(dir, `raw-${strict}.json`);
   writeFileSync(planFile, JSON.stringify({ faults: [{ type: 'corrupt' }] }));
   // A server whose tool result has content as a string, which the mutation code cannot handle.
-  const server = `require('readline').createInterface({input:process.stdin}).on('line',l=>{const m=JSON.parse(l);if(m.id!==undefined)process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{content:'not-an-array'}})+'\\n')})`;
+  const server =
+    `require('readline').createInterface({input:process.stdin}).on('line',l=>{const ` +
+    `m=JSON.parse(l);if(m.id!==undefined)process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{content:'not-an-array'}})+'\\n')})`;
   const args = [
     cliPath,
     'mcp-chaos',
@@ -438,12 +465,15 @@ async function rawStrictCheck(strict: boolean): Promise<Record<string, unknown>>
   return answer;
 }
 
-test('fail-safe forwards the original answer on an internal error; --strict fails closed with a JSON-RPC error', async () => {
-  const safe = await rawStrictCheck(false);
-  assert.deepEqual(safe.result, { content: 'not-an-array' });
-  const strict = await rawStrictCheck(true);
-  assert.equal((strict.error as { code: number }).code, -32603);
-});
+test(
+  'fail-safe forwards the original answer on an internal error; ' + '--strict fails closed with a JSON-RPC error',
+  async () => {
+    const safe = await rawStrictCheck(false);
+    assert.deepEqual(safe.result, { content: 'not-an-array' });
+    const strict = await rawStrictCheck(true);
+    assert.equal((strict.error as { code: number }).code, -32603);
+  },
+);
 
 test('the child is reaped when the client closes stdin and when the proxy is sent SIGTERM', async () => {
   const p = await proxied({ faults: [] });
@@ -603,25 +633,28 @@ test('when the server exits by itself the proxy exits with its code', async () =
   assert.match(stderr, /\*\*The upstream server exited\*\* at \S+ \(exit code 3\) after 0 tool-call attempts/);
 });
 
-test('a call cancelled while the server works on it is journalled as no answer and leaves no pending state', async () => {
-  const p = await proxied({ faults: [] }, ['--metrics', join(dir, 'cancel-metrics.json')]);
-  try {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 150);
-    await assert.rejects(
-      p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }),
+test(
+  'a call cancelled while the server works on it is journalled as ' + 'no answer and leaves no pending state',
+  async () => {
+    const p = await proxied({ faults: [] }, ['--metrics', join(dir, 'cancel-metrics.json')]);
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 150);
+      await assert.rejects(
+        p.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal }),
+      );
+      assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
+    } finally {
+      await p.close();
+    }
+    assert.deepEqual(
+      journalOf(p.journal).map((r) => [r.tool, r.outcome]),
+      [
+        ['slow', 'no_answer'],
+        ['echo', 'ok'],
+      ],
     );
-    assert.equal(text(await p.client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
-  } finally {
-    await p.close();
-  }
-  assert.deepEqual(
-    journalOf(p.journal).map((r) => [r.tool, r.outcome]),
-    [
-      ['slow', 'no_answer'],
-      ['echo', 'ok'],
-    ],
-  );
-  const metrics = JSON.parse(readFileSync(join(dir, 'cancel-metrics.json'), 'utf8'));
-  assert.equal(metrics.availability, 0.5);
-});
+    const metrics = JSON.parse(readFileSync(join(dir, 'cancel-metrics.json'), 'utf8'));
+    assert.equal(metrics.availability, 0.5);
+  },
+);

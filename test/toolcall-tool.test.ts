@@ -209,33 +209,36 @@ test('a server that exits in the middle of a call: the call counts as unanswered
   }
 });
 
-test('a long scenario leaves no abort listener behind: no leak warning, the caller signal clean afterwards', async () => {
-  const { runToolCallScenario } = await import('../src/toolcall/scenario.js');
-  const { validatePlan } = await import('../src/toolcall/plan.js');
-  const { EventEmitter } = await import('node:events');
-  const warnings: string[] = [];
-  const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
-  process.on('warning', onWarning);
-  const caller = new AbortController();
-  try {
-    const result = await runToolCallScenario({
-      programs: ProgramPolicy.owner(),
-      target: { command: process.execPath, args: [targetPath, 'stdio'] },
-      plan: validatePlan({ faults: [] }),
-      calls: [{ tool: 'echo', arguments: { text: 'x' } }],
-      tasks: 25,
-      resilience: false,
-      callTimeoutMs: 10_000,
-      signal: caller.signal,
-    });
-    assert.equal(result.slis.calls, 25);
-    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
-    assert.deepEqual(
-      warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
-      [],
-    );
-    assert.equal(EventEmitter.getEventListeners(caller.signal, 'abort').length, 0);
-  } finally {
-    process.off('warning', onWarning);
-  }
-});
+test(
+  'a long scenario leaves no abort listener behind: no leak ' + 'warning, the caller signal clean afterwards',
+  async () => {
+    const { runToolCallScenario } = await import('../src/toolcall/scenario.js');
+    const { validatePlan } = await import('../src/toolcall/plan.js');
+    const { EventEmitter } = await import('node:events');
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const caller = new AbortController();
+    try {
+      const result = await runToolCallScenario({
+        programs: ProgramPolicy.owner(),
+        target: { command: process.execPath, args: [targetPath, 'stdio'] },
+        plan: validatePlan({ faults: [] }),
+        calls: [{ tool: 'echo', arguments: { text: 'x' } }],
+        tasks: 25,
+        resilience: false,
+        callTimeoutMs: 10_000,
+        signal: caller.signal,
+      });
+      assert.equal(result.slis.calls, 25);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      assert.deepEqual(
+        warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+        [],
+      );
+      assert.equal(EventEmitter.getEventListeners(caller.signal, 'abort').length, 0);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  },
+);

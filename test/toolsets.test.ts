@@ -130,29 +130,33 @@ test('--toolsets: "all" is every default family; an opt-in family comes only whe
   assert.deepEqual(toolsetList('cloud,toolplane'), ['toolcall', 'cloud']);
 });
 
-test('the opt-in toolset over stdio: --toolsets fis-recommender lists its two tools; the default and all list neither', async () => {
-  const only = await connectStdio(['mcp', '--toolsets', 'fis-recommender']);
-  try {
-    assert.deepEqual(
-      (await only.client.listTools()).tools.map((tool) => tool.name),
-      ['recommend_fis_experiments', 'create_fis_template'],
-    );
-  } finally {
-    await only.close();
-  }
-  for (const args of [['mcp'], ['mcp', '--toolsets', 'all']]) {
-    const session = await connectStdio(args);
+test(
+  'the opt-in toolset over stdio: --toolsets fis-recommender lists ' +
+    'its two tools; the default and all list neither',
+  async () => {
+    const only = await connectStdio(['mcp', '--toolsets', 'fis-recommender']);
     try {
-      const names = (await session.client.listTools()).tools.map((tool) => tool.name);
-      assert.ok(
-        names.includes('fault_recommend_fis_experiments') && !names.includes('recommend_fis_experiments'),
-        `${args.join(' ')}: ${names.join(', ')}`,
+      assert.deepEqual(
+        (await only.client.listTools()).tools.map((tool) => tool.name),
+        ['recommend_fis_experiments', 'create_fis_template'],
       );
     } finally {
-      await session.close();
+      await only.close();
     }
-  }
-});
+    for (const args of [['mcp'], ['mcp', '--toolsets', 'all']]) {
+      const session = await connectStdio(args);
+      try {
+        const names = (await session.client.listTools()).tools.map((tool) => tool.name);
+        assert.ok(
+          names.includes('fault_recommend_fis_experiments') && !names.includes('recommend_fis_experiments'),
+          `${args.join(' ')}: ${names.join(', ')}`,
+        );
+      } finally {
+        await session.close();
+      }
+    }
+  },
+);
 
 test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unset', async () => {
   const session = await connectStdio(['mcp'], {

@@ -20,7 +20,9 @@ import {
 const real = realToxiproxyPath();
 const skip = real
   ? false
-  : 'toxiproxy-server is not built here (bash ../shared/tools/build-toxiproxy.sh /tmp/toxiproxy-build, or TOXIPROXY_SERVER=path)';
+  : 'toxiproxy-server is not built here (bash ' +
+    '../shared/tools/build-toxiproxy.sh /tmp/toxiproxy-build, or ' +
+    'TOXIPROXY_SERVER=path)';
 
 /** The shape of a JSON value: its type, and for objects and arrays the shapes inside. */
 function shape(value: unknown): unknown {

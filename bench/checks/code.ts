@@ -194,7 +194,9 @@ async function firstMcpCallMs(file: string, idleMs: number): Promise<number> {
 const mcpIdleWarmUp: BenchCheck = {
   name: 'code.mcp-idle-warm-up',
   measures:
-    'the first fault_list_function_names call (3,000-line TypeScript file) of `faultline mcp` made 2.5 s after start-up, once its idle-time warm-up ran',
+    'the first fault_list_function_names call (3,000-line TypeScript ' +
+    'file) of `faultline mcp` made 2.5 s after start-up, once its ' +
+    'idle-time warm-up ran',
   peer: 'the same first call made at once after initialize (servers interleaved, best of 3)',
   target: 'at most 0.8 of the immediate first call (measured ~1/4)',
   tests: ['test/code-warm-up.test.ts'],
@@ -235,7 +237,8 @@ const LISTING_FILES: RealFile[] = [
   { label: 'jquery.js', path: '/usr/share/javascript/jquery/jquery.js', comment: '//' },
 ];
 
-/** The listing files present on this machine, each with its text and line count (an absent one is logged and left out). */
+/** The listing files present on this machine, each with its text and line count (an absent one is logged and left out).
+ * */
 function listingFiles(context: CheckContext): Array<RealFile & { text: string; lines: number }> {
   const present = LISTING_FILES.filter(
     (file) => existsSync(file.path) || (context.log(`absent, left out: ${file.path}`), false),
@@ -278,8 +281,14 @@ const bareParsers: Record<string, Parser> = {};
 const listingVsTreeSitter: BenchCheck = {
   name: 'code.listing-vs-tree-sitter',
   measures:
-    'a warm `faultline mcp` listing (fault_list_function_names, over stdio) of content it has never seen: jquery.js (10,907 lines) and zod schemas.ts (2,937) plus one unique comment line, at a new path, after 5 such calls',
-  peer: 'a bare web-tree-sitter parse + definitions query (the same grammar and query) of the same content in this process, warm, calls alternating (medians of 15)',
+    'a warm `faultline mcp` listing (fault_list_function_names, over ' +
+    'stdio) of content it has never seen: jquery.js (10,907 lines) ' +
+    'and zod schemas.ts (2,937) plus one unique comment line, at a ' +
+    'new path, after 5 such calls',
+  peer:
+    'a bare web-tree-sitter parse + definitions query (the same ' +
+    'grammar and query) of the same content in this process, warm, ' +
+    'calls alternating (medians of 15)',
   target: 'at most 1.3× the bare parse and query',
   tests: ['test/code.test.ts', 'test/code-tools.test.ts'],
   timeoutMs: 240_000,
@@ -307,7 +316,8 @@ const listingVsTreeSitter: BenchCheck = {
         const second = await interleaved(7, { bare, ours });
         const times = { ours: [...first.ours, ...second.ours], bare: [...first.bare, ...second.bare] };
         context.log(
-          `${file.label}: ours ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; bare ${times.bare.map((ms) => ms.toFixed(0)).join(' ')}`,
+          `${file.label}: ours ` +
+            `${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; bare ${times.bare.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
         rows.push({
           label: `${file.label}, ${file.lines.toLocaleString('en-US')} lines`,
@@ -327,7 +337,11 @@ const listingVsTreeSitter: BenchCheck = {
 const listingWarm: BenchCheck = {
   name: 'code.listing-warm-vs-ctags',
   measures:
-    'a warm `faultline mcp` listing (fault_list_function_names) of content it has never seen: a real file (zod schemas.ts 2,937 lines, typing.py 3,419, jquery.js 10,907) plus one unique comment line, at a new path, after 5 such calls (definition store on, as by default)',
+    'a warm `faultline mcp` listing (fault_list_function_names) of ' +
+    'content it has never seen: a real file (zod schemas.ts 2,937 ' +
+    'lines, typing.py 3,419, jquery.js 10,907) plus one unique ' +
+    'comment line, at a new path, after 5 such calls (definition ' +
+    'store on, as by default)',
   peer: 'a running `ctags --_interactive` given the same content (calls alternating, medians of 15)',
   target: 'at most 3× ctags (the moonshot, 1.5×, is not the pass line)',
   tests: ['test/code.test.ts', 'test/code-tools.test.ts'],
@@ -344,7 +358,8 @@ const listingWarm: BenchCheck = {
       let variant = 0;
       for (const file of files) {
         const fresh = (): { path: string; content: string } => {
-          const content = `${file.text}${file.text.endsWith('\n') ? '' : '\n'}${file.comment} never seen ${++variant}\n`;
+          const content =
+            `${file.text}${file.text.endsWith('\n') ? '' : '\n'}${file.comment} ` + `never seen ${++variant}\n`;
           const path = join(dir, `listing-${variant}${extname(file.path)}`);
           writeFileSync(path, content);
           return { path, content };
@@ -363,7 +378,8 @@ const listingWarm: BenchCheck = {
         const second = await interleaved(7, { theirs, ours });
         const times = { ours: [...first.ours, ...second.ours], theirs: [...first.theirs, ...second.theirs] };
         context.log(
-          `${file.label}: ours ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.theirs.map((ms) => ms.toFixed(0)).join(' ')}`,
+          `${file.label}: ours ` +
+            `${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.theirs.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
         rows.push({
           label: `${file.label}, ${file.lines.toLocaleString('en-US')} lines`,
@@ -395,7 +411,8 @@ async function storeWritten(dataDir: string): Promise<void> {
   }
 }
 
-/** A spawned `faultline mcp`'s first call on `file` (spawn and initialize not counted), with a data directory of its own. */
+/** A spawned `faultline mcp`'s first call on `file` (spawn and initialize not counted), with a data directory of its
+ * own. */
 async function firstCall(file: string, dataDir: string): Promise<{ ms: number; answer: unknown }> {
   const session = await connectStdio(['mcp', '--toolsets', 'code'], { FAULTLINE_DATA_DIR: dataDir });
   try {
@@ -408,7 +425,11 @@ async function firstCall(file: string, dataDir: string): Promise<{ ms: number; a
 const listingFirstCall: BenchCheck = {
   name: 'code.listing-first-call',
   measures:
-    "a spawned `faultline mcp`'s first fault_list_function_names call, right after initialize (not counted), on zod schemas.ts (2,937 lines) and jquery.js (10,907): never seen (an empty data directory), and listed before by another server (the definition store holds it)",
+    "a spawned `faultline mcp`'s first fault_list_function_names " +
+    'call, right after initialize (not counted), on zod schemas.ts ' +
+    '(2,937 lines) and jquery.js (10,907): never seen (an empty data ' +
+    'directory), and listed before by another server (the definition ' +
+    'store holds it)',
   peer: 'the whole `ctags` process on the file (rounds interleaved, medians of 5)',
   target: 'listed before: at most 100 ms; never seen: at most 4× the ctags process',
   tests: ['test/code-definition-store.test.ts'],
@@ -435,7 +456,11 @@ const listingFirstCall: BenchCheck = {
           rmSync(dataDir, { recursive: true, force: true });
         }
         context.log(
-          `${file.label}: never seen ${times.neverSeen.map((ms) => ms.toFixed(0)).join(' ')}; listed before ${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
+          `${file.label}: never seen ` +
+            `${times.neverSeen.map((ms) => ms.toFixed(0)).join(' ')}; listed ` +
+            `before ` +
+            `${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ` +
+            `ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
         const label = `${file.label}, ${file.lines.toLocaleString('en-US')} lines`;
         const ctagsFigure = { label: 'ctags process', value: median(times.ctags), unit: 'ms' };

@@ -31,7 +31,9 @@ function requireNoErrors(
   for (const result of results) {
     if (result.errors > 0)
       throw new Error(
-        `${label}: ${result.errors} errors (${JSON.stringify(result.errorDetails)}); the machine is too busy to measure`,
+        `${label}: ${result.errors} errors ` +
+          `(${JSON.stringify(result.errorDetails)}); the machine is too ` +
+          `busy to measure`,
       );
   }
 }
@@ -44,7 +46,9 @@ const slowHandler =
 const rateAccuracy: BenchCheck = {
   name: 'load.rate-accuracy',
   measures:
-    'the rate the open-loop generator achieves over 2 s at 200 and 1,000 req/s (10 connections), as it reports it and as the server counts arrivals within 2 s of the first',
+    'the rate the open-loop generator achieves over 2 s at 200 and ' +
+    '1,000 req/s (10 connections), as it reports it and as the server ' +
+    'counts arrivals within 2 s of the first',
   peer: 'the rate asked for',
   target: 'within 2% of it, both ways',
   tests: ['test/load-open-loop.test.ts'],
@@ -87,8 +91,12 @@ const rateAccuracy: BenchCheck = {
 const evenSpacing: BenchCheck = {
   name: 'load.even-spacing',
   measures:
-    "arrivals at the server per 100 ms over a 2 s run at 200 req/s (20 expected in each bin), and the generator's send lag (intended start to the write)",
-  peer: "the even schedule: 20 per bin (autocannon's per-second rate limit would put 200 in the first bin of each second)",
+    'arrivals at the server per 100 ms over a 2 s run at 200 req/s ' +
+    "(20 expected in each bin), and the generator's send lag " +
+    '(intended start to the write)',
+  peer:
+    "the even schedule: 20 per bin (autocannon's per-second rate " +
+    'limit would put 200 in the first bin of each second)',
   target: 'at least 18 of the 20 bins hold 10–30 arrivals, no bin over 40, send lag p95 under 50 ms',
   tests: ['test/load-open-loop.test.ts'],
   async run() {
@@ -132,7 +140,9 @@ const evenSpacing: BenchCheck = {
 const stallSeconds: BenchCheck = {
   name: 'load.stall-per-second',
   measures:
-    'the per-second latency p95 of a 3 s run at 100 req/s against a 50 ms server that stalls every response from 1 s to 2 s: the first second, before the stall',
+    'the per-second latency p95 of a 3 s run at 100 req/s against a ' +
+    '50 ms server that stalls every response from 1 s to 2 s: the ' +
+    'first second, before the stall',
   peer: "the stall's second (which must stand out: ≥ 500 ms, held by the test)",
   target: "the first second's p95 under 200 ms",
   tests: ['test/load-open-loop.test.ts'],
@@ -170,7 +180,10 @@ const stallSeconds: BenchCheck = {
 const growthWhenLate: BenchCheck = {
   name: 'load.growth-when-late',
   measures:
-    'on-demand connections opened at 2,000 req/s (10 to start, up to 1,000) against an instant server while this thread busy-waits 8 ms of every 10, growth deferred while the scheduler runs late (the rule)',
+    'on-demand connections opened at 2,000 req/s (10 to start, up to ' +
+    '1,000) against an instant server while this thread busy-waits 8 ' +
+    'ms of every 10, growth deferred while the scheduler runs late ' +
+    '(the rule)',
   peer: 'the same run with growth on every request that finds every connection busy (the rule before)',
   target:
     'the old rule opens over 50 (else the stalls did not bite), the rule at most a third of what it opened on demand',
@@ -218,10 +231,15 @@ const growthWhenLate: BenchCheck = {
 const growthWhenBusy: BenchCheck = {
   name: 'load.growth-when-busy',
   measures:
-    'connections opened at 500 req/s (2 to start) against a 20 ms server while this thread is ~100% busy in 1 ms slices (every tick on time), on this thread and on the generator thread watching this one',
+    'connections opened at 500 req/s (2 to start) against a 20 ms ' +
+    'server while this thread is ~100% busy in 1 ms slices (every ' +
+    'tick on time), on this thread and on the generator thread ' +
+    'watching this one',
   peer: 'the generator thread not watching this one (which must open more)',
   target:
-    'at most 2 + MAX_CONNECTING opened when the busy thread is its own or watched (the first 10 ms have no utilisation figure yet); over that when not watched',
+    'at most 2 + MAX_CONNECTING opened when the busy thread is its ' +
+    'own or watched (the first 10 ms have no utilisation figure yet); ' +
+    'over that when not watched',
   tests: ['test/load-open-loop.test.ts', 'test/load-generator-thread.test.ts'],
   timeoutMs: 60_000,
   async run() {
@@ -269,7 +287,9 @@ const growthWhenBusy: BenchCheck = {
 const generatorThreadLag: BenchCheck = {
   name: 'load.generator-thread-lag',
   measures:
-    "send lag p50 (intended start to the write) at 1,000 req/s on 60 connections for 1.5 s, on the generator thread, while the caller's thread is busy 8 ms of every 10",
+    'send lag p50 (intended start to the write) at 1,000 req/s on 60 ' +
+    'connections for 1.5 s, on the generator thread, while the ' +
+    "caller's thread is busy 8 ms of every 10",
   peer: 'the same run on the busy caller thread',
   target: "at most half the caller thread's",
   tests: ['test/load-generator-thread.test.ts'],
@@ -306,10 +326,14 @@ const generatorThreadLag: BenchCheck = {
 const runEnds: BenchCheck = {
   name: 'load.run-ends',
   measures:
-    'how long runs take to end or stop: a 1 s open-loop run against a server that never answers (timeout 300 ms); an open-loop run and a capacity run aborted mid-way',
+    'how long runs take to end or stop: a 1 s open-loop run against a ' +
+    'server that never answers (timeout 300 ms); an open-loop run and ' +
+    'a capacity run aborted mid-way',
   peer: 'the schedule: 1 s + one 300 ms timeout; the abort',
   target:
-    'the timed-out run over within 500 ms of its last timeout; the open-loop abort rejected within 500 ms, the capacity abort within 1,000 ms',
+    'the timed-out run over within 500 ms of its last timeout; the ' +
+    'open-loop abort rejected within 500 ms, the capacity abort ' +
+    'within 1,000 ms',
   tests: ['test/load-failures.test.ts'],
   async run() {
     const rows: Row[] = [];
@@ -414,7 +438,10 @@ const capacityLittle: BenchCheck = {
 const sendLag: BenchCheck = {
   name: 'load.send-lag',
   measures:
-    'the median send lag (intended start to the write) of open-loop runs at 1,000 req/s on the generator thread, paced by the helper thread of the wake-up service (src/clock/wake-ups.ts): median of 3 runs of 2 s, after a 1 s warm-up run',
+    'the median send lag (intended start to the write) of open-loop ' +
+    'runs at 1,000 req/s on the generator thread, paced by the helper ' +
+    'thread of the wake-up service (src/clock/wake-ups.ts): median of ' +
+    '3 runs of 2 s, after a 1 s warm-up run',
   peer: 'none: an absolute bound (a Node timer alone lagged a median 0.6–0.7 ms here)',
   target: 'p50 at most 0.1 ms',
   tests: ['test/clock-wake-ups.test.ts'],
@@ -451,8 +478,16 @@ const rungText = (result: PathResult): string => {
 
 const proxyInPath: BenchCheck = {
   name: 'load.proxy-in-path',
-  measures: `the highest rate (1k…30k req/s ladder, 2 s each, 50 connections) held with no error, within 2% of the rate and p99 at most the path's idle p99 + ${HELD_MARGIN_MS} ms: the open loop through a fault proxy on its own thread (as a scenario runs it), straight to the upstream, and hey straight to it`,
-  peer: 'the open loop without the proxy; hey (closed loop, -q per worker) without it; all interleaved rung by rung against one upstream process',
+  measures:
+    `the highest rate (1k…30k req/s ladder, 2 s each, 50 connections) ` +
+    `held with no error, within 2% of the rate and p99 at most the ` +
+    `path's idle p99 + ${HELD_MARGIN_MS} ms: the open loop through a ` +
+    `fault proxy on its own thread (as a scenario runs it), straight ` +
+    `to the upstream, and hey straight to it`,
+  peer:
+    'the open loop without the proxy; hey (closed loop, -q per ' +
+    'worker) without it; all interleaved rung by rung against one ' +
+    'upstream process',
   target: "with the proxy at least 0.8 of the rate without it; without it at least hey's",
   tests: ['test/proxy-hosted.test.ts', 'test/scenario-lifecycle.test.ts'],
   timeoutMs: 300_000,

@@ -106,10 +106,16 @@ async function httpHang(bound: number): Promise<number> {
 const overallBound: BenchCheck = {
   name: 'probe.overall-bound',
   measures:
-    "how long a probe bounded by --timeout lasts against servers that hang and ignore SIGTERM: the run (its report's durationMs) and the process after it, over stdio; runProbe over HTTP; a refused HTTP address",
+    'how long a probe bounded by --timeout lasts against servers that ' +
+    "hang and ignore SIGTERM: the run (its report's durationMs) and " +
+    'the process after it, over stdio; runProbe over HTTP; a refused ' +
+    'HTTP address',
   peer: 'the bound asked for (3,000 ms over stdio, 2,500 over HTTP, 20,000 for the refused address)',
   target:
-    'the run within 1.25 × its bound, the process no more than 0.5 × the bound longer than its report; a refused address given up within 0.5 × the bound (before, stopping the server added 1.5–3 s to a 3 s bound)',
+    'the run within 1.25 × its bound, the process no more than 0.5 × ' +
+    'the bound longer than its report; a refused address given up ' +
+    'within 0.5 × the bound (before, stopping the server added 1.5–3 ' +
+    's to a 3 s bound)',
   tests: ['test/probe-bound.test.ts'],
   async run() {
     const rows: Row[] = [];

@@ -83,10 +83,22 @@ async function oneWayTimes(fault: FaultSpec, count: number, gapMs: number): Prom
 const latencyAccuracy: BenchCheck = {
   name: 'proxy.latency-accuracy',
   measures:
-    'the error of keep-alive HTTP round trips through a 10 ms latency fault on responses (10 connections × 100 trips × 5 rounds; trip − 10 ms − direct median); then on one connection the delay added at 7 and 23 ms (40 trips), the worst of 5 at 100 ms, and message mode',
-  peer: 'a 12-line setTimeout proxy delaying each response chunk 10 ms, in a process of its own, rounds interleaved with ours and direct; for the single-connection rows, the delay asked for',
+    'the error of keep-alive HTTP round trips through a 10 ms latency ' +
+    'fault on responses (10 connections × 100 trips × 5 rounds; trip ' +
+    '− 10 ms − direct median); then on one connection the delay added ' +
+    'at 7 and 23 ms (40 trips), the worst of 5 at 100 ms, and message ' +
+    'mode',
+  peer:
+    'a 12-line setTimeout proxy delaying each response chunk 10 ms, ' +
+    'in a process of its own, rounds interleaved with ours and ' +
+    'direct; for the single-connection rows, the delay asked for',
   target:
-    "median error at most 0.2 ms and p99 error at most 1 ms over the setTimeout proxy's, no round trip early; single connection: median within ±0.75 ms of the request at 7 and 23 ms, the worst of 5 at 100 ms at most 60 ms late, in message mode a chunk 80 ms into a message at most 40 ms later than the 20 ms left of the first chunk's delay",
+    'median error at most 0.2 ms and p99 error at most 1 ms over the ' +
+    "setTimeout proxy's, no round trip early; single connection: " +
+    'median within ±0.75 ms of the request at 7 and 23 ms, the worst ' +
+    'of 5 at 100 ms at most 60 ms late, in message mode a chunk 80 ms ' +
+    'into a message at most 40 ms later than the 20 ms left of the ' +
+    "first chunk's delay",
   tests: ['test/proxy-latency-accuracy.test.ts', 'test/proxy-faults.test.ts', 'test/clock-wake-ups.test.ts'],
   timeoutMs: 180_000,
   async run() {
@@ -151,7 +163,8 @@ const latencyAccuracy: BenchCheck = {
 const jitterBound: BenchCheck = {
   name: 'proxy.jitter-bound',
   measures:
-    'the one-way delay of 60 chunks sent 10 ms apart through a jitter fault of amplitude 30 ms at 20 Hz (the worst of them)',
+    'the one-way delay of 60 chunks sent 10 ms apart through a jitter ' +
+    'fault of amplitude 30 ms at 20 Hz (the worst of them)',
   peer: 'the amplitude asked for, 30 ms',
   target: 'no chunk more than 15 ms over the amplitude',
   tests: ['test/proxy-faults.test.ts'],
@@ -219,10 +232,13 @@ async function sharedSeconds(): Promise<number> {
 const bandwidthCap: BenchCheck = {
   name: 'proxy.bandwidth-rate',
   measures:
-    'throughput through the bandwidth fault: 2 s worth of data at 64 KB/s and at 10 MB/s; two connections sharing 128 kB/s',
+    'throughput through the bandwidth fault: 2 s worth of data at 64 ' +
+    'KB/s and at 10 MB/s; two connections sharing 128 kB/s',
   peer: 'the cap asked for (for the shared scope: the 1 s that 2 × 64 kB take at 128 kB/s)',
   target:
-    'between 0.85 and 1.05 of the cap (the tests hold "never 5% over"; the lower bound is what a busy machine breaks); shared: 0.95–1.1 of 1 s',
+    'between 0.85 and 1.05 of the cap (the tests hold "never 5% ' +
+    'over"; the lower bound is what a busy machine breaks); shared: ' +
+    '0.95–1.1 of 1 s',
   tests: ['test/proxy-faults.test.ts'],
   async run() {
     const rows: Row[] = [];
@@ -250,10 +266,13 @@ const bandwidthCap: BenchCheck = {
 const directionIsolation: BenchCheck = {
   name: 'proxy.direction-timing',
   measures:
-    'request and response legs of an echo exchange under a 120 ms latency fault for each side/direction combination (six cases)',
+    'request and response legs of an echo exchange under a 120 ms ' +
+    'latency fault for each side/direction combination (six cases)',
   peer: 'the 120 ms asked for',
   target:
-    'the leg not meant to be delayed under 118 ms in every case (no stray delay); the delayed leg under 200 ms (delayed once, not twice)',
+    'the leg not meant to be delayed under 118 ms in every case (no ' +
+    'stray delay); the delayed leg under 200 ms (delayed once, not ' +
+    'twice)',
   tests: ['test/proxy-faults.test.ts'],
   async run() {
     const requestArrived: number[] = [];
@@ -354,7 +373,9 @@ const httpDropAfter: BenchCheck = {
 const overhead: BenchCheck = {
   name: 'proxy.overhead',
   measures:
-    "faultline's TCP proxy with no fault on loopback: bulk throughput (256 MiB, best of 3) and 64-byte round trips (p50 of 5,000 after 500)",
+    "faultline's TCP proxy with no fault on loopback: bulk throughput " +
+    '(256 MiB, best of 3) and 64-byte round trips (p50 of 5,000 after ' +
+    '500)',
   peer: 'a bare net pipe proxy in the same process (net.createServer + pipe both ways), rounds interleaved',
   target: "throughput at least 0.9 of the bare pipe's; round-trip p50 at most 1.2 of it",
   tests: ['test/proxy-integrity.test.ts'],
@@ -402,7 +423,9 @@ const overhead: BenchCheck = {
 const httpMapping: BenchCheck = {
   name: 'proxy.http-mapping',
   measures:
-    'small keep-alive HTTP exchanges per second through the HTTP mapping (no fault), wrk with 10 connections, 3 interleaved rounds of 3 s',
+    'small keep-alive HTTP exchanges per second through the HTTP ' +
+    'mapping (no fault), wrk with 10 connections, 3 interleaved ' +
+    'rounds of 3 s',
   peer: 'a bare node:http reverse proxy with a keep-alive agent, each in a process of its own, rounds interleaved',
   target: 'at least 1.0× the bare node proxy (stretch 1.5×)',
   tests: ['test/proxy-http.test.ts'],

@@ -54,10 +54,16 @@ function refuses(port: number): Promise<boolean> {
 const faultEffects: BenchCheck = {
   name: 'scenario.fault-effects',
   measures:
-    "how far each fault moves a scenario's numbers against its own baseline phase, through MCP: latency 100 ms, jitter 80 ms, packet loss 10% on 64 KiB responses, bandwidth 200 kB/s on 40 and 120 kB downloads, a latency window over the second half",
+    "how far each fault moves a scenario's numbers against its own " +
+    'baseline phase, through MCP: latency 100 ms, jitter 80 ms, ' +
+    'packet loss 10% on 64 KiB responses, bandwidth 200 kB/s on 40 ' +
+    'and 120 kB downloads, a latency window over the second half',
   peer: "the same run's baseline phase (or size ÷ rate for bandwidth)",
   target:
-    'latency p50, p95 and service p50 shift 80–160 ms; jitter widens p95 − p25 by over 20 ms; loss raises p95 by over 40 ms and the mean by over 20; a download takes 0.7–1.6 × size ÷ rate and 3× the bytes 2–4× as long; p50 before a latency window under 40 ms',
+    'latency p50, p95 and service p50 shift 80–160 ms; jitter widens ' +
+    'p95 − p25 by over 20 ms; loss raises p95 by over 40 ms and the ' +
+    'mean by over 20; a download takes 0.7–1.6 × size ÷ rate and 3× ' +
+    'the bytes 2–4× as long; p50 before a latency window under 40 ms',
   tests: ['test/scenario-tools.test.ts'],
   timeoutMs: 180_000,
   async run() {
@@ -182,10 +188,17 @@ const faultEffects: BenchCheck = {
 const slowDependency: BenchCheck = {
   name: 'scenario.slow-dependency',
   measures:
-    "one client at 5 requests/s under a 300 ms latency fault for 2 s (latency p50 and p99); the connections the open-loop generator opens against a 300 ms server at 50 requests/s; how long a blackhole run's fault stays on after a 500 ms load with a 1.5 s timeout",
-  peer: "the 300 ms delay; Little's law (50/s × 0.3 s = 15 in flight); the last request's timeout, ~1.5–2 s into the run",
+    'one client at 5 requests/s under a 300 ms latency fault for 2 s ' +
+    '(latency p50 and p99); the connections the open-loop generator ' +
+    'opens against a 300 ms server at 50 requests/s; how long a ' +
+    "blackhole run's fault stays on after a 500 ms load with a 1.5 s " +
+    'timeout',
+  peer:
+    "the 300 ms delay; Little's law (50/s × 0.3 s = 15 in flight); " +
+    "the last request's timeout, ~1.5–2 s into the run",
   target:
-    'p50 under 360 ms and p99 under 350 ms; at most 30 connections and no request waiting for one; the fault off before 2.5 s',
+    'p50 under 360 ms and p99 under 350 ms; at most 30 connections ' +
+    'and no request waiting for one; the fault off before 2.5 s',
   tests: ['test/scenario-verdicts.test.ts'],
   async run() {
     const app = await startApp();
@@ -257,7 +270,10 @@ const slowDependency: BenchCheck = {
 const cancelRelease: BenchCheck = {
   name: 'scenario.cancel-release',
   measures:
-    'time from cancelling a running scenario to everything released: a blackhole run in process (sockets, listeners, timers), a run with a mapped port in process (the port refusing) and over stdio in a child `faultline mcp`',
+    'time from cancelling a running scenario to everything released: ' +
+    'a blackhole run in process (sockets, listeners, timers), a run ' +
+    'with a mapped port in process (the port refusing) and over stdio ' +
+    'in a child `faultline mcp`',
   peer: 'the moment of the cancel (the runs would otherwise go on for 10 s)',
   target: 'within 1 s each',
   tests: ['test/scenario-lifecycle.test.ts'],
@@ -364,7 +380,9 @@ async function listening(): Promise<number> {
 const warmUpShared: BenchCheck = {
   name: 'scenario.warm-up-shared',
   measures:
-    'the once-per-process warm-up shared by two callers (fresh process): when the first returns after its signal aborts, from its start; a call once warm',
+    'the once-per-process warm-up shared by two callers (fresh ' +
+    'process): when the first returns after its signal aborts, from ' +
+    'its start; a call once warm',
   peer: 'the whole warm-up, which goes on for the second caller',
   target: 'the cancelled caller back within 0.75 of the whole warm-up, a call once warm within 0.25 of it',
   tests: ['test/scenario-warm-up.test.ts'],
@@ -446,7 +464,9 @@ const warmUpCancel: BenchCheck = {
 const refusalTime: BenchCheck = {
   name: 'scenario.refusal-time',
   measures:
-    'how long a scenario tool takes to refuse bad arguments through MCP (a bad url, rps 0, a duration over the limit, a bad SLO, a public url), the worst of them',
+    'how long a scenario tool takes to refuse bad arguments through ' +
+    'MCP (a bad url, rps 0, a duration over the limit, a bad SLO, a ' +
+    'public url), the worst of them',
   peer: 'a run, which would take its duration plus the warm-up',
   target: 'under 500 ms: refused up front, not after any work',
   tests: ['test/scenario-input.test.ts'],
@@ -515,8 +535,15 @@ async function cliRunP99(url: string, extra: string[], log: (line: string) => vo
 const proxyTail: BenchCheck = {
   name: 'scenario.proxy-tail',
   measures:
-    'the p99 of `faultline run latency --latency 0 --baseline --rps 200 --num-clients 20 --duration 4s` (4,000 req/s, fresh process) against a small local HTTP server, for the baseline phase (proxy, no fault) and the fault phase (latency 0): median of 3 runs',
-  peer: 'the same command with the load straight to the server (a --proxy mapping, so nothing in front of --url), fresh process, each run interleaved with one of ours',
+    'the p99 of `faultline run latency --latency 0 --baseline --rps ' +
+    '200 --num-clients 20 --duration 4s` (4,000 req/s, fresh process) ' +
+    'against a small local HTTP server, for the baseline phase ' +
+    '(proxy, no fault) and the fault phase (latency 0): median of 3 ' +
+    'runs',
+  peer:
+    'the same command with the load straight to the server (a --proxy ' +
+    'mapping, so nothing in front of --url), fresh process, each run ' +
+    'interleaved with one of ours',
   target: 'with the proxy in the path, p99 within +5 ms of direct, for the fault set to zero and for no fault',
   tests: ['test/load-open-loop.test.ts', 'test/scenario-lifecycle.test.ts'],
   timeoutMs: 300_000,

@@ -88,8 +88,13 @@ function timeRipgrepWalk(tree: string): number {
 const indexRate: BenchCheck = {
   name: 'search.index-rate',
   measures:
-    '`faultline index` of the Python standard library (/usr/lib/python3.N) into an empty store (local embedder), spawn to exit, chunks per second (median of 3); and the walk that lists its files (walkSourceTree, in this process, median of 5)',
-  peer: '`rg --files` over the same tree, interleaved (the walk; ripgrep also reads .gitignore files and skips hidden ones)',
+    '`faultline index` of the Python standard library ' +
+    '(/usr/lib/python3.N) into an empty store (local embedder), spawn ' +
+    'to exit, chunks per second (median of 3); and the walk that ' +
+    'lists its files (walkSourceTree, in this process, median of 5)',
+  peer:
+    '`rg --files` over the same tree, interleaved (the walk; ripgrep ' +
+    'also reads .gitignore files and skips hidden ones)',
   target: `at least ${INDEX_RATE_TARGET.toLocaleString('en-US')} chunks/s; the walk at most 3× ripgrep's`,
   tests: ['test/index.test.ts', 'test/index-memory.test.ts'],
   timeoutMs: 480_000,
@@ -147,9 +152,14 @@ const POOL_SPEED_UP_TARGET = 1.7;
 const indexWorkers: BenchCheck = {
   name: 'search.index-workers',
   measures:
-    '`faultline index` of the Python standard library into an empty store with a chunking pool of 1, 2 and 4 worker threads (--workers), spawn to exit, chunks per second (runs interleaved, median of 3)',
+    '`faultline index` of the Python standard library into an empty ' +
+    'store with a chunking pool of 1, 2 and 4 worker threads ' +
+    '(--workers), spawn to exit, chunks per second (runs interleaved, ' +
+    'median of 3)',
   peer: 'the same command with --workers 1 (parsing and chunking on the writing thread), interleaved',
-  target: `2 workers at least ${POOL_SPEED_UP_TARGET}× the chunks/s of 1 on 2 cores; 4 workers not slower than 1 (the scaling shown)`,
+  target:
+    `2 workers at least ${POOL_SPEED_UP_TARGET}× the chunks/s of 1 on ` +
+    `2 cores; 4 workers not slower than 1 (the scaling shown)`,
   tests: ['test/index-workers.test.ts'],
   timeoutMs: 600_000,
   async run(context: CheckContext): Promise<Row[]> {
@@ -182,8 +192,12 @@ const indexWorkers: BenchCheck = {
 const freshSearch: BenchCheck = {
   name: 'search.fresh-process',
   measures:
-    "`faultline search` from a fresh process on the standard library's index, spawn to exit: three identifiers and a sentence, 9 interleaved rounds, median of all",
-  peer: '`node -e 0` with the same environment, interleaved (ripgrep `rg -n -w NAME` over the tree is logged beside them)',
+    '`faultline search` from a fresh process on the standard ' +
+    "library's index, spawn to exit: three identifiers and a " +
+    'sentence, 9 interleaved rounds, median of all',
+  peer:
+    '`node -e 0` with the same environment, interleaved (ripgrep `rg ' +
+    '-n -w NAME` over the tree is logged beside them)',
   target: `at most ${FRESH_SEARCH_TARGET_RATIO}× node -e 0`,
   tests: ['test/startup.test.ts', 'test/search-tools.test.ts'],
   timeoutMs: 300_000,
@@ -214,7 +228,10 @@ const freshSearch: BenchCheck = {
 const quality: BenchCheck = {
   name: 'search.quality',
   measures:
-    'the share of questions answered: tuning set (ranking was tuned on it) identifiers first and sentences in the top 5; held-out set (never tuned on: the standard library and zod) sentences in the top 5',
+    'the share of questions answered: tuning set (ranking was tuned ' +
+    'on it) identifiers first and sentences in the top 5; held-out ' +
+    'set (never tuned on: the standard library and zod) sentences in ' +
+    'the top 5',
   peer: 'none: a share of fixed questions, not a time',
   target:
     'the targets each question set states (bench/search-questions/: 95% identifiers first, 85% sentences in the top 5)',
@@ -228,7 +245,9 @@ const quality: BenchCheck = {
       return figures
         .filter((figure) => figure.target !== undefined)
         .map((figure) => ({
-          label: `${figure.set}: ${figure.kind === 'identifier' ? 'identifier first' : 'sentence in the top 5'} (${figure.passed}/${figure.total})`,
+          label:
+            `${figure.set}: ${figure.kind === 'identifier' ? 'identifier first' : 'sentence in the top 5'} ` +
+            `(${figure.passed}/${figure.total})`,
           ours: { label: 'answered', value: (figure.passed / figure.total) * 100, unit: '%' },
           target: { on: 'value' as const, atLeast: figure.target! * 100 },
         }));

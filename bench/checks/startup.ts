@@ -35,7 +35,9 @@ const version: BenchCheck = {
 const mcpToolsList: BenchCheck = {
   name: 'startup.mcp-tools-list',
   measures:
-    '`faultline mcp` from spawn to its tools/list answer over raw JSON-RPC (initialize, initialized, tools/list; median of 5); `faultline agent tool` to tools/list through the SDK client',
+    '`faultline mcp` from spawn to its tools/list answer over raw ' +
+    'JSON-RPC (initialize, initialized, tools/list; median of 5); ' +
+    '`faultline agent tool` to tools/list through the SDK client',
   peer: 'the one-tool server on the same SDK (test/fixtures/server/one-tool-server.ts), interleaved',
   target: 'faultline mcp at most 1.5× the one-tool server (measured 1.03–1.06×); agent tool ready within 1 s',
   tests: ['test/startup.test.ts', 'test/server-stdio.test.ts'],

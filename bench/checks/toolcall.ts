@@ -8,7 +8,8 @@ import type { BenchCheck, Row } from '../lib/check.js';
 const proxyOverhead: BenchCheck = {
   name: 'toolcall.proxy-overhead',
   measures:
-    'p50 of 600 get_items calls from the official SDK client through the tool-call proxy with an empty plan, over stdio and over HTTP',
+    'p50 of 600 get_items calls from the official SDK client through ' +
+    'the tool-call proxy with an empty plan, over stdio and over HTTP',
   peer: 'the same calls straight to the same server, alternating in blocks of 100',
   target: 'at most 1 ms added over stdio, 2 ms over HTTP',
   tests: ['test/toolcall-stdio.test.ts', 'test/toolcall-http.test.ts'],

@@ -34,8 +34,16 @@ export const checks: BenchCheck[] = [
   {
     name: 'toxiproxy.vs-toxiproxy',
     measures:
-      "faultline toxiproxy's proxies beside toxiproxy-server's (each its own process): 64 MiB bulk throughput with no toxic, the keep-alive round trip's p50 (64 bytes, 400 trips), and the error of a 50 ms latency toxic's added delay (p50 with it minus p50 without)",
-    peer: 'the real toxiproxy-server (built by ../shared/tools/build-toxiproxy.sh), same upstreams, one unmeasured warm-up transfer each, rounds interleaved (medians of 5)',
+      "faultline toxiproxy's proxies beside toxiproxy-server's (each " +
+      'its own process): 64 MiB bulk throughput with no toxic, the ' +
+      "keep-alive round trip's p50 (64 bytes, 400 trips), and the error " +
+      "of a 50 ms latency toxic's added delay (p50 with it minus p50 " +
+      'without)',
+    peer:
+      'the real toxiproxy-server (built by ' +
+      '../shared/tools/build-toxiproxy.sh), same upstreams, one ' +
+      'unmeasured warm-up transfer each, rounds interleaved (medians of ' +
+      '5)',
     target: "throughput at least 1.0× Toxiproxy's; round trip at most 1.0× Toxiproxy's; latency error within ±2 ms",
     tests: ['test/toxiproxy.test.ts', 'test/toxiproxy-compare.test.ts'],
     timeoutMs: 300_000,

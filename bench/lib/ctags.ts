@@ -5,7 +5,8 @@
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
-/** Universal Ctags' version line, installing it from Debian (`apt-get install -y universal-ctags`) when it is missing. */
+/** Universal Ctags' version line, installing it from Debian (`apt-get install -y universal-ctags`) when it is missing.
+ * */
 export function ensureCtags(log: (line: string) => void): string {
   const version = (): string | undefined => {
     const run = spawnSync('ctags', ['--version'], { encoding: 'utf8' });
@@ -41,7 +42,8 @@ export class InteractiveCtags {
     this.child.on('exit', () => this.waiting?.reject(new Error('ctags --_interactive exited')));
   }
 
-  /** Milliseconds from sending `content` (as `name`, whose extension picks the parser) to its last tag; and how many tags. */
+  /** Milliseconds from sending `content` (as `name`, whose extension picks the parser) to its last tag; and how many
+   * tags. */
   async time(name: string, content: string): Promise<{ ms: number; tags: number }> {
     const bytes = Buffer.from(content, 'utf8');
     const done = new Promise<number>((resolve, reject) => (this.waiting = { resolve, reject }));

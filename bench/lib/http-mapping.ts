@@ -15,7 +15,8 @@ export interface HttpMappingOptions {
   nginx: boolean;
 }
 
-/** Requests/s per target ("direct", "bare node proxy", "http mapping", and "nginx" when asked and available), one sample per round. */
+/** Requests/s per target ("direct", "bare node proxy", "http mapping", and "nginx" when asked and available), one
+ * sample per round. */
 export type HttpMappingSamples = Record<string, number[]>;
 
 function wrk(port: number, seconds: number, connections: number): Promise<number> {

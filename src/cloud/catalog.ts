@@ -632,7 +632,9 @@ export const FIS_ACTIONS: readonly FisAction[] = [
   {
     id: 'aws:ssm:send-command',
     failure:
-      'whatever an SSM document runs on EC2 instances (e.g. AWSFIS-Run-CPU-Stress, -IO-Stress, -Kill-Process, network faults)',
+      'whatever an SSM document runs on EC2 instances (e.g. ' +
+      'AWSFIS-Run-CPU-Stress, -IO-Stress, -Kill-Process, network ' +
+      'faults)',
     resourceType: 'aws:ec2:instance',
     targetKey: 'Instances',
     targetKeySource: 'reference',

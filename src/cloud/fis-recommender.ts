@@ -4,7 +4,8 @@
  *
  *   recommendForSeed({id, summary, type, description})
  *     → {recommendations: [{action, duration, description, targets, stopConditions, …}], finding_id, count}
- *   templateForSeed({action, duration, description, …}, {roleArn, resourceType, selectionMode, tags, stopConditionArn, …})
+ * templateForSeed({action, duration, description, …}, {roleArn, resourceType, selectionMode, tags, stopConditionArn,
+ * …})
  *     → {template, warnings}
  *
  * Its shapes, with what faultline adds after its fields (parameters, parametersToSet, confidence,
@@ -96,7 +97,10 @@ export function templateForSeed(recommendation: unknown, targetConfig: unknown):
   const built = buildExperimentTemplate(withoutDescriptive(recommendation), config);
   if (!alarmGiven) {
     built.warnings.unshift(
-      `target_config.stopConditionArn was not given: the stop condition is the placeholder alarm ${PLACEHOLDER_ALARM}; replace it with the CloudWatch alarm that must stop the experiment before creating the template`,
+      `target_config.stopConditionArn was not given: the stop condition ` +
+        `is the placeholder alarm ${PLACEHOLDER_ALARM}; replace it with ` +
+        `the CloudWatch alarm that must stop the experiment before ` +
+        `creating the template`,
     );
   }
   return built;

@@ -158,7 +158,9 @@ function candidates(evidence: Evidence, platformNamed: boolean): Candidate[] {
       const match = evidence.hinted.get(place.service!)!;
       score += HINTED_BONUS * Math.min(1, match.strength);
       why.push(
-        `plausible platform ${PLATFORM_NAMES[place.service!] ?? place.service}: ${phrasesOf(match)} suggests it, without naming it`,
+        `plausible platform ` +
+          `${PLATFORM_NAMES[place.service!] ?? place.service}: ${phrasesOf(match)} ` +
+          `suggests it, without naming it`,
       );
     } else if (place.standing === 'plausible') {
       score *= PLAUSIBLE_FACTOR;
@@ -296,13 +298,16 @@ export function recommendExperiments(input: unknown, options: RecommendOptions =
     const platforms = [...new Set(ranked.map((c) => c.platform).filter((p): p is string => p !== null))];
     if (platforms.length > 0) {
       notes.push(
-        `the finding names no platform: one action for each plausible one (${platforms.map((p) => PLATFORM_NAMES[p] ?? p).join(', ')}); name it, or give its resources, to rank for it`,
+        `the finding names no platform: one action for each plausible one ` +
+          `(${platforms.map((p) => PLATFORM_NAMES[p] ?? p).join(', ')}); ` +
+          `name it, or give its resources, to rank for it`,
       );
     }
   }
   if (ranked.length === 0)
     notes.push(
-      'no FIS action matches: name the failure (latency, packet loss, failover, throttling, CPU, memory, …) or the service',
+      'no FIS action matches: name the failure (latency, packet loss, ' +
+        'failover, throttling, CPU, memory, …) or the service',
     );
   const limit = options.limit ?? 5;
   const top = ranked[0]?.score ?? 0;

@@ -14,7 +14,9 @@ export interface LocalRehearsal {
 const STOP_SUGGESTIONS: Array<[RegExp, string]> = [
   [
     /network|latency|blackhole|connectivity|vpc|transit|directconnect|arc|elasticache/,
-    'an alarm on the client-facing p99 latency or 5xx rate of the affected service (e.g. the load balancer’s TargetResponseTime p99 or HTTPCode_Target_5XX_Count)',
+    'an alarm on the client-facing p99 latency or 5xx rate of the ' +
+      'affected service (e.g. the load balancer’s TargetResponseTime ' +
+      'p99 or HTTPCode_Target_5XX_Count)',
   ],
   [
     /rds|dsql|dynamodb|memorydb|s3/,
@@ -68,14 +70,19 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
       return {
         tool: 'fault_run_blackhole_impact_scenario',
         arguments: { fault_start: '20%', fault_duration: '50%' },
-        note: `traffic to the lost dependency stops moving (clients wait for their own timeouts), for part of the run; ${dependency}`,
+        note:
+          `traffic to the lost dependency stops moving (clients wait for ` +
+          `their own timeouts), for part of the run; ${dependency}`,
       };
     case 'aws:rds:reboot-db-instances':
     case 'aws:rds:failover-db-cluster':
       return {
         tool: 'fault_run_blackhole_impact_scenario',
         arguments: { fault_start: '20%', fault_duration: '30s' },
-        note: `the database unreachable for about a failover's length; put the proxy between the app and the database with proxies "LOCAL=DBHOST:5432" and add url`,
+        note:
+          `the database unreachable for about a failover's length; put the ` +
+          `proxy between the app and the database with proxies ` +
+          `"LOCAL=DBHOST:5432" and add url`,
       };
     case 'aws:fis:inject-api-throttle-error':
     case 'aws:kinesis:stream-provisioned-throughput-exception':

@@ -172,13 +172,15 @@ export function checkDocumentParameters(parameters: Record<string, string>, fiel
   const missing = document.parameters.filter((p) => p.required && given[p.name] === undefined).map((p) => p.name);
   if (missing.length > 0)
     warnings.push(
-      `${at}: ${document.name} needs ${missing.join(', ')}; the command fails on the instance without ${missing.length > 1 ? 'them' : 'it'}`,
+      `${at}: ${document.name} needs ${missing.join(', ')}; the command ` +
+        `fails on the instance without ${missing.length > 1 ? 'them' : 'it'}`,
     );
   const known = new Set(document.parameters.map((p) => p.name));
   const unknown = Object.keys(given).filter((name) => !known.has(name));
   if (unknown.length > 0)
     warnings.push(
-      `${at}: ${unknown.join(', ')} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} of ${document.name} (it takes ${[...known].join(', ')})`,
+      `${at}: ${unknown.join(', ')} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} ` +
+        `of ${document.name} (it takes ${[...known].join(', ')})`,
     );
   const actionMs = parameters.duration === undefined ? undefined : parseIsoDuration(parameters.duration);
   const seconds = Number(given.DurationSeconds);
@@ -189,7 +191,9 @@ export function checkDocumentParameters(parameters: Record<string, string>, fiel
     Math.round(actionMs / 1000) !== seconds
   ) {
     warnings.push(
-      `${at}: DurationSeconds ${seconds} differs from the action's duration ${parameters.duration} (${Math.round(actionMs / 1000)} s); FIS stops the command at the action's end`,
+      `${at}: DurationSeconds ${seconds} differs from the action's ` +
+        `duration ${parameters.duration} (${Math.round(actionMs / 1000)} ` +
+        `s); FIS stops the command at the action's end`,
     );
   }
   return warnings;

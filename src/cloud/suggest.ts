@@ -91,7 +91,9 @@ const blackholePort: Suggester = ({ text }, { parameters: p, notes }) => {
   p.trafficType = 'egress';
   p.protocol = 'tcp';
   notes.push(
-    'trafficType egress: the targets lose their outbound connections to that port (the dependency); ingress cuts their own clients instead',
+    'trafficType egress: the targets lose their outbound connections ' +
+      'to that port (the dependency); ingress cuts their own clients ' +
+      'instead',
   );
 };
 
@@ -167,7 +169,8 @@ const kubernetesCustomResource: Suggester = ({ concepts }, { parameters: p, note
     selector: { namespaces: ['default'] },
   });
   notes.push(
-    'the DNSChaos spec makes every lookup fail for the pods of the namespace "default": narrow selector and patterns to the service',
+    'the DNSChaos spec makes every lookup fail for the pods of the ' +
+      'namespace "default": narrow selector and patterns to the service',
   );
 };
 

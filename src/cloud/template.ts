@@ -136,14 +136,17 @@ function checkParameter(
     if (spec.min !== undefined && n < spec.min) {
       if (spec.rangeSource === 'general') {
         warnings.push(
-          `${at}: ${value} is below ${show(spec.min)}, the minimum of most FIS actions; ${action.id}'s own minimum is not in our reference: check that FIS accepts it`,
+          `${at}: ${value} is below ${show(spec.min)}, the minimum of most ` +
+            `FIS actions; ${action.id}'s own minimum is not in our reference: ` +
+            `check that FIS accepts it`,
         );
       } else fail(at, `${value} is below ${show(spec.min)}, the least ${action.id} accepts`);
     }
     if (spec.max !== undefined && n > spec.max)
       fail(
         at,
-        `${value} is above ${show(spec.max)}, the most ${action.id} accepts${spec.rangeSource === 'general' ? ' (FIS runs an action 12 hours at most)' : ''}`,
+        `${value} is above ${show(spec.max)}, the most ${action.id} ` +
+          `accepts${spec.rangeSource === 'general' ? ' (FIS runs an action 12 hours at most)' : ''}`,
       );
   };
   switch (spec.kind) {
@@ -274,13 +277,16 @@ function buildTarget(action: FisAction, selection: Json, field: string, warnings
   const byParameters = PARAMETER_SELECTED_TYPES[resourceType];
   if (byParameters) {
     // FIS refuses a template that selects these by ARN or tag.
-    const how = `${resourceType} targets are selected by target parameters only (${byParameters.required.join(', ')}), never by ARN or tag`;
+    const how =
+      `${resourceType} targets are selected by target parameters only ` +
+      `(${byParameters.required.join(', ')}), never by ARN or tag`;
     if (arnsValue !== undefined) fail(`${field}.resourceArns`, how);
     if (tagsValue !== undefined) fail(`${field}.tags`, how);
     if (selection.parameters === undefined)
       fail(
         `${field}.parameters`,
-        `required: ${how}, e.g. {"clusterIdentifier":"prod","namespace":"shop","selectorType":"labelSelector","selectorValue":"app=checkout"}`,
+        `required: ${how}, e.g. ` +
+          `{"clusterIdentifier":"prod","namespace":"shop","selectorType":"labelSelector","selectorValue":"app=checkout"}`,
       );
   }
   if (arnsValue !== undefined) {
@@ -319,20 +325,25 @@ function buildTarget(action: FisAction, selection: Json, field: string, warnings
       if (missing.length > 0)
         fail(
           `${field}.parameters`,
-          `${resourceType} targets need ${missing.join(', ')} (given: ${Object.keys(target.parameters).join(', ') || 'none'})`,
+          `${resourceType} targets need ${missing.join(', ')} (given: ` +
+            `${Object.keys(target.parameters).join(', ') || 'none'})`,
         );
       const known = [...byParameters.required, ...byParameters.optional];
       for (const key of Object.keys(target.parameters)) {
         if (!known.includes(key))
           warnings.push(
-            `${field}.parameters.${key}: not a ${resourceType} target parameter our source lists (${known.join(', ')}); FIS may refuse it`,
+            `${field}.parameters.${key}: not a ${resourceType} target ` +
+              `parameter our source lists (${known.join(', ')}); FIS may refuse ` +
+              `it`,
           );
       }
       for (const [name, values] of Object.entries(byParameters.values)) {
         const value = target.parameters[name];
         if (value !== undefined && !values.includes(value))
           warnings.push(
-            `${field}.parameters.${name}: "${value}" is not one of ${values.join(', ')}, the values our source lists; FIS may refuse it`,
+            `${field}.parameters.${name}: "${value}" is not one of ` +
+              `${values.join(', ')}, the values our source lists; FIS may ` +
+              `refuse it`,
           );
       }
     }
@@ -355,7 +366,9 @@ function buildTarget(action: FisAction, selection: Json, field: string, warnings
   if (!target.resourceArns && !target.resourceTags && !target.parameters) {
     fail(
       field,
-      `select the ${resourceType} targets: give tags (e.g. {"Environment":"staging"}), resourceArns (at most ${MAX_ARNS}) or target parameters`,
+      `select the ${resourceType} targets: give tags (e.g. ` +
+        `{"Environment":"staging"}), resourceArns (at most ${MAX_ARNS}) ` +
+        `or target parameters`,
     );
   }
   return target;
@@ -444,7 +457,9 @@ function readRecommendation(raw: unknown, field: string): ActionRequest {
       // A recommendation's duration is advice, not a parameter: an action that acts once (a
       // reboot, a failover) has no use for it, and FIS would refuse it as a parameter.
       notes.push(
-        `duration ${duration} is left out: ${action.id} acts once and takes no duration (it accepts ${action.parameters.map((p) => p.name).join(', ') || 'no parameters'})`,
+        `duration ${duration} is left out: ${action.id} acts once and ` +
+          `takes no duration (it accepts ` +
+          `${action.parameters.map((p) => p.name).join(', ') || 'no parameters'})`,
       );
     } else {
       if (parameters[spec.name] !== undefined && parameters[spec.name] !== duration)
@@ -613,7 +628,9 @@ function actionTarget(
   if (!same) targets[targetName] = target;
   if (action.targetKeySource === 'unverified') {
     warnings.push(
-      `${request.name}: target key "${action.targetKey}" is not confirmed by our reference; check it with aws fis get-action --id ${action.id}`,
+      `${request.name}: target key "${action.targetKey}" is not ` +
+        `confirmed by our reference; check it with aws fis get-action ` +
+        `--id ${action.id}`,
     );
   }
   return targetName;
@@ -671,7 +688,9 @@ function readLogConfiguration(raw: unknown): NonNullable<ExperimentTemplateInput
   if (!isPlainObject(raw))
     fail(
       field,
-      'must be an object {logSchemaVersion, cloudWatchLogsConfiguration?: {logGroupArn}, s3Configuration?: {bucketName, prefix?}}',
+      'must be an object {logSchemaVersion, ' +
+        'cloudWatchLogsConfiguration?: {logGroupArn}, s3Configuration?: ' +
+        '{bucketName, prefix?}}',
     );
   const version = raw.logSchemaVersion ?? 2;
   if (!Number.isInteger(version) || (version as number) < 1)

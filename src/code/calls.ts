@@ -222,7 +222,8 @@ function* descendantsOfTypes(node: Node, types: ReadonlySet<string>, depth: numb
   }
 }
 
-/** The name a value ends up in: the left side of its assignment, or its key, through a few wrappers (await, `or`, `??`). */
+/** The name a value ends up in: the left side of its assignment, or its key, through a few wrappers (await, `or`,
+ * `??`). */
 function assignedName(node: Node): string | undefined {
   let current: Node | null = node;
   for (let depth = 0; current && depth < 4; depth++) {

@@ -35,7 +35,8 @@ export interface CodeChunk {
   /** The path the caller gave (the indexer passes tree-relative POSIX paths). */
   path: string;
   language: string;
-  /** Qualified name (`Greeter.hello`, `Type::method`), with `#partN` for split definitions; `<module>`; `<lines a-b>`. */
+  /** Qualified name (`Greeter.hello`, `Type::method`), with `#partN` for split definitions; `<module>`; `<lines a-b>`.
+   * */
   symbol: string;
   kind: ChunkKind;
   startLine: number;

@@ -749,7 +749,8 @@ function leadingComments(body: Node, entry: Captured, context: Context): Node | 
   return first;
 }
 
-/** How many of the open containers qualify a `this` member: through the innermost class, else all of them (the constructor function). */
+/** How many of the open containers qualify a `this` member: through the innermost class, else all of them (the
+ * constructor function). */
 function thisOwnerDepth(open: readonly Captured[]): number {
   for (let depth = open.length; depth > 0; depth--) {
     const role = open[depth - 1]!.role;

@@ -54,7 +54,8 @@ async function load(info: LanguageInfo): Promise<Grammar> {
   const language = await Language.load(new Uint8Array(readFileSync(join(dir, info.wasmFile))));
   if (language.abiVersion < MIN_COMPATIBLE_VERSION || language.abiVersion > LANGUAGE_VERSION) {
     throw new Error(
-      `grammar ${info.wasmFile} has ABI ${language.abiVersion}; web-tree-sitter accepts ${MIN_COMPATIBLE_VERSION}..${LANGUAGE_VERSION}`,
+      `grammar ${info.wasmFile} has ABI ${language.abiVersion}; ` +
+        `web-tree-sitter accepts ${MIN_COMPATIBLE_VERSION}..${LANGUAGE_VERSION}`,
     );
   }
   const definitionsQuery = new Query(language, readFileSync(join(dir, 'definitions.scm'), 'utf8'));

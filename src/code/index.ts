@@ -25,7 +25,8 @@
  *   errors, the definitions are those tree-sitter could still recognise. Definitions nested in
  *   more than MAX_NESTING (64) others or deeper than MAX_TREE_DEPTH (400) tree levels are left out.
  * - `listFunctions(source, language, { document?, store? })` → the same, with function-like definitions only.
- * - `extractFunction(source, language, func, { document?, store? })` → `{ name, qualifiedName, kind, language, full, body,
+ * - `extractFunction(source, language, func, { document?, store? })` → `{ name, qualifiedName, kind, language, full,
+ * body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
  *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable; a computed key `[k]` is a
  *   segment of its own, `C[Symbol.iterator]` or `[Symbol.iterator]`), optionally with
@@ -289,7 +290,9 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
   }
   if (startLines.length > 0) {
     throw new ToolInputError(
-      `func: no '${echoedName(wanted)}' starts at line ${line}; it starts at line(s) ${startLines.join(', ')} (e.g. '${echoedName(wanted)}:${startLines[0]}')`,
+      `func: no '${echoedName(wanted)}' starts at line ${line}; it ` +
+        `starts at line(s) ${startLines.join(', ')} (e.g. ` +
+        `'${echoedName(wanted)}:${startLines[0]}')`,
     );
   }
   throw new FunctionNotFoundError(requested, [...new Set(functions.map((definition) => definition.qualifiedName))]);

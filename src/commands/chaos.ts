@@ -34,7 +34,8 @@ const NETWORK_ONLY_TYPES: readonly string[] = NETWORK_FAULT_TYPES.map(kebab).fil
   (type) => !HTTP_TYPES.includes(type),
 );
 /** Every type the admin API accepts, for the help and for the refusal of any other. */
-const ACCEPTED_TYPES = `${HTTP_TYPES.join(', ')}; network faults (their fields in --config): ${NETWORK_ONLY_TYPES.join(', ')}`;
+const ACCEPTED_TYPES =
+  `${HTTP_TYPES.join(', ')}; network faults (their fields in ` + `--config): ${NETWORK_ONLY_TYPES.join(', ')}`;
 
 export function registerChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
   const chaos = program
@@ -99,9 +100,17 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
   )
     .addHelpText(
       'after',
-      '\nOn a Redis mapping (redis://, or one whose connections speak RESP) latency, timeout, error, connection-refused and connection-drop act per command; ' +
-        'on another non-HTTP stream latency, timeout, connection-refused and connection-drop act per message; a fault the mapping cannot express is refused.\n' +
-        '\nExamples:\n  faultline chaos inject weather-api error --status 503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  faultline chaos inject 34000 latency --delay 500 --probability 0.5\n  faultline chaos inject redis connection-refused --duration 30',
+      '\nOn a Redis mapping (redis://, or one whose connections speak ' +
+        'RESP) latency, timeout, error, connection-refused and ' +
+        'connection-drop act per command; ' +
+        'on another non-HTTP stream latency, timeout, connection-refused ' +
+        'and connection-drop act per message; a fault the mapping cannot ' +
+        'express is refused.\n' +
+        '\nExamples:\n  faultline chaos inject weather-api error --status ' +
+        '503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  ' +
+        'faultline chaos inject 34000 latency --delay 500 --probability ' +
+        '0.5\n  faultline chaos inject redis connection-refused ' +
+        '--duration 30',
     )
     .action((target: string, type: string, options: InjectOptions) =>
       runCommand(async () => {
@@ -128,7 +137,8 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
         if (faults.length === 0) process.stdout.write('No active faults\n');
         for (const f of faults)
           process.stdout.write(
-            `${String(f['id'])} → ${String(f['target'])} [${String(f['type'])}] (${String(f['requestCount'])} requests)\n`,
+            `${String(f['id'])} → ${String(f['target'])} ` +
+              `[${String(f['type'])}] (${String(f['requestCount'])} requests)\n`,
           );
       }),
   );
@@ -181,7 +191,10 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
     const httpOnly = (['method', 'path', 'probability'] as const).filter((flag) => options[flag] !== undefined);
     if (httpOnly.length > 0) {
       throw new UsageError(
-        `${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP faults take ${httpOnly.length > 1 ? 'these' : 'this'}; the network fault ${normalized} acts on all the traffic of its target`,
+        `${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP ` +
+          `faults take ${httpOnly.length > 1 ? 'these' : 'this'}; the ` +
+          `network fault ${normalized} acts on all the traffic of its ` +
+          `target`,
       );
     }
   } else {

@@ -36,7 +36,8 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline code list src/server.py\n  faultline code list ./main.go | jq -r ".functions[].qualified_name"',
+      '\nExamples:\n  faultline code list src/server.py\n  faultline ' +
+        'code list ./main.go | jq -r ".functions[].qualified_name"',
     )
     .action((file: string) =>
       runCommand(async () => {
@@ -60,7 +61,8 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline code extract app.py Greeter.greet\n  faultline code extract lib.rs "Point::new" | jq -r .full',
+      '\nExamples:\n  faultline code extract app.py Greeter.greet\n  ' +
+        'faultline code extract lib.rs "Point::new" | jq -r .full',
     )
     .action((file: string, func: string) =>
       runCommand(async () => {

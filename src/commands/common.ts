@@ -193,7 +193,8 @@ export function addLlmOptions(command: Command): Command {
     .addOption(
       new Option(
         '--llm-client <client>',
-        'LLM provider: open-ai|openai, open-router|openrouter, gemini, ollama, anthropic (default: from the API keys present)',
+        'LLM provider: open-ai|openai, open-router|openrouter, gemini, ' +
+          'ollama, anthropic (default: from the API keys present)',
       )
         .argParser(llmClient)
         .env('FAULT_AGENT_CLIENT'),
@@ -233,7 +234,9 @@ export function addToolsetOption(command: Command): Command {
   return command.addOption(
     new Option(
       '--toolsets <list>',
-      `comma-separated tool families to offer: ${DEFAULT_TOOLSETS.join(', ')} (default and "all": these); ${OPT_IN_TOOLSETS.join(', ')} only when named (e.g. "all,${OPT_IN_TOOLSETS[0]}")`,
+      `comma-separated tool families to offer: ${DEFAULT_TOOLSETS.join(', ')} ` +
+        `(default and "all": these); ${OPT_IN_TOOLSETS.join(', ')} only ` +
+        `when named (e.g. "all,${OPT_IN_TOOLSETS[0]}")`,
     )
       .argParser(toolsetList)
       .env('FAULTLINE_TOOLSETS'),
@@ -245,7 +248,9 @@ export function addRootOption(command: Command): Command {
   return command.addOption(
     new Option(
       '--root <dir>',
-      "directory the file tools may read (repeatable; default: the client's roots; without any, source files outside secret locations)",
+      'directory the file tools may read (repeatable; default: the ' +
+        "client's roots; without any, source files outside secret " +
+        'locations)',
     ).argParser(collect),
   );
 }
@@ -268,14 +273,19 @@ export function addTargetOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-targets <list>',
-        'CIDR blocks, addresses and host names that may be dialled besides loopback, e.g. 10.0.0.0/8,api.staging.local,*.svc.local (repeatable; env FAULTLINE_ALLOW_TARGETS); link-local and metadata addresses never',
+        'CIDR blocks, addresses and host names that may be dialled ' +
+          'besides loopback, e.g. 10.0.0.0/8,api.staging.local,*.svc.local ' +
+          '(repeatable; env FAULTLINE_ALLOW_TARGETS); link-local and ' +
+          'metadata addresses never',
       ).argParser(allowTargetList),
     )
     .addOption(
       // Not .env(): commander takes any value of the variable, "0" and "false" too, as true.
       new Option(
         '--allow-remote-targets',
-        "let every address and name be dialled (as --allow-targets '*'), but link-local and metadata ones (env FAULTLINE_ALLOW_REMOTE_TARGETS=1)",
+        "let every address and name be dialled (as --allow-targets '*'), " +
+          'but link-local and metadata ones (env ' +
+          'FAULTLINE_ALLOW_REMOTE_TARGETS=1)',
       ),
     );
 }
@@ -308,13 +318,18 @@ export function addScenarioLimitOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-non-loopback-bind',
-        'let listeners bind addresses other than 127.0.0.1/::1, e.g. 0.0.0.0: proxy mappings, and with mcp --transport http its --host (which then needs --token too); off: a listener open to the network is a decision, not a default',
+        'let listeners bind addresses other than 127.0.0.1/::1, e.g. ' +
+          '0.0.0.0: proxy mappings, and with mcp --transport http its ' +
+          '--host (which then needs --token too); off: a listener open to ' +
+          'the network is a decision, not a default',
       ),
     )
     .addOption(
       new Option(
         '--allow-production',
-        'inject faults even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+        'inject faults even where the environment says production ' +
+          '(NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, ' +
+          'production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
       ),
     )
     .addOption(
@@ -339,7 +354,9 @@ export function addTokenEnvOption(command: Command): Command {
   return command.addOption(
     new Option(
       '--allow-token-env <name>',
-      "let an experiment's control.*.token_env name this variable (repeatable; env FAULTLINE_ALLOW_TOKEN_ENV, comma-separated); FAULTLINE_* names need no flag",
+      "let an experiment's control.*.token_env name this variable " +
+        '(repeatable; env FAULTLINE_ALLOW_TOKEN_ENV, comma-separated); ' +
+        'FAULTLINE_* names need no flag',
     ).argParser(collect),
   );
 }
@@ -508,7 +525,8 @@ export async function checkWritable(flag: string, file: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
-      `${flag} ${file}: cannot be written (${code === 'ENOENT' ? `no directory ${dirname(path)}` : (code ?? 'not writable')})`,
+      `${flag} ${file}: cannot be written ` +
+        `(${code === 'ENOENT' ? `no directory ${dirname(path)}` : (code ?? 'not writable')})`,
     );
   }
 }

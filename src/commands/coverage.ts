@@ -31,14 +31,24 @@ export function registerCoverageCommand(program: Command, _globals: () => Global
     .command('coverage')
     .summary("report which fault families a suite's runs exercised")
     .description(
-      'Reads a suite file (YAML: version, agents, runs of kind probe|toolcall|network|scenario|experiment, each with its run record) ' +
-        'and reports per fault family covered / partial / uncovered / n/a, per leaf which run exercised it and which failed, and ' +
-        'the percentage of applicable leaves exercised. Computed from the run records of what actually ran, which these ' +
-        'commands write: `faultline probe --json FILE` (kind probe: each leaf and its outcome), `faultline toolcall proxy ' +
-        'stdio|http --json FILE` (kind toolcall: the faults it injected), `faultline run FAULT --json FILE` (kind scenario: ' +
-        'the faults that acted) and `faultline proxy --json FILE` (kind network) and `faultline experiment run --json FILE` (kind experiment). ' +
-        'Without a suite, --no-suite --probe NAME scores the named probes (the probe names of `coverage --no-suite`, or an ' +
-        "alias such as mcptest's fuzz) against the taxonomy; --no-suite alone prints the taxonomy. --threshold gates every mode.",
+      'Reads a suite file (YAML: version, agents, runs of kind ' +
+        'probe|toolcall|network|scenario|experiment, each with its run ' +
+        'record) ' +
+        'and reports per fault family covered / partial / uncovered / ' +
+        'n/a, per leaf which run exercised it and which failed, and ' +
+        'the percentage of applicable leaves exercised. Computed from the ' +
+        'run records of what actually ran, which these ' +
+        'commands write: `faultline probe --json FILE` (kind probe: each ' +
+        'leaf and its outcome), `faultline toolcall proxy ' +
+        'stdio|http --json FILE` (kind toolcall: the faults it injected), ' +
+        '`faultline run FAULT --json FILE` (kind scenario: ' +
+        'the faults that acted) and `faultline proxy --json FILE` (kind ' +
+        'network) and `faultline experiment run --json FILE` (kind ' +
+        'experiment). ' +
+        'Without a suite, --no-suite --probe NAME scores the named probes ' +
+        '(the probe names of `coverage --no-suite`, or an ' +
+        "alias such as mcptest's fuzz) against the taxonomy; --no-suite " +
+        'alone prints the taxonomy. --threshold gates every mode.',
     )
     .argument('[suite]', 'the suite YAML file')
     .addOption(

@@ -20,8 +20,10 @@ export function registerDemoCommand(program: Command, _globals: () => GlobalOpti
     .command('demo')
     .summary('a latency scenario on a bundled app, through MCP (no LLM, no network; about 12 s)')
     .description(
-      'Start a small checkout app and the pricing service it calls, connect an MCP client to faultline in process, and run ' +
-        `fault_run_latency_impact_scenario: ${DEMO_DURATION} of load on the app, first without a fault (the baseline), then with ` +
+      'Start a small checkout app and the pricing service it calls, ' +
+        'connect an MCP client to faultline in process, and run ' +
+        `fault_run_latency_impact_scenario: ${DEMO_DURATION} of load on ` +
+        `the app, first without a fault (the baseline), then with ` +
         "80 ms of latency on the app's calls to its upstream. Prints the markdown report.",
     )
     .action(() => runCommand(runDemo));
@@ -39,10 +41,13 @@ async function runDemo(): Promise<void> {
     const { tools } = await client.listTools();
     note(`faultline offers ${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}`);
     note(
-      `app: ${services.appUrl} → its upstream through 127.0.0.1:${services.upstreamVia} (the fault proxy) → 127.0.0.1:${services.upstreamPort}`,
+      `app: ${services.appUrl} → its upstream through 127.0.0.1:${services.upstreamVia} ` +
+        `(the fault proxy) → 127.0.0.1:${services.upstreamPort}`,
     );
     note(
-      `calling fault_run_latency_impact_scenario (baseline ${DEMO_DURATION}, then ${DEMO_DURATION} with 80 ms on the upstream calls)…`,
+      `calling fault_run_latency_impact_scenario (baseline ` +
+        `${DEMO_DURATION}, then ${DEMO_DURATION} with 80 ms on the ` +
+        `upstream calls)…`,
     );
     const result = (await client.callTool(
       {

@@ -66,7 +66,8 @@ function addContextOptions(command: Command): Command {
     )
     .option(
       '--admin <url>',
-      "add a control plane named admin: a running `faultline proxy --admin` or an app's mcp-chaos-monkey admin endpoint",
+      'add a control plane named admin: a running `faultline proxy ' +
+        "--admin` or an app's mcp-chaos-monkey admin endpoint",
     )
     .option('--admin-token-env <name>', "the variable holding --admin's token (default FAULTLINE_ADMIN_TOKEN)");
 }
@@ -76,8 +77,12 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .command('experiment')
     .summary('run, check and export experiments as code (hypothesis, faults on a timeline, expectations, verdict)')
     .description(
-      'An experiment file (YAML or JSON, `faultline experiment schema` prints its JSON Schema) states the steady state, the faults on a timeline (network, ' +
-        "HTTP, tool-call plane, probes), what must hold while they act, how soon the system recovers and when to abort. mcp-chaos-monkey's scenario JSON is read as it is.",
+      'An experiment file (YAML or JSON, `faultline experiment schema` ' +
+        'prints its JSON Schema) states the steady state, the faults on a ' +
+        'timeline (network, ' +
+        'HTTP, tool-call plane, probes), what must hold while they act, ' +
+        'how soon the system recovers and when to abort. ' +
+        "mcp-chaos-monkey's scenario JSON is read as it is.",
     );
 
   const run = experiment
@@ -85,8 +90,12 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .argument('<file>', 'the experiment (YAML or JSON)')
     .summary('run an experiment and print its report; exit 0 passed, 3 failed, 4 inconclusive')
     .description(
-      'Runs the experiment: baseline, then the faults set and cleared live on the proxies and control planes, then recovery, on one timeline. Prints the markdown ' +
-        'report; --json writes the run record (kind experiment, counted by `faultline coverage`), --junit JUnit XML, --html a single-file page with the charts. ' +
+      'Runs the experiment: baseline, then the faults set and cleared ' +
+        'live on the proxies and control planes, then recovery, on one ' +
+        'timeline. Prints the markdown ' +
+        'report; --json writes the run record (kind experiment, counted ' +
+        'by `faultline coverage`), --junit JUnit XML, --html a ' +
+        'single-file page with the charts. ' +
         "Every fault is cleared at its step's end, when an abort rule fires and on Ctrl-C.",
     )
     .option('--json <file>', 'write the run record (every figure and verdict) to FILE')
@@ -95,15 +104,21 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .option('--report <file>', 'also write the markdown report to FILE')
     .option(
       '--metrics <address>',
-      'serve GET /metrics (Prometheus text format) on PORT or HOST:PORT while the run goes; behind the token in --admin-token-env when set',
+      'serve GET /metrics (Prometheus text format) on PORT or HOST:PORT ' +
+        'while the run goes; behind the token in --admin-token-env when ' +
+        'set',
     )
     .option(
       '--duration <duration>',
-      "the run's length when the file gives none: how long mcp-chaos-monkey's faults without durationMs are held (e.g. 30s)",
+      "the run's length when the file gives none: how long " +
+        "mcp-chaos-monkey's faults without durationMs are held (e.g. 30s)",
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline experiment run examples/experiment/weather.yaml --html report.html --junit junit.xml\n  faultline experiment run monkey-scenario.json --admin http://127.0.0.1:9900',
+      '\nExamples:\n  faultline experiment run ' +
+        'examples/experiment/weather.yaml --html report.html --junit ' +
+        'junit.xml\n  faultline experiment run monkey-scenario.json ' +
+        '--admin http://127.0.0.1:9900',
     );
   addContextOptions(run).action((file: string, flags: RunFlags) =>
     runCommand(() => runFromShell(file, flags, globals())),
@@ -114,7 +129,9 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .argument('<file>', 'the experiment (YAML or JSON)')
     .summary('check an experiment against the schema and the rules, print what it would do')
     .description(
-      "Validates the file (its JSON Schema, then every field's meaning: faults, mappings, SLOs, windows) and prints the timeline it would run. Nothing is started. Exit 0 valid, 2 not.",
+      "Validates the file (its JSON Schema, then every field's meaning: " +
+        'faults, mappings, SLOs, windows) and prints the timeline it ' +
+        'would run. Nothing is started. Exit 0 valid, 2 not.',
     );
   addContextOptions(validate).action((file: string, flags: ContextFlags) =>
     runCommand(async () => {
@@ -129,9 +146,16 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .argument('<file>', 'the experiment (YAML or JSON)')
     .summary('write an experiment for Chaos Mesh, k6 or AWS FIS (nothing is run)')
     .description(
-      "chaos-mesh: a Workflow (each fault step a NetworkChaos or HTTPChaos after a Suspend, side by side; HTTP checks as StatusCheck nodes, abort_when's aborting the workflow). " +
-        'k6: the load with a threshold per expectation window and HTTP checks that abort the test. fis: a template whose actions are sequenced by startAfter, with a stop condition. ' +
-        'What the engine cannot express with the same meaning is refused with the reason (exit 2); --partial writes the rest and lists what was left out. The document goes to stdout (or --out), notes to stderr.',
+      'chaos-mesh: a Workflow (each fault step a NetworkChaos or ' +
+        'HTTPChaos after a Suspend, side by side; HTTP checks as ' +
+        "StatusCheck nodes, abort_when's aborting the workflow). " +
+        'k6: the load with a threshold per expectation window and HTTP ' +
+        'checks that abort the test. fis: a template whose actions are ' +
+        'sequenced by startAfter, with a stop condition. ' +
+        'What the engine cannot express with the same meaning is refused ' +
+        'with the reason (exit 2); --partial writes the rest and lists ' +
+        'what was left out. The document goes to stdout (or --out), notes ' +
+        'to stderr.',
     )
     .addOption(
       new Option('--to <engine>', 'chaos-mesh, k6 or fis').choices(['chaos-mesh', 'k6', 'fis']).makeOptionMandatory(),
@@ -148,11 +172,16 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .addOption(new Option('--platform <platform>', 'fis: ecs (default) or eks network actions').choices(['ecs', 'eks']))
     .option(
       '--target <json>',
-      'fis: target_config JSON {roleArn, stopConditionArn, mappings: {<name>: {tags | resourceArns | parameters}}, …}; placeholders fill what is missing',
+      'fis: target_config JSON {roleArn, stopConditionArn, mappings: ' +
+        '{<name>: {tags | resourceArns | parameters}}, …}; placeholders ' +
+        'fill what is missing',
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline experiment export --to chaos-mesh weather.yaml --selector weather:app=weather --namespace shop\n  faultline experiment export --to k6 weather.yaml --partial --out load.js',
+      '\nExamples:\n  faultline experiment export --to chaos-mesh ' +
+        'weather.yaml --selector weather:app=weather --namespace shop\n  ' +
+        'faultline experiment export --to k6 weather.yaml --partial --out ' +
+        'load.js',
     );
   addContextOptions(exportCommand).action((file: string, flags: ExportFlags) =>
     runCommand(() => exportFromShell(file, flags, globals())),
@@ -163,8 +192,12 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .argument('<path>', "the app's source directory, or one source file")
     .summary("propose a starter experiment from the code's outbound dependencies")
     .description(
-      'Reads the code with tree-sitter for its HTTP, Redis, database and broker clients and the environment variables holding their addresses, and prints a ' +
-        'starter experiment (YAML): one proxy mapping and a fitting fault per dependency, and in its header the variables that point the app at the proxies. Runs nothing.',
+      'Reads the code with tree-sitter for its HTTP, Redis, database ' +
+        'and broker clients and the environment variables holding their ' +
+        'addresses, and prints a ' +
+        'starter experiment (YAML): one proxy mapping and a fitting fault ' +
+        'per dependency, and in its header the variables that point the ' +
+        'app at the proxies. Runs nothing.',
     )
     .option('--out <file>', 'write the experiment to FILE instead of stdout')
     .action((path: string, flags: { out?: string }) =>
@@ -191,7 +224,9 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
     .command('schema')
     .summary("print the experiment file's JSON Schema")
     .description(
-      'Prints the JSON Schema experiment files are validated against (the same as schemas/experiment.schema.json), for editors: in YAML, `# yaml-language-server: $schema=<path to it>`.',
+      'Prints the JSON Schema experiment files are validated against ' +
+        '(the same as schemas/experiment.schema.json), for editors: in ' +
+        'YAML, `# yaml-language-server: $schema=<path to it>`.',
     )
     .action(() =>
       runCommand(async () => {

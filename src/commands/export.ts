@@ -34,10 +34,13 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
     .argument('<fault>', `the scenario's fault: ${Object.keys(FAULT_COMMANDS).join(', ')}`)
     .summary('write a scenario for AWS FIS, Chaos Mesh or k6 (nothing is run)')
     .description(
-      'Write one faultline scenario (the same flags and defaults as `faultline run`) for an engine beyond one machine: ' +
+      'Write one faultline scenario (the same flags and defaults as ' +
+        '`faultline run`) for an engine beyond one machine: ' +
         'fis — a CreateExperimentTemplate with the ECS or EKS network action; chaos-mesh — a NetworkChaos manifest; ' +
         'k6 — a script with a constant-arrival-rate scenario (num-clients × rps) and thresholds from the SLOs. ' +
-        "Only what the engine cannot do is refused, with the reason; a setting left at its default takes the engine's meaning, and a note says so.",
+        'Only what the engine cannot do is refused, with the reason; a ' +
+        "setting left at its default takes the engine's meaning, and a " +
+        'note says so.',
     )
     .addOption(
       new Option('--to <engine>', EXPORT_TARGETS.join(', '))
@@ -52,7 +55,9 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
     )
     .option(
       '--target <json>',
-      'fis: target_config JSON {roleArn, stopConditionArn, tags | resourceArns, kubernetesServiceAccount, …}; placeholders fill what is missing',
+      'fis: target_config JSON {roleArn, stopConditionArn, tags | ' +
+        'resourceArns, kubernetesServiceAccount, …}; placeholders fill ' +
+        'what is missing',
     )
     .option('--namespace <ns>', 'chaos-mesh: namespace of the pods (default "default")')
     .addOption(new Option('--selector <key=value>', 'chaos-mesh: pod label, repeatable').argParser(collect))
@@ -60,9 +65,15 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  faultline export --to k6 latency --url https://checkout.internal/api --num-clients 20 --rps 5 --duration 5m --slo "99% @ 500ms"\n' +
-        '  faultline export --to chaos-mesh latency --url http://checkout:8080/ --latency 200 --deviation 20 --selector app=checkout\n' +
-        '  faultline export --to fis packet-loss --url http://checkout:8080/ --loss-rate 0.07 --duration 10m --target \'{"roleArn":"…","stopConditionArn":"…","tags":{"service":"checkout"}}\'',
+        '  faultline export --to k6 latency --url ' +
+        'https://checkout.internal/api --num-clients 20 --rps 5 ' +
+        '--duration 5m --slo "99% @ 500ms"\n' +
+        '  faultline export --to chaos-mesh latency --url ' +
+        'http://checkout:8080/ --latency 200 --deviation 20 --selector ' +
+        'app=checkout\n' +
+        '  faultline export --to fis packet-loss --url ' +
+        'http://checkout:8080/ --loss-rate 0.07 --duration 10m --target ' +
+        '\'{"roleArn":"…","stopConditionArn":"…","tags":{"service":"checkout"}}\'',
     )
     .action((fault: string, flags: ExportFlags) =>
       runCommand(async () => {

@@ -122,7 +122,8 @@ export function flagsByFault(door: FlagDoor): Map<string, FieldFlags[]> {
   return byFault;
 }
 
-/** `run http-error`'s flags for each HTTP fault's arguments (`--status-code`, `--missing-fields a,b`), from the declarations. */
+/** `run http-error`'s flags for each HTTP fault's arguments (`--status-code`, `--missing-fields a,b`), from the
+ * declarations. */
 export function addHttpArgumentFlags(command: Command): Command {
   for (const fault of HTTP_FAULTS) {
     for (const field of fault.fields as readonly FieldDeclaration[]) {

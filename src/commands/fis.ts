@@ -12,15 +12,19 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
     .command('fis')
     .summary('AWS FIS: recommend experiments for a finding, build validated experiment templates (offline)');
   fis.description(
-    'AWS Fault Injection Service experiments, offline: recommendations from a finding, and templates checked against the FIS action catalog.',
+    'AWS Fault Injection Service experiments, offline: ' +
+      'recommendations from a finding, and templates checked against ' +
+      'the FIS action catalog.',
   );
 
   fis
     .command('recommend')
     .summary('rank FIS experiments for a finding')
     .description(
-      'Rank FIS actions for a finding (plain text, or JSON {id, summary, type, description}): why each matched, a confidence, ' +
-        'duration, parameters, target resource type, stop condition and the local faultline scenario that rehearses it. ' +
+      'Rank FIS actions for a finding (plain text, or JSON {id, ' +
+        'summary, type, description}): why each matched, a confidence, ' +
+        'duration, parameters, target resource type, stop condition and ' +
+        'the local faultline scenario that rehearses it. ' +
         "Prints a readable list, or with --json the tool's JSON {recommendations, finding_id, count}.",
     )
     .requiredOption('--finding <json-or-text>', 'the finding: plain text or JSON text (at most 10 KB)')
@@ -40,7 +44,10 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
     .option('--json', 'print JSON instead of the readable list')
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline fis recommend --finding "database connection failures at peak during the Aurora failover"\n  faultline fis recommend --finding \'{"id":"f-1","summary":"p99 latency between ECS services"}\' --json',
+      '\nExamples:\n  faultline fis recommend --finding "database ' +
+        'connection failures at peak during the Aurora failover"\n  ' +
+        'faultline fis recommend --finding \'{"id":"f-1","summary":"p99 ' +
+        'latency between ECS services"}\' --json',
     )
     .action((options: { finding: string; resource?: string[]; limit?: number; json?: boolean }) =>
       runCommand(async () => {
@@ -63,7 +70,9 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
             `${i + 1}. ${r.action}  (confidence ${r.confidence})`,
             `   ${r.failure}`,
             `   why: ${r.why.join('; ')}`,
-            `   target: ${r.targetResourceType ?? 'none'}${r.targetKey ? ` as ${r.targetKey}` : ''}; duration: ${r.duration ?? 'none'}; parameters: ${JSON.stringify(r.parameters)}` +
+            `   target: ` +
+              `${r.targetResourceType ?? 'none'}${r.targetKey ? ` as ${r.targetKey}` : ''}; ` +
+              `duration: ${r.duration ?? 'none'}; parameters: ${JSON.stringify(r.parameters)}` +
               (r.parametersToSet.length ? `; set: ${r.parametersToSet.join(', ')}` : ''),
             `   stop condition: ${r.stopCondition.suggestion}`,
             r.localRehearsal
@@ -79,9 +88,14 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
     .command('template')
     .summary('build a validated FIS CreateExperimentTemplate input (or CloudFormation)')
     .description(
-      'Build a complete FIS experiment template from a recommendation ({action, parameters?, duration?}, or what `fis recommend --json` ' +
-        'prints; an array for several actions) and a target configuration ({roleArn, stopConditionArn, tags | resourceArns, selectionMode?, …}). ' +
-        'Every field is checked against the FIS action catalog; a wrong one is named on stderr (exit 2). Never calls AWS.',
+      'Build a complete FIS experiment template from a recommendation ' +
+        '({action, parameters?, duration?}, or what `fis recommend ' +
+        '--json` ' +
+        'prints; an array for several actions) and a target configuration ' +
+        '({roleArn, stopConditionArn, tags | resourceArns, ' +
+        'selectionMode?, …}). ' +
+        'Every field is checked against the FIS action catalog; a wrong ' +
+        'one is named on stderr (exit 2). Never calls AWS.',
     )
     .requiredOption('--recommendation <json>', 'JSON: {action, parameters?, duration?} or an array of them')
     .requiredOption(
@@ -97,8 +111,12 @@ export function registerFisCommand(program: Command, _globals: () => GlobalOptio
     .option('--yaml', 'with --format cloudformation: YAML instead of JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  faultline fis template --recommendation \'{"action":"aws:ecs:task-network-latency","duration":"PT5M","parameters":{"delayMilliseconds":"200"}}\' \\\n' +
-        '    --target \'{"roleArn":"arn:aws:iam::123456789012:role/fis","stopConditionArn":"arn:aws:cloudwatch:us-east-1:123456789012:alarm:p99","tags":{"service":"checkout"}}\' --format cloudformation --yaml',
+      '\nExample:\n  faultline fis template --recommendation ' +
+        '\'{"action":"aws:ecs:task-network-latency","duration":"PT5M","parameters":{"delayMilliseconds":"200"}}\' ' +
+        '\\\n' +
+        '    --target ' +
+        '\'{"roleArn":"arn:aws:iam::123456789012:role/fis","stopConditionArn":"arn:aws:cloudwatch:us-east-1:123456789012:alarm:p99","tags":{"service":"checkout"}}\' ' +
+        '--format cloudformation --yaml',
     )
     .action((options: { recommendation: string; target: string; format?: 'json' | 'cloudformation'; yaml?: boolean }) =>
       runCommand(async () => {

@@ -58,12 +58,15 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         'The store is local (under $FAULTLINE_DATA_DIR, default ~/.local/share/faultline) unless QDRANT_URL ' +
         'is set; embeddings come from the configured LLM provider, else a local lexical embedder. ' +
         "Prints the statistics as JSON on stdout (the tool's structured result) and a summary on stderr, with a " +
-        'progress bar when stderr is a terminal. Ctrl-C or SIGTERM stop it at once (exit 130 or 143), leaving the previous index.',
+        'progress bar when stderr is a terminal. Ctrl-C or SIGTERM stop ' +
+        'it at once (exit 130 or 143), leaving the previous index.',
     )
     .addOption(new Option('--lang <lang>', `language to index: ${acceptedLangValues().join(', ')}`).default('all'))
     .option(
       '--include-dir <dir>',
-      'index this directory although it is skipped by name (dependency, build output, hidden) or ignored by git: a name (dist) or a path inside DIR (packages/web/dist); repeatable',
+      'index this directory although it is skipped by name (dependency, ' +
+        'build output, hidden) or ignored by git: a name (dist) or a path ' +
+        'inside DIR (packages/web/dist); repeatable',
       collect,
     )
     .addOption(
@@ -76,7 +79,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline index .\n  faultline index ~/src/api --lang python\n  faultline index . --include-dir dist\n  QDRANT_URL=http://127.0.0.1:6333 faultline index .',
+      '\nExamples:\n  faultline index .\n  faultline index ~/src/api ' +
+        '--lang python\n  faultline index . --include-dir dist\n  ' +
+        'QDRANT_URL=http://127.0.0.1:6333 faultline index .',
     );
   addRootOption(addLlmOptions(index)).action((dir: string, options: IndexOptions) =>
     runCommand(async () => {
@@ -109,7 +114,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         (name) => `--include-dir ${/^[\w./-]+$/.test(name) ? name : JSON.stringify(name)}`,
       );
       process.stderr.write(
-        `indexed ${stats.files} files of ${stats.tree}: ${stats.chunks} chunks (${stats.changed} files changed, ${stats.removed} removed) in ${stats.seconds} s\n` +
+        `indexed ${stats.files} files of ${stats.tree}: ${stats.chunks} ` +
+          `chunks (${stats.changed} files changed, ${stats.removed} ` +
+          `removed) in ${stats.seconds} s\n` +
           (skipped ? `skipped directories: ${skipped}\n` : '') +
           (stats.note ? `note: ${stats.note}\n` : ''),
       );
@@ -122,8 +129,10 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .summary('search indexed code')
     .description(
       'Print the indexed chunks that best match QUERY, best first: path:lines, symbol, score and code, as the ' +
-        'fault_search_code tool does (--json: the same snake_case fields). The score, 0 to 1, means the same in every ' +
-        "search: 1 when QUERY is the definition's name, otherwise the share of its words found in the chunk (rarer words " +
+        'fault_search_code tool does (--json: the same snake_case ' +
+        'fields). The score, 0 to 1, means the same in every ' +
+        "search: 1 when QUERY is the definition's name, otherwise the " +
+        'share of its words found in the chunk (rarer words ' +
         'weigh more; a word in the name counts fully). Without --dir, every indexed tree.',
     )
     .option('--dir <dir>', 'search this indexed tree only')
@@ -178,7 +187,8 @@ function exitIfStuckAfterInterrupt(): () => void {
     const handler = (): void => {
       setTimeout(() => {
         process.stderr.write(
-          `faultline: indexing did not stop within ${INTERRUPT_GRACE_MS} ms of ${name}; exiting (the previous index is kept)\n`,
+          `faultline: indexing did not stop within ${INTERRUPT_GRACE_MS} ms ` +
+            `of ${name}; exiting (the previous index is kept)\n`,
         );
         process.exit(128 + osConstants.signals[name]);
       }, INTERRUPT_GRACE_MS).unref();
@@ -197,7 +207,8 @@ class ProgressBar {
     const width = 30;
     const filled = filesTotal === 0 ? width : Math.round((filesDone / filesTotal) * width);
     process.stderr.write(
-      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${filesDone}/${filesTotal} files  ${embedded} chunks embedded`,
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ` +
+        `${filesDone}/${filesTotal} files  ${embedded} chunks embedded`,
     );
     this.drawn = true;
   };

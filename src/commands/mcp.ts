@@ -42,13 +42,17 @@ function addConsentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-commands',
-        'let MCP calls start any program (experiment commands and rollbacks, tool-call and probe servers); default: none without asking',
+        'let MCP calls start any program (experiment commands and ' +
+          'rollbacks, tool-call and probe servers); default: none without ' +
+          'asking',
       ),
     )
     .addOption(
       new Option(
         '--allow-command <prog>',
-        'let MCP calls start this executable (repeatable; resolved on PATH now; env FAULTLINE_ALLOW_COMMANDS: a comma-separated list, * for any)',
+        'let MCP calls start this executable (repeatable; resolved on ' +
+          'PATH now; env FAULTLINE_ALLOW_COMMANDS: a comma-separated list, ' +
+          '* for any)',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
@@ -105,7 +109,8 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     .addOption(
       new Option(
         '--max-sessions <n>',
-        `most HTTP sessions open at once; beyond, an inactive one is closed or initialize answers 503 (default ${MAX_SESSIONS})`,
+        `most HTTP sessions open at once; beyond, an inactive one is ` +
+          `closed or initialize answers 503 (default ${MAX_SESSIONS})`,
       ).argParser(positiveInteger),
     );
   addConsentOptions(addServerOptions(mcp)).action((options: McpOptions) =>
@@ -240,7 +245,8 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
   );
   if (options.token === undefined && token !== undefined)
     process.stderr.write(
-      `token (generated; send Authorization: Bearer <token>, or choose one with --token or FAULTLINE_TOKEN): ${token}\n`,
+      `token (generated; send Authorization: Bearer <token>, or choose ` +
+        `one with --token or FAULTLINE_TOKEN): ${token}\n`,
     );
   else if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
   warmUpCodeWhenIdle(config, log);

@@ -59,10 +59,14 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .command('probe')
     .summary('probe an MCP server for runtime faults, per taxonomy leaf')
     .description(
-      'Runs the fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP ' +
-        'server spawned from CMD ARGS (stdio) or reached at --url (streamable HTTP), and reports per leaf passed / failed / ' +
-        'n/a / inconclusive / untested, each finding a failure (a MUST broken, a crash, a hang, a security check) or a warning ' +
-        '(a SHOULD, a portability risk), with the JSON-RPC exchange that shows it. Only tools annotated readOnlyHint are ' +
+      'Runs the fault-taxonomy probes (PROTO, TOOL, SCHEMA, STATE, ' +
+        'PROVIDER, SECURITY, TIMEOUT, CONFIG) against an MCP ' +
+        'server spawned from CMD ARGS (stdio) or reached at --url ' +
+        '(streamable HTTP), and reports per leaf passed / failed / ' +
+        'n/a / inconclusive / untested, each finding a failure (a MUST ' +
+        'broken, a crash, a hang, a security check) or a warning ' +
+        '(a SHOULD, a portability risk), with the JSON-RPC exchange that ' +
+        'shows it. Only tools annotated readOnlyHint are ' +
         'called unless --allow-writes. --url must be loopback unless --allow-targets names it; link-local and ' +
         'metadata addresses never. Exit 1 on a failure; warnings alone exit 0.',
     )
@@ -98,7 +102,9 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(
       new Option(
         '--call-timeout <ms>',
-        'bound on each request to the server, in milliseconds; a tool call that sends progress gets it again after each notification, up to --timeout',
+        'bound on each request to the server, in milliseconds; a tool ' +
+          'call that sends progress gets it again after each notification, ' +
+          'up to --timeout',
       )
         .argParser(positiveInteger)
         .default(5000),
@@ -106,7 +112,10 @@ export function registerProbeCommand(program: Command, _globals: () => GlobalOpt
     .addOption(
       new Option(
         '--timeout <ms>',
-        'bound on the whole run, stopping the server included, in milliseconds: at the bound requests in flight are abandoned, the server (and what it started) is stopped within 0.25 s more, and the leaves not probed yet are reported untested',
+        'bound on the whole run, stopping the server included, in ' +
+          'milliseconds: at the bound requests in flight are abandoned, the ' +
+          'server (and what it started) is stopped within 0.25 s more, and ' +
+          'the leaves not probed yet are reported untested',
       )
         .argParser(positiveInteger)
         .default(120_000),

@@ -51,14 +51,18 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .summary('run the fault proxy in front of any app until Ctrl-C')
     .description(
       'Listen on each --proxy mapping and forward to its remote, injecting the faults given by the flags. ' +
-        'Each fault acts on side server (proxy↔target) or client (client↔proxy), direction ingress (what the proxy reads there), ' +
-        'egress (what it writes) or both; the default server+ingress delays responses. Connection events go to stderr; ' +
+        'Each fault acts on side server (proxy↔target) or client ' +
+        '(client↔proxy), direction ingress (what the proxy reads there), ' +
+        'egress (what it writes) or both; the default server+ingress ' +
+        'delays responses. Connection events go to stderr; ' +
         'the counters are printed to stdout as JSON on exit.',
     )
     .addOption(
       new Option(
         '--proxy <mapping>',
-        'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), 127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, 6380=redis://host:6379#cache (Redis)',
+        'LOCAL=REMOTE, repeatable: 34000=host:443 (TLS, SNI host), ' +
+          '127.0.0.1:0=tcp://host:443 (plain), [::1]:8080=https://host, ' +
+          '6380=redis://host:6379#cache (Redis)',
       ).argParser(collect),
     );
   addFaultFlags(command, 'proxy')
@@ -68,13 +72,20 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(
       new Option(
         '--http',
-        'read each connection as HTTP/1.1, Redis (RESP) or an opaque stream so request faults can act on its requests, commands or messages (implied by --http-fault and --admin)',
+        'read each connection as HTTP/1.1, Redis (RESP) or an opaque ' +
+          'stream so request faults can act on its requests, commands or ' +
+          'messages (implied by --http-fault and --admin)',
       ),
     )
     .addOption(
       new Option(
         '--http-fault <json>',
-        'add a fault config, repeatable, applied in order: HTTP faults {"type":"error","statusCode":503,"probability":0.5} (types latency, error, rate_limit, timeout, malformed, schema_mismatch, connection_refused, connection_drop; camelCase or snake_case, optional method, path glob, target) or network faults {"type":"latency","latencyMs":200}',
+        'add a fault config, repeatable, applied in order: HTTP faults ' +
+          '{"type":"error","statusCode":503,"probability":0.5} (types ' +
+          'latency, error, rate_limit, timeout, malformed, schema_mismatch, ' +
+          'connection_refused, connection_drop; camelCase or snake_case, ' +
+          'optional method, path glob, target) or network faults ' +
+          '{"type":"latency","latencyMs":200}',
       ).argParser(collect),
     )
     .addOption(
@@ -87,19 +98,24 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
     .addOption(
       new Option(
         '--allow-production',
-        'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+        'run even where the environment says production (NODE_ENV, ' +
+          'ENVIRONMENT, APP_ENV, RAILS_ENV … = prod*, production, prd, ' +
+          'live; env FAULTLINE_ALLOW_PRODUCTION=1)',
       ),
     )
     .addOption(
       new Option(
         '--json <file>',
-        'write a run record for `faultline coverage` to FILE on exit (kind network: the faults that acted; the counters under "counters")',
+        'write a run record for `faultline coverage` to FILE on exit ' +
+          '(kind network: the faults that acted; the counters under ' +
+          '"counters")',
       ),
     )
     .addOption(
       new Option(
         '--allow-non-loopback-bind',
-        'let mappings and --admin listen on addresses other than 127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)',
+        'let mappings and --admin listen on addresses other than ' +
+          '127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)',
       ),
     );
   for (const fault of NETWORK_FAULTS.map(commandOf)) {
@@ -124,9 +140,16 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
         '  faultline proxy --proxy 34000=api.example.com:443 --latency 200 --latency-deviation 50\n' +
         '  faultline proxy --proxy 0=127.0.0.1:8080 --bandwidth 64 --bandwidth-unit kbps --packet-loss 0.02\n' +
         '  faultline proxy --proxy 5433=tls://db.internal:5432 --tls-ca ca.pem --blackhole --blackhole-side client\n' +
-        '  faultline proxy --proxy 34000=https://api.example.com#weather-api --http-fault \'{"type":"rate-limit","retryAfterSeconds":5,"probability":0.2}\'\n' +
-        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos inject api error --status 503 --admin 127.0.0.1:9090)\n' +
-        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy 6380=redis://127.0.0.1:6379#redis --admin 9090   (then: faultline chaos inject redis latency --delay 2000 --admin 127.0.0.1:9090)',
+        '  faultline proxy --proxy ' +
+        '34000=https://api.example.com#weather-api --http-fault ' +
+        '\'{"type":"rate-limit","retryAfterSeconds":5,"probability":0.2}\'\n' +
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy ' +
+        '34000=127.0.0.1:8080#api --admin 9090   (then: faultline chaos ' +
+        'inject api error --status 503 --admin 127.0.0.1:9090)\n' +
+        '  FAULTLINE_ADMIN_TOKEN=s3cret faultline proxy --proxy ' +
+        '6380=redis://127.0.0.1:6379#redis --admin 9090   (then: ' +
+        'faultline chaos inject redis latency --delay 2000 --admin ' +
+        '127.0.0.1:9090)',
     )
     .action((options: ProxyCommandOptions) =>
       runCommand(async () => {
@@ -192,7 +215,8 @@ function placeholderOf(field: FieldDeclaration): string {
   return field.unit === 'ms' ? '<ms>' : '<rate>';
 }
 
-/** What `faultline proxy` may dial: the remotes its own --proxy flags name (a mapping that does not parse is refused by startProxy). */
+/** What `faultline proxy` may dial: the remotes its own --proxy flags name (a mapping that does not parse is refused by
+ * startProxy). */
 async function namedRemotes(mappings: readonly string[]): Promise<TargetAllowance> {
   const { parseMapping } = await import('../proxy/mapping.js');
   const hosts = new Set<string>();
@@ -285,11 +309,14 @@ export async function runProxy(
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
       log(
-        `listening on ${listen}:${proxy.ports[i]} → ${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
+        `listening on ${listen}:${proxy.ports[i]} → ` +
+          `${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
       );
     });
     log(
-      `faults: ${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`,
+      `faults: ` +
+        `${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; ` +
+        `seed ${proxy.seed}; Ctrl-C to stop`,
     );
     log(`targets: ${describeTargets(targets)}`);
     if (admin) {
@@ -300,7 +327,9 @@ export async function runProxy(
       const metrics = await proxyMetricsRegistry(() => [{ proxy: 'proxy', counters: proxy.counters() }]);
       adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log, metrics });
       log(
-        `admin API on ${adminServer.url} (GET /chaos/status, POST /chaos/inject, /chaos/clear, /chaos/clear-all, GET /metrics; Bearer token)`,
+        `admin API on ${adminServer.url} (GET /chaos/status, POST ` +
+          `/chaos/inject, /chaos/clear, /chaos/clear-all, GET /metrics; ` +
+          `Bearer token)`,
       );
     }
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -334,7 +363,10 @@ function describeEvent(event: ProxyEvent): string {
     case 'connect_failed':
       return `${prefix} target unreachable: ${event.error}`;
     case 'close':
-      return `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`;
+      return (
+        `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
+        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`
+      );
   }
 }
 

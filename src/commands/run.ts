@@ -66,9 +66,14 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .argument('<fault>', `the fault: ${Object.keys(FAULT_COMMANDS).join(', ')}, http-error`)
     .summary('run an impact scenario: a fault proxy plus open-loop load, then a markdown report')
     .description(
-      'Drive open-loop load (num-clients × rps requests/s) at --url through a local fault proxy for --duration, and print ' +
-        "fault's markdown report: run overview, latency percentiles, SLO verdicts, errors by class, a per-second timeline, " +
-        'fault counters and, with --baseline, the impact against a no-fault run. Exit code 0 when the verdict is passed, 3 failed (an SLO failed), 4 inconclusive (the fault never touched the measured traffic).',
+      'Drive open-loop load (num-clients × rps requests/s) at --url ' +
+        'through a local fault proxy for --duration, and print ' +
+        "fault's markdown report: run overview, latency percentiles, SLO " +
+        'verdicts, errors by class, a per-second timeline, ' +
+        'fault counters and, with --baseline, the impact against a ' +
+        'no-fault run. Exit code 0 when the verdict is passed, 3 failed ' +
+        '(an SLO failed), 4 inconclusive (the fault never touched the ' +
+        'measured traffic).',
     );
   addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
     .addOption(
@@ -80,7 +85,9 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .addOption(
       new Option(
         '--max-connections <n>',
-        'most connections opened on demand when all are busy (default rate × timeout, at most 1000 and within the file-descriptor limit)',
+        'most connections opened on demand when all are busy (default ' +
+          'rate × timeout, at most 1000 and within the file-descriptor ' +
+          'limit)',
       ).argParser(positiveInteger),
     )
     .addOption(
@@ -111,7 +118,9 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
     .option('--report <file>', 'also write the markdown report to FILE')
     .option(
       '--json <file>',
-      'write every number of the run as JSON to FILE: a run record for `faultline coverage` (kind scenario; injected: the faults that really acted)',
+      'write every number of the run as JSON to FILE: a run record for ' +
+        '`faultline coverage` (kind scenario; injected: the faults that ' +
+        'really acted)',
     )
     .addHelpText(
       'after',
@@ -119,7 +128,8 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         '  faultline run latency --url http://127.0.0.1:8080/health --latency 200 --duration 30s --baseline\n' +
         '  faultline run blackhole --url http://127.0.0.1:8080/ --timeout 1 --fault-start 20% --fault-duration 5s\n' +
         '  faultline run bandwidth --url http://127.0.0.1:8080/big --rate 64 --unit kbps --json results.json\n' +
-        '  faultline run latency --url http://127.0.0.1:8080/ --proxy 34000=127.0.0.1:5432 --latency 50   # app → db calls',
+        '  faultline run latency --url http://127.0.0.1:8080/ --proxy ' +
+        '34000=127.0.0.1:5432 --latency 50   # app → db calls',
     );
   addScenarioLimitOptions(command).action((fault: string, options: RunOptions) =>
     runCommand(() => runFromShell(fault, options, globals(), command)),

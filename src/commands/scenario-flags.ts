@@ -100,7 +100,8 @@ export function addScenarioFlags(command: Command, url: string): Command {
     .addOption(
       new Option(
         '--slo <slo>',
-        'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", repeatable (default: fault\'s two plus "errors < 1%")',
+        'an SLO such as "99% @ 350ms", "p95 < 200ms", "errors < 1%", ' +
+          'repeatable (default: fault\'s two plus "errors < 1%")',
       ).argParser(collect),
     )
     .option('--fault-start <when>', 'when the fault starts: a duration or % of --duration (default 0)')
@@ -161,7 +162,8 @@ export function refuseOtherFaultFlags(fault: string, own: readonly string[], fla
     if (given) {
       const spelled = Object.keys(FAULT_COMMANDS).find((name) => FAULT_COMMANDS[name] === other) ?? other;
       throw new UsageError(
-        `${flagOf(given)} applies to '${spelled}' scenarios; '${fault}' takes ${own.map(flagOf).join(', ') || 'none of its own'}`,
+        `${flagOf(given)} applies to '${spelled}' scenarios; '${fault}' ` +
+          `takes ${own.map(flagOf).join(', ') || 'none of its own'}`,
       );
     }
   }

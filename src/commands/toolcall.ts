@@ -38,8 +38,10 @@ export function registerToolcallCommand(program: Command, _globals?: () => Globa
     .alias('mcp-chaos')
     .summary('chaos for the MCP tool-call plane: fault-injecting proxies and an offline demo')
     .description(
-      'Put a fault plan between an MCP client and any MCP server (stdio or streamable HTTP) and measure what the client gets: ' +
-        'TCSR, availability, correctness, ETA, schema conformance, TCAF, deadline adherence, blast radius. Same spelling as mcp-chaos.',
+      'Put a fault plan between an MCP client and any MCP server (stdio ' +
+        'or streamable HTTP) and measure what the client gets: ' +
+        'TCSR, availability, correctness, ETA, schema conformance, TCAF, ' +
+        'deadline adherence, blast radius. Same spelling as mcp-chaos.',
     );
   registerProxyCommands(chaos);
   registerDemoCommand(chaos);
@@ -54,15 +56,20 @@ function registerProxyCommands(chaos: Command): void {
     .command('stdio')
     .summary('spawn an MCP server and relay its stdio through the plan')
     .description(
-      'Spawn CMD ARGS… as the MCP server, relay newline-delimited JSON-RPC both ways through the plan, pass its stderr through. ' +
-        'Replace the server command in a client config with `faultline toolcall proxy stdio --plan p.yaml -- CMD ARGS…`. ' +
+      'Spawn CMD ARGS… as the MCP server, relay newline-delimited ' +
+        'JSON-RPC both ways through the plan, pass its stderr through. ' +
+        'Replace the server command in a client config with `faultline ' +
+        'toolcall proxy stdio --plan p.yaml -- CMD ARGS…`. ' +
         'On exit the markdown report goes to stderr (stdout is the protocol).',
     )
     .argument('<command...>', 'the MCP server command and its arguments (after --)');
   addPlaneFlags(stdio)
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline toolcall proxy stdio --plan plan.yaml --journal calls.jsonl -- python server.py\n  faultline toolcall proxy stdio --plan plan.json --strict -- npx -y @modelcontextprotocol/server-everything',
+      '\nExamples:\n  faultline toolcall proxy stdio --plan plan.yaml ' +
+        '--journal calls.jsonl -- python server.py\n  faultline toolcall ' +
+        'proxy stdio --plan plan.json --strict -- npx -y ' +
+        '@modelcontextprotocol/server-everything',
     )
     .action((command: string[], flags: PlaneFlags) =>
       runCommand(async () => {
@@ -88,21 +95,30 @@ function registerProxyCommands(chaos: Command): void {
     .command('http')
     .summary('a streamable-HTTP MCP proxy in front of --upstream')
     .description(
-      'Listen on --host:--port (loopback by default) and proxy streamable HTTP to --upstream through the plan: POST with JSON or SSE ' +
-        'replies, GET streams, DELETE, 202 for notifications; Mcp-Session-Id, Authorization, MCP-Protocol-Version and Last-Event-ID ' +
-        'forwarded. GET /metrics returns the SLIs as JSON, GET /healthz {"status":"ok"}. Runs until Ctrl-C; the report goes to stdout.',
+      'Listen on --host:--port (loopback by default) and proxy ' +
+        'streamable HTTP to --upstream through the plan: POST with JSON ' +
+        'or SSE ' +
+        'replies, GET streams, DELETE, 202 for notifications; ' +
+        'Mcp-Session-Id, Authorization, MCP-Protocol-Version and ' +
+        'Last-Event-ID ' +
+        'forwarded. GET /metrics returns the SLIs as JSON, GET /healthz ' +
+        '{"status":"ok"}. Runs until Ctrl-C; the report goes to stdout.',
     )
     .requiredOption('--upstream <url>', 'the upstream MCP endpoint, e.g. http://127.0.0.1:3000/mcp', parseUrl)
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on (default 8900; 0 = any free port)', portNumber)
     .option(
       '--allow-non-loopback-bind',
-      "let --host be an address other than 127.0.0.1/::1 (exposes the upstream's tools to the network, with no authentication of the proxy's own)",
+      'let --host be an address other than 127.0.0.1/::1 (exposes the ' +
+        "upstream's tools to the network, with no authentication of the " +
+        "proxy's own)",
     );
   addPlaneFlags(http)
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline toolcall proxy http --plan plan.yaml --upstream http://127.0.0.1:3000/mcp --port 8900\n  curl http://127.0.0.1:8900/metrics',
+      '\nExamples:\n  faultline toolcall proxy http --plan plan.yaml ' +
+        '--upstream http://127.0.0.1:3000/mcp --port 8900\n  curl ' +
+        'http://127.0.0.1:8900/metrics',
     )
     .action((flags: PlaneFlags & { upstream: string; host?: string; port?: number; allowNonLoopbackBind?: boolean }) =>
       runCommand(async () => {
@@ -145,10 +161,14 @@ function registerDemoCommand(chaos: Command): void {
     .command('demo')
     .summary('offline simulator: blast radius with and without resilience (no network, deterministic)')
     .description(
-      'Simulate an agent whose tasks each fan out to --fanout tool calls against an in-process fake MCP server, through the same ' +
-        'fault code as the proxies, without and with resilience (2 retries, graceful degradation of the last 2 calls, a circuit ' +
-        "breaker with half-open probes). Fault decisions draw from Python's random.Random(seed) stream in mcp-chaos's order, so the " +
-        "defaults print mcp-chaos's published table. Prints TCAF, TCSR, ETA, blast radius, A and C, and the prediction " +
+      'Simulate an agent whose tasks each fan out to --fanout tool ' +
+        'calls against an in-process fake MCP server, through the same ' +
+        'fault code as the proxies, without and with resilience (2 ' +
+        'retries, graceful degradation of the last 2 calls, a circuit ' +
+        'breaker with half-open probes). Fault decisions draw from ' +
+        "Python's random.Random(seed) stream in mcp-chaos's order, so the " +
+        "defaults print mcp-chaos's published table. Prints TCAF, TCSR, " +
+        'ETA, blast radius, A and C, and the prediction ' +
         '1 − (1 − e)^TCAF at the measured e.',
     )
     .addOption(new Option('--tasks <n>', 'tasks to simulate (default 200, at most 100000)').argParser(positiveInteger))
@@ -166,7 +186,8 @@ function registerDemoCommand(chaos: Command): void {
     .addOption(new Option('--json', 'print the result as JSON'))
     .addHelpText(
       'after',
-      '\nExamples:\n  faultline toolcall demo\n  faultline toolcall demo --fanout 20 --error-rate 0.05 --correlated --json',
+      '\nExamples:\n  faultline toolcall demo\n  faultline toolcall ' +
+        'demo --fanout 20 --error-rate 0.05 --correlated --json',
     )
     .action(
       (flags: {
@@ -207,7 +228,9 @@ function addPlaneFlags(command: Command): Command {
     .option('--journal <file>', 'append one JSON line per tool call to FILE')
     .option(
       '--json <file>',
-      'write the run as JSON to FILE on exit: a run record for `faultline coverage` (kind toolcall, the faults injected), the SLIs under "slis"',
+      'write the run as JSON to FILE on exit: a run record for ' +
+        '`faultline coverage` (kind toolcall, the faults injected), the ' +
+        'SLIs under "slis"',
     )
     .option('--metrics <file>', 'write the SLIs as JSON to FILE on exit')
     .option('--report <file>', 'write the markdown report to FILE on exit')
@@ -222,12 +245,18 @@ function addPlaneFlags(command: Command): Command {
     )
     .option(
       '--max-message-bytes <n>',
-      `largest message read from either side (default ${DEFAULT_MAX_MESSAGE_BYTES}, 32 MiB; at most ${MAX_MESSAGE_BYTES}); a larger one, or one nested deeper than 512 levels, is passed on unread (with --strict: its request is answered with an error)`,
+      `largest message read from either side (default ` +
+        `${DEFAULT_MAX_MESSAGE_BYTES}, 32 MiB; at most ` +
+        `${MAX_MESSAGE_BYTES}); a larger one, or one nested deeper than ` +
+        `512 levels, is passed on unread (with --strict: its request is ` +
+        `answered with an error)`,
       messageBytes,
     )
     .option(
       '--allow-production',
-      'run even where the environment says production (NODE_ENV, ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+      'run even where the environment says production (NODE_ENV, ' +
+        'ENVIRONMENT, APP_ENV … = prod*, production, prd, live; env ' +
+        'FAULTLINE_ALLOW_PRODUCTION=1)',
     );
 }
 
@@ -303,7 +332,8 @@ function rate(value: string): number {
   return n;
 }
 
-/** The proxies' default bound on one message (DEFAULT_MAX_MESSAGE_CHARS, not imported so the plane loads only when used). */
+/** The proxies' default bound on one message (DEFAULT_MAX_MESSAGE_CHARS, not imported so the plane loads only when
+ * used). */
 const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 

@@ -48,9 +48,12 @@ function registerServer(program: Command): void {
     .summary("serve Toxiproxy's HTTP API: its clients and toxics, on faultline's proxies")
     .description(
       "A drop-in for toxiproxy-server: Toxiproxy's endpoints, status codes and JSON, its toxics (latency, bandwidth, " +
-        'slow_close, timeout, reset_peer, slicer, limit_data) as faultline faults, plus packet_loss, jitter, blackhole ' +
+        'slow_close, timeout, reset_peer, slicer, limit_data) as ' +
+        'faultline faults, plus packet_loss, jitter, blackhole ' +
         'and the HTTP faults (http_error, …). toxiproxy-server flags work with one dash too (-host, -port, -config). ' +
-        'Listens on loopback; another address needs --allow-non-loopback-bind and --admin-token. See docs/toxiproxy.md.',
+        'Listens on loopback; another address needs ' +
+        '--allow-non-loopback-bind and --admin-token. See ' +
+        'docs/toxiproxy.md.',
     )
     .addOption(new Option('--host <host>', 'address the API listens on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port the API listens on').argParser(portNumber).default(8474))

@@ -94,7 +94,9 @@ export class ProgramPolicy {
     if (outside !== undefined)
       return {
         status: 'refused',
-        reason: `${request.argument}: not started: its working directory ${outside} is outside the client's roots (${agent.roots.join(', ')})`,
+        reason:
+          `${request.argument}: not started: its working directory ${outside} ` +
+          `is outside the client's roots (${agent.roots.join(', ')})`,
       };
     if (agent.allowance.allowAll) return { status: 'allowed', by: '--allow-commands' };
     if (this.grants.has(grantKey(request, cwd))) return { status: 'allowed', by: 'the person, asked' };
@@ -105,7 +107,11 @@ export class ProgramPolicy {
       if (!agent.ask)
         return {
           status: 'refused',
-          reason: `${request.argument}: not started: its env sets ${loading}, which can make ${basename(file)} load other code or configuration; --allow-command allows the program, not that (${ALLOW_HINT} allows anything)`,
+          reason:
+            `${request.argument}: not started: its env sets ${loading}, which ` +
+            `can make ${basename(file)} load other code or configuration; ` +
+            `--allow-command allows the program, not that (${ALLOW_HINT} ` +
+            `allows anything)`,
         };
     }
     if (agent.ask) return { status: 'ask' };
@@ -139,7 +145,9 @@ export class ProgramPolicy {
       if (signal?.aborted) throw new CancelledError();
       if (bound.aborted)
         throw new ToolInputError(
-          `${names}: not started: no answer to the request for consent within ${agent.askTimeoutMs / 1000} s; ${ALLOW_HINT} on the server allows programs without asking`,
+          `${names}: not started: no answer to the request for consent ` +
+            `within ${agent.askTimeoutMs / 1000} s; ${ALLOW_HINT} on the ` +
+            `server allows programs without asking`,
         );
       throw new ToolInputError(`${names}: not started: consent could not be asked (${messageOf(error)})`);
     }
@@ -178,8 +186,10 @@ export class ProgramPolicy {
 function refusal(request: ProgramRequest): string {
   const name = basename(request.command);
   return (
-    `${request.argument}: not started (${shown(request)}): over MCP this server starts no program without its owner's consent. ` +
-    `Start it with ${ALLOW_HINT} (any program) or --allow-command ${name} (this one; also FAULTLINE_ALLOW_COMMANDS=${name}), ` +
+    `${request.argument}: not started (${shown(request)}): over MCP ` +
+    `this server starts no program without its owner's consent. ` +
+    `Start it with ${ALLOW_HINT} (any program) or --allow-command ${name} ` +
+    `(this one; also FAULTLINE_ALLOW_COMMANDS=${name}), ` +
     'or use a client that supports elicitation, to be asked'
   );
 }

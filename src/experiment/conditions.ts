@@ -17,7 +17,8 @@ export function parseLoadAbort(text: string, what: string): Extract<AbortRule, {
     /^\s*(errors|error_rate|p50|p95)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%|ms|s)?\s*(?:for\s+(.+?))?\s*$/i.exec(text);
   if (!match)
     throw new ToolInputError(
-      `${what}: "${text}" is not an abort condition; write e.g. "errors > 50% for 3s", "p95 > 2s for 5s" (metrics: errors, p50, p95)`,
+      `${what}: "${text}" is not an abort condition; write e.g. "errors ` +
+        `> 50% for 3s", "p95 > 2s for 5s" (metrics: errors, p50, p95)`,
     );
   const metric = match[1]!.toLowerCase().startsWith('err') ? 'errors' : (match[1]!.toLowerCase() as 'p50' | 'p95');
   const unit = match[4]?.toLowerCase();
@@ -72,7 +73,8 @@ export function parseSliCondition(text: string, what: string): SliCondition {
   const sli = match?.[1]!.toLowerCase();
   if (!match || !(SLI_NAMES as readonly string[]).includes(sli!)) {
     throw new ToolInputError(
-      `${what}: "${text}" is not an SLI threshold; write e.g. "tcsr >= 0.95", "eta >= 90%"; SLIs: ${SLI_NAMES.join(', ')}`,
+      `${what}: "${text}" is not an SLI threshold; write e.g. "tcsr >= ` +
+        `0.95", "eta >= 90%"; SLIs: ${SLI_NAMES.join(', ')}`,
     );
   }
   let value = Number(match[3]);

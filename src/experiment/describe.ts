@@ -32,7 +32,9 @@ export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = 
     format: experiment.format,
     durationMs: experiment.durationMs,
     load: load
-      ? `${load.method} ${load.url} at ${load.clients * load.rps} requests/s for ${formatDuration(load.durationMs)} (timeout ${formatDuration(load.timeoutMs)})`
+      ? `${load.method} ${load.url} at ${load.clients * load.rps} ` +
+        `requests/s for ${formatDuration(load.durationMs)} (timeout ` +
+        `${formatDuration(load.timeoutMs)})`
       : null,
     proxies: experiment.proxies.map((mapping) => mapping.text),
     control: experiment.control.map((plane) => `${plane.name}: ${plane.url} (token from ${plane.tokenEnv})`),
@@ -49,7 +51,9 @@ export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = 
         step.kind === 'fault'
           ? `${JSON.stringify(step.raw)} ${step.placement.plane === 'proxy' ? `on #${step.placement.target}` : `through ${step.placement.control} on ${step.placement.target}`}`
           : step.kind === 'toolcall'
-            ? `${step.calls.length} calls × ${step.tasks} tasks against ${step.server.url ?? step.server.command}, ${step.plan.faults.length} plan faults${step.expect.length ? `; expect ${step.expect.map((c) => c.text).join(', ')}` : ''}`
+            ? `${step.calls.length} calls × ${step.tasks} tasks against ` +
+              `${step.server.url ?? step.server.command}, ${step.plan.faults.length} ` +
+              `plan faults${step.expect.length ? `; expect ${step.expect.map((c) => c.text).join(', ')}` : ''}`
             : `probe ${step.server.url ?? step.server.command}${step.families.length ? ` (${step.families.join(', ')})` : ''}`,
     })),
     expectations: [
@@ -58,7 +62,9 @@ export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = 
         ? [
             {
               id: 'recover_within',
-              title: `back to the steady state within ${formatDuration(experiment.recoverWithinMs)} of the last fault's end`,
+              title:
+                `back to the steady state within ${formatDuration(experiment.recoverWithinMs)} ` +
+                `of the last fault's end`,
               window: null,
             },
           ]
@@ -72,7 +78,9 @@ export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = 
 
 export function renderPlan(summary: PlanSummary): string {
   const out = [
-    `${summary.title}: valid${summary.format === 'mcp-chaos-monkey' ? " (mcp-chaos-monkey's scenario format)" : ''}; the run lasts ${formatDuration(summary.durationMs)}.`,
+    `${summary.title}: ` +
+      `valid${summary.format === 'mcp-chaos-monkey' ? " (mcp-chaos-monkey's scenario format)" : ''}; ` +
+      `the run lasts ${formatDuration(summary.durationMs)}.`,
   ];
   if (summary.load) out.push(`load: ${summary.load}`);
   if (summary.proxies.length) out.push(`proxies: ${summary.proxies.join(', ')}`);
@@ -87,7 +95,8 @@ export function renderPlan(summary: PlanSummary): string {
   for (const text of summary.notChecked) out.push(`  not checked: ${text}`);
   for (const command of summary.commands)
     out.push(
-      `  starts ${command.argument}: ${JSON.stringify(command.argv)}${command.cwd ? ` in ${command.cwd}` : ''} (${command.why}): ${command.verdict === 'refused' ? `REFUSED: ${command.detail}` : command.detail}`,
+      `  starts ${command.argument}: ${JSON.stringify(command.argv)}${command.cwd ? ` in ${command.cwd}` : ''} ` +
+        `(${command.why}): ${command.verdict === 'refused' ? `REFUSED: ${command.detail}` : command.detail}`,
     );
   return `${out.join('\n')}\n`;
 }

@@ -34,7 +34,11 @@ export function judgePromql(
       status: 'inconclusive',
       figure,
       atMs: null,
-      reason: `${unknown.length} of ${seen.length} polls could not be judged (first at ${formatDuration(unknown[0]!.atMs)}: ${unknown[0]!.detail}), so holding says nothing about those moments`,
+      reason:
+        `${unknown.length} of ${seen.length} polls could not be judged ` +
+        `(first at ${formatDuration(unknown[0]!.atMs)}: ` +
+        `${unknown[0]!.detail}), so holding says nothing about those ` +
+        `moments`,
     };
   const last = seen[seen.length - 1]!;
   return {

@@ -73,7 +73,9 @@ export function evaluate(evidence: Evidence): Evaluation {
         status: 'inconclusive',
         figure: verdict.figure,
         atMs: null,
-        reason: `the fault never acted in this window (${quiet}), so ${verdict.status === 'passed' ? 'holding' : 'breaking'} says nothing about it`,
+        reason:
+          `the fault never acted in this window (${quiet}), so ${verdict.status === 'passed' ? 'holding' : 'breaking'} ` +
+          `says nothing about it`,
       };
     }
     expectations.push({ ...base, ...verdict });
@@ -268,7 +270,9 @@ function judgeSlo(
         status: 'failed',
         figure,
         atMs: from,
-        reason: `broke at ${formatDuration(from)}: ${describeSlo(slo, own.observed)} in the second from then; ${figure} in the window`,
+        reason:
+          `broke at ${formatDuration(from)}: ${describeSlo(slo, own.observed)} ` +
+          `in the second from then; ${figure} in the window`,
       };
   }
   return {
@@ -373,7 +377,10 @@ function judgeRecovery(evidence: Evidence): ExpectationVerdict {
       status: 'passed',
       figure: `back to the steady state ${formatDuration(recoveredAt - lastOff)} after the last fault ended`,
       atMs: recoveredAt,
-      reason: `recovered at ${formatDuration(recoveredAt)}, ${formatDuration(recoveredAt - lastOff)} after the last fault ended at ${formatDuration(lastOff)} (allowed ${formatDuration(within)})`,
+      reason:
+        `recovered at ${formatDuration(recoveredAt)}, ${formatDuration(recoveredAt - lastOff)} ` +
+        `after the last fault ended at ${formatDuration(lastOff)} ` +
+        `(allowed ${formatDuration(within)})`,
     };
   }
   if (recoveredAt === undefined && experiment.durationMs < deadline) {
@@ -382,7 +389,10 @@ function judgeRecovery(evidence: Evidence): ExpectationVerdict {
       status: 'inconclusive',
       figure: '',
       atMs: null,
-      reason: `not recovered when the run ended ${formatDuration(experiment.durationMs - lastOff)} after the last fault, before the ${formatDuration(within)} allowed were over: lengthen the run`,
+      reason:
+        `not recovered when the run ended ${formatDuration(experiment.durationMs - lastOff)} ` +
+        `after the last fault, before the ${formatDuration(within)} ` +
+        `allowed were over: lengthen the run`,
     };
   }
   const figure =
@@ -435,7 +445,9 @@ function overall(
     );
   if (evidence.aborted)
     reasons.push(
-      `aborted at ${formatDuration(evidence.aborted.atMs)} (${evidence.aborted.rule}: ${evidence.aborted.figure}); every fault was cleared then`,
+      `aborted at ${formatDuration(evidence.aborted.atMs)} ` +
+        `(${evidence.aborted.rule}: ${evidence.aborted.figure}); every ` +
+        `fault was cleared then`,
     );
   for (const e of failed.filter((e) => e.kind !== 'abort')) reasons.push(`failed: ${e.title} — ${e.reason}`);
   for (const e of inconclusive) reasons.push(`inconclusive: ${e.title} — ${e.reason}`);
@@ -462,7 +474,8 @@ function overall(
   };
 }
 
-/** What the faults did while the expectations held, in words true to the run: none, all acted, or (said by the reasons) some. */
+/** What the faults did while the expectations held, in words true to the run: none, all acted, or (said by the reasons)
+ * some. */
 function heldWhile(faults: Evidence['faults']): string {
   if (faults.length === 0) return '; no fault in this experiment';
   return faults.every((fault) => fault.acted === true) ? ' while every fault acted' : '';
@@ -490,7 +503,8 @@ function injected(evidence: Evidence): string[] {
   return [...names].sort();
 }
 
-/** Per-bucket figures: for the charts a bucket length that gives at most ~150 points, or `fixedMs` (the report's seconds). */
+/** Per-bucket figures: for the charts a bucket length that gives at most ~150 points, or `fixedMs` (the report's
+ * seconds). */
 export function timelineOf(
   samples: RequestSamples,
   durationMs: number,

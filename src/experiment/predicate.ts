@@ -60,7 +60,9 @@ function parseClause(text: string, what: string): Clause {
   const match = /^(\S+?)\s*(==|!=|<=|>=|<|>|\s+contains\s+|\s+matches\s+|\s+exists$|\s+absent$)\s*(.*)$/i.exec(text);
   if (!match)
     throw new ToolInputError(
-      `${what}: "${text}" is not "<subject> <operator> <value>"; subjects: status, latency, body, header.NAME, $.json.path; operators: ${OPERATORS.join(', ')}`,
+      `${what}: "${text}" is not "<subject> <operator> <value>"; ` +
+        `subjects: status, latency, body, header.NAME, $.json.path; ` +
+        `operators: ${OPERATORS.join(', ')}`,
     );
   const subject = parseSubject(match[1]!, what);
   const op = match[2]!.trim().toLowerCase() as Operator;
@@ -110,7 +112,9 @@ export function parseJsonPath(text: string, what: string): Array<string | number
     const match = step.exec(text);
     if (!match)
       throw new ToolInputError(
-        `${what}: "${text}" is not a JSON path of .name, ['name'] and [index] steps (filters and wildcards are not accepted: a comparison needs one value)`,
+        `${what}: "${text}" is not a JSON path of .name, ['name'] and ` +
+          `[index] steps (filters and wildcards are not accepted: a ` +
+          `comparison needs one value)`,
       );
     steps.push(match[1] ?? (match[2] !== undefined ? Number(match[2]) : (match[3] ?? match[4]!)));
     index = step.lastIndex;

@@ -123,7 +123,9 @@ export class PromqlWatch {
                 const name = seriesName(met.labels);
                 hooks.abort(
                   rule.text,
-                  `${formatValue(met.value)}${name && name !== '{}' ? ` (${name})` : ''}, ${rule.check.condition.text}, on ${streak} poll${streak > 1 ? 's' : ''} in a row`,
+                  `${formatValue(met.value)}${name && name !== '{}' ? ` (${name})` : ''}, ` +
+                    `${rule.check.condition.text}, on ${streak} poll${streak > 1 ? 's' : ''} ` +
+                    `in a row`,
                 );
               }
             }),

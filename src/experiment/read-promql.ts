@@ -61,7 +61,8 @@ export async function readPromqlCheck(raw: Raw, where: string, context: PromqlCo
         : [context.env[PROMETHEUS_ENV.url]?.trim(), PROMETHEUS_ENV.url];
   if (!given)
     throw new ToolInputError(
-      `${where}: no Prometheus to ask; give url, a top-level prometheus: {url: http://127.0.0.1:9090}, or set ${PROMETHEUS_ENV.url}`,
+      `${where}: no Prometheus to ask; give url, a top-level ` +
+        `prometheus: {url: http://127.0.0.1:9090}, or set ${PROMETHEUS_ENV.url}`,
     );
   const url = await checkUrl(given, context.policy, whereUrl);
   const everyMs = raw.every === undefined ? 1000 : durationField(raw.every, `${where}.every`);

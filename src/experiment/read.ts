@@ -62,7 +62,8 @@ export interface ReadOptions {
   durationMs?: number;
 }
 
-/** A fault without its own length, with no run length given either: planned for this long, and refused by the runner. */
+/** A fault without its own length, with no run length given either: planned for this long, and refused by the runner.
+ * */
 const UNTIMED_PLAN_MS = 10_000;
 
 /** Limits of one experiment. */
@@ -74,7 +75,8 @@ export const EXPERIMENT_LIMITS = {
   probes: 20_000,
   commandTimeoutMs: 3_600_000,
   defaultCommandTimeoutMs: 300_000,
-  /** A rollback's bound unless it sets its own `timeout`: cleanup must not hold the run (or a cancelled call) for long. */
+  /** A rollback's bound unless it sets its own `timeout`: cleanup must not hold the run (or a cancelled call) for long.
+   * */
   defaultRollbackTimeoutMs: 60_000,
 };
 const DEFAULT_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
@@ -139,18 +141,23 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   if (durationMs <= 0) throw new ToolInputError(`${load ? 'load.duration' : 'duration'}: must be above 0`);
   if (durationMs > options.limits.maxDurationMs) {
     throw new ToolInputError(
-      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ${formatDuration(durationMs)} is longer than the ${options.limits.maxDurationMs / 1000} s this server allows (raise it with --max-duration)`,
+      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ${formatDuration(durationMs)} ` +
+        `is longer than the ${options.limits.maxDurationMs / 1000} s this ` +
+        `server allows (raise it with --max-duration)`,
     );
   }
   for (const step of steps) {
     const end = stepEnd(step);
     if (step.atMs >= durationMs)
       throw new ToolInputError(
-        `method[${step.index}].at: ${formatDuration(step.atMs)} is not before the end of the run (${formatDuration(durationMs)})`,
+        `method[${step.index}].at: ${formatDuration(step.atMs)} is not ` +
+          `before the end of the run (${formatDuration(durationMs)})`,
       );
     if (end !== undefined && end > durationMs)
       throw new ToolInputError(
-        `method[${step.index}].for: the step ends at ${formatDuration(end)}, after the run (${formatDuration(durationMs)}); shorten it or lengthen the run`,
+        `method[${step.index}].for: the step ends at ` +
+          `${formatDuration(end)}, after the run ` +
+          `(${formatDuration(durationMs)}); shorten it or lengthen the run`,
       );
   }
 
@@ -175,7 +182,10 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
   if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
     throw new ToolInputError(
-      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} after the last step${recoverWithinMs !== undefined ? `, which leaves less than ${formatDuration(MIN_AFTER_MS)} after recover_within (${formatDuration(recoverWithinMs)})` : ''} to see the steady state again; lengthen the run`,
+      `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ` +
+        `the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} ` +
+        `after the last step${recoverWithinMs !== undefined ? `, which leaves less than ${formatDuration(MIN_AFTER_MS)} after recover_within (${formatDuration(recoverWithinMs)})` : ''} ` +
+        `to see the steady state again; lengthen the run`,
     );
   }
   const { steadySlos, expectations } = await readSteadyState(steadyRaw, afterWindow, loadPlan, context);
@@ -189,7 +199,8 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   if (recoverWithinMs !== undefined) {
     if (steadySlos.length === 0)
       throw new ToolInputError(
-        'recover_within: needs steady_state SLOs on the load (e.g. "errors < 1%", "p95 < 300ms") to say what recovered means',
+        'recover_within: needs steady_state SLOs on the load (e.g. ' +
+          '"errors < 1%", "p95 < 300ms") to say what recovered means',
       );
     if (steps.length === 0)
       throw new ToolInputError('recover_within: there is no step whose end recovery is measured from');
@@ -220,7 +231,8 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     );
   if (probes > EXPERIMENT_LIMITS.probes)
     throw new ToolInputError(
-      `expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} per run — probe less often (every) or in shorter windows`,
+      `expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} ` +
+        `per run — probe less often (every) or in shorter windows`,
     );
 
   return {
@@ -413,7 +425,8 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
   const kinds = (['fault', 'toolcall', 'probe'] as const).filter((kind) => raw[kind] !== undefined);
   if (kinds.length !== 1)
     throw new ToolInputError(
-      `${where}: give exactly one of fault, toolcall or probe (got ${kinds.length === 0 ? 'none' : kinds.join(' and ')})`,
+      `${where}: give exactly one of fault, toolcall or probe (got ` +
+        `${kinds.length === 0 ? 'none' : kinds.join(' and ')})`,
     );
   const atMs = raw.at === undefined ? 0 : momentField(raw.at, `${where}.at`, context.runMs);
   const forMs = raw.for === undefined ? undefined : durationField(raw.for, `${where}.for`);
@@ -438,11 +451,13 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
   const placement = placeFault(target, raw.via as string | undefined, where, context);
   if (placement.plane === 'control' && target === undefined)
     throw new ToolInputError(
-      `${where}.fault.target: the control plane ${placement.control} needs the target to fault (its own name for the dependency)`,
+      `${where}.fault.target: the control plane ${placement.control} ` +
+        `needs the target to fault (its own name for the dependency)`,
     );
   const name =
     (raw.name as string | undefined) ??
-    `${parsed.type} on ${placement.plane === 'proxy' ? `#${placement.target}` : `${placement.control}/${placement.target}`} at ${formatDuration(atMs)}`;
+    `${parsed.type} on ${placement.plane === 'proxy' ? `#${placement.target}` : `${placement.control}/${placement.target}`} ` +
+      `at ${formatDuration(atMs)}`;
   const step: FaultStep = {
     kind: 'fault',
     index,
@@ -466,7 +481,8 @@ function placeFault(
   if (via !== undefined) {
     if (!context.control.some((plane) => plane.name === via)) {
       throw new ToolInputError(
-        `${where}.via: "${via}" is not a control plane of this experiment; ${context.control.length ? `accepted: ${context.control.map((plane) => plane.name).join(', ')}` : 'declare it under control: with its url'}`,
+        `${where}.via: "${via}" is not a control plane of this ` +
+          `experiment; ${context.control.length ? `accepted: ${context.control.map((plane) => plane.name).join(', ')}` : 'declare it under control: with its url'}`,
       );
     }
     return { plane: 'control', control: via, target: target ?? '' };
@@ -489,11 +505,14 @@ function placeFault(
   const names = context.proxies.map((m) => (m.name ? `#${m.name}` : String(m.listenPort)));
   if (target === undefined) {
     throw new ToolInputError(
-      `${where}.fault.target: required with ${context.proxies.length} mappings; accepted: ${names.join(', ') || 'none (add proxies, or a load for the proxy in front of it)'}`,
+      `${where}.fault.target: required with ${context.proxies.length} ` +
+        `mappings; accepted: ${names.join(', ') || 'none (add proxies, or a load for the proxy in front of it)'}`,
     );
   }
   throw new ToolInputError(
-    `${where}.fault.target: "${target}" names no mapping${context.inFront ? ` (the proxy in front of the load is #${IN_FRONT_MAPPING})` : ''}; accepted: ${[...names, ...(context.inFront ? [`#${IN_FRONT_MAPPING}`] : [])].join(', ') || 'none'}` +
+    `${where}.fault.target: "${target}" names no ` +
+      `mapping${context.inFront ? ` (the proxy in front of the load is #${IN_FRONT_MAPPING})` : ''}; ` +
+      `accepted: ${[...names, ...(context.inFront ? [`#${IN_FRONT_MAPPING}`] : [])].join(', ') || 'none'}` +
       (context.control.length > 1
         ? `; or set it through a control plane with via: ${context.control.map((plane) => plane.name).join(', ')}`
         : context.control.length === 0

@@ -131,7 +131,8 @@ export interface ExperimentResult {
   connectFailures: Record<string, number>;
   /** Dependencies (or the load's url) that accepted no connection before the first fault: the run cannot pass. */
   unreachable: Array<{ where: string; address: string; why: string }>;
-  /** Fault names that acted, for the run record (network: latency, …; HTTP: http_error, …; tool-call plane: toolcall:<type>). */
+  /** Fault names that acted, for the run record (network: latency, …; HTTP: http_error, …; tool-call plane:
+   * toolcall:<type>). */
   injected: string[];
   verdict: Verdict;
   verdictReasons: string[];

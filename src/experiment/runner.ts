@@ -217,7 +217,8 @@ class ExperimentRun {
     return this.result(load, rollbacks);
   }
 
-  /** The proxies (with the in-front mapping when the load goes through one) and the control planes, checked before anything is set. */
+  /** The proxies (with the in-front mapping when the load goes through one) and the control planes, checked before
+   * anything is set. */
   private async startPlanes(): Promise<void> {
     const { experiment } = this;
     for (const plane of experiment.control) {
@@ -298,7 +299,8 @@ class ExperimentRun {
       });
   }
 
-  /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has drained). */
+  /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has
+   * drained). */
   private edges(): number[] {
     const moments = new Set<number>();
     for (const { step } of this.faults) {
@@ -643,7 +645,9 @@ class ExperimentRun {
     this.options.onProgress({
       doneMs: Math.min(now, this.experiment.durationMs),
       totalMs: this.experiment.durationMs,
-      message: `${this.aborted ? 'aborted, recovering' : phase} ${(now / 1000).toFixed(0)}s/${(this.experiment.durationMs / 1000).toFixed(0)}s${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
+      message:
+        `${this.aborted ? 'aborted, recovering' : phase} ` +
+        `${(now / 1000).toFixed(0)}s/${(this.experiment.durationMs / 1000).toFixed(0)}s${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
     });
   }
 

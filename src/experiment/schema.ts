@@ -38,7 +38,8 @@ function faultProperties(): Record<string, unknown> {
     type: {
       type: 'string',
       description:
-        `Network: ${NETWORK_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with latencyMs)' : f.type)).join(', ')}. ` +
+        `Network: ` +
+        `${NETWORK_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with latencyMs)' : f.type)).join(', ')}. ` +
         `HTTP: ${HTTP_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with delay)' : f.type)).join(', ')}. ` +
         'kebab-case (rate-limit) is accepted.',
     },
@@ -74,7 +75,9 @@ const fault = {
 const during = {
   type: 'string',
   description:
-    'The window: inject (default for expect: from the first fault on to the last one off), baseline, recover, run, a step\'s name, or "10s..20s".',
+    'The window: inject (default for expect: from the first fault on ' +
+    "to the last one off), baseline, recover, run, a step's name, or " +
+    '"10s..20s".',
 };
 
 const httpCheck = {
@@ -89,12 +92,17 @@ const httpCheck = {
     expect: {
       type: 'string',
       description:
-        'What the answer must satisfy: status == 200, status < 500, header.content-type contains "json", $.circuit == "open", $.items exists, body contains "ok"; join with and (default status < 400)',
+        'What the answer must satisfy: status == 200, status < 500, ' +
+        'header.content-type contains "json", $.circuit == "open", ' +
+        '$.items exists, body contains "ok"; join with and (default ' +
+        'status < 400)',
     },
     mode: {
       enum: ['continuous', 'eventually', 'start', 'end', 'edge'],
       description:
-        'continuous: every probe in the window (default); eventually: at least one; start / end / edge: once at the start, the end, or both',
+        'continuous: every probe in the window (default); eventually: at ' +
+        'least one; start / end / edge: once at the start, the end, or ' +
+        'both',
     },
     every: { ...duration, description: 'How often it is probed in the window (default 1s)' },
     timeout: { ...duration, description: 'Bound on one probe (default 2s)' },
@@ -191,7 +199,9 @@ const promqlAbort = {
 
 const expectation = {
   description:
-    'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> $.circuit == \\"open\\"" or an object), a command that must exit 0, or a PromQL check ({prometheus: query, below: 0.01}).',
+    'An SLO string ("errors < 5%"), an HTTP probe ("GET /health -> ' +
+    '$.circuit == \\"open\\"" or an object), a command that must exit ' +
+    '0, or a PromQL check ({prometheus: query, below: 0.01}).',
   oneOf: [{ type: 'string' }, sloExpectation, httpCheck, command, promqlCheck],
 };
 
@@ -212,7 +222,9 @@ const abortCheck = {
 
 const abortRule = {
   description:
-    'A condition on the load, checked each second while faults act ("errors > 50% for 3s", "p95 > 2s for 5s"), or an HTTP check whose consecutive failures abort.',
+    'A condition on the load, checked each second while faults act ' +
+    '("errors > 50% for 3s", "p95 > 2s for 5s"), or an HTTP check ' +
+    'whose consecutive failures abort.',
   oneOf: [{ type: 'string' }, abortCheck, promqlAbort],
 };
 
@@ -276,7 +288,9 @@ const step = {
       type: 'array',
       items: { type: 'string' },
       description:
-        'A tool-call step\'s SLIs: "tcsr >= 0.95", "blast_radius <= 0.2", "eta >= 90%". A probe step must pass (no leaf failed) unless expect: [] ',
+        'A tool-call step\'s SLIs: "tcsr >= 0.95", "blast_radius <= 0.2", ' +
+        '"eta >= 90%". A probe step must pass (no leaf failed) unless ' +
+        'expect: [] ',
     },
   },
 };
@@ -286,7 +300,9 @@ export const EXPERIMENT_SCHEMA = {
   $id: EXPERIMENT_SCHEMA_ID,
   title: 'faultline experiment',
   description:
-    'A chaos experiment: the steady state that should hold, faults on a timeline, what must hold while they act, how soon the system recovers, when to abort. ' +
+    'A chaos experiment: the steady state that should hold, faults on ' +
+    'a timeline, what must hold while they act, how soon the system ' +
+    'recovers, when to abort. ' +
     "mcp-chaos-monkey's scenario JSON (name, faults, expectedBehavior, assertions) is accepted as it is.",
   type: 'object',
   additionalProperties: false,
@@ -310,7 +326,9 @@ export const EXPERIMENT_SCHEMA = {
       additionalProperties: false,
       required: ['url'],
       description:
-        "Open-loop load on the app, with the scenario tools' arguments: the rate is num_clients × rps (num_clients defaults to 1 here, so rps is the total).",
+        "Open-loop load on the app, with the scenario tools' arguments: " +
+        'the rate is num_clients × rps (num_clients defaults to 1 here, ' +
+        'so rps is the total).',
       properties: {
         url: { type: 'string' },
         method: { type: 'string' },
@@ -339,19 +357,24 @@ export const EXPERIMENT_SCHEMA = {
       additionalProperties: false,
       required: ['url'],
       description:
-        'The Prometheus server PromQL checks ask unless they give their own url (credentials from FAULTLINE_PROMETHEUS_TOKEN, or _USERNAME and _PASSWORD)',
+        'The Prometheus server PromQL checks ask unless they give their ' +
+        'own url (credentials from FAULTLINE_PROMETHEUS_TOKEN, or ' +
+        '_USERNAME and _PASSWORD)',
       properties: { url: { type: 'string' } },
     },
     proxies: {
       type: 'array',
       items: { type: 'string' },
       description:
-        'Fault proxies the runner starts for the app\'s dependencies: "34000=127.0.0.1:7001#weather" (LOCAL=REMOTE, #name for fault targets)',
+        "Fault proxies the runner starts for the app's dependencies: " +
+        '"34000=127.0.0.1:7001#weather" (LOCAL=REMOTE, #name for fault ' +
+        'targets)',
     },
     control: {
       type: 'object',
       description:
-        "Control planes that already run (`faultline proxy --admin`, or an app with mcp-chaos-monkey's admin endpoint), by name",
+        'Control planes that already run (`faultline proxy --admin`, or ' +
+        "an app with mcp-chaos-monkey's admin endpoint), by name",
       additionalProperties: {
         type: 'object',
         additionalProperties: false,
@@ -404,7 +427,9 @@ export const EXPERIMENT_SCHEMA = {
       type: 'array',
       items: command,
       description:
-        'Commands run after the method, whatever happened (every fault is cleared before them); after a cancellation each is cut within 10s',
+        'Commands run after the method, whatever happened (every fault is ' +
+        'cleared before them); after a cancellation each is cut within ' +
+        '10s',
     },
     expectedBehavior: { type: 'string', description: "mcp-chaos-monkey's free text: reported, not checked" },
     assertions: {

@@ -39,7 +39,9 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   } catch (error) {
     // The yaml library throws when the aliases would expand past the bound: a bad file, not a crash.
     throw new ToolInputError(
-      `${where}: YAML aliases expand too far (${(error as Error).message}); write the repeated parts out, or use fewer aliases`,
+      `${where}: YAML aliases expand too far ` +
+        `(${(error as Error).message}); write the repeated parts out, or ` +
+        `use fewer aliases`,
     );
   }
   if (value === null || value === undefined)
@@ -58,7 +60,9 @@ export function checkShape(raw: unknown, where = 'experiment'): void {
     throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
   if (forbidden?.cycle)
     throw new ToolInputError(
-      `${where}: ${forbidden.at || 'the top level'} contains itself (a YAML alias of a node inside its own anchor): an experiment is a tree`,
+      `${where}: ${forbidden.at || 'the top level'} contains itself (a ` +
+        `YAML alias of a node inside its own anchor): an experiment is a ` +
+        `tree`,
     );
   if (forbidden !== undefined)
     throw new ToolInputError(
@@ -135,12 +139,20 @@ function describeErrors(errors: ErrorObject[], raw: unknown): string {
     case 'type':
       return `${where}: must be ${article((deepest.params as { type: string | string[] }).type)} (got ${got})`;
     case 'enum':
-      return `${where}: must be one of ${(deepest.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (got ${got})`;
+      return (
+        `${where}: must be one of ${(deepest.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} ` +
+        `(got ${got})`
+      );
     case 'const':
-      return `${where}: must be ${JSON.stringify((deepest.params as { allowedValue: unknown }).allowedValue)} (got ${got})`;
+      return (
+        `${where}: must be ${JSON.stringify((deepest.params as { allowedValue: unknown }).allowedValue)} ` +
+        `(got ${got})`
+      );
     case 'oneOf': {
       const schema = deepest.parentSchema as { description?: string } | undefined;
-      return `${where}: not a form this field takes${schema?.description ? `: ${schema.description}` : ''} (got ${got})`;
+      return (
+        `${where}: not a form this field takes${schema?.description ? `: ${schema.description}` : ''} ` + `(got ${got})`
+      );
     }
     default:
       return `${where}: ${deepest.message ?? 'is not valid'} (got ${got})`;

@@ -17,7 +17,8 @@ const COMPACT_DURATION = /^\s*(?:\d+(?:\.\d+)?(?:ms|s|m|h))+\s*$|^\s*\d+(?:\.\d+
 export function durationField(value: unknown, what: string): number {
   if (typeof value === 'string' && !COMPACT_DURATION.test(value))
     throw new ToolInputError(
-      `${what}: ${JSON.stringify(value)} is not a duration; write one such as 500ms, 5s, 1m30s, 1h or a number of seconds`,
+      `${what}: ${JSON.stringify(value)} is not a duration; write one ` +
+        `such as 500ms, 5s, 1m30s, 1h or a number of seconds`,
     );
   const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value), what);
   if (!Number.isFinite(ms) || ms < 0)
@@ -31,7 +32,9 @@ export function momentField(value: unknown, what: string, runMs: number | undefi
   if (!percent) return durationField(value, what);
   if (runMs === undefined)
     throw new ToolInputError(
-      `${what}: ${value} is a share of the run, whose length is not given; give load.duration (or duration), or write a time such as 5s`,
+      `${what}: ${value} is a share of the run, whose length is not ` +
+        `given; give load.duration (or duration), or write a time such as ` +
+        `5s`,
     );
   const share = Number(percent[1]);
   if (share > 100) throw new ToolInputError(`${what}: ${value} is over 100%`);
@@ -82,7 +85,8 @@ export function windowOf(
   }
   const names = steps.map((candidate) => JSON.stringify(candidate.name));
   throw new ToolInputError(
-    `${what}: "${text}" is not a window; accepted: inject, baseline, recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`,
+    `${what}: "${text}" is not a window; accepted: inject, baseline, ` +
+      `recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`,
   );
 }
 

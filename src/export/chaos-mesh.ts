@@ -53,7 +53,12 @@ export function networkChaosAction(fault: NetworkFault, notes: string[]): Record
       const limit = Math.max(fault.bytesPerSecond, 1514);
       const buffer = 1514;
       notes.push(
-        `rate is ${fault.bytesPerSecond} bytes/s (Chaos Mesh's "bps" is bytes per second, as faultline's). limit ${limit} bytes (one second queued) and buffer ${buffer} bytes (one packet of burst) are Chaos Mesh settings faultline has no equivalent for: faultline holds no burst and pauses the sender instead of queueing.`,
+        `rate is ${fault.bytesPerSecond} bytes/s (Chaos Mesh's "bps" is ` +
+          `bytes per second, as faultline's). limit ${limit} bytes (one ` +
+          `second queued) and buffer ${buffer} bytes (one packet of burst) ` +
+          `are Chaos Mesh settings faultline has no equivalent for: ` +
+          `faultline holds no burst and pauses the sender instead of ` +
+          `queueing.`,
         DIRECTION_TO,
       );
       return { action: 'bandwidth', direction: 'to', bandwidth: { rate: `${fault.bytesPerSecond}bps`, limit, buffer } };
@@ -64,8 +69,13 @@ export function networkChaosAction(fault: NetworkFault, notes: string[]): Record
       const direction = fault.half === 'both' ? 'both' : fault.half === 'requests' ? 'from' : 'to';
       notes.push(
         fault.half === 'both'
-          ? "No spec.target is set: add spec.target (the client pods) or spec.externalTargets to limit the partition to the clients, and check your Chaos Mesh version's partition semantics for a missing target."
-          : `The partition drops only the ${fault.half} (direction ${direction}, as the blackhole's); add spec.target (the client pods) or spec.externalTargets, which a one-way partition needs.`,
+          ? 'No spec.target is set: add spec.target (the client pods) or ' +
+              'spec.externalTargets to limit the partition to the clients, and ' +
+              "check your Chaos Mesh version's partition semantics for a " +
+              'missing target.'
+          : `The partition drops only the ${fault.half} (direction ` +
+              `${direction}, as the blackhole's); add spec.target (the client ` +
+              `pods) or spec.externalTargets, which a one-way partition needs.`,
       );
       return { action: 'partition', direction };
     }
@@ -73,4 +83,6 @@ export function networkChaosAction(fault: NetworkFault, notes: string[]): Record
 }
 
 const DIRECTION_TO =
-  'direction "to" acts on the selected pods\' outbound traffic, their responses: faultline\'s default (side server, direction ingress).';
+  'direction "to" acts on the selected pods\' outbound traffic, ' +
+  "their responses: faultline's default (side server, direction " +
+  'ingress).';

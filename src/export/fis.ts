@@ -46,7 +46,9 @@ export function fisNetworkAction(
       parameters.jitterMilliseconds = String(fault.jitter);
       if (fault.jitter > 0)
         notes.push(
-          "jitterMilliseconds carries faultline's uniform deviation (latency ± deviation); our reference does not state the distribution FIS uses — check it before comparing tails.",
+          "jitterMilliseconds carries faultline's uniform deviation " +
+            '(latency ± deviation); our reference does not state the ' +
+            'distribution FIS uses — check it before comparing tails.',
         );
       break;
     case 'loss':
@@ -61,7 +63,11 @@ export function fisNetworkAction(
       parameters.trafficType = 'ingress';
       parameters.protocol = 'tcp';
       notes.push(
-        `The blackhole drops traffic arriving at port ${port} (the port of ${portArgument}) on the targeted ${platform === 'ecs' ? 'tasks' : 'pods'}: no request reaches the service and clients hang until their timeout, as with faultline's blackhole (both ways by default).`,
+        `The blackhole drops traffic arriving at port ${port} (the port ` +
+          `of ${portArgument}) on the targeted ` +
+          `${platform === 'ecs' ? 'tasks' : 'pods'}: no request reaches the ` +
+          `service and clients hang until their timeout, as with ` +
+          `faultline's blackhole (both ways by default).`,
       );
       break;
     default:

@@ -18,7 +18,9 @@ function arrivalRate(perSecond: number, spell: Spell): { rate: number; timeUnit:
       return { rate: Math.round(rate), timeUnit: `${seconds}s` };
   }
   throw new ToolInputError(
-    `${spell('rps')}: ${spell('num_clients')} × ${spell('rps')} = ${perSecond} requests/s cannot be written as whole requests per 1–1000 s for k6; round ${spell('rps')}`,
+    `${spell('rps')}: ${spell('num_clients')} × ${spell('rps')} = ${perSecond} ` +
+      `requests/s cannot be written as whole requests per 1–1000 s for ` +
+      `k6; round ${spell('rps')}`,
   );
 }
 
@@ -47,7 +49,8 @@ export function k6LoadScenario(
   const maxVUs = Math.min(needed, MAX_K6_VUS);
   if (needed > MAX_K6_VUS)
     notes.push(
-      `maxVUs capped at ${MAX_K6_VUS} (rate × timeout asks ${needed}); k6 drops iterations (dropped_iterations) when every VU is busy.`,
+      `maxVUs capped at ${MAX_K6_VUS} (rate × timeout asks ${needed}); ` +
+        `k6 drops iterations (dropped_iterations) when every VU is busy.`,
     );
   return {
     executor: 'constant-arrival-rate',
@@ -68,4 +71,6 @@ export function k6Threshold(slo: Slo): { metric: 'http_req_duration' | 'http_req
 
 /** The note every k6 export carries: where its durations start. */
 export const K6_DURATION_NOTE =
-  "k6's http_req_duration runs from the request's send; faultline measures from the intended start, so under queueing faultline's percentiles can be higher.";
+  "k6's http_req_duration runs from the request's send; faultline " +
+  "measures from the intended start, so under queueing faultline's " +
+  'percentiles can be higher.';

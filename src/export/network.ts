@@ -48,7 +48,11 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
       spell,
       'direction',
       to,
-      `the fault acts on the ${half === 'both' ? 'requests and the responses' : 'requests'}; the exported fault acts on the service's outbound traffic (its responses) only — use the default ${spell('side')} server, ${spell('direction')} ingress`,
+      `the fault acts on the ` +
+        `${half === 'both' ? 'requests and the responses' : 'requests'}; ` +
+        `the exported fault acts on the service's outbound traffic (its ` +
+        `responses) only — use the default ${spell('side')} server, ${spell('direction')} ` +
+        `ingress`,
     );
   }
   switch (fault.type) {
@@ -60,12 +64,16 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
           spell,
           'distribution',
           to,
-          `a ${chosen} spread of ${deviation} ms has no equivalent: the engine's jitter is netem's uniform spread (latency ± jitter); use ${spell('distribution')} uniform, or ${spell('deviation')} 0`,
+          `a ${chosen} spread of ${deviation} ms has no equivalent: the ` +
+            `engine's jitter is netem's uniform spread (latency ± jitter); ` +
+            `use ${spell('distribution')} uniform, or ${spell('deviation')} 0`,
         );
       }
       if (deviation > 0 && chosen === undefined) {
         notes.push(
-          `${spell('distribution')} was not given: the deviation is exported as the engine's uniform spread (latency ± ${deviation} ms); faultline's own runs draw a normal one unless told uniform.`,
+          `${spell('distribution')} was not given: the deviation is ` +
+            `exported as the engine's uniform spread (latency ± ${deviation} ` +
+            `ms); faultline's own runs draw a normal one unless told uniform.`,
         );
       }
       if (fault.perOp === true)
@@ -91,7 +99,9 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
         );
       if (fault.rttMs !== undefined)
         notes.push(
-          `${spell('rtt')} shapes only faultline's simulated recovery; the engine drops real packets, and TCP recovers at the real round-trip time.`,
+          `${spell('rtt')} shapes only faultline's simulated recovery; the ` +
+            `engine drops real packets, and TCP recovers at the real ` +
+            `round-trip time.`,
         );
       return { kind: 'loss', percent: Math.round(Number(fault.lossRate ?? 0.05) * 100 * 1e6) / 1e6 };
     case 'bandwidth':
@@ -107,12 +117,16 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
           spell,
           'bandwidth_scope',
           to,
-          `a cap per connection has no equivalent: Chaos Mesh's bandwidth action caps the pods' whole traffic — use ${spell('bandwidth_scope')} shared, or leave it out`,
+          `a cap per connection has no equivalent: Chaos Mesh's bandwidth ` +
+            `action caps the pods' whole traffic — use ${spell('bandwidth_scope')} ` +
+            `shared, or leave it out`,
         );
       }
       if (fault.scope === undefined)
         notes.push(
-          `${spell('bandwidth_scope')} was not given: the cap is exported as Chaos Mesh's, one cap on the pods' whole traffic (faultline's own runs cap each connection unless told shared).`,
+          `${spell('bandwidth_scope')} was not given: the cap is exported ` +
+            `as Chaos Mesh's, one cap on the pods' whole traffic (faultline's ` +
+            `own runs cap each connection unless told shared).`,
         );
       return {
         kind: 'bandwidth',
@@ -124,7 +138,10 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
           spell,
           'direction',
           to,
-          "the blackhole holds only the answers, while the requests still reach the service; FIS's blackhole-port drops a port's inbound traffic (nothing reaches the service, nothing is answered) — use the blackhole's default, both ways",
+          'the blackhole holds only the answers, while the requests still ' +
+            "reach the service; FIS's blackhole-port drops a port's inbound " +
+            'traffic (nothing reaches the service, nothing is answered) — use ' +
+            "the blackhole's default, both ways",
         );
       return { kind: 'blackhole', half };
     case 'jitter':
@@ -132,7 +149,11 @@ export function networkFault(given: FaultSpec, to: Engine, spell: Spell, notes: 
         spell,
         'fault',
         to,
-        `faultline's jitter adds one delay, drawn between 0 and the amplitude and redrawn a few times a second, to all traffic; the engine's jitter varies each packet's delay around a mean — no equivalent (export a latency fault with ${spell('deviation')} and ${spell('distribution')} uniform instead)`,
+        `faultline's jitter adds one delay, drawn between 0 and the ` +
+          `amplitude and redrawn a few times a second, to all traffic; the ` +
+          `engine's jitter varies each packet's delay around a mean — no ` +
+          `equivalent (export a latency fault with ${spell('deviation')} ` +
+          `and ${spell('distribution')} uniform instead)`,
       );
     // falls through: refuse() never returns
     default:

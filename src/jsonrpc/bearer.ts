@@ -10,7 +10,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** A per-process key: both sides are HMACed with it, so the comparison's time says nothing of either's length or bytes. */
+/** A per-process key: both sides are HMACed with it, so the comparison's time says nothing of either's length or bytes.
+ * */
 const COMPARE_KEY = randomBytes(32);
 
 /** Compares two secrets in constant time, whatever their lengths; an empty expected secret matches nothing. */

@@ -24,7 +24,8 @@ export interface JsonRpcMessage {
 export interface JsonLimits {
   /** Characters of JSON text. */
   maxChars: number;
-  /** Nesting of arrays and objects. Deeper JSON is refused before JSON.parse or JSON.stringify could overflow the stack. */
+  /** Nesting of arrays and objects. Deeper JSON is refused before JSON.parse or JSON.stringify could overflow the
+   * stack. */
   maxDepth: number;
 }
 

@@ -131,7 +131,8 @@ export function describeOversize(
   };
 }
 
-/** A LineSplitter on a stream. Emits 'close' once, when the input ends or close() is called (as readline's interface does). */
+/** A LineSplitter on a stream. Emits 'close' once, when the input ends or close() is called (as readline's interface
+ * does). */
 export class LineReader extends EventEmitter {
   private readonly splitter: LineSplitter;
   private closed = false;

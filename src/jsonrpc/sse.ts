@@ -11,7 +11,8 @@ export type SseEvent = EventSourceMessage;
 export interface SseReader {
   /** Feeds a chunk of the body (text or bytes; bytes are decoded as UTF-8 across chunks). */
   feed(chunk: string | Uint8Array): void;
-  /** The body ended: an event left without its closing blank line is delivered, as browsers do not but servers that end the body expect. */
+  /** The body ended: an event left without its closing blank line is delivered, as browsers do not but servers that end
+   * the body expect. */
   end(): void;
 }
 

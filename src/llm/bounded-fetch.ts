@@ -67,6 +67,8 @@ function notJson(status: number, text: string): LlmError {
     );
   return new LlmError(
     'invalid_reply',
-    `the server's answer (HTTP ${status}) is not JSON, so not a reply from a model (is the base URL the API's, e.g. ending in /v1 for OpenAI-compatible servers?); it began ${JSON.stringify(start)}`,
+    `the server's answer (HTTP ${status}) is not JSON, so not a reply ` +
+      `from a model (is the base URL the API's, e.g. ending in /v1 for ` +
+      `OpenAI-compatible servers?); it began ${JSON.stringify(start)}`,
   );
 }

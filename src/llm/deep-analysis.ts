@@ -102,7 +102,11 @@ function problemWith(
       finding.start_line < input.startLine ||
       finding.end_line > input.endLine
     ) {
-      return `${where}: lines ${finding.start_line}-${finding.end_line} are not inside the function (lines ${input.startLine}-${input.endLine} of the file)`;
+      return (
+        `${where}: lines ${finding.start_line}-${finding.end_line} are ` +
+        `not inside the function (lines ${input.startLine}-${input.endLine} ` +
+        `of the file)`
+      );
     }
     if (finding.diff.trim() !== '') {
       const applied = applyModelPatch(snippet, stripFence(finding.diff));

@@ -6,7 +6,8 @@
  *   reason names the env var / flag to set). `PROVIDER_DEFAULTS` lists endpoints and models.
  * - `LlmProvider`: `text(messages)`, `structured(messages, zodSchema, {name, check?})`,
  *   `embed(texts)`; each takes `{signal}` and is bounded by the configured timeout (retries and
- *   the repair turn included); `conversation({signal}, work)` bounds several calls by one. Failures are `LlmError` (`kind`), cancellation `CancelledError`.
+ * the repair turn included); `conversation({signal}, work)` bounds several calls by one. Failures are `LlmError`
+ * (`kind`), cancellation `CancelledError`.
  * - Operations: `scoreSnippet`, `suggestBetterFunction` (optional `searchContext` for RAG),
  *   `suggestSlos`, `proposeFileChanges`.
  * - `extractJson(reply)`: the project's one tolerant JSON extractor.

@@ -139,7 +139,8 @@ export function replyText(completion: unknown): string {
     const start = completion.trim().slice(0, 80);
     throw new LlmError(
       'invalid_reply',
-      `the server's answer is not a chat completion (is the base URL the API's, e.g. ending in /v1?); it began ${start === '' ? '(empty)' : JSON.stringify(start)}`,
+      `the server's answer is not a chat completion (is the base URL ` +
+        `the API's, e.g. ending in /v1?); it began ${start === '' ? '(empty)' : JSON.stringify(start)}`,
     );
   }
   const choices = (completion as { choices?: unknown } | null)?.choices;

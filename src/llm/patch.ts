@@ -87,7 +87,10 @@ export function applyModelPatch(original: string, patchText: string): PatchOutco
   if (pastEnd !== undefined) {
     return {
       ok: false,
-      reason: `a hunk header (@@ -${pastEnd}) starts past the end of the snippet, which has ${lineCount} lines, and its lines match nowhere in it`,
+      reason:
+        `a hunk header (@@ -${pastEnd}) starts past the end of the ` +
+        `snippet, which has ${lineCount} lines, and its lines match ` +
+        `nowhere in it`,
     };
   }
   return { ok: false, reason: 'its context and removed lines do not match the code' };

@@ -104,7 +104,8 @@ export class LlmProvider {
       if (secondVerdict.ok) return secondVerdict.value;
       throw new LlmError(
         'invalid_reply',
-        `${this.describe('the reply')} was unusable twice (once after being shown the problem): ${secondVerdict.problem}; ` +
+        `${this.describe('the reply')} was unusable twice (once after ` +
+          `being shown the problem): ${secondVerdict.problem}; ` +
           `the reply began ${excerpt(second)}`,
       );
     });
@@ -202,5 +203,8 @@ function withSchemaInstruction(messages: ChatMessage[], schema: z.ZodType): Chat
 }
 
 function repairInstruction(problem: string): string {
-  return `Your reply could not be used: ${problem}. Reply again with only the corrected JSON value, matching the schema.`;
+  return (
+    `Your reply could not be used: ${problem}. Reply again with only ` +
+    `the corrected JSON value, matching the schema.`
+  );
 }

@@ -6,7 +6,8 @@
  * ANTHROPIC_API_KEY, OLLAMA_HOST that is set picks the provider; with none of them but
  * `--llm-base-url` or OPENAI_BASE_URL, the base URL is treated as a self-hosted OpenAI-compatible
  * server. The base URL: --llm-base-url / FAULT_LLM_BASE_URL, else the SDK's own variable
- * (OPENAI_BASE_URL for openai, ANTHROPIC_BASE_URL for anthropic), else the provider's default. Otherwise nothing is configured and
+ * (OPENAI_BASE_URL for openai, ANTHROPIC_BASE_URL for anthropic), else the provider's default. Otherwise nothing is
+ * configured and
  * the reason says what to set — tools answer with it at once instead of trying a request.
  */
 import type { LlmClient, LlmConfig } from '../config.js';
@@ -104,8 +105,12 @@ export function createProvider(
     return {
       ok: false,
       reason:
-        'no LLM provider is configured: set OPENAI_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY, or OLLAMA_HOST for a local Ollama ' +
-        '(pick one explicitly with --llm-client / FAULT_AGENT_CLIENT; for a self-hosted OpenAI-compatible server give --llm-base-url / FAULT_LLM_BASE_URL)',
+        'no LLM provider is configured: set OPENAI_API_KEY, ' +
+        'OPENROUTER_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY, or ' +
+        'OLLAMA_HOST for a local Ollama ' +
+        '(pick one explicitly with --llm-client / FAULT_AGENT_CLIENT; for ' +
+        'a self-hosted OpenAI-compatible server give --llm-base-url / ' +
+        'FAULT_LLM_BASE_URL)',
     };
   }
 
@@ -126,7 +131,10 @@ export function createProvider(
     if (secret === undefined && baseUrl === undefined) {
       return {
         ok: false,
-        reason: `--llm-client anthropic needs an API key: set ANTHROPIC_API_KEY (or give ANTHROPIC_BASE_URL / --llm-base-url for a server that needs no key)`,
+        reason:
+          `--llm-client anthropic needs an API key: set ANTHROPIC_API_KEY ` +
+          `(or give ANTHROPIC_BASE_URL / --llm-base-url for a server that ` +
+          `needs no key)`,
       };
     }
     endpoint = baseUrl ?? defaults.endpoint;
@@ -135,7 +143,10 @@ export function createProvider(
     if (secret === undefined && baseUrl === undefined) {
       return {
         ok: false,
-        reason: `--llm-client ${client} needs an API key: set ${defaults.env} (or give --llm-base-url / FAULT_LLM_BASE_URL for a server that needs no key)`,
+        reason:
+          `--llm-client ${client} needs an API key: set ${defaults.env} (or ` +
+          `give --llm-base-url / FAULT_LLM_BASE_URL for a server that needs ` +
+          `no key)`,
       };
     }
     endpoint = baseUrl ?? defaults.endpoint;

@@ -15,7 +15,8 @@ export async function newSyntaxErrors(
   const [old, next] = await Promise.all([countSyntaxErrors(before, language), countSyntaxErrors(after, language)]);
   if (next.count <= old.count) return undefined;
   return (
-    `the new code does not parse as ${language.displayName}: ${next.count} syntax error(s) where the original had ${old.count}, ` +
+    `the new code does not parse as ${language.displayName}: ${next.count} ` +
+    `syntax error(s) where the original had ${old.count}, ` +
     `first at line(s) ${next.firstLines.join(', ')} of the new code`
   );
 }

@@ -1,5 +1,6 @@
 /**
- * The closed-loop capacity mode (`strategy: "capacity"`; docs/design.md, "5. Load, scenarios and verdicts"): how many requests per
+ * The closed-loop capacity mode (`strategy: "capacity"`; docs/design.md, "5. Load, scenarios and verdicts"): how many
+ * requests per
  * second the endpoint sustains. Each of `connections` keep-alive connections sends its next
  * request as soon as the previous response completes, so the rate is whatever the target allows;
  * it is the right tool for "how much throughput is left under this fault", and the wrong one for
@@ -66,7 +67,9 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
     );
   if (target.secure && (options.tls?.rejectUnauthorized !== false || options.tls?.ca !== undefined)) {
     throw new ToolInputError(
-      'capacity mode cannot verify TLS certificates (autocannon does not); pass tls.rejectUnauthorized: false to measure an https URL unverified',
+      'capacity mode cannot verify TLS certificates (autocannon does ' +
+        'not); pass tls.rejectUnauthorized: false to measure an https URL ' +
+        'unverified',
     );
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))

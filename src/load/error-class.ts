@@ -1,5 +1,6 @@
 /**
- * The classes a failed request falls into (docs/design.md, "5. Load, scenarios and verdicts"). Every response is counted by status
+ * The classes a failed request falls into (docs/design.md, "5. Load, scenarios and verdicts"). Every response is
+ * counted by status
  * code; a status outside the expected set is also an error.
  *
  * - refused:  the connection was refused (nothing listening).

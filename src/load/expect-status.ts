@@ -22,7 +22,9 @@ export function parseExpectedStatus(text: string, argument = 'expect_status'): E
     else if (code) ranges.push([Number(code[1]), Number(code[1])]);
     else {
       throw new ToolInputError(
-        `${argument}: "${part}" is not a status code (200), a range (200-299) or a class (2xx); give a comma-separated list such as "2xx,3xx" or "200-299,404"`,
+        `${argument}: "${part}" is not a status code (200), a range ` +
+          `(200-299) or a class (2xx); give a comma-separated list such as ` +
+          `"2xx,3xx" or "200-299,404"`,
       );
     }
   }

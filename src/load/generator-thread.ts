@@ -111,7 +111,8 @@ class GeneratorThread {
     });
   }
 
-  /** The kinds of handle (sockets, timers…) alive on the generator thread now, as process.getActiveResourcesInfo() names them. */
+  /** The kinds of handle (sockets, timers…) alive on the generator thread now, as process.getActiveResourcesInfo()
+   * names them. */
   resources(): Promise<string[]> {
     const id = this.nextId++;
     return new Promise((resolve) => {

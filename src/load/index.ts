@@ -1,5 +1,6 @@
 /**
- * Load generation (docs/design.md, "5. Load, scenarios and verdicts"). Everything the rest of faultline uses comes from this file.
+ * Load generation (docs/design.md, "5. Load, scenarios and verdicts"). Everything the rest of faultline uses comes from
+ * this file.
  *
  *   const result = await runOpenLoop({
  *     url: 'http://127.0.0.1:8080/api',        // Host header and TLS server name come from here

@@ -1,5 +1,6 @@
 /**
- * The open-loop load generator (docs/design.md, "5. Load, scenarios and verdicts"): requests are due at evenly spaced intended times,
+ * The open-loop load generator (docs/design.md, "5. Load, scenarios and verdicts"): requests are due at evenly spaced
+ * intended times,
  * t_i = i / ratePerSecond from the start, whatever the target does (k6's constant-arrival-rate);
  * `connections` keep-alive connections carry them, and when a request is due while every one is
  * busy, another opens, up to `maxConnections` (as k6's arrival-rate executors add virtual users),
@@ -228,12 +229,15 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
   // Less than one: the first request (due at 0) would go anyway, at a rate far above the one asked.
   if (scheduled < 1)
     throw new ToolInputError(
-      `ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise the rate`,
+      `ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} ` +
+        `requests, less than one; lengthen the duration or raise the rate`,
     );
   const requests = Math.ceil(scheduled);
   if (requests > MAX_REQUESTS_PER_RUN) {
     throw new ToolInputError(
-      `ratePerSecond × durationMs schedules ${requests} requests; at most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the duration`,
+      `ratePerSecond × durationMs schedules ${requests} requests; at ` +
+        `most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the ` +
+        `duration`,
     );
   }
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function')
@@ -387,7 +391,8 @@ class OpenLoopRun {
   private readonly slots: Slot[] = [];
   private readonly idle = new Fifo<Slot>();
   private readonly waiting = new Fifo<number>();
-  /** Requests on the wire in the order sent (= deadline order): pairs of request, slot index. Entries whose slot has moved on are stale and skipped. */
+  /** Requests on the wire in the order sent (= deadline order): pairs of request, slot index. Entries whose slot has
+   * moved on are stale and skipped. */
   private readonly inFlight = new Fifo<number>();
   private deadlineTimer: NodeJS.Timeout | undefined;
   private readonly errorDetails = new Map<string, number>();

@@ -14,7 +14,8 @@ export interface LoadTarget {
   connectTo?: { host: string; port: number };
   /** HTTP method (default GET). */
   method?: string;
-  /** Request body, sent as given; a non-empty body adds `content-type: application/json` unless `headers` names a content type (fault's rule). */
+  /** Request body, sent as given; a non-empty body adds `content-type: application/json` unless `headers` names a
+   * content type (fault's rule). */
   body?: string;
   /** Extra request headers. A `host` header here replaces the URL's. */
   headers?: Record<string, string>;
@@ -112,7 +113,8 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
       const lower = name.toLowerCase();
       if (RESERVED_HEADERS.has(lower)) {
         throw new ToolInputError(
-          `headers.${name} is set by the load generator and cannot be given (it frames requests and keeps connections alive)`,
+          `headers.${name} is set by the load generator and cannot be given ` +
+            `(it frames requests and keeps connections alive)`,
         );
       }
       if (lower === 'host') hostHeader = value;

@@ -59,7 +59,8 @@ export interface SampleSummary {
   latency: Stats | null;
   /** From the actual send; every request that was sent. */
   serviceTime: Stats | null;
-  /** From writing the request to the first byte of the final response (interim 1xx skipped); every request that got one. */
+  /** From writing the request to the first byte of the final response (interim 1xx skipped); every request that got
+   * one. */
   ttfb: Stats | null;
   /** From the intended start to the actual send: timer lateness plus waiting for a free connection. */
   sendLag: Stats | null;

@@ -147,7 +147,8 @@ export async function computeCoverage(
   const unknown = only.filter((name) => !suite.runs.some((run) => run.name === name));
   if (unknown.length > 0)
     throw new ToolInputError(
-      `--probe: no run named ${unknown.join(', ')} in the suite (it has: ${suite.runs.map((r) => r.name).join(', ') || 'none'})`,
+      `--probe: no run named ${unknown.join(', ')} in the suite (it ` +
+        `has: ${suite.runs.map((r) => r.name).join(', ') || 'none'})`,
     );
   const runs = only.length > 0 ? suite.runs.filter((run) => only.includes(run.name)) : suite.runs;
   const seen: Seen = { hits: new Map(), notApplicable: new Set(), untested: new Set() };
@@ -186,7 +187,8 @@ export function scoreProbes(taxonomy: Taxonomy, probes: readonly string[]): Cove
   const unknown = probes.filter((name) => !known.has(name) && !(name in aliases));
   if (unknown.length > 0) {
     throw new ToolInputError(
-      `--probe: no probe named ${unknown.join(', ')} (accepted: ${[...known, ...Object.keys(aliases)].sort().join(', ')})`,
+      `--probe: no probe named ${unknown.join(', ')} (accepted: ` +
+        `${[...known, ...Object.keys(aliases)].sort().join(', ')})`,
     );
   }
   const named = [...new Set(probes.flatMap((name) => aliases[name] ?? [name]))];
@@ -316,13 +318,20 @@ function headline(report: CoverageReport, threshold: number | undefined): string
   const gate = met === undefined ? '' : ` (threshold ${threshold}%: ${met ? 'met' : 'NOT met'})`;
   // Probes scored without a suite ran nothing: there is no outcome to count.
   const failed = report.probes ? '' : `, ${report.failed} of them failed`;
-  return `${report.percent}% of applicable faults exercised (${report.exercised}/${report.applicable})${failed}${gate}; taxonomy ${report.taxonomyVersion}`;
+  return (
+    `${report.percent}% of applicable faults exercised ` +
+    `(${report.exercised}/${report.applicable})${failed}${gate}; ` +
+    `taxonomy ${report.taxonomyVersion}`
+  );
 }
 
 function familiesLine(report: CoverageReport): string {
   const na = report.families.length - report.familiesApplicable;
   const failed = report.probes ? '' : `; ${report.failed} exercised fault${report.failed === 1 ? '' : 's'} failed`;
-  return `${report.familiesCovered} of ${report.familiesApplicable} families fully covered${na ? ` (${na} n/a)` : ''}${failed}`;
+  return (
+    `${report.familiesCovered} of ${report.familiesApplicable} ` +
+    `families fully covered${na ? ` (${na} n/a)` : ''}${failed}`
+  );
 }
 
 /** The leaves a run found failing, each with the runs that say so. */
@@ -344,7 +353,8 @@ function renderText(report: CoverageReport, threshold: number | undefined): stri
   for (const f of report.families) {
     const failing = report.leaves.filter((l) => l.family === f.id && l.failed).map((l) => l.id);
     out.push(
-      `${f.status}  ${f.name}  ${f.exercised}/${f.applicable} faults [${f.id}]${failing.length ? `  ${failing.length} failing: ${failing.join(', ')}` : ''}`,
+      `${f.status}  ${f.name}  ${f.exercised}/${f.applicable} faults ` +
+        `[${f.id}]${failing.length ? `  ${failing.length} failing: ${failing.join(', ')}` : ''}`,
     );
   }
   out.push('', familiesLine(report));
@@ -376,7 +386,8 @@ function renderMarkdown(report: CoverageReport, threshold: number | undefined): 
   out.push('', '| Leaf | Exercised by |', '|---|---|');
   for (const l of report.leaves)
     out.push(
-      `| ${l.id} | ${!l.applicable ? 'n/a' : l.by.length ? l.by.map((b) => `${b.run} (${b.status})`).join(', ') : '—'} |`,
+      `| ${l.id} | ${!l.applicable ? 'n/a' : l.by.length ? l.by.map((b) => `${b.run} (${b.status})`).join(', ') : '—'} ` +
+        `|`,
     );
   const missing = report.runs.filter((r) => !r.ran);
   if (missing.length) out.push('', ...missing.map((r) => `- run **${r.name}**: ${r.problem ?? 'did not run'}`));
@@ -390,11 +401,21 @@ function renderJunit(report: CoverageReport): string {
     if (f.status === 'n/a') return `    <testcase ${name}><skipped message="n/a"/></testcase>`;
     if (f.status === 'covered') return `    <testcase ${name}/>`;
     const missing = report.leaves.filter((l) => l.family === f.id && l.applicable && !l.exercised).map((l) => l.id);
-    return `    <testcase ${name}><failure message="${f.status}: ${f.exercised}/${f.applicable} leaves exercised">${xml(missing.join(', '))}</failure></testcase>`;
+    return (
+      `    <testcase ${name}><failure message="${f.status}: ` +
+      `${f.exercised}/${f.applicable} leaves ` +
+      `exercised">${xml(missing.join(', '))}</failure></testcase>`
+    );
   });
   const failures = report.families.filter((f) => f.status === 'partial' || f.status === 'uncovered').length;
   const skipped = report.families.filter((f) => f.status === 'n/a').length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="fault-coverage" tests="${report.families.length}" failures="${failures}" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  ` +
+    `<testsuite name="fault-coverage" ` +
+    `tests="${report.families.length}" failures="${failures}" ` +
+    `skipped="${skipped}">\n${cases.join('\n')}\n  ` +
+    `</testsuite>\n</testsuites>\n`
+  );
 }
 
 /** SARIF 2.1.0: a failed leaf is an error, a leaf no run exercised a note. */

@@ -36,19 +36,24 @@ export function renderProbeText(report: ProbeReport, verbose = true): string {
   const s = report.summary;
   const verdict = probeVerdict(report).toUpperCase();
   out.push(
-    `${verdict} probe of ${report.target} (${report.transport}) in ${(report.durationMs / 1000).toFixed(1)} s — taxonomy ${report.taxonomyVersion ?? '?'}`,
+    `${verdict} probe of ${report.target} (${report.transport}) in ${(report.durationMs / 1000).toFixed(1)} ` +
+      `s — taxonomy ${report.taxonomyVersion ?? '?'}`,
   );
   if (report.server)
     out.push(
-      `server: ${report.server.name ?? '?'} ${report.server.version ?? ''}, protocol ${report.server.protocolVersion ?? '?'}`,
+      `server: ${report.server.name ?? '?'} ` +
+        `${report.server.version ?? ''}, protocol ${report.server.protocolVersion ?? '?'}`,
     );
   if (report.error) out.push(`error: ${report.error}`);
   out.push(
-    `leaves: ${s.failed} failed, ${s.warning} with warnings, ${s.passed} passed, ${s.inconclusive} inconclusive, ${s.untested} untested, ${s.notApplicable} n/a; ${s.failures} failure(s), ${s.warnings} warning(s)`,
+    `leaves: ${s.failed} failed, ${s.warning} with warnings, ${s.passed} ` +
+      `passed, ${s.inconclusive} inconclusive, ${s.untested} untested, ${s.notApplicable} ` +
+      `n/a; ${s.failures} failure(s), ${s.warnings} warning(s)`,
   );
   const skipped = report.tools.skipped;
   out.push(
-    `tools: ${report.tools.listed} listed, ${report.tools.called.length} called${skipped.length ? `, ${skipped.length} skipped (not readOnlyHint; --allow-writes calls them): ${skipped.slice(0, 8).join(', ')}${skipped.length > 8 ? ', …' : ''}` : ''}`,
+    `tools: ${report.tools.listed} listed, ${report.tools.called.length} ` +
+      `called${skipped.length ? `, ${skipped.length} skipped (not readOnlyHint; --allow-writes calls them): ${skipped.slice(0, 8).join(', ')}${skipped.length > 8 ? ', …' : ''}` : ''}`,
   );
   const findings = report.leaves.flatMap((leaf) => leaf.findings);
   for (const [title, severity] of [

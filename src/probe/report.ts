@@ -32,7 +32,8 @@ export interface ProbeReport extends RunRecord {
   tools: { listed: number; called: string[]; skipped: string[] };
   /** Set when the server could not be probed at all (no initialize). */
   error?: string;
-  /** Set when the target could not even be started (a stdio command that cannot be spawned): the input is wrong, not the server. */
+  /** Set when the target could not even be started (a stdio command that cannot be spawned): the input is wrong, not
+   * the server. */
   startError?: string;
 }
 

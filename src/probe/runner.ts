@@ -114,7 +114,8 @@ export async function runProbe(target: Target, taxonomy: Taxonomy, options: Prob
   } catch (error) {
     if (error instanceof ServerGone) {
       ledger.untestedFromNow(
-        `the server stopped answering after ${error.after} (and did not accept a new session), so nothing after it was probed`,
+        `the server stopped answering after ${error.after} (and did not ` +
+          `accept a new session), so nothing after it was probed`,
         notApplicable,
       );
     } else if (error instanceof PeerStopped && error.why === OVERALL_BOUND) {
@@ -167,7 +168,9 @@ function stoppedByBound(
     `the server could not be initialized within the overall bound (${boundMs} ms), so nothing was probed`,
   );
   const stderr = run.peers[0]?.stderrTail();
-  report.error = `could not initialize the server: no answer within the overall bound (${boundMs} ms)${stderr ? `; stderr: ${stderr.slice(-500)}` : ''}`;
+  report.error =
+    `could not initialize the server: no answer within the overall ` +
+    `bound (${boundMs} ms)${stderr ? `; stderr: ${stderr.slice(-500)}` : ''}`;
 }
 
 /**
@@ -270,7 +273,8 @@ async function learnSurface(run: ProbeRun, report: ProbeReport): Promise<void> {
   };
   if (callable.length === 0 && tools.length > 0) {
     // The server has tools but the probe may call none of them: what only calls exercise applies, untested.
-    const why = `none of the ${tools.length} tools is annotated readOnlyHint, so none was called (allow_writes calls them)`;
+    const why =
+      `none of the ${tools.length} tools is annotated readOnlyHint, so ` + `none was called (allow_writes calls them)`;
     // Only what calls would have exercised on these tools: output checks need an outputSchema;
     // path traversal and progress apply only to what a call shows, and stay n/a as with calls.
     const withOutputSchema = tools.some((tool) => tool.outputSchema !== undefined);
@@ -288,7 +292,11 @@ async function learnSurface(run: ProbeRun, report: ProbeReport): Promise<void> {
   );
   if (unchecked.length > 0 && callable.length > 0) {
     const one = unchecked.length === 1;
-    const why = `${one ? `${unchecked[0]} declares` : `${unchecked.length} tools declare`} an outputSchema but ${one ? 'is' : 'are'} not annotated readOnlyHint, so ${one ? 'its' : 'their'} output was not checked (allow_writes calls ${one ? 'it' : 'them'})`;
+    const why =
+      `${one ? `${unchecked[0]} declares` : `${unchecked.length} tools declare`} ` +
+      `an outputSchema but ${one ? 'is' : 'are'} not annotated ` +
+      `readOnlyHint, so ${one ? 'its' : 'their'} output was not checked ` +
+      `(allow_writes calls ${one ? 'it' : 'them'})`;
     for (const leaf of ['FAULT-SCHEMA-MISSING-STRUCTURED', 'FAULT-SCHEMA-OUTPUT-MISMATCH'])
       run.note(leaf, why, 'untested');
   }

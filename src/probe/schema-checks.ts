@@ -63,7 +63,9 @@ export function portabilityIssues(tool: ListedTool): PortabilityIssue[] {
       leaf: 'FAULT-PROVIDER-TOOL-NAME',
       keyword: 'name',
       at: tool.name,
-      message: `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} chars) is over 64 characters or outside [A-Za-z0-9_-]`,
+      message:
+        `tool name ${JSON.stringify(tool.name.slice(0, 80))} (${tool.name.length} ` +
+        `chars) is over 64 characters or outside [A-Za-z0-9_-]`,
     });
   }
   const walk = (node: unknown, path: string): void => {

@@ -43,7 +43,8 @@ export function authFromEnv(env: NodeJS.ProcessEnv = process.env): PrometheusAut
   if (username === undefined && password === undefined) return undefined;
   if (!username || password === undefined)
     throw new ToolInputError(
-      `${PROMETHEUS_ENV.username} and ${PROMETHEUS_ENV.password}: basic auth needs both (or give ${PROMETHEUS_ENV.token})`,
+      `${PROMETHEUS_ENV.username} and ${PROMETHEUS_ENV.password}: basic ` +
+        `auth needs both (or give ${PROMETHEUS_ENV.token})`,
     );
   if (username.includes(':') || /[\r\n\0]/.test(username + password))
     throw new ToolInputError(`${PROMETHEUS_ENV.username}: a basic-auth user name has no ":" and no line break`);

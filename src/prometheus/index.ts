@@ -1,4 +1,5 @@
-/** A small Prometheus HTTP API client (query, query_range), its credentials and its conditions. Knows nothing of MCP. */
+/** A small Prometheus HTTP API client (query, query_range), its credentials and its conditions. Knows nothing of MCP.
+ * */
 export {
   PrometheusClient,
   interpret,

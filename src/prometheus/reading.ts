@@ -33,7 +33,8 @@ export function judgeSamples(outcome: QueryOutcome, condition: Condition): Readi
       return {
         state: 'broken',
         value: sample.value,
-        detail: `${format(sample.value)}${name && name !== '{}' ? ` (${name})` : ''}, not ${describeComparison(broken)}`,
+        detail:
+          `${format(sample.value)}${name && name !== '{}' ? ` (${name})` : ''}, ` + `not ${describeComparison(broken)}`,
       };
     }
   }

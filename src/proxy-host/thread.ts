@@ -106,7 +106,8 @@ export class ProxyThread {
     });
   }
 
-  /** Hosted proxies and calls in progress keep the process alive (as listening sockets would); an idle thread never does. */
+  /** Hosted proxies and calls in progress keep the process alive (as listening sockets would); an idle thread never
+   * does. */
   private holdProcess(): void {
     if (this.gone) return;
     if (this.listeners.size + this.calls.size > 0) this.worker.ref();

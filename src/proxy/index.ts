@@ -22,7 +22,7 @@
  *   default 'ingress'); server+ingress = responses (see linksOf):
  *     { type: 'latency', latencyMs, deviationMs?, distribution?, perOp? }
  *     { type: 'jitter', amplitudeMs, frequencyHz }
- *     { type: 'packet_loss', lossRate?, model?: 'bernoulli' | 'gilbert_elliott', p?, r?, lossInBad?, lossInGood?, rttMs? }
+ * { type: 'packet_loss', lossRate?, model?: 'bernoulli' | 'gilbert_elliott', p?, r?, lossInBad?, lossInGood?, rttMs? }
  *     { type: 'bandwidth', bytesPerSecond, scope?: 'connection' | 'shared' }   // parseBandwidth(rate, unit)
  *     { type: 'blackhole' }
  *   validateFault / validateFaults check them and throw a ToolInputError naming the field;

@@ -40,7 +40,8 @@ export async function listen(
           const where = argument ? `${argument}[${index}]: ` : '';
           reject(
             new ToolInputError(
-              `${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`,
+              `${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} ` +
+                `for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`,
             ),
           );
         });

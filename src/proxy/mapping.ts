@@ -42,8 +42,13 @@ export interface Mapping {
 
 export const ACCEPTED_MAPPING_FORMS =
   'PORT=HOST:PORT, ADDR:PORT=HOST:PORT, [IPv6]:PORT=HOST:PORT, 0=HOST:PORT (ephemeral port); ' +
-  'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), tcp://HOST:PORT or http://HOST[:PORT] (plain), redis://HOST[:PORT] or rediss://HOST[:PORT] (Redis, plain or TLS), ' +
-  'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME suffix names the mapping; e.g. 34000=example.com:443, 127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
+  'the remote may be https://HOST[:PORT] or tls://HOST:PORT (TLS), ' +
+  'tcp://HOST:PORT or http://HOST[:PORT] (plain), ' +
+  'redis://HOST[:PORT] or rediss://HOST[:PORT] (Redis, plain or ' +
+  'TLS), ' +
+  'and a bare HOST:443 means TLS with SNI=HOST; an optional #NAME ' +
+  'suffix names the mapping; e.g. 34000=example.com:443, ' +
+  '127.0.0.1:0=[::1]:8080, 34000=api.local:80#api';
 
 const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: 'http' | 'resp' | 'tcp' }> = {
   https: { tls: true, defaultPort: 443, protocol: 'http' },

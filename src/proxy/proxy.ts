@@ -101,7 +101,8 @@ export interface MappingCounters {
   bytesSentDownstream?: number;
   /** Bytes read but not yet written, now (held, delayed or paced). */
   bytesQueued: number;
-  /** HTTP mappings only: client connections that spoke HTTP/1.1 (each opens its own upstream connection, counted in `connections`). */
+  /** HTTP mappings only: client connections that spoke HTTP/1.1 (each opens its own upstream connection, counted in
+   * `connections`). */
   httpConnections?: number;
   /** HTTP mappings only: requests received. */
   httpExchanges?: number;
@@ -281,7 +282,9 @@ function checkDistinctNames(mappings: readonly Mapping[], argument: string): voi
     const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
     if (first !== -1 && first < index) {
       throw new ToolInputError(
-        `${argument}[${index}] (${JSON.stringify(mapping.text)}): the name #${mapping.name} is already ${argument}[${first}]'s; give each mapping its own name`,
+        `${argument}[${index}] (${JSON.stringify(mapping.text)}): the ` +
+          `name #${mapping.name} is already ${argument}[${first}]'s; give ` +
+          `each mapping its own name`,
       );
     }
   });

@@ -23,7 +23,8 @@ export const UNIT_BYTES: Readonly<Record<string, number>> = {
 };
 export const BANDWIDTH_UNITS = Object.keys(UNIT_BYTES);
 
-/** faultline's network faults (src/proxy/faults), from their declarations; `latency` is also an HTTP fault (faultKind tells). */
+/** faultline's network faults (src/proxy/faults), from their declarations; `latency` is also an HTTP fault (faultKind
+ * tells). */
 export const NETWORK_FAULT_TYPES = NETWORK_FAULTS.map((fault) => fault.type) as unknown as readonly [
   NetworkFaultType,
   ...NetworkFaultType[],

@@ -33,7 +33,8 @@ export function renderReport(result: ScenarioResult): string {
   line(`## Scenario: ${result.title}  (items: 1)`);
   line();
   line(
-    `_Description:_ ${result.fault.type.replace('_', ' ')} fault ${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`,
+    `_Description:_ ${result.fault.type.replace('_', ' ')} fault ` +
+      `${result.routedThroughProxy ? 'between the load and the endpoint' : `on the app's outbound calls through ${result.proxies.join(', ')}`}.`,
   );
   line();
   line(`### 🎯 \`${result.method}\` ${result.url} | ${VERDICT_WORD[result.verdict]}`);
@@ -56,13 +57,17 @@ export function renderReport(result: ScenarioResult): string {
   const s = result.strategy;
   line(
     s.type === 'capacity'
-      ? `capacity for ${formatDuration(s.durationMs)} with ${s.clients} clients (closed loop: each client sends as soon as its previous response completes)`
+      ? `capacity for ${formatDuration(s.durationMs)} with ${s.clients} ` +
+          `clients (closed loop: each client sends as soon as its previous ` +
+          `response completes)`
       : `load for ${formatDuration(s.durationMs)} with ${s.clients} clients @ ${formatNumber(s.rps)} RPS`,
   );
   line();
   if (s.type === 'load') {
     line(
-      `_${formatNumber(s.ratePerSecond)} requests/s in all, over up to ${s.maxConnections} keep-alive connections opened on demand; success = status ${s.expectStatus}._`,
+      `_${formatNumber(s.ratePerSecond)} requests/s in all, over up to ${s.maxConnections} ` +
+        `keep-alive connections opened on demand; success = status ` +
+        `${s.expectStatus}._`,
     );
     line();
   }
@@ -71,7 +76,8 @@ export function renderReport(result: ScenarioResult): string {
   line('| Type | Timeline | Description |');
   line('|------|----------|-------------|');
   line(
-    `| ${result.fault.type} | ${timelineCell(result.fault.startMs / s.durationMs, result.fault.endMs / s.durationMs)} | ${result.fault.description} |`,
+    `| ${result.fault.type} | ${timelineCell(result.fault.startMs / s.durationMs, result.fault.endMs / s.durationMs)} ` +
+      `| ${result.fault.description} |`,
   );
   line();
   renderPhaseCore(result.run, result, line);
@@ -85,16 +91,20 @@ export function renderReport(result: ScenarioResult): string {
     line();
   }
   line(
-    `Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to replay the same fault decisions). ${faultWindowText(result)}`,
+    `Fault seed: \`${result.fault.seed}\` (pass it as \`seed\` to ` +
+      `replay the same fault decisions). ${faultWindowText(result)}`,
   );
   line();
   const unreachable = Object.entries(result.run.targetConnectFailures);
   if (unreachable.length > 0) {
     line(
-      `The proxy could not reach the target ${unreachable.reduce((n, [, count]) => n + count, 0)} times (${unreachable.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
+      `The proxy could not reach the target ${unreachable.reduce((n, [, count]) => n + count, 0)} ` +
+        `times ` +
+        `(${unreachable.map(([reason, count]) => `${reason} × ${count}`).join(', ')}); ` +
         (result.routedThroughProxy
           ? 'the load sees each as a reset, since the proxy had accepted the connection.'
-          : "the app's call through the mapped port sees each as a reset, since the proxy had accepted the connection."),
+          : "the app's call through the mapped port sees each as a reset, " +
+            'since the proxy had accepted the connection.'),
     );
     line();
   }
@@ -113,10 +123,19 @@ function faultWindowText(result: ScenarioResult): string {
   const toTheEnd = fault.endMs >= strategy.durationMs;
   const until = formatDuration(Math.round(fault.activeUntilMs));
   if (!fault.switchedOn) {
-    return `Fault window from ${from} to ${toTheEnd ? 'the end of the run' : formatDuration(fault.endMs)}: never switched on, since every request had settled before it opened.`;
+    return (
+      `Fault window from ${from} to ` +
+      `${toTheEnd ? 'the end of the run' : formatDuration(fault.endMs)}: ` +
+      `never switched on, since every request had settled before it ` +
+      `opened.`
+    );
   }
   if (!toTheEnd) {
-    return `Fault active from ${from} to ${formatDuration(fault.endMs)}${fault.activeUntilMs < fault.endMs ? ` (the load had ended at ${until})` : ''}; requests in flight at its end finished without it.`;
+    return (
+      `Fault active from ${from} to ` +
+      `${formatDuration(fault.endMs)}${fault.activeUntilMs < fault.endMs ? ` (the load had ended at ${until})` : ''}; ` +
+      `requests in flight at its end finished without it.`
+    );
   }
   // The load ends when its last request settles: before `duration` when that one was due near
   // the end and answered quickly, after it while requests in flight drain.
@@ -152,13 +171,16 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   if (phase.capacity) {
     const c = phase.capacity;
     line(
-      '| Sustained Requests/s | Num. Requests | Num. Errors | Timeouts | Mean Latency (ms) | p50 (ms) | p99 (ms) | Total Time |',
+      '| Sustained Requests/s | Num. Requests | Num. Errors | Timeouts ' +
+        '| Mean Latency (ms) | p50 (ms) | p99 (ms) | Total Time |',
     );
     line(
       '|----------------------|---------------|-------------|----------|-------------------|----------|----------|------------|',
     );
     line(
-      `| ${c.requestsPerSecond.toFixed(1)} | ${c.sent} | ${withPercent(c.errors, c.sent)} | ${c.timeouts} | ${c.latencyWholeMs.mean.toFixed(2)} | ${c.latencyWholeMs.p50} | ${c.latencyWholeMs.p99} | ${humanize(c.elapsedMs)} |`,
+      `| ${c.requestsPerSecond.toFixed(1)} | ${c.sent} | ${withPercent(c.errors, c.sent)} ` +
+        `| ${c.timeouts} | ${c.latencyWholeMs.mean.toFixed(2)} | ${c.latencyWholeMs.p50} ` +
+        `| ${c.latencyWholeMs.p99} | ${humanize(c.elapsedMs)} |`,
     );
     line();
     line("_Capacity latencies are autocannon's: whole milliseconds, completed responses only, from the send._");
@@ -174,13 +196,17 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   }
   const load = phase.load!;
   line(
-    '| Num. Requests | Num. Errors | Min. Response Time | Max Response Time | Mean Latency (ms) | Expectation Failures | Total Time |',
+    '| Num. Requests | Num. Errors | Min. Response Time | Max ' +
+      'Response Time | Mean Latency (ms) | Expectation Failures | Total ' +
+      'Time |',
   );
   line(
     '|---------------|-------------|--------------------|-------------------|-------------------|----------------------|------------|',
   );
   line(
-    `| ${load.requests} | ${withPercent(load.errors, load.requests)} | ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} | ${expectationFailures(load)} | ${humanize(load.elapsedMs)} |`,
+    `| ${load.requests} | ${withPercent(load.errors, load.requests)} ` +
+      `| ${fixed2(load.latency?.min)} | ${fixed2(load.latency?.max)} | ${fixed2(load.latency?.mean)} ` +
+      `| ${expectationFailures(load)} | ${humanize(load.elapsedMs)} |`,
   );
   line();
   if (load.saturation) {
@@ -189,10 +215,17 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
     // The total rate is num_clients × rps, so raising num_clients would raise the rate too: the
     // connection cap is max_connections, and the rate is lowered through rps.
     line(
-      `> ⚠️ The connections were the bottleneck: ${sat.waitedPercent.toFixed(1)}% of the requests waited for one of the ` +
-        `max_connections = ${load.maxConnections} connections (median wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below include that wait. ` +
-        `At ${formatNumber(rate)} requests/s and a mean service time of ${fixed2(load.serviceTime?.mean)} ms, about ${sat.connectionsNeeded} requests are in flight at once; ` +
-        `to measure the fault alone, set max_connections to at least ${Math.max(Math.ceil(sat.connectionsNeeded * 1.5), load.maxConnections + 1)}, ` +
+      `> ⚠️ The connections were the bottleneck: ` +
+        `${sat.waitedPercent.toFixed(1)}% of the requests waited for one ` +
+        `of the ` +
+        `max_connections = ${load.maxConnections} connections (median ` +
+        `wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below ` +
+        `include that wait. ` +
+        `At ${formatNumber(rate)} requests/s and a mean service time of ${fixed2(load.serviceTime?.mean)} ` +
+        `ms, about ${sat.connectionsNeeded} requests are in flight at ` +
+        `once; ` +
+        `to measure the fault alone, set max_connections to at least ` +
+        `${Math.max(Math.ceil(sat.connectionsNeeded * 1.5), load.maxConnections + 1)}, ` +
         `or lower rps so that num_clients × rps × service time stays under ${load.maxConnections} connections.`,
     );
     line();
@@ -217,7 +250,8 @@ function renderSlos(slos: SloResult[], line: Line): void {
         : `errors < ${formatNumber(slo.threshold)}%`;
     const margin = `${slo.margin >= 0 ? 'Below' : 'Above'} by ${Math.abs(slo.margin).toFixed(1)}${unit}`;
     line(
-      `| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} | ${slo.over} (${slo.overPercent.toFixed(1)}%) |`,
+      `| ${slo.title} | ${slo.pass ? '✅' : '❌'} | ${objective} | ${margin} ` +
+        `| ${slo.over} (${slo.overPercent.toFixed(1)}%) |`,
     );
   }
   line();
@@ -236,13 +270,18 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     line(`Error details: ${details.map(([detail, count]) => `${detail} × ${count}`).join(', ')}.`);
   const statuses = Object.entries(load.statusCodes);
   line(
-    `Responses by status: ${statuses.length > 0 ? statuses.map(([status, count]) => `${status} × ${count}`).join(', ') : 'none'}.`,
+    `Responses by status: ` +
+      `${statuses.length > 0 ? statuses.map(([status, count]) => `${status} × ${count}`).join(', ') : 'none'}.`,
   );
   line();
   line('### Latency breakdown');
   line();
   line(
-    "Latency counts from each request's intended start (so waiting for a connection or a stalled server counts, without coordinated omission); service time from the actual send; time to first byte from writing the request to the first byte of the final response (an interim 100 Continue or 103 Early Hints does not count).",
+    "Latency counts from each request's intended start (so waiting " +
+      'for a connection or a stalled server counts, without coordinated ' +
+      'omission); service time from the actual send; time to first byte ' +
+      'from writing the request to the first byte of the final response ' +
+      '(an interim 100 Continue or 103 Early Hints does not count).',
   );
   line();
   line('| Measure (ms) | Count | Mean | p50 | p95 | p99 | p99.9 | Max |');
@@ -256,41 +295,58 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     if (!stats) line(`| ${name} | 0 | - | - | - | - | - | - |`);
     else
       line(
-        `| ${name} | ${stats.count} | ${fixed2(stats.mean)} | ${fixed2(stats.p50)} | ${fixed2(stats.p95)} | ${fixed2(stats.p99)} | ${fixed2(stats.p999)} | ${fixed2(stats.max)} |`,
+        `| ${name} | ${stats.count} | ${fixed2(stats.mean)} | ${fixed2(stats.p50)} ` +
+          `| ${fixed2(stats.p95)} | ${fixed2(stats.p99)} | ${fixed2(stats.p999)} ` +
+          `| ${fixed2(stats.max)} |`,
       );
   }
   line();
   line(
-    `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
+    `Target rate ${formatNumber(load.targetRatePerSecond)} req/s, ` +
+      `achieved ${load.achievedRatePerSecond.toFixed(1)} req/s. ` +
       `Connections: ${load.connectionsOpened} opened (up to max_connections = ${load.maxConnections}), ` +
       (load.connectionsReopened > 0
-        ? `reopened ${load.connectionsReopened} times (after the target or a fault closed one, or a request timed out on it), `
+        ? `reopened ${load.connectionsReopened} times (after the target or ` +
+          `a fault closed one, or a request timed out on it), `
         : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.` +
       ((load.warmRequests ?? 0) > 0
-        ? ` Before the first measured request, ${load.warmRequests} unmeasured requests on the first connections warmed the path this run brought up (the proxy's connections, the target's side of them); they are in no figure.`
+        ? ` Before the first measured request, ${load.warmRequests} ` +
+          `unmeasured requests on the first connections warmed the path ` +
+          `this run brought up (the proxy's connections, the target's side ` +
+          `of them); they are in no figure.`
         : ''),
   );
   line();
   if (load.duringFault) {
     const w = load.duringFault;
     line(
-      `While the fault was active (${formatDuration(w.fromMs)}–${formatDuration(w.toMs)}): ${w.requests} requests, ${withPercent(w.errors, w.requests)} errors, p50 ${fixed2(w.latency?.p50)} ms, p95 ${fixed2(w.latency?.p95)} ms, p99 ${fixed2(w.latency?.p99)} ms.`,
+      `While the fault was active ` +
+        `(${formatDuration(w.fromMs)}–${formatDuration(w.toMs)}): ${w.requests} ` +
+        `requests, ${withPercent(w.errors, w.requests)} errors, p50 ${fixed2(w.latency?.p50)} ` +
+        `ms, p95 ${fixed2(w.latency?.p95)} ms, p99 ${fixed2(w.latency?.p99)} ` +
+        `ms.`,
     );
     line();
   }
   line('### Timeline');
   line();
   line(
-    'Requests are grouped by the second they were due in (their intended start), not the second they ended. "Fault active" says whether the fault window overlaps that second: a request due just before the window opens may still cross the proxy after it opened.',
+    'Requests are grouped by the second they were due in (their ' +
+      'intended start), not the second they ended. "Fault active" says ' +
+      'whether the fault window overlaps that second: a request due ' +
+      'just before the window opens may still cross the proxy after it ' +
+      'opened.',
   );
   line();
   line('| Second | Requests | p50 (ms) | p95 (ms) | Errors | Fault active |');
   line('|--------|----------|----------|----------|--------|--------------|');
   for (const second of load.timeline) {
     line(
-      `| ${second.second} | ${second.requests} | ${fixed2(second.p50Ms)} | ${fixed2(second.p95Ms)} | ${second.errors} | ${second.faultActive ? 'yes' : 'no'} |`,
+      `| ${second.second} | ${second.requests} | ${fixed2(second.p50Ms)} ` +
+        `| ${fixed2(second.p95Ms)} | ${second.errors} | ${second.faultActive ? 'yes' : 'no'} ` +
+        `|`,
     );
   }
   line();
@@ -313,7 +369,8 @@ function renderCounters(phase: PhaseResult, line: Line): void {
         ? String(m.connections)
         : `${m.httpConnections} from clients, ${m.connections} to the target`;
     line(
-      `| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} | ${m.bytesUpstream} | ${m.bytesDownstream} |`,
+      `| \`${m.mapping}\` | ${m.port} | ${connections} | ${m.connectFailures} ` +
+        `| ${m.bytesUpstream} | ${m.bytesDownstream} |`,
     );
   }
   line();
@@ -322,14 +379,17 @@ function renderCounters(phase: PhaseResult, line: Line): void {
     // Per-chunk delays overlap (each counts from its chunk's arrival), so their sum is not the
     // time added to a request: the column says what it is.
     line(
-      '| Fault | Connections | Applications | Delays drawn, summed (ms) | Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |',
+      '| Fault | Connections | Applications | Delays drawn, summed (ms) ' +
+        '| Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |',
     );
     line(
       '|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|',
     );
     for (const f of faults) {
       line(
-        `| ${f.name} | ${f.connections} | ${f.applications} | ${f.delayAddedMs.toFixed(1)} | ${f.segmentsLost} / ${f.segments} | ${f.stallMs.toFixed(1)} | ${f.timeHeldMs.toFixed(1)} | ${f.bytesPaced} |`,
+        `| ${f.name} | ${f.connections} | ${f.applications} | ${f.delayAddedMs.toFixed(1)} ` +
+          `| ${f.segmentsLost} / ${f.segments} | ${f.stallMs.toFixed(1)} | ${f.timeHeldMs.toFixed(1)} ` +
+          `| ${f.bytesPaced} |`,
       );
     }
     line();
@@ -341,7 +401,9 @@ function renderCounters(phase: PhaseResult, line: Line): void {
     line('|------------|------|---------|------------------|--------------|--------|------------------------------|');
     for (const f of httpFaults as HttpFaultCounters[]) {
       line(
-        `| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} | ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} |`,
+        `| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} ` +
+          `| ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} ` +
+          `|`,
       );
     }
     line();
@@ -358,10 +420,14 @@ function renderBaseline(result: ScenarioResult, line: Line): void {
   line();
   const through = baseline.proxy.mappings.map(
     (m) =>
-      `\`${m.mapping}\` ${m.httpConnections ?? m.connections} connections, ${m.bytesUpstream} B client→target, ${m.bytesDownstream} B target→client`,
+      `\`${m.mapping}\` ${m.httpConnections ?? m.connections} ` +
+      `connections, ${m.bytesUpstream} B client→target, ${m.bytesDownstream} ` +
+      `B target→client`,
   );
   line(
-    `The baseline ran first, through the same path with no fault, for ${formatDuration(result.strategy.durationMs)} (its proxy: ${through.join('; ') || 'no mapping'}).`,
+    `The baseline ran first, through the same path with no fault, for ` +
+      `${formatDuration(result.strategy.durationMs)} (its proxy: ` +
+      `${through.join('; ') || 'no mapping'}).`,
   );
   line();
   line('| Metric | Baseline | With fault | Change | Ratio |');
@@ -371,7 +437,9 @@ function renderBaseline(result: ScenarioResult, line: Line): void {
     const value = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)}${unit}`);
     const change = row.change === null ? '-' : `${row.change >= 0 ? '+' : ''}${row.change.toFixed(2)}${unit}`;
     line(
-      `| ${row.metric} | ${value(row.baseline)} | ${value(row.fault)} | ${change} | ${row.ratio === null ? '-' : `×${row.ratio.toFixed(2)}`} |`,
+      `| ${row.metric} | ${value(row.baseline)} | ${value(row.fault)} | ` +
+        `${change} | ${row.ratio === null ? '-' : `×${row.ratio.toFixed(2)}`} ` +
+        `|`,
     );
   }
   line();

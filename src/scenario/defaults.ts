@@ -1,6 +1,7 @@
 /**
  * The scenario arguments' defaults, quoted by the tools' descriptions and applied by input.ts and
- * http-fault.ts: a leaf module (type imports, and the proxy's leaf vocabulary), so the MCP server can describe its scenario
+ * http-fault.ts: a leaf module (type imports, and the proxy's leaf vocabulary), so the MCP server can describe its
+ * scenario
  * tools without loading the scenario runner, the proxy or the load generator.
  */
 import type { FieldDeclaration } from '../proxy/faults/declaration.js';

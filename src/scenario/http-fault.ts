@@ -82,7 +82,10 @@ export async function httpScenarioFromArguments(
   const spec = await scenarioFromArguments('blackhole', args, limits);
   if (spec.proxies.length === 0 && new URL(spec.url).protocol === 'https:') {
     throw new ToolInputError(
-      'url: an https:// url keeps TLS end to end, so a proxy in front of it cannot read HTTP; use an http:// url, or put the fault on the app\'s https dependency with proxies (e.g. "34000=https://api.example.com")',
+      'url: an https:// url keeps TLS end to end, so a proxy in front ' +
+        'of it cannot read HTTP; use an http:// url, or put the fault on ' +
+        "the app's https dependency with proxies (e.g. " +
+        '"34000=https://api.example.com")',
     );
   }
   return { ...spec, httpFault };
@@ -99,7 +102,11 @@ export function describeHttpFault(fault: ResolvedHttpFault): string {
     case 'rate_limit':
       return `HTTP Rate Limit: 429, Retry-After ${fault.retry_after}s, ${p}`;
     case 'timeout':
-      return `HTTP Timeout: ${fault.hang === undefined ? 'held until the client gives up' : `held ${fault.hang} ms, then closed`}, ${p}`;
+      return (
+        `HTTP Timeout: ` +
+        `${fault.hang === undefined ? 'held until the client gives up' : `held ${fault.hang} ms, then closed`}, ` +
+        `${p}`
+      );
     case 'malformed':
       return `HTTP Malformed body, ${p}`;
     case 'schema_mismatch':
@@ -107,6 +114,10 @@ export function describeHttpFault(fault: ResolvedHttpFault): string {
     case 'connection_refused':
       return `HTTP Connection Refused (reset), ${p}`;
     case 'connection_drop':
-      return `HTTP Connection Drop: after ${fault.after_ms !== undefined ? `${fault.after_ms} ms` : `${fault.after_bytes} body bytes`}, ${p}`;
+      return (
+        `HTTP Connection Drop: after ` +
+        `${fault.after_ms !== undefined ? `${fault.after_ms} ms` : `${fault.after_bytes} body bytes`}, ` +
+        `${p}`
+      );
   }
 }

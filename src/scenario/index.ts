@@ -1,5 +1,6 @@
 /**
- * Impact scenarios (docs/design.md, "5. Load, scenarios and verdicts"): validated arguments → a proxy and the load generator on a
+ * Impact scenarios (docs/design.md, "5. Load, scenarios and verdicts"): validated arguments → a proxy and the load
+ * generator on a
  * timeline → results with SLO verdicts. The report is rendered from the results (src/report).
  *
  *   const spec = await scenarioFromArguments('latency', { url, latency: 200, duration: '10s' }, limits);

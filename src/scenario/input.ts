@@ -127,14 +127,16 @@ export async function scenarioFromArguments(
   if (durationMs <= 0) throw new ToolInputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
   if (durationMs > limits.maxDurationMs) {
     throw new ToolInputError(
-      `duration: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} s this server allows (raise it with --max-duration)`,
+      `duration: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} ` +
+        `s this server allows (raise it with --max-duration)`,
     );
   }
   const clients = positiveInteger(args.num_clients ?? SCENARIO_DEFAULTS.num_clients, 'num_clients');
   const rps = positiveNumber(args.rps ?? SCENARIO_DEFAULTS.rps, 'rps');
   if (clients * rps > limits.maxRatePerSecond) {
     throw new ToolInputError(
-      `num_clients × rps = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} this server allows (raise it with --max-rate)`,
+      `num_clients × rps = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} ` +
+        `this server allows (raise it with --max-rate)`,
     );
   }
   const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, 'timeout');
@@ -164,7 +166,8 @@ export async function scenarioFromArguments(
     // The first request is due at 0 s, so it would be sent anyway, and the achieved rate over so
     // short a run would read far above the target (1 request in 100 ms: "achieved 10 req/s").
     throw new ToolInputError(
-      `duration × num_clients × rps schedules ${Number(scheduled.toPrecision(3))} requests, less than one; lengthen the duration or raise rps`,
+      `duration × num_clients × rps schedules ${Number(scheduled.toPrecision(3))} ` +
+        `requests, less than one; lengthen the duration or raise rps`,
     );
   }
 
@@ -250,7 +253,8 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
   const startMs = at(args.fault_start, 'fault_start', 0);
   if (startMs >= durationMs)
     throw new ToolInputError(
-      `fault_start: ${args.fault_start} is not before the end of the run (${args.duration ?? SCENARIO_DEFAULTS.duration})`,
+      `fault_start: ${args.fault_start} is not before the end of the ` +
+        `run (${args.duration ?? SCENARIO_DEFAULTS.duration})`,
     );
   const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
   if (lengthMs <= 0) throw new ToolInputError('fault_duration: must be above 0');
@@ -260,7 +264,8 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
 /**
  * The most connections the load may open: `max_connections` when given, else as many as the rate
  * can need (rate × timeout: every request in flight until its timeout) up to
- * DEFAULT_MAX_CONNECTIONS (why: see there), never fewer than `num_clients`. Either way no more than the process can hold: each connection is a socket, and
+ * DEFAULT_MAX_CONNECTIONS (why: see there), never fewer than `num_clients`. Either way no more than the process can
+ * hold: each connection is a socket, and
  * three when the load goes through the in-process proxy (the load's, the proxy's accepted one and
  * its upstream), with RESERVED_FDS kept free; and no more than the generator's MAX_CONNECTIONS.
  */
@@ -279,7 +284,8 @@ function connectionBudget(
   const why =
     cap === MAX_CONNECTIONS
       ? `the load generator opens at most ${MAX_CONNECTIONS}`
-      : `this process may open ${limit} files (ulimit -n) and each connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
+      : `this process may open ${limit} files (ulimit -n) and each ` +
+        `connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
   if (clients > cap)
     throw new ToolInputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
   if (args.max_connections !== undefined) {

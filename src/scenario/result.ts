@@ -54,7 +54,8 @@ export interface LoadFigures extends SampleSummary {
   warmRequests?: number;
   /** Connections the load opened (num_clients at the start, more on demand). */
   connectionsOpened: number;
-  /** Times a connection opened a new socket after its last one closed (the target or a fault closed it, or a request timed out on it). */
+  /** Times a connection opened a new socket after its last one closed (the target or a fault closed it, or a request
+   * timed out on it). */
   connectionsReopened: number;
   /** The most requests on the wire at once: the connections the rate needed. */
   peakBusyConnections: number;

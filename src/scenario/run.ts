@@ -267,10 +267,14 @@ function startProgressTicker(
     const inFlight = live.dispatched - live.settled;
     const message =
       elapsedMs < spec.durationMs || spec.strategy === 'capacity'
-        ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${live.settled} requests settled, ${progress.errors} errors` +
+        ? `${phase}: ` +
+          `${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ` +
+          `${live.settled} requests settled, ${progress.errors} errors` +
           // The closed loop holds its `clients` connections; autocannon does not say how many are open.
           (spec.strategy === 'capacity' ? '' : `, ${live.openConnections} connections`)
-        : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`;
+        : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} ` +
+          `in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s ` +
+          `after its intended start)`;
     onProgress?.(doneMs, message);
   }, 1000);
 }

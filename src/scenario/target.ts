@@ -36,7 +36,8 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
   if (parsed.username !== '' || parsed.password !== '') {
     // Refused before anything logs or sends the URL: credentials do not belong in it.
     throw new ToolInputError(
-      `${what}: credentials in the URL are not supported; send them as a header, e.g. headers: ["Authorization: Basic …"]`,
+      `${what}: credentials in the URL are not supported; send them as ` +
+        `a header, e.g. headers: ["Authorization: Basic …"]`,
     );
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, '');

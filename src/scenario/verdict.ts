@@ -1,5 +1,6 @@
 /**
- * The verdict of a scenario (docs/design.md, "5. Load, scenarios and verdicts"): failed when an SLO failed; inconclusive when the fault
+ * The verdict of a scenario (docs/design.md, "5. Load, scenarios and verdicts"): failed when an SLO failed;
+ * inconclusive when the fault
  * could not have touched what was measured — no connection reached a mapped proxy port, or the
  * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
  * report puts in its first lines, saying what to do about it.
@@ -85,7 +86,9 @@ function unexpectedStatusHints(run: PhaseResult, injected?: { status: number; co
     if (injected && injected.count > 0 && Number(status) === injected.status) {
       const fromEndpoint = count - injected.count;
       return fromEndpoint > 0
-        ? `${status} × ${count}: ${injected.count} injected by the HTTP fault, ${fromEndpoint} from the endpoint (${hintFor(Number(status))})`
+        ? `${status} × ${count}: ${injected.count} injected by the HTTP ` +
+            `fault, ${fromEndpoint} from the endpoint ` +
+            `(${hintFor(Number(status))})`
         : `${status} × ${count}: injected by the HTTP fault, as asked.`;
     }
     return `${status} × ${count}: ${hintFor(Number(status))}`;
@@ -109,10 +112,14 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const failures = Object.entries(run.targetConnectFailures ?? {});
   if (failures.length === 0) return [];
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
-  const why = `${total} time${total === 1 ? '' : 's'} (${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')})`;
+  const why =
+    `${total} time${total === 1 ? '' : 's'} ` +
+    `(${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')})`;
   if (spec.proxies.length === 0) {
     return [
-      `the proxy could not connect to the target ${new URL(spec.url).host} ${why}; the load saw each as a reset: is the service running there?`,
+      `the proxy could not connect to the target ${new URL(spec.url).host} ` +
+        `${why}; the load saw each as a reset: is the service running ` +
+        `there?`,
     ];
   }
   // With proxies the app's calls failed, and the app's answers (502s, resets) are what the load
@@ -122,7 +129,8 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     .filter(({ counters }) => counters.connectFailures > 0)
     .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
-    `the proxy could not connect to the app's dependency ${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
+    `the proxy could not connect to the app's dependency ` +
+      `${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
       "the app saw each call as a reset: is the dependency running at the mapping's remote address?",
   ];
 }
@@ -141,8 +149,11 @@ function certificateHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const refused = Object.entries(run.load.errorDetails).filter(([detail]) => CERTIFICATE_ERROR.test(detail));
   if (refused.length === 0) return [];
   return [
-    `the load refused the target's TLS certificate (${refused.map(([code, count]) => `${code} × ${count}`).join(', ')}): ` +
-      'for a self-signed or private-CA certificate, pass insecure_tls: true (--insecure-tls); for a name mismatch, use the host name the certificate names in url.',
+    `the load refused the target's TLS certificate ` +
+      `(${refused.map(([code, count]) => `${code} × ${count}`).join(', ')}): ` +
+      'for a self-signed or private-CA certificate, pass insecure_tls: ' +
+      'true (--insecure-tls); for a name mismatch, use the host name ' +
+      'the certificate names in url.',
   ];
 }
 
@@ -161,8 +172,10 @@ function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasu
   if (capacity.sent === 0) {
     return {
       nothingMeasured:
-        `the closed loop completed no request in ${seconds} (no response, no error): autocannon, which runs strategy capacity, ` +
-        'reads only responses that end by their length, so a body ended by closing the connection (HTTP/1.0) is never counted; ' +
+        `the closed loop completed no request in ${seconds} (no response, ` +
+        `no error): autocannon, which runs strategy capacity, ` +
+        'reads only responses that end by their length, so a body ended ' +
+        'by closing the connection (HTTP/1.0) is never counted; ' +
         'use strategy load, which reads any response.',
       warnings: [],
     };
@@ -172,8 +185,12 @@ function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasu
   if (opened <= spec.clients || capacity.timeouts > 0) return { warnings: [] };
   return {
     warnings: [
-      `the target closed connections (${opened} opened for ${spec.clients} clients: Connection: close or HTTP/1.0): autocannon, which runs strategy capacity, ` +
-        'then times some responses from a request it wrote on the closing connection, so its latencies read too high; the requests/s stand. ' +
+      `the target closed connections (${opened} opened for ${spec.clients} ` +
+        `clients: Connection: close or HTTP/1.0): autocannon, which runs ` +
+        `strategy capacity, ` +
+        'then times some responses from a request it wrote on the closing ' +
+        'connection, so its latencies read too high; the requests/s ' +
+        'stand. ' +
         'Use strategy load for latencies.',
     ],
   };
@@ -195,8 +212,11 @@ function redirectHints(spec: ScenarioSpec, run: PhaseResult): string[] {
     .sort((a, b) => b.count - a.count);
   return counted.map(
     ({ status, count }) =>
-      `${status} × ${count}: a redirect, counted as success (expect_status ${spec.expectStatus}) but not followed: the load timed the redirect itself, ` +
-      'not the page it points to; give that page as url, or leave 3xx out of expect_status to count redirects as errors.',
+      `${status} × ${count}: a redirect, counted as success ` +
+      `(expect_status ${spec.expectStatus}) but not followed: the load ` +
+      `timed the redirect itself, ` +
+      'not the page it points to; give that page as url, or leave 3xx ' +
+      'out of expect_status to count redirects as errors.',
   );
 }
 
@@ -219,7 +239,10 @@ function untouchedReasons(
       .filter(({ counters }) => counters.connections === 0 && (counters.httpConnections ?? 0) === 0)
       .map(
         ({ mapping, port }) =>
-          `the app made no connection to ${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} (${mapping.text}) during the run: point its upstream at that address.`,
+          `the app made no connection to ` +
+          `${mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost}:${port ?? mapping.listenPort} ` +
+          `(${mapping.text}) during the run: point its upstream at that ` +
+          `address.`,
       );
     if (unused.length === spec.proxies.length) inconclusive.push(...unused);
     else warnings.push(...unused);
@@ -245,8 +268,10 @@ function untouchedReasons(
         // In front of the url its only effect is on what the load receives, and the load judges a
         // response by its status and timing: the SLOs could not have seen it.
         inconclusive.push(
-          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault changes only response bodies, which the load does not read ` +
-            `(it measures statuses and latency): put it on the app's dependency with proxies, where the app reads the bodies.`,
+          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault changes ` +
+            `only response bodies, which the load does not read ` +
+            `(it measures statuses and latency): put it on the app's ` +
+            `dependency with proxies, where the app reads the bodies.`,
         );
       }
     } else {
@@ -257,8 +282,12 @@ function untouchedReasons(
         inconclusive.push(noOp);
       } else if (!fault || !networkFaultActed(fault)) {
         inconclusive.push(
-          `the ${spec.fault.type.replace('_', ' ')} fault never acted on the traffic${window} (${fault?.applications ?? 0} applications in the fault counters): ` +
-            `no data crossed it in the direction it acts on (side ${spec.fault.side ?? 'server'}, direction ${spec.fault.direction ?? 'ingress'})` +
+          `the ${spec.fault.type.replace('_', ' ')} fault never acted on ` +
+            `the traffic${window} (${fault?.applications ?? 0} applications ` +
+            `in the fault counters): ` +
+            `no data crossed it in the direction it acts on (side ` +
+            `${spec.fault.side ?? 'server'}, direction ` +
+            `${spec.fault.direction ?? 'ingress'})` +
             (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
             '.',
         );
@@ -268,7 +297,8 @@ function untouchedReasons(
   return { inconclusive, warnings };
 }
 
-/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0): its declaration says. */
+/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0): its declaration says.
+ * */
 function noOpReason(spec: ScenarioSpec): string | undefined {
   return networkFault(spec.fault.type)?.inert?.(spec.fault as never);
 }

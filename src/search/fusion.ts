@@ -43,7 +43,8 @@ export const PREFIX_FLOOR = 0.8;
 export const TEST_CODE_FACTOR = 0.6;
 /** A definition doing the opposite of what the query asks counts this much. */
 export const OPPOSITE_FACTOR = 0.5;
-/** When a query leads with an action (vocabulary.ts queryAction), a definition whose own name does not say it counts this much. */
+/** When a query leads with an action (vocabulary.ts queryAction), a definition whose own name does not say it counts
+ * this much. */
 export const UNNAMED_ACTION_FACTOR = 0.85;
 /**
  * Module-level code (imports, constants, a module's docstring) and a piece of a large class's
@@ -52,7 +53,8 @@ export const UNNAMED_ACTION_FACTOR = 0.85;
  */
 export const MODULE_CODE_FACTOR = 0.8;
 const CONTAINER_KINDS: ReadonlySet<string> = new Set(['class', 'interface', 'struct', 'enum', 'trait', 'module']);
-/** An internal definition (`_helper`, an unexported function) counts this much: a question mostly asks for what a module offers. */
+/** An internal definition (`_helper`, an unexported function) counts this much: a question mostly asks for what a
+ * module offers. */
 export const INTERNAL_FACTOR = 0.85;
 /**
  * The most a definition's own name loses for words of it the query does not have (`is_set` for

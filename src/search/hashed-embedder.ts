@@ -22,8 +22,10 @@ const COMPOUND_WEIGHT = 1.5;
 const STOPWORDS: ReadonlySet<string> = new Set(
   (
     'a an and as async await break case catch class const continue def default do elif else end enum export extends ' +
-    'false fn for from func function go if impl import in interface is let mut new nil none not null of or package pass ' +
-    'private pub public return self static struct super switch the this throw to true try type use var void while with yield'
+    'false fn for from func function go if impl import in interface ' +
+    'is let mut new nil none not null of or package pass ' +
+    'private pub public return self static struct super switch the ' +
+    'this throw to true try type use var void while with yield'
   ).split(' '),
 );
 
@@ -34,7 +36,8 @@ export class HashedEmbedder implements Embedder {
 
   /** `why`: said in the description (index stats) when a provider is configured but cannot embed. */
   constructor(why?: string) {
-    this.description = `local hashed identifier embedder (${HASHED_DIMENSION} dimensions, lexical${why ? `; ${why}` : ''})`;
+    this.description =
+      `local hashed identifier embedder (${HASHED_DIMENSION} ` + `dimensions, lexical${why ? `; ${why}` : ''})`;
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {

@@ -56,7 +56,8 @@ export interface IndexOptions {
   lang?: string | undefined;
   /** Directories to enter although skipped by name or ignored by git (walk.ts WalkOptions.includeDirs). */
   includeDirs?: readonly string[] | undefined;
-  /** The rules for reading the walk follows (the caller's FileAccess); default: no roots, so no secret location is entered. */
+  /** The rules for reading the walk follows (the caller's FileAccess); default: no roots, so no secret location is
+   * entered. */
   access?: WalkAccess | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: IndexProgress) => void) | undefined;
@@ -385,7 +386,8 @@ export function describeSkippedDirectories(
 function nothingFoundNote(tree: string, selection: LanguageSelection, walked: WalkResult): string {
   const { files, directories } = walked.ignored;
   const languages = selection.describe();
-  const found = `no source file${languages === 'all' ? '' : ` in the selected languages (${languages})`} to index in ${tree}`;
+  const found =
+    `no source file${languages === 'all' ? '' : ` in the selected languages (${languages})`} ` + `to index in ${tree}`;
   if (files === 0 && directories === 0)
     return `${found} (hidden directories, dependency directories and symlinks are not entered)`;
   const parts = [
@@ -393,7 +395,8 @@ function nothingFoundNote(tree: string, selection: LanguageSelection, walked: Wa
     directories > 0 ? `${directories} director${directories === 1 ? 'y' : 'ies'}` : '',
   ];
   return (
-    `${found}: git's ignore rules (.gitignore files from the top of the enclosing checkout down, and .git/info/exclude) ` +
+    `${found}: git's ignore rules (.gitignore files from the top of ` +
+    `the enclosing checkout down, and .git/info/exclude) ` +
     `exclude ${parts.filter(Boolean).join(' and ')} there; \`git check-ignore -v PATH\` shows which rule`
   );
 }

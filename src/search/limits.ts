@@ -1,4 +1,5 @@
-/** The index and search limits, in a leaf module so the MCP server can quote them in schemas without loading the index. */
+/** The index and search limits, in a leaf module so the MCP server can quote them in schemas without loading the index.
+ * */
 import { ToolInputError } from '../errors.js';
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -28,7 +29,8 @@ export function checkIncludeDirs(entries: readonly string[] | undefined, what: s
       throw new ToolInputError(`${what}[${index}]: ${trimmed.length} characters; at most ${MAX_INCLUDE_CHARS}`);
     if (/^([/\\]|[a-z]:)/i.test(trimmed) || trimmed.split(/[/\\]/).includes('..')) {
       throw new ToolInputError(
-        `${what}[${index}]: "${trimmed.slice(0, 80)}" is not a directory name or a path inside the tree (no leading /, no ..)`,
+        `${what}[${index}]: "${trimmed.slice(0, 80)}" is not a directory ` +
+          `name or a path inside the tree (no leading /, no ..)`,
       );
     }
     kept.push(trimmed);

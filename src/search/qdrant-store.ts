@@ -204,7 +204,8 @@ export class QdrantStore implements VectorStore {
     const dimension = await this.dimension();
     if (this.legacyLayout !== undefined) {
       throw new IndexError(
-        `${this.description} was written by an older faultline (${this.legacyLayout}); index the tree again to rebuild it once`,
+        `${this.description} was written by an older faultline ` +
+          `(${this.legacyLayout}); index the tree again to rebuild it once`,
       );
     }
     if (dimension !== undefined && dimension !== vector.length) {
@@ -365,7 +366,9 @@ export class QdrantStore implements VectorStore {
     }
     if (this.legacyLayout !== undefined) {
       await this.call('delete the collection in an older layout', () => this.client.deleteCollection(this.collection));
-      this.note = `the Qdrant collection was in the layout of an older faultline (${this.legacyLayout}) and was rebuilt once`;
+      this.note =
+        `the Qdrant collection was in the layout of an older faultline ` +
+        `(${this.legacyLayout}) and was rebuilt once`;
       this.legacyLayout = undefined;
       this.known = new Map();
     }
@@ -403,7 +406,10 @@ export class QdrantStore implements VectorStore {
 function describeFailure(what: string, url: string, error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
-    return `could not reach Qdrant at ${url} to ${what}: ${cause !== undefined ? messageOf(cause) : error.message} (check QDRANT_URL)`;
+    return (
+      `could not reach Qdrant at ${url} to ${what}: ${cause !== undefined ? messageOf(cause) : error.message} ` +
+      `(check QDRANT_URL)`
+    );
   }
   // The client's HTTP errors carry Qdrant's own explanation in the body; the message is only the status text.
   const { status, data } = error as { status?: unknown; data?: { status?: { error?: unknown } } };

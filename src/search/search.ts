@@ -60,7 +60,8 @@ export interface SearchHit {
   score: number;
   /** Absolute paths of other files publishing the same definition (compiled, declarations); the hit is the source. */
   copies: string[];
-  /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines), cut at MAX_HIT_CODE_CHARS. */
+  /** The chunk's text as indexed (a class is its skeleton; `<module>` its top-level lines), cut at MAX_HIT_CODE_CHARS.
+   * */
   code: string;
 }
 
@@ -100,7 +101,8 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   // Punctuation or keywords alone give the lexical channel nothing to look for.
   if (terms.length === 0 && symbol === undefined) {
     throw new ToolInputError(
-      `query: "${query.slice(0, 80)}" has no words or identifiers to look for (words such as "the" and "of" do not count)`,
+      `query: "${query.slice(0, 80)}" has no words or identifiers to ` +
+        `look for (words such as "the" and "of" do not count)`,
     );
   }
   const vector = targets.some(({ store }) => store.wantsVectors)
@@ -181,7 +183,8 @@ async function explainUnfinished(
     const { unfinished } = await openStore(settings, tree, embedder);
     if (unfinished) {
       throw new IndexError(
-        `${tree}: an index run was interrupted before it finished (Ctrl-C, a kill or a failure), so nothing is indexed yet — ` +
+        `${tree}: an index run was interrupted before it finished ` +
+          `(Ctrl-C, a kill or a failure), so nothing is indexed yet — ` +
           again.replace('DIR', tree),
       );
     }
@@ -191,7 +194,9 @@ async function explainUnfinished(
   if (unfinished.length > 0) {
     throw new IndexError(
       `no source tree has been indexed with ${embedder.description}: ${unfinished.length === 1 ? 'an index run was' : `${unfinished.length} index runs were`} ` +
-        `interrupted before ${unfinished.length === 1 ? 'it' : 'they'} finished (Ctrl-C, a kill or a failure; ${unfinished.join(', ')}) — ${again}`,
+        `interrupted before ${unfinished.length === 1 ? 'it' : 'they'} ` +
+        `finished (Ctrl-C, a kill or a failure; ${unfinished.join(', ')}) ` +
+        `— ${again}`,
     );
   }
 }
@@ -314,7 +319,8 @@ export function renderSearchHits(hits: readonly SearchHit[]): string {
   return hits
     .map(
       (hit, index) =>
-        `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} (${hit.kind}, score ${hit.score.toFixed(3)})\n` +
+        `${index + 1}. ${hit.path}:${hit.startLine}-${hit.endLine} ${hit.symbol} ` +
+        `(${hit.kind}, score ${hit.score.toFixed(3)})\n` +
         (hit.copies.length > 0 ? `also published as: ${hit.copies.join(', ')}\n` : '') +
         `\`\`\`${hit.language}\n${hit.code}\n\`\`\``,
     )

@@ -217,7 +217,8 @@ function readStatements(db: Database) {
     vocab: db.prepare('SELECT id, df FROM lexical_vocab WHERE term = ?').raw(),
     prefixed: db
       .prepare(
-        'SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?',
+        'SELECT term FROM lexical_vocab WHERE term >= ? AND term < ? AND ' +
+          'length(term) >= ? AND df > 0 ORDER BY df DESC, term LIMIT ?',
       )
       .pluck(),
     terms: db
@@ -327,7 +328,8 @@ export function rankLexical(
       ? statementsOf(db).match.all(expression, max)
       : db
           .prepare(
-            `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`,
+            `SELECT lexical.rowid FROM lexical JOIN chunks c ON c.rowid = ` +
+              `lexical.rowid WHERE lexical MATCH ? ${scope.sql} LIMIT ?`,
           )
           .pluck()
           .all(expression, ...scope.params, max)) as number[];

@@ -5,8 +5,10 @@
  *
  *   meta(key, value)                          format, tree, embedder, dimension
  *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
- *   lexical  FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid = chunks.rowid
- *   lexical_terms(chunk, key, length, terms)  each chunk's tie-break key, weighted term frequencies and length (sqlite-lexical.ts)
+ * lexical FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid =
+ * chunks.rowid
+ * lexical_terms(chunk, key, length, terms) each chunk's tie-break key, weighted term frequencies and length
+ * (sqlite-lexical.ts)
  *   lexical_vocab(id, term, df)               each term's id and document frequency
  *   symbols(term, chunk)                      every name a definition answers to (tokens.ts symbolTerms)
  *
@@ -346,7 +348,8 @@ export class SqliteStore implements VectorStore {
   ): Array<{ rowid: number; score: number }> {
     if (query.length !== vectors.dimension) {
       throw new IndexError(
-        `the query vector has dimension ${query.length} but the index at ${this.file} has dimension ${vectors.dimension}`,
+        `the query vector has dimension ${query.length} but the index at ${this.file} ` +
+          `has dimension ${vectors.dimension}`,
       );
     }
     const allowed =
@@ -447,7 +450,10 @@ export class SqliteStore implements VectorStore {
       if (format !== FORMAT) {
         throw typeof format === 'string' && format.startsWith('faultline-sqlite-')
           ? new DamagedIndex(
-              `the index of ${this.identity.tree} was built by another version of faultline (${format}, this one reads ${FORMAT}); index it again: faultline index ${this.identity.tree} (or fault_index_source_code)`,
+              `the index of ${this.identity.tree} was built by another version ` +
+                `of faultline (${format}, this one reads ${FORMAT}); index it ` +
+                `again: faultline index ${this.identity.tree} (or ` +
+                `fault_index_source_code)`,
             )
           : new Error(`unknown format ${String(format)}`);
       }
@@ -472,7 +478,9 @@ export class SqliteStore implements VectorStore {
   private damaged(error: unknown): IndexError {
     const why = error instanceof Error ? error.message : String(error);
     return new DamagedIndex(
-      `the index of ${this.identity.tree} at ${this.file} is damaged (${why}); rebuild it: faultline index ${this.identity.tree} (or fault_index_source_code)`,
+      `the index of ${this.identity.tree} at ${this.file} is damaged ` +
+        `(${why}); rebuild it: faultline index ${this.identity.tree} (or ` +
+        `fault_index_source_code)`,
     );
   }
 

@@ -76,7 +76,8 @@ export interface VectorStore {
   fileHashes(): Promise<Map<string, string>>;
   replaceFile(path: string, chunks: readonly StoredChunk[]): Promise<void>;
   commit(): Promise<void>;
-  /** Gives up the changes not committed (a cancelled or failed run); a store that writes as it goes has nothing to undo. */
+  /** Gives up the changes not committed (a cancelled or failed run); a store that writes as it goes has nothing to
+   * undo. */
   rollback?(): void;
   /** Chunks in the committed index. */
   count(): Promise<number>;

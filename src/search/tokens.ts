@@ -33,8 +33,10 @@ const STOPWORDS: ReadonlySet<string> = new Set(
  */
 const KEYWORDS: ReadonlySet<string> = new Set(
   (
-    'async await break case catch class const continue def default elif end enum export extends false fn func function ' +
-    'go impl import interface let mut new nil none null package pass private pub public return self static struct super ' +
+    'async await break case catch class const continue def default ' +
+    'elif end enum export extends false fn func function ' +
+    'go impl import interface let mut new nil none null package pass ' +
+    'private pub public return self static struct super ' +
     'switch throw true try type use var void yield'
   ).split(' '),
 );
@@ -135,7 +137,8 @@ export function lexicalTokens(
   };
 }
 
-/** The words of a definition's own name and its parent's (`StreamWriter.write` → stream, writer, write), lower-cased. */
+/** The words of a definition's own name and its parent's (`StreamWriter.write` → stream, writer, write), lower-cased.
+ * */
 export function splitName(symbol: string): string[] {
   return baseSymbol(symbol)
     .split(/\.|::/)
@@ -270,7 +273,8 @@ export interface SparseVector {
 
 /**
  * A chunk's lexical fields as a sparse vector for Qdrant: each token hashed (FNV-1a) to a 32-bit
- * index (Qdrant's sparse indices are u32), its value the field-weighted occurrences, saturated as BM25 does (tf·(k1+1)/(tf+k1)). Qdrant's IDF
+ * index (Qdrant's sparse indices are u32), its value the field-weighted occurrences, saturated as BM25 does
+ * (tf·(k1+1)/(tf+k1)). Qdrant's IDF
  * modifier supplies the inverse document frequency at query time, over the whole collection.
  */
 export function sparseDocument(fields: LexicalFields): SparseVector {

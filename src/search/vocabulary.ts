@@ -46,7 +46,9 @@ export const PREFIX_WEIGHT = 0.5;
  */
 export const GENERIC_VERB_WEIGHT = 0.3;
 const GENERIC_VERB_WORDS =
-  'get set make create build do use allow return give take have let check find compute calculate convert generate produce obtain define';
+  'get set make create build do use allow return give take have let ' +
+  'check find compute calculate convert generate produce obtain ' +
+  'define';
 let genericVerbs: ReadonlySet<string> | undefined;
 function isGenericVerb(stemmed: string): boolean {
   genericVerbs ??= new Set(GENERIC_VERB_WORDS.split(' ').map(stem));

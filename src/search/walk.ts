@@ -82,7 +82,8 @@ const DEPENDENCY_DIRECTORIES: ReadonlySet<string> = new Set([
   'site-packages',
 ]);
 
-/** A Python virtual environment has this file at its top, whatever its name (the standard library's own `venv` package has not). */
+/** A Python virtual environment has this file at its top, whatever its name (the standard library's own `venv` package
+ * has not). */
 const VIRTUAL_ENVIRONMENT_MARKER = 'pyvenv.cfg';
 
 /** Directory names taken for build output when no git checkout says what it ignores. */
@@ -157,7 +158,8 @@ export interface WalkOptions {
 
 interface Walk {
   root: string;
-  /** The tree's path inside its git checkout ('' at its top, or outside any checkout): .gitignore rules see these paths. */
+  /** The tree's path inside its git checkout ('' at its top, or outside any checkout): .gitignore rules see these
+   * paths. */
   prefix: string;
   skippedNames: ReadonlyMap<string, SkipReason>;
   included: (path: string, name: string) => boolean;
@@ -387,7 +389,8 @@ function checkLimits(walk: Walk): void {
   }
   if (walk.bytes > maxBytes) {
     throw new IndexLimitError(
-      `source_dir: ${walk.root} has more than ${maxBytes} bytes (${Math.round(maxBytes / 2 ** 20)} MB) of source files, the ` +
+      `source_dir: ${walk.root} has more than ${maxBytes} bytes (${Math.round(maxBytes / 2 ** 20)} ` +
+        `MB) of source files, the ` +
         `limit of one index; index a smaller directory, or raise the limit with ${MAX_BYTES_ENV}`,
     );
   }

@@ -205,7 +205,8 @@ export class PostExchange {
       return jsonError(
         this.res,
         502,
-        `faultline toolcall: the upstream ${this.ctx.upstream.url.href} dropped the connection mid-answer: ${(error as Error).message}`,
+        `faultline toolcall: the upstream ${this.ctx.upstream.url.href} ` +
+          `dropped the connection mid-answer: ${(error as Error).message}`,
       );
     }
     if (!body.complete) return this.unreadableReply(reply, body, target, admitted);

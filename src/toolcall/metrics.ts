@@ -16,7 +16,8 @@
  */
 import { byCodeUnits } from '../order.js';
 
-/** `unread`: the server's answer went to the client as it came, too large or too deeply nested for the proxy to read. */
+/** `unread`: the server's answer went to the client as it came, too large or too deeply nested for the proxy to read.
+ * */
 export type Outcome = 'ok' | 'is_error' | 'jsonrpc_error' | 'no_answer' | 'unread';
 
 export interface CallRecord {
@@ -230,11 +231,19 @@ function copyFailure(failure: UpstreamFailure): UpstreamFailure {
 
 const attempts = (n: number): string => `${n} tool-call attempt${n === 1 ? '' : 's'}`;
 
-/** One paragraph saying how the upstream failed, whether it came back, and what that cost, for the top of the report. */
+/** One paragraph saying how the upstream failed, whether it came back, and what that cost, for the top of the report.
+ * */
 export function describeUpstreamFailure(failure: UpstreamFailure): string {
-  const lost = `${failure.unanswered} attempt${failure.unanswered === 1 ? '' : 's'} found no server and ${failure.unanswered === 1 ? 'counts' : 'count'} as unanswered`;
+  const lost =
+    `${failure.unanswered} attempt${failure.unanswered === 1 ? '' : 's'} ` +
+    `found no server and ${failure.unanswered === 1 ? 'counts' : 'count'} ` +
+    `as unanswered`;
   if (failure.kind === 'exited') {
-    return `**The upstream server exited** at ${failure.at} (${failure.signal !== undefined ? `signal ${failure.signal}` : `exit code ${failure.exit_code ?? 'unknown'}`}) after ${attempts(failure.attempts_before)}; ${lost}.`;
+    return (
+      `**The upstream server exited** at ${failure.at} ` +
+      `(${failure.signal !== undefined ? `signal ${failure.signal}` : `exit code ${failure.exit_code ?? 'unknown'}`}) ` +
+      `after ${attempts(failure.attempts_before)}; ${lost}.`
+    );
   }
   const outages = failure.outages ?? [];
   const count = failure.outage_count ?? Math.max(1, outages.length);
@@ -243,13 +252,22 @@ export function describeUpstreamFailure(failure: UpstreamFailure): string {
   const periods =
     shown.length === 0
       ? `from ${failure.at}`
-      : `${earlier > 0 ? `${earlier} earlier time${earlier === 1 ? '' : 's'} from ${failure.at}, then ` : ''}${shown.join('; ')}`;
-  const first = `**The upstream server could not be reached** ${count > 1 ? `${count} times: ` : ''}${periods} (${count > 1 ? 'last error: ' : ''}${failure.error ?? 'no answer'}), first after ${attempts(failure.attempts_before)}; ${lost}.`;
+      : `${earlier > 0 ? `${earlier} earlier time${earlier === 1 ? '' : 's'} from ` + `${failure.at}, then ` : ''}${shown.join('; ')}`;
+  const first =
+    `**The upstream server could not be reached** ${count > 1 ? `${count} times: ` : ''}${periods} ` +
+    `(${count > 1 ? 'last error: ' : ''}${failure.error ?? 'no answer'}), ` +
+    `first after ${attempts(failure.attempts_before)}; ${lost}.`;
   const reached = failure.reached ?? 0;
   if (failure.recovered_at !== undefined) {
-    return `${first} **It recovered** at ${failure.recovered_at}: ${attempts(reached)} reached it after its first failure.`;
+    return (
+      `${first} **It recovered** at ${failure.recovered_at}: ${attempts(reached)} ` +
+      `reached it after its first failure.`
+    );
   }
-  return `${first} It was still unreachable at the end${reached > 0 ? ` (${attempts(reached)} reached it between outages)` : ''}.`;
+  return (
+    `${first} It was still unreachable at the ` +
+    `end${reached > 0 ? ` (${attempts(reached)} reached it between outages)` : ''}.`
+  );
 }
 
 /** The markdown report printed on exit and written by --report. */
@@ -273,11 +291,14 @@ export function renderReport(s: Slis, title = 'Tool-call plane chaos report'): s
     `| deadline adherence | ${pct(s.deadline_adherence)} |`,
     `| TCAF | ${s.tcaf.toFixed(2)} |`,
     `| blast radius (measured) | ${pct(s.blast_radius)} |`,
-    `| blast radius (predicted 1 − (1 − e)^TCAF at the measured e = ${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
+    `| blast radius (predicted 1 − (1 − e)^TCAF at the measured e = ` +
+      `${pct(s.error_rate)}) | ${pct(s.predicted_blast_radius)} |`,
     `| amplification (attempts / calls) | ${s.amplification.toFixed(2)} |`,
     ...(s.queueing.queued_attempts > 0
       ? [
-          `| head-of-line waits (attempts / mean / p95 / max) | ${s.queueing.queued_attempts} / ${s.queueing.mean_ms} ms / ${s.queueing.p95_ms} ms / ${s.queueing.max_ms} ms |`,
+          `| head-of-line waits (attempts / mean / p95 / max) | ${s.queueing.queued_attempts} ` +
+            `/ ${s.queueing.mean_ms} ms / ${s.queueing.p95_ms} ms / ${s.queueing.max_ms} ` +
+            `ms |`,
         ]
       : []),
     `| proxy internal errors / evicted pending requests | ${s.internal_errors} / ${s.evicted} |`,

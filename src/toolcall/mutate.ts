@@ -131,7 +131,8 @@ function isText(item: TextItem): item is TextItem & { text: string } {
   return item.type === 'text' && typeof item.text === 'string';
 }
 
-/** Applies `change` to the JSON value a text item holds, written back in the text's own layout; other items as they are. */
+/** Applies `change` to the JSON value a text item holds, written back in the text's own layout; other items as they
+ * are. */
 function mapJsonText(item: TextItem, change: (value: unknown) => unknown): TextItem {
   if (!isText(item)) return item;
   const parsed = parseJsonText(item.text);

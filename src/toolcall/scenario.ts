@@ -117,7 +117,9 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
     if (missing.length > 0) {
       const names = plane.serverToolNames();
       throw new ToolInputError(
-        `calls: the server has no tool ${missing.map((name) => JSON.stringify(name)).join(', ')}; its tools/list has ${names.length === 0 ? 'no tools' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')}`,
+        `calls: the server has no tool ` +
+          `${missing.map((name) => JSON.stringify(name)).join(', ')}; its ` +
+          `tools/list has ${names.length === 0 ? 'no tools' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')}`,
       );
     }
     const total = scenario.tasks * scenario.calls.length;

@@ -324,7 +324,8 @@ export class PlaneSession {
       this.recordCall(pending, undefined, this.upstreamMs(pending), false, undefined, problem);
   }
 
-  /** A message from the client. `toServer` forwards it (maybe later: after a wait for a slot); `toClient` answers it. */
+  /** A message from the client. `toServer` forwards it (maybe later: after a wait for a slot); `toClient` answers it.
+   * */
   async fromClient(message: JsonRpcMessage, toServer: Sink, toClient: Sink): Promise<void> {
     let pending: Pending | undefined;
     let forwarded = false;
@@ -612,7 +613,8 @@ export class PlaneSession {
     return pending.forwardedAt === undefined ? null : this.plane.now() - pending.forwardedAt;
   }
 
-  /** Writes the call's journal record, once, and releases its slots. `unread`: its answer was relayed without being read, and why. */
+  /** Writes the call's journal record, once, and releases its slots. `unread`: its answer was relayed without being
+   * read, and why. */
   private recordCall(
     pending: Pending,
     answer: JsonRpcMessage | undefined,
@@ -627,7 +629,8 @@ export class PlaneSession {
     const plane = this.plane;
     const latency = plane.now() - pending.startedAt;
     const deadline = plane.deadlineOf(pending.tool);
-    // An answer relayed unread is the server's own, untouched by the plan: answered, and as correct as the server made it.
+    // An answer relayed unread is the server's own, untouched by the plan: answered, and as correct as the server made
+    // it.
     const flags: Pick<CallRecord, 'outcome' | 'error_shape' | 'responded' | 'schema_ok' | 'correct'> =
       unread !== undefined
         ? { outcome: 'unread' as Outcome, error_shape: null, responded: true, schema_ok: true, correct: true }

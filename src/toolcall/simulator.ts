@@ -121,7 +121,8 @@ class Breaker {
   }
 }
 
-/** The in-process fake server behind the session: tools/list with output schemas, each call answered after its baseline latency. */
+/** The in-process fake server behind the session: tools/list with output schemas, each call answered after its baseline
+ * latency. */
 function fakeServer(session: PlaneSession, advance: (ms: number) => void): (message: JsonRpcMessage) => void {
   const names = Object.keys(FAKE_TOOLS);
   const toClient = (): void => undefined; // the agent reads outcomes from the journal
@@ -209,28 +210,38 @@ export function renderDemo(result: DemoResult): string {
   const fixed = (x: number, width: number, digits: number): string => x.toFixed(digits).padStart(width);
   const label = (run: DemoRun): string => (run.resilience ? 'with resilience' : 'no resilience').padEnd(16);
   const lines = [
-    `mcp-chaos demo: ${o.tasks} tasks × fanout ${o.fanout}, injected per-call error rate ${o.errorRate}${o.correlated ? ' (correlated bursts, mean length 8)' : ''}, seed ${o.seed}`,
+    `mcp-chaos demo: ${o.tasks} tasks × fanout ${o.fanout}, injected ` +
+      `per-call error rate ` +
+      `${o.errorRate}${o.correlated ? ' (correlated bursts, mean length 8)' : ''}, ` +
+      `seed ${o.seed}`,
     '',
   ];
   for (const run of result.runs) {
     const s = run.slis;
     lines.push(
-      `${label(run)} TCAF=${s.tcaf.toFixed(1)}  TCSR=${fixed(s.tcsr, 5, 2)}  ETA=${fixed(s.eta, 5, 2)}  blast_radius=${fixed(s.blast_radius, 5, 2)}`,
+      `${label(run)} TCAF=${s.tcaf.toFixed(1)}  TCSR=${fixed(s.tcsr, 5, 2)} ` +
+        ` ETA=${fixed(s.eta, 5, 2)}  blast_radius=${fixed(s.blast_radius, 5, 2)}`,
     );
   }
   lines.push('');
   for (const run of result.runs) {
     const s = run.slis;
     lines.push(
-      `${label(run)} A=${s.availability.toFixed(2)}  C=${s.correctness.toFixed(2)}  attempts/call=${s.amplification.toFixed(2)}  breaker_skips=${run.skipped}`,
+      `${label(run)} A=${s.availability.toFixed(2)}  C=${s.correctness.toFixed(2)} ` +
+        ` attempts/call=${s.amplification.toFixed(2)}  breaker_skips=${run.skipped}`,
     );
   }
   const plain = result.runs[0]!.slis;
   lines.push(
     '',
-    'Availability A counts calls that got no answer: the injected errors here (JSON-RPC errors, as mcp-chaos counts them), hangs, calls',
-    'nobody answered. Correctness C counts answers a client cannot use: isError results, drifted schemas, partial results. ETA = A × C.',
-    `Predicted blast radius for independent failures, 1 − (1 − e)^TCAF at the measured e = ${plain.error_rate.toFixed(4)}: ${result.predicted_blast_radius.toFixed(3)}` +
+    'Availability A counts calls that got no answer: the injected ' +
+      'errors here (JSON-RPC errors, as mcp-chaos counts them), hangs, ' +
+      'calls',
+    'nobody answered. Correctness C counts answers a client cannot ' +
+      'use: isError results, drifted schemas, partial results. ETA = A ' +
+      '× C.',
+    `Predicted blast radius for independent failures, 1 − (1 − ` +
+      `e)^TCAF at the measured e = ${plain.error_rate.toFixed(4)}: ${result.predicted_blast_radius.toFixed(3)}` +
       ` (at the nominal e = ${o.errorRate}: ${result.nominal_predicted_blast_radius.toFixed(3)})`,
   );
   return lines.join('\n') + '\n';

@@ -181,7 +181,8 @@ function typeOf(node: SchemaNode): string | undefined {
   return Array.isArray(node.type) ? node.type[0] : node.type;
 }
 
-/** A value moved toward its published type where that is unambiguous; anything else is left for validation to refuse. */
+/** A value moved toward its published type where that is unambiguous; anything else is left for validation to refuse.
+ * */
 function coerce(value: unknown, node: SchemaNode, depth = 0): unknown {
   const type = typeOf(node);
   if (typeof value === 'string') {
@@ -202,7 +203,8 @@ function coerce(value: unknown, node: SchemaNode, depth = 0): unknown {
   return value;
 }
 
-/** The declared properties of an object coerced, and those optional ones sent as "" or null left out (their default). */
+/** The declared properties of an object coerced, and those optional ones sent as "" or null left out (their default).
+ * */
 function coerceProperties(object: Record<string, unknown>, node: SchemaNode, depth: number): Record<string, unknown> {
   const required = new Set(node.required ?? []);
   const out: Record<string, unknown> = {};
@@ -221,7 +223,8 @@ function coerceProperties(object: Record<string, unknown>, node: SchemaNode, dep
   return out;
 }
 
-/** A structured argument as objects: text parsed, the shape checked, forbidden keys refused, declared properties coerced. */
+/** A structured argument as objects: text parsed, the shape checked, forbidden keys refused, declared properties
+ * coerced. */
 async function readStructured(name: string, value: unknown, spec: StructuredSpec, node: SchemaNode): Promise<unknown> {
   let parsed = typeof value === 'string' ? await parseText(name, value, spec) : value;
   // Plain text stays text unless it is a JSON object.

@@ -69,8 +69,10 @@ function registerRecommendTool(tools: ToolRegistry): void {
       toolset: 'cloud',
       title: 'Recommend AWS FIS experiments for a finding',
       description:
-        'Turns a reliability finding into ranked AWS FIS experiments, offline (no LLM, no AWS), by the failure modes and ' +
-        'services it names. Each: action, why, confidence, duration, parameters, target type, stop condition, and the local ' +
+        'Turns a reliability finding into ranked AWS FIS experiments, ' +
+        'offline (no LLM, no AWS), by the failure modes and ' +
+        'services it names. Each: action, why, confidence, duration, ' +
+        'parameters, target type, stop condition, and the local ' +
         'faultline scenario that rehearses it. Text: JSON {recommendations, finding_id, count}.',
       input: {
         finding: objectOrTextArgument(
@@ -80,7 +82,8 @@ function registerRecommendTool(tools: ToolRegistry): void {
             type: z.string().optional(),
             description: z.string().optional(),
           },
-          'The finding: an object such as {id, summary, type, description} (any fields; their text is read), or plain text; at most 10 KB',
+          'The finding: an object such as {id, summary, type, description} ' +
+            '(any fields; their text is read), or plain text; at most 10 KB',
         ),
         resources: z.array(z.string()).optional().describe('ARNs or resource types (aws:rds:db) the finding concerns'),
         limit: z.number().int().min(1).max(20).optional().describe('Most recommendations (default 5)'),
@@ -112,8 +115,10 @@ function registerTemplateTool(tools: ToolRegistry): void {
       toolset: 'cloud',
       title: 'Create an AWS FIS experiment template',
       description:
-        "Builds a complete FIS CreateExperimentTemplate input, validated against the FIS action catalog: the action's own target " +
-        'key and resource type, accepted and required parameters, ISO 8601 durations in range, selectionMode, tags or ≤5 ARNs, ' +
+        'Builds a complete FIS CreateExperimentTemplate input, validated ' +
+        "against the FIS action catalog: the action's own target " +
+        'key and resource type, accepted and required parameters, ISO ' +
+        '8601 durations in range, selectionMode, tags or ≤5 ARNs, ' +
         'a CloudWatch-alarm stop condition. Never calls AWS. Text: the template JSON, or the CloudFormation document.',
       input: {
         recommendation: objectOrListArgument(
@@ -122,11 +127,15 @@ function registerTemplateTool(tools: ToolRegistry): void {
             duration: z.string().optional().describe('ISO 8601, e.g. PT5M'),
             name: z.string().optional(),
           },
-          'One recommendation as fault_recommend_fis_experiments returns it, or {action, parameters: {name: value}, duration}; an array of them for several actions (with name, startAfter)',
+          'One recommendation as fault_recommend_fis_experiments returns ' +
+            'it, or {action, parameters: {name: value}, duration}; an array ' +
+            'of them for several actions (with name, startAfter)',
         ),
         target_config: objectArgument(
           { ...targetConfigShape, roleArn: z.string().describe('IAM role ARN FIS assumes') },
-          'Also: tags or resourceArns or parameters (target selection), filters, targets {<action name>: selection}, templateTags, logConfiguration, experimentOptions',
+          'Also: tags or resourceArns or parameters (target selection), ' +
+            'filters, targets {<action name>: selection}, templateTags, ' +
+            'logConfiguration, experimentOptions',
         ),
         format: z
           .enum(['json', 'cloudformation'])
@@ -171,9 +180,12 @@ function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
       toolset: 'cloud',
       title: 'Export a scenario to FIS, Chaos Mesh or k6',
       description:
-        'Writes one faultline scenario for an engine beyond one machine: fis (ECS/EKS network action template), chaos-mesh ' +
-        '(NetworkChaos YAML: delay+jitter, loss, bandwidth, partition) or k6 (constant-arrival-rate script, thresholds from slos). ' +
-        'Same arguments and defaults as the fault_run_* tools. A fault or setting with no exact equivalent is an error saying why. ' +
+        'Writes one faultline scenario for an engine beyond one machine: ' +
+        'fis (ECS/EKS network action template), chaos-mesh ' +
+        '(NetworkChaos YAML: delay+jitter, loss, bandwidth, partition) or ' +
+        'k6 (constant-arrival-rate script, thresholds from slos). ' +
+        'Same arguments and defaults as the fault_run_* tools. A fault or ' +
+        'setting with no exact equivalent is an error saying why. ' +
         'Nothing is run. Text: the document.',
       input: {
         to: z.enum(EXPORT_TARGETS).describe('fis, chaos-mesh or k6'),

@@ -13,7 +13,8 @@ import type { ToolContext } from './context.js';
 /** src/code and its report shapes, loaded by the first call. */
 const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
 
-/** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed before. */
+/** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed
+ * before. */
 function parseOptions(code: Awaited<ReturnType<typeof loadCode>>[0], ctx: ToolContext, path: string) {
   return { document: path, store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined };
 }
@@ -37,8 +38,10 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       title: 'List function names',
       description:
         'Lists every function-like definition in a source file in source order (functions, methods, constructors, ' +
-        'nested and named arrow functions), parsed locally with tree-sitter (no LLM). Python, JavaScript, TypeScript, TSX, ' +
-        'Go, Rust, Java, Ruby, C, C++, C#, PHP, by extension. Text: a JSON array of the names. Structured: each with its ' +
+        'nested and named arrow functions), parsed locally with ' +
+        'tree-sitter (no LLM). Python, JavaScript, TypeScript, TSX, ' +
+        'Go, Rust, Java, Ruby, C, C++, C#, PHP, by extension. Text: a ' +
+        'JSON array of the names. Structured: each with its ' +
         'qualified name (Class.method, Type::method), kind and 1-based lines.',
       input: { file: fileArgument },
       output: {
@@ -75,7 +78,8 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       toolset: 'code',
       title: 'Extract a function',
       description:
-        'Returns one function of a file: `full`, the whole definition with decorators, doc comments and export; `body`, ' +
+        'Returns one function of a file: `full`, the whole definition ' +
+        'with decorators, doc comments and export; `body`, ' +
         'the block alone, indentation kept (null without one). Local tree-sitter (no LLM), same languages as ' +
         'fault_list_function_names. An ambiguous or missing name is an error listing the candidates.',
       input: {

@@ -20,9 +20,16 @@ import type { ExperimentResult } from '../experiment/index.js';
 const RAW = '\u0000raw';
 
 const EXPERIMENT_DESCRIPTION =
-  'The experiment as an object (or its YAML/JSON text): {title, load: {url, rps, duration, timeout}, proxies: ["34000=127.0.0.1:7001#weather"], steady_state: ["p95 < 300ms", "errors < 1%"], ' +
-  'method: [{at: "5s", for: "10s", fault: {target: "weather", type: "error", statusCode: 503}}, {at, for, toolcall: {command|url, plan, calls}}, {at, probe: {command|url}}], ' +
-  'expect: ["errors < 5%", "GET /health -> $.circuit == \\"open\\"", {command: ["npm", "test"]}], recover_within: "5s", abort_when: "errors > 50% for 3s"}. ' +
+  'The experiment as an object (or its YAML/JSON text): {title, ' +
+  'load: {url, rps, duration, timeout}, proxies: ' +
+  '["34000=127.0.0.1:7001#weather"], steady_state: ["p95 < 300ms", ' +
+  '"errors < 1%"], ' +
+  'method: [{at: "5s", for: "10s", fault: {target: "weather", type: ' +
+  '"error", statusCode: 503}}, {at, for, toolcall: {command|url, ' +
+  'plan, calls}}, {at, probe: {command|url}}], ' +
+  'expect: ["errors < 5%", "GET /health -> $.circuit == ' +
+  '\\"open\\"", {command: ["npm", "test"]}], recover_within: "5s", ' +
+  'abort_when: "errors > 50% for 3s"}. ' +
   "mcp-chaos-monkey's scenario JSON is accepted as it is. Full schema: `faultline experiment schema`.";
 
 const publishedExperiment = z.looseObject({
@@ -87,13 +94,24 @@ function registerRunExperimentTool(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'experiment',
       title: 'Run a chaos experiment',
       description:
-        "Runs a chaos experiment on one timeline: baseline, faults set and cleared live (network and HTTP faults on proxies in front of the app's dependencies, " +
-        'or through a running control plane; tool-call-plane and probe steps against MCP servers), then recovery; open-loop load measured throughout. ' +
-        'Answers the markdown report (text) and a verdict per expectation — passed, failed with the figure and the moment, inconclusive with why — and overall. ' +
+        'Runs a chaos experiment on one timeline: baseline, faults set ' +
+        'and cleared live (network and HTTP faults on proxies in front of ' +
+        "the app's dependencies, " +
+        'or through a running control plane; tool-call-plane and probe ' +
+        'steps against MCP servers), then recovery; open-loop load ' +
+        'measured throughout. ' +
+        'Answers the markdown report (text) and a verdict per expectation ' +
+        '— passed, failed with the figure and the moment, inconclusive ' +
+        'with why — and overall. ' +
         "Every fault is cleared at its step's end, on abort and when the call is cancelled. " +
-        "Programs it would start (expect and rollback commands, tool-call and probe servers) need the server owner's consent " +
-        "(--allow-commands, --allow-command PROG) or, when the client supports elicitation, its person's; dry_run lists each and its verdict. " +
-        'dry_run: validate and answer the plan without running anything. Sends progress; cancellable. Refused in production (NODE_ENV, ENVIRONMENT, APP_ENV … say prod) unless the server allows it.',
+        'Programs it would start (expect and rollback commands, tool-call ' +
+        "and probe servers) need the server owner's consent " +
+        '(--allow-commands, --allow-command PROG) or, when the client ' +
+        "supports elicitation, its person's; dry_run lists each and its " +
+        'verdict. ' +
+        'dry_run: validate and answer the plan without running anything. ' +
+        'Sends progress; cancellable. Refused in production (NODE_ENV, ' +
+        'ENVIRONMENT, APP_ENV … say prod) unless the server allows it.',
       input: {
         experiment: z.preprocess((value) => ({ [RAW]: value }), publishedExperiment).describe(EXPERIMENT_DESCRIPTION),
         dry_run: z.boolean().optional().describe('Only validate and describe what would run (default false)'),
@@ -211,9 +229,15 @@ function registerSuggestExperimentTool(tools: ToolRegistry, ctx: ToolContext): v
       toolset: 'experiment',
       title: 'Suggest a chaos experiment from code',
       description:
-        "Reads an app's code with tree-sitter (Python, JavaScript, TypeScript, Go, …) for its outbound dependencies — HTTP clients (httpx, requests, aiohttp, fetch, axios, Go net/http), " +
-        'Redis and database clients — and the environment variables holding their addresses, and answers a starter experiment (YAML) with one proxy mapping and a fitting fault per ' +
-        'dependency, and the environment to point the app at the proxies. Give source_dir (the files the search index would take) or file. Reads only; runs nothing.',
+        "Reads an app's code with tree-sitter (Python, JavaScript, " +
+        'TypeScript, Go, …) for its outbound dependencies — HTTP clients ' +
+        '(httpx, requests, aiohttp, fetch, axios, Go net/http), ' +
+        'Redis and database clients — and the environment variables ' +
+        'holding their addresses, and answers a starter experiment (YAML) ' +
+        'with one proxy mapping and a fitting fault per ' +
+        'dependency, and the environment to point the app at the proxies. ' +
+        'Give source_dir (the files the search index would take) or file. ' +
+        'Reads only; runs nothing.',
       input: {
         source_dir: z
           .string()

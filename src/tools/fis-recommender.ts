@@ -52,7 +52,9 @@ const recommendation = z
     }),
   )
   .describe(
-    'One recommendation as recommend_fis_experiments returns it (its parameters included), or {action, duration, description, parameters?}',
+    'One recommendation as recommend_fis_experiments returns it (its ' +
+      'parameters included), or {action, duration, description, ' +
+      'parameters?}',
   );
 
 const selection = {
@@ -70,7 +72,8 @@ const targetConfig = (what: string) =>
     .preprocess(objectFromText, z.looseObject(selection))
     .optional()
     .describe(
-      `${what}{roleArn, tags: {name: value} | resourceArns | parameters, resourceType?, selectionMode?, stopConditionArn?}`,
+      `${what}{roleArn, tags: {name: value} | resourceArns | ` +
+        `parameters, resourceType?, selectionMode?, stopConditionArn?}`,
     );
 
 const recommendationOutput = z.object({
@@ -92,7 +95,9 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
       title: 'Recommend FIS experiments for a finding (fis-recommender-mcp)',
       description:
         "fis-recommender-mcp's tool: AWS FIS experiments that reproduce a finding, ranked; offline, no LLM, no AWS. " +
-        'Each: action, duration, description, targets, stopConditions, parameters (SSM documents included), parametersToSet, confidence. ' +
+        'Each: action, duration, description, targets, stopConditions, ' +
+        'parameters (SSM documents included), parametersToSet, ' +
+        'confidence. ' +
         'A finding that names no platform gets one action per plausible platform (notes says so). Text: the same JSON.',
       input: { finding },
       output: {
@@ -116,8 +121,12 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
       toolset: 'fis-recommender',
       title: 'Create an FIS experiment template (fis-recommender-mcp)',
       description:
-        "fis-recommender-mcp's tool: a complete FIS CreateExperimentTemplate input for a recommendation, checked against the FIS action " +
-        "catalog (the action's own target key and resource type, its parameters and duration range). Does not call AWS: create it with " +
+        "fis-recommender-mcp's tool: a complete FIS " +
+        'CreateExperimentTemplate input for a recommendation, checked ' +
+        'against the FIS action ' +
+        "catalog (the action's own target key and resource type, its " +
+        'parameters and duration range). Does not call AWS: create it ' +
+        'with ' +
         '`aws fis create-experiment-template --cli-input-json`. Text: JSON {template, warnings}.',
       input: {
         recommendation,

@@ -52,9 +52,12 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
       toolset: 'http',
       title: 'Run an HTTP fault impact scenario',
       description:
-        'Measures how an HTTP endpoint copes with an HTTP fault: a local proxy answers errors (default 500, upstream not called), ' +
-        '429s, hangs, malformed or field-stripped JSON, resets or cut bodies, with a seeded probability, while open-loop load ' +
-        "(num_clients × rps requests/s) runs for duration. Only url is required. Returns fault's markdown report and a verdict. " +
+        'Measures how an HTTP endpoint copes with an HTTP fault: a local ' +
+        'proxy answers errors (default 500, upstream not called), ' +
+        '429s, hangs, malformed or field-stripped JSON, resets or cut ' +
+        'bodies, with a seeded probability, while open-loop load ' +
+        '(num_clients × rps requests/s) runs for duration. Only url is ' +
+        "required. Returns fault's markdown report and a verdict. " +
         'Takes about duration; sends progress; cancellable. No LLM.',
       input: { ...common, ...httpInput },
       output: scenarioOutput,

@@ -56,9 +56,15 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'probe',
       title: 'Probe an MCP server for runtime faults',
       description:
-        'Runs fault-taxonomy probes against an MCP server: per leaf passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
-        'failure (MUST broken, crash, hang, security) or a warning (SHOULD, portability) with its JSON-RPC exchange. command (+ args) ' +
-        "spawns a stdio server (with the server owner's consent: --allow-commands, --allow-command, or elicitation); url is streamable HTTP (loopback unless the server allows the host). Calls only readOnlyHint " +
+        'Runs fault-taxonomy probes against an MCP server: per leaf ' +
+        'passed/failed/warning/inconclusive/untested/n/a, each finding a ' +
+        'failure (MUST broken, crash, hang, security) or a warning ' +
+        '(SHOULD, portability) with its JSON-RPC exchange. command (+ ' +
+        'args) ' +
+        "spawns a stdio server (with the server owner's consent: " +
+        '--allow-commands, --allow-command, or elicitation); url is ' +
+        'streamable HTTP (loopback unless the server allows the host). ' +
+        'Calls only readOnlyHint ' +
         'tools unless allow_writes. Up to a minute.',
       input: {
         command: z.string().optional().describe('Executable of a stdio server to spawn, e.g. "node"'),

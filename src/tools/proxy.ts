@@ -12,9 +12,15 @@ import { objectListArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
 
 const FAULTS_DESCRIPTION =
-  'Fault configs, applied in order. HTTP: {"type":"error","status_code":503}, latency {delay ms}, rate_limit {retry_after s}, ' +
-  'timeout {hang ms}, malformed, schema_mismatch {missing_fields:["a.b"]}, connection_refused, connection_drop {after_bytes}; each with optional ' +
-  'method ("GET,POST"), path (glob "/api/**"). Network: {"type":"latency","latencyMs":200}, jitter, packet_loss, bandwidth, blackhole. camelCase or snake_case.';
+  'Fault configs, applied in order. HTTP: ' +
+  '{"type":"error","status_code":503}, latency {delay ms}, ' +
+  'rate_limit {retry_after s}, ' +
+  'timeout {hang ms}, malformed, schema_mismatch ' +
+  '{missing_fields:["a.b"]}, connection_refused, connection_drop ' +
+  '{after_bytes}; each with optional ' +
+  'method ("GET,POST"), path (glob "/api/**"). Network: ' +
+  '{"type":"latency","latencyMs":200}, jitter, packet_loss, ' +
+  'bandwidth, blackhole. camelCase or snake_case.';
 
 /** A held proxy's faults: objects (or JSON text of them), validated by src/proxy/control. */
 const faultsArgument = objectListArgument(
@@ -71,21 +77,31 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'proxy',
       title: 'Start a held fault proxy',
       description:
-        `Starts a fault proxy that stays up across calls, so the user's own app and tests can run through it. Returns an id and the listening addresses. ` +
-        `Every mapping parses HTTP/1.1 (other traffic passes as TCP). Stops after ttl (seconds, default ${HELD_LIMITS.defaultTtlMs / 1000}, at most ${HELD_LIMITS.maxTtlMs / 1000}) ` +
-        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at once. Refused where the server's environment says production.`,
+        `Starts a fault proxy that stays up across calls, so the user's ` +
+        `own app and tests can run through it. Returns an id and the ` +
+        `listening addresses. ` +
+        `Every mapping parses HTTP/1.1 (other traffic passes as TCP). ` +
+        `Stops after ttl (seconds, default ` +
+        `${HELD_LIMITS.defaultTtlMs / 1000}, at most ` +
+        `${HELD_LIMITS.maxTtlMs / 1000}) ` +
+        `or when the server exits; at most ${HELD_LIMITS.maxHeld} held at ` +
+        `once. Refused where the server's environment says production.`,
       input: {
         proxies: z
           .array(z.string())
           .describe(
-            'Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), "34000=https://api.example.com#weather" (TLS to the remote, #name for fault targets)',
+            'Mappings LOCAL=REMOTE, e.g. "0=127.0.0.1:8080" (ephemeral port), ' +
+              '"34000=https://api.example.com#weather" (TLS to the remote, ' +
+              '#name for fault targets)',
           ),
         faults: faultsArgument.optional(),
         ttl: z
           .number()
           .optional()
           .describe(
-            `Seconds before it stops by itself (default ${HELD_LIMITS.defaultTtlMs / 1000}, max ${HELD_LIMITS.maxTtlMs / 1000})`,
+            `Seconds before it stops by itself (default ` +
+              `${HELD_LIMITS.defaultTtlMs / 1000}, max ` +
+              `${HELD_LIMITS.maxTtlMs / 1000})`,
           ),
         seed: z.number().int().optional().describe('Seed for the random fault decisions (default random, reported)'),
         insecure_tls: z
@@ -125,7 +141,9 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'proxy',
       title: 'Set the faults of a held proxy',
       description:
-        'Replaces the fault list of a held proxy, live on open connections (HTTP faults from the next request). An empty list removes every fault. Returns its status.',
+        'Replaces the fault list of a held proxy, live on open ' +
+        'connections (HTTP faults from the next request). An empty list ' +
+        'removes every fault. Returns its status.',
       input: { id, faults: faultsArgument },
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -147,7 +165,9 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       toolset: 'proxy',
       title: 'Read a held proxy',
       description:
-        'Counters of a held proxy (per mapping: connections, bytes, HTTP exchanges; per fault: applications, passes) and its recent connection events.',
+        'Counters of a held proxy (per mapping: connections, bytes, HTTP ' +
+        'exchanges; per fault: applications, passes) and its recent ' +
+        'connection events.',
       input: { id },
       output: statusOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -171,7 +191,8 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       const status = await held.stop(id);
       if (!status)
         throw new ToolInputError(
-          `id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${held.ids().join(', ') || 'none'}`,
+          `id: no held proxy ${JSON.stringify(id)} (it may have reached its ` +
+            `ttl); held: ${held.ids().join(', ') || 'none'}`,
         );
       return render(status);
     },

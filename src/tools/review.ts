@@ -56,7 +56,8 @@ const SloOutline = z.looseObject({
 export interface ReviewDependencies {
   /** The provider for one call; default: chosen from the config and the environment each time. */
   provider?: (() => ProviderChoice) | undefined;
-  /** Retrieval over the indexed source tree for the suggest tools (RAG); without it the prompt has the snippet alone. */
+  /** Retrieval over the indexed source tree for the suggest tools (RAG); without it the prompt has the snippet alone.
+   * */
   searchContext?: SearchContext | undefined;
 }
 
@@ -93,8 +94,11 @@ function registerScoreTools(tools: ToolRegistry, provider: ProviderFor): void {
         toolset: 'review',
         title: `Score ${aspect}`,
         description:
-          `Rates the ${aspect} of a code snippet from 0 (poor) to 1 (nothing to improve), with one sentence naming the most ` +
-          `important ${aspect === 'performance' ? 'issue under load' : 'failure-handling gap'}. Text: JSON {"score", "explanation"}; ` +
+          `Rates the ${aspect} of a code snippet from 0 (poor) to 1 ` +
+          `(nothing to improve), with one sentence naming the most ` +
+          `important ` +
+          `${aspect === 'performance' ? 'issue under load' : 'failure-handling gap'}. ` +
+          `Text: JSON {"score", "explanation"}; ` +
           `the reply is validated and repaired once if needed. ${NEEDS_LLM}`,
         input: { snippet: snippetArgument, lang: langArgument },
         output: { score: z.number().min(0).max(1), explanation: z.string() },
@@ -121,9 +125,12 @@ function registerSuggestFunctionTools(tools: ToolRegistry, provider: ProviderFor
         toolset: 'review',
         title: `Suggest a ${aspect === 'performance' ? 'faster' : 'more reliable'} function`,
         description:
-          `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} version of a function as a unified diff ` +
-          '(a/snippet → b/snippet) checked to apply (and, with a known grammar, to parse), with related code from indexed trees ' +
-          'as context. Text: the diff in a ```diff block (empty when no change is worth it), after a note when it does not apply. ' +
+          `Proposes a ${aspect === 'performance' ? 'faster' : 'more reliable'} ` +
+          `version of a function as a unified diff ` +
+          '(a/snippet → b/snippet) checked to apply (and, with a known ' +
+          'grammar, to parse), with related code from indexed trees ' +
+          'as context. Text: the diff in a ```diff block (empty when no ' +
+          'change is worth it), after a note when it does not apply. ' +
           `score and target_score: current and wanted scores in [0,1], as from fault_score_${aspect}. ${NEEDS_LLM}`,
         input: {
           snippet: snippetArgument,
@@ -173,9 +180,13 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
       toolset: 'review',
       title: 'Suggest SLOs',
       description:
-        'Proposes 2-5 SLOs for the code, each {type (latency|availability|error), title, objective (percent), explanation, ' +
-        'threshold, unit, window ("30d"), sli: {prometheus (PromQL), "gcp/cloudrun" (a Cloud Monitoring SLO)}}, validated ' +
-        "and normalised (fault's shapes accepted), the reply repaired once if needed. Text: the JSON array, or the OpenSLO " +
+        'Proposes 2-5 SLOs for the code, each {type ' +
+        '(latency|availability|error), title, objective (percent), ' +
+        'explanation, ' +
+        'threshold, unit, window ("30d"), sli: {prometheus (PromQL), ' +
+        '"gcp/cloudrun" (a Cloud Monitoring SLO)}}, validated ' +
+        "and normalised (fault's shapes accepted), the reply repaired " +
+        'once if needed. Text: the JSON array, or the OpenSLO ' +
         `documents / Sloth spec with format. ${NEEDS_LLM}`,
       input: {
         snippet: snippetArgument,
@@ -184,7 +195,8 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
           .enum(SLO_FORMATS)
           .optional()
           .describe(
-            'fault (default: the array), openslo (openslo/v1 SLO documents) or sloth (prometheus/v1 spec; ratio SLIs only)',
+            'fault (default: the array), openslo (openslo/v1 SLO documents) ' +
+              'or sloth (prometheus/v1 spec; ratio SLIs only)',
           ),
         service: z.string().optional().describe('Service name in openslo/sloth output (default "service")'),
       },
@@ -238,9 +250,12 @@ function registerFileChangesTool(tools: ToolRegistry, ctx: ToolContext, provider
       toolset: 'review',
       title: 'Propose reliability and performance changes to a file',
       description:
-        'Asks the model to rewrite a whole source file for reliability and performance (timeouts, bounded retries, errors, ' +
-        'cleanup) keeping its behaviour. Text: JSON {score (of the original, 0-1), explanation, old, new, dependencies (new ' +
-        'imports), diff (old→new, computed locally)}; nothing is written. With a known grammar `new` must parse (one repair). ' +
+        'Asks the model to rewrite a whole source file for reliability ' +
+        'and performance (timeouts, bounded retries, errors, ' +
+        'cleanup) keeping its behaviour. Text: JSON {score (of the ' +
+        'original, 0-1), explanation, old, new, dependencies (new ' +
+        'imports), diff (old→new, computed locally)}; nothing is written. ' +
+        'With a known grammar `new` must parse (one repair). ' +
         `Files up to ${MAX_CHANGE_FILE_BYTES / 1024} KB. ${NEEDS_LLM}`,
       input: { file: z.string().describe('Absolute path or file:// URI of the source file') },
       output: {
@@ -283,7 +298,8 @@ function registerDeepAnalysisTool(
       description:
         'Extracts func from file and asks the model, with related indexed code, for at most 3 findings per concern ' +
         '(performance, reliability, threat: cold start, dependency failure, exhaustion, races). Each: severity, ' +
-        'start_line/end_line in the file, problem, change, and a diff (a/snippet → b/snippet) checked to apply, or "". ' +
+        'start_line/end_line in the file, problem, change, and a diff ' +
+        '(a/snippet → b/snippet) checked to apply, or "". ' +
         `Text: JSON {findings}. ${NEEDS_LLM}`,
       input: {
         file: z.string().describe('Absolute path or file:// URI of the source file'),

@@ -49,7 +49,8 @@ export const commonInput = {
     .array(z.string())
     .optional()
     .describe(
-      'LOCAL=REMOTE mappings of the app\'s outbound calls ("34000=127.0.0.1:5432"): the fault acts there (default none)',
+      "LOCAL=REMOTE mappings of the app's outbound calls " +
+        '("34000=127.0.0.1:5432"): the fault acts there (default none)',
     ),
   direction: z
     .enum(['ingress', 'egress', 'both'])

@@ -40,10 +40,14 @@ function registerIndexTool(tools: ToolRegistry, ctx: ToolContext): void {
       title: 'Index source code',
       description:
         'Indexes a source tree for fault_search_code and the fault_suggest_* tools: chunks every file by definition ' +
-        '(tree-sitter) with lexical terms and, with an LLM provider, embeddings (SQLite in the data directory, or Qdrant ' +
-        'with QDRANT_URL). Respects .gitignore; skips node_modules, vendor, build output, hidden directories, binaries, ' +
-        'files over 1 MB, and (without roots) secret locations; each skipped directory is listed with the include_dirs ' +
-        'entry that indexes it. At most 100,000 files and 1 GB. Incremental. Sends progress; cancellable. Text: "done", ' +
+        '(tree-sitter) with lexical terms and, with an LLM provider, ' +
+        'embeddings (SQLite in the data directory, or Qdrant ' +
+        'with QDRANT_URL). Respects .gitignore; skips node_modules, ' +
+        'vendor, build output, hidden directories, binaries, ' +
+        'files over 1 MB, and (without roots) secret locations; each ' +
+        'skipped directory is listed with the include_dirs ' +
+        'entry that indexes it. At most 100,000 files and 1 GB. ' +
+        'Incremental. Sends progress; cancellable. Text: "done", ' +
         'the skipped directories and any note. Structured: file, chunk and skip counts, seconds, store.',
       input: {
         source_dir: z.string().describe(sourceDirDescription),
@@ -56,7 +60,8 @@ function registerIndexTool(tools: ToolRegistry, ctx: ToolContext): void {
           .max(MAX_INCLUDE_DIRS)
           .optional()
           .describe(
-            'Directories to index although skipped by name (dependency, build output, hidden) or ignored by git: a name ' +
+            'Directories to index although skipped by name (dependency, build ' +
+              'output, hidden) or ignored by git: a name ' +
               '("dist": every directory so named) or a path inside the tree ("packages/web/dist")',
           ),
       },
@@ -132,8 +137,10 @@ function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
       description:
         'Finds the code most related to a query (an identifier such as HTTPResponse._read_status, or words) in trees ' +
         'indexed with fault_index_source_code, best first: path, 1-based lines, symbol, score and code. score, 0-1, ' +
-        "comparable across hits and queries: 1 when the query is the definition's name, else the share of the query's " +
-        "words found (rarer words weigh more; averaged with the embeddings' cosine with a provider), lower for tests, " +
+        'comparable across hits and queries: 1 when the query is the ' +
+        "definition's name, else the share of the query's " +
+        'words found (rarer words weigh more; averaged with the ' +
+        "embeddings' cosine with a provider), lower for tests, " +
         'internal helpers and the opposite operation. A definition published several times (src/x.ts, dist/x.js, ' +
         'x.d.ts) is one hit, naming the others in copies. Without source_dir, every indexed tree the server may read.',
       input: {

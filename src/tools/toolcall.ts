@@ -14,7 +14,8 @@ import type { ToolContext } from './context.js';
 import type { LookupFunction } from 'node:net';
 import { programsFor } from './programs.js';
 
-/** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world. */
+/** Starts a process or calls an endpoint the agent names, and those tools may do anything: not read-only, open world.
+ * */
 const TOOLPLANE_ANNOTATIONS: ToolAnnotationsExplicit = {
   readOnlyHint: false,
   destructiveHint: true,
@@ -68,7 +69,8 @@ const scenarioInput = {
     .max(600000)
     .optional()
     .describe(
-      "Per-call deadline in ms for deadline adherence (default: the plan's, 1000); a call with no answer after 5 × this is cancelled",
+      'Per-call deadline in ms for deadline adherence (default: the ' +
+        "plan's, 1000); a call with no answer after 5 × this is cancelled",
     ),
   resilience: z.boolean().optional().describe('Retry a failed call up to 2 times (default false)'),
 };
@@ -122,9 +124,14 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       toolset: 'toolcall',
       title: 'Run a tool-call chaos scenario',
       description:
-        "Puts an MCP server (command + args over stdio, with the server owner's consent: --allow-commands, --allow-command or elicitation; or url over streamable HTTP) behind a fault-injecting proxy, replays " +
-        'calls once per task and measures what a client receives: TCSR, availability, correctness, ETA, schema conformance, ' +
-        'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, retry verdicts; text: the report. Sends progress; ' +
+        'Puts an MCP server (command + args over stdio, with the server ' +
+        "owner's consent: --allow-commands, --allow-command or " +
+        'elicitation; or url over streamable HTTP) behind a ' +
+        'fault-injecting proxy, replays ' +
+        'calls once per task and measures what a client receives: TCSR, ' +
+        'availability, correctness, ETA, schema conformance, ' +
+        'TCAF, deadline adherence, blast radius vs 1 − (1 − e)^TCAF, ' +
+        'retry verdicts; text: the report. Sends progress; ' +
         'cancellable; the server process never outlives the call. No LLM.',
       input: scenarioInput,
       output: scenarioOutput,

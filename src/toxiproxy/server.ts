@@ -212,7 +212,9 @@ export async function startToxiproxyServer(options: ToxiproxyServerOptions): Pro
         new ApiError(
           500,
           error.code === 'EADDRINUSE'
-            ? `cannot serve the Toxiproxy API on ${options.host}:${options.port}: the address is already in use (EADDRINUSE)`
+            ? `cannot serve the Toxiproxy API on ` +
+                `${options.host}:${options.port}: the address is already in use ` +
+                `(EADDRINUSE)`
             : `cannot serve the Toxiproxy API on ${options.host}:${options.port}: ${error.message}`,
         ),
       ),

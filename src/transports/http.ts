@@ -91,7 +91,8 @@ interface Session {
    * every new client.
    */
   inFlight: number;
-  /** Ids of the JSON-RPC requests being answered now: a duplicate would take over the first's stream and cancellation. */
+  /** Ids of the JSON-RPC requests being answered now: a duplicate would take over the first's stream and cancellation.
+   * */
   requestIds: Set<string | number>;
   /** GET streams open now. */
   streams: number;
@@ -367,7 +368,8 @@ class SessionTable {
     void session.server.close().catch(() => undefined);
   }
 
-  /** Room for one more session: true at once below `max`, else after closing an inactive one (a grace for disconnects under way). */
+  /** Room for one more session: true at once below `max`, else after closing an inactive one (a grace for disconnects
+   * under way). */
   async makeRoom(max: number): Promise<boolean> {
     if (this.sessions.size < max || this.evictLeastRecentlyUsed()) return true;
     await new Promise((resolve) => setTimeout(resolve, FULL_GRACE_MS));

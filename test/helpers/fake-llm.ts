@@ -33,7 +33,8 @@ export interface FakeStep {
   vectors?: number[][];
   /** The whole JSON response body, sent as is (malformed replies: no choices, object content…). */
   body?: unknown;
-  /** The response body sent verbatim, with `status` or 200 (an empty body, HTML, truncated JSON, a proxy's error page). */
+  /** The response body sent verbatim, with `status` or 200 (an empty body, HTML, truncated JSON, a proxy's error page).
+   * */
   rawBody?: string;
   /** Stream this many bytes of a JSON string, chunked with no content-length (an oversized reply). */
   streamBytes?: number;

@@ -2,7 +2,8 @@
  * A local HTTP server implementing the part of Qdrant's REST API that src/search/qdrant-store.ts
  * calls through @qdrant/js-client-rest, with real semantics for what the tests check: collections
  * with a fixed vector size (one unnamed vector, or a named `dense` one plus sparse vectors with
- * the IDF modifier), upsert by id, a query by one named vector (dense or sparse) with a filter, the Query API's hybrid form (`prefetch` of dense
+ * the IDF modifier), upsert by id, a query by one named vector (dense or sparse) with a filter, the Query API's hybrid
+ * form (`prefetch` of dense
  * and sparse queries fused by `rrf`), scroll with paging and a filter, count, delete by filter, delete a collection
  * (`must` key match value/any — an array payload matches when one element does — or match text,
  * `must` and `must_not` has_id), keyword payload indexes, and full-text ones (`word`, `whitespace` and
@@ -314,7 +315,8 @@ function denseOf(point: Point): number[] {
   return Array.isArray(point.vector) ? point.vector : (point.vector.dense as number[]);
 }
 
-/** Cosine for a dense query; for a sparse one, Σ q·d over shared indices, times the IDF when the vector has the modifier. */
+/** Cosine for a dense query; for a sparse one, Σ q·d over shared indices, times the IDF when the vector has the
+ * modifier. */
 function scoreOf(
   collection: Collection,
   candidates: readonly Point[],

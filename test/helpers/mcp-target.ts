@@ -70,7 +70,8 @@ export interface TargetHttp {
   close(): Promise<void>;
 }
 
-/** The target over streamable HTTP on 127.0.0.1 (SSE replies; JSON replies with json: true), on `port` (default: an ephemeral one). */
+/** The target over streamable HTTP on 127.0.0.1 (SSE replies; JSON replies with json: true), on `port` (default: an
+ * ephemeral one). */
 export async function startTargetHttp(options: { json?: boolean; port?: number } = {}): Promise<TargetHttp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];

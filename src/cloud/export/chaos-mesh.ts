@@ -27,7 +27,9 @@ export async function exportChaosMesh(spec: ScenarioSpec, options: ExportOptions
   };
   if (spec.faultStartMs > 0)
     notes.push(
-      `Apply the manifest ${goDuration(spec.faultStartMs)} after the load starts (faultline's ${spell('fault_start')}); it removes itself after ${specBody.duration as string}.`,
+      `Apply the manifest ${goDuration(spec.faultStartMs)} after the ` +
+        `load starts (faultline's ${spell('fault_start')}); it removes ` +
+        `itself after ${specBody.duration as string}.`,
     );
   const manifest = {
     apiVersion: 'chaos-mesh.org/v1alpha1',

@@ -10,7 +10,8 @@ export type FisPlatform = (typeof FIS_PLATFORMS)[number];
 export interface ExportOptions {
   /** fis: which network actions (default ecs). */
   platform?: FisPlatform;
-  /** fis: target_config as for fault_create_fis_template (roleArn, stopConditionArn, tags …, kubernetesServiceAccount for eks); placeholders fill what is missing. */
+  /** fis: target_config as for fault_create_fis_template (roleArn, stopConditionArn, tags …, kubernetesServiceAccount
+   * for eks); placeholders fill what is missing. */
   targetConfig?: Record<string, unknown>;
   /** chaos-mesh: namespace of the pods (default "default"). */
   namespace?: string;

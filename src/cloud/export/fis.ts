@@ -76,7 +76,9 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   const configName = spell('target_config');
   if (serviceAccountPlaceholder)
     notes.push(
-      `kubernetesServiceAccount is a placeholder: give kubernetesServiceAccount in ${configName} (the service account FIS runs its pod as).`,
+      `kubernetesServiceAccount is a placeholder: give ` +
+        `kubernetesServiceAccount in ${configName} (the service account ` +
+        `FIS runs its pod as).`,
     );
   const recommendations: Array<Record<string, unknown>> = [];
   if (spec.faultStartMs > 0)
@@ -114,14 +116,18 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
         selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
       };
       notes.push(
-        `The pods are selected by placeholder target parameters: give parameters {clusterIdentifier, namespace, selectorType (labelSelector, deploymentName, podName), selectorValue} in ${configName}; FIS takes no tags or ARNs for pods.`,
+        `The pods are selected by placeholder target parameters: give ` +
+          `parameters {clusterIdentifier, namespace, selectorType ` +
+          `(labelSelector, deploymentName, podName), selectorValue} in ` +
+          `${configName}; FIS takes no tags or ARNs for pods.`,
       );
     }
   }
   if (config.roleArn === PLACEHOLDER_ROLE) notes.push(`roleArn is a placeholder: give roleArn in ${configName}.`);
   if (!alarmGiven)
     notes.push(
-      `stopConditionArn is a placeholder: give stopConditionArn in ${configName} (a CloudWatch alarm on the service's SLO).`,
+      `stopConditionArn is a placeholder: give stopConditionArn in ${configName} ` +
+        `(a CloudWatch alarm on the service's SLO).`,
     );
   const actions = recommendations.map((r) => String(r.name));
   let built;
@@ -141,7 +147,11 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
     notes.push(field ? `${field.argument}: ${field.rest}` : warning);
   }
   notes.push(
-    `FIS injects the fault; drive the load at the same time (${spell('num_clients')} × ${spell('rps')} = ${spec.clients * spec.rps} requests/s for ${formatIsoDuration(spec.durationMs)}) — e.g. with the k6 export — and the fault starts ${formatIsoDuration(spec.faultStartMs)} into it.`,
+    `FIS injects the fault; drive the load at the same time (${spell('num_clients')} ` +
+      `× ${spell('rps')} = ${spec.clients * spec.rps} requests/s for ` +
+      `${formatIsoDuration(spec.durationMs)}) — e.g. with the k6 export ` +
+      `— and the fault starts ${formatIsoDuration(spec.faultStartMs)} ` +
+      `into it.`,
   );
   return {
     to: 'fis',

@@ -36,7 +36,9 @@ export async function exportScenario(
       options.spell ?? asGiven,
       'proxies',
       to,
-      "the fault is on the app's outbound calls through proxy mappings; exports describe a fault on the service at url — export without proxies",
+      "the fault is on the app's outbound calls through proxy mappings; " +
+        'exports describe a fault on the service at url — export without ' +
+        'proxies',
     );
   }
   switch (to) {

@@ -26,7 +26,9 @@ export function exportK6(spec: ScenarioSpec, options: ExportOptions): ExportResu
   const scenarioOptions = { scenarios: { faultline: scenario }, thresholds };
   const params = { timeout: goDuration(spec.timeoutMs), headers };
   const document = [
-    `// k6 load from a faultline ${spec.fault.type} scenario: ${perSecond} requests/s for ${goDuration(spec.durationMs)}, timeout ${goDuration(spec.timeoutMs)}.`,
+    `// k6 load from a faultline ${spec.fault.type} scenario: ${perSecond} ` +
+      `requests/s for ${goDuration(spec.durationMs)}, timeout ` +
+      `${goDuration(spec.timeoutMs)}.`,
     "// Thresholds are the scenario's SLOs. Inject the fault separately (the fis or chaos-mesh export).",
     "import http from 'k6/http';",
     '',
@@ -35,7 +37,10 @@ export function exportK6(spec: ScenarioSpec, options: ExportOptions): ExportResu
     `const params = ${JSON.stringify(params, null, 2)};`,
     '',
     'export default function () {',
-    `  http.request(${JSON.stringify(spec.method)}, ${JSON.stringify(spec.url)}, ${spec.body === '' ? 'null' : JSON.stringify(spec.body)}, params);`,
+    `  http.request(${JSON.stringify(spec.method)}, ` +
+      `${JSON.stringify(spec.url)}, ` +
+      `${spec.body === '' ? 'null' : JSON.stringify(spec.body)}, ` +
+      `params);`,
     '}',
     '',
   ].join('\n');

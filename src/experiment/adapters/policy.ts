@@ -14,7 +14,8 @@ export interface SafetyPolicy extends TargetPolicy {
   allowProduction: boolean;
   /** How to say so, for the refusal: the flag or variable that allows it. */
   productionOverride: string;
-  /** Variables besides FAULTLINE_* a control plane's token may be read from (--allow-token-env, FAULTLINE_ALLOW_TOKEN_ENV). */
+  /** Variables besides FAULTLINE_* a control plane's token may be read from (--allow-token-env,
+   * FAULTLINE_ALLOW_TOKEN_ENV). */
   allowTokenEnv?: readonly string[] | undefined;
 }
 
@@ -49,7 +50,8 @@ export function refuseInProduction(what: string, policy: SafetyPolicy): void {
   if (refusal !== undefined) throw new ToolInputError(refusal);
 }
 
-/** An http(s) URL the experiment will call (a check, a control plane, an MCP server): checked like the load's target. */
+/** An http(s) URL the experiment will call (a check, a control plane, an MCP server): checked like the load's target.
+ * */
 export async function checkUrl(url: string, policy: SafetyPolicy, what: string): Promise<URL> {
   return checkLoadTarget(url, policy, what);
 }

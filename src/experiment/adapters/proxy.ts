@@ -154,7 +154,10 @@ function networkActions(fault: ProxyCounters['faults'][number]): string {
     case 'jitter':
       return `added ${plural(fault.applications, 'delay')} (${Math.round(fault.delayAddedMs)} ms in all)`;
     case 'packet_loss':
-      return `lost ${fault.segmentsLost} of ${plural(fault.segments, 'segment')} (${plural(fault.applications, 'stall')})`;
+      return (
+        `lost ${fault.segmentsLost} of ${plural(fault.segments, 'segment')} ` +
+        `(${plural(fault.applications, 'stall')})`
+      );
     case 'bandwidth':
       return `paced ${fault.bytesPaced} bytes in ${plural(fault.applications, 'piece')}`;
     case 'blackhole':
@@ -224,7 +227,8 @@ export class ControlClient {
     );
     if (failures.length > 0)
       throw new OperationalError(
-        `control plane ${this.plane.name}: could not clear ${failures.join('; ')} (each expires on its own after its step's length)`,
+        `control plane ${this.plane.name}: could not clear ${failures.join('; ')} ` +
+          `(each expires on its own after its step's length)`,
       );
   }
 

@@ -50,14 +50,20 @@ export async function exportChaosMesh(
     if (step.kind !== 'fault') {
       refusals.push({
         part,
-        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; Chaos Mesh has no such fault`,
+        reason:
+          `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step ` +
+          `acts on an MCP server through faultline; Chaos Mesh has no such ` +
+          `fault`,
       });
       continue;
     }
     if (step.placement.plane === 'control') {
       refusals.push({
         part,
-        reason: `the fault is set through the control plane ${step.placement.control} (an admin API faultline calls); Chaos Mesh injects at the network instead — put the dependency under proxies to export it`,
+        reason:
+          `the fault is set through the control plane ${step.placement.control} ` +
+          `(an admin API faultline calls); Chaos Mesh injects at the ` +
+          `network instead — put the dependency under proxies to export it`,
       });
       continue;
     }
@@ -102,7 +108,9 @@ export async function exportChaosMesh(
     if (expectation.mode !== 'continuous' && expectation.mode !== 'eventually') {
       refusals.push({
         part,
-        reason: `mode ${expectation.mode} probes at set moments; a StatusCheck probes continuously or until it first succeeds`,
+        reason:
+          `mode ${expectation.mode} probes at set moments; a StatusCheck ` +
+          `probes continuously or until it first succeeds`,
       });
       continue;
     }
@@ -125,7 +133,9 @@ export async function exportChaosMesh(
       refusals.push({
         part,
         reason:
-          "Chaos Mesh aborts a workflow on an HTTP status check only; it cannot read the load's error rate or latency — abort on an HTTP check (a health or SLO endpoint) instead",
+          'Chaos Mesh aborts a workflow on an HTTP status check only; it ' +
+          "cannot read the load's error rate or latency — abort on an HTTP " +
+          'check (a health or SLO endpoint) instead',
       });
       continue;
     }
@@ -138,7 +148,8 @@ export async function exportChaosMesh(
       refusals.push({
         part: `${expectation.id} (${expectation.title})`,
         reason:
-          "a command run beside the faults is faultline's; a Workflow has no step that runs your test suite and reads its exit code",
+          "a command run beside the faults is faultline's; a Workflow has " +
+          'no step that runs your test suite and reads its exit code',
       });
   }
   refusals.push(...promqlRefusals(experiment, 'chaos-mesh'));
@@ -151,10 +162,13 @@ export async function exportChaosMesh(
     refusals.push({ part: 'method', reason: 'no fault step to export' });
   if (placeholders.size > 0)
     notes.push(
-      `The pods are selected by placeholder labels for ${[...placeholders].map((name) => `#${name}`).join(', ')}: give --selector NAME:key=value for each mapping.`,
+      `The pods are selected by placeholder labels for ` +
+        `${[...placeholders].map((name) => `#${name}`).join(', ')}: give ` +
+        `--selector NAME:key=value for each mapping.`,
     );
   notes.push(
-    "Each chaos acts on the dependency's pods, so on every client of it, not only the app: run it where that is acceptable.",
+    "Each chaos acts on the dependency's pods, so on every client of " +
+      'it, not only the app: run it where that is acceptable.',
   );
 
   const entry: Template =
@@ -217,7 +231,9 @@ function respNetworkChaos(fault: ResolvedHttpFault, notes: string[]): Record<str
   };
   if (fault.type !== 'latency')
     return refuse(
-      `${fault.type} on a Redis mapping answers in Redis's place per command (RESP); HTTPChaos acts on HTTP only and no NetworkChaos answers for the server — nothing in Chaos Mesh does the same`,
+      `${fault.type} on a Redis mapping answers in Redis's place per ` +
+        `command (RESP); HTTPChaos acts on HTTP only and no NetworkChaos ` +
+        `answers for the server — nothing in Chaos Mesh does the same`,
     );
   if (fault.probability < 1)
     refuse(
@@ -226,7 +242,10 @@ function respNetworkChaos(fault: ResolvedHttpFault, notes: string[]): Record<str
   if (fault.methods !== undefined || fault.path !== undefined)
     refuse('a command filter: a NetworkChaos delay acts on every packet, whatever command it carries');
   notes.push(
-    `a Redis latency of ${fault.delay} ms exported as a NetworkChaos delay on the dependency's answers (direction "to"): each reply waits, as each command does behind faultline; pipelined commands share one wait on the network, one each behind faultline.`,
+    `a Redis latency of ${fault.delay} ms exported as a NetworkChaos ` +
+      `delay on the dependency's answers (direction "to"): each reply ` +
+      `waits, as each command does behind faultline; pipelined commands ` +
+      `share one wait on the network, one each behind faultline.`,
   );
   return { action: 'delay', direction: 'to', delay: { latency: `${fault.delay}ms`, jitter: '0ms', correlation: '0' } };
 }
@@ -305,7 +324,9 @@ function httpChaosSpec(
     else if (/^[^*]*\/\*\*$/.test(fault.path)) path = `${fault.path.slice(0, -2)}*`;
     else
       refuse(
-        `path ${fault.path}: faultline's * stops at a /, HTTPChaos's matches across; only an exact path or a trailing /** has the same meaning`,
+        `path ${fault.path}: faultline's * stops at a /, HTTPChaos's ` +
+          `matches across; only an exact path or a trailing /** has the ` +
+          `same meaning`,
       );
   }
   const selector: Record<string, unknown> = {
@@ -325,7 +346,10 @@ function httpChaosSpec(
     case 'error':
       if (!fault.forward)
         refuse(
-          "error answers in the service's place without calling it; HTTPChaos can only replace the answer the service gave after handling the request — give the fault forward: true to export that",
+          "error answers in the service's place without calling it; " +
+            'HTTPChaos can only replace the answer the service gave after ' +
+            'handling the request — give the fault forward: true to export ' +
+            'that',
         );
       {
         // The answer the fault itself gives, so code, body and content type are the proxy's own.
@@ -349,10 +373,15 @@ function httpChaosSpec(
       const nested = fault.missing_fields.find((field) => field.includes('.'));
       if (nested)
         refuse(
-          `missing_fields ${nested}: a JSON merge patch cannot remove a field inside arrays as faultline does, and the body's shape is not known here; only top-level fields export`,
+          `missing_fields ${nested}: a JSON merge patch cannot remove a ` +
+            `field inside arrays as faultline does, and the body's shape is ` +
+            `not known here; only top-level fields export`,
         );
       notes.push(
-        `${stepName}: removes ${fault.missing_fields.join(', ')} with a JSON merge patch (null removes a field); a body that is not a JSON object is replaced by the patch, where faultline leaves it as it is.`,
+        `${stepName}: removes ${fault.missing_fields.join(', ')} with a ` +
+          `JSON merge patch (null removes a field); a body that is not a ` +
+          `JSON object is replaced by the patch, where faultline leaves it ` +
+          `as it is.`,
       );
       return {
         ...base,
@@ -367,20 +396,26 @@ function httpChaosSpec(
     }
     case 'connection_refused':
       notes.push(
-        `${stepName}: HTTPChaos abort interrupts the connection, faultline resets it (RST): the client sees a failed request either way.`,
+        `${stepName}: HTTPChaos abort interrupts the connection, ` +
+          `faultline resets it (RST): the client sees a failed request ` +
+          `either way.`,
       );
       return { ...base, target: 'Request', abort: true };
     case 'rate_limit':
       return refuse(
-        "rate_limit answers 429 in the service's place without calling it; HTTPChaos can only rewrite the answer the service gave",
+        "rate_limit answers 429 in the service's place without calling " +
+          'it; HTTPChaos can only rewrite the answer the service gave',
       );
     case 'timeout':
       return refuse(
-        'timeout holds the request and closes the connection without calling the service; HTTPChaos delay forwards the request after its delay',
+        'timeout holds the request and closes the connection without ' +
+          'calling the service; HTTPChaos delay forwards the request after ' +
+          'its delay',
       );
     case 'malformed':
       return refuse(
-        "malformed cuts each response's own body in half behind a marker; HTTPChaos replaces or patches with a fixed body",
+        "malformed cuts each response's own body in half behind a marker; " +
+          'HTTPChaos replaces or patches with a fixed body',
       );
     case 'connection_drop':
       return refuse('connection_drop cuts the response after some bytes; HTTPChaos has no fault that does');

@@ -69,7 +69,10 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
         // A wait before each step that does not follow the previous one at once: say it in steps.
         refusals.push({
           part: 'method',
-          reason: `${error.message.replace(/^recommendation: /, '')}: its ${steps.length} fault steps need ${recommendations.length} FIS actions (a wait before each gap); split the experiment`,
+          reason:
+            `${error.message.replace(/^recommendation: /, '')}: its ${steps.length} ` +
+            `fault steps need ${recommendations.length} FIS actions (a wait ` +
+            `before each gap); split the experiment`,
         });
       } else throw error;
     }
@@ -107,14 +110,19 @@ async function fisSteps(
     if (step.kind !== 'fault') {
       refusals.push({
         part,
-        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; FIS has no such action`,
+        reason:
+          `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step ` +
+          `acts on an MCP server through faultline; FIS has no such action`,
       });
       continue;
     }
     if (step.placement.plane === 'control') {
       refusals.push({
         part,
-        reason: `the fault is set through the control plane ${step.placement.control}; FIS injects at the network of tasks or pods — put the dependency under proxies to export it`,
+        reason:
+          `the fault is set through the control plane ` +
+          `${step.placement.control}; FIS injects at the network of tasks ` +
+          `or pods — put the dependency under proxies to export it`,
       });
       continue;
     }
@@ -126,7 +134,9 @@ async function fisSteps(
         part,
         reason:
           mapping?.protocol === 'resp'
-            ? `${step.config.type} on a Redis mapping acts on each RESP command; FIS has no action that answers for Redis or acts per command`
+            ? `${step.config.type} on a Redis mapping acts on each RESP ` +
+              `command; FIS has no action that answers for Redis or acts per ` +
+              `command`
             : `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
       });
       continue;
@@ -163,7 +173,9 @@ function refuseWhatFisCannotRun(experiment: Experiment, refusals: Refusal[]): vo
       refusals.push({
         part: `abort_when${experiment.abort.length > 1 ? `[${index}]` : ''} (${rule.text})`,
         reason:
-          "FIS stops on a CloudWatch alarm, not on an HTTP check it makes; point an alarm at that endpoint's health (e.g. a Route 53 health check) and give its ARN as stopConditionArn",
+          'FIS stops on a CloudWatch alarm, not on an HTTP check it makes; ' +
+          "point an alarm at that endpoint's health (e.g. a Route 53 health " +
+          'check) and give its ARN as stopConditionArn',
       });
   }
   if (experiment.rollbacks.length > 0)
@@ -200,7 +212,9 @@ function templateConfig(
     if ((options.platform ?? 'ecs') === 'ecs') {
       config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
       notes.push(
-        'The tasks are selected by a placeholder tag: give --target \'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' for each dependency (or tags, resourceArns for all).',
+        'The tasks are selected by a placeholder tag: give --target ' +
+          '\'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' ' +
+          'for each dependency (or tags, resourceArns for all).',
       );
     } else {
       config.parameters = {
@@ -210,7 +224,9 @@ function templateConfig(
         selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
       };
       notes.push(
-        'The pods are selected by placeholder target parameters: give --target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for each dependency.',
+        'The pods are selected by placeholder target parameters: give ' +
+          '--target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for ' +
+          'each dependency.',
       );
     }
   }
@@ -224,16 +240,25 @@ function noteStopAndLoad(experiment: Experiment, alarmGiven: boolean, notes: str
   if (!alarmGiven) {
     notes.push(
       loadRules.length > 0
-        ? `stopConditionArn is a placeholder: create a CloudWatch alarm for ${loadRules.map((rule) => `"${rule.text}"`).join(' or ')} on the service's metrics and give its ARN (CloudWatch alarm periods are 10 s or more: the alarm you write decides how fast FIS stops).`
-        : "stopConditionArn is a placeholder: give the CloudWatch alarm on the service's SLO that should stop the experiment.",
+        ? `stopConditionArn is a placeholder: create a CloudWatch alarm for ` +
+            `${loadRules.map((rule) => `"${rule.text}"`).join(' or ')} on the ` +
+            `service's metrics and give its ARN (CloudWatch alarm periods are ` +
+            `10 s or more: the alarm you write decides how fast FIS stops).`
+        : 'stopConditionArn is a placeholder: give the CloudWatch alarm on ' +
+            "the service's SLO that should stop the experiment.",
     );
   } else if (loadRules.length > 0)
     notes.push(
-      `The stop condition stands for ${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the alarm you gave decides when FIS stops.`,
+      `The stop condition stands for ` +
+        `${loadRules.map((rule) => `"${rule.text}"`).join(' and ')}: the ` +
+        `alarm you gave decides when FIS stops.`,
     );
   if (experiment.load)
     notes.push(
-      `FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} requests/s for ${formatIsoDuration(experiment.load.durationMs)}), e.g. with the k6 export.`,
+      `FIS injects the faults; drive the load at the same time (${experiment.load.clients * experiment.load.rps} ` +
+        `requests/s for ` +
+        `${formatIsoDuration(experiment.load.durationMs)}), e.g. with the ` +
+        `k6 export.`,
     );
 }
 
@@ -249,11 +274,10 @@ function sequence(steps: readonly FisStep[]): Array<Record<string, unknown>> {
       .sort((a, b) => b.step.atMs + b.step.forMs - (a.step.atMs + a.step.forMs))[0];
     const from = before ? before.step.atMs + before.step.forMs : 0;
     const after = before ? [before.name] : [];
-    const description =
-      `${step.name}: ${step.config.type} on #${step.placement.target === IN_FRONT_MAPPING ? 'the service' : step.placement.target} at ${formatIsoDuration(step.atMs)}`.slice(
-        0,
-        512,
-      );
+    const description = (
+      `${step.name}: ${step.config.type} on #${step.placement.target === IN_FRONT_MAPPING ? 'the service' : step.placement.target} ` +
+      `at ${formatIsoDuration(step.atMs)}`
+    ).slice(0, 512);
     if (step.atMs > from) {
       recommendations.push({
         action: 'aws:fis:wait',

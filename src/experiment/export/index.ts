@@ -27,7 +27,8 @@ export interface ExperimentExportOptions {
   selectors?: Record<string, string[]>;
   /** fis: ecs (default) or eks network actions. */
   platform?: 'ecs' | 'eks';
-  /** fis: target_config as for fault_create_fis_template; `mappings: {name: selection}` selects each dependency's tasks or pods. */
+  /** fis: target_config as for fault_create_fis_template; `mappings: {name: selection}` selects each dependency's tasks
+   * or pods. */
   targetConfig?: Record<string, unknown>;
 }
 
@@ -80,12 +81,18 @@ export async function exportExperiment(
   const refused = engine.refusals.map((refusal) => `${refusal.part}: ${refusal.reason}`);
   if (engine.empty !== undefined && refused.length > 0) {
     throw new ToolInputError(
-      `nothing to export to ${to} (${engine.empty}): every fault step was refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange the experiment, or export to another engine.`,
+      `nothing to export to ${to} (${engine.empty}): every fault step ` +
+        `was ` +
+        `refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange ` +
+        `the experiment, or export to another engine.`,
     );
   }
   if (refused.length > 0 && !options.partial) {
     throw new ToolInputError(
-      `cannot export "${experiment.title}" to ${to} as it is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport with --partial to leave these out (each is listed in the document), or change the experiment.`,
+      `cannot export "${experiment.title}" to ${to} as it ` +
+        `is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport ` +
+        `with --partial to leave these out (each is listed in the ` +
+        `document), or change the experiment.`,
     );
   }
   const header = [

@@ -36,7 +36,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   if (load.expectStatus !== '2xx,3xx')
     refusals.push({
       part: 'load.expect_status',
-      reason: `"${load.expectStatus}": the script counts 2xx and 3xx as success (k6's default), as faultline does by default`,
+      reason:
+        `"${load.expectStatus}": the script counts 2xx and 3xx as success ` +
+        `(k6's default), as faultline does by default`,
     });
 
   refusals.push(...promqlRefusals(experiment, 'k6'));
@@ -82,7 +84,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     functions.push(probeFunction(name, expectation.check, `c_${name}`));
     thresholds[`checks{probe:${name}}`] = [expectation.mode === 'continuous' ? 'rate==1' : 'rate>0'];
     described.push(
-      `${expectation.id}: ${expectation.title} → checks{probe:${name}} (${describe(expectation.window)}, ${expectation.mode === 'continuous' ? 'every probe' : 'one probe'})`,
+      `${expectation.id}: ${expectation.title} → checks{probe:${name}} ` +
+        `(${describe(expectation.window)}, ` +
+        `${expectation.mode === 'continuous' ? 'every probe' : 'one probe'})`,
     );
   }
   for (const [index, rule] of experiment.abort.entries()) {
@@ -92,7 +96,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
       refusals.push({
         part,
         reason:
-          'a k6 threshold (even with abortOnFail) is computed over every sample since the start, never over the last seconds, so "for N s" — or one bad second — has no k6 equivalent',
+          'a k6 threshold (even with abortOnFail) is computed over every ' +
+          'sample since the start, never over the last seconds, so "for N ' +
+          's" — or one bad second — has no k6 equivalent',
       });
       continue;
     }
@@ -107,13 +113,16 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     refusals.push({
       part: 'recover_within',
       reason:
-        'no k6 metric says when the steady state came back; the steady state after recovery is exported as thresholds on its window',
+        'no k6 metric says when the steady state came back; the steady ' +
+        'state after recovery is exported as thresholds on its window',
     });
   for (const step of experiment.steps)
     if (step.kind !== 'fault')
       refusals.push({
         part: `method[${step.index}] (${step.name})`,
-        reason: `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step acts on an MCP server through faultline; k6 does not`,
+        reason:
+          `a ${step.kind === 'toolcall' ? 'tool-call-plane' : 'probe'} step ` +
+          `acts on an MCP server through faultline; k6 does not`,
       });
   if (experiment.rollbacks.length > 0)
     refusals.push({ part: 'rollbacks', reason: 'k6 runs no program of yours after the test' });
@@ -127,7 +136,8 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     '',
     `export const options = ${JSON.stringify(options, null, 2)};`,
     '',
-    `const params = ${JSON.stringify({ timeout: `${load.timeoutMs}ms`, headers: { ...load.headers, ...(load.body !== '' && !Object.keys(load.headers).some((h) => h.toLowerCase() === 'content-type') ? { 'Content-Type': 'application/json' } : {}) } }, null, 2)};`,
+    `const params = ` +
+      `${JSON.stringify({ timeout: `${load.timeoutMs}ms`, headers: { ...load.headers, ...(load.body !== '' && !Object.keys(load.headers).some((h) => h.toLowerCase() === 'content-type') ? { 'Content-Type': 'application/json' } : {}) } }, null, 2)};`,
     '',
     "/** The experiment's windows this moment (ms from the start of the load) falls in, as tags. */",
     'function windowTags(t) {',
@@ -138,7 +148,10 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     '',
     'export function load() {',
     '  const t = Date.now() - exec.scenario.startTime;',
-    `  http.request(${JSON.stringify(load.method)}, ${JSON.stringify(load.url)}, ${load.body === '' ? 'null' : JSON.stringify(load.body)}, Object.assign({}, params, { tags: windowTags(t) }));`,
+    `  http.request(${JSON.stringify(load.method)}, ` +
+      `${JSON.stringify(load.url)}, ` +
+      `${load.body === '' ? 'null' : JSON.stringify(load.body)}, ` +
+      `Object.assign({}, params, { tags: windowTags(t) }));`,
     '}',
     '',
     K6_HELPERS,
@@ -147,7 +160,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
   notes.push(`The thresholds: ${described.join('; ') || 'none'}.`);
   if (Object.keys(scenarios).length > 1)
     notes.push(
-      "The HTTP checks' own requests are tagged probe:<name> and left out of the load's thresholds, which are on window tags only the load sets.",
+      "The HTTP checks' own requests are tagged probe:<name> and left " +
+        "out of the load's thresholds, which are on window tags only the " +
+        'load sets.',
     );
   return {
     format: 'javascript',
@@ -157,7 +172,9 @@ export async function exportK6(experiment: Experiment): Promise<EngineDocument> 
     refusals,
     elsewhere: experiment.steps.some((step) => step.kind === 'fault')
       ? [
-          "the faults: export them with --to chaos-mesh or --to fis and start both together (the faults' at is from the start of this script)",
+          'the faults: export them with --to chaos-mesh or --to fis and ' +
+            "start both together (the faults' at is from the start of this " +
+            'script)',
         ]
       : [],
   };
@@ -180,7 +197,13 @@ function probeScenario(name: string, check: HttpCheck, window: Window): Record<s
 }
 
 function request(check: HttpCheck): string {
-  return `http.request(${JSON.stringify(check.method)}, ${JSON.stringify(check.url)}, ${check.body ? JSON.stringify(check.body) : 'null'}, { timeout: '${check.timeoutMs}ms', headers: ${JSON.stringify(check.headers)} })`;
+  return (
+    `http.request(${JSON.stringify(check.method)}, ` +
+    `${JSON.stringify(check.url)}, ` +
+    `${check.body ? JSON.stringify(check.body) : 'null'}, { timeout: ` +
+    `'${check.timeoutMs}ms', headers: ${JSON.stringify(check.headers)} ` +
+    `})`
+  );
 }
 
 function probeFunction(name: string, check: HttpCheck, label: string): string {
@@ -253,7 +276,10 @@ function clauseCode(clause: Clause): string {
     case 'contains':
       return `${present} && holds(${subject}, ${value})`;
     case 'matches':
-      return `${present} && new RegExp(${value}).test(typeof ${subject} === 'string' ? ${subject} : JSON.stringify(${subject}))`;
+      return (
+        `${present} && new RegExp(${value}).test(typeof ${subject} === ` +
+        `'string' ? ${subject} : JSON.stringify(${subject}))`
+      );
     default:
       return `${present} && Number(${subject}) ${clause.op} ${value}`;
   }

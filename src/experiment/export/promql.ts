@@ -9,8 +9,11 @@ import type { Refusal } from './index.js';
 const REASONS = {
   k6: 'k6 judges its own requests (thresholds on its metrics); it cannot query Prometheus and judge the answer',
   'chaos-mesh':
-    "a Chaos Mesh Workflow's StatusCheck only checks an HTTP endpoint's status code; it cannot judge a PromQL query's value",
-  fis: 'FIS stops on a CloudWatch alarm, not on a PromQL query; alarm on the metric in CloudWatch and give its ARN as stopConditionArn',
+    "a Chaos Mesh Workflow's StatusCheck only checks an HTTP " +
+    "endpoint's status code; it cannot judge a PromQL query's value",
+  fis:
+    'FIS stops on a CloudWatch alarm, not on a PromQL query; alarm on ' +
+    'the metric in CloudWatch and give its ARN as stopConditionArn',
 } as const;
 
 export function promqlRefusals(experiment: Experiment, engine: keyof typeof REASONS): Refusal[] {

@@ -58,8 +58,12 @@ export function renderHtml(result: ExperimentResult): string {
     .map((e) => {
       const number = e.status === 'failed' && e.atMs !== null ? `<span class="num">${++failedIndex}</span>` : '';
       return (
-        `<li class="exp ${e.status}"><span class="badge" style="background:${STATUS_COLOR[e.status]}">${STATUS_ICON[e.status]} ${e.status.replace('_', ' ')}</span>${number}<div class="exp-title">${escapeHtml(e.title)}</div>` +
-        `<div class="exp-meta">${e.window ? `${escapeHtml(e.window.label)} ${ms(e.window.fromMs)}–${ms(e.window.toMs)}` : ''}${e.atMs !== null ? ` · at ${ms(e.atMs)}` : ''}</div>` +
+        `<li class="exp ${e.status}"><span class="badge" ` +
+        `style="background:${STATUS_COLOR[e.status]}">${STATUS_ICON[e.status]} ` +
+        `${e.status.replace('_', ' ')}</span>${number}<div ` +
+        `class="exp-title">${escapeHtml(e.title)}</div>` +
+        `<div ` +
+        `class="exp-meta">${e.window ? `${escapeHtml(e.window.label)} ${ms(e.window.fromMs)}–${ms(e.window.toMs)}` : ''}${e.atMs !== null ? ` · at ${ms(e.atMs)}` : ''}</div>` +
         `${e.figure ? `<div class="exp-figure">${escapeHtml(e.figure)}</div>` : ''}${e.reason !== e.figure ? `<div class="exp-reason">${escapeHtml(e.reason)}</div>` : ''}</li>`
       );
     })
@@ -67,25 +71,36 @@ export function renderHtml(result: ExperimentResult): string {
   const faultRows = result.faults
     .map(
       (f, index) =>
-        `<tr><td><span class="swatch" style="background:${PALETTE[index % PALETTE.length]}"></span>${escapeHtml(f.name)}</td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.where)}</td><td>${ms(f.plannedFromMs)}–${ms(f.plannedToMs)}</td><td>${ms(f.onAtMs)}–${ms(f.offAtMs)}</td><td>${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ${escapeHtml(f.actedDetail)}</td></tr>`,
+        `<tr><td><span class="swatch" ` +
+        `style="background:${PALETTE[index % PALETTE.length]}"></span>${escapeHtml(f.name)}</td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.where)}</td><td>${ms(f.plannedFromMs)}–${ms(f.plannedToMs)}</td><td>${ms(f.onAtMs)}–${ms(f.offAtMs)}</td><td>${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ` +
+        `${escapeHtml(f.actedDetail)}</td></tr>`,
     )
     .join('');
   const stepBlocks = result.steps
     .map((step) => {
       const body = step.slis
-        ? `TCSR ${fixed(step.slis.tcsr, 3)} · availability ${fixed(step.slis.availability, 3)} · correctness ${fixed(step.slis.correctness, 3)} · ETA ${fixed(step.slis.eta, 3)} · blast radius ${fixed(step.slis.blast_radius, 3)} over ${step.slis.calls} calls`
+        ? `TCSR ${fixed(step.slis.tcsr, 3)} · availability ${fixed(step.slis.availability, 3)} ` +
+          `· correctness ${fixed(step.slis.correctness, 3)} · ETA ${fixed(step.slis.eta, 3)} ` +
+          `· blast radius ${fixed(step.slis.blast_radius, 3)} over ${step.slis.calls} ` +
+          `calls`
         : step.probe
           ? `verdict ${step.probe.verdict}; ${Object.entries(step.probe.summary)
               .map(([k, v]) => `${k} ${v}`)
               .join(', ')}${step.probe.failedLeaves.length ? `; failed ${step.probe.failedLeaves.join(', ')}` : ''}`
           : '';
-      return `<div class="step"><b>${escapeHtml(step.name)}</b> (${step.kind}, ${ms(step.startedAtMs)}–${ms(step.endedAtMs)}) ${escapeHtml(body)}${step.error ? ` <i>${escapeHtml(step.error)}</i>` : ''}</div>`;
+      return (
+        `<div class="step"><b>${escapeHtml(step.name)}</b> (${step.kind}, ` +
+        `${ms(step.startedAtMs)}–${ms(step.endedAtMs)}) ` +
+        `${escapeHtml(body)}${step.error ? ` <i>${escapeHtml(step.error)}</i>` : ''}</div>`
+      );
     })
     .join('');
   const commandBlocks = result.commands
     .map(
       (c) =>
-        `<details><summary>${escapeHtml(c.id)}: ${c.startError ? `could not start (${escapeHtml(c.startError)})` : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? c.signal}`} · ${ms(c.startedAtMs)}–${ms(c.endedAtMs)}</summary><pre>${escapeHtml(c.output.trim().split('\n').slice(-40).join('\n'))}</pre></details>`,
+        `<details><summary>${escapeHtml(c.id)}: ${c.startError ? `could not start (${escapeHtml(c.startError)})` : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? c.signal}`} ` +
+        `· ` +
+        `${ms(c.startedAtMs)}–${ms(c.endedAtMs)}</summary><pre>${escapeHtml(c.output.trim().split('\n').slice(-40).join('\n'))}</pre></details>`,
     )
     .join('');
   return `<!doctype html>
@@ -153,7 +168,9 @@ function chartsOf(result: ExperimentResult, bands: Band[]): string[] {
           toMs: bands[index]!.toMs,
           color: bands[index]!.color,
           planned: fault.onAtMs === null,
-          title: `${fault.name}: ${fault.type} on ${fault.where}, ${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}`,
+          title:
+            `${fault.name}: ${fault.type} on ${fault.where}, ` +
+            `${ms(fault.onAtMs)}–${ms(fault.offAtMs)}; ${fault.actedDetail}`,
         },
       ],
     })),

@@ -20,13 +20,24 @@ export function renderJunit(result: ExperimentResult): string {
   const classname = `faultline.experiment.${result.title.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'experiment'}`;
   const cases = result.expectations.map((e) => {
     const name = escape(`${e.id}: ${e.title}`);
-    const head = `    <testcase classname="${escape(classname)}" name="${name}" time="${(durationOf(result, e) / 1000).toFixed(3)}">`;
+    const head =
+      `    <testcase classname="${escape(classname)}" name="${name}" ` +
+      `time="${(durationOf(result, e) / 1000).toFixed(3)}">`;
     if (e.status === 'passed') return `${head}\n      <system-out>${escape(e.reason)}</system-out>\n    </testcase>`;
     if (e.status === 'failed') {
       const when = e.atMs === null ? '' : ` at ${formatDuration(e.atMs)}`;
-      return `${head}\n      <failure message="${escape(`${e.figure || e.reason}${when}`)}" type="${escape(e.kind)}">${escape(e.reason)}</failure>\n    </testcase>`;
+      return (
+        `${head}\n      <failure ` +
+        `message="${escape(`${e.figure || e.reason}${when}`)}" ` +
+        `type="${escape(e.kind)}">${escape(e.reason)}</failure>\n    ` +
+        `</testcase>`
+      );
     }
-    return `${head}\n      <skipped message="${escape(`${e.status === 'not_checked' ? 'not checked' : 'inconclusive'}: ${e.reason}`)}"/>\n    </testcase>`;
+    return (
+      `${head}\n      <skipped ` +
+      `message="${escape(`${e.status === 'not_checked' ? 'not checked' : 'inconclusive'}: ${e.reason}`)}"/>\n ` +
+      `   </testcase>`
+    );
   });
   const properties = [
     ['verdict', result.verdict],
@@ -37,8 +48,13 @@ export function renderJunit(result: ExperimentResult): string {
     .join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="faultline experiment" tests="${result.expectations.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}">`,
-    `  <testsuite name="${escape(result.title)}" tests="${result.expectations.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}" timestamp="${result.startedAt.replace(/\.\d+Z$/, '')}">`,
+    `<testsuites name="faultline experiment" ` +
+      `tests="${result.expectations.length}" failures="${failures}" ` +
+      `errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}">`,
+    `  <testsuite name="${escape(result.title)}" ` +
+      `tests="${result.expectations.length}" failures="${failures}" ` +
+      `errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}" ` +
+      `timestamp="${result.startedAt.replace(/\.\d+Z$/, '')}">`,
     '    <properties>',
     properties,
     '    </properties>',

@@ -41,7 +41,8 @@ export function renderMarkdown(result: ExperimentResult): string {
   for (const e of result.expectations) {
     const window = e.window ? `${cell(e.window.label)} ${ms(e.window.fromMs)}–${ms(e.window.toMs)}` : '—';
     out.push(
-      `| ${MARK[e.status]} | ${cell(e.title)} | ${window} | ${cell(e.figure || '—')} | ${ms(e.atMs)} | ${cell(e.reason)} |`,
+      `| ${MARK[e.status]} | ${cell(e.title)} | ${window} | ${cell(e.figure || '—')} ` +
+        `| ${ms(e.atMs)} | ${cell(e.reason)} |`,
     );
   }
   const { baseline, inject, recover } = result.phases;
@@ -49,14 +50,19 @@ export function renderMarkdown(result: ExperimentResult): string {
     '',
     '## Timeline',
     '',
-    `Baseline ${ms(baseline.fromMs)}–${ms(baseline.toMs)}, inject ${ms(inject.fromMs)}–${ms(inject.toMs)}, recover ${ms(recover.fromMs)}–${ms(recover.toMs)}.`,
+    `Baseline ${ms(baseline.fromMs)}–${ms(baseline.toMs)}, inject ` +
+      `${ms(inject.fromMs)}–${ms(inject.toMs)}, recover ` +
+      `${ms(recover.fromMs)}–${ms(recover.toMs)}.`,
     '',
   );
   if (result.faults.length > 0) {
     out.push('| Fault step | Fault | Where | Planned | On | Off | Acted |', '|---|---|---|---|---|---|---|');
     for (const f of result.faults)
       out.push(
-        `| ${cell(f.name)} | ${cell(f.type)} | ${cell(f.where)} | ${ms(f.plannedFromMs)}–${ms(f.plannedToMs)} | ${ms(f.onAtMs)} | ${ms(f.offAtMs)} | ${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ${cell(f.actedDetail)} |`,
+        `| ${cell(f.name)} | ${cell(f.type)} | ${cell(f.where)} | ` +
+          `${ms(f.plannedFromMs)}–${ms(f.plannedToMs)} | ${ms(f.onAtMs)} | ${ms(f.offAtMs)} ` +
+          `| ${f.acted === null ? '?' : f.acted ? 'yes' : 'no'}: ${cell(f.actedDetail)} ` +
+          `|`,
       );
     out.push('');
   }
@@ -65,12 +71,17 @@ export function renderMarkdown(result: ExperimentResult): string {
     const latency = load.latency;
     out.push('## Load', '');
     out.push(
-      `${load.method} ${load.url}: ${num(load.ratePerSecond)} requests/s asked, ${num(load.achievedRatePerSecond)} achieved, for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}).`,
+      `${load.method} ${load.url}: ${num(load.ratePerSecond)} ` +
+        `requests/s asked, ${num(load.achievedRatePerSecond)} achieved, ` +
+        `for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}).`,
       '',
     );
     out.push('| Requests | Errors | p50 (ms) | p95 (ms) | p99 (ms) | Max (ms) |', '|---|---|---|---|---|---|');
     out.push(
-      `| ${load.requests} | ${load.errors} (${num(load.requests ? (load.errors / load.requests) * 100 : 0)}%) | ${num(latency?.p50, 2)} | ${num(latency?.p95, 2)} | ${num(latency?.p99, 2)} | ${num(latency?.max, 2)} |`,
+      `| ${load.requests} | ${load.errors} ` +
+        `(${num(load.requests ? (load.errors / load.requests) * 100 : 0)}%) ` +
+        `| ${num(latency?.p50, 2)} | ${num(latency?.p95, 2)} | ${num(latency?.p99, 2)} ` +
+        `| ${num(latency?.max, 2)} |`,
     );
     const classes = Object.entries(load.errorsByClass).filter(([, count]) => count > 0);
     if (classes.length > 0)
@@ -99,7 +110,9 @@ export function renderMarkdown(result: ExperimentResult): string {
           .filter((f) => f.onAtMs !== null && f.onAtMs < bucket.toMs && (f.offAtMs ?? Infinity) > bucket.fromMs)
           .map((f) => f.name);
         out.push(
-          `| ${ms(bucket.fromMs)} | ${bucket.requests} | ${num(bucket.errorPercent)} | ${num(bucket.p50Ms, 2)} | ${num(bucket.p95Ms, 2)} | ${num(bucket.p99Ms, 2)} | ${cell(on.join(', ') || '—')} |`,
+          `| ${ms(bucket.fromMs)} | ${bucket.requests} | ${num(bucket.errorPercent)} ` +
+            `| ${num(bucket.p50Ms, 2)} | ${num(bucket.p95Ms, 2)} | ${num(bucket.p99Ms, 2)} ` +
+            `| ${cell(on.join(', ') || '—')} |`,
         );
       }
       out.push('');
@@ -135,7 +148,9 @@ export function renderMarkdown(result: ExperimentResult): string {
     out.push('## Commands', '');
     for (const command of result.commands) {
       out.push(
-        `- ${command.id}: ${command.startError ? `could not start (${command.startError})` : command.timedOut ? 'timed out' : command.exitCode === null ? `killed by ${command.signal}` : `exit ${command.exitCode}`}, ${ms(command.startedAtMs)}–${ms(command.endedAtMs)}`,
+        `- ${command.id}: ` +
+          `${command.startError ? `could not start (${command.startError})` : command.timedOut ? 'timed out' : command.exitCode === null ? `killed by ${command.signal}` : `exit ${command.exitCode}`}, ` +
+          `${ms(command.startedAtMs)}–${ms(command.endedAtMs)}`,
       );
       if (command.output.trim())
         out.push('', '```', command.output.trim().split('\n').slice(-20).join('\n'), '```', '');
@@ -152,7 +167,8 @@ export function renderMarkdown(result: ExperimentResult): string {
   if (failures.length > 0)
     out.push(
       '',
-      `The proxies could not reach a dependency: ${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}.`,
+      `The proxies could not reach a dependency: ` +
+        `${failures.map(([reason, count]) => `${reason} × ${count}`).join(', ')}.`,
     );
   out.push('', `Seed ${result.seed ?? '—'}; started ${result.startedAt}, ended ${result.endedAt}.`);
   return `${out.join('\n')}\n`;

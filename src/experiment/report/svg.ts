@@ -85,16 +85,25 @@ export function lineChart(options: ChartOptions): string {
   const y = (value: number): number => TOP + plotHeight - (Math.min(value, top) / top) * plotHeight;
   const parts: string[] = [];
   parts.push(
-    `<svg class="chart" id="${options.id}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeHtml(options.title)}" data-duration="${durationMs}" data-left="${LEFT}" data-width="${plotWidth}">`,
+    `<svg class="chart" id="${options.id}" viewBox="0 0 ${WIDTH} ` +
+      `${height}" role="img" aria-label="${escapeHtml(options.title)}" ` +
+      `data-duration="${durationMs}" data-left="${LEFT}" ` +
+      `data-width="${plotWidth}">`,
   );
   parts.push(
-    `<defs><pattern id="${options.id}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#b0b0b0" stroke-width="2"/></pattern></defs>`,
+    `<defs><pattern id="${options.id}-hatch" width="6" height="6" ` +
+      `patternUnits="userSpaceOnUse" ` +
+      `patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" ` +
+      `stroke="#b0b0b0" stroke-width="2"/></pattern></defs>`,
   );
   for (const band of options.bands) {
     const bx = x(band.fromMs);
     const width = Math.max(1, x(band.toMs) - bx);
     parts.push(
-      `<rect class="band" x="${bx.toFixed(1)}" y="${TOP}" width="${width.toFixed(1)}" height="${plotHeight}" fill="${band.planned ? `url(#${options.id}-hatch)` : band.color}" opacity="${band.planned ? 0.5 : 0.16}"><title>${escapeHtml(band.label)}</title></rect>`,
+      `<rect class="band" x="${bx.toFixed(1)}" y="${TOP}" ` +
+        `width="${width.toFixed(1)}" height="${plotHeight}" ` +
+        `fill="${band.planned ? `url(#${options.id}-hatch)` : band.color}" ` +
+        `opacity="${band.planned ? 0.5 : 0.16}"><title>${escapeHtml(band.label)}</title></rect>`,
     );
   }
   for (const tick of ticks) {
@@ -102,7 +111,9 @@ export function lineChart(options: ChartOptions): string {
       `<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}" class="grid"/>`,
     );
     parts.push(
-      `<text x="${LEFT - 6}" y="${(y(tick) + 4).toFixed(1)}" class="tick" text-anchor="end">${tick}${options.unit === '%' ? '%' : ''}</text>`,
+      `<text x="${LEFT - 6}" y="${(y(tick) + 4).toFixed(1)}" ` +
+        `class="tick" ` +
+        `text-anchor="end">${tick}${options.unit === '%' ? '%' : ''}</text>`,
     );
   }
   for (const tick of timeTicks(durationMs))
@@ -131,18 +142,26 @@ export function lineChart(options: ChartOptions): string {
         const first = points[0]!.split(',')[0];
         const last = points[points.length - 1]!.split(',')[0];
         parts.push(
-          `<path class="area" d="M${first},${TOP + plotHeight} L${points.join(' L')} L${last},${TOP + plotHeight} Z" fill="${series.color}" opacity="0.25"/>`,
+          `<path class="area" d="M${first},${TOP + plotHeight} L${points.join(' L')} ` +
+            `L${last},${TOP + plotHeight} Z" fill="${series.color}" ` +
+            `opacity="0.25"/>`,
         );
       }
       parts.push(
-        `<path class="line" data-series="${escapeHtml(series.name)}" d="M${points.join(' L')}" stroke="${series.color}" fill="none" stroke-width="2" stroke-linejoin="round"/>`,
+        `<path class="line" data-series="${escapeHtml(series.name)}" ` +
+          `d="M${points.join(' L')}" stroke="${series.color}" fill="none" ` +
+          `stroke-width="2" stroke-linejoin="round"/>`,
       );
     }
   }
   for (const marker of options.markers) {
     const mx = x(marker.atMs).toFixed(1);
     parts.push(
-      `<g class="marker"><line x1="${mx}" x2="${mx}" y1="${TOP}" y2="${TOP + plotHeight}" stroke="${marker.color}" stroke-width="1.5" stroke-dasharray="4 3"/><text x="${mx}" y="${TOP - 4}" fill="${marker.color}" class="marker-label" text-anchor="middle">${escapeHtml(marker.label)}</text></g>`,
+      `<g class="marker"><line x1="${mx}" x2="${mx}" y1="${TOP}" ` +
+        `y2="${TOP + plotHeight}" stroke="${marker.color}" ` +
+        `stroke-width="1.5" stroke-dasharray="4 3"/><text x="${mx}" ` +
+        `y="${TOP - 4}" fill="${marker.color}" class="marker-label" ` +
+        `text-anchor="middle">${escapeHtml(marker.label)}</text></g>`,
     );
   }
   parts.push(
@@ -155,7 +174,9 @@ export function lineChart(options: ChartOptions): string {
     .reverse()
     .forEach((series, index) =>
       parts.push(
-        `<text x="${legendX - index * 70}" y="12" class="legend" text-anchor="end" fill="${series.color}">■ ${escapeHtml(series.name)}</text>`,
+        `<text x="${legendX - index * 70}" y="12" class="legend" ` +
+          `text-anchor="end" fill="${series.color}">■ ` +
+          `${escapeHtml(series.name)}</text>`,
       ),
     );
   parts.push('</svg>');
@@ -175,25 +196,38 @@ export function laneChart(id: string, durationMs: number, lanes: Lane[], phases:
   const plotWidth = WIDTH - LEFT - RIGHT;
   const x = (ms: number): number => LEFT + (Math.min(Math.max(ms, 0), durationMs) / durationMs) * plotWidth;
   const parts: string[] = [
-    `<svg class="chart lanes" id="${id}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="timeline" data-duration="${durationMs}" data-left="${LEFT}" data-width="${plotWidth}">`,
+    `<svg class="chart lanes" id="${id}" viewBox="0 0 ${WIDTH} ` +
+      `${height}" role="img" aria-label="timeline" ` +
+      `data-duration="${durationMs}" data-left="${LEFT}" ` +
+      `data-width="${plotWidth}">`,
   ];
   for (const phase of phases)
     parts.push(
-      `<rect x="${x(phase.fromMs).toFixed(1)}" y="${TOP}" width="${Math.max(0, x(phase.toMs) - x(phase.fromMs)).toFixed(1)}" height="${lanes.length * laneHeight}" fill="${phase.color}" opacity="0.08"/><text x="${(x(phase.fromMs) + 3).toFixed(1)}" y="${TOP - 5}" class="tick">${escapeHtml(phase.label)}</text>`,
+      `<rect x="${x(phase.fromMs).toFixed(1)}" y="${TOP}" ` +
+        `width="${Math.max(0, x(phase.toMs) - x(phase.fromMs)).toFixed(1)}" ` +
+        `height="${lanes.length * laneHeight}" fill="${phase.color}" ` +
+        `opacity="0.08"/><text x="${(x(phase.fromMs) + 3).toFixed(1)}" ` +
+        `y="${TOP - 5}" class="tick">${escapeHtml(phase.label)}</text>`,
     );
   lanes.forEach((lane, index) => {
     const top = TOP + index * laneHeight;
     parts.push(
-      `<text x="${LEFT - 6}" y="${top + 15}" class="lane-label" text-anchor="end">${escapeHtml(lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label)}<title>${escapeHtml(lane.label)}</title></text>`,
+      `<text x="${LEFT - 6}" y="${top + 15}" class="lane-label" ` +
+        `text-anchor="end">${escapeHtml(lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label)}<title>${escapeHtml(lane.label)}</title></text>`,
     );
     for (const bar of lane.bars) {
       parts.push(
-        `<rect class="bar" x="${x(bar.fromMs).toFixed(1)}" y="${top + 3}" width="${Math.max(2, x(bar.toMs) - x(bar.fromMs)).toFixed(1)}" height="${laneHeight - 6}" rx="3" fill="${bar.color}" opacity="${bar.planned ? 0.35 : 0.85}"><title>${escapeHtml(bar.title)}</title></rect>`,
+        `<rect class="bar" x="${x(bar.fromMs).toFixed(1)}" y="${top + 3}" ` +
+          `width="${Math.max(2, x(bar.toMs) - x(bar.fromMs)).toFixed(1)}" ` +
+          `height="${laneHeight - 6}" rx="3" fill="${bar.color}" ` +
+          `opacity="${bar.planned ? 0.35 : 0.85}"><title>${escapeHtml(bar.title)}</title></rect>`,
       );
     }
     for (const dot of lane.dots ?? [])
       parts.push(
-        `<circle cx="${x(dot.atMs).toFixed(1)}" cy="${top + laneHeight / 2}" r="3.5" fill="${dot.ok ? '#1a7f37' : '#cf222e'}"><title>${escapeHtml(dot.title)}</title></circle>`,
+        `<circle cx="${x(dot.atMs).toFixed(1)}" ` +
+          `cy="${top + laneHeight / 2}" r="3.5" ` +
+          `fill="${dot.ok ? '#1a7f37' : '#cf222e'}"><title>${escapeHtml(dot.title)}</title></circle>`,
       );
   });
   for (const tick of timeTicks(durationMs))

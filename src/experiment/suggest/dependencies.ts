@@ -284,7 +284,9 @@ export function findDependencies(sources: ReadonlyArray<{ path: string; calls: C
   const dependencies = merge(found);
   if (dependencies.some((dependency) => dependency.address === null))
     notes.push(
-      'Some addresses were not in the code (only their environment variable): the mappings use the usual port of their kind on 127.0.0.1; put the real host:port there.',
+      'Some addresses were not in the code (only their environment ' +
+        'variable): the mappings use the usual port of their kind on ' +
+        '127.0.0.1; put the real host:port there.',
     );
   return { dependencies, notes };
 }

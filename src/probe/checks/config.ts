@@ -54,20 +54,25 @@ export const listChangedCheck: ProbeCheck = {
       ctx.report({
         leaf: LIST_CHANGED,
         probe: this.id,
-        message: `the tool list changed during the session (${diffNames(ctx.tools, after.tools)}) with no notifications/tools/list_changed`,
+        message:
+          `the tool list changed during the session ` +
+          `(${diffNames(ctx.tools, after.tools)}) with no ` +
+          `notifications/tools/list_changed`,
         exchange: [],
       });
     } else if (advertised && !after.announced) {
       ctx.note(
         LIST_CHANGED,
-        'tools.listChanged is advertised but no notice was seen and the list never changed: nothing shows whether it would be sent',
+        'tools.listChanged is advertised but no notice was seen and the ' +
+          'list never changed: nothing shows whether it would be sent',
         'inconclusive',
       );
     } else ctx.check(LIST_CHANGED);
   },
 };
 
-/** Only the calls of read-only tools can contradict their annotations: with none called (or allowWrites), nothing does. */
+/** Only the calls of read-only tools can contradict their annotations: with none called (or allowWrites), nothing does.
+ * */
 export const annotationsCheck: ProbeCheck = {
   id: 'config-annotations',
   family: 'CONFIG',
@@ -81,7 +86,8 @@ export const annotationsCheck: ProbeCheck = {
       ctx.report({
         leaf: ANNOTATION,
         probe: this.id,
-        message: `only readOnlyHint tools were called, yet the tool list changed (${diffNames(ctx.tools, after.tools)})`,
+        message:
+          `only readOnlyHint tools were called, yet the tool list changed ` + `(${diffNames(ctx.tools, after.tools)})`,
         exchange: [],
       });
     } else ctx.check(ANNOTATION);

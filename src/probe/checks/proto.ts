@@ -38,7 +38,11 @@ export const preInitCheck: ProbeCheck = {
       ctx.report({
         leaf: PRE_INIT,
         probe: this.id,
-        message: `tools/list sent before initialize was served${early.reply.timedOut ? ' (answered late)' : ''}: clients should not send it, but a server that serves it lets a client skip the version and capability handshake`,
+        message:
+          `tools/list sent before initialize was ` +
+          `served${early.reply.timedOut ? ' (answered late)' : ''}: clients ` +
+          `should not send it, but a server that serves it lets a client ` +
+          `skip the version and capability handshake`,
         exchange: exchange(),
       });
     } else ctx.check(PRE_INIT);

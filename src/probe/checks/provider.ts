@@ -32,7 +32,10 @@ const UNION_WHY = 'Gemini and OpenAI strict mode refuse or rewrite unions';
 
 function message(issue: PortabilityIssue): string {
   if (issue.leaf === NAME)
-    return `a tool name over 64 characters or outside [A-Za-z0-9_-] (first: ${JSON.stringify(issue.at.slice(0, 80))}): ${WHY.name}`;
+    return (
+      `a tool name over 64 characters or outside [A-Za-z0-9_-] (first: ` +
+      `${JSON.stringify(issue.at.slice(0, 80))}): ${WHY.name}`
+    );
   return `${issue.keyword} in the input schema (first at ${issue.at}): ${WHY[issue.keyword] ?? UNION_WHY}`;
 }
 

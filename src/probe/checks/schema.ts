@@ -76,7 +76,8 @@ export const validCallCheck: ProbeCheck = {
       const which =
         unshown.length === 1
           ? unshown[0]
-          : `${unshown.length} tools with an outputSchema (${unshown.slice(0, 5).join(', ')}${unshown.length > 5 ? ', …' : ''})`;
+          : `${unshown.length} tools with an outputSchema ` +
+            `(${unshown.slice(0, 5).join(', ')}${unshown.length > 5 ? ', …' : ''})`;
       for (const leaf of [MISSING, MISMATCH])
         ctx.note(
           leaf,

@@ -33,7 +33,10 @@ export const twoSessionsCheck: ProbeCheck = {
       ctx.report({
         leaf: DRIFT,
         probe: this.id,
-        message: `a second session lists ${second.tools.length} tools (${diffNames(after.tools, second.tools)}) where the first lists ${after.tools.length}, with no notifications/tools/list_changed`,
+        message:
+          `a second session lists ${second.tools.length} tools ` +
+          `(${diffNames(after.tools, second.tools)}) where the first lists ` +
+          `${after.tools.length}, with no notifications/tools/list_changed`,
         exchange: second.exchange,
       });
     } else ctx.check(DRIFT);

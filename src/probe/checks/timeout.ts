@@ -103,11 +103,14 @@ async function cancelOnce(ctx: CheckContext, candidate: Candidate, attempt: numb
     await ctx.recover(peer, CANCEL);
   } else if (late.message)
     report(
-      'the call answered after notifications/cancelled: the work went on, and a client that reuses ids may take the answer for another call',
+      'the call answered after notifications/cancelled: the work went ' +
+        'on, and a client that reuses ids may take the answer for another ' +
+        'call',
     );
   else if (late.progress > early.progress)
     report(
-      `progress kept coming after notifications/cancelled (${late.progress - early.progress} more within ${wait} ms): the work went on, though no answer came`,
+      `progress kept coming after notifications/cancelled (${late.progress - early.progress} ` +
+        `more within ${wait} ms): the work went on, though no answer came`,
     );
   else ctx.check(CANCEL);
   if (candidate.hung)
@@ -168,7 +171,9 @@ export const progressCheck: ProbeCheck = {
           probe: this.id,
           severity: 'warning',
           tool: use.tool,
-          message: `a call with a progress token ran ${ms} ms without one progress notification: a host cannot tell it from a hung call`,
+          message:
+            `a call with a progress token ran ${ms} ms without one progress ` +
+            `notification: a host cannot tell it from a hung call`,
           exchange: [],
           group: 'silent',
         });

@@ -57,7 +57,8 @@ export interface PostOptions {
   lookup?: LookupFunction | undefined;
 }
 
-/** One request with the given headers (the probe's defaults overridable, `undefined` drops one), read within the bounds. */
+/** One request with the given headers (the probe's defaults overridable, `undefined` drops one), read within the
+ * bounds. */
 export function postRaw(url: string, body: string, options: PostOptions): Promise<RawHttpResponse> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -124,7 +125,8 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
               onEvent: (event) => event.data !== '' && deliver(event.data),
               onOversize: () =>
                 stop(
-                  `an SSE event of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`,
+                  `an SSE event of more than ${sizeText(PEER_BOUNDS.messageBytes)}, ` +
+                    `the probe's bound per message (it was cut there)`,
                 ),
             })
           : undefined;
@@ -135,12 +137,14 @@ export function postRaw(url: string, body: string, options: PostOptions): Promis
             kept += chunk.toString('utf8', 0, Math.min(chunk.length, BODY_KEPT_CHARS - kept.length));
           if (total > PEER_BOUNDS.responseBytes)
             return stop(
-              `an answer of more than ${sizeText(PEER_BOUNDS.responseBytes)}, the probe's bound per answer (it was cut there)`,
+              `an answer of more than ${sizeText(PEER_BOUNDS.responseBytes)}, ` +
+                `the probe's bound per answer (it was cut there)`,
             );
           if (reader) return reader.feed(chunk);
           if (total > PEER_BOUNDS.messageBytes)
             return stop(
-              `a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the probe's bound per message (it was cut there)`,
+              `a body of more than ${sizeText(PEER_BOUNDS.messageBytes)}, the ` +
+                `probe's bound per message (it was cut there)`,
             );
           parts.push(chunk);
         });
@@ -303,7 +307,8 @@ export class HttpPeer extends BasePeer implements Peer {
     // The connection failed (refused, reset: the server went away) is not the same as no answer in time.
     if (response.connectionError) return { id, timedOut: false, closed: true, status: 0, progress: 0, ms: 0 };
     if (response.status === 0) return { id, timedOut: true, closed: false, status: 0, progress: 0, ms: timeoutMs };
-    // The POST ended without our answer (an HTTP error with a body that is not ours, say): a moment for a late route, then closed.
+    // The POST ended without our answer (an HTTP error with a body that is not ours, say): a moment for a late route,
+    // then closed.
     const late = new Promise<Reply>((resolve) =>
       setTimeout(
         () => resolve({ id, timedOut: false, closed: true, status: response.status, progress: 0, ms: 0 }),

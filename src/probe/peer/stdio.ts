@@ -89,7 +89,8 @@ export class StdioPeer extends BasePeer implements Peer {
   private line(text: string): void {
     if (text.trim() === '') return;
     const start = text.trimStart()[0];
-    // What does not even try to be JSON is stdout pollution (a log line); JSON that cannot be read is an unreadable message.
+    // What does not even try to be JSON is stdout pollution (a log line); JSON that cannot be read is an unreadable
+    // message.
     if (start !== '{' && start !== '[') {
       this.note('<', text);
       this.polluted(text);
@@ -116,7 +117,9 @@ export class StdioPeer extends BasePeer implements Peer {
     if (this.reaped) return;
     this.note('!', `the server wrote more than ${sizeText(PEER_BOUNDS.peerBytes)} to stdout; the probe stopped it`);
     this.unreadable.push({
-      problem: `more than ${sizeText(PEER_BOUNDS.peerBytes)} on stdout in one session, the probe's bound per session (it stopped the server)`,
+      problem:
+        `more than ${sizeText(PEER_BOUNDS.peerBytes)} on stdout in one ` +
+        `session, the probe's bound per session (it stopped the server)`,
       kind: 'bound',
       excerpt: '',
     });

@@ -82,7 +82,9 @@ export function parseFaultJson(text: string, what: string): FaultConfig {
     value = JSON.parse(text);
   } catch {
     throw new ToolInputError(
-      `${what}: not JSON; write a fault config such as {"type":"error","status_code":503} or {"type":"latency","latencyMs":200}`,
+      `${what}: not JSON; write a fault config such as ` +
+        `{"type":"error","status_code":503} or ` +
+        `{"type":"latency","latencyMs":200}`,
     );
   }
   return parseFaultConfig(value, what);

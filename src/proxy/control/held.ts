@@ -76,14 +76,18 @@ export class HeldProxies {
     if (this.stopped) throw new ToolInputError('the server is stopping');
     if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
       throw new ToolInputError(
-        `at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop one with fault_proxy_stop (held: ${[...this.held.keys()].join(', ')})`,
+        `at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop ` +
+          `one with fault_proxy_stop (held: ` +
+          `${[...this.held.keys()].join(', ')})`,
       );
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings)
       throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     if (processWide.held >= HELD_LIMITS.maxHeldPerProcess) {
       throw new ToolInputError(
-        `at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by this server over all its connections; stop some with fault_proxy_stop or let their ttl end`,
+        `at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by ` +
+          `this server over all its connections; stop some with ` +
+          `fault_proxy_stop or let their ttl end`,
       );
     }
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
@@ -115,7 +119,9 @@ export class HeldProxies {
         // (loopback/private unless allowed, never link-local or metadata, loopback binds).
         ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
         onEvent: (event) => {
-          const line = `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
+          const line =
+            `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ` +
+            `${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
           events.push(line);
           if (events.length > HELD_LIMITS.events) events.shift();
         },
@@ -189,7 +195,8 @@ export class HeldProxies {
     const entry = this.held.get(id);
     if (!entry)
       throw new ToolInputError(
-        `id: no held proxy ${JSON.stringify(id)} (it may have reached its ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`,
+        `id: no held proxy ${JSON.stringify(id)} (it may have reached its ` +
+          `ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`,
       );
     return entry;
   }

@@ -111,7 +111,8 @@ export class FaultRegistry implements FaultControl {
     const own = (parsed.spec as { target?: unknown }).target;
     if (own !== undefined && (typeof own !== 'string' || this.mappingOf(own) !== this.mappingOf(name))) {
       throw new ToolInputError(
-        `config.target: ${JSON.stringify(own)} conflicts with target "${target}"; the fault goes on the mapping target names, ` +
+        `config.target: ${JSON.stringify(own)} conflicts with target ` +
+          `"${target}"; the fault goes on the mapping target names, ` +
           'so drop config.target or make it name the same mapping',
       );
     }

@@ -35,7 +35,9 @@ export const BANDWIDTH = {
       argument: {
         name: 'unit',
         default: 'bps',
-        help: 'Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; or bit/s, kbit/s, mbit/s, gbit/s (default bps)',
+        help:
+          'Bytes as fault means it: bps (B/s), kbps (1e3 B/s), mbps, gbps; ' +
+          'or bit/s, kbit/s, mbit/s, gbit/s (default bps)',
       },
     },
     {

@@ -9,7 +9,8 @@
  * "theoretical arrival time"), not from when the timer fired. Chunks are cut into slices of 20 ms
  * worth (at least 64 bytes) so the stream flows smoothly instead of in bursts.
  *
- * `parseBandwidth(rate, unit)`: units are bytes per second unless they say bit: bps = B/s, kbps = 1e3 B/s, mbps = 1e6 B/s, gbps = 1e9 B/s; bit/s, kbit/s,
+ * `parseBandwidth(rate, unit)`: units are bytes per second unless they say bit: bps = B/s, kbps = 1e3 B/s, mbps = 1e6
+ * B/s, gbps = 1e9 B/s; bit/s, kbit/s,
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
 import { ToolInputError } from '../../errors.js';
@@ -46,7 +47,10 @@ export { MAX_BYTES_PER_SECOND };
 
 /** Bytes per second for `rate` in `unit`; throws naming `rate` or `unit` and listing the units. */
 export function parseBandwidth(rate: number, unit = 'bps'): number {
-  const units = `${BANDWIDTH_UNITS.join(', ')} (case-insensitive; bps/kbps/mbps/gbps are bytes per second ×1/1e3/1e6/1e9, the bit/s forms are bits)`;
+  const units =
+    `${BANDWIDTH_UNITS.join(', ')} (case-insensitive; ` +
+    `bps/kbps/mbps/gbps are bytes per second ×1/1e3/1e6/1e9, the ` +
+    `bit/s forms are bits)`;
   const factor = typeof unit === 'string' ? UNIT_BYTES[unit.trim().toLowerCase() || 'bps'] : undefined;
   if (factor === undefined)
     throw new ToolInputError(`bandwidth unit ${JSON.stringify(unit)} is unknown; accepted units: ${units}`);

@@ -77,7 +77,8 @@ export interface FaultCounters {
   bytesUpstream: number;
   /** Bytes that went through this fault's stage, target → client. */
   bytesDownstream: number;
-  /** Times the fault acted: delays applied (latency, jitter), stalls (packet_loss), pieces paced (bandwidth), holds (blackhole). */
+  /** Times the fault acted: delays applied (latency, jitter), stalls (packet_loss), pieces paced (bandwidth), holds
+   * (blackhole). */
   applications: number;
   /** Sum of the delays drawn by latency and jitter, each counted from the chunk's arrival (ms). */
   delayAddedMs: number;

@@ -43,6 +43,7 @@ export const JITTER = {
     `Jitter: ${scope}Amplitude: ${spec.amplitudeMs.toFixed(2)}ms, Frequence ${spec.frequencyHz.toFixed(2)}Hz`,
   inert: (spec) =>
     spec.amplitudeMs === 0
-      ? 'the jitter fault adds nothing (amplitude 0 ms): the run measured the endpoint without a fault; give amplitude above 0.'
+      ? 'the jitter fault adds nothing (amplitude 0 ms): the run measured ' +
+        'the endpoint without a fault; give amplitude above 0.'
       : undefined,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedJitter>;

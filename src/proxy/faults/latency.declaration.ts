@@ -60,6 +60,8 @@ export const LATENCY = {
     `Mean: ${spec.latencyMs.toFixed(2)} ms, Stddev: ${spec.deviationMs.toFixed(2)} ms`,
   inert: (spec) =>
     spec.latencyMs === 0 && spec.deviationMs === 0
-      ? 'the latency fault adds nothing (latency 0 ms, deviation 0 ms): the run measured the endpoint without a fault; give latency above 0.'
+      ? 'the latency fault adds nothing (latency 0 ms, deviation 0 ms): ' +
+        'the run measured the endpoint without a fault; give latency ' +
+        'above 0.'
       : undefined,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedLatency>;

@@ -42,7 +42,8 @@ function isLoopbackName(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
-/** The request's headers for the upstream: hop-by-hop ones dropped, Host pointed at the remote when it named the proxy. */
+/** The request's headers for the upstream: hop-by-hop ones dropped, Host pointed at the remote when it named the proxy.
+ * */
 export function requestHeaders(
   req: http.IncomingMessage,
   mapping: Mapping,

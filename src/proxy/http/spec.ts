@@ -52,7 +52,8 @@ const READERS: Record<HttpFaultType, (reader: SpecReader) => ResolvedHttpFault> 
   connection_drop: readHttpConnectionDrop,
 };
 
-/** The reference tools' field names (after camelCase → snake_case) for ours: the declarations' aliases (delay_ms → delay). */
+/** The reference tools' field names (after camelCase → snake_case) for ours: the declarations' aliases (delay_ms →
+ * delay). */
 const FIELD_ALIASES: Record<string, string> = Object.fromEntries(
   HTTP_FAULTS.flatMap((fault) => fault.fields as readonly FieldDeclaration[]).flatMap((field) =>
     (field.aliases ?? []).map((alias) => [snakeCase(alias), field.key]),
@@ -81,7 +82,9 @@ export function validateHttpFault(spec: unknown): ResolvedHttpFault {
   const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as HttpFaultType] : undefined;
   if (!read)
     throw new ToolInputError(
-      `HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} (kebab-case accepted; got ${JSON.stringify((spec as Record<string, unknown>)['type'])})`,
+      `HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} ` +
+        `(kebab-case accepted; got ` +
+        `${JSON.stringify((spec as Record<string, unknown>)['type'])})`,
     );
   return read(new SpecReader(raw['type'] as string, raw));
 }

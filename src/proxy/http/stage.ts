@@ -360,7 +360,8 @@ export class HttpStage {
               ['connection', 'close'],
             ],
             body: Buffer.from(
-              `faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} could not be reached or closed the connection\n`,
+              `faultline: the upstream ${mapping.remoteHost}:${mapping.remotePort} ` +
+                `could not be reached or closed the connection\n`,
             ),
           });
         },

@@ -50,7 +50,10 @@ const TYPES_BY_KIND: Record<TrafficKind, ReadonlySet<string>> = {
 export function inexpressible(spec: ResolvedHttpFault, kind: TrafficKind): string | undefined {
   const kebab = (type: string): string => type.replace(/_/g, '-');
   if (!TYPES_BY_KIND[kind].has(spec.type)) {
-    return `${kebab(spec.type)} has no meaning in ${KIND_NAMES[kind]}; faults that act there: ${[...TYPES_BY_KIND[kind]].map(kebab).join(', ')}`;
+    return (
+      `${kebab(spec.type)} has no meaning in ${KIND_NAMES[kind]}; ` +
+      `faults that act there: ${[...TYPES_BY_KIND[kind]].map(kebab).join(', ')}`
+    );
   }
   if (kind !== 'http' && spec.path !== undefined) return `"path" exists only in HTTP, not in ${KIND_NAMES[kind]}`;
   if (kind === 'tcp' && spec.methods !== undefined)
@@ -193,7 +196,8 @@ export class RequestFaultList {
       if (problems.length < kinds.size || kinds.size === 0) acts = true;
       else
         reasons.push(
-          `mapping ${JSON.stringify(mapping.text)} carries ${[...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')}: ${problems[0]}`,
+          `mapping ${JSON.stringify(mapping.text)} carries ` +
+            `${[...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')}: ${problems[0]}`,
         );
     });
     if (spec.target !== undefined ? reasons.length > 0 : !acts) {
@@ -202,7 +206,8 @@ export class RequestFaultList {
         ...(spec.target !== undefined ? { target: spec.target } : {}),
       });
       throw new ToolInputError(
-        `${where}the fault ${config} cannot act on ${reasons.length > 1 ? 'any mapping' : 'its mapping'}: ${reasons.join('; ')}`,
+        `${where}the fault ${config} cannot act on ` +
+          `${reasons.length > 1 ? 'any mapping' : 'its mapping'}: ${reasons.join('; ')}`,
       );
     }
   }
