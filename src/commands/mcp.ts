@@ -240,15 +240,17 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
       `--port ${options.port}: cannot listen on ${options.host}:${options.port} (${messageOf(error)})`,
     );
   }
+  // One write: whoever reads stderr for the address (a script, a test) finds the generated token with it.
+  const generated =
+    options.token === undefined && token !== undefined
+      ? `token (generated; send Authorization: Bearer <token>, or choose one with --token or FAULTLINE_TOKEN): ` +
+        `${token}\n`
+      : '';
   process.stderr.write(
-    `faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n`,
+    `faultline MCP server listening on ${server.url}\ntargets allowed: ${describeTargets(config.scenario)}\n` +
+      generated,
   );
-  if (options.token === undefined && token !== undefined)
-    process.stderr.write(
-      `token (generated; send Authorization: Bearer <token>, or choose ` +
-        `one with --token or FAULTLINE_TOKEN): ${token}\n`,
-    );
-  else if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
+  if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
   warmUpCodeWhenIdle(config, log);
   const running = server;
   keepAlive(log, async (why, exitCode) => {
