@@ -89,7 +89,9 @@ test(
         arrivedAtStart = target.arrivals.length;
       },
     });
-    assert.equal(arrivedAtStart, 6, 'the warm requests had not all ended when the clock started');
+    // Every warm request had ended when the clock started; a measured one may also have arrived by the
+    // time onStart's callback runs (the generator does not wait for it).
+    assert.ok(arrivedAtStart >= 6, `the warm requests had not all ended when the clock started (${arrivedAtStart})`);
     assert.equal(result.warmRequests, 6);
     assert.equal(result.requests, 10);
     assert.equal(result.responses, 10);
