@@ -52,7 +52,9 @@ export function inexpressible(spec: ResolvedHttpFault, kind: TrafficKind): strin
   if (!TYPES_BY_KIND[kind].has(spec.type)) {
     return (
       `${kebab(spec.type)} has no meaning in ${KIND_NAMES[kind]}; ` +
-      `faults that act there: ${[...TYPES_BY_KIND[kind]].map(kebab).join(', ')}`
+      `faults that act there: ${[...TYPES_BY_KIND[kind]].map(kebab).join(', ')}` +
+      // tcp:// declares a stream opaque (no sniffing): a mapping meant to carry HTTP says http://.
+      (kind === 'tcp' ? ' (a tcp:// mapping is opaque: declare HTTP with http://, Redis with redis://)' : '')
     );
   }
   if (kind !== 'http' && spec.path !== undefined) return `"path" exists only in HTTP, not in ${KIND_NAMES[kind]}`;
