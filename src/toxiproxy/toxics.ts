@@ -22,7 +22,7 @@
 import { ToolInputError } from '../errors.js';
 import { validateFault, type FaultSpec } from '../proxy/faults/index.js';
 import { validateHttpFault, type HttpFaultSpec } from '../proxy/http/spec.js';
-import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 
 /** A toxic as Toxiproxy's API answers it (keys in its order). */
 export interface ToxicJson {
@@ -69,8 +69,8 @@ const TOXIPROXY: Readonly<Record<string, Spelling>> = {
   limit_data: { fault: 'limit_data', fields: { bytes: { field: 'bytes', zero: 0 } } },
 };
 
-/** Our network faults Toxiproxy has no toxic for, taken by their own names and fields. */
-const OWN_NETWORK_TYPES = ['packet_loss', 'jitter', 'blackhole'] as const;
+/** Our network faults Toxiproxy has no toxic of the same name for, taken by their own names and fields. */
+const OWN_NETWORK_TYPES = NETWORK_FAULT_TYPES.filter((type) => !(type in TOXIPROXY));
 const HTTP_PREFIX = 'http_';
 
 /** Every toxic type this API takes: Toxiproxy's, then ours. */
