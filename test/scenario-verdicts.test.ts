@@ -534,9 +534,11 @@ describe('scenario verdicts', () => {
     assert.ok(latencyResult.run.proxy.faults[0]!.applications > 0, 'it "acted", adding 0 ms');
     assert.equal(latencyResult.verdict, 'inconclusive');
     assert.match(latencyResult.verdictReasons[0]!, /^the latency fault adds nothing \(latency 0 ms, deviation 0 ms\)/);
-    // A deviation alone still delays (a normal draw truncated at 0): a real fault.
-    const deviation = (await callTool('fault_run_latency_impact_scenario', { ...args, latency: 0, deviation: 20 }))
-      .structuredContent as unknown as ScenarioResult;
+    // A deviation alone still delays (a normal draw truncated at 0): a real fault. It acts when a draw is above 0,
+    // so enough messages that all of them drawing 0 (one chance in 2^20) cannot decide the verdict.
+    const deviation = (
+      await callTool('fault_run_latency_impact_scenario', { ...args, rps: 20, latency: 0, deviation: 20 })
+    ).structuredContent as unknown as ScenarioResult;
     assert.equal(deviation.verdict, 'passed');
     const jitter = (await callTool('fault_run_jitter_impact_scenario', { ...args, amplitude: 0 }))
       .structuredContent as unknown as ScenarioResult;
