@@ -394,11 +394,9 @@ class ExperimentRun {
     }
     const client = this.controls.get(placement.control)!;
     const count = await client.requestCount(id);
-    fault.record.acted = count === undefined ? null : count > 0;
+    fault.record.acted = typeof count === 'number' ? count > 0 : null;
     fault.record.actedDetail =
-      count === undefined
-        ? 'the plane no longer lists it (it expired), so whether it acted is unknown'
-        : `the plane counted ${count} requests that reached it`;
+      typeof count === 'number' ? `the plane counted ${count} requests that reached it` : count;
     await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
   }
 

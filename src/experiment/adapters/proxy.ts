@@ -17,6 +17,12 @@ import type { LookupFunction } from 'node:net';
 
 /** Control-plane calls are bounded: a switch waits for them, and the load waits for the switch. */
 const CONTROL_TIMEOUT_MS = 3000;
+/**
+ * How much longer than its step a fault lives on a control plane. The plane's expiry is only the safety net for a
+ * runner killed outright: the runner clears the fault itself at the step's end, after reading its count, and a plane
+ * that expired it first (a late timer on a loaded machine) would leave whether it acted unknown.
+ */
+const PLANE_EXPIRY_GRACE_MS = 15_000;
 
 export interface ProxyPlaneOptions {
   mappings: readonly Mapping[];
@@ -192,7 +198,7 @@ export class ControlClient {
     const answer = await adminRequest(this.options(), 'POST', '/chaos/inject', {
       target,
       config: body,
-      durationMs: Math.ceil(durationMs),
+      durationMs: Math.ceil(durationMs) + PLANE_EXPIRY_GRACE_MS,
     });
     const id = answer['faultId'] ?? answer['fault_id'];
     if (typeof id !== 'string')
@@ -201,13 +207,23 @@ export class ControlClient {
     return id;
   }
 
-  /** The plane's requestCount for the fault, read before it is cleared (undefined when it is gone). */
-  async requestCount(id: string): Promise<number | undefined> {
-    const answer = await adminRequest(this.options(), 'GET', '/chaos/status').catch(() => undefined);
-    const faults = Array.isArray(answer?.['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
+  /**
+   * The plane's requestCount for the fault, read before it is cleared: a number, or why there is none (the plane no
+   * longer lists it, or its status could not be read).
+   */
+  async requestCount(id: string): Promise<number | string> {
+    let answer: Record<string, unknown>;
+    try {
+      answer = await adminRequest(this.options(), 'GET', '/chaos/status');
+    } catch (error) {
+      return `its status could not be read (${messageOf(error)}), so whether it acted is unknown`;
+    }
+    const faults = Array.isArray(answer['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
     const fault = faults.find((entry) => entry['id'] === id);
-    const count = fault?.['requestCount'] ?? fault?.['request_count'];
-    return typeof count === 'number' ? count : undefined;
+    if (fault === undefined)
+      return 'the plane no longer lists it (it was cleared there), so whether it acted is unknown';
+    const count = fault['requestCount'] ?? fault['request_count'];
+    return typeof count === 'number' ? count : 'the plane gives no requestCount for it, so whether it acted is unknown';
   }
 
   async clear(id: string): Promise<void> {
