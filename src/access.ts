@@ -23,7 +23,7 @@
  *   themselves (the index walk: source files and ignore files); `readSourceFile` adds the rules
  *   above and reads only text (no NUL byte in the head).
  *
- * Every refusal is a ToolInputError whose message names the argument, says what was wrong and
+ * Every refusal is an InputError whose message names the argument, says what was wrong and
  * what is accepted.
  */
 import { constants as fsConstants, readFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ import { homedir } from 'node:os';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { supportedExtensions } from './code/languages.js';
-import { ToolInputError } from './errors.js';
+import { InputError } from './kernel/errors.js';
 
 /** Source extensions read without roots: the parsed languages' and other common source languages'. */
 export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -207,11 +207,11 @@ export class FileAccess {
     const unrestricted = this.roots.length === 0;
     if (unrestricted) checkNotSecret(path, what);
     const opened = await openRegular(path, true);
-    if ('refusal' in opened) throw new ToolInputError(`${what}: ${sourceRefusal(opened, path)}`);
+    if ('refusal' in opened) throw new InputError(`${what}: ${sourceRefusal(opened, path)}`);
     const { handle, info } = opened;
     try {
       if (info.size > maxBytes) {
-        throw new ToolInputError(
+        throw new InputError(
           `${what}: ${path} is ${formatBytes(info.size)}; files over ${formatBytes(maxBytes)} are not read`,
         );
       }
@@ -219,25 +219,25 @@ export class FileAccess {
       const real = await this.realPathOf(path, what);
       const realInfo = await stat(real).catch(() => undefined);
       if (!realInfo || realInfo.ino !== info.ino || realInfo.dev !== info.dev) {
-        throw new ToolInputError(`${what}: ${path} changed while it was being opened; try again`);
+        throw new InputError(`${what}: ${path} changed while it was being opened; try again`);
       }
       if (unrestricted) {
         checkNotSecret(real, what, path);
         checkSourceExtension(path, what);
         checkSourceExtension(real, what, path);
         const linked = hardLinkRefusal(info);
-        if (linked !== undefined) throw new ToolInputError(`${what}: ${path} ${linked}`);
+        if (linked !== undefined) throw new InputError(`${what}: ${path} ${linked}`);
       } else await this.checkInsideRoots(path, what, real);
       let bytes: Buffer | undefined;
       try {
         bytes = await readBounded(handle, maxBytes);
       } catch (error) {
-        throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
+        throw new InputError(`${what}: ${describeFsError(error, path)}`);
       }
       if (bytes === undefined)
-        throw new ToolInputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
+        throw new InputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
       if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-        throw new ToolInputError(
+        throw new InputError(
           `${what}: ${path} looks like a binary file (it contains NUL bytes); only text source files are read`,
         );
       }
@@ -253,7 +253,7 @@ export class FileAccess {
     try {
       return await realpath(path);
     } catch (error) {
-      throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
+      throw new InputError(`${what}: ${describeFsError(error, path)}`);
     }
   }
 
@@ -319,16 +319,16 @@ export class FileAccess {
     try {
       info = await stat(path);
     } catch (error) {
-      throw new ToolInputError(`${what}: ${describeFsError(error, path)}`);
+      throw new InputError(`${what}: ${describeFsError(error, path)}`);
     }
     if (kind === 'file' && info.isDirectory()) {
-      throw new ToolInputError(`${what}: ${path} is a directory; give the path of a source file`);
+      throw new InputError(`${what}: ${path} is a directory; give the path of a source file`);
     }
     if (kind === 'file' && !info.isFile()) {
-      throw new ToolInputError(`${what}: ${path} is not a regular file`);
+      throw new InputError(`${what}: ${path} is not a regular file`);
     }
     if (kind === 'directory' && !info.isDirectory()) {
-      throw new ToolInputError(`${what}: ${path} is not a directory`);
+      throw new InputError(`${what}: ${path} is not a directory`);
     }
     await this.checkInsideRoots(path, what);
     return path;
@@ -336,16 +336,16 @@ export class FileAccess {
 
   private toAbsolutePath(input: string, what: string): string {
     const trimmed = input.trim();
-    if (trimmed === '') throw new ToolInputError(`${what}: empty path; give an absolute path or a file:// URI`);
+    if (trimmed === '') throw new InputError(`${what}: empty path; give an absolute path or a file:// URI`);
     let path = trimmed;
     if (/^file:/i.test(trimmed)) {
       try {
         path = fileURLToPath(trimmed);
       } catch (error) {
-        throw new ToolInputError(`${what}: "${trimmed}" is not a valid file:// URI (${(error as Error).message})`);
+        throw new InputError(`${what}: "${trimmed}" is not a valid file:// URI (${(error as Error).message})`);
       }
     } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
-      throw new ToolInputError(`${what}: "${trimmed}" is a URL; give an absolute local path or a file:// URI`);
+      throw new InputError(`${what}: "${trimmed}" is a URL; give an absolute local path or a file:// URI`);
     }
     if (isAbsolute(path)) return resolve(path);
     const roots = this.roots;
@@ -354,7 +354,7 @@ export class FileAccess {
       roots.length > 1
         ? ` (relative paths are resolved only when there is exactly one root; the roots are ${roots.join(', ')})`
         : '';
-    throw new ToolInputError(`${what}: "${trimmed}" is a relative path; it must be absolute${hint}`);
+    throw new InputError(`${what}: "${trimmed}" is a relative path; it must be absolute${hint}`);
   }
 
   private async checkInsideRoots(path: string, what: string, knownReal?: string): Promise<void> {
@@ -365,7 +365,7 @@ export class FileAccess {
       const realRoot = await realpath(root).catch(() => resolve(root));
       if (isInside(real, realRoot)) return;
     }
-    throw new ToolInputError(`${what}: ${path} is outside the allowed roots (${roots.join(', ')})`);
+    throw new InputError(`${what}: ${path} is outside the allowed roots (${roots.join(', ')})`);
   }
 }
 
@@ -385,7 +385,7 @@ function checkNotSecret(path: string, what: string, named?: string): void {
     named === undefined || named === path
       ? `${path} is under ${secret}, a location that holds secrets`
       : `${named} resolves into a location that holds secrets`;
-  throw new ToolInputError(
+  throw new InputError(
     `${what}: ${where}; it is never read without roots (give --root or let the client expose roots)`,
   );
 }
@@ -398,7 +398,7 @@ function checkSourceExtension(path: string, what: string, named?: string): void 
     named === undefined || named === path
       ? `${path} is not a source file of a known language (${extension || 'no extension'})`
       : `${named} resolves to a file that is not a source file of a known language`;
-  throw new ToolInputError(
+  throw new InputError(
     `${what}: ${which}; without roots only source files ` +
       `(${[...SOURCE_EXTENSIONS].slice(0, 8).join(', ')}, …) are read — ` +
       `give --root DIR or let the client expose roots to read other ` +

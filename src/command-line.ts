@@ -8,7 +8,7 @@
  * NUL); arguments and environment together at most ARG_MAX, 2 MiB by default. No string may hold a
  * NUL byte (Node refuses it).
  */
-import { ToolInputError } from './errors.js';
+import { InputError } from './kernel/errors.js';
 
 export const COMMAND_LINE_LIMITS = {
   pathBytes: 4095,
@@ -26,7 +26,7 @@ export interface CommandLineNames {
 }
 
 /**
- * Throws a ToolInputError naming the part of the command line that cannot be spawned (too long, a
+ * Throws an InputError naming the part of the command line that cannot be spawned (too long, a
  * NUL byte, too many arguments, arguments and environment over ARG_MAX); returns otherwise.
  */
 export function checkCommandLine(
@@ -36,21 +36,21 @@ export function checkCommandLine(
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   const L = COMMAND_LINE_LIMITS;
-  if (command.trim() === '') throw new ToolInputError(`${names.command}: must not be empty`);
-  if (command.includes('\0')) throw new ToolInputError(`${names.command}: must not contain a NUL byte`);
+  if (command.trim() === '') throw new InputError(`${names.command}: must not be empty`);
+  if (command.includes('\0')) throw new InputError(`${names.command}: must not contain a NUL byte`);
   const commandBytes = Buffer.byteLength(command);
   if (commandBytes > L.pathBytes)
-    throw new ToolInputError(`${names.command}: ${commandBytes} bytes; a command path is at most ${L.pathBytes}`);
+    throw new InputError(`${names.command}: ${commandBytes} bytes; a command path is at most ${L.pathBytes}`);
   const longest = command.split('/').reduce((most, part) => Math.max(most, Buffer.byteLength(part)), 0);
   if (longest > L.nameBytes)
-    throw new ToolInputError(`${names.command}: a path component of ${longest} bytes; at most ${L.nameBytes}`);
-  if (args.length > L.args) throw new ToolInputError(`${names.args}: ${args.length} arguments; at most ${L.args}`);
+    throw new InputError(`${names.command}: a path component of ${longest} bytes; at most ${L.nameBytes}`);
+  if (args.length > L.args) throw new InputError(`${names.args}: ${args.length} arguments; at most ${L.args}`);
   let total = commandBytes + 1;
   for (const [index, arg] of args.entries()) {
-    if (arg.includes('\0')) throw new ToolInputError(`${names.args}[${index}]: must not contain a NUL byte`);
+    if (arg.includes('\0')) throw new InputError(`${names.args}[${index}]: must not contain a NUL byte`);
     const bytes = Buffer.byteLength(arg);
     if (bytes > L.argBytes)
-      throw new ToolInputError(`${names.args}[${index}]: ${bytes} bytes; one argument is at most ${L.argBytes}`);
+      throw new InputError(`${names.args}[${index}]: ${bytes} bytes; one argument is at most ${L.argBytes}`);
     total += bytes + 1 + 8;
   }
   const envBytes = Object.entries(env).reduce(
@@ -58,7 +58,7 @@ export function checkCommandLine(
     0,
   );
   if (total + envBytes > L.totalBytes) {
-    throw new ToolInputError(
+    throw new InputError(
       `${names.args}: ${total} bytes of arguments with ${envBytes} of ` +
         `environment; together at most ${L.totalBytes} (the system's ` +
         `ARG_MAX)`,

@@ -12,7 +12,7 @@
  * are refused everywhere: no config of ours has such a field, and copying one into an object
  * would reach its prototype.
  */
-import { ToolInputError } from './errors.js';
+import { InputError } from './kernel/errors.js';
 
 /** Keys no config may carry. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -58,22 +58,22 @@ export function refuseForbiddenKeys(value: unknown, name: string, maxDepth = 64)
   while (pending.length > 0) {
     const { value: current, path, depth } = pending.pop()!;
     if (current === null || typeof current !== 'object') continue;
-    if (depth > maxDepth) throw new ToolInputError(`${name}: nested deeper than ${maxDepth} levels`);
+    if (depth > maxDepth) throw new InputError(`${name}: nested deeper than ${maxDepth} levels`);
     if (Array.isArray(current)) {
       current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
       continue;
     }
     for (const key of Object.keys(current)) {
-      if (FORBIDDEN_KEYS.has(key)) throw new ToolInputError(`${path}: field ${JSON.stringify(key)} is not accepted`);
+      if (FORBIDDEN_KEYS.has(key)) throw new InputError(`${path}: field ${JSON.stringify(key)} is not accepted`);
       pending.push({ value: (current as Record<string, unknown>)[key], path: `${path}.${key}`, depth: depth + 1 });
     }
   }
 }
 
-/** Throws a ToolInputError for keys outside `accepted` (see unknownKeysProblem). */
+/** Throws an InputError for keys outside `accepted` (see unknownKeysProblem). */
 export function refuseUnknownKeys(object: Record<string, unknown>, accepted: Iterable<string>, where: string): void {
   const problem = unknownKeysProblem(object, accepted, where);
-  if (problem !== undefined) throw new ToolInputError(problem);
+  if (problem !== undefined) throw new InputError(problem);
 }
 
 /**
@@ -94,7 +94,7 @@ export class ConfigReader {
   }
 
   fail(field: string, expected: string, value: unknown = this.raw[field]): never {
-    throw new ToolInputError(`${this.where}: ${field} must be ${expected} (got ${describeValue(value)})`);
+    throw new InputError(`${this.where}: ${field} must be ${expected} (got ${describeValue(value)})`);
   }
 
   /** The raw value of a field (marked as read). */

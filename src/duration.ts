@@ -1,9 +1,9 @@
 /**
  * The one duration parser. Accepts what fault's `duration` accepted (the parse_duration crate)
  * in the forms people write: `500ms`, `10s`, `1m`, `1m30s`, `1h`, `1.5s`, `2 minutes`, `90`
- * (a bare number is seconds). Returns milliseconds; throws a ToolInputError naming the argument.
+ * (a bare number is seconds). Returns milliseconds; throws an InputError naming the argument.
  */
-import { ToolInputError } from './errors.js';
+import { InputError } from './kernel/errors.js';
 
 const UNIT_MS: Record<string, number> = {
   ms: 1,
@@ -30,7 +30,7 @@ export const DURATION_FORMS = '500ms, 10s, 1m, 1m30s, 1h, 2 minutes, or a number
 
 export function parseDuration(text: string, what = 'duration'): number {
   const input = String(text).trim().toLowerCase();
-  if (input === '') throw new ToolInputError(`${what}: empty; write a duration such as ${DURATION_FORMS}`);
+  if (input === '') throw new InputError(`${what}: empty; write a duration such as ${DURATION_FORMS}`);
   if (/^\d+(\.\d+)?$/.test(input)) return Number(input) * 1000;
   const part = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/y;
   let total = 0;
@@ -40,7 +40,7 @@ export function parseDuration(text: string, what = 'duration'): number {
     const match = part.exec(input);
     const unit = match ? UNIT_MS[match[2]!] : undefined;
     if (!match || unit === undefined) {
-      throw new ToolInputError(`${what}: "${text}" is not a duration; write one such as ${DURATION_FORMS}`);
+      throw new InputError(`${what}: "${text}" is not a duration; write one such as ${DURATION_FORMS}`);
     }
     total += Number(match[1]) * unit;
     index = part.lastIndex;

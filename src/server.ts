@@ -18,7 +18,7 @@ import type {
 } from '@modelcontextprotocol/sdk/validation/types.js';
 import { FileAccess } from './access.js';
 import { makeConfig, type Config } from './config.js';
-import { messageOf } from './errors.js';
+import { messageOf } from './kernel/errors.js';
 import { silentLogger, type Logger } from './log.js';
 import { ToolRegistry, type DeferredTools } from './tools/define.js';
 import type { ToolContext } from './tools/context.js';

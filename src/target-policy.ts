@@ -20,7 +20,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { ToolInputError } from './errors.js';
+import { InputError } from './kernel/errors.js';
 
 /**
  * What may be dialled besides loopback. Plain data, so it crosses into the load generator's
@@ -146,7 +146,7 @@ const HOST_NAME =
 
 /**
  * The entries of an allow-list (comma- or space-separated), each checked: a CIDR block, an
- * address, a host name or `*.domain`, or `*`. Throws a ToolInputError naming `what` and the entry.
+ * address, a host name or `*.domain`, or `*`. Throws an InputError naming `what` and the entry.
  */
 export function parseAllowTargets(text: string, what: string): string[] {
   const entries = text
@@ -154,10 +154,10 @@ export function parseAllowTargets(text: string, what: string): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   if (entries.length > MAX_ALLOW_TARGETS)
-    throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_ALLOW_TARGETS}`);
+    throw new InputError(`${what}: ${entries.length} entries; at most ${MAX_ALLOW_TARGETS}`);
   for (const entry of entries) {
     const problem = entryProblem(entry);
-    if (problem) throw new ToolInputError(`${what}: ${JSON.stringify(entry.slice(0, 80))} ${problem}`);
+    if (problem) throw new InputError(`${what}: ${JSON.stringify(entry.slice(0, 80))} ${problem}`);
   }
   return entries;
 }
@@ -337,12 +337,12 @@ export interface MappingEnds {
  */
 export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPolicy, what: string): void {
   if (mappings.length > MAX_PROXY_MAPPINGS) {
-    throw new ToolInputError(`${what}: ${mappings.length} mappings given; at most ${MAX_PROXY_MAPPINGS} are accepted`);
+    throw new InputError(`${what}: ${mappings.length} mappings given; at most ${MAX_PROXY_MAPPINGS} are accepted`);
   }
   mappings.forEach((mapping, index) => {
     const name = `${what}[${index}] (${JSON.stringify(mapping.text)})`;
     const portRefusal = listenPortRefusal(mapping.listenPort);
-    if (portRefusal !== undefined) throw new ToolInputError(`${name}: local ${portRefusal}`);
+    if (portRefusal !== undefined) throw new InputError(`${name}: local ${portRefusal}`);
     // A flag (--proxy) is this command line's; a tool argument's opt-in is the server's flag.
     const bind = bindRefusal(mapping.listenHost, {
       argument: name,
@@ -350,10 +350,10 @@ export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPo
       allowNonLoopbackBind: policy.allowNonLoopbackBind === true,
       serverFlag: !what.startsWith('--'),
     });
-    if (bind !== undefined) throw new ToolInputError(bind);
+    if (bind !== undefined) throw new InputError(bind);
     if (isIP(mapping.remoteHost.replace(/^\[|\]$/g, '')) !== 0) {
       const refusal = addressRefusal(mapping.remoteHost, policy);
-      if (refusal) throw new ToolInputError(`${name}: remote ${refusal}`);
+      if (refusal) throw new InputError(`${name}: remote ${refusal}`);
     }
   });
 }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { FileAccess, passwdHomes, readRegularFile, secretLocations } from '../src/access.js';
 import { indexSourceTree } from '../src/search/index.js';
 import { makeConfig } from '../src/config.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 
 let dir: string;
 let inside: string;
@@ -34,7 +34,7 @@ after(async () => {
 
 async function refusal(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ToolInputError, `expected a ToolInputError, got ${String(error)}`);
+    assert.ok(error instanceof InputError, `expected an InputError, got ${String(error)}`);
     assert.match(error.message, pattern);
     return true;
   });
@@ -99,7 +99,7 @@ test(
       assert.match((await access.readSourceFile(join(dir, 'app.py'))).text, /def f/);
       await assert.rejects(
         access.readSourceFile(join(dir, 'notes.txt'), 'file_path'),
-        /^ToolInputError: file_path: .*not a source file of a known language/,
+        /^InputError: file_path: .*not a source file of a known language/,
       );
       await assert.rejects(
         access.readSourceFile('/etc/shadow', 'file'),
@@ -154,7 +154,7 @@ test('a /proc file that refuses reads gives an error naming the argument, not a 
       (e: unknown) => e,
     );
     if (error === undefined) continue; // readable here: nothing to check
-    assert.match(String(error), /^ToolInputError: file_path: /, path);
+    assert.match(String(error), /^InputError: file_path: /, path);
   }
 });
 

@@ -19,7 +19,7 @@ import {
   type ExportOptions,
 } from '../src/cloud/index.js';
 import { scenarioFromArguments, type ScenarioArguments } from '../src/scenario/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import type { FaultType } from '../src/proxy/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-export-'));
@@ -43,7 +43,7 @@ async function refusedExport(
   options: ExportOptions = {},
 ): Promise<void> {
   await assert.rejects(exported(to, fault, args, options), (error: unknown) => {
-    assert.ok(error instanceof ToolInputError, String(error));
+    assert.ok(error instanceof InputError, String(error));
     assert.match(error.message, message);
     return true;
   });

@@ -15,7 +15,7 @@ import {
   recommendExperiments,
   tokenize,
 } from '../src/cloud/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { JUDGED_FINDINGS } from './fixtures/cloud/findings.js';
 import { findingText, KEYWORD_FINDINGS, scoreSet, withOpenParametersSet } from './fixtures/cloud/fis-sets.js';
 
@@ -202,7 +202,7 @@ describe('matching', () => {
   test('bad findings are refused naming the argument', () => {
     assert.throws(
       () => recommendExperiments('  '),
-      (e: unknown) => e instanceof ToolInputError && /^finding:/.test(e.message),
+      (e: unknown) => e instanceof InputError && /^finding:/.test(e.message),
     );
     assert.throws(() => recommendExperiments('x'.repeat(10_241)), /finding: at most 10240 bytes/);
     assert.equal(recommendExperiments('{"summary": "unterminated').count, 0, 'broken JSON is read as text');

@@ -18,7 +18,7 @@ import {
   type FisAction,
   type ParameterSpec,
 } from '../src/cloud/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 
 const ROLE = 'arn:aws:iam::123456789012:role/fis-experiments';
 const ALARM = 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:checkout-p99';
@@ -161,7 +161,7 @@ function refused(recommendation: unknown, target: unknown, field: RegExp): void 
   assert.throws(
     () => buildExperimentTemplate(recommendation, target),
     (error: unknown) => {
-      assert.ok(error instanceof ToolInputError, String(error));
+      assert.ok(error instanceof InputError, String(error));
       assert.match(error.message, field);
       return true;
     },

@@ -21,7 +21,7 @@ import {
   supportedExtensions,
   supportedLanguages,
 } from '../src/code/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { extract, fixture, functionsOf } from './helpers/code-fixtures.js';
 import { repoRoot } from './helpers/repo.js';
 
@@ -68,7 +68,7 @@ test('languages by extension and by name', () => {
   assert.throws(
     () => requireLanguageForPath('/tmp/notes.txt'),
     (error: unknown) => {
-      assert.ok(error instanceof UnsupportedLanguageError && error instanceof ToolInputError);
+      assert.ok(error instanceof UnsupportedLanguageError && error instanceof InputError);
       assert.match(error.message, /notes\.txt has no supported extension; supported: .*\.py .*\.rs/);
       return true;
     },
@@ -328,7 +328,7 @@ test('syntax errors: counted and located; the parts that parse are still answere
 
 test('lookup errors name what exists, capped', async () => {
   await assert.rejects(extract('sample.go', 'Stop'), (error: unknown) => {
-    assert.ok(error instanceof FunctionNotFoundError && error instanceof ToolInputError);
+    assert.ok(error instanceof FunctionNotFoundError && error instanceof InputError);
     assert.equal(
       error.message,
       "func: no function named 'Stop'; the file defines: Plain, " +

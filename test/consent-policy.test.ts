@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProgramPolicy, commandAllowance, minimalEnvironment, type ProgramRequest } from '../src/consent/index.js';
 import { findExecutable } from '../src/consent/executable.js';
-import { CancelledError, ToolInputError } from '../src/errors.js';
+import { CancelledError, InputError } from '../src/kernel/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-consent-policy-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,7 +86,7 @@ test('asking: accept runs exactly what was shown; decline, an error and a cancel
   });
   const asked = request('touch', { args: ['a file'] });
   assert.equal(accepting.verdict(asked).status, 'ask');
-  assert.throws(() => accepting.launch(asked), ToolInputError, 'not before it was approved');
+  assert.throws(() => accepting.launch(asked), InputError, 'not before it was approved');
   await accepting.approve([asked]);
   assert.match(shown[0]!, /command \(a test\): \["touch","a file"\]/);
   assert.equal(accepting.launch(asked).args[0], 'a file');

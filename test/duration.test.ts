@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDuration, formatDuration } from '../src/duration.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 
 test('parses the forms people write', () => {
   const cases: Array<[string, number]> = [
@@ -24,7 +24,7 @@ test('refuses what is not a duration, naming the argument', () => {
     assert.throws(
       () => parseDuration(bad, 'duration'),
       (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
+        assert.ok(error instanceof InputError);
         assert.match(error.message, /^duration: /);
         assert.match(error.message, /1m30s/);
         return true;

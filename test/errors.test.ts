@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { CancelledError, OperationalError, ToolInputError, isOperational } from '../src/errors.js';
+import { CancelledError, OperationalError, InputError, isOperational } from '../src/kernel/errors.js';
 import { IndexError } from '../src/search/errors.js';
 
 test(
@@ -16,7 +16,7 @@ test(
     assert.ok(isOperational(spawnError), String(spawnError));
     for (const bug of [
       new TypeError('x is undefined'),
-      new ToolInputError('limit: bad'),
+      new InputError('limit: bad'),
       new CancelledError(),
       'a string',
       undefined,

@@ -26,7 +26,7 @@ import { K6_HELPERS, predicateCode } from '../src/experiment/export/k6.js';
 import { parsePredicate, unmetClause } from '../src/experiment/predicate.js';
 import { buildExperimentTemplate, EXPORT_LIMITS, exportScenario } from '../src/cloud/index.js';
 import { scenarioFromArguments } from '../src/scenario/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { fixturePath } from './helpers/repo.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-export-'));
@@ -139,7 +139,7 @@ describe('chaos-mesh', () => {
         ],
       };
       await assert.rejects(exported(faults, 'chaos-mesh'), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
+        assert.ok(error instanceof InputError);
         assert.match(error.message, /method\[0\] \(error on #api at 10s\): error answers in the service's place/);
         assert.match(error.message, /method\[1\] .*probability 0\.5: HTTPChaos acts on every matching request/);
         assert.match(error.message, /method\[2\] .*malformed cuts each response's own body/);
@@ -173,7 +173,7 @@ describe('chaos-mesh', () => {
     };
     for (const to of ['chaos-mesh', 'fis'] as const) {
       await assert.rejects(exported(onlyRefused, to, { partial: true }), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
+        assert.ok(error instanceof InputError);
         assert.match(
           error.message,
           new RegExp(`^nothing to export to ${to} \\(.*\\): every fault step was refused:\\n  - method\\[0\\]`),

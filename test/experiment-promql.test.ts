@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import {
   parseExperimentText,
   readExperiment,
@@ -270,7 +270,7 @@ describe('PromQL checks: bad input is refused before anything runs', { skip }, (
   const refused = async (raw: unknown, pattern: RegExp, env: NodeJS.ProcessEnv = {}) =>
     assert.rejects(
       readExperiment(raw, { limits, policy, env }),
-      (error: Error) => error instanceof ToolInputError && pattern.test(error.message),
+      (error: Error) => error instanceof InputError && pattern.test(error.message),
     );
 
   test('a malformed query, as Prometheus says, naming the entry', async () => {

@@ -16,7 +16,7 @@ import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { runExperiment } from '../src/experiment/index.js';
 import { FileAccess } from '../src/access.js';
 import { suggestFromSources } from '../src/experiment/suggest/index.js';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
 import { ProgramPolicy } from '../src/consent/index.js';
@@ -46,7 +46,7 @@ const base = {
 
 async function refused(raw: unknown, message: RegExp): Promise<void> {
   await assert.rejects(read(raw), (error: unknown) => {
-    assert.ok(error instanceof ToolInputError, String(error));
+    assert.ok(error instanceof InputError, String(error));
     assert.match(error.message, message);
     return true;
   });
@@ -231,7 +231,7 @@ describe('reading', () => {
   test('a YAML alias inside its own anchor is refused, not walked forever; a shared anchor reads', async () => {
     for (const text of ['a: &a [*a]', 'title: t\nmethod: &m [{at: 1s, for: 1s, fault: {type: blackhole}, more: *m}]']) {
       await assert.rejects(read(await parseExperimentText(text)), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError, String(error));
+        assert.ok(error instanceof InputError, String(error));
         assert.match(error.message, /contains itself \(a YAML alias/);
         return true;
       });

@@ -13,7 +13,7 @@ import { experimentFrom } from '../src/experiment/load-file.js';
 import { runExperiment } from '../src/experiment/index.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 import { makeConfig } from '../src/config.js';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError } from '../src/kernel/errors.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
 import { alive, runCliProcess } from './helpers/processes.js';
 

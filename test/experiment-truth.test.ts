@@ -11,7 +11,7 @@ import net from 'node:net';
 import { describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { readExperiment, renderHtml, renderJunit, renderMarkdown, runExperiment } from '../src/experiment/index.js';
-import { OperationalError } from '../src/errors.js';
+import { OperationalError } from '../src/kernel/errors.js';
 import { experimentFrom } from '../src/experiment/load-file.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { startOkApp } from './helpers/ok-app.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeConfig } from '../src/config.js';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError } from '../src/kernel/errors.js';
 import { indexWorkersFrom, INDEX_WORKERS_ENV, openChunkPool } from '../src/search/chunk-pool.js';
 import { IndexError } from '../src/search/errors.js';
 import { indexSourceTree, searchIndex, type IndexSettings } from '../src/search/index.js';

@@ -20,7 +20,7 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 import { join } from 'node:path';
 import { describeSkippedDirectories, indexSourceTree, searchIndex, IndexError } from '../src/search/index.js';
 import { IgnoreFile, isIgnored } from '../src/search/gitignore.js';
-import { CancelledError, ToolInputError } from '../src/errors.js';
+import { CancelledError, InputError } from '../src/kernel/errors.js';
 import { scratchTree } from './helpers/index-tree.js';
 import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
@@ -165,7 +165,7 @@ test('a language filter indexes that language alone and keeps the others already
   const typescript = await indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'ts' });
   assert.equal(typescript.lang, 'typescript,tsx');
   await assert.rejects(indexSourceTree(tree.settings, { sourceDir: tree.dir, lang: 'cobol' }), (error: unknown) => {
-    assert.ok(error instanceof ToolInputError);
+    assert.ok(error instanceof InputError);
     assert.match(error.message, /^lang: 'cobol' is not supported; accepted: all, python, javascript, typescript/);
     return true;
   });
@@ -286,15 +286,15 @@ test('search without source_dir covers every accepted indexed tree; errors are c
     searchIndex(one.settings, { query: 'config', acceptTree: async () => false }),
     /no source tree has been indexed/,
   );
-  await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^ToolInputError: query: empty/);
+  await assert.rejects(searchIndex(one.settings, { query: '  ' }), /^InputError: query: empty/);
   await assert.rejects(
     searchIndex(one.settings, { query: 'x'.repeat(1 << 20) }),
-    /^ToolInputError: query: 1048576 characters is too long; at most 32000/,
+    /^InputError: query: 1048576 characters is too long; at most 32000/,
   );
   for (const query of ['!!!', 'the of a']) {
     await assert.rejects(
       searchIndex(one.settings, { query, sourceDir: one.dir }),
-      /^ToolInputError: query: ".*" has no words or identifiers to look for/,
+      /^InputError: query: ".*" has no words or identifiers to look for/,
     );
   }
   for (const limit of [0, 51, 2.5]) {
@@ -492,7 +492,7 @@ test('indexing stops early over the file or byte limit, naming the limit and how
   t.after(tree.cleanup);
   const few = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: '3' } };
   await assert.rejects(indexSourceTree(few, { sourceDir: tree.dir }), (error: unknown) => {
-    assert.ok(error instanceof ToolInputError);
+    assert.ok(error instanceof InputError);
     assert.match(
       error.message,
       /^source_dir: .* has more than 3 source files, the limit of one index; .* raise the limit with FAULTLINE_INDEX_MAX_FILES$/,
@@ -502,7 +502,7 @@ test('indexing stops early over the file or byte limit, naming the limit and how
   const small = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_BYTES: '100' } };
   await assert.rejects(
     indexSourceTree(small, { sourceDir: tree.dir }),
-    /^ToolInputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/,
+    /^InputError: source_dir: .* more than 100 bytes .* FAULTLINE_INDEX_MAX_BYTES$/,
   );
   const wrong = { ...tree.settings, env: { FAULTLINE_INDEX_MAX_FILES: 'many' } };
   await assert.rejects(

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { z } from 'zod';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError } from '../src/kernel/errors.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { LlmError } from '../src/llm/errors.js';
 import type { LlmProvider } from '../src/llm/provider.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { LookupFunction, Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { CancelledError, OperationalError } from '../src/errors.js';
+import { CancelledError, OperationalError } from '../src/kernel/errors.js';
 import { resolveThroughPolicy } from '../src/load/capacity.js';
 import { runCapacity, runOpenLoop } from '../src/load/index.js';
 import { closedPort, heldResources, serverPool, TLS_CERT, type TestServer } from './fixtures/load/servers.js';

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError } from '../src/kernel/errors.js';
 import { LiveCounters, runOpenLoop } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { serverPool } from './fixtures/load/servers.js';

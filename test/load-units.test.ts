@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { computeStats, percentileR6, runCapacity, runOpenLoop, selectPercentiles } from '../src/load/index.js';
 import { resolveTarget } from '../src/load/options.js';
 import { buildRequest } from '../src/load/request.js';
@@ -209,7 +209,7 @@ describe('validation names the bad argument', () => {
     test(`${name}: ${JSON.stringify(change)}`, async () => {
       await assert.rejects(
         runOpenLoop({ ...good, ...change } as never),
-        (error: Error) => error instanceof ToolInputError && error.message.includes(name),
+        (error: Error) => error instanceof InputError && error.message.includes(name),
       );
     });
   }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import {
   authFor,
   authFromEnv,
@@ -70,7 +70,7 @@ describe('PrometheusClient', () => {
     assert.equal(new URLSearchParams(seen.at(-1)!.body).get('step'), '1s');
     await new PrometheusClient({ url, auth: authFromEnv({}) }).query('up');
     assert.equal(seen.at(-1)!.authorization, undefined, 'no variable, no header');
-    assert.throws(() => authFromEnv({ FAULTLINE_PROMETHEUS_USERNAME: 'u' }), ToolInputError);
+    assert.throws(() => authFromEnv({ FAULTLINE_PROMETHEUS_USERNAME: 'u' }), InputError);
   });
 
   test("credentials go only to FAULTLINE_PROMETHEUS_URL's origin, never to a URL from a file", () => {

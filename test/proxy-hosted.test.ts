@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
 import { proxyThreadResources, startHostedProxy } from '../src/proxy-host/index.js';
 import { proxyThread } from '../src/proxy-host/thread.js';
@@ -31,7 +31,7 @@ async function threadHandles(): Promise<string[]> {
 }
 
 describe('across the thread boundary', () => {
-  it('a refused fault comes back as a ToolInputError naming the field, and changes nothing', async () => {
+  it('a refused fault comes back as an InputError naming the field, and changes nothing', async () => {
     const server = await startServer(echo);
     await assert.rejects(
       startHostedProxy({
@@ -39,7 +39,7 @@ describe('across the thread boundary', () => {
         faults: [{ type: 'latency', latencyMs: -1 } as never],
       }),
       (error: unknown) => {
-        assert.ok(error instanceof ToolInputError, String(error));
+        assert.ok(error instanceof InputError, String(error));
         assert.match((error as Error).message, /latency/);
         return true;
       },
@@ -49,7 +49,7 @@ describe('across the thread boundary', () => {
       faults: [{ type: 'latency', latencyMs: 5, name: 'kept' }],
     });
     try {
-      await assert.rejects(proxy.setFaults([{ type: 'teapot' } as never]), ToolInputError);
+      await assert.rejects(proxy.setFaults([{ type: 'teapot' } as never]), InputError);
       await assert.rejects(proxy.setHttpFaults([{ type: 'error' }]), /HTTP/);
       const counters = await proxy.counters();
       assert.deepEqual(

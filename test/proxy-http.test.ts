@@ -542,7 +542,7 @@ forEachPlacement((startProxy) => {
         // With several faults, the error names the one at fault.
         await assert.rejects(
           async () => proxy.setHttpFaults([{ type: 'rate_limit' }, { type: 'error', target: '#apl' }]),
-          /^ToolInputError: faults\[1\]: fault target "#apl"/,
+          /^InputError: faults\[1\]: fault target "#apl"/,
         );
         await assert.rejects(
           async () => proxy.setFaults([{ type: 'blackhole', target: 'apl' } as never]),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
 import { forEachPlacement } from './helpers/proxy-under-test.js';
 import {
@@ -145,7 +145,7 @@ forEachPlacement((startProxy) => {
       await assert.rejects(
         startProxy({ mappings: ['0=127.0.0.1:1', mapping] }),
         (error: unknown) =>
-          error instanceof ToolInputError &&
+          error instanceof InputError &&
           error.message.includes(JSON.stringify(mapping)) &&
           /already in use \(EADDRINUSE\)/.test(error.message),
       );

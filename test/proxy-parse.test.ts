@@ -1,7 +1,7 @@
 /** Proxy building blocks without sockets: mappings, units, fault validation, random draws, stages. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import {
   createRandom,
   linksOf,
@@ -83,7 +83,7 @@ describe('parseMapping', () => {
       assert.throws(
         () => parseMapping(bad),
         (error: unknown) => {
-          assert.ok(error instanceof ToolInputError);
+          assert.ok(error instanceof InputError);
           assert.ok(error.message.includes(JSON.stringify(bad)), error.message);
           assert.match(error.message, /Accepted forms: PORT=HOST:PORT, ADDR:PORT=HOST:PORT, \[IPv6\]:PORT/);
           return true;
@@ -200,7 +200,7 @@ describe('fault validation', () => {
     for (const [spec, message] of cases)
       assert.throws(
         () => validateFault(spec),
-        (error: unknown) => error instanceof ToolInputError && message.test(error.message),
+        (error: unknown) => error instanceof InputError && message.test(error.message),
       );
     assert.throws(
       () => validateFaults([{ type: 'blackhole' }, { type: 'blackhole' }]),

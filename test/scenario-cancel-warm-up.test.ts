@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeConfig } from '../src/config.js';
-import { CancelledError } from '../src/errors.js';
+import { CancelledError } from '../src/kernel/errors.js';
 import { generatorThreadResources } from '../src/load/index.js';
 import { proxyThreadResources } from '../src/proxy-host/index.js';
 import { runScenario, scenarioFromArguments } from '../src/scenario/index.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { DEFAULT_SLOS, evaluateSlos, parseSlo } from '../src/scenario/index.js';
 
 describe('parseSlo', () => {
@@ -62,7 +62,7 @@ describe('parseSlo', () => {
       assert.throws(
         () => parseSlo(text, 'slos[3]'),
         (error: unknown) => {
-          assert.ok(error instanceof ToolInputError);
+          assert.ok(error instanceof InputError);
           assert.match(error.message, /^slos\[3\]: /);
           assert.match(error.message, message);
           return true;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ToolInputError } from '../src/errors.js';
+import { InputError } from '../src/kernel/errors.js';
 import { checkLoadTarget, isLocalAddress } from '../src/scenario/index.js';
 
 describe('isLocalAddress', () => {
@@ -76,7 +76,7 @@ describe('checkLoadTarget', () => {
       'http://134744072/',
     ]) {
       await assert.rejects(checkLoadTarget(url, false, 'target'), (error: unknown) => {
-        assert.ok(error instanceof ToolInputError);
+        assert.ok(error instanceof InputError);
         assert.match(error.message, /^target: .* is not a loopback or private address/);
         assert.match(error.message, /--allow-targets/);
         return true;

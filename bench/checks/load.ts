@@ -5,7 +5,7 @@
  * load-generator-thread, load-failures) hold the counts and the rules' engagement; the figures
  * that depend on how much CPU this process gets are here, with the thresholds the tests had.
  */
-import { CancelledError } from '../../src/errors.js';
+import { CancelledError } from '../../src/kernel/errors.js';
 import { MAX_CONNECTING, runCapacity, runOpenLoop, type OpenLoopResult } from '../../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../../src/load/open-loop.js';
 import { startServer, type Handler, type TestServer } from '../../test/fixtures/load/servers.js';

@@ -9,7 +9,7 @@
  * "instance", "cpu throttling" over "throttling", "oom killed" over "killed"), only the longer
  * counts: it says what the words mean together.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { readJson } from '../jsonrpc/message.js';
 import { isPlainObject } from '../config-reader.js';
 import { CONCEPTS, DERIVED_CONCEPTS, SERVICES, type Phrase } from './vocabulary.js';
@@ -28,11 +28,11 @@ const ID_KEYS = ['id', 'finding_id', 'findingId', 'investigationId'];
 export function readFinding(input: unknown): Finding {
   if (isPlainObject(input)) return fromObject(input);
   if (typeof input !== 'string' || input.trim() === '')
-    throw new ToolInputError(
+    throw new InputError(
       'finding: give the finding as plain text, or as an object (or JSON text) {id, summary, type, description}',
     );
   if (Buffer.byteLength(input) > MAX_FINDING_BYTES)
-    throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes (got ${Buffer.byteLength(input)})`);
+    throw new InputError(`finding: at most ${MAX_FINDING_BYTES} bytes (got ${Buffer.byteLength(input)})`);
   const trimmed = input.trim();
   if (trimmed.startsWith('{')) {
     const reading = readJson(trimmed, { maxChars: MAX_FINDING_BYTES, maxDepth: 32 });
@@ -46,13 +46,13 @@ function fromObject(object: Record<string, unknown>): Finding {
   try {
     size = Buffer.byteLength(JSON.stringify(object));
   } catch {
-    throw new ToolInputError('finding: cannot be written as JSON (nested too deeply, or circular)');
+    throw new InputError('finding: cannot be written as JSON (nested too deeply, or circular)');
   }
   if (size > MAX_FINDING_BYTES)
-    throw new ToolInputError(`finding: at most ${MAX_FINDING_BYTES} bytes as JSON (got ${size})`);
+    throw new InputError(`finding: at most ${MAX_FINDING_BYTES} bytes as JSON (got ${size})`);
   const id = ID_KEYS.map((key) => object[key]).find((value) => typeof value === 'string' || typeof value === 'number');
   const text = valuesOf(object).join(' . ');
-  if (text.trim() === '') throw new ToolInputError('finding: has no text to read (give summary or description)');
+  if (text.trim() === '') throw new InputError('finding: has no text to read (give summary or description)');
   return { id: id === undefined ? null : String(id), text };
 }
 
@@ -227,7 +227,7 @@ export function servicesOfResources(resources: readonly string[], known: Readonl
     const arn = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.*)$/.exec(text);
     const type = /^aws:([a-z0-9-]+):([a-z0-9-]+)$/.exec(text);
     if (!arn && !type)
-      throw new ToolInputError(
+      throw new InputError(
         `resources[${index}]: "${resource}" is neither an ARN (arn:aws:…) nor a resource type (aws:<service>:<type>)`,
       );
     const service = arn ? arn[1]! : type![1]!;

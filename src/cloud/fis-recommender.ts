@@ -13,7 +13,7 @@
  * COUNT(1), and a template is built without stopConditionArn (its README's own example has none),
  * the alarm then a placeholder, named in the warnings, to replace before the template is created.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { isPlainObject } from '../config-reader.js';
 import { recommendExperiments } from './recommend.js';
 import { buildExperimentTemplate, type BuiltTemplate } from './template.js';
@@ -51,7 +51,7 @@ function sentence(text: string): string {
 
 export function recommendForSeed(finding: unknown): SeedRecommendations {
   if (isPlainObject(finding) && finding.summary !== undefined && typeof finding.summary !== 'string') {
-    throw new ToolInputError('finding.summary: must be a string');
+    throw new InputError('finding.summary: must be a string');
   }
   const set = recommendExperiments(finding);
   return {
@@ -84,7 +84,7 @@ const PLACEHOLDER_ALARM = 'REPLACE_WITH_STOP_ALARM';
 
 export function templateForSeed(recommendation: unknown, targetConfig: unknown): BuiltTemplate {
   if (!isPlainObject(targetConfig))
-    throw new ToolInputError(
+    throw new InputError(
       'target_config: must be an object {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}',
     );
   const config: Record<string, unknown> = { selectionMode: 'COUNT(1)', ...targetConfig };

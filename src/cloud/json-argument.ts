@@ -1,4 +1,4 @@
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 /**
  * Parses an argument given as JSON text (the MCP tools take fis-recommender's object arguments
@@ -9,10 +9,10 @@ export function jsonArgument(text: string, name: string, allowArray = false): un
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ToolInputError(`${name}: not JSON text; give a JSON object${allowArray ? ' (or an array of them)' : ''}`);
+    throw new InputError(`${name}: not JSON text; give a JSON object${allowArray ? ' (or an array of them)' : ''}`);
   }
   const ok =
     (typeof value === 'object' && value !== null && !Array.isArray(value)) || (allowArray && Array.isArray(value));
-  if (!ok) throw new ToolInputError(`${name}: must be a JSON object${allowArray ? ' or an array of objects' : ''}`);
+  if (!ok) throw new InputError(`${name}: must be a JSON object${allowArray ? ' or an array of objects' : ''}`);
   return value;
 }

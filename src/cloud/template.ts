@@ -1,7 +1,7 @@
 /**
  * From one or more recommended actions and a target configuration to a complete FIS
  * CreateExperimentTemplate input, validated field by field against the catalog and the API's
- * limits (botocore's CreateExperimentTemplate), or a ToolInputError naming the field and what is
+ * limits (botocore's CreateExperimentTemplate), or an InputError naming the field and what is
  * accepted. Offline: nothing here calls AWS.
  *
  * Input shapes (fis-recommender's, extended):
@@ -12,7 +12,7 @@
  *     description?, templateTags?, logConfiguration?, experimentOptions?, clientToken?}
  */
 import { createHash } from 'node:crypto';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 import {
   durationParameter,
@@ -82,7 +82,7 @@ const ARN_SERVICE_OF: Record<string, string> = {
 type Json = Record<string, unknown>;
 
 function fail(field: string, message: string): never {
-  throw new ToolInputError(`${field}: ${message}`);
+  throw new InputError(`${field}: ${message}`);
 }
 
 function optionalString(object: Json, key: string, field: string, max?: number): string | undefined {

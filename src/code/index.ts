@@ -7,7 +7,7 @@
  *   a `.h` header whose `source` shows C++ is C++, else C: src/code/header-language.ts);
  *   `languageByName('python' | 'ts' | 'c++' | …)`; `supportedLanguages()`;
  *   `supportedExtensions()`; `requireLanguageForPath(path, source?)` throws UnsupportedLanguageError
- *   (a ToolInputError listing the supported extensions).
+ *   (an InputError listing the supported extensions).
  * - `listDefinitions(source, language, { document?, store? })` → `{ language, definitions, syntaxErrors }`.
  *   `document` names what the source is a version of (a file's path): the tree of its previous
  *   version is then re-parsed incrementally (src/code/recent-trees.ts); `store`, a DefinitionStore
@@ -44,7 +44,7 @@
  * `language` is a LanguageInfo or a name accepted by languageByName. The tree-sitter runtime is
  * imported, and each grammar loaded, on the first parse that needs it; calls are async for that.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { CallArgument, CallReport, CallSite, EnvRead } from './calls.js';
 import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionStore } from './definition-store.js';
@@ -103,9 +103,9 @@ export interface ExtractedFunction {
 /** How many names a not-found error lists before saying how many more there are. */
 export const MAX_LISTED_NAMES = 50;
 
-export class UnsupportedLanguageError extends ToolInputError {}
+export class UnsupportedLanguageError extends InputError {}
 
-export class FunctionNotFoundError extends ToolInputError {
+export class FunctionNotFoundError extends InputError {
   constructor(
     readonly func: string,
     /** Qualified names of every function in the file (the message lists up to MAX_LISTED_NAMES). */
@@ -119,7 +119,7 @@ export class FunctionNotFoundError extends ToolInputError {
   }
 }
 
-export class AmbiguousFunctionError extends ToolInputError {
+export class AmbiguousFunctionError extends InputError {
   constructor(
     readonly func: string,
     /** `qualifiedName (lines a-b)` for each match. */
@@ -240,7 +240,7 @@ export async function extractFunction(
 ): Promise<ExtractedFunction> {
   const requested = func.trim();
   if (segments(requested.replace(/:\d+$/, '')).length === 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `func: '${echoedName(requested)}' is not a function name; give one bare or qualified (e.g. run or Server.run)`,
     );
   }
@@ -289,7 +289,7 @@ function pickDefinition(functions: FunctionDefinition[], requested: string): Fun
     }
   }
   if (startLines.length > 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `func: no '${echoedName(wanted)}' starts at line ${line}; it ` +
         `starts at line(s) ${startLines.join(', ')} (e.g. ` +
         `'${echoedName(wanted)}:${startLines[0]}')`,

@@ -19,7 +19,7 @@ import {
   type Toolset,
 } from '../config.js';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
-import { ToolInputError, messageOf } from '../errors.js';
+import { InputError, messageOf } from '../kernel/errors.js';
 import { listenPortRefusal, parseAllowTargets, type TargetAllowance } from '../target-policy.js';
 import { ALLOW_PRODUCTION_ENV } from '../production.js';
 
@@ -493,7 +493,7 @@ export async function withFlagNames<T>(command: Command, build: () => Promise<T>
   try {
     return await build();
   } catch (error) {
-    if (!(error instanceof ToolInputError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     throw new UsageError(
       error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')),
     );
@@ -501,14 +501,14 @@ export async function withFlagNames<T>(command: Command, build: () => Promise<T>
 }
 
 /**
- * Runs a command's work: a UsageError or ToolInputError is a one-line message and exit 2, work
+ * Runs a command's work: a UsageError or InputError is a one-line message and exit 2, work
  * cut short by Ctrl-C or SIGTERM (withInterrupt) exit 130 or 143, any other error exit 1.
  */
 export async function runCommand(work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    const usage = error instanceof UsageError || error instanceof ToolInputError;
+    const usage = error instanceof UsageError || error instanceof InputError;
     process.stderr.write(`faultline: ${messageOf(error)}\n`);
     process.exitCode =
       error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;

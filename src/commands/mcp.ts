@@ -9,7 +9,7 @@ import { Option } from './commander.js';
 import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import { whenNotMeasuring } from '../measuring.js';
 import { bindRefusal, describeTargets } from '../target-policy.js';
 import { MAX_SESSIONS } from '../transports/limits.js';

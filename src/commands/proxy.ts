@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import {
   parseBandwidth,
   startProxy,

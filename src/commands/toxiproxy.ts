@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import { bindRefusal } from '../target-policy.js';
 import type { CliClient, ToxicOptions } from '../toxiproxy/cli.js';
 import {

@@ -17,7 +17,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { CancelledError, ToolInputError, messageOf } from '../errors.js';
+import { CancelledError, InputError, messageOf } from '../kernel/errors.js';
 import type { CommandAllowance } from '../config.js';
 import { codeLoadingVariable, minimalEnvironment } from './environment.js';
 import { findExecutable } from './executable.js';
@@ -128,7 +128,7 @@ export class ProgramPolicy {
     const asking: ProgramRequest[] = [];
     for (const request of requests) {
       const verdict = this.verdict(request);
-      if (verdict.status === 'refused') throw new ToolInputError(verdict.reason);
+      if (verdict.status === 'refused') throw new InputError(verdict.reason);
       if (verdict.status === 'ask') asking.push(request);
     }
     if (asking.length === 0) return;
@@ -144,19 +144,19 @@ export class ProgramPolicy {
     } catch (error) {
       if (signal?.aborted) throw new CancelledError();
       if (bound.aborted)
-        throw new ToolInputError(
+        throw new InputError(
           `${names}: not started: no answer to the request for consent ` +
             `within ${agent.askTimeoutMs / 1000} s; ${ALLOW_HINT} on the ` +
             `server allows programs without asking`,
         );
-      throw new ToolInputError(`${names}: not started: consent could not be asked (${messageOf(error)})`);
+      throw new InputError(`${names}: not started: consent could not be asked (${messageOf(error)})`);
     }
     if (action !== 'accept')
-      throw new ToolInputError(`${names}: not started: the person ${action === 'decline' ? 'declined' : 'cancelled'}`);
+      throw new InputError(`${names}: not started: the person ${action === 'decline' ? 'declined' : 'cancelled'}`);
     for (const request of asking) this.grants.add(grantKey(request, this.cwdOf(request)));
   }
 
-  /** The program to start for `request`, or a ToolInputError when it may not run (not allowed, not approved). */
+  /** The program to start for `request`, or an InputError when it may not run (not allowed, not approved). */
   launch(request: ProgramRequest): Launch {
     const agent = this.agent;
     if (!agent)
@@ -167,8 +167,8 @@ export class ProgramPolicy {
         env: { ...process.env, ...request.env },
       };
     const verdict = this.verdict(request);
-    if (verdict.status === 'refused') throw new ToolInputError(verdict.reason);
-    if (verdict.status === 'ask') throw new ToolInputError(`${refusal(request)} (it was not approved)`);
+    if (verdict.status === 'refused') throw new InputError(verdict.reason);
+    if (verdict.status === 'ask') throw new InputError(`${refusal(request)} (it was not approved)`);
     const cwd = this.cwdOf(request);
     const env = agent.env ?? process.env;
     // The file found now, not the bare name: the child's PATH cannot pick another program.

@@ -7,7 +7,7 @@
  * - a tool-call step's SLI thresholds: `tcsr >= 0.95`, `eta >= 90%`, `blast_radius <= 0.2`.
  * - HTTP checks written as one line: `GET http://127.0.0.1:8000/health -> $.circuit == "open"`.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { durationField } from './timeline.js';
 import type { AbortRule, SliCondition } from './model.js';
 import { DEFAULT_PREDICATE, parsePredicate, type Predicate } from './predicate.js';
@@ -16,7 +16,7 @@ export function parseLoadAbort(text: string, what: string): Extract<AbortRule, {
   const match =
     /^\s*(errors|error_rate|p50|p95)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%|ms|s)?\s*(?:for\s+(.+?))?\s*$/i.exec(text);
   if (!match)
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${text}" is not an abort condition; write e.g. "errors ` +
         `> 50% for 3s", "p95 > 2s for 5s" (metrics: errors, p50, p95)`,
     );
@@ -25,15 +25,15 @@ export function parseLoadAbort(text: string, what: string): Extract<AbortRule, {
   let threshold = Number(match[3]);
   if (metric === 'errors') {
     if (unit !== undefined && unit !== '%')
-      throw new ToolInputError(`${what}: "${text}": errors are a percentage, e.g. errors > 50%`);
+      throw new InputError(`${what}: "${text}": errors are a percentage, e.g. errors > 50%`);
     if (unit === undefined && threshold <= 1) threshold *= 100; // "errors > 0.5": a fraction
   } else {
-    if (unit === '%') throw new ToolInputError(`${what}: "${text}": ${metric} is a latency, e.g. ${metric} > 2s`);
+    if (unit === '%') throw new InputError(`${what}: "${text}": ${metric} is a latency, e.g. ${metric} > 2s`);
     if (unit === 's') threshold *= 1000;
   }
   const forMs = match[5] === undefined ? 1000 : durationField(match[5], what);
   if (forMs < 1000 || forMs % 1000 !== 0)
-    throw new ToolInputError(`${what}: "${text}": for takes whole seconds (the load reports each second), e.g. for 3s`);
+    throw new InputError(`${what}: "${text}": for takes whole seconds (the load reports each second), e.g. for 3s`);
   return {
     kind: 'load',
     text: text.trim(),
@@ -72,18 +72,18 @@ export function parseSliCondition(text: string, what: string): SliCondition {
   const match = /^\s*([a-z_]+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/i.exec(text);
   const sli = match?.[1]!.toLowerCase();
   if (!match || !(SLI_NAMES as readonly string[]).includes(sli!)) {
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${text}" is not an SLI threshold; write e.g. "tcsr >= ` +
         `0.95", "eta >= 90%"; SLIs: ${SLI_NAMES.join(', ')}`,
     );
   }
   let value = Number(match[3]);
   if (match[4] === '%') {
-    if (!FRACTIONS.has(sli!)) throw new ToolInputError(`${what}: "${text}": ${sli} is not a fraction; give a number`);
+    if (!FRACTIONS.has(sli!)) throw new InputError(`${what}: "${text}": ${sli} is not a fraction; give a number`);
     value /= 100;
   }
   if (FRACTIONS.has(sli!) && value > 1)
-    throw new ToolInputError(`${what}: "${text}": ${sli} is a fraction 0..1 (or a percentage with %)`);
+    throw new InputError(`${what}: "${text}": ${sli} is a fraction 0..1 (or a percentage with %)`);
   return { text: text.trim(), sli: sli!, op: match[2] as SliCondition['op'], value };
 }
 
@@ -97,13 +97,13 @@ export function parseRequestLine(
 ): { method: string; url: string } {
   const match = HTTP_METHODS.exec(text.trim());
   if (!match)
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${text}" is not "METHOD URL", e.g. "GET http://127.0.0.1:8000/health" or "GET /health"`,
     );
   const target = match[2]!;
   if (target.startsWith('/')) {
     if (base === undefined)
-      throw new ToolInputError(
+      throw new InputError(
         `${what}: "${target}" is a path and there is no load to take its host from; give the whole URL`,
       );
     return { method: match[1]!.toUpperCase(), url: new URL(target, base).href };

@@ -14,6 +14,7 @@
  */
 import { formatDuration } from '../duration.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
+import { verdictOfProbe } from '../probe/index.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
 import type { Experiment, Window } from './model.js';
 import { judgePromql } from './evaluate-promql.js';
@@ -149,7 +150,7 @@ export function evaluate(evidence: Evidence): Evaluation {
         });
       else {
         const figure = `${probe.summary.passed ?? 0} leaves passed, ${probe.summary.failed ?? 0} failed`;
-        const status = probe.verdict === 'pass' ? 'passed' : probe.verdict === 'fail' ? 'failed' : 'inconclusive';
+        const status = verdictOfProbe(probe.verdict);
         expectations.push({
           ...base,
           status,

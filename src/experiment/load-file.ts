@@ -2,7 +2,7 @@
  * One entry for both doors: an experiment given as a file (the CLI), an object or text (the MCP
  * tool) → a validated Experiment, with the limits and safety policy of the caller.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { ScenarioLimits } from '../config.js';
 import type { SafetyPolicy } from './adapters/policy.js';
 import type { ControlPlane, Experiment } from './model.js';
@@ -30,15 +30,15 @@ export async function experimentFrom(source: Source, caller: Caller, where = 'ex
   const text = typeof raw === 'string' ? raw : undefined;
   if (text !== undefined) raw = await parseExperimentText(text, where);
   if (raw === undefined || raw === null)
-    throw new ToolInputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
+    throw new InputError(`${where}: give the experiment (an object, or its YAML/JSON text)`);
   try {
     return await readFrom(raw, source, caller);
   } catch (error) {
     // Given as text, a refusal also says where in it: the line and column of the field it names.
-    if (text === undefined || !(error instanceof ToolInputError)) throw error;
+    if (text === undefined || !(error instanceof InputError)) throw error;
     const position = await positionOf(text, error.message).catch(() => undefined);
     if (position === undefined) throw error;
-    throw new ToolInputError(`${error.message} (${where === 'experiment' ? '' : `${where} `}${position})`);
+    throw new InputError(`${error.message} (${where === 'experiment' ? '' : `${where} `}${position})`);
   }
 }
 

@@ -10,7 +10,7 @@
  * value, so the filters and wildcards of full JSONPath (which yield lists) are not accepted.
  * Values are JSON literals (200, "open", true, null); a bare word is a string.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export type Operator = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'contains' | 'matches' | 'exists' | 'absent';
 
@@ -52,14 +52,14 @@ export function parsePredicate(text: string, what: string): Predicate {
     .map((part) => part.trim())
     .filter((part) => part !== '')
     .map((part) => parseClause(part, what));
-  if (clauses.length === 0) throw new ToolInputError(`${what}: empty; write e.g. status == 200, $.circuit == "open"`);
+  if (clauses.length === 0) throw new InputError(`${what}: empty; write e.g. status == 200, $.circuit == "open"`);
   return { text: text.trim(), clauses };
 }
 
 function parseClause(text: string, what: string): Clause {
   const match = /^(\S+?)\s*(==|!=|<=|>=|<|>|\s+contains\s+|\s+matches\s+|\s+exists$|\s+absent$)\s*(.*)$/i.exec(text);
   if (!match)
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${text}" is not "<subject> <operator> <value>"; ` +
         `subjects: status, latency, body, header.NAME, $.json.path; ` +
         `operators: ${OPERATORS.join(', ')}`,
@@ -68,24 +68,24 @@ function parseClause(text: string, what: string): Clause {
   const op = match[2]!.trim().toLowerCase() as Operator;
   const rest = match[3]!.trim();
   if ((op === 'exists' || op === 'absent') !== (rest === ''))
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${text}": ${op === 'exists' || op === 'absent' ? `${op} takes no value` : `${op} needs a value`}`,
     );
   const value = op === 'exists' || op === 'absent' ? undefined : parseValue(rest);
   if (['<', '<=', '>', '>='].includes(op) && typeof value !== 'number')
-    throw new ToolInputError(`${what}: "${text}": ${op} compares numbers`);
+    throw new InputError(`${what}: "${text}": ${op} compares numbers`);
   if (op === 'matches') {
     try {
       new RegExp(String(value));
     } catch {
-      throw new ToolInputError(`${what}: "${text}": ${JSON.stringify(value)} is not a regular expression`);
+      throw new InputError(`${what}: "${text}": ${JSON.stringify(value)} is not a regular expression`);
     }
   }
   if (
     (subject.kind === 'status' || subject.kind === 'latency') &&
     (op === 'contains' || op === 'matches' || op === 'exists' || op === 'absent')
   ) {
-    throw new ToolInputError(`${what}: "${text}": ${subject.kind} is a number; compare it with ==, !=, <, <=, >, >=`);
+    throw new InputError(`${what}: "${text}": ${subject.kind} is a number; compare it with ==, !=, <, <=, >, >=`);
   }
   return { subject, op, value, text };
 }
@@ -98,7 +98,7 @@ function parseSubject(text: string, what: string): Subject {
   const header = /^headers?(?:\.([!#$%&'*+\-.^_`|~0-9a-z]+)|\[["']?([^\]"']+)["']?\])$/i.exec(text);
   if (header) return { kind: 'header', name: (header[1] ?? header[2]!).toLowerCase() };
   if (text.startsWith('$')) return { kind: 'json', path: parseJsonPath(text, what), text };
-  throw new ToolInputError(
+  throw new InputError(
     `${what}: "${text}" is not a subject; use status, latency, body, header.NAME or a JSON path such as $.circuit`,
   );
 }
@@ -111,7 +111,7 @@ export function parseJsonPath(text: string, what: string): Array<string | number
     step.lastIndex = index;
     const match = step.exec(text);
     if (!match)
-      throw new ToolInputError(
+      throw new InputError(
         `${what}: "${text}" is not a JSON path of .name, ['name'] and ` +
           `[index] steps (filters and wildcards are not accepted: a ` +
           `comparison needs one value)`,

@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { startProgram, type ProgramPolicy, type ProgramRequest } from '../consent/index.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import type { CommandSpec, HttpCheck } from './model.js';
 import type { Observation } from './predicate.js';
 
@@ -83,7 +83,7 @@ export function commandRequest(spec: CommandSpec, why: string): ProgramRequest {
 
 /**
  * Runs the command to its end, its tree ended at `timeoutMs` (default the spec's) or when the
- * signal aborts. Refused (a ToolInputError naming the argument) when `programs` does not allow it.
+ * signal aborts. Refused (an InputError naming the argument) when `programs` does not allow it.
  */
 export async function runCommandSpec(
   spec: CommandSpec,

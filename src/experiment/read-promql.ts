@@ -12,7 +12,7 @@
  * answers, each query is sent once so a malformed one is refused now, naming its entry; a server
  * that does not answer yet is no refusal (the run then says inconclusive for what it could not ask).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { authFor, PROMETHEUS_ENV, PrometheusClient, readCondition } from '../prometheus/index.js';
 import { checkUrl, policyLookup, type SafetyPolicy } from './adapters/policy.js';
 import type { PromqlCheck } from './model.js';
@@ -49,9 +49,9 @@ export function promqlTitle(raw: Raw, check: PromqlCheck): string {
 
 export async function readPromqlCheck(raw: Raw, where: string, context: PromqlContext): Promise<PromqlCheck> {
   const query = typeof raw.prometheus === 'string' ? raw.prometheus.trim() : '';
-  if (query === '') throw new ToolInputError(`${where}.prometheus: a PromQL query (got an empty one)`);
+  if (query === '') throw new InputError(`${where}.prometheus: a PromQL query (got an empty one)`);
   if (query.length > MAX_PROMQL_CHARS)
-    throw new ToolInputError(`${where}.prometheus: ${query.length} characters; at most ${MAX_PROMQL_CHARS}`);
+    throw new InputError(`${where}.prometheus: ${query.length} characters; at most ${MAX_PROMQL_CHARS}`);
   const condition = readCondition(raw, where);
   const [given, whereUrl] =
     raw.url !== undefined
@@ -60,15 +60,15 @@ export async function readPromqlCheck(raw: Raw, where: string, context: PromqlCo
         ? [context.fileUrl, 'prometheus.url']
         : [context.env[PROMETHEUS_ENV.url]?.trim(), PROMETHEUS_ENV.url];
   if (!given)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: no Prometheus to ask; give url, a top-level ` +
         `prometheus: {url: http://127.0.0.1:9090}, or set ${PROMETHEUS_ENV.url}`,
     );
   const url = await checkUrl(given, context.policy, whereUrl);
   const everyMs = raw.every === undefined ? 1000 : durationField(raw.every, `${where}.every`);
   const timeoutMs = raw.timeout === undefined ? 2000 : durationField(raw.timeout, `${where}.timeout`);
-  if (everyMs < 500) throw new ToolInputError(`${where}.every: at least 500ms (Prometheus scrapes every few seconds)`);
-  if (timeoutMs < 10 || timeoutMs > 60_000) throw new ToolInputError(`${where}.timeout: 10ms to 60s`);
+  if (everyMs < 500) throw new InputError(`${where}.every: at least 500ms (Prometheus scrapes every few seconds)`);
+  if (timeoutMs < 10 || timeoutMs > 60_000) throw new InputError(`${where}.timeout: 10ms to 60s`);
   const base = url.href.replace(/\/$/, '');
   const check: PromqlCheck = { url: base, query, condition, everyMs, timeoutMs };
   await refuseMalformed(check, where, context);
@@ -87,7 +87,7 @@ async function refuseMalformed(check: PromqlCheck, where: string, context: Promq
   const outcome = await client.query(check.query);
   if (outcome.ok) return;
   if (outcome.kind === 'query' && /^bad_data/.test(outcome.message))
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.prometheus: Prometheus refused the query: ${outcome.message.replace(/^bad_data: /, '')}`,
     );
   if (outcome.kind === 'unreachable') context.unreachable.add(check.url);
@@ -97,6 +97,6 @@ async function refuseMalformed(check: PromqlCheck, where: string, context: Promq
 export function abortPolls(raw: Raw, check: PromqlCheck, where: string): number {
   if (raw.for === undefined) return 1;
   const forMs = durationField(raw.for, `${where}.for`);
-  if (forMs < check.everyMs) throw new ToolInputError(`${where}.for: at least one poll (every: ${check.everyMs} ms)`);
+  if (forMs < check.everyMs) throw new InputError(`${where}.for: at least one poll (every: ${check.everyMs} ms)`);
   return Math.round(forMs / check.everyMs);
 }

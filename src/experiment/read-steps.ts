@@ -4,7 +4,7 @@
  * (the runtime-fault probes against it). Their plans, limits and names are the tool-call plane's
  * and the probe's own.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { EMPTY_PLAN, parsePlanText, validatePlan } from '../toolcall/plan.js';
 import { SCENARIO_LIMITS } from '../toolcall/scenario.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
@@ -38,23 +38,23 @@ export async function readMcpStep(
           : validatePlan(raw.plan, `${at}.plan`);
     const calls = (raw.calls as Raw[]).map((call, i) => {
       if (typeof call.tool !== 'string' || call.tool.trim() === '')
-        throw new ToolInputError(`${at}.calls[${i}].tool: a tool name`);
+        throw new InputError(`${at}.calls[${i}].tool: a tool name`);
       const args = call.arguments ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args))
-        throw new ToolInputError(`${at}.calls[${i}].arguments: a mapping of argument names to values`);
+        throw new InputError(`${at}.calls[${i}].arguments: a mapping of argument names to values`);
       return { tool: call.tool, arguments: args as Record<string, unknown> };
     });
     if (calls.length === 0 || calls.length > SCENARIO_LIMITS.calls)
-      throw new ToolInputError(`${at}.calls: 1 to ${SCENARIO_LIMITS.calls} calls`);
+      throw new InputError(`${at}.calls: 1 to ${SCENARIO_LIMITS.calls} calls`);
     const tasks = (raw.tasks as number | undefined) ?? 10;
     const resilience = (raw.resilience as boolean | undefined) ?? false;
     if (tasks * calls.length * (resilience ? 3 : 1) > SCENARIO_LIMITS.attempts)
-      throw new ToolInputError(
+      throw new InputError(
         `${at}.tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`,
       );
     const deadline = raw.deadline_ms as number | undefined;
     if (deadline !== undefined && !(deadline >= 1 && deadline <= 600_000))
-      throw new ToolInputError(`${at}.deadline_ms: 1 to 600000`);
+      throw new InputError(`${at}.deadline_ms: 1 to 600000`);
     return {
       kind,
       index,
@@ -74,22 +74,20 @@ export async function readMcpStep(
   const families = ((raw.families as string[] | undefined) ?? []).map((family, i) => {
     const id = family.trim().toUpperCase();
     if (!(FAMILY_IDS as readonly string[]).includes(id))
-      throw new ToolInputError(`${at}.families[${i}]: "${family}" is not a family; accepted: ${FAMILY_IDS.join(', ')}`);
+      throw new InputError(`${at}.families[${i}]: "${family}" is not a family; accepted: ${FAMILY_IDS.join(', ')}`);
     return id as FamilyId;
   });
   const cases = (raw.cases as number | undefined) ?? PROBE_DEFAULTS.cases;
-  if (cases > PROBE_LIMITS.cases) throw new ToolInputError(`${at}.cases: at most ${PROBE_LIMITS.cases}`);
+  if (cases > PROBE_LIMITS.cases) throw new InputError(`${at}.cases: at most ${PROBE_LIMITS.cases}`);
   const callTimeoutMs =
     raw.call_timeout === undefined
       ? PROBE_DEFAULTS.callTimeoutMs
       : durationField(raw.call_timeout, `${at}.call_timeout`);
   if (callTimeoutMs < 1 || callTimeoutMs > PROBE_LIMITS.callTimeoutMs)
-    throw new ToolInputError(`${at}.call_timeout: at most ${PROBE_LIMITS.callTimeoutMs / 1000}s`);
+    throw new InputError(`${at}.call_timeout: at most ${PROBE_LIMITS.callTimeoutMs / 1000}s`);
   const expect = step.expect as string[] | undefined;
   if (expect !== undefined && expect.length > 0)
-    throw new ToolInputError(
-      `${where}.expect: a probe step passes when no leaf failed; expect: [] makes it report only`,
-    );
+    throw new InputError(`${where}.expect: a probe step passes when no leaf failed; expect: [] makes it report only`);
   return {
     kind,
     index,
@@ -107,11 +105,11 @@ export async function readMcpStep(
 
 async function readServer(raw: Raw, at: string, policy: SafetyPolicy): Promise<McpTarget> {
   if ((raw.command === undefined) === (raw.url === undefined))
-    throw new ToolInputError(
+    throw new InputError(
       `${at}: give command (+ args) for a server over stdio, or url for streamable HTTP — exactly one`,
     );
-  if (raw.args !== undefined && raw.command === undefined) throw new ToolInputError(`${at}.args: only with command`);
+  if (raw.args !== undefined && raw.command === undefined) throw new InputError(`${at}.args: only with command`);
   if (raw.url !== undefined) return { url: (await checkUrl(String(raw.url), policy, `${at}.url`)).href, args: [] };
-  if (String(raw.command).trim() === '') throw new ToolInputError(`${at}.command: empty`);
+  if (String(raw.command).trim() === '') throw new InputError(`${at}.command: empty`);
   return { command: String(raw.command), argument: `${at}.command`, args: (raw.args as string[] | undefined) ?? [] };
 }

@@ -4,13 +4,13 @@
  * proxy's one validator (parseFaultConfig: camelCase or snake_case), the load by the scenario
  * tools' own argument check, SLOs by the scenario's parser, plans by the tool-call plane's — so
  * an experiment accepts and refuses exactly what those doors do. Every refusal is a
- * ToolInputError naming the field as written (`method[2].fault: …`).
+ * InputError naming the field as written (`method[2].fault: …`).
  *
  * mcp-chaos-monkey's scenario JSON is read as it is: `name` is the title, each of `faults` a step
  * from the start for its durationMs, `expectedBehavior` and `assertions` are reported, not checked.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { formatDuration } from '../duration.js';
 import type { ScenarioLimits } from '../config.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
@@ -91,7 +91,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   checkShape(raw);
   const file = raw as Raw;
   const title = (file.title ?? file.name) as string | undefined;
-  if (title === undefined) throw new ToolInputError("title: required (mcp-chaos-monkey's name is taken too)");
+  if (title === undefined) throw new InputError("title: required (mcp-chaos-monkey's name is taken too)");
   const format =
     file.title === undefined && file.name !== undefined && Array.isArray(file.faults)
       ? 'mcp-chaos-monkey'
@@ -112,7 +112,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
         ? durationField(file.duration, 'duration')
         : options.durationMs;
   if (load !== undefined && file.duration !== undefined)
-    throw new ToolInputError('duration: with a load, the run lasts load.duration; give that instead');
+    throw new InputError('duration: with a load, the run lasts load.duration; give that instead');
 
   const untimed: string[] = [];
   const stepsRaw = [
@@ -120,7 +120,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     ...monkeySteps(file, givenMs, untimed),
   ];
   if (stepsRaw.length > EXPERIMENT_LIMITS.steps)
-    throw new ToolInputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
+    throw new InputError(`method: ${stepsRaw.length} steps; at most ${EXPERIMENT_LIMITS.steps}`);
   const inFront = load !== undefined && proxies.length === 0;
   const steps: Step[] = [];
   for (const [index, { step, where }] of stepsRaw.entries())
@@ -128,7 +128,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const names = new Set<string>();
   for (const step of steps) {
     if (names.has(step.name))
-      throw new ToolInputError(
+      throw new InputError(
         `method[${step.index}].name: "${step.name}" is another step's name too; give each step its own`,
       );
     names.add(step.name);
@@ -138,9 +138,9 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     file.recover_within === undefined ? undefined : durationField(file.recover_within, 'recover_within');
   const lastEnd = Math.max(0, ...steps.map((step) => stepEnd(step) ?? step.atMs));
   const durationMs = givenMs ?? (steps.length === 0 ? 10_000 : lastEnd + (recoverWithinMs ?? 0) + DEFAULT_TAIL_MS);
-  if (durationMs <= 0) throw new ToolInputError(`${load ? 'load.duration' : 'duration'}: must be above 0`);
+  if (durationMs <= 0) throw new InputError(`${load ? 'load.duration' : 'duration'}: must be above 0`);
   if (durationMs > options.limits.maxDurationMs) {
-    throw new ToolInputError(
+    throw new InputError(
       `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ${formatDuration(durationMs)} ` +
         `is longer than the ${options.limits.maxDurationMs / 1000} s this ` +
         `server allows (raise it with --max-duration)`,
@@ -149,12 +149,12 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   for (const step of steps) {
     const end = stepEnd(step);
     if (step.atMs >= durationMs)
-      throw new ToolInputError(
+      throw new InputError(
         `method[${step.index}].at: ${formatDuration(step.atMs)} is not ` +
           `before the end of the run (${formatDuration(durationMs)})`,
       );
     if (end !== undefined && end > durationMs)
-      throw new ToolInputError(
+      throw new InputError(
         `method[${step.index}].for: the step ends at ` +
           `${formatDuration(end)}, after the run ` +
           `(${formatDuration(durationMs)}); shorten it or lengthen the run`,
@@ -181,7 +181,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   };
   const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
   if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
-    throw new ToolInputError(
+    throw new InputError(
       `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ` +
         `the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} ` +
         `after the last step${recoverWithinMs !== undefined ? `, which leaves less than ${formatDuration(MIN_AFTER_MS)} after recover_within (${formatDuration(recoverWithinMs)})` : ''} ` +
@@ -193,23 +193,23 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
     expectations.push(await readExpectation(item, `expect[${index}]`, loadPlan, context));
   }
   if (expectations.length > EXPERIMENT_LIMITS.expectations)
-    throw new ToolInputError(
+    throw new InputError(
       `expect: ${expectations.length} expectations with the steady state's; at most ${EXPERIMENT_LIMITS.expectations}`,
     );
   if (recoverWithinMs !== undefined) {
     if (steadySlos.length === 0)
-      throw new ToolInputError(
+      throw new InputError(
         'recover_within: needs steady_state SLOs on the load (e.g. ' +
           '"errors < 1%", "p95 < 300ms") to say what recovered means',
       );
     if (steps.length === 0)
-      throw new ToolInputError('recover_within: there is no step whose end recovery is measured from');
+      throw new InputError('recover_within: there is no step whose end recovery is measured from');
   }
 
   const abort = await readAbort(file.abort_when, context);
   const rollbacksRaw = (file.rollbacks as Raw[] | undefined) ?? [];
   if (rollbacksRaw.length > EXPERIMENT_LIMITS.rollbacks)
-    throw new ToolInputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
+    throw new InputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
   // Every HTTP check is a timer and a request per probe: bounded, so a 100 ms check over a long
   // window cannot schedule hundreds of thousands of them.
   const probes =
@@ -230,7 +230,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       0,
     );
   if (probes > EXPERIMENT_LIMITS.probes)
-    throw new ToolInputError(
+    throw new InputError(
       `expect: the HTTP checks would probe ${probes} times; at most ${EXPERIMENT_LIMITS.probes} ` +
         `per run — probe less often (every) or in shorter windows`,
     );
@@ -340,7 +340,7 @@ async function readSteadyState(
 
 function needLoad<T>(value: T, load: LoadPlan | undefined, where: string): T {
   if (load === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: an SLO is measured on the load; give the experiment a load (load.url, rps, duration)`,
     );
   return value;
@@ -351,18 +351,18 @@ function readProxies(texts: readonly string[], policy: SafetyPolicy): Mapping[] 
     try {
       return parseMapping(text);
     } catch (error) {
-      throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
+      throw error instanceof InputError ? new InputError(`proxies[${index}]: ${error.message}`) : error;
     }
   });
   checkProxyMappings(mappings, policy, 'proxies');
   mappings.forEach((mapping, index) => {
     const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
     if (first < index && first !== -1)
-      throw new ToolInputError(
+      throw new InputError(
         `proxies[${index}]: the name #${mapping.name} is already proxies[${first}]'s; give each mapping its own`,
       );
     if (mapping.name === IN_FRONT_MAPPING)
-      throw new ToolInputError(
+      throw new InputError(
         `proxies[${index}]: #${IN_FRONT_MAPPING} names the proxy in front of the load; give the mapping another name`,
       );
   });
@@ -381,7 +381,7 @@ async function readControl(raw: Raw | undefined, options: ReadOptions): Promise<
   // --admin-token-env is the owner's own choice on the command line: not checked against the list.
   for (const extra of options.extraControl ?? []) {
     if (planes.some((plane) => plane.name === extra.name))
-      throw new ToolInputError(`--admin: the file already has a control plane named ${extra.name}`);
+      throw new InputError(`--admin: the file already has a control plane named ${extra.name}`);
     planes.push({ ...extra, url: (await checkUrl(extra.url, options.policy, '--admin')).origin });
   }
   return planes;
@@ -424,24 +424,23 @@ interface StepContext {
 async function readStep(raw: Raw, where: string, index: number, context: StepContext): Promise<Step> {
   const kinds = (['fault', 'toolcall', 'probe'] as const).filter((kind) => raw[kind] !== undefined);
   if (kinds.length !== 1)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: give exactly one of fault, toolcall or probe (got ` +
         `${kinds.length === 0 ? 'none' : kinds.join(' and ')})`,
     );
   const atMs = raw.at === undefined ? 0 : momentField(raw.at, `${where}.at`, context.runMs);
   const forMs = raw.for === undefined ? undefined : durationField(raw.for, `${where}.for`);
-  if (forMs !== undefined && forMs <= 0) throw new ToolInputError(`${where}.for: must be above 0`);
+  if (forMs !== undefined && forMs <= 0) throw new InputError(`${where}.for: must be above 0`);
   if (kinds[0] !== 'fault') {
-    if (raw.via !== undefined)
-      throw new ToolInputError(`${where}.via: only a fault step is set through a control plane`);
+    if (raw.via !== undefined) throw new InputError(`${where}.via: only a fault step is set through a control plane`);
     return readMcpStep(kinds[0]!, raw, where, index, atMs, forMs, context.options.policy);
   }
   if (raw.expect !== undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.expect: a fault step's expectations go under the experiment's expect (with during: its name)`,
     );
   if (forMs === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.for: a fault step needs its length, e.g. for: 10s (every fault is cleared when it ends)`,
     );
   const fault = raw.fault as Raw;
@@ -450,7 +449,7 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
   const parsed = parseFaultConfig(config, `${where}.fault`);
   const placement = placeFault(target, raw.via as string | undefined, where, context);
   if (placement.plane === 'control' && target === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.fault.target: the control plane ${placement.control} ` +
         `needs the target to fault (its own name for the dependency)`,
     );
@@ -480,7 +479,7 @@ function placeFault(
 ): FaultStep['placement'] {
   if (via !== undefined) {
     if (!context.control.some((plane) => plane.name === via)) {
-      throw new ToolInputError(
+      throw new InputError(
         `${where}.via: "${via}" is not a control plane of this ` +
           `experiment; ${context.control.length ? `accepted: ${context.control.map((plane) => plane.name).join(', ')}` : 'declare it under control: with its url'}`,
       );
@@ -504,12 +503,12 @@ function placeFault(
     return { plane: 'control', control: context.control[0]!.name, target };
   const names = context.proxies.map((m) => (m.name ? `#${m.name}` : String(m.listenPort)));
   if (target === undefined) {
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.fault.target: required with ${context.proxies.length} ` +
         `mappings; accepted: ${names.join(', ') || 'none (add proxies, or a load for the proxy in front of it)'}`,
     );
   }
-  throw new ToolInputError(
+  throw new InputError(
     `${where}.fault.target: "${target}" names no ` +
       `mapping${context.inFront ? ` (the proxy in front of the load is #${IN_FRONT_MAPPING})` : ''}; ` +
       `accepted: ${[...names, ...(context.inFront ? [`#${IN_FRONT_MAPPING}`] : [])].join(', ') || 'none'}` +
@@ -554,9 +553,9 @@ async function readLoad(
       options.limits,
     );
   } catch (error) {
-    if (!(error instanceof ToolInputError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     // The scenario check names its arguments; here they sit under load (the mappings stay proxies).
-    throw new ToolInputError(/^proxies/.test(error.message) ? error.message : `load.${error.message}`);
+    throw new InputError(/^proxies/.test(error.message) ? error.message : `load.${error.message}`);
   }
   return {
     url: spec.url,
@@ -664,12 +663,12 @@ async function readHttpCheck(
   await checkUrl(url, context.policy, `${where}.http`);
   const everyMs = raw.every === undefined ? 1000 : durationField(raw.every, `${where}.every`);
   const timeoutMs = raw.timeout === undefined ? 2000 : durationField(raw.timeout, `${where}.timeout`);
-  if (everyMs < 100) throw new ToolInputError(`${where}.every: at least 100ms`);
-  if (timeoutMs < 10 || timeoutMs > 60_000) throw new ToolInputError(`${where}.timeout: 10ms to 60s`);
+  if (everyMs < 100) throw new InputError(`${where}.every: at least 100ms`);
+  if (timeoutMs < 10 || timeoutMs > 60_000) throw new InputError(`${where}.timeout: 10ms to 60s`);
   const headers = (raw.headers as Record<string, string> | undefined) ?? {};
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || /[\r\n\0]/.test(value))
-      throw new ToolInputError(`${where}.headers.${name}: not a header name and value`);
+      throw new InputError(`${where}.headers.${name}: not a header name and value`);
   }
   return {
     check: {
@@ -693,10 +692,10 @@ function readCommand(
 ): CommandSpec {
   const command = raw.command as string | string[];
   if (Array.isArray(command) ? command.length === 0 || command.some((part) => part === '') : command.trim() === '')
-    throw new ToolInputError(`${where}.command: empty`);
+    throw new InputError(`${where}.command: empty`);
   const timeoutMs = raw.timeout === undefined ? defaultTimeoutMs : durationField(raw.timeout, `${where}.timeout`);
   if (timeoutMs <= 0 || timeoutMs > EXPERIMENT_LIMITS.commandTimeoutMs)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}.timeout: above 0 and at most ${EXPERIMENT_LIMITS.commandTimeoutMs / 60_000} minutes`,
     );
   const cwd =
@@ -718,7 +717,7 @@ async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule
   if (raw === undefined) return [];
   const list = Array.isArray(raw) ? raw : [raw];
   if (list.length > EXPERIMENT_LIMITS.abortRules)
-    throw new ToolInputError(`abort_when: at most ${EXPERIMENT_LIMITS.abortRules} conditions`);
+    throw new InputError(`abort_when: at most ${EXPERIMENT_LIMITS.abortRules} conditions`);
   const rules: AbortRule[] = [];
   for (const [index, item] of list.entries()) {
     const where = Array.isArray(raw) ? `abort_when[${index}]` : 'abort_when';
@@ -748,7 +747,7 @@ async function readAbort(raw: unknown, context: CheckContext): Promise<AbortRule
     });
   }
   if (rules.some((rule) => rule.kind === 'load') && context.base === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       'abort_when: a condition on errors or latency is measured on the load; give the experiment a load',
     );
   return rules;

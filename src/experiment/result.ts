@@ -9,7 +9,9 @@ import type { Experiment, Expectation } from './model.js';
 import type { PromqlObservation } from './promql-watch.js';
 
 export type ExpectationStatus = 'passed' | 'failed' | 'inconclusive' | 'not_checked';
-export type Verdict = 'passed' | 'failed' | 'inconclusive';
+import type { Verdict } from '../kernel/verdict.js';
+
+export type { Verdict };
 
 export interface ExpectationVerdict {
   id: string;

@@ -13,7 +13,7 @@
  * `finally` on errors and cancellation (Ctrl-C). A control plane's faults also carry their step's
  * length, so they expire on the plane even if this process is killed outright.
  */
-import { CancelledError, OperationalError, ToolInputError, messageOf } from '../errors.js';
+import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
 import { parseMapping, type Mapping } from '../proxy/index.js';
 import type { RequestSamples } from '../load/index.js';
@@ -69,7 +69,7 @@ export const CANCELLED_ROLLBACK_MS = 10_000;
 
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
   if (experiment.untimed.length > 0)
-    throw new ToolInputError(
+    throw new InputError(
       `${experiment.untimed.join(', ')}: no durationMs, so held for the whole run, whose length is not given: ` +
         'give it (`run --duration 30s`, or duration in the file)',
     );
@@ -224,7 +224,7 @@ class ExperimentRun {
     for (const plane of experiment.control) {
       const token = this.env[plane.tokenEnv]?.trim();
       if (!token)
-        throw new ToolInputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
+        throw new InputError(`control.${plane.name}: its token is read from ${plane.tokenEnv}, which is not set`);
       const client = new ControlClient(plane, token, policyLookup(this.options.policy));
       await client.check();
       this.controls.set(plane.name, client);

@@ -4,7 +4,7 @@
  * `load.rps: must be a number (got "fast")` — naming where in the file, as written.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { describeValue, FORBIDDEN_KEYS } from '../config-reader.js';
 import { jsonDepthExceeds } from '../jsonrpc/message.js';
 import { EXPERIMENT_SCHEMA } from './schema.js';
@@ -16,36 +16,34 @@ export const MAX_EXPERIMENT_DEPTH = 32;
 /** Parses experiment text: JSON when it starts with `{`, else YAML (of which JSON is a subset anyway). */
 export async function parseExperimentText(text: string, where = 'experiment'): Promise<unknown> {
   if (text.length > MAX_EXPERIMENT_CHARS)
-    throw new ToolInputError(`${where}: ${text.length} characters, above the ${MAX_EXPERIMENT_CHARS} accepted`);
+    throw new InputError(`${where}: ${text.length} characters, above the ${MAX_EXPERIMENT_CHARS} accepted`);
   if (jsonDepthExceeds(text, MAX_EXPERIMENT_DEPTH))
-    throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
+    throw new InputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
   if (text.trimStart().startsWith('{')) {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new ToolInputError(`${where}: not valid JSON (${(error as Error).message})`);
+      throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
     }
   }
   const { parseDocument } = await import('yaml');
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.
   const document = parseDocument(text, { uniqueKeys: true });
   if (document.errors.length > 0)
-    throw new ToolInputError(
-      `${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')})`,
-    );
+    throw new InputError(`${where}: not valid YAML (${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')})`);
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 100 }) as unknown;
   } catch (error) {
     // The yaml library throws when the aliases would expand past the bound: a bad file, not a crash.
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: YAML aliases expand too far ` +
         `(${(error as Error).message}); write the repeated parts out, or ` +
         `use fewer aliases`,
     );
   }
   if (value === null || value === undefined)
-    throw new ToolInputError(`${where}: empty; an experiment has at least a title and a method`);
+    throw new InputError(`${where}: empty; an experiment has at least a title and a method`);
   return value;
 }
 
@@ -54,23 +52,23 @@ let validator: ValidateFunction | undefined;
 /** Checks `raw` against the published schema; throws naming the first problem where it is. */
 export function checkShape(raw: unknown, where = 'experiment'): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new ToolInputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
+    throw new InputError(`${where}: must be a mapping with title, method, … (got ${describeValue(raw)})`);
   const forbidden = findForbiddenKey(raw, '', new Set());
   if (forbidden?.deep)
-    throw new ToolInputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
+    throw new InputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels (at ${forbidden.at})`);
   if (forbidden?.cycle)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: ${forbidden.at || 'the top level'} contains itself (a ` +
         `YAML alias of a node inside its own anchor): an experiment is a ` +
         `tree`,
     );
   if (forbidden !== undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`,
     );
   validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
   if (validator(raw)) return;
-  throw new ToolInputError(describeErrors(validator.errors ?? [], raw));
+  throw new InputError(describeErrors(validator.errors ?? [], raw));
 }
 
 /**

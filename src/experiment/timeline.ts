@@ -2,7 +2,7 @@
  * Moments and windows on the run's timeline (t = 0 is the start of the load), and the three
  * phases: baseline before the first fault, inject while faults act, recover after the last one.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import type { Phases, Step, Window } from './model.js';
 
@@ -16,13 +16,13 @@ const COMPACT_DURATION = /^\s*(?:\d+(?:\.\d+)?(?:ms|s|m|h))+\s*$|^\s*\d+(?:\.\d+
  */
 export function durationField(value: unknown, what: string): number {
   if (typeof value === 'string' && !COMPACT_DURATION.test(value))
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: ${JSON.stringify(value)} is not a duration; write one ` +
         `such as 500ms, 5s, 1m30s, 1h or a number of seconds`,
     );
   const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value), what);
   if (!Number.isFinite(ms) || ms < 0)
-    throw new ToolInputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);
+    throw new InputError(`${what}: must be a duration of 0 or more (got ${JSON.stringify(value)})`);
   return ms;
 }
 
@@ -31,13 +31,13 @@ export function momentField(value: unknown, what: string, runMs: number | undefi
   const percent = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value) : null;
   if (!percent) return durationField(value, what);
   if (runMs === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: ${value} is a share of the run, whose length is not ` +
         `given; give load.duration (or duration), or write a time such as ` +
         `5s`,
     );
   const share = Number(percent[1]);
-  if (share > 100) throw new ToolInputError(`${what}: ${value} is over 100%`);
+  if (share > 100) throw new InputError(`${what}: ${value} is over 100%`);
   return (share / 100) * runMs;
 }
 
@@ -78,13 +78,13 @@ export function windowOf(
   if (range) {
     const fromMs = momentField(range[1]!, what, durationMs);
     const toMs = momentField(range[2]!, what, durationMs);
-    if (!(toMs > fromMs)) throw new ToolInputError(`${what}: "${text}" ends before it starts`);
+    if (!(toMs > fromMs)) throw new InputError(`${what}: "${text}" ends before it starts`);
     if (toMs > durationMs)
-      throw new ToolInputError(`${what}: "${text}" ends after the run (${formatDuration(durationMs)})`);
+      throw new InputError(`${what}: "${text}" ends after the run (${formatDuration(durationMs)})`);
     return { label, fromMs, toMs };
   }
   const names = steps.map((candidate) => JSON.stringify(candidate.name));
-  throw new ToolInputError(
+  throw new InputError(
     `${what}: "${text}" is not a window; accepted: inject, baseline, ` +
       `recover, run, "10s..20s"${names.length ? `, or a step: ${names.join(', ')}` : ''}`,
   );

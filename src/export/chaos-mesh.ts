@@ -3,7 +3,7 @@
  * experiment's Workflow nodes): Go durations, the namespace rule, label selectors and a network
  * fault's NetworkChaos action, with the notes that pin its meaning down.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { NetworkFault } from './network.js';
 
 /** A Go duration (`10s`, `1500ms`), as Chaos Mesh and k6 take them. */
@@ -14,7 +14,7 @@ export function goDuration(ms: number): string {
 /** Kubernetes' namespace rule (RFC 1123 label); `argument` names where it was given. */
 export function checkNamespace(namespace: string, argument: string): string {
   if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace))
-    throw new ToolInputError(`${argument}: "${namespace}" is not a Kubernetes namespace name`);
+    throw new InputError(`${argument}: "${namespace}" is not a Kubernetes namespace name`);
   return namespace;
 }
 
@@ -23,7 +23,7 @@ export function labelSelectors(selector: readonly string[], name: string): Recor
   const out: Record<string, string> = {};
   selector.forEach((entry, index) => {
     const match = /^([A-Za-z0-9][-A-Za-z0-9_./]*)=([-A-Za-z0-9_.]*)$/.exec(entry.trim());
-    if (!match) throw new ToolInputError(`${name}[${index}]: "${entry}" is not a label selector key=value`);
+    if (!match) throw new InputError(`${name}[${index}]: "${entry}" is not a label selector key=value`);
     out[match[1]!] = match[2]!;
   });
   return out;

@@ -3,7 +3,7 @@
  * constant-arrival-rate scenario of an open-loop load and an SLO as a threshold, written with the
  * operator the SLO was written with (`p95 < 200ms` is `p(95)<200`, never `<=`).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { Slo } from '../scenario/index.js';
 import { goDuration } from './chaos-mesh.js';
 import { asGiven, type Spell } from './spell.js';
@@ -17,7 +17,7 @@ function arrivalRate(perSecond: number, spell: Spell): { rate: number; timeUnit:
     if (Math.abs(rate - Math.round(rate)) < 1e-9 && Math.round(rate) >= 1)
       return { rate: Math.round(rate), timeUnit: `${seconds}s` };
   }
-  throw new ToolInputError(
+  throw new InputError(
     `${spell('rps')}: ${spell('num_clients')} × ${spell('rps')} = ${perSecond} ` +
       `requests/s cannot be written as whole requests per 1–1000 s for ` +
       `k6; round ${spell('rps')}`,

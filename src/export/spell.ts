@@ -2,7 +2,7 @@
  * How an exporter names what it refuses: the argument as the caller spells it (the tools'
  * `fault_start`, the CLI's `--fault-start`), and one message shape for every engine.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export type Spell = (argument: string) => string;
 
@@ -10,5 +10,5 @@ export const asGiven: Spell = (argument) => argument;
 
 /** `<argument>: cannot export to <engine>: <reason>`, the argument spelled as the caller wrote it. */
 export function refuse(spell: Spell, argument: string, to: string, reason: string): never {
-  throw new ToolInputError(`${spell(argument)}: cannot export to ${to}: ${reason}`);
+  throw new InputError(`${spell(argument)}: cannot export to ${to}: ${reason}`);
 }

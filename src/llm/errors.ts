@@ -3,7 +3,7 @@
  * `kind` lets callers (tools, the indexer) react without parsing messages; the message is written
  * for the person reading the tool result: what failed, and what came back when something did.
  */
-import { OperationalError } from '../errors.js';
+import { OperationalError } from '../kernel/errors.js';
 
 export type LlmErrorKind =
   /** No provider configured (the message names the env var or flag to set). */

@@ -3,7 +3,7 @@
  * caller's cancellation, and retries with exponential backoff for transient failures.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { LlmError } from './errors.js';
 
 export interface RetryOptions {

@@ -13,7 +13,7 @@
  */
 import type { AutocannonResult } from 'autocannon';
 import { isIP, type LookupFunction } from 'node:net';
-import { CancelledError, OperationalError, ToolInputError } from '../errors.js';
+import { CancelledError, OperationalError, InputError } from '../kernel/errors.js';
 import { MAX_CONNECTIONS, requireCount, requirePositive, resolveTarget, type LoadTarget } from './options.js';
 
 export interface CapacityOptions extends LoadTarget {
@@ -54,7 +54,7 @@ export interface CapacityResult {
 const SAMPLE_INTERVAL_MS = 100;
 
 export async function runCapacity(options: CapacityOptions): Promise<CapacityResult> {
-  if (options === null || typeof options !== 'object') throw new ToolInputError('options must be an object');
+  if (options === null || typeof options !== 'object') throw new InputError('options must be an object');
   const target = resolveTarget(options);
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const durationMs = requirePositive('durationMs', options.durationMs);
@@ -62,18 +62,16 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRes
   const maxRate =
     options.maxRatePerSecond === undefined ? undefined : requirePositive('maxRatePerSecond', options.maxRatePerSecond);
   if (timeoutMs < 1000)
-    throw new ToolInputError(
-      `timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`,
-    );
+    throw new InputError(`timeoutMs must be at least 1000 in capacity mode (autocannon's minimum), got ${timeoutMs}`);
   if (target.secure && (options.tls?.rejectUnauthorized !== false || options.tls?.ca !== undefined)) {
-    throw new ToolInputError(
+    throw new InputError(
       'capacity mode cannot verify TLS certificates (autocannon does ' +
         'not); pass tls.rejectUnauthorized: false to measure an https URL ' +
         'unverified',
     );
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    throw new ToolInputError('signal must be an AbortSignal');
+    throw new InputError('signal must be an AbortSignal');
   const signal = options.signal;
   if (signal?.aborted) throw new CancelledError('capacity run cancelled before it started');
 

@@ -3,7 +3,7 @@
  * ("200"), inclusive ranges ("200-299") and classes ("2xx"), e.g. "2xx,3xx" (the default) or
  * "200-299,404". Anything else is an error of class http_5xx (5xx) or http_status (the rest).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export const DEFAULT_EXPECTED_STATUS = '2xx,3xx';
 
@@ -21,7 +21,7 @@ export function parseExpectedStatus(text: string, argument = 'expect_status'): E
     else if (range && Number(range[1]) <= Number(range[2])) ranges.push([Number(range[1]), Number(range[2])]);
     else if (code) ranges.push([Number(code[1]), Number(code[1])]);
     else {
-      throw new ToolInputError(
+      throw new InputError(
         `${argument}: "${part}" is not a status code (200), a range ` +
           `(200-299) or a class (2xx); give a comma-separated list such as ` +
           `"2xx,3xx" or "200-299,404"`,
@@ -29,7 +29,7 @@ export function parseExpectedStatus(text: string, argument = 'expect_status'): E
     }
   }
   for (const [low, high] of ranges) {
-    if (low < 100 || high > 599) throw new ToolInputError(`${argument}: statuses run from 100 to 599, got "${text}"`);
+    if (low < 100 || high > 599) throw new InputError(`${argument}: statuses run from 100 to 599, got "${text}"`);
   }
   return ranges;
 }

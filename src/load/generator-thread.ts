@@ -27,7 +27,7 @@
  *   live counters: shared memory, no message
  */
 import { Worker } from 'node:worker_threads';
-import { errorFromWire, type ErrorOnTheWire } from '../errors.js';
+import { errorFromWire, type ErrorOnTheWire } from '../kernel/errors.js';
 import { LiveCounters } from './live-counters.js';
 import type { OpenLoopOptions, OpenLoopResult, Plan, SecondBucket } from './open-loop.js';
 import type { LoadTarget } from './options.js';

@@ -5,7 +5,7 @@
  * hundreds of MB). Several runs may be in progress at once, as on any thread.
  */
 import { parentPort } from 'node:worker_threads';
-import { errorToWire } from '../errors.js';
+import { errorToWire } from '../kernel/errors.js';
 import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
 import { runOnThisThread } from './open-loop.js';

@@ -34,7 +34,7 @@
  * runOpenLoop validates here, and the thread runs the same OpenLoopRun (runOnThisThread).
  */
 import { threadWakeUps, type Wake } from '../clock/index.js';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { CancelledError, InputError } from '../kernel/errors.js';
 import { HttpConnection, type ExchangeEvents } from './connection.js';
 import { runOnGeneratorThread } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
@@ -214,38 +214,38 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   return runPlanned(planOpenLoop(options), options);
 }
 
-/** Validates the options into a plan (ToolInputError naming the argument), before anything is opened. */
+/** Validates the options into a plan (InputError naming the argument), before anything is opened. */
 export function planOpenLoop(options: OpenLoopOptions): Plan {
-  if (options === null || typeof options !== 'object') throw new ToolInputError('options must be an object');
+  if (options === null || typeof options !== 'object') throw new InputError('options must be an object');
   resolveTarget(options);
   const ratePerSecond = requirePositive('ratePerSecond', options.ratePerSecond);
   const connections = requireCount('connections', options.connections, MAX_CONNECTIONS);
   const maxConnections = requireCount('maxConnections', options.maxConnections ?? connections, MAX_CONNECTIONS);
   if (maxConnections < connections)
-    throw new ToolInputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
+    throw new InputError(`maxConnections (${maxConnections}) must be at least connections (${connections})`);
   const durationMs = requirePositive('durationMs', options.durationMs);
   const timeoutMs = requirePositive('timeoutMs', options.timeoutMs, MAX_TIMEOUT_MS);
   const scheduled = (durationMs * ratePerSecond) / 1000;
   // Less than one: the first request (due at 0) would go anyway, at a rate far above the one asked.
   if (scheduled < 1)
-    throw new ToolInputError(
+    throw new InputError(
       `ratePerSecond × durationMs schedules ${Number(scheduled.toPrecision(3))} ` +
         `requests, less than one; lengthen the duration or raise the rate`,
     );
   const requests = Math.ceil(scheduled);
   if (requests > MAX_REQUESTS_PER_RUN) {
-    throw new ToolInputError(
+    throw new InputError(
       `ratePerSecond × durationMs schedules ${requests} requests; at ` +
         `most ${MAX_REQUESTS_PER_RUN} per run — lower the rate or the ` +
         `duration`,
     );
   }
   if (options.onSecond !== undefined && typeof options.onSecond !== 'function')
-    throw new ToolInputError('onSecond must be a function');
+    throw new InputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    throw new ToolInputError('signal must be an AbortSignal');
+    throw new InputError('signal must be an AbortSignal');
   if (options.onStart !== undefined && typeof options.onStart !== 'function')
-    throw new ToolInputError('onStart must be a function');
+    throw new InputError('onStart must be a function');
   const edgesMs = options.edgesMs ?? [];
   if (
     !Array.isArray(edgesMs) ||
@@ -253,26 +253,26 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
       (edge, k) => typeof edge !== 'number' || !Number.isFinite(edge) || edge < 0 || (k > 0 && edge < edgesMs[k - 1]!),
     )
   ) {
-    throw new ToolInputError('edgesMs must be ascending numbers of ms from the start of the run');
+    throw new InputError('edgesMs must be ascending numbers of ms from the start of the run');
   }
   if (edgesMs.length > 0 && typeof options.onEdge !== 'function')
-    throw new ToolInputError('onEdge must be a function when edgesMs is given');
+    throw new InputError('onEdge must be a function when edgesMs is given');
   if (options.live !== undefined && !(options.live instanceof LiveCounters))
-    throw new ToolInputError('live must be a LiveCounters');
+    throw new InputError('live must be a LiveCounters');
   if (options.thread !== undefined && options.thread !== 'worker' && options.thread !== 'caller') {
-    throw new ToolInputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
+    throw new InputError(`thread must be "worker" or "caller", got ${JSON.stringify(options.thread)}`);
   }
   if (options.watchCallerThread !== undefined && typeof options.watchCallerThread !== 'boolean')
-    throw new ToolInputError('watchCallerThread must be true or false');
+    throw new InputError('watchCallerThread must be true or false');
   if (options.watchLoadOf !== undefined && !isThreadLoadGauge(options.watchLoadOf))
-    throw new ToolInputError("watchLoadOf must be a thread load gauge (a HostedProxy's load)");
+    throw new InputError("watchLoadOf must be a thread load gauge (a HostedProxy's load)");
   const warmRequestsPerConnection = options.warmRequestsPerConnection ?? 0;
   if (
     !Number.isInteger(warmRequestsPerConnection) ||
     warmRequestsPerConnection < 0 ||
     warmRequestsPerConnection > MAX_WARM_REQUESTS
   )
-    throw new ToolInputError(`warmRequestsPerConnection must be a whole number from 0 to ${MAX_WARM_REQUESTS}`);
+    throw new InputError(`warmRequestsPerConnection must be a whole number from 0 to ${MAX_WARM_REQUESTS}`);
   if (options.signal?.aborted) throw new CancelledError('load run cancelled before it started');
   const expectedStatus = options.expectedStatus ?? parseExpectedStatus(DEFAULT_EXPECTED_STATUS);
   return {

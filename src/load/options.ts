@@ -1,9 +1,9 @@
 /**
  * The options both load modes accept, their validation, and the resolved target they produce.
- * Every check throws a ToolInputError that names the argument and what is accepted.
+ * Every check throws an InputError that names the argument and what is accepted.
  */
 import { isIP, type LookupFunction } from 'node:net';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { targetLookup, type TargetAllowance } from '../target-policy.js';
 
 /** Where and what to send. */
@@ -56,21 +56,21 @@ const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connec
 
 export function resolveTarget(target: LoadTarget): ResolvedTarget {
   if (typeof target.url !== 'string' || target.url.trim() === '') {
-    throw new ToolInputError('url must be an http:// or https:// URL');
+    throw new InputError('url must be an http:// or https:// URL');
   }
   let url: URL;
   try {
     url = new URL(target.url);
   } catch {
-    throw new ToolInputError(`url ${JSON.stringify(target.url)} is not a valid URL; give an http:// or https:// URL`);
+    throw new InputError(`url ${JSON.stringify(target.url)} is not a valid URL; give an http:// or https:// URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolInputError(
+    throw new InputError(
       `url ${JSON.stringify(target.url)} uses ${url.protocol}; only http:// and https:// are accepted`,
     );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ToolInputError('url must not carry credentials; pass an authorization header in headers instead');
+    throw new InputError('url must not carry credentials; pass an authorization header in headers instead');
   }
   const secure = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -81,10 +81,10 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   if (target.connectTo !== undefined) {
     const { host, port } = target.connectTo ?? {};
     if (typeof host !== 'string' || host === '') {
-      throw new ToolInputError('connectTo.host must be a non-empty host name or IP address');
+      throw new InputError('connectTo.host must be a non-empty host name or IP address');
     }
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new ToolInputError(`connectTo.port must be an integer from 1 to 65535, got ${String(port)}`);
+      throw new InputError(`connectTo.port must be an integer from 1 to 65535, got ${String(port)}`);
     }
     connectHost = host.replace(/^\[(.*)\]$/, '$1');
     connectPort = port;
@@ -93,7 +93,7 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   const method =
     typeof target.method === 'string' ? target.method.toUpperCase() : target.method === undefined ? 'GET' : '';
   if (!TOKEN.test(method)) {
-    throw new ToolInputError(
+    throw new InputError(
       `method ${JSON.stringify(target.method)} is not an HTTP method; use e.g. GET, POST, PUT, DELETE`,
     );
   }
@@ -103,16 +103,16 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   let hasContentType = false;
   if (target.headers !== undefined) {
     if (target.headers === null || typeof target.headers !== 'object' || Array.isArray(target.headers)) {
-      throw new ToolInputError('headers must be an object of header names to string values');
+      throw new InputError('headers must be an object of header names to string values');
     }
     for (const [name, value] of Object.entries(target.headers)) {
-      if (!TOKEN.test(name)) throw new ToolInputError(`headers: ${JSON.stringify(name)} is not a valid header name`);
+      if (!TOKEN.test(name)) throw new InputError(`headers: ${JSON.stringify(name)} is not a valid header name`);
       if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
-        throw new ToolInputError(`headers.${name} must be a string without CR, LF or NUL`);
+        throw new InputError(`headers.${name} must be a string without CR, LF or NUL`);
       }
       const lower = name.toLowerCase();
       if (RESERVED_HEADERS.has(lower)) {
-        throw new ToolInputError(
+        throw new InputError(
           `headers.${name} is set by the load generator and cannot be given ` +
             `(it frames requests and keeps connections alive)`,
         );
@@ -124,16 +124,16 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   }
 
   if (target.body !== undefined && typeof target.body !== 'string') {
-    throw new ToolInputError('body must be a string (e.g. a JSON document)');
+    throw new InputError('body must be a string (e.g. a JSON document)');
   }
   const body = Buffer.from(target.body ?? '', 'utf8');
   if (body.length > 0 && !hasContentType) headers.push(['content-type', 'application/json']);
 
   if (target.targets !== undefined && (typeof target.targets !== 'object' || target.targets === null))
-    throw new ToolInputError('targets must be a target allowance');
+    throw new InputError('targets must be a target allowance');
   const tls = target.tls ?? {};
   if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== 'boolean') {
-    throw new ToolInputError('tls.rejectUnauthorized must be true or false');
+    throw new InputError('tls.rejectUnauthorized must be true or false');
   }
 
   return {
@@ -154,19 +154,19 @@ export function resolveTarget(target: LoadTarget): ResolvedTarget {
   };
 }
 
-/** A finite number > 0 (and ≤ max when given), or a ToolInputError naming it. */
+/** A finite number > 0 (and ≤ max when given), or an InputError naming it. */
 export function requirePositive(name: string, value: unknown, max?: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ToolInputError(`${name} must be a number greater than 0, got ${String(value)}`);
+    throw new InputError(`${name} must be a number greater than 0, got ${String(value)}`);
   }
-  if (max !== undefined && value > max) throw new ToolInputError(`${name} must be at most ${max}, got ${value}`);
+  if (max !== undefined && value > max) throw new InputError(`${name} must be at most ${max}, got ${value}`);
   return value;
 }
 
-/** An integer from 1 to max, or a ToolInputError naming it. */
+/** An integer from 1 to max, or an InputError naming it. */
 export function requireCount(name: string, value: unknown, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new ToolInputError(`${name} must be an integer from 1 to ${max}, got ${String(value)}`);
+    throw new InputError(`${name} must be an integer from 1 to ${max}, got ${String(value)}`);
   }
   return value;
 }

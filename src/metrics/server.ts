@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { ToolInputError, messageOf } from '../errors.js';
+import { InputError, messageOf } from '../kernel/errors.js';
 import { requireBearer } from '../jsonrpc/bearer.js';
 import { bindRefusal, type BindRule } from '../target-policy.js';
 import { sendMetrics } from './exposition.js';
@@ -26,7 +26,7 @@ export interface MetricsServer {
 
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const refusal = bindRefusal(options.host, options.bind);
-  if (refusal) throw new ToolInputError(refusal);
+  if (refusal) throw new InputError(refusal);
   const server = http.createServer((req, res) => {
     const answer = (status: number, text: string): void => {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
@@ -43,7 +43,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new ToolInputError(`--metrics ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
+        new InputError(`--metrics ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
       ),
     );
     server.listen({ host: options.host, port: options.port }, () => resolve());

@@ -3,7 +3,7 @@
  * TIMEOUT probes), and seeded hostile variants (for the TOOL probe): wrong types, missing
  * required fields, unknown fields, huge and odd strings. Same schema + seed → same cases.
  */
-import { createRandom } from '../proxy/random.js';
+import { createRandom } from '../kernel/random.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -22,9 +22,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ToolInputError, messageOf } from '../errors.js';
+import { InputError, messageOf } from '../kernel/errors.js';
 import { unknownKeysProblem } from '../config-reader.js';
-import { recordProblems, RUN_KINDS, runKindOf, type RunKind, type RunRecord } from './record.js';
+import { recordProblems, RUN_KINDS, runKindOf, type RunKind, type RunRecord } from '../kernel/run-record.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
 
 export interface SuiteRun {
@@ -90,12 +90,11 @@ export async function loadSuite(file: string): Promise<Suite> {
   try {
     data = parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new ToolInputError(`suite ${file}: ${messageOf(error)}`);
+    throw new InputError(`suite ${file}: ${messageOf(error)}`);
   }
   const s = data as { version?: unknown; name?: unknown; agents?: unknown; runs?: unknown } | null;
   const problems: string[] = [];
-  if (!s || typeof s !== 'object')
-    throw new ToolInputError(`suite ${file}: expected a YAML mapping with version and runs`);
+  if (!s || typeof s !== 'object') throw new InputError(`suite ${file}: expected a YAML mapping with version and runs`);
   const unknown = unknownKeysProblem(s as Record<string, unknown>, ['version', 'name', 'agents', 'runs'], 'the suite');
   if (unknown !== undefined) problems.push(unknown);
   if (s.version !== 1) problems.push('version must be 1');
@@ -111,7 +110,7 @@ export async function loadSuite(file: string): Promise<Suite> {
     }
     runs.push({ name: r.name, kind, record: r.record });
   }
-  if (problems.length > 0) throw new ToolInputError(`suite ${file}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new InputError(`suite ${file}: ${problems.join('; ')}`);
   return {
     version: 1,
     name: typeof s.name === 'string' ? s.name : undefined,
@@ -146,7 +145,7 @@ export async function computeCoverage(
 ): Promise<CoverageReport> {
   const unknown = only.filter((name) => !suite.runs.some((run) => run.name === name));
   if (unknown.length > 0)
-    throw new ToolInputError(
+    throw new InputError(
       `--probe: no run named ${unknown.join(', ')} in the suite (it ` +
         `has: ${suite.runs.map((r) => r.name).join(', ') || 'none'})`,
     );
@@ -186,7 +185,7 @@ export function scoreProbes(taxonomy: Taxonomy, probes: readonly string[]): Cove
   const aliases = taxonomy.probeAliases ?? {};
   const unknown = probes.filter((name) => !known.has(name) && !(name in aliases));
   if (unknown.length > 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `--probe: no probe named ${unknown.join(', ')} (accepted: ` +
         `${[...known, ...Object.keys(aliases)].sort().join(', ')})`,
     );

@@ -12,7 +12,7 @@
  */
 import type { TranscriptLine } from './peer/index.js';
 import { familyOf, type FamilyId, type Taxonomy } from './taxonomy.js';
-import type { LeafStatus } from './record.js';
+import type { LeafStatus } from '../kernel/run-record.js';
 
 export type Severity = 'failure' | 'warning';
 

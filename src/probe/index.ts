@@ -11,10 +11,17 @@ export {
   type LeafResult,
   type Severity,
 } from './runner.js';
+export { verdictOfProbe } from './report.js';
 export { loadTaxonomy, checkTaxonomy, familyOf, FAMILY_IDS, type Taxonomy, type FamilyId } from './taxonomy.js';
 export { renderProbeText } from './render.js';
 export type { Target } from './peer/index.js';
-export { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, recordProblems, type RunRecord, type LeafStatus } from './record.js';
+export {
+  RUN_RECORD_FORMAT,
+  RUN_RECORD_VERSION,
+  recordProblems,
+  type RunRecord,
+  type LeafStatus,
+} from '../kernel/run-record.js';
 export {
   loadSuite,
   computeCoverage,

@@ -2,9 +2,10 @@
  * The probe's report: a run record (record.ts) with every leaf's result and finding, what was
  * probed, and the verdict derived from it.
  */
+import type { Verdict } from '../kernel/verdict.js';
 import type { LeafResult } from './findings.js';
 import type { Target } from './peer/index.js';
-import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from './record.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../kernel/run-record.js';
 import type { Taxonomy } from './taxonomy.js';
 
 export interface ProbeSummary {
@@ -49,6 +50,11 @@ export function probeVerdict(report: Pick<ProbeReport, 'error' | 'summary'>): Pr
   if (report.error) return 'error';
   if (report.summary.failed > 0) return 'fail';
   return report.summary.passed + report.summary.warning > 0 ? 'pass' : 'inconclusive';
+}
+
+/** The probe's verdict as every other run's: an unprobed server (error) tested nothing, so it is inconclusive. */
+export function verdictOfProbe(verdict: ProbeVerdict): Verdict {
+  return verdict === 'pass' ? 'passed' : verdict === 'fail' ? 'failed' : 'inconclusive';
 }
 
 export function describeTarget(target: Target): string {

@@ -8,7 +8,7 @@
  */
 import type { ProgramPolicy } from '../consent/index.js';
 import type { LookupFunction } from 'node:net';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { targetLookup } from '../target-policy.js';
 import { CHECKS, ServerGone, type ProbeCheck } from './checks/index.js';
 import { Ledger, type Severity } from './findings.js';

@@ -5,7 +5,7 @@
  * `--registry FILE` without a release.
  */
 import { readFile } from 'node:fs/promises';
-import { ToolInputError, messageOf } from '../errors.js';
+import { InputError, messageOf } from '../kernel/errors.js';
 
 export const FAMILY_IDS = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'] as const;
 export type FamilyId = (typeof FAMILY_IDS)[number];
@@ -53,7 +53,7 @@ export async function loadTaxonomy(file?: string): Promise<Taxonomy> {
   try {
     data = JSON.parse(await readFile(where, 'utf8'));
   } catch (error) {
-    throw new ToolInputError(
+    throw new InputError(
       `registry: cannot read ${String(file ?? 'the shipped taxonomy')} as JSON: ${messageOf(error)}`,
     );
   }
@@ -64,7 +64,7 @@ export async function loadTaxonomy(file?: string): Promise<Taxonomy> {
 export function checkTaxonomy(data: unknown): Taxonomy {
   const problems: string[] = [];
   const t = data as Partial<Taxonomy> | null;
-  if (!t || typeof t !== 'object') throw new ToolInputError('registry: expected a JSON object');
+  if (!t || typeof t !== 'object') throw new InputError('registry: expected a JSON object');
   if (t.format !== 'faultline-taxonomy') problems.push('format must be "faultline-taxonomy"');
   if (typeof t.version !== 'string' || t.version === '') problems.push('version must be a non-empty string');
   const families = Array.isArray(t.families) ? t.families : [];
@@ -109,7 +109,7 @@ export function checkTaxonomy(data: unknown): Taxonomy {
       for (const probe of targets)
         if (!probes.has(probe)) problems.push(`probeAliases.${alias} names unknown probe ${probe}`);
   }
-  if (problems.length > 0) throw new ToolInputError(`registry: ${problems.slice(0, 10).join('; ')}`);
+  if (problems.length > 0) throw new InputError(`registry: ${problems.slice(0, 10).join('; ')}`);
   return {
     format: 'faultline-taxonomy',
     version: t.version!,

@@ -9,7 +9,7 @@
  * to the server FAULTLINE_PROMETHEUS_URL names (its origin): a URL written in a file, which an
  * agent may have written, never receives them (authFor).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export const PROMETHEUS_ENV = {
   url: 'FAULTLINE_PROMETHEUS_URL',
@@ -35,18 +35,18 @@ export function authFor(url: string, env: NodeJS.ProcessEnv = process.env): Prom
 export function authFromEnv(env: NodeJS.ProcessEnv = process.env): PrometheusAuth | undefined {
   const token = env[PROMETHEUS_ENV.token]?.trim();
   if (token) {
-    if (/[\r\n\0]/.test(token)) throw new ToolInputError(`${PROMETHEUS_ENV.token}: not a token (a line break or NUL)`);
+    if (/[\r\n\0]/.test(token)) throw new InputError(`${PROMETHEUS_ENV.token}: not a token (a line break or NUL)`);
     return { kind: 'bearer', token };
   }
   const username = env[PROMETHEUS_ENV.username];
   const password = env[PROMETHEUS_ENV.password];
   if (username === undefined && password === undefined) return undefined;
   if (!username || password === undefined)
-    throw new ToolInputError(
+    throw new InputError(
       `${PROMETHEUS_ENV.username} and ${PROMETHEUS_ENV.password}: basic ` +
         `auth needs both (or give ${PROMETHEUS_ENV.token})`,
     );
   if (username.includes(':') || /[\r\n\0]/.test(username + password))
-    throw new ToolInputError(`${PROMETHEUS_ENV.username}: a basic-auth user name has no ":" and no line break`);
+    throw new InputError(`${PROMETHEUS_ENV.username}: a basic-auth user name has no ":" and no line break`);
   return { kind: 'basic', username, password };
 }

@@ -4,7 +4,7 @@
  * comparator (`comparator: {criteria: "<=", value: "0.01"}`, criteria `>=`, `<=`, `>`, `<`,
  * `==`, `!=`, `oneOf` with a comma-separated value), so a Litmus probe's check reads as it is.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export type Comparison =
   | { op: '<' | '<=' | '>' | '>=' | '==' | '!='; value: number }
@@ -24,7 +24,7 @@ type Raw = Record<string, unknown>;
 function numberField(value: unknown, what: string): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isFinite(number))
-    throw new ToolInputError(`${what}: must be a number (got ${JSON.stringify(value)})`);
+    throw new InputError(`${what}: must be a number (got ${JSON.stringify(value)})`);
   return number;
 }
 
@@ -45,10 +45,10 @@ export function readCondition(raw: Raw, where: string): Condition {
   if (raw.between !== undefined) {
     const pair = raw.between;
     if (!Array.isArray(pair) || pair.length !== 2)
-      throw new ToolInputError(`${where}.between: two numbers, [low, high] (got ${JSON.stringify(pair)})`);
+      throw new InputError(`${where}.between: two numbers, [low, high] (got ${JSON.stringify(pair)})`);
     const low = numberField(pair[0], `${where}.between[0]`);
     const high = numberField(pair[1], `${where}.between[1]`);
-    if (low > high) throw new ToolInputError(`${where}.between: ${low} is above ${high}; give [low, high]`);
+    if (low > high) throw new InputError(`${where}.between: ${low} is above ${high}; give [low, high]`);
     all.push({ op: '>=', value: low }, { op: '<=', value: high });
     words.push(`between ${low} and ${high}`);
   }
@@ -57,11 +57,11 @@ export function readCondition(raw: Raw, where: string): Condition {
     const criteria = String(comparator.criteria ?? '');
     const match = COMPARATOR_CRITERIA.find((c) => c.toLowerCase() === criteria.toLowerCase());
     if (!match)
-      throw new ToolInputError(
+      throw new InputError(
         `${where}.comparator.criteria: "${criteria}" is not one of ${COMPARATOR_CRITERIA.join(', ')}`,
       );
     if (comparator.type !== undefined && comparator.type !== 'float' && comparator.type !== 'int')
-      throw new ToolInputError(`${where}.comparator.type: a PromQL value is a number: float or int`);
+      throw new InputError(`${where}.comparator.type: a PromQL value is a number: float or int`);
     if (match === 'oneOf') {
       const values = String(comparator.value ?? '')
         .split(',')
@@ -75,7 +75,7 @@ export function readCondition(raw: Raw, where: string): Condition {
     }
   }
   if (all.length === 0)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: say what the value must be: below, above, between [low, high], or comparator {criteria, value}`,
     );
   return { all, text: words.join(' and ') };

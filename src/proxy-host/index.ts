@@ -15,7 +15,7 @@
  *   runOpenLoop({ …, watchLoadOf: proxy.load });   // growth holds back while the proxy's thread is saturated
  *   await proxy.stop();                            // every socket closed; bounded (STOP_BOUND_MS)
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { ThreadLoadGauge } from '../load/index.js';
 import type { FaultSpec, HttpFaultSpec, Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
 import type { TargetAllowance } from '../target-policy.js';
@@ -50,11 +50,11 @@ export interface HostedProxy {
 }
 
 export async function startHostedProxy(options: HostedProxyOptions): Promise<HostedProxy> {
-  if (options === null || typeof options !== 'object') throw new ToolInputError('proxy options must be an object');
+  if (options === null || typeof options !== 'object') throw new InputError('proxy options must be an object');
   const { onEvent, targets, ...rest } = options;
-  if (onEvent !== undefined && typeof onEvent !== 'function') throw new ToolInputError('onEvent must be a function');
+  if (onEvent !== undefined && typeof onEvent !== 'function') throw new InputError('onEvent must be a function');
   if (targets !== undefined && (targets === null || typeof targets !== 'object'))
-    throw new ToolInputError('targets must be an object');
+    throw new InputError('targets must be an object');
   const thread = proxyThread();
   const { id, started } = await thread.start(
     { ...rest, events: onEvent !== undefined, ...(targets !== undefined ? { targets } : {}) },

@@ -3,7 +3,7 @@
  * request carries an id and gets one reply with that id; events carry the id of the `start` that
  * made their proxy. Everything here can be copied to a thread (no functions).
  */
-import type { ErrorOnTheWire } from '../errors.js';
+import type { ErrorOnTheWire } from '../kernel/errors.js';
 import type { TargetAllowance } from '../target-policy.js';
 import type { Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
 import type { FaultSpec, HttpFaultSpec } from '../proxy/index.js';

@@ -21,7 +21,7 @@
  * every call in progress; its proxies are gone (their stop resolves at once).
  */
 import { Worker } from 'node:worker_threads';
-import { errorFromWire } from '../errors.js';
+import { errorFromWire } from '../kernel/errors.js';
 import type { ProxyEvent } from '../proxy/index.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';
 

@@ -5,7 +5,7 @@
  * answers with, so a load generator can tell a saturated proxy from a slow target.
  */
 import { parentPort } from 'node:worker_threads';
-import { errorToWire } from '../errors.js';
+import { errorToWire } from '../kernel/errors.js';
 import { watchThisThread } from '../load/index.js';
 import { startProxy, type RunningProxy } from '../proxy/index.js';
 import { targetLookup } from '../target-policy.js';

@@ -12,11 +12,11 @@
  * fault validates the rest. A spec changed in its fields only is taken in place by a fault that
  * can (`Fault.update`), so live connections keep their stages' state (bytes counted, holds).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { linksOf, type Fault, type FaultCounters, type LinkControl, type LinkDirection } from './faults/fault.js';
 import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import type { AttachedStage, Link } from './link.js';
-import { createRandom } from './random.js';
+import { createRandom } from '../kernel/random.js';
 import { pruneRetired } from './retired.js';
 
 interface FaultEntry {
@@ -90,7 +90,7 @@ export class NetworkFaultList {
     const target = (spec as { target?: unknown } | null)?.target;
     const where = count > 1 ? `faults[${index}]: ` : '';
     if (target !== undefined && (typeof target !== 'string' || target.trim() === ''))
-      throw new ToolInputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
+      throw new InputError(`${where}a fault's target must be a mapping's local port or #name, as a string`);
     if (target !== undefined && !this.namesAnyMapping(target)) throw this.options.unknownTarget(target, where);
     return target as string | undefined;
   }
@@ -165,6 +165,6 @@ function chanceOf(spec: FaultSpec, where: string): number {
   const chance = (spec as { chance?: unknown } | null)?.chance;
   if (chance === undefined) return 1;
   if (typeof chance !== 'number' || !Number.isFinite(chance) || chance < 0 || chance > 1)
-    throw new ToolInputError(`${where}a fault's chance is a number in 0..1 (the chance a connection gets it)`);
+    throw new InputError(`${where}a fault's chance is a number in 0..1 (the chance a connection gets it)`);
   return chance;
 }

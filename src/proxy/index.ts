@@ -16,7 +16,7 @@
  *
  * - parseMapping(text): the one mapping parser (`PORT=host:port`, `ADDR:PORT=…`, `0=…`,
  *   `[::1]:PORT=…`, `https://` / `tls://` remotes and bare `host:443` ⇒ TLS with SNI, `tcp://`
- *   forces plain). A bad mapping throws a ToolInputError quoting it and listing the forms.
+ *   forces plain). A bad mapping throws an InputError quoting it and listing the forms.
  * - Fault specs are plain objects, all with optional `name` (counter key, default the type),
  *   `side` ('server' | 'client', default 'server') and `direction` ('ingress' | 'egress' | 'both',
  *   default 'ingress'); server+ingress = responses (see linksOf):
@@ -25,7 +25,7 @@
  * { type: 'packet_loss', lossRate?, model?: 'bernoulli' | 'gilbert_elliott', p?, r?, lossInBad?, lossInGood?, rttMs? }
  *     { type: 'bandwidth', bytesPerSecond, scope?: 'connection' | 'shared' }   // parseBandwidth(rate, unit)
  *     { type: 'blackhole' }
- *   validateFault / validateFaults check them and throw a ToolInputError naming the field;
+ *   validateFault / validateFaults check them and throw an InputError naming the field;
  *   startProxy and setFaults validate too.
  * - Protocol-aware proxies (`http: true`, see http/stage.ts): each connection is read as HTTP/1.1,
  *   Redis (RESP) or an opaque stream, and `httpFaults` / setHttpFaults apply the eight request
@@ -61,7 +61,7 @@ export { LATENCY_DISTRIBUTIONS, type LatencySpec } from './faults/latency.js';
 export { LOSS_MODELS, SEGMENT_BYTES, type PacketLossSpec } from './faults/packet-loss.js';
 export type { JitterSpec } from './faults/jitter.js';
 export type { BlackholeSpec } from './faults/blackhole.js';
-export { createRandom, type Random } from './random.js';
+export { createRandom, type Random } from '../kernel/random.js';
 export {
   validateHttpFault,
   validateHttpFaults,

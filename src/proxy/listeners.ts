@@ -1,9 +1,9 @@
 /**
  * One TCP listener per mapping, each accepted socket handed over paused. A port that cannot be
- * bound closes the listeners already open and throws a ToolInputError naming the mapping.
+ * bound closes the listeners already open and throws an InputError naming the mapping.
  */
 import net from 'node:net';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { formatAddress } from './connection.js';
 import type { Mapping } from './mapping.js';
 
@@ -39,7 +39,7 @@ export async function listen(
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
           const where = argument ? `${argument}[${index}]: ` : '';
           reject(
-            new ToolInputError(
+            new InputError(
               `${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} ` +
                 `for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`,
             ),

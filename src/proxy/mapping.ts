@@ -15,7 +15,7 @@
  *                                       are refused when set); the port defaults to 6379
  */
 import { isIP } from 'node:net';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export interface Mapping {
   /** The mapping as written. */
@@ -61,7 +61,7 @@ const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: '
 
 export function parseMapping(text: string): Mapping {
   const fail = (reason: string): never => {
-    throw new ToolInputError(
+    throw new InputError(
       `invalid proxy mapping ${JSON.stringify(text)}: ${reason}. Accepted forms: ${ACCEPTED_MAPPING_FORMS}`,
     );
   };
@@ -160,12 +160,12 @@ export function unknownTargetError(
   mappings: readonly Mapping[],
   boundPorts: (index: number) => number | undefined,
   where = '',
-): ToolInputError {
+): InputError {
   const names = mappings.flatMap((mapping, index) => {
     const port = boundPorts(index) || mapping.listenPort;
     return [...(port ? [String(port)] : []), ...(mapping.name ? [`#${mapping.name}`] : [])];
   });
-  return new ToolInputError(
+  return new InputError(
     `${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`,
   );
 }

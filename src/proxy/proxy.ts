@@ -15,7 +15,7 @@
  */
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 import { ClientEnd } from './client-end.js';
 import { ConnectionTable } from './connection.js';
@@ -151,7 +151,7 @@ const clock = (): number => performance.now();
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
-  if (mappings.length === 0) throw new ToolInputError('at least one proxy mapping is needed');
+  if (mappings.length === 0) throw new InputError('at least one proxy mapping is needed');
   checkDistinctNames(mappings, options.policy?.argument ?? 'proxies');
   if (options.policy) checkMappings(mappings, options.policy, options.policy.argument ?? 'proxies');
   const lookup = options.lookup ?? (options.policy ? targetLookup(options.policy) : undefined);
@@ -210,7 +210,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         clock,
       })
     : undefined;
-  if (!stage && options.httpFaults?.length) throw new ToolInputError('HTTP faults need an HTTP proxy (http: true)');
+  if (!stage && options.httpFaults?.length) throw new InputError('HTTP faults need an HTTP proxy (http: true)');
 
   setFaults(options.faults ?? []);
   stage?.setFaults(options.httpFaults ?? []);
@@ -243,8 +243,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     setFaults,
     http: stage !== undefined,
     setHttpFaults(faults: readonly HttpFaultSpec[]): void {
-      if (!stage)
-        throw new ToolInputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
+      if (!stage) throw new InputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
       stage.setFaults(faults);
     },
     counters(): ProxyCounters {
@@ -281,7 +280,7 @@ function checkDistinctNames(mappings: readonly Mapping[], argument: string): voi
   mappings.forEach((mapping, index) => {
     const first = mappings.findIndex((other) => other.name !== undefined && other.name === mapping.name);
     if (first !== -1 && first < index) {
-      throw new ToolInputError(
+      throw new InputError(
         `${argument}[${index}] (${JSON.stringify(mapping.text)}): the ` +
           `name #${mapping.name} is already ${argument}[${first}]'s; give ` +
           `each mapping its own name`,

@@ -9,7 +9,7 @@
  * as `http_<type>`. Faults the admin API set and later cleared count too (the counters keep them).
  */
 import { byCodeUnits } from '../order.js';
-import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../kernel/run-record.js';
 import type { FaultCounters } from './faults/fault.js';
 import { networkFault } from './faults/declarations.js';
 import type { HttpFaultCounters } from './http/fault.js';

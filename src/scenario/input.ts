@@ -2,9 +2,9 @@
  * From the arguments an agent or a person gives (fault's argument names, snake_case, strings for
  * durations) to a validated ScenarioSpec. One function serves the five MCP tools and the
  * `faultline run` command, so both accept and refuse exactly the same things. Every refusal is a
- * ToolInputError that names the argument as the caller wrote it and says what is accepted.
+ * InputError that names the argument as the caller wrote it and says what is accepted.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { parseDuration, DURATION_FORMS } from '../duration.js';
 import type { ScenarioLimits } from '../config.js';
 import {
@@ -116,17 +116,17 @@ export async function scenarioFromArguments(
 ): Promise<ScenarioSpec> {
   const url = await checkLoadTarget(args.url, limits, 'url');
   if (url.port === '0')
-    throw new ToolInputError(
+    throw new InputError(
       `url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`,
     );
   const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
   if (!/^[A-Z][A-Z0-9_-]*$/.test(method))
-    throw new ToolInputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
+    throw new InputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
 
   const durationMs = parseDuration(args.duration ?? SCENARIO_DEFAULTS.duration, 'duration');
-  if (durationMs <= 0) throw new ToolInputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
+  if (durationMs <= 0) throw new InputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
   if (durationMs > limits.maxDurationMs) {
-    throw new ToolInputError(
+    throw new InputError(
       `duration: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} ` +
         `s this server allows (raise it with --max-duration)`,
     );
@@ -134,13 +134,13 @@ export async function scenarioFromArguments(
   const clients = positiveInteger(args.num_clients ?? SCENARIO_DEFAULTS.num_clients, 'num_clients');
   const rps = positiveNumber(args.rps ?? SCENARIO_DEFAULTS.rps, 'rps');
   if (clients * rps > limits.maxRatePerSecond) {
-    throw new ToolInputError(
+    throw new InputError(
       `num_clients × rps = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} ` +
         `this server allows (raise it with --max-rate)`,
     );
   }
   const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, 'timeout');
-  if (timeoutSeconds > 600) throw new ToolInputError('timeout: at most 600 seconds');
+  if (timeoutSeconds > 600) throw new InputError('timeout: at most 600 seconds');
   const expectStatus = (args.expect_status ?? DEFAULT_EXPECTED_STATUS).trim();
   const expectedStatus = parseExpectedStatus(expectStatus, 'expect_status');
 
@@ -148,7 +148,7 @@ export async function scenarioFromArguments(
     try {
       return parseMapping(text);
     } catch (error) {
-      throw new ToolInputError(`proxies[${index}]: ${(error as Error).message}`);
+      throw new InputError(`proxies[${index}]: ${(error as Error).message}`);
     }
   });
   checkMappings(proxies, limits, 'proxies');
@@ -160,12 +160,12 @@ export async function scenarioFromArguments(
     parseSlo(text, `slos[${index}]`),
   );
   const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], 'strategy') as Strategy;
-  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new ToolInputError('seed: must be an integer');
+  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new InputError('seed: must be an integer');
   const scheduled = (clients * rps * durationMs) / 1000;
   if (strategy === 'load' && scheduled < 1) {
     // The first request is due at 0 s, so it would be sent anyway, and the achieved rate over so
     // short a run would read far above the target (1 request in 100 ms: "achieved 10 req/s").
-    throw new ToolInputError(
+    throw new InputError(
       `duration × num_clients × rps schedules ${Number(scheduled.toPrecision(3))} ` +
         `requests, less than one; lengthen the duration or raise rps`,
     );
@@ -228,8 +228,8 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
     validateFault(spec);
     return spec as unknown as FaultSpec;
   } catch (error) {
-    if (!(error instanceof ToolInputError)) throw error;
-    throw new ToolInputError(
+    if (!(error instanceof InputError)) throw error;
+    throw new InputError(
       error.message.replace(/: (\w+) must/, (whole, field: string) => `: ${argumentOf[field] ?? field} must`),
     );
   }
@@ -245,19 +245,19 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
     const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text);
     if (percent) {
       const value = Number(percent[1]);
-      if (value > 100) throw new ToolInputError(`${what}: ${text} is over 100%`);
+      if (value > 100) throw new InputError(`${what}: ${text} is over 100%`);
       return (value / 100) * durationMs;
     }
     return parseDuration(text, what);
   };
   const startMs = at(args.fault_start, 'fault_start', 0);
   if (startMs >= durationMs)
-    throw new ToolInputError(
+    throw new InputError(
       `fault_start: ${args.fault_start} is not before the end of the ` +
         `run (${args.duration ?? SCENARIO_DEFAULTS.duration})`,
     );
   const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
-  if (lengthMs <= 0) throw new ToolInputError('fault_duration: must be above 0');
+  if (lengthMs <= 0) throw new InputError('fault_duration: must be above 0');
   return { startMs, endMs: Math.min(durationMs, startMs + lengthMs) };
 }
 
@@ -287,17 +287,13 @@ function connectionBudget(
       : `this process may open ${limit} files (ulimit -n) and each ` +
         `connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
   if (clients > cap)
-    throw new ToolInputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
+    throw new InputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
   if (args.max_connections !== undefined) {
     const max = positiveInteger(args.max_connections, 'max_connections');
     if (max < clients)
-      throw new ToolInputError(
-        `max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`,
-      );
+      throw new InputError(`max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`);
     if (max > cap)
-      throw new ToolInputError(
-        `max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`,
-      );
+      throw new InputError(`max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`);
     return max;
   }
   return Math.max(clients, Math.min(cap, DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSeconds)));
@@ -313,14 +309,12 @@ function parseHeaders(lines: string[]): Record<string, string> {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-      throw new ToolInputError(`headers[${index}]: "${line}" is not "Name: value"`);
+      throw new InputError(`headers[${index}]: "${line}" is not "Name: value"`);
     }
     const value = line.slice(colon + 1).trim();
     // Checked here, before the run starts, so the error names the argument as given.
     if (/[\r\n\0]/.test(value))
-      throw new ToolInputError(
-        `headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`,
-      );
+      throw new InputError(`headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`);
     headers[name] = value;
   });
   return headers;
@@ -328,19 +322,18 @@ function parseHeaders(lines: string[]): Record<string, string> {
 
 function positiveInteger(value: number, what: string): number {
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new ToolInputError(`${what}: must be a whole number ≥ 1 (got ${value})`);
+    throw new InputError(`${what}: must be a whole number ≥ 1 (got ${value})`);
   return value;
 }
 
 function positiveNumber(value: number, what: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new ToolInputError(`${what}: must be a number above 0 (got ${value})`);
+    throw new InputError(`${what}: must be a number above 0 (got ${value})`);
   return value;
 }
 
 function choice(value: string, accepted: readonly string[], what: string): string {
   const normalized = value.trim().toLowerCase();
-  if (!accepted.includes(normalized))
-    throw new ToolInputError(`${what}: "${value}" is not one of ${accepted.join(', ')}`);
+  if (!accepted.includes(normalized)) throw new InputError(`${what}: "${value}" is not one of ${accepted.join(', ')}`);
   return normalized;
 }

@@ -10,7 +10,7 @@
  *   records use for leaves (passed | failed; `untested` for an SLO a capacity run could not
  *   evaluate).
  */
-import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type LeafStatus, type RunRecord } from '../probe/record.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type LeafStatus, type RunRecord } from '../kernel/run-record.js';
 import { faultsThatActed } from '../proxy/run-record.js';
 import type { ScenarioResult } from './result.js';
 

@@ -13,7 +13,7 @@
  * event loop, nor for this thread's. Everything started is stopped before this returns, throws or
  * is cancelled.
  */
-import { CancelledError, ToolInputError } from '../errors.js';
+import { CancelledError, InputError } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
 import {
   runCapacity,
@@ -243,8 +243,7 @@ function startPhaseProxy(
   }).catch((error: unknown) => {
     // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
     // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
-    if (error instanceof ToolInputError && spec.proxies.length > 0)
-      throw new ToolInputError(`proxies: ${error.message}`);
+    if (error instanceof InputError && spec.proxies.length > 0) throw new InputError(`proxies: ${error.message}`);
     throw error;
   });
 }

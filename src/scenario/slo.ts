@@ -16,7 +16,7 @@
  * The burn rate is the observed bad fraction over the budget (1 − objective): 1 means the run
  * spent its error budget exactly; above 1, faster than the SLO allows.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { percentileR6 } from '../load/index.js';
 
 export type SloType = 'latency' | 'error';
@@ -54,23 +54,21 @@ export function parseSlo(text: string, what = 'slos'): Slo {
     const objective = Number(match[1]);
     const threshold = Number(match[2]) * (match[3] === 's' ? 1000 : 1);
     if (!(objective > 0 && objective < 100))
-      throw new ToolInputError(`${what}: "${input}": the percentile must be between 0 and 100 (exclusive)`);
-    if (!(threshold > 0)) throw new ToolInputError(`${what}: "${input}": the latency threshold must be above 0`);
+      throw new InputError(`${what}: "${input}": the percentile must be between 0 and 100 (exclusive)`);
+    if (!(threshold > 0)) throw new InputError(`${what}: "${input}": the latency threshold must be above 0`);
     return { title: input, type: 'latency', objective, threshold, op };
   }
   // "error < 1%" is refused, not guessed: the metric is errors (or error_rate).
   if (/^(?:error|errorrate)<=?/.test(compact))
-    throw new ToolInputError(
-      `${what}: "${input}": the metric is errors, e.g. "errors < 1%"; accepted forms: ${SLO_FORMS}`,
-    );
+    throw new InputError(`${what}: "${input}": the metric is errors, e.g. "errors < 1%"; accepted forms: ${SLO_FORMS}`);
   const errors = /^(?:errors|error_rate)<=?(\d+(?:\.\d+)?)%$/.exec(compact) ?? /^rate<=?(0?\.\d+|0|1)$/.exec(compact);
   if (errors) {
     const percent = compact.startsWith('rate') ? Number(errors[1]) * 100 : Number(errors[1]);
     if (!(percent > 0 && percent < 100))
-      throw new ToolInputError(`${what}: "${input}": the error percentage must be between 0 and 100 (exclusive)`);
+      throw new InputError(`${what}: "${input}": the error percentage must be between 0 and 100 (exclusive)`);
     return { title: input, type: 'error', objective: 100 - percent, threshold: percent, op };
   }
-  throw new ToolInputError(`${what}: "${input}" is not an SLO; accepted forms: ${SLO_FORMS}`);
+  throw new InputError(`${what}: "${input}" is not an SLO; accepted forms: ${SLO_FORMS}`);
 }
 
 export interface SloResult extends Slo {

@@ -11,7 +11,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { addressRefusal, hostnameAllowed, type TargetRules } from '../target-policy.js';
 
 // The policy itself lives in src/target-policy.ts, shared with the proxy's mappings.
@@ -26,16 +26,16 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
   try {
     parsed = new URL(url);
   } catch {
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: "${url}" is not a URL; give an http:// or https:// URL such as http://127.0.0.1:8080/health`,
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ToolInputError(`${what}: "${url}" uses ${parsed.protocol}; only http:// and https:// URLs can be loaded`);
+    throw new InputError(`${what}: "${url}" uses ${parsed.protocol}; only http:// and https:// URLs can be loaded`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
     // Refused before anything logs or sends the URL: credentials do not belong in it.
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: credentials in the URL are not supported; send them as ` +
         `a header, e.g. headers: ["Authorization: Basic …"]`,
     );
@@ -51,7 +51,7 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
       // A name allowed as such (or any, with remote targets allowed) that does not resolve here
       // fails at connect instead.
       if (hostnameAllowed(rules, host)) return parsed;
-      throw new ToolInputError(
+      throw new InputError(
         `${what}: cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
       );
     }
@@ -59,7 +59,7 @@ export async function checkLoadTarget(url: string, rules: TargetRules, what = 'u
   for (const address of addresses) {
     const refusal = addressRefusal(address, rules, host);
     if (refusal)
-      throw new ToolInputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
+      throw new InputError(`${what}: ${host === address ? '' : `${host} resolves to ${address}; `}${refusal}`);
   }
   return parsed;
 }

@@ -12,13 +12,9 @@ import { httpFaultActed, networkFaultActed } from '../proxy/run-record.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
 
-export type Verdict = 'passed' | 'failed' | 'inconclusive';
+import type { Verdict, VerdictWithReasons } from '../kernel/verdict.js';
 
-export interface VerdictWithReasons {
-  verdict: Verdict;
-  /** Why, in the order the report shows them; empty for a plain pass. */
-  reasons: string[];
-}
+export type { Verdict, VerdictWithReasons };
 
 /**
  * @param switchedOn whether the fault was ever switched on: false when every request had settled

@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { IndexError } from './errors.js';
 import { prepareFile, type FileJob, type PreparedChunk } from './prepare-file.js';
 

@@ -9,7 +9,7 @@
  *   `access`'s rules, secret directories skipped and listed; binaries and files over 1 MB
  *   skipped), chunks each new or changed file by definition (src/code/chunk.ts), embeds the
  *   chunks and replaces the file's old ones; removes the chunks of files that are gone. `lang` is
- *   `all` (default) or a language name (`acceptedLangValues()`); unknown: a ToolInputError.
+ *   `all` (default) or a language name (`acceptedLangValues()`); unknown: an InputError.
  *   `indexStatsJson(stats)` is the JSON form the tool and the CLI print (snake_case), and
  *   `describeSkippedDirectories` the skipped directories in a line, with how to include each.
  * - `searchIndex(settings, {query, sourceDir?, limit?, acceptTree?, signal?})` → SearchHit[]

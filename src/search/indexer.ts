@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { FileAccess, readRegularFile } from '../access.js';
 import type { CodeChunk } from '../code/chunk.js';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
 import { LanguageSelection } from './languages.js';

@@ -7,7 +7,7 @@
  * `typescript` also takes .tsx files, as in the reference tool.
  */
 import { extname } from 'node:path';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { languageByName, languageForPath, supportedLanguages, type LanguageInfo } from '../code/languages.js';
 
 /** A language a file is indexed as: its id, and its grammar when there is one. */
@@ -34,14 +34,13 @@ export function acceptedLangValues(): string[] {
 export class LanguageSelection {
   private constructor(private readonly names: ReadonlySet<string> | 'all') {}
 
-  /** Throws a ToolInputError naming the accepted values for an unknown `lang`. */
+  /** Throws an InputError naming the accepted values for an unknown `lang`. */
   static parse(lang: string | undefined): LanguageSelection {
     const wanted = (lang ?? 'all').trim().toLowerCase();
     if (wanted === 'all' || wanted === '') return new LanguageSelection('all');
     if (WINDOWED_LANGUAGES[wanted]) return new LanguageSelection(new Set([wanted]));
     const info = languageByName(wanted);
-    if (!info)
-      throw new ToolInputError(`lang: '${lang}' is not supported; accepted: ${acceptedLangValues().join(', ')}`);
+    if (!info) throw new InputError(`lang: '${lang}' is not supported; accepted: ${acceptedLangValues().join(', ')}`);
     return new LanguageSelection(new Set(info.name === 'typescript' ? ['typescript', 'tsx'] : [info.name]));
   }
 

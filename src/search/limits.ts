@@ -1,6 +1,6 @@
 /** The index and search limits, in a leaf module so the MCP server can quote them in schemas without loading the index.
  * */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
@@ -20,15 +20,15 @@ export const MAX_INCLUDE_CHARS = 1000;
 export function checkIncludeDirs(entries: readonly string[] | undefined, what: string): string[] | undefined {
   if (entries === undefined) return undefined;
   if (entries.length > MAX_INCLUDE_DIRS)
-    throw new ToolInputError(`${what}: ${entries.length} entries; at most ${MAX_INCLUDE_DIRS}`);
+    throw new InputError(`${what}: ${entries.length} entries; at most ${MAX_INCLUDE_DIRS}`);
   const kept: string[] = [];
   entries.forEach((entry, index) => {
     const trimmed = entry.trim();
     if (trimmed === '') return;
     if (trimmed.length > MAX_INCLUDE_CHARS)
-      throw new ToolInputError(`${what}[${index}]: ${trimmed.length} characters; at most ${MAX_INCLUDE_CHARS}`);
+      throw new InputError(`${what}[${index}]: ${trimmed.length} characters; at most ${MAX_INCLUDE_CHARS}`);
     if (/^([/\\]|[a-z]:)/i.test(trimmed) || trimmed.split(/[/\\]/).includes('..')) {
-      throw new ToolInputError(
+      throw new InputError(
         `${what}[${index}]: "${trimmed.slice(0, 80)}" is not a directory ` +
           `name or a path inside the tree (no leading /, no ..)`,
       );

@@ -28,7 +28,7 @@
  * - Every failure names the URL: an unreachable server, an HTTP error with Qdrant's message.
  */
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import { IndexError } from './errors.js';
 import {
   isUnder,

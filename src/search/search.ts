@@ -12,7 +12,7 @@
  */
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { byCodeUnits } from '../order.js';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { ChunkKind } from '../code/chunk.js';
 import { selectEmbedder, type Embedder } from './embedder.js';
 import { IndexError } from './errors.js';
@@ -68,15 +68,15 @@ export interface SearchHit {
 export async function searchIndex(settings: IndexSettings, options: SearchOptions): Promise<SearchHit[]> {
   const query = options.query.trim();
   if (query === '')
-    throw new ToolInputError('query: empty; give words or identifiers to look for (e.g. "parse config file")');
+    throw new InputError('query: empty; give words or identifiers to look for (e.g. "parse config file")');
   if (query.length > MAX_QUERY_CHARS) {
-    throw new ToolInputError(
+    throw new InputError(
       `query: ${query.length} characters is too long; at most ${MAX_QUERY_CHARS} (words, identifiers or one function)`,
     );
   }
   const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-    throw new ToolInputError(`limit: ${limit} is not accepted; give a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
+    throw new InputError(`limit: ${limit} is not accepted; give a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
   }
   const embedder = await selectEmbedder(settings.llm, settings.env);
   const targets =
@@ -100,7 +100,7 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
   const symbol = symbolQuery(query);
   // Punctuation or keywords alone give the lexical channel nothing to look for.
   if (terms.length === 0 && symbol === undefined) {
-    throw new ToolInputError(
+    throw new InputError(
       `query: "${query.slice(0, 80)}" has no words or identifiers to ` +
         `look for (words such as "the" and "of" do not count)`,
     );
@@ -214,7 +214,7 @@ async function indexContaining(
   embedder: Embedder,
   sourceDir: string,
 ): Promise<SearchTarget[]> {
-  if (!isAbsolute(sourceDir)) throw new ToolInputError(`source_dir: ${sourceDir} must be an absolute path`);
+  if (!isAbsolute(sourceDir)) throw new InputError(`source_dir: ${sourceDir} must be an absolute path`);
   const dir = await canonicalTree(sourceDir);
   const indexOf = async (tree: string): Promise<SearchTarget | undefined> => {
     const { store, exists, legacy } = await openStore(settings, tree, embedder);

@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { IndexError } from './errors.js';
 import { queryForms } from './vocabulary.js';
 import { MIN_PREFIX_CHARS, rankCandidates, rankDefinitions, type Candidate } from './fusion.js';

@@ -24,9 +24,9 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { readRegularFile } from '../access.js';
-import { CancelledError, messageOf } from '../errors.js';
+import { CancelledError, messageOf } from '../kernel/errors.js';
 import { IndexError } from './errors.js';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { IgnoreFile, isIgnored } from './gitignore.js';
 import { MAX_LISTED_DIRECTORIES } from './limits.js';
 import type { IndexLanguage, LanguageSelection } from './languages.js';
@@ -69,8 +69,8 @@ export function indexLimitsFrom(env: NodeJS.ProcessEnv): IndexLimits {
   };
 }
 
-/** A tree over an index limit: the caller's argument, so the tools answer it as a ToolInputError. */
-export class IndexLimitError extends ToolInputError {}
+/** A tree over an index limit: the caller's argument, so the tools answer it as an InputError. */
+export class IndexLimitError extends InputError {}
 
 /** Directory names never entered unless included: dependencies and caches. */
 const DEPENDENCY_DIRECTORIES: ReadonlySet<string> = new Set([

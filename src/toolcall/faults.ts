@@ -14,7 +14,7 @@
  * settings. head_of_line_blocking draws nothing: it only names the slots a call must pass
  * (Decision.gates), which the session holds from the call's arrival to its answer.
  */
-import { createRandom, type Random } from '../proxy/random.js';
+import { createRandom, type Random } from '../kernel/random.js';
 import { matchesTools, type ErrorShape, type FaultType, type Plan, type PlanFault } from './plan.js';
 import { SlotPool } from './slots.js';
 

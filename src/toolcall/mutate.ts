@@ -14,7 +14,7 @@
  * and a text whose value a mutation leaves alone keeps its exact characters. Whether a mutation
  * changed anything is judged by meaning (sameMeaning): JSON compared as values, not as text.
  */
-import type { Random } from '../proxy/random.js';
+import type { Random } from '../kernel/random.js';
 import { isPlainObject } from '../config-reader.js';
 import type { Mutation } from './faults.js';
 import { deepEqual, parseJsonText, serializeLike, type TextItem } from './json-text.js';

@@ -13,7 +13,7 @@
  * head_of_line_blocking picks no calls: every call to its tools passes through its `slots`.
  * Everything a plan can ask for is bounded (PLAN_LIMITS), globs included.
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { ConfigReader, describeValue, isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 import { globMatches } from './glob.js';
 
@@ -121,20 +121,20 @@ export const EMPTY_PLAN: Plan = { seed: 0, faults: [], task_idle_ms: 2000, deadl
 /** Parses a plan from YAML or JSON text (JSON is YAML). */
 export async function parsePlanText(text: string, where = 'plan'): Promise<Plan> {
   if (text.length > PLAN_LIMITS.textChars)
-    throw new ToolInputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
+    throw new InputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
   const { parse } = await import('yaml');
   let raw: unknown;
   try {
     raw = parse(text);
   } catch (error) {
-    throw new ToolInputError(`${where}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+    throw new InputError(`${where}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
   return validatePlan(raw ?? {}, where);
 }
 
 /** Validates a parsed plan object, filling defaults. */
 export function validatePlan(raw: unknown, where = 'plan'): Plan {
-  if (!isPlainObject(raw)) throw new ToolInputError(`${where}: expected a mapping with seed and faults`);
+  if (!isPlainObject(raw)) throw new InputError(`${where}: expected a mapping with seed and faults`);
   const r = new ConfigReader(where, raw);
   const seed = r.take('seed') ?? 0;
   if (
@@ -169,7 +169,7 @@ export function validatePlan(raw: unknown, where = 'plan'): Plan {
 }
 
 function validateFault(raw: unknown, where: string): PlanFault {
-  if (!isPlainObject(raw)) throw new ToolInputError(`${where}: expected a mapping with a type`);
+  if (!isPlainObject(raw)) throw new InputError(`${where}: expected a mapping with a type`);
   if (typeof raw.type !== 'string' || !(FAULT_TYPES as readonly string[]).includes(raw.type)) {
     new ConfigReader(where, raw).fail('type', `one of ${FAULT_TYPES.join(', ')}`);
   }
@@ -221,7 +221,7 @@ function readDeadlines(raw: unknown, where: string): Record<string, number> {
   const deadlines: Record<string, number> = {};
   if (raw === undefined) return deadlines;
   if (!isPlainObject(raw) || Object.keys(raw).length > PLAN_LIMITS.names)
-    throw new ToolInputError(
+    throw new InputError(
       `${where}: must be a mapping of at most ${PLAN_LIMITS.names} tool names to ms (got ${describeValue(raw)})`,
     );
   refuseUnknownKeys(raw, Object.keys(raw), where); // only __proto__ and its kin: refused before any is copied

@@ -10,7 +10,7 @@
  *   a string     its UTF-8 bytes followed by their SHA-512 digest, read as one big-endian integer
  */
 import { createHash } from 'node:crypto';
-import type { Random } from '../proxy/random.js';
+import type { Random } from '../kernel/random.js';
 
 const N = 624;
 const M = 397;

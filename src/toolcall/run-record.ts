@@ -5,7 +5,7 @@
  * (a record's own `injected` is a list of fault names, the SLIs' a count per fault).
  */
 import { byCodeUnits } from '../order.js';
-import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../probe/record.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../kernel/run-record.js';
 import type { Slis } from './metrics.js';
 
 export interface ToolcallRunRecord extends RunRecord {

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { CancelledError, InputError } from '../kernel/errors.js';
 import { renderReport, type CallRecord, type Slis } from './metrics.js';
 import type { Plan } from './plan.js';
 import { ToolPlane } from './session.js';
@@ -116,7 +116,7 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
     const missing = [...new Set(scenario.calls.map((call) => call.tool).filter((name) => !offered.has(name)))];
     if (missing.length > 0) {
       const names = plane.serverToolNames();
-      throw new ToolInputError(
+      throw new InputError(
         `calls: the server has no tool ` +
           `${missing.map((name) => JSON.stringify(name)).join(', ')}; its ` +
           `tools/list has ${names.length === 0 ? 'no tools' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')}`,

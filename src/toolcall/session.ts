@@ -26,7 +26,7 @@ import {
   type JsonRpcMessage,
 } from '../jsonrpc/message.js';
 import { peekId, type MessageId } from '../jsonrpc/peek-id.js';
-import type { Random } from '../proxy/random.js';
+import type { Random } from '../kernel/random.js';
 import { FaultEngine, type Decision } from './faults.js';
 import { applyMutations, sameMeaning, type ToolResult } from './mutate.js';
 import { computeSlis, type CallRecord, type Outcome, type Slis, type UpstreamFailure } from './metrics.js';

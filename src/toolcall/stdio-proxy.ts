@@ -13,7 +13,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { LineReader, LineWriter } from '../jsonrpc/ndjson.js';
 import { createIdScanner, type IdScanner, type MessageId } from '../jsonrpc/peek-id.js';
 import { startProgram, type ProgramPolicy } from '../consent/index.js';
@@ -116,7 +116,7 @@ export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyRes
       tree.dispose();
       const message = `could not start ${options.command}: ${error.message}`;
       // No such program, or not one that may run: the command given is what is wrong.
-      reject(COMMAND_ERRORS.has(error.code ?? '') ? new ToolInputError(`command: ${message}`) : new Error(message));
+      reject(COMMAND_ERRORS.has(error.code ?? '') ? new InputError(`command: ${message}`) : new Error(message));
     });
     // What the server started may outlive it, and hold its stdout open (so no 'close' would
     // come): once it exits, the rest of its tree gets SIGTERM, then SIGKILL after the grace

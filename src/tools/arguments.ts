@@ -12,13 +12,13 @@
  *   field names and limits), not here; what is checked here is that they are objects, within a
  *   size and depth bound, with no `__proto__`, `constructor` or `prototype` key at any depth.
  * - Everything else is then validated against the tool's zod shape, and every problem becomes a
- *   ToolInputError naming the argument: `num_clients: must be at least 1 (got 0)`.
+ *   InputError naming the argument: `num_clients: must be at least 1 (got 0)`.
  *
  * The coercions follow the JSON Schema the tool publishes (its tools/list entry), so what a model
  * was told is exactly what is accepted; the schemas themselves stay plain (no unions).
  */
 import * as z from 'zod';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { describeValue, isPlainObject, refuseForbiddenKeys } from '../config-reader.js';
 import { jsonDepthExceeds } from '../jsonrpc/message.js';
 
@@ -151,7 +151,7 @@ export class ArgumentReader {
     this.validator = z.object(runtime);
   }
 
-  /** The arguments the handler gets, or a ToolInputError naming the first bad one(s). */
+  /** The arguments the handler gets, or an InputError naming the first bad one(s). */
   async read(given: Record<string, unknown>): Promise<Record<string, unknown>> {
     const prepared: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(given)) {
@@ -162,10 +162,10 @@ export class ArgumentReader {
       prepared[name] = spec ? await readStructured(name, value, spec, node) : coerce(value, node);
     }
     for (const name of this.structuredFields.keys()) {
-      if (this.required.has(name) && prepared[name] === undefined) throw new ToolInputError(`${name}: is required`);
+      if (this.required.has(name) && prepared[name] === undefined) throw new InputError(`${name}: is required`);
     }
     const result = this.validator.safeParse(prepared, { reportInput: true });
-    if (!result.success) throw new ToolInputError(issuesMessage(result.error.issues));
+    if (!result.success) throw new InputError(issuesMessage(result.error.issues));
     return result.data as Record<string, unknown>;
   }
 }
@@ -231,13 +231,13 @@ async function readStructured(name: string, value: unknown, spec: StructuredSpec
   if (spec.plainText && typeof value === 'string' && !isPlainObject(parsed)) return value;
   if (spec.list) {
     if (!Array.isArray(parsed))
-      throw new ToolInputError(`${name}: must be an array of objects (got ${describeValue(parsed)})`);
+      throw new InputError(`${name}: must be an array of objects (got ${describeValue(parsed)})`);
     parsed = await Promise.all(parsed.map((item, index) => readItem(`${name}[${index}]`, item)));
   } else if (
     !isPlainObject(parsed) &&
     !(spec.orList && Array.isArray(parsed) && parsed.length > 0 && parsed.every(isPlainObject))
   ) {
-    throw new ToolInputError(
+    throw new InputError(
       `${name}: must be an object${spec.orList ? ' or an array of objects' : ''} (got ${describeValue(parsed)})`,
     );
   }
@@ -255,18 +255,18 @@ async function readItem(where: string, item: unknown): Promise<Record<string, un
     typeof item === 'string'
       ? await parseText(where, item, { list: false, yaml: false, plainText: false, orList: false })
       : item;
-  if (!isPlainObject(value)) throw new ToolInputError(`${where}: must be an object (got ${describeValue(value)})`);
+  if (!isPlainObject(value)) throw new InputError(`${where}: must be an object (got ${describeValue(value)})`);
   return value;
 }
 
 async function parseText(name: string, text: string, spec: StructuredSpec): Promise<unknown> {
   if (text.length > MAX_STRUCTURED_TEXT_CHARS) {
-    throw new ToolInputError(
+    throw new InputError(
       `${name}: ${text.length} characters of text; at most ${MAX_STRUCTURED_TEXT_CHARS} are accepted`,
     );
   }
   if (jsonDepthExceeds(text, MAX_STRUCTURED_DEPTH))
-    throw new ToolInputError(`${name}: nested deeper than ${MAX_STRUCTURED_DEPTH} levels`);
+    throw new InputError(`${name}: nested deeper than ${MAX_STRUCTURED_DEPTH} levels`);
   const trimmed = text.trim();
   let jsonProblem: string;
   try {
@@ -280,12 +280,12 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
       // An empty document (only comments) is an empty object, as a plan file with nothing in it.
       return parse(trimmed, { maxAliasCount: 100 }) ?? {};
     } catch (error) {
-      throw new ToolInputError(`${name}: neither JSON nor YAML (${(error as Error).message.split('\n')[0]})`);
+      throw new InputError(`${name}: neither JSON nor YAML (${(error as Error).message.split('\n')[0]})`);
     }
   }
   if (spec.plainText) return text;
   const expected = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
-  throw new ToolInputError(`${name}: not JSON text (${jsonProblem}); give ${expected}`);
+  throw new InputError(`${name}: not JSON text (${jsonProblem}); give ${expected}`);
 }
 
 const EXPECTED: Record<string, string> = {

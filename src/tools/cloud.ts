@@ -10,7 +10,7 @@
  * the leaf modules of names and defaults.
  */
 import * as z from 'zod';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { EXPORT_TARGETS, FIS_PLATFORMS } from '../cloud/export-targets.js';
 import type { ScenarioArguments } from '../scenario/index.js';
 import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
@@ -155,7 +155,7 @@ function registerTemplateTool(tools: ToolRegistry): void {
       const { buildExperimentTemplate, renderCloudFormation } = await import('../cloud/index.js');
       const built = buildExperimentTemplate(recommendation, target_config);
       const chosen = format ?? 'json';
-      if (chosen === 'json' && yaml) throw new ToolInputError('yaml: applies to format cloudformation only');
+      if (chosen === 'json' && yaml) throw new InputError('yaml: applies to format cloudformation only');
       const document =
         chosen === 'json'
           ? JSON.stringify(built.template, null, 2)

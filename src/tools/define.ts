@@ -6,7 +6,7 @@
  * - its arguments are read as arguments.ts says (`""` means the default, numeric strings are
  *   numbers, structured arguments may be JSON text) and validated, every problem an `isError`
  *   naming the argument;
- * - a ToolInputError becomes an `isError` result with its message (and no structuredContent,
+ * - an InputError becomes an `isError` result with its message (and no structuredContent,
  *   which strict clients would validate against the outputSchema even on error);
  * - a cancelled call answers "cancelled" (the SDK drops it anyway) and never crashes anything;
  * - any other error becomes an `isError` result naming the tool, and is logged with its stack;
@@ -32,7 +32,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, ToolInputError, isOperational, messageOf } from '../errors.js';
+import { CancelledError, InputError, isOperational, messageOf } from '../kernel/errors.js';
 import { FORBIDDEN_KEYS } from '../config-reader.js';
 import { ArgumentReader } from './arguments.js';
 import { productionRefusal } from '../production.js';
@@ -188,10 +188,10 @@ export class ToolRegistry {
       try {
         const given = (args ?? {}) as Record<string, unknown>;
         const forbidden = Object.keys(given).find((key) => FORBIDDEN_KEYS.has(key));
-        if (forbidden !== undefined) throw new ToolInputError(forbiddenArgumentMessage(forbidden));
+        if (forbidden !== undefined) throw new InputError(forbiddenArgumentMessage(forbidden));
         const unknown = Object.keys(given).filter((key) => !known.has(key) && !ignorable.has(key));
         if (unknown.length > 0) {
-          throw new ToolInputError(
+          throw new InputError(
             `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown
               .slice(0, 10)
               .map((key) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key))
@@ -207,7 +207,7 @@ export class ToolRegistry {
             'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
             this.options.allowProduction === true,
           );
-          if (refusal) throw new ToolInputError(refusal);
+          if (refusal) throw new InputError(refusal);
         }
         if (this.beforeCall)
           await this.beforeCall(extra).catch((error: unknown) =>
@@ -383,7 +383,7 @@ export class ToolRegistry {
 
   private failure(name: string, error: unknown, signal: AbortSignal): CallToolResult {
     let text: string;
-    if (error instanceof ToolInputError) {
+    if (error instanceof InputError) {
       text = error.message;
     } else if (error instanceof CancelledError || signal.aborted) {
       text = `${name} was cancelled`;

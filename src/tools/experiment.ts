@@ -5,7 +5,7 @@
  * experiment for its outbound dependencies. The domain work is src/experiment's.
  */
 import * as z from 'zod';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { CancelledError, InputError } from '../kernel/errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 import { programsFor } from './programs.js';
@@ -267,7 +267,7 @@ function registerSuggestExperimentTool(tools: ToolRegistry, ctx: ToolContext): v
     },
     async (args, call) => {
       if ((args.source_dir === undefined || args.source_dir === '') === (args.file === undefined || args.file === ''))
-        throw new ToolInputError('source_dir or file: give exactly one');
+        throw new InputError('source_dir or file: give exactly one');
       const { suggestFromSources } = await import('../experiment/suggest/index.js');
       const suggestion = await suggestFromSources(
         ctx.access,

@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { readJson } from '../jsonrpc/message.js';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 
 /** JSON text for an object argument becomes the object; anything else is left for the schema to refuse. */
 function objectFromText(value: unknown): unknown {
@@ -141,10 +141,10 @@ export function registerFisRecommenderTools(tools: ToolRegistry, _ctx: ToolConte
     },
     async (args) => {
       if (args.target_config !== undefined && args.target !== undefined)
-        throw new ToolInputError('target: give target_config or target (the same thing), not both');
+        throw new InputError('target: give target_config or target (the same thing), not both');
       const config = args.target_config ?? args.target;
       if (config === undefined)
-        throw new ToolInputError(
+        throw new InputError(
           'target_config: required: {roleArn, tags, resourceType?, selectionMode?, stopConditionArn?}',
         );
       const { templateForSeed } = await import('../cloud/index.js');

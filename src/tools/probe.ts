@@ -5,12 +5,12 @@
  * the first call.
  */
 import * as z from 'zod';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { checkCommandLine } from '../command-line.js';
 import type { ProbeReport, ProbeVerdict, Target } from '../probe/index.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
-import { LEAF_STATUSES } from '../probe/record.js';
+import { LEAF_STATUSES } from '../kernel/run-record.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 import { programsFor } from './programs.js';
@@ -95,12 +95,12 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
     async (input, call) => {
       const { command, args, url, token } = input;
       if (command !== undefined && url !== undefined)
-        throw new ToolInputError('give either command (stdio) or url (HTTP), not both');
+        throw new InputError('give either command (stdio) or url (HTTP), not both');
       if (command === undefined && url === undefined)
-        throw new ToolInputError('command: give command (+ args) to spawn a stdio server, or url for an HTTP one');
-      if (command !== undefined && command.trim() === '') throw new ToolInputError('command: must not be empty');
-      if (args !== undefined && command === undefined) throw new ToolInputError('args: applies to command only');
-      if (token !== undefined && url === undefined) throw new ToolInputError('token: applies to url only');
+        throw new InputError('command: give command (+ args) to spawn a stdio server, or url for an HTTP one');
+      if (command !== undefined && command.trim() === '') throw new InputError('command: must not be empty');
+      if (args !== undefined && command === undefined) throw new InputError('args: applies to command only');
+      if (token !== undefined && url === undefined) throw new InputError('token: applies to url only');
       if (input.allow_writes === true) {
         // Calling tools that write changes the server under test: injecting, for the production guard.
         const { productionRefusal } = await import('../production.js');
@@ -109,7 +109,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
           'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
           ctx.config.allowProduction,
         );
-        if (refusal) throw new ToolInputError(refusal);
+        if (refusal) throw new InputError(refusal);
       }
       const programs = programsFor(ctx, call);
       let target: Target;
@@ -142,7 +142,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         onProgress: (message) => call.progress(++step, undefined, message),
       });
       // A command that cannot be spawned is a wrong argument, not a finding about a server.
-      if (report.startError) throw new ToolInputError(`command: could not start '${command}': ${report.startError}`);
+      if (report.startError) throw new InputError(`command: could not start '${command}': ${report.startError}`);
       return {
         text: renderProbeText(report),
         structured: structuredOf(report, probeVerdict(report)),

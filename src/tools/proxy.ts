@@ -4,7 +4,7 @@
  * Thin: validation and lifecycle live in src/proxy/control/held.ts.
  */
 import * as z from 'zod';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { HeldProxies, HeldStatus } from '../proxy/control/index.js';
 import { HELD_LIMITS } from '../proxy/vocabulary.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
@@ -115,7 +115,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
     },
     async ({ proxies, faults, ttl, seed, insecure_tls }) => {
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
-        throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
+        throw new InputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
       return render(
         await held.start({
@@ -190,7 +190,7 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       const held = await heldProxies();
       const status = await held.stop(id);
       if (!status)
-        throw new ToolInputError(
+        throw new InputError(
           `id: no held proxy ${JSON.stringify(id)} (it may have reached its ` +
             `ttl); held: ${held.ids().join(', ') || 'none'}`,
         );

@@ -5,7 +5,7 @@
  * suggestion goes ahead without context rather than failing. src/index loads on the first search.
  */
 import type { SearchContext } from '../llm/index.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import type { ToolContext } from './context.js';
 
 const RELATED_CHUNKS = 5;

@@ -8,7 +8,7 @@
  * configured, every tool answers at once with isError naming what to set.
  */
 import * as z from 'zod';
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import type { LlmProvider, ProviderChoice, SearchContext } from '../llm/index.js';
 import { LlmError } from '../llm/errors.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
@@ -74,7 +74,7 @@ type ProviderFor = (tool: string) => Promise<LlmProvider>;
 export function registerReviewTools(tools: ToolRegistry, ctx: ToolContext, deps: ReviewDependencies = {}): void {
   const provider: ProviderFor = async (tool) => {
     const choice = deps.provider ? deps.provider() : (await loadLlm()).createProvider(ctx.config.llm);
-    if (!choice.ok) throw new ToolInputError(`${tool} needs an LLM, and ${choice.reason}`);
+    if (!choice.ok) throw new InputError(`${tool} needs an LLM, and ${choice.reason}`);
     return choice.provider;
   };
   registerScoreTools(tools, provider);
@@ -212,7 +212,7 @@ function registerSloTool(tools: ToolRegistry, provider: ProviderFor): void {
       checkSnippet(snippet);
       const serviceName = service ?? 'service';
       if (serviceName.trim() === '' || serviceName.length > 63)
-        throw new ToolInputError('service: must be 1-63 characters');
+        throw new InputError('service: must be 1-63 characters');
       const llm = await provider('fault_suggest_service_level_objectives_slo');
       const { suggestSlos } = await loadLlm();
       const slos = await llmCall(() => suggestSlos(llm, { snippet, lang }, { signal: call.signal }));
@@ -378,7 +378,7 @@ function checkConcerns(concerns: string[] | undefined): Concern[] {
   if (concerns === undefined || concerns.length === 0) return [...CONCERNS];
   const unknown = concerns.filter((concern) => !(CONCERNS as readonly string[]).includes(concern));
   if (unknown.length > 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `concerns: ${unknown
         .slice(0, 5)
         .map((c) => JSON.stringify(c.slice(0, 40)))
@@ -389,9 +389,9 @@ function checkConcerns(concerns: string[] | undefined): Concern[] {
 }
 
 function checkSnippet(snippet: string): void {
-  if (snippet.trim() === '') throw new ToolInputError('snippet: is blank; give the code to review');
+  if (snippet.trim() === '') throw new InputError('snippet: is blank; give the code to review');
   if (snippet.length > MAX_SNIPPET_CHARS) {
-    throw new ToolInputError(
+    throw new InputError(
       `snippet: is ${snippet.length} characters; at most ${MAX_SNIPPET_CHARS} are accepted (send one function)`,
     );
   }
@@ -406,7 +406,7 @@ async function llmCall<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof LlmError) throw new ToolInputError(`LLM ${error.kind.replace('_', ' ')}: ${error.message}`);
+    if (error instanceof LlmError) throw new InputError(`LLM ${error.kind.replace('_', ' ')}: ${error.message}`);
     throw error;
   }
 }

@@ -10,7 +10,7 @@
  * handlers): the schemas need only the leaf modules of names and defaults.
  */
 import * as z from 'zod';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import type { FaultType } from '../proxy/index.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import type { ScenarioArguments, ScenarioSpec } from '../scenario/index.js';

@@ -5,7 +5,7 @@
  * symbol, score and code.
  */
 import * as z from 'zod';
-import { CancelledError } from '../errors.js';
+import { CancelledError } from '../kernel/errors.js';
 import { acceptedLangValues } from '../search/languages.js';
 import {
   checkIncludeDirs,

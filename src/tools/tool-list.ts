@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLSETS, type Toolset } from '../config.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 
 /** Bumped when the file's layout changes, so an older file is rebuilt rather than misread. */
 export const TOOL_LIST_FORMAT = 1;

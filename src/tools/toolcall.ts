@@ -4,7 +4,7 @@
  * (text) and every SLI (structuredContent). The domain work is in src/toolcall/.
  */
 import * as z from 'zod';
-import { CancelledError, ToolInputError } from '../errors.js';
+import { CancelledError, InputError } from '../kernel/errors.js';
 import { checkCommandLine } from '../command-line.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { objectArgument, objectListArgument } from './arguments.js';
@@ -154,7 +154,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const calls = readCalls(args.calls, SCENARIO_LIMITS.calls);
       const tasks = args.tasks ?? 10;
       if (tasks * calls.length * (args.resilience ? 3 : 1) > SCENARIO_LIMITS.attempts)
-        throw new ToolInputError(
+        throw new InputError(
           `tasks: tasks × calls (× 3 with resilience) must stay at most ${SCENARIO_LIMITS.attempts}`,
         );
       const signal = AbortSignal.any([call.signal, AbortSignal.timeout(SCENARIO_LIMITS.runMs)]);
@@ -185,8 +185,8 @@ async function targetOf(
   ctx: ToolContext,
 ): Promise<{ command: string; args: string[] } | { url: string; lookup: LookupFunction }> {
   if ((args.command === undefined) === (args.url === undefined))
-    throw new ToolInputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
-  if (args.args !== undefined && args.command === undefined) throw new ToolInputError('args: only with command');
+    throw new InputError('command or url: give exactly one (command + args for stdio, url for streamable HTTP)');
+  if (args.args !== undefined && args.command === undefined) throw new InputError('args: only with command');
   if (args.url !== undefined) {
     const [{ checkLoadTarget }, { targetLookup }] = await Promise.all([
       import('../scenario/target.js'),
@@ -205,15 +205,15 @@ function readCalls(
   calls: Array<Record<string, unknown>>,
   max: number,
 ): Array<{ tool: string; arguments: Record<string, unknown> }> {
-  if (calls.length === 0 || calls.length > max) throw new ToolInputError(`calls: give 1 to ${max} calls`);
+  if (calls.length === 0 || calls.length > max) throw new InputError(`calls: give 1 to ${max} calls`);
   return calls.map((v, i) => {
     refuseUnknownKeys(v, ['tool', 'arguments'], `calls[${i}]`);
-    if (typeof v.tool !== 'string' || v.tool === '') throw new ToolInputError(`calls[${i}].tool: expected a tool name`);
+    if (typeof v.tool !== 'string' || v.tool === '') throw new InputError(`calls[${i}].tool: expected a tool name`);
     if (
       v.arguments !== undefined &&
       (typeof v.arguments !== 'object' || v.arguments === null || Array.isArray(v.arguments))
     ) {
-      throw new ToolInputError(`calls[${i}].arguments: expected an object`);
+      throw new InputError(`calls[${i}].arguments: expected an object`);
     }
     return { tool: v.tool, arguments: (v.arguments ?? {}) as Record<string, unknown> };
   });

@@ -8,7 +8,7 @@
  *
  *   inject(target = proxy name, config, durationMs?) → id      clear(id)      clearAll()      status()
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { linksOf } from '../proxy/faults/fault.js';
 import { parseFaultConfig } from '../proxy/control/fault-config.js';
 import { checkDurationMs, faultId, type FaultControl, type FaultStatus } from '../proxy/control/registry.js';
@@ -23,16 +23,16 @@ export class ToxicChaos implements FaultControl {
 
   inject(target: unknown, config: unknown, durationMs?: unknown): string {
     if (typeof target !== 'string' || target.trim() === '')
-      throw new ToolInputError('target: a non-empty string, the name of a proxy');
+      throw new InputError('target: a non-empty string, the name of a proxy');
     const name = target.trim().replace(/^#/, '');
     const names = this.collection.all().map((proxy) => proxy.name);
     if (!names.includes(name))
-      throw new ToolInputError(`target: "${target}" names no proxy; proxies: ${names.join(', ') || '(none)'}`);
+      throw new InputError(`target: "${target}" names no proxy; proxies: ${names.join(', ') || '(none)'}`);
     const expiry = checkDurationMs(durationMs);
     const parsed = parseFaultConfig(config);
     const { type, target: own, ...fields } = config as Record<string, unknown>;
     if (own !== undefined && own !== name && own !== `#${name}`)
-      throw new ToolInputError(`config.target: ${JSON.stringify(own)} conflicts with target "${target}"`);
+      throw new InputError(`config.target: ${JSON.stringify(own)} conflicts with target "${target}"`);
     const id = faultId(name);
     const spec = { ...parsed.spec, name: id } as Record<string, unknown>;
     delete spec['target'];
@@ -57,8 +57,8 @@ export class ToxicChaos implements FaultControl {
     try {
       this.collection.addMade(name, toxic);
     } catch (error) {
-      if (error instanceof ApiError) throw new ToolInputError(error.message);
-      if (error instanceof ToolInputError) throw new ToolInputError(`config: ${error.message}`);
+      if (error instanceof ApiError) throw new InputError(error.message);
+      if (error instanceof InputError) throw new InputError(`config: ${error.message}`);
       throw error;
     }
     if (expiry !== undefined) {

@@ -9,7 +9,7 @@
  * Errors are ApiErrors carrying Toxiproxy's status and message.
  */
 import { isIP } from 'node:net';
-import { ToolInputError, messageOf } from '../errors.js';
+import { InputError, messageOf } from '../kernel/errors.js';
 import type { FaultSpec } from '../proxy/faults/index.js';
 import type { HttpFaultSpec } from '../proxy/http/spec.js';
 import { parseMapping, type Mapping } from '../proxy/mapping.js';
@@ -320,7 +320,7 @@ export class ProxyCollection {
     try {
       proxy.apply(toxics);
     } catch (error) {
-      if (error instanceof ToolInputError) throw badBody(error.message);
+      if (error instanceof InputError) throw badBody(error.message);
       throw error;
     }
     proxy.toxics = toxics;
@@ -382,7 +382,7 @@ export class ProxyCollection {
       checkMappings([mapping], this.options.policy, 'listen');
       return mapping;
     } catch (error) {
-      if (error instanceof ToolInputError) throw new ApiError(400, error.message);
+      if (error instanceof InputError) throw new ApiError(400, error.message);
       throw error;
     }
   }
@@ -442,7 +442,7 @@ function faultOf(json: ToxicJson): ToxicFault {
   try {
     return toxicFault(json);
   } catch (error) {
-    if (error instanceof ToolInputError) throw badBody(error.message);
+    if (error instanceof InputError) throw badBody(error.message);
     throw error;
   }
 }
@@ -455,7 +455,7 @@ function splitListen(listen: string): { host: string; port: number } {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]*)):(\d{1,5})$/.exec(listen.trim());
   if (listen.trim() === '') return { host: '127.0.0.1', port: 0 };
   if (!match || Number(match[3]) > 65535)
-    throw new ToolInputError(`listen ${JSON.stringify(listen)} is not HOST:PORT, [IPv6]:PORT or :PORT`);
+    throw new InputError(`listen ${JSON.stringify(listen)} is not HOST:PORT, [IPv6]:PORT or :PORT`);
   const host = match[1] ?? match[2] ?? '';
   return {
     host: host === '' || host === 'localhost' ? '127.0.0.1' : host,
@@ -486,5 +486,5 @@ function bindError(error: unknown, listen: string): ApiError {
   if (error instanceof ApiError) return error;
   const message = messageOf(error);
   if (/EADDRINUSE/.test(message)) return new ApiError(500, `listen tcp ${listen}: bind: address already in use`);
-  return new ApiError(error instanceof ToolInputError ? 400 : 500, message);
+  return new ApiError(error instanceof InputError ? 400 : 500, message);
 }

@@ -14,7 +14,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import { VERSION } from '../version.js';
 import { adminHandler } from '../proxy/control/admin.js';
 import { tokenRefusal } from './auth.js';

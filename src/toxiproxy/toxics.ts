@@ -19,7 +19,7 @@
  * `stream` picks the link (upstream: client → server; downstream, the default: server → client);
  * `toxicity` becomes the fault list's per-connection `chance` (an HTTP fault's `probability`).
  */
-import { ToolInputError } from '../errors.js';
+import { InputError } from '../kernel/errors.js';
 import { validateFault, type FaultSpec } from '../proxy/faults/index.js';
 import { validateHttpFault, type HttpFaultSpec } from '../proxy/http/spec.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
@@ -107,7 +107,7 @@ function placement(stream: string): { side: 'server'; direction: 'ingress' | 'eg
 
 /**
  * The fault a toxic is, checked by the fault's own validator; undefined for a toxic that does
- * nothing (bandwidth at rate 0). Throws a ToolInputError naming the attribute as the toxic spells it.
+ * nothing (bandwidth at rate 0). Throws an InputError naming the attribute as the toxic spells it.
  */
 export function toxicFault(toxic: ToxicJson): ToxicFault {
   const spelling = TOXIPROXY[toxic.type];
@@ -136,7 +136,7 @@ function toxiproxyFault(toxic: ToxicJson, spelling: Spelling): ToxicFault {
   for (const [name, { field, zero, scale }] of Object.entries(spelling.fields)) {
     const value = toxic.attributes[name] ?? zero;
     if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new ToolInputError(`attributes.${name} must be a number (got ${JSON.stringify(value)})`);
+      throw new InputError(`attributes.${name} must be a number (got ${JSON.stringify(value)})`);
     attributes[name] = value;
     spec[field] = value * (scale ?? 1);
   }
@@ -152,10 +152,10 @@ function checked(validate: () => unknown, fieldNames: Record<string, string> = {
   try {
     validate();
   } catch (error) {
-    if (!(error instanceof ToolInputError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     const message = error.message
       .replace(/^[\w ]*fault: /, '')
       .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? field} must`);
-    throw new ToolInputError(message);
+    throw new InputError(message);
   }
 }

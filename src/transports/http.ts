@@ -40,7 +40,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../kernel/errors.js';
 import { requireBearer, UNAUTHORIZED_MESSAGE } from '../jsonrpc/bearer.js';
 import { readJsonBody } from '../jsonrpc/http-body.js';
 import type { Logger } from '../log.js';

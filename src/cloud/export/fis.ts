@@ -4,7 +4,7 @@
  * template builder checks it against the FIS catalog; what it refuses is named back as the
  * scenario argument (or flag) that produced it, and what it only warns about becomes a note.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import type { ScenarioSpec } from '../../scenario/index.js';
 import { buildExperimentTemplate } from '../template.js';
 import { formatIsoDuration } from '../iso-duration.js';
@@ -134,9 +134,9 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
   try {
     built = buildExperimentTemplate(recommendations, config);
   } catch (error) {
-    const field = error instanceof ToolInputError ? renamed(error.message, actions, spec, spell) : undefined;
+    const field = error instanceof InputError ? renamed(error.message, actions, spec, spell) : undefined;
     if (!field) throw error;
-    throw new ToolInputError(
+    throw new InputError(
       field.argument.startsWith(spell('target_config'))
         ? `${field.argument}: ${field.rest}`
         : `${field.argument}: cannot export to fis: ${field.rest}`,

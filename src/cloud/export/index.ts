@@ -15,7 +15,7 @@
  * fields are read: the fault and its parameters, url, method, body, headers, duration, rate
  * (num_clients × rps), timeout, fault window and SLOs.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import type { ScenarioSpec } from '../../scenario/index.js';
 import { EXPORT_TARGETS, FIS_PLATFORMS } from '../export-targets.js';
 import { asGiven, refuse, type ExportOptions, type ExportResult, type ExportTarget } from './context.js';
@@ -49,7 +49,7 @@ export async function exportScenario(
     case 'k6':
       return exportK6(spec, options);
     default:
-      throw new ToolInputError(`to: "${String(to)}" is not one of ${EXPORT_TARGETS.join(', ')}`);
+      throw new InputError(`to: "${String(to)}" is not one of ${EXPORT_TARGETS.join(', ')}`);
   }
 }
 
@@ -77,7 +77,7 @@ export function checkFaultArguments(
     const stray = names.find((name) => !own.has(name) && given[name] !== undefined);
     if (stray) {
       const accepted = [...own].map(spell).join(', ') || 'none of its own';
-      throw new ToolInputError(`${spell(stray)}: applies to ${other} scenarios; a ${fault} scenario takes ${accepted}`);
+      throw new InputError(`${spell(stray)}: applies to ${other} scenarios; a ${fault} scenario takes ${accepted}`);
     }
   }
 }

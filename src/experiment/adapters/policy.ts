@@ -6,7 +6,7 @@
 import { productionRefusal } from '../../production.js';
 import { checkLoadTarget } from '../../scenario/target.js';
 import { checkMappings, targetLookup, type MappingEnds, type TargetPolicy } from '../../target-policy.js';
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import type { LookupFunction } from 'node:net';
 
 export interface SafetyPolicy extends TargetPolicy {
@@ -32,13 +32,13 @@ const OTHER_DOORS_SECRETS = /^FAULTLINE_(TOKEN|PROMETHEUS_(TOKEN|USERNAME|PASSWO
  */
 export function checkTokenEnv(name: string, policy: SafetyPolicy, what: string): void {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    throw new ToolInputError(`${what}: "${name}" is not an environment variable name`);
+    throw new InputError(`${what}: "${name}" is not an environment variable name`);
   if (
     (name.startsWith(TOKEN_ENV_PREFIX) && !OTHER_DOORS_SECRETS.test(name)) ||
     (policy.allowTokenEnv ?? []).includes(name)
   )
     return;
-  throw new ToolInputError(
+  throw new InputError(
     `${what}: ${name} is not a variable a token may be read from; use a ${TOKEN_ENV_PREFIX}* name, or let the ` +
       `server's owner allow it with --allow-token-env ${name} (or FAULTLINE_ALLOW_TOKEN_ENV=${name})`,
   );
@@ -47,7 +47,7 @@ export function checkTokenEnv(name: string, policy: SafetyPolicy, what: string):
 /** Refuses to inject anything when the environment says production, unless allowed. */
 export function refuseInProduction(what: string, policy: SafetyPolicy): void {
   const refusal = productionRefusal(what, policy.productionOverride, policy.allowProduction);
-  if (refusal !== undefined) throw new ToolInputError(refusal);
+  if (refusal !== undefined) throw new InputError(refusal);
 }
 
 /** An http(s) URL the experiment will call (a check, a control plane, an MCP server): checked like the load's target.

@@ -10,7 +10,7 @@
 import { adminRequest, FaultRegistry, type FaultConfig } from '../../proxy/control/index.js';
 import { startProxy, type Mapping, type ProxyCounters, type RunningProxy } from '../../proxy/index.js';
 import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
-import { OperationalError, ToolInputError, messageOf } from '../../errors.js';
+import { OperationalError, InputError, messageOf } from '../../kernel/errors.js';
 import { policyLookup, type SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
 import type { LookupFunction } from 'node:net';
@@ -61,7 +61,7 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     },
   }).catch((error: unknown) => {
     // A port in use is the machine's state, not the file's mistake: exit 1, as documented.
-    if (error instanceof ToolInputError && /cannot listen on/.test(error.message))
+    if (error instanceof InputError && /cannot listen on/.test(error.message))
       throw new OperationalError(error.message);
     throw error;
   });

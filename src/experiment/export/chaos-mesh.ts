@@ -23,7 +23,7 @@
 import { validateHttpFault, type FaultSpec, type ResolvedHttpFault } from '../../proxy/index.js';
 import { httpBehaviour } from '../../proxy/http/spec.js';
 import { formatDuration } from '../../duration.js';
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { checkNamespace, goDuration, labelSelectors, networkChaosAction } from '../../export/chaos-mesh.js';
 import { networkFault } from '../../export/network.js';
 import { asGiven } from '../../export/spell.js';
@@ -94,7 +94,7 @@ export async function exportChaosMesh(
         };
       }
     } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       refusals.push({ part, reason: error.message.replace(/^[\w.[\]]+: cannot export to chaos-mesh: /, '') });
       continue;
     }
@@ -227,7 +227,7 @@ export function dependencyOf(
  */
 function respNetworkChaos(fault: ResolvedHttpFault, notes: string[]): Record<string, unknown> {
   const refuse = (reason: string): never => {
-    throw new ToolInputError(`fault: cannot export to chaos-mesh: ${reason}`);
+    throw new InputError(`fault: cannot export to chaos-mesh: ${reason}`);
   };
   if (fault.type !== 'latency')
     return refuse(
@@ -313,7 +313,7 @@ function httpChaosSpec(
   stepName: string,
 ): Record<string, unknown> {
   const refuse = (reason: string): never => {
-    throw new ToolInputError(`fault: cannot export to chaos-mesh: ${reason}`);
+    throw new InputError(`fault: cannot export to chaos-mesh: ${reason}`);
   };
   if (fault.probability < 1) refuse(`probability ${fault.probability}: HTTPChaos acts on every matching request`);
   if (fault.methods && fault.methods.length > 1)

@@ -9,7 +9,7 @@
  * through a control plane, MCP steps, commands, and HTTP checks (FIS probes nothing; its stop
  * condition is an alarm).
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { formatIsoDuration } from '../../cloud/iso-duration.js';
 import { isPlainObject } from '../../config-reader.js';
 import { buildExperimentTemplate as buildTemplate } from '../../cloud/template.js';
@@ -36,7 +36,7 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
   const mappings = given.mappings;
   delete given.mappings;
   if (mappings !== undefined && !isPlainObject(mappings))
-    throw new ToolInputError('--target: mappings must be an object of mapping name → target selection');
+    throw new InputError('--target: mappings must be an object of mapping name → target selection');
   const steps = await fisSteps(experiment, options, refusals, notes);
   refuseWhatFisCannotRun(experiment, refusals);
   refusals.push(...promqlRefusals(experiment, 'fis'));
@@ -61,7 +61,7 @@ export async function exportFis(experiment: Experiment, options: ExperimentExpor
         ...config,
       });
     } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       // Name the step behind a recommendation the builder refused.
       const named = stepOfRecommendation(error.message);
       if (named) refusals.push({ part: named.part, reason: named.rest });
@@ -152,7 +152,7 @@ async function fisSteps(
       steps.push({ step, name: `step-${step.index + 1}`, actionId: action.actionId, parameters });
       for (const note of own) notes.push(`${step.name}: ${note}`);
     } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       refusals.push({ part, reason: error.message.replace(/^[\w.[\]]+: cannot export to fis: /, '') });
     }
   }

@@ -9,7 +9,7 @@
  * its reason; with `partial` the document is written without them and the header and the notes
  * list each one that was left out. Nothing is dropped without a word.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import type { Experiment } from '../model.js';
 import { exportChaosMesh } from './chaos-mesh.js';
 import { exportFis } from './fis.js';
@@ -76,11 +76,11 @@ export async function exportExperiment(
       engine = await exportFis(experiment, options);
       break;
     default:
-      throw new ToolInputError(`--to: "${String(to)}" is not one of ${EXPERIMENT_EXPORT_TARGETS.join(', ')}`);
+      throw new InputError(`--to: "${String(to)}" is not one of ${EXPERIMENT_EXPORT_TARGETS.join(', ')}`);
   }
   const refused = engine.refusals.map((refusal) => `${refusal.part}: ${refusal.reason}`);
   if (engine.empty !== undefined && refused.length > 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `nothing to export to ${to} (${engine.empty}): every fault step ` +
         `was ` +
         `refused:\n${refused.map((line) => `  - ${line}`).join('\n')}\nChange ` +
@@ -88,7 +88,7 @@ export async function exportExperiment(
     );
   }
   if (refused.length > 0 && !options.partial) {
-    throw new ToolInputError(
+    throw new InputError(
       `cannot export "${experiment.title}" to ${to} as it ` +
         `is:\n${refused.map((line) => `  - ${line}`).join('\n')}\nExport ` +
         `with --partial to leave these out (each is listed in the ` +

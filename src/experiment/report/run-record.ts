@@ -5,7 +5,7 @@
  * toolcall:<type>); `leaves` what its probe steps found; `verdicts` one per expectation; and the
  * whole result under it.
  */
-import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RecordedLeaf, type RunRecord } from '../../probe/record.js';
+import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RecordedLeaf, type RunRecord } from '../../kernel/run-record.js';
 import type { ExperimentResult } from '../result.js';
 
 export interface ExperimentRunRecord extends RunRecord, Omit<ExperimentResult, 'startedAt'> {

@@ -14,7 +14,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ToolInputError, messageOf } from '../../errors.js';
+import { InputError, messageOf } from '../../kernel/errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultControl } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
@@ -60,9 +60,7 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new ToolInputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
-      ),
+      reject(new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`)),
     );
     server.listen({ host: options.host, port: options.port }, () => resolve());
   });
@@ -83,7 +81,7 @@ export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
  * door's port (the Toxiproxy API sends it /chaos/…).
  */
 export function adminHandler(options: Omit<AdminOptions, 'host' | 'port'>): http.RequestListener {
-  if (!options.token) throw new ToolInputError('the admin API needs a token (--admin-token or FAULTLINE_ADMIN_TOKEN)');
+  if (!options.token) throw new InputError('the admin API needs a token (--admin-token or FAULTLINE_ADMIN_TOKEN)');
   const log = options.log ?? (() => {});
   const registry = options.registry;
   return (req, res) => {
@@ -105,7 +103,7 @@ export function adminHandler(options: Omit<AdminOptions, 'host' | 'port'>): http
       .then(([status, value]) => send(status, value))
       .catch((error: unknown) => {
         if (error instanceof HttpError) send(error.status, { error: error.message });
-        else if (error instanceof ToolInputError) send(400, { error: error.message });
+        else if (error instanceof InputError) send(400, { error: error.message });
         else {
           log(`admin: internal error: ${messageOf(error)}`);
           send(500, { error: 'internal error' });

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 
 export interface AdminClientOptions {
   /** http://HOST:PORT of the admin API, or HOST:PORT. */
@@ -46,9 +46,9 @@ export async function adminRequest(
   try {
     base = new URL(options.url.includes('://') ? options.url : `http://${options.url}`);
   } catch {
-    throw new ToolInputError(`--admin ${options.url}: not a URL or HOST:PORT`);
+    throw new InputError(`--admin ${options.url}: not a URL or HOST:PORT`);
   }
-  if (base.protocol !== 'http:') throw new ToolInputError(`--admin ${options.url}: the admin API speaks http://`);
+  if (base.protocol !== 'http:') throw new InputError(`--admin ${options.url}: the admin API speaks http://`);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const request = http.request(

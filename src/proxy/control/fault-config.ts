@@ -4,7 +4,7 @@
  * faults (snake_case, or mcp-chaos-monkey's camelCase and kebab-case types). `latency` is the HTTP
  * fault with `delay`/`delayMs`, the network fault with `latencyMs` (see faultKind).
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { refuseForbiddenKeys } from '../../config-reader.js';
 import { NETWORK_COMMON_FIELDS, spellingsOf, type FieldDeclaration } from '../faults/declaration.js';
 import { networkFault } from '../faults/declarations.js';
@@ -28,7 +28,7 @@ function networkSpellings(type: string): Map<string, string> {
 
 export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new ToolInputError(`${what}: a fault config is a JSON object with a "type"`);
+    throw new InputError(`${what}: a fault config is a JSON object with a "type"`);
   const record = raw as Record<string, unknown>;
   refuseForbiddenKeys(record, what);
   const type = typeof record['type'] === 'string' ? record['type'] : '';
@@ -51,7 +51,7 @@ export function parseFaultConfig(raw: unknown, what = 'config'): FaultConfig {
     validateHttpFault(record);
     return { kind: 'http', spec: record as HttpFaultSpec, type };
   } catch (error) {
-    if (error instanceof ToolInputError) throw new ToolInputError(`${what}: ${error.message}`);
+    if (error instanceof InputError) throw new InputError(`${what}: ${error.message}`);
     throw error;
   }
 }
@@ -63,13 +63,13 @@ function refuseUnknownType(record: Record<string, unknown>, type: string, what: 
   const canonical = type.trim().toLowerCase().replace(/-/g, '_');
   const known = new Set<string>([...NETWORK_FAULT_TYPES, ...HTTP_FAULT_TYPES]);
   if (!known.has(canonical))
-    throw new ToolInputError(
+    throw new InputError(
       `${what}.type: ${type === '' ? 'required' : `"${type}" is not a fault type`}; network faults (any mapping): ` +
         `${NETWORK_FAULT_TYPES.join(', ')}; HTTP faults (an HTTP mapping): ${HTTP_FAULT_TYPES.join(', ')} ` +
         '(kebab-case accepted)',
     );
   if (canonical === 'latency' && !Object.keys(record).some((key) => LATENCY_AMOUNTS.includes(key)))
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: latency needs its amount in milliseconds: delay, delay_ms or delayMs (HTTP: each request waits) ` +
         'or latency_ms or latencyMs (network: the bytes wait)',
     );
@@ -81,7 +81,7 @@ export function parseFaultJson(text: string, what: string): FaultConfig {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ToolInputError(
+    throw new InputError(
       `${what}: not JSON; write a fault config such as ` +
         `{"type":"error","status_code":503} or ` +
         `{"type":"latency","latencyMs":200}`,

@@ -4,7 +4,7 @@
  * held at once, and for how long, is capped.
  */
 import { randomBytes } from 'node:crypto';
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { HELD_LIMITS } from '../vocabulary.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
@@ -73,18 +73,18 @@ export class HeldProxies {
   }
 
   async start(options: HeldStartOptions): Promise<HeldStatus> {
-    if (this.stopped) throw new ToolInputError('the server is stopping');
+    if (this.stopped) throw new InputError('the server is stopping');
     if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
-      throw new ToolInputError(
+      throw new InputError(
         `at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop ` +
           `one with fault_proxy_stop (held: ` +
           `${[...this.held.keys()].join(', ')})`,
       );
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings)
-      throw new ToolInputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
+      throw new InputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     if (processWide.held >= HELD_LIMITS.maxHeldPerProcess) {
-      throw new ToolInputError(
+      throw new InputError(
         `at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by ` +
           `this server over all its connections; stop some with ` +
           `fault_proxy_stop or let their ttl end`,
@@ -92,12 +92,12 @@ export class HeldProxies {
     }
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs)
-      throw new ToolInputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
+      throw new InputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
     const mappings = options.mappings.map((text, index) => {
       try {
         return parseMapping(text);
       } catch (error) {
-        throw error instanceof ToolInputError ? new ToolInputError(`proxies[${index}]: ${error.message}`) : error;
+        throw error instanceof InputError ? new InputError(`proxies[${index}]: ${error.message}`) : error;
       }
     });
     const { network, http } = splitFaults(options.faults, mappings);
@@ -136,7 +136,7 @@ export class HeldProxies {
       // The server closed while this one was starting: it must not outlive it.
       processWide.held--;
       await proxy.stop();
-      throw new ToolInputError('the server is stopping');
+      throw new InputError('the server is stopping');
     }
     const startedAt = new Date();
     const entry: Held = {
@@ -194,7 +194,7 @@ export class HeldProxies {
   private get(id: string): Held {
     const entry = this.held.get(id);
     if (!entry)
-      throw new ToolInputError(
+      throw new InputError(
         `id: no held proxy ${JSON.stringify(id)} (it may have reached its ` +
           `ttl); held: ${[...this.held.keys()].join(', ') || 'none'}`,
       );
@@ -223,7 +223,7 @@ function splitFaults(
   mappings: readonly Mapping[],
   boundPort?: (index: number) => number | undefined,
 ): { network: FaultSpec[]; http: HttpFaultSpec[] } {
-  if (faults.length > HELD_LIMITS.maxFaults) throw new ToolInputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
+  if (faults.length > HELD_LIMITS.maxFaults) throw new InputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
   const network: FaultSpec[] = [];
   const http: HttpFaultSpec[] = [];
   const configs = faults.map((text, index) => parseFaultJson(text, `faults[${index}]`));

@@ -6,7 +6,7 @@
  *   inject(target, config, durationMs?) → id      clear(id) → found?      clearAll()      status()
  */
 import { randomBytes } from 'node:crypto';
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import type { RunningProxy } from '../proxy.js';
@@ -61,7 +61,7 @@ export function checkDurationMs(durationMs: unknown): number | undefined {
       durationMs < 0 ||
       durationMs > MAX_FAULT_DURATION_MS)
   ) {
-    throw new ToolInputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
+    throw new InputError(`durationMs: whole milliseconds in 0..${MAX_FAULT_DURATION_MS}`);
   }
   return durationMs as number | undefined;
 }
@@ -95,22 +95,22 @@ export class FaultRegistry implements FaultControl {
 
   inject(target: unknown, config: unknown, durationMs?: unknown): string {
     if (typeof target !== 'string' || target.trim() === '')
-      throw new ToolInputError("target: a non-empty string, a mapping's local port or #name");
+      throw new InputError("target: a non-empty string, a mapping's local port or #name");
     const name = target.trim().replace(/^#/, '');
     if (!this.targets().includes(name))
-      throw new ToolInputError(
+      throw new InputError(
         `target: "${target}" names no mapping of this proxy; accepted: ${this.targets().join(', ')}`,
       );
     checkDurationMs(durationMs);
     if (this.injected.size >= MAX_ACTIVE_FAULTS)
-      throw new ToolInputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
+      throw new InputError(`at most ${MAX_ACTIVE_FAULTS} faults may be active; clear some first`);
     const parsed = parseFaultConfig(config);
     // The body's target says where the fault goes. A config that names a mapping of its own (a
     // config copied from --http-fault or a tool's faults) must agree, or the caller would get a
     // fault on another mapping than the one written in the config, silently.
     const own = (parsed.spec as { target?: unknown }).target;
     if (own !== undefined && (typeof own !== 'string' || this.mappingOf(own) !== this.mappingOf(name))) {
-      throw new ToolInputError(
+      throw new InputError(
         `config.target: ${JSON.stringify(own)} conflicts with target ` +
           `"${target}"; the fault goes on the mapping target names, ` +
           'so drop config.target or make it name the same mapping',
@@ -132,8 +132,7 @@ export class FaultRegistry implements FaultControl {
     } catch (error) {
       this.injected.delete(id);
       // The proxy checks its whole list; the one fault that can be wrong is the caller's config.
-      if (error instanceof ToolInputError)
-        throw new ToolInputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
+      if (error instanceof InputError) throw new InputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
       throw error;
     }
     if (durationMs !== undefined) {
@@ -196,6 +195,6 @@ export class FaultRegistry implements FaultControl {
     }
     this.proxy.setFaults(network);
     if (this.proxy.http) this.proxy.setHttpFaults(http);
-    else if (http.length > 0) throw new ToolInputError('this proxy does not parse HTTP, so it cannot take HTTP faults');
+    else if (http.length > 0) throw new InputError('this proxy does not parse HTTP, so it cannot take HTTP faults');
   }
 }

@@ -13,7 +13,7 @@
  * B/s, gbps = 1e9 B/s; bit/s, kbit/s,
  * mbit/s, gbit/s are bits. Case-insensitive; no unit means bps.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
 import { BANDWIDTH, BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
 import {
@@ -53,15 +53,15 @@ export function parseBandwidth(rate: number, unit = 'bps'): number {
     `bit/s forms are bits)`;
   const factor = typeof unit === 'string' ? UNIT_BYTES[unit.trim().toLowerCase() || 'bps'] : undefined;
   if (factor === undefined)
-    throw new ToolInputError(`bandwidth unit ${JSON.stringify(unit)} is unknown; accepted units: ${units}`);
+    throw new InputError(`bandwidth unit ${JSON.stringify(unit)} is unknown; accepted units: ${units}`);
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
-    throw new ToolInputError(
+    throw new InputError(
       `bandwidth rate must be a number above 0 (got ${JSON.stringify(rate)}); accepted units: ${units}`,
     );
   }
   const bytesPerSecond = rate * factor;
   if (bytesPerSecond > MAX_BYTES_PER_SECOND) {
-    throw new ToolInputError(
+    throw new InputError(
       `bandwidth rate ${rate} ${unit} is above the largest cap, ${MAX_BYTES_PER_SECOND / 1e9} gbps (bytes)`,
     );
   }

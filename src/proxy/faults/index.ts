@@ -1,9 +1,9 @@
 /**
  * Fault specs as plain typed objects, their validation, and the factory that turns a validated
- * spec into a `Fault`. Validation throws a ToolInputError naming the fault and the field, with
+ * spec into a `Fault`. Validation throws an InputError naming the fault and the field, with
  * what is accepted; the MCP tools show that message as it is.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { createBandwidth, readBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
 import { createBlackhole, readBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
@@ -57,25 +57,23 @@ export const FAULT_TYPES: readonly ListFaultType[] = [...NETWORK_FAULT_TYPES, ..
 /** Checks one fault spec (of unknown shape) and fills in its defaults. */
 export function validateFault(spec: unknown): ResolvedFault {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-    throw new ToolInputError(`a fault must be an object with a "type" (one of ${FAULT_TYPES.join(', ')})`);
+    throw new InputError(`a fault must be an object with a "type" (one of ${FAULT_TYPES.join(', ')})`);
   }
   const raw = spec as Record<string, unknown>;
   const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as ListFaultType] : undefined;
   if (!read)
-    throw new ToolInputError(
-      `fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`,
-    );
+    throw new InputError(`fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`);
   return read(new SpecReader(raw['type'] as string, raw));
 }
 
 /** Checks a fault list: each fault, and that their names (default: the type) are distinct. */
 export function validateFaults(specs: unknown): ResolvedFault[] {
-  if (!Array.isArray(specs)) throw new ToolInputError('faults must be an array of fault objects');
+  if (!Array.isArray(specs)) throw new InputError('faults must be an array of fault objects');
   const resolved = specs.map(validateFault);
   const names = new Set<string>();
   for (const fault of resolved) {
     if (names.has(fault.name)) {
-      throw new ToolInputError(
+      throw new InputError(
         `two faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
       );
     }

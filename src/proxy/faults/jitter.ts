@@ -7,7 +7,7 @@
  * chunk's delay is counted from its arrival, and the link keeps the order.
  */
 import { performance } from 'node:perf_hooks';
-import { createRandom } from '../random.js';
+import { createRandom } from '../../kernel/random.js';
 import { JITTER } from './jitter.declaration.js';
 import {
   emptyCounters,

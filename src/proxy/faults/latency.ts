@@ -9,7 +9,7 @@
  * - pareto_normal: the same with Z = ¼ Pareto + ¾ normal (netem's paretonormal), re-standardised.
  * Every sample is truncated at 0 (a negative delay becomes 0).
  */
-import { createRandom, type Random } from '../random.js';
+import { createRandom, type Random } from '../../kernel/random.js';
 import { LATENCY, LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
 import {
   emptyCounters,

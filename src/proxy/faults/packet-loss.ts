@@ -22,7 +22,7 @@
  * and `lossInGood` (1−k, default 0). Without p, gilbert_elliott uses r = 0.5 (bursts of 2 segments
  * on average) and p = lossRate·r/(1−lossRate), which gives lossRate in the steady state.
  */
-import { createRandom, type Random } from '../random.js';
+import { createRandom, type Random } from '../../kernel/random.js';
 import { LOSS_MODELS, PACKET_LOSS } from './packet-loss.declaration.js';
 import {
   emptyCounters,

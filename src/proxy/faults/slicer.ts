@@ -4,7 +4,7 @@
  * reordered. The cut points are those of Toxiproxy's `slicer` toxic (halving until a piece is
  * within the variation of the average), drawn from the seeded source.
  */
-import { createRandom, type Random } from '../random.js';
+import { createRandom, type Random } from '../../kernel/random.js';
 import {
   emptyCounters,
   SpecReader,

@@ -10,7 +10,7 @@
  * A fault's settings are shared by every exchange; its random stream is its own per mapping, so
  * the same seed and the same sequence of requests give the same decisions.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { SpecReader } from '../faults/fault.js';
 import { HTTP_FAULT_TYPES } from '../vocabulary.js';
 
@@ -144,6 +144,6 @@ export function jsonAnswer(status: number, value: unknown, extra: Array<[string,
   };
 }
 
-export function httpFaultError(message: string): ToolInputError {
-  return new ToolInputError(message);
+export function httpFaultError(message: string): InputError {
+  return new InputError(message);
 }

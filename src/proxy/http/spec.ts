@@ -7,7 +7,7 @@
  *   {"type":"schema-mismatch","missingFields":["a.b"]} ≡ {"type":"schema_mismatch","missing_fields":["a.b"]}
  *   {"type":"latency","delayMs":200}, {"type":"timeout","hangMs":5000}, {"type":"connection-drop","afterBytes":10}
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { SpecReader } from '../faults/fault.js';
 import { httpConnectionDrop, readHttpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
 import {
@@ -67,7 +67,7 @@ export function normalizeHttpFault(raw: Record<string, unknown>): Record<string,
     const snake = snakeCase(key);
     const canonical = FIELD_ALIASES[snake] ?? snake;
     if (canonical in out)
-      throw new ToolInputError(`HTTP fault: "${key}" is given twice (as ${canonical} in another spelling)`);
+      throw new InputError(`HTTP fault: "${key}" is given twice (as ${canonical} in another spelling)`);
     out[canonical] =
       key === 'type' && typeof value === 'string' ? value.trim().toLowerCase().replace(/-/g, '_') : value;
   }
@@ -76,12 +76,12 @@ export function normalizeHttpFault(raw: Record<string, unknown>): Record<string,
 
 export function validateHttpFault(spec: unknown): ResolvedHttpFault {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-    throw new ToolInputError(`an HTTP fault must be an object with a "type" (one of ${HTTP_FAULT_TYPES.join(', ')})`);
+    throw new InputError(`an HTTP fault must be an object with a "type" (one of ${HTTP_FAULT_TYPES.join(', ')})`);
   }
   const raw = normalizeHttpFault(spec as Record<string, unknown>);
   const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as HttpFaultType] : undefined;
   if (!read)
-    throw new ToolInputError(
+    throw new InputError(
       `HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} ` +
         `(kebab-case accepted; got ` +
         `${JSON.stringify((spec as Record<string, unknown>)['type'])})`,
@@ -90,12 +90,12 @@ export function validateHttpFault(spec: unknown): ResolvedHttpFault {
 }
 
 export function validateHttpFaults(specs: unknown): ResolvedHttpFault[] {
-  if (!Array.isArray(specs)) throw new ToolInputError('HTTP faults must be an array of fault objects');
+  if (!Array.isArray(specs)) throw new InputError('HTTP faults must be an array of fault objects');
   const resolved = specs.map(validateHttpFault);
   const names = new Set<string>();
   for (const fault of resolved) {
     if (names.has(fault.name))
-      throw new ToolInputError(
+      throw new InputError(
         `two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
       );
     names.add(fault.name);

@@ -15,9 +15,9 @@
  * that names a mapping it cannot act on is refused when it is set (never accepted to do nothing);
  * one without a target acts on the mappings that can express it, and is refused only when none can.
  */
-import { ToolInputError } from '../../errors.js';
+import { InputError } from '../../kernel/errors.js';
 import { unknownTargetError, targetNamesMapping, type Mapping } from '../mapping.js';
-import { createRandom, type Random } from '../random.js';
+import { createRandom, type Random } from '../../kernel/random.js';
 import { pruneRetired } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
 import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
@@ -207,7 +207,7 @@ export class RequestFaultList {
         type: spec.type.replace(/_/g, '-'),
         ...(spec.target !== undefined ? { target: spec.target } : {}),
       });
-      throw new ToolInputError(
+      throw new InputError(
         `${where}the fault ${config} cannot act on ` +
           `${reasons.length > 1 ? 'any mapping' : 'its mapping'}: ${reasons.join('; ')}`,
       );

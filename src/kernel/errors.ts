@@ -1,13 +1,13 @@
 /**
  * Errors that carry a message meant for the person or agent who called us.
  *
- * A ToolInputError says what was wrong with an argument and what is accepted; tools turn it into
+ * An InputError says what was wrong with an argument and what is accepted; tools turn it into
  * an `isError` result with exactly that text, and the CLI prints it on one line and exits 2.
  * Any other error is unexpected: tools still answer `isError` (the server never crashes), but the
  * error is also logged with its stack so it can be fixed.
  */
-export class ToolInputError extends Error {
-  override readonly name = 'ToolInputError';
+export class InputError extends Error {
+  override readonly name = 'InputError';
 }
 
 /**
@@ -52,9 +52,9 @@ export function errorToWire(error: unknown): ErrorOnTheWire {
     : { name: 'Error', message: String(error) };
 }
 
-/** The same class of error on this side: a refusal stays a ToolInputError, a cancel a CancelledError. */
+/** The same class of error on this side: a refusal stays an InputError, a cancel a CancelledError. */
 export function errorFromWire(error: ErrorOnTheWire): Error {
-  if (error.name === 'ToolInputError') return new ToolInputError(error.message);
+  if (error.name === 'InputError') return new InputError(error.message);
   if (error.name === 'CancelledError') return new CancelledError(error.message);
   if (error.name === 'OperationalError') return new OperationalError(error.message);
   return new Error(error.message);
