@@ -1,5 +1,5 @@
 /**
- * The fault proxy hosted on a thread of its own (src/proxy-host/), as a scenario runs it: RESP
+ * The fault proxy hosted on a thread of its own (src/proxy-host/), as scenarios and experiments run it: RESP
  * faults act through it on a real redis-server, refusals and failures cross the thread as the
  * class they were thrown as, and a stop leaves nothing open on that thread. The proxy's own tests
  * (every network fault, the HTTP stage and its faults, framing, integrity, latency) run against it
@@ -130,6 +130,41 @@ describe('across the thread boundary', () => {
       assert.deepEqual(await threadHandles(), []);
     },
   );
+});
+
+describe('faults injected one by one, kept by a registry on the thread (as an experiment sets them)', () => {
+  it('inject answers the id and the counters as it went on; clear retires it; a bad config is refused', async () => {
+    const server = await startServer(echo);
+    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${server.port}#api`] });
+    try {
+      await assert.rejects(proxy.inject('#nowhere', { type: 'latency', latencyMs: 5 }), /names no mapping/);
+      await assert.rejects(proxy.inject('#api', { type: 'latency', latencyMs: -1 }), InputError);
+      const { id, counters } = await proxy.inject('#api', { type: 'latency', latencyMs: 5 });
+      assert.deepEqual(
+        counters.faults.map((fault) => [fault.name, fault.active]),
+        [[id, true]],
+      );
+      const client = await connect(proxy.ports[0]!);
+      client.write('ping');
+      assert.equal((await readBytes(client, 4)).toString(), 'ping');
+      await destroyAndWait(client);
+      assert.equal(await proxy.clear(id), true);
+      assert.equal(await proxy.clear(id), false, 'cleared already');
+      const after = (await proxy.counters()).faults.find((fault) => fault.name === id)!;
+      assert.equal(after.active, false);
+      assert.ok(after.applications > 0, 'the delay it added is still counted');
+      await proxy.inject('#api', { type: 'blackhole' });
+      await proxy.clearAll();
+      assert.deepEqual(
+        (await proxy.counters()).faults.filter((fault) => fault.active),
+        [],
+      );
+    } finally {
+      await proxy.stop();
+      await server.close();
+    }
+    assert.deepEqual(await threadHandles(), []);
+  });
 });
 
 describe('RESP faults through the proxy on its thread, against a real redis-server', {

@@ -148,7 +148,7 @@ class ExperimentRun {
   async execute(): Promise<ExperimentResult> {
     const { experiment } = this;
     const signal = this.options.signal;
-    // Cancelled: the in-process faults go at once; the plane steps, checks and commands stop.
+    // Cancelled: the proxy's faults go at once; the plane steps, checks and commands stop.
     const onCancel = (): void => {
       this.clearAllNow('cancelled');
       this.halt.abort();
@@ -168,7 +168,7 @@ class ExperimentRun {
         experiment.title,
         this.faults.map(({ step }) => ({ name: step.name, fault: step.config.type })),
         experiment.expectations.map((expectation) => expectation.title),
-        () => this.proxy?.counters(),
+        () => this.proxy?.lastCounters(),
       );
       if (experiment.load) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
@@ -188,7 +188,7 @@ class ExperimentRun {
           onStart: () => this.startClock(),
           onSecond: (bucket) => this.watchSecond(bucket),
           signal,
-          throughProcessProxy: this.proxy !== undefined,
+          watchLoadOf: this.proxy?.load,
         });
       } else {
         this.startClock();
@@ -366,7 +366,7 @@ class ExperimentRun {
   private async switchOn(fault: ActiveFault): Promise<void> {
     const { step, record } = fault;
     try {
-      if (step.placement.plane === 'proxy') fault.id = this.proxy!.inject(step.placement.target, step.config);
+      if (step.placement.plane === 'proxy') fault.id = await this.proxy!.inject(step.placement.target, step.config);
       else
         fault.id = await this.controls.get(step.placement.control)!.inject(step.placement.target, step.raw, step.forMs);
       record.onAtMs = this.clockStarted ? this.now() : 0;
@@ -386,8 +386,8 @@ class ExperimentRun {
     this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
     const { placement } = fault.step;
     if (placement.plane === 'proxy') {
-      this.proxy!.clear(id);
-      const { acted, detail } = this.proxy!.acted(id);
+      await this.proxy!.clear(id);
+      const { acted, detail } = await this.proxy!.acted(id);
       fault.record.acted = acted;
       fault.record.actedDetail = detail;
       return;
@@ -404,9 +404,13 @@ class ExperimentRun {
     await Promise.all(this.faults.map((fault) => this.switchOff(fault)));
   }
 
-  /** On cancellation: the in-process faults go at once, synchronously; control planes in cleanUp. */
+  /**
+   * On cancellation: the proxy's faults go at once (the call is sent now, cleanUp awaits it); control planes in
+   * cleanUp.
+   */
   private clearAllNow(why: string): void {
-    this.proxy?.clearAll();
+    const cleared = this.proxy?.clearAll();
+    if (cleared) this.track(cleared.catch((error: unknown) => this.warnings.push(messageOf(error))));
     for (const fault of this.faults) {
       if (fault.id !== undefined && fault.step.placement.plane === 'proxy') {
         fault.record.offAtMs = this.now();

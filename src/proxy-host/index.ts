@@ -12,6 +12,8 @@
  *   proxy.ports[0];
  *   await proxy.setFaults([{ type: 'latency', latencyMs: 200 }]);   // live, once it resolves
  *   await proxy.counters();
+ *   const { id } = await proxy.inject('#api', { type: 'latency', latencyMs: 200 });   // one by one, as the
+ *   await proxy.clear(id);                                                         // admin API keeps them
  *   runOpenLoop({ …, watchLoadOf: proxy.load });   // growth holds back while the proxy's thread is saturated
  *   await proxy.stop();                            // every socket closed; bounded (STOP_BOUND_MS)
  */
@@ -19,9 +21,11 @@ import { InputError } from '../kernel/errors.js';
 import type { ThreadLoadGauge } from '../load/index.js';
 import type { FaultSpec, HttpFaultSpec, Mapping, ProxyCounters, ProxyEvent, ProxyOptions } from '../proxy/index.js';
 import type { TargetAllowance } from '../target-policy.js';
+import type { Injected } from './messages.js';
 import { proxyThread } from './thread.js';
 
 export { proxyThreadResources, STOP_BOUND_MS } from './thread.js';
+export type { Injected } from './messages.js';
 
 export interface HostedProxyOptions extends Omit<ProxyOptions, 'lookup'> {
   /**
@@ -45,6 +49,16 @@ export interface HostedProxy {
   /** Replaces the HTTP fault list; rejects on an invalid spec or when `http` is off. */
   setHttpFaults(faults: readonly HttpFaultSpec[]): Promise<void>;
   counters(): Promise<ProxyCounters>;
+  /**
+   * Adds one fault on a mapping (its #name or bound port), kept by a FaultRegistry on the proxy's
+   * thread (proxy/control/registry.ts): its id, and the counters as it went on. From the first inject
+   * the registry owns the fault lists (setFaults/setHttpFaults and inject are not mixed on one proxy).
+   */
+  inject(target: string, config: unknown): Promise<Injected>;
+  /** Removes an injected fault (its counters stay, retired); false when it is not on. */
+  clear(id: string): Promise<boolean>;
+  /** Removes every injected fault. */
+  clearAll(): Promise<void>;
   /** Closes the listeners and every connection; resolves when they are closed. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -70,6 +84,9 @@ export async function startHostedProxy(options: HostedProxyOptions): Promise<Hos
     setFaults: async (faults) => void (await thread.call({ type: 'setFaults', proxy: id, faults })),
     setHttpFaults: async (faults) => void (await thread.call({ type: 'setHttpFaults', proxy: id, faults })),
     counters: async () => (await thread.call({ type: 'counters', proxy: id })) as ProxyCounters,
+    inject: async (target, config) => (await thread.call({ type: 'inject', proxy: id, target, config })) as Injected,
+    clear: async (fault) => (await thread.call({ type: 'clear', proxy: id, fault })) as boolean,
+    clearAll: async () => void (await thread.call({ type: 'clearAll', proxy: id })),
     stop: () => (stopping ??= thread.stop(id)),
   };
 }

@@ -21,6 +21,9 @@ export type ToProxyThread =
   | { type: 'setFaults'; id: number; proxy: number; faults: readonly FaultSpec[] }
   | { type: 'setHttpFaults'; id: number; proxy: number; faults: readonly HttpFaultSpec[] }
   | { type: 'counters'; id: number; proxy: number }
+  | { type: 'inject'; id: number; proxy: number; target: string; config: unknown }
+  | { type: 'clear'; id: number; proxy: number; fault: string }
+  | { type: 'clearAll'; id: number; proxy: number }
   | { type: 'stop'; id: number; proxy: number }
   | { type: 'resources'; id: number };
 
@@ -33,8 +36,14 @@ export interface Started {
   load: Float64Array;
 }
 
-/** A reply's value: what `start`, `counters` and `resources` answer; nothing for the others. */
-export type ReplyValue = Started | ProxyCounters | string[] | undefined;
+/** What an `inject` answers: the fault's id, and the counters as it went on (read on the thread, at once). */
+export interface Injected {
+  id: string;
+  counters: ProxyCounters;
+}
+
+/** A reply's value: what `start`, `counters`, `inject`, `clear` and `resources` answer; nothing for the others. */
+export type ReplyValue = Started | ProxyCounters | Injected | string[] | boolean | undefined;
 
 export type FromProxyThread =
   | { type: 'reply'; id: number; value?: ReplyValue; error?: ErrorOnTheWire }

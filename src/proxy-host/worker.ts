@@ -1,13 +1,14 @@
 /**
  * The proxy thread's side (see thread.ts): runs each proxy it is asked to start with startProxy,
- * on this thread's event loop, and answers for it — faults set live, counters, stop — until it is
- * stopped. It samples this thread's load while it hosts a proxy, into the gauge every start
+ * on this thread's event loop, and answers for it — faults set live (a list, or one by one through a
+ * FaultRegistry of its own, as the admin API keeps them), counters, stop — until it is stopped. It samples this thread's load while it hosts a proxy, into the gauge every start
  * answers with, so a load generator can tell a saturated proxy from a slow target.
  */
 import { parentPort } from 'node:worker_threads';
 import { errorToWire } from '../kernel/errors.js';
 import { watchThisThread } from '../load/index.js';
 import { startProxy, type RunningProxy } from '../proxy/index.js';
+import { FaultRegistry } from '../proxy/control/registry.js';
 import { targetLookup } from '../target-policy.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';
 
@@ -16,6 +17,8 @@ const port = parentPort!;
 interface Hosted {
   proxy: RunningProxy;
   stopWatching: () => void;
+  /** Made by the first inject: from then on it owns the proxy's fault lists. */
+  registry?: FaultRegistry;
 }
 const hosted = new Map<number, Hosted>();
 
@@ -49,21 +52,36 @@ async function handle(message: ToProxyThread): Promise<ReplyValue> {
       return undefined;
     case 'counters':
       return proxyOf(message.proxy).counters();
+    case 'inject': {
+      const entry = entryOf(message.proxy);
+      const id = (entry.registry ??= new FaultRegistry(entry.proxy)).inject(message.target, message.config);
+      return { id, counters: entry.proxy.counters() };
+    }
+    case 'clear':
+      return entryOf(message.proxy).registry?.clear(message.fault) ?? false;
+    case 'clearAll':
+      entryOf(message.proxy).registry?.clearAll();
+      return undefined;
     case 'stop': {
       const entry = hosted.get(message.proxy);
       if (entry === undefined) return undefined; // stopped already
       hosted.delete(message.proxy);
       entry.stopWatching();
+      entry.registry?.dispose();
       await entry.proxy.stop();
       return undefined;
     }
   }
 }
 
-function proxyOf(id: number): RunningProxy {
+function entryOf(id: number): Hosted {
   const entry = hosted.get(id);
   if (entry === undefined) throw new Error('this proxy has been stopped');
-  return entry.proxy;
+  return entry;
+}
+
+function proxyOf(id: number): RunningProxy {
+  return entryOf(id).proxy;
 }
 
 async function start(id: number, options: StartOptions): Promise<Started> {

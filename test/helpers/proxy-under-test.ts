@@ -1,7 +1,7 @@
 /**
  * The fault proxy the proxy tests drive, in both placements a run uses: startProxy on the caller's
- * thread (as experiments and `faultline proxy` run it) and the same proxy hosted on the proxy's own
- * thread (src/proxy-host/, as a scenario runs it). Both through the hosted proxy's asynchronous
+ * thread (as `faultline proxy` and the held proxies run it) and the same proxy hosted on the proxy's
+ * own thread (src/proxy-host/, as scenarios and experiments run it). Both through the hosted proxy's asynchronous
  * shape, so one test body holds for both: `await proxy.setFaults(…)` (a refusal rejects),
  * `(await proxy.counters())`.
  *
@@ -16,7 +16,8 @@ import { describe } from 'node:test';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
 import { startProxy as startInProcess, type ProxyOptions } from '../../src/proxy/index.js';
 
-export type TestProxy = Omit<HostedProxy, 'load'>;
+/** The hosted proxy's shape but its load gauge and its registry (tested through the experiment runner). */
+export type TestProxy = Omit<HostedProxy, 'load' | 'inject' | 'clear' | 'clearAll'>;
 export type StartTestProxy = (options: Omit<ProxyOptions, 'lookup'>) => Promise<TestProxy>;
 
 export const PLACEMENTS = {

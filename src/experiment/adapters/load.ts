@@ -3,7 +3,7 @@
  * experiment's switches as edges of its own schedule (no request due after a switch is sent before
  * the switch is done, so every request due in a fault's window meets it).
  */
-import { runOpenLoop, type OpenLoopResult, type SecondBucket } from '../../load/index.js';
+import { runOpenLoop, type OpenLoopResult, type SecondBucket, type ThreadLoadGauge } from '../../load/index.js';
 import { warmUpOnce } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
@@ -18,8 +18,8 @@ export interface LoadRun {
   onStart: () => void;
   onSecond: (bucket: SecondBucket) => void;
   signal: AbortSignal | undefined;
-  /** Requests cross an in-process proxy: the generator watches this thread's load too. */
-  throughProcessProxy: boolean;
+  /** Requests cross the runner's proxy: the generator watches its thread's load too (its lateness is not the app's). */
+  watchLoadOf: ThreadLoadGauge | undefined;
 }
 
 export async function warmUpLoad(signal: AbortSignal | undefined): Promise<void> {
@@ -42,7 +42,7 @@ export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
     expectedStatus: plan.expectedStatus,
     durationMs: plan.durationMs,
     timeoutMs: plan.timeoutMs,
-    watchCallerThread: run.throughProcessProxy,
+    ...(run.watchLoadOf ? { watchLoadOf: run.watchLoadOf } : {}),
     edgesMs: run.edgesMs,
     onEdge: run.onEdge,
     onStart: run.onStart,

@@ -1,17 +1,20 @@
 /**
  * The network and HTTP planes as the runner sees them: faults set and cleared, live, on the
- * runner's own proxies (one proxy with every mapping, its faults kept by the control plane's
- * registry, exactly as the admin API keeps them) or through a control plane that already runs
+ * runner's own proxies (one proxy with every mapping, on the proxy thread as a scenario's, its faults
+ * kept there by the control plane's registry, exactly as the admin API keeps them) or through a control plane that already runs
  * (`faultline proxy --admin`, or an app with mcp-chaos-monkey's admin endpoint: the same routes).
  *
  * A fault sent to a control plane carries durationMs, the step's length: were this process killed
  * outright, the plane still clears it when the step would have ended.
  */
-import { adminRequest, FaultRegistry, type FaultConfig } from '../../proxy/control/index.js';
-import { startProxy, type Mapping, type ProxyCounters, type RunningProxy } from '../../proxy/index.js';
+import { adminRequest, type FaultConfig } from '../../proxy/control/index.js';
+import type { Mapping, ProxyCounters } from '../../proxy/index.js';
+import { startHostedProxy, type HostedProxy } from '../../proxy-host/index.js';
+import type { ThreadLoadGauge } from '../../load/index.js';
+import type { TargetPolicy } from '../../target-policy.js';
 import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
 import { OperationalError, InputError, messageOf } from '../../kernel/errors.js';
-import { policyLookup, type SafetyPolicy } from './policy.js';
+import type { SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
 import type { LookupFunction } from 'node:net';
 
@@ -38,23 +41,33 @@ export interface ProxyPlaneOptions {
 export interface ProxyPlane {
   readonly ports: readonly number[];
   readonly seed: number | string;
-  inject(target: string, config: FaultConfig): string;
-  clear(id: string): void;
-  clearAll(): void;
+  /** The proxy thread's load gauge: the load generator holds its growth back while that thread is saturated. */
+  readonly load: ThreadLoadGauge;
+  inject(target: string, config: FaultConfig): Promise<string>;
+  clear(id: string): Promise<void>;
+  clearAll(): Promise<void>;
   /** Whether the fault with this id acted on any traffic (from the proxy's own counters). */
-  acted(id: string): { acted: boolean; detail: string };
-  counters(): ProxyCounters;
+  acted(id: string): Promise<{ acted: boolean; detail: string }>;
+  /** The counters as last read (at most a second old while the plane runs): for /metrics, read synchronously. */
+  lastCounters(): ProxyCounters | undefined;
   stop(): Promise<void>;
 }
 
+/** How often the plane refreshes lastCounters() for /metrics. */
+const COUNTERS_REFRESH_MS = 1000;
+
+/**
+ * The runner's proxy, on the proxy thread (src/proxy-host/) as a scenario's is, so the load generator, the proxy and
+ * this thread's timers share no event loop; its faults are kept by a FaultRegistry on that thread.
+ */
 export async function startProxyPlane(options: ProxyPlaneOptions): Promise<ProxyPlane> {
-  const proxy: RunningProxy = await startProxy({
+  const proxy: HostedProxy = await startHostedProxy({
     mappings: [...options.mappings],
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     http: options.http,
     tls: { rejectUnauthorized: !options.insecureTls },
-    lookup: policyLookup(options.policy),
-    policy: { ...options.policy, argument: 'proxies' },
+    // Plain data (it crosses to the thread): the proxy checks the mappings and looks every name up by it.
+    policy: { ...targetPolicyOf(options.policy), argument: 'proxies' },
     onEvent: (event) => {
       if (event.type === 'connect_failed')
         options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);
@@ -65,67 +78,87 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
       throw new OperationalError(error.message);
     throw error;
   });
-  const registry = new FaultRegistry(proxy);
   // Each fault's mapping and its request counters when it went on: what went through while it was on.
   const placed = new Map<string, { index: number; at: Traffic }>();
+  let last: ProxyCounters | undefined;
+  const read = async (): Promise<ProxyCounters> => (last = await proxy.counters());
+  const refresh = setInterval(() => void read().catch(() => {}), COUNTERS_REFRESH_MS);
+  refresh.unref();
   return {
     ports: proxy.ports,
     seed: proxy.seed,
-    inject(target, config) {
-      const id = registry.inject(target, config.spec);
+    load: proxy.load,
+    async inject(target, config) {
+      const { id, counters } = await proxy.inject(target, config.spec);
+      last = counters;
       const index = options.mappings.findIndex(
         (mapping) => mapping.name === target.replace(/^#/, '') || String(mapping.listenPort) === target,
       );
-      if (index !== -1) placed.set(id, { index, at: trafficOf(proxy.counters(), index) });
+      if (index !== -1) placed.set(id, { index, at: trafficOf(counters, index) });
       return id;
     },
-    clear: (id) => void registry.clear(id),
-    clearAll: () => void registry.clearAll(),
-    acted(id) {
-      const counters = proxy.counters();
-      const where = placed.get(id);
-      const through = where ? since(where.at, trafficOf(counters, where.index)) : undefined;
-      const network = counters.faults.find((fault) => fault.name === id);
-      if (network) {
-        const acted = networkFaultActed(network);
-        // A held connection is not read (the proxy back-pressures the client): what reached the
-        // proxy is counted; what the app sent after it waited unread, and the app's own timeouts say how much.
-        const unread =
-          network.type === 'blackhole' && through?.unit !== 'connection' ? ', the later ones waited unread' : '';
-        const requests =
-          through && through.count > 0
-            ? `; ${plural(through.count, through.unit)} reached the proxy while it was on${unread}`
-            : '';
-        return {
-          acted,
-          detail: acted
-            ? `${networkActions(network)} on ${plural(network.connections, 'connection')}${requests}`
-            : network.connections === 0
-              ? 'no connection went through its mapping while it was set'
-              : `was on ${plural(network.connections, 'connection')} but changed nothing${requests}`,
-        };
-      }
-      const http = counters.httpFaults?.find((fault) => fault.name === id);
-      if (http) {
-        const acted = httpFaultActed(http);
-        // A request fault on a Redis mapping acts per command: named so.
-        const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
-        return {
-          acted,
-          detail: acted
-            ? `acted on ${http.applications} of ${plural(http.requests, unit)}`
-            : http.requests === 0
-              ? `no ${unit} went through its mapping while it was set`
-              : `${plural(http.requests, unit)} reached it, none drew it`,
-        };
-      }
-      return { acted: false, detail: 'its counters are gone' };
-    },
-    counters: () => proxy.counters(),
+    clear: async (id) => void (await proxy.clear(id)),
+    clearAll: () => proxy.clearAll(),
+    acted: async (id) => actedOf(id, await read(), placed.get(id)),
+    lastCounters: () => last,
     async stop() {
-      registry.dispose();
+      clearInterval(refresh);
+      await read().catch(() => {});
       await proxy.stop();
     },
+  };
+}
+
+/** Whether the fault acted, and what it did, from the proxy's counters (`where`: its mapping's traffic when set). */
+function actedOf(
+  id: string,
+  counters: ProxyCounters,
+  where: { index: number; at: Traffic } | undefined,
+): { acted: boolean; detail: string } {
+  const through = where ? since(where.at, trafficOf(counters, where.index)) : undefined;
+  const network = counters.faults.find((fault) => fault.name === id);
+  if (network) {
+    const acted = networkFaultActed(network);
+    // A held connection is not read (the proxy back-pressures the client): what reached the
+    // proxy is counted; what the app sent after it waited unread, and the app's own timeouts say how much.
+    const unread =
+      network.type === 'blackhole' && through?.unit !== 'connection' ? ', the later ones waited unread' : '';
+    const requests =
+      through && through.count > 0
+        ? `; ${plural(through.count, through.unit)} reached the proxy while it was on${unread}`
+        : '';
+    return {
+      acted,
+      detail: acted
+        ? `${networkActions(network)} on ${plural(network.connections, 'connection')}${requests}`
+        : network.connections === 0
+          ? 'no connection went through its mapping while it was set'
+          : `was on ${plural(network.connections, 'connection')} but changed nothing${requests}`,
+    };
+  }
+  const http = counters.httpFaults?.find((fault) => fault.name === id);
+  if (http) {
+    const acted = httpFaultActed(http);
+    // A request fault on a Redis mapping acts per command: named so.
+    const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
+    return {
+      acted,
+      detail: acted
+        ? `acted on ${http.applications} of ${plural(http.requests, unit)}`
+        : http.requests === 0
+          ? `no ${unit} went through its mapping while it was set`
+          : `${plural(http.requests, unit)} reached it, none drew it`,
+    };
+  }
+  return { acted: false, detail: 'its counters are gone' };
+}
+
+/** The target policy's own fields (no production or token settings). */
+function targetPolicyOf(policy: SafetyPolicy): TargetPolicy {
+  return {
+    allowRemoteTargets: policy.allowRemoteTargets,
+    allowTargets: policy.allowTargets,
+    allowNonLoopbackBind: policy.allowNonLoopbackBind,
   };
 }
 
