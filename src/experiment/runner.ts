@@ -15,7 +15,7 @@
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
-import { parseMapping, type Mapping } from '../proxy/index.js';
+import { mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
 import type { RequestSamples } from '../load/index.js';
 import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
@@ -235,11 +235,7 @@ class ExperimentRun {
       mappings.length === 0 &&
       this.faults.some((fault) => fault.step.placement.plane === 'proxy')
     ) {
-      const url = new URL(experiment.load.url);
-      const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
-      // Plain to the url's host: HTTP for an http url; TLS, when the url has it, stays end to end (opaque tcp://).
-      const scheme = url.protocol === 'https:' ? 'tcp' : 'http';
-      mappings = [parseMapping(`0=${scheme}://${url.hostname}:${port}#${IN_FRONT_MAPPING}`)];
+      mappings = [parseMapping(mappingInFrontOf(new URL(experiment.load.url), IN_FRONT_MAPPING))];
     }
     if (mappings.length === 0) return;
     // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),

@@ -37,7 +37,7 @@
  *   names the mapping). Connection-level failures never reject: they are counted and reported
  *   through onEvent.
  */
-export { parseMapping, ACCEPTED_MAPPING_FORMS, type Mapping } from './mapping.js';
+export { parseMapping, mappingInFrontOf, ACCEPTED_MAPPING_FORMS, type Mapping } from './mapping.js';
 export {
   startProxy,
   type ProxyOptions,

@@ -59,6 +59,17 @@ const SCHEMES: Record<string, { tls: boolean; defaultPort?: number; protocol?: '
   rediss: { tls: true, defaultPort: 6379, protocol: 'resp' },
 };
 
+/**
+ * The mapping a run puts between its load and `url` (an ephemeral port, plain to the url's host): an http url's
+ * mapping speaks HTTP, so its faults act per request; an https url's is opaque tcp://, so TLS stays end to end with
+ * the url's server name. One rule for scenarios and experiments.
+ */
+export function mappingInFrontOf(url: URL, name?: string): string {
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+  const scheme = url.protocol === 'https:' ? 'tcp' : 'http';
+  return `0=${scheme}://${url.hostname}:${port}${name !== undefined ? `#${name}` : ''}`;
+}
+
 export function parseMapping(text: string): Mapping {
   const fail = (reason: string): never => {
     throw new InputError(

@@ -23,7 +23,7 @@ import {
   LiveCounters,
   type OpenLoopResult,
 } from '../load/index.js';
-import { validateFault } from '../proxy/index.js';
+import { mappingInFrontOf, validateFault } from '../proxy/index.js';
 import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
@@ -406,12 +406,7 @@ async function faultWindow(
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */
 function proxyMappings(spec: ScenarioSpec, url: URL): string[] {
-  if (spec.proxies.length > 0) return spec.proxies.map((mapping) => mapping.text);
-  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
-  // Plain to the url's host: an http url's mapping speaks HTTP (its faults act per request); TLS, when the url
-  // has it, stays end to end through an opaque tcp:// mapping.
-  const scheme = url.protocol === 'https:' ? 'tcp' : 'http';
-  return [`0=${scheme}://${url.hostname}:${port}`];
+  return spec.proxies.length > 0 ? spec.proxies.map((mapping) => mapping.text) : [mappingInFrontOf(url)];
 }
 
 function loadFigures(
