@@ -3,7 +3,8 @@
  * without its fallback it fails on the right expectation at the right moment and the abort rule
  * stops injection; recover_within is measured from the last fault's end; a running control
  * plane keeps no fault after the run, after an abort, and after the runner's SIGINT;
- * mcp-chaos-monkey's scenario JSON runs as it is. Times enter only as wide inequalities.
+ * mcp-chaos-monkey's scenario JSON runs as it is; the runner's proxy lives on the proxy thread
+ * and a cancel leaves nothing open there. Times enter only as wide inequalities.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -27,6 +28,8 @@ import { cliPath, fixturePath } from './helpers/repo.js';
 import { connectInMemory } from './helpers/mcp.js';
 import { startBreakerApp, startControlPlane, startDependency, startExampleStack } from './fixtures/experiment/stack.js';
 import { ProgramPolicy } from '../src/consent/index.js';
+import { CancelledError } from '../src/kernel/errors.js';
+import { proxyThreadResources } from '../src/proxy-host/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-experiment-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -158,6 +161,46 @@ describe('recover_within', () => {
     const lateMs = Number(late[1]) * (late[2] === 's' ? 1000 : 1);
     assert.ok(lateMs >= 1500 && lateMs <= 4000, `recovered ${lateMs} ms after the last fault`);
     assert.equal(recovery.atMs, lastOff + 1000);
+  });
+});
+
+describe("the runner's proxy, on the proxy thread", () => {
+  /** Sockets and listeners alive on the proxy thread, once settled (a closed handle leaves on a later turn). */
+  async function threadSockets(until: (alive: string[]) => boolean): Promise<string[]> {
+    let alive: string[] = [];
+    for (let waited = 0; waited <= 20_000; waited += 20) {
+      alive = (await proxyThreadResources()).filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap');
+      if (until(alive)) return alive;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return alive;
+  }
+
+  test('listens there while a blackhole holds the load, and a cancel leaves nothing open there', async () => {
+    const dependency = await startDependency();
+    const experiment = await readExperiment(
+      {
+        title: 'cancelled blackhole',
+        load: { url: `http://127.0.0.1:${dependency.port}/`, rps: 20, duration: '60s', timeout: '5s' },
+        method: [{ name: 'hold', at: '0s', for: '60s', fault: { target: 'load', type: 'blackhole' } }],
+        expect: ['errors < 1%'],
+      },
+      { limits, policy },
+    );
+    const controller = new AbortController();
+    const running = runExperiment(experiment, { policy, programs: ProgramPolicy.owner(), signal: controller.signal });
+    try {
+      const during = await threadSockets((alive) => alive.includes('TCPSocketWrap'));
+      assert.ok(during.includes('TCPServerWrap'), `the proxy listens on its thread: ${during.join(', ')}`);
+      assert.ok(during.includes('TCPSocketWrap'), 'the held connections are on its thread');
+      controller.abort();
+      await assert.rejects(running, CancelledError);
+    } finally {
+      controller.abort();
+      await running.catch(() => {});
+      await dependency.close();
+    }
+    assert.deepEqual(await threadSockets((alive) => alive.length === 0), []);
   });
 });
 
