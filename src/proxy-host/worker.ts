@@ -1,8 +1,9 @@
 /**
  * The proxy thread's side (see thread.ts): runs each proxy it is asked to start with startProxy,
  * on this thread's event loop, and answers for it — faults set live (a list, or one by one through a
- * FaultRegistry of its own, as the admin API keeps them), counters, stop — until it is stopped. It samples this thread's load while it hosts a proxy, into the gauge every start
- * answers with, so a load generator can tell a saturated proxy from a slow target.
+ * FaultRegistry of its own, as the admin API keeps them), counters, stop — until it is stopped. It
+ * samples this thread's load while it hosts a proxy, into the gauge every start answers with, so a
+ * load generator can tell a saturated proxy from a slow target.
  */
 import { parentPort } from 'node:worker_threads';
 import { errorToWire } from '../kernel/errors.js';

@@ -1,8 +1,9 @@
 /**
  * The network and HTTP planes as the runner sees them: faults set and cleared, live, on the
  * runner's own proxies (one proxy with every mapping, on the proxy thread as a scenario's, its faults
- * kept there by the control plane's registry, exactly as the admin API keeps them) or through a control plane that already runs
- * (`faultline proxy --admin`, or an app with mcp-chaos-monkey's admin endpoint: the same routes).
+ * kept there by the control plane's registry, exactly as the admin API keeps them) or through a
+ * control plane that already runs (`faultline proxy --admin`, or an app with mcp-chaos-monkey's
+ * admin endpoint: the same routes).
  *
  * A fault sent to a control plane carries durationMs, the step's length: were this process killed
  * outright, the plane still clears it when the step would have ended.
