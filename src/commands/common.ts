@@ -482,25 +482,6 @@ export function argumentFlags(command: Command): (argument: string) => string {
 }
 
 /**
- * Runs `build` (validation written for the tools' arguments, e.g. a scenario's), naming `command`'s
- * flags in its argument errors: their messages start with the argument (`fault_start: 5s is not
- * before the end of the run`, `headers[0]: …`, `num_clients × rps = …`), which from the shell are
- * `--fault-start`, `--header`, `--num-clients × --rps`. Only leading names that are this command's
- * flags are rewritten, so the rest of a message reads as written.
- */
-export async function withFlagNames<T>(command: Command, build: () => Promise<T>): Promise<T> {
-  const spell = argumentFlags(command);
-  try {
-    return await build();
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    throw new UsageError(
-      error.message.replace(/^[a-z][a-z_]*(?: × [a-z][a-z_]*)*/, (names) => names.split(' × ').map(spell).join(' × ')),
-    );
-  }
-}
-
-/**
  * Runs a command's work: a UsageError or InputError is a one-line message and exit 2, work
  * cut short by Ctrl-C or SIGTERM (withInterrupt) exit 130 or 143, any other error exit 1.
  */

@@ -21,7 +21,7 @@ import {
   positiveInteger,
   runCommand,
   UsageError,
-  withFlagNames,
+  argumentFlags,
   withInterrupt,
   type GlobalOptions,
   type ServerOptionValues,
@@ -175,19 +175,20 @@ async function runFromShell(
   const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
   if (refusal) throw new UsageError(refusal);
   const limits = config.scenario;
-  const spec = await withFlagNames(command, async () =>
-    isHttp
-      ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
-          {
-            ...args,
-            http_fault: options.httpFault,
-            probability: options.probability,
-            ...httpArgumentsOf(options as unknown as Record<string, unknown>),
-          },
-          limits,
-        )
-      : await scenarioFromArguments(type!, args, limits),
-  );
+  // The scenario's refusals name this command's flags (--fault-start for fault_start).
+  const spell = argumentFlags(command);
+  const spec = isHttp
+    ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
+        {
+          ...args,
+          http_fault: options.httpFault,
+          probability: options.probability,
+          ...httpArgumentsOf(options as unknown as Record<string, unknown>),
+        },
+        limits,
+        spell,
+      )
+    : await scenarioFromArguments(type!, args, limits, spell);
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runScenario(spec, {
