@@ -3,9 +3,11 @@
  * a running `faultline proxy --admin` over its admin API, so a fault injected from one shell
  * reaches the proxy running in another (mcp-chaos-monkey's CLI changes only its own process).
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { integerIn, numberIn } from './parsers.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
-import { runCommand, UsageError, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { type GlobalOptions } from './flags.js';
 import { productionRefusal } from '../production.js';
 
 interface ChaosOptions {
@@ -60,27 +62,27 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       .argument('<target>', "a mapping's local port or #name")
       .argument('<type>', ACCEPTED_TYPES)
       .description('Inject a fault; prints its id. --delay feeds latency and timeout, as in mcp-chaos-monkey.')
-      .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integer(400, 599)))
+      .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integerIn(400, 599)))
       .addOption(
-        new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)),
+        new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integerIn(0, 3_600_000)),
       )
       .addOption(
         new Option('--duration <seconds>', 'expire after this many seconds (default: until cleared)').argParser(
-          number(0.001, 86_400),
+          numberIn(0.001, 86_400),
         ),
       )
       .addOption(
-        new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integer(0, 86_400)),
+        new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integerIn(0, 86_400)),
       )
       .addOption(new Option('--fields <a,b>', 'schema-mismatch: dot paths to remove, comma-separated'))
       .addOption(
         new Option('--after-bytes <n>', 'connection-drop: body bytes sent before the cut (default 0)').argParser(
-          integer(0, Number.MAX_SAFE_INTEGER),
+          integerIn(0, Number.MAX_SAFE_INTEGER),
         ),
       )
       .addOption(
         new Option('--probability <p>', 'chance 0..1 that a matching request gets the fault (default 1)').argParser(
-          number(0, 1),
+          numberIn(0, 1),
         ),
       )
       .addOption(new Option('--method <methods>', 'only these methods, e.g. GET,POST'))
@@ -241,22 +243,4 @@ async function call(
       throw new UsageError(error.message);
     throw error;
   }
-}
-
-function integer(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a whole number in ${min}..${max}`);
-    return n;
-  };
-}
-
-function number(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a number in ${min}..${max}`);
-    return n;
-  };
 }

@@ -7,10 +7,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { collect, argumentFlags, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { anyCaseChoice, collect } from './parsers.js';
+import { argumentFlags, type GlobalOptions } from './flags.js';
 import {
   addScenarioFlags,
-  anyCaseChoice,
   FAULT_COMMANDS,
   FAULT_FLAGS,
   refuseOtherFaultFlags,

@@ -19,7 +19,9 @@ import {
   type TargetAllowance,
 } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
-import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { collect } from './parsers.js';
+import { type GlobalOptions } from './flags.js';
 import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
 
 export interface ProxyCommandOptions {

@@ -13,27 +13,15 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, type ScenarioArguments } from '../scenario/index.js';
-import {
-  addScenarioLimitOptions,
-  checkWritable,
-  collect,
-  configFrom,
-  positiveInteger,
-  runCommand,
-  UsageError,
-  argumentFlags,
-  withInterrupt,
-  type GlobalOptions,
-  type ServerOptionValues,
-} from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { anyCaseChoice, collect, integer, number, positiveInteger } from './parsers.js';
+import { addScenarioLimitOptions, argumentFlags, type GlobalOptions, type ServerOptionValues } from './flags.js';
+import { configFrom } from './flag-values.js';
 import {
   addScenarioFlags,
-  anyCaseChoice,
   FAULT_COMMANDS,
   FAULT_FLAGS,
   flagOf,
-  integer,
-  number,
   refuseOtherFaultFlags,
   scenarioArguments,
   type ScenarioFlagValues,
