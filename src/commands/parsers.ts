@@ -7,6 +7,7 @@ import { DEFAULT_TOOLSETS, LLM_CLIENT_SPELLINGS, TOOLSETS, type LlmClient, type 
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { messageOf } from '../kernel/errors.js';
 import { listenPortRefusal, parseAllowTargets } from '../target-policy.js';
+import { UsageError } from './run-command.js';
 
 export function positiveInteger(value: string): number {
   const n = Number(value);
@@ -133,4 +134,15 @@ export function anyCaseChoice(values: readonly string[]) {
     if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
     return lower;
   };
+}
+
+/** `PORT`, `HOST:PORT` or `[v6]:PORT`; the host defaults to loopback. */
+export function parseListenAddress(value: string, flag = '--admin'): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535)
+    throw new UsageError(`${flag} ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
+  const refusal = listenPortRefusal(port);
+  if (refusal !== undefined) throw new UsageError(`${flag} ${value}: ${refusal}`);
+  return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }

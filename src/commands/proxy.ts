@@ -11,16 +11,10 @@ import { messageOf } from '../kernel/errors.js';
 import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters, type ProxyEvent } from '../proxy/index.js';
 import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
-import {
-  bindRefusal,
-  describeTargets,
-  isLoopbackAddress,
-  listenPortRefusal,
-  type TargetAllowance,
-} from '../target-policy.js';
+import { bindRefusal, describeTargets, isLoopbackAddress, type TargetAllowance } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
 import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
-import { collect } from './parsers.js';
+import { collect, parseListenAddress } from './parsers.js';
 import { type GlobalOptions } from './flags.js';
 import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
 
@@ -330,15 +324,4 @@ function describeEvent(event: ProxyEvent): string {
         `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`
       );
   }
-}
-
-/** `PORT`, `HOST:PORT` or `[v6]:PORT`; the host defaults to loopback. */
-export function parseListenAddress(value: string, flag = '--admin'): { host: string; port: number } {
-  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535)
-    throw new UsageError(`${flag} ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
-  const refusal = listenPortRefusal(port);
-  if (refusal !== undefined) throw new UsageError(`${flag} ${value}: ${refusal}`);
-  return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }
