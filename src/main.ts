@@ -4,7 +4,9 @@
  */
 import type { Command } from 'commander';
 import { CommanderError } from './commands/commander.js';
-import { FaultlineCommand, addGlobalOptions, EXIT_USAGE, type GlobalOptions } from './commands/common.js';
+import { EXIT_USAGE } from './commands/run-command.js';
+import { FaultlineCommand } from './commands/faultline-command.js';
+import { addGlobalOptions, type GlobalOptions } from './commands/flags.js';
 import { VERSION } from './version.js';
 
 type Register = (program: Command, globals: () => GlobalOptions) => void;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { registerProxyCommand, faultsFromOptions, runProxy, type ProxyCommandOptions } from '../src/commands/proxy.js';
-import { FaultlineCommand } from '../src/commands/common.js';
+import { FaultlineCommand } from '../src/commands/faultline-command.js';
 import {
   connect,
   destroyAndWait,

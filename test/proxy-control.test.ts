@@ -10,8 +10,10 @@ import { startProxy, validateFault } from '../src/proxy/index.js';
 import { FAULT_ARGUMENT_DEFAULTS } from '../src/scenario/defaults.js';
 import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin } from '../src/proxy/control/index.js';
 import { tokensMatch } from '../src/jsonrpc/bearer.js';
-import { injectConfig } from '../src/commands/chaos.js';
-import { portNumber, UsageError } from '../src/commands/common.js';
+import { injectConfig, registerChaosCommand } from '../src/commands/chaos.js';
+import { FaultlineCommand } from '../src/commands/faultline-command.js';
+import { UsageError } from '../src/commands/run-command.js';
+import { portNumber } from '../src/commands/parsers.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
 import { MAX_RETIRED_FAULTS } from '../src/proxy/retired.js';
 import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
@@ -325,6 +327,21 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     });
     assert.deepEqual(injectConfig('latency', { config: '{"latencyMs":200}' }), { type: 'latency', latencyMs: 200 });
     assert.deepEqual(injectConfig('packet_loss', { config: '{"rate":0.1}' }), { type: 'packet-loss', rate: 0.1 });
+  });
+
+  it("derives inject's flags from the HTTP fault declarations; a --config field wins over a flag default", () => {
+    const program = new FaultlineCommand('faultline');
+    registerChaosCommand(program);
+    const inject = program.commands.find((c) => c.name() === 'chaos')!.commands.find((c) => c.name() === 'inject')!;
+    const flags = inject.options.map((option) => option.long);
+    for (const flag of ['--status', '--delay', '--retry-after', '--fields', '--after-bytes', '--probability', '--path'])
+      assert.ok(flags.includes(flag), `${flag} in ${flags.join(' ')}`);
+    assert.deepEqual(injectConfig('latency', { config: '{"delayMs":50}' }), { type: 'latency', delayMs: 50 });
+    assert.deepEqual(injectConfig('schema-mismatch', { config: '{"missing_fields":["a"]}' }), {
+      type: 'schema-mismatch',
+      missing_fields: ['a'],
+    });
+    assert.throws(() => injectConfig('schema-mismatch', { fields: ' , ' }), /schema-mismatch needs --fields a,b/);
   });
 
   it(

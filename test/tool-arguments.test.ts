@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
-import { envFlag, UsageError } from '../src/commands/common.js';
+import { UsageError } from '../src/commands/run-command.js';
+import { envFlag } from '../src/commands/flag-values.js';
 
 let app: Server;
 let url: string;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { DEFAULT_TOOLSETS, OPT_IN_TOOLSETS, TOOLSETS, makeConfig } from '../src/config.js';
-import { toolsetList } from '../src/commands/common.js';
+import { toolsetList } from '../src/commands/parsers.js';
 import { compactSchema } from '../src/tools/define.js';
 import { connectInMemory, connectStdio } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';

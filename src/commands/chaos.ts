@@ -3,9 +3,13 @@
  * a running `faultline proxy --admin` over its admin API, so a fault injected from one shell
  * reaches the proxy running in another (mcp-chaos-monkey's CLI changes only its own process).
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { numberIn } from './parsers.js';
+import { addChaosFlags, chaosConfig, HTTP_ONLY_FLAGS } from './chaos-flags.js';
+import { attributeOf } from './fault-flags.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
-import { runCommand, UsageError, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { type GlobalOptions } from './flags.js';
 import { productionRefusal } from '../production.js';
 
 interface ChaosOptions {
@@ -14,17 +18,11 @@ interface ChaosOptions {
 }
 
 interface InjectOptions extends ChaosOptions {
-  status?: number;
-  delay?: number;
   duration?: number;
-  retryAfter?: number;
-  fields?: string;
-  probability?: number;
-  afterBytes?: number;
-  method?: string;
-  path?: string;
   config?: string;
   allowProduction?: boolean;
+  /** Each fault field's flag (chaos-flags.ts): `status`, `delay`, `retryAfter`, … */
+  [fieldFlag: string]: unknown;
 }
 
 /** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
@@ -55,36 +53,15 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       .addOption(new Option('--token <token>', 'its bearer token').env('FAULTLINE_ADMIN_TOKEN'));
 
   common(
-    chaos
-      .command('inject')
+    addChaosFlags(chaos.command('inject'))
       .argument('<target>', "a mapping's local port or #name")
       .argument('<type>', ACCEPTED_TYPES)
       .description('Inject a fault; prints its id. --delay feeds latency and timeout, as in mcp-chaos-monkey.')
-      .addOption(new Option('--status <code>', 'error: HTTP status (default 503)').argParser(integer(400, 599)))
-      .addOption(
-        new Option('--delay <ms>', 'latency: delay; timeout: hang (default 1000)').argParser(integer(0, 3_600_000)),
-      )
       .addOption(
         new Option('--duration <seconds>', 'expire after this many seconds (default: until cleared)').argParser(
-          number(0.001, 86_400),
+          numberIn(0.001, 86_400),
         ),
       )
-      .addOption(
-        new Option('--retry-after <seconds>', 'rate-limit: Retry-After (default 60)').argParser(integer(0, 86_400)),
-      )
-      .addOption(new Option('--fields <a,b>', 'schema-mismatch: dot paths to remove, comma-separated'))
-      .addOption(
-        new Option('--after-bytes <n>', 'connection-drop: body bytes sent before the cut (default 0)').argParser(
-          integer(0, Number.MAX_SAFE_INTEGER),
-        ),
-      )
-      .addOption(
-        new Option('--probability <p>', 'chance 0..1 that a matching request gets the fault (default 1)').argParser(
-          number(0, 1),
-        ),
-      )
-      .addOption(new Option('--method <methods>', 'only these methods, e.g. GET,POST'))
-      .addOption(new Option('--path <glob>', 'only paths matching this glob, e.g. /api/**'))
       .addOption(
         new Option(
           '--config <json>',
@@ -188,7 +165,7 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
   const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
   if (isNetwork) {
     // Dropped silently, they would widen the fault to every request of the target.
-    const httpOnly = (['method', 'path', 'probability'] as const).filter((flag) => options[flag] !== undefined);
+    const httpOnly = HTTP_ONLY_FLAGS.filter((flag) => options[attributeOf(flag)] !== undefined);
     if (httpOnly.length > 0) {
       throw new UsageError(
         `${httpOnly.map((flag) => `--${flag}`).join(', ')}: only HTTP ` +
@@ -197,23 +174,7 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
           `target`,
       );
     }
-  } else {
-    if (normalized === 'latency') config['delayMs'] = options.delay ?? 1000;
-    if (normalized === 'timeout') config['hangMs'] = options.delay ?? 1000;
-    if (normalized === 'error') config['statusCode'] = options.status ?? 503;
-    if (normalized === 'rate-limit') config['retryAfterSeconds'] = options.retryAfter ?? 60;
-    if (normalized === 'schema-mismatch') {
-      if (!options.fields) throw new UsageError('schema-mismatch needs --fields a,b');
-      config['missingFields'] = options.fields
-        .split(',')
-        .map((f) => f.trim())
-        .filter(Boolean);
-    }
-    if (normalized === 'connection-drop' && options.afterBytes !== undefined) config['afterBytes'] = options.afterBytes;
-    if (options.method !== undefined) config['method'] = options.method;
-    if (options.path !== undefined) config['path'] = options.path;
-  }
-  if (options.probability !== undefined) config['probability'] = options.probability;
+  } else Object.assign(config, chaosConfig(normalized, options, extra));
   return config;
 }
 
@@ -241,22 +202,4 @@ async function call(
       throw new UsageError(error.message);
     throw error;
   }
-}
-
-function integer(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a whole number in ${min}..${max}`);
-    return n;
-  };
-}
-
-function number(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a number in ${min}..${max}`);
-    return n;
-  };
 }

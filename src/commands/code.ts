@@ -15,7 +15,8 @@ import {
 } from '../code/index.js';
 import { extractionReport, functionListReport } from '../code/report.js';
 import { defaultCodeCache, defaultDataDir } from '../config.js';
-import { runCommand, type GlobalOptions } from './common.js';
+import { runCommand } from './run-command.js';
+import { type GlobalOptions } from './flags.js';
 
 export function registerCodeCommand(program: Command, _globals: () => GlobalOptions): void {
   const code = program

@@ -7,7 +7,9 @@
  * Exit codes: 0 done (and the threshold met), 6 below --threshold (in every mode), 2 bad arguments.
  */
 import { Option, InvalidArgumentError, type Command } from 'commander';
-import { collect, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { collect } from './parsers.js';
+import { type GlobalOptions } from './flags.js';
 
 export const EXIT_BELOW_THRESHOLD = 6;
 

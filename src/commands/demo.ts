@@ -11,7 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from '../server.js';
 import { makeConfig } from '../config.js';
 import { startDemoServices } from '../demo/services.js';
-import { runCommand, EXIT_USAGE, type GlobalOptions } from './common.js';
+import { runCommand, EXIT_USAGE } from './run-command.js';
+import { type GlobalOptions } from './flags.js';
 
 const DEMO_DURATION = '5s';
 

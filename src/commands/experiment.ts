@@ -10,18 +10,10 @@ import { ProgramPolicy } from '../consent/index.js';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import {
-  addScenarioLimitOptions,
-  addTokenEnvOption,
-  checkWritable,
-  collect,
-  configFrom,
-  runCommand,
-  UsageError,
-  withInterrupt,
-  type GlobalOptions,
-  type ServerOptionValues,
-} from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { collect, parseListenAddress } from './parsers.js';
+import { addScenarioLimitOptions, addTokenEnvOption, type GlobalOptions, type ServerOptionValues } from './flags.js';
+import { configFrom } from './flag-values.js';
 import { EXIT_INCONCLUSIVE, EXIT_SLO_FAILED } from './run.js';
 import type { ControlPlane } from '../experiment/model.js';
 import type { SafetyPolicy } from '../experiment/adapters/policy.js';
@@ -346,10 +338,7 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
 
 /** --metrics: the run's metrics on a listener of their own (the runner has no control API). */
 async function startRunMetrics(flags: RunFlags, policy: SafetyPolicy) {
-  const [{ ExperimentMetrics, startMetricsServer }, { parseListenAddress }] = await Promise.all([
-    import('../metrics/index.js'),
-    import('./proxy.js'),
-  ]);
+  const { ExperimentMetrics, startMetricsServer } = await import('../metrics/index.js');
   const tokenEnv = flags.adminTokenEnv ?? 'FAULTLINE_ADMIN_TOKEN';
   const token = process.env[tokenEnv]?.trim() || undefined;
   const { host, port } = parseListenAddress(flags.metrics!, '--metrics');

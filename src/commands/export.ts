@@ -7,10 +7,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { collect, argumentFlags, runCommand, UsageError, withFlagNames, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { anyCaseChoice, collect } from './parsers.js';
+import { argumentFlags, type GlobalOptions } from './flags.js';
 import {
   addScenarioFlags,
-  anyCaseChoice,
   FAULT_COMMANDS,
   FAULT_FLAGS,
   refuseOtherFaultFlags,
@@ -86,17 +87,16 @@ export function registerExportCommand(program: Command, _globals: () => GlobalOp
           import('../scenario/index.js'),
         ]);
         const spell = argumentFlags(command);
-        const result = await withFlagNames(command, async () =>
-          exportScenario(await scenarioFromArguments(type, scenarioArguments(flags), EXPORT_LIMITS), flags.to, {
-            ...(flags.platform ? { platform: flags.platform } : {}),
-            ...(flags.target !== undefined
-              ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> }
-              : {}),
-            ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-            ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
-            spell,
-          }),
-        );
+        const spec = await scenarioFromArguments(type, scenarioArguments(flags), EXPORT_LIMITS, spell);
+        const result = await exportScenario(spec, flags.to, {
+          ...(flags.platform ? { platform: flags.platform } : {}),
+          ...(flags.target !== undefined
+            ? { targetConfig: jsonArgument(flags.target, '--target') as Record<string, unknown> }
+            : {}),
+          ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+          ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
+          spell,
+        });
         for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
         const document = result.document.endsWith('\n') ? result.document : `${result.document}\n`;
         if (flags.out) await writeFile(flags.out, document);

@@ -6,11 +6,12 @@
  *
  * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { anyCaseChoice, integer, nonNegativeNumber, number } from './parsers.js';
 import { commandOf, type FaultDeclaration, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
-import { UsageError } from './common.js';
+import { UsageError } from './run-command.js';
 
 export type FlagDoor = 'run' | 'proxy';
 
@@ -49,20 +50,6 @@ function placeholder(field: FieldDeclaration): string {
   return field.kind === 'enum' ? '<name>' : '<value>';
 }
 
-function finiteNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
-  return n;
-}
-
-function anyCase(values: readonly string[]) {
-  return (value: string): string => {
-    const lower = value.trim().toLowerCase();
-    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
-    return lower;
-  };
-}
-
 function helpOf(door: FlagDoor, { fault, field }: FieldFlags): string {
   const isSwitch = door === 'proxy' && fault.proxyFlag?.name === field.flag;
   if (isSwitch) return fault.proxyFlag!.help;
@@ -73,19 +60,13 @@ function helpOf(door: FlagDoor, { fault, field }: FieldFlags): string {
   return door === 'run' ? `${commandOf(fault)}: ${text}` : text;
 }
 
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
-  return n;
-}
-
 /** `run` leaves ranges to the scenario (its errors name the argument); `proxy` refuses a negative number here. */
 function optionFor(door: FlagDoor, flag: string, field: FieldDeclaration, help: string): Option {
   if (field.kind === 'boolean') return new Option(`--${flag}`, help);
   const option = new Option(`--${flag} ${placeholder(field)}`, help);
   if (field.kind === 'number' || field.kind === 'integer')
-    option.argParser(door === 'run' ? finiteNumber : nonNegative);
-  if (field.kind === 'enum') option.argParser(anyCase(field.values ?? []));
+    option.argParser(door === 'run' ? number : nonNegativeNumber);
+  if (field.kind === 'enum') option.argParser(anyCaseChoice(field.values ?? []));
   return option;
 }
 
@@ -136,19 +117,13 @@ export function addHttpArgumentFlags(command: Command): Command {
       else if (field.kind === 'strings') command.addOption(new Option(`${flag} <a,b>`, help));
       else {
         const option = new Option(`${flag} <value>`, help);
-        if (field.kind === 'integer') option.argParser(wholeNumber);
-        if (field.kind === 'number') option.argParser(finiteNumber);
+        if (field.kind === 'integer') option.argParser(integer);
+        if (field.kind === 'number') option.argParser(number);
         command.addOption(option);
       }
     }
   }
   return command;
-}
-
-function wholeNumber(value: string): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
-  return n;
 }
 
 /** The HTTP fault argument flags given, as the HTTP scenario's arguments (a list flag split at commas). */

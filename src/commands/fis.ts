@@ -5,7 +5,9 @@
  * nothing calls AWS. The cloud module is imported when a subcommand runs, not at start-up.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { collect, runCommand, UsageError, type GlobalOptions } from './common.js';
+import { runCommand, UsageError } from './run-command.js';
+import { collect } from './parsers.js';
+import { type GlobalOptions } from './flags.js';
 
 export function registerFisCommand(program: Command, _globals: () => GlobalOptions): void {
   const fis = program

@@ -20,17 +20,10 @@ import {
   searchHitJson,
   searchIndex,
 } from '../search/search.js';
-import {
-  addLlmOptions,
-  addRootOption,
-  collect,
-  configFrom,
-  positiveInteger,
-  runCommand,
-  withInterrupt,
-  type GlobalOptions,
-  type ServerOptionValues,
-} from './common.js';
+import { runCommand, withInterrupt } from './run-command.js';
+import { collect, positiveInteger } from './parsers.js';
+import { addLlmOptions, addRootOption, type GlobalOptions, type ServerOptionValues } from './flags.js';
+import { configFrom } from './flag-values.js';
 
 interface IndexOptions extends ServerOptionValues {
   lang: string;

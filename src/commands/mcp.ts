@@ -16,17 +16,10 @@ import { MAX_SESSIONS } from '../transports/limits.js';
 import type { Config } from '../config.js';
 import { commandAllowance } from '../consent/allowance.js';
 import type { Logger } from '../log.js';
-import {
-  UsageError,
-  addServerOptions,
-  configFrom,
-  loggerFor,
-  portNumber,
-  positiveInteger,
-  runCommand,
-  type GlobalOptions,
-  type ServerOptionValues,
-} from './common.js';
+import { UsageError, runCommand } from './run-command.js';
+import { portNumber, positiveInteger } from './parsers.js';
+import { addServerOptions, type GlobalOptions, type ServerOptionValues } from './flags.js';
+import { configFrom, loggerFor } from './flag-values.js';
 
 export const DEFAULT_HTTP_PORT = 8808;
 

@@ -12,19 +12,10 @@ import { ProgramPolicy } from '../consent/index.js';
 import { productionRefusal } from '../production.js';
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import {
-  addTargetOptions,
-  checkWritable,
-  collect,
-  positiveInteger,
-  runCommand,
-  targetAllowanceFrom,
-  UsageError,
-  withInterrupt,
-  httpUrl,
-  type GlobalOptions,
-  type TargetOptionValues,
-} from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { collect, positiveInteger, httpUrl } from './parsers.js';
+import { addTargetOptions, type GlobalOptions, type TargetOptionValues } from './flags.js';
+import { targetAllowanceFrom } from './flag-values.js';
 import type { FamilyId } from '../probe/taxonomy.js';
 
 const FAMILIES = ['PROTO', 'TOOL', 'SCHEMA', 'STATE', 'PROVIDER', 'SECURITY', 'TIMEOUT', 'CONFIG'];

@@ -8,25 +8,14 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { messageOf } from '../kernel/errors.js';
-import {
-  parseBandwidth,
-  startProxy,
-  validateFaults,
-  type FaultSpec,
-  type ProxyCounters,
-  type ProxyEvent,
-} from '../proxy/index.js';
+import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters, type ProxyEvent } from '../proxy/index.js';
 import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
-import {
-  bindRefusal,
-  describeTargets,
-  isLoopbackAddress,
-  listenPortRefusal,
-  type TargetAllowance,
-} from '../target-policy.js';
+import { bindRefusal, describeTargets, isLoopbackAddress, type TargetAllowance } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
-import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { collect, parseListenAddress } from './parsers.js';
+import { type GlobalOptions } from './flags.js';
 import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
 
 export interface ProxyCommandOptions {
@@ -255,25 +244,6 @@ export async function runProxy(
       throw new UsageError(`--tls-ca ${options.tlsCa}: ${messageOf(error)}`);
     }
   }
-  // The control plane is loaded only when asked for.
-  const control =
-    options.httpFault?.length || options.admin !== undefined ? await import('../proxy/control/index.js') : undefined;
-  const configs = (options.httpFault ?? []).map((text, index) =>
-    control!.parseFaultJson(text, `--http-fault #${index + 1}`),
-  );
-  if (configs.length > 0) {
-    // A mapping that does not parse is refused by startProxy, naming its --proxy.
-    const { parseMapping } = await import('../proxy/mapping.js');
-    let mappings: ReturnType<typeof parseMapping>[] | undefined;
-    try {
-      mappings = options.proxy.map((text) => parseMapping(text));
-    } catch {
-      mappings = undefined;
-    }
-    if (mappings) control!.checkFaultTargets(configs, mappings, (index) => `--http-fault #${index + 1}`);
-  }
-  const networkFaults = [...faults, ...configs.flatMap((c) => (c.kind === 'network' ? [c.spec] : []))];
-  const httpFaults = configs.flatMap((c) => (c.kind === 'http' ? [c.spec] : []));
   let admin: { host: string; port: number; token: string } | undefined;
   if (options.admin !== undefined) {
     if (options.adminToken === undefined)
@@ -291,20 +261,28 @@ export async function runProxy(
     if (exposed) throw new UsageError(exposed);
   }
   const targets = await namedRemotes(options.proxy);
-  const proxy = await startProxy({
+  const { assembleProxy } = await import('../proxy/control/assemble.js');
+  const assembled = await assembleProxy({
     mappings: options.proxy,
-    faults: networkFaults,
-    http: options.http === true || httpFaults.length > 0 || admin !== undefined,
-    httpFaults,
+    faults,
+    configs: options.httpFault ?? [],
+    configLabel: (index) => `--http-fault #${index + 1}`,
+    http: options.http === true,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     tls: { rejectUnauthorized: !options.tlsInsecure, ...(ca ? { ca } : {}) },
     onEvent: (event) => log(describeEvent(event)),
     // The person at the terminal names the remotes: those (and loopback) are what it may dial,
     // never link-local or metadata addresses; binds stay on loopback unless asked (src/target-policy.ts).
     policy: { ...targets, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
+    ...(admin
+      ? {
+          admin: { ...admin, log },
+          registry: (event) =>
+            log(`${new Date().toISOString()} admin: ${event.type} ${event.id} (${event.faultType} on ${event.target})`),
+        }
+      : {}),
   });
-  let adminServer: { url: string; close(): Promise<void> } | undefined;
-  let registry: { dispose(): void } | undefined;
+  const { proxy } = assembled;
   try {
     proxy.mappings.forEach((mapping, i) => {
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
@@ -313,46 +291,24 @@ export async function runProxy(
           `${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
       );
     });
+    const started = [...assembled.faults.network, ...assembled.faults.http];
     log(
-      `faults: ` +
-        `${networkFaults.length + httpFaults.length ? [...networkFaults, ...httpFaults].map((f) => f.type).join(', ') : 'none'}; ` +
-        `seed ${proxy.seed}; Ctrl-C to stop`,
+      `faults: ${started.length ? started.map((f) => f.type).join(', ') : 'none'}; seed ${proxy.seed}; Ctrl-C to stop`,
     );
     log(`targets: ${describeTargets(targets)}`);
-    if (admin) {
-      const faultRegistry = new control!.FaultRegistry(proxy, { network: networkFaults, http: httpFaults }, (event) =>
-        log(`${new Date().toISOString()} admin: ${event.type} ${event.id} (${event.faultType} on ${event.target})`),
-      );
-      registry = faultRegistry;
-      const metrics = await proxyMetricsRegistry(() => [{ proxy: 'proxy', counters: proxy.counters() }]);
-      adminServer = await control!.startAdmin({ ...admin, registry: faultRegistry, log, metrics });
+    if (assembled.admin) {
       log(
-        `admin API on ${adminServer.url} (GET /chaos/status, POST ` +
+        `admin API on ${assembled.admin.url} (GET /chaos/status, POST ` +
           `/chaos/inject, /chaos/clear, /chaos/clear-all, GET /metrics; ` +
           `Bearer token)`,
       );
     }
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
   } finally {
-    await adminServer?.close();
-    registry?.dispose();
-    await proxy.stop();
+    await assembled.stop();
   }
   log('stopped');
   return proxy.counters();
-}
-
-/** The registry GET /metrics serves: the proxy's faults and traffic, read at each scrape. */
-async function proxyMetricsRegistry(
-  sources: () => Iterable<import('../metrics/index.js').ProxySource>,
-): Promise<import('prom-client').Registry> {
-  const [{ Registry }, { registerProxyMetrics }] = await Promise.all([
-    import('prom-client'),
-    import('../metrics/index.js'),
-  ]);
-  const registry = new Registry();
-  registerProxyMetrics(registry, sources);
-  return registry;
 }
 
 function describeEvent(event: ProxyEvent): string {
@@ -368,15 +324,4 @@ function describeEvent(event: ProxyEvent): string {
         `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`
       );
   }
-}
-
-/** `PORT`, `HOST:PORT` or `[v6]:PORT`; the host defaults to loopback. */
-export function parseListenAddress(value: string, flag = '--admin'): { host: string; port: number } {
-  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535)
-    throw new UsageError(`${flag} ${value}: expected PORT, HOST:PORT or [IPv6]:PORT, e.g. 9090 or 127.0.0.1:9090`);
-  const refusal = listenPortRefusal(port);
-  if (refusal !== undefined) throw new UsageError(`${flag} ${value}: ${refusal}`);
-  return { host: match[1] ? match[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }

@@ -13,27 +13,15 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { renderReport } from '../report/markdown.js';
 import { runScenario, scenarioFromArguments, type ScenarioArguments } from '../scenario/index.js';
-import {
-  addScenarioLimitOptions,
-  checkWritable,
-  collect,
-  configFrom,
-  positiveInteger,
-  runCommand,
-  UsageError,
-  withFlagNames,
-  withInterrupt,
-  type GlobalOptions,
-  type ServerOptionValues,
-} from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { anyCaseChoice, collect, integer, number, positiveInteger } from './parsers.js';
+import { addScenarioLimitOptions, argumentFlags, type GlobalOptions, type ServerOptionValues } from './flags.js';
+import { configFrom } from './flag-values.js';
 import {
   addScenarioFlags,
-  anyCaseChoice,
   FAULT_COMMANDS,
   FAULT_FLAGS,
   flagOf,
-  integer,
-  number,
   refuseOtherFaultFlags,
   scenarioArguments,
   type ScenarioFlagValues,
@@ -175,19 +163,20 @@ async function runFromShell(
   const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
   if (refusal) throw new UsageError(refusal);
   const limits = config.scenario;
-  const spec = await withFlagNames(command, async () =>
-    isHttp
-      ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
-          {
-            ...args,
-            http_fault: options.httpFault,
-            probability: options.probability,
-            ...httpArgumentsOf(options as unknown as Record<string, unknown>),
-          },
-          limits,
-        )
-      : await scenarioFromArguments(type!, args, limits),
-  );
+  // The scenario's refusals name this command's flags (--fault-start for fault_start).
+  const spell = argumentFlags(command);
+  const spec = isHttp
+    ? await (await import('../scenario/http-fault.js')).httpScenarioFromArguments(
+        {
+          ...args,
+          http_fault: options.httpFault,
+          probability: options.probability,
+          ...httpArgumentsOf(options as unknown as Record<string, unknown>),
+        },
+        limits,
+        spell,
+      )
+    : await scenarioFromArguments(type!, args, limits, spell);
   const live = process.stderr.isTTY === true;
   const result = await withInterrupt((signal) =>
     runScenario(spec, {

@@ -7,12 +7,13 @@
  *
  * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { ScenarioArguments } from '../scenario/input.js';
 import { SCENARIO_DEFAULTS as D } from '../scenario/defaults.js';
 import { commandOf } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS, type NetworkFaultType } from '../proxy/faults/declarations.js';
-import { collect, positiveInteger, UsageError } from './common.js';
+import { UsageError } from './run-command.js';
+import { anyCaseChoice, collect, number, positiveInteger } from './parsers.js';
 import { addFaultFlags, attributeOf, fieldFlags, flagsByFault, flagValue } from './fault-flags.js';
 
 /** The fault as the commands spell it (`packet-loss`) → the scenario's fault type. */
@@ -49,27 +50,6 @@ const FAULT_FLAG_ALIASES = Object.fromEntries(
     flags.flatMap((flag) => [flag.shown, ...(flag.hidden ? [flag.hidden] : [])]).map(attributeOf),
   ]),
 ) as unknown as Readonly<Record<NetworkFaultType, readonly string[]>>;
-
-/** A choice flag that accepts any case (--side Server), as the tools' enum arguments do. */
-export function anyCaseChoice(values: readonly string[]) {
-  return (value: string): string => {
-    const lower = value.trim().toLowerCase();
-    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
-    return lower;
-  };
-}
-
-export function number(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
-  return n;
-}
-
-export function integer(value: string): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
-  return n;
-}
 
 /** `--num-clients` for `numClients`. */
 export function flagOf(key: string): string {

@@ -9,16 +9,9 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
 import { productionRefusal } from '../production.js';
-import {
-  checkWritable,
-  httpUrl,
-  portNumber,
-  positiveInteger,
-  runCommand,
-  UsageError,
-  withInterrupt,
-  type GlobalOptions,
-} from './common.js';
+import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
+import { httpUrl, portNumber, positiveInteger } from './parsers.js';
+import { type GlobalOptions } from './flags.js';
 
 interface PlaneFlags {
   plan?: string;

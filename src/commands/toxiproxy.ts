@@ -8,17 +8,10 @@ import { Option, type Command } from 'commander';
 import { messageOf } from '../kernel/errors.js';
 import { bindRefusal } from '../target-policy.js';
 import type { CliClient, ToxicOptions } from '../toxiproxy/cli.js';
-import {
-  addTargetOptions,
-  envFlag,
-  portNumber,
-  runCommand,
-  targetAllowanceFrom,
-  UsageError,
-  withInterrupt,
-  type GlobalOptions,
-  type TargetOptionValues,
-} from './common.js';
+import { runCommand, UsageError, withInterrupt } from './run-command.js';
+import { portNumber } from './parsers.js';
+import { addTargetOptions, type GlobalOptions, type TargetOptionValues } from './flags.js';
+import { envFlag, targetAllowanceFrom } from './flag-values.js';
 
 interface ServerOptions extends TargetOptionValues {
   host: string;

@@ -2,11 +2,9 @@
  * How an exporter names what it refuses: the argument as the caller spells it (the tools'
  * `fault_start`, the CLI's `--fault-start`), and one message shape for every engine.
  */
-import { InputError } from '../kernel/errors.js';
+import { InputError, type Spell } from '../kernel/errors.js';
 
-export type Spell = (argument: string) => string;
-
-export const asGiven: Spell = (argument) => argument;
+export { asGiven, type Spell } from '../kernel/errors.js';
 
 /** `<argument>: cannot export to <engine>: <reason>`, the argument spelled as the caller wrote it. */
 export function refuse(spell: Spell, argument: string, to: string, reason: string): never {

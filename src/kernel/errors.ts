@@ -11,6 +11,14 @@ export class InputError extends Error {
 }
 
 /**
+ * How a door spells an argument in an InputError: the tools' `fault_start` as given, the CLI's
+ * `--fault-start`. Domain code that validates a door's input names every argument through it.
+ */
+export type Spell = (argument: string) => string;
+
+export const asGiven: Spell = (argument) => argument;
+
+/**
  * A failure outside the caller's arguments that its message fully explains (nothing indexed yet,
  * a store that cannot be reached, a command that cannot be started): answered like any failure,
  * but logged as one line, since there is no bug to find in its stack.

@@ -9,7 +9,7 @@
  * where the app speaks plain HTTP to the proxy and the proxy originates TLS.
  */
 import type { ScenarioLimits } from '../config.js';
-import { InputError } from '../kernel/errors.js';
+import { asGiven, InputError, type Spell } from '../kernel/errors.js';
 import {
   HTTP_FAULT_TYPES,
   validateHttpFault,
@@ -41,19 +41,21 @@ export const HTTP_FAULT_ARGUMENTS = Object.fromEntries(
 export async function httpScenarioFromArguments(
   args: HttpScenarioArguments,
   limits: ScenarioLimits,
+  spell: Spell = asGiven,
 ): Promise<ScenarioSpec & { httpFault: HttpFaultSpec }> {
   const type = (args.http_fault ?? HTTP_SCENARIO_DEFAULTS.http_fault)
     .trim()
     .toLowerCase()
     .replace(/-/g, '_') as HttpFaultType;
   if (!HTTP_FAULT_TYPES.includes(type))
-    throw new InputError(`http_fault: "${args.http_fault}" is not one of ${HTTP_FAULT_TYPES.join(', ')}`);
+    throw new InputError(`${spell('http_fault')}: "${args.http_fault}" is not one of ${HTTP_FAULT_TYPES.join(', ')}`);
   for (const [other, fields] of Object.entries(HTTP_FAULT_ARGUMENTS)) {
     if (other === type) continue;
     const given = fields.find((field) => args[field] !== undefined && !HTTP_FAULT_ARGUMENTS[type].includes(field));
     if (given)
       throw new InputError(
-        `${given}: belongs to http_fault ${other}; ${type} takes ${[...HTTP_FAULT_ARGUMENTS[type], 'probability'].join(', ')}`,
+        `${spell(given)}: belongs to ${spell('http_fault')} ${other}; ${type} takes ` +
+          [...HTTP_FAULT_ARGUMENTS[type], 'probability'].map(spell).join(', '),
       );
   }
   const raw: Record<string, unknown> = { type, probability: args.probability ?? HTTP_SCENARIO_DEFAULTS.probability };
@@ -65,24 +67,28 @@ export async function httpScenarioFromArguments(
     // "" is the default of an optional argument; an empty list gives nothing either.
     if (value === '' || (Array.isArray(value) && value.length === 0)) continue;
     if (value !== undefined) raw[field.key] = value;
-    else if (field.required) throw new InputError(`${argument.name}: ${type} needs ${field.expected ?? field.help}`);
+    else if (field.required)
+      throw new InputError(`${spell(argument.name)}: ${type} needs ${field.expected ?? field.help}`);
   }
   const httpFault = raw as HttpFaultSpec;
   try {
     validateHttpFault(raw);
   } catch (error) {
     // "error fault: status_code must be …" → "status_code: must be …": name the argument as given.
-    if (error instanceof InputError) throw new InputError(error.message.replace(/^\w+ fault: (\w+) must/, '$1: must'));
+    if (error instanceof InputError)
+      throw new InputError(
+        error.message.replace(/^\w+ fault: (\w+) must/, (_, name: string) => `${spell(name)}: must`),
+      );
     throw error;
   }
   // The common arguments, checked as for every scenario; blackhole has no fields of its own, so
   // its spec only fills `fault`, which the runner ignores when `httpFault` is set.
-  const spec = await scenarioFromArguments('blackhole', args, limits);
+  const spec = await scenarioFromArguments('blackhole', args, limits, spell);
   if (spec.proxies.length === 0 && new URL(spec.url).protocol === 'https:') {
     throw new InputError(
-      'url: an https:// url keeps TLS end to end, so a proxy in front ' +
+      `${spell('url')}: an https:// url keeps TLS end to end, so a proxy in front ` +
         'of it cannot read HTTP; use an http:// url, or put the fault on ' +
-        "the app's https dependency with proxies (e.g. " +
+        `the app's https dependency with ${spell('proxies')} (e.g. ` +
         '"34000=https://api.example.com")',
     );
   }

@@ -4,7 +4,7 @@
  * `faultline run` command, so both accept and refuse exactly the same things. Every refusal is a
  * InputError that names the argument as the caller wrote it and says what is accepted.
  */
-import { InputError } from '../kernel/errors.js';
+import { asGiven, InputError, type Spell } from '../kernel/errors.js';
 import { parseDuration, DURATION_FORMS } from '../duration.js';
 import type { ScenarioLimits } from '../config.js';
 import {
@@ -109,64 +109,68 @@ export interface ScenarioSpec {
   httpFault?: HttpFaultSpec;
 }
 
+/** `spell` names each argument in a refusal as the caller spells it (the CLI's `--fault-start`). */
 export async function scenarioFromArguments(
   type: FaultType,
   args: ScenarioArguments,
   limits: ScenarioLimits,
+  spell: Spell = asGiven,
 ): Promise<ScenarioSpec> {
-  const url = await checkLoadTarget(args.url, limits, 'url');
+  const url = await checkLoadTarget(args.url, limits, spell('url'));
   if (url.port === '0')
     throw new InputError(
-      `url: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`,
+      `${spell('url')}: port 0 is not a port a server listens on; give the endpoint's port (e.g. http://127.0.0.1:8080/)`,
     );
   const method = (args.method ?? SCENARIO_DEFAULTS.method).trim().toUpperCase();
   if (!/^[A-Z][A-Z0-9_-]*$/.test(method))
-    throw new InputError(`method: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
+    throw new InputError(`${spell('method')}: "${args.method}" is not an HTTP method (GET, POST, PUT, DELETE, …)`);
 
-  const durationMs = parseDuration(args.duration ?? SCENARIO_DEFAULTS.duration, 'duration');
-  if (durationMs <= 0) throw new InputError(`duration: must be above 0; write one such as ${DURATION_FORMS}`);
+  const durationMs = parseDuration(args.duration ?? SCENARIO_DEFAULTS.duration, spell('duration'));
+  if (durationMs <= 0)
+    throw new InputError(`${spell('duration')}: must be above 0; write one such as ${DURATION_FORMS}`);
   if (durationMs > limits.maxDurationMs) {
     throw new InputError(
-      `duration: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} ` +
+      `${spell('duration')}: ${args.duration} is longer than the ${limits.maxDurationMs / 1000} ` +
         `s this server allows (raise it with --max-duration)`,
     );
   }
-  const clients = positiveInteger(args.num_clients ?? SCENARIO_DEFAULTS.num_clients, 'num_clients');
-  const rps = positiveNumber(args.rps ?? SCENARIO_DEFAULTS.rps, 'rps');
+  const clients = positiveInteger(args.num_clients ?? SCENARIO_DEFAULTS.num_clients, spell('num_clients'));
+  const rps = positiveNumber(args.rps ?? SCENARIO_DEFAULTS.rps, spell('rps'));
   if (clients * rps > limits.maxRatePerSecond) {
     throw new InputError(
-      `num_clients × rps = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} ` +
+      `${spell('num_clients')} × ${spell('rps')} = ${clients * rps} requests/s is above the ${limits.maxRatePerSecond} ` +
         `this server allows (raise it with --max-rate)`,
     );
   }
-  const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, 'timeout');
-  if (timeoutSeconds > 600) throw new InputError('timeout: at most 600 seconds');
+  const timeoutSeconds = positiveNumber(args.timeout ?? SCENARIO_DEFAULTS.timeout, spell('timeout'));
+  if (timeoutSeconds > 600) throw new InputError(`${spell('timeout')}: at most 600 seconds`);
   const expectStatus = (args.expect_status ?? DEFAULT_EXPECTED_STATUS).trim();
-  const expectedStatus = parseExpectedStatus(expectStatus, 'expect_status');
+  const expectedStatus = parseExpectedStatus(expectStatus, spell('expect_status'));
 
   const proxies = (args.proxies ?? []).map((text, index) => {
     try {
       return parseMapping(text);
     } catch (error) {
-      throw new InputError(`proxies[${index}]: ${(error as Error).message}`);
+      throw new InputError(`${spell('proxies')}[${index}]: ${(error as Error).message}`);
     }
   });
-  checkMappings(proxies, limits, 'proxies');
+  checkMappings(proxies, limits, spell('proxies'));
 
-  const maxConnections = connectionBudget(args, clients, clients * rps, timeoutSeconds, proxies.length === 0);
-  const fault = buildFault(type, args);
-  const { startMs, endMs } = faultWindow(args, durationMs);
+  const maxConnections = connectionBudget(args, clients, clients * rps, timeoutSeconds, proxies.length === 0, spell);
+  const fault = buildFault(type, args, spell);
+  const { startMs, endMs } = faultWindow(args, durationMs, spell);
   const slos = (args.slos && args.slos.length > 0 ? args.slos : DEFAULT_SLOS).map((text, index) =>
-    parseSlo(text, `slos[${index}]`),
+    parseSlo(text, `${spell('slos')}[${index}]`),
   );
-  const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], 'strategy') as Strategy;
-  if (args.seed !== undefined && !Number.isSafeInteger(args.seed)) throw new InputError('seed: must be an integer');
+  const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], spell('strategy')) as Strategy;
+  if (args.seed !== undefined && !Number.isSafeInteger(args.seed))
+    throw new InputError(`${spell('seed')}: must be an integer`);
   const scheduled = (clients * rps * durationMs) / 1000;
   if (strategy === 'load' && scheduled < 1) {
     // The first request is due at 0 s, so it would be sent anyway, and the achieved rate over so
     // short a run would read far above the target (1 request in 100 ms: "achieved 10 req/s").
     throw new InputError(
-      `duration × num_clients × rps schedules ${Number(scheduled.toPrecision(3))} ` +
+      `${spell('duration')} × ${spell('num_clients')} × ${spell('rps')} schedules ${Number(scheduled.toPrecision(3))} ` +
         `requests, less than one; lengthen the duration or raise rps`,
     );
   }
@@ -175,7 +179,7 @@ export async function scenarioFromArguments(
     url: url.href,
     method,
     body: args.body ?? '',
-    headers: parseHeaders(args.headers ?? []),
+    headers: parseHeaders(args.headers ?? [], spell),
     durationMs,
     clients,
     rps,
@@ -197,14 +201,14 @@ export async function scenarioFromArguments(
   };
 }
 
-function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
+function buildFault(type: FaultType, args: ScenarioArguments, spell: Spell): FaultSpec {
   const target = {
-    side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], 'side') as Side,
+    side: choice(args.side ?? SCENARIO_DEFAULTS.side, ['server', 'client'], spell('side')) as Side,
     direction: choice(
       // A blackhole drops both ways unless told otherwise (src/proxy/faults/blackhole.ts).
       args.direction ?? (type === 'blackhole' ? 'both' : SCENARIO_DEFAULTS.direction),
       ['ingress', 'egress', 'both'],
-      'direction',
+      spell('direction'),
     ) as Direction,
   };
   const spec: Record<string, unknown> = { type, ...target };
@@ -214,7 +218,7 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
   for (const field of (declaration?.fields ?? []) as readonly FieldDeclaration[]) {
     const argument = field.argument;
     if (!argument || field.argumentOnly) continue;
-    argumentOf[field.key] = argument.name;
+    argumentOf[field.key] = spell(argument.name);
     let value = args[argument.name] ?? argument.default;
     if (value === undefined) continue;
     if (field.kind === 'enum' && typeof value === 'string') value = lower(value);
@@ -239,7 +243,7 @@ function buildFault(type: FaultType, args: ScenarioArguments): FaultSpec {
  * When the fault is active: `fault_start` (default 0) and `fault_duration` (default: to the end),
  * each a duration or a percentage of `duration` ("20%").
  */
-function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: number; endMs: number } {
+function faultWindow(args: ScenarioArguments, durationMs: number, spell: Spell): { startMs: number; endMs: number } {
   const at = (text: string | undefined, what: string, fallback: number): number => {
     if (text === undefined || text.trim() === '') return fallback;
     const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text);
@@ -250,14 +254,14 @@ function faultWindow(args: ScenarioArguments, durationMs: number): { startMs: nu
     }
     return parseDuration(text, what);
   };
-  const startMs = at(args.fault_start, 'fault_start', 0);
+  const startMs = at(args.fault_start, spell('fault_start'), 0);
   if (startMs >= durationMs)
     throw new InputError(
-      `fault_start: ${args.fault_start} is not before the end of the ` +
+      `${spell('fault_start')}: ${args.fault_start} is not before the end of the ` +
         `run (${args.duration ?? SCENARIO_DEFAULTS.duration})`,
     );
-  const lengthMs = at(args.fault_duration, 'fault_duration', durationMs - startMs);
-  if (lengthMs <= 0) throw new InputError('fault_duration: must be above 0');
+  const lengthMs = at(args.fault_duration, spell('fault_duration'), durationMs - startMs);
+  if (lengthMs <= 0) throw new InputError(`${spell('fault_duration')}: must be above 0`);
   return { startMs, endMs: Math.min(durationMs, startMs + lengthMs) };
 }
 
@@ -275,6 +279,7 @@ function connectionBudget(
   rate: number,
   timeoutSeconds: number,
   throughProxy: boolean,
+  spell: Spell,
 ): number {
   const limit = openFileLimit();
   const socketsPerConnection = throughProxy ? 3 : 1;
@@ -287,13 +292,20 @@ function connectionBudget(
       : `this process may open ${limit} files (ulimit -n) and each ` +
         `connection takes ${socketsPerConnection} socket${socketsPerConnection > 1 ? 's' : ''}${throughProxy ? ' through the fault proxy' : ''}`;
   if (clients > cap)
-    throw new InputError(`num_clients: ${clients} is more than the ${cap} connections this run can hold (${why})`);
+    throw new InputError(
+      `${spell('num_clients')}: ${clients} is more than the ${cap} connections this run can hold (${why})`,
+    );
   if (args.max_connections !== undefined) {
-    const max = positiveInteger(args.max_connections, 'max_connections');
+    const max = positiveInteger(args.max_connections, spell('max_connections'));
     if (max < clients)
-      throw new InputError(`max_connections: ${max} is fewer than num_clients (${clients}); give at least ${clients}`);
+      throw new InputError(
+        `${spell('max_connections')}: ${max} is fewer than ${spell('num_clients')} (${clients}); ` +
+          `give at least ${clients}`,
+      );
     if (max > cap)
-      throw new InputError(`max_connections: ${max} is more than the ${cap} connections this run can hold (${why})`);
+      throw new InputError(
+        `${spell('max_connections')}: ${max} is more than the ${cap} connections this run can hold (${why})`,
+      );
     return max;
   }
   return Math.max(clients, Math.min(cap, DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSeconds)));
@@ -303,18 +315,20 @@ function lower(value: string): string {
   return value.trim().toLowerCase();
 }
 
-function parseHeaders(lines: string[]): Record<string, string> {
+function parseHeaders(lines: string[], spell: Spell): Record<string, string> {
   const headers: Record<string, string> = {};
   lines.forEach((line, index) => {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-      throw new InputError(`headers[${index}]: "${line}" is not "Name: value"`);
+      throw new InputError(`${spell('headers')}[${index}]: "${line}" is not "Name: value"`);
     }
     const value = line.slice(colon + 1).trim();
     // Checked here, before the run starts, so the error names the argument as given.
     if (/[\r\n\0]/.test(value))
-      throw new InputError(`headers[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`);
+      throw new InputError(
+        `${spell('headers')}[${index}]: the value of ${name} contains CR, LF or NUL; give one header per entry`,
+      );
     headers[name] = value;
   });
   return headers;

@@ -6,11 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../../kernel/errors.js';
 import { HELD_LIMITS } from '../vocabulary.js';
-import type { FaultSpec } from '../faults/index.js';
-import type { HttpFaultSpec } from '../http/spec.js';
-import { startProxy, type ProxyCounters, type RunningProxy, type ProxyOptions } from '../proxy.js';
-import { checkFaultTargets, parseFaultJson } from './fault-config.js';
-import { parseMapping, type Mapping } from '../mapping.js';
+import type { ProxyCounters, RunningProxy, ProxyOptions } from '../proxy.js';
+import { assembleProxy, faultConfigs, parseMappings } from './assemble.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
 export { HELD_LIMITS };
@@ -93,25 +90,19 @@ export class HeldProxies {
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs)
       throw new InputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
-    const mappings = options.mappings.map((text, index) => {
-      try {
-        return parseMapping(text);
-      } catch (error) {
-        throw error instanceof InputError ? new InputError(`proxies[${index}]: ${error.message}`) : error;
-      }
-    });
-    const { network, http } = splitFaults(options.faults, mappings);
+    const mappings = parseMappings(options.mappings, (index) => `proxies[${index}]`);
+    checkFaultCount(options.faults);
     const id = `proxy-${randomBytes(4).toString('hex')}`;
     const events: string[] = [];
     this.starting++;
     processWide.held++;
     let proxy: RunningProxy;
     try {
-      proxy = await startProxy({
+      ({ proxy } = await assembleProxy({
         mappings,
-        faults: network,
+        configs: options.faults,
+        configLabel: (index) => `faults[${index}]`,
         http: true,
-        httpFaults: http,
         ...(options.seed !== undefined ? { seed: options.seed } : {}),
         ...(options.insecureTls ? { tls: { rejectUnauthorized: false } } : {}),
         ...(options.lookup ? { lookup: options.lookup } : {}),
@@ -125,7 +116,7 @@ export class HeldProxies {
           events.push(line);
           if (events.length > HELD_LIMITS.events) events.shift();
         },
-      });
+      }));
     } catch (error) {
       processWide.held--;
       throw error;
@@ -159,7 +150,13 @@ export class HeldProxies {
 
   setFaults(id: string, faults: string[]): HeldStatus {
     const entry = this.get(id);
-    const { network, http } = splitFaults(faults, entry.proxy.mappings, (index) => entry.proxy.ports[index]);
+    checkFaultCount(faults);
+    const { network, http } = faultConfigs(
+      faults,
+      entry.proxy.mappings,
+      (index) => `faults[${index}]`,
+      (index) => entry.proxy.ports[index],
+    );
     entry.proxy.setFaults(network);
     entry.proxy.setHttpFaults(http);
     entry.faults = [...faults];
@@ -218,19 +215,6 @@ export class HeldProxies {
   }
 }
 
-function splitFaults(
-  faults: string[],
-  mappings: readonly Mapping[],
-  boundPort?: (index: number) => number | undefined,
-): { network: FaultSpec[]; http: HttpFaultSpec[] } {
+function checkFaultCount(faults: readonly string[]): void {
   if (faults.length > HELD_LIMITS.maxFaults) throw new InputError(`faults: at most ${HELD_LIMITS.maxFaults}`);
-  const network: FaultSpec[] = [];
-  const http: HttpFaultSpec[] = [];
-  const configs = faults.map((text, index) => parseFaultJson(text, `faults[${index}]`));
-  checkFaultTargets(configs, mappings, (index) => `faults[${index}]`, boundPort);
-  for (const config of configs) {
-    if (config.kind === 'network') network.push(config.spec);
-    else http.push(config.spec);
-  }
-  return { network, http };
 }

@@ -55,6 +55,11 @@ export interface FieldDeclaration {
   readonly flag?: string;
   /** Not a spec field: only an argument (bandwidth's `unit`, folded into bytesPerSecond). */
   readonly argumentOnly?: boolean;
+  /**
+   * HTTP faults: the `faultline chaos inject` flag, mcp-chaos-monkey's CLI spelling without dashes
+   * (`status`; two faults may share one, as `delay`), and its default there when it has one.
+   */
+  readonly chaosFlag?: { readonly name: string; readonly default?: number };
 }
 
 export interface FaultDeclaration<Counters = unknown, Spec = never> {
@@ -111,9 +116,20 @@ export const HTTP_COMMON_FIELDS: readonly FieldDeclaration[] = [
     default: 1,
     expected: 'a number in 0..1',
     help: 'chance 0..1 that a matching request gets the fault',
+    chaosFlag: { name: 'probability' },
   },
-  { key: 'method', kind: 'string', help: 'methods it applies to, e.g. "GET,POST" (default any)' },
-  { key: 'path', kind: 'string', help: 'path glob: * within a segment, ** across segments (default any)' },
+  {
+    key: 'method',
+    kind: 'string',
+    help: 'methods it applies to, e.g. "GET,POST" (default any)',
+    chaosFlag: { name: 'method' },
+  },
+  {
+    key: 'path',
+    kind: 'string',
+    help: 'path glob: * within a segment, ** across segments (default any)',
+    chaosFlag: { name: 'path' },
+  },
 ];
 
 export const camelCase = (key: string): string => key.replace(/[_-](\w)/g, (_, c: string) => c.toUpperCase());

@@ -16,6 +16,7 @@ export const HTTP_CONNECTION_DROP = {
       expected: 'a whole number of bytes ≥ 0',
       help: 'body bytes sent before the cut',
       argument: { name: 'after_bytes', default: 0, help: 'connection_drop: body bytes before the cut (default 0)' },
+      chaosFlag: { name: 'after-bytes' },
     },
     {
       key: 'after_ms',

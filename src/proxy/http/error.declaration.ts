@@ -16,6 +16,7 @@ export const HTTP_ERROR = {
       expected: 'an HTTP status in 400..599',
       help: 'the status answered',
       argument: { name: 'status_code', default: 500, help: 'error: status, 400..599 (default 500)' },
+      chaosFlag: { name: 'status', default: 503 },
     },
     {
       key: 'error_body',

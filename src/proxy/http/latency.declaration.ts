@@ -16,6 +16,7 @@ export const HTTP_LATENCY = {
       aliases: ['delayMs'],
       help: 'wait before the request is forwarded',
       argument: { name: 'delay', default: 100, help: 'latency: ms before forwarding (default 100)' },
+      chaosFlag: { name: 'delay', default: 1000 },
     },
   ],
   acted: (counters) => counters.applications > 0,

@@ -18,6 +18,7 @@ export const HTTP_RATE_LIMIT = {
       aliases: ['retryAfterSeconds'],
       help: 'the Retry-After header',
       argument: { name: 'retry_after', default: 60, help: 'rate_limit: Retry-After seconds of the 429 (default 60)' },
+      chaosFlag: { name: 'retry-after', default: 60 },
     },
   ],
   acted: (counters) => counters.applications > 0,

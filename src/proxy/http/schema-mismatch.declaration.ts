@@ -14,6 +14,7 @@ export const HTTP_SCHEMA_MISMATCH = {
       expected: 'a non-empty list of dot paths, e.g. ["id", "data.items.price"]',
       help: 'dot paths removed from JSON bodies (through arrays, each element)',
       argument: { name: 'missing_fields', help: 'schema_mismatch: dot paths removed from JSON responses' },
+      chaosFlag: { name: 'fields' },
     },
   ],
   acted: (counters) => counters.applications > 0,

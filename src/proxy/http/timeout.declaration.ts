@@ -18,6 +18,7 @@ export const HTTP_TIMEOUT = {
         name: 'hang',
         help: 'timeout: ms held before the connection closes (default until the client gives up)',
       },
+      chaosFlag: { name: 'delay', default: 1000 },
     },
   ],
   acted: (counters) => counters.applications > 0,
