@@ -17,14 +17,13 @@ import { InputError } from '../../kernel/errors.js';
 import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
 import { BANDWIDTH, BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
 import {
-  emptyCounters,
+  liveFault,
   SpecReader,
   type ChunkInfo,
   type Fault,
   type FaultCounters,
   type FaultTarget,
   type LinkDirection,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -113,12 +112,8 @@ export function bandwidthStage(spec: ResolvedBandwidth, bucket: Bucket, counters
 }
 
 export function createBandwidth(spec: ResolvedBandwidth): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
   const shared: Record<LinkDirection, Bucket> = { upstream: { readyAt: 0 }, downstream: { readyAt: 0 } };
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) =>
-      bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
-  };
+  return liveFault(spec, (link, { counters }) =>
+    bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
+  );
 }

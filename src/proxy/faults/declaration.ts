@@ -33,7 +33,7 @@ export interface FieldDeclaration {
   readonly kind: FieldKind;
   /** One line: what it does. */
   readonly help: string;
-  readonly unit?: 'ms' | 's' | 'Hz' | 'bytes' | 'bytes/s' | 'probability';
+  readonly unit?: 'ms' | 'µs' | 's' | 'Hz' | 'bytes' | 'bytes/s' | 'probability';
   /** kind enum: the values accepted. */
   readonly values?: readonly string[];
   /** Filled in when the field is left out; no default and not required: the fault does without it. */
@@ -55,6 +55,17 @@ export interface FieldDeclaration {
   readonly flag?: string;
   /** Not a spec field: only an argument (bandwidth's `unit`, folded into bytesPerSecond). */
   readonly argumentOnly?: boolean;
+  /** The Toxiproxy toxic's attribute giving this field (value × `scale`; Toxiproxy answers 0 when it is not sent). */
+  readonly toxic?: { readonly attribute: string; readonly scale?: number };
+}
+
+/** The Toxiproxy toxic a network fault also is (src/toxiproxy/toxics.ts), its attributes on the fields. */
+export interface ToxicDeclaration {
+  readonly type: string;
+  /** Fields Toxiproxy's meaning of the toxic fixes (its latency is uniform, on every chunk). */
+  readonly fixed?: Readonly<Record<string, unknown>>;
+  /** Attributes with which the toxic does nothing (Toxiproxy passes the stream on unchanged). */
+  inert?(attributes: Readonly<Record<string, number>>): boolean;
 }
 
 export interface FaultDeclaration<Counters = unknown, Spec = never> {
@@ -66,6 +77,8 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   readonly fields: readonly FieldDeclaration[];
   /** Network faults: the `faultline proxy` flag that switches it on, and its help. */
   readonly proxyFlag?: { readonly name: string; readonly help: string };
+  /** The Toxiproxy toxic it also is. */
+  readonly toxic?: ToxicDeclaration;
   /** How the commands spell it (`packet-loss`); default the type. */
   readonly command?: string;
   /** Whether it changed anything, from its counters: the one rule run records, verdicts and experiments use. */

@@ -146,6 +146,51 @@ export function emptyCounters(name: string, type: string): FaultCounters {
   };
 }
 
+/** A fault's spec and counters as its stages read them; `spec` is replaced in place by `Fault.update`. */
+export interface LiveFault<S> {
+  spec: S;
+  readonly counters: FaultCounters;
+}
+
+export interface LiveFaultOptions<S> {
+  /** The stages read `live.spec` at each use, so a changed spec of the same type is taken in place. */
+  updatable?: boolean;
+  /** Called after an update took the new spec (stall re-arms its timers). */
+  updated?(live: LiveFault<S>): void;
+  /** The holds live now (blackhole, stall): their time so far is folded into `timeHeldMs` by `snapshot`. */
+  holds?: ReadonlySet<{ since: number }>;
+}
+
+/**
+ * The `Fault` of every network fault: its counters, their snapshot and, when `updatable`, the
+ * in-place update; `attach` gives one link its stage, reading spec and counters from `live`.
+ */
+export function liveFault<S extends { name: string; type: string }>(
+  spec: S,
+  attach: (link: LinkLabel, live: LiveFault<S>) => LinkStage,
+  options: LiveFaultOptions<S> = {},
+): Fault {
+  const live: LiveFault<S> = { spec, counters: emptyCounters(spec.name, spec.type) };
+  const { counters } = live;
+  return {
+    counters,
+    attach: (link) => attach(link, live),
+    snapshot(now: number) {
+      let held = 0;
+      for (const hold of options.holds ?? []) held += now - hold.since;
+      return { ...counters, timeHeldMs: counters.timeHeldMs + held };
+    },
+    ...(options.updatable && {
+      update(next: { type: string }) {
+        if (next.type !== live.spec.type) return false;
+        live.spec = next as S;
+        options.updated?.(live);
+        return true;
+      },
+    }),
+  };
+}
+
 /** The links a side/direction pair acts on: server+ingress and client+egress are the responses. */
 export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   if (direction === 'both') return ['upstream', 'downstream'];

@@ -10,12 +10,12 @@ import { performance } from 'node:perf_hooks';
 import { createRandom } from '../../kernel/random.js';
 import { JITTER } from './jitter.declaration.js';
 import {
-  emptyCounters,
+  liveFault,
   SpecReader,
   type ChunkInfo,
   type Fault,
+  type FaultCounters,
   type FaultTarget,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -40,7 +40,7 @@ export function jitterStage(
   spec: ResolvedJitter,
   random: { uniform(min: number, max: number): number },
   epoch: number,
-  counters: ReturnType<typeof emptyCounters>,
+  counters: FaultCounters,
 ): LinkStage {
   const windowMs = 1000 / spec.frequencyHz;
   let window = Number.NaN;
@@ -63,12 +63,8 @@ export function jitterStage(
 }
 
 export function createJitter(spec: ResolvedJitter, seed: number | string): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
   const epoch = performance.now();
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) =>
-      jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
-  };
+  return liveFault(spec, (link, { counters }) =>
+    jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
+  );
 }

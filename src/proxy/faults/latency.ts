@@ -12,12 +12,11 @@
 import { createRandom, type Random } from '../../kernel/random.js';
 import { LATENCY, LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
 import {
-  emptyCounters,
+  liveFault,
   SpecReader,
   type ChunkInfo,
   type Fault,
   type FaultTarget,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -66,24 +65,19 @@ export function latencySampler(spec: ResolvedLatency, random: Random): () => num
 }
 
 export function createLatency(spec: ResolvedLatency, seed: number | string): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach(link: LinkLabel): LinkStage {
-      const sample = latencySampler(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`));
-      return {
-        holds: false,
-        shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[] {
-          if (!spec.perOp && !chunk.messageStart) return pieces;
-          const delay = sample();
-          counters.applications++;
-          counters.delayAddedMs += delay;
-          for (const piece of pieces) piece.at += delay;
-          return pieces;
-        },
-        detach() {},
-      };
-    },
-  };
+  return liveFault(spec, (link, { counters }): LinkStage => {
+    const sample = latencySampler(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`));
+    return {
+      holds: false,
+      shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[] {
+        if (!spec.perOp && !chunk.messageStart) return pieces;
+        const delay = sample();
+        counters.applications++;
+        counters.delayAddedMs += delay;
+        for (const piece of pieces) piece.at += delay;
+        return pieces;
+      },
+      detach() {},
+    };
+  });
 }
