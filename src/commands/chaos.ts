@@ -6,7 +6,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 import { runCommand, UsageError, type GlobalOptions } from './common.js';
-import { productionRefusal } from '../production.js';
 
 interface ChaosOptions {
   admin?: string;
@@ -24,7 +23,6 @@ interface InjectOptions extends ChaosOptions {
   method?: string;
   path?: string;
   config?: string;
-  allowProduction?: boolean;
 }
 
 /** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
@@ -91,12 +89,9 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
           'extra fields of the fault config as JSON (e.g. a network fault {"latencyMs":200})',
         ),
       )
-      .addOption(
-        new Option(
-          '--allow-production',
-          'inject even where the environment says production (env FAULTLINE_ALLOW_PRODUCTION=1)',
-        ),
-      ),
+      // Accepted, without effect, for scripts that pass it: the proxy taking the fault was guarded
+      // at its start, in its own environment (src/production.ts), which this shell's says nothing of.
+      .addOption(new Option('--allow-production').hideHelp()),
   )
     .addHelpText(
       'after',
@@ -114,13 +109,6 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
     )
     .action((target: string, type: string, options: InjectOptions) =>
       runCommand(async () => {
-        // The one production guard (src/production.ts): injecting through an admin API is injecting.
-        const refusal = productionRefusal(
-          'faultline chaos inject',
-          'pass --allow-production',
-          options.allowProduction === true,
-        );
-        if (refusal) throw new UsageError(refusal);
         const config = injectConfig(type, options);
         const body: Record<string, unknown> = { target, config };
         if (options.duration !== undefined) body['durationMs'] = Math.round(options.duration * 1000);

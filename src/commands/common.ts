@@ -21,7 +21,7 @@ import {
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { InputError, messageOf } from '../kernel/errors.js';
 import { listenPortRefusal, parseAllowTargets, type TargetAllowance } from '../target-policy.js';
-import { ALLOW_PRODUCTION_ENV } from '../production.js';
+import { ALLOW_PRODUCTION_ENV, withProductionHint } from '../production.js';
 
 /** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
 export const EXIT_USAGE = 2;
@@ -509,7 +509,7 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
     await work();
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof InputError;
-    process.stderr.write(`faultline: ${messageOf(error)}\n`);
+    process.stderr.write(`faultline: ${messageOf(withProductionHint(error, 'pass --allow-production'))}\n`);
     process.exitCode =
       error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
   }

@@ -25,7 +25,6 @@ import {
   listenPortRefusal,
   type TargetAllowance,
 } from '../target-policy.js';
-import { productionRefusal } from '../production.js';
 import { checkWritable, collect, runCommand, UsageError, withInterrupt, type GlobalOptions } from './common.js';
 import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
 
@@ -239,13 +238,6 @@ export async function runProxy(
 ): Promise<ProxyCounters> {
   if (!options.proxy?.length)
     throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
-  // A fault-injecting relay, admin API or not: the one production guard (src/production.ts).
-  const refusal = productionRefusal(
-    options.admin !== undefined ? '--admin' : 'faultline proxy',
-    'pass --allow-production',
-    options.allowProduction === true,
-  );
-  if (refusal) throw new UsageError(refusal);
   const faults = faultsFromOptions(options);
   let ca: string | undefined;
   if (options.tlsCa) {
@@ -302,6 +294,7 @@ export async function runProxy(
     // The person at the terminal names the remotes: those (and loopback) are what it may dial,
     // never link-local or metadata addresses; binds stay on loopback unless asked (src/target-policy.ts).
     policy: { ...targets, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
+    allowProduction: options.allowProduction === true,
   });
   let adminServer: { url: string; close(): Promise<void> } | undefined;
   let registry: { dispose(): void } | undefined;

@@ -8,7 +8,6 @@ import { ProgramPolicy } from '../consent/index.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
-import { productionRefusal } from '../production.js';
 import {
   checkWritable,
   httpUrl,
@@ -81,6 +80,7 @@ function registerProxyCommands(chaos: Command): void {
             args: command.slice(1),
             programs: ProgramPolicy.owner(),
             plane: plane.plane,
+            allowProduction: flags.allowProduction === true,
             input: process.stdin,
             output: process.stdout,
             signal,
@@ -141,6 +141,7 @@ function registerProxyCommands(chaos: Command): void {
         const plane = await makePlane(flags, `toolcall proxy http ${flags.upstream}`);
         const server = await startHttpProxy({
           plane: plane.plane,
+          allowProduction: flags.allowProduction === true,
           upstream: flags.upstream,
           host,
           port: flags.port ?? 8900,
@@ -264,13 +265,6 @@ async function makePlane(
   flags: PlaneFlags,
   name: string,
 ): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
-  // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
-  const refusal = productionRefusal(
-    name.split(' ').slice(0, 3).join(' '),
-    'pass --allow-production',
-    flags.allowProduction === true,
-  );
-  if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');

@@ -55,6 +55,7 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     tls: { rejectUnauthorized: !options.insecureTls },
     lookup: policyLookup(options.policy),
     policy: { ...options.policy, argument: 'proxies' },
+    allowProduction: options.policy.allowProduction,
     onEvent: (event) => {
       if (event.type === 'connect_failed')
         options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);
