@@ -2,15 +2,8 @@
  * Toxiproxy's toxics as another spelling of faultline's faults: a toxic (type, attributes, stream,
  * toxicity) becomes the fault a proxy's fault list takes. A toxic keeps no behaviour of its own;
  * each fault's declaration (src/proxy/faults/*.declaration.ts, `toxic`) says which toxic it is,
- * which attribute is which field (with the unit change), and what the Toxiproxy meaning fixes:
- *
- *   latency     {latency, jitter}                    → latency  (uniform ±jitter, on every chunk)
- *   bandwidth   {rate} KB/s                          → bandwidth (bytesPerSecond = rate × 1000; 0: none)
- *   slow_close  {delay} ms                           → slow_close
- *   timeout     {timeout} ms                         → stall     (0: held until the toxic is removed)
- *   reset_peer  {timeout} ms                         → reset_peer
- *   slicer      {average_size, size_variation, delay µs} → slicer
- *   limit_data  {bytes}                              → limit_data
+ * which attribute is which field (with the unit change), and what the Toxiproxy meaning fixes (the
+ * table in docs/network.md lists them: latency → latency, timeout → stall, bandwidth's rate × 1000 …).
  *
  * Beyond Toxiproxy: faultline's other network faults by their own names (packet_loss, jitter,
  * blackhole, with their fields as attributes, snake_case or camelCase), and the HTTP faults as

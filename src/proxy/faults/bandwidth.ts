@@ -15,10 +15,9 @@
  */
 import { InputError } from '../../kernel/errors.js';
 import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
-import { BANDWIDTH, BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
+import { BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
 import {
   liveFault,
-  SpecReader,
   type ChunkInfo,
   type Fault,
   type FaultCounters,
@@ -65,12 +64,6 @@ export function parseBandwidth(rate: number, unit = 'bps'): number {
     );
   }
   return bytesPerSecond;
-}
-
-export function readBandwidth(reader: SpecReader): ResolvedBandwidth {
-  const spec = { type: 'bandwidth', ...reader.target(), ...reader.declared(BANDWIDTH.fields) } as ResolvedBandwidth;
-  reader.done();
-  return spec;
 }
 
 const SLICE_SECONDS = 0.02;

@@ -6,27 +6,13 @@
  * does not grow; whatever was already read waits and flows, intact and in order, once the fault
  * is switched off. Clients wait until their own timeout, as behind a real blackhole.
  */
-import {
-  liveFault,
-  SpecReader,
-  type Fault,
-  type FaultTarget,
-  type LinkLabel,
-  type LinkStage,
-  type LiveFault,
-} from './fault.js';
+import { liveFault, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type LiveFault } from './fault.js';
 
 export interface BlackholeSpec extends FaultTarget {
   type: 'blackhole';
 }
 
 export type ResolvedBlackhole = Required<BlackholeSpec>;
-
-export function readBlackhole(reader: SpecReader): ResolvedBlackhole {
-  const spec: ResolvedBlackhole = { type: 'blackhole', ...reader.target('both') };
-  reader.done();
-  return spec;
-}
 
 export function createBlackhole(spec: ResolvedBlackhole, clock: () => number): Fault {
   const holds = new Set<{ since: number }>();

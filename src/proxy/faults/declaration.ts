@@ -73,6 +73,8 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   readonly plane: 'network' | 'http';
   /** One line: what it does to the traffic. */
   readonly help: string;
+  /** Network faults: the default direction when it is not ingress (a blackhole holds both ways). */
+  readonly direction?: 'both';
   /** Its own fields (the common ones are NETWORK_COMMON_FIELDS / HTTP_COMMON_FIELDS). */
   readonly fields: readonly FieldDeclaration[];
   /** Network faults: the `faultline proxy` flag that switches it on, and its help. */

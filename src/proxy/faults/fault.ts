@@ -13,7 +13,7 @@
  * is attached.
  */
 import { ConfigReader } from '../../config-reader.js';
-import { MILLISECONDS, type FieldDeclaration } from './declaration.js';
+import { MILLISECONDS, type FaultDeclaration, type FieldDeclaration } from './declaration.js';
 
 export { MILLISECONDS };
 
@@ -208,7 +208,6 @@ export class SpecReader extends ConfigReader {
     super(`${type} fault`, raw, ['type']);
   }
 
-  /** name, side and direction, with their defaults. */
   /** Name, side and direction; `direction` is the fault's default (ingress; a blackhole's is both). */
   target(direction: 'ingress' | 'both' = 'ingress'): Required<FaultTarget> {
     const name = this.take('name');
@@ -218,6 +217,16 @@ export class SpecReader extends ConfigReader {
       side: this.choice('side', ['client', 'server'] as const, 'server'),
       direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, direction),
     };
+  }
+
+  /**
+   * A fault's whole spec from its declaration: type, name/side/direction (with the fault's default
+   * direction) and the declared fields; any other field is refused. Cross-field checks are the fault's.
+   */
+  spec<S>(fault: Pick<FaultDeclaration, 'type' | 'fields' | 'direction'>): S {
+    const spec = { type: fault.type, ...this.target(fault.direction), ...this.declared(fault.fields) };
+    this.done();
+    return spec as S;
   }
 
   /** The declared fields (declaration.ts), each with its default and range, in declaration order. */

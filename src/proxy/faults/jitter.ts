@@ -8,10 +8,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createRandom } from '../../kernel/random.js';
-import { JITTER } from './jitter.declaration.js';
 import {
   liveFault,
-  SpecReader,
   type ChunkInfo,
   type Fault,
   type FaultCounters,
@@ -28,12 +26,6 @@ export interface JitterSpec extends FaultTarget {
 }
 
 export type ResolvedJitter = Required<JitterSpec>;
-
-export function readJitter(reader: SpecReader): ResolvedJitter {
-  const spec = { type: 'jitter', ...reader.target(), ...reader.declared(JITTER.fields) } as ResolvedJitter;
-  reader.done();
-  return spec;
-}
 
 /** One link's jitter: the value of the current window. Exported for tests that drive it with synthetic times. */
 export function jitterStage(

@@ -10,16 +10,8 @@
  * Every sample is truncated at 0 (a negative delay becomes 0).
  */
 import { createRandom, type Random } from '../../kernel/random.js';
-import { LATENCY, LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
-import {
-  liveFault,
-  SpecReader,
-  type ChunkInfo,
-  type Fault,
-  type FaultTarget,
-  type LinkStage,
-  type TimedPiece,
-} from './fault.js';
+import { LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
+import { liveFault, type ChunkInfo, type Fault, type FaultTarget, type LinkStage, type TimedPiece } from './fault.js';
 
 export { LATENCY_DISTRIBUTIONS };
 export type LatencyDistribution = (typeof LATENCY_DISTRIBUTIONS)[number];
@@ -36,12 +28,6 @@ export interface LatencySpec extends FaultTarget {
 }
 
 export type ResolvedLatency = Required<LatencySpec>;
-
-export function readLatency(reader: SpecReader): ResolvedLatency {
-  const spec = { type: 'latency', ...reader.target(), ...reader.declared(LATENCY.fields) } as ResolvedLatency;
-  reader.done();
-  return spec;
-}
 
 // Pareto with shape 3 and scale 1 has mean 1.5 and standard deviation √0.75.
 const PARETO_SHAPE = 3;

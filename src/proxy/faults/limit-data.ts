@@ -3,10 +3,8 @@
  * end of stream after exactly that many bytes) and the connection closes. Counted per connection
  * and direction, across updates of the limit. Toxiproxy's `limit_data` toxic.
  */
-import { LIMIT_DATA } from './limit-data.declaration.js';
 import {
   liveFault,
-  SpecReader,
   type Fault,
   type FaultTarget,
   type LinkLabel,
@@ -22,12 +20,6 @@ export interface LimitDataSpec extends FaultTarget {
 }
 
 export type ResolvedLimitData = Required<LimitDataSpec>;
-
-export function readLimitData(reader: SpecReader): ResolvedLimitData {
-  const spec = { type: 'limit_data', ...reader.target(), ...reader.declared(LIMIT_DATA.fields) } as ResolvedLimitData;
-  reader.done();
-  return spec;
-}
 
 export function createLimitData(spec: ResolvedLimitData): Fault {
   const attach = (link: LinkLabel, live: LiveFault<ResolvedLimitData>): LinkStage => {

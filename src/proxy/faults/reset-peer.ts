@@ -3,16 +3,7 @@
  * `afterMs`; that data and whatever follows is not passed on, as a reset loses it. Toxiproxy's
  * `reset_peer` toxic.
  */
-import { RESET_PEER } from './reset-peer.declaration.js';
-import {
-  liveFault,
-  SpecReader,
-  type Fault,
-  type FaultTarget,
-  type LinkLabel,
-  type LinkStage,
-  type LiveFault,
-} from './fault.js';
+import { liveFault, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type LiveFault } from './fault.js';
 
 export interface ResetPeerSpec extends FaultTarget {
   type: 'reset_peer';
@@ -21,12 +12,6 @@ export interface ResetPeerSpec extends FaultTarget {
 }
 
 export type ResolvedResetPeer = Required<ResetPeerSpec>;
-
-export function readResetPeer(reader: SpecReader): ResolvedResetPeer {
-  const spec = { type: 'reset_peer', ...reader.target(), ...reader.declared(RESET_PEER.fields) } as ResolvedResetPeer;
-  reader.done();
-  return spec;
-}
 
 export function createResetPeer(spec: ResolvedResetPeer): Fault {
   const attach = (link: LinkLabel, live: LiveFault<ResolvedResetPeer>): LinkStage => {

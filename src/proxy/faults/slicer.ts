@@ -5,10 +5,8 @@
  * within the variation of the average), drawn from the seeded source.
  */
 import { createRandom, type Random } from '../../kernel/random.js';
-import { SLICER } from './slicer.declaration.js';
 import {
   liveFault,
-  SpecReader,
   type Fault,
   type FaultTarget,
   type LinkLabel,
@@ -28,12 +26,6 @@ export interface SlicerSpec extends FaultTarget {
 }
 
 export type ResolvedSlicer = Required<SlicerSpec>;
-
-export function readSlicer(reader: SpecReader): ResolvedSlicer {
-  const spec = { type: 'slicer', ...reader.target(), ...reader.declared(SLICER.fields) } as ResolvedSlicer;
-  reader.done();
-  return spec;
-}
 
 /** The cut points of [start, end): halves until each piece is within the variation of the average. */
 export function slicePoints(spec: ResolvedSlicer, length: number, random: Random): number[] {

@@ -2,16 +2,7 @@
  * slow_close: the end of the stream (the peer's FIN) is passed on `delayMs` after it was read,
  * every byte before it on time. Toxiproxy's `slow_close` toxic.
  */
-import { SLOW_CLOSE } from './slow-close.declaration.js';
-import {
-  liveFault,
-  SpecReader,
-  type Fault,
-  type FaultTarget,
-  type LinkLabel,
-  type LinkStage,
-  type LiveFault,
-} from './fault.js';
+import { liveFault, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type LiveFault } from './fault.js';
 
 export interface SlowCloseSpec extends FaultTarget {
   type: 'slow_close';
@@ -20,12 +11,6 @@ export interface SlowCloseSpec extends FaultTarget {
 }
 
 export type ResolvedSlowClose = Required<SlowCloseSpec>;
-
-export function readSlowClose(reader: SpecReader): ResolvedSlowClose {
-  const spec = { type: 'slow_close', ...reader.target(), ...reader.declared(SLOW_CLOSE.fields) } as ResolvedSlowClose;
-  reader.done();
-  return spec;
-}
 
 export function createSlowClose(spec: ResolvedSlowClose): Fault {
   const attach = (_link: LinkLabel, live: LiveFault<ResolvedSlowClose>): LinkStage => {

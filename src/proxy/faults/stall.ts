@@ -5,10 +5,8 @@
  * fault closes the connections it held: a client that was stalled sees its connection end, as
  * behind Toxiproxy's `timeout` toxic, whose meaning this is.
  */
-import { STALL } from './stall.declaration.js';
 import {
   liveFault,
-  SpecReader,
   type Fault,
   type FaultTarget,
   type LinkControl,
@@ -24,12 +22,6 @@ export interface StallSpec extends FaultTarget {
 }
 
 export type ResolvedStall = Required<StallSpec>;
-
-export function readStall(reader: SpecReader): ResolvedStall {
-  const spec = { type: 'stall', ...reader.target(), ...reader.declared(STALL.fields) } as ResolvedStall;
-  reader.done();
-  return spec;
-}
 
 interface Hold {
   since: number;
