@@ -1,9 +1,10 @@
 /**
  * The production guard: faultline refuses to inject faults where the environment it runs in says
  * production, unless the person running it says otherwise (--allow-production, or
- * FAULTLINE_ALLOW_PRODUCTION=1). One detector for every path that injects faults: the scenarios
- * (MCP tools and `faultline run`), `faultline proxy` with or without its admin API, held proxies,
- * and the tool-call plane's proxies and scenario.
+ * FAULTLINE_ALLOW_PRODUCTION=1). One detector, called where faults are injected rather than at
+ * each door: a proxy's start (`faultline proxy`, held proxies, scenarios, experiments, the
+ * Toxiproxy API), a scenario's and an experiment's run, the tool-call plane's proxies, and a probe
+ * that calls tools that write.
  *
  * The variables frameworks and platforms name their environment with are read; a value says
  * production when one of its words (split at anything but letters and digits) is `prod`,
@@ -11,6 +12,8 @@
  * `production`, `Live`. `preprod`, `nonprod`, `staging` and `prod-like` words such as `product` do
  * not. (mcp-chaos-monkey matches only the exact word "production", in NODE_ENV.)
  */
+
+import { InputError } from './kernel/errors.js';
 
 /** Set to 1 (true, yes, on) to allow fault injection where the environment says production. */
 export const ALLOW_PRODUCTION_ENV = 'FAULTLINE_ALLOW_PRODUCTION';
@@ -67,17 +70,27 @@ export function productionAllowedByEnv(env: NodeJS.ProcessEnv = process.env): bo
 }
 
 /**
- * Why injecting faults through `what` is refused here, naming the variable that says production
- * and how to override (`override`, e.g. "pass --allow-production"), or undefined when it may
- * (no production signal, `allowed`, or FAULTLINE_ALLOW_PRODUCTION=1).
+ * A refusal to inject faults where the environment says production. It names what was refused and
+ * the variable that says production; each door adds how its caller allows it (withProductionHint).
  */
-export function productionRefusal(
-  what: string,
-  override: string,
-  allowed: boolean,
-  env: NodeJS.ProcessEnv = process.env,
-): string | undefined {
+export class ProductionRefused extends InputError {
+  /** `what`: what was refused, as a verb phrase ("start a fault proxy"). */
+  constructor(what: string, signal: string) {
+    super(`refused to ${what}: ${signal} says this is production`);
+  }
+}
+
+/** `error` with the door's way of allowing production (`how`) appended, when it is a production refusal. */
+export function withProductionHint(error: unknown, how: string): unknown {
+  return error instanceof ProductionRefused ? new InputError(`${error.message}; ${how} to allow it anyway`) : error;
+}
+
+/**
+ * Refuses to `what` (inject faults) where the environment says production, unless `allowed`
+ * (--allow-production) or FAULTLINE_ALLOW_PRODUCTION=1. Called where faults are injected: a
+ * proxy's start, a scenario's or an experiment's run, a tool-call proxy, a probe that writes.
+ */
+export function refuseInProduction(what: string, allowed: boolean, env: NodeJS.ProcessEnv = process.env): void {
   const signal = productionSignal(env);
-  if (!signal || allowed || productionAllowedByEnv(env)) return undefined;
-  return `${what} refused: ${signal} says this is production; ${override} to allow it anyway`;
+  if (signal && !allowed && !productionAllowedByEnv(env)) throw new ProductionRefused(what, signal);
 }

@@ -57,7 +57,7 @@ export function createServer(config: Config = makeConfig(), deps: ServerDeps = {
     },
   );
   const access = new FileAccess(config.roots);
-  const tools = new ToolRegistry(mcp, log, config.toolsets, { allowProduction: config.allowProduction });
+  const tools = new ToolRegistry(mcp, log, config.toolsets);
   // Work tools hold across calls (held proxies) stops when the client connection closes.
   const closers: Array<() => Promise<void> | void> = [];
   const holders: Array<() => boolean> = [];

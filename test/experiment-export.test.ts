@@ -37,7 +37,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: true,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: '',
 };
 
 async function exported(raw: unknown, to: ExperimentExportTarget, options: ExperimentExportOptions = {}) {

@@ -19,7 +19,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: '',
 };
 const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 

@@ -40,7 +40,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
 };
 
 const ERROR_RATIO = 'sum(rate(app_http_requests_total{code="502"}[3s])) / sum(rate(app_http_requests_total[3s]))';

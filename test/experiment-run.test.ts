@@ -39,7 +39,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
 };
 
 async function run(file: unknown, env?: NodeJS.ProcessEnv): Promise<ExperimentResult> {

@@ -24,7 +24,6 @@ const limits = makeConfig().scenario;
 const policy = {
   ...limits,
   allowProduction: false,
-  productionOverride: 'pass --allow-production',
 };
 
 async function experimentOf(body: Record<string, unknown>) {
@@ -86,30 +85,37 @@ test('production: an experiment that only runs commands, and probe allow_writes,
       arguments: { experiment: { title: 't', duration: '200ms', expect: [{ command: ['touch', marker] }] } },
     })) as CallToolResult;
     assert.equal(experiment.isError, true);
-    assert.match(textOf(experiment), /refused: NODE_ENV=production says this is production/);
+    assert.match(
+      textOf(experiment),
+      /^refused to run the experiment: NODE_ENV=production says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
+    );
     assert.equal(existsSync(marker), false);
     const probe = (await session.client.callTool({
       name: 'fault_probe_mcp_server',
       arguments: { command: 'touch', args: [marker], allow_writes: true },
     })) as CallToolResult;
     assert.equal(probe.isError, true);
-    assert.match(textOf(probe), /allow_writes refused: NODE_ENV=production/);
+    assert.match(textOf(probe), /^refused to call tools that write: NODE_ENV=production/);
     assert.equal(existsSync(marker), false);
   } finally {
     await session.close();
   }
 });
 
-test('production: faultline chaos inject and faultline probe --allow-writes are refused, exit 2', async () => {
+test('production: faultline probe --allow-writes is refused, exit 2; chaos inject leaves it to the proxy', async () => {
+  // The proxy behind an admin API was guarded at its start, in its own environment: this shell's says nothing of it.
   const inject = await runCliProcess(['chaos', 'inject', '34000', 'latency', '--admin', '127.0.0.1:9'], {
     NODE_ENV: 'production',
     FAULTLINE_ADMIN_TOKEN: 't',
   });
-  assert.equal(inject.code, 2, inject.stderr);
-  assert.match(inject.stderr, /faultline chaos inject refused: NODE_ENV=production.*--allow-production/);
+  assert.equal(inject.code, 1, inject.stderr);
+  assert.doesNotMatch(inject.stderr, /production/);
   const marker = join(dir, 'probe-marker');
   const probe = await runCliProcess(['probe', '--allow-writes', '--', 'touch', marker], { APP_ENV: 'prod' });
   assert.equal(probe.code, 2, probe.stderr);
-  assert.match(probe.stderr, /faultline probe --allow-writes refused: APP_ENV=prod/);
+  assert.match(
+    probe.stderr,
+    /refused to call tools that write: APP_ENV=prod says this is production; pass --allow-production/,
+  );
   assert.equal(existsSync(marker), false);
 });

@@ -20,7 +20,6 @@ const policy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: 'x',
 };
 
 function app(name: string, files: Record<string, string>): string {

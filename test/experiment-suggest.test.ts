@@ -20,7 +20,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: true,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: 'x',
 };
 
 function app(files: Record<string, string>): string {

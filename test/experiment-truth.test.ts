@@ -24,7 +24,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: false,
   allowNonLoopbackBind: false,
   allowProduction: false,
-  productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1',
 };
 
 describe('a dependency that is not there', () => {

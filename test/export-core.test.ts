@@ -23,7 +23,6 @@ const policy: SafetyPolicy = {
   allowRemoteTargets: true,
   allowNonLoopbackBind: false,
   allowProduction: true,
-  productionOverride: 'x',
 };
 
 /** An origin that counts the requests it is sent, as its access log would. */

@@ -9,14 +9,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { spellingsOf, type FaultDeclaration, type FieldDeclaration } from '../src/proxy/faults/declaration.js';
-import { NETWORK_FAULTS } from '../src/proxy/faults/declarations.js';
+import { LIST_FAULTS } from '../src/proxy/faults/declarations.js';
 import { withFaultTable } from '../src/proxy/faults/table.js';
 import { HTTP_FAULTS } from '../src/proxy/http/declarations.js';
 import { validateFault } from '../src/proxy/index.js';
 import { validateHttpFault } from '../src/proxy/http/index.js';
 import { repoRoot } from './helpers/repo.js';
 
-const ALL: readonly FaultDeclaration[] = [...NETWORK_FAULTS, ...HTTP_FAULTS];
+const ALL: readonly FaultDeclaration[] = [...LIST_FAULTS, ...HTTP_FAULTS];
 const fieldsOf = (fault: FaultDeclaration): readonly FieldDeclaration[] => fault.fields;
 
 test('the docs hold the fault tables generated from the declarations', () => {
@@ -31,7 +31,7 @@ test('the docs hold the fault tables generated from the declarations', () => {
 });
 
 test('within a plane, each spelling names one field of one fault, and every declared field is read', () => {
-  for (const faults of [NETWORK_FAULTS, HTTP_FAULTS] as const) {
+  for (const faults of [LIST_FAULTS, HTTP_FAULTS] as const) {
     const owner = new Map<string, string>();
     for (const fault of faults as readonly FaultDeclaration[]) {
       for (const field of fieldsOf(fault)) {
@@ -50,7 +50,7 @@ test('within a plane, each spelling names one field of one fault, and every decl
 });
 
 test("a declared default is the default the fault's reader fills in", () => {
-  for (const fault of NETWORK_FAULTS as readonly FaultDeclaration[]) {
+  for (const fault of LIST_FAULTS) {
     const minimal: Record<string, unknown> = { type: fault.type };
     for (const field of fieldsOf(fault)) if (field.required) minimal[field.key] = field.min ?? 1;
     const resolved = validateFault(minimal) as unknown as Record<string, unknown>;
@@ -121,9 +121,8 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   missing_fields: 'Chaos Mesh export, held proxy tool description',
   after_bytes: 'Redis and stream request faults (proxy/resp, proxy/requests)',
   after_ms: 'HTTP stage, Redis and stream request faults',
-  deviationMs: "the export core (src/export/network.ts) and the Toxiproxy dialect's toxic table, not yet derived",
-  perOp: "the export core (src/export/network.ts) and the Toxiproxy dialect's toxic table, not yet derived",
-  afterMs: "reset_peer's own field (a connection fault not yet declared) and the Toxiproxy toxic table",
+  timeoutMs:
+    "every module's own timeouts (probes, load, LLM calls, experiments); stall reads it only by its declaration",
 };
 
 test('a fault field is spelled in at most 3 files of src/ (distinctive spellings, comments aside)', () => {

@@ -193,8 +193,10 @@ test(
       assert.match(
         result.stderr,
         args.length > 0
-          ? new RegExp(`run \`faultline index ${dir}\` \\(or fault_index_source_code\\) again`)
-          : /run `faultline index DIR` \(or fault_index_source_code\) again/,
+          ? new RegExp(
+              `index it again; if a run is still going, wait for it to finish; to index: faultline index ${dir}`,
+            )
+          : /index it again; if a run is still going, wait for it to finish; to index: faultline index DIR/,
       );
     }
 

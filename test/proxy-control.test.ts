@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { startProxy, validateFault } from '../src/proxy/index.js';
 import { FAULT_ARGUMENT_DEFAULTS } from '../src/scenario/defaults.js';
-import { FaultRegistry, MAX_ACTIVE_FAULTS, productionRefusal, startAdmin } from '../src/proxy/control/index.js';
+import { FaultRegistry, MAX_ACTIVE_FAULTS, startAdmin } from '../src/proxy/control/index.js';
+import { refuseInProduction } from '../src/production.js';
 import { tokensMatch } from '../src/jsonrpc/bearer.js';
 import { injectConfig, registerChaosCommand } from '../src/commands/chaos.js';
 import { FaultlineCommand } from '../src/commands/faultline-command.js';
@@ -306,14 +307,15 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.equal(tokensMatch('a', 'ab'), false);
     assert.equal(tokensMatch('', ''), false);
     for (const value of ['production', 'PROD', 'prd', 'Live']) {
-      assert.match(
-        productionRefusal('--admin', 'pass --allow-production', false, { NODE_ENV: value }) ?? '',
-        /refused: NODE_ENV=.* says this is production/,
+      assert.throws(
+        () => refuseInProduction('start a fault proxy', false, { NODE_ENV: value }),
+        /^InputError: refused to start a fault proxy: NODE_ENV=.* says this is production$/,
       );
-      assert.match(productionRefusal('x', 'y', false, { ENVIRONMENT: value }) ?? '', /ENVIRONMENT/);
+      assert.throws(() => refuseInProduction('x', false, { ENVIRONMENT: value }), /ENVIRONMENT/);
     }
-    assert.equal(productionRefusal('x', 'y', true, { NODE_ENV: 'production' }), undefined);
-    assert.equal(productionRefusal('x', 'y', false, { NODE_ENV: 'staging' }), undefined);
+    refuseInProduction('x', true, { NODE_ENV: 'production' });
+    refuseInProduction('x', false, { NODE_ENV: 'production', FAULTLINE_ALLOW_PRODUCTION: 'yes' });
+    refuseInProduction('x', false, { NODE_ENV: 'staging' });
   });
 
   it("maps mcp-chaos-monkey's CLI flags to configs", () => {
@@ -537,7 +539,10 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       NODE_ENV: 'PROD',
     }).done;
     assert.equal(prod.code, 2);
-    assert.match(prod.stderr, /--admin refused: NODE_ENV=PROD says this is production; pass --allow-production/);
+    assert.match(
+      prod.stderr,
+      /refused to start a fault proxy: NODE_ENV=PROD says this is production; pass --allow-production to allow it/,
+    );
     const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {
       FAULTLINE_ADMIN_TOKEN: '',
       NODE_ENV: '',

@@ -179,7 +179,11 @@ describe('held proxies (fault_proxy_*)', () => {
         assert.equal(result.isError, undefined, textOf(result));
       }
       const over = await client.callTool({ name: 'fault_proxy_start', arguments: { proxies: ['0=127.0.0.1:9'] } });
-      assert.match(textOf(over), /at most 8 proxies may be held at once/);
+      // The domain says what to do; the tool names the tool that does it.
+      assert.match(
+        textOf(over),
+        /at most 8 proxies may be held at once \(held: .*\); stop one first with fault_proxy_stop$/,
+      );
     } finally {
       await close();
     }
@@ -194,7 +198,7 @@ describe('held proxies (fault_proxy_*)', () => {
       assert.equal(refused.isError, true);
       assert.match(
         textOf(refused),
-        /refused: ENVIRONMENT=Live says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
+        /^refused to start a fault proxy: ENVIRONMENT=Live says this is production; set FAULTLINE_ALLOW_PRODUCTION=1/,
       );
     } finally {
       if (saved === undefined) delete process.env['ENVIRONMENT'];

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../src/kernel/errors.js';
+import { parseFaultConfig } from '../src/proxy/control/fault-config.js';
 import {
   createRandom,
   linksOf,
@@ -196,6 +197,23 @@ describe('fault validation', () => {
         /fault type must be one of latency, jitter, packet_loss, bandwidth, blackhole, stall, reset_peer, slow_close, slicer, limit_data \(got "slow"\)/,
       ],
       [null, /a fault must be an object/],
+      // The connection faults, read through their declarations like the others.
+      [{ type: 'stall' }, /stall fault: timeoutMs must be a number of milliseconds in 0\.\.3600000 \(got nothing\)/],
+      [{ type: 'reset_peer', afterMs: -1 }, /reset_peer fault: afterMs must be a number of milliseconds/],
+      [
+        { type: 'slicer', averageSize: 0 },
+        /slicer fault: averageSize must be a whole number of bytes in 1\.\.1073741824/,
+      ],
+      [
+        { type: 'slicer', averageSize: 8, sizeVariation: 1.5 },
+        /sizeVariation must be a whole number of bytes, 0 or more/,
+      ],
+      [
+        { type: 'slicer', averageSize: 8, delayUs: 6e7 + 1 },
+        /delayUs must be a number of microseconds in 0\.\.60000000/,
+      ],
+      [{ type: 'limit_data', bytes: 1.5 }, /limit_data fault: bytes must be a whole number of bytes, 0 or more/],
+      [{ type: 'slow_close', delayMs: 10, delay: 3 }, /unknown field "delay"/],
     ];
     for (const [spec, message] of cases)
       assert.throws(
@@ -207,6 +225,20 @@ describe('fault validation', () => {
       /two faults are named "blackhole"/,
     );
     assert.equal(validateFaults([{ type: 'blackhole' }, { type: 'blackhole', name: 'second' }]).length, 2);
+  });
+
+  it('the admin reader takes the connection faults in every declared spelling', () => {
+    const read = (config: Record<string, unknown>) =>
+      parseFaultConfig(config).spec as unknown as Record<string, unknown>;
+    assert.deepEqual(read({ type: 'reset-peer', after_ms: 5 }), { type: 'reset_peer', afterMs: 5 });
+    assert.deepEqual(read({ type: 'slicer', average_size: 64, size_variation: 8, delay_us: 10 }), {
+      type: 'slicer',
+      averageSize: 64,
+      sizeVariation: 8,
+      delayUs: 10,
+    });
+    assert.equal(read({ type: 'stall', timeout_ms: 0 })['timeoutMs'], 0);
+    assert.throws(() => parseFaultConfig({ type: 'limit-data' }), /config: limit_data fault: bytes must be/);
   });
 
   it('maps side and direction to links as docs/design.md "4. Network faults" says', () => {

@@ -60,7 +60,11 @@ test('an index that finds no file says why in its text as well as in its note', 
     arguments: { query: 'config', source_dir: tree.dir },
   });
   assert.equal(search.isError, true);
-  assert.match(text(search), /an index run that finds no source file leaves no index \(its note says why\)$/);
+  // The domain says what is missing; the tool names the tool that does it.
+  assert.match(
+    text(search),
+    /an index run that finds no source file leaves no index; its note says why\); to index: fault_index_source_code$/,
+  );
 });
 
 test('index with progress, then search: text and structured content', async (t) => {
@@ -151,7 +155,7 @@ test('bad arguments are isError results naming the argument', async (t) => {
   );
   assert.match(
     await call('fault_search_code', { query: 'x', source_dir: tree.dir }),
-    /has not been indexed .* index it first/,
+    /has not been indexed .* index it first .*; to index: fault_index_source_code$/,
   );
   assert.match(await call('fault_search_code', { query: 'x', limit: 0 }), /limit/);
   assert.match(await call('fault_search_code', { query: ' ' }), /^query: empty/);
@@ -258,7 +262,7 @@ test('a cancelled index request stops and leaves no index behind; search says th
   // Nothing was committed; what the run left is a database with no index, which search explains.
   assert.match(
     text(result),
-    /an index run was interrupted before it finished .*nothing is indexed yet .*fault_index_source_code\) again/,
+    /an index run was interrupted before it finished .*nothing is indexed yet — index it again.*; to index: fault_index_source_code$/,
   );
 });
 

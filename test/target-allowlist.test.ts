@@ -201,17 +201,21 @@ test('the production guard on the MCP tools that inject faults, and the override
   const guarded = await connectInMemory();
   const allowed = await connectInMemory(makeConfig({ allowProduction: true }));
   try {
-    for (const [name, args] of [
-      ['fault_run_latency_impact_scenario', { url }],
-      ['fault_run_http_error_impact_scenario', { url }],
-      ['fault_proxy_start', { proxies: ['0=127.0.0.1:9'] }],
-      ['fault_run_tool_call_chaos_scenario', { command: process.execPath, calls: [{ tool: 'x' }] }],
+    // Refused where each injects (the scenario's run, the proxy's start, the tool-call proxy); the tool adds the hint.
+    for (const [name, args, what] of [
+      ['fault_run_latency_impact_scenario', { url }, 'run a fault scenario'],
+      ['fault_run_http_error_impact_scenario', { url }, 'run a fault scenario'],
+      ['fault_proxy_start', { proxies: ['0=127.0.0.1:9'] }, 'start a fault proxy'],
+      // Over HTTP: a command would first need the owner's consent (src/consent), asked before the plane starts.
+      ['fault_run_tool_call_chaos_scenario', { url, calls: [{ tool: 'x' }] }, 'start a tool-call fault proxy'],
     ] as const) {
       const result = (await guarded.client.callTool({ name, arguments: args })) as CallToolResult;
       assert.equal(result.isError, true, name);
       assert.match(
         textOf(result),
-        new RegExp(`^${name} refused: ENVIRONMENT=prod-eu says this is production; set FAULTLINE_ALLOW_PRODUCTION=1`),
+        new RegExp(
+          `^refused to ${what}: ENVIRONMENT=prod-eu says this is production; set FAULTLINE_ALLOW_PRODUCTION=1`,
+        ),
       );
     }
     // Read-only tools are not fault injection.
@@ -250,23 +254,23 @@ test('the production guard on the commands that inject faults', async () => {
     [
       ['proxy', '--proxy', '0=127.0.0.1:9'],
       { RAILS_ENV: 'production' },
-      /faultline proxy refused: RAILS_ENV=production says this is production; pass --allow-production/,
+      /refused to start a fault proxy: RAILS_ENV=production says this is production; pass --allow-production/,
     ],
     [
       ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0', '--admin-token', 't'],
       { NODE_ENV: 'PROD' },
-      /--admin refused: NODE_ENV=PROD/,
+      /refused to start a fault proxy: NODE_ENV=PROD/,
     ],
-    [['run', 'latency', '--url', url], { APP_ENV: 'prod-eu' }, /faultline run refused: APP_ENV=prod-eu/],
+    [['run', 'latency', '--url', url], { APP_ENV: 'prod-eu' }, /refused to run a fault scenario: APP_ENV=prod-eu/],
     [
       ['toolcall', 'proxy', 'stdio', '--', process.execPath, '-e', ''],
       { DEPLOY_ENV: 'live' },
-      /toolcall proxy stdio refused: DEPLOY_ENV=live/,
+      /refused to start a tool-call fault proxy: DEPLOY_ENV=live/,
     ],
     [
       ['toolcall', 'proxy', 'http', '--upstream', url],
       { RACK_ENV: 'prd' },
-      /toolcall proxy http refused: RACK_ENV=prd/,
+      /refused to start a tool-call fault proxy: RACK_ENV=prd/,
     ],
   ];
   for (const [args, env, message] of cases) {

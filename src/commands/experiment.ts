@@ -250,7 +250,6 @@ function policyFrom(
       allowTargets: limits.allowTargets,
       allowNonLoopbackBind: limits.allowNonLoopbackBind,
       allowProduction: config.allowProduction,
-      productionOverride: 'pass --allow-production (or set FAULTLINE_ALLOW_PRODUCTION=1)',
       allowTokenEnv: limits.allowTokenEnv,
     },
   };

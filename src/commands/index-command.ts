@@ -12,6 +12,7 @@ import { FileAccess } from '../access.js';
 import type { IndexProgress } from '../search/indexer.js';
 import { acceptedLangValues } from '../search/languages.js';
 import { checkIncludeDirs } from '../search/limits.js';
+import { withIndexHint } from '../search/errors.js';
 import { indexSettingsFrom } from '../search/open.js';
 import {
   DEFAULT_SEARCH_LIMIT,
@@ -156,6 +157,8 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
               () => true,
               () => false,
             ),
+        }).catch((error: unknown) => {
+          throw withIndexHint(error, (tree) => `faultline index ${tree || 'DIR'}`);
         }),
       );
       process.stdout.write(

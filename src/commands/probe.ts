@@ -9,7 +9,6 @@
  * 2 bad arguments or a target the policy refuses.
  */
 import { ProgramPolicy } from '../consent/index.js';
-import { productionRefusal } from '../production.js';
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
@@ -137,15 +136,6 @@ Examples:
         throw new UsageError(`--call-timeout: at most ${PROBE_LIMITS.callTimeoutMs} ms`);
       if ((options.timeout ?? 0) > PROBE_LIMITS.overallTimeoutMs)
         throw new UsageError(`--timeout: at most ${PROBE_LIMITS.overallTimeoutMs} ms`);
-      if (options.allowWrites) {
-        // Tools that write change the server under test: injecting, for the one production guard.
-        const refusal = productionRefusal(
-          'faultline probe --allow-writes',
-          'pass --allow-production',
-          options.allowProduction === true,
-        );
-        if (refusal) throw new UsageError(refusal);
-      }
       if (options.json) await checkWritable('--json', options.json);
       const taxonomy = await loadTaxonomy(options.registry);
       let target: import('../probe/index.js').Target;
@@ -161,6 +151,7 @@ Examples:
           seed: options.seed ?? 1,
           families: (options.family ?? []) as FamilyId[],
           allowWrites: options.allowWrites === true,
+          allowProduction: options.allowProduction === true,
           programs: ProgramPolicy.owner(),
           callTimeoutMs: options.callTimeout ?? 5000,
           overallTimeoutMs: options.timeout ?? 120_000,

@@ -12,7 +12,6 @@ import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters, typ
 import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import { bindRefusal, describeTargets, isLoopbackAddress, type TargetAllowance } from '../target-policy.js';
-import { productionRefusal } from '../production.js';
 import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
 import { collect, parseListenAddress } from './parsers.js';
 import { type GlobalOptions } from './flags.js';
@@ -228,13 +227,6 @@ export async function runProxy(
 ): Promise<ProxyCounters> {
   if (!options.proxy?.length)
     throw new UsageError('give at least one --proxy LOCAL=REMOTE mapping, e.g. --proxy 34000=example.com:443');
-  // A fault-injecting relay, admin API or not: the one production guard (src/production.ts).
-  const refusal = productionRefusal(
-    options.admin !== undefined ? '--admin' : 'faultline proxy',
-    'pass --allow-production',
-    options.allowProduction === true,
-  );
-  if (refusal) throw new UsageError(refusal);
   const faults = faultsFromOptions(options);
   let ca: string | undefined;
   if (options.tlsCa) {
@@ -274,6 +266,7 @@ export async function runProxy(
     // The person at the terminal names the remotes: those (and loopback) are what it may dial,
     // never link-local or metadata addresses; binds stay on loopback unless asked (src/target-policy.ts).
     policy: { ...targets, allowNonLoopbackBind: options.allowNonLoopbackBind === true, argument: '--proxy' },
+    allowProduction: options.allowProduction === true,
     ...(admin
       ? {
           admin: { ...admin, log },

@@ -7,6 +7,7 @@ import { access, constants as fsConstants, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { InputError, messageOf } from '../kernel/errors.js';
+import { withProductionHint } from '../production.js';
 
 /** Exit code for a usage error (unknown flag, bad value), as most Unix tools use. */
 export const EXIT_USAGE = 2;
@@ -63,7 +64,7 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
     await work();
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof InputError;
-    process.stderr.write(`faultline: ${messageOf(error)}\n`);
+    process.stderr.write(`faultline: ${messageOf(withProductionHint(error, 'pass --allow-production'))}\n`);
     process.exitCode =
       error instanceof InterruptedError ? 128 + osConstants.signals[error.signalName] : usage ? EXIT_USAGE : 1;
   }

@@ -27,7 +27,6 @@ import {
   type ScenarioFlagValues,
 } from './scenario-flags.js';
 import { addHttpArgumentFlags, HTTP_ARGUMENT_FLAGS, httpArgumentsOf } from './fault-flags.js';
-import { productionRefusal } from '../production.js';
 import { HTTP_FAULT_TYPES } from '../proxy/vocabulary.js';
 
 export const EXIT_SLO_FAILED = 3;
@@ -160,8 +159,6 @@ async function runFromShell(
   if (options.report) await checkWritable('--report', options.report);
   if (options.json) await checkWritable('--json', options.json);
   const config = configFrom(globals, options);
-  const refusal = productionRefusal('faultline run', 'pass --allow-production', config.allowProduction);
-  if (refusal) throw new UsageError(refusal);
   const limits = config.scenario;
   // The scenario's refusals name this command's flags (--fault-start for fault_start).
   const spell = argumentFlags(command);
@@ -181,6 +178,7 @@ async function runFromShell(
   const result = await withInterrupt((signal) =>
     runScenario(spec, {
       signal,
+      allowProduction: config.allowProduction,
       onProgress: live
         ? (progress) =>
             process.stderr.write(

@@ -8,7 +8,6 @@ import { ProgramPolicy } from '../consent/index.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ToolPlane } from '../toolcall/session.js';
 import { bindRefusal } from '../target-policy.js';
-import { productionRefusal } from '../production.js';
 import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
 import { httpUrl, portNumber, positiveInteger } from './parsers.js';
 import { type GlobalOptions } from './flags.js';
@@ -74,6 +73,7 @@ function registerProxyCommands(chaos: Command): void {
             args: command.slice(1),
             programs: ProgramPolicy.owner(),
             plane: plane.plane,
+            allowProduction: flags.allowProduction === true,
             input: process.stdin,
             output: process.stdout,
             signal,
@@ -134,6 +134,7 @@ function registerProxyCommands(chaos: Command): void {
         const plane = await makePlane(flags, `toolcall proxy http ${flags.upstream}`);
         const server = await startHttpProxy({
           plane: plane.plane,
+          allowProduction: flags.allowProduction === true,
           upstream: flags.upstream,
           host,
           port: flags.port ?? 8900,
@@ -257,13 +258,6 @@ async function makePlane(
   flags: PlaneFlags,
   name: string,
 ): Promise<{ plane: ToolPlane; finish(out?: NodeJS.WritableStream): Promise<void> }> {
-  // Both proxies inject faults: the one production guard (src/production.ts), before anything starts.
-  const refusal = productionRefusal(
-    name.split(' ').slice(0, 3).join(' '),
-    'pass --allow-production',
-    flags.allowProduction === true,
-  );
-  if (refusal) throw new UsageError(refusal);
   const startedAt = new Date();
   const { readFile, writeFile } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');

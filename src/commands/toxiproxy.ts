@@ -20,6 +20,7 @@ interface ServerOptions extends TargetOptionValues {
   seed?: string;
   adminToken?: string;
   allowNonLoopbackBind?: boolean;
+  allowProduction?: boolean;
   proxyMetrics?: boolean;
   runtimeMetrics?: boolean;
 }
@@ -64,6 +65,13 @@ function registerServer(program: Command): void {
         'let the API and the proxies listen beyond loopback (env FAULTLINE_ALLOW_NON_LOOPBACK_BIND=1)',
       ),
     )
+    .addOption(
+      new Option(
+        '--allow-production',
+        'serve even where the environment says production (NODE_ENV, ENVIRONMENT … = prod*, production, prd, ' +
+          'live; env FAULTLINE_ALLOW_PRODUCTION=1)',
+      ),
+    )
     .addOption(new Option('--proxy-metrics', "accepted for toxiproxy-server's sake: /metrics is always served"))
     .addOption(new Option('--runtime-metrics', "accepted for toxiproxy-server's sake: /metrics is always served"));
   addTargetOptions(command);
@@ -101,6 +109,7 @@ async function serve(options: ServerOptions): Promise<void> {
       token: options.adminToken,
       seed: options.seed,
       policy: { ...targetAllowanceFrom(options), allowNonLoopbackBind },
+      allowProduction: options.allowProduction === true,
       log,
     });
     try {

@@ -76,7 +76,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions)
   const programs = programsOf(experiment);
   // Whatever acts on the system under test injects: a fault, a tool-call or probe step, and any
   // command (an expectation's or a rollback: it may change anything).
-  if (experiment.steps.length > 0 || programs.length > 0) refuseInProduction('the experiment', options.policy);
+  if (experiment.steps.length > 0 || programs.length > 0) refuseInProduction('run the experiment', options.policy);
   // Every program is allowed (or a person accepted it) before anything runs, or nothing runs.
   await options.programs.approve(programs, options.signal);
   const run = new ExperimentRun(experiment, options);
@@ -549,7 +549,13 @@ class ExperimentRun {
       if (step.kind === 'toolcall')
         record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined, this.options.programs);
       else {
-        const { report, verdict } = await runProbeStep(step, signal, () => undefined, this.options.programs);
+        const { report, verdict } = await runProbeStep(
+          step,
+          signal,
+          () => undefined,
+          this.options.programs,
+          this.options.policy.allowProduction,
+        );
         record.probe = {
           verdict,
           summary: report.summary as unknown as Record<string, number>,

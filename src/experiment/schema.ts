@@ -14,7 +14,7 @@ import {
   spellingsOf,
   type FieldDeclaration,
 } from '../proxy/faults/declaration.js';
-import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { LIST_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 
 export const EXPERIMENT_SCHEMA_ID = 'https://faultline.dev/schemas/experiment.schema.json';
@@ -39,7 +39,7 @@ function faultProperties(): Record<string, unknown> {
       type: 'string',
       description:
         `Network: ` +
-        `${NETWORK_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with latencyMs)' : f.type)).join(', ')}. ` +
+        `${LIST_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with latencyMs)' : f.type)).join(', ')}. ` +
         `HTTP: ${HTTP_FAULTS.map((f) => (f.type === 'latency' ? 'latency (with delay)' : f.type)).join(', ')}. ` +
         'kebab-case (rate-limit) is accepted.',
     },
@@ -53,12 +53,16 @@ function faultProperties(): Record<string, unknown> {
     for (const field of fields) {
       if (field.argumentOnly || field.key === 'name' || field.key === 'target') continue;
       const description = owner === undefined ? field.help : `${owner}: ${field.help}`;
-      for (const spelling of spellingsOf(field)) properties[spelling] ??= { description };
+      for (const spelling of spellingsOf(field)) {
+        // A spelling two faults share (delayMs: HTTP latency, slow_close) says both.
+        const known = (properties[spelling] as { description: string } | undefined)?.description;
+        properties[spelling] = { description: known ? `${known}; ${description}` : description };
+      }
     }
   };
   described(NETWORK_COMMON_FIELDS, undefined);
   described(HTTP_COMMON_FIELDS, undefined);
-  for (const fault of [...NETWORK_FAULTS, ...HTTP_FAULTS]) {
+  for (const fault of [...LIST_FAULTS, ...HTTP_FAULTS]) {
     const owner = fault.plane === 'http' && fault.type === 'latency' ? 'latency (HTTP)' : fault.type;
     described(fault.fields as readonly FieldDeclaration[], owner);
   }

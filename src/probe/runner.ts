@@ -17,6 +17,7 @@ import { handshake, PeerStopped, PROBE_PROTOCOL_VERSION, type Peer, type Target 
 import { emptyReport, summarise, type ProbeReport } from './report.js';
 import { ProbeRun } from './run-context.js';
 import type { FamilyId, Taxonomy } from './taxonomy.js';
+import { refuseInProduction } from '../production.js';
 
 export interface ProbeOptions {
   /** Hostile cases per tool (TOOL family). */
@@ -25,6 +26,8 @@ export interface ProbeOptions {
   /** Only these families' probes run (all when undefined or empty). */
   families?: FamilyId[];
   allowWrites: boolean;
+  /** With allowWrites: call tools that write even where the environment says production (--allow-production). */
+  allowProduction?: boolean;
   callTimeoutMs: number;
   overallTimeoutMs: number;
   /**
@@ -68,6 +71,8 @@ function leafSeverities(checks: readonly ProbeCheck[]): Map<string, Severity> {
  * why. A cancelled run (options.signal) stops the same way and throws CancelledError.
  */
 export async function runProbe(target: Target, taxonomy: Taxonomy, options: ProbeOptions): Promise<ProbeReport> {
+  // Calling tools that write changes the server under test: injecting, for the production guard.
+  if (options.allowWrites) refuseInProduction('call tools that write', options.allowProduction === true);
   const started = Date.now();
   const families = options.families && options.families.length > 0 ? new Set(options.families) : undefined;
   const severities = leafSeverities(CHECKS);

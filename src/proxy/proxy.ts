@@ -25,6 +25,7 @@ import type { FaultSpec } from './faults/index.js';
 import type { HttpFaultCounters } from './http/fault.js';
 import type { HttpFaultSpec } from './http/spec.js';
 import { HttpStage } from './http/stage.js';
+import { refuseInProduction } from '../production.js';
 import { listen, type Listeners } from './listeners.js';
 import { parseMapping, targetNamesMapping, unknownTargetError, type Mapping } from './mapping.js';
 
@@ -61,6 +62,11 @@ export interface ProxyOptions {
    * mappings in errors (default `proxies`).
    */
   policy?: TargetPolicy & { argument?: string };
+  /**
+   * Start even where the environment says production (src/production.ts): the person running
+   * faultline said so (--allow-production), or the proxy never takes a fault (the warm-up's).
+   */
+  allowProduction?: boolean;
 }
 
 interface EventBase {
@@ -150,6 +156,8 @@ export interface RunningProxy {
 const clock = (): number => performance.now();
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  // The production guard where faults are injected: every fault a proxy takes goes through a start.
+  refuseInProduction('start a fault proxy', options.allowProduction === true);
   const mappings = options.mappings.map((m) => (typeof m === 'string' ? parseMapping(m) : m));
   if (mappings.length === 0) throw new InputError('at least one proxy mapping is needed');
   checkDistinctNames(mappings, options.policy?.argument ?? 'proxies');

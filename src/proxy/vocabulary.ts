@@ -3,7 +3,12 @@
  * only the faults' declarations, leaves too), so the MCP server can build its tool list without
  * loading the proxy itself. The fault modules re-export these; this is their one definition.
  */
-import { NETWORK_FAULTS, type NetworkFaultType } from './faults/declarations.js';
+import {
+  CONNECTION_FAULTS,
+  NETWORK_FAULTS,
+  type ConnectionFaultType,
+  type NetworkFaultType,
+} from './faults/declarations.js';
 import { HTTP_FAULTS, type HttpFaultType } from './http/declarations.js';
 
 export { LATENCY_DISTRIBUTIONS } from './faults/latency.declaration.js';
@@ -36,13 +41,11 @@ export const HTTP_FAULT_TYPES = HTTP_FAULTS.map((fault) => fault.type) as unknow
   ...HttpFaultType[],
 ];
 
-/**
- * Network faults that end or cut connections (Toxiproxy's timeout, reset_peer, slow_close,
- * slicer and limit_data toxics, src/toxiproxy/toxics.ts): taken by every proxy fault list (the
- * admin API, the proxy tools, the Toxiproxy API), not (yet) a scenario's one fault. Not declared
- * through faults/declaration.ts yet: their fields are read in their own files.
- */
-export const CONNECTION_FAULT_TYPES = ['stall', 'reset_peer', 'slow_close', 'slicer', 'limit_data'] as const;
+/** Network faults that end or cut connections (faults/declarations.ts), from their declarations. */
+export const CONNECTION_FAULT_TYPES = CONNECTION_FAULTS.map((fault) => fault.type) as unknown as readonly [
+  ConnectionFaultType,
+  ...ConnectionFaultType[],
+];
 
 export const HELD_LIMITS = {
   /** Proxies held at once, per server (one per MCP connection or HTTP session). */

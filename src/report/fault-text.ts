@@ -18,23 +18,7 @@ export function scopeGlyphs(side: Side = 'server', direction: Direction = 'ingre
 
 /** fault's report line for a validated network fault: its declaration's, after the scope glyphs. */
 export function describeFault(fault: ResolvedFault): string {
-  const scope = scopeGlyphs(fault.side, fault.direction);
-  switch (fault.type) {
-    case 'stall':
-      return `Stall: ${scope}Timeout: ${fault.timeoutMs} ms`;
-    case 'reset_peer':
-      return `Reset Peer: ${scope}After: ${fault.afterMs} ms`;
-    case 'slow_close':
-      return `Slow Close: ${scope}Delay: ${fault.delayMs} ms`;
-    case 'slicer':
-      return (
-        `Slicer: ${scope}Average Size: ${fault.averageSize} B, Variation: ${fault.sizeVariation ?? 0} B, ` +
-        `Delay: ${fault.delayUs ?? 0} µs`
-      );
-    case 'limit_data':
-      return `Limit Data: ${scope}Bytes: ${fault.bytes}`;
-  }
-  return networkFault(fault.type)?.describe?.(fault, scope) ?? fault.type;
+  return networkFault(fault.type)?.describe?.(fault, scopeGlyphs(fault.side, fault.direction)) ?? fault.type;
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   type OpenLoopResult,
 } from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
+import { refuseInProduction } from '../production.js';
 import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
@@ -48,11 +49,15 @@ export interface RunOptions {
   onProgress?: ((progress: ScenarioProgress) => void) | undefined;
   /** Arguments the caller gave that belong to other fault types (reported, not used). */
   ignoredArguments?: string[] | undefined;
+  /** Run even where the environment says production (--allow-production; src/production.ts). */
+  allowProduction?: boolean | undefined;
 }
 
 const REPORTED_PERCENTILES = [25, 50, 75, 95, 99];
 
 export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}): Promise<ScenarioResult> {
+  // The production guard, before the baseline: the fault phase would inject.
+  refuseInProduction('run a fault scenario', options.allowProduction === true);
   const startedAt = new Date().toISOString();
   const seed = spec.seed ?? Math.floor(Math.random() * 2 ** 31);
   const phases = spec.baseline ? (['baseline', 'fault'] as const) : (['fault'] as const);
@@ -229,6 +234,8 @@ function startPhaseProxy(
   return startHostedProxy({
     mappings: proxyMappings(spec, url),
     seed,
+    // Checked by runScenario before the run (RunOptions.allowProduction).
+    allowProduction: true,
     onEvent: (event) => {
       if (event.type !== 'connect_failed') return;
       const reason = /\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error;

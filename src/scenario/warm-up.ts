@@ -87,7 +87,8 @@ async function warmUp(signal: AbortSignal): Promise<void> {
   try {
     signal.throwIfAborted();
     // On the proxy thread, as a scenario's proxy: that thread's code is what must be warm.
-    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [] });
+    // It never takes a fault: the production guard has nothing to refuse.
+    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [], allowProduction: true });
     try {
       await runOpenLoop({
         url: `http://127.0.0.1:${proxy.ports[0]}/`,

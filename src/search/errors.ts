@@ -7,4 +7,20 @@ import { OperationalError } from '../kernel/errors.js';
 
 export class IndexError extends OperationalError {
   override readonly name = 'IndexError';
+  /**
+   * @param reindex the tree to index (again) before this can succeed ('' when none is known yet):
+   *   the message says "index it"; the doors say how (the tool, or the command), see withIndexHint.
+   */
+  constructor(
+    message: string,
+    readonly reindex?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `error` with a door's way of indexing (`how(tree)`, '' for any tree) appended, when indexing is the remedy. */
+export function withIndexHint(error: unknown, how: (tree: string) => string): unknown {
+  if (!(error instanceof IndexError) || error.reindex === undefined) return error;
+  return new IndexError(`${error.message}; to index: ${how(error.reindex)}`, error.reindex);
 }

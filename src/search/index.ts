@@ -53,7 +53,7 @@ export {
 } from './search.js';
 export { indexSettingsFrom, type IndexSettings } from './open.js';
 export { acceptedLangValues } from './languages.js';
-export { IndexError } from './errors.js';
+export { IndexError, withIndexHint } from './errors.js';
 /** The files an index of a tree takes (what .gitignore and the dependency directories leave), without indexing them. */
 export { walkSourceTree, type WalkResult, type WalkedFile, type IndexLimits } from './walk.js';
 export { LanguageSelection } from './languages.js';

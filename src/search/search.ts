@@ -91,8 +91,9 @@ export async function searchIndex(settings: IndexSettings, options: SearchOption
         : 'no source tree has been indexed';
     // An index run that finds no source file writes no index: say so, or a user who just indexed reads a contradiction.
     throw new IndexError(
-      `${where} with ${embedder.description}; index it first (fault_index_source_code or \`faultline index DIR\`); ` +
-        'an index run that finds no source file leaves no index (its note says why)',
+      `${where} with ${embedder.description}; index it first ` +
+        '(an index run that finds no source file leaves no index; its note says why)',
+      options.sourceDir ?? '',
     );
   }
 
@@ -176,16 +177,15 @@ async function explainUnfinished(
   embedder: Embedder,
   sourceDir: string | undefined,
 ): Promise<void> {
-  const again =
-    'run `faultline index DIR` (or fault_index_source_code) again; if a run is still going, wait for it to finish';
+  const again = 'index it again; if a run is still going, wait for it to finish';
   if (sourceDir !== undefined) {
     const tree = await canonicalTree(sourceDir);
     const { unfinished } = await openStore(settings, tree, embedder);
     if (unfinished) {
       throw new IndexError(
         `${tree}: an index run was interrupted before it finished ` +
-          `(Ctrl-C, a kill or a failure), so nothing is indexed yet — ` +
-          again.replace('DIR', tree),
+          `(Ctrl-C, a kill or a failure), so nothing is indexed yet — ${again}`,
+        tree,
       );
     }
     return;
@@ -197,6 +197,7 @@ async function explainUnfinished(
         `interrupted before ${unfinished.length === 1 ? 'it' : 'they'} ` +
         `finished (Ctrl-C, a kill or a failure; ${unfinished.join(', ')}) ` +
         `— ${again}`,
+      '',
     );
   }
 }
@@ -220,8 +221,9 @@ async function indexContaining(
     const { store, exists, legacy } = await openStore(settings, tree, embedder);
     if (legacy) {
       throw new IndexError(
-        `${tree} was indexed by an older faultline in a format this version does not read; index it again ` +
-          `(fault_index_source_code or \`faultline index ${tree}\`): it is rebuilt once`,
+        `${tree} was indexed by an older faultline in a format this version does not read; index it again: ` +
+          'it is rebuilt once',
+        tree,
       );
     }
     if (!exists) return undefined;

@@ -451,9 +451,8 @@ export class SqliteStore implements VectorStore {
         throw typeof format === 'string' && format.startsWith('faultline-sqlite-')
           ? new DamagedIndex(
               `the index of ${this.identity.tree} was built by another version ` +
-                `of faultline (${format}, this one reads ${FORMAT}); index it ` +
-                `again: faultline index ${this.identity.tree} (or ` +
-                `fault_index_source_code)`,
+                `of faultline (${format}, this one reads ${FORMAT}); index it again`,
+              this.identity.tree,
             )
           : new Error(`unknown format ${String(format)}`);
       }
@@ -478,9 +477,8 @@ export class SqliteStore implements VectorStore {
   private damaged(error: unknown): IndexError {
     const why = error instanceof Error ? error.message : String(error);
     return new DamagedIndex(
-      `the index of ${this.identity.tree} at ${this.file} is damaged ` +
-        `(${why}); rebuild it: faultline index ${this.identity.tree} (or ` +
-        `fault_index_source_code)`,
+      `the index of ${this.identity.tree} at ${this.file} is damaged (${why}); rebuild it by indexing again`,
+      this.identity.tree,
     );
   }
 

@@ -20,8 +20,11 @@ import { ByteBudget, Upstream } from './http-upstream.js';
 import { PostExchange, type ProxyContext, type SessionLookup, type SessionState } from './http-post.js';
 import { copyHead, isSse, jsonError, pipeTo, sendJson } from './http-reply.js';
 import type { ToolPlane } from './session.js';
+import { refuseInProduction } from '../production.js';
 
 export interface HttpProxyOptions {
+  /** Start even where the environment says production (--allow-production; src/production.ts). */
+  allowProduction?: boolean;
   plane: ToolPlane;
   upstream: string;
   host?: string;
@@ -55,6 +58,8 @@ const REQUEST_HEADERS = [
 ];
 
 export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
+  // The production guard where tool-call faults are injected, before anything listens.
+  refuseInProduction('start a tool-call fault proxy', options.allowProduction === true);
   const proxy = new HttpToolProxy(options);
   return proxy.listen(options.host ?? '127.0.0.1', options.port ?? 0);
 }

@@ -33,6 +33,8 @@ export interface ToolCallScenario {
   target: { command: string; args: string[]; argument?: string } | { url: string; lookup: LookupFunction };
   /** Whether a stdio server may be started (src/consent). */
   programs: ProgramPolicy;
+  /** Start even where the environment says production (--allow-production; src/production.ts). */
+  allowProduction?: boolean;
   plan: Plan;
   calls: ScenarioCall[];
   tasks: number;
@@ -77,6 +79,7 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         programs: scenario.programs,
         ...(scenario.target.argument ? { argument: scenario.target.argument } : {}),
         plane,
+        allowProduction: scenario.allowProduction === true,
         input: toProxy,
         output: fromProxy,
         stderr: 'ignore',
@@ -101,7 +104,12 @@ export async function runToolCallScenario(scenario: ToolCallScenario): Promise<T
         proxy.then(() => Promise.reject(new Error('the server exited before it answered initialize'))),
       ]);
     } else {
-      const proxy = await startHttpProxy({ plane, upstream: scenario.target.url, lookup: scenario.target.lookup });
+      const proxy = await startHttpProxy({
+        plane,
+        upstream: scenario.target.url,
+        lookup: scenario.target.lookup,
+        allowProduction: scenario.allowProduction === true,
+      });
       finishProxy = () => proxy.close();
       await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)), {
         signal: stop.signal,

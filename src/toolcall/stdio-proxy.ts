@@ -17,12 +17,15 @@ import { InputError } from '../kernel/errors.js';
 import { LineReader, LineWriter } from '../jsonrpc/ndjson.js';
 import { createIdScanner, type IdScanner, type MessageId } from '../jsonrpc/peek-id.js';
 import { startProgram, type ProgramPolicy } from '../consent/index.js';
+import { refuseInProduction } from '../production.js';
 import type { JsonRpcMessage, ToolPlane } from './session.js';
 
 /** Spawn errors that mean the command itself cannot run (a bad argument, not a failure of ours). */
 const COMMAND_ERRORS = new Set(['ENOENT', 'EACCES', 'ENOTDIR']);
 
 export interface StdioProxyOptions {
+  /** Start even where the environment says production (--allow-production; src/production.ts). */
+  allowProduction?: boolean;
   command: string;
   args: string[];
   /** Whether the server may be started (src/consent): the owner's policy at the shell, an agent's over MCP. */
@@ -50,6 +53,12 @@ export interface StdioProxyResult {
 }
 
 export function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxyResult> {
+  // The production guard where tool-call faults are injected, before the server is started.
+  try {
+    refuseInProduction('start a tool-call fault proxy', options.allowProduction === true);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const { plane } = options;
   const session = plane.session();
   // A tracked tree, so that stopping it also stops what it started (npx, sh -c …, daemons).

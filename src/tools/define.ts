@@ -35,7 +35,7 @@ import {
 import { CancelledError, InputError, isOperational, messageOf } from '../kernel/errors.js';
 import { FORBIDDEN_KEYS } from '../config-reader.js';
 import { ArgumentReader } from './arguments.js';
-import { productionRefusal } from '../production.js';
+import { withProductionHint } from '../production.js';
 import type { Logger } from '../log.js';
 import { TOOLSETS, type Toolset } from '../config.js';
 
@@ -73,16 +73,6 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   annotations: ToolAnnotationsExplicit;
   /** Arguments accepted for compatibility and ignored; the handler is told which were given. */
   ignoredArguments?: readonly string[];
-  /**
-   * It injects faults (a scenario, a held proxy, the tool-call plane): refused while the server's
-   * environment says production (src/production.ts) unless the server was allowed to.
-   */
-  injectsFaults?: boolean;
-}
-
-export interface RegistryOptions {
-  /** The server may inject faults where its environment says production (--allow-production). */
-  allowProduction?: boolean;
 }
 
 /** What a handler gets besides its arguments. */
@@ -150,7 +140,6 @@ export class ToolRegistry {
     private readonly log: Logger,
     /** The families offered (--toolsets); a tool of another family is not registered at all. */
     toolsets: readonly Toolset[] = TOOLSETS,
-    private readonly options: RegistryOptions = {},
   ) {
     this.enabled = new Set(toolsets);
   }
@@ -201,14 +190,6 @@ export class ToolRegistry {
         const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
         reader ??= new ArgumentReader(definition.input);
         const accepted = await reader.read(Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key))));
-        if (definition.injectsFaults) {
-          const refusal = productionRefusal(
-            definition.name,
-            'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
-            this.options.allowProduction === true,
-          );
-          if (refusal) throw new InputError(refusal);
-        }
         if (this.beforeCall)
           await this.beforeCall(extra).catch((error: unknown) =>
             this.log.warn('before %s: %s', definition.name, messageOf(error)),
@@ -384,7 +365,10 @@ export class ToolRegistry {
   private failure(name: string, error: unknown, signal: AbortSignal): CallToolResult {
     let text: string;
     if (error instanceof InputError) {
-      text = error.message;
+      // A production refusal comes from where faults are injected; how to allow it is the server's.
+      text = messageOf(
+        withProductionHint(error, 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server'),
+      );
     } else if (error instanceof CancelledError || signal.aborted) {
       text = `${name} was cancelled`;
     } else if (isOperational(error)) {

@@ -186,7 +186,6 @@ function targetPolicyOf(ctx: ToolContext) {
     allowTargets: limits.allowTargets,
     allowNonLoopbackBind: limits.allowNonLoopbackBind,
     allowProduction: ctx.config.allowProduction,
-    productionOverride: 'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
     allowTokenEnv: limits.allowTokenEnv,
   };
 }

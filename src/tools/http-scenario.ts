@@ -63,7 +63,6 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
       output: scenarioOutput,
       outline: true,
       annotations: SCENARIO_ANNOTATIONS,
-      injectsFaults: true,
       ignoredArguments: IGNORED,
     },
     async (args, call) => {
@@ -76,7 +75,7 @@ export function registerHttpScenarioTool(tools: ToolRegistry, ctx: ToolContext):
         spec.durationMs,
         spec.httpFault.type,
       );
-      return runScenarioCall(spec, call);
+      return runScenarioCall(spec, call, ctx.config.allowProduction);
     },
   );
 }

@@ -101,16 +101,6 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
       if (command !== undefined && command.trim() === '') throw new InputError('command: must not be empty');
       if (args !== undefined && command === undefined) throw new InputError('args: applies to command only');
       if (token !== undefined && url === undefined) throw new InputError('token: applies to url only');
-      if (input.allow_writes === true) {
-        // Calling tools that write changes the server under test: injecting, for the production guard.
-        const { productionRefusal } = await import('../production.js');
-        const refusal = productionRefusal(
-          'fault_probe_mcp_server with allow_writes',
-          'set FAULTLINE_ALLOW_PRODUCTION=1 (or --allow-production) on the server',
-          ctx.config.allowProduction,
-        );
-        if (refusal) throw new InputError(refusal);
-      }
       const programs = programsFor(ctx, call);
       let target: Target;
       if (url !== undefined) {
@@ -134,6 +124,7 @@ export function registerProbeTools(tools: ToolRegistry, ctx: ToolContext): void 
         seed: input.seed ?? PROBE_DEFAULTS.seed,
         families: (input.families ?? []) as FamilyId[],
         allowWrites: input.allow_writes === true,
+        allowProduction: ctx.config.allowProduction,
         callTimeoutMs: input.call_timeout_ms ?? PROBE_DEFAULTS.callTimeoutMs,
         overallTimeoutMs: PROBE_DEFAULTS.overallTimeoutMs,
         lookup: targetLookup(ctx.config.scenario),

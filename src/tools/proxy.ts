@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { InputError } from '../kernel/errors.js';
 import type { HeldProxies, HeldStatus } from '../proxy/control/index.js';
-import { HELD_LIMITS } from '../proxy/vocabulary.js';
+import { CONNECTION_FAULT_TYPES, HELD_LIMITS, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 import type { ToolAnnotationsExplicit, ToolRegistry } from './define.js';
 import { objectListArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
@@ -19,8 +19,9 @@ const FAULTS_DESCRIPTION =
   '{missing_fields:["a.b"]}, connection_refused, connection_drop ' +
   '{after_bytes}; each with optional ' +
   'method ("GET,POST"), path (glob "/api/**"). Network: ' +
-  '{"type":"latency","latencyMs":200}, jitter, packet_loss, ' +
-  'bandwidth, blackhole. camelCase or snake_case.';
+  '{"type":"latency","latencyMs":200}, ' +
+  `${[...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES].filter((type) => type !== 'latency').join(', ')}. ` +
+  'camelCase or snake_case.';
 
 /** A held proxy's faults: objects (or JSON text of them), validated by src/proxy/control. */
 const faultsArgument = objectListArgument(
@@ -111,25 +112,30 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       },
       output: statusOutput,
       annotations: HELD,
-      injectsFaults: true,
     },
     async ({ proxies, faults, ttl, seed, insecure_tls }) => {
       if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
         throw new InputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
       const held = await heldProxies();
+      const { HeldLimitError } = await import('../proxy/control/index.js');
       return render(
-        await held.start({
-          mappings: proxies,
-          faults: (faults ?? []).map((fault) => JSON.stringify(fault)),
-          ttlMs: ttl === undefined ? undefined : ttl * 1000,
-          seed,
-          insecureTls: insecure_tls,
-          policy: {
-            allowRemoteTargets: ctx.config.scenario.allowRemoteTargets,
-            allowTargets: ctx.config.scenario.allowTargets,
-            allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true,
-          },
-        }),
+        await held
+          .start({
+            mappings: proxies,
+            faults: (faults ?? []).map((fault) => JSON.stringify(fault)),
+            ttlMs: ttl === undefined ? undefined : ttl * 1000,
+            seed,
+            insecureTls: insecure_tls,
+            policy: {
+              allowRemoteTargets: ctx.config.scenario.allowRemoteTargets,
+              allowTargets: ctx.config.scenario.allowTargets,
+              allowNonLoopbackBind: ctx.config.scenario.allowNonLoopbackBind === true,
+            },
+            allowProduction: ctx.config.allowProduction,
+          })
+          .catch((error: unknown) => {
+            throw error instanceof HeldLimitError ? new InputError(`${error.message} with fault_proxy_stop`) : error;
+          }),
       );
     },
   );
@@ -147,7 +153,6 @@ export function registerProxyTools(tools: ToolRegistry, ctx: ToolContext): void 
       input: { id, faults: faultsArgument },
       output: statusOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      injectsFaults: true,
     },
     async ({ id, faults }) =>
       render(

@@ -160,7 +160,6 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
         output: scenarioOutput,
         outline: true,
         annotations: SCENARIO_ANNOTATIONS,
-        injectsFaults: true,
         ignoredArguments: ignoredFor(tool.type),
       },
       async (args, call) => {
@@ -174,7 +173,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
           spec.durationMs,
           spec.clients * spec.rps,
         );
-        return runScenarioCall(spec, call);
+        return runScenarioCall(spec, call, ctx.config.allowProduction);
       },
     );
   }
@@ -187,6 +186,7 @@ export function registerScenarioTools(tools: ToolRegistry, ctx: ToolContext): vo
 export async function runScenarioCall(
   spec: ScenarioSpec,
   call: ToolCall,
+  allowProduction: boolean,
 ): Promise<{ text: string; structured: z.infer<z.ZodObject<typeof scenarioOutput>> }> {
   const [{ runScenario }, { renderReport }] = await Promise.all([
     import('../scenario/index.js'),
@@ -195,6 +195,7 @@ export async function runScenarioCall(
   const result = await runScenario(spec, {
     signal: call.signal,
     ignoredArguments: call.ignoredArguments,
+    allowProduction,
     onProgress: (progress) => call.progress(progress.doneMs, progress.totalMs, progress.message),
   }).catch((error: unknown) => {
     throw call.signal.aborted ? new CancelledError() : error;

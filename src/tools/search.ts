@@ -178,17 +178,21 @@ function registerSearchTool(tools: ToolRegistry, ctx: ToolContext): void {
       const sourceDir =
         source_dir === undefined ? undefined : await ctx.access.resolveDirectory(source_dir, 'source_dir');
       const { index, settings } = await domain(ctx);
-      const hits = await index.searchIndex(settings, {
-        query,
-        sourceDir,
-        limit,
-        signal: call.signal,
-        acceptTree: (tree) =>
-          ctx.access.resolveDirectory(tree, 'source_dir').then(
-            () => true,
-            () => false,
-          ),
-      });
+      const hits = await index
+        .searchIndex(settings, {
+          query,
+          sourceDir,
+          limit,
+          signal: call.signal,
+          acceptTree: (tree) =>
+            ctx.access.resolveDirectory(tree, 'source_dir').then(
+              () => true,
+              () => false,
+            ),
+        })
+        .catch((error: unknown) => {
+          throw index.withIndexHint(error, () => 'fault_index_source_code');
+        });
       return {
         text: index.renderSearchHits(hits),
         structured: {

@@ -136,7 +136,6 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       input: scenarioInput,
       output: scenarioOutput,
       annotations: TOOLPLANE_ANNOTATIONS,
-      injectsFaults: true,
     },
     async (args, call) => {
       const { validatePlan, EMPTY_PLAN } = await import('../toolcall/plan.js');
@@ -161,6 +160,7 @@ export function registerToolcallTools(tools: ToolRegistry, ctx: ToolContext): vo
       const result = await runToolCallScenario({
         target,
         programs,
+        allowProduction: ctx.config.allowProduction,
         plan,
         calls,
         tasks,

@@ -56,6 +56,8 @@ export interface CollectionOptions {
   policy: TargetPolicy;
   seed?: number | string | undefined;
   log?: (line: string) => void;
+  /** Start proxies even where the environment says production (--allow-production; src/production.ts). */
+  allowProduction?: boolean;
 }
 
 /** One proxy: its Toxiproxy fields, its toxics in the order added, and the faultline proxy running it. */
@@ -345,6 +347,7 @@ export class ProxyCollection {
           : {}),
         ...(this.options.seed !== undefined ? { seed: this.options.seed } : {}),
         policy: { ...this.options.policy, argument: 'listen' },
+        allowProduction: this.options.allowProduction === true,
       });
     } catch (error) {
       throw bindError(error, proxy.listen);

@@ -21,6 +21,7 @@ import { tokenRefusal } from './auth.js';
 import { ToxicChaos } from './chaos.js';
 import { toxiproxyMetrics } from './metrics.js';
 import { ApiError, ProxyCollection, type CollectionOptions } from './proxies.js';
+import { refuseInProduction } from '../production.js';
 
 /** The largest request body read (a /populate of a few thousand proxies fits). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,6 +49,8 @@ interface Answer {
 }
 
 export async function startToxiproxyServer(options: ToxiproxyServerOptions): Promise<ToxiproxyServer> {
+  // Its proxies exist to take toxics: refused where the environment says production, as each proxy's start is.
+  refuseInProduction('serve the Toxiproxy API', options.allowProduction === true);
   const collection = new ProxyCollection(options);
   const metrics = toxiproxyMetrics(collection);
   const log = options.log ?? (() => {});

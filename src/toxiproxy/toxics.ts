@@ -1,16 +1,9 @@
 /**
- * Toxiproxy's toxics as another spelling of faultline's faults: the one table from a toxic
- * (type, attributes, stream, toxicity) to the fault a proxy's fault list takes. A toxic keeps no
- * behaviour of its own; each row says which fault it is, which attribute is which field of that
- * fault (with the unit change), and what the Toxiproxy meaning fixes.
- *
- *   latency     {latency, jitter}                    → latency  (uniform ±jitter, on every chunk)
- *   bandwidth   {rate} KB/s                          → bandwidth (bytesPerSecond = rate × 1000; 0: none)
- *   slow_close  {delay} ms                           → slow_close
- *   timeout     {timeout} ms                         → stall     (0: held until the toxic is removed)
- *   reset_peer  {timeout} ms                         → reset_peer
- *   slicer      {average_size, size_variation, delay µs} → slicer
- *   limit_data  {bytes}                              → limit_data
+ * Toxiproxy's toxics as another spelling of faultline's faults: a toxic (type, attributes, stream,
+ * toxicity) becomes the fault a proxy's fault list takes. A toxic keeps no behaviour of its own;
+ * each fault's declaration (src/proxy/faults/*.declaration.ts, `toxic`) says which toxic it is,
+ * which attribute is which field (with the unit change), and what the Toxiproxy meaning fixes (the
+ * table in docs/network.md lists them: latency → latency, timeout → stall, bandwidth's rate × 1000 …).
  *
  * Beyond Toxiproxy: faultline's other network faults by their own names (packet_loss, jitter,
  * blackhole, with their fields as attributes, snake_case or camelCase), and the HTTP faults as
@@ -22,6 +15,8 @@
 import { InputError } from '../kernel/errors.js';
 import { validateFault, type FaultSpec } from '../proxy/faults/index.js';
 import { validateHttpFault, type HttpFaultSpec } from '../proxy/http/spec.js';
+import type { ToxicDeclaration } from '../proxy/faults/declaration.js';
+import { LIST_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 
 /** A toxic as Toxiproxy's API answers it (keys in its order). */
@@ -34,40 +29,22 @@ export interface ToxicJson {
 }
 
 /** How one Toxiproxy toxic maps onto one of our faults. */
-interface Spelling {
+interface Spelling extends ToxicDeclaration {
   fault: string;
-  /** Each attribute (with the value Toxiproxy answers when it is not sent) → the fault's field. */
-  fields: Record<string, { field: string; zero: number; scale?: number }>;
-  /** Fields Toxiproxy's meaning fixes. */
-  fixed?: Record<string, unknown>;
-  /** Attributes with which the toxic does nothing (Toxiproxy passes the stream on unchanged). */
-  inert?(attributes: Record<string, number>): boolean;
+  /** Each attribute → the fault's field (Toxiproxy answers 0 for an attribute not sent). */
+  fields: Record<string, { field: string; scale?: number }>;
 }
 
-const TOXIPROXY: Readonly<Record<string, Spelling>> = {
-  latency: {
-    fault: 'latency',
-    fields: { latency: { field: 'latencyMs', zero: 0 }, jitter: { field: 'deviationMs', zero: 0 } },
-    fixed: { distribution: 'uniform', perOp: true },
-  },
-  bandwidth: {
-    fault: 'bandwidth',
-    fields: { rate: { field: 'bytesPerSecond', zero: 0, scale: 1000 } },
-    inert: (attributes) => (attributes['rate'] ?? 0) <= 0,
-  },
-  slow_close: { fault: 'slow_close', fields: { delay: { field: 'delayMs', zero: 0 } } },
-  timeout: { fault: 'stall', fields: { timeout: { field: 'timeoutMs', zero: 0 } } },
-  reset_peer: { fault: 'reset_peer', fields: { timeout: { field: 'afterMs', zero: 0 } } },
-  slicer: {
-    fault: 'slicer',
-    fields: {
-      average_size: { field: 'averageSize', zero: 0 },
-      size_variation: { field: 'sizeVariation', zero: 0 },
-      delay: { field: 'delayUs', zero: 0 },
-    },
-  },
-  limit_data: { fault: 'limit_data', fields: { bytes: { field: 'bytes', zero: 0 } } },
-};
+/** Toxiproxy's toxics by type, from the declarations. */
+const TOXIPROXY: Readonly<Record<string, Spelling>> = Object.fromEntries(
+  LIST_FAULTS.flatMap(({ type, toxic, fields }) => {
+    if (!toxic) return [];
+    const attributes = fields.flatMap((field) =>
+      field.toxic ? [[field.toxic.attribute, { field: field.key, scale: field.toxic.scale }] as const] : [],
+    );
+    return [[toxic.type, { ...toxic, fault: type, fields: Object.fromEntries(attributes) }]];
+  }),
+);
 
 /** Our network faults Toxiproxy has no toxic of the same name for, taken by their own names and fields. */
 const OWN_NETWORK_TYPES = NETWORK_FAULT_TYPES.filter((type) => !(type in TOXIPROXY));
@@ -94,7 +71,7 @@ export function withDefaults(type: string, attributes: Record<string, unknown>):
   const spelling = TOXIPROXY[type];
   if (!spelling) return { ...attributes };
   const out: Record<string, unknown> = {};
-  for (const [name, { zero }] of Object.entries(spelling.fields)) out[name] = attributes[name] ?? zero;
+  for (const name of Object.keys(spelling.fields)) out[name] = attributes[name] ?? 0;
   return out;
 }
 
@@ -133,8 +110,8 @@ export function toxicFault(toxic: ToxicJson): ToxicFault {
 function toxiproxyFault(toxic: ToxicJson, spelling: Spelling): ToxicFault {
   const attributes: Record<string, number> = {};
   const spec: Record<string, unknown> = { type: spelling.fault, name: toxic.name, ...placement(toxic.stream) };
-  for (const [name, { field, zero, scale }] of Object.entries(spelling.fields)) {
-    const value = toxic.attributes[name] ?? zero;
+  for (const [name, { field, scale }] of Object.entries(spelling.fields)) {
+    const value = toxic.attributes[name] ?? 0;
     if (typeof value !== 'number' || !Number.isFinite(value))
       throw new InputError(`attributes.${name} must be a number (got ${JSON.stringify(value)})`);
     attributes[name] = value;

@@ -3,7 +3,7 @@
  * target policy) and whether this environment is production (the production guard). One adapter,
  * so a change to either rule touches this file only.
  */
-import { productionRefusal } from '../../production.js';
+import { refuseInProduction as refuse } from '../../production.js';
 import { checkLoadTarget } from '../../scenario/target.js';
 import { checkMappings, targetLookup, type MappingEnds, type TargetPolicy } from '../../target-policy.js';
 import { InputError } from '../../kernel/errors.js';
@@ -12,8 +12,6 @@ import type { LookupFunction } from 'node:net';
 export interface SafetyPolicy extends TargetPolicy {
   /** The person running faultline said production is fine (--allow-production, FAULTLINE_ALLOW_PRODUCTION=1). */
   allowProduction: boolean;
-  /** How to say so, for the refusal: the flag or variable that allows it. */
-  productionOverride: string;
   /** Variables besides FAULTLINE_* a control plane's token may be read from (--allow-token-env,
    * FAULTLINE_ALLOW_TOKEN_ENV). */
   allowTokenEnv?: readonly string[] | undefined;
@@ -46,8 +44,7 @@ export function checkTokenEnv(name: string, policy: SafetyPolicy, what: string):
 
 /** Refuses to inject anything when the environment says production, unless allowed. */
 export function refuseInProduction(what: string, policy: SafetyPolicy): void {
-  const refusal = productionRefusal(what, policy.productionOverride, policy.allowProduction);
-  if (refusal !== undefined) throw new InputError(refusal);
+  refuse(what, policy.allowProduction);
 }
 
 /** An http(s) URL the experiment will call (a check, a control plane, an MCP server): checked like the load's target.

@@ -14,6 +14,7 @@ export async function runProbeStep(
   signal: AbortSignal,
   onProgress: (message: string) => void,
   programs: ProgramPolicy,
+  allowProduction: boolean,
 ): Promise<{ report: ProbeReport; verdict: ProbeVerdict }> {
   const taxonomy = await loadTaxonomy();
   const target =
@@ -30,6 +31,7 @@ export async function runProbeStep(
     seed: PROBE_DEFAULTS.seed,
     ...(step.families.length > 0 ? { families: step.families } : {}),
     allowWrites: step.allowWrites,
+    allowProduction,
     programs,
     callTimeoutMs: step.callTimeoutMs,
     overallTimeoutMs: step.forMs ?? PROBE_DEFAULTS.overallTimeoutMs,

@@ -69,6 +69,7 @@ export async function startProxyPlane(options: ProxyPlaneOptions): Promise<Proxy
     tls: { rejectUnauthorized: !options.insecureTls },
     // Plain data (it crosses to the thread): the proxy checks the mappings and looks every name up by it.
     policy: { ...targetPolicyOf(options.policy), argument: 'proxies' },
+    allowProduction: options.policy.allowProduction,
     onEvent: (event) => {
       if (event.type === 'connect_failed')
         options.onConnectFailure?.(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error, event.mappingIndex);

@@ -26,6 +26,7 @@ export async function runToolcallStep(
     target,
     plan: step.plan,
     programs,
+    allowProduction: policy.allowProduction,
     calls: step.calls,
     tasks: step.tasks,
     resilience: step.resilience,

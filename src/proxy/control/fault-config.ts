@@ -10,7 +10,7 @@ import { NETWORK_COMMON_FIELDS, spellingsOf, type FieldDeclaration } from '../fa
 import { networkFault } from '../faults/declarations.js';
 import { validateFault, type FaultSpec } from '../faults/index.js';
 import { faultKind, validateHttpFault, type HttpFaultSpec } from '../http/spec.js';
-import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
+import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { targetNamesMapping, unknownTargetError, type Mapping } from '../mapping.js';
 
 export type FaultConfig =
@@ -61,11 +61,11 @@ const LATENCY_AMOUNTS = ['delay', 'delay_ms', 'delayMs', 'latency_ms', 'latencyM
 
 function refuseUnknownType(record: Record<string, unknown>, type: string, what: string): void {
   const canonical = type.trim().toLowerCase().replace(/-/g, '_');
-  const known = new Set<string>([...NETWORK_FAULT_TYPES, ...HTTP_FAULT_TYPES]);
-  if (!known.has(canonical))
+  const network = [...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES];
+  if (!new Set<string>([...network, ...HTTP_FAULT_TYPES]).has(canonical))
     throw new InputError(
       `${what}.type: ${type === '' ? 'required' : `"${type}" is not a fault type`}; network faults (any mapping): ` +
-        `${NETWORK_FAULT_TYPES.join(', ')}; HTTP faults (an HTTP mapping): ${HTTP_FAULT_TYPES.join(', ')} ` +
+        `${network.join(', ')}; HTTP faults (an HTTP mapping): ${HTTP_FAULT_TYPES.join(', ')} ` +
         '(kebab-case accepted)',
     );
   if (canonical === 'latency' && !Object.keys(record).some((key) => LATENCY_AMOUNTS.includes(key)))

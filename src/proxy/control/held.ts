@@ -44,6 +44,8 @@ export interface HeldStartOptions {
   lookup?: ProxyOptions['lookup'];
   /** The target policy for the mappings (the server's --allow-remote-targets and bind flags). */
   policy?: TargetPolicy;
+  /** The server's --allow-production (the proxy refuses to start where the environment says production). */
+  allowProduction?: boolean;
 }
 
 /**
@@ -51,6 +53,9 @@ export interface HeldStartOptions {
  * has its own HeldProxies, and without this an agent opening sessions could hold 8 per session.
  */
 const processWide = { held: 0 };
+
+/** Too many proxies held: the message ends in "stop … first", where the door says how. */
+export class HeldLimitError extends InputError {}
 
 export class HeldProxies {
   private readonly held = new Map<string, Held>();
@@ -72,19 +77,17 @@ export class HeldProxies {
   async start(options: HeldStartOptions): Promise<HeldStatus> {
     if (this.stopped) throw new InputError('the server is stopping');
     if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {
-      throw new InputError(
-        `at most ${HELD_LIMITS.maxHeld} proxies may be held at once; stop ` +
-          `one with fault_proxy_stop (held: ` +
-          `${[...this.held.keys()].join(', ')})`,
+      throw new HeldLimitError(
+        `at most ${HELD_LIMITS.maxHeld} proxies may be held at once (held: ${[...this.held.keys()].join(', ')}); ` +
+          'stop one first',
       );
     }
     if (options.mappings.length === 0 || options.mappings.length > HELD_LIMITS.maxMappings)
       throw new InputError(`proxies: 1 to ${HELD_LIMITS.maxMappings} mappings`);
     if (processWide.held >= HELD_LIMITS.maxHeldPerProcess) {
-      throw new InputError(
+      throw new HeldLimitError(
         `at most ${HELD_LIMITS.maxHeldPerProcess} proxies may be held by ` +
-          `this server over all its connections; stop some with ` +
-          `fault_proxy_stop or let their ttl end`,
+          'this server over all its connections; let their ttl end or stop some first',
       );
     }
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
@@ -109,6 +112,7 @@ export class HeldProxies {
         // An agent names these remotes: the same target policy as a scenario's `proxies`
         // (loopback/private unless allowed, never link-local or metadata, loopback binds).
         ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
+        allowProduction: options.allowProduction === true,
         onEvent: (event) => {
           const line =
             `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ` +

@@ -6,5 +6,4 @@ export { FaultRegistry, MAX_ACTIVE_FAULTS, type FaultStatus, type RegistryEvent 
 export { startAdmin, type AdminServer, type AdminOptions } from './admin.js';
 export { adminRequest, AdminRequestError } from './client.js';
 export { checkFaultTargets, parseFaultConfig, parseFaultJson, type FaultConfig } from './fault-config.js';
-export { productionSignal, productionRefusal } from './guard.js';
-export { HeldProxies, HELD_LIMITS, type HeldStatus } from './held.js';
+export { HeldLimitError, HeldProxies, HELD_LIMITS, type HeldStatus } from './held.js';

@@ -12,6 +12,8 @@ export const BANDWIDTH = {
   plane: 'network',
   help: 'a token bucket releasing bytes at the rate, per connection or shared',
   proxyFlag: { name: 'bandwidth', help: 'add a bandwidth cap of RATE in --bandwidth-unit' },
+  // Toxiproxy's rate is in KB/s, and 0 passes everything.
+  toxic: { type: 'bandwidth', inert: (attributes) => (attributes['rate'] ?? 0) <= 0 },
   fields: [
     {
       key: 'bytesPerSecond',
@@ -23,6 +25,7 @@ export const BANDWIDTH = {
       expected: `a number of bytes per second above 0, at most ${MAX_BYTES_PER_SECOND}`,
       help: 'the cap',
       flag: 'bandwidth',
+      toxic: { attribute: 'rate', scale: 1000 },
       argument: { name: 'rate', default: 1000, min: 0, unitArgument: 'unit', help: 'Cap in unit (default 1000)' },
     },
     {

@@ -15,16 +15,14 @@
  */
 import { InputError } from '../../kernel/errors.js';
 import { BANDWIDTH_UNITS, UNIT_BYTES } from '../vocabulary.js';
-import { BANDWIDTH, BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
+import { BANDWIDTH_SCOPES, MAX_BYTES_PER_SECOND } from './bandwidth.declaration.js';
 import {
-  emptyCounters,
-  SpecReader,
+  liveFault,
   type ChunkInfo,
   type Fault,
   type FaultCounters,
   type FaultTarget,
   type LinkDirection,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -68,12 +66,6 @@ export function parseBandwidth(rate: number, unit = 'bps'): number {
   return bytesPerSecond;
 }
 
-export function readBandwidth(reader: SpecReader): ResolvedBandwidth {
-  const spec = { type: 'bandwidth', ...reader.target(), ...reader.declared(BANDWIDTH.fields) } as ResolvedBandwidth;
-  reader.done();
-  return spec;
-}
-
 const SLICE_SECONDS = 0.02;
 const MIN_SLICE_BYTES = 64;
 // How far the bucket's clock may lag the present: enough to absorb late timers, too little to
@@ -113,12 +105,8 @@ export function bandwidthStage(spec: ResolvedBandwidth, bucket: Bucket, counters
 }
 
 export function createBandwidth(spec: ResolvedBandwidth): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
   const shared: Record<LinkDirection, Bucket> = { upstream: { readyAt: 0 }, downstream: { readyAt: 0 } };
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) =>
-      bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
-  };
+  return liveFault(spec, (link, { counters }) =>
+    bandwidthStage(spec, spec.scope === 'shared' ? shared[link.direction] : { readyAt: 0 }, counters),
+  );
 }

@@ -10,6 +10,8 @@ export const BLACKHOLE = {
     'both ways by default: requests do not reach the remote and nothing is answered; bytes are held, not lost, until ' +
     'the fault ends; `direction` ingress or egress holds one half',
   proxyFlag: { name: 'blackhole', help: 'add a blackhole: the stream stops (nothing dropped) until the proxy stops' },
+  // Both ways, as tc, FIS and Chaos Mesh drop traffic.
+  direction: 'both',
   fields: [],
   acted: (counters) => counters.applications > 0,
   describe: (_spec, scope) => `Blackhole: ${scope}`,

@@ -6,7 +6,7 @@
  * does not grow; whatever was already read waits and flows, intact and in order, once the fault
  * is switched off. Clients wait until their own timeout, as behind a real blackhole.
  */
-import { emptyCounters, SpecReader, type Fault, type FaultTarget, type LinkStage } from './fault.js';
+import { liveFault, type Fault, type FaultTarget, type LinkLabel, type LinkStage, type LiveFault } from './fault.js';
 
 export interface BlackholeSpec extends FaultTarget {
   type: 'blackhole';
@@ -14,34 +14,20 @@ export interface BlackholeSpec extends FaultTarget {
 
 export type ResolvedBlackhole = Required<BlackholeSpec>;
 
-export function readBlackhole(reader: SpecReader): ResolvedBlackhole {
-  const spec: ResolvedBlackhole = { type: 'blackhole', ...reader.target('both') };
-  reader.done();
-  return spec;
-}
-
 export function createBlackhole(spec: ResolvedBlackhole, clock: () => number): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
-  const holdsSince = new Set<{ since: number }>();
-  return {
-    counters,
-    snapshot(now: number) {
-      let live = 0;
-      for (const hold of holdsSince) live += now - hold.since;
-      return { ...counters, timeHeldMs: counters.timeHeldMs + live };
-    },
-    attach(): LinkStage {
-      const hold = { since: clock() };
-      holdsSince.add(hold);
-      counters.applications++;
-      return {
-        holds: true,
-        shape: (pieces) => pieces,
-        detach(now: number) {
-          if (!holdsSince.delete(hold)) return;
-          counters.timeHeldMs += now - hold.since;
-        },
-      };
-    },
+  const holds = new Set<{ since: number }>();
+  const attach = (_link: LinkLabel, { counters }: LiveFault<ResolvedBlackhole>): LinkStage => {
+    const hold = { since: clock() };
+    holds.add(hold);
+    counters.applications++;
+    return {
+      holds: true,
+      shape: (pieces) => pieces,
+      detach(now: number) {
+        if (!holds.delete(hold)) return;
+        counters.timeHeldMs += now - hold.since;
+      },
+    };
   };
+  return liveFault(spec, attach, { holds });
 }

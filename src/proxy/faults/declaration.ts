@@ -33,7 +33,7 @@ export interface FieldDeclaration {
   readonly kind: FieldKind;
   /** One line: what it does. */
   readonly help: string;
-  readonly unit?: 'ms' | 's' | 'Hz' | 'bytes' | 'bytes/s' | 'probability';
+  readonly unit?: 'ms' | 'µs' | 's' | 'Hz' | 'bytes' | 'bytes/s' | 'probability';
   /** kind enum: the values accepted. */
   readonly values?: readonly string[];
   /** Filled in when the field is left out; no default and not required: the fault does without it. */
@@ -60,6 +60,17 @@ export interface FieldDeclaration {
    * (`status`; two faults may share one, as `delay`), and its default there when it has one.
    */
   readonly chaosFlag?: { readonly name: string; readonly default?: number };
+  /** The Toxiproxy toxic's attribute giving this field (value × `scale`; Toxiproxy answers 0 when it is not sent). */
+  readonly toxic?: { readonly attribute: string; readonly scale?: number };
+}
+
+/** The Toxiproxy toxic a network fault also is (src/toxiproxy/toxics.ts), its attributes on the fields. */
+export interface ToxicDeclaration {
+  readonly type: string;
+  /** Fields Toxiproxy's meaning of the toxic fixes (its latency is uniform, on every chunk). */
+  readonly fixed?: Readonly<Record<string, unknown>>;
+  /** Attributes with which the toxic does nothing (Toxiproxy passes the stream on unchanged). */
+  inert?(attributes: Readonly<Record<string, number>>): boolean;
 }
 
 export interface FaultDeclaration<Counters = unknown, Spec = never> {
@@ -67,10 +78,14 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   readonly plane: 'network' | 'http';
   /** One line: what it does to the traffic. */
   readonly help: string;
+  /** Network faults: the default direction when it is not ingress (a blackhole holds both ways). */
+  readonly direction?: 'both';
   /** Its own fields (the common ones are NETWORK_COMMON_FIELDS / HTTP_COMMON_FIELDS). */
   readonly fields: readonly FieldDeclaration[];
   /** Network faults: the `faultline proxy` flag that switches it on, and its help. */
   readonly proxyFlag?: { readonly name: string; readonly help: string };
+  /** The Toxiproxy toxic it also is. */
+  readonly toxic?: ToxicDeclaration;
   /** How the commands spell it (`packet-loss`); default the type. */
   readonly command?: string;
   /** Whether it changed anything, from its counters: the one rule run records, verdicts and experiments use. */

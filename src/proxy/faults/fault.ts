@@ -13,7 +13,7 @@
  * is attached.
  */
 import { ConfigReader } from '../../config-reader.js';
-import { MILLISECONDS, type FieldDeclaration } from './declaration.js';
+import { MILLISECONDS, type FaultDeclaration, type FieldDeclaration } from './declaration.js';
 
 export { MILLISECONDS };
 
@@ -146,6 +146,51 @@ export function emptyCounters(name: string, type: string): FaultCounters {
   };
 }
 
+/** A fault's spec and counters as its stages read them; `spec` is replaced in place by `Fault.update`. */
+export interface LiveFault<S> {
+  spec: S;
+  readonly counters: FaultCounters;
+}
+
+export interface LiveFaultOptions<S> {
+  /** The stages read `live.spec` at each use, so a changed spec of the same type is taken in place. */
+  updatable?: boolean;
+  /** Called after an update took the new spec (stall re-arms its timers). */
+  updated?(live: LiveFault<S>): void;
+  /** The holds live now (blackhole, stall): their time so far is folded into `timeHeldMs` by `snapshot`. */
+  holds?: ReadonlySet<{ since: number }>;
+}
+
+/**
+ * The `Fault` of every network fault: its counters, their snapshot and, when `updatable`, the
+ * in-place update; `attach` gives one link its stage, reading spec and counters from `live`.
+ */
+export function liveFault<S extends { name: string; type: string }>(
+  spec: S,
+  attach: (link: LinkLabel, live: LiveFault<S>) => LinkStage,
+  options: LiveFaultOptions<S> = {},
+): Fault {
+  const live: LiveFault<S> = { spec, counters: emptyCounters(spec.name, spec.type) };
+  const { counters } = live;
+  return {
+    counters,
+    attach: (link) => attach(link, live),
+    snapshot(now: number) {
+      let held = 0;
+      for (const hold of options.holds ?? []) held += now - hold.since;
+      return { ...counters, timeHeldMs: counters.timeHeldMs + held };
+    },
+    ...(options.updatable && {
+      update(next: { type: string }) {
+        if (next.type !== live.spec.type) return false;
+        live.spec = next as S;
+        options.updated?.(live);
+        return true;
+      },
+    }),
+  };
+}
+
 /** The links a side/direction pair acts on: server+ingress and client+egress are the responses. */
 export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   if (direction === 'both') return ['upstream', 'downstream'];
@@ -163,7 +208,6 @@ export class SpecReader extends ConfigReader {
     super(`${type} fault`, raw, ['type']);
   }
 
-  /** name, side and direction, with their defaults. */
   /** Name, side and direction; `direction` is the fault's default (ingress; a blackhole's is both). */
   target(direction: 'ingress' | 'both' = 'ingress'): Required<FaultTarget> {
     const name = this.take('name');
@@ -173,6 +217,16 @@ export class SpecReader extends ConfigReader {
       side: this.choice('side', ['client', 'server'] as const, 'server'),
       direction: this.choice('direction', ['ingress', 'egress', 'both'] as const, direction),
     };
+  }
+
+  /**
+   * A fault's whole spec from its declaration: type, name/side/direction (with the fault's default
+   * direction) and the declared fields; any other field is refused. Cross-field checks are the fault's.
+   */
+  spec<S>(fault: Pick<FaultDeclaration, 'type' | 'fields' | 'direction'>): S {
+    const spec = { type: fault.type, ...this.target(fault.direction), ...this.declared(fault.fields) };
+    this.done();
+    return spec as S;
   }
 
   /** The declared fields (declaration.ts), each with its default and range, in declaration order. */

@@ -5,17 +5,18 @@
  */
 import { InputError } from '../../kernel/errors.js';
 import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
-import { createBandwidth, readBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
-import { createBlackhole, readBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
+import { createBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
+import { createBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
+import { LIST_FAULTS } from './declarations.js';
 import { SpecReader, type Fault } from './fault.js';
-import { createJitter, readJitter, type JitterSpec, type ResolvedJitter } from './jitter.js';
-import { createLatency, readLatency, type LatencySpec, type ResolvedLatency } from './latency.js';
-import { createLimitData, readLimitData, type LimitDataSpec, type ResolvedLimitData } from './limit-data.js';
+import { createJitter, type JitterSpec, type ResolvedJitter } from './jitter.js';
+import { createLatency, type LatencySpec, type ResolvedLatency } from './latency.js';
+import { createLimitData, type LimitDataSpec, type ResolvedLimitData } from './limit-data.js';
 import { createPacketLoss, readPacketLoss, type PacketLossSpec, type ResolvedPacketLoss } from './packet-loss.js';
-import { createResetPeer, readResetPeer, type ResetPeerSpec, type ResolvedResetPeer } from './reset-peer.js';
-import { createSlicer, readSlicer, type ResolvedSlicer, type SlicerSpec } from './slicer.js';
-import { createSlowClose, readSlowClose, type ResolvedSlowClose, type SlowCloseSpec } from './slow-close.js';
-import { createStall, readStall, type ResolvedStall, type StallSpec } from './stall.js';
+import { createResetPeer, type ResetPeerSpec, type ResolvedResetPeer } from './reset-peer.js';
+import { createSlicer, type ResolvedSlicer, type SlicerSpec } from './slicer.js';
+import { createSlowClose, type ResolvedSlowClose, type SlowCloseSpec } from './slow-close.js';
+import { createStall, type ResolvedStall, type StallSpec } from './stall.js';
 
 /** The faults that end or cut connections (CONNECTION_FAULT_TYPES). */
 export type ConnectionFaultSpec = StallSpec | ResetPeerSpec | SlowCloseSpec | SlicerSpec | LimitDataSpec;
@@ -36,21 +37,14 @@ export type ResolvedFault =
 export type FaultType = (typeof NETWORK_FAULT_TYPES)[number];
 /** Every type a proxy's fault list takes: the scenario faults and the connection faults. */
 export type ListFaultType = FaultType | (typeof CONNECTION_FAULT_TYPES)[number];
-/** Every spec's type is in that list (compile-time check); READERS below has one reader per entry of it. */
+/** Every spec's type is in that list (compile-time check); READERS has a reader per declaration. */
 const specTypesListed: FaultSpec['type'] extends ListFaultType ? true : never = true;
 void specTypesListed;
 
-const READERS: Record<ListFaultType, (reader: SpecReader) => ResolvedFault> = {
-  latency: readLatency,
-  jitter: readJitter,
+/** Each fault's reader: its declaration's (SpecReader.spec), or its own where its fields depend on each other. */
+const READERS: Record<string, (reader: SpecReader) => ResolvedFault> = {
+  ...Object.fromEntries(LIST_FAULTS.map((fault) => [fault.type, (reader: SpecReader) => reader.spec(fault)])),
   packet_loss: readPacketLoss,
-  bandwidth: readBandwidth,
-  blackhole: readBlackhole,
-  stall: readStall,
-  reset_peer: readResetPeer,
-  slow_close: readSlowClose,
-  slicer: readSlicer,
-  limit_data: readLimitData,
 };
 export const FAULT_TYPES: readonly ListFaultType[] = [...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES];
 
@@ -60,7 +54,8 @@ export function validateFault(spec: unknown): ResolvedFault {
     throw new InputError(`a fault must be an object with a "type" (one of ${FAULT_TYPES.join(', ')})`);
   }
   const raw = spec as Record<string, unknown>;
-  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as ListFaultType] : undefined;
+  const read =
+    typeof raw['type'] === 'string' && Object.hasOwn(READERS, raw['type']) ? READERS[raw['type']] : undefined;
   if (!read)
     throw new InputError(`fault type must be one of ${FAULT_TYPES.join(', ')} (got ${JSON.stringify(raw['type'])})`);
   return read(new SpecReader(raw['type'] as string, raw));

@@ -8,14 +8,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createRandom } from '../../kernel/random.js';
-import { JITTER } from './jitter.declaration.js';
 import {
-  emptyCounters,
-  SpecReader,
+  liveFault,
   type ChunkInfo,
   type Fault,
+  type FaultCounters,
   type FaultTarget,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -29,18 +27,12 @@ export interface JitterSpec extends FaultTarget {
 
 export type ResolvedJitter = Required<JitterSpec>;
 
-export function readJitter(reader: SpecReader): ResolvedJitter {
-  const spec = { type: 'jitter', ...reader.target(), ...reader.declared(JITTER.fields) } as ResolvedJitter;
-  reader.done();
-  return spec;
-}
-
 /** One link's jitter: the value of the current window. Exported for tests that drive it with synthetic times. */
 export function jitterStage(
   spec: ResolvedJitter,
   random: { uniform(min: number, max: number): number },
   epoch: number,
-  counters: ReturnType<typeof emptyCounters>,
+  counters: FaultCounters,
 ): LinkStage {
   const windowMs = 1000 / spec.frequencyHz;
   let window = Number.NaN;
@@ -63,12 +55,8 @@ export function jitterStage(
 }
 
 export function createJitter(spec: ResolvedJitter, seed: number | string): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
   const epoch = performance.now();
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) =>
-      jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
-  };
+  return liveFault(spec, (link, { counters }) =>
+    jitterStage(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`), epoch, counters),
+  );
 }

@@ -10,6 +10,8 @@ export const LATENCY = {
   plane: 'network',
   help: 'a delay once per message (default) or on every chunk, drawn from a distribution',
   proxyFlag: { name: 'latency', help: 'add latency: centre of the delay in ms' },
+  // Toxiproxy's latency: each chunk delayed latency ± jitter, uniformly.
+  toxic: { type: 'latency', fixed: { distribution: 'uniform', perOp: true } },
   fields: [
     {
       key: 'latencyMs',
@@ -19,6 +21,7 @@ export const LATENCY = {
       ...MILLISECONDS,
       help: 'centre (mean) of the delay added',
       flag: 'latency',
+      toxic: { attribute: 'latency' },
       argument: { name: 'latency', default: 100, help: 'Mean added delay in milliseconds (default 100)' },
     },
     {
@@ -29,6 +32,7 @@ export const LATENCY = {
       ...MILLISECONDS,
       help: "spread of the delay: the normal distribution's standard deviation, uniform's half-width",
       flag: 'latency-deviation',
+      toxic: { attribute: 'jitter' },
       argument: { name: 'deviation', default: 0, help: 'Standard deviation in milliseconds (default 0)' },
     },
     {

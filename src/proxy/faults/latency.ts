@@ -10,17 +10,8 @@
  * Every sample is truncated at 0 (a negative delay becomes 0).
  */
 import { createRandom, type Random } from '../../kernel/random.js';
-import { LATENCY, LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
-import {
-  emptyCounters,
-  SpecReader,
-  type ChunkInfo,
-  type Fault,
-  type FaultTarget,
-  type LinkLabel,
-  type LinkStage,
-  type TimedPiece,
-} from './fault.js';
+import { LATENCY_DISTRIBUTIONS } from './latency.declaration.js';
+import { liveFault, type ChunkInfo, type Fault, type FaultTarget, type LinkStage, type TimedPiece } from './fault.js';
 
 export { LATENCY_DISTRIBUTIONS };
 export type LatencyDistribution = (typeof LATENCY_DISTRIBUTIONS)[number];
@@ -37,12 +28,6 @@ export interface LatencySpec extends FaultTarget {
 }
 
 export type ResolvedLatency = Required<LatencySpec>;
-
-export function readLatency(reader: SpecReader): ResolvedLatency {
-  const spec = { type: 'latency', ...reader.target(), ...reader.declared(LATENCY.fields) } as ResolvedLatency;
-  reader.done();
-  return spec;
-}
 
 // Pareto with shape 3 and scale 1 has mean 1.5 and standard deviation √0.75.
 const PARETO_SHAPE = 3;
@@ -66,24 +51,19 @@ export function latencySampler(spec: ResolvedLatency, random: Random): () => num
 }
 
 export function createLatency(spec: ResolvedLatency, seed: number | string): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach(link: LinkLabel): LinkStage {
-      const sample = latencySampler(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`));
-      return {
-        holds: false,
-        shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[] {
-          if (!spec.perOp && !chunk.messageStart) return pieces;
-          const delay = sample();
-          counters.applications++;
-          counters.delayAddedMs += delay;
-          for (const piece of pieces) piece.at += delay;
-          return pieces;
-        },
-        detach() {},
-      };
-    },
-  };
+  return liveFault(spec, (link, { counters }): LinkStage => {
+    const sample = latencySampler(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`));
+    return {
+      holds: false,
+      shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[] {
+        if (!spec.perOp && !chunk.messageStart) return pieces;
+        const delay = sample();
+        counters.applications++;
+        counters.delayAddedMs += delay;
+        for (const piece of pieces) piece.at += delay;
+        return pieces;
+      },
+      detach() {},
+    };
+  });
 }

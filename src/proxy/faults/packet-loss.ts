@@ -25,13 +25,12 @@
 import { createRandom, type Random } from '../../kernel/random.js';
 import { LOSS_MODELS, PACKET_LOSS } from './packet-loss.declaration.js';
 import {
-  emptyCounters,
+  liveFault,
   SpecReader,
   type ChunkInfo,
   type Fault,
   type FaultCounters,
   type FaultTarget,
-  type LinkLabel,
   type LinkStage,
   type TimedPiece,
 } from './fault.js';
@@ -165,15 +164,11 @@ export function packetLossStage(spec: ResolvedPacketLoss, lost: () => boolean, c
 }
 
 export function createPacketLoss(spec: ResolvedPacketLoss, seed: number | string): Fault {
-  const counters = emptyCounters(spec.name, spec.type);
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    attach: (link: LinkLabel) =>
-      packetLossStage(
-        spec,
-        lossModel(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`)),
-        counters,
-      ),
-  };
+  return liveFault(spec, (link, { counters }) =>
+    packetLossStage(
+      spec,
+      lossModel(spec, createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`)),
+      counters,
+    ),
+  );
 }

@@ -6,12 +6,12 @@
  */
 import { createRandom, type Random } from '../../kernel/random.js';
 import {
-  emptyCounters,
-  SpecReader,
+  liveFault,
   type Fault,
   type FaultTarget,
   type LinkLabel,
   type LinkStage,
+  type LiveFault,
   type TimedPiece,
 } from './fault.js';
 
@@ -26,33 +26,6 @@ export interface SlicerSpec extends FaultTarget {
 }
 
 export type ResolvedSlicer = Required<SlicerSpec>;
-
-/** A piece's time apart from the next is at most a minute. */
-const MAX_DELAY_US = 60_000_000;
-
-/** The fields of a slicer spec, defined once. */
-export function readSlicer(reader: SpecReader): ResolvedSlicer {
-  const size = { min: 1, max: 1 << 30, integer: true, expected: 'a whole number of bytes in 1..1073741824' };
-  const spec: ResolvedSlicer = {
-    type: 'slicer',
-    ...reader.target(),
-    averageSize: reader.number('averageSize', size),
-    sizeVariation: reader.number('sizeVariation', {
-      ...size,
-      min: 0,
-      default: 0,
-      expected: 'a whole number of bytes, 0 or more',
-    }),
-    delayUs: reader.number('delayUs', {
-      min: 0,
-      max: MAX_DELAY_US,
-      default: 0,
-      expected: `a number of microseconds in 0..${MAX_DELAY_US}`,
-    }),
-  };
-  reader.done();
-  return spec;
-}
 
 /** The cut points of [start, end): halves until each piece is within the variation of the average. */
 export function slicePoints(spec: ResolvedSlicer, length: number, random: Random): number[] {
@@ -72,39 +45,29 @@ export function slicePoints(spec: ResolvedSlicer, length: number, random: Random
   return cuts;
 }
 
-export function createSlicer(initial: ResolvedSlicer, seed: number | string): Fault {
-  let spec = initial;
-  const counters = emptyCounters(spec.name, spec.type);
-  return {
-    counters,
-    snapshot: () => ({ ...counters }),
-    update(next) {
-      if (next.type !== 'slicer') return false;
-      spec = next as ResolvedSlicer;
-      return true;
-    },
-    attach(link: LinkLabel): LinkStage {
-      const random = createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`);
-      let readyAt = 0;
-      return {
-        holds: false,
-        shape(pieces: TimedPiece[]): TimedPiece[] {
-          const out: TimedPiece[] = [];
-          const gap = spec.delayUs / 1000;
-          for (const piece of pieces) {
-            let start = 0;
-            for (const end of slicePoints(spec, piece.data.length, random)) {
-              const at = Math.max(piece.at, readyAt);
-              out.push({ data: piece.data.subarray(start, end), at });
-              readyAt = at + gap;
-              start = end;
-              counters.applications++;
-            }
+export function createSlicer(spec: ResolvedSlicer, seed: number | string): Fault {
+  const attach = (link: LinkLabel, live: LiveFault<ResolvedSlicer>): LinkStage => {
+    const random = createRandom(seed, `${spec.name}/${link.connectionId}/${link.direction}`);
+    let readyAt = 0;
+    return {
+      holds: false,
+      shape(pieces: TimedPiece[]): TimedPiece[] {
+        const out: TimedPiece[] = [];
+        const gap = live.spec.delayUs / 1000;
+        for (const piece of pieces) {
+          let start = 0;
+          for (const end of slicePoints(live.spec, piece.data.length, random)) {
+            const at = Math.max(piece.at, readyAt);
+            out.push({ data: piece.data.subarray(start, end), at });
+            readyAt = at + gap;
+            start = end;
+            live.counters.applications++;
           }
-          return out;
-        },
-        detach() {},
-      };
-    },
+        }
+        return out;
+      },
+      detach() {},
+    };
   };
+  return liveFault(spec, attach, { updatable: true });
 }

@@ -6,14 +6,13 @@
  * behind Toxiproxy's `timeout` toxic, whose meaning this is.
  */
 import {
-  emptyCounters,
-  MILLISECONDS,
-  SpecReader,
+  liveFault,
   type Fault,
   type FaultTarget,
   type LinkControl,
   type LinkLabel,
   type LinkStage,
+  type LiveFault,
 } from './fault.js';
 
 export interface StallSpec extends FaultTarget {
@@ -24,65 +23,40 @@ export interface StallSpec extends FaultTarget {
 
 export type ResolvedStall = Required<StallSpec>;
 
-/** The fields of a stall spec, defined once (timeoutMs: ms in 0..3600000). */
-export function readStall(reader: SpecReader): ResolvedStall {
-  const spec: ResolvedStall = {
-    type: 'stall',
-    ...reader.target(),
-    timeoutMs: reader.number('timeoutMs', MILLISECONDS),
-  };
-  reader.done();
-  return spec;
-}
-
 interface Hold {
   since: number;
   control: LinkControl | undefined;
   timer: NodeJS.Timeout | undefined;
 }
 
-export function createStall(initial: ResolvedStall, clock: () => number): Fault {
-  let spec = initial;
-  const counters = emptyCounters(spec.name, spec.type);
+export function createStall(spec: ResolvedStall, clock: () => number): Fault {
   const holds = new Set<Hold>();
-  const arm = (hold: Hold): void => {
+  const arm = (hold: Hold, timeoutMs: number): void => {
     clearTimeout(hold.timer);
     hold.timer = undefined;
-    if (spec.timeoutMs === 0 || !hold.control) return;
     const control = hold.control;
-    hold.timer = setTimeout(() => control.close(), spec.timeoutMs);
+    if (timeoutMs === 0 || !control) return;
+    hold.timer = setTimeout(() => control.close(), timeoutMs);
     hold.timer.unref();
   };
-  return {
-    counters,
-    snapshot(now: number) {
-      let live = 0;
-      for (const hold of holds) live += now - hold.since;
-      return { ...counters, timeHeldMs: counters.timeHeldMs + live };
-    },
-    update(next) {
-      if (next.type !== 'stall') return false;
-      spec = next as ResolvedStall;
-      // Toxiproxy restarts the toxic on an update: the timeout counts again from now.
-      for (const hold of holds) arm(hold);
-      return true;
-    },
-    attach(link: LinkLabel): LinkStage {
-      const hold: Hold = { since: clock(), control: link.control, timer: undefined };
-      holds.add(hold);
-      counters.applications++;
-      arm(hold);
-      return {
-        holds: true,
-        shape: (pieces) => pieces,
-        detach(now: number) {
-          if (!holds.delete(hold)) return;
-          clearTimeout(hold.timer);
-          counters.timeHeldMs += now - hold.since;
-          // Removed while holding (or the connection is closing anyway): the held connection ends.
-          hold.control?.close();
-        },
-      };
-    },
+  const attach = (link: LinkLabel, live: LiveFault<ResolvedStall>): LinkStage => {
+    const hold: Hold = { since: clock(), control: link.control, timer: undefined };
+    holds.add(hold);
+    live.counters.applications++;
+    arm(hold, live.spec.timeoutMs);
+    return {
+      holds: true,
+      shape: (pieces) => pieces,
+      detach(now: number) {
+        if (!holds.delete(hold)) return;
+        clearTimeout(hold.timer);
+        live.counters.timeHeldMs += now - hold.since;
+        // Removed while holding (or the connection is closing anyway): the held connection ends.
+        hold.control?.close();
+      },
+    };
   };
+  // Toxiproxy restarts the toxic on an update: the timeout counts again from now.
+  const updated = (live: LiveFault<ResolvedStall>): void => holds.forEach((hold) => arm(hold, live.spec.timeoutMs));
+  return liveFault(spec, attach, { updatable: true, holds, updated });
 }

@@ -5,7 +5,7 @@
  * Regenerate: `node scripts/fault-tables.mjs` (after `npm run build`).
  */
 import { camelCase, snakeCase, type FaultDeclaration, type FieldDeclaration } from './declaration.js';
-import { NETWORK_FAULTS } from './declarations.js';
+import { LIST_FAULTS } from './declarations.js';
 import { HTTP_FAULTS } from '../http/declarations.js';
 
 function range(field: FieldDeclaration): string {
@@ -33,6 +33,7 @@ function row(fault: FaultDeclaration, field: FieldDeclaration | undefined): stri
   const doors = [
     field.argument ? `argument \`${field.argument.name}\`${argumentDefault}` : '',
     field.flag ? `\`--${field.flag}\`` : '',
+    field.toxic ? `Toxiproxy \`${fault.toxic?.type}\`'s \`${field.toxic.attribute}\`` : '',
   ].filter(Boolean);
   const help = `${field.help}${doors.length ? ` (${doors.join(', ')})` : ''}`;
   const names = field.argumentOnly ? '— (an argument only)' : spellings(field);
@@ -41,7 +42,7 @@ function row(fault: FaultDeclaration, field: FieldDeclaration | undefined): stri
 
 /** The markdown table of one plane's faults and their fields. */
 export function faultTable(plane: 'network' | 'http'): string {
-  const faults: readonly FaultDeclaration[] = plane === 'network' ? NETWORK_FAULTS : HTTP_FAULTS;
+  const faults: readonly FaultDeclaration[] = plane === 'network' ? LIST_FAULTS : HTTP_FAULTS;
   const lines = ['| fault | field (spellings) | unit | default | range | what it does |', '|---|---|---|---|---|---|'];
   for (const fault of faults) {
     if (fault.fields.length === 0) lines.push(row(fault, undefined));
