@@ -1,12 +1,18 @@
 /**
  * blackhole: while attached, the link moves no byte (and no end-of-stream). By default it is
  * attached both ways (direction both), as tc, FIS and Chaos Mesh drop traffic: the requests do not
- * reach the remote and nothing is answered; direction ingress or egress holds one half. Nothing is dropped:
- * the link pauses its source socket, so the sender is back-pressured by TCP and the proxy's memory
- * does not grow; whatever was already read waits and flows, intact and in order, once the fault
- * is switched off. Clients wait until their own timeout, as behind a real blackhole.
+ * reach the remote and nothing is answered; direction ingress or egress holds one half. A
+ * connection that opens while it is on is not dialled at all (a dropped SYN never reaches the
+ * server, whatever the direction): the remote is dialled when the fault ends, if the client still
+ * waits, and gets what the client sent meanwhile, as TCP's retransmission would deliver it.
+ * Nothing is dropped while the client waits: the link pauses its source socket once a little is
+ * read, so the sender is back-pressured by TCP and the proxy's memory does not grow. A client that
+ * leaves while held (its end of stream read) has its held bytes dropped, never delivered later
+ * (connection.ts). Clients wait until their own timeout, as behind a real blackhole.
+ *
+ * Counted per connection: `applications` is the connections it held, `timeHeldMs` their time held.
  */
-import { emptyCounters, SpecReader, type Fault, type FaultTarget, type LinkStage } from './fault.js';
+import { emptyCounters, SpecReader, type Fault, type FaultTarget, type LinkLabel, type LinkStage } from './fault.js';
 
 export interface BlackholeSpec extends FaultTarget {
   type: 'blackhole';
@@ -22,24 +28,35 @@ export function readBlackhole(reader: SpecReader): ResolvedBlackhole {
 
 export function createBlackhole(spec: ResolvedBlackhole, clock: () => number): Fault {
   const counters = emptyCounters(spec.name, spec.type);
-  const holdsSince = new Set<{ since: number }>();
+  // One hold per connection held now, however many of its links (or its dial) the fault holds.
+  const holds = new Map<number, { since: number; stages: number }>();
   return {
     counters,
+    holdsConnect: true,
     snapshot(now: number) {
       let live = 0;
-      for (const hold of holdsSince) live += now - hold.since;
+      for (const hold of holds.values()) live += now - hold.since;
       return { ...counters, timeHeldMs: counters.timeHeldMs + live };
     },
-    attach(): LinkStage {
-      const hold = { since: clock() };
-      holdsSince.add(hold);
-      counters.applications++;
+    attach(link: LinkLabel): LinkStage {
+      let hold = holds.get(link.connectionId);
+      if (!hold) {
+        hold = { since: clock(), stages: 0 };
+        holds.set(link.connectionId, hold);
+        counters.applications++;
+      }
+      hold.stages++;
+      const connectionHold = hold;
+      let attached = true;
       return {
         holds: true,
         shape: (pieces) => pieces,
         detach(now: number) {
-          if (!holdsSince.delete(hold)) return;
-          counters.timeHeldMs += now - hold.since;
+          if (!attached) return;
+          attached = false;
+          if (--connectionHold.stages > 0) return;
+          holds.delete(link.connectionId);
+          counters.timeHeldMs += now - connectionHold.since;
         },
       };
     },

@@ -90,7 +90,7 @@ export interface FaultCounters {
   stallMs: number;
   /** Bytes released by the bandwidth token bucket. */
   bytesPaced: number;
-  /** Time links spent held by a blackhole, summed over links, live holds included (ms). */
+  /** Time held, live holds included (ms): a blackhole's summed over connections, a stall's over links. */
   timeHeldMs: number;
 }
 
@@ -118,6 +118,11 @@ export interface LinkLabel {
 /** A fault created from its spec. */
 export interface Fault {
   readonly counters: FaultCounters;
+  /**
+   * While it applies to a connection not yet dialled, the remote is not dialled (blackhole: the SYN
+   * is dropped); the connection holds a stage of it (attached upstream) until then.
+   */
+  readonly holdsConnect?: boolean;
   attach(link: LinkLabel): LinkStage;
   /** Counters with live figures (ongoing holds) folded in. */
   snapshot(now: number): FaultCounters;
