@@ -288,7 +288,7 @@ describe('a fault says what it counted', () => {
       // a held connection is not read, so the commands behind the first wait unread in the client.
       assert.match(
         fault.actedDetail,
-        /^held 2 links for [\d.]+ s in all on 1 connection; \d+ Redis commands? reached the proxy while it was on, the later ones waited unread$/,
+        /^held 1 connection for [\d.]+ s in all on 1 connection; \d+ Redis commands? reached the proxy while it was on, the later ones waited unread$/,
       );
       assert.doesNotMatch(fault.actedDetail, /request/);
     } finally {

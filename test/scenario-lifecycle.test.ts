@@ -96,7 +96,9 @@ describe('scenario tools under an MCP host', () => {
     const call = mcp.client.callTool(
       {
         name: 'fault_run_blackhole_impact_scenario',
-        // direction ingress: the answers held, the requests reaching the app (by default a blackhole holds both).
+        // direction ingress: the answers held, the requests of connections already open reaching the
+        // app (by default a blackhole holds both). It starts after 1 s: a connection opened under a
+        // blackhole is never dialled, so the app would see nothing to hold.
         arguments: {
           url: `${app.origin}/ok`,
           duration: '10s',
@@ -104,6 +106,7 @@ describe('scenario tools under an MCP host', () => {
           rps: 5,
           timeout: 5,
           direction: 'ingress',
+          fault_start: '1s',
         },
       },
       undefined,

@@ -103,7 +103,7 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
         for (const f of faults)
           process.stdout.write(
             `${String(f['id'])} → ${String(f['target'])} ` +
-              `[${String(f['type'])}] (${String(f['requestCount'])} requests)\n`,
+              `[${String(f['type'])}] (${String(f['requestCount'])} ${countedUnit(String(f['type']))})\n`,
           );
       }),
   );
@@ -189,5 +189,25 @@ async function call(
     if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)
       throw new UsageError(error.message);
     throw error;
+  }
+}
+
+/**
+ * What a status's requestCount counted: requests (commands, messages) for a request fault; a
+ * network fault counts in its own unit, a blackhole the connections it held (one per connection,
+ * not per direction).
+ */
+function countedUnit(type: string): string {
+  switch (type) {
+    case 'blackhole':
+      return 'connections held';
+    case 'jitter':
+      return 'delays';
+    case 'packet_loss':
+      return 'stalls';
+    case 'bandwidth':
+      return 'pieces paced';
+    default:
+      return 'requests';
   }
 }

@@ -281,7 +281,7 @@ export async function runProxy(
       const listen = mapping.listenHost.includes(':') ? `[${mapping.listenHost}]` : mapping.listenHost;
       log(
         `listening on ${listen}:${proxy.ports[i]} → ` +
-          `${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? (mapping.protocol === 'resp' ? ' (Redis)' : mapping.protocol === 'tcp' ? ' (TCP)' : ' (HTTP)') : ''}`,
+          `${mapping.remoteHost}:${mapping.remotePort}${mapping.tls ? ` (TLS${mapping.servername ? `, SNI ${mapping.servername}` : ''})` : ''}${mapping.name ? ` #${mapping.name}` : ''}${proxy.http ? ` (${CARRIES[mapping.protocol ?? 'sniffed']})` : ''}`,
       );
     });
     const started = [...assembled.faults.network, ...assembled.faults.http];
@@ -304,6 +304,17 @@ export async function runProxy(
   return proxy.counters();
 }
 
+/**
+ * What a protocol-aware proxy reads a mapping as: its scheme's protocol, else whatever each
+ * connection speaks (an undeclared mapping to a database is not HTTP).
+ */
+const CARRIES = {
+  http: 'HTTP',
+  resp: 'Redis',
+  tcp: 'TCP, opaque',
+  sniffed: 'HTTP, Redis or TCP, by what each connection speaks',
+} as const;
+
 function describeEvent(event: ProxyEvent): string {
   const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
   switch (event.type) {
@@ -314,7 +325,8 @@ function describeEvent(event: ProxyEvent): string {
     case 'close':
       return (
         `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
-        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}`
+        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}` +
+        (event.neverDialled ? ' (the remote was never dialled: held by a blackhole until the client left)' : '')
       );
   }
 }

@@ -6,15 +6,25 @@
  *   client ──upstream link: [stages]──▶ target
  *   client ◀─downstream link: [stages]── target
  *
- * The client stays paused until the target is up. An unreachable target (or a failed TLS
- * handshake) closes the client and is counted as a connect failure. A clean close of one socket
- * ends the other only once its own direction has delivered everything (a delayed response still
- * arrives); an abrupt one ends both at once.
+ * The client stays paused until the target is up. While a fault holds new connections (a
+ * blackhole: a dropped SYN) the target is not dialled: the client is read a little (HELD_READ_BYTES)
+ * so that its leaving is seen; one that leaves is closed and what it sent dropped, the remote never
+ * having seen it. When the fault ends, a client still there gets its target, which gets what the
+ * client sent first. An unreachable target (or a failed TLS handshake) closes the client and is
+ * counted as a connect failure. A clean close of one socket ends the other only once its own
+ * direction has delivered everything (a delayed response still arrives); an abrupt one ends both at once.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Fault, LinkControl, LinkDirection } from './faults/fault.js';
-import { Link, type ConnectionFlow, type LinkSink, type LinkSource } from './link.js';
+import {
+  HELD_READ_BYTES,
+  Link,
+  type AttachedStage,
+  type ConnectionFlow,
+  type LinkSink,
+  type LinkSource,
+} from './link.js';
 import type { Mapping } from './mapping.js';
 
 /** The client side of a TCP path: the accepted socket, or a ClientEnd a protocol stage drives. */
@@ -43,7 +53,15 @@ export interface TcpMappingCounters {
 export type ConnectionEvent =
   | { type: 'open' }
   | { type: 'connect_failed'; error: string }
-  | { type: 'close'; bytesUpstream: number; bytesDownstream: number; durationMs: number; error?: string };
+  | {
+      type: 'close';
+      bytesUpstream: number;
+      bytesDownstream: number;
+      durationMs: number;
+      error?: string;
+      /** The remote was never dialled: a fault held the connection until the client left. */
+      neverDialled?: true;
+    };
 
 /** What a connection needs from its proxy. */
 export interface ConnectionContext {
@@ -53,6 +71,8 @@ export interface ConnectionContext {
   tls: { rejectUnauthorized: boolean; ca?: string | Buffer | Array<string | Buffer> | undefined };
   /** Gives the links their fault stages (again on every fault change). */
   attachFaults(connection: ProxiedConnection): void;
+  /** What keeps a connection not yet dialled from dialling (NetworkFaultList.connectHolds); empty: dial. */
+  connectHolds(connection: ProxiedConnection, current: readonly AttachedStage[]): AttachedStage[];
   /** Reports an event of `connection` (with the mapping and client it concerns). */
   emit(connection: ProxiedConnection, event: ConnectionEvent): void;
   /** The connection closed for good (both sockets). */
@@ -60,7 +80,8 @@ export interface ConnectionContext {
 }
 
 export class ProxiedConnection {
-  readonly target: net.Socket;
+  /** The connection to the remote, once dialled. */
+  target: net.Socket | undefined;
   readonly openedAt: number;
   links: Record<LinkDirection, Link> | undefined;
   /** Faults already counted as attached to this connection. */
@@ -70,7 +91,12 @@ export class ProxiedConnection {
   bytesUpstream = 0;
   bytesDownstream = 0;
   private error: string | undefined;
-  private openSockets = 2;
+  private openSockets = 1;
+  /** Faults keeping the remote from being dialled, and what the client sent meanwhile. */
+  private dialHolds: AttachedStage[] = [];
+  private early: Buffer[] = [];
+  private earlyBytes = 0;
+  private readingEarly = false;
 
   constructor(
     private readonly context: ConnectionContext,
@@ -85,34 +111,35 @@ export class ProxiedConnection {
     this.openedAt = context.clock();
     counters.connections++;
     counters.activeConnections++;
-    this.target = this.connectTarget();
-    this.target.once(mapping.tls ? 'secureConnect' : 'connect', this.onConnected);
     client.on('error', this.destroyBoth);
-    this.target.on('error', (error: Error) => {
-      if (!this.links) {
-        // The target never came up (refused, DNS, TLS handshake): count it and close the client.
-        counters.connectFailures++;
-        this.context.emit(this, { type: 'connect_failed', error: describeError(error) });
-      }
-      this.destroyBoth(error);
-    });
-    client.once('close', this.onSocketClose(client, this.target));
-    this.target.once('close', this.onSocketClose(this.target, client));
+    client.once('close', this.onSocketClose(client));
+    this.faultsChanged();
   }
 
-  /** Bytes read but not yet written, both ways. */
+  /** Bytes read but not yet written, both ways (before the dial: what the client sent meanwhile). */
   get queuedBytes(): number {
-    return this.links ? this.links.upstream.queuedBytes + this.links.downstream.queuedBytes : 0;
+    return this.links ? this.links.upstream.queuedBytes + this.links.downstream.queuedBytes : this.earlyBytes;
+  }
+
+  /** The faults changed (or the connection is new): dial once nothing holds the dial, else re-attach the links. */
+  faultsChanged(): void {
+    if (this.links) return this.context.attachFaults(this);
+    if (this.target || this.client.destroyed) return;
+    this.dialHolds = this.context.connectHolds(this, this.dialHolds);
+    if (this.dialHolds.length > 0) return this.readEarly();
+    this.stopReadingEarly();
+    this.dial();
   }
 
   destroy(): void {
     this.client.destroy();
-    this.target.destroy();
+    this.target?.destroy();
   }
 
   /** Closes both sockets with a TCP RST (Toxiproxy's reset_peer), where the socket is a plain TCP one. */
   reset(): void {
     for (const socket of [this.client, this.target]) {
+      if (!socket) continue;
       const tcp = socket as Partial<net.Socket>;
       if (
         socket instanceof net.Socket &&
@@ -140,6 +167,53 @@ export class ProxiedConnection {
     };
   }
 
+  private dial(): void {
+    const target = this.connectTarget();
+    this.target = target;
+    this.openSockets++;
+    target.once(this.mapping.tls ? 'secureConnect' : 'connect', this.onConnected);
+    target.on('error', (error: Error) => {
+      if (!this.links) {
+        // The target never came up (refused, DNS, TLS handshake): count it and close the client.
+        this.counters.connectFailures++;
+        this.context.emit(this, { type: 'connect_failed', error: describeError(error) });
+      }
+      this.destroyBoth(error);
+    });
+    target.once('close', this.onSocketClose(target));
+  }
+
+  /** Reads the client while the dial is held, a little (then back-pressure), to see it leave. */
+  private readEarly(): void {
+    if (this.readingEarly) return;
+    this.readingEarly = true;
+    this.client.on('data', this.onEarlyData);
+    this.client.on('end', this.onEarlyEnd);
+    if (this.earlyBytes < HELD_READ_BYTES) this.client.resume();
+  }
+
+  private stopReadingEarly(): void {
+    if (!this.readingEarly) return;
+    this.readingEarly = false;
+    this.client.off('data', this.onEarlyData);
+    this.client.off('end', this.onEarlyEnd);
+    this.client.pause();
+  }
+
+  private readonly onEarlyData = (data: Buffer): void => {
+    this.early.push(data);
+    this.earlyBytes += data.length;
+    if (this.earlyBytes >= HELD_READ_BYTES) this.client.pause();
+  };
+
+  /** The client left before its remote was dialled: what it sent is dropped, the remote never sees it. */
+  private readonly onEarlyEnd = (): void => {
+    this.stopReadingEarly();
+    this.early = [];
+    this.earlyBytes = 0;
+    this.client.destroy();
+  };
+
   private connectTarget(): net.Socket {
     const { mapping, context } = this;
     const lookup = context.lookup ? { lookup: context.lookup } : {};
@@ -165,7 +239,8 @@ export class ProxiedConnection {
   }
 
   private readonly onConnected = (): void => {
-    const { target, client, counters, context } = this;
+    const { client, counters, context } = this;
+    const target = this.target!;
     target.setNoDelay(true);
     const flow: ConnectionFlow = {};
     const upstream = new Link(
@@ -201,8 +276,14 @@ export class ProxiedConnection {
     };
     upstream.onFinished = () => this.afterEnd(target, client);
     downstream.onFinished = () => this.afterEnd(client, target);
+    // The client left while its requests were held: they are dropped, and the remote sees the
+    // connection close when the hold ends (nothing crosses while it is on).
+    upstream.onLeftWhileHeld = () => this.destroy();
     context.attachFaults(this);
-    upstream.start();
+    const early = this.early;
+    this.early = [];
+    this.earlyBytes = 0;
+    upstream.start(early);
     downstream.start();
     context.emit(this, { type: 'open' });
   };
@@ -219,17 +300,23 @@ export class ProxiedConnection {
     this.destroy();
   };
 
-  private onSocketClose(socket: ClientSide, other: ClientSide): (hadError: boolean) => void {
+  private onSocketClose(socket: ClientSide): (hadError: boolean) => void {
     return (hadError) => {
+      const other = socket === this.client ? this.target : this.client;
       const links = this.links;
       const from = links && (socket === this.client ? links.upstream : links.downstream);
       const to = links && (socket === this.client ? links.downstream : links.upstream);
       // A clean close means this socket's end was read and ours was sent; the other direction may
       // still be delivering (e.g. a delayed response), so only an abrupt close ends the other side.
-      if (hadError || !from?.sourceDone || !to?.finished) other.destroy();
+      if (hadError || !from?.sourceDone || !to?.finished) other?.destroy();
       if (--this.openSockets > 0) return;
       links?.upstream.close();
       links?.downstream.close();
+      this.stopReadingEarly();
+      const neverDialled = this.target === undefined;
+      const now = this.context.clock();
+      for (const hold of this.dialHolds) hold.stage.detach(now);
+      this.dialHolds = [];
       this.counters.activeConnections--;
       this.context.emit(this, {
         type: 'close',
@@ -237,6 +324,7 @@ export class ProxiedConnection {
         bytesDownstream: this.bytesDownstream,
         durationMs: this.context.clock() - this.openedAt,
         ...(this.error ? { error: this.error } : {}),
+        ...(neverDialled ? { neverDialled: true as const } : {}),
       });
       this.context.closed(this);
     };

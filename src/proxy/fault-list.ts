@@ -5,6 +5,7 @@
  *   set(specs)  → validate all, keep a fault whose spec did not change (its stages and counters
  *                 live on), create the others, then re-attach every live connection's links
  *   attach(connection) → each link gets the stages of the faults that apply to its direction and mapping
+ *   connectHolds(connection) → before a connection is dialled: the faults that keep it from dialling
  *
  * A spec may carry `target` (a mapping's port or #name) and `chance` (0..1, default 1: the chance
  * that a connection gets the fault, drawn once per connection from the seed, Toxiproxy's
@@ -121,13 +122,38 @@ export class NetworkFaultList {
           ...(connection.control ? { control: connection.control(link.direction) } : {}),
         };
         stages.push(existing ?? { fault, stage: fault.attach(label) });
-        if (!connection.countedFaults.has(fault)) {
-          connection.countedFaults.add(fault);
-          fault.counters.connections++;
-        }
+        this.count(connection, fault);
       }
       link.setStages(stages);
     }
+  }
+
+  /**
+   * What keeps `connection` (not dialled yet) from dialling now: a stage of each fault that holds
+   * new connections (blackhole: a dropped SYN reaches no server, whichever direction it drops) and
+   * applies to its mapping. `current` are the holds it had: kept ones keep their state, the others
+   * are detached. Empty: dial now.
+   */
+  connectHolds(connection: FaultedConnection, current: readonly AttachedStage[]): AttachedStage[] {
+    const holds: AttachedStage[] = [];
+    for (const { spec, fault, target, chance } of this.active) {
+      if (!fault.holdsConnect) continue;
+      if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
+      if (!this.drawn(connection, fault, spec.name, chance)) continue;
+      const existing = current.find((s) => s.fault === fault);
+      holds.push(existing ?? { fault, stage: fault.attach({ connectionId: connection.id, direction: 'upstream' }) });
+      this.count(connection, fault);
+    }
+    const now = this.options.clock();
+    for (const old of current) if (!holds.includes(old)) old.stage.detach(now);
+    return holds;
+  }
+
+  /** Counts `connection` once in `fault`'s connections. */
+  private count(connection: FaultedConnection, fault: Fault): void {
+    if (connection.countedFaults.has(fault)) return;
+    connection.countedFaults.add(fault);
+    fault.counters.connections++;
   }
 
   /** Whether `connection` gets `fault`: always at chance 1; else drawn once, from the seed, per connection. */

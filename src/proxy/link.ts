@@ -5,7 +5,7 @@
  *
  *   source ──data──▶ input queue ──head chunk──▶ stage ▶ stage ▶ … ──pieces──▶ dest.write
  *      ▲                                                                          │
- *      └──────── paused while held, while dest is full, or queue ≥ 1 MiB ◀────────┘
+ *      └──── paused once 64 KiB is held, while dest is full, or queue ≥ 1 MiB ◀────┘
  *
  * With no stage attached and nothing queued, a chunk goes straight to `dest.write` (no timer, no
  * allocation), so the no-fault path costs what a bare pipe costs.
@@ -14,6 +14,9 @@
  * applies from the next chunk on; pieces already shaped keep their times (at most one chunk's
  * worth). Stages receive the chunk's arrival time, so delays are counted from arrival and
  * consecutive chunks are delayed in a pipeline, not one after another.
+ *
+ * A held link still reads a little (HELD_READ_BYTES), so that a client that leaves while held is
+ * seen: its end read while held drops what it sent (onLeftWhileHeld), never delivered later.
  */
 import type { ChunkInfo, Fault, LinkDirection, LinkStage, TimedPiece } from './faults/fault.js';
 import { threadWakeUps, type Wake } from '../clock/index.js';
@@ -39,6 +42,8 @@ export interface LinkSink {
 
 /** Bytes read but not yet written above which the source is paused. */
 export const LINK_HIGH_WATER_BYTES = 1 << 20;
+/** Bytes read from the source while the link holds, above which it is paused (enough to read a leaving client's end). */
+export const HELD_READ_BYTES = 64 * 1024;
 
 /** A fault's stage on this link. */
 export interface AttachedStage {
@@ -81,6 +86,12 @@ export class Link {
   onFinished: (() => void) | undefined;
   /** Counts the bytes handed to the destination (what a fault that cuts or resets did not pass on). */
   countWritten: ((bytes: number) => void) | undefined;
+  /**
+   * Set where the source is the client: its end read while the link holds means the client left,
+   * so what it sent is dropped (a half-close cannot be told from a close); this runs when the hold ends.
+   */
+  onLeftWhileHeld: (() => void) | undefined;
+  private left = false;
   private readonly bytesField: 'bytesUpstream' | 'bytesDownstream';
 
   constructor(
@@ -94,7 +105,8 @@ export class Link {
     this.bytesField = direction === 'upstream' ? 'bytesUpstream' : 'bytesDownstream';
   }
 
-  start(): void {
+  /** Starts reading; `pending` is what was read from the source before the link existed (sent first). */
+  start(pending: readonly Buffer[] = []): void {
     this.source.on('data', this.onData);
     this.source.on('end', this.onEnd);
     this.dest.on('drain', this.onDrain);
@@ -102,6 +114,7 @@ export class Link {
     // fault that holds from the first byte (a blackhole already on) reads nothing.
     this.source.pause();
     this.sourcePaused = true;
+    for (const chunk of pending) this.onData(chunk);
     this.updateFlow();
   }
 
@@ -129,6 +142,7 @@ export class Link {
     for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
+    if (this.left && !this.holding) return this.onLeftWhileHeld?.();
     if (stages.some((s) => !s.stage.holds)) threadWakeUps().prepare();
     this.pump();
   }
@@ -180,6 +194,12 @@ export class Link {
   };
 
   private readonly onEnd = (): void => {
+    if (this.holding && this.onLeftWhileHeld) {
+      this.left = true;
+      this.dropQueued();
+      this.updateFlow();
+      return;
+    }
     this.sourceEnded = true;
     this.endReadAt = this.clock();
     this.pump();
@@ -201,7 +221,7 @@ export class Link {
    * piece is written only once this link's clock has reached its time, so never early.
    */
   private pump(): void {
-    if (this.closed) return;
+    if (this.closed || this.left) return;
     while (!this.holding && !this.destFull && this.wake === undefined) {
       if (this.dest.destroyed) return;
       if (this.shapedNext >= this.shaped.length) {
@@ -279,8 +299,22 @@ export class Link {
     return pieces;
   }
 
+  /** What was read and not written is dropped (the client left while held). */
+  private dropQueued(): void {
+    threadWakeUps().cancel(this.wake);
+    this.wake = undefined;
+    this.input.length = 0;
+    this.shaped = [];
+    this.shapedNext = 0;
+    this.queued = 0;
+  }
+
   private updateFlow(): void {
-    const pause = this.holding || this.finishing || this.destFull || this.queued >= LINK_HIGH_WATER_BYTES;
+    const pause =
+      (this.holding && (this.left || this.queued >= HELD_READ_BYTES)) ||
+      this.finishing ||
+      this.destFull ||
+      this.queued >= LINK_HIGH_WATER_BYTES;
     if (pause === this.sourcePaused || this.closed) return;
     this.sourcePaused = pause;
     if (pause) this.source.pause();

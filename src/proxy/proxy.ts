@@ -81,7 +81,15 @@ interface EventBase {
 export type ProxyEvent =
   | (EventBase & { type: 'open' })
   | (EventBase & { type: 'connect_failed'; error: string })
-  | (EventBase & { type: 'close'; bytesUpstream: number; bytesDownstream: number; durationMs: number; error?: string });
+  | (EventBase & {
+      type: 'close';
+      bytesUpstream: number;
+      bytesDownstream: number;
+      durationMs: number;
+      error?: string;
+      /** The remote was never dialled: a fault (blackhole) held the connection until the client left. */
+      neverDialled?: true;
+    });
 
 export interface MappingCounters {
   mapping: string;
@@ -95,7 +103,8 @@ export interface MappingCounters {
   connections: number;
   /** Client connections open now. */
   activeConnections: number;
-  /** Connections whose target could not be reached (refused, DNS, TLS handshake). */
+  /** Connections whose target could not be reached (refused, DNS, TLS handshake); one a blackhole kept from
+   * dialling until its client left is in `connections` only. */
   connectFailures: number;
   /** Bytes read from clients. */
   bytesUpstream: number;
@@ -180,6 +189,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     lookup,
     tls: { rejectUnauthorized: options.tls?.rejectUnauthorized ?? true, ca: options.tls?.ca },
     attachFaults: (connection) => faults.attach(connection),
+    connectHolds: (connection, current) => faults.connectHolds(connection, current),
     emit(connection, event) {
       try {
         const { type, ...details } = event;
@@ -201,7 +211,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const setFaults = (specs: readonly FaultSpec[]): void => {
     faults.set(specs);
-    for (const connection of connections) faults.attach(connection);
+    // A connection a blackhole kept from dialling dials now if none holds it any more.
+    for (const connection of connections) connection.faultsChanged();
   };
 
   // Protocol-aware mappings: a stage in front of the TCP path, which drives it through a ClientEnd

@@ -202,7 +202,7 @@ function networkActions(fault: ProxyCounters['faults'][number]): string {
     case 'bandwidth':
       return `paced ${fault.bytesPaced} bytes in ${plural(fault.applications, 'piece')}`;
     case 'blackhole':
-      return `held ${plural(fault.applications, 'link')} for ${(fault.timeHeldMs / 1000).toFixed(1)} s in all`;
+      return `held ${plural(fault.applications, 'connection')} for ${(fault.timeHeldMs / 1000).toFixed(1)} s in all`;
     default:
       return `acted ${plural(fault.applications, 'time')}`;
   }

@@ -7,8 +7,9 @@ export const BLACKHOLE = {
   type: 'blackhole',
   plane: 'network',
   help:
-    'both ways by default: requests do not reach the remote and nothing is answered; bytes are held, not lost, until ' +
-    'the fault ends; `direction` ingress or egress holds one half',
+    'both ways by default: nothing reaches the remote (a new connection is not dialled) and nothing is answered; ' +
+    'a client still waiting when it ends is served then, one that left never is; `direction` ingress or egress ' +
+    'holds one half',
   proxyFlag: { name: 'blackhole', help: 'add a blackhole: the stream stops (nothing dropped) until the proxy stops' },
   // Both ways, as tc, FIS and Chaos Mesh drop traffic.
   direction: 'both',

@@ -90,7 +90,7 @@ export interface FaultCounters {
   stallMs: number;
   /** Bytes released by the bandwidth token bucket. */
   bytesPaced: number;
-  /** Time links spent held by a blackhole, summed over links, live holds included (ms). */
+  /** Time held, live holds included (ms): a blackhole's summed over connections, a stall's over links. */
   timeHeldMs: number;
 }
 
@@ -118,6 +118,11 @@ export interface LinkLabel {
 /** A fault created from its spec. */
 export interface Fault {
   readonly counters: FaultCounters;
+  /**
+   * While it applies to a connection not yet dialled, the remote is not dialled (blackhole: the SYN
+   * is dropped); the connection holds a stage of it (attached upstream) until then.
+   */
+  readonly holdsConnect?: boolean;
   attach(link: LinkLabel): LinkStage;
   /** Counters with live figures (ongoing holds) folded in. */
   snapshot(now: number): FaultCounters;
@@ -157,8 +162,8 @@ export interface LiveFaultOptions<S> {
   updatable?: boolean;
   /** Called after an update took the new spec (stall re-arms its timers). */
   updated?(live: LiveFault<S>): void;
-  /** The holds live now (blackhole, stall): their time so far is folded into `timeHeldMs` by `snapshot`. */
-  holds?: ReadonlySet<{ since: number }>;
+  /** The holds live now (blackhole, stall; a Set or a Map): their time so far is folded into `timeHeldMs`. */
+  holds?: { values(): Iterable<{ since: number }> };
 }
 
 /**
@@ -177,7 +182,7 @@ export function liveFault<S extends { name: string; type: string }>(
     attach: (link) => attach(link, live),
     snapshot(now: number) {
       let held = 0;
-      for (const hold of options.holds ?? []) held += now - hold.since;
+      for (const hold of options.holds?.values() ?? []) held += now - hold.since;
       return { ...counters, timeHeldMs: counters.timeHeldMs + held };
     },
     ...(options.updatable && {

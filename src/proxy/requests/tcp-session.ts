@@ -1,7 +1,7 @@
 /**
  * A connection of a protocol-aware mapping that speaks neither HTTP/1.1 nor RESP (TLS, a database,
- * HTTP/2): the request faults act on its messages. A message starts when the client sends after
- * the server spoke (or first); a delay counts from each chunk's arrival, order kept.
+ * HTTP/2): the request faults act on its messages. A message starts when the connection opens and
+ * when the client sends after the server spoke; a delay counts from each chunk's arrival, order kept.
  *
  *   latency            the message reaches the target `delay` ms late
  *   timeout            the message and what follows never reach the target; closed after `hang`
@@ -9,7 +9,10 @@
  *   connection_drop    after_bytes of the answer reach the client, then the connection closes;
  *                      with after_ms, it closes that long after the message, the answer withheld
  *
- * The TCP path opens at once (a server may speak first), so network faults act as on any mapping.
+ * The opening's message is drawn before anything is dialled, so a refusal or a hang drawn for it
+ * never reaches the remote (a refused SYN costs the server nothing, as a real refusal). Otherwise
+ * the TCP path opens at once, or after the drawn latency (a server may speak first), and network
+ * faults act as on any mapping; a later message resets or hangs a connection already open.
  */
 import type net from 'node:net';
 import type { ClientEnd, ClientEndSink } from '../client-end.js';
@@ -29,7 +32,7 @@ export class TcpSession implements ClientEndSink {
   private readonly socket: net.Socket;
   private readonly forwarder: Forwarder;
   /** The server sent bytes since the client last did: the client's next bytes start a message. */
-  private serverSpoke = true;
+  private serverSpoke = false;
   private delay = 0;
   private hung = false;
   private withheld = false;
@@ -44,16 +47,24 @@ export class TcpSession implements ClientEndSink {
   }
 
   start(): void {
-    if (!this.forwarder.openOnce()) {
-      this.socket.destroy();
-      return;
-    }
     this.socket.on('data', (chunk: Buffer) => this.onClientData(chunk));
     this.socket.on('end', () => this.forwarder.finish());
     this.socket.on('error', () => this.socket.destroy());
     this.socket.on('drain', () => this.forwarder.upstream?.drained());
     this.socket.once('close', () => this.finish());
+    // The first message is drawn now, before anything is dialled; the client's first bytes continue it.
+    this.startMessage();
+    if (this.done || this.hung) return;
+    if (this.delay > 0) this.timers.later(this.delay, () => this.open());
+    else if (!this.open()) return;
     this.socket.resume();
+  }
+
+  /** Opens the TCP path (the proxy stopping closes the client instead). */
+  private open(): boolean {
+    if (this.done || this.forwarder.openOnce()) return true;
+    this.socket.destroy();
+    return false;
   }
 
   private onClientData(chunk: Buffer): void {
