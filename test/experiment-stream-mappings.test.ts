@@ -179,3 +179,25 @@ test('the run record names connection_refused on tcp:// as what ran: tcp_connect
     await new Promise<void>((resolve) => backend.close(() => resolve()));
   }
 });
+
+test('the preflight opens a connection and closes it without a byte: the dependency sees that, no request', async () => {
+  const { tryConnect } = await import('../src/experiment/preflight.js');
+  const seen: Array<{ bytes: number }> = [];
+  const closed: Promise<void>[] = [];
+  const dependency = net.createServer((socket) => {
+    const record = { bytes: 0 };
+    seen.push(record);
+    socket.on('data', (data) => (record.bytes += data.length));
+    closed.push(new Promise((resolve) => socket.on('close', () => resolve())));
+  });
+  await new Promise<void>((resolve) => dependency.listen(0, '127.0.0.1', resolve));
+  try {
+    assert.equal(await tryConnect('127.0.0.1', (dependency.address() as AddressInfo).port, undefined), undefined);
+    // The connection it saw ends; nothing was written on it.
+    while (closed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await Promise.all(closed);
+    assert.deepEqual(seen, [{ bytes: 0 }]);
+  } finally {
+    await new Promise<void>((resolve) => dependency.close(() => resolve()));
+  }
+});
