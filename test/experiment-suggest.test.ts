@@ -124,7 +124,7 @@ async function loadPort(files: Record<string, string>): Promise<string | undefin
   }
 }
 
-describe('suggest reads what the trial\'s shop wrote (a keyword DSN, a port through a name)', () => {
+describe("suggest reads what the trial's shop wrote (a keyword DSN, a port through a name)", () => {
   const shop = [
     'import os, psycopg2',
     'from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler',
@@ -165,7 +165,7 @@ describe('suggest reads what the trial\'s shop wrote (a keyword DSN, a port thro
     }
   });
 
-  test('URL DSNs keep user, password, database and options; Go\'s @tcp() and ;-separated strings too', async () => {
+  test("URL DSNs keep user, password, database and options; Go's @tcp() and ;-separated strings too", async () => {
     const dir = app({
       'app.py': [
         'import os, psycopg2, pymysql',
@@ -217,24 +217,32 @@ describe('suggest reads what the trial\'s shop wrote (a keyword DSN, a port thro
       ['4101', { 'a.py': 'import os\nPORT = int(os.getenv("PORT", 4101))\napp.run(host="0.0.0.0", port=PORT)\n' }],
       [
         '4102',
-        { 'a.py': 'import os\nfrom wsgiref.simple_server import make_server\n' +
-            'port = int(os.environ.get("APP_PORT") or "4102")\nmake_server("", port, app).serve_forever()\n' },
+        {
+          'a.py':
+            'import os\nfrom wsgiref.simple_server import make_server\n' +
+            'port = int(os.environ.get("APP_PORT") or "4102")\nmake_server("", port, app).serve_forever()\n',
+        },
       ],
       ['4103', { 'a.js': 'const port = Number(process.env.PORT ?? 4103);\napp.listen(port);\n' }],
       ['4104', { 'a.js': 'const port = process.env.PORT || 4104;\nserver.listen(port, () => {});\n' }],
       ['4105', { 'a.ts': 'const PORT = parseInt(process.env.PORT ?? "4105", 10);\napp.listen(PORT);\n' }],
       [
         '4106',
-        { 'main.go': 'package main\nimport ("net/http"; "os")\nfunc main() {\n  port := os.Getenv("PORT")\n' +
-            '  if port == "" {\n    port = "4106"\n  }\n  http.ListenAndServe(":"+port, nil)\n}\n' },
+        {
+          'main.go':
+            'package main\nimport ("net/http"; "os")\nfunc main() {\n  port := os.Getenv("PORT")\n' +
+            '  if port == "" {\n    port = "4106"\n  }\n  http.ListenAndServe(":"+port, nil)\n}\n',
+        },
       ],
       [
         '4107',
-        { 'main.go': 'package main\nimport "net/http"\nfunc main() {\n  port := getEnv("PORT", "4107")\n' +
-            '  http.ListenAndServe(":"+port, nil)\n}\n' },
+        {
+          'main.go':
+            'package main\nimport "net/http"\nfunc main() {\n  port := getEnv("PORT", "4107")\n' +
+            '  http.ListenAndServe(":"+port, nil)\n}\n',
+        },
       ],
     ];
-    for (const [expected, files] of cases)
-      assert.equal(await loadPort(files), expected, Object.values(files)[0]);
+    for (const [expected, files] of cases) assert.equal(await loadPort(files), expected, Object.values(files)[0]);
   });
 });

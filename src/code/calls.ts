@@ -170,8 +170,7 @@ function readCall(node: Node, report: CallReport): void {
   report.calls.push({ callee, line, arguments: args, ...(assignedTo ? { assignedTo } : {}) });
   if ((ENV_CALLS.has(callee) || ENV_HELPER.test(callee)) && args[0]?.literal !== undefined) {
     // The fallback as written: a string, or a number (`os.environ.get("PORT", 8100)`).
-    const fallback =
-      args[1]?.literal ?? (/^\d{1,6}$/.test(args[1]?.text ?? '') ? args[1]!.text : besideFallback(node));
+    const fallback = args[1]?.literal ?? (/^\d{1,6}$/.test(args[1]?.text ?? '') ? args[1]!.text : besideFallback(node));
     report.envReads.push({
       name: args[0].literal,
       line,

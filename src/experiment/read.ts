@@ -448,7 +448,8 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
   const target = rawTarget === undefined ? undefined : String(rawTarget);
   const parsed = parseFaultConfig(config, `${where}.fault`);
   const placement = placeFault(target, raw.via as string | undefined, where, context);
-  if (placement.plane === 'proxy' && parsed.kind === 'http') refuseInexpressible(parsed.spec, placement, where, context);
+  if (placement.plane === 'proxy' && parsed.kind === 'http')
+    refuseInexpressible(parsed.spec, placement, where, context);
   if (placement.plane === 'control' && target === undefined)
     throw new InputError(
       `${where}.fault.target: the control plane ${placement.control} ` +

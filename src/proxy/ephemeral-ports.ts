@@ -8,9 +8,11 @@ import { readFileSync } from 'node:fs';
 /** Linux's default when /proc cannot be read (other systems use 49152–65535, within this bound). */
 const LINUX_DEFAULT: readonly [number, number] = [32768, 60999];
 
-export function ephemeralRange(
-  file = '/proc/sys/net/ipv4/ip_local_port_range',
-): { low: number; high: number; source: string } {
+export function ephemeralRange(file = '/proc/sys/net/ipv4/ip_local_port_range'): {
+  low: number;
+  high: number;
+  source: string;
+} {
   try {
     const [low, high] = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
     if (Number.isInteger(low) && Number.isInteger(high) && low! > 0 && high! >= low!)

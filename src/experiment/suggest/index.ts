@@ -190,7 +190,8 @@ function remoteOf(dependency: Dependency): string {
   // What the mapping carries, declared: a fault it cannot carry is refused when the file is read,
   // and exports keep the protocol (a database's stream is never exported as HTTP).
   if (dependency.kind === 'http') return hostPort;
-  if (dependency.kind === 'redis') return `${dependency.address?.startsWith('rediss://') ? 'rediss' : 'redis'}://${hostPort}`;
+  if (dependency.kind === 'redis')
+    return `${dependency.address?.startsWith('rediss://') ? 'rediss' : 'redis'}://${hostPort}`;
   return `tcp://${hostPort}`;
 }
 
