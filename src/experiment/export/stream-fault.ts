@@ -45,7 +45,7 @@ export function streamFault(
       return { kind: 'latency', delay: fault.delay, jitter: 0 };
     case 'connection_refused':
       return refuse(
-        `resets the connection (RST) at its next ${unit}: the client fails at once. ${engine} ` +
+        `resets the connection (RST): the client fails at once. ${engine} ` +
           'resets a connection: a partition or blackhole drops packets, so the client would hang ' +
           'until its timeout instead, another test — export a blackhole step for that',
       );
