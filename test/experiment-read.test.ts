@@ -312,14 +312,14 @@ describe('suggestions', () => {
       assert.equal(byKind.redis!.env, 'REDIS_URL');
       assert.match(byKind.redis!.evidence[0]!, /^main\.py:\d+ redis\.from_url$/);
       assert.deepEqual(suggestion.env, {
-        REDIS_URL: 'redis://127.0.0.1:34000/0',
-        WEATHER_URL: 'http://127.0.0.1:34001',
+        REDIS_URL: 'redis://127.0.0.1:24000/0',
+        WEATHER_URL: 'http://127.0.0.1:24001',
       });
       // The starter is a valid experiment: one mapping and one fault per dependency.
       const experiment = await readExperiment(await parseExperimentText(suggestion.experiment), { limits, policy });
       assert.deepEqual(
         experiment.proxies.map((m) => m.text),
-        ['34000=127.0.0.1:6379#redis', '34001=weather.internal:7001#weather'],
+        ['24000=redis://127.0.0.1:6379#redis', '24001=weather.internal:7001#weather'],
       );
       assert.deepEqual(
         experiment.steps.map((s) => s.kind === 'fault' && [s.placement.target, s.config.kind, s.config.type]),
@@ -358,9 +358,9 @@ describe('suggestions', () => {
         ],
       );
       assert.deepEqual(go.env, {
-        REDIS_ADDR: '127.0.0.1:34000',
-        DATABASE_URL: 'postgresql://127.0.0.1:34001',
-        INVENTORY_URL: 'http://127.0.0.1:34002',
+        REDIS_ADDR: '127.0.0.1:24000',
+        DATABASE_URL: 'postgresql://127.0.0.1:24001',
+        INVENTORY_URL: 'http://127.0.0.1:24002',
       });
       assert.match(go.experiment, /url: http:\/\/127\.0\.0\.1:8080\//);
     },

@@ -140,13 +140,22 @@ describe('an export never changes the protocol', () => {
       assert.equal(chaos.deadline, '5s');
       const refused = exportExperiment(await redis({ type: 'error' }), 'chaos-mesh', { partial: true });
       await assert.rejects(refused, (error: Error) => {
-        assert.match(error.message, /error on a Redis mapping answers in Redis's place per command \(RESP\)/);
+        assert.match(
+          error.message,
+          /error on a Redis mapping \(RESP\) answers in the dependency's place per command; HTTPChaos acts on HTTP only/,
+        );
         assert.doesNotMatch(error.message, /forward/);
         return true;
       });
+      // FIS keeps the network meaning too: a latency action, not "an HTTP fault".
+      const fis = JSON.parse((await exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'fis')).document);
+      const action = (fis as { actions: Record<string, { actionId: string; parameters: Record<string, string> }> })
+        .actions['step-1']!;
+      assert.equal(action.actionId, 'aws:ecs:task-network-latency');
+      assert.equal(action.parameters.delayMilliseconds, '50');
       await assert.rejects(
-        exportExperiment(await redis({ type: 'latency', delayMs: 50 }), 'fis'),
-        /latency on a Redis mapping acts on each RESP command; FIS has no action/,
+        exportExperiment(await redis({ type: 'timeout' }), 'fis'),
+        /timeout on a Redis mapping \(RESP\) holds each command .*FIS has no HTTP action/,
       );
     },
   );

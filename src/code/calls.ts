@@ -43,7 +43,7 @@ export interface EnvRead {
 export interface CallReport {
   calls: CallSite[];
   envReads: EnvRead[];
-  /** Simple assignments of a string literal to a name (`WEATHER_URL = "http://…"`). */
+  /** Simple assignments of a string literal or a whole number to a name (`WEATHER_URL = "http://…"`, `PORT = 8100`). */
   constants: Array<{ name: string; value: string; line: number }>;
 }
 
@@ -78,6 +78,14 @@ const ASSIGNMENTS = new Set([
   'local_variable_declaration',
   'field_declaration',
 ]);
+/** Where a name takes a literal value: Python, JS, Go (`const`, `port = "8080"`, `port := "8080"`). */
+const CONSTANT_ASSIGNMENTS = new Set([
+  'assignment',
+  'variable_declarator',
+  'const_spec',
+  'assignment_statement',
+  'short_var_declaration',
+]);
 const ENV_CALLS = new Set([
   'os.getenv',
   'os.environ.get',
@@ -87,6 +95,11 @@ const ENV_CALLS = new Set([
   'ENV.fetch',
   'Deno.env.get',
 ]);
+/**
+ * An app's own helper reading a variable with its fallback, as most codebases write one:
+ * `getEnv("PORT", "8080")`, `env_or("PORT", 8080)`, `getEnvOrDefault(…)` (Go, Java, Python, JS alike).
+ */
+const ENV_HELPER = /(^|\.)(get_?env|env_?or|get_?env_?or(_?default|_?else)?|getenv_?default|env_?or_?default)$/i;
 /** Bounds: a file of this many nodes is read no further. */
 const MAX_NODES = 500_000;
 const MAX_TEXT = 300;
@@ -113,8 +126,7 @@ function collect(root: Node, callTypes: ReadonlySet<string>): CallReport {
     )
       readEnvSubscript(node, report);
     else if (node.type === 'member_expression') readEnvMember(node, report);
-    else if (node.type === 'assignment' || node.type === 'variable_declarator' || node.type === 'const_spec')
-      readConstant(node, report);
+    else if (CONSTANT_ASSIGNMENTS.has(node.type)) readConstant(node, report);
     for (let i = node.namedChildCount - 1; i >= 0; i--) stack.push(node.namedChild(i)!);
   }
   return report;
@@ -156,11 +168,13 @@ function readCall(node: Node, report: CallReport): void {
   const line = node.startPosition.row + 1;
   const assignedTo = assignedName(node);
   report.calls.push({ callee, line, arguments: args, ...(assignedTo ? { assignedTo } : {}) });
-  if (ENV_CALLS.has(callee) && args[0]?.literal !== undefined) {
+  if ((ENV_CALLS.has(callee) || ENV_HELPER.test(callee)) && args[0]?.literal !== undefined) {
+    // The fallback as written: a string, or a number (`os.environ.get("PORT", 8100)`).
+    const fallback = args[1]?.literal ?? (/^\d{1,6}$/.test(args[1]?.text ?? '') ? args[1]!.text : besideFallback(node));
     report.envReads.push({
       name: args[0].literal,
       line,
-      ...(args[1]?.literal !== undefined ? { fallback: args[1].literal } : {}),
+      ...(fallback !== undefined ? { fallback } : {}),
       ...(assignedTo ? { assignedTo } : {}),
     });
   }
@@ -190,6 +204,15 @@ function literalOf(node: Node): string | undefined {
   return unquoted
     .replace(/\$\{[^}]*\}/g, '{…}')
     .replace(/\{[^}]*\}/g, (hole) => (/^[{][A-Za-z_][\w.]*[}]$/.test(hole) || hole === '{…}' ? '{…}' : hole));
+}
+
+/** A string literal's value, or a whole number's digits (`8090` in `process.env.PORT || 8090`). */
+function scalarOf(node: Node): string | undefined {
+  const literal = literalOf(node);
+  if (literal !== undefined) return literal;
+  const single = node.namedChildCount === 1 ? node.namedChild(0) : node;
+  const text = (single ?? node).text.trim();
+  return /^\d{1,6}$/.test(text) ? text : undefined;
 }
 
 function refsOf(node: Node): string[] {
@@ -271,18 +294,22 @@ function readEnvMember(node: Node, report: CallReport): void {
   pushEnvRead(node, property.text, report);
 }
 
+/** The value written beside a read as its fallback: `X or "d"`, `X ?? 8090`, `X || "d"`. */
+function besideFallback(node: Node): string | undefined {
+  const parent = node.parent;
+  if (
+    !parent ||
+    (parent.type !== 'boolean_operator' && parent.type !== 'binary_expression') ||
+    parent.namedChild(0)?.startIndex !== node.startIndex
+  )
+    return undefined;
+  const right = parent.childForFieldName('right') ?? parent.namedChild(1);
+  return right ? scalarOf(right) : undefined;
+}
+
 /** An env read, with a fallback written beside it: `X or "d"`, `X ?? 'd'`, `X || "d"`. */
 function pushEnvRead(node: Node, name: string, report: CallReport): void {
-  const parent = node.parent;
-  let fallback: string | undefined;
-  if (
-    parent &&
-    (parent.type === 'boolean_operator' || parent.type === 'binary_expression') &&
-    parent.namedChild(0)?.startIndex === node.startIndex
-  ) {
-    const right = parent.childForFieldName('right') ?? parent.namedChild(1);
-    fallback = right ? literalOf(right) : undefined;
-  }
+  const fallback = besideFallback(node);
   const assignedTo = assignedName(node);
   report.envReads.push({
     name,
@@ -296,7 +323,7 @@ function readConstant(node: Node, report: CallReport): void {
   const left = node.childForFieldName('left') ?? node.childForFieldName('name');
   const right = node.childForFieldName('right') ?? node.childForFieldName('value');
   if (!left || !right) return;
-  const value = literalOf(right);
+  const value = scalarOf(right);
   if (value === undefined || !/^[\w.]+$/.test(left.text)) return;
   report.constants.push({ name: left.text, value, line: node.startPosition.row + 1 });
 }

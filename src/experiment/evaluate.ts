@@ -16,7 +16,7 @@ import { formatDuration } from '../duration.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
 import { verdictOfProbe } from '../probe/index.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
-import type { Experiment, Window } from './model.js';
+import type { Experiment, FaultStep, Window } from './model.js';
 import { judgePromql } from './evaluate-promql.js';
 import type { PromqlObservation } from './promql-watch.js';
 import type {
@@ -496,12 +496,24 @@ function injected(evidence: Evidence): string[] {
             .trim()
             .toLowerCase()
             .replace(/-/g, '_');
-    names.add(step.config.kind === 'network' ? type : `http_${type}`);
+    names.add(step.config.kind === 'network' ? type : `${requestPlane(evidence.experiment, step)}_${type}`);
   }
   for (const record of evidence.steps)
     for (const [fault, count] of Object.entries(record.slis?.injected ?? {}))
       if (count > 0) names.add(`toolcall:${fault}`);
   return [...names].sort();
+}
+
+/**
+ * What a request fault ran on, as its run-record prefix: `tcp_` on a tcp:// mapping (a reset, a
+ * held or cut stream), `resp_` on a redis:// one (per command), `http_` otherwise (HTTP, or a
+ * mapping without a scheme, sorted per connection).
+ */
+function requestPlane(experiment: Experiment, step: FaultStep): 'http' | 'resp' | 'tcp' {
+  if (step.placement.plane !== 'proxy') return 'http';
+  const target = step.placement.target;
+  const mapping = experiment.proxies.find((m) => m.name === target || String(m.listenPort) === target);
+  return mapping?.protocol ?? 'http';
 }
 
 /** Per-bucket figures: for the charts a bucket length that gives at most ~150 points, or `fixedMs` (the report's

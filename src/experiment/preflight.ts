@@ -4,8 +4,9 @@
  * dependency the faults act on (nothing there: said before the load, and the run cannot pass, since
  * the app served from whatever fallback it has and the dependency was never exercised).
  *
- * A TCP connect, through the policy's lookup, closed as soon as it opens: no byte is written, so
- * the dependency sees an accepted and closed connection, nothing it would log as a request.
+ * A TCP connect, through the policy's lookup, closed as soon as it opens: no byte is written. The
+ * dependency still sees a connection accepted and closed, which some log (haproxy as a 400
+ * <BADREQ>, PostgreSQL as a connection received with no login): docs/experiments.md says so.
  */
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';

@@ -13,7 +13,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InputError } from '../kernel/errors.js';
 import { formatDuration } from '../duration.js';
 import type { ScenarioLimits } from '../config.js';
-import { parseMapping, type Mapping } from '../proxy/index.js';
+import { inexpressible, parseMapping, validateHttpFault, type Mapping } from '../proxy/index.js';
 import { parseFaultConfig } from '../proxy/control/index.js';
 import { parseSlo, scenarioFromArguments, type Slo } from '../scenario/index.js';
 import { checkProxyMappings, checkTokenEnv, checkUrl, type SafetyPolicy } from './adapters/policy.js';
@@ -448,6 +448,8 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
   const target = rawTarget === undefined ? undefined : String(rawTarget);
   const parsed = parseFaultConfig(config, `${where}.fault`);
   const placement = placeFault(target, raw.via as string | undefined, where, context);
+  if (placement.plane === 'proxy' && parsed.kind === 'http')
+    refuseInexpressible(parsed.spec, placement, where, context);
   if (placement.plane === 'control' && target === undefined)
     throw new InputError(
       `${where}.fault.target: the control plane ${placement.control} ` +
@@ -468,6 +470,27 @@ async function readStep(raw: Raw, where: string, index: number, context: StepCon
     raw: placement.plane === 'control' ? fault : config,
   };
   return step;
+}
+
+/**
+ * A request fault on a mapping whose scheme says what it carries (tcp://, redis://) that it cannot
+ * act on there: refused now, with the proxy's own reason, as the proxy would refuse it when the
+ * step starts — so `validate` and `run` agree and no run spends its load on a fault that is never
+ * set. A mapping without a scheme is sorted per connection, so only the run can tell.
+ */
+function refuseInexpressible(
+  spec: unknown,
+  placement: Extract<FaultStep['placement'], { plane: 'proxy' }>,
+  where: string,
+  context: StepContext,
+): void {
+  const mapping = context.proxies.find(
+    (m) => m.name === placement.target || (m.listenPort !== 0 && String(m.listenPort) === placement.target),
+  );
+  if (mapping?.protocol === undefined || mapping.protocol === 'http') return;
+  const problem = inexpressible(validateHttpFault(spec), mapping.protocol);
+  if (problem !== undefined)
+    throw new InputError(`${where}.fault: cannot act on its mapping ${JSON.stringify(mapping.text)}: ${problem}`);
 }
 
 /** Where a fault goes: through `via`, on a mapping it names, on the only mapping, or through the only control plane. */

@@ -718,7 +718,13 @@ class ExperimentRun {
       unreachable: [...this.unreachable.values()],
       injected: evaluation.injected,
       verdict: evaluation.verdict,
-      verdictReasons: [...evaluation.reasons, ...this.warnings.map((warning) => `warning: ${warning}`)],
+      // A fault that could not be set is a reason already (evaluate.ts): said once, not again as a warning.
+      verdictReasons: [
+        ...evaluation.reasons,
+        ...this.warnings
+          .filter((warning) => !evaluation.reasons.includes(warning))
+          .map((warning) => `warning: ${warning}`),
+      ],
     };
   }
 }

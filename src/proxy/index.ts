@@ -72,3 +72,4 @@ export {
   type HttpFaultType,
   type HttpFaultCounters,
 } from './http/index.js';
+export { inexpressible, KIND_NAMES, type TrafficKind } from './requests/fault-list.js';

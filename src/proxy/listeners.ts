@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { InputError } from '../kernel/errors.js';
 import { formatAddress } from './connection.js';
+import { ephemeralPortHint } from './ephemeral-ports.js';
 import type { Mapping } from './mapping.js';
 
 export interface Listeners {
@@ -37,11 +38,12 @@ export async function listen(
       await new Promise<void>((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) => {
           const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
+          const hint = error.code === 'EADDRINUSE' ? ephemeralPortHint(mapping.listenPort) : '';
           const where = argument ? `${argument}[${index}]: ` : '';
           reject(
             new InputError(
               `${where}cannot listen on ${formatAddress(mapping.listenHost, mapping.listenPort)} ` +
-                `for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}`,
+                `for proxy mapping ${JSON.stringify(mapping.text)}: ${reason}${error.code ? ` (${error.code})` : ''}${hint}`,
             ),
           );
         });

@@ -11,9 +11,11 @@
  *   schema_mismatch, top-level fields → target Response, patch body (JSON merge patch: null removes)
  *   connection_refused        → target Request, abort
  *
- * A request fault on a Redis mapping (redis://) acts on RESP commands, which HTTPChaos does not
- * speak: its latency becomes a NetworkChaos delay on the dependency's answers (each reply waits, the
- * network meaning kept), and the rest is refused with the reason — never an HTTPChaos.
+ * A request fault on a Redis (redis://) or opaque (tcp://) mapping acts on RESP commands or stream
+ * messages, which HTTPChaos does not speak: its latency becomes a NetworkChaos delay on the
+ * dependency's answers (the network meaning kept, stream-fault.ts), and the rest is refused with
+ * the reason — never an HTTPChaos. On a mapping without a scheme it is exported as HTTP, said in a
+ * note naming the scheme that would say otherwise.
  *
  * and refuses the rest with the reason: error without forward and rate_limit answer in the
  * service's place (HTTPChaos cannot: replace rewrites the service's own answer), timeout holds
@@ -29,6 +31,7 @@ import { networkFault } from '../../export/network.js';
 import { asGiven } from '../../export/spell.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep, type HttpCheck, type Window } from '../model.js';
 import { promqlRefusals } from './promql.js';
+import { streamFault } from './stream-fault.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
 import { statusRange } from './status-range.js';
 
@@ -75,17 +78,24 @@ export async function exportChaosMesh(
     let chaos: Template;
     try {
       const selector = { namespaces: [namespace], labelSelectors: labelSelectors(labels, 'selector') };
-      if (step.config.kind === 'network' || protocol === 'resp') {
+      if (step.config.kind === 'network' || protocol === 'resp' || protocol === 'tcp') {
         const own: string[] = [];
-        const action =
+        const fault =
           step.config.kind === 'network'
-            ? networkChaosAction(networkFault(step.config.spec as FaultSpec, 'chaos-mesh', asGiven, own), own)
-            : respNetworkChaos(validateHttpFault(step.config.spec), own);
+            ? networkFault(step.config.spec as FaultSpec, 'chaos-mesh', asGiven, own)
+            : streamFault(validateHttpFault(step.config.spec), protocol as 'resp' | 'tcp', 'chaos-mesh', own);
+        const action = networkChaosAction(fault, own);
         // The workflow node's deadline is the step's length.
         const spec = { selector, mode: 'all', ...action };
         chaos = { name: id, templateType: 'NetworkChaos', deadline: goDuration(step.forMs), networkChaos: spec };
         for (const note of own) notes.push(`${step.name}: ${note}`);
       } else {
+        if (protocol === undefined)
+          notes.push(
+            `${step.name}: the mapping #${name} declares no protocol, so ${step.config.type} is exported as ` +
+              `an HTTPChaos on port ${port}, which acts on HTTP only: if #${name} carries something else ` +
+              '(a database, a cache), give its mapping tcp:// (or redis://) and export again.',
+          );
         chaos = {
           name: id,
           templateType: 'HTTPChaos',
@@ -198,7 +208,7 @@ export async function exportChaosMesh(
 export function dependencyOf(
   experiment: Experiment,
   step: FaultStep,
-): { host: string; port: number; name: string; protocol: 'http' | 'resp' | undefined } {
+): { host: string; port: number; name: string; protocol: 'http' | 'resp' | 'tcp' | undefined } {
   const target = step.placement.target;
   if (target === IN_FRONT_MAPPING && experiment.load) {
     const url = new URL(experiment.load.url);
@@ -214,40 +224,8 @@ export function dependencyOf(
     host: mapping.remoteHost,
     port: mapping.remotePort,
     name: mapping.name ?? String(mapping.listenPort),
-    // A mapping declared tcp:// is opaque: exported as any undeclared one.
-    protocol: mapping.protocol === 'tcp' ? undefined : mapping.protocol,
+    protocol: mapping.protocol,
   };
-}
-
-/**
- * A request fault on a Redis mapping, as the NetworkChaos that keeps its network meaning: latency
- * delays each reply (the dependency's outbound packets), on every command as the fault does with
- * no probability and no command filter. Every other RESP fault answers in Redis's place (an error
- * reply, a hold, a cut connection) per command, which no Chaos Mesh chaos does.
- */
-function respNetworkChaos(fault: ResolvedHttpFault, notes: string[]): Record<string, unknown> {
-  const refuse = (reason: string): never => {
-    throw new InputError(`fault: cannot export to chaos-mesh: ${reason}`);
-  };
-  if (fault.type !== 'latency')
-    return refuse(
-      `${fault.type} on a Redis mapping answers in Redis's place per ` +
-        `command (RESP); HTTPChaos acts on HTTP only and no NetworkChaos ` +
-        `answers for the server — nothing in Chaos Mesh does the same`,
-    );
-  if (fault.probability < 1)
-    refuse(
-      `probability ${fault.probability}: a NetworkChaos delay acts on every packet, not on a share of the commands`,
-    );
-  if (fault.methods !== undefined || fault.path !== undefined)
-    refuse('a command filter: a NetworkChaos delay acts on every packet, whatever command it carries');
-  notes.push(
-    `a Redis latency of ${fault.delay} ms exported as a NetworkChaos ` +
-      `delay on the dependency's answers (direction "to"): each reply ` +
-      `waits, as each command does behind faultline; pipelined commands ` +
-      `share one wait on the network, one each behind faultline.`,
-  );
-  return { action: 'delay', direction: 'to', delay: { latency: `${fault.delay}ms`, jitter: '0ms', correlation: '0' } };
 }
 
 /** A Serial of a Suspend (the step's start) and the node; returns the branch's name. */

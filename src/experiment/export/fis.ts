@@ -5,6 +5,9 @@
  * aws:fis:wait that covers the gap — and a stop condition, the CloudWatch alarm abort_when stands
  * for. Validated by src/cloud's template builder (durations, ranges, startAfter cycles).
  *
+ * A request fault on a tcp:// or redis:// mapping is exported by its network meaning (its latency a
+ * network latency action) or refused with the reason (stream-fault.ts); never called HTTP.
+ *
  * Refused with the reason: HTTP faults (FIS has no HTTP fault for tasks or pods), faults set
  * through a control plane, MCP steps, commands, and HTTP checks (FIS probes nothing; its stop
  * condition is an alarm).
@@ -16,10 +19,11 @@ import { buildExperimentTemplate as buildTemplate } from '../../cloud/template.j
 import { fisNetworkAction, PLACEHOLDER_ROLE } from '../../export/fis.js';
 import { networkFault } from '../../export/network.js';
 import { asGiven } from '../../export/spell.js';
-import type { FaultSpec } from '../../proxy/index.js';
+import { validateHttpFault, type FaultSpec } from '../../proxy/index.js';
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep } from '../model.js';
 import type { EngineDocument, ExperimentExportOptions, Refusal } from './index.js';
 import { promqlRefusals } from './promql.js';
+import { streamFault } from './stream-fault.js';
 
 /** A fault step FIS can run, as the action it becomes. */
 interface FisStep {
@@ -129,15 +133,12 @@ async function fisSteps(
     const mapping = experiment.proxies.find(
       (m) => m.name === step.placement.target || String(m.listenPort) === step.placement.target,
     );
-    if (step.config.kind === 'http') {
+    // A request fault on a tcp:// or redis:// mapping keeps its network meaning (stream-fault.ts).
+    const stream = mapping?.protocol === 'tcp' || mapping?.protocol === 'resp' ? mapping.protocol : undefined;
+    if (step.config.kind === 'http' && stream === undefined) {
       refusals.push({
         part,
-        reason:
-          mapping?.protocol === 'resp'
-            ? `${step.config.type} on a Redis mapping acts on each RESP ` +
-              `command; FIS has no action that answers for Redis or acts per ` +
-              `command`
-            : `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
+        reason: `${step.config.type} is an HTTP fault; FIS has no HTTP fault action for ECS tasks or EKS pods`,
       });
       continue;
     }
@@ -145,7 +146,10 @@ async function fisSteps(
     const port = mapping?.remotePort ?? Number(url!.port || (url!.protocol === 'https:' ? 443 : 80));
     try {
       const own: string[] = [];
-      const fault = networkFault(step.config.spec as FaultSpec, 'fis', asGiven, own);
+      const fault =
+        step.config.kind === 'network'
+          ? networkFault(step.config.spec as FaultSpec, 'fis', asGiven, own)
+          : streamFault(validateHttpFault(step.config.spec), stream!, 'fis', own);
       const action = fisNetworkAction(fault, options.platform ?? 'ecs', port, undefined, own, 'the mapping');
       // The step's length is the action's duration (the builder checks it against the catalog).
       const parameters = { duration: formatIsoDuration(step.forMs), ...action.parameters };

@@ -1,8 +1,8 @@
 /**
  * The run record of an experiment (`faultline experiment run --json FILE`), which `faultline
  * coverage` counts (src/probe/record.ts): kind `experiment`; `injected` the faults that really
- * acted (network faults by type, HTTP faults as http_<type>, tool-call-plane faults as
- * toolcall:<type>); `leaves` what its probe steps found; `verdicts` one per expectation; and the
+ * acted (network faults by type; request faults by what they ran on: http_<type>, on a redis://
+ * mapping resp_<type>, on a tcp:// one tcp_<type>; tool-call-plane faults as toolcall:<type>); `leaves` what its probe steps found; `verdicts` one per expectation; and the
  * whole result under it.
  */
 import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RecordedLeaf, type RunRecord } from '../../kernel/run-record.js';

@@ -413,6 +413,8 @@ function nameOf(dependency: Omit<Dependency, 'name'>): string {
 /** host:port of an address (a URL, a DSN, host:port), with the kind's usual port when none is written. */
 export function hostPortOf(address: string | null, kind: DependencyKind): string | undefined {
   if (!address || address.includes('{…}')) return undefined;
+  const keywords = keywordHostPort(address);
+  if (keywords) return `${keywords.host ?? '127.0.0.1'}:${keywords.port ?? DEFAULT_PORTS[kind]}`;
   try {
     const url = new URL(address.includes('://') ? address : `tcp://${address}`);
     if (!url.hostname) return undefined;
@@ -421,4 +423,19 @@ export function hostPortOf(address: string | null, kind: DependencyKind): string
   } catch {
     return undefined;
   }
+}
+
+/** host and port of a keyword DSN (`host=db port=5432 dbname=shop`, `Server=db;Port=3306`) or Go's `@tcp(db:3306)`. */
+function keywordHostPort(address: string): { host?: string; port?: string } | undefined {
+  const tcp = /@tcp\(([^)]*)\)/.exec(address)?.[1];
+  if (tcp !== undefined) {
+    const [host, port] = tcp.split(':');
+    return { ...(host ? { host } : {}), ...(port ? { port } : {}) };
+  }
+  if (address.includes('://') || !/^\s*[A-Za-z_]+\s*=/.test(address)) return undefined;
+  const value = (key: string): string | undefined =>
+    new RegExp(`\\b(?:${key})\\s*=\\s*'?([^\\s;']+)`, 'i').exec(address)?.[1];
+  const host = value('host|hostaddr|server');
+  const port = value('port');
+  return { ...(host && !host.startsWith('/') ? { host } : {}), ...(port && /^\d+$/.test(port) ? { port } : {}) };
 }

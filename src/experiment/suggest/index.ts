@@ -22,7 +22,8 @@ export interface Suggestion {
   files_read: number;
 }
 
-const FIRST_PROXY_PORT = 34000;
+/** Below Linux's ephemeral range (32768–60999), where an outgoing socket may hold a port with no listener. */
+const FIRST_PROXY_PORT = 24000;
 const STEP_MS = 15_000;
 const FAULT_MS = 10_000;
 
@@ -130,6 +131,13 @@ export async function suggestFromSources(
         'for what it calls.',
     );
   for (const dependency of dependencies)
+    if (dependency.env && dependency.address === null && /_(URL|URI|DSN)$/.test(dependency.env))
+      notes.push(
+        `${dependency.env}=${env[dependency.env]} has only the proxy's host and port (the code ` +
+          "gives no default to copy the rest from): keep your own value's database, user, password " +
+          'and options, and change only its host and port.',
+      );
+  for (const dependency of dependencies)
     if (!dependency.env)
       notes.push(
         `${dependency.name} (${dependency.evidence[0]}) takes its address ` +
@@ -178,7 +186,13 @@ export async function suggestFromSources(
 function remoteOf(dependency: Dependency): string {
   const hostPort = hostPortOf(dependency.address, dependency.kind) ?? `127.0.0.1:${DEFAULT_PORTS[dependency.kind]}`;
   // An https dependency: the proxy speaks plain HTTP to the app and TLS to the dependency.
-  return dependency.address?.startsWith('https://') ? `https://${hostPort}` : hostPort;
+  if (dependency.address?.startsWith('https://')) return `https://${hostPort}`;
+  // What the mapping carries, declared: a fault it cannot carry is refused when the file is read,
+  // and exports keep the protocol (a database's stream is never exported as HTTP).
+  if (dependency.kind === 'http') return hostPort;
+  if (dependency.kind === 'redis')
+    return `${dependency.address?.startsWith('rediss://') ? 'rediss' : 'redis'}://${hostPort}`;
+  return `tcp://${hostPort}`;
 }
 
 /** The value the app's variable takes so it calls the proxy: its scheme and path kept, host:port the proxy's. */
@@ -186,6 +200,10 @@ function pointedAt(dependency: Dependency, port: number): string {
   const name = dependency.env ?? '';
   if (/_HOST$/.test(name)) return '127.0.0.1';
   const address = dependency.address;
+  // A keyword DSN (`host=… port=… dbname=… user=…`) or Go's `user:pass@tcp(host:port)/db`: only
+  // host and port change, so the database, user and password still log in.
+  const keywords = address ? pointKeywordDsn(address, port) : undefined;
+  if (keywords !== undefined) return keywords;
   if (address && address.includes('://')) {
     try {
       const url = new URL(address);
@@ -199,23 +217,88 @@ function pointedAt(dependency: Dependency, port: number): string {
   return /_(URL|URI|DSN)$/.test(name) ? `${scheme}://127.0.0.1:${port}` : `127.0.0.1:${port}`;
 }
 
-/** A port read from the environment with a default: `process.env.PORT || 8090`, `os.environ.get("PORT", 8090)`. */
-const DEFAULTED_PORT = /PORT\b.*?(?:\|\||\?\?|,)\s*["']?(\d{2,5})["']?\s*\)*$/;
+/** `host=… port=…` DSNs (libpq, also MySQL and SQL Server connection strings with `;`) and `@tcp(host:port)`. */
+function pointKeywordDsn(address: string, port: number): string | undefined {
+  if (/@tcp\([^)]*\)/.test(address)) return address.replace(/@tcp\([^)]*\)/, `@tcp(127.0.0.1:${port})`);
+  if (address.includes('://') || !/^\s*[A-Za-z_]+\s*=/.test(address)) return undefined;
+  const separator = address.includes(';') ? ';' : ' ';
+  let host = false;
+  let portSet = false;
+  const pointed = address.replace(
+    /\b(host|hostaddr|server|port)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s;]*)/gi,
+    (_whole, key: string, equals: string) => {
+      if (key.toLowerCase() === 'port') {
+        portSet = true;
+        return `${key}${equals}${port}`;
+      }
+      host = true;
+      return `${key}${equals}127.0.0.1`;
+    },
+  );
+  return `${pointed}${host ? '' : `${separator}host=127.0.0.1`}${portSet ? '' : `${separator}port=${port}`}`;
+}
 
-/** The port the app listens on, when a server start names it (uvicorn.run(port=…), app.listen(3000),
- * ListenAndServe(":8080")). */
-function appPort(sources: ReadonlyArray<{ calls: CallReport }>): { port: number; found: boolean } {
+/** A port read from the environment with its default inline: `process.env.PORT || 8090`, `os.environ.get("PORT", 8090)`. */
+const DEFAULTED_PORT = /PORT\b.*?(?:\|\||\?\?|,|\bor)\s*["']?(\d{2,5})["']?\s*\)*$/;
+
+/**
+ * Calls that start a server on a port: `app.listen(3000)`, `uvicorn.run(port=…)`,
+ * `ListenAndServe(":8080")`, `HTTPServer(("", PORT), H)`, `make_server(host, PORT, app)`,
+ * `web.run_app(app, port=…)`, `Bun.serve({port})`.
+ */
+const SERVER_START =
+  /(^|\.)(run|listen|ListenAndServe|ListenAndServeTLS|serve|start|run_app|run_simple|make_server|(Threading)?(HTTP|TCP)Server)$/;
+
+type Sources = ReadonlyArray<{ calls: CallReport }>;
+
+/** The port the app listens on, when a server start names it, directly or through a name read from the environment. */
+function appPort(sources: Sources): { port: number; found: boolean } {
+  const envReads = sources.flatMap((source) => source.calls.envReads);
+  const constants = sources.flatMap((source) => source.calls.constants);
   for (const source of sources) {
     for (const call of source.calls.calls) {
-      if (!/(^|\.)(run|listen|ListenAndServe|ListenAndServeTLS|serve|start)$/.test(call.callee)) continue;
-      const argument =
-        call.arguments.find((a) => a.name === 'port') ??
-        call.arguments.find((a) => /^:?\d{2,5}$/.test((a.literal ?? a.text).trim())) ??
-        call.arguments.find((a) => DEFAULTED_PORT.test(a.text.trim()));
-      const text = (argument?.literal ?? argument?.text ?? '').trim();
-      const port = Number(DEFAULTED_PORT.exec(text)?.[1] ?? text.replace(/^.*:/, ''));
-      if (Number.isInteger(port) && port > 0 && port < 65536) return { port, found: true };
+      if (!SERVER_START.test(call.callee)) continue;
+      const named = call.arguments.filter((a) => /^port$/i.test(a.name ?? ''));
+      for (const argument of [...named, ...call.arguments]) {
+        const port = portOf(argument, envReads, constants);
+        if (port !== undefined) return { port, found: true };
+      }
     }
   }
   return { port: 8000, found: false };
+}
+
+/**
+ * A port an argument gives: a number (`3000`, `":8080"`), a default beside an env read
+ * (`process.env.PORT || 8090`), or a name holding one — read from the environment with a default
+ * (`PORT = int(os.environ.get("PORT", "8100"))`, `const port = Number(process.env.PORT ?? 3000)`,
+ * `port := getEnv("PORT", "8080")`) or assigned one (`port = "8080"` after an empty `os.Getenv`).
+ */
+function portOf(
+  argument: CallReport['calls'][number]['arguments'][number],
+  envReads: CallReport['envReads'],
+  constants: CallReport['constants'],
+): number | undefined {
+  const valid = (text: string | undefined): number | undefined => {
+    const port = Number(text);
+    return text !== undefined && /^\d{2,5}$/.test(text) && port > 0 && port < 65536 ? port : undefined;
+  };
+  const text = (argument.literal ?? argument.text).trim();
+  const direct = valid(/^:?(\d{2,5})$/.exec(text)?.[1]) ?? valid(DEFAULTED_PORT.exec(text)?.[1]);
+  if (direct !== undefined) return direct;
+  // An env var read inline (`process.env.PORT`), or a name it (or a number) was assigned to.
+  for (const read of envReads)
+    if (text.includes(read.name) && /PORT/i.test(read.name) && valid(read.fallback) !== undefined)
+      return valid(read.fallback);
+  for (const ref of argument.refs) {
+    const last = ref.split('.').pop()!;
+    const names = new Set([ref, last]);
+    const read = envReads.find(
+      (candidate) => candidate.assignedTo !== undefined && names.has(candidate.assignedTo) && valid(candidate.fallback),
+    );
+    if (read) return valid(read.fallback);
+    const constant = constants.find((candidate) => names.has(candidate.name) && valid(candidate.value));
+    if (constant) return valid(constant.value);
+  }
+  return undefined;
 }
