@@ -170,12 +170,13 @@ async function runPhase(
   const ticker = startProgressTicker(spec, phase, live, progress, options.onProgress);
   const timers: NodeJS.Timeout[] = [];
   try {
-    // A fault from the start is on before the load opens its first connection; a later start or
-    // an end is an edge of the open loop's own schedule (no request due past it is sent before the
-    // switch), or timed from the start of the closed loop.
+    // A start or an end is an edge of the open loop's own schedule (no request due past it is sent
+    // before the switch; one at 0 once the phase's connections are open and warm, before the clock
+    // starts), or timed from the start of the closed loop, whose fault from the start is on before
+    // it opens its first connection.
     const window =
       phase === 'fault'
-        ? await faultWindow(spec, proxy)
+        ? await faultWindow(spec, proxy, spec.strategy !== 'capacity')
         : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
@@ -320,14 +321,17 @@ async function runClosedLoopPhase(
   };
 }
 
-/** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
 /**
- * Unmeasured requests per connection before an open-loop phase's clock starts (see runOpenLoopPhase).
- * Off: they pass through a fault already on and reach the target, so the fault's counters and the
- * target's own count would include requests no figure of the run shows; and on a busy machine no
- * A/B showed that they shorten the first second's tail (bench: scenario.proxy-tail).
+ * Unmeasured requests per connection before an open-loop phase's clock starts (see runOpenLoopPhase):
+ * each of the phase's first connections then has carried an exchange through every hop the phase
+ * brought up (the proxy's client and upstream sockets, the target's side), so the first measured
+ * requests do not pay for setting them up. They pass before the fault from the start is switched
+ * on (an edge at 0, see faultWindow), so no fault meets them and no fault counter counts them; they
+ * reach the target, and the report says how many there were (`warmRequests`).
  */
-export const WARM_REQUESTS_PER_CONNECTION = 0;
+export const WARM_REQUESTS_PER_CONNECTION = 2;
+
+/** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
 
 async function runOpenLoopPhase(
   spec: ScenarioSpec,
@@ -350,7 +354,8 @@ async function runOpenLoopPhase(
     watchLoadOf: run.proxy.load,
     // The process's warm-up (warm-up.ts) warmed the code on a proxy of its own to a sink; this
     // phase's proxy, its upstream connections and the target's side of them are new: a few
-    // unmeasured requests on each connection warm them before the first measured one.
+    // unmeasured requests on each connection warm them before the first measured one, and before
+    // the fault from the start is switched on.
     warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
     edgesMs: window.edgesMs,
     onEdge: window.switchAt,
@@ -369,9 +374,11 @@ async function runOpenLoopPhase(
 
 /**
  * The fault's window: on at faultStartMs and, when it ends before the load does, off at faultEndMs
- * (requests in flight then finish without it). A fault from the start is switched on here, before
- * the load begins. A fault that lasts to the end of the load stays on until the last request has
- * settled, so every request sent under it meets it for its whole life (a latency run's last
+ * (requests in flight then finish without it). A fault from the start is an edge at 0 when the load
+ * warms its connections first (`atZeroEdge`: the open loop passes it after its warm requests, before
+ * its clock starts), else switched on here, before the load begins. A fault that lasts to the end
+ * of the load stays on until the last request has settled, so every request sent under it meets
+ * it for its whole life (a latency run's last
  * requests are delayed like the others; a blackhole's held requests time out); the report then
  * gives that real end (`activeUntilMs`), draining included. An edge is passed only while the load
  * runs: when every request has settled before fault_start, the fault is never switched on
@@ -380,6 +387,7 @@ async function runOpenLoopPhase(
 async function faultWindow(
   spec: ScenarioSpec,
   proxy: HostedProxy,
+  atZeroEdge: boolean,
 ): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
   const httpFault = spec.httpFault;
   let switchedOn = false;
@@ -390,11 +398,11 @@ async function faultWindow(
     switchedOn = true;
   };
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
-  if (spec.faultStartMs <= 0) await on();
+  if (spec.faultStartMs <= 0 && !atZeroEdge) await on();
   const edgesMs: number[] = [];
   const switches: Array<() => Promise<void>> = [];
-  if (spec.faultStartMs > 0) {
-    edgesMs.push(spec.faultStartMs);
+  if (spec.faultStartMs > 0 || atZeroEdge) {
+    edgesMs.push(Math.max(0, spec.faultStartMs));
     switches.push(on);
   }
   if (spec.faultEndMs < spec.durationMs) {

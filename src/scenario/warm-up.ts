@@ -31,6 +31,8 @@ const WARM_UP_RATE_PER_SECOND = 4_000;
 const WARM_UP_MS = 600;
 const WARM_UP_CONNECTIONS = 8;
 const RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+/** A fault that changes nothing, so the faults' path runs (warmUp). */
+const WARM_UP_FAULT = { type: 'latency', latencyMs: 0 } as const;
 
 let warmedUp = false;
 
@@ -97,6 +99,12 @@ async function warmUp(signal: AbortSignal): Promise<void> {
         durationMs: WARM_UP_MS,
         timeoutMs: 1_000,
         watchLoadOf: proxy.load,
+        // The second half through a latency fault of 0, switched on at an edge as a scenario's
+        // fault is: a link with a fault runs other code than a bare one (each chunk queued, shaped
+        // by its stages and timed, and the thread's wake-up helper started), and a scenario's fault
+        // phase runs it from its first request.
+        edgesMs: [WARM_UP_MS / 2],
+        onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
         signal,
       });
     } finally {
