@@ -32,7 +32,7 @@ import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
-import { warmUpOnce } from './warm-up.js';
+import { WARM_REQUESTS_PER_CONNECTION, warmUpOnce } from './warm-up.js';
 import { describeTargets } from '../target-policy.js';
 
 export interface ScenarioProgress {
@@ -154,7 +154,15 @@ async function runPhase(
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
   const targetConnectFailures: Record<string, number> = {};
-  const proxy = await startPhaseProxy(spec, url, seed, targetConnectFailures);
+  // With the proxy in the load's path, an open-loop phase first warms what it brought up (see
+  // WARM_REQUESTS_PER_CONNECTION): its fault from the start is switched on after that, and a
+  // connect failure counts once the clock has started. With `proxies` the app's calls are warmed,
+  // if at all, by the app; the load goes as it comes.
+  const warms = spec.strategy !== 'capacity' && spec.proxies.length === 0;
+  const counting = { on: !warms };
+  const proxy = await startPhaseProxy(spec, url, seed, (reason) => {
+    if (counting.on) targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
+  });
   if (spec.strategy !== 'capacity') {
     // The process's first open-loop run only: its own code warm, so second 0 measures the target.
     // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
@@ -176,7 +184,7 @@ async function runPhase(
     // it opens its first connection.
     const window =
       phase === 'fault'
-        ? await faultWindow(spec, proxy, spec.strategy !== 'capacity')
+        ? await faultWindow(spec, proxy, warms)
         : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
@@ -190,7 +198,14 @@ async function runPhase(
     const measured =
       spec.strategy === 'capacity'
         ? await runClosedLoopPhase(spec, target, window, { live, progress, timers, signal: options.signal })
-        : await runOpenLoopPhase(spec, phase, target, window, { live, progress, proxy, signal: options.signal });
+        : await runOpenLoopPhase(spec, phase, target, window, {
+            live,
+            progress,
+            proxy,
+            signal: options.signal,
+            warmRequests: warms ? WARM_REQUESTS_PER_CONNECTION : 0,
+            onStart: () => void (counting.on = true),
+          });
     return {
       phase: {
         phase,
@@ -225,15 +240,14 @@ function startPhaseProxy(
   spec: ScenarioSpec,
   url: URL,
   seed: number,
-  targetConnectFailures: Record<string, number>,
+  onConnectFailure: (reason: string) => void,
 ): Promise<HostedProxy> {
   return startHostedProxy({
     mappings: proxyMappings(spec, url),
     seed,
     onEvent: (event) => {
       if (event.type !== 'connect_failed') return;
-      const reason = /\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error;
-      targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
+      onConnectFailure(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
     ...(spec.httpFault ? { http: true } : {}),
@@ -321,16 +335,6 @@ async function runClosedLoopPhase(
   };
 }
 
-/**
- * Unmeasured requests per connection before an open-loop phase's clock starts (see runOpenLoopPhase):
- * each of the phase's first connections then has carried an exchange through every hop the phase
- * brought up (the proxy's client and upstream sockets, the target's side), so the first measured
- * requests do not pay for setting them up. They pass before the fault from the start is switched
- * on (an edge at 0, see faultWindow), so no fault meets them and no fault counter counts them; they
- * reach the target, and the report says how many there were (`warmRequests`).
- */
-export const WARM_REQUESTS_PER_CONNECTION = 2;
-
 /** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
 
 async function runOpenLoopPhase(
@@ -338,7 +342,14 @@ async function runOpenLoopPhase(
   phase: 'baseline' | 'fault',
   target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
   window: PhaseWindow,
-  run: { live: LiveCounters; progress: { errors: number }; proxy: HostedProxy; signal: AbortSignal | undefined },
+  run: {
+    live: LiveCounters;
+    progress: { errors: number };
+    proxy: HostedProxy;
+    signal: AbortSignal | undefined;
+    warmRequests: number;
+    onStart: () => void;
+  },
 ): Promise<PhaseMeasures> {
   const result = await runOpenLoop({
     ...target,
@@ -356,7 +367,10 @@ async function runOpenLoopPhase(
     // phase's proxy, its upstream connections and the target's side of them are new: a few
     // unmeasured requests on each connection warm them before the first measured one, and before
     // the fault from the start is switched on.
-    warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
+    warmRequestsPerConnection: run.warmRequests,
+    // Posted by the generator thread as its clock starts, before the first request: a failure that
+    // request meets reaches this thread after it.
+    onStart: run.onStart,
     edgesMs: window.edgesMs,
     onEdge: window.switchAt,
     onSecond: (bucket) => {
