@@ -114,6 +114,60 @@ test(
   },
 );
 
+test(
+  'an edge at 0 is passed after the warm requests and before the ' +
+    'first measured request, which waits for it; one that throws fails the run',
+  async () => {
+    const target = await server();
+    const seen: number[] = [];
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 50,
+      connections: 2,
+      durationMs: 200,
+      timeoutMs: 2000,
+      warmRequestsPerConnection: 3,
+      edgesMs: [0, 100],
+      onEdge: async (index) => {
+        seen.push(index, target.arrivals.length);
+        // What the edge switches (a scenario's fault) takes a while on another thread: nothing goes meanwhile.
+        if (index === 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (index === 0) seen.push(target.arrivals.length);
+      },
+    });
+    assert.deepEqual(
+      seen.slice(0, 3),
+      [0, 6, 6],
+      'every warm request before the edge, no measured one until it returned',
+    );
+    // The clock started once the edge at 0 was passed: the first request did not wait for it.
+    assert.ok(result.samples.latencyMs[0]! < 1000, `the first request took ${result.samples.latencyMs[0]} ms`);
+    // Requests due at 0, 20 … 80 ms may have gone before the edge at 100 ms; none due after it.
+    assert.equal(seen[3], 1);
+    assert.ok(seen[4]! >= 6 && seen[4]! <= 11, `${seen[4]} requests had arrived at the edge at 100 ms`);
+    assert.equal(result.warmRequests, 6);
+    assert.equal(result.requests, 10);
+    assert.equal(target.arrivals.length, 16);
+    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    await assert.rejects(
+      runOpenLoop({
+        url: `${target.origin}/`,
+        ratePerSecond: 50,
+        connections: 2,
+        durationMs: 200,
+        timeoutMs: 2000,
+        warmRequestsPerConnection: 1,
+        edgesMs: [0],
+        onEdge: () => {
+          throw new Error('switch failed');
+        },
+      }),
+      /switch failed/,
+    );
+    assert.equal(target.arrivals.length, 18, 'a failed edge at 0 sends no measured request');
+  },
+);
+
 test('a throwing onStart fails the run and leaves nothing open', async () => {
   const target = await server();
   const before = await heldResources(servers);

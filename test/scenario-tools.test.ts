@@ -69,6 +69,10 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     const p50Row = result.impact.find((row) => row.metric === 'p50 latency')!;
     assert.equal(p50Row.change, run.latency!.p50 - base.latency!.p50);
     assert.equal(result.run.proxy.faults[0]!.applications, run.responses);
+    // The warm requests before each phase's clock went through no fault and are in no figure; the report says so.
+    assert.equal(run.warmRequests, 20);
+    assert.equal(base.warmRequests, 20);
+    assert.match(report, /Before the first measured request, 20 unmeasured requests/);
     assert.equal(result.passed, true);
     assert.match(report, /### Impact against the baseline/);
     assert.deepEqual(await heldResources(servers), held);
@@ -337,6 +341,8 @@ describe('fault_run_*_impact_scenario through MCP', () => {
     assert.equal(load.errors, 0);
     assert.equal(load.statusCodes['200'], 20);
     assert.ok(load.latency!.min >= 99.5, `fastest request ${load.latency!.min} ms`);
+    // The load goes straight to the app: no warm requests (they would reach the app and its dependency).
+    assert.equal(load.warmRequests, 0);
     assert.equal(upstream.arrivals.length, 20, 'every request made one upstream call');
     assert.ok(result.run.proxy.mappings[0]!.connections > 0);
     // The mapped port is closed again once the tool answered.

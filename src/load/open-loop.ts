@@ -117,7 +117,8 @@ export interface OpenLoopOptions extends LoadTarget {
    * caller's thread has answered), so every request due in a window meets it, whichever thread is
    * busier; requests due meanwhile wait, and their latency still counts from their intended start.
    * An edge is also reached by time alone, with no request due past it, while the run lasts (a
-   * window that ends after the last request is due, while the last ones are in flight).
+   * window that ends after the last request is due, while the last ones are in flight). An edge at
+   * 0 is passed before the clock starts, after the warm requests (warmRequestsPerConnection).
    */
   edgesMs?: readonly number[];
   onEdge?: (index: number) => void | Promise<void>;
@@ -126,7 +127,8 @@ export interface OpenLoopOptions extends LoadTarget {
    * are open and before the clock starts (default 0; at most MAX_WARM_REQUESTS): the path the run
    * itself brought up — a proxy's thread and its upstream connections, the target's side of each
    * connection — is then warm when the first measured request goes. They reach the target, are not
-   * counted in any figure, and are reported as `warmRequests`.
+   * counted in any figure, and are reported as `warmRequests`. They go before an edge at 0 is
+   * passed, so what that edge switches on (a scenario's fault from the start) never meets them.
    */
   warmRequestsPerConnection?: number;
 }
@@ -469,7 +471,7 @@ class OpenLoopRun {
       this.hooks.signal?.addEventListener('abort', this.onAbort);
       void this.preconnect().then(async () => {
         await this.warm();
-        if (this.stopped) return;
+        if (this.stopped || !(await this.passEdgesAtZero())) return;
         this.startMs = performance.now();
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
@@ -539,6 +541,23 @@ class OpenLoopRun {
       slot.warming = undefined;
       slot.connection.abandon();
     }
+  }
+
+  /**
+   * Passes the edges at 0 ms before the clock starts, after the warm requests: what an edge at 0
+   * switches on (a scenario's fault from the start) meets every measured request and no warm one,
+   * and the first requests do not wait for the switch. False when the run failed meanwhile.
+   */
+  private async passEdgesAtZero(): Promise<boolean> {
+    while (!this.stopped && this.plan.edgesMs[this.nextEdge] === 0) {
+      try {
+        await this.hooks.onEdge?.(this.nextEdge++);
+      } catch (error) {
+        void this.fail(error);
+        return false;
+      }
+    }
+    return !this.stopped;
   }
 
   /** A new connection slot; its socket opens on its first request (or in preconnect). */

@@ -33,7 +33,7 @@ import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
-import { warmUpOnce } from './warm-up.js';
+import { WARM_REQUESTS_PER_CONNECTION, warmUpOnce } from './warm-up.js';
 import { describeTargets } from '../target-policy.js';
 
 export interface ScenarioProgress {
@@ -159,7 +159,15 @@ async function runPhase(
   const url = new URL(spec.url);
   const startedAt = new Date().toISOString();
   const targetConnectFailures: Record<string, number> = {};
-  const proxy = await startPhaseProxy(spec, url, seed, targetConnectFailures);
+  // With the proxy in the load's path, an open-loop phase first warms what it brought up (see
+  // WARM_REQUESTS_PER_CONNECTION): its fault from the start is switched on after that, and a
+  // connect failure counts once the clock has started. With `proxies` the app's calls are warmed,
+  // if at all, by the app; the load goes as it comes.
+  const warms = spec.strategy !== 'capacity' && spec.proxies.length === 0;
+  const counting = { on: !warms };
+  const proxy = await startPhaseProxy(spec, url, seed, (reason) => {
+    if (counting.on) targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
+  });
   if (spec.strategy !== 'capacity') {
     // The process's first open-loop run only: its own code warm, so second 0 measures the target.
     // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
@@ -175,12 +183,13 @@ async function runPhase(
   const ticker = startProgressTicker(spec, phase, live, progress, options.onProgress);
   const timers: NodeJS.Timeout[] = [];
   try {
-    // A fault from the start is on before the load opens its first connection; a later start or
-    // an end is an edge of the open loop's own schedule (no request due past it is sent before the
-    // switch), or timed from the start of the closed loop.
+    // A start or an end is an edge of the open loop's own schedule (no request due past it is sent
+    // before the switch; one at 0 once the phase's connections are open and warm, before the clock
+    // starts), or timed from the start of the closed loop, whose fault from the start is on before
+    // it opens its first connection.
     const window =
       phase === 'fault'
-        ? await faultWindow(spec, proxy)
+        ? await faultWindow(spec, proxy, warms)
         : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
     const target = {
       url: spec.url,
@@ -194,7 +203,14 @@ async function runPhase(
     const measured =
       spec.strategy === 'capacity'
         ? await runClosedLoopPhase(spec, target, window, { live, progress, timers, signal: options.signal })
-        : await runOpenLoopPhase(spec, phase, target, window, { live, progress, proxy, signal: options.signal });
+        : await runOpenLoopPhase(spec, phase, target, window, {
+            live,
+            progress,
+            proxy,
+            signal: options.signal,
+            warmRequests: warms ? WARM_REQUESTS_PER_CONNECTION : 0,
+            onStart: () => void (counting.on = true),
+          });
     return {
       phase: {
         phase,
@@ -229,7 +245,7 @@ function startPhaseProxy(
   spec: ScenarioSpec,
   url: URL,
   seed: number,
-  targetConnectFailures: Record<string, number>,
+  onConnectFailure: (reason: string) => void,
 ): Promise<HostedProxy> {
   return startHostedProxy({
     mappings: proxyMappings(spec, url),
@@ -238,8 +254,7 @@ function startPhaseProxy(
     allowProduction: true,
     onEvent: (event) => {
       if (event.type !== 'connect_failed') return;
-      const reason = /\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error;
-      targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
+      onConnectFailure(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
     ...(spec.httpFault ? { http: true } : {}),
@@ -328,20 +343,20 @@ async function runClosedLoopPhase(
 }
 
 /** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
-/**
- * Unmeasured requests per connection before an open-loop phase's clock starts (see runOpenLoopPhase).
- * Off: they pass through a fault already on and reach the target, so the fault's counters and the
- * target's own count would include requests no figure of the run shows; and on a busy machine no
- * A/B showed that they shorten the first second's tail (bench: scenario.proxy-tail).
- */
-export const WARM_REQUESTS_PER_CONNECTION = 0;
 
 async function runOpenLoopPhase(
   spec: ScenarioSpec,
   phase: 'baseline' | 'fault',
   target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
   window: PhaseWindow,
-  run: { live: LiveCounters; progress: { errors: number }; proxy: HostedProxy; signal: AbortSignal | undefined },
+  run: {
+    live: LiveCounters;
+    progress: { errors: number };
+    proxy: HostedProxy;
+    signal: AbortSignal | undefined;
+    warmRequests: number;
+    onStart: () => void;
+  },
 ): Promise<PhaseMeasures> {
   const result = await runOpenLoop({
     ...target,
@@ -357,8 +372,12 @@ async function runOpenLoopPhase(
     watchLoadOf: run.proxy.load,
     // The process's warm-up (warm-up.ts) warmed the code on a proxy of its own to a sink; this
     // phase's proxy, its upstream connections and the target's side of them are new: a few
-    // unmeasured requests on each connection warm them before the first measured one.
-    warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
+    // unmeasured requests on each connection warm them before the first measured one, and before
+    // the fault from the start is switched on.
+    warmRequestsPerConnection: run.warmRequests,
+    // Posted by the generator thread as its clock starts, before the first request: a failure that
+    // request meets reaches this thread after it.
+    onStart: run.onStart,
     edgesMs: window.edgesMs,
     onEdge: window.switchAt,
     onSecond: (bucket) => {
@@ -376,9 +395,11 @@ async function runOpenLoopPhase(
 
 /**
  * The fault's window: on at faultStartMs and, when it ends before the load does, off at faultEndMs
- * (requests in flight then finish without it). A fault from the start is switched on here, before
- * the load begins. A fault that lasts to the end of the load stays on until the last request has
- * settled, so every request sent under it meets it for its whole life (a latency run's last
+ * (requests in flight then finish without it). A fault from the start is an edge at 0 when the load
+ * warms its connections first (`atZeroEdge`: the open loop passes it after its warm requests, before
+ * its clock starts), else switched on here, before the load begins. A fault that lasts to the end
+ * of the load stays on until the last request has settled, so every request sent under it meets
+ * it for its whole life (a latency run's last
  * requests are delayed like the others; a blackhole's held requests time out); the report then
  * gives that real end (`activeUntilMs`), draining included. An edge is passed only while the load
  * runs: when every request has settled before fault_start, the fault is never switched on
@@ -387,6 +408,7 @@ async function runOpenLoopPhase(
 async function faultWindow(
   spec: ScenarioSpec,
   proxy: HostedProxy,
+  atZeroEdge: boolean,
 ): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
   const httpFault = spec.httpFault;
   let switchedOn = false;
@@ -397,11 +419,11 @@ async function faultWindow(
     switchedOn = true;
   };
   const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
-  if (spec.faultStartMs <= 0) await on();
+  if (spec.faultStartMs <= 0 && !atZeroEdge) await on();
   const edgesMs: number[] = [];
   const switches: Array<() => Promise<void>> = [];
-  if (spec.faultStartMs > 0) {
-    edgesMs.push(spec.faultStartMs);
+  if (spec.faultStartMs > 0 || atZeroEdge) {
+    edgesMs.push(Math.max(0, spec.faultStartMs));
     switches.push(on);
   }
   if (spec.faultEndMs < spec.durationMs) {

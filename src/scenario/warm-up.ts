@@ -15,7 +15,16 @@
  * 0's p95 (median) was 11.6 ms with the generator on the proxy's thread and a 250 ms warm-up,
  * 19.9 on its own thread with 250 ms, and 9.4 on its own thread with 600 ms. The proxy, too,
  * runs on a kept thread of its own (proxy-host/): the warm-up's proxy is hosted there, as a
- * scenario's is.
+ * scenario's is, with a latency fault of 0 for the second half (a faulted link runs other code).
+ *
+ * What it cannot warm is what each phase brings up: its own proxy, connections and the target's
+ * side of them. A phase warms those itself (WARM_REQUESTS_PER_CONNECTION, run.ts) before its fault
+ * and its clock start. Measured with every process of the run under SCHED_FIFO (the machine was at
+ * load 12-17, so that is the nearest to a quiet one), `faultline run latency --latency 0 --baseline`
+ * at 4,000 req/s: the fault phase's first second went from p95 6-31 ms to 0.6-1.8 ms. The first
+ * phase of a process still had 4-20 ms: V8 compiled 60-80 functions of the hot path again in it
+ * (`--trace-opt`), whether the warm-up lasted 0.6 or 1.5 s or ran at 10,000 req/s, and on 2
+ * cores those compiles compete with the load; the second phase compiled 16-20.
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS of load, a short drain) and stops everything it started before resolving.
@@ -24,13 +33,30 @@
  * leaves no socket behind — and the next scenario warms up again.
  */
 import net from 'node:net';
-import { runOpenLoop } from '../load/index.js';
+import { DEFAULT_EXPECTED_STATUS, LiveCounters, parseExpectedStatus, runOpenLoop } from '../load/index.js';
 import { startHostedProxy } from '../proxy-host/index.js';
+import type { TargetAllowance } from '../target-policy.js';
 
 const WARM_UP_RATE_PER_SECOND = 4_000;
 const WARM_UP_MS = 600;
 const WARM_UP_CONNECTIONS = 8;
+/** Room to grow, as a scenario's load has: the on-demand path is warmed too when requests wait. */
+const WARM_UP_MAX_CONNECTIONS = 16;
+/** The sink is on loopback, which the default policy allows; a scenario passes its policy the same way. */
+const SINK_TARGETS: TargetAllowance = { allowRemoteTargets: false, allowTargets: [] };
+
+/**
+ * Unmeasured requests per connection before an open-loop phase's clock starts (run.ts): each of the
+ * phase's first connections then has carried an exchange through every hop the phase brought up (the
+ * proxy's client and upstream sockets, the target's side), so the first measured requests do not pay
+ * for setting them up. They pass before the fault from the start is switched on (an edge at 0), so no
+ * fault meets them and no fault counter counts them; they reach the target, and the report says how
+ * many there were (`warmRequests`). The warm-up sends them too.
+ */
+export const WARM_REQUESTS_PER_CONNECTION = 2;
 const RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+/** A fault that changes nothing, so the faults' path runs (warmUp). */
+const WARM_UP_FAULT = { type: 'latency', latencyMs: 0 } as const;
 
 let warmedUp = false;
 
@@ -86,19 +112,46 @@ async function warmUp(signal: AbortSignal): Promise<void> {
   const sink = await startSink();
   try {
     signal.throwIfAborted();
-    // On the proxy thread, as a scenario's proxy: that thread's code is what must be warm.
-    // It never takes a fault: the production guard has nothing to refuse.
-    const proxy = await startHostedProxy({ mappings: [`0=127.0.0.1:${sink.port}`], faults: [], allowProduction: true });
+    const url = `http://127.0.0.1:${sink.port}/`;
+    // On the proxy thread, as a scenario's proxy: that thread's code is what must be warm. Every option
+    // below is one a scenario's phase gives (run.ts), so the warm code was compiled for objects of
+    // the phase's shapes: V8 throws optimised code away when it meets an object of another shape, and
+    // that had the first phase of a process run its first few hundred milliseconds on slow code.
+    const proxy = await startHostedProxy({
+      mappings: [`0=http://127.0.0.1:${sink.port}`],
+      seed: 0,
+      onEvent: () => {},
+      tls: { rejectUnauthorized: true },
+      targets: SINK_TARGETS,
+      // Its only fault is a latency of 0 toward its own sink: the production guard has nothing to refuse.
+      allowProduction: true,
+    });
     try {
       await runOpenLoop({
-        url: `http://127.0.0.1:${proxy.ports[0]}/`,
+        url,
+        method: 'GET',
+        body: '',
+        headers: {},
+        tls: { rejectUnauthorized: true },
+        targets: SINK_TARGETS,
+        connectTo: { host: '127.0.0.1', port: proxy.ports[0]! },
         ratePerSecond: WARM_UP_RATE_PER_SECOND,
         connections: WARM_UP_CONNECTIONS,
-        maxConnections: WARM_UP_CONNECTIONS,
+        maxConnections: WARM_UP_MAX_CONNECTIONS,
+        expectedStatus: parseExpectedStatus(DEFAULT_EXPECTED_STATUS),
         durationMs: WARM_UP_MS,
         timeoutMs: 1_000,
-        watchLoadOf: proxy.load,
         signal,
+        live: new LiveCounters(),
+        watchLoadOf: proxy.load,
+        warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
+        // The second half through a latency fault of 0, switched on at an edge as a scenario's
+        // fault is: a link with a fault runs other code than a bare one (each chunk queued, shaped
+        // by its stages and timed, and the thread's wake-up helper started), and a scenario's fault
+        // phase runs it from its first request.
+        edgesMs: [WARM_UP_MS / 2],
+        onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
+        onSecond: () => {},
       });
     } finally {
       await proxy.stop();
