@@ -57,34 +57,53 @@ async function sendThrough(port: number, ms: number): Promise<net.Socket> {
 describe('blackhole', () => {
   test('both ways by default: the origin logs no request while it is on; one way when told', async () => {
     const origin = await countingOrigin();
-    for (const http of [false, true]) {
-      const proxy = await startProxy({
-        mappings: [parseMapping(`0=${http ? 'http' : 'tcp'}://127.0.0.1:${origin.port}`)],
-        faults: [{ type: 'blackhole' }],
-        http,
-      });
-      try {
-        const before = origin.requests();
-        const held = await sendThrough(proxy.ports[0]!, 600);
-        assert.equal(origin.requests(), before, `no request reached the origin (${http ? 'http' : 'tcp'} mapping)`);
-        // Off: what was held flows on, intact.
-        await proxy.setFaults([]);
-        const deadline = Date.now() + 10_000;
-        while (origin.requests() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        assert.equal(origin.requests(), before + 1, 'the held request arrives once the blackhole ends');
-        held.destroy();
-        // direction ingress (the answers only): the request reaches the origin while it is on.
-        await proxy.setFaults([{ type: 'blackhole', direction: 'ingress' }]);
-        const oneWay = await sendThrough(proxy.ports[0]!, 0);
-        const until = Date.now() + 10_000;
-        while (origin.requests() === before + 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-        assert.equal(origin.requests(), before + 2, 'direction ingress holds only the answers');
-        oneWay.destroy();
-      } finally {
-        await proxy.stop();
+    const sockets: net.Socket[] = [];
+    const through = async (port: number, ms: number) => {
+      const socket = await sendThrough(port, ms);
+      sockets.push(socket);
+      return socket;
+    };
+    try {
+      for (const http of [false, true]) {
+        const proxy = await startProxy({
+          mappings: [parseMapping(`0=${http ? 'http' : 'tcp'}://127.0.0.1:${origin.port}`)],
+          faults: [{ type: 'blackhole' }],
+          http,
+        });
+        try {
+          const before = origin.requests();
+          await through(proxy.ports[0]!, 600);
+          assert.equal(origin.requests(), before, `no request reached the origin (${http ? 'http' : 'tcp'} mapping)`);
+          // Off: what was held flows on, intact.
+          await proxy.setFaults([]);
+          const deadline = Date.now() + 10_000;
+          while (origin.requests() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          assert.equal(origin.requests(), before + 1, 'the held request arrives once the blackhole ends');
+          // direction ingress (the answers only), on a connection already open: its request reaches the origin and
+          // the answer is held.
+          const open = await through(proxy.ports[0]!, 0);
+          const answered = new Promise<void>((resolve) => open.once('data', () => resolve()));
+          await answered;
+          await proxy.setFaults([{ type: 'blackhole', direction: 'ingress' }]);
+          let answers = 0;
+          open.on('data', () => answers++);
+          open.write('GET / HTTP/1.1\r\nHost: origin\r\n\r\n');
+          const until = Date.now() + 10_000;
+          while (origin.requests() === before + 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+          assert.equal(origin.requests(), before + 3, 'direction ingress holds only the answers');
+          assert.equal(answers, 0, 'the answer is held');
+          // A connection opened while it is on is not dialled, as a SYN-ACK tc drops never completes a handshake.
+          await through(proxy.ports[0]!, 300);
+          assert.equal(origin.requests(), before + 3, 'a new connection does not reach the origin');
+        } finally {
+          for (const socket of sockets.splice(0)) socket.destroy();
+          await proxy.stop();
+        }
       }
+    } finally {
+      // A failed assertion must not leave the file's process alive on an open server.
+      await origin.close();
     }
-    await origin.close();
   });
 
   test('every export keeps that meaning or refuses', async () => {
