@@ -92,6 +92,13 @@ export interface FaultCounters {
   bytesPaced: number;
   /** Time links spent held by a blackhole, summed over links, live holds included (ms). */
   timeHeldMs: number;
+  /**
+   * On a protocol-aware proxy, the requests that met the fault, in the protocol's own unit: HTTP requests and Redis
+   * commands forwarded on a connection of its mapping while it was set (and drawn for that connection). The unit a
+   * report gives when it has one: a blackhole "held 291 Redis commands", not "1 connection".
+   */
+  httpExchanges?: number;
+  respCommands?: number;
 }
 
 /**
