@@ -3,11 +3,11 @@
  * experiment's switches as edges of its own schedule (no request due after a switch is sent before
  * the switch is done, so every request due in a fault's window meets it).
  */
-import { runOpenLoop, type OpenLoopResult, type SecondBucket } from '../../load/index.js';
+import { runOpenLoop, ScheduleEnd, type OpenLoopResult, type SecondBucket } from '../../load/index.js';
 import { warmUpOnce } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
-export type { OpenLoopResult, SecondBucket };
+export { ScheduleEnd, type OpenLoopResult, type SecondBucket };
 
 export interface LoadRun {
   plan: LoadPlan;
@@ -18,6 +18,8 @@ export interface LoadRun {
   onStart: () => void;
   onSecond: (bucket: SecondBucket) => void;
   signal: AbortSignal | undefined;
+  /** Ends the schedule early (an abort, once its recovery is judged). */
+  scheduleEnd?: ScheduleEnd;
   /** Requests cross an in-process proxy: the generator watches this thread's load too. */
   throughProcessProxy: boolean;
 }
@@ -48,5 +50,6 @@ export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
     onStart: run.onStart,
     onSecond: run.onSecond,
     ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.scheduleEnd ? { scheduleEnd: run.scheduleEnd } : {}),
   });
 }
