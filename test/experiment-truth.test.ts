@@ -17,6 +17,10 @@ import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { startOkApp } from './helpers/ok-app.js';
 import { freePort, startExampleStack } from './fixtures/experiment/stack.js';
 import { redisPipe, redisUnavailable, startRedis } from './fixtures/redis.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCliProcess } from './helpers/processes.js';
 
 const limits = makeConfig().scenario;
 const noRedis = await redisUnavailable();
@@ -349,6 +353,68 @@ describe("mcp-chaos-monkey's scenario without durationMs", () => {
       assert.ok(result.faults[0]!.onAtMs !== null && result.faults[0]!.offAtMs !== null);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('a command after --: the faults held while it runs, its exit code the verdict', () => {
+  const scenario = JSON.stringify({
+    name: 'cache slow while the tests run',
+    description: "mcp-chaos-monkey's scenario, its fault without durationMs",
+    faults: [{ target: 'cache', config: { type: 'latency', latency_ms: 300 } }],
+  });
+  // The person's own check, run with the faults on: three requests through the proxy, each slowed by the fault.
+  const check = (port: number, code: number) =>
+    `const t=[];(async()=>{for(let i=0;i<3;i++){const s=Date.now();await (await fetch('http://127.0.0.1:${port}/')).text();` +
+    `t.push(Date.now()-s)}console.log('took',t.join(','));process.exit(t.every((ms)=>ms>=250)?${code}:9)})()`;
+
+  test('run -- CMD: on while it runs, its length the run, its exit code passed or failed', async () => {
+    const app = await startOkApp();
+    const work = mkdtempSync(join(tmpdir(), 'faultline-while-'));
+    try {
+      const file = join(work, 'scenario.json');
+      writeFileSync(file, scenario);
+      const port = await freePort();
+      const mapping = ['--proxy', `${port}=${new URL(app.url).host}#cache`];
+      const passed = await runCliProcess(
+        ['experiment', 'run', file, ...mapping, '--', process.execPath, '-e', check(port, 0)],
+        {},
+      );
+      assert.equal(passed.code, 0, `${passed.stdout}\n${passed.stderr}`);
+      assert.match(passed.stdout, /\*\*Verdict: PASSED\*\*/);
+      assert.match(passed.stdout, /the command after --: .*node/);
+      // The run lasted as long as the command (well under the 10 min it was planned for at most).
+      const lasted = /Duration: ([\d.]+)s|over ([\d.]+) s|lasted ([\d.]+)/.exec(passed.stdout);
+      assert.ok(lasted === null || Number(lasted[1] ?? lasted[2] ?? lasted[3]) < 60, passed.stdout);
+
+      const failed = await runCliProcess(
+        ['experiment', 'run', file, ...mapping, '--', process.execPath, '-e', check(port, 3)],
+        {},
+      );
+      assert.equal(failed.code, 3, `${failed.stdout}\n${failed.stderr}`);
+      assert.match(failed.stdout, /exit 3/);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      await app.close();
+    }
+  });
+
+  test('a stray word is no command, and the run has one length', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'faultline-while-'));
+    try {
+      const file = join(work, 'scenario.json');
+      writeFileSync(file, scenario);
+      const stray = await runCliProcess(['experiment', 'run', file, 'npm', 'test'], {});
+      assert.equal(stray.code, 2, stray.stderr);
+      assert.match(stray.stderr, /unexpected "npm": a command to run with the faults on goes after --/);
+      const both = await runCliProcess(
+        ['experiment', 'run', file, '--proxy', '0=127.0.0.1:1#cache', '--duration', '5s', '--', 'true'],
+        {},
+      );
+      assert.equal(both.code, 2, both.stderr);
+      assert.match(both.stderr, /--duration: the run lasts while the command after -- runs; give one or the other/);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

@@ -201,6 +201,7 @@ class ExperimentRun {
       } else {
         this.startClock();
         await this.switchAt(0);
+        this.startWhileCommand();
         for (const at of this.edges()) this.at(at, () => void this.switchAt(at));
         await new Promise<void>((resolve, reject) => {
           this.at(experiment.durationMs, resolve);
@@ -211,7 +212,7 @@ class ExperimentRun {
       // Faults that lasted to the end stay on until the last request settled; off now. Plane
       // steps and commands still running finish (each within its own bound), then the run ends.
       await this.switchOffAll();
-      if (this.scheduleEnd.atMs !== undefined) this.experiment = endedEarly(experiment, this.scheduleEnd.atMs);
+      if (this.scheduleEnd.atMs !== undefined) this.endedAt(this.scheduleEnd.atMs);
       await this.settlePending();
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
@@ -332,7 +333,7 @@ class ExperimentRun {
     for (const expectation of this.experiment.expectations) {
       if (expectation.kind === 'http')
         this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
-      if (expectation.kind === 'command') {
+      if (expectation.kind === 'command' && expectation.id !== this.experiment.whileCommand) {
         const command = expectation.command;
         this.at(expectation.window.fromMs, () => this.track(this.runExpectationCommand(expectation.id, command)));
       }
@@ -440,6 +441,12 @@ class ExperimentRun {
     this.endAfterAbort(this.aborted.atMs);
   }
 
+  /** The run ended early (an abort's recovery judged, a command after `--` exited): as it ran, not as planned. */
+  private endedAt(endMs: number): void {
+    this.experiment = endedEarly(this.experiment, endMs);
+    for (const { record } of this.faults) record.plannedToMs = Math.min(record.plannedToMs, endMs);
+  }
+
   /**
    * An abort ends the run once the recovery it must judge is judged: recover_within after it, plus RECOVERY_SEEN_MS
    * to see the steady state again, on a whole second. Without recover_within the run goes on to its end, so the
@@ -530,6 +537,15 @@ class ExperimentRun {
         );
       });
     }
+  }
+
+  /** A person's command after `--`: started once the faults at 0 are on; the run ends when it exits. */
+  private startWhileCommand(): void {
+    const expectation = this.experiment.expectations.find((e) => e.id === this.experiment.whileCommand);
+    if (expectation?.kind !== 'command') return;
+    this.track(
+      this.runExpectationCommand(expectation.id, expectation.command).finally(() => this.scheduleEnd.end(this.now())),
+    );
   }
 
   private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
