@@ -115,11 +115,11 @@ class ExperimentRun {
   private readonly warnings: string[] = [];
   private clockStarted = false;
   private readonly promql: PromqlWatch;
-  /** Where the run ends when an abort ends it early (endAfterAbort). */
+  /** Where the run ends when it ends early: an abort's recovery judged (endAfterAbort), a command after `--` exited. */
   private readonly scheduleEnd = new ScheduleEnd();
 
   constructor(
-    /** As planned; once an abort ended the run early, as it ran (endedEarly). */
+    /** As planned; once the run ended early, as it ran (endedEarly). */
     private experiment: Experiment,
     private readonly options: RunOptions,
   ) {
@@ -762,7 +762,7 @@ function commandText(spec: Experiment['rollbacks'][number]): string {
   return Array.isArray(spec.command) ? spec.command.join(' ') : spec.command;
 }
 
-/** The experiment as it ran when an abort ended it at `endMs`: its length, phases and windows cut there. */
+/** The experiment as it ran when it ended early at `endMs`: its length, phases and windows cut there. */
 function endedEarly(experiment: Experiment, endMs: number): Experiment {
   const cut = <T extends { fromMs: number; toMs: number }>(window: T): T => ({
     ...window,
