@@ -123,6 +123,24 @@ describe('the example app', () => {
       );
       assert.ok(after.length >= 1 && after.every((second) => second.errors === 0), JSON.stringify(after));
       assert.equal(byId(result, 'abort_when').status, 'failed');
+      // The load stopped once the recovery was judged (recover_within 2s after the abort, and a second to see the
+      // steady state), not at its planned 11 s: no request was due after that.
+      const endedAt = Math.ceil((result.aborted!.atMs + 2000 + 1000) / 1000) * 1000;
+      assert.equal(result.aborted!.endedAtMs, endedAt);
+      assert.ok(endedAt < 11_000, `ended at ${endedAt}`);
+      assert.equal(result.durationMs, endedAt);
+      assert.equal(result.load!.durationMs, endedAt);
+      assert.equal(
+        result.load!.requests,
+        Math.ceil((endedAt / 1000) * 20),
+        'every request due before the end, none after',
+      );
+      assert.equal(result.seconds.length, endedAt / 1000);
+      assert.equal(byId(result, 'recover_within').status, 'passed', byId(result, 'recover_within').reason);
+      assert.match(
+        renderMarkdown(result),
+        new RegExp(`the run ended at ${endedAt / 1000}s, once recover_within was judged`),
+      );
     },
   );
 });

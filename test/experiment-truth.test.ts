@@ -16,7 +16,11 @@ import { experimentFrom } from '../src/experiment/load-file.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
 import { startOkApp } from './helpers/ok-app.js';
 import { freePort, startExampleStack } from './fixtures/experiment/stack.js';
-import { encodeCommand, redisUnavailable, startRedis } from './fixtures/redis.js';
+import { redisPipe, redisUnavailable, startRedis } from './fixtures/redis.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCliProcess } from './helpers/processes.js';
 
 const limits = makeConfig().scenario;
 const noRedis = await redisUnavailable();
@@ -247,6 +251,24 @@ describe('a mistake in the file', () => {
   });
 });
 
+/** Waits (10 s at most) until something listens on `port`. */
+async function waitListening(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const attempt = net.connect(port, '127.0.0.1');
+      attempt.once('connect', () => {
+        attempt.destroy();
+        resolve(true);
+      });
+      attempt.once('error', () => resolve(false));
+    });
+    if (open) return;
+    assert.ok(Date.now() < deadline, `nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('a fault says what it counted', () => {
   test('a Redis blackhole is counted per command, with a real redis-server', { skip: noRedis }, async () => {
     const redis = await startRedis();
@@ -255,42 +277,53 @@ describe('a fault says what it counted', () => {
       const experiment = await readExperiment(
         {
           title: 'cache silent',
-          duration: '4s',
+          duration: '8s',
           proxies: [`${proxyPort}=redis://127.0.0.1:${redis.port}#redis`],
           method: [{ name: 'silent', at: '1s', for: '2s', fault: { type: 'blackhole' } }],
           expect: [{ command: [process.execPath, '-e', '0'], during: 'baseline' }],
         },
         { limits, policy },
       );
-      const running = runExperiment(experiment, { programs: ProgramPolicy.owner(), policy });
-      // A client pipelining a PING every 100 ms through the run, as an app's pool would.
-      let socket: net.Socket | undefined;
-      const deadline = Date.now() + 10_000;
-      while (!socket && Date.now() < deadline) {
-        socket = await new Promise<net.Socket | undefined>((resolve) => {
-          const attempt = net.connect(proxyPort, '127.0.0.1');
-          attempt.once('connect', () => resolve(attempt));
-          attempt.once('error', () => resolve(undefined));
-        });
-        if (!socket) await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.ok(socket, 'the proxy listens');
-      socket.on('error', () => undefined);
-      socket.resume();
-      const pinger = setInterval(() => socket!.write(encodeCommand(['PING'])), 100);
-      const result = await running.finally(() => {
-        clearInterval(pinger);
-        socket!.destroy();
+      // A real client pipelining an INCR every 50 ms, as an app's client does (ioredis writes each command at once,
+      // replies pending or not): redis-cli --pipe. Its input ends once the fault is off, while the proxy still runs.
+      let sent = 0;
+      let sender: NodeJS.Timeout | undefined;
+      let ended: ReturnType<ReturnType<typeof redisPipe>['end']> | undefined;
+      let cli: ReturnType<typeof redisPipe> | undefined;
+      const running = runExperiment(experiment, {
+        programs: ProgramPolicy.owner(),
+        policy,
+        onProgress: ({ message }) => {
+          if (!cli || ended || !message.startsWith('recover') || message.includes('faults on')) return;
+          clearInterval(sender);
+          ended = cli.end();
+        },
       });
+      await waitListening(proxyPort);
+      cli = redisPipe(proxyPort);
+      sender = setInterval(() => {
+        cli!.send('INCR', 'pings');
+        sent++;
+      }, 50);
+      const result = await running.finally(() => clearInterval(sender));
+      assert.ok(ended, 'the run reached its recovery with the fault off');
+      const done = await ended;
       const fault = result.faults[0]!;
       assert.equal(fault.acted, true, fault.actedDetail);
-      // In the unit the fault acts on (links held, connections), and the protocol's own (commands):
-      // a held connection is not read, so the commands behind the first wait unread in the client.
-      assert.match(
-        fault.actedDetail,
-        /^held 1 connection for [\d.]+ s in all on 1 connection; \d+ Redis commands? reached the proxy while it was on, the later ones waited unread$/,
-      );
+      // In the protocol's unit first (each command it held), then the connections it held them on.
+      const detail = /^held (\d+) Redis commands \(2 links on 1 connection, [\d.]+ s in all\)$/.exec(fault.actedDetail);
+      assert.ok(detail, fault.actedDetail);
+      const held = Number(detail[1]);
+      // A 2 s hold of a command every 50 ms: about 40; far more than the one command a paused client let through.
+      assert.ok(held >= 5 && held <= sent, `${held} held of ${sent} sent`);
       assert.doesNotMatch(fault.actedDetail, /request/);
+      assert.match(renderMarkdown(result), new RegExp(`held ${held} Redis commands`));
+      // Held, not lost: every command was answered once the hold ended.
+      assert.equal(done.errors, 0, done.output);
+      assert.ok(
+        done.replies !== undefined && done.replies >= sent,
+        `${done.replies} replies of ${sent}: ${done.output}`,
+      );
     } finally {
       await redis.close();
     }
@@ -326,6 +359,68 @@ describe("mcp-chaos-monkey's scenario without durationMs", () => {
       assert.ok(result.faults[0]!.onAtMs !== null && result.faults[0]!.offAtMs !== null);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('a command after --: the faults held while it runs, its exit code the verdict', () => {
+  const scenario = JSON.stringify({
+    name: 'cache slow while the tests run',
+    description: "mcp-chaos-monkey's scenario, its fault without durationMs",
+    faults: [{ target: 'cache', config: { type: 'latency', latency_ms: 300 } }],
+  });
+  // The person's own check, run with the faults on: three requests through the proxy, each slowed by the fault.
+  const check = (port: number, code: number) =>
+    `const t=[];(async()=>{for(let i=0;i<3;i++){const s=Date.now();await (await fetch('http://127.0.0.1:${port}/')).text();` +
+    `t.push(Date.now()-s)}console.log('took',t.join(','));process.exit(t.every((ms)=>ms>=250)?${code}:9)})()`;
+
+  test('run -- CMD: on while it runs, its length the run, its exit code passed or failed', async () => {
+    const app = await startOkApp();
+    const work = mkdtempSync(join(tmpdir(), 'faultline-while-'));
+    try {
+      const file = join(work, 'scenario.json');
+      writeFileSync(file, scenario);
+      const port = await freePort();
+      const mapping = ['--proxy', `${port}=${new URL(app.url).host}#cache`];
+      const passed = await runCliProcess(
+        ['experiment', 'run', file, ...mapping, '--', process.execPath, '-e', check(port, 0)],
+        {},
+      );
+      assert.equal(passed.code, 0, `${passed.stdout}\n${passed.stderr}`);
+      assert.match(passed.stdout, /\*\*Verdict: PASSED\*\*/);
+      assert.match(passed.stdout, /the command after --: .*node/);
+      // The run lasted as long as the command (well under the 10 min it was planned for at most).
+      const lasted = /Duration: ([\d.]+)s|over ([\d.]+) s|lasted ([\d.]+)/.exec(passed.stdout);
+      assert.ok(lasted === null || Number(lasted[1] ?? lasted[2] ?? lasted[3]) < 60, passed.stdout);
+
+      const failed = await runCliProcess(
+        ['experiment', 'run', file, ...mapping, '--', process.execPath, '-e', check(port, 3)],
+        {},
+      );
+      assert.equal(failed.code, 3, `${failed.stdout}\n${failed.stderr}`);
+      assert.match(failed.stdout, /exit 3/);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      await app.close();
+    }
+  });
+
+  test('a stray word is no command, and the run has one length', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'faultline-while-'));
+    try {
+      const file = join(work, 'scenario.json');
+      writeFileSync(file, scenario);
+      const stray = await runCliProcess(['experiment', 'run', file, 'npm', 'test'], {});
+      assert.equal(stray.code, 2, stray.stderr);
+      assert.match(stray.stderr, /unexpected "npm": a command to run with the faults on goes after --/);
+      const both = await runCliProcess(
+        ['experiment', 'run', file, '--proxy', '0=127.0.0.1:1#cache', '--duration', '5s', '--', 'true'],
+        {},
+      );
+      assert.equal(both.code, 2, both.stderr);
+      assert.match(both.stderr, /--duration: the run lasts while the command after -- runs; give one or the other/);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

@@ -12,6 +12,7 @@ import {
   MAX_CONNECTING,
   parseExpectedStatus,
   runOpenLoop,
+  ScheduleEnd,
   summarizeSamples,
   type SecondBucket,
 } from '../src/load/index.js';
@@ -595,3 +596,51 @@ test(
     }
   },
 );
+
+describe('an early end of the schedule (ScheduleEnd: an experiment aborted once its recovery is judged)', () => {
+  for (const thread of ['caller', 'worker'] as const) {
+    test(`on the ${thread} thread: nothing due from the end on is sent; the result covers [0, end)`, async () => {
+      const target = await server();
+      const scheduleEnd = new ScheduleEnd();
+      const seconds: number[] = [];
+      const result = await runOpenLoop({
+        url: `${target.origin}/`,
+        ratePerSecond: 100,
+        connections: 4,
+        durationMs: 60_000,
+        timeoutMs: 5000,
+        thread,
+        scheduleEnd,
+        // Asked as the clock starts, so what was sent by then cannot depend on the machine's speed.
+        onStart: () => scheduleEnd.end(1500),
+        onSecond: (bucket) => seconds.push(bucket.second),
+      });
+      assert.equal(result.requested.durationMs, 1500);
+      assert.equal(result.requested.requests, 150);
+      assert.equal(result.requests, 150);
+      assert.equal(result.samples.count, 150);
+      assert.equal(result.samples.intendedStartMs.length, 150);
+      assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+      assert.equal(target.arrivals.length, 150);
+      assert.deepEqual(seconds, [0, 1]);
+      // A later end asks nothing more; a bad one is refused by name.
+      scheduleEnd.end(2500);
+      assert.equal(scheduleEnd.atMs, 1500);
+    });
+  }
+
+  test('a scheduleEnd that is not one is refused by name', () => {
+    assert.throws(
+      () =>
+        planOpenLoop({
+          url: 'http://127.0.0.1:1/',
+          ratePerSecond: 1,
+          connections: 1,
+          durationMs: 1000,
+          timeoutMs: 1000,
+          scheduleEnd: { end() {} } as never,
+        }),
+      /scheduleEnd must be a ScheduleEnd/,
+    );
+  });
+});

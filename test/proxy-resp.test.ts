@@ -24,6 +24,7 @@ import {
   RespClient,
   RespErrorReply,
   redisCli,
+  redisPipe,
   redisUnavailable,
   startRedis,
   type RedisServer,
@@ -81,6 +82,15 @@ async function withAdmin(
     await proxy.stop();
   }
   assert.deepEqual(await settledHandles(baseline), baseline);
+}
+
+/** Waits until `check` holds (polling; 20 s at most, a bound no loaded machine reaches). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!check()) {
+    if (performance.now() > deadline) assert.fail(`timed out waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 async function injected(admin: Admin, target: string, config: Record<string, unknown>): Promise<string> {
@@ -214,6 +224,29 @@ describe('RESP faults against a real redis-server', { skip: unavailable }, () =>
         assert.ok(error.includes(config.type), error);
         assert.ok(error.includes('#redis') && error.includes('Redis'), error);
       }
+    });
+  });
+
+  it('a blackhole counts each command it holds; every reply follows once it ends (redis-cli --pipe)', async () => {
+    await withAdmin([`0=redis://127.0.0.1:${redis.port}#redis`], async (_admin, proxy) => {
+      const commands = (): number => proxy.counters().mappings[0]!.respCommands ?? 0;
+      const cli = redisPipe(proxy.ports[0]!);
+      cli.send('DEL', 'held');
+      await until(() => commands() === 1, 'the first command reaches the proxy');
+      proxy.setFaults([{ type: 'blackhole' }]);
+      // A pipelining client keeps writing behind the held link: each command is read and counted, none goes on.
+      for (let index = 0; index < 50; index++) cli.send('INCR', 'held');
+      await until(() => commands() === 51, 'the proxy reads every command while it holds them');
+      const [held] = proxy.counters().faults;
+      assert.equal(held!.respCommands, 50, JSON.stringify(held));
+      assert.equal(held!.httpExchanges, undefined);
+      assert.equal((await redisCli(redis.port, ['GET', 'held'])).stdout.trim(), '', 'no INCR reached Redis');
+      proxy.setFaults([]);
+      const done = await cli.end();
+      assert.equal(done.errors, 0, done.output);
+      assert.ok(done.replies !== undefined && done.replies >= 51, done.output);
+      assert.equal((await redisCli(redis.port, ['GET', 'held'])).stdout.trim(), '50', 'held, not lost');
+      assert.equal(proxy.counters().faults[0]!.respCommands, 50, 'counted while the fault was set only');
     });
   });
 

@@ -211,6 +211,25 @@ describe("fault counters: every fault that ran, network and HTTP, with the JSON'
     assert.doesNotMatch(report, /\| HTTP fault \|/);
   });
 
+  test('a network fault on a Redis or HTTP mapping names the requests it met, in their unit', () => {
+    const result = fixedResult();
+    const [latency] = result.run.proxy.faults;
+    result.run.proxy.faults = [
+      { ...latency!, name: 'silent', type: 'blackhole', respCommands: 291, timeHeldMs: 2000 },
+      { ...latency!, name: 'slow', httpExchanges: 1 },
+      latency!,
+    ];
+    const rows = tableRows(renderReport(result), `${NETWORK_FAULTS_HEADER} Requests met |`);
+    assert.deepEqual(
+      rows.map((row) => [row[0], row.at(-1)]),
+      [
+        ['silent', '291 Redis commands'],
+        ['slow', '1 HTTP request'],
+        ['latency', '0'],
+      ],
+    );
+  });
+
   test('HTTP faults only (an http-error run): their table with requests, applications, passes', () => {
     const result = fixedResult();
     result.run.proxy.faults = [];

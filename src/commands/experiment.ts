@@ -25,6 +25,8 @@ interface ContextFlags extends ServerOptionValues {
   proxy?: string[];
   /** run: the run's length when the file gives none (mcp-chaos-monkey's faults without durationMs). */
   duration?: string;
+  /** run: the person's command after `--`, run with the faults on; the run lasts while it runs. */
+  whileCommand?: string[];
   admin?: string;
   adminTokenEnv?: string;
   allowProduction?: boolean;
@@ -80,6 +82,11 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
   const run = experiment
     .command('run')
     .argument('<file>', 'the experiment (YAML or JSON)')
+    .argument(
+      '[command...]',
+      'after --: your command (e.g. -- npm test), run with the faults on; the run lasts while it runs ' +
+        'and its exit code is an expectation',
+    )
     .summary('run an experiment and print its report; exit 0 passed, 3 failed, 4 inconclusive')
     .description(
       'Runs the experiment: baseline, then the faults set and cleared ' +
@@ -112,8 +119,8 @@ export function registerExperimentCommand(program: Command, globals: () => Globa
         'junit.xml\n  faultline experiment run monkey-scenario.json ' +
         '--admin http://127.0.0.1:9900',
     );
-  addContextOptions(run).action((file: string, flags: RunFlags) =>
-    runCommand(() => runFromShell(file, flags, globals())),
+  addContextOptions(run).action((file: string, command: string[], flags: RunFlags, self: Command) =>
+    runCommand(() => runFromShell(file, { ...flags, ...whileCommandOf(command, self) }, globals())),
   );
 
   const validate = experiment
@@ -284,10 +291,25 @@ async function loadFile(file: string, flags: ContextFlags, globals: GlobalOption
       ...(flags.proxy ? { extraProxies: flags.proxy } : {}),
       ...(extraControl.length ? { extraControl } : {}),
       ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(flags.whileCommand ? { whileCommand: flags.whileCommand } : {}),
     },
     file,
   );
   return { experiment, policy };
+}
+
+/** The command after `--` (never operands without it: a stray word is not a program to start). */
+function whileCommandOf(command: string[], self: Command): { whileCommand?: string[] } {
+  if (command.length === 0) return {};
+  let root: Command = self;
+  while (root.parent) root = root.parent;
+  const raw = (root as unknown as { rawArgs?: string[] }).rawArgs ?? [];
+  if (!raw.includes('--'))
+    throw new UsageError(
+      `run: unexpected ${JSON.stringify(command[0])}: a command to run with the faults on goes after --, ` +
+        'e.g. faultline experiment run scenario.json -- npm test',
+    );
+  return { whileCommand: command };
 }
 
 async function runFromShell(file: string, flags: RunFlags, globals: GlobalOptions): Promise<void> {

@@ -448,7 +448,10 @@ function overall(
     reasons.push(
       `aborted at ${formatDuration(evidence.aborted.atMs)} ` +
         `(${evidence.aborted.rule}: ${evidence.aborted.figure}); every ` +
-        `fault was cleared then`,
+        `fault was cleared then` +
+        (evidence.aborted.endedAtMs !== undefined
+          ? `; the run ended at ${formatDuration(evidence.aborted.endedAtMs)}, once recover_within was judged`
+          : ''),
     );
   for (const e of failed.filter((e) => e.kind !== 'abort')) reasons.push(`failed: ${e.title} — ${e.reason}`);
   for (const e of inconclusive) reasons.push(`inconclusive: ${e.title} — ${e.reason}`);

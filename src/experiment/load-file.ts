@@ -23,6 +23,8 @@ export interface Caller {
   extraControl?: readonly ControlPlane[];
   /** The run's length given on the command line (`run --duration`). */
   durationMs?: number;
+  /** A person's command after `--` on the command line: the run lasts while it runs. */
+  whileCommand?: readonly string[];
 }
 
 export async function experimentFrom(source: Source, caller: Caller, where = 'experiment'): Promise<Experiment> {
@@ -50,5 +52,6 @@ function readFrom(raw: unknown, source: Source, caller: Caller): Promise<Experim
     ...(caller.extraControl ? { extraControl: caller.extraControl } : {}),
     ...(source.baseDir ? { baseDir: source.baseDir } : {}),
     ...(caller.durationMs !== undefined ? { durationMs: caller.durationMs } : {}),
+    ...(caller.whileCommand !== undefined ? { whileCommand: caller.whileCommand } : {}),
   });
 }

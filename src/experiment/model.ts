@@ -212,6 +212,8 @@ export interface Experiment {
   rollbacks: CommandSpec[];
   /** mcp-chaos-monkey's faults without durationMs while the run's length is not given: `run` refuses them. */
   untimed: string[];
+  /** The id of the command expectation whose end ends the run (a person's command after `--`), if any. */
+  whileCommand?: string;
   /** Free text the file states and nothing checks (mcp-chaos-monkey's expectedBehavior and assertions). */
   notChecked: string[];
 }

@@ -60,6 +60,43 @@ export interface ReadOptions {
    * mcp-chaos-monkey's faults without a durationMs are held.
    */
   durationMs?: number;
+  /**
+   * A person's own command, given after `--` on the command line (never over MCP): the run lasts while it runs, the
+   * faults held meanwhile, and its exit code is an expectation (`--`).
+   */
+  whileCommand?: readonly string[];
+}
+
+/** The expectation a command after `--` is. */
+export const WHILE_COMMAND_ID = '--';
+
+/** The command after `--`, checked: the run's length is its, so the file and the flags give none. */
+function whileCommandOf(options: ReadOptions, fileGivesLength: boolean): readonly string[] | undefined {
+  const argv = options.whileCommand;
+  if (argv === undefined) return undefined;
+  if (!Array.isArray(argv) || argv.length === 0 || argv.some((part) => typeof part !== 'string' || part === ''))
+    throw new InputError('--: the command after it is empty');
+  if (fileGivesLength)
+    throw new InputError(
+      '--: the run lasts while the command after -- runs, and the file gives its length already ' +
+        '(load.duration or duration); drop one (a command during a load goes in expect)',
+    );
+  if (options.durationMs !== undefined)
+    throw new InputError('--duration: the run lasts while the command after -- runs; give one or the other');
+  return argv;
+}
+
+/** The command after `--` as an expectation over the whole run: its exit code says passed or failed. */
+function whileCommandExpectation(argv: readonly string[], durationMs: number): Expectation {
+  return {
+    kind: 'command',
+    id: WHILE_COMMAND_ID,
+    title: `the command after --: ${argv.join(' ')}`,
+    // Its own working directory and environment: the person's shell's.
+    command: { argument: '--', command: [...argv], timeoutMs: durationMs, cwd: undefined, env: {} },
+    window: { label: 'run', fromMs: 0, toMs: durationMs },
+    role: 'expect',
+  };
 }
 
 /** A fault without its own length, with no run length given either: planned for this long, and refused by the runner.
@@ -105,12 +142,14 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
 
   // The run's length: given (load.duration, duration), or from the steps once they are read.
   const load = file.load as Raw | undefined;
+  const whileCommand = whileCommandOf(options, load !== undefined || file.duration !== undefined);
   const givenMs =
     load?.duration !== undefined
       ? durationField(load.duration, 'load.duration')
       : file.duration !== undefined
         ? durationField(file.duration, 'duration')
-        : options.durationMs;
+        : // A command after -- may run as long as a run may (--max-duration): planned so, ended when it exits.
+          (options.durationMs ?? (whileCommand ? options.limits.maxDurationMs : undefined));
   if (load !== undefined && file.duration !== undefined)
     throw new InputError('duration: with a load, the run lasts load.duration; give that instead');
 
@@ -192,6 +231,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   for (const [index, item] of ((file.expect as unknown[] | undefined) ?? []).entries()) {
     expectations.push(await readExpectation(item, `expect[${index}]`, loadPlan, context));
   }
+  if (whileCommand) expectations.push(whileCommandExpectation(whileCommand, durationMs));
   if (expectations.length > EXPERIMENT_LIMITS.expectations)
     throw new InputError(
       `expect: ${expectations.length} expectations with the steady state's; at most ${EXPERIMENT_LIMITS.expectations}`,
@@ -254,6 +294,7 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
       readCommand(item, `rollbacks[${index}]`, context.baseDir, EXPERIMENT_LIMITS.defaultRollbackTimeoutMs),
     ),
     untimed,
+    ...(whileCommand ? { whileCommand: WHILE_COMMAND_ID } : {}),
     notChecked: [
       ...(typeof file.expectedBehavior === 'string' && file.expectedBehavior.trim() !== ''
         ? [`expected behaviour: ${file.expectedBehavior.trim()}`]

@@ -127,7 +127,8 @@ export interface ExperimentResult {
     output: string;
   }>;
   expectations: ExpectationVerdict[];
-  aborted: { atMs: number; rule: string; figure: string } | null;
+  /** `endedAtMs`: where the run ended, when the abort ended it early (recover_within after it, and a second). */
+  aborted: { atMs: number; rule: string; figure: string; endedAtMs?: number } | null;
   rollbacks: Array<{ command: string; exitCode: number | null; timedOut: boolean; startError?: string }>;
   /** Connections the proxies could not make to a dependency, by reason. */
   connectFailures: Record<string, number>;

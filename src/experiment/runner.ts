@@ -9,7 +9,8 @@
  *        └ abort rules watch each settled second and their HTTP checks while faults act ┘
  *
  * Every fault is cleared whatever happens: at its step's end, at once when an abort rule fires
- * (the load then runs on to its end, so the report shows whether the system recovered), and in
+ * (the load then runs on until the recovery is judged: recover_within after the abort, and a second
+ * to see the steady state; to its end without recover_within), and in
  * `finally` on errors and cancellation (Ctrl-C). A control plane's faults also carry their step's
  * length, so they expire on the plane even if this process is killed outright.
  */
@@ -19,7 +20,7 @@ import { mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js'
 import type { RequestSamples } from '../load/index.js';
 import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
-import { runLoad, warmUpLoad, type OpenLoopResult, type SecondBucket } from './adapters/load.js';
+import { runLoad, ScheduleEnd, warmUpLoad, type OpenLoopResult, type SecondBucket } from './adapters/load.js';
 import { runToolcallStep } from './adapters/toolcall.js';
 import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
@@ -63,6 +64,9 @@ interface ActiveFault {
   record: FaultRecord;
   id: string | undefined;
 }
+
+/** After an abort's recover_within, how long the run goes on: the steady state must be seen again to be judged. */
+export const RECOVERY_SEEN_MS = 1000;
 
 /** How long a rollback may run once the call was cancelled (its own timeout, if shorter, still holds). */
 export const CANCELLED_ROLLBACK_MS = 10_000;
@@ -111,9 +115,12 @@ class ExperimentRun {
   private readonly warnings: string[] = [];
   private clockStarted = false;
   private readonly promql: PromqlWatch;
+  /** Where the run ends when it ends early: an abort's recovery judged (endAfterAbort), a command after `--` exited. */
+  private readonly scheduleEnd = new ScheduleEnd();
 
   constructor(
-    private readonly experiment: Experiment,
+    /** As planned; once the run ended early, as it ran (endedEarly). */
+    private experiment: Experiment,
     private readonly options: RunOptions,
   ) {
     this.env = options.env ?? process.env;
@@ -189,19 +196,23 @@ class ExperimentRun {
           onSecond: (bucket) => this.watchSecond(bucket),
           signal,
           watchLoadOf: this.proxy?.load,
+          scheduleEnd: this.scheduleEnd,
         });
       } else {
         this.startClock();
         await this.switchAt(0);
+        this.startWhileCommand();
         for (const at of this.edges()) this.at(at, () => void this.switchAt(at));
         await new Promise<void>((resolve, reject) => {
           this.at(experiment.durationMs, resolve);
+          this.scheduleEnd.on((atMs) => this.at(atMs, resolve));
           signal?.addEventListener('abort', () => reject(new CancelledError('experiment cancelled')), { once: true });
         });
       }
       // Faults that lasted to the end stay on until the last request settled; off now. Plane
       // steps and commands still running finish (each within its own bound), then the run ends.
       await this.switchOffAll();
+      if (this.scheduleEnd.atMs !== undefined) this.endedAt(this.scheduleEnd.atMs);
       await this.settlePending();
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
@@ -318,7 +329,7 @@ class ExperimentRun {
     for (const expectation of this.experiment.expectations) {
       if (expectation.kind === 'http')
         this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
-      if (expectation.kind === 'command') {
+      if (expectation.kind === 'command' && expectation.id !== this.experiment.whileCommand) {
         const command = expectation.command;
         this.at(expectation.window.fromMs, () => this.track(this.runExpectationCommand(expectation.id, command)));
       }
@@ -427,6 +438,27 @@ class ExperimentRun {
         fault.record.actedDetail = 'not switched on: the experiment was aborted before its start';
     this.halt.abort();
     this.track(this.switchOffAll());
+    this.endAfterAbort(this.aborted.atMs);
+  }
+
+  /** The run ended early (an abort's recovery judged, a command after `--` exited): as it ran, not as planned. */
+  private endedAt(endMs: number): void {
+    this.experiment = endedEarly(this.experiment, endMs);
+    for (const { record } of this.faults) record.plannedToMs = Math.min(record.plannedToMs, endMs);
+  }
+
+  /**
+   * An abort ends the run once the recovery it must judge is judged: recover_within after it, plus RECOVERY_SEEN_MS
+   * to see the steady state again, on a whole second. Without recover_within the run goes on to its end, so the
+   * report still shows whether the system came back.
+   */
+  private endAfterAbort(atMs: number): void {
+    const within = this.experiment.recoverWithinMs;
+    if (within === undefined) return;
+    const endMs = Math.ceil((atMs + within + RECOVERY_SEEN_MS) / 1000) * 1000;
+    if (endMs >= this.experiment.durationMs || !this.aborted) return;
+    this.aborted.endedAtMs = endMs;
+    this.scheduleEnd.end(endMs);
   }
 
   private watchSecond(bucket: SecondBucket): void {
@@ -505,6 +537,15 @@ class ExperimentRun {
         );
       });
     }
+  }
+
+  /** A person's command after `--`: started once the faults at 0 are on; the run ends when it exits. */
+  private startWhileCommand(): void {
+    const expectation = this.experiment.expectations.find((e) => e.id === this.experiment.whileCommand);
+    if (expectation?.kind !== 'command') return;
+    this.track(
+      this.runExpectationCommand(expectation.id, expectation.command).finally(() => this.scheduleEnd.end(this.now())),
+    );
   }
 
   private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
@@ -731,4 +772,21 @@ class ExperimentRun {
 
 function commandText(spec: Experiment['rollbacks'][number]): string {
   return Array.isArray(spec.command) ? spec.command.join(' ') : spec.command;
+}
+
+/** The experiment as it ran when it ended early at `endMs`: its length, phases and windows cut there. */
+function endedEarly(experiment: Experiment, endMs: number): Experiment {
+  const cut = <T extends { fromMs: number; toMs: number }>(window: T): T => ({
+    ...window,
+    fromMs: Math.min(window.fromMs, endMs),
+    toMs: Math.min(window.toMs, endMs),
+  });
+  const { baseline, inject, recover } = experiment.phases;
+  return {
+    ...experiment,
+    durationMs: endMs,
+    ...(experiment.load ? { load: { ...experiment.load, durationMs: endMs } } : {}),
+    phases: { baseline: cut(baseline), inject: cut(inject), recover: cut(recover) },
+    expectations: experiment.expectations.map((expectation) => ({ ...expectation, window: cut(expectation.window) })),
+  };
 }

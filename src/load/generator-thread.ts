@@ -24,6 +24,7 @@
  *        resolve(result)       ◀──done───────      (samples' buffers moved, not copied)
  *        reject(error)         ◀──failed─────
  *   signal aborted / a callback threw ──abort──▶   run stopped, sockets closed, then failed
+ *   scheduleEnd.end(atMs)           ──endAt──▶     no request due from atMs on is sent
  *   live counters: shared memory, no message
  */
 import { Worker } from 'node:worker_threads';
@@ -47,6 +48,7 @@ export interface RunRequest {
 export type ToGenerator =
   | RunRequest
   | { type: 'abort'; id: number }
+  | { type: 'endAt'; id: number; atMs: number }
   | { type: 'edgePassed'; id: number }
   | { type: 'resources'; id: number };
 
@@ -66,6 +68,7 @@ interface PendingRun {
   failure?: unknown;
   stopSignal?: () => void;
   stopWatching?: () => void;
+  stopEndWatch?: () => void;
 }
 
 class GeneratorThread {
@@ -102,6 +105,7 @@ class GeneratorThread {
         signal.addEventListener('abort', onAbort, { once: true });
         pending.stopSignal = () => signal.removeEventListener('abort', onAbort);
       }
+      pending.stopEndWatch = options.scheduleEnd?.on((atMs) => this.send({ type: 'endAt', id, atMs }));
       const watch = options.watchCallerThread === true ? watchThisThread() : undefined;
       pending.stopWatching = watch?.stop;
       this.runs.set(id, pending);
@@ -196,6 +200,7 @@ class GeneratorThread {
   private settle(id: number, pending: PendingRun): void {
     pending.stopSignal?.();
     pending.stopWatching?.();
+    pending.stopEndWatch?.();
     this.runs.delete(id);
     this.holdProcess();
   }

@@ -8,10 +8,10 @@ import { parentPort } from 'node:worker_threads';
 import { errorToWire } from '../kernel/errors.js';
 import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
-import { runOnThisThread } from './open-loop.js';
+import { runOnThisThread, ScheduleEnd } from './open-loop.js';
 
 const port = parentPort!;
-const runs = new Map<number, AbortController>();
+const runs = new Map<number, { controller: AbortController; scheduleEnd: ScheduleEnd }>();
 /** Runs waiting at a schedule edge for the caller's thread to answer. */
 const atEdge = new Map<number, () => void>();
 
@@ -21,7 +21,10 @@ port.on('message', (message: ToGenerator) => {
       void run(message);
       return;
     case 'abort':
-      runs.get(message.id)?.abort();
+      runs.get(message.id)?.controller.abort();
+      return;
+    case 'endAt':
+      runs.get(message.id)?.scheduleEnd.end(message.atMs);
       return;
     case 'edgePassed':
       atEdge.get(message.id)?.();
@@ -39,7 +42,8 @@ function send(message: FromGenerator, transfer: ArrayBuffer[] = []): void {
 
 async function run({ id, plan, target, live, watched }: RunRequest): Promise<void> {
   const controller = new AbortController();
-  runs.set(id, controller);
+  const scheduleEnd = new ScheduleEnd();
+  runs.set(id, { controller, scheduleEnd });
   try {
     const ca = target.tls?.ca;
     const result = await runOnThisThread(
@@ -55,6 +59,7 @@ async function run({ id, plan, target, live, watched }: RunRequest): Promise<voi
         timeoutMs: plan.timeoutMs,
         thread: 'caller',
         signal: controller.signal,
+        scheduleEnd,
         live: new LiveCounters(live),
         onStart: () => send({ type: 'start', id }),
         onSecond: (bucket) => send({ type: 'second', id, bucket }),

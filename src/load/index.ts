@@ -23,6 +23,7 @@
  */
 export {
   runOpenLoop,
+  ScheduleEnd,
   MAX_REQUESTS_PER_RUN,
   MAX_CONNECTING,
   type OpenLoopOptions,

@@ -123,6 +123,11 @@ export interface OpenLoopOptions extends LoadTarget {
   edgesMs?: readonly number[];
   onEdge?: (index: number) => void | Promise<void>;
   /**
+   * Lets the caller end the schedule early (an experiment's abort, once its recovery is judged): requests due from
+   * that moment on are never sent, and the result covers [0, that moment) as if it had been the duration.
+   */
+  scheduleEnd?: ScheduleEnd;
+  /**
    * Unmeasured requests sent one after another on each of the run's first `connections` once they
    * are open and before the clock starts (default 0; at most MAX_WARM_REQUESTS): the path the run
    * itself brought up — a proxy's thread and its upstream connections, the target's side of each
@@ -246,6 +251,8 @@ export function planOpenLoop(options: OpenLoopOptions): Plan {
     throw new InputError('onSecond must be a function');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
     throw new InputError('signal must be an AbortSignal');
+  if (options.scheduleEnd !== undefined && !(options.scheduleEnd instanceof ScheduleEnd))
+    throw new InputError('scheduleEnd must be a ScheduleEnd');
   if (options.onStart !== undefined && typeof options.onStart !== 'function')
     throw new InputError('onStart must be a function');
   const edgesMs = options.edgesMs ?? [];
@@ -388,8 +395,28 @@ const CLOCK_MARGIN_MS = 0.001;
 
 type ConnectionFactory = (events: ExchangeEvents) => HttpConnection;
 
+/** An early end of a run's schedule, asked by the caller (OpenLoopOptions.scheduleEnd); the earliest asked holds. */
+export class ScheduleEnd {
+  private readonly listeners = new Set<(atMs: number) => void>();
+  /** The moment of the run's clock (ms) from which no request is sent, once asked. */
+  atMs: number | undefined;
+
+  end(atMs: number): void {
+    if (!Number.isFinite(atMs) || (this.atMs !== undefined && this.atMs <= atMs)) return;
+    this.atMs = atMs;
+    for (const listener of this.listeners) listener(atMs);
+  }
+
+  /** Calls `listener` with each end asked (at once for one already asked); returns what stops it. */
+  on(listener: (atMs: number) => void): () => void {
+    this.listeners.add(listener);
+    if (this.atMs !== undefined) listener(this.atMs);
+    return () => this.listeners.delete(listener);
+  }
+}
+
 class OpenLoopRun {
-  private readonly samples: RequestSamples;
+  private samples: RequestSamples;
   private readonly slots: Slot[] = [];
   private readonly idle = new Fifo<Slot>();
   private readonly waiting = new Fifo<number>();
@@ -441,11 +468,12 @@ class OpenLoopRun {
   /** Requests put in the waiting queue since the last `grow`, not yet counted in `queued`. */
   private uncounted = 0;
   private stopped = false;
+  private stopEndWatch: (() => void) | undefined;
   private settle: { resolve: (result: OpenLoopResult) => void; reject: (error: unknown) => void } | undefined;
 
   constructor(
-    private readonly plan: Plan,
-    private readonly hooks: Pick<OpenLoopOptions, 'signal' | 'onSecond' | 'onStart' | 'onEdge'>,
+    private plan: Plan,
+    private readonly hooks: Pick<OpenLoopOptions, 'signal' | 'onSecond' | 'onStart' | 'onEdge' | 'scheduleEnd'>,
     private readonly live: LiveCounters = new LiveCounters(),
     private readonly watched: readonly ThreadLoadGauge[] = [],
   ) {
@@ -469,6 +497,7 @@ class OpenLoopRun {
     return new Promise<OpenLoopResult>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.hooks.signal?.addEventListener('abort', this.onAbort);
+      this.stopEndWatch = this.hooks.scheduleEnd?.on((atMs) => this.endAt(atMs));
       void this.preconnect().then(async () => {
         await this.warm();
         if (this.stopped || !(await this.passEdgesAtZero())) return;
@@ -718,6 +747,37 @@ class OpenLoopRun {
       this.scheduler = threadWakeUps().after(this.startMs + next - performance.now() + CLOCK_MARGIN_MS, this.tick);
   };
 
+  /**
+   * Ends the schedule at `atMs` (ScheduleEnd): the requests due from then on, none of them sent yet, leave the plan,
+   * the samples and the seconds, so the run settles with those already sent and reports [0, atMs) as its duration.
+   */
+  private endAt(atMs: number): void {
+    if (this.stopped || atMs >= this.plan.durationMs) return;
+    let cut = Math.max(this.nextDue, Math.ceil((atMs * this.plan.ratePerSecond) / 1000));
+    while (cut > this.nextDue && this.offsetMs(cut - 1) >= atMs) cut--;
+    while (cut < this.plan.requests && this.offsetMs(cut) < atMs) cut++;
+    if (cut >= this.plan.requests) return;
+    const edgesMs = this.plan.edgesMs.filter((edge) => edge < atMs);
+    this.plan = { ...this.plan, requests: cut, durationMs: atMs, edgesMs };
+    const trim = <T extends Float64Array | Uint16Array | Uint8Array>(array: T): T => array.subarray(0, cut) as T;
+    const { samples } = this;
+    this.samples = {
+      count: cut,
+      intendedStartMs: trim(samples.intendedStartMs),
+      latencyMs: trim(samples.latencyMs),
+      serviceMs: trim(samples.serviceMs),
+      ttfbMs: trim(samples.ttfbMs),
+      status: trim(samples.status),
+      errorClass: trim(samples.errorClass),
+    };
+    const seconds = this.bucketStart.findIndex((first) => first >= cut);
+    this.bucketStart.length = seconds;
+    this.bucketStart.push(cut);
+    this.bucketSettled.length = seconds;
+    this.closeCompleteSeconds();
+    if (this.settled === cut) void this.finish();
+  }
+
   /** Calls onEdge for the edge reached, and goes on once it has returned (or its promise settled). */
   private passEdge(): void {
     const index = this.nextEdge++;
@@ -958,6 +1018,7 @@ class OpenLoopRun {
   private async stop(): Promise<void> {
     this.stopped = true;
     this.hooks.signal?.removeEventListener('abort', this.onAbort);
+    this.stopEndWatch?.();
     threadWakeUps().cancel(this.scheduler);
     this.scheduler = undefined;
     clearTimeout(this.deadlineTimer);

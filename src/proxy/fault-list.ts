@@ -156,6 +156,19 @@ export class NetworkFaultList {
     fault.counters.connections++;
   }
 
+  /**
+   * A request went onto `connection`'s TCP path (an HTTP request, a Redis command): each fault set on its mapping
+   * counts it, in that unit, whatever direction it acts on (a held reply holds the command as surely as a held
+   * command). The same faults `attach` gives the connection's links, so the count is of what met the fault.
+   */
+  countRequest(connection: FaultedConnection, unit: 'httpExchanges' | 'respCommands'): void {
+    for (const { spec, fault, target, chance } of this.active) {
+      if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
+      if (!this.drawn(connection, fault, spec.name, chance)) continue;
+      fault.counters[unit] = (fault.counters[unit] ?? 0) + 1;
+    }
+  }
+
   /** Whether `connection` gets `fault`: always at chance 1; else drawn once, from the seed, per connection. */
   private drawn(connection: FaultedConnection, fault: Fault, name: string, chance: number): boolean {
     if (chance >= 1) return true;

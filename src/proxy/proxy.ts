@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { InputError } from '../kernel/errors.js';
 import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 import { ClientEnd } from './client-end.js';
-import { ConnectionTable } from './connection.js';
+import { ConnectionTable, type ProxiedConnection } from './connection.js';
 import { NetworkFaultList } from './fault-list.js';
 import type { FaultCounters } from './faults/fault.js';
 import type { FaultSpec } from './faults/index.js';
@@ -216,7 +216,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   // Protocol-aware mappings: a stage in front of the TCP path, which drives it through a ClientEnd
-  // in place of the client's socket.
+  // in place of the client's socket. Each client socket's current TCP path, for the requests it forwards.
+  const pathOf = new WeakMap<net.Socket, ProxiedConnection>();
   const stage = options.http
     ? new HttpStage({
         mappings,
@@ -224,7 +225,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ports: () => mappingCounters.map((c) => c.port),
         openUpstream: (index, client, sink) => {
           const end = new ClientEnd(sink, client.remoteAddress, client.remotePort);
-          return connections.accept(index, mappings[index]!, mappingCounters[index]!, end) && end;
+          const connection = connections.accept(index, mappings[index]!, mappingCounters[index]!, end);
+          if (connection) pathOf.set(client, connection);
+          return connection && end;
+        },
+        forwarded: (client, unit) => {
+          const connection = pathOf.get(client);
+          if (connection) faults.countRequest(connection, unit);
         },
         clock,
       })

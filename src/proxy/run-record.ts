@@ -25,6 +25,20 @@ export function httpFaultActed(counters: HttpFaultCounters): boolean {
   return counters.applications > 0;
 }
 
+/**
+ * The requests that met a network fault on a protocol-aware mapping, each count with its unit ("291 Redis commands",
+ * "12 HTTP requests"); undefined when none was seen (a plain TCP mapping, or no traffic).
+ */
+export function requestsMet(counters: FaultCounters): string | undefined {
+  const parts: string[] = [];
+  const add = (count: number | undefined, unit: string): void => {
+    if (count) parts.push(`${count} ${unit}${count === 1 ? '' : 's'}`);
+  };
+  add(counters.respCommands, 'Redis command');
+  add(counters.httpExchanges, 'HTTP request');
+  return parts.length > 0 ? parts.join(' and ') : undefined;
+}
+
 /** The faults that acted, by name, sorted. */
 export function faultsThatActed(counters: ProxyCounters): string[] {
   const names = new Set<string>();

@@ -11,6 +11,7 @@ import type { LoadFigures, PhaseResult, ScenarioResult } from '../scenario/resul
 import type { SloResult } from '../scenario/slo.js';
 import type { FaultCounters, HttpFaultCounters, MappingCounters } from '../proxy/index.js';
 import { formatDuration } from '../duration.js';
+import { requestsMet } from '../proxy/run-record.js';
 import { timelineCell } from './fault-text.js';
 import { latencyChart } from './chart.js';
 
@@ -378,18 +379,22 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   if (faults.length > 0) {
     // Per-chunk delays overlap (each counts from its chunk's arrival), so their sum is not the
     // time added to a request: the column says what it is.
+    // On a protocol-aware mapping a fault also counts the requests that met it, in their unit (a
+    // Redis blackhole holds commands, not "1 connection"): a column when any did.
+    const met = faults.some((f) => f.httpExchanges || f.respCommands);
     line(
       '| Fault | Connections | Applications | Delays drawn, summed (ms) ' +
-        '| Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |',
+        `| Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |${met ? ' Requests met |' : ''}`,
     );
     line(
-      '|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|',
+      '|-------|-------------|--------------|------------------|----------------------|------------|-----------|-------------|' +
+        (met ? '--------------|' : ''),
     );
     for (const f of faults) {
       line(
         `| ${f.name} | ${f.connections} | ${f.applications} | ${f.delayAddedMs.toFixed(1)} ` +
           `| ${f.segmentsLost} / ${f.segments} | ${f.stallMs.toFixed(1)} | ${f.timeHeldMs.toFixed(1)} ` +
-          `| ${f.bytesPaced} |`,
+          `| ${f.bytesPaced} |${met ? ` ${requestsMet(f) ?? '0'} |` : ''}`,
       );
     }
     line();

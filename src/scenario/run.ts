@@ -257,7 +257,9 @@ function startPhaseProxy(
       onConnectFailure(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
     },
     tls: { rejectUnauthorized: spec.rejectUnauthorized },
-    ...(spec.httpFault ? { http: true } : {}),
+    // Protocol-aware for an HTTP fault, and when a mapping says its protocol (redis://, http://): a network fault there
+    // is then counted in that protocol's unit too (Redis commands, HTTP requests), as the experiment runner does.
+    ...(spec.httpFault || spec.proxies.some((mapping) => mapping.protocol !== undefined) ? { http: true } : {}),
     // The proxy in front of url connects to the load's target, and the caller's mappings to the
     // app's dependencies: the same target policy applies to both, checked at every connect
     // (src/target-policy.ts).

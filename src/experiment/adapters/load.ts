@@ -3,11 +3,17 @@
  * experiment's switches as edges of its own schedule (no request due after a switch is sent before
  * the switch is done, so every request due in a fault's window meets it).
  */
-import { runOpenLoop, type OpenLoopResult, type SecondBucket, type ThreadLoadGauge } from '../../load/index.js';
+import {
+  runOpenLoop,
+  ScheduleEnd,
+  type OpenLoopResult,
+  type SecondBucket,
+  type ThreadLoadGauge,
+} from '../../load/index.js';
 import { warmUpOnce } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
-export type { OpenLoopResult, SecondBucket };
+export { ScheduleEnd, type OpenLoopResult, type SecondBucket };
 
 export interface LoadRun {
   plan: LoadPlan;
@@ -20,6 +26,8 @@ export interface LoadRun {
   signal: AbortSignal | undefined;
   /** Requests cross the runner's proxy: the generator watches its thread's load too (its lateness is not the app's). */
   watchLoadOf: ThreadLoadGauge | undefined;
+  /** Ends the schedule early (an abort, once its recovery is judged). */
+  scheduleEnd?: ScheduleEnd;
 }
 
 export async function warmUpLoad(signal: AbortSignal | undefined): Promise<void> {
@@ -48,5 +56,6 @@ export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
     onStart: run.onStart,
     onSecond: run.onSecond,
     ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.scheduleEnd ? { scheduleEnd: run.scheduleEnd } : {}),
   });
 }

@@ -13,7 +13,7 @@ import type { Mapping, ProxyCounters } from '../../proxy/index.js';
 import { startHostedProxy, type HostedProxy } from '../../proxy-host/index.js';
 import type { ThreadLoadGauge } from '../../load/index.js';
 import type { TargetPolicy } from '../../target-policy.js';
-import { httpFaultActed, networkFaultActed } from '../../proxy/run-record.js';
+import { httpFaultActed, networkFaultActed, requestsMet } from '../../proxy/run-record.js';
 import { OperationalError, InputError, messageOf } from '../../kernel/errors.js';
 import type { SafetyPolicy } from './policy.js';
 import type { ControlPlane } from '../model.js';
@@ -119,25 +119,7 @@ function actedOf(
 ): { acted: boolean; detail: string } {
   const through = where ? since(where.at, trafficOf(counters, where.index)) : undefined;
   const network = counters.faults.find((fault) => fault.name === id);
-  if (network) {
-    const acted = networkFaultActed(network);
-    // A held connection is not read (the proxy back-pressures the client): what reached the
-    // proxy is counted; what the app sent after it waited unread, and the app's own timeouts say how much.
-    const unread =
-      network.type === 'blackhole' && through?.unit !== 'connection' ? ', the later ones waited unread' : '';
-    const requests =
-      through && through.count > 0
-        ? `; ${plural(through.count, through.unit)} reached the proxy while it was on${unread}`
-        : '';
-    return {
-      acted,
-      detail: acted
-        ? `${networkActions(network)} on ${plural(network.connections, 'connection')}${requests}`
-        : network.connections === 0
-          ? 'no connection went through its mapping while it was set'
-          : `was on ${plural(network.connections, 'connection')} but changed nothing${requests}`,
-    };
-  }
+  if (network) return networkDetail(network, through);
   const http = counters.httpFaults?.find((fault) => fault.name === id);
   if (http) {
     const acted = httpFaultActed(http);
@@ -186,6 +168,34 @@ function since(before: Traffic, after: Traffic): Traffic {
 
 function plural(count: number, unit: string): string {
   return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a network fault did, in the unit it acted on: on a protocol-aware mapping, the requests it met (a Redis
+ * blackhole "held 291 Redis commands", the connections after); else what its `applications` counted.
+ */
+function networkDetail(network: ProxyCounters['faults'][number], through: Traffic | undefined) {
+  const acted = networkFaultActed(network);
+  const met = requestsMet(network);
+  const connections = plural(network.connections, 'connection');
+  if (!acted)
+    return {
+      acted,
+      detail:
+        network.connections === 0
+          ? 'no connection went through its mapping while it was set'
+          : `was on ${connections} but changed nothing` + (met ? ` (${met} met it)` : ''),
+    };
+  if (met === undefined) {
+    const requests = through && through.count > 0 ? `; ${plural(through.count, through.unit)} while it was on` : '';
+    return { acted, detail: `${networkActions(network)} on ${connections}${requests}` };
+  }
+  if (network.type === 'blackhole')
+    return {
+      acted,
+      detail: `held ${met} (${plural(network.applications, 'connection')}, ${(network.timeHeldMs / 1000).toFixed(1)} s in all)`,
+    };
+  return { acted, detail: `met ${met}: ${networkActions(network)} on ${connections}` };
 }
 
 /** What a network fault's `applications` counted, in its own unit. */

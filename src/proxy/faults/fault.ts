@@ -92,6 +92,13 @@ export interface FaultCounters {
   bytesPaced: number;
   /** Time held, live holds included (ms): a blackhole's summed over connections, a stall's over links. */
   timeHeldMs: number;
+  /**
+   * On a protocol-aware proxy, the requests that met the fault, in the protocol's own unit: HTTP requests and Redis
+   * commands forwarded on a connection of its mapping while it was set (and drawn for that connection). The unit a
+   * report gives when it has one: a blackhole "held 291 Redis commands", not "1 connection".
+   */
+  httpExchanges?: number;
+  respCommands?: number;
 }
 
 /**

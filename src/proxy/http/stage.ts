@@ -39,6 +39,8 @@ export interface HttpStageOptions {
   ports(): readonly number[];
   /** Opens mapping `index`'s TCP path with a protocol session's `sink` as its client side. */
   openUpstream(index: number, client: net.Socket, sink: ClientEndSink): ClientEnd | undefined;
+  /** `client` forwarded a request (or command) onto its TCP path: the network faults there count it. */
+  forwarded?(client: net.Socket, unit: 'httpExchanges' | 'respCommands'): void;
   clock(): number;
 }
 
@@ -237,7 +239,11 @@ export class HttpStage {
     };
     if (kind === 'tcp') return new TcpSession(common).start();
     this.mappingCounters[index]!.respConnections++;
-    new RespSession({ ...common, countCommand: () => this.mappingCounters[index]!.respCommands++ }).start();
+    new RespSession({
+      ...common,
+      countCommand: () => this.mappingCounters[index]!.respCommands++,
+      forwarded: () => this.options.forwarded?.(socket, 'respCommands'),
+    }).start();
   }
 
   private release(client: ClientConnection): void {
@@ -367,6 +373,7 @@ export class HttpStage {
         },
       },
     );
+    this.options.forwarded?.(client.socket, 'httpExchanges');
   }
 
   /** Closes the client's connection `ms` from now; returns what cancels it. */

@@ -4,8 +4,11 @@
  * as on a real link). The upstream's TCP path is opened on the first send, so a fault that answers
  * by itself never touches the target.
  *
- * Backpressure: while the upstream link has paused, or delayed bytes pile up past a bound, the
- * client socket is paused; it resumes once they drain.
+ * Backpressure: once bytes waiting here (delayed, or behind an upstream link that paused: a blackhole,
+ * a full target) pile up past a bound, the client socket is paused; it resumes once they drain.
+ * Below the bound the client is still read, so the session sees each request it sends and a fault
+ * holding the link counts them (a Redis blackhole "held 291 commands", not one), as a real network's
+ * buffers would take them.
  */
 import type net from 'node:net';
 import type { ClientEnd, ClientEndSink } from '../client-end.js';
@@ -80,7 +83,15 @@ export class Forwarder {
   }
 
   private pump(): void {
-    if (this.closed || this.blocked) return;
+    if (this.closed) return;
+    if (!this.blocked) this.release();
+    if (this.closed) return;
+    if (this.queuedBytes >= MAX_DELAYED_BYTES) this.options.pauseClient();
+    else this.options.resumeClient();
+  }
+
+  /** Pushes every batch whose time has come, until the upstream pauses. */
+  private release(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.queue.length > 0) {
@@ -92,7 +103,7 @@ export class Forwarder {
         break;
       }
       const end = this.openOnce();
-      if (!end) return this.close();
+      if (!end) return void this.close();
       this.queue.shift();
       this.queuedBytes -= batch.data.length;
       if (!end.push(batch.data)) {
@@ -105,8 +116,6 @@ export class Forwarder {
       }
     }
     if (this.queue.length === 0 && this.ending && this.end) this.end.pushEnd();
-    if (this.blocked || this.queuedBytes >= MAX_DELAYED_BYTES) this.options.pauseClient();
-    else this.options.resumeClient();
   }
 
   /** Opens the TCP path now (a stream whose server speaks first needs it before any request). */

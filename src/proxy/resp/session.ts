@@ -57,6 +57,8 @@ export interface RespSessionOptions {
   openUpstream(sink: ClientEndSink): ClientEnd | undefined;
   /** Counts a command. */
   countCommand(): void;
+  /** A command went onto the TCP path (the network faults there count it). */
+  forwarded?(): void;
 }
 
 export class RespSession implements ClientEndSink {
@@ -181,6 +183,8 @@ export class RespSession implements ClientEndSink {
     this.addSlot(slot);
     for (const bytes of current.chunks) this.forwarder.send(bytes, current.forwardAt);
     current.chunks = [];
+    // After the send, which opened the TCP path for a first command (unless a latency fault delays it).
+    this.options.forwarded?.();
   }
 
   private answerWith(slot: Slot, answer: Buffer): void {
