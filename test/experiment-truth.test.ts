@@ -311,7 +311,7 @@ describe('a fault says what it counted', () => {
       const fault = result.faults[0]!;
       assert.equal(fault.acted, true, fault.actedDetail);
       // In the protocol's unit first (each command it held), then the connections it held them on.
-      const detail = /^held (\d+) Redis commands \(2 links on 1 connection, [\d.]+ s in all\)$/.exec(fault.actedDetail);
+      const detail = /^held (\d+) Redis commands \(1 connection, [\d.]+ s in all\)$/.exec(fault.actedDetail);
       assert.ok(detail, fault.actedDetail);
       const held = Number(detail[1]);
       // A 2 s hold of a command every 50 ms: about 40; far more than the one command a paused client let through.
