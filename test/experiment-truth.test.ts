@@ -389,6 +389,9 @@ describe('a command after --: the faults held while it runs, its exit code the v
       assert.equal(passed.code, 0, `${passed.stdout}\n${passed.stderr}`);
       assert.match(passed.stdout, /\*\*Verdict: PASSED\*\*/);
       assert.match(passed.stdout, /the command after --: .*node/);
+      // Its output is shown as it runs, on stderr (stdout carries the report only).
+      assert.match(passed.stderr, /^took \d+,\d+,\d+$/m);
+      assert.doesNotMatch(passed.stdout.split('\n')[0]!, /^took/);
       // The run lasted as long as the command (well under the 10 min it was planned for at most).
       const lasted = /Duration: ([\d.]+)s|over ([\d.]+) s|lasted ([\d.]+)/.exec(passed.stdout);
       assert.ok(lasted === null || Number(lasted[1] ?? lasted[2] ?? lasted[3]) < 60, passed.stdout);

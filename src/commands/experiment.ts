@@ -336,6 +336,8 @@ async function runFromShell(file: string, flags: RunFlags, globals: GlobalOption
       ...(metrics ? { metrics: metrics.metrics } : {}),
       // Said before the load starts, on a terminal or not: the run would not be worth its length.
       onNotice: (message) => process.stderr.write(`${live ? '\r\x1b[2K' : ''}note: ${message}\n`),
+      // The command after `--` is watched as it runs, on stderr: stdout carries the report.
+      onCommandOutput: (chunk) => process.stderr.write(live ? Buffer.concat([Buffer.from('\r\x1b[2K'), chunk]) : chunk),
       onProgress: live
         ? (progress) =>
             process.stderr.write(

@@ -91,6 +91,8 @@ export async function runCommandSpec(
   programs: ProgramPolicy,
   why: string,
   timeoutMs = spec.timeoutMs,
+  /** Also given each chunk of output as it comes (the outcome keeps only the tail). */
+  onOutput?: (chunk: Buffer) => void,
 ): Promise<CommandOutcome> {
   const started = performance.now();
   const tree = startProgram(programs, commandRequest(spec, why), { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -101,6 +103,7 @@ export async function runCommandSpec(
     let startError: string | undefined;
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-MAX_COMMAND_OUTPUT);
+      onOutput?.(chunk);
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);

@@ -57,6 +57,8 @@ export interface RunOptions {
   metrics?: ExperimentMetrics;
   /** What the person should know before the load starts (a dependency that does not answer). */
   onNotice?: (message: string) => void;
+  /** The output of the command after `--` as it comes (the report keeps its tail): a person watches it. */
+  onCommandOutput?: (chunk: Buffer) => void;
 }
 
 interface ActiveFault {
@@ -543,18 +545,23 @@ class ExperimentRun {
   private startWhileCommand(): void {
     const expectation = this.experiment.expectations.find((e) => e.id === this.experiment.whileCommand);
     if (expectation?.kind !== 'command') return;
-    this.track(
-      this.runExpectationCommand(expectation.id, expectation.command).finally(() => this.scheduleEnd.end(this.now())),
-    );
+    const streamed = this.runExpectationCommand(expectation.id, expectation.command, this.options.onCommandOutput);
+    this.track(streamed.finally(() => this.scheduleEnd.end(this.now())));
   }
 
-  private async runExpectationCommand(id: string, command: Experiment['rollbacks'][number]): Promise<void> {
+  private async runExpectationCommand(
+    id: string,
+    command: Experiment['rollbacks'][number],
+    onOutput?: (chunk: Buffer) => void,
+  ): Promise<void> {
     const startedAtMs = this.now();
     const outcome: CommandOutcome = await runCommandSpec(
       command,
       this.finish.signal,
       this.options.programs,
       EXPECTATION_COMMAND_WHY,
+      command.timeoutMs,
+      onOutput,
     );
     this.commands.push({
       id,
