@@ -8,7 +8,7 @@
  *   {"type":"latency","delayMs":200}, {"type":"timeout","hangMs":5000}, {"type":"connection-drop","afterBytes":10}
  */
 import { InputError } from '../../kernel/errors.js';
-import { SpecReader } from '../faults/fault.js';
+import { refuseSameNames, SpecReader } from '../faults/fault.js';
 import { httpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
 import { httpConnectionRefused, type HttpConnectionRefusedSpec } from './connection-refused.js';
 import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
@@ -90,14 +90,7 @@ export function validateHttpFault(spec: unknown): ResolvedHttpFault {
 export function validateHttpFaults(specs: unknown): ResolvedHttpFault[] {
   if (!Array.isArray(specs)) throw new InputError('HTTP faults must be an array of fault objects');
   const resolved = specs.map(validateHttpFault);
-  const names = new Set<string>();
-  for (const fault of resolved) {
-    if (names.has(fault.name))
-      throw new InputError(
-        `two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
-      );
-    names.add(fault.name);
-  }
+  refuseSameNames(resolved, 'HTTP faults');
   return resolved;
 }
 
