@@ -121,17 +121,6 @@ export class ConfigReader {
     return value;
   }
 
-  optionalNumber(
-    field: string,
-    check: { min?: number; max?: number; integer?: boolean; expected: string },
-  ): number | undefined {
-    if (this.raw[field] === undefined) {
-      this.seen.add(field);
-      return undefined;
-    }
-    return this.number(field, check);
-  }
-
   boolean(field: string, fallback: boolean): boolean {
     const value = this.take(field);
     if (value === undefined) return fallback;

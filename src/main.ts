@@ -40,11 +40,6 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['experiment'], load: async () => (await import('./commands/experiment.js')).registerExperimentCommand },
 ];
 
-/** Builds the program with every command registered (help, tests). */
-export async function buildProgram(): Promise<FaultlineCommand> {
-  return programWith(COMMANDS);
-}
-
 async function programWith(commands: typeof COMMANDS): Promise<FaultlineCommand> {
   const registers = await Promise.all(commands.map((command) => command.load()));
   const program = new FaultlineCommand('faultline');

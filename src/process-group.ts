@@ -156,13 +156,6 @@ function scanTree(root: number, id: string): ProcEntry[] {
   return [...found.values()].filter((entry) => entry.running && entry.pid !== process.pid);
 }
 
-/** Linux: the pids of group `pgid` that are not zombies (from /proc/PID/stat). */
-export function livingMembers(pgid: number): number {
-  return allPids()
-    .map(readStat)
-    .filter((entry) => entry !== undefined && entry.pgrp === pgid && entry.running).length;
-}
-
 /** A spawned child and everything it starts, which stop() ends together. */
 export interface ProcessTree {
   readonly child: ChildProcess;

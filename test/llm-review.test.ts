@@ -337,7 +337,7 @@ test('suggest: the request and its repair share one LLM timeout', async () => {
     await assert.rejects(suggestBetterFunction(choice.provider, suggestInput()), (error: unknown) => {
       assert.ok(error instanceof LlmError);
       assert.equal(error.kind, 'timeout');
-      assert.match(error.message, /did not finish within 400 ms/);
+      assert.match(error.message, /did not finish within 400ms/);
       return true;
     });
   } finally {

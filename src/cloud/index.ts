@@ -8,49 +8,16 @@
  *   buildExperimentTemplate({action, parameters, duration}, {roleArn, stopConditionArn, tags}) → {template, warnings}
  *   exportScenario(spec, 'chaos-mesh', {selector: ['app=checkout']}) → {document, notes}
  */
-export {
-  FIS_ACTIONS,
-  CATALOG_SOURCE,
-  findAction,
-  durationParameter,
-  type FisAction,
-  type ParameterSpec,
-  type ParameterKind,
-} from './catalog.js';
+export { FIS_ACTIONS, CATALOG_SOURCE, findAction, type FisAction, type ParameterSpec } from './catalog.js';
 export { parseIsoDuration, formatIsoDuration } from './iso-duration.js';
-export {
-  recommendExperiments,
-  readFinding,
-  tokenize,
-  MAX_FINDING_BYTES,
-  type Recommendation,
-  type RecommendationSet,
-  type LocalRehearsal,
-} from './recommend.js';
-export {
-  buildExperimentTemplate,
-  checkSelectionMode,
-  toCloudFormation,
-  renderCloudFormation,
-  type ExperimentTemplateInput,
-  type BuiltTemplate,
-} from './template.js';
+export { recommendExperiments, tokenize } from './recommend.js';
+export { buildExperimentTemplate, toCloudFormation, renderCloudFormation } from './template.js';
 export {
   exportScenario,
   checkFaultArguments,
-  EXPORT_TARGETS,
   EXPORT_LIMITS,
-  FIS_PLATFORMS,
-  MAX_K6_VUS,
   type ExportTarget,
   type ExportOptions,
-  type ExportResult,
-  type FisPlatform,
 } from './export/index.js';
 export { jsonArgument } from './json-argument.js';
-export {
-  recommendForSeed,
-  templateForSeed,
-  type SeedRecommendation,
-  type SeedRecommendations,
-} from './fis-recommender.js';
+export { recommendForSeed, templateForSeed } from './fis-recommender.js';

@@ -25,8 +25,7 @@ import { suggestParameters } from './suggest.js';
 import { COMPUTE_PLATFORMS, PLATFORM_NAMES, SERVICES } from './vocabulary.js';
 import { byCodeUnits } from '../order.js';
 
-export { MAX_FINDING_BYTES, readFinding, tokenize } from './finding.js';
-export type { LocalRehearsal } from './rehearsal.js';
+export { tokenize } from './finding.js';
 
 export interface Recommendation {
   action: string;

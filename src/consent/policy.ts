@@ -80,11 +80,6 @@ export class ProgramPolicy {
     return new ProgramPolicy(options);
   }
 
-  /** Whether this is an agent's policy (the environment and the working directory are restricted). */
-  get restricted(): boolean {
-    return this.agent !== undefined;
-  }
-
   /** What would happen to `request` now: run, ask a person, or refuse (and why). */
   verdict(request: ProgramRequest): Verdict {
     const agent = this.agent;

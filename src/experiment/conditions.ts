@@ -57,16 +57,8 @@ export const SLI_NAMES = [
   'error_rate',
   'amplification',
 ] as const;
-const FRACTIONS = new Set([
-  'tcsr',
-  'availability',
-  'correctness',
-  'eta',
-  'schema_conformance',
-  'deadline_adherence',
-  'blast_radius',
-  'error_rate',
-]);
+/** Every SLI but two is a fraction 0..1: tcaf is calls per task and amplification attempts per call. */
+const FRACTIONS = new Set<string>(SLI_NAMES.filter((sli) => sli !== 'tcaf' && sli !== 'amplification'));
 
 export function parseSliCondition(text: string, what: string): SliCondition {
   const match = /^\s*([a-z_]+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/i.exec(text);

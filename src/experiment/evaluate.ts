@@ -13,6 +13,7 @@
  *   inconclusive or none was checked; passed otherwise. Free-text assertions are "not checked".
  */
 import { formatDuration } from '../duration.js';
+import { holds as meets } from '../prometheus/condition.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
 import { verdictOfProbe } from '../probe/index.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
@@ -84,34 +85,27 @@ export function evaluate(evidence: Evidence): Evaluation {
   if (experiment.recoverWithinMs !== undefined) expectations.push(judgeRecovery(evidence));
   for (const step of experiment.steps) {
     const record = evidence.steps.find((candidate) => candidate.index === step.index);
+    const window = {
+      label: step.name,
+      fromMs: step.atMs,
+      toMs: step.forMs === undefined ? experiment.durationMs : step.atMs + step.forMs,
+    };
+    const notRun = {
+      status: 'inconclusive' as const,
+      figure: '',
+      atMs: null,
+      reason: record?.error ?? 'the step did not run',
+    };
     if (step.kind === 'toolcall') {
       step.expect.forEach((condition, j) => {
         const id = `method[${step.index}].expect[${j}]`;
-        const window = {
-          label: step.name,
-          fromMs: step.atMs,
-          toMs: step.forMs === undefined ? experiment.durationMs : step.atMs + step.forMs,
-        };
         const base = { id, title: `${step.name}: ${condition.text}`, kind: 'toolcall' as const, role: 'step', window };
         if (!record?.slis) {
-          expectations.push({
-            ...base,
-            status: 'inconclusive',
-            figure: '',
-            atMs: null,
-            reason: record?.error ?? 'the step did not run',
-          });
+          expectations.push({ ...base, ...notRun });
           return;
         }
         const value = (record.slis as unknown as Record<string, number>)[condition.sli]!;
-        const holds =
-          condition.op === '<'
-            ? value < condition.value
-            : condition.op === '<='
-              ? value <= condition.value
-              : condition.op === '>'
-                ? value > condition.value
-                : value >= condition.value;
+        const holds = meets(condition, value);
         const figure = `${condition.sli} ${round(value)} over ${record.slis.calls} calls`;
         expectations.push({
           ...base,
@@ -133,21 +127,10 @@ export function evaluate(evidence: Evidence): Evaluation {
         title: `${step.name} passes`,
         kind: 'probe' as const,
         role: 'step',
-        window: {
-          label: step.name,
-          fromMs: step.atMs,
-          toMs: step.forMs === undefined ? experiment.durationMs : step.atMs + step.forMs,
-        },
+        window,
       };
       const probe = record?.probe;
-      if (!probe)
-        expectations.push({
-          ...base,
-          status: 'inconclusive',
-          figure: '',
-          atMs: null,
-          reason: record?.error ?? 'the step did not run',
-        });
+      if (!probe) expectations.push({ ...base, ...notRun });
       else {
         const figure = `${probe.summary.passed ?? 0} leaves passed, ${probe.summary.failed ?? 0} failed`;
         const status = verdictOfProbe(probe.verdict);

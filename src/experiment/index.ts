@@ -9,21 +9,13 @@
  *   exportExperiment(experiment, 'chaos-mesh' | 'k6' | 'fis', options)
  *   suggestExperiment(files) — a starter experiment from the code's outbound dependencies
  */
-export { EXPERIMENT_SCHEMA, EXPERIMENT_SCHEMA_ID } from './schema.js';
-export { parseExperimentText, checkShape, MAX_EXPERIMENT_CHARS } from './shape.js';
-export { readExperiment, EXPERIMENT_LIMITS, type ReadOptions } from './read.js';
-export { runExperiment, type RunOptions } from './runner.js';
-export type { Experiment, Step } from './model.js';
-export type { ExperimentResult, ExpectationVerdict, Verdict } from './result.js';
-export type { SafetyPolicy } from './adapters/policy.js';
+export { EXPERIMENT_SCHEMA } from './schema.js';
+export { parseExperimentText } from './shape.js';
+export { readExperiment } from './read.js';
+export { runExperiment } from './runner.js';
+export type { ExperimentResult } from './result.js';
 export { renderMarkdown } from './report/markdown.js';
 export { renderJunit } from './report/junit.js';
 export { renderHtml } from './report/html.js';
-export { experimentRunRecord, type ExperimentRunRecord } from './report/run-record.js';
-export {
-  exportExperiment,
-  EXPERIMENT_EXPORT_TARGETS,
-  type ExperimentExport,
-  type ExperimentExportOptions,
-  type ExperimentExportTarget,
-} from './export/index.js';
+export { experimentRunRecord } from './report/run-record.js';
+export { exportExperiment, type ExperimentExportOptions, type ExperimentExportTarget } from './export/index.js';

@@ -5,7 +5,7 @@
 import type { Mapping } from '../proxy/index.js';
 import type { FaultConfig } from '../proxy/control/index.js';
 import type { ScenarioSpec, Slo } from '../scenario/index.js';
-import type { Plan as ToolcallPlan } from '../toolcall/index.js';
+import type { Plan as ToolcallPlan } from '../toolcall/plan.js';
 import type { FamilyId } from '../probe/index.js';
 import type { Predicate } from './predicate.js';
 import type { Condition } from '../prometheus/index.js';

@@ -11,6 +11,7 @@
  * Values are JSON literals (200, "open", true, null); a bare word is a string.
  */
 import { InputError } from '../kernel/errors.js';
+import { holds as meets } from '../prometheus/condition.js';
 
 export type Operator = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'contains' | 'matches' | 'exists' | 'absent';
 
@@ -211,15 +212,8 @@ function holds(clause: Clause, actual: unknown, present: boolean): boolean {
     default: {
       const number =
         typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
-      const limit = clause.value as number;
       if (!present || Number.isNaN(number)) return false;
-      return clause.op === '<'
-        ? number < limit
-        : clause.op === '<='
-          ? number <= limit
-          : clause.op === '>'
-            ? number > limit
-            : number >= limit;
+      return meets({ op: clause.op, value: clause.value as number }, number);
     }
   }
 }

@@ -3,6 +3,7 @@
  * caller's cancellation, and retries with exponential backoff for transient failures.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatDuration } from '../duration.js';
 import { CancelledError } from '../kernel/errors.js';
 import { LlmError } from './errors.js';
 
@@ -42,7 +43,7 @@ export async function withDeadline<T>(
   } catch (error) {
     if (callerSignal?.aborted) throw new CancelledError();
     if (timedOut)
-      throw new LlmError('timeout', `${what} did not finish within ${formatMs(timeoutMs)} (the LLM timeout)`);
+      throw new LlmError('timeout', `${what} did not finish within ${formatDuration(timeoutMs)} (the LLM timeout)`);
     throw error;
   } finally {
     clearTimeout(timer);
@@ -73,8 +74,4 @@ export function backoffMs(failures: number, options: RetryOptions, retryAfterSec
   const jittered = exponential / 2 + Math.random() * (exponential / 2);
   const asked = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : 0;
   return Math.min(options.maxDelayMs, Math.max(jittered, asked));
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
 }

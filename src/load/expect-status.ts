@@ -38,12 +38,3 @@ export function isExpectedStatus(expected: ExpectedStatus, status: number): bool
   for (const [low, high] of expected) if (status >= low && status <= high) return true;
   return false;
 }
-
-/** The text form, as parseExpectedStatus reads it back. */
-export function describeExpectedStatus(expected: ExpectedStatus): string {
-  return expected
-    .map(([low, high]) =>
-      low === high ? String(low) : low % 100 === 0 && high === low + 99 ? `${low / 100}xx` : `${low}-${high}`,
-    )
-    .join(',');
-}

@@ -24,27 +24,18 @@
 export {
   runOpenLoop,
   ScheduleEnd,
-  MAX_REQUESTS_PER_RUN,
   MAX_CONNECTING,
-  type OpenLoopOptions,
   type OpenLoopResult,
   type SecondBucket,
   LATENCY_BOUNDS_MS,
 } from './open-loop.js';
 export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
-export { watchThisThread, isThreadLoadGauge, type ThreadLoadGauge } from './thread-load.js';
-export { runCapacity, type CapacityOptions, type CapacityResult } from './capacity.js';
-export { summarizeSamples, errorClassAt, type RequestSamples, type SampleSummary } from './samples.js';
+export { watchThisThread, type ThreadLoadGauge } from './thread-load.js';
+export { runCapacity, type CapacityResult } from './capacity.js';
+export { summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';
-export { ERROR_CLASSES, type ErrorClass } from './error-class.js';
-export type { LoadTarget } from './options.js';
-export {
-  DEFAULT_EXPECTED_STATUS,
-  parseExpectedStatus,
-  isExpectedStatus,
-  describeExpectedStatus,
-  type ExpectedStatus,
-} from './expect-status.js';
+export type { ErrorClass } from './error-class.js';
+export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';
 export { openFileLimit, RESERVED_FDS } from './fd-limit.js';
 export { MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS } from './options.js';

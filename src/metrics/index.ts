@@ -4,8 +4,6 @@
  * (experiment.ts); served as GET /metrics on a control API's port (exposition.ts) or on a
  * listener of its own (server.ts). Knows nothing of MCP.
  */
-export { registerProxyMetrics, type ProxySource } from './proxy.js';
-export { ExperimentMetrics, EXPECTATION_STATES } from './experiment.js';
-export { sendMetrics } from './exposition.js';
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './server.js';
-export { registerSnapshot, histogramValues, type SnapshotMetric, type SnapshotValue } from './snapshot.js';
+export { registerProxyMetrics } from './proxy.js';
+export { ExperimentMetrics } from './experiment.js';
+export { startMetricsServer, type MetricsServer } from './server.js';

@@ -73,17 +73,7 @@ export function emptyReport(target: Target, taxonomy: Taxonomy, started: number)
     transport: target.kind,
     durationMs: 0,
     leaves: [],
-    summary: {
-      passed: 0,
-      failed: 0,
-      warning: 0,
-      notApplicable: 0,
-      inconclusive: 0,
-      untested: 0,
-      findings: 0,
-      failures: 0,
-      warnings: 0,
-    },
+    summary: summarise([]),
     tools: { listed: 0, called: [], skipped: [] },
   };
 }

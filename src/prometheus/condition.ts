@@ -86,7 +86,8 @@ export function unmet(condition: Condition, value: number): Comparison | undefin
   return condition.all.find((c) => !holds(c, value));
 }
 
-function holds(c: Comparison, value: number): boolean {
+/** Whether `value` meets comparison `c` (also the experiment's SLI thresholds and predicates'). */
+export function holds(c: Comparison, value: number): boolean {
   switch (c.op) {
     case '<':
       return value < c.value;

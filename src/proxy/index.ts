@@ -37,39 +37,18 @@
  *   names the mapping). Connection-level failures never reject: they are counted and reported
  *   through onEvent.
  */
-export { parseMapping, mappingInFrontOf, ACCEPTED_MAPPING_FORMS, type Mapping } from './mapping.js';
+export { parseMapping, mappingInFrontOf, type Mapping } from './mapping.js';
 export {
   startProxy,
   type ProxyOptions,
-  type ProxyTlsOptions,
   type ProxyEvent,
   type RunningProxy,
   type ProxyCounters,
   type MappingCounters,
 } from './proxy.js';
-export {
-  validateFault,
-  validateFaults,
-  FAULT_TYPES,
-  type FaultSpec,
-  type ResolvedFault,
-  type FaultType,
-} from './faults/index.js';
-export { linksOf, type FaultCounters, type Side, type Direction, type LinkDirection } from './faults/fault.js';
-export { parseBandwidth, BANDWIDTH_UNITS, BANDWIDTH_SCOPES, type BandwidthSpec } from './faults/bandwidth.js';
-export { LATENCY_DISTRIBUTIONS, type LatencySpec } from './faults/latency.js';
-export { LOSS_MODELS, SEGMENT_BYTES, type PacketLossSpec } from './faults/packet-loss.js';
-export type { JitterSpec } from './faults/jitter.js';
-export type { BlackholeSpec } from './faults/blackhole.js';
-export { createRandom, type Random } from '../kernel/random.js';
-export {
-  validateHttpFault,
-  validateHttpFaults,
-  faultKind,
-  HTTP_FAULT_TYPES,
-  type HttpFaultSpec,
-  type ResolvedHttpFault,
-  type HttpFaultType,
-  type HttpFaultCounters,
-} from './http/index.js';
-export { inexpressible, KIND_NAMES, type TrafficKind } from './requests/fault-list.js';
+export { validateFault, validateFaults, type FaultSpec, type ResolvedFault, type FaultType } from './faults/index.js';
+export { linksOf, type FaultCounters, type Side, type Direction } from './faults/fault.js';
+export { parseBandwidth } from './faults/bandwidth.js';
+export { createRandom } from '../kernel/random.js';
+export { validateHttpFault, type HttpFaultSpec, type ResolvedHttpFault, type HttpFaultCounters } from './http/index.js';
+export { inexpressible } from './requests/fault-list.js';

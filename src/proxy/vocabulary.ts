@@ -13,7 +13,6 @@ import { HTTP_FAULTS, type HttpFaultType } from './http/declarations.js';
 
 export { LATENCY_DISTRIBUTIONS } from './faults/latency.declaration.js';
 export { LOSS_MODELS } from './faults/packet-loss.declaration.js';
-export { BANDWIDTH_SCOPES } from './faults/bandwidth.declaration.js';
 
 /** Bytes per second per bandwidth unit: bytes unless the unit says bit. */
 export const UNIT_BYTES: Readonly<Record<string, number>> = {

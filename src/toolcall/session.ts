@@ -131,10 +131,6 @@ export class ToolPlane {
     this.upstream.reached(toolCalls);
   }
 
-  upstreamDown(): boolean {
-    return this.upstream.down();
-  }
-
   countUnanswered(): void {
     this.upstream.countUnanswered();
   }

@@ -34,5 +34,5 @@ export const CHECKS: readonly ProbeCheck[] = [
   unreadableCheck,
 ];
 
-export type { ProbeCheck, CheckContext, ProbeSettings, SessionStart, ToolCall } from './check.js';
+export type { ProbeCheck } from './check.js';
 export { ServerGone } from './check.js';

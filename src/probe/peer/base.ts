@@ -309,9 +309,23 @@ export abstract class BasePeer {
     for (const listener of [...this.closeListeners]) listener();
   }
 
-  /** Remembers which request a progress token belongs to (before the request is sent). */
-  protected trackToken(token: string | undefined, id: number | string): void {
+  /**
+   * The id and text of a request, its progress token (if any) in `_meta`; remembers which request
+   * the token belongs to before the request is sent.
+   */
+  protected requestText(
+    method: string,
+    params: unknown,
+    options: RequestOptions,
+  ): { id: number | string; text: string } {
+    const id = options.id ?? this.nextId++;
+    const token = options.progressToken;
     if (token !== undefined) this.tokens.set(token, refOf(id));
+    const withToken = token === undefined ? params : { ...(params as object), _meta: { progressToken: token } };
+    return {
+      id,
+      text: JSON.stringify({ jsonrpc: '2.0', id, method, ...(withToken === undefined ? {} : { params: withToken }) }),
+    };
   }
 
   /**

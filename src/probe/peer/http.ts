@@ -280,18 +280,7 @@ export class HttpPeer extends BasePeer implements Peer {
 
   async request(method: string, params: unknown, timeoutMs: number, options: RequestOptions = {}): Promise<Reply> {
     this.throwIfStopped();
-    const id = options.id ?? this.nextId++;
-    this.trackToken(options.progressToken, id);
-    const withToken =
-      options.progressToken === undefined
-        ? params
-        : { ...(params as object), _meta: { progressToken: options.progressToken } };
-    const text = JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      ...(withToken === undefined ? {} : { params: withToken }),
-    });
+    const { id, text } = this.requestText(method, params, options);
     const answered = this.waitFor(id, timeoutMs, { maxMs: options.maxMs, status: () => this.lastStatus });
     answered.catch(() => undefined); // a stop rejects it; the race below or the return reports that
     // The POST lives as long as the wait may (progress extends both): after a timeout its answer

@@ -16,20 +16,13 @@ export {
   handshake,
   PeerStopped,
   PROBE_PROTOCOL_VERSION,
-  refOf,
-  type CloseOptions,
   type HttpTarget,
-  type StdioTarget,
-  type JsonRpcMessage,
   type Peer,
   type Reply,
-  type RequestOptions,
   type Target,
   type TranscriptLine,
-  type UnreadableMessage,
 } from './base.js';
-export { postRaw, type RawHttpResponse } from './http.js';
-export { STOP_GRACE_MS } from './stdio.js';
+export { postRaw } from './http.js';
 
 export interface PeerOptions {
   /** Aborting it ends every wait of the peer at once (PeerStopped) and cuts its HTTP requests. */

@@ -149,16 +149,8 @@ export class StdioPeer extends BasePeer implements Peer {
 
   async request(method: string, params: unknown, timeoutMs: number, options: RequestOptions = {}): Promise<Reply> {
     this.throwIfStopped();
-    const id = options.id ?? this.nextId++;
-    this.trackToken(options.progressToken, id);
-    const withToken =
-      options.progressToken === undefined
-        ? params
-        : { ...(params as object), _meta: { progressToken: options.progressToken } };
-    this.sendText(
-      JSON.stringify({ jsonrpc: '2.0', id, method, ...(withToken === undefined ? {} : { params: withToken }) }),
-      refOf(id),
-    );
+    const { id, text } = this.requestText(method, params, options);
+    this.sendText(text, refOf(id));
     return this.waitFor(id, timeoutMs, { maxMs: options.maxMs });
   }
 

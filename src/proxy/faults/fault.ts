@@ -13,6 +13,7 @@
  * is attached.
  */
 import { ConfigReader } from '../../config-reader.js';
+import { InputError } from '../../kernel/errors.js';
 import { MILLISECONDS, type FaultDeclaration, type FieldDeclaration } from './declaration.js';
 
 export { MILLISECONDS };
@@ -209,6 +210,18 @@ export function linksOf(side: Side, direction: Direction): LinkDirection[] {
   // server+ingress and client+egress carry responses; server+egress and client+ingress requests.
   const responses = (side === 'server') === (direction === 'ingress');
   return [responses ? 'downstream' : 'upstream'];
+}
+
+/** Refuses a list with two faults of one name (default: the type): counters and live updates are keyed by it. */
+export function refuseSameNames(faults: readonly { name: string }[], what: string): void {
+  const names = new Set<string>();
+  for (const fault of faults) {
+    if (names.has(fault.name))
+      throw new InputError(
+        `two ${what} are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
+      );
+    names.add(fault.name);
+  }
 }
 
 /** Reads and checks the fields of one fault spec; every error names the fault and the field. */

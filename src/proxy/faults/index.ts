@@ -8,7 +8,7 @@ import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { createBandwidth, type BandwidthSpec, type ResolvedBandwidth } from './bandwidth.js';
 import { createBlackhole, type BlackholeSpec, type ResolvedBlackhole } from './blackhole.js';
 import { LIST_FAULTS } from './declarations.js';
-import { SpecReader, type Fault } from './fault.js';
+import { refuseSameNames, SpecReader, type Fault } from './fault.js';
 import { createJitter, type JitterSpec, type ResolvedJitter } from './jitter.js';
 import { createLatency, type LatencySpec, type ResolvedLatency } from './latency.js';
 import { createLimitData, type LimitDataSpec, type ResolvedLimitData } from './limit-data.js';
@@ -65,15 +65,7 @@ export function validateFault(spec: unknown): ResolvedFault {
 export function validateFaults(specs: unknown): ResolvedFault[] {
   if (!Array.isArray(specs)) throw new InputError('faults must be an array of fault objects');
   const resolved = specs.map(validateFault);
-  const names = new Set<string>();
-  for (const fault of resolved) {
-    if (names.has(fault.name)) {
-      throw new InputError(
-        `two faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
-      );
-    }
-    names.add(fault.name);
-  }
+  refuseSameNames(resolved, 'faults');
   return resolved;
 }
 

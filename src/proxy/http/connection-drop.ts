@@ -4,24 +4,12 @@
  * client sees a body cut short. mcp-chaos-monkey's `afterMs` (its code cuts by time, not bytes) is
  * accepted as `after_ms`: the connection closes that long after forwarding, before any answer.
  */
-import type { SpecReader } from '../faults/fault.js';
-import { HTTP_CONNECTION_DROP } from './connection-drop.declaration.js';
-import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
+import { type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpConnectionDropSpec extends ResolvedCommon {
   type: 'connection_drop';
   after_bytes: number;
   after_ms: number | undefined;
-}
-
-export function readHttpConnectionDrop(reader: SpecReader): HttpConnectionDropSpec {
-  const spec = {
-    type: 'connection_drop',
-    ...readCommon(reader),
-    ...reader.declared(HTTP_CONNECTION_DROP.fields),
-  } as HttpConnectionDropSpec;
-  reader.done();
-  return spec;
 }
 
 export function httpConnectionDrop(spec: HttpConnectionDropSpec): HttpFaultBehaviour {

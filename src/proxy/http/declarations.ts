@@ -1,6 +1,7 @@
 /**
  * Every HTTP fault's declaration, in the order the doors list them. A new fault adds its
- * `<fault>.declaration.ts` here (and its reader and behaviour in spec.ts); every door follows.
+ * `<fault>.declaration.ts` here and its behaviour in spec.ts (a reader there too if its spec is more than its
+ * declared fields); every door follows.
  */
 import { HTTP_CONNECTION_DROP } from './connection-drop.declaration.js';
 import { HTTP_CONNECTION_REFUSED } from './connection-refused.declaration.js';

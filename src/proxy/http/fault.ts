@@ -10,26 +10,11 @@
  * A fault's settings are shared by every exchange; its random stream is its own per mapping, so
  * the same seed and the same sequence of requests give the same decisions.
  */
-import { InputError } from '../../kernel/errors.js';
 import { SpecReader } from '../faults/fault.js';
 import { HTTP_FAULT_TYPES } from '../vocabulary.js';
 
 export { HTTP_FAULT_TYPES };
 export type HttpFaultType = (typeof HTTP_FAULT_TYPES)[number];
-
-/** Fields every HTTP fault accepts. */
-export interface HttpFaultCommon {
-  /** Counter key, unique in one list; default the type. */
-  name?: string;
-  /** A mapping's local port ("34000") or name ("weather-api"); default every mapping. */
-  target?: string;
-  /** Chance in [0, 1] that a matching exchange gets the fault (default 1). */
-  probability?: number;
-  /** Methods it applies to, e.g. "POST" or "GET,POST" (default any). */
-  method?: string;
-  /** Path glob: `*` within a segment, `**` across segments, `?` one character (default any). */
-  path?: string;
-}
 
 export interface ResolvedCommon {
   name: string;
@@ -142,8 +127,4 @@ export function jsonAnswer(status: number, value: unknown, extra: Array<[string,
     headers: [['content-type', 'application/json'], ...extra],
     body: Buffer.from(JSON.stringify(value)),
   };
-}
-
-export function httpFaultError(message: string): InputError {
-  return new InputError(message);
 }

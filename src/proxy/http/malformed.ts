@@ -3,23 +3,11 @@
  * content type says: a marker, then the first half of the real body, cut. `corrupt_response:
  * false` (mcp-chaos-monkey's flag, which it never reads) turns the fault off.
  */
-import type { SpecReader } from '../faults/fault.js';
-import { HTTP_MALFORMED } from './malformed.declaration.js';
-import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
+import { type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpMalformedSpec extends ResolvedCommon {
   type: 'malformed';
   corrupt_response: boolean;
-}
-
-export function readHttpMalformed(reader: SpecReader): HttpMalformedSpec {
-  const spec = {
-    type: 'malformed',
-    ...readCommon(reader),
-    ...reader.declared(HTTP_MALFORMED.fields),
-  } as HttpMalformedSpec;
-  reader.done();
-  return spec;
 }
 
 const MARKER = Buffer.from('<<<faultline: malformed>>>{{{{');

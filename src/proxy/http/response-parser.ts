@@ -55,11 +55,6 @@ export class ResponseParser {
     this.headLength = 0;
   }
 
-  /** Whether a response is being read. */
-  get busy(): boolean {
-    return this.state !== 'idle';
-  }
-
   feed(data: Buffer): void {
     let at = 0;
     while (at < data.length) {

@@ -3,23 +3,11 @@
  * from a JSON body; a path through an array applies to each element. Bodies that are not JSON go
  * through untouched. content-length is recomputed by the stage.
  */
-import type { SpecReader } from '../faults/fault.js';
-import { HTTP_SCHEMA_MISMATCH } from './schema-mismatch.declaration.js';
-import { readCommon, type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
+import { type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
 export interface HttpSchemaMismatchSpec extends ResolvedCommon {
   type: 'schema_mismatch';
   missing_fields: string[];
-}
-
-export function readHttpSchemaMismatch(reader: SpecReader): HttpSchemaMismatchSpec {
-  const spec = {
-    type: 'schema_mismatch',
-    ...readCommon(reader),
-    ...reader.declared(HTTP_SCHEMA_MISMATCH.fields),
-  } as HttpSchemaMismatchSpec;
-  reader.done();
-  return spec;
 }
 
 export function httpSchemaMismatch(spec: HttpSchemaMismatchSpec): HttpFaultBehaviour {

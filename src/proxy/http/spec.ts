@@ -8,24 +8,20 @@
  *   {"type":"latency","delayMs":200}, {"type":"timeout","hangMs":5000}, {"type":"connection-drop","afterBytes":10}
  */
 import { InputError } from '../../kernel/errors.js';
-import { SpecReader } from '../faults/fault.js';
-import { httpConnectionDrop, readHttpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
-import {
-  httpConnectionRefused,
-  readHttpConnectionRefused,
-  type HttpConnectionRefusedSpec,
-} from './connection-refused.js';
+import { refuseSameNames, SpecReader } from '../faults/fault.js';
+import { httpConnectionDrop, type HttpConnectionDropSpec } from './connection-drop.js';
+import { httpConnectionRefused, type HttpConnectionRefusedSpec } from './connection-refused.js';
 import { httpError, readHttpError, type HttpErrorSpec } from './error.js';
-import { HTTP_FAULT_TYPES, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
+import { HTTP_FAULT_TYPES, readCommon, type HttpFaultBehaviour, type HttpFaultType } from './fault.js';
 import { CONNECTION_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../vocabulary.js';
 import { NETWORK_COMMON_FIELDS, snakeCase, spellingsOf, type FieldDeclaration } from '../faults/declaration.js';
 import { LATENCY } from '../faults/latency.declaration.js';
 import { HTTP_FAULTS } from './declarations.js';
-import { httpLatency, readHttpLatency, type HttpLatencySpec } from './latency.js';
-import { httpMalformed, readHttpMalformed, type HttpMalformedSpec } from './malformed.js';
-import { httpRateLimit, readHttpRateLimit, type HttpRateLimitSpec } from './rate-limit.js';
-import { httpSchemaMismatch, readHttpSchemaMismatch, type HttpSchemaMismatchSpec } from './schema-mismatch.js';
-import { httpTimeout, readHttpTimeout, type HttpTimeoutSpec } from './timeout.js';
+import { httpLatency, type HttpLatencySpec } from './latency.js';
+import { httpMalformed, type HttpMalformedSpec } from './malformed.js';
+import { httpRateLimit, type HttpRateLimitSpec } from './rate-limit.js';
+import { httpSchemaMismatch, type HttpSchemaMismatchSpec } from './schema-mismatch.js';
+import { httpTimeout, type HttpTimeoutSpec } from './timeout.js';
 
 /** A validated HTTP fault, every default filled in. */
 export type ResolvedHttpFault =
@@ -41,16 +37,18 @@ export type ResolvedHttpFault =
 /** As written by a caller: any of the accepted spellings. */
 export type HttpFaultSpec = { type: string } & Record<string, unknown>;
 
-const READERS: Record<HttpFaultType, (reader: SpecReader) => ResolvedHttpFault> = {
-  latency: readHttpLatency,
+/** The faults whose spec is more than the common fields and their declaration's fields as read. */
+const CUSTOM_READERS: Partial<Record<HttpFaultType, (reader: SpecReader) => ResolvedHttpFault>> = {
   error: readHttpError,
-  rate_limit: readHttpRateLimit,
-  timeout: readHttpTimeout,
-  malformed: readHttpMalformed,
-  schema_mismatch: readHttpSchemaMismatch,
-  connection_refused: readHttpConnectionRefused,
-  connection_drop: readHttpConnectionDrop,
 };
+
+function readHttpFault(declaration: (typeof HTTP_FAULTS)[number], reader: SpecReader): ResolvedHttpFault {
+  const custom = CUSTOM_READERS[declaration.type];
+  if (custom) return custom(reader);
+  const spec = { type: declaration.type, ...readCommon(reader), ...reader.declared(declaration.fields) };
+  reader.done();
+  return spec as ResolvedHttpFault;
+}
 
 /** The reference tools' field names (after camelCase → snake_case) for ours: the declarations' aliases (delay_ms →
  * delay). */
@@ -79,27 +77,20 @@ export function validateHttpFault(spec: unknown): ResolvedHttpFault {
     throw new InputError(`an HTTP fault must be an object with a "type" (one of ${HTTP_FAULT_TYPES.join(', ')})`);
   }
   const raw = normalizeHttpFault(spec as Record<string, unknown>);
-  const read = typeof raw['type'] === 'string' ? READERS[raw['type'] as HttpFaultType] : undefined;
-  if (!read)
+  const declaration = HTTP_FAULTS.find((fault) => fault.type === raw['type']);
+  if (!declaration)
     throw new InputError(
       `HTTP fault type must be one of ${HTTP_FAULT_TYPES.join(', ')} ` +
         `(kebab-case accepted; got ` +
         `${JSON.stringify((spec as Record<string, unknown>)['type'])})`,
     );
-  return read(new SpecReader(raw['type'] as string, raw));
+  return readHttpFault(declaration, new SpecReader(declaration.type, raw));
 }
 
 export function validateHttpFaults(specs: unknown): ResolvedHttpFault[] {
   if (!Array.isArray(specs)) throw new InputError('HTTP faults must be an array of fault objects');
   const resolved = specs.map(validateHttpFault);
-  const names = new Set<string>();
-  for (const fault of resolved) {
-    if (names.has(fault.name))
-      throw new InputError(
-        `two HTTP faults are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
-      );
-    names.add(fault.name);
-  }
+  refuseSameNames(resolved, 'HTTP faults');
   return resolved;
 }
 

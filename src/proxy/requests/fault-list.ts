@@ -135,11 +135,6 @@ export class RequestFaultList {
     pruneRetired(this.byName, (entry) => entry.counters.active);
   }
 
-  /** The current list (a snapshot: a list replaced mid-request applies from the next one). */
-  get current(): readonly RequestFaultEntry[] {
-    return this.active;
-  }
-
   counters(): HttpFaultCounters[] {
     return [...this.byName.values()].map((entry) => ({ ...entry.counters }));
   }
