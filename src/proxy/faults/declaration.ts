@@ -158,6 +158,10 @@ export function spellingsOf(field: FieldDeclaration): string[] {
   return [...new Set(names)];
 }
 
+/** fault's argument names for a fault's fields (the scenario tools', `faultline run`'s), in declaration order. */
+export const argumentNames = (declaration: FaultDeclaration): string[] =>
+  declaration.fields.flatMap((field) => (field.argument ? [field.argument.name] : []));
+
 /** The command's spelling of a fault (`packet-loss`). */
 export const commandOf = (declaration: FaultDeclaration): string =>
   declaration.command ?? declaration.type.replace(/_/g, '-');
