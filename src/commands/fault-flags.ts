@@ -1,15 +1,17 @@
 /**
  * The network faults' flags of `faultline run` (and `export`) and `faultline proxy`, derived from
- * the faults' declarations (src/proxy/faults/*.declaration.ts). Each field has two spellings, and
- * both commands take both: fault's argument with dashes (`--deviation`, what `run` shows) and the
- * proxy's namespaced flag (`--latency-deviation`, what `proxy` shows); the other is a hidden alias.
+ * the faults' declarations (src/proxy/faults/*.declaration.ts). Each field of a scenario's fault has
+ * two spellings, and both commands take both: fault's argument with dashes (`--deviation`, what
+ * `run` shows) and the proxy's namespaced flag (`--latency-deviation`, what `proxy` shows); the
+ * other is a hidden alias. The connection faults (`--stall`, `--slicer` …) have only the proxy's,
+ * on `faultline proxy` and `faultline chaos inject`.
  *
  * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
  */
 import { Option, type Command } from 'commander';
 import { anyCaseChoice, integer, nonNegativeNumber, number } from './parsers.js';
 import { commandOf, type FaultDeclaration, type FieldDeclaration } from '../proxy/faults/declaration.js';
-import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { LIST_FAULTS, NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 import { UsageError } from './run-command.js';
 
@@ -27,8 +29,12 @@ const dashed = (name: string): string => name.replace(/_/g, '-');
 /** commander's attribute for a flag name (`latency-deviation` → latencyDeviation). */
 export const attributeOf = (flag: string): string => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
+/** The faults whose flags a door takes: `run` a scenario's faults, `proxy` every fault a list takes. */
+export const faultsOf = (door: FlagDoor): readonly FaultDeclaration[] =>
+  door === 'run' ? NETWORK_FAULTS : LIST_FAULTS;
+
 /** The flags of every declared field that has an argument or a flag, in declaration order. */
-export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] = NETWORK_FAULTS): FieldFlags[] {
+export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] = faultsOf(door)): FieldFlags[] {
   const flags: FieldFlags[] = [];
   for (const fault of faults) {
     for (const field of fault.fields) {
@@ -42,8 +48,10 @@ export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] =
   return flags;
 }
 
-function placeholder(field: FieldDeclaration): string {
+export function placeholder(field: FieldDeclaration): string {
   if (field.unit === 'ms') return '<ms>';
+  if (field.unit === 'µs') return '<us>';
+  if (field.unit === 'bytes') return '<bytes>';
   if (field.unit === 'Hz') return '<hz>';
   if (field.unit === 'probability') return '<fraction>';
   if (field.argument?.unitArgument) return '<rate>';
@@ -70,18 +78,19 @@ function optionFor(door: FlagDoor, flag: string, field: FieldDeclaration, help: 
   return option;
 }
 
-/** Adds every declared fault field's flags (shown and hidden alias), and `proxy`'s switches of field-less faults. */
-export function addFaultFlags(command: Command, door: FlagDoor): Command {
-  for (const flags of fieldFlags(door)) {
-    command.addOption(optionFor(door, flags.shown, flags.field, helpOf(door, flags)));
-    if (flags.hidden) command.addOption(optionFor(door, flags.hidden, flags.field, helpOf(door, flags)).hideHelp());
-  }
-  if (door === 'proxy') {
-    for (const fault of NETWORK_FAULTS) {
-      const on = (fault as FaultDeclaration).proxyFlag;
-      if (on && !fault.fields.some((field) => (field as FieldDeclaration).flag === on.name))
-        command.addOption(new Option(`--${on.name}`, on.help));
+/**
+ * Adds the declared fault fields' flags (shown and hidden alias) of `faults`, and `proxy`'s switches
+ * of field-less faults.
+ */
+export function addFaultFlags(command: Command, door: FlagDoor, faults = faultsOf(door)): Command {
+  for (const fault of faults) {
+    for (const flags of fieldFlags(door, [fault])) {
+      command.addOption(optionFor(door, flags.shown, flags.field, helpOf(door, flags)));
+      if (flags.hidden) command.addOption(optionFor(door, flags.hidden, flags.field, helpOf(door, flags)).hideHelp());
     }
+    const on = fault.proxyFlag;
+    if (door === 'proxy' && on && !fault.fields.some((field) => field.flag === on.name))
+      command.addOption(new Option(`--${on.name}`, on.help));
   }
   return command;
 }
@@ -98,7 +107,7 @@ export function flagValue(options: Record<string, unknown>, flags: FieldFlags): 
 /** Each fault's own flag attributes, both spellings (`refuseOtherFaultFlags` refuses another fault's). */
 export function flagsByFault(door: FlagDoor): Map<string, FieldFlags[]> {
   const byFault = new Map<string, FieldFlags[]>();
-  for (const fault of NETWORK_FAULTS) byFault.set(fault.type, []);
+  for (const fault of faultsOf(door)) byFault.set(fault.type, []);
   for (const flags of fieldFlags(door)) byFault.get(flags.fault.type)!.push(flags);
   return byFault;
 }

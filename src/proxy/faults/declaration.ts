@@ -51,7 +51,10 @@ export interface FieldDeclaration {
    */
   readonly aliases?: readonly string[];
   readonly argument?: ArgumentDeclaration;
-  /** The `faultline proxy` flag, without dashes (`latency-deviation`); `faultline run` takes it too. */
+  /**
+   * The `faultline proxy` flag, without dashes (`latency-deviation`); `faultline run` takes a
+   * scenario fault's too, `faultline chaos inject` a connection fault's.
+   */
   readonly flag?: string;
   /** Not a spec field: only an argument (bandwidth's `unit`, folded into bytesPerSecond). */
   readonly argumentOnly?: boolean;
