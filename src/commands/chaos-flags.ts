@@ -15,7 +15,7 @@ import {
 } from '../proxy/faults/declaration.js';
 import { CONNECTION_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
-import { addFaultFlags, attributeOf, fieldFlags } from './fault-flags.js';
+import { addFaultFlags, attributeOf, fieldFlags, fieldOption, flagHelp, placeholder } from './fault-flags.js';
 import { integerIn, numberIn } from './parsers.js';
 import { UsageError } from './run-command.js';
 
@@ -41,14 +41,6 @@ export const HTTP_ONLY_FLAGS: readonly string[] = HTTP_COMMON_FIELDS.flatMap((fi
   field.chaosFlag ? [field.chaosFlag.name] : [],
 ).sort();
 
-function placeholder(field: FieldDeclaration): string {
-  if (field.kind === 'strings') return '<a,b>';
-  if (field.unit === 'ms') return '<ms>';
-  if (field.unit === 's') return '<seconds>';
-  if (field.unit === 'probability') return '<p>';
-  return field.kind === 'string' ? `<${field.key}>` : '<n>';
-}
-
 function helpOf(uses: readonly Use[]): string {
   const { field } = uses[0]!;
   // mcp-chaos-monkey's default, where it has one, replaces the one the field's help names.
@@ -57,17 +49,15 @@ function helpOf(uses: readonly Use[]): string {
     const help = fallback === undefined ? field.help : field.help.replace(/ \(default[^)]*\)$/, '');
     return `${fault ? `${fault}: ` : ''}${help}`;
   });
-  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
-  return `${what.join('; ')}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+  return flagHelp(field, what.join('; '), fallback);
 }
 
 function optionOf(name: string, uses: readonly Use[]): Option {
   const { field } = uses[0]!;
-  const option = new Option(`--${name} ${placeholder(field)}`, helpOf(uses));
   const [min, max] = [field.min ?? 0, field.max ?? Number.MAX_SAFE_INTEGER];
-  if (field.kind === 'integer') option.argParser(integerIn(min, max));
-  if (field.kind === 'number') option.argParser(numberIn(min, max));
-  return option;
+  const parse =
+    field.kind === 'integer' ? integerIn(min, max) : field.kind === 'number' ? numberIn(min, max) : undefined;
+  return fieldOption(name, field, helpOf(uses), parse);
 }
 
 /** Adds every derived flag. */

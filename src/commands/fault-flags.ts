@@ -48,34 +48,60 @@ export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] =
   return flags;
 }
 
+const PLACEHOLDERS: Readonly<Record<string, string>> = {
+  ms: '<ms>',
+  µs: '<us>',
+  s: '<seconds>',
+  Hz: '<hz>',
+  bytes: '<bytes>',
+  probability: '<fraction>',
+};
+
+/** A fault flag's value placeholder: one rule for every door (`proxy`, `run`, `chaos inject`). */
 export function placeholder(field: FieldDeclaration): string {
-  if (field.unit === 'ms') return '<ms>';
-  if (field.unit === 'µs') return '<us>';
-  if (field.unit === 'bytes') return '<bytes>';
-  if (field.unit === 'Hz') return '<hz>';
-  if (field.unit === 'probability') return '<fraction>';
+  if (field.kind === 'strings') return '<a,b>';
   if (field.argument?.unitArgument) return '<rate>';
-  return field.kind === 'enum' ? '<name>' : '<value>';
+  const byUnit = field.unit === undefined ? undefined : PLACEHOLDERS[field.unit];
+  if (byUnit) return byUnit;
+  if (field.kind === 'enum') return '<name>';
+  return field.kind === 'string' ? `<${dashed(field.key)}>` : '<n>';
 }
+
+/** A fault flag's help: what it sets (`what`), an enum's values, the unit and the default the door applies. */
+export function flagHelp(
+  field: FieldDeclaration,
+  what: string,
+  fallback: unknown = field.argument?.default ?? field.default,
+): string {
+  const values = field.kind === 'enum' ? `: ${(field.values ?? []).join(', ')}` : '';
+  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
+  return `${what}${values}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+}
+
+/** A fault flag: a switch for a boolean field, else a value read by `parse` (an enum's: its values, any case). */
+export function fieldOption(
+  flag: string,
+  field: FieldDeclaration,
+  help: string,
+  parse?: (text: string) => unknown,
+): Option {
+  if (field.kind === 'boolean') return new Option(`--${flag}`, help);
+  const option = new Option(`--${flag} ${placeholder(field)}`, help);
+  const parser = field.kind === 'enum' ? anyCaseChoice(field.values ?? []) : parse;
+  return parser ? option.argParser(parser) : option;
+}
+
+const isNumeric = (field: FieldDeclaration): boolean => field.kind === 'number' || field.kind === 'integer';
 
 function helpOf(door: FlagDoor, { fault, field }: FieldFlags): string {
   const isSwitch = door === 'proxy' && fault.proxyFlag?.name === field.flag;
   if (isSwitch) return fault.proxyFlag!.help;
-  const fallback = field.argument?.default ?? field.default;
-  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
-  const values = field.kind === 'enum' ? `: ${(field.values ?? []).join(', ')}` : '';
-  const text = `${field.help}${values}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
-  return door === 'run' ? `${commandOf(fault)}: ${text}` : text;
+  return flagHelp(field, door === 'run' ? `${commandOf(fault)}: ${field.help}` : field.help);
 }
 
 /** `run` leaves ranges to the scenario (its errors name the argument); `proxy` refuses a negative number here. */
 function optionFor(door: FlagDoor, flag: string, field: FieldDeclaration, help: string): Option {
-  if (field.kind === 'boolean') return new Option(`--${flag}`, help);
-  const option = new Option(`--${flag} ${placeholder(field)}`, help);
-  if (field.kind === 'number' || field.kind === 'integer')
-    option.argParser(door === 'run' ? number : nonNegativeNumber);
-  if (field.kind === 'enum') option.argParser(anyCaseChoice(field.values ?? []));
-  return option;
+  return fieldOption(flag, field, help, isNumeric(field) ? (door === 'run' ? number : nonNegativeNumber) : undefined);
 }
 
 /**
@@ -119,17 +145,15 @@ export function addHttpArgumentFlags(command: Command): Command {
     for (const field of fault.fields as readonly FieldDeclaration[]) {
       const argument = field.argument;
       if (!argument) continue;
-      const fallback = argument.default ?? field.default;
-      const help = `http-error ${fault.type}: ${field.help}${field.unit ? `, ${field.unit}` : ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
-      const flag = `--${dashed(argument.name)}`;
-      if (field.kind === 'boolean') command.addOption(new Option(flag, help));
-      else if (field.kind === 'strings') command.addOption(new Option(`${flag} <a,b>`, help));
-      else {
-        const option = new Option(`${flag} <value>`, help);
-        if (field.kind === 'integer') option.argParser(integer);
-        if (field.kind === 'number') option.argParser(number);
-        command.addOption(option);
-      }
+      const help = flagHelp(field, `http-error ${fault.type}: ${field.help}`);
+      command.addOption(
+        fieldOption(
+          dashed(argument.name),
+          field,
+          help,
+          field.kind === 'integer' ? integer : isNumeric(field) ? number : undefined,
+        ),
+      );
     }
   }
   return command;
