@@ -263,7 +263,7 @@ describe('held proxies obey the target policy', () => {
   it('a mapping to the metadata address or a non-loopback bind is refused, naming proxies', async () => {
     const { client, close } = await connectInMemory();
     try {
-      for (const mapping of ['0=169.254.169.254:80', '0.0.0.0:0=127.0.0.1:80', '80=127.0.0.1:8080']) {
+      for (const mapping of ['0=169.254.169.254:80', '0.0.0.0:0=127.0.0.1:80', '80=127.0.0.1:8080', 'no mapping']) {
         const result = (await client.callTool({
           name: 'fault_proxy_start',
           arguments: { proxies: [mapping] },
