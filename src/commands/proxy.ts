@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { messageOf } from '../kernel/errors.js';
-import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters, type ProxyEvent } from '../proxy/index.js';
+import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters } from '../proxy/index.js';
 import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
 import { LIST_FAULTS } from '../proxy/faults/declarations.js';
 import { bindRefusal, describeTargets, isLoopbackAddress, type TargetAllowance } from '../target-policy.js';
@@ -251,7 +251,7 @@ export async function runProxy(
     if (exposed) throw new UsageError(exposed);
   }
   const targets = await namedRemotes(options.proxy);
-  const { assembleProxy } = await import('../proxy/control/assemble.js');
+  const { assembleProxy, describeEvent } = await import('../proxy/control/assemble.js');
   const assembled = await assembleProxy({
     mappings: options.proxy,
     faults,
@@ -312,19 +312,3 @@ const CARRIES = {
   tcp: 'TCP, opaque',
   sniffed: 'HTTP, Redis or TCP, by what each connection speaks',
 } as const;
-
-function describeEvent(event: ProxyEvent): string {
-  const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
-  switch (event.type) {
-    case 'open':
-      return `${prefix} open`;
-    case 'connect_failed':
-      return `${prefix} target unreachable: ${event.error}`;
-    case 'close':
-      return (
-        `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
-        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}` +
-        (event.neverDialled ? ' (the remote was never dialled: held by a blackhole until the client left)' : '')
-      );
-  }
-}

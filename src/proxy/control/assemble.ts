@@ -9,7 +9,7 @@ import { InputError } from '../../kernel/errors.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { parseMapping, type Mapping } from '../mapping.js';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../proxy.js';
+import { startProxy, type ProxyEvent, type ProxyOptions, type RunningProxy } from '../proxy.js';
 import type { AdminServer } from './admin.js';
 import { checkFaultTargets, parseFaultJson } from './fault-config.js';
 import { FaultRegistry, type RegistryEvent } from './registry.js';
@@ -135,4 +135,21 @@ async function serveAdmin(
   const metrics = new Registry();
   registerProxyMetrics(metrics, () => [{ proxy: 'proxy', counters: proxy.counters() }]);
   return startAdmin({ ...admin, registry, metrics });
+}
+
+/** One connection event as a log line, the same for every door (`faultline proxy`'s stderr, a held proxy's status). */
+export function describeEvent(event: ProxyEvent): string {
+  const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
+  switch (event.type) {
+    case 'open':
+      return `${prefix} open`;
+    case 'connect_failed':
+      return `${prefix} target unreachable: ${event.error}`;
+    case 'close':
+      return (
+        `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
+        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}` +
+        (event.neverDialled ? ' (the remote was never dialled: held by a blackhole until the client left)' : '')
+      );
+  }
 }

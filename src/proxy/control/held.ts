@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { InputError } from '../../kernel/errors.js';
 import { HELD_LIMITS } from '../vocabulary.js';
 import type { ProxyCounters, RunningProxy, ProxyOptions } from '../proxy.js';
-import { assembleProxy, faultConfigs } from './assemble.js';
+import { assembleProxy, describeEvent, faultConfigs } from './assemble.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
 export { HELD_LIMITS };
@@ -114,10 +114,7 @@ export class HeldProxies {
         ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
         allowProduction: options.allowProduction === true,
         onEvent: (event) => {
-          const line =
-            `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ` +
-            `${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
-          events.push(line);
+          events.push(describeEvent(event));
           if (events.length > HELD_LIMITS.events) events.shift();
         },
       }));
