@@ -8,6 +8,7 @@ import { numberIn } from './parsers.js';
 import { addChaosFlags, chaosConfig, connectionConfig, HTTP_ONLY_FLAGS } from './chaos-flags.js';
 import { attributeOf } from './fault-flags.js';
 import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { faultKind } from '../proxy/http/spec.js';
 import { runCommand, UsageError } from './run-command.js';
 import { type GlobalOptions } from './flags.js';
 
@@ -151,7 +152,8 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
       `fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`,
     );
   }
-  const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
+  // The admin API's own rule: a latency given a network fault's field is the network fault.
+  const isNetwork = faultKind(config) === 'network';
   const connection = connectionConfig(effective, options);
   if (isNetwork) {
     // Dropped silently, they would widen the fault to every request of the target.
