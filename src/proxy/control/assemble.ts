@@ -3,7 +3,8 @@
  * mappings with the given faults and fault configs (JSON texts, any spelling, each checked against
  * the mappings and named as the door spells it), and when asked the registry that keeps live faults
  * and the admin API (mcp-chaos-monkey's /chaos routes and GET /metrics) serving it. `faultline proxy`
- * and the proxies an MCP agent holds (held.ts) start theirs here; it knows nothing of flags or tools.
+ * and the proxies an MCP agent holds (held.ts) start theirs here, and log connection events as
+ * `describeEvent` writes them; it knows nothing of flags or tools.
  */
 import { InputError } from '../../kernel/errors.js';
 import type { FaultSpec } from '../faults/index.js';
