@@ -124,8 +124,20 @@ describe('MCP tools', () => {
       [
         'fault_export_scenario',
         { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', loss_rate: 0.1 },
-        /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, distribution/,
+        /^loss_rate: applies to packet_loss scenarios; a latency scenario takes latency, deviation, per_read_write_op, distribution$/,
       ],
+      // Every declared argument is taken (per_read_write_op, jitter's) and refused only where it has no equivalent.
+      [
+        'fault_export_scenario',
+        { to: 'chaos-mesh', fault: 'latency', url: 'http://svc/', per_read_write_op: true },
+        /^per_read_write_op: cannot export to chaos-mesh/,
+      ],
+      [
+        'fault_export_scenario',
+        { to: 'k6', fault: 'latency', url: 'http://svc/', amplitude: 30 },
+        /^amplitude: applies to jitter scenarios; a latency scenario takes latency/,
+      ],
+      ['fault_export_scenario', { to: 'k6', fault: 'jitter', url: 'http://svc/', amplitude: -1 }, /^amplitude:/],
       [
         'fault_export_scenario',
         {
@@ -144,6 +156,19 @@ describe('MCP tools', () => {
       assert.match(textOf(result), message);
       assert.equal(result.structuredContent, undefined);
     }
+  });
+
+  test('export: jitter\'s declared arguments are taken, and "" is an argument\'s default', async () => {
+    const result = await call('fault_export_scenario', {
+      to: 'k6',
+      fault: 'jitter',
+      url: 'http://svc/',
+      amplitude: 30,
+      frequency: '',
+      rtt: '',
+    });
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.match(textOf(result), /constant-arrival-rate/);
   });
 
   test('export: any host is accepted (nothing is loaded), the document is the text', async () => {

@@ -111,7 +111,6 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   latency_ms: 'toolcall and experiment predicates name measured latency so',
   loss_rate: "cloud rehearsal and export tools use fault's argument",
   bytesPerSecond: 'cloud/export (FIS, Chaos Mesh)',
-  bandwidth_scope: 'cloud export tool',
   delayMs: 'toolcall plane and pacer use the same word for their own delays',
   status_code: 'verdict (injected answers), cloud rehearsal, experiment suggestions',
   statusCode: 'HTTP clients and servers everywhere',

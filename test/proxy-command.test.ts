@@ -9,6 +9,7 @@ import {
   echo,
   handleCounts,
   readBytes,
+  readToEnd,
   settledHandles,
   startServer,
 } from './fixtures/proxy/net.js';
@@ -76,6 +77,42 @@ describe('faultline proxy flags', () => {
     ]);
   });
 
+  it("takes the connection faults' flags from their declarations", () => {
+    const options = parse([
+      '--stall',
+      '0',
+      '--stall-direction',
+      'both',
+      '--reset-peer',
+      '50',
+      '--slow-close',
+      '20',
+      '--slow-close-side',
+      'client',
+      '--slicer',
+      '64',
+      '--slicer-size-variation',
+      '8',
+      '--slicer-delay',
+      '500',
+      '--limit-data',
+      '1000',
+    ]);
+    assert.deepEqual(faultsFromOptions(options), [
+      { type: 'stall', timeoutMs: 0, direction: 'both' },
+      { type: 'reset_peer', afterMs: 50 },
+      { type: 'slow_close', delayMs: 20, side: 'client' },
+      { type: 'slicer', averageSize: 64, sizeVariation: 8, delayUs: 500 },
+      { type: 'limit_data', bytes: 1000 },
+    ]);
+    assert.throws(
+      () => faultsFromOptions(parse(['--slicer-delay', '5'])),
+      /--slicer-size-variation and --slicer-delay need --slicer <bytes>/,
+    );
+    assert.throws(() => faultsFromOptions(parse(['--slicer', '0'])), /slicer fault: averageSize must be/);
+    assert.throws(() => parse(['--limit-data', '-1']), /--limit-data <bytes>.*expected a number ≥ 0/);
+  });
+
   it('rejects bad values with a message naming the flag or field', () => {
     assert.throws(() => parse(['--latency', '-5']), /--latency <ms>.*expected a number ≥ 0/);
     assert.throws(() => parse(['--latency-side', 'middle']), /Allowed choices are client, server/);
@@ -119,5 +156,27 @@ describe('faultline proxy run', () => {
     assert.equal(lines.at(-1), 'stopped');
     await server.close();
     assert.deepEqual(await settledHandles(baseline), baseline);
+  });
+
+  it('--limit-data passes that many bytes, then ends the stream', async () => {
+    const server = await startServer(echo);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const running = runProxy(
+      parse(['--proxy', `0=127.0.0.1:${server.port}`, '--limit-data', '3']),
+      stop.signal,
+      (line) => lines.push(line),
+    );
+    while (!lines.some((l) => l.startsWith('listening'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    const port = Number(/127\.0\.0\.1:(\d+) →/.exec(lines[0]!)![1]);
+    const client = await connect(port);
+    client.write('hello');
+    assert.equal((await readToEnd(client)).toString(), 'hel');
+    await destroyAndWait(client);
+    stop.abort();
+    const counters = await running;
+    assert.match(lines[1]!, /faults: limit_data; seed /);
+    assert.equal(counters.faults[0]!.type, 'limit_data');
+    await server.close();
   });
 });

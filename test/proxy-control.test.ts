@@ -15,7 +15,7 @@ import { injectConfig, registerChaosCommand } from '../src/commands/chaos.js';
 import { FaultlineCommand } from '../src/commands/faultline-command.js';
 import { UsageError } from '../src/commands/run-command.js';
 import { portNumber } from '../src/commands/parsers.js';
-import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
+import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
 import { MAX_RETIRED_FAULTS } from '../src/proxy/retired.js';
 import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
@@ -346,6 +346,28 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     assert.throws(() => injectConfig('schema-mismatch', { fields: ' , ' }), /schema-mismatch needs --fields a,b/);
   });
 
+  it("takes the connection faults, their fields by `faultline proxy`'s flags", () => {
+    const program = new FaultlineCommand('faultline');
+    registerChaosCommand(program);
+    const inject = program.commands.find((c) => c.name() === 'chaos')!.commands.find((c) => c.name() === 'inject')!;
+    const flags = inject.options.map((option) => option.long);
+    for (const flag of ['--stall', '--reset-peer', '--slow-close', '--slicer', '--slicer-delay', '--limit-data'])
+      assert.ok(flags.includes(flag), `${flag} in ${flags.join(' ')}`);
+    assert.deepEqual(injectConfig('stall', { stall: 0 }), { type: 'stall', timeoutMs: 0 });
+    assert.deepEqual(injectConfig('reset_peer', { resetPeer: 10 }), { type: 'reset-peer', afterMs: 10 });
+    assert.deepEqual(injectConfig('slicer', { slicer: 64, slicerDelay: 100, config: '{"sizeVariation":4}' }), {
+      type: 'slicer',
+      averageSize: 64,
+      delayUs: 100,
+      sizeVariation: 4,
+    });
+    assert.throws(
+      () => injectConfig('stall', { limitData: 5 }),
+      /--limit-data: applies to limit-data faults, not stall/,
+    );
+    assert.throws(() => injectConfig('error', { stall: 5 }), /--stall: applies to stall faults, not error/);
+  });
+
   it(
     'every --port (mcp --http, mcp-chaos proxy http) refuses a ' + 'privileged port, as --admin and the mappings do',
     () => {
@@ -369,7 +391,7 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
         (error: unknown) => {
           assert.ok(error instanceof UsageError);
           assert.match(error.message, /fault type "(bogus|nah)" is unknown; accepted: /);
-          for (const accepted of [...HTTP_FAULT_TYPES, ...NETWORK_FAULT_TYPES])
+          for (const accepted of [...HTTP_FAULT_TYPES, ...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES])
             assert.ok(error.message.includes(accepted.replace(/_/g, '-')), accepted);
           return true;
         },

@@ -106,7 +106,11 @@ describe('held proxies (fault_proxy_*)', () => {
       assert.equal(read.counters.httpFaults!.find((c) => c.name === 'error')!.applications, 1);
       assert.equal(read.counters.httpFaults!.find((c) => c.name === 'rate_limit')!.applications, 1);
       assert.equal(read.counters.mappings[0]!.httpExchanges, 3);
-      assert.ok(read.recentEvents.some((e) => / open$/.test(e)));
+      // The lines `faultline proxy` logs: client → mapping, then what happened.
+      assert.ok(
+        read.recentEvents.some((e) => /^\S+ #\d+ 127\.0\.0\.1:\d+ → .*#api.* open$/.test(e)),
+        read.recentEvents[0],
+      );
       const bad = await client.callTool({
         name: 'fault_proxy_set_faults',
         arguments: { id: status.id, faults: ['{"type":"error","statusCode":42}'] },
@@ -263,7 +267,7 @@ describe('held proxies obey the target policy', () => {
   it('a mapping to the metadata address or a non-loopback bind is refused, naming proxies', async () => {
     const { client, close } = await connectInMemory();
     try {
-      for (const mapping of ['0=169.254.169.254:80', '0.0.0.0:0=127.0.0.1:80', '80=127.0.0.1:8080']) {
+      for (const mapping of ['0=169.254.169.254:80', '0.0.0.0:0=127.0.0.1:80', '80=127.0.0.1:8080', 'no mapping']) {
         const result = (await client.callTool({
           name: 'fault_proxy_start',
           arguments: { proxies: [mapping] },

@@ -3,11 +3,19 @@
  * (src/proxy/http/*.declaration.ts): each field's `chaosFlag`, mcp-chaos-monkey's CLI spelling
  * (`--status`, `--delay` shared by latency and timeout), and the common fields' (`--probability`,
  * `--method`, `--path`). The flags given become a fault config in mcp-chaos-monkey's spelling.
+ * The connection faults' flags are `faultline proxy`'s (`--stall <ms>`, `--slicer-delay <us>`).
  */
 import { Option, type Command } from 'commander';
-import { camelCase, HTTP_COMMON_FIELDS, spellingsOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
+import {
+  camelCase,
+  commandOf,
+  HTTP_COMMON_FIELDS,
+  spellingsOf,
+  type FieldDeclaration,
+} from '../proxy/faults/declaration.js';
+import { CONNECTION_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
-import { attributeOf } from './fault-flags.js';
+import { addFaultFlags, attributeOf, fieldFlags, fieldOption, flagHelp, placeholder } from './fault-flags.js';
 import { integerIn, numberIn } from './parsers.js';
 import { UsageError } from './run-command.js';
 
@@ -33,14 +41,6 @@ export const HTTP_ONLY_FLAGS: readonly string[] = HTTP_COMMON_FIELDS.flatMap((fi
   field.chaosFlag ? [field.chaosFlag.name] : [],
 ).sort();
 
-function placeholder(field: FieldDeclaration): string {
-  if (field.kind === 'strings') return '<a,b>';
-  if (field.unit === 'ms') return '<ms>';
-  if (field.unit === 's') return '<seconds>';
-  if (field.unit === 'probability') return '<p>';
-  return field.kind === 'string' ? `<${field.key}>` : '<n>';
-}
-
 function helpOf(uses: readonly Use[]): string {
   const { field } = uses[0]!;
   // mcp-chaos-monkey's default, where it has one, replaces the one the field's help names.
@@ -49,23 +49,37 @@ function helpOf(uses: readonly Use[]): string {
     const help = fallback === undefined ? field.help : field.help.replace(/ \(default[^)]*\)$/, '');
     return `${fault ? `${fault}: ` : ''}${help}`;
   });
-  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
-  return `${what.join('; ')}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+  return flagHelp(field, what.join('; '), fallback);
 }
 
 function optionOf(name: string, uses: readonly Use[]): Option {
   const { field } = uses[0]!;
-  const option = new Option(`--${name} ${placeholder(field)}`, helpOf(uses));
   const [min, max] = [field.min ?? 0, field.max ?? Number.MAX_SAFE_INTEGER];
-  if (field.kind === 'integer') option.argParser(integerIn(min, max));
-  if (field.kind === 'number') option.argParser(numberIn(min, max));
-  return option;
+  const parse =
+    field.kind === 'integer' ? integerIn(min, max) : field.kind === 'number' ? numberIn(min, max) : undefined;
+  return fieldOption(name, field, helpOf(uses), parse);
 }
 
 /** Adds every derived flag. */
 export function addChaosFlags(command: Command): Command {
   for (const [name, uses] of USES) command.addOption(optionOf(name, uses));
-  return command;
+  return addFaultFlags(command, 'proxy', CONNECTION_FAULTS);
+}
+
+/**
+ * The fields the connection faults' flags give the fault `type` (kebab-case), by spec key; a flag of
+ * another fault (of any, for an HTTP fault) is a mistake, not something to drop.
+ */
+export function connectionConfig(type: string, options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const { fault, field, shown } of fieldFlags('proxy', CONNECTION_FAULTS)) {
+    const value = options[attributeOf(shown)];
+    if (value === undefined) continue;
+    if (commandOf(fault) !== type)
+      throw new UsageError(`--${shown}: applies to ${commandOf(fault)} faults, not ${type}`);
+    config[field.key] = value;
+  }
+  return config;
 }
 
 /** mcp-chaos-monkey's spelling of a field (its alias, `delayMs`, else camelCase, `statusCode`). */

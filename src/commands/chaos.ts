@@ -5,9 +5,10 @@
  */
 import { Option, type Command } from 'commander';
 import { numberIn } from './parsers.js';
-import { addChaosFlags, chaosConfig, HTTP_ONLY_FLAGS } from './chaos-flags.js';
+import { addChaosFlags, chaosConfig, connectionConfig, HTTP_ONLY_FLAGS } from './chaos-flags.js';
 import { attributeOf } from './fault-flags.js';
-import { HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { faultKind } from '../proxy/http/spec.js';
 import { runCommand, UsageError } from './run-command.js';
 import { type GlobalOptions } from './flags.js';
 
@@ -26,12 +27,13 @@ interface InjectOptions extends ChaosOptions {
 /** mcp-chaos-monkey's kebab-case spelling of the proxy's own lists (snake_case is accepted too). */
 const kebab = (type: string): string => type.replace(/_/g, '-');
 const HTTP_TYPES: readonly string[] = HTTP_FAULT_TYPES.map(kebab);
-const NETWORK_ONLY_TYPES: readonly string[] = NETWORK_FAULT_TYPES.map(kebab).filter(
-  (type) => !HTTP_TYPES.includes(type),
-);
+const NETWORK_ONLY_TYPES: readonly string[] = [...NETWORK_FAULT_TYPES, ...CONNECTION_FAULT_TYPES]
+  .map(kebab)
+  .filter((type) => !HTTP_TYPES.includes(type));
 /** Every type the admin API accepts, for the help and for the refusal of any other. */
 const ACCEPTED_TYPES =
-  `${HTTP_TYPES.join(', ')}; network faults (their fields in ` + `--config): ${NETWORK_ONLY_TYPES.join(', ')}`;
+  `${HTTP_TYPES.join(', ')}; network faults (their fields in --config, ` +
+  `the connection faults' by flag too): ${NETWORK_ONLY_TYPES.join(', ')}`;
 
 export function registerChaosCommand(program: Command, _globals?: () => GlobalOptions): void {
   const chaos = program
@@ -82,7 +84,7 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
         '503 --duration 30 --admin 127.0.0.1:9090 --token s3cret\n  ' +
         'faultline chaos inject 34000 latency --delay 500 --probability ' +
         '0.5\n  faultline chaos inject redis connection-refused ' +
-        '--duration 30',
+        '--duration 30\n  faultline chaos inject 34000 slicer --slicer 64 --slicer-delay 1000',
     )
     .action((target: string, type: string, options: InjectOptions) =>
       runCommand(async () => {
@@ -150,7 +152,9 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
       `fault type ${JSON.stringify(config['type'])} is unknown; accepted: ${ACCEPTED_TYPES} (snake_case too)`,
     );
   }
-  const isNetwork = 'latencyMs' in extra || 'latency_ms' in extra || !HTTP_TYPES.includes(normalized);
+  // The admin API's own rule: a latency given a network fault's field is the network fault.
+  const isNetwork = faultKind(config) === 'network';
+  const connection = connectionConfig(effective, options);
   if (isNetwork) {
     // Dropped silently, they would widen the fault to every request of the target.
     const httpOnly = HTTP_ONLY_FLAGS.filter((flag) => options[attributeOf(flag)] !== undefined);
@@ -162,6 +166,7 @@ export function injectConfig(type: string, options: InjectOptions): Record<strin
           `target`,
       );
     }
+    Object.assign(config, connection);
   } else Object.assign(config, chaosConfig(normalized, options, extra));
   return config;
 }

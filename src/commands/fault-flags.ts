@@ -1,15 +1,17 @@
 /**
  * The network faults' flags of `faultline run` (and `export`) and `faultline proxy`, derived from
- * the faults' declarations (src/proxy/faults/*.declaration.ts). Each field has two spellings, and
- * both commands take both: fault's argument with dashes (`--deviation`, what `run` shows) and the
- * proxy's namespaced flag (`--latency-deviation`, what `proxy` shows); the other is a hidden alias.
+ * the faults' declarations (src/proxy/faults/*.declaration.ts). Each field of a scenario's fault has
+ * two spellings, and both commands take both: fault's argument with dashes (`--deviation`, what
+ * `run` shows) and the proxy's namespaced flag (`--latency-deviation`, what `proxy` shows); the
+ * other is a hidden alias. The connection faults (`--stall`, `--slicer` …) have only the proxy's,
+ * on `faultline proxy` and `faultline chaos inject`.
  *
  * Only leaf modules are imported: `faultline export` loads this before it knows it will run.
  */
 import { Option, type Command } from 'commander';
 import { anyCaseChoice, integer, nonNegativeNumber, number } from './parsers.js';
 import { commandOf, type FaultDeclaration, type FieldDeclaration } from '../proxy/faults/declaration.js';
-import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { LIST_FAULTS, NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 import { UsageError } from './run-command.js';
 
@@ -27,8 +29,12 @@ const dashed = (name: string): string => name.replace(/_/g, '-');
 /** commander's attribute for a flag name (`latency-deviation` → latencyDeviation). */
 export const attributeOf = (flag: string): string => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
+/** The faults whose flags a door takes: `run` a scenario's faults, `proxy` every fault a list takes. */
+export const faultsOf = (door: FlagDoor): readonly FaultDeclaration[] =>
+  door === 'run' ? NETWORK_FAULTS : LIST_FAULTS;
+
 /** The flags of every declared field that has an argument or a flag, in declaration order. */
-export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] = NETWORK_FAULTS): FieldFlags[] {
+export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] = faultsOf(door)): FieldFlags[] {
   const flags: FieldFlags[] = [];
   for (const fault of faults) {
     for (const field of fault.fields) {
@@ -42,46 +48,75 @@ export function fieldFlags(door: FlagDoor, faults: readonly FaultDeclaration[] =
   return flags;
 }
 
-function placeholder(field: FieldDeclaration): string {
-  if (field.unit === 'ms') return '<ms>';
-  if (field.unit === 'Hz') return '<hz>';
-  if (field.unit === 'probability') return '<fraction>';
+const PLACEHOLDERS: Readonly<Record<string, string>> = {
+  ms: '<ms>',
+  µs: '<us>',
+  s: '<seconds>',
+  Hz: '<hz>',
+  bytes: '<bytes>',
+  probability: '<fraction>',
+};
+
+/** A fault flag's value placeholder: one rule for every door (`proxy`, `run`, `chaos inject`). */
+export function placeholder(field: FieldDeclaration): string {
+  if (field.kind === 'strings') return '<a,b>';
   if (field.argument?.unitArgument) return '<rate>';
-  return field.kind === 'enum' ? '<name>' : '<value>';
+  const byUnit = field.unit === undefined ? undefined : PLACEHOLDERS[field.unit];
+  if (byUnit) return byUnit;
+  if (field.kind === 'enum') return '<name>';
+  return field.kind === 'string' ? `<${dashed(field.key)}>` : '<n>';
 }
+
+/** A fault flag's help: what it sets (`what`), an enum's values, the unit and the default the door applies. */
+export function flagHelp(
+  field: FieldDeclaration,
+  what: string,
+  fallback: unknown = field.argument?.default ?? field.default,
+): string {
+  const values = field.kind === 'enum' ? `: ${(field.values ?? []).join(', ')}` : '';
+  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
+  return `${what}${values}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+}
+
+/** A fault flag: a switch for a boolean field, else a value read by `parse` (an enum's: its values, any case). */
+export function fieldOption(
+  flag: string,
+  field: FieldDeclaration,
+  help: string,
+  parse?: (text: string) => unknown,
+): Option {
+  if (field.kind === 'boolean') return new Option(`--${flag}`, help);
+  const option = new Option(`--${flag} ${placeholder(field)}`, help);
+  const parser = field.kind === 'enum' ? anyCaseChoice(field.values ?? []) : parse;
+  return parser ? option.argParser(parser) : option;
+}
+
+const isNumeric = (field: FieldDeclaration): boolean => field.kind === 'number' || field.kind === 'integer';
 
 function helpOf(door: FlagDoor, { fault, field }: FieldFlags): string {
   const isSwitch = door === 'proxy' && fault.proxyFlag?.name === field.flag;
   if (isSwitch) return fault.proxyFlag!.help;
-  const fallback = field.argument?.default ?? field.default;
-  const unit = field.unit && field.unit !== 'probability' ? `, ${field.unit}` : '';
-  const values = field.kind === 'enum' ? `: ${(field.values ?? []).join(', ')}` : '';
-  const text = `${field.help}${values}${unit}${fallback === undefined ? '' : ` (default ${fallback})`}`;
-  return door === 'run' ? `${commandOf(fault)}: ${text}` : text;
+  return flagHelp(field, door === 'run' ? `${commandOf(fault)}: ${field.help}` : field.help);
 }
 
 /** `run` leaves ranges to the scenario (its errors name the argument); `proxy` refuses a negative number here. */
 function optionFor(door: FlagDoor, flag: string, field: FieldDeclaration, help: string): Option {
-  if (field.kind === 'boolean') return new Option(`--${flag}`, help);
-  const option = new Option(`--${flag} ${placeholder(field)}`, help);
-  if (field.kind === 'number' || field.kind === 'integer')
-    option.argParser(door === 'run' ? number : nonNegativeNumber);
-  if (field.kind === 'enum') option.argParser(anyCaseChoice(field.values ?? []));
-  return option;
+  return fieldOption(flag, field, help, isNumeric(field) ? (door === 'run' ? number : nonNegativeNumber) : undefined);
 }
 
-/** Adds every declared fault field's flags (shown and hidden alias), and `proxy`'s switches of field-less faults. */
-export function addFaultFlags(command: Command, door: FlagDoor): Command {
-  for (const flags of fieldFlags(door)) {
-    command.addOption(optionFor(door, flags.shown, flags.field, helpOf(door, flags)));
-    if (flags.hidden) command.addOption(optionFor(door, flags.hidden, flags.field, helpOf(door, flags)).hideHelp());
-  }
-  if (door === 'proxy') {
-    for (const fault of NETWORK_FAULTS) {
-      const on = (fault as FaultDeclaration).proxyFlag;
-      if (on && !fault.fields.some((field) => (field as FieldDeclaration).flag === on.name))
-        command.addOption(new Option(`--${on.name}`, on.help));
+/**
+ * Adds the declared fault fields' flags (shown and hidden alias) of `faults`, and `proxy`'s switches
+ * of field-less faults.
+ */
+export function addFaultFlags(command: Command, door: FlagDoor, faults = faultsOf(door)): Command {
+  for (const fault of faults) {
+    for (const flags of fieldFlags(door, [fault])) {
+      command.addOption(optionFor(door, flags.shown, flags.field, helpOf(door, flags)));
+      if (flags.hidden) command.addOption(optionFor(door, flags.hidden, flags.field, helpOf(door, flags)).hideHelp());
     }
+    const on = fault.proxyFlag;
+    if (door === 'proxy' && on && !fault.fields.some((field) => field.flag === on.name))
+      command.addOption(new Option(`--${on.name}`, on.help));
   }
   return command;
 }
@@ -98,7 +133,7 @@ export function flagValue(options: Record<string, unknown>, flags: FieldFlags): 
 /** Each fault's own flag attributes, both spellings (`refuseOtherFaultFlags` refuses another fault's). */
 export function flagsByFault(door: FlagDoor): Map<string, FieldFlags[]> {
   const byFault = new Map<string, FieldFlags[]>();
-  for (const fault of NETWORK_FAULTS) byFault.set(fault.type, []);
+  for (const fault of faultsOf(door)) byFault.set(fault.type, []);
   for (const flags of fieldFlags(door)) byFault.get(flags.fault.type)!.push(flags);
   return byFault;
 }
@@ -110,17 +145,15 @@ export function addHttpArgumentFlags(command: Command): Command {
     for (const field of fault.fields as readonly FieldDeclaration[]) {
       const argument = field.argument;
       if (!argument) continue;
-      const fallback = argument.default ?? field.default;
-      const help = `http-error ${fault.type}: ${field.help}${field.unit ? `, ${field.unit}` : ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
-      const flag = `--${dashed(argument.name)}`;
-      if (field.kind === 'boolean') command.addOption(new Option(flag, help));
-      else if (field.kind === 'strings') command.addOption(new Option(`${flag} <a,b>`, help));
-      else {
-        const option = new Option(`${flag} <value>`, help);
-        if (field.kind === 'integer') option.argParser(integer);
-        if (field.kind === 'number') option.argParser(number);
-        command.addOption(option);
-      }
+      const help = flagHelp(field, `http-error ${fault.type}: ${field.help}`);
+      command.addOption(
+        fieldOption(
+          dashed(argument.name),
+          field,
+          help,
+          field.kind === 'integer' ? integer : isNumeric(field) ? number : undefined,
+        ),
+      );
     }
   }
   return command;

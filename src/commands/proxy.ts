@@ -8,14 +8,14 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { messageOf } from '../kernel/errors.js';
-import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters, type ProxyEvent } from '../proxy/index.js';
+import { parseBandwidth, validateFaults, type FaultSpec, type ProxyCounters } from '../proxy/index.js';
 import { commandOf, type FieldDeclaration } from '../proxy/faults/declaration.js';
-import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
+import { LIST_FAULTS } from '../proxy/faults/declarations.js';
 import { bindRefusal, describeTargets, isLoopbackAddress, type TargetAllowance } from '../target-policy.js';
 import { checkWritable, runCommand, UsageError, withInterrupt } from './run-command.js';
 import { collect, parseListenAddress } from './parsers.js';
 import { type GlobalOptions } from './flags.js';
-import { addFaultFlags, attributeOf, fieldFlags, flagValue } from './fault-flags.js';
+import { addFaultFlags, attributeOf, fieldFlags, flagValue, placeholder } from './fault-flags.js';
 
 export interface ProxyCommandOptions {
   proxy?: string[];
@@ -106,7 +106,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
           '127.0.0.1/::1, e.g. 0.0.0.0 (exposes the relay to the network)',
       ),
     );
-  for (const fault of NETWORK_FAULTS.map(commandOf)) {
+  for (const declaration of LIST_FAULTS) {
+    const fault = commandOf(declaration);
     command
       .addOption(
         new Option(`--${fault}-side <side>`, `side the ${fault} fault acts on (default server)`).choices([
@@ -117,7 +118,7 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
       .addOption(
         new Option(
           `--${fault}-direction <direction>`,
-          `direction the ${fault} fault acts on (default ${fault === 'blackhole' ? 'both' : 'ingress'})`,
+          `direction the ${fault} fault acts on (default ${declaration.direction ?? 'ingress'})`,
         ).choices(['ingress', 'egress', 'both']),
       );
   }
@@ -164,7 +165,8 @@ export function registerProxyCommand(program: Command, _globals?: () => GlobalOp
 export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
   const flags = fieldFlags('proxy');
   const specs: FaultSpec[] = [];
-  for (const fault of NETWORK_FAULTS) {
+  for (const fault of LIST_FAULTS) {
+    if (!fault.proxyFlag) continue;
     const own = flags.filter((flag) => flag.fault === fault);
     const switchName = fault.proxyFlag.name;
     const switchFlag = own.find((flag) => flag.shown === switchName);
@@ -174,7 +176,7 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
       if (given.length > 0) {
         const names = own.filter((flag) => flag !== switchFlag).map((flag) => `--${flag.shown}`);
         const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
-        throw new UsageError(`${list} need --${switchName}${switchFlag ? ` ${placeholderOf(switchFlag.field)}` : ''}`);
+        throw new UsageError(`${list} need --${switchName}${switchFlag ? ` ${placeholder(switchFlag.field)}` : ''}`);
       }
       continue;
     }
@@ -197,10 +199,6 @@ export function faultsFromOptions(options: ProxyCommandOptions): FaultSpec[] {
   }
   validateFaults(specs);
   return specs;
-}
-
-function placeholderOf(field: FieldDeclaration): string {
-  return field.unit === 'ms' ? '<ms>' : '<rate>';
 }
 
 /** What `faultline proxy` may dial: the remotes its own --proxy flags name (a mapping that does not parse is refused by
@@ -253,7 +251,7 @@ export async function runProxy(
     if (exposed) throw new UsageError(exposed);
   }
   const targets = await namedRemotes(options.proxy);
-  const { assembleProxy } = await import('../proxy/control/assemble.js');
+  const { assembleProxy, describeEvent } = await import('../proxy/control/assemble.js');
   const assembled = await assembleProxy({
     mappings: options.proxy,
     faults,
@@ -314,19 +312,3 @@ const CARRIES = {
   tcp: 'TCP, opaque',
   sniffed: 'HTTP, Redis or TCP, by what each connection speaks',
 } as const;
-
-function describeEvent(event: ProxyEvent): string {
-  const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
-  switch (event.type) {
-    case 'open':
-      return `${prefix} open`;
-    case 'connect_failed':
-      return `${prefix} target unreachable: ${event.error}`;
-    case 'close':
-      return (
-        `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
-        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}` +
-        (event.neverDialled ? ' (the remote was never dialled: held by a blackhole until the client left)' : '')
-      );
-  }
-}

@@ -15,10 +15,12 @@ import { EXPORT_TARGETS, FIS_PLATFORMS } from '../cloud/export-targets.js';
 import type { ScenarioArguments } from '../scenario/index.js';
 import { SCENARIO_DEFAULTS } from '../scenario/defaults.js';
 import type { FaultType } from '../proxy/index.js';
-import { LATENCY_DISTRIBUTIONS, LOSS_MODELS } from '../proxy/vocabulary.js';
+import { NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
+import { NETWORK_FAULTS } from '../proxy/faults/declarations.js';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import { objectArgument, objectOrListArgument, objectOrTextArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
+import { labelledArgumentShape } from './fault-schemas.js';
 
 const recommendationShape = z.object({
   action: z.string().describe('FIS action id'),
@@ -53,7 +55,11 @@ const targetConfigShape = {
   description: z.string().optional(),
 };
 
-const EXPORT_FAULTS = ['latency', 'jitter', 'packet_loss', 'bandwidth', 'blackhole'] as const;
+/**
+ * Every network fault's arguments, from the declarations (src/proxy/faults/*.declaration.ts), each
+ * description naming its fault: an argument of another fault than the one exported is refused.
+ */
+const exportFaultInputs: z.ZodRawShape = Object.assign({}, ...NETWORK_FAULTS.map(labelledArgumentShape));
 const D = SCENARIO_DEFAULTS;
 
 export function registerCloudTools(tools: ToolRegistry, ctx: ToolContext): void {
@@ -189,7 +195,7 @@ function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
         'Nothing is run. Text: the document.',
       input: {
         to: z.enum(EXPORT_TARGETS).describe('fis, chaos-mesh or k6'),
-        fault: z.enum(EXPORT_FAULTS).describe("The scenario's fault"),
+        fault: z.enum(NETWORK_FAULT_TYPES).describe("The scenario's fault"),
         url: z.string().describe('The service endpoint (any host: nothing is loaded)'),
         method: z.string().optional().describe(`HTTP method (default ${D.method})`),
         body: z.string().optional().describe('Request body, sent as application/json'),
@@ -211,20 +217,7 @@ function registerExportTool(tools: ToolRegistry, ctx: ToolContext): void {
         fault_duration: z.string().optional().describe('Duration or % (default to the end)'),
         direction: z.enum(['ingress', 'egress', 'both']).optional().describe('Default ingress'),
         side: z.enum(['server', 'client']).optional().describe('Default server'),
-        latency: z.number().min(0).optional().describe(`latency: ms (default ${D.latency})`),
-        deviation: z.number().min(0).optional().describe('latency: ms (default 0)'),
-        distribution: z
-          .enum(LATENCY_DISTRIBUTIONS)
-          .optional()
-          .describe('latency: default normal; exports need uniform when deviation > 0'),
-        loss_rate: z.number().min(0).max(1).optional().describe(`packet_loss: 0..1 (default ${D.loss_rate})`),
-        model: z.enum(LOSS_MODELS).optional().describe('packet_loss: default bernoulli'),
-        rate: z.number().min(0).optional().describe(`bandwidth: in unit (default ${D.rate})`),
-        unit: z.string().optional().describe(`bandwidth: bps (B/s), kbps, mbps, gbps, bit/s … (default ${D.unit})`),
-        bandwidth_scope: z
-          .enum(['connection', 'shared'])
-          .optional()
-          .describe('bandwidth: default connection; chaos-mesh needs shared'),
+        ...exportFaultInputs,
         platform: z.enum(FIS_PLATFORMS).optional().describe('fis: ecs (default) or eks actions'),
         target_config: objectArgument(
           targetConfigShape,

@@ -40,11 +40,18 @@ function argumentSchema(field: FieldDeclaration, argument: ArgumentDeclaration):
   return schema.optional().describe(argument.help);
 }
 
-/** A fault's own arguments, in declaration order. */
-export function faultArgumentShape(declaration: FaultDeclaration): z.ZodRawShape {
+function argumentShape(declaration: FaultDeclaration, label: string): z.ZodRawShape {
   const shape: Record<string, z.ZodType> = {};
   for (const field of declaration.fields) {
-    if (field.argument) shape[field.argument.name] = argumentSchema(field, field.argument);
+    if (field.argument)
+      shape[field.argument.name] = argumentSchema(field, { ...field.argument, help: label + field.argument.help });
   }
   return shape;
 }
+
+/** A fault's own arguments, in declaration order. */
+export const faultArgumentShape = (declaration: FaultDeclaration): z.ZodRawShape => argumentShape(declaration, '');
+
+/** The same, each description starting with the fault's type (`latency: …`): for a schema taking every fault's. */
+export const labelledArgumentShape = (declaration: FaultDeclaration): z.ZodRawShape =>
+  argumentShape(declaration, `${declaration.type}: `);

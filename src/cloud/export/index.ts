@@ -17,6 +17,8 @@
  */
 import { InputError } from '../../kernel/errors.js';
 import type { ScenarioSpec } from '../../scenario/index.js';
+import { argumentNames } from '../../proxy/faults/declaration.js';
+import { NETWORK_FAULTS } from '../../proxy/faults/declarations.js';
 import { EXPORT_TARGETS, FIS_PLATFORMS } from '../export-targets.js';
 import { asGiven, refuse, type ExportOptions, type ExportResult, type ExportTarget } from './context.js';
 import { exportFis } from './fis.js';
@@ -54,16 +56,13 @@ export async function exportScenario(
 }
 
 /**
- * The fault arguments fault_export_scenario takes, by fault; another fault's argument is a
- * mistake, not a default. (`faultline export` takes every fault flag of `faultline run`.)
+ * The fault arguments fault_export_scenario takes, by fault: each network fault's declared
+ * arguments (src/proxy/faults/*.declaration.ts); another fault's argument is a mistake, not a
+ * default. (`faultline export` takes every fault flag of `faultline run`.)
  */
-export const EXPORT_FAULT_ARGUMENTS: Record<string, readonly string[]> = {
-  latency: ['latency', 'deviation', 'distribution'],
-  packet_loss: ['loss_rate', 'model'],
-  bandwidth: ['rate', 'unit', 'bandwidth_scope'],
-  jitter: [],
-  blackhole: [],
-};
+export const EXPORT_FAULT_ARGUMENTS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  NETWORK_FAULTS.map((fault) => [fault.type, argumentNames(fault)]),
+);
 
 /** Refuses an argument of another fault (`loss_rate` on a latency export); `spell` names it as the caller wrote it. */
 export function checkFaultArguments(

@@ -3,13 +3,14 @@
  * mappings with the given faults and fault configs (JSON texts, any spelling, each checked against
  * the mappings and named as the door spells it), and when asked the registry that keeps live faults
  * and the admin API (mcp-chaos-monkey's /chaos routes and GET /metrics) serving it. `faultline proxy`
- * and the proxies an MCP agent holds (held.ts) start theirs here; it knows nothing of flags or tools.
+ * and the proxies an MCP agent holds (held.ts) start theirs here, and log connection events as
+ * `describeEvent` writes them; it knows nothing of flags or tools.
  */
 import { InputError } from '../../kernel/errors.js';
 import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import { parseMapping, type Mapping } from '../mapping.js';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../proxy.js';
+import { startProxy, type ProxyEvent, type ProxyOptions, type RunningProxy } from '../proxy.js';
 import type { AdminServer } from './admin.js';
 import { checkFaultTargets, parseFaultJson } from './fault-config.js';
 import { FaultRegistry, type RegistryEvent } from './registry.js';
@@ -135,4 +136,21 @@ async function serveAdmin(
   const metrics = new Registry();
   registerProxyMetrics(metrics, () => [{ proxy: 'proxy', counters: proxy.counters() }]);
   return startAdmin({ ...admin, registry, metrics });
+}
+
+/** One connection event as a log line, the same for every door (`faultline proxy`'s stderr, a held proxy's status). */
+export function describeEvent(event: ProxyEvent): string {
+  const prefix = `${new Date().toISOString()} #${event.connectionId} ${event.client} → ${event.mapping}`;
+  switch (event.type) {
+    case 'open':
+      return `${prefix} open`;
+    case 'connect_failed':
+      return `${prefix} target unreachable: ${event.error}`;
+    case 'close':
+      return (
+        `${prefix} closed after ${(event.durationMs / 1000).toFixed(3)} ` +
+        `s, ${event.bytesUpstream} B up, ${event.bytesDownstream} B down${event.error ? ` (${event.error})` : ''}` +
+        (event.neverDialled ? ' (the remote was never dialled: held by a blackhole until the client left)' : '')
+      );
+  }
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { InputError } from '../../kernel/errors.js';
 import { HELD_LIMITS } from '../vocabulary.js';
 import type { ProxyCounters, RunningProxy, ProxyOptions } from '../proxy.js';
-import { assembleProxy, faultConfigs, parseMappings } from './assemble.js';
+import { assembleProxy, describeEvent, faultConfigs } from './assemble.js';
 import type { TargetPolicy } from '../../target-policy.js';
 
 export { HELD_LIMITS };
@@ -93,7 +93,6 @@ export class HeldProxies {
     const ttlMs = options.ttlMs ?? HELD_LIMITS.defaultTtlMs;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > HELD_LIMITS.maxTtlMs)
       throw new InputError(`ttl: seconds, more than 0 and at most ${HELD_LIMITS.maxTtlMs / 1000}`);
-    const mappings = parseMappings(options.mappings, (index) => `proxies[${index}]`);
     checkFaultCount(options.faults);
     const id = `proxy-${randomBytes(4).toString('hex')}`;
     const events: string[] = [];
@@ -102,7 +101,8 @@ export class HeldProxies {
     let proxy: RunningProxy;
     try {
       ({ proxy } = await assembleProxy({
-        mappings,
+        mappings: options.mappings,
+        mappingLabel: (index) => `proxies[${index}]`,
         configs: options.faults,
         configLabel: (index) => `faults[${index}]`,
         http: true,
@@ -114,10 +114,7 @@ export class HeldProxies {
         ...(options.policy ? { policy: { ...options.policy, argument: 'proxies' } } : {}),
         allowProduction: options.allowProduction === true,
         onEvent: (event) => {
-          const line =
-            `${new Date().toISOString()} #${event.connectionId} ${event.mapping} ` +
-            `${event.type}${event.type === 'connect_failed' ? `: ${event.error}` : ''}${event.type === 'close' && event.error ? ` (${event.error})` : ''}`;
-          events.push(line);
+          events.push(describeEvent(event));
           if (events.length > HELD_LIMITS.events) events.shift();
         },
       }));

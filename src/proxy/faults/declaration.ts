@@ -51,7 +51,10 @@ export interface FieldDeclaration {
    */
   readonly aliases?: readonly string[];
   readonly argument?: ArgumentDeclaration;
-  /** The `faultline proxy` flag, without dashes (`latency-deviation`); `faultline run` takes it too. */
+  /**
+   * The `faultline proxy` flag, without dashes (`latency-deviation`); `faultline run` takes a
+   * scenario fault's too, `faultline chaos inject` a connection fault's.
+   */
   readonly flag?: string;
   /** Not a spec field: only an argument (bandwidth's `unit`, folded into bytesPerSecond). */
   readonly argumentOnly?: boolean;
@@ -157,6 +160,10 @@ export function spellingsOf(field: FieldDeclaration): string[] {
   for (const alias of field.aliases ?? []) names.push(alias, camelCase(alias), snakeCase(alias));
   return [...new Set(names)];
 }
+
+/** fault's argument names for a fault's fields (the scenario tools', `faultline run`'s), in declaration order. */
+export const argumentNames = (declaration: FaultDeclaration): string[] =>
+  declaration.fields.flatMap((field) => (field.argument ? [field.argument.name] : []));
 
 /** The command's spelling of a fault (`packet-loss`). */
 export const commandOf = (declaration: FaultDeclaration): string =>

@@ -8,6 +8,10 @@ export const LIMIT_DATA = {
   plane: 'network',
   help: 'exactly `bytes` pass, counted per connection and direction; then end of stream and close',
   toxic: { type: 'limit_data' },
+  proxyFlag: {
+    name: 'limit-data',
+    help: 'add a data limit: BYTES pass per connection and direction, then the stream ends',
+  },
   fields: [
     {
       key: 'bytes',
@@ -19,6 +23,7 @@ export const LIMIT_DATA = {
       expected: 'a whole number of bytes, 0 or more',
       help: 'bytes passed before the stream ends',
       toxic: { attribute: 'bytes' },
+      flag: 'limit-data',
     },
   ],
   acted: (counters) => counters.applications > 0,

@@ -8,6 +8,7 @@ export const RESET_PEER = {
   plane: 'network',
   help: 'once data comes, the connection is reset (TCP RST to both ends); that data is lost',
   toxic: { type: 'reset_peer' },
+  proxyFlag: { name: 'reset-peer', help: 'add a peer reset: MS after data first comes, the connection is reset (RST)' },
   fields: [
     {
       key: 'afterMs',
@@ -17,6 +18,7 @@ export const RESET_PEER = {
       ...MILLISECONDS,
       help: 'reset this long after the first data reached the link (0: at once)',
       toxic: { attribute: 'timeout' },
+      flag: 'reset-peer',
     },
   ],
   acted: (counters) => counters.applications > 0,

@@ -12,6 +12,7 @@ export const SLICER = {
   plane: 'network',
   help: 'chunks cut into pieces of about the average size, sent `delayUs` apart (never reordered)',
   toxic: { type: 'slicer' },
+  proxyFlag: { name: 'slicer', help: 'add a slicer: chunks cut into pieces of about BYTES (--slicer-delay apart)' },
   fields: [
     {
       key: 'averageSize',
@@ -23,6 +24,7 @@ export const SLICER = {
       expected: `a whole number of bytes in 1..${MAX_SIZE}`,
       help: 'the size pieces are cut around',
       toxic: { attribute: 'average_size' },
+      flag: 'slicer',
     },
     {
       key: 'sizeVariation',
@@ -34,6 +36,7 @@ export const SLICER = {
       expected: 'a whole number of bytes, 0 or more',
       help: "how far a piece's size may stray from the average",
       toxic: { attribute: 'size_variation' },
+      flag: 'slicer-size-variation',
     },
     {
       key: 'delayUs',
@@ -45,6 +48,7 @@ export const SLICER = {
       expected: `a number of microseconds in 0..${MAX_DELAY_US}`,
       help: 'time between pieces',
       toxic: { attribute: 'delay' },
+      flag: 'slicer-delay',
     },
   ],
   acted: (counters) => counters.applications > 0,

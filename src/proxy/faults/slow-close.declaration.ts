@@ -8,6 +8,7 @@ export const SLOW_CLOSE = {
   plane: 'network',
   help: "the end of stream (the peer's FIN) is passed on late, every byte before it on time",
   toxic: { type: 'slow_close' },
+  proxyFlag: { name: 'slow-close', help: 'add a slow close: the end of stream is passed on MS late' },
   fields: [
     {
       key: 'delayMs',
@@ -17,6 +18,7 @@ export const SLOW_CLOSE = {
       ...MILLISECONDS,
       help: 'how long the end of stream waits after it was read',
       toxic: { attribute: 'delay' },
+      flag: 'slow-close',
     },
   ],
   acted: (counters) => counters.applications > 0,

@@ -8,6 +8,10 @@ export const STALL = {
   plane: 'network',
   help: 'nothing passes (nothing is lost); the connection closes `timeoutMs` after the fault reached it',
   toxic: { type: 'timeout' },
+  proxyFlag: {
+    name: 'stall',
+    help: 'add a stall: nothing passes; the connection closes MS after the fault reached it (0: held until it ends)',
+  },
   fields: [
     {
       key: 'timeoutMs',
@@ -17,6 +21,7 @@ export const STALL = {
       ...MILLISECONDS,
       help: 'close the connection this long after the fault reached it; 0: hold until the fault is removed',
       toxic: { attribute: 'timeout' },
+      flag: 'stall',
     },
   ],
   acted: (counters) => counters.applications > 0,
