@@ -470,9 +470,16 @@ const sendLag: BenchCheck = {
 
 const rungText = (result: PathResult): string => {
   const last = result.rungs.at(-1);
+  // What bounds the path: CPU per 1,000 requests at its highest rung held, and the rate 2 cores allow at that cost.
+  const cpu = [...result.rungs].reverse().find((rung) => rung.held)?.cpu;
+  const total = cpu ? cpu.selfMsPer1k + cpu.upstreamMsPer1k : Number.NaN;
   return (
     `idle p99 ${result.idleP99Ms.toFixed(2)} ms` +
-    (last ? `; at ${last.rate} req/s p99 ${last.p99Ms.toFixed(1)} ms (${last.held ? 'held' : 'missed'})` : '')
+    (last ? `; at ${last.rate} req/s p99 ${last.p99Ms.toFixed(1)} ms (${last.held ? 'held' : 'missed'})` : '') +
+    (cpu && Number.isFinite(total)
+      ? `; CPU per 1k req at ${result.heldRate} req/s: this process ${cpu.selfMsPer1k.toFixed(0)} ms, upstream ` +
+        `${cpu.upstreamMsPer1k.toFixed(0)} ms, 2 cores at most ${Math.round(2e6 / total)} req/s`
+      : '')
   );
 };
 

@@ -15,7 +15,8 @@
  * against 30k, 0.5, for any truth from 15k to 19.9k against 30k or more), and they go past where
  * a direct path stopped (30k, the old top), so that its figure is its own and not the ladder's.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { runOpenLoop } from '../../src/load/index.js';
 import { mappingInFrontOf } from '../../src/proxy/mapping.js';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
@@ -42,17 +43,44 @@ export interface PathResult {
   /** The highest rung held (0 when not even the first). */
   heldRate: number;
   /** What each rung measured, for the row's label. */
-  rungs: Array<{ rate: number; p99Ms: number; achieved: number; errors: number; held: boolean }>;
+  rungs: Array<{ rate: number; p99Ms: number; achieved: number; errors: number; held: boolean; cpu?: Cpu }>;
+}
+
+/**
+ * CPU per 1,000 requests of a run (user + system, ms), what bounds a path on a small machine:
+ * this process (the generator's thread, the wake-up helper and, on a proxy path, the proxy's
+ * thread) and the upstream's process. Not for hey (a process of its own).
+ */
+export interface Cpu {
+  selfMsPer1k: number;
+  upstreamMsPer1k: number;
 }
 
 interface Measured {
   p99Ms: number;
   achieved: number;
   errors: number;
+  cpu?: Cpu;
+}
+
+let clockTicks: number | undefined;
+
+/** CPU ms of process `pid` so far, every thread (Linux /proc; NaN where it cannot be read). */
+function processCpuMs(pid: number): number {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Open-loop run of RUN_MS at `rate` to `port` (p99 from each request's intended start). */
-async function ours(port: number, rate: number, proxy?: HostedProxy): Promise<Measured> {
+async function ours(port: number, rate: number, upstreamPid: number, proxy?: HostedProxy): Promise<Measured> {
+  const self = process.cpuUsage();
+  const upstream = processCpuMs(upstreamPid);
   const result = await runOpenLoop({
     url: `http://127.0.0.1:${port}/`,
     ratePerSecond: rate,
@@ -61,10 +89,16 @@ async function ours(port: number, rate: number, proxy?: HostedProxy): Promise<Me
     timeoutMs: 5_000,
     ...(proxy ? { watchLoadOf: proxy.load } : {}),
   });
+  const used = process.cpuUsage(self);
+  const thousands = Math.max(1, result.requests) / 1000;
   return {
     p99Ms: result.latency?.p99 ?? Number.POSITIVE_INFINITY,
     achieved: result.achievedRatePerSecond,
     errors: result.errors,
+    cpu: {
+      selfMsPer1k: (used.user + used.system) / 1000 / thousands,
+      upstreamMsPer1k: (processCpuMs(upstreamPid) - upstream) / thousands,
+    },
   };
 }
 
@@ -114,15 +148,16 @@ export async function measureHeldRates(paths: readonly PathName[]): Promise<Reco
     faults: [],
     http: true,
   });
+  const pid = upstream.child.pid ?? -1;
   try {
     const measure = (path: PathName, rate: number): Promise<Measured> =>
       path === 'hey'
         ? hey(upstream.port, rate)
         : path === 'proxy'
-          ? ours(proxy.ports[0]!, rate, proxy)
+          ? ours(proxy.ports[0]!, rate, pid, proxy)
           : path === 'scenario'
-            ? ours(scenario.ports[0]!, rate, scenario)
-            : ours(upstream.port, rate);
+            ? ours(scenario.ports[0]!, rate, pid, scenario)
+            : ours(upstream.port, rate, pid);
     // Warm every path's code before the idle figure that every rung is judged against.
     for (const path of paths) await measure(path, 2_000);
     // The idle p99 of 400 requests is their 4th worst: one stall of a shared machine moves it, so
