@@ -190,6 +190,45 @@ forEachPlacement((startProxy) => {
       }
     });
 
+    it('drops hop-by-hop headers and those Connection lists, both ways, and points Host at the remote', async () => {
+      let head = '';
+      const server = await startServer((socket) => {
+        socket.on('data', (data: Buffer) => {
+          head += data.toString('latin1');
+          if (!head.includes('\r\n\r\n')) return;
+          socket.write(
+            'HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Up-Hop\r\nX-Up-Hop: 1\r\nKeep-Alive: timeout=5\r\n' +
+              'X-Up-Kept: 2\r\nContent-Length: 2\r\n\r\nok',
+          );
+        });
+      });
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], http: true });
+      try {
+        const socket = net.connect({ port: proxy.ports[0]!, host: '127.0.0.1' });
+        await new Promise((resolve) => socket.once('connect', resolve));
+        let answer = '';
+        socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+        socket.write(
+          `GET /h HTTP/1.1\r\nHost: 127.0.0.1:${proxy.ports[0]}\r\nConnection: keep-alive, X-Client-Hop\r\n` +
+            'X-Client-Hop: 1\r\nTE: trailers\r\nX-Client-Kept: 2\r\n\r\n',
+        );
+        while (!answer.endsWith('ok')) await new Promise((resolve) => socket.once('data', resolve));
+        socket.destroy();
+        const sent = head.toLowerCase();
+        assert.match(sent, new RegExp(`\r\nhost: 127\\.0\\.0\\.1:${server.port}\r\n`), head);
+        assert.match(sent, /\r\nx-client-kept: 2\r\n/, head);
+        for (const dropped of ['x-client-hop', 'te:', 'connection: keep-alive, x-client-hop'])
+          assert.ok(!sent.includes(dropped), `${dropped} reached the upstream: ${head}`);
+        const got = answer.toLowerCase();
+        assert.match(got, /\r\nx-up-kept: 2\r\n/, answer);
+        for (const dropped of ['x-up-hop', 'keep-alive: timeout'])
+          assert.ok(!got.includes(dropped), `${dropped} reached the client: ${answer}`);
+      } finally {
+        await proxy.stop();
+        await server.close();
+      }
+    });
+
     it('forwards a chunked request body whole', async () => {
       const upstream = await startUpstream();
       const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true });

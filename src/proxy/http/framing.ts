@@ -38,6 +38,8 @@ export function classify(data: Buffer, declared?: 'http' | 'resp'): 'http' | 're
   return match[1] === 'PRI' ? 'tcp' : 'http'; // "PRI * HTTP/2.0": HTTP/2 prior knowledge
 }
 
+const NONE_LISTED: ReadonlySet<string> = new Set();
+
 function isLoopbackName(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
@@ -50,14 +52,21 @@ export function requestHeaders(
   plainBody: boolean,
   keepUpgrade = false,
 ): http.OutgoingHttpHeaders {
-  const listed = new Set(
-    String(req.headers['connection'] ?? '')
-      .toLowerCase()
-      .split(',')
-      .map((s) => s.trim()),
-  );
+  // Most requests name no header in Connection but keep-alive: no set to build for them.
+  const connection = req.headers['connection'];
+  const listed =
+    connection === undefined || /^\s*keep-alive\s*$/i.test(connection)
+      ? NONE_LISTED
+      : new Set(
+          connection
+            .toLowerCase()
+            .split(',')
+            .map((s) => s.trim()),
+        );
   const out: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const headers = req.headers;
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || name === 'expect') continue;
     if (name === 'transfer-encoding') {
       if (String(value).toLowerCase().includes('chunked')) out[name] = 'chunked';
@@ -83,15 +92,18 @@ export function requestHeaders(
 
 /** Raw response headers as a flat list, hop-by-hop (and, unless kept, content-length) removed. */
 export function responseHeaders(raw: string[], keepLength: boolean): string[] {
-  const listed = new Set<string>();
+  const names = new Array<string>(raw.length >> 1);
+  let listed: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection')
-      for (const token of raw[i + 1]!.toLowerCase().split(',')) listed.add(token.trim());
+    const name = raw[i]!.toLowerCase();
+    names[i >> 1] = name;
+    if (name === 'connection')
+      for (const token of raw[i + 1]!.toLowerCase().split(',')) (listed ??= new Set()).add(token.trim());
   }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(name) || listed.has(name) || (!keepLength && name === 'content-length')) continue;
+    const name = names[i >> 1]!;
+    if (HOP_BY_HOP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length')) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
   return out;

@@ -118,18 +118,22 @@ export class ResponseParser {
     if (!status) throw new HttpParseError(`not an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 40))}`);
     const code = Number(status[2]);
     const rawHeaders: string[] = [];
-    let lengths: string[] = [];
+    const lengths: string[] = [];
     let codings = '';
     let connection = '';
-    for (const line of lines.slice(1)) {
+    for (let index = 1; index < lines.length; index++) {
+      const line = lines[index]!;
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
       if (!TOKEN.test(name))
         throw new HttpParseError(`a bad response header line: ${JSON.stringify(line.slice(0, 40))}`);
       const value = line.slice(colon + 1).trim();
       rawHeaders.push(name, value);
+      // Only the three framing headers matter here: tell them by length before lower-casing.
+      const length = name.length;
+      if (length !== 14 && length !== 17 && length !== 10) continue;
       const lower = name.toLowerCase();
-      if (lower === 'content-length') lengths = [...lengths, ...value.split(',').map((v) => v.trim())];
+      if (lower === 'content-length') for (const v of value.split(',')) lengths.push(v.trim());
       else if (lower === 'transfer-encoding') codings += `${codings ? ',' : ''}${value.toLowerCase()}`;
       else if (lower === 'connection') connection += `,${value.toLowerCase()}`;
     }
@@ -139,7 +143,7 @@ export class ResponseParser {
       return;
     }
     const http10 = status[1] === '0';
-    const tokens = connection.split(',').map((token) => token.trim());
+    const tokens = connection === '' ? [] : connection.split(',').map((token) => token.trim());
     let keepAlive = http10 ? tokens.includes('keep-alive') : !tokens.includes('close');
     if (this.headOnly || code === 204 || code === 304) {
       this.emitHead(code, status[3] ?? '', rawHeaders, keepAlive);

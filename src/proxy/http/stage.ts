@@ -278,35 +278,56 @@ export class HttpStage {
       return;
     }
     this.mappingCounters[client.index]!.httpExchanges++;
-    this.handle(client, req, res).catch(() => res.destroy());
+    const path = (req.url ?? '/').split('?')[0]!;
+    this.handle(client, req, res, this.faults.draw(client.index, 'http', req.method ?? 'GET', path), []);
   }
 
-  private async handle(client: ClientConnection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const method = req.method ?? 'GET';
-    const path = (req.url ?? '/').split('?')[0]!;
-    const afterResponse: RequestFaultEntry[] = [];
-    for (const entry of this.faults.draw(client.index, 'http', method, path)) {
-      const action = entry.behaviour.request();
-      switch (action.kind) {
-        case 'delay':
-          await this.wait(client, action.ms);
-          if (client.closed) return;
-          break;
-        case 'answer':
-          sendWhole(res, req, { status: action.status, statusMessage: '', headers: action.headers, body: action.body });
-          return;
-        case 'hang':
-          if (action.ms !== undefined) void this.wait(client, action.ms).then(() => client.socket.destroy());
-          return;
-        case 'reset':
-          client.socket.resetAndDestroy();
-          return;
-        case 'after_response':
-          afterResponse.push(entry);
-          break;
+  /**
+   * Runs the exchange through the faults drawn for it, in order, then forwards what is left. Synchronous
+   * until a fault delays (then it goes on after the wait): an exchange no fault touches costs no promise.
+   */
+  private handle(
+    client: ClientConnection,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    draws: Iterator<RequestFaultEntry>,
+    afterResponse: RequestFaultEntry[],
+  ): void {
+    try {
+      for (let drawn = draws.next(); !drawn.done; drawn = draws.next()) {
+        const entry = drawn.value;
+        const action = entry.behaviour.request();
+        switch (action.kind) {
+          case 'delay':
+            this.wait(client, action.ms)
+              .then(() => {
+                if (!client.closed) this.handle(client, req, res, draws, afterResponse);
+              })
+              .catch(() => res.destroy());
+            return;
+          case 'answer':
+            sendWhole(res, req, {
+              status: action.status,
+              statusMessage: '',
+              headers: action.headers,
+              body: action.body,
+            });
+            return;
+          case 'hang':
+            if (action.ms !== undefined) void this.wait(client, action.ms).then(() => client.socket.destroy());
+            return;
+          case 'reset':
+            client.socket.resetAndDestroy();
+            return;
+          case 'after_response':
+            afterResponse.push(entry);
+            break;
+        }
       }
+      this.forward(client, req, res, afterResponse);
+    } catch {
+      res.destroy();
     }
-    this.forward(client, req, res, afterResponse);
   }
 
   private forward(
@@ -324,9 +345,12 @@ export class HttpStage {
     const forwardedAt = performance.now();
     // A time-based cut (mcp-chaos-monkey's afterMs) closes that long after forwarding, also when
     // the upstream has not answered by then; an answer that came first is cut in transform().
-    const cutMs = after
-      .map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined))
-      .find((ms) => ms !== undefined);
+    const cutMs =
+      after.length === 0
+        ? undefined
+        : after
+            .map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined))
+            .find((ms) => ms !== undefined);
     const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs);
     const framing =
       headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
