@@ -64,8 +64,8 @@ export interface RunOptions {
    * without load is, the faults switched by timers; the run ends when it settles.
    */
   closedLoop?: (connectTo: { host: string; port: number } | undefined) => Promise<unknown>;
-  /** Run even where nothing listens at the load's url, the load then meeting refused connections (a scenario's). */
-  runUnreachableUrl?: boolean;
+  /** No preflight: run even where nothing listens at the load's url, which the load then meets (a scenario's). */
+  noPreflight?: boolean;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
@@ -332,8 +332,9 @@ class ExperimentRun {
    */
   private async preflight(): Promise<void> {
     const { experiment } = this;
+    if (this.options.noPreflight) return;
     const lookup = policyLookup(this.options.policy);
-    if (experiment.load && !this.options.runUnreachableUrl) {
+    if (experiment.load) {
       const { host, port } = urlAddress(experiment.load.url);
       const why = await tryConnect(host, port, lookup);
       if (why !== undefined)

@@ -181,8 +181,9 @@ async function runPhase(
     policy: { ...spec.targets, allowNonLoopbackBind: true, allowProduction: true },
     programs: ProgramPolicy.owner(),
     signal: options.signal,
-    // Nothing listening at the url is what the report says (connect failures), not a refusal.
-    runUnreachableUrl: true,
+    // Nothing listening at the url is what the report says (connect failures), not a refusal; and the app's
+    // dependencies are reached by the app alone.
+    noPreflight: true,
     ...(spec.strategy === 'capacity' && { closedLoop }),
     ...(onProgress && { onProgress: (progress) => onProgress(...progressOf(spec, phase, progress, counts)) }),
   });
