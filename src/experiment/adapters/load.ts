@@ -11,10 +11,10 @@ import {
   type SecondBucket,
   type ThreadLoadGauge,
 } from '../../load/index.js';
-import { warmUpOnce, WARM_REQUESTS_PER_CONNECTION } from '../../scenario/warm-up.js';
+import { warmUpOnce as warmUpLoad, WARM_REQUESTS_PER_CONNECTION } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
-export { ScheduleEnd, WARM_REQUESTS_PER_CONNECTION, type OpenLoopResult, type SecondBucket };
+export { ScheduleEnd, WARM_REQUESTS_PER_CONNECTION, warmUpLoad, type OpenLoopResult, type SecondBucket };
 
 export interface LoadRun {
   plan: LoadPlan;
@@ -33,10 +33,6 @@ export interface LoadRun {
   watchLoadOf: ThreadLoadGauge | undefined;
   /** Ends the schedule early (an abort, once its recovery is judged). */
   scheduleEnd?: ScheduleEnd;
-}
-
-export async function warmUpLoad(signal: AbortSignal | undefined): Promise<void> {
-  await warmUpOnce(signal);
 }
 
 export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
