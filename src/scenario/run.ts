@@ -20,7 +20,7 @@ import { refuseInProduction } from '../production.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
 import { ProgramPolicy } from '../consent/index.js';
-import { runExperimentFor, type RunProgress } from '../experiment/runner.js';
+import type { RunProgress } from '../experiment/runner.js';
 import { compileScenario } from './compile.js';
 import { describeHttpFault } from './http-fault.js';
 import type { ScenarioSpec } from './input.js';
@@ -176,6 +176,8 @@ async function runPhase(
       },
     });
   };
+  // Loaded when a scenario runs: the runner brings every plane's adapter, which reading a scenario does not need.
+  const { runExperimentFor } = await import('../experiment/runner.js');
   const { result, load, proxy } = await runExperimentFor(compileScenario(spec, phase, seed), {
     // The mappings were checked against the server's limits when read (input.ts); the guard, by runScenario.
     policy: { ...spec.targets, allowNonLoopbackBind: true, allowProduction: true },
