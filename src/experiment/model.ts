@@ -200,6 +200,12 @@ export interface Experiment {
   durationMs: number;
   /** The runner's proxies; empty with a load means one in front of the load's url. */
   proxies: Mapping[];
+  /**
+   * A scenario's proxy in front of the load's url (scenario/compile.ts): started even without a fault step (the
+   * baseline is measured through it), its connections warmed before the clock starts (a fault at 0 is switched on
+   * after that), and its connect failures counted from the clock's start. Parses HTTP only when `http`.
+   */
+  front?: { mapping: Mapping; http: boolean };
   control: ControlPlane[];
   steps: Step[];
   phases: Phases;

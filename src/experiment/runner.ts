@@ -17,10 +17,18 @@
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
 import { mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
-import type { RequestSamples } from '../load/index.js';
+import { LiveCounters, type RequestSamples } from '../load/index.js';
+import type { ProxyCounters } from '../proxy/index.js';
 import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
-import { runLoad, ScheduleEnd, warmUpLoad, type OpenLoopResult, type SecondBucket } from './adapters/load.js';
+import {
+  runLoad,
+  ScheduleEnd,
+  warmUpLoad,
+  WARM_REQUESTS_PER_CONNECTION,
+  type OpenLoopResult,
+  type SecondBucket,
+} from './adapters/load.js';
 import { runToolcallStep } from './adapters/toolcall.js';
 import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
@@ -50,7 +58,14 @@ export interface RunOptions {
   cancelledRollbackMs?: number;
   /** Cancels the run: every fault cleared, every process and socket closed, then a CancelledError. */
   signal?: AbortSignal;
-  onProgress?: (progress: { doneMs: number; totalMs: number; message: string }) => void;
+  onProgress?: (progress: RunProgress) => void;
+  /**
+   * Drives the load instead of the open loop (a scenario's closed-loop capacity run): started at once, as a run
+   * without load is, the faults switched by timers; the run ends when it settles.
+   */
+  closedLoop?: (connectTo: { host: string; port: number } | undefined) => Promise<unknown>;
+  /** No preflight: run even where nothing listens at the load's url, which the load then meets (a scenario's). */
+  noPreflight?: boolean;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
@@ -59,6 +74,21 @@ export interface RunOptions {
   onNotice?: (message: string) => void;
   /** The output of the command after `--` as it comes (the report keeps its tail): a person watches it. */
   onCommandOutput?: (chunk: Buffer) => void;
+}
+
+export interface RunProgress {
+  doneMs: number;
+  totalMs: number;
+  message: string;
+  /** The load so far: ms since its clock started, requests settled and in flight, errors, open connections. */
+  load?: { elapsedMs: number; settled: number; inFlight: number; errors: number; connections: number };
+}
+
+/** A run's result, with what the runner measured it from: the load's own result and the proxy's last counters. */
+export interface RunOutcome {
+  result: ExperimentResult;
+  load: OpenLoopResult | undefined;
+  proxy: { counters: ProxyCounters; ports: number[] } | undefined;
 }
 
 interface ActiveFault {
@@ -74,6 +104,11 @@ export const RECOVERY_SEEN_MS = 1000;
 export const CANCELLED_ROLLBACK_MS = 10_000;
 
 export async function runExperiment(experiment: Experiment, options: RunOptions): Promise<ExperimentResult> {
+  return (await runExperimentFor(experiment, options)).result;
+}
+
+/** runExperiment, with the figures its result was made from (a scenario's report renders them: scenario/run.ts). */
+export async function runExperimentFor(experiment: Experiment, options: RunOptions): Promise<RunOutcome> {
   if (experiment.untimed.length > 0)
     throw new InputError(
       `${experiment.untimed.join(', ')}: no durationMs, so held for the whole run, whose length is not given: ` +
@@ -116,6 +151,8 @@ class ExperimentRun {
   private readonly abortStreaks = new Map<AbortRule, number>();
   private readonly warnings: string[] = [];
   private clockStarted = false;
+  private readonly live = new LiveCounters();
+  private loadErrors = 0;
   private readonly promql: PromqlWatch;
   /** Where the run ends when it ends early: an abort's recovery judged (endAfterAbort), a command after `--` exited. */
   private readonly scheduleEnd = new ScheduleEnd();
@@ -154,7 +191,7 @@ class ExperimentRun {
     return performance.now() - this.t0;
   }
 
-  async execute(): Promise<ExperimentResult> {
+  async execute(): Promise<RunOutcome> {
     const { experiment } = this;
     const signal = this.options.signal;
     // Cancelled: the proxy's faults go at once; the plane steps, checks and commands stop.
@@ -179,19 +216,21 @@ class ExperimentRun {
         experiment.expectations.map((expectation) => expectation.title),
         () => this.proxy?.lastCounters(),
       );
-      if (experiment.load) await warmUpLoad(signal);
+      const { closedLoop } = this.options;
+      if (experiment.load && !closedLoop) await warmUpLoad(signal);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
       this.timers.push(ticker);
-      if (experiment.load) {
-        const edges = this.edges();
-        await this.switchAt(0);
+      if (experiment.load && !closedLoop) {
+        // Through a scenario's proxy, a fault at 0 goes on at the edge after the warm requests (warm-up.ts).
+        const warms = experiment.front !== undefined;
+        const edges = this.edges(warms);
+        if (!warms) await this.switchAt(0);
         load = await runLoad({
           plan: experiment.load,
-          connectTo:
-            this.proxy && experiment.proxies.length === 0
-              ? { host: '127.0.0.1', port: this.proxy.ports[0]! }
-              : undefined,
+          connectTo: this.connectTo(),
+          warmRequestsPerConnection: warms ? WARM_REQUESTS_PER_CONNECTION : 0,
+          live: this.live,
           edgesMs: edges,
           onEdge: (index) => this.switchAt(edges[index]!),
           onStart: () => this.startClock(),
@@ -205,11 +244,13 @@ class ExperimentRun {
         await this.switchAt(0);
         this.startWhileCommand();
         for (const at of this.edges()) this.at(at, () => void this.switchAt(at));
-        await new Promise<void>((resolve, reject) => {
-          this.at(experiment.durationMs, resolve);
-          this.scheduleEnd.on((atMs) => this.at(atMs, resolve));
-          signal?.addEventListener('abort', () => reject(new CancelledError('experiment cancelled')), { once: true });
-        });
+        if (closedLoop) await closedLoop(this.connectTo());
+        else
+          await new Promise<void>((resolve, reject) => {
+            this.at(experiment.durationMs, resolve);
+            this.scheduleEnd.on((atMs) => this.at(atMs, resolve));
+            signal?.addEventListener('abort', () => reject(new CancelledError('experiment cancelled')), { once: true });
+          });
       }
       // Faults that lasted to the end stay on until the last request settled; off now. Plane
       // steps and commands still running finish (each within its own bound), then the run ends.
@@ -227,7 +268,19 @@ class ExperimentRun {
       // Once the run started, whatever happened (cancellation and errors too); every fault is already cleared.
       if (started) rollbacks = await this.runRollbacks();
     }
-    return this.result(load, rollbacks);
+    const counters = this.proxy?.lastCounters();
+    return {
+      result: this.result(load, rollbacks),
+      load,
+      proxy: counters && this.proxy ? { counters, ports: [...this.proxy.ports] } : undefined,
+    };
+  }
+
+  /** Where the load sends: the proxy in front of its url, when there is one. */
+  private connectTo(): { host: string; port: number } | undefined {
+    return this.proxy && this.experiment.proxies.length === 0
+      ? { host: '127.0.0.1', port: this.proxy.ports[0]! }
+      : undefined;
   }
 
   /** The proxies (with the in-front mapping when the load goes through one) and the control planes, checked before
@@ -246,16 +299,19 @@ class ExperimentRun {
     if (
       experiment.load &&
       mappings.length === 0 &&
-      this.faults.some((fault) => fault.step.placement.plane === 'proxy')
+      (experiment.front || this.faults.some((fault) => fault.step.placement.plane === 'proxy'))
     ) {
-      mappings = [parseMapping(mappingInFrontOf(new URL(experiment.load.url), IN_FRONT_MAPPING))];
+      mappings = [
+        experiment.front?.mapping ?? parseMapping(mappingInFrontOf(new URL(experiment.load.url), IN_FRONT_MAPPING)),
+      ];
     }
     if (mappings.length === 0) return;
     // Protocol-aware for HTTP faults, and on a mapping that says its protocol (redis://, http://),
     // so a network fault there is counted in that protocol's unit too (commands, requests).
     const http =
-      mappings.some((mapping) => mapping.protocol !== undefined) ||
-      this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http');
+      experiment.front?.http ??
+      (mappings.some((mapping) => mapping.protocol !== undefined) ||
+        this.faults.some((fault) => fault.step.placement.plane === 'proxy' && fault.step.config.kind === 'http'));
     this.proxy = await startProxyPlane({
       mappings,
       http,
@@ -263,6 +319,8 @@ class ExperimentRun {
       insecureTls: experiment.load ? !experiment.load.rejectUnauthorized : false,
       policy: this.options.policy,
       onConnectFailure: (reason, mappingIndex) => {
+        // The warm requests' failures are in no figure: a scenario's front counts from the clock's start.
+        if (experiment.front && !this.clockStarted) return;
         this.connectFailures[reason] = (this.connectFailures[reason] ?? 0) + 1;
         this.noteBaselineFailure(mappings[mappingIndex], reason);
       },
@@ -276,6 +334,7 @@ class ExperimentRun {
    */
   private async preflight(): Promise<void> {
     const { experiment } = this;
+    if (this.options.noPreflight) return;
     const lookup = policyLookup(this.options.policy);
     if (experiment.load) {
       const { host, port } = urlAddress(experiment.load.url);
@@ -310,10 +369,10 @@ class ExperimentRun {
 
   /** The moments faults switch, inside the run (those at 0 are set before the load starts; those at its end when it has
    * drained). */
-  private edges(): number[] {
+  private edges(atZero = false): number[] {
     const moments = new Set<number>();
     for (const { step } of this.faults) {
-      if (step.atMs > 0) moments.add(step.atMs);
+      if (step.atMs > 0 || atZero) moments.add(step.atMs);
       if (step.atMs + step.forMs < this.experiment.durationMs) moments.add(step.atMs + step.forMs);
     }
     return [...moments].sort((a, b) => a - b);
@@ -464,6 +523,7 @@ class ExperimentRun {
   }
 
   private watchSecond(bucket: SecondBucket): void {
+    this.loadErrors += bucket.errors;
     this.options.metrics?.second(bucket);
     const inject = this.experiment.phases.inject;
     const startMs = bucket.second * 1000;
@@ -700,7 +760,14 @@ class ExperimentRun {
       message:
         `${this.aborted ? 'aborted, recovering' : phase} ` +
         `${(now / 1000).toFixed(0)}s/${(this.experiment.durationMs / 1000).toFixed(0)}s${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
+      ...(this.experiment.load ? { load: this.loadProgress(now) } : {}),
     });
+  }
+
+  private loadProgress(elapsedMs: number): RunProgress['load'] {
+    const { live } = this;
+    const inFlight = live.dispatched - live.settled;
+    return { elapsedMs, settled: live.settled, inFlight, errors: this.loadErrors, connections: live.openConnections };
   }
 
   private result(load: OpenLoopResult | undefined, rollbacks: ExperimentResult['rollbacks']): ExperimentResult {

@@ -9,7 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { errorToWire } from '../kernel/errors.js';
 import { watchThisThread } from '../load/index.js';
 import { startProxy, type RunningProxy } from '../proxy/index.js';
-import { FaultRegistry } from '../proxy/control/registry.js';
+import { FaultRegistry, typeIds } from '../proxy/control/registry.js';
 import { targetLookup } from '../target-policy.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';
 
@@ -55,7 +55,8 @@ async function handle(message: ToProxyThread): Promise<ReplyValue> {
       return proxyOf(message.proxy).counters();
     case 'inject': {
       const entry = entryOf(message.proxy);
-      const id = (entry.registry ??= new FaultRegistry(entry.proxy)).inject(message.target, message.config);
+      const registry = (entry.registry ??= new FaultRegistry(entry.proxy, undefined, undefined, typeIds()));
+      const id = registry.inject(message.target, message.config);
       return { id, counters: entry.proxy.counters() };
     }
     case 'clear':

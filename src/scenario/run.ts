@@ -1,5 +1,5 @@
 /**
- * Runs one scenario: a fault proxy and the load generator on a timeline.
+ * Runs one scenario: each phase an experiment (compile.ts) run on the experiment runner (src/experiment/runner.ts).
  *
  *   [baseline phase: proxy, no fault, load for `duration`]   (when baseline: true)
  *   fault phase:     proxy ── fault on at faultStart … off at faultEnd ──▶
@@ -8,32 +8,25 @@
  * Without `proxies`, the load goes to an ephemeral proxy port that forwards (plain TCP, so TLS
  * stays end to end with the url's server name) to the url's host; with `proxies`, the load goes
  * straight to the url and the faults apply to the app's outbound calls through the mapped ports.
- * Each phase has its own proxy, so each phase's counters are its own. The proxy runs on the proxy
- * thread (proxy-host/) and the load on the generator thread, so neither waits for the other's
- * event loop, nor for this thread's. Everything started is stopped before this returns, throws or
- * is cancelled.
+ * Each phase has its own proxy, so each phase's counters are its own. The runner runs the proxy on the proxy
+ * thread (proxy-host/) and the load on the generator thread, and stops everything it started before it returns,
+ * throws or is cancelled. This file turns what it measured into fault's report figures (ScenarioResult).
  */
-import { CancelledError, InputError } from '../kernel/errors.js';
+import { OperationalError } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
-import {
-  runCapacity,
-  runOpenLoop,
-  summarizeSamples,
-  type CapacityResult,
-  LiveCounters,
-  type OpenLoopResult,
-} from '../load/index.js';
+import { runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
 import { refuseInProduction } from '../production.js';
-import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';
+import { ProgramPolicy } from '../consent/index.js';
+import type { RunProgress } from '../experiment/runner.js';
+import { compileScenario } from './compile.js';
 import { describeHttpFault } from './http-fault.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import { decideVerdict } from './verdict.js';
-import { WARM_REQUESTS_PER_CONNECTION, warmUpOnce } from './warm-up.js';
 import { describeTargets } from '../target-policy.js';
 
 export interface ScenarioProgress {
@@ -143,296 +136,121 @@ interface PhaseOptions {
   onProgress: ((doneMs: number, message: string) => void) | undefined;
 }
 
-/** A phase's figures, and whether its fault was ever switched on (see faultWindow). */
+/** A phase's figures, and whether its fault was ever switched on. */
 interface PhaseOutcome {
   phase: PhaseResult;
   faultSwitchedOn: boolean;
 }
 
+/**
+ * A phase is an experiment run (compile.ts) on the experiment runner, whose proxy, warm-up, fault switches (at the
+ * open loop's edges, or by timers from the closed loop's start), cancellation and cleanup are the experiment's; its
+ * figures are read from what the run measured (the load's result, the proxy's counters).
+ */
 async function runPhase(
   spec: ScenarioSpec,
   phase: 'baseline' | 'fault',
   seed: number,
   options: PhaseOptions,
 ): Promise<PhaseOutcome> {
-  if (options.signal?.aborted) throw new CancelledError('scenario cancelled');
-  const url = new URL(spec.url);
-  const startedAt = new Date().toISOString();
-  const targetConnectFailures: Record<string, number> = {};
-  // With the proxy in the load's path, an open-loop phase first warms what it brought up (see
-  // WARM_REQUESTS_PER_CONNECTION): its fault from the start is switched on after that, and a
-  // connect failure counts once the clock has started. With `proxies` the app's calls are warmed,
-  // if at all, by the app; the load goes as it comes.
-  const warms = spec.strategy !== 'capacity' && spec.proxies.length === 0;
-  const counting = { on: !warms };
-  const proxy = await startPhaseProxy(spec, url, seed, (reason) => {
-    if (counting.on) targetConnectFailures[reason] = (targetConnectFailures[reason] ?? 0) + 1;
-  });
-  if (spec.strategy !== 'capacity') {
-    // The process's first open-loop run only: its own code warm, so second 0 measures the target.
-    // After the proxy has bound the caller's ports, so a port in use is refused at once. A cancel
-    // stops it (unless another scenario waits for it too) and does not wait out its load.
-    await warmUpOnce(options.signal);
-  }
-  if (options.signal?.aborted) {
-    await proxy.stop();
-    throw new CancelledError('scenario cancelled');
-  }
-  const live = new LiveCounters();
-  const progress = { errors: 0 };
-  const ticker = startProgressTicker(spec, phase, live, progress, options.onProgress);
-  const timers: NodeJS.Timeout[] = [];
-  try {
-    // A start or an end is an edge of the open loop's own schedule (no request due past it is sent
-    // before the switch; one at 0 once the phase's connections are open and warm, before the clock
-    // starts), or timed from the start of the closed loop, whose fault from the start is on before
-    // it opens its first connection.
-    const window =
-      phase === 'fault'
-        ? await faultWindow(spec, proxy, warms)
-        : { edgesMs: [], switchAt: async () => {}, switchedOn: () => false };
-    const target = {
+  const onProgress = options.onProgress;
+  const counts = { settled: 0, errors: 0 };
+  let capacity: CapacityResult | undefined;
+  const closedLoop = async (connectTo: { host: string; port: number } | undefined): Promise<void> => {
+    capacity = await runCapacity({
       url: spec.url,
       method: spec.method,
       body: spec.body,
       headers: spec.headers,
       tls: { rejectUnauthorized: spec.rejectUnauthorized },
       targets: spec.targets,
-      ...(spec.proxies.length === 0 ? { connectTo: { host: '127.0.0.1', port: proxy.ports[0]! } } : {}),
-    };
-    const measured =
-      spec.strategy === 'capacity'
-        ? await runClosedLoopPhase(spec, target, window, { live, progress, timers, signal: options.signal })
-        : await runOpenLoopPhase(spec, phase, target, window, {
-            live,
-            progress,
-            proxy,
-            signal: options.signal,
-            warmRequests: warms ? WARM_REQUESTS_PER_CONNECTION : 0,
-            onStart: () => void (counting.on = true),
-          });
-    return {
-      phase: {
-        phase,
-        startedAt,
-        endedAt: new Date().toISOString(),
-        ...measured,
-        passed: measured.slos.every((slo) => slo.pass),
-        proxy: await proxy.counters(),
-        proxyPorts: [...proxy.ports],
-        targetConnectFailures,
+      ...(connectTo ? { connectTo } : {}),
+      connections: spec.clients,
+      durationMs: spec.durationMs,
+      timeoutMs: Math.max(1000, spec.timeoutMs),
+      maxRatePerSecond: spec.maxRatePerSecond,
+      signal: options.signal,
+      onSettled: (error) => {
+        counts.settled += 1;
+        if (error) counts.errors += 1;
       },
-      faultSwitchedOn: window.switchedOn(),
-    };
-  } finally {
-    clearInterval(ticker);
-    for (const timer of timers) clearTimeout(timer);
-    await proxy.stop();
-  }
-}
-
-type PhaseTarget = Parameters<typeof runOpenLoop>[0] & Parameters<typeof runCapacity>[0];
-type PhaseWindow = { edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean };
-interface PhaseMeasures {
-  load: LoadFigures | null;
-  capacity: CapacityResult | null;
-  slos: PhaseResult['slos'];
-  slosNotEvaluated: string[];
-}
-
-/** The phase's proxy, on its own thread: the load's target behind it, and the caller's mappings. */
-function startPhaseProxy(
-  spec: ScenarioSpec,
-  url: URL,
-  seed: number,
-  onConnectFailure: (reason: string) => void,
-): Promise<HostedProxy> {
-  return startHostedProxy({
-    mappings: proxyMappings(spec, url),
-    seed,
-    // Checked by runScenario before the run (RunOptions.allowProduction).
-    allowProduction: true,
-    onEvent: (event) => {
-      if (event.type !== 'connect_failed') return;
-      onConnectFailure(/\bE[A-Z_]{3,}\b/.exec(event.error)?.[0] ?? event.error);
-    },
-    tls: { rejectUnauthorized: spec.rejectUnauthorized },
-    // Protocol-aware for an HTTP fault, and when a mapping says its protocol (redis://, http://): a network fault there
-    // is then counted in that protocol's unit too (Redis commands, HTTP requests), as the experiment runner does.
-    ...(spec.httpFault || spec.proxies.some((mapping) => mapping.protocol !== undefined) ? { http: true } : {}),
-    // The proxy in front of url connects to the load's target, and the caller's mappings to the
-    // app's dependencies: the same target policy applies to both, checked at every connect
-    // (src/target-policy.ts).
-    targets: spec.targets,
-  }).catch((error: unknown) => {
-    // A port of the caller's mappings that cannot be bound (already in use) is a bad argument:
-    // name it as the caller wrote it. Without mappings the port is ephemeral and cannot clash.
-    if (error instanceof InputError && spec.proxies.length > 0) throw new InputError(`proxies: ${error.message}`);
-    throw error;
+    });
+  };
+  // Loaded when a scenario runs: the runner brings every plane's adapter, which reading a scenario does not need.
+  const { runExperimentFor } = await import('../experiment/runner.js');
+  const { result, load, proxy } = await runExperimentFor(compileScenario(spec, phase, seed), {
+    // The mappings were checked against the server's limits when read (input.ts); the guard, by runScenario.
+    policy: { ...spec.targets, allowNonLoopbackBind: true, allowProduction: true },
+    programs: ProgramPolicy.owner(),
+    signal: options.signal,
+    // Nothing listening at the url is what the report says (connect failures), not a refusal; and the app's
+    // dependencies are reached by the app alone.
+    noPreflight: true,
+    ...(spec.strategy === 'capacity' && { closedLoop }),
+    ...(onProgress && { onProgress: (progress) => onProgress(...progressOf(spec, phase, progress, counts)) }),
   });
-}
-
-/**
- * Once a second, also while the requests in flight at the end of the load settle (up to
- * `timeout`), so a client sees the call is alive and why it is not over yet.
- */
-function startProgressTicker(
-  spec: ScenarioSpec,
-  phase: string,
-  live: LiveCounters,
-  progress: { errors: number },
-  onProgress: PhaseOptions['onProgress'],
-): NodeJS.Timeout {
-  const loadStart = performance.now();
-  return setInterval(() => {
-    const elapsedMs = performance.now() - loadStart;
-    const doneMs = Math.min(spec.durationMs + spec.timeoutMs, elapsedMs);
-    const inFlight = live.dispatched - live.settled;
-    const message =
-      elapsedMs < spec.durationMs || spec.strategy === 'capacity'
-        ? `${phase}: ` +
-          `${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ` +
-          `${live.settled} requests settled, ${progress.errors} errors` +
-          // The closed loop holds its `clients` connections; autocannon does not say how many are open.
-          (spec.strategy === 'capacity' ? '' : `, ${live.openConnections} connections`)
-        : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} ` +
-          `in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s ` +
-          `after its intended start)`;
-    onProgress?.(doneMs, message);
-  }, 1000);
-}
-
-/** The closed loop (capacity): starts at once, the fault switched by timers; only error SLOs apply. */
-async function runClosedLoopPhase(
-  spec: ScenarioSpec,
-  target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
-  window: PhaseWindow,
-  run: { live: LiveCounters; progress: { errors: number }; timers: NodeJS.Timeout[]; signal: AbortSignal | undefined },
-): Promise<PhaseMeasures> {
-  const switches: Array<Promise<void>> = [];
-  window.edgesMs.forEach((atMs, index) =>
-    run.timers.push(
-      setTimeout(() => {
-        const switched = window.switchAt(index);
-        switched.catch(() => {}); // awaited below, once the load is over
-        switches.push(switched);
-      }, atMs),
-    ),
-  );
-  const capacity = await runCapacity({
-    ...target,
-    connections: spec.clients,
-    durationMs: spec.durationMs,
-    timeoutMs: Math.max(1000, spec.timeoutMs),
-    maxRatePerSecond: spec.maxRatePerSecond,
-    signal: run.signal,
-    // The open loop counts in `live` itself; the closed loop reports each request's end.
-    onSettled: (error) => {
-      run.live.settled += 1;
-      if (error) run.progress.errors += 1;
+  // A switch that failed (the proxy thread went away) fails the phase.
+  const unset = result.faults.find((fault) => fault.actedDetail.startsWith('could not be set'));
+  if (unset) throw new OperationalError(`${unset.name}: ${unset.actedDetail}`);
+  const measured = capacity ? capacityMeasures(spec, capacity) : openLoopMeasures(spec, phase, load!);
+  return {
+    phase: {
+      phase,
+      startedAt: result.startedAt,
+      endedAt: result.endedAt,
+      ...measured,
+      passed: measured.slos.every((slo) => slo.pass),
+      proxy: proxy!.counters,
+      proxyPorts: proxy!.ports,
+      targetConnectFailures: result.connectFailures,
     },
-  });
-  // A switch that failed (the proxy thread went away) fails the phase, as in the open loop.
-  await Promise.all(switches);
-  // Closed loop has no per-request latencies from an intended start: only error SLOs apply.
-  const { sent, errors: failed } = capacity;
+    faultSwitchedOn: result.faults.some((fault) => fault.onAtMs !== null),
+  };
+}
+
+type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosNotEvaluated'>;
+
+function openLoopMeasures(spec: ScenarioSpec, phase: 'baseline' | 'fault', load: OpenLoopResult): Measures {
+  const sorted = Float64Array.from(load.samples.latencyMs.subarray(0, load.samples.count)).sort();
+  const slos = evaluateSlos(spec.slos, sorted, load.errors);
+  return { load: loadFigures(spec, phase, load, sorted), capacity: null, slos, slosNotEvaluated: [] };
+}
+
+/** The closed loop has no per-request latencies from an intended start: only error SLOs apply. */
+function capacityMeasures(spec: ScenarioSpec, capacity: CapacityResult): Measures {
   return {
     load: null,
     capacity,
-    slos: spec.slos.filter((slo) => slo.type === 'error').map((slo) => evaluateErrorSlo(slo, sent, failed)),
+    slos: spec.slos
+      .filter((slo) => slo.type === 'error')
+      .map((slo) => evaluateErrorSlo(slo, capacity.sent, capacity.errors)),
     slosNotEvaluated: spec.slos.filter((slo) => slo.type === 'latency').map((slo) => slo.title),
   };
 }
 
-/** The open loop: the fault switched at edges of its own schedule; every SLO applies. */
-
-async function runOpenLoopPhase(
-  spec: ScenarioSpec,
-  phase: 'baseline' | 'fault',
-  target: Omit<PhaseTarget, 'ratePerSecond' | 'connections' | 'durationMs' | 'timeoutMs'>,
-  window: PhaseWindow,
-  run: {
-    live: LiveCounters;
-    progress: { errors: number };
-    proxy: HostedProxy;
-    signal: AbortSignal | undefined;
-    warmRequests: number;
-    onStart: () => void;
-  },
-): Promise<PhaseMeasures> {
-  const result = await runOpenLoop({
-    ...target,
-    ratePerSecond: spec.clients * spec.rps,
-    connections: spec.clients,
-    maxConnections: spec.maxConnections,
-    expectedStatus: spec.expectedStatus,
-    durationMs: spec.durationMs,
-    timeoutMs: spec.timeoutMs,
-    signal: run.signal,
-    live: run.live,
-    // Every request crosses the proxy's thread: its lateness is not the target's.
-    watchLoadOf: run.proxy.load,
-    // The process's warm-up (warm-up.ts) warmed the code on a proxy of its own to a sink; this
-    // phase's proxy, its upstream connections and the target's side of them are new: a few
-    // unmeasured requests on each connection warm them before the first measured one, and before
-    // the fault from the start is switched on.
-    warmRequestsPerConnection: run.warmRequests,
-    // Posted by the generator thread as its clock starts, before the first request: a failure that
-    // request meets reaches this thread after it.
-    onStart: run.onStart,
-    edgesMs: window.edgesMs,
-    onEdge: window.switchAt,
-    onSecond: (bucket) => {
-      run.progress.errors += bucket.errors;
-    },
-  });
-  const sorted = Float64Array.from(result.samples.latencyMs.subarray(0, result.samples.count)).sort();
-  return {
-    load: loadFigures(spec, phase, result, sorted),
-    capacity: null,
-    slos: evaluateSlos(spec.slos, sorted, result.errors),
-    slosNotEvaluated: [],
-  };
-}
-
 /**
- * The fault's window: on at faultStartMs and, when it ends before the load does, off at faultEndMs
- * (requests in flight then finish without it). A fault from the start is an edge at 0 when the load
- * warms its connections first (`atZeroEdge`: the open loop passes it after its warm requests, before
- * its clock starts), else switched on here, before the load begins. A fault that lasts to the end
- * of the load stays on until the last request has settled, so every request sent under it meets
- * it for its whole life (a latency run's last
- * requests are delayed like the others; a blackhole's held requests time out); the report then
- * gives that real end (`activeUntilMs`), draining included. An edge is passed only while the load
- * runs: when every request has settled before fault_start, the fault is never switched on
- * (`switchedOn`), and the verdict says no request met it.
+ * Said once a second, also while the requests in flight at the end of the load settle (up to `timeout`), so a client
+ * sees the call is alive and why it is not over yet. The closed loop counts its own (`counts`) and holds its `clients`
+ * connections; it does not say how many are open.
  */
-async function faultWindow(
+function progressOf(
   spec: ScenarioSpec,
-  proxy: HostedProxy,
-  atZeroEdge: boolean,
-): Promise<{ edgesMs: number[]; switchAt: (index: number) => Promise<void>; switchedOn: () => boolean }> {
-  const httpFault = spec.httpFault;
-  let switchedOn = false;
-  const switchOn = httpFault ? () => proxy.setHttpFaults([httpFault]) : () => proxy.setFaults([spec.fault]);
-  // On once the proxy's thread has it: the load sends nothing due past the edge before then.
-  const on = async (): Promise<void> => {
-    await switchOn();
-    switchedOn = true;
-  };
-  const off = httpFault ? () => proxy.setHttpFaults([]) : () => proxy.setFaults([]);
-  if (spec.faultStartMs <= 0 && !atZeroEdge) await on();
-  const edgesMs: number[] = [];
-  const switches: Array<() => Promise<void>> = [];
-  if (spec.faultStartMs > 0 || atZeroEdge) {
-    edgesMs.push(Math.max(0, spec.faultStartMs));
-    switches.push(on);
-  }
-  if (spec.faultEndMs < spec.durationMs) {
-    edgesMs.push(spec.faultEndMs);
-    switches.push(off);
-  }
-  return { edgesMs, switchAt: (index) => switches[index]!(), switchedOn: () => switchedOn };
+  phase: string,
+  progress: RunProgress,
+  counts: { settled: number; errors: number },
+): [doneMs: number, message: string] {
+  const { elapsedMs, inFlight, ...load } = progress.load!;
+  const capacity = spec.strategy === 'capacity';
+  const figures = capacity
+    ? `${counts.settled} requests settled, ${counts.errors} errors`
+    : `${load.settled} requests settled, ${load.errors} errors, ${load.connections} connections`;
+  return [
+    Math.min(spec.durationMs + spec.timeoutMs, elapsedMs),
+    elapsedMs < spec.durationMs || capacity
+      ? `${phase}: ${Math.round(Math.min(elapsedMs, spec.durationMs) / 1000)}s/${spec.durationMs / 1000}s, ${figures}`
+      : `${phase}: draining: ${inFlight} request${inFlight === 1 ? '' : 's'} ` +
+        `in flight (each ends by its timeout, ${spec.timeoutMs / 1000}s after its intended start)`,
+  ];
 }
 
 /** The proxy's mappings, as text: the user's, or one ephemeral port in front of the url. */

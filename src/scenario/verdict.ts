@@ -66,8 +66,20 @@ function injectedAnswers(spec: ScenarioSpec, run: PhaseResult): { status: number
   const status =
     fault.type === 'error' ? Number(fault['status_code'] ?? 500) : fault.type === 'rate_limit' ? 429 : undefined;
   if (status === undefined) return undefined;
-  const counters = (run.proxy.httpFaults ?? []).find((c) => c.type === fault.type);
-  return { status, count: counters?.applications ?? 0 };
+  return { status, count: sum(httpCounters(spec, run), 'applications') };
+}
+
+/** The counters of the scenario's fault: one per mapping it was set on (compile.ts: a step per mapping). */
+function httpCounters(spec: ScenarioSpec, run: PhaseResult) {
+  return (run.proxy.httpFaults ?? []).filter((counters) => counters.type === spec.httpFault?.type);
+}
+
+function networkCounters(spec: ScenarioSpec, run: PhaseResult) {
+  return run.proxy.faults.filter((counters) => counters.type === spec.fault.type);
+}
+
+function sum<T extends string>(counters: ReadonlyArray<Record<T, number>>, field: T): number {
+  return counters.reduce((total, counter) => total + counter[field], 0);
 }
 
 /** "404 × 40: is the url right?" for each unexpected status, most frequent first. */
@@ -251,12 +263,12 @@ function untouchedReasons(
       inconclusive.push(emptyWindow);
     } else if (spec.httpFault) {
       // HTTP faults count per exchange: those that matched, and of them those it acted on.
-      const fault = (run.proxy.httpFaults ?? []).find((counters) => counters.type === spec.httpFault!.type);
-      if (!fault || !httpFaultActed(fault)) {
+      const requests = sum(httpCounters(spec, run), 'requests');
+      if (!httpCounters(spec, run).some(httpFaultActed)) {
         inconclusive.push(
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
-            `(${fault?.requests ?? 0} matching requests, 0 applications): ` +
-            (fault && fault.requests > 0
+            `(${requests} matching requests, 0 applications): ` +
+            (requests > 0
               ? 'its probability never drew it; raise probability or the traffic.'
               : 'no HTTP/1.1 request matched its method and path.'),
         );
@@ -271,15 +283,15 @@ function untouchedReasons(
         );
       }
     } else {
-      const fault = run.proxy.faults.find((counters) => counters.type === spec.fault.type);
+      const faults = networkCounters(spec, run);
       const noOp = noOpReason(spec);
       if (noOp !== undefined) {
         // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
         inconclusive.push(noOp);
-      } else if (!fault || !networkFaultActed(fault)) {
+      } else if (!faults.some(networkFaultActed)) {
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on ` +
-            `the traffic${window} (${fault?.applications ?? 0} applications ` +
+            `the traffic${window} (${sum(faults, 'applications')} applications ` +
             `in the fault counters): ` +
             `no data crossed it in the direction it acts on (side ` +
             `${spec.fault.side ?? 'server'}, direction ` +
@@ -301,12 +313,9 @@ function noOpReason(spec: ScenarioSpec): string | undefined {
 
 /** Whether the scenario's fault (network or HTTP) acted at least once: the faults' own rule. */
 function faultActed(spec: ScenarioSpec, run: PhaseResult): boolean {
-  if (spec.httpFault) {
-    const counters = (run.proxy.httpFaults ?? []).find((c) => c.type === spec.httpFault!.type);
-    return counters !== undefined && httpFaultActed(counters);
-  }
-  const counters = run.proxy.faults.find((c) => c.type === spec.fault.type);
-  return counters !== undefined && networkFaultActed(counters);
+  return spec.httpFault
+    ? httpCounters(spec, run).some(httpFaultActed)
+    : networkCounters(spec, run).some(networkFaultActed);
 }
 
 /**

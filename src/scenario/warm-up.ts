@@ -18,7 +18,7 @@
  * scenario's is, with a latency fault of 0 for the second half (a faulted link runs other code).
  *
  * What it cannot warm is what each phase brings up: its own proxy, connections and the target's
- * side of them. A phase warms those itself (WARM_REQUESTS_PER_CONNECTION, run.ts) before its fault
+ * side of them. A phase warms those itself (WARM_REQUESTS_PER_CONNECTION, experiment/runner.ts) before its fault
  * and its clock start. Measured with every process of the run under SCHED_FIFO (the machine was at
  * load 12-17, so that is the nearest to a quiet one), `faultline run latency --latency 0 --baseline`
  * at 4,000 req/s: the fault phase's first second went from p95 6-31 ms to 0.6-1.8 ms. The first
@@ -46,7 +46,7 @@ const WARM_UP_MAX_CONNECTIONS = 16;
 const SINK_TARGETS: TargetAllowance = { allowRemoteTargets: false, allowTargets: [] };
 
 /**
- * Unmeasured requests per connection before an open-loop phase's clock starts (run.ts): each of the
+ * Unmeasured requests per connection before an open-loop phase's clock starts (experiment/runner.ts): each of the
  * phase's first connections then has carried an exchange through every hop the phase brought up (the
  * proxy's client and upstream sockets, the target's side), so the first measured requests do not pay
  * for setting them up. They pass before the fault from the start is switched on (an edge at 0), so no

@@ -6,19 +6,24 @@
 import {
   runOpenLoop,
   ScheduleEnd,
+  type LiveCounters,
   type OpenLoopResult,
   type SecondBucket,
   type ThreadLoadGauge,
 } from '../../load/index.js';
-import { warmUpOnce } from '../../scenario/warm-up.js';
+import { warmUpOnce as warmUpLoad, WARM_REQUESTS_PER_CONNECTION } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
-export { ScheduleEnd, type OpenLoopResult, type SecondBucket };
+export { ScheduleEnd, WARM_REQUESTS_PER_CONNECTION, warmUpLoad, type OpenLoopResult, type SecondBucket };
 
 export interface LoadRun {
   plan: LoadPlan;
   /** Send to this address instead of the url's (the proxy in front of it). */
   connectTo: { host: string; port: number } | undefined;
+  /** Unmeasured requests on each connection before the clock starts (a scenario's proxy in front: warm-up.ts). */
+  warmRequestsPerConnection: number;
+  /** Counted live, for progress. */
+  live: LiveCounters;
   edgesMs: readonly number[];
   onEdge: (index: number) => void | Promise<void>;
   onStart: () => void;
@@ -28,10 +33,6 @@ export interface LoadRun {
   watchLoadOf: ThreadLoadGauge | undefined;
   /** Ends the schedule early (an abort, once its recovery is judged). */
   scheduleEnd?: ScheduleEnd;
-}
-
-export async function warmUpLoad(signal: AbortSignal | undefined): Promise<void> {
-  await warmUpOnce(signal);
 }
 
 export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
@@ -51,6 +52,8 @@ export function runLoad(run: LoadRun): Promise<OpenLoopResult> {
     durationMs: plan.durationMs,
     timeoutMs: plan.timeoutMs,
     ...(run.watchLoadOf ? { watchLoadOf: run.watchLoadOf } : {}),
+    warmRequestsPerConnection: run.warmRequestsPerConnection,
+    live: run.live,
     edgesMs: run.edgesMs,
     onEdge: run.onEdge,
     onStart: run.onStart,

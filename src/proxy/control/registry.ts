@@ -66,6 +66,20 @@ export function checkDurationMs(durationMs: unknown): number | undefined {
   return durationMs as number | undefined;
 }
 
+/**
+ * Ids for the faults of a proxy its caller owns alone (a run's, on the proxy thread): the fault's type, numbered
+ * from its second. A fault's name seeds its random draws, so the same run with the same seed draws the same.
+ */
+export function typeIds(): (target: string, type: string) => string {
+  const used = new Set<string>();
+  return (_target, type) => {
+    let id = type;
+    for (let n = 2; used.has(id); n++) id = `${type}-${n}`;
+    used.add(id);
+    return id;
+  };
+}
+
 export type RegistryEvent = { type: 'inject' | 'clear' | 'expire'; id: string; target: string; faultType: string };
 
 export class FaultRegistry implements FaultControl {
@@ -75,6 +89,7 @@ export class FaultRegistry implements FaultControl {
     private readonly proxy: RunningProxy,
     private readonly base: { network: FaultSpec[]; http: HttpFaultSpec[] } = { network: [], http: [] },
     private readonly onEvent: (event: RegistryEvent) => void = () => {},
+    private readonly newId: (target: string, type: string) => string = faultId,
   ) {}
 
   /** The targets a fault may name: each mapping's bound port and #name. */
@@ -116,7 +131,7 @@ export class FaultRegistry implements FaultControl {
           'so drop config.target or make it name the same mapping',
       );
     }
-    const id = faultId(name);
+    const id = this.newId(name, (parsed.spec as { type: string }).type);
     const fault: InjectedFault = {
       id,
       target: name,
