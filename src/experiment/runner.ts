@@ -243,7 +243,8 @@ class ExperimentRun {
         this.startClock();
         await this.switchAt(0);
         this.startWhileCommand();
-        for (const at of this.edges()) this.at(at, () => void this.switchAt(at));
+        // Tracked: a switch that throws (the proxy thread gone) is a warning of the run, never an unhandled rejection.
+        for (const at of this.edges()) this.at(at, () => this.track(this.switchAt(at)));
         if (closedLoop) await closedLoop(this.connectTo());
         else
           await new Promise<void>((resolve, reject) => {

@@ -181,6 +181,7 @@ async function runPhase(
   const { result, load, proxy } = await runExperimentFor(compileScenario(spec, phase, seed), {
     // The mappings were checked against the server's limits when read (input.ts); the guard, by runScenario.
     policy: { ...spec.targets, allowNonLoopbackBind: true, allowProduction: true },
+    // A compiled scenario starts no program (compile.ts writes no command), so this policy is never asked.
     programs: ProgramPolicy.owner(),
     signal: options.signal,
     // Nothing listening at the url is what the report says (connect failures), not a refusal; and the app's
