@@ -10,7 +10,7 @@
  */
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import type { Mapping } from '../proxy/index.js';
+import { formatAddress, type Mapping } from '../proxy/index.js';
 
 /** How long one connect may take before the remote counts as unreachable. */
 export const PREFLIGHT_TIMEOUT_MS = 3000;
@@ -66,11 +66,7 @@ export async function unreachableRemotes(
     .filter((answer) => answer.why !== undefined)
     .map(({ mapping, why }) => ({
       where: mapping.name ? `#${mapping.name}` : mapping.text,
-      address: hostPort(mapping.remoteHost, mapping.remotePort),
+      address: formatAddress(mapping.remoteHost, mapping.remotePort),
       why: why!,
     }));
-}
-
-export function hostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }

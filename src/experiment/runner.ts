@@ -16,7 +16,7 @@
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
-import { mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
+import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
 import { LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
 import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
@@ -34,7 +34,7 @@ import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
-import { hostPort, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
+import { tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -342,7 +342,7 @@ class ExperimentRun {
       const why = await tryConnect(host, port, lookup);
       if (why !== undefined)
         throw new OperationalError(
-          `load.url ${experiment.load.url}: nothing accepts connections at ${hostPort(host, port)} (${why}); ` +
+          `load.url ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
             'start the app, or fix load.url: nothing was run',
         );
     }
@@ -363,7 +363,7 @@ class ExperimentRun {
     if (!this.unreachable.has(where))
       this.unreachable.set(where, {
         where,
-        address: hostPort(mapping.remoteHost, mapping.remotePort),
+        address: formatAddress(mapping.remoteHost, mapping.remotePort),
         why: `${reason} in the baseline`,
       });
   }

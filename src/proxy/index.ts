@@ -38,6 +38,7 @@
  *   through onEvent.
  */
 export { parseMapping, mappingInFrontOf, type Mapping } from './mapping.js';
+export { formatAddress } from './connection.js';
 export {
   startProxy,
   type ProxyOptions,
