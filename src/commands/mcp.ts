@@ -146,6 +146,7 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
 }
 
 async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
+  const warmUpDelayMs = codeWarmUpDelayMs(process.env);
   // Usually installed already by cli.ts before any module loaded; from here on, only the
   // protocol writes to stdout.
   const protocolOut = protectStdout();
@@ -169,11 +170,25 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   keepAlive(log, stop);
   await mcp.connect(transport);
   log.info('faultline MCP server ready on stdio; targets allowed: %s', describeTargets(config.scenario));
-  warmUpCodeWhenIdle(config, log);
+  warmUpCodeWhenIdle(config, log, warmUpDelayMs);
 }
 
 /** After start-up, once the client has had time for initialize and tools/list. */
 const CODE_WARM_UP_DELAY_MS = 1_000;
+const CODE_WARM_UP_DELAY_ENV = 'FAULTLINE_CODE_WARM_UP_DELAY_MS';
+
+/**
+ * The warm-up's delay: CODE_WARM_UP_DELAY_MS unless FAULTLINE_CODE_WARM_UP_DELAY_MS says otherwise
+ * (0 to 60000). A test sets it to hold the warm-up's start where a measured scenario surely runs.
+ */
+function codeWarmUpDelayMs(env: NodeJS.ProcessEnv): number {
+  const text = env[CODE_WARM_UP_DELAY_ENV]?.trim();
+  if (!text) return CODE_WARM_UP_DELAY_MS;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > 60_000)
+    throw new UsageError(`${CODE_WARM_UP_DELAY_ENV} must be a whole number of ms from 0 to 60000 (got "${text}")`);
+  return value;
+}
 
 /**
  * Spends the server's idle time after start-up readying the code tools (src/code/warm-up.ts:
@@ -182,7 +197,7 @@ const CODE_WARM_UP_DELAY_MS = 1_000;
  * enabled; in steps of tens of milliseconds, so a request that arrives meanwhile waits for one
  * step; the timer does not keep the process alive.
  */
-function warmUpCodeWhenIdle(config: Config, log: Logger): void {
+function warmUpCodeWhenIdle(config: Config, log: Logger, delayMs: number): void {
   if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
   setTimeout(() => {
     // Not while a scenario measures: its proxy shares this thread, and a step (a grammar's
@@ -192,10 +207,11 @@ function warmUpCodeWhenIdle(config: Config, log: Logger): void {
       .then(({ warmUpCode }) => warmUpCode(undefined, { beforeStep: whenNotMeasuring }))
       .then(() => log.debug('code warm-up: done'))
       .catch((error: unknown) => log.debug('code warm-up: %s', messageOf(error)));
-  }, CODE_WARM_UP_DELAY_MS).unref();
+  }, delayMs).unref();
 }
 
 async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions): Promise<void> {
+  const warmUpDelayMs = codeWarmUpDelayMs(process.env);
   // [::1] as a URL writes it is the address ::1 to listen on.
   const options = { ...flags, host: flags.host.replace(/^\[(.*)\]$/, '$1') };
   if (typeof options.token === 'string' && options.token.trim() === '')
@@ -244,7 +260,7 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
       generated,
   );
   if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
-  warmUpCodeWhenIdle(config, log);
+  warmUpCodeWhenIdle(config, log, warmUpDelayMs);
   const running = server;
   keepAlive(log, async (why, exitCode) => {
     log.info('stopping (%s)', why);
