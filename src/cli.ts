@@ -5,6 +5,7 @@
  * it loads can corrupt the stream, and starts loading the server. Then it loads and runs the
  * command-line program.
  */
+import { plainSearch } from './commands/plain-search.js';
 import { isStdioServerInvocation, protectStdout } from './transports/stdout-guard.js';
 
 if (isStdioServerInvocation(process.argv)) {
@@ -20,5 +21,16 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
-const { main } = await import('./main.js');
-await main(process.argv);
+// A plain search (plain-search.ts) skips commander and the other commands: a person or an
+// agent's shell runs it from a fresh process each time, and their loading was most of its time.
+const plain = plainSearch(process.argv);
+if (plain) {
+  const [{ runSearchCommand }, { makeConfig }] = await Promise.all([
+    import('./commands/search-action.js'),
+    import('./config.js'),
+  ]);
+  await runSearchCommand(plain.query, plain, () => makeConfig());
+} else {
+  const { main } = await import('./main.js');
+  await main(process.argv);
+}

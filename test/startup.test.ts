@@ -92,8 +92,8 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
 const packagesIn = (urls: string[]): Set<string> =>
   new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.slice(1, 2) ?? []));
 
-/** What every command shares (the program itself needs them): not a command. */
-const SHARED = ['commander', 'faultline-command', 'run-command', 'flags', 'parsers'];
+/** What every command shares (the program itself needs them), and cli.ts's plain-search test: not a command. */
+const SHARED = ['commander', 'faultline-command', 'run-command', 'flags', 'parsers', 'plain-search'];
 
 test('faultline --version loads no command and no dependency but commander', () => {
   const loaded = modulesLoadedBy(['--version']);
@@ -163,7 +163,7 @@ test(
   },
 );
 
-test('faultline search loads no LLM provider, zod, tree-sitter or MCP SDK when no provider is configured', () => {
+test('faultline search loads no LLM provider, zod, tree-sitter, MCP SDK or commander when no provider is configured', () => {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-search-'));
   try {
     const tree = join(dir, 'app');
@@ -201,6 +201,9 @@ test('faultline search loads no LLM provider, zod, tree-sitter or MCP SDK when n
       assert.ok(!packages.has(heavy), `${heavy} was loaded: ${[...packages].join(', ')}`);
     }
     assert.ok(!loaded.some((url) => url.endsWith('/src/llm/select.js')), 'the providers were loaded');
+    // A plain search (commands/plain-search.ts) goes without commander and the other commands.
+    assert.ok(!packages.has('commander'), `commander was loaded: ${[...packages].join(', ')}`);
+    assert.ok(!loaded.some((url) => url.endsWith('/src/main.js')), 'main.ts was loaded');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,23 +5,16 @@
  */
 import { constants as osConstants } from 'node:os';
 import { resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import { Option, type Command } from './commander.js';
 import { FileAccess } from '../access.js';
 // The search side by its own modules: `search` never loads the indexer (chunking, tree-sitter);
 // `index` imports it when it runs.
 import type { IndexProgress } from '../search/indexer.js';
 import { acceptedLangValues } from '../search/languages.js';
-import { checkIncludeDirs } from '../search/limits.js';
-import { withIndexHint } from '../search/errors.js';
+import { checkIncludeDirs, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../search/limits.js';
 import { indexSettingsFrom } from '../search/open.js';
-import {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_SEARCH_LIMIT,
-  renderSearchHits,
-  searchHitJson,
-  searchIndex,
-} from '../search/search.js';
 import { runCommand, withInterrupt } from './run-command.js';
+import { runSearchCommand } from './search-action.js';
 import { collect, positiveInteger } from './parsers.js';
 import { addLlmOptions, addRootOption, type GlobalOptions, type ServerOptionValues } from './flags.js';
 import { configFrom } from './flag-values.js';
@@ -141,30 +134,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
       '\nExamples:\n  faultline search "parse config file" --dir .\n  faultline search retryPolicy --limit 3 --json',
     );
   addRootOption(addLlmOptions(search)).action((query: string, options: SearchOptions) =>
-    runCommand(async () => {
-      const config = configFrom(globals(), options);
-      const access = new FileAccess(config.roots);
-      const sourceDir =
-        options.dir === undefined ? undefined : await access.resolveDirectory(resolve(options.dir), 'dir');
-      const hits = await withInterrupt((signal) =>
-        searchIndex(indexSettingsFrom(config), {
-          query,
-          sourceDir,
-          limit: options.limit,
-          signal,
-          acceptTree: (tree) =>
-            access.resolveDirectory(tree).then(
-              () => true,
-              () => false,
-            ),
-        }).catch((error: unknown) => {
-          throw withIndexHint(error, (tree) => `faultline index ${tree || 'DIR'}`);
-        }),
-      );
-      process.stdout.write(
-        options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`,
-      );
-    }),
+    runSearchCommand(query, options, () => configFrom(globals(), options)),
   );
 }
 

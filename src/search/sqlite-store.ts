@@ -21,6 +21,7 @@
  * as they come, and searches read only the rows they rank.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
@@ -58,7 +59,9 @@ type Database = BetterSqlite3.Database;
 let driver: typeof BetterSqlite3 | undefined;
 async function loadDriver(): Promise<typeof BetterSqlite3> {
   // Loaded on first use: the native module is not needed by commands that never touch an index.
-  driver ??= (await import('better-sqlite3')).default;
+  // better-sqlite3 is CommonJS: require() loads it without the ES module loader's pass over its
+  // sources for named exports (part of a fresh `faultline search`'s start-up); the same module.
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   return driver;
 }
 

@@ -1,0 +1,121 @@
+/**
+ * The plain `faultline search` path (commands/plain-search.ts): which command lines take it, and
+ * that it answers as commander's path does: the same stdout, stderr and exit code for results,
+ * JSON, a limit, and each error a search can meet. A FAULT_* variable (FAULT_LOG_LEVEL=info,
+ * commander's default) sends the same command line through commander.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { plainSearch } from '../src/commands/plain-search.js';
+import { FaultlineCommand } from '../src/commands/faultline-command.js';
+import { addGlobalOptions, type GlobalOptions } from '../src/commands/flags.js';
+import { registerIndexCommands } from '../src/commands/index-command.js';
+import { fixturePath } from './helpers/repo.js';
+import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+
+let work: string;
+let tree: string;
+
+const BLANK_PROVIDERS = {
+  OPENAI_API_KEY: '',
+  OPENROUTER_API_KEY: '',
+  GEMINI_API_KEY: '',
+  ANTHROPIC_API_KEY: '',
+  OLLAMA_HOST: '',
+  QDRANT_URL: '',
+};
+
+function run(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data'), ...BLANK_PROVIDERS, ...env });
+}
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'faultline-plain-search-'));
+  tree = join(work, 'tree');
+  cpSync(fixturePath('index', 'tree'), tree, { recursive: true });
+  mkdirSync(join(work, 'never-indexed'));
+  const indexed = await run(['index', tree]);
+  assert.equal(indexed.code, 0, indexed.stderr);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const argv = (...args: string[]): string[] => ['node', 'faultline', 'search', ...args];
+
+test('plainSearch takes the query with --dir, --limit and --json, in any order and either spelling', () => {
+  assert.deepEqual(plainSearch(argv('parse config'), {}), { query: 'parse config', json: false });
+  assert.deepEqual(plainSearch(argv('--limit', '3', 'x', '--dir=/a b', '--json'), {}), {
+    query: 'x',
+    dir: '/a b',
+    limit: 3,
+    json: true,
+  });
+  assert.deepEqual(plainSearch(argv('x', '--limit=50', '--dir', 'src'), { FAULT_AGENT_CLIENT: ' ' }), {
+    query: 'x',
+    dir: 'src',
+    limit: 50,
+    json: false,
+  });
+});
+
+test('plainSearch leaves to commander whatever it does not read itself', () => {
+  const commander = [
+    ['node', 'faultline', 'index', '.'],
+    ['node', 'faultline', '--log-level', 'debug', 'search', 'x'],
+    argv(),
+    argv('--help'),
+    argv('x', '-h'),
+    argv('x', 'y'),
+    argv('x', '--'),
+    argv('--', '-x'),
+    argv('-x'),
+    argv('x', '--root', '.'),
+    argv('x', '--llm-client', 'ollama'),
+    argv('x', '--dir'),
+    argv('x', '--dir', '--json'),
+    argv('x', '--dir', 'a', '--dir', 'b'),
+    argv('x', '--limit', '0'),
+    argv('x', '--limit', '03'),
+    argv('x', '--limit', 'ten'),
+    argv('x', '--json', '--json'),
+    argv('x', '--json=1'),
+  ];
+  for (const line of commander) assert.equal(plainSearch(line, {}), undefined, line.join(' '));
+  for (const name of ['FAULT_AGENT_CLIENT', 'FAULT_LOG_LEVEL', 'FAULTLINE_ALLOW_PRODUCTION'])
+    assert.equal(plainSearch(argv('x'), { [name]: 'x' }), undefined, name);
+});
+
+test("every variable the search command's flags read is one plainSearch leaves to commander", () => {
+  // The program as main.ts builds it for `faultline search`: the global flags and the command.
+  const program = new FaultlineCommand('faultline');
+  addGlobalOptions(program);
+  registerIndexCommands(program, () => program.opts<GlobalOptions>());
+  const search = program.commands.find((command) => command.name() === 'search')!;
+  const variables = [...program.options, ...search.options].flatMap((option) =>
+    option.envVar === undefined ? [] : [option.envVar],
+  );
+  assert.ok(variables.length > 0);
+  for (const name of variables) assert.equal(plainSearch(argv('x'), { [name]: 'set' }), undefined, name);
+});
+
+test('a plain search answers as commander does: results, JSON, a limit and every error', async () => {
+  const lines = [
+    ['search', 'parse config file', '--dir', tree],
+    ['search', '--json', 'parse config file', '--limit', '2', `--dir=${tree}`],
+    ['search', 'parse_config_file'],
+    ['search', 'anything', '--dir', join(work, 'never-indexed')],
+    ['search', 'anything', '--dir', join(work, 'missing')],
+    ['search', 'x', '--dir', tree, '--limit', '51'],
+    ['search', 'the of', '--dir', tree],
+    ['search', '', '--dir', tree],
+  ];
+  for (const line of lines) {
+    const plain = await run(line);
+    const viaCommander = await run(line, { FAULT_LOG_LEVEL: 'info' });
+    assert.deepEqual(plain, viaCommander, line.join(' '));
+    assert.ok(plain.stdout !== '' || plain.stderr !== '', line.join(' '));
+  }
+});
