@@ -20,8 +20,9 @@
  *   context for the LLM suggest tools: pass the function under review as `query` and map `code`
  *   to their `text`. `renderSearchHits(hits)` is the text form, `searchHitJson(hit)` the JSON one
  *   (snake_case, as MCP and `faultline search --json` print it). Search is hybrid: code-aware
- *   lexical (BM25) and symbol-name channels, plus the embedding channel for a provider's model,
- *   fused by rank (fusion.ts); `score` is the fused score (above 1: an exact name match).
+ *   lexical (BM25) and symbol-name channels, plus the embedding channel for a provider's model;
+ *   fusion.ts gives each hit one score from 0 to 1 (1: the query is its name; else the lexical
+ *   score, averaged with the embedding similarity when there is one, then lowered by fixed factors).
  *
  * `sourceDir` must already be checked by the caller (FileAccess.resolveDirectory: absolute,
  * inside the roots, a directory). The embedder is the configured provider's model, else the

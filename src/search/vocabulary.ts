@@ -54,8 +54,6 @@ function isGenericVerb(stemmed: string): boolean {
   genericVerbs ??= new Set(GENERIC_VERB_WORDS.split(' ').map(stem));
   return genericVerbs.has(stemmed);
 }
-/** A name run together must add this many letters to the word (`base` → `basename`, not `bases`). */
-export const PREFIX_MIN_EXTRA = 3;
 
 /** Words and the abbreviations code writes them as, each group one word. */
 const ABBREVIATIONS = [
