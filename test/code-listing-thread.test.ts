@@ -1,0 +1,91 @@
+/**
+ * The listing thread (src/code/listing-thread.ts): what it answers is what the caller's thread
+ * parses; a cancelled request frees it for the next; it never keeps a process alive, ends when
+ * idle and starts again on the next request. What it buys a fresh server's first call in time is
+ * measured by bench/checks/code.ts (code.listing-first-call, code.mcp-idle-warm-up).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CancelledError } from '../src/kernel/errors.js';
+import { listDefinitions } from '../src/code/index.js';
+import { ListingThread, startListingThread, stopListingThread } from '../src/code/listing-thread.js';
+import { generatedTypeScript } from './helpers/code-fixtures.js';
+import { repoRoot } from './helpers/repo.js';
+
+const javascript = 'class A {\n  m() {\n    return function inner() {};\n  }\n}\nconst f = (x) => x;\n';
+
+test('the thread answers what the caller thread parses, incremental re-parses included', async () => {
+  const thread = new ListingThread(['typescript']);
+  try {
+    thread.start();
+    await thread.warmedUp;
+    const source = generatedTypeScript();
+    assert.deepEqual(await thread.list(source, 'typescript'), await listDefinitions(source, 'typescript'));
+    assert.deepEqual(await thread.list(javascript, 'javascript'), await listDefinitions(javascript, 'javascript'));
+    // The next version of a document is re-parsed from its kept tree, on the thread.
+    const edited = `${source}\nexport function added(a: number) {\n  return a;\n}\n`;
+    await thread.list(source, 'typescript', '/doc.ts');
+    assert.deepEqual(await thread.list(edited, 'typescript', '/doc.ts'), await listDefinitions(edited, 'typescript'));
+    await assert.rejects(thread.list('x', 'no-such-language'), /unknown language/);
+  } finally {
+    await thread.close();
+  }
+});
+
+test('a cancelled request fails at once and frees the thread for the next', async () => {
+  const thread = new ListingThread();
+  try {
+    // Large enough that the parse is still under way when the abort lands.
+    const large = Array.from({ length: 8 }, () => generatedTypeScript()).join('\n');
+    const running = new AbortController();
+    const queued = new AbortController();
+    const first = thread.list(large, 'typescript', undefined, running.signal);
+    const second = thread.list(large, 'typescript', undefined, queued.signal);
+    const third = thread.list(javascript, 'javascript');
+    queued.abort();
+    running.abort();
+    await assert.rejects(first, CancelledError);
+    await assert.rejects(second, CancelledError);
+    assert.deepEqual(await third, await listDefinitions(javascript, 'javascript'));
+    const aborted = new AbortController();
+    aborted.abort();
+    await assert.rejects(thread.list(javascript, 'javascript', undefined, aborted.signal), CancelledError);
+  } finally {
+    await thread.close();
+  }
+});
+
+test('the thread ends when idle and after close, and starts again on the next request', async () => {
+  const thread = new ListingThread([], 50);
+  try {
+    await thread.list(javascript, 'javascript');
+    assert.equal(thread.running, true);
+    for (let i = 0; i < 400 && thread.running; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal(thread.running, false, 'ended after 50 ms idle');
+    assert.deepEqual(await thread.list(javascript, 'javascript'), await listDefinitions(javascript, 'javascript'));
+    const pending = assert.rejects(thread.list(generatedTypeScript(), 'typescript'), /closed/);
+    await thread.close();
+    await pending;
+    assert.deepEqual(await thread.list(javascript, 'javascript'), await listDefinitions(javascript, 'javascript'));
+  } finally {
+    await thread.close();
+  }
+});
+
+test('listDefinitions parses on the started thread, and a started thread never keeps a process alive', async () => {
+  startListingThread(['javascript']);
+  try {
+    assert.deepEqual(
+      (await listDefinitions(`${javascript}// on the thread\n`, 'javascript')).definitions,
+      (await listDefinitions(javascript, 'javascript')).definitions,
+    );
+  } finally {
+    await stopListingThread();
+  }
+  // A process whose only work is the warming thread exits on its own (execFileSync's timeout fails it otherwise).
+  const module = join(repoRoot, 'dist', 'src', 'code', 'listing-thread.js');
+  const script = `const { startListingThread } = await import(${JSON.stringify(module)}); startListingThread();`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+});
