@@ -28,6 +28,10 @@ test('the thread answers what the caller thread parses, incremental re-parses in
     const edited = `${source}\nexport function added(a: number) {\n  return a;\n}\n`;
     await thread.list(source, 'typescript', '/doc.ts');
     assert.deepEqual(await thread.list(edited, 'typescript', '/doc.ts'), await listDefinitions(edited, 'typescript'));
+    // Syntax errors, bodiless definitions and a name with a NUL (sent unpacked) come back as they are parsed.
+    const broken = 'interface I { m(): void }\nfunction f( {\n}\nclass C { n() {} }\nconst o = { "a\0b"() {} };\n';
+    assert.deepEqual(await thread.list(broken, 'typescript'), await listDefinitions(broken, 'typescript'));
+    assert.ok((await thread.list(broken, 'typescript')).syntaxErrors.count > 0);
     await assert.rejects(thread.list('x', 'no-such-language'), /unknown language/);
   } finally {
     await thread.close();

@@ -15,7 +15,7 @@ import { Edit, Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query
 import { CancelledError } from '../kernel/errors.js';
 import { grammarsDirectory } from './grammar-files.js';
 import type { LanguageInfo } from './languages.js';
-import { RecentTrees } from './recent-trees.js';
+import { deleteSoon, RecentTrees } from './recent-trees.js';
 import { textToParse } from './parse-text.js';
 import { editBetween } from './source-edit.js';
 
@@ -70,7 +70,8 @@ const recentTrees = new RecentTrees();
 /**
  * Parses `source` and runs `use` on the tree. With `document` (a file's path), the tree of that
  * document's previous version, if kept, is edited and re-parsed incrementally, and this tree is
- * kept in its place; without it the tree is deleted afterwards, whatever happens. The parser reads
+ * kept in its place; without it the tree is deleted afterwards, whatever happens (on the next turn
+ * of the event loop: recent-trees.ts's deleteSoon). The parser reads
  * textToParse's text (parse-text.ts): the source, or a rewrite of it with the same offsets and
  * rows, so the tree fits the source. `cancelled`, asked while tree-sitter parses, stops the parse
  * when it answers true (a CancelledError).
@@ -99,14 +100,14 @@ export async function withTree<T>(
       cancelled && { progressCallback: cancelled as () => void },
     );
   } finally {
-    previous?.tree.delete();
+    if (previous) deleteSoon(previous.tree);
   }
   if (!tree && cancelled?.()) throw new CancelledError();
   if (!tree) throw new Error(`tree-sitter returned no tree for ${info.displayName} source`);
   try {
     return use(tree, grammar);
   } finally {
-    if (document === undefined) tree.delete();
+    if (document === undefined) deleteSoon(tree);
     else recentTrees.keep(document, { grammarKey: key, source: parsed, tree });
   }
 }

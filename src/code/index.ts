@@ -197,10 +197,15 @@ export async function listDefinitions(
     const stored = await options.store?.get(info, source);
     if (stored) return { language: info.name, ...stored };
     const thread = listingThread();
-    const parsed = thread
-      ? await thread.list(source, info.name, options.document, options.signal)
-      : await parseDefinitions(source, info, options.document);
-    void options.store?.put(info, source, parsed);
+    if (!thread) {
+      const parsed = await parseDefinitions(source, info, options.document);
+      void options.store?.put(info, source, parsed);
+      return parsed;
+    }
+    // The thread writes the store itself once it has answered, off this thread's event loop.
+    const portable = options.store?.portable();
+    const parsed = await thread.list(source, info.name, options.document, options.signal, portable);
+    if (options.store && !portable) void options.store.put(info, source, parsed);
     return parsed;
   });
   // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.

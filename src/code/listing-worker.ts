@@ -8,7 +8,15 @@
  * parse and query through their progress callbacks, so the thread is free for the next request.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ListingReply, ListingRequest, ListingThreadData } from './listing-thread.js';
+import type { DefinitionStore } from './definition-store.js';
+import type { DefinitionList } from './index.js';
+import {
+  packList,
+  type ListingReply,
+  type ListingRequest,
+  type ListingThreadData,
+  type ThreadStore,
+} from './listing-thread.js';
 
 const data = workerData as ListingThreadData;
 const cancelCell = new Int32Array(data.cancel);
@@ -39,7 +47,9 @@ async function drain(): Promise<void> {
   whenIdle = new Promise((resolve) => (becameIdle = resolve));
   try {
     for (let request = queue.shift(); request; request = queue.shift()) {
-      parentPort!.postMessage(await answer(request));
+      const { reply, list } = await answer(request);
+      parentPort!.postMessage(reply, reply.list ? [reply.list.numbers.buffer as ArrayBuffer] : []);
+      if (list && request.store) void store(request.store, request.language, request.source, list);
     }
   } finally {
     busy = false;
@@ -47,10 +57,25 @@ async function drain(): Promise<void> {
   }
 }
 
-async function answer(request: ListingRequest): Promise<ListingReply> {
+const stores = new Map<string, DefinitionStore>();
+
+/** Writes a listing to the host's definition store (never rejects: a store that cannot be written only misses). */
+async function store(where: ThreadStore, language: string, source: string, list: DefinitionList): Promise<void> {
+  const [, , , { languageByName }] = await loading;
+  const info = languageByName(language)!;
+  let opened = stores.get(where.directory);
+  if (!opened) {
+    const { DefinitionStore } = await import('./definition-store.js');
+    opened = new DefinitionStore(where);
+    stores.set(where.directory, opened);
+  }
+  await opened.put(info, source, list);
+}
+
+async function answer(request: ListingRequest): Promise<{ reply: ListingReply; list?: DefinitionList }> {
   const cancelled = (): boolean => Atomics.load(cancelCell, 0) === request.id;
   try {
-    if (cancelled()) return { id: request.id, error: { name: 'CancelledError', message: 'cancelled' } };
+    if (cancelled()) return { reply: { id: request.id, error: { name: 'CancelledError', message: 'cancelled' } } };
     const [{ withTree }, { findDefinitions }, { summariseSyntaxErrors }, { languageByName }] = await loading;
     const info = languageByName(request.language);
     if (!info) throw new Error(`unknown language ${request.language}`);
@@ -65,10 +90,11 @@ async function answer(request: ListingRequest): Promise<ListingReply> {
       request.document,
       cancelled,
     );
-    return { id: request.id, list };
+    const packed = packList(list);
+    return { reply: packed ? { id: request.id, list: packed } : { id: request.id, plain: list }, list };
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
-    return { id: request.id, error: { name: cancelled() ? 'CancelledError' : name, message } };
+    return { reply: { id: request.id, error: { name: cancelled() ? 'CancelledError' : name, message } } };
   }
 }
 

@@ -187,7 +187,7 @@ function startCodeThread(config: Config, log: Logger): void {
     return;
   }
   import('../code/listing-thread.js')
-    .then(({ startListingThread }) => startListingThread().warmedUp)
+    .then(({ startListingThread }) => startListingThread()?.warmedUp)
     .then(() => log.debug('code warm-up: done'))
     .catch((error: unknown) => log.debug('listing thread: %s', messageOf(error)));
 }
