@@ -2,7 +2,7 @@
  * The listing thread (src/code/listing-thread.ts): what it answers is what the caller's thread
  * parses; a cancelled request frees it for the next; it never keeps a process alive, ends when
  * idle and starts again on the next request. What it buys a fresh server's first call in time is
- * measured by bench/checks/code.ts (code.listing-first-call, code.mcp-idle-warm-up).
+ * measured by bench/checks/code.ts (code.listing-first-call, code.mcp-start-warm-up).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -39,8 +39,8 @@
  * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
  *
  * - `warmUpCode(languages = ['typescript'], { beforeStep })` → loads those grammars and queries and lists a
- *   generated sample, in small steps, so a later first call does not pay for compiling them (for a
- *   host with idle time, e.g. a server after start-up; beforeStep is awaited before each step, to
+ *   generated sample, in small steps, so a later first call does not pay for compiling them (the
+ *   listing thread runs it at its start; beforeStep is awaited before each step, to
  *   put steps off while the host measures; src/code/warm-up.ts). Never rejects.
  *
  * `language` is a LanguageInfo or a name accepted by languageByName. The tree-sitter runtime is

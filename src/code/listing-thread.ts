@@ -304,10 +304,10 @@ let shared: ListingThread | undefined;
 /**
  * Starts this process's listing thread, warming `warmUp`, if it is not running: from then on
  * listDefinitions (and what uses it) parses there. For a long-lived host; a one-shot CLI run
- * parses on its own thread.
+ * parses on its own thread. FAULTLINE_LISTING_THREAD=off (0, false, no) starts none: undefined.
  */
 export function startListingThread(warmUp: readonly string[] = DEFAULT_WARM_UP): ListingThread | undefined {
-  if (process.env.FAULTLINE_LISTING_THREAD === 'off') return undefined;
+  if (/^\s*(off|0|false|no)\s*$/i.test(process.env.FAULTLINE_LISTING_THREAD ?? '')) return undefined;
   shared ??= new ListingThread(warmUp);
   shared.start();
   return shared;
