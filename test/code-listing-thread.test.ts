@@ -7,6 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CancelledError } from '../src/kernel/errors.js';
 import { listDefinitions } from '../src/code/index.js';
@@ -20,7 +22,9 @@ test('the thread answers what the caller thread parses, incremental re-parses in
   const thread = new ListingThread(['typescript']);
   try {
     thread.start();
-    await thread.warmedUp;
+    // The warming thread is unreferenced: something else must keep this process alive meanwhile.
+    const alive = setInterval(() => {}, 1000);
+    await thread.warmedUp.finally(() => clearInterval(alive));
     const source = generatedTypeScript();
     assert.deepEqual(await thread.list(source, 'typescript'), await listDefinitions(source, 'typescript'));
     assert.deepEqual(await thread.list(javascript, 'javascript'), await listDefinitions(javascript, 'javascript'));
@@ -92,4 +96,21 @@ test('listDefinitions parses on the started thread, and a started thread never k
   const module = join(repoRoot, 'dist', 'src', 'code', 'listing-thread.js');
   const script = `const { startListingThread } = await import(${JSON.stringify(module)}); startListingThread();`;
   execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+});
+
+test('a process that ends right after a listing on the thread still leaves its definition store entry', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-listing-thread-'));
+  try {
+    const code = join(repoRoot, 'dist', 'src', 'code');
+    const script = `
+      const { startListingThread } = await import(${JSON.stringify(join(code, 'listing-thread.js'))});
+      const { listDefinitions, definitionStoreIn } = await import(${JSON.stringify(join(code, 'index.js'))});
+      startListingThread([]);
+      await listDefinitions(${JSON.stringify(javascript)}, 'javascript', { store: definitionStoreIn(${JSON.stringify(dir)}) });`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+    const entries = readdirSync(join(dir, 'cache', 'definitions'), { recursive: true, encoding: 'utf8' });
+    assert.equal(entries.filter((name) => name.endsWith('.json')).length, 1, entries.join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -13,7 +13,7 @@
  * cancelled one is dropped); a request cancelled while it runs is stopped inside tree-sitter, so
  * the thread is free for the next at once; the thread's JavaScript heap is capped
  * (MAX_HEAP_MB; its WebAssembly memory holds the loaded grammars and the bounded recent trees);
- * it never keeps the process alive (referenced only while a request is under way) and ends after
+ * it never keeps the process alive (referenced only while a request or its store write is under way) and ends after
  * IDLE_MS without one, to start again, without a warm-up, on the next request. A thread that
  * dies (out of memory) fails the request under way and the next request starts a new one.
  */
@@ -45,7 +45,7 @@ export interface ListingRequest {
 }
 
 export interface ListingReply {
-  /** 0: the warm-up is over (`list` and `error` absent). */
+  /** 0: the warm-up is over; -1: a store write is over (`list` and `error` absent). */
   id: number;
   list?: PackedList;
   /** The list as it is, when it cannot be packed (a name holding NUL). */
@@ -77,6 +77,8 @@ export class ListingThread {
   /** The request sent to the thread and not answered yet (possibly cancelled meanwhile). */
   private current: Pending | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Store writes the thread has yet to finish: it stays referenced meanwhile. */
+  private writes = 0;
   private warmed!: () => void;
   /** Resolves when the first thread's warm-up is over (never rejects; a failed step is skipped). */
   readonly warmedUp = new Promise<void>((resolve) => (this.warmed = resolve));
@@ -134,6 +136,7 @@ export class ListingThread {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.writes = 0;
     clearTimeout(this.idleTimer);
     for (const pending of [...this.waiting.splice(0), ...(this.current ? [this.current] : [])])
       this.settle(pending, new Error('the listing thread was closed'));
@@ -160,6 +163,7 @@ export class ListingThread {
     clearTimeout(this.idleTimer);
     const worker = this.ensureWorker([]);
     this.current = this.waiting.shift()!;
+    if (this.current.request.store) this.writes++;
     worker.ref();
     worker.postMessage(this.current.request);
   }
@@ -167,7 +171,7 @@ export class ListingThread {
   /** No request under way: the thread must not keep the process alive, and ends after idleMs. */
   private idle(): void {
     const worker = this.worker;
-    if (!worker || this.current) return;
+    if (!worker || this.current || this.writes > 0) return;
     worker.unref();
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
@@ -180,11 +184,13 @@ export class ListingThread {
     const data: ListingThreadData = { warmUp: [...warmUp], cancel: this.cancelCell.buffer as SharedArrayBuffer };
     const worker = new Worker(new URL('./listing-worker.js', import.meta.url), {
       workerData: data,
+      // A host run with --input-type (node -e) passes it on, and a worker started with it fails to start.
+      execArgv: process.execArgv.filter((flag) => !flag.startsWith('--input-type')),
       resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
-      // stdout belongs to MCP on stdio: whatever the thread prints goes to stderr.
-      stdout: true,
+      // What the thread prints goes through this process's stdout, which MCP on stdio has already
+      // redirected to stderr (transports/stdout-guard.ts). Piping it here instead would keep the
+      // process alive, the pipe being a handle of its own.
     });
-    worker.stdout.pipe(process.stderr, { end: false });
     worker.on('message', (reply: ListingReply) => this.answered(reply));
     worker.on('error', (error) => this.stopped(worker, error));
     worker.on('exit', (code) => this.stopped(worker, new Error(`the listing thread exited (code ${code})`)));
@@ -194,6 +200,10 @@ export class ListingThread {
 
   private answered(reply: ListingReply): void {
     if (reply.id === 0) return this.warmed();
+    if (reply.id === -1) {
+      this.writes = Math.max(0, this.writes - 1);
+      return this.idle();
+    }
     const pending = this.current;
     if (!pending || pending.request.id !== reply.id) return;
     this.current = undefined;
@@ -210,6 +220,7 @@ export class ListingThread {
   private stopped(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.writes = 0;
     clearTimeout(this.idleTimer);
     const pending = this.current;
     this.current = undefined;

@@ -67,7 +67,11 @@ async function drain(): Promise<void> {
     for (let request = queue.shift(); request; request = queue.shift()) {
       const { reply, list } = await answer(request);
       parentPort!.postMessage(reply, reply.list ? [reply.list.numbers.buffer as ArrayBuffer] : []);
-      if (list && request.store) void store(request.store, request.language, request.source, list);
+      // The host keeps this thread referenced until the write is over (-1), or its exit would cut it short.
+      if (request.store)
+        void (list ? store(request.store, request.language, request.source, list) : Promise.resolve()).finally(() =>
+          parentPort!.postMessage({ id: -1 } satisfies ListingReply),
+        );
     }
   } finally {
     busy = false;
