@@ -1,8 +1,8 @@
 /**
  * warmUpCode: it loads the grammars a first call needs and lists a sample in steps, each put off
  * while the host's beforeStep says so; it keeps no trees, leaves answers unchanged, and never
- * fails. `faultline mcp` runs it in its idle time after start-up. What the warm-up buys a first
- * call in time is measured by bench/checks/code.ts (code.warm-up-first-call, code.mcp-idle-warm-up).
+ * fails. `faultline mcp` runs it on its listing thread from the start. What the warm-up buys a first
+ * call in time is measured by bench/checks/code.ts (code.warm-up-first-call, code.mcp-start-warm-up).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,7 +69,7 @@ test(
   },
 );
 
-test('faultline mcp warms the code tools up in its idle time after start-up, with no call made', async () => {
+test('faultline mcp warms the code tools up on its listing thread from the start, with no call made', async () => {
   const session = await connectStdio(['--log-level', 'debug', 'mcp']);
   try {
     for (let i = 0; i < 600 && !/code warm-up: done/.test(session.stderr()); i++)

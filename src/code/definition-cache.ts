@@ -9,7 +9,13 @@ const MAX_ENTRIES = 32;
 const MAX_SOURCE_CHARS = 8 * 1024 * 1024;
 
 export class DefinitionCache<T> {
-  private readonly entries = new Map<string, T>();
+  /**
+   * By the source itself, then by language: a key built from the source (language + source)
+   * would be a new string that V8 copies whole on every lookup, milliseconds for a large file.
+   * Map order is recency, oldest first.
+   */
+  private readonly bySource = new Map<string, Map<string, T>>();
+  private entries = 0;
   private chars = 0;
 
   constructor(
@@ -18,24 +24,34 @@ export class DefinitionCache<T> {
   ) {}
 
   async get(language: string, source: string, compute: () => Promise<T>): Promise<T> {
-    const key = `${language}\u0000${source}`;
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
+    const languages = this.bySource.get(source);
+    const hit = languages?.get(language);
+    if (languages && hit !== undefined) {
       // Most recently used last, so eviction takes the oldest first.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+      this.bySource.delete(source);
+      this.bySource.set(source, languages);
       return hit;
     }
     const value = await compute();
-    if (key.length <= this.maxChars) {
-      this.entries.set(key, value);
-      this.chars += key.length;
-      for (const [oldest] of this.entries) {
-        if (this.entries.size <= this.maxEntries && this.chars <= this.maxChars) break;
-        this.entries.delete(oldest);
-        this.chars -= oldest.length;
-      }
-    }
+    if (source.length <= this.maxChars) this.keep(language, source, value);
     return value;
+  }
+
+  private keep(language: string, source: string, value: T): void {
+    // Looked up again: another call may have kept this source while compute ran.
+    const languages = this.bySource.get(source) ?? new Map<string, T>();
+    this.bySource.delete(source);
+    this.bySource.set(source, languages);
+    if (!languages.has(language)) {
+      this.entries++;
+      if (languages.size === 0) this.chars += source.length;
+    }
+    languages.set(language, value);
+    for (const [oldest, kept] of this.bySource) {
+      if (this.entries <= this.maxEntries && this.chars <= this.maxChars) break;
+      this.bySource.delete(oldest);
+      this.entries -= kept.size;
+      this.chars -= oldest.length;
+    }
   }
 }

@@ -70,7 +70,10 @@ export class DefinitionStore {
   private readonly shardEntries: number;
   private readonly shardBytes: number;
   private readonly fingerprint: (info: LanguageInfo) => string;
+  private readonly ownFingerprint: boolean;
   private readonly fingerprints = new Map<string, string>();
+  /** Shard directories made by this instance: made once, not on every write. */
+  private readonly madeShards = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(options: DefinitionStoreOptions) {
@@ -84,6 +87,18 @@ export class DefinitionStore {
     this.shardEntries = Math.floor(maxEntries / SHARDS);
     this.shardBytes = Math.floor(maxBytes / SHARDS);
     this.fingerprint = options.fingerprint ?? ((info) => grammarFingerprint(info, sourceCodeVersion()));
+    this.ownFingerprint = options.fingerprint !== undefined;
+    this.bounds = { directory: this.directory, maxBytes, maxEntries };
+  }
+
+  private readonly bounds: { directory: string; maxBytes: number; maxEntries: number };
+
+  /**
+   * What another thread needs to open the same store (its directory and bounds), so that it can
+   * write what it parsed there itself; undefined for a store with a fingerprint of its own (a test's).
+   */
+  portable(): { directory: string; maxBytes: number; maxEntries: number } | undefined {
+    return this.ownFingerprint ? undefined : this.bounds;
   }
 
   /** The stored definitions of `source`, or undefined: none stored, or the entry does not check out. */
@@ -161,16 +176,31 @@ export class DefinitionStore {
     const bytes = encodeEntry(key, info.name, source.length, stored);
     if (bytes.length > this.shardBytes) return;
     const shard = this.shardOf(key);
-    await mkdir(shard, { recursive: true, mode: 0o700 });
     const temporary = join(shard, `${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      await writeFile(temporary, bytes, { mode: 0o600, flag: 'wx' });
+      await this.writeIn(shard, temporary, bytes);
       await rename(temporary, this.pathOf(key));
     } catch (error) {
       await unlink(temporary).catch(() => {});
       throw error;
     }
     await this.evict(shard);
+  }
+
+  /** Writes a new file in a shard, making the shard first unless this instance made it (and it still exists). */
+  private async writeIn(shard: string, path: string, bytes: Buffer): Promise<void> {
+    const write = () => writeFile(path, bytes, { mode: 0o600, flag: 'wx' });
+    if (this.madeShards.has(shard)) {
+      try {
+        return await write();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.madeShards.delete(shard);
+      }
+    }
+    await mkdir(shard, { recursive: true, mode: 0o700 });
+    this.madeShards.add(shard);
+    await write();
   }
 
   /** Removes the least recently used entries of a shard beyond its bounds, and dead writers' temporary files. */

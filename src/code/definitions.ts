@@ -18,6 +18,7 @@
  *   them there, so the texts keep their original indentation.
  */
 import type { Node, Tree } from 'web-tree-sitter';
+import { CancelledError } from '../kernel/errors.js';
 import type { Grammar } from './grammar.js';
 import type { LanguageInfo } from './languages.js';
 
@@ -141,7 +142,14 @@ interface Context {
   hasSignatures: boolean;
 }
 
-export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Definition[] {
+/** `cancelled`, asked while the query runs, stops it when it answers true (a CancelledError). */
+export function findDefinitions(
+  tree: Tree,
+  grammar: Grammar,
+  info: LanguageInfo,
+  source: string,
+  cancelled?: () => boolean,
+): Definition[] {
   const context: Context = { info, source, lines: new LineIndex(source), hasSignatures: hasSignatureTypes(grammar) };
   const definitions: Definition[] = [];
   // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
@@ -152,7 +160,7 @@ export function findDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo
   const open: Captured[] = [];
   // The qualified name of each open container, as segments: what a definition inside it is qualified by.
   const openPaths: string[][] = [];
-  for (const entry of captureDefinitions(tree, grammar, info, source)) {
+  for (const entry of captureDefinitions(tree, grammar, info, source, cancelled)) {
     while (open.length > 0 && !encloses(open[open.length - 1]!, entry)) {
       open.pop();
       openPaths.pop();
@@ -242,13 +250,25 @@ function encloses(outer: Captured, inner: Captured): boolean {
   return outer.node.startIndex <= inner.node.startIndex && inner.end <= outer.end;
 }
 
-function captureDefinitions(tree: Tree, grammar: Grammar, info: LanguageInfo, source: string): Captured[] {
+function captureDefinitions(
+  tree: Tree,
+  grammar: Grammar,
+  info: LanguageInfo,
+  source: string,
+  cancelled?: () => boolean,
+): Captured[] {
   // A slice of the source: a node's own `text` reads through the parser's input callback.
   const text: NodeText = Object.assign((node: Node): string => source.slice(node.startIndex, node.endIndex), {
     source,
   });
   const byNodeId = new Map<number, Captured>();
-  for (const match of grammar.definitionsQuery.matches(tree.rootNode, { maxStartDepth: MAX_TREE_DEPTH })) {
+  const matches = grammar.definitionsQuery.matches(tree.rootNode, {
+    maxStartDepth: MAX_TREE_DEPTH,
+    // The query stops when the callback answers true (its typing says void); what it found is then partial.
+    ...(cancelled && { progressCallback: cancelled as () => void }),
+  });
+  if (cancelled?.()) throw new CancelledError();
+  for (const match of matches) {
     let node: Node | undefined;
     let role: Captured['role'] | undefined;
     let nameNode: Node | undefined;

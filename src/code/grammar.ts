@@ -12,9 +12,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Edit, Language, LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, Parser, Query, type Tree } from 'web-tree-sitter';
+import { CancelledError } from '../kernel/errors.js';
 import { grammarsDirectory } from './grammar-files.js';
 import type { LanguageInfo } from './languages.js';
-import { RecentTrees } from './recent-trees.js';
+import { deleteSoon, RecentTrees } from './recent-trees.js';
 import { textToParse } from './parse-text.js';
 import { editBetween } from './source-edit.js';
 
@@ -69,15 +70,18 @@ const recentTrees = new RecentTrees();
 /**
  * Parses `source` and runs `use` on the tree. With `document` (a file's path), the tree of that
  * document's previous version, if kept, is edited and re-parsed incrementally, and this tree is
- * kept in its place; without it the tree is deleted afterwards, whatever happens. The parser reads
+ * kept in its place; without it the tree is deleted afterwards, whatever happens (on the next turn
+ * of the event loop: recent-trees.ts's deleteSoon). The parser reads
  * textToParse's text (parse-text.ts): the source, or a rewrite of it with the same offsets and
- * rows, so the tree fits the source.
+ * rows, so the tree fits the source. `cancelled`, asked while tree-sitter parses, stops the parse
+ * when it answers true (a CancelledError).
  */
 export async function withTree<T>(
   source: string,
   info: LanguageInfo,
   use: (tree: Tree, grammar: Grammar) => T,
   document?: string,
+  cancelled?: () => boolean,
 ): Promise<T> {
   const grammar = await loadGrammar(info);
   const key = grammarKey(info);
@@ -89,15 +93,21 @@ export async function withTree<T>(
   try {
     // web-tree-sitter reads its input through a callback in pieces of at most 10K UTF-16 units; a
     // plain string is sliced from the offset to the end on every read, a bounded slice is ~25% faster.
-    tree = grammar.parser.parse((offset) => parsed.slice(offset, offset + PARSE_READ_CHARS), previous?.tree);
+    tree = grammar.parser.parse(
+      (offset) => parsed.slice(offset, offset + PARSE_READ_CHARS),
+      previous?.tree,
+      // tree-sitter stops the parse when the callback answers true (its typing says void).
+      cancelled && { progressCallback: cancelled as () => void },
+    );
   } finally {
-    previous?.tree.delete();
+    if (previous) deleteSoon(previous.tree);
   }
+  if (!tree && cancelled?.()) throw new CancelledError();
   if (!tree) throw new Error(`tree-sitter returned no tree for ${info.displayName} source`);
   try {
     return use(tree, grammar);
   } finally {
-    if (document === undefined) tree.delete();
+    if (document === undefined) deleteSoon(tree);
     else recentTrees.keep(document, { grammarKey: key, source: parsed, tree });
   }
 }

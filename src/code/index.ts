@@ -12,7 +12,9 @@
  *   `document` names what the source is a version of (a file's path): the tree of its previous
  *   version is then re-parsed incrementally (src/code/recent-trees.ts); `store`, a DefinitionStore
  *   (src/code/definition-store.ts), answers a source any process listed before from disk and keeps
- *   what is parsed. The answer is the same either way.
+ *   what is parsed. The answer is the same either way. Once a long-lived host started the listing
+ *   thread (`startListingThread()`, src/code/listing-thread.ts), sources are parsed there, warm,
+ *   and `signal` cancels such a parse.
  *   `definitions` are in source order (by start of the definition itself, so an outer function
  *   comes before the functions nested in it). Each has `name`, `qualifiedName` (`Class.method`,
  *   Go `Receiver.Method`, Rust/C++/PHP `Type::method`, nested `outer.inner`), `kind`
@@ -37,8 +39,8 @@
  * - `countSyntaxErrors(source, language)` → `{ count, firstLines }` (ERROR and MISSING nodes).
  *
  * - `warmUpCode(languages = ['typescript'], { beforeStep })` → loads those grammars and queries and lists a
- *   generated sample, in small steps, so a later first call does not pay for compiling them (for a
- *   host with idle time, e.g. a server after start-up; beforeStep is awaited before each step, to
+ *   generated sample, in small steps, so a later first call does not pay for compiling them (the
+ *   listing thread runs it at its start; beforeStep is awaited before each step, to
  *   put steps off while the host measures; src/code/warm-up.ts). Never rejects.
  *
  * `language` is a LanguageInfo or a name accepted by languageByName. The tree-sitter runtime is
@@ -50,6 +52,7 @@ import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionStore } from './definition-store.js';
 import { isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { languageForSource } from './header-language.js';
+import { listingThread } from './listing-thread.js';
 import {
   languageByName,
   languageForPath as languageForExtension,
@@ -180,6 +183,8 @@ export interface ParseOptions {
    * the same either way.
    */
   store?: DefinitionStore;
+  /** Stops a parse on the listing thread (src/code/listing-thread.ts) with a CancelledError; one here runs to its end. */
+  signal?: AbortSignal;
 }
 
 export async function listDefinitions(
@@ -191,8 +196,16 @@ export async function listDefinitions(
   const list = await recentlyParsed.get(info.name, source, async () => {
     const stored = await options.store?.get(info, source);
     if (stored) return { language: info.name, ...stored };
-    const parsed = await parseDefinitions(source, info, options.document);
-    void options.store?.put(info, source, parsed);
+    const thread = listingThread();
+    if (!thread) {
+      const parsed = await parseDefinitions(source, info, options.document);
+      void options.store?.put(info, source, parsed);
+      return parsed;
+    }
+    // The thread writes the store itself once it has answered, off this thread's event loop.
+    const portable = options.store?.portable();
+    const parsed = await thread.list(source, info.name, options.document, options.signal, portable);
+    if (options.store && !portable) void options.store.put(info, source, parsed);
     return parsed;
   });
   // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.
@@ -375,3 +388,4 @@ export {
   type DefinitionStoreOptions,
   type StoredDefinitions,
 } from './definition-store.js';
+export { startListingThread, stopListingThread, type ListingThread } from './listing-thread.js';

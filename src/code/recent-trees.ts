@@ -8,7 +8,7 @@
  * Trees live in the WASM heap, which never shrinks, so what is kept is bounded by entries and by
  * the characters of the sources kept: a tree takes roughly 30 bytes of heap per source character
  * (measured on TypeScript), so at most ~30 MB.
- * An evicted or replaced tree is deleted at once.
+ * An evicted or replaced tree is deleted on the next turn of the event loop (deleteSoon).
  */
 import type { Tree } from 'web-tree-sitter';
 
@@ -18,6 +18,25 @@ export interface KeptTree {
   source: string;
   tree: Tree;
 }
+
+/**
+ * Deletes a tree once the current answer is on its way (the next turn of the event loop): freeing
+ * a large tree takes a millisecond or two that a caller need not wait for. At most
+ * MAX_DELETES_PENDING trees wait, so a loop that never yields frees them at once instead.
+ */
+export function deleteSoon(tree: Tree): void {
+  if (pendingDeletes.length >= MAX_DELETES_PENDING) {
+    tree.delete();
+    return;
+  }
+  pendingDeletes.push(tree);
+  if (pendingDeletes.length === 1)
+    setImmediate(() => {
+      for (const pending of pendingDeletes.splice(0)) pending.delete();
+    });
+}
+const pendingDeletes: Tree[] = [];
+const MAX_DELETES_PENDING = 4;
 
 const MAX_DOCUMENTS = 8;
 const MAX_SOURCE_CHARS = 1024 * 1024;
@@ -37,7 +56,7 @@ export class RecentTrees {
     if (!kept) return undefined;
     this.forget(document, kept);
     if (kept.grammarKey === grammarKey) return kept;
-    kept.tree.delete();
+    deleteSoon(kept.tree);
     return undefined;
   }
 
@@ -46,10 +65,10 @@ export class RecentTrees {
     const previous = this.byDocument.get(document);
     if (previous) {
       this.forget(document, previous);
-      previous.tree.delete();
+      deleteSoon(previous.tree);
     }
     if (kept.source.length > this.maxChars) {
-      kept.tree.delete();
+      deleteSoon(kept.tree);
       return;
     }
     this.byDocument.set(document, kept);
@@ -57,7 +76,7 @@ export class RecentTrees {
     for (const [oldest, entry] of this.byDocument) {
       if (this.byDocument.size <= this.maxDocuments && this.chars <= this.maxChars) break;
       this.forget(oldest, entry);
-      entry.tree.delete();
+      deleteSoon(entry.tree);
     }
   }
 

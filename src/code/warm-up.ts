@@ -1,6 +1,6 @@
 /**
- * Readies src/code for a first call that comes later, for a host with idle time to spend (an MCP
- * server between start-up and the agent's first code tool call).
+ * Readies src/code for a first call that comes later: the MCP server's listing thread runs it
+ * from the process's start (src/code/listing-thread.ts), and any host with idle time may.
  *
  * A fresh process's first call pays for more than its file: the tree-sitter runtime and the
  * grammar are compiled from WebAssembly, the definitions query is compiled (tree-sitter analyses
@@ -11,8 +11,8 @@
  * (measured with 300 ms idle after it, runs interleaved: zod's schemas.ts first listing ~450 →
  * ~120 ms, a 20,000-line file ~870 → ~530 ms; bench/code.ts prints the figures).
  *
- * Each step runs on the main thread, so the work is cut into steps of tens of milliseconds with a
- * turn of the event loop between them: a request that arrives meanwhile waits for one step, not
+ * Each step runs on the caller's thread, so the work is cut into steps of tens of milliseconds with
+ * a turn of the event loop between them: a request that arrives meanwhile waits for one step, not
  * for the whole warm-up. Nothing is cached or kept beyond what the first real call keeps anyway
  * (the loaded grammar); the sample trees are deleted. Failures are swallowed: a warm-up must
  * never be what breaks a server, and a real call reports a broken grammar itself.

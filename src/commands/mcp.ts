@@ -10,7 +10,6 @@ import { createServer } from '../server.js';
 import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../kernel/errors.js';
-import { whenNotMeasuring } from '../measuring.js';
 import { bindRefusal, describeTargets } from '../target-policy.js';
 import { MAX_SESSIONS } from '../transports/limits.js';
 import type { Config } from '../config.js';
@@ -146,12 +145,12 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
 }
 
 async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
-  const warmUpDelayMs = codeWarmUpDelayMs(process.env);
   // Usually installed already by cli.ts before any module loaded; from here on, only the
   // protocol writes to stdout.
   const protocolOut = protectStdout();
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
+  startCodeThread(config, log);
   const { mcp } = createServer(config, { log });
   const transport = new LineJsonRpcTransport(process.stdin, protocolOut);
   transport.onerror = (error) => log.warn('stdio: %s', error.message);
@@ -170,48 +169,30 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   keepAlive(log, stop);
   await mcp.connect(transport);
   log.info('faultline MCP server ready on stdio; targets allowed: %s', describeTargets(config.scenario));
-  warmUpCodeWhenIdle(config, log, warmUpDelayMs);
-}
-
-/** After start-up, once the client has had time for initialize and tools/list. */
-const CODE_WARM_UP_DELAY_MS = 1_000;
-const CODE_WARM_UP_DELAY_ENV = 'FAULTLINE_CODE_WARM_UP_DELAY_MS';
-
-/**
- * The warm-up's delay: CODE_WARM_UP_DELAY_MS unless FAULTLINE_CODE_WARM_UP_DELAY_MS says otherwise
- * (0 to 60000). A test sets it to hold the warm-up's start where a measured scenario surely runs.
- */
-function codeWarmUpDelayMs(env: NodeJS.ProcessEnv): number {
-  const text = env[CODE_WARM_UP_DELAY_ENV]?.trim();
-  if (!text) return CODE_WARM_UP_DELAY_MS;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 60_000)
-    throw new UsageError(`${CODE_WARM_UP_DELAY_ENV} must be a whole number of ms from 0 to 60000 (got "${text}")`);
-  return value;
 }
 
 /**
- * Spends the server's idle time after start-up readying the code tools (src/code/warm-up.ts:
- * tree-sitter's runtime, the TypeScript grammar and query, V8's compiled code), so an agent's
- * first code tool call is not 3–4 times slower than the next. Only when the code or review toolset is
- * enabled; in steps of tens of milliseconds, so a request that arrives meanwhile waits for one
- * step; the timer does not keep the process alive.
+ * Starts the listing thread (src/code/listing-thread.ts) when the code or review toolset is
+ * enabled: it readies tree-sitter, the common grammars and queries and V8's compiled code on the
+ * second core while this thread loads the server and answers initialize (for stdio cli.ts started
+ * it before loading the server; it is stopped here when neither toolset is on), so an agent's first code
+ * tool call is not several times slower than the next. The thread never keeps the process alive
+ * and works off this thread, so a scenario measuring here does not see it.
  */
-function warmUpCodeWhenIdle(config: Config, log: Logger, delayMs: number): void {
-  if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
-  setTimeout(() => {
-    // Not while a scenario measures: its proxy shares this thread, and a step (a grammar's
-    // WebAssembly compile: hundreds of ms) would show as the target's latency in its report.
-    whenNotMeasuring()
-      .then(() => import('../code/index.js'))
-      .then(({ warmUpCode }) => warmUpCode(undefined, { beforeStep: whenNotMeasuring }))
-      .then(() => log.debug('code warm-up: done'))
-      .catch((error: unknown) => log.debug('code warm-up: %s', messageOf(error)));
-  }, delayMs).unref();
+function startCodeThread(config: Config, log: Logger): void {
+  const wanted = config.toolsets.includes('code') || config.toolsets.includes('review');
+  // cli.ts started it already for stdio, before knowing the toolsets.
+  if (!wanted) {
+    void import('../code/listing-thread.js').then(({ stopListingThread }) => stopListingThread());
+    return;
+  }
+  import('../code/listing-thread.js')
+    .then(({ startListingThread }) => startListingThread()?.warmedUp)
+    .then(() => log.debug('code warm-up: done'))
+    .catch((error: unknown) => log.debug('listing thread: %s', messageOf(error)));
 }
 
 async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions): Promise<void> {
-  const warmUpDelayMs = codeWarmUpDelayMs(process.env);
   // [::1] as a URL writes it is the address ::1 to listen on.
   const options = { ...flags, host: flags.host.replace(/^\[(.*)\]$/, '$1') };
   if (typeof options.token === 'string' && options.token.trim() === '')
@@ -219,6 +200,7 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
   const chosenToken = typeof options.token === 'string' ? options.token : undefined;
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
+  startCodeThread(config, log);
   // The one bind rule (src/target-policy.ts): beyond loopback only with --allow-non-loopback-bind,
   // and this API, which runs faultline's tools, needs its token there too.
   const exposed = bindRefusal(options.host, {
@@ -260,7 +242,6 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
       generated,
   );
   if (token === undefined) log.warn('HTTP without a token (--no-token): any local process may call the tools');
-  warmUpCodeWhenIdle(config, log, warmUpDelayMs);
   const running = server;
   keepAlive(log, async (why, exitCode) => {
     log.info('stopping (%s)', why);

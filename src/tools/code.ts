@@ -15,8 +15,17 @@ const loadCode = () => Promise.all([import('../code/index.js'), import('../code/
 
 /** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed
  * before. */
-function parseOptions(code: Awaited<ReturnType<typeof loadCode>>[0], ctx: ToolContext, path: string) {
-  return { document: path, store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined };
+function parseOptions(
+  code: Awaited<ReturnType<typeof loadCode>>[0],
+  ctx: ToolContext,
+  path: string,
+  signal: AbortSignal,
+) {
+  return {
+    document: path,
+    store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined,
+    signal,
+  };
 }
 
 const syntaxErrorsShape = z
@@ -61,12 +70,12 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       },
       annotations: LOCAL_READ_ONLY,
     },
-    async ({ file }) => {
+    async ({ file }, { signal }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [code, { functionListReport }] = await loadCode();
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = functionListReport(
-        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path)),
+        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal)),
       );
       return { text: JSON.stringify(report.names), structured: report };
     },
@@ -100,12 +109,12 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       },
       annotations: LOCAL_READ_ONLY,
     },
-    async ({ file, func }) => {
+    async ({ file, func }, { signal }) => {
       const source = await ctx.access.readSourceFile(file, 'file');
       const [code, { extractionReport }] = await loadCode();
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = extractionReport(
-        await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path)),
+        await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path, signal)),
       );
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },

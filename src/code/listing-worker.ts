@@ -1,0 +1,127 @@
+/**
+ * The listing thread's side (src/code/listing-thread.ts starts it): warms the grammars it was
+ * given at once, then parses what the host sends, one request at a time, and answers each with
+ * the definitions or an error. Its grammars, compiled queries, V8's compiled WebAssembly and the
+ * documents' recent trees (incremental re-parse) live here for the thread's life.
+ *
+ * A request the host cancelled (its id written to the shared cancel cell) stops tree-sitter's
+ * parse and query through their progress callbacks, so the thread is free for the next request.
+ */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { DefinitionStore } from './definition-store.js';
+import type { DefinitionList } from './index.js';
+import {
+  packList,
+  type ListingReply,
+  type ListingRequest,
+  type ListingThreadData,
+  type ThreadStore,
+} from './listing-thread.js';
+
+const data = workerData as ListingThreadData;
+
+/**
+ * This thread yields the CPU to the host's main thread: its warm-up runs while the host starts.
+ * On an idle second core the niceness changes nothing; on a busy machine (load 13 on 2 cores,
+ * Linux grouping a process's threads for the scheduler) the warm-up at the host's priority took
+ * the host's start-up from ~2.0 to ~4.5 s to tools/list, at niceness 10 ~2.6 s (19 gained little
+ * more and left the warm-up unfinished at the first call). While a request runs the host waits for
+ * it, so it costs the request little. Linux names a thread by its id in /proc/thread-self;
+ * elsewhere the thread keeps the host's priority.
+ */
+const NICENESS = 10;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), NICENESS);
+} catch {
+  // Not Linux, or not allowed: the default priority.
+}
+const cancelCell = new Int32Array(data.cancel);
+
+/** Loaded once: the first import of the tree-sitter side is part of what the warm-up pays. */
+const loading = Promise.all([
+  import('./grammar.js'),
+  import('./definitions.js'),
+  import('./syntax-errors.js'),
+  import('./languages.js'),
+]);
+
+/** Requests wait for the warm-up's step under way only: each step yields to the event loop. */
+const queue: ListingRequest[] = [];
+let busy = false;
+/** Resolves when no request waits or runs: the warm-up takes its steps only then. */
+let whenIdle: Promise<void> = Promise.resolve();
+let becameIdle = (): void => {};
+
+parentPort!.on('message', (request: ListingRequest) => {
+  queue.push(request);
+  void drain();
+});
+
+async function drain(): Promise<void> {
+  if (busy) return;
+  busy = true;
+  whenIdle = new Promise((resolve) => (becameIdle = resolve));
+  try {
+    for (let request = queue.shift(); request; request = queue.shift()) {
+      const { reply, list } = await answer(request);
+      parentPort!.postMessage(reply, reply.list ? [reply.list.numbers.buffer as ArrayBuffer] : []);
+      // The host keeps this thread referenced until the write is over (-1), or its exit would cut it short.
+      if (request.store)
+        void (list ? store(request.store, request.language, request.source, list) : Promise.resolve()).finally(() =>
+          parentPort!.postMessage({ id: -1 } satisfies ListingReply),
+        );
+    }
+  } finally {
+    busy = false;
+    becameIdle();
+  }
+}
+
+const stores = new Map<string, DefinitionStore>();
+
+/** Writes a listing to the host's definition store (never rejects: a store that cannot be written only misses). */
+async function store(where: ThreadStore, language: string, source: string, list: DefinitionList): Promise<void> {
+  const [, , , { languageByName }] = await loading;
+  const info = languageByName(language)!;
+  let opened = stores.get(where.directory);
+  if (!opened) {
+    const { DefinitionStore } = await import('./definition-store.js');
+    opened = new DefinitionStore(where);
+    stores.set(where.directory, opened);
+  }
+  await opened.put(info, source, list);
+}
+
+async function answer(request: ListingRequest): Promise<{ reply: ListingReply; list?: DefinitionList }> {
+  const cancelled = (): boolean => Atomics.load(cancelCell, 0) === request.id;
+  try {
+    if (cancelled()) return { reply: { id: request.id, error: { name: 'CancelledError', message: 'cancelled' } } };
+    const [{ withTree }, { findDefinitions }, { summariseSyntaxErrors }, { languageByName }] = await loading;
+    const info = languageByName(request.language);
+    if (!info) throw new Error(`unknown language ${request.language}`);
+    const list = await withTree(
+      request.source,
+      info,
+      (tree, grammar) => ({
+        language: info.name,
+        definitions: findDefinitions(tree, grammar, info, request.source, cancelled),
+        syntaxErrors: summariseSyntaxErrors(tree.rootNode),
+      }),
+      request.document,
+      cancelled,
+    );
+    const packed = packList(list);
+    return { reply: packed ? { id: request.id, list: packed } : { id: request.id, plain: list }, list };
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    return { reply: { id: request.id, error: { name: cancelled() ? 'CancelledError' : name, message } } };
+  }
+}
+
+if (data.warmUp.length > 0) {
+  void import('./warm-up.js')
+    .then(({ warmUpCode }) => warmUpCode(data.warmUp, { beforeStep: () => whenIdle }))
+    .finally(() => parentPort!.postMessage({ id: 0 } satisfies ListingReply));
+}
