@@ -2,7 +2,7 @@
  * The admin API of a running proxy: mcp-chaos-monkey's routes and payloads, so its users' scripts
  * work unchanged, served over HTTP on loopback (by default) behind a bearer token.
  *
- *   GET  /chaos/status     → {"faults":[{"id","target","type","requestCount"}]}
+ *   GET  /chaos/status     → {"faults":[{"id","target","type","requestCount","unit"}]}
  *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
  *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
  *   POST /chaos/clear-all  → {"cleared": "all"}
