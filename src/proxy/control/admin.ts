@@ -13,12 +13,12 @@
  * above 64 KiB are refused. snake_case spellings (fault_id, duration_ms) are accepted too.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InputError, messageOf } from '../../kernel/errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultControl } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
 import { readJsonBody } from '../../jsonrpc/http-body.js';
+import { listenHttp } from '../../jsonrpc/listen.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
@@ -58,22 +58,12 @@ class HttpError extends Error {
 export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const server = http.createServer(adminHandler(options));
   server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`)),
-    );
-    server.listen({ host: options.host, port: options.port }, () => resolve());
+  const { url, close } = await listenHttp(server, {
+    ...options,
+    refusal: (error) =>
+      new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
   });
-  const address = server.address() as AddressInfo;
-  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url, close };
 }
 
 /**
