@@ -18,7 +18,7 @@ import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultControl } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
 import { readJsonBody } from '../../jsonrpc/http-body.js';
-import { listenHttp } from '../../jsonrpc/listen.js';
+import { listenHttp, type Listening } from '../../jsonrpc/listen.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
@@ -41,10 +41,8 @@ class MetricsText {
   ) {}
 }
 
-export interface AdminServer {
-  url: string;
-  close(): Promise<void>;
-}
+/** Its URL (no path), bound port and close. */
+export type AdminServer = Listening;
 
 class HttpError extends Error {
   constructor(
@@ -58,12 +56,11 @@ class HttpError extends Error {
 export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const server = http.createServer(adminHandler(options));
   server.requestTimeout = 10_000;
-  const { url, close } = await listenHttp(server, {
+  return listenHttp(server, {
     ...options,
     refusal: (error) =>
       new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
   });
-  return { url, close };
 }
 
 /**
