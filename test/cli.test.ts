@@ -40,6 +40,18 @@ test('every command has its own --help', () => {
     assert.match(mcp, new RegExp(flag));
 });
 
+test("fault flags' placeholders say what the value is, never the flag's own name again", () => {
+  for (const args of [['proxy'], ['chaos', 'inject'], ['run']]) {
+    const help = run([...args, '--help']).stdout;
+    const flags = [...help.matchAll(/^ {2}--([\w-]+) <([^>]+)>/gm)].map(([, flag, value]) => ({ flag, value }));
+    assert.ok(flags.length > 10, args.join(' '));
+    for (const { flag, value } of flags)
+      assert.ok(!flag!.includes('-') || flag !== value, `${args.join(' ')}: --${flag} <${value}>`);
+  }
+  assert.match(run(['run', '--help']).stdout, /--error-body <body>/);
+  assert.match(run(['proxy', '--help']).stdout, /--bandwidth-scope <scope>/);
+});
+
 test('--version prints the package version', () => {
   const { version } = JSON.parse(readFileSync(`${repoRoot}/package.json`, 'utf8')) as { version: string };
   const { code, stdout } = run(['--version']);

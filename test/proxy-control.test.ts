@@ -17,7 +17,15 @@ import { UsageError } from '../src/commands/run-command.js';
 import { portNumber } from '../src/commands/parsers.js';
 import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../src/proxy/vocabulary.js';
 import { MAX_RETIRED_FAULTS } from '../src/proxy/retired.js';
-import { handleCounts, settledHandles } from './fixtures/proxy/net.js';
+import {
+  connect,
+  echo,
+  handleCounts,
+  readBytes,
+  settledHandles,
+  startServer,
+  waitClose,
+} from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
 
@@ -84,7 +92,9 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       assert.match(id, /^weather-api-\d+-[0-9a-z]{6}$/);
       assert.equal((await fetch(`${proxyUrl}/`)).status, 503);
       const status = await api('GET', '/chaos/status');
-      assert.deepEqual(status.json, { faults: [{ id, target: 'weather-api', type: 'error', requestCount: 1 }] });
+      assert.deepEqual(status.json, {
+        faults: [{ id, target: 'weather-api', type: 'error', requestCount: 1, unit: 'HTTP request' }],
+      });
       assert.deepEqual((await api('POST', '/chaos/clear', { faultId: id })).json, { cleared: id });
       assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
       const unknown = await api('POST', '/chaos/clear', { faultId: id });
@@ -112,6 +122,66 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
       assert.deepEqual((await api('POST', '/chaos/clear-all')).json, { cleared: 'all' });
       assert.deepEqual((await api('GET', '/chaos/status')).json, { faults: [] });
     });
+  });
+
+  it('counts a network fault as the experiment does: the HTTP requests that met it, not its delays', async () => {
+    await withAdmin(async (api, proxyUrl) => {
+      const inject = async (config: object) =>
+        (await api('POST', '/chaos/inject', { target: 'weather-api', config })).json['faultId'] as string;
+      // Both ways: each request and each answer is delayed, two delays per request.
+      const latency = await inject({ type: 'latency', latencyMs: 5, direction: 'both' });
+      const inert = await inject({ type: 'latency', latencyMs: 0 });
+      for (let i = 0; i < 3; i++) assert.equal((await fetch(`${proxyUrl}/`)).status, 200);
+      const faults = (await api('GET', '/chaos/status')).json['faults'] as Array<Record<string, unknown>>;
+      const count = (id: string) => {
+        const { requestCount, unit } = faults.find((fault) => fault['id'] === id)!;
+        return { requestCount, unit };
+      };
+      assert.deepEqual(count(latency), { requestCount: 3, unit: 'HTTP request' });
+      assert.deepEqual(count(inert), { requestCount: 0, unit: 'HTTP request' }, 'a 0 ms latency changed nothing');
+    });
+  });
+
+  it("counts a network fault on plain TCP in its declaration's unit: delays, stream resets", async () => {
+    const baseline = handleCounts();
+    const server = await startServer(echo);
+    const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}#tcp`], seed: 3 });
+    const registry = new FaultRegistry(proxy);
+    try {
+      const latency = registry.inject('tcp', { type: 'latency', latencyMs: 1, direction: 'both' });
+      const client = await connect(proxy.ports[0]!);
+      for (const word of ['ping', 'pong']) {
+        client.write(word);
+        assert.equal((await readBytes(client, 4)).toString(), word);
+      }
+      const delays = proxy.counters().faults.find((fault) => fault.name === latency)!.applications;
+      assert.ok(delays >= 4, `${delays} delays: each word both ways`);
+      assert.deepEqual(registry.status()[0], {
+        id: latency,
+        target: 'tcp',
+        type: 'latency',
+        requestCount: delays,
+        unit: 'delay',
+      });
+      client.destroy();
+      registry.clearAll();
+      const reset = registry.inject('tcp', { type: 'reset_peer', afterMs: 0 });
+      const doomed = await connect(proxy.ports[0]!);
+      doomed.write('ping');
+      await waitClose(doomed);
+      assert.deepEqual(registry.status()[0], {
+        id: reset,
+        target: 'tcp',
+        type: 'reset_peer',
+        requestCount: 1,
+        unit: 'stream reset',
+      });
+    } finally {
+      registry.dispose();
+      await proxy.stop();
+      await server.close();
+    }
+    assert.deepEqual(await settledHandles(baseline), baseline);
   });
 
   it('refuses a misspelt key in a payload, naming it, rather than leaving a fault on for good', async () => {
@@ -452,7 +522,7 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       assert.match(id, /^api-\d+-/);
       assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 503);
       const status = await cli(['chaos', 'status'], env).done;
-      assert.equal(status.stdout.trim(), `${id} → api [error] (1 requests)`);
+      assert.equal(status.stdout.trim(), `${id} → api [error] (1 HTTP request)`);
       assert.equal((await cli(['chaos', 'clear', id], env).done).code, 0);
       assert.equal((await fetch(`http://127.0.0.1:${proxyPort}/`)).status, 200);
       // Expiry: off once its duration is over, never before (whatever a busy machine costs the CLI).

@@ -96,17 +96,20 @@ export function registerChaosCommand(program: Command, _globals?: () => GlobalOp
       }),
     );
 
-  common(chaos.command('status').description('List the active faults: id → target [type] (N requests).')).action(
+  common(chaos.command('status').description('List the active faults: id → target [type] (N requests, …).')).action(
     (options: ChaosOptions) =>
       runCommand(async () => {
         const answer = await call(options, 'GET', '/chaos/status');
         const faults = Array.isArray(answer['faults']) ? (answer['faults'] as Array<Record<string, unknown>>) : [];
         if (faults.length === 0) process.stdout.write('No active faults\n');
-        for (const f of faults)
+        for (const f of faults) {
+          // The unit the plane names (faultline's do); mcp-chaos-monkey's counts requests and names none.
+          const count = String(f['requestCount']);
+          const unit = `${typeof f['unit'] === 'string' ? f['unit'] : 'request'}${count === '1' ? '' : 's'}`;
           process.stdout.write(
-            `${String(f['id'])} → ${String(f['target'])} ` +
-              `[${String(f['type'])}] (${String(f['requestCount'])} ${countedUnit(String(f['type']))})\n`,
+            `${String(f['id'])} → ${String(f['target'])} [${String(f['type'])}] (${count} ${unit})\n`,
           );
+        }
       }),
   );
 
@@ -194,25 +197,5 @@ async function call(
     if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)
       throw new UsageError(error.message);
     throw error;
-  }
-}
-
-/**
- * What a status's requestCount counted: requests (commands, messages) for a request fault; a
- * network fault counts in its own unit, a blackhole the connections it held (one per connection,
- * not per direction).
- */
-function countedUnit(type: string): string {
-  switch (type) {
-    case 'blackhole':
-      return 'connections held';
-    case 'jitter':
-      return 'delays';
-    case 'packet_loss':
-      return 'stalls';
-    case 'bandwidth':
-      return 'pieces paced';
-    default:
-      return 'requests';
   }
 }

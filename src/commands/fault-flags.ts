@@ -63,8 +63,9 @@ export function placeholder(field: FieldDeclaration): string {
   if (field.argument?.unitArgument) return '<rate>';
   const byUnit = field.unit === undefined ? undefined : PLACEHOLDERS[field.unit];
   if (byUnit) return byUnit;
-  if (field.kind === 'enum') return '<name>';
-  return field.kind === 'string' ? `<${dashed(field.key)}>` : '<n>';
+  // A word or a name: what its key ends with says what it is (error_body's <body>, bandwidth's scope <scope>).
+  if (field.kind === 'enum' || field.kind === 'string') return `<${dashed(field.key).split('-').at(-1)}>`;
+  return '<n>';
 }
 
 /** A fault flag's help: what it sets (`what`), an enum's values, the unit and the default the door applies. */

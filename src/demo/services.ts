@@ -4,8 +4,10 @@
  * (`upstreamVia`). So the demo shows the case fault's `proxies` argument exists for: the load
  * hits the app, and the fault sits on the app's outbound dependency.
  */
-import { createServer, Agent, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, Agent, request } from 'node:http';
+import { listenHttp } from '../jsonrpc/listen.js';
+
+const LOOPBACK = { host: '127.0.0.1', port: 0 };
 
 export interface DemoServices {
   appUrl: string;
@@ -23,7 +25,7 @@ export async function startDemoServices(): Promise<DemoServices> {
       res.end(JSON.stringify({ sku: 'demo-1', cents: 1299 }));
     }, 3);
   });
-  const upstreamPort = await listen(upstream);
+  const { port: upstreamPort, close: closeUpstream } = await listenHttp(upstream, LOOPBACK);
   const upstreamVia = await freePort();
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const app = createServer((_req, res) => {
@@ -46,32 +48,22 @@ export async function startDemoServices(): Promise<DemoServices> {
     });
     call.end();
   });
-  const appPort = await listen(app);
+  const { port: appPort, close: closeApp } = await listenHttp(app, LOOPBACK);
   return {
     appUrl: `http://127.0.0.1:${appPort}/checkout`,
     upstreamPort,
     upstreamVia,
     async close() {
       agent.destroy();
-      for (const server of [app, upstream]) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      await closeApp();
+      await closeUpstream();
     },
   };
 }
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
 /** A port free right now (the proxy binds it a moment later; on loopback the race is harmless). */
 async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const { port, close } = await listenHttp(createServer(), LOOPBACK);
+  await close();
   return port;
 }

@@ -7,12 +7,46 @@ import type { NetworkFault } from './network.js';
 
 export type FisPlatform = 'ecs' | 'eks';
 
-export const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
+const PLACEHOLDER_ROLE = 'arn:aws:iam::000000000000:role/REPLACE_WITH_FIS_ROLE';
 
 /** A placeholder alarm ARN in the account of `roleArn` when that is a role ARN (FIS wants both in one account). */
-export function placeholderAlarmFor(roleArn: unknown): string {
+function placeholderAlarmFor(roleArn: unknown): string {
   const account = typeof roleArn === 'string' ? /^arn:aws[\w-]*:iam::(\d{12}):role\//.exec(roleArn)?.[1] : undefined;
   return `arn:aws:cloudwatch:us-east-1:${account ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
+}
+
+/**
+ * A template's target config: what the user `given`, and placeholders for the rest, each said in `notes` with the
+ * caller's words for where to give it (`say`): the role; the stop alarm (its note is the caller's: it names what to
+ * alarm on); when `select`, the selection: a tag for ECS tasks, target parameters for EKS pods.
+ */
+export function fisTargetConfig(
+  given: Record<string, unknown>,
+  platform: FisPlatform,
+  select: boolean,
+  say: { role: string; tags: string; parameters: string },
+  notes: string[],
+): { config: Record<string, unknown>; alarmGiven: boolean } {
+  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
+  // The alarm placeholder only stands in for an alarm nobody mentioned: not next to an explicit
+  // waiver (noStopCondition), and in the given role's account, which the template builder checks.
+  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
+  if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
+  if (select && platform === 'ecs') {
+    config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
+    notes.push(say.tags);
+  } else if (select) {
+    // FIS selects EKS pods by target parameters only (never by tag or ARN).
+    config.parameters = {
+      clusterIdentifier: 'REPLACE_WITH_CLUSTER',
+      namespace: 'REPLACE_WITH_NAMESPACE',
+      selectorType: 'labelSelector',
+      selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
+    };
+    notes.push(say.parameters);
+  }
+  if (config.roleArn === PLACEHOLDER_ROLE) notes.push(say.role);
+  return { config, alarmGiven };
 }
 
 export interface FisAction {

@@ -4,10 +4,10 @@
  * is given (jsonrpc/bearer.ts: the one check every HTTP door makes, 401 when missing or wrong).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { InputError, messageOf } from '../kernel/errors.js';
 import { requireBearer } from '../jsonrpc/bearer.js';
+import { listenHttp } from '../jsonrpc/listen.js';
 import { bindRefusal, type BindRule } from '../target-policy.js';
 import { sendMetrics } from './exposition.js';
 
@@ -40,22 +40,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     sendMetrics(options.registry, res).catch((error: unknown) => answer(500, messageOf(error)));
   });
   server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new InputError(`--metrics ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
-      ),
-    );
-    server.listen({ host: options.host, port: options.port }, () => resolve());
+  const { url, close } = await listenHttp(server, {
+    ...options,
+    refusal: (error) =>
+      new InputError(`--metrics ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
   });
-  const address = server.address() as AddressInfo;
-  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${url}/metrics`, close };
 }

@@ -39,6 +39,42 @@ export function requestsMet(counters: FaultCounters): string | undefined {
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
+/** A count with its unit, singular and plural by an s ("HTTP request", "delay"). */
+export interface UnitCount {
+  count: number;
+  unit: string;
+}
+
+/**
+ * What fault `name` acted on, as one count, the one the experiment reports: an HTTP fault, the requests it
+ * acted on (HTTP requests, Redis commands; a stream's messages are "requests"); a network fault on a
+ * protocol-aware mapping, the requests that met it (a blackhole "held 291 Redis commands"); on plain TCP, its
+ * applications in its declaration's unit (delays, held connections, slices, …). A fault that changed nothing (a
+ * latency of 0 ms) counts 0, as it did not act. `mapping`: the index of the mapping it is set on. Undefined when
+ * the proxy keeps no counters for it.
+ */
+export function actedCount(counters: ProxyCounters, name: string, mapping: number): UnitCount | undefined {
+  const http = counters.httpFaults?.find((fault) => fault.name === name);
+  if (http) {
+    const { respConnections = 0, httpConnections = 0 } = counters.mappings[mapping] ?? {};
+    const unit = httpConnections > 0 ? 'HTTP request' : respConnections > 0 ? 'Redis command' : 'request';
+    return { count: http.applications, unit };
+  }
+  const network = counters.faults.find((fault) => fault.name === name);
+  if (!network) return undefined;
+  const { respCommands = 0, httpExchanges = 0 } = network;
+  const met = respCommands + httpExchanges;
+  const unit =
+    met === 0
+      ? (networkFault(network.type)?.counts ?? 'action')
+      : httpExchanges === 0
+        ? 'Redis command'
+        : respCommands === 0
+          ? 'HTTP request'
+          : 'request';
+  return { count: !networkFaultActed(network) ? 0 : met || network.applications, unit };
+}
+
 /** The faults that acted, by name, sorted. */
 export function faultsThatActed(counters: ProxyCounters): string[] {
   const names = new Set<string>();

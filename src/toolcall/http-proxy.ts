@@ -14,7 +14,8 @@
  * the replies held at once, by one byte budget (http-upstream.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { listenHttp, type Listening } from '../jsonrpc/listen.js';
 import { readSseStream, toSseResponse } from './http-sse.js';
 import { ByteBudget, Upstream } from './http-upstream.js';
 import { PostExchange, type ProxyContext, type SessionLookup, type SessionState } from './http-post.js';
@@ -127,13 +128,8 @@ class HttpToolProxy {
   }
 
   async listen(host: string, port: number): Promise<HttpProxy> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => resolve());
-    });
-    const address = this.server.address() as AddressInfo;
-    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return { url: `http://${shown}:${address.port}/mcp`, port: address.port, close: () => this.close() };
+    const listening = await listenHttp(this.server, { host, port });
+    return { url: `${listening.url}/mcp`, port: listening.port, close: () => this.close(listening) };
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {
@@ -196,12 +192,11 @@ class HttpToolProxy {
     res.end();
   }
 
-  private async close(): Promise<void> {
+  private async close(listening: Listening): Promise<void> {
     for (const abort of this.inflight) abort.abort();
     this.sessions.closeAll();
     this.ctx.upstream.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await listening.close();
   }
 }
 

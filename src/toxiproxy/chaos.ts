@@ -3,7 +3,7 @@
  * --admin-token`): one registry, two spellings. A /chaos/inject on target `p1` adds a toxic to
  * proxy p1, named by the fault id, its type and attributes the fault config as written; so
  * `GET /proxies/p1/toxics` shows it, DELETE …/toxics/{id} removes it, and /chaos/status lists
- * every toxic of every proxy with the count of times it acted (a toxic added through the
+ * every toxic of every proxy with what it acted on (a toxic added through the
  * Toxiproxy API has the id `proxy/toxic`).
  *
  *   inject(target = proxy name, config, durationMs?) → id      clear(id)      clearAll()      status()
@@ -11,7 +11,8 @@
 import { InputError } from '../kernel/errors.js';
 import { linksOf } from '../proxy/faults/fault.js';
 import { parseFaultConfig } from '../proxy/control/fault-config.js';
-import { checkDurationMs, faultId, type FaultControl, type FaultStatus } from '../proxy/control/registry.js';
+import { checkDurationMs, faultId, noCount, type FaultControl, type FaultStatus } from '../proxy/control/registry.js';
+import { actedCount } from '../proxy/run-record.js';
 import type { FaultSpec } from '../proxy/faults/index.js';
 import type { HttpFaultSpec } from '../proxy/http/spec.js';
 import { ApiError, type ProxyCollection, type Toxic, type ToxicProxy } from './proxies.js';
@@ -97,9 +98,8 @@ export class ToxicChaos implements FaultControl {
     return this.collection.all().flatMap((proxy) => {
       const counters = proxy.counters();
       return proxy.toxics.map((toxic) => {
-        const list = toxic.fault?.kind === 'http' ? counters?.httpFaults : counters?.faults;
-        const acted = list?.find((c) => c.name === toxic.json.name)?.applications ?? 0;
-        return { id: idOf(proxy, toxic), target: proxy.name, type: toxic.json.type, requestCount: acted };
+        const { count, unit } = (counters && actedCount(counters, toxic.json.name, 0)) ?? noCount;
+        return { id: idOf(proxy, toxic), target: proxy.name, type: toxic.json.type, requestCount: count, unit };
       });
     });
   }

@@ -13,10 +13,10 @@
  * a browser (User-Agent `Mozilla/…`) 403, as Toxiproxy guards against cross-site requests.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { messageOf } from '../kernel/errors.js';
 import { VERSION } from '../version.js';
 import { adminHandler } from '../proxy/control/admin.js';
+import { listenHttp } from '../jsonrpc/listen.js';
 import { tokenRefusal } from './auth.js';
 import { ToxicChaos } from './chaos.js';
 import { toxiproxyMetrics } from './metrics.js';
@@ -209,30 +209,24 @@ export async function startToxiproxyServer(options: ToxiproxyServerOptions): Pro
     return { status: error.status, body: { error: error.message, status: error.status, proxies: null } };
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new ApiError(
-          500,
-          error.code === 'EADDRINUSE'
-            ? `cannot serve the Toxiproxy API on ` +
-                `${options.host}:${options.port}: the address is already in use ` +
-                `(EADDRINUSE)`
-            : `cannot serve the Toxiproxy API on ${options.host}:${options.port}: ${error.message}`,
-        ),
+  const listening = await listenHttp(server, {
+    ...options,
+    refusal: (error) =>
+      new ApiError(
+        500,
+        error.code === 'EADDRINUSE'
+          ? `cannot serve the Toxiproxy API on ` +
+              `${options.host}:${options.port}: the address is already in use ` +
+              `(EADDRINUSE)`
+          : `cannot serve the Toxiproxy API on ${options.host}:${options.port}: ${error.message}`,
       ),
-    );
-    server.listen({ host: options.host, port: options.port }, () => resolve());
   });
-  const address = server.address() as AddressInfo;
-  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
+    url: listening.url,
+    port: listening.port,
     collection,
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      const closed = listening.close();
       chaos?.dispose();
       await Promise.all([closed, collection.close()]);
     },

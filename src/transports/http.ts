@@ -36,13 +36,13 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageOf } from '../kernel/errors.js';
 import { requireBearer, UNAUTHORIZED_MESSAGE } from '../jsonrpc/bearer.js';
 import { readJsonBody } from '../jsonrpc/http-body.js';
+import { listenHttp } from '../jsonrpc/listen.js';
 import type { Logger } from '../log.js';
 import { MAX_SESSIONS, SESSION_ACTIVE_MS, SESSION_IDLE_MS } from './limits.js';
 
@@ -182,14 +182,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
   // longer one) has its request cut ("other side closed") before the server read it. Clients
   // drop idle connections a little before the time this advertises (Keep-Alive: timeout=65).
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  const listening = await listenHttp(server, { host: options.host, port: options.port, detachErrorListener: true });
+  port = listening.port;
   const sweeper = setInterval(() => sessions.closeIdle(SESSION_IDLE_MS), 60_000);
   sweeper.unref();
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -200,8 +194,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     async close() {
       clearInterval(sweeper);
       await sessions.closeAll();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }

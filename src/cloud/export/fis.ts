@@ -10,7 +10,7 @@ import { buildExperimentTemplate } from '../template.js';
 import { formatIsoDuration } from '../iso-duration.js';
 import { asGiven, type ExportOptions, type ExportResult, type Spell } from './context.js';
 import { networkFault } from '../../export/network.js';
-import { fisNetworkAction, PLACEHOLDER_ROLE, placeholderAlarmFor } from '../../export/fis.js';
+import { fisNetworkAction, fisTargetConfig } from '../../export/fis.js';
 
 const WAIT = 'wait-before-fault';
 const FAULT = 'fault';
@@ -91,39 +91,26 @@ export function exportFis(spec: ScenarioSpec, options: ExportOptions): ExportRes
     ...(spec.faultStartMs > 0 ? { startAfter: [WAIT] } : {}),
     description: `faultline ${spec.fault.type} scenario on ${spec.url}`.slice(0, 512),
   });
-  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
-  // The alarm placeholder only stands in for an alarm nobody mentioned: not next to an explicit
-  // waiver (noStopCondition), and in the given role's account, which the template builder checks.
-  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
-  if (!alarmGiven) config.stopConditionArn = placeholderAlarmFor(config.roleArn);
-  if (
+  const select =
     given.tags === undefined &&
     given.resourceTags === undefined &&
     given.resourceArns === undefined &&
-    given.parameters === undefined
-  ) {
-    if (platform === 'ecs') {
-      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-      notes.push(
-        `The tasks are selected by a placeholder tag: give tags, resourceArns or target parameters in ${configName}.`,
-      );
-    } else {
-      // FIS selects EKS pods by target parameters only (never by tag or ARN).
-      config.parameters = {
-        clusterIdentifier: 'REPLACE_WITH_CLUSTER',
-        namespace: 'REPLACE_WITH_NAMESPACE',
-        selectorType: 'labelSelector',
-        selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
-      };
-      notes.push(
+    given.parameters === undefined;
+  const { config, alarmGiven } = fisTargetConfig(
+    given,
+    platform,
+    select,
+    {
+      role: `roleArn is a placeholder: give roleArn in ${configName}.`,
+      tags: `The tasks are selected by a placeholder tag: give tags, resourceArns or target parameters in ${configName}.`,
+      parameters:
         `The pods are selected by placeholder target parameters: give ` +
-          `parameters {clusterIdentifier, namespace, selectorType ` +
-          `(labelSelector, deploymentName, podName), selectorValue} in ` +
-          `${configName}; FIS takes no tags or ARNs for pods.`,
-      );
-    }
-  }
-  if (config.roleArn === PLACEHOLDER_ROLE) notes.push(`roleArn is a placeholder: give roleArn in ${configName}.`);
+        `parameters {clusterIdentifier, namespace, selectorType ` +
+        `(labelSelector, deploymentName, podName), selectorValue} in ` +
+        `${configName}; FIS takes no tags or ARNs for pods.`,
+    },
+    notes,
+  );
   if (!alarmGiven)
     notes.push(
       `stopConditionArn is a placeholder: give stopConditionArn in ${configName} ` +

@@ -19,14 +19,13 @@ import { InputError } from '../../kernel/errors.js';
 import type { ScenarioSpec } from '../../scenario/index.js';
 import { argumentNames } from '../../proxy/faults/declaration.js';
 import { NETWORK_FAULTS } from '../../proxy/faults/declarations.js';
-import { EXPORT_TARGETS, FIS_PLATFORMS } from '../export-targets.js';
+import { EXPORT_TARGETS } from '../export-targets.js';
 import { asGiven, refuse, type ExportOptions, type ExportResult, type ExportTarget } from './context.js';
 import { exportFis } from './fis.js';
 import { exportChaosMesh } from './chaos-mesh.js';
-import { exportK6, MAX_K6_VUS } from './k6.js';
+import { exportK6 } from './k6.js';
 
-export { EXPORT_TARGETS, FIS_PLATFORMS, MAX_K6_VUS };
-export type { ExportOptions, ExportResult, ExportTarget, FisPlatform } from './context.js';
+export type { ExportOptions, ExportTarget } from './context.js';
 
 export async function exportScenario(
   spec: ScenarioSpec,
@@ -60,7 +59,7 @@ export async function exportScenario(
  * arguments (src/proxy/faults/*.declaration.ts); another fault's argument is a mistake, not a
  * default. (`faultline export` takes every fault flag of `faultline run`.)
  */
-export const EXPORT_FAULT_ARGUMENTS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+const EXPORT_FAULT_ARGUMENTS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
   NETWORK_FAULTS.map((fault) => [fault.type, argumentNames(fault)]),
 );
 

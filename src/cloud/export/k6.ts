@@ -8,8 +8,6 @@ import { goDuration } from '../../export/chaos-mesh.js';
 import { K6_DURATION_NOTE, k6LoadScenario, k6Threshold } from '../../export/k6.js';
 import { asGiven, type ExportOptions, type ExportResult } from './context.js';
 
-export { MAX_K6_VUS } from '../../export/k6.js';
-
 export function exportK6(spec: ScenarioSpec, options: ExportOptions): ExportResult {
   const spell = options.spell ?? asGiven;
   const perSecond = spec.clients * spec.rps;

@@ -16,7 +16,7 @@ import { InputError } from '../../kernel/errors.js';
 import { formatIsoDuration } from '../../cloud/iso-duration.js';
 import { isPlainObject } from '../../config-reader.js';
 import { buildExperimentTemplate as buildTemplate } from '../../cloud/template.js';
-import { fisNetworkAction, PLACEHOLDER_ROLE } from '../../export/fis.js';
+import { fisNetworkAction, fisTargetConfig } from '../../export/fis.js';
 import { networkFault } from '../../export/network.js';
 import { asGiven } from '../../export/spell.js';
 import { validateHttpFault, type FaultSpec } from '../../proxy/index.js';
@@ -197,45 +197,33 @@ function templateConfig(
   options: ExperimentExportOptions,
   notes: string[],
 ): { config: Record<string, unknown>; alarmGiven: boolean } {
-  const config: Record<string, unknown> = { roleArn: PLACEHOLDER_ROLE, ...given };
-  const alarmGiven = 'stopConditionArn' in given || 'noStopCondition' in given;
-  if (!alarmGiven)
-    config.stopConditionArn = `arn:aws:cloudwatch:us-east-1:${/::(\d{12}):/.exec(String(config.roleArn))?.[1] ?? '000000000000'}:alarm:REPLACE_WITH_STOP_ALARM`;
   const perAction: Record<string, unknown> = { ...((given.targets as Record<string, unknown> | undefined) ?? {}) };
   for (const { step, name } of steps) {
     const own = (mappings as Record<string, unknown> | undefined)?.[step.placement.target];
     if (own !== undefined) perAction[name] = own;
   }
-  if (Object.keys(perAction).length > 0) config.targets = perAction;
-  if (
-    config.tags === undefined &&
-    config.resourceArns === undefined &&
-    config.parameters === undefined &&
-    steps.some(({ name }) => perAction[name] === undefined)
-  ) {
-    if ((options.platform ?? 'ecs') === 'ecs') {
-      config.tags = { REPLACE_TAG_KEY: 'REPLACE_TAG_VALUE' };
-      notes.push(
+  const select =
+    given.tags === undefined &&
+    given.resourceArns === undefined &&
+    given.parameters === undefined &&
+    steps.some(({ name }) => perAction[name] === undefined);
+  return fisTargetConfig(
+    Object.keys(perAction).length > 0 ? { ...given, targets: perAction } : given,
+    options.platform ?? 'ecs',
+    select,
+    {
+      role: 'roleArn is a placeholder: give it in --target.',
+      tags:
         'The tasks are selected by a placeholder tag: give --target ' +
-          '\'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' ' +
-          'for each dependency (or tags, resourceArns for all).',
-      );
-    } else {
-      config.parameters = {
-        clusterIdentifier: 'REPLACE_WITH_CLUSTER',
-        namespace: 'REPLACE_WITH_NAMESPACE',
-        selectorType: 'labelSelector',
-        selectorValue: 'REPLACE_KEY=REPLACE_VALUE',
-      };
-      notes.push(
+        '\'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' ' +
+        'for each dependency (or tags, resourceArns for all).',
+      parameters:
         'The pods are selected by placeholder target parameters: give ' +
-          '--target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for ' +
-          'each dependency.',
-      );
-    }
-  }
-  if (config.roleArn === PLACEHOLDER_ROLE) notes.push('roleArn is a placeholder: give it in --target.');
-  return { config, alarmGiven };
+        '--target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for ' +
+        'each dependency.',
+    },
+    notes,
+  );
 }
 
 /** What stands for the experiment's load abort rules in FIS, and how to drive its load. */

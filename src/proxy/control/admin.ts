@@ -2,7 +2,7 @@
  * The admin API of a running proxy: mcp-chaos-monkey's routes and payloads, so its users' scripts
  * work unchanged, served over HTTP on loopback (by default) behind a bearer token.
  *
- *   GET  /chaos/status     → {"faults":[{"id","target","type","requestCount"}]}
+ *   GET  /chaos/status     → {"faults":[{"id","target","type","requestCount","unit"}]}
  *   POST /chaos/inject     {target, config, durationMs?} → {"faultId"}
  *   POST /chaos/clear      {faultId} → {"cleared": id}; an unknown id is 404 (not a success)
  *   POST /chaos/clear-all  → {"cleared": "all"}
@@ -13,12 +13,12 @@
  * above 64 KiB are refused. snake_case spellings (fault_id, duration_ms) are accepted too.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InputError, messageOf } from '../../kernel/errors.js';
 import { unknownKeysProblem } from '../../config-reader.js';
 import type { FaultControl } from './registry.js';
 import { requireBearer } from '../../jsonrpc/bearer.js';
 import { readJsonBody } from '../../jsonrpc/http-body.js';
+import { listenHttp, type Listening } from '../../jsonrpc/listen.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
 
 export const MAX_ADMIN_BODY = 64 * 1024;
@@ -41,10 +41,8 @@ class MetricsText {
   ) {}
 }
 
-export interface AdminServer {
-  url: string;
-  close(): Promise<void>;
-}
+/** Its URL (no path), bound port and close. */
+export type AdminServer = Listening;
 
 class HttpError extends Error {
   constructor(
@@ -58,22 +56,11 @@ class HttpError extends Error {
 export async function startAdmin(options: AdminOptions): Promise<AdminServer> {
   const server = http.createServer(adminHandler(options));
   server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`)),
-    );
-    server.listen({ host: options.host, port: options.port }, () => resolve());
+  return listenHttp(server, {
+    ...options,
+    refusal: (error) =>
+      new InputError(`--admin ${options.host}:${options.port}: cannot listen (${error.code ?? error.message})`),
   });
-  const address = server.address() as AddressInfo;
-  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /**

@@ -69,11 +69,6 @@ export class HeldProxies {
     return this.held.size;
   }
 
-  /** Each held proxy's counters, labelled by its id: what src/metrics/registerProxyMetrics reads at a scrape. */
-  *metricSources(): Iterable<{ proxy: string; counters: ProxyCounters }> {
-    for (const entry of this.held.values()) yield { proxy: entry.id, counters: entry.proxy.counters() };
-  }
-
   async start(options: HeldStartOptions): Promise<HeldStatus> {
     if (this.stopped) throw new InputError('the server is stopping');
     if (this.held.size + this.starting >= HELD_LIMITS.maxHeld) {

@@ -11,6 +11,7 @@ import type { FaultSpec } from '../faults/index.js';
 import type { HttpFaultSpec } from '../http/spec.js';
 import type { RunningProxy } from '../proxy.js';
 import { parseFaultConfig, type FaultConfig } from './fault-config.js';
+import { actedCount, type UnitCount } from '../run-record.js';
 
 /** At most this many injected faults at once (mcp-chaos-monkey's MAX_FAULTS). */
 export const MAX_ACTIVE_FAULTS = 1000;
@@ -33,11 +34,16 @@ export interface FaultStatus {
   target: string;
   type: string;
   /**
-   * Times the fault acted (mcp-chaos-monkey counts a request when its fault fires): requests,
-   * commands or messages it acted on; for a network fault, delays, stalls, paced pieces or holds.
+   * What the fault acted on (mcp-chaos-monkey counts a request when its fault fires), the count the experiment
+   * reports (actedCount in proxy/run-record.ts): requests, or on plain TCP a network fault's own actions.
    */
   requestCount: number;
+  /** What requestCount counts, singular: "HTTP request", "Redis command", "request", "delay", "held connection", … */
+  unit: string;
 }
+
+/** A fault the proxy keeps no counters for yet: it met nothing. */
+export const noCount: UnitCount = { count: 0, unit: 'request' };
 
 /** A fresh injected fault's id: the target's name, the time and a random tail. */
 export function faultId(target: string): string {
@@ -186,11 +192,8 @@ export class FaultRegistry implements FaultControl {
   status(): FaultStatus[] {
     const counters = this.proxy.counters();
     return [...this.injected.values()].map((fault) => {
-      let requestCount = 0;
-      if (fault.config.kind === 'http')
-        requestCount = counters.httpFaults?.find((c) => c.name === fault.id)?.applications ?? 0;
-      else requestCount = counters.faults.find((c) => c.name === fault.id)?.applications ?? 0;
-      return { id: fault.id, target: fault.target, type: fault.type, requestCount };
+      const { count, unit } = actedCount(counters, fault.id, this.mappingOf(fault.target)) ?? noCount;
+      return { id: fault.id, target: fault.target, type: fault.type, requestCount: count, unit };
     });
   }
 

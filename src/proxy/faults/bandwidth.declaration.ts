@@ -53,6 +53,7 @@ export const BANDWIDTH = {
       argument: { name: 'bandwidth_scope', help: 'Per connection (default) or all together' },
     },
   ],
+  counts: 'paced piece',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) =>
     `Bandwidth: ${scope}Rate: ${Math.round(spec.bytesPerSecond)}Bps${spec.scope === 'shared' ? ' (shared)' : ''}`,

@@ -14,6 +14,7 @@ export const BLACKHOLE = {
   // Both ways, as tc, FIS and Chaos Mesh drop traffic.
   direction: 'both',
   fields: [],
+  counts: 'held connection',
   acted: (counters) => counters.applications > 0,
   describe: (_spec, scope) => `Blackhole: ${scope}`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedBlackhole>;

@@ -93,6 +93,8 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   readonly command?: string;
   /** Whether it changed anything, from its counters: the one rule run records, verdicts and experiments use. */
   acted(counters: Counters): boolean;
+  /** Network faults: what one of its `applications` is, singular, plural by an s ("delay", "held connection"). */
+  readonly counts?: string;
   /** fault's report line for a validated spec (`scope`: the side/direction glyphs). */
   describe?(spec: Spec, scope: string): string;
   /** Why settings that validate inject nothing (a latency of 0 ms), naming the scenario arguments; else undefined. */

@@ -37,6 +37,7 @@ export const JITTER = {
     },
   ],
   // An amplitude of 0 acts on every chunk and changes nothing.
+  counts: 'delay',
   acted: (counters) => counters.applications > 0 && counters.delayAddedMs > 0,
   // fault's spelling "Frequence" is kept: scripts may match on it.
   describe: (spec, scope) =>

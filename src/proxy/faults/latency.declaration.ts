@@ -58,6 +58,7 @@ export const LATENCY = {
     },
   ],
   // A delay of 0 ms (latency 0, deviation 0) acts on every message and changes nothing.
+  counts: 'delay',
   acted: (counters) => counters.applications > 0 && counters.delayAddedMs > 0,
   describe: (spec, scope) =>
     `Latency: ${scope}, Per Read/Write Op.: ${spec.perOp}, Distribution: ${spec.distribution}, ` +

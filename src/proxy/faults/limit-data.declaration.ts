@@ -26,6 +26,7 @@ export const LIMIT_DATA = {
       flag: 'limit-data',
     },
   ],
+  counts: 'cut stream',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) => `Limit Data: ${scope}Bytes: ${spec.bytes}`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedLimitData>;

@@ -81,6 +81,7 @@ export const PACKET_LOSS = {
     },
   ],
   // It counts stalls: a segment lost.
+  counts: 'stall',
   acted: (counters) => counters.applications > 0 && counters.segmentsLost > 0,
   describe: (spec, scope) => `Packet Loss: ${scope}Rate: ${(spec.lossRate * 100).toFixed(2)}%, Model: ${spec.model}`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedPacketLoss>;

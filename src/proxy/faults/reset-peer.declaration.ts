@@ -21,6 +21,7 @@ export const RESET_PEER = {
       flag: 'reset-peer',
     },
   ],
+  counts: 'stream reset',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) => `Reset Peer: ${scope}After: ${spec.afterMs} ms`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedResetPeer>;

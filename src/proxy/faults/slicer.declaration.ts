@@ -51,6 +51,7 @@ export const SLICER = {
       flag: 'slicer-delay',
     },
   ],
+  counts: 'slice',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) =>
     `Slicer: ${scope}Average Size: ${spec.averageSize} B, Variation: ${spec.sizeVariation} B, ` +

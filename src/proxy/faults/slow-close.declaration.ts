@@ -21,6 +21,7 @@ export const SLOW_CLOSE = {
       flag: 'slow-close',
     },
   ],
+  counts: 'delayed close',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) => `Slow Close: ${scope}Delay: ${spec.delayMs} ms`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedSlowClose>;

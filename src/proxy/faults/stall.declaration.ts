@@ -24,6 +24,7 @@ export const STALL = {
       flag: 'stall',
     },
   ],
+  counts: 'held stream',
   acted: (counters) => counters.applications > 0,
   describe: (spec, scope) => `Stall: ${scope}Timeout: ${spec.timeoutMs} ms`,
 } as const satisfies FaultDeclaration<FaultCounters, ResolvedStall>;
