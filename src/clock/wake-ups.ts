@@ -15,12 +15,17 @@
  * One helper thread per thread that uses the service (wake-thread.ts), doing nothing else, sleeps
  * with Atomics.wait (µs resolution, no CPU) until the earliest due time and bumps a counter this
  * thread awaits with Atomics.waitAsync, which wakes its event loop at once. Measured at 1,000
- * req/s under load: a median send lag of 0.04 ms where setTimeout gave 0.6–0.7 ms. Two bounds keep
- * its cost small:
+ * req/s under load: a median send lag of 0.04 ms where setTimeout gave 0.6–0.7 ms. Its cost is its
+ * thread's wake-ups (20–60 µs of CPU each on a 2-core VM, a bare C nanosleep's too; the spin is a
+ * small part), so it wakes as seldom as the precision allows:
  *
- * - it fires at most once per MIN_WAKE_GAP_MS: entries due closer together go out together, and
+ * - it fires at most once per MIN_WAKE_GAP_MS: entries due closer together go out together;
  * - it spins only the last SPIN_SHARE of the gap before a wake (at most SPIN_MAX_MS), to beat the
- *   kernel's timer slack: at most a twentieth of a core.
+ *   kernel's timer slack: at most a twentieth of a core;
+ * - it is notified of an arm only when the arm is earlier than its sleep's end (SLEEP_UNTIL), and,
+ *   having fired, it sleeps until a gap like the last has passed: on an even schedule (the pacer's)
+ *   the next arm is read when it wakes for it, one wake-up per wake where it took two; and
+ * - the arms of one wake's callbacks (a tick's next request, links' next pieces) are made once, after them.
  *
  * Beside it, a ref'd timer is the backstop: it keeps the event loop alive while an entry is pending
  * (neither the unref'd helper nor a pending waitAsync does) and runs the due entries should the
@@ -31,7 +36,17 @@
  */
 import { Worker } from 'node:worker_threads';
 import { monotonicMs } from './monotonic.js';
-import { ARM_SEQ, READY, SHARED_BYTES, SPIN_MS, sharedViews, WAKE_AT, WAKE_SEQ } from './shared.js';
+import {
+  ARM_SEQ,
+  READY,
+  SHARED_BYTES,
+  SLEEP_UNTIL,
+  SPIN_MS,
+  sharedViews,
+  TASK_ID,
+  WAKE_AT,
+  WAKE_SEQ,
+} from './shared.js';
 
 /** The service fires at most this often; entries due closer together go out together. */
 export const MIN_WAKE_GAP_MS = 0.25;
@@ -101,6 +116,8 @@ export class WakeUps {
   /** The wake time armed now, or +Infinity; NaN forces the next arm to publish. */
   private armedAtMs = Number.POSITIVE_INFINITY;
   private lastWakeMs = Number.NEGATIVE_INFINITY;
+  /** Callbacks of a wake are running: their entries are armed for once, when they are done. */
+  private firing = false;
   /** Wakes, for tests and benchmarks: by the helper thread, and by the backstop timer. */
   readonly wakes = { thread: 0, timer: 0 };
 
@@ -116,6 +133,11 @@ export class WakeUps {
   /** Whether the helper thread paces (else the backstop timer alone does: while it starts, or when it cannot). */
   get precise(): boolean {
     return this.thread !== undefined && Atomics.load(this.ints, READY) === 1;
+  }
+
+  /** The helper's OS thread id once it runs (Linux), else undefined: benchmarks read its CPU in /proc. */
+  get taskId(): number | undefined {
+    return this.precise ? Atomics.load(this.ints, TASK_ID) || undefined : undefined;
   }
 
   /** How many entries are pending. */
@@ -161,6 +183,7 @@ export class WakeUps {
     this.lastWakeMs = now;
     this.armedAtMs = Number.NaN; // whatever was armed has fired (or is moot): arm afresh below
     const later: Entry[] = [];
+    this.firing = true;
     try {
       for (let head = this.heap[0]; head !== undefined && head.dueMs <= now; head = this.heap[0]) {
         this.remove(head);
@@ -174,6 +197,7 @@ export class WakeUps {
     } finally {
       // A callback that throws leaves the rest pending, armed for.
       for (const entry of later) if (entry.index === DEFERRED) this.push(entry);
+      this.firing = false;
       this.arm();
     }
   }
@@ -192,6 +216,7 @@ export class WakeUps {
 
   /** Arms the helper and the backstop timer for the earliest entry (or disarms both). */
   private arm(): void {
+    if (this.firing) return;
     const head = this.heap[0];
     const wakeAt =
       head === undefined ? Number.POSITIVE_INFINITY : Math.max(head.dueMs, this.lastWakeMs + MIN_WAKE_GAP_MS);
@@ -203,8 +228,9 @@ export class WakeUps {
       const seen = Atomics.load(this.ints, WAKE_SEQ);
       this.times[WAKE_AT] = wakeAt;
       this.times[SPIN_MS] = Math.min(SPIN_MAX_MS, SPIN_SHARE * (wakeAt - this.lastWakeMs));
-      Atomics.add(this.ints, ARM_SEQ, 1);
-      Atomics.notify(this.ints, ARM_SEQ);
+      Atomics.add(this.ints, ARM_SEQ, 1); // a full fence before reading SLEEP_UNTIL (wake-thread.ts sleep)
+      // The helper reads the arm when its sleep ends: a wake-up (tens of µs of CPU) only for an earlier time.
+      if (!(wakeAt - this.times[SPIN_MS]! >= this.times[SLEEP_UNTIL]!)) Atomics.notify(this.ints, ARM_SEQ);
       if (wakeAt !== Number.POSITIVE_INFINITY && !this.waiting) this.waitForThread(seen);
     }
     if (this.backstop !== undefined) this.timer.clear(this.backstop);
