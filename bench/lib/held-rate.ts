@@ -17,6 +17,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { threadWakeUps } from '../../src/clock/index.js';
 import { runOpenLoop } from '../../src/load/index.js';
 import { mappingInFrontOf } from '../../src/proxy/mapping.js';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
@@ -53,6 +54,8 @@ export interface PathResult {
  */
 export interface Cpu {
   selfMsPer1k: number;
+  /** Of selfMsPer1k: the wake-up service's helper thread (src/clock/wake-thread.ts). */
+  clockMsPer1k: number;
   upstreamMsPer1k: number;
 }
 
@@ -77,9 +80,21 @@ function processCpuMs(pid: number): number {
   }
 }
 
+/** CPU ms of this process's thread `id` so far (its scheduler run time, ns resolution; NaN where it cannot be read). */
+function threadCpuMs(id: number | undefined): number {
+  try {
+    if (id === undefined) return Number.NaN;
+    return Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Open-loop run of RUN_MS at `rate` to `port` (p99 from each request's intended start). */
 async function ours(port: number, rate: number, upstreamPid: number, proxy?: HostedProxy): Promise<Measured> {
+  const clockId = threadWakeUps().taskId; // the pacer's wake-up helper (src/clock/wake-thread.ts)
   const self = process.cpuUsage();
+  const clock = threadCpuMs(clockId);
   const upstream = processCpuMs(upstreamPid);
   const result = await runOpenLoop({
     url: `http://127.0.0.1:${port}/`,
@@ -97,6 +112,7 @@ async function ours(port: number, rate: number, upstreamPid: number, proxy?: Hos
     errors: result.errors,
     cpu: {
       selfMsPer1k: (used.user + used.system) / 1000 / thousands,
+      clockMsPer1k: (threadCpuMs(clockId) - clock) / thousands,
       upstreamMsPer1k: (processCpuMs(upstreamPid) - upstream) / thousands,
     },
   };
