@@ -16,8 +16,8 @@
  * a direct path stopped (30k, the old top), so that its figure is its own and not the ladder's.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { threadWakeUps } from '../../src/clock/index.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { HELPER_NAME } from '../../src/clock/index.js';
 import { runOpenLoop } from '../../src/load/index.js';
 import { mappingInFrontOf } from '../../src/proxy/mapping.js';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
@@ -54,7 +54,7 @@ export interface PathResult {
  */
 export interface Cpu {
   selfMsPer1k: number;
-  /** Of selfMsPer1k: the wake-up service's helper thread (src/clock/wake-thread.ts). */
+  /** Of selfMsPer1k: the wake-up services' helper threads (src/clock/wake-thread.ts). */
   clockMsPer1k: number;
   upstreamMsPer1k: number;
 }
@@ -80,11 +80,24 @@ function processCpuMs(pid: number): number {
   }
 }
 
-/** CPU ms of this process's thread `id` so far (its scheduler run time, ns resolution; NaN where it cannot be read). */
-function threadCpuMs(id: number | undefined): number {
+/**
+ * CPU ms so far of this process's wake-up helpers (src/clock/wake-thread.ts: the generator thread's, which paces,
+ * and any other thread's), found by their thread name; scheduler run time, ns resolution; NaN where not Linux.
+ */
+function clockThreadsCpuMs(): number {
   try {
-    if (id === undefined) return Number.NaN;
-    return Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    let ms = 0;
+    let found = 0;
+    for (const id of readdirSync('/proc/self/task')) {
+      try {
+        if (readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() !== HELPER_NAME) continue;
+        ms += Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+        found++;
+      } catch {
+        // The thread ended while read.
+      }
+    }
+    return found > 0 ? ms : Number.NaN;
   } catch {
     return Number.NaN;
   }
@@ -92,9 +105,8 @@ function threadCpuMs(id: number | undefined): number {
 
 /** Open-loop run of RUN_MS at `rate` to `port` (p99 from each request's intended start). */
 async function ours(port: number, rate: number, upstreamPid: number, proxy?: HostedProxy): Promise<Measured> {
-  const clockId = threadWakeUps().taskId; // the pacer's wake-up helper (src/clock/wake-thread.ts)
   const self = process.cpuUsage();
-  const clock = threadCpuMs(clockId);
+  const clock = clockThreadsCpuMs();
   const upstream = processCpuMs(upstreamPid);
   const result = await runOpenLoop({
     url: `http://127.0.0.1:${port}/`,
@@ -112,7 +124,7 @@ async function ours(port: number, rate: number, upstreamPid: number, proxy?: Hos
     errors: result.errors,
     cpu: {
       selfMsPer1k: (used.user + used.system) / 1000 / thousands,
-      clockMsPer1k: (threadCpuMs(clockId) - clock) / thousands,
+      clockMsPer1k: (clockThreadsCpuMs() - clock) / thousands,
       upstreamMsPer1k: (processCpuMs(upstreamPid) - upstream) / thousands,
     },
   };

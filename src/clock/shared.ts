@@ -1,7 +1,7 @@
 /**
  * The memory a thread's wake-up service (wake-ups.ts) shares with its helper thread
  * (wake-thread.ts). Each index in its own element size: Int32 0–3 (bytes 0–15), Float64 2–4
- * (bytes 16–39), Int32 10 (bytes 40–43).
+ * (bytes 16–39).
  */
 
 /** Bumped by the owner after every write of WAKE_AT and SPIN_MS: the helper fires at most once per arm. */
@@ -21,9 +21,9 @@ export const SPIN_MS = 3;
  * the time it last woke while awake: an arm whose time is later needs no notify (the helper reads it then).
  */
 export const SLEEP_UNTIL = 4;
-/** The helper's thread id on Linux (/proc/thread-self), 0 elsewhere: for benchmarks to read its CPU. */
-export const TASK_ID = 10;
-export const SHARED_BYTES = 6 * Float64Array.BYTES_PER_ELEMENT;
+export const SHARED_BYTES = 5 * Float64Array.BYTES_PER_ELEMENT;
+/** The helpers' thread name (Linux, at most 15 bytes): what top -H, perf and the benchmarks find them by. */
+export const HELPER_NAME = 'faultline-clock';
 
 export function sharedViews(buffer: SharedArrayBuffer): { ints: Int32Array; times: Float64Array } {
   return { ints: new Int32Array(buffer), times: new Float64Array(buffer) };

@@ -17,10 +17,20 @@
  * The loop never returns to this thread's event loop; terminating the thread interrupts
  * Atomics.wait.
  */
-import { readlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 import { monotonicMs } from './monotonic.js';
-import { ARM_SEQ, READY, SLEEP_SEQ, SLEEP_UNTIL, SPIN_MS, sharedViews, TASK_ID, WAKE_AT, WAKE_SEQ } from './shared.js';
+import {
+  ARM_SEQ,
+  HELPER_NAME,
+  READY,
+  SLEEP_SEQ,
+  SLEEP_UNTIL,
+  SPIN_MS,
+  sharedViews,
+  WAKE_AT,
+  WAKE_SEQ,
+} from './shared.js';
 
 const { ints, times } = sharedViews(workerData as SharedArrayBuffer);
 let firedFor: number | undefined;
@@ -28,9 +38,9 @@ let firedFor: number | undefined;
 let firedAt = Number.NaN;
 let guessAt = Number.POSITIVE_INFINITY;
 try {
-  Atomics.store(ints, TASK_ID, Number(readlinkSync('/proc/thread-self').split('/').pop()) || 0);
+  writeFileSync('/proc/thread-self/comm', HELPER_NAME);
 } catch {
-  // Not Linux: no thread id to give.
+  // Not Linux: the thread keeps its name.
 }
 Atomics.store(ints, READY, 1);
 

@@ -43,7 +43,6 @@ import {
   SLEEP_UNTIL,
   SPIN_MS,
   sharedViews,
-  TASK_ID,
   WAKE_AT,
   WAKE_SEQ,
 } from './shared.js';
@@ -115,6 +114,7 @@ export class WakeUps {
   private backstop: unknown;
   /** The wake time armed now, or +Infinity; NaN forces the next arm to publish. */
   private armedAtMs = Number.POSITIVE_INFINITY;
+  /** The time of the last wake: armed for, or when it came if it came earlier. */
   private lastWakeMs = Number.NEGATIVE_INFINITY;
   /** Callbacks of a wake are running: their entries are armed for once, when they are done. */
   private firing = false;
@@ -133,11 +133,6 @@ export class WakeUps {
   /** Whether the helper thread paces (else the backstop timer alone does: while it starts, or when it cannot). */
   get precise(): boolean {
     return this.thread !== undefined && Atomics.load(this.ints, READY) === 1;
-  }
-
-  /** The helper's OS thread id once it runs (Linux), else undefined: benchmarks read its CPU in /proc. */
-  get taskId(): number | undefined {
-    return this.precise ? Atomics.load(this.ints, TASK_ID) || undefined : undefined;
   }
 
   /** How many entries are pending. */
@@ -180,7 +175,9 @@ export class WakeUps {
   private fire(): void {
     const now = this.now();
     const asked = this.asked;
-    this.lastWakeMs = now;
+    // Gaps count from the time armed, not from when this thread got to it: an even schedule's wakes stay
+    // evenly spaced (the helper foresees the next), and MIN_WAKE_GAP_MS apart on average all the same.
+    this.lastWakeMs = this.armedAtMs < now ? this.armedAtMs : now;
     this.armedAtMs = Number.NaN; // whatever was armed has fired (or is moot): arm afresh below
     const later: Entry[] = [];
     this.firing = true;
