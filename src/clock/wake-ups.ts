@@ -36,16 +36,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { monotonicMs } from './monotonic.js';
-import {
-  ARM_SEQ,
-  READY,
-  SHARED_BYTES,
-  SLEEP_UNTIL,
-  SPIN_MS,
-  sharedViews,
-  WAKE_AT,
-  WAKE_SEQ,
-} from './shared.js';
+import { ARM_SEQ, READY, SHARED_BYTES, SLEEP_UNTIL, SPIN_MS, sharedViews, WAKE_AT, WAKE_SEQ } from './shared.js';
 
 /** The service fires at most this often; entries due closer together go out together. */
 export const MIN_WAKE_GAP_MS = 0.25;
