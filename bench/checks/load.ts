@@ -477,7 +477,8 @@ const rungText = (result: PathResult): string => {
     `idle p99 ${result.idleP99Ms.toFixed(2)} ms` +
     (last ? `; at ${last.rate} req/s p99 ${last.p99Ms.toFixed(1)} ms (${last.held ? 'held' : 'missed'})` : '') +
     (cpu && Number.isFinite(total)
-      ? `; CPU per 1k req at ${result.heldRate} req/s: this process ${cpu.selfMsPer1k.toFixed(0)} ms, upstream ` +
+      ? `; CPU per 1k req at ${result.heldRate} req/s: this process ${cpu.selfMsPer1k.toFixed(0)} ms ` +
+        `(clock thread ${cpu.clockMsPer1k.toFixed(1)} ms), upstream ` +
         `${cpu.upstreamMsPer1k.toFixed(0)} ms, 2 cores at most ${Math.round(2e6 / total)} req/s`
       : '')
   );

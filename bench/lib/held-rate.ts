@@ -16,7 +16,8 @@
  * a direct path stopped (30k, the old top), so that its figure is its own and not the ladder's.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { HELPER_NAME } from '../../src/clock/index.js';
 import { runOpenLoop } from '../../src/load/index.js';
 import { mappingInFrontOf } from '../../src/proxy/mapping.js';
 import { startHostedProxy, type HostedProxy } from '../../src/proxy-host/index.js';
@@ -53,6 +54,8 @@ export interface PathResult {
  */
 export interface Cpu {
   selfMsPer1k: number;
+  /** Of selfMsPer1k: the wake-up services' helper threads (src/clock/wake-thread.ts). */
+  clockMsPer1k: number;
   upstreamMsPer1k: number;
 }
 
@@ -77,9 +80,33 @@ function processCpuMs(pid: number): number {
   }
 }
 
+/**
+ * CPU ms so far of this process's wake-up helpers (src/clock/wake-thread.ts: the generator thread's, which paces,
+ * and any other thread's), found by their thread name; scheduler run time, ns resolution; NaN where not Linux.
+ */
+function clockThreadsCpuMs(): number {
+  try {
+    let ms = 0;
+    let found = 0;
+    for (const id of readdirSync('/proc/self/task')) {
+      try {
+        if (readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() !== HELPER_NAME) continue;
+        ms += Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+        found++;
+      } catch {
+        // The thread ended while read.
+      }
+    }
+    return found > 0 ? ms : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Open-loop run of RUN_MS at `rate` to `port` (p99 from each request's intended start). */
 async function ours(port: number, rate: number, upstreamPid: number, proxy?: HostedProxy): Promise<Measured> {
   const self = process.cpuUsage();
+  const clock = clockThreadsCpuMs();
   const upstream = processCpuMs(upstreamPid);
   const result = await runOpenLoop({
     url: `http://127.0.0.1:${port}/`,
@@ -97,6 +124,7 @@ async function ours(port: number, rate: number, upstreamPid: number, proxy?: Hos
     errors: result.errors,
     cpu: {
       selfMsPer1k: (used.user + used.system) / 1000 / thousands,
+      clockMsPer1k: (clockThreadsCpuMs() - clock) / thousands,
       upstreamMsPer1k: (processCpuMs(upstreamPid) - upstream) / thousands,
     },
   };

@@ -4,6 +4,7 @@
  * uses it, on one helper thread.
  */
 export { monotonicMs } from './monotonic.js';
+export { HELPER_NAME } from './shared.js';
 export {
   MIN_WAKE_GAP_MS,
   threadWakeUps,
