@@ -19,7 +19,7 @@ import { beginMeasuring } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
 import { LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
-import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
+import { ControlClient, plural, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
 import {
   runLoad,
@@ -463,9 +463,9 @@ class ExperimentRun {
     }
     const client = this.controls.get(placement.control)!;
     const count = await client.requestCount(id);
-    fault.record.acted = typeof count === 'number' ? count > 0 : null;
+    fault.record.acted = typeof count === 'string' ? null : count.count > 0;
     fault.record.actedDetail =
-      typeof count === 'number' ? `the plane counted ${count} requests that reached it` : count;
+      typeof count === 'string' ? count : `the plane counted ${plural(count.count, count.unit)}`;
     await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
   }
 

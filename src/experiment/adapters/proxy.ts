@@ -166,7 +166,7 @@ function since(before: Traffic, after: Traffic): Traffic {
   return { count: after.count - (before.unit === after.unit ? before.count : 0), unit: after.unit };
 }
 
-function plural(count: number, unit: string): string {
+export function plural(count: number, unit: string): string {
   return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
@@ -253,10 +253,10 @@ export class ControlClient {
   }
 
   /**
-   * The plane's requestCount for the fault, read before it is cleared: a number, or why there is none (the plane no
+   * The plane's requestCount for the fault and its unit, read before it is cleared, or why there is none (the plane no
    * longer lists it, or its status could not be read).
    */
-  async requestCount(id: string): Promise<number | string> {
+  async requestCount(id: string): Promise<{ count: number; unit: string } | string> {
     let answer: Record<string, unknown>;
     try {
       answer = await adminRequest(this.options(), 'GET', '/chaos/status');
@@ -268,7 +268,9 @@ export class ControlClient {
     if (fault === undefined)
       return 'the plane no longer lists it (it was cleared there), so whether it acted is unknown';
     const count = fault['requestCount'] ?? fault['request_count'];
-    return typeof count === 'number' ? count : 'the plane gives no requestCount for it, so whether it acted is unknown';
+    if (typeof count !== 'number') return 'the plane gives no requestCount for it, so whether it acted is unknown';
+    // Ours names what it counted (an HTTP request, a delay on plain TCP); mcp-chaos-monkey's counts requests.
+    return { count, unit: typeof fault['unit'] === 'string' ? fault['unit'] : 'request' };
   }
 
   async clear(id: string): Promise<void> {
