@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { spellingsOf, type FaultDeclaration, type FieldDeclaration } from '../src/proxy/faults/declaration.js';
-import { LIST_FAULTS } from '../src/proxy/faults/declarations.js';
+import { LIST_FAULTS, NETWORK_FAULTS } from '../src/proxy/faults/declarations.js';
 import { withFaultTable } from '../src/proxy/faults/table.js';
 import { HTTP_FAULTS } from '../src/proxy/http/declarations.js';
 import { validateFault } from '../src/proxy/index.js';
@@ -68,6 +68,19 @@ test("a declared default is the default the fault's reader fills in", () => {
   }
 });
 
+test("a scenario fault's hints name its own arguments, and each has its scenario tool's description", () => {
+  for (const fault of NETWORK_FAULTS as readonly FaultDeclaration[]) {
+    assert.ok(fault.scenario, `${fault.type} has no scenario description`);
+    const idle = fault.idle;
+    if (idle === undefined) continue;
+    const named = fault.fields.flatMap((field) => (field.argument ? [field.argument.name] : []));
+    assert.ok(
+      named.some((name) => new RegExp(`\\b${name}\\b`).test(idle)),
+      `${fault.type}.idle names none of ${named}`,
+    );
+  }
+});
+
 test('declarations are leaf modules: they import only other declarations', () => {
   const dirs = ['src/proxy/faults', 'src/proxy/http'];
   for (const dir of dirs) {
@@ -109,10 +122,9 @@ function sources(): Array<{ path: string; code: string }> {
 const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   latencyMs: 'cloud/export, scenario result, the load and experiment code use latencyMs for measured latency',
   latency_ms: 'toolcall and experiment predicates name measured latency so',
-  loss_rate: "cloud rehearsal and export tools use fault's argument",
   bytesPerSecond: 'cloud/export (FIS, Chaos Mesh)',
   delayMs: 'toolcall plane and pacer use the same word for their own delays',
-  status_code: 'verdict (injected answers), cloud rehearsal, experiment suggestions',
+  status_code: 'verdict (injected answers), experiment suggestions and predicates, LLM transport, tool help',
   statusCode: 'HTTP clients and servers everywhere',
   retry_after: 'held proxy tool description',
   retryAfter: 'LLM transports and the HTTP transport',

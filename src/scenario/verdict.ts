@@ -289,6 +289,7 @@ function untouchedReasons(
         // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
         inconclusive.push(noOp);
       } else if (!faults.some(networkFaultActed)) {
+        const idle = networkFault(spec.fault.type)?.idle;
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on ` +
             `the traffic${window} (${sum(faults, 'applications')} applications ` +
@@ -296,7 +297,7 @@ function untouchedReasons(
             `no data crossed it in the direction it acts on (side ` +
             `${spec.fault.side ?? 'server'}, direction ` +
             `${spec.fault.direction ?? 'ingress'})` +
-            (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
+            (idle === undefined ? '' : `, or ${idle}`) +
             '.',
         );
       }

@@ -17,6 +17,7 @@ export const HTTP_ERROR = {
       help: 'the status answered',
       argument: { name: 'status_code', default: 500, help: 'error: status, 400..599 (default 500)' },
       chaosFlag: { name: 'status', default: 503 },
+      fis: { parameter: 'statusCode' },
     },
     {
       key: 'error_body',
