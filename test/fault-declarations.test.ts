@@ -14,6 +14,7 @@ import { withFaultTable } from '../src/proxy/faults/table.js';
 import { HTTP_FAULTS } from '../src/proxy/http/declarations.js';
 import { validateFault } from '../src/proxy/index.js';
 import { validateHttpFault } from '../src/proxy/http/index.js';
+import { describeHttpFault } from '../src/scenario/http-fault.js';
 import { repoRoot } from './helpers/repo.js';
 
 const ALL: readonly FaultDeclaration[] = [...LIST_FAULTS, ...HTTP_FAULTS];
@@ -81,6 +82,26 @@ test("a scenario fault's hints name its own arguments, and each has its scenario
   }
 });
 
+test("an HTTP fault's report line is its declaration's, after the probability", () => {
+  const line = (spec: Record<string, unknown>) => describeHttpFault(validateHttpFault({ probability: 0.5, ...spec }));
+  assert.equal(line({ type: 'latency', delay: 20 }), 'HTTP Latency: 20.00 ms, Probability: 50%');
+  assert.equal(line({ type: 'error', statusCode: 502 }), 'HTTP Error: Status: 502, Probability: 50%, not forwarded');
+  assert.equal(line({ type: 'rate_limit' }), 'HTTP Rate Limit: 429, Retry-After 60s, Probability: 50%');
+  assert.equal(line({ type: 'timeout' }), 'HTTP Timeout: held until the client gives up, Probability: 50%');
+  assert.equal(line({ type: 'timeout', hang: 300 }), 'HTTP Timeout: held 300 ms, then closed, Probability: 50%');
+  assert.equal(line({ type: 'malformed' }), 'HTTP Malformed body, Probability: 50%');
+  assert.equal(
+    line({ type: 'schema_mismatch', missing_fields: ['a.b', 'c'] }),
+    'HTTP Schema Mismatch: without a.b, c, Probability: 50%',
+  );
+  assert.equal(line({ type: 'connection_refused' }), 'HTTP Connection Refused (reset), Probability: 50%');
+  assert.equal(line({ type: 'connection_drop', after_ms: 40 }), 'HTTP Connection Drop: after 40 ms, Probability: 50%');
+  assert.equal(
+    line({ type: 'connection_drop', after_bytes: 9 }),
+    'HTTP Connection Drop: after 9 body bytes, Probability: 50%',
+  );
+});
+
 test('declarations are leaf modules: they import only other declarations', () => {
   const dirs = ['src/proxy/faults', 'src/proxy/http'];
   for (const dir of dirs) {
@@ -126,7 +147,6 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   delayMs: 'toolcall plane and pacer use the same word for their own delays',
   status_code: 'verdict (injected answers), experiment suggestions and predicates, LLM transport, tool help',
   statusCode: 'HTTP clients and servers everywhere',
-  retry_after: 'held proxy tool description',
   retryAfter: 'LLM transports and the HTTP transport',
   retryAfterSeconds: 'LLM retry errors',
   missing_fields: 'Chaos Mesh export, held proxy tool description',

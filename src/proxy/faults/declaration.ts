@@ -99,7 +99,7 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   readonly command?: string;
   /** Whether it changed anything, from its counters: the one rule run records, verdicts and experiments use. */
   acted(counters: Counters): boolean;
-  /** fault's report line for a validated spec (`scope`: the side/direction glyphs). */
+  /** fault's report line for a validated spec (`scope`: the side/direction glyphs; HTTP faults: the probability). */
   describe?(spec: Spec, scope: string): string;
   /** Why settings that validate inject nothing (a latency of 0 ms), naming the scenario arguments; else undefined. */
   inert?(spec: Spec): string | undefined;

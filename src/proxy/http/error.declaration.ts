@@ -1,6 +1,7 @@
 /** The HTTP error fault's declaration (see ../faults/declaration.ts). */
 import type { FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpErrorSpec } from './error.js';
 
 export const HTTP_ERROR = {
   type: 'error',
@@ -35,4 +36,6 @@ export const HTTP_ERROR = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (spec, probability) =>
+    `HTTP Error: Status: ${spec.status_code}, ${probability}${spec.forward ? ', forwarded first' : ', not forwarded'}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpErrorSpec>;
