@@ -102,6 +102,17 @@ test("an HTTP fault's report line is its declaration's, after the probability", 
   );
 });
 
+test("the HTTP faults answering in the upstream's place say with which status", () => {
+  const answers = (spec: Record<string, unknown>) =>
+    (HTTP_FAULTS as readonly FaultDeclaration<unknown, unknown>[])
+      .find((fault) => fault.type === spec.type)
+      ?.answers?.(validateHttpFault(spec));
+  assert.equal(answers({ type: 'error' }), 500);
+  assert.equal(answers({ type: 'error', statusCode: 503 }), 503);
+  assert.equal(answers({ type: 'rate_limit' }), 429);
+  assert.equal(answers({ type: 'latency', delay: 5 }), undefined);
+});
+
 test('declarations are leaf modules: they import only other declarations', () => {
   const dirs = ['src/proxy/faults', 'src/proxy/http'];
   for (const dir of dirs) {
@@ -145,7 +156,7 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   latency_ms: 'toolcall and experiment predicates name measured latency so',
   bytesPerSecond: 'cloud/export (FIS, Chaos Mesh)',
   delayMs: 'toolcall plane and pacer use the same word for their own delays',
-  status_code: 'verdict (injected answers), experiment suggestions and predicates, LLM transport, tool help',
+  status_code: 'experiment suggestions and predicates (measured statuses), LLM transport, proxy tool help',
   statusCode: 'HTTP clients and servers everywhere',
   retryAfter: 'LLM transports and the HTTP transport',
   retryAfterSeconds: 'LLM retry errors',

@@ -101,6 +101,11 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   acted(counters: Counters): boolean;
   /** fault's report line for a validated spec (`scope`: the side/direction glyphs; HTTP faults: the probability). */
   describe?(spec: Spec, scope: string): string;
+  /**
+   * HTTP faults answering in the upstream's place: the status they answer with, so a verdict does
+   * not blame the endpoint for those answers.
+   */
+  answers?(spec: Spec): number;
   /** Why settings that validate inject nothing (a latency of 0 ms), naming the scenario arguments; else undefined. */
   inert?(spec: Spec): string | undefined;
   /**

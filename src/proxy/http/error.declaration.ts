@@ -36,6 +36,7 @@ export const HTTP_ERROR = {
     },
   ],
   acted: (counters) => counters.applications > 0,
+  answers: (spec) => spec.status_code,
   describe: (spec, probability) =>
     `HTTP Error: Status: ${spec.status_code}, ${probability}${spec.forward ? ', forwarded first' : ', not forwarded'}`,
 } as const satisfies FaultDeclaration<HttpFaultCounters, HttpErrorSpec>;

@@ -23,5 +23,6 @@ export const HTTP_RATE_LIMIT = {
     },
   ],
   acted: (counters) => counters.applications > 0,
+  answers: () => 429,
   describe: (spec, probability) => `HTTP Rate Limit: 429, Retry-After ${spec.retry_after}s, ${probability}`,
 } as const satisfies FaultDeclaration<HttpFaultCounters, HttpRateLimitSpec>;
