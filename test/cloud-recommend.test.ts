@@ -15,6 +15,8 @@ import {
   recommendExperiments,
   tokenize,
 } from '../src/cloud/index.js';
+import type { FisAction } from '../src/cloud/catalog.js';
+import { localRehearsal } from '../src/cloud/rehearsal.js';
 import { InputError } from '../src/kernel/errors.js';
 import { JUDGED_FINDINGS } from './fixtures/cloud/findings.js';
 import { findingText, KEYWORD_FINDINGS, scoreSet, withOpenParametersSet } from './fixtures/cloud/fis-sets.js';
@@ -143,6 +145,7 @@ describe('matching', () => {
         first('packet loss between ECS tasks').localRehearsal!.tool,
         'fault_run_packet_loss_impact_scenario',
       );
+      assert.deepEqual(first('packet loss between ECS tasks').localRehearsal!.arguments, { loss_rate: 0.07 });
       assert.equal(
         first('ECS tasks cannot connect to the cache port, connections hang').localRehearsal!.tool,
         'fault_run_blackhole_impact_scenario',
@@ -150,6 +153,29 @@ describe('matching', () => {
       assert.equal(first('CPU at 95% on ECS').localRehearsal, null, 'no local scenario stresses CPU: none is claimed');
     },
   );
+
+  test("FIS parameters become fault's arguments by the fields' declarations", () => {
+    const of = (id: string, parameters: Record<string, string>) =>
+      localRehearsal({ id } as FisAction, parameters)!.arguments;
+    assert.deepEqual(of('aws:eks:pod-network-latency', { delayMilliseconds: '80', jitterMilliseconds: '15' }), {
+      latency: 80,
+      deviation: 15,
+      distribution: 'uniform',
+    });
+    assert.deepEqual(of('aws:lambda:invocation-add-delay', {}), { latency: 1000 });
+    assert.deepEqual(of('aws:lambda:invocation-add-delay', { startupDelayMilliseconds: '250' }), { latency: 250 });
+    assert.deepEqual(of('aws:ecs:task-network-packet-loss', { lossPercent: '25' }), { loss_rate: 0.25 });
+    assert.deepEqual(of('aws:fis:inject-api-unavailable-error', {}), {
+      http_fault: 'error',
+      status_code: 503,
+      probability: 0.5,
+    });
+    assert.deepEqual(of('aws:lambda:invocation-http-integration-response', { statusCode: '502' }), {
+      http_fault: 'error',
+      status_code: 502,
+      probability: 1,
+    });
+  });
 
   test('every recommendation for the judged set builds a valid template once its open parameters are set', () => {
     const target = {

@@ -9,11 +9,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { spellingsOf, type FaultDeclaration, type FieldDeclaration } from '../src/proxy/faults/declaration.js';
-import { LIST_FAULTS } from '../src/proxy/faults/declarations.js';
+import { LIST_FAULTS, NETWORK_FAULTS } from '../src/proxy/faults/declarations.js';
 import { withFaultTable } from '../src/proxy/faults/table.js';
 import { HTTP_FAULTS } from '../src/proxy/http/declarations.js';
 import { validateFault } from '../src/proxy/index.js';
 import { validateHttpFault } from '../src/proxy/http/index.js';
+import { describeHttpFault } from '../src/scenario/http-fault.js';
 import { repoRoot } from './helpers/repo.js';
 
 const ALL: readonly FaultDeclaration[] = [...LIST_FAULTS, ...HTTP_FAULTS];
@@ -68,6 +69,50 @@ test("a declared default is the default the fault's reader fills in", () => {
   }
 });
 
+test("a scenario fault's hints name its own arguments, and each has its scenario tool's description", () => {
+  for (const fault of NETWORK_FAULTS as readonly FaultDeclaration[]) {
+    assert.ok(fault.scenario, `${fault.type} has no scenario description`);
+    const idle = fault.idle;
+    if (idle === undefined) continue;
+    const named = fault.fields.flatMap((field) => (field.argument ? [field.argument.name] : []));
+    assert.ok(
+      named.some((name) => new RegExp(`\\b${name}\\b`).test(idle)),
+      `${fault.type}.idle names none of ${named}`,
+    );
+  }
+});
+
+test("an HTTP fault's report line is its declaration's, after the probability", () => {
+  const line = (spec: Record<string, unknown>) => describeHttpFault(validateHttpFault({ probability: 0.5, ...spec }));
+  assert.equal(line({ type: 'latency', delay: 20 }), 'HTTP Latency: 20.00 ms, Probability: 50%');
+  assert.equal(line({ type: 'error', statusCode: 502 }), 'HTTP Error: Status: 502, Probability: 50%, not forwarded');
+  assert.equal(line({ type: 'rate_limit' }), 'HTTP Rate Limit: 429, Retry-After 60s, Probability: 50%');
+  assert.equal(line({ type: 'timeout' }), 'HTTP Timeout: held until the client gives up, Probability: 50%');
+  assert.equal(line({ type: 'timeout', hang: 300 }), 'HTTP Timeout: held 300 ms, then closed, Probability: 50%');
+  assert.equal(line({ type: 'malformed' }), 'HTTP Malformed body, Probability: 50%');
+  assert.equal(
+    line({ type: 'schema_mismatch', missing_fields: ['a.b', 'c'] }),
+    'HTTP Schema Mismatch: without a.b, c, Probability: 50%',
+  );
+  assert.equal(line({ type: 'connection_refused' }), 'HTTP Connection Refused (reset), Probability: 50%');
+  assert.equal(line({ type: 'connection_drop', after_ms: 40 }), 'HTTP Connection Drop: after 40 ms, Probability: 50%');
+  assert.equal(
+    line({ type: 'connection_drop', after_bytes: 9 }),
+    'HTTP Connection Drop: after 9 body bytes, Probability: 50%',
+  );
+});
+
+test("the HTTP faults answering in the upstream's place say with which status", () => {
+  const answers = (spec: Record<string, unknown>) =>
+    (HTTP_FAULTS as readonly FaultDeclaration<unknown, unknown>[])
+      .find((fault) => fault.type === spec.type)
+      ?.answers?.(validateHttpFault(spec));
+  assert.equal(answers({ type: 'error' }), 500);
+  assert.equal(answers({ type: 'error', statusCode: 503 }), 503);
+  assert.equal(answers({ type: 'rate_limit' }), 429);
+  assert.equal(answers({ type: 'latency', delay: 5 }), undefined);
+});
+
 test('declarations are leaf modules: they import only other declarations', () => {
   const dirs = ['src/proxy/faults', 'src/proxy/http'];
   for (const dir of dirs) {
@@ -109,12 +154,10 @@ function sources(): Array<{ path: string; code: string }> {
 const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   latencyMs: 'cloud/export, scenario result, the load and experiment code use latencyMs for measured latency',
   latency_ms: 'toolcall and experiment predicates name measured latency so',
-  loss_rate: "cloud rehearsal and export tools use fault's argument",
   bytesPerSecond: 'cloud/export (FIS, Chaos Mesh)',
   delayMs: 'toolcall plane and pacer use the same word for their own delays',
-  status_code: 'verdict (injected answers), cloud rehearsal, experiment suggestions',
+  status_code: 'experiment suggestions and predicates (measured statuses), LLM transport, proxy tool help',
   statusCode: 'HTTP clients and servers everywhere',
-  retry_after: 'held proxy tool description',
   retryAfter: 'LLM transports and the HTTP transport',
   retryAfterSeconds: 'LLM retry errors',
   missing_fields: 'Chaos Mesh export, held proxy tool description',
@@ -123,6 +166,21 @@ const KNOWN_SPREAD: Readonly<Record<string, string>> = {
   timeoutMs:
     "every module's own timeouts (probes, load, LLM calls, experiments); stall reads it only by its declaration",
 };
+
+/**
+ * What the check below skips: the scenario faults' types and their one-word arguments (`deviation`),
+ * English words too. Their file counts may only fall: lower a ceiling when a count drops.
+ */
+const WORD_CEILING: Readonly<Record<string, number>> = { packet_loss: 9, jitter: 14, deviation: 6 };
+
+test('fault types and one-word arguments spread no further (WORD_CEILING)', () => {
+  const files = sources();
+  for (const [name, ceiling] of Object.entries(WORD_CEILING)) {
+    const word = new RegExp(`\\b${name}\\b`);
+    const where = files.filter((file) => word.test(file.code)).map((file) => file.path);
+    assert.ok(where.length <= ceiling, `${name} is in ${where.length} files (ceiling ${ceiling}): ${where.join(', ')}`);
+  }
+});
 
 test('a fault field is spelled in at most 3 files of src/ (distinctive spellings, comments aside)', () => {
   const files = sources();

@@ -3,6 +3,10 @@
  * stop it, and the local faultline scenario that rehearses the same failure before the cloud run
  * (null where no faultline scenario reproduces it: CPU, memory, instance loss).
  */
+import type { FaultDeclaration } from '../proxy/faults/declaration.js';
+import { LATENCY } from '../proxy/faults/latency.declaration.js';
+import { PACKET_LOSS } from '../proxy/faults/packet-loss.declaration.js';
+import { HTTP_ERROR } from '../proxy/http/error.declaration.js';
 import type { FisAction } from './catalog.js';
 
 export interface LocalRehearsal {
@@ -27,6 +31,26 @@ const STOP_SUGGESTIONS: Array<[RegExp, string]> = [
   [/./, 'an alarm on the service’s error rate or latency SLO (burn rate)'],
 ];
 
+/**
+ * A fault's scenario arguments from FIS action parameters (`lossPercent` 7 → loss_rate 0.07), by
+ * the parameter each field's declaration names; a parameter left out takes `defaults`' value, a
+ * field with neither is left out.
+ */
+function fisArguments(
+  fault: FaultDeclaration,
+  parameters: Readonly<Record<string, string | undefined>>,
+  defaults: Readonly<Record<string, number>> = {},
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const field of fault.fields) {
+    if (field.fis === undefined || field.argument === undefined) continue;
+    const given = parameters[field.fis.parameter];
+    const value = given === undefined ? defaults[field.fis.parameter] : Number(given);
+    if (value !== undefined) out[field.argument.name] = value / (field.fis.divisor ?? 1);
+  }
+  return out;
+}
+
 export function localRehearsal(action: FisAction, parameters: Record<string, string>): LocalRehearsal | null {
   if (action.id === 'aws:ssm:send-command') return documentRehearsal(parameters);
   const dependency =
@@ -39,8 +63,7 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
       return {
         tool: 'fault_run_latency_impact_scenario',
         arguments: {
-          latency: Number(parameters.delayMilliseconds ?? 200),
-          deviation: Number(parameters.jitterMilliseconds ?? 0),
+          ...fisArguments(LATENCY, parameters, { delayMilliseconds: 200, jitterMilliseconds: 0 }),
           distribution: 'uniform',
         },
         note: `the same added delay on the service's traffic, through a local proxy; ${dependency}`,
@@ -48,14 +71,18 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
     case 'aws:lambda:invocation-add-delay':
       return {
         tool: 'fault_run_latency_impact_scenario',
-        arguments: { latency: Number(parameters.startupDelayMilliseconds ?? 1000) },
+        arguments: fisArguments(
+          LATENCY,
+          { delayMilliseconds: parameters.startupDelayMilliseconds },
+          { delayMilliseconds: 1000 },
+        ),
         note: `the function's delay as a delay on calls to it; ${dependency}`,
       };
     case 'aws:ecs:task-network-packet-loss':
     case 'aws:eks:pod-network-packet-loss':
       return {
         tool: 'fault_run_packet_loss_impact_scenario',
-        arguments: { loss_rate: Number(parameters.lossPercent ?? 7) / 100 },
+        arguments: fisArguments(PACKET_LOSS, parameters, { lossPercent: 7 }),
         note: `TCP segment loss with the retransmission stalls it causes; ${dependency}`,
       };
     case 'aws:ecs:task-network-blackhole-port':
@@ -94,13 +121,21 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
     case 'aws:fis:inject-api-internal-error':
       return {
         tool: 'fault_run_http_error_impact_scenario',
-        arguments: { http_fault: 'error', status_code: 500, probability: percentage(parameters.percentage, 0.5) },
+        arguments: {
+          http_fault: 'error',
+          ...fisArguments(HTTP_ERROR, { statusCode: '500' }),
+          probability: percentage(parameters.percentage, 0.5),
+        },
         note: `HTTP 500 answers on the calls the app makes to the API; ${dependency}`,
       };
     case 'aws:fis:inject-api-unavailable-error':
       return {
         tool: 'fault_run_http_error_impact_scenario',
-        arguments: { http_fault: 'error', status_code: 503, probability: percentage(parameters.percentage, 0.5) },
+        arguments: {
+          http_fault: 'error',
+          ...fisArguments(HTTP_ERROR, { statusCode: '503' }),
+          probability: percentage(parameters.percentage, 0.5),
+        },
         note: `HTTP 503 answers on the calls the app makes to the API; ${dependency}`,
       };
     case 'aws:lambda:invocation-error':
@@ -108,7 +143,7 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
         tool: 'fault_run_http_error_impact_scenario',
         arguments: {
           http_fault: 'error',
-          status_code: 500,
+          ...fisArguments(HTTP_ERROR, { statusCode: '500' }),
           probability: percentage(parameters.invocationPercentage, 1),
         },
         note: `HTTP 5xx answers from the function's endpoint; ${dependency}`,
@@ -118,7 +153,7 @@ export function localRehearsal(action: FisAction, parameters: Record<string, str
         tool: 'fault_run_http_error_impact_scenario',
         arguments: {
           http_fault: 'error',
-          status_code: Number(parameters.statusCode ?? 500),
+          ...fisArguments(HTTP_ERROR, parameters, { statusCode: 500 }),
           probability: percentage(parameters.invocationPercentage, 1),
         },
         note: `the same status code from the function's endpoint; ${dependency}`,

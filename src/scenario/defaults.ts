@@ -29,11 +29,6 @@ export const SCENARIO_DEFAULTS = {
   timeout: 10,
   direction: 'ingress' as Direction,
   side: 'server' as Side,
-  // The cloud export tool quotes these in its descriptions.
-  latency: FAULT_ARGUMENT_DEFAULTS['latency'],
-  loss_rate: FAULT_ARGUMENT_DEFAULTS['loss_rate'],
-  rate: FAULT_ARGUMENT_DEFAULTS['rate'],
-  unit: FAULT_ARGUMENT_DEFAULTS['unit'],
 } as const;
 
 /** The HTTP scenario's own defaults; each HTTP fault's arguments default as its declaration says. */

@@ -19,7 +19,7 @@ import {
 } from '../proxy/http/index.js';
 import { scenarioFromArguments, type ScenarioArguments, type ScenarioSpec } from './input.js';
 import { HTTP_SCENARIO_DEFAULTS } from './defaults.js';
-import type { FieldDeclaration } from '../proxy/faults/declaration.js';
+import type { FaultDeclaration, FieldDeclaration } from '../proxy/faults/declaration.js';
 import { HTTP_FAULTS } from '../proxy/http/declarations.js';
 
 export { HTTP_SCENARIO_DEFAULTS };
@@ -95,33 +95,11 @@ export async function httpScenarioFromArguments(
   return { ...spec, httpFault };
 }
 
-/** The fault's line in the report. */
+/** The fault's line in the report: its declaration's, after the probability. */
 export function describeHttpFault(fault: ResolvedHttpFault): string {
-  const p = `Probability: ${(fault.probability * 100).toFixed(0)}%`;
-  switch (fault.type) {
-    case 'error':
-      return `HTTP Error: Status: ${fault.status_code}, ${p}${fault.forward ? ', forwarded first' : ', not forwarded'}`;
-    case 'latency':
-      return `HTTP Latency: ${fault.delay.toFixed(2)} ms, ${p}`;
-    case 'rate_limit':
-      return `HTTP Rate Limit: 429, Retry-After ${fault.retry_after}s, ${p}`;
-    case 'timeout':
-      return (
-        `HTTP Timeout: ` +
-        `${fault.hang === undefined ? 'held until the client gives up' : `held ${fault.hang} ms, then closed`}, ` +
-        `${p}`
-      );
-    case 'malformed':
-      return `HTTP Malformed body, ${p}`;
-    case 'schema_mismatch':
-      return `HTTP Schema Mismatch: without ${fault.missing_fields.join(', ')}, ${p}`;
-    case 'connection_refused':
-      return `HTTP Connection Refused (reset), ${p}`;
-    case 'connection_drop':
-      return (
-        `HTTP Connection Drop: after ` +
-        `${fault.after_ms !== undefined ? `${fault.after_ms} ms` : `${fault.after_bytes} body bytes`}, ` +
-        `${p}`
-      );
-  }
+  const declaration = HTTP_FAULTS.find((each) => each.type === fault.type) as FaultDeclaration<
+    unknown,
+    ResolvedHttpFault
+  >;
+  return declaration.describe!(fault, `Probability: ${(fault.probability * 100).toFixed(0)}%`);
 }

@@ -7,7 +7,10 @@
  */
 import { formatDuration } from '../duration.js';
 import { isExpectedStatus } from '../load/expect-status.js';
+import type { FaultDeclaration } from '../proxy/faults/declaration.js';
 import { networkFault } from '../proxy/faults/declarations.js';
+import { HTTP_FAULTS } from '../proxy/http/declarations.js';
+import { validateHttpFault } from '../proxy/http/index.js';
 import { httpFaultActed, networkFaultActed } from '../proxy/run-record.js';
 import type { ScenarioSpec } from './input.js';
 import type { PhaseResult } from './result.js';
@@ -57,14 +60,15 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
 }
 
 /**
- * The status the scenario's own HTTP fault answers with (error: status_code, rate_limit: 429) and
+ * The status the scenario's own HTTP fault answers with (its declaration's `answers`) and
  * how many times it did, so those answers are not blamed on the endpoint.
  */
 function injectedAnswers(spec: ScenarioSpec, run: PhaseResult): { status: number; count: number } | undefined {
   const fault = spec.httpFault;
   if (!fault) return undefined;
-  const status =
-    fault.type === 'error' ? Number(fault['status_code'] ?? 500) : fault.type === 'rate_limit' ? 429 : undefined;
+  const declaration = HTTP_FAULTS.find((each) => each.type === fault.type) as FaultDeclaration<unknown, unknown>;
+  // Validated: the defaults filled in (a status_code given as "" is the default 500).
+  const status = declaration?.answers?.(validateHttpFault(fault));
   if (status === undefined) return undefined;
   return { status, count: sum(httpCounters(spec, run), 'applications') };
 }
@@ -289,6 +293,7 @@ function untouchedReasons(
         // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
         inconclusive.push(noOp);
       } else if (!faults.some(networkFaultActed)) {
+        const idle = networkFault(spec.fault.type)?.idle;
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on ` +
             `the traffic${window} (${sum(faults, 'applications')} applications ` +
@@ -296,7 +301,7 @@ function untouchedReasons(
             `no data crossed it in the direction it acts on (side ` +
             `${spec.fault.side ?? 'server'}, direction ` +
             `${spec.fault.direction ?? 'ingress'})` +
-            (spec.fault.type === 'packet_loss' ? ', or no segment was lost (raise loss_rate or the traffic)' : '') +
+            (idle === undefined ? '' : `, or ${idle}`) +
             '.',
         );
       }

@@ -74,38 +74,15 @@ const faultInputs = Object.fromEntries(
   NETWORK_FAULTS.map((declaration) => [declaration.type, faultArgumentShape(declaration)]),
 ) as Record<FaultType, z.ZodRawShape>;
 
-const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string }> = [
-  {
-    type: 'latency',
-    name: 'fault_run_latency_impact_scenario',
-    title: 'Run a latency impact scenario',
-    what: 'adds latency (once per request/response, or per chunk)',
-  },
-  {
-    type: 'jitter',
-    name: 'fault_run_jitter_impact_scenario',
-    title: 'Run a jitter impact scenario',
-    what: 'adds a varying delay in [0, amplitude], redrawn frequency times a second',
-  },
-  {
-    type: 'packet_loss',
-    name: 'fault_run_packet_loss_impact_scenario',
-    title: 'Run a packet loss impact scenario',
-    what: 'loses TCP segments, stalling the stream for the retransmission time as real loss does',
-  },
-  {
-    type: 'bandwidth',
-    name: 'fault_run_bandwidth_impact_scenario',
-    title: 'Run a bandwidth impact scenario',
-    what: 'caps the bandwidth',
-  },
-  {
-    type: 'blackhole',
-    name: 'fault_run_blackhole_impact_scenario',
-    title: 'Run a blackhole impact scenario',
-    what: 'stops the traffic (bytes are held, not dropped) until the fault ends',
-  },
-];
+/** One tool per scenario fault, named and described from its declaration, in the declarations' order. */
+const TOOLS: Array<{ type: FaultType; name: string; title: string; what: string }> = NETWORK_FAULTS.map(
+  (declaration) => ({
+    type: declaration.type,
+    name: `fault_run_${declaration.type}_impact_scenario`,
+    title: `Run a ${declaration.type.replace(/_/g, ' ')} impact scenario`,
+    what: declaration.scenario,
+  }),
+);
 
 /**
  * The result's outline: the fields an agent decides on are typed; the rest (the request echoed,

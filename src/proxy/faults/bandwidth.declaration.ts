@@ -11,6 +11,7 @@ export const BANDWIDTH = {
   type: 'bandwidth',
   plane: 'network',
   help: 'a token bucket releasing bytes at the rate, per connection or shared',
+  scenario: 'caps the bandwidth',
   proxyFlag: { name: 'bandwidth', help: 'add a bandwidth cap of RATE in --bandwidth-unit' },
   // Toxiproxy's rate is in KB/s, and 0 passes everything.
   toxic: { type: 'bandwidth', inert: (attributes) => (attributes['rate'] ?? 0) <= 0 },

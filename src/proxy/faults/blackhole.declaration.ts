@@ -10,6 +10,7 @@ export const BLACKHOLE = {
     'both ways by default: nothing reaches the remote (a new connection is not dialled) and nothing is answered; ' +
     'a client still waiting when it ends is served then, one that left never is; `direction` ingress or egress ' +
     'holds one half',
+  scenario: 'stops the traffic (bytes are held, not dropped) until the fault ends',
   proxyFlag: { name: 'blackhole', help: 'add a blackhole: the stream stops (nothing dropped) until the proxy stops' },
   // Both ways, as tc, FIS and Chaos Mesh drop traffic.
   direction: 'both',

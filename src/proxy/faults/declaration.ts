@@ -65,6 +65,12 @@ export interface FieldDeclaration {
   readonly chaosFlag?: { readonly name: string; readonly default?: number };
   /** The Toxiproxy toxic's attribute giving this field (value × `scale`; Toxiproxy answers 0 when it is not sent). */
   readonly toxic?: { readonly attribute: string; readonly scale?: number };
+  /**
+   * The AWS FIS action parameter giving this field's argument (value ÷ `divisor`: `lossPercent` 7 is
+   * a loss_rate of 0.07): the cloud rehearsal reads an FIS action's parameters into the scenario's
+   * arguments by it.
+   */
+  readonly fis?: { readonly parameter: string; readonly divisor?: number };
 }
 
 /** The Toxiproxy toxic a network fault also is (src/toxiproxy/toxics.ts), its attributes on the fields. */
@@ -95,10 +101,22 @@ export interface FaultDeclaration<Counters = unknown, Spec = never> {
   acted(counters: Counters): boolean;
   /** Network faults: what one of its `applications` is, singular, plural by an s ("delay", "held connection"). */
   readonly counts?: string;
-  /** fault's report line for a validated spec (`scope`: the side/direction glyphs). */
+  /** fault's report line for a validated spec (`scope`: the side/direction glyphs; HTTP faults: the probability). */
   describe?(spec: Spec, scope: string): string;
+  /**
+   * HTTP faults answering in the upstream's place: the status they answer with, so a verdict does
+   * not blame the endpoint for those answers.
+   */
+  answers?(spec: Spec): number;
   /** Why settings that validate inject nothing (a latency of 0 ms), naming the scenario arguments; else undefined. */
   inert?(spec: Spec): string | undefined;
+  /**
+   * Network faults a scenario injects: what its scenario tool's proxy does, in the tool's
+   * description (`fault_run_<type>_impact_scenario`).
+   */
+  readonly scenario?: string;
+  /** Why else it may not act though traffic crosses it (no segment lost), naming the arguments to raise. */
+  readonly idle?: string;
 }
 
 /** The bound on every delay a spec gives in milliseconds: up to an hour. */

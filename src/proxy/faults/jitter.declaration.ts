@@ -7,6 +7,7 @@ export const JITTER = {
   type: 'jitter',
   plane: 'network',
   help: 'an extra delay drawn uniformly in [0, amplitude], redrawn frequency times a second',
+  scenario: 'adds a varying delay in [0, amplitude], redrawn frequency times a second',
   proxyFlag: { name: 'jitter-amplitude', help: 'add jitter: extra delay drawn uniformly in [0, ms]' },
   fields: [
     {

@@ -9,6 +9,7 @@ export const LATENCY = {
   type: 'latency',
   plane: 'network',
   help: 'a delay once per message (default) or on every chunk, drawn from a distribution',
+  scenario: 'adds latency (once per request/response, or per chunk)',
   proxyFlag: { name: 'latency', help: 'add latency: centre of the delay in ms' },
   // Toxiproxy's latency: each chunk delayed latency ± jitter, uniformly.
   toxic: { type: 'latency', fixed: { distribution: 'uniform', perOp: true } },
@@ -22,6 +23,7 @@ export const LATENCY = {
       help: 'centre (mean) of the delay added',
       flag: 'latency',
       toxic: { attribute: 'latency' },
+      fis: { parameter: 'delayMilliseconds' },
       argument: { name: 'latency', default: 100, help: 'Mean added delay in milliseconds (default 100)' },
     },
     {
@@ -33,6 +35,7 @@ export const LATENCY = {
       help: "spread of the delay: the normal distribution's standard deviation, uniform's half-width",
       flag: 'latency-deviation',
       toxic: { attribute: 'jitter' },
+      fis: { parameter: 'jitterMilliseconds' },
       argument: { name: 'deviation', default: 0, help: 'Standard deviation in milliseconds (default 0)' },
     },
     {

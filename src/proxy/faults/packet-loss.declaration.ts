@@ -10,6 +10,8 @@ export const PACKET_LOSS = {
   plane: 'network',
   command: 'packet-loss',
   help: "virtual TCP segments lost by a seeded model, each stalling the stream for TCP's recovery time",
+  scenario: 'loses TCP segments, stalling the stream for the retransmission time as real loss does',
+  idle: 'no segment was lost (raise loss_rate or the traffic)',
   proxyFlag: {
     name: 'packet-loss',
     help: 'add packet loss: probability 0..1 that a virtual 1448-byte segment is lost (stalls the stream)',
@@ -23,6 +25,7 @@ export const PACKET_LOSS = {
       ...PROBABILITY,
       help: 'fraction of virtual 1448-byte segments lost',
       flag: 'packet-loss',
+      fis: { parameter: 'lossPercent', divisor: 100 },
       argument: {
         name: 'loss_rate',
         help: "Fraction of TCP segments lost (default 0.05); each stalls the stream for TCP's recovery",

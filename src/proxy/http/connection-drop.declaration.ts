@@ -1,6 +1,7 @@
 /** The HTTP connection_drop fault's declaration (see ../faults/declaration.ts). */
 import { MILLISECONDS, type FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpConnectionDropSpec } from './connection-drop.js';
 
 export const HTTP_CONNECTION_DROP = {
   type: 'connection_drop',
@@ -27,4 +28,8 @@ export const HTTP_CONNECTION_DROP = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (spec, probability) =>
+    `HTTP Connection Drop: after ` +
+    `${spec.after_ms !== undefined ? `${spec.after_ms} ms` : `${spec.after_bytes} body bytes`}, ` +
+    `${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpConnectionDropSpec>;

@@ -1,6 +1,7 @@
 /** The HTTP error fault's declaration (see ../faults/declaration.ts). */
 import type { FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpErrorSpec } from './error.js';
 
 export const HTTP_ERROR = {
   type: 'error',
@@ -17,6 +18,7 @@ export const HTTP_ERROR = {
       help: 'the status answered',
       argument: { name: 'status_code', default: 500, help: 'error: status, 400..599 (default 500)' },
       chaosFlag: { name: 'status', default: 503 },
+      fis: { parameter: 'statusCode' },
     },
     {
       key: 'error_body',
@@ -34,4 +36,7 @@ export const HTTP_ERROR = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  answers: (spec) => spec.status_code,
+  describe: (spec, probability) =>
+    `HTTP Error: Status: ${spec.status_code}, ${probability}${spec.forward ? ', forwarded first' : ', not forwarded'}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpErrorSpec>;

@@ -1,6 +1,7 @@
 /** The HTTP latency fault's declaration (see ../faults/declaration.ts). */
 import { MILLISECONDS, type FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpLatencySpec } from './latency.js';
 
 export const HTTP_LATENCY = {
   type: 'latency',
@@ -20,4 +21,5 @@ export const HTTP_LATENCY = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (spec, probability) => `HTTP Latency: ${spec.delay.toFixed(2)} ms, ${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpLatencySpec>;

@@ -1,6 +1,7 @@
 /** The HTTP malformed fault's declaration (see ../faults/declaration.ts). */
 import type { FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpMalformedSpec } from './malformed.js';
 
 export const HTTP_MALFORMED = {
   type: 'malformed',
@@ -15,4 +16,5 @@ export const HTTP_MALFORMED = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (_spec, probability) => `HTTP Malformed body, ${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpMalformedSpec>;

@@ -1,6 +1,7 @@
 /** The HTTP rate_limit fault's declaration (see ../faults/declaration.ts). */
 import type { FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpRateLimitSpec } from './rate-limit.js';
 
 export const HTTP_RATE_LIMIT = {
   type: 'rate_limit',
@@ -22,4 +23,6 @@ export const HTTP_RATE_LIMIT = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  answers: () => 429,
+  describe: (spec, probability) => `HTTP Rate Limit: 429, Retry-After ${spec.retry_after}s, ${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpRateLimitSpec>;

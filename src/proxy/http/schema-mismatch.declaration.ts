@@ -1,6 +1,7 @@
 /** The HTTP schema_mismatch fault's declaration (see ../faults/declaration.ts). */
 import type { FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpSchemaMismatchSpec } from './schema-mismatch.js';
 
 export const HTTP_SCHEMA_MISMATCH = {
   type: 'schema_mismatch',
@@ -18,4 +19,5 @@ export const HTTP_SCHEMA_MISMATCH = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (spec, probability) => `HTTP Schema Mismatch: without ${spec.missing_fields.join(', ')}, ${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpSchemaMismatchSpec>;

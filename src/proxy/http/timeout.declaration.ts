@@ -1,6 +1,7 @@
 /** The HTTP timeout fault's declaration (see ../faults/declaration.ts). */
 import { MILLISECONDS, type FaultDeclaration } from '../faults/declaration.js';
 import type { HttpFaultCounters } from './fault.js';
+import type { HttpTimeoutSpec } from './timeout.js';
 
 export const HTTP_TIMEOUT = {
   type: 'timeout',
@@ -22,4 +23,8 @@ export const HTTP_TIMEOUT = {
     },
   ],
   acted: (counters) => counters.applications > 0,
-} as const satisfies FaultDeclaration<HttpFaultCounters>;
+  describe: (spec, probability) =>
+    `HTTP Timeout: ` +
+    `${spec.hang === undefined ? 'held until the client gives up' : `held ${spec.hang} ms, then closed`}, ` +
+    `${probability}`,
+} as const satisfies FaultDeclaration<HttpFaultCounters, HttpTimeoutSpec>;
