@@ -408,7 +408,7 @@ describe('review tools: configuration, timeouts, cancellation, bad input', () =>
       fake.queueChat({ delayMs: 10_000, content: '{"score": 0.5, "explanation": "late"}' });
       const result = await session.call('fault_score_performance', { snippet: SNIPPET, lang: 'python' });
       assert.equal(result.isError, true);
-      assert.match(textOf(result), /LLM timeout: .*ollama model qwen2\.5-coder:7b.*300 ms/);
+      assert.match(textOf(result), /LLM timeout: .*ollama model qwen2\.5-coder:7b.*300ms/);
       assert.equal(fake.chatRequests().at(-1)!.body.model, 'qwen2.5-coder:7b');
     } finally {
       await session.close();
