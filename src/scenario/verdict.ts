@@ -21,7 +21,11 @@ export type { Verdict, VerdictWithReasons };
  *   before fault_start (run.ts, faultWindow).
  */
 export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn = true): VerdictWithReasons {
-  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
+  const over = run.slosWindow
+    ? ` over the ${run.slosWindow.requests} requests due in the fault window ` +
+      `(${formatDuration(run.slosWindow.fromMs)} to ${windowEnd(spec)})`
+    : '';
+  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed${over}.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
@@ -329,11 +333,16 @@ function emptyWindowReason(spec: ScenarioSpec, run: PhaseResult, switchedOn: boo
   if (switchedOn && dueInWindow !== 0) return undefined;
   const type = spec.httpFault ? `HTTP ${spec.httpFault.type.replace('_', ' ')}` : spec.fault.type.replace('_', ' ');
   const rate = spec.clients * spec.rps;
-  const end = spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
+  const end = windowEnd(spec);
   return (
     `the ${type} fault met no request: none was due in its window (${formatDuration(spec.faultStartMs)} to ${end}; ` +
     `one request every ${formatDuration(1000 / rate)} at ${+rate.toFixed(3)} requests/s)` +
     (switchedOn ? '' : ', and every request had settled before it opened, so it was never switched on') +
     ': start it earlier (fault_start), lengthen it (fault_duration) or raise the rate.'
   );
+}
+
+/** Where the fault window ends, as the reasons say it. */
+function windowEnd(spec: ScenarioSpec): string {
+  return spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
 }
