@@ -61,4 +61,25 @@ describe('scenario trial fixes', () => {
     );
     assert.match(report, /While the fault was active \(1s–1\.3s\)/);
   });
+
+  test('a capacity run that completed no request is inconclusive, saying why, not failed on its error SLO', async () => {
+    const spec = await scenarioFromArguments(
+      'blackhole',
+      { url: `${app.origin}/ok`, strategy: 'capacity', duration: '2s', timeout: 1, num_clients: 2 },
+      limits,
+    );
+    const result = await runScenario(spec);
+    const capacity = result.run.capacity!;
+    assert.equal(capacity.responses, 0);
+    assert.ok(capacity.timeouts > 0, `${capacity.timeouts} timeouts`);
+    assert.equal(result.verdict, 'inconclusive');
+    assert.match(
+      result.verdictReasons[0]!,
+      new RegExp(
+        `^the closed loop completed no request in 2s \\(${capacity.sent} sent: ${capacity.timeouts} timed out ` +
+          'after 1s.*\\), so it measured no requests/s: with a fault that holds every request',
+      ),
+    );
+    assert.match(renderReport(result), /^\*\*Verdict: Inconclusive\*\* — the closed loop completed no request/m);
+  });
 });

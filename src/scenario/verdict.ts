@@ -192,6 +192,20 @@ function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasu
       warnings: [],
     };
   }
+  if (capacity.responses === 0) {
+    // Every request failed (timed out, reset, refused): no requests/s was sustained, so there is nothing to size, and
+    // its error SLO "failed" over requests that never completed. docs/network.md: a capacity run completed nothing.
+    const other = capacity.errors - capacity.timeouts;
+    return {
+      nothingMeasured:
+        `the closed loop completed no request in ${seconds} (${capacity.sent} sent: ` +
+        `${capacity.timeouts} timed out after ${formatDuration(Math.max(1000, spec.timeoutMs))}` +
+        `${other > 0 ? `, ${other} failed otherwise` : ''}), so it measured no requests/s: ` +
+        'with a fault that holds every request (blackhole, stall), use strategy load, ' +
+        'whose SLOs judge each request from its intended start.',
+      warnings: [],
+    };
+  }
   const opened = spec.proxies.length === 0 ? (run.proxy.mappings[0]?.connections ?? 0) : 0;
   // autocannon reopens after its own timeouts too; only count what the target closed.
   if (opened <= spec.clients || capacity.timeouts > 0) return { warnings: [] };
