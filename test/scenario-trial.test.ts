@@ -10,7 +10,7 @@ import { makeConfig } from '../src/config.js';
 import { renderReport } from '../src/report/markdown.js';
 import { runScenario, scenarioFromArguments } from '../src/scenario/index.js';
 import { startApp } from './fixtures/scenario/app.js';
-import type { TestServer } from './fixtures/load/servers.js';
+import { closedPort, type TestServer } from './fixtures/load/servers.js';
 
 const limits = makeConfig().scenario;
 let app: TestServer;
@@ -81,5 +81,33 @@ describe('scenario trial fixes', () => {
       ),
     );
     assert.match(renderReport(result), /^\*\*Verdict: Inconclusive\*\* — the closed loop completed no request/m);
+  });
+
+  test('with proxies, a url where nothing listens is said first, before the mapping the app never used', async () => {
+    const [dead, listen] = [await closedPort(), await closedPort()];
+    const spec = await scenarioFromArguments(
+      'latency',
+      {
+        url: `http://127.0.0.1:${dead}/`,
+        duration: '500ms',
+        num_clients: 1,
+        rps: 8,
+        latency: 50,
+        slos: ['errors < 1%'],
+        proxies: [`${listen}=127.0.0.1:${app.port}#dep`],
+      },
+      limits,
+    );
+    const result = await runScenario(spec);
+    const requests = result.run.load!.requests;
+    assert.equal(result.verdict, 'failed');
+    assert.deepEqual(result.verdictReasons.slice(0, 2), [
+      'SLO "errors < 1%" failed.',
+      `the load could not connect to the url 127.0.0.1:${dead}: ${requests} of ${requests} requests refused ` +
+        '(nothing listening there): is the service running there?',
+    ]);
+    assert.ok(
+      result.verdictReasons.some((reason) => reason.startsWith(`the app made no connection to 127.0.0.1:${listen}`)),
+    );
   });
 });

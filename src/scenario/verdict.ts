@@ -121,8 +121,9 @@ function hintFor(status: number): string {
  * really happened, where the agent reads first.
  */
 function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const urlRefused = urlRefusedHint(spec, run);
   const failures = Object.entries(run.targetConnectFailures ?? {});
-  if (failures.length === 0) return [];
+  if (failures.length === 0) return urlRefused;
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
   const why =
     `${total} time${total === 1 ? '' : 's'} ` +
@@ -141,9 +142,23 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     .filter(({ counters }) => counters.connectFailures > 0)
     .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
+    ...urlRefused,
     `the proxy could not connect to the app's dependency ` +
       `${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
       "the app saw each call as a reset: is the dependency running at the mapping's remote address?",
+  ];
+}
+
+/**
+ * With `proxies` the load connects to the url itself, so a url where nothing listens is refused to the load: said
+ * before anything about the mappings, which the app never had a chance to use.
+ */
+function urlRefusedHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const refused = spec.proxies.length > 0 ? (run.load?.errorsByClass.refused ?? 0) : 0;
+  if (refused === 0) return [];
+  return [
+    `the load could not connect to the url ${new URL(spec.url).host}: ${refused} of ${run.load!.requests} ` +
+      'requests refused (nothing listening there): is the service running there?',
   ];
 }
 
