@@ -5,11 +5,14 @@
  * first; two mappings on one port and a negative seed are refused when read.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { renderReport } from '../src/report/markdown.js';
 import { runScenario, scenarioFromArguments } from '../src/scenario/index.js';
 import { startApp } from './fixtures/scenario/app.js';
+import { connectInMemory, textOf } from './helpers/mcp.js';
+import { cliPath } from './helpers/repo.js';
 import { closedPort, type TestServer } from './fixtures/load/servers.js';
 
 const limits = makeConfig().scenario;
@@ -109,5 +112,51 @@ describe('scenario trial fixes', () => {
     assert.ok(
       result.verdictReasons.some((reason) => reason.startsWith(`the app made no connection to 127.0.0.1:${listen}`)),
     );
+  });
+
+  test('two mappings on one port and a seed that is negative or fractional are refused when read', async () => {
+    const url = `${app.origin}/ok`;
+    const [port, other] = [await closedPort(), await closedPort()];
+    await assert.rejects(
+      scenarioFromArguments(
+        'latency',
+        { url, proxies: [`${port}=127.0.0.1:${app.port}`, `${other}=127.0.0.1:1`, `${port}=127.0.0.1:2`] },
+        limits,
+      ),
+      new RegExp(
+        `^InputError: proxies\\[2\\] \\("${port}=127\\.0\\.0\\.1:2"\\): local port ${port} is also ` +
+          `proxies\\[0\\] \\("${port}=127\\.0\\.0\\.1:${app.port}"\\)`,
+      ),
+    );
+    for (const seed of [-1, 1.5]) {
+      await assert.rejects(
+        scenarioFromArguments('latency', { url, seed }, limits),
+        /^InputError: seed: must be a whole/,
+      );
+    }
+    // The CLI exits 2 naming the flags (it reached EADDRINUSE with exit 1), and the MCP tool answers an error.
+    const cli = spawnSync(
+      process.execPath,
+      [cliPath, 'run', 'latency', '--url', url, '--proxy', `${port}=127.0.0.1:1`, '--proxy', `${port}=127.0.0.1:2`],
+      { encoding: 'utf8' },
+    );
+    assert.equal(cli.status, 2, cli.stderr);
+    assert.match(cli.stderr, new RegExp(`--proxy\\[1\\] .*local port ${port} is also --proxy\\[0\\]`));
+    const negative = spawnSync(process.execPath, [cliPath, 'run', 'latency', '--url', url, '--seed', '-1'], {
+      encoding: 'utf8',
+    });
+    assert.equal(negative.status, 2, negative.stderr);
+    assert.match(negative.stderr, /--seed: must be a whole number ≥ 0 \(got -1\)/);
+    const mcp = await connectInMemory();
+    try {
+      const result = await mcp.client.callTool({
+        name: 'fault_run_latency_impact_scenario',
+        arguments: { url, seed: -1, duration: '500ms' },
+      });
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /seed: must be a whole number ≥ 0/);
+    } finally {
+      await mcp.close();
+    }
   });
 });
