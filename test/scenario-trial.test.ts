@@ -5,7 +5,12 @@
  * first; two mappings on one port and a negative seed are refused when read.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { EXPORT_LIMITS, exportScenario } from '../src/cloud/index.js';
 import { after, before, describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { renderReport } from '../src/report/markdown.js';
@@ -158,5 +163,31 @@ describe('scenario trial fixes', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  test("the k6 export of a partial fault window puts the SLOs' thresholds on the window's requests", async () => {
+    const spec = await scenarioFromArguments(
+      'latency',
+      {
+        url: 'http://checkout.internal:8080/pay',
+        duration: '10s',
+        fault_start: '5s',
+        fault_duration: '400ms',
+        slos: ['p95 < 200ms', 'errors < 1%'],
+      },
+      EXPORT_LIMITS,
+    );
+    const { document } = await exportScenario(spec, 'k6');
+    const options = JSON.parse(/export const options = (\{[\s\S]*?\n\});/.exec(document)![1]!);
+    assert.deepEqual(options.thresholds, {
+      'http_req_duration{fault:in}': ['p(95)<200'],
+      'http_req_failed{fault:in}': ['rate<0.01'],
+    });
+    assert.match(document, /const inFault = t >= 5000 && t < 5400;/);
+    assert.match(document, /inFault \? Object\.assign\(\{\}, params, \{ tags: \{ fault: 'in' \} \}\) : params\);/);
+    const file = join(mkdtempSync(join(tmpdir(), 'trial-k6-')), 'load.mjs');
+    writeFileSync(file, document);
+    await promisify(execFile)(process.execPath, ['--check', file]);
+    rmSync(file);
   });
 });
