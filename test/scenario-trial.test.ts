@@ -57,7 +57,7 @@ describe('scenario trial fixes', () => {
     assert.ok(load.percentiles.find((row) => row.percentile === 75)!.latencyMs < 500);
     assert.deepEqual(result.run.slosWindow, { fromMs: 1000, toMs: 1300, requests: window.requests });
     assert.equal(result.verdict, 'failed');
-    assert.ok(result.run.slos[0]!.observed >= 1000, `window p80 ${result.run.slos[0]!.observed} ms`);
+    assert.ok(result.run.slos[0]!.observed > 500, `window p80 ${result.run.slos[0]!.observed} ms`);
     assert.equal(
       result.verdictReasons[0],
       `SLO "p80 < 500ms" failed over the ${window.requests} requests due in the fault window (1s to 1.3s).`,
