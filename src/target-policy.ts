@@ -341,6 +341,14 @@ export function checkMappings(mappings: readonly MappingEnds[], policy: TargetPo
   }
   mappings.forEach((mapping, index) => {
     const name = `${what}[${index}] (${JSON.stringify(mapping.text)})`;
+    // Two listeners on one port: refused when read, not met as EADDRINUSE once the run has started.
+    const first = mapping.listenPort === 0 ? -1 : mappings.findIndex((m) => m.listenPort === mapping.listenPort);
+    if (first >= 0 && first < index) {
+      throw new InputError(
+        `${name}: local port ${mapping.listenPort} is also ${what}[${first}] (${JSON.stringify(mappings[first]!.text)}); ` +
+          'give each mapping its own port',
+      );
+    }
     const portRefusal = listenPortRefusal(mapping.listenPort);
     if (portRefusal !== undefined) throw new InputError(`${name}: local ${portRefusal}`);
     // A flag (--proxy) is this command line's; a tool argument's opt-in is the server's flag.

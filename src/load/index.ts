@@ -33,7 +33,7 @@ export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
 export { watchThisThread, type ThreadLoadGauge } from './thread-load.js';
 export { runCapacity, type CapacityResult } from './capacity.js';
-export { summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
+export { latenciesIn, summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';
 export type { ErrorClass } from './error-class.js';
 export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';

@@ -112,6 +112,12 @@ export function summarizeSamples(
   };
 }
 
+/** The latencies (ms, in order of intended start) of the requests whose intended start is in [fromMs, toMs). */
+export function latenciesIn(samples: RequestSamples, window: { fromMs: number; toMs: number }): Float64Array {
+  const first = lowerBound(samples.intendedStartMs, samples.count, window.fromMs);
+  return samples.latencyMs.subarray(first, lowerBound(samples.intendedStartMs, samples.count, window.toMs));
+}
+
 /** The first index in sorted[0, count) whose value is ≥ value. */
 function lowerBound(sorted: Float64Array, count: number, value: number): number {
   let low = 0;

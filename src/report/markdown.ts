@@ -236,10 +236,18 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
   for (const row of load.percentiles)
     line(`| p${row.percentile} | ${fixed2(row.latencyMs)} | ${row.requests} (${row.percentOfTotal.toFixed(1)}%) |`);
   line();
-  if (phase.slos.length > 0) renderSlos(phase.slos, line);
+  if (phase.slos.length > 0) renderSlos(phase.slos, line, phase.slosWindow);
 }
 
-function renderSlos(slos: SloResult[], line: Line): void {
+function renderSlos(slos: SloResult[], line: Line, window?: PhaseResult['slosWindow']): void {
+  if (window) {
+    // The table above is the whole run's; the verdict is the window's, as an experiment judges its window.
+    line(
+      `SLOs judged over the ${window.requests} requests due while the fault was active ` +
+        `(${formatDuration(window.fromMs)}–${formatDuration(window.toMs)}), not over the whole run:`,
+    );
+    line();
+  }
   line('| SLO       | Pass? | Objective | Margin | Num. Requests Over Threshold (% of total) |');
   line('|-----------|-------|-----------|--------|------------------------------------------|');
   for (const slo of slos) {

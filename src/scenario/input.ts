@@ -163,8 +163,8 @@ export async function scenarioFromArguments(
     parseSlo(text, `${spell('slos')}[${index}]`),
   );
   const strategy = choice(args.strategy ?? 'load', ['load', 'capacity'], spell('strategy')) as Strategy;
-  if (args.seed !== undefined && !Number.isSafeInteger(args.seed))
-    throw new InputError(`${spell('seed')}: must be an integer`);
+  if (args.seed !== undefined && !(Number.isSafeInteger(args.seed) && args.seed >= 0))
+    throw new InputError(`${spell('seed')}: must be a whole number ≥ 0 (got ${args.seed})`);
   const scheduled = (clients * rps * durationMs) / 1000;
   if (strategy === 'load' && scheduled < 1) {
     // The first request is due at 0 s, so it would be sent anyway, and the achieved rate over so

@@ -80,6 +80,11 @@ export interface PhaseResult {
   /** Closed-loop figures (strategy "capacity"). */
   capacity: CapacityResult | null;
   slos: SloResult[];
+  /**
+   * Set when the SLOs were judged over the requests due in a fault window shorter than the run (as an experiment
+   * judges a window), not over the whole phase, whose figures the report still gives: the window and its requests.
+   */
+  slosWindow?: { fromMs: number; toMs: number; requests: number } | null;
   /** SLOs that could not be evaluated: latency SLOs in a closed-loop (capacity) run. */
   slosNotEvaluated: string[];
   /** Every evaluated SLO passed. */

@@ -14,7 +14,7 @@
  */
 import { OperationalError } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
-import { runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
+import { latenciesIn, runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
 import { refuseInProduction } from '../production.js';
 import { validateHttpFault } from '../proxy/http/index.js';
@@ -209,12 +209,24 @@ async function runPhase(
   };
 }
 
-type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosNotEvaluated'>;
+type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosWindow' | 'slosNotEvaluated'>;
 
+/**
+ * A fault window shorter than the run is judged over the requests due in it, as an experiment judges its window:
+ * over the whole phase a short fault is diluted (8 slow requests of 100 pass p95). A window no request was due in is
+ * judged over the phase; the verdict then says the fault met no request (verdict.ts).
+ */
 function openLoopMeasures(spec: ScenarioSpec, phase: 'baseline' | 'fault', load: OpenLoopResult): Measures {
   const sorted = Float64Array.from(load.samples.latencyMs.subarray(0, load.samples.count)).sort();
-  const slos = evaluateSlos(spec.slos, sorted, load.errors);
-  return { load: loadFigures(spec, phase, load, sorted), capacity: null, slos, slosNotEvaluated: [] };
+  const figures = loadFigures(spec, phase, load, sorted);
+  const window = figures.duringFault;
+  if (window && window.requests > 0) {
+    const inWindow = Float64Array.from(latenciesIn(load.samples, window)).sort();
+    const slos = evaluateSlos(spec.slos, inWindow, window.errors);
+    const slosWindow = { fromMs: window.fromMs, toMs: window.toMs, requests: window.requests };
+    return { load: figures, capacity: null, slos, slosWindow, slosNotEvaluated: [] };
+  }
+  return { load: figures, capacity: null, slos: evaluateSlos(spec.slos, sorted, load.errors), slosNotEvaluated: [] };
 }
 
 /** The closed loop has no per-request latencies from an intended start: only error SLOs apply. */

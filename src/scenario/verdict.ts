@@ -24,7 +24,11 @@ export type { Verdict, VerdictWithReasons };
  *   before fault_start (run.ts, faultWindow).
  */
 export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn = true): VerdictWithReasons {
-  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed.`);
+  const over = run.slosWindow
+    ? ` over the ${run.slosWindow.requests} requests due in the fault window ` +
+      `(${formatDuration(run.slosWindow.fromMs)} to ${windowEnd(spec)})`
+    : '';
+  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed${over}.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
@@ -121,8 +125,9 @@ function hintFor(status: number): string {
  * really happened, where the agent reads first.
  */
 function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const urlRefused = urlRefusedHint(spec, run);
   const failures = Object.entries(run.targetConnectFailures ?? {});
-  if (failures.length === 0) return [];
+  if (failures.length === 0) return urlRefused;
   const total = failures.reduce((sum, [, count]) => sum + count, 0);
   const why =
     `${total} time${total === 1 ? '' : 's'} ` +
@@ -141,9 +146,23 @@ function unreachableHint(spec: ScenarioSpec, run: PhaseResult): string[] {
     .filter(({ counters }) => counters.connectFailures > 0)
     .map(({ counters, mapping }) => `${mapping.text} × ${counters.connectFailures}`);
   return [
+    ...urlRefused,
     `the proxy could not connect to the app's dependency ` +
       `${why}${remotes.length > 0 ? `, through ${remotes.join(', ')}` : ''}; ` +
       "the app saw each call as a reset: is the dependency running at the mapping's remote address?",
+  ];
+}
+
+/**
+ * With `proxies` the load connects to the url itself, so a url where nothing listens is refused to the load: said
+ * before anything about the mappings, which the app never had a chance to use.
+ */
+function urlRefusedHint(spec: ScenarioSpec, run: PhaseResult): string[] {
+  const refused = spec.proxies.length > 0 ? (run.load?.errorsByClass.refused ?? 0) : 0;
+  if (refused === 0) return [];
+  return [
+    `the load could not connect to the url ${new URL(spec.url).host}: ${refused} of ${run.load!.requests} ` +
+      'requests refused (nothing listening there): is the service running there?',
   ];
 }
 
@@ -189,6 +208,20 @@ function closedLoopReasons(spec: ScenarioSpec, run: PhaseResult): { nothingMeasu
         'reads only responses that end by their length, so a body ended ' +
         'by closing the connection (HTTP/1.0) is never counted; ' +
         'use strategy load, which reads any response.',
+      warnings: [],
+    };
+  }
+  if (capacity.responses === 0) {
+    // Every request failed (timed out, reset, refused): no requests/s was sustained, so there is nothing to size, and
+    // its error SLO "failed" over requests that never completed. docs/network.md: a capacity run completed nothing.
+    const other = capacity.errors - capacity.timeouts;
+    return {
+      nothingMeasured:
+        `the closed loop completed no request in ${seconds} (${capacity.sent} sent: ` +
+        `${capacity.timeouts} timed out after ${formatDuration(Math.max(1000, spec.timeoutMs))}` +
+        `${other > 0 ? `, ${other} failed otherwise` : ''}), so it measured no requests/s: ` +
+        'with a fault that holds every request (blackhole, stall), use strategy load, ' +
+        'whose SLOs judge each request from its intended start.',
       warnings: [],
     };
   }
@@ -334,11 +367,16 @@ function emptyWindowReason(spec: ScenarioSpec, run: PhaseResult, switchedOn: boo
   if (switchedOn && dueInWindow !== 0) return undefined;
   const type = spec.httpFault ? `HTTP ${spec.httpFault.type.replace('_', ' ')}` : spec.fault.type.replace('_', ' ');
   const rate = spec.clients * spec.rps;
-  const end = spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
+  const end = windowEnd(spec);
   return (
     `the ${type} fault met no request: none was due in its window (${formatDuration(spec.faultStartMs)} to ${end}; ` +
     `one request every ${formatDuration(1000 / rate)} at ${+rate.toFixed(3)} requests/s)` +
     (switchedOn ? '' : ', and every request had settled before it opened, so it was never switched on') +
     ': start it earlier (fault_start), lengthen it (fault_duration) or raise the rate.'
   );
+}
+
+/** Where the fault window ends, as the reasons say it. */
+function windowEnd(spec: ScenarioSpec): string {
+  return spec.faultEndMs >= spec.durationMs ? 'the end of the run' : formatDuration(spec.faultEndMs);
 }

@@ -13,10 +13,13 @@ export function exportK6(spec: ScenarioSpec, options: ExportOptions): ExportResu
   const perSecond = spec.clients * spec.rps;
   const notes: string[] = [];
   const scenario = k6LoadScenario(spec, notes, spell);
+  // A fault window shorter than the run is judged over the requests due in it (scenario/run.ts), as the
+  // experiment's export does: its requests are tagged fault:in and the thresholds are on that sub-metric.
+  const partial = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs;
   const thresholds: Record<string, string[]> = {};
   for (const slo of spec.slos) {
     const { metric, expression } = k6Threshold(slo);
-    (thresholds[metric] ??= []).push(expression);
+    (thresholds[partial ? `${metric}{fault:in}` : metric] ??= []).push(expression);
   }
   const headers = { ...spec.headers };
   if (spec.body !== '' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
@@ -27,18 +30,29 @@ export function exportK6(spec: ScenarioSpec, options: ExportOptions): ExportResu
     `// k6 load from a faultline ${spec.fault.type} scenario: ${perSecond} ` +
       `requests/s for ${goDuration(spec.durationMs)}, timeout ` +
       `${goDuration(spec.timeoutMs)}.`,
-    "// Thresholds are the scenario's SLOs. Inject the fault separately (the fis or chaos-mesh export).",
+    partial
+      ? `// Thresholds are the scenario's SLOs over the requests due in its fault window ` +
+        `(${spec.faultStartMs}ms to ${spec.faultEndMs}ms, tagged fault:in). ` +
+        'Inject the fault separately (the fis or chaos-mesh export).'
+      : "// Thresholds are the scenario's SLOs. Inject the fault separately (the fis or chaos-mesh export).",
     "import http from 'k6/http';",
+    ...(partial ? ["import exec from 'k6/execution';"] : []),
     '',
     `export const options = ${JSON.stringify(scenarioOptions, null, 2)};`,
     '',
     `const params = ${JSON.stringify(params, null, 2)};`,
     '',
     'export default function () {',
+    ...(partial
+      ? [
+          '  const t = Date.now() - exec.scenario.startTime;',
+          `  const inFault = t >= ${spec.faultStartMs} && t < ${spec.faultEndMs};`,
+        ]
+      : []),
     `  http.request(${JSON.stringify(spec.method)}, ` +
       `${JSON.stringify(spec.url)}, ` +
       `${spec.body === '' ? 'null' : JSON.stringify(spec.body)}, ` +
-      `params);`,
+      `${partial ? "inFault ? Object.assign({}, params, { tags: { fault: 'in' } }) : params" : 'params'});`,
     '}',
     '',
   ].join('\n');
