@@ -7,8 +7,6 @@
  * A request the host cancelled (its id written to the shared cancel cell) stops tree-sitter's
  * parse and query through their progress callbacks, so the thread is free for the next request.
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DefinitionStore } from './definition-store.js';
 import type { DefinitionList } from './index.js';
@@ -22,21 +20,11 @@ import {
 
 const data = workerData as ListingThreadData;
 
-/**
- * This thread yields the CPU to the host's main thread: its warm-up runs while the host starts.
- * On an idle second core the niceness changes nothing; on a busy machine (load 13 on 2 cores,
- * Linux grouping a process's threads for the scheduler) the warm-up at the host's priority took
- * the host's start-up from ~2.0 to ~4.5 s to tools/list, at niceness 10 ~2.6 s (19 gained little
- * more and left the warm-up unfinished at the first call). While a request runs the host waits for
- * it, so it costs the request little. Linux names a thread by its id in /proc/thread-self;
- * elsewhere the thread keeps the host's priority.
+/*
+ * The thread keeps the host's priority. A niced thread (10) spared a loaded host's start-up, but
+ * its requests then waited behind every other process: at load 14 five small listings took over
+ * the 5 s a closing stdin allows (test/stdio-hardening). A thread that answers must not starve.
  */
-const NICENESS = 10;
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), NICENESS);
-} catch {
-  // Not Linux, or not allowed: the default priority.
-}
 const cancelCell = new Int32Array(data.cancel);
 
 /** Loaded once: the first import of the tree-sitter side is part of what the warm-up pays. */

@@ -15,7 +15,6 @@
  * length, so they expire on the plane even if this process is killed outright.
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
-import { beginMeasuring } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
 import { LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
@@ -204,7 +203,6 @@ class ExperimentRun {
     let load: OpenLoopResult | undefined;
     let rollbacks: ExperimentResult['rollbacks'] = [];
     let started = false;
-    const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       await this.preflight();
@@ -261,7 +259,6 @@ class ExperimentRun {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
       signal?.removeEventListener('abort', onCancel);
-      endMeasuring();
       for (const timer of this.timers) clearTimeout(timer);
       this.halt.abort();
       this.finish.abort();

@@ -13,7 +13,6 @@
  * throws or is cancelled. This file turns what it measured into fault's report figures (ScenarioResult).
  */
 import { OperationalError } from '../kernel/errors.js';
-import { beginMeasuring } from '../measuring.js';
 import { latenciesIn, runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
 import { refuseInProduction } from '../production.js';
@@ -60,22 +59,15 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   let baseline: PhaseResult | null = null;
   let run: PhaseResult | undefined;
   let switchedOn = false;
-  // Optional work on this thread (an MCP server's code warm-up) waits until the run is over: the
-  // proxy runs here, so its steps would be reported as the target's latency (src/measuring.ts).
-  const endMeasuring = beginMeasuring();
-  try {
-    for (const [index, phase] of phases.entries()) {
-      const result = await runPhase(spec, phase, seed, {
-        signal: options.signal,
-        onProgress:
-          options.onProgress &&
-          ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
-      });
-      if (phase === 'baseline') baseline = result.phase;
-      else ({ phase: run, faultSwitchedOn: switchedOn } = result);
-    }
-  } finally {
-    endMeasuring();
+  for (const [index, phase] of phases.entries()) {
+    const result = await runPhase(spec, phase, seed, {
+      signal: options.signal,
+      onProgress:
+        options.onProgress &&
+        ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
+    });
+    if (phase === 'baseline') baseline = result.phase;
+    else ({ phase: run, faultSwitchedOn: switchedOn } = result);
   }
   const fault = run!;
   const url = new URL(spec.url);
