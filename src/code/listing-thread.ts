@@ -27,6 +27,8 @@ export interface ListingThreadData {
   warmUp: string[];
   /** One Int32 cell: the id of the request under way that the host cancelled. */
   cancel: SharedArrayBuffer;
+  /** One Int32 cell: 1 while the host measures a run, when the warm-up holds between its steps (hold()). */
+  hold: SharedArrayBuffer;
 }
 
 /** The definition store the thread writes what it parsed to, after answering (DefinitionStore.portable()). */
@@ -72,6 +74,7 @@ interface Pending {
 export class ListingThread {
   private worker: Worker | undefined;
   private readonly cancelCell = new Int32Array(new SharedArrayBuffer(4));
+  private readonly holdCell = new Int32Array(new SharedArrayBuffer(4));
   private nextId = 1;
   private readonly waiting: Pending[] = [];
   /** The request sent to the thread and not answered yet (possibly cancelled meanwhile). */
@@ -92,6 +95,11 @@ export class ListingThread {
   start(): void {
     this.ensureWorker(this.warmUp);
     this.idle();
+  }
+
+  /** Holds the warm-up between its steps (requests are answered as ever), or lets it go on. */
+  hold(on: boolean): void {
+    Atomics.store(this.holdCell, 0, on ? 1 : 0);
   }
 
   /** Whether the thread is running (for tests). */
@@ -181,7 +189,11 @@ export class ListingThread {
 
   private ensureWorker(warmUp: readonly string[]): Worker {
     if (this.worker) return this.worker;
-    const data: ListingThreadData = { warmUp: [...warmUp], cancel: this.cancelCell.buffer as SharedArrayBuffer };
+    const data: ListingThreadData = {
+      warmUp: [...warmUp],
+      cancel: this.cancelCell.buffer as SharedArrayBuffer,
+      hold: this.holdCell.buffer as SharedArrayBuffer,
+    };
     const worker = new Worker(new URL('./listing-worker.js', import.meta.url), {
       workerData: data,
       // A host run with --input-type (node -e) passes it on, and a worker started with it fails to start.

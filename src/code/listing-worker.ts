@@ -26,6 +26,9 @@ const data = workerData as ListingThreadData;
  * the 5 s a closing stdin allows (test/stdio-hardening). A thread that answers must not starve.
  */
 const cancelCell = new Int32Array(data.cancel);
+const holdCell = new Int32Array(data.hold);
+/** How often a held warm-up looks again whether the host still measures. */
+const HOLD_POLL_MS = 25;
 
 /** Loaded once: the first import of the tree-sitter side is part of what the warm-up pays. */
 const loading = Promise.all([
@@ -108,8 +111,14 @@ async function answer(request: ListingRequest): Promise<{ reply: ListingReply; l
   }
 }
 
+/** A warm-up step waits for the requests (whenIdle) and, while the host measures a run, for its end. */
+async function beforeWarmUpStep(): Promise<void> {
+  await whenIdle;
+  while (Atomics.load(holdCell, 0) !== 0) await new Promise((resolve) => setTimeout(resolve, HOLD_POLL_MS));
+}
+
 if (data.warmUp.length > 0) {
   void import('./warm-up.js')
-    .then(({ warmUpCode }) => warmUpCode(data.warmUp, { beforeStep: () => whenIdle }))
+    .then(({ warmUpCode }) => warmUpCode(data.warmUp, { beforeStep: beforeWarmUpStep }))
     .finally(() => parentPort!.postMessage({ id: 0 } satisfies ListingReply));
 }

@@ -187,7 +187,13 @@ function startCodeThread(config: Config, log: Logger): void {
     return;
   }
   import('../code/listing-thread.js')
-    .then(({ startListingThread }) => startListingThread()?.warmedUp)
+    .then(async ({ startListingThread }) => {
+      const thread = startListingThread();
+      // Its warm-up holds while a scenario or experiment measures here (src/measuring.ts).
+      const { onMeasuring } = await import('../measuring.js');
+      if (thread) onMeasuring((measuring) => thread.hold(measuring));
+      return thread?.warmedUp;
+    })
     .then(() => log.debug('code warm-up: done'))
     .catch((error: unknown) => log.debug('listing thread: %s', messageOf(error)));
 }

@@ -15,6 +15,7 @@
  * length, so they expire on the plane even if this process is killed outright.
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
+import { beginMeasuring } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
 import { LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
@@ -203,6 +204,8 @@ class ExperimentRun {
     let load: OpenLoopResult | undefined;
     let rollbacks: ExperimentResult['rollbacks'] = [];
     let started = false;
+    // Optional work (the listing thread's warm-up) holds while this run measures (src/measuring.ts).
+    const endMeasuring = beginMeasuring();
     try {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       await this.preflight();
@@ -259,6 +262,7 @@ class ExperimentRun {
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
       signal?.removeEventListener('abort', onCancel);
+      endMeasuring();
       for (const timer of this.timers) clearTimeout(timer);
       this.halt.abort();
       this.finish.abort();

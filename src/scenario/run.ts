@@ -12,6 +12,7 @@
  * thread (proxy-host/) and the load on the generator thread, and stops everything it started before it returns,
  * throws or is cancelled. This file turns what it measured into fault's report figures (ScenarioResult).
  */
+import { beginMeasuring } from '../measuring.js';
 import { OperationalError } from '../kernel/errors.js';
 import { latenciesIn, runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
@@ -59,15 +60,21 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   let baseline: PhaseResult | null = null;
   let run: PhaseResult | undefined;
   let switchedOn = false;
-  for (const [index, phase] of phases.entries()) {
-    const result = await runPhase(spec, phase, seed, {
-      signal: options.signal,
-      onProgress:
-        options.onProgress &&
-        ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
-    });
-    if (phase === 'baseline') baseline = result.phase;
-    else ({ phase: run, faultSwitchedOn: switchedOn } = result);
+  // Measuring from the first phase to the last, so optional work does not slip in between (src/measuring.ts).
+  const endMeasuring = beginMeasuring();
+  try {
+    for (const [index, phase] of phases.entries()) {
+      const result = await runPhase(spec, phase, seed, {
+        signal: options.signal,
+        onProgress:
+          options.onProgress &&
+          ((doneMs, message) => options.onProgress!({ doneMs: index * phaseMs + doneMs, totalMs, message })),
+      });
+      if (phase === 'baseline') baseline = result.phase;
+      else ({ phase: run, faultSwitchedOn: switchedOn } = result);
+    }
+  } finally {
+    endMeasuring();
   }
   const fault = run!;
   const url = new URL(spec.url);
