@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { InputError } from '../kernel/errors.js';
 import { checkMappings, targetLookup, type TargetPolicy } from '../target-policy.js';
 import { ClientEnd } from './client-end.js';
-import { ConnectionTable, type ProxiedConnection } from './connection.js';
+import { ConnectionTable, type ConnectionEvent, type ProxiedConnection } from './connection.js';
 import { NetworkFaultList } from './fault-list.js';
 import type { FaultCounters } from './faults/fault.js';
 import type { FaultSpec } from './faults/index.js';
@@ -78,18 +78,8 @@ interface EventBase {
   client: string;
 }
 
-export type ProxyEvent =
-  | (EventBase & { type: 'open' })
-  | (EventBase & { type: 'connect_failed'; error: string })
-  | (EventBase & {
-      type: 'close';
-      bytesUpstream: number;
-      bytesDownstream: number;
-      durationMs: number;
-      error?: string;
-      /** The remote was never dialled: a fault (blackhole) held the connection until the client left. */
-      neverDialled?: true;
-    });
+/** A connection's event (connection.ts), with where it happened. */
+export type ProxyEvent = EventBase & ConnectionEvent;
 
 export interface MappingCounters {
   mapping: string;
