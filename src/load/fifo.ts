@@ -3,7 +3,7 @@
  * open-loop generator may queue hundreds of thousands of requests when the target stalls.
  */
 export class Fifo<T> {
-  private items: (T | undefined)[] = [];
+  private items: (T | undefined)[] = emptyGeneric();
   private head = 0;
 
   get length(): number {
@@ -31,4 +31,17 @@ export class Fifo<T> {
     }
     return item;
   }
+}
+
+/**
+ * An empty array whose elements are already of V8's generic kind. `shift` stores `undefined`, which
+ * turns an array of small integers (the generator's queues of request indices) into one of any
+ * values; a new queue starting as integers again made the generator's optimised `peek`, `shift`
+ * and `oldestInFlight` meet an array of another map at each run's start and be thrown away
+ * (`--trace-deopt`: "wrong map"). Kinds only ever widen, so this one stays generic.
+ */
+function emptyGeneric<T>(): (T | undefined)[] {
+  const items: (T | undefined)[] = [undefined];
+  items.pop();
+  return items;
 }

@@ -9,7 +9,7 @@
  * process — never to the user's target, whose state and logs it must not touch. The same code
  * (connection, response parser, scheduler, proxy links) then runs warm when the clock starts
  * (`faultline run` at 5,000 req/s, three interleaved runs on a loaded machine: second 0's p95
- * 89–346 ms without the warm-up, 45–141 ms with it; costs ~0.6 s once per process). Since the
+ * 89–346 ms without the warm-up, 45–141 ms with it; cost ~0.6 s once per process, ~1 s with the second pass below). Since the
  * generator runs on a thread of its own, that thread's code starts cold in a fresh isolate and
  * needs the longer warm-up: `faultline run` at 5,000 req/s, 10 interleaved CLI runs each, second
  * 0's p95 (median) was 11.6 ms with the generator on the proxy's thread and a 250 ms warm-up,
@@ -26,19 +26,36 @@
  * (`--trace-opt`), whether the warm-up lasted 0.6 or 1.5 s or ran at 10,000 req/s, and on 2
  * cores those compiles compete with the load; the second phase compiled 16-20.
  *
+ * Why "again": the warm-up's own edge and end (a tick that passes an edge, the schedule's last
+ * request, the last exchanges, a fresh run's queues) run branches the hot functions had never
+ * seen, and V8 throws their optimised code away there (`--trace-deopt`: tick, start,
+ * exchangeEnded, oldestInFlight, closeCompleteSeconds...), after which nothing calls them until
+ * the first phase, which pays for compiling them again in its first few hundred milliseconds:
+ * `perf sched` showed V8's compiler threads taking 20-55 ms of each 100 ms of the machine there,
+ * against 0-9 in the second phase. A second, shorter pass (WARM_UP_AGAIN_MS, fresh connections,
+ * the fault cleared: what a first phase brings up) has that recompiled with the feedback of a
+ * whole run. Measured under SCHED_FIFO at load ~11, `faultline run latency
+ * --latency 0 --baseline` at 4,000 req/s, two runs each: the baseline phase compiled 70-71
+ * functions with one pass and 30-35 with the second (the fault phase 12-18 either way), and
+ * its first second's p95 went from 1.1 ms to 0.6-0.7 (the fault phase's), its p99 from 2.0-2.4
+ * ms to 0.9-1.2. 0.6 s + 0.25 s or 0.4 s + 0.3 s compiled 38-44; a longer single pass does not
+ * help, as said above.
+ *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
- * bounded (WARM_UP_MS of load, a short drain) and stops everything it started before resolving.
+ * bounded (WARM_UP_MS + WARM_UP_AGAIN_MS of load, short drains) and stops everything it started before resolving.
  * Concurrent scenarios share one warm-up. It is cancelled when every scenario waiting for it has
  * been cancelled — then the last of them returns only once it has stopped, so a cancelled call
  * leaves no socket behind — and the next scenario warms up again.
  */
 import net from 'node:net';
 import { DEFAULT_EXPECTED_STATUS, LiveCounters, parseExpectedStatus, runOpenLoop } from '../load/index.js';
-import { startHostedProxy } from '../proxy-host/index.js';
+import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import type { TargetAllowance } from '../target-policy.js';
 
 const WARM_UP_RATE_PER_SECOND = 4_000;
 const WARM_UP_MS = 600;
+/** The second pass, through a fresh proxy with no fault (why: above). */
+const WARM_UP_AGAIN_MS = 400;
 const WARM_UP_CONNECTIONS = 8;
 /** Room to grow, as a scenario's load has: the on-demand path is warmed too when requests wait. */
 const WARM_UP_MAX_CONNECTIONS = 16;
@@ -112,7 +129,6 @@ async function warmUp(signal: AbortSignal): Promise<void> {
   const sink = await startSink();
   try {
     signal.throwIfAborted();
-    const url = `http://127.0.0.1:${sink.port}/`;
     // On the proxy thread, as a scenario's proxy: that thread's code is what must be warm. Every option
     // below is one a scenario's phase gives (run.ts), so the warm code was compiled for objects of
     // the phase's shapes: V8 throws optimised code away when it meets an object of another shape, and
@@ -127,38 +143,54 @@ async function warmUp(signal: AbortSignal): Promise<void> {
       allowProduction: true,
     });
     try {
-      await runOpenLoop({
-        url,
-        method: 'GET',
-        body: '',
-        headers: {},
-        tls: { rejectUnauthorized: true },
-        targets: SINK_TARGETS,
-        connectTo: { host: '127.0.0.1', port: proxy.ports[0]! },
-        ratePerSecond: WARM_UP_RATE_PER_SECOND,
-        connections: WARM_UP_CONNECTIONS,
-        maxConnections: WARM_UP_MAX_CONNECTIONS,
-        expectedStatus: parseExpectedStatus(DEFAULT_EXPECTED_STATUS),
-        durationMs: WARM_UP_MS,
-        timeoutMs: 1_000,
-        signal,
-        live: new LiveCounters(),
-        watchLoadOf: proxy.load,
-        warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
-        // The second half through a latency fault of 0, switched on at an edge as a scenario's
-        // fault is: a link with a fault runs other code than a bare one (each chunk queued, shaped
-        // by its stages and timed, and the thread's wake-up helper started), and a scenario's fault
-        // phase runs it from its first request.
-        edgesMs: [WARM_UP_MS / 2],
-        onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
-        onSecond: () => {},
-      });
+      // The second half of the first pass through a latency fault of 0, switched on at an edge as a
+      // scenario's fault is: a link with a fault runs other code than a bare one (each chunk queued,
+      // shaped by its stages and timed, and the thread's wake-up helper started), and a scenario's
+      // fault phase runs it from its first request. The second pass, on fresh connections with no
+      // fault, is a first phase's path again (why: above).
+      await warmPass(sink.port, proxy, WARM_UP_MS, [WARM_UP_MS / 2], signal);
+      await proxy.setFaults([]);
+      await warmPass(sink.port, proxy, WARM_UP_AGAIN_MS, [], signal);
     } finally {
       await proxy.stop();
     }
   } finally {
     await sink.close();
   }
+}
+
+/** One open-loop run of `durationMs` through `proxy` to the sink, on connections of its own; the fault goes on at
+ * each edge. */
+async function warmPass(
+  sinkPort: number,
+  proxy: HostedProxy,
+  durationMs: number,
+  edgesMs: number[],
+  signal: AbortSignal,
+): Promise<void> {
+  signal.throwIfAborted();
+  await runOpenLoop({
+    url: `http://127.0.0.1:${sinkPort}/`,
+    method: 'GET',
+    body: '',
+    headers: {},
+    tls: { rejectUnauthorized: true },
+    targets: SINK_TARGETS,
+    connectTo: { host: '127.0.0.1', port: proxy.ports[0]! },
+    ratePerSecond: WARM_UP_RATE_PER_SECOND,
+    connections: WARM_UP_CONNECTIONS,
+    maxConnections: WARM_UP_MAX_CONNECTIONS,
+    expectedStatus: parseExpectedStatus(DEFAULT_EXPECTED_STATUS),
+    durationMs,
+    timeoutMs: 1_000,
+    signal,
+    live: new LiveCounters(),
+    watchLoadOf: proxy.load,
+    warmRequestsPerConnection: WARM_REQUESTS_PER_CONNECTION,
+    edgesMs,
+    onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
+    onSecond: () => {},
+  });
 }
 
 /** A loopback server that answers every request head it reads with a tiny 200 (GET, no body). */
