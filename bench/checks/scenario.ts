@@ -527,7 +527,8 @@ async function cliRunP99(url: string, extra: string[], log: (line: string) => vo
     const seconds = phases.map((phase) => {
       const load = record[phase]!.load;
       const p95s = load.timeline.map((second) => second.p95Ms?.toFixed(2) ?? '-').join('/');
-      return `${phase} p99 ${load.latency.p99.toFixed(2)} ms, p95 per second ${p95s} ms, ${load.warmRequests ?? 0} warm`;
+      const warm = load.warmRequests ?? 0;
+      return `${phase} p99 ${load.latency.p99.toFixed(2)} ms, p95 per second ${p95s} ms, ${warm} warm`;
     });
     log(`${extra[0] === '--baseline' ? 'through the proxy' : 'direct'}: ${seconds.join('; ')}`);
     return p99;

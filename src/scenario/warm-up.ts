@@ -2,29 +2,31 @@
  * Warms faultline's own load and proxy code once per process, before its first measured run.
  *
  * A fresh process runs the generator's and the proxy's JavaScript cold (interpreted, then
- * compiled as it gets hot), and at thousands of requests a second that shows in the report as the
- * target's latency: measured at 5,000 req/s through the in-process proxy, second 0's p95 was
+ * compiled as it gets hot), and at thousands of requests a second that shows in the report as
+ * the target's latency: measured at 5,000 req/s through the in-process proxy, second 0's p95 was
  * 50–250 ms where the following seconds had 3–6 ms. So before the first phase of the first
  * scenario, a short open-loop run goes through a proxy (no fault) to a sink on loopback in this
  * process — never to the user's target, whose state and logs it must not touch. The same code
  * (connection, response parser, scheduler, proxy links) then runs warm when the clock starts
  * (`faultline run` at 5,000 req/s, three interleaved runs on a loaded machine: second 0's p95
- * 89–346 ms without the warm-up, 45–141 ms with it; cost ~0.6 s once per process, ~1 s with the second pass below). Since the
- * generator runs on a thread of its own, that thread's code starts cold in a fresh isolate and
- * needs the longer warm-up: `faultline run` at 5,000 req/s, 10 interleaved CLI runs each, second
- * 0's p95 (median) was 11.6 ms with the generator on the proxy's thread and a 250 ms warm-up,
- * 19.9 on its own thread with 250 ms, and 9.4 on its own thread with 600 ms. The proxy, too,
- * runs on a kept thread of its own (proxy-host/): the warm-up's proxy is hosted there, as a
- * scenario's is, with a latency fault of 0 for the second half (a faulted link runs other code).
+ * 89–346 ms without the warm-up, 45–141 ms with it; cost ~0.6 s once per process, ~1 s with the
+ * second pass below). Since the generator runs on a thread of its own, that thread's code starts
+ * cold in a fresh isolate and needs the longer warm-up: `faultline run` at 5,000 req/s, 10
+ * interleaved CLI runs each, second 0's p95 (median) was 11.6 ms with the generator on the
+ * proxy's thread and a 250 ms warm-up, 19.9 on its own thread with 250 ms, and 9.4 on its own
+ * thread with 600 ms. The proxy, too, runs on a kept thread of its own (proxy-host/): the
+ * warm-up's proxy is hosted there, as a scenario's is, with a latency fault of 0 for the second
+ * half (a faulted link runs other code).
  *
  * What it cannot warm is what each phase brings up: its own proxy, connections and the target's
- * side of them. A phase warms those itself (WARM_REQUESTS_PER_CONNECTION, experiment/runner.ts) before its fault
- * and its clock start. Measured with every process of the run under SCHED_FIFO (the machine was at
- * load 12-17, so that is the nearest to a quiet one), `faultline run latency --latency 0 --baseline`
- * at 4,000 req/s: the fault phase's first second went from p95 6-31 ms to 0.6-1.8 ms. The first
- * phase of a process still had 4-20 ms: V8 compiled 60-80 functions of the hot path again in it
- * (`--trace-opt`), whether the warm-up lasted 0.6 or 1.5 s or ran at 10,000 req/s, and on 2
- * cores those compiles compete with the load; the second phase compiled 16-20.
+ * side of them. A phase warms those itself (WARM_REQUESTS_PER_CONNECTION, experiment/runner.ts)
+ * before its fault and its clock start. Measured with every process of the run under SCHED_FIFO
+ * (the machine was at load 12-17, so that is the nearest to a quiet one), `faultline run latency
+ * --latency 0 --baseline` at 4,000 req/s: the fault phase's first second went from p95 6-31 ms
+ * to 0.6-1.8 ms. The first phase of a process still had 4-20 ms: V8 compiled 60-80 functions of
+ * the hot path again in it (`--trace-opt`), whether the warm-up lasted 0.6 or 1.5 s or ran at
+ * 10,000 req/s, and on 2 cores those compiles compete with the load; the second phase compiled
+ * 16-20.
  *
  * Why "again": the warm-up's own edge and end (a tick that passes an edge, the schedule's last
  * request, the last exchanges, a fresh run's queues) run branches the hot functions had never
@@ -42,10 +44,10 @@
  * help, as said above.
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
- * bounded (WARM_UP_MS + WARM_UP_AGAIN_MS of load, short drains) and stops everything it started before resolving.
- * Concurrent scenarios share one warm-up. It is cancelled when every scenario waiting for it has
- * been cancelled — then the last of them returns only once it has stopped, so a cancelled call
- * leaves no socket behind — and the next scenario warms up again.
+ * bounded (WARM_UP_MS + WARM_UP_AGAIN_MS of load, short drains) and stops everything it started
+ * before resolving. Concurrent scenarios share one warm-up. It is cancelled when every scenario
+ * waiting for it has been cancelled — then the last of them returns only once it has stopped, so
+ * a cancelled call leaves no socket behind — and the next scenario warms up again.
  */
 import net from 'node:net';
 import { DEFAULT_EXPECTED_STATUS, LiveCounters, parseExpectedStatus, runOpenLoop } from '../load/index.js';
@@ -54,7 +56,7 @@ import type { TargetAllowance } from '../target-policy.js';
 
 const WARM_UP_RATE_PER_SECOND = 4_000;
 const WARM_UP_MS = 600;
-/** The second pass, through a fresh proxy with no fault (why: above). */
+/** The second pass, on fresh connections through the same proxy with no fault (why: above). */
 const WARM_UP_AGAIN_MS = 400;
 const WARM_UP_CONNECTIONS = 8;
 /** Room to grow, as a scenario's load has: the on-demand path is warmed too when requests wait. */
