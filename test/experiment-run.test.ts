@@ -41,9 +41,13 @@ const policy: SafetyPolicy = {
   allowProduction: false,
 };
 
-async function run(file: unknown, env?: NodeJS.ProcessEnv): Promise<ExperimentResult> {
+async function run(
+  file: unknown,
+  env?: NodeJS.ProcessEnv,
+  onProgress?: (progress: { doneMs: number; totalMs: number }) => void,
+): Promise<ExperimentResult> {
   const experiment = await readExperiment(file, { limits, policy });
-  return runExperiment(experiment, { policy, programs: ProgramPolicy.owner(), ...(env ? { env } : {}) });
+  return runExperiment(experiment, { policy, programs: ProgramPolicy.owner(), ...(env ? { env } : {}), onProgress });
 }
 
 function weatherExperiment(stack: { weatherPort: number; proxyPort: number; appPort: number }) {
@@ -72,12 +76,19 @@ let graceful: ExperimentResult | undefined;
 describe('the example app', () => {
   test('with its fallback: every expectation holds, the fault acted, the verdict is passed', async () => {
     const stack = await startExampleStack({ fallback: true });
+    const progress: Array<{ doneMs: number; totalMs: number }> = [];
     try {
-      graceful = await run(weatherExperiment(stack));
+      graceful = await run(weatherExperiment(stack), undefined, (update) => progress.push(update));
     } finally {
       await stack.stop();
     }
     const result = graceful;
+    // Progress only increases, and the run's end reaches the total (a client's bar ends full).
+    assert.ok(
+      progress.every((update, index) => index === 0 || update.doneMs > progress[index - 1]!.doneMs),
+      JSON.stringify(progress),
+    );
+    assert.deepEqual(progress.at(-1), { ...progress.at(-1), doneMs: 11_000, totalMs: 11_000 });
     assert.equal(result.verdict, 'passed', renderMarkdown(result));
     assert.equal(result.aborted, null);
     assert.equal(result.faults[0]!.acted, true, result.faults[0]!.actedDetail);

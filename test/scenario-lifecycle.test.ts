@@ -166,7 +166,7 @@ describe('scenario tools under an MCP host', () => {
     );
   });
 
-  test('progress notifications arrive about once a second, increasing, with the total', async () => {
+  test('progress notifications arrive about once a second, increasing, up to the total', async () => {
     const progress: Progress[] = [];
     const response = (await mcp.client.callTool(
       {
@@ -185,9 +185,14 @@ describe('scenario tools under an MCP host', () => {
       if (index > 0) assert.ok(update.progress > progress[index - 1]!.progress);
       assert.match(
         update.message ?? '',
-        /^(baseline|fault): (\d+s\/1\.5s, \d+ requests settled, \d+ errors, \d+ connections|draining: \d+ requests? in flight .*)$/,
+        /^(baseline|fault): (\d+s\/1\.5s, \d+ requests settled, \d+ errors, \d+ connections|draining: \d+ requests? in flight .*|done)$/,
       );
     }
+    // Each phase ends at its full share, so a client's bar reaches its end.
+    assert.deepEqual(
+      progress.filter((update) => update.message?.endsWith(': done')).map((update) => update.progress),
+      [1500 + 10_000, 2 * (1500 + 10_000)],
+    );
   });
 });
 

@@ -151,6 +151,8 @@ class ExperimentRun {
   private readonly abortStreaks = new Map<AbortRule, number>();
   private readonly warnings: string[] = [];
   private clockStarted = false;
+  /** The last progress reported, in ms: progress only ever increases (MCP's rule). */
+  private reportedMs = -1;
   private readonly live = new LiveCounters();
   private loadErrors = 0;
   private readonly promql: PromqlWatch;
@@ -257,6 +259,9 @@ class ExperimentRun {
       // Faults that lasted to the end stay on until the last request settled; off now. Plane
       // steps and commands still running finish (each within its own bound), then the run ends.
       await this.switchOffAll();
+      // The run's end is all of its progress (the last request may settle before its duration's end),
+      // and the ticker's last report was up to a second before it.
+      this.progress(true);
       if (this.scheduleEnd.atMs !== undefined) this.endedAt(this.scheduleEnd.atMs);
       await this.settlePending();
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
@@ -750,14 +755,17 @@ class ExperimentRun {
     return results;
   }
 
-  private progress(): void {
+  private progress(ended = false): void {
     if (!this.options.onProgress || !this.clockStarted) return;
     const now = this.now();
     const { phases } = this.experiment;
     const phase = now < phases.baseline.toMs ? 'baseline' : now < phases.inject.toMs ? 'inject' : 'recover';
+    const doneMs = ended ? this.experiment.durationMs : Math.min(now, this.experiment.durationMs);
+    if (doneMs <= this.reportedMs) return;
+    this.reportedMs = doneMs;
     const on = this.faults.filter((fault) => fault.id !== undefined).map((fault) => fault.step.name);
     this.options.onProgress({
-      doneMs: Math.min(now, this.experiment.durationMs),
+      doneMs,
       totalMs: this.experiment.durationMs,
       message:
         `${this.aborted ? 'aborted, recovering' : phase} ` +

@@ -72,6 +72,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
       });
       if (phase === 'baseline') baseline = result.phase;
       else ({ phase: run, faultSwitchedOn: switchedOn } = result);
+      // A phase that ended is all done, though it used less than its settle allowance: a client's
+      // progress bar reaches its end instead of stopping where the last request settled.
+      options.onProgress?.({ doneMs: (index + 1) * phaseMs, totalMs, message: `${phase}: done` });
     }
   } finally {
     endMeasuring();
