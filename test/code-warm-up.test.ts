@@ -12,6 +12,9 @@ import { warmUpCode, warmUpSample } from '../src/code/warm-up.js';
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { connectStdio } from './helpers/mcp.js';
 
+// The listing thread is what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 test('warming up keeps no trees, skips unknown languages, never rejects, and changes no answer', async () => {
   const source = generatedTypeScript();
   const before = keptTreeCount();
