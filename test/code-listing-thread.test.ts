@@ -16,6 +16,9 @@ import { ListingThread, startListingThread, stopListingThread } from '../src/cod
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { repoRoot } from './helpers/repo.js';
 
+// The listing thread is what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 const javascript = 'class A {\n  m() {\n    return function inner() {};\n  }\n}\nconst f = (x) => x;\n';
 
 test('the thread answers what the caller thread parses, incremental re-parses included', async () => {

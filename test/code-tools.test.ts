@@ -15,6 +15,10 @@ import { extractionReport, functionListReport } from '../src/code/report.js';
 import { connectStdio, connectTools, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 type Call = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
 const fixtureDir = fixturePath('code');

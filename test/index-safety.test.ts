@@ -22,6 +22,10 @@ import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 /** No provider, no Qdrant: the local store and embedder, whatever the machine's environment. */
 const LOCAL = {
   OPENAI_API_KEY: '',

@@ -14,6 +14,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 import { connectStdio, textOf, type StdioSession } from './helpers/mcp.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 const FUNCTION =
   'def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n';
 const IMPROVED = 'def total(items):\n    return sum(item.price for item in items)\n';

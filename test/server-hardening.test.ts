@@ -17,6 +17,10 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 let child: ChildProcess;
 let url: URL;
 let dir: string;

@@ -16,6 +16,10 @@ import { cliPath, fixturePath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
 import { quietFor } from './helpers/wait.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 const TOKEN = 'test-token-4f7a';
 let child: ChildProcess;
 let url: URL;

@@ -10,6 +10,10 @@ import { spawnRawServer } from './helpers/raw-stdio.js';
 import { fixturePath } from './helpers/repo.js';
 import { pathToFileURL } from 'node:url';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 function assertOnlyJsonRpc(lines: string[]): void {
   for (const line of lines) {
     if (line === '') continue;

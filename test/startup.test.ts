@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath } from './helpers/repo.js';
 
+// The listing thread is part of what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 const HOOKS = `
 import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {

@@ -11,6 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { quietFor } from './helpers/wait.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 const INIT = {
   jsonrpc: '2.0',
   id: 0,

@@ -17,6 +17,10 @@ import { repoRoot } from './helpers/repo.js';
 import { spawnRawServer } from './helpers/raw-stdio.js';
 import { startOkApp, type OkApp } from './helpers/ok-app.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 let app: OkApp;
 let url: string;
 before(async () => {

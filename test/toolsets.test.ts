@@ -12,6 +12,10 @@ import { compactSchema } from '../src/tools/define.js';
 import { connectInMemory, connectStdio } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 
+// This file lists code through the servers it spawns: with their listing thread, as users run them
+// (test/helpers/isolate.ts turns it off for the rest of the suite).
+process.env.FAULTLINE_LISTING_THREAD = 'on';
+
 /**
  * Bytes of tools/list JSON per tool, on average: at most 3 KB (measured 2.68 KB for 26 tools; the
  * six scenario tools 4.4–4.9 KB each, every other family 2.2 KB on average). Lower these as the

@@ -3,6 +3,12 @@
  * CLI they spawn, keep their data (the code tools' definition store, indexes, run records) in a
  * directory of this run instead of the user's ~/.local/share/faultline. A test that needs a data
  * directory of its own still sets FAULTLINE_DATA_DIR, which comes first.
+ *
+ * The MCP servers the files spawn start without the code listing thread
+ * (FAULTLINE_LISTING_THREAD=off): its warm-up costs ~1 s of CPU per server, paid by every one of
+ * the suite's many servers that never lists code, and on 2 cores the suite's time is its CPU. The
+ * files about the thread, and those that list code through a spawned server, turn it back on in
+ * their own process.env (`process.env.FAULTLINE_LISTING_THREAD = 'on'`), so it stays tested.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,3 +22,4 @@ if (!process.env.FAULTLINE_TEST_DATA_HOME) {
   delete process.env.FAULTLINE_DATA_DIR;
   process.on('exit', () => rmSync(home, { recursive: true, force: true }));
 }
+process.env.FAULTLINE_LISTING_THREAD ??= 'off';
