@@ -75,3 +75,108 @@ export async function prepareFile(job: FileJob): Promise<PreparedChunk[]> {
   }
   return prepared;
 }
+
+/**
+ * A file's prepared chunks as a pool worker answers them: every string in one and every number in
+ * one typed array (transferred, not copied). Structured-cloning the chunks themselves cost the
+ * writing thread a copy of every object (a Map of terms per chunk), and those objects, held until
+ * their file's turn to be written, outlived the young generation and filled the old one; these two
+ * are one string and one buffer, unpacked when the file is written (unpackChunks).
+ */
+export interface PackedChunks {
+  strings: string;
+  /**
+   * The chunks, then the file's distinct terms; per chunk startLine, endLine, whether it has terms
+   * (then length, symbols, weights, each weight's term index and weight); before each string of
+   * `strings`, its length.
+   */
+  numbers: Float64Array;
+}
+
+export function packChunks(chunks: readonly PreparedChunk[]): PackedChunks {
+  const parts: string[] = [];
+  const numbers: number[] = [chunks.length];
+  const string = (value: string): void => {
+    numbers.push(value.length);
+    parts.push(value);
+  };
+  // The file's terms once, first (chunks of a file share most of theirs); each chunk's by index.
+  const termIndex = new Map<string, number>();
+  for (const chunk of chunks)
+    for (const term of chunk.terms?.weights.keys() ?? []) if (!termIndex.has(term)) termIndex.set(term, termIndex.size);
+  numbers.push(termIndex.size);
+  for (const term of termIndex.keys()) string(term);
+  for (const chunk of chunks) {
+    for (const value of [chunk.id, chunk.path, chunk.language, chunk.symbol, chunk.kind, chunk.text, chunk.hash])
+      string(value);
+    numbers.push(chunk.startLine, chunk.endLine, chunk.terms === undefined ? 0 : 1);
+    const terms = chunk.terms;
+    if (terms === undefined) continue;
+    const { stemmed } = terms;
+    for (const value of [stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body]) string(value);
+    numbers.push(terms.length, terms.symbols.length, terms.weights.size);
+    for (const symbol of terms.symbols) string(symbol);
+    for (const [term, weight] of terms.weights) numbers.push(termIndex.get(term)!, weight);
+  }
+  return { strings: parts.join(''), numbers: Float64Array.from(numbers) };
+}
+
+/** A file's chunks as the pool answered them: prepared on the caller's thread, or packed by a worker. */
+export type PreparedFile = PreparedChunk[] | PackedChunks;
+
+export function preparedChunks(file: PreparedFile): PreparedChunk[] {
+  return Array.isArray(file) ? file : unpackChunks(file);
+}
+
+export function unpackChunks({ strings, numbers }: PackedChunks): PreparedChunk[] {
+  let at = 0;
+  let next = 0;
+  const number = (): number => numbers[next++]!;
+  const string = (): string => {
+    const length = number();
+    at += length;
+    return strings.slice(at - length, at);
+  };
+  const chunks: PreparedChunk[] = [];
+  const count = number();
+  const fileTerms: string[] = [];
+  for (let terms = number(); terms > 0; terms--) fileTerms.push(string());
+  for (let left = count; left > 0; left--) {
+    const [id, path, language, symbol, kind, text, hash] = [
+      string(),
+      string(),
+      string(),
+      string(),
+      string(),
+      string(),
+      string(),
+    ];
+    const chunk: PreparedChunk = {
+      path,
+      language,
+      symbol,
+      kind: kind as CodeChunk['kind'],
+      startLine: number(),
+      endLine: number(),
+      text,
+      hash,
+      id,
+      terms: undefined,
+    };
+    chunks.push(chunk);
+    if (number() === 0) continue;
+    const stemmed = { name: string(), scope: string(), doc: string(), path: string(), body: string() };
+    const length = number();
+    const symbolCount = number();
+    const weightCount = number();
+    const symbols: string[] = [];
+    for (let index = 0; index < symbolCount; index++) symbols.push(string());
+    const weights = new Map<string, number>();
+    for (let index = 0; index < weightCount; index++) {
+      const term = fileTerms[number()]!;
+      weights.set(term, number());
+    }
+    chunk.terms = { stemmed, length, weights, symbols };
+  }
+  return chunks;
+}
