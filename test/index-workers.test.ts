@@ -16,7 +16,7 @@ import { CancelledError } from '../src/kernel/errors.js';
 import { indexWorkersFrom, INDEX_WORKERS_ENV, openChunkPool } from '../src/search/chunk-pool.js';
 import { IndexError } from '../src/search/errors.js';
 import { indexSourceTree, searchIndex, type IndexSettings } from '../src/search/index.js';
-import { preparedChunks, type FileJob } from '../src/search/prepare-file.js';
+import type { FileJob } from '../src/search/prepare-file.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
 
@@ -95,13 +95,12 @@ test('the pool answers what the caller thread answers, starting threads only as 
   ];
   const inProcess = openChunkPool(1, 1_000);
   assert.equal(inProcess.size, 1);
-  const expected = (await Promise.all(jobs.map((job) => inProcess.prepare(job)))).map(preparedChunks);
+  const expected = await Promise.all(jobs.map((job) => inProcess.prepare(job)));
   const pool = openChunkPool(2, 1_000);
   try {
     assert.equal(pool.size, 2);
     assert.equal(pool.threadsStarted, 0, 'no thread before the first job');
-    // A worker answers packed (prepare-file.ts packChunks): unpacked, the same chunks.
-    const answered = (await Promise.all(jobs.map((job) => pool.prepare(job)))).map(preparedChunks);
+    const answered = await Promise.all(jobs.map((job) => pool.prepare(job)));
     assert.equal(pool.threadsStarted, 2, 'a second thread while the first was busy');
     assert.deepEqual(answered, expected);
     assert.ok(expected[0]!.length > 20 && expected[0]![0]!.terms !== undefined, 'chunks with their terms');

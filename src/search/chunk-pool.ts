@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CancelledError } from '../kernel/errors.js';
 import { IndexError } from './errors.js';
-import { prepareFile, type FileJob, type PackedChunks, type PreparedFile } from './prepare-file.js';
+import { prepareFile, type FileJob, type PreparedChunk } from './prepare-file.js';
 
 export const INDEX_WORKERS_ENV = 'FAULTLINE_INDEX_WORKERS';
 /** More threads than this only add memory (each holds its own wasm heap and grammars). */
@@ -26,8 +26,7 @@ export interface ChunkPool {
   readonly size: number;
   /** Worker threads started so far (0 for the caller's own thread). */
   readonly threadsStarted: number;
-  /** The file's chunks: as they are on the caller's thread, packed from a worker (preparedChunks unpacks them). */
-  prepare(job: FileJob): Promise<PreparedFile>;
+  prepare(job: FileJob): Promise<PreparedChunk[]>;
   /** Stops the workers; jobs still waiting reject with a CancelledError. */
   close(): Promise<void>;
 }
@@ -64,11 +63,11 @@ function inProcessPool(): ChunkPool {
 }
 
 interface Pending {
-  resolve(chunks: PreparedFile): void;
+  resolve(chunks: PreparedChunk[]): void;
   reject(error: Error): void;
 }
 
-type Answer = { id: number; chunks: PackedChunks } | { id: number; error: { message: string; stack?: string } };
+type Answer = { id: number; chunks: PreparedChunk[] } | { id: number; error: { message: string; stack?: string } };
 
 /** One thread and the jobs it has been given. */
 interface PoolThread {
@@ -87,7 +86,7 @@ class WorkerPool implements ChunkPool {
     return this.threads.length;
   }
 
-  prepare(job: FileJob): Promise<PreparedFile> {
+  prepare(job: FileJob): Promise<PreparedChunk[]> {
     if (this.failure) return Promise.reject(this.failure);
     // The thread with the fewest jobs waiting (files differ in size by orders of magnitude), or a
     // new one while every thread has work and the pool has room.
@@ -100,7 +99,7 @@ class WorkerPool implements ChunkPool {
       this.threads.push(thread);
     }
     const id = this.nextId++;
-    return new Promise<PreparedFile>((resolve, reject) => {
+    return new Promise<PreparedChunk[]>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
       thread.worker.postMessage({ id, job });
     });

@@ -21,7 +21,7 @@ import { LanguageSelection } from './languages.js';
 import { indexWorkersFrom, openChunkPool } from './chunk-pool.js';
 import { canonicalTree, registerTree } from './location.js';
 import { openStore, removeLegacyLocalIndex, type IndexSettings } from './open.js';
-import { preparedChunks, type FileJob, type PreparedChunk, type PreparedFile } from './prepare-file.js';
+import type { FileJob, PreparedChunk } from './prepare-file.js';
 import { normalised, type StoredChunk, type VectorStore } from './store.js';
 import {
   indexLimitsFrom,
@@ -269,7 +269,7 @@ interface InFlight {
   fileHash: string;
   /** Characters of its source. */
   chars: number;
-  chunks: Promise<PreparedFile>;
+  chunks: Promise<PreparedChunk[]>;
 }
 
 /**
@@ -296,8 +296,7 @@ async function storeChangedFiles(
   const storeNext = async (): Promise<void> => {
     const { path, fileHash, chars, chunks } = inFlight.shift()!;
     inFlightChars -= chars;
-    // Unpacked only now, so that its objects die young (prepare-file.ts PackedChunks).
-    const prepared = preparedChunks(await chunks);
+    const prepared = await chunks;
     throwIfAborted(options.signal);
     // A file with nothing to index (empty, comments only) that never had chunks needs no write.
     if (prepared.length > 0 || indexed.has(path)) {

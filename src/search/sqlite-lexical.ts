@@ -38,7 +38,7 @@ import {
   type ScoringConcept,
 } from './bm25.js';
 import type { ChunkTerms } from './prepare-file.js';
-import { detached, lexicalTokens } from './tokens.js';
+import { lexicalTokens } from './tokens.js';
 import type { QueryConcept } from './vocabulary.js';
 
 type Database = BetterSqlite3.Database;
@@ -158,13 +158,11 @@ export class LexicalWriter {
     let id = this.ids.get(term);
     if (id === undefined) {
       id = this.vocabularyWasEmpty ? undefined : (this.statements.vocabId.get(term) as number | undefined);
-      // Held for the run: a term cut from a worker's packed answer (prepare-file.ts) would hold all of it.
-      const key = detached(term);
       if (id === undefined) {
         id = this.nextId++;
-        this.newTerms.push(key);
+        this.newTerms.push(term);
       }
-      this.ids.set(key, id);
+      this.ids.set(term, id);
     }
     return id;
   }
