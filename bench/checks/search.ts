@@ -5,8 +5,8 @@
  * the ranking answers. bench/search.ts prints the same figures with every miss; bench/index.ts
  * compares indexing with another build side by side (`--compare DIR`).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -52,27 +52,73 @@ async function withScratch<T>(use: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** `faultline index TREE [ARGS]` into an empty data directory, spawn to exit: chunks and wall seconds. */
+/** CPU seconds of an index run's threads: the writing (main) thread's and every other's (workers, V8's helpers). */
+interface ThreadCpu {
+  main: number;
+  others: number;
+}
+
+let clockTicks: number | undefined;
+
+/** CPU seconds so far of each thread of process `pid`, by thread id (Linux /proc; empty where it cannot be read). */
+function threadCpuSeconds(pid: number): Map<string, number> {
+  const seconds = new Map<string, number>();
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    for (const id of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${id}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        seconds.set(id, (Number(fields[11]) + Number(fields[12])) / clockTicks);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  } catch {
+    // No /proc, or the process has ended.
+  }
+  return seconds;
+}
+
+/**
+ * `faultline index TREE [ARGS]` into an empty data directory, spawn to exit: chunks, wall seconds
+ * and its threads' CPU seconds (sampled every 50 ms: a worker's last 50 ms may be missed). CPU
+ * seconds move less with the machine's load than wall seconds (a loaded host still inflates them).
+ */
 function timeIndexRun(
   tree: string,
   dataDir: string,
   args: string[] = [],
-): Promise<{ chunks: number; seconds: number }> {
+): Promise<{ chunks: number; seconds: number; cpu: ThreadCpu }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, 'index', tree, ...args], {
       env: { ...getDefaultEnvironment(), FAULTLINE_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const threads = new Map<string, number>();
+    const sample = (): void => {
+      for (const [id, seconds] of threadCpuSeconds(child.pid ?? 0))
+        threads.set(id, Math.max(seconds, threads.get(id) ?? 0));
+    };
+    const sampler = setInterval(sample, 50);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
-    child.once('error', reject);
+    child.once('error', (error) => {
+      clearInterval(sampler);
+      reject(error);
+    });
+    child.once('exit', sample);
     child.once('close', (code) => {
+      clearInterval(sampler);
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) return reject(new Error(`faultline index exited ${code}: ${stderr.slice(-500)}`));
-      resolve({ chunks: (JSON.parse(stdout) as { chunks: number }).chunks, seconds });
+      const main = threads.get(String(child.pid)) ?? Number.NaN;
+      const all = [...threads.values()].reduce((sum, value) => sum + value, 0);
+      const cpu = { main, others: all - main };
+      resolve({ chunks: (JSON.parse(stdout) as { chunks: number }).chunks, seconds, cpu });
     });
   });
 }
@@ -112,8 +158,11 @@ async function measureIndexRate(tree: string, scratchDir: string, context: Check
   const times = await interleaved(3, {
     ripgrep: () => timeRipgrepWalk(tree),
     index: async () => {
-      const { chunks, seconds } = await timeIndexRun(tree, join(scratchDir, `run-${run++}`));
-      context.log(`faultline index: ${chunks} chunks in ${seconds.toFixed(1)} s`);
+      const { chunks, seconds, cpu } = await timeIndexRun(tree, join(scratchDir, `run-${run++}`));
+      context.log(
+        `faultline index: ${chunks} chunks in ${seconds.toFixed(1)} s; CPU: writing thread ${cpu.main.toFixed(2)} s, ` +
+          `other threads ${cpu.others.toFixed(2)} s`,
+      );
       rates.push(chunks / seconds);
       return seconds;
     },
@@ -149,13 +198,36 @@ async function measureIndexRate(tree: string, scratchDir: string, context: Check
 const POOL_SIZES = [1, 2, 4] as const;
 const POOL_SPEED_UP_TARGET = 1.7;
 
+/**
+ * What the cores allow, from CPU seconds (interleaved runs meet the same load): a run with one thread
+ * takes at least its writing thread's CPU (V8's helper threads run beside it on another core); a
+ * pooled run at least its threads' CPU over the cores. So N workers over 1 is at most
+ * cores × main₁ / total_N (medians).
+ */
+function logPoolBound(cpu: Record<number, ThreadCpu[]>, context: CheckContext): void {
+  const cores = availableParallelism();
+  const mainOne = median(cpu[1]!.map((run) => run.main));
+  const totalOne = median(cpu[1]!.map((run) => run.main + run.others));
+  for (const workers of [2, 4]) {
+    const total = median(cpu[workers]!.map((run) => run.main + run.others));
+    context.log(
+      `CPU bound, ${workers} workers over 1 on ${cores} cores: ${cores} × ${mainOne.toFixed(2)} s (writing thread ` +
+        `of 1) / ${total.toFixed(2)} s (every thread of ${workers}; ${totalOne.toFixed(2)} s with 1) ` +
+        `≤ ${((cores * mainOne) / total).toFixed(2)}×`,
+    );
+  }
+}
+
 const indexWorkers: BenchCheck = {
   name: 'search.index-workers',
   measures:
     '`faultline index` of the Python standard library into an empty ' +
     'store with a chunking pool of 1, 2 and 4 worker threads ' +
     '(--workers), spawn to exit, chunks per second (runs interleaved, ' +
-    'median of 3)',
+    "median of 3). Logs each run's CPU seconds, writing thread and " +
+    'other threads (/proc: the load moves them less than wall time), and the bound ' +
+    'they set: N workers over 1 is at most cores × the writing ' +
+    "thread's CPU with 1 / every thread's CPU with N",
   peer: 'the same command with --workers 1 (parsing and chunking on the writing thread), interleaved',
   target:
     `2 workers at least ${POOL_SPEED_UP_TARGET}× the chunks/s of 1 on ` +
@@ -168,16 +240,20 @@ const indexWorkers: BenchCheck = {
     return withScratch(async (scratchDir) => {
       let run = 0;
       const rates: Record<number, number[]> = { 1: [], 2: [], 4: [] };
+      const cpu: Record<number, ThreadCpu[]> = { 1: [], 2: [], 4: [] };
       const side = (workers: number) => async (): Promise<number> => {
-        const { chunks, seconds } = await timeIndexRun(tree, join(scratchDir, `run-${run++}`), [
-          '--workers',
-          String(workers),
-        ]);
-        context.log(`--workers ${workers}: ${chunks} chunks in ${seconds.toFixed(1)} s`);
+        const measured = await timeIndexRun(tree, join(scratchDir, `run-${run++}`), ['--workers', String(workers)]);
+        const { chunks, seconds } = measured;
+        context.log(
+          `--workers ${workers}: ${chunks} chunks in ${seconds.toFixed(1)} s; CPU: writing thread ` +
+            `${measured.cpu.main.toFixed(2)} s, other threads ${measured.cpu.others.toFixed(2)} s`,
+        );
         rates[workers]!.push(chunks / seconds);
+        cpu[workers]!.push(measured.cpu);
         return seconds;
       };
       await interleaved(3, Object.fromEntries(POOL_SIZES.map((workers) => [`w${workers}`, side(workers)])));
+      logPoolBound(cpu, context);
       const one = { label: '--workers 1', value: median(rates[1]!), unit: 'chunks/s' };
       return [2, 4].map((workers) => ({
         label: `${workers} workers over 1`,
