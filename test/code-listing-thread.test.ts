@@ -11,7 +11,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CancelledError } from '../src/kernel/errors.js';
-import { listDefinitions } from '../src/code/index.js';
+import { languageByName, listDefinitions } from '../src/code/index.js';
+import { withTree } from '../src/code/grammar.js';
 import { ListingThread, startListingThread, stopListingThread } from '../src/code/listing-thread.js';
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { repoRoot } from './helpers/repo.js';
@@ -66,6 +67,29 @@ test('a cancelled request fails at once and frees the thread for the next', asyn
   } finally {
     await thread.close();
   }
+});
+
+test('a parse stopped midway leaves the parser ready for the next source (no resumed parse)', async () => {
+  // The store's answer cancels a parse under way on the thread (listDefinitions), so this happens on every such call.
+  const info = languageByName('typescript')!;
+  // Unlike the start of the stopped source: a resumed parse would answer that source's tree.
+  const source = 'function a() {}\nclass B {\n  m() {}\n}\n';
+  const shape = (text: string) => withTree(text, info, (tree) => tree.rootNode.toString());
+  const expected = await shape(source);
+  const large = Array.from({ length: 8 }, () => generatedTypeScript()).join('\n');
+  let asked = 0;
+  await assert.rejects(
+    withTree(
+      large,
+      info,
+      () => 'parsed',
+      undefined,
+      () => ++asked > 2,
+    ),
+    CancelledError,
+  );
+  assert.ok(asked > 2, 'the parse was stopped midway');
+  assert.equal(await shape(source), expected);
 });
 
 test('the thread ends when idle and after close, and starts again on the next request', async () => {

@@ -155,10 +155,7 @@ export class DefinitionStore {
       this.fingerprints.set(info.name, fingerprint);
     }
     // UTF-16 code units, not UTF-8: lone surrogates would all encode as U+FFFD and collide.
-    const key = createHash('sha256')
-      .update(`${fingerprint}\0${info.name}\0`)
-      .update(Buffer.from(source, 'utf16le'))
-      .digest('hex');
+    const key = createHash('sha256').update(`${fingerprint}\0${info.name}\0`).update(source, 'utf16le').digest('hex');
     this.lastKey = { language: info.name, source, key };
     return key;
   }

@@ -102,6 +102,9 @@ export async function withTree<T>(
   } finally {
     if (previous) deleteSoon(previous.tree);
   }
+  // A parse stopped by its callback resumes on the parser's next call unless it is reset: the next
+  // source would be read as the rest of this one (names sliced at this one's offsets).
+  if (!tree) grammar.parser.reset();
   if (!tree && cancelled?.()) throw new CancelledError();
   if (!tree) throw new Error(`tree-sitter returned no tree for ${info.displayName} source`);
   try {

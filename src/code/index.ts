@@ -52,7 +52,7 @@ import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionStore } from './definition-store.js';
 import { isFunctionKind, type Definition, type FunctionKind } from './definitions.js';
 import { languageForSource } from './header-language.js';
-import { listingThread } from './listing-thread.js';
+import { listingThread, type ListingThread } from './listing-thread.js';
 import {
   languageByName,
   languageForPath as languageForExtension,
@@ -194,22 +194,52 @@ export async function listDefinitions(
 ): Promise<DefinitionList> {
   const info = resolveLanguage(language);
   const list = await recentlyParsed.get(info.name, source, async () => {
-    const stored = await options.store?.get(info, source);
-    if (stored) return { language: info.name, ...stored };
     const thread = listingThread();
     if (!thread) {
+      const stored = await options.store?.get(info, source);
+      if (stored) return { language: info.name, ...stored };
       const parsed = await parseDefinitions(source, info, options.document);
       void options.store?.put(info, source, parsed);
       return parsed;
     }
-    // The thread writes the store itself once it has answered, off this thread's event loop.
-    const portable = options.store?.portable();
-    const parsed = await thread.list(source, info.name, options.document, options.signal, portable);
-    if (options.store && !portable) void options.store.put(info, source, parsed);
-    return parsed;
+    return listOnThread(thread, source, info, options);
   });
   // A copy of the arrays, so a caller that filters or sorts cannot change the cached list.
   return { ...list, definitions: [...list.definitions] };
+}
+
+/**
+ * Lists on the listing thread, which writes the store itself once it has answered, off this
+ * thread's event loop. The thread starts parsing while the store is read (hashing the source and
+ * a file lookup: most of a millisecond and a round trip through libuv's pool, on a warm call's
+ * path otherwise); a source found there cancels the parse, which then stops inside tree-sitter.
+ */
+async function listOnThread(
+  thread: ListingThread,
+  source: string,
+  info: LanguageInfo,
+  options: ParseOptions,
+): Promise<DefinitionList> {
+  const portable = options.store?.portable();
+  const stop = new AbortController();
+  const stopWith = (): void => stop.abort();
+  options.signal?.addEventListener('abort', stopWith, { once: true });
+  try {
+    if (options.signal?.aborted) stop.abort();
+    const parsing = thread.list(source, info.name, options.document, stop.signal, portable);
+    // Its rejection is handled below, or dropped once the store has answered.
+    parsing.catch(() => {});
+    const stored = await options.store?.get(info, source);
+    if (stored) {
+      stop.abort();
+      return { language: info.name, ...stored };
+    }
+    const parsed = await parsing;
+    if (options.store && !portable) void options.store.put(info, source, parsed);
+    return parsed;
+  } finally {
+    options.signal?.removeEventListener('abort', stopWith);
+  }
 }
 
 async function parseDefinitions(

@@ -260,30 +260,28 @@ export function packList(list: DefinitionList): PackedList | undefined {
   const numbers = new Int32Array(list.definitions.length * NUMBERS_PER_DEFINITION + 1);
   const strings: string[] = [];
   let at = 0;
+  // Written in place and checked name by name: an array per definition and a split of the joined
+  // strings to look for NUL cost more than the rest of the packing on a 600-definition file.
   for (const definition of list.definitions) {
+    if (definition.name.includes('\0') || definition.qualifiedName.includes('\0')) return undefined;
     strings.push(definition.name, definition.qualifiedName, definition.kind);
+    numbers[at] = definition.startLine;
+    numbers[at + 1] = definition.endLine;
+    numbers[at + 2] = definition.startOffset;
+    numbers[at + 3] = definition.endOffset;
     const body = definition.body;
-    numbers.set(
-      [
-        definition.startLine,
-        definition.endLine,
-        definition.startOffset,
-        definition.endOffset,
-        body ? 1 : 0,
-        body?.startLine ?? 0,
-        body?.endLine ?? 0,
-        body?.startOffset ?? 0,
-        body?.endOffset ?? 0,
-      ],
-      at,
-    );
+    if (body) {
+      numbers[at + 4] = 1;
+      numbers[at + 5] = body.startLine;
+      numbers[at + 6] = body.endLine;
+      numbers[at + 7] = body.startOffset;
+      numbers[at + 8] = body.endOffset;
+    }
     at += NUMBERS_PER_DEFINITION;
   }
   numbers[at] = list.syntaxErrors.count;
   strings.push(list.syntaxErrors.firstLines.join(','));
-  const joined = strings.join('\0');
-  if (joined.split('\0').length !== strings.length) return undefined;
-  return { language: list.language, strings: joined, numbers };
+  return { language: list.language, strings: strings.join('\0'), numbers };
 }
 
 export function unpackList(packed: PackedList): DefinitionList {
