@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { conceptScore, conceptScorer, encodeTerms, frequencies, type ScoringConcept } from '../src/search/bm25.js';
 import { isAscii, splitIdentifier } from '../src/search/hashed-embedder.js';
 import { codeTokens, symbolQueryText } from '../src/search/tokens.js';
+import { publicationKey, publishedForm } from '../src/search/fusion.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -71,4 +72,39 @@ test('the ASCII identifier patterns split and match as the Unicode ones', () => 
   assert.equal(isAscii('größe'), false);
   assert.deepEqual(splitIdentifier('parseHTTPConfig_file2'), ['parse', 'http', 'config', 'file']);
   assert.deepEqual(splitIdentifier('größeBerechnen'), ['größe', 'berechnen']);
+});
+
+test('a published form is known by the extension as by the patterns', () => {
+  const forms: Array<[RegExp, number]> = [
+    [/\.d\.(ts|mts|cts)$/, 3],
+    [/\.(ts|tsx|mts|cts)$/, 0],
+    [/\.(js|jsx|mjs)$/, 1],
+    [/\.cjs$/, 2],
+  ];
+  const next = random(5);
+  const pieces = [
+    'src',
+    'a.b',
+    'ts',
+    '.d',
+    '.ts',
+    '.tsx',
+    '.mts',
+    '.cts',
+    '.js',
+    '.jsx',
+    '.mjs',
+    '.cjs',
+    '.py',
+    '.TS',
+    '/',
+    'x',
+  ];
+  for (let round = 0; round < 5_000; round++) {
+    let path = '';
+    for (let i = 1 + Math.floor(next() * 5); i > 0; i--) path += pieces[Math.floor(next() * pieces.length)];
+    const form = forms.find(([pattern]) => pattern.test(path))?.[1];
+    assert.equal(publishedForm(path), form, path);
+    assert.equal(publicationKey({ path, symbol: 'f' }) !== undefined, form !== undefined, path);
+  }
 });
