@@ -107,7 +107,7 @@ let cachedHomes: string[] | undefined;
  * /home/other/.ssh is as secret as ~/.ssh. `/root` is another user's home, whole; when it is the
  * user's own, the entries in the home cover it.
  */
-export function secretLocations(home: string = homedir(), homes: readonly string[] = passwdHomes()): string[] {
+export function secretLocations(home: string = homedir(), homes: readonly string[] = passwdHomes()): readonly string[] {
   // Asked for every path checked, with the same answer while $HOME stays: built once per home.
   if (home === lastSecrets?.home && homes === lastSecrets.homes) return lastSecrets.secrets;
   const secrets = listSecretLocations(home, homes);
@@ -115,7 +115,7 @@ export function secretLocations(home: string = homedir(), homes: readonly string
   return secrets;
 }
 
-let lastSecrets: { home: string; homes: readonly string[]; secrets: string[] } | undefined;
+let lastSecrets: { home: string; homes: readonly string[]; secrets: readonly string[] } | undefined;
 
 function listSecretLocations(home: string, homes: readonly string[]): string[] {
   const inHome = [
