@@ -107,7 +107,17 @@ let cachedHomes: string[] | undefined;
  * /home/other/.ssh is as secret as ~/.ssh. `/root` is another user's home, whole; when it is the
  * user's own, the entries in the home cover it.
  */
-export function secretLocations(home: string = homedir(), homes: readonly string[] = passwdHomes()): string[] {
+export function secretLocations(home: string = homedir(), homes: readonly string[] = passwdHomes()): readonly string[] {
+  // Asked for every path checked, with the same answer while $HOME stays: built once per home.
+  if (home === lastSecrets?.home && homes === lastSecrets.homes) return lastSecrets.secrets;
+  const secrets = listSecretLocations(home, homes);
+  lastSecrets = { home, homes, secrets };
+  return secrets;
+}
+
+let lastSecrets: { home: string; homes: readonly string[]; secrets: readonly string[] } | undefined;
+
+function listSecretLocations(home: string, homes: readonly string[]): string[] {
   const inHome = [
     '.ssh',
     '.aws',
@@ -137,8 +147,12 @@ export function secretLocations(home: string = homedir(), homes: readonly string
     '/var/run/secrets',
   ];
   const everyHome = [...new Set([resolve(home), ...homes])];
+  // The homes are resolved, so `dir/entry` is join's answer, without join's normalising pass
+  // (hundreds of entries, once per process).
+  const under = (dir: string, entry: string): string =>
+    sep !== '/' ? join(dir, entry) : dir === '/' ? `/${entry}` : `${dir}/${entry}`;
   return [
-    ...everyHome.flatMap((dir) => inHome.map((entry) => join(dir, entry))),
+    ...everyHome.flatMap((dir) => inHome.map((entry) => under(dir, entry))),
     ...system.filter((entry) => !isInside(resolve(home), entry)),
   ];
 }

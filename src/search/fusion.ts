@@ -252,12 +252,18 @@ function lastName(symbol: string): string {
   return baseSymbol(symbol).split(/\.|::/).at(-1)!.toLowerCase();
 }
 
-/** JavaScript's and TypeScript's files: sources, compiled forms and declarations, most source-like first. */
-const PUBLISHED_FORMS: ReadonlyArray<[RegExp, number]> = [
-  [/\.(ts|tsx|mts|cts)$/, 0],
-  [/\.(js|jsx|mjs)$/, 1],
-  [/\.cjs$/, 2],
-];
+/** JavaScript's and TypeScript's files by extension: sources, compiled forms, most source-like first. */
+const PUBLISHED_FORMS: ReadonlyMap<string, number> = new Map([
+  ['ts', 0],
+  ['tsx', 0],
+  ['mts', 0],
+  ['cts', 0],
+  ['js', 1],
+  ['jsx', 1],
+  ['mjs', 1],
+  ['cjs', 2],
+]);
+/** Declarations come after all of them. */
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 /** Directories a package build puts the same modules under (src/x.ts → dist/esm/x.js, types/x.d.ts). */
 const BUILD_SEGMENTS: ReadonlySet<string> = new Set([
@@ -291,9 +297,11 @@ const BUILD_SEGMENTS: ReadonlySet<string> = new Set([
 ]);
 
 /** How source-like a path is (0: a source); undefined for a file that is not JavaScript or TypeScript. */
-function publishedForm(path: string): number | undefined {
-  if (DECLARATION.test(path)) return 3;
-  return PUBLISHED_FORMS.find(([pattern]) => pattern.test(path))?.[1];
+export function publishedForm(path: string): number | undefined {
+  // By the extension first: every candidate of a search is asked, and most are of other languages.
+  const dot = path.lastIndexOf('.');
+  const form = dot < 0 ? undefined : PUBLISHED_FORMS.get(path.slice(dot + 1));
+  return form === undefined ? undefined : DECLARATION.test(path) ? 3 : form;
 }
 
 /**

@@ -24,10 +24,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { CodeChunk } from '../code/chunk.js';
 import { byCodeUnits } from '../order.js';
 import {
-  conceptScore,
+  conceptScorer,
   encodeTerms,
   FIELD_WEIGHTS,
-  frequencies,
   idf,
   K1,
   PREFIX_MIN_EXTRA,
@@ -205,7 +204,8 @@ interface Resolved {
   concepts: ScoringConcept[];
   totalCeiling: number;
   postings: PostingTerm[];
-  avgLength: number;
+  /** bm25.ts conceptScore of a chunk's stored terms and length. */
+  score: (terms: Uint8Array, length: number) => number;
 }
 
 /** Statements prepared once per read connection. */
@@ -283,7 +283,12 @@ function resolve(db: Database, concepts: readonly QueryConcept[]): Resolved | un
     return { ceiling, variants };
   });
   const totalCeiling = scoring.reduce((sum, concept) => sum + concept.ceiling, 0);
-  return { concepts: scoring, totalCeiling, postings: [...postings.values()], avgLength };
+  return {
+    concepts: scoring,
+    totalCeiling,
+    postings: [...postings.values()],
+    score: conceptScorer(scoring, avgLength, totalCeiling),
+  };
 }
 
 /** The lexical scores of some chunks (found by another channel), by rowid; 0 for a chunk with none of the words. */
@@ -300,11 +305,7 @@ export function scoreLexical(
 function scoreRows(db: Database, resolved: Resolved, rowids: readonly number[]): ScoredRow[] {
   if (rowids.length === 0) return [];
   const rowsRead = statementsOf(db).terms.all(JSON.stringify(rowids)) as Array<[number, number, number, Buffer]>;
-  return rowsRead.map(([rowid, key, length, blob]) => ({
-    rowid,
-    key,
-    score: conceptScore(resolved.concepts, frequencies(blob), length, resolved.avgLength, resolved.totalCeiling),
-  }));
+  return rowsRead.map(([rowid, key, length, blob]) => ({ rowid, key, score: resolved.score(blob, length) }));
 }
 
 /**

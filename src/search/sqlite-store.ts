@@ -22,7 +22,7 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkKind } from '../code/chunk.js';
 import { CancelledError } from '../kernel/errors.js';
@@ -57,11 +57,23 @@ const WRITE_LOCK_WAIT_MS = 10 * 60_000;
 type Database = BetterSqlite3.Database;
 
 let driver: typeof BetterSqlite3 | undefined;
+/**
+ * Where better-sqlite3's install built its addon, for the read connections: the driver would
+ * otherwise find it through the `bindings` package, which loads two more modules and tries paths
+ * that fail first (part of a fresh `faultline search`'s start-up). Undefined when it is not there:
+ * then the driver looks for it as usual.
+ */
+let addonFile: string | undefined;
 async function loadDriver(): Promise<typeof BetterSqlite3> {
   // Loaded on first use: the native module is not needed by commands that never touch an index.
   // better-sqlite3 is CommonJS: require() loads it without the ES module loader's pass over its
   // sources for named exports (part of a fresh `faultline search`'s start-up); the same module.
-  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  if (!driver) {
+    const require = createRequire(import.meta.url);
+    driver = require('better-sqlite3') as typeof BetterSqlite3;
+    const built = join(dirname(require.resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
+    addonFile = existsSync(built) ? built : undefined;
+  }
   return driver;
 }
 
@@ -439,7 +451,11 @@ export class SqliteStore implements VectorStore {
     if (!existsSync(this.file)) return undefined;
     let db: Database;
     try {
-      db = new this.Driver(this.file, { readonly: true, fileMustExist: true });
+      db = new this.Driver(this.file, {
+        readonly: true,
+        fileMustExist: true,
+        ...(addonFile ? { nativeBinding: addonFile } : {}),
+      });
     } catch (error) {
       throw this.damaged(error);
     }

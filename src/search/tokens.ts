@@ -14,7 +14,7 @@
  * `parse.urlencode`, `urlencode`), so an identifier query, bare or qualified, finds it exactly.
  */
 import type { CodeChunk } from '../code/chunk.js';
-import { fnv1a, splitIdentifier } from './hashed-embedder.js';
+import { fnv1a, isAscii, splitIdentifier } from './hashed-embedder.js';
 import { GenerationalMemo } from './memo.js';
 
 /** Words in most sentences that carry no meaning of their own: never a term. */
@@ -42,6 +42,8 @@ const KEYWORDS: ReadonlySet<string> = new Set(
 );
 
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
+/** IDENTIFIER for ASCII text (hashed-embedder.ts isAscii says why). */
+const ASCII_IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
 /** Whether a word is one that carries no meaning of its own (a, the, of, …). */
 export function isStopword(word: string): boolean {
@@ -54,7 +56,7 @@ export function isStopword(word: string): boolean {
  */
 export function codeTokens(text: string, code = false): string[] {
   const tokens: string[] = [];
-  for (const match of text.matchAll(IDENTIFIER)) {
+  for (const match of text.matchAll(isAscii(text) ? ASCII_IDENTIFIER : IDENTIFIER)) {
     for (const token of identifierTokens(match[0])) if (!code || !KEYWORDS.has(token)) tokens.push(token);
   }
   return tokens;
@@ -196,7 +198,10 @@ export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>, 
 /** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), dotted, case kept. */
 export function symbolQueryText(query: string): string | undefined {
   const trimmed = query.trim();
-  if (!/^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u.test(trimmed)) return undefined;
+  const name = isAscii(trimmed)
+    ? /^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|\/|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$/
+    : /^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u;
+  if (!name.test(trimmed)) return undefined;
   return trimmed.replace(/\(\)$/, '').replace(/::|\/|#/g, '.');
 }
 
