@@ -45,7 +45,9 @@ export function warnRealtimeGc(): void {
   } catch {
     return; // not Linux: no policy to read
   }
-  if (!realtimeGcHazard(stat, process.execArgv)) return;
+  // NODE_OPTIONS' flags are not in execArgv.
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (!realtimeGcHazard(stat, flags)) return;
   process.emitWarning(
     'this process runs under real-time scheduling (SCHED_FIFO/SCHED_RR) without node --single-threaded-gc: ' +
       "V8's GC helper threads can starve and the process spin for good; start node with --single-threaded-gc",
