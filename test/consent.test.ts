@@ -78,7 +78,10 @@ async function withServer(
   options: StdioClientOptions = {},
   env: Record<string, string> = {},
 ): Promise<void> {
-  const session = await connectStdio(['mcp', ...args], env, options);
+  // A server of plain flags (no client options, no env) serves every test that asks for the same
+  // flags: each start is ~1 s of CPU, and what a test asserts is per call, not per server.
+  const plain = Object.keys(options).length === 0 && Object.keys(env).length === 0;
+  const session = plain ? await sharedServer(args) : await connectStdio(['mcp', ...args], env, options);
   try {
     await run(async (door, program, file = marker()) => {
       const request = door.call(program, file);
@@ -86,9 +89,24 @@ async function withServer(
       return { result, ran: existsSync(file) };
     });
   } finally {
-    await session.close();
+    if (!plain) await session.close();
   }
 }
+
+const shared = new Map<string, ReturnType<typeof connectStdio>>();
+/** One server per set of flags for the whole file, closed when the file ends. */
+function sharedServer(args: string[]): ReturnType<typeof connectStdio> {
+  const key = JSON.stringify(args);
+  let session = shared.get(key);
+  if (!session) {
+    session = connectStdio(['mcp', ...args]);
+    shared.set(key, session);
+  }
+  return session;
+}
+test.after(async () => {
+  for (const session of shared.values()) await (await session).close();
+});
 
 function assertRefused(name: string, door: Door, outcome: { result: CallToolResult; ran: boolean }, why: RegExp) {
   const text = textOf(outcome.result);
@@ -243,33 +261,29 @@ test("with roots set, a command's working directory must be inside them", async 
 });
 
 test('dry_run lists every command the experiment would start, and whether it may', async () => {
-  const session = await connectStdio(['mcp', '--allow-command', 'touch']);
-  try {
-    const file = marker();
-    const result = (await session.client.callTool({
-      name: 'fault_run_experiment',
-      arguments: {
-        dry_run: true,
-        experiment: {
-          title: 'plan',
-          duration: '1s',
-          expect: [{ command: ['touch', file] }],
-          rollbacks: [{ command: ['mkdir', file] }],
-        },
+  const session = await sharedServer(['--allow-command', 'touch']);
+  const file = marker();
+  const result = (await session.client.callTool({
+    name: 'fault_run_experiment',
+    arguments: {
+      dry_run: true,
+      experiment: {
+        title: 'plan',
+        duration: '1s',
+        expect: [{ command: ['touch', file] }],
+        rollbacks: [{ command: ['mkdir', file] }],
       },
-    })) as CallToolResult;
-    const text = textOf(result);
-    assert.match(text, /starts expect\[0\]\.command: \["touch".*allowed by --allow-command/);
-    assert.match(text, /starts rollbacks\[0\]\.command: \["mkdir".*REFUSED/);
-    const commands = (result.structuredContent as { plan: { commands: Array<{ verdict: string }> } }).plan.commands;
-    assert.deepEqual(
-      commands.map((c) => c.verdict),
-      ['allowed', 'refused'],
-    );
-    assert.equal(existsSync(file), false, 'a dry run starts nothing');
-  } finally {
-    await session.close();
-  }
+    },
+  })) as CallToolResult;
+  const text = textOf(result);
+  assert.match(text, /starts expect\[0\]\.command: \["touch".*allowed by --allow-command/);
+  assert.match(text, /starts rollbacks\[0\]\.command: \["mkdir".*REFUSED/);
+  const commands = (result.structuredContent as { plan: { commands: Array<{ verdict: string }> } }).plan.commands;
+  assert.deepEqual(
+    commands.map((c) => c.verdict),
+    ['allowed', 'refused'],
+  );
+  assert.equal(existsSync(file), false, 'a dry run starts nothing');
 });
 
 test('over streamable HTTP too: refused without consent, and asked through elicitation on the call', async () => {

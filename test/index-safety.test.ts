@@ -22,9 +22,10 @@ import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
 
-// This file lists code through the servers it spawns: with their listing thread, as users run them
-// (test/helpers/isolate.ts turns it off for the rest of the suite).
-process.env.FAULTLINE_LISTING_THREAD = 'on';
+// The one server here that lists code (the FIFO test's) starts with its listing thread, as users
+// run it; the others only index and search, and keep the suite's default (test/helpers/isolate.ts:
+// off, ~0.9 s of CPU saved per server).
+const LISTING = { FAULTLINE_LISTING_THREAD: 'on' };
 
 /** No provider, no Qdrant: the local store and embedder, whatever the machine's environment. */
 const LOCAL = {
@@ -159,7 +160,7 @@ test(
     mkdirSync(join(other, '.git', 'info'), { recursive: true });
     symlinkSync('/dev/zero', join(other, '.git', 'info', 'exclude'));
 
-    const session = await connectStdio(['mcp'], { ...LOCAL, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
+    const session = await connectStdio(['mcp'], { ...LOCAL, ...LISTING, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
     t.after(async () => {
       await session.close();
       base.cleanup();

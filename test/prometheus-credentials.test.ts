@@ -40,9 +40,14 @@ test(
   async () => {
     const owners = await prometheus();
     const elsewhere = await prometheus();
+    // A server that fails to start must not leave the two listeners holding the file open.
     const session = await connectStdio(['mcp'], {
       FAULTLINE_PROMETHEUS_URL: owners.url,
       FAULTLINE_PROMETHEUS_TOKEN: 'owner-secret-token',
+    }).catch(async (error: unknown) => {
+      await owners.close();
+      await elsewhere.close();
+      throw error;
     });
     try {
       const run = async (entry: Record<string, unknown>) =>

@@ -35,6 +35,9 @@ export interface StdioClientOptions {
   elicit?: (message: string) => Promise<ElicitResult>;
 }
 
+/** How long a spawned server may take to answer initialize and tools/list. */
+const START_TIMEOUT_MS = 300_000;
+
 /**
  * Spawns `node dist/src/cli.js ...args` (default: `mcp`) and connects the SDK client.
  */
@@ -77,8 +80,16 @@ export async function connectStdio(
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
   }
-  await client.connect(transport);
-  await client.listTools(); // so the SDK checks every structuredContent against its outputSchema
+  // The SDK's default request timeout (60 s) is a bound on how long a server takes to start; at a
+  // load of 12-41 on 2 cores a start has taken longer (prometheus-credentials: "Request timed
+  // out"). The test runner's own timeout still ends a server that never answers.
+  try {
+    await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    await client.listTools(undefined, { timeout: START_TIMEOUT_MS }); // so the SDK checks every structuredContent
+  } catch (error) {
+    await transport.close().catch(() => undefined); // a server that did not start does not outlive the test
+    throw error;
+  }
   return {
     client,
     stdoutLines: () => (partial ? [...lines, partial] : [...lines]),
