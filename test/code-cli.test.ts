@@ -50,3 +50,41 @@ test('code list reads a C++ .h header as C++ and says so', () => {
   assert.equal(report.language, 'cpp');
   assert.equal(report.functions.at(-1)?.qualified_name, 'ui::clamp');
 });
+
+/** How many wasm functions V8 compiled with each tier in a process run with --trace-wasm-compilation-times. */
+function compiledBy(stdout: string): { liftoff: number; turbofan: number } {
+  return {
+    liftoff: stdout.split(' using Liftoff,').length - 1,
+    turbofan: stdout.split(' using TurboFan,').length - 1,
+  };
+}
+
+test('code commands run WebAssembly on Liftoff only; a library caller keeps tier-up', () => {
+  // Traced, V8 names the compiler of each wasm function (on stdout). Without the definition store,
+  // so the grammar runs. The control is the same listing in a plain process: TurboFan shows there.
+  const env = { ...process.env, FAULTLINE_CODE_CACHE: 'off' };
+  const traced = ['--trace-wasm-compilation-times'];
+  const command = spawnSync(process.execPath, [...traced, cliPath, 'code', 'list', 'sample.py'], {
+    cwd: fixturePath('code'),
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(command.status, 0, command.stderr);
+  const oneShot = compiledBy(command.stdout);
+  assert.ok(oneShot.liftoff > 0, 'the trace shows no compiled function');
+  assert.equal(oneShot.turbofan, 0);
+
+  const index = new URL('../src/code/index.js', import.meta.url).href;
+  const script =
+    `const { listFunctions } = await import(${JSON.stringify(index)});` +
+    `const source = (await import('node:fs')).readFileSync(${JSON.stringify(fixturePath('code', 'sample.py'))}, 'utf8');` +
+    "await listFunctions(source, 'python');";
+  const library = spawnSync(process.execPath, [...traced, '--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(library.status, 0, library.stderr);
+  assert.ok(compiledBy(library.stdout).turbofan > 0, 'the control shows no TurboFan compilation');
+});

@@ -6,7 +6,7 @@
  * lengths, the store's bounds, the warm-up's steps, the thread's bounds) is in the tests:
  * code-definition-store, code-parse-text, code-edge, code-query-paths, code-warm-up, code-listing-thread.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
@@ -16,7 +16,7 @@ import { listFunctions, supportedLanguages } from '../../src/code/index.js';
 import { textToParse } from '../../src/code/parse-text.js';
 import { generatedTypeScript } from '../../test/helpers/code-fixtures.js';
 import { connectStdio, type StdioSession } from '../../test/helpers/mcp.js';
-import { repoRoot } from '../../test/helpers/repo.js';
+import { cliPath, repoRoot } from '../../test/helpers/repo.js';
 import { interleaved, median, type BenchCheck, type CheckContext, type Row } from '../lib/check.js';
 import { ctagsProcessMs, ensureCtags, InteractiveCtags } from '../lib/ctags.js';
 
@@ -490,10 +490,67 @@ const listingFirstCall: BenchCheck = {
   },
 };
 
+/**
+ * The fixtures of the grammars whose size TurboFan's tier-up made costly to a one-shot process, with
+ * the ratio each may reach: the measured one (Swift 19–23×, Kotlin 4.4–6.7× at load 5–9) with
+ * margin; ctags has no Swift parser, so its Swift process (25–60 ms) is a noisy divisor. Before
+ * Liftoff only, Swift's process took 10–12 s of CPU, hundreds of times a ctags process.
+ */
+const ONE_SHOT_FILES = [
+  { name: 'ConstantsModule.swift', atMost: 40 },
+  { name: 'ConstantsService.kt', atMost: 10 },
+].map((file) => ({ ...file, path: join(repoRoot, 'test/fixtures/code-languages', file.name) }));
+
+/** A whole `faultline code list FILE` process, without the definition store (it would answer from disk): wall ms. */
+function codeListProcessMs(path: string): number {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, [cliPath, 'code', 'list', path], {
+    env: { ...process.env, FAULTLINE_CODE_CACHE: 'off' },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 120_000,
+  });
+  const ms = performance.now() - started;
+  if (run.status !== 0) throw new Error(`faultline code list ${path} failed: ${run.stderr}`);
+  return ms;
+}
+
+const oneShotList: BenchCheck = {
+  name: 'code.one-shot-list',
+  measures:
+    "a whole `faultline code list FILE` process (spawn to exit, no definition store) on the big grammars' " +
+    'fixtures: Swift (26 lines) and Kotlin; the command runs WebAssembly on Liftoff only (src/commands/code.ts)',
+  peer:
+    'the whole `ctags` process on the same file (Universal Ctags parses Kotlin; it has no Swift parser, so ' +
+    'there it is the cost of a native one-shot process), rounds interleaved, medians of 5',
+  target: 'Swift at most 40×, Kotlin at most 10× the ctags process (with tier-up Swift cost 10–12 s of CPU)',
+  tests: ['test/code-cli.test.ts'],
+  timeoutMs: 300_000,
+  async run(context) {
+    ensureCtags(context.log);
+    const rows: Row[] = [];
+    for (const { name, path, atMost } of ONE_SHOT_FILES) {
+      const times = await interleaved(5, { ctags: () => ctagsProcessMs(path), ours: () => codeListProcessMs(path) });
+      context.log(
+        `${name}: code list ${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; ` +
+          `ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
+      );
+      rows.push({
+        label: name,
+        ours: { label: 'faultline code list', value: median(times.ours), unit: 'ms' },
+        peer: { label: 'ctags process', value: median(times.ctags), unit: 'ms' },
+        target: { on: 'ratio', atMost },
+      });
+    }
+    return rows;
+  },
+};
+
 export const checks: BenchCheck[] = [
   listingWarm,
   listingVsTreeSitter,
   listingFirstCall,
+  oneShotList,
   parseTextLinear,
   minifiedOneLine,
   queryPathsCompile,
