@@ -77,24 +77,38 @@ const SINGLE_DECLARATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   assignment_expression: new Set(['expression_statement']),
 };
 
-/** Preceding sibling types that are attached to the definition after them (when adjacent). */
-const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node) => boolean>> = {
-  javascript: (node) => isDocBlock(node, 'comment'),
-  typescript: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
-  tsx: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
-  java: (node) => isDocBlock(node, 'block_comment'),
-  php: (node) => isDocBlock(node, 'comment'),
-  csharp: (node) => node.type === 'comment' && /^\/\/\/(?!\/)/.test(node.text),
-  go: (node) => node.type === 'comment',
-  rust: (node) =>
-    node.type === 'attribute_item' ||
-    ((node.type === 'line_comment' || node.type === 'block_comment') && /^(\/\/\/(?!\/)|\/\*\*(?!\/))/.test(node.text)),
+/**
+ * Preceding sibling types that are attached to the definition after them (when adjacent). Each is
+ * given the sibling's type, asked once, and the source: a comment's opening is read from the
+ * source at its start (what a comment opens with is within it: a comment is at least that long).
+ */
+const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node, type: string, source: string) => boolean>> = {
+  javascript: (node, type, source) => isDocBlock(node, type, 'comment', source),
+  typescript: (node, type, source) => type === 'decorator' || isDocBlock(node, type, 'comment', source),
+  tsx: (node, type, source) => type === 'decorator' || isDocBlock(node, type, 'comment', source),
+  java: (node, type, source) => isDocBlock(node, type, 'block_comment', source),
+  php: (node, type, source) => isDocBlock(node, type, 'comment', source),
+  csharp: (node, type, source) => type === 'comment' && opensWith(DOC_LINE, node, source),
+  go: (_node, type) => type === 'comment',
+  rust: (node, type, source) =>
+    type === 'attribute_item' ||
+    ((type === 'line_comment' || type === 'block_comment') && opensWith(RUST_DOC, node, source)),
 };
 
 /** A doc comment opened with slash-star-star (JSDoc, Javadoc, PHPDoc); plain block comments are not attached. */
-function isDocBlock(node: Node, commentType: string): boolean {
-  return node.type === commentType && /^\/\*\*(?!\/)/.test(node.text);
+function isDocBlock(node: Node, type: string, commentType: string, source: string): boolean {
+  return type === commentType && opensWith(DOC_BLOCK, node, source);
 }
+
+/** Whether the source at `node`'s start matches `opening` (a sticky pattern). */
+function opensWith(opening: RegExp, node: Node, source: string): boolean {
+  opening.lastIndex = node.startIndex;
+  return opening.test(source);
+}
+
+const DOC_BLOCK = /\/\*\*(?!\/)/y;
+const DOC_LINE = /\/\/\/(?!\/)/y;
+const RUST_DOC = /\/\/\/(?!\/)|\/\*\*(?!\/)/y;
 
 /** Bodiless signatures folded into a following implementation of the same name (overloads). */
 const OVERLOAD_SIGNATURES: ReadonlySet<string> = new Set(['function_signature', 'method_signature']);
@@ -140,6 +154,8 @@ interface Context {
   lines: LineIndex;
   /** Whether the grammar has overload signatures at all (only TypeScript's does). */
   hasSignatures: boolean;
+  /** Whether the grammar has expression-bodied members (`arrow_expression_clause`: only C#'s does). */
+  hasExpressionBodies: boolean;
 }
 
 /** `cancelled`, asked while the query runs, stops it when it answers true (a CancelledError). */
@@ -150,7 +166,13 @@ export function findDefinitions(
   source: string,
   cancelled?: () => boolean,
 ): Definition[] {
-  const context: Context = { info, source, lines: new LineIndex(source), hasSignatures: hasSignatureTypes(grammar) };
+  const context: Context = {
+    info,
+    source,
+    lines: new LineIndex(source),
+    hasSignatures: hasSignatureTypes(grammar),
+    hasExpressionBodies: grammar.language.types.includes(EXPRESSION_BODY),
+  };
   const definitions: Definition[] = [];
   // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
   const qualifiedOutside: { definition: Definition; qualifier: string[] }[] = [];
@@ -186,8 +208,8 @@ export function findDefinitions(
     if (kind === 'function' && insideType) kind = 'method';
     const full = fullNode(entry, context);
     const exported = splitExport(full, context);
-    const start = attachedStart(exported ?? full, entry, context) ?? (exported ?? full).node;
-    const body = bodyNode(entry.node);
+    const body = bodyNode(entry.node, context);
+    const start = attachedStart(exported ?? full, entry, body !== undefined, context) ?? (exported ?? full).node;
     const bodyEnd = body?.endIndex ?? 0;
     const bodyStart = body ? leadingComments(body, entry, context) : undefined;
     const definition: Definition = {
@@ -691,18 +713,27 @@ function splitExport(full: Extent, context: Context): Extent | undefined {
 /** A line of `export` alone, after indentation (group 1), with comments after it at most. */
 const EXPORT_LINE = /([ \t]*)export(?:[ \t]*(?:\/\/.*|\/\*(?:[^*\n]|\*(?!\/))*\*\/))*[ \t]*$/my;
 
-/** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
-function attachedStart(full: Extent, entry: Captured, context: Context): Node | undefined {
+/**
+ * Where `full` really starts, counting attached siblings and overload signatures; undefined if at
+ * `full`. `hasBody`: whether the definition has a block (only an implementation has overloads).
+ */
+function attachedStart(full: Extent, entry: Captured, hasBody: boolean, context: Context): Node | undefined {
   const attached = ATTACHED_SIBLINGS[context.info.name];
-  // Nothing can be attached: no attached kinds in this language, and no overloads in its grammar.
-  if (!attached && !context.hasSignatures) return undefined;
+  // Only a function with a block, in a grammar that has them, has overload signatures before it:
+  // `function f(): void; namespace f {…}` are merged declarations, both listed.
+  const overloaded = context.hasSignatures && hasBody && FUNCTION_KINDS.has(entry.role);
+  // Nothing can be attached: no attached kinds in this language, and no overloads here.
+  if (!attached && !overloaded) return undefined;
   if (TEXT_CHECKED_LANGUAGES.has(context.info.name) && blankLineBefore(full.node.startIndex, context.source))
     return undefined;
   let start: Node | undefined;
   for (let sibling = full.node.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
     // Only what touches the definition (no blank line between) is attached to it.
     if (context.lines.rowAt(sibling.endIndex) < (start ?? full.node).startPosition.row - 1) break;
-    if (attached?.(sibling) || isOverloadOf(sibling, entry)) start = sibling;
+    // Its type is asked of tree-sitter once, for every test below.
+    const type = sibling.type;
+    if (attached?.(sibling, type, context.source) || (overloaded && isOverloadOf(sibling, type, entry, context)))
+      start = sibling;
     else break;
   }
   return start;
@@ -728,20 +759,19 @@ function hasSignatureTypes(grammar: Grammar): boolean {
   return [...OVERLOAD_SIGNATURES].some((type) => types.includes(type));
 }
 
-function isOverloadOf(sibling: Node, entry: Captured): boolean {
-  // Only a function has overloads: `function f(): void; namespace f {…}` are merged declarations, both listed.
-  if (entry.role !== 'function' && entry.role !== 'method' && entry.role !== 'constructor') return false;
-  const signature = sibling.type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
-  return (
-    signature !== null &&
-    OVERLOAD_SIGNATURES.has(signature.type) &&
-    signature.childForFieldName('name')?.text === entry.name &&
-    bodyNode(entry.node) !== undefined
-  );
+/** Whether `sibling` (of type `type`) is an overload signature of the function `entry` (attachedStart decides that
+ * it may have some). */
+function isOverloadOf(sibling: Node, type: string, entry: Captured, context: Context): boolean {
+  const signature = type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
+  if (signature === null || !OVERLOAD_SIGNATURES.has(signature === sibling ? type : signature.type)) return false;
+  const name = signature.childForFieldName('name');
+  return name !== null && context.source.slice(name.startIndex, name.endIndex) === entry.name;
 }
 
+const EXPRESSION_BODY = 'arrow_expression_clause';
+
 /** The function's block: its own `body`, or the body of the function a declarator/field binds. */
-function bodyNode(node: Node): Node | undefined {
+function bodyNode(node: Node, context: Context): Node | undefined {
   const own = node.childForFieldName('body');
   if (own) return own;
   for (const field of ['value', 'right']) {
@@ -751,8 +781,9 @@ function bodyNode(node: Node): Node | undefined {
     const boundBody = bound?.childForFieldName('body');
     if (boundBody) return boundBody;
   }
-  // C# expression-bodied members (`int F() => 1;`) have no `body` field.
-  return node.namedChildren.find((child) => child.type === 'arrow_expression_clause');
+  // C# expression-bodied members (`int F() => 1;`) have no `body` field; no other grammar has that node type.
+  if (!context.hasExpressionBodies) return undefined;
+  return node.namedChildren.find((child) => child.type === EXPRESSION_BODY);
 }
 
 /**
