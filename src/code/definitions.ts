@@ -156,6 +156,8 @@ interface Context {
   hasSignatures: boolean;
   /** Whether the grammar has expression-bodied members (`arrow_expression_clause`: only C#'s does). */
   hasExpressionBodies: boolean;
+  /** Whether the grammar has expression lists (Go, Python, Lua), through which a function can be bound. */
+  hasExpressionLists: boolean;
 }
 
 /** `cancelled`, asked while the query runs, stops it when it answers true (a CancelledError). */
@@ -172,6 +174,7 @@ export function findDefinitions(
     lines: new LineIndex(source),
     hasSignatures: hasSignatureTypes(grammar),
     hasExpressionBodies: grammar.language.types.includes(EXPRESSION_BODY),
+    hasExpressionLists: grammar.language.types.includes('expression_list'),
   };
   const definitions: Definition[] = [];
   // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
@@ -777,7 +780,8 @@ function bodyNode(node: Node, context: Context): Node | undefined {
   for (const field of ['value', 'right']) {
     let bound = node.childForFieldName(field);
     // Go binds through expression lists: `f := func() {…}`, `var f = func() {…}`.
-    if (bound?.type === 'expression_list' && bound.namedChildCount === 1) bound = bound.namedChild(0);
+    if (context.hasExpressionLists && bound?.type === 'expression_list' && bound.namedChildCount === 1)
+      bound = bound.namedChild(0);
     const boundBody = bound?.childForFieldName('body');
     if (boundBody) return boundBody;
   }
@@ -793,12 +797,18 @@ function bodyNode(node: Node, context: Context): Node | undefined {
 function leadingComments(body: Node, entry: Captured, context: Context): Node | undefined {
   // Such a comment lies between the definition's start and its block's: without a comment marker
   // there (`#`, `/`, Ruby's `=begin`), there is none to look for.
-  if (!/[#/=]/.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
+  // In JavaScript and TypeScript a `comment` opens with `/` (`<!--` is an html_comment), and the
+  // `=` of every `x = () => {…}` would otherwise send each bound function to tree-sitter.
+  const marker = TEXT_CHECKED_LANGUAGES.has(context.info.name) ? SLASH_MARKER : COMMENT_MARKERS;
+  if (!marker.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
   let first: Node | undefined;
   for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling)
     first = sibling;
   return first;
 }
+
+const SLASH_MARKER = /\//;
+const COMMENT_MARKERS = /[#/=]/;
 
 /** How many of the open containers qualify a `this` member: through the innermost class, else all of them (the
  * constructor function). */
