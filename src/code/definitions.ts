@@ -158,6 +158,12 @@ interface Context {
   hasExpressionBodies: boolean;
   /** Whether the grammar has expression lists (Go, Python, Lua), through which a function can be bound. */
   hasExpressionLists: boolean;
+  /**
+   * Per declaration (its node id, then the declarator type): whether it declares one name of that
+   * type. Asked once per declaration, not once per declarator: a `var` of 30 functions would
+   * otherwise list its children 30 times.
+   */
+  soleDeclarations: Map<string, boolean>;
 }
 
 /** `cancelled`, asked while the query runs, stops it when it answers true (a CancelledError). */
@@ -175,6 +181,7 @@ export function findDefinitions(
     hasSignatures: hasSignatureTypes(grammar),
     hasExpressionBodies: grammar.language.types.includes(EXPRESSION_BODY),
     hasExpressionLists: grammar.language.types.includes('expression_list'),
+    soleDeclarations: new Map(),
   };
   const definitions: Definition[] = [];
   // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
@@ -618,13 +625,8 @@ function fullNode(entry: Captured, context: Context): Extent {
   const declarations = SINGLE_DECLARATIONS[type];
   if (declarations) {
     const parent = node.parent;
-    if (
-      parent &&
-      declarations.has(parent.type) &&
-      (parent.namedChildCount === 1 || parent.namedChildren.filter((child) => child.type === type).length === 1)
-    ) {
+    if (parent && declarations.has(parent.type) && declaresOne(parent, type, context))
       full = { node: parent, end: parent.endIndex };
-    }
   }
   const wrappers = WRAPPERS[context.info.name];
   if (!wrappers || cannotBeWrapped(full.node.startIndex, context)) return full;
@@ -632,6 +634,19 @@ function fullNode(entry: Captured, context: Context): Extent {
   for (let outer = full.node.parent; outer && wrappers.has(outer.type); outer = outer.parent)
     full = { node: outer, end: outer.endIndex };
   return full;
+}
+
+/** Whether `declaration` has one named child of type `type` (its named children can be comments too). */
+function declaresOne(declaration: Node, type: string, context: Context): boolean {
+  const key = `${declaration.id} ${type}`;
+  let one = context.soleDeclarations.get(key);
+  if (one === undefined) {
+    one =
+      declaration.namedChildCount === 1 ||
+      declaration.namedChildren.filter((child) => child.type === type).length === 1;
+    context.soleDeclarations.set(key, one);
+  }
+  return one;
 }
 
 /**
