@@ -318,6 +318,9 @@ function captureDefinitions(
     // leads nowhere means the pattern does not apply, as a capture that cannot match would.
     // Alternatives (`a|b`) are tried in order; the receiver path at the same place goes with the name's.
     const paths = match.setProperties;
+    // The children the paths of this match have looked up: alternatives and the receiver's path
+    // share their first steps (`left:member_expression/property` and `left:member_expression/object`).
+    const lookups = paths ? new Map<string, Lookup>() : undefined;
     let chosen = 0;
     if (paths?.name && !nameNode) {
       // An empty alternative accepts a definition without a name (the module's `default`).
@@ -325,7 +328,7 @@ function captureDefinitions(
       let anonymous = false;
       for (chosen = 0; chosen < alternatives.length && !nameNode && !anonymous; chosen++) {
         if (alternatives[chosen] === '') anonymous = true;
-        else nameNode = followPath(node, alternatives[chosen]!);
+        else nameNode = followPath(node, alternatives[chosen]!, lookups);
       }
       if (!nameNode && !anonymous) continue;
       chosen--;
@@ -341,7 +344,7 @@ function captureDefinitions(
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
       if (receiverPath) {
-        receiver = followPath(node, receiverPath);
+        receiver = followPath(node, receiverPath, lookups);
         if (!receiver) continue;
       }
     }
@@ -405,31 +408,49 @@ function alternativesOf(property: string): string[] {
   return alternatives;
 }
 
-/** Parsed `field:type/field` paths, by their text (a query has a handful). */
-const parsedPaths = new Map<string, { field: string; type: string | undefined }[]>();
+/**
+ * Parsed `field:type/field` paths, by their text (a query has a handful). `key` names a step's
+ * look-up: the steps before it as written, then its field (or `:type` when it has none).
+ */
+const parsedPaths = new Map<string, { field: string; type: string | undefined; key: string }[]>();
+
+/** A child a path looked up from the definition's node (null: none), with its type once asked. */
+interface Lookup {
+  node: Node | null;
+  type?: string;
+}
 
 /**
  * The node a path leads to from `node`: `/`-separated steps, each `field` (a named child in that
  * field, as `field: (_)` in a pattern), `field:type` (of that type, as `field: (type)`) or `:type`
- * (the first child of that type in any field or none, as `(type)` in a pattern).
+ * (the first child of that type in any field or none, as `(type)` in a pattern). `lookups` keeps
+ * what paths from the same node found, so a step they share is asked of tree-sitter once.
  */
-function followPath(node: Node, path: string): Node | undefined {
+function followPath(node: Node, path: string, lookups = new Map<string, Lookup>()): Node | undefined {
   let steps = parsedPaths.get(path);
   if (!steps) {
-    steps = path.split('/').map((step) => {
+    const written = path.split('/');
+    steps = written.map((step, index) => {
       const [field = '', type] = step.split(':');
-      return { field, type };
+      const before = written.slice(0, index).join('/');
+      return { field, type, key: `${before}>${field === '' ? `:${type}` : field}` };
     });
     parsedPaths.set(path, steps);
   }
   let current: Node | null = node;
   for (const step of steps) {
     const type = step.type;
-    current =
-      step.field === ''
-        ? (current.namedChildren.find((child) => child.type === type) ?? null)
-        : current.childForFieldName(step.field);
-    if (!current || (step.type === undefined ? !current.isNamed : current.type !== step.type)) return undefined;
+    let lookup = lookups.get(step.key);
+    if (!lookup) {
+      lookup =
+        step.field === ''
+          ? { node: current.namedChildren.find((child) => child.type === type) ?? null, type }
+          : { node: current.childForFieldName(step.field) };
+      lookups.set(step.key, lookup);
+    }
+    current = lookup.node;
+    if (!current) return undefined;
+    if (type === undefined ? !current.isNamed : (lookup.type ??= current.type) !== type) return undefined;
   }
   return current;
 }
