@@ -215,39 +215,62 @@ export class FileAccess {
     return this.configuredRoots.length > 0 ? this.configuredRoots : this.clientRoots;
   }
 
-  /** Reads a text source file, with every check above. `what` names the argument in errors. */
+  /**
+   * Reads a text source file, with every check above. `what` names the argument in errors.
+   *
+   * Each file-system step is a trip through libuv's thread pool (milliseconds each on a loaded
+   * machine), so steps that do not depend on each other run together: the real path (and the
+   * roots' real paths) are looked up while the file is judged and opened, the descriptor's stat
+   * alongside the real path's, and a file is read in one read of its size; the close is not
+   * waited for. The checks and their order of precedence are those of the sequential steps: the
+   * real path is still confirmed, after the open, to name the file that was opened.
+   */
   async readSourceFile(input: string, what = 'file', maxBytes = MAX_SOURCE_FILE_BYTES): Promise<SourceFile> {
     const path = this.toAbsolutePath(input, what);
     const unrestricted = this.roots.length === 0;
     if (unrestricted) checkNotSecret(path, what);
-    const opened = await openRegular(path, true);
-    if ('refusal' in opened) throw new InputError(`${what}: ${sourceRefusal(opened, path)}`);
-    const { handle, info } = opened;
+    const realLookup = settle(realpath(path));
+    const realRoots = unrestricted ? undefined : realRootsOf(this.roots);
+    const started = await openStatted(path, true);
+    if ('refusal' in started) throw new InputError(`${what}: ${sourceRefusal(started, path)}`);
+    const { handle } = started;
+    let closed = false;
     try {
-      if (info.size > maxBytes) {
+      // The real path's stat is taken after the open: the descriptor holds the inode, which cannot be reused meanwhile.
+      const [info, real] = await Promise.all([
+        handle.stat().catch(() => undefined),
+        realLookup.then(async (found) =>
+          'value' in found ? { path: found.value, info: await stat(found.value).catch(() => undefined) } : found,
+        ),
+      ]);
+      const refusal = openedRefusal(started.before, info);
+      if (refusal !== undefined) throw new InputError(`${what}: ${sourceRefusal(refusal, path)}`);
+      if (info!.size > maxBytes) {
         throw new InputError(
-          `${what}: ${path} is ${formatBytes(info.size)}; files over ${formatBytes(maxBytes)} are not read`,
+          `${what}: ${path} is ${formatBytes(info!.size)}; files over ${formatBytes(maxBytes)} are not read`,
         );
       }
       // The real path decides roots and secret locations; it must be the file that was opened.
-      const real = await this.realPathOf(path, what);
-      const realInfo = await stat(real).catch(() => undefined);
-      if (!realInfo || realInfo.ino !== info.ino || realInfo.dev !== info.dev) {
+      if ('error' in real) throw new InputError(`${what}: ${describeFsError(real.error, path)}`);
+      if (!real.info || real.info.ino !== info!.ino || real.info.dev !== info!.dev) {
         throw new InputError(`${what}: ${path} changed while it was being opened; try again`);
       }
       if (unrestricted) {
-        checkNotSecret(real, what, path);
+        checkNotSecret(real.path, what, path);
         checkSourceExtension(path, what);
-        checkSourceExtension(real, what, path);
-        const linked = hardLinkRefusal(info);
+        checkSourceExtension(real.path, what, path);
+        const linked = hardLinkRefusal(info!);
         if (linked !== undefined) throw new InputError(`${what}: ${path} ${linked}`);
-      } else await this.checkInsideRoots(path, what, real);
+      } else await this.checkInsideRoots(path, what, real.path, await realRoots);
       let bytes: Buffer | undefined;
       try {
-        bytes = await readBounded(handle, maxBytes);
+        bytes = await readBounded(handle, maxBytes, info!.size);
       } catch (error) {
         throw new InputError(`${what}: ${describeFsError(error, path)}`);
       }
+      // Nothing below reads the file: its close is not waited for (its failure was ignored anyway).
+      closed = true;
+      void handle.close().catch(() => undefined);
       if (bytes === undefined)
         throw new InputError(`${what}: ${path} is over ${formatBytes(maxBytes)}; larger files are not read`);
       if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
@@ -259,7 +282,7 @@ export class FileAccess {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       return { path, text };
     } finally {
-      await handle.close().catch(() => undefined);
+      if (!closed) await handle.close().catch(() => undefined);
     }
   }
 
@@ -371,16 +394,32 @@ export class FileAccess {
     throw new InputError(`${what}: "${trimmed}" is a relative path; it must be absolute${hint}`);
   }
 
-  private async checkInsideRoots(path: string, what: string, knownReal?: string): Promise<void> {
+  private async checkInsideRoots(
+    path: string,
+    what: string,
+    knownReal?: string,
+    knownRealRoots?: readonly string[],
+  ): Promise<void> {
     const roots = this.roots;
     if (roots.length === 0) return;
     const real = knownReal ?? (await this.realPathOf(path, what));
-    for (const root of roots) {
-      const realRoot = await realpath(root).catch(() => resolve(root));
-      if (isInside(real, realRoot)) return;
-    }
+    const realRoots = knownRealRoots ?? (await realRootsOf(roots));
+    if (realRoots.some((realRoot) => isInside(real, realRoot))) return;
     throw new InputError(`${what}: ${path} is outside the allowed roots (${roots.join(', ')})`);
   }
+}
+
+/** The roots' real paths, looked up together (a root that cannot be resolved stands as given). */
+function realRootsOf(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(roots.map((root) => realpath(root).catch(() => resolve(root))));
+}
+
+/** A promise's outcome as a value: started early, looked at later, never an unhandled rejection. */
+function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 function isInside(path: string, root: string): boolean {
@@ -420,20 +459,25 @@ function checkSourceExtension(path: string, what: string, named?: string): void 
   );
 }
 
-/** Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is
- * more. */
-async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer | undefined> {
+/**
+ * Reads at most `maxBytes` (files in /proc report size 0 and may be longer than they say); undefined when there is
+ * more. `size`, the descriptor's stat, sizes the first read: a file that is what it says is read in one read (a
+ * read of exactly its size ends it, as in fs.readFile); one that grew or shrank meanwhile goes on to the end.
+ */
+async function readBounded(handle: FileHandle, maxBytes: number, size = 0): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
+    const want = total === 0 && size > 0 ? size + 1 : 64 * 1024;
+    const buffer = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
     if (bytesRead === 0) break;
     chunks.push(buffer.subarray(0, bytesRead));
     total += bytesRead;
     if (total > maxBytes) return undefined;
+    if (chunks.length === 1 && total === size) break;
   }
-  return Buffer.concat(chunks, total);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
 type Refusal = {
@@ -451,6 +495,22 @@ async function openRegular(
   path: string,
   followSymlinks: boolean,
 ): Promise<{ handle: FileHandle; info: Stats } | Refusal> {
+  const started = await openStatted(path, followSymlinks);
+  if ('refusal' in started) return started;
+  const info = await started.handle.stat().catch(() => undefined);
+  const refusal = openedRefusal(started.before, info);
+  if (refusal !== undefined) {
+    await started.handle.close().catch(() => undefined);
+    return refusal;
+  }
+  return { handle: started.handle, info: info! };
+}
+
+/** openRegular's first half: the stat before the open, and the open (the descriptor not yet checked). */
+async function openStatted(
+  path: string,
+  followSymlinks: boolean,
+): Promise<{ handle: FileHandle; before: Stats } | Refusal> {
   let before: Stats;
   try {
     before = followSymlinks ? await stat(path) : await lstat(path);
@@ -461,25 +521,24 @@ async function openRegular(
   if (before.isSymbolicLink()) return { refusal: 'symlink' };
   if (before.isDirectory()) return { refusal: 'directory' };
   if (!before.isFile()) return { refusal: 'not-regular' };
-  let handle: FileHandle;
   try {
     const flags =
       fsConstants.O_RDONLY |
       fsConstants.O_NONBLOCK |
       fsConstants.O_NOCTTY |
       (followSymlinks ? 0 : fsConstants.O_NOFOLLOW);
-    handle = await open(path, flags);
+    return { handle: await open(path, flags), before };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' && !followSymlinks) return { refusal: 'symlink' };
     return { refusal: code === 'ENOENT' ? 'missing' : 'unreadable', error };
   }
-  const info = await handle.stat().catch(() => undefined);
-  if (!info || !info.isFile() || info.ino !== before.ino || info.dev !== before.dev) {
-    await handle.close().catch(() => undefined);
-    return { refusal: info && !info.isFile() ? 'not-regular' : 'changed' };
-  }
-  return { handle, info };
+}
+
+/** openRegular's second half: why the open descriptor (its stat `info`) is not the regular file judged before. */
+function openedRefusal(before: Stats, info: Stats | undefined): Refusal | undefined {
+  if (info && info.isFile() && info.ino === before.ino && info.dev === before.dev) return undefined;
+  return { refusal: info && !info.isFile() ? 'not-regular' : 'changed' };
 }
 
 function sourceRefusal({ refusal, error }: Refusal, path: string): string {
@@ -542,7 +601,7 @@ export async function readRegularFile(
     if (refusal !== undefined) return { kind: 'refused', problem: refusal };
     const tooLarge = { kind: 'too-large', problem: `is over ${formatBytes(maxBytes)}` } as const;
     if (info.size > maxBytes) return tooLarge;
-    const bytes = await readBounded(handle, maxBytes);
+    const bytes = await readBounded(handle, maxBytes, info.size);
     return bytes === undefined ? tooLarge : { kind: 'read', bytes };
   } catch (error) {
     return { kind: 'unreadable', problem: describeFsError(error, '').trim() };

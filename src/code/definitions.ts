@@ -77,24 +77,38 @@ const SINGLE_DECLARATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   assignment_expression: new Set(['expression_statement']),
 };
 
-/** Preceding sibling types that are attached to the definition after them (when adjacent). */
-const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node) => boolean>> = {
-  javascript: (node) => isDocBlock(node, 'comment'),
-  typescript: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
-  tsx: (node) => node.type === 'decorator' || isDocBlock(node, 'comment'),
-  java: (node) => isDocBlock(node, 'block_comment'),
-  php: (node) => isDocBlock(node, 'comment'),
-  csharp: (node) => node.type === 'comment' && /^\/\/\/(?!\/)/.test(node.text),
-  go: (node) => node.type === 'comment',
-  rust: (node) =>
-    node.type === 'attribute_item' ||
-    ((node.type === 'line_comment' || node.type === 'block_comment') && /^(\/\/\/(?!\/)|\/\*\*(?!\/))/.test(node.text)),
+/**
+ * Preceding sibling types that are attached to the definition after them (when adjacent). Each is
+ * given the sibling's type, asked once, and the source: a comment's opening is read from the
+ * source at its start (what a comment opens with is within it: a comment is at least that long).
+ */
+const ATTACHED_SIBLINGS: Readonly<Record<string, (node: Node, type: string, source: string) => boolean>> = {
+  javascript: (node, type, source) => isDocBlock(node, type, 'comment', source),
+  typescript: (node, type, source) => type === 'decorator' || isDocBlock(node, type, 'comment', source),
+  tsx: (node, type, source) => type === 'decorator' || isDocBlock(node, type, 'comment', source),
+  java: (node, type, source) => isDocBlock(node, type, 'block_comment', source),
+  php: (node, type, source) => isDocBlock(node, type, 'comment', source),
+  csharp: (node, type, source) => type === 'comment' && opensWith(DOC_LINE, node, source),
+  go: (_node, type) => type === 'comment',
+  rust: (node, type, source) =>
+    type === 'attribute_item' ||
+    ((type === 'line_comment' || type === 'block_comment') && opensWith(RUST_DOC, node, source)),
 };
 
 /** A doc comment opened with slash-star-star (JSDoc, Javadoc, PHPDoc); plain block comments are not attached. */
-function isDocBlock(node: Node, commentType: string): boolean {
-  return node.type === commentType && /^\/\*\*(?!\/)/.test(node.text);
+function isDocBlock(node: Node, type: string, commentType: string, source: string): boolean {
+  return type === commentType && opensWith(DOC_BLOCK, node, source);
 }
+
+/** Whether the source at `node`'s start matches `opening` (a sticky pattern). */
+function opensWith(opening: RegExp, node: Node, source: string): boolean {
+  opening.lastIndex = node.startIndex;
+  return opening.test(source);
+}
+
+const DOC_BLOCK = /\/\*\*(?!\/)/y;
+const DOC_LINE = /\/\/\/(?!\/)/y;
+const RUST_DOC = /\/\/\/(?!\/)|\/\*\*(?!\/)/y;
 
 /** Bodiless signatures folded into a following implementation of the same name (overloads). */
 const OVERLOAD_SIGNATURES: ReadonlySet<string> = new Set(['function_signature', 'method_signature']);
@@ -140,6 +154,16 @@ interface Context {
   lines: LineIndex;
   /** Whether the grammar has overload signatures at all (only TypeScript's does). */
   hasSignatures: boolean;
+  /** Whether the grammar has expression-bodied members (`arrow_expression_clause`: only C#'s does). */
+  hasExpressionBodies: boolean;
+  /** Whether the grammar has expression lists (Go, Python, Lua), through which a function can be bound. */
+  hasExpressionLists: boolean;
+  /**
+   * Per declaration (its node id, then the declarator type): whether it declares one name of that
+   * type. Asked once per declaration, not once per declarator: a `var` of 30 functions would
+   * otherwise list its children 30 times.
+   */
+  soleDeclarations: Map<string, boolean>;
 }
 
 /** `cancelled`, asked while the query runs, stops it when it answers true (a CancelledError). */
@@ -150,7 +174,15 @@ export function findDefinitions(
   source: string,
   cancelled?: () => boolean,
 ): Definition[] {
-  const context: Context = { info, source, lines: new LineIndex(source), hasSignatures: hasSignatureTypes(grammar) };
+  const context: Context = {
+    info,
+    source,
+    lines: new LineIndex(source),
+    hasSignatures: hasSignatureTypes(grammar),
+    hasExpressionBodies: grammar.language.types.includes(EXPRESSION_BODY),
+    hasExpressionLists: grammar.language.types.includes('expression_list'),
+    soleDeclarations: new Map(),
+  };
   const definitions: Definition[] = [];
   // Functions whose own name is qualified (`S::m`), with that qualifier: methods unless it is a namespace.
   const qualifiedOutside: { definition: Definition; qualifier: string[] }[] = [];
@@ -186,8 +218,8 @@ export function findDefinitions(
     if (kind === 'function' && insideType) kind = 'method';
     const full = fullNode(entry, context);
     const exported = splitExport(full, context);
-    const start = attachedStart(exported ?? full, entry, context) ?? (exported ?? full).node;
-    const body = bodyNode(entry.node);
+    const body = bodyNode(entry.node, context);
+    const start = attachedStart(exported ?? full, entry, body !== undefined, context) ?? (exported ?? full).node;
     const bodyEnd = body?.endIndex ?? 0;
     const bodyStart = body ? leadingComments(body, entry, context) : undefined;
     const definition: Definition = {
@@ -286,6 +318,9 @@ function captureDefinitions(
     // leads nowhere means the pattern does not apply, as a capture that cannot match would.
     // Alternatives (`a|b`) are tried in order; the receiver path at the same place goes with the name's.
     const paths = match.setProperties;
+    // The children the paths of this match have looked up: alternatives and the receiver's path
+    // share their first steps (`left:member_expression/property` and `left:member_expression/object`).
+    const lookups = paths ? new Map<string, Lookup>() : undefined;
     let chosen = 0;
     if (paths?.name && !nameNode) {
       // An empty alternative accepts a definition without a name (the module's `default`).
@@ -293,7 +328,7 @@ function captureDefinitions(
       let anonymous = false;
       for (chosen = 0; chosen < alternatives.length && !nameNode && !anonymous; chosen++) {
         if (alternatives[chosen] === '') anonymous = true;
-        else nameNode = followPath(node, alternatives[chosen]!);
+        else nameNode = followPath(node, alternatives[chosen]!, lookups);
       }
       if (!nameNode && !anonymous) continue;
       chosen--;
@@ -309,7 +344,7 @@ function captureDefinitions(
     if (paths?.receiver && !receiver) {
       const receiverPath = alternativesOf(paths.receiver)[chosen];
       if (receiverPath) {
-        receiver = followPath(node, receiverPath);
+        receiver = followPath(node, receiverPath, lookups);
         if (!receiver) continue;
       }
     }
@@ -373,31 +408,49 @@ function alternativesOf(property: string): string[] {
   return alternatives;
 }
 
-/** Parsed `field:type/field` paths, by their text (a query has a handful). */
-const parsedPaths = new Map<string, { field: string; type: string | undefined }[]>();
+/**
+ * Parsed `field:type/field` paths, by their text (a query has a handful). `key` names a step's
+ * look-up: the steps before it as written, then its field (or `:type` when it has none).
+ */
+const parsedPaths = new Map<string, { field: string; type: string | undefined; key: string }[]>();
+
+/** A child a path looked up from the definition's node (null: none), with its type once asked. */
+interface Lookup {
+  node: Node | null;
+  type?: string;
+}
 
 /**
  * The node a path leads to from `node`: `/`-separated steps, each `field` (a named child in that
  * field, as `field: (_)` in a pattern), `field:type` (of that type, as `field: (type)`) or `:type`
- * (the first child of that type in any field or none, as `(type)` in a pattern).
+ * (the first child of that type in any field or none, as `(type)` in a pattern). `lookups` keeps
+ * what paths from the same node found, so a step they share is asked of tree-sitter once.
  */
-function followPath(node: Node, path: string): Node | undefined {
+function followPath(node: Node, path: string, lookups = new Map<string, Lookup>()): Node | undefined {
   let steps = parsedPaths.get(path);
   if (!steps) {
-    steps = path.split('/').map((step) => {
+    const written = path.split('/');
+    steps = written.map((step, index) => {
       const [field = '', type] = step.split(':');
-      return { field, type };
+      const before = written.slice(0, index).join('/');
+      return { field, type, key: `${before}>${field === '' ? `:${type}` : field}` };
     });
     parsedPaths.set(path, steps);
   }
   let current: Node | null = node;
   for (const step of steps) {
     const type = step.type;
-    current =
-      step.field === ''
-        ? (current.namedChildren.find((child) => child.type === type) ?? null)
-        : current.childForFieldName(step.field);
-    if (!current || (step.type === undefined ? !current.isNamed : current.type !== step.type)) return undefined;
+    let lookup = lookups.get(step.key);
+    if (!lookup) {
+      lookup =
+        step.field === ''
+          ? { node: current.namedChildren.find((child) => child.type === type) ?? null, type }
+          : { node: current.childForFieldName(step.field) };
+      lookups.set(step.key, lookup);
+    }
+    current = lookup.node;
+    if (!current) return undefined;
+    if (type === undefined ? !current.isNamed : (lookup.type ??= current.type) !== type) return undefined;
   }
   return current;
 }
@@ -593,13 +646,8 @@ function fullNode(entry: Captured, context: Context): Extent {
   const declarations = SINGLE_DECLARATIONS[type];
   if (declarations) {
     const parent = node.parent;
-    if (
-      parent &&
-      declarations.has(parent.type) &&
-      (parent.namedChildCount === 1 || parent.namedChildren.filter((child) => child.type === type).length === 1)
-    ) {
+    if (parent && declarations.has(parent.type) && declaresOne(parent, type, context))
       full = { node: parent, end: parent.endIndex };
-    }
   }
   const wrappers = WRAPPERS[context.info.name];
   if (!wrappers || cannotBeWrapped(full.node.startIndex, context)) return full;
@@ -607,6 +655,19 @@ function fullNode(entry: Captured, context: Context): Extent {
   for (let outer = full.node.parent; outer && wrappers.has(outer.type); outer = outer.parent)
     full = { node: outer, end: outer.endIndex };
   return full;
+}
+
+/** Whether `declaration` has one named child of type `type` (its named children can be comments too). */
+function declaresOne(declaration: Node, type: string, context: Context): boolean {
+  const key = `${declaration.id} ${type}`;
+  let one = context.soleDeclarations.get(key);
+  if (one === undefined) {
+    one =
+      declaration.namedChildCount === 1 ||
+      declaration.namedChildren.filter((child) => child.type === type).length === 1;
+    context.soleDeclarations.set(key, one);
+  }
+  return one;
 }
 
 /**
@@ -691,18 +752,27 @@ function splitExport(full: Extent, context: Context): Extent | undefined {
 /** A line of `export` alone, after indentation (group 1), with comments after it at most. */
 const EXPORT_LINE = /([ \t]*)export(?:[ \t]*(?:\/\/.*|\/\*(?:[^*\n]|\*(?!\/))*\*\/))*[ \t]*$/my;
 
-/** Where `full` really starts, counting attached siblings and overload signatures; undefined if at `full`. */
-function attachedStart(full: Extent, entry: Captured, context: Context): Node | undefined {
+/**
+ * Where `full` really starts, counting attached siblings and overload signatures; undefined if at
+ * `full`. `hasBody`: whether the definition has a block (only an implementation has overloads).
+ */
+function attachedStart(full: Extent, entry: Captured, hasBody: boolean, context: Context): Node | undefined {
   const attached = ATTACHED_SIBLINGS[context.info.name];
-  // Nothing can be attached: no attached kinds in this language, and no overloads in its grammar.
-  if (!attached && !context.hasSignatures) return undefined;
+  // Only a function with a block, in a grammar that has them, has overload signatures before it:
+  // `function f(): void; namespace f {…}` are merged declarations, both listed.
+  const overloaded = context.hasSignatures && hasBody && FUNCTION_KINDS.has(entry.role);
+  // Nothing can be attached: no attached kinds in this language, and no overloads here.
+  if (!attached && !overloaded) return undefined;
   if (TEXT_CHECKED_LANGUAGES.has(context.info.name) && blankLineBefore(full.node.startIndex, context.source))
     return undefined;
   let start: Node | undefined;
   for (let sibling = full.node.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
     // Only what touches the definition (no blank line between) is attached to it.
     if (context.lines.rowAt(sibling.endIndex) < (start ?? full.node).startPosition.row - 1) break;
-    if (attached?.(sibling) || isOverloadOf(sibling, entry)) start = sibling;
+    // Its type is asked of tree-sitter once, for every test below.
+    const type = sibling.type;
+    if (attached?.(sibling, type, context.source) || (overloaded && isOverloadOf(sibling, type, entry, context)))
+      start = sibling;
     else break;
   }
   return start;
@@ -728,31 +798,32 @@ function hasSignatureTypes(grammar: Grammar): boolean {
   return [...OVERLOAD_SIGNATURES].some((type) => types.includes(type));
 }
 
-function isOverloadOf(sibling: Node, entry: Captured): boolean {
-  // Only a function has overloads: `function f(): void; namespace f {…}` are merged declarations, both listed.
-  if (entry.role !== 'function' && entry.role !== 'method' && entry.role !== 'constructor') return false;
-  const signature = sibling.type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
-  return (
-    signature !== null &&
-    OVERLOAD_SIGNATURES.has(signature.type) &&
-    signature.childForFieldName('name')?.text === entry.name &&
-    bodyNode(entry.node) !== undefined
-  );
+/** Whether `sibling` (of type `type`) is an overload signature of the function `entry` (attachedStart decides that
+ * it may have some). */
+function isOverloadOf(sibling: Node, type: string, entry: Captured, context: Context): boolean {
+  const signature = type === 'export_statement' ? sibling.childForFieldName('declaration') : sibling;
+  if (signature === null || !OVERLOAD_SIGNATURES.has(signature === sibling ? type : signature.type)) return false;
+  const name = signature.childForFieldName('name');
+  return name !== null && context.source.slice(name.startIndex, name.endIndex) === entry.name;
 }
 
+const EXPRESSION_BODY = 'arrow_expression_clause';
+
 /** The function's block: its own `body`, or the body of the function a declarator/field binds. */
-function bodyNode(node: Node): Node | undefined {
+function bodyNode(node: Node, context: Context): Node | undefined {
   const own = node.childForFieldName('body');
   if (own) return own;
   for (const field of ['value', 'right']) {
     let bound = node.childForFieldName(field);
     // Go binds through expression lists: `f := func() {…}`, `var f = func() {…}`.
-    if (bound?.type === 'expression_list' && bound.namedChildCount === 1) bound = bound.namedChild(0);
+    if (context.hasExpressionLists && bound?.type === 'expression_list' && bound.namedChildCount === 1)
+      bound = bound.namedChild(0);
     const boundBody = bound?.childForFieldName('body');
     if (boundBody) return boundBody;
   }
-  // C# expression-bodied members (`int F() => 1;`) have no `body` field.
-  return node.namedChildren.find((child) => child.type === 'arrow_expression_clause');
+  // C# expression-bodied members (`int F() => 1;`) have no `body` field; no other grammar has that node type.
+  if (!context.hasExpressionBodies) return undefined;
+  return node.namedChildren.find((child) => child.type === EXPRESSION_BODY);
 }
 
 /**
@@ -762,12 +833,18 @@ function bodyNode(node: Node): Node | undefined {
 function leadingComments(body: Node, entry: Captured, context: Context): Node | undefined {
   // Such a comment lies between the definition's start and its block's: without a comment marker
   // there (`#`, `/`, Ruby's `=begin`), there is none to look for.
-  if (!/[#/=]/.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
+  // In JavaScript and TypeScript a `comment` opens with `/` (`<!--` is an html_comment), and the
+  // `=` of every `x = () => {…}` would otherwise send each bound function to tree-sitter.
+  const marker = TEXT_CHECKED_LANGUAGES.has(context.info.name) ? SLASH_MARKER : COMMENT_MARKERS;
+  if (!marker.test(context.source.slice(entry.node.startIndex, body.startIndex))) return undefined;
   let first: Node | undefined;
   for (let sibling = body.previousSibling; sibling && sibling.type === 'comment'; sibling = sibling.previousSibling)
     first = sibling;
   return first;
 }
+
+const SLASH_MARKER = /\//;
+const COMMENT_MARKERS = /[#/=]/;
 
 /** How many of the open containers qualify a `this` member: through the innermost class, else all of them (the
  * constructor function). */
