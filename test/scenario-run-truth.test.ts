@@ -87,4 +87,6 @@ test('a phase whose generator ran behind is named in the reasons, and the impact
   const report = renderReport({ ...result, impactWarning: notes.impactWarning });
   const impact = report.slice(report.indexOf('### Impact against the baseline'));
   assert.ok(impact.indexOf('Inconclusive comparison') < impact.indexOf('| Metric |'), impact);
+  // The phase's own figure is in its load paragraph.
+  assert.match(report, /faultline itself sent 12 requests \(60\.0%\) more than 10 ms after their intended start/);
 });

@@ -322,6 +322,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
       `at most ${load.peakBusyConnections} busy at once; ` +
       `${load.queued} requests waited for a free connection${queuedWhy(load)}, ` +
       `${load.notSent} timed out before they could be sent.` +
+      ownLateness(load) +
       ((load.warmRequests ?? 0) > 0
         ? ` Before the first measured request, ${load.warmRequests} ` +
           `unmeasured requests on the first connections warmed the path ` +
@@ -367,6 +368,17 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     line(chart);
     line();
   }
+}
+
+/** faultline's own lateness in this phase (LoadFigures.generatorLate), when it sent any request late. */
+function ownLateness(load: LoadFigures): string {
+  const late = load.generatorLate;
+  if (!late || late.sentLate === 0) return '';
+  return (
+    ` faultline itself sent ${late.sentLate} requests (${late.sentLatePercent.toFixed(1)}%) more than ` +
+    `${late.thresholdMs} ms after their intended start (its own thread was behind, up to ` +
+    `${Math.round(late.worstTickLateMs)} ms; in the send lag above).`
+  );
 }
 
 /**
