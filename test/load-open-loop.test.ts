@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import {
+  generatorBehindText,
+  generatorLateness,
+  LiveCounters,
   MAX_CONNECTING,
   parseExpectedStatus,
   runOpenLoop,
@@ -643,4 +646,73 @@ describe('an early end of the schedule (ScheduleEnd: an experiment aborted once 
       /scheduleEnd must be a ScheduleEnd/,
     );
   });
+});
+
+describe("the generator's own lateness (sentLate, generatorLateness)", () => {
+  test('a stall of its own thread is counted as sent late, and says the generator was behind', async () => {
+    const target = await server();
+    // 300 ms in, this thread busy-waits 200 ms (as a loaded machine or a long GC pause would): the ~100 requests due
+    // meanwhile leave one tick, each far more than SENT_LATE_MS after its intended start.
+    const stall = setTimeout(() => {
+      const until = performance.now() + 200;
+      while (performance.now() < until);
+    }, 300);
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 500,
+      connections: 4,
+      durationMs: 1000,
+      timeoutMs: 5000,
+      thread: 'caller',
+    });
+    clearTimeout(stall);
+    assert.ok(result.sentLate >= 20, `sent late: ${result.sentLate}`);
+    assert.ok(result.worstTickLateMs >= 100, `worst tick ${result.worstTickLateMs} ms`);
+    const lateness = generatorLateness(result);
+    assert.equal(lateness.behind, true);
+    assert.match(generatorBehindText(lateness) ?? '', /load generator \(this machine\) ran behind/);
+  });
+
+  test("waiting for a slow target's one connection is send lag, not the generator behind", async () => {
+    // 50 ms per response on one connection at 40 req/s: each request waits for the one before it, so the send lag
+    // grows to hundreds of ms, while the scheduler itself sends every request on time.
+    const target = await server((_request, response, self) => self.later(50, () => response.end('ok')));
+    const result = await runOpenLoop({
+      url: `${target.origin}/`,
+      ratePerSecond: 40,
+      connections: 1,
+      maxConnections: 1,
+      durationMs: 500,
+      timeoutMs: 10_000,
+      thread: 'caller',
+    });
+    assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+    assert.ok(result.sendLag!.p50 >= 100, `send lag p50 ${result.sendLag!.p50} ms`);
+    // Wide margin: a loaded machine may make a tick or two late; not most of them.
+    assert.ok(result.sentLate < result.requests / 2, `sent late: ${result.sentLate} of ${result.requests}`);
+  });
+});
+
+test('live counters count errors as each request settles, as they count settled ones', async () => {
+  const target = await server((_request, response) => {
+    response.statusCode = 500;
+    response.end('no');
+  });
+  const live = new LiveCounters();
+  const seen: Array<[settled: number, errors: number]> = [];
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 50,
+    connections: 1,
+    durationMs: 500,
+    timeoutMs: 5000,
+    thread: 'caller',
+    live,
+    // A second closes only once its requests have all settled: mid-run, the live count is what progress can say.
+    onStart: () => void seen.push([live.settled, live.errors]),
+  });
+  assert.equal(result.errors, 25);
+  assert.equal(live.errors, result.errors);
+  assert.equal(live.settled, result.requests);
+  assert.deepEqual(seen, [[0, 0]]);
 });

@@ -87,6 +87,29 @@ describe('renderReport', () => {
     );
   });
 
+  test('requests that waited for a connection are said with why; warm requests with the figures that hold them', () => {
+    const result = fixedResult();
+    const load = result.run.load!;
+    load.maxConnections = 1000;
+    load.connectionsOpened = 114;
+    load.queued = 51;
+    assert.match(
+      renderReport(result),
+      /51 requests waited for a free connection \(every open one busy while more were being set up, at most 4 at a time; not the max_connections cap\)/,
+    );
+    load.saturation = { waitedPercent: 1, waitP50Ms: 3, connectionsNeeded: 1200 };
+    assert.match(
+      renderReport(result),
+      /51 requests waited for a free connection \(every open one busy, some at the max_connections cap\)/,
+    );
+    load.warmRequests = 20;
+    // The proxy carried them: its byte and connection counters hold them, the load's figures do not.
+    assert.match(
+      renderReport(result),
+      /20 unmeasured requests .* in none of the load's figures, but the proxy's connection and byte counters include them\./,
+    );
+  });
+
   test('target connect failures: the load sees resets in front of the url, the app does through proxies', () => {
     const result = fixedResult();
     result.run.targetConnectFailures = { ECONNREFUSED: 3 };

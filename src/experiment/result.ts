@@ -2,7 +2,7 @@
  * What an experiment run returns: every figure the reports show, as plain JSON (the MCP tool's
  * structuredContent, `--json`, the run record). Times are ms from the start of the load.
  */
-import type { ErrorClass, Stats } from '../load/index.js';
+import type { ErrorClass, GeneratorLateness, Stats } from '../load/index.js';
 import type { ProbeVerdict } from '../probe/index.js';
 import type { Slis } from '../toolcall/metrics.js';
 import type { Experiment, Expectation } from './model.js';
@@ -92,6 +92,8 @@ export interface LoadSummary {
   latency: Stats | null;
   queued: number;
   connectionsOpened: number;
+  /** The load generator's own lateness (load/generator-behind.ts); when `behind`, the reasons carry a warning. */
+  generatorLate: GeneratorLateness;
 }
 
 export interface ExperimentResult {

@@ -17,7 +17,7 @@
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
-import { LiveCounters, type RequestSamples } from '../load/index.js';
+import { generatorBehindText, generatorLateness, LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
 import { ControlClient, plural, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
@@ -154,7 +154,6 @@ class ExperimentRun {
   /** The last progress reported, in ms: progress only ever increases (MCP's rule). */
   private reportedMs = -1;
   private readonly live = new LiveCounters();
-  private loadErrors = 0;
   private readonly promql: PromqlWatch;
   /** Where the run ends when it ends early: an abort's recovery judged (endAfterAbort), a command after `--` exited. */
   private readonly scheduleEnd = new ScheduleEnd();
@@ -530,7 +529,6 @@ class ExperimentRun {
   }
 
   private watchSecond(bucket: SecondBucket): void {
-    this.loadErrors += bucket.errors;
     this.options.metrics?.second(bucket);
     const inject = this.experiment.phases.inject;
     const startMs = bucket.second * 1000;
@@ -777,7 +775,8 @@ class ExperimentRun {
   private loadProgress(elapsedMs: number): RunProgress['load'] {
     const { live } = this;
     const inFlight = live.dispatched - live.settled;
-    return { elapsedMs, settled: live.settled, inFlight, errors: this.loadErrors, connections: live.openConnections };
+    // Counted as each request settles, as `settled` is, not from the seconds (each comes only once it is whole).
+    return { elapsedMs, settled: live.settled, inFlight, errors: live.errors, connections: live.openConnections };
   }
 
   private result(load: OpenLoopResult | undefined, rollbacks: ExperimentResult['rollbacks']): ExperimentResult {
@@ -795,6 +794,9 @@ class ExperimentRun {
     });
     this.options.metrics?.states(evaluation.expectations);
     const { experiment } = this;
+    // The load's figures carry this machine's lateness: said with the verdict, which it may have swayed.
+    const behind = load ? generatorBehindText(generatorLateness(load)) : null;
+    if (behind !== null) this.warnings.push(behind);
     return {
       title: experiment.title,
       description: experiment.description,
@@ -821,6 +823,7 @@ class ExperimentRun {
               latency: load.latency,
               queued: load.queued,
               connectionsOpened: load.connectionsOpened,
+              generatorLate: generatorLateness(load),
             }
           : null,
       proxies: (this.proxy ? (experiment.proxies.length > 0 ? experiment.proxies : []) : []).map((mapping, index) => ({

@@ -29,6 +29,12 @@ export {
   type SecondBucket,
   LATENCY_BOUNDS_MS,
 } from './open-loop.js';
+export {
+  generatorLateness,
+  generatorBehindText,
+  GENERATOR_BEHIND_SHARE,
+  type GeneratorLateness,
+} from './generator-behind.js';
 export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
 export { watchThisThread, type ThreadLoadGauge } from './thread-load.js';

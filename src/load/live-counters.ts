@@ -5,11 +5,11 @@
  * them, the caller's thread reads them whenever it likes, with no message in between.
  */
 export class LiveCounters {
-  /** [dispatched, settled, openConnections]; 32-bit is enough (a run has at most 5 million requests). */
+  /** [dispatched, settled, openConnections, errors]; 32-bit is enough (a run has at most 5 million requests). */
   readonly shared: Int32Array;
 
   /** New counters at zero, or a view of counters another thread created (their `shared.buffer`). */
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT)) {
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT)) {
     this.shared = new Int32Array(buffer);
   }
 
@@ -35,5 +35,13 @@ export class LiveCounters {
   }
   set openConnections(value: number) {
     Atomics.store(this.shared, 2, value);
+  }
+
+  /** Of the settled requests, those that failed (any error class): live, as `settled` is. */
+  get errors(): number {
+    return Atomics.load(this.shared, 3);
+  }
+  set errors(value: number) {
+    Atomics.store(this.shared, 3, value);
   }
 }

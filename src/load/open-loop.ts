@@ -204,6 +204,15 @@ export interface OpenLoopResult extends SampleSummary {
    * millisecond.
    */
   growthSkippedLate: number;
+  /**
+   * Requests the scheduler itself sent more than SENT_LATE_MS after their intended start: its tick
+   * ran late (its thread busy, in a scenario shared with the in-process proxy; a fault switch at an
+   * edge), not a wait for a free connection, which is the target's doing and is not counted here.
+   * Their latency carries this machine's lateness (generatorBehind).
+   */
+  sentLate: number;
+  /** The most the scheduler's tick ran late: now − the intended start of the oldest request it found due. */
+  worstTickLateMs: number;
   /** The longest the waiting queue got. */
   maxQueueDepth: number;
   /** Requests that reached their deadline while still queued (counted as timeouts, never sent). */
@@ -388,6 +397,12 @@ export const PRECONNECT_MAX_MS = 2_000;
 /** The most unmeasured warm requests per connection, and how long they may take in all. */
 export const MAX_WARM_REQUESTS = 100;
 const WARM_MAX_MS = 2_000;
+/**
+ * A request the scheduler sends more than this after its intended start counts in sentLate: ten times
+ * a timer's usual lateness (0.1–1.5 ms), and more than the few ms the target under test usually needs.
+ */
+export const SENT_LATE_MS = 10;
+
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
 /** Wake-ups are asked for this much after a request's time (performance.now() and the service's clock round apart). */
@@ -456,6 +471,9 @@ class OpenLoopRun {
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
   private lateMs = 0;
   private growthSkippedLate = 0;
+  /** Requests the scheduler sent more than SENT_LATE_MS late, and the worst lateness of a tick (the result's). */
+  private sentLate = 0;
+  private worstTickLateMs = 0;
   /** Event-loop utilisation at the start of the current window, and over the last whole window. */
   private utilizationMark = performance.eventLoopUtilization();
   /**
@@ -727,12 +745,14 @@ class OpenLoopRun {
     const { intendedStartMs } = this.samples;
     const edge = this.plan.edgesMs[this.nextEdge] ?? Infinity;
     if (this.nextDue < this.plan.requests) this.lateMs = elapsed - intendedStartMs[this.nextDue]!;
+    if (this.lateMs > this.worstTickLateMs) this.worstTickLateMs = this.lateMs;
     // Requests due before the next edge go now; none due at or after it until it has been passed.
     while (
       this.nextDue < this.plan.requests &&
       intendedStartMs[this.nextDue]! <= elapsed &&
       intendedStartMs[this.nextDue]! < edge
     ) {
+      if (elapsed - intendedStartMs[this.nextDue]! > SENT_LATE_MS) this.sentLate++;
       this.dispatch(this.nextDue++);
     }
     if (this.stopped) return;
@@ -947,7 +967,10 @@ class OpenLoopRun {
     samples.ttfbMs[i] = ttfbMs;
     samples.status[i] = status;
     samples.errorClass[i] = encodeErrorClass(failure?.errorClass ?? null);
-    if (failure !== null) this.errorDetails.set(failure.detail, (this.errorDetails.get(failure.detail) ?? 0) + 1);
+    if (failure !== null) {
+      this.errorDetails.set(failure.detail, (this.errorDetails.get(failure.detail) ?? 0) + 1);
+      this.live.errors++;
+    }
     this.lastSettledMs = Math.max(this.lastSettledMs, this.startMs + samples.intendedStartMs[i]! + latencyMs);
     this.settled++;
     this.live.settled = this.settled;
@@ -1059,6 +1082,8 @@ class OpenLoopRun {
       queuedAtCap: this.queuedAtCap,
       peakConnecting: this.peakConnecting,
       growthSkippedLate: this.growthSkippedLate,
+      sentLate: this.sentLate,
+      worstTickLateMs: this.worstTickLateMs,
       maxQueueDepth: this.maxQueueDepth,
       notSent: this.notSent,
       errorDetails: Object.fromEntries(this.errorDetails),

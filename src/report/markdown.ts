@@ -11,6 +11,7 @@ import type { LoadFigures, PhaseResult, ScenarioResult } from '../scenario/resul
 import type { SloResult } from '../scenario/slo.js';
 import type { FaultCounters, HttpFaultCounters, MappingCounters } from '../proxy/index.js';
 import { formatDuration } from '../duration.js';
+import { MAX_CONNECTING } from '../load/index.js';
 import { requestsMet } from '../proxy/run-record.js';
 import { timelineCell } from './fault-text.js';
 import { latencyChart } from './chart.js';
@@ -319,12 +320,15 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
           `a fault closed one, or a request timed out on it), `
         : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
-      `${load.queued} requests waited for a free connection, ${load.notSent} timed out before they could be sent.` +
+      `${load.queued} requests waited for a free connection${queuedWhy(load)}, ` +
+      `${load.notSent} timed out before they could be sent.` +
+      ownLateness(load) +
       ((load.warmRequests ?? 0) > 0
         ? ` Before the first measured request, ${load.warmRequests} ` +
           `unmeasured requests on the first connections warmed the path ` +
           `this run brought up (the proxy's connections, the target's side ` +
-          `of them); they are in no figure.`
+          `of them); they are in none of the load's figures, but the proxy's ` +
+          `connection and byte counters include them.`
         : ''),
   );
   line();
@@ -364,6 +368,31 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     line(chart);
     line();
   }
+}
+
+/** faultline's own lateness in this phase (LoadFigures.generatorLate), when it sent any request late. */
+function ownLateness(load: LoadFigures): string {
+  const late = load.generatorLate;
+  if (!late || late.sentLate === 0) return '';
+  return (
+    ` faultline itself sent ${late.sentLate} requests (${late.sentLatePercent.toFixed(1)}%) more than ` +
+    `${late.thresholdMs} ms after their intended start (its own thread was behind, up to ` +
+    `${Math.round(late.worstTickLateMs)} ms; in the send lag above).`
+  );
+}
+
+/**
+ * Why requests waited for a connection, briefly: every open one was busy and no new one could open, because of the cap
+ * or because the generator sets up at most MAX_CONNECTING new ones at a time (open-loop.ts).
+ */
+function queuedWhy(load: LoadFigures): string {
+  if (load.queued === 0) return '';
+  if (load.saturation) return ' (every open one busy, some at the max_connections cap)';
+  if (load.connectionsOpened >= load.maxConnections) return ' (every open one busy, none more allowed)';
+  return (
+    ` (every open one busy while more were being set up, at most ${MAX_CONNECTING} at a time; ` +
+    'not the max_connections cap)'
+  );
 }
 
 function renderCounters(phase: PhaseResult, line: Line): void {
@@ -443,6 +472,10 @@ function renderBaseline(result: ScenarioResult, line: Line): void {
       `${through.join('; ') || 'no mapping'}).`,
   );
   line();
+  if (result.impactWarning) {
+    line(`**${result.impactWarning}**`);
+    line();
+  }
   line('| Metric | Baseline | With fault | Change | Ratio |');
   line('|--------|----------|------------|--------|-------|');
   for (const row of result.impact) {

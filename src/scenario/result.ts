@@ -4,7 +4,7 @@
  * unless a name says otherwise; "latency" is always counted from the request's intended start.
  */
 import type { ResolvedHttpFault } from '../proxy/http/index.js';
-import type { CapacityResult, SampleSummary, Stats } from '../load/index.js';
+import type { CapacityResult, GeneratorLateness, SampleSummary, Stats } from '../load/index.js';
 import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
 import type { SloResult } from './slo.js';
 import type { Strategy } from './input.js';
@@ -59,6 +59,11 @@ export interface LoadFigures extends SampleSummary {
   connectionsReopened: number;
   /** The most requests on the wire at once: the connections the rate needed. */
   peakBusyConnections: number;
+  /**
+   * The load generator's own lateness (load/generator-behind.ts): requests faultline sent late because its own
+   * thread was behind, not because they waited for a connection. When `behind`, the verdict's reasons name the phase.
+   */
+  generatorLate?: GeneratorLateness;
   /** Requests whose deadline came while still queued (timeouts, never sent). */
   notSent: number;
   /**
@@ -165,6 +170,11 @@ export interface ScenarioResult {
   baseline: PhaseResult | null;
   run: PhaseResult;
   impact: ImpactRow[];
+  /**
+   * Set when the load generator ran behind in a phase (LoadFigures.generatorLate): the impact rows then compare this
+   * machine's lateness as much as the target, and the comparison is inconclusive (the SLO verdict is not changed).
+   */
+  impactWarning?: string | null;
   /**
    * failed: an SLO failed; inconclusive: the fault could not have touched what was measured (no
    * connection through a mapped port, or the fault never acted while active); passed otherwise.

@@ -13,8 +13,16 @@
  * throws or is cancelled. This file turns what it measured into fault's report figures (ScenarioResult).
  */
 import { beginMeasuring } from '../measuring.js';
-import { OperationalError } from '../kernel/errors.js';
-import { latenciesIn, runCapacity, summarizeSamples, type CapacityResult, type OpenLoopResult } from '../load/index.js';
+import { CancelledError, OperationalError } from '../kernel/errors.js';
+import {
+  generatorBehindText,
+  generatorLateness,
+  latenciesIn,
+  runCapacity,
+  summarizeSamples,
+  type CapacityResult,
+  type OpenLoopResult,
+} from '../load/index.js';
 import { mappingInFrontOf, validateFault } from '../proxy/index.js';
 import { refuseInProduction } from '../production.js';
 import { validateHttpFault } from '../proxy/http/index.js';
@@ -76,6 +84,10 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
       // progress bar reaches its end instead of stopping where the last request settled.
       options.onProgress?.({ doneMs: (index + 1) * phaseMs, totalMs, message: `${phase}: done` });
     }
+  } catch (error) {
+    // Whichever part saw the cancel first (the warm-up, the experiment runner, the load), the person ran a scenario.
+    if (error instanceof CancelledError) throw new CancelledError(`${scenarioName(spec)} scenario cancelled`);
+    throw error;
   } finally {
     endMeasuring();
   }
@@ -84,6 +96,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const httpSettings = spec.httpFault ? validateHttpFault(spec.httpFault) : undefined;
   const settings = httpSettings ?? validateFault(spec.fault);
   const { verdict, reasons } = decideVerdict(spec, fault, switchedOn);
+  const behind = generatorNotes(baseline, fault);
   // The load ends once its last request has settled, which may be before `duration` (the last
   // one is due up to one interval before it) or after it (draining): the proxy, and so the
   // fault, stops then.
@@ -127,9 +140,42 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     baseline,
     run: fault,
     impact: baseline ? impactRows(baseline, fault) : [],
+    impactWarning: behind.impactWarning,
     verdict,
-    verdictReasons: reasons,
+    verdictReasons: [...reasons, ...behind.reasons],
     passed: verdict === 'passed',
+  };
+}
+
+/** What the person ran: the fault's command name (`faultline run latency`, `fault_run_latency_…`). */
+function scenarioName(spec: ScenarioSpec): string {
+  return spec.httpFault ? 'http-error' : spec.fault.type.replaceAll('_', '-');
+}
+
+/**
+ * The phases whose load generator ran behind (load/generator-behind.ts), each said as a reason, and, with a baseline,
+ * why the impact comparison is inconclusive. The SLO verdict stands: a late generator only adds latency, so a pass
+ * still held, and a failure is said with this reason beside it.
+ */
+export function generatorNotes(
+  baseline: PhaseResult | null,
+  fault: PhaseResult,
+): { reasons: string[]; impactWarning: string | null } {
+  const phases: string[] = [];
+  const reasons: string[] = [];
+  for (const phase of [baseline, fault]) {
+    const text = phase?.load?.generatorLate ? generatorBehindText(phase.load.generatorLate) : null;
+    if (text === null || !phase) continue;
+    phases.push(phase.phase);
+    reasons.push(`In the ${phase.phase} phase, ${text}.`);
+  }
+  if (baseline === null || phases.length === 0) return { reasons, impactWarning: null };
+  const which = phases.length === 2 ? 'both phases' : `the ${phases[0]} phase`;
+  return {
+    reasons,
+    impactWarning:
+      `Inconclusive comparison: the load generator ran behind in ${which} (see the verdict's reasons), so this ` +
+      `comparison measures this machine as much as the target.`,
   };
 }
 
@@ -327,6 +373,7 @@ function loadFigures(
     connectionsOpened: result.connectionsOpened,
     connectionsReopened: result.connectionsReopened,
     peakBusyConnections: result.peakBusyConnections,
+    generatorLate: generatorLateness(result),
     saturation: saturationOf(spec, result),
     notSent: result.notSent,
     timeline,
