@@ -19,7 +19,7 @@ import { runOpenLoop } from '../src/load/index.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { closedPort, startServer, type TestServer } from './fixtures/load/servers.js';
-import { LOOSE_SLOS, startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
+import { GENERATOR_BEHIND, LOOSE_SLOS, startApp, startAppCallingUpstream } from './fixtures/scenario/app.js';
 
 const limits = makeConfig().scenario;
 
@@ -377,7 +377,11 @@ describe('scenario verdicts', () => {
         ),
       );
       assert.equal(keptAlive.verdict, 'passed');
-      assert.deepEqual(keptAlive.verdictReasons, []);
+      // Nothing but what a loaded machine may add (the generator's own lateness, load/generator-behind.ts).
+      assert.deepEqual(
+        keptAlive.verdictReasons.filter((reason) => !GENERATOR_BEHIND.test(reason)),
+        [],
+      );
     },
   );
 
