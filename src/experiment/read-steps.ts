@@ -6,7 +6,7 @@
  */
 import { InputError } from '../kernel/errors.js';
 import { EMPTY_PLAN, parsePlanText, validatePlan } from '../toolcall/plan.js';
-import { SCENARIO_LIMITS } from '../toolcall/scenario.js';
+import { SCENARIO_LIMITS } from '../toolcall/limits.js';
 import { FAMILY_IDS, type FamilyId } from '../probe/taxonomy.js';
 import { PROBE_DEFAULTS, PROBE_LIMITS } from '../probe/limits.js';
 import { checkUrl, type SafetyPolicy } from './adapters/policy.js';

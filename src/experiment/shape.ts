@@ -3,7 +3,10 @@
  * whose errors are said the house way — `method[1].fault: unknown field "statuscode" (accepted: …)`,
  * `load.rps: must be a number (got "fast")` — naming where in the file, as written.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { ErrorObject } from 'ajv';
 import { InputError } from '../kernel/errors.js';
 import { describeValue, FORBIDDEN_KEYS } from '../config-reader.js';
 import { jsonDepthExceeds } from '../jsonrpc/message.js';
@@ -47,7 +50,35 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   return value;
 }
 
-let validator: ValidateFunction | undefined;
+/** How the schema is compiled, at build time (shape-writer.ts) or, failing that, here. */
+export const SHAPE_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
+/** The validator `npm run build` generates (shape-writer.ts), next to this module in dist. */
+export const SHAPE_VALIDATOR_URL = new URL('./shape-validator.cjs', import.meta.url);
+
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+let validator: Validate | undefined;
+
+/** Which schema a generated validator was built from. */
+export function schemaFingerprint(schema: unknown): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
+}
+
+/**
+ * The generated validator when it was built from this schema, else the schema compiled now: loading
+ * ajv and compiling costs ~150-200 ms of CPU, loading the generated code a fraction of it.
+ */
+function experimentValidator(): Validate {
+  const require = createRequire(import.meta.url);
+  try {
+    const generated = require(fileURLToPath(SHAPE_VALIDATOR_URL)) as { default: Validate; fingerprint?: string };
+    if (generated.fingerprint === schemaFingerprint(EXPERIMENT_SCHEMA)) return generated.default;
+  } catch (error) {
+    // Not generated (a `tsc` alone): compile below. Any other failure is a broken build, said as such.
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+  }
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  return new Ajv(SHAPE_AJV_OPTIONS).compile(EXPERIMENT_SCHEMA);
+}
 
 /** Checks `raw` against the published schema; throws naming the first problem where it is. */
 export function checkShape(raw: unknown, where = 'experiment'): void {
@@ -66,7 +97,7 @@ export function checkShape(raw: unknown, where = 'experiment'): void {
     throw new InputError(
       `${where}: field ${JSON.stringify(forbidden.key)} is not accepted${forbidden.at ? ` (at ${forbidden.at})` : ''}`,
     );
-  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(EXPERIMENT_SCHEMA);
+  validator ??= experimentValidator();
   if (validator(raw)) return;
   throw new InputError(describeErrors(validator.errors ?? [], raw));
 }

@@ -2,7 +2,8 @@
  * Static checks on a tools/list answer: JSON Schema validity (ajv), provider portability
  * (what OpenAI strict mode and Gemini refuse), and instruction-like text in descriptions.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { JsonSchema } from './args.js';
 
 export interface ListedTool {
@@ -18,14 +19,25 @@ export interface ListedTool {
   };
 }
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+let ajv: Ajv | undefined;
+
+/**
+ * ajv, loaded when a schema is first compiled: probe/index.js is imported by commands that never
+ * compile one (`faultline coverage`), and loading ajv costs them ~40-60 ms of CPU.
+ */
+function compiler(): Ajv {
+  if (ajv) return ajv;
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+  return ajv;
+}
 
 /** Compiles a schema ($schema dropped: draft-07 and 2020-12 tool schemas use the same keywords here). */
 export function compileSchema(schema: unknown): { validate?: ValidateFunction; error?: string } {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { error: 'not a JSON object' };
   const { $schema: _ignored, ...rest } = schema as JsonSchema;
   try {
-    return { validate: ajv.compile(rest) };
+    return { validate: compiler().compile(rest) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }

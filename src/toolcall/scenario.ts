@@ -56,7 +56,7 @@ export interface ToolCallScenarioResult {
 /** How long the target may take to answer initialize. */
 const CONNECT_TIMEOUT_MS = 15_000;
 
-export const SCENARIO_LIMITS = { calls: 100, tasks: 100, attempts: 2000, runMs: 300_000 };
+export { SCENARIO_LIMITS } from './limits.js';
 
 export async function runToolCallScenario(scenario: ToolCallScenario): Promise<ToolCallScenarioResult> {
   const plane = new ToolPlane(scenario.plan);

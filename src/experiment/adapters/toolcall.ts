@@ -2,7 +2,7 @@
  * The tool-call plane: an MCP server behind the fault-injecting proxy, its calls replayed as
  * tasks by the official SDK client, the SLIs of what the client received (src/toolcall).
  */
-import { runToolCallScenario, SCENARIO_LIMITS } from '../../toolcall/scenario.js';
+import { SCENARIO_LIMITS } from '../../toolcall/limits.js';
 import type { Slis } from '../../toolcall/metrics.js';
 import type { ToolcallStep } from '../model.js';
 import { policyLookup, type SafetyPolicy } from './policy.js';
@@ -22,6 +22,9 @@ export async function runToolcallStep(
     step.server.url !== undefined
       ? { url: step.server.url, lookup: policyLookup(policy) }
       : { command: step.server.command!, args: step.server.args, argument: step.server.argument ?? 'command' };
+  // Loaded here: the scenario runner brings the MCP SDK client, ajv and zod (~250 ms of CPU), which
+  // every `faultline run` and experiment without a toolcall step would pay through runner.ts.
+  const { runToolCallScenario } = await import('../../toolcall/scenario.js');
   const result = await runToolCallScenario({
     target,
     plan: step.plan,
