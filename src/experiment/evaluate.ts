@@ -15,7 +15,7 @@
 import { formatDuration } from '../duration.js';
 import { holds as meets } from '../prometheus/condition.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
-import { verdictOfProbe } from '../probe/index.js';
+import { verdictOfProbe } from '../probe/report.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
 import type { Experiment, FaultStep, Window } from './model.js';
 import { judgePromql } from './evaluate-promql.js';

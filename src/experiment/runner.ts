@@ -30,7 +30,6 @@ import {
   type SecondBucket,
 } from './adapters/load.js';
 import { runToolcallStep } from './adapters/toolcall.js';
-import { runProbeStep } from './adapters/probe.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
@@ -662,6 +661,8 @@ class ExperimentRun {
       if (step.kind === 'toolcall')
         record.slis = await runToolcallStep(step, this.options.policy, signal, () => undefined, this.options.programs);
       else {
+        // Loaded when a probe step runs: the probe engine is most of a start-up every other run would pay for.
+        const { runProbeStep } = await import('./adapters/probe.js');
         const { report, verdict } = await runProbeStep(
           step,
           signal,

@@ -17,7 +17,7 @@
  * spent its error budget exactly; above 1, faster than the SLO allows.
  */
 import { InputError } from '../kernel/errors.js';
-import { percentileR6 } from '../load/index.js';
+import { percentileR6 } from '../load/percentiles.js';
 
 export type SloType = 'latency' | 'error';
 
