@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conceptScore, conceptScorer, encodeTerms, frequencies, type ScoringConcept } from '../src/search/bm25.js';
+import { conceptScore, conceptScorer, encodeTerms, type ScoringConcept } from '../src/search/bm25.js';
 import { isAscii, splitIdentifier } from '../src/search/hashed-embedder.js';
 import { codeTokens, symbolQueryText } from '../src/search/tokens.js';
 import { publicationKey, publishedForm } from '../src/search/fusion.js';
@@ -16,6 +16,24 @@ function random(seed: number): () => number {
   return () => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 2 ** 32;
+  };
+}
+
+/** The reference reader: a term id's weighted frequency in an encoded term list, by binary search (0 when absent). */
+function frequencies(blob: Uint8Array): (id: number) => number {
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const last = blob.byteLength / 8 - 1;
+  return (id) => {
+    let low = 0;
+    let high = last;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const seen = view.getUint32(middle * 8, true);
+      if (seen === id) return view.getUint32(middle * 8 + 4, true);
+      if (seen < id) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
   };
 }
 

@@ -135,49 +135,28 @@ export function conceptScore(
 }
 
 /**
- * conceptScore of stored chunks (their encoded term lists, encodeTerms) for one query: the same
- * sums in the same order, but each list is read once, front to back, picking out the query's
- * terms, rather than searched for every form of every concept. A search scores hundreds of chunks
- * in a process that has just started, where that search was most of the lexical channel's time.
+ * conceptScore of stored chunks (their encoded term lists, encodeTerms) for one query: each list is
+ * read once, front to back, picking out the query's terms, rather than searched for every form of
+ * every concept. A search scores hundreds of chunks in a process that has just started, where that
+ * search was most of the lexical channel's time.
  */
 export function conceptScorer(
   concepts: readonly ScoringConcept[],
   avgLength: number,
   totalCeiling: number,
 ): (blob: Uint8Array, length: number) => number {
-  // Each distinct term id of the query gets a slot; a chunk's frequencies are written there.
-  const slotOf = new Map<number, number>();
-  const slots = concepts.map((concept) =>
-    concept.variants.map((variant) => {
-      let slot = slotOf.get(variant.id);
-      if (slot === undefined) slotOf.set(variant.id, (slot = slotOf.size));
-      return slot;
-    }),
-  );
-  const found = new Float64Array(slotOf.size);
+  const wanted = new Set(concepts.flatMap((concept) => concept.variants.map((variant) => variant.id)));
+  const found = new Map<number, number>();
+  const frequency = (id: number): number => found.get(id) ?? 0;
   return (blob, length) => {
     if (totalCeiling <= 0) return 0;
-    found.fill(0);
+    found.clear();
     const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
     for (let at = 0; at + 8 <= blob.byteLength; at += 8) {
-      const slot = slotOf.get(view.getUint32(at, true));
-      if (slot !== undefined) found[slot] = view.getUint32(at + 4, true);
+      const id = view.getUint32(at, true);
+      if (wanted.has(id)) found.set(id, view.getUint32(at + 4, true));
     }
-    let total = 0;
-    for (let c = 0; c < concepts.length; c++) {
-      const { variants, ceiling } = concepts[c]!;
-      const conceptSlots = slots[c]!;
-      let best = 0;
-      for (let v = 0; v < variants.length; v++) {
-        const f = found[conceptSlots[v]!]!;
-        if (f === 0) continue;
-        const variant = variants[v]!;
-        const score = variant.weight * termScore(variant.idf, f, length, avgLength);
-        if (score > best) best = score;
-      }
-      total += Math.min(best, ceiling);
-    }
-    return total / totalCeiling;
+    return conceptScore(concepts, frequency, length, avgLength, totalCeiling);
   };
 }
 
@@ -249,25 +228,4 @@ export function termIds(blob: Uint8Array): number[] {
   const ids: number[] = [];
   for (let at = 0; at < blob.byteLength; at += 8) ids.push(view.getUint32(at, true));
   return ids;
-}
-
-/**
- * The weighted frequency of a term id in an encoded term list (binary search; 0 when absent). One
- * view per list: a chunk is asked about every form of every query concept.
- */
-export function frequencies(blob: Uint8Array): (id: number) => number {
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const last = blob.byteLength / 8 - 1;
-  return (id) => {
-    let low = 0;
-    let high = last;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const seen = view.getUint32(middle * 8, true);
-      if (seen === id) return view.getUint32(middle * 8 + 4, true);
-      if (seen < id) low = middle + 1;
-      else high = middle - 1;
-    }
-    return 0;
-  };
 }
