@@ -12,7 +12,7 @@ import { CancelledError } from '../src/kernel/errors.js';
 import { LiveCounters, runOpenLoop } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { serverPool } from './fixtures/load/servers.js';
-import { busyInSlices } from './helpers/busy-loop.js';
+import { busyInSlices, busyWait } from './helpers/busy-loop.js';
 
 const { server } = serverPool();
 
@@ -31,8 +31,7 @@ test(
       const watch = setInterval(() => {
         if (live.dispatched < 5 || during >= 0) return;
         const before = live.dispatched;
-        const until = performance.now() + 600;
-        while (performance.now() < until);
+        busyWait(600);
         during = live.dispatched - before;
       }, 5);
       const result = await runOpenLoop({
@@ -154,8 +153,7 @@ for (const thread of ['caller', 'worker'] as const) {
         onEdge: (index) => {
           const dispatched = live.dispatched;
           if (index === 0) {
-            const until = performance.now() + 40;
-            while (performance.now() < until);
+            busyWait(40);
             seen.push({ index, dispatched, returnedAtMs: performance.now() });
             return;
           }

@@ -21,7 +21,7 @@ import {
 } from '../src/load/index.js';
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
-import { busyInSlices } from './helpers/busy-loop.js';
+import { busyInSlices, busyWait } from './helpers/busy-loop.js';
 
 const { servers, server } = serverPool();
 
@@ -361,8 +361,7 @@ test('after an event-loop stall, at most MAX_CONNECTING on-demand connections ar
   // p99 ×9). Counts, not times: the busy-wait only has to outlast a few requests' spacing.
   const target = await server((_request, response, self) => self.later(20, () => response.end('ok')));
   const stall = setTimeout(() => {
-    const until = performance.now() + 200;
-    while (performance.now() < until);
+    busyWait(200);
   }, 300);
   // On this thread: the stall is the generator's own (on its thread of its own, it stalls the server).
   const result = await runOpenLoop({
@@ -394,8 +393,7 @@ test(
     // waits for the loop to read what is in and for the scheduler to run on time.
     const target = await server();
     const stalls = setInterval(() => {
-      const until = performance.now() + 8;
-      while (performance.now() < until);
+      busyWait(8);
     }, 10);
     // How many each rule opens depends on the CPU this process gets: bench/checks/load.ts
     // (load.growth-when-late) holds the old rule over 50 and this one under a third of it. Here: the
@@ -654,8 +652,7 @@ describe("the generator's own lateness (sentLate, generatorLateness)", () => {
     // 300 ms in, this thread busy-waits 200 ms (as a loaded machine or a long GC pause would): the ~100 requests due
     // meanwhile leave one tick, each far more than SENT_LATE_MS after its intended start.
     const stall = setTimeout(() => {
-      const until = performance.now() + 200;
-      while (performance.now() < until);
+      busyWait(200);
     }, 300);
     const result = await runOpenLoop({
       url: `${target.origin}/`,

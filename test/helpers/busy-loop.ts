@@ -3,6 +3,12 @@
  * load generator behaves when the thread it watches has no time left.
  */
 
+/** Holds this thread busy for `ms` (nothing else of it runs meanwhile: a long GC pause, a loaded machine). */
+export function busyWait(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 /**
  * Busy-waits `sliceMs` at a time, back to back (setImmediate between slices, so I/O and timers
  * still run: every tick on time, yet the loop ~100% busy). Returns a function that stops it.
@@ -10,8 +16,7 @@
 export function busyInSlices(sliceMs: number): () => void {
   let burning = true;
   const burn = (): void => {
-    const until = performance.now() + sliceMs;
-    while (performance.now() < until);
+    busyWait(sliceMs);
     if (burning) setImmediate(burn);
   };
   setImmediate(burn);
@@ -24,8 +29,7 @@ export function busyInSlices(sliceMs: number): () => void {
 export function busyShare(sliceMs: number, share: number): () => void {
   let burning = true;
   const burn = (): void => {
-    const until = performance.now() + sliceMs;
-    while (performance.now() < until);
+    busyWait(sliceMs);
     if (burning) setTimeout(burn, (sliceMs * (1 - share)) / share);
   };
   setTimeout(burn, 0);
