@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+import { LOCAL_PROVIDERS } from './helpers/index-tree.js';
 
 let work: string;
 let server: Server;
@@ -34,11 +35,7 @@ after(async () => {
 function run(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
   return runCliProcess(args, {
     FAULTLINE_DATA_DIR: join(work, 'data'),
-    OPENAI_API_KEY: '',
-    OPENROUTER_API_KEY: '',
-    GEMINI_API_KEY: '',
-    OLLAMA_HOST: '',
-    QDRANT_URL: '',
+    ...LOCAL_PROVIDERS,
     ...env,
   });
 }

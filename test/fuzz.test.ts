@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnRawServer } from './helpers/raw-stdio.js';
 import { seededRandom } from '../src/probe/args.js';
+import { LOCAL_PROVIDERS } from './helpers/index-tree.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CALLS = 1000;
@@ -23,11 +24,7 @@ test(`fuzz: ${CALLS} calls with random and malformed arguments (seed ${SEED})`, 
   await writeFile(join(root, 'ok.py'), 'def f():\n    return 1\n');
   const server = await spawnRawServer(['mcp', '--root', root, '--max-duration', '2'], {
     FAULTLINE_DATA_DIR: join(root, '.data'),
-    OPENAI_API_KEY: '',
-    OPENROUTER_API_KEY: '',
-    GEMINI_API_KEY: '',
-    OLLAMA_HOST: '',
-    QDRANT_URL: '',
+    ...LOCAL_PROVIDERS,
   });
   try {
     const listed = (await server.request('tools/list')).result as {
@@ -184,11 +181,7 @@ test(`fuzz: schema-derived hostile arguments for every tool (seed ${SEED})`, asy
   execFileSync('mkfifo', [join(root, 'pipe.py')]);
   const server = await spawnRawServer(['mcp', '--root', root, '--max-duration', '1'], {
     FAULTLINE_DATA_DIR: join(root, '.data'),
-    OPENAI_API_KEY: '',
-    OPENROUTER_API_KEY: '',
-    GEMINI_API_KEY: '',
-    OLLAMA_HOST: '',
-    QDRANT_URL: '',
+    ...LOCAL_PROVIDERS,
   });
   try {
     type Schema = { type?: string | string[]; items?: Schema; enum?: unknown[] };

@@ -15,7 +15,7 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { cliPath } from './helpers/repo.js';
-import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
 function startIndex(
   tree: ScratchTree,
@@ -25,11 +25,7 @@ function startIndex(
     env: {
       ...process.env,
       FAULTLINE_DATA_DIR: tree.dataDir,
-      OPENAI_API_KEY: '',
-      OPENROUTER_API_KEY: '',
-      GEMINI_API_KEY: '',
-      OLLAMA_HOST: '',
-      QDRANT_URL: '',
+      ...LOCAL_PROVIDERS,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -161,11 +157,7 @@ test(
           env: {
             ...process.env,
             FAULTLINE_DATA_DIR: tree.dataDir,
-            OPENAI_API_KEY: '',
-            OPENROUTER_API_KEY: '',
-            GEMINI_API_KEY: '',
-            OLLAMA_HOST: '',
-            QDRANT_URL: '',
+            ...LOCAL_PROVIDERS,
           },
           stdio: ['ignore', 'pipe', 'pipe'],
         });

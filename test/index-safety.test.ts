@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { runCliProcess } from './helpers/processes.js';
-import { scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, scratchTree, type ScratchTree } from './helpers/index-tree.js';
 import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
@@ -27,15 +27,6 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 // off, ~0.9 s of CPU saved per server).
 const LISTING = { FAULTLINE_LISTING_THREAD: 'on' };
 
-/** No provider, no Qdrant: the local store and embedder, whatever the machine's environment. */
-const LOCAL = {
-  OPENAI_API_KEY: '',
-  OPENROUTER_API_KEY: '',
-  GEMINI_API_KEY: '',
-  ANTHROPIC_API_KEY: '',
-  OLLAMA_HOST: '',
-  QDRANT_URL: '',
-};
 const SECRET = 'planted-secret-7f3a9c';
 
 /**
@@ -70,7 +61,11 @@ test(
     write(join(home, '.ssh', 'keys.py'), `PRIVATE_KEY = "${SECRET}"\n`);
     write(join(home, 'project', 'app.py'), 'def application_entry():\n    return 1\n');
     symlinkSync(join(home, '.aws'), join(home, 'project', 'aws'));
-    const session = await connectStdio(['mcp'], { ...LOCAL, HOME: home, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
+    const session = await connectStdio(['mcp'], {
+      ...LOCAL_PROVIDERS,
+      HOME: home,
+      FAULTLINE_DATA_DIR: join(base.dir, 'data'),
+    });
     t.after(async () => {
       await session.close();
       base.cleanup();
@@ -131,7 +126,7 @@ test(
 
     // The CLI follows the same rule.
     const cli = await runCliProcess(['index', join(home, '.aws')], {
-      ...LOCAL,
+      ...LOCAL_PROVIDERS,
       HOME: home,
       FAULTLINE_DATA_DIR: join(base.dir, 'cli-data'),
     });
@@ -160,7 +155,11 @@ test(
     mkdirSync(join(other, '.git', 'info'), { recursive: true });
     symlinkSync('/dev/zero', join(other, '.git', 'info', 'exclude'));
 
-    const session = await connectStdio(['mcp'], { ...LOCAL, ...LISTING, FAULTLINE_DATA_DIR: join(base.dir, 'data') });
+    const session = await connectStdio(['mcp'], {
+      ...LOCAL_PROVIDERS,
+      ...LISTING,
+      FAULTLINE_DATA_DIR: join(base.dir, 'data'),
+    });
     t.after(async () => {
       await session.close();
       base.cleanup();
@@ -209,7 +208,7 @@ interface Run {
 
 function startIndex(tree: ScratchTree): { child: ReturnType<typeof spawn>; done: Promise<Run>; stderr: () => string } {
   const child = spawn(process.execPath, [cliPath, 'index', tree.dir], {
-    env: { ...process.env, ...LOCAL, FAULTLINE_DATA_DIR: tree.dataDir },
+    env: { ...process.env, ...LOCAL_PROVIDERS, FAULTLINE_DATA_DIR: tree.dataDir },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

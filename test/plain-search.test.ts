@@ -15,21 +15,13 @@ import { addGlobalOptions, type GlobalOptions } from '../src/commands/flags.js';
 import { registerIndexCommands } from '../src/commands/index-command.js';
 import { fixturePath } from './helpers/repo.js';
 import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+import { LOCAL_PROVIDERS } from './helpers/index-tree.js';
 
 let work: string;
 let tree: string;
 
-const BLANK_PROVIDERS = {
-  OPENAI_API_KEY: '',
-  OPENROUTER_API_KEY: '',
-  GEMINI_API_KEY: '',
-  ANTHROPIC_API_KEY: '',
-  OLLAMA_HOST: '',
-  QDRANT_URL: '',
-};
-
 function run(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data'), ...BLANK_PROVIDERS, ...env });
+  return runCliProcess(args, { FAULTLINE_DATA_DIR: join(work, 'data'), ...LOCAL_PROVIDERS, ...env });
 }
 
 before(async () => {

@@ -10,6 +10,19 @@ import { makeConfig } from '../../src/config.js';
 import type { IndexSettings } from '../../src/search/index.js';
 import { fixturePath } from './repo.js';
 
+/**
+ * No LLM provider and no Qdrant: an index or search runs on the local store and embedder, whatever
+ * the machine running the tests has set (a blank variable counts as unset).
+ */
+export const LOCAL_PROVIDERS = {
+  OPENAI_API_KEY: '',
+  OPENROUTER_API_KEY: '',
+  GEMINI_API_KEY: '',
+  ANTHROPIC_API_KEY: '',
+  OLLAMA_HOST: '',
+  QDRANT_URL: '',
+} as const;
+
 export interface ScratchTree {
   dir: string;
   dataDir: string;
