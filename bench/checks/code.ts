@@ -313,11 +313,20 @@ function threadCpuMs(pid: number | undefined): Map<string, number> {
  */
 class CallCpu {
   private last: Map<string, number> | undefined;
+  /** False after watch(): one interval, from the next mark() to the one after, then none until watched again. */
+  private chained = true;
   readonly server: Array<{ main: number; busiest: number; rest: number }> = [];
   readonly client: number[] = [];
   readonly bare: number[] = [];
 
-  constructor(private readonly pid: number | undefined) {}
+  constructor(private pid: number | undefined) {}
+
+  /** From now on, the threads of `pid` (a new server); the next mark() opens an interval, the one after closes it. */
+  watch(pid: number | undefined): void {
+    this.pid = pid;
+    this.last = undefined;
+    this.chained = false;
+  }
 
   /** Called as each of our calls starts (and once after the last): closes the previous call's interval. */
   mark(): void {
@@ -325,6 +334,7 @@ class CallCpu {
     const last = this.last;
     this.last = now;
     if (!last || now.size === 0) return;
+    if (!this.chained) this.last = undefined;
     const used = [...now].map(([id, ms]) => ({ id, ms: ms - (last.get(id) ?? 0) }));
     const main = used.find((thread) => thread.id === String(this.pid))?.ms ?? 0;
     const others = used.filter((thread) => thread.id !== String(this.pid)).sort((a, b) => b.ms - a.ms);
@@ -346,11 +356,14 @@ class CallCpu {
     const busiest = median(this.server.map((call) => call.busiest));
     const rest = median(this.server.map((call) => call.rest));
     const client = median(this.client);
+    const served =
+      `CPU per call (medians): server main ${main.toFixed(1)} ms, listing thread ${busiest.toFixed(1)}, ` +
+      `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}`;
+    if (this.bare.length === 0) return served;
     const bare = median(this.bare);
     const total = main + busiest + rest + client;
     return (
-      `CPU per call (medians): server main ${main.toFixed(1)} ms, listing thread ${busiest.toFixed(1)}, ` +
-      `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}; bare ${bare.toFixed(1)}; ` +
+      `${served}; bare ${bare.toFixed(1)}; ` +
       `sum over bare ${(total / bare).toFixed(2)}×, listing thread over bare ${(busiest / bare).toFixed(2)}×`
     );
   }
@@ -503,10 +516,17 @@ async function storeWritten(dataDir: string): Promise<void> {
 
 /** A spawned `faultline mcp`'s first call on `file` (spawn and initialize not counted), with a data directory of its
  * own. */
-async function firstCall(file: string, dataDir: string): Promise<{ ms: number; answer: unknown }> {
+async function firstCall(file: string, dataDir: string, cpu?: CallCpu): Promise<{ ms: number; answer: unknown }> {
   const session = await connectStdio(['mcp', '--toolsets', 'code'], { FAULTLINE_DATA_DIR: dataDir });
   try {
-    return await listThroughMcp(session, file);
+    const call = (): Promise<{ ms: number; answer: unknown }> => listThroughMcp(session, file);
+    if (!cpu) return await call();
+    // The server's threads' CPU from the call's start to its answer (the warm-up's, where it still runs, included).
+    cpu.watch((session.client.transport as { pid?: number | null } | undefined)?.pid ?? undefined);
+    cpu.mark();
+    const listed = await cpu.timeClient(call);
+    cpu.mark();
+    return listed;
   } finally {
     await session.close();
   }
@@ -532,10 +552,11 @@ const listingFirstCall: BenchCheck = {
       const rows: Row[] = [];
       for (const file of files) {
         const times = { ctags: [] as number[], neverSeen: [] as number[], listedBefore: [] as number[] };
+        const cpu = new CallCpu(undefined);
         for (let round = 0; round < 5; round++) {
           times.ctags.push(ctagsProcessMs(file.path));
           const dataDir = mkdtempSync(join(dir, 'data-'));
-          const parsed = await firstCall(file.path, dataDir);
+          const parsed = await firstCall(file.path, dataDir, cpu);
           times.neverSeen.push(parsed.ms);
           await storeWritten(dataDir);
           const stored = await firstCall(file.path, dataDir);
@@ -552,6 +573,7 @@ const listingFirstCall: BenchCheck = {
             `${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ` +
             `ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
+        context.log(`${file.label}: never seen, ${cpu.summary()}`);
         const label = `${file.label}, ${file.lines.toLocaleString('en-US')} lines`;
         const ctagsFigure = { label: 'ctags process', value: median(times.ctags), unit: 'ms' };
         rows.push({
