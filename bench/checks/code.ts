@@ -269,20 +269,105 @@ async function listThroughMcp(session: StdioSession, file: string): Promise<{ ms
  * A bare web-tree-sitter parse of `source` and a run of the definitions query over it, in ms: what
  * tree-sitter itself costs, the floor of a listing (the grammar and query as the code tools load them).
  */
-async function bareParseAndQueryMs(source: string, language: string): Promise<number> {
+async function bareParseAndQueryMs(source: string, language: string): Promise<{ ms: number; cpuMs: number }> {
   const grammar = await loadGrammar(supportedLanguages().find((info) => info.name === language)!);
   const parser = (bareParsers[language] ??= new Parser());
   parser.setLanguage(grammar.language);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const tree = parser.parse(source);
   if (!tree) throw new Error(`no tree for ${language}`);
   const matches = grammar.definitionsQuery.matches(tree.rootNode);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   tree.delete();
   if (matches.length === 0) throw new Error(`the ${language} query matched nothing`);
-  return ms;
+  return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
 const bareParsers: Record<string, Parser> = {};
+
+/** CPU ms so far of each thread of process `pid` (scheduler run time, ns resolution); empty where there is no /proc. */
+function threadCpuMs(pid: number | undefined): Map<string, number> {
+  const threads = new Map<string, number>();
+  if (pid === undefined) return threads;
+  try {
+    for (const id of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(id, Number(readFileSync(`/proc/${pid}/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+      } catch {
+        // The thread ended while read.
+      }
+    }
+  } catch {
+    // Not Linux, or the process ended.
+  }
+  return threads;
+}
+
+/**
+ * CPU per call beside the wall times, which a loaded machine stretches: the server's threads
+ * (between the starts of consecutive calls, when it does nothing else: its store write included),
+ * split into its main thread, its busiest other thread (the listing thread) and the rest; the
+ * client's (this process, during the call: sending, reading and validating the answer); the bare
+ * parse + query's. Logged, not the pass line: it sums work that runs in parallel.
+ */
+class CallCpu {
+  private last: Map<string, number> | undefined;
+  /** False after watch(): one interval, from the next mark() to the one after, then none until watched again. */
+  private chained = true;
+  readonly server: Array<{ main: number; busiest: number; rest: number }> = [];
+  readonly client: number[] = [];
+  readonly bare: number[] = [];
+
+  constructor(private pid: number | undefined) {}
+
+  /** From now on, the threads of `pid` (a new server); the next mark() opens an interval, the one after closes it. */
+  watch(pid: number | undefined): void {
+    this.pid = pid;
+    this.last = undefined;
+    this.chained = false;
+  }
+
+  /** Called as each of our calls starts (and once after the last): closes the previous call's interval. */
+  mark(): void {
+    const now = threadCpuMs(this.pid);
+    const last = this.last;
+    this.last = now;
+    if (!last || now.size === 0) return;
+    if (!this.chained) this.last = undefined;
+    const used = [...now].map(([id, ms]) => ({ id, ms: ms - (last.get(id) ?? 0) }));
+    const main = used.find((thread) => thread.id === String(this.pid))?.ms ?? 0;
+    const others = used.filter((thread) => thread.id !== String(this.pid)).sort((a, b) => b.ms - a.ms);
+    const busiest = others[0]?.ms ?? 0;
+    this.server.push({ main, busiest, rest: others.slice(1).reduce((sum, thread) => sum + thread.ms, 0) });
+  }
+
+  async timeClient<T>(work: () => Promise<T>): Promise<T> {
+    const started = process.cpuUsage();
+    const result = await work();
+    const used = process.cpuUsage(started);
+    this.client.push((used.user + used.system) / 1000);
+    return result;
+  }
+
+  summary(): string {
+    if (this.server.length === 0) return 'CPU per call: not measured (no /proc)';
+    const main = median(this.server.map((call) => call.main));
+    const busiest = median(this.server.map((call) => call.busiest));
+    const rest = median(this.server.map((call) => call.rest));
+    const client = median(this.client);
+    const served =
+      `CPU per call (medians): server main ${main.toFixed(1)} ms, listing thread ${busiest.toFixed(1)}, ` +
+      `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}`;
+    if (this.bare.length === 0) return served;
+    const bare = median(this.bare);
+    const total = main + busiest + rest + client;
+    return (
+      `${served}; bare ${bare.toFixed(1)}; ` +
+      `sum over bare ${(total / bare).toFixed(2)}×, listing thread over bare ${(busiest / bare).toFixed(2)}×`
+    );
+  }
+}
 
 const listingVsTreeSitter: BenchCheck = {
   name: 'code.listing-vs-tree-sitter',
@@ -305,26 +390,38 @@ const listingVsTreeSitter: BenchCheck = {
     try {
       const rows: Row[] = [];
       let variant = 0;
+      const pid = (session.client.transport as { pid?: number | null } | undefined)?.pid ?? undefined;
       for (const file of files) {
         const language = file.path.endsWith('.ts') ? 'typescript' : 'javascript';
         const content = (): string =>
           `${file.text}${file.text.endsWith('\n') ? '' : '\n'}${file.comment} never seen ${++variant}\n`;
+        let cpu = new CallCpu(pid);
         const ours = async (): Promise<number> => {
           const path = join(dir, `floor-${variant}${extname(file.path)}`);
           writeFileSync(path, content());
-          const { ms } = await listThroughMcp(session, path);
+          cpu.mark();
+          const { ms } = await cpu.timeClient(() => listThroughMcp(session, path));
           rmSync(path);
           return ms;
         };
-        const bare = (): Promise<number> => bareParseAndQueryMs(content(), language);
+        const bare = async (): Promise<number> => {
+          const { ms, cpuMs } = await bareParseAndQueryMs(content(), language);
+          cpu.bare.push(cpuMs);
+          return ms;
+        };
         await interleaved(5, { ours, bare });
+        cpu = new CallCpu(pid);
         const first = await interleaved(8, { ours, bare });
         const second = await interleaved(7, { bare, ours });
+        // The last call's interval closes once its store write is surely over.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        cpu.mark();
         const times = { ours: [...first.ours, ...second.ours], bare: [...first.bare, ...second.bare] };
         context.log(
           `${file.label}: ours ` +
             `${times.ours.map((ms) => ms.toFixed(0)).join(' ')}; bare ${times.bare.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
+        context.log(`${file.label}: ${cpu.summary()}`);
         rows.push({
           label: `${file.label}, ${file.lines.toLocaleString('en-US')} lines`,
           ours: { label: 'faultline MCP list', value: median(times.ours), unit: 'ms' },
@@ -419,10 +516,17 @@ async function storeWritten(dataDir: string): Promise<void> {
 
 /** A spawned `faultline mcp`'s first call on `file` (spawn and initialize not counted), with a data directory of its
  * own. */
-async function firstCall(file: string, dataDir: string): Promise<{ ms: number; answer: unknown }> {
+async function firstCall(file: string, dataDir: string, cpu?: CallCpu): Promise<{ ms: number; answer: unknown }> {
   const session = await connectStdio(['mcp', '--toolsets', 'code'], { FAULTLINE_DATA_DIR: dataDir });
   try {
-    return await listThroughMcp(session, file);
+    const call = (): Promise<{ ms: number; answer: unknown }> => listThroughMcp(session, file);
+    if (!cpu) return await call();
+    // The server's threads' CPU from the call's start to its answer (the warm-up's, where it still runs, included).
+    cpu.watch((session.client.transport as { pid?: number | null } | undefined)?.pid ?? undefined);
+    cpu.mark();
+    const listed = await cpu.timeClient(call);
+    cpu.mark();
+    return listed;
   } finally {
     await session.close();
   }
@@ -448,10 +552,11 @@ const listingFirstCall: BenchCheck = {
       const rows: Row[] = [];
       for (const file of files) {
         const times = { ctags: [] as number[], neverSeen: [] as number[], listedBefore: [] as number[] };
+        const cpu = new CallCpu(undefined);
         for (let round = 0; round < 5; round++) {
           times.ctags.push(ctagsProcessMs(file.path));
           const dataDir = mkdtempSync(join(dir, 'data-'));
-          const parsed = await firstCall(file.path, dataDir);
+          const parsed = await firstCall(file.path, dataDir, cpu);
           times.neverSeen.push(parsed.ms);
           await storeWritten(dataDir);
           const stored = await firstCall(file.path, dataDir);
@@ -468,6 +573,7 @@ const listingFirstCall: BenchCheck = {
             `${times.listedBefore.map((ms) => ms.toFixed(0)).join(' ')}; ` +
             `ctags ${times.ctags.map((ms) => ms.toFixed(0)).join(' ')}`,
         );
+        context.log(`${file.label}: never seen, ${cpu.summary()}`);
         const label = `${file.label}, ${file.lines.toLocaleString('en-US')} lines`;
         const ctagsFigure = { label: 'ctags process', value: median(times.ctags), unit: 'ms' };
         rows.push({
