@@ -208,6 +208,12 @@ function logPoolBound(cpu: Record<number, ThreadCpu[]>, context: CheckContext): 
   const cores = availableParallelism();
   const mainOne = median(cpu[1]!.map((run) => run.main));
   const totalOne = median(cpu[1]!.map((run) => run.main + run.others));
+  // Even a pool that cost no CPU of its own spends what the run with 1 spends on every thread, and
+  // V8's helpers there (mostly TurboFan compiling tree-sitter's WebAssembly) already used the other core.
+  context.log(
+    `CPU bound of a pool without overhead on ${cores} cores: ${cores} × ${mainOne.toFixed(2)} s / ` +
+      `${totalOne.toFixed(2)} s (every thread of 1) ≤ ${((cores * mainOne) / totalOne).toFixed(2)}×`,
+  );
   for (const workers of [2, 4]) {
     const total = median(cpu[workers]!.map((run) => run.main + run.others));
     context.log(

@@ -269,7 +269,8 @@ interface InFlight {
   fileHash: string;
   /** Characters of its source. */
   chars: number;
-  chunks: Promise<PreparedChunk[]>;
+  /** Its chunks, asked for when it is stored (chunk-pool.ts ChunkPool.prepare). */
+  chunks: () => Promise<PreparedChunk[]>;
 }
 
 /**
@@ -296,7 +297,7 @@ async function storeChangedFiles(
   const storeNext = async (): Promise<void> => {
     const { path, fileHash, chars, chunks } = inFlight.shift()!;
     inFlightChars -= chars;
-    const prepared = await chunks;
+    const prepared = await chunks();
     throwIfAborted(options.signal);
     // A file with nothing to index (empty, comments only) that never had chunks needs no write.
     if (prepared.length > 0 || indexed.has(path)) {
@@ -320,8 +321,6 @@ async function storeChangedFiles(
         if (indexed.get(file.path) === read.fileHash) pass.unchanged++;
         else {
           const chunks = pool.prepare(fileJob(file, read.text, store));
-          // Awaited in order below; a run that stops first must not leave its rejection unhandled.
-          chunks.catch(() => {});
           inFlight.push({ path: file.path, fileHash: read.fileHash, chars: read.text.length, chunks });
           inFlightChars += read.text.length;
           while (inFlight.length >= window || (inFlight.length > 1 && inFlightChars > IN_FLIGHT_CHARS))
