@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { bindRefusal, isLoopbackAddress } from '../src/target-policy.js';
 import { cliPath } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 test('bindRefusal: loopback in every spelling; elsewhere the opt-in, and a token for a control API', () => {
   for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
@@ -67,7 +68,7 @@ function cli(
     execFile(
       process.execPath,
       [cliPath, ...args],
-      { env: { ...clean, NODE_ENV: '', ...env }, timeout: 15_000 },
+      { env: { ...clean, NODE_ENV: '', ...env }, timeout: HANG_GUARD_MS },
       (error, stdout, stderr) =>
         resolve({
           code: error ? ((error as { code?: number | string }).code ?? (error as { signal?: string }).signal ?? 1) : 0,
