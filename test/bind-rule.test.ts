@@ -7,9 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { bindRefusal, isLoopbackAddress } from '../src/target-policy.js';
-import { cliPath } from './helpers/repo.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 
 test('bindRefusal: loopback in every spelling; elsewhere the opt-in, and a token for a control API', () => {
   for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
@@ -56,28 +55,6 @@ test('bindRefusal: loopback in every spelling; elsewhere the opt-in, and a token
   );
 });
 
-function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const clean = { ...process.env };
-  for (const name of ['FAULTLINE_TOKEN', 'FAULTLINE_ADMIN_TOKEN']) delete clean[name];
-  return new Promise((resolve) => {
-    // A command that wrongly starts listening is killed by the timeout: that shows as a code other than 2.
-    execFile(
-      process.execPath,
-      [cliPath, ...args],
-      { env: { ...clean, NODE_ENV: '', ...env }, timeout: 15_000 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? ((error as { code?: number | string }).code ?? (error as { signal?: string }).signal ?? 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
-
 test(
   'every command that binds refuses 0.0.0.0 without ' +
     '--allow-non-loopback-bind, naming it (the MCP server too, token ' +
@@ -119,8 +96,16 @@ test(
         names: /--host 0\.0\.0\.0: the proxy listens only on loopback .* unless --allow-non-loopback-bind is given/,
       },
     ];
-    for (const { args, env, names } of cases) {
-      const r = await cli(args, env);
+    // Refusals before anything listens: main() in one process for all (helpers/cli-batch.ts, whose
+    // hang guard fails the test if a command wrongly starts listening). Tokens set to "" are unset.
+    const outcomes = await runCliBatch(
+      cases.map(({ args, env }) => ({
+        args,
+        env: { FAULTLINE_TOKEN: '', FAULTLINE_ADMIN_TOKEN: '', NODE_ENV: '', ...env },
+      })),
+    );
+    for (const [i, { args, names }] of cases.entries()) {
+      const r = outcomes[i]!;
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout, '');
       assert.match(r.stderr, names, args.join(' '));

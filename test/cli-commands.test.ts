@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { runCliProcess, type CliOutcome } from './helpers/processes.js';
 import { LOCAL_PROVIDERS } from './helpers/index-tree.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 
 let work: string;
 let server: Server;
@@ -38,6 +39,12 @@ function run(args: string[], env: Record<string, string> = {}): Promise<CliOutco
     ...LOCAL_PROVIDERS,
     ...env,
   });
+}
+
+/** Command lines that are refused before anything runs, with run()'s environment, in one process. */
+function batch(lines: string[][]): Promise<CliOutcome[]> {
+  const env = { FAULTLINE_DATA_DIR: join(work, 'data'), ...LOCAL_PROVIDERS };
+  return runCliBatch(lines.map((args) => ({ args, env })));
 }
 
 test('index then search: the function named by the query comes first', async () => {
@@ -242,7 +249,7 @@ test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
   assert.equal(failing.code, 3, failing.stderr);
   assert.match(failing.stdout, /\| Failed/);
 
-  for (const args of [
+  const badArgs = [
     ['run', 'latency', '--url', url, '--deviation', '-5'],
     ['run', 'latency', '--url', 'ftp://127.0.0.1/'],
     ['run', 'sideways', '--url', url],
@@ -252,8 +259,11 @@ test('run: exit 3 when an SLO fails, 2 on bad arguments', async () => {
     // Output files that cannot be written are refused before the run, not after it.
     ['run', 'latency', '--url', url, '--report', join(work, 'no-such-dir', 'report.md')],
     ['run', 'latency', '--url', url, '--json', work],
-  ]) {
-    const bad = await run(args);
+  ];
+  // Refusals before anything runs: one process for all of them (helpers/cli-batch.ts).
+  const outcomes = await batch(badArgs);
+  for (const [i, args] of badArgs.entries()) {
+    const bad = outcomes[i]!;
     assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
     assert.equal(bad.stdout, '');
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
@@ -271,12 +281,16 @@ test('run: an argument error names the flag the user typed, not the tool argumen
     [['--proxy', '1=2'], /^faultline: --proxy\[0\]: /],
     [['--num-clients', '100', '--rps', '100'], /^faultline: --num-clients × --rps = 10000 requests\/s/],
   ];
-  for (const [flags, expected] of cases) {
-    const bad = await run(['run', 'latency', '--url', url, ...flags]);
+  const outcomes = await batch([
+    ...cases.map(([flags]) => ['run', 'latency', '--url', url, ...flags]),
+    ['run', 'http-error', '--url', url, '--http-fault', 'nope'],
+  ]);
+  for (const [i, [, expected]] of cases.entries()) {
+    const bad = outcomes[i]!;
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, expected);
   }
-  const http = await run(['run', 'http-error', '--url', url, '--http-fault', 'nope']);
+  const http = outcomes[cases.length]!;
   assert.equal(http.code, 2, http.stderr);
   assert.match(http.stderr, /^faultline: --http-fault: "nope" is not one of/);
 });

@@ -1,9 +1,11 @@
 /** The faultline command line: help, version, and one-line usage errors with exit code 2. */
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cliPath, repoRoot } from './helpers/repo.js';
+import { runCliBatch } from './helpers/cli-batch.js';
+import type { CliOutcome } from './helpers/processes.js';
 
 function run(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [cliPath, ...args], {
@@ -22,34 +24,48 @@ test('--help teaches the commands and exits 0', () => {
   for (const word of ['mcp', 'agent', '--log-file', '--log-level', 'Examples']) assert.match(stdout, new RegExp(word));
 });
 
+// The command lines below run through main() in one process (helpers/cli-batch.ts): what they
+// test is what the program parses and prints; --help, --version and one usage error above and
+// below run the built CLI end to end.
+const helps = [
+  ['mcp', '--help'],
+  ['agent', '--help'],
+  ['agent', 'tool', '--help'],
+  ['proxy', '--help'],
+  ['chaos', 'inject', '--help'],
+  ['run', '--help'],
+];
+let printedHelp: Map<string, CliOutcome>;
+before(async () => {
+  const outcomes = await runCliBatch(helps.map((args) => ({ args })));
+  printedHelp = new Map(helps.map((args, i) => [args.join(' '), outcomes[i]!]));
+});
+
 test('every command has its own --help', () => {
-  const printed = new Map<string, string>();
   for (const args of [
     ['mcp', '--help'],
     ['agent', '--help'],
     ['agent', 'tool', '--help'],
   ]) {
-    const { code, stdout } = run(args);
+    const { code, stdout } = printedHelp.get(args.join(' '))!;
     assert.equal(code, 0, args.join(' '));
     assert.match(stdout, /Usage: faultline/);
-    printed.set(args.join(' '), stdout);
   }
-  // The flags of mcp --help as printed above, not from a second process.
-  const mcp = printed.get('mcp --help')!;
+  const mcp = printedHelp.get('mcp --help')!.stdout;
   for (const flag of ['--transport', '--host', '--port', '--token', '--root', '--llm-client'])
     assert.match(mcp, new RegExp(flag));
 });
 
 test("fault flags' placeholders say what the value is, never the flag's own name again", () => {
   for (const args of [['proxy'], ['chaos', 'inject'], ['run']]) {
-    const help = run([...args, '--help']).stdout;
+    const help = printedHelp.get([...args, '--help'].join(' '))!.stdout;
     const flags = [...help.matchAll(/^ {2}--([\w-]+) <([^>]+)>/gm)].map(([, flag, value]) => ({ flag, value }));
     assert.ok(flags.length > 10, args.join(' '));
     for (const { flag, value } of flags)
       assert.ok(!flag!.includes('-') || flag !== value, `${args.join(' ')}: --${flag} <${value}>`);
   }
-  assert.match(run(['run', '--help']).stdout, /--error-body <body>/);
-  assert.match(run(['proxy', '--help']).stdout, /--bandwidth-scope <scope>/);
+  assert.match(printedHelp.get('run --help')!.stdout, /--error-body <body>/);
+  assert.match(printedHelp.get('proxy --help')!.stdout, /--bandwidth-scope <scope>/);
 });
 
 test('--version prints the package version', () => {
@@ -94,13 +110,26 @@ const usageErrors: Array<{ args: string[]; env?: Record<string, string>; mention
   },
 ];
 
-for (const { args, env, mentions } of usageErrors) {
-  test(`usage error: faultline ${args.join(' ')}${env ? ` with ${Object.keys(env).join(',')}` : ''}`, () => {
-    const { code, stdout, stderr } = run(args, env);
-    assert.equal(code, 2);
-    assert.equal(stdout, '', 'nothing on stdout');
-    const lines = stderr.trim().split('\n');
-    assert.equal(lines.length, 1, `one line on stderr, got:\n${stderr}`);
-    for (const mention of mentions) assert.match(lines[0]!, mention);
-  });
+function assertUsageError(outcome: CliOutcome, mentions: RegExp[]): void {
+  const { code, stdout, stderr } = outcome;
+  assert.equal(code, 2, stderr);
+  assert.equal(stdout, '', 'nothing on stdout');
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${stderr}`);
+  for (const mention of mentions) assert.match(lines[0]!, mention);
 }
+
+test('usage error through the built CLI: exit 2, one line on stderr, nothing on stdout', () => {
+  assertUsageError(run(usageErrors[1]!.args), usageErrors[1]!.mentions);
+});
+
+let usageOutcomes: CliOutcome[];
+before(async () => {
+  usageOutcomes = await runCliBatch(usageErrors.map(({ args, env }) => ({ args, ...(env ? { env } : {}) })));
+});
+
+usageErrors.forEach(({ args, env, mentions }, i) => {
+  test(`usage error: faultline ${args.join(' ')}${env ? ` with ${Object.keys(env).join(',')}` : ''}`, () => {
+    assertUsageError(usageOutcomes[i]!, mentions);
+  });
+});

@@ -18,6 +18,7 @@ import { grammarFingerprint, grammarsDirectory } from '../src/code/grammar-files
 import { languageByName, listDefinitions, requireLanguageForPath, type LanguageInfo } from '../src/code/index.js';
 import { fixture } from './helpers/code-fixtures.js';
 import { runCliProcess } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
 
 // This process parses each fixture about once, so WebAssembly's baseline compiler (Liftoff) only:
@@ -304,19 +305,22 @@ test('writers in several processes at once: every read is a whole, right entry o
 test('faultline code list prints the same with the store, from it, without it, and over damaged entries', async (t) => {
   const dataDir = scratch(t);
   const names = ['sample.py', 'sample.go', 'sample.mts', 'edge.cpp', 'broken.py'];
-  // What a process without the store prints: it reads no store, so one run per file serves both rounds.
+  // Each round is one process listing every file once (helpers/cli-batch.ts): what one process
+  // reads of a file it has not listed before comes from the store on disk or from a parse, as in a
+  // process of its own, and the rounds are separate processes, so a later round reads what an
+  // earlier one wrote. What a process without the store prints: it reads no store, so one round
+  // serves both comparisons.
+  const round = (env: Record<string, string>) =>
+    runCliBatch(names.map((name) => ({ args: ['code', 'list', fixturePath('code', name)], env })));
+  const withoutRound = await round({ FAULTLINE_CODE_CACHE: 'off', FAULTLINE_DATA_DIR: dataDir });
+  const firstRound = await round({ FAULTLINE_DATA_DIR: dataDir });
+  const secondRound = await round({ FAULTLINE_DATA_DIR: dataDir });
   const withoutStore = new Map<string, string>();
-  for (const name of names) {
-    const file = fixturePath('code', name);
-    const without = await runCliProcess(['code', 'list', file], {
-      FAULTLINE_CODE_CACHE: 'off',
-      FAULTLINE_DATA_DIR: dataDir,
-    });
-    const first = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
-    const second = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
+  for (const [i, name] of names.entries()) {
+    const without = withoutRound[i]!;
     assert.equal(without.code, 0, without.stderr);
-    assert.equal(first.stdout, without.stdout, name);
-    assert.equal(second.stdout, without.stdout, name);
+    assert.equal(firstRound[i]!.stdout, without.stdout, name);
+    assert.equal(secondRound[i]!.stdout, without.stdout, name);
     withoutStore.set(name, without.stdout);
   }
   const store = join(dataDir, 'cache', 'definitions');
@@ -325,9 +329,9 @@ test('faultline code list prints the same with the store, from it, without it, a
   // Damaged entries: the next process parses around them, prints the same, and writes good ones.
   for (const file of entryFiles(store)) writeFileSync(file.path, readFileSync(file.path).subarray(0, 40));
   const reader = new DefinitionStore({ directory: store });
-  for (const name of names) {
-    const file = fixturePath('code', name);
-    const again = await runCliProcess(['code', 'list', file], { FAULTLINE_DATA_DIR: dataDir });
+  const againRound = await round({ FAULTLINE_DATA_DIR: dataDir });
+  for (const [i, name] of names.entries()) {
+    const again = againRound[i]!;
     assert.equal(again.stdout, withoutStore.get(name), name);
     assert.notEqual(
       await reader.get(requireLanguageForPath(name, fixture(name)), fixture(name)),

@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { runCliProcess } from './helpers/processes.js';
+import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-stream-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -43,6 +44,14 @@ function trialFile(name: string, mapping: string, fault: string): string {
   return file;
 }
 
+/**
+ * The command lines, in order, through main() in one process (helpers/cli-batch.ts): reading,
+ * refusing and exporting files need no process each; the run of a file is the tests below.
+ */
+async function cli(lines: string[][]): Promise<[CliOutcome, CliOutcome, CliOutcome, ...CliOutcome[]]> {
+  return (await runCliBatch(lines.map((args) => ({ args })))) as [CliOutcome, CliOutcome, CliOutcome];
+}
+
 describe('validate refuses what run would refuse', () => {
   for (const [fault, kebab] of [
     ['type: rate_limit', 'rate-limit'],
@@ -50,7 +59,10 @@ describe('validate refuses what run would refuse', () => {
   ] as const) {
     test(`${kebab} on a tcp:// mapping: refused with its line by validate and run, said once`, async () => {
       const file = trialFile(`tcp-${kebab}.yaml`, '25432=tcp://127.0.0.1:5432#db', fault);
-      const validate = await runCliProcess(['experiment', 'validate', file], {});
+      const [validate, run] = await cli([
+        ['experiment', 'validate', file],
+        ['experiment', 'run', file],
+      ]);
       assert.equal(validate.code, 2, validate.stderr);
       const reason = new RegExp(
         `method\\[1\\]\\.fault: cannot act on its mapping "25432=tcp://127\\.0\\.0\\.1:5432#db": ${kebab} ` +
@@ -58,7 +70,6 @@ describe('validate refuses what run would refuse', () => {
       );
       assert.match(validate.stderr, reason);
       // run reads the same file the same way: refused before any proxy or load starts.
-      const run = await runCliProcess(['experiment', 'run', file], {});
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, reason);
       assert.equal(run.stderr.split('cannot act on its mapping').length - 1, 1, run.stderr);
@@ -67,18 +78,18 @@ describe('validate refuses what run would refuse', () => {
   }
 
   test('a fault the stream can carry validates; so does any fault on a mapping without a scheme', async () => {
-    for (const [mapping, fault] of [
+    const carried = [
       ['25432=tcp://127.0.0.1:5432#db', 'type: connection_refused'],
       ['25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 100'],
       ['25432=127.0.0.1:5432#db', 'type: rate_limit'],
-    ]) {
-      const outcome = await runCliProcess(['experiment', 'validate', trialFile('ok.yaml', mapping!, fault!)], {});
-      assert.equal(outcome.code, 0, `${mapping} ${fault}: ${outcome.stderr}`);
-    }
-    const redis = await runCliProcess(
+    ] as const;
+    const outcomes = await cli([
+      ...carried.map(([mapping, fault], i) => ['experiment', 'validate', trialFile(`ok-${i}.yaml`, mapping, fault)]),
       ['experiment', 'validate', trialFile('redis.yaml', '26379=redis://127.0.0.1:6379#db', 'type: rate_limit')],
-      {},
-    );
+    ]);
+    for (const [i, [mapping, fault]] of carried.entries())
+      assert.equal(outcomes[i]!.code, 0, `${mapping} ${fault}: ${outcomes[i]!.stderr}`);
+    const redis = outcomes[carried.length]!;
     assert.equal(redis.code, 2);
     assert.match(redis.stderr, /method\[1\]\.fault: cannot act on its mapping .*Redis \(RESP\).*\(\S+ line 9/);
   });
@@ -87,7 +98,11 @@ describe('validate refuses what run would refuse', () => {
 describe('exports keep the protocol of a tcp:// mapping', () => {
   test('connection_refused: no HTTPChaos on port 5432; left out with the reason, by chaos-mesh and fis', async () => {
     const file = trialFile('refused.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: connection_refused');
-    const mesh = await runCliProcess(['experiment', 'export', '--to', 'chaos-mesh', '--partial', file], {});
+    const [mesh, strict, fis] = await cli([
+      ['experiment', 'export', '--to', 'chaos-mesh', '--partial', file],
+      ['experiment', 'export', '--to', 'chaos-mesh', file],
+      ['experiment', 'export', '--to', 'fis', '--partial', file],
+    ]);
     assert.equal(mesh.code, 0, mesh.stderr);
     const workflow = parse(mesh.stdout) as { spec: { templates: Array<Record<string, unknown>> } };
     const kinds = workflow.spec.templates.map((template) => template.templateType);
@@ -97,9 +112,7 @@ describe('exports keep the protocol of a tcp:// mapping', () => {
       mesh.stderr,
       /left out: method\[1\] \(db refused\): connection_refused on a tcp:\/\/ mapping \(an opaque stream\) resets the connection/,
     );
-    const strict = await runCliProcess(['experiment', 'export', '--to', 'chaos-mesh', file], {});
     assert.notEqual(strict.code, 0, 'without --partial, a step left out fails the export');
-    const fis = await runCliProcess(['experiment', 'export', '--to', 'fis', '--partial', file], {});
     assert.equal(fis.code, 0, fis.stderr);
     assert.match(fis.stderr, /left out: method\[1\] \(db refused\): connection_refused on a tcp:\/\/ mapping/);
     assert.doesNotMatch(fis.stderr, /HTTP fault/);
@@ -107,7 +120,12 @@ describe('exports keep the protocol of a tcp:// mapping', () => {
 
   test('latency on tcp:// is the network delay on both engines; a mapping without a scheme says so', async () => {
     const file = trialFile('slow.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 80');
-    const mesh = await runCliProcess(['experiment', 'export', '--to', 'chaos-mesh', file], {});
+    const bare = trialFile('bare.yaml', '25432=127.0.0.1:5432#db', 'type: connection_refused');
+    const [mesh, fis, guessed] = await cli([
+      ['experiment', 'export', '--to', 'chaos-mesh', file],
+      ['experiment', 'export', '--to', 'fis', file],
+      ['experiment', 'export', '--to', 'chaos-mesh', bare],
+    ]);
     assert.equal(mesh.code, 0, mesh.stderr);
     const templates = (parse(mesh.stdout) as { spec: { templates: Array<Record<string, unknown>> } }).spec.templates;
     const step = templates.find((template) => template.name === 'step-2')!;
@@ -117,15 +135,12 @@ describe('exports keep the protocol of a tcp:// mapping', () => {
       jitter: '0ms',
       correlation: '0',
     });
-    const fis = await runCliProcess(['experiment', 'export', '--to', 'fis', file], {});
     assert.equal(fis.code, 0, fis.stderr);
     const actions = (JSON.parse(fis.stdout) as { actions: Record<string, { actionId: string; parameters: object }> })
       .actions;
     assert.equal(actions['step-2']!.actionId, 'aws:ecs:task-network-latency');
     assert.equal((actions['step-2']!.parameters as Record<string, string>).delayMilliseconds, '80');
 
-    const bare = trialFile('bare.yaml', '25432=127.0.0.1:5432#db', 'type: connection_refused');
-    const guessed = await runCliProcess(['experiment', 'export', '--to', 'chaos-mesh', bare], {});
     assert.equal(guessed.code, 0, guessed.stderr);
     assert.match(guessed.stderr, /the mapping #db declares no protocol.*give its mapping tcp:\/\//);
   });

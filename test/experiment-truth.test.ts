@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliProcess } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const limits = makeConfig().scenario;
 const noRedis = await redisUnavailable();
@@ -251,9 +252,9 @@ describe('a mistake in the file', () => {
   });
 });
 
-/** Waits (10 s at most) until something listens on `port`. */
+/** Waits (HANG_GUARD_MS at most) until something listens on `port`. */
 async function waitListening(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + HANG_GUARD_MS;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {
       const attempt = net.connect(port, '127.0.0.1');

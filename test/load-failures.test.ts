@@ -10,6 +10,7 @@ import { CancelledError, OperationalError } from '../src/kernel/errors.js';
 import { resolveThroughPolicy } from '../src/load/capacity.js';
 import { runCapacity, runOpenLoop } from '../src/load/index.js';
 import { closedPort, heldResources, serverPool, TLS_CERT, type TestServer } from './fixtures/load/servers.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const { servers, server } = serverPool();
 
@@ -142,7 +143,10 @@ describe('cancellation and cleanup', () => {
         timeoutMs: 20_000,
         signal: controller.signal,
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Until the run has connections open (a fixed 300 ms assumed a machine that starts them in time).
+      const opening = Date.now();
+      while (target.openSockets.size === 0 && Date.now() - opening < HANG_GUARD_MS)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       assert.ok(target.openSockets.size > 0, 'connections were open when the abort came');
       const abortedAt = performance.now();
       controller.abort();

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { runProxy } from '../src/commands/proxy.js';
 import { freePort } from './fixtures/experiment/stack.js';
 import { startCliProcess } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 function get(url: string, token?: string): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -181,7 +182,7 @@ describe('the doors', () => {
       (line) => lines.push(line),
     );
     try {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + HANG_GUARD_MS; // the proxy's start: a bound, not a figure
       while (!lines.some((line) => line.startsWith('admin API on'))) {
         assert.ok(Date.now() < deadline, lines.join('\n'));
         await new Promise((resolve) => setTimeout(resolve, 50));

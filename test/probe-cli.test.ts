@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { commandsAllowed, connectInMemory } from './helpers/mcp.js';
+import { runCliBatch } from './helpers/cli-batch.js';
+import type { CliOutcome } from './helpers/processes.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -29,6 +31,11 @@ function cli(
       },
     );
   });
+}
+
+/** Command lines that need main() and not a process each (helpers/cli-batch.ts), in one process. */
+function batch(lines: string[][]): Promise<CliOutcome[]> {
+  return runCliBatch(lines.map((args) => ({ args })));
 }
 
 test('dogfood: faultline probe reports no failure on faultline over stdio', async () => {
@@ -65,7 +72,8 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
+      // A hang guard, not a figure: a start on a loaded machine has taken over 20 s.
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 120_000);
       child.stderr!.on('data', (c: Buffer) => {
         err += c.toString();
         const m = /listening on (http:\/\/\S+)/.exec(err);
@@ -118,15 +126,17 @@ test('a faulty server: exit 1, the finding and its exchange in --json', async ()
 });
 
 test('bad arguments: exit 2, one line on stderr, nothing on stdout', async () => {
-  for (const args of [
+  const lines = [
     ['probe'],
     ['probe', '--url', 'http://127.0.0.1:1/mcp', '--', 'node'],
     ['probe', '--family', 'NOPE', '--', 'node'],
     ['probe', '--cases', '1000', '--', 'node'],
     ['coverage'],
     ['coverage', '--threshold', '120', 'x.yaml'],
-  ]) {
-    const r = await cli(args);
+  ];
+  const outcomes = await batch(lines);
+  for (const args of lines) {
+    const r = outcomes.shift()!;
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '');
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
@@ -169,9 +179,17 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
         'plan.json }\n  - { name: never, kind: network, record: ' +
         'missing.json }\n',
     );
-    const r = await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout);
+    const suite = join(dir, 'suite.yaml');
+    const [r, below, met, only, unknown, taxonomy] = await batch([
+      ['coverage', suite, '--format', 'json'],
+      ['coverage', suite, '--threshold', '50'],
+      ['coverage', suite, '--threshold', '40', '--format', 'junit'],
+      ['coverage', suite, '--probe', 'plan', '--format', 'sarif'],
+      ['coverage', suite, '--probe', 'nope'],
+      ['coverage', '--no-suite'],
+    ]);
+    assert.equal(r!.code, 0, r!.stderr);
+    const report = JSON.parse(r!.stdout);
     const fam = Object.fromEntries(report.families.map((f: { id: string; status: string }) => [f.id, f.status]));
     assert.equal(fam.PROTO, 'covered');
     assert.equal(fam.SCHEMA, 'covered');
@@ -186,20 +204,15 @@ test('coverage: a suite that exercises some families and not others; exit 6 belo
     assert.equal(report.failed, 0);
     assert.equal(report.runs.find((x: { name: string }) => x.name === 'never').ran, false);
 
-    const below = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '50']);
-    assert.equal(below.code, 6);
-    assert.match(below.stdout, /46\.2% .*NOT met/);
-    const met = await cli(['coverage', join(dir, 'suite.yaml'), '--threshold', '40', '--format', 'junit']);
-    assert.equal(met.code, 0);
-    assert.match(met.stdout, /<testsuite name="fault-coverage" tests="8" failures="5" skipped="1">/);
-    const only = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'plan', '--format', 'sarif']);
-    const sarif = JSON.parse(only.stdout);
+    assert.equal(below!.code, 6);
+    assert.match(below!.stdout, /46\.2% .*NOT met/);
+    assert.equal(met!.code, 0);
+    assert.match(met!.stdout, /<testsuite name="fault-coverage" tests="8" failures="5" skipped="1">/);
+    const sarif = JSON.parse(only!.stdout);
     assert.equal(sarif.version, '2.1.0');
     assert.equal(sarif.runs[0].results.length, 26 - 3); // plan alone exercises 3 leaves
-    const unknown = await cli(['coverage', join(dir, 'suite.yaml'), '--probe', 'nope']);
-    assert.equal(unknown.code, 2);
-    const taxonomy = await cli(['coverage', '--no-suite']);
-    assert.match(taxonomy.stdout, /8 families, 30 leaves/);
+    assert.equal(unknown!.code, 2);
+    assert.match(taxonomy!.stdout, /8 families, 30 leaves/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -233,7 +246,12 @@ test(
         join(dir, 'suite.yaml'),
         'version: 1\nname: crashy\nruns:\n  - { name: probe, kind: probe, record: probe.json }\n',
       );
-      const text = await cli(['coverage', join(dir, 'suite.yaml')]);
+      const suite = join(dir, 'suite.yaml');
+      const [text, jsonRun, sarifRun] = (await batch([
+        ['coverage', suite],
+        ['coverage', suite, '--format', 'json'],
+        ['coverage', suite, '--format', 'sarif'],
+      ])) as [CliOutcome, CliOutcome, CliOutcome];
       assert.equal(text.code, 0, text.stderr);
       // mcptest's family line and summary shapes; the failing leaf named on its family's line.
       assert.match(text.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\] {2}1 failing: FAULT-TOOL-CRASH$/m);
@@ -246,12 +264,12 @@ test(
       assert.match(text.stdout, /^2 of 7 families fully covered \(1 n\/a\); 1 exercised fault failed$/m);
       assert.match(text.stdout.split('\n')[0]!, /42\.3% of applicable faults exercised \(11\/26\), 1 of them failed/);
       assert.match(text.stdout, /failed:\n {2}FAULT-TOOL-CRASH — failed in probe/);
-      const json = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'json'])).stdout);
+      const json = JSON.parse(jsonRun.stdout);
       assert.equal(json.failed, 1);
       assert.equal(json.families.find((f: { id: string }) => f.id === 'TOOL').failed, 1);
       assert.deepEqual([json.familiesCovered, json.familiesApplicable], [2, 7]);
       assert.equal(json.leaves.find((l: { id: string }) => l.id === 'FAULT-PROTO-PRE-INIT').failed, false);
-      const sarif = JSON.parse((await cli(['coverage', join(dir, 'suite.yaml'), '--format', 'sarif'])).stdout);
+      const sarif = JSON.parse(sarifRun.stdout);
       assert.deepEqual(
         sarif.runs[0].results
           .filter((r: { level: string }) => r.level === 'error')
@@ -267,16 +285,13 @@ test(
 test(
   'coverage --no-suite --probe NAME scores those probes against the ' + 'taxonomy, and --threshold gates it (exit 6)',
   async () => {
-    const scored = await cli([
-      'coverage',
-      '--no-suite',
-      '--probe',
-      'fuzz',
-      '--probe',
-      'proto-ping',
-      '--format',
-      'json',
-    ]);
+    const [scored, gated, atFifteen, nothingNamed, unknown] = (await batch([
+      ['coverage', '--no-suite', '--probe', 'fuzz', '--probe', 'proto-ping', '--format', 'json'],
+      ['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100'],
+      ['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'],
+      ['coverage', '--no-suite', '--threshold', '1'],
+      ['coverage', '--no-suite', '--probe', 'nope'],
+    ])) as [CliOutcome, CliOutcome, CliOutcome, CliOutcome, CliOutcome];
     assert.equal(scored.code, 0, scored.stderr);
     const report = JSON.parse(scored.stdout);
     assert.deepEqual(report.probes, ['tool-hostile-args', 'proto-ping']); // mcptest's fuzz is our hostile-argument probe
@@ -292,7 +307,6 @@ test(
       'FAULT-TOOL-STDOUT-POLLUTION',
     ]);
     assert.equal(report.families.find((f: { id: string }) => f.id === 'PROVIDER').status, 'n/a');
-    const gated = await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '100']);
     assert.equal(gated.code, 6);
     assert.match(
       gated.stdout,
@@ -300,10 +314,9 @@ test(
     );
     assert.match(gated.stdout, /^covered {2}Tool invocation {2}4\/4 faults \[TOOL\]$/m);
     assert.match(gated.stdout, /^1 of 7 families fully covered \(1 n\/a\)$/m);
-    assert.equal((await cli(['coverage', '--no-suite', '--probe', 'fuzz', '--threshold', '15'])).code, 0);
+    assert.equal(atFifteen.code, 0);
     // A threshold with nothing named scores nothing: below any threshold above 0.
-    assert.equal((await cli(['coverage', '--no-suite', '--threshold', '1'])).code, 6);
-    const unknown = await cli(['coverage', '--no-suite', '--probe', 'nope']);
+    assert.equal(nothingNamed.code, 6);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /--probe: no probe named nope \(accepted: .*fuzz.*tool-hostile-args/);
   },
@@ -360,7 +373,7 @@ test('faultline over stdio refuses a request before initialize, and still serves
     child.stdout!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean)));
     child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) + '\n');
     child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000; // a hang guard: a start on a loaded machine has taken over 20 s
     while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(
       lines

@@ -28,9 +28,79 @@ import {
 } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
+import { runCliBatch, type CliInvocation } from './helpers/cli-batch.js';
+import type { CliOutcome } from './helpers/processes.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = 'test-token-123';
+
+/**
+ * Command lines refused before anything starts or is sent, by name. They need main() and not a
+ * process each: they run once, in one process (helpers/cli-batch.ts, whose hang guard ends a
+ * `faultline proxy` that serves instead of refusing), for the tests that read them.
+ */
+const REFUSALS: Record<string, CliInvocation> = {
+  bogus: { args: ['chaos', 'inject', 'api', 'bogus'], env: { FAULTLINE_ADMIN_URL: '', FAULTLINE_ADMIN_TOKEN: '' } },
+  'admin 80': {
+    args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '80'],
+    env: { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' },
+  },
+  'admin 443': {
+    args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '127.0.0.1:443'],
+    env: { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' },
+  },
+  'http-fault target': {
+    args: [
+      'proxy',
+      '--proxy',
+      '0=127.0.0.1:9#api',
+      '--http-fault',
+      '{"type":"latency","latencyMs":5}',
+      '--http-fault',
+      '{"type":"error","target":"apj"}',
+    ],
+    env: { NODE_ENV: '' },
+  },
+  'network fault flags': {
+    args: [
+      'chaos',
+      'inject',
+      'api',
+      'jitter',
+      '--config',
+      '{"amplitudeMs":5,"frequencyHz":5}',
+      '--method',
+      'POST',
+      '--probability',
+      '0.5',
+      '--admin',
+      '127.0.0.1:9',
+      '--token',
+      TOKEN,
+    ],
+  },
+  production: {
+    args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'],
+    env: { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: 'PROD' },
+  },
+  'no token': {
+    args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'],
+    env: { FAULTLINE_ADMIN_TOKEN: '', NODE_ENV: '' },
+  },
+  'admin 0.0.0.0': {
+    args: ['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'],
+    env: { FAULTLINE_ADMIN_TOKEN: TOKEN, NODE_ENV: '' },
+  },
+};
+let refusals: Promise<Map<string, CliOutcome>> | undefined;
+
+function refusal(name: keyof typeof REFUSALS): Promise<CliOutcome> {
+  const names = Object.keys(REFUSALS);
+  refusals ??= runCliBatch(Object.values(REFUSALS)).then(
+    (outcomes) => new Map(names.map((key, i) => [key, outcomes[i]!])),
+  );
+  return refusals.then((all) => all.get(name)!);
+}
 
 type AdminApi = (
   method: string,
@@ -505,11 +575,13 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       NODE_ENV: 'test',
       ENVIRONMENT: '',
     });
+    let exit: { code: number | null; stdout: string; stderr: string };
     try {
-      const deadline = Date.now() + 20_000;
+      // A bound on a start, not a figure: a process start has taken over 20 s at a load of 28.
+      const deadline = Date.now() + 120_000;
       let adminUrl: string | undefined;
       let proxyPort: string | undefined;
-      while (!adminUrl && Date.now() < deadline) {
+      while (!adminUrl && Date.now() < deadline && proxy.child.exitCode === null) {
         await sleep(50);
         adminUrl = proxy.stderrLines.map((l) => /admin API on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean);
         proxyPort = proxy.stderrLines.map((l) => /listening on 127\.0\.0\.1:(\d+)/.exec(l)?.[1]).find(Boolean);
@@ -545,28 +617,26 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
       assert.equal(wrongToken.code, 2);
       assert.match(wrongToken.stderr, /401/);
     } finally {
+      // Only the teardown here: an assertion thrown from finally would hide the body's first error.
       proxy.child.kill('SIGTERM');
-      const exit = await proxy.done;
+      exit = await proxy.done;
       await upstream.close();
-      assert.equal(exit.code, 0, exit.stderr);
-      assert.ok(JSON.parse(exit.stdout).httpFaults.length >= 1);
     }
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.ok(JSON.parse(exit.stdout).httpFaults.length >= 1);
   });
 
   it('refuses an unknown fault type before any request, and a privileged --admin port', async () => {
     // No admin URL at all: the type is judged first, so nothing could have been sent.
-    const bogus = await cli(['chaos', 'inject', 'api', 'bogus'], { FAULTLINE_ADMIN_URL: '', FAULTLINE_ADMIN_TOKEN: '' })
-      .done;
+    const bogus = await refusal('bogus');
     assert.equal(bogus.code, 2);
     assert.match(bogus.stderr, /fault type "bogus" is unknown; accepted: latency, error, .*blackhole/);
     assert.equal(bogus.stdout, '');
-    for (const admin of ['80', '127.0.0.1:443']) {
-      const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', admin], {
-        FAULTLINE_ADMIN_TOKEN: TOKEN,
-        NODE_ENV: '',
-      });
-      const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
-      const privileged = await run.done.finally(() => clearTimeout(started));
+    for (const [name, admin] of [
+      ['admin 80', '80'],
+      ['admin 443', '127.0.0.1:443'],
+    ] as const) {
+      const privileged = await refusal(name);
       assert.equal(privileged.code, 2, privileged.stderr);
       assert.match(
         privileged.stderr,
@@ -576,20 +646,7 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
   });
 
   it('refuses an --http-fault whose target names no mapping, naming which --http-fault', async () => {
-    const run = cli(
-      [
-        'proxy',
-        '--proxy',
-        '0=127.0.0.1:9#api',
-        '--http-fault',
-        '{"type":"latency","latencyMs":5}',
-        '--http-fault',
-        '{"type":"error","target":"apj"}',
-      ],
-      { NODE_ENV: '' },
-    );
-    const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
-    const refused = await run.done.finally(() => clearTimeout(started));
+    const refused = await refusal('http-fault target');
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /--http-fault #2: fault target "apj" names no mapping; accepted: #api/);
     assert.equal(refused.stdout, '');
@@ -603,22 +660,7 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
         () => injectConfig('latency', { config: '{"latencyMs":200}', path: '/api/**' }),
         /--path: only HTTP faults take this; the network fault latency acts on all the traffic of its target/,
       );
-      const refused = await cli([
-        'chaos',
-        'inject',
-        'api',
-        'jitter',
-        '--config',
-        '{"amplitudeMs":5,"frequencyHz":5}',
-        '--method',
-        'POST',
-        '--probability',
-        '0.5',
-        '--admin',
-        '127.0.0.1:9',
-        '--token',
-        TOKEN,
-      ]).done;
+      const refused = await refusal('network fault flags');
       assert.equal(refused.code, 2, refused.stderr);
       assert.match(refused.stderr, /--method, --probability: only HTTP faults take these; the network fault jitter/);
       assert.equal(refused.stdout, '');
@@ -626,28 +668,17 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
   );
 
   it('refuses --admin in production unless --allow-production, and without a token', async () => {
-    const prod = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {
-      FAULTLINE_ADMIN_TOKEN: TOKEN,
-      NODE_ENV: 'PROD',
-    }).done;
+    const prod = await refusal('production');
     assert.equal(prod.code, 2);
     assert.match(
       prod.stderr,
       /refused to start a fault proxy: NODE_ENV=PROD says this is production; pass --allow-production to allow it/,
     );
-    const noToken = await cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0'], {
-      FAULTLINE_ADMIN_TOKEN: '',
-      NODE_ENV: '',
-    }).done;
+    const noToken = await refusal('no token');
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /--admin needs a token/);
     // The control plane binds loopback like the mappings, unless non-loopback binds are allowed.
-    const run = cli(['proxy', '--proxy', '0=127.0.0.1:9', '--admin', '0.0.0.0:0'], {
-      FAULTLINE_ADMIN_TOKEN: TOKEN,
-      NODE_ENV: '',
-    });
-    const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
-    const exposed = await run.done.finally(() => clearTimeout(started));
+    const exposed = await refusal('admin 0.0.0.0');
     assert.equal(exposed.code, 2);
     assert.match(
       exposed.stderr,

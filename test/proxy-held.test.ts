@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HELD_LIMITS } from '../src/proxy/control/index.js';
 import { connectInMemory, connectStdio, textOf } from './helpers/mcp.js';
 import { startUpstream } from './fixtures/http/upstream.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -257,7 +258,7 @@ describe('held proxies (fault_proxy_*)', () => {
     const port = portOf(statusOf(started));
     assert.equal(await listening(port), true);
     await session.close();
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + HANG_GUARD_MS;
     while ((await listening(port)) && Date.now() < deadline) await sleep(100);
     assert.equal(await listening(port), false);
   });

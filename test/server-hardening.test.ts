@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 // This file lists code through the servers it spawns: with their listing thread, as users run them
 // (test/helpers/isolate.ts turns it off for the rest of the suite).
@@ -34,7 +35,7 @@ before(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), HANG_GUARD_MS);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
       const match = /listening on (http:\/\/\S+)/.exec(stderr);

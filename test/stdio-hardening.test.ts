@@ -11,9 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { quietFor } from './helpers/wait.js';
 
-// This file lists code through the servers it spawns: with their listing thread, as users run them
-// (test/helpers/isolate.ts turns it off for the rest of the suite).
-process.env.FAULTLINE_LISTING_THREAD = 'on';
+// The server of the first test lists code: with its listing thread, as users run it. The others
+// never list code and keep the suite's default (test/helpers/isolate.ts: off, ~1 s of CPU each).
 
 const INIT = {
   jsonrpc: '2.0',
@@ -23,8 +22,11 @@ const INIT = {
 };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
-function spawnServer() {
-  const child = spawn(process.execPath, [cliPath, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] });
+function spawnServer(listingThread: 'on' | 'off' = 'off') {
+  const child = spawn(process.execPath, [cliPath, 'mcp'], {
+    env: { ...process.env, FAULTLINE_LISTING_THREAD: listingThread },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const messages: Array<Record<string, unknown>> = [];
   let partial = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -39,7 +41,7 @@ function spawnServer() {
 }
 
 test('closing stdin answers the calls in flight before exiting', async () => {
-  const server = spawnServer();
+  const server = spawnServer('on');
   server.send(INIT);
   server.send(INITIALIZED);
   const file = fixturePath('code', 'broken.py');
@@ -108,11 +110,12 @@ test('a duplicate in-flight id is refused and the cancel reaches the original ca
     assert.equal(refusal?.error?.code, -32600);
     assert.match(refusal.error!.message, /already used by a request in flight/);
     server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'dup' } });
-    // At 20 requests/s a load still running adds one every 50 ms: wait for a second without any
-    // (however long a busy machine takes to act on the cancel; the 60 s run would never give one).
-    await quietFor(() => hits, 1000, 30_000);
+    // At 20 requests/s a load still running adds one every 50 ms: wait for 3 s without any
+    // (however long a busy machine takes to act on the cancel; it has stalled a live load for over a
+    // second; the 60 s run would never give 3 s without one), then 3 s more.
+    await quietFor(() => hits, 3000, 60_000);
     const afterCancel = hits;
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 3000));
     assert.ok(hits - afterCancel <= 2, `load stopped after the cancel (${hits - afterCancel} more requests)`);
   } finally {
     server.child.kill('SIGTERM');

@@ -12,6 +12,7 @@ import { checkLoadTarget } from '../src/scenario/target.js';
 import { scenarioFromArguments } from '../src/scenario/input.js';
 import { makeConfig } from '../src/config.js';
 import { cliPath } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const strict = { allowRemoteTargets: false, allowNonLoopbackBind: false };
 
@@ -87,7 +88,7 @@ test('faultline proxy refuses a wildcard bind without --allow-non-loopback-bind,
     const child = execFile(
       process.execPath,
       [cliPath, 'proxy', '--proxy', '0.0.0.0:0=127.0.0.1:9'],
-      { timeout: 20_000 },
+      { timeout: HANG_GUARD_MS },
       (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
     child.stdin?.end();

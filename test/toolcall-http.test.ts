@@ -17,6 +17,7 @@ import { ToolPlane } from '../src/toolcall/session.js';
 import { renderReport, type Slis } from '../src/toolcall/metrics.js';
 import { validatePlan } from '../src/toolcall/plan.js';
 import { startTargetHttp, type TargetHttp } from './helpers/mcp-target.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 async function setup(plan: unknown, options: { json?: boolean } = {}) {
   const target: TargetHttp = await startTargetHttp(options);
@@ -397,7 +398,7 @@ test(
     const run = (args: string[]) =>
       spawnSync(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'http', '--port', '0', ...args], {
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: HANG_GUARD_MS,
       });
     const exposed = run(['--upstream', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']);
     assert.equal(exposed.status, 2, exposed.stderr);
@@ -424,7 +425,7 @@ test(
     proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     proxy.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     try {
-      const end = Date.now() + 15_000;
+      const end = Date.now() + HANG_GUARD_MS;
       while (!/listening on (\S+)/.test(stderr) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
       const url = /listening on (\S+)/.exec(stderr)![1]!;
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -449,13 +450,13 @@ test('with JSON replies, list_changed reaches the client on its GET stream (pass
     let notified = 0;
     s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
     // Wait until the client's GET stream is open through the proxy.
-    const end = Date.now() + 5000;
+    const end = Date.now() + HANG_GUARD_MS;
     while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end)
       await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 100));
     await s.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
-    const until = Date.now() + 5000;
+    const until = Date.now() + HANG_GUARD_MS;
     while (notified === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     assert.equal(notified, 1);
   } finally {

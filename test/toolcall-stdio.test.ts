@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, repoRoot } from './helpers/repo.js';
 import { alive, running } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'toolcall-'));
@@ -78,7 +79,7 @@ const journalOf = (file: string): Array<Record<string, unknown>> =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
+async function waitFor(check: () => boolean, ms = HANG_GUARD_MS): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;
@@ -222,7 +223,7 @@ test('list_changed hides a tool mid-session and sends notifications/tools/list_c
     await p.client.callTool({ name: 'get_items', arguments: { count: 1 } });
     assert.equal(notified, 0);
     await p.client.callTool({ name: 'get_items', arguments: { count: 1 } });
-    assert.ok(await waitFor(() => notified === 1, 5000), 'list_changed received');
+    assert.ok(await waitFor(() => notified === 1), 'list_changed received');
     const names = (await p.client.listTools()).tools.map((t) => t.name);
     assert.ok(!names.includes('echo'));
     assert.ok(names.includes('new_tool'));

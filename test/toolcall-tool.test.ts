@@ -25,6 +25,7 @@ import { repoRoot } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
 import { ProgramPolicy } from '../src/consent/index.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
 const NAME = 'fault_run_tool_call_chaos_scenario';
@@ -148,12 +149,12 @@ test('cancelling a hung scenario stops it and reaps the child', async () => {
       { signal: controller.signal },
     );
     const start = Date.now();
-    while (!existsSync(pidFile) && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 25));
+    while (!existsSync(pidFile) && Date.now() - start < HANG_GUARD_MS) await new Promise((r) => setTimeout(r, 25));
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     await assert.rejects(pending);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    const end = Date.now() + 10_000;
+    const end = Date.now() + HANG_GUARD_MS;
     while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
     assert.ok(!alive(pid), 'child reaped after cancellation');
   } finally {

@@ -4,17 +4,16 @@
  * family; tools/list stays lean; an environment variable set to "" counts as unset.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { DEFAULT_TOOLSETS, OPT_IN_TOOLSETS, TOOLSETS, makeConfig } from '../src/config.js';
 import { toolsetList } from '../src/commands/parsers.js';
 import { compactSchema } from '../src/tools/define.js';
 import { connectInMemory, connectStdio } from './helpers/mcp.js';
-import { cliPath } from './helpers/repo.js';
+import { runCliBatch } from './helpers/cli-batch.js';
+import type { CliOutcome } from './helpers/processes.js';
 
-// This file lists code through the servers it spawns: with their listing thread, as users run them
-// (test/helpers/isolate.ts turns it off for the rest of the suite).
-process.env.FAULTLINE_LISTING_THREAD = 'on';
+// The servers this file spawns only list tools, never code: they keep the suite's default of no
+// listing thread (test/helpers/isolate.ts; ~1 s of CPU per server).
 
 /**
  * Bytes of tools/list JSON per tool, on average: at most 3 KB (measured 2.68 KB for 26 tools; the
@@ -177,22 +176,13 @@ test('FAULTLINE_TOOLSETS over stdio, with blank LLM variables that count as unse
   }
 });
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cliPath, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    input: '',
-    timeout: 20_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-test('an unknown toolset is a usage error listing the accepted ones', () => {
-  for (const [args, env] of [
-    [['mcp', '--toolsets', 'code,nope'], {}],
-    [['mcp'], { FAULTLINE_TOOLSETS: 'nope' }],
-  ] as const) {
-    const { code, stdout, stderr } = run([...args], { ...env });
+test('an unknown toolset is a usage error listing the accepted ones', async () => {
+  // Parsing and printing only: main() in one process for both (helpers/cli-batch.ts).
+  const outcomes = await runCliBatch([
+    { args: ['mcp', '--toolsets', 'code,nope'] },
+    { args: ['mcp'], env: { FAULTLINE_TOOLSETS: 'nope' } },
+  ]);
+  for (const { code, stdout, stderr } of outcomes) {
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
     assert.match(
@@ -202,10 +192,13 @@ test('an unknown toolset is a usage error listing the accepted ones', () => {
   }
 });
 
-test('--llm-timeout takes a duration and refuses anything else', () => {
-  const { code, stderr } = run(['mcp', '--llm-timeout', 'soon']);
-  assert.equal(code, 2);
-  assert.match(stderr, /--llm-timeout.*expected a duration/);
-  assert.match(run(['mcp', '--help']).stdout, /--llm-timeout/);
-  assert.match(run(['mcp', '--help']).stdout, /--toolsets/);
+test('--llm-timeout takes a duration and refuses anything else', async () => {
+  const [refused, help] = (await runCliBatch([
+    { args: ['mcp', '--llm-timeout', 'soon'] },
+    { args: ['mcp', '--help'] },
+  ])) as [CliOutcome, CliOutcome];
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /--llm-timeout.*expected a duration/);
+  assert.match(help.stdout, /--llm-timeout/);
+  assert.match(help.stdout, /--toolsets/);
 });

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cliPath } from './repo.js';
+import { HANG_GUARD_MS } from './wait.js';
 
 /** Whether pid exists (a zombie that init has not reaped yet counts). */
 export function alive(pid: number): boolean {
@@ -34,7 +35,8 @@ export interface CliOutcome {
 
 /**
  * Runs the built CLI with `args` and `env` on top of this process's environment, to its end;
- * killed after 60 s so a hung command fails its test instead of the suite.
+ * killed after HANG_GUARD_MS so a hung command fails its test instead of the suite (60 s was within
+ * reach of an index run's start and work on a loaded machine).
  */
 export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
   return new Promise((resolve, reject) => {
@@ -46,7 +48,7 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<C
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_GUARD_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -57,7 +59,7 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<C
 
 /** The built CLI running until stopped, with what it wrote to stderr. */
 export interface RunningCli {
-  /** Resolves with stderr once `pattern` matches it (rejects if the CLI exits first, or after 30 s). */
+  /** Resolves with stderr once `pattern` matches it (rejects if the CLI exits first, or after HANG_GUARD_MS). */
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   stderr(): string;
   /** SIGTERM, then waits for the exit. */
@@ -85,7 +87,10 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
           resolve(match);
           return true;
         };
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 30 s:\n${stderr}`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no ${pattern} within ${HANG_GUARD_MS} ms:\n${stderr}`)),
+          HANG_GUARD_MS,
+        );
         if (check()) return;
         child.stderr.on('data', check);
         void exited.then(() => {
