@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { commandsAllowed, connectInMemory } from './helpers/mcp.js';
+import { START_LIMIT_MS } from './helpers/processes.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -65,7 +66,7 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), START_LIMIT_MS);
       child.stderr!.on('data', (c: Buffer) => {
         err += c.toString();
         const m = /listening on (http:\/\/\S+)/.exec(err);

@@ -55,13 +55,23 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<C
   });
 }
 
+/**
+ * How long a spawned process may take to start (to write its ready line, or to answer initialize): generous,
+ * because on a loaded 2-core machine a Node start has taken over 15 s; a start that fails is still seen at once
+ * when the process exits.
+ */
+export const START_LIMIT_MS = 300_000;
+
 /** The built CLI running until stopped, with what it wrote to stderr. */
 export interface RunningCli {
-  /** Resolves with stderr once `pattern` matches it (rejects if the CLI exits first, or after 30 s). */
+  /**
+   * Resolves with stderr once `pattern` matches it; rejects if the CLI exits first, or after START_LIMIT_MS, and
+   * then kills it: a failed start leaves nothing running.
+   */
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   stderr(): string;
-  /** SIGTERM, then waits for the exit. */
-  stop(): Promise<void>;
+  /** Sends `signal` (SIGTERM by default) unless it has exited, then waits for the exit; its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Spawns the built CLI with `args` and `env` on top of this process's environment, and leaves it running. */
@@ -72,7 +82,7 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     stderr: () => stderr,
     waitFor: (pattern) =>
@@ -85,7 +95,11 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
           resolve(match);
           return true;
         };
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 30 s:\n${stderr}`)), 30_000);
+        const timer = setTimeout(() => {
+          child.stderr.off('data', check);
+          child.kill('SIGKILL');
+          reject(new Error(`no ${pattern} within ${START_LIMIT_MS / 1000} s:\n${stderr}`));
+        }, START_LIMIT_MS);
         if (check()) return;
         child.stderr.on('data', check);
         void exited.then(() => {
@@ -95,9 +109,9 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
           }
         });
       }),
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
     },
   };
 }
