@@ -193,6 +193,46 @@ test('a throwing onStart fails the run and leaves nothing open', async () => {
   assert.deepEqual(await heldResources(servers), before);
 });
 
+test('onStart says when the clock started, however late a stalled caller thread hears of it', async () => {
+  // The one warm request is answered, then this thread (the server's and the caller's) is held 400 ms: the generator
+  // thread starts its clock meanwhile, and its news waits for the stall's end. A caller that started its own clock on
+  // hearing it (the experiment runner did) ran it late: the edge at 600 ms came "at" ~200 ms on it, and a fault was
+  // recorded switched off 130 ms before its planned end. The clock's start as given puts the edge at 600 ms or after.
+  let stalled = false;
+  const target = await server((_request, response) => {
+    response.end('ok');
+    if (stalled) return;
+    stalled = true;
+    busyWait(400);
+  });
+  const now = () => performance.timeOrigin + performance.now();
+  let startedAt = Number.NaN;
+  let heardAt = Number.NaN;
+  let edgeAt = Number.NaN;
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 10,
+    connections: 1,
+    durationMs: 1000,
+    timeoutMs: 10_000,
+    thread: 'worker',
+    warmRequestsPerConnection: 1,
+    edgesMs: [600],
+    onEdge: () => {
+      edgeAt = now();
+    },
+    onStart: (at) => {
+      startedAt = at;
+      heardAt = now();
+    },
+  });
+  assert.equal(result.warmRequests, 1);
+  assert.ok(startedAt <= heardAt, `started ${startedAt}, heard ${heardAt}`);
+  // Both are timeOrigin + now(): the one wall-clock timeline on either thread, apart by microseconds.
+  assert.ok(edgeAt - startedAt >= 599, `the edge at 600 ms came ${edgeAt - startedAt} ms after the start`);
+  assert.ok(stalled, 'the warm request reached the server');
+});
+
 test('starts are evenly spaced: no per-second burst', async () => {
   const target = await server();
   const ratePerSecond = 200;
