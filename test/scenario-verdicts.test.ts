@@ -467,15 +467,15 @@ describe('scenario verdicts', () => {
   test(
     'a fault window no request was due in: inconclusive, saying so, ' + 'and the report never claims it was active',
     async () => {
-      // One request every 4 s for 3 s is due at 0 and answered at once: the load has ended long
-      // before 2 s, so a fault from 2 s is never switched on. The report said "Fault active
-      // from 950ms … until 502ms" and blamed the direction the fault acts on. (The margin is 2 s: with
+      // One request every 2 s for 2 s is due at 0 and answered at once: the load has ended long
+      // before 1.5 s, so a fault from 1.5 s is never switched on. The report said "Fault active
+      // from 950ms … until 502ms" and blamed the direction the fault acts on. (The margin is 1.5 s: with
       // 450 ms a loaded machine still had the request due at 500 ms in flight at 950 ms, and the fault,
       // switched on, delayed it: then it did meet a measured request, and "passed" was true.)
       const late = await runScenario(
         await scenario(
           'latency',
-          { url: `${app.origin}/ok`, duration: '3s', num_clients: 1, rps: 0.25, latency: 50, fault_start: '2s' },
+          { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 0.5, latency: 50, fault_start: '1500ms' },
           limits,
         ),
       );
@@ -486,10 +486,10 @@ describe('scenario verdicts', () => {
       assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
       assert.match(
         late.verdictReasons[0]!,
-        /^the latency fault met no request: none was due in its window \(2s to the end of the run; one request every 4s at 0\.25 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
+        /^the latency fault met no request: none was due in its window \(1\.5s to the end of the run; one request every 2s at 0\.5 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
       );
       const lateReport = renderReport(late);
-      assert.match(lateReport, /Fault window from 2s to the end of the run: never switched on/);
+      assert.match(lateReport, /Fault window from 1\.5s to the end of the run: never switched on/);
       assert.doesNotMatch(lateReport, /Fault active from/);
       // On, then off, between two requests (due at 0 and 2000 ms; 1 s from the first to the window): switched on,
       // met none.
@@ -520,12 +520,12 @@ describe('scenario verdicts', () => {
       const whole = await runScenario(
         await scenario(
           'latency',
-          { url: `${app.origin}/ok`, duration: '3s', num_clients: 1, rps: 0.25, latency: 1 },
+          { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 0.5, latency: 1 },
           limits,
         ),
       );
       assert.equal(whole.fault.switchedOn, true);
-      assert.ok(whole.fault.activeUntilMs < 3000, `active until ${whole.fault.activeUntilMs} ms`);
+      assert.ok(whole.fault.activeUntilMs < 2000, `active until ${whole.fault.activeUntilMs} ms`);
       assert.match(
         renderReport(whole),
         /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./,
