@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { bindRefusal, isLoopbackAddress } from '../src/target-policy.js';
 import { cliPath } from './helpers/repo.js';
+import { START_LIMIT_MS } from './helpers/processes.js';
 
 test('bindRefusal: loopback in every spelling; elsewhere the opt-in, and a token for a control API', () => {
   for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
@@ -63,11 +64,12 @@ function cli(
   const clean = { ...process.env };
   for (const name of ['FAULTLINE_TOKEN', 'FAULTLINE_ADMIN_TOKEN']) delete clean[name];
   return new Promise((resolve) => {
-    // A command that wrongly starts listening is killed by the timeout: that shows as a code other than 2.
+    // A command that wrongly starts listening is killed by the timeout: that shows as a code other than 2. The
+    // start limit, not 15 s: a loaded machine's refusal may take longer to start and say so.
     execFile(
       process.execPath,
       [cliPath, ...args],
-      { env: { ...clean, NODE_ENV: '', ...env }, timeout: 15_000 },
+      { env: { ...clean, NODE_ENV: '', ...env }, timeout: START_LIMIT_MS },
       (error, stdout, stderr) =>
         resolve({
           code: error ? ((error as { code?: number | string }).code ?? (error as { signal?: string }).signal ?? 1) : 0,
