@@ -28,6 +28,7 @@ import {
 } from './fixtures/proxy/net.js';
 import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
+import { START_LIMIT_MS } from './helpers/processes.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = 'test-token-123';
@@ -565,7 +566,8 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
         FAULTLINE_ADMIN_TOKEN: TOKEN,
         NODE_ENV: '',
       });
-      const started = setTimeout(() => run.child.kill('SIGINT'), 10_000); // it would serve until Ctrl-C
+      // It would serve until Ctrl-C; the start limit, not 10 s: a loaded machine's refusal was killed before it came.
+      const started = setTimeout(() => run.child.kill('SIGINT'), START_LIMIT_MS);
       const privileged = await run.done.finally(() => clearTimeout(started));
       assert.equal(privileged.code, 2, privileged.stderr);
       assert.match(
