@@ -309,9 +309,14 @@ test('a 1 s stall shows in the latency of every request due during it (no coordi
     seconds.map((bucket) => bucket.second),
     [0, 1, 2],
   );
-  // The first second's own p95 (~50 ms) is held under 200 ms by bench/checks/load.ts.
-  assert.ok(seconds[0]!.p95Ms! < 500, `second 0 p95 ${seconds[0]!.p95Ms} ms`);
+  // The first second's own p95 (~50 ms) is held under 200 ms by bench/checks/load.ts. Here it is compared with the
+  // stall's second, within the run: a loaded machine put 550 ms on second 0 with no stall in it (a fixed 500 ms
+  // ceiling failed), and puts as much on second 1. A stall counted in the wrong second would show the other way.
   assert.ok(seconds[1]!.p95Ms! >= 500, `second 1 p95 ${seconds[1]!.p95Ms} ms`);
+  assert.ok(
+    seconds[0]!.p95Ms! + 500 <= seconds[1]!.p95Ms!,
+    `second 0 p95 ${seconds[0]!.p95Ms} ms, second 1 p95 ${seconds[1]!.p95Ms} ms`,
+  );
   assert.equal(
     seconds.reduce((sum, bucket) => sum + bucket.requests, 0),
     300,
