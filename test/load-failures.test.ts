@@ -40,8 +40,11 @@ describe('error classes', () => {
     assert.equal(result.latency!.max, 300);
     assert.equal(result.responses, 0);
     // 5 connections each held their first request for 300 ms while 15 more came due: those
-    // waited in the queue, and their latency still counts from their intended start.
-    assert.ok(result.queued >= 30, `queued ${result.queued}`);
+    // waited in the queue, and their latency still counts from their intended start. A request that
+    // left the scheduler on time (within SENT_LATE_MS) and went straight onto a connection holds it
+    // ~290 ms or more: at most 4 such per connection in the second, 20 of 50; the other 30 or more waited
+    // in the queue or left late (a loaded machine's late ticks meet connections its late timeouts freed).
+    assert.ok(result.queued + result.sentLate >= 30, `queued ${result.queued}, sent late ${result.sentLate}`);
     assert.ok(result.sendLag!.max >= 150, `send lag max ${result.sendLag!.max}`);
     assert.equal(result.serviceTime!.count, 50 - result.notSent);
     assert.equal(

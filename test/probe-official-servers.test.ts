@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 import { loadTaxonomy, runProbe, type ProbeReport } from '../src/probe/index.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 
@@ -151,7 +152,7 @@ test(
     try {
       await new Promise<void>((resolve, reject) => {
         let err = '';
-        const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${err}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${err}`)), HANG_GUARD_MS);
         server.stderr!.on('data', (chunk: Buffer) => {
           err += chunk.toString();
           if (/listening on port/.test(err)) {

@@ -109,9 +109,10 @@ test('faultline probe: the daemon a server left is ended, and the CLI exits with
     const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')) as { durationMs: number; error?: string };
     assert.equal(report.error, undefined);
     assert.equal(code, 0);
-    // Start-up and writing aside, the process ends with its report (it took the daemon's 600 s before).
+    // Start-up and writing aside, the process ends with its report (it took the daemon's 600 s before). A minute's
+    // margin: a loaded machine took 7.5 s to start and write; the daemon's 600 s is ten times that.
     assert.ok(
-      wall < report.durationMs + 5000,
+      wall < report.durationMs + 60_000,
       `exited ${wall - report.durationMs} ms after a report of ${report.durationMs} ms`,
     );
     const pids = await pidsIn(pidFile);

@@ -467,40 +467,43 @@ describe('scenario verdicts', () => {
   test(
     'a fault window no request was due in: inconclusive, saying so, ' + 'and the report never claims it was active',
     async () => {
-      // 2 requests/s for 1 s are due at 0 and 500 ms and answered at once: the load has ended long
-      // before 950 ms, so a fault from 950 ms is never switched on. The report said "Fault active
-      // from 950ms … until 502ms" and blamed the direction the fault acts on.
+      // One request every 2 s for 2 s is due at 0 and answered at once: the load has ended long
+      // before 1.5 s, so a fault from 1.5 s is never switched on. The report said "Fault active
+      // from 950ms … until 502ms" and blamed the direction the fault acts on. (The margin is 1.5 s: with
+      // 450 ms a loaded machine still had the request due at 500 ms in flight at 950 ms, and the fault,
+      // switched on, delayed it: then it did meet a measured request, and "passed" was true.)
       const late = await runScenario(
         await scenario(
           'latency',
-          { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 50, fault_start: '950ms' },
+          { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 0.5, latency: 50, fault_start: '1500ms' },
           limits,
         ),
       );
-      assert.equal(late.run.load!.requests, 2);
+      assert.equal(late.run.load!.requests, 1);
       assert.equal(late.verdict, 'inconclusive');
       assert.equal(late.fault.switchedOn, false);
       assert.equal(late.fault.activeUntilMs, late.fault.startMs);
       assert.deepEqual(late.run.proxy.faults, [], 'the proxy never had the fault');
       assert.match(
         late.verdictReasons[0]!,
-        /^the latency fault met no request: none was due in its window \(950ms to the end of the run; one request every 500ms at 2 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
+        /^the latency fault met no request: none was due in its window \(1\.5s to the end of the run; one request every 2s at 0\.5 requests\/s\), and every request had settled before it opened, so it was never switched on: start it earlier/,
       );
       const lateReport = renderReport(late);
-      assert.match(lateReport, /Fault window from 950ms to the end of the run: never switched on/);
+      assert.match(lateReport, /Fault window from 1\.5s to the end of the run: never switched on/);
       assert.doesNotMatch(lateReport, /Fault active from/);
-      // On, then off, between two requests (due at 0, 500, 1000, 1500 ms): switched on, met none.
+      // On, then off, between two requests (due at 0 and 2000 ms; 1 s from the first to the window): switched on,
+      // met none.
       const between = await runScenario(
         await scenario(
           'latency',
           {
             url: `${app.origin}/ok`,
-            duration: '2s',
+            duration: '4s',
             num_clients: 1,
-            rps: 2,
+            rps: 0.5,
             latency: 50,
-            fault_start: '1100ms',
-            fault_duration: '300ms',
+            fault_start: '1s',
+            fault_duration: '900ms',
           },
           limits,
         ),
@@ -510,19 +513,19 @@ describe('scenario verdicts', () => {
       assert.equal(between.run.load!.duringFault!.requests, 0);
       assert.match(
         between.verdictReasons[0]!,
-        /^the latency fault met no request: none was due in its window \(1\.1s to 1\.4s; one request every 500ms at 2 requests\/s\): start it earlier/,
+        /^the latency fault met no request: none was due in its window \(1s to 1\.9s; one request every 2s at 0\.5 requests\/s\): start it earlier/,
       );
       // A fault to the end of a load whose last request settled before `duration`: on until then,
       // and the report no longer says "the load ran 1s … until 502ms".
       const whole = await runScenario(
         await scenario(
           'latency',
-          { url: `${app.origin}/ok`, duration: '1s', num_clients: 1, rps: 2, latency: 1 },
+          { url: `${app.origin}/ok`, duration: '2s', num_clients: 1, rps: 0.5, latency: 1 },
           limits,
         ),
       );
       assert.equal(whole.fault.switchedOn, true);
-      assert.ok(whole.fault.activeUntilMs < 1000, `active until ${whole.fault.activeUntilMs} ms`);
+      assert.ok(whole.fault.activeUntilMs < 2000, `active until ${whole.fault.activeUntilMs} ms`);
       assert.match(
         renderReport(whole),
         /Fault active from 0ms to the end of the run: on until the last request settled, at \d+ms\./,

@@ -6,7 +6,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath } from './helpers/repo.js';
+import { startCliProcess, type RunningCli } from './helpers/processes.js';
 import { textOf } from './helpers/mcp.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
@@ -22,38 +22,22 @@ import { HANG_GUARD_MS } from './helpers/wait.js';
 // (test/helpers/isolate.ts turns it off for the rest of the suite).
 process.env.FAULTLINE_LISTING_THREAD = 'on';
 
-let child: ChildProcess;
+let server: RunningCli;
 let url: URL;
 let dir: string;
-let stderr = '';
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'faultline-hardening-'));
   await writeFile(join(dir, 'inside.py'), 'def inside():\n    return 1\n');
   await writeFile(join(tmpdir(), `faultline-outside-${process.pid}.py`), 'def outside():\n    return 2\n');
-  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--no-token'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), HANG_GUARD_MS);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    });
-  });
+  server = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--no-token']);
+  url = new URL((await server.waitFor(/listening on (http:\/\/\S+)/))[1]!);
 });
 
 after(async () => {
   await rm(dir, { recursive: true, force: true });
   await rm(join(tmpdir(), `faultline-outside-${process.pid}.py`), { force: true });
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  await server?.stop();
 });
 
 async function connectClient(withRoots: boolean): Promise<Client> {
@@ -129,6 +113,7 @@ test('over stdio the client roots confine the file tools too (asked before the f
       stderr: 'pipe',
       env: { ...process.env } as Record<string, string>,
     }),
+    { timeout: HANG_GUARD_MS },
   );
   try {
     const outside = await client.callTool({

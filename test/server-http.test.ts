@@ -6,49 +6,33 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cliPath, fixturePath } from './helpers/repo.js';
+import { fixturePath } from './helpers/repo.js';
 import { textOf } from './helpers/mcp.js';
 import { HANG_GUARD_MS, quietFor } from './helpers/wait.js';
+import { startCliProcess, type RunningCli } from './helpers/processes.js';
 
 // The shared server lists code: with its listing thread, as users run it. The servers of the token
 // and signal tests never list code and keep the suite's default (test/helpers/isolate.ts: off, ~1 s
 // of CPU saved per server).
 
 const TOKEN = 'test-token-4f7a';
-let child: ChildProcess;
+let server: RunningCli;
 let url: URL;
 
 before(async () => {
-  child = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', '--token', TOKEN], {
-    env: { ...process.env, FAULTLINE_LISTING_THREAD: 'on' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  server = startCliProcess(['mcp', '--transport', 'http', '--port', '0', '--token', TOKEN], {
+    FAULTLINE_LISTING_THREAD: 'on',
   });
-  url = await new Promise<URL>((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), HANG_GUARD_MS);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${stderr}`)));
-  });
+  url = new URL((await server.waitFor(/listening on (http:\/\/\S+)/))[1]!);
 });
 
 after(async () => {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  await server?.stop();
 });
 
 interface RawResponse {
@@ -91,7 +75,7 @@ test('the SDK client with the token lists tools and calls one', async () => {
     requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
   });
   const client = new Client({ name: 'http-test', version: '0' });
-  await client.connect(transport);
+  await client.connect(transport, { timeout: HANG_GUARD_MS });
   try {
     const { tools } = await client.listTools();
     assert.ok(tools.some((tool) => tool.name === 'fault_list_function_names'));
@@ -128,36 +112,15 @@ test('a foreign Origin or Host is refused with 403 (DNS rebinding)', async () =>
 });
 
 /** Starts `faultline mcp --transport http` with `args`; its URL, its stderr so far, and a stop by signal giving the
- * exit code. */
+ * exit code. A start that fails kills the server (startCliProcess's waitFor), leaving nothing running. */
 async function startServer(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const server = spawn(process.execPath, [cliPath, 'mcp', '--transport', 'http', '--port', '0', ...args], {
-    env: { ...process.env, FAULTLINE_TOKEN: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = startCliProcess(['mcp', '--transport', 'http', '--port', '0', ...args], {
+    FAULTLINE_TOKEN: undefined,
+    ...env,
   });
-  let stderr = '';
-  server.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-  const serverUrl = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), HANG_GUARD_MS);
-    const check = (): void => {
-      // The listening line and the token line are written together, before any request is served.
-      const match = /listening on (http:\/\/\S+)\n(?:.*\n)*/.exec(stderr);
-      if (match && /targets allowed/.test(stderr)) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    };
-    server.stderr!.on('data', check);
-    void exited.then(() => reject(new Error(`server exited:\n${stderr}`)));
-  });
-  return {
-    url: serverUrl,
-    stderr: () => stderr,
-    stop: async (signal: NodeJS.Signals) => {
-      server.kill(signal);
-      return exited;
-    },
-  };
+  // The listening line, the targets line and the token line are written together, before any request is served.
+  const listening = await server.waitFor(/listening on (http:\/\/\S+)\ntargets allowed/);
+  return { url: new URL(listening[1]!), stderr: server.stderr, stop: server.stop };
 }
 
 async function initializeStatus(at: URL, headers: Record<string, string>): Promise<number> {

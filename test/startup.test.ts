@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 // The listing thread is part of what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
 process.env.FAULTLINE_LISTING_THREAD = 'on';
@@ -74,7 +75,8 @@ function modulesLoadedBy(args: string[], input = '', env: NodeJS.ProcessEnv = {}
       env: { ...process.env, ...env, FAULTLINE_TRACE_FILE: trace },
       encoding: 'utf8',
       input,
-      timeout: 30_000,
+      // The start limit, not 30 s: a loaded machine's run was killed (status null) after it answered.
+      timeout: HANG_GUARD_MS,
     });
     assert.equal(run.status, 0, run.stderr);
     if (input !== '') assert.match(run.stdout, /"id":2/, 'tools/list was not answered');
@@ -214,7 +216,7 @@ test('faultline search loads no LLM provider, zod, tree-sitter, MCP SDK or comma
 });
 
 test('faultline --help still lists every command', () => {
-  const run = spawnSync(process.execPath, [cliPath, '--help'], { encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, [cliPath, '--help'], { encoding: 'utf8', timeout: HANG_GUARD_MS });
   for (const name of ['mcp', 'agent', 'code', 'index', 'search', 'run', 'proxy', 'demo']) {
     assert.match(run.stdout, new RegExp(`^  ${name}\\b`, 'm'), `${name} missing from --help`);
   }

@@ -234,7 +234,7 @@ class ExperimentRun {
           live: this.live,
           edgesMs: edges,
           onEdge: (index) => this.switchAt(edges[index]!),
-          onStart: () => this.startClock(),
+          onStart: (startedAt) => this.startClock(startedAt),
           onSecond: (bucket) => this.watchSecond(bucket),
           signal,
           watchLoadOf: this.proxy?.load,
@@ -383,11 +383,15 @@ class ExperimentRun {
     return [...moments].sort((a, b) => a - b);
   }
 
-  /** When the load's clock starts (or the run's, without load): every timed part is scheduled from here. */
-  private startClock(): void {
+  /**
+   * When the load's clock starts (or the run's, without load): every timed part is scheduled from here. `startedAt`
+   * is the load's own start (performance.timeOrigin-based): the news of it comes from the generator thread, late on a
+   * loaded machine, and a clock started then put the faults' switch times early (off at 6.87 s for an edge at 7 s).
+   */
+  private startClock(startedAt?: number): void {
     if (this.clockStarted) return;
     this.clockStarted = true;
-    this.t0 = performance.now();
+    this.t0 = startedAt === undefined ? performance.now() : startedAt - performance.timeOrigin;
     for (const step of this.experiment.steps) {
       if (step.kind === 'toolcall' || step.kind === 'probe')
         this.at(step.atMs, () => this.track(this.runPlaneStep(step)));

@@ -17,7 +17,7 @@
  *
  *   caller's thread                          generator thread (generator-worker.ts)
  *   runOnGeneratorThread ──run(plan,target)──▶ runOnThisThread
- *        onStart()             ◀──start──────      (clock started)
+ *        onStart(startedAt)    ◀──start──────      (clock started)
  *        onSecond(bucket)      ◀──second─────      (each settled second)
  *        onEdge(index)         ◀──edge───────      (a schedule edge: sending waits…)
  *                              ──edgePassed──▶     (…until the caller has switched)
@@ -53,7 +53,7 @@ export type ToGenerator =
   | { type: 'resources'; id: number };
 
 export type FromGenerator =
-  | { type: 'start'; id: number }
+  | { type: 'start'; id: number; startedAt: number }
   | { type: 'second'; id: number; bucket: SecondBucket }
   | { type: 'edge'; id: number; index: number }
   | { type: 'done'; id: number; result: OpenLoopResult }
@@ -148,7 +148,7 @@ class GeneratorThread {
     if (pending === undefined) return;
     switch (message.type) {
       case 'start':
-        this.callBack(message.id, pending, () => pending.options.onStart?.());
+        this.callBack(message.id, pending, () => pending.options.onStart?.(message.startedAt));
         return;
       case 'second':
         this.callBack(message.id, pending, () => pending.options.onSecond?.(message.bucket));

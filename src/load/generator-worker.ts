@@ -61,7 +61,7 @@ async function run({ id, plan, target, live, watched }: RunRequest): Promise<voi
         signal: controller.signal,
         scheduleEnd,
         live: new LiveCounters(live),
-        onStart: () => send({ type: 'start', id }),
+        onStart: (startedAt) => send({ type: 'start', id, startedAt }),
         onSecond: (bucket) => send({ type: 'second', id, bucket }),
         onEdge: (index) =>
           new Promise<void>((resolve) => {

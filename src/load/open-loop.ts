@@ -108,8 +108,10 @@ export interface OpenLoopOptions extends LoadTarget {
    * Called when the run's clock starts: after its first `connections` are open (see preconnect),
    * so what is timed against the run starts with it. (From the generator thread the news arrives
    * a little late: what must happen exactly at a moment of the run's clock is an edge, below.)
+   * `startedAt` is the moment the clock started, as performance.timeOrigin + performance.now() (the same on every
+   * thread): a caller that keeps its own clock starts it from there, not from when the news arrived.
    */
-  onStart?: () => void;
+  onStart?: (startedAt: number) => void;
   /**
    * Moments of the run's clock (ms, ascending, within the duration) at which `onEdge(index)` is
    * called, on the caller's thread: a scenario's fault window switches there. No request due at or
@@ -523,7 +525,7 @@ class OpenLoopRun {
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
-          this.hooks.onStart?.();
+          this.hooks.onStart?.(performance.timeOrigin + this.startMs);
           this.tick();
         } catch (error) {
           void this.fail(error);

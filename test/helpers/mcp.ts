@@ -18,6 +18,7 @@ import { ToolRegistry } from '../../src/tools/define.js';
 import type { ToolContext } from '../../src/tools/context.js';
 import { makeConfig, type Config } from '../../src/config.js';
 import { cliPath } from './repo.js';
+import { HANG_GUARD_MS } from './wait.js';
 
 export interface StdioSession {
   client: Client;
@@ -34,9 +35,6 @@ export interface StdioClientOptions {
    */
   elicit?: (message: string) => Promise<ElicitResult>;
 }
-
-/** How long a spawned server may take to answer initialize and tools/list. */
-const START_TIMEOUT_MS = 300_000;
 
 /**
  * Spawns `node dist/src/cli.js ...args` (default: `mcp`) and connects the SDK client.
@@ -84,8 +82,8 @@ export async function connectStdio(
   // load of 12-41 on 2 cores a start has taken longer (prometheus-credentials: "Request timed
   // out"). The test runner's own timeout still ends a server that never answers.
   try {
-    await client.connect(transport, { timeout: START_TIMEOUT_MS });
-    await client.listTools(undefined, { timeout: START_TIMEOUT_MS }); // so the SDK checks every structuredContent
+    await client.connect(transport, { timeout: HANG_GUARD_MS });
+    await client.listTools(undefined, { timeout: HANG_GUARD_MS }); // so the SDK checks every structuredContent
   } catch (error) {
     await transport.close().catch(() => undefined); // a server that did not start does not outlive the test
     throw error;

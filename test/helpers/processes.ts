@@ -59,11 +59,14 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<C
 
 /** The built CLI running until stopped, with what it wrote to stderr. */
 export interface RunningCli {
-  /** Resolves with stderr once `pattern` matches it (rejects if the CLI exits first, or after HANG_GUARD_MS). */
+  /**
+   * Resolves with stderr once `pattern` matches it; rejects if the CLI exits first, or after HANG_GUARD_MS, and
+   * then kills it: a failed start leaves nothing running.
+   */
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   stderr(): string;
-  /** SIGTERM, then waits for the exit. */
-  stop(): Promise<void>;
+  /** Sends `signal` (SIGTERM by default) unless it has exited, then waits for the exit; its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Spawns the built CLI with `args` and `env` on top of this process's environment, and leaves it running. */
@@ -74,7 +77,7 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     stderr: () => stderr,
     waitFor: (pattern) =>
@@ -87,10 +90,11 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
           resolve(match);
           return true;
         };
-        const timer = setTimeout(
-          () => reject(new Error(`no ${pattern} within ${HANG_GUARD_MS} ms:\n${stderr}`)),
-          HANG_GUARD_MS,
-        );
+        const timer = setTimeout(() => {
+          child.stderr.off('data', check);
+          child.kill('SIGKILL');
+          reject(new Error(`no ${pattern} within ${HANG_GUARD_MS / 1000} s:\n${stderr}`));
+        }, HANG_GUARD_MS);
         if (check()) return;
         child.stderr.on('data', check);
         void exited.then(() => {
@@ -100,9 +104,9 @@ export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Ru
           }
         });
       }),
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
     },
   };
 }

@@ -26,7 +26,7 @@ export interface LoadRun {
   live: LiveCounters;
   edgesMs: readonly number[];
   onEdge: (index: number) => void | Promise<void>;
-  onStart: () => void;
+  onStart: (startedAt: number) => void;
   onSecond: (bucket: SecondBucket) => void;
   signal: AbortSignal | undefined;
   /** Requests cross the runner's proxy: the generator watches its thread's load too (its lateness is not the app's). */
