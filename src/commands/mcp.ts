@@ -174,18 +174,14 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
 /**
  * Starts the listing thread (src/code/listing-thread.ts) when the code or review toolset is
  * enabled: it readies tree-sitter, the common grammars and queries and V8's compiled code on the
- * second core while this thread loads the server and answers initialize (for stdio cli.ts started
- * it before loading the server; it is stopped here when neither toolset is on), so an agent's first code
- * tool call is not several times slower than the next. The thread never keeps the process alive
- * and works off this thread, so a scenario measuring here does not see it.
+ * second core while this thread answers initialize and tools/list, so an agent's first code tool
+ * call is not several times slower than the next. Started here, once the arguments are read and
+ * the server loaded: a usage error exits without waiting for its warm-up, and the warm-up does not
+ * compete with the server's loading for the CPU. The thread never keeps the process alive and
+ * works off this thread, so a scenario measuring here does not see it.
  */
 function startCodeThread(config: Config, log: Logger): void {
-  const wanted = config.toolsets.includes('code') || config.toolsets.includes('review');
-  // cli.ts started it already for stdio, before knowing the toolsets.
-  if (!wanted) {
-    void import('../code/listing-thread.js').then(({ stopListingThread }) => stopListingThread());
-    return;
-  }
+  if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
   import('../code/listing-thread.js')
     .then(async ({ startListingThread }) => {
       const thread = startListingThread();
