@@ -11,11 +11,11 @@ import { isStdioServerInvocation, protectStdout } from './transports/stdout-guar
 if (isStdioServerInvocation(process.argv)) {
   protectStdout();
   // Start loading the server (the MCP SDK and zod, most of the start-up) while main.ts loads the
-  // command-line parser: the two overlap their file reads. main.ts imports the same module (a
+  // command-line parser and reads the arguments: commands/mcp.ts imports the same modules (a
   // failure surfaces there). The code listing thread starts once the arguments are read
-  // (commands/mcp.ts): a usage error then exits without waiting for its warm-up, and its warm-up
-  // does not compete with loading the server.
-  import('./commands/mcp.js').catch(() => undefined);
+  // (commands/mcp.ts), so a usage error exits without waiting for its warm-up.
+  import('./server.js').catch(() => undefined);
+  import('./transports/stdio.js').catch(() => undefined);
 }
 // A reader that goes away (`faultline --help | head`, a client that closed the pipe) is the end
 // of the conversation, not a crash.
