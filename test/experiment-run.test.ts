@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -262,6 +264,50 @@ describe('a running control plane', () => {
       assert.equal(result.faults[0]!.acted, true, result.faults[0]!.actedDetail);
       assert.equal(result.verdict, 'failed');
     } finally {
+      await plane.close();
+      await dependency.close();
+    }
+  });
+
+  test('a command due at a fault start runs once the plane has set it, however slow the plane answers', async () => {
+    const dependency = await startDependency();
+    const plane = await startControlPlane(`127.0.0.1:${dependency.port}`, 'dep');
+    // The plane's admin API behind a relay that answers a fault's setting 1.5 s late (a remote or loaded plane).
+    const slow = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        if (request.method === 'POST') await new Promise((resolve) => setTimeout(resolve, 1500));
+        const forwarded = await fetch(new URL(request.url!, plane.adminUrl), {
+          method: request.method!,
+          headers: { authorization: String(request.headers.authorization ?? ''), 'content-type': 'application/json' },
+          ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+        });
+        response.writeHead(forwarded.status, { 'content-type': 'application/json' });
+        response.end(await forwarded.text());
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    try {
+      const result = await run(
+        {
+          title: 'a slow plane',
+          duration: '6s',
+          control: { shop: { url: slowUrl, token_env: 'FAULTLINE_EXPERIMENT_TEST_TOKEN' } },
+          method: [{ at: '1s', for: '4s', via: 'shop', fault: { target: 'dep', type: 'error', statusCode: 503 } }],
+          expect: [{ command: [process.execPath, '-e', '0'], name: 'under the fault' }],
+        },
+        { FAULTLINE_EXPERIMENT_TEST_TOKEN: plane.token },
+      );
+      const fault = result.faults[0]!;
+      assert.ok(fault.onAtMs !== null && fault.onAtMs >= 2400, JSON.stringify(fault));
+      const command = result.commands.find((c) => c.id === 'expect[0]')!;
+      // Started when the plane said the fault was set, not at 1 s while it still answered.
+      assert.ok(command.startedAtMs >= fault.onAtMs!, `${JSON.stringify(command)} ${JSON.stringify(fault)}`);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
       await plane.close();
       await dependency.close();
     }

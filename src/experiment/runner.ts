@@ -133,6 +133,9 @@ class ExperimentRun {
   private t0 = performance.now();
   private proxy: ProxyPlane | undefined;
   private readonly controls = new Map<string, ControlClient>();
+  /** Moments whose fault switch is done, and what waits to run at a moment until it is (whenSwitched). */
+  private readonly switchedAt = new Set<number>();
+  private readonly dueAfterSwitch = new Map<number, Array<() => void>>();
   private readonly faults: ActiveFault[];
   private readonly steps: PlaneStepRecord[] = [];
   private readonly checks: Record<string, CheckObservation[]> = {};
@@ -245,7 +248,10 @@ class ExperimentRun {
         await this.switchAt(0);
         this.startWhileCommand();
         // Tracked: a switch that throws (the proxy thread gone) is a warning of the run, never an unhandled rejection.
-        for (const at of this.edges()) this.at(at, () => this.track(this.switchAt(at)));
+        for (const at of this.edges())
+          this.timers.push(
+            setTimeout(() => this.track(this.switchAt(at)), Math.max(0, this.t0 + at - performance.now())),
+          );
         if (closedLoop) await closedLoop(this.connectTo());
         else
           await new Promise<void>((resolve, reject) => {
@@ -418,26 +424,48 @@ class ExperimentRun {
     });
   }
 
+  /** Runs `run` at `ms` of the run's clock, once the faults switching at that moment are switched (whenSwitched). */
   private at(ms: number, run: () => void): void {
-    this.timers.push(setTimeout(run, Math.max(0, this.t0 + ms - performance.now())));
+    this.timers.push(setTimeout(() => this.whenSwitched(ms, run), Math.max(0, this.t0 + ms - performance.now())));
+  }
+
+  /**
+   * A command, check or plane step due at a fault's edge starts once the switch there is done, so it sees the fault
+   * on (or off), never the moment before: a switch crosses to the proxy's thread or a control plane's API, which a
+   * loaded machine or a remote plane may be slow to answer (a command due at a fault's start was seen to run
+   * through it unfaulted). switchAt's own timers do not wait here.
+   */
+  private whenSwitched(ms: number, run: () => void): void {
+    if (this.switchedAt.has(ms) || !this.edges(true).includes(ms)) return run();
+    this.dueAfterSwitch.set(ms, [...(this.dueAfterSwitch.get(ms) ?? []), run]);
   }
 
   private track(work: Promise<unknown>): void {
     this.pending.push(work.catch((error: unknown) => this.warnings.push(messageOf(error))));
   }
 
-  /** Switches at one moment: the steps ending then go off first, then those starting go on. */
+  /**
+   * Switches at one moment: the steps ending then go off first, then those starting go on; then what is due at that
+   * moment runs (whenSwitched).
+   */
   private async switchAt(atMs: number): Promise<void> {
-    const work: Array<Promise<void>> = [];
-    for (const fault of this.faults)
-      if (fault.id !== undefined && fault.step.atMs + fault.step.forMs === atMs) work.push(this.switchOff(fault));
-    await Promise.all(work);
-    if (this.aborted || this.options.signal?.aborted) return;
-    await Promise.all(
-      this.faults
-        .filter((fault) => fault.step.atMs === atMs && fault.record.onAtMs === null)
-        .map((fault) => this.switchOn(fault)),
-    );
+    try {
+      const work: Array<Promise<void>> = [];
+      for (const fault of this.faults)
+        if (fault.id !== undefined && fault.step.atMs + fault.step.forMs === atMs) work.push(this.switchOff(fault));
+      await Promise.all(work);
+      if (this.aborted || this.options.signal?.aborted) return;
+      await Promise.all(
+        this.faults
+          .filter((fault) => fault.step.atMs === atMs && fault.record.onAtMs === null)
+          .map((fault) => this.switchOn(fault)),
+      );
+    } finally {
+      this.switchedAt.add(atMs);
+      const due = this.dueAfterSwitch.get(atMs) ?? [];
+      this.dueAfterSwitch.delete(atMs);
+      for (const run of due) run();
+    }
   }
 
   private async switchOn(fault: ActiveFault): Promise<void> {
