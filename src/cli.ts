@@ -2,20 +2,22 @@
 /**
  * Entry point of the `faultline` command. When it is about to serve MCP on stdio, it reserves
  * stdout for the protocol before loading anything else, so not even a dependency printing while
- * it loads can corrupt the stream, and starts loading the server. Then it loads and runs the
- * command-line program.
+ * it loads can corrupt the stream, starts the code listing thread and starts loading the server.
+ * Then it loads and runs the command-line program.
  */
 import { plainSearch } from './commands/plain-search.js';
 import { isStdioServerInvocation, protectStdout } from './transports/stdout-guard.js';
 
 if (isStdioServerInvocation(process.argv)) {
   protectStdout();
+  // First of all, the listing thread (src/code/listing-thread.ts): it readies tree-sitter on the
+  // second core while this thread loads the server, and the first code call finds it warm. The
+  // server stops it when the code and review toolsets are off (commands/mcp.ts).
+  import('./code/listing-thread.js').then(({ startListingThread }) => startListingThread()).catch(() => undefined);
   // Start loading the server (the MCP SDK and zod, most of the start-up) while main.ts loads the
-  // command-line parser and reads the arguments: commands/mcp.ts imports the same modules (a
-  // failure surfaces there). The code listing thread starts once the arguments are read
-  // (commands/mcp.ts), so a usage error exits without waiting for its warm-up.
-  import('./server.js').catch(() => undefined);
-  import('./transports/stdio.js').catch(() => undefined);
+  // command-line parser: the two overlap their file reads. main.ts imports the same module (a
+  // failure surfaces there).
+  import('./commands/mcp.js').catch(() => undefined);
 }
 // A reader that goes away (`faultline --help | head`, a client that closed the pipe) is the end
 // of the conversation, not a crash.

@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { Option } from './commander.js';
-import type { createServer as CreateServer } from '../server.js';
+import { createServer } from '../server.js';
+import { LineJsonRpcTransport } from '../transports/stdio.js';
 import { protectStdout } from '../transports/stdout-guard.js';
 import { messageOf } from '../kernel/errors.js';
 import { bindRefusal, describeTargets } from '../target-policy.js';
@@ -150,10 +151,6 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
   const log = loggerFor(globals);
   log.debug('configuration: %j', config);
   startCodeThread(config, log);
-  const [{ createServer }, { LineJsonRpcTransport }] = await Promise.all([
-    loadServer(),
-    import('../transports/stdio.js'),
-  ]);
   const { mcp } = createServer(config, { log });
   const transport = new LineJsonRpcTransport(process.stdin, protocolOut);
   transport.onerror = (error) => log.warn('stdio: %s', error.message);
@@ -175,25 +172,20 @@ async function runStdio(config: Config, globals: GlobalOptions): Promise<void> {
 }
 
 /**
- * The server (the MCP SDK and zod, most of the start-up), imported once the arguments are read, so
- * that reading them, and starting the listing thread, does not wait for it; cli.ts has started
- * loading it already for stdio.
- */
-function loadServer(): Promise<{ createServer: typeof CreateServer }> {
-  return import('../server.js');
-}
-
-/**
  * Starts the listing thread (src/code/listing-thread.ts) when the code or review toolset is
  * enabled: it readies tree-sitter, the common grammars and queries and V8's compiled code on the
- * second core while this thread loads the server and answers initialize, so an agent's first code
- * tool call is not several times slower than the next. Started once the arguments are read (and
- * before the server has loaded): a usage error exits without waiting for its warm-up. The thread
- * never keeps the process alive and works off this thread, so a scenario measuring here does not
- * see it.
+ * second core while this thread loads the server and answers initialize (for stdio cli.ts started
+ * it before loading the server; it is stopped here when neither toolset is on), so an agent's first code
+ * tool call is not several times slower than the next. The thread never keeps the process alive
+ * and works off this thread, so a scenario measuring here does not see it.
  */
 function startCodeThread(config: Config, log: Logger): void {
-  if (!config.toolsets.includes('code') && !config.toolsets.includes('review')) return;
+  const wanted = config.toolsets.includes('code') || config.toolsets.includes('review');
+  // cli.ts started it already for stdio, before knowing the toolsets.
+  if (!wanted) {
+    void import('../code/listing-thread.js').then(({ stopListingThread }) => stopListingThread());
+    return;
+  }
   import('../code/listing-thread.js')
     .then(async ({ startListingThread }) => {
       const thread = startListingThread();
@@ -229,7 +221,7 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
   // call the tools, so a token is generated and shown once, to whoever started the server.
   const token = options.token === false ? undefined : (chosenToken ?? randomBytes(24).toString('base64url'));
   // Loaded only for HTTP: the SDK's HTTP transport brings a web framework stdio never needs.
-  const [{ serveHttp }, { createServer }] = await Promise.all([import('../transports/http.js'), loadServer()]);
+  const { serveHttp } = await import('../transports/http.js');
   let server;
   try {
     server = await serveHttp({
