@@ -14,6 +14,7 @@ import { cliPath, fixturePath } from './helpers/repo.js';
 import { commandsAllowed, connectInMemory } from './helpers/mcp.js';
 import { runCliBatch } from './helpers/cli-batch.js';
 import type { CliOutcome } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const SERVER = fixturePath('probe', 'faulty-server.mjs');
 
@@ -25,7 +26,7 @@ function cli(
     execFile(
       process.execPath,
       [cliPath, ...args],
-      { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 << 20 },
+      { env: { ...process.env, ...env }, timeout: HANG_GUARD_MS, maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -73,7 +74,7 @@ test('dogfood: faultline probe reports no failure on faultline over HTTP with a 
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
       // A hang guard, not a figure: a start on a loaded machine has taken over 20 s.
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 120_000);
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), HANG_GUARD_MS);
       child.stderr!.on('data', (c: Buffer) => {
         err += c.toString();
         const m = /listening on (http:\/\/\S+)/.exec(err);
@@ -373,7 +374,7 @@ test('faultline over stdio refuses a request before initialize, and still serves
     child.stdout!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean)));
     child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) + '\n');
     child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
-    const deadline = Date.now() + 120_000; // a hang guard: a start on a loaded machine has taken over 20 s
+    const deadline = Date.now() + HANG_GUARD_MS;
     while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const byId: Record<string, { error?: { code: number }; result?: unknown }> = Object.fromEntries(
       lines

@@ -30,6 +30,7 @@ import { startUpstream } from './fixtures/http/upstream.js';
 import { cliPath } from './helpers/repo.js';
 import { runCliBatch, type CliInvocation } from './helpers/cli-batch.js';
 import type { CliOutcome } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = 'test-token-123';
@@ -578,7 +579,7 @@ describe('faultline chaos ↔ faultline proxy --admin, two processes', () => {
     let exit: { code: number | null; stdout: string; stderr: string };
     try {
       // A bound on a start, not a figure: a process start has taken over 20 s at a load of 28.
-      const deadline = Date.now() + 120_000;
+      const deadline = Date.now() + HANG_GUARD_MS;
       let adminUrl: string | undefined;
       let proxyPort: string | undefined;
       while (!adminUrl && Date.now() < deadline && proxy.child.exitCode === null) {

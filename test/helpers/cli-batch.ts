@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CliOutcome } from './processes.js';
+import { HANG_GUARD_MS } from './wait.js';
 
 export interface CliInvocation {
   args: string[];
@@ -18,7 +19,7 @@ const childPath = fileURLToPath(new URL('./cli-batch-child.js', import.meta.url)
 
 /**
  * Runs the command lines in order in one child process, each to its end; rejects if the child
- * does not finish within 120 s (a hang guard: a command line that serves instead of refusing).
+ * does not finish within HANG_GUARD_MS (a hang guard: a command line that serves instead of refusing).
  */
 export function runCliBatch(invocations: readonly CliInvocation[]): Promise<CliOutcome[]> {
   return new Promise((resolve, reject) => {
@@ -27,7 +28,7 @@ export function runCliBatch(invocations: readonly CliInvocation[]): Promise<CliO
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_GUARD_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
