@@ -34,27 +34,39 @@ export interface CliOutcome {
 }
 
 /**
- * Runs the built CLI with `args` and `env` on top of this process's environment, to its end;
- * killed after HANG_GUARD_MS so a hung command fails its test instead of the suite (60 s was within
- * reach of an index run's start and work on a loaded machine).
+ * Runs `node ARGV` to its end, with `input` on its stdin when given, and gives what it wrote and how it ended;
+ * killed after HANG_GUARD_MS so a hung child fails its test instead of the suite.
  */
-export function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+export function runNodeProcess(
+  argv: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<CliOutcome & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, argv, {
+      env: options.env ?? process.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), HANG_GUARD_MS);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
+    if (options.input !== undefined) child.stdin!.end(options.input);
   });
+}
+
+/**
+ * Runs the built CLI with `args` and `env` on top of this process's environment, to its end (runNodeProcess: 60 s
+ * was within reach of an index run's start and work on a loaded machine).
+ */
+export async function runCliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+  const { code, stdout, stderr } = await runNodeProcess([cliPath, ...args], { env: { ...process.env, ...env } });
+  return { code, stdout, stderr };
 }
 
 /** The built CLI running until stopped, with what it wrote to stderr. */
