@@ -483,26 +483,40 @@ class ExperimentRun {
     }
   }
 
+  /**
+   * The fault is recorded off once the clear has been answered, as it is recorded on once the set has: until then a
+   * blackhole may still hold what is sent, and the windows judged as "during" must include that time.
+   */
   private async switchOff(fault: ActiveFault): Promise<void> {
     const id = fault.id;
     if (id === undefined) return;
     fault.id = undefined;
-    fault.record.offAtMs = this.now();
-    this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
     const { placement } = fault.step;
-    if (placement.plane === 'proxy') {
-      await this.proxy!.clear(id);
-      const { acted, detail } = await this.proxy!.acted(id);
-      fault.record.acted = acted;
-      fault.record.actedDetail = detail;
-      return;
+    let recorded = false;
+    const recordOff = () => {
+      if (recorded) return;
+      recorded = true;
+      fault.record.offAtMs = this.now();
+      this.options.metrics?.step(fault.step.name, fault.step.config.type, false);
+    };
+    try {
+      if (placement.plane === 'proxy') {
+        await this.proxy!.clear(id);
+        recordOff();
+        const { acted, detail } = await this.proxy!.acted(id);
+        fault.record.acted = acted;
+        fault.record.actedDetail = detail;
+        return;
+      }
+      const client = this.controls.get(placement.control)!;
+      const count = await client.requestCount(id);
+      fault.record.acted = typeof count === 'string' ? null : count.count > 0;
+      fault.record.actedDetail =
+        typeof count === 'string' ? count : `the plane counted ${plural(count.count, count.unit)}`;
+      await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
+    } finally {
+      recordOff();
     }
-    const client = this.controls.get(placement.control)!;
-    const count = await client.requestCount(id);
-    fault.record.acted = typeof count === 'string' ? null : count.count > 0;
-    fault.record.actedDetail =
-      typeof count === 'string' ? count : `the plane counted ${plural(count.count, count.unit)}`;
-    await client.clear(id).catch((error: unknown) => this.warnings.push(`${fault.step.name}: ${messageOf(error)}`));
   }
 
   private async switchOffAll(): Promise<void> {
