@@ -23,8 +23,17 @@ async function setup(plan: unknown, options: { json?: boolean } = {}) {
   const target: TargetHttp = await startTargetHttp(options);
   const plane = new ToolPlane(validatePlan(plan));
   const proxy = await startHttpProxy({ plane, upstream: target.url, lookup: targetLookup(false) });
+  // Resolved when the client's GET stream is open through the proxy: the proxy flushes the stream's head right
+  // before it joins the session's streams, so from then on what the proxy adds to the session reaches the client.
+  let getStreamOpened: () => void = () => undefined;
+  const getStreamOpen = new Promise<void>((resolve) => (getStreamOpened = resolve));
   const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
     requestInit: { headers: { Authorization: 'Bearer t0ken' } },
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.method === 'GET' && response.ok) getStreamOpened();
+      return response;
+    },
   });
   const client = new Client({ name: 'toolcall-http-test', version: '0' });
   await client.connect(transport);
@@ -35,6 +44,7 @@ async function setup(plan: unknown, options: { json?: boolean } = {}) {
     proxy,
     client,
     transport,
+    getStreamOpen,
     async close() {
       await client.close();
       await proxy.close();
@@ -449,11 +459,11 @@ test('with JSON replies, list_changed reaches the client on its GET stream (pass
   try {
     let notified = 0;
     s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notified += 1));
-    // Wait until the client's GET stream is open through the proxy.
+    let open = false;
+    void s.getStreamOpen.then(() => (open = true));
     const end = Date.now() + HANG_GUARD_MS;
-    while (!s.target.seen.some((h) => h[':method'] === 'GET') && Date.now() < end)
-      await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 100));
+    while (!open && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(open, "the client's GET stream opened through the proxy");
     await s.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await s.client.callTool({ name: 'echo', arguments: { text: 'b' } });
     const until = Date.now() + HANG_GUARD_MS;
