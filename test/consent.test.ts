@@ -70,6 +70,13 @@ const DOORS: Record<string, Door> = {
   },
 };
 
+/**
+ * The person behind the file's shared elicitation client (ELICITING): each test that uses it sets
+ * how the next elicitations are answered.
+ */
+let personNow: NonNullable<StdioClientOptions['elicit']> = async () => ({ action: 'cancel' });
+const ELICITING: StdioClientOptions = { elicit: (message) => personNow(message) };
+
 async function withServer(
   args: string[],
   run: (
@@ -78,10 +85,11 @@ async function withServer(
   options: StdioClientOptions = {},
   env: Record<string, string> = {},
 ): Promise<void> {
-  // A server of plain flags (no client options, no env) serves every test that asks for the same
-  // flags: each start is ~1 s of CPU, and what a test asserts is per call, not per server.
-  const plain = Object.keys(options).length === 0 && Object.keys(env).length === 0;
-  const session = plain ? await sharedServer(args) : await connectStdio(['mcp', ...args], env, options);
+  // A server serves every test that asks for the same flags, environment and client (no client
+  // options, or ELICITING): each start is ~1 s of CPU, and what a test asserts is per call, not
+  // per server.
+  const share = Object.keys(options).length === 0 || options === ELICITING;
+  const session = share ? await sharedServer(args, env, options) : await connectStdio(['mcp', ...args], env, options);
   try {
     await run(async (door, program, file = marker()) => {
       const request = door.call(program, file);
@@ -89,17 +97,21 @@ async function withServer(
       return { result, ran: existsSync(file) };
     });
   } finally {
-    if (!plain) await session.close();
+    if (!share) await session.close();
   }
 }
 
 const shared = new Map<string, ReturnType<typeof connectStdio>>();
-/** One server per set of flags for the whole file, closed when the file ends. */
-function sharedServer(args: string[]): ReturnType<typeof connectStdio> {
-  const key = JSON.stringify(args);
+/** One server per set of flags, environment and client for the whole file, closed when the file ends. */
+function sharedServer(
+  args: string[],
+  env: Record<string, string> = {},
+  options: StdioClientOptions = {},
+): ReturnType<typeof connectStdio> {
+  const key = JSON.stringify([args, env, options === ELICITING]);
   let session = shared.get(key);
   if (!session) {
-    session = connectStdio(['mcp', ...args]);
+    session = connectStdio(['mcp', ...args], env, options);
     shared.set(key, session);
   }
   return session;
@@ -107,6 +119,17 @@ function sharedServer(args: string[]): ReturnType<typeof connectStdio> {
 test.after(async () => {
   for (const session of shared.values()) await (await session).close();
 });
+
+/**
+ * Planted in the environment of the file's --allow-commands server: a started command must get
+ * none of them.
+ */
+const SECRETS = {
+  FAULTLINE_ADMIN_TOKEN: 'admin-secret',
+  OPENAI_API_KEY: 'sk-secret',
+  AWS_SECRET_ACCESS_KEY: 'aws-secret',
+  SOMETHING_ELSE: 'other',
+};
 
 function assertRefused(name: string, door: Door, outcome: { result: CallToolResult; ran: boolean }, why: RegExp) {
   const text = textOf(outcome.result);
@@ -124,13 +147,18 @@ test('with no flags, every argument that starts a program is refused, naming it 
 });
 
 test('with --allow-commands, every door starts its program', async () => {
-  await withServer(['--allow-commands'], async (call) => {
-    for (const [name, door] of Object.entries(DOORS)) {
-      const outcome = await call(door, 'touch');
-      assert.doesNotMatch(textOf(outcome.result), /not started/, name);
-      assert.equal(outcome.ran, true, `${name}: ran (${textOf(outcome.result).slice(0, 300)})`);
-    }
-  });
+  await withServer(
+    ['--allow-commands'],
+    async (call) => {
+      for (const [name, door] of Object.entries(DOORS)) {
+        const outcome = await call(door, 'touch');
+        assert.doesNotMatch(textOf(outcome.result), /not started/, name);
+        assert.equal(outcome.ran, true, `${name}: ran (${textOf(outcome.result).slice(0, 300)})`);
+      }
+    },
+    {},
+    SECRETS,
+  );
 });
 
 test('with --allow-command touch, touch starts through every door and mkdir is refused', async () => {
@@ -165,6 +193,7 @@ function person(action: ElicitResult['action'], seen: string[]): StdioClientOpti
 
 test('a client with elicitation: the person is asked, with argv and working directory; accept runs it', async () => {
   const seen: string[] = [];
+  personNow = person('accept', seen).elicit!;
   await withServer(
     [],
     async (call) => {
@@ -173,7 +202,7 @@ test('a client with elicitation: the person is asked, with argv and working dire
         assert.equal(outcome.ran, true, `${name}: ran after accept (${textOf(outcome.result).slice(0, 300)})`);
       }
     },
-    person('accept', seen),
+    ELICITING,
   );
   assert.equal(seen.length, Object.keys(DOORS).length, 'asked once per call');
   assert.match(seen[0]!, /\["touch","\/.*marker-\d+"\]/);
@@ -181,14 +210,17 @@ test('a client with elicitation: the person is asked, with argv and working dire
 });
 
 test('a client with elicitation: decline refuses, and nothing runs', async () => {
+  const seen: string[] = [];
+  personNow = person('decline', seen).elicit!;
   await withServer(
     [],
     async (call) => {
       for (const [name, door] of Object.entries(DOORS))
         assertRefused(name, door, await call(door, 'touch'), /declined/);
     },
-    person('decline', []),
+    ELICITING,
   );
+  assert.equal(seen.length, Object.keys(DOORS).length, 'asked once per call');
 });
 
 test('a client with elicitation whose person never answers: refused after the consent timeout', async () => {
@@ -204,12 +236,6 @@ test('a client with elicitation whose person never answers: refused after the co
 });
 
 test("a started command gets none of the server's secrets, only a minimal environment", async () => {
-  const secrets = {
-    FAULTLINE_ADMIN_TOKEN: 'admin-secret',
-    OPENAI_API_KEY: 'sk-secret',
-    AWS_SECRET_ACCESS_KEY: 'aws-secret',
-    SOMETHING_ELSE: 'other',
-  };
   await withServer(
     ['--allow-commands'],
     async (call) => {
@@ -230,13 +256,13 @@ test("a started command gets none of the server's secrets, only a minimal enviro
         const outcome = await call(each, 'unused', file);
         assert.equal(outcome.ran, true, textOf(outcome.result));
         const env = readFileSync(file, 'utf8');
-        for (const name of Object.keys(secrets)) assert.doesNotMatch(env, new RegExp(`^${name}=`, 'm'), name);
+        for (const name of Object.keys(SECRETS)) assert.doesNotMatch(env, new RegExp(`^${name}=`, 'm'), name);
         assert.match(env, /^PATH=/m);
         if (each === door) assert.match(env, /^ASKED=yes$/m);
       }
     },
     {},
-    secrets,
+    SECRETS,
   );
 });
 

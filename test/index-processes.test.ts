@@ -15,7 +15,7 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { cliPath } from './helpers/repo.js';
-import { LOCAL_PROVIDERS, scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, NON_PYTHON_SOURCES, scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
 function startIndex(
   tree: ScratchTree,
@@ -75,8 +75,16 @@ test('two index runs of one tree at once, for different languages, keep both', a
   );
 });
 
-test('a run killed with SIGKILL while writing the index leaves the previous index readable', async (t) => {
+/** A scratch tree of the fixture's Python files only (NON_PYTHON_SOURCES: one grammar for its runs to load). */
+function pythonTree(): ScratchTree {
   const tree = scratchTree();
+  for (const path of NON_PYTHON_SOURCES) tree.remove(path);
+  return tree;
+}
+
+test('a run killed with SIGKILL while writing the index leaves the previous index readable', async (t) => {
+  // 8 definitions a file: enough rows that the transaction spills pages to the log before its commit.
+  const tree = pythonTree();
   t.after(tree.cleanup);
   const first = startIndex(tree);
   assert.equal((await first.done).code, 0);
@@ -125,11 +133,13 @@ test('a run killed with SIGKILL while writing the index leaves the previous inde
 test(
   'Ctrl-C during a first run: search says the run was interrupted ' + 'and to index again, not "not indexed"',
   async (t) => {
-    const tree = scratchTree();
+    const tree = pythonTree();
     t.after(tree.cleanup);
+    // The interruption comes at the run's first write, however much follows: 2 definitions a file
+    // cost the next run less CPU than 8.
     for (let i = 0; i < 600; i++) {
       const functions = Array.from(
-        { length: 8 },
+        { length: 2 },
         (_, j) => `def interrupted_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
       );
       tree.write(`bulk/m${i}.py`, functions.join('\n'));

@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { runCliProcess } from './helpers/processes.js';
-import { LOCAL_PROVIDERS, scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, NON_PYTHON_SOURCES, scratchTree, type ScratchTree } from './helpers/index-tree.js';
 import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
@@ -235,6 +235,13 @@ async function indexedPaths(tree: ScratchTree): Promise<string[]> {
   return paths;
 }
 
+/** A scratch tree of the fixture's Python files only (NON_PYTHON_SOURCES: one grammar for its runs to load). */
+function pythonTree(): ScratchTree {
+  const tree = scratchTree();
+  for (const path of NON_PYTHON_SOURCES) tree.remove(path);
+  return tree;
+}
+
 function storeFile(tree: ScratchTree): string {
   const index = join(tree.dataDir, 'index');
   return readdirSync(index)
@@ -249,14 +256,15 @@ for (const [signal, code] of [
   test(
     `${signal} ends \`faultline index\` while it writes (exit ` + `${code}), leaving the previous index whole`,
     async (t) => {
-      const tree = scratchTree();
+      const tree = pythonTree();
       t.after(tree.cleanup);
       const first = await startIndex(tree).done;
       assert.equal(first.code, 0, first.stderr);
       const before = await indexedPaths(tree);
+      // Files, not definitions, make the run long: 2 a file cost the next run a third less CPU than 8.
       for (let i = 0; i < 600; i++) {
         const functions = Array.from(
-          { length: 8 },
+          { length: 2 },
           (_, j) => `def signalled_module_${i}_function_${j}(value):\n    return value + ${j}\n`,
         );
         tree.write(`bulk/m${i}.py`, functions.join('\n'));
@@ -288,7 +296,7 @@ for (const [signal, code] of [
 }
 
 test("SIGTERM ends a run waiting for another writer's lock, and the lock holder's work is untouched", async (t) => {
-  const tree = scratchTree();
+  const tree = pythonTree();
   t.after(tree.cleanup);
   assert.equal((await startIndex(tree).done).code, 0);
   tree.write('app/added.py', 'def added_while_locked():\n    return 1\n');

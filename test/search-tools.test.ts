@@ -270,13 +270,14 @@ test('a cancelled index request stops and leaves no index behind; search says th
 test('other calls are answered while a large tree is being indexed', async (t) => {
   const tree = scratchTree();
   t.after(tree.cleanup);
-  // A few thousand definitions: long enough to index that a server blocked by it would answer
-  // nothing else meanwhile. The indexer hands the event loop back between groups of files.
+  // A few thousand definitions (3,000): long enough to index that a server blocked by it would
+  // answer nothing else meanwhile, where each of those calls takes milliseconds. The indexer hands
+  // the event loop back between groups of files.
   const big = join(tree.dir, 'big');
   mkdirSync(big);
   for (let file = 0; file < 300; file++) {
     const functions = Array.from(
-      { length: 20 },
+      { length: 10 },
       (_, i) =>
         `def handler_${file}_${i}(request, retries=3):\n    total = 0\n   ` +
         ` for attempt in range(retries):\n        total += attempt * ${i}\n ` +

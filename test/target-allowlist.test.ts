@@ -12,7 +12,8 @@ import { addressRefusal, describeTargets, parseAllowTargets, targetLookup } from
 import { isProductionName, productionSignal } from '../src/production.js';
 import { makeConfig } from '../src/config.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
-import { runCliProcess, startCliProcess } from './helpers/processes.js';
+import { startCliProcess, type CliOutcome } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 import { startOkApp, type OkApp } from './helpers/ok-app.js';
 
 let app: OkApp;
@@ -155,13 +156,16 @@ test(
 );
 
 test('the CLI: --allow-targets and FAULTLINE_ALLOW_TARGETS are checked, and faultline run obeys them', async () => {
-  const bad = await runCliProcess(['mcp', '--allow-targets', '10.0.0.0/99'], {});
+  // Refusals before anything starts: through main() in one child (test/helpers/cli-batch.ts), not a process each.
+  const [bad, badEnv, privateUrl] = (await runCliBatch([
+    { args: ['mcp', '--allow-targets', '10.0.0.0/99'] },
+    { args: ['run', 'latency', '--url', url], env: { FAULTLINE_ALLOW_TARGETS: 'exa mple!' } },
+    { args: ['run', 'latency', '--url', 'http://10.0.0.1/'] },
+  ])) as [CliOutcome, CliOutcome, CliOutcome];
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--allow-targets.*10\.0\.0\.0\/99.*too long/);
-  const badEnv = await runCliProcess(['run', 'latency', '--url', url], { FAULTLINE_ALLOW_TARGETS: 'exa mple!' });
   assert.equal(badEnv.code, 2);
   assert.match(badEnv.stderr, /^faultline: FAULTLINE_ALLOW_TARGETS: "mple!" is not/m);
-  const privateUrl = await runCliProcess(['run', 'latency', '--url', 'http://10.0.0.1/'], {});
   assert.equal(privateUrl.code, 2);
   assert.match(privateUrl.stderr, /--url: 10\.0\.0\.1 is a private address; .*--allow-targets/);
 });
@@ -273,8 +277,10 @@ test('the production guard on the commands that inject faults', async () => {
       /refused to start a tool-call fault proxy: RACK_ENV=prd/,
     ],
   ];
-  for (const [args, env, message] of cases) {
-    const outcome = await runCliProcess(args, env);
+  // Refused before anything starts: through main() in one child, not a process each.
+  const outcomes = await runCliBatch(cases.map(([args, env]) => ({ args, env })));
+  for (const [i, [args, , message]] of cases.entries()) {
+    const outcome = outcomes[i]!;
     assert.equal(outcome.code, 2, `${args.join(' ')}: ${outcome.stderr}`);
     assert.match(outcome.stderr, message);
     assert.equal(outcome.stdout, '');

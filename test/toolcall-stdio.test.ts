@@ -13,7 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, repoRoot } from './helpers/repo.js';
-import { alive, running } from './helpers/processes.js';
+import { alive, running, type CliOutcome } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
@@ -403,34 +404,42 @@ test(
   },
 );
 
+/**
+ * The refusals before any server runs (an output file that cannot be written, a bad plan, a server
+ * command that cannot start), through main() in one child (test/helpers/cli-batch.ts) instead of a
+ * process each (~0.35 s of CPU per start); the three tests below each assert their own. Started by
+ * the first of them, for all three.
+ */
+const UNWRITABLE_FLAGS = ['--json', '--metrics', '--report', '--journal'] as const;
+const UNSTARTABLE = ['/nonexistent/faultline-no-such-server', join(dir, 'not-executable-plan.json')] as const;
+let refusals: Promise<CliOutcome[]> | undefined;
+function refusalOutcomes(): Promise<CliOutcome[]> {
+  if (refusals) return refusals;
+  const emptyPlan = join(dir, 'empty-plan.json');
+  writeFileSync(emptyPlan, '{}');
+  const badPlan = join(dir, 'bad.yaml');
+  writeFileSync(badPlan, 'faults:\n  - type: latency\n    probability: 2\n');
+  writeFileSync(UNSTARTABLE[1], '{"faults":[]}');
+  const target = ['--', process.execPath, targetPath, 'stdio'];
+  const proxy = ['mcp-chaos', 'proxy', 'stdio', '--plan'];
+  refusals = runCliBatch([
+    ...UNWRITABLE_FLAGS.map((flag) => ({
+      args: [...proxy, emptyPlan, flag, join(dir, 'no-such-dir', 'out'), ...target],
+    })),
+    { args: [...proxy, badPlan, ...target] },
+    // Last: these reach the proxy's start, which reads stdin.
+    ...UNSTARTABLE.map((command) => ({ args: [...proxy, UNSTARTABLE[1], '--', command] })),
+  ]);
+  return refusals;
+}
+
 test('an output file that cannot be written is refused before the server starts, naming the flag', async () => {
-  const planFile = join(dir, 'empty-plan.json');
-  writeFileSync(planFile, '{}');
-  for (const flag of ['--json', '--metrics', '--report', '--journal']) {
-    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [
-          cliPath,
-          'mcp-chaos',
-          'proxy',
-          'stdio',
-          '--plan',
-          planFile,
-          flag,
-          join(dir, 'no-such-dir', 'out'),
-          '--',
-          process.execPath,
-          targetPath,
-          'stdio',
-        ],
-        { timeout: 30_000 },
-        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
-      ),
-    );
+  const outcomes = await refusalOutcomes();
+  UNWRITABLE_FLAGS.forEach((flag, i) => {
+    const result = outcomes[i]!;
     assert.equal(result.code, 2, `${flag}: ${result.stderr}`);
     assert.match(result.stderr, new RegExp(`${flag} .*no-such-dir.*cannot be written`));
-  }
+  });
 });
 
 /** A raw JSON-RPC conversation with the proxy in front of a server that answers malformed results. */
@@ -555,40 +564,16 @@ test('what the server started goes with it, whether the client leaves or the ser
 });
 
 test('a bad plan is a usage error naming the field', async () => {
-  const planFile = join(dir, 'bad.yaml');
-  writeFileSync(planFile, 'faults:\n  - type: latency\n    probability: 2\n');
-  const proxy = spawn(process.execPath, [
-    cliPath,
-    'mcp-chaos',
-    'proxy',
-    'stdio',
-    '--plan',
-    planFile,
-    '--',
-    process.execPath,
-    targetPath,
-    'stdio',
-  ]);
-  let stderr = '';
-  proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise((resolve) => proxy.once('close', resolve));
+  const { code, stderr } = (await refusalOutcomes())[UNWRITABLE_FLAGS.length]!;
   assert.equal(code, 2);
   assert.match(stderr, /faults\[0\] \(latency\): probability must be a number from 0 to 1 \(got 2\)/);
 });
 
 test('a server command that cannot run is a usage error naming it (exit 2)', async () => {
-  const planFile = join(dir, 'empty-plan.json');
-  writeFileSync(planFile, '{"faults":[]}');
-  for (const [command, code] of [
-    ['/nonexistent/faultline-no-such-server', 'ENOENT'],
-    [planFile, 'EACCES'],
-  ] as const) {
-    const proxy = spawn(process.execPath, [cliPath, 'mcp-chaos', 'proxy', 'stdio', '--plan', planFile, '--', command], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    proxy.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exit = await new Promise((resolve) => proxy.once('close', resolve));
+  const outcomes = (await refusalOutcomes()).slice(UNWRITABLE_FLAGS.length + 1);
+  assert.equal(outcomes.length, 2);
+  for (const [i, code] of (['ENOENT', 'EACCES'] as const).entries()) {
+    const { code: exit, stderr } = outcomes[i]!;
     assert.equal(exit, 2, stderr);
     assert.match(stderr, new RegExp(`command: could not start .*${code}`));
   }

@@ -23,6 +23,13 @@ export const LOCAL_PROVIDERS = {
   QDRANT_URL: '',
 } as const;
 
+/**
+ * The fixture's sources in languages other than Python. A test about how an index run starts,
+ * stops or waits removes them (`tree.remove`): each language's grammar costs a run ~0.3 s of CPU
+ * to load, and a Python-only previous index serves such a test as well.
+ */
+export const NON_PYTHON_SOURCES = ['lib/server.go', 'web/build.kt', 'web/rateLimiter.ts'] as const;
+
 export interface ScratchTree {
   dir: string;
   dataDir: string;
