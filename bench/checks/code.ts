@@ -286,14 +286,21 @@ async function bareParseAndQueryMs(source: string, language: string): Promise<{ 
 }
 const bareParsers: Record<string, Parser> = {};
 
-/** CPU ms so far of each thread of process `pid` (scheduler run time, ns resolution); empty where there is no /proc. */
-function threadCpuMs(pid: number | undefined): Map<string, number> {
-  const threads = new Map<string, number>();
+/**
+ * CPU ms so far of each thread of process `pid` (scheduler run time, ns resolution) and its page faults (minor: a
+ * first touch of a page, ~40 us each on this VM); empty where there is no /proc.
+ */
+function threadCpuMs(pid: number | undefined): Map<string, { ms: number; faults: number }> {
+  const threads = new Map<string, { ms: number; faults: number }>();
   if (pid === undefined) return threads;
   try {
     for (const id of readdirSync(`/proc/${pid}/task`)) {
       try {
-        threads.set(id, Number(readFileSync(`/proc/${pid}/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+        const ms = Number(readFileSync(`/proc/${pid}/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+        // Field 10 of stat (minflt), counted after the parenthesised name, which may hold spaces.
+        const stat = readFileSync(`/proc/${pid}/task/${id}/stat`, 'utf8');
+        const faults = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+        threads.set(id, { ms, faults });
       } catch {
         // The thread ended while read.
       }
@@ -309,13 +316,14 @@ function threadCpuMs(pid: number | undefined): Map<string, number> {
  * (between the starts of consecutive calls, when it does nothing else: its store write included),
  * split into its main thread, its busiest other thread (the listing thread) and the rest; the
  * client's (this process, during the call: sending, reading and validating the answer); the bare
- * parse + query's. Logged, not the pass line: it sums work that runs in parallel.
+ * parse + query's; and the server's page faults (first touches of memory: ~40 us each on this VM, so
+ * ~1,000 of them are ~40 ms of a call). Logged, not the pass line: it sums work that runs in parallel.
  */
 class CallCpu {
-  private last: Map<string, number> | undefined;
+  private last: Map<string, { ms: number; faults: number }> | undefined;
   /** False after watch(): one interval, from the next mark() to the one after, then none until watched again. */
   private chained = true;
-  readonly server: Array<{ main: number; busiest: number; rest: number }> = [];
+  readonly server: Array<{ main: number; busiest: number; rest: number; faults: number }> = [];
   readonly client: number[] = [];
   readonly bare: number[] = [];
 
@@ -335,11 +343,16 @@ class CallCpu {
     this.last = now;
     if (!last || now.size === 0) return;
     if (!this.chained) this.last = undefined;
-    const used = [...now].map(([id, ms]) => ({ id, ms: ms - (last.get(id) ?? 0) }));
+    const used = [...now].map(([id, { ms, faults }]) => ({
+      id,
+      ms: ms - (last.get(id)?.ms ?? 0),
+      faults: faults - (last.get(id)?.faults ?? 0),
+    }));
     const main = used.find((thread) => thread.id === String(this.pid))?.ms ?? 0;
     const others = used.filter((thread) => thread.id !== String(this.pid)).sort((a, b) => b.ms - a.ms);
     const busiest = others[0]?.ms ?? 0;
-    this.server.push({ main, busiest, rest: others.slice(1).reduce((sum, thread) => sum + thread.ms, 0) });
+    const rest = others.slice(1).reduce((sum, thread) => sum + thread.ms, 0);
+    this.server.push({ main, busiest, rest, faults: used.reduce((sum, thread) => sum + thread.faults, 0) });
   }
 
   async timeClient<T>(work: () => Promise<T>): Promise<T> {
@@ -358,7 +371,8 @@ class CallCpu {
     const client = median(this.client);
     const served =
       `CPU per call (medians): server main ${main.toFixed(1)} ms, listing thread ${busiest.toFixed(1)}, ` +
-      `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}`;
+      `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}; ` +
+      `server page faults ${median(this.server.map((call) => call.faults))}`;
     if (this.bare.length === 0) return served;
     const bare = median(this.bare);
     const total = main + busiest + rest + client;
