@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -118,8 +118,11 @@ test('a stale, missing or malformed generated list is refused, with the reason',
     assert.equal(reading(), 'fresh');
     write({ ...generated, format: 0 });
     assert.match(reading(), /format 0/);
-    write({ ...generated, fingerprint: 'f'.repeat(64) });
+    // Without its stamps the file is checked by the hash of the contents.
+    write({ ...generated, fingerprint: 'f'.repeat(64), stamps: undefined });
     assert.match(reading(), /changed since it was generated/);
+    write({ ...generated, stamps: undefined });
+    assert.equal(reading(), 'fresh');
     write({ ...generated, tools: [{ module: 'code', toolset: 'nope', tool: { name: 'x' } }] });
     assert.match(reading(), /malformed tool entry/);
     write({ format: generated.format, tools: [] });
@@ -129,6 +132,15 @@ test('a stale, missing or malformed generated list is refused, with the reason',
     rmSync(file);
     assert.match(reading(), /cannot read/);
 
+    // A module written again with the same contents (a new time): its hash still matches.
+    write({ ...generated, fingerprint: 'f'.repeat(64) });
+    assert.equal(reading(), 'fresh', 'the matching stamps were not trusted');
+    write(generated);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(new URL('tools/code.js', base), later, later);
+    assert.equal(reading(), 'fresh');
+    write({ ...generated, fingerprint: 'f'.repeat(64) });
+    assert.match(reading(), /changed since it was generated/, 'a stale stamp was trusted');
     // A tool module (or a leaf it quotes) edited and recompiled after the list was generated.
     write(generated);
     appendFileSync(new URL('scenario/defaults.js', base), '\n// edited\n');

@@ -52,7 +52,8 @@ const mcpToolsList: BenchCheck = {
       },
     });
     const started = performance.now();
-    const session = await connectStdio(['agent', 'tool']);
+    // A host's client: it compiles every output schema at listTools (the test helpers' share theirs).
+    const session = await connectStdio(['agent', 'tool'], {}, { hostClient: true });
     let agentReady: number;
     try {
       await session.client.listTools();

@@ -3,7 +3,6 @@
  * users' client configs work after changing only the command name): both start the MCP server.
  */
 import type { Command } from 'commander';
-import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { Option } from './commander.js';
 import { createServer } from '../server.js';
@@ -219,7 +218,9 @@ async function runHttp(config: Config, globals: GlobalOptions, flags: McpOptions
   if (exposed) throw new UsageError(exposed);
   // Safe by default, as Jupyter is: with neither --token nor --no-token, any local process could
   // call the tools, so a token is generated and shown once, to whoever started the server.
-  const token = options.token === false ? undefined : (chosenToken ?? randomBytes(24).toString('base64url'));
+  // node:crypto is loaded here only: stdio never needs it, and it costs ~5 ms of every start-up.
+  const generate = async (): Promise<string> => (await import('node:crypto')).randomBytes(24).toString('base64url');
+  const token = options.token === false ? undefined : (chosenToken ?? (await generate()));
   // Loaded only for HTTP: the SDK's HTTP transport brings a web framework stdio never needs.
   const { serveHttp } = await import('../transports/http.js');
   let server;

@@ -15,7 +15,14 @@ import { TOOLSETS, makeConfig } from '../config.js';
 import { silentLogger } from '../log.js';
 import { ToolRegistry } from './define.js';
 import { registerAllTools } from './index.js';
-import { SOURCES_BASE, TOOL_LIST_FORMAT, TOOL_LIST_URL, fingerprintOf, type GeneratedToolList } from './tool-list.js';
+import {
+  SOURCES_BASE,
+  TOOL_LIST_FORMAT,
+  TOOL_LIST_URL,
+  fingerprintOf,
+  stampsOf,
+  type GeneratedToolList,
+} from './tool-list.js';
 
 /**
  * The list a live server with every toolset publishes (the opt-in ones too: a server offers the
@@ -37,6 +44,7 @@ export async function generateToolList(base: URL = SOURCES_BASE): Promise<Genera
     format: TOOL_LIST_FORMAT,
     fingerprint: fingerprintOf(sources, base),
     sources,
+    stamps: stampsOf(sources, base),
     tools: tools.listed().map(({ toolset, tool }) => ({ module: modules.get(tool.name)!, toolset, tool })),
   };
 }

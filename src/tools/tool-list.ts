@@ -7,18 +7,25 @@
  *
  * A stale file must never be served: it records the modules the list was built from (every module
  * in src/tools and what they import statically, compiled) and a hash of their contents and of
- * zod's version (zod converts the schemas). Reading and hashing them costs about 2 ms; any
- * difference, a missing module or an unreadable file means the server builds the list live, as
- * before. Only leaf modules are imported here: this runs before every tools/list.
+ * zod's version (zod converts the schemas); any difference, a missing module or an unreadable file
+ * means the server builds the list live, as before. Reading and hashing the ~70 modules cost 6-10 ms
+ * of CPU in every start-up (more than 2% of it), so the file also records each one's size and
+ * modification time (and zod's package.json's): when all still match, as they do from one
+ * `npm run build` to the next, their contents are the ones hashed and the hash is skipped (~1 ms of
+ * stat calls). A file written again has a new time, and then the contents are hashed as before (an
+ * installed package, whose times an archive changed, always is). Only leaf modules are imported
+ * here: this runs before every tools/list.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import type * as Crypto from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLSETS, type Toolset } from '../config.js';
 import { messageOf } from '../kernel/errors.js';
 
 /** Bumped when the file's layout changes, so an older file is rebuilt rather than misread. */
-export const TOOL_LIST_FORMAT = 1;
+export const TOOL_LIST_FORMAT = 2;
 /** dist/src/tools/tool-list.json */
 export const TOOL_LIST_URL = new URL('./tool-list.json', import.meta.url);
 /** dist/src/: the base the recorded source paths are relative to. */
@@ -38,6 +45,11 @@ export interface GeneratedToolList {
   fingerprint: string;
   /** The compiled modules the list was built from, relative to dist/src/. */
   sources: string[];
+  /**
+   * `stampOf` each of `sources`, in order, then of zod's package.json, when the list was written:
+   * while they all match, the fingerprint is not computed again (see above).
+   */
+  stamps: string[];
   tools: ListedTool[];
 }
 
@@ -45,6 +57,8 @@ export type ToolListReading = { tools: ListedTool[] } | { stale: string };
 
 /** The hash of zod's version and of the given modules' contents; throws when one is unreadable. */
 export function fingerprintOf(sources: readonly string[], base: URL = SOURCES_BASE): string {
+  // Loaded only here: node:crypto costs ~5 ms of every start-up, which matching stamps spare.
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof Crypto;
   const hash = createHash('sha256');
   hash.update(`zod@${zodVersion()}\n`);
   for (const source of sources) {
@@ -55,10 +69,36 @@ export function fingerprintOf(sources: readonly string[], base: URL = SOURCES_BA
 }
 
 function zodVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL(import.meta.resolve('zod/package.json')), 'utf8')) as {
-    version?: unknown;
-  };
+  const manifest = JSON.parse(readFileSync(zodManifest(), 'utf8')) as { version?: unknown };
   return String(manifest.version);
+}
+
+function zodManifest(): URL {
+  return new URL(import.meta.resolve('zod/package.json'));
+}
+
+/** A file's size and modification time, as the list records them; throws when it is gone. */
+function stampOf(path: string): string {
+  const { size, mtimeMs } = statSync(path);
+  return `${size} ${mtimeMs}`;
+}
+
+/** The stamps of the given modules (paths relative to `base`) and of zod's package.json. */
+export function stampsOf(sources: readonly string[], base: URL = SOURCES_BASE): string[] {
+  // Plain paths: a URL per file would cost more than the stat call.
+  const directory = fileURLToPath(base);
+  return [...sources.map((source) => stampOf(directory + source)), stampOf(fileURLToPath(zodManifest()))];
+}
+
+/** Whether every recorded stamp still matches (false when one is missing or a file is gone). */
+function stampsMatch(list: Partial<GeneratedToolList>, base: URL): boolean {
+  const recorded = list.stamps;
+  if (!Array.isArray(recorded) || recorded.length !== list.sources!.length + 1) return false;
+  try {
+    return stampsOf(list.sources!, base).every((stamp, index) => stamp === recorded[index]);
+  } catch {
+    return false;
+  }
 }
 
 let shipped: ToolListReading | undefined;
@@ -83,13 +123,15 @@ export function checkToolList(url: URL, base: URL): ToolListReading {
   if (list.format !== TOOL_LIST_FORMAT) return { stale: `format ${String(list.format)}, expected ${TOOL_LIST_FORMAT}` };
   if (!Array.isArray(list.sources) || !Array.isArray(list.tools) || typeof list.fingerprint !== 'string')
     return { stale: 'malformed' };
-  let fingerprint: string;
-  try {
-    fingerprint = fingerprintOf(list.sources, base);
-  } catch (error) {
-    return { stale: `a source is gone: ${messageOf(error)}` };
+  if (!stampsMatch(list, base)) {
+    let fingerprint: string;
+    try {
+      fingerprint = fingerprintOf(list.sources, base);
+    } catch (error) {
+      return { stale: `a source is gone: ${messageOf(error)}` };
+    }
+    if (fingerprint !== list.fingerprint) return { stale: 'the tool modules changed since it was generated' };
   }
-  if (fingerprint !== list.fingerprint) return { stale: 'the tool modules changed since it was generated' };
   const malformed = list.tools.find(
     (entry) =>
       typeof entry?.module !== 'string' ||

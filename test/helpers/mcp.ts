@@ -11,6 +11,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import { createServer } from '../../src/server.js';
 import { FileAccess } from '../../src/access.js';
 import { silentLogger } from '../../src/log.js';
@@ -28,7 +34,38 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
+/**
+ * The test clients' JSON Schema validator: the SDK's own (ajv), with each schema compiled once per
+ * test process rather than once per client. A client's listTools compiles every tool's output
+ * schema (about 150-350 ms of CPU for faultline's ~30 tools, more than the server takes to
+ * start) and the suite opens hundreds of connections to the same tools; every structuredContent
+ * is still checked against its tool's outputSchema, compiled at listTools as before.
+ */
+class CompiledOncePerProcess implements jsonSchemaValidator {
+  private ajv: AjvJsonSchemaValidator | undefined;
+  private readonly compiled = new Map<string, JsonSchemaValidator<unknown>>();
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    let validator = this.compiled.get(key);
+    if (!validator) {
+      this.ajv ??= new AjvJsonSchemaValidator();
+      validator = this.ajv.getValidator(schema);
+      this.compiled.set(key, validator);
+    }
+    return validator as JsonSchemaValidator<T>;
+  }
+}
+
+/** Shared by the clients the helpers below create (see CompiledOncePerProcess). */
+export const testSchemaValidator = new CompiledOncePerProcess();
+
 export interface StdioClientOptions {
+  /**
+   * A client of its own, as a host has: the SDK's default validator, compiling every output
+   * schema at listTools (bench/checks/startup.ts times that), not the one shared per process.
+   */
+  hostClient?: boolean;
   /**
    * Declares the elicitation capability and answers each elicitation/create with this (its
    * message given); a promise that never settles is a person who never answers.
@@ -72,7 +109,10 @@ export async function connectStdio(
   };
   const client = new Client(
     { name: 'faultline-test', version: '0.0.0' },
-    options.elicit ? { capabilities: { elicitation: {} } } : {},
+    {
+      ...(options.elicit ? { capabilities: { elicitation: {} } } : {}),
+      ...(options.hostClient ? {} : { jsonSchemaValidator: testSchemaValidator }),
+    },
   );
   if (options.elicit) {
     const answer = options.elicit;
@@ -129,7 +169,7 @@ export async function connectTools(
 async function linkInMemory(mcp: McpServer): Promise<{ client: Client; close(): Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
-  const client = new Client({ name: 'faultline-test', version: '0.0.0' });
+  const client = new Client({ name: 'faultline-test', version: '0.0.0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(clientSide);
   // As hosts do: with the tools listed, the SDK client checks every structuredContent against
   // its tool's outputSchema, so a result that breaks its schema fails the test.
