@@ -1,7 +1,8 @@
 /**
  * The cloud tools through MCP (the real server, in memory) and the fis/export commands as a
- * person runs them (the built CLI in a child process): shapes, structuredContent = text, errors
- * naming the argument, exit code 2 with nothing on stdout.
+ * person runs them (the built CLI in a child process; a test's other command lines through main()
+ * in one child, helpers/cli-batch.ts): shapes, structuredContent = text, errors naming the
+ * argument, exit code 2 with nothing on stdout.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,6 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
 import { connectInMemory, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
+import { runCliBatch } from './helpers/cli-batch.js';
+import type { CliOutcome } from './helpers/processes.js';
 
 let mcp: Awaited<ReturnType<typeof connectInMemory>>;
 before(async () => {
@@ -185,6 +188,14 @@ describe('MCP tools', () => {
   });
 });
 
+/**
+ * Command lines through main() in one child (helpers/cli-batch.ts; a process start costs ~0.4 s of
+ * CPU), an outcome for each (runCliBatch checks there are as many).
+ */
+async function batch<const T extends readonly string[][]>(lines: T): Promise<{ [K in keyof T]: CliOutcome }> {
+  return (await runCliBatch(lines.map((args) => ({ args: [...args] })))) as { [K in keyof T]: CliOutcome };
+}
+
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -208,7 +219,7 @@ describe('CLI', () => {
     ]);
     assert.equal(json.code, 0, json.stderr);
     assert.equal(JSON.parse(json.stdout).recommendations[0].action, 'aws:rds:failover-db-cluster');
-    const list = await run(['fis', 'recommend', '--finding', 'Lambda invocation errors', '--limit', '2']);
+    const [list] = await batch([['fis', 'recommend', '--finding', 'Lambda invocation errors', '--limit', '2']]);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^1\. aws:lambda:invocation-error/);
     assert.match(list.stdout, /rehearse locally: fault_run_http_error_impact_scenario/);
@@ -217,15 +228,25 @@ describe('CLI', () => {
   test(
     'fis template: CloudFormation JSON on stdout; a wrong field is ' + 'one line on stderr, exit 2, nothing on stdout',
     async () => {
-      const ok = await run([
-        'fis',
-        'template',
-        '--recommendation',
-        '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}',
-        '--target',
-        TARGET,
-        '--format',
-        'cloudformation',
+      const [ok, bad] = await batch([
+        [
+          'fis',
+          'template',
+          '--recommendation',
+          '{"action":"aws:ec2:stop-instances","parameters":{"startInstancesAfterDuration":"PT10M"}}',
+          '--target',
+          TARGET,
+          '--format',
+          'cloudformation',
+        ],
+        [
+          'fis',
+          'template',
+          '--recommendation',
+          '{"action":"aws:ec2:stop-instances"}',
+          '--target',
+          JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' }),
+        ],
       ]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal(
@@ -233,14 +254,6 @@ describe('CLI', () => {
           .Instances,
         'ec2-instance-1',
       );
-      const bad = await run([
-        'fis',
-        'template',
-        '--recommendation',
-        '{"action":"aws:ec2:stop-instances"}',
-        '--target',
-        JSON.stringify({ ...JSON.parse(TARGET), selectionMode: 'COUNT(0)' }),
-      ]);
       assert.equal(bad.code, 2);
       assert.equal(bad.stdout, '');
       assert.match(bad.stderr, /^faultline: target_config\.selectionMode: COUNT\(0\)/);
@@ -266,28 +279,25 @@ describe('CLI', () => {
     assert.match(k6.stdout, /"rate": 20/);
     assert.match(k6.stdout, /p\(99\)<=300/);
     assert.match(k6.stderr, /^note: /m);
-    const stray = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1']);
+    const [stray, badRate, refused] = await batch([
+      ['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--loss-rate', '0.1'],
+      ['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--rps', '0'],
+      ['export', '--to', 'chaos-mesh', 'jitter', '--url', 'http://svc:8080/'],
+    ]);
     assert.equal(stray.code, 2);
     assert.match(
       stray.stderr,
       /^faultline: --loss-rate applies to 'packet-loss' scenarios; 'latency' takes --latency, --deviation, --per-read-write-op, --distribution/,
     );
     // The scenario's own checks name the flags too, not the tool arguments behind them.
-    const badRate = await run(['export', '--to', 'k6', 'latency', '--url', 'http://svc:8080/', '--rps', '0']);
     assert.equal(badRate.code, 2);
     assert.match(badRate.stderr, /^faultline: --rps: /);
-    const refused = await run(['export', '--to', 'chaos-mesh', 'jitter', '--url', 'http://svc:8080/']);
     assert.equal(refused.code, 2);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, /cannot export to chaos-mesh/);
   });
 
   test('export: choices in any case, defaults that export, refusals naming the flags typed', async () => {
-    const fis = await run(['export', '--to', 'FIS', 'packet-loss', '--url', 'http://svc:8080/']);
-    assert.equal(fis.code, 0, fis.stderr);
-    assert.equal(JSON.parse(fis.stdout).actions.fault.parameters.duration, 'PT10S');
-    assert.match(fis.stderr, /^note: --duration: duration PT10S is below PT1M/m);
-    assert.doesNotMatch(fis.stderr, /recommendation\[/);
     const cases: Array<[string[], RegExp]> = [
       [
         ['--to', 'chaos-mesh', 'latency', '--deviation', '20', '--distribution', 'Normal'],
@@ -311,26 +321,34 @@ describe('CLI', () => {
         /^faultline: --amplitude applies to 'jitter' scenarios; 'latency' takes /,
       ],
     ];
-    for (const [args, expected] of cases) {
-      const bad = await run(['export', ...args.slice(0, 3), '--url', 'http://svc:8080/', ...args.slice(3)]);
+    const [fis, ok, ...refusals] = await batch([
+      ['export', '--to', 'FIS', 'packet-loss', '--url', 'http://svc:8080/'],
+      [
+        'export',
+        '--to',
+        'Chaos-Mesh',
+        'latency',
+        '--url',
+        'http://svc:8080/',
+        '--deviation',
+        '20',
+        '--distribution',
+        'UNIFORM',
+        '--platform',
+        'ECS',
+      ],
+      ...cases.map(([args]) => ['export', ...args.slice(0, 3), '--url', 'http://svc:8080/', ...args.slice(3)]),
+    ]);
+    assert.equal(fis.code, 0, fis.stderr);
+    assert.equal(JSON.parse(fis.stdout).actions.fault.parameters.duration, 'PT10S');
+    assert.match(fis.stderr, /^note: --duration: duration PT10S is below PT1M/m);
+    assert.doesNotMatch(fis.stderr, /recommendation\[/);
+    for (const [i, [args, expected]] of cases.entries()) {
+      const bad = refusals[i]!;
       assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
       assert.equal(bad.stdout, '');
       assert.match(bad.stderr, expected);
     }
-    const ok = await run([
-      'export',
-      '--to',
-      'Chaos-Mesh',
-      'latency',
-      '--url',
-      'http://svc:8080/',
-      '--deviation',
-      '20',
-      '--distribution',
-      'UNIFORM',
-      '--platform',
-      'ECS',
-    ]);
     assert.equal(ok.code, 0, ok.stderr);
   });
 });

@@ -45,11 +45,21 @@ function trialFile(name: string, mapping: string, fault: string): string {
 }
 
 /**
- * The command lines, in order, through main() in one process (helpers/cli-batch.ts): reading,
- * refusing and exporting files need no process each; the run of a file is the tests below.
+ * The command lines of every test below that reads, refuses or exports a file, through main() in
+ * one process (helpers/cli-batch.ts), run once when the first of them asks: they need no process
+ * each, nor one per test (a process start costs ~0.5 s of CPU). The run of a file is the tests after.
  */
-async function cli(lines: string[][]): Promise<[CliOutcome, CliOutcome, CliOutcome, ...CliOutcome[]]> {
-  return (await runCliBatch(lines.map((args) => ({ args })))) as [CliOutcome, CliOutcome, CliOutcome];
+const lines: string[][] = [];
+let outcomes: Promise<CliOutcome[]> | undefined;
+
+/** Adds a test's command lines (when its describe is defined); the function gives their outcomes, in order. */
+function cli(own: string[][]): () => Promise<[CliOutcome, CliOutcome, CliOutcome, ...CliOutcome[]]> {
+  const from = lines.length;
+  lines.push(...own);
+  return async () => {
+    outcomes ??= runCliBatch(lines.map((args) => ({ args })));
+    return (await outcomes).slice(from, from + own.length) as [CliOutcome, CliOutcome, CliOutcome];
+  };
 }
 
 describe('validate refuses what run would refuse', () => {
@@ -57,12 +67,13 @@ describe('validate refuses what run would refuse', () => {
     ['type: rate_limit', 'rate-limit'],
     ['type: error, statusCode: 503', 'error'],
   ] as const) {
+    const file = trialFile(`tcp-${kebab}.yaml`, '25432=tcp://127.0.0.1:5432#db', fault);
+    const outcomes = cli([
+      ['experiment', 'validate', file],
+      ['experiment', 'run', file],
+    ]);
     test(`${kebab} on a tcp:// mapping: refused with its line by validate and run, said once`, async () => {
-      const file = trialFile(`tcp-${kebab}.yaml`, '25432=tcp://127.0.0.1:5432#db', fault);
-      const [validate, run] = await cli([
-        ['experiment', 'validate', file],
-        ['experiment', 'run', file],
-      ]);
+      const [validate, run] = await outcomes();
       assert.equal(validate.code, 2, validate.stderr);
       const reason = new RegExp(
         `method\\[1\\]\\.fault: cannot act on its mapping "25432=tcp://127\\.0\\.0\\.1:5432#db": ${kebab} ` +
@@ -77,16 +88,17 @@ describe('validate refuses what run would refuse', () => {
     });
   }
 
+  const carried = [
+    ['25432=tcp://127.0.0.1:5432#db', 'type: connection_refused'],
+    ['25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 100'],
+    ['25432=127.0.0.1:5432#db', 'type: rate_limit'],
+  ] as const;
+  const validated = cli([
+    ...carried.map(([mapping, fault], i) => ['experiment', 'validate', trialFile(`ok-${i}.yaml`, mapping, fault)]),
+    ['experiment', 'validate', trialFile('redis.yaml', '26379=redis://127.0.0.1:6379#db', 'type: rate_limit')],
+  ]);
   test('a fault the stream can carry validates; so does any fault on a mapping without a scheme', async () => {
-    const carried = [
-      ['25432=tcp://127.0.0.1:5432#db', 'type: connection_refused'],
-      ['25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 100'],
-      ['25432=127.0.0.1:5432#db', 'type: rate_limit'],
-    ] as const;
-    const outcomes = await cli([
-      ...carried.map(([mapping, fault], i) => ['experiment', 'validate', trialFile(`ok-${i}.yaml`, mapping, fault)]),
-      ['experiment', 'validate', trialFile('redis.yaml', '26379=redis://127.0.0.1:6379#db', 'type: rate_limit')],
-    ]);
+    const outcomes = await validated();
     for (const [i, [mapping, fault]] of carried.entries())
       assert.equal(outcomes[i]!.code, 0, `${mapping} ${fault}: ${outcomes[i]!.stderr}`);
     const redis = outcomes[carried.length]!;
@@ -96,13 +108,14 @@ describe('validate refuses what run would refuse', () => {
 });
 
 describe('exports keep the protocol of a tcp:// mapping', () => {
+  const refused = trialFile('refused.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: connection_refused');
+  const refusedExports = cli([
+    ['experiment', 'export', '--to', 'chaos-mesh', '--partial', refused],
+    ['experiment', 'export', '--to', 'chaos-mesh', refused],
+    ['experiment', 'export', '--to', 'fis', '--partial', refused],
+  ]);
   test('connection_refused: no HTTPChaos on port 5432; left out with the reason, by chaos-mesh and fis', async () => {
-    const file = trialFile('refused.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: connection_refused');
-    const [mesh, strict, fis] = await cli([
-      ['experiment', 'export', '--to', 'chaos-mesh', '--partial', file],
-      ['experiment', 'export', '--to', 'chaos-mesh', file],
-      ['experiment', 'export', '--to', 'fis', '--partial', file],
-    ]);
+    const [mesh, strict, fis] = await refusedExports();
     assert.equal(mesh.code, 0, mesh.stderr);
     const workflow = parse(mesh.stdout) as { spec: { templates: Array<Record<string, unknown>> } };
     const kinds = workflow.spec.templates.map((template) => template.templateType);
@@ -118,14 +131,15 @@ describe('exports keep the protocol of a tcp:// mapping', () => {
     assert.doesNotMatch(fis.stderr, /HTTP fault/);
   });
 
+  const slow = trialFile('slow.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 80');
+  const bare = trialFile('bare.yaml', '25432=127.0.0.1:5432#db', 'type: connection_refused');
+  const slowExports = cli([
+    ['experiment', 'export', '--to', 'chaos-mesh', slow],
+    ['experiment', 'export', '--to', 'fis', slow],
+    ['experiment', 'export', '--to', 'chaos-mesh', bare],
+  ]);
   test('latency on tcp:// is the network delay on both engines; a mapping without a scheme says so', async () => {
-    const file = trialFile('slow.yaml', '25432=tcp://127.0.0.1:5432#db', 'type: latency, delay: 80');
-    const bare = trialFile('bare.yaml', '25432=127.0.0.1:5432#db', 'type: connection_refused');
-    const [mesh, fis, guessed] = await cli([
-      ['experiment', 'export', '--to', 'chaos-mesh', file],
-      ['experiment', 'export', '--to', 'fis', file],
-      ['experiment', 'export', '--to', 'chaos-mesh', bare],
-    ]);
+    const [mesh, fis, guessed] = await slowExports();
     assert.equal(mesh.code, 0, mesh.stderr);
     const templates = (parse(mesh.stdout) as { spec: { templates: Array<Record<string, unknown>> } }).spec.templates;
     const step = templates.find((template) => template.name === 'step-2')!;

@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliProcess } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const limits = makeConfig().scenario;
@@ -416,15 +417,15 @@ describe('a command after --: the faults held while it runs, its exit code the v
     try {
       const file = join(work, 'scenario.json');
       writeFileSync(file, scenario);
-      const stray = await runCliProcess(['experiment', 'run', file, 'npm', 'test'], {});
-      assert.equal(stray.code, 2, stray.stderr);
-      assert.match(stray.stderr, /unexpected "npm": a command to run with the faults on goes after --/);
-      const both = await runCliProcess(
-        ['experiment', 'run', file, '--proxy', '0=127.0.0.1:1#cache', '--duration', '5s', '--', 'true'],
-        {},
-      );
-      assert.equal(both.code, 2, both.stderr);
-      assert.match(both.stderr, /--duration: the run lasts while the command after -- runs; give one or the other/);
+      // Refusals before anything runs: main() in one child for both (helpers/cli-batch.ts).
+      const [stray, both] = await runCliBatch([
+        { args: ['experiment', 'run', file, 'npm', 'test'] },
+        { args: ['experiment', 'run', file, '--proxy', '0=127.0.0.1:1#cache', '--duration', '5s', '--', 'true'] },
+      ]);
+      assert.equal(stray!.code, 2, stray!.stderr);
+      assert.match(stray!.stderr, /unexpected "npm": a command to run with the faults on goes after --/);
+      assert.equal(both!.code, 2, both!.stderr);
+      assert.match(both!.stderr, /--duration: the run lasts while the command after -- runs; give one or the other/);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

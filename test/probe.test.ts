@@ -41,6 +41,18 @@ async function probe(faults: string, families: FamilyId[] = [], target?: Target)
   );
 }
 
+const reports = new Map<string, Promise<ProbeReport>>();
+/**
+ * probe() of the fixture server, run once for the tests that read the same faults and families: the
+ * probe is seeded, so a second run would repeat the first, and each costs its server's processes.
+ */
+function probeShared(faults: string, families: FamilyId[]): Promise<ProbeReport> {
+  const key = `${faults} ${families.join(',')}`;
+  let report = reports.get(key);
+  if (!report) reports.set(key, (report = probe(faults, families)));
+  return report;
+}
+
 const failed = (report: ProbeReport): string[] =>
   report.leaves
     .filter((l) => l.status === 'failed')
@@ -97,7 +109,7 @@ for (const c of CASES) {
       `${c.status ?? 'failure'}, and only the selected family is ` +
       `reported`,
     async () => {
-      const report = await probe(c.faults, c.families);
+      const report = await probeShared(c.faults, c.families);
       const leaf = report.leaves.find((l) => l.id === c.leaf)!;
       assert.equal(leaf.status, c.status ?? 'failed', JSON.stringify(report.leaves.map((l) => [l.id, l.status])));
       assert.ok(report.leaves.every((l) => c.families.includes(l.family)));
@@ -112,7 +124,7 @@ for (const c of CASES) {
 }
 
 test('a crash is shown by the exact request that caused it and the exit', async () => {
-  const report = await probe('crash', ['TOOL']);
+  const report = await probeShared('crash', ['TOOL']);
   const finding = report.leaves.find((l) => l.id === 'FAULT-TOOL-CRASH')!.findings[0]!;
   assert.match(finding.exchange.map((x) => x.text).join('\n'), /"name":"read_thing"[\s\S]*process exited \(code 3/);
   assert.match(finding.message, /count: \w+ instead of number/);

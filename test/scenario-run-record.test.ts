@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath } from './helpers/repo.js';
 import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+import { runCliBatch } from './helpers/cli-batch.js';
 
 let work: string;
 let server: Server;
@@ -220,9 +221,16 @@ test(
       join(work, 'network-suite.yaml'),
       'version: 1\nname: net\nruns:\n  - { name: proxied, kind: network, record: network.json }\n',
     );
-    const coverage = await cli(['coverage', join(work, 'network-suite.yaml'), '--format', 'json']);
-    assert.equal(coverage.code, 0, coverage.stderr);
-    const report = JSON.parse(coverage.stdout) as { leaves: Array<{ id: string; exercised: boolean }> };
+    // Coverage of the record, and a record path that cannot be written: main() in one child (helpers/cli-batch.ts;
+    // a process start costs ~0.4 s of CPU), the proxy refused before it starts.
+    const [coverage, refused] = await runCliBatch(
+      [
+        ['coverage', join(work, 'network-suite.yaml'), '--format', 'json'],
+        ['proxy', '--proxy', `0=127.0.0.1:${port}`, '--json', join(work, 'no-such-dir', 'r.json')],
+      ].map((args) => ({ args, env: { FAULTLINE_DATA_DIR: join(work, 'data') } })),
+    );
+    assert.equal(coverage!.code, 0, coverage!.stderr);
+    const report = JSON.parse(coverage!.stdout) as { leaves: Array<{ id: string; exercised: boolean }> };
     assert.deepEqual(
       report.leaves
         .filter((leaf) => leaf.exercised)
@@ -231,15 +239,8 @@ test(
       ['FAULT-TIMEOUT-PROGRESS', 'FAULT-TOOL-HANG'],
     );
 
-    const refused = await cli([
-      'proxy',
-      '--proxy',
-      `0=127.0.0.1:${port}`,
-      '--json',
-      join(work, 'no-such-dir', 'r.json'),
-    ]);
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /^faultline: --json /);
+    assert.equal(refused!.code, 2, refused!.stderr);
+    assert.match(refused!.stderr, /^faultline: --json /);
   },
 );
 
