@@ -274,7 +274,7 @@ const indexWorkers: BenchCheck = {
 const freshSearch: BenchCheck = {
   name: 'search.fresh-process',
   measures:
-    '`faultline search` from a fresh process on the standard ' +
+    "`faultline search` (the package's bin) from a fresh process on the standard " +
     "library's index, spawn to exit: three identifiers and a " +
     'sentence, 9 interleaved rounds, median of all',
   peer:

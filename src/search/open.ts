@@ -27,9 +27,14 @@ export function indexSettingsFrom(config: Config, env: NodeJS.ProcessEnv = proce
   return { dataDir: config.dataDir, llm: config.llm, env };
 }
 
+/** Whether QDRANT_URL asks for Qdrant (qdrantSettings checks the URL). */
+export function wantsQdrant(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.QDRANT_URL?.trim());
+}
+
 export function qdrantSettings(env: NodeJS.ProcessEnv): QdrantSettings | undefined {
-  const url = env.QDRANT_URL?.trim();
-  if (!url) return undefined;
+  if (!wantsQdrant(env)) return undefined;
+  const url = env.QDRANT_URL!.trim();
   let parsed: URL;
   try {
     parsed = new URL(url);
