@@ -281,7 +281,7 @@ const freshSearch: BenchCheck = {
     '`node -e 0` with the same environment, interleaved (ripgrep `rg ' +
     '-n -w NAME` over the tree is logged beside them)',
   target: `at most ${FRESH_SEARCH_TARGET_RATIO}× node -e 0`,
-  tests: ['test/startup.test.ts', 'test/search-tools.test.ts'],
+  tests: ['test/startup.test.ts', 'test/search-tools.test.ts', 'test/plain-search.test.ts'],
   timeoutMs: 300_000,
   async run(context: CheckContext): Promise<Row[]> {
     const tree = standardLibrary();
