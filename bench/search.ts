@@ -295,12 +295,13 @@ export const FRESH_NAMES = ['urlencode', 'readuntil', 'SequenceMatcher'];
 export const FRESH_SENTENCE = 'read a line from the stream';
 
 /**
- * Wall milliseconds of `faultline search` from a fresh process on the standard library's index
+ * Wall milliseconds of `faultline search` (the package's bin) from a fresh process on the standard library's index
  * (FRESH_NAMES and FRESH_SENTENCE), of `node -e 0`, and of `rg -n -w NAME` when ripgrep is there,
  * interleaved round by round, with the environment the MCP SDK gives servers.
  */
 export function freshProcessTimes(stdlib: string, dataDir: string, rounds: number): Record<string, number[]> {
-  const cli = join(repoRoot, 'dist', 'src', 'cli.js');
+  const bin = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: { faultline: string } }).bin;
+  const cli = join(repoRoot, bin.faultline);
   const commands: Record<string, { file: string; args: string[] }> = {
     'node -e 0': { file: process.execPath, args: ['-e', '0'] },
   };

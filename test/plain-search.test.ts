@@ -2,19 +2,21 @@
  * The plain `faultline search` path (commands/plain-search.ts): which command lines take it, and
  * that it answers as commander's path does: the same stdout, stderr and exit code for results,
  * JSON, a limit, and each error a search can meet. A FAULT_* variable (FAULT_LOG_LEVEL=info,
- * commander's default) sends the same command line through commander.
+ * commander's default) sends the same command line through commander. The package's bin
+ * (cli-launch.cts) runs a plain search from the build's bundle and answers as the ES entry does;
+ * a stale bundle is left for the ES modules.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainSearch } from '../src/commands/plain-search.js';
 import { FaultlineCommand } from '../src/commands/faultline-command.js';
 import { addGlobalOptions, type GlobalOptions } from '../src/commands/flags.js';
 import { registerIndexCommands } from '../src/commands/index-command.js';
-import { fixturePath } from './helpers/repo.js';
-import { runCliProcess, type CliOutcome } from './helpers/processes.js';
+import { fixturePath, repoRoot } from './helpers/repo.js';
+import { runCliProcess, runNodeProcess, type CliOutcome } from './helpers/processes.js';
 import { LOCAL_PROVIDERS } from './helpers/index-tree.js';
 
 let work: string;
@@ -110,4 +112,53 @@ test('a plain search answers as commander does: results, JSON, a limit and every
     assert.deepEqual(plain, viaCommander, line.join(' '));
     assert.ok(plain.stdout !== '' || plain.stderr !== '', line.join(' '));
   }
+});
+
+/** The bin (cli-launch.cjs) of a copy of dist/src at `dist`, with `data` as the data directory. */
+function runBin(dist: string, data: string, line: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+  return runNodeProcess([join(dist, 'cli-launch.cjs'), ...line], {
+    env: { ...process.env, FAULTLINE_DATA_DIR: data, ...LOCAL_PROVIDERS, ...env },
+  }).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+}
+
+const cacheFiles = (data: string): string[] =>
+  existsSync(join(data, 'cache', 'start')) ? readdirSync(join(data, 'cache', 'start')) : [];
+
+test('the bin answers a plain search from the bundle as the ES entry does, and leaves a stale bundle', async () => {
+  // A copy of the build, so that making it stale touches no other test's files.
+  const copy = join(work, 'copy');
+  const dist = join(copy, 'dist', 'src');
+  cpSync(join(repoRoot, 'dist', 'src'), dist, { recursive: true, preserveTimestamps: true });
+  symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
+  cpSync(join(repoRoot, 'package.json'), join(copy, 'package.json'));
+  const data = join(work, 'data');
+  rmSync(join(data, 'cache'), { recursive: true, force: true });
+  const lines = [
+    ['search', 'parse config file', '--dir', tree],
+    ['search', '--json', 'parse config file', '--limit', '2', `--dir=${tree}`],
+    ['search', 'parse_config_file'],
+    ['search', 'anything', '--dir', join(work, 'never-indexed')],
+    ['search', 'x', '--dir', tree, '--limit', '51'],
+    ['search', '', '--dir', tree],
+  ];
+  for (const line of lines) {
+    const es = await run(line);
+    assert.deepEqual(await runBin(dist, data, line), es, line.join(' '));
+    // Again, with the code cache the first run left (one file, keyed by the bundle and Node).
+    assert.equal(cacheFiles(data).length, 1);
+    assert.deepEqual(await runBin(dist, data, line), es, line.join(' '));
+  }
+  // Not a plain search: the ES entry and commander, by the bin too.
+  assert.deepEqual(
+    await runBin(dist, data, ['search', 'x', '--limit', '0']),
+    await run(['search', 'x', '--limit', '0']),
+  );
+
+  // A module compiled after the bundle: the search runs from the ES modules, and no cache is made.
+  rmSync(join(data, 'cache'), { recursive: true, force: true });
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(join(dist, 'search', 'search.js'), later, later);
+  const line = ['search', 'parse config file', '--dir', tree];
+  assert.deepEqual(await runBin(dist, data, line), await run(line));
+  assert.deepEqual(cacheFiles(data), []);
 });

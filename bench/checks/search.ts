@@ -274,14 +274,14 @@ const indexWorkers: BenchCheck = {
 const freshSearch: BenchCheck = {
   name: 'search.fresh-process',
   measures:
-    '`faultline search` from a fresh process on the standard ' +
+    "`faultline search` (the package's bin) from a fresh process on the standard " +
     "library's index, spawn to exit: three identifiers and a " +
     'sentence, 9 interleaved rounds, median of all',
   peer:
     '`node -e 0` with the same environment, interleaved (ripgrep `rg ' +
     '-n -w NAME` over the tree is logged beside them)',
   target: `at most ${FRESH_SEARCH_TARGET_RATIO}× node -e 0`,
-  tests: ['test/startup.test.ts', 'test/search-tools.test.ts'],
+  tests: ['test/startup.test.ts', 'test/search-tools.test.ts', 'test/plain-search.test.ts'],
   timeoutMs: 300_000,
   async run(context: CheckContext): Promise<Row[]> {
     const tree = standardLibrary();

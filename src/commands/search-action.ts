@@ -18,8 +18,16 @@ export interface SearchCommandOptions {
   json?: boolean | undefined;
 }
 
-/** `config` is called inside runCommand, so that a usage error it raises exits 2 like the search's own. */
-export function runSearchCommand(query: string, options: SearchCommandOptions, config: () => Config): Promise<void> {
+/**
+ * `config` is called inside runCommand, so that a usage error it raises exits 2 like the search's own;
+ * `write` prints the result (the plain search's bundle writes to the descriptor, plain-search-main.ts).
+ */
+export function runSearchCommand(
+  query: string,
+  options: SearchCommandOptions,
+  config: () => Config,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<void> {
   return runCommand(async () => {
     const settings = config();
     const access = new FileAccess(settings.roots);
@@ -40,8 +48,6 @@ export function runSearchCommand(query: string, options: SearchCommandOptions, c
         throw withIndexHint(error, (tree) => `faultline index ${tree || 'DIR'}`);
       }),
     );
-    process.stdout.write(
-      options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`,
-    );
+    write(options.json ? `${JSON.stringify(hits.map(searchHitJson), null, 2)}\n` : `${renderSearchHits(hits)}\n`);
   });
 }

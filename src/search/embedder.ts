@@ -63,6 +63,15 @@ export class ProviderEmbedder implements Embedder {
   }
 }
 
+/** Whether the settings name an embedding provider (selectEmbedder then loads src/llm). */
+export function asksForProvider(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    llm.client !== undefined ||
+    llm.baseUrl !== undefined ||
+    autoClient(env, nonEmpty(env.OPENAI_BASE_URL)) !== undefined
+  );
+}
+
 /**
  * The provider's embedder when one is configured, else the local hashed one. A provider the user
  * asked for (`--llm-client`, `--llm-base-url`) that cannot be used is an error, not a silent
@@ -71,13 +80,7 @@ export class ProviderEmbedder implements Embedder {
 export async function selectEmbedder(llm: LlmConfig, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
   // Nothing asks for a provider: the local embedder, without loading the providers (and zod),
   // which a search from a fresh process would otherwise spend most of its time on.
-  if (
-    llm.client === undefined &&
-    llm.baseUrl === undefined &&
-    autoClient(env, nonEmpty(env.OPENAI_BASE_URL)) === undefined
-  ) {
-    return new HashedEmbedder();
-  }
+  if (!asksForProvider(llm, env)) return new HashedEmbedder();
   const { createProvider } = await import('../llm/select.js');
   const choice = createProvider(llm, env);
   // Anthropic has no embedding API: its users get the local embedder, and the index stats say why.

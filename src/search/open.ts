@@ -10,7 +10,7 @@ import { IndexError } from './errors.js';
 import type { Embedder } from './embedder.js';
 import { removeLegacyIndex, SqliteStore } from './sqlite-store.js';
 import { HashedEmbedder } from './hashed-embedder.js';
-import { indexDirectory, treeKey } from './location.js';
+import { indexDirectory, storedTreeKey, treeKey } from './location.js';
 import type { QdrantSettings } from './qdrant-store.js';
 import type { VectorStore } from './store.js';
 
@@ -27,9 +27,14 @@ export function indexSettingsFrom(config: Config, env: NodeJS.ProcessEnv = proce
   return { dataDir: config.dataDir, llm: config.llm, env };
 }
 
+/** Whether QDRANT_URL asks for Qdrant (qdrantSettings checks the URL). */
+export function wantsQdrant(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.QDRANT_URL?.trim());
+}
+
 export function qdrantSettings(env: NodeJS.ProcessEnv): QdrantSettings | undefined {
-  const url = env.QDRANT_URL?.trim();
-  if (!url) return undefined;
+  if (!wantsQdrant(env)) return undefined;
+  const url = env.QDRANT_URL!.trim();
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -65,14 +70,18 @@ export async function openStore(
   onWaiting?: (file: string) => void,
 ): Promise<OpenedStore> {
   const qdrant = qdrantSettings(settings.env);
-  const key = treeKey(canonicalTree);
   if (qdrant) {
+    const key = treeKey(canonicalTree);
     // The Qdrant client (~80 ms to load) is loaded only when Qdrant is in use.
     const { QdrantStore } = await import('./qdrant-store.js');
     const store = new QdrantStore(qdrant, `faultline-${key}-${embedder.id}`.slice(0, 255), basename(canonicalTree));
     return { store, exists: await store.exists() };
   }
-  const base = join(indexDirectory(settings.dataDir), key, embedder.id);
+  const base = join(
+    indexDirectory(settings.dataDir),
+    await storedTreeKey(settings.dataDir, canonicalTree),
+    embedder.id,
+  );
   const file = `${base}.sqlite`;
   const exists = SqliteStore.exists(file);
   const legacy = !exists && SqliteStore.exists(`${base}.index`);

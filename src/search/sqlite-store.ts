@@ -77,6 +77,15 @@ async function loadDriver(): Promise<typeof BetterSqlite3> {
   return driver;
 }
 
+/**
+ * The driver and its addon as the plain search's bundle brings them (commands/plain-search-main.ts),
+ * which spares it resolving and loading better-sqlite3's modules one by one.
+ */
+export function useDriver(bundled: typeof BetterSqlite3, addon: string): void {
+  driver = bundled;
+  addonFile = addon;
+}
+
 /** Open read connections by file: a warm server answers from SQLite's page cache. */
 const readers = new Map<string, { db: Database; vectors?: CachedVectors }>();
 const MAX_READERS = 8;
