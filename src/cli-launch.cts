@@ -64,7 +64,12 @@ function cacheFile(manifest: BundleManifest, bundle: fs.Stats): string {
   const env = process.env;
   const data = env.FAULTLINE_DATA_DIR
     ? path.resolve(env.FAULTLINE_DATA_DIR)
-    : path.join(env.XDG_DATA_HOME ? path.resolve(env.XDG_DATA_HOME) : path.join(require('node:os').homedir(), '.local', 'share'), 'faultline');
+    : path.join(
+        env.XDG_DATA_HOME
+          ? path.resolve(env.XDG_DATA_HOME)
+          : path.join(require('node:os').homedir(), '.local', 'share'),
+        'faultline',
+      );
   const key = `${manifest.sha256.slice(0, 16)}-${bundle.size}-node${process.versions.node}-v8${process.versions.v8}`;
   return path.join(data, 'cache', 'start', `${key.replace(/[^\w.-]/g, '_')}.bin`);
 }
@@ -74,7 +79,8 @@ function saveCache(file: string, data: Buffer): void {
   try {
     const dir = path.dirname(file);
     fs.mkdirSync(dir, { recursive: true });
-    for (const old of fs.readdirSync(dir)) if (old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
+    for (const old of fs.readdirSync(dir))
+      if (old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
     const partial = `${file}.${process.pid}.partial`;
     fs.writeFileSync(partial, data);
     fs.renameSync(partial, file);
@@ -99,13 +105,7 @@ function runBundle(found: { manifest: BundleManifest; bundle: fs.Stats }): void 
     },
   );
   const loaded = { exports: {} as PlainSearchBundle };
-  (script.runInThisContext() as (...args: unknown[]) => void)(
-    loaded.exports,
-    require,
-    loaded,
-    BUNDLE,
-    __dirname,
-  );
+  (script.runInThisContext() as (...args: unknown[]) => void)(loaded.exports, require, loaded, BUNDLE, __dirname);
   loaded.exports.runPlainSearch(process.argv, path.join(__dirname, found.manifest.addon)).then(
     (ran) => {
       if (!ran) return esEntry();
