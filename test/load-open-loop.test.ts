@@ -22,6 +22,7 @@ import {
 import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
 import { heldResources, serverPool, TLS_CERT } from './fixtures/load/servers.js';
 import { busyInSlices, busyWait } from './helpers/busy-loop.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const { servers, server } = serverPool();
 
@@ -190,6 +191,28 @@ test('a throwing onStart fails the run and leaves nothing open', async () => {
     }),
     /boom/,
   );
+  assert.deepEqual(await heldResources(servers), before);
+});
+
+test('a run cancelled during its warm requests ends their bounded wait: no timer is left', async () => {
+  // A target that never answers: the warm requests would wait out their bound (WARM_MAX_MS, 2 s).
+  const target = await server(() => undefined);
+  const before = await heldResources(servers);
+  const cancel = new AbortController();
+  const run = runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 20,
+    connections: 2,
+    durationMs: 200,
+    timeoutMs: 10_000,
+    warmRequestsPerConnection: 1,
+    signal: cancel.signal,
+  });
+  const end = Date.now() + HANG_GUARD_MS;
+  while (target.arrivals.length < 2 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(target.arrivals.length, 2, 'both warm requests reached the target');
+  cancel.abort();
+  await assert.rejects(run, /cancelled/);
   assert.deepEqual(await heldResources(servers), before);
 });
 

@@ -441,6 +441,8 @@ class OpenLoopRun {
    * moved on are stale and skipped. */
   private readonly inFlight = new Fifo<number>();
   private deadlineTimer: NodeJS.Timeout | undefined;
+  /** Ends of the bounded waits under way before the clock starts (within), which stop() ends at once. */
+  private readonly waits = new Set<() => void>();
   private readonly errorDetails = new Map<string, number>();
   /** bucketStart[k] is the first request of second k; bucketStart[seconds] = requests. */
   private readonly bucketStart: number[] = [];
@@ -542,14 +544,29 @@ class OpenLoopRun {
    * which open their sockets again and count the wait from their intended start.
    */
   private async preconnect(): Promise<void> {
-    let bound: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await this.within(
       Promise.all(this.slots.map((slot) => slot.connection.preconnect())),
+      Math.min(PRECONNECT_MAX_MS, this.plan.timeoutMs),
+    );
+  }
+
+  /**
+   * Waits for `work` at most `ms`, and no longer than the run: a cancelled run (stop) ends the wait at once, so its
+   * bound's timer does not hold the process for up to PRECONNECT_MAX_MS or WARM_MAX_MS after everything else let go.
+   */
+  private async within(work: Promise<unknown>, ms: number): Promise<void> {
+    let bound: NodeJS.Timeout | undefined;
+    let end: (() => void) | undefined;
+    await Promise.race([
+      work,
       new Promise<void>((resolve) => {
-        bound = setTimeout(resolve, Math.min(PRECONNECT_MAX_MS, this.plan.timeoutMs));
+        bound = setTimeout(resolve, ms);
+        end = resolve;
+        this.waits.add(end);
       }),
     ]);
     clearTimeout(bound);
+    this.waits.delete(end!);
   }
 
   /**
@@ -562,7 +579,6 @@ class OpenLoopRun {
     const perConnection = this.plan.warmRequestsPerConnection;
     if (perConnection === 0 || this.stopped) return;
     const slots = [...this.slots];
-    let bound: NodeJS.Timeout | undefined;
     const warmed = slots.map(
       (slot) =>
         new Promise<void>((resolve) => {
@@ -578,13 +594,7 @@ class OpenLoopRun {
           slot.connection.send();
         }),
     );
-    await Promise.race([
-      Promise.all(warmed),
-      new Promise<void>((resolve) => {
-        bound = setTimeout(resolve, Math.min(WARM_MAX_MS, this.plan.timeoutMs));
-      }),
-    ]);
-    clearTimeout(bound);
+    await this.within(Promise.all(warmed), Math.min(WARM_MAX_MS, this.plan.timeoutMs));
     for (const slot of slots) {
       if (slot.warming === undefined) continue;
       slot.warming = undefined;
@@ -1042,6 +1052,7 @@ class OpenLoopRun {
   /** Stops scheduling, clears every timer and waits until every socket has closed. */
   private async stop(): Promise<void> {
     this.stopped = true;
+    for (const end of this.waits) end();
     this.hooks.signal?.removeEventListener('abort', this.onAbort);
     this.stopEndWatch?.();
     threadWakeUps().cancel(this.scheduler);
