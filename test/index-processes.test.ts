@@ -15,7 +15,7 @@ import { closeReaders } from '../src/search/sqlite-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { indexSourceTree, searchIndex } from '../src/search/index.js';
 import { cliPath } from './helpers/repo.js';
-import { LOCAL_PROVIDERS, NON_PYTHON_SOURCES, scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, pythonScratchTree, scratchTree, type ScratchTree } from './helpers/index-tree.js';
 
 function startIndex(
   tree: ScratchTree,
@@ -75,16 +75,9 @@ test('two index runs of one tree at once, for different languages, keep both', a
   );
 });
 
-/** A scratch tree of the fixture's Python files only (NON_PYTHON_SOURCES: one grammar for its runs to load). */
-function pythonTree(): ScratchTree {
-  const tree = scratchTree();
-  for (const path of NON_PYTHON_SOURCES) tree.remove(path);
-  return tree;
-}
-
 test('a run killed with SIGKILL while writing the index leaves the previous index readable', async (t) => {
   // 8 definitions a file: enough rows that the transaction spills pages to the log before its commit.
-  const tree = pythonTree();
+  const tree = pythonScratchTree();
   t.after(tree.cleanup);
   const first = startIndex(tree);
   assert.equal((await first.done).code, 0);
@@ -133,7 +126,7 @@ test('a run killed with SIGKILL while writing the index leaves the previous inde
 test(
   'Ctrl-C during a first run: search says the run was interrupted ' + 'and to index again, not "not indexed"',
   async (t) => {
-    const tree = pythonTree();
+    const tree = pythonScratchTree();
     t.after(tree.cleanup);
     // The interruption comes at the run's first write, however much follows: 2 definitions a file
     // cost the next run less CPU than 8.

@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
 import { cliPath } from './helpers/repo.js';
 import { runCliProcess } from './helpers/processes.js';
-import { LOCAL_PROVIDERS, NON_PYTHON_SOURCES, scratchTree, type ScratchTree } from './helpers/index-tree.js';
+import { LOCAL_PROVIDERS, pythonScratchTree, type ScratchTree } from './helpers/index-tree.js';
 import { openStore } from '../src/search/open.js';
 import { selectEmbedder } from '../src/search/embedder.js';
 import { closeReaders } from '../src/search/sqlite-store.js';
@@ -235,13 +235,6 @@ async function indexedPaths(tree: ScratchTree): Promise<string[]> {
   return paths;
 }
 
-/** A scratch tree of the fixture's Python files only (NON_PYTHON_SOURCES: one grammar for its runs to load). */
-function pythonTree(): ScratchTree {
-  const tree = scratchTree();
-  for (const path of NON_PYTHON_SOURCES) tree.remove(path);
-  return tree;
-}
-
 function storeFile(tree: ScratchTree): string {
   const index = join(tree.dataDir, 'index');
   return readdirSync(index)
@@ -256,7 +249,7 @@ for (const [signal, code] of [
   test(
     `${signal} ends \`faultline index\` while it writes (exit ` + `${code}), leaving the previous index whole`,
     async (t) => {
-      const tree = pythonTree();
+      const tree = pythonScratchTree();
       t.after(tree.cleanup);
       const first = await startIndex(tree).done;
       assert.equal(first.code, 0, first.stderr);
@@ -296,7 +289,7 @@ for (const [signal, code] of [
 }
 
 test("SIGTERM ends a run waiting for another writer's lock, and the lock holder's work is untouched", async (t) => {
-  const tree = pythonTree();
+  const tree = pythonScratchTree();
   t.after(tree.cleanup);
   assert.equal((await startIndex(tree).done).code, 0);
   tree.write('app/added.py', 'def added_while_locked():\n    return 1\n');

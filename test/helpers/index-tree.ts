@@ -23,11 +23,7 @@ export const LOCAL_PROVIDERS = {
   QDRANT_URL: '',
 } as const;
 
-/**
- * The fixture's sources in languages other than Python. A test about how an index run starts,
- * stops or waits removes them (`tree.remove`): each language's grammar costs a run ~0.3 s of CPU
- * to load, and a Python-only previous index serves such a test as well.
- */
+/** The fixture's sources in languages other than Python (see pythonScratchTree). */
 export const NON_PYTHON_SOURCES = ['lib/server.go', 'web/build.kt', 'web/rateLimiter.ts'] as const;
 
 export interface ScratchTree {
@@ -60,4 +56,14 @@ export function scratchTree(env: NodeJS.ProcessEnv = {}): ScratchTree {
     remove: (path) => rmSync(join(dir, path)),
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A scratch tree of the fixture's Python files only, for a test about how an index run starts, stops or waits:
+ * each language's grammar costs a run ~0.3 s of CPU to load, and a Python-only index serves such a test as well.
+ */
+export function pythonScratchTree(): ScratchTree {
+  const tree = scratchTree();
+  for (const path of NON_PYTHON_SOURCES) tree.remove(path);
+  return tree;
 }
