@@ -373,8 +373,10 @@ forEachPlacement((startProxy) => {
       const recorder = (socket: net.Socket): void => {
         socket.on('data', (data: Buffer) => {
           requestArrived.push(performance.now());
-          socket.write(data);
+          // Stamped before the write: the proxy's thread may read the reply at once while this one is
+          // preempted (a loaded machine), so a stamp after it could come up to a slice late.
           replySent.push(performance.now());
+          socket.write(data);
         });
       };
       const requestArrived: number[] = [];
