@@ -7,21 +7,10 @@
  * The tree key is the directory's name plus a hash of its real path, so two checkouts named the
  * same do not share an index, and the Qdrant collection of a tree uses the same key.
  */
-import type * as Crypto from 'node:crypto';
 import { mkdir, readdir, readFile, realpath } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { slug } from './embedder.js';
-
-/**
- * node:crypto, loaded on first use: loading it is about 15 M instructions, a tenth of a search
- * from a fresh process, which finds its index by the marker instead (storedTreeKey).
- */
-let crypto: typeof Crypto | undefined;
-function loadCrypto(): typeof Crypto {
-  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto;
-  return crypto;
-}
+import { createSha256 } from '../kernel/sha256.js';
 
 export function indexDirectory(dataDir: string): string {
   return join(dataDir, 'index');
@@ -36,7 +25,7 @@ export async function canonicalTree(tree: string): Promise<string> {
 const KEY_HASH_CHARS = 12;
 
 export function treeKey(canonical: string): string {
-  const hash = loadCrypto().createHash('sha256').update(canonical).digest('hex').slice(0, KEY_HASH_CHARS);
+  const hash = createSha256().update(canonical).digest('hex').slice(0, KEY_HASH_CHARS);
   return `${slug(basename(canonical)).slice(0, 40)}-${hash}`;
 }
 

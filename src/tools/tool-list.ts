@@ -16,13 +16,12 @@
  * installed package, whose times an archive changed, always is). Only leaf modules are imported
  * here: this runs before every tools/list.
  */
-import type * as Crypto from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLSETS, type Toolset } from '../config.js';
 import { messageOf } from '../kernel/errors.js';
+import { createSha256 } from '../kernel/sha256.js';
 
 /** Bumped when the file's layout changes, so an older file is rebuilt rather than misread. */
 export const TOOL_LIST_FORMAT = 2;
@@ -57,9 +56,7 @@ export type ToolListReading = { tools: ListedTool[] } | { stale: string };
 
 /** The hash of zod's version and of the given modules' contents; throws when one is unreadable. */
 export function fingerprintOf(sources: readonly string[], base: URL = SOURCES_BASE): string {
-  // Loaded only here: node:crypto costs ~5 ms of every start-up, which matching stamps spare.
-  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof Crypto;
-  const hash = createHash('sha256');
+  const hash = createSha256(); // node:crypto loads here only: matching stamps spare it
   hash.update(`zod@${zodVersion()}\n`);
   for (const source of sources) {
     hash.update(`${source}\n`);
