@@ -10,7 +10,7 @@
  */
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { formatAddress, type Mapping } from '../proxy/index.js';
+import { formatAddress, type Mapping } from '../proxy/mapping.js';
 
 /** How long one connect may take before the remote counts as unreachable. */
 export const PREFLIGHT_TIMEOUT_MS = 3000;

@@ -16,7 +16,7 @@
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
 import { beginMeasuring } from '../measuring.js';
-import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/index.js';
+import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/mapping.js';
 import { generatorBehindText, generatorLateness, LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
 import { ControlClient, plural, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';

@@ -7,8 +7,10 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { errorToWire } from '../kernel/errors.js';
-import { watchThisThread } from '../load/index.js';
-import { startProxy, type RunningProxy } from '../proxy/index.js';
+// Only what this thread runs: the gauge, not the load generator behind load/index.js. Each module here is
+// loaded and compiled again in this thread's isolate, and every run waits for this thread to start.
+import { watchThisThread } from '../load/thread-load.js';
+import { startProxy, type RunningProxy } from '../proxy/proxy.js';
 import { FaultRegistry, typeIds } from '../proxy/control/registry.js';
 import { targetLookup } from '../target-policy.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';

@@ -25,7 +25,7 @@ import {
   type LinkSink,
   type LinkSource,
 } from './link.js';
-import type { Mapping } from './mapping.js';
+import { formatAddress, type Mapping } from './mapping.js';
 
 /** The client side of a TCP path: the accepted socket, or a ClientEnd a protocol stage drives. */
 export type ClientSide = LinkSource &
@@ -334,11 +334,6 @@ export class ProxiedConnection {
 export function describeError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;
   return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
-}
-
-export function formatAddress(host: string | undefined, port: number | undefined): string {
-  const h = host ?? '?';
-  return `${h.includes(':') ? `[${h}]` : h}:${port ?? '?'}`;
 }
 
 /**

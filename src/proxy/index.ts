@@ -37,8 +37,7 @@
  *   names the mapping). Connection-level failures never reject: they are counted and reported
  *   through onEvent.
  */
-export { parseMapping, mappingInFrontOf, type Mapping } from './mapping.js';
-export { formatAddress } from './connection.js';
+export { formatAddress, parseMapping, mappingInFrontOf, type Mapping } from './mapping.js';
 export {
   startProxy,
   type ProxyOptions,

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { InputError } from '../kernel/errors.js';
-import { formatAddress } from './connection.js';
+import { formatAddress } from './mapping.js';
 import { ephemeralPortHint } from './ephemeral-ports.js';
 import type { Mapping } from './mapping.js';
 

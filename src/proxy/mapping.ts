@@ -180,3 +180,9 @@ export function unknownTargetError(
     `${where}fault target "${target}" names no mapping; accepted: ${names.join(', ') || 'none (give the mapping a #name)'}`,
   );
 }
+
+/** host:port, an IPv6 host in brackets; "?" for what is not known. */
+export function formatAddress(host: string | undefined, port: number | undefined): string {
+  const h = host ?? '?';
+  return `${h.includes(':') ? `[${h}]` : h}:${port ?? '?'}`;
+}

@@ -6,7 +6,7 @@
  * its clock starts, so both phases measure the same path.
  */
 import { IN_FRONT_MAPPING, type Experiment, type FaultStep } from '../experiment/model.js';
-import { mappingInFrontOf, parseMapping } from '../proxy/index.js';
+import { mappingInFrontOf, parseMapping } from '../proxy/mapping.js';
 import type { ScenarioSpec } from './input.js';
 
 export function compileScenario(spec: ScenarioSpec, phase: 'baseline' | 'fault', seed: number): Experiment {

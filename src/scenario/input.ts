@@ -7,16 +7,12 @@
 import { asGiven, InputError, type Spell } from '../kernel/errors.js';
 import { parseDuration, DURATION_FORMS } from '../duration.js';
 import type { ScenarioLimits } from '../config.js';
-import {
-  parseBandwidth,
-  parseMapping,
-  validateFault,
-  type Direction,
-  type FaultSpec,
-  type FaultType,
-  type Mapping,
-  type Side,
-} from '../proxy/index.js';
+// From the proxy's leaf modules, not its index: this runs on the caller's thread, where the proxy itself never
+// runs (proxy-host/), so it loads what checks a spec and not the proxy.
+import { validateFault, type FaultSpec, type FaultType } from '../proxy/faults/index.js';
+import { parseBandwidth } from '../proxy/faults/bandwidth.js';
+import type { Direction, Side } from '../proxy/faults/fault.js';
+import { parseMapping, type Mapping } from '../proxy/mapping.js';
 import {
   DEFAULT_EXPECTED_STATUS,
   DEFAULT_MAX_CONNECTIONS,

@@ -23,7 +23,8 @@ import {
   type CapacityResult,
   type OpenLoopResult,
 } from '../load/index.js';
-import { mappingInFrontOf, validateFault } from '../proxy/index.js';
+import { mappingInFrontOf } from '../proxy/mapping.js';
+import { validateFault } from '../proxy/faults/index.js';
 import { refuseInProduction } from '../production.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { describeFault } from '../report/fault-text.js';

@@ -8,7 +8,8 @@
  * A fault sent to a control plane carries durationMs, the step's length: were this process killed
  * outright, the plane still clears it when the step would have ended.
  */
-import { adminRequest, type FaultConfig } from '../../proxy/control/index.js';
+import { adminRequest } from '../../proxy/control/client.js';
+import type { FaultConfig } from '../../proxy/control/fault-config.js';
 import type { Mapping, ProxyCounters } from '../../proxy/index.js';
 import { startHostedProxy, type HostedProxy } from '../../proxy-host/index.js';
 import type { ThreadLoadGauge } from '../../load/index.js';
