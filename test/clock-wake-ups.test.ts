@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MIN_WAKE_GAP_MS, monotonicMs, WakeUps } from '../src/clock/index.js';
 
 /** A clock and backstop timer moved by hand: `advance` runs the timer when its time comes. */
@@ -246,5 +246,48 @@ describe('the wake-up service, on the monotonic clock', () => {
       w.cancel(w.after(60_000, () => process.stdout.write('fired\\n')));
       process.stdout.write('done\\n');`;
     assert.equal(await runNode(script, 30_000), 'done\n');
+  });
+
+  it("one helper thread wakes every thread's service: each in its own due order, never early", async () => {
+    // The main thread's service and two on other threads, all on the process's board (shareClock): the process
+    // has one helper thread, named HELPER_NAME, where it had one per thread.
+    const script = `import { Worker } from 'node:worker_threads';
+      import { readdirSync, readFileSync } from 'node:fs';
+      const { shareClock, HELPER_NAME } = await import(${JSON.stringify(wakeUpsPath)});
+      const worker = (offsets) => new Worker(\`
+        const { workerData, parentPort } = require('node:worker_threads');
+        import(\${JSON.stringify(${JSON.stringify(pathToFileURL(wakeUpsPath).href)})}).then((clock) => {
+          const { useSharedClock, threadWakeUps, monotonicMs } = clock;
+          useSharedClock(workerData.clock);
+          const w = threadWakeUps(), start = monotonicMs(), order = [];
+          workerData.offsets.forEach((offset, index) => w.at(start + offset, () => {
+            order.push(start + offset <= monotonicMs() ? index : 'early ' + index);
+            if (order.length === workerData.offsets.length) parentPort.postMessage(order.join(','));
+          }));
+        });\`, { eval: true, execArgv: [], workerData: { clock: shareClock(), offsets } });
+      // Once the helper runs (it takes tens of ms to start): then every wake below is its.
+      threadWakeUps().prepare();
+      while (!threadWakeUps().precise) await new Promise((resolve) => setTimeout(resolve, 5));
+      const done = (w) => new Promise((resolve) => w.once('message', resolve));
+      const mine = new Promise((resolve) => {
+        const w = threadWakeUps(), start = monotonicMs(), order = [];
+        [12, 3, 7].forEach((offset, index) => w.at(start + offset, () => {
+          order.push(start + offset <= monotonicMs() ? index : 'early ' + index);
+          if (order.length === 3) resolve(order.join(','));
+        }));
+      });
+      const results = await Promise.all([mine, done(worker([9, 1, 4, 25])), done(worker([2, 30, 2.5]))]);
+      const helpers = readdirSync('/proc/self/task').filter((id) => {
+        try {
+          return readFileSync('/proc/self/task/' + id + '/comm', 'utf8').trim() === HELPER_NAME;
+        } catch {
+          return false;
+        }
+      }).length;
+      const timed = threadWakeUps().wakes.timer;
+      process.stdout.write(results.join(' ') + ' helpers ' + helpers + ' timer wakes ' + timed + '\\n');
+      process.exit(0);`;
+    const script2 = script.replace('const { shareClock', 'const { monotonicMs, shareClock');
+    assert.equal(await runNode(script2, 60_000), '1,2,0 1,2,0,3 0,2,1 helpers 1 timer wakes 0\n');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The process's one clock: `monotonicMs` (the same on every thread) and the wake-up service that
  * calls back at sub-millisecond precision without a busy-wait (wake-ups.ts), one per thread that
- * uses it, on one helper thread.
+ * uses it, on one helper thread per process.
  */
 import { warnRealtimeGc } from './realtime.js';
 
@@ -10,7 +10,9 @@ export { realtimeGcHazard, warnRealtimeGc } from './realtime.js';
 export { HELPER_NAME } from './shared.js';
 export {
   MIN_WAKE_GAP_MS,
+  shareClock,
   threadWakeUps,
+  useSharedClock,
   WakeUps,
   type BackstopTimer,
   type Wake,

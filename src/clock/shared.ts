@@ -1,30 +1,85 @@
 /**
- * The memory a thread's wake-up service (wake-ups.ts) shares with its helper thread
- * (wake-thread.ts). Each index in its own element size: Int32 0–3 (bytes 0–15), Float64 2–4
- * (bytes 16–39).
+ * The memory the wake-up services (wake-ups.ts) share with their helper thread (wake-thread.ts): a board
+ * of SLOTS, one per service, and a header the helper and every service read.
+ *
+ *   header (bytes 0–31):  Int32 0 DOORBELL, 1 READY, 2 CLAIMED, 3 GONE, 4 SLEEP_SEQ · Float64 3 SLEEP_UNTIL
+ *   slot k (32 bytes at 32 + 32k):  Int32 ARM_SEQ, WAKE_SEQ · Float64 WAKE_AT, SPIN_MS
+ *
+ * One board per process serves every thread that uses the service (the caller's, the generator's, the proxy's),
+ * so the process has one helper thread where it had one per thread: each costs a Node thread's start (~50 ms of
+ * CPU on a 2-core VM) and wake-ups of its own. A thread started without the board (not by the load generator or
+ * the proxy host) gets a board of its own, with a helper of its own.
  */
 
-/** Bumped by the owner after every write of WAKE_AT and SPIN_MS: the helper fires at most once per arm. */
-export const ARM_SEQ = 0;
-/** Bumped by the helper when the armed time has come; the owner awaits it with Atomics.waitAsync. */
-export const WAKE_SEQ = 1;
-/** Set to 1 by the helper once it runs: until then the backstop timer paces alone. */
-export const READY = 2;
-/** Bumped by the helper after each write of SLEEP_UNTIL: a full fence before it reads ARM_SEQ and sleeps. */
-export const SLEEP_SEQ = 3;
-/** The armed wake time (monotonicMs), +Infinity for none. */
-export const WAKE_AT = 2;
-/** How long before WAKE_AT the helper stops sleeping and spins (ms). */
-export const SPIN_MS = 3;
+/** Bumped by a service after each arm (a full fence before it reads SLEEP_UNTIL): the helper waits on it. */
+export const DOORBELL = 0;
+/** Set to 1 by the helper once it runs: until then the backstop timers pace alone. */
+export const READY = 1;
+/** How many slots have been claimed (a slot is never given back: a process has a few services). */
+export const CLAIMED = 2;
+/** Set to 1 by the thread that started the helper when the helper has exited: the services pace on timers. */
+export const GONE = 3;
+/** Bumped by the helper after each write of SLEEP_UNTIL: a full fence before it reads the doorbell and sleeps. */
+export const SLEEP_SEQ = 4;
 /**
- * When the helper's sleep ends by itself (monotonicMs), +Infinity while it sleeps until notified, and at most
- * the time it last woke while awake: an arm whose time is later needs no notify (the helper reads it then).
+ * When the helper's sleep ends by itself (monotonicMs), +Infinity while it sleeps until notified, and at most the
+ * time it last woke while awake: an arm whose time is later needs no notify (the helper reads it then).
  */
-export const SLEEP_UNTIL = 4;
-export const SHARED_BYTES = 5 * Float64Array.BYTES_PER_ELEMENT;
+export const SLEEP_UNTIL = 3;
+
+const HEADER_BYTES = 32;
+const SLOT_BYTES = 32;
+/** A process board's slots: the caller's thread, the generator's, the proxy threads', tests'. */
+export const PROCESS_SLOTS = 16;
+
+/** Bumped by the slot's service after every write of its WAKE_AT and SPIN_MS: the helper fires at most once per arm. */
+export function armSeqIndex(slot: number): number {
+  return (HEADER_BYTES + slot * SLOT_BYTES) / 4;
+}
+/** Bumped by the helper when the slot's armed time has come; the service awaits it with Atomics.waitAsync. */
+export function wakeSeqIndex(slot: number): number {
+  return (HEADER_BYTES + slot * SLOT_BYTES) / 4 + 1;
+}
+/** The slot's armed wake time (monotonicMs), +Infinity for none. */
+export function wakeAtIndex(slot: number): number {
+  return (HEADER_BYTES + slot * SLOT_BYTES) / 8 + 1;
+}
+/** How long before the slot's wake time the helper stops sleeping and spins (ms). */
+export function spinIndex(slot: number): number {
+  return (HEADER_BYTES + slot * SLOT_BYTES) / 8 + 2;
+}
+
 /** The helpers' thread name (Linux, at most 15 bytes): what top -H, perf and the benchmarks find them by. */
 export const HELPER_NAME = 'faultline-clock';
 
-export function sharedViews(buffer: SharedArrayBuffer): { ints: Int32Array; times: Float64Array } {
-  return { ints: new Int32Array(buffer), times: new Float64Array(buffer) };
+export interface BoardViews {
+  ints: Int32Array;
+  times: Float64Array;
+  /** How many slots the board has. */
+  slots: number;
+}
+
+/** A board of `slots` slots, nothing armed. */
+export function newBoard(slots: number): SharedArrayBuffer {
+  const buffer = new SharedArrayBuffer(HEADER_BYTES + slots * SLOT_BYTES);
+  const { times } = boardViews(buffer);
+  for (let slot = 0; slot < slots; slot++) times[wakeAtIndex(slot)] = Number.POSITIVE_INFINITY;
+  return buffer;
+}
+
+export function boardViews(buffer: SharedArrayBuffer): BoardViews {
+  return {
+    ints: new Int32Array(buffer),
+    times: new Float64Array(buffer),
+    slots: (buffer.byteLength - HEADER_BYTES) / SLOT_BYTES,
+  };
+}
+
+/** Claims a free slot of the board; undefined when every slot is taken. */
+export function claimSlot(ints: Int32Array, slots: number): number | undefined {
+  for (;;) {
+    const claimed = Atomics.load(ints, CLAIMED);
+    if (claimed >= slots) return undefined;
+    if (Atomics.compareExchange(ints, CLAIMED, claimed, claimed + 1) === claimed) return claimed;
+  }
 }

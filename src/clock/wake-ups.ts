@@ -12,9 +12,12 @@
  *   at(due, fn) ─▶ heap by (due, order asked) ─▶ earliest, shared memory ─▶ helper: Atomics.wait, spin
  *   fn() ◀──── every entry due, in due order ◀──── Atomics.waitAsync on the wake sequence ◀── bump
  *
- * One helper thread per thread that uses the service (wake-thread.ts), doing nothing else, sleeps
- * with Atomics.wait (µs resolution, no CPU) until the earliest due time and bumps a counter this
- * thread awaits with Atomics.waitAsync, which wakes its event loop at once. Measured at 1,000
+ * One helper thread per process (wake-thread.ts), doing nothing else, sleeps with Atomics.wait (µs
+ * resolution, no CPU) until the earliest time any thread's service armed (each has a slot of one
+ * board, shared.ts) and bumps a counter that thread awaits with Atomics.waitAsync, which wakes its
+ * event loop at once. The board comes from the main thread: the load generator's and the proxy
+ * host's threads are given it (shareClock, useSharedClock) and the main thread starts its helper;
+ * a thread not given it has a board, and a helper, of its own. Measured at 1,000
  * req/s under load: a median send lag of 0.04 ms where setTimeout gave 0.6–0.7 ms. Its cost is its
  * thread's wake-ups (20–60 µs of CPU each on a 2-core VM, a bare C nanosleep's too; the spin is a
  * small part), so it wakes as seldom as the precision allows:
@@ -34,9 +37,22 @@
  * an entry is never called before its due time on this service's clock, and one added by a
  * callback waits for the next wake. Callers on another clock (performance.now()) check theirs.
  */
-import { Worker } from 'node:worker_threads';
+import { isMainThread, Worker } from 'node:worker_threads';
 import { monotonicMs } from './monotonic.js';
-import { ARM_SEQ, READY, SHARED_BYTES, SLEEP_UNTIL, SPIN_MS, sharedViews, WAKE_AT, WAKE_SEQ } from './shared.js';
+import {
+  armSeqIndex,
+  boardViews,
+  claimSlot,
+  DOORBELL,
+  GONE,
+  newBoard,
+  PROCESS_SLOTS,
+  READY,
+  SLEEP_UNTIL,
+  spinIndex,
+  wakeAtIndex,
+  wakeSeqIndex,
+} from './shared.js';
 
 /**
  * The service fires at most this often, counted from the time armed; entries due closer together go out together.
@@ -78,6 +94,11 @@ export interface WakeUpOptions {
   now?: () => number;
   /** Start a helper thread (default true); without one the backstop timer alone paces. */
   thread?: boolean;
+  /**
+   * A slot of this board (shared.ts), whose helper another thread starts (shareClock): the process's. Default:
+   * a board of its own, with a helper this service starts.
+   */
+  board?: SharedArrayBuffer;
   timer?: BackstopTimer;
 }
 
@@ -98,10 +119,15 @@ export class WakeUps {
   private asked = 0;
   private readonly now: () => number;
   private readonly timer: BackstopTimer;
-  private readonly shared = new SharedArrayBuffer(SHARED_BYTES);
+  private readonly board: SharedArrayBuffer;
+  /** The board is this service's own: it starts the helper (else the thread that shared the board did). */
+  private readonly ownBoard: boolean;
   private readonly ints: Int32Array;
   private readonly times: Float64Array;
-  private thread: Worker | undefined;
+  /** This service's slot of the board. */
+  private readonly slot: number;
+  /** The helper of its own board, once started; on a shared board, whether the helper is to be relied on. */
+  private thread: Worker | boolean | undefined;
   /** No helper is to be (had): not asked for, or it could not start, or exited. */
   private threadless: boolean;
   /** A waitAsync on the wake sequence is pending. */
@@ -119,15 +145,20 @@ export class WakeUps {
   constructor(options: WakeUpOptions = {}) {
     this.now = options.now ?? monotonicMs;
     this.timer = options.timer ?? systemTimer;
-    ({ ints: this.ints, times: this.times } = sharedViews(this.shared));
-    this.times[WAKE_AT] = Number.POSITIVE_INFINITY;
+    const given = options.board && boardViews(options.board);
+    const slot = given && claimSlot(given.ints, given.slots);
+    // Every slot of the given board taken (a process with many such threads): a board of its own.
+    this.ownBoard = slot === undefined;
+    this.board = slot === undefined ? newBoard(1) : options.board!;
+    ({ ints: this.ints, times: this.times } = boardViews(this.board));
+    this.slot = slot ?? claimSlot(this.ints, 1)!;
     // The helper reads monotonicMs: another clock cannot be shared with it.
     this.threadless = options.thread === false || options.now !== undefined || waitAsync === undefined;
   }
 
   /** Whether the helper thread paces (else the backstop timer alone does: while it starts, or when it cannot). */
   get precise(): boolean {
-    return this.thread !== undefined && Atomics.load(this.ints, READY) === 1;
+    return this.thread !== undefined && Atomics.load(this.ints, READY) === 1 && Atomics.load(this.ints, GONE) === 0;
   }
 
   /** How many entries are pending. */
@@ -215,14 +246,22 @@ export class WakeUps {
     if (wakeAt === this.armedAtMs) return;
     this.armedAtMs = wakeAt;
     if (wakeAt !== Number.POSITIVE_INFINITY) this.startThread();
+    if (this.thread === true && Atomics.load(this.ints, GONE) === 1) {
+      // The process's helper has exited: from now on the timer alone paces.
+      this.thread = undefined;
+      this.threadless = true;
+    }
     if (this.thread !== undefined) {
+      const slot = this.slot;
       // Read before arming, so a wake that comes between the two is not waited for again.
-      const seen = Atomics.load(this.ints, WAKE_SEQ);
-      this.times[WAKE_AT] = wakeAt;
-      this.times[SPIN_MS] = Math.min(SPIN_MAX_MS, SPIN_SHARE * (wakeAt - this.lastWakeMs));
-      Atomics.add(this.ints, ARM_SEQ, 1); // a full fence before reading SLEEP_UNTIL (wake-thread.ts sleep)
+      const seen = Atomics.load(this.ints, wakeSeqIndex(slot));
+      const spin = Math.min(SPIN_MAX_MS, SPIN_SHARE * (wakeAt - this.lastWakeMs));
+      this.times[wakeAtIndex(slot)] = wakeAt;
+      this.times[spinIndex(slot)] = spin;
+      Atomics.add(this.ints, armSeqIndex(slot), 1);
+      Atomics.add(this.ints, DOORBELL, 1); // a full fence before reading SLEEP_UNTIL (wake-thread.ts sleep)
       // The helper reads the arm when its sleep ends: a wake-up (tens of µs of CPU) only for an earlier time.
-      if (!(wakeAt - this.times[SPIN_MS]! >= this.times[SLEEP_UNTIL]!)) Atomics.notify(this.ints, ARM_SEQ);
+      if (!(wakeAt - spin >= this.times[SLEEP_UNTIL]!)) Atomics.notify(this.ints, DOORBELL);
       if (wakeAt !== Number.POSITIVE_INFINITY && !this.waiting) this.waitForThread(seen);
     }
     if (this.backstop !== undefined) this.timer.clear(this.backstop);
@@ -234,7 +273,7 @@ export class WakeUps {
   }
 
   private waitForThread(seen: number): void {
-    const result = waitAsync!(this.ints, WAKE_SEQ, seen);
+    const result = waitAsync!(this.ints, wakeSeqIndex(this.slot), seen);
     if (!result.async) {
       queueMicrotask(this.onThread);
       return;
@@ -245,24 +284,25 @@ export class WakeUps {
 
   private startThread(): void {
     if (this.thread !== undefined || this.threadless) return;
-    try {
-      const thread = new Worker(new URL('./wake-thread.js', import.meta.url), { workerData: this.shared });
-      // The thread never keeps the process alive; pending wake-ups do, through the backstop.
-      thread.unref();
-      const gone = (): void => {
-        if (this.thread !== thread) return;
-        this.thread = undefined;
-        this.threadless = true;
-        this.armedAtMs = Number.NaN; // arm again, on the timer alone
-        this.arm();
-      };
-      thread.on('error', gone);
-      thread.on('exit', gone);
-      this.thread = thread;
-    } catch {
-      // No thread to be had (resource limits): the timer paces.
-      this.threadless = true;
+    if (!this.ownBoard) {
+      this.thread = true; // the thread that shared the board started its helper
+      return;
     }
+    const thread = startHelper(this.board);
+    if (thread === undefined) {
+      this.threadless = true; // no thread to be had (resource limits): the timer paces
+      return;
+    }
+    const gone = (): void => {
+      if (this.thread !== thread) return;
+      this.thread = undefined;
+      this.threadless = true;
+      this.armedAtMs = Number.NaN; // arm again, on the timer alone
+      this.arm();
+    };
+    thread.on('error', gone);
+    thread.on('exit', gone);
+    this.thread = thread;
   }
 
   private before(a: Entry, b: Entry): boolean {
@@ -317,9 +357,65 @@ export class WakeUps {
   }
 }
 
-let service: WakeUps | undefined;
+/** Starts a helper thread for `board`, unref'd; undefined when no thread can be had. */
+function startHelper(board: SharedArrayBuffer): Worker | undefined {
+  try {
+    // No option of the process's: it needs none, and some fail a worker started from a file (--input-type, from
+    // `node --input-type=module -e`), or cost every thread (an --import preload).
+    const thread = new Worker(new URL('./wake-thread.js', import.meta.url), { workerData: board, execArgv: [] });
+    // The thread never keeps the process alive; pending wake-ups do, through the backstop.
+    thread.unref();
+    return thread;
+  } catch {
+    return undefined;
+  }
+}
 
-/** This thread's wake-up service (each thread has its own heap and helper), made by its first use. */
+let service: WakeUps | undefined;
+/** The board this thread's service takes a slot of: the process's (main thread), or one given (useSharedClock). */
+let threadBoard: SharedArrayBuffer | undefined;
+let processHelper: Worker | undefined;
+
+/**
+ * The process's board, to give a thread this one starts (useSharedClock there), its helper started: a thread's
+ * services then share it rather than start a helper each. Main thread only (undefined elsewhere): the helper
+ * lives as long as its starter, and the main thread outlives every other.
+ */
+export function shareClock(): SharedArrayBuffer | undefined {
+  if (!isMainThread) return threadBoard;
+  threadBoard ??= newBoard(PROCESS_SLOTS);
+  if (processHelper === undefined && Atomics.load(boardViews(threadBoard).ints, GONE) === 0) {
+    const board = threadBoard;
+    const helper = startHelper(board);
+    const gone = (): void => {
+      const { ints, slots } = boardViews(board);
+      if (Atomics.exchange(ints, GONE, 1) === 1) return;
+      // Wake every service waiting on it: each finds GONE set as it arms again, and paces on its timer.
+      for (let slot = 0; slot < slots; slot++) {
+        Atomics.add(ints, wakeSeqIndex(slot), 1);
+        Atomics.notify(ints, wakeSeqIndex(slot));
+      }
+    };
+    if (helper === undefined) gone();
+    else {
+      helper.on('error', gone);
+      helper.on('exit', gone);
+      processHelper = helper;
+    }
+  }
+  return threadBoard;
+}
+
+/** In a thread given the process's board (shareClock): this thread's service takes a slot of it. */
+export function useSharedClock(board: unknown): void {
+  if (board instanceof SharedArrayBuffer && service === undefined) threadBoard = board;
+}
+
+/** This thread's wake-up service (each thread has its own heap), made by its first use. */
 export function threadWakeUps(): WakeUps {
-  return (service ??= new WakeUps());
+  if (service === undefined) {
+    const board = isMainThread ? shareClock() : threadBoard;
+    service = new WakeUps(board !== undefined ? { board } : {});
+  }
+  return service;
 }

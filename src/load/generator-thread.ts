@@ -28,6 +28,7 @@
  *   live counters: shared memory, no message
  */
 import { Worker } from 'node:worker_threads';
+import { shareClock } from '../clock/index.js';
 import { errorFromWire, type ErrorOnTheWire } from '../kernel/errors.js';
 import { LiveCounters } from './live-counters.js';
 import type { OpenLoopOptions, OpenLoopResult, Plan, SecondBucket } from './open-loop.js';
@@ -72,7 +73,10 @@ interface PendingRun {
 }
 
 class GeneratorThread {
-  private readonly worker = new Worker(new URL('./generator-worker.js', import.meta.url));
+  // The process's wake-up board: the thread paces on the process's one clock helper, not one of its own.
+  private readonly worker = new Worker(new URL('./generator-worker.js', import.meta.url), {
+    workerData: { clock: shareClock() },
+  });
   private readonly runs = new Map<number, PendingRun>();
   private readonly questions = new Map<number, (resources: string[]) => void>();
   private nextId = 1;

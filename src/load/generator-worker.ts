@@ -4,13 +4,15 @@
  * sends the result back with the samples' memory moved, not copied (a long run's samples are
  * hundreds of MB). Several runs may be in progress at once, as on any thread.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { useSharedClock } from '../clock/index.js';
 import { errorToWire } from '../kernel/errors.js';
 import type { FromGenerator, RunRequest, ToGenerator } from './generator-thread.js';
 import { LiveCounters } from './live-counters.js';
 import { runOnThisThread, ScheduleEnd } from './open-loop.js';
 
 const port = parentPort!;
+useSharedClock((workerData as { clock?: unknown } | null)?.clock);
 const runs = new Map<number, { controller: AbortController; scheduleEnd: ScheduleEnd }>();
 /** Runs waiting at a schedule edge for the caller's thread to answer. */
 const atEdge = new Map<number, () => void>();

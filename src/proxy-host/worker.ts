@@ -5,7 +5,8 @@
  * samples this thread's load while it hosts a proxy, into the gauge every start answers with, so a
  * load generator can tell a saturated proxy from a slow target.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { useSharedClock } from '../clock/index.js';
 import { errorToWire } from '../kernel/errors.js';
 // Only what this thread runs: the gauge, not the load generator behind load/index.js. Each module here is
 // loaded and compiled again in this thread's isolate, and every run waits for this thread to start.
@@ -16,6 +17,7 @@ import { targetLookup } from '../target-policy.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';
 
 const port = parentPort!;
+useSharedClock((workerData as { clock?: unknown } | null)?.clock);
 
 interface Hosted {
   proxy: RunningProxy;
