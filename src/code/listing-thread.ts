@@ -64,11 +64,11 @@ const MAX_HEAP_MB = 256;
 /**
  * Its young generation (V8's default grows to 48 MB). What a listing allocates there (the query's matches, the
  * definitions) is garbage once it has answered, so a larger nursery only touches fresh pages as it grows: 200-750
- * page faults on some warm listings of a 3,000-line file, 1,700 on a fresh server's first jquery.js, against ~55
- * and ~1,200 at 8 MB, for the same CPU (interleaved A/B, docs/code.md). Every first touch of a page costs the
- * kernel time on any machine (35-60 us each on the 2-core VM the figures come from), and the pages stay resident.
+ * page faults on some warm listings, ~1,750 on a fresh server's first jquery.js, against ~55-75 and ~1,300 at 4 MB
+ * (8 MB: ~200 and ~1,700), for the same CPU within noise (interleaved A/B runs). A first touch of a page costs the
+ * kernel time on any machine (35-60 us each on the 2-core VM these figures come from) and the page stays resident.
  */
-const MAX_YOUNG_MB = 8;
+const MAX_YOUNG_MB = 4;
 
 interface Pending {
   request: ListingRequest;
