@@ -15,6 +15,16 @@ import type { ToolContext } from './context.js';
 let loaded: Promise<[typeof import('../code/index.js'), typeof import('../code/report.js')]> | undefined;
 const loadCode = () => (loaded ??= Promise.all([import('../code/index.js'), import('../code/report.js')]));
 
+/**
+ * loadCode() started while the file is read: a first call's imports (~6 ms) overlap the read's I/O. A refused read
+ * leaves it loaded for the next call, its failure (none expected: our own modules) for the await that takes it.
+ */
+function readingCode(): ReturnType<typeof loadCode> {
+  const loading = loadCode();
+  loading.catch(() => {});
+  return loading;
+}
+
 /** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed
  * before. */
 function parseOptions(
@@ -73,8 +83,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       annotations: LOCAL_READ_ONLY,
     },
     async ({ file }, { signal }) => {
+      const loading = readingCode();
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [code, { functionListReport }] = await loadCode();
+      const [code, { functionListReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = functionListReport(
         await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal)),
@@ -112,8 +123,9 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       annotations: LOCAL_READ_ONLY,
     },
     async ({ file, func }, { signal }) => {
+      const loading = readingCode();
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [code, { extractionReport }] = await loadCode();
+      const [code, { extractionReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = extractionReport(
         await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path, signal)),
