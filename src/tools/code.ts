@@ -32,9 +32,11 @@ function parseOptions(
   ctx: ToolContext,
   path: string,
   signal: AbortSignal,
+  bytes: Uint8Array,
 ) {
   return {
     document: path,
+    bytes,
     store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined,
     signal,
   };
@@ -88,7 +90,7 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       const [code, { functionListReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = functionListReport(
-        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal)),
+        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal, source.bytes)),
       );
       return { text: JSON.stringify(report.names), structured: report };
     },
@@ -128,7 +130,12 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       const [code, { extractionReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = extractionReport(
-        await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path, signal)),
+        await code.extractFunction(
+          source.text,
+          language,
+          func,
+          parseOptions(code, ctx, source.path, signal, source.bytes),
+        ),
       );
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
