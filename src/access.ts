@@ -185,6 +185,14 @@ export interface SourceFile {
   /** The absolute path as the caller named it (after URI and root resolution). */
   path: string;
   text: string;
+  /** The bytes read, whose sourceText() is `text` (the listing thread decodes them itself: src/code/listing-thread.ts). */
+  bytes: Uint8Array;
+}
+
+/** A source file's text from its bytes: UTF-8, without a byte-order mark. */
+export function sourceText(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 export class FileAccess {
@@ -278,9 +286,7 @@ export class FileAccess {
           `${what}: ${path} looks like a binary file (it contains NUL bytes); only text source files are read`,
         );
       }
-      let text = bytes.toString('utf8');
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      return { path, text };
+      return { path, text: sourceText(bytes), bytes };
     } finally {
       if (!closed) await handle.close().catch(() => undefined);
     }

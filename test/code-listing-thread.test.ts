@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sourceText } from '../src/access.js';
 import { CancelledError } from '../src/kernel/errors.js';
 import { languageByName, listDefinitions } from '../src/code/index.js';
 import { withTree } from '../src/code/grammar.js';
@@ -41,6 +42,42 @@ test('the thread answers what the caller thread parses, incremental re-parses in
     assert.deepEqual(await thread.list(broken, 'typescript'), await listDefinitions(broken, 'typescript'));
     assert.ok((await thread.list(broken, 'typescript')).syntaxErrors.count > 0);
     await assert.rejects(thread.list('x', 'no-such-language'), /unknown language/);
+  } finally {
+    await thread.close();
+  }
+});
+
+test('sources handed over as bytes are decoded as the read decoded them, each request its own', async () => {
+  const thread = new ListingThread();
+  try {
+    const large = `// é\n${generatedTypeScript()}`;
+    const sources = [
+      // A byte-order mark, non-Latin-1 names and a name outside the BMP; then a larger source, then a smaller one
+      // again: the shared buffer is grown once and reused, and no answer may read another request's bytes.
+      Buffer.from('\ufeffexport function naïve() { return "日本"; }\nclass Ünï { método() {} }\nconst 𝑓 = () => 1;\n'),
+      Buffer.from(large),
+      Buffer.from('function a() {}\n'),
+      // Invalid UTF-8 is replaced on both sides alike.
+      Buffer.concat([
+        Buffer.from('function a() {}\n// '),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('\nfunction b() {}\n'),
+      ]),
+    ];
+    // Sent together: each waits on this side while the one before is on the thread.
+    const answers = await Promise.all(
+      sources.map((bytes) =>
+        thread.list('unused: the bytes are sent', 'typescript', undefined, undefined, undefined, bytes),
+      ),
+    );
+    for (const [index, bytes] of sources.entries()) {
+      const text = sourceText(bytes);
+      assert.deepEqual(answers[index], await listDefinitions(text, 'typescript'), `source ${index}`);
+    }
+    assert.deepEqual(
+      answers[0]!.definitions.map((definition) => definition.name),
+      ['naïve', 'Ünï', 'método', '𝑓'],
+    );
   } finally {
     await thread.close();
   }

@@ -323,7 +323,14 @@ class CallCpu {
   private last: Map<string, { ms: number; faults: number }> | undefined;
   /** False after watch(): one interval, from the next mark() to the one after, then none until watched again. */
   private chained = true;
-  readonly server: Array<{ main: number; busiest: number; rest: number; faults: number }> = [];
+  readonly server: Array<{
+    main: number;
+    busiest: number;
+    rest: number;
+    faults: number;
+    mainFaults: number;
+    busiestFaults: number;
+  }> = [];
   readonly client: number[] = [];
   readonly bare: number[] = [];
 
@@ -348,11 +355,18 @@ class CallCpu {
       ms: ms - (last.get(id)?.ms ?? 0),
       faults: faults - (last.get(id)?.faults ?? 0),
     }));
-    const main = used.find((thread) => thread.id === String(this.pid))?.ms ?? 0;
+    const mainThread = used.find((thread) => thread.id === String(this.pid));
     const others = used.filter((thread) => thread.id !== String(this.pid)).sort((a, b) => b.ms - a.ms);
     const busiest = others[0]?.ms ?? 0;
     const rest = others.slice(1).reduce((sum, thread) => sum + thread.ms, 0);
-    this.server.push({ main, busiest, rest, faults: used.reduce((sum, thread) => sum + thread.faults, 0) });
+    this.server.push({
+      main: mainThread?.ms ?? 0,
+      busiest,
+      rest,
+      faults: used.reduce((sum, thread) => sum + thread.faults, 0),
+      mainFaults: mainThread?.faults ?? 0,
+      busiestFaults: others[0]?.faults ?? 0,
+    });
   }
 
   async timeClient<T>(work: () => Promise<T>): Promise<T> {
@@ -372,7 +386,9 @@ class CallCpu {
     const served =
       `CPU per call (medians): server main ${main.toFixed(1)} ms, listing thread ${busiest.toFixed(1)}, ` +
       `other threads ${rest.toFixed(1)}; client ${client.toFixed(1)}; ` +
-      `server page faults ${median(this.server.map((call) => call.faults))}`;
+      `server page faults ${median(this.server.map((call) => call.faults))} ` +
+      `(main ${median(this.server.map((call) => call.mainFaults))}, ` +
+      `listing thread ${median(this.server.map((call) => call.busiestFaults))})`;
     if (this.bare.length === 0) return served;
     const bare = median(this.bare);
     const total = main + busiest + rest + client;

@@ -185,6 +185,11 @@ export interface ParseOptions {
   store?: DefinitionStore;
   /** Stops a parse on the listing thread (src/code/listing-thread.ts) with a CancelledError; one here runs to its end. */
   signal?: AbortSignal;
+  /**
+   * The bytes `source` was decoded from (access.ts sourceText()), when at hand: the listing thread is handed these
+   * through shared memory and decodes them itself, rather than being sent a copy of the text.
+   */
+  bytes?: Uint8Array;
 }
 
 export async function listDefinitions(
@@ -226,7 +231,7 @@ async function listOnThread(
   options.signal?.addEventListener('abort', stopWith, { once: true });
   try {
     if (options.signal?.aborted) stop.abort();
-    const parsing = thread.list(source, info.name, options.document, stop.signal, portable);
+    const parsing = thread.list(source, info.name, options.document, stop.signal, portable, options.bytes);
     // Its rejection is handled below, or dropped once the store has answered.
     parsing.catch(() => {});
     const stored = await options.store?.get(info, source);

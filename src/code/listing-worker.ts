@@ -8,6 +8,7 @@
  * parse and query through their progress callbacks, so the thread is free for the next request.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { sourceText } from '../access.js';
 import type { DefinitionStore } from './definition-store.js';
 import type { DefinitionList } from './index.js';
 import {
@@ -56,13 +57,13 @@ async function drain(): Promise<void> {
   whenIdle = new Promise((resolve) => (becameIdle = resolve));
   try {
     for (let request = queue.shift(); request; request = queue.shift()) {
-      const { reply, list } = await answer(request);
+      const { reply, list, source } = await answer(request);
       parentPort!.postMessage(reply, reply.list ? [reply.list.numbers.buffer as ArrayBuffer] : []);
       // The host keeps this thread referenced until the write is over (-1), or its exit would cut it short.
       if (request.store)
-        void (list ? store(request.store, request.language, request.source, list) : Promise.resolve()).finally(() =>
-          parentPort!.postMessage({ id: -1 } satisfies ListingReply),
-        );
+        void (
+          list && source !== undefined ? store(request.store, request.language, source, list) : Promise.resolve()
+        ).finally(() => parentPort!.postMessage({ id: -1 } satisfies ListingReply));
     }
   } finally {
     busy = false;
@@ -85,26 +86,30 @@ async function store(where: ThreadStore, language: string, source: string, list:
   await opened.put(info, source, list);
 }
 
-async function answer(request: ListingRequest): Promise<{ reply: ListingReply; list?: DefinitionList }> {
+async function answer(
+  request: ListingRequest,
+): Promise<{ reply: ListingReply; list?: DefinitionList; source?: string }> {
   const cancelled = (): boolean => Atomics.load(cancelCell, 0) === request.id;
+  // Decoded before anything is awaited or answered: the host reuses the shared bytes for its next request.
+  const source = request.source ?? sourceText(request.bytes ?? new Uint8Array(0));
   try {
     if (cancelled()) return { reply: { id: request.id, error: { name: 'CancelledError', message: 'cancelled' } } };
     const [{ withTree }, { findDefinitions }, { summariseSyntaxErrors }, { languageByName }] = await loading;
     const info = languageByName(request.language);
     if (!info) throw new Error(`unknown language ${request.language}`);
     const list = await withTree(
-      request.source,
+      source,
       info,
       (tree, grammar) => ({
         language: info.name,
-        definitions: findDefinitions(tree, grammar, info, request.source, cancelled),
+        definitions: findDefinitions(tree, grammar, info, source, cancelled),
         syntaxErrors: summariseSyntaxErrors(tree.rootNode),
       }),
       request.document,
       cancelled,
     );
     const packed = packList(list);
-    return { reply: packed ? { id: request.id, list: packed } : { id: request.id, plain: list }, list };
+    return { reply: packed ? { id: request.id, list: packed } : { id: request.id, plain: list }, list, source };
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     return { reply: { id: request.id, error: { name: cancelled() ? 'CancelledError' : name, message } } };

@@ -7,7 +7,7 @@
  *
  * Trees live in the WASM heap, which never shrinks, so what is kept is bounded by entries and by
  * the characters of the sources kept: a tree takes roughly 30 bytes of heap per source character
- * (measured on TypeScript), so at most ~30 MB.
+ * (measured on TypeScript), so at most ~15 MB.
  * An evicted or replaced tree is deleted on the next turn of the event loop (deleteSoon).
  */
 import type { Tree } from 'web-tree-sitter';
@@ -38,8 +38,13 @@ export function deleteSoon(tree: Tree): void {
 const pendingDeletes: Tree[] = [];
 const MAX_DELETES_PENDING = 4;
 
-const MAX_DOCUMENTS = 8;
-const MAX_SOURCE_CHARS = 1024 * 1024;
+/*
+ * An agent edits a file or two at a time. Eight documents and 1 M characters (~30 MiB of heap) kept three
+ * jquery.js trees a server never re-parsed, 20 MB of its resident memory in an A/B run; the WebAssembly heap
+ * never shrinks, so what the bound allows is what a long-lived server keeps.
+ */
+const MAX_DOCUMENTS = 4;
+const MAX_SOURCE_CHARS = 512 * 1024;
 
 export class RecentTrees {
   private readonly byDocument = new Map<string, KeptTree>();

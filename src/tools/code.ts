@@ -10,8 +10,20 @@ import * as z from 'zod';
 import { LOCAL_READ_ONLY, type ToolRegistry } from './define.js';
 import type { ToolContext } from './context.js';
 
-/** src/code and its report shapes, loaded by the first call. */
-const loadCode = () => Promise.all([import('../code/index.js'), import('../code/report.js')]);
+/** src/code and its report shapes, loaded by the first call (and kept: an import() of a loaded module still goes
+ * through the loader, ~0.3 ms a call). */
+let loaded: Promise<[typeof import('../code/index.js'), typeof import('../code/report.js')]> | undefined;
+const loadCode = () => (loaded ??= Promise.all([import('../code/index.js'), import('../code/report.js')]));
+
+/**
+ * loadCode() started while the file is read: a first call's imports (~6 ms) overlap the read's I/O. A refused read
+ * leaves it loaded for the next call, its failure (none expected: our own modules) for the await that takes it.
+ */
+function readingCode(): ReturnType<typeof loadCode> {
+  const loading = loadCode();
+  loading.catch(() => {});
+  return loading;
+}
 
 /** How a call reads a file: its path names the document (incremental re-parse), and the store answers what was listed
  * before. */
@@ -20,9 +32,11 @@ function parseOptions(
   ctx: ToolContext,
   path: string,
   signal: AbortSignal,
+  bytes: Uint8Array,
 ) {
   return {
     document: path,
+    bytes,
     store: ctx.config.codeCache ? code.definitionStoreIn(ctx.config.dataDir) : undefined,
     signal,
   };
@@ -71,11 +85,12 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       annotations: LOCAL_READ_ONLY,
     },
     async ({ file }, { signal }) => {
+      const loading = readingCode();
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [code, { functionListReport }] = await loadCode();
+      const [code, { functionListReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = functionListReport(
-        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal)),
+        await code.listFunctions(source.text, language, parseOptions(code, ctx, source.path, signal, source.bytes)),
       );
       return { text: JSON.stringify(report.names), structured: report };
     },
@@ -110,11 +125,17 @@ export function registerCodeTools(tools: ToolRegistry, ctx: ToolContext): void {
       annotations: LOCAL_READ_ONLY,
     },
     async ({ file, func }, { signal }) => {
+      const loading = readingCode();
       const source = await ctx.access.readSourceFile(file, 'file');
-      const [code, { extractionReport }] = await loadCode();
+      const [code, { extractionReport }] = await loading;
       const language = code.requireLanguageForPath(source.path, source.text);
       const report = extractionReport(
-        await code.extractFunction(source.text, language, func, parseOptions(code, ctx, source.path, signal)),
+        await code.extractFunction(
+          source.text,
+          language,
+          func,
+          parseOptions(code, ctx, source.path, signal, source.bytes),
+        ),
       );
       return { text: JSON.stringify({ full: report.full, body: report.body }), structured: report };
     },
