@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cliPath, fixturePath } from './helpers/repo.js';
+import { withoutWasmTiers } from './helpers/wasm-tiers.cjs';
 
 function faultline(...args: string[]) {
   const result = spawnSync(process.execPath, [cliPath, ...args], {
@@ -62,7 +63,8 @@ function compiledBy(stdout: string): { liftoff: number; turbofan: number } {
 test('code commands run WebAssembly on Liftoff only; a library caller keeps tier-up', () => {
   // Traced, V8 names the compiler of each wasm function (on stdout). Without the definition store,
   // so the grammar runs. The control is the same listing in a plain process: TurboFan shows there.
-  const env = { ...process.env, FAULTLINE_CODE_CACHE: 'off' };
+  // Both without the suite's own Liftoff-only preload (helpers/wasm-tiers.cts): V8's defaults here.
+  const env = { ...withoutWasmTiers(process.env), FAULTLINE_CODE_CACHE: 'off' };
   const traced = ['--trace-wasm-compilation-times'];
   const command = spawnSync(process.execPath, [...traced, cliPath, 'code', 'list', 'sample.py'], {
     cwd: fixturePath('code'),

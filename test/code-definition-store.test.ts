@@ -12,7 +12,6 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utime
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { DefinitionStore, type StoredDefinitions } from '../src/code/definition-store.js';
 import { grammarFingerprint, grammarsDirectory } from '../src/code/grammar-files.js';
 import { languageByName, listDefinitions, requireLanguageForPath, type LanguageInfo } from '../src/code/index.js';
@@ -20,11 +19,6 @@ import { fixture } from './helpers/code-fixtures.js';
 import { runCliProcess } from './helpers/processes.js';
 import { runCliBatch } from './helpers/cli-batch.js';
 import { fixturePath, repoRoot } from './helpers/repo.js';
-
-// This process parses each fixture about once, so WebAssembly's baseline compiler (Liftoff) only:
-// V8's tier-up of the big grammars to TurboFan buys nothing for one parse and costs CPU; what is
-// listed and stored is the same (issue #40, the suite's time). The CLIs it spawns keep their own flags.
-setFlagsFromString('--liftoff-only');
 
 const python = languageByName('python')!;
 const SOURCE = 'class A:\n    def m(self):\n        return 1\n\n\ndef f():\n    pass\n';

@@ -9,16 +9,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { chunkSource } from '../src/code/chunk.js';
 import { extractFunction, languageByName, languageForPath, listDefinitions } from '../src/code/index.js';
 import { LanguageSelection } from '../src/search/languages.js';
 import { fixturePath } from './helpers/repo.js';
-
-// This process parses each file once, so WebAssembly's baseline compiler (Liftoff) only: V8's
-// tier-up of the big grammars' hot functions (Swift's above all) to TurboFan costs 15-18 s of CPU
-// here and buys nothing for one parse; what is listed is the same (issue #40, the suite's time).
-setFlagsFromString('--liftoff-only');
 
 interface Case {
   file: string;

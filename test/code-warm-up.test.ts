@@ -11,14 +11,9 @@ import { isFunctionKind, listDefinitions, listFunctions, supportedLanguages } fr
 import { warmUpCode, warmUpSample } from '../src/code/warm-up.js';
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { connectStdio } from './helpers/mcp.js';
-import { setFlagsFromString } from 'node:v8';
 
 // The listing thread is what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
 process.env.FAULTLINE_LISTING_THREAD = 'on';
-// This process parses each language's sample about once, so WebAssembly's baseline compiler
-// (Liftoff) only: V8's tier-up of the big grammars (Swift's above all) to TurboFan costs ~15 s of
-// CPU here and changes no answer. The spawned server below warms up as users run it.
-setFlagsFromString('--liftoff-only');
 
 test('warming up keeps no trees, skips unknown languages, never rejects, and changes no answer', async () => {
   const source = generatedTypeScript();

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdio, textOf, type StdioClientOptions } from './helpers/mcp.js';
+import { connectStdio, testSchemaValidator, textOf, type StdioClientOptions } from './helpers/mcp.js';
 import { startCliProcess } from './helpers/processes.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'faultline-consent-')));
@@ -320,7 +320,7 @@ test('over streamable HTTP too: refused without consent, and asked through elici
     const connect = async (elicit?: () => ElicitResult): Promise<Client> => {
       const client = new Client(
         { name: 'faultline-test', version: '0.0.0' },
-        elicit ? { capabilities: { elicitation: {} } } : {},
+        { ...(elicit ? { capabilities: { elicitation: {} } } : {}), jsonSchemaValidator: testSchemaValidator },
       );
       if (elicit) client.setRequestHandler(ElicitRequestSchema, () => elicit());
       await client.connect(

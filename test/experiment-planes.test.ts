@@ -5,12 +5,11 @@
  * record. Real servers and processes; times only as wide inequalities.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeConfig } from '../src/config.js';
 import { experimentRunRecord, readExperiment, runExperiment } from '../src/experiment/index.js';
 import type { SafetyPolicy } from '../src/experiment/adapters/policy.js';
-import { repoRoot } from './helpers/repo.js';
+import { mcpTargetPath } from './helpers/repo.js';
 import { freePort, startDependency } from './fixtures/experiment/stack.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 
@@ -20,7 +19,7 @@ const policy: SafetyPolicy = {
   allowNonLoopbackBind: false,
   allowProduction: false,
 };
-const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+const target = mcpTargetPath;
 
 describe('without load', () => {
   test(

@@ -22,7 +22,7 @@ import { createServer } from '../src/server.js';
 import { makeConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { startCliProcess } from './helpers/processes.js';
-import { textOf } from './helpers/mcp.js';
+import { testSchemaValidator, textOf } from './helpers/mcp.js';
 
 /** What the clients' fetches saw: statuses, and the Retry-After of every 503. */
 interface Seen {
@@ -46,7 +46,7 @@ function observingFetch(seen: Seen): typeof fetch {
 
 async function connect(url: URL, seen: Seen): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(url, { fetch: observingFetch(seen) });
-  const client = new Client({ name: 'sessions', version: '0' });
+  const client = new Client({ name: 'sessions', version: '0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(transport);
   return { client, transport };
 }

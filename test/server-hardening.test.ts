@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath } from './helpers/repo.js';
 import { startCliProcess, type RunningCli } from './helpers/processes.js';
-import { textOf } from './helpers/mcp.js';
+import { testSchemaValidator, textOf } from './helpers/mcp.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
 // This file lists code through the servers it spawns: with their listing thread, as users run them
@@ -43,7 +43,7 @@ after(async () => {
 async function connectClient(withRoots: boolean): Promise<Client> {
   const client = new Client(
     { name: 'hardening', version: '0' },
-    { capabilities: withRoots ? { roots: { listChanged: true } } : {} },
+    { capabilities: withRoots ? { roots: { listChanged: true } } : {}, jsonSchemaValidator: testSchemaValidator },
   );
   if (withRoots)
     client.setRequestHandler(ListRootsRequestSchema, () => ({
@@ -102,7 +102,10 @@ test('non-object arguments are -32602 naming arguments', async () => {
 
 test('over stdio the client roots confine the file tools too (asked before the first call)', async () => {
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const client = new Client({ name: 'hardening', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+  const client = new Client(
+    { name: 'hardening', version: '0' },
+    { capabilities: { roots: { listChanged: true } }, jsonSchemaValidator: testSchemaValidator },
+  );
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: [{ uri: pathToFileURL(dir).href, name: 'project' }],
   }));

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixturePath } from './helpers/repo.js';
-import { textOf } from './helpers/mcp.js';
+import { testSchemaValidator, textOf } from './helpers/mcp.js';
 import { HANG_GUARD_MS, quietFor } from './helpers/wait.js';
 import { startCliProcess, type RunningCli } from './helpers/processes.js';
 
@@ -74,7 +74,7 @@ test('the SDK client with the token lists tools and calls one', async () => {
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
   });
-  const client = new Client({ name: 'http-test', version: '0' });
+  const client = new Client({ name: 'http-test', version: '0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(transport, { timeout: HANG_GUARD_MS });
   try {
     const { tools } = await client.listTools();

@@ -15,7 +15,7 @@ import { checkCommandLine, COMMAND_LINE_LIMITS } from '../src/command-line.js';
 import { FaultRegistry, startAdmin } from '../src/proxy/control/index.js';
 import { startProxy } from '../src/proxy/index.js';
 import { registerReviewTools } from '../src/tools/review.js';
-import { connectInMemory, connectTools, textOf } from './helpers/mcp.js';
+import { connectInMemory, connectTools, testSchemaValidator, textOf } from './helpers/mcp.js';
 import { fixturePath } from './helpers/repo.js';
 import { runCliProcess, startCliProcess } from './helpers/processes.js';
 
@@ -188,7 +188,7 @@ test('faultline mcp --host [::1] listens on IPv6 loopback and serves an SDK clie
   try {
     const url = new URL((await cli.waitFor(/listening on (http:\/\/\S+)/))[1]!);
     assert.equal(url.hostname, '[::1]');
-    const client = new Client({ name: 'ipv6', version: '0' });
+    const client = new Client({ name: 'ipv6', version: '0' }, { jsonSchemaValidator: testSchemaValidator });
     await client.connect(new StreamableHTTPClientTransport(url));
     assert.ok((await client.listTools()).tools.length > 0);
     await client.close();

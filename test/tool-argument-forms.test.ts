@@ -13,7 +13,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { commandsAllowed, connectInMemory, textOf } from './helpers/mcp.js';
-import { repoRoot } from './helpers/repo.js';
+import { mcpTargetPath } from './helpers/repo.js';
 import { spawnRawServer } from './helpers/raw-stdio.js';
 import { startOkApp, type OkApp } from './helpers/ok-app.js';
 
@@ -262,7 +262,7 @@ test(
   'a tool-call plan as an object, YAML or JSON text, and calls as ' + 'objects or text, give identical results',
   async () => {
     const { client, close } = await connectInMemory(commandsAllowed());
-    const target = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+    const target = mcpTargetPath;
     const plan = { seed: 4, faults: [{ type: 'error_injection', rate: 1, tools: ['echo'], after_calls: 3 }] };
     const yaml = 'seed: 4\nfaults:\n  - type: error_injection\n    rate: 1\n    tools: [echo]\n    after_calls: 3\n';
     const calls = [

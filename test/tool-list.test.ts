@@ -28,7 +28,7 @@ import {
   type GeneratedToolList,
 } from '../src/tools/tool-list.js';
 import { generateToolList } from '../src/tools/tool-list-writer.js';
-import { textOf } from './helpers/mcp.js';
+import { testSchemaValidator, textOf } from './helpers/mcp.js';
 
 /** tools/list as a server that registers every family at start (the live path) publishes it. */
 async function liveList(config: Config = makeConfig()): Promise<Tool[]> {
@@ -44,7 +44,7 @@ async function connect(
   const server = createServer(config, deps);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.mcp.connect(serverSide);
-  const client = new Client({ name: 'tool-list-test', version: '0' });
+  const client = new Client({ name: 'tool-list-test', version: '0' }, { jsonSchemaValidator: testSchemaValidator });
   await client.connect(clientSide);
   return {
     client,
@@ -246,7 +246,7 @@ test(
     tools.serveToolList({ list: listed, prepare: () => Promise.reject(new Error('boom')) });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await mcp.connect(serverSide);
-    const client = new Client({ name: 'tool-list-test', version: '0' });
+    const client = new Client({ name: 'tool-list-test', version: '0' }, { jsonSchemaValidator: testSchemaValidator });
     await client.connect(clientSide);
     try {
       assert.deepEqual((await client.listTools()).tools, listed);

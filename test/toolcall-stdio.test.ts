@@ -12,12 +12,12 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cliPath, repoRoot } from './helpers/repo.js';
+import { cliPath, mcpTargetPath } from './helpers/repo.js';
 import { alive, running, type CliOutcome } from './helpers/processes.js';
 import { runCliBatch } from './helpers/cli-batch.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
-const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+const targetPath = mcpTargetPath;
 const dir = mkdtempSync(join(tmpdir(), 'toolcall-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let planCount = 0;
@@ -369,7 +369,7 @@ test(
     assert.equal(written.format, 'faultline-run-record');
     assert.equal(written.version, 1);
     assert.equal(written.kind, 'toolcall');
-    assert.match(written.name, /^toolcall proxy stdio .*mcp-target\.js stdio$/);
+    assert.match(written.name, /^toolcall proxy stdio .*mcp-target(\.bundle\.mjs|\.js) stdio$/);
     assert.deepEqual(
       written.injected,
       ['latency', 'schema_drift'],

@@ -21,13 +21,13 @@ function scratchDir(): string {
 after(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
-import { repoRoot } from './helpers/repo.js';
+import { mcpTargetPath, repoRoot } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
 import { startTargetHttp } from './helpers/mcp-target.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
-const targetPath = join(repoRoot, 'dist', 'test', 'helpers', 'mcp-target.js');
+const targetPath = mcpTargetPath;
 const NAME = 'fault_run_tool_call_chaos_scenario';
 
 test('a stdio target: faults injected, SLIs in structuredContent, the report in text, the child reaped', async () => {

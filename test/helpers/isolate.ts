@@ -10,6 +10,7 @@
  * files about the thread, and those that list code through a spawned server, turn it back on in
  * their own process.env (`process.env.FAULTLINE_LISTING_THREAD = 'on'`), so it stays tested.
  */
+import { wasmTiersOption } from './wasm-tiers.cjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,3 +24,7 @@ if (!process.env.FAULTLINE_TEST_DATA_HOME) {
   process.on('exit', () => rmSync(home, { recursive: true, force: true }));
 }
 process.env.FAULTLINE_LISTING_THREAD ??= 'off';
+// WebAssembly on V8's baseline compiler only, in this process (the import above) and in every
+// Node.js process it starts that inherits its environment (helpers/wasm-tiers.cts says why).
+if (!(process.env.NODE_OPTIONS ?? '').includes(wasmTiersOption))
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${wasmTiersOption}`.trim();
