@@ -47,6 +47,9 @@ const result = await build({
   banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [dynamicImportsStay],
   metafile: true,
+  // Paths through a symlinked node_modules (a worktree's), not its target: the manifest names the
+  // packages relative to the bundle, so a copy of the package finds them where Node does.
+  preserveSymlinks: true,
   absWorkingDir: repo,
   logLevel: 'warning',
 });
