@@ -35,6 +35,51 @@ const dynamicImportsStay: Plugin = {
   },
 };
 
+/**
+ * `node:fs/promises` as the bundled modules use it, on callback fs: loading Node's own module loads
+ * ten more (readline's interface, watchers, rimraf…), about 9 M instructions of a ~150 M search.
+ * The same calls (realpath is the native one, as fs/promises' is), the same results and errors;
+ * a function named here only for completeness loads the real module when first used.
+ */
+const FS_PROMISES_LITE = `
+const fs = require('node:fs');
+const { promisify } = require('node:util');
+let real;
+const full = () => (real ??= require('node:fs/promises'));
+module.exports = {
+  realpath: promisify(fs.realpath.native),
+  readdir: promisify(fs.readdir),
+  readFile: promisify(fs.readFile),
+  stat: promisify(fs.stat),
+  lstat: promisify(fs.lstat),
+  mkdir: promisify(fs.mkdir),
+  get open() { return full().open; },
+  get writeFile() { return full().writeFile; },
+  get rm() { return full().rm; },
+  get rename() { return full().rename; },
+  get access() { return full().access; },
+};
+`;
+
+const fsPromisesLite: Plugin = {
+  name: 'fs-promises-lite',
+  setup(on) {
+    on.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: 'fs-promises-lite', namespace: 'lite' }));
+    on.onLoad({ filter: /.*/, namespace: 'lite' }, () => ({ contents: FS_PROMISES_LITE, loader: 'js' }));
+  },
+};
+
+/** Every name a bundled module imports from node:fs/promises must be one FS_PROMISES_LITE has. */
+function checkFsPromisesNames(bundle: string): void {
+  const offered = new Set([...FS_PROMISES_LITE.matchAll(/^\s+(?:get )?(\w+)[:(]/gm)].map((match) => match[1]!));
+  const lite = /var (import_promises\d*) = /g;
+  for (const [, name] of bundle.matchAll(lite)) {
+    for (const [, used] of bundle.matchAll(new RegExp(`${name}\\.(\\w+)`, 'g'))) {
+      if (!offered.has(used!)) throw new Error(`the bundle uses fs/promises ${used}, which FS_PROMISES_LITE lacks`);
+    }
+  }
+}
+
 const result = await build({
   entryPoints: [join(out, 'commands', 'plain-search-main.js')],
   outfile: bundleFile,
@@ -45,7 +90,7 @@ const result = await build({
   // The bundle runs as CommonJS: import.meta.url is the bundle's own URL (createRequire's base).
   define: { 'import.meta.url': '__bundle_url' },
   banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [dynamicImportsStay],
+  plugins: [dynamicImportsStay, fsPromisesLite],
   metafile: true,
   // Paths through a symlinked node_modules (a worktree's), not its target: the manifest names the
   // packages relative to the bundle, so a copy of the package finds them where Node does.
@@ -54,7 +99,9 @@ const result = await build({
   logLevel: 'warning',
 });
 
-const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(repo, input));
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((input) => !input.startsWith('lite:'))
+  .map((input) => resolve(repo, input));
 const packages: Record<string, string> = {};
 for (const input of inputs) {
   const match = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(input);
@@ -66,6 +113,7 @@ const sqlite = inputs.find((input) => /[\\/]node_modules[\\/]better-sqlite3[\\/]
 if (!sqlite) throw new Error('the plain search bundle holds no better-sqlite3');
 const sqliteRoot = /^(.*[\\/]better-sqlite3)[\\/]/.exec(sqlite)![1]!;
 const bundle = readFileSync(bundleFile);
+checkFsPromisesNames(bundle.toString('utf8'));
 writeFileSync(
   join(out, 'plain-search.bundle.json'),
   `${JSON.stringify(
