@@ -36,23 +36,32 @@ const dynamicImportsStay: Plugin = {
 };
 
 /**
- * `node:fs/promises` as the bundled modules use it, on callback fs: loading Node's own module loads
- * ten more (readline's interface, watchers, rimraf…), about 9 M instructions of a ~150 M search.
- * The same calls (realpath is the native one, as fs/promises' is), the same results and errors;
- * a function named here only for completeness loads the real module when first used.
+ * `node:fs/promises` as the bundled modules use it, on fs's synchronous calls, each answered as a
+ * settled promise. Node's module loads ten more (readline's interface, watchers, rimraf…), about
+ * 9 M instructions of a ~150 M search; and each asynchronous call is a round trip through libuv's
+ * thread pool (started for them alone), which a loaded machine makes slow, while a plain search
+ * from the command line has nothing to do meanwhile. The same calls (realpath the native one, as
+ * fs/promises' is), the same results and errors, as rejections. Names used only by modules the
+ * bundle holds but a plain search never runs load the real module when first read.
  */
 const FS_PROMISES_LITE = `
 const fs = require('node:fs');
-const { promisify } = require('node:util');
+const settled = (call) => (...args) => {
+  try {
+    return Promise.resolve(call(...args));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+};
 let real;
 const full = () => (real ??= require('node:fs/promises'));
 module.exports = {
-  realpath: promisify(fs.realpath.native),
-  readdir: promisify(fs.readdir),
-  readFile: promisify(fs.readFile),
-  stat: promisify(fs.stat),
-  lstat: promisify(fs.lstat),
-  mkdir: promisify(fs.mkdir),
+  realpath: settled(fs.realpathSync.native),
+  readdir: settled(fs.readdirSync),
+  readFile: settled(fs.readFileSync),
+  stat: settled(fs.statSync),
+  lstat: settled(fs.lstatSync),
+  mkdir: settled(fs.mkdirSync),
   get open() { return full().open; },
   get writeFile() { return full().writeFile; },
   get rm() { return full().rm; },
