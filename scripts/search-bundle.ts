@@ -35,6 +35,60 @@ const dynamicImportsStay: Plugin = {
   },
 };
 
+/**
+ * `node:fs/promises` as the bundled modules use it, on fs's synchronous calls, each answered as a
+ * settled promise. Node's module loads ten more (readline's interface, watchers, rimraf…), about
+ * 9 M instructions of a ~150 M search; and each asynchronous call is a round trip through libuv's
+ * thread pool (started for them alone), which a loaded machine makes slow, while a plain search
+ * from the command line has nothing to do meanwhile. The same calls (realpath the native one, as
+ * fs/promises' is), the same results and errors, as rejections. Names used only by modules the
+ * bundle holds but a plain search never runs load the real module when first read.
+ */
+const FS_PROMISES_LITE = `
+const fs = require('node:fs');
+const settled = (call) => (...args) => {
+  try {
+    return Promise.resolve(call(...args));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+};
+let real;
+const full = () => (real ??= require('node:fs/promises'));
+module.exports = {
+  realpath: settled(fs.realpathSync.native),
+  readdir: settled(fs.readdirSync),
+  readFile: settled(fs.readFileSync),
+  stat: settled(fs.statSync),
+  lstat: settled(fs.lstatSync),
+  mkdir: settled(fs.mkdirSync),
+  get open() { return full().open; },
+  get writeFile() { return full().writeFile; },
+  get rm() { return full().rm; },
+  get rename() { return full().rename; },
+  get access() { return full().access; },
+};
+`;
+
+const fsPromisesLite: Plugin = {
+  name: 'fs-promises-lite',
+  setup(on) {
+    on.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: 'fs-promises-lite', namespace: 'lite' }));
+    on.onLoad({ filter: /.*/, namespace: 'lite' }, () => ({ contents: FS_PROMISES_LITE, loader: 'js' }));
+  },
+};
+
+/** Every name a bundled module imports from node:fs/promises must be one FS_PROMISES_LITE has. */
+function checkFsPromisesNames(bundle: string): void {
+  const offered = new Set([...FS_PROMISES_LITE.matchAll(/^\s+(?:get )?(\w+)[:(]/gm)].map((match) => match[1]!));
+  const lite = /var (import_promises\d*) = /g;
+  for (const [, name] of bundle.matchAll(lite)) {
+    for (const [, used] of bundle.matchAll(new RegExp(`${name}\\.(\\w+)`, 'g'))) {
+      if (!offered.has(used!)) throw new Error(`the bundle uses fs/promises ${used}, which FS_PROMISES_LITE lacks`);
+    }
+  }
+}
+
 const result = await build({
   entryPoints: [join(out, 'commands', 'plain-search-main.js')],
   outfile: bundleFile,
@@ -45,13 +99,18 @@ const result = await build({
   // The bundle runs as CommonJS: import.meta.url is the bundle's own URL (createRequire's base).
   define: { 'import.meta.url': '__bundle_url' },
   banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [dynamicImportsStay],
+  plugins: [dynamicImportsStay, fsPromisesLite],
   metafile: true,
+  // Paths through a symlinked node_modules (a worktree's), not its target: the manifest names the
+  // packages relative to the bundle, so a copy of the package finds them where Node does.
+  preserveSymlinks: true,
   absWorkingDir: repo,
   logLevel: 'warning',
 });
 
-const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(repo, input));
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((input) => !input.startsWith('lite:'))
+  .map((input) => resolve(repo, input));
 const packages: Record<string, string> = {};
 for (const input of inputs) {
   const match = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(input);
@@ -63,6 +122,7 @@ const sqlite = inputs.find((input) => /[\\/]node_modules[\\/]better-sqlite3[\\/]
 if (!sqlite) throw new Error('the plain search bundle holds no better-sqlite3');
 const sqliteRoot = /^(.*[\\/]better-sqlite3)[\\/]/.exec(sqlite)![1]!;
 const bundle = readFileSync(bundleFile);
+checkFsPromisesNames(bundle.toString('utf8'));
 writeFileSync(
   join(out, 'plain-search.bundle.json'),
   `${JSON.stringify(

@@ -135,28 +135,68 @@ export function conceptScore(
 }
 
 /**
- * conceptScore of stored chunks (their encoded term lists, encodeTerms) for one query: each list is
- * read once, front to back, picking out the query's terms, rather than searched for every form of
- * every concept. A search scores hundreds of chunks in a process that has just started, where that
- * search was most of the lexical channel's time.
+ * conceptScore of stored chunks (their encoded term lists, encodeTerms, sorted by term id) for one
+ * query, with the same arithmetic in the same order. A search scores hundreds of chunks in a
+ * process that has just started, mostly in V8's interpreter, so the query's term ids (sorted) are
+ * found in each list by walking both in step, or for a few ids in a long list by binary search,
+ * without a hash lookup per term of the chunk.
  */
 export function conceptScorer(
   concepts: readonly ScoringConcept[],
   avgLength: number,
   totalCeiling: number,
 ): (blob: Uint8Array, length: number) => number {
-  const wanted = new Set(concepts.flatMap((concept) => concept.variants.map((variant) => variant.id)));
-  const found = new Map<number, number>();
-  const frequency = (id: number): number => found.get(id) ?? 0;
+  const ids = Uint32Array.from(new Set(concepts.flatMap((concept) => concept.variants.map((variant) => variant.id))));
+  ids.sort();
+  const wanted = ids.length;
+  /** Each variant's place in `ids`, concept by concept. */
+  const slots = concepts.map((concept) => concept.variants.map((variant) => ids.indexOf(variant.id)));
+  const frequencies = new Float64Array(wanted);
   return (blob, length) => {
     if (totalCeiling <= 0) return 0;
-    found.clear();
+    frequencies.fill(0);
     const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-    for (let at = 0; at + 8 <= blob.byteLength; at += 8) {
-      const id = view.getUint32(at, true);
-      if (wanted.has(id)) found.set(id, view.getUint32(at + 4, true));
+    const terms = blob.byteLength >>> 3;
+    if (wanted * 8 < terms) {
+      for (let j = 0, low = 0; j < wanted && low < terms; j++) {
+        const id = ids[j]!;
+        let high = terms - 1;
+        while (low <= high) {
+          const middle = (low + high) >>> 1;
+          const seen = view.getUint32(middle * 8, true);
+          if (seen < id) low = middle + 1;
+          else if (seen > id) high = middle - 1;
+          else {
+            frequencies[j] = view.getUint32(middle * 8 + 4, true);
+            low = middle + 1;
+            break;
+          }
+        }
+      }
+    } else {
+      for (let i = 0, j = 0; i < terms && j < wanted; ) {
+        const seen = view.getUint32(i * 8, true);
+        const id = ids[j]!;
+        if (seen < id) i++;
+        else if (seen > id) j++;
+        else frequencies[j++] = view.getUint32(i++ * 8 + 4, true);
+      }
     }
-    return conceptScore(concepts, frequency, length, avgLength, totalCeiling);
+    let total = 0;
+    for (let c = 0; c < concepts.length; c++) {
+      const concept = concepts[c]!;
+      const places = slots[c]!;
+      let best = 0;
+      for (let v = 0; v < places.length; v++) {
+        const f = frequencies[places[v]!]!;
+        if (f === 0) continue;
+        const variant = concept.variants[v]!;
+        const score = variant.weight * termScore(variant.idf, f, length, avgLength);
+        if (score > best) best = score;
+      }
+      total += Math.min(best, concept.ceiling);
+    }
+    return total / totalCeiling;
   };
 }
 

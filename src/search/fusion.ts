@@ -29,7 +29,7 @@
  * incrementally ranks the same.
  */
 import type { ChunkRecord, StoreHit } from './store.js';
-import { baseSymbol, isStub, isTestPath, partNumber } from './tokens.js';
+import { baseSymbol, chunkTraits, INTERNAL_TRAIT, isTestPath, partNumber, STUB_TRAIT } from './tokens.js';
 import { stem } from './bm25.js';
 import { splitIdentifier } from './hashed-embedder.js';
 import { namesAction, opposes, type QueryForms } from './vocabulary.js';
@@ -127,7 +127,7 @@ function scoreOf(candidate: Candidate, options: RankOptions): Entry {
     if (options.action && !namesAction(options.action, chunk.symbol)) score *= UNNAMED_ACTION_FACTOR;
     if (chunk.kind === 'toplevel' || (CONTAINER_KINDS.has(chunk.kind) && partNumber(chunk.symbol) > 0))
       score *= MODULE_CODE_FACTOR;
-    if (isInternal(chunk)) score *= INTERNAL_FACTOR;
+    if (traitsOf(chunk) & INTERNAL_TRAIT) score *= INTERNAL_FACTOR;
     if (options.forms !== undefined) {
       const precision = namePrecision(chunk.symbol, options.forms);
       if (precision !== undefined) score *= 1 - NAME_PRECISION_WEIGHT * (1 - precision);
@@ -136,38 +136,9 @@ function scoreOf(candidate: Candidate, options: RankOptions): Entry {
   return { chunk, score, exactRank, prefixRank, copies: [] };
 }
 
-/**
- * Whether a definition is internal to its module: a Python name with one leading underscore, a
- * JavaScript or TypeScript function not exported or a member marked private (`private`, `#x`,
- * `_x`), a Go function or type whose name starts lower-case.
- */
-export function isInternal(chunk: Pick<ChunkRecord, 'symbol' | 'language' | 'kind' | 'text'>): boolean {
-  if (chunk.kind === 'toplevel' || chunk.kind === 'window') return false;
-  const segments = baseSymbol(chunk.symbol).split(/\.|::/);
-  const own = segments.at(-1)!;
-  switch (chunk.language) {
-    case 'python':
-      return /^_(?!_)/.test(own);
-    case 'javascript':
-    case 'typescript':
-    case 'tsx':
-      if (
-        /^[#_]/.test(own) ||
-        /^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*|@\w[^\n]*\n\s*)*(?:public\s+|protected\s+)?private\b/.test(
-          chunk.text,
-        )
-      )
-        return true;
-      return (
-        segments.length === 1 &&
-        chunk.kind === 'function' &&
-        !/^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*export\b/.test(chunk.text)
-      );
-    case 'go':
-      return /^[a-z]/.test(own);
-    default:
-      return false;
-  }
+/** The chunk's traits as its store kept them from indexing, else read from its text. */
+function traitsOf(chunk: ChunkRecord): number {
+  return chunk.traits ?? chunkTraits(chunk);
 }
 
 /**
@@ -233,7 +204,7 @@ function collapseFragments(entries: readonly Entry[]): Entry[] {
 
 /** An empty stub scores just under the best real definition of its name among the hits, or half. */
 function withStubsBelowReal(entries: Entry[]): Entry[] {
-  const stubs = new Set(entries.filter((entry) => isStub(entry.chunk)));
+  const stubs = new Set(entries.filter((entry) => traitsOf(entry.chunk) & STUB_TRAIT));
   const realByName = new Map<string, number>();
   for (const entry of entries) {
     if (stubs.has(entry)) continue;
@@ -408,7 +379,7 @@ export function rankDefinitions<Entry extends { chunk: ChunkRecord; exact: boole
           caseExact ? 0 : 1,
           isTestPath(chunk.path) ? 1 : 0,
           isPrivatePath(chunk.path) ? 1 : 0,
-          isStub(chunk) ? 1 : 0,
+          traitsOf(chunk) & STUB_TRAIT ? 1 : 0,
           parts.length,
           partNumber(chunk.symbol) <= 1 ? 0 : 1,
           -sizeClass(chunk),

@@ -12,7 +12,7 @@ import { chunkSource, type CodeChunk } from '../code/chunk.js';
 import { languageForSource } from '../code/header-language.js';
 import { languageByName } from '../code/languages.js';
 import { stemmedTerms } from './bm25.js';
-import { lexicalTokens, symbolTerms, type LexicalFields } from './tokens.js';
+import { chunkTraits, lexicalTokens, symbolTerms, type LexicalFields } from './tokens.js';
 import { uuidV5 } from './uuid.js';
 
 /** What a pool worker is given: plain data, so it crosses threads as it is. */
@@ -38,6 +38,8 @@ export interface ChunkTerms {
   weights: Map<string, number>;
   /** Every name the symbol channel finds the chunk by. */
   symbols: string[];
+  /** What ranking reads of its text (tokens.ts chunkTraits), kept in its row. */
+  traits: number;
 }
 
 export interface PreparedChunk extends CodeChunk {
@@ -52,8 +54,11 @@ export function chunkId(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'hash'>): str
 }
 
 /** A chunk's lexical and symbol terms (what the local store would otherwise work out as it writes). */
-export function chunkTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text' | 'kind'>, treeName: string): ChunkTerms {
-  return { ...stemmedTerms(lexicalTokens(chunk)), symbols: symbolTerms(chunk, treeName) };
+export function chunkTerms(
+  chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text' | 'kind' | 'language'>,
+  treeName: string,
+): ChunkTerms {
+  return { ...stemmedTerms(lexicalTokens(chunk)), symbols: symbolTerms(chunk, treeName), traits: chunkTraits(chunk) };
 }
 
 export async function prepareFile(job: FileJob): Promise<PreparedChunk[]> {

@@ -4,7 +4,8 @@
  * vectors as BLOBs searched exactly. Why SQLite: ARCHITECTURE.md, "The local index".
  *
  *   meta(key, value)                          format, tree, embedder, dimension
- *   chunks(rowid, id, path, …, text, vector)  one row per chunk; index on path
+ *   chunks(rowid, id, path, …, traits, …, text, vector)  one row per chunk; index on path; traits: what ranking
+ *                                           reads of the text (tokens.ts chunkTraits), so it ranks without the text
  * lexical FTS5(name, scope, doc, path, body) code-aware tokens (tokens.ts), stemmed (bm25.ts), contentless, rowid =
  * chunks.rowid
  * lexical_terms(chunk, key, length, terms) each chunk's tie-break key, weighted term frequencies and length
@@ -30,7 +31,7 @@ import { IndexError } from './errors.js';
 import { queryForms } from './vocabulary.js';
 import { MIN_PREFIX_CHARS, rankCandidates, rankDefinitions, type Candidate } from './fusion.js';
 import { LEXICAL_SCHEMA, LexicalWriter, rankLexical, scoreLexical } from './sqlite-lexical.js';
-import { symbolTerms } from './tokens.js';
+import { chunkTraits, symbolTerms } from './tokens.js';
 import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from './store.js';
 
 /**
@@ -39,8 +40,17 @@ import type { ChunkRecord, StoreHit, StoredChunk, StoreQuery, VectorStore } from
  * terms are stemmed before FTS5, with their frequencies kept for BM25 (sqlite-lexical.ts).
  * 6: lexical fields name and scope apart, keywords kept out of code only, an identifier's whole
  * term without its outer underscores (tokens.ts); each chunk's tie-break key (sqlite-lexical.ts).
+ * 7: each chunk's ranking traits (tokens.ts chunkTraits) in its row, its text last but the vector.
  */
-const FORMAT = 'faultline-sqlite-6';
+const FORMAT = 'faultline-sqlite-7';
+/**
+ * The format before: search still reads it, working the traits out from each candidate's text as
+ * that version did (the same results, a little slower); the next indexing run rebuilds it whole.
+ */
+const TRAITLESS_FORMAT = 'faultline-sqlite-6';
+/** The columns ranking reads of a chunk (alias `c`): not its text, which only hits need. */
+const RANK_COLUMNS =
+  'c.rowid, c.id, c.path, c.language, c.symbol, c.kind, c.start_line, c.end_line, c.hash, c.file_hash';
 /** Per channel: enough candidates that fusion and fragment collapsing still fill `limit`. */
 const CANDIDATES = 100;
 /**
@@ -87,7 +97,7 @@ export function useDriver(bundled: typeof BetterSqlite3, addon: string): void {
 }
 
 /** Open read connections by file: a warm server answers from SQLite's page cache. */
-const readers = new Map<string, { db: Database; vectors?: CachedVectors }>();
+const readers = new Map<string, { db: Database; vectors?: CachedVectors; traitless?: boolean }>();
 const MAX_READERS = 8;
 
 interface CachedVectors {
@@ -125,9 +135,11 @@ interface ChunkRow {
   kind: string;
   start_line: number;
   end_line: number;
-  text: string;
   hash: string;
   file_hash: string;
+  /** Read for ranking; absent in a TRAITLESS_FORMAT index, whose rows give `text` instead. */
+  traits?: number;
+  text?: string;
 }
 
 export class SqliteStore implements VectorStore {
@@ -246,9 +258,10 @@ export class SqliteStore implements VectorStore {
         chunk.kind,
         chunk.startLine,
         chunk.endLine,
-        chunk.text,
+        chunk.terms?.traits ?? chunkTraits(chunk),
         chunk.hash,
         chunk.fileHash,
+        chunk.text,
         vector,
       );
       // Rowids grow: FTS5 keeps the terms of a transaction in memory only while they do.
@@ -297,12 +310,14 @@ export class SqliteStore implements VectorStore {
     if (!db) return [];
     const scope = withinClause(within);
     const candidates = new Map<number, Candidate>();
+    const traitless = readers.get(this.file)?.traitless === true;
+    const columns = `${RANK_COLUMNS}, ${traitless ? 'c.text' : 'c.traits'}`;
 
     if (query.symbol !== undefined) {
       const symbol = query.symbol;
       const rows = db
         .prepare(
-          `SELECT c.rowid, c.*, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
+          `SELECT ${columns}, s.term = ? AS exact FROM symbols s JOIN chunks c ON c.rowid = s.chunk
            WHERE s.term >= ? AND s.term < ? ${scope.sql} ORDER BY exact DESC, length(s.term), c.id LIMIT ?`,
         )
         .all(symbol, symbol, `${symbol}\uffff`, ...scope.params, SYMBOL_CANDIDATES) as Array<
@@ -338,12 +353,13 @@ export class SqliteStore implements VectorStore {
     const records = new Map(
       chunksByRowid(
         db,
+        columns,
         found.filter((rowid) => !candidates.has(rowid)),
       ).map((record) => [record.rowid, record.chunk]),
     );
     const missingLexical = found.filter((rowid) => !lexical.has(rowid));
     for (const [rowid, score] of scoreLexical(db, query.concepts, missingLexical)) lexical.set(rowid, score);
-    return rankCandidates(
+    const hits = rankCandidates(
       found.flatMap((rowid) => {
         const candidate =
           candidates.get(rowid) ?? (records.has(rowid) ? { chunk: records.get(rowid)!, lexical: 0 } : undefined);
@@ -360,6 +376,7 @@ export class SqliteStore implements VectorStore {
         forms: queryForms(query.concepts),
       },
     );
+    return traitless ? hits : withTexts(db, hits);
   }
 
   /** The `limit` vectors closest to `query`, with their cosine (exact: every vector is compared). */
@@ -439,10 +456,14 @@ export class SqliteStore implements VectorStore {
     }
   }
 
-  /** For indexing: a damaged database reads as empty, and the writer rebuilds it. */
+  /**
+   * For indexing: a damaged database reads as empty, and the writer rebuilds it; so does one in
+   * TRAITLESS_FORMAT, which search reads but a run does not add to.
+   */
   private readerUnlessDamaged(): Database | undefined {
     try {
-      return this.reader();
+      const db = this.reader();
+      return readers.get(this.file)?.traitless ? undefined : db;
     } catch (error) {
       if (error instanceof DamagedIndex) return undefined;
       throw error;
@@ -459,6 +480,7 @@ export class SqliteStore implements VectorStore {
     }
     if (!existsSync(this.file)) return undefined;
     let db: Database;
+    let traitless = false;
     try {
       db = new this.Driver(this.file, {
         readonly: true,
@@ -475,7 +497,8 @@ export class SqliteStore implements VectorStore {
         return undefined;
       }
       const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").pluck().get();
-      if (format !== FORMAT) {
+      traitless = format === TRAITLESS_FORMAT;
+      if (format !== FORMAT && !traitless) {
         throw typeof format === 'string' && format.startsWith('faultline-sqlite-')
           ? new DamagedIndex(
               `the index of ${this.identity.tree} was built by another version ` +
@@ -493,7 +516,7 @@ export class SqliteStore implements VectorStore {
       db.close();
       throw this.damaged(error);
     }
-    readers.set(this.file, { db });
+    readers.set(this.file, { db, traitless });
     while (readers.size > MAX_READERS) {
       const [oldest, entry] = readers.entries().next().value!;
       readers.delete(oldest);
@@ -595,7 +618,7 @@ export class SqliteStore implements VectorStore {
       CREATE TABLE chunks (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, language TEXT NOT NULL,
         symbol TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-        text TEXT NOT NULL, hash TEXT NOT NULL, file_hash TEXT NOT NULL, vector BLOB);
+        traits INTEGER NOT NULL, hash TEXT NOT NULL, file_hash TEXT NOT NULL, text TEXT NOT NULL, vector BLOB);
       CREATE INDEX chunks_path ON chunks (path);
       ${LEXICAL_SCHEMA}
       CREATE TABLE symbols (term TEXT NOT NULL, chunk INTEGER NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID;
@@ -617,8 +640,8 @@ function writeStatements(db: Database) {
     deleteSymbols: db.prepare('DELETE FROM symbols WHERE chunk IN (SELECT rowid FROM chunks WHERE path = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     insertChunk: db.prepare(
-      'INSERT INTO chunks (id, path, language, symbol, kind, start_line, end_line, text, hash, file_hash, vector) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (id, path, language, symbol, kind, start_line, end_line, traits, hash, file_hash, text, ' +
+        'vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertSymbol: db.prepare('INSERT OR IGNORE INTO symbols (term, chunk) VALUES (?, ?)'),
   };
@@ -650,16 +673,34 @@ function withinClause(within: readonly string[] | undefined): { sql: string; par
   };
 }
 
-/** The chunks of `rowids`, read in one statement. */
-function chunksByRowid(db: Database, rowids: readonly number[]): Array<{ rowid: number; chunk: ChunkRecord }> {
+/** The chunks of `rowids`, read in one statement: `columns` of each (RANK_COLUMNS and more). */
+function chunksByRowid(
+  db: Database,
+  columns: string,
+  rowids: readonly number[],
+): Array<{ rowid: number; chunk: ChunkRecord }> {
   if (rowids.length === 0) return [];
   const rows = db
-    .prepare('SELECT rowid, * FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))')
+    .prepare(`SELECT ${columns} FROM chunks c WHERE c.rowid IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(rowids)) as ChunkRow[];
   return rows.map((row) => ({ rowid: row.rowid, chunk: toRecord(row) }));
 }
 
+/** The hits with their chunks' text, read for them alone (ranking read none). */
+function withTexts(db: Database, hits: StoreHit[]): StoreHit[] {
+  if (hits.length === 0) return hits;
+  const texts = new Map(
+    db
+      .prepare('SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))')
+      .raw()
+      .all(JSON.stringify(hits.map((hit) => hit.chunk.id))) as Array<[string, string]>,
+  );
+  return hits.map((hit) => ({ ...hit, chunk: { ...hit.chunk, text: texts.get(hit.chunk.id) ?? '' } }));
+}
+
+/** A row as ranking takes it: its stored traits and no text yet, or (TRAITLESS_FORMAT) its text and traits from it. */
 function toRecord(row: ChunkRow): ChunkRecord {
+  const text = row.text ?? '';
   return {
     id: row.id,
     path: row.path,
@@ -668,9 +709,11 @@ function toRecord(row: ChunkRow): ChunkRecord {
     kind: row.kind as ChunkKind,
     startLine: row.start_line,
     endLine: row.end_line,
-    text: row.text,
+    text,
     hash: row.hash,
     fileHash: row.file_hash,
+    traits:
+      row.traits ?? chunkTraits({ kind: row.kind as ChunkKind, text, language: row.language, symbol: row.symbol }),
   };
 }
 

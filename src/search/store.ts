@@ -25,7 +25,13 @@ export interface StoredChunk extends CodeChunk {
   terms?: ChunkTerms | undefined;
 }
 
-export type ChunkRecord = Omit<StoredChunk, 'vector'>;
+export type ChunkRecord = Omit<StoredChunk, 'vector'> & {
+  /**
+   * tokens.ts chunkTraits, as the store kept it from indexing; then `text` may be left empty until
+   * the chunk is a hit (sqlite-store.ts). Undefined: ranking works them out from `text`.
+   */
+  traits?: number | undefined;
+};
 
 export interface StoreHit {
   chunk: ChunkRecord;

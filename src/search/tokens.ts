@@ -249,6 +249,54 @@ export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language' | 'sy
 }
 
 /**
+ * Whether a definition is internal to its module: a Python name with one leading underscore, a
+ * JavaScript or TypeScript function not exported or a member marked private (`private`, `#x`,
+ * `_x`), a Go function or type whose name starts lower-case.
+ */
+export function isInternal(chunk: Pick<CodeChunk, 'symbol' | 'language' | 'kind' | 'text'>): boolean {
+  if (chunk.kind === 'toplevel' || chunk.kind === 'window') return false;
+  const segments = baseSymbol(chunk.symbol).split(/\.|::/);
+  const own = segments.at(-1)!;
+  switch (chunk.language) {
+    case 'python':
+      return /^_(?!_)/.test(own);
+    case 'javascript':
+    case 'typescript':
+    case 'tsx':
+      if (
+        /^[#_]/.test(own) ||
+        /^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*|@\w[^\n]*\n\s*)*(?:public\s+|protected\s+)?private\b/.test(
+          chunk.text,
+        )
+      )
+        return true;
+      return (
+        segments.length === 1 &&
+        chunk.kind === 'function' &&
+        !/^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*export\b/.test(chunk.text)
+      );
+    case 'go':
+      return /^[a-z]/.test(own);
+    default:
+      return false;
+  }
+}
+
+/** A chunk's ranking traits read from its text, as bits (chunkTraits): an empty stub (isStub). */
+export const STUB_TRAIT = 1;
+/** An internal definition (isInternal). */
+export const INTERNAL_TRAIT = 2;
+
+/**
+ * What ranking needs to know of a chunk's text, worked out once when it is indexed: the local
+ * store keeps it in the chunk's row (sqlite-store.ts `traits`), so a search ranks its candidates
+ * without reading their text; a store that keeps none works it out from the text it reads.
+ */
+export function chunkTraits(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language' | 'symbol'>): number {
+  return (isStub(chunk) ? STUB_TRAIT : 0) | (isInternal(chunk) ? INTERNAL_TRAIT : 0);
+}
+
+/**
  * Whether a path is test code: a `test`/`tests`/`__tests__`/`spec` directory (or one ending in
  * `_test`/`_tests`), or a test file by the usual names (`test_x.py`, `x_test.go`, `x.test.ts`,
  * `x.spec.js`). Tests call and re-define the names they test; they rank after the code itself.
