@@ -97,7 +97,7 @@ test('the pool answers what the caller thread answers, starting threads only as 
   assert.equal(inProcess.size, 1);
   const expected = await Promise.all(jobs.map((job) => inProcess.prepare(job)()));
   assert.equal(inProcess.preparedByCaller, jobs.length);
-  const pool = openChunkPool(3, 1_000);
+  const pool = openChunkPool(3, 1_000, 3);
   try {
     assert.equal(pool.size, 3);
     assert.equal(pool.threadsStarted, 0, 'no thread before the first job');
@@ -119,6 +119,14 @@ test('the pool answers what the caller thread answers, starting threads only as 
     await pool.close();
   }
   await assert.rejects(pool.prepare(jobs[0]!)(), CancelledError, 'a closed pool takes no job');
+  // More threads than cores: the workers keep the cores busy, the caller only writes.
+  const crowded = openChunkPool(3, 1_000, 2);
+  try {
+    assert.deepEqual(await Promise.all(jobs.map((job) => crowded.prepare(job)())), expected);
+    assert.equal(crowded.preparedByCaller, 0, 'with more threads than cores the caller prepares nothing');
+  } finally {
+    await crowded.close();
+  }
   assert.equal(openChunkPool(4, 10).size, 1, 'a tree of 10 files is chunked on the caller thread');
 });
 
