@@ -96,24 +96,37 @@ test('the pool answers what the caller thread answers, starting threads only as 
   const inProcess = openChunkPool(1, 1_000);
   assert.equal(inProcess.size, 1);
   const expected = await Promise.all(jobs.map((job) => inProcess.prepare(job)()));
-  const pool = openChunkPool(2, 1_000);
+  assert.equal(inProcess.preparedByCaller, jobs.length);
+  const pool = openChunkPool(3, 1_000, 3);
   try {
-    assert.equal(pool.size, 2);
+    assert.equal(pool.size, 3);
     assert.equal(pool.threadsStarted, 0, 'no thread before the first job');
+    // Each job asked for as soon as given, before a thread could start: the caller prepares it.
     const answered = await Promise.all(jobs.map((job) => pool.prepare(job)()));
-    assert.equal(pool.threadsStarted, 2, 'a second thread while the first was busy');
+    assert.equal(pool.threadsStarted, 2, 'a second worker thread while the first had a job; the caller is the third');
+    assert.equal(pool.preparedByCaller, jobs.length, 'jobs asked for while still queued are prepared by the caller');
     assert.deepEqual(answered, expected);
     assert.ok(expected[0]!.length > 20 && expected[0]![0]!.terms !== undefined, 'chunks with their terms');
     assert.equal(expected[1]![0]!.language, 'cpp', 'a C++ header is chunked as C++ on either side');
     // Answers are read from a thread's port as asked for: a later one first keeps the earlier ones.
     const asked = [...jobs, ...jobs].map((job) => pool.prepare(job));
+    await pool.whenPassed();
     const late = await asked.at(-1)!();
     const early = await Promise.all(asked.slice(0, -1).map((chunks) => chunks()));
     assert.deepEqual([...early, late], [...expected, ...expected]);
+    assert.equal(pool.preparedByCaller, jobs.length, 'jobs the threads had answered are not prepared again');
   } finally {
     await pool.close();
   }
   await assert.rejects(pool.prepare(jobs[0]!)(), CancelledError, 'a closed pool takes no job');
+  // More threads than cores: the workers keep the cores busy, the caller only writes.
+  const crowded = openChunkPool(3, 1_000, 2);
+  try {
+    assert.deepEqual(await Promise.all(jobs.map((job) => crowded.prepare(job)())), expected);
+    assert.equal(crowded.preparedByCaller, 0, 'with more threads than cores the caller prepares nothing');
+  } finally {
+    await crowded.close();
+  }
   assert.equal(openChunkPool(4, 10).size, 1, 'a tree of 10 files is chunked on the caller thread');
 });
 

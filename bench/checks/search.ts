@@ -228,8 +228,8 @@ const indexWorkers: BenchCheck = {
   name: 'search.index-workers',
   measures:
     '`faultline index` of the Python standard library into an empty ' +
-    'store with a chunking pool of 1, 2 and 4 worker threads ' +
-    '(--workers), spawn to exit, chunks per second (runs interleaved, ' +
+    'store with a chunking pool of 1, 2 and 4 threads (--workers; ' +
+    'the writing thread is one of them), spawn to exit, chunks per second (runs interleaved, ' +
     "median of 3). Logs each run's CPU seconds, writing thread and " +
     'other threads (/proc: the load moves them less than wall time), and the bound ' +
     'they set: N workers over 1 is at most cores × the writing ' +

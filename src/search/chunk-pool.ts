@@ -1,13 +1,22 @@
 /**
- * Where an index run prepares its changed files (prepare-file.ts: parse, chunk, tokenise): on its
- * own thread with a pool of one, else on that many worker threads (chunk-worker.ts), each with its
- * own web-tree-sitter runtime and grammars. Writing stays with the caller: it takes the results
+ * Where an index run prepares its changed files (prepare-file.ts: parse, chunk, tokenise): the
+ * caller's own thread and, with a pool of N > 1, N − 1 worker threads (chunk-worker.ts), each with
+ * its own web-tree-sitter runtime and grammars. Writing stays with the caller: it takes the results
  * in the order it asked for them and writes them to the one store, so the index is the same
  * whatever the pool's size (test/index-workers.test.ts compares them).
  *
  * The size is `--workers` / the tool's default, else FAULTLINE_INDEX_WORKERS, else one per core
- * (os.availableParallelism). A worker costs a start-up (~100 ms: the runtime and the grammars it
- * meets), so a small tree is chunked on the caller's thread, and threads start only as work comes.
+ * (os.availableParallelism). The caller's thread counts as one: it writes, and (with no more
+ * threads than cores) prepares a file whenever it would otherwise wait for one. So a pool sized to
+ * the cores keeps as many threads busy as there are cores; a worker more would cost its own
+ * start-up and warm-up (~0.5 s of CPU: its runtime, grammars and JIT, none shared between threads)
+ * and every chunk's trip between threads, and take the writing thread's share of a core. A small
+ * tree is chunked on the caller's thread, and threads start only as work comes.
+ *
+ * Who prepares a job is decided by one compare-and-swap on a cell of shared memory, so a job is
+ * prepared once: its thread takes it when it comes to it; the caller takes it when it needs it
+ * before that (it is still queued), or while it waits for another job being prepared (the oldest
+ * job still queued). A thread skips a job the caller took.
  *
  * A worker answers a file's chunks on a port of their own, which the caller reads only when it
  * stores the file (`receiveMessageOnPort`), and tells it on its own port only that they are there.
@@ -27,17 +36,28 @@ export const INDEX_WORKERS_ENV = 'FAULTLINE_INDEX_WORKERS';
 export const MAX_INDEX_WORKERS = 32;
 /** Walked files below which a worker's start-up costs more than it saves: the caller's thread chunks them. */
 const MIN_FILES_FOR_WORKERS = 32;
+/**
+ * Cells of the shared claims array: a job holds one from being given to a thread until the thread
+ * has passed it (prepared or skipped it). Jobs given while none is free are the caller's.
+ */
+const CLAIM_CELLS = 1024;
+/** A cell's states: the job waits in its thread's queue, its thread prepares it, the caller does. */
+export const CLAIM = { queued: 0, thread: 1, caller: 2 } as const;
 
 export interface ChunkPool {
-  /** Threads preparing files (1: the caller's own). */
+  /** Threads preparing files, the caller's own included (1: the caller's alone). */
   readonly size: number;
-  /** Worker threads started so far (0 for the caller's own thread). */
+  /** Worker threads started so far (at most size − 1). */
   readonly threadsStarted: number;
+  /** Jobs the caller's thread prepared (every job with a pool of one). */
+  readonly preparedByCaller: number;
   /**
    * Starts preparing `job`; the function gives its chunks when the caller is ready to store them
    * (call it once). A job is started as soon as it is given, whenever its chunks are asked for.
    */
   prepare(job: FileJob): () => Promise<PreparedChunk[]>;
+  /** Settles once the worker threads have passed every job given so far (prepared, or skipped as the caller's). */
+  whenPassed(): Promise<void>;
   /** Stops the workers; jobs still waiting reject with a CancelledError. */
   close(): Promise<void>;
 }
@@ -61,28 +81,33 @@ export function indexWorkersFrom(env: NodeJS.ProcessEnv, asked?: number): number
 }
 
 /**
- * A pool of up to `workers` threads for a run over `files` files: the caller's own thread for a
- * small tree; else threads started as jobs come while the others are busy (so a run whose files
- * are all unchanged starts none).
+ * A pool of `workers` threads for a run over `files` files: the caller's own thread alone for a
+ * small tree; else it and up to `workers` − 1 worker threads, started as jobs come while the others
+ * are busy (so a run whose files are all unchanged starts none).
  */
-export function openChunkPool(workers: number, files: number): ChunkPool {
-  return workers === 1 || files < MIN_FILES_FOR_WORKERS ? inProcessPool() : new WorkerPool(workers);
+export function openChunkPool(workers: number, files: number, cores = availableParallelism()): ChunkPool {
+  return workers === 1 || files < MIN_FILES_FOR_WORKERS ? inProcessPool() : new WorkerPool(workers, workers <= cores);
 }
 
 function inProcessPool(): ChunkPool {
+  let prepared = 0;
   const prepare = (job: FileJob) => {
+    prepared++;
     const chunks = prepareFile(job);
     // Asked for in order by the caller; one that stops first must not leave a rejection unhandled.
     chunks.catch(() => {});
     return () => chunks;
   };
-  return { size: 1, threadsStarted: 0, prepare, close: async () => {} };
-}
-
-interface Pending {
-  /** The answer is waiting on the thread's answers port. */
-  resolve(): void;
-  reject(error: Error): void;
+  return {
+    size: 1,
+    threadsStarted: 0,
+    get preparedByCaller() {
+      return prepared;
+    },
+    prepare,
+    whenPassed: async () => {},
+    close: async () => {},
+  };
 }
 
 type Answer = { id: number; chunks: PreparedChunk[] } | { id: number; error: { message: string; stack?: string } };
@@ -90,20 +115,52 @@ type Answer = { id: number; chunks: PreparedChunk[] } | { id: number; error: { m
 /** One thread and the jobs it has been given. */
 interface PoolThread {
   worker: Worker;
-  /** Jobs not answered yet. */
-  pending: Map<number, Pending>;
+  /** Jobs given that the thread has not passed yet (answered, or skipped as the caller's). */
+  pending: Map<number, Job>;
   /** Where the thread answers, read as the caller asks (chunk-worker.ts posts there, then says so). */
   answers: MessagePort;
   /** Answers read from `answers` while looking for another one, by id. */
   unclaimed: Map<number, Answer>;
 }
 
+/** A job given and not yet asked for. */
+interface Job {
+  id: number;
+  job: FileJob;
+  /** Its cell of the claims array while its thread has not passed it. */
+  cell: number;
+  thread: PoolThread;
+  /** Settles when the thread has answered (or the pool failed). */
+  answered: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+  /** The chunks, when the caller's thread took the job. */
+  local?: Promise<PreparedChunk[]> | undefined;
+}
+
 class WorkerPool implements ChunkPool {
   private readonly threads: PoolThread[] = [];
+  /** Jobs given and not yet asked for, in the order given (ids grow). */
+  private readonly jobs = new Map<number, Job>();
+  private readonly claims = new Int32Array(new SharedArrayBuffer(CLAIM_CELLS * Int32Array.BYTES_PER_ELEMENT));
+  private readonly freeCells = Array.from({ length: CLAIM_CELLS }, (_, cell) => CLAIM_CELLS - 1 - cell);
   private nextId = 0;
   private failure: Error | undefined;
+  /** Told when a thread has passed a job (whenPassed). */
+  private passedWaiters: Array<() => void> = [];
+  preparedByCaller = 0;
 
-  constructor(readonly size: number) {}
+  /**
+   * `callerPrepares`: whether the caller's thread prepares files while it would wait. Not with more
+   * threads than cores: the workers alone keep the cores busy, and the files the caller would take
+   * (35 of the standard library's 664 with 4 threads on 2 cores) cost its own start-up and JIT
+   * warm-up of the preparing code, taken from the writing: without them its thread's CPU fell from
+   * 3.12 to 2.55 s, the process's from 11.31 to 11.03 s (medians of 4, load 8).
+   */
+  constructor(
+    readonly size: number,
+    private readonly callerPrepares: boolean,
+  ) {}
 
   get threadsStarted(): number {
     return this.threads.length;
@@ -114,29 +171,36 @@ class WorkerPool implements ChunkPool {
       const failure = this.failure;
       return () => Promise.reject(failure);
     }
+    const cell = this.freeCells.pop();
+    if (cell === undefined) return this.preparedHere(job);
     // The thread with the fewest jobs waiting (files differ in size by orders of magnitude), or a
     // new one while every thread has work and the pool has room.
     let thread = this.threads.reduce<PoolThread | undefined>(
       (best, next) => (best === undefined || next.pending.size < best.pending.size ? next : best),
       undefined,
     );
-    if (thread === undefined || (thread.pending.size > 0 && this.threads.length < this.size)) {
+    if (thread === undefined || (thread.pending.size > 0 && this.threads.length < this.size - 1)) {
       thread = this.start();
       this.threads.push(thread);
     }
     const id = this.nextId++;
-    const answered = new Promise<void>((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, job });
-    });
+    const entry = { id, job, cell, thread } as Job;
+    entry.answered = new Promise<void>((resolve, reject) => Object.assign(entry, { resolve, reject }));
     // Asked for in order by the caller; one that stops first must not leave a rejection unhandled.
-    answered.catch(() => {});
-    return async () => {
-      await answered;
-      // A closed or failed pool's answers are not read (close() closes the ports).
-      if (this.failure) throw this.failure;
-      return claim(thread, id);
-    };
+    entry.answered.catch(() => {});
+    this.jobs.set(id, entry);
+    thread.pending.set(id, entry);
+    Atomics.store(this.claims, cell, CLAIM.queued);
+    thread.worker.postMessage({ id, cell, job });
+    return () => this.chunksOf(entry);
+  }
+
+  whenPassed(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.threads.every((thread) => thread.pending.size === 0)) return Promise.resolve();
+    return new Promise((resolve, reject) =>
+      this.passedWaiters.push(() => (this.failure ? reject(this.failure) : this.whenPassed().then(resolve, reject))),
+    );
   }
 
   async close(): Promise<void> {
@@ -146,6 +210,58 @@ class WorkerPool implements ChunkPool {
       thread.answers.close();
       thread.unclaimed.clear();
     }
+    this.jobs.clear();
+  }
+
+  /**
+   * The job's chunks: its thread's answer, or the caller's own if it is still queued. While its
+   * thread prepares it, the caller prepares the oldest job still queued rather than wait.
+   */
+  private async chunksOf(entry: Job): Promise<PreparedChunk[]> {
+    try {
+      for (;;) {
+        // A closed or failed pool's answers are not read (close() closes the ports).
+        if (this.failure) throw this.failure;
+        if (entry.local || (this.callerPrepares && this.take(entry))) return await entry.local!;
+        if (!entry.thread.pending.has(entry.id)) return claim(entry.thread, entry.id);
+        // Being prepared on its thread.
+        const queued = this.callerPrepares ? this.oldestQueued(entry.id) : undefined;
+        if (queued) await queued.local!.catch(() => {});
+        else await entry.answered;
+      }
+    } finally {
+      this.jobs.delete(entry.id);
+    }
+  }
+
+  /** Takes a job still in its thread's queue to prepare on the caller's thread; false if the thread has it. */
+  private take(entry: Job): boolean {
+    if (entry.local || !entry.thread.pending.has(entry.id)) return false;
+    if (Atomics.compareExchange(this.claims, entry.cell, CLAIM.queued, CLAIM.caller) !== CLAIM.queued) return false;
+    this.prepareLocally(entry);
+    return true;
+  }
+
+  /** The oldest job after `id` still waiting in a thread's queue, taken by the caller. */
+  private oldestQueued(id: number): Job | undefined {
+    for (const entry of this.jobs.values()) if (entry.id > id && this.take(entry)) return entry;
+    return undefined;
+  }
+
+  private prepareLocally(entry: Job): void {
+    this.preparedByCaller++;
+    entry.local = prepareFile(entry.job);
+    // Asked for in order by the caller; one that stops first must not leave a rejection unhandled.
+    entry.local.catch(() => {});
+  }
+
+  /** A job the caller prepares when it asks for it (every cell is held: the threads lag far behind). */
+  private preparedHere(job: FileJob): () => Promise<PreparedChunk[]> {
+    return () => {
+      if (this.failure) return Promise.reject(this.failure);
+      this.preparedByCaller++;
+      return prepareFile(job);
+    };
   }
 
   private start(): PoolThread {
@@ -153,20 +269,24 @@ class WorkerPool implements ChunkPool {
     const { port1: answers, port2 } = new MessageChannel();
     const worker = new Worker(new URL('./chunk-worker.js', import.meta.url), {
       stdout: true,
-      workerData: { answers: port2 },
+      workerData: { answers: port2, claims: this.claims },
       transferList: [port2],
     });
     worker.stdout.pipe(process.stderr);
     const thread: PoolThread = { worker, pending: new Map(), answers, unclaimed: new Map() };
+    // The thread has passed job `id`: answered it, or skipped it as the caller's.
     worker.on('message', (id: number) => {
-      const pending = thread.pending.get(id);
-      if (!pending) return;
+      const entry = thread.pending.get(id);
+      if (!entry) return;
       thread.pending.delete(id);
-      pending.resolve();
+      this.freeCells.push(entry.cell);
+      if (!entry.local) entry.resolve();
+      this.tellPassed();
     });
     worker.on('error', (error) => this.fail(new IndexError(`an indexing worker failed: ${error.message}`)));
     worker.on('exit', (code) => {
-      if (thread.pending.size > 0) this.fail(new IndexError(`an indexing worker exited (code ${code})`));
+      if ([...thread.pending.values()].some((entry) => !entry.local))
+        this.fail(new IndexError(`an indexing worker exited (code ${code})`));
     });
     return thread;
   }
@@ -175,16 +295,23 @@ class WorkerPool implements ChunkPool {
   private fail(error: Error): void {
     this.failure ??= error;
     for (const thread of this.threads) {
-      for (const pending of thread.pending.values()) pending.reject(this.failure);
+      for (const entry of thread.pending.values()) entry.reject(this.failure);
       thread.pending.clear();
     }
+    this.tellPassed();
+  }
+
+  private tellPassed(): void {
+    const waiters = this.passedWaiters;
+    this.passedWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 }
 
 /**
  * The answer to job `id`, read from the thread's answers port (it is there: the worker posts it
  * before saying so). Answers come in the order the thread finished its jobs, which is the order it
- * was given them; one read past is kept until claimed.
+ * was given them, less the ones the caller took; one read past is kept until claimed.
  */
 function claim(thread: PoolThread, id: number): PreparedChunk[] {
   let answer = thread.unclaimed.get(id);

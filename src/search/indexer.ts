@@ -36,8 +36,8 @@ import {
 /** Chunks embedded per round (and per provider request group): bounds memory and cancel latency. */
 const EMBED_BATCH_CHUNKS = 256;
 /**
- * Files handed to each pool worker ahead of the one being stored (chunk-pool.ts). Files are stored
- * in the walk's order, so one big file holds up the window: with 4 a worker, the standard
+ * Files handed to the pool per thread ahead of the one being stored (chunk-pool.ts). Files are
+ * stored in the walk's order, so one big file holds up the window: with 4 a worker, the standard
  * library's workers waited for work 30% of a run (profiled), with 16 about 10%.
  */
 const IN_FLIGHT_PER_WORKER = 16;
@@ -67,7 +67,8 @@ export interface IndexOptions {
   access?: WalkAccess | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: IndexProgress) => void) | undefined;
-  /** Threads that parse and chunk (chunk-pool.ts): default FAULTLINE_INDEX_WORKERS, else one per core. */
+  /** Threads that parse and chunk, the caller's included (chunk-pool.ts): default FAULTLINE_INDEX_WORKERS, else one
+   * per core. */
   workers?: number | undefined;
   /** Told once when the run waits for another run's write lock on the local index file. */
   onWaitingForLock?: ((file: string) => void) | undefined;
