@@ -19,7 +19,10 @@ export const READY = 1;
 export const CLAIMED = 2;
 /** Set to 1 by the thread that started the helper when the helper has exited: the services pace on timers. */
 export const GONE = 3;
-/** Bumped by the helper after each write of SLEEP_UNTIL: a full fence before it reads the doorbell and sleeps. */
+/**
+ * Bumped by the helper after each write of SLEEP_UNTIL, before it reads the doorbell and sleeps; a service loads it
+ * after ringing, before it reads SLEEP_UNTIL (the pair that makes that plain read see the write).
+ */
 export const SLEEP_SEQ = 4;
 /**
  * When the helper's sleep ends by itself (monotonicMs), +Infinity while it sleeps until notified, and at most the

@@ -48,6 +48,7 @@ import {
   newBoard,
   PROCESS_SLOTS,
   READY,
+  SLEEP_SEQ,
   SLEEP_UNTIL,
   spinIndex,
   wakeAtIndex,
@@ -259,7 +260,11 @@ export class WakeUps {
       this.times[wakeAtIndex(slot)] = wakeAt;
       this.times[spinIndex(slot)] = spin;
       Atomics.add(this.ints, armSeqIndex(slot), 1);
-      Atomics.add(this.ints, DOORBELL, 1); // a full fence before reading SLEEP_UNTIL (wake-thread.ts sleep)
+      Atomics.add(this.ints, DOORBELL, 1);
+      // Paired with the helper's bump of SLEEP_SEQ after it writes SLEEP_UNTIL (wake-thread.ts sleep): if the helper
+      // read the doorbell before the bump above, this load reads its bump, so the plain read below sees that write.
+      // The doorbell's add alone orders nothing for another location on a weakly ordered CPU (arm64).
+      Atomics.load(this.ints, SLEEP_SEQ);
       // The helper reads the arm when its sleep ends: a wake-up (tens of µs of CPU) only for an earlier time.
       if (!(wakeAt - spin >= this.times[SLEEP_UNTIL]!)) Atomics.notify(this.ints, DOORBELL);
       if (wakeAt !== Number.POSITIVE_INFINITY && !this.waiting) this.waitForThread(seen);
