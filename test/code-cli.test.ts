@@ -1,7 +1,13 @@
-/** `faultline code list|extract` as a person runs them: the built CLI, JSON on stdout, exit codes. */
+/**
+ * `faultline code list|extract` as a person runs them: the built CLI, JSON on stdout, exit codes; and the
+ * WebAssembly tiers of the one-shot commands (commands/wasm-tiers.ts), `faultline index` of a small tree among them.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { withoutWasmTiers } from './helpers/wasm-tiers.cjs';
 
@@ -89,4 +95,21 @@ test('code commands run WebAssembly on Liftoff only; a library caller keeps tier
   });
   assert.equal(library.status, 0, library.stderr);
   assert.ok(compiledBy(library.stdout).turbofan > 0, 'the control shows no TurboFan compilation');
+});
+
+test('faultline index of a small tree runs WebAssembly on Liftoff only, its worker threads too', (t) => {
+  // A tree of six languages (2 KB, under ONE_SHOT_INDEX_BYTES), with a pool of two threads, without the
+  // suite's Liftoff-only preload: V8's defaults tier up here (the library caller above), the command does not.
+  const data = mkdtempSync(join(tmpdir(), 'faultline-tiers-'));
+  t.after(() => rmSync(data, { recursive: true, force: true }));
+  const env = { ...withoutWasmTiers(process.env), FAULTLINE_DATA_DIR: data, FAULTLINE_INDEX_WORKERS: '2' };
+  const command = spawnSync(
+    process.execPath,
+    ['--trace-wasm-compilation-times', cliPath, 'index', fixturePath('index', 'tree')],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.equal(command.status, 0, command.stderr);
+  const tiers = compiledBy(command.stdout);
+  assert.ok(tiers.liftoff > 0, 'the trace shows no compiled function');
+  assert.equal(tiers.turbofan, 0);
 });

@@ -3,7 +3,6 @@
  * MCP client. They print exactly the tools' structuredContent as JSON on stdout.
  */
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { FileAccess } from '../access.js';
 import {
@@ -17,6 +16,7 @@ import {
 import { extractionReport, functionListReport } from '../code/report.js';
 import { defaultCodeCache, defaultDataDir } from '../config.js';
 import { runCommand } from './run-command.js';
+import { compileWasmForOneShot } from './wasm-tiers.js';
 import { type GlobalOptions } from './flags.js';
 
 export function registerCodeCommand(program: Command, _globals: () => GlobalOptions): void {
@@ -77,18 +77,6 @@ export function registerCodeCommand(program: Command, _globals: () => GlobalOpti
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       }),
     );
-}
-
-/**
- * Makes V8 run this process's WebAssembly on Liftoff, its baseline compiler, only. With tier-up,
- * TurboFan recompiles a grammar's hot, huge functions (lexer, parse tables) in background threads,
- * which a command that parses one file and exits never gains from and whose exit waits for them:
- * `code list` of a 26-line Swift file cost 7.5 s of CPU, 0.46 s on Liftoff (docs/code.md). The flag
- * is process-wide and holds for modules compiled after it, so it is set before the first grammar
- * loads. The MCP server's listing thread keeps tier-up: its warm listings need TurboFan's code.
- */
-export function compileWasmForOneShot(): void {
-  setFlagsFromString('--liftoff-only');
 }
 
 /** The definition store of the data directory, as the MCP tools use it, unless FAULTLINE_CODE_CACHE is off. */

@@ -15,6 +15,7 @@ import { checkIncludeDirs, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../sea
 import { indexSettingsFrom } from '../search/open.js';
 import { runCommand, withInterrupt } from './run-command.js';
 import { runSearchCommand } from './search-action.js';
+import { compileWasmForOneShot, ONE_SHOT_INDEX_BYTES } from './wasm-tiers.js';
 import { collect, positiveInteger } from './parsers.js';
 import { addLlmOptions, addRootOption, type GlobalOptions, type ServerOptionValues } from './flags.js';
 import { configFrom } from './flag-values.js';
@@ -90,6 +91,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
           onProgress: bar?.update,
           onWaitingForLock: (file) =>
             process.stderr.write(`waiting for another indexing run to finish writing ${file}\n`),
+          onWalked: ({ bytes }) => {
+            if (bytes <= ONE_SHOT_INDEX_BYTES) compileWasmForOneShot();
+          },
         }),
       ).finally(() => {
         stopWaiting();

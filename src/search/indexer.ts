@@ -72,6 +72,11 @@ export interface IndexOptions {
   workers?: number | undefined;
   /** Told once when the run waits for another run's write lock on the local index file. */
   onWaitingForLock?: ((file: string) => void) | undefined;
+  /**
+   * Told once the walk is done, before any file is read or parsed: how many source files it found and
+   * their bytes (the CLI chooses V8's WebAssembly tiers by it, commands/index-command.ts).
+   */
+  onWalked?: ((walk: { files: number; bytes: number }) => void) | undefined;
 }
 
 export interface IndexProgress {
@@ -205,6 +210,7 @@ async function indexInto(run: IndexRun, started: number, note: string | undefine
     limits: indexLimitsFrom(settings.env),
     includeDirs: options.includeDirs,
   });
+  options.onWalked?.({ files: walked.files.length, bytes: walked.files.reduce((sum, file) => sum + file.size, 0) });
   const indexed = await store.fileHashes();
   const skippedFiles: IndexStats['skippedFiles'] = {
     tooLarge: [...walked.tooLarge],
