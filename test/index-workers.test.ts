@@ -130,6 +130,32 @@ test('the pool answers what the caller thread answers, starting threads only as 
   assert.equal(openChunkPool(4, 10).size, 1, 'a tree of 10 files is chunked on the caller thread');
 });
 
+test('a worker that exits on its own fails the pool: later jobs reject, none waits for ever', async () => {
+  const job: FileJob = { path: 'a.py', text: 'def f():\n    return 1\n', language: 'python', hasGrammar: true };
+  // More threads than cores: the caller only writes, so a job given to a dead thread would never be answered.
+  const pool = openChunkPool(3, 1_000, 2);
+  try {
+    await pool.prepare(job)();
+    // Not through close(): as if the thread had called process.exit() (the pool's threads are private).
+    const { threads } = pool as unknown as { threads: Array<{ worker: import('node:worker_threads').Worker }> };
+    const exited = new Promise((resolve) => threads[0]!.worker.once('exit', resolve));
+    await threads[0]!.worker.terminate();
+    await exited;
+    const answers = [pool.prepare(job)(), pool.prepare(job)()];
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('still waiting after 60 s')), 60_000);
+    });
+    try {
+      for (const answer of answers) await assert.rejects(Promise.race([answer, bound]), IndexError);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
 test('a cancelled pooled run throws CancelledError and leaves no thread running', async (t) => {
   const { base, tree, cleanup } = polyglotTree();
   t.after(cleanup);

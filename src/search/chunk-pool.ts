@@ -284,9 +284,10 @@ class WorkerPool implements ChunkPool {
       this.tellPassed();
     });
     worker.on('error', (error) => this.fail(new IndexError(`an indexing worker failed: ${error.message}`)));
+    // Only close() ends a worker, after failing the pool: any other exit (process.exit() in it, a terminate() from
+    // elsewhere) leaves a thread that answers nothing it is given, so the run would wait on it for ever.
     worker.on('exit', (code) => {
-      if ([...thread.pending.values()].some((entry) => !entry.local))
-        this.fail(new IndexError(`an indexing worker exited (code ${code})`));
+      if (!this.failure) this.fail(new IndexError(`an indexing worker exited (code ${code})`));
     });
     return thread;
   }
