@@ -5,7 +5,8 @@
  * wake; one added by a callback waits for the next wake; a callback that throws loses no other;
  * no timer is left once nothing is pending. Where time matters the clock and the backstop timer are
  * injected and driven by hand. With the real clock: the helper thread is what wakes, a pending
- * wake-up keeps a process alive and a cancelled one does not. How late a wake comes is a figure of
+ * wake-up keeps a process alive and a cancelled one does not; a board's slots are given back and
+ * reused, never woken for their previous owner. How late a wake comes is a figure of
  * bench/checks/load.ts (load.send-lag) and bench/checks/proxy.ts (proxy.latency-accuracy).
  */
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MIN_WAKE_GAP_MS, monotonicMs, WakeUps } from '../src/clock/index.js';
+import { boardViews, CLAIMED, newBoard, takenIndex, wakeSeqIndex, wakeSlot } from '../src/clock/shared.js';
 
 /** A clock and backstop timer moved by hand: `advance` runs the timer when its time comes. */
 function manualClock() {
@@ -194,6 +196,32 @@ describe('the wake-up service, on an injected clock', () => {
 
 const timeouts = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
+/** Backstop timers that never fire: every wake is the helper's (or the test's, standing in for it). */
+const never = { set: () => undefined, clear: () => {} };
+
+describe("a board's slots, by hand", () => {
+  it('a slot given back is claimed again; a wake meant for its previous owner fails and reaches nobody', () => {
+    const board = newBoard(2);
+    const { ints } = boardViews(board);
+    const first = new WakeUps({ board, timer: never });
+    first.at(monotonicMs() + 60_000, () => assert.fail('a dropped entry was called'));
+    // The helper reads the slot's wake sequence, then its arm; then the service ends and another takes the slot.
+    const seen = Atomics.load(ints, wakeSeqIndex(0));
+    first.close();
+    assert.equal(Atomics.load(ints, takenIndex(0)), 0, 'the slot was given back');
+    const next = new WakeUps({ board, timer: never });
+    next.at(monotonicMs() + 60_000, () => {});
+    assert.equal(Atomics.load(ints, takenIndex(0)), 1, 'the next service took the same slot');
+    assert.equal(Atomics.load(ints, CLAIMED), 1, 'no other slot was used');
+    const before = Atomics.load(ints, wakeSeqIndex(0));
+    assert.equal(wakeSlot(ints, 0, seen), false, "the fire for the previous owner's arm failed");
+    assert.equal(Atomics.load(ints, wakeSeqIndex(0)), before, 'the next owner was not woken');
+    assert.equal(wakeSlot(ints, 0, before), true, "a fire for the next owner's own arm goes through");
+    next.close();
+    assert.throws(() => next.at(0, () => {}), /closed/);
+  });
+});
+
 describe('the wake-up service, on the monotonic clock', () => {
   it('its helper thread wakes it, in due order, never early, leaving no timer behind', async () => {
     const service = new WakeUps();
@@ -295,5 +323,52 @@ describe('the wake-up service, on the monotonic clock', () => {
       process.stdout.write(results.join(' ') + ' helpers ' + helpers + '\\n');
       process.exit(0);`;
     assert.equal(await runNode(script, 60_000), '1,2,0 1,2,0,3 0,2,1 helpers 1\n');
+  });
+
+  const wakeUpsModule = fileURLToPath(new URL('../src/clock/wake-ups.js', import.meta.url));
+  const sharedPath = fileURLToPath(new URL('../src/clock/shared.js', import.meta.url));
+  /** A script's lines that count this process's helper threads (by HELPER_NAME) into `helpers`. */
+  const countHelpers = `const helpers = readdirSync('/proc/self/task').filter((id) => {
+        try {
+          return readFileSync('/proc/self/task/' + id + '/comm', 'utf8').trim() === HELPER_NAME;
+        } catch {
+          return false;
+        }
+      }).length;`;
+
+  it('threads started and ended again and again reuse one slot of the board and share the one helper', async () => {
+    // Each thread is lent a slot (lendClock) and terminated, as a crashed or stopped generator or proxy thread is:
+    // the slot comes back on its exit. 20 rounds outlast the board's 16 slots. A thread's backstop never fires, so
+    // a wake the helper did not give would time the run out.
+    const script = `import { Worker } from 'node:worker_threads';
+      import { readdirSync, readFileSync } from 'node:fs';
+      const { lendClock, HELPER_NAME } = await import(${JSON.stringify(wakeUpsPath)});
+      const { boardViews, CLAIMED } = await import(${JSON.stringify(sharedPath)});
+      const { shareClock } = await import(${JSON.stringify(wakeUpsModule)});
+      let lent = 0, woken = 0, helpersSeen = 0;
+      for (let round = 0; round < 20; round++) {
+        const thread = lendClock((clock) => {
+          if (clock) lent++;
+          return new Worker(\`
+            const { workerData, parentPort } = require('node:worker_threads');
+            const alive = setInterval(() => {}, 60_000);
+            import(\${JSON.stringify(${JSON.stringify(pathToFileURL(wakeUpsPath).href)})}).then((clock) => {
+              const never = { set: () => undefined, clear: () => {} };
+              const w = new clock.WakeUps({ ...(workerData.clock ?? {}), timer: never });
+              w.at(clock.monotonicMs() + 2, () => parentPort.postMessage('woken'));
+            });\`, { eval: true, execArgv: [], workerData: { clock } });
+        });
+        await new Promise((resolve) => thread.once('message', resolve));
+        woken++;
+        ${countHelpers}
+        helpersSeen = Math.max(helpersSeen, helpers);
+        const exited = new Promise((resolve) => thread.once('exit', resolve));
+        await thread.terminate();
+        await exited;
+      }
+      const used = Atomics.load(boardViews(shareClock()).ints, CLAIMED);
+      process.stdout.write('lent ' + lent + ' woken ' + woken + ' helpers ' + helpersSeen + ' slots ' + used + '\\n');
+      process.exit(0);`;
+    assert.equal(await runNode(script, 120_000), 'lent 20 woken 20 helpers 1 slots 1\n');
   });
 });
