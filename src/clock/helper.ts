@@ -1,10 +1,18 @@
 /**
- * Starting a board's helper thread (wake-thread.ts). A helper exits only if it crashes (or is
- * terminated); then the board is marked GONE and every service told, and they pace on their
- * backstop timers from then on.
+ * Starting a board's helper thread (wake-thread.ts) and keeping one running. A helper exits only if
+ * it crashes (or is terminated); the services on its board then pace on their backstop timers, to
+ * the 1–2 ms a timer gives. So a helper that exited after it ran is replaced, on the same board:
+ * the new one reads every slot's arm as it starts, so the services waiting on the old one (their
+ * arms, their Atomics.waitAsync) are woken by it with nothing to redo. One that exits before it ran
+ * (it would again: no thread to be had, a broken start) is not, and nor is any after
+ * HELPER_RESTARTS replacements; then the board is marked GONE and every service told, and they pace
+ * on their timers from then on.
  */
 import { Worker } from 'node:worker_threads';
-import { boardViews, GONE, wakeSeqIndex } from './shared.js';
+import { boardViews, GONE, READY, wakeSeqIndex } from './shared.js';
+
+/** How many times a board's helper that exited after it ran is replaced. */
+export const HELPER_RESTARTS = 3;
 
 /** What the keeper needs of a helper thread (a Worker; a test's stand-in). */
 export interface HelperThread {
@@ -12,9 +20,9 @@ export interface HelperThread {
   terminate(): unknown;
 }
 
-/** A board's helper. */
+/** A board's helper, kept running. */
 export interface KeptHelper {
-  /** The helper running, until the board is GONE. */
+  /** The helper running now, until the board is GONE. */
   readonly current: HelperThread | undefined;
   /** How many helpers have been started. */
   readonly started: number;
@@ -36,7 +44,7 @@ export function startHelper(board: SharedArrayBuffer): Worker | undefined {
   }
 }
 
-/** Starts `board`'s helper, and marks the board GONE when it exits; `start` is replaceable for tests. */
+/** Starts `board`'s helper and replaces it when it exits (see above); `start` is replaceable for tests. */
 export function keepHelper(
   board: SharedArrayBuffer,
   start: (board: SharedArrayBuffer) => HelperThread | undefined = startHelper,
@@ -55,6 +63,8 @@ export function keepHelper(
     }
   };
   const launch = (): void => {
+    // Set again by the helper once it runs: until then, the services' backstops are their timers' finest.
+    Atomics.store(ints, READY, 0);
     const helper = start(board);
     if (helper === undefined) return giveUp();
     started++;
@@ -63,7 +73,9 @@ export function keepHelper(
     const exited = (): void => {
       if (ended || stopped) return;
       ended = true;
-      giveUp();
+      const ran = Atomics.load(ints, READY) === 1;
+      if (ran && started <= HELPER_RESTARTS) launch();
+      else giveUp();
     };
     helper.on('error', exited);
     helper.on('exit', exited);
