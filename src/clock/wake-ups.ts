@@ -33,10 +33,11 @@
  *
  * Beside it, a ref'd timer is the backstop: it keeps the event loop alive while an entry is pending
  * (neither the unref'd helper nor a pending waitAsync does) and runs the due entries should the
- * helper be starved, not started yet, being replaced, or gone, so a wake-up is never lost, only coarser. Entries due
- * together are called in due order, ties in the order asked (a link's pieces, a run's requests);
- * an entry is never called before its due time on this service's clock, and one added by a
- * callback waits for the next wake. Callers on another clock (performance.now()) check theirs.
+ * helper be starved, not started yet, being replaced, or gone, so a wake-up is never lost, only
+ * coarser. Entries due together are called in due order, ties in the order asked (a link's pieces,
+ * a run's requests); an entry is never called before its due time on this service's clock, and
+ * one added by a callback waits for the next wake. Callers on another clock (performance.now())
+ * check theirs.
  */
 import { isMainThread, type Worker } from 'node:worker_threads';
 import { keepHelper, type HelperThread, type KeptHelper } from './helper.js';
@@ -388,8 +389,9 @@ export interface SharedClock {
 }
 
 let service: WakeUps | undefined;
-/** The process's board (main thread), or the slot of it lent to this thread (useSharedClock). */
+/** The process's board (main thread only). */
 let processBoard: SharedArrayBuffer | undefined;
+/** The slot of the process's board lent to this thread (useSharedClock). */
 let threadClock: SharedClock | undefined;
 let processHelper: KeptHelper | undefined;
 
