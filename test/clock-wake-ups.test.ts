@@ -5,14 +5,18 @@
  * wake; one added by a callback waits for the next wake; a callback that throws loses no other;
  * no timer is left once nothing is pending. Where time matters the clock and the backstop timer are
  * injected and driven by hand. With the real clock: the helper thread is what wakes, a pending
- * wake-up keeps a process alive and a cancelled one does not. How late a wake comes is a figure of
+ * wake-up keeps a process alive and a cancelled one does not; a board's slots are given back and
+ * reused, never woken for their previous owner; a helper that dies is replaced, within a bound. How late a wake comes is a figure of
  * bench/checks/load.ts (load.send-lag) and bench/checks/proxy.ts (proxy.latency-accuracy).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { EventEmitter } from 'node:events';
+import { HELPER_RESTARTS, keepHelper, type HelperThread } from '../src/clock/helper.js';
 import { MIN_WAKE_GAP_MS, monotonicMs, WakeUps } from '../src/clock/index.js';
+import { boardViews, CLAIMED, GONE, newBoard, READY, takenIndex, wakeSeqIndex, wakeSlot } from '../src/clock/shared.js';
 
 /** A clock and backstop timer moved by hand: `advance` runs the timer when its time comes. */
 function manualClock() {
@@ -194,6 +198,86 @@ describe('the wake-up service, on an injected clock', () => {
 
 const timeouts = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
+/** Backstop timers that never fire: every wake is the helper's (or the test's, standing in for it). */
+const never = { set: () => undefined, clear: () => {} };
+
+describe("a board's slots and its helper, by hand", () => {
+  it('a slot given back is claimed again; a wake meant for its previous owner fails and reaches nobody', () => {
+    const board = newBoard(2);
+    const { ints } = boardViews(board);
+    const first = new WakeUps({ board, timer: never });
+    first.at(monotonicMs() + 60_000, () => assert.fail('a dropped entry was called'));
+    // The helper reads the slot's wake sequence, then its arm; then the service ends and another takes the slot.
+    const seen = Atomics.load(ints, wakeSeqIndex(0));
+    first.close();
+    assert.equal(Atomics.load(ints, takenIndex(0)), 0, 'the slot was given back');
+    const next = new WakeUps({ board, timer: never });
+    next.at(monotonicMs() + 60_000, () => {});
+    assert.equal(Atomics.load(ints, takenIndex(0)), 1, 'the next service took the same slot');
+    assert.equal(Atomics.load(ints, CLAIMED), 1, 'no other slot was used');
+    const before = Atomics.load(ints, wakeSeqIndex(0));
+    assert.equal(wakeSlot(ints, 0, seen), false, "the fire for the previous owner's arm failed");
+    assert.equal(Atomics.load(ints, wakeSeqIndex(0)), before, 'the next owner was not woken');
+    assert.equal(wakeSlot(ints, 0, before), true, "a fire for the next owner's own arm goes through");
+    next.close();
+    assert.throws(() => next.at(0, () => {}), /closed/);
+  });
+
+  /** Stand-ins for helper threads: each `run()`s (sets READY, as a helper does) or not, then exits. */
+  function fakeHelpers() {
+    const started: Array<HelperThread & EventEmitter> = [];
+    const start = () => {
+      const thread = Object.assign(new EventEmitter(), { terminate: () => thread.emit('exit', 1) });
+      started.push(thread);
+      return thread;
+    };
+    return { started, start };
+  }
+
+  it(`a helper that exits after it ran is replaced, at most ${HELPER_RESTARTS} times; then the board is GONE`, () => {
+    const board = newBoard(1);
+    const { ints } = boardViews(board);
+    const { started, start } = fakeHelpers();
+    const kept = keepHelper(board, start);
+    for (let round = 0; round <= HELPER_RESTARTS; round++) {
+      assert.equal(started.length, round + 1);
+      assert.equal(Atomics.load(ints, READY), 0, 'not ready until the new helper runs');
+      Atomics.store(ints, READY, 1);
+      assert.equal(kept.current, started[round]);
+      started[round]!.emit('exit', 1);
+    }
+    assert.equal(started.length, HELPER_RESTARTS + 1, 'no helper after the last replacement');
+    assert.equal(Atomics.load(ints, GONE), 1);
+    assert.equal(kept.current, undefined);
+  });
+
+  it('a helper that exits before it ran is not replaced (it would die again): the board is GONE at once', () => {
+    const board = newBoard(1);
+    const { ints } = boardViews(board);
+    const { started, start } = fakeHelpers();
+    keepHelper(board, start);
+    const seq = Atomics.load(ints, wakeSeqIndex(0));
+    started[0]!.emit('error', new Error('failed to start'));
+    started[0]!.emit('exit', 1);
+    assert.equal(started.length, 1);
+    assert.equal(Atomics.load(ints, GONE), 1);
+    assert.equal(Atomics.load(ints, wakeSeqIndex(0)), seq + 1, 'every service waiting is told');
+    const none = newBoard(1);
+    keepHelper(none, () => undefined);
+    assert.equal(Atomics.load(boardViews(none).ints, GONE), 1, 'no thread to be had: GONE');
+  });
+
+  it('stopping the kept helper ends it and starts no other', () => {
+    const board = newBoard(1);
+    const { started, start } = fakeHelpers();
+    const kept = keepHelper(board, start);
+    Atomics.store(boardViews(board).ints, READY, 1);
+    kept.stop();
+    assert.equal(started.length, 1);
+    assert.equal(Atomics.load(boardViews(board).ints, GONE), 1);
+  });
+});
+
 describe('the wake-up service, on the monotonic clock', () => {
   it('its helper thread wakes it, in due order, never early, leaving no timer behind', async () => {
     const service = new WakeUps();
@@ -295,5 +379,88 @@ describe('the wake-up service, on the monotonic clock', () => {
       process.stdout.write(results.join(' ') + ' helpers ' + helpers + '\\n');
       process.exit(0);`;
     assert.equal(await runNode(script, 60_000), '1,2,0 1,2,0,3 0,2,1 helpers 1\n');
+  });
+
+  const wakeUpsModule = fileURLToPath(new URL('../src/clock/wake-ups.js', import.meta.url));
+  const sharedPath = fileURLToPath(new URL('../src/clock/shared.js', import.meta.url));
+  /** A script's lines that count this process's helper threads (by HELPER_NAME) into `helpers`. */
+  const countHelpers = `const helpers = readdirSync('/proc/self/task').filter((id) => {
+        try {
+          return readFileSync('/proc/self/task/' + id + '/comm', 'utf8').trim() === HELPER_NAME;
+        } catch {
+          return false;
+        }
+      }).length;`;
+
+  it('threads started and ended again and again reuse one slot of the board and share the one helper', async () => {
+    // Each thread is lent a slot (lendClock) and terminated, as a crashed or stopped generator or proxy thread is:
+    // the slot comes back on its exit. 17 rounds outlast the board's 16 slots. A thread's backstop never fires, so
+    // a wake the helper did not give would time the run out.
+    const script = `import { Worker } from 'node:worker_threads';
+      import { readdirSync, readFileSync } from 'node:fs';
+      const { lendClock, HELPER_NAME } = await import(${JSON.stringify(wakeUpsPath)});
+      const { boardViews, CLAIMED } = await import(${JSON.stringify(sharedPath)});
+      const { shareClock } = await import(${JSON.stringify(wakeUpsModule)});
+      let lent = 0, woken = 0, helpersSeen = 0;
+      for (let round = 0; round < 17; round++) {
+        const thread = lendClock((clock) => {
+          if (clock) lent++;
+          return new Worker(\`
+            const { workerData, parentPort } = require('node:worker_threads');
+            const alive = setInterval(() => {}, 60_000);
+            import(\${JSON.stringify(${JSON.stringify(pathToFileURL(wakeUpsPath).href)})}).then((clock) => {
+              const never = { set: () => undefined, clear: () => {} };
+              const w = new clock.WakeUps({ ...(workerData.clock ?? {}), timer: never });
+              w.at(clock.monotonicMs() + 2, () => parentPort.postMessage('woken'));
+            });\`, { eval: true, execArgv: [], workerData: { clock } });
+        });
+        await new Promise((resolve) => thread.once('message', resolve));
+        woken++;
+        ${countHelpers}
+        helpersSeen = Math.max(helpersSeen, helpers);
+        const exited = new Promise((resolve) => thread.once('exit', resolve));
+        await thread.terminate();
+        await exited;
+      }
+      const used = Atomics.load(boardViews(shareClock()).ints, CLAIMED);
+      process.stdout.write('lent ' + lent + ' woken ' + woken + ' helpers ' + helpersSeen + ' slots ' + used + '\\n');
+      process.exit(0);`;
+    assert.equal(await runNode(script, 120_000), 'lent 17 woken 17 helpers 1 slots 1\n');
+  });
+
+  it('a process helper that dies is replaced: the services waiting on it are woken by the next', async () => {
+    const script = `import { readdirSync, readFileSync } from 'node:fs';
+      const { monotonicMs, shareClock, HELPER_NAME, WakeUps } = await import(${JSON.stringify(wakeUpsPath)});
+      const { processClockHelper } = await import(${JSON.stringify(wakeUpsModule)});
+      const never = { set: () => undefined, clear: () => {} };
+      // The backstop that would keep the process alive never fires: an interval does.
+      setInterval(() => {}, 60_000);
+      const w = new WakeUps({ board: shareClock(), timer: never });
+      w.prepare();
+      const ready = async (what) => {
+        for (let waited = 0; !w.precise; waited += 5) {
+          if (waited > 30_000) throw new Error(what + ' did not run within 30 s');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
+      await ready('the helper');
+      const first = processClockHelper();
+      // Armed once the first helper is gone, before the next runs: only the next can wake them.
+      const woken = await new Promise((resolve) => {
+        first.once('exit', () => {
+          const start = monotonicMs(), order = [];
+          [4, 1].forEach((offset, index) => w.at(start + offset, () => {
+            order.push(start + offset <= monotonicMs() ? index : 'early ' + index);
+            if (order.length === 2) resolve(order.join(','));
+          }));
+        });
+        first.terminate();
+      });
+      await ready('the next helper');
+      ${countHelpers}
+      const replaced = processClockHelper() !== undefined && processClockHelper() !== first;
+      process.stdout.write(woken + ' helpers ' + helpers + (replaced ? ' replaced' : '') + '\\n');
+      process.exit(0);`;
+    assert.equal(await runNode(script, 60_000), '1,0 helpers 1 replaced\n');
   });
 });

@@ -14,7 +14,7 @@ import { sourceText } from '../src/access.js';
 import { CancelledError } from '../src/kernel/errors.js';
 import { languageByName, listDefinitions } from '../src/code/index.js';
 import { withTree } from '../src/code/grammar.js';
-import { ListingThread, startListingThread, stopListingThread } from '../src/code/listing-thread.js';
+import { KEEP_SHARED_BYTES, ListingThread, startListingThread, stopListingThread } from '../src/code/listing-thread.js';
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { repoRoot } from './helpers/repo.js';
 
@@ -78,6 +78,31 @@ test('sources handed over as bytes are decoded as the read decoded them, each re
       answers[0]!.definitions.map((definition) => definition.name),
       ['naïve', 'Ünï', 'método', '𝑓'],
     );
+  } finally {
+    await thread.close();
+  }
+});
+
+test('a big source gets a shared buffer of its own, not kept; smaller ones reuse one buffer', async () => {
+  const thread = new ListingThread();
+  const kept = () => (thread as unknown as { shared: Uint8Array | undefined }).shared;
+  const list = (text: string) =>
+    thread.list('unused: the bytes are sent', 'javascript', undefined, undefined, undefined, Buffer.from(text));
+  try {
+    const small = 'function a() {}\n';
+    assert.equal((await list(small)).definitions.length, 1);
+    const buffer = kept();
+    assert.ok(buffer !== undefined && thread.sharedBytes <= KEEP_SHARED_BYTES);
+    // Most of it one comment: cheap to parse, and 1.5 times the bytes kept.
+    const big = `// ${'x'.repeat(KEEP_SHARED_BYTES * 1.5)}\nfunction big() {}\n`;
+    assert.deepEqual(
+      (await list(big)).definitions.map((definition) => definition.name),
+      ['big'],
+    );
+    assert.equal(kept(), buffer, 'the big source did not replace the kept buffer');
+    assert.ok(thread.sharedBytes <= KEEP_SHARED_BYTES, `${thread.sharedBytes} bytes kept after a big source`);
+    assert.equal((await list(`${small}function b() {}\n`)).definitions.length, 2);
+    assert.equal(kept(), buffer, 'a small source reuses the kept buffer');
   } finally {
     await thread.close();
   }

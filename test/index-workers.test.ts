@@ -97,7 +97,7 @@ test('the pool answers what the caller thread answers, starting threads only as 
   assert.equal(inProcess.size, 1);
   const expected = await Promise.all(jobs.map((job) => inProcess.prepare(job)()));
   assert.equal(inProcess.preparedByCaller, jobs.length);
-  const pool = openChunkPool(3, 1_000, 3);
+  const pool = openChunkPool(3, 1_000, { cores: 3 });
   try {
     assert.equal(pool.size, 3);
     assert.equal(pool.threadsStarted, 0, 'no thread before the first job');
@@ -120,7 +120,7 @@ test('the pool answers what the caller thread answers, starting threads only as 
   }
   await assert.rejects(pool.prepare(jobs[0]!)(), CancelledError, 'a closed pool takes no job');
   // More threads than cores: the workers keep the cores busy, the caller only writes.
-  const crowded = openChunkPool(3, 1_000, 2);
+  const crowded = openChunkPool(3, 1_000, { cores: 2 });
   try {
     assert.deepEqual(await Promise.all(jobs.map((job) => crowded.prepare(job)())), expected);
     assert.equal(crowded.preparedByCaller, 0, 'with more threads than cores the caller prepares nothing');
@@ -130,10 +130,64 @@ test('the pool answers what the caller thread answers, starting threads only as 
   assert.equal(openChunkPool(4, 10).size, 1, 'a tree of 10 files is chunked on the caller thread');
 });
 
+test('without callerPrepares, worker threads prepare every file, whatever the pool size and the tree', async () => {
+  const text = readFileSync(join(ZOD_V4, 'core', 'util.ts'), 'utf8');
+  const jobs: FileJob[] = [
+    { path: 'core/util.ts', text, language: 'typescript', hasGrammar: true, treeName: 'zod' },
+    { path: 'x/a.py', text: 'def f():\n    return 1\n', language: 'python', hasGrammar: true, treeName: 'x' },
+  ];
+  const expected = await Promise.all(jobs.map((job) => openChunkPool(1, 1).prepare(job)()));
+  // A pool of 1 over a small tree (the caller's thread alone by default), and one sized to the cores.
+  for (const [workers, cores] of [
+    [1, 1],
+    [2, 2],
+  ] as const) {
+    const pool = openChunkPool(workers, 3, { cores, callerPrepares: false });
+    try {
+      // Each job asked for as soon as given, still queued: by default the caller would prepare them all.
+      assert.deepEqual(await Promise.all(jobs.map((job) => pool.prepare(job)())), expected);
+      assert.equal(pool.preparedByCaller, 0, `pool of ${workers}: the caller prepared a file`);
+      assert.equal(pool.threadsStarted, 1, `pool of ${workers}: one worker thread`);
+    } finally {
+      await pool.close();
+    }
+  }
+});
+
+test("without callerPrepares, the caller's event loop turns while a large file is prepared", async () => {
+  // A 140 KB file of 3,000 functions: the caller's loop must answer a setImmediate ping before its chunks are ready.
+  // A worker thread's start alone (tens of ms) outlasts a turn of the loop. Preparing it itself (the default pool of
+  // 1, its grammar loaded), the caller answers none: the parse holds its loop from the hand-over to the chunks.
+  const text = Array.from({ length: 3_000 }, (_, i) => `function f${i}(a, b) {\n  return a * ${i} + b;\n}\n`).join('');
+  const jobs: FileJob[] = [{ path: 'big.js', text, language: 'javascript', hasGrammar: true }];
+  await openChunkPool(1, 1).prepare({ ...jobs[0]!, text: 'function warm() {}\n' })();
+  const pingsBeforeLast = async (callerPrepares: boolean): Promise<number> => {
+    const pool = openChunkPool(1, jobs.length, { callerPrepares });
+    let pings = 0;
+    let stopped = false;
+    const ping = (): void => {
+      pings++;
+      if (!stopped) setImmediate(ping);
+    };
+    try {
+      const asked = jobs.map((job) => pool.prepare(job));
+      setImmediate(ping);
+      const chunks = await Promise.all(asked.map((chunksOf) => chunksOf()));
+      assert.ok(chunks.every((list) => list.length === 3_000));
+      return pings;
+    } finally {
+      stopped = true;
+      await pool.close();
+    }
+  };
+  assert.equal(await pingsBeforeLast(true), 0, "the caller's own parse holds its loop (the case guarded against)");
+  assert.ok((await pingsBeforeLast(false)) > 0, 'no ping answered while a worker prepared the file');
+});
+
 test('a worker that exits on its own fails the pool: later jobs reject, none waits for ever', async () => {
   const job: FileJob = { path: 'a.py', text: 'def f():\n    return 1\n', language: 'python', hasGrammar: true };
   // More threads than cores: the caller only writes, so a job given to a dead thread would never be answered.
-  const pool = openChunkPool(3, 1_000, 2);
+  const pool = openChunkPool(3, 1_000, { cores: 2 });
   try {
     await pool.prepare(job)();
     // Not through close(): as if the thread had called process.exit() (the pool's threads are private).

@@ -9,12 +9,14 @@ export { monotonicMs } from './monotonic.js';
 export { realtimeGcHazard, warnRealtimeGc } from './realtime.js';
 export { HELPER_NAME } from './shared.js';
 export {
+  lendClock,
   MIN_WAKE_GAP_MS,
   shareClock,
   threadWakeUps,
   useSharedClock,
   WakeUps,
   type BackstopTimer,
+  type SharedClock,
   type Wake,
   type WakeUpOptions,
 } from './wake-ups.js';

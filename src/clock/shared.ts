@@ -3,7 +3,7 @@
  * of SLOTS, one per service, and a header the helper and every service read.
  *
  *   header (bytes 0–31):  Int32 0 DOORBELL, 1 READY, 2 CLAIMED, 3 GONE, 4 SLEEP_SEQ · Float64 3 SLEEP_UNTIL
- *   slot k (32 bytes at 32 + 32k):  Int32 ARM_SEQ, WAKE_SEQ · Float64 WAKE_AT, SPIN_MS
+ *   slot k (32 bytes at 32 + 32k):  Int32 ARM_SEQ, WAKE_SEQ · Float64 WAKE_AT, SPIN_MS · Int32 TAKEN
  *
  * One board per process serves every thread that uses the service (the caller's, the generator's, the proxy's),
  * so the process has one helper thread where it had one per thread: each costs a Node thread's start (~50 ms of
@@ -15,9 +15,13 @@
 export const DOORBELL = 0;
 /** Set to 1 by the helper once it runs: until then the backstop timers pace alone. */
 export const READY = 1;
-/** How many slots have been claimed (a slot is never given back: a process has a few services). */
+/** How many slots have been used so far (a high-water mark; slots are given back and reused): the helper reads no
+ * further. */
 export const CLAIMED = 2;
-/** Set to 1 by the thread that started the helper when the helper has exited: the services pace on timers. */
+/**
+ * Set to 1 by the thread that started the helper when the helper has exited and is not replaced (helper.ts): the
+ * services pace on timers.
+ */
 export const GONE = 3;
 /**
  * Bumped by the helper after each write of SLEEP_UNTIL, before it reads the doorbell and sleeps; a service loads it
@@ -51,6 +55,10 @@ export function wakeAtIndex(slot: number): number {
 export function spinIndex(slot: number): number {
   return (HEADER_BYTES + slot * SLOT_BYTES) / 8 + 2;
 }
+/** 1 while a service owns the slot, 0 while it is free. */
+export function takenIndex(slot: number): number {
+  return (HEADER_BYTES + slot * SLOT_BYTES) / 4 + 6;
+}
 
 /** The helpers' thread name (Linux, at most 15 bytes): what top -H, perf and the benchmarks find them by. */
 export const HELPER_NAME = 'faultline-clock';
@@ -78,11 +86,36 @@ export function boardViews(buffer: SharedArrayBuffer): BoardViews {
   };
 }
 
-/** Claims a free slot of the board; undefined when every slot is taken. */
+/** Claims a free slot of the board, the lowest; undefined when every slot is taken. */
 export function claimSlot(ints: Int32Array, slots: number): number | undefined {
-  for (;;) {
-    const claimed = Atomics.load(ints, CLAIMED);
-    if (claimed >= slots) return undefined;
-    if (Atomics.compareExchange(ints, CLAIMED, claimed, claimed + 1) === claimed) return claimed;
+  for (let slot = 0; slot < slots; slot++) {
+    if (Atomics.compareExchange(ints, takenIndex(slot), 0, 1) !== 0) continue;
+    // Raised before the slot's first arm rings the doorbell: the helper then reads this far.
+    for (let used = Atomics.load(ints, CLAIMED); used <= slot; used = Atomics.load(ints, CLAIMED))
+      Atomics.compareExchange(ints, CLAIMED, used, slot + 1);
+    return slot;
   }
+  return undefined;
+}
+
+/**
+ * Gives a slot back, its arm withdrawn, for another service to claim. Its wake sequence is bumped (and its waiter,
+ * if any, told): a fire the helper decided on for this owner's arm fails (wakeSlot), never reaching the next owner.
+ */
+export function releaseSlot(board: SharedArrayBuffer, slot: number): void {
+  const { ints, times } = boardViews(board);
+  times[wakeAtIndex(slot)] = Number.POSITIVE_INFINITY;
+  Atomics.add(ints, wakeSeqIndex(slot), 1);
+  Atomics.notify(ints, wakeSeqIndex(slot));
+  Atomics.store(ints, takenIndex(slot), 0);
+}
+
+/**
+ * The helper's fire of a slot whose wake sequence it read as `seen` before it read the arm: false, and nothing
+ * woken, when the sequence has moved since (the slot was given back, and perhaps claimed again).
+ */
+export function wakeSlot(ints: Int32Array, slot: number, seen: number): boolean {
+  if (Atomics.compareExchange(ints, wakeSeqIndex(slot), seen, seen + 1) !== seen) return false;
+  Atomics.notify(ints, wakeSeqIndex(slot));
+  return true;
 }

@@ -16,8 +16,11 @@
  *
  * A service writes the wake time and the spin, bumps its slot's arm sequence, then the doorbell this
  * thread waits on; this thread fires at most once per arm. A read that straddles an arm fires once
- * more than needed, never once less. The loop never returns to this thread's event loop;
- * terminating the thread interrupts Atomics.wait.
+ * more than needed, never once less. It reads a slot's wake sequence before its arm and fires by
+ * compare-and-swap from that value (shared.ts wakeSlot): a slot given back meanwhile (its sequence
+ * bumped) is not fired but read again, so a new owner never gets the old owner's wake. Free slots
+ * are skipped. The loop never returns to this thread's event loop; terminating the thread
+ * interrupts Atomics.wait.
  */
 import { writeFileSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
@@ -32,8 +35,10 @@ import {
   SLEEP_SEQ,
   SLEEP_UNTIL,
   spinIndex,
+  takenIndex,
   wakeAtIndex,
   wakeSeqIndex,
+  wakeSlot,
 } from './shared.js';
 
 const { ints, times, slots } = boardViews(workerData as SharedArrayBuffer);
@@ -41,7 +46,8 @@ const { ints, times, slots } = boardViews(workerData as SharedArrayBuffer);
 const firedFor: Array<number | undefined> = new Array<number | undefined>(slots).fill(undefined);
 const firedAt: number[] = new Array<number>(slots).fill(Number.NaN);
 const guessAt: number[] = new Array<number>(slots).fill(Number.POSITIVE_INFINITY);
-/** Per slot, as read this turn: its arm sequence, and whether that arm is still to fire. */
+/** Per slot, as read this turn: its wake sequence (read first), its arm sequence, and whether that arm is to fire. */
+const wakeSeen: number[] = new Array<number>(slots).fill(0);
 const armed: number[] = new Array<number>(slots).fill(0);
 const pending: boolean[] = new Array<boolean>(slots).fill(false);
 try {
@@ -62,18 +68,17 @@ function sleep(bell: number, until: number, now: number): void {
   times[SLEEP_UNTIL] = now; // awake: this thread reads the arms again before it sleeps
 }
 
-/** Wakes every slot whose arm is due by `now`. */
+/** Wakes every slot whose arm is due by `now`, but one given back since it was read (the next turn reads it again). */
 function fire(used: number, now: number): void {
   for (let slot = 0; slot < used; slot++) {
     const at = times[wakeAtIndex(slot)]!;
     if (!pending[slot] || at > now) continue;
+    if (!wakeSlot(ints, slot, wakeSeen[slot]!)) continue;
     firedFor[slot] = armed[slot];
     let guess = at + (at - firedAt[slot]!); // NaN (never) until two have fired
     if (!(guess < Number.POSITIVE_INFINITY)) guess = Number.POSITIVE_INFINITY;
     guessAt[slot] = guess;
     firedAt[slot] = at;
-    Atomics.add(ints, wakeSeqIndex(slot), 1);
-    Atomics.notify(ints, wakeSeqIndex(slot));
   }
 }
 
@@ -86,6 +91,14 @@ for (;;) {
   let dueStart = Number.POSITIVE_INFINITY;
   let wakeFor = Number.POSITIVE_INFINITY;
   for (let slot = 0; slot < used; slot++) {
+    if (Atomics.load(ints, takenIndex(slot)) === 0) {
+      // Free: nothing to fire, and the next owner's schedule is not this one's.
+      pending[slot] = false;
+      firedAt[slot] = Number.NaN;
+      guessAt[slot] = Number.POSITIVE_INFINITY;
+      continue;
+    }
+    wakeSeen[slot] = Atomics.load(ints, wakeSeqIndex(slot)); // before the arm: a slot given back fails its fire
     armed[slot] = Atomics.load(ints, armSeqIndex(slot)); // before the time: an arm in between fires once more
     const at = times[wakeAtIndex(slot)]!;
     const spin = times[spinIndex(slot)]!;

@@ -15,9 +15,10 @@
  * One helper thread per process (wake-thread.ts), doing nothing else, sleeps with Atomics.wait (µs
  * resolution, no CPU) until the earliest time any thread's service armed (each has a slot of one
  * board, shared.ts) and bumps a counter that thread awaits with Atomics.waitAsync, which wakes its
- * event loop at once. The board comes from the main thread: the load generator's and the proxy
- * host's threads are given it (shareClock, useSharedClock) and the main thread starts its helper;
- * a thread not given it has a board, and a helper, of its own. Measured at 1,000
+ * event loop at once. The board comes from the main thread, which starts its helper and replaces
+ * one that exits (helper.ts): the load generator's and the proxy host's threads are lent a slot of
+ * it (lendClock, useSharedClock), given back when the thread exits; a thread not given one has a
+ * board, and a helper, of its own. Measured at 1,000
  * req/s under load: a median send lag of 0.04 ms where setTimeout gave 0.6–0.7 ms. Its cost is its
  * thread's wake-ups (20–60 µs of CPU each on a 2-core VM, a bare C nanosleep's too; the spin is a
  * small part), so it wakes as seldom as the precision allows:
@@ -32,12 +33,14 @@
  *
  * Beside it, a ref'd timer is the backstop: it keeps the event loop alive while an entry is pending
  * (neither the unref'd helper nor a pending waitAsync does) and runs the due entries should the
- * helper be starved, not started yet, or gone, so a wake-up is never lost, only coarser. Entries due
- * together are called in due order, ties in the order asked (a link's pieces, a run's requests);
- * an entry is never called before its due time on this service's clock, and one added by a
- * callback waits for the next wake. Callers on another clock (performance.now()) check theirs.
+ * helper be starved, not started yet, being replaced, or gone, so a wake-up is never lost, only
+ * coarser. Entries due together are called in due order, ties in the order asked (a link's pieces,
+ * a run's requests); an entry is never called before its due time on this service's clock, and
+ * one added by a callback waits for the next wake. Callers on another clock (performance.now())
+ * check theirs.
  */
-import { isMainThread, Worker } from 'node:worker_threads';
+import { isMainThread, type Worker } from 'node:worker_threads';
+import { keepHelper, type HelperThread, type KeptHelper } from './helper.js';
 import { monotonicMs } from './monotonic.js';
 import {
   armSeqIndex,
@@ -48,6 +51,7 @@ import {
   newBoard,
   PROCESS_SLOTS,
   READY,
+  releaseSlot,
   SLEEP_SEQ,
   SLEEP_UNTIL,
   spinIndex,
@@ -100,6 +104,11 @@ export interface WakeUpOptions {
    * a board of its own, with a helper this service starts.
    */
   board?: SharedArrayBuffer;
+  /**
+   * The slot of `board` lent to this thread (lendClock): the lender gives it back when the thread exits. Default:
+   * the service claims one itself, and gives it back on close().
+   */
+  slot?: number;
   timer?: BackstopTimer;
 }
 
@@ -127,8 +136,13 @@ export class WakeUps {
   private readonly times: Float64Array;
   /** This service's slot of the board. */
   private readonly slot: number;
-  /** The helper of its own board, once started; on a shared board, whether the helper is to be relied on. */
-  private thread: Worker | boolean | undefined;
+  /** The slot was claimed by this service, not lent: close() gives it back. */
+  private readonly claimed: boolean;
+  /** The helper is asked for (started, on its own board; on a shared board, started by the board's thread). */
+  private thread = false;
+  /** The helper of its own board, kept running (helper.ts). */
+  private helper: KeptHelper | undefined;
+  private closed = false;
   /** No helper is to be (had): not asked for, or it could not start, or exited. */
   private threadless: boolean;
   /** A waitAsync on the wake sequence is pending. */
@@ -147,19 +161,22 @@ export class WakeUps {
     this.now = options.now ?? monotonicMs;
     this.timer = options.timer ?? systemTimer;
     const given = options.board && boardViews(options.board);
-    const slot = given && claimSlot(given.ints, given.slots);
+    const lent = options.slot;
+    const slot =
+      given && (lent === undefined ? claimSlot(given.ints, given.slots) : lent >= 0 && lent < given.slots ? lent : -1);
     // Every slot of the given board taken (a process with many such threads): a board of its own.
-    this.ownBoard = slot === undefined;
-    this.board = slot === undefined ? newBoard(1) : options.board!;
+    this.ownBoard = slot === undefined || slot < 0;
+    this.board = this.ownBoard ? newBoard(1) : options.board!;
     ({ ints: this.ints, times: this.times } = boardViews(this.board));
-    this.slot = slot ?? claimSlot(this.ints, 1)!;
+    this.slot = this.ownBoard ? claimSlot(this.ints, 1)! : slot!;
+    this.claimed = this.ownBoard || lent === undefined;
     // The helper reads monotonicMs: another clock cannot be shared with it.
     this.threadless = options.thread === false || options.now !== undefined || waitAsync === undefined;
   }
 
   /** Whether the helper thread paces (else the backstop timer alone does: while it starts, or when it cannot). */
   get precise(): boolean {
-    return this.thread !== undefined && Atomics.load(this.ints, READY) === 1 && Atomics.load(this.ints, GONE) === 0;
+    return this.thread && Atomics.load(this.ints, READY) === 1 && Atomics.load(this.ints, GONE) === 0;
   }
 
   /** How many entries are pending. */
@@ -172,8 +189,24 @@ export class WakeUps {
     this.startThread();
   }
 
+  /**
+   * Ends the service: pending entries are dropped (never called), its backstop cleared, its helper (of its own
+   * board) ended, and a slot it claimed given back for another service (a lent one is the lender's to give back).
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const entry of this.heap) entry.index = -1;
+    this.heap.length = 0;
+    if (this.backstop !== undefined) this.timer.clear(this.backstop);
+    this.backstop = undefined;
+    this.helper?.stop();
+    if (this.claimed && !this.ownBoard) releaseSlot(this.board, this.slot);
+  }
+
   /** Calls `callback` once, at or soon after `dueMs` on this service's clock. */
   at(dueMs: number, callback: () => void): Wake {
+    if (this.closed) throw new Error('the wake-up service is closed');
     const entry: Entry = { dueMs, callback, order: this.asked++, index: -1 };
     this.push(entry);
     if (entry.index === 0) this.arm();
@@ -228,12 +261,14 @@ export class WakeUps {
 
   private readonly onThread = (): void => {
     this.waiting = false;
+    if (this.closed) return;
     this.wakes.thread++;
     this.fire();
   };
 
   private readonly onTimer = (): void => {
     this.backstop = undefined;
+    if (this.closed) return;
     this.wakes.timer++;
     this.fire();
   };
@@ -247,12 +282,12 @@ export class WakeUps {
     if (wakeAt === this.armedAtMs) return;
     this.armedAtMs = wakeAt;
     if (wakeAt !== Number.POSITIVE_INFINITY) this.startThread();
-    if (this.thread === true && Atomics.load(this.ints, GONE) === 1) {
-      // The process's helper has exited: from now on the timer alone paces.
-      this.thread = undefined;
+    if (this.thread && Atomics.load(this.ints, GONE) === 1) {
+      // The board's helper has exited and is not replaced (helper.ts): from now on the timer alone paces.
+      this.thread = false;
       this.threadless = true;
     }
-    if (this.thread !== undefined) {
+    if (this.thread) {
       const slot = this.slot;
       // Read before arming, so a wake that comes between the two is not waited for again.
       const seen = Atomics.load(this.ints, wakeSeqIndex(slot));
@@ -288,26 +323,11 @@ export class WakeUps {
   }
 
   private startThread(): void {
-    if (this.thread !== undefined || this.threadless) return;
-    if (!this.ownBoard) {
-      this.thread = true; // the thread that shared the board started its helper
-      return;
-    }
-    const thread = startHelper(this.board);
-    if (thread === undefined) {
-      this.threadless = true; // no thread to be had (resource limits): the timer paces
-      return;
-    }
-    const gone = (): void => {
-      if (this.thread !== thread) return;
-      this.thread = undefined;
-      this.threadless = true;
-      this.armedAtMs = Number.NaN; // arm again, on the timer alone
-      this.arm();
-    };
-    thread.on('error', gone);
-    thread.on('exit', gone);
-    this.thread = thread;
+    if (this.thread || this.threadless) return;
+    // On a shared board, the thread that shared it started its helper.
+    if (this.ownBoard) this.helper = keepHelper(this.board);
+    this.thread = Atomics.load(this.ints, GONE) === 0;
+    this.threadless = !this.thread; // no thread to be had (resource limits): the timer paces
   }
 
   private before(a: Entry, b: Entry): boolean {
@@ -362,65 +382,69 @@ export class WakeUps {
   }
 }
 
-/** Starts a helper thread for `board`, unref'd; undefined when no thread can be had. */
-function startHelper(board: SharedArrayBuffer): Worker | undefined {
-  try {
-    // No option of the process's: it needs none, and some fail a worker started from a file (--input-type, from
-    // `node --input-type=module -e`), or cost every thread (an --import preload).
-    const thread = new Worker(new URL('./wake-thread.js', import.meta.url), { workerData: board, execArgv: [] });
-    // The thread never keeps the process alive; pending wake-ups do, through the backstop.
-    thread.unref();
-    return thread;
-  } catch {
-    return undefined;
-  }
+/** A slot of the process's board lent to a thread (lendClock), for its useSharedClock. */
+export interface SharedClock {
+  board: SharedArrayBuffer;
+  slot: number;
 }
 
 let service: WakeUps | undefined;
-/** The board this thread's service takes a slot of: the process's (main thread), or one given (useSharedClock). */
-let threadBoard: SharedArrayBuffer | undefined;
-let processHelper: Worker | undefined;
+/** The process's board (main thread only). */
+let processBoard: SharedArrayBuffer | undefined;
+/** The slot of the process's board lent to this thread (useSharedClock). */
+let threadClock: SharedClock | undefined;
+let processHelper: KeptHelper | undefined;
 
 /**
- * The process's board, to give a thread this one starts (useSharedClock there), its helper started: a thread's
- * services then share it rather than start a helper each. Main thread only (undefined elsewhere): the helper
+ * The process's board, its helper started and kept running (helper.ts): the services of the threads this one starts
+ * take slots of it (lendClock) rather than start a helper each. Main thread only (undefined elsewhere): the helper
  * lives as long as its starter, and the main thread outlives every other.
  */
 export function shareClock(): SharedArrayBuffer | undefined {
-  if (!isMainThread) return threadBoard;
-  threadBoard ??= newBoard(PROCESS_SLOTS);
-  if (processHelper === undefined && Atomics.load(boardViews(threadBoard).ints, GONE) === 0) {
-    const board = threadBoard;
-    const helper = startHelper(board);
-    const gone = (): void => {
-      const { ints, slots } = boardViews(board);
-      if (Atomics.exchange(ints, GONE, 1) === 1) return;
-      // Wake every service waiting on it: each finds GONE set as it arms again, and paces on its timer.
-      for (let slot = 0; slot < slots; slot++) {
-        Atomics.add(ints, wakeSeqIndex(slot), 1);
-        Atomics.notify(ints, wakeSeqIndex(slot));
-      }
-    };
-    if (helper === undefined) gone();
-    else {
-      helper.on('error', gone);
-      helper.on('exit', gone);
-      processHelper = helper;
-    }
-  }
-  return threadBoard;
+  if (!isMainThread) return undefined;
+  processBoard ??= newBoard(PROCESS_SLOTS);
+  processHelper ??= keepHelper(processBoard);
+  return processBoard;
 }
 
-/** In a thread given the process's board (shareClock): this thread's service takes a slot of it. */
-export function useSharedClock(board: unknown): void {
-  if (board instanceof SharedArrayBuffer && service === undefined) threadBoard = board;
+/**
+ * Starts a thread (`start`, given what to pass to its useSharedClock) with a slot of the process's board, and gives
+ * the slot back when the thread exits, however it ends (closed, terminated, crashed): threads started again and
+ * again reuse the board's few slots. With none free, or off the main thread, `start` is given undefined and the
+ * thread's service has a board and a helper of its own.
+ */
+export function lendClock<T extends Worker>(start: (clock: SharedClock | undefined) => T): T {
+  const board = shareClock();
+  const slot = board && claimSlot(boardViews(board).ints, PROCESS_SLOTS);
+  if (board === undefined || slot === undefined) return start(undefined);
+  let thread: T;
+  try {
+    thread = start({ board, slot });
+  } catch (error) {
+    releaseSlot(board, slot);
+    throw error;
+  }
+  thread.once('exit', () => releaseSlot(board, slot));
+  return thread;
+}
+
+/** In a thread given a slot of the process's board (lendClock): this thread's service wakes on that slot. */
+export function useSharedClock(clock: unknown): void {
+  const given = clock as Partial<SharedClock> | null | undefined;
+  if (service === undefined && given?.board instanceof SharedArrayBuffer && Number.isSafeInteger(given.slot))
+    threadClock = { board: given.board, slot: given.slot! };
 }
 
 /** This thread's wake-up service (each thread has its own heap), made by its first use. */
 export function threadWakeUps(): WakeUps {
   if (service === undefined) {
-    const board = isMainThread ? shareClock() : threadBoard;
-    service = new WakeUps(board !== undefined ? { board } : {});
+    const board = isMainThread ? shareClock() : undefined;
+    service = new WakeUps(threadClock ?? (board !== undefined ? { board } : {}));
   }
   return service;
+}
+
+/** The process's helper thread running now (tests end it, as a crash would); undefined before shareClock. */
+export function processClockHelper(): HelperThread | undefined {
+  return processHelper?.current;
 }

@@ -59,6 +59,12 @@ export interface ListingReply {
 
 /** The largest source handed over as bytes in shared memory (access.ts reads at most 5 MB); a larger one is posted. */
 const MAX_SHARED_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest shared buffer kept between requests: every source up to it reuses the one buffer (most files: jquery.js
+ * is 280 KB). A larger one gets a buffer of its own, dropped once the thread has it, so a server that once listed a
+ * big file does not hold up to MAX_SHARED_BYTES for the rest of its life.
+ */
+export const KEEP_SHARED_BYTES = 1024 * 1024;
 
 /** What the MCP server warms: the languages agents list most, the bench's two among them. */
 export const DEFAULT_WARM_UP: readonly string[] = ['typescript', 'javascript', 'python'];
@@ -89,7 +95,7 @@ export class ListingThread {
   private readonly cancelCell = new Int32Array(new SharedArrayBuffer(4));
   private readonly holdCell = new Int32Array(new SharedArrayBuffer(4));
   /**
-   * Where a request's source bytes are handed over, reused (grown to the largest source, at most MAX_SHARED_BYTES).
+   * Where a request's source bytes are handed over, reused (grown to the largest source, at most KEEP_SHARED_BYTES).
    * Posting a 100 KB text made a serialised copy and a new string on the thread, both in freshly mapped memory: 35%
    * of a warm listing's page faults on this thread (perf). One request is on the thread at a time (pump()), and the
    * thread decodes the bytes before it answers, so the next request cannot overwrite them while they are read.
@@ -120,6 +126,11 @@ export class ListingThread {
   /** Holds the warm-up between its steps (requests are answered as ever), or lets it go on. */
   hold(on: boolean): void {
     Atomics.store(this.holdCell, 0, on ? 1 : 0);
+  }
+
+  /** The bytes of the shared buffer kept between requests (for tests). */
+  get sharedBytes(): number {
+    return this.shared?.byteLength ?? 0;
   }
 
   /** Whether the thread is running (for tests). */
@@ -202,6 +213,12 @@ export class ListingThread {
   private sharing(request: ListingRequest): ListingRequest {
     const bytes = request.bytes;
     if (!bytes) return request;
+    if (bytes.byteLength > KEEP_SHARED_BYTES) {
+      // Its own, not kept: the thread's view is the last reference once the request is answered.
+      const own = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+      own.set(bytes);
+      return { ...request, bytes: own };
+    }
     if (!this.shared || this.shared.byteLength < bytes.byteLength)
       this.shared = new Uint8Array(new SharedArrayBuffer(Math.max(bytes.byteLength, 64 * 1024)));
     this.shared.set(bytes);

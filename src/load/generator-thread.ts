@@ -28,7 +28,7 @@
  *   live counters: shared memory, no message
  */
 import { Worker } from 'node:worker_threads';
-import { shareClock } from '../clock/index.js';
+import { lendClock } from '../clock/index.js';
 import { errorFromWire, type ErrorOnTheWire } from '../kernel/errors.js';
 import { LiveCounters } from './live-counters.js';
 import type { OpenLoopOptions, OpenLoopResult, Plan, SecondBucket } from './open-loop.js';
@@ -73,10 +73,14 @@ interface PendingRun {
 }
 
 class GeneratorThread {
-  // The process's wake-up board: the thread paces on the process's one clock helper, not one of its own.
-  private readonly worker = new Worker(new URL('./generator-worker.js', import.meta.url), {
-    workerData: { clock: shareClock() },
-  });
+  // A slot of the process's wake-up board, given back when the thread exits: it paces on the process's one clock
+  // helper, not one of its own.
+  private readonly worker = lendClock(
+    (clock) =>
+      new Worker(new URL('./generator-worker.js', import.meta.url), {
+        workerData: { clock },
+      }),
+  );
   private readonly runs = new Map<number, PendingRun>();
   private readonly questions = new Map<number, (resources: string[]) => void>();
   private nextId = 1;

@@ -21,7 +21,7 @@
  * every call in progress; its proxies are gone (their stop resolves at once).
  */
 import { Worker } from 'node:worker_threads';
-import { shareClock } from '../clock/index.js';
+import { lendClock } from '../clock/index.js';
 import { errorFromWire } from '../kernel/errors.js';
 import type { ProxyEvent } from '../proxy/index.js';
 import type { FromProxyThread, ReplyValue, StartOptions, Started, ToProxyThread } from './messages.js';
@@ -37,10 +37,14 @@ interface Call {
 }
 
 export class ProxyThread {
-  // The process's wake-up board: the proxy's links are timed by the process's one clock helper.
-  private readonly worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: { clock: shareClock() },
-  });
+  // A slot of the process's wake-up board, given back when the thread exits: the proxy's links are timed by the
+  // process's one clock helper.
+  private readonly worker = lendClock(
+    (clock) =>
+      new Worker(new URL('./worker.js', import.meta.url), {
+        workerData: { clock },
+      }),
+  );
   private readonly calls = new Map<number, Call>();
   /** Event handlers of the proxies hosted here, by the id of their start. */
   private readonly listeners = new Map<number, ((event: ProxyEvent) => void) | undefined>();

@@ -13,6 +13,11 @@
  * and every chunk's trip between threads, and take the writing thread's share of a core. A small
  * tree is chunked on the caller's thread, and threads start only as work comes.
  *
+ * A caller whose event loop serves others (the MCP server's: other calls, pings, cancellation)
+ * opens the pool with `callerPrepares: false`: every file is prepared on a worker thread, at least
+ * one whatever the size asked and the tree's, and the caller's thread only writes, so no parse of
+ * a large file holds its loop. The CLI keeps its own thread preparing: nothing else waits on it.
+ *
  * Who prepares a job is decided by one compare-and-swap on a cell of shared memory, so a job is
  * prepared once: its thread takes it when it comes to it; the caller takes it when it needs it
  * before that (it is still queued), or while it waits for another job being prepared (the oldest
@@ -43,6 +48,8 @@ const MIN_FILES_FOR_WORKERS = 32;
 const CLAIM_CELLS = 1024;
 /** A cell's states: the job waits in its thread's queue, its thread prepares it, the caller does. */
 export const CLAIM = { queued: 0, thread: 1, caller: 2 } as const;
+/** A job given without a cell (none free, and the caller may not prepare): its thread prepares it, no claim made. */
+export const NO_CELL = -1;
 
 export interface ChunkPool {
   /** Threads preparing files, the caller's own included (1: the caller's alone). */
@@ -80,12 +87,26 @@ export function indexWorkersFrom(env: NodeJS.ProcessEnv, asked?: number): number
   return value;
 }
 
+export interface ChunkPoolOptions {
+  /** The cores this process may use (default os.availableParallelism()). */
+  cores?: number | undefined;
+  /**
+   * Whether the caller's thread may prepare files (default true): alone for a small tree or a pool of 1, and while
+   * it would wait with no more threads than cores. False: worker threads prepare every file, at least one of them,
+   * and the caller's thread only writes (its event loop is never held by a parse).
+   */
+  callerPrepares?: boolean | undefined;
+}
+
 /**
  * A pool of `workers` threads for a run over `files` files: the caller's own thread alone for a
  * small tree; else it and up to `workers` − 1 worker threads, started as jobs come while the others
- * are busy (so a run whose files are all unchanged starts none).
+ * are busy (so a run whose files are all unchanged starts none). Without `callerPrepares`, the
+ * caller and at least one worker thread, whatever the tree.
  */
-export function openChunkPool(workers: number, files: number, cores = availableParallelism()): ChunkPool {
+export function openChunkPool(workers: number, files: number, options: ChunkPoolOptions = {}): ChunkPool {
+  const { cores = availableParallelism(), callerPrepares = true } = options;
+  if (!callerPrepares) return new WorkerPool(Math.max(workers, 2), false);
   return workers === 1 || files < MIN_FILES_FOR_WORKERS ? inProcessPool() : new WorkerPool(workers, workers <= cores);
 }
 
@@ -127,7 +148,7 @@ interface PoolThread {
 interface Job {
   id: number;
   job: FileJob;
-  /** Its cell of the claims array while its thread has not passed it. */
+  /** Its cell of the claims array while its thread has not passed it (NO_CELL: the thread's alone). */
   cell: number;
   thread: PoolThread;
   /** Settles when the thread has answered (or the pool failed). */
@@ -172,7 +193,7 @@ class WorkerPool implements ChunkPool {
       return () => Promise.reject(failure);
     }
     const cell = this.freeCells.pop();
-    if (cell === undefined) return this.preparedHere(job);
+    if (cell === undefined && this.callerPrepares) return this.preparedHere(job);
     // The thread with the fewest jobs waiting (files differ in size by orders of magnitude), or a
     // new one while every thread has work and the pool has room.
     let thread = this.threads.reduce<PoolThread | undefined>(
@@ -184,14 +205,15 @@ class WorkerPool implements ChunkPool {
       this.threads.push(thread);
     }
     const id = this.nextId++;
-    const entry = { id, job, cell, thread } as Job;
+    // Every cell held (the threads lag far behind) and the caller may not prepare: the thread's alone, no cell.
+    const entry = { id, job, cell: cell ?? NO_CELL, thread } as Job;
     entry.answered = new Promise<void>((resolve, reject) => Object.assign(entry, { resolve, reject }));
     // Asked for in order by the caller; one that stops first must not leave a rejection unhandled.
     entry.answered.catch(() => {});
     this.jobs.set(id, entry);
     thread.pending.set(id, entry);
-    Atomics.store(this.claims, cell, CLAIM.queued);
-    thread.worker.postMessage({ id, cell, job });
+    if (entry.cell !== NO_CELL) Atomics.store(this.claims, entry.cell, CLAIM.queued);
+    thread.worker.postMessage({ id, cell: entry.cell, job });
     return () => this.chunksOf(entry);
   }
 
@@ -236,7 +258,7 @@ class WorkerPool implements ChunkPool {
 
   /** Takes a job still in its thread's queue to prepare on the caller's thread; false if the thread has it. */
   private take(entry: Job): boolean {
-    if (entry.local || !entry.thread.pending.has(entry.id)) return false;
+    if (entry.local || entry.cell === NO_CELL || !entry.thread.pending.has(entry.id)) return false;
     if (Atomics.compareExchange(this.claims, entry.cell, CLAIM.queued, CLAIM.caller) !== CLAIM.queued) return false;
     this.prepareLocally(entry);
     return true;
@@ -279,7 +301,7 @@ class WorkerPool implements ChunkPool {
       const entry = thread.pending.get(id);
       if (!entry) return;
       thread.pending.delete(id);
-      this.freeCells.push(entry.cell);
+      if (entry.cell !== NO_CELL) this.freeCells.push(entry.cell);
       if (!entry.local) entry.resolve();
       this.tellPassed();
     });

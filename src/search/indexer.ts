@@ -70,6 +70,12 @@ export interface IndexOptions {
   /** Threads that parse and chunk, the caller's included (chunk-pool.ts): default FAULTLINE_INDEX_WORKERS, else one
    * per core. */
   workers?: number | undefined;
+  /**
+   * Whether the calling thread may parse and chunk files itself (default true: alone for a small tree, and while it
+   * would wait with a pool sized to the cores). False for a caller whose event loop serves others (a server's): every
+   * changed file is prepared on a worker thread, at least one, so a large file's parse never holds that loop.
+   */
+  callerPrepares?: boolean | undefined;
   /** Told once when the run waits for another run's write lock on the local index file. */
   onWaitingForLock?: ((file: string) => void) | undefined;
   /**
@@ -294,7 +300,7 @@ async function storeChangedFiles(
   const { store, options } = run;
   const pass: FilesPass = { present: new Set(), changed: 0, unchanged: 0, empty: 0, embedded: 0 };
   const batch = new EmbeddingBatch(run.embedder, store, options.signal);
-  const pool = openChunkPool(run.workers, files.length - indexed.size);
+  const pool = openChunkPool(run.workers, files.length - indexed.size, { callerPrepares: options.callerPrepares });
   // Files chunked ahead of the one being stored: enough to keep every worker busy, bounded for memory.
   const window = pool.size === 1 ? 1 : pool.size * IN_FLIGHT_PER_WORKER;
   const inFlight: InFlight[] = [];

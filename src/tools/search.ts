@@ -109,6 +109,8 @@ function registerIndexTool(tools: ToolRegistry, ctx: ToolContext): void {
           includeDirs,
           access: ctx.access,
           signal: call.signal,
+          // This thread is the server's: other calls, pings and cancellation must not wait behind a file's parse.
+          callerPrepares: false,
           onProgress: ({ filesDone, filesTotal, embedded }) =>
             call.progress(filesDone, filesTotal, `${filesDone}/${filesTotal} files, ${embedded} chunks embedded`),
         })
