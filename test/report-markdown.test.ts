@@ -108,6 +108,13 @@ describe('renderReport', () => {
       renderReport(result),
       /20 unmeasured requests .* in none of the load's figures, but the proxy's connection and byte counters include them\./,
     );
+    // The process's own warm-up, with the rate and length it ran at (scenario/warm-up.ts).
+    assert.doesNotMatch(renderReport(result), /warmed its own load generator/);
+    load.processWarmUp = { ratePerSecond: 200, durationMs: 1000, requests: 232 };
+    assert.match(
+      renderReport(result),
+      /faultline warmed its own load generator and proxy: 200 req\/s for 1s \(232 requests\) to a sink of its own on/,
+    );
   });
 
   test('target connect failures: the load sees resets in front of the url, the app does through proxies', () => {

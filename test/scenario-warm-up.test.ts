@@ -1,14 +1,15 @@
 /**
  * The scenario's warm-up (src/scenario/warm-up.ts): once per process, on loopback only, shared by
  * concurrent callers (one caller's cancel does not stop it for another), and it leaves nothing
- * behind — no socket, no listening server, no timer. Order and counts here; how soon a cancelled
+ * behind — no socket, no listening server, no timer. It runs at the rate of the run that asks for it (bounded), and
+ * again, faster, only for a faster run. Order and counts here; how soon a cancelled
  * caller returns and what a warm call costs, against a whole warm-up, are bench/checks/scenario.ts's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatorThreadResources } from '../src/load/index.js';
 import { proxyThreadResources } from '../src/proxy-host/index.js';
-import { warmUpOnce } from '../src/scenario/warm-up.js';
+import { warmUpFor, warmUpOnce, WARM_UP_MAX_RATE } from '../src/scenario/warm-up.js';
 
 /** Handles of these kinds that are alive now (sockets, listening servers, timers), here and on the load generator's and
  * the proxy's threads. */
@@ -20,6 +21,49 @@ async function handles(): Promise<Record<string, number>> {
       counts[resource] = (counts[resource] ?? 0) + 1;
   return counts;
 }
+
+/** Listening servers now, here and on the generator's and the proxy's threads. */
+async function listening(): Promise<number> {
+  return (await handles())['TCPServerWrap'] ?? 0;
+}
+
+/** `warmUpOnce(undefined, rate)`, and the most servers listening while it ran. */
+async function watched(rate: number): Promise<{ warmUp: Awaited<ReturnType<typeof warmUpOnce>>; most: number }> {
+  let most = await listening();
+  let done = false;
+  const call = warmUpOnce(undefined, rate).finally(() => (done = true));
+  while (!done) {
+    most = Math.max(most, await listening());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return { warmUp: await call, most };
+}
+
+// First in this file: the process has not warmed up yet.
+test("the warm-up runs at five times the run's rate, bounded, and again only for a faster run", async () => {
+  assert.deepEqual(warmUpFor(200), { ratePerSecond: 1000, durationMs: 1000 });
+  assert.equal(warmUpFor(1).ratePerSecond, 20, 'a slow run still warms with a few requests a pass');
+  assert.equal(warmUpFor(1_000).ratePerSecond, WARM_UP_MAX_RATE);
+  assert.equal(warmUpFor(Number.NaN).ratePerSecond, WARM_UP_MAX_RATE);
+  const servers = await listening();
+  // A 20 req/s run: 100 req/s for 0.6 + 0.4 s, 100 scheduled requests and up to 2 warm ones on each of 8
+  // connections a pass.
+  const slow = await watched(20);
+  assert.equal(slow.most - servers, 2, 'it ran: its sink and proxy listened');
+  assert.equal(slow.warmUp?.ratePerSecond, 100);
+  assert.equal(slow.warmUp?.durationMs, 1000);
+  assert.ok(slow.warmUp.requests >= 100 && slow.warmUp.requests <= 132, `${slow.warmUp.requests} requests`);
+  // A slower run finds its rate warm: the same warm-up, nothing opened.
+  const slower = await watched(10);
+  assert.equal(slower.most, servers, 'nothing ran for a slower run');
+  assert.deepEqual(slower.warmUp, slow.warmUp);
+  // A faster one is warmed at five times its own rate.
+  const faster = await watched(60);
+  assert.equal(faster.most - servers, 2, 'a faster run warmed again');
+  assert.equal(faster.warmUp?.ratePerSecond, 300);
+  assert.ok(faster.warmUp.requests >= 300 && faster.warmUp.requests <= 332, `${faster.warmUp.requests} requests`);
+  assert.deepEqual(await warmUpOnce(undefined, 60), faster.warmUp, 'now warm for 60 req/s');
+});
 
 test(
   'the warm-up runs once per process, shared by its callers, and ' + 'leaves no socket, server or timer open',

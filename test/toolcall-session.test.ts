@@ -368,3 +368,54 @@ test('peekId finds the top-level id without parsing, however deep the rest', asy
   for (const piece of ['{"res', 'ult":[1,', '2],"i', 'd":', '12', '3}']) scanner.feed(Buffer.from(piece));
   assert.equal(scanner.id, 123);
 });
+
+test("a result is checked against its tool's declared outputSchema; an invalid schema checks nothing", async () => {
+  const plane = new ToolPlane(validatePlan({}));
+  const session = plane.session();
+  const listed: JsonRpcMessage[] = [];
+  // The answer to a tracked request goes to the sink its request came with.
+  const toClient = (m: JsonRpcMessage): number => listed.push(m);
+  await session.fromClient({ jsonrpc: '2.0', id: 'l', method: 'tools/list' }, () => undefined, toClient);
+  const count = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+  await session.fromServer(
+    {
+      jsonrpc: '2.0',
+      id: 'l',
+      result: {
+        tools: [
+          { name: 'count', inputSchema: { type: 'object' }, outputSchema: count },
+          { name: 'odd', inputSchema: { type: 'object' }, outputSchema: { type: 'no such type' } },
+          { name: 'plain', inputSchema: { type: 'object' } },
+        ],
+      },
+    },
+    () => undefined,
+  );
+  assert.equal((listed[0]!.result as { tools: unknown[] }).tools.length, 3, 'the list goes on whatever its schemas');
+  let id = 0;
+  const call = async (name: string, structuredContent: unknown): Promise<void> => {
+    const at = ++id;
+    await session.fromClient(
+      { jsonrpc: '2.0', id: at, method: 'tools/call', params: { name, arguments: {} } },
+      () => undefined,
+      () => undefined,
+    );
+    await session.fromServer(
+      { jsonrpc: '2.0', id: at, result: { content: [{ type: 'text', text: '{}' }], structuredContent } },
+      () => undefined,
+    );
+  };
+  await call('count', { n: 1 });
+  await call('count', { n: 'one' });
+  await call('odd', { n: 'one' });
+  await call('plain', { anything: true });
+  assert.deepEqual(
+    plane.records.map((r) => [r.tool, r.schema_ok]),
+    [
+      ['count', true],
+      ['count', false],
+      ['odd', true],
+      ['plain', true],
+    ],
+  );
+});

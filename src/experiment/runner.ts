@@ -28,6 +28,7 @@ import {
   WARM_REQUESTS_PER_CONNECTION,
   type OpenLoopResult,
   type SecondBucket,
+  type WarmUp,
 } from './adapters/load.js';
 import { runToolcallStep } from './adapters/toolcall.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
@@ -87,6 +88,8 @@ export interface RunProgress {
 export interface RunOutcome {
   result: ExperimentResult;
   load: OpenLoopResult | undefined;
+  /** The process's warm-up that ran before the open loop (now or earlier): undefined when none did. */
+  warmUp: WarmUp | undefined;
   proxy: { counters: ProxyCounters; ports: number[] } | undefined;
 }
 
@@ -205,6 +208,7 @@ class ExperimentRun {
     };
     signal?.addEventListener('abort', onCancel, { once: true });
     let load: OpenLoopResult | undefined;
+    let warmUp: WarmUp | undefined;
     let rollbacks: ExperimentResult['rollbacks'] = [];
     let started = false;
     // Optional work (the listing thread's warm-up) holds while this run measures (src/measuring.ts).
@@ -221,7 +225,9 @@ class ExperimentRun {
         () => this.proxy?.lastCounters(),
       );
       const { closedLoop } = this.options;
-      if (experiment.load && !closedLoop) await warmUpLoad(signal);
+      // At the load's own rate (capped): what is warmed is what this run will meet (scenario/warm-up.ts).
+      if (experiment.load && !closedLoop)
+        warmUp = await warmUpLoad(signal, experiment.load.clients * experiment.load.rps);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
       this.timers.push(ticker);
@@ -283,6 +289,7 @@ class ExperimentRun {
     return {
       result: this.result(load, rollbacks),
       load,
+      warmUp,
       proxy: counters && this.proxy ? { counters, ports: [...this.proxy.ports] } : undefined,
     };
   }

@@ -329,6 +329,12 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
           `this run brought up (the proxy's connections, the target's side ` +
           `of them); they are in none of the load's figures, but the proxy's ` +
           `connection and byte counters include them.`
+        : '') +
+      (load.processWarmUp
+        ? ` Before this phase (or an earlier run in the same process), faultline warmed its own load generator and ` +
+          `proxy: ${formatNumber(load.processWarmUp.ratePerSecond)} req/s for ` +
+          `${formatDuration(load.processWarmUp.durationMs)} (${load.processWarmUp.requests} requests) to a sink of ` +
+          `its own on loopback, never the target.`
         : ''),
   );
   line();

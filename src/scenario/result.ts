@@ -52,6 +52,12 @@ export interface LoadFigures extends SampleSummary {
   maxConnections: number;
   /** Unmeasured requests sent before the clock started, to warm the path the phase brought up (in no figure). */
   warmRequests?: number;
+  /**
+   * The warm-up of faultline's own generator and proxy that ran in this process before this phase (now or for an
+   * earlier run; scenario/warm-up.ts): open-loop load at this rate, for this long, to a sink of its own on loopback
+   * (never the target), and the requests it sent. Absent when it failed: the phase then started cold.
+   */
+  processWarmUp?: { ratePerSecond: number; durationMs: number; requests: number };
   /** Connections the load opened (num_clients at the start, more on demand). */
   connectionsOpened: number;
   /** Times a connection opened a new socket after its last one closed (the target or a fault closed it, or a request

@@ -35,6 +35,7 @@ import { describeHttpFault } from './http-fault.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
+import type { WarmUp } from './warm-up.js';
 import { decideVerdict } from './verdict.js';
 import { describeTargets } from '../target-policy.js';
 
@@ -227,7 +228,7 @@ async function runPhase(
   };
   // Loaded when a scenario runs: the runner brings every plane's adapter, which reading a scenario does not need.
   const { runExperimentFor } = await import('../experiment/runner.js');
-  const { result, load, proxy } = await runExperimentFor(compileScenario(spec, phase, seed), {
+  const { result, load, warmUp, proxy } = await runExperimentFor(compileScenario(spec, phase, seed), {
     // The mappings were checked against the server's limits when read (input.ts); the guard, by runScenario.
     policy: { ...spec.targets, allowNonLoopbackBind: true, allowProduction: true },
     // A compiled scenario starts no program (compile.ts writes no command), so this policy is never asked.
@@ -242,7 +243,7 @@ async function runPhase(
   // A switch that failed (the proxy thread went away) fails the phase.
   const unset = result.faults.find((fault) => fault.actedDetail.startsWith('could not be set'));
   if (unset) throw new OperationalError(`${unset.name}: ${unset.actedDetail}`);
-  const measured = capacity ? capacityMeasures(spec, capacity) : openLoopMeasures(spec, phase, load!);
+  const measured = capacity ? capacityMeasures(spec, capacity) : openLoopMeasures(spec, phase, load!, warmUp);
   return {
     phase: {
       phase,
@@ -265,9 +266,15 @@ type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosWindow' | 
  * over the whole phase a short fault is diluted (8 slow requests of 100 pass p95). A window no request was due in is
  * judged over the phase; the verdict then says the fault met no request (verdict.ts).
  */
-function openLoopMeasures(spec: ScenarioSpec, phase: 'baseline' | 'fault', load: OpenLoopResult): Measures {
+function openLoopMeasures(
+  spec: ScenarioSpec,
+  phase: 'baseline' | 'fault',
+  load: OpenLoopResult,
+  warmUp: WarmUp | undefined,
+): Measures {
   const sorted = Float64Array.from(load.samples.latencyMs.subarray(0, load.samples.count)).sort();
   const figures = loadFigures(spec, phase, load, sorted);
+  if (warmUp) figures.processWarmUp = { ...warmUp };
   const window = figures.duringFault;
   if (window && window.requests > 0) {
     const inWindow = Float64Array.from(latenciesIn(load.samples, window)).sort();

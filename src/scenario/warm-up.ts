@@ -43,6 +43,12 @@
  * ms to 0.9-1.2. 0.6 s + 0.25 s or 0.4 s + 0.3 s compiled 38-44; a longer single pass does not
  * help, as said above.
  *
+ * Sized to the run: it runs at five times the run's own rate (WARM_UP_RATE_FACTOR, why there), from 20 up to the
+ * 4,000 req/s all the figures above were measured at, so a 10 req/s run pays ~50 requests, not 4,000 (a start of
+ * `faultline run` at 10 req/s: ~0.9 s of CPU, against ~2.0 s warmed at 4,000). A later, faster run in the same
+ * process (the MCP server's) is warmed again at its rate; a slower one finds its path warm. The report says the
+ * rate, the length and the requests it sent (`processWarmUp`).
+ *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS + WARM_UP_AGAIN_MS of load, short drains) and stops everything it started
  * before resolving. Concurrent scenarios share one warm-up. It is cancelled when every scenario
@@ -54,7 +60,24 @@ import { DEFAULT_EXPECTED_STATUS, LiveCounters, parseExpectedStatus, runOpenLoop
 import { startHostedProxy, type HostedProxy } from '../proxy-host/index.js';
 import type { TargetAllowance } from '../target-policy.js';
 
-const WARM_UP_RATE_PER_SECOND = 4_000;
+/**
+ * A run is warmed at five times its own rate, so the warm-up's 1 s carries as many requests as the run's first 5 s:
+ * V8 compiles a function once it has run so many times, and what those seconds would have compiled (mid-run, where
+ * each compile competes with the load on 2 cores), the warm-up compiled. `faultline run latency --latency 0
+ * --baseline`, 20 clients, interleaved with a 4,000 req/s warm-up, under SCHED_FIFO at load ~10: second 0's p95 was
+ * the same in every variant tried, at 200 and at 500 req/s (1.0–1.3 ms), but the phases' p99 rose with less warm-up.
+ * At 500 req/s warmed at 500 (5 pairs), the fault phase's median p99 was 4.3 ms against 2.2, and warmed at 1,000,
+ * 2.0. At 200 req/s (4 pairs each), warmed at 400: 8.0 / 8.3 ms (baseline / fault phase) against 3.2 / 3.2; warmed
+ * at 1,000: 2.6 / 4.5 against 2.3 / 2.9 (stalls of 15–30 ms in some seconds of either side make these loose).
+ */
+const WARM_UP_RATE_FACTOR = 5;
+/** The fastest warm-up: a run's load above half of it is warmed at this rate (the figures above were measured so). */
+export const WARM_UP_MAX_RATE = 4_000;
+/**
+ * The slowest: each pass schedules at least a few requests beyond the warm ones, so a 1 req/s run still warms
+ * the paths its own requests take (a scheduler tick, a measured exchange, a second's bucket).
+ */
+const WARM_UP_MIN_RATE = 20;
 const WARM_UP_MS = 600;
 /** The second pass, on fresh connections through the same proxy with no fault (why: above). */
 const WARM_UP_AGAIN_MS = 400;
@@ -77,10 +100,31 @@ const RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
 /** A fault that changes nothing, so the faults' path runs (warmUp). */
 const WARM_UP_FAULT = { type: 'latency', latencyMs: 0 } as const;
 
-let warmedUp = false;
+/** A warm-up's load: its rate and its length (both passes), to a sink of its own. */
+export interface WarmUpPlan {
+  readonly ratePerSecond: number;
+  readonly durationMs: number;
+}
+
+/** What a warm-up ran: its plan, and the requests it sent (the warm ones on each connection too) that ended. */
+export interface WarmUp extends WarmUpPlan {
+  readonly requests: number;
+}
+
+/** The warm-up a run at `ratePerSecond` (all clients together) gets: at twice its rate, within the bounds above. */
+export function warmUpFor(ratePerSecond: number): WarmUpPlan {
+  const rate = Math.min(WARM_UP_MAX_RATE, Math.max(WARM_UP_MIN_RATE, Math.ceil(ratePerSecond * WARM_UP_RATE_FACTOR)));
+  return { ratePerSecond: Number.isFinite(rate) ? rate : WARM_UP_MAX_RATE, durationMs: WARM_UP_MS + WARM_UP_AGAIN_MS };
+}
+
+/** The fastest warm-up this process finished: a run at its rate or below finds its path warm. */
+let warmed: WarmUp | undefined;
+/** A warm-up failed: runs stay cold (best effort), and none is tried again. */
+let failed = false;
 
 /** The warm-up under way, and how many callers wait for it. */
 interface Running {
+  readonly warmUp: WarmUpPlan;
   readonly done: Promise<void>;
   readonly controller: AbortController;
   waiting: number;
@@ -88,14 +132,31 @@ interface Running {
 let running: Running | undefined;
 
 /**
- * Resolves once this process's load and proxy code have been warmed (the first call does it, later
- * ones share it), or at once when `signal` aborts: never rejects. A caller whose signal aborts stops
- * the warm-up if no other caller still waits for it, and then resolves after it has stopped.
+ * Resolves once this process's load and proxy code have been warmed at the rate of a run at `ratePerSecond`
+ * (warmUpFor; a warm-up at that rate or faster, done or under way, is shared), with the warm-up that did it; or
+ * at once when `signal` aborts, with undefined (as when a warm-up failed): never rejects. A caller whose signal
+ * aborts stops the warm-up if no other caller still waits for it, and then resolves after it has stopped.
  */
-export async function warmUpOnce(signal?: AbortSignal): Promise<void> {
-  if (warmedUp || signal?.aborted) return;
-  running ??= startWarmUp();
-  const run = running;
+export async function warmUpOnce(
+  signal?: AbortSignal,
+  ratePerSecond: number = WARM_UP_MAX_RATE,
+): Promise<WarmUp | undefined> {
+  const wanted = warmUpFor(ratePerSecond);
+  // A slower warm-up under way is waited for, then a faster one runs: what is warmed is what this run will meet.
+  for (;;) {
+    if (warmed !== undefined && warmed.ratePerSecond >= wanted.ratePerSecond) return warmed;
+    if (failed || signal?.aborted) return undefined;
+    if (running !== undefined && running.warmUp.ratePerSecond < wanted.ratePerSecond) {
+      if (!(await join(running, signal))) return undefined;
+      continue;
+    }
+    running ??= startWarmUp(wanted);
+    if (!(await join(running, signal))) return undefined;
+  }
+}
+
+/** Waits for `run`: true once it ended, false when `signal` aborted first (stopping it if no one else waits). */
+async function join(run: Running, signal: AbortSignal | undefined): Promise<boolean> {
   run.waiting++;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
@@ -103,31 +164,35 @@ export async function warmUpOnce(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    if ((await Promise.race([run.done, aborted])) !== 'aborted') return;
-    if (run.waiting > 1) return; // another scenario still needs it: it goes on, that one's to stop
+    if ((await Promise.race([run.done, aborted])) !== 'aborted') return true;
+    if (run.waiting > 1) return false; // another scenario still needs it: it goes on, that one's to stop
     run.controller.abort();
     await run.done;
+    return false;
   } finally {
     signal?.removeEventListener('abort', onAbort!);
     run.waiting--;
   }
 }
 
-function startWarmUp(): Running {
+function startWarmUp(warmUp: WarmUpPlan): Running {
   const controller = new AbortController();
-  const done = warmUp(controller.signal).then(
-    () => void (warmedUp = true),
+  const done = runWarmUp(warmUp, controller.signal).then(
+    (requests) => {
+      if (warmed === undefined || warmed.ratePerSecond < warmUp.ratePerSecond) warmed = { ...warmUp, requests };
+    },
     // A failure leaves runs cold and is not retried; a cancelled warm-up is, by the next scenario.
-    () => void (warmedUp = !controller.signal.aborted),
+    () => void (failed ||= !controller.signal.aborted),
   );
-  const run: Running = { done, controller, waiting: 0 };
+  const run: Running = { warmUp, done, controller, waiting: 0 };
   void done.finally(() => {
     if (running === run) running = undefined;
   });
   return run;
 }
 
-async function warmUp(signal: AbortSignal): Promise<void> {
+/** Runs the warm-up's two passes; resolves with the requests they sent that ended. */
+async function runWarmUp({ ratePerSecond }: WarmUpPlan, signal: AbortSignal): Promise<number> {
   const sink = await startSink();
   try {
     signal.throwIfAborted();
@@ -150,9 +215,9 @@ async function warmUp(signal: AbortSignal): Promise<void> {
       // shaped by its stages and timed, and the thread's wake-up helper started), and a scenario's
       // fault phase runs it from its first request. The second pass, on fresh connections with no
       // fault, is a first phase's path again (why: above).
-      await warmPass(sink.port, proxy, WARM_UP_MS, [WARM_UP_MS / 2], signal);
+      const first = await warmPass(sink.port, proxy, ratePerSecond, WARM_UP_MS, [WARM_UP_MS / 2], signal);
       await proxy.setFaults([]);
-      await warmPass(sink.port, proxy, WARM_UP_AGAIN_MS, [], signal);
+      return first + (await warmPass(sink.port, proxy, ratePerSecond, WARM_UP_AGAIN_MS, [], signal));
     } finally {
       await proxy.stop();
     }
@@ -162,16 +227,17 @@ async function warmUp(signal: AbortSignal): Promise<void> {
 }
 
 /** One open-loop run of `durationMs` through `proxy` to the sink, on connections of its own; the fault goes on at
- * each edge. */
+ * each edge. Resolves with the requests it sent that ended. */
 async function warmPass(
   sinkPort: number,
   proxy: HostedProxy,
+  ratePerSecond: number,
   durationMs: number,
   edgesMs: number[],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   signal.throwIfAborted();
-  await runOpenLoop({
+  const result = await runOpenLoop({
     url: `http://127.0.0.1:${sinkPort}/`,
     method: 'GET',
     body: '',
@@ -179,7 +245,7 @@ async function warmPass(
     tls: { rejectUnauthorized: true },
     targets: SINK_TARGETS,
     connectTo: { host: '127.0.0.1', port: proxy.ports[0]! },
-    ratePerSecond: WARM_UP_RATE_PER_SECOND,
+    ratePerSecond,
     connections: WARM_UP_CONNECTIONS,
     maxConnections: WARM_UP_MAX_CONNECTIONS,
     expectedStatus: parseExpectedStatus(DEFAULT_EXPECTED_STATUS),
@@ -193,6 +259,7 @@ async function warmPass(
     onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
     onSecond: () => {},
   });
+  return result.requests + result.warmRequests;
 }
 
 /** A loopback server that answers every request head it reads with a tiny 200 (GET, no body). */

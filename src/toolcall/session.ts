@@ -16,7 +16,8 @@
  * belongs to (found by its id, without parsing) with a JSON-RPC error. Either way the plane never
  * recurses into it, so no message can overflow the stack.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import {
   DEFAULT_MAX_JSON_DEPTH,
   isMessageObject,
@@ -54,7 +55,8 @@ export interface PlaneOptions {
 }
 
 interface ToolInfo {
-  validate?: ValidateFunction;
+  /** Compiled from outputSchema at the first result it checks (validatorOf); null when the schema is invalid. */
+  validate?: ValidateFunction | null;
   outputSchema?: Record<string, unknown>;
   unsafeRetry: boolean;
 }
@@ -79,7 +81,8 @@ export class ToolPlane {
   evicted = 0;
   readonly upstream = new UpstreamHealth();
   private readonly tools = new Map<string, ToolInfo>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: false });
+  /** Loaded with the first schema to compile (validatorOf). */
+  private ajv: Ajv | undefined;
   private readonly taskIdleMs: number;
   private lastCallAt = -Infinity;
   private idleTask = 0;
@@ -140,17 +143,8 @@ export class ToolPlane {
     tools: Array<{ name: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>,
   ): typeof tools {
     for (const tool of tools) {
-      let validate: ValidateFunction | undefined;
-      if (tool.outputSchema) {
-        try {
-          validate = this.ajv.compile(tool.outputSchema);
-        } catch {
-          validate = undefined; // an invalid declared schema cannot be checked against
-        }
-      }
       const a = tool.annotations ?? {};
       this.tools.set(tool.name, {
-        validate,
         outputSchema: tool.outputSchema,
         unsafeRetry: a.destructiveHint === true || a.idempotentHint === false,
       });
@@ -217,11 +211,31 @@ export class ToolPlane {
     const result = (answer.result ?? {}) as ToolResult;
     if (result.isError)
       return { outcome: 'is_error', error_shape: 'is_error', responded: true, schema_ok: true, correct: false };
-    const info = this.tools.get(tool);
-    const schemaOk = info?.validate
-      ? result.structuredContent !== undefined && info.validate(result.structuredContent) === true
+    const validate = this.validatorOf(tool);
+    const schemaOk = validate
+      ? result.structuredContent !== undefined && validate(result.structuredContent) === true
       : true;
     return { outcome: 'ok', error_shape: null, responded: true, schema_ok: schemaOk, correct: schemaOk && !mutated };
+  }
+
+  /**
+   * The tool's declared outputSchema, compiled when a result first needs it: a server lists tens of tools, a session
+   * calls a few, and ajv's first compile (its meta-schema, ~0.1 s) and loading (~0.1 s) were paid at every proxy
+   * start, before the client's tools/list was answered. Undefined when the tool declared none, or an invalid one.
+   */
+  private validatorOf(tool: string): ValidateFunction | undefined {
+    const info = this.tools.get(tool);
+    if (!info?.outputSchema) return undefined;
+    if (info.validate === undefined) {
+      const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+      this.ajv ??= new Ajv({ strict: false, allErrors: false });
+      try {
+        info.validate = this.ajv.compile(info.outputSchema);
+      } catch {
+        info.validate = null; // an invalid declared schema cannot be checked against
+      }
+    }
+    return info.validate ?? undefined;
   }
 
   /** A message's text beyond the bounds (too long or nested too deep): why, or undefined when it is within them. */

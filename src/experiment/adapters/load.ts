@@ -11,10 +11,10 @@ import {
   type SecondBucket,
   type ThreadLoadGauge,
 } from '../../load/index.js';
-import { warmUpOnce as warmUpLoad, WARM_REQUESTS_PER_CONNECTION } from '../../scenario/warm-up.js';
+import { warmUpOnce as warmUpLoad, WARM_REQUESTS_PER_CONNECTION, type WarmUp } from '../../scenario/warm-up.js';
 import type { LoadPlan } from '../model.js';
 
-export { ScheduleEnd, WARM_REQUESTS_PER_CONNECTION, warmUpLoad, type OpenLoopResult, type SecondBucket };
+export { ScheduleEnd, WARM_REQUESTS_PER_CONNECTION, warmUpLoad, type OpenLoopResult, type SecondBucket, type WarmUp };
 
 export interface LoadRun {
   plan: LoadPlan;
