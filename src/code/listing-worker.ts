@@ -122,8 +122,18 @@ async function beforeWarmUpStep(): Promise<void> {
   while (Atomics.load(holdCell, 0) !== 0) await new Promise((resolve) => setTimeout(resolve, HOLD_POLL_MS));
 }
 
+/**
+ * Tree-sitter's heap made resident after the warm-up (grammar.ts readyHeap): what a first listing of a large file
+ * (jquery.js, 10,907 lines) would otherwise page in on its call's path. 8 MB: 4 MB left ~800 of its ~1,400 page
+ * faults, 8 and 16 MB ~330 (what remains is V8's heap).
+ */
+const READY_HEAP_BYTES = 8 * 1024 * 1024;
+
 if (data.warmUp.length > 0) {
   void import('./warm-up.js')
     .then(({ warmUpCode }) => warmUpCode(data.warmUp, { beforeStep: beforeWarmUpStep }))
+    .then(beforeWarmUpStep)
+    .then(async () => (await loading)[0].readyHeap(READY_HEAP_BYTES))
+    .catch(() => undefined)
     .finally(() => parentPort!.postMessage({ id: 0 } satisfies ListingReply));
 }
