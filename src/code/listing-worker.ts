@@ -123,17 +123,29 @@ async function beforeWarmUpStep(): Promise<void> {
 }
 
 /**
- * Tree-sitter's heap made resident after the warm-up (grammar.ts readyHeap): what a first listing of a large file
+ * Tree-sitter's heap made resident during the warm-up (grammar.ts readyHeap): what a first listing of a large file
  * (jquery.js, 10,907 lines) would otherwise page in on its call's path. 8 MB: 4 MB left ~800 of its ~1,400 page
  * faults, 8 and 16 MB ~330 (what remains is V8's heap).
  */
 const READY_HEAP_BYTES = 8 * 1024 * 1024;
+/**
+ * The heap is readied after this many of the warm-up's languages (the host names the most listed first), before
+ * the rest: a fresh server's first call often arrives before the whole warm-up is over (it ends about when the
+ * server answers initialize, on 2 busy cores).
+ */
+const HEAP_AFTER_LANGUAGES = 2;
+
+async function warmUp(languages: readonly string[]): Promise<void> {
+  const { warmUpCode } = await import('./warm-up.js');
+  await warmUpCode(languages.slice(0, HEAP_AFTER_LANGUAGES), { beforeStep: beforeWarmUpStep });
+  await beforeWarmUpStep();
+  const [{ readyHeap }] = await loading;
+  await readyHeap(READY_HEAP_BYTES).catch(() => undefined);
+  await warmUpCode(languages.slice(HEAP_AFTER_LANGUAGES), { beforeStep: beforeWarmUpStep });
+}
 
 if (data.warmUp.length > 0) {
-  void import('./warm-up.js')
-    .then(({ warmUpCode }) => warmUpCode(data.warmUp, { beforeStep: beforeWarmUpStep }))
-    .then(beforeWarmUpStep)
-    .then(async () => (await loading)[0].readyHeap(READY_HEAP_BYTES))
+  void warmUp(data.warmUp)
     .catch(() => undefined)
     .finally(() => parentPort!.postMessage({ id: 0 } satisfies ListingReply));
 }
