@@ -123,34 +123,29 @@ async function beforeWarmUpStep(): Promise<void> {
 }
 
 /**
- * Tree-sitter's heap made resident during the warm-up (grammar.ts readyHeap): what a first listing of a large file
- * (jquery.js, 10,907 lines) would otherwise page in on its call's path. 8 MB: 4 MB left ~800 of its ~1,400 page
- * faults, 8 and 16 MB ~330 (what remains is V8's heap).
+ * Tree-sitter's heap made resident at the end of the warm-up (grammar.ts readyHeap): what a first listing of a large
+ * file (jquery.js, 10,907 lines) would otherwise page in on its call's path. 8 MB: 4 MB left ~800 of its ~1,400 page
+ * faults, 8 and 16 MB ~330 (what remains is V8's heap). Last, because it is worth less than a grammar: it costs
+ * ~2,000 faults (70-120 ms on the benches' VM), and placed before Python's grammar it made that grammar ready that
+ * much later for a first call arriving meanwhile.
  */
 const READY_HEAP_BYTES = 8 * 1024 * 1024;
 /**
  * It is readied in steps of 1 MB more each (the block from the last step is freed and taken again, larger: only the
- * new megabyte faults), so a request that arrives meanwhile waits for ~256 page faults, not for the whole 8 MB
- * (~2,000 faults, 80-120 ms at load 12). Between steps the block is free for the request's parse.
+ * new megabyte faults), so a request that arrives meanwhile waits for ~256 page faults, not for the whole 8 MB.
+ * Between steps the block is free for the request's parse.
  */
 const READY_HEAP_STEP_BYTES = 1024 * 1024;
-/**
- * The heap is readied after this many of the warm-up's languages (the host names the most listed first), before
- * the rest: a fresh server's first call often arrives before the whole warm-up is over (it ends about when the
- * server answers initialize, on 2 busy cores).
- */
-const HEAP_AFTER_LANGUAGES = 2;
 
 async function warmUp(languages: readonly string[]): Promise<void> {
   const { warmUpCode } = await import('./warm-up.js');
-  await warmUpCode(languages.slice(0, HEAP_AFTER_LANGUAGES), { beforeStep: beforeWarmUpStep });
+  await warmUpCode(languages, { beforeStep: beforeWarmUpStep });
   const [{ readyHeap }] = await loading;
   for (let bytes = READY_HEAP_STEP_BYTES; bytes <= READY_HEAP_BYTES; bytes += READY_HEAP_STEP_BYTES) {
     await beforeWarmUpStep();
     await readyHeap(bytes).catch(() => undefined);
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await warmUpCode(languages.slice(HEAP_AFTER_LANGUAGES), { beforeStep: beforeWarmUpStep });
 }
 
 if (data.warmUp.length > 0) {
