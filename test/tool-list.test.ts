@@ -18,7 +18,9 @@ import { FileAccess } from '../src/access.js';
 import { TOOLSETS, makeConfig, type Config } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { createServer, type ServerDeps } from '../src/server.js';
-import { ToolRegistry } from '../src/tools/define.js';
+import type * as z from 'zod';
+import { inputSchemaOf, type SchemaNode } from '../src/tools/arguments.js';
+import { ToolRegistry, type ToolDefinition, type ToolHandler } from '../src/tools/define.js';
 import { registerAllTools } from '../src/tools/index.js';
 import {
   SOURCES_BASE,
@@ -260,3 +262,41 @@ test(
     }
   },
 );
+
+/** What ArgumentReader's coercions read of a JSON Schema node (arguments.ts): types, enums, items, properties. */
+function coercionView(node: unknown): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  const { type, enum: values, items, properties, required } = node as SchemaNode;
+  return {
+    type,
+    enum: values,
+    items: coercionView(items),
+    properties:
+      properties && Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, coercionView(child)])),
+    required,
+  };
+}
+
+test("a tool's first call reads its arguments by the generated list's schema: the one its reader converts", async () => {
+  const shapes = new Map<string, Parameters<typeof inputSchemaOf>[0]>();
+  class Capturing extends ToolRegistry {
+    override register<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+      definition: ToolDefinition<I, O>,
+      handler: ToolHandler<I, O>,
+    ): void {
+      shapes.set(definition.name, definition.input);
+      super.register(definition, handler);
+    }
+  }
+  const config: Config = { ...makeConfig(), toolsets: [...TOOLSETS] };
+  const tools = new Capturing(new McpServer({ name: 'shapes', version: '0' }), silentLogger, config.toolsets);
+  await registerAllTools(tools, { config, access: new FileAccess(config.roots), log: silentLogger });
+  const generated = readToolList();
+  assert.ok('tools' in generated, JSON.stringify(generated));
+  assert.equal(shapes.size, generated.tools.length);
+  for (const { tool } of generated.tools) {
+    const shape = shapes.get(tool.name);
+    assert.ok(shape, tool.name);
+    assert.deepEqual(coercionView(tool.inputSchema), coercionView(inputSchemaOf(shape)), tool.name);
+  }
+});

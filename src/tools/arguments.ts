@@ -104,7 +104,7 @@ export function objectListArgument(
 }
 
 /** A JSON Schema node as the registry publishes it (only what the coercions look at). */
-interface SchemaNode {
+export interface SchemaNode {
   type?: string | string[];
   enum?: unknown[];
   items?: SchemaNode;
@@ -126,6 +126,11 @@ function structuredSpecOf(schema: z.ZodType): StructuredSpec | undefined {
   return undefined;
 }
 
+/** The JSON Schema of a tool's arguments, as the coercions read it. */
+export function inputSchemaOf(shape: z.ZodRawShape): SchemaNode {
+  return z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as SchemaNode;
+}
+
 /** Reads one tool's arguments (see the module comment); built once per tool, on its first call. */
 export class ArgumentReader {
   private readonly properties: Record<string, SchemaNode>;
@@ -134,12 +139,13 @@ export class ArgumentReader {
   /** The tool's shape with each structured field taken as already checked. */
   private readonly validator: z.ZodObject;
 
-  constructor(shape: z.ZodRawShape) {
-    const json = z.toJSONSchema(z.object(shape), {
-      target: 'draft-7',
-      io: 'input',
-      unrepresentable: 'any',
-    }) as SchemaNode;
+  /**
+   * `published`: the tool's inputSchema as tools/list publishes it, when the server has it (the list generated at
+   * build time): the same conversion of `shape`, done then, so a tool's first call need not convert it (2-7 ms of
+   * cold zod code). test/tool-arguments.test.ts holds every tool's published schema to inputSchemaOf's.
+   */
+  constructor(shape: z.ZodRawShape, published?: SchemaNode) {
+    const json = published ?? inputSchemaOf(shape);
     this.properties = json.properties ?? {};
     this.required = new Set(json.required ?? []);
     const runtime: Record<string, z.ZodType> = {};

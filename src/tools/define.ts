@@ -34,7 +34,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledError, InputError, isOperational, messageOf } from '../kernel/errors.js';
 import { FORBIDDEN_KEYS } from '../config-reader.js';
-import { ArgumentReader } from './arguments.js';
+import { ArgumentReader, type SchemaNode } from './arguments.js';
 import { withProductionHint } from '../production.js';
 import type { Logger } from '../log.js';
 import { TOOLSETS, type Toolset } from '../config.js';
@@ -125,6 +125,8 @@ export class ToolRegistry {
   }> = [];
   /** What tools/list publishes, converted once (see publish()). */
   private published: Tool[] | undefined;
+  /** Each tool's inputSchema in the list generated at build time, when served from it (see serveToolList()). */
+  private readonly listedInputs = new Map<string, SchemaNode>();
   /**
    * Runs before every tool handler, e.g. to fetch the client's roots over the call's own stream
    * (server.ts); a failure is logged and the call goes on.
@@ -188,7 +190,7 @@ export class ToolRegistry {
           );
         }
         const ignored = Object.keys(given).filter((key) => ignorable.has(key) && !known.has(key));
-        reader ??= new ArgumentReader(definition.input);
+        reader ??= new ArgumentReader(definition.input, this.listedInputs.get(definition.name));
         const accepted = await reader.read(Object.fromEntries(Object.entries(given).filter(([key]) => known.has(key))));
         if (this.beforeCall)
           await this.beforeCall(extra).catch((error: unknown) =>
@@ -292,6 +294,9 @@ export class ToolRegistry {
    */
   serveToolList(deferred?: DeferredTools): void {
     if (!deferred) this.published ??= this.publish();
+    // A generated list holds each tool's input schema converted at build time: its readers take it from there.
+    if (deferred && Array.isArray(deferred.list))
+      for (const tool of deferred.list) this.listedInputs.set(tool.name, tool.inputSchema as SchemaNode);
     const list = deferred ? async () => (await deferred.list).map((tool) => structuredClone(tool)) : () => this.tools();
     this.server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await list() }));
     // The tool list never changes after start: advertise that (the SDK sets listChanged: true

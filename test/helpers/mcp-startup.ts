@@ -10,6 +10,7 @@
  * to every Node start, the same to both servers, which would make any ratio look closer to 1.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -20,6 +21,32 @@ export interface StartupTiming {
   toolsListMs: number;
   /** How many tools the answer listed (so a server that lists nothing cannot look fast). */
   tools: number;
+  /**
+   * CPU ms the server had used when it answered tools/list: its main thread's and its other threads' (worker
+   * threads, V8's compiler and GC helpers, libuv's pool); undefined where there is no /proc.
+   */
+  cpuMs?: { main: number; others: number };
+}
+
+/** CPU ms so far of process `pid`'s main thread and of its other threads (scheduler run time), or undefined. */
+function threadsCpuMs(pid: number | undefined): { main: number; others: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    let main = 0;
+    let others = 0;
+    for (const id of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const ms = Number(readFileSync(`/proc/${pid}/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+        if (id === String(pid)) main = ms;
+        else others += ms;
+      } catch {
+        // The thread ended while read.
+      }
+    }
+    return { main, others };
+  } catch {
+    return undefined; // not Linux
+  }
 }
 
 const INITIALIZE = {
@@ -29,10 +56,20 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'startup-timer', version: '0.0.0' } },
 };
 
-/** Spawns `node ...args`, times initialize and tools/list, then closes stdin and waits for exit. */
-export function timeRawStartup(args: string[], timeoutMs = 30_000): Promise<StartupTiming> {
+/**
+ * Spawns `node ...args` (with `env` added to a client's environment), times initialize and tools/list, then closes
+ * stdin and waits for exit.
+ */
+export function timeRawStartup(
+  args: string[],
+  timeoutMs = 30_000,
+  env: Record<string, string> = {},
+): Promise<StartupTiming> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: getDefaultEnvironment() });
+  const child = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...getDefaultEnvironment(), ...env },
+  });
   return new Promise<StartupTiming>((resolve, reject) => {
     let initializeMs = 0;
     let partial = '';
@@ -61,9 +98,11 @@ export function timeRawStartup(args: string[], timeoutMs = 30_000): Promise<Star
           child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
         } else if (message.id === 2) {
           const toolsListMs = performance.now() - started;
+          const cpuMs = threadsCpuMs(child.pid);
           clearTimeout(timer);
           child.removeAllListeners('exit');
-          child.once('exit', () => resolve({ initializeMs, toolsListMs, tools: message.result?.tools?.length ?? 0 }));
+          const tools = message.result?.tools?.length ?? 0;
+          child.once('exit', () => resolve({ initializeMs, toolsListMs, tools, ...(cpuMs ? { cpuMs } : {}) }));
           child.stdin.end();
           // A server that ignores stdin closing must not hang the caller.
           setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
