@@ -11,6 +11,7 @@ import { HttpParseError, ResponseParser, type ResponseHead } from '../src/proxy/
 import { forEachPlacement } from './helpers/proxy-under-test.js';
 import { handleCounts, settledHandles, startServer } from './fixtures/proxy/net.js';
 import { RawClient, startUpstream } from './fixtures/http/upstream.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 interface Parsed {
   heads: ResponseHead[];
@@ -226,6 +227,35 @@ forEachPlacement((startProxy) => {
       } finally {
         await proxy.stop();
         await server.close();
+      }
+    });
+
+    it("sends a request's head with the body bytes read alongside it, in one write; a later body follows", async () => {
+      const upstream = await startUpstream();
+      // A delay of 0 on every chunk of the request link: its count is the number of writes towards the upstream.
+      const chunks = { type: 'latency', latencyMs: 0, perOp: true, side: 'client', name: 'chunks' } as const;
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${upstream.port}`], http: true, faults: [chunks] });
+      const written = async () =>
+        (await proxy.counters()).faults.find((fault) => fault.name === 'chunks')!.applications;
+      try {
+        const client = await RawClient.connect(proxy.ports[0]!);
+        const head = 'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\n';
+        client.socket.write(`${head}hello`);
+        assert.equal((await client.read()).body.toString(), 'hello');
+        assert.equal(await written(), 1, 'head and body in one write');
+        // The head alone goes on at once: the upstream sees it before the body is sent.
+        client.socket.write(head);
+        for (const started = Date.now(); (await written()) < 2; ) {
+          assert.ok(Date.now() - started < HANG_GUARD_MS, 'the head was held back waiting for the body');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        client.socket.write('later');
+        assert.equal((await client.read()).body.toString(), 'later');
+        assert.equal(await written(), 3);
+        await client.close();
+      } finally {
+        await proxy.stop();
+        await upstream.close();
       }
     });
 

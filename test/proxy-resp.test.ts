@@ -6,11 +6,16 @@
  * get the transport-level faults, and a mapping's kind is learned from its traffic.
  */
 import assert from 'node:assert/strict';
+import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { FaultRegistry, startAdmin } from '../src/proxy/control/index.js';
 import { startProxy, type RunningProxy } from '../src/proxy/index.js';
 import { RespFramer } from '../src/proxy/resp/framer.js';
+import { RespSession } from '../src/proxy/resp/session.js';
+import { ClientEnd, type ClientEndSink } from '../src/proxy/client-end.js';
+import { parseMapping } from '../src/proxy/mapping.js';
+import { RequestFaultList } from '../src/proxy/requests/fault-list.js';
 import {
   connect,
   echo,
@@ -352,5 +357,67 @@ describe('RESP framer', () => {
     assert.deepEqual(names, [['CLIENT', 'reply'], ['PING'], ['SET', 'k']]);
     assert.throws(() => new RespFramer('replies').feed(Buffer.from('HTTP/1.1 200 OK\r\n'), () => {}), /not RESP/);
     assert.throws(() => new RespFramer('commands').feed(Buffer.from('*1\r\n*1\r\n'), () => {}), /nested/);
+  });
+});
+
+describe('RESP session writes', () => {
+  it('sends a pipeline read in one chunk to Redis in one write, and its replies to the client in one', async () => {
+    let accepted: ((socket: net.Socket) => void) | undefined;
+    const server = await startServer((socket) => accepted?.(socket));
+    const serverSide = new Promise<net.Socket>((resolve) => (accepted = resolve));
+    const client = await connect(server.port);
+    const socket = await serverSide;
+    const mapping = parseMapping(`0=redis://127.0.0.1:${server.port}`);
+    const faults = new RequestFaultList({
+      mappings: [mapping],
+      seed: 1,
+      ports: () => [server.port],
+      kindsOf: () => new Set(['resp'] as const),
+    });
+    const upstreamChunks: Buffer[] = [];
+    let sink: ClientEndSink | undefined;
+    const session = new RespSession({
+      socket,
+      index: 0,
+      faults,
+      clock: () => performance.now(),
+      openUpstream: (given) => {
+        sink = given;
+        const end = new ClientEnd(given, undefined, undefined);
+        end.on('data', (data: Buffer) => upstreamChunks.push(data));
+        end.resume();
+        return end;
+      },
+      countCommand: () => {},
+    });
+    session.start();
+    // What the client socket hands the kernel: one _write or _writev call is one write.
+    let writes = 0;
+    const spied = socket as net.Socket & {
+      _write: (...args: unknown[]) => void;
+      _writev: (...args: unknown[]) => void;
+    };
+    for (const method of ['_write', '_writev'] as const) {
+      const original = spied[method].bind(spied);
+      spied[method] = (...args: unknown[]) => {
+        writes++;
+        original(...args);
+      };
+    }
+    try {
+      const pipeline = '*1\r\n$4\r\nPING\r\n'.repeat(16);
+      client.write(pipeline);
+      while (upstreamChunks.reduce((sum, chunk) => sum + chunk.length, 0) < pipeline.length)
+        await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(upstreamChunks.length, 1, 'the 16 commands in one push towards Redis');
+      assert.equal(Buffer.concat(upstreamChunks).toString(), pipeline);
+      sink!.write(Buffer.from('+PONG\r\n'.repeat(16)));
+      assert.equal((await readBytes(client, 7 * 16)).toString(), '+PONG\r\n'.repeat(16));
+      assert.equal(writes, 1, 'the 16 replies in one write to the client');
+    } finally {
+      client.destroy();
+      socket.destroy();
+      await server.close();
+    }
   });
 });

@@ -90,21 +90,31 @@ export function requestHeaders(
   return out;
 }
 
+/** The lengths of the hop-by-hop names: a name of another length is forwarded without lower-casing it. */
+const HOP_BY_HOP_LENGTHS = new Set([...HOP_BY_HOP].map((name) => name.length));
+const CONTENT_LENGTH = 'content-length';
+
 /** Raw response headers as a flat list, hop-by-hop (and, unless kept, content-length) removed. */
 export function responseHeaders(raw: string[], keepLength: boolean): string[] {
-  const names = new Array<string>(raw.length >> 1);
+  // Names Connection lists beyond the hop-by-hop ones (its usual "keep-alive" adds none).
   let listed: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    names[i >> 1] = name;
-    if (name === 'connection')
-      for (const token of raw[i + 1]!.toLowerCase().split(',')) (listed ??= new Set()).add(token.trim());
+    const name = raw[i]!;
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
+    for (const token of raw[i + 1]!.toLowerCase().split(',')) {
+      const listedName = token.trim();
+      if (!HOP_BY_HOP.has(listedName)) (listed ??= new Set()).add(listedName);
+    }
   }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
-    const name = names[i >> 1]!;
-    if (HOP_BY_HOP.has(name) || listed?.has(name) || (!keepLength && name === 'content-length')) continue;
-    out.push(raw[i]!, raw[i + 1]!);
+    const name = raw[i]!;
+    const length = name.length;
+    if (listed !== undefined || HOP_BY_HOP_LENGTHS.has(length) || (!keepLength && length === CONTENT_LENGTH.length)) {
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower) || listed?.has(lower) || (!keepLength && lower === CONTENT_LENGTH)) continue;
+    }
+    out.push(name, raw[i + 1]!);
   }
   return out;
 }

@@ -35,6 +35,26 @@ export interface ResponseEvents {
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/;
+const DIGITS = /^\d{1,15}$/;
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/** Where the line starting at `at` ends (its CRLF, or the text's end). */
+function lineEnd(text: string, at: number): number {
+  const end = text.indexOf('\r\n', at);
+  return end === -1 ? text.length : end;
+}
+
+/** Whether the comma-separated `list` (already lower-cased) holds `token`. */
+function listHas(list: string, token: string): boolean {
+  for (let at = 0; at < list.length; ) {
+    let end = list.indexOf(',', at);
+    if (end === -1) end = list.length;
+    if (list.slice(at, end).trim() === token) return true;
+    at = end + 1;
+  }
+  return false;
+}
 
 export class ResponseParser {
   private state: 'idle' | 'head' | 'sized' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'until-close' =
@@ -92,13 +112,21 @@ export class ResponseParser {
   }
 
   private readHead(data: Buffer, at: number): number {
+    if (this.headLength === 0) {
+      // The usual case, a whole head in one chunk: read it where it lies, nothing copied or held.
+      const blank = data.indexOf(HEAD_END, at);
+      if (blank !== -1 && blank - at <= MAX_RESPONSE_HEAD) {
+        this.onHead(data.toString('latin1', at, blank));
+        return blank + 4;
+      }
+    }
     const part = data.subarray(at);
     // The blank line may straddle chunks: look for it across the last three bytes held too.
     const held = this.headLength;
     this.headBytes.push(part);
     this.headLength += part.length;
     const whole = this.headBytes.length === 1 ? part : Buffer.concat(this.headBytes, this.headLength);
-    const blank = whole.indexOf('\r\n\r\n', Math.max(0, held - 3));
+    const blank = whole.indexOf(HEAD_END, Math.max(0, held - 3));
     if (blank === -1) {
       if (this.headLength > MAX_RESPONSE_HEAD)
         throw new HttpParseError(`a response head above ${MAX_RESPONSE_HEAD} bytes`);
@@ -112,29 +140,34 @@ export class ResponseParser {
     return at + (blank + 4 - held);
   }
 
+  /** Reads the head's lines where they lie in `text` (no split: this runs once per response, on the hot path). */
   private onHead(text: string): void {
-    const lines = text.split('\r\n');
-    const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/.exec(lines[0]!);
-    if (!status) throw new HttpParseError(`not an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 40))}`);
+    const firstEnd = lineEnd(text, 0);
+    const statusLine = text.slice(0, firstEnd);
+    const status = STATUS_LINE.exec(statusLine);
+    if (!status) throw new HttpParseError(`not an HTTP/1.x status line: ${JSON.stringify(statusLine.slice(0, 40))}`);
     const code = Number(status[2]);
     const rawHeaders: string[] = [];
     const lengths: string[] = [];
     let codings = '';
     let connection = '';
-    for (let index = 1; index < lines.length; index++) {
-      const line = lines[index]!;
-      const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon) : '';
+    for (let at = firstEnd + 2; at < text.length; ) {
+      const end = lineEnd(text, at);
+      const colon = text.indexOf(':', at);
+      const name = colon > at && colon < end ? text.slice(at, colon) : '';
       if (!TOKEN.test(name))
-        throw new HttpParseError(`a bad response header line: ${JSON.stringify(line.slice(0, 40))}`);
-      const value = line.slice(colon + 1).trim();
+        throw new HttpParseError(`a bad response header line: ${JSON.stringify(text.slice(at, end).slice(0, 40))}`);
+      const value = text.slice(colon + 1, end).trim();
+      at = end + 2;
       rawHeaders.push(name, value);
       // Only the three framing headers matter here: tell them by length before lower-casing.
       const length = name.length;
       if (length !== 14 && length !== 17 && length !== 10) continue;
       const lower = name.toLowerCase();
-      if (lower === 'content-length') for (const v of value.split(',')) lengths.push(v.trim());
-      else if (lower === 'transfer-encoding') codings += `${codings ? ',' : ''}${value.toLowerCase()}`;
+      if (lower === 'content-length') {
+        if (DIGITS.test(value)) lengths.push(value);
+        else for (const v of value.split(',')) lengths.push(v.trim());
+      } else if (lower === 'transfer-encoding') codings += `${codings ? ',' : ''}${value.toLowerCase()}`;
       else if (lower === 'connection') connection += `,${value.toLowerCase()}`;
     }
     if (code < 200) {
@@ -143,8 +176,7 @@ export class ResponseParser {
       return;
     }
     const http10 = status[1] === '0';
-    const tokens = connection === '' ? [] : connection.split(',').map((token) => token.trim());
-    let keepAlive = http10 ? tokens.includes('keep-alive') : !tokens.includes('close');
+    let keepAlive = http10 ? listHas(connection, 'keep-alive') : !listHas(connection, 'close');
     if (this.headOnly || code === 204 || code === 304) {
       this.emitHead(code, status[3] ?? '', rawHeaders, keepAlive);
       return this.finishMessage();
@@ -167,7 +199,7 @@ export class ResponseParser {
       return;
     }
     if (lengths.length > 0) {
-      if (!lengths.every((value) => /^\d{1,15}$/.test(value) && value === lengths[0]))
+      if (!lengths.every((value) => DIGITS.test(value) && value === lengths[0]))
         throw new HttpParseError(`a bad content-length: ${JSON.stringify(lengths.join(', '))}`);
       this.emitHead(code, status[3] ?? '', rawHeaders, keepAlive);
       this.left = Number(lengths[0]);

@@ -15,6 +15,8 @@ import type { ClientEnd, ClientEndSink } from '../client-end.js';
 
 /** Delayed bytes above which the client is paused. */
 const MAX_DELAYED_BYTES = 1 << 20;
+/** Due batches joined into one push up to this many bytes. */
+const JOIN_BYTES = 64 * 1024;
 
 interface Batch {
   at: number;
@@ -45,6 +47,7 @@ export class Forwarder {
   private blocked = false;
   private ending = false;
   private closed = false;
+  private gathering = false;
 
   constructor(private readonly options: ForwarderOptions) {}
 
@@ -64,7 +67,22 @@ export class Forwarder {
     this.lastAt = Math.max(this.lastAt, at);
     this.queue.push({ at: this.lastAt, data });
     this.queuedBytes += data.length;
-    this.pump();
+    if (!this.gathering) this.pump();
+  }
+
+  /**
+   * Runs `read` (the session reading one client chunk) with the sends it makes held, then releases
+   * them together: a pipeline's commands then reach the target in one write.
+   */
+  gather(read: () => void): void {
+    if (this.gathering) return read();
+    this.gathering = true;
+    try {
+      read();
+    } finally {
+      this.gathering = false;
+      this.pump();
+    }
   }
 
   /** The client's end of requests: sent on after every queued byte. */
@@ -90,13 +108,17 @@ export class Forwarder {
     else this.options.resumeClient();
   }
 
-  /** Pushes every batch whose time has come, until the upstream pauses. */
+  /**
+   * Pushes every batch whose time has come, until the upstream pauses. Batches due together (a
+   * pipeline read in one chunk: each command is a batch) go as one push, so one write to the
+   * target rather than one per command (JOIN_BYTES at most: past that a copy costs more).
+   */
   private release(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.queue.length > 0) {
-      const batch = this.queue[0]!;
-      const wait = batch.at - this.options.clock();
+      const first = this.queue[0]!;
+      const wait = first.at - this.options.clock();
       if (wait > 0) {
         // Never early: a timer may fire before its time is reached on the clock; pump checks again.
         this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(wait)));
@@ -104,9 +126,24 @@ export class Forwarder {
       }
       const end = this.openOnce();
       if (!end) return void this.close();
-      this.queue.shift();
-      this.queuedBytes -= batch.data.length;
-      if (!end.push(batch.data)) {
+      let count = 1;
+      let bytes = first.data.length;
+      const now = this.options.clock();
+      for (; count < this.queue.length; count++) {
+        const next = this.queue[count]!;
+        if (next.at > now || bytes + next.data.length > JOIN_BYTES) break;
+        bytes += next.data.length;
+      }
+      const batches = this.queue.splice(0, count);
+      this.queuedBytes -= bytes;
+      const data =
+        count === 1
+          ? first.data
+          : Buffer.concat(
+              batches.map((batch) => batch.data),
+              bytes,
+            );
+      if (!end.push(data)) {
         this.blocked = true;
         end.once('flowing', () => {
           this.blocked = false;

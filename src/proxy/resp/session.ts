@@ -100,6 +100,10 @@ export class RespSession implements ClientEndSink {
 
   private onClientData(chunk: Buffer): void {
     if (this.raw) return this.forwarder.send(chunk, this.options.clock());
+    this.forwarder.gather(() => this.readCommands(chunk));
+  }
+
+  private readCommands(chunk: Buffer): void {
     let start = 0;
     try {
       this.commands.feed(chunk, (value) => {
@@ -236,9 +240,15 @@ export class RespSession implements ClientEndSink {
 
   write(data: Buffer): boolean {
     const target = this.awaiting[0];
-    if (target?.rest) this.toSlot(target, data);
-    else this.splitReplies(data);
-    this.flush();
+    // The replies of a pipeline come in one chunk and are written one by one: corked, they leave in one write.
+    this.socket.cork();
+    try {
+      if (target?.rest) this.toSlot(target, data);
+      else this.splitReplies(data);
+      this.flush();
+    } finally {
+      this.socket.uncork();
+    }
     this.serverFull = this.heldBytes >= MAX_HELD_REPLY_BYTES || this.socket.writableNeedDrain;
     return !this.serverFull;
   }
