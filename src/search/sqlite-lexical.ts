@@ -25,7 +25,7 @@ import type { CodeChunk } from '../code/chunk.js';
 import { byCodeUnits } from '../order.js';
 import {
   conceptScorer,
-  encodeTerms,
+  encodeTermKeys,
   FIELD_WEIGHTS,
   idf,
   K1,
@@ -33,6 +33,7 @@ import {
   PREFIX_WEIGHT,
   stemmedTerms,
   termIds,
+  termKey,
   upperBound,
   type ScoringConcept,
 } from './bm25.js';
@@ -108,13 +109,14 @@ export class LexicalWriter {
   add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string; terms?: ChunkTerms }): void {
     const { stemmed, length, weights } = chunk.terms ?? stemmedTerms(lexicalTokens(chunk));
     this.statements.insertFts.run(rowid, stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body);
-    const pairs: Array<[number, number]> = [];
+    const keys = new Float64Array(weights.size);
+    let at = 0;
     for (const [term, weight] of weights) {
       const id = this.idOf(term);
-      pairs.push([id, weight]);
+      keys[at++] = termKey(id, weight);
       this.changeDf(id, 1);
     }
-    this.statements.insertChunkTerms.run(rowid, tieKey(chunk.id), length, encodeTerms(pairs));
+    this.statements.insertChunkTerms.run(rowid, tieKey(chunk.id), length, encodeTermKeys(keys));
   }
 
   remove(rowid: number): void {
