@@ -288,6 +288,41 @@ for (const [signal, code] of [
   );
 }
 
+test('a first run killed while it writes leaves no index; the next builds it whole, in WAL mode', async (t) => {
+  const tree = pythonScratchTree();
+  t.after(tree.cleanup);
+  for (let i = 0; i < 600; i++)
+    tree.write(`bulk/m${i}.py`, `def killed_module_${i}(value):\n    return value + ${i}\n`);
+  const opened = async () => {
+    const { store, exists, unfinished } = await openStore(
+      tree.settings,
+      await realpath(tree.dir),
+      await selectEmbedder(tree.settings.llm, tree.settings.env),
+    );
+    closeReaders();
+    return { store, exists, unfinished };
+  };
+  // A database the run creates is written under a rollback journal, which appears at its first
+  // changed file, 600 files before the commit.
+  const { child, done } = startIndex(tree);
+  const journal = (): boolean => existsSync(join(tree.dataDir, 'index')) && existsSync(`${storeFile(tree)}-journal`);
+  while (child.exitCode === null && !journal()) await sleep(1);
+  child.kill('SIGKILL');
+  assert.equal((await done).signal, 'SIGKILL', 'killed before it committed');
+  assert.deepEqual(
+    { exists: (await opened()).exists, unfinished: (await opened()).unfinished },
+    { exists: false, unfinished: true },
+    'no index, nor a damaged one: the killed run wrote nothing to the database',
+  );
+  const next = await startIndex(tree).done;
+  assert.equal(next.code, 0, next.stderr);
+  assert.ok((await indexedPaths(tree)).includes('bulk/m599.py'));
+  assert.ok(!existsSync(`${storeFile(tree)}-journal`));
+  const db = new Database(storeFile(tree), { readonly: true });
+  t.after(() => db.close());
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal', 'readers never wait for the next run');
+});
+
 test("SIGTERM ends a run waiting for another writer's lock, and the lock holder's work is untouched", async (t) => {
   const tree = pythonScratchTree();
   t.after(tree.cleanup);

@@ -25,7 +25,7 @@ import type { CodeChunk } from '../code/chunk.js';
 import { byCodeUnits } from '../order.js';
 import {
   conceptScorer,
-  encodeTerms,
+  encodeTermKeys,
   FIELD_WEIGHTS,
   idf,
   K1,
@@ -33,6 +33,7 @@ import {
   PREFIX_WEIGHT,
   stemmedTerms,
   termIds,
+  termKey,
   upperBound,
   type ScoringConcept,
 } from './bm25.js';
@@ -90,10 +91,10 @@ export class LexicalWriter {
       insertFts: db.prepare('INSERT INTO lexical (rowid, name, scope, doc, path, body) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM lexical WHERE rowid = ?'),
       selectTerms: db.prepare('SELECT terms FROM lexical_terms WHERE chunk = ?').pluck(),
-      insertTerms: db.prepare('INSERT INTO lexical_terms (chunk, key, length, terms) VALUES (?, ?, ?, ?)'),
+      insertChunkTerms: db.prepare('INSERT INTO lexical_terms (chunk, key, length, terms) VALUES (?, ?, ?, ?)'),
       deleteTerms: db.prepare('DELETE FROM lexical_terms WHERE chunk = ?'),
       vocabId: db.prepare('SELECT id FROM lexical_vocab WHERE term = ?').pluck(),
-      insertTerm: db.prepare('INSERT INTO lexical_vocab (id, term, df) VALUES (?, ?, ?)'),
+      insertTerms: rowsInserter(db, 'INSERT INTO lexical_vocab (id, term, df)', 3),
       changeDf: db.prepare('UPDATE lexical_vocab SET df = df + ? WHERE id = ?'),
       dropUnused: db.prepare('DELETE FROM lexical_vocab WHERE id = ? AND df <= 0'),
       totals: db.prepare('SELECT count(*), total(length) FROM lexical_terms').raw(),
@@ -108,13 +109,14 @@ export class LexicalWriter {
   add(rowid: number, chunk: Pick<CodeChunk, 'path' | 'symbol' | 'text'> & { id: string; terms?: ChunkTerms }): void {
     const { stemmed, length, weights } = chunk.terms ?? stemmedTerms(lexicalTokens(chunk));
     this.statements.insertFts.run(rowid, stemmed.name, stemmed.scope, stemmed.doc, stemmed.path, stemmed.body);
-    const pairs: Array<[number, number]> = [];
+    const keys = new Float64Array(weights.size);
+    let at = 0;
     for (const [term, weight] of weights) {
       const id = this.idOf(term);
-      pairs.push([id, weight]);
+      keys[at++] = termKey(id, weight);
       this.changeDf(id, 1);
     }
-    this.statements.insertTerms.run(rowid, tieKey(chunk.id), length, encodeTerms(pairs));
+    this.statements.insertChunkTerms.run(rowid, tieKey(chunk.id), length, encodeTermKeys(keys));
   }
 
   remove(rowid: number): void {
@@ -126,16 +128,18 @@ export class LexicalWriter {
 
   /** Writes the vocabulary's changes and the store's totals (call before COMMIT). */
   finish(): void {
+    const added: Array<string | number> = [];
     for (let id = 1; id < this.dfChanges.length; id++) {
       const change = this.dfChanges[id]!;
       if (id >= this.firstNewId) {
-        if (change > 0) this.statements.insertTerm.run(id, this.newTerms[id - this.firstNewId]!, change);
+        if (change > 0) added.push(id, this.newTerms[id - this.firstNewId]!, change);
         continue;
       }
       if (change === 0) continue;
       this.statements.changeDf.run(change, id);
       if (change < 0) this.statements.dropUnused.run(id);
     }
+    this.statements.insertTerms(added);
     this.dfChanges = new Int32Array(0);
     this.newTerms.length = 0;
     this.ids.clear();
@@ -165,6 +169,39 @@ export class LexicalWriter {
     }
     return id;
   }
+}
+
+/** Rows in each statement of a rowsInserter (SQLite allows 32,766 variables a statement). */
+const ROWS_PER_INSERT = 64;
+
+/**
+ * `insert` ("INSERT INTO t (a, b)") as a function of rows given flattened, `columns` values a row,
+ * run as statements of up to ROWS_PER_INSERT rows, each size prepared once: the same rows in the
+ * same order as a statement a row, without a call per row (a symbol's or a term's row is a few
+ * bytes, and the call around it cost more than the insert).
+ */
+export function rowsInserter(
+  db: Database,
+  insert: string,
+  columns: number,
+): (values: ReadonlyArray<string | number>) => void {
+  const statements = new Map<number, BetterSqlite3.Statement>();
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  const statement = (rows: number): BetterSqlite3.Statement => {
+    let prepared = statements.get(rows);
+    if (!prepared) {
+      prepared = db.prepare(`${insert} VALUES ${new Array<string>(rows).fill(row).join(', ')}`);
+      statements.set(rows, prepared);
+    }
+    return prepared;
+  };
+  const most = ROWS_PER_INSERT * columns;
+  return (values) => {
+    for (let start = 0; start < values.length; start += most) {
+      const part = start === 0 && values.length <= most ? values : values.slice(start, start + most);
+      statement(part.length / columns).run(part);
+    }
+  };
 }
 
 /** For tests: where the ways of ranking part (the defaults: DIRECT_POSTINGS, CANDIDATE_BUDGET). */
