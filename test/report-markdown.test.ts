@@ -110,10 +110,10 @@ describe('renderReport', () => {
     );
     // The process's own warm-up, with the rate and length it ran at (scenario/warm-up.ts).
     assert.doesNotMatch(renderReport(result), /warmed its own load generator/);
-    load.processWarmUp = { ratePerSecond: 200, durationMs: 1000, requests: 232 };
+    load.processWarmUp = { ratePerSecond: 200, durationMs: 1000, requests: 200, connectionRequests: 32 };
     assert.match(
       renderReport(result),
-      /faultline warmed its own load generator and proxy: 200 req\/s for 1s \(232 requests\) to a sink of its own on/,
+      /warmed its own load generator and proxy: 200 req\/s for 1s \(200 requests, and 32 more as its connections opened\)/,
     );
   });
 

@@ -333,8 +333,9 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
       (load.processWarmUp
         ? ` Before this phase (or an earlier run in the same process), faultline warmed its own load generator and ` +
           `proxy: ${formatNumber(load.processWarmUp.ratePerSecond)} req/s for ` +
-          `${formatDuration(load.processWarmUp.durationMs)} (${load.processWarmUp.requests} requests) to a sink of ` +
-          `its own on loopback, never the target.`
+          `${formatDuration(load.processWarmUp.durationMs)} (${load.processWarmUp.requests} requests, and ` +
+          `${load.processWarmUp.connectionRequests} more as its connections opened) to a sink of its own on loopback, ` +
+          `never the target.`
         : ''),
   );
   line();

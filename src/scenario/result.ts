@@ -55,13 +55,14 @@ export interface LoadFigures extends SampleSummary {
   /**
    * The warm-up of faultline's own generator and proxy that ran in this process before this phase (now or for an
    * earlier run; scenario/warm-up.ts): open-loop load at this rate, for this long, to a sink of its own on loopback
-   * (never the target), and the requests it sent. Absent when it failed: the phase then started cold.
+   * (never the target), and the requests it sent: paced at that rate, and the warm ones each of its connections sent as
+   * it opened. Absent when it failed: the phase then started cold.
    */
-  processWarmUp?: { ratePerSecond: number; durationMs: number; requests: number };
+  processWarmUp?: { ratePerSecond: number; durationMs: number; requests: number; connectionRequests: number };
   /** Connections the load opened (num_clients at the start, more on demand). */
   connectionsOpened: number;
   /** Times a connection opened a new socket after its last one closed (the target or a fault closed it, or a request
-   * timed out on it). */
+   * timed out on it), from the clock's start: the warm requests' reopenings are in no figure. */
   connectionsReopened: number;
   /** The most requests on the wire at once: the connections the rate needed. */
   peakBusyConnections: number;

@@ -106,12 +106,19 @@ export interface WarmUpPlan {
   readonly durationMs: number;
 }
 
-/** What a warm-up ran: its plan, and the requests it sent (the warm ones on each connection too) that ended. */
+/**
+ * What a warm-up ran: its plan, the paced requests it sent that ended, and the warm ones each of its connections sent
+ * as it opened, before each pass's clock started (WARM_REQUESTS_PER_CONNECTION).
+ */
 export interface WarmUp extends WarmUpPlan {
   readonly requests: number;
+  readonly connectionRequests: number;
 }
 
-/** The warm-up a run at `ratePerSecond` (all clients together) gets: at twice its rate, within the bounds above. */
+/** The requests of one pass or of the whole warm-up, as WarmUp counts them. */
+type WarmCount = Pick<WarmUp, 'requests' | 'connectionRequests'>;
+
+/** The warm-up a run at `ratePerSecond` (all clients together) gets: at five times its rate, within the bounds above. */
 export function warmUpFor(ratePerSecond: number): WarmUpPlan {
   const rate = Math.min(WARM_UP_MAX_RATE, Math.max(WARM_UP_MIN_RATE, Math.ceil(ratePerSecond * WARM_UP_RATE_FACTOR)));
   return { ratePerSecond: Number.isFinite(rate) ? rate : WARM_UP_MAX_RATE, durationMs: WARM_UP_MS + WARM_UP_AGAIN_MS };
@@ -178,8 +185,8 @@ async function join(run: Running, signal: AbortSignal | undefined): Promise<bool
 function startWarmUp(warmUp: WarmUpPlan): Running {
   const controller = new AbortController();
   const done = runWarmUp(warmUp, controller.signal).then(
-    (requests) => {
-      if (warmed === undefined || warmed.ratePerSecond < warmUp.ratePerSecond) warmed = { ...warmUp, requests };
+    (count) => {
+      if (warmed === undefined || warmed.ratePerSecond < warmUp.ratePerSecond) warmed = { ...warmUp, ...count };
     },
     // A failure leaves runs cold and is not retried; a cancelled warm-up is, by the next scenario.
     () => void (failed ||= !controller.signal.aborted),
@@ -192,7 +199,7 @@ function startWarmUp(warmUp: WarmUpPlan): Running {
 }
 
 /** Runs the warm-up's two passes; resolves with the requests they sent that ended. */
-async function runWarmUp({ ratePerSecond }: WarmUpPlan, signal: AbortSignal): Promise<number> {
+async function runWarmUp({ ratePerSecond }: WarmUpPlan, signal: AbortSignal): Promise<WarmCount> {
   const sink = await startSink();
   try {
     signal.throwIfAborted();
@@ -217,7 +224,11 @@ async function runWarmUp({ ratePerSecond }: WarmUpPlan, signal: AbortSignal): Pr
       // fault, is a first phase's path again (why: above).
       const first = await warmPass(sink.port, proxy, ratePerSecond, WARM_UP_MS, [WARM_UP_MS / 2], signal);
       await proxy.setFaults([]);
-      return first + (await warmPass(sink.port, proxy, ratePerSecond, WARM_UP_AGAIN_MS, [], signal));
+      const again = await warmPass(sink.port, proxy, ratePerSecond, WARM_UP_AGAIN_MS, [], signal);
+      return {
+        requests: first.requests + again.requests,
+        connectionRequests: first.connectionRequests + again.connectionRequests,
+      };
     } finally {
       await proxy.stop();
     }
@@ -227,7 +238,7 @@ async function runWarmUp({ ratePerSecond }: WarmUpPlan, signal: AbortSignal): Pr
 }
 
 /** One open-loop run of `durationMs` through `proxy` to the sink, on connections of its own; the fault goes on at
- * each edge. Resolves with the requests it sent that ended. */
+ * each edge. Resolves with the requests it sent that ended, paced and opening its connections. */
 async function warmPass(
   sinkPort: number,
   proxy: HostedProxy,
@@ -235,7 +246,7 @@ async function warmPass(
   durationMs: number,
   edgesMs: number[],
   signal: AbortSignal,
-): Promise<number> {
+): Promise<WarmCount> {
   signal.throwIfAborted();
   const result = await runOpenLoop({
     url: `http://127.0.0.1:${sinkPort}/`,
@@ -259,7 +270,7 @@ async function warmPass(
     onEdge: () => proxy.setFaults([WARM_UP_FAULT]),
     onSecond: () => {},
   });
-  return result.requests + result.warmRequests;
+  return { requests: result.requests, connectionRequests: result.warmRequests };
 }
 
 /** A loopback server that answers every request head it reads with a tiny 200 (GET, no body). */
