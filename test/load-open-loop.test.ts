@@ -552,6 +552,32 @@ test(
   },
 );
 
+test('sockets reopened by the unmeasured warm requests are in no figure: only reopenings after the clock count', async () => {
+  let accepted = 0;
+  // Every response closes its socket, so each request, warm or measured, needs a socket of its own.
+  const target = await server((request, response) => {
+    accepted++;
+    response.setHeader('connection', 'close');
+    response.end('ok');
+  });
+  const result = await runOpenLoop({
+    url: `${target.origin}/`,
+    ratePerSecond: 10,
+    connections: 2,
+    maxConnections: 2,
+    durationMs: 500,
+    timeoutMs: 2000,
+    warmRequestsPerConnection: 2,
+  });
+  assert.equal(result.errors, 0, JSON.stringify(result.errorDetails));
+  assert.equal(result.requests, 5);
+  assert.equal(result.warmRequests, 4);
+  // A socket is reopened when a request needs it, so at most one per measured request counts.
+  assert.ok(result.connectionsReopened <= result.requests, `reopened ${result.connectionsReopened}`);
+  // The second warm request of each connection reopened its socket before the clock started: not counted.
+  assert.equal(accepted, result.connectionsOpened + result.connectionsReopened + 2);
+});
+
 test(
   "time to first byte is the final response's: a 100 Continue or " +
     '103 Early Hints sent at once does not make it instant',

@@ -177,7 +177,7 @@ export interface OpenLoopResult extends SampleSummary {
   /**
    * Sockets opened beyond one per connection: a connection whose socket closed (the target or a
    * fault closed it, or a request timed out on it and the generator dropped it) opens a new one
-   * for its next request.
+   * for its next request. Counted from the clock's start: the unmeasured warm requests' reopenings are in no figure.
    */
   connectionsReopened: number;
   /** The most requests on the wire at the same moment: the connections the rate really needed. */
@@ -466,6 +466,8 @@ class OpenLoopRun {
   private connect: ConnectionFactory | undefined;
   /** Every socket the connections opened, reconnects included. */
   private socketsOpened = 0;
+  /** Sockets reopened before the clock started (the warm requests'), which no figure counts. */
+  private reopenedUnmeasured = 0;
   /** Unmeasured warm requests that ended before the clock started (warm). */
   private warmRequests = 0;
   /** The wake-up for the next due request (clock/wake-ups.ts). */
@@ -524,6 +526,7 @@ class OpenLoopRun {
         await this.warm();
         if (this.stopped || !(await this.passEdgesAtZero())) return;
         this.startMs = performance.now();
+        this.reopenedUnmeasured = this.socketsOpened - this.slots.length;
         this.utilizationMark = performance.eventLoopUtilization();
         // Outside the executor now: a throw here must fail the run, not escape as an unhandled rejection.
         try {
@@ -1087,7 +1090,7 @@ class OpenLoopRun {
       },
       warmRequests: this.warmRequests,
       connectionsOpened: this.slots.length,
-      connectionsReopened: Math.max(0, this.socketsOpened - this.slots.length),
+      connectionsReopened: Math.max(0, this.socketsOpened - this.slots.length - this.reopenedUnmeasured),
       peakBusyConnections: this.peakBusy,
       achievedRatePerSecond: sentDuringRun / (plan.durationMs / 1000),
       elapsedMs: this.lastSettledMs - this.startMs,
