@@ -19,7 +19,7 @@ const DEMO_DURATION = '5s';
 export function registerDemoCommand(program: Command, _globals: () => GlobalOptions): void {
   program
     .command('demo')
-    .summary('a latency scenario on a bundled app, through MCP (no LLM, no network; about 12 s)')
+    .summary('a latency scenario on a bundled app, through MCP (no LLM, no network; about 15 s)')
     .description(
       'Start a small checkout app and the pricing service it calls, ' +
         'connect an MCP client to faultline in process, and run ' +
