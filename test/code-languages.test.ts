@@ -117,6 +117,37 @@ for (const { file, language, definitions, extract } of CASES) {
   });
 }
 
+test("lua: functions bound to a field, to a global, or in an assigned or returned table; not a metatable's", async () => {
+  // The shapes wrk's scripts and most modules use, which `function f()` patterns alone missed.
+  const source = [
+    'local M = {}',
+    'M.h = function(a)',
+    '  return a',
+    'end',
+    'handler = function() print(1) end',
+    'local t = { k = function() return 2 end, v = 1 }',
+    'setmetatable(t, { __index = function() end })',
+    'local function outer()',
+    '  local x = function() end',
+    'end',
+    'return { run = function() return 3 end }',
+  ].join('\n');
+  const listed = await listDefinitions(source, 'lua');
+  assert.deepEqual(
+    listed.definitions.map((definition) => `${definition.kind}:${definition.qualifiedName}@${definition.startLine}`),
+    [
+      'function:M.h@2',
+      'function:handler@5',
+      'method:t.k@6',
+      'function:outer@8',
+      'function:outer.x@9',
+      'function:run@11',
+    ],
+  );
+  assert.equal((await extractFunction(source, 'lua', 'M.h')).body, '  return a');
+  assert.equal((await extractFunction(source, 'lua', 'run')).body, 'return 3');
+});
+
 test('the index cuts these languages by definition now; SQL alone is still cut in line windows', async () => {
   for (const { file, language, definitions } of CASES) {
     assert.equal(LanguageSelection.parse(language).languageOf(`src/${file}`)?.grammar?.name, language);

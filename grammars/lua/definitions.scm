@@ -10,3 +10,26 @@
   (assignment_statement
     (variable_list . name: (identifier) @name .)
     (expression_list . value: (function_definition) .))) @definition.function
+; `M.f = function() … end`: a function bound to a table's field (`local` cannot declare one).
+(assignment_statement
+  (variable_list . name: (dot_index_expression table: (_) @receiver field: (identifier) @name) .)
+  (expression_list . value: (function_definition) .)) @definition.function
+; `t = { f = function() … end }` or `return { f = … }`: a field of a table that is assigned or
+; returned (a module's functions), not of one passed to a call (a metatable's `__index`); a table
+; bound to a name, `local` or not, qualifies its fields.
+(expression_list
+  (table_constructor
+    (field name: (identifier) @name value: (function_definition)) @definition.function))
+(assignment_statement
+  (variable_list . name: (identifier) @name .)
+  (expression_list . value: (table_constructor) .)) @scope
+; `f = function() … end`, a global (wrk's scripts, Neovim configs): only as a statement of a chunk
+; or block, since `local f = …` holds the same assignment, which the pattern above captures whole.
+(chunk
+  (assignment_statement
+    (variable_list . name: (identifier) @name .)
+    (expression_list . value: (function_definition) .)) @definition.function)
+(block
+  (assignment_statement
+    (variable_list . name: (identifier) @name .)
+    (expression_list . value: (function_definition) .)) @definition.function)
