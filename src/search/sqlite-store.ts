@@ -15,9 +15,7 @@
  *
  * A run writes in one transaction (BEGIN IMMEDIATE at its first change, COMMIT in commit()), so
  * searches, other processes included, see the previous index until it commits, and a killed or
- * cancelled run leaves nothing behind (WAL mode: readers never wait for the writer; a run that
- * creates the database writes it under a rollback journal, each page once, and then switches it
- * to WAL, see openWriterOnce). Two runs on
+ * cancelled run leaves nothing behind (WAL mode: readers never wait for the writer). Two runs on
  * one tree take turns: the second waits for the write lock, polling without blocking the event
  * loop (better-sqlite3 is synchronous, and a busy timeout would stall the server), then replaces
  * the files it read, with the same content the first wrote. Memory stays small: rows go to SQLite
@@ -71,8 +69,6 @@ const WRITE_LOCK_WAIT_MS = 10 * 60_000;
  * 128 MiB measured alike. Memory is taken as pages are, and given back when the run closes.
  */
 const WRITE_CACHE_KIB = 32 * 1024;
-/** How long a rollback journal's commit waits for other processes' reading statements to end. */
-const COMMIT_WAIT_MS = 5_000;
 
 type Database = BetterSqlite3.Database;
 
@@ -159,8 +155,6 @@ export class SqliteStore implements VectorStore {
   private statements: ReturnType<typeof writeStatements> | undefined;
   private lexical: LexicalWriter | undefined;
   private dimensionSeen: number | undefined;
-  /** This run builds a new database under a rollback journal (openWriterOnce), switched to WAL at its commit. */
-  private rollbackJournal = false;
 
   private constructor(
     private readonly file: string,
@@ -293,15 +287,9 @@ export class SqliteStore implements VectorStore {
     this.statements = undefined;
     const lexical = this.lexical;
     this.lexical = undefined;
-    const rollbackJournal = this.rollbackJournal;
-    this.rollbackJournal = false;
     try {
       lexical?.finish();
-      // A rollback journal's commit takes the file to itself: it waits for readers' statements in
-      // flight (a pending lock lets no new one start), where a write-ahead log's never waits.
-      if (rollbackJournal) db.pragma(`busy_timeout = ${COMMIT_WAIT_MS}`);
       db.exec('COMMIT');
-      if (rollbackJournal) switchToWal(db);
     } finally {
       db.close();
     }
@@ -314,7 +302,6 @@ export class SqliteStore implements VectorStore {
     this.writer = undefined;
     this.statements = undefined;
     this.lexical = undefined;
-    this.rollbackJournal = false;
     try {
       if (db.inTransaction) db.exec('ROLLBACK');
     } finally {
@@ -572,16 +559,14 @@ export class SqliteStore implements VectorStore {
   private async openWriterOnce(): Promise<Database> {
     mkdirSync(dirname(this.file), { recursive: true });
     let db: Database | undefined;
-    // A database this run creates is written once, under a rollback journal, where a write-ahead
-    // log writes every page twice (the log, then the checkpoint at close). No reader has an index in
-    // it to keep seeing, and a killed run's changes are undone from the journal by the next
-    // connection, as a log's uncommitted frames are ignored: still nothing of it is visible.
-    const fresh = !existsSync(this.file);
+    // Always the write-ahead log, a new database's first run too: under a rollback journal (each
+    // page written once, not twice) a reader in another process waited out its busy timeout on the
+    // run's locks, synchronously, and a killed run's hot journal, which a read-only connection
+    // cannot roll back, read as a damaged index until the next run.
     try {
       db = new this.Driver(this.file);
       db.pragma('busy_timeout = 0');
-      const mode = db.pragma(`journal_mode = ${fresh ? 'DELETE' : 'WAL'}`, { simple: true });
-      this.rollbackJournal = mode === 'delete';
+      db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       // Fewer of the run's changed pages spill to the file before its commit and are read back.
       db.pragma(`cache_size = -${WRITE_CACHE_KIB}`);
@@ -675,19 +660,6 @@ function writeStatements(db: Database) {
     ),
     insertSymbols: rowsInserter(db, 'INSERT OR IGNORE INTO symbols (term, chunk)', 2),
   };
-}
-
-/**
- * After a new database's first commit: readers never wait for the next run's writer (WAL). Left in
- * rollback mode when a reader holds the file; the next run switches it as it opens.
- */
-function switchToWal(db: Database): void {
-  try {
-    db.pragma('busy_timeout = 0');
-    db.pragma('journal_mode = WAL');
-  } catch (error) {
-    if (!isBusy(error)) throw error;
-  }
 }
 
 function closeReader(file: string): void {
