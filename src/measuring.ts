@@ -21,6 +21,11 @@ export function beginMeasuring(): () => void {
   };
 }
 
+/** How many measured runs are under way (begun, not ended). */
+export function measuredRuns(): number {
+  return active;
+}
+
 /** Calls `listener` when measuring starts (at once if it has) and when the last measured run ends. */
 export function onMeasuring(listener: (measuring: boolean) => void): () => void {
   listeners.add(listener);

@@ -27,11 +27,14 @@ async function listening(): Promise<number> {
   return (await handles())['TCPServerWrap'] ?? 0;
 }
 
-/** `warmUpOnce(undefined, rate)`, and the most servers listening while it ran. */
-async function watched(rate: number): Promise<{ warmUp: Awaited<ReturnType<typeof warmUpOnce>>; most: number }> {
+/** `warmUpOnce(undefined, rate, othersMeasuring)`, and the most servers listening while it ran. */
+async function watched(
+  rate: number,
+  othersMeasuring?: () => boolean,
+): Promise<{ warmUp: Awaited<ReturnType<typeof warmUpOnce>>; most: number }> {
   let most = await listening();
   let done = false;
-  const call = warmUpOnce(undefined, rate).finally(() => (done = true));
+  const call = warmUpOnce(undefined, rate, othersMeasuring).finally(() => (done = true));
   while (!done) {
     most = Math.max(most, await listening());
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -58,7 +61,11 @@ test("the warm-up runs at five times the run's rate, bounded, and again only for
   const slower = await watched(10);
   assert.equal(slower.most, servers, 'nothing ran for a slower run');
   assert.deepEqual(slower.warmUp, slow.warmUp);
-  // A faster one is warmed at five times its own rate.
+  // A faster one, while another run of the process measures, takes the warm-up done: no load lands in its figures.
+  const held = await watched(60, () => true);
+  assert.equal(held.most, servers, 'nothing ran while another run measured');
+  assert.deepEqual(held.warmUp, slow.warmUp);
+  // Else a faster one is warmed at five times its own rate.
   const faster = await watched(60);
   assert.equal(faster.most - servers, 2, 'a faster run warmed again');
   assert.equal(faster.warmUp?.ratePerSecond, 300);

@@ -15,7 +15,7 @@
  * length, so they expire on the plane even if this process is killed outright.
  */
 import { CancelledError, OperationalError, InputError, messageOf } from '../kernel/errors.js';
-import { beginMeasuring } from '../measuring.js';
+import { beginMeasuring, measuredRuns } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/mapping.js';
 import { generatorBehindText, generatorLateness, LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
@@ -225,9 +225,10 @@ class ExperimentRun {
         () => this.proxy?.lastCounters(),
       );
       const { closedLoop } = this.options;
-      // At the load's own rate (capped): what is warmed is what this run will meet (scenario/warm-up.ts).
+      // At the load's own rate (capped): what is warmed is what this run will meet (scenario/warm-up.ts); but not
+      // again, faster, while another run of this process measures (this one counts itself).
       if (experiment.load && !closedLoop)
-        warmUp = await warmUpLoad(signal, experiment.load.clients * experiment.load.rps);
+        warmUp = await warmUpLoad(signal, experiment.load.clients * experiment.load.rps, () => measuredRuns() > 1);
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
       const ticker = setInterval(() => this.progress(), 1000);
       this.timers.push(ticker);

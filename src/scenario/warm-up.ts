@@ -46,8 +46,8 @@
  * Sized to the run: it runs at five times the run's own rate (WARM_UP_RATE_FACTOR, why there), from 20 up to the
  * 4,000 req/s all the figures above were measured at, so a 10 req/s run pays ~50 requests, not 4,000 (a start of
  * `faultline run` at 10 req/s: ~0.9 s of CPU, against ~2.0 s warmed at 4,000). A later, faster run in the same
- * process (the MCP server's) is warmed again at its rate; a slower one finds its path warm. The report says the
- * rate, the length and the requests it sent (`processWarmUp`).
+ * process (the MCP server's) is warmed again at its rate, unless another run measures; a slower one finds its path
+ * warm. The report says the rate, the length and the requests it sent (`processWarmUp`).
  *
  * Best effort: a warm-up that fails only leaves the run cold, so its error is swallowed; it is
  * bounded (WARM_UP_MS + WARM_UP_AGAIN_MS of load, short drains) and stops everything it started
@@ -143,15 +143,20 @@ let running: Running | undefined;
  * (warmUpFor; a warm-up at that rate or faster, done or under way, is shared), with the warm-up that did it; or
  * at once when `signal` aborts, with undefined (as when a warm-up failed): never rejects. A caller whose signal
  * aborts stops the warm-up if no other caller still waits for it, and then resolves after it has stopped.
+ *
+ * `othersMeasuring`: another run of this process is measuring (src/measuring.ts). A warm-up already done, at any
+ * rate, is then taken as it is: a faster one (up to 4,000 req/s for 1 s on 2 cores) would land in that run's
+ * figures. The caller's report says the rate it got.
  */
 export async function warmUpOnce(
   signal?: AbortSignal,
   ratePerSecond: number = WARM_UP_MAX_RATE,
+  othersMeasuring: () => boolean = () => false,
 ): Promise<WarmUp | undefined> {
   const wanted = warmUpFor(ratePerSecond);
   // A slower warm-up under way is waited for, then a faster one runs: what is warmed is what this run will meet.
   for (;;) {
-    if (warmed !== undefined && warmed.ratePerSecond >= wanted.ratePerSecond) return warmed;
+    if (warmed !== undefined && (warmed.ratePerSecond >= wanted.ratePerSecond || othersMeasuring())) return warmed;
     if (failed || signal?.aborted) return undefined;
     if (running !== undefined && running.warmUp.ratePerSecond < wanted.ratePerSecond) {
       if (!(await join(running, signal))) return undefined;
