@@ -84,7 +84,9 @@ const PAGE_BYTES = 4096;
 
 /**
  * Makes `bytes` of tree-sitter's WebAssembly heap resident now (allocated, each page written, freed), so that the
- * next parse that needs them finds them mapped. WebAssembly memory is reserved, not backed: its first parse of a
+ * next parse that needs them finds them mapped. Only the pages of [`from`, `to`) of the block are written, so a
+ * caller can ready it in steps, each step allocating the whole block again and writing only its own part: a step
+ * touches its part and no more, even when something kept meanwhile (a tree) moved the block elsewhere. WebAssembly memory is reserved, not backed: its first parse of a
  * large source touches fresh pages (jquery.js, 10,907 lines: ~1,100 page faults above the warm-up's, ≈ 40 ms on the
  * VM the benches run on). Freed, the block goes back to the runtime's allocator, and WebAssembly memory never
  * shrinks, so the pages stay resident for the parses that follow: `bytes` of RSS. Only for a thread with idle time
@@ -92,14 +94,15 @@ const PAGE_BYTES = 4096;
  * the byte it holds, so nothing in use changes (no other code runs on this thread's heap meanwhile). Best effort:
  * an allocation that fails does nothing.
  */
-export async function readyHeap(bytes: number): Promise<void> {
+export async function readyHeap(bytes: number, from = 0, to = bytes): Promise<void> {
   await readyRuntime();
   const address = runtime._malloc?.(bytes) ?? 0;
   if (address === 0) return;
   try {
     // Read after the allocation: a heap that grew for it has a new buffer.
     const heap = runtime.HEAPU8!;
-    for (let at = address; at < address + bytes; at += PAGE_BYTES) heap[at] = heap[at]!;
+    const end = address + Math.min(to, bytes);
+    for (let at = address + Math.max(0, from); at < end; at += PAGE_BYTES) heap[at] = heap[at]!;
   } finally {
     runtime._free!(address);
   }

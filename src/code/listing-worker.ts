@@ -131,9 +131,10 @@ async function beforeWarmUpStep(): Promise<void> {
  */
 const READY_HEAP_BYTES = 8 * 1024 * 1024;
 /**
- * It is readied in steps of 1 MB more each (the block from the last step is freed and taken again, larger: only the
- * new megabyte faults), so a request that arrives meanwhile waits for ~256 page faults, not for the whole 8 MB.
- * Between steps the block is free for the request's parse.
+ * It is readied in steps of 1 MB each: each step takes the whole 8 MB block and writes the pages of its own megabyte
+ * only, so a request that arrives meanwhile waits for ~256 page faults, not for the whole 8 MB. Between steps the
+ * block is free for the request's parse; a tree kept from it may move the block elsewhere, and still the steps
+ * touch 8 MB in all, not a growing block each (1 + 2 + … + 8 MB).
  */
 const READY_HEAP_STEP_BYTES = 1024 * 1024;
 
@@ -141,9 +142,9 @@ async function warmUp(languages: readonly string[]): Promise<void> {
   const { warmUpCode } = await import('./warm-up.js');
   await warmUpCode(languages, { beforeStep: beforeWarmUpStep });
   const [{ readyHeap }] = await loading;
-  for (let bytes = READY_HEAP_STEP_BYTES; bytes <= READY_HEAP_BYTES; bytes += READY_HEAP_STEP_BYTES) {
+  for (let from = 0; from < READY_HEAP_BYTES; from += READY_HEAP_STEP_BYTES) {
     await beforeWarmUpStep();
-    await readyHeap(bytes).catch(() => undefined);
+    await readyHeap(READY_HEAP_BYTES, from, from + READY_HEAP_STEP_BYTES).catch(() => undefined);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
