@@ -127,7 +127,7 @@ export class AnthropicTransport implements Transport {
  * Tool input must be an object schema; for any other root the schema stays in the prompt only
  * (LlmProvider writes it there) and the reply is read as text.
  */
-function toolSchema(schema: z.ZodType): { type: 'object'; [key: string]: unknown } | undefined {
+function toolSchema(schema: z.core.$ZodType): { type: 'object'; [key: string]: unknown } | undefined {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return json.type === 'object' ? (json as { type: 'object' }) : undefined;

@@ -10,17 +10,17 @@ import { z } from 'zod';
 const NUMERIC = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /** A number, or a string holding only a number. */
-export function lenientNumber<T extends z.ZodType>(schema: T) {
+export function lenientNumber<T extends z.core.$ZodType>(schema: T) {
   return z.preprocess((value) => (typeof value === 'string' && NUMERIC.test(value) ? Number(value) : value), schema);
 }
 
 /** A string, or a list of strings (joined with spaces). */
-export function lenientText<T extends z.ZodType>(schema: T) {
+export function lenientText<T extends z.core.$ZodType>(schema: T) {
   return z.preprocess((value) => (isStringList(value) ? value.join(' ') : value), schema);
 }
 
 /** A list of strings; a lone string is a list of one, and null or an empty string an empty list. */
-export function lenientStringList<T extends z.ZodType>(schema: T) {
+export function lenientStringList<T extends z.core.$ZodType>(schema: T) {
   return z.preprocess((value) => {
     if (value === null || value === '') return [];
     return typeof value === 'string' ? [value] : value;
@@ -28,7 +28,7 @@ export function lenientStringList<T extends z.ZodType>(schema: T) {
 }
 
 /** An object `{[key]: list}`, or the list alone. */
-export function lenientWrappedList<T extends z.ZodType>(key: string, schema: T) {
+export function lenientWrappedList<T extends z.core.$ZodType>(key: string, schema: T) {
   return z.preprocess((value) => (Array.isArray(value) ? { [key]: value } : value), schema);
 }
 

@@ -23,7 +23,7 @@ export interface ChatMessage {
 /** Asks the endpoint to constrain its reply to a JSON schema, where it can. */
 export interface JsonFormat {
   name: string;
-  schema: z.ZodType;
+  schema: z.core.$ZodType;
 }
 
 /** One API's way of sending a chat or an embedding request. Errors come out as LlmErrors. */
@@ -86,7 +86,7 @@ export class LlmProvider {
    * fails extraction, validation or `check` gets one repair attempt showing the model what was
    * wrong; a second failure is an LlmError `invalid_reply` quoting the reply.
    */
-  async structured<T>(messages: ChatMessage[], schema: z.ZodType<T>, options: StructuredOptions<T>): Promise<T> {
+  async structured<T>(messages: ChatMessage[], schema: z.core.$ZodType<T>, options: StructuredOptions<T>): Promise<T> {
     const format: JsonFormat = { name: options.name, schema };
     const conversation = withSchemaInstruction(messages, schema);
     return withDeadline(this.options.timeoutMs, options.signal, this.describe('the request'), async (signal) => {
@@ -164,12 +164,12 @@ type Verdict<T> = { ok: true; value: T } | { ok: false; problem: string };
 /** The first JSON value in the reply that fits the schema, then the check; else what was wrong with the first. */
 async function judge<T>(
   reply: string,
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
   check: StructuredOptions<T>['check'],
 ): Promise<Verdict<T>> {
   let firstProblem: string | undefined;
   for (const candidate of jsonCandidates(reply)) {
-    const parsed = schema.safeParse(candidate);
+    const parsed = z.safeParse(schema, candidate);
     if (!parsed.success) {
       firstProblem ??= describeIssues(parsed.error);
       continue;
@@ -192,7 +192,7 @@ function describeIssues(error: z.ZodError): string {
   return `the JSON does not match the schema (${parts.join('; ')})`;
 }
 
-function withSchemaInstruction(messages: ChatMessage[], schema: z.ZodType): ChatMessage[] {
+function withSchemaInstruction(messages: ChatMessage[], schema: z.core.$ZodType): ChatMessage[] {
   const instruction =
     'Reply with one JSON value, and nothing else, that matches this JSON Schema:\n' +
     JSON.stringify(z.toJSONSchema(schema));
