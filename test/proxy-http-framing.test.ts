@@ -191,6 +191,53 @@ forEachPlacement((startProxy) => {
       }
     });
 
+    it('a request answered before its body was sent: the rest of the body never reaches the upstream', async () => {
+      // An upstream that refuses a POST from its head alone (a 413 or 401 before the body), keeping the connection.
+      const received: string[] = [];
+      const server = await startServer((socket) => {
+        const index = received.push('') - 1;
+        socket.on('data', (data: Buffer) => {
+          received[index] += data.toString('latin1');
+          const text = received[index]!;
+          if (text.startsWith('POST') && text.includes('\r\n\r\n') && !text.includes('413 sent'))
+            socket.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n', () => {
+              received[index] += '<413 sent>';
+            });
+          else if (text.endsWith('\r\n\r\n') && text.includes('GET /next'))
+            socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        });
+      });
+      const proxy = await startProxy({ mappings: [`0=127.0.0.1:${server.port}`], http: true });
+      try {
+        const socket = net.connect({ port: proxy.ports[0]!, host: '127.0.0.1' });
+        await new Promise((resolve) => socket.once('connect', resolve));
+        let answer = '';
+        socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+        const until = async (done: () => boolean): Promise<void> => {
+          while (!done()) await new Promise((resolve) => socket.once('data', resolve));
+        };
+        // The body's rest is bytes a client controls: sent on the upstream's connection after the 413, it would be
+        // read there as a request of its own.
+        const rest = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+        const body = `start${rest}`;
+        socket.write(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\nstart`);
+        await until(() => answer.includes('\r\n\r\n'));
+        assert.match(answer, /^HTTP\/1\.1 413 /);
+        socket.write(rest);
+        socket.write('GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+        await until(() => answer.endsWith('ok'));
+        socket.destroy();
+        assert.ok(
+          !received.join('').includes('/smuggled'),
+          `the body's rest went upstream: ${JSON.stringify(received)}`,
+        );
+        assert.equal(received.length, 2, 'the next request on a connection of its own');
+      } finally {
+        await proxy.stop();
+        await server.close();
+      }
+    });
+
     it('drops hop-by-hop headers and those Connection lists, both ways, and points Host at the remote', async () => {
       let head = '';
       const server = await startServer((socket) => {

@@ -28,6 +28,12 @@ interface Exchange {
   req: http.IncomingMessage;
   framing: 'none' | 'raw' | 'chunked';
   handlers: ExchangeHandlers;
+  /**
+   * While the request's head or body is still being sent: stops sending it (next()). An upstream that answered
+   * before the whole request was sent (a 401 or 413 before the body, a 408) has a connection whose framing is
+   * broken: the rest of this body must never go on it, read as the next request's bytes.
+   */
+  abandon?: () => void;
 }
 
 export class HttpUpstream implements ClientEndSink {
@@ -126,11 +132,20 @@ export class HttpUpstream implements ClientEndSink {
         end.once('flowing', () => req.resume());
       }
     };
-    req.on('data', onData);
-    req.once('end', () => {
+    const onEnd = (): void => {
       req.off('data', onData);
       if (exchange.framing === 'chunked' && !end.destroyed) send(LAST_CHUNK);
-    });
+      exchange.abandon = undefined;
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    exchange.abandon = () => {
+      exchange.abandon = undefined;
+      head = undefined;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.resume(); // node:http discards the rest for the client's connection
+    };
     // Queued after the tick on which req.on('data') lets the body flow, so a body already read goes first.
     process.nextTick(() => {
       if (head) send(EMPTY);
@@ -143,6 +158,11 @@ export class HttpUpstream implements ClientEndSink {
     // A response whose last write filled the client never says 'drain' once ended: the link must
     // not stay paused for the next exchange (whose own writes apply backpressure again).
     this.drained();
+    if (done?.abandon) {
+      // Answered before its request was all sent: the rest goes nowhere, and the connection neither.
+      done.abandon();
+      this.closing = true;
+    }
     if (this.closing) this.drop();
     done?.handlers.end();
     this.next();
@@ -150,6 +170,7 @@ export class HttpUpstream implements ClientEndSink {
 
   private fail(error: Error): void {
     const failed = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
+    this.current?.abandon?.();
     this.current = undefined;
     for (const exchange of failed) exchange.handlers.fail(error);
   }
