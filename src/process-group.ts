@@ -132,7 +132,7 @@ function carriesMark(pid: number, id: string): boolean {
  * links, or marked with tree `id` in its environment. Synchronous on purpose: it also runs from a
  * process 'exit' handler, where nothing asynchronous happens.
  */
-function scanTree(root: number, id: string): ProcEntry[] {
+function scanTree(root: number, id: string, rootStart: number): ProcEntry[] {
   const entries = allPids()
     .map(readStat)
     .filter((entry): entry is ProcEntry => entry !== undefined);
@@ -148,7 +148,10 @@ function scanTree(root: number, id: string): ProcEntry[] {
   };
   for (const entry of entries) {
     if (entry.pid === process.pid) continue;
-    if (entry.pid === root || entry.pgrp === root || carriesMark(entry.pid, id)) {
+    // Only a process started since the root can carry its mark (a mark is inherited, never given), and reading
+    // every other process's environment was most of a scan's time where many processes run.
+    const markable = Number(entry.start) >= rootStart;
+    if (entry.pid === root || entry.pgrp === root || (markable && carriesMark(entry.pid, id))) {
       found.set(entry.pid, entry);
       below(entry.pid);
     }
@@ -208,6 +211,8 @@ function killedOnExit(kill: () => void, live: boolean): void {
 }
 
 function trackTree(child: ChildProcess, id: string): ProcessTree {
+  /** The child's start (clock ticks since boot), read now while it surely runs; 0 (every process) if unreadable. */
+  const rootStart = PROC && child.pid !== undefined ? Number(readStat(child.pid)?.start ?? 0) || 0 : 0;
   /** Every member seen so far, kept by pid and start time: a member found once is ended even after it left the tree's
    * view. */
   const known = new Map<number, string>();
@@ -225,7 +230,7 @@ function trackTree(child: ChildProcess, id: string): ProcessTree {
   const members = (): number[] => {
     if (child.pid === undefined) return [];
     if (!PROC) return signalGroup(child, 0) ? [child.pid] : [];
-    remember(scanTree(child.pid, id));
+    remember(scanTree(child.pid, id, rootStart));
     return stillKnown();
   };
   const signalAll = (signal: NodeJS.Signals): void => {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath } from './helpers/repo.js';
+import { cliPath, mcpTargetPath } from './helpers/repo.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
 // The listing thread is part of what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
@@ -116,6 +116,28 @@ test('faultline proxy loads the proxy, not the MCP SDK, zod or tree-sitter', () 
   }
   assert.ok(loaded.some((url) => url.endsWith('/src/commands/proxy.js')));
   assert.ok(!loaded.some((url) => url.endsWith('/src/commands/mcp.js')));
+});
+
+test('a tool-call proxy with a JSON plan loads no dependency but commander before it has relayed tools/list', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-startup-plan-'));
+  try {
+    const plan = join(dir, 'plan.json');
+    writeFileSync(plan, JSON.stringify({ seed: 1, faults: [{ type: 'latency', tools: ['nothing'], added_ms: 1 }] }));
+    const target = [process.execPath, mcpTargetPath, 'stdio'];
+    const loaded = modulesLoadedBy(
+      ['mcp-chaos', 'proxy', 'stdio', '--plan', plan, '--', ...target],
+      TOOLS_LIST_SESSION,
+    );
+    // yaml reads YAML plans only; the MCP SDK and zod are the target's, not the relay's.
+    assert.deepEqual([...packagesIn(loaded)], ['commander']);
+    const commands = loaded.filter((url) => url.includes('/src/commands/')).map((url) => url.replace(/.*\//, ''));
+    assert.deepEqual(
+      [...new Set(commands)].filter((name) => !SHARED.includes(name.slice(0, -3))),
+      ['toolcall.js'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test(

@@ -136,6 +136,17 @@ test('plans: mcp-chaos format accepted unchanged; bad fields named', async () =>
   );
   await assert.rejects(parsePlanText('seeds: 1'), /plan: unknown field "seeds"/);
   await assert.rejects(parsePlanText('{ not yaml: ['), /not valid YAML or JSON/);
+  // JSON is read without yaml, but a key given twice (at any depth) is still refused, as yaml does.
+  await assert.rejects(parsePlanText('{"seed": 1, "seed": 2}'), /not valid YAML or JSON \(Map keys must be unique/);
+  await assert.rejects(
+    parsePlanText('{"faults": [{"type": "latency"}, {"type": "timeout", "tools": ["a,\\"b"], "type": "x"}]}'),
+    /not valid YAML or JSON \(Map keys must be unique/,
+  );
+  const spelled = { seed: 'a"b', faults: [{ type: 'latency', tools: ['x', '{"y"'], added_ms: 5 }], task_idle_ms: 7 };
+  assert.deepEqual(
+    await parsePlanText(JSON.stringify(spelled, null, 2)),
+    await parsePlanText(`seed: 'a"b'\nfaults: [{type: latency, tools: [x, '{"y"'], added_ms: 5}]\ntask_idle_ms: 7`),
+  );
   await assert.rejects(
     parsePlanText('deadlines: {__proto__: 5}'),
     /plan\.deadlines: field "__proto__" is not accepted/,

@@ -118,10 +118,16 @@ export const PLAN_LIMITS = {
 
 export const EMPTY_PLAN: Plan = { seed: 0, faults: [], task_idle_ms: 2000, deadline_ms: 1000, deadlines: {} };
 
-/** Parses a plan from YAML or JSON text (JSON is YAML). */
+/**
+ * Parses a plan from YAML or JSON text (JSON is YAML). JSON text is read by JSON.parse: the yaml
+ * package is most of a proxy's start-up CPU (about 80 modules) and a host launches the proxy each
+ * time it starts. JSON with a repeated key goes to yaml, which refuses it, as it always did.
+ */
 export async function parsePlanText(text: string, where = 'plan'): Promise<Plan> {
   if (text.length > PLAN_LIMITS.textChars)
     throw new InputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
+  const json = jsonPlan(text);
+  if (json !== undefined) return validatePlan(json, where);
   const { parse } = await import('yaml');
   let raw: unknown;
   try {
@@ -130,6 +136,51 @@ export async function parsePlanText(text: string, where = 'plan'): Promise<Plan>
     throw new InputError(`${where}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
   return validatePlan(raw ?? {}, where);
+}
+
+/** The plan's value when the text is a JSON object with no key repeated in any object; else undefined. */
+function jsonPlan(text: string): unknown {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return repeatsKey(text) ? undefined : value;
+}
+
+/** Whether an object of `json` (text JSON.parse accepted) has a key twice, which JSON.parse would let pass. */
+function repeatsKey(json: string): boolean {
+  /** Per open container: the keys of an object so far, or null for an array. */
+  const open: Array<Set<string> | null> = [];
+  let atKey = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      const keys = open[open.length - 1];
+      if (atKey && keys) {
+        const key = JSON.parse(json.slice(i, end + 1)) as string;
+        if (keys.has(key)) return true;
+        keys.add(key);
+        atKey = false;
+      }
+      i = end;
+    } else if (c === '{') {
+      open.push(new Set());
+      atKey = true;
+    } else if (c === '[') {
+      open.push(null);
+      atKey = false;
+    } else if (c === '}' || c === ']') {
+      open.pop();
+    } else if (c === ',') {
+      atKey = open[open.length - 1] !== null;
+    }
+  }
+  return false;
 }
 
 /** Validates a parsed plan object, filling defaults. */
