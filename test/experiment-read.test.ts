@@ -250,6 +250,19 @@ describe('reading', () => {
     );
   });
 
+  test('a key given twice is refused in JSON as in YAML, at any depth', async () => {
+    await assert.rejects(
+      parseExperimentText('{"title": "a", "title": "b"}'),
+      /experiment: the key "title" is given twice/,
+    );
+    await assert.rejects(
+      parseExperimentText('{"title": "t", "method": [{"at": "1s", "fault": {"type": "x", "type": "blackhole"}}]}'),
+      (error: unknown) => error instanceof InputError && /the key "type" is given twice/.test(error.message),
+    );
+    await assert.rejects(parseExperimentText('title: a\ntitle: b'), /Map keys must be unique/);
+    assert.deepEqual(await parseExperimentText('{"a": {"k": 1}, "b": {"k": 2}}'), { a: { k: 1 }, b: { k: 2 } });
+  });
+
   test(
     "mcp-chaos-monkey's scenario JSON reads as it is: name, faults " + 'for their durationMs, assertions not checked',
     async () => {

@@ -193,6 +193,18 @@ test("held proxies' faults: objects, JSON text of the list, or of each item, act
       arguments: { proxies: ['0=127.0.0.1:1'], faults: ['{"type":'] },
     })) as CallToolResult;
     assert.match(textOf(bad), /^faults\[0\]: not JSON text/);
+    // A key given twice is refused, not read as JSON.parse would (its last value), at any depth.
+    for (const [faults, where] of [
+      ['{"type":"error","statusCode":500,"statusCode":200}', 'faults\\[0\\]'],
+      ['[{"type":"error","statusCode":500,"type":"latency"}]', 'faults'],
+    ]) {
+      const twice = (await client.callTool({
+        name: 'fault_proxy_start',
+        arguments: { proxies: ['0=127.0.0.1:1'], faults: where === 'faults' ? faults : [faults] },
+      })) as CallToolResult;
+      assert.equal(twice.isError, true, textOf(twice));
+      assert.match(textOf(twice), new RegExp(`^${where}: the key "(statusCode|type)" is given twice in one object`));
+    }
     const notObject = (await client.callTool({
       name: 'fault_proxy_start',
       arguments: { proxies: ['0=127.0.0.1:1'], faults: [7] },

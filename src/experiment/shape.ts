@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { InputError } from '../kernel/errors.js';
 import { describeValue, FORBIDDEN_KEYS } from '../config-reader.js';
-import { jsonDepthExceeds } from '../jsonrpc/message.js';
+import { jsonDepthExceeds, repeatedKey } from '../jsonrpc/message.js';
 import { EXPERIMENT_SCHEMA } from './schema.js';
 
 /** The longest experiment text accepted, and its deepest nesting. */
@@ -23,11 +23,17 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   if (jsonDepthExceeds(text, MAX_EXPERIMENT_DEPTH))
     throw new InputError(`${where}: nested deeper than ${MAX_EXPERIMENT_DEPTH} levels`);
   if (text.trimStart().startsWith('{')) {
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (error) {
       throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
     }
+    // As YAML below (uniqueKeys): JSON.parse would keep a repeated key's last value without a word.
+    const repeated = repeatedKey(text);
+    if (repeated !== undefined)
+      throw new InputError(`${where}: the key ${JSON.stringify(repeated)} is given twice in one object`);
+    return value;
   }
   const { parseDocument } = await import('yaml');
   // Aliases bounded: a YAML "billion laughs" expands a few lines into gigabytes.

@@ -57,6 +57,43 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   return false;
 }
 
+/**
+ * The first key given twice in one object of `json` (text JSON.parse accepted), else undefined.
+ * JSON.parse keeps the last of a repeated key without a word; a reader that must not guess which
+ * one was meant (a plan, a tool's structured argument) refuses the text instead.
+ */
+export function repeatedKey(json: string): string | undefined {
+  /** Per open container: the keys of an object so far, or null for an array. */
+  const open: Array<Set<string> | null> = [];
+  let atKey = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      const keys = open[open.length - 1];
+      if (atKey && keys) {
+        const key = JSON.parse(json.slice(i, end + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+        atKey = false;
+      }
+      i = end;
+    } else if (c === '{') {
+      open.push(new Set());
+      atKey = true;
+    } else if (c === '[') {
+      open.push(null);
+      atKey = false;
+    } else if (c === '}' || c === ']') {
+      open.pop();
+    } else if (c === ',') {
+      atKey = open[open.length - 1] !== null;
+    }
+  }
+  return undefined;
+}
+
 /** Parses JSON text from a peer within `limits`; says why when it cannot. */
 export function readJson(text: string, limits: JsonLimits): JsonReading {
   if (text.length > limits.maxChars)

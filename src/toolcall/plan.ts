@@ -16,6 +16,7 @@
 import { InputError } from '../kernel/errors.js';
 import { ConfigReader, describeValue, isPlainObject, refuseUnknownKeys } from '../config-reader.js';
 import { globMatches } from './glob.js';
+import { repeatedKey } from '../jsonrpc/message.js';
 
 export const FAULT_TYPES = [
   'latency',
@@ -147,40 +148,7 @@ function jsonPlan(text: string): unknown {
   } catch {
     return undefined;
   }
-  return repeatsKey(text) ? undefined : value;
-}
-
-/** Whether an object of `json` (text JSON.parse accepted) has a key twice, which JSON.parse would let pass. */
-function repeatsKey(json: string): boolean {
-  /** Per open container: the keys of an object so far, or null for an array. */
-  const open: Array<Set<string> | null> = [];
-  let atKey = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === '"') {
-      let end = i + 1;
-      while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
-      const keys = open[open.length - 1];
-      if (atKey && keys) {
-        const key = JSON.parse(json.slice(i, end + 1)) as string;
-        if (keys.has(key)) return true;
-        keys.add(key);
-        atKey = false;
-      }
-      i = end;
-    } else if (c === '{') {
-      open.push(new Set());
-      atKey = true;
-    } else if (c === '[') {
-      open.push(null);
-      atKey = false;
-    } else if (c === '}' || c === ']') {
-      open.pop();
-    } else if (c === ',') {
-      atKey = open[open.length - 1] !== null;
-    }
-  }
-  return false;
+  return repeatedKey(text) === undefined ? value : undefined;
 }
 
 /** Validates a parsed plan object, filling defaults. */

@@ -20,7 +20,7 @@
 import * as z from 'zod';
 import { InputError } from '../kernel/errors.js';
 import { describeValue, isPlainObject, refuseForbiddenKeys } from '../config-reader.js';
-import { jsonDepthExceeds } from '../jsonrpc/message.js';
+import { jsonDepthExceeds, repeatedKey } from '../jsonrpc/message.js';
 
 /** Largest JSON or YAML text accepted for one structured argument, in characters. */
 export const MAX_STRUCTURED_TEXT_CHARS = 1_000_000;
@@ -279,8 +279,14 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
   const trimmed = text.trim();
   let jsonProblem: string;
   try {
-    return JSON.parse(trimmed) as unknown;
+    const value = JSON.parse(trimmed) as unknown;
+    const repeated = repeatedKey(trimmed);
+    if (repeated === undefined) return value;
+    // JSON.parse would keep the last silently; YAML (where allowed) refuses a repeated key itself.
+    jsonProblem = `the key ${JSON.stringify(repeated)} is given twice in one object`;
+    if (!spec.yaml) throw new InputError(`${name}: ${jsonProblem}; give each key once`);
   } catch (error) {
+    if (error instanceof InputError) throw error;
     jsonProblem = (error as Error).message;
   }
   if (spec.yaml) {
