@@ -85,7 +85,7 @@ export interface OpenLoopOptions extends LoadTarget {
   thread?: 'worker' | 'caller';
   /**
    * On the generator thread, also hold back on-demand connections while the caller's thread is
-   * over BUSY_NO_GROWTH busy (thread-load.ts): set it when the requests cross that thread (the
+   * over BUSY_NO_GROWTH busy or behind (thread-load.ts): set it when the requests cross that thread (the
    * in-process proxy), whose lateness would otherwise look like a target that needs more
    * connections. On the caller's thread the generator's own loop is that thread: nothing to add.
    */
@@ -93,7 +93,8 @@ export interface OpenLoopOptions extends LoadTarget {
   /**
    * The load gauge of another thread every request crosses (a proxy hosted on a thread of its
    * own: HostedProxy.load): on-demand connections are held back while that thread is over
-   * BUSY_NO_GROWTH busy, as for watchCallerThread, on either thread the generator runs on.
+   * BUSY_NO_GROWTH busy or its timers run over LATE_NO_GROWTH_MS late, as for watchCallerThread, on
+   * either thread the generator runs on.
    */
   watchLoadOf?: ThreadLoadGauge;
   /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
@@ -740,7 +741,7 @@ class OpenLoopRun {
       this.lastUtilization = window.utilization;
       this.utilizationMark = now;
     }
-    return busy > BUSY_NO_GROWTH || this.watched.some((gauge) => threadBusy(gauge, BUSY_NO_GROWTH));
+    return busy > BUSY_NO_GROWTH || this.watched.some((gauge) => threadBusy(gauge, BUSY_NO_GROWTH, LATE_NO_GROWTH_MS));
   }
 
   private offsetMs(i: number): number {
