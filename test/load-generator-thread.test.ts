@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CancelledError } from '../src/kernel/errors.js';
 import { LiveCounters, runOpenLoop } from '../src/load/index.js';
-import { planOpenLoop, runPlanned } from '../src/load/open-loop.js';
+import { LATE_NO_GROWTH_MS, planOpenLoop, runPlanned } from '../src/load/open-loop.js';
+import { threadBusy, watchThisThread } from '../src/load/thread-load.js';
 import { serverPool } from './fixtures/load/servers.js';
 import { busyInSlices, busyWait } from './helpers/busy-loop.js';
 
@@ -104,6 +105,29 @@ test(
     }
   },
 );
+
+test('a watched thread whose sampler runs late counts as busy, however idle its last sample was', () => {
+  // A gauge as the proxy's thread keeps it (10 ms samples), read at an injected moment: a thread that waits for a CPU
+  // is not busy by its utilisation, yet its sampler (a timer) runs late, and so would its responses.
+  const { gauge, stop } = watchThisThread();
+  try {
+    const sampledAt = gauge[1]!;
+    gauge[0] = 0.2;
+    assert.equal(
+      threadBusy(gauge, 0.9, LATE_NO_GROWTH_MS, sampledAt + 10),
+      false,
+      'a sample one period old is on time',
+    );
+    assert.equal(threadBusy(gauge, 0.9, LATE_NO_GROWTH_MS, sampledAt + 10 + LATE_NO_GROWTH_MS + 1), true, 'late');
+    // Well short of the 5 periods (50 ms) that once counted, so this fails with that rule.
+    assert.equal(threadBusy(gauge, 0.9, LATE_NO_GROWTH_MS, sampledAt + 30), true);
+    gauge[0] = 0.95;
+    assert.equal(threadBusy(gauge, 0.9, LATE_NO_GROWTH_MS, sampledAt), true, 'over the threshold busy');
+  } finally {
+    stop();
+  }
+  assert.equal(threadBusy(gauge, 0.9, LATE_NO_GROWTH_MS, Number.MAX_VALUE), false, 'an unwatched thread is never busy');
+});
 
 test('a refused argument is refused on the caller thread, before any run starts', async () => {
   await assert.rejects(

@@ -85,7 +85,7 @@ export interface OpenLoopOptions extends LoadTarget {
   thread?: 'worker' | 'caller';
   /**
    * On the generator thread, also hold back on-demand connections while the caller's thread is
-   * over BUSY_NO_GROWTH busy (thread-load.ts): set it when the requests cross that thread (the
+   * over BUSY_NO_GROWTH busy or behind (thread-load.ts): set it when the requests cross that thread (the
    * in-process proxy), whose lateness would otherwise look like a target that needs more
    * connections. On the caller's thread the generator's own loop is that thread: nothing to add.
    */
@@ -93,7 +93,8 @@ export interface OpenLoopOptions extends LoadTarget {
   /**
    * The load gauge of another thread every request crosses (a proxy hosted on a thread of its
    * own: HostedProxy.load): on-demand connections are held back while that thread is over
-   * BUSY_NO_GROWTH busy, as for watchCallerThread, on either thread the generator runs on.
+   * BUSY_NO_GROWTH busy or its timers run over LATE_NO_GROWTH_MS late, as for watchCallerThread, on
+   * either thread the generator runs on.
    */
   watchLoadOf?: ThreadLoadGauge;
   /** Requests are due during [0, durationMs); the run then waits for the last to settle. */
@@ -191,8 +192,8 @@ export interface OpenLoopResult extends SampleSummary {
    * either maxConnections was reached or MAX_CONNECTING on-demand connections were still being set
    * up (a brief wait, usually until the next response frees a connection). A request that got a
    * connection once the generator tried to open one — freed by a response read first, or opened
-   * for it — is not counted, nor a wait while growth was put off (growthSkippedLate; that wait
-   * shows in the send lag).
+   * for it — is not counted, nor a wait while growth was put off (growthSkippedLate, or for
+   * GROWTH_PATIENCE_MS from when the queue began; that wait shows in the send lag).
    */
   queued: number;
   /** Of `queued`, those that waited with all maxConnections open: only these say the cap limited the run. */
@@ -405,6 +406,17 @@ const WARM_MAX_MS = 2_000;
  */
 export const SENT_LATE_MS = 10;
 
+/**
+ * How long requests wait for one of the open connections before the generator opens another (see `grow`), counted
+ * from when the waiting queue last started, so at most this much is added to a request that then gets a new one.
+ * Requests wait after any stall of the generator, the proxy or the machine, every connection busy with the stalled
+ * responses; against a fast target those free up within a millisecond or two of its end, and a connection opened for
+ * that backlog arrives after it, costs the threads that were behind its setup (through a proxy, two sockets there and
+ * a dial to the target) and stays open for nothing. `faultline run latency --latency 0 --baseline` at 4,000 req/s on
+ * 20 connections, on a quiet machine (SCHED_FIFO): 20-82 opened per phase without this wait (9 phases), 20-24 with it
+ * (6), p99 the same (0.9-1.4 ms). A target that holds its requests keeps the queue from emptying, and grows as before.
+ */
+export const GROWTH_PATIENCE_MS = LATE_NO_GROWTH_MS;
 /** How soon growth that was put off (LATE_NO_GROWTH_MS) is tried again. */
 const GROWTH_RETRY_MS = 1;
 /** Wake-ups are asked for this much after a request's time (performance.now() and the service's clock round apart). */
@@ -474,6 +486,9 @@ class OpenLoopRun {
   private scheduler: Wake | undefined;
   private growth: NodeJS.Immediate | undefined;
   private growthRetry: NodeJS.Timeout | undefined;
+  /** When the waiting queue last went from empty to not (performance.now()); a double from the start (see below). */
+  private waitingSinceMs = -0;
+  private growthPatience: NodeJS.Timeout | undefined;
   /** How late the scheduler's latest tick ran: now − the intended start of the first request it found due. */
   private lateMs = 0;
   private growthSkippedLate = 0;
@@ -709,6 +724,8 @@ class OpenLoopRun {
       }
       return;
     }
+    // Not yet: the open connections may free up first (GROWTH_PATIENCE_MS); put off as above, not counted.
+    if (this.waiting.length > 0 && this.impatient()) return;
     while (this.waiting.length > 0) {
       const extra = this.openOnDemand();
       if (extra === undefined) break;
@@ -723,6 +740,17 @@ class OpenLoopRun {
     if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap += queued;
     this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
   };
+
+  /** Whether the queue has waited less than GROWTH_PATIENCE_MS: then growth is tried again once it has. */
+  private impatient(): boolean {
+    const left = this.waitingSinceMs + GROWTH_PATIENCE_MS - performance.now();
+    if (left <= 0) return false;
+    this.growthPatience ??= setTimeout(() => {
+      this.growthPatience = undefined;
+      this.scheduleGrowth();
+    }, left);
+    return true;
+  }
 
   /**
    * Whether the event loop ran callbacks more than BUSY_NO_GROWTH of the time lately: over the
@@ -740,7 +768,7 @@ class OpenLoopRun {
       this.lastUtilization = window.utilization;
       this.utilizationMark = now;
     }
-    return busy > BUSY_NO_GROWTH || this.watched.some((gauge) => threadBusy(gauge, BUSY_NO_GROWTH));
+    return busy > BUSY_NO_GROWTH || this.watched.some((gauge) => threadBusy(gauge, BUSY_NO_GROWTH, LATE_NO_GROWTH_MS));
   }
 
   private offsetMs(i: number): number {
@@ -847,6 +875,7 @@ class OpenLoopRun {
       if (!this.start(slot, i)) this.release(slot);
       return;
     }
+    if (this.waiting.length === 0) this.waitingSinceMs = performance.now();
     this.waiting.push(i);
     if (immediate) {
       this.queued++;
@@ -1066,6 +1095,8 @@ class OpenLoopRun {
     this.growth = undefined;
     clearTimeout(this.growthRetry);
     this.growthRetry = undefined;
+    clearTimeout(this.growthPatience);
+    this.growthPatience = undefined;
     await Promise.all(this.slots.map((slot) => slot.connection.close()));
   }
 

@@ -13,12 +13,17 @@
  *
  * So the watched thread samples its own event-loop utilisation every SAMPLE_MS into shared
  * memory while something watches it, and the generator reads it with no message in between. A
- * sample that is STALE_MS old says that thread has not run its timers since: busy too.
+ * sample older than SAMPLE_MS plus the caller's lateness bound says that thread's timers run that
+ * late: behind too, whatever its utilisation. Why not only utilisation: a thread that waits for a
+ * CPU (a loaded machine, its own process's other threads) is neither busy nor idle by it, yet the
+ * responses wait in it. The bound was 5 periods (50 ms) where the generator allows its own loop 5
+ * ms (open-loop.ts, LATE_NO_GROWTH_MS): `faultline run latency --latency 0 --baseline` at 4,000
+ * req/s through the proxy, nice -20 at load ~10, two interleaved pairs: with 50 ms the phases opened
+ * 348-720 connections (p99 0.36-2.8 s), with 5 ms over the period 208-444 (p99 0.11-0.57 s).
  */
 
+/** The sampler's period: a sample up to this old (plus a timer's usual lateness) is on time. */
 const SAMPLE_MS = 10;
-/** A sample older than this: the watched thread has not run a timer for several periods. */
-const STALE_MS = 5 * SAMPLE_MS;
 
 /** The time in epoch ms (µs resolution): the same clock on either thread, where performance.now() need not be. */
 function epochNowMs(): number {
@@ -28,12 +33,15 @@ function epochNowMs(): number {
 /** [utilisation over the last sample period, when it was taken (epoch ms)]; 0 when never sampled. */
 export type ThreadLoadGauge = Float64Array;
 
-/** Whether the watched thread was over `threshold` busy in its last sample period, or has not sampled lately. */
-export function threadBusy(gauge: ThreadLoadGauge, threshold: number): boolean {
+/**
+ * Whether the watched thread was over `threshold` busy in its last sample period, or its sampler (a timer) is more
+ * than `lateMs` late at `nowMs` (epoch ms): its last sample is older than a period and that.
+ */
+export function threadBusy(gauge: ThreadLoadGauge, threshold: number, lateMs: number, nowMs = epochNowMs()): boolean {
   const utilization = gauge[0]!;
   const sampledAt = gauge[1]!;
   if (sampledAt === 0) return false;
-  return utilization > threshold || epochNowMs() - sampledAt > STALE_MS;
+  return utilization > threshold || nowMs - sampledAt > SAMPLE_MS + lateMs;
 }
 
 /** Whether `value` is a gauge as watchThisThread makes them (shared memory, so it can cross threads). */
