@@ -42,9 +42,24 @@ const loading = Promise.all([
 /** Requests wait for the warm-up's step under way only: each step yields to the event loop. */
 const queue: ListingRequest[] = [];
 let busy = false;
-/** Resolves when no request waits or runs: the warm-up takes its steps only then. */
+/**
+ * The draining of requests and the store writes under way. The warm-up takes its steps only when there are none: a
+ * write is a chain of file-system steps, and with a warm-up step (up to a grammar's load) between each of them a
+ * fresh server's first write was still under way when a client that had its answer closed the server (bench
+ * `code.listing-first-call` at load 10: no entry written within 10 s).
+ */
+let working = 0;
+/** Resolves when `working` falls to 0. */
 let whenIdle: Promise<void> = Promise.resolve();
 let becameIdle = (): void => {};
+
+function begin(): void {
+  if (working++ === 0) whenIdle = new Promise((resolve) => (becameIdle = resolve));
+}
+
+function end(): void {
+  if (--working === 0) becameIdle();
+}
 
 parentPort!.on('message', (request: ListingRequest) => {
   queue.push(request);
@@ -54,20 +69,25 @@ parentPort!.on('message', (request: ListingRequest) => {
 async function drain(): Promise<void> {
   if (busy) return;
   busy = true;
-  whenIdle = new Promise((resolve) => (becameIdle = resolve));
+  begin();
   try {
     for (let request = queue.shift(); request; request = queue.shift()) {
       const { reply, list, source } = await answer(request);
       parentPort!.postMessage(reply, reply.list ? [reply.list.numbers.buffer as ArrayBuffer] : []);
       // The host keeps this thread referenced until the write is over (-1), or its exit would cut it short.
-      if (request.store)
+      if (request.store) {
+        begin();
         void (
           list && source !== undefined ? store(request.store, request.language, source, list) : Promise.resolve()
-        ).finally(() => parentPort!.postMessage({ id: -1 } satisfies ListingReply));
+        ).finally(() => {
+          end();
+          parentPort!.postMessage({ id: -1 } satisfies ListingReply);
+        });
+      }
     }
   } finally {
     busy = false;
-    becameIdle();
+    end();
   }
 }
 
@@ -116,9 +136,9 @@ async function answer(
   }
 }
 
-/** A warm-up step waits for the requests (whenIdle) and, while the host measures a run, for its end. */
+/** A warm-up step waits for the requests and store writes (whenIdle) and, while the host measures a run, for its end. */
 async function beforeWarmUpStep(): Promise<void> {
-  await whenIdle;
+  while (working > 0) await whenIdle;
   while (Atomics.load(holdCell, 0) !== 0) await new Promise((resolve) => setTimeout(resolve, HOLD_POLL_MS));
 }
 

@@ -185,8 +185,9 @@ function startCodeThread(config: Config, log: Logger): void {
     void import('../code/listing-thread.js').then(({ stopListingThread }) => stopListingThread());
     return;
   }
-  import('../code/listing-thread.js')
-    .then(async ({ startListingThread }) => {
+  Promise.all([import('./wasm-tiers.js'), import('../code/listing-thread.js')])
+    .then(async ([{ compileWasmForServer }, { startListingThread }]) => {
+      compileWasmForServer();
       const thread = startListingThread();
       // Its warm-up holds while a scenario or experiment measures here (src/measuring.ts).
       const { onMeasuring } = await import('../measuring.js');
