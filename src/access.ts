@@ -30,7 +30,7 @@ import { constants as fsConstants, readFileSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat, open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { extname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { supportedExtensions } from './code/languages.js';
 import { InputError } from './kernel/errors.js';
@@ -308,7 +308,16 @@ export class FileAccess {
     // The path named is judged before anything is looked up: a refusal says nothing of what exists there.
     if (this.roots.length === 0) checkNotSecret(this.toAbsolutePath(input, what), what);
     const path = await this.resolveExisting(input, what, 'directory');
-    if (this.roots.length === 0) checkNotSecret(await this.realPathOf(path, what), what, path);
+    if (this.roots.length > 0) return path;
+    const real = await this.realPathOf(path, what);
+    checkNotSecret(real, what, path);
+    // Every source file of the machine: an agent's slip that would run for an hour (46,676 files on
+    // a bare Debian), never a project. Whoever means it says so with a root.
+    if (parse(real).root === real)
+      throw new InputError(
+        `${what}: ${path} is the whole file system; without roots give a project's directory ` +
+          '(or allow it: --root /, or roots exposed by the client)',
+      );
     return path;
   }
 

@@ -90,6 +90,13 @@ test(
         sourceDir,
       );
     }
+    // The whole file system is no project: refused without roots, named or through a link to it.
+    symlinkSync('/', join(base.dir, 'everything'));
+    for (const sourceDir of ['/', join(base.dir, 'everything'), pathToFileURL('/').href]) {
+      const refused = await call('fault_index_source_code', { source_dir: sourceDir });
+      assert.equal(refused.isError, true, sourceDir);
+      assert.match(textOf(refused), /^source_dir: \/\S* is the whole file system; without roots give a project's/);
+    }
     // HOME itself may be indexed: its secret locations are listed as skipped, and nothing includes them.
     const indexed = await call('fault_index_source_code', { source_dir: home, include_dirs: ['.aws', '.ssh'] });
     assert.equal(indexed.isError, undefined, textOf(indexed));
