@@ -724,8 +724,10 @@ class OpenLoopRun {
       }
       return;
     }
-    // Not yet: the open connections may free up first (GROWTH_PATIENCE_MS); put off as above, not counted.
-    if (this.waiting.length > 0 && this.impatient()) return;
+    // Not yet: the open connections may free up first (GROWTH_PATIENCE_MS); put off as above, not counted. Only
+    // while a connection could be opened: at the cap or the setup limit there is no growth to put off, and the wait
+    // is what `queued` and `queuedAtCap` count.
+    if (this.waiting.length > 0 && this.canGrow() && this.impatient()) return;
     while (this.waiting.length > 0) {
       const extra = this.openOnDemand();
       if (extra === undefined) break;
@@ -740,6 +742,11 @@ class OpenLoopRun {
     if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap += queued;
     this.maxQueueDepth = Math.max(this.maxQueueDepth, this.waiting.length);
   };
+
+  /** Whether openOnDemand would open a connection now. */
+  private canGrow(): boolean {
+    return this.slots.length < this.plan.maxConnections && this.connecting < MAX_CONNECTING;
+  }
 
   /** Whether the queue has waited less than GROWTH_PATIENCE_MS: then growth is tried again once it has. */
   private impatient(): boolean {
@@ -877,6 +884,9 @@ class OpenLoopRun {
     }
     if (this.waiting.length === 0) this.waitingSinceMs = performance.now();
     this.waiting.push(i);
+    // Here, where the queue grows: a queue that a response empties before `grow` runs (GROWTH_PATIENCE_MS) was
+    // as deep all the same.
+    if (this.waiting.length > this.maxQueueDepth) this.maxQueueDepth = this.waiting.length;
     if (immediate) {
       this.queued++;
       if (this.slots.length >= this.plan.maxConnections) this.queuedAtCap++;
