@@ -70,10 +70,14 @@ export function repeatedKey(json: string): string | undefined {
     const c = json[i];
     if (c === '"') {
       let end = i + 1;
-      while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      // Bounded by the text: a string left open (text JSON.parse refused) ends the scan, not the process.
+      while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      if (end >= json.length) return undefined;
       const keys = open[open.length - 1];
       if (atKey && keys) {
-        const key = JSON.parse(json.slice(i, end + 1)) as string;
+        // Decoded as JSON.parse does ("\u0061" is "a"), and only when there is an escape to decode.
+        const raw = json.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(json.slice(i, end + 1)) as string) : raw;
         if (keys.has(key)) return key;
         keys.add(key);
         atKey = false;
