@@ -136,11 +136,11 @@ test('plans: mcp-chaos format accepted unchanged; bad fields named', async () =>
   );
   await assert.rejects(parsePlanText('seeds: 1'), /plan: unknown field "seeds"/);
   await assert.rejects(parsePlanText('{ not yaml: ['), /not valid YAML or JSON/);
-  // JSON is read without yaml, but a key given twice (at any depth) is still refused, as yaml does.
-  await assert.rejects(parsePlanText('{"seed": 1, "seed": 2}'), /not valid YAML or JSON \(Map keys must be unique/);
+  // JSON is read without yaml, and a key given twice (at any depth) is refused, naming it.
+  await assert.rejects(parsePlanText('{"seed": 1, "seed": 2}'), /plan: the key "seed" is given twice in one object/);
   await assert.rejects(
     parsePlanText('{"faults": [{"type": "latency"}, {"type": "timeout", "tools": ["a,\\"b"], "type": "x"}]}'),
-    /not valid YAML or JSON \(Map keys must be unique/,
+    /plan: the key "type" is given twice in one object/,
   );
   const spelled = { seed: 'a"b', faults: [{ type: 'latency', tools: ['x', '{"y"'], added_ms: 5 }], task_idle_ms: 7 };
   assert.deepEqual(

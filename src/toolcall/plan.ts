@@ -122,12 +122,12 @@ export const EMPTY_PLAN: Plan = { seed: 0, faults: [], task_idle_ms: 2000, deadl
 /**
  * Parses a plan from YAML or JSON text (JSON is YAML). JSON text is read by JSON.parse: the yaml
  * package is most of a proxy's start-up CPU (about 80 modules) and a host launches the proxy each
- * time it starts. JSON with a repeated key goes to yaml, which refuses it, as it always did.
+ * time it starts. JSON with a repeated key is refused, naming the key (yaml refuses it too).
  */
 export async function parsePlanText(text: string, where = 'plan'): Promise<Plan> {
   if (text.length > PLAN_LIMITS.textChars)
     throw new InputError(`${where}: a plan of ${text.length} characters; at most ${PLAN_LIMITS.textChars}`);
-  const json = jsonPlan(text);
+  const json = jsonPlan(text, where);
   if (json !== undefined) return validatePlan(json, where);
   const { parse } = await import('yaml');
   let raw: unknown;
@@ -139,8 +139,8 @@ export async function parsePlanText(text: string, where = 'plan'): Promise<Plan>
   return validatePlan(raw ?? {}, where);
 }
 
-/** The plan's value when the text is a JSON object with no key repeated in any object; else undefined. */
-function jsonPlan(text: string): unknown {
+/** The plan's value when the text is a JSON object (a key repeated in any object refused); else undefined. */
+function jsonPlan(text: string, where: string): unknown {
   if (!text.trimStart().startsWith('{')) return undefined;
   let value: unknown;
   try {
@@ -148,7 +148,11 @@ function jsonPlan(text: string): unknown {
   } catch {
     return undefined;
   }
-  return repeatedKey(text) === undefined ? value : undefined;
+  const repeated = repeatedKey(text);
+  if (repeated === undefined) return value;
+  throw new InputError(
+    `${where}: the key ${JSON.stringify(repeated)} is given twice in one object; give each key once`,
+  );
 }
 
 /** Validates a parsed plan object, filling defaults. */

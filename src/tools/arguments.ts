@@ -282,9 +282,10 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
     const value = JSON.parse(trimmed) as unknown;
     const repeated = repeatedKey(trimmed);
     if (repeated === undefined) return value;
-    // JSON.parse would keep the last silently; YAML (where allowed) refuses a repeated key itself.
-    jsonProblem = `the key ${JSON.stringify(repeated)} is given twice in one object`;
-    if (!spec.yaml) throw new InputError(`${name}: ${jsonProblem}; give each key once`);
+    // JSON.parse would keep the last silently: refused, naming the key (YAML would not name it).
+    throw new InputError(
+      `${name}: the key ${JSON.stringify(repeated)} is given twice in one object; give each key once`,
+    );
   } catch (error) {
     if (error instanceof InputError) throw error;
     jsonProblem = (error as Error).message;
