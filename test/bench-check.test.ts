@@ -14,6 +14,7 @@ import { comparedValue, formatCompared, formatTarget, meets, type Row } from '..
 import { checksMarkdown, discoverChecks, README_END, README_START } from '../bench/lib/registry.js';
 import { alive } from './helpers/processes.js';
 import { repoRoot } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const runner = join(repoRoot, 'dist', 'bench', 'check.js');
 const fixtures = join(repoRoot, 'dist', 'test', 'fixtures', 'bench-checks');
@@ -26,7 +27,7 @@ function benchCheck(
     execFile(
       process.execPath,
       [runner, '--dir', fixtures, ...args],
-      { env: { ...process.env, ...env }, timeout: 60_000 },
+      { env: { ...process.env, ...env }, timeout: HANG_GUARD_MS },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

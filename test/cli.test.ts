@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cliPath, repoRoot } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 import { runCliBatch } from './helpers/cli-batch.js';
 import type { CliOutcome } from './helpers/processes.js';
 
@@ -12,8 +13,8 @@ function run(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     input: '',
-    // A bound for a hang only: a loaded machine can take seconds to start a process.
-    timeout: 60_000,
+    // A bound for a hang only: a start has taken over 60 s at a load of 18 on 2 cores.
+    timeout: HANG_GUARD_MS,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -17,6 +17,7 @@ import { EventEmitter } from 'node:events';
 import { HELPER_RESTARTS, keepHelper, type HelperThread } from '../src/clock/helper.js';
 import { MIN_WAKE_GAP_MS, monotonicMs, WakeUps } from '../src/clock/index.js';
 import { boardViews, CLAIMED, GONE, newBoard, READY, takenIndex, wakeSeqIndex, wakeSlot } from '../src/clock/shared.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 /** A clock and backstop timer moved by hand: `advance` runs the timer when its time comes. */
 function manualClock() {
@@ -322,14 +323,15 @@ describe('the wake-up service, on the monotonic clock', () => {
   it('a pending wake-up keeps the process alive until it comes; then the helper thread lets it exit', async () => {
     const script = `const w = threadWakeUps();
       w.after(200, () => { process.stdout.write('fired\\n'); w.after(1, () => process.stdout.write('again\\n')); });`;
-    assert.equal(await runNode(script, 60_000), 'fired\nagain\n');
+    assert.equal(await runNode(script, HANG_GUARD_MS), 'fired\nagain\n');
   });
 
   it('a cancelled wake-up does not keep the process alive', async () => {
     const script = `const w = threadWakeUps();
-      w.cancel(w.after(60_000, () => process.stdout.write('fired\\n')));
+      w.cancel(w.after(600_000, () => process.stdout.write('fired\\n')));
       process.stdout.write('done\\n');`;
-    assert.equal(await runNode(script, 30_000), 'done\n');
+    // Its exit within the hang guard is the point: the cancelled wake-up would hold it 600 s.
+    assert.equal(await runNode(script, HANG_GUARD_MS), 'done\n');
   });
 
   it("one helper thread wakes every thread's service: each in its own due order, never early", async () => {
@@ -378,7 +380,7 @@ describe('the wake-up service, on the monotonic clock', () => {
       }).length;
       process.stdout.write(results.join(' ') + ' helpers ' + helpers + '\\n');
       process.exit(0);`;
-    assert.equal(await runNode(script, 60_000), '1,2,0 1,2,0,3 0,2,1 helpers 1\n');
+    assert.equal(await runNode(script, HANG_GUARD_MS), '1,2,0 1,2,0,3 0,2,1 helpers 1\n');
   });
 
   const wakeUpsModule = fileURLToPath(new URL('../src/clock/wake-ups.js', import.meta.url));
@@ -425,7 +427,7 @@ describe('the wake-up service, on the monotonic clock', () => {
       const used = Atomics.load(boardViews(shareClock()).ints, CLAIMED);
       process.stdout.write('lent ' + lent + ' woken ' + woken + ' helpers ' + helpersSeen + ' slots ' + used + '\\n');
       process.exit(0);`;
-    assert.equal(await runNode(script, 120_000), 'lent 17 woken 17 helpers 1 slots 1\n');
+    assert.equal(await runNode(script, HANG_GUARD_MS), 'lent 17 woken 17 helpers 1 slots 1\n');
   });
 
   it('a process helper that dies is replaced: the services waiting on it are woken by the next', async () => {
@@ -461,6 +463,6 @@ describe('the wake-up service, on the monotonic clock', () => {
       const replaced = processClockHelper() !== undefined && processClockHelper() !== first;
       process.stdout.write(woken + ' helpers ' + helpers + (replaced ? ' replaced' : '') + '\\n');
       process.exit(0);`;
-    assert.equal(await runNode(script, 60_000), '1,0 helpers 1 replaced\n');
+    assert.equal(await runNode(script, HANG_GUARD_MS), '1,0 helpers 1 replaced\n');
   });
 });

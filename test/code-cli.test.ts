@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { withoutWasmTiers } from './helpers/wasm-tiers.cjs';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 function faultline(...args: string[]) {
   const result = spawnSync(process.execPath, [cliPath, ...args], {
     cwd: fixturePath('code'),
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: HANG_GUARD_MS, // a hang guard: a start has taken over 30 s at a load of 18
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -76,7 +77,7 @@ test('code commands run WebAssembly on Liftoff only; a library caller keeps tier
     cwd: fixturePath('code'),
     env,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_GUARD_MS,
   });
   assert.equal(command.status, 0, command.stderr);
   const oneShot = compiledBy(command.stdout);
@@ -91,7 +92,7 @@ test('code commands run WebAssembly on Liftoff only; a library caller keeps tier
   const library = spawnSync(process.execPath, [...traced, '--input-type=module', '-e', script], {
     env,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_GUARD_MS,
   });
   assert.equal(library.status, 0, library.stderr);
   assert.ok(compiledBy(library.stdout).turbofan > 0, 'the control shows no TurboFan compilation');
@@ -106,7 +107,7 @@ test('faultline index of a small tree runs WebAssembly on Liftoff only, its work
   const command = spawnSync(
     process.execPath,
     ['--trace-wasm-compilation-times', cliPath, 'index', fixturePath('index', 'tree')],
-    { env, encoding: 'utf8', timeout: 120_000 },
+    { env, encoding: 'utf8', timeout: HANG_GUARD_MS },
   );
   assert.equal(command.status, 0, command.stderr);
   const tiers = compiledBy(command.stdout);

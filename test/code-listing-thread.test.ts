@@ -17,6 +17,7 @@ import { withTree } from '../src/code/grammar.js';
 import { KEEP_SHARED_BYTES, ListingThread, startListingThread, stopListingThread } from '../src/code/listing-thread.js';
 import { generatedTypeScript } from './helpers/code-fixtures.js';
 import { repoRoot } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 // The listing thread is what this file tests (test/helpers/isolate.ts turns it off for the rest of the suite).
 process.env.FAULTLINE_LISTING_THREAD = 'on';
@@ -184,7 +185,7 @@ test('listDefinitions parses on the started thread, and a started thread never k
   // A process whose only work is the warming thread exits on its own (execFileSync's timeout fails it otherwise).
   const module = join(repoRoot, 'dist', 'src', 'code', 'listing-thread.js');
   const script = `const { startListingThread } = await import(${JSON.stringify(module)}); startListingThread();`;
-  execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+  execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: HANG_GUARD_MS });
 });
 
 test('a process that ends right after a listing on the thread still leaves its definition store entry', async () => {
@@ -196,7 +197,7 @@ test('a process that ends right after a listing on the thread still leaves its d
       const { listDefinitions, definitionStoreIn } = await import(${JSON.stringify(join(code, 'index.js'))});
       startListingThread([]);
       await listDefinitions(${JSON.stringify(javascript)}, 'javascript', { store: definitionStoreIn(${JSON.stringify(dir)}) });`;
-    execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: HANG_GUARD_MS });
     const entries = readdirSync(join(dir, 'cache', 'definitions'), { recursive: true, encoding: 'utf8' });
     assert.equal(entries.filter((name) => name.endsWith('.json')).length, 1, entries.join(' '));
   } finally {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'faultline-consent-env-')));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ test('an allowed bash script: variables that load code or configuration are refu
       const result = (await session.client.callTool(
         { name: 'fault_run_experiment', arguments: { experiment } },
         undefined,
-        { timeout: 120_000 },
+        { timeout: HANG_GUARD_MS },
       )) as CallToolResult;
       return { result, text: textOf(result), attacked: existsSync(marker), ran: existsSync(output) };
     };

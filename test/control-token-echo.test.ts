@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 test("a control plane that echoes the request's token: the token does not reach the caller", async () => {
   const seen: Array<string | undefined> = [];
@@ -34,7 +35,7 @@ test("a control plane that echoes the request's token: the token does not reach 
     const result = (await session.client.callTool(
       { name: 'fault_run_experiment', arguments: { experiment } },
       undefined,
-      { timeout: 120_000 },
+      { timeout: HANG_GUARD_MS },
     )) as CallToolResult;
     const text = textOf(result);
     assert.ok(seen.includes('Bearer admin-secret-1234'), `the plane was asked with the token: ${text.slice(0, 300)}`);
@@ -69,7 +70,7 @@ test("token_env may not name the server's credentials for its other doors (the M
       const result = (await session.client.callTool(
         { name: 'fault_run_experiment', arguments: { experiment } },
         undefined,
-        { timeout: 120_000 },
+        { timeout: HANG_GUARD_MS },
       )) as CallToolResult;
       assert.equal(result.isError, true, name);
       assert.match(textOf(result), new RegExp(`control\\.monkey\\.token_env: ${name} is not a variable`), name);

@@ -113,7 +113,7 @@ describe('a dependency that is not there', () => {
     const experiment = await readExperiment(
       {
         title: 'no app',
-        load: { url: `http://127.0.0.1:${closed}/`, rps: 20, duration: '8s' },
+        load: { url: `http://127.0.0.1:${closed}/`, rps: 20, duration: '60s' },
         steady_state: ['errors < 1%'],
         method: [{ at: '2s', for: '2s', fault: { type: 'latency', latency_ms: 100 } }],
       },
@@ -124,8 +124,8 @@ describe('a dependency that is not there', () => {
       runExperiment(experiment, { programs: ProgramPolicy.owner(), policy }),
       /load\.url http:\/\/127\.0\.0\.1:\d+\/: nothing accepts connections at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
     );
-    // The load would have run 8 s; the refusal comes before it (a wide margin for a loaded machine).
-    assert.ok(performance.now() - started < 6000, `${performance.now() - started} ms`);
+    // The load would have run 60 s; the refusal comes before it (half of that: a margin no loaded machine needs).
+    assert.ok(performance.now() - started < 30_000, `${performance.now() - started} ms`);
   });
 });
 

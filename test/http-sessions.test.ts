@@ -51,7 +51,11 @@ async function connect(url: URL, seen: Seen): Promise<{ client: Client; transpor
   return { client, transport };
 }
 
-const SESSIONS = 96;
+/**
+ * The default cap (64) and 8 more: the excess is what the test is about (told to retry, none
+ * evicted for them), and 8 show that as 32 did; each session beyond is ~70 ms of the server's CPU.
+ */
+const SESSIONS = 72;
 const CALLS = 3;
 
 test(

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, fixturePath } from './helpers/repo.js';
 import { alive } from './helpers/processes.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 import { loadTaxonomy, runProbe } from '../src/probe/index.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 
@@ -36,7 +37,7 @@ function probeCli(
     execFile(
       process.execPath,
       [cliPath, 'probe', ...args],
-      { env: { ...process.env, ...env }, timeout: 60_000 },
+      { env: { ...process.env, ...env }, timeout: HANG_GUARD_MS },
       (error, stdout, stderr) =>
         resolve({
           code: error ? ((error as { code?: number }).code ?? 1) : 0,

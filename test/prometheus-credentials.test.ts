@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectStdio, textOf } from './helpers/mcp.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 /** A listener answering every query with `up 1`, keeping the Authorization header of each request. */
 async function prometheus(): Promise<{ url: string; seen: Array<string | undefined>; close(): Promise<void> }> {
@@ -60,7 +61,7 @@ test(
               },
             },
             undefined,
-            { timeout: 120_000 },
+            { timeout: HANG_GUARD_MS },
           )) as CallToolResult,
         );
       const stolen = await run({ url: elsewhere.url, every: '500ms' });

@@ -212,7 +212,7 @@ test('faultline search loads no LLM provider, zod, tree-sitter, MCP SDK or comma
     const indexed = spawnSync(process.execPath, [cliPath, 'index', tree], {
       env: { ...process.env, ...env },
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: HANG_GUARD_MS,
     });
     assert.equal(indexed.status, 0, indexed.stderr);
     const loaded = modulesLoadedBy(['search', 'handle_request', '--dir', tree], '', env);

@@ -385,7 +385,7 @@ test(
       execFile(
         process.execPath,
         [cliPath, 'coverage', join(dir, 'suite.yaml'), '--format', 'json'],
-        { timeout: 30_000 },
+        { timeout: HANG_GUARD_MS },
         (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
       ),
     );
