@@ -237,3 +237,27 @@ test(
     assert.deepEqual(await described(source, 'cpp'), ['struct S', 'enum S::Named', 'method S::f']);
   },
 );
+
+test("Lua: a method is extracted by its name as written, 'M:method', as well as 'M.method'", async () => {
+  const source =
+    'local M = {}\nfunction M:method(x)\n  return x\nend\nfunction M.other(x)\n  return x\nend\nreturn M\n';
+  for (const func of ['M:method', 'M.method', 'method', 'M:method:2'])
+    assert.equal((await extractFunction(source, 'lua', func)).qualifiedName, 'M.method', func);
+  assert.equal((await extractFunction(source, 'lua', 'M:other')).qualifiedName, 'M.other');
+});
+
+test('Kotlin: an expression body and an empty block are bodies; an interface function has none', async () => {
+  const source = [
+    'class Greeter {',
+    '  fun greet() = "hi"',
+    '  suspend fun later() { }',
+    '}',
+    'interface Named {',
+    '  fun name(suffix: String = "!"): String',
+    '}',
+    '',
+  ].join('\n');
+  assert.equal((await extractFunction(source, 'kotlin', 'greet')).body, '= "hi"');
+  assert.equal((await extractFunction(source, 'kotlin', 'later')).body, '{ }');
+  assert.equal((await extractFunction(source, 'kotlin', 'Named.name')).body, null);
+});

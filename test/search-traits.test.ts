@@ -68,13 +68,43 @@ function writeSources(tree: ScratchTree): void {
       '    this.count++;',
       '  }',
       '',
-      '  /** Clears it. */',
+      '  /** Clears it: a no-op, whose empty block is still a body. */',
       '  public clear(): void {}',
       '',
       '  #paint(): void {',
       '    this.count--;',
       '  }',
       '  count = 0;',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  tree.write(
+    'web/tax.ts',
+    [
+      'export const computeTax = (amount: number) => amount * 0.2',
+      'export abstract class Levy {',
+      '  abstract levy(amount: number): number;',
+      '}',
+      'export function fee(amount: number): number;',
+      'export function fee<T = number>(amount: T, cb: (x: T) => void): () => void;',
+      '',
+    ].join('\n'),
+  );
+  tree.write(
+    'lua/shapes.lua',
+    'local M = {}\nlocal function big_one(a)\n  return a * 2\nend\nfunction M:method(x)\n  return x\nend\nreturn M\n',
+  );
+  tree.write(
+    'kt/Greeter.kt',
+    [
+      'class Greeter {',
+      '  fun greet() = "hi"',
+      '  suspend fun later() { }',
+      '  fun make(): Greeter = Greeter()',
+      '}',
+      'interface Named {',
+      '  fun name(suffix: String = "!"): String',
       '}',
       '',
     ].join('\n'),
@@ -126,13 +156,31 @@ for (const workers of [1, 2]) {
       stored.filter((row) => (row.traits & trait) !== 0).map((row) => `${row.language} ${row.symbol}`);
     const stubs = named(STUB_TRAIT);
     const internal = named(INTERNAL_TRAIT);
-    for (const expected of ['python Shape.area', 'python Shape.perimeter', 'typescript Canvas.clear'])
+    for (const expected of [
+      'python Shape.area',
+      'python Shape.perimeter',
+      'typescript Levy.levy',
+      'typescript fee',
+      'kotlin Named.name',
+    ])
       assert.ok(stubs.includes(expected), `${expected} in ${stubs.join(', ')}`);
     for (const expected of ['python _helper_area', 'typescript hiddenArea', 'typescript Canvas.redraw', 'go scale'])
       assert.ok(internal.includes(expected), `${expected} in ${internal.join(', ')}`);
     assert.ok(internal.includes('python Shape._scale') && stubs.includes('python Shape._scale'), 'both traits at once');
     const all = stored.map((row) => `${row.language} ${row.symbol}`);
-    for (const neither of ['python Square.area', 'python Shape.describe', 'go Area', 'typescript area']) {
+    for (const neither of [
+      'python Square.area',
+      'python Shape.describe',
+      'go Area',
+      'typescript area',
+      'typescript Canvas.clear',
+      'typescript computeTax',
+      'lua big_one',
+      'lua M.method',
+      'kotlin Greeter.greet',
+      'kotlin Greeter.later',
+      'kotlin Greeter.make',
+    ]) {
       assert.ok(all.includes(neither), `${neither} in ${all.join(', ')}`);
       assert.ok(!stubs.includes(neither) && !internal.includes(neither), neither);
     }
@@ -175,4 +223,31 @@ test('an index of the format before (no traits) gives the same hits until the ne
   assert.equal(format, 'faultline-sqlite-7');
   for (const row of rows(file)) assert.equal(row.traits, chunkTraits(row), `${row.path} ${row.symbol}`);
   assert.deepEqual(await search(), before);
+});
+
+test("a query that is a definition's name scores 1 whatever the form of its body, a declaration less", async (t) => {
+  const tree = scratchTree();
+  t.after(() => {
+    closeReaders();
+    tree.cleanup();
+  });
+  writeSources(tree);
+  await indexSourceTree(tree.settings, { sourceDir: tree.dir });
+  const first = async (query: string) =>
+    (await searchIndex(tree.settings, { query, sourceDir: tree.dir, limit: 3 }))[0];
+  for (const [query, symbol] of [
+    ['big_one', 'big_one'],
+    ['computeTax', 'computeTax'],
+    ['greet', 'Greeter.greet'],
+    ['later', 'Greeter.later'],
+    ['make', 'Greeter.make'],
+    ['clear', 'Canvas.clear'],
+  ]) {
+    const hit = await first(query!);
+    assert.equal(hit?.symbol, symbol, query);
+    assert.equal(hit?.score, 1, query);
+  }
+  const levies = await searchIndex(tree.settings, { query: 'levy', sourceDir: tree.dir, limit: 5 });
+  const levy = levies.find((hit) => hit.symbol === 'Levy.levy');
+  assert.ok(levy !== undefined && levy.score < 1, 'an abstract method still ranks as a stub');
 });

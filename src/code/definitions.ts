@@ -154,7 +154,7 @@ interface Context {
   lines: LineIndex;
   /** Whether the grammar has overload signatures at all (only TypeScript's does). */
   hasSignatures: boolean;
-  /** Whether the grammar has expression-bodied members (`arrow_expression_clause`: only C#'s does). */
+  /** Whether the grammar has bodies outside a `body` field (UNFIELDED_BODIES: C#'s and Kotlin's do). */
   hasExpressionBodies: boolean;
   /** Whether the grammar has expression lists (Go, Python, Lua), through which a function can be bound. */
   hasExpressionLists: boolean;
@@ -179,7 +179,7 @@ export function findDefinitions(
     source,
     lines: new LineIndex(source),
     hasSignatures: hasSignatureTypes(grammar),
-    hasExpressionBodies: grammar.language.types.includes(EXPRESSION_BODY),
+    hasExpressionBodies: grammar.language.types.some((type) => UNFIELDED_BODIES.has(type)),
     hasExpressionLists: grammar.language.types.includes('expression_list'),
     soleDeclarations: new Map(),
   };
@@ -807,7 +807,11 @@ function isOverloadOf(sibling: Node, type: string, entry: Captured, context: Con
   return name !== null && context.source.slice(name.startIndex, name.endIndex) === entry.name;
 }
 
-const EXPRESSION_BODY = 'arrow_expression_clause';
+/**
+ * Bodies that are no `body` field: C#'s expression-bodied members (`int F() => 1;`) and Kotlin's
+ * `function_body`, both its block (`fun f() { … }`) and its expression (`fun f() = 1`).
+ */
+const UNFIELDED_BODIES: ReadonlySet<string> = new Set(['arrow_expression_clause', 'function_body']);
 
 /** The function's block: its own `body`, or the body of the function a declarator/field binds. */
 function bodyNode(node: Node, context: Context): Node | undefined {
@@ -821,9 +825,8 @@ function bodyNode(node: Node, context: Context): Node | undefined {
     const boundBody = bound?.childForFieldName('body');
     if (boundBody) return boundBody;
   }
-  // C# expression-bodied members (`int F() => 1;`) have no `body` field; no other grammar has that node type.
   if (!context.hasExpressionBodies) return undefined;
-  return node.namedChildren.find((child) => child.type === EXPRESSION_BODY);
+  return node.namedChildren.find((child) => UNFIELDED_BODIES.has(child.type));
 }
 
 /**

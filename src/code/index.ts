@@ -30,7 +30,7 @@
  * - `extractFunction(source, language, func, { document?, store? })` → `{ name, qualifiedName, kind, language, full,
  * body,
  *   startLine, endLine, syntaxErrors }`. `func` is a bare name (`m`), a qualified name or a
- *   qualified suffix (`A.m`, `Type::m`; `.` and `::` are interchangeable; a computed key `[k]` is a
+ *   qualified suffix (`A.m`, `Type::m`; `.`, `::` and Lua's `:` are interchangeable; a computed key `[k]` is a
  *   segment of its own, `C[Symbol.iterator]` or `[Symbol.iterator]`), optionally with
  *   `:LINE` (`A.m:42`, the definition's first line) to pick one of several same-named overloads.
  *   Throws FunctionNotFoundError (`.available`, the function names that exist) or
@@ -351,7 +351,8 @@ function isFunctionDefinition(definition: Definition): definition is FunctionDef
 }
 
 /**
- * The segments of a qualified name: split at `.` and `::`, except inside a computed member key,
+ * The segments of a qualified name: split at `.`, `::` and a single `:` (Lua's `M:method`, the name as
+ * written where it is defined and called), except inside a computed member key,
  * which is a segment of its own (`C[Symbol.iterator]` → `C`, `[Symbol.iterator]`), so the key
  * listed as a name is accepted back alone. An empty `[]` stays with its segment (`operator[]`).
  */
@@ -377,7 +378,8 @@ function segments(name: string): string[] {
     else if (char === ':' && name[index + 1] === ':') {
       push();
       index++;
-    } else current += char;
+    } else if (char === ':') push();
+    else current += char;
   }
   push();
   return found;

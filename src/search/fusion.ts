@@ -15,8 +15,8 @@
  *   is the opposite operation of the query's (`body_encode` for "decode …", vocabulary.ts)
  *   ×OPPOSITE_FACTOR; when the query leads with an action ("kill the child process"), a name
  *   that does not say it ×UNNAMED_ACTION_FACTOR; module-level code and pieces of a split class
- *   outline ×MODULE_CODE_FACTOR. An
- *   empty stub (an abstract method, an overload signature) scores just under the best real
+ *   outline ×MODULE_CODE_FACTOR. A
+ *   stub (tokens.ts isStub: an abstract method, an overload signature) scores just under the best real
  *   definition of its name among the hits, or half otherwise.
  *
  * One hit per definition:

@@ -223,7 +223,8 @@ export function docText(text: string): string {
 
 /**
  * Whether a function chunk has no code of its own: an abstract method, an overload or interface
- * signature, `pass`/`...`/`raise NotImplementedError` under a docstring. Such stubs rank after
+ * signature, `pass`/`...`/`raise NotImplementedError` under a docstring. A body of any other form
+ * is code: an expression (`(a) => a * 2`, `fun f() = 1`), `… end`, an empty block. Such stubs rank after
  * real definitions of the same name. A fragment of a split definition is never one: the first
  * fragment of a long function can be its signature alone (`def dumps(…):` over three lines),
  * which looks empty but is where the definition starts.
@@ -242,10 +243,45 @@ export function isStub(chunk: Pick<CodeChunk, 'kind' | 'text' | 'language' | 'sy
     const rest = signature[1]!.trim();
     return /^(\.\.\.|pass|raise NotImplementedError(\(.*\))?|return NotImplemented)?$/.test(rest);
   }
-  // C-family: no body braces at all (a declaration), or an empty body.
+  // Lua, Ruby, Elixir and shell declare no function without its body (`… end`, `do … end`).
+  if (NO_DECLARATIONS.has(chunk.language)) return false;
+  // Braced languages: a block, even an empty one (`fun later() { }`, a no-op), is a body; no block
+  // at all is a declaration, unless the body is an expression (`(a) => a * 2`, `fun f() = 1`).
   const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').trim();
-  if (!code.includes('{')) return true;
-  return /\{\s*\}\s*;?$/.test(code) && code.indexOf('{') === code.lastIndexOf('{');
+  if (code.includes('{')) return false;
+  const expression = EXPRESSION_BODY[chunk.language];
+  return expression === undefined || !expression.test(outsideGroups(code));
+}
+
+/** Languages whose grammars capture no function without its body. */
+const NO_DECLARATIONS: ReadonlySet<string> = new Set(['lua', 'ruby', 'elixir', 'bash']);
+
+/** A binding `=` (not `==`, `=>`, `<=`, `>=`, `!=`): `const f = (a) => a`, Kotlin's and Scala's `fun f() = 1`. */
+const BINDING = /(?<![=!<>])=(?![=>])/;
+/**
+ * What shows an expression body outside parentheses and angle brackets (outsideGroups), by
+ * language; a declaration shows neither, as a parameter's default (`a: Int = 1`) is inside the
+ * parentheses. C++'s `= 0` and `= delete` are declarations, so it has none.
+ */
+const EXPRESSION_BODY: Readonly<Record<string, RegExp>> = {
+  javascript: BINDING,
+  typescript: BINDING,
+  tsx: BINDING,
+  php: BINDING,
+  kotlin: BINDING,
+  scala: BINDING,
+  csharp: /=>/,
+};
+
+/** `code` without its balanced `(…)` and `<…>` groups (parameters, type arguments), innermost first. */
+function outsideGroups(code: string): string {
+  let previous: string;
+  let rest = code;
+  do {
+    previous = rest;
+    rest = rest.replace(/\([^()]*\)|<[^<>()]*>/g, '');
+  } while (rest !== previous);
+  return rest;
 }
 
 /**
