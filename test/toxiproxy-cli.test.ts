@@ -78,6 +78,26 @@ describe('faultline toxiproxy-cli', () => {
     assert.equal((await faultline(['delete', 'p'], env)).out, 'Deleted proxy p\n');
   });
 
+  it('reads -h as the host, as toxiproxy-cli does; a bare -h, --help or help prints help', async () => {
+    await faultline(['create', '-l', '127.0.0.1:0', '-u', `127.0.0.1:${upstream.port}`, 'h'], {
+      TOXIPROXY_URL: api.url,
+    });
+    const listen = api.collection.get('h').listen;
+    const line = `h\t${listen}\t127.0.0.1:${upstream.port}\tenabled\t0\n`;
+    // No TOXIPROXY_URL: only the flag can find the API.
+    const env = { TOXIPROXY_URL: '' };
+    for (const flag of [['-h', api.url], [`-h=${api.url}`], ['-host', api.url]]) {
+      const listed = await faultline([...flag, 'list'], env);
+      assert.deepEqual([listed.code, listed.out, listed.err], [0, line, ''], flag.join(' '));
+    }
+    for (const args of [['-h'], ['--help'], ['help']]) {
+      const help = await faultline(args, env);
+      assert.equal(help.code, 0, args.join(' '));
+      assert.match(help.out, /Usage: faultline toxiproxy-cli .*-h, --host <url>/s, args.join(' '));
+    }
+    await faultline(['delete', 'h'], { TOXIPROXY_URL: api.url });
+  });
+
   it('fails with toxiproxy-cli’s wording and exit 1', async () => {
     const env = { TOXIPROXY_URL: api.url };
     const missing = await faultline(['inspect', 'nope'], env);
@@ -100,6 +120,8 @@ describe('faultline toxiproxy-cli', () => {
       const theirs = await run(REAL_CLI, ['--host', api.url, ...args]);
       assert.ok(theirs.out.length > 0, `toxiproxy-cli ${args.join(' ')} printed nothing: ${theirs.err}`);
       assert.equal((await faultline(['--host', api.url, ...args])).out, theirs.out, args.join(' '));
+      assert.equal((await run(REAL_CLI, ['-h', api.url, ...args])).out, theirs.out, `-h ${args.join(' ')}`);
+      assert.equal((await faultline(['-h', api.url, ...args])).out, theirs.out, `-h ${args.join(' ')}`);
     }
     await faultline(['delete', 'same'], { TOXIPROXY_URL: api.url });
   });

@@ -41,6 +41,26 @@ function stable(value: unknown): unknown {
   return text === undefined ? value : JSON.parse(text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'));
 }
 
+/** Connects and waits for the connection to close: "closed, N bytes", or "open after N ms". */
+function untilClosed(port: number, withinMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(`open after ${withinMs} ms`);
+    }, withinMs);
+    socket.on('data', (data: Buffer) => {
+      bytes += data.length;
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(`closed, ${bytes} bytes`);
+    });
+  });
+}
+
 describe('the Toxiproxy API, side by side with toxiproxy-server', { skip }, () => {
   let theirs: ApiProcess;
   let ours: ApiProcess;
@@ -128,6 +148,33 @@ describe('the Toxiproxy API, side by side with toxiproxy-server', { skip }, () =
       }
     }
     assert.deepEqual(differences, []);
+  });
+
+  it('closes a timeout-toxic connection when its sender ends, whatever the timeout', async () => {
+    // An upstream that says hello and hangs up at once; the toxic (downstream) drops the hello.
+    const hangUp = net.createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    const up = `127.0.0.1:${(hangUp.address() as net.AddressInfo).port}`;
+    try {
+      for (const timeout of [60_000, 0]) {
+        const seen: string[] = [];
+        for (const api of [theirs, ours]) {
+          const name = `hang_${timeout}`;
+          const created = await call(api.url, 'POST', '/proxies', { name, listen: '127.0.0.1:0', upstream: up });
+          const port = Number((created.body as { listen: string }).listen.split(':')[1]);
+          await call(api.url, 'POST', `/proxies/${name}/toxics`, { type: 'timeout', attributes: { timeout } });
+          seen.push(`${api.name}: ${await untilClosed(port, 5_000)}`);
+          await call(api.url, 'DELETE', `/proxies/${name}`);
+        }
+        assert.deepEqual(
+          seen,
+          [`${theirs.name}: closed, 0 bytes`, `${ours.name}: closed, 0 bytes`],
+          `timeout ${timeout}`,
+        );
+      }
+    } finally {
+      hangUp.close();
+    }
   });
 
   it('ends on SIGTERM with no proxy port left open', async () => {

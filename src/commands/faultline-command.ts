@@ -29,6 +29,15 @@ export class FaultlineCommand extends Command {
     return super.parseAsync(argv, options);
   }
 
+  /**
+   * Where -h takes a value (toxiproxy-cli's host), a bare -h is someone asking for help: toxiproxy-cli
+   * prints its help and exits 0 then, and so does this. Any other flag missing its value is a usage error.
+   */
+  optionMissingArgument(option: Option): never {
+    if (option.short === '-h') this.help();
+    this.error(`option '${option.flags}' argument missing`, { code: 'commander.optionMissingArgument' });
+  }
+
   unknownCommand(): never {
     const names = this.commands.map((command) => command.name());
     this.error(`unknown command '${this.args[0] ?? ''}' for '${commandPath(this)}'; accepted: ${names.join(', ')}`, {

@@ -152,9 +152,17 @@ function registerCli(program: Command): void {
     .summary("toxiproxy-cli's commands: list, inspect, create, toggle, delete, toxic add|update|remove")
     .description(
       'Talks to a Toxiproxy API (faultline toxiproxy, or a real toxiproxy-server) as toxiproxy-cli does, with its ' +
-        'flags and its output when not on a terminal.',
+        "flags (-h is the host, as in toxiproxy-cli: --help or 'help' for help) and its output when not on a terminal.",
     )
-    .addOption(new Option('--host <url>', 'the Toxiproxy API').env('TOXIPROXY_URL').default('http://localhost:8474'));
+    // toxiproxy-cli's -h is --host, so help is --help alone here (and in the subcommands, which inherit it).
+    .helpOption('--help', 'show help for a command')
+    .addOption(
+      new Option('-h, --host <url>', 'the Toxiproxy API')
+        .env('TOXIPROXY_URL')
+        .default('http://localhost:8474')
+        // Go's flag package takes -h=URL; commander hands that over as "=URL".
+        .argParser((value: string) => value.replace(/^=/, '')),
+    );
   const run: Run = (work) => (): Promise<void> =>
     runCommand(async () => {
       const cliModule = await import('../toxiproxy/cli.js');

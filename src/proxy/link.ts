@@ -194,6 +194,8 @@ export class Link {
   };
 
   private readonly onEnd = (): void => {
+    if (this.holding) for (const attached of this.stages) attached.stage.sourceEnded?.();
+    if (this.closed) return;
     if (this.holding && this.onLeftWhileHeld) {
       this.left = true;
       this.dropQueued();

@@ -62,6 +62,8 @@ export interface LinkStage {
   shape(pieces: TimedPiece[], chunk: ChunkInfo): TimedPiece[];
   /** How long the end of stream waits after the last byte (slow_close), in ms; absent: 0. */
   endDelayMs?(): number;
+  /** The link's source ended while this stage holds the link; the stage may end the connection now. */
+  sourceEnded?(): void;
   /** The link stops using this stage (fault removed or connection closed). */
   detach(now: number): void;
 }

@@ -3,7 +3,8 @@
  * lost and the sender is back-pressured), and the connection is closed `timeoutMs` after the
  * fault reached it; with `timeoutMs` 0 it stays held until the fault is removed. Removing the
  * fault closes the connections it held: a client that was stalled sees its connection end, as
- * behind Toxiproxy's `timeout` toxic, whose meaning this is.
+ * behind Toxiproxy's `timeout` toxic, whose meaning this is. A sender that ends while held ends the
+ * connection at once, as Toxiproxy's toxic closes the receiver on its sender's end.
  */
 import {
   liveFault,
@@ -47,6 +48,9 @@ export function createStall(spec: ResolvedStall, clock: () => number): Fault {
     return {
       holds: true,
       shape: (pieces) => pieces,
+      // The sender ended (its end read within the 64 KiB the link reads while held): Toxiproxy's
+      // timeout toxic closes the connection then, whatever its timeout (0 too), and so does this.
+      sourceEnded: () => hold.control?.close(),
       detach(now: number) {
         if (!holds.delete(hold)) return;
         clearTimeout(hold.timer);
