@@ -90,6 +90,9 @@ describe('caveats and wording', () => {
     const lateness = generatorLateness({ requests: 50, sentLate: 1, worstTickLateMs: 10.3 });
     assert.equal(worstLate(lateness), 'up to 11 ms');
     const text = generatorBehindText(lateness)!;
-    assert.match(text, /ran behind: 1 request \(2\.0%\) left more than 10 ms .* \(up to 11 ms\)/);
+    assert.match(
+      text,
+      /ran behind: 1 request \(2\.0%\) left more than 10 ms after its intended start .* \(up to 11 ms\)/,
+    );
   });
 });

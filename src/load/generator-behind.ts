@@ -41,7 +41,8 @@ export function generatorBehindText(lateness: GeneratorLateness): string | null 
   if (!lateness.behind) return null;
   return (
     `the load generator (this machine) ran behind: ${plural(lateness.sentLate, 'request')} ` +
-    `(${lateness.sentLatePercent.toFixed(1)}%) left more than ${lateness.thresholdMs} ms after their intended start ` +
+    `(${lateness.sentLatePercent.toFixed(1)}%) left more than ${lateness.thresholdMs} ms ` +
+    `after ${lateness.sentLate === 1 ? 'its' : 'their'} intended start ` +
     `because faultline's own thread was late (${worstLate(lateness)}), not because they ` +
     `waited for a connection; their latency measures this machine as much as the target`
   );

@@ -387,7 +387,8 @@ function ownLateness(load: LoadFigures): string {
   if (!late || late.sentLate === 0) return '';
   return (
     ` faultline itself sent ${plural(late.sentLate, 'request')} (${late.sentLatePercent.toFixed(1)}%) more than ` +
-    `${late.thresholdMs} ms after their intended start (its own thread was behind, ${worstLate(late)}; ` +
+    `${late.thresholdMs} ms after ${late.sentLate === 1 ? 'its' : 'their'} intended start ` +
+    `(its own thread was behind, ${worstLate(late)}; ` +
     'in the send lag above).'
   );
 }

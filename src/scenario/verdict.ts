@@ -91,7 +91,8 @@ function latenessExplains(run: PhaseResult): { explained: Set<string>; reasons: 
       (slo) =>
         `SLO "${slo.title}" failed, but the load generator (this machine) ran behind` +
         (late ? ` (${plural(late.sentLate, 'request')} sent late by its own thread)` : '') +
-        `: without the ${plural(onTime.leftOut, 'request')} sent more than ${onTime.lateMs} ms after their intended ` +
+        `: without the ${plural(onTime.leftOut, 'request')} sent more than ${onTime.lateMs} ms ` +
+        `after ${onTime.leftOut === 1 ? 'its' : 'their'} intended ` +
         `start, p${slo.objective} is ${slo.observed.toFixed(1)} ms and the SLO holds, so the failure may be this ` +
         "machine's lateness, not the target's: run again on a less busy machine or at a lower rate.",
     ),
