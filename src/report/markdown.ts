@@ -227,7 +227,8 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
         `wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below ` +
         `include that wait. ` +
         `At ${formatNumber(rate)} requests/s and a mean service time of ${fixed2(load.serviceTime?.mean)} ` +
-        `ms, about ${sat.connectionsNeeded} requests are in flight at ` +
+        `ms, about ${plural(sat.connectionsNeeded, 'request')} ` +
+        `${sat.connectionsNeeded === 1 ? 'is' : 'are'} in flight at ` +
         `once; ` +
         `to measure the fault alone, set max_connections to at least ` +
         `${Math.max(Math.ceil(sat.connectionsNeeded * 1.5), load.maxConnections + 1)}, ` +
