@@ -6,7 +6,8 @@
  * progress line goes to stderr when it is a terminal.
  *
  * Exit codes: 0 the run passed its SLOs, 3 it ran but failed an SLO, 4 inconclusive (the fault
- * never touched the measured traffic), 2 bad arguments, 1 any other failure — so a CI job can
+ * never touched the measured traffic, or the generator's lateness explains a failed latency SLO), 2 bad
+ * arguments, 1 nothing accepts connections at the url (nothing is run) or any other failure — so a CI job can
  * gate on it and a run that tested nothing is never green.
  */
 import { writeFile } from 'node:fs/promises';
@@ -60,7 +61,9 @@ export function registerRunCommand(program: Command, globals: () => GlobalOption
         'fault counters and, with --baseline, the impact against a ' +
         'no-fault run. Exit code 0 when the verdict is passed, 3 failed ' +
         '(an SLO failed), 4 inconclusive (the fault never touched the ' +
-        'measured traffic).',
+        'measured traffic, or the load generator ran behind enough to ' +
+        'explain a latency SLO that failed), 1 when nothing accepts ' +
+        'connections at --url (checked before the load: nothing is run).',
     );
   addScenarioFlags(command, 'endpoint to load (http:// or https://; loopback unless --allow-targets names it)')
     .addOption(

@@ -13,6 +13,7 @@
  *   inconclusive or none was checked; passed otherwise. Free-text assertions are "not checked".
  */
 import { formatDuration } from '../duration.js';
+import { plural } from '../kernel/plural.js';
 import { holds as meets } from '../prometheus/condition.js';
 import { selectPercentiles, type RequestSamples } from '../load/index.js';
 import { verdictOfProbe } from '../probe/report.js';
@@ -242,7 +243,7 @@ function judgeSlo(
       reason: `no request fell in the window (${formatDuration(window.fromMs)}–${formatDuration(window.toMs)})`,
     };
   const result = evaluateSlos([slo], whole.sorted, whole.failed)[0]!;
-  const figure = `${describeSlo(slo, result.observed)} over ${whole.requests} requests`;
+  const figure = `${describeSlo(slo, result.observed)} over ${plural(whole.requests, 'request')}`;
   if (result.pass) return { status: 'passed', figure, atMs: null, reason: figure };
   // The moment it broke: the first second of the window whose own requests breach it.
   for (let from = window.fromMs; from < window.toMs; from += 1000) {

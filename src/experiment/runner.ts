@@ -19,7 +19,8 @@ import { beginMeasuring, measuredRuns } from '../measuring.js';
 import { formatAddress, mappingInFrontOf, parseMapping, type Mapping } from '../proxy/mapping.js';
 import { generatorBehindText, generatorLateness, LiveCounters, type RequestSamples } from '../load/index.js';
 import type { ProxyCounters } from '../proxy/index.js';
-import { ControlClient, plural, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
+import { plural } from '../kernel/plural.js';
+import { ControlClient, startProxyPlane, type ProxyPlane } from './adapters/proxy.js';
 import { policyLookup, refuseInProduction, type SafetyPolicy } from './adapters/policy.js';
 import {
   runLoad,
@@ -64,8 +65,11 @@ export interface RunOptions {
    * without load is, the faults switched by timers; the run ends when it settles.
    */
   closedLoop?: (connectTo: { host: string; port: number } | undefined) => Promise<unknown>;
-  /** No preflight: run even where nothing listens at the load's url, which the load then meets (a scenario's). */
-  noPreflight?: boolean;
+  /**
+   * The url alone (a scenario's, named `url` as its arguments say): the app's dependencies are reached by the app
+   * alone. Nothing listening at the url ends either at once: a run that every connection refused tests nothing.
+   */
+  preflightUrlOnly?: boolean;
   /** Where control-plane tokens are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Kept up to date as the run goes, for GET /metrics (src/metrics/experiment.ts). */
@@ -353,17 +357,18 @@ class ExperimentRun {
    */
   private async preflight(): Promise<void> {
     const { experiment } = this;
-    if (this.options.noPreflight) return;
     const lookup = policyLookup(this.options.policy);
     if (experiment.load) {
       const { host, port } = urlAddress(experiment.load.url);
       const why = await tryConnect(host, port, lookup);
+      const name = this.options.preflightUrlOnly ? 'url' : 'load.url';
       if (why !== undefined)
         throw new OperationalError(
-          `load.url ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
-            'start the app, or fix load.url: nothing was run',
+          `${name} ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
+            `start the app, or fix ${name}: nothing was run`,
         );
     }
+    if (this.options.preflightUrlOnly) return;
     for (const down of await unreachableRemotes(experiment.proxies, lookup)) {
       this.unreachable.set(down.where, down);
       this.options.onNotice?.(

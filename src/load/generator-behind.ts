@@ -4,6 +4,7 @@
  * wait for a free connection behind a slow target, which is latency the target caused and must stay counted.
  * sentLate counts only the scheduler's own lateness (open-loop.ts).
  */
+import { plural } from '../kernel/plural.js';
 import { SENT_LATE_MS, type OpenLoopResult } from './open-loop.js';
 
 /** More than this share of a run's requests sent late for the generator's own reasons says it was behind. */
@@ -39,9 +40,18 @@ export function generatorLateness(
 export function generatorBehindText(lateness: GeneratorLateness): string | null {
   if (!lateness.behind) return null;
   return (
-    `the load generator (this machine) ran behind: ${lateness.sentLate} requests ` +
-    `(${lateness.sentLatePercent.toFixed(1)}%) left more than ${lateness.thresholdMs} ms after their intended start ` +
-    `because faultline's own thread was late (up to ${Math.round(lateness.worstTickLateMs)} ms), not because they ` +
+    `the load generator (this machine) ran behind: ${plural(lateness.sentLate, 'request')} ` +
+    `(${lateness.sentLatePercent.toFixed(1)}%) left more than ${lateness.thresholdMs} ms ` +
+    `after ${lateness.sentLate === 1 ? 'its' : 'their'} intended start ` +
+    `because faultline's own thread was late (${worstLate(lateness)}), not because they ` +
     `waited for a connection; their latency measures this machine as much as the target`
   );
+}
+
+/**
+ * "up to 289 ms": the worst tick's lateness rounded up, never down, so it is never read as less than the threshold the
+ * late requests passed ("more than 10 ms" late, "up to 11 ms", not "up to 10 ms").
+ */
+export function worstLate(lateness: GeneratorLateness): string {
+  return `up to ${Math.ceil(lateness.worstTickLateMs)} ms`;
 }

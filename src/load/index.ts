@@ -28,10 +28,12 @@ export {
   type OpenLoopResult,
   type SecondBucket,
   LATENCY_BOUNDS_MS,
+  SENT_LATE_MS,
 } from './open-loop.js';
 export {
   generatorLateness,
   generatorBehindText,
+  worstLate,
   GENERATOR_BEHIND_SHARE,
   type GeneratorLateness,
 } from './generator-behind.js';
@@ -39,7 +41,13 @@ export { LiveCounters } from './live-counters.js';
 export { generatorThreadResources } from './generator-thread.js';
 export { watchThisThread, type ThreadLoadGauge } from './thread-load.js';
 export { runCapacity, type CapacityResult } from './capacity.js';
-export { latenciesIn, summarizeSamples, type RequestSamples, type SampleSummary } from './samples.js';
+export {
+  latenciesIn,
+  latenciesSentOnTime,
+  summarizeSamples,
+  type RequestSamples,
+  type SampleSummary,
+} from './samples.js';
 export { computeStats, percentileR6, selectPercentiles, type Stats } from './percentiles.js';
 export type { ErrorClass } from './error-class.js';
 export { DEFAULT_EXPECTED_STATUS, parseExpectedStatus, type ExpectedStatus } from './expect-status.js';

@@ -118,6 +118,28 @@ export function latenciesIn(samples: RequestSamples, window: { fromMs: number; t
   return samples.latencyMs.subarray(first, lowerBound(samples.intendedStartMs, samples.count, window.toMs));
 }
 
+/**
+ * The latencies of the requests in the window that left at most `lateMs` after their intended start (send lag =
+ * latency − service time), ascending. A request never sent (it timed out in the queue) is kept: its wait was for
+ * a connection, not the generator's. Send lag also holds waits for a free connection, so this leaves out at least
+ * every request the scheduler sent late (sentLate), and perhaps some the target held up.
+ */
+export function latenciesSentOnTime(
+  samples: RequestSamples,
+  window: { fromMs: number; toMs: number },
+  lateMs: number,
+): Float64Array {
+  const first = lowerBound(samples.intendedStartMs, samples.count, window.fromMs);
+  const end = lowerBound(samples.intendedStartMs, samples.count, window.toMs);
+  const kept: number[] = [];
+  for (let i = first; i < end; i++) {
+    const latency = samples.latencyMs[i]!;
+    const service = samples.serviceMs[i]!;
+    if (Number.isNaN(service) || latency - service <= lateMs) kept.push(latency);
+  }
+  return Float64Array.from(kept).sort();
+}
+
 /** The first index in sorted[0, count) whose value is ≥ value. */
 function lowerBound(sorted: Float64Array, count: number, value: number): number {
   let low = 0;

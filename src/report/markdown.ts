@@ -11,7 +11,8 @@ import type { LoadFigures, PhaseResult, ScenarioResult } from '../scenario/resul
 import type { SloResult } from '../scenario/slo.js';
 import type { FaultCounters, HttpFaultCounters, MappingCounters } from '../proxy/index.js';
 import { formatDuration } from '../duration.js';
-import { MAX_CONNECTING } from '../load/index.js';
+import { MAX_CONNECTING, worstLate } from '../load/index.js';
+import { plural } from '../kernel/plural.js';
 import { requestsMet } from '../proxy/run-record.js';
 import { timelineCell } from './fault-text.js';
 import { latencyChart } from './chart.js';
@@ -27,6 +28,8 @@ export function renderReport(result: ScenarioResult): string {
     `**Verdict: ${VERDICT_WORD[result.verdict]}**${firstReason ? ` — ${firstReason}` : ' — every SLO held with the fault acting on the traffic.'}`,
   );
   for (const reason of moreReasons) line(`- ${reason}`);
+  // Kept apart from the reasons, so a caveat never reads as why the verdict is what it is.
+  for (const caveat of result.verdictCaveats ?? []) line(`- Caveat (not the verdict's reason): ${caveat}`);
   line();
   line(`Start: ${utc(result.startedAt)}`);
   line();
@@ -224,7 +227,8 @@ function renderPhaseCore(phase: PhaseResult, result: ScenarioResult, line: Line)
         `wait ${fixed2(sat.waitP50Ms)} ms), and the latencies below ` +
         `include that wait. ` +
         `At ${formatNumber(rate)} requests/s and a mean service time of ${fixed2(load.serviceTime?.mean)} ` +
-        `ms, about ${sat.connectionsNeeded} requests are in flight at ` +
+        `ms, about ${plural(sat.connectionsNeeded, 'request')} ` +
+        `${sat.connectionsNeeded === 1 ? 'is' : 'are'} in flight at ` +
         `once; ` +
         `to measure the fault alone, set max_connections to at least ` +
         `${Math.max(Math.ceil(sat.connectionsNeeded * 1.5), load.maxConnections + 1)}, ` +
@@ -244,7 +248,7 @@ function renderSlos(slos: SloResult[], line: Line, window?: PhaseResult['slosWin
   if (window) {
     // The table above is the whole run's; the verdict is the window's, as an experiment judges its window.
     line(
-      `SLOs judged over the ${window.requests} requests due while the fault was active ` +
+      `SLOs judged over the ${plural(window.requests, 'request')} due while the fault was active ` +
         `(${formatDuration(window.fromMs)}–${formatDuration(window.toMs)}), not over the whole run:`,
     );
     line();
@@ -320,7 +324,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
           `a fault closed one, or a request timed out on it), `
         : '') +
       `at most ${load.peakBusyConnections} busy at once; ` +
-      `${load.queued} requests waited for a free connection${queuedWhy(load)}, ` +
+      `${plural(load.queued, 'request')} waited for a free connection${queuedWhy(load)}, ` +
       `${load.notSent} timed out before they could be sent.` +
       ownLateness(load) +
       ((load.warmRequests ?? 0) > 0
@@ -333,7 +337,7 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
       (load.processWarmUp
         ? ` Before this phase (or an earlier run in the same process), faultline warmed its own load generator and ` +
           `proxy: ${formatNumber(load.processWarmUp.ratePerSecond)} req/s for ` +
-          `${formatDuration(load.processWarmUp.durationMs)} (${load.processWarmUp.requests} requests, and ` +
+          `${formatDuration(load.processWarmUp.durationMs)} (${plural(load.processWarmUp.requests, 'request')}, and ` +
           `${load.processWarmUp.connectionRequests} more as its connections opened) to a sink of its own on loopback, ` +
           `never the target.`
         : ''),
@@ -343,8 +347,9 @@ function renderLoadDetails(load: LoadFigures, line: Line): void {
     const w = load.duringFault;
     line(
       `While the fault was active ` +
-        `(${formatDuration(w.fromMs)}–${formatDuration(w.toMs)}): ${w.requests} ` +
-        `requests, ${withPercent(w.errors, w.requests)} errors, p50 ${fixed2(w.latency?.p50)} ` +
+        `(${formatDuration(w.fromMs)}–${formatDuration(w.toMs)}): ` +
+        `${plural(w.requests, 'request')}, ${withPercent(w.errors, w.requests)} errors, ` +
+        `p50 ${fixed2(w.latency?.p50)} ` +
         `ms, p95 ${fixed2(w.latency?.p95)} ms, p99 ${fixed2(w.latency?.p99)} ` +
         `ms.`,
     );
@@ -382,9 +387,10 @@ function ownLateness(load: LoadFigures): string {
   const late = load.generatorLate;
   if (!late || late.sentLate === 0) return '';
   return (
-    ` faultline itself sent ${late.sentLate} requests (${late.sentLatePercent.toFixed(1)}%) more than ` +
-    `${late.thresholdMs} ms after their intended start (its own thread was behind, up to ` +
-    `${Math.round(late.worstTickLateMs)} ms; in the send lag above).`
+    ` faultline itself sent ${plural(late.sentLate, 'request')} (${late.sentLatePercent.toFixed(1)}%) more than ` +
+    `${late.thresholdMs} ms after ${late.sentLate === 1 ? 'its' : 'their'} intended start ` +
+    `(its own thread was behind, ${worstLate(late)}; ` +
+    'in the send lag above).'
   );
 }
 

@@ -6,6 +6,7 @@
 import type { ResolvedHttpFault } from '../proxy/http/index.js';
 import type { CapacityResult, GeneratorLateness, SampleSummary, Stats } from '../load/index.js';
 import type { ProxyCounters, ResolvedFault } from '../proxy/index.js';
+import type { SlosSentOnTime } from './late-sent.js';
 import type { SloResult } from './slo.js';
 import type { Strategy } from './input.js';
 import type { Verdict } from './verdict.js';
@@ -97,6 +98,11 @@ export interface PhaseResult {
    * judges a window), not over the whole phase, whose figures the report still gives: the window and its requests.
    */
   slosWindow?: { fromMs: number; toMs: number; requests: number } | null;
+  /**
+   * Set when the load generator ran behind and a latency SLO failed: those SLOs judged again without the requests
+   * sent late (late-sent.ts); one that then holds makes the verdict inconclusive.
+   */
+  slosSentOnTime?: SlosSentOnTime;
   /** SLOs that could not be evaluated: latency SLOs in a closed-loop (capacity) run. */
   slosNotEvaluated: string[];
   /** Every evaluated SLO passed. */
@@ -179,16 +185,19 @@ export interface ScenarioResult {
   impact: ImpactRow[];
   /**
    * Set when the load generator ran behind in a phase (LoadFigures.generatorLate): the impact rows then compare this
-   * machine's lateness as much as the target, and the comparison is inconclusive (the SLO verdict is not changed).
+   * machine's lateness as much as the target, and the comparison is inconclusive (the verdict's caveats say so).
    */
   impactWarning?: string | null;
   /**
    * failed: an SLO failed; inconclusive: the fault could not have touched what was measured (no
-   * connection through a mapped port, or the fault never acted while active); passed otherwise.
+   * connection through a mapped port, or the fault never acted while active), or a failed latency SLO
+   * holds without the requests the generator sent late; passed otherwise.
    */
   verdict: Verdict;
-  /** Why, with what to do: the report's first lines. */
+  /** Why the verdict is what it is, with what to do: the report's first lines. */
   verdictReasons: string[];
+  /** What to bear in mind that did not decide the verdict (the load generator ran behind): said after the reasons. */
+  verdictCaveats: string[];
   /** verdict === 'passed'. */
   passed: boolean;
 }

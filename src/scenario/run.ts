@@ -34,6 +34,7 @@ import { compileScenario } from './compile.js';
 import { describeHttpFault } from './http-fault.js';
 import type { ScenarioSpec } from './input.js';
 import type { ImpactRow, LoadFigures, PhaseResult, ScenarioResult, TimelineSecond } from './result.js';
+import { judgeSentOnTime } from './late-sent.js';
 import { evaluateErrorSlo, evaluateSlos, upperBound } from './slo.js';
 import type { WarmUp } from './warm-up.js';
 import { decideVerdict } from './verdict.js';
@@ -144,7 +145,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     impact: baseline ? impactRows(baseline, fault) : [],
     impactWarning: behind.impactWarning,
     verdict,
-    verdictReasons: [...reasons, ...behind.reasons],
+    verdictReasons: reasons,
+    verdictCaveats: behind.reasons,
     passed: verdict === 'passed',
   };
 }
@@ -155,9 +157,9 @@ function scenarioName(spec: ScenarioSpec): string {
 }
 
 /**
- * The phases whose load generator ran behind (load/generator-behind.ts), each said as a reason, and, with a baseline,
- * why the impact comparison is inconclusive. The SLO verdict stands: a late generator only adds latency, so a pass
- * still held, and a failure is said with this reason beside it.
+ * The phases whose load generator ran behind (load/generator-behind.ts), each said as a caveat (the result's
+ * verdictCaveats, never the verdict's reason), and, with a baseline, why the impact comparison is inconclusive. A pass
+ * stands (a late generator only adds latency); a failed latency SLO it may explain is the verdict's (late-sent.ts).
  */
 export function generatorNotes(
   baseline: PhaseResult | null,
@@ -234,9 +236,9 @@ async function runPhase(
     // A compiled scenario starts no program (compile.ts writes no command), so this policy is never asked.
     programs: ProgramPolicy.owner(),
     signal: options.signal,
-    // Nothing listening at the url is what the report says (connect failures), not a refusal; and the app's
-    // dependencies are reached by the app alone.
-    noPreflight: true,
+    // Nothing listening at the url ends the run at once, as an experiment's load.url does (a target that refuses every
+    // connection tests nothing about the fault); the app's dependencies are reached by the app alone.
+    preflightUrlOnly: true,
     ...(spec.strategy === 'capacity' && { closedLoop }),
     ...(onProgress && { onProgress: (progress) => onProgress(...progressOf(spec, phase, progress, counts)) }),
   });
@@ -259,7 +261,7 @@ async function runPhase(
   };
 }
 
-type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosWindow' | 'slosNotEvaluated'>;
+type Measures = Pick<PhaseResult, 'load' | 'capacity' | 'slos' | 'slosWindow' | 'slosSentOnTime' | 'slosNotEvaluated'>;
 
 /**
  * A fault window shorter than the run is judged over the requests due in it, as an experiment judges its window:
@@ -276,13 +278,24 @@ function openLoopMeasures(
   const figures = loadFigures(spec, phase, load, sorted);
   if (warmUp) figures.processWarmUp = { ...warmUp };
   const window = figures.duringFault;
+  const behind = figures.generatorLate?.behind === true;
   if (window && window.requests > 0) {
     const inWindow = Float64Array.from(latenciesIn(load.samples, window)).sort();
     const slos = evaluateSlos(spec.slos, inWindow, window.errors);
     const slosWindow = { fromMs: window.fromMs, toMs: window.toMs, requests: window.requests };
-    return { load: figures, capacity: null, slos, slosWindow, slosNotEvaluated: [] };
+    const slosSentOnTime = judgeSentOnTime(spec.slos, slos, load.samples, window, behind);
+    return {
+      load: figures,
+      capacity: null,
+      slos,
+      slosWindow,
+      slosNotEvaluated: [],
+      ...(slosSentOnTime && { slosSentOnTime }),
+    };
   }
-  return { load: figures, capacity: null, slos: evaluateSlos(spec.slos, sorted, load.errors), slosNotEvaluated: [] };
+  const slos = evaluateSlos(spec.slos, sorted, load.errors);
+  const slosSentOnTime = judgeSentOnTime(spec.slos, slos, load.samples, { fromMs: -Infinity, toMs: Infinity }, behind);
+  return { load: figures, capacity: null, slos, slosNotEvaluated: [], ...(slosSentOnTime && { slosSentOnTime }) };
 }
 
 /** The closed loop has no per-request latencies from an intended start: only error SLOs apply. */

@@ -2,10 +2,13 @@
  * The verdict of a scenario (docs/design.md, "5. Load, scenarios and verdicts"): failed when an SLO failed;
  * inconclusive when the fault
  * could not have touched what was measured — no connection reached a mapped proxy port, or the
- * fault never acted while it was active; passed otherwise. Each verdict comes with the reasons the
+ * fault never acted while it was active — or when the only failed SLOs are latency SLOs that hold
+ * without the requests the load generator sent late (late-sent.ts); passed otherwise. A url where
+ * nothing listens never gets here: the runner's preflight refuses it before the load. Each verdict comes with the reasons the
  * report puts in its first lines, saying what to do about it.
  */
 import { formatDuration } from '../duration.js';
+import { plural } from '../kernel/plural.js';
 import { isExpectedStatus } from '../load/expect-status.js';
 import type { FaultDeclaration } from '../proxy/faults/declaration.js';
 import { networkFault } from '../proxy/faults/declarations.js';
@@ -25,10 +28,13 @@ export type { Verdict, VerdictWithReasons };
  */
 export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn = true): VerdictWithReasons {
   const over = run.slosWindow
-    ? ` over the ${run.slosWindow.requests} requests due in the fault window ` +
+    ? ` over the ${plural(run.slosWindow.requests, 'request')} due in the fault window ` +
       `(${formatDuration(run.slosWindow.fromMs)} to ${windowEnd(spec)})`
     : '';
-  const failed = run.slos.filter((slo) => !slo.pass).map((slo) => `SLO "${slo.title}" failed${over}.`);
+  const lateness = latenessExplains(run);
+  const failed = run.slos
+    .filter((slo) => !slo.pass && !lateness.explained.has(slo.title))
+    .map((slo) => `SLO "${slo.title}" failed${over}.`);
   const statusHints = unexpectedStatusHints(run, injectedAnswers(spec, run));
   const untouched = untouchedReasons(spec, run, switchedOn);
   const unreachable = unreachableHint(spec, run);
@@ -50,17 +56,47 @@ export function decideVerdict(spec: ScenarioSpec, run: PhaseResult, switchedOn =
         ...statusHints,
         ...redirects,
         ...closedLoop.warnings,
+        ...lateness.reasons,
         ...untouched.inconclusive,
         ...untouched.warnings,
       ],
     };
   }
+  // Failed only through requests this machine sent late: what failed may be the generator, not the target.
+  if (lateness.reasons.length > 0)
+    return {
+      verdict: 'inconclusive',
+      reasons: [...lateness.reasons, ...untouched.inconclusive, ...statusHints, ...redirects, ...untouched.warnings],
+    };
   if (untouched.inconclusive.length > 0)
     return {
       verdict: 'inconclusive',
       reasons: [...untouched.inconclusive, ...statusHints, ...redirects, ...closedLoop.warnings],
     };
   return { verdict: 'passed', reasons: [...statusHints, ...redirects, ...closedLoop.warnings, ...untouched.warnings] };
+}
+
+/**
+ * The failed latency SLOs that hold without the requests the generator sent late (late-sent.ts): by title, and a
+ * reason for each saying so.
+ */
+function latenessExplains(run: PhaseResult): { explained: Set<string>; reasons: string[] } {
+  const onTime = run.slosSentOnTime;
+  const held = onTime?.slos.filter((slo) => slo.pass) ?? [];
+  if (!onTime || held.length === 0) return { explained: new Set(), reasons: [] };
+  const late = run.load?.generatorLate;
+  return {
+    explained: new Set(held.map((slo) => slo.title)),
+    reasons: held.map(
+      (slo) =>
+        `SLO "${slo.title}" failed, but the load generator (this machine) ran behind` +
+        (late ? ` (${plural(late.sentLate, 'request')} sent late by its own thread)` : '') +
+        `: without the ${plural(onTime.leftOut, 'request')} sent more than ${onTime.lateMs} ms ` +
+        `after ${onTime.leftOut === 1 ? 'its' : 'their'} intended ` +
+        `start, p${slo.objective} is ${slo.observed.toFixed(1)} ms and the SLO holds, so the failure may be this ` +
+        "machine's lateness, not the target's: run again on a less busy machine or at a lower rate.",
+    ),
+  };
 }
 
 /**
@@ -161,8 +197,8 @@ function urlRefusedHint(spec: ScenarioSpec, run: PhaseResult): string[] {
   const refused = spec.proxies.length > 0 ? (run.load?.errorsByClass.refused ?? 0) : 0;
   if (refused === 0) return [];
   return [
-    `the load could not connect to the url ${new URL(spec.url).host}: ${refused} of ${run.load!.requests} ` +
-      'requests refused (nothing listening there): is the service running there?',
+    `the load could not connect to the url ${new URL(spec.url).host}: ${refused} of ` +
+      `${plural(run.load!.requests, 'request')} refused (nothing listening there): is the service running there?`,
   ];
 }
 
@@ -304,7 +340,7 @@ function untouchedReasons(
       if (!httpCounters(spec, run).some(httpFaultActed)) {
         inconclusive.push(
           `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
-            `(${requests} matching requests, 0 applications): ` +
+            `(${plural(requests, 'matching request')}, 0 applications): ` +
             (requests > 0
               ? 'its probability never drew it; raise probability or the traffic.'
               : 'no HTTP/1.1 request matched its method and path.'),

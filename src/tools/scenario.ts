@@ -101,8 +101,13 @@ const phaseOutline = z.looseObject({
   slos: z.array(z.looseObject({ title: z.string(), pass: z.boolean() })),
 });
 export const scenarioOutput = {
-  verdict: z.enum(['passed', 'failed', 'inconclusive']).describe('inconclusive: the fault never touched the traffic'),
+  verdict: z
+    .enum(['passed', 'failed', 'inconclusive'])
+    .describe(
+      'inconclusive: the fault never touched the traffic, or the late generator may explain a failed latency SLO',
+    ),
   verdictReasons: z.array(z.string()),
+  verdictCaveats: z.array(z.string()).describe('what did not decide the verdict (the load generator ran behind)'),
   fault: z.looseObject({ type: z.string(), description: z.string() }),
   run: phaseOutline,
   // Outlined once (for run): the baseline phase has the same shape.

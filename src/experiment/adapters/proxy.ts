@@ -8,6 +8,7 @@
  * A fault sent to a control plane carries durationMs, the step's length: were this process killed
  * outright, the plane still clears it when the step would have ended.
  */
+import { plural } from '../../kernel/plural.js';
 import { adminRequest } from '../../proxy/control/client.js';
 import type { FaultConfig } from '../../proxy/control/fault-config.js';
 import type { Mapping, ProxyCounters } from '../../proxy/index.js';
@@ -165,10 +166,6 @@ function trafficOf(counters: ProxyCounters, index: number): Traffic {
 /** The traffic between two readings, in the later one's unit (a mapping's protocol shows with its first connection). */
 function since(before: Traffic, after: Traffic): Traffic {
   return { count: after.count - (before.unit === after.unit ? before.count : 0), unit: after.unit };
-}
-
-export function plural(count: number, unit: string): string {
-  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
 /**

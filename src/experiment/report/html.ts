@@ -6,6 +6,7 @@
  * beside them, each with its figure and when it broke.
  */
 import { formatDuration } from '../../duration.js';
+import { plural } from '../../kernel/plural.js';
 import type { ExperimentResult, ExpectationStatus } from '../result.js';
 import { escapeHtml, laneChart, lineChart, type Band, type Lane, type Marker } from './svg.js';
 
@@ -129,7 +130,7 @@ export function renderHtml(result: ExperimentResult): string {
   ${faultRows ? `<h2>Faults</h2><table><thead><tr><th>Step</th><th>Fault</th><th>Where</th><th>Planned</th><th>On–off</th><th>Acted</th></tr></thead><tbody>${faultRows}</tbody></table>` : ''}
   ${
     load
-      ? `<h2>Load</h2><p>${escapeHtml(`${load.method} ${load.url}`)} · ${fixed(load.ratePerSecond)} req/s for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}) · ${load.requests} requests, ${load.errors} errors${
+      ? `<h2>Load</h2><p>${escapeHtml(`${load.method} ${load.url}`)} · ${fixed(load.ratePerSecond)} req/s for ${ms(load.durationMs)} (timeout ${ms(load.timeoutMs)}) · ${plural(load.requests, 'request')}, ${plural(load.errors, 'error')}${
           Object.entries(load.errorsByClass).filter(([, n]) => n > 0).length
             ? ` (${Object.entries(load.errorsByClass)
                 .filter(([, n]) => n > 0)
