@@ -34,7 +34,7 @@ import { runToolcallStep } from './adapters/toolcall.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
-import { tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
+import { proxyAtLoadUrl, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -361,7 +361,7 @@ class ExperimentRun {
       if (why !== undefined)
         throw new OperationalError(
           `load.url ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
-            'start the app, or fix load.url: nothing was run',
+            `${proxyAtLoadUrl(experiment.proxies, host, port) ?? 'start the app, or fix load.url'}: nothing was run`,
         );
     }
     for (const down of await unreachableRemotes(experiment.proxies, lookup)) {
