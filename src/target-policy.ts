@@ -245,7 +245,8 @@ export function addressRefusal(address: string, rules: TargetRules, hostname?: s
   if (hostname !== undefined && isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && nameAllowed(compiledRules, hostname))
     return undefined;
   if (compiledRules.networks.check(ip.address, ip.type)) return undefined;
-  const kind = isLocalAddress(address) ? 'a private address' : 'not a loopback or private address';
+  // Private or public, the answer is the same: only loopback is accepted unless the allow-list says more.
+  const kind = isLocalAddress(address) ? 'a private address' : 'not a loopback address';
   return (
     `${address} is ${kind}; only loopback targets are accepted unless ` +
     `the server's allow-list names it: ${ALLOW_TARGETS_HINT}`

@@ -49,6 +49,13 @@ test('code extract prints one function; errors are one line on stderr with exit 
   const unsupported = faultline('code', 'list', 'README.txt');
   assert.equal(unsupported.status, 2);
   assert.equal(unsupported.stdout, '');
+  // No --root exists here: the refusal names the extensions these commands parse, not a flag.
+  for (const command of [['list'], ['extract', 'f']]) {
+    const notSource = faultline('code', command[0]!, '/etc/passwd', ...command.slice(1));
+    assert.equal(notSource.status, 2);
+    assert.match(notSource.stderr, /^faultline: file: \/etc\/passwd has no supported extension; supported: .*\.py/);
+    assert.doesNotMatch(notSource.stderr, /--root/);
+  }
 });
 
 test('code list reads a C++ .h header as C++ and says so', () => {

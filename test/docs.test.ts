@@ -82,3 +82,20 @@ test('the docs cite nothing outside the repository: no design document, anchors,
     'docs/notes/ is folded into the pages',
   );
 });
+
+test("docs/experiments.md's walk-through shows examples/experiment/weather.yaml as shipped", () => {
+  const page = read('docs/experiments.md');
+  const shown = /`examples\/experiment\/weather\.yaml`[^\n]*\n\n```yaml\n([\s\S]*?)```/.exec(page)?.[1];
+  assert.ok(shown, 'the walk-through shows weather.yaml in a yaml block');
+  // The page leaves the description out: the file's `description: >` and its indented lines.
+  const shipped = read('examples/experiment/weather.yaml').replace(/^description:.*\n(?:[ \t]+.*\n)*/m, '');
+  assert.equal(shown, shipped);
+  const port = /proxies: \["(\d+)=/.exec(shipped)![1];
+  const said = [...page.matchAll(/experiment's proxy on port (\d+)/g)].map((m) => m[1]);
+  assert.ok(said.length > 0, "the walk-through names the proxy's port");
+  assert.deepEqual(
+    said,
+    said.map(() => port),
+    "the port the walk-through names is the example's",
+  );
+});

@@ -205,10 +205,7 @@ describe('reading', () => {
     );
     await refused({ ...base, unknown: 1 }, /^experiment: unknown field "unknown" \(accepted: \$schema, version, title/);
     await refused({ ...base, proxies: ['34001=169.254.169.254:80#meta'] }, /proxies\[0\].*metadata/);
-    await refused(
-      { ...base, load: { ...base.load, url: 'http://8.8.8.8/' } },
-      /^load\.url: .*not a loopback or private address/,
-    );
+    await refused({ ...base, load: { ...base.load, url: 'http://8.8.8.8/' } }, /^load\.url: .*not a loopback address/);
     await refused({ ...base, load: { ...base.load, duration: '2h' } }, /longer than the 600 s this server allows/);
     await refused({ ...base, steady_state: [], recover_within: '1s' }, /^recover_within: needs steady_state SLOs/);
     await refused({ title: 't', expect: ['errors < 1%'] }, /^expect\[0\]: an SLO is measured on the load/);
@@ -225,6 +222,18 @@ describe('reading', () => {
       { ...base, rollbacks: Array.from({ length: 9 }, () => ({ command: ['true'] })) },
       /^rollbacks: at most 8 commands/,
     );
+  });
+
+  test('an experiment with nothing to inject and nothing to check is refused, naming what is missing', async () => {
+    const nothing = /^method: no steps, and no steady_state or expect either: nothing to run/;
+    await refused(await parseExperimentText('title: only a title\n'), nothing);
+    await refused({ title: 't', load: base.load, proxies: base.proxies, method: [] }, nothing);
+    await refused({ name: 't', faults: [] }, /^faults: no steps, and no steady_state or expect either/);
+    await assert.rejects(parseExperimentText('# nothing\n'), /empty; an experiment has at least a title and a method/);
+    // Either half is enough: a baseline run checks the steady state with no fault.
+    const baseline = await read({ title: 't', load: base.load, steady_state: base.steady_state });
+    assert.equal(baseline.steps.length, 0);
+    assert.ok(baseline.expectations.length > 0);
   });
 
   test('a YAML alias inside its own anchor is refused, not walked forever; a shared anchor reads', async () => {
@@ -473,7 +482,10 @@ describe('the MCP tools', () => {
         assert.match(textOf(plan), /5s–15s\s+fault/);
         const text = (await client.callTool({
           name: 'fault_run_experiment',
-          arguments: { experiment: 'title: t\nduration: 5s\n', dry_run: true },
+          arguments: {
+            experiment: 'title: t\nduration: 5s\nexpect: [{http: GET http://127.0.0.1:8000/, during: run}]\n',
+            dry_run: true,
+          },
         })) as CallToolResult;
         assert.notEqual(text.isError, true, textOf(text));
         const bad = (await client.callTool({

@@ -127,6 +127,27 @@ describe('a dependency that is not there', () => {
     // The load would have run 60 s; the refusal comes before it (half of that: a margin no loaded machine needs).
     assert.ok(performance.now() - started < 30_000, `${performance.now() - started} ms`);
   });
+
+  test("load.url on one of the experiment's own proxies: the refusal says so", async () => {
+    const port = await freePort();
+    const experiment = await readExperiment(
+      {
+        title: 'load on the proxy',
+        load: { url: `http://127.0.0.1:${port}/`, rps: 20, duration: '8s' },
+        proxies: [`${port}=127.0.0.1:7001#weather`],
+        steady_state: ['errors < 1%'],
+        method: [{ at: '2s', for: '2s', fault: { target: 'weather', type: 'latency', latency_ms: 100 } }],
+      },
+      { limits, policy },
+    );
+    await assert.rejects(runExperiment(experiment, { programs: ProgramPolicy.owner(), policy }), (error: Error) =>
+      error.message.includes(
+        "(ECONNREFUSED); that port is the experiment's own proxy #weather (proxies), in front of a dependency: " +
+          "point load.url at the app (with no proxies, a fault goes on a proxy in front of the load's url): " +
+          'nothing was run',
+      ),
+    );
+  });
 });
 
 describe('a proxy port in use', () => {

@@ -253,7 +253,7 @@ describe('capacity (closed loop)', () => {
     async () => {
       const refusing: LookupFunction = (hostname, _options, callback) =>
         (callback as (...args: unknown[]) => void)(
-          Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback or private address`), {
+          Object.assign(new Error(`${hostname}: 203.0.113.9 is not a loopback address`), {
             code: 'ENOTLOCAL',
           }),
           '',
@@ -265,7 +265,7 @@ describe('capacity (closed loop)', () => {
         (callback as (...args: unknown[]) => void)(null, '127.0.0.1', 4);
       await assert.rejects(
         resolveThroughPolicy(refusing, 'rebound.test'),
-        (error: Error) => error instanceof OperationalError && /not a loopback or private address/.test(error.message),
+        (error: Error) => error instanceof OperationalError && /not a loopback address/.test(error.message),
       );
       assert.equal(await resolveThroughPolicy(unknown, 'missing.test'), 'missing.test');
       assert.equal(await resolveThroughPolicy(local, 'app.test'), '127.0.0.1');

@@ -1,6 +1,6 @@
 /**
- * What a scenario may load: http(s) URLs on loopback or private addresses, unless remote targets
- * are allowed. No traffic is sent; the only lookup is of "localhost" (answered from the hosts file).
+ * What a scenario may load: http(s) URLs on loopback addresses, unless an allow-list or remote targets
+ * say more. No traffic is sent; the only lookup is of "localhost" (answered from the hosts file).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -77,7 +77,7 @@ describe('checkLoadTarget', () => {
     ]) {
       await assert.rejects(checkLoadTarget(url, false, 'target'), (error: unknown) => {
         assert.ok(error instanceof InputError);
-        assert.match(error.message, /^target: .* is not a loopback or private address/);
+        assert.match(error.message, /^target: .* is not a loopback address/);
         assert.match(error.message, /--allow-targets/);
         return true;
       });

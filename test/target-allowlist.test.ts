@@ -51,6 +51,12 @@ test('loopback only by default; listed networks and names besides; link-local an
     addressRefusal('10.0.0.1', false) ?? '',
     /10\.0\.0\.1 is a private address; only loopback targets are accepted unless the server's allow-list names it/,
   );
+  // A public address is refused for not being loopback, never as if a private one would do.
+  assert.match(
+    addressRefusal('8.8.8.8', false) ?? '',
+    /^8\.8\.8\.8 is not a loopback address; only loopback targets are accepted unless the server's allow-list/,
+  );
+  assert.doesNotMatch(addressRefusal('8.8.8.8', false) ?? '', /private/);
   assert.match(addressRefusal('172.16.0.1', {}) ?? '', /private/);
   assert.match(addressRefusal('192.168.1.1', { allowTargets: [] }) ?? '', /private/);
   const listed = { allowTargets: ['10.0.0.0/8', 'api.staging.local', '*.svc.local'] };

@@ -84,8 +84,13 @@ function parseOptions(): ParseOptions {
   return defaultCodeCache() ? { store: definitionStoreIn(defaultDataDir()) } : {};
 }
 
-/** A person on a terminal means paths relative to where they are; the file checks are FileAccess's. */
+/**
+ * A person on a terminal means paths relative to where they are; the file checks are FileAccess's.
+ * A name no grammar parses is refused by its extension first: FileAccess's refusal of it would point
+ * at --root, which these commands have no use for (inside roots it is still no source file).
+ */
 function readSource(file: string) {
   const path = file.startsWith('file://') ? file : resolve(file);
+  requireLanguageForPath(path);
   return new FileAccess().readSourceFile(path, 'file');
 }

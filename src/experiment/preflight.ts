@@ -70,3 +70,21 @@ export async function unreachableRemotes(
       why: why!,
     }));
 }
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+
+/**
+ * What to say when load.url's port is one of the experiment's own proxies (undefined when it is
+ * not): a proxy listens only once the run starts, and stands in front of a dependency, not the app.
+ */
+export function proxyAtLoadUrl(mappings: readonly Mapping[], host: string, port: number): string | undefined {
+  const sameHost = (listenHost: string) =>
+    listenHost === host || (LOOPBACK_NAMES.has(listenHost) && LOOPBACK_NAMES.has(host));
+  const mapping = mappings.find((m) => m.listenPort === port && sameHost(m.listenHost));
+  if (mapping === undefined) return undefined;
+  return (
+    `that port is the experiment's own proxy ${mapping.name ? `#${mapping.name}` : mapping.text} (proxies), ` +
+    'in front of a dependency: point load.url at the app ' +
+    "(with no proxies, a fault goes on a proxy in front of the load's url)"
+  );
+}

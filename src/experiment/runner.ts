@@ -35,7 +35,7 @@ import { runToolcallStep } from './adapters/toolcall.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
-import { tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
+import { proxyAtLoadUrl, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import {
@@ -362,10 +362,12 @@ class ExperimentRun {
       const { host, port } = urlAddress(experiment.load.url);
       const why = await tryConnect(host, port, lookup);
       const name = this.options.preflightUrlOnly ? 'url' : 'load.url';
+      // An experiment's load aimed at one of its own proxies is told so (a scenario's url is the user's own).
+      const ownProxy = this.options.preflightUrlOnly ? undefined : proxyAtLoadUrl(experiment.proxies, host, port);
       if (why !== undefined)
         throw new OperationalError(
           `${name} ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
-            `start the app, or fix ${name}: nothing was run`,
+            `${ownProxy ?? `start the app, or fix ${name}`}: nothing was run`,
         );
     }
     if (this.options.preflightUrlOnly) return;

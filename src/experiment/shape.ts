@@ -52,7 +52,7 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
     );
   }
   if (value === null || value === undefined)
-    throw new InputError(`${where}: empty; an experiment has at least a title and a method`);
+    throw new InputError(`${where}: empty; an experiment has at least a title and a method or expectations`);
   return value;
 }
 

@@ -32,7 +32,10 @@ interface StructuredSpec {
   list: boolean;
   /** Text may be YAML as well as JSON. */
   yaml: boolean;
-  /** Text that is not a JSON object is passed on as it is (the argument also takes plain text). */
+  /**
+   * Text that is not a JSON object is passed on as it is (the argument also takes plain text), unless it starts
+   * with `{` or `[` and does not parse: that is broken JSON, refused.
+   */
   plainText: boolean;
   /** One object, or an array of them. */
   orList: boolean;
@@ -299,7 +302,14 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
       throw new InputError(`${name}: neither JSON nor YAML (${(error as Error).message.split('\n')[0]})`);
     }
   }
-  if (spec.plainText) return text;
+  if (spec.plainText) {
+    // Text opening like JSON is meant as JSON: cut off or mistyped, read as a summary it would answer nothing.
+    if (!/^[{[]/.test(trimmed)) return text;
+    throw new InputError(
+      `${name}: starts like JSON but is not JSON text (${jsonProblem}); ` +
+        'give an object, its JSON text, or plain text not starting with { or [',
+    );
+  }
   const expected = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
   throw new InputError(`${name}: not JSON text (${jsonProblem}); give ${expected}`);
 }
