@@ -233,6 +233,8 @@ test("fis-recommender's object arguments: objects and JSON text give identical r
     // Plain text is still a finding.
     const plain = await call('fault_recommend_fis_experiments', { finding: 'Network latency caused timeouts' });
     assert.equal((plain.structured as { finding_id: null }).finding_id, null);
+    const bracketed = await call('fault_recommend_fis_experiments', { finding: '[high] redis calls have no timeout' });
+    assert.equal((bracketed.structured as { finding_id: null }).finding_id, null);
     // Text that opens like JSON but does not parse is broken JSON, not a summary.
     for (const broken of ['{"id": ', '  [{"summary": "db down"}']) {
       const refused = (await client.callTool({

@@ -34,7 +34,7 @@ interface StructuredSpec {
   yaml: boolean;
   /**
    * Text that is not a JSON object is passed on as it is (the argument also takes plain text), unless it starts
-   * with `{` or `[` and does not parse: that is broken JSON, refused.
+   * with `{` or `[{` and does not parse: that is broken JSON, refused.
    */
   plainText: boolean;
   /** One object, or an array of them. */
@@ -304,10 +304,11 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
   }
   if (spec.plainText) {
     // Text opening like JSON is meant as JSON: cut off or mistyped, read as a summary it would answer nothing.
-    if (!/^[{[]/.test(trimmed)) return text;
+    // `[high] db down` is a summary; `[{"id": ` is cut-off JSON.
+    if (!/^(\{|\[\s*\{)/.test(trimmed)) return text;
     throw new InputError(
       `${name}: starts like JSON but is not JSON text (${jsonProblem}); ` +
-        'give an object, its JSON text, or plain text not starting with { or [',
+        'give an object, its JSON text, or plain text not starting with { or [{',
     );
   }
   const expected = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
