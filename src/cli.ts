@@ -13,13 +13,7 @@ if (isStdioServerInvocation(process.argv)) {
   // First of all, the listing thread (src/code/listing-thread.ts): it readies tree-sitter on the
   // second core while this thread loads the server, and the first code call finds it warm. The
   // server stops it when the code and review toolsets are off (commands/mcp.ts).
-  // Its WebAssembly tiers first (commands/wasm-tiers.ts): the flags hold for what compiles after them.
-  Promise.all([import('./commands/wasm-tiers.js'), import('./code/listing-thread.js')])
-    .then(([{ compileWasmForServer }, { startListingThread }]) => {
-      compileWasmForServer();
-      startListingThread();
-    })
-    .catch(() => undefined);
+  import('./code/listing-thread.js').then(({ startListingThread }) => startListingThread()).catch(() => undefined);
   // Start loading the server (the MCP SDK and zod, most of the start-up) while main.ts loads the
   // command-line parser: the two overlap their file reads. main.ts imports the same module (a
   // failure surfaces there).

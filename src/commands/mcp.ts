@@ -185,9 +185,8 @@ function startCodeThread(config: Config, log: Logger): void {
     void import('../code/listing-thread.js').then(({ stopListingThread }) => stopListingThread());
     return;
   }
-  Promise.all([import('./wasm-tiers.js'), import('../code/listing-thread.js')])
-    .then(async ([{ compileWasmForServer }, { startListingThread }]) => {
-      compileWasmForServer();
+  import('../code/listing-thread.js')
+    .then(async ({ startListingThread }) => {
       const thread = startListingThread();
       // Its warm-up holds while a scenario or experiment measures here (src/measuring.ts).
       const { onMeasuring } = await import('../measuring.js');
