@@ -49,7 +49,7 @@ test('a request that finds every connection busy waits GROWTH_PATIENCE_MS before
   }
 });
 
-test('a request that waits at the cap is counted queued and in the queue depth, however soon it gets a connection', async () => {
+test('a request waiting at the cap counts as queued and in the queue depth, however soon it is sent', async () => {
   // Two requests due together (1 ns apart: the first tick finds both due) on the one connection the cap allows: the
   // second waits for the first's answer, which comes within the patience on any machine that answers in 5 ms.
   // Three runs: without the count at the push, a machine whose answer takes over 5 ms passes one, not all three.

@@ -136,7 +136,10 @@ async function answer(
   }
 }
 
-/** A warm-up step waits for the requests and store writes (whenIdle) and, while the host measures a run, for its end. */
+/**
+ * A warm-up step waits for the requests and store writes (whenIdle) and, while the host measures a run, for its
+ * end.
+ */
 async function beforeWarmUpStep(): Promise<void> {
   while (working > 0) await whenIdle;
   while (Atomics.load(holdCell, 0) !== 0) await new Promise((resolve) => setTimeout(resolve, HOLD_POLL_MS));

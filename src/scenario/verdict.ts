@@ -4,7 +4,8 @@
  * could not have touched what was measured — no connection reached a mapped proxy port, or the
  * fault never acted while it was active — or when the only failed SLOs are latency SLOs that hold
  * without the requests the load generator sent late (late-sent.ts); passed otherwise. A url where
- * nothing listens never gets here: the runner's preflight refuses it before the load. Each verdict comes with the reasons the
+ * nothing listens never gets here: the runner's preflight refuses it before the load. Each verdict
+ * comes with the reasons the
  * report puts in its first lines, saying what to do about it.
  */
 import { formatDuration } from '../duration.js';
