@@ -230,6 +230,8 @@ describe('reading', () => {
     await refused({ title: 't', load: base.load, proxies: base.proxies, method: [] }, nothing);
     await refused({ name: 't', faults: [] }, /^faults: no steps, and no steady_state or expect either/);
     await assert.rejects(parseExperimentText('# nothing\n'), /empty; an experiment has at least a title and a method/);
+    // Rollbacks alone are something to run: their commands (consent's tests refuse them without it).
+    assert.equal((await read({ title: 't', rollbacks: [{ command: ['true'] }] })).rollbacks.length, 1);
     // Either half is enough: a baseline run checks the steady state with no fault.
     const baseline = await read({ title: 't', load: base.load, steady_state: base.steady_state });
     assert.equal(baseline.steps.length, 0);

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as connectSocket, type Socket } from 'node:net';
+import { connect as connectSocket, createServer as createTcpServer, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -139,6 +139,8 @@ test('an inactive session makes room, an active one never; in flight or holding 
   const url = new URL(running.url);
   const seen: Seen = { statuses: new Map(), retryAfter: [] };
   const open: Client[] = [];
+  const silentSockets = new Set<Socket>();
+  const silent = createTcpServer((socket) => silentSockets.add(socket));
   try {
     const holder = await connect(url, seen);
     const idle = await connect(url, seen);
@@ -169,7 +171,10 @@ test('an inactive session makes room, an active one never; in flight or holding 
     assert.equal(seen.retryAfter.at(-1), '60');
     await holder.client.callTool({ name: 'fault_proxy_stop', arguments: { id: heldId } });
 
-    // A call in flight keeps its session, however long ago it began.
+    // A call in flight keeps its session, however long ago it began: a scenario against a server
+    // that accepts and never answers (a url where nothing listens is refused before any load).
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/`;
     let running!: () => void;
     const started = new Promise<void>((resolve) => (running = resolve));
     const cancel = new AbortController();
@@ -177,7 +182,7 @@ test('an inactive session makes room, an active one never; in flight or holding 
       .callTool(
         {
           name: 'fault_run_latency_impact_scenario',
-          arguments: { url: 'http://127.0.0.1:9/', duration: '60s', latency: 1 },
+          arguments: { url: silentUrl, duration: '60s', latency: 1 },
         },
         undefined,
         { onprogress: () => running(), signal: cancel.signal },
@@ -211,6 +216,8 @@ test('an inactive session makes room, an active one never; in flight or holding 
   } finally {
     await Promise.all(open.map((client) => client.close().catch(() => undefined)));
     await running.close();
+    for (const socket of silentSockets) socket.destroy();
+    silent.close();
   }
 });
 

@@ -128,8 +128,14 @@ type Raw = Record<string, unknown>;
  * A run that breaks nothing and checks nothing would wait out its length and report 0 tests: refused,
  * naming the field that is missing. An abort rule alone checks nothing; it only stops faults.
  */
-function refuseNothingToRun(format: Experiment['format'], steps: Step[], expectations: Expectation[]): void {
-  if (steps.length > 0 || expectations.length > 0) return;
+function refuseNothingToRun(
+  format: Experiment['format'],
+  steps: Step[],
+  expectations: Expectation[],
+  rollbacks: number,
+): void {
+  // Rollbacks alone run their commands (a clean-up experiment): something to run.
+  if (steps.length > 0 || expectations.length > 0 || rollbacks > 0) return;
   throw new InputError(
     `${format === 'mcp-chaos-monkey' ? 'faults' : 'method'}: no steps, and no steady_state or expect either: ` +
       'nothing to run; an experiment has at least a title and a method (faults to inject) or expectations ' +
@@ -260,8 +266,8 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   }
 
   const abort = await readAbort(file.abort_when, context);
-  refuseNothingToRun(format, steps, expectations);
   const rollbacksRaw = (file.rollbacks as Raw[] | undefined) ?? [];
+  refuseNothingToRun(format, steps, expectations, Array.isArray(rollbacksRaw) ? rollbacksRaw.length : 0);
   if (rollbacksRaw.length > EXPERIMENT_LIMITS.rollbacks)
     throw new InputError(`rollbacks: at most ${EXPERIMENT_LIMITS.rollbacks} commands`);
   // Every HTTP check is a timer and a request per probe: bounded, so a 100 ms check over a long
