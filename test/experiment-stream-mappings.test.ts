@@ -17,6 +17,7 @@ import { after, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { runCliProcess, type CliOutcome } from './helpers/processes.js';
 import { runCliBatch } from './helpers/cli-batch.js';
+import { freePort } from '../src/proxy/ephemeral-ports.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-stream-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -159,15 +160,6 @@ describe('exports keep the protocol of a tcp:// mapping', () => {
     assert.match(guessed.stderr, /the mapping #db declares no protocol.*give its mapping tcp:\/\//);
   });
 });
-
-/** A port free now, below nothing in particular (the system picks it; the test binds it at once). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test('the run record names connection_refused on tcp:// as what ran: tcp_connection_refused', async () => {
   // The dependency: a TCP server answering each line; the app: one connection to it per request.

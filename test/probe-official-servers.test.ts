@@ -10,13 +10,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot } from './helpers/repo.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 import { loadTaxonomy, runProbe, type ProbeReport } from '../src/probe/index.js';
 import { ProgramPolicy } from '../src/consent/index.js';
+import { freePort } from '../src/proxy/ephemeral-ports.js';
 
 const bin = (name: string): string => join(repoRoot, 'node_modules', '.bin', name);
 const leaf = (report: ProbeReport, id: string) => report.leaves.find((l) => l.id === id)!;
@@ -132,14 +132,6 @@ test('server-filesystem: warnings only, each keyword one finding naming its tool
     await rm(root, { recursive: true, force: true });
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test(
   'server-everything over HTTP serves a foreign Origin and Host: ' + 'those stay failures, listed first; exit 1',

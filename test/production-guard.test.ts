@@ -25,6 +25,7 @@ import { runStdioProxy } from '../src/toolcall/stdio-proxy.js';
 import { targetLookup } from '../src/target-policy.js';
 import { startToxiproxyServer } from '../src/toxiproxy/server.js';
 import { runCliProcess, startCliProcess } from './helpers/processes.js';
+import { freePort } from '../src/proxy/ephemeral-ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-production-'));
 let saved: Record<string, string | undefined>;
@@ -59,15 +60,6 @@ async function countingServer(): Promise<{ port: number; connections: () => numb
     connections: () => connections,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** A port nothing listens on now (bound once, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Whether bytes written to the port come back (through a relay to the echoing server). */

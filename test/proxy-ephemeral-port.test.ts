@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startProxy } from '../src/proxy/index.js';
-import { ephemeralPortHint, ephemeralRange } from '../src/proxy/ephemeral-ports.js';
+import { ephemeralPortHint, ephemeralRange, freePort } from '../src/proxy/ephemeral-ports.js';
 import { runCliProcess } from './helpers/processes.js';
 
 async function listenOn(port: number): Promise<net.Server | undefined> {
@@ -67,4 +67,18 @@ test('the range is read from the file, with the usual one when it cannot be', ()
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('freePort picks a listenable port below the range, and the range itself where there is no room', async () => {
+  const range = ephemeralRange();
+  for (let i = 0; i < 5; i++) {
+    const port = await freePort();
+    assert.ok(port >= Math.max(1024, range.low - 10_000) && port < range.low, `${port} below ${range.low}`);
+    const server = await listenOn(port);
+    assert.ok(server, `${port} can be listened on`);
+    await new Promise((resolve) => server!.close(resolve));
+  }
+  // No room below a range starting at 1500: the system's pick, wherever it is.
+  const fallback = await freePort('127.0.0.1', { low: 1500, high: 65_000, source: 'test' });
+  assert.ok(fallback >= range.low && fallback <= range.high, `${fallback} from the system's range`);
 });

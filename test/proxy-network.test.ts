@@ -1,7 +1,6 @@
 /** The proxy on real loopback sockets: passthrough, ports, IPv6, TLS origination, failures, stop(). */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { describe, it } from 'node:test';
 import { InputError } from '../src/kernel/errors.js';
 import type { ProxyEvent } from '../src/proxy/index.js';
@@ -19,15 +18,7 @@ import {
   waitClose,
   writeAll,
 } from './fixtures/proxy/net.js';
-
-/** A port nothing listens on (bound, read, released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort as closedPort } from '../src/proxy/ephemeral-ports.js';
 
 forEachPlacement((startProxy) => {
   describe('proxy on loopback', () => {

@@ -6,6 +6,7 @@
  */
 import { createServer, Agent, request } from 'node:http';
 import { listenHttp } from '../jsonrpc/listen.js';
+import { freePort } from '../proxy/ephemeral-ports.js';
 
 const LOOPBACK = { host: '127.0.0.1', port: 0 };
 
@@ -26,6 +27,7 @@ export async function startDemoServices(): Promise<DemoServices> {
     }, 3);
   });
   const { port: upstreamPort, close: closeUpstream } = await listenHttp(upstream, LOOPBACK);
+  // Free now; the proxy binds it a moment later, so it is picked below the ephemeral range.
   const upstreamVia = await freePort();
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const app = createServer((_req, res) => {
@@ -59,11 +61,4 @@ export async function startDemoServices(): Promise<DemoServices> {
       await closeUpstream();
     },
   };
-}
-
-/** A port free right now (the proxy binds it a moment later; on loopback the race is harmless). */
-async function freePort(): Promise<number> {
-  const { port, close } = await listenHttp(createServer(), LOOPBACK);
-  await close();
-  return port;
 }

@@ -4,6 +4,7 @@
  * an outgoing socket of any program holds it for a while; the refusal says so, and what to pick.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 /** Linux's default when /proc cannot be read (other systems use 49152–65535, within this bound). */
 const LINUX_DEFAULT: readonly [number, number] = [32768, 60999];
@@ -31,4 +32,36 @@ export function ephemeralPortHint(port: number, range = ephemeralRange()): strin
     'which outgoing connections take too: it may be held with nothing listening — pick a port below ' +
     `${range.low}`
   );
+}
+
+/** How many random ports below the range are tried before falling back to one the system picks. */
+const PICK_TRIES = 20;
+
+/**
+ * A port nothing listens on now, for a listener started a moment later (a child's, a proxy mapping's).
+ * Below the ephemeral range when there is room: a port from `listen(0)` is in that range, and between
+ * its release and the later listen any outgoing connection on the machine can take it (EADDRINUSE).
+ */
+export async function freePort(host = '127.0.0.1', range = ephemeralRange()): Promise<number> {
+  // Above the registered services most machines run (3000, 5432, 6379, 8080, 9090 …) when there is room.
+  const floor = Math.max(1024, range.low - 10_000);
+  for (let tries = 0; range.low - floor >= 1000 && tries < PICK_TRIES; tries++) {
+    const port = floor + Math.floor(Math.random() * (range.low - floor));
+    if ((await listenOnce(port, host)) !== undefined) return port;
+  }
+  const port = await listenOnce(0, host);
+  if (port === undefined) throw new Error(`cannot listen on ${host} on any port`);
+  return port;
+}
+
+/** Listens on host:port and closes at once: the port it had, or undefined where it could not. */
+function listenOnce(port: number, host: string): Promise<number | undefined> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined));
+    server.listen({ port, host, exclusive: true }, () => {
+      const bound = (server.address() as { port: number }).port;
+      server.close(() => resolve(bound));
+    });
+  });
 }
