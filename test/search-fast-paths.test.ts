@@ -72,7 +72,7 @@ function splitUnicode(identifier: string): string[] {
     .map((part) => part.toLowerCase());
 }
 
-const NAME = /^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u;
+const NAME = /^[\p{L}_$][\p{L}\p{N}_$]*((\.|::?|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u;
 
 test('the ASCII identifier patterns split and match as the Unicode ones', () => {
   const next = random(11);

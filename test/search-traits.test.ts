@@ -247,6 +247,12 @@ test("a query that is a definition's name scores 1 whatever the form of its body
     assert.equal(hit?.symbol, symbol, query);
     assert.equal(hit?.score, 1, query);
   }
+  // Lua's method as written (`M:method`) names the same definition as `M.method`.
+  for (const query of ['M:method', 'M.method', 'method']) {
+    const hit = await first(query);
+    assert.equal(hit?.symbol, 'M.method', query);
+    assert.equal(hit?.score, 1, query);
+  }
   const levies = await searchIndex(tree.settings, { query: 'levy', sourceDir: tree.dir, limit: 5 });
   const levy = levies.find((hit) => hit.symbol === 'Levy.levy');
   assert.ok(levy !== undefined && levy.score < 1, 'an abstract method still ranks as a stub');

@@ -195,14 +195,15 @@ export function symbolTerms(chunk: Pick<CodeChunk, 'path' | 'symbol' | 'kind'>, 
   return [...terms];
 }
 
-/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `a/b.c`), dotted, case kept. */
+/** A query that names a definition: one identifier, maybe qualified (`a.b`, `A::b`, `M:m`, `a/b.c`), dotted. */
 export function symbolQueryText(query: string): string | undefined {
   const trimmed = query.trim();
+  // Qualifiers as languages write them: `a.b`, `A::b` (C++, Rust, Ruby), `a/b`, `A#b`, and Lua's `M:method`.
   const name = isAscii(trimmed)
-    ? /^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|\/|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$/
-    : /^[\p{L}_$][\p{L}\p{N}_$]*((\.|::|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u;
+    ? /^[A-Za-z_$][A-Za-z0-9_$]*((\.|::?|\/|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$/
+    : /^[\p{L}_$][\p{L}\p{N}_$]*((\.|::?|\/|#)[\p{L}_$][\p{L}\p{N}_$]*)*(\(\))?$/u;
   if (!name.test(trimmed)) return undefined;
-  return trimmed.replace(/\(\)$/, '').replace(/::|\/|#/g, '.');
+  return trimmed.replace(/\(\)$/, '').replace(/::?|\/|#/g, '.');
 }
 
 /** symbolQueryText lower-cased: what symbolTerms are compared with. */
