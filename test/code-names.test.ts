@@ -261,3 +261,21 @@ test('Kotlin: an expression body and an empty block are bodies; an interface fun
   assert.equal((await extractFunction(source, 'kotlin', 'later')).body, '{ }');
   assert.equal((await extractFunction(source, 'kotlin', 'Named.name')).body, null);
 });
+
+test('Kotlin: a lambda or anonymous function bound to a property is listed and extracted as a function', async () => {
+  const source = [
+    'class Rules {',
+    '  val inc = { y: Int -> y + 1 }',
+    '  val twice = fun(x: Int): Int { return x * 2 }',
+    '  val limit = 3',
+    '}',
+    'val square: (Int) -> Int = { it * it }',
+    '',
+  ].join('\n');
+  const names = (await listFunctions(source, 'kotlin')).definitions.map((definition) => definition.qualifiedName);
+  for (const name of ['Rules.inc', 'Rules.twice', 'square']) assert.ok(names.includes(name), `${name} in ${names}`);
+  assert.ok(!names.includes('Rules.limit'), 'a property bound to a value is no function');
+  assert.equal((await extractFunction(source, 'kotlin', 'Rules.inc')).body, '{ y: Int -> y + 1 }');
+  assert.equal((await extractFunction(source, 'kotlin', 'twice')).body, '{ return x * 2 }');
+  assert.equal((await extractFunction(source, 'kotlin', 'square')).body, '{ it * it }');
+});

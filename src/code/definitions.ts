@@ -808,10 +808,11 @@ function isOverloadOf(sibling: Node, type: string, entry: Captured, context: Con
 }
 
 /**
- * Bodies that are no `body` field: C#'s expression-bodied members (`int F() => 1;`) and Kotlin's
- * `function_body`, both its block (`fun f() { … }`) and its expression (`fun f() = 1`).
+ * Bodies that are no `body` field: C#'s expression-bodied members (`int F() => 1;`), Kotlin's
+ * `function_body`, both its block (`fun f() { … }`) and its expression (`fun f() = 1`), and the
+ * lambda a Kotlin property binds (`val f = { x: Int -> x }`: the whole literal, its parameters included).
  */
-const UNFIELDED_BODIES: ReadonlySet<string> = new Set(['arrow_expression_clause', 'function_body']);
+const UNFIELDED_BODIES: ReadonlySet<string> = new Set(['arrow_expression_clause', 'function_body', 'lambda_literal']);
 
 /** The function's block: its own `body`, or the body of the function a declarator/field binds. */
 function bodyNode(node: Node, context: Context): Node | undefined {
@@ -826,7 +827,10 @@ function bodyNode(node: Node, context: Context): Node | undefined {
     if (boundBody) return boundBody;
   }
   if (!context.hasExpressionBodies) return undefined;
-  return node.namedChildren.find((child) => UNFIELDED_BODIES.has(child.type));
+  const direct = node.namedChildren.find((child) => UNFIELDED_BODIES.has(child.type));
+  // A Kotlin property bound to `fun(x: Int) = …`: the anonymous function's own body.
+  const anonymous = direct ? undefined : node.namedChildren.find((child) => child.type === 'anonymous_function');
+  return direct ?? anonymous?.namedChildren.find((child) => UNFIELDED_BODIES.has(child.type));
 }
 
 /**

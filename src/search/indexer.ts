@@ -53,7 +53,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * Part of every file hash, so that files indexed by an older faultline are chunked again: bump it
  * whenever a change to chunking (src/code) or to embeddingText changes the chunks of a file.
  */
-const CHUNKING_VERSION = '8';
+const CHUNKING_VERSION = '9';
 
 export interface IndexOptions {
   /** An absolute directory the caller has already checked (FileAccess.resolveDirectory). */
