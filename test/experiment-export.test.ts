@@ -379,4 +379,12 @@ describe('fis', () => {
       result.notes.join('\n'),
     );
   });
+
+  test("without targets, the note's example names a mapping of this file", async () => {
+    const own = { ...minutes, proxies: ['34001=weather.shop:7001#pricing', '34002=db.shop:5432#db'] };
+    own.method = [{ name: 'slow', at: '1m', for: '2m', fault: { target: 'pricing', type: 'latency', latencyMs: 180 } }];
+    const result = await exported(own, 'fis');
+    const note = result.notes.find((n) => /placeholder tag/.test(n));
+    assert.ok(note?.includes('\'{"mappings": {"pricing": {"tags": {"service": "pricing"}}}}\''), note);
+  });
 });

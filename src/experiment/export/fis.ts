@@ -207,6 +207,9 @@ function templateConfig(
     given.resourceArns === undefined &&
     given.parameters === undefined &&
     steps.some(({ name }) => perAction[name] === undefined);
+  // The example names a mapping of this file that has no targets yet, so it can be copied as it is.
+  const unselected = steps.find(({ name }) => perAction[name] === undefined)?.step.placement.target ?? '<name>';
+  const example = JSON.stringify(unselected.replace(/^#/, ''));
   return fisTargetConfig(
     Object.keys(perAction).length > 0 ? { ...given, targets: perAction } : given,
     options.platform ?? 'ecs',
@@ -215,11 +218,11 @@ function templateConfig(
       role: 'roleArn is a placeholder: give it in --target.',
       tags:
         'The tasks are selected by a placeholder tag: give --target ' +
-        '\'{"mappings": {"weather": {"tags": {"service": "weather"}}}}\' ' +
+        `'{"mappings": {${example}: {"tags": {"service": ${example}}}}}' ` +
         'for each dependency (or tags, resourceArns for all).',
       parameters:
         'The pods are selected by placeholder target parameters: give ' +
-        '--target \'{"mappings": {"<name>": {"parameters": {…}}}}\' for ' +
+        `--target '{"mappings": {${example}: {"parameters": {…}}}}' for ` +
         'each dependency.',
     },
     notes,
