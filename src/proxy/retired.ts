@@ -5,10 +5,14 @@
  */
 export const MAX_RETIRED_FAULTS = 256;
 
-/** Deletes the oldest entries `isActive` says are retired, past MAX_RETIRED_FAULTS (a Map keeps insertion order). */
-export function pruneRetired<V>(entries: Map<string, V>, isActive: (value: V) => boolean): void {
-  let retired = 0;
-  for (const value of entries.values()) if (!isActive(value)) retired++;
+/**
+ * Deletes the oldest entries `isActive` says are retired, past MAX_RETIRED_FAULTS (a Map keeps insertion order).
+ * `activeCount`, when the caller knows how many are active, spares counting (a removal from a long list stays cheap).
+ */
+export function pruneRetired<V>(entries: Map<string, V>, isActive: (value: V) => boolean, activeCount?: number): void {
+  let retired = activeCount === undefined ? 0 : entries.size - activeCount;
+  if (activeCount === undefined) for (const value of entries.values()) if (!isActive(value)) retired++;
+  if (retired <= MAX_RETIRED_FAULTS) return;
   for (const [key, value] of entries) {
     if (retired <= MAX_RETIRED_FAULTS) break;
     if (isActive(value)) continue;

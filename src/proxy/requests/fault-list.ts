@@ -20,7 +20,8 @@ import { unknownTargetError, targetNamesMapping, type Mapping } from '../mapping
 import { createRandom, type Random } from '../../kernel/random.js';
 import { pruneRetired } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
-import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { httpBehaviour, validateHttpFault, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { sameNameError } from '../faults/fault.js';
 
 /** What a mapping's connections speak, as far as request faults are concerned. */
 export type TrafficKind = 'http' | 'resp' | 'tcp';
@@ -99,40 +100,69 @@ export class RequestFaultList {
         this.byName.get(spec.name)?.key !== JSON.stringify(spec),
       ),
     );
-    const next: RequestFaultEntry[] = [];
-    for (const spec of resolved) {
-      const key = JSON.stringify(spec);
-      const previous = this.byName.get(spec.name);
-      if (previous && previous.key === key) {
-        next.push(previous);
-        continue;
-      }
-      const counters: HttpFaultCounters = {
-        name: spec.name,
-        type: spec.type,
-        target: spec.target ?? null,
-        active: true,
-        requests: 0,
-        applications: 0,
-        passes: 0,
-        oversized: 0,
-      };
-      if (previous && previous.spec.type === spec.type)
-        Object.assign(counters, previous.counters, { target: spec.target ?? null });
-      const entry: RequestFaultEntry = {
-        spec,
-        key,
-        behaviour: httpBehaviour(spec),
-        counters,
-        matches: requestMatcher(spec),
-        randoms: new Map(),
-      };
-      this.byName.set(spec.name, entry);
-      next.push(entry);
-    }
+    const next = resolved.map((spec) => this.entryFor(spec));
     this.active = next;
-    for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
-    pruneRetired(this.byName, (entry) => entry.counters.active);
+    const kept = new Set(next);
+    for (const entry of this.byName.values()) entry.counters.active = kept.has(entry);
+    pruneRetired(this.byName, (entry) => entry.counters.active, this.active.length);
+  }
+
+  /**
+   * Puts one fault at the end of the list (from the next request on); throws (changing nothing) on an invalid spec
+   * or a name the list has. Only `spec` is checked, as `set` would check it in a list.
+   */
+  add(spec: unknown): void {
+    const resolved = validateHttpFault(spec);
+    const previous = this.byName.get(resolved.name);
+    if (previous?.counters.active) throw sameNameError(resolved.name, 'HTTP faults');
+    this.check(resolved, '', previous?.key !== JSON.stringify(resolved));
+    const entry = this.entryFor(resolved);
+    entry.counters.active = true;
+    // A new array, not a push: a request's draw (lazy) goes on over the list current when it arrived.
+    this.active = [...this.active, entry];
+  }
+
+  /** Takes the faults named `names` off the list (their counters retire); false when none was on it. */
+  remove(names: Iterable<string>): boolean {
+    const gone = new Set<RequestFaultEntry>();
+    for (const name of names) {
+      const entry = this.byName.get(name);
+      if (entry?.counters.active) gone.add(entry);
+    }
+    if (gone.size === 0) return false;
+    this.active = this.active.filter((entry) => !gone.has(entry));
+    for (const entry of gone) entry.counters.active = false;
+    pruneRetired(this.byName, (entry) => entry.counters.active, this.active.length);
+    return true;
+  }
+
+  /** The entry for a checked spec: the one of its name when the spec did not change, else a new one. */
+  private entryFor(spec: ResolvedHttpFault): RequestFaultEntry {
+    const key = JSON.stringify(spec);
+    const previous = this.byName.get(spec.name);
+    if (previous && previous.key === key) return previous;
+    const counters: HttpFaultCounters = {
+      name: spec.name,
+      type: spec.type,
+      target: spec.target ?? null,
+      active: true,
+      requests: 0,
+      applications: 0,
+      passes: 0,
+      oversized: 0,
+    };
+    if (previous && previous.spec.type === spec.type)
+      Object.assign(counters, previous.counters, { target: spec.target ?? null });
+    const entry: RequestFaultEntry = {
+      spec,
+      key,
+      behaviour: httpBehaviour(spec),
+      counters,
+      matches: requestMatcher(spec),
+      randoms: new Map(),
+    };
+    this.byName.set(spec.name, entry);
+    return entry;
   }
 
   counters(): HttpFaultCounters[] {
