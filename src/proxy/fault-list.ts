@@ -27,7 +27,7 @@ import {
 import { createFault, validateFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import type { AttachedStage, Link } from './link.js';
 import { createRandom } from '../kernel/random.js';
-import { pruneRetired } from './retired.js';
+import { RetiredFaults } from './retired.js';
 
 interface FaultEntry {
   spec: ResolvedFault;
@@ -37,6 +37,8 @@ interface FaultEntry {
   target: string | undefined;
   /** The chance that a connection gets it (1: every connection). */
   chance: number;
+  /** Its name's place in the list's index (RetiredFaults: the oldest retired go first). */
+  seq: number;
 }
 
 /** What the list needs to know of a connection to attach stages to it. */
@@ -64,7 +66,18 @@ export interface FaultListOptions {
 
 export class NetworkFaultList {
   private readonly byName = new Map<string, FaultEntry>();
-  private active: FaultEntry[] = [];
+  /** The faults that left the list, whose counters it keeps (bounded). */
+  private readonly retired = new RetiredFaults<FaultEntry>((entry) => this.byName.delete(entry.spec.name));
+  /** Where the next new name goes in byName's order. */
+  private nextSeq = 0;
+  /** The list, in order: a Set so one fault goes on or off at no cost that grows with the list. */
+  private on = new Set<FaultEntry>();
+  /** The list as an array, made again on first use after a change: a walk over it never sees the list change. */
+  private listed: FaultEntry[] | undefined = [];
+
+  private active(): FaultEntry[] {
+    return (this.listed ??= [...this.on]);
+  }
 
   constructor(private readonly options: FaultListOptions) {}
 
@@ -75,10 +88,14 @@ export class NetworkFaultList {
     const chances = list.map((spec, index) => chanceOf(spec, list.length > 1 ? `faults[${index}]: ` : ''));
     const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutPlacement(spec)) : specs);
     const next = resolved.map((spec, index) => this.entryFor(spec, targets[index], chances[index]!));
-    this.active = next;
-    const kept = new Set(next);
-    for (const entry of this.byName.values()) entry.fault.counters.active = kept.has(entry);
-    pruneRetired(this.byName, (entry) => entry.fault.counters.active, this.active.length);
+    this.on = new Set(next);
+    this.listed = next;
+    const retired: FaultEntry[] = [];
+    for (const entry of this.byName.values()) {
+      entry.fault.counters.active = this.on.has(entry);
+      if (!entry.fault.counters.active) retired.push(entry);
+    }
+    this.retired.reset(retired);
   }
 
   /**
@@ -89,11 +106,14 @@ export class NetworkFaultList {
     const target = this.targetOf(spec, 0, 1);
     const chance = chanceOf(spec, '');
     const resolved = validateFault(withoutPlacement(spec));
-    if (this.byName.get(resolved.name)?.fault.counters.active) throw sameNameError(resolved.name, 'faults');
+    const previous = this.byName.get(resolved.name);
+    if (previous?.fault.counters.active) throw sameNameError(resolved.name, 'faults');
+    // A retired fault of that name is on again, or replaced.
+    if (previous) this.retired.delete(previous);
     const entry = this.entryFor(resolved, target, chance);
     entry.fault.counters.active = true;
-    // A new array, as `set` makes: a walk over the list (attach) never sees it change under it.
-    this.active = [...this.active, entry];
+    this.on.add(entry);
+    this.listed = undefined;
   }
 
   /** Takes the faults named `names` off the list (their counters retire); false when none was on it. */
@@ -104,9 +124,12 @@ export class NetworkFaultList {
       if (entry?.fault.counters.active) gone.add(entry);
     }
     if (gone.size === 0) return false;
-    this.active = this.active.filter((entry) => !gone.has(entry));
-    for (const entry of gone) entry.fault.counters.active = false;
-    pruneRetired(this.byName, (entry) => entry.fault.counters.active, this.active.length);
+    for (const entry of gone) this.on.delete(entry);
+    this.listed = undefined;
+    for (const entry of gone) {
+      entry.fault.counters.active = false;
+      this.retired.add(entry);
+    }
     return true;
   }
 
@@ -123,7 +146,7 @@ export class NetworkFaultList {
     }
     const fault = createFault(spec, this.options.seed, this.options.clock);
     if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
-    const entry = { spec, key, fault, target, chance };
+    const entry = { spec, key, fault, target, chance, seq: previous?.seq ?? this.nextSeq++ };
     this.byName.set(spec.name, entry);
     return entry;
   }
@@ -153,7 +176,7 @@ export class NetworkFaultList {
       // By fault, so re-attaching a long list costs its length, not its square.
       const current = new Map(link.attached.map((attached) => [attached.fault, attached]));
       const stages: AttachedStage[] = [];
-      for (const { spec, fault, target, chance } of this.active) {
+      for (const { spec, fault, target, chance } of this.active()) {
         if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
         if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
         if (!this.drawn(connection, fault, spec.name, chance)) continue;
@@ -178,7 +201,7 @@ export class NetworkFaultList {
    */
   connectHolds(connection: FaultedConnection, current: readonly AttachedStage[]): AttachedStage[] {
     const holds: AttachedStage[] = [];
-    for (const { spec, fault, target, chance } of this.active) {
+    for (const { spec, fault, target, chance } of this.active()) {
       if (!fault.holdsConnect) continue;
       if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
       if (!this.drawn(connection, fault, spec.name, chance)) continue;
@@ -204,7 +227,7 @@ export class NetworkFaultList {
    * command). The same faults `attach` gives the connection's links, so the count is of what met the fault.
    */
   countRequest(connection: FaultedConnection, unit: 'httpExchanges' | 'respCommands'): void {
-    for (const { spec, fault, target, chance } of this.active) {
+    for (const { spec, fault, target, chance } of this.active()) {
       if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
       if (!this.drawn(connection, fault, spec.name, chance)) continue;
       fault.counters[unit] = (fault.counters[unit] ?? 0) + 1;

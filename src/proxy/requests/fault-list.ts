@@ -18,7 +18,7 @@
 import { InputError } from '../../kernel/errors.js';
 import { unknownTargetError, targetNamesMapping, type Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../../kernel/random.js';
-import { pruneRetired } from '../retired.js';
+import { RetiredFaults } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
 import { httpBehaviour, validateHttpFault, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
 import { sameNameError } from '../faults/fault.js';
@@ -71,6 +71,8 @@ export interface RequestFaultEntry {
   counters: HttpFaultCounters;
   matches: (method: string, path: string) => boolean;
   randoms: Map<number, Random>;
+  /** Its name's place in the list's index (RetiredFaults: the oldest retired go first). */
+  seq: number;
 }
 
 export interface RequestFaultListOptions {
@@ -84,7 +86,18 @@ export interface RequestFaultListOptions {
 
 export class RequestFaultList {
   private readonly byName = new Map<string, RequestFaultEntry>();
-  private active: RequestFaultEntry[] = [];
+  /** The faults that left the list, whose counters it keeps (bounded). */
+  private readonly retired = new RetiredFaults<RequestFaultEntry>((entry) => this.byName.delete(entry.spec.name));
+  /** Where the next new name goes in byName's order. */
+  private nextSeq = 0;
+  /** The list, in order: a Set so one fault goes on or off at no cost that grows with the list. */
+  private on = new Set<RequestFaultEntry>();
+  /** The list as an array, made again on first use after a change: a walk over it never sees the list change. */
+  private listed: RequestFaultEntry[] | undefined = [];
+
+  private active(): RequestFaultEntry[] {
+    return (this.listed ??= [...this.on]);
+  }
 
   constructor(private readonly options: RequestFaultListOptions) {}
 
@@ -101,10 +114,14 @@ export class RequestFaultList {
       ),
     );
     const next = resolved.map((spec) => this.entryFor(spec));
-    this.active = next;
-    const kept = new Set(next);
-    for (const entry of this.byName.values()) entry.counters.active = kept.has(entry);
-    pruneRetired(this.byName, (entry) => entry.counters.active, this.active.length);
+    this.on = new Set(next);
+    this.listed = next;
+    const retired: RequestFaultEntry[] = [];
+    for (const entry of this.byName.values()) {
+      entry.counters.active = this.on.has(entry);
+      if (!entry.counters.active) retired.push(entry);
+    }
+    this.retired.reset(retired);
   }
 
   /**
@@ -116,10 +133,12 @@ export class RequestFaultList {
     const previous = this.byName.get(resolved.name);
     if (previous?.counters.active) throw sameNameError(resolved.name, 'HTTP faults');
     this.check(resolved, '', previous?.key !== JSON.stringify(resolved));
+    // A retired fault of that name is on again, or replaced.
+    if (previous) this.retired.delete(previous);
     const entry = this.entryFor(resolved);
     entry.counters.active = true;
-    // A new array, not a push: a request's draw (lazy) goes on over the list current when it arrived.
-    this.active = [...this.active, entry];
+    this.on.add(entry);
+    this.listed = undefined;
   }
 
   /** Takes the faults named `names` off the list (their counters retire); false when none was on it. */
@@ -130,9 +149,12 @@ export class RequestFaultList {
       if (entry?.counters.active) gone.add(entry);
     }
     if (gone.size === 0) return false;
-    this.active = this.active.filter((entry) => !gone.has(entry));
-    for (const entry of gone) entry.counters.active = false;
-    pruneRetired(this.byName, (entry) => entry.counters.active, this.active.length);
+    for (const entry of gone) this.on.delete(entry);
+    this.listed = undefined;
+    for (const entry of gone) {
+      entry.counters.active = false;
+      this.retired.add(entry);
+    }
     return true;
   }
 
@@ -160,6 +182,7 @@ export class RequestFaultList {
       counters,
       matches: requestMatcher(spec),
       randoms: new Map(),
+      seq: previous?.seq ?? this.nextSeq++,
     };
     this.byName.set(spec.name, entry);
     return entry;
@@ -183,7 +206,7 @@ export class RequestFaultList {
    * one current when the request arrived).
    */
   *draw(index: number, kind: TrafficKind, method: string, path: string): Generator<RequestFaultEntry> {
-    for (const entry of this.active) {
+    for (const entry of this.active()) {
       if (!this.targets(entry.spec.target, index) || !entry.matches(method, path)) continue;
       if (kind !== 'http' && inexpressible(entry.spec, kind) !== undefined) continue;
       entry.counters.requests++;
